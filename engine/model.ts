@@ -1,0 +1,177 @@
+// The records the engine owns. Instants are epoch milliseconds (`...At`), durations milliseconds
+// (`...Ms`). Records are readonly and replaced, never mutated.
+
+export type Millis = number;
+
+/** Stored statuses; "grace" is derived on read by `statusAt` and never stored. */
+export const STATUSES = ["new", "up", "down", "paused"] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** What a ping meant once classified (the API's ping `type`). */
+export const PING_KINDS = ["success", "start", "fail", "log", "ign"] as const;
+export type PingKind = (typeof PING_KINDS)[number];
+
+/** What the URL asked for, before methods, keywords and manual_resume are applied. */
+export const PING_SIGNALS = ["success", "start", "fail", "log"] as const;
+export type PingSignal = (typeof PING_SIGNALS)[number];
+
+export const CHECK_KINDS = ["simple", "cron", "oncalendar"] as const;
+export type CheckKind = (typeof CHECK_KINDS)[number];
+
+export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy"] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+export const FLIP_REASONS = ["", "timeout", "fail"] as const;
+export type FlipReason = (typeof FLIP_REASONS)[number];
+
+export type Project = {
+  readonly id: string; // uuid
+  readonly name: string;
+  readonly apiKey: string;
+  readonly apiKeyReadonly: string;
+  readonly pingKey: string;
+  readonly badgeKey: string; // per-project secret that signs badge URLs
+  readonly checkLimit: number;
+  readonly pingLogLimit: number;
+  readonly pingBodyLimit: number; // bytes
+  readonly createdAt: Millis;
+};
+
+/** Webhook channel value: the reference's per-direction request. An empty URL = no request. */
+export type WebhookSpec = {
+  readonly method_down: string; readonly url_down: string; readonly body_down: string;
+  readonly headers_down: Readonly<Record<string, string>>;
+  readonly method_up: string; readonly url_up: string; readonly body_up: string;
+  readonly headers_up: Readonly<Record<string, string>>;
+};
+export type NtfySpec = { readonly url: string; readonly topic: string; readonly priority_down: number; readonly priority_up: number };
+
+/** A channel's value, normalised at creation: email address, webhook spec, chat webhook URL, ntfy spec. */
+export type ChannelValue =
+  | { readonly kind: "email"; readonly address: string }
+  | { readonly kind: "webhook"; readonly spec: WebhookSpec; readonly json: boolean } // json: POST the check's JSON (URL form)
+  | { readonly kind: "slack"; readonly url: string }
+  | { readonly kind: "discord"; readonly url: string }
+  | { readonly kind: "ntfy"; readonly spec: NtfySpec };
+
+export type Channel = {
+  readonly id: string; // uuid
+  readonly projectId: string;
+  readonly name: string;
+  readonly kind: ChannelKind;
+  readonly value: ChannelValue;
+  readonly createdAt: Millis;
+};
+
+export type Check = {
+  readonly uuid: string;
+  readonly projectId: string;
+  readonly badgeKey: string; // per-check random uuid, distinct from `uuid`
+  readonly name: string;
+  readonly slug: string;
+  readonly tags: string;
+  readonly desc: string;
+  readonly kind: CheckKind;
+  readonly timeoutMs: Millis; // kept (hidden) while the check has a schedule
+  readonly graceMs: Millis;
+  readonly schedule: string; // kept (hidden) while the check is simple
+  readonly tz: string;
+  readonly manualResume: boolean;
+  readonly methods: "" | "POST";
+  readonly startKw: string;
+  readonly successKw: string;
+  readonly failureKw: string;
+  readonly filterSubject: boolean;
+  readonly filterBody: boolean;
+  readonly filterHttpBody: boolean;
+  readonly filterDefaultFail: boolean;
+  readonly channels: readonly string[]; // channel ids, sorted
+  readonly createdAt: Millis;
+  // State
+  readonly status: Status;
+  readonly nPings: number;
+  readonly nFlips: number;
+  readonly lastPingAt: Millis | null;
+  readonly lastStartAt: Millis | null; // an open run ("started")
+  readonly lastStartRid: string | null;
+  readonly lastDurationMs: Millis | null;
+};
+
+/** One entry of a check's ping log. `n` is the check's nPings after this ping. */
+export type PingRecord = {
+  readonly n: number;
+  readonly at: Millis;
+  readonly kind: PingKind;
+  readonly scheme: string; // "http", "https", "email"
+  readonly remoteAddr: string;
+  readonly method: string;
+  readonly ua: string; // cut to 200 characters
+  readonly rid: string | null; // lower-case canonical uuid
+  readonly exitStatus: number | null;
+  readonly bodySize: number; // bytes stored separately; 0 = no body
+};
+
+/** A recorded status change. Pause and resume flips are recorded too (the API shows them as up: 0). */
+export type Flip = {
+  readonly checkUuid: string;
+  readonly n: number; // the check's nFlips after this flip
+  readonly at: Millis;
+  readonly from: Status;
+  readonly to: Status;
+  readonly reason: FlipReason;
+  readonly notify: boolean; // whether integrations hear of it (not for new→up, paused→up, pause, resume)
+};
+
+export const SECOND: Millis = 1000;
+export const MINUTE: Millis = 60 * SECOND;
+export const HOUR: Millis = 60 * MINUTE;
+export const DAY: Millis = 24 * HOUR;
+
+/** Defaults and limits from the spec (section 4.2, 8) and the contract. */
+export const LIMITS = {
+  timeoutMinMs: 60 * SECOND,
+  timeoutMaxMs: 31_536_000 * SECOND,
+  defaultTimeoutMs: 86_400 * SECOND,
+  defaultGraceMs: 3_600 * SECOND,
+  defaultCheckLimit: 20,
+  defaultPingLogLimit: 100,
+  defaultPingBodyLimit: 10_000,
+  maxPingsListed: 1000,
+  nameMaxChars: 100,
+  slugMaxChars: 100,
+  scheduleMaxChars: 100,
+  keywordsMaxChars: 200,
+  uaMaxChars: 200,
+  maxRunDurationMs: 72 * HOUR, // ping-log durations beyond this are not shown
+} as const;
+
+/** The fields of a check a client may set (create/update), already validated, in engine units. */
+export type CheckSpec = {
+  readonly name?: string;
+  readonly slug?: string;
+  readonly tags?: string;
+  readonly desc?: string;
+  readonly timeoutMs?: Millis;
+  readonly graceMs?: Millis;
+  readonly schedule?: string; // non-empty; decides kind (cron/oncalendar) on write
+  readonly tz?: string; // canonical zone name
+  readonly manualResume?: boolean;
+  readonly methods?: "" | "POST";
+  readonly startKw?: string;
+  readonly successKw?: string;
+  readonly failureKw?: string;
+  readonly filterSubject?: boolean;
+  readonly filterBody?: boolean;
+  readonly filterHttpBody?: boolean;
+  readonly filterDefaultFail?: boolean;
+  /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
+  readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
+};
+
+export const UNIQUE_FIELDS = ["name", "slug", "tags", "timeout", "grace"] as const;
+export type UniqueField = (typeof UNIQUE_FIELDS)[number];
+
+/** Returns nothing; makes a `switch` exhaustive at compile time. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}

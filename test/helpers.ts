@@ -1,0 +1,59 @@
+// Factories with overrides and temp folders shared by the tests. No shared mutable fixtures.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Channel, Check, Flip, PingRecord, Project } from "../engine/model.ts";
+import { LIMITS } from "../engine/model.ts";
+
+let counter = 0;
+/** Returns a fresh lower-case uuid-shaped id, deterministic within one process. */
+export function uuid(): string {
+  counter += 1;
+  const hex = counter.toString(16).padStart(12, "0");
+  return `00000000-0000-4000-8000-${hex}`;
+}
+
+/** Returns a project with test keys; override any field. */
+export function project(overrides: Partial<Project> = {}): Project {
+  const id = overrides.id ?? uuid();
+  return {
+    id, name: "test", apiKey: `rw-${id}`, apiKeyReadonly: `ro-${id}`, pingKey: `pk-${id}`, badgeKey: `bk-${id}`,
+    checkLimit: LIMITS.defaultCheckLimit, pingLogLimit: LIMITS.defaultPingLogLimit,
+    pingBodyLimit: LIMITS.defaultPingBodyLimit, createdAt: 0, ...overrides,
+  };
+}
+
+/** Returns a new simple check (timeout 1 day, grace 1 hour); override any field. */
+export function check(overrides: Partial<Check> = {}): Check {
+  return {
+    uuid: uuid(), projectId: "p", badgeKey: uuid(), name: "", slug: "", tags: "", desc: "", kind: "simple",
+    timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
+    manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
+    filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: 0,
+    status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
+    ...overrides,
+  };
+}
+
+/** Returns a ping log entry; override any field. */
+export function ping(overrides: Partial<PingRecord> = {}): PingRecord {
+  return { n: 1, at: 0, kind: "success", scheme: "http", remoteAddr: "127.0.0.1", method: "GET", ua: "", rid: null,
+    exitStatus: null, bodySize: 0, ...overrides };
+}
+
+/** Returns a flip; override any field. */
+export function flip(overrides: Partial<Flip> = {}): Flip {
+  return { checkUuid: uuid(), n: 1, at: 0, from: "new", to: "up", reason: "", notify: false, ...overrides };
+}
+
+/** Returns an email channel; override any field. */
+export function channel(overrides: Partial<Channel> = {}): Channel {
+  return { id: uuid(), projectId: "p", name: "", kind: "email", value: { kind: "email", address: "ops@example.com" },
+    createdAt: 0, ...overrides };
+}
+
+/** Returns a new empty temp folder and a function that removes it. */
+export function tempDir(prefix = "hcd-test-"): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
