@@ -1,0 +1,45 @@
+// What a shard produced and the host must store, in one commit, before it answers anyone.
+import type { Channel, Check, Flip, Millis, PingRecord, Project } from "./model.ts";
+
+/** One ping to append to a check's log; `keep` = the project's ping_log_limit (older entries go). */
+export type PingWrite = {
+  readonly projectId: string;
+  readonly checkUuid: string;
+  readonly record: PingRecord;
+  readonly body: Uint8Array | null; // already cut to ping_body_limit; null or empty = none
+  readonly keep: number;
+};
+
+/** A notification waiting in the durable outbox: the check and channel as they were at the flip. */
+export type OutboxEntry = {
+  readonly id: string; // sortable: zero-padded flip time, check uuid, flip n, channel id
+  readonly projectId: string;
+  readonly check: Check;
+  readonly flip: Flip;
+  readonly channel: Channel;
+  readonly lastPing: PingRecord | null;
+  readonly attempts: number;
+  readonly nextAttemptAt: Millis;
+  readonly lastError: string | null;
+};
+
+/** Everything to write after one or more commands; applied atomically by the store. */
+export type Changes = {
+  readonly projects: Project[];
+  readonly channels: Channel[];
+  readonly checks: Check[]; // upserted, keyed by [projectId, uuid]
+  readonly deletedChecks: { readonly projectId: string; readonly uuid: string }[]; // with their pings, bodies, flips
+  readonly pings: PingWrite[];
+  readonly flips: Flip[];
+  readonly outbox: OutboxEntry[];
+};
+
+/** Returns an empty Changes. */
+export function noChanges(): Changes {
+  return { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
+}
+
+/** Returns true when there is nothing to write. */
+export function isEmpty(changes: Changes): boolean {
+  return Object.values(changes).every((list: unknown[]) => list.length === 0);
+}
