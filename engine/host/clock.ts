@@ -1,0 +1,26 @@
+// The only code that reads real time. Everything else receives `at` from its caller.
+import type { Millis } from "../model.ts";
+
+export type Clock = { readonly kind: "real" | "virtual"; now(): Millis };
+
+/** Returns the real wall clock. */
+export const systemClock: Clock = { kind: "real", now: () => Date.now() };
+
+/** A clock that moves only when told (CLOCK=virtual: tests and replay). */
+export class VirtualClock implements Clock {
+  readonly kind = "virtual" as const;
+  #now: Millis;
+  constructor(startAt: Millis) {
+    this.#now = startAt;
+  }
+  /** Returns the current virtual instant. */
+  now(): Millis {
+    return this.#now;
+  }
+  /** Moves the clock forward by `ms` (never backwards); returns the new instant. */
+  advance(ms: Millis): Millis {
+    if (!(ms >= 0)) throw new RangeError(`cannot move a clock by ${ms} ms`);
+    this.#now += ms;
+    return this.#now;
+  }
+}

@@ -1,0 +1,101 @@
+// The pool as the front ends (HTTP, SMTP, CLI) see it. Two implementations keep this contract:
+// the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
+import type {
+  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, Millis, PingRecord, PingSignal, Project, UniqueField,
+} from "../model.ts";
+import type { Outcome } from "../outcome.ts";
+import type { OutboxEntry } from "../changes.ts";
+
+export type ProjectInput = {
+  readonly name: string;
+  readonly checkLimit: number;
+  readonly pingLogLimit: number;
+  readonly pingBodyLimit: number;
+};
+
+export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue };
+
+/** Who is calling the management API: the key's project, and whether the key is the read-only one. */
+export type Caller = { readonly project: Project; readonly readonly: boolean };
+
+/** How a ping names its check. */
+export type PingTarget =
+  | { readonly uuid: string }
+  | { readonly pingKey: string; readonly slug: string; readonly create: boolean };
+
+/** A ping as the front end received it; the shard classifies it (URL signal, method, keywords). */
+export type PingCommand = {
+  readonly target: PingTarget;
+  readonly signal: PingSignal;
+  readonly exitStatus: number | null; // 0-255 from /<exit-status>; already validated
+  readonly method: string;
+  readonly scheme: string;
+  readonly remoteAddr: string;
+  readonly ua: string;
+  readonly rid: string | null; // lower-case canonical uuid, already validated
+  readonly body: Uint8Array | null; // already cut to the project's ping_body_limit
+  /** Email pings: subject and plain text, classified with the email keyword rules. */
+  readonly email?: { readonly subject: string; readonly text: string };
+  readonly at: Millis;
+};
+
+export type PingResult = { readonly checkUuid: string; readonly created: boolean };
+
+export type CheckQuery = { readonly slug?: string; readonly tags: readonly string[] };
+export type FlipQuery = { readonly fromAt?: Millis; readonly toAt?: Millis };
+
+/** A check addressed by the caller: by uuid, or (read endpoints) by unique_key. */
+export type CheckRef = { readonly uuid: string } | { readonly uniqueKey: string };
+
+export type Pool = {
+  // Directory: answered from the main thread's memory, no hop.
+  /** Returns the caller for an API key (read-write or read-only), or null. Constant-time comparison. */
+  authenticate(apiKey: string): Caller | null;
+  /** Returns the project owning a ping key, or null. */
+  projectByPingKey(pingKey: string): Project | null;
+  /** Returns the project owning a check uuid, or null. */
+  projectOfCheck(uuid: string): Project | null;
+  /** Returns the project whose badge key this is, or null. */
+  projectByBadgeKey(badgeKey: string): Project | null;
+  /** Returns the check uuid and project for a check badge key, or null. */
+  checkByBadgeKey(badgeKey: string): { readonly uuid: string; readonly project: Project } | null;
+  /** Returns every project. */
+  listProjects(): Project[];
+
+  // Admin
+  createProject(input: ProjectInput, at: Millis): Promise<Project>;
+  addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>>;
+  listChannels(projectId: string): Promise<Channel[]>;
+
+  // Checks (projectId = the caller's project; a check of another project → forbidden)
+  listChecks(projectId: string, query: CheckQuery): Promise<Check[]>;
+  getCheck(projectId: string, ref: CheckRef): Promise<Outcome<Check>>;
+  /** Creates, or with `unique` updates the first matching check (created: false). */
+  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>>;
+  updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>>;
+  pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
+  resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
+  /** Deletes the check with its log; returns it as it was just before. */
+  deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
+  /** Returns the newest pings first, at most min(ping_log_limit, 1000), with their run durations. */
+  listPings(projectId: string, uuid: string): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>>;
+  /** Returns a stored ping body; not_found when the ping or its body does not exist. */
+  pingBody(projectId: string, uuid: string, n: number): Promise<Outcome<Uint8Array>>;
+  /** Returns flips newest first; fromAt inclusive, toAt exclusive. */
+  listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>>;
+
+  // Pings: answered once the ping is durable.
+  ping(command: PingCommand): Promise<Outcome<PingResult>>;
+
+  // Time and maintenance
+  /** Applies every deadline due at or before `now`, in order, and stores the result. */
+  advance(now: Millis): Promise<void>;
+  /** Performs a real store read on every shard; rejects when one fails. */
+  probe(): Promise<void>;
+  /** Removes flips older than `beforeAt`; returns how many. */
+  pruneFlips(beforeAt: Millis): Promise<number>;
+  /** Returns the pending notifications (outbox) with their attempts and last errors. */
+  listOutbox(): Promise<OutboxEntry[]>;
+  /** Stops the shards after their pending writes are stored. */
+  close(): Promise<void>;
+};
