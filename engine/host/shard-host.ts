@@ -1,0 +1,206 @@
+// ShardHost: one Shard, its store, and (optionally) its notification deliverer. Every command is
+// applied to the shard at once, and its promise resolves only when what it changed is committed.
+// Runs inside a worker thread (production) or in-process (tests) with the same code.
+import type { Changes, OutboxEntry } from "../changes.ts";
+import { isEmpty } from "../changes.ts";
+import { pingDurations } from "../durations.ts";
+import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../model.ts";
+import { LIMITS } from "../model.ts";
+import type { Outcome } from "../outcome.ts";
+import { fail, ok } from "../outcome.ts";
+import type { ShardPingResult, ShardSnapshot } from "../shard.ts";
+import { Shard } from "../shard.ts";
+import type { CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
+import type { Store } from "../../persistence/store.ts";
+import { openStore } from "../../persistence/store.ts";
+import { uniqueKeyOf } from "./unique-key.ts";
+import { shardOf } from "./routing.ts";
+
+export type ShardHostOptions = {
+  readonly dataDir: string;
+  readonly durability: "flush" | "commit";
+  readonly index: number;
+  readonly count: number;
+  readonly startAt: Millis;
+  readonly newId: () => string;
+};
+
+/** What the pool needs to route requests to this shard. */
+export type ShardDirectory = {
+  readonly projects: Project[];
+  /** [uuid, projectId, badgeKey] of every check. */
+  readonly checks: [string, string, string][];
+};
+
+export class ShardHost {
+  readonly #shard: Shard;
+  readonly #store: Store;
+  #lastAt: Millis;
+  readonly #closers: (() => void)[] = [];
+  /** Called after a commit that queued notifications (the deliverer hooks in here). */
+  onOutbox: ((now: Millis) => void) | null = null;
+
+  private constructor(shard: Shard, store: Store, startAt: Millis) {
+    this.#shard = shard;
+    this.#store = store;
+    this.#lastAt = startAt;
+  }
+
+  /** Opens the store, loads this shard's projects, and applies deadlines missed while stopped. */
+  static async open(options: ShardHostOptions): Promise<ShardHost> {
+    const store = openStore(options.dataDir, { durability: options.durability });
+    const shard = new Shard({ newId: options.newId, now: options.startAt });
+    for (const project of store.loadProjects()) {
+      if (shardOf(project.id, options.count) !== options.index) continue;
+      shard.load(project, store.loadChannels(project.id), store.loadChecks(project.id));
+    }
+    const host = new ShardHost(shard, store, options.startAt);
+    await host.advance(options.startAt);
+    return host;
+  }
+
+  /** Returns this shard's projects and check routing entries. */
+  directory(): ShardDirectory {
+    const snapshot = this.#shard.snapshot();
+    return { projects: snapshot.projects, checks: snapshot.checks.map((c) => [c.uuid, c.projectId, c.badgeKey]) };
+  }
+
+  /** Returns the whole in-memory state (tests, replay). */
+  snapshot(): ShardSnapshot {
+    return this.#shard.snapshot();
+  }
+
+  /** Returns the instant of the latest command or advance seen (the deliverer's "now" under a virtual clock). */
+  lastAt(): Millis {
+    return this.#lastAt;
+  }
+
+  /** Returns the store (for the deliverer's outbox access inside this thread). */
+  store(): Store {
+    return this.#store;
+  }
+
+  // ---- commands that change state ----
+
+  async createProject(project: Project, at: Millis): Promise<Project> {
+    return this.#commitAfter(at, () => this.#shard.createProject(project, at));
+  }
+
+  async addChannel(channel: Channel, at: Millis): Promise<Outcome<Channel>> {
+    return this.#commitAfter(at, () => this.#shard.addChannel(channel, at));
+  }
+
+  async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
+    return this.#commitAfter(at, () => this.#shard.createCheck(projectId, spec, unique, at));
+  }
+
+  async updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>> {
+    return this.#commitAfter(at, () => this.#shard.updateCheck(projectId, uuid, spec, at));
+  }
+
+  async pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
+    return this.#commitAfter(at, () => this.#shard.pauseCheck(projectId, uuid, at));
+  }
+
+  async resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
+    return this.#commitAfter(at, () => this.#shard.resumeCheck(projectId, uuid, at));
+  }
+
+  async deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
+    return this.#commitAfter(at, () => this.#shard.deleteCheck(projectId, uuid, at));
+  }
+
+  /** Applies a batch of pings with one commit; each result in the order given. */
+  async pingBatch(commands: readonly PingCommand[]): Promise<Outcome<ShardPingResult>[]> {
+    const at = commands.reduce((max, c) => Math.max(max, c.at), this.#lastAt);
+    return this.#commitAfter(at, () => commands.map((command) => this.#shard.ping(command)));
+  }
+
+  /** Applies every deadline due at or before `now` and stores the flips. */
+  async advance(now: Millis): Promise<void> {
+    await this.#commitAfter(now, () => this.#shard.advance(now));
+    this.onOutbox?.(this.#lastAt);
+  }
+
+  // ---- reads ----
+
+  channels(projectId: string): Channel[] {
+    return this.#shard.channels(projectId);
+  }
+
+  listChecks(projectId: string, query: CheckQuery): Check[] {
+    return this.#shard.listChecks(projectId, query);
+  }
+
+  getCheck(projectId: string, ref: CheckRef): Outcome<Check> {
+    if ("uuid" in ref) return this.#shard.getCheck(projectId, ref.uuid);
+    // unique_key is looked up among the caller's checks only: a foreign one is not_found (reference)
+    const uuid = this.#shard.checkUuids(projectId).find((u) => uniqueKeyOf(u) === ref.uniqueKey);
+    return uuid === undefined ? fail({ code: "not_found", what: "check" }) : this.#shard.getCheck(projectId, uuid);
+  }
+
+  listPings(projectId: string, uuid: string, pingLogLimit: number): Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }> {
+    const found = this.#shard.getCheck(projectId, uuid);
+    if (!found.ok) return found;
+    const pings = this.#store.pingPage(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
+    return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
+  }
+
+  pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Outcome<Uint8Array> {
+    const found = this.#shard.getCheck(projectId, uuid);
+    if (!found.ok) return found;
+    // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
+    if (n <= found.value.nPings - pingLogLimit || n < 1) return fail({ code: "not_found", what: "ping" });
+    const body = this.#store.pingBody(uuid, n);
+    return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
+  }
+
+  listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Outcome<Flip[]> {
+    const found = this.getCheck(projectId, ref);
+    if (!found.ok) return found;
+    return ok(this.#store.flips(found.value.uuid, query));
+  }
+
+  probe(): void {
+    this.#store.probe();
+  }
+
+  pruneFlips(beforeAt: Millis): Promise<number> {
+    return this.#store.pruneFlips(beforeAt);
+  }
+
+  outbox(): OutboxEntry[] {
+    return this.#store.outboxAll();
+  }
+
+  /** Registers something to stop when the host closes (its timer). */
+  onClose(closer: () => void): void {
+    this.#closers.push(closer);
+  }
+
+  async close(): Promise<void> {
+    for (const closer of this.#closers.splice(0)) closer();
+    await this.#store.close();
+  }
+
+  // ---- internals ----
+
+  /** Runs a command on the shard, then commits what it changed; resolves with its result after the commit. */
+  async #commitAfter<T>(at: Millis, command: () => T): Promise<T> {
+    this.#lastAt = Math.max(this.#lastAt, at);
+    const result = command();
+    const changes = this.#shard.takeChanges();
+    if (!isEmpty(changes)) {
+      await this.#store.commit(this.#withLastPings(changes));
+      if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
+    }
+    return result;
+  }
+
+  /** Fills in the last ping of notifications raised by deadlines (the shard does not keep ping logs). */
+  #withLastPings(changes: Changes): Changes {
+    if (changes.outbox.every((e) => e.lastPing !== null)) return changes;
+    const outbox = changes.outbox.map((e) => e.lastPing !== null ? e : { ...e, lastPing: this.#store.pingPage(e.check.uuid, 1)[0] ?? null });
+    return { ...changes, outbox };
+  }
+}

@@ -1,0 +1,36 @@
+// Builds a ShardHost the same way in a worker thread and in-process: store, deadlines timer, deliverer.
+import { randomUUID } from "node:crypto";
+import type { Millis } from "../model.ts";
+import { ShardHost } from "./shard-host.ts";
+
+/** Everything a shard needs to start; plain data, so it can travel as workerData. */
+export type ShardSetup = {
+  readonly dataDir: string;
+  readonly durability: "flush" | "commit";
+  readonly index: number;
+  readonly count: number;
+  readonly startAt: Millis;
+  /** real: the shard's own timer applies deadlines; virtual: only `advance` calls do. */
+  readonly clock: "real" | "virtual";
+  readonly notify: { readonly siteRoot: string; readonly allowPrivateIps: boolean; readonly smtpUrl: string | null };
+};
+
+const TICK_MS = 1_000;
+
+/** Opens a shard host; with a real clock also arms its one timer that applies due deadlines. */
+export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
+  const startAt = setup.clock === "real" ? Date.now() : setup.startAt;
+  const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID });
+  if (setup.clock === "real") {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return; // a slow commit must not pile up ticks
+      busy = true;
+      host.advance(Date.now()).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
+        .finally(() => { busy = false; });
+    }, TICK_MS);
+    timer.unref();
+    host.onClose(() => clearInterval(timer));
+  }
+  return host;
+}

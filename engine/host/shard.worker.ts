@@ -1,0 +1,25 @@
+// Worker entry: one ShardHost exposed to the main thread with comlink.
+import { parentPort, workerData } from "node:worker_threads";
+import { expose } from "comlink";
+import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
+import type { ShardSetup } from "./shard-setup.ts";
+import { openShardHost } from "./shard-setup.ts";
+import type { ShardHost } from "./shard-host.ts";
+
+if (!parentPort) throw new Error("shard.worker must run as a worker thread");
+const ready: Promise<ShardHost> = openShardHost(workerData as ShardSetup);
+ready.catch((error: unknown) => {
+  console.error("hcd: shard failed to start:", error);
+  process.exit(1);
+});
+
+// Every call waits for the host to be open, so the pool may call at once.
+const api = new Proxy({}, {
+  get: (_target, name: string) => name === "then" ? undefined : async (...args: unknown[]) => {
+    const host = await ready;
+    const method = (host as unknown as Record<string, (...a: unknown[]) => unknown>)[name];
+    if (typeof method !== "function") throw new Error(`no such shard method: ${name}`);
+    return method.apply(host, args);
+  },
+});
+expose(api, nodeEndpoint(parentPort));

@@ -1,0 +1,362 @@
+// Shard: owns a disjoint set of projects with their channels and checks, in memory, and one timer
+// wheel of their deadlines. Every command takes `at` last and is applied synchronously; what must be
+// stored accumulates until the host takes it with `takeChanges()` and commits it before answering.
+import type { Changes, OutboxEntry, PingWrite } from "./changes.ts";
+import { noChanges } from "./changes.ts";
+import { classify, classifyEmail } from "./classify.ts";
+import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
+import { LIMITS } from "./model.ts";
+import type { Outcome } from "./outcome.ts";
+import { fail, invalid, ok } from "./outcome.ts";
+import { downAt } from "./status.ts";
+import type { Step } from "./transition.ts";
+import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
+import { TimerWheel } from "./wheel.ts";
+import type { CheckQuery, PingCommand } from "./host/pool-api.ts";
+
+export type ShardOptions = {
+  /** Returns a fresh random uuid; injected so that replays are deterministic. */
+  readonly newId: () => string;
+  /** The instant the shard starts at (its wheel starts there). */
+  readonly now: Millis;
+};
+
+/** The result of a ping inside the shard: enough for the pool to keep its directory. */
+export type ShardPingResult = { readonly checkUuid: string; readonly created: boolean; readonly badgeKey: string };
+
+/** Snapshot of a shard's whole state, for replay comparisons and tests. */
+export type ShardSnapshot = { readonly projects: Project[]; readonly channels: Channel[]; readonly checks: Check[] };
+
+const WHEEL = { tickMs: 1_000, slots: 4_096 };
+
+export class Shard {
+  readonly #newId: () => string;
+  readonly #projects = new Map<string, Project>();
+  readonly #pingKeys = new Map<string, string>(); // ping key → project id
+  readonly #channels = new Map<string, Channel[]>(); // project id → channels
+  readonly #checks = new Map<string, Check>(); // uuid → check
+  readonly #byProject = new Map<string, Set<string>>(); // project id → check uuids
+  readonly #wheel: TimerWheel<string>;
+  #changes: Changes = noChanges();
+
+  constructor(options: ShardOptions) {
+    this.#newId = options.newId;
+    this.#wheel = new TimerWheel<string>({ ...WHEEL, now: options.now });
+  }
+
+  // ---- loading (no changes recorded) ----
+
+  /** Loads a stored project with its channels and checks, and arms their deadlines. */
+  load(project: Project, channels: readonly Channel[], checks: readonly Check[]): void {
+    this.#putProject(project);
+    this.#channels.set(project.id, [...channels]);
+    for (const check of checks) this.#putCheck(check);
+  }
+
+  /** Returns the whole state (projects, channels, checks), sorted for stable comparison. */
+  snapshot(): ShardSnapshot {
+    const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+    return {
+      projects: [...this.#projects.values()].sort(byId((p) => p.id)),
+      channels: [...this.#channels.values()].flat().sort(byId((c) => c.id)),
+      checks: [...this.#checks.values()].sort(byId((c) => c.uuid)),
+    };
+  }
+
+  /** Returns and clears what the commands since the last call want stored. */
+  takeChanges(): Changes {
+    const changes = this.#changes;
+    this.#changes = noChanges();
+    return changes;
+  }
+
+  // ---- projects and channels ----
+
+  /** Adds a new project (ids and keys chosen by the caller). */
+  createProject(project: Project, at: Millis): Project {
+    void at;
+    this.#putProject(project);
+    this.#channels.set(project.id, []);
+    this.#changes.projects.push(project);
+    return project;
+  }
+
+  /** Returns the projects of this shard. */
+  projects(): Project[] {
+    return [...this.#projects.values()];
+  }
+
+  /** Adds a channel to a project. */
+  addChannel(channel: Channel, at: Millis): Outcome<Channel> {
+    void at;
+    const list = this.#channels.get(channel.projectId);
+    if (!list) return fail({ code: "not_found", what: "project" });
+    list.push(channel);
+    this.#changes.channels.push(channel);
+    return ok(channel);
+  }
+
+  /** Returns a project's channels in creation order. */
+  channels(projectId: string): Channel[] {
+    return [...(this.#channels.get(projectId) ?? [])];
+  }
+
+  // ---- checks ----
+
+  /** Returns the project's checks, filtered by exact slug and by tags (each must be carried). */
+  listChecks(projectId: string, query: CheckQuery): Check[] {
+    const out: Check[] = [];
+    for (const uuid of this.#byProject.get(projectId) ?? []) {
+      const check = this.#checks.get(uuid);
+      if (!check) continue;
+      if (query.slug !== undefined && check.slug !== query.slug) continue;
+      if (query.tags.length > 0) {
+        const tags = new Set(check.tags.split(" ").filter((t) => t !== ""));
+        if (!query.tags.every((t) => tags.has(t))) continue;
+      }
+      out.push(check);
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt || (a.uuid < b.uuid ? -1 : 1));
+  }
+
+  /** Returns a check of the project: not_found when unknown, forbidden when another project owns it. */
+  getCheck(projectId: string, uuid: string): Outcome<Check> {
+    const check = this.#checks.get(uuid);
+    if (!check) return fail({ code: "not_found", what: "check" });
+    if (check.projectId !== projectId) return fail({ code: "forbidden" });
+    return ok(check);
+  }
+
+  /** Creates a check, or with `unique` updates the first check matching on those fields. */
+  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Outcome<{ check: Check; created: boolean }> {
+    const project = this.#projects.get(projectId);
+    if (!project) return fail({ code: "not_found", what: "project" });
+    const channels = this.#resolveChannels(projectId, spec.channels);
+    if (!channels.ok) return channels;
+    const match = this.#findUnique(projectId, spec, unique);
+    if (match) {
+      const updated = this.#store(applySpec(match, spec, { channelIds: channels.value }));
+      return ok({ check: updated, created: false });
+    }
+    if ((this.#byProject.get(projectId)?.size ?? 0) >= project.checkLimit) return fail({ code: "check_limit" });
+    const fresh = this.#newCheck(projectId, at);
+    const check = this.#store(applySpec(fresh, spec, { channelIds: channels.value }));
+    return ok({ check, created: true });
+  }
+
+  /** Updates the given fields of a check; status and pings are never changed by an update. */
+  updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Outcome<Check> {
+    void at;
+    const found = this.getCheck(projectId, uuid);
+    if (!found.ok) return found;
+    const channels = this.#resolveChannels(projectId, spec.channels);
+    if (!channels.ok) return channels;
+    return ok(this.#store(applySpec(found.value, spec, { channelIds: channels.value })));
+  }
+
+  /** Pauses a check (a no-op when already paused). */
+  pauseCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
+    const found = this.getCheck(projectId, uuid);
+    if (!found.ok) return found;
+    return ok(this.#apply(found.value, onPause(found.value, at), null));
+  }
+
+  /** Resumes a paused check; not_paused otherwise. */
+  resumeCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
+    const found = this.getCheck(projectId, uuid);
+    if (!found.ok) return found;
+    const step = onResume(found.value, at);
+    if (!step.ok) return step;
+    return ok(this.#apply(found.value, step.value, null));
+  }
+
+  /** Deletes a check; returns it as it was, with no channels (the reference's answer). */
+  deleteCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
+    void at;
+    const found = this.getCheck(projectId, uuid);
+    if (!found.ok) return found;
+    this.#checks.delete(uuid);
+    this.#byProject.get(projectId)?.delete(uuid);
+    this.#wheel.delete(uuid);
+    this.#changes.deletedChecks.push({ projectId, uuid });
+    return ok({ ...found.value, channels: [] });
+  }
+
+  // ---- pings and deadlines ----
+
+  /** Applies one ping: finds (or creates) the check, classifies, steps and logs it. */
+  ping(command: PingCommand): Outcome<ShardPingResult> {
+    const target = this.#pingTarget(command);
+    if (!target.ok) return target;
+    const { check, created } = target.value;
+    const project = this.#projects.get(check.projectId);
+    if (!project) return fail({ code: "not_found", what: "project" });
+    const kind = command.email
+      ? classifyEmail(check, command.email)
+      : classify(check, { signal: command.signal, exitStatus: command.exitStatus, method: command.method, body: command.body ?? "" });
+    const step = onPing(check, kind, command.rid, command.at);
+    const record: PingRecord = {
+      n: step.check.nPings, at: command.at, kind, scheme: command.scheme, remoteAddr: command.remoteAddr,
+      method: command.method, ua: command.ua.slice(0, LIMITS.uaMaxChars), rid: command.rid,
+      exitStatus: command.exitStatus, bodySize: command.body?.length ?? 0,
+    };
+    const write: PingWrite = {
+      projectId: check.projectId, checkUuid: check.uuid, record,
+      body: command.body && command.body.length > 0 ? command.body : null,
+      keep: project.pingLogLimit,
+    };
+    this.#changes.pings.push(write);
+    this.#apply(check, step, record);
+    return ok({ checkUuid: check.uuid, created, badgeKey: check.badgeKey });
+  }
+
+  /** Applies every deadline due at or before `now`, each at its own due time, earliest first. */
+  advance(now: Millis): void {
+    const queue: [Millis, string][] = [];
+    for (const uuid of this.#wheel.advance(now)) {
+      const check = this.#checks.get(uuid);
+      const dueAt = check ? downAt(check) : null;
+      if (check && dueAt !== null) queue.push([dueAt, uuid]);
+    }
+    queue.sort((a, b) => a[0] - b[0]);
+    while (queue.length > 0) {
+      const [dueAt, uuid] = queue.shift() as [Millis, string];
+      const check = this.#checks.get(uuid);
+      if (!check) continue;
+      const current = downAt(check);
+      if (current === null) continue;
+      if (current > now) { this.#wheel.set(uuid, current); continue; }
+      const stepped = this.#apply(check, onDeadline(check, dueAt), null, { rearm: false });
+      const next = downAt(stepped);
+      if (next === null || next <= dueAt) continue; // settled: never re-fire the same instant
+      if (next <= now) {
+        queue.push([next, uuid]);
+        queue.sort((a, b) => a[0] - b[0]);
+      } else {
+        this.#wheel.set(uuid, next);
+      }
+    }
+  }
+
+  /** Returns the check uuids of a project (for lookups the host does, such as unique_key). */
+  checkUuids(projectId: string): string[] {
+    return [...(this.#byProject.get(projectId) ?? [])];
+  }
+
+  // ---- internals ----
+
+  #putProject(project: Project): void {
+    this.#projects.set(project.id, project);
+    this.#pingKeys.set(project.pingKey, project.id);
+    if (!this.#byProject.has(project.id)) this.#byProject.set(project.id, new Set());
+  }
+
+  #putCheck(check: Check): void {
+    this.#checks.set(check.uuid, check);
+    let set = this.#byProject.get(check.projectId);
+    if (!set) this.#byProject.set(check.projectId, (set = new Set()));
+    set.add(check.uuid);
+    this.#arm(check);
+  }
+
+  #arm(check: Check): void {
+    const at = downAt(check);
+    if (at === null) this.#wheel.delete(check.uuid);
+    else this.#wheel.set(check.uuid, at);
+  }
+
+  /** Stores a changed check (in memory and in the pending changes) and re-arms its deadline. */
+  #store(check: Check): Check {
+    this.#putCheck(check);
+    this.#changes.checks.push(check);
+    return check;
+  }
+
+  /** Stores a step's check and flips, and queues the notifications its flips call for. */
+  #apply(before: Check, step: Step, lastPing: PingRecord | null, opts: { rearm: boolean } = { rearm: true }): Check {
+    void before;
+    const check = step.check;
+    this.#checks.set(check.uuid, check);
+    if (opts.rearm) this.#arm(check);
+    this.#changes.checks.push(check);
+    for (const flip of step.flips) {
+      this.#changes.flips.push(flip);
+      if (flip.notify) this.#changes.outbox.push(...this.#notifications(check, flip, lastPing));
+    }
+    return check;
+  }
+
+  #notifications(check: Check, flip: Flip, lastPing: PingRecord | null): OutboxEntry[] {
+    const channels = this.#channels.get(check.projectId) ?? [];
+    const assigned = new Set(check.channels);
+    return channels.filter((c) => assigned.has(c.id)).map((channel) => ({
+      id: `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-${channel.id}`,
+      projectId: check.projectId, check, flip, channel, lastPing, attempts: 0, nextAttemptAt: flip.at, lastError: null,
+    }));
+  }
+
+  #pingTarget(command: PingCommand): Outcome<{ check: Check; created: boolean }> {
+    const target = command.target;
+    if ("uuid" in target) {
+      const check = this.#checks.get(target.uuid);
+      return check ? ok({ check, created: false }) : fail({ code: "not_found", what: "check" });
+    }
+    const projectId = this.#pingKeys.get(target.pingKey);
+    const project = projectId === undefined ? undefined : this.#projects.get(projectId);
+    if (!project) return fail({ code: "not_found", what: "check" });
+    const matches = this.listChecks(project.id, { slug: target.slug, tags: [] });
+    if (matches.length > 1) return fail({ code: "ambiguous_slug" });
+    if (matches.length === 1) return ok({ check: matches[0], created: false });
+    // Auto-provisioning may go over the check limit up to twice (reference).
+    if (!target.create || (this.#byProject.get(project.id)?.size ?? 0) >= 2 * project.checkLimit) {
+      return fail({ code: "not_found", what: "check" });
+    }
+    const allChannels = (this.#channels.get(project.id) ?? []).map((c) => c.id).sort();
+    const check = this.#store({ ...this.#newCheck(project.id, command.at), name: target.slug, slug: target.slug, channels: allChannels });
+    return ok({ check, created: true });
+  }
+
+  #newCheck(projectId: string, at: Millis): Check {
+    return {
+      uuid: this.#newId(), projectId, badgeKey: this.#newId(), name: "", slug: "", tags: "", desc: "", kind: "simple",
+      timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
+      manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
+      filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
+      status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
+    };
+  }
+
+  /** Resolves channel references: undefined = leave unchanged; ids or names must each match exactly one. */
+  #resolveChannels(projectId: string, refs: CheckSpec["channels"]): Outcome<string[] | undefined> {
+    if (refs === undefined) return ok(undefined);
+    const channels = this.#channels.get(projectId) ?? [];
+    if ("all" in refs) return ok(channels.map((c) => c.id).sort());
+    const ids = new Set<string>();
+    for (const ref of refs.refs) {
+      if (ref === "") return invalid("channels", "empty channel identifier");
+      const byId = channels.filter((c) => c.id === ref);
+      const byName = channels.filter((c) => c.name === ref);
+      const found = byId.length === 1 ? byId : byName;
+      if (found.length === 0) return invalid("channels", `invalid channel identifier: ${ref}`);
+      if (found.length > 1) return invalid("channels", `non-unique channel identifier: ${ref}`);
+      ids.add(found[0].id);
+    }
+    return ok([...ids].sort());
+  }
+
+  /** Returns the first check equal to the spec on every `unique` field, when all of them are given. */
+  #findUnique(projectId: string, spec: CheckSpec, unique: readonly UniqueField[]): Check | null {
+    if (unique.length === 0) return null;
+    const wanted: ((c: Check) => boolean)[] = [];
+    for (const field of unique) {
+      switch (field) {
+        case "name": if (spec.name === undefined) return null; wanted.push((c) => c.name === spec.name); break;
+        case "slug": if (spec.slug === undefined) return null; wanted.push((c) => c.slug === spec.slug); break;
+        case "tags": if (spec.tags === undefined) return null; wanted.push((c) => c.tags === spec.tags); break;
+        case "timeout": if (spec.timeoutMs === undefined) return null; wanted.push((c) => c.timeoutMs === spec.timeoutMs); break;
+        case "grace": if (spec.graceMs === undefined) return null; wanted.push((c) => c.graceMs === spec.graceMs); break;
+      }
+    }
+    return this.listChecks(projectId, { tags: [] }).find((c) => wanted.every((w) => w(c))) ?? null;
+  }
+}

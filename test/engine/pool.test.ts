@@ -1,0 +1,125 @@
+// One contract suite, run against both pool implementations: in-process shards and worker threads.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Pool, PingCommand, PingTarget } from "../../engine/host/pool-api.ts";
+import { createInProcessPool, createWorkerPool } from "../../engine/host/pool.ts";
+import type { PoolOptions } from "../../engine/host/pool.ts";
+import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
+import { tempDir } from "../helpers.ts";
+
+const T0 = Date.UTC(2026, 0, 1);
+type Make = (options: PoolOptions) => Promise<Pool>;
+const IMPLEMENTATIONS: [string, Make][] = [["in-process", createInProcessPool], ["workers", createWorkerPool]];
+
+function options(dataDir: string, shards = 2): PoolOptions {
+  return { dataDir, shards, durability: "commit", startAt: T0, clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } };
+}
+
+function ping(target: PingTarget, at: number, extra: Partial<PingCommand> = {}): PingCommand {
+  return { target, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1",
+    ua: "test", rid: null, body: null, at, ...extra };
+}
+
+const projectInput = { name: "p", checkLimit: 3, pingLogLimit: 5, pingBodyLimit: 100 };
+
+for (const [name, make] of IMPLEMENTATIONS) {
+  test(`${name}: ping, deadline and restart keep state, pings and flips`, async () => {
+    const dir = tempDir();
+    try {
+      let pool = await make(options(dir.path));
+      const project = await pool.createProject(projectInput, T0);
+      const created = await pool.createCheck(project.id, { name: "backup", timeoutMs: DAY, graceMs: HOUR }, [], T0);
+      assert.ok(created.ok);
+      if (!created.ok) return;
+      const uuid = created.value.check.uuid;
+      assert.equal(await pool.ping(ping({ uuid }, T0 + MINUTE)), { ok: true, value: { checkUuid: uuid, created: false } });
+      await pool.advance(T0 + 2 * DAY);
+      const got = await pool.getCheck(project.id, { uuid });
+      assert.is(got.ok && got.value.status, "down");
+      await pool.close();
+
+      pool = await make(options(dir.path, 3)); // SHARDS may change between restarts
+      assert.is(pool.authenticate(project.apiKey)?.project.id, project.id);
+      const flips = await pool.listFlips(project.id, { uuid }, {});
+      assert.equal(flips.ok && flips.value.map((f) => [f.at, f.from, f.to]), [
+        [T0 + MINUTE + DAY + HOUR, "up", "down"], // stamped with the deadline, not the advance
+        [T0 + MINUTE, "new", "up"],
+      ]);
+      const pings = await pool.listPings(project.id, uuid);
+      assert.equal(pings.ok && pings.value.pings.map((p) => p.n), [1]);
+      await pool.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test(`${name}: directory answers keys, ping keys, ownership`, async () => {
+    const dir = tempDir();
+    const pool = await make(options(dir.path));
+    try {
+      const a = await pool.createProject(projectInput, T0);
+      const b = await pool.createProject(projectInput, T0);
+      assert.is(pool.authenticate(a.apiKeyReadonly)?.readonly, true);
+      assert.is(pool.authenticate(a.apiKey)?.readonly, false);
+      assert.is(pool.authenticate("nope"), null);
+      assert.is(pool.projectByPingKey(b.pingKey)?.id, b.id);
+      const created = await pool.createCheck(a.id, {}, [], T0);
+      if (!created.ok) throw new Error("create failed");
+      const uuid = created.value.check.uuid;
+      assert.equal(await pool.getCheck(b.id, { uuid }), { ok: false, failure: { code: "forbidden" } });
+      assert.equal((await pool.pauseCheck(b.id, uuid, T0)).ok, false);
+      assert.is(pool.projectOfCheck(uuid)?.id, a.id);
+    } finally {
+      await pool.close();
+      dir.remove();
+    }
+  });
+
+  test(`${name}: slug pings auto-provision with create, refuse ambiguity, respect the limit twice over`, async () => {
+    const dir = tempDir();
+    const pool = await make(options(dir.path));
+    try {
+      const p = await pool.createProject({ ...projectInput, checkLimit: 1 }, T0);
+      const target = { pingKey: p.pingKey, slug: "nightly", create: false };
+      assert.equal(await pool.ping(ping(target, T0)), { ok: false, failure: { code: "not_found", what: "check" } });
+      const made = await pool.ping(ping({ ...target, create: true }, T0));
+      assert.is(made.ok && made.value.created, true);
+      if (!made.ok) return;
+      assert.is(pool.projectOfCheck(made.value.checkUuid)?.id, p.id);
+      const second = await pool.ping(ping({ ...target, slug: "other", create: true }, T0));
+      assert.is(second.ok, true); // over the limit of 1, within twice the limit
+      const third = await pool.ping(ping({ ...target, slug: "third", create: true }, T0));
+      assert.is(third.ok, false);
+      await pool.createCheck(p.id, { slug: "nightly" }, [], T0).then((r) => assert.equal(r, { ok: false, failure: { code: "check_limit" } }));
+      const again = await pool.ping(ping(target, T0 + 1));
+      assert.is(again.ok && again.value.created, false);
+    } finally {
+      await pool.close();
+      dir.remove();
+    }
+  });
+
+  test(`${name}: many concurrent pings are all acknowledged and logged in order`, async () => {
+    const dir = tempDir();
+    const pool = await make(options(dir.path));
+    try {
+      const p = await pool.createProject({ ...projectInput, pingLogLimit: 1000 }, T0);
+      const created = await pool.createCheck(p.id, {}, [], T0);
+      if (!created.ok) throw new Error("create failed");
+      const uuid = created.value.check.uuid;
+      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => pool.ping(ping({ uuid }, T0 + i, { body: new TextEncoder().encode(`run ${i}`) }))));
+      assert.ok(results.every((r) => r.ok));
+      const listed = await pool.listPings(p.id, uuid);
+      assert.is(listed.ok && listed.value.pings.length, 300);
+      assert.is(listed.ok && listed.value.check.nPings, 300);
+      const body = await pool.pingBody(p.id, uuid, 300);
+      assert.is(body.ok && new TextDecoder().decode(body.value), "run 299");
+    } finally {
+      await pool.close();
+      dir.remove();
+    }
+  });
+}
+
+test.run();
