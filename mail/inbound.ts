@@ -1,0 +1,162 @@
+// Inbound SMTP listener (CONTRACT SMTP_PORT, EMAIL_DOMAIN; fact sheet notify §8): every accepted
+// recipient of a message becomes one ping, answered 250 only once every ping is durable.
+import { SMTPServer } from "smtp-server";
+import type { SMTPServerDataStream, SMTPServerSession } from "smtp-server";
+import type { Clock } from "../engine/host/clock.ts";
+import type { PingCommand, Pool } from "../engine/host/pool-api.ts";
+import type { Project } from "../engine/model.ts";
+import { LIMITS } from "../engine/model.ts";
+import { emailUserAgent, parseRecipient } from "./address.ts";
+import { readMail } from "./message.ts";
+import type { MailContent } from "./message.ts";
+
+/** The part of the pool the listener uses. */
+export type MailPool = Pick<Pool, "projectOfCheck" | "projectByPingKey" | "listChecks" | "ping">;
+
+export type InboundSmtpOptions = {
+  readonly port: number; // 0 = any free port
+  readonly host: string;
+  readonly domain: string; // EMAIL_DOMAIN
+  readonly pool: MailPool;
+  readonly clock: Clock;
+  /** Largest message accepted, in bytes; advertised with SIZE, larger ones are answered 552. */
+  readonly maxMessageBytes?: number;
+  /** Hears about faults the client only sees as a 4xx/5xx: socket errors, parse and pool failures. */
+  readonly onError?: (error: unknown) => void;
+};
+
+export type InboundSmtp = { readonly port: number; close(): Promise<void> };
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const CLOSE_GRACE_MS = 5_000; // connected clients get this long to finish before they hear 421
+
+/** A check a recipient address resolved to. */
+type Resolved = { readonly ok: true; readonly uuid: string; readonly project: Project };
+type Refused = { readonly ok: false; readonly code: number; readonly message: string };
+
+/** Starts listening; resolves with the port actually bound once connections are accepted. */
+export async function startInboundSmtp(options: InboundSmtpOptions): Promise<InboundSmtp> {
+  const { pool, clock, domain } = options;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const onError = options.onError ?? (() => {});
+  const inFlight = new Set<Promise<void>>(); // DATA handlers close() waits for
+
+  /** Returns null when the message is stored, else the reply that refuses it. */
+  async function accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<Error | null> {
+    const raw = await readStream(stream, maxMessageBytes);
+    if (raw === null) return reply(552, `5.3.4 Message exceeds fixed maximum message size ${maxMessageBytes}`);
+    const at = clock.now(); // read once: every recipient's ping gets the same instant
+    let email: MailContent;
+    try {
+      email = await readMail(raw);
+    } catch (error) {
+      onError(error);
+      return reply(550, "5.6.0 Message could not be parsed"); // the same bytes would fail again
+    }
+    const mailFrom = session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address;
+    for (const recipient of session.envelope.rcptTo) {
+      const target = await resolveRecipient(pool, recipient.address, domain);
+      if (!target.ok) continue; // deleted or renamed since RCPT: dropped, as the reference drops unknown checks
+      const limit = target.project.pingBodyLimit;
+      const command: PingCommand = {
+        target: { uuid: target.uuid }, signal: "success", exitStatus: null, method: "", scheme: "email",
+        remoteAddr: session.remoteAddress, ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars), rid: null,
+        body: limit > 0 ? new Uint8Array(raw.subarray(0, limit)) : null, email, at, // a copy: a view would ship the whole message
+      };
+      await pool.ping(command); // a failed outcome is the same race as above; a rejection is a 451
+    }
+    return null;
+  }
+
+  const server = new SMTPServer({
+    name: domain,
+    banner: "hcd ping listener",
+    logger: false,
+    authOptional: true,
+    disabledCommands: ["AUTH", "STARTTLS"], // plain text on a trusted network, as the reference's listener
+    size: maxMessageBytes,
+    rejectOversized: true, // 552 whatever onData answers
+    closeTimeout: CLOSE_GRACE_MS,
+    onRcptTo(address, _session, callback) {
+      resolveRecipient(pool, address.address, domain).then(
+        (resolved) => callback(resolved.ok ? null : reply(resolved.code, resolved.message)),
+        (error: unknown) => {
+          onError(error);
+          callback(reply(451, "4.3.0 Temporary failure, try again later"));
+        },
+      );
+    },
+    onData(stream, session, callback) {
+      const done = accept(stream, session).then(
+        (refusal) => callback(refusal, "OK: ping recorded"),
+        (error: unknown) => {
+          onError(error);
+          stream.resume(); // the reply is sent once the rest of the message has been read
+          callback(reply(451, "4.3.0 Temporary failure, try again later"));
+        },
+      );
+      inFlight.add(done);
+      void done.finally(() => inFlight.delete(done));
+    },
+  });
+  server.on("error", onError); // client socket faults: without a listener they would crash the process
+
+  await new Promise<void>((resolve, reject) => {
+    server.server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = server.server.address();
+  const port = typeof bound === "object" && bound !== null ? bound.port : options.port;
+  return {
+    port,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+/** Returns the check a recipient address names, or the 5xx reply that refuses it (fact sheet §8, Project). */
+async function resolveRecipient(pool: MailPool, address: string, domain: string): Promise<Resolved | Refused> {
+  const recipient = parseRecipient(address, domain);
+  switch (recipient.kind) {
+    case "wrong_domain":
+      return { ok: false, code: 550, message: "5.1.1 Recipient rejected" };
+    case "invalid_mailbox":
+      return { ok: false, code: 550, message: "5.1.1 Invalid mailbox" };
+    case "uuid": {
+      const project = pool.projectOfCheck(recipient.uuid);
+      if (project === null) return { ok: false, code: 550, message: "5.1.1 Unknown check" };
+      return { ok: true, uuid: recipient.uuid, project };
+    }
+    case "slug": {
+      const project = pool.projectByPingKey(recipient.pingKey);
+      if (project === null) return { ok: false, code: 550, message: "5.1.1 Unknown check" };
+      const checks = await pool.listChecks(project.id, { slug: recipient.slug, tags: [] });
+      if (checks.length === 0) return { ok: false, code: 550, message: "5.1.1 Unknown check" };
+      // Project: a slug matching several checks is refused here (the reference drops the ping after DATA)
+      if (checks.length > 1) return { ok: false, code: 550, message: "5.1.4 Ambiguous slug: several checks match" };
+      return { ok: true, uuid: checks[0].uuid, project };
+    }
+  }
+}
+
+/** Returns the message bytes, or null when they exceed `maxBytes` (the rest is read and dropped). */
+async function readStream(stream: SMTPServerDataStream, maxBytes: number): Promise<Uint8Array | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = chunk as Buffer;
+    size += bytes.length;
+    if (size <= maxBytes) chunks.push(bytes);
+  }
+  return size > maxBytes || stream.sizeExceeded ? null : Buffer.concat(chunks, size);
+}
+
+/** Returns an error smtp-server sends as the SMTP reply `code message`. */
+function reply(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
