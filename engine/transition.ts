@@ -1,0 +1,121 @@
+// Every change a check undergoes: (check, event, time) → the new check plus the flips to record.
+// Pure: the host stores what these return and re-arms the wheel from downAt(step.check).
+import type { Check, CheckSpec, Flip, FlipReason, Millis, PingKind, Status } from "./model.ts";
+import { assertNever } from "./model.ts";
+import type { Outcome } from "./outcome.ts";
+import { fail, ok } from "./outcome.ts";
+import type { ScheduleKind } from "./schedule.ts";
+import { guessKind } from "./schedule.ts";
+import { downAt, statusAt } from "./status.ts";
+
+/** A check after an event, and the flips (0 or 1) the event produced. */
+export type Step = { readonly check: Check; readonly flips: Flip[] };
+
+/** Applies a ping already classified as `kind` (see classify.ts) that arrived at `at` (reference Check.ping). */
+export function onPing(check: Check, kind: PingKind, rid: string | null, at: Millis): Step {
+  const counted: Check = { ...check, nPings: check.nPings + 1 };
+  switch (kind) {
+    case "start": // opens a run (overwriting an open one); status and last ping untouched, even when down
+      return { check: { ...counted, lastStartAt: at, lastStartRid: rid }, flips: [] };
+    case "log":
+    case "ign":
+      return { check: counted, flips: [] };
+    case "success":
+    case "fail": {
+      const runOpen = check.lastStartAt !== null;
+      const paired = runOpen && check.lastStartRid === rid; // two missing rids pair too
+      const endsRun = paired || kind === "fail" || rid === null; // another run's success leaves this one open
+      const next: Check = {
+        ...counted,
+        lastPingAt: at,
+        lastDurationMs: paired && check.lastStartAt !== null ? at - check.lastStartAt : null,
+        lastStartAt: endsRun ? null : check.lastStartAt,
+        lastStartRid: endsRun ? null : check.lastStartRid,
+      };
+      const to: Status = kind === "fail" ? "down" : "up";
+      return flipTo(next, { to, at, reason: kind === "fail" ? "fail" : "" });
+    }
+    default:
+      return assertNever(kind);
+  }
+}
+
+/** Pauses the check at `at`: a flip to paused without notification; a no-op when already paused. */
+export function onPause(check: Check, at: Millis): Step {
+  if (check.status === "paused") return { check, flips: [] };
+  // api §8: pause clears the open run (started) and keeps last_ping
+  return flipTo({ ...check, lastStartAt: null, lastStartRid: null }, { to: "paused", at, reason: "" });
+}
+
+/** Resumes a paused check at `at` as new (last ping and run cleared); fails with not_paused otherwise. */
+export function onResume(check: Check, at: Millis): Outcome<Step> {
+  if (check.status !== "paused") return fail({ code: "not_paused" });
+  return ok(flipTo({ ...check, lastPingAt: null, lastStartAt: null, lastStartRid: null }, { to: "new", at, reason: "" }));
+}
+
+/**
+ * Applies a timer-wheel deadline noticed at `at`: a check that is down by then is stored down with a
+ * "timeout" flip stamped at its exact deadline (downAt, never later than `at`); otherwise unchanged.
+ */
+export function onDeadline(check: Check, at: Millis): Step {
+  if (check.status === "down" || statusAt(check, at) !== "down") return { check, flips: [] };
+  // fact sheet §5: the flip is created at going_down_after(), not at the processing time
+  const deadlineAt = downAt(check) ?? at;
+  return flipTo(check, { to: "down", at: Math.min(deadlineAt, at), reason: "timeout" });
+}
+
+/** Options for applySpec: ids the shard already resolved, and the kind validateSchedule returned. */
+export type ResolvedSpec = {
+  readonly channelIds?: readonly string[]; // replaces the check's channels; absent = unchanged
+  readonly scheduleKind?: ScheduleKind; // kind of spec.schedule; absent = guessKind(spec.schedule)
+};
+
+/**
+ * Returns the check with a validated spec applied (api research §5); channel refs in the spec are
+ * ignored here: pass the ids the shard resolved as `resolved.channelIds`. Status and pings never change.
+ */
+export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec = {}): Check {
+  const kindFields: Partial<Check> =
+    spec.schedule !== undefined && spec.schedule !== ""
+      ? { kind: resolved.scheduleKind ?? guessKind(spec.schedule), schedule: spec.schedule } // timeout ignored, kept hidden
+      : spec.timeoutMs !== undefined
+        ? { kind: "simple", timeoutMs: spec.timeoutMs } // the schedule stays hidden for later
+        : {};
+  return {
+    ...check,
+    ...kindFields,
+    name: spec.name ?? check.name,
+    slug: spec.slug ?? check.slug, // v3: name never touches slug
+    tags: spec.tags ?? check.tags,
+    desc: spec.desc ?? check.desc,
+    graceMs: spec.graceMs ?? check.graceMs,
+    tz: spec.tz ?? check.tz, // stored even for a simple check: it reappears with a schedule
+    manualResume: spec.manualResume ?? check.manualResume,
+    methods: spec.methods ?? check.methods,
+    startKw: spec.startKw ?? check.startKw,
+    successKw: spec.successKw ?? check.successKw,
+    failureKw: spec.failureKw ?? check.failureKw,
+    filterSubject: spec.filterSubject ?? check.filterSubject,
+    filterBody: spec.filterBody ?? check.filterBody,
+    filterHttpBody: spec.filterHttpBody ?? check.filterHttpBody,
+    filterDefaultFail: spec.filterDefaultFail ?? check.filterDefaultFail,
+    channels: resolved.channelIds === undefined ? check.channels : [...new Set(resolved.channelIds)].sort(),
+  };
+}
+
+/** Sets the stored status to `to`, recording a flip when it changes. */
+function flipTo(check: Check, change: { to: Status; at: Millis; reason: FlipReason }): Step {
+  const from = check.status;
+  if (from === change.to) return { check, flips: [] };
+  const n = check.nFlips + 1;
+  const flip: Flip = { checkUuid: check.uuid, n, at: change.at, from, to: change.to, reason: change.reason,
+    notify: notifies(from, change.to) };
+  return { check: { ...check, status: change.to, nFlips: n }, flips: [flip] };
+}
+
+/** Only up and down notify, and not new→up or paused→up (fact sheet §5); pause and resume never do. */
+function notifies(from: Status, to: Status): boolean {
+  if (to === "down") return true;
+  if (to === "up") return from !== "new" && from !== "paused";
+  return false;
+}
