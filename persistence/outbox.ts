@@ -1,0 +1,26 @@
+// The durable outbox of notifications: [id] → OutboxEntry; ids sort by flip time, so key order is age order.
+import type { OutboxEntry } from "../engine/changes.ts";
+import type { Millis } from "../engine/model.ts";
+import { ALL, prepare, valuesIn } from "./tables.ts";
+import type { Put, Tables } from "./tables.ts";
+
+/** Returns the write that stores (adds or replaces) an outbox entry. */
+export function outboxPut(tables: Tables, entry: OutboxEntry): Put {
+  return prepare(tables.outbox, [entry.id], entry);
+}
+
+/** Returns every outbox entry, ordered by id. */
+export function outboxAll(tables: Tables): OutboxEntry[] {
+  return valuesIn<OutboxEntry>(tables.outbox, ALL);
+}
+
+/** Returns up to `limit` entries with nextAttemptAt <= at, ordered by id. */
+export function outboxDue(tables: Tables, at: Millis, limit: number): OutboxEntry[] {
+  const due: OutboxEntry[] = [];
+  for (const { value } of tables.outbox.getRange(ALL)) {
+    if (due.length >= limit) break;
+    const entry = value as OutboxEntry;
+    if (entry.nextAttemptAt <= at) due.push(entry);
+  }
+  return due;
+}

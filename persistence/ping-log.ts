@@ -1,0 +1,49 @@
+// Each check's ping log: [checkUuid, n] → PingRecord, and the body under the same key in its own table.
+// n counts up by one per ping, so the newest `keep` entries are the keys above n - keep.
+import type { PingWrite } from "../engine/changes.ts";
+import type { PingRecord } from "../engine/model.ts";
+import { prepare, prepareBytes, removeRange, under, valuesIn } from "./tables.ts";
+import type { Put, Tables } from "./tables.ts";
+
+/** Returns the writes that append one ping and its body (if any). */
+export function pingPuts(tables: Tables, write: PingWrite): Put[] {
+  const key = [write.checkUuid, write.record.n];
+  const record = prepare(tables.pings, key, write.record);
+  return write.body === null || write.body.length === 0 ? [record] : [record, prepareBytes(tables.bodies, key, write.body)];
+}
+
+/** Returns, per check, the newest n written and the keep of that write: what to trim after appending. */
+export function trimsOf(writes: readonly PingWrite[]): Map<string, { newestN: number; keep: number }> {
+  const trims = new Map<string, { newestN: number; keep: number }>();
+  for (const write of writes) {
+    const seen = trims.get(write.checkUuid);
+    if (seen === undefined || write.record.n >= seen.newestN) trims.set(write.checkUuid, { newestN: write.record.n, keep: write.keep });
+  }
+  return trims;
+}
+
+/** Removes every ping and body older than the newest `keep`; call inside a write transaction. */
+export function trimPings(tables: Tables, checkUuid: string, trim: { newestN: number; keep: number }): void {
+  // a range, not just n - keep: a lowered ping_log_limit leaves several entries to drop at once
+  const older = { start: [checkUuid], end: [checkUuid, trim.newestN - Math.max(0, trim.keep) + 1] };
+  removeRange(tables.pings, older);
+  removeRange(tables.bodies, older);
+}
+
+/** Removes a check's whole ping log and its bodies; call inside a write transaction. */
+export function removePings(tables: Tables, checkUuid: string): void {
+  removeRange(tables.pings, under(checkUuid));
+  removeRange(tables.bodies, under(checkUuid));
+}
+
+/** Returns up to `limit` of a check's newest pings, newest first. */
+export function pingPage(tables: Tables, checkUuid: string, limit: number): PingRecord[] {
+  const { start, end } = under(checkUuid);
+  return valuesIn<PingRecord>(tables.pings, { start: end, end: start, reverse: true, limit });
+}
+
+/** Returns the body of ping n, or null when it had none or has been trimmed. */
+export function pingBody(tables: Tables, checkUuid: string, n: number): Uint8Array | null {
+  const bytes = tables.bodies.getBinary([checkUuid, n]);
+  return bytes === undefined ? null : new Uint8Array(bytes);
+}

@@ -1,0 +1,37 @@
+// Projects, channels and checks by project id: the live snapshot a shard restores from.
+// No shard numbers in keys, so SHARDS may change between runs.
+import type { Key } from "lmdb";
+import type { Channel, Check, Project } from "../engine/model.ts";
+import { ALL, prepare, under, valuesIn } from "./tables.ts";
+import type { Put, Tables } from "./tables.ts";
+
+const checkKey = (projectId: string, uuid: string): Key => [projectId, uuid];
+
+/** Returns every stored project, ordered by id. */
+export function loadProjects(tables: Tables): Project[] {
+  return valuesIn<Project>(tables.projects, ALL);
+}
+
+/** Returns a project's channels, ordered by id. */
+export function loadChannels(tables: Tables, projectId: string): Channel[] {
+  return valuesIn<Channel>(tables.channels, under(projectId));
+}
+
+/** Returns a project's checks, ordered by uuid. */
+export function loadChecks(tables: Tables, projectId: string): Check[] {
+  return valuesIn<Check>(tables.checks, under(projectId));
+}
+
+/** Returns the writes that upsert projects, channels and checks. */
+export function snapshotPuts(tables: Tables, records: { projects: Project[]; channels: Channel[]; checks: Check[] }): Put[] {
+  return [
+    ...records.projects.map((project) => prepare(tables.projects, [project.id], project)),
+    ...records.channels.map((channel) => prepare(tables.channels, [channel.projectId, channel.id], channel)),
+    ...records.checks.map((check) => prepare(tables.checks, checkKey(check.projectId, check.uuid), check)),
+  ];
+}
+
+/** Removes a check's row; call inside a write transaction. */
+export function removeCheck(tables: Tables, projectId: string, uuid: string): void {
+  tables.checks.removeSync(checkKey(projectId, uuid));
+}

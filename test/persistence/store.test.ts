@@ -1,0 +1,281 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Changes, OutboxEntry, PingWrite } from "../../engine/changes.ts";
+import type { Check, PingRecord } from "../../engine/model.ts";
+import { openStore } from "../../persistence/store.ts";
+import type { Store } from "../../persistence/store.ts";
+import { channel, check, flip, ping, project, tempDir } from "../helpers.ts";
+
+const none: Changes = { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
+const changes = (overrides: Partial<Changes>): Changes => ({ ...none, ...overrides });
+
+/** Runs `body` against a fresh store in a temp folder, then closes and removes it. */
+async function withStore(body: (store: Store, dir: string) => Promise<void> | void): Promise<void> {
+  const dir = tempDir();
+  const store = openStore(dir.path, { durability: "commit" });
+  try {
+    await body(store, dir.path);
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+}
+
+function pingWrite(owner: Check, n: number, overrides: Partial<PingWrite> = {}): PingWrite {
+  return { projectId: owner.projectId, checkUuid: owner.uuid, record: ping({ n, at: n * 1000 }), body: null, keep: 100, ...overrides };
+}
+
+function outboxEntry(overrides: Partial<OutboxEntry> = {}): OutboxEntry {
+  const owner = check({ status: "down" });
+  return { id: "0000000001000-x-1-c", projectId: owner.projectId, check: owner, flip: flip({ checkUuid: owner.uuid, to: "down" }),
+    channel: channel(), lastPing: ping(), attempts: 0, nextAttemptAt: 1000, lastError: null, ...overrides };
+}
+
+test("every record kind round-trips", async () => {
+  await withStore(async (store) => {
+    const p = project({ name: "p1" });
+    const webhook = channel({ projectId: p.id, kind: "webhook", value: { kind: "webhook", json: true, spec: {
+      method_down: "POST", url_down: "https://x/down", body_down: "$NAME", headers_down: { "X-A": "1" },
+      method_up: "GET", url_up: "", body_up: "", headers_up: {} } } });
+    const email = channel({ projectId: p.id });
+    const c = check({ projectId: p.id, status: "up", nPings: 1, lastPingAt: 5, channels: [email.id, webhook.id].sort(), lastStartRid: "r" });
+    const record = ping({ n: 1, at: 5, kind: "fail", exitStatus: 3, rid: "r", bodySize: 3 });
+    const f = flip({ checkUuid: c.uuid, at: 5, to: "up" });
+    const entry = outboxEntry({ projectId: p.id });
+    await store.commit(changes({ projects: [p], channels: [webhook, email], checks: [c],
+      pings: [{ projectId: p.id, checkUuid: c.uuid, record, body: new Uint8Array([1, 2, 3]), keep: 10 }], flips: [f], outbox: [entry] }));
+    assert.equal(store.loadProjects(), [p]);
+    assert.equal(store.loadChannels(p.id), [webhook, email].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    assert.equal(store.loadChecks(p.id), [c]);
+    assert.equal(store.pingPage(c.uuid, 10), [record]);
+    assert.equal(store.pingBody(c.uuid, 1), new Uint8Array([1, 2, 3]));
+    assert.equal(store.flips(c.uuid, {}), [f]);
+    assert.equal(store.outboxAll(), [entry]);
+  });
+});
+
+test("loads only the asked project's channels and checks", async () => {
+  await withStore(async (store) => {
+    // "a" is a prefix of "ab": their ranges must not overlap
+    const [a, ab] = [project({ id: "a" }), project({ id: "ab" })];
+    const checks = [check({ projectId: "a" }), check({ projectId: "ab" })];
+    await store.commit(changes({ projects: [a, ab], checks, channels: [channel({ projectId: "a" })] }));
+    assert.equal(store.loadChecks("a"), [checks[0]]);
+    assert.equal(store.loadChecks("ab"), [checks[1]]);
+    assert.equal(store.loadChannels("ab"), []);
+    assert.equal(store.loadProjects().map((p) => p.id), ["a", "ab"]);
+  });
+});
+
+test("a commit's checks, pings and flips become visible together", async () => {
+  await withStore(async (store) => {
+    const c = check({ nPings: 1, nFlips: 1, status: "up" });
+    const committed = store.commit(changes({ checks: [c], pings: [pingWrite(c, 1)], flips: [flip({ checkUuid: c.uuid })] }));
+    assert.equal(store.loadChecks(c.projectId), []); // nothing before the commit
+    assert.equal(store.pingPage(c.uuid, 10), []);
+    await committed;
+    assert.equal(store.loadChecks(c.projectId), [c]);
+    assert.is(store.pingPage(c.uuid, 10).length, 1);
+    assert.is(store.flips(c.uuid, {}).length, 1);
+  });
+});
+
+test("a commit that fails midway writes nothing and later commits still work", async () => {
+  await withStore(async (store) => {
+    const c = check({ nPings: 1 });
+    const tooLong = check({ projectId: "x".repeat(3000) }); // beyond LMDB's key size: its put throws inside the transaction
+    const outcome = await store.commit(changes({ checks: [c, tooLong], pings: [pingWrite(c, 1)] })).then(() => "committed", () => "failed");
+    assert.is(outcome, "failed");
+    assert.equal(store.loadChecks(c.projectId), []);
+    assert.equal(store.pingPage(c.uuid, 10), []);
+    await store.commit(changes({ checks: [c] }));
+    assert.equal(store.loadChecks(c.projectId), [c]);
+  });
+});
+
+test("concurrent commits in one turn are each atomic and all land", async () => {
+  await withStore(async (store) => {
+    const checks = Array.from({ length: 50 }, () => check({ nPings: 1 }));
+    await Promise.all(checks.map((c) => store.commit(changes({ checks: [c], pings: [pingWrite(c, 1)] }))));
+    assert.is(store.loadChecks("p").length, 50);
+    for (const c of checks) assert.equal(store.pingPage(c.uuid, 5).map((r) => r.n), [1]);
+  });
+});
+
+test("the ping log keeps exactly the newest `keep` entries and drops their bodies", async () => {
+  await withStore(async (store) => {
+    const c = check();
+    const body = new Uint8Array([7]);
+    for (let n = 1; n <= 10; n++) await store.commit(changes({ pings: [pingWrite(c, n, { body, keep: 3 })] }));
+    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [10, 9, 8]);
+    assert.is(store.pingBody(c.uuid, 7), null);
+    assert.equal(store.pingBody(c.uuid, 8), body);
+  });
+});
+
+test("pings of one turn are trimmed even before any of them committed", async () => {
+  await withStore(async (store) => {
+    const c = check();
+    await Promise.all([1, 2, 3, 4].map((n) => store.commit(changes({ pings: [pingWrite(c, n, { keep: 2 })] }))));
+    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [4, 3]);
+    const many = [5, 6, 7].map((n) => pingWrite(c, n, { keep: 2 }));
+    await store.commit(changes({ pings: many }));
+    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [7, 6]);
+  });
+});
+
+test("a lowered keep drops every older entry at once", async () => {
+  await withStore(async (store) => {
+    const c = check();
+    await store.commit(changes({ pings: [1, 2, 3, 4, 5].map((n) => pingWrite(c, n, { body: new Uint8Array([n]) })) }));
+    await store.commit(changes({ pings: [pingWrite(c, 6, { keep: 2 })] }));
+    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [6, 5]);
+    assert.equal([1, 2, 3, 4].map((n) => store.pingBody(c.uuid, n)), [null, null, null, null]);
+    assert.equal(store.pingBody(c.uuid, 5), new Uint8Array([5]));
+  });
+});
+
+test("ping pages are newest first, limited, and per check", async () => {
+  await withStore(async (store) => {
+    const [a, b] = [check(), check()];
+    await store.commit(changes({ pings: [...[1, 2, 3, 4].map((n) => pingWrite(a, n)), pingWrite(b, 1), pingWrite(b, 12)] }));
+    const page: PingRecord[] = store.pingPage(a.uuid, 2);
+    assert.equal(page.map((r) => r.n), [4, 3]);
+    assert.equal(store.pingPage(b.uuid, 10).map((r) => r.n), [12, 1]); // numeric order, not text order
+    assert.equal(store.pingPage("unknown", 10), []);
+  });
+});
+
+test("an empty body stores nothing and reads back as null", async () => {
+  await withStore(async (store) => {
+    const c = check();
+    await store.commit(changes({ pings: [pingWrite(c, 1, { body: new Uint8Array(0) }), pingWrite(c, 2)] }));
+    assert.is(store.pingBody(c.uuid, 1), null);
+    assert.is(store.pingBody(c.uuid, 2), null);
+  });
+});
+
+const flipRows: [name: string, range: { fromAt?: number; toAt?: number }, want: number[]][] = [
+  ["no bounds: all, newest first", {}, [30, 20, 20, 10]],
+  ["fromAt is inclusive", { fromAt: 20 }, [30, 20, 20]],
+  ["toAt is exclusive", { toAt: 30 }, [20, 20, 10]],
+  ["both bounds", { fromAt: 11, toAt: 21 }, [20, 20]],
+  ["an empty range", { fromAt: 20, toAt: 20 }, []],
+];
+for (const [name, range, want] of flipRows) {
+  test(`flips by time: ${name}`, async () => {
+    await withStore(async (store) => {
+      const c = check();
+      const flips = [[10, 1], [20, 2], [20, 3], [30, 4]].map(([at, n]) => flip({ checkUuid: c.uuid, at, n }));
+      await store.commit(changes({ flips: [...flips, flip({ at: 15 })] })); // another check's flip stays out
+      assert.equal(store.flips(c.uuid, range).map((f) => f.at), want);
+    });
+  });
+}
+
+test("pruneFlips removes flips older than the cutoff of every check and counts them", async () => {
+  await withStore(async (store) => {
+    const [a, b] = [check(), check()];
+    const flips = [[a, 10], [a, 20], [a, 30], [b, 5], [b, 25]].map(([c, at], n) => flip({ checkUuid: (c as Check).uuid, at: at as number, n }));
+    await store.commit(changes({ flips }));
+    assert.is(await store.pruneFlips(20), 2);
+    assert.equal(store.flips(a.uuid, {}).map((f) => f.at), [30, 20]);
+    assert.equal(store.flips(b.uuid, {}).map((f) => f.at), [25]);
+    assert.is(await store.pruneFlips(20), 0);
+  });
+});
+
+test("deleting a check removes its row, pings, bodies and flips, and nothing of others", async () => {
+  await withStore(async (store) => {
+    const [gone, kept] = [check(), check()];
+    const body = new Uint8Array([1]);
+    await store.commit(changes({ checks: [gone, kept], pings: [pingWrite(gone, 1, { body }), pingWrite(kept, 1, { body })],
+      flips: [flip({ checkUuid: gone.uuid }), flip({ checkUuid: kept.uuid })] }));
+    await store.commit(changes({ deletedChecks: [{ projectId: gone.projectId, uuid: gone.uuid }] }));
+    assert.equal(store.loadChecks("p").map((c) => c.uuid), [kept.uuid]);
+    assert.equal(store.pingPage(gone.uuid, 10), []);
+    assert.is(store.pingBody(gone.uuid, 1), null);
+    assert.equal(store.flips(gone.uuid, {}), []);
+    assert.is(store.pingPage(kept.uuid, 10).length, 1);
+    assert.equal(store.pingBody(kept.uuid, 1), body);
+    assert.is(store.flips(kept.uuid, {}).length, 1);
+  });
+});
+
+test("a check upserted and deleted in one commit ends deleted", async () => {
+  await withStore(async (store) => {
+    const c = check({ nPings: 1 });
+    await store.commit(changes({ checks: [c], pings: [pingWrite(c, 1)], deletedChecks: [{ projectId: c.projectId, uuid: c.uuid }] }));
+    assert.equal(store.loadChecks(c.projectId), []);
+    assert.equal(store.pingPage(c.uuid, 10), []);
+  });
+});
+
+test("outboxDue returns due entries by id, up to the limit; update and delete change them", async () => {
+  await withStore(async (store) => {
+    const entries = [["3", 300], ["1", 100], ["2", 900], ["4", 50]].map(([id, nextAttemptAt]) =>
+      outboxEntry({ id: id as string, nextAttemptAt: nextAttemptAt as number }));
+    await store.commit(changes({ outbox: entries }));
+    assert.equal(store.outboxDue(300, 10).map((e) => e.id), ["1", "3", "4"]);
+    assert.equal(store.outboxDue(300, 2).map((e) => e.id), ["1", "3"]);
+    await store.outboxUpdate({ ...entries[1], attempts: 1, nextAttemptAt: 1000, lastError: "refused" });
+    assert.equal(store.outboxDue(300, 10).map((e) => e.id), ["3", "4"]);
+    assert.equal(store.outboxAll().find((e) => e.id === "1")?.lastError, "refused");
+    await store.outboxDelete("3");
+    await store.outboxDelete("missing");
+    assert.equal(store.outboxAll().map((e) => e.id), ["1", "2", "4"]);
+  });
+});
+
+test("reopening after close restores everything", async () => {
+  const dir = tempDir();
+  const p = project();
+  const c = check({ projectId: p.id, nPings: 2, status: "up" });
+  const ch = channel({ projectId: p.id });
+  const f = flip({ checkUuid: c.uuid, at: 3 });
+  const entry = outboxEntry();
+  const first = openStore(dir.path, { durability: "flush" });
+  await first.commit(changes({ projects: [p], channels: [ch], checks: [c], flips: [f], outbox: [entry],
+    pings: [pingWrite(c, 1, { body: new Uint8Array([9, 9]) }), pingWrite(c, 2)] }));
+  await first.close();
+  const again = openStore(dir.path, { durability: "flush" });
+  try {
+    assert.equal(again.loadProjects(), [p]);
+    assert.equal(again.loadChannels(p.id), [ch]);
+    assert.equal(again.loadChecks(p.id), [c]);
+    assert.equal(again.pingPage(c.uuid, 10).map((r) => r.n), [2, 1]);
+    assert.equal(again.pingBody(c.uuid, 1), new Uint8Array([9, 9]));
+    assert.equal(again.flips(c.uuid, {}), [f]);
+    assert.equal(again.outboxAll(), [entry]);
+    again.probe();
+  } finally {
+    await again.close();
+    dir.remove();
+  }
+});
+
+test("a read-only store reads what was written", async () => {
+  const dir = tempDir();
+  const c = check();
+  const writer = openStore(dir.path, { durability: "commit" });
+  await writer.commit(changes({ checks: [c] }));
+  await writer.close();
+  const reader = openStore(dir.path, { durability: "commit", readOnly: true });
+  try {
+    assert.equal(reader.loadChecks(c.projectId), [c]);
+  } finally {
+    await reader.close();
+    dir.remove();
+  }
+});
+
+test("probe throws once the store is closed", async () => {
+  const dir = tempDir();
+  const store = openStore(dir.path, { durability: "commit" });
+  store.probe();
+  await store.close();
+  assert.throws(() => store.probe());
+  dir.remove();
+});
+
+test.run();
