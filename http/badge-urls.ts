@@ -1,0 +1,16 @@
+// Signed badge URL tokens, shared by the badges list (/api/v3/badges/) and the badge files (/badge/...).
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/** Returns the badge token of a tag: the first 8 URL-safe base64 characters of HMAC-SHA256(project badge key, tag). */
+export function badgeSignature(badgeKey: string, tag: string): string {
+  return createHmac("sha256", badgeKey).update(tag).digest("base64url").slice(0, 8);
+}
+
+/** Returns how many states a badge token asks for (2 with the "-2" suffix, else 3), or null when its signature is wrong. */
+export function badgeStatesOf(badgeKey: string, tag: string, token: string): 2 | 3 | null {
+  const twoState = token.length === 10 && token.endsWith("-2");
+  const given = Buffer.from(twoState ? token.slice(0, 8) : token);
+  const expected = Buffer.from(badgeSignature(badgeKey, tag));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  return twoState ? 2 : 3;
+}
