@@ -127,6 +127,12 @@ export class Shard {
     return ok(check);
   }
 
+  /** As getCheck, after applying the check's own deadlines due by `at` (before a command changes it). */
+  #dueCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
+    const found = this.getCheck(projectId, uuid);
+    return found.ok ? ok(this.#catchUp(found.value, at)) : found;
+  }
+
   /** Creates a check, or with `unique` updates the first check matching on those fields. */
   createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Outcome<{ check: Check; created: boolean }> {
     const project = this.#projects.get(projectId);
@@ -146,8 +152,7 @@ export class Shard {
 
   /** Updates the given fields of a check; status and pings are never changed by an update. */
   updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Outcome<Check> {
-    void at;
-    const found = this.getCheck(projectId, uuid);
+    const found = this.#dueCheck(projectId, uuid, at);
     if (!found.ok) return found;
     const channels = this.#resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
@@ -156,14 +161,14 @@ export class Shard {
 
   /** Pauses a check (a no-op when already paused). */
   pauseCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
-    const found = this.getCheck(projectId, uuid);
+    const found = this.#dueCheck(projectId, uuid, at);
     if (!found.ok) return found;
     return ok(this.#apply(found.value, onPause(found.value, at), null));
   }
 
   /** Resumes a paused check; not_paused otherwise. */
   resumeCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
-    const found = this.getCheck(projectId, uuid);
+    const found = this.#dueCheck(projectId, uuid, at);
     if (!found.ok) return found;
     const step = onResume(found.value, at);
     if (!step.ok) return step;
@@ -172,8 +177,7 @@ export class Shard {
 
   /** Deletes a check; returns it as it was, with no channels (the reference's answer). */
   deleteCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
-    void at;
-    const found = this.getCheck(projectId, uuid);
+    const found = this.#dueCheck(projectId, uuid, at);
     if (!found.ok) return found;
     this.#checks.delete(uuid);
     this.#byProject.get(projectId)?.delete(uuid);
@@ -188,7 +192,8 @@ export class Shard {
   ping(command: PingCommand): Outcome<ShardPingResult> {
     const target = this.#pingTarget(command);
     if (!target.ok) return target;
-    const { check, created } = target.value;
+    const created = target.value.created;
+    const check = this.#catchUp(target.value.check, command.at);
     const project = this.#projects.get(check.projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
     const kind = command.email
@@ -226,9 +231,9 @@ export class Shard {
       const current = downAt(check);
       if (current === null) continue;
       if (current > now) { this.#wheel.set(uuid, current); continue; }
-      const stepped = this.#apply(check, onDeadline(check, dueAt), null, { rearm: false });
+      const stepped = this.#apply(check, onDeadline(check, current), null, { rearm: false });
       const next = downAt(stepped);
-      if (next === null || next <= dueAt) continue; // settled: never re-fire the same instant
+      if (next === null || next <= Math.max(dueAt, current)) continue; // settled: never re-fire the same instant
       if (next <= now) {
         queue.push([next, uuid]);
         queue.sort((a, b) => a[0] - b[0]);
@@ -244,6 +249,18 @@ export class Shard {
   }
 
   // ---- internals ----
+
+  /** Applies the check's deadlines that fell due by `at`, each stamped with its own due time. */
+  #catchUp(check: Check, at: Millis): Check {
+    let current = check;
+    for (let dueAt = downAt(current); dueAt !== null && dueAt <= at; ) {
+      current = this.#apply(current, onDeadline(current, dueAt), null);
+      const next = downAt(current);
+      if (next === null || next <= dueAt) break; // settled
+      dueAt = next;
+    }
+    return current;
+  }
 
   #putProject(project: Project): void {
     this.#projects.set(project.id, project);

@@ -61,7 +61,9 @@ export function onDeadline(check: Check, at: Millis): Step {
   if (check.status === "down" || statusAt(check, at) !== "down") return { check, flips: [] };
   // fact sheet §5: the flip is created at going_down_after(), not at the processing time
   const deadlineAt = downAt(check) ?? at;
-  return flipTo(check, { to: "down", at: Math.min(deadlineAt, at), reason: "timeout" });
+  // A success that leaves an old run open can make the check due at once: the flip can't predate that ping.
+  const stampAt = Math.max(Math.min(deadlineAt, at), check.lastPingAt ?? -Infinity);
+  return flipTo(check, { to: "down", at: stampAt, reason: "timeout" });
 }
 
 /** Options for applySpec: ids the shard already resolved, and the kind validateSchedule returned. */

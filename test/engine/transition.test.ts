@@ -194,4 +194,13 @@ test("spec: resolved channel ids replace the set, sorted and unique; channel ref
   assert.equal(applySpec(given, {}, { channelIds: [] }).channels, []);
 });
 
+test("a success that leaves an older run open is due at once: its down flip is not stamped before that success", () => {
+  const down = check({ status: "down", graceMs: HOUR, lastStartAt: 0, lastStartRid: "00000000-0000-4000-8000-00000000000a" });
+  const up = onPing(down, "success", "00000000-0000-4000-8000-00000000000b", 5 * HOUR).check; // another run's success
+  assert.is(up.status, "up");
+  assert.is(downAt(up), HOUR); // the old run outlived its grace long ago
+  const step = onDeadline(up, HOUR);
+  assert.equal(step.flips.map((f) => [f.at, f.from, f.to]), [[5 * HOUR, "up", "down"]]);
+});
+
 test.run();

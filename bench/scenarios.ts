@@ -1,0 +1,83 @@
+// Workloads as plain data: timed shard commands, shared by the replay test and the engine bench.
+import type { PingCommand } from "../engine/host/pool-api.ts";
+import type { CheckSpec, Millis, Project } from "../engine/model.ts";
+import { DAY, HOUR, LIMITS, MINUTE } from "../engine/model.ts";
+
+export type ScenarioCommand =
+  | { readonly at: Millis; readonly command: "createProject"; readonly project: Project }
+  | { readonly at: Millis; readonly command: "createCheck"; readonly projectId: string; readonly spec: CheckSpec }
+  | { readonly at: Millis; readonly command: "ping"; readonly ping: PingCommand }
+  | { readonly at: Millis; readonly command: "pause" | "resume"; readonly projectId: string; readonly uuid: string }
+  | { readonly at: Millis; readonly command: "advance" };
+
+export type Scenario = { readonly name: string; readonly steps: readonly ScenarioCommand[] };
+
+/** Returns deterministic ids "00000000-0000-4000-8000-<n>" so that a replay creates the same uuids. */
+export function sequentialIds(): () => string {
+  let n = 0;
+  return () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, "0")}`;
+}
+
+/** Returns the n-th id (1-based) that `sequentialIds()` hands out. */
+export function nthId(n: number): string {
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+}
+
+/** A small pseudo-random generator (mulberry32): the same seed gives the same workload. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function scenarioProject(id: string, overrides: Partial<Project> = {}): Project {
+  return { id, name: id, apiKey: `rw-${id}`, apiKeyReadonly: `ro-${id}`, pingKey: `pk-${id}`, badgeKey: `bk-${id}`,
+    checkLimit: 1_000_000, pingLogLimit: LIMITS.defaultPingLogLimit, pingBodyLimit: LIMITS.defaultPingBodyLimit,
+    createdAt: 0, ...overrides };
+}
+
+export function pingOf(target: PingCommand["target"], at: Millis, extra: Partial<PingCommand> = {}): PingCommand {
+  return { target, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
+    ua: "bench", rid: null, body: null, at, ...extra };
+}
+
+/**
+ * A week of mixed jobs: simple and cron checks by slug, pings that come late or fail, starts with
+ * and without run ids, pauses and resumes, and an advance of the clock every simulated 10 minutes.
+ */
+export function mixedWeek(seed = 7, checks = 40): Scenario {
+  const random = seeded(seed);
+  const steps: ScenarioCommand[] = [];
+  const t0 = Date.UTC(2026, 2, 20); // spans the EU spring DST change
+  const projectId = "scenario-project";
+  steps.push({ at: t0, command: "createProject", project: scenarioProject(projectId) });
+  const specs: CheckSpec[] = [];
+  for (let i = 0; i < checks; i++) {
+    const spec: CheckSpec = i % 3 === 0
+      ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", graceMs: 5 * MINUTE }
+      : { slug: `job-${i}`, timeoutMs: (1 + (i % 5)) * HOUR, graceMs: 10 * MINUTE, manualResume: i === 1 };
+    specs.push(spec);
+    steps.push({ at: t0, command: "createCheck", projectId, spec });
+  }
+  const signals = ["success", "success", "success", "start", "fail", "log"] as const;
+  for (let at = t0 + MINUTE; at < t0 + 7 * DAY; at += 10 * MINUTE) {
+    for (let i = 0; i < checks; i++) {
+      const r = random();
+      if (r < 0.08) {
+        const signal = signals[Math.floor(random() * signals.length)];
+        const rid = random() < 0.5 ? null : `00000000-0000-4000-9000-${Math.floor(random() * 4).toString().padStart(12, "0")}`;
+        steps.push({ at, command: "ping", ping: pingOf({ pingKey: `pk-${projectId}`, slug: `job-${i}`, create: false }, at, { signal, rid }) });
+      }
+    }
+    // each check takes two ids (uuid, badge key): check i has uuid nthId(2i + 1)
+    if (at === t0 + MINUTE + 2 * DAY) steps.push({ at, command: "pause", projectId, uuid: nthId(3) });
+    if (at === t0 + MINUTE + 3 * DAY) steps.push({ at, command: "resume", projectId, uuid: nthId(3) });
+    steps.push({ at, command: "advance" });
+  }
+  return { name: "mixed week", steps };
+}

@@ -1,0 +1,60 @@
+// A scenario replayed twice from an empty shard gives identical state and flips.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Flip } from "../engine/model.ts";
+import { Shard } from "../engine/shard.ts";
+import type { ShardSnapshot } from "../engine/shard.ts";
+import { assertNever } from "../engine/model.ts";
+import type { Scenario } from "../bench/scenarios.ts";
+import { mixedWeek, sequentialIds } from "../bench/scenarios.ts";
+
+function replay(scenario: Scenario): { snapshot: ShardSnapshot; flips: Flip[]; failures: number } {
+  const shard = new Shard({ newId: sequentialIds(), now: scenario.steps[0].at });
+  const flips: Flip[] = [];
+  let failures = 0;
+  for (const step of scenario.steps) {
+    switch (step.command) {
+      case "createProject": shard.createProject(step.project, step.at); break;
+      case "createCheck": if (!shard.createCheck(step.projectId, step.spec, [], step.at).ok) failures++; break;
+      case "ping": if (!shard.ping(step.ping).ok) failures++; break;
+      case "pause": if (!shard.pauseCheck(step.projectId, step.uuid, step.at).ok) failures++; break;
+      case "resume": if (!shard.resumeCheck(step.projectId, step.uuid, step.at).ok) failures++; break;
+      case "advance": shard.advance(step.at); break;
+      default: assertNever(step);
+    }
+    flips.push(...shard.takeChanges().flips);
+  }
+  return { snapshot: shard.snapshot(), flips, failures };
+}
+
+test("a mixed week replayed twice from empty gives identical snapshots and flips", () => {
+  const first = replay(mixedWeek());
+  const second = replay(mixedWeek());
+  assert.is(first.failures, 0);
+  assert.ok(first.flips.length > 50, `a meaningful scenario flips often (got ${first.flips.length})`);
+  assert.ok(first.flips.some((f) => f.reason === "timeout") && first.flips.some((f) => f.reason === "fail"));
+  assert.ok(first.flips.some((f) => f.to === "paused") && first.flips.some((f) => f.from === "paused"));
+  assert.equal(second.snapshot, first.snapshot);
+  assert.equal(second.flips, first.flips);
+});
+
+test("flips of each check are in time order and alternate their statuses", () => {
+  const { flips } = replay(mixedWeek(11));
+  const byCheck = new Map<string, Flip[]>();
+  for (const flip of flips) byCheck.set(flip.checkUuid, [...(byCheck.get(flip.checkUuid) ?? []), flip]);
+  for (const list of byCheck.values()) {
+    list.forEach((flip, i) => {
+      assert.is(flip.n, i + 1);
+      if (i > 0) {
+        assert.ok(flip.at >= list[i - 1].at, "flips in time order");
+        assert.is(flip.from, list[i - 1].to);
+      }
+    });
+  }
+});
+
+test("a different seed gives a different history", () => {
+  assert.not.equal(replay(mixedWeek(1)).flips, replay(mixedWeek(2)).flips);
+});
+
+test.run();
