@@ -1,0 +1,203 @@
+// Delivers due outbox entries (Project decision, fact sheet §2): each channel independently, at least
+// once, retried with exponential backoff, in flip order per check and channel. Time is passed in.
+//
+// Ordering: entries of one (check, channel) pair form a queue, sent one after another in flip order.
+// When one fails, the later ones of its queue wait until its retry time, so a receiver never hears
+// "up" before the "down" that preceded it. Queues run concurrently, at most `concurrency` sends at
+// once; a queue still busy from an earlier call is skipped, so a hanging endpoint never holds up
+// another queue or the next call.
+import type { OutboxEntry } from "../engine/changes.ts";
+import type { Millis } from "../engine/model.ts";
+import { HOUR } from "../engine/model.ts";
+import type { Delivery, RenderEntry } from "./render.ts";
+import { isPermanentResponse, ntfyTarget, render } from "./render.ts";
+import type { SendResult } from "./send.ts";
+import { sendEmail, sendHttp } from "./send.ts";
+
+/** nextAttemptAt of an entry that will never be tried again; its lastError says why. */
+export const GAVE_UP_AT: Millis = Number.MAX_SAFE_INTEGER;
+
+/** Returns true when delivery of the entry was abandoned (max attempts or a permanent error). */
+export function hasGivenUp(entry: OutboxEntry): boolean {
+  return entry.nextAttemptAt >= GAVE_UP_AT;
+}
+
+/** The store methods the deliverer needs; outboxAll (optional) restores the ordering memory after a restart. */
+export type Outbox = {
+  outboxDue(at: Millis, limit: number): OutboxEntry[];
+  outboxUpdate(entry: OutboxEntry): Promise<void>;
+  outboxDelete(id: string): Promise<void>;
+  outboxAll?(): OutboxEntry[];
+};
+
+export type DelivererOptions = {
+  readonly outbox: Outbox;
+  readonly siteRoot: string;
+  readonly siteName?: string; // default "hcd": Slack username, "View on …"
+  readonly allowPrivateIps: boolean;
+  readonly smtpUrl?: string;
+  readonly fromAddress: string;
+  readonly maxAttempts?: number; // default 8
+  readonly baseBackoffMs?: number; // default 10 s, doubled per failed attempt
+  readonly maxBackoffMs?: number; // default 1 h
+  readonly timeoutMs?: number; // default 10 s per delivery, redirects included
+  readonly concurrency?: number; // default 16 sends at once
+  readonly batchSize?: number; // default 200 entries per call
+  readonly maxResponseBytes?: number; // default 64 KiB read from an answer
+};
+
+const NTFY_PER_MINUTE = 6; // fact sheet §6: 6 messages per server+topic per minute
+
+type Settings = Required<Omit<DelivererOptions, "smtpUrl">> & { readonly smtpUrl: string | undefined };
+
+/** Sends due outbox entries; the host calls deliverDue(now) from its timer (or the virtual clock). */
+export class Deliverer {
+  readonly #settings: Settings;
+  readonly #busyQueues = new Set<string>();
+  readonly #blockers = new Map<string, OutboxEntry>(); // queue → its earliest entry waiting for a retry
+  readonly #ntfySentAt = new Map<string, Millis[]>(); // server/topic → recent send instants
+  #running = 0;
+  readonly #waitingForSlot: (() => void)[] = [];
+  #restored = false;
+
+  constructor(options: DelivererOptions) {
+    this.#settings = {
+      siteName: "hcd", maxAttempts: 8, baseBackoffMs: 10_000, maxBackoffMs: HOUR, timeoutMs: 10_000, concurrency: 16,
+      batchSize: 200, maxResponseBytes: 64 * 1024, ...options, smtpUrl: options.smtpUrl,
+    };
+  }
+
+  /**
+   * Sends every entry due at `now` whose queue is idle; resolves when those sends are recorded.
+   * Delivery failures become entry state, never exceptions; a failing store write is rethrown after
+   * all other entries were handled.
+   */
+  async deliverDue(now: Millis): Promise<void> {
+    this.#restoreBlockers();
+    const queues = new Map<string, OutboxEntry[]>();
+    for (const entry of this.#settings.outbox.outboxDue(now, this.#settings.batchSize)) {
+      if (hasGivenUp(entry)) continue;
+      const key = queueKey(entry);
+      if (this.#busyQueues.has(key)) continue; // still sending from an earlier call: next call picks it up
+      queues.set(key, [...(queues.get(key) ?? []), entry]);
+    }
+    const runs = [...queues].map(([key, entries]) => this.#runQueue(key, entries.sort(byFlipOrder), now));
+    const storeErrors = (await Promise.allSettled(runs)).flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+    if (storeErrors.length > 0) throw new AggregateError(storeErrors, "outbox write failed");
+  }
+
+  async #runQueue(key: string, entries: OutboxEntry[], now: Millis): Promise<void> {
+    this.#busyQueues.add(key);
+    try {
+      for (let i = 0; i < entries.length; i++) {
+        const blocker = this.#blockers.get(key);
+        // a blocker due by now but absent from this batch is gone (its check was deleted): it holds nothing back
+        if (blocker !== undefined && blocker.nextAttemptAt > now && byFlipOrder(blocker, entries[i]) < 0) {
+          await this.#defer(entries.slice(i), blocker.nextAttemptAt); // an earlier flip is still waiting for its retry
+          return;
+        }
+        const after = await this.#attempt(entries[i], now);
+        if (after !== null && !hasGivenUp(after)) {
+          this.#blockers.set(key, after);
+          await this.#defer(entries.slice(i + 1), after.nextAttemptAt);
+          return;
+        }
+        if (this.#blockers.get(key)?.id === entries[i].id) this.#blockers.delete(key);
+      }
+    } finally {
+      this.#busyQueues.delete(key);
+    }
+  }
+
+  /** Tries one entry; returns its stored new state after a failure, or null once it is delivered (deleted). */
+  async #attempt(entry: OutboxEntry, now: Millis): Promise<OutboxEntry | null> {
+    const { outbox } = this.#settings;
+    let delivery: Delivery | null;
+    try {
+      delivery = render(entry as RenderEntry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName });
+    } catch (error) { // a value the renderer cannot use (e.g. a malformed URL) will not improve with retries
+      return this.#recordFailure(entry, now, { error: `Cannot build the message: ${String(error)}`, permanent: true });
+    }
+    if (delivery === null) { // nothing to send in this direction
+      await outbox.outboxDelete(entry.id);
+      return null;
+    }
+    const result = await this.#withSlot(() => this.#send(entry, delivery, now));
+    if (result.ok) {
+      await outbox.outboxDelete(entry.id);
+      return null;
+    }
+    const permanent = result.permanent ||
+      (result.status !== null && isPermanentResponse(entry.channel.kind, result.status, result.responseBody));
+    return this.#recordFailure(entry, now, { error: result.error, permanent });
+  }
+
+  #send(entry: OutboxEntry, delivery: Delivery, now: Millis): Promise<SendResult> {
+    const { timeoutMs, maxResponseBytes, allowPrivateIps, smtpUrl, fromAddress } = this.#settings;
+    if (delivery.kind === "email") return sendEmail(delivery, { smtpUrl, from: fromAddress, timeoutMs });
+    if (entry.channel.value.kind === "ntfy" && !this.#ntfyAllowed(entry.channel.value.spec, now)) {
+      return Promise.resolve({ ok: false, error: "Rate limit exceeded", permanent: false, status: null, responseBody: "" });
+    }
+    return sendHttp(delivery, { timeoutMs, maxResponseBytes, allowPrivateIps });
+  }
+
+  async #recordFailure(entry: OutboxEntry, now: Millis, failure: { error: string; permanent: boolean }): Promise<OutboxEntry> {
+    const attempts = entry.attempts + 1;
+    const { maxAttempts, baseBackoffMs, maxBackoffMs } = this.#settings;
+    const done = failure.permanent || attempts >= maxAttempts;
+    const nextAttemptAt = done ? GAVE_UP_AT : now + Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs);
+    const updated: OutboxEntry = { ...entry, attempts, nextAttemptAt, lastError: failure.error };
+    await this.#settings.outbox.outboxUpdate(updated);
+    return updated;
+  }
+
+  /** Moves entries behind a waiting one to its retry time, so they are sent after it, in order. */
+  async #defer(entries: OutboxEntry[], untilAt: Millis): Promise<void> {
+    for (const entry of entries) {
+      if (entry.nextAttemptAt < untilAt) await this.#settings.outbox.outboxUpdate({ ...entry, nextAttemptAt: untilAt });
+    }
+  }
+
+  // fact sheet §6: 6 messages per server+topic per minute, else no request
+  #ntfyAllowed(spec: Parameters<typeof ntfyTarget>[0], now: Millis): boolean {
+    const { server, topic } = ntfyTarget(spec);
+    const key = `${server}/${topic}`;
+    const recent = (this.#ntfySentAt.get(key) ?? []).filter((at) => at > now - 60_000);
+    const allowed = recent.length < NTFY_PER_MINUTE;
+    if (allowed) recent.push(now);
+    this.#ntfySentAt.set(key, recent);
+    return allowed;
+  }
+
+  async #withSlot<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#running >= this.#settings.concurrency) {
+      await new Promise<void>((wake) => this.#waitingForSlot.push(wake));
+    }
+    this.#running++;
+    try {
+      return await work();
+    } finally {
+      this.#running--;
+      this.#waitingForSlot.shift()?.();
+    }
+  }
+
+  // After a restart, entries waiting for a retry still hold back the later flips of their queue
+  #restoreBlockers(): void {
+    if (this.#restored) return;
+    this.#restored = true;
+    for (const entry of this.#settings.outbox.outboxAll?.() ?? []) {
+      if (entry.attempts === 0 || hasGivenUp(entry)) continue;
+      const key = queueKey(entry), known = this.#blockers.get(key);
+      if (known === undefined || byFlipOrder(entry, known) < 0) this.#blockers.set(key, entry);
+    }
+  }
+}
+
+function queueKey(entry: OutboxEntry): string {
+  return `${entry.check.uuid}\u0000${entry.channel.id}`;
+}
+
+function byFlipOrder(a: OutboxEntry, b: OutboxEntry): number {
+  return a.flip.at - b.flip.at || a.flip.n - b.flip.n || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,397 @@
+// What to send for one outbox entry: the reference's payloads (fact sheet §4–§7), rendered from the
+// check, flip and last ping as they were at the flip (Project decision §2). Pure: no I/O, no clock.
+import { createHash } from "node:crypto";
+import type { OutboxEntry } from "../engine/changes.ts";
+import type { Channel, ChannelKind, Check, Millis, NtfySpec, PingRecord, WebhookSpec } from "../engine/model.ts";
+import { assertNever } from "../engine/model.ts";
+import { nextPingAt, statusAt } from "../engine/status.ts";
+import type { JsonValue } from "./py-json.ts";
+import { pyJson } from "./py-json.ts";
+import { formatAgo, formatDowntime, formatPeriod, isoSeconds, rfc2822, shortDate } from "./wording.ts";
+
+export const HTTP_METHODS = ["GET", "POST", "PUT"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** One HTTP request to make; `body` is sent as UTF-8, null = none. */
+export type HttpRequest = {
+  readonly kind: "http";
+  readonly method: HttpMethod;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | null;
+};
+
+/** One alert email (multipart/alternative); the sender fills in From and Message-ID. */
+export type EmailMessage = {
+  readonly kind: "email";
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+};
+
+export type Delivery = HttpRequest | EmailMessage;
+
+/**
+ * Facts an outbox entry may carry beyond OutboxEntry; absent means unknown and the message leaves
+ * them out. lastPingBody feeds $BODY and the body sections; downSinceAt (the previous down flip's
+ * instant, for an up flip) gives the downtime line; projectName the "Project" field.
+ */
+export type EntryExtras = {
+  readonly lastPingBody?: Uint8Array | null;
+  readonly projectName?: string;
+  readonly downSinceAt?: Millis | null;
+};
+export type RenderEntry = OutboxEntry & EntryExtras;
+
+export type RenderOptions = { readonly siteRoot: string; readonly siteName: string };
+
+type Direction = "up" | "down";
+
+/** Returns what to send for the entry, or null when its channel does nothing for this flip (a no-op). */
+export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null {
+  const direction = entry.flip.to;
+  if (direction !== "up" && direction !== "down") return null; // fact sheet §1: only up and down notify
+  const facts = factsOf(entry, direction, opts);
+  const value = entry.channel.value;
+  switch (value.kind) {
+    case "webhook": return value.json ? renderJsonWebhook(value.spec, facts) : renderWebhook(value.spec, facts);
+    case "slack": return renderSlackalike(value.url, facts, "slack");
+    case "discord": return renderSlackalike(discordUrl(value.url), facts, "discord");
+    case "ntfy": return renderNtfy(value.spec, facts);
+    case "email": return renderEmail(value.address, facts);
+    default: return assertNever(value);
+  }
+}
+
+/**
+ * Returns true when a channel's HTTP answer means it will never work again, so retrying is pointless:
+ * Slack 404 or 400 "invalid_token", Discord 404 (fact sheet §5); webhooks and ntfy never.
+ */
+export function isPermanentResponse(kind: ChannelKind, status: number, body: string): boolean {
+  if (kind === "slack") return status === 404 || (status === 400 && body === "invalid_token");
+  if (kind === "discord") return status === 404;
+  return false;
+}
+
+/** Returns the check's public link: SITE_ROOT/cloaked/<sha1 of the uuid's first 16 hex digits>/. */
+export function cloakedUrl(check: Check, siteRoot: string): string {
+  return `${siteRoot}/cloaked/${uniqueKey(check.uuid)}/`;
+}
+
+function uniqueKey(uuid: string): string {
+  return createHash("sha1").update(uuid.replaceAll("-", "").slice(0, 16)).digest("hex");
+}
+
+// ---- shared facts --------------------------------------------------------------------------------
+
+type Facts = {
+  readonly check: Check;
+  readonly channel: Channel;
+  readonly direction: Direction;
+  readonly at: Millis; // the flip's instant: "now" of every relative time
+  readonly reason: string; // long form, "" when none
+  readonly downtimeMs: Millis | null;
+  readonly name: string; // name, or the uuid when empty
+  readonly ping: PingRecord | null;
+  readonly body: string | null; // last ping body as text, null = none
+  readonly bodyBytes: number;
+  readonly projectName: string;
+  readonly opts: RenderOptions;
+};
+
+function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions): Facts {
+  const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
+  const downSinceAt = entry.downSinceAt ?? null;
+  return {
+    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry.flip.reason),
+    downtimeMs: direction === "up" && entry.flip.from === "down" && downSinceAt !== null ? entry.flip.at - downSinceAt : null,
+    name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
+    body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
+    bodyBytes: bytes?.length ?? 0, projectName: entry.projectName ?? "", opts,
+  };
+}
+
+function reasonLong(reason: string): string {
+  if (reason === "timeout") return "success signal did not arrive on time, grace time passed";
+  if (reason === "fail") return "received a failure signal";
+  return "";
+}
+
+function tagList(tags: string): string[] {
+  return tags.split(" ").map((t) => t.trim()).filter((t) => t !== "");
+}
+
+/** "Success", "Failure", "Exit status N", "Start", "Log", "Ignored" (reference formatted_kind). */
+function pingKindLabel(ping: PingRecord, started: "Start" | "Started"): string {
+  switch (ping.kind) {
+    case "success": return "Success";
+    case "fail": return ping.exitStatus !== null && ping.exitStatus > 0 ? `Exit status ${ping.exitStatus}` : "Failure";
+    case "start": return started;
+    case "log": return "Log";
+    case "ign": return "Ignored";
+    default: return assertNever(ping.kind);
+  }
+}
+
+function statusLine(facts: Facts): string | null {
+  if (facts.reason !== "") return `Reason: ${facts.reason}.`;
+  if (facts.downtimeMs !== null) return `The downtime lasted ${formatDowntime(facts.downtimeMs)}.`;
+  return null;
+}
+
+// ---- webhook (fact sheet §4) ---------------------------------------------------------------------
+
+const URL_ENCODED = new Set(["$NOW", "$NAME_JSON", "$NAME", "$TAGS", "$JSON"]); // and every $TAGn
+
+/** The check's v3 read-write representation at `at` (reference Check.to_dict), for $JSON. */
+export function checkJson(check: Check, at: Millis, siteRoot: string): JsonValue {
+  const next = nextPingAt(check);
+  const base: Record<string, JsonValue> = {
+    name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, grace: Math.floor(check.graceMs / 1000),
+    n_pings: check.nPings, status: statusAt(check, at), started: check.lastStartAt !== null,
+    last_ping: check.lastPingAt === null ? null : isoSeconds(check.lastPingAt), next_ping: next === null ? null : isoSeconds(next),
+    manual_resume: check.manualResume, methods: check.methods,
+    subject: check.filterSubject ? check.successKw : "", subject_fail: check.filterSubject ? check.failureKw : "",
+    start_kw: check.startKw, success_kw: check.successKw, failure_kw: check.failureKw,
+    filter_subject: check.filterSubject, filter_body: check.filterBody, filter_http_body: check.filterHttpBody,
+    filter_default_fail: check.filterDefaultFail, badge_url: `${siteRoot}/b/2/${check.badgeKey}.svg`,
+  };
+  const seconds = check.lastDurationMs === null ? 0 : Math.floor(check.lastDurationMs / 1000);
+  if (seconds > 0) base.last_duration = seconds;
+  const apiUrl = `${siteRoot}/api/v3/checks/${check.uuid}`;
+  Object.assign(base, { uuid: check.uuid, ping_url: `${siteRoot}/ping/${check.uuid}`, update_url: apiUrl,
+    pause_url: `${apiUrl}/pause`, resume_url: `${apiUrl}/resume`, channels: [...check.channels].sort().join(",") });
+  if (check.kind === "simple") base.timeout = Math.floor(check.timeoutMs / 1000);
+  else Object.assign(base, { schedule: check.schedule, tz: check.tz });
+  return base;
+}
+
+type Where = "url" | "headers" | "body";
+
+/** The placeholders in the reference's matching order, each with its value (fact sheet §4). */
+function placeholders(facts: Facts, where: Where): [key: string, value: string][] {
+  const { check, ping } = facts;
+  const list: [string, string][] = [
+    ["$CODE", check.uuid], ["$STATUS", facts.direction], ["$NOW", isoSeconds(facts.at)],
+    ["$NAME_JSON", pyJson(check.name)], ["$NAME", check.name], ["$SLUG", check.slug], ["$TAGS", check.tags],
+    ["$JSON", pyJson(checkJson(check, facts.at, facts.opts.siteRoot))],
+  ];
+  if (where === "body") list.push(["$BODY_JSON", pyJson(facts.body ?? "")], ["$BODY", facts.body ?? ""]);
+  list.push(["$EXITSTATUS", String(ping?.exitStatus ?? -1)]);
+  tagList(check.tags).forEach((tag, i) => list.push([`$TAG${i + 1}`, tag]));
+  if (where !== "url") return list;
+  return list.map(([key, value]) => [key, URL_ENCODED.has(key) || /^\$TAG\d/.test(key) ? pyQuote(value) : value]);
+}
+
+/** Replaces placeholders in one pass: text produced by a substitution is never scanned again. */
+export function substitute(template: string, values: readonly [key: string, value: string][]): string {
+  const [head, ...pieces] = template.split("$");
+  return head + pieces.map((rest) => {
+    const piece = `$${rest}`;
+    const hit = values.find(([key]) => piece.startsWith(key));
+    return hit === undefined ? piece : hit[1] + piece.slice(hit[0].length);
+  }).join("");
+}
+
+/** Percent-encodes like Python's quote(): UTF-8, keeps A–Z a–z 0–9 _ . - ~ and /. */
+export function pyQuote(text: string): string {
+  return encodeURIComponent(wellFormed(text))
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll("%2F", "/");
+}
+
+// encodeURIComponent throws on a lone surrogate; Python's quote would not, so write U+FFFD instead
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
+}
+
+// Header values: every character outside latin-1 becomes a decimal XML character reference
+function latin1Header(value: string): string {
+  return Array.from(value, (c) => {
+    const code = c.codePointAt(0) ?? 0;
+    return code > 0xff ? `&#${code};` : c;
+  }).join("");
+}
+
+function methodOf(raw: string): HttpMethod {
+  const upper = raw.toUpperCase();
+  return HTTP_METHODS.find((m) => m === upper) ?? "GET";
+}
+
+function renderWebhook(spec: WebhookSpec, facts: Facts): HttpRequest | null {
+  const up = facts.direction === "up";
+  const urlTemplate = up ? spec.url_up : spec.url_down;
+  if (urlTemplate === "") return null; // fact sheet §4: an empty URL makes that direction a no-op
+  const method = methodOf(up ? spec.method_up : spec.method_down);
+  const bodyTemplate = up ? spec.body_up : spec.body_down;
+  const headerValues = placeholders(facts, "headers");
+  const headers = Object.fromEntries(Object.entries(up ? spec.headers_up : spec.headers_down)
+    .map(([name, value]) => [name, latin1Header(substitute(value, headerValues))]));
+  const withBody = method !== "GET" && bodyTemplate !== "";
+  return { kind: "http", method, url: substitute(urlTemplate, placeholders(facts, "url")), headers,
+    body: withBody ? substitute(bodyTemplate, placeholders(facts, "body")) : null };
+}
+
+// Project (CONTRACT channel values): a plain URL = POST the check's JSON on every up and down change
+function renderJsonWebhook(spec: WebhookSpec, facts: Facts): HttpRequest | null {
+  const url = (facts.direction === "up" ? spec.url_up : spec.url_down) || spec.url_down || spec.url_up;
+  if (url === "") return null;
+  return { kind: "http", method: "POST", url, headers: { "Content-Type": "application/json" },
+    body: pyJson(checkJson(facts.check, facts.at, facts.opts.siteRoot)) };
+}
+
+// ---- Slack and Discord (fact sheet §5) -----------------------------------------------------------
+
+function discordUrl(url: string): string {
+  let target = url.replace(/^(https?:\/\/)discordapp\.com(?=[/:]|$)/i, "$1discord.com").replace(/\/+$/, "");
+  if (!target.endsWith("/slack")) target += "/slack";
+  return target;
+}
+
+/** Returns the last ping body cut to `max` characters plus "\n[truncated]", or null without a body. */
+function cutBody(body: string | null, max: number): string | null {
+  if (body === null) return null;
+  return body.length > max ? `${body.slice(0, max)}\n[truncated]` : body;
+}
+
+function renderSlackalike(url: string, facts: Facts, flavour: "slack" | "discord"): HttpRequest {
+  const { check, ping, name, direction } = facts;
+  const fields: JsonValue[] = [];
+  const add = (title: string, value: string, short = true) => fields.push(short ? { title, value, short } : { title, value });
+  const fixAsterisks = (s: string) => flavour === "slack" ? s.replaceAll("*", "\u034f*") : s.replaceAll("*", "\\*");
+  if (check.desc) add("Description", check.desc, false);
+  if (facts.projectName) add("Project", facts.projectName);
+  const tags = tagList(check.tags);
+  if (tags.length > 0) add("Tags", tags.map((t) => `\`${t}\``).join(" "));
+  if (check.kind === "simple") add("Period", formatPeriod(check.timeoutMs));
+  else { add("Schedule", fixAsterisks(check.schedule)); add("Time Zone", check.tz); }
+  add("Total Pings", String(ping?.n ?? 0));
+  add("Last Ping", ping === null ? "Never" : `${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`);
+  const body = cutBody(facts.body, 1000);
+  if (body !== null && !body.includes("```")) add("Last Ping Body", `\`\`\`\n${body}\n\`\`\``, false);
+  const upper = direction.toUpperCase();
+  const payload: JsonValue = {
+    username: facts.opts.siteName,
+    icon_url: `${facts.opts.siteRoot}/static/img/logo.png`,
+    attachments: [{
+      color: direction === "up" ? "good" : "danger",
+      fallback: `The check "${name}" is ${upper}.`,
+      mrkdwn_in: ["fields"],
+      title: `\u201c${name}\u201d is ${upper}.`,
+      title_link: cloakedUrl(check, facts.opts.siteRoot),
+      text: statusLine(facts),
+      fields,
+    }],
+  };
+  return { kind: "http", method: "POST", url, headers: { "Content-Type": "application/json" }, body: pyJson(payload) };
+}
+
+// ---- ntfy (fact sheet §6) ------------------------------------------------------------------------
+
+/** Returns the server base URL and topic; a topic URL ("https://ntfy.sh/alerts") is split. */
+export function ntfyTarget(spec: NtfySpec): { server: string; topic: string } {
+  if (spec.topic !== "") return { server: spec.url.replace(/\/+$/, ""), topic: spec.topic };
+  const url = new URL(spec.url);
+  const parts = url.pathname.split("/").filter((p) => p !== "");
+  const topic = parts.pop() ?? "";
+  return { server: `${url.origin}${parts.length > 0 ? `/${parts.join("/")}` : ""}`, topic };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c] ?? c);
+}
+
+function renderNtfy(spec: NtfySpec, facts: Facts): HttpRequest | null {
+  const priority = facts.direction === "up" ? spec.priority_up : spec.priority_down;
+  if (priority === 0) return null; // fact sheet §6: priority 0 makes that direction a no-op
+  const { check, ping } = facts;
+  const lines: string[] = [];
+  const first = statusLine(facts);
+  if (first !== null) lines.push(first, "");
+  if (facts.projectName) lines.push(`**Project:** ${facts.projectName}`);
+  const tags = tagList(check.tags);
+  if (tags.length > 0) lines.push(`**Tags:** ${tags.join(", ")}`);
+  if (check.kind === "simple") lines.push(`**Period:** ${formatPeriod(check.timeoutMs)}`);
+  else lines.push(`**Schedule:** \`${check.schedule}\``, `**Time Zone:** ${check.tz}`);
+  lines.push(`**Total Pings:** ${ping?.n ?? 0}`);
+  lines.push(ping === null ? "**Last Ping:** Never" : `**Last Ping:** ${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`);
+  const { server, topic } = ntfyTarget(spec);
+  const payload: JsonValue = {
+    topic, priority, title: `${facts.name} is ${facts.direction.toUpperCase()}`,
+    message: lines.map(escapeHtml).join("\n"), markdown: true,
+    tags: [facts.direction === "up" ? "green_circle" : "red_circle"],
+    actions: [{ action: "view", label: `View on ${facts.opts.siteName}`, url: cloakedUrl(check, facts.opts.siteRoot) }],
+  };
+  return { kind: "http", method: "POST", url: server, headers: { "Content-Type": "application/json" }, body: pyJson(payload) };
+}
+
+// ---- email (fact sheet §7) -----------------------------------------------------------------------
+
+const EMAIL_BODY_MAX = 10_000;
+
+/** Wraps each line at `width` columns on spaces (Django's wordwrap: long words are not broken). */
+function wordWrap(text: string, width: number): string {
+  return text.split("\n").map((line) => {
+    const out: string[] = [];
+    let rest = line;
+    while (rest.length > width) {
+      const cut = rest.lastIndexOf(" ", width);
+      if (cut <= 0) break;
+      out.push(rest.slice(0, cut));
+      rest = rest.slice(cut + 1);
+    }
+    out.push(rest);
+    return out.join("\n");
+  }).join("\n");
+}
+
+function renderEmail(address: string, facts: Facts): EmailMessage {
+  const { check, ping, name, direction, opts } = facts;
+  const link = cloakedUrl(check, opts.siteRoot);
+  const tags = tagList(check.tags);
+  const details: [label: string, text: string][] = [];
+  if (facts.projectName) details.push(["Project", facts.projectName]);
+  if (tags.length > 0) details.push(["Tags", check.tags]);
+  if (check.kind === "simple") details.push(["Period", formatPeriod(check.timeoutMs)]);
+  else details.push(["Schedule", check.schedule], ["Time zone", check.tz]);
+  details.push(["Total pings", `${check.nPings} (since ${shortDate(check.createdAt)})`]);
+  if (ping !== null) {
+    details.push(["Last ping", `${formatAgo(ping.at, facts.at)}${ping.remoteAddr ? `, from ${ping.remoteAddr}` : ""}`]);
+    details.push(["Last ping type", pingKindLabel(ping, "Started")]);
+  }
+  details.push([`Status changed to ${direction} at`, rfc2822(facts.at)]);
+  const body = facts.body === null ? null : facts.body.slice(-EMAIL_BODY_MAX);
+  const bodyTooLong = facts.body !== null && facts.body.length > EMAIL_BODY_MAX;
+  const bodyNote = `Showing the last ${EMAIL_BODY_MAX} bytes of ${facts.bodyBytes} bytes total.`;
+  const status = statusLine(facts);
+
+  const text: string[] = [`The check "${name}" has gone ${direction}.`];
+  if (status !== null) text.push(status);
+  text.push("", `View on ${opts.siteName}:`, link);
+  if (check.desc) text.push("", "Description:", "------------", check.desc);
+  text.push("", "Details:", "--------", ...details.map(([label, value]) => `${label}: ${value}`));
+  if (body !== null) {
+    text.push("", "Last Ping Body:", "---------------", wordWrap(body, 80));
+    if (bodyTooLong) text.push(bodyNote);
+  }
+  text.push("", "--", `Regards, ${opts.siteName}`);
+
+  const e = escapeHtml;
+  const headline = direction === "down"
+    ? `"${e(name)}" is DOWN${facts.reason ? ` (${e(facts.reason)})` : ""}.`
+    : `"${e(name)}" is UP.${facts.downtimeMs !== null ? ` The downtime lasted ${formatDowntime(facts.downtimeMs)}.` : ""}`;
+  const html: string[] = [`<!DOCTYPE html>`, `<p>${headline} <a href="${e(link)}">View on ${e(opts.siteName)}&hellip;</a></p>`];
+  if (check.desc) html.push(`<p><b>Description</b><br>${e(check.desc).replaceAll("\n", "<br>")}</p>`);
+  html.push("<table>", ...details.map(([label, value]) =>
+    `<tr><td style="padding-right: 32px; vertical-align: top;"><b>${e(label)}</b></td><td>${e(value)}</td></tr>`), "</table>");
+  if (body !== null) {
+    html.push("<p><b>Last Ping Body</b></p>",
+      `<pre style="font-family: monospace; line-height: 1em;">${e(body).replaceAll("\n", "<br>")}</pre>`);
+    if (bodyTooLong) html.push(`<p>${e(bodyNote)}</p>`);
+  }
+  html.push(`<p style="color: #666666">&mdash;<br>${e(opts.siteName)}</p>`);
+
+  return { kind: "email", to: address, subject: `${direction.toUpperCase()} | ${name}`,
+    text: text.join("\n") + "\n", html: html.join("\n") + "\n" };
+}

@@ -1,0 +1,204 @@
+// The only notify code that touches sockets and timers: one HTTP request (redirects, private-address
+// guard, deadline) or one email over SMTP. Results are values; nothing here throws for a failed send.
+import { lookup as dnsLookup } from "node:dns";
+import type { LookupAddress, LookupOptions } from "node:dns";
+import * as http from "node:http";
+import * as https from "node:https";
+import { isIP } from "node:net";
+import nodemailer from "nodemailer";
+import { isPrivateAddress } from "./private-ip.ts";
+import type { EmailMessage, HttpMethod, HttpRequest } from "./render.ts";
+
+/** Outcome of one send: permanent = retrying cannot help. `status`/`responseBody` come from the last HTTP answer. */
+export type SendResult =
+  | { readonly ok: true; readonly status: number | null }
+  | { readonly ok: false; readonly error: string; readonly permanent: boolean; readonly status: number | null; readonly responseBody: string };
+
+export type HttpOptions = {
+  readonly timeoutMs: number; // the whole exchange, redirects included
+  readonly maxResponseBytes: number;
+  readonly allowPrivateIps: boolean;
+  readonly userAgent?: string;
+};
+
+const SUCCESS = new Set([200, 201, 202, 204]);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 3;
+const PRIVATE_REFUSED = "Connections to private IP addresses are not allowed";
+
+/** An error text with its permanence, carried through the hop code as a rejection. */
+class SendFailure extends Error {
+  readonly permanent: boolean;
+  constructor(message: string, permanent = false) {
+    super(message);
+    this.permanent = permanent;
+  }
+}
+
+type Answer = { status: number; location: string | null; body: Buffer };
+
+/**
+ * Sends one request and follows up to 3 redirects, refusing any hop whose address is private unless
+ * allowed (fact sheet §3). Returns ok for 200/201/202/204, else the reference's error text.
+ */
+export async function sendHttp(request: HttpRequest, opts: HttpOptions): Promise<SendResult> {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return failed(new SendFailure("Invalid URL", true), null, "");
+  }
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), opts.timeoutMs);
+  let method: HttpMethod = request.method;
+  let body = request.body === null ? null : Buffer.from(request.body, "utf8");
+  let headers: Record<string, string> = { ...request.headers };
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === "user-agent")) {
+    headers["User-Agent"] = opts.userAgent ?? "healthchecks.io";
+  }
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const answer = await exchange({ url, method, headers, body, opts, signal: abort.signal });
+      if (REDIRECTS.has(answer.status) && answer.location !== null) {
+        if (redirects >= MAX_REDIRECTS) throw new SendFailure("Too many redirects");
+        const next = new URL(answer.location, url);
+        // like curl: 303 always, and 301/302 after a POST, continue as GET without a body
+        if (answer.status === 303 || ((answer.status === 301 || answer.status === 302) && method === "POST")) {
+          method = "GET";
+          body = null;
+          headers = withoutHeaders(headers, ["content-type", "content-length"]);
+        }
+        if (next.host !== url.host) headers = withoutHeaders(headers, ["authorization", "cookie"]);
+        url = next;
+        continue;
+      }
+      const text = answer.body.toString("utf8");
+      if (SUCCESS.has(answer.status)) return { ok: true, status: answer.status };
+      return { ok: false, error: `Received status code ${answer.status}`, permanent: false, status: answer.status, responseBody: text };
+    }
+  } catch (error) {
+    return failed(abort.signal.aborted ? new SendFailure("Connection timed out") : error, null, "");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function failed(error: unknown, status: number | null, responseBody: string): SendResult {
+  const failure = error instanceof SendFailure ? error : new SendFailure(describeSocketError(error));
+  return { ok: false, error: failure.message, permanent: failure.permanent, status, responseBody };
+}
+
+function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
+}
+
+/** Maps a Node socket/DNS/TLS error to the reference's wording (hc/lib/curl.py). */
+function describeSocketError(error: unknown): string {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  if (code === PRIVATE_CODE) return PRIVATE_REFUSED;
+  if (["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "EAI_NONAME"].includes(code)) return "Could not resolve host";
+  if (code === "ETIMEDOUT" || code === "ABORT_ERR") return "Connection timed out";
+  if (["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "ECONNABORTED", "EADDRNOTAVAIL",
+    "ERR_SOCKET_CLOSED", "UND_ERR_SOCKET"].includes(code)) return "Connection failed";
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|EPROTO|ERR_OSSL)/.test(code)) return "TLS handshake failed";
+  if (code === "HPE_INVALID_CONSTANT" || code.startsWith("HPE_")) return `HTTP request failed, code: ${code}`;
+  return `HTTP request failed, code: ${code || "unknown"}`;
+}
+
+const PRIVATE_CODE = "HCD_PRIVATE_ADDRESS";
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A dns.lookup for http.request that drops private addresses, so every socket, redirects too, is checked. */
+function guardedLookup(allowPrivateIps: boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err !== null) return callback(err, []);
+      const usable = allowPrivateIps ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));
+      if (usable.length === 0) return callback(Object.assign(new Error(PRIVATE_REFUSED), { code: PRIVATE_CODE }), []);
+      if (options.all === true) return callback(null, usable);
+      return callback(null, usable[0].address, usable[0].family);
+    });
+  };
+}
+
+type Exchange = {
+  url: URL; method: HttpMethod; headers: Record<string, string>; body: Buffer | null;
+  opts: HttpOptions; signal: AbortSignal;
+};
+
+/** One request/response on a fresh connection; rejects with the socket error or SendFailure. */
+function exchange({ url, method, headers, body, opts, signal }: Exchange): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      reject(new SendFailure(`Unsupported URL scheme: ${url.protocol.replace(/:$/, "")}`, true));
+      return;
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(host) !== 0 && !opts.allowPrivateIps && isPrivateAddress(host)) {
+      reject(new SendFailure(PRIVATE_REFUSED)); // literal addresses never reach the lookup
+      return;
+    }
+    const transport = url.protocol === "https:" ? https : http;
+    const requestHeaders: Record<string, string> = { ...headers };
+    if (body !== null) requestHeaders["Content-Length"] = String(body.length);
+    const req = transport.request({
+      protocol: url.protocol, hostname: host, port: url.port || undefined, path: `${url.pathname}${url.search}`,
+      method, headers: requestHeaders, lookup: guardedLookup(opts.allowPrivateIps), agent: false, signal,
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = () => resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null,
+        body: Buffer.concat(chunks).subarray(0, opts.maxResponseBytes) });
+      res.on("data", (chunk: Buffer) => {
+        if (size >= opts.maxResponseBytes) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= opts.maxResponseBytes) { // enough to judge the answer: stop reading
+          finish();
+          res.destroy();
+        }
+      });
+      res.on("end", finish);
+      res.on("error", reject);
+      res.on("close", () => { if (!res.complete && size < opts.maxResponseBytes) reject(new SendFailure("Connection failed")); });
+    });
+    req.on("error", reject);
+    req.end(body ?? undefined);
+  });
+}
+
+export type EmailOptions = {
+  readonly smtpUrl: string | undefined; // e.g. smtp://user:pass@host:587; unset = email not configured
+  readonly from: string;
+  readonly timeoutMs: number;
+};
+
+/** Sends one alert email through SMTP_URL; returns the server's refusal or the connection error as a value. */
+export async function sendEmail(message: EmailMessage, opts: EmailOptions): Promise<SendResult> {
+  if (opts.smtpUrl === undefined || opts.smtpUrl === "") {
+    return { ok: false, error: "Email is not configured: SMTP_URL is not set", permanent: false, status: null, responseBody: "" };
+  }
+  const transporter = nodemailer.createTransport({
+    url: opts.smtpUrl, connectionTimeout: opts.timeoutMs, greetingTimeout: opts.timeoutMs, socketTimeout: opts.timeoutMs,
+  });
+  try {
+    await transporter.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    return { ok: true, status: null };
+  } catch (error) {
+    return { ok: false, error: describeSmtpError(error), permanent: false, status: null, responseBody: "" };
+  } finally {
+    transporter.close();
+  }
+}
+
+function describeSmtpError(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "Email sending failed";
+  const code = "code" in error ? String(error.code) : "";
+  const response = "response" in error && typeof error.response === "string" ? error.response : "";
+  if (code === "ETIMEDOUT") return "SMTP connection timed out";
+  if (code === "EDNS") return "Could not resolve SMTP host";
+  if (code === "ECONNECTION" || code === "ESOCKET") return `SMTP connection failed: ${"message" in error ? String(error.message) : code}`;
+  if (response !== "") return `SMTP error: ${response}`;
+  return `Email sending failed: ${"message" in error ? String(error.message) : code}`;
+}
