@@ -1,0 +1,46 @@
+// The HTTP application: every route and the error renderer, built from its dependencies (no module-level state).
+import { H3 } from "h3";
+import type { H3Event, HTTPError } from "h3";
+import type { Clock } from "../engine/host/clock.ts";
+import { systemClock } from "../engine/host/clock.ts";
+import type { Pool } from "../engine/host/pool-api.ts";
+import type { Config } from "./config.ts";
+import type { ErrorReporter } from "./errors.ts";
+import { httpError, renderError, renderTextError } from "./errors.ts";
+import { adminRoutes } from "./routes/admin.ts";
+import { badgeRoutes } from "./routes/badges.ts";
+import { checkRoutes } from "./routes/checks.ts";
+import { pingRoutes } from "./routes/pings.ts";
+
+/** What every route module receives. */
+export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: Config };
+
+export type AppOptions = {
+  /** Receives every unexpected error (default: console.error); tests fail on any. */
+  readonly report?: ErrorReporter;
+  /** The clock of the API rate limit's minute windows (default: the real clock, whatever CLOCK says). */
+  readonly rateClock?: Clock;
+};
+
+/** Returns the application serving the management API, the admin API, pings and badges. */
+export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
+  const report = options.report ?? ((error: unknown) => console.error("hcd: unexpected error:", error));
+  const app = new H3({
+    silent: true, // unexpected errors go to `report`, once
+    onError: (error: HTTPError, event: H3Event) => {
+      const notFound = error.status === 404 && error.message.startsWith("Cannot find any route");
+      const shown = notFound ? httpError(404, "not found") : error;
+      return isJsonPath(event.url.pathname) ? renderError(shown, { report }) : renderTextError(shown, { report });
+    },
+  });
+  checkRoutes(app, deps, { report, rateClock: options.rateClock ?? systemClock });
+  adminRoutes(app, deps, { report });
+  pingRoutes(app, deps);
+  badgeRoutes(app, deps);
+  return app;
+}
+
+/** Returns true for the JSON APIs (/api/..., /admin/...), whose every error is {"error": "..."}. */
+function isJsonPath(pathname: string): boolean {
+  return /^\/(api|admin)(\/|$)/.test(pathname);
+}

@@ -1,0 +1,142 @@
+// Environment → typed Config, read once at start (CONTRACT.md "Configuration").
+// `readSettings` is pure; `loadAdminToken` and `withBoundPort` finish it once DATA_DIR and the port are known.
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+
+export const DURABILITIES = ["flush", "commit"] as const;
+export type Durability = (typeof DURABILITIES)[number];
+export const CLOCK_KINDS = ["real", "virtual"] as const;
+export type ClockKind = (typeof CLOCK_KINDS)[number];
+
+/** Settings from the environment alone; adminToken is null when it must come from DATA_DIR. */
+export type Settings = {
+  readonly port: number; // 0 = pick a free one
+  readonly host: string;
+  readonly dataDir: string;
+  readonly siteRoot: string | null; // null = http://localhost:<bound port>
+  readonly adminToken: string | null;
+  readonly shards: number;
+  readonly smtpPort: number | null;
+  readonly emailDomain: string;
+  readonly smtpUrl: string | null;
+  readonly allowPrivateIps: boolean;
+  readonly durability: Durability;
+  readonly clock: ClockKind;
+  readonly apiRateLimit: number; // requests per key per minute; 0 = off
+};
+
+/** The finished configuration the server runs with. */
+export type Config = Omit<Settings, "siteRoot" | "adminToken"> & {
+  readonly siteRoot: string; // no trailing slash
+  readonly adminToken: string;
+};
+
+/** A configuration problem, with every bad variable named in the message. */
+export class ConfigError extends Error {
+  override get name() {
+    return "ConfigError";
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Returns the settings from `env`; throws ConfigError naming every invalid variable. */
+export function readSettings(env: Env): Settings {
+  const problems: string[] = [];
+  const value = (name: string): string | undefined => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === "" ? undefined : raw.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${raw}: expected an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const found = allowed.find((a) => a === raw.toLowerCase());
+    if (found === undefined) problems.push(`${name}=${raw}: expected one of ${allowed.join(", ")}`);
+    return found ?? fallback;
+  };
+  const flag = (name: string): boolean => {
+    const raw = value(name)?.toLowerCase();
+    if (raw === undefined) return false;
+    if (["true", "1", "yes", "on"].includes(raw)) return true;
+    if (["false", "0", "no", "off"].includes(raw)) return false;
+    problems.push(`${name}=${raw}: expected true or false`);
+    return false;
+  };
+
+  const port = integer("PORT", 8000, 0, 65535);
+  const smtpPortRaw = value("SMTP_PORT");
+  const smtpPort = smtpPortRaw === undefined ? null : integer("SMTP_PORT", 0, 0, 65535);
+  let siteRoot = value("SITE_ROOT") ?? null;
+  if (siteRoot !== null) {
+    siteRoot = siteRoot.replace(/\/+$/, "");
+    if (!isHttpUrl(siteRoot)) problems.push(`SITE_ROOT=${siteRoot}: expected an absolute http(s) URL`);
+  }
+  const smtpUrl = value("SMTP_URL") ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
+    problems.push(`SMTP_URL: expected smtp://[user:pass@]host[:port] or smtps://...`);
+  }
+  const adminToken = value("ADMIN_TOKEN") ?? null;
+  if (adminToken !== null && adminToken.length < 16) problems.push("ADMIN_TOKEN: expected at least 16 characters");
+  const emailDomain = value("EMAIL_DOMAIN") ?? "localhost";
+  if (!/^[A-Za-z0-9.-]+$/.test(emailDomain)) problems.push(`EMAIL_DOMAIN=${emailDomain}: expected a domain name`);
+
+  const settings: Settings = {
+    port,
+    host: value("HOST") ?? "127.0.0.1",
+    dataDir: value("DATA_DIR") ?? "./data",
+    siteRoot,
+    adminToken,
+    shards: integer("SHARDS", availableParallelism(), 1, 256),
+    smtpPort,
+    emailDomain,
+    smtpUrl,
+    allowPrivateIps: flag("INTEGRATIONS_ALLOW_PRIVATE_IPS"),
+    durability: oneOf("DURABILITY", DURABILITIES, "flush"),
+    clock: oneOf("CLOCK", CLOCK_KINDS, "real"),
+    apiRateLimit: integer("API_RATE_LIMIT", 100, 0, 1_000_000_000),
+  };
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  return settings;
+}
+
+/** Returns the admin token: ADMIN_TOKEN, else DATA_DIR/admin-token, else a new one written there (generated: true). */
+export function loadAdminToken(settings: Settings): { token: string; generated: boolean } {
+  if (settings.adminToken !== null) return { token: settings.adminToken, generated: false };
+  const path = join(settings.dataDir, "admin-token");
+  try {
+    const stored = readFileSync(path, "utf8").trim();
+    if (stored !== "") return { token: stored, generated: false };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(settings.dataDir, { recursive: true });
+  const token = randomBytes(32).toString("base64url");
+  writeFileSync(path, token + "\n", { mode: 0o600 });
+  return { token, generated: true };
+}
+
+/** Returns the finished Config; SITE_ROOT defaults to http://localhost:<the port actually bound>. */
+export function finishConfig(settings: Settings, opts: { adminToken: string; boundPort: number }): Config {
+  return { ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken };
+}
+
+/** Returns true for an absolute http: or https: URL. */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}

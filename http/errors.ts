@@ -1,0 +1,67 @@
+// The only place failures become HTTP statuses, and the {"error": "..."} body of every 4xx/5xx.
+import { HTTPError } from "h3";
+import type { Failure, Outcome } from "../engine/outcome.ts";
+import { assertNever } from "../engine/model.ts";
+
+const STATUS = {
+  unauthorized: 401, forbidden: 403, check_limit: 403, not_found: 404,
+  not_paused: 409, ambiguous_slug: 409, invalid: 400,
+} satisfies Record<Failure["code"], number>; // a new code without a status won't compile
+
+/** Returns the HTTP status of a failure. */
+export function statusOf(failure: Failure): number {
+  return STATUS[failure.code];
+}
+
+/** Returns the human-readable reason shown in the error body. */
+export function reasonOf(failure: Failure): string {
+  switch (failure.code) {
+    case "unauthorized": return "wrong api key";
+    case "forbidden": return "forbidden";
+    case "not_found": return failure.what ? `${failure.what} not found` : "not found";
+    case "not_paused": return "check is not paused";
+    case "check_limit": return "check limit reached";
+    case "ambiguous_slug": return "ambiguous slug";
+    // the reference's wording: "json validation error: <field> <reason>"
+    case "invalid": return failure.field === "" ? failure.reason : `json validation error: ${failure.field} ${failure.reason}`;
+    default: return assertNever(failure);
+  }
+}
+
+/** Returns an HTTPError for a failure (thrown by handlers; rendered by `renderError`). */
+export function failureError(failure: Failure): HTTPError {
+  return new HTTPError({ status: statusOf(failure), message: reasonOf(failure) });
+}
+
+/** Returns an HTTPError with this status, message and extra response headers. */
+export function httpError(status: number, message: string, headers?: HeadersInit): HTTPError {
+  return new HTTPError({ status, message, headers });
+}
+
+/** Returns the value of a successful outcome; throws the failure's HTTPError otherwise. */
+export function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw failureError(outcome.failure);
+}
+
+/** Reports an unexpected error (a bug or an I/O fault); the client only sees "internal error". */
+export type ErrorReporter = (error: unknown) => void;
+
+/** Returns the JSON error response for anything thrown; unexpected errors become 500 "internal error" and are reported. */
+export function renderError(error: unknown, opts: { report: ErrorReporter; headers?: HeadersInit }): Response {
+  const headers = new Headers(opts.headers);
+  if (HTTPError.isError(error) && !error.unhandled) {
+    error.headers?.forEach((value, name) => headers.set(name, value));
+    return Response.json({ error: error.message }, { status: error.status, headers });
+  }
+  opts.report(HTTPError.isError(error) && error.cause instanceof Error ? error.cause : error);
+  return Response.json({ error: "internal error" }, { status: 500, headers });
+}
+
+/** Returns a plain-text error response (for the ping and badge paths, which are not JSON APIs). */
+export function renderTextError(error: unknown, opts: { report: ErrorReporter }): Response {
+  const headers = { "content-type": "text/plain; charset=utf-8" };
+  if (HTTPError.isError(error) && !error.unhandled) return new Response(error.message, { status: error.status, headers });
+  opts.report(HTTPError.isError(error) && error.cause instanceof Error ? error.cause : error);
+  return new Response("internal error", { status: 500, headers });
+}

@@ -1,0 +1,84 @@
+// /admin/v1: projects, channels, the virtual clock and flip pruning (CONTRACT.md "Admin API").
+// Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
+import type { H3, H3Event } from "h3";
+import { VirtualClock } from "../../engine/host/clock.ts";
+import type { Millis } from "../../engine/model.ts";
+import type { AppDeps } from "../app.ts";
+import { authorizeAdmin } from "../auth.ts";
+import { endpoint, json } from "../endpoint.ts";
+import type { ErrorReporter } from "../errors.ts";
+import { httpError, unwrap } from "../errors.ts";
+import type { JsonObject } from "../input.ts";
+import { channelInputOf, clockAdvanceOf, parseJsonObject, projectInputOf, pruneBeforeOf, readBodyBytes } from "../input.ts";
+import { presentChannel, presentProject } from "../present.ts";
+
+/** Registers the admin API routes on `app`. */
+export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
+  const { pool, clock, config } = deps;
+  const options = { report: opts.report, cors: false } as const;
+  const admin = (event: H3Event) => authorizeAdmin(event.req.headers, config.adminToken);
+
+  endpoint(app, "/admin/v1/projects", {
+    GET: async (event) => {
+      admin(event);
+      return json({ projects: pool.listProjects().map(presentProject) });
+    },
+    POST: async (event) => {
+      admin(event);
+      const input = unwrap(projectInputOf(await jsonBody(event)));
+      return json(presentProject(await pool.createProject(input, clock.now())), 201);
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/projects/:id/channels", {
+    GET: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      return json({ channels: (await pool.listChannels(projectId)).map(presentChannel) });
+    },
+    POST: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const input = unwrap(channelInputOf(await jsonBody(event)));
+      return json(presentChannel(unwrap(await pool.addChannel(projectId, input, clock.now()))), 201);
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/clock", {
+    GET: async (event) => {
+      admin(event);
+      return json(clockView(clock.now()));
+    },
+    POST: async (event) => {
+      admin(event);
+      if (!(clock instanceof VirtualClock)) throw httpError(404, "the clock is not virtual (start with CLOCK=virtual)");
+      const stepMs = unwrap(clockAdvanceOf(await jsonBody(event)));
+      const now = clock.advance(stepMs);
+      await pool.advance(now); // every deadline inside the step fires, in order, before we answer
+      return json(clockView(now));
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/prune", {
+    POST: async (event) => {
+      admin(event);
+      const beforeAt = unwrap(pruneBeforeOf(await jsonBody(event), clock.now()));
+      const pruned = await pool.pruneFlips(beforeAt);
+      return json({ pruned, before: new Date(beforeAt).toISOString() });
+    },
+  }, options);
+}
+
+async function jsonBody(event: H3Event): Promise<JsonObject> {
+  return unwrap(parseJsonObject(await readBodyBytes(event.req)));
+}
+
+function projectIdOf(deps: AppDeps, event: H3Event): string {
+  const id = event.context.params?.id ?? "";
+  if (!deps.pool.listProjects().some((project) => project.id === id)) throw httpError(404, "project not found");
+  return id;
+}
+
+function clockView(now: Millis): { now: string } {
+  return { now: new Date(now).toISOString() };
+}

@@ -1,0 +1,173 @@
+// /api/v3: checks, pings, flips, channels, badges, status (spec §4.1): authorize → input → pool → present.
+// Order of decisions, as the reference (research §2): method 405 → body 400 → key 401 → exists 404 →
+// owner 403 → validation 400 → state 409 / limit 403.
+import type { H3, H3Event } from "h3";
+import type { Millis } from "../../engine/model.ts";
+import type { Clock } from "../../engine/host/clock.ts";
+import type { Caller, CheckRef } from "../../engine/host/pool-api.ts";
+import type { AppDeps } from "../app.ts";
+import { apiKeyOf, authorize, enforceRateLimit, RateLimiter } from "../auth.ts";
+import type { Reply } from "../endpoint.ts";
+import { endpoint, json } from "../endpoint.ts";
+import type { ErrorReporter } from "../errors.ts";
+import { httpError, unwrap } from "../errors.ts";
+import type { JsonObject } from "../input.ts";
+import {
+  checkQueryOf, checkRequestOf, flipQueryOf, isUniqueKey, isUuid, parseJsonObject, pingNumberOf, readBodyBytes,
+} from "../input.ts";
+import { presentBadges, presentChannel, presentCheck, presentFlip, presentPing } from "../present.ts";
+
+/** Registers the management API v3 routes on `app`. */
+export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; rateClock: Clock }): void {
+  const { pool, clock, config } = deps;
+  const { siteRoot } = config;
+  const limiter = new RateLimiter(config.apiRateLimit);
+  const cors = { report: opts.report, cors: true } as const;
+  const byUuid = { ...cors, accepts: (p: Record<string, string>) => isUuid(p.id ?? "") };
+  const byUuidOrKey = { ...cors, accepts: (p: Record<string, string>) => isUuid(p.id ?? "") || isUniqueKey(p.id ?? "") };
+
+  /** Returns the caller of a request (key from the header, else the body's api_key) and counts it against the rate limit. */
+  const callerOf = (event: H3Event, body: JsonObject | null, write: boolean): Caller => {
+    const apiKey = apiKeyOf(event.req.headers, body);
+    const caller = authorize(pool, apiKey, { write });
+    enforceRateLimit(limiter, apiKey ?? "", opts.rateClock.now());
+    return caller;
+  };
+  const view = (caller: Caller, at: Millis) => ({ at, siteRoot, readonly: caller.readonly });
+  const rw = (at: Millis) => ({ at, siteRoot, readonly: false });
+
+  endpoint(app, "/api/v3/checks", {
+    GET: async (event) => {
+      const at = clock.now();
+      const caller = callerOf(event, null, false);
+      const checks = await pool.listChecks(caller.project.id, checkQueryOf(event.url.searchParams));
+      return json({ checks: checks.map((check) => presentCheck(check, view(caller, at))) });
+    },
+    POST: async (event) => {
+      const at = clock.now();
+      const body = await jsonBody(event, { nullAsEmpty: false });
+      const { project } = callerOf(event, body, true);
+      const request = unwrap(checkRequestOf(body, null));
+      const { check, created } = unwrap(await pool.createCheck(project.id, request.spec, request.unique, at));
+      return json(presentCheck(check, rw(at)), created ? 201 : 200);
+    },
+  }, cors);
+
+  endpoint(app, "/api/v3/checks/:id", {
+    GET: async (event) => {
+      const at = clock.now();
+      const caller = callerOf(event, null, false);
+      const check = unwrap(await pool.getCheck(caller.project.id, refOf(event)));
+      return json(presentCheck(check, view(caller, at)));
+    },
+    POST: async (event) => {
+      const at = clock.now();
+      const uuid = uuidOf(event);
+      const body = await jsonBody(event, { nullAsEmpty: false });
+      const { project } = callerOf(event, body, true);
+      const stored = unwrap(await pool.getCheck(project.id, { uuid })); // 404 / 403 before validation
+      const request = unwrap(checkRequestOf(body, stored));
+      const check = unwrap(await pool.updateCheck(project.id, uuid, request.spec, at));
+      return json(presentCheck(check, rw(at)));
+    },
+    DELETE: async (event) => {
+      const at = clock.now();
+      const uuid = uuidOf(event);
+      const { project } = callerOf(event, null, true);
+      const check = unwrap(await pool.deleteCheck(project.id, uuid, at));
+      // research §8: the reference answers channels "" (the links are gone by then)
+      return json(presentCheck({ ...check, channels: [] }, rw(at)));
+    },
+  }, byUuidOrKey);
+
+  const pauseOrResume = (action: "pauseCheck" | "resumeCheck") => async (event: H3Event): Promise<Reply> => {
+    const at = clock.now();
+    const body = await jsonBody(event, { nullAsEmpty: true });
+    const { project } = callerOf(event, body, true);
+    const check = unwrap(await pool[action](project.id, uuidOf(event), at));
+    return json(presentCheck(check, rw(at)));
+  };
+  endpoint(app, "/api/v3/checks/:id/pause", { POST: pauseOrResume("pauseCheck") }, byUuid);
+  endpoint(app, "/api/v3/checks/:id/resume", { POST: pauseOrResume("resumeCheck") }, byUuid);
+
+  endpoint(app, "/api/v3/checks/:id/pings", {
+    GET: async (event) => {
+      const uuid = uuidOf(event);
+      const { project } = callerOf(event, null, true);
+      const { pings, durationsMs } = unwrap(await pool.listPings(project.id, uuid));
+      return json({
+        pings: pings.map((ping, i) => presentPing(ping, { checkUuid: uuid, siteRoot, durationMs: durationsMs[i] ?? null })),
+      });
+    },
+  }, byUuid);
+
+  endpoint(app, "/api/v3/checks/:id/pings/:n/body", {
+    GET: async (event) => {
+      const uuid = uuidOf(event);
+      const { project } = callerOf(event, null, true);
+      const n = pingNumberOf(event.context.params?.n ?? "") ?? -1;
+      const body = unwrap(await pool.pingBody(project.id, uuid, n));
+      // research §10: exactly text/plain, no charset; the stored bytes as they are
+      return { status: 200, body, contentType: "text/plain" };
+    },
+  }, { ...cors, accepts: (p) => isUuid(p.id ?? "") && pingNumberOf(p.n ?? "") !== null });
+
+  endpoint(app, "/api/v3/checks/:id/flips", {
+    GET: async (event) => {
+      const at = clock.now();
+      const { project } = callerOf(event, null, false);
+      const ref = refOf(event);
+      const query = flipQueryOf(event.url.searchParams, at);
+      // an unknown or foreign check answers 404 / 403 before a bad query's 400
+      if (!query.ok) unwrap(await pool.getCheck(project.id, ref));
+      const flips = unwrap(await pool.listFlips(project.id, ref, unwrap(query)));
+      // project decision: a bare array, as the spec and its clients expect (the reference wraps it in {"flips"})
+      return json(flips.map(presentFlip));
+    },
+  }, byUuidOrKey);
+
+  endpoint(app, "/api/v3/channels", {
+    GET: async (event) => {
+      const { project } = callerOf(event, null, true);
+      const channels = await pool.listChannels(project.id);
+      return json({ channels: channels.map(presentChannel) });
+    },
+  }, cors);
+
+  endpoint(app, "/api/v3/badges", {
+    GET: async (event) => {
+      const { project } = callerOf(event, null, false);
+      const checks = await pool.listChecks(project.id, { tags: [] });
+      return json(presentBadges(project, checks, siteRoot));
+    },
+  }, cors);
+
+  // research §14: no key, no CORS, any method; a failing store read answers 500
+  app.all("/api/v3/status", async () => {
+    try {
+      await pool.probe();
+    } catch (error) {
+      opts.report(error);
+      return Response.json({ error: "store unavailable" }, { status: 500 });
+    }
+    return Response.json({ status: "OK" });
+  });
+}
+
+/** Returns the JSON object body of a POST (400 when unparsable or not an object, 413 when too large). */
+async function jsonBody(event: H3Event, opts: { nullAsEmpty: boolean }): Promise<JsonObject> {
+  return unwrap(parseJsonObject(await readBodyBytes(event.req), opts));
+}
+
+/** Returns the check a read endpoint names: by uuid or by unique_key. */
+function refOf(event: H3Event): CheckRef {
+  const id = event.context.params?.id ?? "";
+  return isUuid(id) ? { uuid: id } : { uniqueKey: id };
+}
+
+/** Returns the uuid a write endpoint names; a unique_key there matches only the read route → 405. */
+function uuidOf(event: H3Event): string {
+  const id = event.context.params?.id ?? "";
+  if (!isUuid(id)) throw httpError(405, "method not allowed", { allow: "GET, OPTIONS" });
+  return id;
+}
