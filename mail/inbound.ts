@@ -57,11 +57,11 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     for (const recipient of session.envelope.rcptTo) {
       const target = await resolveRecipient(pool, recipient.address, domain);
       if (!target.ok) continue; // deleted or renamed since RCPT: dropped, as the reference drops unknown checks
-      const limit = target.project.pingBodyLimit;
       const command: PingCommand = {
-        target: { uuid: target.uuid }, signal: "success", exitStatus: null, method: "", scheme: "email",
-        remoteAddr: session.remoteAddress, ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars), rid: null,
-        body: limit > 0 ? new Uint8Array(raw.subarray(0, limit)) : null, email, at, // a copy: a view would ship the whole message
+        target: { uuid: target.uuid }, signal: "success", exitStatus: null, rid: null,
+        method: "", scheme: "email", // as the reference records mail (fact sheet notify §8)
+        remoteAddr: session.remoteAddress, ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars),
+        body: cutBody(raw, target.project.pingBodyLimit), email, at,
       };
       await pool.ping(command); // a failed outcome is the same race as above; a rejection is a 451
     }
@@ -72,6 +72,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     name: domain,
     banner: "hcd ping listener",
     logger: false,
+    disableReverseLookup: true, // the peer IP is what is recorded; a DNS round trip per connection buys nothing
     authOptional: true,
     disabledCommands: ["AUTH", "STARTTLS"], // plain text on a trusted network, as the reference's listener
     size: maxMessageBytes,
@@ -153,7 +154,19 @@ async function readStream(stream: SMTPServerDataStream, maxBytes: number): Promi
     size += bytes.length;
     if (size <= maxBytes) chunks.push(bytes);
   }
-  return size > maxBytes || stream.sizeExceeded ? null : Buffer.concat(chunks, size);
+  if (size > maxBytes || stream.sizeExceeded) return null;
+  const message = new Uint8Array(size); // a plain Uint8Array: its slice() copies, a Buffer's would be a view
+  let offset = 0;
+  for (const chunk of chunks) {
+    message.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return message;
+}
+
+/** Returns a copy of the first `limitBytes` bytes (a view would ship the whole message to the shard), or null. */
+function cutBody(raw: Uint8Array, limitBytes: number): Uint8Array | null {
+  return limitBytes > 0 && raw.length > 0 ? raw.slice(0, limitBytes) : null;
 }
 
 /** Returns an error smtp-server sends as the SMTP reply `code message`. */

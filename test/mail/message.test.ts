@@ -55,4 +55,10 @@ test("garbage bytes don't throw", async () => {
   assert.type(mail.text, "string");
 });
 
+test("a message past the parser's limits is rejected", async () => {
+  const parts = "--b\n\nx\n".repeat(1001); // more than 1000 MIME parts
+  const raw = bytes(`Content-Type: multipart/mixed; boundary="b"\n\n${parts}--b--\n`);
+  await readMail(raw).then(() => assert.unreachable("parsed"), (error: Error) => assert.match(error.message, /child nodes/));
+});
+
 test.run();
