@@ -14,19 +14,19 @@ const PRIVATE_V6: [network: string, prefix: number][] = [
   ["::", 3], ["4000::", 2], ["8000::", 1], ["2001::", 23], ["2001:db8::", 32],
 ];
 
-function buildBlockList(): BlockList {
+function blockList(family: "ipv4" | "ipv6", ranges: [network: string, prefix: number][]): BlockList {
   const list = new BlockList();
-  for (const [network, prefix] of PRIVATE_V4) list.addSubnet(network, prefix, "ipv4");
-  for (const [network, prefix] of PRIVATE_V6) list.addSubnet(network, prefix, "ipv6");
+  for (const [network, prefix] of ranges) list.addSubnet(network, prefix, family);
   return list;
 }
-const BLOCKED = buildBlockList(); // read-only after construction
+// Two lists: one BlockList holding ::/3 would also match every IPv4 address through its mapped form
+const BLOCKED_V4 = blockList("ipv4", PRIVATE_V4); // read-only after construction
+const BLOCKED_V6 = blockList("ipv6", PRIVATE_V6);
 
 /** Returns true when `address` (an IP literal) is loopback, private, link-local, ULA or reserved; true for non-IPs too. */
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, ""); // brackets and IPv6 zone ids
   const family = isIP(bare);
   if (family === 0) return true; // not an address: refuse rather than guess
-  // BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the IPv4 ranges
-  return BLOCKED.check(bare, family === 4 ? "ipv4" : "ipv6");
+  return family === 4 ? BLOCKED_V4.check(bare, "ipv4") : BLOCKED_V6.check(bare, "ipv6");
 }

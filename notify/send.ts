@@ -19,6 +19,8 @@ export type HttpOptions = {
   readonly maxResponseBytes: number;
   readonly allowPrivateIps: boolean;
   readonly userAgent?: string;
+  /** Which resolved addresses to refuse; default: private ones unless allowPrivateIps. Tests narrow it. */
+  readonly refuseAddress?: (address: string) => boolean;
 };
 
 const SUCCESS = new Set([200, 201, 202, 204]);
@@ -109,12 +111,16 @@ const PRIVATE_CODE = "HCD_PRIVATE_ADDRESS";
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A dns.lookup for http.request that drops private addresses, so every socket, redirects too, is checked. */
-function guardedLookup(allowPrivateIps: boolean) {
+function refusal(opts: HttpOptions): (address: string) => boolean {
+  return opts.refuseAddress ?? (opts.allowPrivateIps ? () => false : isPrivateAddress);
+}
+
+/** A dns.lookup for http.request that drops refused addresses, so every socket, redirects too, is checked. */
+function guardedLookup(refused: (address: string) => boolean) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err !== null) return callback(err, []);
-      const usable = allowPrivateIps ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));
+      const usable = addresses.filter((a) => !refused(a.address));
       if (usable.length === 0) return callback(Object.assign(new Error(PRIVATE_REFUSED), { code: PRIVATE_CODE }), []);
       if (options.all === true) return callback(null, usable);
       return callback(null, usable[0].address, usable[0].family);
@@ -135,7 +141,7 @@ function exchange({ url, method, headers, body, opts, signal }: Exchange): Promi
       return;
     }
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (isIP(host) !== 0 && !opts.allowPrivateIps && isPrivateAddress(host)) {
+    if (isIP(host) !== 0 && refusal(opts)(host)) {
       reject(new SendFailure(PRIVATE_REFUSED)); // literal addresses never reach the lookup
       return;
     }
@@ -144,7 +150,7 @@ function exchange({ url, method, headers, body, opts, signal }: Exchange): Promi
     if (body !== null) requestHeaders["Content-Length"] = String(body.length);
     const req = transport.request({
       protocol: url.protocol, hostname: host, port: url.port || undefined, path: `${url.pathname}${url.search}`,
-      method, headers: requestHeaders, lookup: guardedLookup(opts.allowPrivateIps), agent: false, signal,
+      method, headers: requestHeaders, lookup: guardedLookup(refusal(opts)), agent: false, signal,
     }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
