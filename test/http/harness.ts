@@ -1,0 +1,101 @@
+// An app on a fresh in-process pool with a virtual clock, for the /api/v3 and /admin tests.
+// Every unexpected error the app reports is collected; `withApi` fails the test when there is any.
+import * as assert from "uvu/assert";
+import type { H3 } from "h3";
+import type { Clock } from "../../engine/host/clock.ts";
+import { VirtualClock } from "../../engine/host/clock.ts";
+import type { PingCommand, Pool } from "../../engine/host/pool-api.ts";
+import { createInProcessPool } from "../../engine/host/pool.ts";
+import type { Millis, Project } from "../../engine/model.ts";
+import { createApp } from "../../http/app.ts";
+import type { Config } from "../../http/config.ts";
+import { finishConfig, readSettings } from "../../http/config.ts";
+import { tempDir } from "../helpers.ts";
+
+export const T0: Millis = Date.UTC(2026, 0, 15, 12, 0, 0); // a Thursday, mid-month
+export const SITE = "http://hc.test";
+export const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
+
+export type Answer = { status: number; headers: Headers; text: string; json: unknown };
+export type Call = { key?: string | null; body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> };
+
+export type Api = {
+  app: H3;
+  pool: Pool;
+  clock: VirtualClock;
+  config: Config;
+  project: Project;
+  /** Sends a request; `key` (default the read-write key, null = none) goes in X-Api-Key, `body` as JSON. */
+  call(method: string, path: string, call?: Call): Promise<Answer>;
+  /** Sends an admin request with the bearer token. */
+  admin(method: string, path: string, body?: unknown): Promise<Answer>;
+  /** Creates a check through the API; returns its JSON. */
+  create(body?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Sends a ping straight to the pool. */
+  ping(uuid: string, overrides?: Partial<PingCommand>): Promise<void>;
+  newProject(overrides?: Partial<{ checkLimit: number; name: string }>): Promise<Project>;
+  unexpected: unknown[];
+};
+
+export type ApiOptions = { apiRateLimit?: number; rateClock?: Clock; clock?: "virtual" | "real"; pool?: (pool: Pool) => Pool };
+
+/** Runs `body` against a fresh app and store; fails on any unexpected (500) error the app reported. */
+export async function withApi(body: (api: Api) => Promise<void>, options: ApiOptions = {}): Promise<void> {
+  const dir = tempDir();
+  const realPool = await createInProcessPool({
+    dataDir: dir.path, shards: 2, durability: "commit", startAt: T0, clock: "virtual",
+    notify: { siteRoot: SITE, allowPrivateIps: true, smtpUrl: null },
+  });
+  const pool = options.pool ? options.pool(realPool) : realPool;
+  try {
+    const clock = new VirtualClock(T0);
+    const settings = readSettings({ DATA_DIR: dir.path, SITE_ROOT: SITE, API_RATE_LIMIT: String(options.apiRateLimit ?? 0) });
+    const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, boundPort: 8000 });
+    const unexpected: unknown[] = [];
+    const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
+    const app = createApp({ pool, clock: appClock, config }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
+    const newProject = (overrides: Partial<{ checkLimit: number; name: string }> = {}) =>
+      pool.createProject({ name: overrides.name ?? "test", checkLimit: overrides.checkLimit ?? 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, clock.now());
+    const project = await newProject();
+    const call = async (method: string, path: string, c: Call = {}): Promise<Answer> => {
+      const headers: Record<string, string> = { ...c.headers };
+      const key = c.key === undefined ? project.apiKey : c.key;
+      if (key !== null) headers["x-api-key"] = key;
+      let requestBody: string | Uint8Array | undefined = c.raw;
+      if (c.body !== undefined) {
+        requestBody = JSON.stringify(c.body);
+        headers["content-type"] ??= "application/json";
+      }
+      const res = await app.request(path, { method, headers, body: typeof requestBody === "string" || requestBody === undefined ? requestBody : new Uint8Array(requestBody) });
+      const text = await res.text();
+      let json: unknown = undefined;
+      try {
+        json = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: res.status, headers: res.headers, text, json };
+    };
+    const api: Api = {
+      app, pool, clock, config, project, unexpected, newProject, call,
+      admin: (method, path, b) => call(method, path, { key: null, body: b, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      create: async (b = {}) => {
+        const res = await call("POST", "/api/v3/checks/", { body: b });
+        assert.is(res.status, 201, `create failed: ${res.text}`);
+        return res.json as Record<string, unknown>;
+      },
+      ping: async (uuid, overrides = {}) => {
+        const outcome = await pool.ping({
+          target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
+          ua: "curl/8", rid: null, body: null, at: clock.now(), ...overrides,
+        });
+        assert.ok(outcome.ok, `ping failed: ${JSON.stringify(outcome)}`);
+      },
+    };
+    await body(api);
+    assert.equal(unexpected.map(String), [], "the app reported unexpected errors");
+  } finally {
+    await pool.close();
+    dir.remove();
+  }
+}
