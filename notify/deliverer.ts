@@ -7,9 +7,9 @@
 // once; a queue still busy from an earlier call is skipped, so a hanging endpoint never holds up
 // another queue or the next call.
 import type { OutboxEntry } from "../engine/changes.ts";
-import type { Millis } from "../engine/model.ts";
+import type { Millis, NtfySpec } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
-import type { Delivery, RenderEntry } from "./render.ts";
+import type { Delivery } from "./render.ts";
 import { isPermanentResponse, ntfyTarget, render } from "./render.ts";
 import type { SendResult } from "./send.ts";
 import { sendEmail, sendHttp } from "./send.ts";
@@ -114,7 +114,7 @@ export class Deliverer {
     const { outbox } = this.#settings;
     let delivery: Delivery | null;
     try {
-      delivery = render(entry as RenderEntry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName });
+      delivery = render(entry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName });
     } catch (error) { // a value the renderer cannot use (e.g. a malformed URL) will not improve with retries
       return this.#recordFailure(entry, now, { error: `Cannot build the message: ${String(error)}`, permanent: true });
     }
@@ -159,7 +159,7 @@ export class Deliverer {
   }
 
   // fact sheet §6: 6 messages per server+topic per minute, else no request
-  #ntfyAllowed(spec: Parameters<typeof ntfyTarget>[0], now: Millis): boolean {
+  #ntfyAllowed(spec: NtfySpec, now: Millis): boolean {
     const { server, topic } = ntfyTarget(spec);
     const key = `${server}/${topic}`;
     const recent = (this.#ntfySentAt.get(key) ?? []).filter((at) => at > now - 60_000);

@@ -103,7 +103,6 @@ function describeSocketError(error: unknown): string {
   if (["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "ECONNABORTED", "EADDRNOTAVAIL",
     "ERR_SOCKET_CLOSED", "UND_ERR_SOCKET"].includes(code)) return "Connection failed";
   if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|EPROTO|ERR_OSSL)/.test(code)) return "TLS handshake failed";
-  if (code === "HPE_INVALID_CONSTANT" || code.startsWith("HPE_")) return `HTTP request failed, code: ${code}`;
   return `HTTP request failed, code: ${code || "unknown"}`;
 }
 
