@@ -1,0 +1,105 @@
+// `npm start`: config → listen → pool → app; SIGTERM/SIGINT: stop accepting, finish in-flight requests,
+// close the pool (pending writes stored), exit 0. A start error prints one clear line and exits 1.
+import { createServer } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "h3/node";
+import type { Clock } from "../engine/host/clock.ts";
+import { systemClock, VirtualClock } from "../engine/host/clock.ts";
+import type { Pool } from "../engine/host/pool-api.ts";
+import { createWorkerPool } from "../engine/host/pool.ts";
+import { startInboundSmtp } from "../mail/inbound.ts";
+import type { InboundSmtp } from "../mail/inbound.ts";
+import { createApp } from "./app.ts";
+import { ConfigError, finishConfig, loadAdminToken, readSettings } from "./config.ts";
+
+const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
+
+async function main(): Promise<void> {
+  const settings = readSettings(process.env);
+  let admin: { token: string; generated: boolean };
+  try {
+    admin = loadAdminToken(settings);
+  } catch (error) {
+    throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
+  }
+  const { token: adminToken, generated } = admin;
+  if (generated) console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
+  // CLOCK=virtual starts at the real now and then moves only through POST /admin/v1/clock
+  const clock: Clock = settings.clock === "virtual" ? new VirtualClock(systemClock.now()) : systemClock;
+
+  // Bind first: SITE_ROOT defaults to the port actually bound (PORT=0 picks a free one).
+  let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  const server = createServer((req, res) => {
+    if (handle !== null) return handle(req, res);
+    res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "starting" }));
+  });
+  await listen(server, settings.port, settings.host);
+  const boundPort = (server.address() as AddressInfo).port;
+  const config = finishConfig(settings, { adminToken, boundPort });
+
+  let pool: Pool;
+  try {
+    pool = await createWorkerPool({
+      dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
+      startAt: clock.now(), notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
+    });
+  } catch (error) {
+    server.close();
+    throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}`);
+  }
+  handle = toNodeHandler(createApp({ pool, clock, config }));
+
+  let smtp: InboundSmtp | null = null;
+  if (config.smtpPort !== null) {
+    smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
+      onError: (error) => console.error("hcd: smtp:", error) });
+    console.log(`hcd: smtp listening on ${config.host}:${smtp.port} for *@${config.emailDomain}`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`hcd: ${signal} received, shutting down`);
+    const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    cut.unref();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve())); // stops accepting; waits for in-flight
+    server.closeIdleConnections();
+    await Promise.all([closed, smtp?.close()]);
+    await pool.close(); // pending writes are stored before this resolves
+    process.exit(0);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      stop(signal).catch((error: unknown) => {
+        console.error("hcd: shutdown failed:", error);
+        process.exit(1);
+      });
+    });
+  }
+  console.log(`hcd: listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${config.shards} shards, clock ${config.clock})`);
+}
+
+class StartError extends Error {}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error) => reject(new StartError(`cannot listen on ${host}:${port}: ${messageOf(error)}`)));
+    server.listen(port, host, () => resolve());
+  });
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof StartError) console.error(`hcd: ${error.message}`);
+  else console.error("hcd: failed to start:", error);
+  process.exit(1);
+});
