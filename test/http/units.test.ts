@@ -1,0 +1,271 @@
+// The pure parts of http/: config, input, present, auth, errors, badge signatures.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { HTTPError } from "h3";
+import { MINUTE, SECOND } from "../../engine/model.ts";
+import { fail, ok } from "../../engine/outcome.ts";
+import type { Failure } from "../../engine/outcome.ts";
+import { apiKeyOf, authorizeAdmin, RateLimiter } from "../../http/auth.ts";
+import { badgeSignature, badgeStatesOf } from "../../http/badge-urls.ts";
+import { ConfigError, finishConfig, loadAdminToken, readSettings } from "../../http/config.ts";
+import { renderError, statusOf, unwrap } from "../../http/errors.ts";
+import {
+  channelsOf, checkQueryOf, checkRequestOf, flipQueryOf, parseJsonObject, readBodyBytes, retentionStartAt,
+} from "../../http/input.ts";
+import { isoMicros, isoSeconds, presentCheck, presentFlip, presentPing, tagsOf } from "../../http/present.ts";
+import { check, flip, ping, tempDir } from "../helpers.ts";
+
+const enc = (text: string) => new TextEncoder().encode(text);
+
+// ---- config ----
+
+test("config: defaults", () => {
+  const s = readSettings({});
+  assert.equal({ ...s, shards: 0 }, {
+    port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, shards: 0, smtpPort: null,
+    emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, durability: "flush", clock: "real", apiRateLimit: 100,
+  });
+  assert.ok(s.shards >= 1);
+  assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", boundPort: 41234 }).siteRoot, "http://localhost:41234");
+});
+
+test("config: every variable is read", () => {
+  const s = readSettings({
+    PORT: "9000", HOST: "0.0.0.0", DATA_DIR: "/tmp/x", SITE_ROOT: "https://hc.example.com/", ADMIN_TOKEN: "0123456789abcdef",
+    SHARDS: "3", SMTP_PORT: "2525", EMAIL_DOMAIN: "hc.example.com", SMTP_URL: "smtp://u:p@mail:587",
+    INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", DURABILITY: "commit", CLOCK: "virtual", API_RATE_LIMIT: "0",
+  });
+  assert.equal(s, {
+    port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
+    shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
+    durability: "commit", clock: "virtual", apiRateLimit: 0,
+  });
+});
+
+test("config: invalid values fail with one message naming each of them", () => {
+  try {
+    readSettings({ PORT: "http", SHARDS: "0", DURABILITY: "maybe", CLOCK: "fast", INTEGRATIONS_ALLOW_PRIVATE_IPS: "sure", SITE_ROOT: "localhost", API_RATE_LIMIT: "-1" });
+    assert.unreachable("should have thrown");
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    const message = (error as Error).message;
+    for (const name of ["PORT", "SHARDS", "DURABILITY", "CLOCK", "INTEGRATIONS_ALLOW_PRIVATE_IPS", "SITE_ROOT", "API_RATE_LIMIT"]) {
+      assert.ok(message.includes(name), `${name} in ${message}`);
+    }
+  }
+});
+
+test("config: the admin token is generated once, stored, and read back", () => {
+  const dir = tempDir();
+  try {
+    const settings = readSettings({ DATA_DIR: `${dir.path}/nested` });
+    const first = loadAdminToken(settings);
+    assert.ok(first.generated);
+    assert.ok(first.token.length >= 32);
+    assert.equal(loadAdminToken(settings), { token: first.token, generated: false });
+    assert.equal(loadAdminToken(readSettings({ DATA_DIR: dir.path, ADMIN_TOKEN: "from-the-environment" })), { token: "from-the-environment", generated: false });
+  } finally {
+    dir.remove();
+  }
+});
+
+// ---- input: bodies ----
+
+test("input: bodies are JSON objects; empty is {}; null only where allowed", () => {
+  assert.equal(parseJsonObject(enc("")), ok({}));
+  assert.equal(parseJsonObject(enc('{"a":1}')), ok({ a: 1 }));
+  assert.equal(parseJsonObject(enc("null"), { nullAsEmpty: true }), ok({}));
+  for (const text of ["null", "[]", "1", '"s"', "{", " "]) assert.not.ok(parseJsonObject(enc(text)).ok, text);
+  assert.not.ok(parseJsonObject(new Uint8Array([0x22, 0xff, 0x22])).ok, "invalid UTF-8");
+});
+
+test("input: bodies over the limit are refused with 413", async () => {
+  const big = new Request("http://x/", { method: "POST", body: "x".repeat(100) });
+  try {
+    await readBodyBytes(big, 50);
+    assert.unreachable();
+  } catch (error) {
+    assert.ok(HTTPError.isError(error));
+    assert.is((error as HTTPError).status, 413);
+  }
+  assert.is((await readBodyBytes(new Request("http://x/", { method: "POST", body: "abc" }), 50)).byteLength, 3);
+});
+
+// ---- input: create/update ----
+
+test("input: seconds become ms, and only the fields sent appear in the spec", () => {
+  const result = checkRequestOf({ name: "n", timeout: 60, grace: 31536000, manual_resume: false, methods: "POST", api_key: "k" }, null);
+  assert.equal(result, ok({ spec: { name: "n", timeoutMs: 60 * SECOND, graceMs: 31536000 * SECOND, manualResume: false, methods: "POST" }, unique: [] }));
+  assert.equal(checkRequestOf({}, null), ok({ spec: {}, unique: [] }));
+});
+
+test("input: unique is a de-duplicated list of allowed names", () => {
+  assert.equal(checkRequestOf({ unique: ["name", "slug", "name", "tags", "timeout", "grace"] }, null), ok({ spec: {}, unique: ["name", "slug", "tags", "timeout", "grace"] }));
+  assert.equal(checkRequestOf({ unique: [] }, null), ok({ spec: {}, unique: [] }));
+});
+
+test("input: deprecated subject fields map onto the keywords, starting from the stored ones", () => {
+  const stored = { successKw: "", failureKw: "F" };
+  assert.equal(checkRequestOf({ subject: "" }, stored), ok({ spec: { successKw: "", filterSubject: true }, unique: [] }));
+  assert.equal(checkRequestOf({ subject: "", subject_fail: "" }, stored), ok({ spec: { successKw: "", failureKw: "", filterSubject: false }, unique: [] }));
+  assert.equal(checkRequestOf({ subject: "S", success_kw: "X", filter_subject: false }, null), ok({ spec: { successKw: "X", filterSubject: false }, unique: [] }));
+});
+
+test("input: the first invalid field decides the error, and nothing is returned for a partly valid request", () => {
+  const result = checkRequestOf({ name: "fine", grace: 10, timeout: "x" }, null);
+  assert.equal(result, fail({ code: "invalid", field: "grace", reason: "is too small" }));
+});
+
+test("input: channels are \"*\", \"\" or a comma list without trimming; empty items are refused", () => {
+  assert.equal(channelsOf("*"), ok({ all: true }));
+  assert.equal(channelsOf(""), ok({ refs: [] }));
+  assert.equal(channelsOf("a, b,a"), ok({ refs: ["a", " b"] }));
+  assert.not.ok(channelsOf("a,").ok);
+  assert.not.ok(channelsOf(",").ok);
+});
+
+test("input: check list query", () => {
+  assert.equal(checkQueryOf(new URLSearchParams("slug=x&tag=a&tag=b&tag=a")), { slug: "x", tags: ["a", "b"] });
+  assert.equal(checkQueryOf(new URLSearchParams("slug=")), { tags: [] });
+});
+
+test("input: flip filters follow the reference's quirks", () => {
+  const at = 1_000_000 * SECOND;
+  const rows: [string, unknown][] = [
+    ["", ok({})],
+    ["start=10", ok({ fromAt: 10 * SECOND })],
+    ["start=+10", ok({ fromAt: 10 * SECOND })],
+    ["start= 1_0 ", ok({ fromAt: 10 * SECOND })],
+    ["end=0", ok({ toAt: 0 })],
+    ["seconds=60", ok({ fromAt: at - MINUTE })],
+    ["seconds=60.0", ok({ fromAt: at - MINUTE })],
+    ["seconds=0", ok({})],
+    ["seconds=", ok({})],
+    ["start=999999&seconds=60", ok({ fromAt: 999_999 * SECOND })], // both apply: the later bound wins
+    ["start=999990&seconds=1", ok({ fromAt: at - SECOND })],
+    ["start=10000000000", ok({ fromAt: 10_000_000_000 * SECOND })],
+  ];
+  for (const [query, want] of rows) assert.equal(flipQueryOf(new URLSearchParams(query), at), want, query);
+  for (const query of ["start=", "end=", "start=x", "start=1.0", "start=-1", "end=10000000001", "seconds=1.5", "seconds=-1", "seconds=31536001", "seconds=a"]) {
+    assert.not.ok(flipQueryOf(new URLSearchParams(query), at).ok, query);
+  }
+});
+
+test("input: retention keeps the current month and the two before it", () => {
+  assert.is(retentionStartAt(Date.UTC(2026, 0, 15)), Date.UTC(2025, 10, 1));
+  assert.is(retentionStartAt(Date.UTC(2026, 2, 31, 23, 59)), Date.UTC(2026, 0, 1));
+});
+
+// ---- present ----
+
+test("present: timestamps to the second with +00:00; ping dates with microseconds only when non-zero", () => {
+  assert.is(isoSeconds(null), null);
+  assert.is(isoSeconds(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), "2026-01-02T03:04:05+00:00");
+  assert.is(isoMicros(Date.UTC(2026, 0, 2, 3, 4, 5, 0)), "2026-01-02T03:04:05+00:00");
+  assert.is(isoMicros(Date.UTC(2026, 0, 2, 3, 4, 5, 7)), "2026-01-02T03:04:05.007000+00:00");
+});
+
+test("present: a check's fields, unique_key, last_duration and the cron form", () => {
+  const uuid = "6b2bd2fe-7b43-4a8c-a2d2-3f0e0d7b5a44";
+  const base = check({ uuid, badgeKey: "bk", status: "up", nPings: 3, lastPingAt: 0, lastDurationMs: 2_500, graceMs: 90 * SECOND, timeoutMs: 120 * SECOND });
+  const ro = presentCheck(base, { at: 1, siteRoot: "https://s", readonly: true });
+  // unique_key: sha1 of "6b2bd2fe7b434a8c" (the reference's Check.unique_key)
+  assert.is(ro.unique_key, "314d563989883c3f3f15b47cdacf62efd03e1b71");
+  assert.equal([ro.uuid, ro.ping_url, ro.channels, ro.last_duration, ro.grace, ro.timeout, ro.badge_url], [undefined, undefined, undefined, 2, 90, 120, "https://s/b/2/bk.svg"]);
+  const cron = presentCheck({ ...base, kind: "cron", schedule: "0 * * * *", tz: "Europe/Riga", lastDurationMs: 0, channels: ["b", "a"] }, { at: 1, siteRoot: "https://s", readonly: false });
+  assert.equal([cron.timeout, cron.schedule, cron.tz, cron.last_duration, cron.channels], [undefined, "0 * * * *", "Europe/Riga", undefined, "a,b"]);
+  assert.is(cron.ping_url, `https://s/ping/${uuid}`);
+});
+
+test("present: subject fields echo the keywords only when filter_subject is on", () => {
+  const on = presentCheck(check({ successKw: "S", failureKw: "F", filterSubject: true }), { at: 0, siteRoot: "", readonly: false });
+  const off = presentCheck(check({ successKw: "S", failureKw: "F" }), { at: 0, siteRoot: "", readonly: false });
+  assert.equal([on.subject, on.subject_fail, off.subject, off.subject_fail], ["S", "F", "", ""]);
+});
+
+test("present: pings carry duration (2 decimals) only on matched completions, and a body_url only with a body", () => {
+  const opts = { checkUuid: "u", siteRoot: "https://s", durationMs: 61_237 };
+  assert.is(presentPing(ping({ kind: "success" }), opts).duration, 61.24);
+  assert.is(presentPing(ping({ kind: "fail" }), opts).duration, 61.24);
+  assert.is(presentPing(ping({ kind: "start" }), opts).duration, undefined);
+  assert.is(presentPing(ping({ kind: "success" }), { ...opts, durationMs: null }).duration, undefined);
+  assert.is(presentPing(ping({ n: 7, bodySize: 3 }), opts).body_url, "https://s/api/v3/checks/u/pings/7/body");
+  assert.is(presentPing(ping({ bodySize: 0 }), opts).body_url, null);
+});
+
+test("present: flips are up only for changes to up", () => {
+  assert.equal(presentFlip(flip({ at: 0, to: "up" })), { timestamp: "1970-01-01T00:00:00+00:00", up: 1 });
+  for (const to of ["down", "paused", "new"] as const) assert.is(presentFlip(flip({ to })).up, 0);
+});
+
+test("present: tags split on single spaces, trimmed, empties dropped", () => {
+  assert.equal(tagsOf(" a  b\tc "), ["a", "b\tc"]);
+  assert.equal(tagsOf(""), []);
+});
+
+// ---- auth ----
+
+test("auth: the header wins when present, even empty; else api_key of the body", () => {
+  const h = (init: Record<string, string>) => new Headers(init);
+  assert.is(apiKeyOf(h({ "x-api-key": "" }), { api_key: "body" }), "");
+  assert.is(apiKeyOf(h({ "X-Api-Key": "head" }), { api_key: "body" }), "head");
+  assert.is(apiKeyOf(h({}), { api_key: "body" }), "body");
+  assert.is(apiKeyOf(h({}), { api_key: 5 }), "5");
+  assert.is(apiKeyOf(h({}), {}), null);
+  assert.is(apiKeyOf(h({}), null), null);
+});
+
+test("auth: the rate limiter counts per key per clock minute; 0 means off", () => {
+  const limiter = new RateLimiter(2);
+  assert.equal([limiter.take("a", 0), limiter.take("a", 1), limiter.take("a", 2), limiter.take("b", 3)], [true, true, false, true]);
+  assert.is(limiter.retryAfterSeconds(30 * SECOND), 30);
+  assert.ok(limiter.take("a", MINUTE));
+  const off = new RateLimiter(0);
+  for (let i = 0; i < 1000; i++) assert.ok(off.take("a", 0));
+});
+
+test("auth: the admin token must match exactly", () => {
+  const h = (authorization: string) => new Headers({ authorization });
+  authorizeAdmin(h("Bearer secret-token"), "secret-token");
+  authorizeAdmin(h("bearer secret-token"), "secret-token");
+  for (const header of ["Bearer secret-toke", "Bearer secret-token2", "secret-token", "Bearer ", ""]) {
+    assert.throws(() => authorizeAdmin(h(header), "secret-token"), (e: unknown) => HTTPError.isError(e) && e.status === 401, header);
+  }
+});
+
+// ---- errors ----
+
+test("errors: every failure code has its status", () => {
+  const rows: [Failure, number][] = [
+    [{ code: "unauthorized" }, 401], [{ code: "forbidden" }, 403], [{ code: "check_limit" }, 403], [{ code: "not_found" }, 404],
+    [{ code: "not_paused" }, 409], [{ code: "ambiguous_slug" }, 409], [{ code: "invalid", field: "f", reason: "r" }, 400],
+  ];
+  for (const [failure, status] of rows) assert.is(statusOf(failure), status, failure.code);
+  assert.is(unwrap(ok(5)), 5);
+  assert.throws(() => unwrap(fail({ code: "not_paused" })), (e: unknown) => HTTPError.isError(e) && e.status === 409);
+});
+
+test("errors: unexpected errors become 500 internal error and are reported; HTTP errors keep their message", async () => {
+  const reported: unknown[] = [];
+  const boom = renderError(new Error("secret detail"), { report: (e) => reported.push(e) });
+  assert.is(boom.status, 500);
+  assert.equal(await boom.json(), { error: "internal error" });
+  assert.is(reported.length, 1);
+  const known = renderError(new HTTPError({ status: 409, message: "check is not paused" }), { report: (e) => reported.push(e), headers: { "x-a": "1" } });
+  assert.equal([known.status, await known.json(), known.headers.get("x-a")], [409, { error: "check is not paused" }, "1"]);
+  assert.is(reported.length, 1);
+});
+
+// ---- badges ----
+
+test("badge signatures: 8 URL-safe characters per tag and key; -2 means two states", () => {
+  const sig = badgeSignature("key", "prod");
+  assert.match(sig, /^[A-Za-z0-9_-]{8}$/);
+  assert.is.not(sig, badgeSignature("key", "dev"));
+  assert.is.not(sig, badgeSignature("other", "prod"));
+  assert.is(badgeStatesOf("key", "prod", sig), 3);
+  assert.is(badgeStatesOf("key", "prod", `${sig}-2`), 2);
+  assert.is(badgeStatesOf("key", "dev", sig), null);
+});
+
+test.run();
