@@ -116,7 +116,7 @@ test("a receiver that never answers times out with \"Connection timed out\"", as
     const result = await sendHttp(post(rx.url), { ...ALLOW, timeoutMs: 300 });
     const elapsedMs = performance.now() - started;
     assert.equal([result.ok, !result.ok && result.error], [false, "Connection timed out"]);
-    assert.ok(elapsedMs >= 250 && elapsedMs < 2_000, `took ${elapsedMs} ms`);
+    assert.ok(elapsedMs >= 250 && elapsedMs < 5_000, `took ${elapsedMs} ms`);
   } finally {
     await rx.close();
   }
