@@ -240,7 +240,7 @@ function keeper(limit: number): { add(chunk: Uint8Array): void; result(): Uint8A
     },
     result() {
       if (size === 0) return null;
-      if (chunks.length === 1) return chunks[0];
+      // always a compact copy: a chunk may be a view into a larger socket buffer, which a worker hop would clone whole
       const body = new Uint8Array(size);
       let offset = 0;
       for (const chunk of chunks) {
