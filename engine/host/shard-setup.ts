@@ -1,6 +1,7 @@
 // Builds a ShardHost the same way in a worker thread and in-process: store, deadlines timer, deliverer.
 import { randomUUID } from "node:crypto";
 import type { Millis } from "../model.ts";
+import { Deliverer } from "../../notify/deliverer.ts";
 import { ShardHost } from "./shard-host.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
@@ -12,7 +13,12 @@ export type ShardSetup = {
   readonly startAt: Millis;
   /** real: the shard's own timer applies deadlines; virtual: only `advance` calls do. */
   readonly clock: "real" | "virtual";
-  readonly notify: { readonly siteRoot: string; readonly allowPrivateIps: boolean; readonly smtpUrl: string | null };
+  readonly notify: {
+    readonly siteRoot: string;
+    readonly allowPrivateIps: boolean;
+    readonly smtpUrl: string | null;
+    readonly fromAddress?: string; // default hcd@localhost
+  };
 };
 
 const TICK_MS = 1_000;
@@ -21,6 +27,14 @@ const TICK_MS = 1_000;
 export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const startAt = setup.clock === "real" ? Date.now() : setup.startAt;
   const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID });
+  const deliverer = new Deliverer({
+    outbox: host.store(), siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
+    smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
+  });
+  // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
+  const deliver = (now: Millis) => void deliverer.deliverDue(now).catch((error: unknown) => console.error("hcd: notification delivery failed:", error));
+  host.onOutbox = deliver;
+  deliver(startAt); // a restart resumes pending deliveries
   if (setup.clock === "real") {
     let busy = false;
     const timer = setInterval(() => {
