@@ -18,6 +18,9 @@ export type OutboxEntry = {
   readonly flip: Flip;
   readonly channel: Channel;
   readonly lastPing: PingRecord | null;
+  readonly lastPingBody: Uint8Array | null;
+  readonly projectName: string;
+  readonly downSinceAt: Millis | null; // for an up flip: when the check went down, if known
   readonly attempts: number;
   readonly nextAttemptAt: Millis;
   readonly lastError: string | null;

@@ -27,6 +27,9 @@ export type ShardPingResult = { readonly checkUuid: string; readonly created: bo
 /** Snapshot of a shard's whole state, for replay comparisons and tests. */
 export type ShardSnapshot = { readonly projects: Project[]; readonly channels: Channel[]; readonly checks: Check[] };
 
+/** The ping that caused a step, for the notifications it raises. */
+type LastPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
+
 const WHEEL = { tickMs: 1_000, slots: 4_096 };
 
 export class Shard {
@@ -211,7 +214,7 @@ export class Shard {
       keep: project.pingLogLimit,
     };
     this.#changes.pings.push(write);
-    this.#apply(check, step, record);
+    this.#apply(check, step, { record, body: write.body });
     return ok({ checkUuid: check.uuid, created, badgeKey: check.badgeKey });
   }
 
@@ -290,7 +293,7 @@ export class Shard {
   }
 
   /** Stores a step's check and flips, and queues the notifications its flips call for. */
-  #apply(before: Check, step: Step, lastPing: PingRecord | null, opts: { rearm: boolean } = { rearm: true }): Check {
+  #apply(before: Check, step: Step, lastPing: LastPing | null, opts: { rearm: boolean } = { rearm: true }): Check {
     void before;
     const check = step.check;
     this.#checks.set(check.uuid, check);
@@ -303,12 +306,15 @@ export class Shard {
     return check;
   }
 
-  #notifications(check: Check, flip: Flip, lastPing: PingRecord | null): OutboxEntry[] {
+  #notifications(check: Check, flip: Flip, lastPing: LastPing | null): OutboxEntry[] {
     const channels = this.#channels.get(check.projectId) ?? [];
+    const projectName = this.#projects.get(check.projectId)?.name ?? "";
     const assigned = new Set(check.channels);
     return channels.filter((c) => assigned.has(c.id)).map((channel) => ({
       id: `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-${channel.id}`,
-      projectId: check.projectId, check, flip, channel, lastPing, attempts: 0, nextAttemptAt: flip.at, lastError: null,
+      projectId: check.projectId, check, flip, channel, lastPing: lastPing?.record ?? null,
+      lastPingBody: lastPing?.body ?? null, projectName, downSinceAt: null, // the host fills in what the log knows
+      attempts: 0, nextAttemptAt: flip.at, lastError: null,
     }));
   }
 

@@ -191,16 +191,33 @@ export class ShardHost {
     const result = command();
     const changes = this.#shard.takeChanges();
     if (!isEmpty(changes)) {
-      await this.#store.commit(this.#withLastPings(changes));
+      await this.#store.commit(this.#withLogDetails(changes));
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }
     return result;
   }
 
-  /** Fills in the last ping of notifications raised by deadlines (the shard does not keep ping logs). */
-  #withLastPings(changes: Changes): Changes {
-    if (changes.outbox.every((e) => e.lastPing !== null)) return changes;
-    const outbox = changes.outbox.map((e) => e.lastPing !== null ? e : { ...e, lastPing: this.#store.pingPage(e.check.uuid, 1)[0] ?? null });
+  /**
+   * Completes notifications with what only the logs know: the last ping (and body) of deadline flips,
+   * and for up flips when the check went down.
+   */
+  #withLogDetails(changes: Changes): Changes {
+    if (changes.outbox.length === 0) return changes;
+    const outbox = changes.outbox.map((entry) => {
+      const uuid = entry.check.uuid;
+      let { lastPing, lastPingBody } = entry;
+      if (lastPing === null) {
+        lastPing = this.#store.pingPage(uuid, 1)[0] ?? null;
+        lastPingBody = lastPing && lastPing.bodySize > 0 ? this.#store.pingBody(uuid, lastPing.n) : null;
+      }
+      let downSinceAt: Millis | null = null;
+      if (entry.flip.to === "up") {
+        const previous = changes.flips.find((f) => f.checkUuid === uuid && f.n === entry.flip.n - 1)
+          ?? this.#store.flips(uuid, { toAt: entry.flip.at + 1 }).find((f) => f.n === entry.flip.n - 1);
+        downSinceAt = previous?.to === "down" ? previous.at : null;
+      }
+      return { ...entry, lastPing, lastPingBody, downSinceAt };
+    });
     return { ...changes, outbox };
   }
 }

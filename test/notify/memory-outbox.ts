@@ -15,7 +15,9 @@ export function outboxEntry(parts: {
   return {
     id: `${String(f.at).padStart(15, "0")}:${c.uuid}:${String(f.n).padStart(9, "0")}:${ch.id}`,
     projectId: c.projectId, check: c, flip: f, channel: ch, lastPing: parts.lastPing ?? null,
-    attempts: parts.attempts ?? 0, nextAttemptAt: parts.nextAttemptAt ?? f.at, lastError: null, ...parts.extras,
+    lastPingBody: parts.extras?.lastPingBody ?? null, projectName: parts.extras?.projectName ?? "",
+    downSinceAt: parts.extras?.downSinceAt ?? null,
+    attempts: parts.attempts ?? 0, nextAttemptAt: parts.nextAttemptAt ?? f.at, lastError: null,
   };
 }
 

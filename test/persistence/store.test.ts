@@ -28,7 +28,7 @@ function pingWrite(owner: Check, n: number, overrides: Partial<PingWrite> = {}):
 function outboxEntry(overrides: Partial<OutboxEntry> = {}): OutboxEntry {
   const owner = check({ status: "down" });
   return { id: "0000000001000-x-1-c", projectId: owner.projectId, check: owner, flip: flip({ checkUuid: owner.uuid, to: "down" }),
-    channel: channel(), lastPing: ping(), attempts: 0, nextAttemptAt: 1000, lastError: null, ...overrides };
+    channel: channel(), lastPing: ping(), lastPingBody: null, projectName: "p", downSinceAt: null, attempts: 0, nextAttemptAt: 1000, lastError: null, ...overrides };
 }
 
 test("every record kind round-trips", async () => {
