@@ -52,8 +52,14 @@ async function main(): Promise<void> {
 
   let smtp: InboundSmtp | null = null;
   if (config.smtpPort !== null) {
-    smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
-      onError: (error) => console.error("hcd: smtp:", error) });
+    try {
+      smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
+        onError: (error) => console.error("hcd: smtp:", error) });
+    } catch (error) {
+      server.close();
+      await pool.close();
+      throw new StartError(`cannot listen for SMTP on ${config.host}:${config.smtpPort}: ${messageOf(error)}`);
+    }
     console.log(`hcd: smtp listening on ${config.host}:${smtp.port} for *@${config.emailDomain}`);
   }
 
