@@ -59,6 +59,8 @@ export class Deliverer {
   #running = 0;
   readonly #waitingForSlot: (() => void)[] = [];
   #restored = false;
+  readonly #skipped = new Set<string>(); // queues that had due entries while busy: rerun when they finish
+  #latestNow: Millis = 0;
 
   constructor(options: DelivererOptions) {
     this.#settings = {
@@ -74,11 +76,15 @@ export class Deliverer {
    */
   async deliverDue(now: Millis): Promise<void> {
     this.#restoreBlockers();
+    this.#latestNow = Math.max(this.#latestNow, now);
     const queues = new Map<string, OutboxEntry[]>();
     for (const entry of this.#settings.outbox.outboxDue(now, this.#settings.batchSize)) {
       if (hasGivenUp(entry)) continue;
       const key = queueKey(entry);
-      if (this.#busyQueues.has(key)) continue; // still sending from an earlier call: next call picks it up
+      if (this.#busyQueues.has(key)) { // still sending from an earlier call: it looks again when done
+        this.#skipped.add(key);
+        continue;
+      }
       queues.set(key, [...(queues.get(key) ?? []), entry]);
     }
     const runs = [...queues].map(([key, entries]) => this.#runQueue(key, entries.sort(byFlipOrder), now));
@@ -106,6 +112,9 @@ export class Deliverer {
       }
     } finally {
       this.#busyQueues.delete(key);
+      if (this.#skipped.delete(key)) {
+        this.deliverDue(this.#latestNow).catch((error: unknown) => console.error("hcd: notification delivery failed:", error));
+      }
     }
   }
 

@@ -1,0 +1,125 @@
+// Notifications end to end: shard flips → durable outbox in the same commit → deliverer → real
+// receivers (HTTP and SMTP), on a virtual clock and a real LMDB store.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Pool, PingCommand } from "../../engine/host/pool-api.ts";
+import { createInProcessPool } from "../../engine/host/pool.ts";
+import type { PoolOptions } from "../../engine/host/pool.ts";
+import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
+import type { Captured } from "../notify/receivers.ts";
+import { httpReceiver, smtpReceiver } from "../notify/receivers.ts";
+import { tempDir } from "../helpers.ts";
+
+const T0 = Date.UTC(2026, 4, 1, 12);
+
+function options(dataDir: string, smtpUrl: string | null = null): PoolOptions {
+  return { dataDir, shards: 1, durability: "commit", startAt: T0, clock: "virtual",
+    notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl, fromAddress: "hcd@hcd.test" } };
+}
+
+function ping(uuid: string, at: number, signal: PingCommand["signal"] = "success"): PingCommand {
+  return { target: { uuid }, signal, exitStatus: null, method: "POST", scheme: "http", remoteAddr: "10.1.2.3",
+    ua: "curl/8", rid: null, body: new TextEncoder().encode("backup log line"), at };
+}
+
+/** Resolves once `count` items are there; fails after `ms` of real time. */
+async function until<T>(list: T[], count: number, ms = 5_000): Promise<T[]> {
+  const started = Date.now();
+  while (list.length < count) {
+    if (Date.now() - started > ms) throw new Error(`waited for ${count}, have ${list.length}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return list;
+}
+
+async function setUp(pool: Pool, webhook: string) {
+  const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
+  const channel = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: false, spec: {
+    method_down: "POST", url_down: `${webhook}/down?name=$NAME`, body_down: "$NAME is $STATUS: $BODY", headers_down: { "X-Check": "$CODE" },
+    method_up: "GET", url_up: `${webhook}/up/$NAME`, body_up: "", headers_up: {},
+  } } }, T0);
+  assert.ok(channel.ok);
+  const made = await pool.createCheck(project.id, { name: "db backup", timeoutMs: DAY, graceMs: HOUR, channels: { all: true } }, [], T0);
+  if (!made.ok) throw new Error("create failed");
+  return { project, uuid: made.value.check.uuid };
+}
+
+test("a check going down and up on the virtual clock makes exactly one request per flip, in order", async () => {
+  const receiver = await httpReceiver();
+  const dir = tempDir();
+  const pool = await createInProcessPool(options(dir.path));
+  try {
+    const { uuid } = await setUp(pool, receiver.url);
+    await pool.ping(ping(uuid, T0 + MINUTE)); // new → up: silent
+    await pool.advance(T0 + MINUTE + DAY + HOUR - 1);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.is(receiver.requests.length, 0, "nothing before the deadline, nothing for new → up");
+    await pool.advance(T0 + 3 * DAY); // down at its deadline
+    await pool.ping(ping(uuid, T0 + 3 * DAY + MINUTE)); // and up again
+    const [down, up] = await until(receiver.requests, 2);
+    assert.equal([down.method, down.path, down.body, down.headers["x-check"]],
+      ["POST", "/down?name=db%20backup", "db backup is down: backup log line", uuid]);
+    assert.equal([up.method, up.path], ["GET", "/up/db%20backup"]);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.is(receiver.requests.length, 2, "exactly once each");
+    assert.equal(await pool.listOutbox(), []);
+  } finally {
+    await pool.close();
+    await receiver.close();
+    dir.remove();
+  }
+});
+
+test("a receiver answering 500 gets a retry after the backoff, and a restart in between loses nothing", async () => {
+  const receiver = await httpReceiver((_req: Captured, index: number) => ({ status: index === 0 ? 500 : 200 }));
+  const dir = tempDir();
+  let pool = await createInProcessPool(options(dir.path));
+  try {
+    const { uuid } = await setUp(pool, receiver.url);
+    await pool.ping(ping(uuid, T0 + MINUTE, "fail")); // new → down notifies
+    await until(receiver.requests, 1);
+    await new Promise((r) => setTimeout(r, 50));
+    const pending = await pool.listOutbox();
+    assert.is(pending.length, 1);
+    assert.is(pending[0].attempts, 1);
+    assert.match(pending[0].lastError ?? "", /500/);
+    await pool.close();
+
+    pool = await createInProcessPool(options(dir.path));
+    assert.is((await pool.listOutbox()).length, 1, "the pending notification survived the restart");
+    await pool.advance(T0 + MINUTE + 5 * MINUTE); // past the backoff
+    await until(receiver.requests, 2);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/down?name=db%20backup"]);
+    assert.equal(await pool.listOutbox(), []);
+  } finally {
+    await pool.close();
+    await receiver.close();
+    dir.remove();
+  }
+});
+
+test("an email integration sends a mail naming the check and its new status over SMTP", async () => {
+  const smtp = await smtpReceiver();
+  const dir = tempDir();
+  const pool = await createInProcessPool(options(dir.path, smtp.url));
+  try {
+    const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
+    await pool.addChannel(project.id, { kind: "email", name: "", value: { kind: "email", address: "oncall@example.com" } }, T0);
+    const made = await pool.createCheck(project.id, { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } }, [], T0);
+    if (!made.ok) throw new Error("create failed");
+    await pool.ping(ping(made.value.check.uuid, T0));
+    await pool.advance(T0 + 2 * HOUR);
+    const [mail] = await until(smtp.mails, 1);
+    assert.match(mail.subject ?? "", /nightly/);
+    assert.match(mail.subject ?? "", /DOWN/i);
+    assert.is((mail.to && !Array.isArray(mail.to) ? mail.to.text : ""), "oncall@example.com");
+    assert.ok((mail.text ?? "").length > 0 && typeof mail.html === "string");
+  } finally {
+    await pool.close();
+    await smtp.close();
+    dir.remove();
+  }
+});
+
+test.run();
