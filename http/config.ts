@@ -87,7 +87,6 @@ export function readSettings(env: Env): Settings {
     problems.push(`SMTP_URL: expected smtp://[user:pass@]host[:port] or smtps://...`);
   }
   const adminToken = value("ADMIN_TOKEN") ?? null;
-  if (adminToken !== null && adminToken.length < 16) problems.push("ADMIN_TOKEN: expected at least 16 characters");
   const emailDomain = value("EMAIL_DOMAIN") ?? "localhost";
   if (!/^[A-Za-z0-9.-]+$/.test(emailDomain)) problems.push(`EMAIL_DOMAIN=${emailDomain}: expected a domain name`);
 
