@@ -4,7 +4,7 @@
 // A commit is one child transaction: all of its writes land or none do. lmdb-js runs every transaction
 // queued in one event-loop turn inside one LMDB transaction, so concurrent commits share one disk sync.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
 import type { Changes, OutboxEntry } from "../engine/changes.ts";
@@ -159,7 +159,7 @@ function openTables(dir: string, options: StoreOptions): Tables {
   const readOnly = options.readOnly ?? false;
   const dataFile = join(dir, "data.mdb");
   if (readOnly && !existsSync(dataFile)) throw new Error("no store there (data.mdb is missing)");
-  if (!readOnly) mkdirSync(dir, { recursive: true });
+  if (!readOnly) makeDir(dir);
   assertLmdbFile(dataFile); // LMDB crashes the process on a data file that isn't one: refuse it first
   const env = open<unknown, Key>(dir, { maxDbs: 16, noSubdir: false, readOnly });
   try {
@@ -179,6 +179,17 @@ function openTables(dir: string, options: StoreOptions): Tables {
   } catch (error) {
     void env.close();
     throw error;
+  }
+}
+
+/** Creates `dir` and its missing parents (mkdirSync's recursive mode spins forever under /proc on Node 20). */
+function makeDir(dir: string): void {
+  if (existsSync(dir)) return;
+  if (dirname(dir) !== dir) makeDir(dirname(dir));
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    if (!existsSync(dir)) throw error; // another thread may have just made it
   }
 }
 
