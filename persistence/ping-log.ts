@@ -12,22 +12,37 @@ export function pingPuts(tables: Tables, write: PingWrite): Put[] {
   return write.body === null || write.body.length === 0 ? [record] : [record, prepareBytes(tables.bodies, key, write.body)];
 }
 
-/** Returns, per check, the newest n written and the keep of that write: what to trim after appending. */
-export function trimsOf(writes: readonly PingWrite[]): Map<string, { newestN: number; keep: number }> {
-  const trims = new Map<string, { newestN: number; keep: number }>();
+/** What to trim of one check after appending: the newest n written, how many were appended, and keep. */
+export type Trim = { readonly newestN: number; readonly appended: number; readonly keep: number };
+
+/** Returns, per check, what to trim after `writes` are appended (the keep of the newest write wins). */
+export function trimsOf(writes: readonly PingWrite[]): Map<string, Trim> {
+  const trims = new Map<string, Trim>();
   for (const write of writes) {
     const seen = trims.get(write.checkUuid);
-    if (seen === undefined || write.record.n >= seen.newestN) trims.set(write.checkUuid, { newestN: write.record.n, keep: write.keep });
+    const newest = seen === undefined || write.record.n >= seen.newestN;
+    trims.set(write.checkUuid, {
+      newestN: newest ? write.record.n : seen.newestN, keep: newest ? write.keep : seen.keep, appended: (seen?.appended ?? 0) + 1,
+    });
   }
   return trims;
 }
 
 /** Removes every ping and body older than the newest `keep`; call inside a write transaction. */
-export function trimPings(tables: Tables, checkUuid: string, trim: { newestN: number; keep: number }): void {
-  // a range, not just n - keep: a lowered ping_log_limit leaves several entries to drop at once
-  const older = { start: [checkUuid], end: [checkUuid, trim.newestN - Math.max(0, trim.keep) + 1] };
-  removeRange(tables.pings, older);
-  removeRange(tables.bodies, older);
+export function trimPings(tables: Tables, checkUuid: string, trim: Trim): void {
+  // A log holds one unbroken run of n, trimmed from the bottom, so appending k pings pushes out exactly
+  // the k keys below the newest `keep`: point removes, no cursor (a range scan per ping halves throughput).
+  const oldestKept = trim.newestN - Math.max(0, trim.keep) + 1;
+  for (let n = oldestKept - trim.appended; n < oldestKept; n++) {
+    tables.pings.removeSync([checkUuid, n]);
+    tables.bodies.removeSync([checkUuid, n]);
+  }
+  // anything still below means keep was lowered (or the log was longer): drop the rest in one range
+  if (tables.pings.doesExist([checkUuid, oldestKept - trim.appended - 1])) {
+    const older = { start: [checkUuid], end: [checkUuid, oldestKept] };
+    removeRange(tables.pings, older);
+    removeRange(tables.bodies, older);
+  }
 }
 
 /** Removes a check's whole ping log and its bodies; call inside a write transaction. */

@@ -135,6 +135,15 @@ test("a lowered keep drops every older entry at once", async () => {
   });
 });
 
+test("a raised keep lets the log grow again", async () => {
+  await withStore(async (store) => {
+    const c = check();
+    await store.commit(changes({ pings: [1, 2, 3].map((n) => pingWrite(c, n, { keep: 2 })) }));
+    await store.commit(changes({ pings: [4, 5, 6].map((n) => pingWrite(c, n, { keep: 5 })) }));
+    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [6, 5, 4, 3, 2]);
+  });
+});
+
 test("ping pages are newest first, limited, and per check", async () => {
   await withStore(async (store) => {
     const [a, b] = [check(), check()];
