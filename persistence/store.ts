@@ -74,8 +74,8 @@ export class Store {
    * `keep`, flips, outbox entries, then deleted checks with their pings, bodies and flips.
    * Resolves once durable (see Durability); rejects, having written nothing, if the transaction fails.
    */
-  commit(changes: Changes): Promise<void> {
-    const tables = this.#tables;
+  async commit(changes: Changes): Promise<void> {
+    const tables = this.#tables; // everything up to childTransaction runs in the caller's turn: commits of one turn still group
     const puts: Put[] = [
       ...snapshotPuts(tables, changes),
       ...changes.pings.flatMap((write) => pingPuts(tables, write)),
@@ -83,7 +83,7 @@ export class Store {
       ...changes.outbox.map((entry) => outboxPut(tables, entry)),
     ];
     const trims = trimsOf(changes.pings);
-    if (puts.length === 0 && changes.deletedChecks.length === 0) return Promise.resolve();
+    if (puts.length === 0 && changes.deletedChecks.length === 0) return;
     const written = tables.env.childTransaction(() => {
       for (const put of puts) put.table.putSync(put.key, put.value);
       for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim);
@@ -93,7 +93,7 @@ export class Store {
         removeFlips(tables, uuid);
       }
     });
-    return this.#durable(written);
+    await this.#durable(written);
   }
 
   /** Returns up to `limit` of a check's newest pings, newest first. */
@@ -129,14 +129,14 @@ export class Store {
   }
 
   /** Stores an outbox entry (replacing the one with its id); resolves once durable. */
-  outboxUpdate(entry: OutboxEntry): Promise<void> {
+  async outboxUpdate(entry: OutboxEntry): Promise<void> {
     const put = outboxPut(this.#tables, entry);
-    return this.#durable(put.table.put(put.key, put.value));
+    await this.#durable(put.table.put(put.key, put.value));
   }
 
   /** Removes an outbox entry (nothing if absent); resolves once durable. */
-  outboxDelete(id: string): Promise<void> {
-    return this.#durable(this.#tables.outbox.remove([id]));
+  async outboxDelete(id: string): Promise<void> {
+    await this.#durable(this.#tables.outbox.remove([id]));
   }
 
   /** Reads the schema entry; throws if the store can't be read (closed, or the env is broken). */

@@ -102,6 +102,19 @@ test("concurrent commits in one turn are each atomic and all land", async () => 
   });
 });
 
+test("a failing commit in a group leaves the other commits of its turn intact", async () => {
+  await withStore(async (store) => {
+    const [a, b] = [check(), check()];
+    const results = await Promise.allSettled([
+      store.commit(changes({ checks: [a] })),
+      store.commit(changes({ checks: [check({ projectId: "x".repeat(3000) })] })),
+      store.commit(changes({ checks: [b] })),
+    ]);
+    assert.equal(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    assert.equal(store.loadChecks("p").map((c) => c.uuid).sort(), [a.uuid, b.uuid].sort());
+  });
+});
+
 test("the ping log keeps exactly the newest `keep` entries and drops their bodies", async () => {
   await withStore(async (store) => {
     const c = check();
