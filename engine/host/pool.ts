@@ -309,20 +309,34 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   const script = fileURLToPath(new URL("./shard.worker.js", import.meta.url));
   const workers: Worker[] = [];
   const handles: ShardHandle[] = [];
+  let started = false;
+  let failStart: (error: Error) => void = () => {};
+  const startFailed = new Promise<never>((_resolve, reject) => { failStart = reject; });
+  startFailed.catch(() => {}); // observed through the race below
   for (let index = 0; index < options.shards; index++) {
     const setup: ShardSetup = { ...options, index, count: options.shards, startAt: options.startAt };
     const worker = new Worker(script, { workerData: setup });
-    worker.on("error", (error) => {
-      console.error(`hcd: shard ${index} crashed:`, error);
+    const crashed = (why: string) => {
+      if (!started) return failStart(new Error(`shard ${index} failed to start: ${why}`));
+      console.error(`hcd: shard ${index} crashed: ${why}`);
       process.exit(70); // loudly, for a supervisor to restart: the store holds every acknowledged write
-    });
+    };
+    worker.on("error", (error) => crashed(error instanceof Error ? error.message : String(error)));
+    worker.on("exit", (code) => crashed(`exited with code ${code}`));
     workers.push(worker);
     handles.push(wrap(nodeEndpoint(worker)) as unknown as ShardHandle);
   }
   const pool = new ShardedPool(handles, async () => {
-    for (const w of workers) w.removeAllListeners("error");
+    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
     await Promise.all(workers.map((w) => w.terminate()));
   });
-  await pool.init();
+  try {
+    await Promise.race([pool.init(), startFailed]);
+  } catch (error) {
+    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
+    await Promise.all(workers.map((w) => w.terminate()));
+    throw error;
+  }
+  started = true;
   return pool;
 }

@@ -8,10 +8,8 @@ import type { ShardHost } from "./shard-host.ts";
 
 if (!parentPort) throw new Error("shard.worker must run as a worker thread");
 const ready: Promise<ShardHost> = openShardHost(workerData as ShardSetup);
-ready.catch((error: unknown) => {
-  console.error("hcd: shard failed to start:", error);
-  process.exit(1);
-});
+// A failed start surfaces as the Worker's "error" event, with its message, in the pool.
+ready.catch((error: unknown) => setImmediate(() => { throw error; }));
 
 // Every call waits for the host to be open, so the pool may call at once.
 const api = new Proxy({}, {

@@ -3,6 +3,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../helpers.ts";
 
@@ -71,6 +73,18 @@ test("invalid configuration exits 1 with a message naming the variable", () => {
   assert.is(run.status, 1);
   assert.match(run.stderr, /PORT/);
   assert.match(run.stderr, /DURABILITY/);
+});
+
+test("a corrupt store exits 1 at start with a message naming the file", () => {
+  const dir = tempDir();
+  try {
+    writeFileSync(join(dir.path, "data.mdb"), "this is not an LMDB file, but long enough to have a header");
+    const run = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", DATA_DIR: dir.path, ADMIN_TOKEN: TOKEN }, encoding: "utf8", timeout: 20_000 });
+    assert.is(run.status, 1, run.stderr);
+    assert.match(run.stderr, /data\.mdb is not an LMDB data file/);
+  } finally {
+    dir.remove();
+  }
 });
 
 test("the first start generates and prints the admin token and stores it in DATA_DIR", async () => {
