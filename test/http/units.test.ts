@@ -29,6 +29,12 @@ test("config: defaults", () => {
   assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", boundPort: 41234 }).siteRoot, "http://localhost:41234");
 });
 
+test("config: the API rate limit is off by default under CLOCK=virtual, and can still be set there", () => {
+  assert.is(readSettings({ CLOCK: "virtual" }).apiRateLimit, 0);
+  assert.is(readSettings({ CLOCK: "virtual", API_RATE_LIMIT: "100" }).apiRateLimit, 100);
+  assert.is(readSettings({ CLOCK: "real" }).apiRateLimit, 100);
+});
+
 test("config: every variable is read", () => {
   const s = readSettings({
     PORT: "9000", HOST: "0.0.0.0", DATA_DIR: "/tmp/x", SITE_ROOT: "https://hc.example.com/", ADMIN_TOKEN: "0123456789abcdef",
