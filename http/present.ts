@@ -6,7 +6,13 @@ import { nextPingAt, statusAt } from "../engine/status.ts";
 import { uniqueKeyOf } from "../engine/host/unique-key.ts";
 import { badgeSignature } from "./badge-urls.ts";
 
-export type CheckView = { readonly at: Millis; readonly siteRoot: string; readonly readonly: boolean };
+export type CheckView = {
+  readonly at: Millis;
+  readonly siteRoot: string;
+  readonly readonly: boolean;
+  /** EMAIL_DOMAIN while the inbound SMTP listener runs; absent or null = no ping_email field. */
+  readonly emailDomain?: string | null;
+};
 
 /** Returns the API representation of a check at `at`: 22 common fields, timeout or schedule+tz, and the key-dependent set. */
 export function presentCheck(check: Check, view: CheckView): Record<string, unknown> {
@@ -41,6 +47,9 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     const updateUrl = `${view.siteRoot}/api/v3/checks/${check.uuid}`;
     result.uuid = check.uuid;
     result.ping_url = `${view.siteRoot}/ping/${check.uuid}`;
+    // project extension: only with SMTP on (the default shape stays the reference's), never for
+    // read-only keys (it reveals the uuid)
+    if (view.emailDomain) result.ping_email = `${check.uuid}@${view.emailDomain}`;
     result.update_url = updateUrl;
     result.pause_url = `${updateUrl}/pause`;
     result.resume_url = `${updateUrl}/resume`;

@@ -33,8 +33,9 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     enforceRateLimit(limiter, apiKey ?? "", opts.rateClock.now());
     return caller;
   };
-  const view = (caller: Caller, at: Millis) => ({ at, siteRoot, readonly: caller.readonly });
-  const rw = (at: Millis) => ({ at, siteRoot, readonly: false });
+  const emailDomain = config.smtpPort === null ? null : config.emailDomain; // ping_email only while SMTP listens
+  const view = (caller: Caller, at: Millis) => ({ at, siteRoot, readonly: caller.readonly, emailDomain });
+  const rw = (at: Millis) => ({ at, siteRoot, readonly: false, emailDomain });
 
   endpoint(app, "/api/v3/checks", {
     GET: async (event) => {

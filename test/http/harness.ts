@@ -37,7 +37,11 @@ export type Api = {
   unexpected: unknown[];
 };
 
-export type ApiOptions = { apiRateLimit?: number; rateClock?: Clock; clock?: "virtual" | "real"; pool?: (pool: Pool) => Pool };
+export type ApiOptions = {
+  apiRateLimit?: number; rateClock?: Clock; clock?: "virtual" | "real"; pool?: (pool: Pool) => Pool;
+  /** Extra environment for the app's config (e.g. SMTP_PORT, EMAIL_DOMAIN). */
+  env?: Record<string, string>;
+};
 
 /** Runs `body` against a fresh app and store; fails on any unexpected (500) error the app reported. */
 export async function withApi(body: (api: Api) => Promise<void>, options: ApiOptions = {}): Promise<void> {
@@ -49,7 +53,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
   const pool = options.pool ? options.pool(realPool) : realPool;
   try {
     const clock = new VirtualClock(T0);
-    const settings = readSettings({ DATA_DIR: dir.path, SITE_ROOT: SITE, API_RATE_LIMIT: String(options.apiRateLimit ?? 0) });
+    const settings = readSettings({ DATA_DIR: dir.path, SITE_ROOT: SITE, API_RATE_LIMIT: String(options.apiRateLimit ?? 0), ...options.env });
     const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
