@@ -5,15 +5,17 @@
 // queued in one event-loop turn inside one LMDB transaction, so concurrent commits share one disk sync.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { randomUUID } from "node:crypto";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
 import type { Changes, OutboxEntry } from "../engine/changes.ts";
+import { applyChanges, mergeChanges, replayJournal } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
-import { flipPut, flipsOf, pruneFlips, removeFlips } from "./flip-log.ts";
+import { flipsOf, pruneFlips } from "./flip-log.ts";
 import { outboxAll, outboxDue, outboxPut } from "./outbox.ts";
-import { pingBody, pingPage, pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
-import { loadChannels, loadChecks, loadProjects, removeCheck, snapshotPuts } from "./snapshots.ts";
-import type { Put, Table, Tables } from "./tables.ts";
+import { pingBody, pingPage } from "./ping-log.ts";
+import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
+import type { Table, Tables } from "./tables.ts";
 
 /** "flush": a write resolves once it is on disk (survives power loss); "commit": once committed (survives a crash of the process). */
 export const DURABILITIES = ["flush", "commit"] as const;
@@ -22,6 +24,10 @@ export type Durability = (typeof DURABILITIES)[number];
 export type StoreOptions = { readonly durability: Durability; readonly readOnly?: boolean };
 
 const SCHEMA_VERSION = 1;
+// A checkpoint runs once this much is journaled: large enough to amortise the transaction, small
+// enough that applying it (about 20 us a ping) never stalls the shard's event loop for long.
+const CHECKPOINT_COMMITS = 256;
+const CHECKPOINT_PINGS = 2_000;
 const STRUCTURES = Symbol.for("structures"); // msgpackr shared structures live under this key in each table
 const LMDB_MAGIC = 0xbeefc0de; // in the first meta page of every LMDB data file
 const TABLE_OPTIONS = {
@@ -33,6 +39,7 @@ const TABLE_OPTIONS = {
   flips: { sharedStructuresKey: STRUCTURES },
   outbox: { sharedStructuresKey: STRUCTURES },
   meta: {},
+  journal: { sharedStructuresKey: STRUCTURES },
 } as const;
 
 /** Opens (creating if missing, unless readOnly) the store in `dir`; throws an Error naming the path and the cause. */
@@ -48,6 +55,11 @@ export function openStore(dir: string, options: StoreOptions): Store {
 export class Store {
   readonly #tables: Tables;
   readonly #durability: Durability;
+  readonly #writer = randomUUID(); // journal keys of this Store: several threads journal into one env
+  #seq = 0;
+  #pending: { key: Key; changes: Changes }[] = [];
+  #pendingPings = 0;
+  #lastCheckpoint: Promise<void> = Promise.resolve();
 
   constructor(tables: Tables, durability: Durability) {
     this.#tables = tables;
@@ -70,30 +82,63 @@ export class Store {
   }
 
   /**
-   * Writes all of `changes` in one atomic transaction: upserts, ping appends trimmed to each write's
-   * `keep`, flips, outbox entries, then deleted checks with their pings, bodies and flips.
-   * Resolves once durable (see Durability); rejects, having written nothing, if the transaction fails.
+   * Makes `changes` durable as one journal record (one small write, atomic: all of it or none), shared
+   * with the other commits of this event-loop turn. Resolves once durable (see Durability). The tables
+   * see it at the next checkpoint, which runs by itself once enough is pending.
    */
-  async commit(changes: Changes): Promise<void> {
-    const tables = this.#tables; // everything up to childTransaction runs in the caller's turn: commits of one turn still group
-    const puts: Put[] = [
-      ...snapshotPuts(tables, changes),
-      ...changes.pings.flatMap((write) => pingPuts(tables, write)),
-      ...changes.flips.map((flip) => flipPut(tables, flip)),
-      ...changes.outbox.map((entry) => outboxPut(tables, entry)),
-    ];
-    const trims = trimsOf(changes.pings);
-    if (puts.length === 0 && changes.deletedChecks.length === 0) return;
-    const written = tables.env.childTransaction(() => {
-      for (const put of puts) put.table.putSync(put.key, put.value);
-      for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim);
-      for (const { projectId, uuid } of changes.deletedChecks) {
-        removeCheck(tables, projectId, uuid);
-        removePings(tables, uuid);
-        removeFlips(tables, uuid);
-      }
+  commit(changes: Changes): Promise<void> {
+    if (Object.values(changes).every((list: unknown[]) => list.length === 0)) return Promise.resolve();
+    // What the journal accepts, a checkpoint must be able to apply: refuse unstorable keys up front.
+    const problem = keyProblem(changes);
+    if (problem !== null) return Promise.reject(new Error(`commit refused: ${problem}`));
+    const key = [this.#writer, ++this.#seq];
+    const written = this.#tables.journal.put(key, changes);
+    this.#pending.push({ key, changes });
+    this.#pendingPings += changes.pings.length;
+    if (this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS) void this.checkpoint().catch(() => {});
+    return this.#durable(written);
+  }
+
+  /**
+   * Applies every commit journaled so far to the tables, in one transaction that also drops them from
+   * the journal; resolves when the tables show them. Reads of logs and the outbox call this first.
+   */
+  checkpoint(): Promise<void> {
+    const taken = this.#pending.splice(0); // commits journaled before this call: their puts are queued ahead of us
+    this.#pendingPings = 0;
+    if (taken.length === 0) return this.#lastCheckpoint;
+    const tables = this.#tables;
+    const applied = tables.env.childTransaction(() => {
+      applyChanges(tables, mergeChanges(taken.map((t) => t.changes)));
+      for (const { key } of taken) tables.journal.removeSync(key);
+    }).then(() => undefined, (error: unknown) => {
+      this.#pending.unshift(...taken); // still journaled: the next checkpoint (or a restart) applies them
+      throw error;
     });
-    await this.#durable(written);
+    this.#lastCheckpoint = applied.catch(() => undefined); // a later checkpoint doesn't inherit this failure
+    return applied;
+  }
+
+  /** Returns a check's newest ping and its body, including commits not yet checkpointed; null when none. */
+  newestPing(checkUuid: string): { record: PingRecord; body: Uint8Array | null } | null {
+    for (let i = this.#pending.length - 1; i >= 0; i--) {
+      const pings = this.#pending[i].changes.pings;
+      for (let j = pings.length - 1; j >= 0; j--) {
+        if (pings[j].checkUuid === checkUuid) return { record: pings[j].record, body: pings[j].body };
+      }
+    }
+    const record = pingPage(this.#tables, checkUuid, 1)[0];
+    if (record === undefined) return null;
+    return { record, body: pingBody(this.#tables, checkUuid, record.n) };
+  }
+
+  /** Returns a check's flip number n, including commits not yet checkpointed; null when unknown. */
+  flipNumber(checkUuid: string, n: number): Flip | null {
+    for (let i = this.#pending.length - 1; i >= 0; i--) {
+      const found = this.#pending[i].changes.flips.find((f) => f.checkUuid === checkUuid && f.n === n);
+      if (found) return found;
+    }
+    return flipsOf(this.#tables, checkUuid, {}).find((f) => f.n === n) ?? null;
   }
 
   /** Returns up to `limit` of a check's newest pings, newest first. */
@@ -113,6 +158,7 @@ export class Store {
 
   /** Removes the flips (of every check) with at < beforeAt; resolves to how many, once durable. */
   async pruneFlips(beforeAt: Millis): Promise<number> {
+    await this.checkpoint();
     const removed = await pruneFlips(this.#tables, beforeAt);
     await this.#durable(Promise.resolve());
     return removed;
@@ -144,8 +190,9 @@ export class Store {
     if (this.#tables.meta.get("schema") !== SCHEMA_VERSION) throw new Error("store probe: schema entry missing");
   }
 
-  /** Waits for pending writes, then closes the env (in this thread; other threads keep theirs). */
+  /** Checkpoints, waits for pending writes, then closes the env (in this thread; other threads keep theirs). */
   async close(): Promise<void> {
+    await this.checkpoint();
     await this.#tables.env.close();
   }
 
@@ -153,6 +200,19 @@ export class Store {
     await written;
     if (this.#durability === "flush") await this.#tables.env.flushed;
   }
+}
+
+const MAX_ID_CHARS = 128; // every id in a key; LMDB keys hold at most 511 bytes
+
+/** Returns why a commit's keys can't be stored, or null when they can. */
+function keyProblem(changes: Changes): string | null {
+  const ids = [
+    ...changes.projects.map((p) => p.id), ...changes.channels.flatMap((c) => [c.projectId, c.id]),
+    ...changes.checks.flatMap((c) => [c.projectId, c.uuid]), ...changes.deletedChecks.flatMap((d) => [d.projectId, d.uuid]),
+    ...changes.pings.map((p) => p.checkUuid), ...changes.flips.map((f) => f.checkUuid), ...changes.outbox.map((e) => e.id),
+  ];
+  const bad = ids.find((id) => typeof id !== "string" || id.length === 0 || id.length > MAX_ID_CHARS);
+  return bad === undefined ? null : `an id is empty or longer than ${MAX_ID_CHARS} characters`;
 }
 
 function openTables(dir: string, options: StoreOptions): Tables {
@@ -171,10 +231,13 @@ function openTables(dir: string, options: StoreOptions): Tables {
     const tables: Tables = {
       env, projects: table("projects"), channels: table("channels"), checks: table("checks"), pings: table("pings"),
       bodies: table("bodies"), flips: table("flips"), outbox: table("outbox"), meta: table("meta"),
+      journal: table("journal"),
     };
     const schema = tables.meta.get("schema");
     if (schema === undefined && !readOnly) tables.meta.putSync("schema", SCHEMA_VERSION);
     else if (schema !== SCHEMA_VERSION) throw new Error(`schema version ${String(schema)}, this build reads ${SCHEMA_VERSION}`);
+    // commits a crash left in the journal reach the tables before anything reads them
+    if (!readOnly) env.transactionSync(() => replayJournal(tables));
     return tables;
   } catch (error) {
     void env.close();

@@ -16,6 +16,7 @@ export type Tables = {
   readonly flips: Table; // [checkUuid, at, n] → Flip
   readonly outbox: Table; // [id] → OutboxEntry
   readonly meta: Table; // "schema" → number
+  readonly journal: Table; // [writerId, seq] → Changes not yet checkpointed (journal.ts)
 };
 
 /** One write prepared outside the transaction: its value is already encoded. */

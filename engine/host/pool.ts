@@ -11,6 +11,7 @@ import { fail, ok } from "../outcome.ts";
 import type { ShardPingResult } from "../shard.ts";
 import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../changes.ts";
+import { openStore } from "../../persistence/store.ts";
 import { shardOf } from "./routing.ts";
 import type { ShardDirectory, ShardHost } from "./shard-host.ts";
 import { openShardHost } from "./shard-setup.ts";
@@ -306,6 +307,8 @@ function inProcessHandle(host: ShardHost): ShardHandle {
 
 /** Starts SHARDS worker threads, each owning its projects; a crashed worker stops the process loudly. */
 export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
+  // Replay what a crash left in the journal once, here, before the shards open the store together.
+  await openStore(options.dataDir, { durability: options.durability }).close();
   const script = fileURLToPath(new URL("./shard.worker.js", import.meta.url));
   const workers: Worker[] = [];
   const handles: ShardHandle[] = [];

@@ -139,25 +139,28 @@ export class ShardHost {
     return uuid === undefined ? fail({ code: "not_found", what: "check" }) : this.#shard.getCheck(projectId, uuid);
   }
 
-  listPings(projectId: string, uuid: string, pingLogLimit: number): Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }> {
+  async listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
     const found = this.#shard.getCheck(projectId, uuid);
     if (!found.ok) return found;
+    await this.#store.checkpoint(); // logs are read from the tables: apply what the journal holds first
     const pings = this.#store.pingPage(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
 
-  pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Outcome<Uint8Array> {
+  async pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {
     const found = this.#shard.getCheck(projectId, uuid);
     if (!found.ok) return found;
     // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
     if (n <= found.value.nPings - pingLogLimit || n < 1) return fail({ code: "not_found", what: "ping" });
+    await this.#store.checkpoint();
     const body = this.#store.pingBody(uuid, n);
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
   }
 
-  listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Outcome<Flip[]> {
+  async listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
     const found = this.getCheck(projectId, ref);
     if (!found.ok) return found;
+    await this.#store.checkpoint();
     return ok(this.#store.flips(found.value.uuid, query));
   }
 
@@ -169,8 +172,14 @@ export class ShardHost {
     return this.#store.pruneFlips(beforeAt);
   }
 
-  outbox(): OutboxEntry[] {
+  async outbox(): Promise<OutboxEntry[]> {
+    await this.#store.checkpoint();
     return this.#store.outboxAll();
+  }
+
+  /** Applies what the journal holds to the tables (periodically, and before reads of logs and the outbox). */
+  checkpoint(): Promise<void> {
+    return this.#store.checkpoint();
   }
 
   /** Registers something to stop when the host closes (its timer). */
@@ -207,13 +216,14 @@ export class ShardHost {
       const uuid = entry.check.uuid;
       let { lastPing, lastPingBody } = entry;
       if (lastPing === null) {
-        lastPing = this.#store.pingPage(uuid, 1)[0] ?? null;
-        lastPingBody = lastPing && lastPing.bodySize > 0 ? this.#store.pingBody(uuid, lastPing.n) : null;
+        const newest = this.#store.newestPing(uuid);
+        lastPing = newest?.record ?? null;
+        lastPingBody = newest?.body ?? null;
       }
       let downSinceAt: Millis | null = null;
       if (entry.flip.to === "up") {
         const previous = changes.flips.find((f) => f.checkUuid === uuid && f.n === entry.flip.n - 1)
-          ?? this.#store.flips(uuid, { toAt: entry.flip.at + 1 }).find((f) => f.n === entry.flip.n - 1);
+          ?? this.#store.flipNumber(uuid, entry.flip.n - 1);
         downSinceAt = previous?.to === "down" ? previous.at : null;
       }
       return { ...entry, lastPing, lastPingBody, downSinceAt };

@@ -32,7 +32,9 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
   });
   // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
-  const deliver = (now: Millis) => void deliverer.deliverDue(now).catch((error: unknown) => console.error("hcd: notification delivery failed:", error));
+  // The deliverer reads the outbox from the tables: checkpoint the journal first.
+  const deliver = (now: Millis) => void host.checkpoint().then(() => deliverer.deliverDue(now))
+    .catch((error: unknown) => console.error("hcd: notification delivery failed:", error));
   host.onOutbox = deliver;
   deliver(startAt); // a restart resumes pending deliveries
   if (setup.clock === "real") {
@@ -40,7 +42,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     const timer = setInterval(() => {
       if (busy) return; // a slow commit must not pile up ticks
       busy = true;
-      host.advance(Date.now()).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
+      host.advance(Date.now()).then(() => host.checkpoint()).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
         .finally(() => { busy = false; });
     }, TICK_MS);
     timer.unref();

@@ -10,9 +10,20 @@ const none: Changes = { projects: [], channels: [], checks: [], deletedChecks: [
 const changes = (overrides: Partial<Changes>): Changes => ({ ...none, ...overrides });
 
 /** Runs `body` against a fresh store in a temp folder, then closes and removes it. */
+/**
+ * Runs `body` on a fresh store whose commits also checkpoint: the tables (and so every read) then show
+ * each commit as soon as it resolves. The journal itself is tested separately below.
+ */
 async function withStore(body: (store: Store, dir: string) => Promise<void> | void): Promise<void> {
   const dir = tempDir();
-  const store = openStore(dir.path, { durability: "commit" });
+  const real = openStore(dir.path, { durability: "commit" });
+  const store = new Proxy(real, {
+    get(target, name) {
+      if (name === "commit") return async (changes: Changes) => { await target.commit(changes); await target.checkpoint(); };
+      const value = Reflect.get(target, name, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
   try {
     await body(store, dir.path);
   } finally {
@@ -298,6 +309,78 @@ test("probe throws once the store is closed", async () => {
   await store.close();
   assert.throws(() => store.probe());
   dir.remove();
+});
+
+// ---- the journal: commits are durable at once, reach the tables at checkpoints ----
+
+test("a commit is journaled: the tables show it after a checkpoint, the overlay readers at once", async () => {
+  const dir = tempDir();
+  const store = openStore(dir.path, { durability: "commit" });
+  try {
+    const c = check({ nPings: 1, nFlips: 1 });
+    const f = flip({ checkUuid: c.uuid, n: 1, to: "up" });
+    await store.commit(changes({ checks: [c], pings: [pingWrite(c, 1, { body: new Uint8Array([1, 2]) })], flips: [f] }));
+    assert.equal(store.loadChecks(c.projectId), [], "not in the tables before a checkpoint");
+    assert.is(store.newestPing(c.uuid)?.record.n, 1);
+    assert.equal(store.newestPing(c.uuid)?.body, new Uint8Array([1, 2]));
+    assert.equal(store.flipNumber(c.uuid, 1), f);
+    await store.checkpoint();
+    assert.equal(store.loadChecks(c.projectId), [c]);
+    assert.equal(store.pingPage(c.uuid, 5).map((r) => r.n), [1]);
+    assert.equal(store.newestPing(c.uuid)?.body, new Uint8Array([1, 2]), "from the tables now");
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+});
+
+test("commits a crash left in the journal are applied when the store is opened again", async () => {
+  const dir = tempDir();
+  const crashed = openStore(dir.path, { durability: "commit" });
+  const c = check({ nPings: 3 });
+  for (let n = 1; n <= 3; n++) await crashed.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n)] }));
+  // no checkpoint, no close: a second open (as after kill -9) replays the journal
+  const reopened = openStore(dir.path, { durability: "commit" });
+  try {
+    assert.equal(reopened.loadChecks(c.projectId), [c]);
+    assert.equal(reopened.pingPage(c.uuid, 10).map((r) => r.n), [3, 2, 1]);
+  } finally {
+    await reopened.close();
+    await crashed.close();
+    dir.remove();
+  }
+});
+
+test("one checkpoint of many commits keeps each check's last state and never writes pings it trims", async () => {
+  const dir = tempDir();
+  const store = openStore(dir.path, { durability: "commit" });
+  try {
+    const c = check();
+    for (let n = 1; n <= 50; n++) await store.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n, { keep: 5, body: new Uint8Array([n]) })] }));
+    await store.checkpoint();
+    assert.equal(store.loadChecks(c.projectId).map((x) => x.nPings), [50]);
+    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [50, 49, 48, 47, 46]);
+    assert.is(store.pingBody(c.uuid, 45), null);
+    assert.equal(store.pingBody(c.uuid, 46), new Uint8Array([46]));
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+});
+
+test("a commit with an unstorable key is refused before it reaches the journal", async () => {
+  const dir = tempDir();
+  const store = openStore(dir.path, { durability: "commit" });
+  try {
+    const outcome = await store.commit(changes({ checks: [check({ projectId: "x".repeat(3000) })] })).then(() => "ok", (e: Error) => e.message);
+    assert.match(String(outcome), /refused/);
+    await store.checkpoint(); // nothing poisoned: a checkpoint still works
+    const reopened = openStore(dir.path, { durability: "commit" });
+    await reopened.close();
+  } finally {
+    await store.close();
+    dir.remove();
+  }
 });
 
 test.run();
