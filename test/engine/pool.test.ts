@@ -54,6 +54,26 @@ for (const [name, make] of IMPLEMENTATIONS) {
     }
   });
 
+  test(`${name}: a deadline that passed while stopped is applied at restart, stamped with its own due time`, async () => {
+    const dir = tempDir();
+    try {
+      let pool = await make(options(dir.path));
+      const project = await pool.createProject(projectInput, T0);
+      const created = await pool.createCheck(project.id, { timeoutMs: HOUR, graceMs: HOUR }, [], T0);
+      if (!created.ok) throw new Error("create failed");
+      const uuid = created.value.check.uuid;
+      await pool.ping(ping({ uuid }, T0));
+      await pool.close(); // stopped at T0; due to go down at T0 + 2 h
+
+      pool = await make({ ...options(dir.path), startAt: T0 + 3 * DAY });
+      const flips = await pool.listFlips(project.id, { uuid }, {});
+      assert.equal(flips.ok && flips.value.map((f) => [f.at, f.to, f.reason]), [[T0 + 2 * HOUR, "down", "timeout"], [T0, "up", ""]]);
+      await pool.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
   test(`${name}: directory answers keys, ping keys, ownership`, async () => {
     const dir = tempDir();
     const pool = await make(options(dir.path));
