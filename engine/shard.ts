@@ -12,7 +12,7 @@ import { downAt } from "./status.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { TimerWheel } from "./wheel.ts";
-import type { CheckQuery, PingCommand } from "./host/pool-api.ts";
+import type { CheckQuery, PingCommand } from "./commands.ts";
 
 export type ShardOptions = {
   /** Returns a fresh random uuid; injected so that replays are deterministic. */
@@ -166,7 +166,7 @@ export class Shard {
   pauseCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
     const found = this.#dueCheck(projectId, uuid, at);
     if (!found.ok) return found;
-    return ok(this.#apply(found.value, onPause(found.value, at), null));
+    return ok(this.#apply(onPause(found.value, at), null));
   }
 
   /** Resumes a paused check; not_paused otherwise. */
@@ -175,7 +175,7 @@ export class Shard {
     if (!found.ok) return found;
     const step = onResume(found.value, at);
     if (!step.ok) return step;
-    return ok(this.#apply(found.value, step.value, null));
+    return ok(this.#apply(step.value, null));
   }
 
   /** Deletes a check; returns it as it was, with no channels (the reference's answer). */
@@ -214,7 +214,7 @@ export class Shard {
       keep: project.pingLogLimit,
     };
     this.#changes.pings.push(write);
-    this.#apply(check, step, { record, body: write.body });
+    this.#apply(step, { record, body: write.body });
     return ok({ checkUuid: check.uuid, created, badgeKey: check.badgeKey });
   }
 
@@ -234,7 +234,7 @@ export class Shard {
       const current = downAt(check);
       if (current === null) continue;
       if (current > now) { this.#wheel.set(uuid, current); continue; }
-      const stepped = this.#apply(check, onDeadline(check, current), null, { rearm: false });
+      const stepped = this.#apply(onDeadline(check, current), null, { rearm: false });
       const next = downAt(stepped);
       if (next === null || next <= Math.max(dueAt, current)) continue; // settled: never re-fire the same instant
       if (next <= now) {
@@ -257,7 +257,7 @@ export class Shard {
   #catchUp(check: Check, at: Millis): Check {
     let current = check;
     for (let dueAt = downAt(current); dueAt !== null && dueAt <= at; ) {
-      current = this.#apply(current, onDeadline(current, dueAt), null);
+      current = this.#apply(onDeadline(current, dueAt), null);
       const next = downAt(current);
       if (next === null || next <= dueAt) break; // settled
       dueAt = next;
@@ -293,8 +293,7 @@ export class Shard {
   }
 
   /** Stores a step's check and flips, and queues the notifications its flips call for. */
-  #apply(before: Check, step: Step, lastPing: LastPing | null, opts: { rearm: boolean } = { rearm: true }): Check {
-    void before;
+  #apply(step: Step, lastPing: LastPing | null, opts: { rearm: boolean } = { rearm: true }): Check {
     const check = step.check;
     this.#checks.set(check.uuid, check);
     if (opts.rearm) this.#arm(check);

@@ -29,12 +29,12 @@ function target(file: string, spec: string): string {
 
 const rules: [string, (file: string, to: string, typeOnly: boolean) => string | null][] = [
   ["engine core is pure: no node: modules, no packages but the schedule libraries, no host, persistence or http",
-    (file, to, typeOnly) => {
+    (file, to) => {
       if (!file.startsWith("engine/") || file.startsWith("engine/host/")) return null;
       if (to.startsWith("node:")) return "node module";
       if (!to.includes("/") && !["cron-parser", "luxon"].includes(to)) return "package";
       if (to.startsWith("persistence/") || to.startsWith("http/")) return "outer layer";
-      if (to.startsWith("engine/host/") && !(typeOnly && to === "engine/host/pool-api.ts")) return "host";
+      if (to.startsWith("engine/host/")) return "host";
       return null;
     }],
   ["only persistence/ imports lmdb", (file, to) => (to === "lmdb" && !file.startsWith("persistence/") ? "lmdb" : null)],

@@ -1,10 +1,13 @@
 // The pool as the front ends (HTTP, SMTP, CLI) see it. Two implementations keep this contract:
 // the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
 import type {
-  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, Millis, PingRecord, PingSignal, Project, UniqueField,
+  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField,
 } from "../model.ts";
 import type { Outcome } from "../outcome.ts";
 import type { OutboxEntry } from "../changes.ts";
+import type { CheckQuery, PingCommand } from "../commands.ts";
+
+export type { CheckQuery, PingCommand, PingTarget } from "../commands.ts";
 
 export type ProjectInput = {
   readonly name: string;
@@ -18,30 +21,8 @@ export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; 
 /** Who is calling the management API: the key's project, and whether the key is the read-only one. */
 export type Caller = { readonly project: Project; readonly readonly: boolean };
 
-/** How a ping names its check. */
-export type PingTarget =
-  | { readonly uuid: string }
-  | { readonly pingKey: string; readonly slug: string; readonly create: boolean };
-
-/** A ping as the front end received it; the shard classifies it (URL signal, method, keywords). */
-export type PingCommand = {
-  readonly target: PingTarget;
-  readonly signal: PingSignal;
-  readonly exitStatus: number | null; // 0-255 from /<exit-status>; already validated
-  readonly method: string;
-  readonly scheme: string;
-  readonly remoteAddr: string;
-  readonly ua: string;
-  readonly rid: string | null; // lower-case canonical uuid, already validated
-  readonly body: Uint8Array | null; // already cut to the project's ping_body_limit
-  /** Email pings: subject and plain text, classified with the email keyword rules. */
-  readonly email?: { readonly subject: string; readonly text: string };
-  readonly at: Millis;
-};
-
 export type PingResult = { readonly checkUuid: string; readonly created: boolean };
 
-export type CheckQuery = { readonly slug?: string; readonly tags: readonly string[] };
 export type FlipQuery = { readonly fromAt?: Millis; readonly toAt?: Millis };
 
 /** A check addressed by the caller: by uuid, or (read endpoints) by unique_key. */
