@@ -15,7 +15,7 @@ import type { Settings } from "./config.ts";
 import { reasonOf } from "./errors.ts";
 import type { JsonObject } from "./input.ts";
 import { channelInputOf, projectInputOf, pruneBeforeOf } from "./input.ts";
-import { presentChannel, presentProject } from "./present.ts";
+import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "./present.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
 
@@ -24,6 +24,10 @@ Usage:
   hcd project list
   hcd channel add --project ID --kind email|webhook|slack|discord|ntfy --value VALUE [--name NAME]
         VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
+  hcd channel list --project ID
+        the project's channels with their delivery state: pending, failed (given up), last_error
+  hcd outbox
+        every notification not yet delivered: attempts, next_attempt, last_error, given_up
   hcd prune [--before ISO-8601]
         removes flips older than --before (default: the start of the month two months back)
   hcd --help
@@ -122,6 +126,23 @@ function operationOf(args: Args): Operation {
         },
       };
     }
+    case "channel list": {
+      const project = opt("project");
+      if (project === undefined) throw new UsageError("channel list needs --project");
+      return {
+        method: "GET", path: `/admin/v1/projects/${encodeURIComponent(project)}/channels`,
+        direct: async (pool) => {
+          if (!pool.listProjects().some((p) => p.id === project)) return { ok: false, failure: { code: "not_found", what: "project" } };
+          const [channels, outbox] = await Promise.all([pool.listChannels(project), pool.listOutbox()]);
+          return { ok: true, value: presentChannelStates(channels, outbox.filter((entry) => entry.projectId === project)) };
+        },
+      };
+    }
+    case "outbox":
+      return {
+        method: "GET", path: "/admin/v1/outbox",
+        direct: async (pool) => ({ ok: true, value: presentOutbox(await pool.listOutbox()) }),
+      };
     case "prune": {
       const body: Record<string, unknown> = {};
       if (opt("before") !== undefined) body.before = opt("before");
@@ -164,9 +185,12 @@ async function overHttp(op: Operation, url: string, token: string): Promise<{ st
 }
 
 async function direct(op: Operation, settings: Settings): Promise<{ status: number; json: unknown }> {
-  // a virtual clock: the CLI applies no deadlines and sends no notifications; the server does that
+  // The CLI applies no deadlines and sends no notifications; the server does that when it next starts.
+  // A virtual clock at the epoch gives both: nothing is overdue at 0 (opening a shard applies deadlines
+  // missed up to startAt), and no outbox entry is due at 0 (the deliverer's first round runs at startAt).
+  // Commands still carry the real time.
   const pool = await createInProcessPool({
-    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: systemClock.now(),
+    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: 0,
     notify: { siteRoot: settings.siteRoot ?? `http://localhost:${settings.port}`, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
   });
   try {

@@ -1,9 +1,11 @@
 // Engine records → API JSON (ms → seconds, ISO dates, URLs from SITE_ROOT).
 // Reference: research/healthchecks-api.md §7 (check), §9 (ping), §11 (flip), §12 (channel), §13 (badges).
+import type { OutboxEntry } from "../engine/changes.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";
 import { nextPingAt, statusAt } from "../engine/status.ts";
 import { uniqueKeyOf } from "../engine/host/unique-key.ts";
+import { hasGivenUp } from "../notify/deliverer.ts";
 import { badgeSignature } from "./badge-urls.ts";
 
 export type CheckView = {
@@ -92,6 +94,49 @@ export function presentFlip(flip: Flip): { timestamp: string | null; up: 0 | 1 }
 /** Returns an integration as the API shows it. */
 export function presentChannel(channel: Channel): { id: string; name: string; kind: string } {
   return { id: channel.id, name: channel.name, kind: channel.kind };
+}
+
+/**
+ * Returns a project's channels with their delivery state (admin API): `pending` outbox entries still to
+ * be tried, `failed` ones given up, and `last_error`, the error of the newest notification (flip order)
+ * that failed, or null. Delivered entries leave the outbox, so an error followed by a success is gone.
+ */
+export function presentChannelStates(channels: readonly Channel[], outbox: readonly OutboxEntry[]): { channels: Record<string, unknown>[] } {
+  return {
+    channels: channels.map((channel) => {
+      const entries = distinctById(outbox).filter((entry) => entry.channel.id === channel.id);
+      const failed = entries.filter(hasGivenUp).length;
+      const withError = entries.filter((entry) => entry.lastError !== null);
+      return { ...presentChannel(channel), pending: entries.length - failed, failed, last_error: withError.at(-1)?.lastError ?? null };
+    }),
+  };
+}
+
+/** Returns every outbox entry in flip order as the admin API shows it; next_attempt is null once given up. */
+export function presentOutbox(outbox: readonly OutboxEntry[]): { outbox: Record<string, unknown>[] } {
+  return {
+    outbox: distinctById(outbox).map((entry) => {
+      const givenUp = hasGivenUp(entry);
+      return {
+        id: entry.id,
+        project: entry.projectId,
+        channel: entry.channel.id,
+        check: entry.check.uuid,
+        flip: presentFlip(entry.flip),
+        attempts: entry.attempts,
+        next_attempt: givenUp ? null : new Date(entry.nextAttemptAt).toISOString(),
+        last_error: entry.lastError,
+        given_up: givenUp,
+      };
+    }),
+  };
+}
+
+/** Returns the entries once each, ordered by id (flip time, check, flip number, channel). */
+function distinctById(outbox: readonly OutboxEntry[]): OutboxEntry[] {
+  // every shard reads the one shared outbox table, so the pool may list an entry once per shard
+  const byId = new Map(outbox.map((entry) => [entry.id, entry]));
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Returns a project as the admin API shows it (keys included). */

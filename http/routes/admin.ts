@@ -1,4 +1,5 @@
-// /admin/v1: projects, channels, the virtual clock and flip pruning (CONTRACT.md "Admin API").
+// /admin/v1: projects, channels and their delivery state, the outbox, the virtual clock and flip pruning
+// (CONTRACT.md "Admin API").
 // Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
 import type { H3, H3Event } from "h3";
 import { VirtualClock } from "../../engine/host/clock.ts";
@@ -10,7 +11,7 @@ import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../input.ts";
 import { channelInputOf, clockAdvanceOf, parseJsonObject, projectInputOf, pruneBeforeOf, readBodyBytes } from "../input.ts";
-import { presentChannel, presentProject } from "../present.ts";
+import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "../present.ts";
 
 /** Registers the admin API routes on `app`. */
 export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
@@ -34,13 +35,21 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     GET: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      return json({ channels: (await pool.listChannels(projectId)).map(presentChannel) });
+      const [channels, outbox] = await Promise.all([pool.listChannels(projectId), pool.listOutbox()]);
+      return json(presentChannelStates(channels, outbox.filter((entry) => entry.projectId === projectId)));
     },
     POST: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
       const input = unwrap(channelInputOf(await jsonBody(event)));
       return json(presentChannel(unwrap(await pool.addChannel(projectId, input, clock.now()))), 201);
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/outbox", {
+    GET: async (event) => {
+      admin(event);
+      return json(presentOutbox(await pool.listOutbox()));
     },
   }, options);
 

@@ -1,0 +1,107 @@
+// `hcd outbox` and `hcd channel list`: the admin API's JSON, directly on a stopped server's DATA_DIR
+// (without sending anything itself) and through a running server's admin API.
+import { createServer as createHttpServer } from "node:http";
+import { createServer } from "node:net";
+import { toNodeHandler } from "h3/node";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Pool } from "../../engine/host/pool-api.ts";
+import { createInProcessPool } from "../../engine/host/pool.ts";
+import { HOUR, MINUTE } from "../../engine/model.ts";
+import { runCli } from "../../http/cli.ts";
+import { tempDir } from "../helpers.ts";
+import { ADMIN_TOKEN, withApi } from "./harness.ts";
+
+type Json = Record<string, unknown>;
+const T0 = Date.UTC(2026, 0, 15, 12);
+
+/** Returns a local port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** Runs the CLI; returns its exit status and the JSON it printed. */
+async function cli(argv: string[], env: Record<string, string>): Promise<{ status: number; json: unknown }> {
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (text: string) => printed.push(text);
+  try {
+    const status = await runCli(argv, env);
+    return { status, json: JSON.parse(printed.join("\n")) };
+  } finally {
+    console.log = log;
+  }
+}
+
+/** Resolves once the pool's outbox holds an entry tried `attempts` times; fails after 5 s of real time. */
+async function attempted(pool: Pool, attempts: number): Promise<void> {
+  const started = Date.now();
+  while (!(await pool.listOutbox()).some((entry) => entry.attempts === attempts)) {
+    if (Date.now() - started > 5_000) throw new Error(`no entry with ${attempts} attempts`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test("on a stopped server's DATA_DIR, outbox and channel list show the failed delivery and send nothing", async () => {
+  const dir = tempDir();
+  try {
+    const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: T0, clock: "virtual",
+      notify: { siteRoot: "http://hc.test", allowPrivateIps: true, smtpUrl: null } });
+    const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 100 }, T0);
+    const url = `http://127.0.0.1:${await closedPort()}/`;
+    const channel = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: true, spec: {
+      method_down: "POST", url_down: url, body_down: "", headers_down: {}, method_up: "POST", url_up: url, body_up: "", headers_up: {} } } }, T0);
+    const made = await pool.createCheck(project.id, { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } }, [], T0);
+    if (!channel.ok || !made.ok) throw new Error("set-up failed");
+    await pool.ping({ target: { uuid: made.value.check.uuid }, signal: "fail", exitStatus: null, method: "GET", scheme: "http",
+      remoteAddr: "10.0.0.1", ua: "", rid: null, body: null, at: T0 });
+    await attempted(pool, 1);
+    await pool.close();
+
+    // the check is long overdue by the real clock and its retry long due: the CLI must apply and send neither
+    const env = { DATA_DIR: dir.path, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" };
+    for (let run = 0; run < 2; run++) {
+      const outbox = await cli(["outbox"], env);
+      assert.is(outbox.status, 0);
+      const entries = (outbox.json as { outbox: Json[] }).outbox;
+      assert.equal(entries.map((e) => [e.project, e.channel, e.check, e.attempts, e.given_up]),
+        [[project.id, channel.value.id, made.value.check.uuid, 1, false]], `run ${run}`);
+      assert.type(entries[0].last_error, "string");
+    }
+    const channels = await cli(["channel", "list", "--project", project.id], env);
+    assert.is(channels.status, 0);
+    assert.equal((channels.json as { channels: Json[] }).channels.map((c) => [c.id, c.pending, c.failed, typeof c.last_error]),
+      [[channel.value.id, 1, 0, "string"]]);
+    const unknown = await cli(["channel", "list", "--project", "00000000-0000-4000-8000-000000000000"], env);
+    assert.is(unknown.status, 1);
+    assert.type((unknown.json as Json).error, "string");
+  } finally {
+    dir.remove();
+  }
+});
+
+test("with --url, outbox and channel list print exactly what the admin API answers", () => withApi(async (api) => {
+  const server = createHttpServer(toNodeHandler(api.app));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    const remote = ["--url", `http://127.0.0.1:${address.port}`, "--token", ADMIN_TOKEN];
+    await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "email", name: "ops", value: "ops@example.com" });
+    const outbox = await cli(["outbox", ...remote], {});
+    assert.equal(outbox, { status: 0, json: (await api.admin("GET", "/admin/v1/outbox")).json });
+    const channels = await cli(["channel", "list", "--project", api.project.id, ...remote], {});
+    assert.equal(channels, { status: 0, json: (await api.admin("GET", `/admin/v1/projects/${api.project.id}/channels`)).json });
+    const refused = await cli(["outbox", "--url", `http://127.0.0.1:${address.port}`, "--token", "wrong"], {});
+    assert.is(refused.status, 1);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}));
+
+test.run();
