@@ -9,6 +9,8 @@ import { Shard } from "../engine/shard.ts";
 import { createInProcessPool, createWorkerPool } from "../engine/host/pool.ts";
 import type { PoolOptions } from "../engine/host/pool.ts";
 import type { Pool } from "../engine/host/pool-api.ts";
+import { finishScenario } from "./report.ts";
+import type { Figure, ScenarioResult } from "./report.ts";
 import { pingOf, scenarioProject, sequentialIds } from "./scenarios.ts";
 
 export type EngineBenchRow = { variant: string; pings: number; seconds: number; perSecond: number };
@@ -78,11 +80,26 @@ export async function runEngineBench(opts: { checks?: number; pings?: number } =
   return rows;
 }
 
+export function formatEngineBench(rows: EngineBenchRow[]): string[] {
+  return ["| variant | pings | seconds | pings/s |", "|---|---|---|---|",
+    ...rows.map((r) => `| ${r.variant} | ${r.pings} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString("en")} |`)];
+}
+
 export function printEngineBench(rows: EngineBenchRow[]): void {
-  console.log("| variant | pings | seconds | pings/s |\n|---|---|---|---|");
-  for (const r of rows) console.log(`| ${r.variant} | ${r.pings} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString("en")} |`);
+  console.log(formatEngineBench(rows).join("\n"));
+}
+
+/** Returns the summary figures (each pool next to the pure Shard of the same run) and the table as details. */
+export function engineResult(rows: EngineBenchRow[]): ScenarioResult {
+  const pure = rows[0];
+  const baseline = { value: pure.perSecond, label: "pure Shard" };
+  const figures: Figure[] = rows.slice(1).filter((r) => r.variant.includes("flush"))
+    .map((r) => ({ scenario: "engine", figure: `pings/s, ${r.variant}`, value: r.perSecond, unit: "pings/s", baseline }));
+  return { scenario: "engine", figures, details: formatEngineBench(rows) };
 }
 
 if (process.argv[1]?.endsWith("engine.bench.js")) {
-  printEngineBench(await runEngineBench());
+  const rows = await runEngineBench();
+  printEngineBench(rows);
+  finishScenario(engineResult(rows));
 }

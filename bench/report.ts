@@ -2,7 +2,7 @@
 // and the append-only log bench/RESULTS.md with date and machine.
 import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, release } from "node:os";
+import { availableParallelism, cpus, loadavg, release } from "node:os";
 import { fileURLToPath } from "node:url";
 
 /** A target: the figure (or its ratio to the baseline) must be at least / at most `value`. */
@@ -71,7 +71,7 @@ function pct(fraction: number): string {
   return `${Math.round(fraction * 100)}%`;
 }
 
-/** Returns one line describing this machine and build: nproc, CPU model, node, kernel, commit. */
+/** Returns one line describing this machine and build: nproc, CPU model, node, kernel, commit, load average now. */
 export function machineLine(): string {
   const model = cpus()[0]?.model.trim() ?? "unknown CPU";
   let commit = "unknown commit";
@@ -83,7 +83,8 @@ export function machineLine(): string {
   } catch {
     // not a git checkout: the commit stays unknown
   }
-  return `nproc ${availableParallelism()} · ${model} · node ${process.version} · linux ${release()} · commit ${commit}`;
+  const load = loadavg().map((l) => l.toFixed(1)).join(" ");
+  return `nproc ${availableParallelism()} · ${model} · node ${process.version} · linux ${release()} · commit ${commit} · load average at the end ${load}`;
 }
 
 /** Appends a dated section (machine, summary, details) to bench/RESULTS.md; never rewrites what is there. */

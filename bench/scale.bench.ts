@@ -121,7 +121,7 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
       `${fmt(burst)} "new" for the burst). Pools: ${shards} shards, DURABILITY=flush, virtual clock. No notification channels (a flip writes no outbox entry).`,
       "",
       "| step | figure |", "|---|---|",
-      `| write through Store.commit (1,000 checks a commit, 10 commits a turn, durability commit) | ${written.writeSeconds.toFixed(1)} s (${fmt(count / written.writeSeconds)} checks/s) |`,
+      `| write through Store.commit (100 checks a commit, 100 commits a turn, durability commit) | ${written.writeSeconds.toFixed(1)} s (${fmt(count / written.writeSeconds)} checks/s) |`,
       `| data.mdb after the write | ${fmt(storeBytes / MIB)} MiB (${fmt(storeBytes / count)} B per check) |`,
       `| in-process pool open (${shards} shards in one thread) | ${inProcessRestoreSeconds.toFixed(1)} s |`,
       `| RSS after load − before, per check (total / anonymous / file-backed) | ${fmt(perCheck(before, loaded, "rss"))} / ${fmt(perCheck(before, loaded, "anon"))} / ${fmt(perCheck(before, loaded, "file"))} B |`,

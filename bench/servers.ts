@@ -2,6 +2,8 @@
 // the bare node:http baseline (bench/bare-server.ts), and the admin/API calls that fill hcd with checks.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const ADMIN_TOKEN = "hcd-bench-admin-token";
@@ -33,9 +35,21 @@ export function startHcd(options: { dataDir: string; env?: Record<string, string
   return startProcess([...(options.nodeArgs ?? []), HCD_MAIN], env, /hcd: listening on (\S+)/);
 }
 
-/** Starts the bare node:http server (answers "OK" to every request) in its own process. */
-export function startBare(): Promise<ServerProcess> {
-  return startProcess([BARE_SERVER], { ...process.env, PORT: "0" }, /bare: listening on (\S+)/);
+/** Starts the bare node:http server (answers "OK" to every request) in its own process, on `port` (default: a free one). */
+export function startBare(port = 0): Promise<ServerProcess> {
+  return startProcess([BARE_SERVER], { ...process.env, PORT: String(port) }, /bare: listening on (\S+)/);
+}
+
+/** Returns a TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 function startProcess(args: string[], env: Record<string, string | undefined>, ready: RegExp): Promise<ServerProcess> {

@@ -7,6 +7,8 @@ import type { Check } from "../engine/model.ts";
 import { openStore } from "../persistence/store.ts";
 import type { Durability, Store } from "../persistence/store.ts";
 import { check, ping, project, tempDir } from "../test/helpers.ts";
+import { finishScenario } from "./report.ts";
+import type { Figure, ScenarioResult } from "./report.ts";
 
 /** One measured variant: pings committed per second. */
 export type StoreBenchRow = { readonly variant: string; readonly pings: number; readonly seconds: number; readonly pingsPerSec: number };
@@ -109,19 +111,43 @@ function empty(): Changes {
   return { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
 }
 
+/** Returns rows as a fixed-width table. */
+export function formatStoreBench(rows: readonly StoreBenchRow[], checks: number): string[] {
+  return [
+    `Store.commit, ${checks.toLocaleString("en")} checks, each ping its own Changes (check + ping record), keep ${KEEP}`,
+    `${"variant".padEnd(44)} ${"pings".padStart(9)} ${"pings/s".padStart(10)}`,
+    ...rows.map((r) => `${r.variant.padEnd(44)} ${r.pings.toLocaleString("en").padStart(9)} ${Math.round(r.pingsPerSec).toLocaleString("en").padStart(10)}`),
+  ];
+}
+
 /** Prints rows as a fixed-width table. */
 export function printStoreBench(rows: readonly StoreBenchRow[], checks: number): void {
-  console.log(`Store.commit, ${checks.toLocaleString("en")} checks, each ping its own Changes (check + ping record), keep ${KEEP}`);
-  console.log(`${"variant".padEnd(44)} ${"pings".padStart(9)} ${"pings/s".padStart(10)}`);
-  for (const r of rows) {
-    console.log(`${r.variant.padEnd(44)} ${r.pings.toLocaleString("en").padStart(9)} ${Math.round(r.pingsPerSec).toLocaleString("en").padStart(10)}`);
-  }
+  console.log(formatStoreBench(rows, checks).join("\n"));
+}
+
+type Restore = Awaited<ReturnType<typeof benchRestore>>;
+
+/** Returns the summary figures (flush next to commit, per grouping) and the tables as details. */
+export function storeResult(rows: readonly StoreBenchRow[], checks: number, restore: Restore): ScenarioResult {
+  const rate = (variant: string) => rows.find((r) => r.variant === variant)?.pingsPerSec ?? Number.NaN;
+  const figures: Figure[] = [
+    { scenario: "store", figure: "pings/s, one commit at a time, flush", value: rate("one at a time, flush"), unit: "pings/s",
+      baseline: { value: rate("one at a time, commit"), label: "durability commit" } },
+    { scenario: "store", figure: "pings/s, 1,000 commits per turn, flush", value: rate("1,000 commits per turn, flush"), unit: "pings/s",
+      baseline: { value: rate("1,000 commits per turn, commit"), label: "durability commit" } },
+    { scenario: "store", figure: `restore ${restore.checks.toLocaleString("en")} checks (loadProjects + loadChecks)`, value: restore.restoreSeconds, unit: "s" },
+  ];
+  const restoreLine = `restore: ${restore.checks.toLocaleString("en")} checks written in ${restore.writeSeconds.toFixed(1)} s, ` +
+    `loaded (loadProjects + loadChecks each) in ${restore.restoreSeconds.toFixed(2)} s`;
+  return { scenario: "store", figures, details: ["```", ...formatStoreBench(rows, checks), "", restoreLine, "```"] };
 }
 
 if (process.argv[1]?.endsWith("store.bench.js")) {
   const checks = 10_000;
-  printStoreBench(await runStoreBench({ checks }), checks);
+  const rows = await runStoreBench({ checks });
+  printStoreBench(rows, checks);
   const restore = await benchRestore(Number(process.argv[2] ?? 100_000));
-  console.log(`\nrestore: ${restore.checks.toLocaleString("en")} checks written in ${restore.writeSeconds.toFixed(1)} s, ` +
-    `loaded (loadProjects + loadChecks each) in ${restore.restoreSeconds.toFixed(2)} s`);
+  const result = storeResult(rows, checks, restore);
+  console.log(`\n${result.details[result.details.length - 2]}`);
+  finishScenario(result);
 }

@@ -2,6 +2,8 @@
 // every timer, one tick at a time over a day) and delete. Run: node dist/bench/wheel.bench.js
 import { DAY, SECOND } from "../engine/model.ts";
 import { TimerWheel } from "../engine/wheel.ts";
+import { finishScenario } from "./report.ts";
+import type { Figure, ScenarioResult } from "./report.ts";
 
 /** One measured operation: nanoseconds per operation and operations per second. */
 export type WheelBenchRow = { readonly timers: number; readonly op: string; readonly nsPerOp: number; readonly opsPerSec: number };
@@ -45,6 +47,8 @@ function benchCount(n: number): WheelBenchRow[] {
 
   for (let i = 0; i < n; i++) big.set(keys[i], dueAts[i]);
   row("delete", n, time(() => { for (let i = 0; i < n; i++) big.delete(keys[i]); }));
+  const map = new Map<string, number>(); // same-run baseline: the cheapest keyed insert there is
+  row("Map.set (baseline)", n, time(() => { for (let i = 0; i < n; i++) map.set(keys[i], dueAts[i]); }));
   return rows;
 }
 
@@ -54,13 +58,34 @@ function time(run: () => void): number {
   return Number(process.hrtime.bigint() - started);
 }
 
-/** Prints rows as a fixed-width table. */
-export function printWheelBench(rows: readonly WheelBenchRow[]): void {
-  console.log(`TimerWheel, tick ${TICK_MS} ms, ${SLOTS} slots, deadlines spread over a day`);
-  console.log(`${"timers".padStart(9)}  ${"operation".padEnd(30)} ${"ns/op".padStart(9)} ${"ops/s".padStart(13)}`);
-  for (const r of rows) {
-    console.log(`${r.timers.toLocaleString("en").padStart(9)}  ${r.op.padEnd(30)} ${r.nsPerOp.toFixed(0).padStart(9)} ${Math.round(r.opsPerSec).toLocaleString("en").padStart(13)}`);
-  }
+/** Returns rows as a fixed-width table. */
+export function formatWheelBench(rows: readonly WheelBenchRow[]): string[] {
+  return [
+    `TimerWheel, tick ${TICK_MS} ms, ${SLOTS} slots, deadlines spread over a day`,
+    `${"timers".padStart(9)}  ${"operation".padEnd(30)} ${"ns/op".padStart(9)} ${"ops/s".padStart(13)}`,
+    ...rows.map((r) => `${r.timers.toLocaleString("en").padStart(9)}  ${r.op.padEnd(30)} ${r.nsPerOp.toFixed(0).padStart(9)} ${Math.round(r.opsPerSec).toLocaleString("en").padStart(13)}`),
+  ];
 }
 
-if (process.argv[1]?.endsWith("wheel.bench.js")) printWheelBench(runWheelBench());
+/** Prints rows as a fixed-width table. */
+export function printWheelBench(rows: readonly WheelBenchRow[]): void {
+  console.log(formatWheelBench(rows).join("\n"));
+}
+
+/** Returns the summary figures (at the largest timer count, next to Map.set) and the table as details. */
+export function wheelResult(rows: readonly WheelBenchRow[]): ScenarioResult {
+  const n = Math.max(...rows.map((r) => r.timers));
+  const ns = (op: string) => rows.find((r) => r.timers === n && r.op === op)?.nsPerOp ?? Number.NaN;
+  const baseline = { value: ns("Map.set (baseline)"), label: "Map.set" };
+  const figures: Figure[] = [
+    { scenario: "wheel", figure: `set, ${n.toLocaleString("en")} timers`, value: ns("set"), unit: "ns/op", baseline },
+    { scenario: "wheel", figure: `advance, per fired timer, ${n.toLocaleString("en")} timers`, value: ns("advance (per fired timer)"), unit: "ns/op", baseline },
+  ];
+  return { scenario: "wheel", figures, details: ["```", ...formatWheelBench(rows), "```"] };
+}
+
+if (process.argv[1]?.endsWith("wheel.bench.js")) {
+  const rows = runWheelBench();
+  printWheelBench(rows);
+  finishScenario(wheelResult(rows));
+}
