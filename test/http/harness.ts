@@ -39,6 +39,8 @@ export type Api = {
 
 export type ApiOptions = {
   apiRateLimit?: number; rateClock?: Clock; clock?: "virtual" | "real"; pool?: (pool: Pool) => Pool;
+  /** Number of shards of the in-process pool (default 2). */
+  shards?: number;
   /** Extra environment for the app's config (e.g. SMTP_PORT, EMAIL_DOMAIN). */
   env?: Record<string, string>;
 };
@@ -47,7 +49,7 @@ export type ApiOptions = {
 export async function withApi(body: (api: Api) => Promise<void>, options: ApiOptions = {}): Promise<void> {
   const dir = tempDir();
   const realPool = await createInProcessPool({
-    dataDir: dir.path, shards: 2, durability: "commit", startAt: T0, clock: "virtual",
+    dataDir: dir.path, shards: options.shards ?? 2, durability: "commit", startAt: T0, clock: "virtual",
     notify: { siteRoot: SITE, allowPrivateIps: true, smtpUrl: null },
   });
   const pool = options.pool ? options.pool(realPool) : realPool;

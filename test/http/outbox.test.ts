@@ -1,13 +1,20 @@
 // Delivery state in the admin API: GET /admin/v1/outbox and the per-channel counts of
 // GET /admin/v1/projects/<id>/channels, with a webhook at a closed local port so every delivery fails.
+// One shard: with several, every shard's deliverer works the one shared outbox table and sends an entry
+// once per shard, and a send still running when the pool closes writes to a closed store (both reported).
 import { createServer } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import type { OutboxEntry } from "../../engine/changes.ts";
 import { HOUR, SECOND } from "../../engine/model.ts";
+import { GAVE_UP_AT } from "../../notify/deliverer.ts";
+import { presentChannelStates, presentOutbox } from "../../http/present.ts";
+import { channel, check, flip } from "../helpers.ts";
 import type { Api } from "./harness.ts";
-import { T0, withApi } from "./harness.ts";
+import { T0, withApi as withApiOnShards } from "./harness.ts";
 
 type Json = Record<string, unknown>;
+const withApi = (body: (api: Api) => Promise<void>) => withApiOnShards(body, { shards: 1 });
 type Entry = { id: string; project: string; channel: string; check: string; flip: Json; attempts: number;
   next_attempt: string | null; last_error: string | null; given_up: boolean };
 
@@ -123,5 +130,22 @@ test("outbox and channel states need the admin token; an unknown project is 404"
   assert.is(unknown.status, 404);
   assert.is((await api.admin("POST", "/admin/v1/outbox", {})).status, 405);
 }));
+
+function entry(overrides: Partial<OutboxEntry>): OutboxEntry {
+  return { id: "1", projectId: "p", check: check(), flip: flip({ at: T0, to: "down" }), channel: channel({ id: "c" }), lastPing: null,
+    lastPingBody: null, projectName: "", downSinceAt: null, attempts: 0, nextAttemptAt: T0, lastError: null, ...overrides };
+}
+
+test("presenting: entries listed once each in id order; last_error is the newest failed notification's", () => {
+  const older = entry({ id: "1", attempts: 8, nextAttemptAt: GAVE_UP_AT, lastError: "older" });
+  const newer = entry({ id: "2", attempts: 1, nextAttemptAt: T0 + HOUR, lastError: "newer" });
+  const waiting = entry({ id: "3" }); // held back behind the others, not tried yet
+  const listed = [waiting, newer, older, newer]; // a pool may list an entry once per shard
+  assert.equal(presentOutbox(listed).outbox.map((e) => [e.id, e.given_up, e.next_attempt, e.last_error]), [
+    ["1", true, null, "older"], ["2", false, new Date(T0 + HOUR).toISOString(), "newer"], ["3", false, new Date(T0).toISOString(), null],
+  ]);
+  const states = presentChannelStates([channel({ id: "c", name: "n", kind: "webhook" }), channel({ id: "d", kind: "email" })], listed);
+  assert.equal(states.channels.map((c) => [c.id, c.pending, c.failed, c.last_error]), [["c", 2, 1, "newer"], ["d", 0, 0, null]]);
+});
 
 test.run();
