@@ -52,7 +52,8 @@ export async function writeBulkStore(dir: string, options: { count: number; burs
         }
       }
       await Promise.all(commits);
-      if (first + 10 * CHECKS_PER_PROJECT <= burst) burstWriteSeconds = msSince(started) / 1000;
+      const done = Math.min(count, first + 10 * CHECKS_PER_PROJECT);
+      if (burstWriteSeconds === 0 && burst > 0 && done >= burst) burstWriteSeconds = (msSince(started) / 1000) * (burst / done); // pro rata within the last turn
       options.progress?.update(Math.min(count, first + 10 * CHECKS_PER_PROJECT), count, "checks written through Store.commit");
     }
   } finally {
