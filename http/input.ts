@@ -366,7 +366,7 @@ function channelValueOf(kind: ChannelKind, value: unknown): Outcome<ChannelValue
         const topic = parts.pop();
         if (topic === undefined) return invalid("value", "topic URL has no topic");
         const base = `${url.origin}${parts.length > 0 ? "/" + parts.join("/") : ""}`;
-        return ok({ kind, spec: { url: base, topic: decodeURIComponent(topic), priority_down: 5, priority_up: 3 } });
+        return ok({ kind, spec: { url: base, topic: decodeURIComponent(topic), priority_down: 3, priority_up: 3 } });
       }
       if (!isPlainObject(value)) return invalid("value", "must be a topic URL or an ntfy object");
       if (typeof value.url !== "string" || !isHttpUrl(value.url)) return invalid("value.url", "must be an http(s) URL");
@@ -376,7 +376,7 @@ function channelValueOf(kind: ChannelKind, value: unknown): Outcome<ChannelValue
         const p = value[field];
         return typeof p === "number" && Number.isInteger(p) && p >= 0 && p <= 5 ? ok(p) : invalid(`value.${field}`, "must be an integer from 0 to 5");
       };
-      const down = priority("priority_down", 5);
+      const down = priority("priority_down", 3);
       if (!down.ok) return down;
       const up = priority("priority_up", 3);
       if (!up.ok) return up;
