@@ -185,12 +185,10 @@ async function overHttp(op: Operation, url: string, token: string): Promise<{ st
 }
 
 async function direct(op: Operation, settings: Settings): Promise<{ status: number; json: unknown }> {
-  // The CLI applies no deadlines and sends no notifications; the server does that when it next starts.
-  // A virtual clock at the epoch gives both: nothing is overdue at 0 (opening a shard applies deadlines
-  // missed up to startAt), and no outbox entry is due at 0 (the deliverer's first round runs at startAt).
-  // Commands still carry the real time.
+  // The CLI applies no deadlines and sends no notifications (passive): the server does that when it
+  // next starts. Commands still carry the real time.
   const pool = await createInProcessPool({
-    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: 0,
+    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
     notify: { siteRoot: settings.siteRoot ?? `http://localhost:${settings.port}`, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
   });
   try {

@@ -23,6 +23,8 @@ export type ShardHostOptions = {
   readonly count: number;
   readonly startAt: Millis;
   readonly newId: () => string;
+  /** Apply deadlines that passed while stopped (false for maintenance access). */
+  readonly applyMissedDeadlines: boolean;
 };
 
 /** What the pool needs to route requests to this shard. */
@@ -36,14 +38,16 @@ export class ShardHost {
   readonly #shard: Shard;
   readonly #store: Store;
   #lastAt: Millis;
-  readonly #closers: (() => void)[] = [];
+  readonly #closers: (() => void | Promise<void>)[] = [];
+  readonly #owns: (entry: OutboxEntry) => boolean; // this shard's notifications (all shards share the outbox table)
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
 
-  private constructor(shard: Shard, store: Store, startAt: Millis) {
+  private constructor(shard: Shard, store: Store, startAt: Millis, owns: (entry: OutboxEntry) => boolean) {
     this.#shard = shard;
     this.#store = store;
     this.#lastAt = startAt;
+    this.#owns = owns;
   }
 
   /** Opens the store, loads this shard's projects, and applies deadlines missed while stopped. */
@@ -54,8 +58,8 @@ export class ShardHost {
       if (shardOf(project.id, options.count) !== options.index) continue;
       shard.load(project, store.loadChannels(project.id), store.loadChecks(project.id));
     }
-    const host = new ShardHost(shard, store, options.startAt);
-    await host.advance(options.startAt);
+    const host = new ShardHost(shard, store, options.startAt, (entry) => shardOf(entry.projectId, options.count) === options.index);
+    if (options.applyMissedDeadlines) await host.advance(options.startAt);
     return host;
   }
 
@@ -174,7 +178,7 @@ export class ShardHost {
 
   async outbox(): Promise<OutboxEntry[]> {
     await this.#store.checkpoint();
-    return this.#store.outboxAll();
+    return this.#store.outboxAll().filter(this.#owns);
   }
 
   /** Applies what the journal holds to the tables (periodically, and before reads of logs and the outbox). */
@@ -183,12 +187,12 @@ export class ShardHost {
   }
 
   /** Registers something to stop when the host closes (its timer). */
-  onClose(closer: () => void): void {
+  onClose(closer: () => void | Promise<void>): void {
     this.#closers.push(closer);
   }
 
   async close(): Promise<void> {
-    for (const closer of this.#closers.splice(0)) closer();
+    for (const closer of this.#closers.splice(0)) await closer();
     await this.#store.close();
   }
 

@@ -1,7 +1,9 @@
 // Builds a ShardHost the same way in a worker thread and in-process: store, deadlines timer, deliverer.
 import { randomUUID } from "node:crypto";
 import type { Millis } from "../model.ts";
+import type { OutboxEntry } from "../changes.ts";
 import { Deliverer } from "../../notify/deliverer.ts";
+import { shardOf } from "./routing.ts";
 import { ShardHost } from "./shard-host.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
@@ -19,6 +21,8 @@ export type ShardSetup = {
     readonly smtpUrl: string | null;
     readonly fromAddress?: string; // default hcd@localhost
   };
+  /** Maintenance access (the CLI on a stopped server's DATA_DIR): no deliveries, no deadlines applied. */
+  readonly passive?: boolean;
 };
 
 const TICK_MS = 1_000;
@@ -26,16 +30,35 @@ const TICK_MS = 1_000;
 /** Opens a shard host; with a real clock also arms its one timer that applies due deadlines. */
 export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const startAt = setup.clock === "real" ? Date.now() : setup.startAt;
-  const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID });
+  const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID, applyMissedDeadlines: setup.passive !== true });
+  if (setup.passive === true) return host;
+  const store = host.store();
+  // Every shard opens the same store: each delivers only its own projects' notifications.
+  const own = (entry: OutboxEntry) => shardOf(entry.projectId, setup.count) === setup.index;
   const deliverer = new Deliverer({
-    outbox: host.store(), siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
+    outbox: {
+      outboxDue: (at, limit) => store.outboxDue(at, limit * setup.count).filter(own).slice(0, limit),
+      outboxAll: () => store.outboxAll().filter(own),
+      outboxUpdate: (entry) => store.outboxUpdate(entry),
+      outboxDelete: (id) => store.outboxDelete(id),
+    },
+    siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
   });
   // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
   // The deliverer reads the outbox from the tables: checkpoint the journal first.
-  const deliver = (now: Millis) => void host.checkpoint().then(() => deliverer.deliverDue(now))
-    .catch((error: unknown) => console.error("hcd: notification delivery failed:", error));
+  const inFlight = new Set<Promise<void>>();
+  const deliver = (now: Millis) => {
+    const run = host.checkpoint().then(() => deliverer.deliverDue(now))
+      .catch((error: unknown) => console.error("hcd: notification delivery failed:", error))
+      .finally(() => inFlight.delete(run));
+    inFlight.add(run);
+  };
   host.onOutbox = deliver;
+  host.onClose(async () => {
+    host.onOutbox = null;
+    await Promise.all(inFlight); // deliveries record their outcome before the store closes
+  });
   deliver(startAt); // a restart resumes pending deliveries
   if (setup.clock === "real") {
     let busy = false;

@@ -122,4 +122,26 @@ test("an email integration sends a mail naming the check and its new status over
   }
 });
 
+test("with several shards each notification is delivered by one shard only, retries included", async () => {
+  const receiver = await httpReceiver((_req: Captured, index: number) => ({ status: index === 0 ? 500 : 200 }));
+  const dir = tempDir();
+  const pool = await createInProcessPool({ ...options(dir.path), shards: 4 });
+  try {
+    const { uuid } = await setUp(pool, receiver.url);
+    await pool.ping(ping(uuid, T0 + MINUTE, "fail"));
+    await until(receiver.requests, 1);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.is((await pool.listOutbox()).length, 1, "listed once, not once per shard");
+    await pool.advance(T0 + HOUR);
+    await until(receiver.requests, 2);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.is(receiver.requests.length, 2, "one first attempt and one retry");
+    assert.equal(await pool.listOutbox(), []);
+  } finally {
+    await pool.close();
+    await receiver.close();
+    dir.remove();
+  }
+});
+
 test.run();
