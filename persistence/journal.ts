@@ -18,19 +18,20 @@ export function mergeChanges(list: readonly Changes[]): Changes {
   if (list.length === 1) return list[0];
   const checks = new Map<string, Check>();
   const merged: Changes = { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
+  const append = <T>(to: T[], from: readonly T[]) => { for (const item of from) to.push(item); }; // no spread: lists may be huge
   for (const changes of list) {
-    merged.projects.push(...changes.projects);
-    merged.channels.push(...changes.channels);
+    append(merged.projects, changes.projects);
+    append(merged.channels, changes.channels);
     for (const check of changes.checks) {
       checks.delete(check.uuid); // re-insert: Map order follows the last write
       checks.set(check.uuid, check);
     }
-    merged.deletedChecks.push(...changes.deletedChecks);
-    merged.pings.push(...changes.pings);
-    merged.flips.push(...changes.flips);
-    merged.outbox.push(...changes.outbox);
+    append(merged.deletedChecks, changes.deletedChecks);
+    append(merged.pings, changes.pings);
+    append(merged.flips, changes.flips);
+    append(merged.outbox, changes.outbox);
   }
-  merged.checks.push(...checks.values());
+  append(merged.checks, [...checks.values()]);
   return merged;
 }
 

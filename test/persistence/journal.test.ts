@@ -1,0 +1,29 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Changes } from "../../engine/changes.ts";
+import { noChanges } from "../../engine/changes.ts";
+import { mergeChanges } from "../../persistence/journal.ts";
+import { check, flip, ping } from "../helpers.ts";
+
+const changes = (overrides: Partial<Changes>): Changes => ({ ...noChanges(), ...overrides });
+
+test("merging keeps every list in order and each check's last state", () => {
+  const a = check({ nPings: 1 }), b = check();
+  const merged = mergeChanges([
+    changes({ checks: [a, b], pings: [{ projectId: "p", checkUuid: a.uuid, record: ping({ n: 1 }), body: null, keep: 5 }] }),
+    changes({ checks: [{ ...a, nPings: 2 }], flips: [flip({ checkUuid: a.uuid })], deletedChecks: [{ projectId: "p", uuid: b.uuid }] }),
+  ]);
+  assert.equal(merged.checks.map((c) => [c.uuid, c.nPings]), [[b.uuid, 0], [a.uuid, 2]]);
+  assert.is(merged.pings.length, 1);
+  assert.is(merged.flips.length, 1);
+  assert.equal(merged.deletedChecks, [{ projectId: "p", uuid: b.uuid }]);
+});
+
+test("merging commits that hold hundreds of thousands of records does not overflow the stack", () => {
+  const big = Array.from({ length: 300_000 }, (_, i) => check({ uuid: `u${i}` }));
+  const merged = mergeChanges([changes({ checks: big, flips: big.map((c) => flip({ checkUuid: c.uuid })) }), changes({})]);
+  assert.is(merged.checks.length, 300_000);
+  assert.is(merged.flips.length, 300_000);
+});
+
+test.run();
