@@ -66,6 +66,13 @@ export class Shard {
     };
   }
 
+  /** Returns [uuid, projectId, badgeKey] of every check, unsorted (the pool's routing directory). */
+  routes(): [string, string, string][] {
+    const routes: [string, string, string][] = [];
+    for (const check of this.#checks.values()) routes.push([check.uuid, check.projectId, check.badgeKey]);
+    return routes;
+  }
+
   /** Returns and clears what the commands since the last call want stored. */
   takeChanges(): Changes {
     const changes = this.#changes;

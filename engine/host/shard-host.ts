@@ -65,8 +65,7 @@ export class ShardHost {
 
   /** Returns this shard's projects and check routing entries. */
   directory(): ShardDirectory {
-    const snapshot = this.#shard.snapshot();
-    return { projects: snapshot.projects, checks: snapshot.checks.map((c) => [c.uuid, c.projectId, c.badgeKey]) };
+    return { projects: this.#shard.projects(), checks: this.#shard.routes() };
   }
 
   /** Returns the whole in-memory state (tests, replay). */
