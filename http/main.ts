@@ -14,6 +14,12 @@ import { createApp } from "./app.ts";
 import { ConfigError, finishConfig, loadAdminToken, readSettings } from "./config.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
+// Slow and idle clients must not hold the server: a request's headers must arrive within 10 s of its
+// first byte (or of the connection), the whole request within 60 s; an idle keep-alive connection is kept
+// 65 s, longer than the 60 s idle timeout of the usual proxies (nginx, cloud load balancers), so they
+// never reuse a connection we have just closed. Expiry is checked every second, not every 30 s.
+const TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 60_000, connectionsCheckingInterval: 1_000 };
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function main(): Promise<void> {
   const settings = readSettings(process.env);
@@ -30,10 +36,11 @@ async function main(): Promise<void> {
 
   // Bind first: SITE_ROOT defaults to the port actually bound (PORT=0 picks a free one).
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
-  const server = createServer((req, res) => {
+  const server = createServer(TIMEOUTS, (req, res) => {
     if (handle !== null) return handle(req, res);
     res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "starting" }));
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS; // not a createServer option on Node 20
   await listen(server, settings.port, settings.host);
   const boundPort = (server.address() as AddressInfo).port;
   const config = finishConfig(settings, { adminToken, boundPort });

@@ -72,6 +72,13 @@ export function rssKb(pid: number): number {
   return Number(match[1]);
 }
 
+/** Returns the resident memory of a process in kB, split into anonymous (heaps) and file-backed (mapped files: LMDB, code). */
+export function memoryKb(pid: number): { rss: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? NaN);
+  return { rss: field("VmRSS"), anon: field("RssAnon"), file: field("RssFile") + field("RssShmem") };
+}
+
 export type Answer = { status: number; text: string; headers: Headers };
 
 /** Sends one request with fetch; `body` objects are sent as JSON. */
