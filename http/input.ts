@@ -16,23 +16,34 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export type JsonObject = { readonly [key: string]: unknown };
 
 /** Returns the request body bytes; throws 413 when it exceeds `limit` bytes. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+
 export async function readBodyBytes(req: Request, limit: number = MAX_BODY_BYTES): Promise<Uint8Array> {
+  const tooLarge = () => httpError(413, `request body larger than ${limit} bytes`);
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) throw httpError(413, `request body larger than ${limit} bytes`);
+  if (declared > DRAIN_MAX_BYTES) throw tooLarge();
   if (req.body === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw httpError(413, `request body larger than ${limit} bytes`);
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch {
+      throw httpError(400, "request body incomplete"); // the client went away mid-body: not our error
     }
-    chunks.push(value);
+    if (read.done) break;
+    size += read.value.byteLength;
+    // Past the limit, keep reading (and dropping) up to DRAIN_MAX_BYTES: a client still uploading
+    // then gets to read the 413 instead of a connection reset.
+    if (size > DRAIN_MAX_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    if (size <= limit) chunks.push(read.value);
   }
+  if (size > limit) throw tooLarge();
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

@@ -36,7 +36,10 @@ async function main(): Promise<void> {
 
   // Bind first: SITE_ROOT defaults to the port actually bound (PORT=0 picks a free one).
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  let stopping = false;
   const server = createServer(TIMEOUTS, (req, res) => {
+    // while stopping, every answer closes its connection, so keep-alive clients don't hold the shutdown
+    if (stopping) res.setHeader("connection", "close");
     if (handle !== null) return handle(req, res);
     res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "starting" }));
   });
@@ -70,7 +73,6 @@ async function main(): Promise<void> {
     console.log(`hcd: smtp listening on ${config.host}:${smtp.port} for *@${config.emailDomain}`);
   }
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -79,6 +81,9 @@ async function main(): Promise<void> {
     cut.unref();
     const closed = new Promise<void>((resolve) => server.close(() => resolve())); // stops accepting; waits for in-flight
     server.closeIdleConnections();
+    // a keep-alive connection between two requests is idle only for a moment: keep closing those
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    sweep.unref();
     await Promise.all([closed, smtp?.close()]);
     await pool.close(); // pending writes are stored before this resolves
     process.exit(0);

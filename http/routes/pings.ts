@@ -220,9 +220,11 @@ function collect(source: NodeJS.EventEmitter, limit: number): Promise<Uint8Array
     let ended = false;
     source.on("data", (chunk: Buffer) => kept.add(chunk));
     source.on("end", () => { ended = true; resolve(kept.result()); });
-    source.on("error", reject);
+    // the client went away mid-body: a 400 nobody reads, not a server error
+    const incomplete = () => reject(new HTTPError({ status: 400, message: "request body incomplete" }));
+    source.on("error", incomplete);
     source.on("close", () => {
-      if (!ended) reject(new HTTPError({ status: 400, message: "request body incomplete" })); // the client went away
+      if (!ended) incomplete();
     });
   });
 }
