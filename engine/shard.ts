@@ -77,7 +77,11 @@ export class Shard {
   takeChanges(): Changes {
     const changes = this.#changes;
     this.#changes = noChanges();
-    return changes;
+    if (changes.checks.length < 2) return changes;
+    // a batch of pings steps the same checks many times: store each check's last state once
+    const last = new Map<string, Check>();
+    for (const check of changes.checks) last.set(check.uuid, check);
+    return last.size === changes.checks.length ? changes : { ...changes, checks: [...last.values()] };
   }
 
   // ---- projects and channels ----

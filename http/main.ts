@@ -11,6 +11,7 @@ import { createWorkerPool } from "../engine/host/pool.ts";
 import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { createApp } from "./app.ts";
+import { pingListener } from "./routes/pings.ts";
 import { ConfigError, finishConfig, loadAdminToken, readSettings } from "./config.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
@@ -58,7 +59,11 @@ async function main(): Promise<void> {
     server.close();
     throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}`);
   }
-  handle = toNodeHandler(createApp({ pool, clock, config }));
+  const app = toNodeHandler(createApp({ pool, clock, config }));
+  const pings = pingListener({ pool, clock }); // the hot path answers /ping/… without h3's web objects
+  handle = (req, res) => {
+    if (!pings(req, res)) void app(req, res);
+  };
 
   let smtp: InboundSmtp | null = null;
   if (config.smtpPort !== null) {

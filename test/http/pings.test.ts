@@ -12,7 +12,7 @@ import type { PingRecord, Project } from "../../engine/model.ts";
 import { MINUTE } from "../../engine/model.ts";
 import { finishConfig, readSettings } from "../../http/config.ts";
 import type { PingPath, PingQuery } from "../../http/routes/pings.ts";
-import { parsePingPath, parsePingQuery, pingRoutes, remoteAddress } from "../../http/routes/pings.ts";
+import { parsePingPath, parsePingQuery, pingListener, pingRoutes, remoteAddress } from "../../http/routes/pings.ts";
 import { tempDir } from "../helpers.ts";
 
 const U = "0f8fad5b-d9cb-469f-a165-70867728950e";
@@ -335,5 +335,49 @@ async function statusAndText(app: H3, path: string): Promise<[number, string]> {
   const answer = await send(app, path);
   return [answer.status, answer.text];
 }
+
+test("the node:http fast path (npm start) answers and records exactly as the h3 route", () => withHarness(async ({ app, pool, clock, project, newCheck, pings }) => {
+  const listener = pingListener({ pool, clock });
+  const server = createServer((req, res) => {
+    if (!listener(req, res)) { res.writeHead(599).end(); } // everything here is a ping path
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const viaH3 = await newCheck({ slug: "same" }), viaNode = await newCheck({ slug: "same-node" });
+    await newCheck({ slug: "twice" }); await newCheck({ slug: "twice" });
+    const rid = "0F8FAD5B-D9CB-469F-A165-70867728950E";
+    const cases: [path: (uuid: string, slug: string) => string, init: RequestInit][] = [
+      [(u) => `/ping/${u}`, {}],
+      [(u) => `/ping/${u}/`, { method: "HEAD" }],
+      [(u) => `/ping/${u}/start?rid=${rid}`, { method: "POST", body: "starting" }],
+      [(u) => `/ping/${u}/0?rid=${rid}`, { method: "PUT", headers: { "user-agent": "x".repeat(300), "x-forwarded-for": "10.1.1.1:5000, 10.2.2.2", "x-forwarded-proto": "https" } }],
+      [(u) => `/ping/${u}/fail`, { method: "POST", body: "y".repeat(20_000) }],
+      [(u) => `/ping/${u}/log?rid=`, {}],
+      [(u) => `/ping/${u}/256`, {}],
+      [(u) => `/ping/${u}/-1`, {}],
+      [(u) => `/ping/${u.toUpperCase()}`, {}],
+      [(_u, slug) => `/ping/${project.pingKey}/${slug}/1`, {}],
+      [(_u, slug) => `/ping/${project.pingKey}/${slug.toUpperCase()}`, {}],
+      [() => `/ping/${project.pingKey}/twice`, {}],
+      [(_u, slug) => `/ping/${project.pingKey}/${slug}-new?create=1`, {}],
+      [() => `/ping/nope/nothing`, {}],
+    ];
+    for (const [path, given] of cases) {
+      const init = { ...given, headers: { "user-agent": "probe", ...(given.headers as Record<string, string> | undefined) } };
+      const h3 = await send(app, path(viaH3, "same"), init);
+      const node = await fetch(`${base}${path(viaNode, "same-node")}`, init);
+      const nodeText = await node.text();
+      const headersOf = (h: Headers) => ["content-type", "cache-control", "access-control-allow-origin", "ping-body-limit"].map((n) => h.get(n));
+      assert.equal([node.status, nodeText, headersOf(node.headers)], [h3.status, h3.text, headersOf(h3.headers)], path("<uuid>", "<slug>"));
+    }
+    const facts = (list: PingRecord[]) => list.map((p) => [p.n, p.kind, p.method, p.ua, p.rid, p.exitStatus, p.bodySize, p.scheme,
+      p.remoteAddr === "127.0.0.1" || p.remoteAddr === "" ? "socket (none under app.request)" : p.remoteAddr]);
+    assert.equal(facts(await pings(viaNode)), facts(await pings(viaH3)));
+    assert.ok((await pings(viaNode)).length >= 5);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}));
 
 test.run();
