@@ -231,28 +231,16 @@ export class Shard {
 
   /** Applies every deadline due at or before `now`, each at its own due time, earliest first. */
   advance(now: Millis): void {
-    const queue: [Millis, string][] = [];
-    for (const uuid of this.#wheel.advance(now)) {
-      const check = this.#checks.get(uuid);
-      const dueAt = check ? downAt(check) : null;
-      if (check && dueAt !== null) queue.push([dueAt, uuid]);
-    }
-    queue.sort((a, b) => a[0] - b[0]);
-    while (queue.length > 0) {
-      const [dueAt, uuid] = queue.shift() as [Millis, string];
-      const check = this.#checks.get(uuid);
-      if (!check) continue;
-      const current = downAt(check);
-      if (current === null) continue;
-      if (current > now) { this.#wheel.set(uuid, current); continue; }
-      const stepped = this.#apply(onDeadline(check, current), null, { rearm: false });
-      const next = downAt(stepped);
-      if (next === null || next <= Math.max(dueAt, current)) continue; // settled: never re-fire the same instant
-      if (next <= now) {
-        queue.push([next, uuid]);
-        queue.sort((a, b) => a[0] - b[0]);
-      } else {
-        this.#wheel.set(uuid, next);
+    // The wheel answers earliest first; a check whose step makes it due again by `now` (an open run that
+    // outlived its grace after a late deadline) is set in the past and comes back in the next round.
+    for (let due = this.#wheel.advance(now); due.length > 0; due = this.#wheel.advance(now)) {
+      for (const uuid of due) {
+        const check = this.#checks.get(uuid);
+        const current = check ? downAt(check) : null;
+        if (!check || current === null) continue;
+        if (current > now) { this.#wheel.set(uuid, current); continue; }
+        const next = downAt(this.#apply(onDeadline(check, current), null, { rearm: false }));
+        if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
     }
   }
