@@ -102,8 +102,9 @@ export type PingRequest = {
 /** A ping's answer: status, text and headers; the objects are shared between requests, never mutated. */
 export type PingAnswer = { readonly status: number; readonly text: string; readonly headers: Readonly<Record<string, string>> };
 
-const ERROR_HEADERS = { "content-type": TEXT, "cache-control": NEVER_CACHE };
-const errorAnswer = (status: number, text: string): PingAnswer => ({ status, text, headers: ERROR_HEADERS });
+const errorAnswer = (status: number, text: string): PingAnswer => ({ status, text, headers: {
+  "content-type": TEXT, "cache-control": NEVER_CACHE, "content-length": String(Buffer.byteLength(text)),
+} });
 const ANSWERS = {
   notFound: errorAnswer(404, "not found"),
   badUrl: errorAnswer(400, "invalid url format"),
@@ -118,8 +119,10 @@ function successAnswer(status: 200 | 201, limit: number): PingAnswer {
   const key = `${status}:${limit}`;
   let found = successAnswers.get(key);
   if (found === undefined) {
-    found = { status, text: status === 200 ? "OK" : "Created", headers: {
+    const text = status === 200 ? "OK" : "Created";
+    found = { status, text, headers: {
       "content-type": TEXT, "cache-control": NEVER_CACHE, "access-control-allow-origin": "*", "ping-body-limit": String(limit),
+      "content-length": String(text.length),
     } };
     successAnswers.set(key, found);
   }
