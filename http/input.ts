@@ -44,13 +44,7 @@ export async function readBodyBytes(req: Request, limit: number = MAX_BODY_BYTES
     if (size <= limit) chunks.push(read.value);
   }
   if (size > limit) throw tooLarge();
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return Buffer.concat(chunks, size);
 }
 
 /** Returns the body as a JSON object whatever the Content-Type (curl --data); empty → {}. Outcome failures are 400s. */

@@ -217,17 +217,7 @@ export function rawRequest(port: number, request: string | Buffer | readonly (st
   });
 }
 
-/** Returns a deterministic generator of floats in [0, 1) (mulberry32). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from "../../bench/scenarios.ts"; // the same mulberry32 generator the scenarios use
 
 /**
  * Returns the lines of the server output that show a bug: unexpected errors and crashed shards.
