@@ -53,7 +53,14 @@ export class Shard {
   load(project: Project, channels: readonly Channel[], checks: readonly Check[]): void {
     this.#putProject(project);
     this.#channels.set(project.id, [...channels]);
-    for (const check of checks) this.#putCheck(check);
+    let uuids = this.#byProject.get(project.id);
+    if (!uuids) this.#byProject.set(project.id, (uuids = new Set()));
+    for (const check of checks) {
+      this.#checks.set(check.uuid, check);
+      uuids.add(check.uuid);
+      const at = downAt(check);
+      if (at !== null) this.#wheel.set(check.uuid, at); // a loaded check is not in the wheel yet: nothing to delete
+    }
   }
 
   /** Returns the whole state (projects, channels, checks), sorted for stable comparison. */

@@ -55,7 +55,8 @@ class ShardedPool implements Pool {
   }
 
   async init(): Promise<void> {
-    for (const dir of await Promise.all(this.#shards.map((s) => s.directory()))) this.#learn(dir);
+    // learn each shard's directory as it arrives, while the others are still loading
+    await Promise.all(this.#shards.map(async (s) => this.#learn(await s.directory())));
   }
 
   // ---- directory ----
