@@ -30,6 +30,8 @@ export type ShardSnapshot = { readonly projects: Project[]; readonly channels: C
 /** The ping that caused a step, for the notifications it raises. */
 type LastPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
 
+const NO_CHANNELS: readonly string[] = Object.freeze([]);
+
 const WHEEL = { tickMs: 1_000, slots: 4_096 };
 
 export class Shard {
@@ -41,6 +43,7 @@ export class Shard {
   readonly #byProject = new Map<string, Set<string>>(); // project id → check uuids
   readonly #wheel: TimerWheel<string>;
   #changes: Changes = noChanges();
+  readonly #strings = new Map<string, string>(); // interned low-variety strings of loaded checks
 
   constructor(options: ShardOptions) {
     this.#newId = options.newId;
@@ -55,7 +58,8 @@ export class Shard {
     this.#channels.set(project.id, [...channels]);
     let uuids = this.#byProject.get(project.id);
     if (!uuids) this.#byProject.set(project.id, (uuids = new Set()));
-    for (const check of checks) {
+    for (const loaded of checks) {
+      const check = this.#compact(loaded);
       this.#checks.set(check.uuid, check);
       uuids.add(check.uuid);
       const at = downAt(check);
@@ -258,6 +262,26 @@ export class Shard {
   }
 
   // ---- internals ----
+
+  /**
+   * Returns a loaded check that shares its low-variety strings (project id, zone, schedule, enums) and
+   * the empty channel list with the others: a store decodes a fresh copy of each per record, and at a
+   * million checks those copies are a fifth of the memory.
+   */
+  #compact(check: Check): Check {
+    const shared = <T extends string>(text: T): T => {
+      if (text.length > 64) return text;
+      const known = this.#strings.get(text);
+      if (known !== undefined) return known as T;
+      if (this.#strings.size < 10_000) this.#strings.set(text, text);
+      return text;
+    };
+    return {
+      ...check, projectId: shared(check.projectId), tz: shared(check.tz), schedule: shared(check.schedule),
+      kind: shared(check.kind), status: shared(check.status), methods: shared(check.methods), tags: shared(check.tags),
+      channels: check.channels.length === 0 ? NO_CHANNELS : check.channels,
+    };
+  }
 
   /** Applies the check's deadlines that fell due by `at`, each stamped with its own due time. */
   #catchUp(check: Check, at: Millis): Check {

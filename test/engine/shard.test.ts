@@ -68,4 +68,16 @@ test("a run that outlived its grace goes down at start + grace even when the che
   assert.equal(shard.takeChanges().flips.map((f) => [f.at, f.from, f.to]), [[T0 + MINUTE, "new", "down"]]);
 });
 
+test("loading checks keeps every field as stored (shared strings are an in-memory detail)", () => {
+  const { shard, uuids } = shardWith(3, HOUR);
+  shard.ping(ping(uuids[0], T0));
+  shard.updateCheck("p", uuids[1], { schedule: "0 * * * *", tz: "Europe/Riga", tags: "db prod", channels: undefined }, T0);
+  const before = shard.snapshot();
+  const reloaded = new Shard({ newId: sequentialIds(), now: T0 });
+  reloaded.load(before.projects[0], before.channels, before.checks.map((c) => structuredClone(c)));
+  assert.equal(reloaded.snapshot(), before);
+  const [a, b] = reloaded.snapshot().checks;
+  assert.ok(a.channels === b.channels, "empty channel lists are one shared array");
+});
+
 test.run();
