@@ -38,9 +38,12 @@ async function main(): Promise<void> {
   // Bind first: SITE_ROOT defaults to the port actually bound (PORT=0 picks a free one).
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   let stopping = false;
+  const inFlight = new Set<ServerResponse>(); // answers not yet sent: at shutdown they close their connection
   const server = createServer(TIMEOUTS, (req, res) => {
     // while stopping, every answer closes its connection, so keep-alive clients don't hold the shutdown
     if (stopping) res.setHeader("connection", "close");
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
     if (handle !== null) return handle(req, res);
     res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "starting" }));
   });
@@ -85,10 +88,11 @@ async function main(): Promise<void> {
     const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     cut.unref();
     const closed = new Promise<void>((resolve) => server.close(() => resolve())); // stops accepting; waits for in-flight
-    server.closeIdleConnections();
-    // a keep-alive connection between two requests is idle only for a moment: keep closing those
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    sweep.unref();
+    server.closeIdleConnections(); // busy ones close after their answer:
+    for (const res of inFlight) {
+      if (!res.headersSent) res.setHeader("connection", "close");
+      else res.once("finish", () => res.socket?.end());
+    }
     await Promise.all([closed, smtp?.close()]);
     await pool.close(); // pending writes are stored before this resolves
     process.exit(0);

@@ -11,7 +11,7 @@ import { tempDir } from "../helpers.ts";
 import type { RealServer } from "../security/real-server.ts";
 import { call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
 import type { PingTally } from "./load.ts";
-import { keptAliveRequest, lostPings, newTally, pingUntil, sleep } from "./load.ts";
+import { keptAliveRequest, lostPings, newTally, pingUntil, processedButCut, sleep } from "./load.ts";
 
 const TOKEN = "faults-stress-admin-token-0123456789";
 const HOOK = fileURLToPath(new URL("./worker-fault-hook.js", import.meta.url));
@@ -27,10 +27,11 @@ async function setUp(server: RealServer): Promise<{ apiKey: string; uuids: strin
 }
 
 /** Restarts on the same DATA_DIR and returns the acknowledged pings that are missing. */
-async function afterRestart(dataDir: string, apiKey: string, tally: PingTally): Promise<{ lost: string[]; acknowledged: number }> {
+async function afterRestart(dataDir: string, apiKey: string, tally: PingTally, cutTally?: PingTally): Promise<{ lost: string[]; acknowledged: number; processedButCut: string[] }> {
   const again = await startServer({ dataDir, env: { ADMIN_TOKEN: TOKEN } });
   try {
-    return await lostPings(again.url, apiKey, tally);
+    const { lost, acknowledged } = await lostPings(again.url, apiKey, tally);
+    return { lost, acknowledged, processedButCut: cutTally ? await processedButCut(again.url, apiKey, cutTally) : [] };
   } finally {
     assert.is(await stopServer(again), 0);
   }
@@ -87,9 +88,10 @@ test("SIGTERM mid-load: exit 0, every started request answered, every acknowledg
     assert.is(code, 0, server.output());
     const fresh500 = [...fresh.statuses].filter(([s]) => s >= 500);
     const kept500 = [...kept.statuses].filter(([s]) => s >= 500);
-    const { lost, acknowledged } = await afterRestart(dir.path, apiKey, { ...fresh, acknowledged: new Map([...fresh.acknowledged].map(([u, r]) => [u, new Set([...r, ...(kept.acknowledged.get(u) ?? [])])])) });
+    const { lost, acknowledged, processedButCut: cutAfterStart } = await afterRestart(dir.path, apiKey,
+      { ...fresh, acknowledged: new Map([...fresh.acknowledged].map(([u, r]) => [u, new Set([...r, ...(kept.acknowledged.get(u) ?? [])])])) }, fresh);
     console.log(`  SIGTERM under load: ${before} pings answered before the signal, ${fresh.answered + kept.answered} in all; ` +
-      `fresh connections: ${fresh.answered} answered, ${fresh.refused} refused, ${fresh.reset} reset; ` +
+      `fresh connections: ${fresh.answered} answered, ${fresh.refused} refused, ${fresh.reset} reset (${cutAfterStart.length} of them processed); ` +
       `kept-alive: ${kept.answered} answered, ${kept.refused} refused, ${kept.reset} reset; ` +
       `${acknowledged} acknowledged, ${lost.length} lost after restart; shutdown took ${shutdownMs} ms`);
     // kept-alive resets are the HTTP/1.1 race of a request sent on a connection the server closes as idle;
@@ -97,7 +99,10 @@ test("SIGTERM mid-load: exit 0, every started request answered, every acknowledg
     assert.ok(before > 100, `the load was real: ${before}`);
     assert.equal([fresh500, kept500], [[], []], "no 5xx during shutdown");
     assert.equal([fresh.other, kept.other], [[], []]);
-    assert.is(fresh.reset, 0, "a request on a fresh connection is either refused or answered, never cut");
+    // A fresh connection still in the kernel's accept queue when the listener closes is reset before the
+    // server ever reads it (and nothing is stored): no server can answer it. What must never happen is
+    // a request the server processed losing its answer.
+    assert.equal(cutAfterStart, [], "a request the server processed is always answered, never cut");
     assert.equal(lost, []);
   } finally {
     dir.remove();

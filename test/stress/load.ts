@@ -43,12 +43,15 @@ export type PingTally = {
   answered: number;
   refused: number;
   reset: number;
+  /** check uuid → rids of the pings whose connection was reset before an answer. */
+  cut: Map<string, Set<string>>;
   other: string[];
   statuses: Map<number, number>;
 };
 
 export function newTally(uuids: readonly string[]): PingTally {
-  return { acknowledged: new Map(uuids.map((u) => [u, new Set()])), answered: 0, refused: 0, reset: 0, other: [], statuses: new Map() };
+  return { acknowledged: new Map(uuids.map((u) => [u, new Set()])), answered: 0, refused: 0, reset: 0,
+    cut: new Map(uuids.map((u) => [u, new Set()])), other: [], statuses: new Map() };
 }
 
 /** Runs `clients` pingers until `stop()` is true or the server refuses; every ping has its own rid. */
@@ -71,12 +74,29 @@ export async function pingUntil(opts: {
         return; // the server stopped listening: this client is done
       } else if (outcome.error === "reset") {
         opts.tally.reset += 1;
+        opts.tally.cut.get(uuid)?.add(rid);
       } else {
         opts.tally.other.push(outcome.code);
         return;
       }
     }
   }));
+}
+
+/**
+ * Returns the cut rids that the server nevertheless stored: requests it accepted and processed but whose
+ * answer it cut. (A cut request it never stored was reset before the server read it, e.g. still in the
+ * kernel's accept queue when the listener closed: no server can answer those.)
+ */
+export async function processedButCut(url: string, apiKey: string, tally: PingTally): Promise<string[]> {
+  const found: string[] = [];
+  for (const [uuid, rids] of tally.cut) {
+    if (rids.size === 0) continue;
+    const { pings } = await ok<{ pings: { rid: string | null }[] }>(call(url, "GET", `/api/v3/checks/${uuid}/pings/`, { key: apiKey }));
+    const stored = new Set(pings.map((p) => p.rid));
+    for (const rid of rids) if (stored.has(rid)) found.push(`${uuid} ${rid}`);
+  }
+  return found;
 }
 
 /** Returns the acknowledged rids missing from the ping logs (ping_log_limit must exceed the pings per check). */
