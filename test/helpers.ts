@@ -1,5 +1,6 @@
 // Factories with overrides and temp folders shared by the tests. No shared mutable fixtures.
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Channel, Check, Flip, PingRecord, Project } from "../engine/model.ts";
@@ -56,4 +57,14 @@ export function channel(overrides: Partial<Channel> = {}): Channel {
 export function tempDir(prefix = "hcd-test-"): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Returns a local port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
 }

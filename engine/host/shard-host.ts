@@ -8,7 +8,7 @@ import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, Uniq
 import { LIMITS } from "../model.ts";
 import type { Outcome } from "../outcome.ts";
 import { fail, ok } from "../outcome.ts";
-import type { ShardPingResult, ShardSnapshot } from "../shard.ts";
+import type { ShardPingResult } from "../shard.ts";
 import { Shard } from "../shard.ts";
 import type { CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
 import type { Store } from "../../persistence/store.ts";
@@ -66,11 +66,6 @@ export class ShardHost {
   /** Returns this shard's projects and check routing entries. */
   directory(): ShardDirectory {
     return { projects: this.#shard.projects(), checks: this.#shard.routes() };
-  }
-
-  /** Returns the whole in-memory state (tests, replay). */
-  snapshot(): ShardSnapshot {
-    return this.#shard.snapshot();
   }
 
   /** Returns the instant of the latest command or advance seen (the deliverer's "now" under a virtual clock). */

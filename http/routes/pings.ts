@@ -242,7 +242,7 @@ function headerText(value: string | string[] | undefined): string | undefined {
 }
 
 /** Returns a Node request's body cut to `limit` bytes, or null when there is none. */
-function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+function readNodeBody(req: NodeJS.EventEmitter & { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, limit: number): Promise<Uint8Array | null> {
   const headers = req.headers;
   const length = headers["content-length"];
   if (headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return Promise.resolve(null);
@@ -255,12 +255,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
  */
 export async function readBody(event: H3Event, limit: number): Promise<Uint8Array | null> {
   const node = event.runtime?.node?.req;
-  if (node !== undefined) {
-    const headers = node.headers;
-    const length = headers["content-length"];
-    if (headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return null;
-    return collect(node, limit);
-  }
+  if (node !== undefined) return readNodeBody(node, limit);
   const stream = event.req.body;
   if (stream === null) return null;
   const kept = keeper(limit);

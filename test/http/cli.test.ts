@@ -1,7 +1,6 @@
 // `hcd outbox` and `hcd channel list`: the admin API's JSON, directly on a stopped server's DATA_DIR
 // (without sending anything itself) and through a running server's admin API.
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { toNodeHandler } from "h3/node";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -9,21 +8,11 @@ import type { Pool } from "../../engine/host/pool-api.ts";
 import { createInProcessPool } from "../../engine/host/pool.ts";
 import { HOUR, MINUTE } from "../../engine/model.ts";
 import { runCli } from "../../http/cli.ts";
-import { tempDir } from "../helpers.ts";
+import { closedPort, tempDir } from "../helpers.ts";
 import { ADMIN_TOKEN, withApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
 const T0 = Date.UTC(2026, 0, 15, 12);
-
-/** Returns a local port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 /** Runs the CLI; returns its exit status and the JSON it printed. */
 async function cli(argv: string[], env: Record<string, string>): Promise<{ status: number; json: unknown }> {

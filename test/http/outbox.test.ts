@@ -2,14 +2,13 @@
 // GET /admin/v1/projects/<id>/channels, with a webhook at a closed local port so every delivery fails.
 // One shard: with several, every shard's deliverer works the one shared outbox table and sends an entry
 // once per shard, and a send still running when the pool closes writes to a closed store (both reported).
-import { createServer } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { OutboxEntry } from "../../engine/changes.ts";
 import { HOUR, SECOND } from "../../engine/model.ts";
 import { GAVE_UP_AT } from "../../notify/deliverer.ts";
 import { presentChannelStates, presentOutbox } from "../../http/present.ts";
-import { channel, check, flip } from "../helpers.ts";
+import { channel, check, closedPort, flip } from "../helpers.ts";
 import type { Api } from "./harness.ts";
 import { T0, withApi as withApiOnShards } from "./harness.ts";
 
@@ -17,16 +16,6 @@ type Json = Record<string, unknown>;
 const withApi = (body: (api: Api) => Promise<void>) => withApiOnShards(body, { shards: 1 });
 type Entry = { id: string; project: string; channel: string; check: string; flip: Json; attempts: number;
   next_attempt: string | null; last_error: string | null; given_up: boolean };
-
-/** Returns a local port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 async function outbox(api: Api): Promise<Entry[]> {
   const res = await api.admin("GET", "/admin/v1/outbox");

@@ -1,12 +1,11 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { isPrivateAddress } from "../../notify/private-ip.ts";
 import type { HttpRequest } from "../../notify/render.ts";
 import type { HttpOptions } from "../../notify/send.ts";
 import { sendEmail, sendHttp } from "../../notify/send.ts";
 import { httpReceiver, smtpReceiver } from "./receivers.ts";
+import { closedPort } from "../helpers.ts";
 
 const ALLOW: HttpOptions = { timeoutMs: 2_000, maxResponseBytes: 1024, allowPrivateIps: true };
 const DENY: HttpOptions = { ...ALLOW, allowPrivateIps: false };
@@ -14,15 +13,6 @@ const PRIVATE = "Connections to private IP addresses are not allowed";
 
 function post(url: string, body: string | null = "hello", headers: Record<string, string> = {}): HttpRequest {
   return { kind: "http", method: "POST", url, headers, body };
-}
-
-/** Returns a port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 test("200, 201, 202 and 204 succeed; the body, headers and default User-Agent arrive", async () => {
