@@ -68,11 +68,6 @@ export class ShardHost {
     return { projects: this.#shard.projects(), checks: this.#shard.routes() };
   }
 
-  /** Returns the instant of the latest command or advance seen (the deliverer's "now" under a virtual clock). */
-  lastAt(): Millis {
-    return this.#lastAt;
-  }
-
   /** Returns the store (for the deliverer's outbox access inside this thread). */
   store(): Store {
     return this.#store;
