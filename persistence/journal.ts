@@ -4,6 +4,7 @@
 // checkpoint would trim never written) and removes those journal records in that same transaction.
 // On open, whatever the journal still holds (a crash, a kill -9) is applied before anything is read.
 import type { Key } from "lmdb";
+import { Packr } from "msgpackr";
 import type { Changes } from "../engine/changes.ts";
 import type { Check } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
@@ -12,6 +13,22 @@ import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeCheck, snapshotPuts } from "./snapshots.ts";
 import { ALL } from "./tables.ts";
 import type { Put, Tables } from "./tables.ts";
+
+// The journal's own encoder: msgpack with record definitions inside each record (self-describing, so
+// nothing shared to keep in sync), from our msgpackr rather than the copy inside lmdb. Measured: once
+// lmdb's copy has encoded the tables' shared-structure records, it packs a journal record 4x slower
+// (about 32 us a ping instead of 8), the largest single cost of an acknowledged ping.
+const journalPackr = new Packr({ copyBuffers: true }); // bodies must not point into LMDB's pages
+
+/** Returns the bytes of one journal record. */
+export function encodeJournal(changes: Changes): Uint8Array {
+  return journalPackr.pack(changes);
+}
+
+/** Returns the Changes of one journal record. */
+export function decodeJournal(bytes: Uint8Array): Changes {
+  return journalPackr.unpack(bytes) as Changes;
+}
 
 /** Returns one Changes equal in effect to applying `list` in order (each check keeps its last state). */
 export function mergeChanges(list: readonly Changes[]): Changes {
@@ -63,7 +80,7 @@ export function applyChanges(tables: Tables, changes: Changes): void {
 /** Applies and removes every journal record (any writer), oldest first; call inside a write transaction. */
 export function replayJournal(tables: Tables): number {
   const records: { key: Key; changes: Changes }[] = [];
-  for (const { key, value } of tables.journal.getRange(ALL)) records.push({ key, changes: value as Changes });
+  for (const { key, value } of tables.journal.getRange(ALL)) records.push({ key, changes: decodeJournal(value as Uint8Array) });
   if (records.length === 0) return 0;
   applyChanges(tables, mergeChanges(records.map((r) => r.changes)));
   for (const { key } of records) tables.journal.removeSync(key);

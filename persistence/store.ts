@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
 import type { Changes, OutboxEntry } from "../engine/changes.ts";
-import { applyChanges, mergeChanges, replayJournal } from "./journal.ts";
+import { applyChanges, encodeJournal, mergeChanges, replayJournal } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipsOf, pruneFlips } from "./flip-log.ts";
 import { outboxAll, outboxDue, outboxPut } from "./outbox.ts";
@@ -39,9 +39,9 @@ const TABLE_OPTIONS = {
   flips: { sharedStructuresKey: STRUCTURES },
   outbox: { sharedStructuresKey: STRUCTURES },
   meta: {},
-  // no shared structures here: a journal record is written once and read only by a checkpoint or a
-  // replay, and keeping structures in sync cost about 4 ms per commit (measured), a ping's whole budget
-  journal: {},
+  // encoded by journal.ts, without shared structures: a journal record is written once and read only by
+  // a replay, and keeping structures in sync cost about 4 ms per commit (measured), a ping's whole budget
+  journal: { encoding: "binary" },
 } as const;
 
 /** Opens (creating if missing, unless readOnly) the store in `dir`; throws an Error naming the path and the cause. */
@@ -94,7 +94,7 @@ export class Store {
     const problem = keyProblem(changes);
     if (problem !== null) return Promise.reject(new Error(`commit refused: ${problem}`));
     const key = [this.#writer, ++this.#seq];
-    const written = this.#tables.journal.put(key, changes);
+    const written = this.#tables.journal.put(key, encodeJournal(changes));
     this.#pending.push({ key, changes });
     this.#pendingPings += changes.pings.length;
     if (this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS) void this.checkpoint().catch(() => {});
