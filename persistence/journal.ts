@@ -1,8 +1,9 @@
-// The write-ahead journal. A commit appends its whole Changes as ONE record ([writer, seq] → Changes),
-// so an acknowledged ping costs one small LMDB write. A checkpoint later applies many journaled
-// commits to the tables in one transaction (each check's row written once, pings that the same
-// checkpoint would trim never written) and removes those journal records in that same transaction.
-// On open, whatever the journal still holds (a crash, a kill -9) is applied before anything is read.
+// The write-ahead journal. A commit appends its whole Changes as ONE record ([writer, seq] → Changes)
+// in the journal's own env, so an acknowledged ping costs one small write that never waits for the
+// tables. A checkpoint later applies many journaled commits to the tables in one transaction (each
+// check's row written once, pings that the same checkpoint would trim never written), marking in that
+// transaction the writer's last seq applied; the journal records go afterwards. On open, whatever the
+// journal still holds past those marks (a crash, a kill -9) is applied before anything is read.
 import type { Key } from "lmdb";
 import { Packr } from "msgpackr";
 import type { Changes } from "../engine/changes.ts";
@@ -11,7 +12,7 @@ import { flipPut, removeFlips } from "./flip-log.ts";
 import { outboxPut } from "./outbox.ts";
 import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeCheck, snapshotPuts } from "./snapshots.ts";
-import { ALL } from "./tables.ts";
+import { ALL, under } from "./tables.ts";
 import type { Put, Tables } from "./tables.ts";
 
 // The journal's own encoder: msgpack with record definitions inside each record (self-describing, so
@@ -77,12 +78,66 @@ export function applyChanges(tables: Tables, changes: Changes): void {
   }
 }
 
-/** Applies and removes every journal record (any writer), oldest first; call inside a write transaction. */
+/**
+ * Splits `changes` into pieces with at most `size` checks and pings each; applying them one after another
+ * has the effect of applying `changes` (a check's pings keep their order, and each piece trims what it
+ * appends). The last piece holds everything else, deletions included.
+ */
+export function splitChanges(changes: Changes, size: number): Changes[] {
+  const pieces: Changes[] = [];
+  for (let i = 0; i < Math.max(changes.checks.length, changes.pings.length); i += size) {
+    pieces.push({
+      projects: [], channels: [], deletedChecks: [], flips: [], outbox: [],
+      checks: changes.checks.slice(i, i + size), pings: changes.pings.slice(i, i + size),
+    });
+  }
+  pieces.push({ ...changes, checks: [], pings: [] });
+  return pieces;
+}
+
+/** Returns the seq of `writer`'s last commit already in the tables (0 = none); read it inside the write transaction. */
+export function checkpointedSeq(tables: Tables, writer: string): number {
+  const seq = tables.meta.get(["checkpointed", writer]);
+  return typeof seq === "number" ? seq : 0;
+}
+
+/** Records that `writer`'s commits up to `seq` are in the tables; call inside the write transaction that applied them. */
+export function markCheckpointed(tables: Tables, writer: string, seq: number): void {
+  if (seq > checkpointedSeq(tables, writer)) tables.meta.putSync(["checkpointed", writer], seq);
+}
+
+/**
+ * Applies every journal record (any writer) that the tables don't hold yet, oldest first, then drops all
+ * of them from the journal. Safe while other threads write: the tables' marks decide what is applied.
+ * Returns how many records were applied.
+ */
 export function replayJournal(tables: Tables): number {
-  const records: { key: Key; changes: Changes }[] = [];
-  for (const { key, value } of tables.journal.getRange(ALL)) records.push({ key, changes: decodeJournal(value as Uint8Array) });
+  const records: { writer: string; seq: number; key: Key; bytes: Uint8Array }[] = [];
+  for (const { key, value } of tables.journal.getRange(ALL)) {
+    const [writer, seq] = key as [string, number];
+    records.push({ writer, seq, key, bytes: value as Uint8Array });
+  }
   if (records.length === 0) return 0;
-  applyChanges(tables, mergeChanges(records.map((r) => r.changes)));
-  for (const { key } of records) tables.journal.removeSync(key);
-  return records.length;
+  const applied = tables.env.transactionSync(() => {
+    const marks = new Map<string, number>();
+    const fresh = records.filter((r) => {
+      if (!marks.has(r.writer)) marks.set(r.writer, checkpointedSeq(tables, r.writer));
+      return r.seq > (marks.get(r.writer) ?? 0);
+    });
+    applyChanges(tables, mergeChanges(fresh.map((r) => decodeJournal(r.bytes))));
+    for (const r of fresh) markCheckpointed(tables, r.writer, r.seq);
+    return fresh.length;
+  });
+  // The marks stay: a live writer (another shard) still checkpoints these records and must skip them.
+  // Each writer drops its own mark when it closes; a crashed writer's mark (a few bytes) remains.
+  tables.journalEnv.transactionSync(() => {
+    for (const { key } of records) tables.journal.removeSync(key);
+  });
+  return applied;
+}
+
+/** Removes `writer`'s mark once the journal holds nothing of it; the writer calls this as it closes. */
+export function dropMark(tables: Tables, writer: string): void {
+  for (const _ of tables.journal.getKeys({ ...under(writer), limit: 1 })) return;
+  tables.env.transactionSync(() => tables.meta.removeSync(["checkpointed", writer]));
 }

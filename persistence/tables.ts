@@ -5,9 +5,13 @@ import { asBinary } from "lmdb";
 
 export type Table = Database<unknown, Key>;
 
-/** The env and its named dbs; the comment on each gives key → value. */
+/**
+ * The two envs and their named dbs; the comment on each gives key → value. The journal has an env (and
+ * file, and write lock) of its own, so that an acknowledged ping never waits behind a checkpoint.
+ */
 export type Tables = {
   readonly env: RootDatabase<unknown, Key>;
+  readonly journalEnv: RootDatabase<unknown, Key>;
   readonly projects: Table; // [projectId] → Project
   readonly channels: Table; // [projectId, channelId] → Channel
   readonly checks: Table; // [projectId, uuid] → Check (the live snapshot)
@@ -15,8 +19,8 @@ export type Tables = {
   readonly bodies: Table; // [checkUuid, n] → raw body bytes
   readonly flips: Table; // [checkUuid, at, n] → Flip
   readonly outbox: Table; // [id] → OutboxEntry
-  readonly meta: Table; // "schema" → number
-  readonly journal: Table; // [writerId, seq] → Changes not yet checkpointed (journal.ts)
+  readonly meta: Table; // "schema" → number; ["checkpointed", writerId] → the writer's last seq in the tables
+  readonly journal: Table; // in journalEnv: [writerId, seq] → Changes, encoded by journal.ts
 };
 
 /** One write prepared outside the transaction: its value is already encoded. */

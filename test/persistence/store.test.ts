@@ -368,6 +368,48 @@ test("one checkpoint of many commits keeps each check's last state and never wri
   }
 });
 
+test("a checkpoint larger than one piece applies every check and ping, trimming as one would", async () => {
+  const dir = tempDir();
+  const store = openStore(dir.path, { durability: "commit" });
+  try {
+    const owners = Array.from({ length: 300 }, (_, i) => check({ uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
+    for (let n = 1; n <= 4; n++) {
+      await store.commit(changes({ checks: owners.map((c) => check({ ...c, nPings: n })), pings: owners.map((c) => pingWrite(c, n, { keep: 3 })) }));
+    }
+    await store.checkpoint(); // 1,200 pings and 300 checks: several pieces
+    assert.equal(store.loadChecks(owners[0].projectId).map((c) => c.nPings), owners.map(() => 4));
+    for (const c of [owners[0], owners[149], owners[299]]) assert.equal(store.pingPage(c.uuid, 10).map((r) => r.n), [4, 3, 2]);
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+});
+
+test("commits another thread's replay applied are not applied again: a delivered notification stays gone", async () => {
+  const dir = tempDir();
+  const writer = openStore(dir.path, { durability: "commit" });
+  const c = check({ nPings: 1 });
+  const entry = outboxEntry();
+  await writer.commit(changes({ checks: [c], pings: [pingWrite(c, 1)], outbox: [entry] }));
+  // a second open (another shard starting) replays the writer's journal while the writer lives
+  const other = openStore(dir.path, { durability: "commit" });
+  try {
+    assert.equal(other.outboxAll().map((e) => e.id), [entry.id]);
+    await other.outboxDelete(entry.id); // delivered
+    await writer.checkpoint();
+    assert.equal(writer.outboxAll(), [], "not resurrected by the writer's checkpoint");
+    assert.equal(writer.loadChecks(c.projectId), [c]);
+    assert.equal(writer.pingPage(c.uuid, 5).map((r) => r.n), [1]);
+    await writer.close();
+    const reopened = openStore(dir.path, { durability: "commit" });
+    assert.equal(reopened.outboxAll(), [], "nor by a replay after a restart");
+    await reopened.close();
+  } finally {
+    await other.close();
+    dir.remove();
+  }
+});
+
 test("a commit with an unstorable key is refused before it reaches the journal", async () => {
   const dir = tempDir();
   const store = openStore(dir.path, { durability: "commit" });
