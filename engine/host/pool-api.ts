@@ -1,5 +1,6 @@
 // The pool as the front ends (HTTP, SMTP, CLI) see it. Two implementations keep this contract:
 // the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
+import type { CheckView } from "../../http/present.ts";
 import type {
   Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField,
 } from "../model.ts";
@@ -50,6 +51,11 @@ export type Pool = {
 
   // Checks (projectId = the caller's project; a check of another project → forbidden)
   listChecks(projectId: string, query: CheckQuery): Promise<Check[]>;
+  /**
+   * The JSON array of listChecks as the API shows it, built by the owning shard: a long list then
+   * crosses threads as one string, and its per-check work stays off the HTTP thread.
+   */
+  listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<string>;
   getCheck(projectId: string, ref: CheckRef): Promise<Outcome<Check>>;
   /** Creates, or with `unique` updates the first matching check (created: false). */
   createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>>;

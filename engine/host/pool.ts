@@ -11,6 +11,7 @@ import { fail, ok } from "../outcome.ts";
 import type { ShardPingResult } from "../shard.ts";
 import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../changes.ts";
+import type { CheckView } from "../../http/present.ts";
 import { openStore } from "../../persistence/store.ts";
 import { shardOf } from "./routing.ts";
 import type { ShardDirectory, ShardHost } from "./shard-host.ts";
@@ -19,7 +20,7 @@ import type { ShardSetup } from "./shard-setup.ts";
 
 /** The shard operations the pool calls; every one answers asynchronously (a worker hop or not). */
 type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
-  | "resumeCheck" | "deleteCheck" | "pingBatch" | "advance" | "channels" | "listChecks" | "getCheck" | "listPings"
+  | "resumeCheck" | "deleteCheck" | "pingBatch" | "advance" | "channels" | "listChecks" | "listChecksJson" | "getCheck" | "listPings"
   | "pingBody" | "listFlips" | "probe" | "pruneFlips" | "outbox" | "close";
 type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 export type ShardHandle = Async<Pick<ShardHost, ShardMethods>>;
@@ -122,6 +123,10 @@ class ShardedPool implements Pool {
 
   async listChecks(projectId: string, query: CheckQuery): Promise<Check[]> {
     return this.#shardFor(projectId).listChecks(projectId, query);
+  }
+
+  async listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<string> {
+    return this.#shardFor(projectId).listChecksJson(projectId, query, view);
   }
 
   async getCheck(projectId: string, ref: CheckRef): Promise<Outcome<Check>> {

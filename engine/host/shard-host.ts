@@ -14,6 +14,8 @@ import type { CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts
 import type { Store } from "../../persistence/store.ts";
 import { openStore } from "../../persistence/store.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
+import type { CheckView } from "../../http/present.ts";
+import { presentCheck } from "../../http/present.ts";
 import { shardOf } from "./routing.ts";
 
 export type ShardHostOptions = {
@@ -123,6 +125,10 @@ export class ShardHost {
 
   listChecks(projectId: string, query: CheckQuery): Check[] {
     return this.#shard.listChecks(projectId, query);
+  }
+
+  listChecksJson(projectId: string, query: CheckQuery, view: CheckView): string {
+    return JSON.stringify(this.#shard.listChecks(projectId, query).map((check) => presentCheck(check, view)));
   }
 
   getCheck(projectId: string, ref: CheckRef): Outcome<Check> {
