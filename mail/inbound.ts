@@ -21,6 +21,8 @@ export type InboundSmtpOptions = {
   readonly clock: Clock;
   /** Largest message accepted, in bytes; advertised with SIZE, larger ones are answered 552. */
   readonly maxMessageBytes?: number;
+  /** Most clients connected at once; the next hears 421 and is closed (default DEFAULT_MAX_CLIENTS). */
+  readonly maxClients?: number;
   /** Hears about faults the client only sees as a 4xx/5xx: socket errors, parse and pool failures. */
   readonly onError?: (error: unknown) => void;
 };
@@ -28,6 +30,10 @@ export type InboundSmtpOptions = {
 export type InboundSmtp = { readonly port: number; close(): Promise<void> };
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+// A listener open to a network must not hold sockets without bound: a flood of idle connections would
+// otherwise take file descriptors from the pings.
+export const DEFAULT_MAX_CLIENTS = 100;
+const IDLE_TIMEOUT_MS = 60_000; // a client silent this long is disconnected
 const CLOSE_GRACE_MS = 5_000; // connected clients get this long to finish before they hear 421
 
 /** A check a recipient address resolved to. */
@@ -78,6 +84,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     size: maxMessageBytes,
     rejectOversized: true, // 552 whatever onData answers
     closeTimeout: CLOSE_GRACE_MS,
+    maxClients: options.maxClients ?? DEFAULT_MAX_CLIENTS,
+    socketTimeout: IDLE_TIMEOUT_MS,
     onRcptTo(address, _session, callback) {
       resolveRecipient(pool, address.address, domain).then(
         (resolved) => callback(resolved.ok ? null : reply(resolved.code, resolved.message)),

@@ -1,6 +1,7 @@
 // Real mail over loopback (nodemailer, or a raw socket where the dialogue itself is tested) to a
 // listener on an in-process pool.
 import { connect } from "node:net";
+import type { Socket } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createTransport } from "nodemailer";
@@ -320,6 +321,40 @@ test("the command carries the decoded mail and a body of its own, cut to the lim
     assert.equal(new TextDecoder().decode(body ?? new Uint8Array()), "Subject: H");
   } finally {
     transport.close();
+    await listener.close();
+  }
+});
+
+test("past maxClients a new connection hears 421 and is closed; a freed slot serves again", async () => {
+  const listener = await startInboundSmtp({ port: 0, host: "127.0.0.1", domain: DOMAIN, pool: failingPool(stubProject),
+    clock: new VirtualClock(T0), maxClients: 2 });
+  const greeting = (socket: Socket) => new Promise<string>((resolve) => {
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (data: string) => {
+      text += data;
+      if (text.includes("\r\n")) resolve(text.trimEnd());
+    });
+    socket.on("close", () => resolve(text.trimEnd()));
+    socket.on("error", () => {});
+  });
+  const open = async () => {
+    const socket = connect(listener.port, "127.0.0.1");
+    return { socket, first: await greeting(socket) };
+  };
+  const held = [await open(), await open()];
+  try {
+    assert.equal(held.map((h) => h.first.slice(0, 4)), ["220 ", "220 "]);
+    const third = await open();
+    assert.match(third.first, /^421 .*Too many connected clients/);
+    await new Promise<void>((resolve) => (third.socket.closed ? resolve() : third.socket.once("close", () => resolve())));
+    held.pop()?.socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the server notices the close
+    const again = await open();
+    assert.match(again.first, /^220 /);
+    again.socket.destroy();
+  } finally {
+    for (const h of held) h.socket.destroy();
     await listener.close();
   }
 });
