@@ -177,8 +177,8 @@ export class ShardHost {
   }
 
   /** Applies what the journal holds to the tables (periodically, and before reads of logs and the outbox). */
-  checkpoint(): Promise<void> {
-    return this.#store.checkpoint();
+  checkpoint(options: { inPieces?: boolean } = {}): Promise<void> {
+    return this.#store.checkpoint(options);
   }
 
   /** Registers something to stop when the host closes (its timer). */

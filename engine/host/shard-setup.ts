@@ -65,7 +65,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     const timer = setInterval(() => {
       if (busy) return; // a slow commit must not pile up ticks
       busy = true;
-      host.advance(Date.now()).then(() => host.checkpoint()).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
+      host.advance(Date.now()).then(() => host.checkpoint({ inPieces: true })).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
         .finally(() => { busy = false; });
     }, TICK_MS);
     timer.unref();
