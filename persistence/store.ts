@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
-import type { Changes, OutboxEntry } from "../engine/changes.ts";
+import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
 import { applyChanges, checkpointedSeq, dropMark, encodeJournal, markCheckpointed, mergeChanges, replayJournal, splitChanges } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipsOf, pruneFlips } from "./flip-log.ts";
@@ -63,7 +63,8 @@ export class Store {
   readonly #readOnly: boolean;
   readonly #writer = randomUUID(); // journal keys of this Store: several threads journal into one env
   #seq = 0;
-  #pending: { key: [string, number]; changes: Changes }[] = [];
+  #pending: Journaled[] = [];
+  #applying: Journaled[][] = []; // taken by checkpoints still writing them: readers see them here
   #pendingPings = 0;
   #lastCheckpoint: Promise<void> = Promise.resolve();
 
@@ -115,6 +116,8 @@ export class Store {
     const taken = this.#pending.splice(0); // commits journaled before this call
     this.#pendingPings = 0;
     if (taken.length === 0) return this.#lastCheckpoint;
+    this.#applying.push(taken);
+    const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
     const tables = this.#tables, writer = this.#writer;
     const lastSeq = taken[taken.length - 1].key[1];
     // Another thread's replay may have applied some already (a shard that opened while we wrote). Those
@@ -134,9 +137,11 @@ export class Store {
       applyChanges(tables, { ...piece, outbox: piece.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
       markCheckpointed(tables, writer, lastSeq);
     })), this.#lastCheckpoint).then(() => {
+      settled();
       // the tables hold them now; a record left behind by a crash here is skipped by its mark
       return Promise.all(taken.map(({ key }) => tables.journal.remove(key))).then(() => undefined, () => undefined);
     }, (error: unknown) => {
+      settled();
       this.#pending.unshift(...taken); // still journaled: the next checkpoint (or a restart) applies them
       throw error;
     });
@@ -144,14 +149,14 @@ export class Store {
     return applied;
   }
 
+  // ---- reads: the tables plus what is journaled but not yet in them (oldest first), so that a read
+  // never waits for a checkpoint; a piece already applied may show in both, hence the dedupe by n ----
+
   /** Returns a check's newest ping and its body, including commits not yet checkpointed; null when none. */
   newestPing(checkUuid: string): { record: PingRecord; body: Uint8Array | null } | null {
-    for (let i = this.#pending.length - 1; i >= 0; i--) {
-      const pings = this.#pending[i].changes.pings;
-      for (let j = pings.length - 1; j >= 0; j--) {
-        if (pings[j].checkUuid === checkUuid) return { record: pings[j].record, body: pings[j].body };
-      }
-    }
+    const journaled = this.#journaledPings(checkUuid);
+    const newest = journaled[journaled.length - 1];
+    if (newest !== undefined) return { record: newest.record, body: newest.body };
     const record = pingPage(this.#tables, checkUuid, 1)[0];
     if (record === undefined) return null;
     return { record, body: pingBody(this.#tables, checkUuid, record.n) };
@@ -159,26 +164,51 @@ export class Store {
 
   /** Returns a check's flip number n, including commits not yet checkpointed; null when unknown. */
   flipNumber(checkUuid: string, n: number): Flip | null {
-    for (let i = this.#pending.length - 1; i >= 0; i--) {
-      const found = this.#pending[i].changes.flips.find((f) => f.checkUuid === checkUuid && f.n === n);
-      if (found) return found;
-    }
-    return flipsOf(this.#tables, checkUuid, {}).find((f) => f.n === n) ?? null;
+    return this.flips(checkUuid, {}).find((f) => f.n === n) ?? null;
   }
 
-  /** Returns up to `limit` of a check's newest pings, newest first. */
+  /** Returns up to `limit` of a check's newest pings, newest first, including commits not yet checkpointed. */
   pingPage(checkUuid: string, limit: number): PingRecord[] {
-    return pingPage(this.#tables, checkUuid, limit);
+    const byN = new Map<number, PingRecord>();
+    for (const record of pingPage(this.#tables, checkUuid, limit)) byN.set(record.n, record);
+    for (const write of this.#journaledPings(checkUuid)) byN.set(write.record.n, write.record);
+    return [...byN.values()].sort((a, b) => b.n - a.n).slice(0, Math.max(0, limit));
   }
 
   /** Returns the body of a check's ping n, or null when it had none or was trimmed. */
   pingBody(checkUuid: string, n: number): Uint8Array | null {
+    const write = this.#journaledPings(checkUuid).find((w) => w.record.n === n);
+    if (write !== undefined) return write.body === null || write.body.length === 0 ? null : write.body;
     return pingBody(this.#tables, checkUuid, n);
   }
 
-  /** Returns a check's flips with fromAt <= at < toAt (bounds optional), newest first. */
+  /** Returns a check's flips with fromAt <= at < toAt (bounds optional), newest first, including commits not yet checkpointed. */
   flips(checkUuid: string, range: { fromAt?: Millis; toAt?: Millis }): Flip[] {
-    return flipsOf(this.#tables, checkUuid, range);
+    const byN = new Map<number, Flip>();
+    for (const flip of flipsOf(this.#tables, checkUuid, range)) byN.set(flip.n, flip);
+    for (const { changes } of this.#journaled()) {
+      for (const flip of changes.flips) {
+        const inRange = (range.fromAt === undefined || flip.at >= range.fromAt) && (range.toAt === undefined || flip.at < range.toAt);
+        if (flip.checkUuid === checkUuid && inRange) byN.set(flip.n, flip);
+      }
+    }
+    return [...byN.values()].sort((a, b) => b.at - a.at || b.n - a.n);
+  }
+
+  /** Commits journaled but not yet in the tables, oldest first. */
+  *#journaled(): Generator<Journaled> {
+    for (const list of this.#applying) yield* list;
+    yield* this.#pending;
+  }
+
+  /** A check's journaled ping writes, oldest first (a deleted check's are dropped with it). */
+  #journaledPings(checkUuid: string): PingWrite[] {
+    const writes: PingWrite[] = [];
+    for (const { changes } of this.#journaled()) {
+      if (changes.deletedChecks.some((d) => d.uuid === checkUuid)) writes.length = 0;
+      for (const write of changes.pings) if (write.checkUuid === checkUuid) writes.push(write);
+    }
+    return writes;
   }
 
   /** Removes the flips (of every check) with at < beforeAt; resolves to how many, once durable. */
@@ -228,6 +258,9 @@ export class Store {
     if (this.#durability === "flush") await env.flushed;
   }
 }
+
+/** A commit in the journal and what it changed. */
+type Journaled = { readonly key: [string, number]; readonly changes: Changes };
 
 const MAX_ID_CHARS = 128; // every id in a key; LMDB keys hold at most 511 bytes
 

@@ -141,7 +141,6 @@ export class ShardHost {
   async listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
     const found = this.#shard.getCheck(projectId, uuid);
     if (!found.ok) return found;
-    await this.#store.checkpoint(); // logs are read from the tables: apply what the journal holds first
     const pings = this.#store.pingPage(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
@@ -151,7 +150,6 @@ export class ShardHost {
     if (!found.ok) return found;
     // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
     if (n <= found.value.nPings - pingLogLimit || n < 1) return fail({ code: "not_found", what: "ping" });
-    await this.#store.checkpoint();
     const body = this.#store.pingBody(uuid, n);
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
   }
@@ -159,7 +157,6 @@ export class ShardHost {
   async listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
     const found = this.getCheck(projectId, ref);
     if (!found.ok) return found;
-    await this.#store.checkpoint();
     return ok(this.#store.flips(found.value.uuid, query));
   }
 
