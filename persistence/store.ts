@@ -154,9 +154,16 @@ export class Store {
 
   /** Returns a check's newest ping and its body, including commits not yet checkpointed; null when none. */
   newestPing(checkUuid: string): { record: PingRecord; body: Uint8Array | null } | null {
-    const journaled = this.#journaledPings(checkUuid);
-    const newest = journaled[journaled.length - 1];
-    if (newest !== undefined) return { record: newest.record, body: newest.body };
+    // newest first with an early exit: this runs for every notification of a burst of flips
+    for (const list of [this.#pending, ...this.#applying.slice().reverse()]) {
+      for (let i = list.length - 1; i >= 0; i--) {
+        const { pings, deletedChecks } = list[i].changes;
+        for (let j = pings.length - 1; j >= 0; j--) {
+          if (pings[j].checkUuid === checkUuid) return { record: pings[j].record, body: pings[j].body };
+        }
+        if (deletedChecks.some((d) => d.uuid === checkUuid)) return null;
+      }
+    }
     const record = pingPage(this.#tables, checkUuid, 1)[0];
     if (record === undefined) return null;
     return { record, body: pingBody(this.#tables, checkUuid, record.n) };
