@@ -107,18 +107,18 @@ export function markCheckpointed(tables: Tables, writer: string, seq: number): v
 }
 
 /**
- * Applies every journal record (any writer) that the tables don't hold yet, oldest first, then drops all
- * of them from the journal. Safe while other threads write: the tables' marks decide what is applied.
- * Returns how many records were applied.
+ * Applies every journal record (any writer) that the tables don't hold yet, oldest first. Safe while
+ * other threads write: the tables' marks decide what is applied. Returns the keys of every record read,
+ * for the caller to drop from the journal once the tables are on disk (until then a crash replays them).
  */
-export function replayJournal(tables: Tables): number {
+export function replayJournal(tables: Tables): Key[] {
   const records: { writer: string; seq: number; key: Key; bytes: Uint8Array }[] = [];
   for (const { key, value } of tables.journal.getRange(ALL)) {
     const [writer, seq] = key as [string, number];
     records.push({ writer, seq, key, bytes: value as Uint8Array });
   }
-  if (records.length === 0) return 0;
-  const applied = tables.env.transactionSync(() => {
+  if (records.length === 0) return [];
+  tables.env.transactionSync(() => {
     const marks = new Map<string, number>();
     const fresh = records.filter((r) => {
       if (!marks.has(r.writer)) marks.set(r.writer, checkpointedSeq(tables, r.writer));
@@ -126,14 +126,10 @@ export function replayJournal(tables: Tables): number {
     });
     applyChanges(tables, mergeChanges(fresh.map((r) => decodeJournal(r.bytes))));
     for (const r of fresh) markCheckpointed(tables, r.writer, r.seq);
-    return fresh.length;
   });
   // The marks stay: a live writer (another shard) still checkpoints these records and must skip them.
   // Each writer drops its own mark when it closes; a crashed writer's mark (a few bytes) remains.
-  tables.journalEnv.transactionSync(() => {
-    for (const { key } of records) tables.journal.removeSync(key);
-  });
-  return applied;
+  return records.map((r) => r.key);
 }
 
 /** Removes `writer`'s mark once the journal holds nothing of it; the writer calls this as it closes. */

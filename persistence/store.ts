@@ -50,7 +50,8 @@ const JOURNAL_OPTIONS = { encoding: "binary" } as const;
 /** Opens (creating if missing, unless readOnly) the store in `dir`; throws an Error naming the path and the cause. */
 export function openStore(dir: string, options: StoreOptions): Store {
   try {
-    return new Store(openTables(dir, options), options);
+    const { tables, replayed } = openTables(dir, options);
+    return new Store(tables, options, replayed);
   } catch (cause) {
     throw new Error(`cannot open the store at ${dir}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
@@ -61,6 +62,7 @@ export class Store {
   readonly #tables: Tables;
   readonly #durability: Durability;
   readonly #readOnly: boolean;
+  readonly #cleanup: Promise<void>;
   readonly #writer = randomUUID(); // journal keys of this Store: several threads journal into one env
   #seq = 0;
   #pending: Journaled[] = [];
@@ -68,10 +70,16 @@ export class Store {
   #pendingPings = 0;
   #lastCheckpoint: Promise<void> = Promise.resolve();
 
-  constructor(tables: Tables, options: StoreOptions) {
+  constructor(tables: Tables, options: StoreOptions, replayed: readonly Key[] = []) {
     this.#tables = tables;
     this.#durability = options.durability;
     this.#readOnly = options.readOnly ?? false;
+    // what the replay applied leaves the journal once the tables are on disk: a write of our own,
+    // flushed, syncs every commit before it
+    this.#cleanup = replayed.length === 0 ? Promise.resolve() : tables.meta.put("schema", SCHEMA_VERSION)
+      .then(() => tables.env.flushed)
+      .then(() => Promise.all(replayed.map((key) => tables.journal.remove(key))))
+      .then(() => undefined, () => undefined); // left in the journal, they are skipped by their marks
   }
 
   /** Returns every project, ordered by id. */
@@ -136,9 +144,11 @@ export class Store {
       const doneNow = checkpointedSeq(tables, writer);
       applyChanges(tables, { ...piece, outbox: piece.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
       markCheckpointed(tables, writer, lastSeq);
-    })), this.#lastCheckpoint).then(() => {
+    })), this.#lastCheckpoint).then(async () => {
       settled();
-      // the tables hold them now; a record left behind by a crash here is skipped by its mark
+      // the tables hold them now; once that is on disk they may leave the journal (a record left behind
+      // by a crash here is skipped by its mark)
+      if (this.#durability === "flush") await tables.env.flushed;
       return Promise.all(taken.map(({ key }) => tables.journal.remove(key))).then(() => undefined, () => undefined);
     }, (error: unknown) => {
       settled();
@@ -255,6 +265,7 @@ export class Store {
   /** Checkpoints, waits for pending writes, then closes the env (in this thread; other threads keep theirs). */
   async close(): Promise<void> {
     await this.checkpoint();
+    await this.#cleanup;
     if (!this.#readOnly) dropMark(this.#tables, this.#writer);
     await this.#tables.env.close();
     await this.#tables.journalEnv.close();
@@ -281,16 +292,16 @@ function keyProblem(changes: Changes): string | null {
   return broken ? `an id is empty or longer than ${MAX_ID_CHARS} characters` : null;
 }
 
-function openTables(dir: string, options: StoreOptions): Tables {
+function openTables(dir: string, options: StoreOptions): { tables: Tables; replayed: Key[] } {
   const readOnly = options.readOnly ?? false;
   const journalDir = join(dir, "journal");
   if (readOnly && !existsSync(join(dir, "data.mdb"))) throw new Error("no store there (data.mdb is missing)");
   if (readOnly && !existsSync(join(journalDir, "data.mdb"))) throw new Error("no store there (journal/data.mdb is missing)");
   if (!readOnly) makeDir(journalDir);
-  const env = openEnv(dir, options);
+  const env = openEnv(dir, options, false);
   let journalEnv: Tables["env"] | null = null;
   try {
-    journalEnv = openEnv(journalDir, options);
+    journalEnv = openEnv(journalDir, options, true);
     const opened = journalEnv;
     const table = (root: Tables["env"], name: string, tableOptions: object): Table => {
       const db = root.openDB<unknown, Key>(name, tableOptions) as Table | undefined;
@@ -307,8 +318,7 @@ function openTables(dir: string, options: StoreOptions): Tables {
     if (schema === undefined && !readOnly) tables.meta.putSync("schema", SCHEMA_VERSION);
     else if (schema !== SCHEMA_VERSION) throw new Error(`schema version ${String(schema)}, this build reads ${SCHEMA_VERSION}`);
     // commits a crash left in the journal reach the tables before anything reads them
-    if (!readOnly) replayJournal(tables);
-    return tables;
+    return { tables, replayed: readOnly ? [] : replayJournal(tables) };
   } catch (error) {
     void env.close();
     void journalEnv?.close();
@@ -317,13 +327,15 @@ function openTables(dir: string, options: StoreOptions): Tables {
 }
 
 /** Opens one LMDB env in `dir` after checking that its data file is one. */
-function openEnv(dir: string, options: StoreOptions): Tables["env"] {
+function openEnv(dir: string, options: StoreOptions, journal: boolean): Tables["env"] {
   assertLmdbFile(join(dir, "data.mdb")); // LMDB crashes the process on a data file that isn't one: refuse it first
   return open<unknown, Key>(dir, {
     maxDbs: 16, noSubdir: false, readOnly: options.readOnly ?? false,
-    // "flush": sync inside the commit, so a write resolves once on disk in one step (measured: about a
-    // quarter more pings/s than committing first and syncing in a second hand-off between threads)
-    ...(options.durability === "flush" ? { overlappingSync: false } : {}),
+    // The journal with "flush": sync inside the commit, so a write resolves once on disk in one step
+    // (measured: about a quarter more pings/s than committing, then syncing in a second hand-off). The
+    // tables keep lmdb's overlapped syncs: a checkpoint's pieces then don't each wait for the disk, and
+    // their syncs stop delaying the journal's (measured: ping p90 at 3,000/s 52-131 -> 20-31 ms).
+    ...(options.durability === "flush" && journal ? { overlappingSync: false } : {}),
   });
 }
 
