@@ -119,11 +119,7 @@ export function replayJournal(tables: Tables): Key[] {
   }
   if (records.length === 0) return [];
   tables.env.transactionSync(() => {
-    const marks = new Map<string, number>();
-    const fresh = records.filter((r) => {
-      if (!marks.has(r.writer)) marks.set(r.writer, checkpointedSeq(tables, r.writer));
-      return r.seq > (marks.get(r.writer) ?? 0);
-    });
+    const fresh = records.filter((r) => r.seq > checkpointedSeq(tables, r.writer));
     applyChanges(tables, mergeChanges(fresh.map((r) => decodeJournal(r.bytes))));
     for (const r of fresh) markCheckpointed(tables, r.writer, r.seq);
   });

@@ -111,16 +111,16 @@ export class Store {
     const written = this.#tables.journal.put(key, encodeJournal(changes));
     this.#pending.push({ key, changes });
     this.#pendingPings += changes.pings.length;
-    if (this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS) void this.checkpoint({ inPieces: true }).catch(() => {});
+    if (this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS) void this.checkpoint().catch(() => {});
     return this.#durable(written, this.#tables.journalEnv);
   }
 
   /**
-   * Applies every commit journaled so far to the tables (in one transaction, or with `inPieces` in
-   * several, the last of which marks them as applied), then drops them from the journal; resolves when
-   * the tables show them. Reads of logs and the outbox call this first.
+   * Applies every commit journaled so far to the tables, in short transactions (the shard's event loop,
+   * and its pings, run in between) the last of which marks them as applied, then drops them from the
+   * journal; resolves when the tables show them. Reads of the outbox call this first.
    */
-  checkpoint(options: { inPieces?: boolean } = {}): Promise<void> {
+  checkpoint(): Promise<void> {
     const taken = this.#pending.splice(0); // commits journaled before this call
     this.#pendingPings = 0;
     if (taken.length === 0) return this.#lastCheckpoint;
@@ -128,17 +128,11 @@ export class Store {
     const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
     const tables = this.#tables, writer = this.#writer;
     const lastSeq = taken[taken.length - 1].key[1];
-    // Another thread's replay may have applied some already (a shard that opened while we wrote). Those
-    // are skipped; re-applying the rest is harmless, except an outbox entry delivered meanwhile, which
-    // would come back: the last piece checks the outbox against the mark inside its transaction.
-    tables.env.resetReadTxn();
-    const done = checkpointedSeq(tables, writer);
-    const fresh = taken.filter((t) => t.key[1] > done);
-    const outboxSeq = new Map(fresh.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.key[1]] as const)));
-    // In the background: in pieces, each its own short transaction, so that the shard's event loop (and
-    // its pings) runs in between. For a read that waits: at once, in one transaction (one disk sync).
-    const merged = mergeChanges(fresh.map((t) => t.changes));
-    const pieces = options.inPieces === true ? splitChanges(merged, CHECKPOINT_PIECE) : [merged];
+    // Another thread's replay may have applied some already (a shard that opened while we wrote).
+    // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
+    // back: the last piece checks each entry against the mark inside its transaction.
+    const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.key[1]] as const)));
+    const pieces = splitChanges(mergeChanges(taken.map((t) => t.changes)), CHECKPOINT_PIECE);
     const applied = pieces.reduce<Promise<unknown>>((previous, piece, i) => previous.then(() => tables.env.childTransaction(() => {
       if (i < pieces.length - 1) return applyChanges(tables, piece);
       const doneNow = checkpointedSeq(tables, writer);

@@ -173,9 +173,9 @@ export class ShardHost {
     return this.#store.outboxAll().filter(this.#owns);
   }
 
-  /** Applies what the journal holds to the tables (periodically, and before reads of logs and the outbox). */
-  checkpoint(options: { inPieces?: boolean } = {}): Promise<void> {
-    return this.#store.checkpoint(options);
+  /** Applies what the journal holds to the tables (periodically, and before reads of the outbox). */
+  checkpoint(): Promise<void> {
+    return this.#store.checkpoint();
   }
 
   /** Registers something to stop when the host closes (its timer). */

@@ -46,11 +46,10 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
   });
   // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
-  // The deliverer reads the outbox from the tables: checkpoint the journal first, in the background's
-  // short pieces (this runs on every tick: one long transaction here stalled pings by up to 350 ms).
+  // The deliverer reads the outbox from the tables: checkpoint the journal first.
   const inFlight = new Set<Promise<void>>();
   const deliver = (now: Millis) => {
-    const run = host.checkpoint({ inPieces: true }).then(() => deliverer.deliverDue(now))
+    const run = host.checkpoint().then(() => deliverer.deliverDue(now))
       .catch((error: unknown) => console.error("hcd: notification delivery failed:", error))
       .finally(() => inFlight.delete(run));
     inFlight.add(run);
@@ -66,7 +65,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     const timer = setInterval(() => {
       if (busy) return; // a slow commit must not pile up ticks
       busy = true;
-      host.advance(Date.now()).then(() => host.checkpoint({ inPieces: true })).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
+      host.advance(Date.now()).then(() => host.checkpoint()).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
         .finally(() => { busy = false; });
     }, TICK_MS);
     timer.unref();
