@@ -314,10 +314,20 @@ test("probe throws once the store is closed", async () => {
 
 // ---- the journal: commits are durable at once, reach the tables at checkpoints ----
 
-test("a commit is journaled: the tables show it after a checkpoint, the overlay readers at once", async () => {
+/** Runs `body` on a fresh store whose commits stay journaled until a checkpoint, then closes and removes it. */
+async function withJournalStore(body: (store: Store) => Promise<void>): Promise<void> {
   const dir = tempDir();
   const store = openStore(dir.path, { durability: "commit" });
   try {
+    await body(store);
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+}
+
+test("a commit is journaled: the tables show it after a checkpoint, the overlay readers at once", async () => {
+  await withJournalStore(async (store) => {
     const c = check({ nPings: 1, nFlips: 1 });
     const f = flip({ checkUuid: c.uuid, n: 1, to: "up" });
     await store.commit(changes({ checks: [c], pings: [pingWrite(c, 1, { body: new Uint8Array([1, 2]) })], flips: [f] }));
@@ -329,10 +339,7 @@ test("a commit is journaled: the tables show it after a checkpoint, the overlay 
     assert.equal(store.loadChecks(c.projectId), [c]);
     assert.equal(store.pingPage(c.uuid, 5).map((r) => r.n), [1]);
     assert.equal(store.newestPing(c.uuid)?.body, new Uint8Array([1, 2]), "from the tables now");
-  } finally {
-    await store.close();
-    dir.remove();
-  }
+  });
 });
 
 test("commits a crash left in the journal are applied when the store is opened again", async () => {
@@ -353,9 +360,7 @@ test("commits a crash left in the journal are applied when the store is opened a
 });
 
 test("one checkpoint of many commits keeps each check's last state and never writes pings it trims", async () => {
-  const dir = tempDir();
-  const store = openStore(dir.path, { durability: "commit" });
-  try {
+  await withJournalStore(async (store) => {
     const c = check();
     for (let n = 1; n <= 50; n++) await store.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n, { keep: 5, body: new Uint8Array([n]) })] }));
     await store.checkpoint();
@@ -363,16 +368,11 @@ test("one checkpoint of many commits keeps each check's last state and never wri
     assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [50, 49, 48, 47, 46]);
     assert.is(store.pingBody(c.uuid, 45), null);
     assert.equal(store.pingBody(c.uuid, 46), new Uint8Array([46]));
-  } finally {
-    await store.close();
-    dir.remove();
-  }
+  });
 });
 
 test("logs, bodies and flips read the same before, during and after a checkpoint", async () => {
-  const dir = tempDir();
-  const store = openStore(dir.path, { durability: "commit" });
-  try {
+  await withJournalStore(async (store) => {
     const c = check();
     for (let n = 1; n <= 4; n++) {
       await store.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n, { keep: 3, body: new Uint8Array([n]) })],
@@ -391,31 +391,23 @@ test("logs, bodies and flips read the same before, during and after a checkpoint
     });
     const want = { page: [6, 5, 4], body6: new Uint8Array([6]), body4: new Uint8Array([4]), flips: [5, 4, 3, 2], newest: 6, flip6: 6_000 };
     assert.equal(read(), want, "journaled only");
-    const applying = store.checkpoint({ inPieces: true });
+    const applying = store.checkpoint();
     assert.equal(read(), want, "while the checkpoint writes");
     await applying;
     assert.equal(read(), want, "from the tables");
-  } finally {
-    await store.close();
-    dir.remove();
-  }
+  });
 });
 
 test("a checkpoint larger than one piece applies every check and ping, trimming as one would", async () => {
-  const dir = tempDir();
-  const store = openStore(dir.path, { durability: "commit" });
-  try {
+  await withJournalStore(async (store) => {
     const owners = Array.from({ length: 300 }, (_, i) => check({ uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
     for (let n = 1; n <= 4; n++) {
       await store.commit(changes({ checks: owners.map((c) => check({ ...c, nPings: n })), pings: owners.map((c) => pingWrite(c, n, { keep: 3 })) }));
     }
-    await store.checkpoint({ inPieces: true }); // 1,200 pings and 300 checks: several pieces
+    await store.checkpoint(); // 1,200 pings and 300 checks: several pieces
     assert.equal(store.loadChecks(owners[0].projectId).map((c) => c.nPings), owners.map(() => 4));
     for (const c of [owners[0], owners[149], owners[299]]) assert.equal(store.pingPage(c.uuid, 10).map((r) => r.n), [4, 3, 2]);
-  } finally {
-    await store.close();
-    dir.remove();
-  }
+  });
 });
 
 test("commits another thread's replay applied are not applied again: a delivered notification stays gone", async () => {
