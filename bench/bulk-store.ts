@@ -25,7 +25,7 @@ export type BulkStore = {
 /** Writes `count` checks to a store in `dir` (created if missing), 100 per commit, 10,000 per event-loop turn. */
 export async function writeBulkStore(dir: string, options: { count: number; burst: number; at: number; progress?: Progress }): Promise<BulkStore> {
   const { count, burst, at } = options;
-  const store = openStore(dir, { durability: "commit" });
+  const store = await openStore(dir, { durability: "commit" });
   const projects: Project[] = [];
   const burstProjectIds: string[] = [];
   let seed = 42;
@@ -64,7 +64,7 @@ export async function writeBulkStore(dir: string, options: { count: number; burs
 
 /** Returns the uuid of one check in the store at `dir` (read-only; the store must have one). */
 export async function anyCheckUuid(dir: string): Promise<string> {
-  const store = openStore(dir, { durability: "commit", readOnly: true });
+  const store = await openStore(dir, { durability: "commit", readOnly: true });
   try {
     for (const owner of store.loadProjects()) {
       const [first] = store.loadChecks(owner.id);
@@ -78,7 +78,7 @@ export async function anyCheckUuid(dir: string): Promise<string> {
 
 /** Returns how many checks the store at `dir` holds (read-only). */
 export async function countChecks(dir: string): Promise<number> {
-  const store = openStore(dir, { durability: "commit", readOnly: true });
+  const store = await openStore(dir, { durability: "commit", readOnly: true });
   try {
     return store.loadProjects().reduce((n, owner) => n + store.loadChecks(owner.id).length, 0);
   } finally {

@@ -69,7 +69,7 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
     // restore floor: the Store alone, this thread
     progress.update(2, 5, "reading every check through the Store (floor)", true);
     started = process.hrtime.bigint();
-    const reader = openStore(dir, { durability: "commit", readOnly: true });
+    const reader = await openStore(dir, { durability: "commit", readOnly: true });
     let read = 0;
     for (const owner of reader.loadProjects()) read += reader.loadChecks(owner.id).length;
     await reader.close();

@@ -35,7 +35,7 @@ export async function runStoreBench(options: { checks?: number; seconds?: number
 
 async function benchVariant(variant: Variant, count: number, seconds: number): Promise<StoreBenchRow> {
   const dir = tempDir("hcd-bench-");
-  const store = openStore(dir.path, { durability: variant.durability });
+  const store = await openStore(dir.path, { durability: variant.durability });
   try {
     const owner = project({ pingLogLimit: KEEP });
     let checks: Check[] = Array.from({ length: count }, () => check({ projectId: owner.id }));
@@ -85,7 +85,7 @@ async function verify(store: Store, checks: readonly Check[]): Promise<void> {
 export async function benchRestore(count: number): Promise<{ checks: number; writeSeconds: number; restoreSeconds: number }> {
   const dir = tempDir("hcd-bench-");
   try {
-    const writer = openStore(dir.path, { durability: "commit" });
+    const writer = await openStore(dir.path, { durability: "commit" });
     const started = process.hrtime.bigint();
     for (let first = 0; first < count; first += 1000) {
       const owner = project();
@@ -95,7 +95,7 @@ export async function benchRestore(count: number): Promise<{ checks: number; wri
     }
     const writeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     await writer.close();
-    const reader = openStore(dir.path, { durability: "commit" });
+    const reader = await openStore(dir.path, { durability: "commit" });
     const loadStarted = process.hrtime.bigint();
     let loaded = 0;
     for (const owner of reader.loadProjects()) loaded += reader.loadChecks(owner.id).length;

@@ -111,14 +111,16 @@ export function markCheckpointed(tables: Tables, writer: string, seq: number): v
  * other threads write: the tables' marks decide what is applied. Returns the keys of every record read,
  * for the caller to drop from the journal once the tables are on disk (until then a crash replays them).
  */
-export function replayJournal(tables: Tables): Key[] {
+export async function replayJournal(tables: Tables): Promise<Key[]> {
   const records: { writer: string; seq: number; key: Key; bytes: Uint8Array }[] = [];
   for (const { key, value } of tables.journal.getRange(ALL)) {
     const [writer, seq] = key as [string, number];
     records.push({ writer, seq, key, bytes: value as Uint8Array });
   }
   if (records.length === 0) return [];
-  tables.env.transactionSync(() => {
+  // asynchronous like every write here: a synchronous transaction would wait for the write lock, which
+  // a checkpoint of another store in this thread may hold while it waits for this thread (a deadlock)
+  await tables.env.childTransaction(() => {
     const fresh = records.filter((r) => r.seq > checkpointedSeq(tables, r.writer));
     applyChanges(tables, mergeChanges(fresh.map((r) => decodeJournal(r.bytes))));
     for (const r of fresh) markCheckpointed(tables, r.writer, r.seq);
@@ -129,7 +131,7 @@ export function replayJournal(tables: Tables): Key[] {
 }
 
 /** Removes `writer`'s mark once the journal holds nothing of it; the writer calls this as it closes. */
-export function dropMark(tables: Tables, writer: string): void {
+export async function dropMark(tables: Tables, writer: string): Promise<void> {
   for (const _ of tables.journal.getKeys({ ...under(writer), limit: 1 })) return;
-  tables.env.transactionSync(() => tables.meta.removeSync(["checkpointed", writer]));
+  await tables.meta.remove(["checkpointed", writer]);
 }

@@ -47,10 +47,10 @@ const TABLE_OPTIONS = {
 // replay, and keeping structures in sync cost about 4 ms per commit (measured), a ping's whole budget
 const JOURNAL_OPTIONS = { encoding: "binary" } as const;
 
-/** Opens (creating if missing, unless readOnly) the store in `dir`; throws an Error naming the path and the cause. */
-export function openStore(dir: string, options: StoreOptions): Store {
+/** Opens (creating if missing, unless readOnly) the store in `dir`; rejects with an Error naming the path and the cause. */
+export async function openStore(dir: string, options: StoreOptions): Promise<Store> {
   try {
-    const { tables, replayed } = openTables(dir, options);
+    const { tables, replayed } = await openTables(dir, options);
     return new Store(tables, options, replayed);
   } catch (cause) {
     throw new Error(`cannot open the store at ${dir}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
@@ -260,7 +260,7 @@ export class Store {
   async close(): Promise<void> {
     await this.checkpoint();
     await this.#cleanup;
-    if (!this.#readOnly) dropMark(this.#tables, this.#writer);
+    if (!this.#readOnly) await dropMark(this.#tables, this.#writer);
     await this.#tables.env.close();
     await this.#tables.journalEnv.close();
   }
@@ -286,7 +286,9 @@ function keyProblem(changes: Changes): string | null {
   return broken ? `an id is empty or longer than ${MAX_ID_CHARS} characters` : null;
 }
 
-function openTables(dir: string, options: StoreOptions): { tables: Tables; replayed: Key[] } {
+// Every write of the store is asynchronous: a synchronous one waits for the env's write lock, which
+// lmdb's write thread may hold while it waits for this thread to run a checkpoint's callback.
+async function openTables(dir: string, options: StoreOptions): Promise<{ tables: Tables; replayed: Key[] }> {
   const readOnly = options.readOnly ?? false;
   const journalDir = join(dir, "journal");
   if (readOnly && !existsSync(join(dir, "data.mdb"))) throw new Error("no store there (data.mdb is missing)");
@@ -309,10 +311,10 @@ function openTables(dir: string, options: StoreOptions): { tables: Tables; repla
       journal: table(opened, "journal", JOURNAL_OPTIONS),
     };
     const schema = tables.meta.get("schema");
-    if (schema === undefined && !readOnly) tables.meta.putSync("schema", SCHEMA_VERSION);
+    if (schema === undefined && !readOnly) await tables.meta.put("schema", SCHEMA_VERSION);
     else if (schema !== SCHEMA_VERSION) throw new Error(`schema version ${String(schema)}, this build reads ${SCHEMA_VERSION}`);
     // commits a crash left in the journal reach the tables before anything reads them
-    return { tables, replayed: readOnly ? [] : replayJournal(tables) };
+    return { tables, replayed: readOnly ? [] : await replayJournal(tables) };
   } catch (error) {
     void env.close();
     void journalEnv?.close();

@@ -54,7 +54,7 @@ export class ShardHost {
 
   /** Opens the store, loads this shard's projects, and applies deadlines missed while stopped. */
   static async open(options: ShardHostOptions): Promise<ShardHost> {
-    const store = openStore(options.dataDir, { durability: options.durability });
+    const store = await openStore(options.dataDir, { durability: options.durability });
     const shard = new Shard({ newId: options.newId, now: options.startAt });
     for (const project of store.loadProjects()) {
       if (shardOf(project.id, options.count) !== options.index) continue;

@@ -5,11 +5,11 @@ import * as assert from "uvu/assert";
 import { openStore } from "../../persistence/store.ts";
 import { tempDir } from "../helpers.ts";
 
-/** Returns the message of the Error that opening `path` throws (fails the test if it opens). */
-function openError(path: string, readOnly = false): string {
+/** Returns the message of the Error that opening `path` rejects with (fails the test if it opens). */
+async function openError(path: string, readOnly = false): Promise<string> {
   try {
-    const store = openStore(path, { durability: "commit", readOnly });
-    void store.close();
+    const store = await openStore(path, { durability: "commit", readOnly });
+    await store.close();
   } catch (error) {
     assert.instance(error, Error);
     assert.ok((error as Error).cause, "keeps the cause");
@@ -19,37 +19,37 @@ function openError(path: string, readOnly = false): string {
   return "";
 }
 
-test("a path that is a regular file gives an Error naming it", () => {
+test("a path that is a regular file gives an Error naming it", async () => {
   const dir = tempDir();
   const file = join(dir.path, "store");
   writeFileSync(file, "not a folder");
-  assert.match(openError(file), `cannot open the store at ${file}`);
-  assert.match(openError(join(file, "below")), "cannot open the store at");
+  assert.match(await openError(file), `cannot open the store at ${file}`);
+  assert.match(await openError(join(file, "below")), "cannot open the store at");
   dir.remove();
 });
 
-test("a corrupt data file gives an Error, not a crash", () => {
+test("a corrupt data file gives an Error, not a crash", async () => {
   const dir = tempDir();
   mkdirSync(join(dir.path, "store"));
   writeFileSync(join(dir.path, "store", "data.mdb"), Buffer.alloc(64 * 1024, 7));
-  assert.match(openError(join(dir.path, "store")), /not an LMDB data file/);
+  assert.match(await openError(join(dir.path, "store")), /not an LMDB data file/);
   dir.remove();
 });
 
-test("a folder that can't be written gives an Error", () => {
+test("a folder that can't be written gives an Error", async () => {
   const dir = tempDir();
   let path = join(dir.path, "locked", "store");
   if (process.getuid?.() === 0) path = "/proc/hcd-store"; // root ignores file modes; /proc refuses new folders to anyone
   else {
     mkdirSync(join(dir.path, "locked"), { mode: 0o500 });
   }
-  assert.match(openError(path), `cannot open the store at ${path}`);
+  assert.match(await openError(path), `cannot open the store at ${path}`);
   dir.remove();
 });
 
-test("read-only on a folder without a store gives an Error", () => {
+test("read-only on a folder without a store gives an Error", async () => {
   const dir = tempDir();
-  assert.match(openError(dir.path, true), /no store there/);
+  assert.match(await openError(dir.path, true), /no store there/);
   dir.remove();
 });
 

@@ -35,7 +35,7 @@ for (const durability of ["commit", "flush"] as const) {
     const dir = tempDir();
     for (let round = 0; round < 3; round++) { // crash, restart from what was stored, crash again
       const acked = await writeThenKill(dir.path, durability, 400);
-      const store = openStore(dir.path, { durability });
+      const store = await openStore(dir.path, { durability });
       try {
         const checks = store.loadChecks("p");
         assert.is(checks.length, 4);

@@ -19,7 +19,7 @@ function runWriter(data: { dir: string; projectId: string; commits: number; kind
 
 test("two worker threads commit to one env at once, and a third opener reads both", async () => {
   const dir = tempDir();
-  const reader = openStore(dir.path, { durability: "commit" }); // open in this thread too, while the workers write
+  const reader = await openStore(dir.path, { durability: "commit" }); // open in this thread too, while the workers write
   try {
     const commits = 300;
     await Promise.all([

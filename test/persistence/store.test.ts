@@ -16,7 +16,7 @@ const changes = (overrides: Partial<Changes>): Changes => ({ ...none, ...overrid
  */
 async function withStore(body: (store: Store, dir: string) => Promise<void> | void): Promise<void> {
   const dir = tempDir();
-  const real = openStore(dir.path, { durability: "commit" });
+  const real = await openStore(dir.path, { durability: "commit" });
   const store = new Proxy(real, {
     get(target, name) {
       if (name === "commit") return async (changes: Changes) => { await target.commit(changes); await target.checkpoint(); };
@@ -268,11 +268,11 @@ test("reopening after close restores everything", async () => {
   const ch = channel({ projectId: p.id });
   const f = flip({ checkUuid: c.uuid, at: 3 });
   const entry = outboxEntry();
-  const first = openStore(dir.path, { durability: "flush" });
+  const first = await openStore(dir.path, { durability: "flush" });
   await first.commit(changes({ projects: [p], channels: [ch], checks: [c], flips: [f], outbox: [entry],
     pings: [pingWrite(c, 1, { body: new Uint8Array([9, 9]) }), pingWrite(c, 2)] }));
   await first.close();
-  const again = openStore(dir.path, { durability: "flush" });
+  const again = await openStore(dir.path, { durability: "flush" });
   try {
     assert.equal(again.loadProjects(), [p]);
     assert.equal(again.loadChannels(p.id), [ch]);
@@ -291,10 +291,10 @@ test("reopening after close restores everything", async () => {
 test("a read-only store reads what was written", async () => {
   const dir = tempDir();
   const c = check();
-  const writer = openStore(dir.path, { durability: "commit" });
+  const writer = await openStore(dir.path, { durability: "commit" });
   await writer.commit(changes({ checks: [c] }));
   await writer.close();
-  const reader = openStore(dir.path, { durability: "commit", readOnly: true });
+  const reader = await openStore(dir.path, { durability: "commit", readOnly: true });
   try {
     assert.equal(reader.loadChecks(c.projectId), [c]);
   } finally {
@@ -305,7 +305,7 @@ test("a read-only store reads what was written", async () => {
 
 test("probe throws once the store is closed", async () => {
   const dir = tempDir();
-  const store = openStore(dir.path, { durability: "commit" });
+  const store = await openStore(dir.path, { durability: "commit" });
   store.probe();
   await store.close();
   assert.throws(() => store.probe());
@@ -317,7 +317,7 @@ test("probe throws once the store is closed", async () => {
 /** Runs `body` on a fresh store whose commits stay journaled until a checkpoint, then closes and removes it. */
 async function withJournalStore(body: (store: Store) => Promise<void>): Promise<void> {
   const dir = tempDir();
-  const store = openStore(dir.path, { durability: "commit" });
+  const store = await openStore(dir.path, { durability: "commit" });
   try {
     await body(store);
   } finally {
@@ -344,11 +344,11 @@ test("a commit is journaled: the tables show it after a checkpoint, the overlay 
 
 test("commits a crash left in the journal are applied when the store is opened again", async () => {
   const dir = tempDir();
-  const crashed = openStore(dir.path, { durability: "commit" });
+  const crashed = await openStore(dir.path, { durability: "commit" });
   const c = check({ nPings: 3 });
   for (let n = 1; n <= 3; n++) await crashed.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n)] }));
   // no checkpoint, no close: a second open (as after kill -9) replays the journal
-  const reopened = openStore(dir.path, { durability: "commit" });
+  const reopened = await openStore(dir.path, { durability: "commit" });
   try {
     assert.equal(reopened.loadChecks(c.projectId), [c]);
     assert.equal(reopened.pingPage(c.uuid, 10).map((r) => r.n), [3, 2, 1]);
@@ -412,12 +412,12 @@ test("a checkpoint larger than one piece applies every check and ping, trimming 
 
 test("commits another thread's replay applied are not applied again: a delivered notification stays gone", async () => {
   const dir = tempDir();
-  const writer = openStore(dir.path, { durability: "commit" });
+  const writer = await openStore(dir.path, { durability: "commit" });
   const c = check({ nPings: 1 });
   const entry = outboxEntry();
   await writer.commit(changes({ checks: [c], pings: [pingWrite(c, 1)], outbox: [entry] }));
   // a second open (another shard starting) replays the writer's journal while the writer lives
-  const other = openStore(dir.path, { durability: "commit" });
+  const other = await openStore(dir.path, { durability: "commit" });
   try {
     assert.equal(other.outboxAll().map((e) => e.id), [entry.id]);
     await other.outboxDelete(entry.id); // delivered
@@ -426,7 +426,7 @@ test("commits another thread's replay applied are not applied again: a delivered
     assert.equal(writer.loadChecks(c.projectId), [c]);
     assert.equal(writer.pingPage(c.uuid, 5).map((r) => r.n), [1]);
     await writer.close();
-    const reopened = openStore(dir.path, { durability: "commit" });
+    const reopened = await openStore(dir.path, { durability: "commit" });
     assert.equal(reopened.outboxAll(), [], "nor by a replay after a restart");
     await reopened.close();
   } finally {
@@ -437,12 +437,12 @@ test("commits another thread's replay applied are not applied again: a delivered
 
 test("a commit with an unstorable key is refused before it reaches the journal", async () => {
   const dir = tempDir();
-  const store = openStore(dir.path, { durability: "commit" });
+  const store = await openStore(dir.path, { durability: "commit" });
   try {
     const outcome = await store.commit(changes({ checks: [check({ projectId: "x".repeat(3000) })] })).then(() => "ok", (e: Error) => e.message);
     assert.match(String(outcome), /refused/);
     await store.checkpoint(); // nothing poisoned: a checkpoint still works
-    const reopened = openStore(dir.path, { durability: "commit" });
+    const reopened = await openStore(dir.path, { durability: "commit" });
     await reopened.close();
   } finally {
     await store.close();
