@@ -14,6 +14,7 @@ import type { OutboxEntry } from "../changes.ts";
 import type { CheckView } from "../../http/present.ts";
 import { openStore } from "../../persistence/store.ts";
 import { shardOf } from "./routing.ts";
+import { CheckDirectory, packChecks } from "./check-directory.ts";
 import type { ShardDirectory, ShardHost } from "./shard-host.ts";
 import { openShardHost } from "./shard-setup.ts";
 import type { ShardSetup } from "./shard-setup.ts";
@@ -43,8 +44,7 @@ class ShardedPool implements Pool {
   readonly #apiKeys = new Map<string, { projectId: string; readonly: boolean; key: string }>();
   readonly #pingKeys = new Map<string, string>();
   readonly #badgeKeys = new Map<string, string>();
-  readonly #checks = new Map<string, string>(); // check uuid → project id
-  readonly #checkBadges = new Map<string, string>(); // check badge key → check uuid
+  readonly #checks = new CheckDirectory(); // check uuid → project id, check badge key → check uuid
   readonly #queues: Queued[][];
   readonly #inFlight: boolean[];
   #flushScheduled = false;
@@ -79,7 +79,7 @@ class ShardedPool implements Pool {
   }
 
   projectOfCheck(uuid: string): Project | null {
-    return this.#project(this.#checks.get(uuid));
+    return this.#project(this.#checks.projectOf(uuid));
   }
 
   projectByBadgeKey(badgeKey: string): Project | null {
@@ -87,7 +87,7 @@ class ShardedPool implements Pool {
   }
 
   checkByBadgeKey(badgeKey: string): { uuid: string; project: Project } | null {
-    const uuid = this.#checkBadges.get(badgeKey);
+    const uuid = this.#checks.checkOfBadge(badgeKey);
     const project = uuid === undefined ? null : this.projectOfCheck(uuid);
     return uuid !== undefined && project ? { uuid, project } : null;
   }
@@ -105,7 +105,7 @@ class ShardedPool implements Pool {
       pingBodyLimit: input.pingBodyLimit, createdAt: at,
     };
     const stored = await this.#shardFor(project.id).createProject(project, at);
-    this.#learn({ projects: [stored], checks: [] });
+    this.#learn({ projects: [stored], checks: packChecks([], 0) });
     return stored;
   }
 
@@ -159,10 +159,7 @@ class ShardedPool implements Pool {
     const owned = this.#owned(projectId, { uuid });
     if (!owned.ok) return owned;
     const result = await this.#shardFor(projectId).deleteCheck(projectId, uuid, at);
-    if (result.ok) {
-      this.#checks.delete(uuid);
-      this.#checkBadges.delete(result.value.badgeKey);
-    }
+    if (result.ok) this.#checks.delete(uuid);
     return result;
   }
 
@@ -189,7 +186,7 @@ class ShardedPool implements Pool {
 
   ping(command: PingCommand): Promise<Outcome<PingResult>> {
     if (this.#closed) return Promise.reject(new Error("the pool is closed"));
-    const projectId = "uuid" in command.target ? this.#checks.get(command.target.uuid) : this.#pingKeys.get(command.target.pingKey);
+    const projectId = "uuid" in command.target ? this.#checks.projectOf(command.target.uuid) : this.#pingKeys.get(command.target.pingKey);
     if (projectId === undefined) return Promise.resolve(fail({ code: "not_found", what: "check" }));
     return new Promise((resolve, reject) => {
       this.#queues[shardOf(projectId, this.#shards.length)].push({ command, projectId, resolve, reject });
@@ -279,7 +276,7 @@ class ShardedPool implements Pool {
   /** A check of another project → forbidden; unknown → not_found (unique_key refs: the shard decides). */
   #owned(projectId: string, ref: CheckRef): Outcome<true> {
     if (!("uuid" in ref)) return ok(true);
-    const owner = this.#checks.get(ref.uuid);
+    const owner = this.#checks.projectOf(ref.uuid);
     if (owner === undefined) return fail({ code: "not_found", what: "check" });
     return owner === projectId ? ok(true) : fail({ code: "forbidden" });
   }
@@ -292,12 +289,11 @@ class ShardedPool implements Pool {
       this.#pingKeys.set(project.pingKey, project.id);
       this.#badgeKeys.set(project.badgeKey, project.id);
     }
-    for (const [uuid, projectId, badgeKey] of dir.checks) this.#learnCheck(uuid, projectId, badgeKey);
+    this.#checks.addPacked(dir.checks);
   }
 
   #learnCheck(uuid: string, projectId: string, badgeKey: string): void {
-    this.#checks.set(uuid, projectId);
-    this.#checkBadges.set(badgeKey, uuid);
+    this.#checks.add(uuid, projectId, badgeKey);
   }
 }
 

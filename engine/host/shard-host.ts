@@ -17,6 +17,8 @@ import { uniqueKeyOf } from "./unique-key.ts";
 import type { CheckView } from "../../http/present.ts";
 import { presentCheck } from "../../http/present.ts";
 import { shardOf } from "./routing.ts";
+import { packChecks } from "./check-directory.ts";
+import type { PackedChecks } from "./check-directory.ts";
 
 export type ShardHostOptions = {
   readonly dataDir: string;
@@ -32,8 +34,8 @@ export type ShardHostOptions = {
 /** What the pool needs to route requests to this shard. */
 export type ShardDirectory = {
   readonly projects: Project[];
-  /** [uuid, projectId, badgeKey] of every check. */
-  readonly checks: [string, string, string][];
+  /** uuid, project and badge key of every check, packed (one typed array to copy, not a million arrays). */
+  readonly checks: PackedChecks;
 };
 
 export class ShardHost {
@@ -67,7 +69,7 @@ export class ShardHost {
 
   /** Returns this shard's projects and check routing entries. */
   directory(): ShardDirectory {
-    return { projects: this.#shard.projects(), checks: this.#shard.routes() };
+    return { projects: this.#shard.projects(), checks: packChecks(this.#shard.routes(), this.#shard.checkCount) };
   }
 
   /** Returns the store (for the deliverer's outbox access inside this thread). */
