@@ -346,6 +346,7 @@ export class Shard {
   }
 
   #notifications(check: Check, flip: Flip, lastPing: LastPing | null): OutboxEntry[] {
+    if (check.channels.length === 0) return []; // most checks of a burst of flips
     const channels = this.#channels.get(check.projectId) ?? [];
     const projectName = this.#projects.get(check.projectId)?.name ?? "";
     const assigned = new Set(check.channels);
