@@ -15,7 +15,7 @@ import type { Store } from "../../persistence/store.ts";
 import { openStore } from "../../persistence/store.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 import type { CheckView } from "../../http/present.ts";
-import { presentCheck } from "../../http/present.ts";
+import { PresentedChecks } from "./presented-checks.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
 import type { PackedChecks } from "./check-directory.ts";
@@ -43,6 +43,7 @@ export class ShardHost {
   readonly #store: Store;
   #lastAt: Millis;
   readonly #closers: (() => void | Promise<void>)[] = [];
+  readonly #presented = new PresentedChecks();
   readonly #owns: (entry: OutboxEntry) => boolean; // this shard's notifications (all shards share the outbox table)
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
@@ -130,7 +131,7 @@ export class ShardHost {
   }
 
   listChecksJson(projectId: string, query: CheckQuery, view: CheckView): string {
-    return JSON.stringify(this.#shard.listChecks(projectId, query).map((check) => presentCheck(check, view)));
+    return this.#presented.listJson(this.#shard.listChecks(projectId, query), view);
   }
 
   getCheck(projectId: string, ref: CheckRef): Outcome<Check> {
