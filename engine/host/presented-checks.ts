@@ -8,7 +8,7 @@ import { statusAt } from "../status.ts";
 import type { CheckView } from "../../http/present.ts";
 import { presentCheck } from "../../http/present.ts";
 
-const MAX_ENTRIES = 20_000; // about 20 MB at most; the oldest go first
+const MAX_ENTRIES = 5_000; // about 4-5 MB of JSON per shard at most (a few lists of 1,000); the oldest go first
 
 export class PresentedChecks {
   readonly #json = new Map<Check, { readonly key: string; readonly json: string }>();
