@@ -33,6 +33,8 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 // A listener open to a network must not hold sockets without bound: a flood of idle connections would
 // otherwise take file descriptors from the pings.
 export const DEFAULT_MAX_CLIENTS = 100;
+/** Recipients per message: each is a ping, so one small message must not become thousands (Postfix allows 1,000). */
+export const MAX_RECIPIENTS = 100;
 const IDLE_TIMEOUT_MS = 60_000; // a client silent this long is disconnected
 const CLOSE_GRACE_MS = 5_000; // connected clients get this long to finish before they hear 421
 
@@ -86,6 +88,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     closeTimeout: CLOSE_GRACE_MS,
     maxClients: options.maxClients ?? DEFAULT_MAX_CLIENTS,
     socketTimeout: IDLE_TIMEOUT_MS,
+    maxRecipients: MAX_RECIPIENTS, // the next distinct one hears 452 (a repeated address counts once)
     onRcptTo(address, _session, callback) {
       resolveRecipient(pool, address.address, domain).then(
         (resolved) => callback(resolved.ok ? null : reply(resolved.code, resolved.message)),
