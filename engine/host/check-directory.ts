@@ -65,16 +65,14 @@ export class CheckDirectory {
   /** Adds (or replaces) a check. */
   add(uuid: string, projectId: string, badgeKey: string): void {
     this.delete(uuid);
-    const canonical = parseUuid(uuid, this.#key, 0) && parseUuid(badgeKey, this.#key, 0);
-    if (!canonical) {
+    const e = this.#allocate();
+    const at = e * WORDS;
+    if (!parseUuid(uuid, this.#entries, at) || !parseUuid(badgeKey, this.#entries, at + 4)) {
+      this.#free.push(e); // not canonical: kept beside, exact
       this.#oddChecks.set(uuid, projectId);
       this.#oddBadges.set(badgeKey, uuid);
       return;
     }
-    const e = this.#allocate();
-    const at = e * WORDS;
-    parseUuid(uuid, this.#entries, at);
-    parseUuid(badgeKey, this.#entries, at + 4);
     this.#entries[at + 8] = this.#projectIndexOf(projectId);
     this.#index(e);
   }

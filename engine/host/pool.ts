@@ -14,8 +14,8 @@ import type { OutboxEntry } from "../changes.ts";
 import type { CheckView } from "../../http/present.ts";
 import { openStore } from "../../persistence/store.ts";
 import { shardOf } from "./routing.ts";
-import { CheckDirectory, packChecks } from "./check-directory.ts";
-import type { ShardDirectory, ShardHost } from "./shard-host.ts";
+import { CheckDirectory } from "./check-directory.ts";
+import type { ShardHost } from "./shard-host.ts";
 import { openShardHost } from "./shard-setup.ts";
 import type { ShardSetup } from "./shard-setup.ts";
 
@@ -59,7 +59,11 @@ class ShardedPool implements Pool {
 
   async init(): Promise<void> {
     // learn each shard's directory as it arrives, while the others are still loading
-    await Promise.all(this.#shards.map(async (s) => this.#learn(await s.directory())));
+    await Promise.all(this.#shards.map(async (s) => {
+      const directory = await s.directory();
+      this.#learnProjects(directory.projects);
+      this.#checks.addPacked(directory.checks);
+    }));
   }
 
   // ---- directory ----
@@ -105,7 +109,7 @@ class ShardedPool implements Pool {
       pingBodyLimit: input.pingBodyLimit, createdAt: at,
     };
     const stored = await this.#shardFor(project.id).createProject(project, at);
-    this.#learn({ projects: [stored], checks: packChecks([], 0) });
+    this.#learnProjects([stored]);
     return stored;
   }
 
@@ -136,7 +140,7 @@ class ShardedPool implements Pool {
 
   async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
     const result = await this.#shardFor(projectId).createCheck(projectId, spec, unique, at);
-    if (result.ok) this.#learnCheck(result.value.check.uuid, projectId, result.value.check.badgeKey);
+    if (result.ok) this.#checks.add(result.value.check.uuid, projectId, result.value.check.badgeKey);
     return result;
   }
 
@@ -232,7 +236,7 @@ class ShardedPool implements Pool {
   #afterPing(result: Outcome<ShardPingResult>, projectId: string): Outcome<PingResult> {
     if (!result.ok) return result;
     const { checkUuid, created, badgeKey } = result.value;
-    if (created) this.#learnCheck(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
+    if (created) this.#checks.add(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
     return ok({ checkUuid, created });
   }
 
@@ -281,19 +285,14 @@ class ShardedPool implements Pool {
     return owner === projectId ? ok(true) : fail({ code: "forbidden" });
   }
 
-  #learn(dir: ShardDirectory): void {
-    for (const project of dir.projects) {
+  #learnProjects(projects: readonly Project[]): void {
+    for (const project of projects) {
       this.#projects.set(project.id, project);
       this.#apiKeys.set(digest(project.apiKey), { projectId: project.id, readonly: false, key: project.apiKey });
       this.#apiKeys.set(digest(project.apiKeyReadonly), { projectId: project.id, readonly: true, key: project.apiKeyReadonly });
       this.#pingKeys.set(project.pingKey, project.id);
       this.#badgeKeys.set(project.badgeKey, project.id);
     }
-    this.#checks.addPacked(dir.checks);
-  }
-
-  #learnCheck(uuid: string, projectId: string, badgeKey: string): void {
-    this.#checks.add(uuid, projectId, badgeKey);
   }
 }
 
