@@ -32,13 +32,16 @@ export function trimsOf(writes: readonly PingWrite[]): Map<string, Trim> {
 export function trimPings(tables: Tables, checkUuid: string, trim: Trim): void {
   // A log holds one unbroken run of n, trimmed from the bottom, so appending k pings pushes out exactly
   // the k keys below the newest `keep`: point removes, no cursor (a range scan per ping halves throughput).
+  // n starts at 1: a log shorter than `keep` has nothing to drop (a remove of a missing key still costs
+  // a B-tree search, about a third of a checkpoint's time while logs are young, measured)
   const oldestKept = trim.newestN - Math.max(0, trim.keep) + 1;
-  for (let n = oldestKept - trim.appended; n < oldestKept; n++) {
+  const firstDropped = Math.max(1, oldestKept - trim.appended);
+  for (let n = firstDropped; n < oldestKept; n++) {
     tables.pings.removeSync([checkUuid, n]);
     tables.bodies.removeSync([checkUuid, n]);
   }
   // anything still below means keep was lowered (or the log was longer): drop the rest in one range
-  if (tables.pings.doesExist([checkUuid, oldestKept - trim.appended - 1])) {
+  if (firstDropped > 1 && tables.pings.doesExist([checkUuid, firstDropped - 1])) {
     const older = { start: [checkUuid], end: [checkUuid, oldestKept] };
     removeRange(tables.pings, older);
     removeRange(tables.bodies, older);
