@@ -1,7 +1,9 @@
 // One API path and its methods: OPTIONS preflight, 405, CORS headers, and every error rendered as {"error"}.
 import type { H3, H3Event } from "h3";
+import { HTTPResponse } from "h3";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError } from "./errors.ts";
+import { jsonResponse } from "./response.ts";
 
 export const VERBS = ["GET", "POST", "DELETE"] as const;
 export type Verb = (typeof VERBS)[number];
@@ -36,7 +38,7 @@ export function endpoint(app: H3, path: string, handlers: Partial<Record<Verb, H
     try {
       if (options.accepts && !options.accepts(event.context.params ?? {})) throw httpError(404, "not found");
       const method = event.req.method;
-      if (method === "OPTIONS" && options.cors) return new Response(null, { status: 204, headers });
+      if (method === "OPTIONS" && options.cors) return new HTTPResponse(null, { status: 204, headers });
       const handler = VERBS.find((verb) => verb === method && handlers[verb] !== undefined);
       if (handler === undefined) throw httpError(405, "method not allowed", { allow: [...methods, ...(options.cors ? ["OPTIONS"] : [])].join(", ") });
       return toResponse(await (handlers[handler] as Handler)(event), headers);
@@ -49,8 +51,7 @@ export function endpoint(app: H3, path: string, handlers: Partial<Record<Verb, H
 /** Returns a JSON reply with this status. */
 export const json = (json: unknown, status = 200): Reply => ({ status, json });
 
-function toResponse(reply: Reply, headers: Record<string, string>): Response {
-  if ("json" in reply) return Response.json(reply.json, { status: reply.status, headers });
-  const body = typeof reply.body === "string" ? reply.body : new Uint8Array(reply.body);
-  return new Response(body, { status: reply.status, headers: { ...headers, "content-type": reply.contentType } });
+function toResponse(reply: Reply, headers: Record<string, string>): HTTPResponse {
+  if ("json" in reply) return jsonResponse(reply.json, reply.status, headers);
+  return new HTTPResponse(reply.body as BodyInit, { status: reply.status, headers: { ...headers, "content-type": reply.contentType } });
 }

@@ -1,5 +1,6 @@
 // The only place failures become HTTP statuses, and the {"error": "..."} body of every 4xx/5xx.
-import { HTTPError } from "h3";
+import { HTTPError, HTTPResponse } from "h3";
+import { jsonResponse } from "./response.ts";
 import type { Failure, Outcome } from "../engine/outcome.ts";
 import { assertNever } from "../engine/model.ts";
 
@@ -48,20 +49,20 @@ export function unwrap<T>(outcome: Outcome<T>): T {
 export type ErrorReporter = (error: unknown) => void;
 
 /** Returns the JSON error response for anything thrown; unexpected errors become 500 "internal error" and are reported. */
-export function renderError(error: unknown, opts: { report: ErrorReporter; headers?: HeadersInit }): Response {
+export function renderError(error: unknown, opts: { report: ErrorReporter; headers?: HeadersInit }): HTTPResponse {
   const headers = new Headers(opts.headers);
   if (HTTPError.isError(error) && !error.unhandled) {
     error.headers?.forEach((value, name) => headers.set(name, value));
-    return Response.json({ error: error.message }, { status: error.status, headers });
+    return jsonResponse({ error: error.message }, error.status, headers);
   }
   opts.report(HTTPError.isError(error) && error.cause instanceof Error ? error.cause : error);
-  return Response.json({ error: "internal error" }, { status: 500, headers });
+  return jsonResponse({ error: "internal error" }, 500, headers);
 }
 
 /** Returns a plain-text error response (for the ping and badge paths, which are not JSON APIs). */
-export function renderTextError(error: unknown, opts: { report: ErrorReporter }): Response {
+export function renderTextError(error: unknown, opts: { report: ErrorReporter }): HTTPResponse {
   const headers = { "content-type": "text/plain; charset=utf-8" };
-  if (HTTPError.isError(error) && !error.unhandled) return new Response(error.message, { status: error.status, headers });
+  if (HTTPError.isError(error) && !error.unhandled) return new HTTPResponse(error.message, { status: error.status, headers });
   opts.report(HTTPError.isError(error) && error.cause instanceof Error ? error.cause : error);
-  return new Response("internal error", { status: 500, headers });
+  return new HTTPResponse("internal error", { status: 500, headers });
 }

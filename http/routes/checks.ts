@@ -9,6 +9,7 @@ import type { AppDeps } from "../app.ts";
 import { apiKeyOf, authorize, enforceRateLimit, RateLimiter } from "../auth.ts";
 import type { Reply } from "../endpoint.ts";
 import { endpoint, json } from "../endpoint.ts";
+import { jsonResponse } from "../response.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../input.ts";
@@ -149,9 +150,9 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       await pool.probe();
     } catch (error) {
       opts.report(error);
-      return Response.json({ error: "store unavailable" }, { status: 500 });
+      return jsonResponse({ error: "store unavailable" }, 500);
     }
-    return Response.json({ status: "OK" });
+    return jsonResponse({ status: "OK" }, 200);
   });
 }
 
