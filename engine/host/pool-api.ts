@@ -52,10 +52,11 @@ export type Pool = {
   // Checks (projectId = the caller's project; a check of another project → forbidden)
   listChecks(projectId: string, query: CheckQuery): Promise<Check[]>;
   /**
-   * The JSON array of listChecks as the API shows it, built by the owning shard: a long list then
-   * crosses threads as one string, and its per-check work stays off the HTTP thread.
+   * The API's list document of listChecks, {"checks": [...]} in UTF-8, built by the owning shard: a long
+   * list then crosses threads as one block of bytes (moved, not copied) and goes to the socket as it is,
+   * and its per-check work stays off the HTTP thread.
    */
-  listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<string>;
+  listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<Uint8Array>;
   getCheck(projectId: string, ref: CheckRef): Promise<Outcome<Check>>;
   /** Creates, or with `unique` updates the first matching check (created: false). */
   createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>>;

@@ -129,7 +129,7 @@ class ShardedPool implements Pool {
     return this.#shardFor(projectId).listChecks(projectId, query);
   }
 
-  async listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<string> {
+  async listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<Uint8Array> {
     return this.#shardFor(projectId).listChecksJson(projectId, query, view);
   }
 

@@ -2,7 +2,9 @@
 // checks that changed since the last list. A Check is immutable (every change makes a new object), so
 // the object itself keys its JSON; what else the JSON depends on (the status at the time of the read,
 // and the view) is checked on every hit. Measured: presenting and serialising 1,000 checks took 6-14 ms
-// of the shard's time per list.
+// of the shard's time per list. The JSON is kept as UTF-8 bytes: a list is then one copy of cached
+// bytes, which crosses to the HTTP thread and reaches the socket without a string join, a serialisation
+// of an 866 KB string or an encode (measured: 4.3 -> ms of the main thread, 3 -> ms of the shard's).
 import type { Check } from "../model.ts";
 import { statusAt } from "../status.ts";
 import type { CheckView } from "../../http/present.ts";
@@ -11,21 +13,45 @@ import { presentCheck } from "../../http/present.ts";
 const MAX_ENTRIES = 5_000; // about 4-5 MB of JSON per shard at most (a few lists of 1,000); the oldest go first
 
 export class PresentedChecks {
-  readonly #json = new Map<Check, { readonly key: string; readonly json: string }>();
+  readonly #json = new Map<Check, { readonly key: string; readonly json: Buffer }>();
 
-  /** Returns the JSON array of `checks` as presentCheck shows them in `view`, identical to JSON.stringify of it. */
-  listJson(checks: readonly Check[], view: CheckView): string {
+  /**
+   * Returns the API's list document, {"checks": [...]}, of `checks` as presentCheck shows them in `view`
+   * (UTF-8), identical to JSON.stringify of it.
+   */
+  listJson(checks: readonly Check[], view: CheckView): Uint8Array {
     const viewKey = `${view.siteRoot}\n${String(view.readonly)}\n${view.emailDomain ?? ""}`;
     const parts = checks.map((check) => {
       const key = `${statusAt(check, view.at)}\n${viewKey}`;
       const cached = this.#json.get(check);
       if (cached !== undefined && cached.key === key) return cached.json;
-      const json = JSON.stringify(presentCheck(check, view));
+      const json = Buffer.from(JSON.stringify(presentCheck(check, view)));
       this.#json.delete(check); // re-inserted last: the Map's order is the eviction order
       this.#json.set(check, { key, json });
       if (this.#json.size > MAX_ENTRIES) this.#json.delete(this.#json.keys().next().value as Check);
       return json;
     });
-    return `[${parts.join(",")}]`;
+    return joinJson(parts);
   }
+}
+
+const OPEN = Buffer.from('{"checks":['), COMMA = Buffer.from(","), CLOSE = Buffer.from("]}");
+
+/** Returns the list document holding the given JSON values, in an ArrayBuffer of its own (so it can be transferred). */
+function joinJson(parts: readonly Buffer[]): Uint8Array {
+  let size = OPEN.length + CLOSE.length + Math.max(0, parts.length - 1) * COMMA.length;
+  for (const part of parts) size += part.length;
+  const document = new Uint8Array(size); // never a slice of Buffer's shared pool, which a transfer would take along
+  let at = 0;
+  const put = (bytes: Uint8Array) => {
+    document.set(bytes, at);
+    at += bytes.length;
+  };
+  put(OPEN);
+  parts.forEach((part, i) => {
+    if (i > 0) put(COMMA);
+    put(part);
+  });
+  put(CLOSE);
+  return document;
 }

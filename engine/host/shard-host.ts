@@ -130,7 +130,7 @@ export class ShardHost {
     return this.#shard.listChecks(projectId, query);
   }
 
-  listChecksJson(projectId: string, query: CheckQuery, view: CheckView): string {
+  listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Uint8Array {
     return this.#presented.listJson(this.#shard.listChecks(projectId, query), view);
   }
 

@@ -42,8 +42,8 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     GET: async (event) => {
       const at = clock.now();
       const caller = callerOf(event, null, false);
-      const checks = await pool.listChecksJson(caller.project.id, checkQueryOf(event.url.searchParams), view(caller, at));
-      return { status: 200, body: `{"checks":${checks}}`, contentType: "application/json" };
+      const document = await pool.listChecksJson(caller.project.id, checkQueryOf(event.url.searchParams), view(caller, at));
+      return { status: 200, body: document, contentType: "application/json" };
     },
     POST: async (event) => {
       const at = clock.now();

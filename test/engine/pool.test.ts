@@ -5,6 +5,7 @@ import type { Pool, PingCommand, PingTarget } from "../../engine/host/pool-api.t
 import { createInProcessPool, createWorkerPool } from "../../engine/host/pool.ts";
 import type { PoolOptions } from "../../engine/host/pool.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
+import { presentCheck } from "../../http/present.ts";
 import { tempDir } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -70,6 +71,28 @@ for (const [name, make] of IMPLEMENTATIONS) {
       assert.equal(flips.ok && flips.value.map((f) => [f.at, f.to, f.reason]), [[T0 + 2 * HOUR, "down", "timeout"], [T0, "up", ""]]);
       await pool.close();
     } finally {
+      dir.remove();
+    }
+  });
+
+  test(`${name}: the list document is the presented checks, again after a ping changed one`, async () => {
+    const dir = tempDir();
+    const pool = await make(options(dir.path));
+    try {
+      const project = await pool.createProject({ ...projectInput, checkLimit: 20 }, T0);
+      for (let i = 0; i < 12; i++) await pool.createCheck(project.id, { name: `job ${i} ✓`, tags: i % 2 ? "a" : "b" }, [], T0);
+      const view = { at: T0 + MINUTE, siteRoot: "http://localhost", readonly: false, emailDomain: null };
+      const expected = async (at: number) => JSON.stringify({
+        checks: (await pool.listChecks(project.id, { tags: [] })).map((check) => presentCheck(check, { ...view, at })),
+      });
+      const listed = async (at: number) => new TextDecoder().decode(await pool.listChecksJson(project.id, { tags: [] }, { ...view, at }));
+      assert.is(await listed(T0 + MINUTE), await expected(T0 + MINUTE));
+      const first = (await pool.listChecks(project.id, { tags: [] }))[0];
+      await pool.ping(ping({ uuid: first.uuid }, T0 + MINUTE));
+      assert.is(await listed(T0 + 2 * MINUTE), await expected(T0 + 2 * MINUTE), "the pinged check shows its new state");
+      assert.is(await listed(T0 + 2 * MINUTE), await expected(T0 + 2 * MINUTE), "and the cached ones stay whole");
+    } finally {
+      await pool.close();
       dir.remove();
     }
   });
