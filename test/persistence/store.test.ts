@@ -404,7 +404,7 @@ test("a checkpoint larger than one piece applies every check and ping, trimming 
     for (let n = 1; n <= 4; n++) {
       await store.commit(changes({ checks: owners.map((c) => check({ ...c, nPings: n })), pings: owners.map((c) => pingWrite(c, n, { keep: 3 })) }));
     }
-    await store.checkpoint(); // 1,200 pings and 300 checks: several pieces
+    await store.checkpoint(); // 1,200 pings and 300 checks: two pieces of 1,000 and the last
     assert.equal(store.loadChecks(owners[0].projectId).map((c) => c.nPings), owners.map(() => 4));
     for (const c of [owners[0], owners[149], owners[299]]) assert.equal(store.pingPage(c.uuid, 10).map((r) => r.n), [4, 3, 2]);
   });
