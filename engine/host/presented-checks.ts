@@ -31,14 +31,14 @@ export class PresentedChecks {
       if (this.#json.size > MAX_ENTRIES) this.#json.delete(this.#json.keys().next().value as Check);
       return json;
     });
-    return joinJson(parts);
+    return listDocument(parts);
   }
 }
 
 const OPEN = Buffer.from('{"checks":['), COMMA = Buffer.from(","), CLOSE = Buffer.from("]}");
 
 /** Returns the list document holding the given JSON values, in an ArrayBuffer of its own (so it can be transferred). */
-function joinJson(parts: readonly Buffer[]): Uint8Array {
+function listDocument(parts: readonly Buffer[]): Uint8Array {
   let size = OPEN.length + CLOSE.length + Math.max(0, parts.length - 1) * COMMA.length;
   for (const part of parts) size += part.length;
   const document = new Uint8Array(size); // never a slice of Buffer's shared pool, which a transfer would take along
