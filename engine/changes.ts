@@ -35,6 +35,8 @@ export type Changes = {
   readonly pings: PingWrite[];
   readonly flips: Flip[];
   readonly outbox: OutboxEntry[];
+  /** Set when each check here differs from its last committed state only in status and nFlips (deadline flips). */
+  readonly statusOnly?: boolean;
 };
 
 /** Returns an empty Changes. */
@@ -44,5 +46,5 @@ export function noChanges(): Changes {
 
 /** Returns true when there is nothing to write. */
 export function isEmpty(changes: Changes): boolean {
-  return Object.values(changes).every((list: unknown[]) => list.length === 0);
+  return Object.values(changes).every((value: unknown) => !Array.isArray(value) || value.length === 0);
 }

@@ -43,6 +43,7 @@ export class Shard {
   readonly #byProject = new Map<string, Set<string>>(); // project id → check uuids
   readonly #wheel: TimerWheel<string>;
   #changes: Changes = noChanges();
+  #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
   readonly #strings = new Map<string, string>(); // interned low-variety strings of loaded checks
 
   constructor(options: ShardOptions) {
@@ -89,8 +90,12 @@ export class Shard {
 
   /** Returns and clears what the commands since the last call want stored. */
   takeChanges(): Changes {
-    const changes = this.#changes;
+    const taken = this.#changes;
+    // only deadline steps since the last take: the store may journal just each check's status (see Changes)
+    const statusOnly = taken.checks.length > 0 && this.#deadlineSteps === taken.checks.length;
+    const changes = statusOnly ? { ...taken, statusOnly } : taken;
     this.#changes = noChanges();
+    this.#deadlineSteps = 0;
     if (changes.checks.length < 2) return changes;
     // a batch of pings steps the same checks many times: store each check's last state once
     const last = new Map<string, Check>();
@@ -253,7 +258,7 @@ export class Shard {
         const current = check ? downAt(check) : null;
         if (!check || current === null) continue;
         if (current > now) { this.#wheel.set(uuid, current); continue; }
-        const next = downAt(this.#apply(onDeadline(check, current), null, { rearm: false }));
+        const next = downAt(this.#apply(onDeadline(check, current), null, { rearm: false, deadline: true }));
         if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
     }
@@ -326,11 +331,12 @@ export class Shard {
   }
 
   /** Stores a step's check and flips, and queues the notifications its flips call for. */
-  #apply(step: Step, lastPing: LastPing | null, opts: { rearm: boolean } = { rearm: true }): Check {
+  #apply(step: Step, lastPing: LastPing | null, opts: { rearm: boolean; deadline?: boolean } = { rearm: true }): Check {
     const check = step.check;
     this.#checks.set(check.uuid, check);
     if (opts.rearm) this.#arm(check);
     this.#changes.checks.push(check);
+    if (opts.deadline === true) this.#deadlineSteps++;
     for (const flip of step.flips) {
       this.#changes.flips.push(flip);
       if (flip.notify) this.#changes.outbox.push(...this.#notifications(check, flip, lastPing));

@@ -106,7 +106,7 @@ export class Store {
    * see it at the next checkpoint, which runs by itself once enough is pending.
    */
   commit(changes: Changes): Promise<void> {
-    if (Object.values(changes).every((list: unknown[]) => list.length === 0)) return Promise.resolve();
+    if (Object.values(changes).every((value: unknown) => !Array.isArray(value) || value.length === 0)) return Promise.resolve();
     // What the journal accepts, a checkpoint must be able to apply: refuse unstorable keys up front.
     const problem = keyProblem(changes);
     if (problem !== null) return Promise.reject(new Error(`commit refused: ${problem}`));

@@ -34,6 +34,21 @@ test("one advance applies every due deadline at its own time, and a second advan
   assert.is(shard.takeChanges().flips.length, 0);
 });
 
+test("changes of deadlines alone say so (the journal then stores each check's status only); any other change clears it", () => {
+  const { shard, uuids } = shardWith(3, HOUR);
+  uuids.forEach((uuid) => shard.ping(ping(uuid, T0)));
+  assert.is(shard.takeChanges().statusOnly, undefined, "pings");
+  shard.advance(T0 + 2 * HOUR);
+  const flipped = shard.takeChanges();
+  assert.is(flipped.statusOnly, true);
+  assert.equal(flipped.checks.map((c) => [c.status, c.nFlips]), [["down", 2], ["down", 2], ["down", 2]]);
+  shard.ping(ping(uuids[0], T0 + 3 * HOUR));
+  shard.advance(T0 + 6 * HOUR); // uuids[0] goes down again, in the same changes as its ping
+  const mixed = shard.takeChanges();
+  assert.is(mixed.flips.length, 2);
+  assert.is(mixed.statusOnly, undefined);
+});
+
 test("an advance short of the deadline changes nothing; the deadline itself is inclusive", () => {
   const { shard, uuids } = shardWith(1, HOUR);
   shard.ping(ping(uuids[0], T0));

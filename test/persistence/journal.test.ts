@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Changes } from "../../engine/changes.ts";
 import { noChanges } from "../../engine/changes.ts";
-import { mergeChanges } from "../../persistence/journal.ts";
+import { decodeJournal, encodeJournal, mergeChanges } from "../../persistence/journal.ts";
 import { check, flip, ping } from "../helpers.ts";
 
 const changes = (overrides: Partial<Changes>): Changes => ({ ...noChanges(), ...overrides });
@@ -24,6 +24,18 @@ test("merging commits that hold hundreds of thousands of records does not overfl
   const merged = mergeChanges([changes({ checks: big, flips: big.map((c) => flip({ checkUuid: c.uuid })) }), changes({})]);
   assert.is(merged.checks.length, 300_000);
   assert.is(merged.flips.length, 300_000);
+});
+
+test("a status-only record holds patches, which decode onto the last state given, or go when it has none", () => {
+  const known = check({ name: "known", status: "up", nPings: 7, nFlips: 1 }), unknown = check({ name: "unknown", nFlips: 1 });
+  const flipped = [known, unknown].map((c) => ({ ...c, status: "down" as const, nFlips: 2 }));
+  const whole = encodeJournal(changes({ checks: flipped }));
+  const patched = encodeJournal(changes({ checks: flipped, statusOnly: true }));
+  assert.ok(patched.length < whole.length / 2, `${patched.length} bytes against ${whole.length}`);
+  const decoded = decodeJournal(patched, (projectId, uuid) => (uuid === known.uuid && projectId === known.projectId ? known : undefined));
+  assert.equal(decoded.checks, [flipped[0]]);
+  assert.is("statusOnly" in decoded, false);
+  assert.equal(decodeJournal(whole, () => undefined).checks, flipped, "whole checks need no last state");
 });
 
 test.run();

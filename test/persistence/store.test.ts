@@ -359,6 +359,52 @@ test("commits a crash left in the journal are applied when the store is opened a
   }
 });
 
+test("deadline flips journaled as status patches replay onto the check's last state, whichever record or table holds it", async () => {
+  const dir = tempDir();
+  const crashed = await openStore(dir.path, { durability: "commit" });
+  // a: its last state is in the tables (checkpointed); b: in an earlier record of the same replay;
+  // c: deleted after its flip; d: a flip, then a ping (the ping's state wins); e: never stored (its patch is dropped)
+  const a = check({ name: "a", status: "up", nPings: 4, nFlips: 1 }), b = check({ name: "b", status: "up", nPings: 1, nFlips: 1 });
+  const c = check({ name: "c", status: "up", nFlips: 1 }), d = check({ name: "d", status: "up", nPings: 2, nFlips: 1 });
+  await crashed.commit(changes({ checks: [a, c, d] }));
+  await crashed.checkpoint();
+  await crashed.commit(changes({ checks: [b] }));
+  const down = (x: Check) => ({ ...x, status: "down" as const, nFlips: x.nFlips + 1 });
+  const e = check({ name: "e", status: "up", nFlips: 1 });
+  await crashed.commit(changes({ checks: [down(a), down(b), down(c), down(d), down(e)], statusOnly: true,
+    flips: [a, b, c, d].map((x) => flip({ checkUuid: x.uuid, n: 2, from: "up", to: "down" })) }));
+  await crashed.commit(changes({ deletedChecks: [{ projectId: c.projectId, uuid: c.uuid }] }));
+  const pinged = { ...down(d), status: "up" as const, nPings: 3, nFlips: 3, lastPingAt: 5_000 };
+  await crashed.commit(changes({ checks: [pinged] }));
+  // no checkpoint, no close: a second open (as after kill -9) replays the journal
+  const reopened = await openStore(dir.path, { durability: "commit" });
+  try {
+    const byName = new Map(reopened.loadChecks(a.projectId).map((x) => [x.name, x]));
+    assert.equal(byName.get("a"), down(a), "patched from the tables' state");
+    assert.equal(byName.get("b"), down(b), "patched from the earlier record's state");
+    assert.is(byName.has("c"), false, "a deleted check stays deleted");
+    assert.is(byName.has("e"), false, "a patch of an unknown check is dropped");
+    assert.equal(byName.get("d"), pinged, "a later whole state wins");
+    assert.equal(reopened.flips(a.uuid, {}).map((f) => [f.n, f.to]), [[2, "down"]]);
+  } finally {
+    await reopened.close();
+    await crashed.close();
+    dir.remove();
+  }
+});
+
+test("status-only commits keep whole checks for the checkpoint and the readers of this run", async () => {
+  await withJournalStore(async (store) => {
+    const a = check({ name: "a", status: "up", nPings: 4, nFlips: 1, lastPingAt: 1_000 });
+    await store.commit(changes({ checks: [a] }));
+    await store.checkpoint();
+    const down = { ...a, status: "down" as const, nFlips: 2 };
+    await store.commit(changes({ checks: [down], statusOnly: true, flips: [flip({ checkUuid: a.uuid, n: 2, to: "down" })] }));
+    await store.checkpoint();
+    assert.equal(store.loadChecks(a.projectId), [down]);
+  });
+});
+
 test("one checkpoint of many commits keeps each check's last state and never writes pings it trims", async () => {
   await withJournalStore(async (store) => {
     const c = check();
