@@ -1,6 +1,6 @@
 // The write-ahead journal. A commit appends its whole Changes as ONE record ([writer, seq] → Changes)
 // in the journal's own env, so an acknowledged ping costs one small write that never waits for the
-// tables. A checkpoint later applies many journaled commits to the tables, merged (each check's row
+// tables; checks that deadlines flipped are recorded as status patches, not whole. A checkpoint later applies many journaled commits to the tables, merged (each check's row
 // written once, pings that the same checkpoint would trim never written) and split into short
 // transactions, the last of which marks the writer's last seq applied; the journal records go once the
 // tables are on disk. On open, whatever the journal still holds past those marks (a crash, a kill -9)
