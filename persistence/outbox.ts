@@ -14,13 +14,13 @@ export function outboxAll(tables: Tables): OutboxEntry[] {
   return valuesIn<OutboxEntry>(tables.outbox, ALL);
 }
 
-/** Returns up to `limit` entries with nextAttemptAt <= at, ordered by id. */
-export function outboxDue(tables: Tables, at: Millis, limit: number): OutboxEntry[] {
+/** Returns up to `limit` entries with nextAttemptAt <= at that `accept` takes, ordered by id. */
+export function outboxDue(tables: Tables, at: Millis, limit: number, accept: (entry: OutboxEntry) => boolean = () => true): OutboxEntry[] {
   const due: OutboxEntry[] = [];
   for (const { value } of tables.outbox.getRange(ALL)) {
     if (due.length >= limit) break;
     const entry = value as OutboxEntry;
-    if (entry.nextAttemptAt <= at) due.push(entry);
+    if (entry.nextAttemptAt <= at && accept(entry)) due.push(entry);
   }
   return due;
 }

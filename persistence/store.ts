@@ -233,9 +233,9 @@ export class Store {
     return removed;
   }
 
-  /** Returns up to `limit` outbox entries with nextAttemptAt <= at, ordered by id. */
-  outboxDue(at: Millis, limit: number): OutboxEntry[] {
-    return outboxDue(this.#tables, at, limit);
+  /** Returns up to `limit` outbox entries with nextAttemptAt <= at that `accept` takes (default: all), ordered by id. */
+  outboxDue(at: Millis, limit: number, accept?: (entry: OutboxEntry) => boolean): OutboxEntry[] {
+    return outboxDue(this.#tables, at, limit, accept);
   }
 
   /** Returns every outbox entry, ordered by id. */

@@ -37,7 +37,8 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const own = (entry: OutboxEntry) => shardOf(entry.projectId, setup.count) === setup.index;
   const deliverer = new Deliverer({
     outbox: {
-      outboxDue: (at, limit) => store.outboxDue(at, limit * setup.count).filter(own).slice(0, limit),
+      // filtered while scanning: another shard's backlog of older due entries must not hide ours
+      outboxDue: (at, limit) => store.outboxDue(at, limit, own),
       outboxAll: () => store.outboxAll().filter(own),
       outboxUpdate: (entry) => store.outboxUpdate(entry),
       outboxDelete: (id) => store.outboxDelete(id),

@@ -245,6 +245,16 @@ test("a check upserted and deleted in one commit ends deleted", async () => {
   });
 });
 
+test("outboxDue filters while it scans: a shard's own entries come up behind any backlog of other projects'", async () => {
+  await withStore(async (store) => {
+    const backlog = Array.from({ length: 50 }, (_, i) => outboxEntry({ id: `a${String(i).padStart(3, "0")}`, projectId: "other", nextAttemptAt: 100 }));
+    const ours = outboxEntry({ id: "b000", projectId: "ours", nextAttemptAt: 100 });
+    await store.commit(changes({ outbox: [...backlog, ours] }));
+    assert.equal(store.outboxDue(100, 2, (e) => e.projectId === "ours").map((e) => e.id), ["b000"]);
+    assert.equal(store.outboxDue(100, 2).map((e) => e.id), ["a000", "a001"], "no filter: every project's");
+  });
+});
+
 test("outboxDue returns due entries by id, up to the limit; update and delete change them", async () => {
   await withStore(async (store) => {
     const entries = [["3", 300], ["1", 100], ["2", 900], ["4", 50]].map(([id, nextAttemptAt]) =>
