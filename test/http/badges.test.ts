@@ -2,18 +2,16 @@
 // app.request() on an in-process pool.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { H3, HTTPError } from "h3";
-import { VirtualClock } from "../../engine/host/clock.ts";
-import type { PingCommand, Pool } from "../../engine/host/pool-api.ts";
-import { createInProcessPool } from "../../engine/host/pool.ts";
+import type { H3 } from "h3";
+import type { PingCommand } from "../../engine/host/pool-api.ts";
 import type { Check, Project, Status } from "../../engine/model.ts";
 import { DAY, MINUTE } from "../../engine/model.ts";
 import { badgeSignature } from "../../http/badge-urls.ts";
 import type { BadgeStates, BadgeStatus } from "../../http/badges.ts";
 import { BADGE_COLORS, WIDTHS, badgeJson, badgeShields, badgeStatus, badgeSvg, textWidth } from "../../http/badges.ts";
-import { finishConfig, readSettings } from "../../http/config.ts";
 import { badgeRoutes, parseCheckBadge, parseProjectBadge, signatureMatches, statesOfSignature } from "../../http/routes/badges.ts";
-import { tempDir } from "../helpers.ts";
+import type { Routes } from "./harness.ts";
+import { withRoutes } from "./harness.ts";
 
 // ---- rendering -----------------------------------------------------------------------------------
 
@@ -138,26 +136,14 @@ test("check badge URLs: states 3 means with late, any other number 2; non-number
 
 const T0 = Date.UTC(2026, 0, 1);
 
-type Harness = {
-  app: H3;
-  pool: Pool;
-  clock: VirtualClock;
-  project: Project;
+type Harness = Routes & {
   /** Creates a check with a timeout of 1 minute (grace 1 hour) and moves it to `state` at T0. */
   newCheck(spec: { name?: string; tags?: string }, state: "new" | "up" | "down" | "paused"): Promise<Check>;
 };
 
 async function withHarness(body: (h: Harness) => Promise<void>): Promise<void> {
-  const dir = tempDir();
-  const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: T0, clock: "virtual",
-    notify: { siteRoot: "http://localhost:8000", allowPrivateIps: true, smtpUrl: null } });
-  try {
-    const clock = new VirtualClock(T0);
-    const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), boundPort: 8000 });
-    const unexpected: unknown[] = [];
-    const app = new H3({ silent: true, onError: (error: HTTPError) => { if (error.unhandled) unexpected.push(error.cause ?? error); } });
-    badgeRoutes(app, { pool, clock, config });
-    const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, T0);
+  await withRoutes(badgeRoutes, async (routes) => {
+    const { pool, project } = routes;
     const newCheck = async (spec: { name?: string; tags?: string }, state: "new" | "up" | "down" | "paused") => {
       const created = await pool.createCheck(project.id, { ...spec, timeoutMs: MINUTE }, [], T0);
       if (!created.ok) throw new Error(`createCheck failed: ${JSON.stringify(created.failure)}`);
@@ -171,12 +157,8 @@ async function withHarness(body: (h: Harness) => Promise<void>): Promise<void> {
       if (!got.ok) throw new Error("getCheck failed");
       return got.value;
     };
-    await body({ app, pool, clock, project, newCheck });
-    assert.equal(unexpected, [], "no unhandled errors");
-  } finally {
-    await pool.close();
-    dir.remove();
-  }
+    await body({ ...routes, newCheck });
+  }, { startAt: T0 });
 }
 
 function pingCommand(uuid: string, signal: "success" | "fail"): PingCommand {

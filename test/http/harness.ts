@@ -1,12 +1,14 @@
 // An app on a fresh in-process pool with a virtual clock, for the /api/v3 and /admin tests.
 // Every unexpected error the app reports is collected; `withApi` fails the test when there is any.
 import * as assert from "uvu/assert";
-import type { H3 } from "h3";
+import { H3 } from "h3";
+import type { HTTPError } from "h3";
 import type { Clock } from "../../engine/host/clock.ts";
 import { VirtualClock } from "../../engine/host/clock.ts";
 import type { PingCommand, Pool } from "../../engine/host/pool-api.ts";
 import { createInProcessPool } from "../../engine/host/pool.ts";
 import type { Millis, Project } from "../../engine/model.ts";
+import type { AppDeps } from "../../http/app.ts";
 import { createApp } from "../../http/app.ts";
 import type { Config } from "../../http/config.ts";
 import { finishConfig, readSettings } from "../../http/config.ts";
@@ -100,6 +102,33 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
     };
     await body(api);
     assert.equal(unexpected.map(String), [], "the app reported unexpected errors");
+  } finally {
+    await pool.close();
+    dir.remove();
+  }
+}
+
+/** What withRoutes gives its body: a bare app holding one route module, over a fresh one-shard pool. */
+export type Routes = { app: H3; pool: Pool; clock: VirtualClock; config: Config; project: Project; unexpected: unknown[] };
+
+/**
+ * Runs `body` against a bare app with only the routes `register` adds (the ping or the badge routes),
+ * one project (`projectInput` overrides its limits), at `startAt`; fails on any unhandled error.
+ */
+export async function withRoutes(register: (app: H3, deps: AppDeps) => void, body: (routes: Routes) => Promise<void>,
+  options: { startAt: Millis; projectInput?: { pingBodyLimit?: number } }): Promise<void> {
+  const dir = tempDir();
+  const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: options.startAt, clock: "virtual",
+    notify: { siteRoot: "http://localhost:8000", allowPrivateIps: true, smtpUrl: null } });
+  try {
+    const clock = new VirtualClock(options.startAt);
+    const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), boundPort: 8000 });
+    const unexpected: unknown[] = [];
+    const app = new H3({ silent: true, onError: (error: HTTPError) => { if (error.unhandled) unexpected.push(error.cause ?? error); } });
+    register(app, { pool, clock, config });
+    const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, ...options.projectInput }, options.startAt);
+    await body({ app, pool, clock, config, project, unexpected });
+    assert.equal(unexpected, [], "no unhandled errors");
   } finally {
     await pool.close();
     dir.remove();

@@ -4,16 +4,14 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { H3, HTTPError, toNodeHandler } from "h3";
-import { VirtualClock } from "../../engine/host/clock.ts";
-import type { Pool } from "../../engine/host/pool-api.ts";
-import { createInProcessPool } from "../../engine/host/pool.ts";
-import type { PingRecord, Project } from "../../engine/model.ts";
+import type { H3 } from "h3";
+import { toNodeHandler } from "h3";
+import type { PingRecord } from "../../engine/model.ts";
 import { MINUTE } from "../../engine/model.ts";
-import { finishConfig, readSettings } from "../../http/config.ts";
 import type { PingPath, PingQuery } from "../../http/routes/pings.ts";
 import { parsePingPath, parsePingQuery, pingListener, pingRoutes, remoteAddress } from "../../http/routes/pings.ts";
-import { tempDir } from "../helpers.ts";
+import type { Routes } from "./harness.ts";
+import { withRoutes } from "./harness.ts";
 
 const U = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const U_UPPER = U.toUpperCase();
@@ -98,33 +96,15 @@ for (const [forwardedFor, socket, want] of addresses) {
 
 const T0 = Date.UTC(2026, 0, 1);
 
-type Harness = {
-  app: H3;
-  pool: Pool;
-  clock: VirtualClock;
-  project: Project;
+type Harness = Routes & {
   /** Returns the check's ping log, oldest first. */
   pings(uuid: string): Promise<PingRecord[]>;
   newCheck(spec?: { name?: string; slug?: string }): Promise<string>;
-  unexpected: unknown[];
 };
 
 async function withHarness(body: (h: Harness) => Promise<void>, projectInput: { pingBodyLimit?: number } = {}): Promise<void> {
-  const dir = tempDir();
-  const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: T0, clock: "virtual",
-    notify: { siteRoot: "http://localhost:8000", allowPrivateIps: true, smtpUrl: null } });
-  try {
-    const clock = new VirtualClock(T0);
-    const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), boundPort: 8000 });
-    const unexpected: unknown[] = [];
-    const app = new H3({
-      silent: true,
-      onError: (error: HTTPError) => {
-        if (error.unhandled) unexpected.push(error.cause ?? error);
-      },
-    });
-    pingRoutes(app, { pool, clock, config });
-    const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, ...projectInput }, T0);
+  await withRoutes(pingRoutes, async (routes) => {
+    const { pool, clock, project } = routes;
     const newCheck = async (spec: { name?: string; slug?: string } = {}) => {
       const created = await pool.createCheck(project.id, spec, [], clock.now());
       if (!created.ok) throw new Error(`createCheck failed: ${JSON.stringify(created.failure)}`);
@@ -135,12 +115,8 @@ async function withHarness(body: (h: Harness) => Promise<void>, projectInput: { 
       if (!listed.ok) throw new Error(`listPings failed: ${JSON.stringify(listed.failure)}`);
       return [...listed.value.pings].reverse();
     };
-    await body({ app, pool, clock, project, pings, newCheck, unexpected });
-    assert.equal(unexpected, [], "no unhandled errors");
-  } finally {
-    await pool.close();
-    dir.remove();
-  }
+    await body({ ...routes, pings, newCheck });
+  }, { startAt: T0, projectInput });
 }
 
 async function send(app: H3, path: string, init: RequestInit = {}): Promise<{ status: number; text: string; headers: Headers }> {
