@@ -1,10 +1,10 @@
 // The write-ahead journal. A commit appends its whole Changes as ONE record ([writer, seq] → Changes)
 // in the journal's own env, so an acknowledged ping costs one small write that never waits for the
-// tables; checks that deadlines flipped are recorded as status patches, not whole. A checkpoint later applies many journaled commits to the tables, merged (each check's row
-// written once, pings that the same checkpoint would trim never written) and split into short
-// transactions, the last of which marks the writer's last seq applied; the journal records go once the
-// tables are on disk. On open, whatever the journal still holds past those marks (a crash, a kill -9)
-// is applied before anything is read.
+// tables; checks that deadlines flipped are recorded as status patches, not whole. A checkpoint later
+// applies many journaled commits to the tables, merged (each check's row written once, pings that the
+// same checkpoint would trim never written) and split into short transactions, the last of which marks
+// the writer's last seq applied; the journal records go once the tables are on disk. On open, whatever
+// the journal still holds past those marks (a crash, a kill -9) is applied before anything is read.
 import type { Key } from "lmdb";
 import { Packr } from "msgpackr";
 import type { Changes } from "../engine/changes.ts";

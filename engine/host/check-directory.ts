@@ -36,12 +36,17 @@ export function packChecks(routes: Iterable<readonly [string, string, string]>, 
       odd.push([uuid, projectId, badgeKey]);
       continue;
     }
-    let index = projectIndex.get(projectId);
-    if (index === undefined) projectIndex.set(projectId, (index = projectIds.push(projectId) - 1));
-    words[at + 8] = index;
+    words[at + 8] = indexOfProject(projectIds, projectIndex, projectId);
     count += 1;
   }
   return { projectIds, words, count, odd };
+}
+
+/** Returns the index of `projectId` in `ids`, appending it (and indexing it in `index`) when new. */
+function indexOfProject(ids: string[], index: Map<string, number>, projectId: string): number {
+  let at = index.get(projectId);
+  if (at === undefined) index.set(projectId, (at = ids.push(projectId) - 1));
+  return at;
 }
 
 export class CheckDirectory {
@@ -121,9 +126,7 @@ export class CheckDirectory {
   // ---- internals ----
 
   #projectIndexOf(projectId: string): number {
-    let index = this.#projectIndex.get(projectId);
-    if (index === undefined) this.#projectIndex.set(projectId, (index = this.#projectIds.push(projectId) - 1));
-    return index;
+    return indexOfProject(this.#projectIds, this.#projectIndex, projectId);
   }
 
   #allocate(): number {
