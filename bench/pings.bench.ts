@@ -1,4 +1,4 @@
-// Pings/s and latency of the real server: `node dist/http/main.js` (DURABILITY=flush, CLOCK=real, default
+// Pings/s and latency of the real server: `node dist/app/main.js` (DURABILITY=flush, CLOCK=real, default
 // SHARDS, fresh DATA_DIR) holding 10,000 checks in 100 projects, against a bare node:http process answering
 // "OK" to the same URLs, driven over loopback by wrk (or autocannon) with fixed connections cycling through
 // every check's ping URL. Runs interleave bare, hcd, bare, hcd, …; medians and the ratio hcd/bare are

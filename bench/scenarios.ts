@@ -1,5 +1,5 @@
 // Workloads as plain data: timed shard commands, shared by the replay test and the engine bench.
-import type { PingCommand } from "../engine/host/pool-api.ts";
+import type { PingCommand } from "../host/pool-api.ts";
 import type { CheckSpec, Millis, Project } from "../engine/model.ts";
 import { DAY, HOUR, LIMITS, MINUTE } from "../engine/model.ts";
 

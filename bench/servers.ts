@@ -1,4 +1,4 @@
-// The servers the benches drive: hcd as `node dist/http/main.js` (a real process with its shard workers),
+// The servers the benches drive: hcd as `node dist/app/main.js` (a real process with its shard workers),
 // the bare node:http baseline (bench/bare-server.ts), and the admin/API calls that fill hcd with checks.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const ADMIN_TOKEN = "hcd-bench-admin-token";
-const HCD_MAIN = fileURLToPath(new URL("../http/main.js", import.meta.url));
+const HCD_MAIN = fileURLToPath(new URL("../app/main.js", import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL("./bare-server.js", import.meta.url));
 
 /** A running server process: its base URL, pid, and how to stop it. */

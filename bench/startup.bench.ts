@@ -1,4 +1,4 @@
-// Time from spawning `node dist/http/main.js` to the first answered ping, on an empty store and on a store
+// Time from spawning `node dist/app/main.js` to the first answered ping, on an empty store and on a store
 // of HCD_BENCH_SCALE checks (default 1,000,000); next to it, a bare node:http process (spawn → first answer).
 // A ping is answered once the pool is up: before that the server answers 503 "starting", or refuses.
 // Run: node dist/bench/startup.bench.js   (env: HCD_BENCH_STORE_DIR=<a store the scale bench kept>, HCD_BENCH_RUNS=3)

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npx hcd ...`: the admin CLI (http/cli.ts). Runs the compiled code: build first (`npm run build`).
+// `npx hcd ...`: the admin CLI (app/cli.ts). Runs the compiled code: build first (`npm run build`).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const cli = new URL("../dist/http/cli.js", import.meta.url);
+const cli = new URL("../dist/app/cli.js", import.meta.url);
 if (!existsSync(fileURLToPath(cli))) {
-  console.error("hcd: dist/http/cli.js not found; run `npm run build` first");
+  console.error("hcd: dist/app/cli.js not found; run `npm run build` first");
   process.exit(1);
 }
 const { runCli } = await import(cli.href);

@@ -48,3 +48,11 @@ export function noChanges(): Changes {
 export function isEmpty(changes: Changes): boolean {
   return Object.values(changes).every((value: unknown) => !Array.isArray(value) || value.length === 0);
 }
+
+/** nextAttemptAt of an entry that will never be tried again; its lastError says why. */
+export const GAVE_UP_AT: Millis = Number.MAX_SAFE_INTEGER;
+
+/** Returns true when delivery of the entry was abandoned (max attempts or a permanent error). */
+export function hasGivenUp(entry: OutboxEntry): boolean {
+  return entry.nextAttemptAt >= GAVE_UP_AT;
+}

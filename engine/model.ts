@@ -175,3 +175,8 @@ export type UniqueField = (typeof UNIQUE_FIELDS)[number];
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);
 }
+
+/** Returns the tags of a check: split on spaces, trimmed, empties dropped (reference tags_list). */
+export function tagsOf(tags: string): string[] {
+  return tags.split(" ").map((t) => t.trim()).filter((t) => t !== "");
+}

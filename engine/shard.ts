@@ -5,7 +5,7 @@ import type { Changes, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { LIMITS } from "./model.ts";
+import { LIMITS, tagsOf } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 import { downAt } from "./status.ts";
@@ -144,7 +144,7 @@ export class Shard {
       if (!check) continue;
       if (query.slug !== undefined && check.slug !== query.slug) continue;
       if (query.tags.length > 0) {
-        const tags = new Set(check.tags.split(" ").filter((t) => t !== ""));
+        const tags = new Set(tagsOf(check.tags));
         if (!query.tags.every((t) => tags.has(t))) continue;
       }
       out.push(check);

@@ -1,10 +1,9 @@
 // The HTTP application: every route and the error renderer, built from its dependencies (no module-level state).
 import { H3 } from "h3";
 import type { H3Event, HTTPError } from "h3";
-import type { Clock } from "../engine/host/clock.ts";
-import { systemClock } from "../engine/host/clock.ts";
-import type { Pool } from "../engine/host/pool-api.ts";
-import type { Config } from "./config.ts";
+import type { Clock } from "../host/clock.ts";
+import { systemClock } from "../host/clock.ts";
+import type { Pool } from "../host/pool-api.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
@@ -12,8 +11,17 @@ import { badgeRoutes } from "./routes/badges.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
 
+/** The settings the HTTP front reads: a part of the process's configuration. */
+export type HttpConfig = {
+  readonly siteRoot: string; // no trailing slash
+  readonly adminToken: string;
+  readonly apiRateLimit: number; // requests per key per minute; 0 = off
+  readonly smtpPort: number | null; // null = the inbound SMTP listener is off
+  readonly emailDomain: string;
+};
+
 /** What every route module receives. */
-export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: Config };
+export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: HttpConfig };
 
 export type AppOptions = {
   /** Receives every unexpected error (default: console.error); tests fail on any. */

@@ -3,8 +3,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
 import { MINUTE } from "../engine/model.ts";
-import type { Caller, Pool } from "../engine/host/pool-api.ts";
-import type { JsonObject } from "./input.ts";
+import type { Caller, Pool } from "../host/pool-api.ts";
+import type { JsonObject } from "./body.ts";
 import { httpError } from "./errors.ts";
 
 /** Returns the API key of a request: the X-Api-Key header when present (even empty), else `api_key` of the JSON body; null when none. */

@@ -1,70 +1,12 @@
 // Engine records → API JSON (ms → seconds, ISO dates, URLs from SITE_ROOT).
 // Reference: research/healthchecks-api.md §7 (check), §9 (ping), §11 (flip), §12 (channel), §13 (badges).
 import type { OutboxEntry } from "../engine/changes.ts";
+import { hasGivenUp } from "../engine/changes.ts";
+import { isoMicros, isoSeconds } from "../engine/iso-dates.ts";
+import { tagsOf } from "../engine/model.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";
-import { nextPingAt, statusAt } from "../engine/status.ts";
-import { uniqueKeyOf } from "../engine/host/unique-key.ts";
-import { hasGivenUp } from "../notify/deliverer.ts";
 import { badgeSignature } from "./badge-urls.ts";
-
-export type CheckView = {
-  readonly at: Millis;
-  readonly siteRoot: string;
-  readonly readonly: boolean;
-  /** EMAIL_DOMAIN while the inbound SMTP listener runs; absent or null = no ping_email field. */
-  readonly emailDomain?: string | null;
-};
-
-/** Returns the API representation of a check at `at`: 22 common fields, timeout or schedule+tz, and the key-dependent set. */
-export function presentCheck(check: Check, view: CheckView): Record<string, unknown> {
-  const result: Record<string, unknown> = {
-    name: check.name,
-    slug: check.slug,
-    tags: check.tags,
-    desc: check.desc,
-    grace: Math.floor(check.graceMs / SECOND),
-    n_pings: check.nPings,
-    status: statusAt(check, view.at),
-    started: check.lastStartAt !== null,
-    last_ping: isoSeconds(check.lastPingAt),
-    next_ping: isoSeconds(nextPingAt(check)),
-    manual_resume: check.manualResume,
-    methods: check.methods,
-    subject: check.filterSubject ? check.successKw : "",
-    subject_fail: check.filterSubject ? check.failureKw : "",
-    start_kw: check.startKw,
-    success_kw: check.successKw,
-    failure_kw: check.failureKw,
-    filter_subject: check.filterSubject,
-    filter_body: check.filterBody,
-    filter_http_body: check.filterHttpBody,
-    filter_default_fail: check.filterDefaultFail,
-    badge_url: `${view.siteRoot}/b/2/${check.badgeKey}.svg`,
-  };
-  if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
-  if (view.readonly) {
-    result.unique_key = uniqueKeyOf(check.uuid);
-  } else {
-    const updateUrl = `${view.siteRoot}/api/v3/checks/${check.uuid}`;
-    result.uuid = check.uuid;
-    result.ping_url = `${view.siteRoot}/ping/${check.uuid}`;
-    // project extension: only with SMTP on (the default shape stays the reference's), never for
-    // read-only keys (it reveals the uuid)
-    if (view.emailDomain) result.ping_email = `${check.uuid}@${view.emailDomain}`;
-    result.update_url = updateUrl;
-    result.pause_url = `${updateUrl}/pause`;
-    result.resume_url = `${updateUrl}/resume`;
-    result.channels = [...check.channels].sort().join(",");
-  }
-  if (check.kind === "simple") {
-    result.timeout = Math.floor(check.timeoutMs / SECOND);
-  } else {
-    result.schedule = check.schedule;
-    result.tz = check.tz;
-  }
-  return result;
-}
 
 /** Returns a ping log entry as the API shows it; `durationMs` is its matched run duration, or null. */
 export function presentPing(ping: PingRecord, opts: { checkUuid: string; siteRoot: string; durationMs: Millis | null }): Record<string, unknown> {
@@ -170,11 +112,6 @@ export function badgeUrls(project: Project, tag: string, siteRoot: string): Reco
   return urls;
 }
 
-/** Returns the tags of a check: split on spaces, trimmed, empties dropped (reference tags_list). */
-export function tagsOf(tags: string): string[] {
-  return tags.split(" ").map((t) => t.trim()).filter((t) => t !== "");
-}
-
 /** Returns the project's badges: "*" plus every tag of its checks (spec §2.5). */
 export function presentBadges(project: Project, checks: readonly Check[], siteRoot: string): { badges: Record<string, Record<string, string>> } {
   const tags = new Set<string>(["*"]);
@@ -182,18 +119,4 @@ export function presentBadges(project: Project, checks: readonly Check[], siteRo
   const badges: Record<string, Record<string, string>> = {};
   for (const tag of [...tags].sort()) badges[tag] = badgeUrls(project, tag, siteRoot);
   return { badges };
-}
-
-/** Returns `at` as ISO 8601 to the second with "+00:00" (microseconds dropped, reference isostring); null stays null. */
-export function isoSeconds(at: Millis | null): string | null {
-  if (at === null) return null;
-  return new Date(Math.floor(at / SECOND) * SECOND).toISOString().slice(0, 19) + "+00:00";
-}
-
-/** Returns `at` as ISO 8601 with microseconds when the fraction is non-zero, and "+00:00" (ping dates). */
-export function isoMicros(at: Millis): string {
-  at = Math.floor(at);
-  const ms = ((at % SECOND) + SECOND) % SECOND;
-  const base = new Date(at - ms).toISOString().slice(0, 19);
-  return ms === 0 ? `${base}+00:00` : `${base}.${String(ms).padStart(3, "0")}000+00:00`;
 }

@@ -2,8 +2,8 @@
 // recipient of a message becomes one ping, answered 250 only once every ping is durable.
 import { SMTPServer } from "smtp-server";
 import type { SMTPServerDataStream, SMTPServerSession } from "smtp-server";
-import type { Clock } from "../engine/host/clock.ts";
-import type { PingCommand, Pool } from "../engine/host/pool-api.ts";
+import type { Clock } from "../host/clock.ts";
+import type { PingCommand, Pool } from "../host/pool-api.ts";
 import type { Project } from "../engine/model.ts";
 import { LIMITS } from "../engine/model.ts";
 import { emailUserAgent, parseRecipient } from "./address.ts";

@@ -7,20 +7,13 @@
 // once; a queue still busy from an earlier call is skipped, so a hanging endpoint never holds up
 // another queue or the next call.
 import type { OutboxEntry } from "../engine/changes.ts";
+import { GAVE_UP_AT, hasGivenUp } from "../engine/changes.ts";
 import type { Millis, NtfySpec } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
 import type { Delivery } from "./render.ts";
 import { isPermanentResponse, ntfyTarget, render } from "./render.ts";
 import type { SendResult } from "./send.ts";
 import { sendEmail, sendHttp } from "./send.ts";
-
-/** nextAttemptAt of an entry that will never be tried again; its lastError says why. */
-export const GAVE_UP_AT: Millis = Number.MAX_SAFE_INTEGER;
-
-/** Returns true when delivery of the entry was abandoned (max attempts or a permanent error). */
-export function hasGivenUp(entry: OutboxEntry): boolean {
-  return entry.nextAttemptAt >= GAVE_UP_AT;
-}
 
 /** The store methods the deliverer needs; outboxAll (optional) restores the ordering memory after a restart. */
 export type Outbox = {

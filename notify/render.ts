@@ -3,11 +3,12 @@
 import { createHash } from "node:crypto";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { Channel, ChannelKind, Check, Millis, NtfySpec, PingRecord, WebhookSpec } from "../engine/model.ts";
-import { assertNever } from "../engine/model.ts";
-import { nextPingAt, statusAt } from "../engine/status.ts";
+import { assertNever, tagsOf } from "../engine/model.ts";
 import type { JsonValue } from "./py-json.ts";
 import { pyJson } from "./py-json.ts";
-import { formatAgo, formatDowntime, formatPeriod, isoSeconds, rfc2822, shortDate } from "./wording.ts";
+import { formatAgo, formatDowntime, formatPeriod, rfc2822, shortDate } from "./wording.ts";
+import { isoSeconds } from "../engine/iso-dates.ts";
+import { presentCheck } from "../host/check-json.ts";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -118,10 +119,6 @@ function reasonLong(reason: string): string {
   return "";
 }
 
-function tagList(tags: string): string[] {
-  return tags.split(" ").map((t) => t.trim()).filter((t) => t !== "");
-}
-
 /** "Success", "Failure", "Exit status N", "Start", "Log", "Ignored" (reference formatted_kind). */
 function pingKindLabel(ping: PingRecord, started: "Start" | "Started"): string {
   switch (ping.kind) {
@@ -144,27 +141,9 @@ function statusLine(facts: Facts): string | null {
 
 const URL_ENCODED = new Set(["$NOW", "$NAME_JSON", "$NAME", "$TAGS", "$JSON"]); // and every $TAGn
 
-/** The check's v3 read-write representation at `at` (reference Check.to_dict), for $JSON. */
-export function checkJson(check: Check, at: Millis, siteRoot: string): JsonValue {
-  const next = nextPingAt(check);
-  const base: Record<string, JsonValue> = {
-    name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, grace: Math.floor(check.graceMs / 1000),
-    n_pings: check.nPings, status: statusAt(check, at), started: check.lastStartAt !== null,
-    last_ping: check.lastPingAt === null ? null : isoSeconds(check.lastPingAt), next_ping: next === null ? null : isoSeconds(next),
-    manual_resume: check.manualResume, methods: check.methods,
-    subject: check.filterSubject ? check.successKw : "", subject_fail: check.filterSubject ? check.failureKw : "",
-    start_kw: check.startKw, success_kw: check.successKw, failure_kw: check.failureKw,
-    filter_subject: check.filterSubject, filter_body: check.filterBody, filter_http_body: check.filterHttpBody,
-    filter_default_fail: check.filterDefaultFail, badge_url: `${siteRoot}/b/2/${check.badgeKey}.svg`,
-  };
-  const seconds = check.lastDurationMs === null ? 0 : Math.floor(check.lastDurationMs / 1000);
-  if (seconds > 0) base.last_duration = seconds;
-  const apiUrl = `${siteRoot}/api/v3/checks/${check.uuid}`;
-  Object.assign(base, { uuid: check.uuid, ping_url: `${siteRoot}/ping/${check.uuid}`, update_url: apiUrl,
-    pause_url: `${apiUrl}/pause`, resume_url: `${apiUrl}/resume`, channels: [...check.channels].sort().join(",") });
-  if (check.kind === "simple") base.timeout = Math.floor(check.timeoutMs / 1000);
-  else Object.assign(base, { schedule: check.schedule, tz: check.tz });
-  return base;
+/** The check's v3 read-write representation at `at` (the API's shape), for $JSON and JSON webhooks. */
+function checkJson(check: Check, at: Millis, siteRoot: string): JsonValue {
+  return presentCheck(check, { at, siteRoot, readonly: false }) as JsonValue;
 }
 
 type Where = "url" | "headers" | "body";
@@ -179,7 +158,7 @@ function placeholders(facts: Facts, where: Where): [key: string, value: string][
   ];
   if (where === "body") list.push(["$BODY_JSON", pyJson(facts.body ?? "")], ["$BODY", facts.body ?? ""]);
   list.push(["$EXITSTATUS", String(ping?.exitStatus ?? -1)]);
-  tagList(check.tags).forEach((tag, i) => list.push([`$TAG${i + 1}`, tag]));
+  tagsOf(check.tags).forEach((tag, i) => list.push([`$TAG${i + 1}`, tag]));
   if (where !== "url") return list;
   return list.map(([key, value]) => [key, URL_ENCODED.has(key) || /^\$TAG\d/.test(key) ? pyQuote(value) : value]);
 }
@@ -262,7 +241,7 @@ function renderSlackalike(url: string, facts: Facts, flavour: "slack" | "discord
   const fixAsterisks = (s: string) => flavour === "slack" ? s.replaceAll("*", "\u034f*") : s.replaceAll("*", "\\*");
   if (check.desc) add("Description", check.desc, false);
   if (facts.projectName) add("Project", facts.projectName);
-  const tags = tagList(check.tags);
+  const tags = tagsOf(check.tags);
   if (tags.length > 0) add("Tags", tags.map((t) => `\`${t}\``).join(" "));
   if (check.kind === "simple") add("Period", formatPeriod(check.timeoutMs));
   else { add("Schedule", fixAsterisks(check.schedule)); add("Time Zone", check.tz); }
@@ -310,7 +289,7 @@ function renderNtfy(spec: NtfySpec, facts: Facts): HttpRequest | null {
   const first = statusLine(facts);
   if (first !== null) lines.push(first, "");
   if (facts.projectName) lines.push(`**Project:** ${facts.projectName}`);
-  const tags = tagList(check.tags);
+  const tags = tagsOf(check.tags);
   if (tags.length > 0) lines.push(`**Tags:** ${tags.join(", ")}`);
   if (check.kind === "simple") lines.push(`**Period:** ${formatPeriod(check.timeoutMs)}`);
   else lines.push(`**Schedule:** \`${check.schedule}\``, `**Time Zone:** ${check.tz}`);
@@ -349,7 +328,7 @@ function wordWrap(text: string, width: number): string {
 function renderEmail(address: string, facts: Facts): EmailMessage {
   const { check, ping, name, direction, opts } = facts;
   const link = cloakedUrl(check, opts.siteRoot);
-  const tags = tagList(check.tags);
+  const tags = tagsOf(check.tags);
   const details: [label: string, text: string][] = [];
   if (facts.projectName) details.push(["Project", facts.projectName]);
   if (tags.length > 0) details.push(["Tags", check.tags]);

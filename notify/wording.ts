@@ -62,11 +62,6 @@ function timeSince(seconds: number): string {
   return parts.join(", ");
 }
 
-/** Returns the instant as ISO 8601 to the second with "+00:00", e.g. "2020-01-01T01:00:00+00:00". */
-export function isoSeconds(at: Millis): string {
-  return new Date(Math.floor(at / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "+00:00");
-}
-
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 

@@ -1,8 +1,9 @@
 // Reads the import lines of every source file and fails on any import that breaks the layering
-// rules of STYLE.md: engine/ is pure, only persistence/ imports lmdb, http/ never touches the store.
+// rules: every import points down the layers, engine/ is pure, only persistence/ imports lmdb, the edges
+// never touch the store.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -27,37 +28,74 @@ function target(file: string, spec: string): string {
   return relative(ROOT, join(ROOT, file, "..", spec));
 }
 
+/**
+ * The layers, from the bottom up; every import points down (or stays in its folder). The edges (one layer,
+ * several folders) never import each other. Every top-level folder with sources must be listed here, so a
+ * new folder takes a place in the order before it can hold code.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["engine"], // the pure core: check model, status, transitions, schedules, Shard
+  ["persistence"], // the store: LMDB + msgpackr
+  ["host"], // shards in threads, the pool and directory, real time, the check's API JSON
+  ["http", "notify", "mail"], // the edges: API and pings, outbound notifications, inbound mail
+  ["app"], // process entry: configuration, start-up, the CLI, the shard worker
+];
+const OUTSIDE = new Set(["bench", "test", "bin", "node_modules", "dist", "docs", "contrib"]);
+const folderOf = (path: string) => path.split("/")[0];
+const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
+
 const rules: [string, (file: string, to: string, typeOnly: boolean) => string | null][] = [
-  ["engine core is pure: no node: modules, no packages, no host, persistence or http",
+  ["every import points down the layers (engine ← persistence ← host ← http, notify, mail ← app)",
     (file, to) => {
-      if (!file.startsWith("engine/") || file.startsWith("engine/host/")) return null;
+      if (!existsSync(join(ROOT, to))) return null; // a package
+      const from = folderOf(file), into = folderOf(to);
+      if (from === into) return null;
+      if (layerOf(into) === -1) return `${into}/ is not a layer`;
+      if (layerOf(into) > layerOf(from)) return "upward";
+      if (layerOf(into) === layerOf(from)) return "sideways between edges";
+      return null;
+    }],
+  ["engine core is pure: no node: modules, no packages",
+    (file, to) => {
+      if (!file.startsWith("engine/")) return null;
       if (to.startsWith("node:")) return "node module";
-      if (!to.startsWith("engine/") && !to.startsWith("bench/")) return "package";
-      if (to.startsWith("persistence/") || to.startsWith("http/")) return "outer layer";
-      if (to.startsWith("engine/host/")) return "host";
+      if (!to.startsWith("engine/")) return "package";
       return null;
     }],
   ["only persistence/ imports lmdb", (file, to) => (to === "lmdb" && !file.startsWith("persistence/") ? "lmdb" : null)],
-  ["persistence/ knows nothing of http/ or the host and imports only types from the engine",
+  ["persistence/ imports only types from the engine (and engine/model.ts)",
     (file, to, typeOnly) => {
       if (!file.startsWith("persistence/")) return null;
-      if (to.startsWith("http/") || to.startsWith("engine/host/")) return "outer layer";
       if (to.startsWith("engine/") && !typeOnly && to !== "engine/model.ts") return "engine code";
       return null;
     }],
-  ["http/ never imports persistence/ or lmdb", (file, to) => (file.startsWith("http/") && (to.startsWith("persistence/") || to === "lmdb") ? "store" : null)],
+  ["the edges never open the store: http/, notify/ and mail/ don't import persistence/ or lmdb",
+    (file, to) => (/^(http|notify|mail)\//.test(file) && (to.startsWith("persistence/") || to === "lmdb") ? "store" : null)],
 ];
 
-const files = ["engine", "persistence", "http", "notify", "mail"].flatMap((dir) => {
-  try { return sources(dir); } catch { return []; }
+const folders = readdirSync(ROOT).filter((name) => !name.startsWith(".") && !OUTSIDE.has(name) && statSync(join(ROOT, name)).isDirectory())
+  .filter((name) => sources(name).length > 0);
+const files = folders.flatMap((dir) => sources(dir));
+
+test("every folder with sources has a layer", () => {
+  assert.equal(folders.filter((folder) => layerOf(folder) === -1), []);
 });
 
 test("there are sources to check", () => {
   assert.ok(files.length > 10);
   assert.ok(files.includes("engine/shard.ts"));
-  const seen = imports("engine/host/pool.ts");
+  const seen = imports("host/pool.ts");
   assert.ok(seen.some((i) => i.spec === "node:crypto" && !i.typeOnly), "value imports are seen");
   assert.ok(seen.some((i) => i.spec === "./pool-api.ts" && i.typeOnly), "type imports are seen as such");
+});
+
+test("the layer rule refuses upward and sideways imports and allows downward ones", () => {
+  const [, layered] = rules[0];
+  assert.is(layered("host/pool.ts", "http/app.ts", false), "upward");
+  assert.is(layered("engine/shard.ts", "host/pool.ts", true), "upward");
+  assert.is(layered("notify/render.ts", "http/present.ts", false), "sideways between edges");
+  assert.is(layered("http/app.ts", "host/pool-api.ts", false), null);
+  assert.is(layered("app/main.ts", "http/app.ts", false), null);
 });
 
 for (const [name, rule] of rules) {
@@ -73,8 +111,8 @@ for (const [name, rule] of rules) {
   });
 }
 
-test("no Date.now(), argument-less new Date() or timers outside engine/host, bench and the front ends' edges", () => {
-  const offenders = files.filter((f) => f.startsWith("engine/") && !f.startsWith("engine/host/"))
+test("no Date.now(), argument-less new Date() or timers in the engine core", () => {
+  const offenders = files.filter((f) => f.startsWith("engine/"))
     .filter((f) => /Date\.now\(\)|new Date\(\)|setTimeout\(|setInterval\(/.test(readFileSync(join(ROOT, f), "utf8")));
   assert.equal(offenders, []);
 });

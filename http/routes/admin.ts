@@ -2,15 +2,16 @@
 // (CONTRACT.md "Admin API").
 // Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
 import type { H3, H3Event } from "h3";
-import { VirtualClock } from "../../engine/host/clock.ts";
+import { VirtualClock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
 import type { AppDeps } from "../app.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
-import type { JsonObject } from "../input.ts";
-import { channelInputOf, clockAdvanceOf, parseJsonObject, projectInputOf, pruneBeforeOf, readBodyBytes } from "../input.ts";
+import type { JsonObject } from "../body.ts";
+import { channelInputOf, clockAdvanceOf, projectInputOf, pruneBeforeOf } from "../admin-input.ts";
+import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "../present.ts";
 
 /** Registers the admin API routes on `app`. */

@@ -5,7 +5,7 @@ import { HTTPResponse } from "h3";
 import { timingSafeEqual } from "node:crypto";
 import type { Check, Millis } from "../../engine/model.ts";
 import { assertNever } from "../../engine/model.ts";
-import type { Pool } from "../../engine/host/pool-api.ts";
+import type { Pool } from "../../host/pool-api.ts";
 import { statusAt } from "../../engine/status.ts";
 import type { AppDeps } from "../app.ts";
 import { badgeSignature } from "../badge-urls.ts";

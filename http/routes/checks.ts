@@ -3,8 +3,8 @@
 // owner 403 → validation 400 → state 409 / limit 403.
 import type { H3, H3Event } from "h3";
 import type { Millis } from "../../engine/model.ts";
-import type { Clock } from "../../engine/host/clock.ts";
-import type { Caller, CheckRef } from "../../engine/host/pool-api.ts";
+import type { Clock } from "../../host/clock.ts";
+import type { Caller, CheckRef } from "../../host/pool-api.ts";
 import type { AppDeps } from "../app.ts";
 import { apiKeyOf, authorize, enforceRateLimit, RateLimiter } from "../auth.ts";
 import type { Reply } from "../endpoint.ts";
@@ -12,11 +12,11 @@ import { endpoint, json } from "../endpoint.ts";
 import { jsonResponse } from "../response.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
-import type { JsonObject } from "../input.ts";
-import {
-  checkQueryOf, checkRequestOf, flipQueryOf, isUniqueKey, isUuid, parseJsonObject, pingNumberOf, readBodyBytes,
-} from "../input.ts";
-import { presentBadges, presentChannel, presentCheck, presentFlip, presentPing } from "../present.ts";
+import type { JsonObject } from "../body.ts";
+import { checkQueryOf, checkRequestOf, flipQueryOf, isUniqueKey, isUuid, pingNumberOf } from "../input.ts";
+import { parseJsonObject, readBodyBytes } from "../body.ts";
+import { presentBadges, presentChannel, presentFlip, presentPing } from "../present.ts";
+import { presentCheck } from "../../host/check-json.ts";
 
 /** Registers the management API v3 routes on `app`. */
 export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; rateClock: Clock }): void {

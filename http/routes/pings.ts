@@ -7,7 +7,7 @@ import { HTTPError, HTTPResponse } from "h3";
 import type { Failure } from "../../engine/outcome.ts";
 import type { Millis, PingSignal, Project } from "../../engine/model.ts";
 import { LIMITS } from "../../engine/model.ts";
-import type { PingTarget, Pool } from "../../engine/host/pool-api.ts";
+import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import type { AppDeps } from "../app.ts";
 
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { CheckDirectory, formatUuid, packChecks, parseUuid } from "../../engine/host/check-directory.ts";
+import { CheckDirectory, formatUuid, packChecks, parseUuid } from "../../host/check-directory.ts";
 
 test("parseUuid accepts exactly the canonical form; formatUuid gives it back", () => {
   const words = new Uint32Array(4);

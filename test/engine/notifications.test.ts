@@ -2,9 +2,9 @@
 // receivers (HTTP and SMTP), on a virtual clock and a real LMDB store.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { Pool, PingCommand } from "../../engine/host/pool-api.ts";
-import { createInProcessPool } from "../../engine/host/pool.ts";
-import type { PoolOptions } from "../../engine/host/pool.ts";
+import type { Pool, PingCommand } from "../../host/pool-api.ts";
+import { createInProcessPool } from "../../app/pools.ts";
+import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import type { Captured } from "../notify/receivers.ts";
 import { httpReceiver, smtpReceiver } from "../notify/receivers.ts";

@@ -1,11 +1,11 @@
 // One contract suite, run against both pool implementations: in-process shards and worker threads.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { Pool, PingCommand, PingTarget } from "../../engine/host/pool-api.ts";
-import { createInProcessPool, createWorkerPool } from "../../engine/host/pool.ts";
-import type { PoolOptions } from "../../engine/host/pool.ts";
+import type { Pool, PingCommand, PingTarget } from "../../host/pool-api.ts";
+import { createInProcessPool, createWorkerPool } from "../../app/pools.ts";
+import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
-import { presentCheck } from "../../http/present.ts";
+import { presentCheck } from "../../host/check-json.ts";
 import { tempDir } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);

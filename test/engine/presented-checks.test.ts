@@ -1,10 +1,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { PresentedChecks } from "../../engine/host/presented-checks.ts";
+import { PresentedChecks } from "../../host/presented-checks.ts";
 import type { Check } from "../../engine/model.ts";
 import { DAY, HOUR } from "../../engine/model.ts";
-import type { CheckView } from "../../http/present.ts";
-import { presentCheck } from "../../http/present.ts";
+import type { CheckView } from "../../host/check-json.ts";
+import { presentCheck } from "../../host/check-json.ts";
 import { check } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);

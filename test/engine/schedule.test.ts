@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { canonicalZone, guessKind, nextAfter, validateSchedule } from "../../engine/schedule.ts";
+import { canonicalZone } from "../../engine/zones.ts";
+import { guessKind, nextAfter, validateSchedule } from "../../engine/schedule.ts";
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().replace(".000Z", "Z"));

@@ -3,7 +3,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { H3 } from "h3";
-import type { PingCommand } from "../../engine/host/pool-api.ts";
+import type { PingCommand } from "../../host/pool-api.ts";
 import type { Check, Project, Status } from "../../engine/model.ts";
 import { DAY, MINUTE } from "../../engine/model.ts";
 import { badgeSignature } from "../../http/badge-urls.ts";

@@ -2,7 +2,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { MINUTE, SECOND } from "../../engine/model.ts";
-import { uniqueKeyOf } from "../../engine/host/unique-key.ts";
+import { uniqueKeyOf } from "../../host/unique-key.ts";
 import type { Api } from "./harness.ts";
 import { SITE, T0, withApi } from "./harness.ts";
 

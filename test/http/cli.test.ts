@@ -4,10 +4,10 @@ import { createServer as createHttpServer } from "node:http";
 import { toNodeHandler } from "h3/node";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { Pool } from "../../engine/host/pool-api.ts";
-import { createInProcessPool } from "../../engine/host/pool.ts";
+import type { Pool } from "../../host/pool-api.ts";
+import { createInProcessPool } from "../../app/pools.ts";
 import { HOUR, MINUTE } from "../../engine/model.ts";
-import { runCli } from "../../http/cli.ts";
+import { runCli } from "../../app/cli.ts";
 import { closedPort, tempDir } from "../helpers.ts";
 import { ADMIN_TOKEN, withApi } from "./harness.ts";
 
@@ -92,5 +92,47 @@ test("with --url, outbox and channel list print exactly what the admin API answe
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }));
+
+test("a misspelt or foreign option is a usage error (exit 2), never ignored; nothing is written", async () => {
+  const dir = tempDir();
+  try {
+    const env = { DATA_DIR: dir.path };
+    const errors: string[] = [];
+    const error = console.error;
+    console.error = (text: string) => errors.push(text);
+    try {
+      assert.is(await runCli(["project", "create", "--name", "ops", "--check-limt", "5"], env), 2);
+      assert.is(await runCli(["project", "list", "--before", "2026-01-01"], env), 2);
+      assert.is(await runCli(["outbox", "stray"], env), 2);
+    } finally {
+      console.error = error;
+    }
+    assert.match(errors[0], /check-limt/);
+    assert.match(errors[1], /project list takes no --before/);
+    const listed = await cli(["project", "list"], env);
+    assert.equal(listed, { status: 0, json: { projects: [] } });
+  } finally {
+    dir.remove();
+  }
+});
+
+test("without --url, project create and list answer as the admin API does (201 shape), on DATA_DIR", async () => {
+  const dir = tempDir();
+  try {
+    const env = { DATA_DIR: dir.path };
+    const made = await cli(["project", "create", "--name", "ops", "--check-limit", "5"], env);
+    assert.is(made.status, 0);
+    const project = made.json as Json;
+    assert.equal(Object.keys(project).sort(), ["api_key", "api_key_readonly", "check_limit", "id", "name", "ping_body_limit", "ping_key", "ping_log_limit"]);
+    assert.is(project.check_limit, 5);
+    const listed = await cli(["project", "list"], env);
+    assert.equal(listed, { status: 0, json: { projects: [project] } });
+    const bad = await cli(["project", "create", "--name", "x".repeat(200)], env);
+    assert.is(bad.status, 1);
+    assert.match(String((bad.json as Json).error), /name/);
+  } finally {
+    dir.remove();
+  }
+});
 
 test.run();

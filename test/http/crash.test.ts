@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../helpers.ts";
 
-const MAIN = fileURLToPath(new URL("../../http/main.js", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../app/main.js", import.meta.url));
 const TOKEN = "crash-test-admin-token-0123456789";
 const CLIENTS = 48;
 const CHECKS = 12;

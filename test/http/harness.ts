@@ -3,15 +3,15 @@
 import * as assert from "uvu/assert";
 import { H3 } from "h3";
 import type { HTTPError } from "h3";
-import type { Clock } from "../../engine/host/clock.ts";
-import { VirtualClock } from "../../engine/host/clock.ts";
-import type { PingCommand, Pool } from "../../engine/host/pool-api.ts";
-import { createInProcessPool } from "../../engine/host/pool.ts";
+import type { Clock } from "../../host/clock.ts";
+import { VirtualClock } from "../../host/clock.ts";
+import type { PingCommand, Pool } from "../../host/pool-api.ts";
+import { createInProcessPool } from "../../app/pools.ts";
 import type { Millis, Project } from "../../engine/model.ts";
 import type { AppDeps } from "../../http/app.ts";
 import { createApp } from "../../http/app.ts";
-import type { Config } from "../../http/config.ts";
-import { finishConfig, readSettings } from "../../http/config.ts";
+import type { Config } from "../../app/config.ts";
+import { finishConfig, readSettings } from "../../app/config.ts";
 import { tempDir } from "../helpers.ts";
 
 export const T0: Millis = Date.UTC(2026, 0, 15, 12, 0, 0); // a Thursday, mid-month

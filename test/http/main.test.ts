@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../helpers.ts";
 
-const MAIN = fileURLToPath(new URL("../../http/main.js", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../app/main.js", import.meta.url));
 const BIN = fileURLToPath(new URL("../../../bin/hcd.mjs", import.meta.url));
 const TOKEN = "main-test-admin-token-0123456789";
 

@@ -6,7 +6,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { OutboxEntry } from "../../engine/changes.ts";
 import { HOUR, SECOND } from "../../engine/model.ts";
-import { GAVE_UP_AT } from "../../notify/deliverer.ts";
+import { GAVE_UP_AT } from "../../engine/changes.ts";
 import { presentChannelStates, presentOutbox } from "../../http/present.ts";
 import { channel, check, closedPort, flip } from "../helpers.ts";
 import type { Api } from "./harness.ts";

@@ -7,12 +7,15 @@ import { fail, ok } from "../../engine/outcome.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import { apiKeyOf, authorizeAdmin, RateLimiter } from "../../http/auth.ts";
 import { badgeSignature, badgeStatesOf } from "../../http/badge-urls.ts";
-import { ConfigError, finishConfig, loadAdminToken, readSettings } from "../../http/config.ts";
+import { ConfigError, finishConfig, loadAdminToken, readSettings } from "../../app/config.ts";
 import { renderError, statusOf, unwrap } from "../../http/errors.ts";
-import {
-  channelsOf, checkQueryOf, checkRequestOf, flipQueryOf, parseJsonObject, readBodyBytes, retentionStartAt,
-} from "../../http/input.ts";
-import { isoMicros, isoSeconds, presentCheck, presentFlip, presentPing, tagsOf } from "../../http/present.ts";
+import { channelsOf, checkQueryOf, checkRequestOf, flipQueryOf } from "../../http/input.ts";
+import { parseJsonObject, readBodyBytes } from "../../http/body.ts";
+import { retentionStartAt } from "../../http/admin-input.ts";
+import { presentFlip, presentPing } from "../../http/present.ts";
+import { isoMicros, isoSeconds } from "../../engine/iso-dates.ts";
+import { tagsOf } from "../../engine/model.ts";
+import { presentCheck } from "../../host/check-json.ts";
 import { check, flip, ping, tempDir } from "../helpers.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);

@@ -6,7 +6,8 @@ import { isPrivateAddress } from "../../notify/private-ip.ts";
 import { pyJson } from "../../notify/py-json.ts";
 import type { Delivery, HttpRequest } from "../../notify/render.ts";
 import { cloakedUrl, isPermanentResponse, ntfyTarget, pyQuote, render, substitute } from "../../notify/render.ts";
-import { formatAgo, formatDowntime, formatPeriod, isoSeconds } from "../../notify/wording.ts";
+import { formatAgo, formatDowntime, formatPeriod } from "../../notify/wording.ts";
+import { isoSeconds } from "../../engine/iso-dates.ts";
 import { channel, check, ping } from "../helpers.ts";
 import { outboxEntry } from "./memory-outbox.ts";
 

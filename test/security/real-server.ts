@@ -1,4 +1,4 @@
-// The real server as a child process (`node dist/http/main.js`), for the security and stress suites:
+// The real server as a child process (`node dist/app/main.js`), for the security and stress suites:
 // start/stop, admin and API calls, raw sockets for what fetch cannot send, the process's RSS, a seeded
 // generator, and a full API dump of a project for before/after comparisons.
 import { spawn } from "node:child_process";
@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 
-export const MAIN = fileURLToPath(new URL("../../http/main.js", import.meta.url));
+export const MAIN = fileURLToPath(new URL("../../app/main.js", import.meta.url));
 
 export type RealServer = {
   readonly child: ChildProcess;

@@ -39,18 +39,18 @@ test("API keys (192 bits) and ping keys (128 bits) are base64url, unique over 15
 });
 
 test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), never Math.random", () => {
-  const pool = source("engine/host/pool.ts");
+  const pool = source("host/pool.ts");
   assert.match(pool, /apiKey: secret\(24\), apiKeyReadonly: secret\(24\), pingKey: secret\(16\)/);
   assert.match(pool, /function secret\(bytes: number\): string \{\s*return randomBytes\(bytes\)\.toString\("base64url"\);/);
   assert.match(pool, /badgeKey: randomUUID\(\)/);
-  assert.match(source("http/config.ts"), /const token = randomBytes\(32\)\.toString\("base64url"\);/);
-  for (const file of ["engine/host/pool.ts", "http/config.ts", "http/auth.ts", "engine/host/shard-setup.ts"]) {
+  assert.match(source("app/config.ts"), /const token = randomBytes\(32\)\.toString\("base64url"\);/);
+  for (const file of ["host/pool.ts", "app/config.ts", "http/auth.ts", "app/shard-setup.ts"]) {
     assert.not.match(source(file), /Math\.random/, file);
   }
 });
 
 test("API keys, the admin token and badge signatures are compared with timingSafeEqual", () => {
-  const pool = source("engine/host/pool.ts");
+  const pool = source("host/pool.ts");
   const authenticate = /authenticate\(apiKey: string\): Caller \| null \{[\s\S]*?\n {2}\}/.exec(pool)?.[0] ?? "";
   assert.match(authenticate, /timingSafeEqual\(a, b\)/, "pool.authenticate compares the stored key in constant time");
   assert.match(authenticate, /this\.#apiKeys\.get\(digest\(apiKey\)\)/, "the directory is looked up by a digest, not the key itself");

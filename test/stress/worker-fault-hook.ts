@@ -1,4 +1,4 @@
-// Test-only fault injection, loaded with `node --import <this file> dist/http/main.js` (never by the
+// Test-only fault injection, loaded with `node --import <this file> dist/app/main.js` (never by the
 // server itself): on SIGUSR2 the main thread makes shard worker 0 fail, as HCD_TEST_FAULT says:
 //   throw     — the worker throws an uncaught error (the Worker's "error" event)
 //   exit      — the worker calls process.exit(3) (its "exit" event)

@@ -5,10 +5,10 @@
 // of the shard's time per list. The JSON is kept as UTF-8 bytes: a list is then one copy of cached
 // bytes, which moves to the HTTP thread and reaches the socket with no string join, no serialisation of
 // an 866 KB string and no encode (measured over HTTP at idle: a list of 1,000 took 8-10 ms, now 3.3-4.3).
-import type { Check } from "../model.ts";
-import { statusAt } from "../status.ts";
-import type { CheckView } from "../../http/present.ts";
-import { presentCheck } from "../../http/present.ts";
+import type { Check } from "../engine/model.ts";
+import { statusAt } from "../engine/status.ts";
+import type { CheckView } from "./check-json.ts";
+import { presentCheck } from "./check-json.ts";
 
 const MAX_ENTRIES = 5_000; // about 4-5 MB of JSON per shard at most (a few lists of 1,000); the oldest go first
 

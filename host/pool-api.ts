@@ -1,14 +1,14 @@
 // The pool as the front ends (HTTP, SMTP, CLI) see it. Two implementations keep this contract:
 // the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
-import type { CheckView } from "../../http/present.ts";
+import type { CheckView } from "./check-json.ts";
 import type {
   Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField,
-} from "../model.ts";
-import type { Outcome } from "../outcome.ts";
-import type { OutboxEntry } from "../changes.ts";
-import type { CheckQuery, PingCommand } from "../commands.ts";
+} from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import type { OutboxEntry } from "../engine/changes.ts";
+import type { CheckQuery, PingCommand } from "../engine/commands.ts";
 
-export type { CheckQuery, PingCommand, PingTarget } from "../commands.ts";
+export type { CheckQuery, PingCommand, PingTarget } from "../engine/commands.ts";
 
 export type ProjectInput = {
   readonly name: string;

@@ -1,23 +1,16 @@
 // The pool: routes each request to the shard owning its project, keeps the key/uuid directory on the
 // main thread, and batches the pings of one event-loop turn into one call per shard.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
-import { wrap } from "comlink";
-import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../model.ts";
-import type { Outcome } from "../outcome.ts";
-import { fail, ok } from "../outcome.ts";
-import type { ShardPingResult } from "../shard.ts";
+import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import { fail, ok } from "../engine/outcome.ts";
+import type { ShardPingResult } from "../engine/shard.ts";
 import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, ProjectInput } from "./pool-api.ts";
-import type { OutboxEntry } from "../changes.ts";
-import type { CheckView } from "../../http/present.ts";
-import { openStore } from "../../persistence/store.ts";
+import type { OutboxEntry } from "../engine/changes.ts";
+import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
 import { CheckDirectory } from "./check-directory.ts";
 import type { ShardHost } from "./shard-host.ts";
-import { openShardHost } from "./shard-setup.ts";
-import type { ShardSetup } from "./shard-setup.ts";
 
 /** The shard operations the pool calls; every one answers asynchronously (a worker hop or not). */
 type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
@@ -26,18 +19,12 @@ type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck"
 type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 export type ShardHandle = Async<Pick<ShardHost, ShardMethods>>;
 
-export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
-  readonly shards: number;
-  /** The instant to start at (the clock's now). */
-  readonly startAt: Millis;
-};
-
 type Queued = { command: PingCommand; projectId: string; resolve: (r: Outcome<PingResult>) => void; reject: (e: unknown) => void };
 
 /** Returns a key's digest: the directory is looked up by digest, so lookups leak nothing about keys. */
 const digest = (key: string) => createHash("sha256").update(key).digest("base64");
 
-class ShardedPool implements Pool {
+export class ShardedPool implements Pool {
   readonly #shards: ShardHandle[];
   readonly #onClose: () => Promise<void>;
   readonly #projects = new Map<string, Project>();
@@ -299,69 +286,4 @@ class ShardedPool implements Pool {
 /** Returns a random URL-safe secret of `bytes` random bytes (CSPRNG). */
 function secret(bytes: number): string {
   return randomBytes(bytes).toString("base64url");
-}
-
-/** Starts a pool whose shards live in this thread (tests; the same ShardHost code as the workers). */
-export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
-  const hosts = await openHosts(options);
-  const handles = hosts.map((host) => inProcessHandle(host));
-  const pool = new ShardedPool(handles, async () => {});
-  await pool.init();
-  return pool;
-}
-
-async function openHosts(options: PoolOptions): Promise<ShardHost[]> {
-  const hosts: ShardHost[] = [];
-  for (let index = 0; index < options.shards; index++) {
-    hosts.push(await openShardHost({ ...options, index, count: options.shards, startAt: options.startAt }));
-  }
-  return hosts;
-}
-
-function inProcessHandle(host: ShardHost): ShardHandle {
-  return new Proxy({} as ShardHandle, {
-    get: (_target, name: string) => name === "then" ? undefined : async (...args: unknown[]) => {
-      const method = (host as unknown as Record<string, (...a: unknown[]) => unknown>)[name];
-      return method.apply(host, args);
-    },
-  });
-}
-
-/** Starts SHARDS worker threads, each owning its projects; a crashed worker stops the process loudly. */
-export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
-  // Replay what a crash left in the journal once, here, before the shards open the store together.
-  await (await openStore(options.dataDir, { durability: options.durability })).close();
-  const script = fileURLToPath(new URL("./shard.worker.js", import.meta.url));
-  const workers: Worker[] = [];
-  const handles: ShardHandle[] = [];
-  let started = false;
-  let failStart: (error: Error) => void = () => {};
-  const startFailed = new Promise<never>((_resolve, reject) => { failStart = reject; });
-  startFailed.catch(() => {}); // observed through the race below
-  for (let index = 0; index < options.shards; index++) {
-    const setup: ShardSetup = { ...options, index, count: options.shards, startAt: options.startAt };
-    const worker = new Worker(script, { workerData: setup });
-    const crashed = (why: string) => {
-      if (!started) return failStart(new Error(`shard ${index} failed to start: ${why}`));
-      console.error(`hcd: shard ${index} crashed: ${why}`);
-      process.exit(70); // loudly, for a supervisor to restart: the store holds every acknowledged write
-    };
-    worker.on("error", (error) => crashed(error instanceof Error ? error.message : String(error)));
-    worker.on("exit", (code) => crashed(`exited with code ${code}`));
-    workers.push(worker);
-    handles.push(wrap(nodeEndpoint(worker)) as unknown as ShardHandle);
-  }
-  const pool = new ShardedPool(handles, async () => {
-    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
-    await Promise.all(workers.map((w) => w.terminate()));
-  });
-  try {
-    await Promise.race([pool.init(), startFailed]);
-  } catch (error) {
-    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
-    await Promise.all(workers.map((w) => w.terminate()));
-    throw error;
-  }
-  started = true;
-  return pool;
 }

@@ -4,14 +4,14 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3/node";
-import type { Clock } from "../engine/host/clock.ts";
-import { systemClock, VirtualClock } from "../engine/host/clock.ts";
-import type { Pool } from "../engine/host/pool-api.ts";
-import { createWorkerPool } from "../engine/host/pool.ts";
+import type { Clock } from "../host/clock.ts";
+import { systemClock, VirtualClock } from "../host/clock.ts";
+import type { Pool } from "../host/pool-api.ts";
+import { createWorkerPool } from "./pools.ts";
 import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
-import { createApp } from "./app.ts";
-import { pingListener } from "./routes/pings.ts";
+import { createApp } from "../http/app.ts";
+import { pingListener } from "../http/routes/pings.ts";
 import { ConfigError, finishConfig, loadAdminToken, readSettings } from "./config.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { isHttpUrl } from "../http/admin-input.ts";
 
 export const DURABILITIES = ["flush", "commit"] as const;
 export type Durability = (typeof DURABILITIES)[number];
@@ -131,14 +132,4 @@ export function loadAdminToken(settings: Settings): { token: string; generated: 
 /** Returns the finished Config; SITE_ROOT defaults to http://localhost:<the port actually bound>. */
 export function finishConfig(settings: Settings, opts: { adminToken: string; boundPort: number }): Config {
   return { ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken };
-}
-
-/** Returns true for an absolute http: or https: URL. */
-export function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
-  } catch {
-    return false;
-  }
 }

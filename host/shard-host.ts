@@ -1,20 +1,20 @@
 // ShardHost: one Shard, its store, and (optionally) its notification deliverer. Every command is
 // applied to the shard at once, and its promise resolves only when what it changed is committed.
 // Runs inside a worker thread (production) or in-process (tests) with the same code.
-import type { Changes, OutboxEntry } from "../changes.ts";
-import { isEmpty } from "../changes.ts";
-import { pingDurations } from "../durations.ts";
-import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../model.ts";
-import { LIMITS } from "../model.ts";
-import type { Outcome } from "../outcome.ts";
-import { fail, ok } from "../outcome.ts";
-import type { ShardPingResult } from "../shard.ts";
-import { Shard } from "../shard.ts";
+import type { Changes, OutboxEntry } from "../engine/changes.ts";
+import { isEmpty } from "../engine/changes.ts";
+import { pingDurations } from "../engine/durations.ts";
+import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
+import { LIMITS } from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import { fail, ok } from "../engine/outcome.ts";
+import type { ShardPingResult } from "../engine/shard.ts";
+import { Shard } from "../engine/shard.ts";
 import type { CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
-import type { Store } from "../../persistence/store.ts";
-import { openStore } from "../../persistence/store.ts";
+import type { Store } from "../persistence/store.ts";
+import { openStore } from "../persistence/store.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
-import type { CheckView } from "../../http/present.ts";
+import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";

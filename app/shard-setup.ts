@@ -1,10 +1,10 @@
 // Builds a ShardHost the same way in a worker thread and in-process: store, deadlines timer, deliverer.
 import { randomUUID } from "node:crypto";
-import type { Millis } from "../model.ts";
-import type { OutboxEntry } from "../changes.ts";
-import { Deliverer } from "../../notify/deliverer.ts";
-import { shardOf } from "./routing.ts";
-import { ShardHost } from "./shard-host.ts";
+import type { Millis } from "../engine/model.ts";
+import type { OutboxEntry } from "../engine/changes.ts";
+import { Deliverer } from "../notify/deliverer.ts";
+import { shardOf } from "../host/routing.ts";
+import { ShardHost } from "../host/shard-host.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
 export type ShardSetup = {

@@ -1,5 +1,5 @@
 // The only code that reads real time. Everything else receives `at` from its caller.
-import type { Millis } from "../model.ts";
+import type { Millis } from "../engine/model.ts";
 
 export type Clock = { readonly kind: "real" | "virtual"; now(): Millis };
 

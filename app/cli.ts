@@ -1,0 +1,215 @@
+// `hcd`: the admin operations from the command line, printing the admin API's JSON.
+// Two ways to reach the data:
+//   - with --url (or HCD_URL): through the running server's admin API (token: --token, ADMIN_TOKEN,
+//     or DATA_DIR/admin-token). Use this whenever the server is running: it owns the data while it runs.
+//   - without: directly on DATA_DIR through an in-process pool, for when the server is stopped.
+// Both paths send the same admin API request to the same app (over HTTP, or in-process), so they
+// validate and answer alike.
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { systemClock } from "../host/clock.ts";
+import { createApp } from "../http/app.ts";
+import type { JsonObject } from "../http/body.ts";
+import { ConfigError, readSettings } from "./config.ts";
+import type { Settings } from "./config.ts";
+import { createInProcessPool } from "./pools.ts";
+
+const HELP = `hcd: admin commands for the hcd monitoring service
+
+Usage:
+  hcd project create --name NAME [--check-limit N] [--ping-log-limit N] [--ping-body-limit BYTES]
+  hcd project list
+  hcd channel add --project ID --kind email|webhook|slack|discord|ntfy --value VALUE [--name NAME]
+        VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
+  hcd channel list --project ID
+        the project's channels with their delivery state: pending, failed (given up), last_error
+  hcd outbox
+        every notification not yet delivered: attempts, next_attempt, last_error, given_up
+  hcd prune [--before ISO-8601]
+        removes flips older than --before (default: the start of the month two months back)
+  hcd --help
+
+Where the data is:
+  --url URL      the running server (or HCD_URL); the change goes through its admin API
+  --token TOKEN  its admin token (or ADMIN_TOKEN, else DATA_DIR/admin-token)
+  without --url  DATA_DIR (default ./data) is opened directly: only while the server is stopped
+
+Every command prints the admin API's JSON. Exit status: 0 ok, 1 refused or failed, 2 usage error.`;
+
+type Args = { readonly words: readonly string[]; readonly options: Readonly<Record<string, string | undefined>> };
+
+class UsageError extends Error {}
+
+/** Options every command takes: where the data is. */
+const COMMON_OPTIONS = ["url", "token"] as const;
+
+/** Each command's own options; a misspelt or foreign option is a usage error, never ignored. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  "project create": ["name", "check-limit", "ping-log-limit", "ping-body-limit"],
+  "project list": [],
+  "channel add": ["project", "kind", "value", "name"],
+  "channel list": ["project"],
+  "outbox": [],
+  "prune": ["before"],
+};
+
+/** Returns the command words and options of argv (node:util's parseArgs, strict). */
+function argsOf(argv: readonly string[]): Args | "help" {
+  const known = new Set<string>([...COMMON_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat()]);
+  const options = Object.fromEntries([...known].map((name) => [name, { type: "string" as const }]));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.values.help === true) return "help";
+  const { help: _help, ...values } = parsed.values;
+  return { words: parsed.positionals, options: values as Record<string, string | undefined> };
+}
+
+/** One admin operation: the admin API request that performs it. */
+type Operation = { readonly method: "GET" | "POST"; readonly path: string; readonly body?: JsonObject };
+
+function operationOf(args: Args): Operation {
+  const [noun, verb, ...rest] = args.words;
+  const command = [noun, verb].filter((w) => w !== undefined).join(" ");
+  const allowed = COMMAND_OPTIONS[command];
+  if (allowed === undefined) throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
+  if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+  for (const [name, value] of Object.entries(args.options)) {
+    if (value !== undefined && !allowed.includes(name) && !(COMMON_OPTIONS as readonly string[]).includes(name)) {
+      throw new UsageError(`${command} takes no --${name}`);
+    }
+  }
+  const opt = (name: string) => args.options[name];
+  const int = (name: string): number | undefined => {
+    const raw = opt(name);
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a non-negative integer`);
+    return Number(raw);
+  };
+  const project = () => {
+    const id = opt("project");
+    if (id === undefined) throw new UsageError(`${command} needs --project`);
+    return `/admin/v1/projects/${encodeURIComponent(id)}/channels`;
+  };
+  switch (command) {
+    case "project create": {
+      const body: Record<string, unknown> = { name: opt("name") };
+      for (const [flag, field] of [["check-limit", "check_limit"], ["ping-log-limit", "ping_log_limit"], ["ping-body-limit", "ping_body_limit"]]) {
+        const value = int(flag);
+        if (value !== undefined) body[field] = value;
+      }
+      if (body.name === undefined) throw new UsageError("project create needs --name");
+      return { method: "POST", path: "/admin/v1/projects", body };
+    }
+    case "project list":
+      return { method: "GET", path: "/admin/v1/projects" };
+    case "channel add": {
+      const raw = opt("value");
+      if (opt("kind") === undefined || raw === undefined) throw new UsageError("channel add needs --project, --kind and --value");
+      const body: Record<string, unknown> = { kind: opt("kind"), value: valueOf(raw) };
+      if (opt("name") !== undefined) body.name = opt("name");
+      return { method: "POST", path: project(), body };
+    }
+    case "channel list":
+      return { method: "GET", path: project() };
+    case "outbox":
+      return { method: "GET", path: "/admin/v1/outbox" };
+    default: { // prune
+      const body: Record<string, unknown> = {};
+      if (opt("before") !== undefined) body.before = opt("before");
+      return { method: "POST", path: "/admin/v1/prune", body };
+    }
+  }
+}
+
+/** A --value that parses as a JSON object or string is taken as JSON; anything else is the string itself. */
+function valueOf(raw: string): unknown {
+  if (!/^\s*[{"]/.test(raw)) return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Answers an operation through the running server's admin API. */
+async function overHttp(op: Operation, url: string, token: string): Promise<{ status: number; json: unknown }> {
+  return answerOf(await fetch(new URL(op.path, url.endsWith("/") ? url : url + "/"), requestInit(op, token)));
+}
+
+/**
+ * Answers an operation on a stopped server's DATA_DIR: the same admin API, served in-process by the same
+ * app over an in-process pool, so both paths validate and answer alike. The pool applies no deadlines and
+ * sends no notifications (passive): the server does that when it next starts. Commands carry the real time.
+ */
+async function direct(op: Operation, settings: Settings): Promise<{ status: number; json: unknown }> {
+  const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
+  const pool = await createInProcessPool({
+    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
+    notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
+  });
+  try {
+    const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
+    const app = createApp({ pool, clock: systemClock,
+      config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain } });
+    return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
+  } finally {
+    await pool.close();
+  }
+}
+
+function requestInit(op: Operation, token: string): RequestInit {
+  return {
+    method: op.method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: op.body === undefined ? undefined : JSON.stringify(op.body),
+  };
+}
+
+async function answerOf(res: Response): Promise<{ status: number; json: unknown }> {
+  const text = await res.text();
+  try {
+    return { status: res.status, json: JSON.parse(text) };
+  } catch {
+    return { status: res.status, json: { error: text } };
+  }
+}
+
+function adminTokenOf(args: Args, settings: Settings): string {
+  const token = args.options.token ?? settings.adminToken;
+  if (token !== undefined && token !== null) return token;
+  try {
+    return readFileSync(join(settings.dataDir, "admin-token"), "utf8").trim();
+  } catch {
+    throw new UsageError("no admin token: pass --token or set ADMIN_TOKEN");
+  }
+}
+
+/** Runs the CLI on argv; returns the exit status. */
+export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  try {
+    const args = argsOf(argv);
+    if (args === "help" || args.words.length === 0) {
+      console.log(HELP);
+      return args === "help" ? 0 : 2;
+    }
+    const op = operationOf(args);
+    const settings = readSettings(env);
+    const url = args.options.url ?? env.HCD_URL;
+    const answer = url ? await overHttp(op, url, adminTokenOf(args, settings)) : await direct(op, settings);
+    console.log(JSON.stringify(answer.json, null, 2));
+    return answer.status < 400 ? 0 : 1;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`hcd: ${error.message}\n\n${HELP}`);
+      return 2;
+    }
+    console.error(`hcd: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

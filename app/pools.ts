@@ -1,0 +1,85 @@
+// Starting a pool: its shards in this thread (tests, the CLI on a stopped DATA_DIR) or on worker threads
+// (the server), each built by openShardHost.
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { wrap } from "comlink";
+import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
+import type { Millis } from "../engine/model.ts";
+import type { Pool } from "../host/pool-api.ts";
+import type { ShardHandle } from "../host/pool.ts";
+import { ShardedPool } from "../host/pool.ts";
+import type { ShardHost } from "../host/shard-host.ts";
+import { openStore } from "../persistence/store.ts";
+import { openShardHost } from "./shard-setup.ts";
+import type { ShardSetup } from "./shard-setup.ts";
+
+export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
+  readonly shards: number;
+  /** The instant to start at (the clock's now). */
+  readonly startAt: Millis;
+};
+
+/** Starts a pool whose shards live in this thread (tests; the same ShardHost code as the workers). */
+export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
+  const hosts = await openHosts(options);
+  const handles = hosts.map((host) => inProcessHandle(host));
+  const pool = new ShardedPool(handles, async () => {});
+  await pool.init();
+  return pool;
+}
+
+async function openHosts(options: PoolOptions): Promise<ShardHost[]> {
+  const hosts: ShardHost[] = [];
+  for (let index = 0; index < options.shards; index++) {
+    hosts.push(await openShardHost({ ...options, index, count: options.shards, startAt: options.startAt }));
+  }
+  return hosts;
+}
+
+function inProcessHandle(host: ShardHost): ShardHandle {
+  return new Proxy({} as ShardHandle, {
+    get: (_target, name: string) => name === "then" ? undefined : async (...args: unknown[]) => {
+      const method = (host as unknown as Record<string, (...a: unknown[]) => unknown>)[name];
+      return method.apply(host, args);
+    },
+  });
+}
+
+/** Starts SHARDS worker threads, each owning its projects; a crashed worker stops the process loudly. */
+export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
+  // Replay what a crash left in the journal once, here, before the shards open the store together.
+  await (await openStore(options.dataDir, { durability: options.durability })).close();
+  const script = fileURLToPath(new URL("./shard.worker.js", import.meta.url));
+  const workers: Worker[] = [];
+  const handles: ShardHandle[] = [];
+  let started = false;
+  let failStart: (error: Error) => void = () => {};
+  const startFailed = new Promise<never>((_resolve, reject) => { failStart = reject; });
+  startFailed.catch(() => {}); // observed through the race below
+  for (let index = 0; index < options.shards; index++) {
+    const setup: ShardSetup = { ...options, index, count: options.shards, startAt: options.startAt };
+    const worker = new Worker(script, { workerData: setup });
+    const crashed = (why: string) => {
+      if (!started) return failStart(new Error(`shard ${index} failed to start: ${why}`));
+      console.error(`hcd: shard ${index} crashed: ${why}`);
+      process.exit(70); // loudly, for a supervisor to restart: the store holds every acknowledged write
+    };
+    worker.on("error", (error) => crashed(error instanceof Error ? error.message : String(error)));
+    worker.on("exit", (code) => crashed(`exited with code ${code}`));
+    workers.push(worker);
+    handles.push(wrap(nodeEndpoint(worker)) as unknown as ShardHandle);
+  }
+  const pool = new ShardedPool(handles, async () => {
+    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
+    await Promise.all(workers.map((w) => w.terminate()));
+  });
+  try {
+    await Promise.race([pool.init(), startFailed]);
+  } catch (error) {
+    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
+    await Promise.all(workers.map((w) => w.terminate()));
+    throw error;
+  }
+  started = true;
+  return pool;
+}

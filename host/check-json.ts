@@ -1,0 +1,66 @@
+// The check's API JSON shape (reference Check.to_dict, research/healthchecks-api.md §7): one home for the
+// API's answers, the host's cache of presented checks and the webhook's $JSON.
+import type { Check, Millis } from "../engine/model.ts";
+import { SECOND } from "../engine/model.ts";
+import { isoSeconds } from "../engine/iso-dates.ts";
+import { nextPingAt, statusAt } from "../engine/status.ts";
+import { uniqueKeyOf } from "./unique-key.ts";
+
+export type CheckView = {
+  readonly at: Millis;
+  readonly siteRoot: string;
+  readonly readonly: boolean;
+  /** EMAIL_DOMAIN while the inbound SMTP listener runs; absent or null = no ping_email field. */
+  readonly emailDomain?: string | null;
+};
+
+/** Returns the API representation of a check at `at`: 22 common fields, timeout or schedule+tz, and the key-dependent set. */
+export function presentCheck(check: Check, view: CheckView): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    name: check.name,
+    slug: check.slug,
+    tags: check.tags,
+    desc: check.desc,
+    grace: Math.floor(check.graceMs / SECOND),
+    n_pings: check.nPings,
+    status: statusAt(check, view.at),
+    started: check.lastStartAt !== null,
+    last_ping: isoSeconds(check.lastPingAt),
+    next_ping: isoSeconds(nextPingAt(check)),
+    manual_resume: check.manualResume,
+    methods: check.methods,
+    subject: check.filterSubject ? check.successKw : "",
+    subject_fail: check.filterSubject ? check.failureKw : "",
+    start_kw: check.startKw,
+    success_kw: check.successKw,
+    failure_kw: check.failureKw,
+    filter_subject: check.filterSubject,
+    filter_body: check.filterBody,
+    filter_http_body: check.filterHttpBody,
+    filter_default_fail: check.filterDefaultFail,
+    badge_url: `${view.siteRoot}/b/2/${check.badgeKey}.svg`,
+  };
+  if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
+  if (view.readonly) {
+    result.unique_key = uniqueKeyOf(check.uuid);
+  } else {
+    const updateUrl = `${view.siteRoot}/api/v3/checks/${check.uuid}`;
+    result.uuid = check.uuid;
+    result.ping_url = `${view.siteRoot}/ping/${check.uuid}`;
+    // project extension: only with SMTP on (the default shape stays the reference's), never for
+    // read-only keys (it reveals the uuid)
+    if (view.emailDomain) result.ping_email = `${check.uuid}@${view.emailDomain}`;
+    result.update_url = updateUrl;
+    result.pause_url = `${updateUrl}/pause`;
+    result.resume_url = `${updateUrl}/resume`;
+    result.channels = [...check.channels].sort().join(",");
+  }
+  if (check.kind === "simple") {
+    result.timeout = Math.floor(check.timeoutMs / SECOND);
+  } else {
+    result.schedule = check.schedule;
+    result.tz = check.tz;
+  }
+  return result;
+}
+

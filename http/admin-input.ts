@@ -1,0 +1,162 @@
+// Admin API request bodies → operations (CONTRACT.md "Admin API"): projects, channels, the clock, pruning.
+import type { ChannelKind, ChannelValue, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
+import { assertNever, CHANNEL_KINDS, LIMITS, SECOND } from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import { invalid, ok } from "../engine/outcome.ts";
+import type { ChannelInput, ProjectInput } from "../host/pool-api.ts";
+import type { JsonObject } from "./body.ts";
+
+/** Returns the project to create from an admin request body; invalid → 400 outcome. */
+export function projectInputOf(body: JsonObject): Outcome<ProjectInput> {
+  const name = body.name;
+  if (typeof name !== "string") return invalid("name", "is required and must be a string");
+  if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
+  const int = (field: string, fallback: number, min: number, max: number): Outcome<number> => {
+    if (!Object.hasOwn(body, field)) return ok(fallback);
+    const value = body[field];
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid(field, "is not an integer");
+    if (value < min || value > max) return invalid(field, `must be from ${min} to ${max}`);
+    return ok(value);
+  };
+  const checkLimit = int("check_limit", LIMITS.defaultCheckLimit, 0, 1_000_000);
+  if (!checkLimit.ok) return checkLimit;
+  const pingLogLimit = int("ping_log_limit", LIMITS.defaultPingLogLimit, 1, 1_000_000);
+  if (!pingLogLimit.ok) return pingLogLimit;
+  const pingBodyLimit = int("ping_body_limit", LIMITS.defaultPingBodyLimit, 0, 10_000_000);
+  if (!pingBodyLimit.ok) return pingBodyLimit;
+  return ok({ name, checkLimit: checkLimit.value, pingLogLimit: pingLogLimit.value, pingBodyLimit: pingBodyLimit.value });
+}
+
+/** Returns the channel to add from an admin request body, its value normalised per kind; invalid → 400 outcome. */
+export function channelInputOf(body: JsonObject): Outcome<ChannelInput> {
+  const kind = CHANNEL_KINDS.find((k) => k === body.kind);
+  if (kind === undefined) return invalid("kind", `must be one of ${CHANNEL_KINDS.join(", ")}`);
+  const name = Object.hasOwn(body, "name") ? body.name : "";
+  if (typeof name !== "string") return invalid("name", "is not a string");
+  if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
+  const value = channelValueOf(kind, body.value);
+  if (!value.ok) return value;
+  return ok({ kind, name, value: value.value });
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
+const WEBHOOK_METHODS = ["GET", "POST", "PUT"] as const;
+
+function channelValueOf(kind: ChannelKind, value: unknown): Outcome<ChannelValue> {
+  switch (kind) {
+    case "email":
+      if (typeof value !== "string" || !EMAIL_RE.test(value)) return invalid("value", "must be an email address");
+      return ok({ kind, address: value });
+    case "slack":
+    case "discord":
+      if (typeof value !== "string" || !isHttpUrl(value)) return invalid("value", "must be an http(s) webhook URL");
+      return ok({ kind, url: value });
+    case "webhook": {
+      if (typeof value === "string") {
+        if (!isHttpUrl(value)) return invalid("value", "must be an http(s) URL or a webhook object");
+        // URL form: POST the check's JSON representation on every up and down change
+        const spec: WebhookSpec = {
+          method_down: "POST", url_down: value, body_down: "", headers_down: {},
+          method_up: "POST", url_up: value, body_up: "", headers_up: {},
+        };
+        return ok({ kind, spec, json: true });
+      }
+      if (!isPlainObject(value)) return invalid("value", "must be an http(s) URL or a webhook object");
+      const down = webhookDirectionOf(value, "down");
+      if (!down.ok) return down;
+      const up = webhookDirectionOf(value, "up");
+      if (!up.ok) return up;
+      if (down.value.url === "" && up.value.url === "") return invalid("value", "needs url_down or url_up");
+      const spec: WebhookSpec = {
+        method_down: down.value.method, url_down: down.value.url, body_down: down.value.body, headers_down: down.value.headers,
+        method_up: up.value.method, url_up: up.value.url, body_up: up.value.body, headers_up: up.value.headers,
+      };
+      return ok({ kind, spec, json: false });
+    }
+    case "ntfy": {
+      if (typeof value === "string") {
+        // a topic URL: https://ntfy.sh/<topic>
+        if (!isHttpUrl(value)) return invalid("value", "must be a topic URL or an ntfy object");
+        const url = new URL(value);
+        const parts = url.pathname.split("/").filter((p) => p !== "");
+        const topic = parts.pop();
+        if (topic === undefined) return invalid("value", "topic URL has no topic");
+        const base = `${url.origin}${parts.length > 0 ? "/" + parts.join("/") : ""}`;
+        return ok({ kind, spec: { url: base, topic: decodeURIComponent(topic), priority_down: 3, priority_up: 3 } });
+      }
+      if (!isPlainObject(value)) return invalid("value", "must be a topic URL or an ntfy object");
+      if (typeof value.url !== "string" || !isHttpUrl(value.url)) return invalid("value.url", "must be an http(s) URL");
+      if (typeof value.topic !== "string" || value.topic === "" || value.topic.includes("/")) return invalid("value.topic", "must be a topic name");
+      const priority = (field: "priority_down" | "priority_up", fallback: number): Outcome<number> => {
+        if (!Object.hasOwn(value, field)) return ok(fallback);
+        const p = value[field];
+        return typeof p === "number" && Number.isInteger(p) && p >= 0 && p <= 5 ? ok(p) : invalid(`value.${field}`, "must be an integer from 0 to 5");
+      };
+      const down = priority("priority_down", 3);
+      if (!down.ok) return down;
+      const up = priority("priority_up", 3);
+      if (!up.ok) return up;
+      const spec: NtfySpec = { url: value.url.replace(/\/+$/, ""), topic: value.topic, priority_down: down.value, priority_up: up.value };
+      return ok({ kind, spec });
+    }
+    default:
+      return assertNever(kind);
+  }
+}
+
+function webhookDirectionOf(value: JsonObject, direction: "down" | "up"): Outcome<{ method: string; url: string; body: string; headers: Record<string, string> }> {
+  const get = (field: string, fallback: unknown) => (Object.hasOwn(value, `${field}_${direction}`) ? value[`${field}_${direction}`] : fallback);
+  const method = get("method", "GET");
+  if (typeof method !== "string" || !WEBHOOK_METHODS.some((m) => m === method.toUpperCase())) {
+    return invalid(`value.method_${direction}`, `must be one of ${WEBHOOK_METHODS.join(", ")}`);
+  }
+  const url = get("url", "");
+  if (typeof url !== "string" || (url !== "" && !isHttpUrl(url))) return invalid(`value.url_${direction}`, "must be empty or an http(s) URL");
+  const body = get("body", "");
+  if (typeof body !== "string") return invalid(`value.body_${direction}`, "is not a string");
+  const headers = get("headers", {});
+  if (!isPlainObject(headers) || !Object.values(headers).every((v) => typeof v === "string")) {
+    return invalid(`value.headers_${direction}`, "must be an object of header name to string value");
+  }
+  for (const header of Object.keys(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) return invalid(`value.headers_${direction}`, `has an invalid header name: ${header}`);
+  }
+  return ok({ method: method.toUpperCase(), url, body, headers: headers as Record<string, string> });
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Returns the virtual clock step of an admin clock request, in ms; invalid → 400 outcome. */
+export function clockAdvanceOf(body: JsonObject): Outcome<Millis> {
+  const advance = body.advance;
+  if (typeof advance !== "number" || !Number.isFinite(advance) || advance < 0) return invalid("advance", "must be a non-negative number of seconds");
+  if (advance > 100 * 365 * 86_400) return invalid("advance", "is too large");
+  return ok(Math.round(advance * SECOND));
+}
+
+/** Returns the prune cut-off: `before` (ISO 8601) or the start of the month two months before `at` (UTC); invalid → 400 outcome. */
+export function pruneBeforeOf(body: JsonObject, at: Millis): Outcome<Millis> {
+  if (!Object.hasOwn(body, "before")) return ok(retentionStartAt(at));
+  const before = body.before;
+  const parsed = typeof before === "string" ? Date.parse(before) : NaN;
+  if (!Number.isFinite(parsed)) return invalid("before", "must be an ISO 8601 timestamp");
+  return ok(parsed);
+}
+
+/** Returns the first instant kept by flip retention: the current month plus the two full months before it (spec §6.2). */
+export function retentionStartAt(at: Millis): Millis {
+  const now = new Date(at);
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 1);
+}
+
+/** Returns true for an absolute http: or https: URL. */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
