@@ -36,13 +36,9 @@ async function openHosts(options: PoolOptions): Promise<ShardHost[]> {
   return hosts;
 }
 
+/** The same `apply` as a worker's, without the hop. */
 function inProcessHandle(host: ShardHost): ShardHandle {
-  return new Proxy({} as ShardHandle, {
-    get: (_target, name: string) => name === "then" ? undefined : async (...args: unknown[]) => {
-      const method = (host as unknown as Record<string, (...a: unknown[]) => unknown>)[name];
-      return method.apply(host, args);
-    },
-  });
+  return { apply: (request) => host.apply(request) };
 }
 
 /** Starts SHARDS worker threads, each owning its projects; a crashed worker stops the process loudly. */
@@ -67,6 +63,7 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     worker.on("error", (error) => crashed(error instanceof Error ? error.message : String(error)));
     worker.on("exit", (code) => crashed(`exited with code ${code}`));
     workers.push(worker);
+    // comlink's Remote type loses apply's generic pairing; the worker serves the same ShardHost.apply
     handles.push(wrap(nodeEndpoint(worker)) as unknown as ShardHandle);
   }
   const pool = new ShardedPool(handles, async () => {

@@ -1,16 +1,10 @@
 // Workloads as plain data: timed shard commands, shared by the replay test and the engine bench.
-import type { PingCommand } from "../host/pool-api.ts";
+import type { PingCommand, ShardCommand } from "../engine/commands.ts";
 import type { CheckSpec, Millis, Project } from "../engine/model.ts";
 import { DAY, HOUR, LIMITS, MINUTE } from "../engine/model.ts";
 
-export type ScenarioCommand =
-  | { readonly at: Millis; readonly command: "createProject"; readonly project: Project }
-  | { readonly at: Millis; readonly command: "createCheck"; readonly projectId: string; readonly spec: CheckSpec }
-  | { readonly at: Millis; readonly command: "ping"; readonly ping: PingCommand }
-  | { readonly at: Millis; readonly command: "pause" | "resume"; readonly projectId: string; readonly uuid: string }
-  | { readonly at: Millis; readonly command: "advance" };
-
-export type Scenario = { readonly name: string; readonly steps: readonly ScenarioCommand[] };
+/** A workload: the shard's own commands, in order (`Shard.apply` takes each as it is). */
+export type Scenario = { readonly name: string; readonly steps: readonly ShardCommand[] };
 
 /** Returns deterministic ids "00000000-0000-4000-8000-<n>" so that a replay creates the same uuids. */
 export function sequentialIds(): () => string {
@@ -52,17 +46,17 @@ export function pingOf(target: PingCommand["target"], at: Millis, extra: Partial
  */
 export function mixedWeek(seed = 7, checks = 40): Scenario {
   const random = seeded(seed);
-  const steps: ScenarioCommand[] = [];
+  const steps: ShardCommand[] = [];
   const t0 = Date.UTC(2026, 2, 20); // spans the EU spring DST change
   const projectId = "scenario-project";
-  steps.push({ at: t0, command: "createProject", project: scenarioProject(projectId) });
+  steps.push({ kind: "createProject", project: scenarioProject(projectId), at: t0 });
   const specs: CheckSpec[] = [];
   for (let i = 0; i < checks; i++) {
     const spec: CheckSpec = i % 3 === 0
       ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", graceMs: 5 * MINUTE }
       : { slug: `job-${i}`, timeoutMs: (1 + (i % 5)) * HOUR, graceMs: 10 * MINUTE, manualResume: i === 1 };
     specs.push(spec);
-    steps.push({ at: t0, command: "createCheck", projectId, spec });
+    steps.push({ kind: "createCheck", projectId, spec, unique: [], at: t0 });
   }
   const signals = ["success", "success", "success", "start", "fail", "log"] as const;
   for (let at = t0 + MINUTE; at < t0 + 7 * DAY; at += 10 * MINUTE) {
@@ -71,13 +65,13 @@ export function mixedWeek(seed = 7, checks = 40): Scenario {
       if (r < 0.08) {
         const signal = signals[Math.floor(random() * signals.length)];
         const rid = random() < 0.5 ? null : `00000000-0000-4000-9000-${Math.floor(random() * 4).toString().padStart(12, "0")}`;
-        steps.push({ at, command: "ping", ping: pingOf({ pingKey: `pk-${projectId}`, slug: `job-${i}`, create: false }, at, { signal, rid }) });
+        steps.push({ kind: "ping", ping: pingOf({ pingKey: `pk-${projectId}`, slug: `job-${i}`, create: false }, at, { signal, rid }) });
       }
     }
     // each check takes two ids (uuid, badge key): check i has uuid nthId(2i + 1)
-    if (at === t0 + MINUTE + 2 * DAY) steps.push({ at, command: "pause", projectId, uuid: nthId(3) });
-    if (at === t0 + MINUTE + 3 * DAY) steps.push({ at, command: "resume", projectId, uuid: nthId(3) });
-    steps.push({ at, command: "advance" });
+    if (at === t0 + MINUTE + 2 * DAY) steps.push({ kind: "pauseCheck", projectId, uuid: nthId(3), at });
+    if (at === t0 + MINUTE + 3 * DAY) steps.push({ kind: "resumeCheck", projectId, uuid: nthId(3), at });
+    steps.push({ kind: "advance", at });
   }
   return { name: "mixed week", steps };
 }

@@ -1,5 +1,7 @@
-// What the front ends ask of a shard, as plain data: pings as received, and check list filters.
-import type { Millis, PingSignal } from "./model.ts";
+// What the front ends ask of a shard, as plain data: pings as received, check list filters, and every
+// change a shard applies.
+import type { Channel, Check, CheckSpec, Millis, PingSignal, Project, UniqueField } from "./model.ts";
+import type { Outcome } from "./outcome.ts";
 
 /** How a ping names its check. */
 export type PingTarget =
@@ -23,3 +25,34 @@ export type PingCommand = {
 };
 
 export type CheckQuery = { readonly slug?: string; readonly tags: readonly string[] };
+
+/**
+ * Every change a shard applies, as data: the host, the worker boundary, replays and scenarios all carry
+ * these, and `Shard.apply` is their one entry. Each carries its instant (`at`, or the ping's own).
+ */
+export type ShardCommand =
+  | { readonly kind: "createProject"; readonly project: Project; readonly at: Millis }
+  | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
+  | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
+  | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
+  | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
+  | { readonly kind: "ping"; readonly ping: PingCommand }
+  | { readonly kind: "advance"; readonly at: Millis };
+
+/** The result of a ping inside the shard: enough for the pool to keep its directory. */
+export type ShardPingResult = { readonly checkUuid: string; readonly created: boolean; readonly badgeKey: string };
+
+/** What each command answers. */
+export type ShardResults = {
+  readonly createProject: Project;
+  readonly addChannel: Outcome<Channel>;
+  readonly createCheck: Outcome<{ check: Check; created: boolean }>;
+  readonly updateCheck: Outcome<Check>;
+  readonly pauseCheck: Outcome<Check>;
+  readonly resumeCheck: Outcome<Check>;
+  readonly deleteCheck: Outcome<Check>;
+  readonly ping: Outcome<ShardPingResult>;
+  readonly advance: void;
+};
+
+export type ShardResultOf<C extends ShardCommand> = ShardResults[C["kind"]];

@@ -5,14 +5,14 @@ import type { Changes, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { LIMITS, tagsOf } from "./model.ts";
+import { assertNever, LIMITS, tagsOf } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 import { downAt } from "./status.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { TimerWheel } from "./wheel.ts";
-import type { CheckQuery, PingCommand } from "./commands.ts";
+import type { CheckQuery, PingCommand, ShardCommand, ShardPingResult, ShardResultOf } from "./commands.ts";
 
 export type ShardOptions = {
   /** Returns a fresh random uuid; injected so that replays are deterministic. */
@@ -20,9 +20,6 @@ export type ShardOptions = {
   /** The instant the shard starts at (its wheel starts there). */
   readonly now: Millis;
 };
-
-/** The result of a ping inside the shard: enough for the pool to keep its directory. */
-export type ShardPingResult = { readonly checkUuid: string; readonly created: boolean; readonly badgeKey: string };
 
 /** Snapshot of a shard's whole state, for replay comparisons and tests. */
 export type ShardSnapshot = { readonly projects: Project[]; readonly channels: Channel[]; readonly checks: Check[] };
@@ -101,6 +98,26 @@ export class Shard {
     const last = new Map<string, Check>();
     for (const check of changes.checks) last.set(check.uuid, check);
     return last.size === changes.checks.length ? changes : { ...changes, checks: [...last.values()] };
+  }
+
+  /** Applies one command: the single entry of every change (hosts, replays and scenarios call it). */
+  apply<C extends ShardCommand>(command: C): ShardResultOf<C> {
+    return this.#dispatch(command) as ShardResultOf<C>; // #dispatch's switch pairs each kind with its result
+  }
+
+  #dispatch(c: ShardCommand): ShardResultOf<ShardCommand> {
+    switch (c.kind) {
+      case "createProject": return this.createProject(c.project, c.at);
+      case "addChannel": return this.addChannel(c.channel, c.at);
+      case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at);
+      case "updateCheck": return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
+      case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
+      case "resumeCheck": return this.resumeCheck(c.projectId, c.uuid, c.at);
+      case "deleteCheck": return this.deleteCheck(c.projectId, c.uuid, c.at);
+      case "ping": return this.ping(c.ping);
+      case "advance": return this.advance(c.at);
+      default: return assertNever(c);
+    }
   }
 
   // ---- projects and channels ----

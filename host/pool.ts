@@ -4,20 +4,16 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypt
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
-import type { ShardPingResult } from "../engine/shard.ts";
+import type { ShardPingResult } from "../engine/commands.ts";
 import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
 import { CheckDirectory } from "./check-directory.ts";
-import type { ShardHost } from "./shard-host.ts";
+import type { HostRequest, HostResultOf } from "./shard-host.ts";
 
-/** The shard operations the pool calls; every one answers asynchronously (a worker hop or not). */
-type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
-  | "resumeCheck" | "deleteCheck" | "pingBatch" | "advance" | "channels" | "listChecks" | "listChecksJson" | "getCheck" | "listPings"
-  | "pingBody" | "listFlips" | "probe" | "pruneFlips" | "outbox" | "close";
-type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
-export type ShardHandle = Async<Pick<ShardHost, ShardMethods>>;
+/** A shard host as the pool reaches it: one `apply` of requests as data (a worker hop or not). */
+export type ShardHandle = { apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> };
 
 type Queued = { command: PingCommand; projectId: string; resolve: (r: Outcome<PingResult>) => void; reject: (e: unknown) => void };
 
@@ -47,7 +43,7 @@ export class ShardedPool implements Pool {
   async init(): Promise<void> {
     // learn each shard's directory as it arrives, while the others are still loading
     await Promise.all(this.#shards.map(async (s) => {
-      const directory = await s.directory();
+      const directory = await s.apply({ kind: "directory" });
       this.#learnProjects(directory.projects);
       this.#checks.addPacked(directory.checks);
     }));
@@ -95,7 +91,7 @@ export class ShardedPool implements Pool {
       badgeKey: randomUUID(), checkLimit: input.checkLimit, pingLogLimit: input.pingLogLimit,
       pingBodyLimit: input.pingBodyLimit, createdAt: at,
     };
-    const stored = await this.#shardFor(project.id).createProject(project, at);
+    const stored = await this.#shardFor(project.id).apply({ kind: "createProject", project, at });
     this.#learnProjects([stored]);
     return stored;
   }
@@ -103,53 +99,53 @@ export class ShardedPool implements Pool {
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (!this.#projects.has(projectId)) return fail({ code: "not_found", what: "project" });
     const channel: Channel = { id: randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at };
-    return this.#shardFor(projectId).addChannel(channel, at);
+    return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
   async listChannels(projectId: string): Promise<Channel[]> {
-    return this.#shardFor(projectId).channels(projectId);
+    return this.#shardFor(projectId).apply({ kind: "channels", projectId });
   }
 
   // ---- checks ----
 
   async listChecks(projectId: string, query: CheckQuery): Promise<Check[]> {
-    return this.#shardFor(projectId).listChecks(projectId, query);
+    return this.#shardFor(projectId).apply({ kind: "listChecks", projectId, query });
   }
 
   async listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<Uint8Array> {
-    return this.#shardFor(projectId).listChecksJson(projectId, query, view);
+    return this.#shardFor(projectId).apply({ kind: "listChecksJson", projectId, query, view });
   }
 
   async getCheck(projectId: string, ref: CheckRef): Promise<Outcome<Check>> {
     const owned = this.#owned(projectId, ref);
-    return owned.ok ? this.#shardFor(projectId).getCheck(projectId, ref) : owned;
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "getCheck", projectId, ref }) : owned;
   }
 
   async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
-    const result = await this.#shardFor(projectId).createCheck(projectId, spec, unique, at);
+    const result = await this.#shardFor(projectId).apply({ kind: "createCheck", projectId, spec, unique, at });
     if (result.ok) this.#checks.add(result.value.check.uuid, projectId, result.value.check.badgeKey);
     return result;
   }
 
   async updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>> {
     const owned = this.#owned(projectId, { uuid });
-    return owned.ok ? this.#shardFor(projectId).updateCheck(projectId, uuid, spec, at) : owned;
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "updateCheck", projectId, uuid, spec, at }) : owned;
   }
 
   async pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
     const owned = this.#owned(projectId, { uuid });
-    return owned.ok ? this.#shardFor(projectId).pauseCheck(projectId, uuid, at) : owned;
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "pauseCheck", projectId, uuid, at }) : owned;
   }
 
   async resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
     const owned = this.#owned(projectId, { uuid });
-    return owned.ok ? this.#shardFor(projectId).resumeCheck(projectId, uuid, at) : owned;
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "resumeCheck", projectId, uuid, at }) : owned;
   }
 
   async deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
     const owned = this.#owned(projectId, { uuid });
     if (!owned.ok) return owned;
-    const result = await this.#shardFor(projectId).deleteCheck(projectId, uuid, at);
+    const result = await this.#shardFor(projectId).apply({ kind: "deleteCheck", projectId, uuid, at });
     if (result.ok) this.#checks.delete(uuid);
     return result;
   }
@@ -158,19 +154,19 @@ export class ShardedPool implements Pool {
     const owned = this.#owned(projectId, { uuid });
     const project = this.#projects.get(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
-    return this.#shardFor(projectId).listPings(projectId, uuid, project.pingLogLimit);
+    return this.#shardFor(projectId).apply({ kind: "listPings", projectId, uuid, pingLogLimit: project.pingLogLimit });
   }
 
   async pingBody(projectId: string, uuid: string, n: number): Promise<Outcome<Uint8Array>> {
     const owned = this.#owned(projectId, { uuid });
     const project = this.#projects.get(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
-    return this.#shardFor(projectId).pingBody(projectId, uuid, n, project.pingLogLimit);
+    return this.#shardFor(projectId).apply({ kind: "pingBody", projectId, uuid, n, pingLogLimit: project.pingLogLimit });
   }
 
   async listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
     const owned = this.#owned(projectId, ref);
-    return owned.ok ? this.#shardFor(projectId).listFlips(projectId, ref, query) : owned;
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "listFlips", projectId, ref, query }) : owned;
   }
 
   // ---- pings ----
@@ -208,7 +204,7 @@ export class ShardedPool implements Pool {
       this.#inFlight[index] = false;
       this.#sendBatch(index);
     };
-    this.#shards[index].pingBatch(batch.map((q) => q.command)).then(
+    this.#shards[index].apply({ kind: "pingBatch", pings: batch.map((q) => q.command) }).then(
       (results) => {
         done();
         results.forEach((result, i) => batch[i].resolve(this.#afterPing(result, batch[i].projectId)));
@@ -230,27 +226,27 @@ export class ShardedPool implements Pool {
   // ---- time and maintenance ----
 
   async advance(now: Millis): Promise<void> {
-    await Promise.all(this.#shards.map((s) => s.advance(now)));
+    await Promise.all(this.#shards.map((s) => s.apply({ kind: "advance", at: now })));
   }
 
   async probe(): Promise<void> {
-    await Promise.all(this.#shards.map((s) => s.probe()));
+    await Promise.all(this.#shards.map((s) => s.apply({ kind: "probe" })));
   }
 
   async pruneFlips(beforeAt: Millis): Promise<number> {
-    const counts = await Promise.all(this.#shards.map((s) => s.pruneFlips(beforeAt)));
+    const counts = await Promise.all(this.#shards.map((s) => s.apply({ kind: "pruneFlips", beforeAt })));
     return counts.reduce((a, b) => a + b, 0);
   }
 
   async listOutbox(): Promise<OutboxEntry[]> {
-    return (await Promise.all(this.#shards.map((s) => s.outbox()))).flat();
+    return (await Promise.all(this.#shards.map((s) => s.apply({ kind: "outbox" })))).flat();
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#flushPings();
-    await Promise.all(this.#shards.map((s) => s.close()));
+    await Promise.all(this.#shards.map((s) => s.apply({ kind: "close" })));
     await this.#onClose();
   }
 

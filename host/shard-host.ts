@@ -4,11 +4,11 @@
 import type { Changes, OutboxEntry } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
-import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
-import { LIMITS } from "../engine/model.ts";
+import type { ShardCommand, ShardPingResult, ShardResults } from "../engine/commands.ts";
+import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
+import { assertNever, LIMITS } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
-import type { ShardPingResult } from "../engine/shard.ts";
 import { Shard } from "../engine/shard.ts";
 import type { CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
 import type { Store } from "../persistence/store.ts";
@@ -37,6 +37,42 @@ export type ShardDirectory = {
   /** uuid, project and badge key of every check, packed (one typed array to copy, not a million arrays). */
   readonly checks: PackedChecks;
 };
+
+/** A check's ping log page: newest first, with each ping's run duration. */
+export type PingPage = { check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] };
+
+/** Every request the pool sends a shard host, as data (the same in a worker thread and in-process). */
+export type HostRequest =
+  | Exclude<ShardCommand, { kind: "ping" }>
+  | { readonly kind: "pingBatch"; readonly pings: readonly PingCommand[] }
+  | { readonly kind: "directory" | "probe" | "outbox" | "close" }
+  | { readonly kind: "channels"; readonly projectId: string }
+  | { readonly kind: "listChecks"; readonly projectId: string; readonly query: CheckQuery }
+  | { readonly kind: "listChecksJson"; readonly projectId: string; readonly query: CheckQuery; readonly view: CheckView }
+  | { readonly kind: "getCheck"; readonly projectId: string; readonly ref: CheckRef }
+  | { readonly kind: "listPings"; readonly projectId: string; readonly uuid: string; readonly pingLogLimit: number }
+  | { readonly kind: "pingBody"; readonly projectId: string; readonly uuid: string; readonly n: number; readonly pingLogLimit: number }
+  | { readonly kind: "listFlips"; readonly projectId: string; readonly ref: CheckRef; readonly query: FlipQuery }
+  | { readonly kind: "pruneFlips"; readonly beforeAt: Millis };
+
+/** What each request answers. */
+type HostResults = Omit<ShardResults, "ping"> & {
+  readonly pingBatch: Outcome<ShardPingResult>[];
+  readonly directory: ShardDirectory;
+  readonly probe: void;
+  readonly outbox: OutboxEntry[];
+  readonly close: void;
+  readonly channels: Channel[];
+  readonly listChecks: Check[];
+  readonly listChecksJson: Uint8Array;
+  readonly getCheck: Outcome<Check>;
+  readonly listPings: Outcome<PingPage>;
+  readonly pingBody: Outcome<Uint8Array>;
+  readonly listFlips: Outcome<Flip[]>;
+  readonly pruneFlips: number;
+};
+
+export type HostResultOf<R extends HostRequest> = HostResults[R["kind"]];
 
 export class ShardHost {
   readonly #shard: Shard;
@@ -78,77 +114,61 @@ export class ShardHost {
     return this.#store;
   }
 
-  // ---- commands that change state ----
-
-  async createProject(project: Project, at: Millis): Promise<Project> {
-    return this.#commitAfter(at, () => this.#shard.createProject(project, at));
+  /** Serves one request of the pool: a change to the shard (committed before it answers), or a read. */
+  async apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> {
+    return (await this.#serve(request)) as HostResultOf<R>; // #serve's switch pairs each kind with its result
   }
 
-  async addChannel(channel: Channel, at: Millis): Promise<Outcome<Channel>> {
-    return this.#commitAfter(at, () => this.#shard.addChannel(channel, at));
-  }
-
-  async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
-    return this.#commitAfter(at, () => this.#shard.createCheck(projectId, spec, unique, at));
-  }
-
-  async updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>> {
-    return this.#commitAfter(at, () => this.#shard.updateCheck(projectId, uuid, spec, at));
-  }
-
-  async pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
-    return this.#commitAfter(at, () => this.#shard.pauseCheck(projectId, uuid, at));
-  }
-
-  async resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
-    return this.#commitAfter(at, () => this.#shard.resumeCheck(projectId, uuid, at));
-  }
-
-  async deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
-    return this.#commitAfter(at, () => this.#shard.deleteCheck(projectId, uuid, at));
-  }
-
-  /** Applies a batch of pings with one commit; each result in the order given. */
-  async pingBatch(commands: readonly PingCommand[]): Promise<Outcome<ShardPingResult>[]> {
-    const at = commands.reduce((max, c) => Math.max(max, c.at), this.#lastAt);
-    return this.#commitAfter(at, () => commands.map((command) => this.#shard.ping(command)));
+  async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
+    switch (r.kind) {
+      case "createProject": case "addChannel": case "createCheck": case "updateCheck":
+      case "pauseCheck": case "resumeCheck": case "deleteCheck":
+        return this.#commitAfter(r.at, () => this.#shard.apply(r));
+      case "pingBatch": return this.#pingBatch(r.pings);
+      case "advance": return this.advance(r.at);
+      case "directory": return this.directory();
+      case "channels": return this.#shard.channels(r.projectId);
+      case "listChecks": return this.#shard.listChecks(r.projectId, r.query);
+      case "listChecksJson": return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
+      case "getCheck": return this.#getCheck(r.projectId, r.ref);
+      case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
+      case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
+      case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
+      case "probe": return this.#store.probe();
+      case "pruneFlips": return this.#store.pruneFlips(r.beforeAt);
+      case "outbox": return this.#outbox();
+      case "close": return this.close();
+      default: return assertNever(r);
+    }
   }
 
   /** Applies every deadline due at or before `now` and stores the flips. */
   async advance(now: Millis): Promise<void> {
-    await this.#commitAfter(now, () => this.#shard.advance(now));
+    await this.#commitAfter(now, () => this.#shard.apply({ kind: "advance", at: now }));
     this.onOutbox?.(this.#lastAt);
   }
 
-  // ---- reads ----
-
-  channels(projectId: string): Channel[] {
-    return this.#shard.channels(projectId);
+  /** Applies a batch of pings with one commit; each result in the order given. */
+  async #pingBatch(pings: readonly PingCommand[]): Promise<Outcome<ShardPingResult>[]> {
+    const at = pings.reduce((max, c) => Math.max(max, c.at), this.#lastAt);
+    return this.#commitAfter(at, () => pings.map((ping) => this.#shard.apply({ kind: "ping", ping })));
   }
 
-  listChecks(projectId: string, query: CheckQuery): Check[] {
-    return this.#shard.listChecks(projectId, query);
-  }
-
-  listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Uint8Array {
-    return this.#presented.listJson(this.#shard.listChecks(projectId, query), view);
-  }
-
-  getCheck(projectId: string, ref: CheckRef): Outcome<Check> {
+  #getCheck(projectId: string, ref: CheckRef): Outcome<Check> {
     if ("uuid" in ref) return this.#shard.getCheck(projectId, ref.uuid);
     // unique_key is looked up among the caller's checks only: a foreign one is not_found (reference)
     const uuid = this.#shard.checkUuids(projectId).find((u) => uniqueKeyOf(u) === ref.uniqueKey);
     return uuid === undefined ? fail({ code: "not_found", what: "check" }) : this.#shard.getCheck(projectId, uuid);
   }
 
-  async listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
+  #listPings(projectId: string, uuid: string, pingLogLimit: number): Outcome<PingPage> {
     const found = this.#shard.getCheck(projectId, uuid);
     if (!found.ok) return found;
     const pings = this.#store.pingPage(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
 
-  async pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {
+  #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Outcome<Uint8Array> {
     const found = this.#shard.getCheck(projectId, uuid);
     if (!found.ok) return found;
     // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
@@ -157,21 +177,13 @@ export class ShardHost {
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
   }
 
-  async listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
-    const found = this.getCheck(projectId, ref);
+  #listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Outcome<Flip[]> {
+    const found = this.#getCheck(projectId, ref);
     if (!found.ok) return found;
     return ok(this.#store.flips(found.value.uuid, query));
   }
 
-  probe(): void {
-    this.#store.probe();
-  }
-
-  pruneFlips(beforeAt: Millis): Promise<number> {
-    return this.#store.pruneFlips(beforeAt);
-  }
-
-  async outbox(): Promise<OutboxEntry[]> {
+  async #outbox(): Promise<OutboxEntry[]> {
     await this.#store.checkpoint();
     return this.#store.outboxAll().filter(this.#owns);
   }
