@@ -10,13 +10,13 @@ import { canonicalZone } from "../engine/zones.ts";
 import { validateSchedule } from "../engine/schedule.ts";
 import { httpError } from "./errors.ts";
 import type { JsonObject } from "./body.ts";
+import { isSlug } from "../engine/ids.ts";
 
 export type CheckRequest = { readonly spec: CheckSpec; readonly unique: readonly UniqueField[] };
 
 /** Stored keywords an update starts from: the deprecated subject fields recompute filter_subject from them. */
 export type StoredKeywords = { readonly successKw: string; readonly failureKw: string };
 
-const SLUG_RE = /^[a-z0-9_-]*$/;
 
 /**
  * Returns the validated create/update request (spec §4.2/§4.3, reference strict typing); invalid → 400 outcome.
@@ -75,7 +75,7 @@ export function checkRequestOf(body: JsonObject, stored: StoredKeywords | null):
   if (!schedule.ok) return schedule;
   const slug = text("slug", LIMITS.slugMaxChars);
   if (!slug.ok) return slug;
-  if (slug.value !== undefined && !SLUG_RE.test(slug.value)) return invalid("slug", "does not match pattern");
+  if (slug.value !== undefined && !isSlug(slug.value)) return invalid("slug", "does not match pattern");
   const startKw = text("start_kw", LIMITS.keywordsMaxChars);
   if (!startKw.ok) return startKw;
   const subject = text("subject", LIMITS.keywordsMaxChars);
@@ -228,13 +228,7 @@ export function pingNumberOf(text: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNIQUE_KEY_RE = /^[0-9a-f]{40}$/;
-
-/** Returns true for a lower-case canonical uuid (upper case matches no route in the reference → 404). */
-export function isUuid(text: string): boolean {
-  return UUID_RE.test(text);
-}
 
 /** Returns true for a unique_key (40 lower-case hex digits). */
 export function isUniqueKey(text: string): boolean {

@@ -7,6 +7,7 @@ import { HTTPError, HTTPResponse } from "h3";
 import type { Failure } from "../../engine/outcome.ts";
 import type { Millis, PingSignal, Project } from "../../engine/model.ts";
 import { LIMITS } from "../../engine/model.ts";
+import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import type { AppDeps } from "../app.ts";
 
@@ -15,9 +16,6 @@ export type PingPath =
   | { readonly by: "uuid"; readonly uuid: string; readonly signal: PingSignal; readonly exitStatus: number | null }
   | { readonly by: "slug"; readonly pingKey: string; readonly slug: string; readonly signal: PingSignal; readonly exitStatus: number | null };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/; // Django's uuid converter: lower case only
-const RID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const SLUG = /^[-a-zA-Z0-9_]+$/; // Django's slug converter, for ping keys and slugs
 const DIGITS = /^[0-9]+$/;
 const UPPER = /[A-Z]/;
 
@@ -32,13 +30,13 @@ export function parsePingPath(pathname: string): PingPath | null {
   const parts = pathname.split("/"); // ["", "ping", a, b?, c?]
   if (parts[1] !== "ping" || parts.length < 3 || parts.length > 5) return null;
   const [, , first, second, third] = parts;
-  if (parts.length === 3) return UUID.test(first) ? { by: "uuid", uuid: first, signal: "success", exitStatus: null } : null;
-  if (parts.length === 4 && UUID.test(first)) {
+  if (parts.length === 3) return isUuid(first) ? { by: "uuid", uuid: first, signal: "success", exitStatus: null } : null;
+  if (parts.length === 4 && isUuid(first)) {
     if (second === "") return { by: "uuid", uuid: first, signal: "success", exitStatus: null }; // the trailing-slash form
     const suffix = parseSuffix(second);
     if (suffix !== null) return { by: "uuid", uuid: first, ...suffix };
   }
-  if (!SLUG.test(first) || !SLUG.test(second)) return null;
+  if (!isSlugSegment(first) || !isSlugSegment(second)) return null;
   if (parts.length === 4) return { by: "slug", pingKey: first, slug: second, signal: "success", exitStatus: null };
   const suffix = parseSuffix(third);
   return suffix === null ? null : { by: "slug", pingKey: first, slug: second, ...suffix };
@@ -61,7 +59,7 @@ export function parsePingQuery(search: string): PingQuery {
   const params = new URLSearchParams(search);
   const rids = params.getAll("rid");
   const creates = params.getAll("create");
-  const rid = rids.length === 0 ? undefined : RID.test(rids[rids.length - 1]) ? rids[rids.length - 1].toLowerCase() : null;
+  const rid = rids.length === 0 ? undefined : isUuidAnyCase(rids[rids.length - 1]) ? rids[rids.length - 1].toLowerCase() : null;
   return { rid, create: creates.length > 0 && creates[creates.length - 1] === "1" };
 }
 
