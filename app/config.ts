@@ -5,9 +5,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { isHttpUrl } from "../http/admin-input.ts";
+import { DURABILITIES } from "../persistence/store.ts";
+import type { Durability } from "../persistence/store.ts";
 
-export const DURABILITIES = ["flush", "commit"] as const;
-export type Durability = (typeof DURABILITIES)[number];
 export const CLOCK_KINDS = ["real", "virtual"] as const;
 export type ClockKind = (typeof CLOCK_KINDS)[number];
 

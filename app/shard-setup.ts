@@ -1,4 +1,5 @@
 // Builds a ShardHost the same way in a worker thread and in-process: store, deadlines timer, deliverer.
+import type { Durability } from "../persistence/store.ts";
 import { randomUUID } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
@@ -9,7 +10,7 @@ import { ShardHost } from "../host/shard-host.ts";
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
 export type ShardSetup = {
   readonly dataDir: string;
-  readonly durability: "flush" | "commit";
+  readonly durability: Durability;
   readonly index: number;
   readonly count: number;
   readonly startAt: Millis;

@@ -2,7 +2,7 @@
 // API's answers, the host's cache of presented checks and the webhook's $JSON.
 import type { Check, Millis } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";
-import { isoSeconds } from "../engine/iso-dates.ts";
+import { isoSeconds } from "../lib/iso-dates.ts";
 import { nextPingAt, statusAt } from "../engine/status.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 

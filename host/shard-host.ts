@@ -1,6 +1,7 @@
 // ShardHost: one Shard, its store, and (optionally) its notification deliverer. Every command is
 // applied to the shard at once, and its promise resolves only when what it changed is committed.
 // Runs inside a worker thread (production) or in-process (tests) with the same code.
+import type { Durability } from "../persistence/store.ts";
 import type { Changes, OutboxEntry } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
@@ -22,7 +23,7 @@ import type { PackedChecks } from "./check-directory.ts";
 
 export type ShardHostOptions = {
   readonly dataDir: string;
-  readonly durability: "flush" | "commit";
+  readonly durability: Durability;
   readonly index: number;
   readonly count: number;
   readonly startAt: Millis;

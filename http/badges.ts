@@ -1,6 +1,7 @@
 // Badge rendering: pure functions from statuses to SVG, JSON and shields.io documents
 // (reference hc/lib/badges.py, templates/badge.svg and views.badge; fact sheet §9).
 import type { Status } from "../engine/model.ts";
+import { escapeHtml } from "../lib/html.ts";
 
 export const BADGE_STATUSES = ["up", "late", "down"] as const;
 export type BadgeStatus = (typeof BADGE_STATUSES)[number];
@@ -65,7 +66,7 @@ export function badgeSvg(label: string, status: BadgeStatus): string {
   const width = labelWidth + statusWidth;
   const labelX = decimal(labelWidth / 2);
   const statusX = decimal(labelWidth + statusWidth / 2);
-  const text = escapeXml(label);
+  const text = escapeHtml(label);
   return `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="20">
   <linearGradient id="smooth" x2="0" y2="100%">
     <stop offset="0" stop-color="#bbb" stop-opacity=".1"/>
@@ -101,12 +102,6 @@ export function isBadgeFormat(value: string): value is BadgeFormat {
 function decimal(value: number): string {
   return Number.isInteger(value) ? `${value}.0` : String(value);
 }
-
-/** Escapes the characters Django's template autoescape replaces. */
-function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => XML_ESCAPES[char] ?? char);
-}
-const XML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 
 function widthTable(groups: Readonly<Record<number, string>>): Record<string, number> {
   const table: Record<string, number> = {};

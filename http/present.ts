@@ -2,7 +2,7 @@
 // Reference: research/healthchecks-api.md §7 (check), §9 (ping), §11 (flip), §12 (channel), §13 (badges).
 import type { OutboxEntry } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
-import { isoMicros, isoSeconds } from "../engine/iso-dates.ts";
+import { isoMicros, isoSeconds } from "../lib/iso-dates.ts";
 import { tagsOf } from "../engine/model.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";

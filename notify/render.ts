@@ -1,14 +1,15 @@
 // What to send for one outbox entry: the reference's payloads (fact sheet §4–§7), rendered from the
 // check, flip and last ping as they were at the flip (Project decision §2). Pure: no I/O, no clock.
-import { createHash } from "node:crypto";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { Channel, ChannelKind, Check, Millis, NtfySpec, PingRecord, WebhookSpec } from "../engine/model.ts";
 import { assertNever, tagsOf } from "../engine/model.ts";
 import type { JsonValue } from "./py-json.ts";
 import { pyJson } from "./py-json.ts";
 import { formatAgo, formatDowntime, formatPeriod, rfc2822, shortDate } from "./wording.ts";
-import { isoSeconds } from "../engine/iso-dates.ts";
+import { isoSeconds } from "../lib/iso-dates.ts";
+import { escapeHtml } from "../lib/html.ts";
 import { presentCheck } from "../host/check-json.ts";
+import { uniqueKeyOf } from "../host/unique-key.ts";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -77,11 +78,7 @@ export function isPermanentResponse(kind: ChannelKind, status: number, body: str
 
 /** Returns the check's public link: SITE_ROOT/cloaked/<sha1 of the uuid's first 16 hex digits>/. */
 export function cloakedUrl(check: Check, siteRoot: string): string {
-  return `${siteRoot}/cloaked/${uniqueKey(check.uuid)}/`;
-}
-
-function uniqueKey(uuid: string): string {
-  return createHash("sha1").update(uuid.replaceAll("-", "").slice(0, 16)).digest("hex");
+  return `${siteRoot}/cloaked/${uniqueKeyOf(check.uuid)}/`;
 }
 
 // ---- shared facts --------------------------------------------------------------------------------
@@ -275,10 +272,6 @@ export function ntfyTarget(spec: NtfySpec): { server: string; topic: string } {
   const parts = url.pathname.split("/").filter((p) => p !== "");
   const topic = parts.pop() ?? "";
   return { server: `${url.origin}${parts.length > 0 ? `/${parts.join("/")}` : ""}`, topic };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c] ?? c);
 }
 
 function renderNtfy(spec: NtfySpec, facts: Facts): HttpRequest | null {

@@ -13,7 +13,7 @@ import { channelsOf, checkQueryOf, checkRequestOf, flipQueryOf } from "../../htt
 import { parseJsonObject, readBodyBytes } from "../../http/body.ts";
 import { retentionStartAt } from "../../http/admin-input.ts";
 import { presentFlip, presentPing } from "../../http/present.ts";
-import { isoMicros, isoSeconds } from "../../engine/iso-dates.ts";
+import { isoMicros, isoSeconds } from "../../lib/iso-dates.ts";
 import { tagsOf } from "../../engine/model.ts";
 import { presentCheck } from "../../host/check-json.ts";
 import { check, flip, ping, tempDir } from "../helpers.ts";

@@ -7,7 +7,7 @@ import { pyJson } from "../../notify/py-json.ts";
 import type { Delivery, HttpRequest } from "../../notify/render.ts";
 import { cloakedUrl, isPermanentResponse, ntfyTarget, pyQuote, render, substitute } from "../../notify/render.ts";
 import { formatAgo, formatDowntime, formatPeriod } from "../../notify/wording.ts";
-import { isoSeconds } from "../../engine/iso-dates.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
 import { channel, check, ping } from "../helpers.ts";
 import { outboxEntry } from "./memory-outbox.ts";
 

@@ -1,6 +1,7 @@
 // Instants as the reference writes them in API JSON and messages (Python isoformat with "+00:00").
-import type { Millis } from "./model.ts";
-import { SECOND } from "./model.ts";
+
+type Millis = number; // milliseconds since the epoch, as everywhere in hcd
+const SECOND = 1000;
 
 /** Returns `at` as ISO 8601 to the second with "+00:00" (microseconds dropped, reference isostring); null stays null. */
 export function isoSeconds(at: Millis): string;
