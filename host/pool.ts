@@ -1,50 +1,41 @@
-// The pool: routes each request to the shard owning its project, keeps the key/uuid directory on the
-// main thread, and batches the pings of one event-loop turn into one call per shard.
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+// The pool: routes each request to the shard owning its project, with the directory on the main thread
+// (project keys: project-keys.ts; check uuids and badge keys: check-directory.ts) and pings batched per
+// shard (ping-batches.ts). It checks that a check belongs to the caller's project before a shard sees it.
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
-import type { ShardPingResult } from "../engine/commands.ts";
 import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
 import { CheckDirectory } from "./check-directory.ts";
+import { PingBatches } from "./ping-batches.ts";
+import { ProjectKeys } from "./project-keys.ts";
 import type { HostRequest, HostResultOf } from "./shard-host.ts";
 
 /** A shard host as the pool reaches it: one `apply` of requests as data (a worker hop or not). */
 export type ShardHandle = { apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> };
 
-type Queued = { command: PingCommand; projectId: string; resolve: (r: Outcome<PingResult>) => void; reject: (e: unknown) => void };
-
-/** Returns a key's digest: the directory is looked up by digest, so lookups leak nothing about keys. */
-const digest = (key: string) => createHash("sha256").update(key).digest("base64");
-
 export class ShardedPool implements Pool {
   readonly #shards: ShardHandle[];
   readonly #onClose: () => Promise<void>;
-  readonly #projects = new Map<string, Project>();
-  readonly #apiKeys = new Map<string, { projectId: string; readonly: boolean; key: string }>();
-  readonly #pingKeys = new Map<string, string>();
-  readonly #badgeKeys = new Map<string, string>();
+  readonly #projects = new ProjectKeys();
   readonly #checks = new CheckDirectory(); // check uuid → project id, check badge key → check uuid
-  readonly #queues: Queued[][];
-  readonly #inFlight: boolean[];
-  #flushScheduled = false;
+  readonly #pings: PingBatches;
   #closed = false;
 
   constructor(shards: ShardHandle[], onClose: () => Promise<void>) {
     this.#shards = shards;
     this.#onClose = onClose;
-    this.#queues = shards.map(() => []);
-    this.#inFlight = shards.map(() => false);
+    this.#pings = new PingBatches(shards);
   }
 
   async init(): Promise<void> {
     // learn each shard's directory as it arrives, while the others are still loading
     await Promise.all(this.#shards.map(async (s) => {
       const directory = await s.apply({ kind: "directory" });
-      this.#learnProjects(directory.projects);
+      this.#projects.learn(directory.projects);
       this.#checks.addPacked(directory.checks);
     }));
   }
@@ -52,25 +43,19 @@ export class ShardedPool implements Pool {
   // ---- directory ----
 
   authenticate(apiKey: string): Caller | null {
-    if (apiKey === "") return null;
-    const entry = this.#apiKeys.get(digest(apiKey));
-    if (!entry) return null;
-    const a = Buffer.from(entry.key), b = Buffer.from(apiKey);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
-    const project = this.#projects.get(entry.projectId);
-    return project ? { project, readonly: entry.readonly } : null;
+    return this.#projects.authenticate(apiKey);
   }
 
   projectByPingKey(pingKey: string): Project | null {
-    return this.#project(this.#pingKeys.get(pingKey));
+    return this.#projects.byPingKey(pingKey);
   }
 
   projectOfCheck(uuid: string): Project | null {
-    return this.#project(this.#checks.projectOf(uuid));
+    return this.#projects.byId(this.#checks.projectOf(uuid));
   }
 
   projectByBadgeKey(badgeKey: string): Project | null {
-    return this.#project(this.#badgeKeys.get(badgeKey));
+    return this.#projects.byBadgeKey(badgeKey);
   }
 
   checkByBadgeKey(badgeKey: string): { uuid: string; project: Project } | null {
@@ -80,7 +65,7 @@ export class ShardedPool implements Pool {
   }
 
   listProjects(): Project[] {
-    return [...this.#projects.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return this.#projects.list();
   }
 
   // ---- admin ----
@@ -92,12 +77,12 @@ export class ShardedPool implements Pool {
       pingBodyLimit: input.pingBodyLimit, createdAt: at,
     };
     const stored = await this.#shardFor(project.id).apply({ kind: "createProject", project, at });
-    this.#learnProjects([stored]);
+    this.#projects.learn([stored]);
     return stored;
   }
 
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
-    if (!this.#projects.has(projectId)) return fail({ code: "not_found", what: "project" });
+    if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
     const channel: Channel = { id: randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at };
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
@@ -152,14 +137,14 @@ export class ShardedPool implements Pool {
 
   async listPings(projectId: string, uuid: string): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
     const owned = this.#owned(projectId, { uuid });
-    const project = this.#projects.get(projectId);
+    const project = this.#projects.byId(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "listPings", projectId, uuid, pingLogLimit: project.pingLogLimit });
   }
 
   async pingBody(projectId: string, uuid: string, n: number): Promise<Outcome<Uint8Array>> {
     const owned = this.#owned(projectId, { uuid });
-    const project = this.#projects.get(projectId);
+    const project = this.#projects.byId(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "pingBody", projectId, uuid, n, pingLogLimit: project.pingLogLimit });
   }
@@ -171,52 +156,11 @@ export class ShardedPool implements Pool {
 
   // ---- pings ----
 
-  ping(command: PingCommand): Promise<Outcome<PingResult>> {
-    if (this.#closed) return Promise.reject(new Error("the pool is closed"));
-    const projectId = "uuid" in command.target ? this.#checks.projectOf(command.target.uuid) : this.#pingKeys.get(command.target.pingKey);
-    if (projectId === undefined) return Promise.resolve(fail({ code: "not_found", what: "check" }));
-    return new Promise((resolve, reject) => {
-      this.#queues[shardOf(projectId, this.#shards.length)].push({ command, projectId, resolve, reject });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.#flushPings());
-      }
-    });
-  }
-
-  /** Sends the queued pings of every shard that has no batch in flight; each answer comes after its batch's commit. */
-  #flushPings(): void {
-    this.#flushScheduled = false;
-    this.#queues.forEach((_queue, index) => this.#sendBatch(index));
-  }
-
-  /**
-   * One batch in flight per shard: pings that arrive meanwhile wait here and go together when it is
-   * answered. Its commit would wait for the one in flight anyway; this way they share a message, a
-   * wake-up of the worker and an LMDB transaction, which on 2 cores is what limits pings/s.
-   */
-  #sendBatch(index: number): void {
-    const queue = this.#queues[index];
-    if (queue.length === 0 || this.#inFlight[index]) return;
-    const batch = queue.splice(0, queue.length);
-    this.#inFlight[index] = true;
-    const done = () => {
-      this.#inFlight[index] = false;
-      this.#sendBatch(index);
-    };
-    this.#shards[index].apply({ kind: "pingBatch", pings: batch.map((q) => q.command) }).then(
-      (results) => {
-        done();
-        results.forEach((result, i) => batch[i].resolve(this.#afterPing(result, batch[i].projectId)));
-      },
-      (error: unknown) => {
-        done();
-        batch.forEach((q) => q.reject(error));
-      },
-    );
-  }
-
-  #afterPing(result: Outcome<ShardPingResult>, projectId: string): Outcome<PingResult> {
+  async ping(command: PingCommand): Promise<Outcome<PingResult>> {
+    if (this.#closed) throw new Error("the pool is closed");
+    const projectId = "uuid" in command.target ? this.#checks.projectOf(command.target.uuid) : this.#projects.byPingKey(command.target.pingKey)?.id;
+    if (projectId === undefined) return fail({ code: "not_found", what: "check" });
+    const result = await this.#pings.send(shardOf(projectId, this.#shards.length), command);
     if (!result.ok) return result;
     const { checkUuid, created, badgeKey } = result.value;
     if (created) this.#checks.add(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
@@ -245,7 +189,7 @@ export class ShardedPool implements Pool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#flushPings();
+    this.#pings.flush();
     await Promise.all(this.#shards.map((s) => s.apply({ kind: "close" })));
     await this.#onClose();
   }
@@ -256,10 +200,6 @@ export class ShardedPool implements Pool {
     return this.#shards[shardOf(projectId, this.#shards.length)];
   }
 
-  #project(id: string | undefined): Project | null {
-    return id === undefined ? null : (this.#projects.get(id) ?? null);
-  }
-
   /** A check of another project → forbidden; unknown → not_found (unique_key refs: the shard decides). */
   #owned(projectId: string, ref: CheckRef): Outcome<true> {
     if (!("uuid" in ref)) return ok(true);
@@ -268,15 +208,6 @@ export class ShardedPool implements Pool {
     return owner === projectId ? ok(true) : fail({ code: "forbidden" });
   }
 
-  #learnProjects(projects: readonly Project[]): void {
-    for (const project of projects) {
-      this.#projects.set(project.id, project);
-      this.#apiKeys.set(digest(project.apiKey), { projectId: project.id, readonly: false, key: project.apiKey });
-      this.#apiKeys.set(digest(project.apiKeyReadonly), { projectId: project.id, readonly: true, key: project.apiKeyReadonly });
-      this.#pingKeys.set(project.pingKey, project.id);
-      this.#badgeKeys.set(project.badgeKey, project.id);
-    }
-  }
 }
 
 /** Returns a random URL-safe secret of `bytes` random bytes (CSPRNG). */
