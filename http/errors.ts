@@ -29,6 +29,23 @@ export function reasonOf(failure: Failure): string {
   }
 }
 
+/** Ping failures as statuses and texts: ping answers are text like the reference's, not the API's JSON. */
+const PING_FAILURES = {
+  not_found: [404, "not found"],
+  ambiguous_slug: [409, "ambiguous slug"],
+  invalid: [400, "invalid url format"],
+  check_limit: [404, "not found"], // reference: auto-provisioning past twice the limit answers 404
+  // cannot happen on the ping path; answered as an unknown check
+  unauthorized: [404, "not found"],
+  forbidden: [404, "not found"],
+  not_paused: [404, "not found"],
+} as const satisfies Record<Failure["code"], readonly [number, string]>;
+
+/** Returns the status and text a ping answers for a failure. */
+export function pingFailureOf(failure: Failure): readonly [number, string] {
+  return PING_FAILURES[failure.code];
+}
+
 /** Returns an HTTPError for a failure (thrown by handlers; rendered by `renderError`). */
 export function failureError(failure: Failure): HTTPError {
   return new HTTPError({ status: statusOf(failure), message: reasonOf(failure) });

@@ -10,6 +10,7 @@ import { LIMITS } from "../../engine/model.ts";
 import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import type { AppDeps } from "../app.ts";
+import { pingFailureOf } from "../errors.ts";
 
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */
 export type PingPath =
@@ -74,18 +75,6 @@ export function remoteAddress(forwardedFor: string | undefined, socketAddress: s
   return address;
 }
 
-/** Ping failures as statuses; ping answers are text like the reference's, not the API's JSON. */
-const FAILURE_ANSWERS = {
-  not_found: [404, "not found"],
-  ambiguous_slug: [409, "ambiguous slug"],
-  invalid: [400, "invalid url format"],
-  check_limit: [404, "not found"], // reference: auto-provisioning past twice the limit answers 404
-  // cannot happen on the ping path; answered as an unknown check
-  unauthorized: [404, "not found"],
-  forbidden: [404, "not found"],
-  not_paused: [404, "not found"],
-} as const satisfies Record<Failure["code"], readonly [number, string]>;
-
 /** What the ping core needs of a request, whichever server delivered it. */
 export type PingRequest = {
   readonly pathname: string;
@@ -129,7 +118,7 @@ function successAnswer(status: 200 | 201, limit: number): PingAnswer {
 
 function failureAnswer(failure: Failure): PingAnswer {
   if (failure.code === "invalid" && failure.field === "rid") return ANSWERS.badRid;
-  const [status, text] = FAILURE_ANSWERS[failure.code];
+  const [status, text] = pingFailureOf(failure);
   return errorAnswer(status, text);
 }
 
