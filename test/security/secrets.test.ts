@@ -43,7 +43,8 @@ test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), neve
   assert.match(pool, /apiKey: secret\(24\), apiKeyReadonly: secret\(24\), pingKey: secret\(16\)/);
   assert.match(pool, /function secret\(bytes: number\): string \{\s*return randomBytes\(bytes\)\.toString\("base64url"\);/);
   assert.match(pool, /badgeKey: randomUUID\(\)/);
-  assert.match(source("http/config.ts"), /const token = randomBytes\(32\)\.toString\("base64url"\);/);
+  // the admin token and the badge secret
+  assert.match(source("http/config.ts"), /const secret = randomBytes\(32\)\.toString\("base64url"\);/);
   for (const file of ["engine/host/pool.ts", "http/config.ts", "http/auth.ts", "engine/host/shard-setup.ts"]) {
     assert.not.match(source(file), /Math\.random/, file);
   }
