@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { systemClock } from "../host/clock.ts";
 import { createApp } from "../http/app.ts";
 import type { JsonObject } from "../http/body.ts";
-import { ConfigError, readSettings } from "./config.ts";
+import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { createInProcessPool } from "./pools.ts";
 
@@ -156,7 +156,7 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
     const app = createApp({ pool, clock: systemClock,
-      config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain } });
+      config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings) } });
     return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
   } finally {
     await pool.close();

@@ -1,5 +1,5 @@
 // Environment → typed Config, read once at start (CONTRACT.md "Configuration").
-// `readSettings` is pure; `loadAdminToken` and `withBoundPort` finish it once DATA_DIR and the port are known.
+// `readSettings` is pure; `loadAdminToken`, `loadBadgeSecret` and `finishConfig` finish it once DATA_DIR and the port are known.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -32,6 +32,7 @@ export type Settings = {
 export type Config = Omit<Settings, "siteRoot" | "adminToken"> & {
   readonly siteRoot: string; // no trailing slash
   readonly adminToken: string;
+  readonly badgeSecret: string; // signs badge URLs; never sent anywhere
 };
 
 /** A configuration problem, with every bad variable named in the message. */
@@ -116,20 +117,45 @@ export function readSettings(env: Env): Settings {
 /** Returns the admin token: ADMIN_TOKEN, else DATA_DIR/admin-token, else a new one written there (generated: true). */
 export function loadAdminToken(settings: Settings): { token: string; generated: boolean } {
   if (settings.adminToken !== null) return { token: settings.adminToken, generated: false };
-  const path = join(settings.dataDir, "admin-token");
+  const { secret, generated } = readOrCreateSecret(settings.dataDir, "admin-token");
+  return { token: secret, generated };
+}
+
+/** Returns the secret that signs badge URLs: DATA_DIR/badge-secret, created on first start, kept across restarts. */
+export function loadBadgeSecret(settings: Settings): string {
+  return readOrCreateSecret(settings.dataDir, "badge-secret").secret;
+}
+
+/** Returns the secret stored in DATA_DIR/`name`, or a new random one written there (owner-only, never overwritten). */
+function readOrCreateSecret(dataDir: string, name: string): { secret: string; generated: boolean } {
+  const path = join(dataDir, name);
+  const stored = readSecret(path);
+  if (stored !== null) return { secret: stored, generated: false };
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  try {
+    writeFileSync(path, secret + "\n", { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    // another process (the CLI, a second start) wrote it first: theirs is the one in use
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return { secret: readSecret(path) ?? secret, generated: false };
+    throw error;
+  }
+  return { secret, generated: true };
+}
+
+function readSecret(path: string): string | null {
   try {
     const stored = readFileSync(path, "utf8").trim();
-    if (stored !== "") return { token: stored, generated: false };
+    return stored === "" ? null : stored;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return null;
   }
-  mkdirSync(settings.dataDir, { recursive: true });
-  const token = randomBytes(32).toString("base64url");
-  writeFileSync(path, token + "\n", { mode: 0o600 });
-  return { token, generated: true };
 }
 
 /** Returns the finished Config; SITE_ROOT defaults to http://localhost:<the port actually bound>. */
-export function finishConfig(settings: Settings, opts: { adminToken: string; boundPort: number }): Config {
-  return { ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken };
+export function finishConfig(settings: Settings, opts: { adminToken: string; badgeSecret: string; boundPort: number }): Config {
+  return {
+    ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken, badgeSecret: opts.badgeSecret,
+  };
 }

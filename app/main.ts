@@ -12,7 +12,7 @@ import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { createApp } from "../http/app.ts";
 import { pingListener } from "../http/routes/pings.ts";
-import { ConfigError, finishConfig, loadAdminToken, readSettings } from "./config.ts";
+import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "./config.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
 // Slow and idle clients must not hold the server: a request's headers must arrive within 10 s of its
@@ -25,8 +25,10 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 async function main(): Promise<void> {
   const settings = readSettings(process.env);
   let admin: { token: string; generated: boolean };
+  let badgeSecret: string;
   try {
     admin = loadAdminToken(settings);
+    badgeSecret = loadBadgeSecret(settings);
   } catch (error) {
     throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
   }
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS; // not a createServer option on Node 20
   await listen(server, settings.port, settings.host);
   const boundPort = (server.address() as AddressInfo).port;
-  const config = finishConfig(settings, { adminToken, boundPort });
+  const config = finishConfig(settings, { adminToken, badgeSecret, boundPort });
 
   let pool: Pool;
   try {

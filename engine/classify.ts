@@ -1,7 +1,10 @@
 // What a ping means (fact sheet §2 steps 6-8, §3, §7): exit status, POST-only, keywords, manual resume.
 import type { Check, PingKind, PingSignal } from "./model.ts";
 
-/** A ping as the route saw it; `body` is already cut to the project's ping_body_limit. */
+/** How much of an HTTP ping's body filter_http_body searches (spec: the first 10 kB), whatever ping_body_limit stores. */
+export const KEYWORD_BODY_BYTES = 10_000;
+
+/** A ping as the route saw it; `body` is searched up to KEYWORD_BODY_BYTES. */
 export type HttpPing = {
   readonly signal: PingSignal;
   readonly exitStatus: number | null;
@@ -51,5 +54,5 @@ function ignoredWhilePaused(check: Check, kind: PingKind): PingKind {
 const lenientUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }); // keeps a BOM, as Python does
 
 function bodyText(body: Uint8Array | string): string {
-  return typeof body === "string" ? body : lenientUtf8.decode(body);
+  return typeof body === "string" ? body : lenientUtf8.decode(body.subarray(0, KEYWORD_BODY_BYTES));
 }

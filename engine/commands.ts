@@ -18,7 +18,8 @@ export type PingCommand = {
   readonly remoteAddr: string;
   readonly ua: string;
   readonly rid: string | null; // lower-case canonical uuid, already validated
-  readonly body: Uint8Array | null; // already cut to the project's ping_body_limit
+  // cut to the larger of ping_body_limit and KEYWORD_BODY_BYTES: the shard stores the first and classifies on the second
+  readonly body: Uint8Array | null;
   /** Email pings: subject and plain text, classified with the email keyword rules. */
   readonly email?: { readonly subject: string; readonly text: string };
   readonly at: Millis;

@@ -250,16 +250,13 @@ export class Shard {
       ? classifyEmail(check, command.email)
       : classify(check, { signal: command.signal, exitStatus: command.exitStatus, method: command.method, body: command.body ?? "" });
     const step = onPing(check, kind, command.rid, command.at);
+    const stored = storedBody(command.body, project.pingBodyLimit);
     const record: PingRecord = {
       n: step.check.nPings, at: command.at, kind, scheme: command.scheme, remoteAddr: command.remoteAddr,
       method: command.method, ua: command.ua.slice(0, LIMITS.uaMaxChars), rid: command.rid,
-      exitStatus: command.exitStatus, bodySize: command.body?.length ?? 0,
+      exitStatus: command.exitStatus, bodySize: stored?.length ?? 0,
     };
-    const write: PingWrite = {
-      projectId: check.projectId, checkUuid: check.uuid, record,
-      body: command.body && command.body.length > 0 ? command.body : null,
-      keep: project.pingLogLimit,
-    };
+    const write: PingWrite = { projectId: check.projectId, checkUuid: check.uuid, record, body: stored, keep: project.pingLogLimit };
     this.#changes.pings.push(write);
     this.#apply(step, { record, body: write.body });
     return ok({ checkUuid: check.uuid, created, badgeKey: check.badgeKey });
@@ -438,4 +435,10 @@ export class Shard {
     }
     return this.listChecks(projectId, { tags: [] }).find((c) => wanted.every((w) => w(c))) ?? null;
   }
+}
+
+/** Returns the part of a ping body the log keeps: the first `limitBytes` bytes (a copy when cut), or null for none. */
+function storedBody(body: Uint8Array | null, limitBytes: number): Uint8Array | null {
+  if (body === null || body.length === 0 || limitBytes <= 0) return null;
+  return body.length > limitBytes ? body.slice(0, limitBytes) : body;
 }

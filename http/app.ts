@@ -18,6 +18,7 @@ export type HttpConfig = {
   readonly apiRateLimit: number; // requests per key per minute; 0 = off
   readonly smtpPort: number | null; // null = the inbound SMTP listener is off
   readonly emailDomain: string;
+  readonly badgeSecret: string; // signs badge URLs; never leaves the server
 };
 
 /** What every route module receives. */

@@ -98,8 +98,9 @@ export function presentProject(project: Project): Record<string, unknown> {
 export const BADGE_FORMATS = ["svg", "json", "shields"] as const;
 
 /** Returns the badge URLs of one tag ("*" = every check of the project): 2-state (-2) and 3-state variants. */
-export function badgeUrls(project: Project, tag: string, siteRoot: string): Record<string, string> {
-  const sig = badgeSignature(project.badgeKey, tag);
+export function badgeUrls(project: Project, tag: string, opts: { siteRoot: string; badgeSecret: string }): Record<string, string> {
+  const { siteRoot } = opts;
+  const sig = badgeSignature(opts.badgeSecret, project.badgeKey, tag);
   const url = (token: string, fmt: string) =>
     tag === "*"
       ? `${siteRoot}/badge/${project.badgeKey}/${token}.${fmt}`
@@ -113,10 +114,10 @@ export function badgeUrls(project: Project, tag: string, siteRoot: string): Reco
 }
 
 /** Returns the project's badges: "*" plus every tag of its checks (spec §2.5). */
-export function presentBadges(project: Project, checks: readonly Check[], siteRoot: string): { badges: Record<string, Record<string, string>> } {
+export function presentBadges(project: Project, checks: readonly Check[], opts: { siteRoot: string; badgeSecret: string }): { badges: Record<string, Record<string, string>> } {
   const tags = new Set<string>(["*"]);
   for (const check of checks) for (const tag of tagsOf(check.tags)) tags.add(tag);
   const badges: Record<string, Record<string, string>> = {};
-  for (const tag of [...tags].sort()) badges[tag] = badgeUrls(project, tag, siteRoot);
+  for (const tag of [...tags].sort()) badges[tag] = badgeUrls(project, tag, opts);
   return { badges };
 }

@@ -1,14 +1,16 @@
 // Inbound SMTP listener (CONTRACT SMTP_PORT, EMAIL_DOMAIN; fact sheet notify §8): every accepted
-// recipient of a message becomes one ping, answered 250 only once every ping is durable.
+// recipient of a message becomes one ping, answered 250 only once every ping is durable. Messages are
+// parsed on a worker thread (mail-reader.ts), and a retried message never pings a recipient twice.
 import { SMTPServer } from "smtp-server";
 import type { SMTPServerDataStream, SMTPServerSession } from "smtp-server";
 import type { Clock } from "../host/clock.ts";
-import type { PingCommand, Pool } from "../host/pool-api.ts";
+import type { Pool } from "../host/pool-api.ts";
 import type { Project } from "../engine/model.ts";
 import { LIMITS } from "../engine/model.ts";
 import { emailUserAgent, parseRecipient } from "./address.ts";
-import { readMail } from "./message.ts";
-import type { MailContent } from "./message.ts";
+import { startMailReader, UnreadableMail } from "./mail-reader.ts";
+import type { MailReader, ReadMessage } from "./mail-reader.ts";
+import { RetryLedger } from "./retry-ledger.ts";
 
 /** The part of the pool the listener uses. */
 export type MailPool = Pick<Pool, "projectOfCheck" | "projectByPingKey" | "listChecks" | "ping">;
@@ -23,6 +25,8 @@ export type InboundSmtpOptions = {
   readonly maxMessageBytes?: number;
   /** Most clients connected at once; the next hears 421 and is closed (default DEFAULT_MAX_CLIENTS). */
   readonly maxClients?: number;
+  /** Parses messages (default: a reader of its own, on a worker thread, closed with the listener). */
+  readonly reader?: MailReader;
   /** Hears about faults the client only sees as a 4xx/5xx: socket errors, parse and pool failures. */
   readonly onError?: (error: unknown) => void;
 };
@@ -35,6 +39,8 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MAX_CLIENTS = 100;
 /** Recipients per message: each is a ping, so one small message must not become thousands (Postfix allows 1,000). */
 export const MAX_RECIPIENTS = 100;
+/** (message, check) pairs of partly delivered messages remembered for their retries (about 100 bytes each). */
+export const RETRY_LEDGER_ENTRIES = 10_000;
 const IDLE_TIMEOUT_MS = 60_000; // a client silent this long is disconnected
 const CLOSE_GRACE_MS = 5_000; // connected clients get this long to finish before they hear 421
 
@@ -48,32 +54,47 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const onError = options.onError ?? (() => {});
   const inFlight = new Set<Promise<void>>(); // DATA handlers close() waits for
+  const reader = options.reader ?? startMailReader();
+  const ledger = new RetryLedger(RETRY_LEDGER_ENTRIES);
 
-  /** Returns null when the message is stored, else the reply that refuses it. */
+  /**
+   * Returns null when every recipient's ping is stored, else the reply that refuses the message; throws
+   * (→ 451) when a ping could not be stored: the recipients already pinged are remembered so that the
+   * sender's retry of the whole message pings only the others.
+   */
   async function accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<Error | null> {
     const raw = await readStream(stream, maxMessageBytes);
     if (raw === null) return reply(552, `5.3.4 Message exceeds fixed maximum message size ${maxMessageBytes}`);
     const at = clock.now(); // read once: every recipient's ping gets the same instant
-    let email: MailContent;
+    let message: ReadMessage;
     try {
-      email = await readMail(raw);
+      message = await reader.read(raw);
     } catch (error) {
       onError(error);
-      return reply(550, "5.6.0 Message could not be parsed"); // the same bytes would fail again
+      if (error instanceof UnreadableMail) return reply(550, "5.6.0 Message could not be parsed"); // the same bytes would fail again
+      throw error;
     }
     const mailFrom = session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address;
+    const targets: Resolved[] = [];
     for (const recipient of session.envelope.rcptTo) {
       const target = await resolveRecipient(pool, recipient.address, domain);
       if (!target.ok) continue; // deleted or renamed since RCPT: dropped, as the reference drops unknown checks
-      const command: PingCommand = {
-        target: { uuid: target.uuid }, signal: "success", exitStatus: null, rid: null,
-        method: "", scheme: "email", // as the reference records mail (fact sheet notify §8)
-        remoteAddr: session.remoteAddress, ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars),
-        body: cutBody(raw, target.project.pingBodyLimit), email, at,
-      };
-      await pool.ping(command); // a failed outcome is the same race as above; a rejection is a 451
+      if (ledger.pinged(message.digest, target.uuid)) continue; // by an earlier try of this same message
+      targets.push(target);
     }
-    return null;
+    const outcomes = await Promise.allSettled(targets.map((target) => pool.ping({
+      target: { uuid: target.uuid }, signal: "success", exitStatus: null, rid: null,
+      method: "", scheme: "email", // as the reference records mail (fact sheet notify §8)
+      remoteAddr: session.remoteAddress, ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars),
+      body: cutBody(raw, target.project.pingBodyLimit), email: message.content, at,
+    }))); // a failed outcome is the same race as above; a rejection is a 451
+    const failure = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failure === undefined) {
+      ledger.forget(message.digest);
+      return null;
+    }
+    ledger.remember(message.digest, targets.filter((_target, i) => outcomes[i].status === "fulfilled").map((target) => target.uuid));
+    throw failure.reason;
   }
 
   const server = new SMTPServer({
@@ -127,6 +148,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all(inFlight);
+      if (options.reader === undefined) await reader.close(); // a reader given is its giver's to close
     },
   };
 }

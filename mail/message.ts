@@ -18,7 +18,7 @@ export async function readMail(raw: Uint8Array): Promise<MailContent> {
   });
   const chunks: string[] = [];
   if (parsed.text) chunks.push(parsed.text);
-  if (parsed.html !== false) {
+  if (typeof parsed.html === "string") {
     const htmlText = htmlToText(parsed.html);
     if (htmlText !== "") chunks.push(htmlText);
   }

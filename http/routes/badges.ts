@@ -38,13 +38,14 @@ const CONTENT_TYPES = { svg: "image/svg+xml", json: "application/json", shields:
 /** Registers the badge routes on `app`. */
 export function badgeRoutes(app: H3, deps: AppDeps): void {
   const { pool, clock } = deps;
+  const secret = deps.config.badgeSecret;
   app.all("/badge/:badgeKey/:signature/:file", (event) => {
     const params = event.context.params ?? {};
-    return answerBadge(event, () => projectBadge(pool, parseProjectBadge(params.badgeKey, params.signature, params.file), clock.now()));
+    return answerBadge(event, () => projectBadge(pool, secret, parseProjectBadge(params.badgeKey, params.signature, params.file), clock.now()));
   });
   app.all("/badge/:badgeKey/:file", (event) => {
     const params = event.context.params ?? {};
-    return answerBadge(event, () => projectBadge(pool, parseProjectBadge(params.badgeKey, null, params.file), clock.now()));
+    return answerBadge(event, () => projectBadge(pool, secret, parseProjectBadge(params.badgeKey, null, params.file), clock.now()));
   });
   app.all("/b/:states/:file", (event) => {
     const params = event.context.params ?? {};
@@ -83,8 +84,8 @@ export function parseCheckBadge(states: string | undefined, file: string | undef
 }
 
 /** Returns true when the first 8 characters of `signature` are the tag's signature (the reference compares only those). */
-export function signatureMatches(badgeKey: string, tag: string, signature: string): boolean {
-  const ours = Buffer.from(badgeSignature(badgeKey, tag));
+export function signatureMatches(secret: string, badgeKey: string, tag: string, signature: string): boolean {
+  const ours = Buffer.from(badgeSignature(secret, badgeKey, tag));
   const theirs = Buffer.from(signature.slice(0, 8));
   return ours.length === theirs.length && timingSafeEqual(ours, theirs);
 }
@@ -96,10 +97,10 @@ export function statesOfSignature(signature: string): BadgeStates {
 
 type Rendered = { readonly format: BadgeFormat; readonly label: string; readonly summary: BadgeSummary };
 
-async function projectBadge(pool: Pool, request: ProjectBadgeRequest | null, at: Millis): Promise<Rendered | null> {
+async function projectBadge(pool: Pool, secret: string, request: ProjectBadgeRequest | null, at: Millis): Promise<Rendered | null> {
   if (request === null || !isBadgeFormat(request.format)) return null;
   const project = pool.projectByBadgeKey(request.badgeKey);
-  if (project === null || !signatureMatches(project.badgeKey, request.tag, request.signature)) return null;
+  if (project === null || !signatureMatches(secret, project.badgeKey, request.tag, request.signature)) return null;
   const all = request.tag === "*";
   const checks = await pool.listChecks(project.id, { tags: all ? [] : [request.tag] });
   const summary = badgeJson(checks.map((check) => statusAt(check, at)), statesOfSignature(request.signature));

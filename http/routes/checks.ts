@@ -141,7 +141,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     GET: async (event) => {
       const { project } = callerOf(event, null, false);
       const checks = await pool.listChecks(project.id, { tags: [] });
-      return json(presentBadges(project, checks, siteRoot));
+      return json(presentBadges(project, checks, { siteRoot, badgeSecret: config.badgeSecret }));
     },
   }, cors);
 

@@ -1,11 +1,12 @@
 // The Pinging API: /ping/<uuid>[/start|/fail|/log|/<exit-status>] and /ping/<ping-key>/<slug>[/...]
 // (spec §4.4; the reference's routing and pipeline: fact sheet §1-2). This is the hot path: one clock
-// read, one directory lookup, the body read only up to the project's limit, one pool call.
+// read, one directory lookup, the body read only up to the project's limit (at least 10 kB), one pool call.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { H3, H3Event } from "h3";
 import { HTTPError, HTTPResponse } from "h3";
 import type { Failure } from "../../engine/outcome.ts";
 import type { Millis, PingSignal, Project } from "../../engine/model.ts";
+import { KEYWORD_BODY_BYTES } from "../../engine/classify.ts";
 import { LIMITS } from "../../engine/model.ts";
 import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
@@ -152,7 +153,8 @@ export async function answerPing(request: PingRequest, ctx: { pool: Pool; at: Mi
   }
 
   const forwardedFor = request.header("x-forwarded-for"), ua = request.header("user-agent");
-  const body = await request.readBody(project.pingBodyLimit);
+  // filter_http_body searches the first 10 kB whatever ping_body_limit keeps (it may be 0); the shard cuts both
+  const body = await request.readBody(Math.max(project.pingBodyLimit, KEYWORD_BODY_BYTES));
   const outcome = await pool.ping({
     target, signal: path.signal, exitStatus: path.exitStatus, method: request.method,
     scheme: request.header("x-forwarded-proto") ?? "http", remoteAddr: remoteAddress(forwardedFor, request.socketAddress),

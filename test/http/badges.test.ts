@@ -3,6 +3,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { H3 } from "h3";
+import { createHmac } from "node:crypto";
 import type { PingCommand } from "../../host/pool-api.ts";
 import type { Check, Project, Status } from "../../engine/model.ts";
 import { DAY, MINUTE } from "../../engine/model.ts";
@@ -11,7 +12,7 @@ import type { BadgeStates, BadgeStatus } from "../../http/badges.ts";
 import { BADGE_COLORS, WIDTHS, badgeJson, badgeShields, badgeStatus, badgeSvg, textWidth } from "../../http/badges.ts";
 import { badgeRoutes, parseCheckBadge, parseProjectBadge, signatureMatches, statesOfSignature } from "../../http/routes/badges.ts";
 import type { Routes } from "./harness.ts";
-import { withRoutes } from "./harness.ts";
+import { BADGE_SECRET, withApi, withRoutes } from "./harness.ts";
 
 // ---- rendering -----------------------------------------------------------------------------------
 
@@ -91,21 +92,23 @@ test("the shields document names the status and its shields colour", () => {
 
 // ---- URLs and signatures ---------------------------------------------------------------------------
 
-test("a badge signature is 8 URL-safe characters, stable, and depends on key and tag", () => {
-  const sig = badgeSignature("key-1", "db");
+test("a badge signature is 8 URL-safe characters, stable, and depends on the secret, key and tag", () => {
+  const sig = badgeSignature("s", "key-1", "db");
   assert.match(sig, /^[-A-Za-z0-9_]{8}$/);
-  assert.is(badgeSignature("key-1", "db"), sig);
-  assert.is.not(badgeSignature("key-2", "db"), sig);
-  assert.is.not(badgeSignature("key-1", "dc"), sig);
+  assert.is(badgeSignature("s", "key-1", "db"), sig);
+  assert.is.not(badgeSignature("s", "key-2", "db"), sig);
+  assert.is.not(badgeSignature("s", "key-1", "dc"), sig);
+  assert.is.not(badgeSignature("t", "key-1", "db"), sig);
 });
 
 test("only the first 8 characters of a signature are compared; -2 on a 10-character one selects 2 states", () => {
-  const sig = badgeSignature("k", "db");
-  assert.ok(signatureMatches("k", "db", sig));
-  assert.ok(signatureMatches("k", "db", `${sig}-2`));
-  assert.ok(signatureMatches("k", "db", `${sig}extra`));
-  assert.not.ok(signatureMatches("k", "db", sig.slice(0, 7)));
-  assert.not.ok(signatureMatches("k", "dc", sig));
+  const sig = badgeSignature("s", "k", "db");
+  assert.ok(signatureMatches("s", "k", "db", sig));
+  assert.ok(signatureMatches("s", "k", "db", `${sig}-2`));
+  assert.ok(signatureMatches("s", "k", "db", `${sig}extra`));
+  assert.not.ok(signatureMatches("s", "k", "db", sig.slice(0, 7)));
+  assert.not.ok(signatureMatches("s", "k", "dc", sig));
+  assert.not.ok(signatureMatches("t", "k", "db", sig));
   assert.is(statesOfSignature(`${sig}-2`), 2);
   assert.is(statesOfSignature(sig), 3);
   assert.is(statesOfSignature(`${sig}x-2`), 3);
@@ -167,7 +170,7 @@ function pingCommand(uuid: string, signal: "success" | "fail"): PingCommand {
 
 /** Returns the URL of a project badge the way the API lists it (tag quoted, then encoded again). */
 function badgeUrl(project: Project, tag: string, opts: { format: string; states: BadgeStates }): string {
-  const sig = badgeSignature(project.badgeKey, tag) + (opts.states === 2 ? "-2" : "");
+  const sig = badgeSignature(BADGE_SECRET, project.badgeKey, tag) + (opts.states === 2 ? "-2" : "");
   if (tag === "*") return `/badge/${project.badgeKey}/${sig}.${opts.format}`;
   return `/badge/${project.badgeKey}/${sig}/${encodeURIComponent(encodeURIComponent(tag))}.${opts.format}`;
 }
@@ -230,15 +233,15 @@ test("a tag with characters that need quoting is found through its double-encode
 test("a wrong signature, an unknown key or format gives 404", () => withHarness(async ({ app, project, newCheck }) => {
   await newCheck({ tags: "db" }, "up");
   const good = badgeUrl(project, "db", { format: "svg", states: 3 });
-  const sig = badgeSignature(project.badgeKey, "db");
+  const sig = badgeSignature(BADGE_SECRET, project.badgeKey, "db");
   const bad = [
     `/badge/${project.badgeKey}/AAAAAAAA/db.svg`,
-    `/badge/${project.badgeKey}/${badgeSignature(project.badgeKey, "web")}/db.svg`, // another tag's signature
+    `/badge/${project.badgeKey}/${badgeSignature(BADGE_SECRET, project.badgeKey, "web")}/db.svg`, // another tag's signature
     `/badge/${project.badgeKey}/${sig}/db.png`,
     `/badge/${project.badgeKey}/${sig}.svg`, // the tag's signature is not the * one
     `/badge/nokey/${sig}/db.svg`,
     `/badge/${project.badgeKey}/${sig}/db`,
-    `/badge/${project.badgeKey}/${badgeSignature(project.badgeKey, "*")}.txt`,
+    `/badge/${project.badgeKey}/${badgeSignature(BADGE_SECRET, project.badgeKey, "*")}.txt`,
   ];
   assert.is((await get(app, good)).status, 200);
   for (const path of bad) {
@@ -278,6 +281,28 @@ test("a check badge shows one check: label = name (or uuid), grace late only wit
   assert.is((await get(app, `/b/2/${named.uuid}.svg`)).status, 404); // the uuid is not the badge key
   assert.is((await get(app, `/b/2/${named.badgeKey}.gif`)).status, 404);
   assert.is((await get(app, `/b/x/${named.badgeKey}.svg`)).status, 404);
+}));
+
+test("a badge URL can't be forged from a published one: the old scheme (HMAC keyed by the URL's own badge key) gets 404", () => withApi(async (api) => {
+  await api.create({ name: "a", tags: "db" });
+  await api.create({ name: "b", tags: "web" });
+  const listed = (await api.call("GET", "/api/v3/badges/")).json as { badges: Record<string, Record<string, string>> };
+  const published = new URL(listed.badges.db.json3); // e.g. in a public README
+  const genuine = await api.app.request(published.pathname);
+  assert.is(genuine.status, 200, published.pathname);
+  const badgeKey = published.pathname.split("/")[2];
+  const oldWay = (tag: string) => createHmac("sha256", badgeKey).update(tag).digest("base64url").slice(0, 8);
+  const forged = [
+    `/badge/${badgeKey}/${oldWay("web")}/web.json`, // another tag
+    `/badge/${badgeKey}/${oldWay("*")}.json`, // every check of the project
+    `/badge/${badgeKey}/${oldWay("*")}-2.svg`,
+    `/badge/${badgeKey}/${oldWay("db")}/db.json`, // even the published tag
+    published.pathname.replace("/db.json", "/web.json"), // a genuine signature on another tag
+  ];
+  for (const path of forged) assert.equal([path, (await api.app.request(path)).status], [path, 404]);
+  for (const url of [listed.badges.web.json3, listed.badges["*"].svg]) {
+    assert.is((await api.app.request(new URL(url).pathname)).status, 200, "the listed URLs of the other badges work");
+  }
 }));
 
 /** Fails unless every tag in `xml` is closed in order (a small check, enough for the badge's shape). */

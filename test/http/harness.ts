@@ -17,6 +17,7 @@ import { tempDir } from "../helpers.ts";
 export const T0: Millis = Date.UTC(2026, 0, 15, 12, 0, 0); // a Thursday, mid-month
 export const SITE = "http://hc.test";
 export const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
+export const BADGE_SECRET = "badge-secret-for-tests-0123456789";
 
 export type Answer = { status: number; headers: Headers; text: string; json: unknown };
 export type Call = { key?: string | null; body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> };
@@ -58,7 +59,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
   try {
     const clock = new VirtualClock(T0);
     const settings = readSettings({ DATA_DIR: dir.path, SITE_ROOT: SITE, API_RATE_LIMIT: String(options.apiRateLimit ?? 0), ...options.env });
-    const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, boundPort: 8000 });
+    const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
     const app = createApp({ pool, clock: appClock, config }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
@@ -122,7 +123,7 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
     notify: { siteRoot: "http://localhost:8000", allowPrivateIps: true, smtpUrl: null } });
   try {
     const clock = new VirtualClock(options.startAt);
-    const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), boundPort: 8000 });
+    const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const app = new H3({ silent: true, onError: (error: HTTPError) => { if (error.unhandled) unexpected.push(error.cause ?? error); } });
     register(app, { pool, clock, config });

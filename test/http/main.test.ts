@@ -3,7 +3,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../helpers.ts";
@@ -56,12 +56,19 @@ test("starts, serves the API, exits 0 on SIGTERM, and a restart restores project
     const advanced = await fetch(`${first.url}/admin/v1/clock`, { method: "POST", headers: admin, body: JSON.stringify({ advance: 10 }) });
     assert.is(advanced.status, 200);
     assert.is((await fetch(`${first.url}/api/v3/status/`)).status, 200);
+    const badgesText = await (await fetch(`${first.url}/api/v3/badges/`, { headers: { "x-api-key": project.api_key } })).text();
+    const badgePath = new URL((JSON.parse(badgesText) as { badges: Record<string, { json3: string }> }).badges["*"].json3).pathname;
+    assert.is((await fetch(first.url + badgePath)).status, 200);
+    const badgeSecret = readFileSync(join(dir.path, "badge-secret"), "utf8").trim();
+    assert.ok(badgeSecret.length >= 32, "the badge secret is made on the first start, in DATA_DIR");
+    assert.not.ok(badgesText.includes(badgeSecret) || first.output().includes(badgeSecret), "the badge secret is never shown");
     assert.is(await stop(first), 0, first.output());
 
     const second = await start(env);
     const got = await fetch(`${second.url}/api/v3/checks/${uuid}`, { headers: { "x-api-key": project.api_key } });
     assert.is(got.status, 200);
     assert.is(((await got.json()) as { name: string }).name, "kept");
+    assert.is((await fetch(second.url + badgePath)).status, 200, "a published badge URL survives the restart");
     assert.is(await stop(second), 0, second.output());
   } finally {
     dir.remove();

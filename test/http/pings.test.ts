@@ -307,6 +307,46 @@ test("through node:http: a 100 kB streamed body is cut, the socket address and m
   }
 }));
 
+// Spec: filter_http_body searches the first 10 kB of the body, whatever the project's ping_body_limit keeps.
+for (const limit of [0, 100]) {
+  test(`filter_http_body classifies on the first 10 kB though ping_body_limit is ${limit} (both /ping/ servers)`, () => withHarness(async ({ app, pool, clock, project, pings }) => {
+    const created = await pool.createCheck(project.id, { filterHttpBody: true, failureKw: "FAILED", successKw: "SUCCESS" }, [], clock.now());
+    if (!created.ok) throw new Error("createCheck failed");
+    const uuid = created.value.check.uuid;
+    const listener = pingListener({ pool, clock });
+    const server = createServer((req, res) => {
+      if (!listener(req, res)) void toNodeHandler(app)(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const padding = "x".repeat(200); // past a 100-byte limit, well within 10 kB
+      const bodies = [
+        `${padding} job FAILED`, // → fail
+        `${padding} SUCCESS`, // → success
+        `${"x".repeat(10_000)} FAILED`, // the keyword starts past the first 10 kB → no keyword: ignored
+        `${"y".repeat(9_994)}FAILED`, // the keyword ends at byte 10,000 → fail
+      ];
+      for (const body of bodies) {
+        const answer = await fetch(`${base}/ping/${uuid}`, { method: "POST", body });
+        assert.equal([answer.status, await answer.text(), answer.headers.get("ping-body-limit")], [200, "OK", String(limit)]);
+      }
+      const viaH3 = await send(app, `/ping/${uuid}`, { method: "POST", body: `${padding} FAILED` });
+      assert.is(viaH3.status, 200);
+      const recorded = await pings(uuid);
+      assert.equal(recorded.map((p) => [p.kind, p.bodySize]), [
+        ["fail", limit], ["success", limit], ["ign", limit], ["fail", limit], ["fail", limit],
+      ]);
+      if (limit > 0) {
+        const stored = await pool.pingBody(project.id, uuid, recorded[0].n);
+        assert.is(stored.ok && Buffer.from(stored.value).toString(), padding.slice(0, limit), "the store keeps only the limit");
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, { pingBodyLimit: limit }));
+}
+
 async function statusAndText(app: H3, path: string): Promise<[number, string]> {
   const answer = await send(app, path);
   return [answer.status, answer.text];

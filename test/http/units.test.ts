@@ -2,12 +2,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { HTTPError } from "h3";
+import { readFileSync, statSync } from "node:fs";
 import { MINUTE, SECOND } from "../../engine/model.ts";
 import { fail, ok } from "../../engine/outcome.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import { apiKeyOf, authorizeAdmin, RateLimiter } from "../../http/auth.ts";
 import { badgeSignature, badgeStatesOf } from "../../http/badge-urls.ts";
-import { ConfigError, finishConfig, loadAdminToken, readSettings } from "../../app/config.ts";
+import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "../../app/config.ts";
 import { renderError, statusOf, unwrap } from "../../http/errors.ts";
 import { channelsOf, checkQueryOf, checkRequestOf, flipQueryOf } from "../../http/input.ts";
 import { parseJsonObject, readBodyBytes } from "../../http/body.ts";
@@ -29,7 +30,7 @@ test("config: defaults", () => {
     emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, durability: "flush", clock: "real", apiRateLimit: 100,
   });
   assert.ok(s.shards >= 1);
-  assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", boundPort: 41234 }).siteRoot, "http://localhost:41234");
+  assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot, "http://localhost:41234");
 });
 
 test("config: the API rate limit is off by default under CLOCK=virtual, and can still be set there", () => {
@@ -73,6 +74,27 @@ test("config: the admin token is generated once, stored, and read back", () => {
     assert.ok(first.token.length >= 32);
     assert.equal(loadAdminToken(settings), { token: first.token, generated: false });
     assert.equal(loadAdminToken(readSettings({ DATA_DIR: dir.path, ADMIN_TOKEN: "from-the-environment" })), { token: "from-the-environment", generated: false });
+  } finally {
+    dir.remove();
+  }
+});
+
+test("config: the badge secret is generated once into DATA_DIR (owner-only), read back, and not the admin token", () => {
+  const dir = tempDir();
+  try {
+    const settings = readSettings({ DATA_DIR: `${dir.path}/nested` });
+    const secret = loadBadgeSecret(settings);
+    assert.ok(secret.length >= 32);
+    assert.is(readFileSync(`${dir.path}/nested/badge-secret`, "utf8").trim(), secret);
+    assert.is(statSync(`${dir.path}/nested/badge-secret`).mode & 0o777, 0o600);
+    assert.is(loadBadgeSecret(settings), secret, "kept across restarts");
+    assert.is.not(loadAdminToken(settings).token, secret);
+    const other = tempDir();
+    try {
+      assert.is.not(loadBadgeSecret(readSettings({ DATA_DIR: other.path })), secret, "each installation has its own");
+    } finally {
+      other.remove();
+    }
   } finally {
     dir.remove();
   }
@@ -268,14 +290,16 @@ test("errors: unexpected errors become 500 internal error and are reported; HTTP
 
 // ---- badges ----
 
-test("badge signatures: 8 URL-safe characters per tag and key; -2 means two states", () => {
-  const sig = badgeSignature("key", "prod");
+test("badge signatures: 8 URL-safe characters per secret, key and tag; -2 means two states", () => {
+  const sig = badgeSignature("secret", "key", "prod");
   assert.match(sig, /^[A-Za-z0-9_-]{8}$/);
-  assert.is.not(sig, badgeSignature("key", "dev"));
-  assert.is.not(sig, badgeSignature("other", "prod"));
-  assert.is(badgeStatesOf("key", "prod", sig), 3);
-  assert.is(badgeStatesOf("key", "prod", `${sig}-2`), 2);
-  assert.is(badgeStatesOf("key", "dev", sig), null);
+  assert.is.not(sig, badgeSignature("secret", "key", "dev"));
+  assert.is.not(sig, badgeSignature("secret", "other", "prod"));
+  assert.is.not(sig, badgeSignature("another secret", "key", "prod"));
+  assert.is(badgeStatesOf("secret", "key", "prod", sig), 3);
+  assert.is(badgeStatesOf("secret", "key", "prod", `${sig}-2`), 2);
+  assert.is(badgeStatesOf("secret", "key", "dev", sig), null);
+  assert.is(badgeStatesOf("another secret", "key", "prod", sig), null);
 });
 
 test.run();

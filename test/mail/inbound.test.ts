@@ -11,6 +11,7 @@ import type { PingCommand, Pool } from "../../host/pool-api.ts";
 import type { CheckSpec, Check, PingRecord, Project } from "../../engine/model.ts";
 import { MINUTE } from "../../engine/model.ts";
 import { startInboundSmtp } from "../../mail/inbound.ts";
+import { startMailReader } from "../../mail/mail-reader.ts";
 import type { MailPool } from "../../mail/inbound.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -18,6 +19,9 @@ const T0 = Date.UTC(2026, 0, 1);
 const DOMAIN = "hc.test";
 const SENDER = "cron@example.com";
 const MAX_BYTES = 64 * 1024;
+// one parsing worker for every listener of this file: starting one (mailparser loaded) takes most of a second
+const reader = startMailReader();
+test.after(() => reader.close());
 
 type World = {
   pool: Pool; clock: VirtualClock; project: Project; port: number;
@@ -25,6 +29,8 @@ type World = {
   send(mail: { to: string[]; subject?: string; text?: string; html?: string; raw?: string | Buffer }): Promise<SentInfo>;
   pings(uuid: string): Promise<PingRecord[]>;
   check(uuid: string): Promise<Check>;
+  /** Makes the next ping of this check fail as a full disk would (the pool rejects it). */
+  failNextPing(uuid: string): void;
 };
 type SentInfo = { accepted: string[]; rejected: string[]; response: string };
 
@@ -34,7 +40,17 @@ async function withListener(body: (world: World) => Promise<void>, pingBodyLimit
   const clock = new VirtualClock(T0);
   const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: T0,
     clock: "virtual", notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
-  const listener = await startInboundSmtp({ port: 0, host: "127.0.0.1", domain: DOMAIN, pool, clock, maxMessageBytes: MAX_BYTES });
+  const failing = new Set<string>();
+  const listenerPool: MailPool = { // the real pool, but a ping can be made to fail once
+    projectOfCheck: (uuid) => pool.projectOfCheck(uuid),
+    projectByPingKey: (key) => pool.projectByPingKey(key),
+    listChecks: (projectId, query) => pool.listChecks(projectId, query),
+    ping: (command) => {
+      if ("uuid" in command.target && failing.delete(command.target.uuid)) return Promise.reject(new Error("disk full"));
+      return pool.ping(command);
+    },
+  };
+  const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool: listenerPool, clock, maxMessageBytes: MAX_BYTES });
   const transport = createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
   try {
     const project = await pool.createProject({ name: "mail", checkLimit: 20, pingLogLimit: 100, pingBodyLimit }, T0);
@@ -60,6 +76,7 @@ async function withListener(body: (world: World) => Promise<void>, pingBodyLimit
         if (!got.ok) throw new Error(`getCheck: ${got.failure.code}`);
         return got.value;
       },
+      failNextPing: (uuid) => failing.add(uuid),
     });
   } finally {
     transport.close();
@@ -310,7 +327,7 @@ test("the command carries the decoded mail and a body of its own, cut to the lim
       return { ok: true, value: { checkUuid: "u", created: false } };
     },
   };
-  const listener = await startInboundSmtp({ port: 0, host: "127.0.0.1", domain: DOMAIN, pool, clock: new VirtualClock(T0) });
+  const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool, clock: new VirtualClock(T0) });
   const transport = createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
   try {
     const to = `00000000-0000-4000-8000-000000000001@${DOMAIN}`;
@@ -326,7 +343,7 @@ test("the command carries the decoded mail and a body of its own, cut to the lim
 });
 
 test("past maxClients a new connection hears 421 and is closed; a freed slot serves again", async () => {
-  const listener = await startInboundSmtp({ port: 0, host: "127.0.0.1", domain: DOMAIN, pool: failingPool(stubProject),
+  const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool: failingPool(stubProject),
     clock: new VirtualClock(T0), maxClients: 2 });
   const greeting = (socket: Socket) => new Promise<string>((resolve) => {
     let text = "";
@@ -359,6 +376,26 @@ test("past maxClients a new connection hears 421 and is closed; a freed slot ser
   }
 });
 
+test("a 451 for a later recipient: the sender's retry of the whole message pings only the recipients not yet pinged", async () => {
+  await withListener(async ({ newCheck, send, pings, failNextPing }) => {
+    const a = await newCheck({ name: "first" }), b = await newCheck({ name: "second" });
+    const to = [`${a.uuid}@${DOMAIN}`, `${b.uuid}@${DOMAIN}`];
+    const counts = async () => [(await pings(a.uuid)).length, (await pings(b.uuid)).length];
+    const raw = `From: ${SENDER}\r\nSubject: nightly\r\nMessage-ID: <run-1@example.com>\r\n\r\ndone\r\n`;
+    failNextPing(b.uuid);
+    const refused = await refusal(send({ to, raw }));
+    assert.is(refused.responseCode, 451);
+    assert.equal(await counts(), [1, 0], "the first recipient was pinged before the second failed");
+    const retried = await send({ to, raw }); // what a mail server does after a 451: the same bytes again
+    assert.equal([retried.accepted, retried.rejected], [to, []]);
+    assert.equal(await counts(), [1, 1], "the retry pinged only the second");
+    await send({ to, raw: raw.replace("nightly", "nightly again") }); // another message: both pinged
+    assert.equal(await counts(), [2, 2]);
+    await send({ to, raw }); // the first message's bytes once more, after it went through whole: a new message
+    assert.equal(await counts(), [3, 3]);
+  });
+});
+
 // A pool that resolves every address but fails to store: the sender must retry later.
 const failingPool = (project: Project): MailPool => ({
   projectOfCheck: () => project,
@@ -371,7 +408,7 @@ const failingPool = (project: Project): MailPool => ({
 
 test("a pool failure is answered 451 (try again later) and the listener keeps serving", async () => {
   const errors: unknown[] = [];
-  const listener = await startInboundSmtp({ port: 0, host: "127.0.0.1", domain: DOMAIN, pool: failingPool(stubProject),
+  const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool: failingPool(stubProject),
     clock: new VirtualClock(T0), onError: (error) => errors.push(error) });
   const transport = createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
   try {

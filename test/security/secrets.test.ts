@@ -43,16 +43,17 @@ test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), neve
   assert.match(pool, /apiKey: secret\(24\), apiKeyReadonly: secret\(24\), pingKey: secret\(16\)/);
   assert.match(pool, /function secret\(bytes: number\): string \{\s*return randomBytes\(bytes\)\.toString\("base64url"\);/);
   assert.match(pool, /badgeKey: randomUUID\(\)/);
-  assert.match(source("app/config.ts"), /const token = randomBytes\(32\)\.toString\("base64url"\);/);
-  for (const file of ["host/pool.ts", "app/config.ts", "http/auth.ts", "app/shard-setup.ts"]) {
+  // the admin token and the badge secret
+  assert.match(source("app/config.ts"), /const secret = randomBytes\(32\)\.toString\("base64url"\);/);
+  for (const file of ["host/pool.ts", "host/project-keys.ts", "app/config.ts", "http/auth.ts", "app/shard-setup.ts"]) {
     assert.not.match(source(file), /Math\.random/, file);
   }
 });
 
 test("API keys, the admin token and badge signatures are compared with timingSafeEqual", () => {
-  const pool = source("host/pool.ts");
-  const authenticate = /authenticate\(apiKey: string\): Caller \| null \{[\s\S]*?\n {2}\}/.exec(pool)?.[0] ?? "";
-  assert.match(authenticate, /timingSafeEqual\(a, b\)/, "pool.authenticate compares the stored key in constant time");
+  const keys = source("host/project-keys.ts");
+  const authenticate = /authenticate\(apiKey: string\): Caller \| null \{[\s\S]*?\n {2}\}/.exec(keys)?.[0] ?? "";
+  assert.match(authenticate, /timingSafeEqual\(a, b\)/, "ProjectKeys.authenticate compares the stored key in constant time");
   assert.match(authenticate, /this\.#apiKeys\.get\(digest\(apiKey\)\)/, "the directory is looked up by a digest, not the key itself");
   const auth = source("http/auth.ts");
   const admin = /export function authorizeAdmin[\s\S]*?\n\}/.exec(auth)?.[0] ?? "";
