@@ -17,6 +17,7 @@ import {
   checkQueryOf, checkRequestOf, flipQueryOf, isUniqueKey, isUuid, parseJsonObject, pingNumberOf, readBodyBytes,
 } from "../input.ts";
 import { presentBadges, presentChannel, presentCheck, presentFlip, presentPing } from "../present.ts";
+import { simulateRoutes } from "./simulate.ts";
 
 /** Registers the management API v3 routes on `app`. */
 export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; rateClock: Clock }): void {
@@ -127,6 +128,8 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       return json(flips.map(presentFlip));
     },
   }, byUuidOrKey);
+
+  simulateRoutes(app, deps, { report: opts.report, callerOf });
 
   endpoint(app, "/api/v3/channels", {
     GET: async (event) => {
