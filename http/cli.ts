@@ -10,6 +10,8 @@ import { systemClock } from "../engine/host/clock.ts";
 import type { Pool } from "../engine/host/pool-api.ts";
 import { createInProcessPool } from "../engine/host/pool.ts";
 import type { Outcome } from "../engine/outcome.ts";
+import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
+import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
 import { ConfigError, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { reasonOf } from "./errors.ts";
@@ -30,6 +32,8 @@ Usage:
         every notification not yet delivered: attempts, next_attempt, last_error, given_up
   hcd prune [--before ISO-8601]
         removes flips older than --before (default: the start of the month two months back)
+${SIMULATE_HELP}
+${REPLAY_HELP}
   hcd --help
 
 Where the data is:
@@ -217,6 +221,8 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       console.log(HELP);
       return args.options.has("help") ? 0 : 2;
     }
+    if (args.words[0] === "simulate" && args.words.length === 1) return await runSimulate(args.options, env);
+    if (args.words[0] === "replay") return runReplay(args.words.slice(1));
     const op = operationOf(args);
     const settings = readSettings(env);
     const url = args.options.get("url") ?? env.HCD_URL;
