@@ -1,16 +1,8 @@
-// Workloads as plain data: timed shard commands, shared by the replay test and the engine bench.
+// Workloads as plain data: scenario files (the format `hcd replay` reads) and the shapes the benches build.
 import type { PingCommand } from "../engine/host/pool-api.ts";
-import type { CheckSpec, Millis, Project } from "../engine/model.ts";
-import { DAY, HOUR, LIMITS, MINUTE } from "../engine/model.ts";
-
-export type ScenarioCommand =
-  | { readonly at: Millis; readonly command: "createProject"; readonly project: Project }
-  | { readonly at: Millis; readonly command: "createCheck"; readonly projectId: string; readonly spec: CheckSpec }
-  | { readonly at: Millis; readonly command: "ping"; readonly ping: PingCommand }
-  | { readonly at: Millis; readonly command: "pause" | "resume"; readonly projectId: string; readonly uuid: string }
-  | { readonly at: Millis; readonly command: "advance" };
-
-export type Scenario = { readonly name: string; readonly steps: readonly ScenarioCommand[] };
+import type { Millis, Project } from "../engine/model.ts";
+import { LIMITS } from "../engine/model.ts";
+import type { ScenarioFile, ScenarioFileCommand } from "../http/scenario-file.ts";
 
 /** Returns deterministic ids "00000000-0000-4000-8000-<n>" so that a replay creates the same uuids. */
 export function sequentialIds(): () => string {
@@ -47,37 +39,34 @@ export function pingOf(target: PingCommand["target"], at: Millis, extra: Partial
 }
 
 /**
- * A week of mixed jobs: simple and cron checks by slug, pings that come late or fail, starts with
- * and without run ids, pauses and resumes, and an advance of the clock every simulated 10 minutes.
+ * A week of mixed jobs as a scenario file: simple and cron checks, pings that come late or fail, starts
+ * with and without run ids, a pause and a resume, and an advance of the clock every simulated 10 minutes.
  */
-export function mixedWeek(seed = 7, checks = 40): Scenario {
+export function mixedWeek(seed = 7, checks = 40): ScenarioFile {
   const random = seeded(seed);
-  const steps: ScenarioCommand[] = [];
-  const t0 = Date.UTC(2026, 2, 20); // spans the EU spring DST change
-  const projectId = "scenario-project";
-  steps.push({ at: t0, command: "createProject", project: scenarioProject(projectId) });
-  const specs: CheckSpec[] = [];
+  const commands: ScenarioFileCommand[] = [];
+  const minute = 60;
+  const day = 86_400;
   for (let i = 0; i < checks; i++) {
-    const spec: CheckSpec = i % 3 === 0
-      ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", graceMs: 5 * MINUTE }
-      : { slug: `job-${i}`, timeoutMs: (1 + (i % 5)) * HOUR, graceMs: 10 * MINUTE, manualResume: i === 1 };
-    specs.push(spec);
-    steps.push({ at: t0, command: "createCheck", projectId, spec });
+    const fields = i % 3 === 0
+      ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", grace: 5 * minute }
+      : { slug: `job-${i}`, timeout: (1 + (i % 5)) * 3600, grace: 10 * minute, manual_resume: i === 1 };
+    commands.push({ at: 0, do: "create", check: `job-${i}`, fields });
   }
   const signals = ["success", "success", "success", "start", "fail", "log"] as const;
-  for (let at = t0 + MINUTE; at < t0 + 7 * DAY; at += 10 * MINUTE) {
+  for (let at = minute; at < 7 * day; at += 10 * minute) {
     for (let i = 0; i < checks; i++) {
       const r = random();
       if (r < 0.08) {
         const signal = signals[Math.floor(random() * signals.length)];
-        const rid = random() < 0.5 ? null : `00000000-0000-4000-9000-${Math.floor(random() * 4).toString().padStart(12, "0")}`;
-        steps.push({ at, command: "ping", ping: pingOf({ pingKey: `pk-${projectId}`, slug: `job-${i}`, create: false }, at, { signal, rid }) });
+        const rid = random() < 0.5 ? undefined : `00000000-0000-4000-9000-${Math.floor(random() * 4).toString().padStart(12, "0")}`;
+        commands.push({ at, do: "ping", check: `job-${i}`, signal, ...(rid === undefined ? {} : { rid }) });
       }
     }
-    // each check takes two ids (uuid, badge key): check i has uuid nthId(2i + 1)
-    if (at === t0 + MINUTE + 2 * DAY) steps.push({ at, command: "pause", projectId, uuid: nthId(3) });
-    if (at === t0 + MINUTE + 3 * DAY) steps.push({ at, command: "resume", projectId, uuid: nthId(3) });
-    steps.push({ at, command: "advance" });
+    if (at === minute + 2 * day) commands.push({ at, do: "pause", check: "job-1" });
+    if (at === minute + 3 * day) commands.push({ at, do: "resume", check: "job-1" });
+    commands.push({ at, do: "advance" });
   }
-  return { name: "mixed week", steps };
+  // spans the EU spring DST change
+  return { start: "2026-03-20T00:00:00Z", project: { name: "scenario", check_limit: 1_000_000 }, commands };
 }

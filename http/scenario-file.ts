@@ -57,6 +57,8 @@ export function scenarioOf(value: unknown): Outcome<ReplayScenario> {
 }
 
 function commandOf(item: JsonObject, at: Millis): Outcome<ReplayCommand> {
+  const DOS = ["channel", "create", "update", "ping", "pause", "resume", "advance"];
+  if (!DOS.includes(item.do as string)) return invalid("do", `must be one of ${DOS.join(", ")}`);
   const label = item.check;
   const needsCheck = item.do !== "channel" && item.do !== "advance";
   if (needsCheck && (typeof label !== "string" || label === "")) return invalid("check", "must name a check (any label)");
