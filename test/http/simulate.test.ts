@@ -3,6 +3,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Millis } from "../../engine/model.ts";
 import { SECOND } from "../../engine/model.ts";
+import { simulatedSpec } from "../../engine/simulate.ts";
+import { applySpec } from "../../engine/transition.ts";
+import { check as aCheck } from "../helpers.ts";
 import type { Api } from "./harness.ts";
 import { T0, withApi } from "./harness.ts";
 
@@ -125,6 +128,24 @@ test("pings are classified again by the check's current keyword rules, from thei
   const update = await api.call("POST", `/api/v3/checks/${uuid}`, { body: { failure_kw: "", success_kw: "OK,disk full" } });
   assert.is(update.status, 200, update.text);
   assert.equal(await simulate(api, uuid, {}), { flips: [{ timestamp: iso(T0), up: 1 }], down_count: 0, downtime_seconds: 0 });
+}));
+
+// failure_threshold reaches the simulated check through simulatedSpec; the engine applies it once it knows the field
+const engineKnowsThreshold = "failureThreshold" in applySpec(aCheck(), simulatedSpec(aCheck(), { failureThreshold: 3 }));
+
+test("failure_threshold candidates: down only at the N-th consecutive failure", () => withApi(async (api) => {
+  if (!engineKnowsThreshold) {
+    console.log("SKIP: failure_threshold candidates: the engine has no failureThreshold field yet");
+    return;
+  }
+  const uuid = (await api.create({ name: "flaky", timeout: 3600, grace: 60 })).uuid as string;
+  await pingAt(api, uuid, T0);
+  for (const offset of [600, 1200, 1800]) await pingAt(api, uuid, T0 + offset * SECOND, { signal: "fail" });
+  await pingAt(api, uuid, T0 + 2400 * SECOND);
+  const downUp = (downAt: number) => [{ timestamp: iso(T0), up: 1 }, { timestamp: iso(T0 + downAt * SECOND), up: 0 }, { timestamp: iso(T0 + 2400 * SECOND), up: 1 }];
+  assert.equal(await simulate(api, uuid, {}), { flips: downUp(600), down_count: 1, downtime_seconds: 1800 });
+  assert.equal(await simulate(api, uuid, { failure_threshold: 3 }), { flips: downUp(1800), down_count: 1, downtime_seconds: 600 });
+  assert.equal(await simulate(api, uuid, { failure_threshold: 4 }), { flips: [{ timestamp: iso(T0), up: 1 }], down_count: 0, downtime_seconds: 0 });
 }));
 
 test("a simulation changes nothing: check, pings, flips and outbox are identical before and after", () => withApi(async (api) => {
