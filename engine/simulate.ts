@@ -36,32 +36,51 @@ export type Simulation = {
   readonly downtimeMs: Millis;
 };
 
+/** A logged pause (paused: true) or resume (paused: false) of the check, from its flips. */
+export type LoggedPause = { readonly at: Millis; readonly paused: boolean };
+
+export type SimulationInput = {
+  readonly check: Check; // the live check: its rules and own settings (its state is not used)
+  readonly project: Project;
+  readonly pings: readonly LoggedPing[]; // any order
+  readonly pauses: readonly LoggedPause[]; // any order
+  readonly settings: SimulationSettings;
+  readonly sinceAt: Millis;
+  readonly untilAt: Millis;
+};
+
 /**
  * Returns the flips the check would have had between `sinceAt` and `untilAt` with `settings`: the check
- * starts as new at `sinceAt` (as if created then), every logged ping in [sinceAt, untilAt] is applied at
- * its own instant, and every deadline up to `untilAt` fires at its due time. Linear in the pings given.
+ * starts as new at `sinceAt` (as if created then), every logged ping, pause and resume in [sinceAt, untilAt]
+ * is applied at its own instant, and every deadline up to `untilAt` fires at its due time. O(n log n) in
+ * the entries given (one sort), and linear in memory.
  */
-export function simulate(
-  check: Check, project: Project, pings: readonly LoggedPing[], settings: SimulationSettings,
-  window: { readonly sinceAt: Millis; readonly untilAt: Millis },
-): Outcome<Simulation> {
-  const { sinceAt, untilAt } = window;
+export function simulate(input: SimulationInput): Outcome<Simulation> {
+  const { project, sinceAt, untilAt } = input;
   let n = 0;
   const shard = new Shard({ newId: () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, "0")}`, now: sinceAt });
   // a copy of the project without channels: the simulated check notifies no one, not even in memory
   shard.load({ ...project, checkLimit: 1 }, [], []);
-  const created = shard.createCheck(project.id, simulatedSpec(check, settings), [], sinceAt);
+  const created = shard.createCheck(project.id, simulatedSpec(input.check, input.settings), [], sinceAt);
   if (!created.ok) return created;
   const uuid = created.value.check.uuid;
+  const inWindow = (entry: { readonly at: Millis }) => entry.at >= sinceAt && entry.at <= untilAt;
+  const entries: (LoggedPing | LoggedPause)[] = [...input.pauses.filter(inWindow), ...input.pings.filter(inWindow)];
+  entries.sort((a, b) => a.at - b.at); // stable: at the same instant a pause or resume goes first
   const flips: { at: Millis; to: string }[] = [];
-  const ordered = pings.filter((p) => p.at >= sinceAt && p.at <= untilAt).sort((a, b) => a.at - b.at);
-  for (const ping of ordered) {
-    const pinged = shard.ping({
-      target: { uuid }, signal: signalOf(ping.kind), exitStatus: ping.exitStatus, method: ping.method,
-      scheme: ping.scheme, remoteAddr: "", ua: "", rid: ping.rid, body: ping.body,
-      ...(ping.email ? { email: ping.email } : {}), at: ping.at,
-    });
-    if (!pinged.ok) return pinged;
+  for (const entry of entries) {
+    if ("paused" in entry) {
+      // a resume of a check the simulation has not paused (it was paused before `since`) is a no-op
+      if (entry.paused) shard.pauseCheck(project.id, uuid, entry.at);
+      else shard.resumeCheck(project.id, uuid, entry.at);
+    } else {
+      const pinged = shard.ping({
+        target: { uuid }, signal: signalOf(entry.kind), exitStatus: entry.exitStatus, method: entry.method,
+        scheme: entry.scheme, remoteAddr: "", ua: "", rid: entry.rid, body: entry.body,
+        ...(entry.email ? { email: entry.email } : {}), at: entry.at,
+      });
+      if (!pinged.ok) return pinged;
+    }
     for (const flip of shard.takeChanges().flips) flips.push(flip); // taken as they come: memory stays flat
   }
   shard.advance(untilAt);

@@ -1,5 +1,5 @@
 // POST /api/v3/checks/<uuid>/simulate (CONTRACT "Simulation and replay"): the check's stored ping log
-// replayed with candidate settings through the pure engine (engine/simulate.ts). Reads only: no command
+// (and its pauses and resumes, from its flips) replayed with candidate settings through the pure engine (engine/simulate.ts). Reads only: no command
 // reaches a shard, so nothing the check owns changes. Read-write and read-only keys.
 import type { H3, H3Event } from "h3";
 import type { Check, Millis, PingRecord } from "../../engine/model.ts";
@@ -34,9 +34,14 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
       // an unknown or foreign check answers 404 / 403 before a bad body's 400, as update does
       const { check, pings } = unwrap(await pool.listPings(project.id, uuid));
       const request = unwrap(simulationRequestOf(body));
+      const oldest = oldestAt(pings);
+      const sinceAt = request.sinceAt ?? oldest ?? untilAt;
       const logged = await loggedPings(pool, project.id, check, pings);
-      const sinceAt = request.sinceAt ?? oldestAt(pings) ?? untilAt;
-      const result = unwrap(simulate(check, project, logged, request.settings, { sinceAt, untilAt }));
+      // before the oldest logged ping the simulated check is new, and pausing a new check changes nothing:
+      // the flips read start there, so their number stays near the log's
+      const flips = oldest === null ? [] : unwrap(await pool.listFlips(project.id, { uuid }, { fromAt: Math.max(sinceAt, oldest) }));
+      const pauses = flips.filter((f) => f.to === "paused" || f.from === "paused").map((f) => ({ at: f.at, paused: f.to === "paused" }));
+      const result = unwrap(simulate({ check, project, pings: logged, pauses, settings: request.settings, sinceAt, untilAt }));
       return json(presentSimulation(result));
     },
   }, { report: opts.report, cors: true, accepts: (p) => isUuid(p.id ?? "") });

@@ -69,6 +69,35 @@ test("since in the middle of the log starts there, as a new check", () => withAp
   });
 }));
 
+test("logged pauses and resumes are replayed: a paused stretch is not downtime", () => withApi(async (api) => {
+  const uuid = (await api.create({ name: "paused", timeout: 3600, grace: 60 })).uuid as string;
+  const at = (offset: number) => api.clock.advance(T0 + offset * SECOND - api.clock.now());
+  await pingAt(api, uuid, T0);
+  await pingAt(api, uuid, T0 + 3500 * SECOND);
+  at(4000);
+  assert.is((await api.call("POST", `/api/v3/checks/${uuid}/pause`)).status, 200);
+  at(20_000);
+  assert.is((await api.call("POST", `/api/v3/checks/${uuid}/resume`)).status, 200);
+  await pingAt(api, uuid, T0 + 20_100 * SECOND);
+  await pingAt(api, uuid, T0 + 23_600 * SECOND);
+  at(23_660);
+  const paused = [{ timestamp: iso(T0 + 4000 * SECOND), up: 0 }, { timestamp: iso(T0 + 20_000 * SECOND), up: 0 }];
+  assert.equal(await simulate(api, uuid, {}), {
+    flips: [{ timestamp: iso(T0), up: 1 }, ...paused, { timestamp: iso(T0 + 20_100 * SECOND), up: 1 }],
+    down_count: 0, downtime_seconds: 0,
+  });
+  // 1,800 s + 600 s: down 2,400 s after each ping that the next one comes 3,500 s after; not while paused
+  assert.equal(await simulate(api, uuid, { timeout: 1800, grace: 600 }), {
+    flips: [
+      { timestamp: iso(T0), up: 1 }, { timestamp: iso(T0 + 2400 * SECOND), up: 0 }, { timestamp: iso(T0 + 3500 * SECOND), up: 1 },
+      ...paused,
+      { timestamp: iso(T0 + 20_100 * SECOND), up: 1 }, { timestamp: iso(T0 + 22_500 * SECOND), up: 0 },
+      { timestamp: iso(T0 + 23_600 * SECOND), up: 1 },
+    ],
+    down_count: 2, downtime_seconds: 2200,
+  });
+}));
+
 test("a down period still open at the end counts until now", () => withApi(async (api) => {
   const uuid = await everyHourish(api);
   api.clock.advance(3000 * SECOND); // now = T0 + 10,060 s; the last ping at T0 + 7,000 s is due down at T0 + 9,400 s
