@@ -177,6 +177,27 @@ test("failure_threshold candidates: down only at the N-th consecutive failure", 
   assert.equal(await simulate(api, uuid, { failure_threshold: 4 }), { flips: [{ timestamp: iso(T0), up: 1 }], down_count: 0, downtime_seconds: 0 });
 }));
 
+test("email pings are classified again by the email keyword rules, from the stored message", () => withApi(async (api) => {
+  const uuid = (await api.create({ name: "mail", timeout: 3600, grace: 60, filter_subject: true, success_kw: "[OK]", failure_kw: "[FAILED]" })).uuid as string;
+  const mail = (subject: string) => {
+    const raw = `From: cron@example.com\r\nTo: ${uuid}@localhost\r\nSubject: ${subject}\r\n\r\nbackup log\r\n`;
+    return { scheme: "email", method: "", body: new TextEncoder().encode(raw), email: { subject, text: "backup log" } };
+  };
+  await pingAt(api, uuid, T0, mail("[OK] backup"));
+  await pingAt(api, uuid, T0 + 600 * SECOND, mail("[FAILED] backup"));
+  await pingAt(api, uuid, T0 + 1200 * SECOND, mail("[OK] backup"));
+  const asLogged = [{ timestamp: iso(T0), up: 1 }, { timestamp: iso(T0 + 600 * SECOND), up: 0 }, { timestamp: iso(T0 + 1200 * SECOND), up: 1 }];
+  assert.equal(await simulate(api, uuid, {}), { flips: asLogged, down_count: 1, downtime_seconds: 600 });
+  const update = await api.call("POST", `/api/v3/checks/${uuid}`, { body: { failure_kw: "", success_kw: "backup" } });
+  assert.is(update.status, 200, update.text);
+  assert.equal(await simulate(api, uuid, {}), { flips: [{ timestamp: iso(T0), up: 1 }], down_count: 0, downtime_seconds: 0 });
+}));
+
+test("a since after now simulates nothing", () => withApi(async (api) => {
+  const uuid = await everyHourish(api);
+  assert.equal(await simulate(api, uuid, { since: "2100-01-01T00:00:00Z" }), { flips: [], down_count: 0, downtime_seconds: 0 });
+}));
+
 test("a simulation changes nothing: check, pings, flips and outbox are identical before and after", () => withApi(async (api) => {
   const channel = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "webhook", name: "hook", value: "http://127.0.0.1:9/hook" });
   assert.is(channel.status, 201, channel.text);
