@@ -36,7 +36,8 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
       const request = unwrap(simulationRequestOf(body));
       const oldest = oldestAt(pings);
       const sinceAt = request.sinceAt ?? oldest ?? untilAt;
-      const logged = await loggedPings(pool, project.id, check, pings);
+      const inWindow = pings.filter((p) => p.at >= sinceAt && p.at <= untilAt); // no body is read for the others
+      const logged = await loggedPings(pool, project.id, check, inWindow);
       // before the oldest logged ping the simulated check is new, and pausing a new check changes nothing:
       // the flips read start there, so their number stays near the log's
       const flips = oldest === null ? [] : unwrap(await pool.listFlips(project.id, { uuid }, { fromAt: Math.max(sinceAt, oldest) }));
