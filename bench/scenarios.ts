@@ -39,19 +39,21 @@ export function pingOf(target: PingCommand["target"], at: Millis, extra: Partial
 }
 
 /**
- * A week of mixed jobs as a scenario file: simple and cron checks, pings that come late or fail, starts
- * with and without run ids, a pause and a resume, and an advance of the clock every simulated 10 minutes.
+ * A week of mixed jobs as a scenario file: simple and cron checks (one in four notifying a webhook), pings
+ * that come late or fail, starts with and without run ids, a pause and a resume, and an advance of the
+ * clock every simulated 10 minutes.
  */
 export function mixedWeek(seed = 7, checks = 40): ScenarioFile {
   const random = seeded(seed);
   const commands: ScenarioFileCommand[] = [];
   const minute = 60;
   const day = 86_400;
+  commands.push({ at: 0, do: "channel", kind: "webhook", name: "hook", value: "https://example.com/hook" });
   for (let i = 0; i < checks; i++) {
     const fields = i % 3 === 0
       ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", grace: 5 * minute }
       : { slug: `job-${i}`, timeout: (1 + (i % 5)) * 3600, grace: 10 * minute, manual_resume: i === 1 };
-    commands.push({ at: 0, do: "create", check: `job-${i}`, fields });
+    commands.push({ at: 0, do: "create", check: `job-${i}`, fields: { ...fields, channels: i % 4 === 0 ? "hook" : "" } });
   }
   const signals = ["success", "success", "success", "start", "fail", "log"] as const;
   for (let at = minute; at < 7 * day; at += 10 * minute) {

@@ -62,12 +62,15 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
   const labels = new Map<string, string>(); // uuid → label
   const report = () => {
     const changes = shard.takeChanges();
+    const notifications = new Map<string, OutboxEntry[]>(); // "<check uuid> <flip n>" → its entries, in channel order
+    for (const entry of changes.outbox) {
+      const key = `${entry.flip.checkUuid} ${entry.flip.n}`;
+      notifications.set(key, [...(notifications.get(key) ?? []), entry]);
+    }
     for (const flip of changes.flips) {
       const check = labels.get(flip.checkUuid) ?? flip.checkUuid;
       emit({ event: "flip", check, flip });
-      for (const entry of changes.outbox) {
-        if (entry.flip.checkUuid === flip.checkUuid && entry.flip.n === flip.n) emit({ event: "notification", check, entry });
-      }
+      for (const entry of notifications.get(`${flip.checkUuid} ${flip.n}`) ?? []) emit({ event: "notification", check, entry });
     }
   };
   scenario.commands.forEach((command, index) => {

@@ -99,7 +99,8 @@ test("hcd replay prints the same bytes in two processes", async () => {
       promisify(execFile)(process.execPath, [join(ROOT, "bin", "hcd.mjs"), "replay", file], { maxBuffer: 64 * 1024 * 1024 });
     const [first, second] = await Promise.all([hcd(), hcd()]);
     assert.ok(first.stdout.split("\n").length > 50, "many lines");
-    assert.match(first.stdout, /"notification"|"flip"/);
+    assert.match(first.stdout, /"flip":\{"from":"up","to":"down","reason":"timeout"\}/);
+    assert.match(first.stdout, /"notification":\{"channel":"hook","kind":"webhook","status":"down"\}/);
     assert.match(first.stdout, /\n\{"digest":"[0-9a-f]{64}"\}\n$/);
     assert.ok(first.stdout === second.stdout, "byte-identical output");
     // the digest follows the state: a different history ends elsewhere
