@@ -69,6 +69,35 @@ test("since in the middle of the log starts there, as a new check", () => withAp
   });
 }));
 
+/** Candidates for the everyHourish history (pings at 0, 3,500 and 7,000 s; now 7,060 s), worked out by hand. */
+const HOURISH_TABLE: { body: Record<string, unknown>; flips: [number, 0 | 1][]; down_count: number; downtime_seconds: number }[] = [
+  // own settings (3,600 s + 60 s): every gap of 3,500 s is on time
+  { body: {}, flips: [[0, 1]], down_count: 0, downtime_seconds: 0 },
+  // a longer grace alone changes nothing
+  { body: { grace: 600 }, flips: [[0, 1]], down_count: 0, downtime_seconds: 0 },
+  // 3,000 s + 60 s: down at 3,060 and 6,560 s, 440 s each
+  { body: { timeout: 3000 }, flips: [[0, 1], [3060, 0], [3500, 1], [6560, 0], [7000, 1]], down_count: 2, downtime_seconds: 880 },
+  // 1,800 s + 600 s: down at 2,400 and 5,900 s, 1,100 s each
+  { body: { timeout: 1800, grace: 600 }, flips: [[0, 1], [2400, 0], [3500, 1], [5900, 0], [7000, 1]], down_count: 2, downtime_seconds: 2200 },
+  // the same from 3,000 s: new until the ping at 3,500 s
+  { body: { timeout: 1800, grace: 600, since: iso(T0 + 3000 * SECOND) }, flips: [[3500, 1], [5900, 0], [7000, 1]], down_count: 1, downtime_seconds: 1100 },
+  // hourly at :00 (T0 is 12:00:00 UTC) + 60 s: the 12:58:20 ping is early, due 13:00, down 13:01, up at 13:56:40
+  { body: { schedule: "0 * * * *", tz: "UTC" }, flips: [[0, 1], [3660, 0], [7000, 1]], down_count: 1, downtime_seconds: 3340 },
+  // a timeout of 1 day wins back nothing: never down
+  { body: { timeout: 86400, grace: 60 }, flips: [[0, 1]], down_count: 0, downtime_seconds: 0 },
+];
+
+test("a table of candidates over one history", () => withApi(async (api) => {
+  const uuid = await everyHourish(api);
+  for (const row of HOURISH_TABLE) {
+    const expected = {
+      flips: row.flips.map(([offset, up]) => ({ timestamp: iso(T0 + offset * SECOND), up })),
+      down_count: row.down_count, downtime_seconds: row.downtime_seconds,
+    };
+    assert.equal(await simulate(api, uuid, row.body), expected, JSON.stringify(row.body));
+  }
+}));
+
 test("logged pauses and resumes are replayed: a paused stretch is not downtime", () => withApi(async (api) => {
   const uuid = (await api.create({ name: "paused", timeout: 3600, grace: 60 })).uuid as string;
   const at = (offset: number) => api.clock.advance(T0 + offset * SECOND - api.clock.now());
