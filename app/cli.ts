@@ -11,10 +11,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { systemClock } from "../host/clock.ts";
 import { createApp } from "../http/app.ts";
+import { readMail } from "../mail/message.ts";
 import type { JsonObject } from "../http/body.ts";
 import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { createInProcessPool } from "./pools.ts";
+import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
+import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
 
@@ -29,6 +32,8 @@ Usage:
         every notification not yet delivered: attempts, next_attempt, last_error, given_up
   hcd prune [--before ISO-8601]
         removes flips older than --before (default: the start of the month two months back)
+${SIMULATE_HELP}
+${REPLAY_HELP}
   hcd --help
 
 Where the data is:
@@ -53,6 +58,8 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "channel list": ["project"],
   "outbox": [],
   "prune": ["before"],
+  "simulate": ["check", "timeout", "grace", "schedule", "tz", "failure-threshold", "since", "key"],
+  "replay": [],
 };
 
 /** Returns the command words and options of argv (node:util's parseArgs, strict). */
@@ -70,6 +77,16 @@ function argsOf(argv: readonly string[]): Args | "help" {
   return { words: parsed.positionals, options: values as Record<string, string | undefined> };
 }
 
+/** Refuses any option given that `command` does not take. */
+function allowedOptions(command: string, args: Args): void {
+  const allowed = COMMAND_OPTIONS[command] ?? [];
+  for (const [name, value] of Object.entries(args.options)) {
+    if (value !== undefined && !allowed.includes(name) && !(COMMON_OPTIONS as readonly string[]).includes(name)) {
+      throw new UsageError(`${command} takes no --${name}`);
+    }
+  }
+}
+
 /** One admin operation: the admin API request that performs it. */
 type Operation = { readonly method: "GET" | "POST"; readonly path: string; readonly body?: JsonObject };
 
@@ -77,13 +94,11 @@ function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
   const command = [noun, verb].filter((w) => w !== undefined).join(" ");
   const allowed = COMMAND_OPTIONS[command];
-  if (allowed === undefined) throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
-  if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
-  for (const [name, value] of Object.entries(args.options)) {
-    if (value !== undefined && !allowed.includes(name) && !(COMMON_OPTIONS as readonly string[]).includes(name)) {
-      throw new UsageError(`${command} takes no --${name}`);
-    }
+  if (allowed === undefined || command === "simulate" || command === "replay") {
+    throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
   }
+  if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+  allowedOptions(command, args);
   const opt = (name: string) => args.options[name];
   const int = (name: string): number | undefined => {
     const raw = opt(name);
@@ -155,7 +170,7 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
   });
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
-    const app = createApp({ pool, clock: systemClock,
+    const app = createApp({ pool, clock: systemClock, readMail,
       config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings) } });
     return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
   } finally {
@@ -197,6 +212,15 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     if (args === "help" || args.words.length === 0) {
       console.log(HELP);
       return args === "help" ? 0 : 2;
+    }
+    if (args.words[0] === "replay") {
+      allowedOptions("replay", args);
+      return runReplay(args.words.slice(1));
+    }
+    if (args.words[0] === "simulate") {
+      allowedOptions("simulate", args);
+      if (args.words.length > 1) throw new UsageError(`unexpected argument: ${args.words[1]}`);
+      return await runSimulate(args.options, env);
     }
     const op = operationOf(args);
     const settings = readSettings(env);

@@ -10,6 +10,8 @@ import type { Pool } from "../host/pool-api.ts";
 import { createWorkerPool } from "./pools.ts";
 import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
+import { startMailReader } from "../mail/mail-reader.ts";
+import type { MailReader } from "../mail/mail-reader.ts";
 import { createApp } from "../http/app.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "./config.ts";
@@ -64,7 +66,12 @@ async function main(): Promise<void> {
     server.close();
     throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}`);
   }
-  const app = toNodeHandler(createApp({ pool, clock, config }));
+  // One mail parser on a worker thread, started when first needed: inbound mail and the simulation of
+  // email pings share it, and nothing parses mail on this thread.
+  let reader: MailReader | null = null;
+  const mailReader = () => (reader ??= startMailReader());
+  const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail }));
   const pings = pingListener({ pool, clock }); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
     if (!pings(req, res)) void app(req, res);
@@ -74,7 +81,7 @@ async function main(): Promise<void> {
   if (config.smtpPort !== null) {
     try {
       smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
-        onError: (error) => console.error("hcd: smtp:", error) });
+        reader: mailReader(), onError: (error) => console.error("hcd: smtp:", error) });
     } catch (error) {
       server.close();
       await pool.close();
@@ -96,6 +103,7 @@ async function main(): Promise<void> {
       else res.once("finish", () => res.socket?.end());
     }
     await Promise.all([closed, smtp?.close()]);
+    await reader?.close();
     await pool.close(); // pending writes are stored before this resolves
     process.exit(0);
   };

@@ -1,10 +1,8 @@
-// Workloads as plain data: timed shard commands, shared by the replay test and the engine bench.
-import type { PingCommand, ShardCommand } from "../engine/commands.ts";
-import type { CheckSpec, Millis, Project } from "../engine/model.ts";
-import { DAY, HOUR, LIMITS, MINUTE } from "../engine/model.ts";
-
-/** A workload: the shard's own commands, in order (`Shard.apply` takes each as it is). */
-export type Scenario = { readonly name: string; readonly steps: readonly ShardCommand[] };
+// Workloads as plain data: scenario files (the format `hcd replay` reads) and the shapes the benches build.
+import type { PingCommand } from "../host/pool-api.ts";
+import type { Millis, Project } from "../engine/model.ts";
+import { LIMITS } from "../engine/model.ts";
+import type { ScenarioFile, ScenarioFileCommand } from "../app/scenario-file.ts";
 
 /** Returns deterministic ids "00000000-0000-4000-8000-<n>" so that a replay creates the same uuids. */
 export function sequentialIds(): () => string {
@@ -41,37 +39,36 @@ export function pingOf(target: PingCommand["target"], at: Millis, extra: Partial
 }
 
 /**
- * A week of mixed jobs: simple and cron checks by slug, pings that come late or fail, starts with
- * and without run ids, pauses and resumes, and an advance of the clock every simulated 10 minutes.
+ * A week of mixed jobs as a scenario file: simple and cron checks (one in four notifying a webhook), pings
+ * that come late or fail, starts with and without run ids, a pause and a resume, and an advance of the
+ * clock every simulated 10 minutes.
  */
-export function mixedWeek(seed = 7, checks = 40): Scenario {
+export function mixedWeek(seed = 7, checks = 40): ScenarioFile {
   const random = seeded(seed);
-  const steps: ShardCommand[] = [];
-  const t0 = Date.UTC(2026, 2, 20); // spans the EU spring DST change
-  const projectId = "scenario-project";
-  steps.push({ kind: "createProject", project: scenarioProject(projectId), at: t0 });
-  const specs: CheckSpec[] = [];
+  const commands: ScenarioFileCommand[] = [];
+  const minute = 60;
+  const day = 86_400;
+  commands.push({ at: 0, do: "channel", kind: "webhook", name: "hook", value: "https://example.com/hook" });
   for (let i = 0; i < checks; i++) {
-    const spec: CheckSpec = i % 3 === 0
-      ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", graceMs: 5 * MINUTE }
-      : { slug: `job-${i}`, timeoutMs: (1 + (i % 5)) * HOUR, graceMs: 10 * MINUTE, manualResume: i === 1 };
-    specs.push(spec);
-    steps.push({ kind: "createCheck", projectId, spec, unique: [], at: t0 });
+    const fields = i % 3 === 0
+      ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", grace: 5 * minute }
+      : { slug: `job-${i}`, timeout: (1 + (i % 5)) * 3600, grace: 10 * minute, manual_resume: i === 1 };
+    commands.push({ at: 0, do: "create", check: `job-${i}`, fields: { ...fields, channels: i % 4 === 0 ? "hook" : "" } });
   }
   const signals = ["success", "success", "success", "start", "fail", "log"] as const;
-  for (let at = t0 + MINUTE; at < t0 + 7 * DAY; at += 10 * MINUTE) {
+  for (let at = minute; at < 7 * day; at += 10 * minute) {
     for (let i = 0; i < checks; i++) {
       const r = random();
       if (r < 0.08) {
         const signal = signals[Math.floor(random() * signals.length)];
-        const rid = random() < 0.5 ? null : `00000000-0000-4000-9000-${Math.floor(random() * 4).toString().padStart(12, "0")}`;
-        steps.push({ kind: "ping", ping: pingOf({ pingKey: `pk-${projectId}`, slug: `job-${i}`, create: false }, at, { signal, rid }) });
+        const rid = random() < 0.5 ? undefined : `00000000-0000-4000-9000-${Math.floor(random() * 4).toString().padStart(12, "0")}`;
+        commands.push({ at, do: "ping", check: `job-${i}`, signal, ...(rid === undefined ? {} : { rid }) });
       }
     }
-    // each check takes two ids (uuid, badge key): check i has uuid nthId(2i + 1)
-    if (at === t0 + MINUTE + 2 * DAY) steps.push({ kind: "pauseCheck", projectId, uuid: nthId(3), at });
-    if (at === t0 + MINUTE + 3 * DAY) steps.push({ kind: "resumeCheck", projectId, uuid: nthId(3), at });
-    steps.push({ kind: "advance", at });
+    if (at === minute + 2 * day) commands.push({ at, do: "pause", check: "job-1" });
+    if (at === minute + 3 * day) commands.push({ at, do: "resume", check: "job-1" });
+    commands.push({ at, do: "advance" });
   }
-  return { name: "mixed week", steps };
+  // spans the EU spring DST change
+  return { start: "2026-03-20T00:00:00Z", project: { name: "scenario", check_limit: 1_000_000 }, commands };
 }

@@ -21,8 +21,11 @@ export type HttpConfig = {
   readonly badgeSecret: string; // signs badge URLs; never leaves the server
 };
 
+/** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */
+export type ReadMail = (raw: Uint8Array) => Promise<{ readonly subject: string; readonly text: string }>;
+
 /** What every route module receives. */
-export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: HttpConfig };
+export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: HttpConfig; readonly readMail: ReadMail };
 
 export type AppOptions = {
   /** Receives every unexpected error (default: console.error); tests fail on any. */

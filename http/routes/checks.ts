@@ -18,6 +18,7 @@ import { isUuid } from "../../engine/ids.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentBadges, presentChannel, presentFlip, presentPing } from "../present.ts";
 import { presentCheck } from "../../host/check-json.ts";
+import { simulateRoutes } from "./simulate.ts";
 
 /** Registers the management API v3 routes on `app`. */
 export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; rateClock: Clock }): void {
@@ -128,6 +129,8 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       return json(flips.map(presentFlip));
     },
   }, byUuidOrKey);
+
+  simulateRoutes(app, deps, { report: opts.report, callerOf });
 
   endpoint(app, "/api/v3/channels", {
     GET: async (event) => {

@@ -1,0 +1,140 @@
+// What-if replay of one check's history: its logged pings run through a fresh in-memory Shard on a
+// virtual clock with candidate settings (timeout, grace, schedule + tz, failure threshold). Pure: it
+// reads no clock and touches nothing the live check owns; the caller passes the log and the instants.
+import type { Check, CheckSpec, Millis, PingKind, PingSignal, Project } from "./model.ts";
+import type { Outcome } from "./outcome.ts";
+import { ok } from "./outcome.ts";
+import { Shard } from "./shard.ts";
+
+/** One entry of the check's ping log as the simulation needs it; bodies only where keyword rules read them. */
+export type LoggedPing = {
+  readonly at: Millis;
+  readonly kind: PingKind; // as stored; HTTP pings are classified again under the simulated check
+  readonly scheme: string;
+  readonly method: string;
+  readonly rid: string | null;
+  readonly exitStatus: number | null;
+  readonly body: Uint8Array | null;
+  /** Email pings: the decoded subject and text, when the check's email keyword rules need them. */
+  readonly email?: { readonly subject: string; readonly text: string };
+};
+
+/** Candidate settings; what is left out keeps the check's own value. */
+export type SimulationSettings = {
+  readonly timeoutMs?: Millis;
+  readonly graceMs?: Millis;
+  readonly schedule?: string;
+  readonly tz?: string;
+  readonly failureThreshold?: number;
+};
+
+export type SimulatedFlip = { readonly at: Millis; readonly up: 0 | 1 };
+
+export type Simulation = {
+  readonly flips: SimulatedFlip[]; // oldest first
+  readonly downCount: number;
+  readonly downtimeMs: Millis;
+};
+
+/** A logged pause (paused: true) or resume (paused: false) of the check, from its flips. */
+export type LoggedPause = { readonly at: Millis; readonly paused: boolean };
+
+export type SimulationInput = {
+  readonly check: Check; // the live check: its rules and own settings (its state is not used)
+  readonly project: Project;
+  readonly pings: readonly LoggedPing[]; // any order
+  readonly pauses: readonly LoggedPause[]; // any order
+  readonly settings: SimulationSettings;
+  readonly sinceAt: Millis;
+  readonly untilAt: Millis;
+};
+
+/**
+ * Returns the flips the check would have had between `sinceAt` and `untilAt` with `settings`: the check
+ * starts as new at `sinceAt` (as if created then), every logged ping, pause and resume in [sinceAt, untilAt]
+ * is applied at its own instant, and every deadline up to `untilAt` fires at its due time. O(n log n) in
+ * the entries given (one sort), and linear in memory.
+ */
+export function simulate(input: SimulationInput): Outcome<Simulation> {
+  const { project, sinceAt, untilAt } = input;
+  let n = 0;
+  const shard = new Shard({ newId: () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, "0")}`, now: sinceAt });
+  // a copy of the project without channels: the simulated check notifies no one, not even in memory
+  shard.load({ ...project, checkLimit: 1 }, [], []);
+  const created = shard.apply({ kind: "createCheck", projectId: project.id, spec: simulatedSpec(input.check, input.settings), unique: [], at: sinceAt });
+  if (!created.ok) return created;
+  const uuid = created.value.check.uuid;
+  const inWindow = (entry: { readonly at: Millis }) => entry.at >= sinceAt && entry.at <= untilAt;
+  const entries: (LoggedPing | LoggedPause)[] = [...input.pauses.filter(inWindow), ...input.pings.filter(inWindow)];
+  entries.sort((a, b) => a.at - b.at); // stable: at the same instant a pause or resume goes first
+  const flips: { at: Millis; to: string }[] = [];
+  for (const entry of entries) {
+    if ("paused" in entry) {
+      // a resume of a check the simulation has not paused (it was paused before `since`) is a no-op
+      shard.apply({ kind: entry.paused ? "pauseCheck" : "resumeCheck", projectId: project.id, uuid, at: entry.at });
+    } else {
+      const pinged = shard.apply({ kind: "ping", ping: {
+        target: { uuid }, signal: signalOf(entry.kind), exitStatus: entry.exitStatus, method: entry.method,
+        scheme: entry.scheme, remoteAddr: "", ua: "", rid: entry.rid, body: entry.body,
+        ...(entry.email ? { email: entry.email } : {}), at: entry.at,
+      } });
+      if (!pinged.ok) return pinged;
+    }
+    for (const flip of shard.takeChanges().flips) flips.push(flip); // taken as they come: memory stays flat
+  }
+  shard.apply({ kind: "advance", at: untilAt });
+  for (const flip of shard.takeChanges().flips) flips.push(flip);
+  return ok(summarize(flips, untilAt));
+}
+
+/** Returns the count of down flips and the time spent down up to `untilAt`. */
+function summarize(flips: readonly { at: Millis; to: string }[], untilAt: Millis): Simulation {
+  let downCount = 0;
+  let downtimeMs = 0;
+  let downSince: Millis | null = null;
+  for (const flip of flips) {
+    if (downSince !== null) downtimeMs += flip.at - downSince;
+    downSince = flip.to === "down" ? flip.at : null;
+    if (flip.to === "down") downCount++;
+  }
+  if (downSince !== null) downtimeMs += Math.max(0, untilAt - downSince);
+  return { flips: flips.map((f) => ({ at: f.at, up: f.to === "up" ? 1 : 0 })), downCount, downtimeMs };
+}
+
+/** The URL signal a stored kind is replayed with; "ign" replays as a neutral log entry. */
+function signalOf(kind: PingKind): PingSignal {
+  return kind === "ign" ? "log" : kind;
+}
+
+/** Returns the spec of a fresh check with the live check's rules and the candidate settings on top (update semantics). */
+export function simulatedSpec(check: Check, settings: SimulationSettings): CheckSpec {
+  // as an update: a schedule makes it a cron/OnCalendar check, a timeout alone a simple one
+  const period: CheckSpec = settings.schedule !== undefined ? { schedule: settings.schedule }
+    : settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs }
+    : check.kind === "simple" ? { timeoutMs: check.timeoutMs } : { schedule: check.schedule };
+  const spec: CheckSpec = {
+    ...period,
+    graceMs: settings.graceMs ?? check.graceMs, tz: settings.tz ?? check.tz,
+    manualResume: check.manualResume, methods: check.methods,
+    startKw: check.startKw, successKw: check.successKw, failureKw: check.failureKw,
+    filterSubject: check.filterSubject, filterBody: check.filterBody, filterHttpBody: check.filterHttpBody,
+    filterDefaultFail: check.filterDefaultFail,
+  };
+  return withFailureThreshold(spec, settings.failureThreshold ?? ownFailureThreshold(check));
+}
+
+// ---- failure_threshold (CONTRACT "Alerting fields") ----
+// The engine learns `failure_threshold` separately. These two functions are the only places the simulation
+// touches it: they pass the value under the field name the engine's CheckSpec/Check use (`failureThreshold`),
+// so it takes effect as soon as applySpec knows that field, and is harmlessly ignored before.
+
+/** Returns the spec with the failure threshold to simulate (undefined: the engine's default). */
+export function withFailureThreshold(spec: CheckSpec, threshold: number | undefined): CheckSpec {
+  return threshold === undefined ? spec : ({ ...spec, failureThreshold: threshold } as CheckSpec);
+}
+
+/** Returns the live check's own failure threshold, when the engine stores one. */
+function ownFailureThreshold(check: Check): number | undefined {
+  const value = (check as { readonly failureThreshold?: unknown }).failureThreshold;
+  return typeof value === "number" ? value : undefined;
+}

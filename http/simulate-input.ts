@@ -1,0 +1,64 @@
+// The body of POST /api/v3/checks/<uuid>/simulate → candidate settings and the window start. The period
+// fields go through the update's own validation (checkRequestOf), so they fail with the same texts.
+import type { Millis } from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import { invalid, ok } from "../engine/outcome.ts";
+import type { SimulationSettings } from "../engine/simulate.ts";
+import type { JsonObject } from "./body.ts";
+import { checkRequestOf } from "./input.ts";
+
+/** The settings a simulation may vary, as the update API names them. */
+const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz"] as const;
+
+export type SimulationRequest = { readonly settings: SimulationSettings; readonly sinceAt: Millis | null };
+
+/** Returns the validated simulation request; invalid → 400 outcome. Other fields are ignored, as update ignores unknown ones. */
+export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest> {
+  const period: Record<string, unknown> = {};
+  for (const field of PERIOD_FIELDS) if (Object.hasOwn(body, field)) period[field] = body[field];
+  const request = checkRequestOf(period, null);
+  if (!request.ok) return request;
+  const { timeoutMs, graceMs, schedule, tz } = request.value.spec;
+  const threshold = failureThresholdOf(body);
+  if (!threshold.ok) return threshold;
+  const since = sinceOf(body);
+  if (!since.ok) return since;
+  const settings: { -readonly [K in keyof SimulationSettings]: SimulationSettings[K] } = {};
+  if (timeoutMs !== undefined) settings.timeoutMs = timeoutMs;
+  if (graceMs !== undefined) settings.graceMs = graceMs;
+  if (schedule !== undefined) settings.schedule = schedule;
+  if (tz !== undefined) settings.tz = tz;
+  if (threshold.value !== undefined) settings.failureThreshold = threshold.value;
+  return ok({ settings, sinceAt: since.value });
+}
+
+/**
+ * failure_threshold: an integer 1-100 (CONTRACT "Alerting fields"), with the update's wording for numbers.
+ * Once the update API validates this field itself, its check should replace this one.
+ */
+function failureThresholdOf(body: JsonObject): Outcome<number | undefined> {
+  if (!Object.hasOwn(body, "failure_threshold")) return ok(undefined);
+  const value = body.failure_threshold;
+  if (value === null) return invalid("failure_threshold", "is not a valid value");
+  if (typeof value !== "number" || !Number.isInteger(value)) return invalid("failure_threshold", "is not a number");
+  if (value < 1) return invalid("failure_threshold", "is too small");
+  if (value > 100) return invalid("failure_threshold", "is too large");
+  return ok(value);
+}
+
+// a date, optionally with a time and a zone: what "ISO 8601" means to clients (Date.parse alone takes much more)
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function sinceOf(body: JsonObject): Outcome<Millis | null> {
+  if (!Object.hasOwn(body, "since")) return ok(null);
+  const value = body.since;
+  const parsed = typeof value === "string" && ISO_8601.test(value) ? Date.parse(asUtc(value)) : NaN;
+  if (!Number.isFinite(parsed)) return invalid("since", "must be an ISO 8601 timestamp");
+  return ok(parsed);
+}
+
+/** A date-time without a zone is UTC (Date.parse would read it in the server's local zone). */
+function asUtc(text: string): string {
+  const iso = text.replace(" ", "T");
+  return /T[^Z+-]*$/.test(iso) ? `${iso}Z` : iso;
+}

@@ -1,0 +1,64 @@
+// engine/simulate.ts on its own: which settings the simulated check gets, and runs, starts and
+// exit statuses replayed from the log (the HTTP tests cover the endpoint around it).
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { HOUR, MINUTE, SECOND } from "../../engine/model.ts";
+import type { LoggedPing, SimulationInput } from "../../engine/simulate.ts";
+import { simulate, simulatedSpec } from "../../engine/simulate.ts";
+import { check, project } from "../helpers.ts";
+
+const T0 = Date.UTC(2026, 5, 1);
+const logged = (at: number, extra: Partial<LoggedPing> = {}): LoggedPing =>
+  ({ at, kind: "success", scheme: "http", method: "GET", rid: null, exitStatus: null, body: null, ...extra });
+
+test("the simulated spec keeps the check's rules and takes the candidate period as an update would", () => {
+  const cron = check({ kind: "cron", schedule: "0 3 * * *", tz: "Europe/Riga", timeoutMs: HOUR, graceMs: 5 * MINUTE,
+    filterHttpBody: true, successKw: "OK", methods: "POST", manualResume: true });
+  const rules = { manualResume: true, methods: "POST", startKw: "", successKw: "OK", failureKw: "", filterSubject: false,
+    filterBody: false, filterHttpBody: true, filterDefaultFail: false };
+  assert.equal(simulatedSpec(cron, {}), { schedule: "0 3 * * *", graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
+  // a timeout alone turns it into a simple check; a tz alone keeps the schedule
+  assert.equal(simulatedSpec(cron, { timeoutMs: 2 * HOUR }), { timeoutMs: 2 * HOUR, graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
+  assert.equal(simulatedSpec(cron, { tz: "UTC", graceMs: MINUTE }), { schedule: "0 3 * * *", graceMs: MINUTE, tz: "UTC", ...rules });
+  // a schedule wins over a timeout given with it, as in an update
+  const simple = check({ timeoutMs: HOUR });
+  assert.equal(simulatedSpec(simple, { schedule: "*/5 * * * *", timeoutMs: 2 * HOUR }).schedule, "*/5 * * * *");
+  assert.is(simulatedSpec(simple, { schedule: "*/5 * * * *", timeoutMs: 2 * HOUR }).timeoutMs, undefined);
+});
+
+const base = (extra: Partial<SimulationInput>): SimulationInput => ({
+  check: check({ timeoutMs: HOUR, graceMs: MINUTE, status: "down", nPings: 99, lastPingAt: T0 - HOUR }),
+  project: project(), pings: [], pauses: [], settings: {}, sinceAt: T0, untilAt: T0 + 10 * HOUR, ...extra,
+});
+
+test("a run that outlives its grace goes down at start + grace; an exit status 2 is a failure", () => {
+  const pings = [
+    logged(T0),
+    logged(T0 + 30 * MINUTE, { kind: "start", rid: "11111111-1111-4111-8111-111111111111" }),
+    logged(T0 + 34 * MINUTE, { kind: "success", rid: "11111111-1111-4111-8111-111111111111" }), // a 4 min run, inside the grace
+    logged(T0 + 50 * MINUTE, { kind: "start" }), // never finishes: down at 50 min + grace
+    logged(T0 + 2 * HOUR, { kind: "fail", exitStatus: 2 }),
+    logged(T0 + 3 * HOUR, { kind: "success", exitStatus: 0 }),
+  ];
+  const result = simulate(base({ pings: [...pings].reverse(), settings: { graceMs: 5 * MINUTE }, untilAt: T0 + 3 * HOUR + 30 * MINUTE }));
+  assert.ok(result.ok);
+  assert.equal(result.value.flips, [
+    { at: T0, up: 1 },
+    { at: T0 + 55 * MINUTE, up: 0 }, // the open run's grace ran out
+    { at: T0 + 3 * HOUR, up: 1 }, // the exit-status-2 failure changed nothing: it was down already
+  ]);
+  assert.is(result.value.downCount, 1);
+  assert.is(result.value.downtimeMs, 2 * HOUR + 5 * MINUTE);
+});
+
+test("entries outside [since, until] are left out; the live check's state is not used", () => {
+  const pings = [logged(T0 - HOUR), logged(T0 + HOUR), logged(T0 + 11 * HOUR)];
+  const result = simulate(base({ pings }));
+  assert.ok(result.ok);
+  // starts new at since (although the live check is down), first ping up, down at 1 h + 1 h + 1 min, open until 10 h
+  assert.equal(result.value.flips, [{ at: T0 + HOUR, up: 1 }, { at: T0 + 2 * HOUR + MINUTE, up: 0 }]);
+  assert.is(result.value.downtimeMs, 10 * HOUR - (2 * HOUR + MINUTE));
+  assert.is(result.value.downtimeMs % SECOND, 0);
+});
+
+test.run();
