@@ -9,6 +9,7 @@ import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { badgeRoutes } from "./routes/badges.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
 
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   adminRoutes(app, deps, { report });
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
+  dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/
   return app;
 }
 
