@@ -23,7 +23,7 @@ export function statusWordOf(check: Check, at: Millis): StatusWord {
 }
 
 export function statusBadge(word: StatusWord): Html {
-  return html`<span class="status status-${word}"><span class="icon" aria-hidden="true">${ICONS[word]}</span> ${word}</span>`;
+  return html`<span class="status status-${word}"><span class="icon" aria-hidden="true">${ICONS[word]}</span> <span class="word">${word}</span></span>`;
 }
 
 /** A complete page: header with navigation and "Sign out", the body, the stylesheet and script served by hcd. */
