@@ -75,7 +75,7 @@ export function errorPage(viewer: Viewer | null, status: number, message: string
 
 export function projectNav(project: Project): Html {
   const base = `/projects/${project.id}`;
-  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a> <a href="${base}/settings">Settings</a></nav>`;
+  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a> <a href="${base}/integrations">Integrations</a> <a href="${base}/settings">Settings</a></nav>`;
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
@@ -173,19 +173,21 @@ export type CheckPage = {
   /** Newest first, with their run durations; null for read-only viewers (the API hides them too). */
   readonly pings: readonly { readonly ping: PingRecord; readonly durationMs: Millis | null }[] | null;
   readonly notice: string | null;
+  /** The check's integrations section (rendered by integration-pages.ts). */
+  readonly integrations: Html;
 };
 
-/** Returns the status of a check in words: "down since ...", "running for ...". */
+/** Returns what follows the status word on a check's page: "since ...", "running for ...". */
 export function statusSentence(check: Check, flips: readonly Flip[], at: Millis): string {
   const word = statusWordOf(check, at);
   const since = flips[0]?.at;
   switch (word) {
-    case "new": return "new: no ping received yet";
-    case "paused": return since === undefined ? "paused" : `paused since ${exactText(since)}`;
-    case "started": return `started: running for ${durationText(at - (check.lastStartAt ?? at))}`;
-    case "grace": return `late: the last ping was ${agoText(check.lastPingAt ?? at, at)}, within the grace time`;
-    case "down": return since !== undefined && flips[0].to === "down" ? `down since ${exactText(since)}` : "down";
-    case "up": return check.lastPingAt === null ? "up" : `up: last ping ${agoText(check.lastPingAt, at)}`;
+    case "new": return "no ping received yet";
+    case "paused": return since === undefined ? "" : `since ${exactText(since)}`;
+    case "started": return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
+    case "grace": return `late: the last ping was ${agoText(check.lastPingAt ?? at, at)}, the grace time runs`;
+    case "down": return since !== undefined && flips[0].to === "down" ? `since ${exactText(since)}` : "";
+    case "up": return check.lastPingAt === null ? "" : `last ping ${agoText(check.lastPingAt, at)}`;
   }
 }
 
@@ -224,6 +226,7 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 <dt>Filtering</dt><dd>${filteringText(check)}</dd>
 <dt>Pings</dt><dd>${check.nPings}</dd>
 </dl></section>
+<section><h2>Integrations</h2>${data.integrations}</section>
 <section><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
 <section><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
   });
@@ -239,13 +242,15 @@ function filteringText(check: Check): string {
   return parts.length === 0 ? "none: every ping counts as its URL says" : parts.join("; ");
 }
 
+const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal" } as const;
+
 type Event = { readonly at: Millis; readonly row: Html };
 
 function eventsTable(data: CheckPage, base: string): Html {
   const events: Event[] = data.flips.slice(0, 50).map((flip) => ({
     at: flip.at,
-    row: html`<tr class="flip"><td><span title="${exactText(flip.at)}">${exactText(flip.at)}</span></td><td>status</td>
-<td colspan="4">${flip.from} → ${flip.to} (${flip.reason})</td></tr>`,
+    row: html`<tr class="flip"><td>${exactText(flip.at)}</td>
+<td colspan="5">status changed: ${flip.from} → ${statusBadge(flip.to)}${flip.reason === "" ? "" : html` (${FLIP_REASON_TEXT[flip.reason]})`}</td></tr>`,
   }));
   for (const { ping, durationMs } of (data.pings ?? []).slice(0, 50)) {
     events.push({
@@ -311,9 +316,9 @@ ${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}
 ${field("schedule", "Cron or OnCalendar expression", html` placeholder="0 3 * * *"`)}
 ${field("tz", "Time zone (cron / OnCalendar)")}
 ${field("grace", "Grace time in seconds", html` inputmode="numeric"`)}</fieldset>
-${opts.preview.length === 0 ? "" : html`<p>Next expected pings: ${opts.preview.map((at) => html`<span class="next">${exactText(at)}</span> `)}</p>`}
-<button type="submit" name="action" value="preview">Preview</button>
+${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
 <button type="submit" name="action" value="save">Save</button>
+<button type="submit" name="action" value="preview">Preview the next pings</button>
 </form>`,
   });
 }

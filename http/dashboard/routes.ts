@@ -15,9 +15,10 @@ import type { AppDeps } from "../app.ts";
 import { authorizeAdmin } from "../auth.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { checkRequestOf, isUniqueKey, isUuid, pingNumberOf, projectInputOf, readBodyBytes } from "../input.ts";
-import { presentBadges } from "../present.ts";
+import { channelInputOf, checkRequestOf, isUniqueKey, isUuid, pingNumberOf, projectInputOf, readBodyBytes } from "../input.ts";
+import { presentBadges, presentChannelStates } from "../present.ts";
 import { remoteAddress } from "../routes/pings.ts";
+import { checkIntegrations, integrationsPage } from "./integration-pages.ts";
 import type { CheckFormValues, ChecksFilter, Viewer } from "./pages.ts";
 import {
   checkFormPage, checkPage, checkRows, checksPage, deletePage, errorPage, projectsPage, settingsPage, signInPage,
@@ -251,7 +252,64 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       pings = log.pings.map((ping, i) => ({ ping, durationMs: log.durationsMs[i] ?? null }));
     }
     const notice = NOTICES[event.url.searchParams.get("done") ?? ""] ?? null;
-    return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice }));
+    const integrations = checkIntegrations(access.viewer, { check, ref, channels: await pool.listChannels(project.id) });
+    return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations }));
+  });
+
+  // one integration on or off for this check: the API's "channels" field, as a list of ids
+  route("POST", "/checks/:ref/integrations", async (event) => {
+    const access = requireAccess(event);
+    const { project, check, ref } = await checkFor(access, param(event, "ref"));
+    const form = await writeForm(event, access);
+    const channel = form.get("channel") ?? "";
+    const ids = new Set(check.channels);
+    if (form.get("on") === "1") ids.add(channel);
+    else ids.delete(channel);
+    const request = unwrap(checkRequestOf({ channels: [...ids].join(",") }, check));
+    unwrap(await pool.updateCheck(project.id, check.uuid, request.spec, clock.now())); // an unknown id: the API's 400
+    return redirect(`/checks/${ref}?done=saved`);
+  });
+
+  // --- integrations ----------------------------------------------------------------------------
+
+  const integrationsHtml = async (access: Access, project: Project, form: { error: string | null; values: { kind: string; name: string; value: string } }) => {
+    const [channels, outbox, checks] = await Promise.all([pool.listChannels(project.id), pool.listOutbox(), pool.listChecks(project.id, { tags: [] })]);
+    const states = presentChannelStates(channels, outbox.filter((entry) => entry.projectId === project.id)).channels;
+    const rows = channels.map((channel, i) => ({
+      channel,
+      pending: Number(states[i].pending),
+      failed: Number(states[i].failed),
+      lastError: typeof states[i].last_error === "string" ? states[i].last_error : null,
+      checks: checks.filter((c) => c.channels.includes(channel.id)),
+    }));
+    return integrationsPage(access.viewer, { project, rows, canAdd: access.caller === "admin", ...form });
+  };
+
+  route("GET", "/projects/:project/integrations", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: integrations are not shown"); // as GET /api/v3/channels/
+    return htmlResponse(await integrationsHtml(access, project, { error: null, values: { kind: "webhook", name: "", value: "" } }));
+  });
+
+  // adding an integration is the admin API's operation: only the admin token does it here too
+  route("POST", "/projects/:project/integrations", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const form = await writeForm(event, access);
+    if (access.caller !== "admin") throw httpError(403, "only the admin token adds integrations");
+    const values = { kind: form.get("kind") ?? "", name: form.get("name") ?? "", value: form.get("value") ?? "" };
+    const failed = (error: string) => integrationsHtml(access, project, { error, values }).then((page) => htmlResponse(page, 400));
+    let value: unknown = values.value.trim();
+    // as the CLI's --value: JSON when it starts with { or ", else a plain string
+    if (typeof value === "string" && (value.startsWith("{") || value.startsWith('"'))) {
+      try { value = JSON.parse(value); } catch { return failed("json validation error: value is not valid JSON"); }
+    }
+    const input = channelInputOf({ kind: values.kind, name: values.name, value });
+    if (!input.ok) return failed(reasonOf(input.failure));
+    const added = await pool.addChannel(project.id, input.value, clock.now());
+    if (!added.ok) return failed(reasonOf(added.failure));
+    return redirect(`/projects/${project.id}/integrations`);
   });
 
   const action = (name: string, act: (projectId: string, uuid: string, at: Millis, event: H3Event) => Promise<void>) =>

@@ -6,6 +6,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
@@ -41,10 +43,21 @@ async function browserTests(): Promise<void> {
   const contexts: BrowserContext[] = [];
   const messages: string[] = []; // every console message and dialog of every page
   const admin = { authorization: `Bearer ${TOKEN}` };
+  // a local webhook receiver: resolves with the body of the first notification
+  let notified: (body: string) => void = () => {};
+  const notification = new Promise<string>((resolve) => { notified = resolve; });
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+    req.on("end", () => { res.end("ok"); notified(body); });
+  });
+  const receiverUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   test.before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual" } });
+    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+    receiver.listen(0, "127.0.0.1");
+    await new Promise((resolve) => receiver.once("listening", resolve));
     project = await createProject(server, TOKEN, { name: "Ops" });
     other = await createProject(server, TOKEN, { name: "Other team" });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
@@ -53,6 +66,7 @@ async function browserTests(): Promise<void> {
   test.after(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
+    receiver.close();
     if (server) {
       const trouble = troubleIn(server.output());
       await stopServer(server);
@@ -162,7 +176,7 @@ async function browserTests(): Promise<void> {
     await rw.getByLabel("Cron or OnCalendar expression").first().check();
     await rw.locator("#f-schedule").fill("5 * * * *");
     await rw.getByLabel("Time zone (cron / OnCalendar)").fill("Europe/Riga");
-    await rw.getByRole("button", { name: "Preview" }).click();
+    await rw.getByRole("button", { name: "Preview the next pings" }).click();
     assert.is(await rw.locator(".next").count(), 5);
     for (const text of await rw.locator(".next").allTextContents()) assert.match(text, /:05:00 UTC$/);
     await shot(rw, "add-check-cron");
@@ -208,6 +222,33 @@ async function browserTests(): Promise<void> {
     assert.is(await rw.locator("#bold").count(), 0);
   });
 
+  test("the admin adds a webhook integration; a project key turns it on for a check", async () => {
+    const page = await signedIn(TOKEN);
+    await page.goto(`${server.url}/projects/${project.id}/integrations`);
+    await page.getByLabel("Kind").selectOption("webhook");
+    await page.getByLabel("Name").fill("local hook");
+    await page.getByLabel("Value").fill("ftp://nowhere");
+    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.getByText("json validation error: value must be an http(s) URL or a webhook object").waitFor();
+    await page.getByLabel("Value").fill(receiverUrl());
+    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.getByRole("cell", { name: "local hook" }).waitFor();
+    const { channels } = await api<{ channels: { id: string; name: string }[] }>("GET", "/api/v3/channels/");
+    const hook = channels.find((c) => c.name === "local hook");
+    assert.ok(hook);
+    // a project key sees the list but gets no form
+    await rw.goto(`${server.url}/projects/${project.id}/integrations`);
+    await rw.getByRole("cell", { name: "local hook" }).waitFor();
+    assert.is(await rw.getByRole("button", { name: "Add integration" }).count(), 0);
+    await rw.goto(`${server.url}/checks/${uuid}`);
+    await rw.getByRole("button", { name: "Turn on local hook" }).click();
+    await rw.getByText("Changes saved.").waitFor();
+    assert.is((await api<{ channels: string }>("GET", `/api/v3/checks/${uuid}`)).channels, hook.id);
+    await rw.goto(`${server.url}/projects/${project.id}/integrations`);
+    await rw.getByRole("link", { name: "Nightly backup (db1)" }).waitFor();
+    await shot(rw, "integrations");
+  });
+
   test("the checks table updates itself when the virtual clock makes a check go down", async () => {
     await rw.goto(`${server.url}/projects/${project.id}/checks`);
     const row = rw.getByRole("row", { name: /Nightly backup/ });
@@ -218,6 +259,9 @@ async function browserTests(): Promise<void> {
     await row.getByText("down", { exact: true }).waitFor({ timeout: 10_000 });
     await rw.waitForFunction(() => document.title.startsWith("(1 down)"));
     assert.ok(await rw.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), "updated without a reload");
+    const sent = JSON.parse(await notification) as { name: string; status: string };
+    assert.is(sent.name, "Nightly backup (db1)", "the integration turned on in the dashboard was notified");
+    assert.is(sent.status, "down");
     await shot(rw, "checks");
     // filters: by status and by search
     await rw.goto(`${server.url}/projects/${project.id}/checks?status=up`);
