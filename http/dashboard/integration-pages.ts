@@ -34,7 +34,7 @@ export function integrationsPage(viewer: Viewer, opts: {
   return documentOf({
     title: `Integrations · ${opts.project.name}`,
     viewer,
-    nav: projectNav(opts.project),
+    nav: projectNav(opts.project, viewer),
     body: html`<h1>Integrations</h1>
 ${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th></tr></thead>
 <tbody>${rows}</tbody></table>`}

@@ -13,7 +13,7 @@ export const STATUS_WORDS = ["down", "grace", "started", "up", "new", "paused"] 
 export type StatusWord = (typeof STATUS_WORDS)[number];
 
 /** Shapes differ per status, so colour is never the only signal (the word is always next to it). */
-const ICONS: Record<StatusWord, string> = { down: "✖", grace: "!", started: "▶", up: "✔", new: "○", paused: "⏸" };
+const ICONS: Record<StatusWord, string> = { down: "✖", grace: "!", started: "▶", up: "✔", new: "○", paused: "‖" };
 
 /** Returns the status word of a check at `at`: the API's status, or "started" while a run is open. */
 export function statusWordOf(check: Check, at: Millis): StatusWord {
@@ -73,9 +73,10 @@ export function errorPage(viewer: Viewer | null, status: number, message: string
   return documentOf({ title: `Error ${status}`, viewer, body: html`<h1>Error ${status}</h1><p role="alert">${message}</p><p><a href="/">Back</a></p>` });
 }
 
-export function projectNav(project: Project): Html {
+export function projectNav(project: Project, viewer: Viewer): Html {
   const base = `/projects/${project.id}`;
-  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a> <a href="${base}/integrations">Integrations</a> <a href="${base}/settings">Settings</a></nav>`;
+  // read-only keys don't see integrations (as GET /api/v3/channels/ refuses them)
+  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/settings">Settings</a></nav>`;
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
@@ -121,7 +122,7 @@ export function checksPage(viewer: Viewer, data: ChecksPage): string {
   return documentOf({
     title: `Checks · ${data.project.name}`,
     viewer,
-    nav: projectNav(data.project),
+    nav: projectNav(data.project, viewer),
     down: data.down,
     body: html`<div class="heading"><h1>Checks</h1>
 ${viewer.readonly ? "" : html`<a class="button" href="/projects/${data.project.id}/checks/new">Add check</a>`}</div>
@@ -207,7 +208,7 @@ ${button(viewer, `${base}/ping`, "Ping now")}
   return documentOf({
     title: check.name === "" ? "(unnamed)" : check.name,
     viewer,
-    nav: projectNav(project),
+    nav: projectNav(project, viewer),
     body: html`${data.notice === null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}
 <h1>${check.name === "" ? "(unnamed)" : check.name}</h1>
 <p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span></p>
@@ -226,7 +227,7 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 <dt>Filtering</dt><dd>${filteringText(check)}</dd>
 <dt>Pings</dt><dd>${check.nPings}</dd>
 </dl></section>
-<section><h2>Integrations</h2>${data.integrations}</section>
+${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}</section>`}
 <section><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
 <section><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
   });
@@ -305,7 +306,7 @@ export function checkFormPage(viewer: Viewer, opts: {
   return documentOf({
     title: opts.title,
     viewer,
-    nav: projectNav(opts.project),
+    nav: projectNav(opts.project, viewer),
     body: html`<h1>${opts.title}</h1>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 <form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
@@ -327,7 +328,7 @@ export function deletePage(viewer: Viewer, opts: { project: Project; check: Chec
   return documentOf({
     title: "Delete check",
     viewer,
-    nav: projectNav(opts.project),
+    nav: projectNav(opts.project, viewer),
     body: html`<h1>Delete “${opts.check.name}”?</h1><p>The check and its whole log are removed; this cannot be undone.</p>
 <div class="controls">${button(viewer, `/checks/${opts.ref}/delete`, "Delete for good", "danger")} <a class="button" href="/checks/${opts.ref}">Cancel</a></div>`,
   });
@@ -339,7 +340,7 @@ export function settingsPage(viewer: Viewer, opts: { project: Project; badges: R
   return documentOf({
     title: `Settings · ${project.name}`,
     viewer,
-    nav: projectNav(project),
+    nav: projectNav(project, viewer),
     body: html`<h1>Settings</h1><h2>API keys</h2>
 ${viewer.readonly ? html`<p>Keys are not shown to read-only keys.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Badges</h2><table class="list"><thead><tr><th scope="col">Tag</th><th scope="col">Preview</th><th scope="col">URLs</th></tr></thead><tbody>

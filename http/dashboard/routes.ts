@@ -252,7 +252,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       pings = log.pings.map((ping, i) => ({ ping, durationMs: log.durationsMs[i] ?? null }));
     }
     const notice = NOTICES[event.url.searchParams.get("done") ?? ""] ?? null;
-    const integrations = checkIntegrations(access.viewer, { check, ref, channels: await pool.listChannels(project.id) });
+    const channels = access.viewer.readonly ? [] : await pool.listChannels(project.id);
+    const integrations = checkIntegrations(access.viewer, { check, ref, channels });
     return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations }));
   });
 
