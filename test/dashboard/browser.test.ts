@@ -89,7 +89,7 @@ async function browserTests(): Promise<void> {
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     return page;
   };
-  const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage });
   const api = <T>(method: string, path: string, body?: unknown, key = project.api_key) => ok<T>(call(server.url, method, path, { key, body }));
   const checkBySlug = async (slug: string): Promise<CheckJson | undefined> =>
     (await api<{ checks: CheckJson[] }>("GET", `/api/v3/checks/?slug=${slug}`)).checks[0];
@@ -116,6 +116,14 @@ async function browserTests(): Promise<void> {
     adminPage = await signedIn(TOKEN);
     await adminPage.getByRole("link", { name: "Other team" }).waitFor();
     await shot(adminPage, "projects");
+    await adminPage.getByLabel("Name").fill("Made in the dashboard");
+    await adminPage.getByRole("button", { name: "Create project" }).click();
+    await adminPage.getByRole("heading", { name: "Checks" }).waitFor();
+    const { projects } = await ok<{ projects: ProjectJson[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: admin }));
+    const made = projects.find((p) => p.name === "Made in the dashboard");
+    assert.ok(made);
+    assert.ok(adminPage.url().endsWith(`/projects/${made.id}/checks`));
+    await adminPage.goto(server.url + "/");
     await adminPage.getByRole("link", { name: "Ops" }).click();
     await adminPage.getByRole("heading", { name: "Checks" }).waitFor();
   });
@@ -212,6 +220,7 @@ async function browserTests(): Promise<void> {
     await rw.goto(`${server.url}/checks/${uuid}`);
     await rw.getByText("<i>agent</i>").waitFor(); // the user agent, literally
     await shot(rw, "check");
+    await shot(rw, "check-top", false);
     await rw.getByRole("link", { name: /^body \(/ }).first().click();
     assert.is(await rw.locator("body").innerText(), body);
     assert.is(await rw.locator("#bold").count(), 0);
