@@ -48,6 +48,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const sessions = new SessionStore();
   const failures = new FailureCounter(SIGN_IN_FAILURES_PER_MINUTE);
   const secureCookie = config.siteRoot.startsWith("https:");
+  const siteOrigin = new URL(config.siteRoot).origin;
   const assets = loadAssets();
 
   // --- request helpers -------------------------------------------------------------------------
@@ -106,6 +107,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const route = (method: "GET" | "POST", path: string, handler: (event: H3Event) => Promise<HTTPResponse>) => {
     const wrapped = async (event: H3Event) => {
       try {
+        if (method === "POST") refuseCrossSite(event.req.headers, siteOrigin);
         return await handler(event);
       } catch (error) {
         if (error instanceof SignInNeeded) return method === "GET" ? redirect("/") : htmlResponse(signInPage("Please sign in."), 401);
@@ -460,6 +462,19 @@ function sortChecks(checks: Check[], sort: ChecksFilter["sort"], at: Millis): vo
     const rank = (c: Check) => STATUS_WORDS.indexOf(statusWordOf(c, at));
     checks.sort((a, b) => rank(a) - rank(b) || byName(a, b));
   }
+}
+
+/**
+ * Refuses a POST that a browser marked as coming from another site (Origin is neither SITE_ROOT's origin
+ * nor the Host it was sent to): with the SameSite cookie and the CSRF token this also covers the sign-in
+ * form, which has no session yet.
+ */
+function refuseCrossSite(headers: Headers, siteOrigin: string): void {
+  const origin = headers.get("origin");
+  if (origin === null || origin === siteOrigin) return; // not a browser form post, or an old browser: the CSRF token still applies
+  let host: string | null = null;
+  try { host = new URL(origin).host; } catch { /* "null" or garbage: refused below */ }
+  if (host === null || host !== headers.get("host")) throw httpError(403, "cross-site request refused");
 }
 
 function param(event: H3Event, name: string): string {

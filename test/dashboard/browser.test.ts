@@ -304,6 +304,11 @@ async function browserTests(): Promise<void> {
     assert.is((await post({})).status, 403);
     assert.is((await post({ csrf: "forged" })).status, 403);
     assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, "down", "nothing changed");
+    const crossSite = await fetch(`${server.url}/signin`, {
+      method: "POST", headers: { origin: "http://evil.example" }, body: new URLSearchParams({ key: project.api_key }), redirect: "manual",
+    });
+    assert.is(crossSite.status, 403, "a sign-in posted from another site is refused");
+    assert.is(crossSite.headers.get("set-cookie"), null);
     assert.is((await post({ csrf: await csrfOf(rw) })).status, 303, "the same request with the token works");
     assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, "paused");
     await api("POST", `/api/v3/checks/${uuid}/resume`);
