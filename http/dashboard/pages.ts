@@ -112,6 +112,8 @@ export type ChecksPage = {
   readonly filter: ChecksFilter;
   readonly at: Millis;
   readonly down: number;
+  /** Each check's status word, computed once per request. */
+  readonly wordOf: (check: Check) => StatusWord;
   /** How a check is named in URLs: uuid, or unique_key for read-only viewers. */
   readonly refOf: (check: Check) => string;
 };
@@ -140,9 +142,9 @@ ${checkRows(data)}
 }
 
 /** The table body alone: the auto-refresh fetches this and swaps it in; `data-down` updates the title. */
-export function checkRows(data: Pick<ChecksPage, "checks" | "at" | "down" | "refOf">): Html {
+export function checkRows(data: Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf">): Html {
   const rows = data.checks.map((check) => {
-    const word = statusWordOf(check, data.at);
+    const word = data.wordOf(check);
     return html`<tr class="row-${word}"><td>${statusBadge(word)}</td>
 <td><a href="/checks/${data.refOf(check)}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
 <td>${tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</td>

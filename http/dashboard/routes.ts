@@ -8,7 +8,7 @@ import type { Clock } from "../../engine/host/clock.ts";
 import { systemClock } from "../../engine/host/clock.ts";
 import type { Caller, CheckRef } from "../../engine/host/pool-api.ts";
 import { uniqueKeyOf } from "../../engine/host/unique-key.ts";
-import type { Check, Millis, Project } from "../../engine/model.ts";
+import type { Channel, Check, Millis, Project } from "../../engine/model.ts";
 import { MINUTE } from "../../engine/model.ts";
 import { nextAfter } from "../../engine/schedule.ts";
 import type { AppDeps } from "../app.ts";
@@ -19,12 +19,13 @@ import { channelInputOf, checkRequestOf, isUniqueKey, isUuid, pingNumberOf, proj
 import { presentBadges, presentChannelStates } from "../present.ts";
 import { remoteAddress } from "../routes/pings.ts";
 import { checkIntegrations, integrationsPage } from "./integration-pages.ts";
-import type { CheckFormValues, ChecksFilter, Viewer } from "./pages.ts";
+import type { CheckFormValues, ChecksFilter, StatusWord, Viewer } from "./pages.ts";
 import {
   checkFormPage, checkPage, checkRows, checksPage, deletePage, errorPage, projectsPage, settingsPage, signInPage,
   statusWordOf, STATUS_WORDS, tagsOf,
 } from "./pages.ts";
 import type { Principal, Session } from "./sessions.ts";
+import { sendTestNotification } from "./test-notification.ts";
 import { csrfMatches, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 
 const COOKIE = "hcd_session";
@@ -187,15 +188,18 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const at = clock.now();
     const filter = filterOf(params);
     const all = await pool.listChecks(project.id, { tags: [] });
+    // each check's status once: filter, sort and rows all need it, and a cron schedule's is not free
+    const words = new Map(all.map((c) => [c, statusWordOf(c, at)]));
+    const wordOf = (c: Check): StatusWord => words.get(c) ?? statusWordOf(c, at);
     const tags = [...new Set(all.flatMap((c) => tagsOf(c.tags)))].sort();
     const q = filter.q.trim().toLowerCase();
     const shown = all
       .filter((c) => filter.tag === "" || tagsOf(c.tags).includes(filter.tag))
-      .filter((c) => filter.status === "" || statusWordOf(c, at) === filter.status)
+      .filter((c) => filter.status === "" || wordOf(c) === filter.status)
       .filter((c) => q === "" || c.name.toLowerCase().includes(q) || c.slug.includes(q) || (!access.viewer.readonly && c.uuid.includes(q)));
-    sortChecks(shown, filter.sort, at);
-    const down = all.filter((c) => statusWordOf(c, at) === "down").length;
-    return { project, checks: shown, tags, filter, at, down, refOf: (c: Check) => refFor(access.viewer, c) };
+    sortChecks(shown, filter.sort, wordOf);
+    const down = all.filter((c) => wordOf(c) === "down").length;
+    return { project, checks: shown, tags, filter, at, down, wordOf, refOf: (c: Check) => refFor(access.viewer, c) };
   };
 
   route("GET", "/projects/:project/checks", async (event) => {
@@ -275,7 +279,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- integrations ----------------------------------------------------------------------------
 
-  const integrationsHtml = async (access: Access, project: Project, form: { error: string | null; values: { kind: string; name: string; value: string } }) => {
+  type IntegrationsForm = { error: string | null; values: { kind: string; name: string; value: string }; tested?: { channel: Channel; error: string | null } };
+  const NO_FORM = { error: null, values: { kind: "webhook", name: "", value: "" } };
+  const integrationsHtml = async (access: Access, project: Project, form: IntegrationsForm) => {
     const [channels, outbox, checks] = await Promise.all([pool.listChannels(project.id), pool.listOutbox(), pool.listChecks(project.id, { tags: [] })]);
     const states = presentChannelStates(channels, outbox.filter((entry) => entry.projectId === project.id)).channels;
     const rows = channels.map((channel, i) => ({
@@ -292,7 +298,19 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     if (access.viewer.readonly) throw httpError(403, "read-only key: integrations are not shown"); // as GET /api/v3/channels/
-    return htmlResponse(await integrationsHtml(access, project, { error: null, values: { kind: "webhook", name: "", value: "" } }));
+    return htmlResponse(await integrationsHtml(access, project, NO_FORM));
+  });
+
+  route("POST", "/projects/:project/integrations/:channel/test", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    await writeForm(event, access);
+    const channel = (await pool.listChannels(project.id)).find((c) => c.id === param(event, "channel"));
+    if (channel === undefined) throw httpError(404, "integration not found");
+    const error = await sendTestNotification(project, channel, {
+      siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, at: clock.now(),
+    });
+    return htmlResponse(await integrationsHtml(access, project, { ...NO_FORM, tested: { channel, error } }));
   });
 
   // adding an integration is the admin API's operation: only the admin token does it here too
@@ -454,12 +472,12 @@ function filterOf(params: URLSearchParams): ChecksFilter {
 }
 
 /** Down first (then late, started, up, new, paused), then by name; or by name; or most recent ping first. */
-function sortChecks(checks: Check[], sort: ChecksFilter["sort"], at: Millis): void {
+function sortChecks(checks: Check[], sort: ChecksFilter["sort"], wordOf: (check: Check) => StatusWord): void {
   const byName = (a: Check, b: Check) => a.name.localeCompare(b.name) || a.uuid.localeCompare(b.uuid);
   if (sort === "name") checks.sort(byName);
   else if (sort === "last_ping") checks.sort((a, b) => (b.lastPingAt ?? -1) - (a.lastPingAt ?? -1) || byName(a, b));
   else {
-    const rank = (c: Check) => STATUS_WORDS.indexOf(statusWordOf(c, at));
+    const rank = (c: Check) => STATUS_WORDS.indexOf(wordOf(c));
     checks.sort((a, b) => rank(a) - rank(b) || byName(a, b));
   }
 }

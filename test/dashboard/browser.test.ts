@@ -43,14 +43,23 @@ async function browserTests(): Promise<void> {
   const contexts: BrowserContext[] = [];
   const messages: string[] = []; // every console message and dialog of every page
   const admin = { authorization: `Bearer ${TOKEN}` };
-  // a local webhook receiver: resolves with the body of the first notification
-  let notified: (body: string) => void = () => {};
-  const notification = new Promise<string>((resolve) => { notified = resolve; });
+  // a local webhook receiver: keeps every body; waitForBody resolves once one matches
+  const received: string[] = [];
+  let wake = () => {};
   const receiver = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
-    req.on("end", () => { res.end("ok"); notified(body); });
+    req.on("end", () => { res.end("ok"); received.push(body); wake(); });
   });
+  const waitForBody = async (match: (json: { name?: string; status?: string }) => boolean): Promise<{ name?: string; status?: string }> => {
+    const failAt = Date.now() + 15_000; // a failure deadline, not a wait that makes the test pass
+    for (;;) {
+      const found = received.map((b) => JSON.parse(b) as { name?: string; status?: string }).find(match);
+      if (found) return found;
+      if (Date.now() > failAt) throw new Error(`no matching notification; received: ${received.join(" | ")}`);
+      await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, 1_000); });
+    }
+  };
   const receiverUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   test.before(async () => {
@@ -236,13 +245,13 @@ async function browserTests(): Promise<void> {
     await page.getByText("json validation error: value must be an http(s) URL or a webhook object").waitFor();
     await page.getByLabel("Value").fill(receiverUrl());
     await page.getByRole("button", { name: "Add integration" }).click();
-    await page.getByRole("cell", { name: "local hook" }).waitFor();
+    await page.getByRole("cell", { name: "local hook", exact: true }).waitFor();
     const { channels } = await api<{ channels: { id: string; name: string }[] }>("GET", "/api/v3/channels/");
     const hook = channels.find((c) => c.name === "local hook");
     assert.ok(hook);
     // a project key sees the list but gets no form
     await rw.goto(`${server.url}/projects/${project.id}/integrations`);
-    await rw.getByRole("cell", { name: "local hook" }).waitFor();
+    await rw.getByRole("cell", { name: "local hook", exact: true }).waitFor();
     assert.is(await rw.getByRole("button", { name: "Add integration" }).count(), 0);
     await rw.goto(`${server.url}/checks/${uuid}`);
     await rw.getByRole("button", { name: "Turn on local hook" }).click();
@@ -250,7 +259,16 @@ async function browserTests(): Promise<void> {
     assert.is((await api<{ channels: string }>("GET", `/api/v3/checks/${uuid}`)).channels, hook.id);
     await rw.goto(`${server.url}/projects/${project.id}/integrations`);
     await rw.getByRole("link", { name: "Nightly backup (db1)" }).waitFor();
+    // "Test" sends a sample notification at once and shows the outcome
+    await rw.getByRole("button", { name: "Test local hook" }).click();
+    await rw.getByText("Test notification sent through local hook: accepted.").waitFor();
+    assert.is((await waitForBody((json) => json.name === "TEST")).status, "down");
     await shot(rw, "integrations");
+    await page.getByLabel("Name").fill("dead hook");
+    await page.getByLabel("Value").fill("http://127.0.0.1:9/nobody-listens");
+    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.getByRole("button", { name: "Test dead hook" }).click();
+    await page.getByText(/^Test notification through dead hook failed: \S/).waitFor();
   });
 
   test("the checks table updates itself when the virtual clock makes a check go down", async () => {
@@ -263,7 +281,7 @@ async function browserTests(): Promise<void> {
     await row.getByText("down", { exact: true }).waitFor({ timeout: 10_000 });
     await rw.waitForFunction(() => document.title.startsWith("(1 down)"));
     assert.ok(await rw.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), "updated without a reload");
-    const sent = JSON.parse(await notification) as { name: string; status: string };
+    const sent = await waitForBody((json) => json.name === "Nightly backup (db1)");
     assert.is(sent.name, "Nightly backup (db1)", "the integration turned on in the dashboard was notified");
     assert.is(sent.status, "down");
     await shot(rw, "checks");
