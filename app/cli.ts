@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { systemClock } from "../host/clock.ts";
 import { createApp } from "../http/app.ts";
 import { readMail } from "../mail/message.ts";
+import { sendTestNotification } from "../notify/test-notification.ts";
 import type { JsonObject } from "../http/body.ts";
 import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
@@ -170,7 +171,9 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
   });
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
+    const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl };
     const app = createApp({ pool, clock: systemClock, readMail,
+      sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
       config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings) } });
     return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
   } finally {

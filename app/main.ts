@@ -11,6 +11,7 @@ import { createWorkerPool } from "./pools.ts";
 import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
+import { sendTestNotification } from "../notify/test-notification.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
 import { createApp } from "../http/app.ts";
 import { pingListener } from "../http/routes/pings.ts";
@@ -71,7 +72,9 @@ async function main(): Promise<void> {
   let reader: MailReader | null = null;
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail }));
+  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail,
+    sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }));
   const pings = pingListener({ pool, clock }); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
     if (!pings(req, res)) void app(req, res);

@@ -4,10 +4,12 @@ import type { H3Event, HTTPError } from "h3";
 import type { Clock } from "../host/clock.ts";
 import { systemClock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
+import type { Channel, Millis, Project } from "../engine/model.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { badgeRoutes } from "./routes/badges.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
 
@@ -24,8 +26,17 @@ export type HttpConfig = {
 /** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */
 export type ReadMail = (raw: Uint8Array) => Promise<{ readonly subject: string; readonly text: string }>;
 
-/** What every route module receives. */
-export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: HttpConfig; readonly readMail: ReadMail };
+/** Sends one test notification through a channel at once; resolves with null when accepted, else the error. */
+export type SendTestNotification = (project: Project, channel: Channel, at: Millis) => Promise<string | null>;
+
+/** What every route module receives. The process gives what the HTTP edge must not do itself. */
+export type AppDeps = {
+  readonly pool: Pool;
+  readonly clock: Clock;
+  readonly config: HttpConfig;
+  readonly readMail: ReadMail;
+  readonly sendTestNotification: SendTestNotification;
+};
 
 export type AppOptions = {
   /** Receives every unexpected error (default: console.error); tests fail on any. */
@@ -49,6 +60,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   adminRoutes(app, deps, { report });
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
+  dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/
   return app;
 }
 

@@ -1,6 +1,8 @@
 // An app on a fresh in-process pool with a virtual clock, for the /api/v3 and /admin tests.
 // Every unexpected error the app reports is collected; `withApi` fails the test when there is any.
 import { readMail } from "../../mail/message.ts";
+import { sendTestNotification } from "../../notify/test-notification.ts";
+import type { SendTestNotification } from "../../http/app.ts";
 import * as assert from "uvu/assert";
 import { H3 } from "h3";
 import type { HTTPError } from "h3";
@@ -63,7 +65,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
     const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
-    const app = createApp({ pool, clock: appClock, config, readMail }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
+    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
     const newProject = (overrides: Partial<{ checkLimit: number; name: string }> = {}) =>
       pool.createProject({ name: overrides.name ?? "test", checkLimit: overrides.checkLimit ?? 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, clock.now());
     const project = await newProject();
@@ -127,7 +129,7 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
     const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const app = new H3({ silent: true, onError: (error: HTTPError) => { if (error.unhandled) unexpected.push(error.cause ?? error); } });
-    register(app, { pool, clock, config, readMail });
+    register(app, { pool, clock, config, readMail, sendTestNotification: testNotifierOf(config) });
     const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, ...options.projectInput }, options.startAt);
     await body({ app, pool, clock, config, project, unexpected });
     assert.equal(unexpected, [], "no unhandled errors");
@@ -135,4 +137,10 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
     await pool.close();
     dir.remove();
   }
+}
+
+/** The process's test notification, with the test configuration's options. */
+function testNotifierOf(config: Config): SendTestNotification {
+  const options = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
+  return (project, channel, at) => sendTestNotification(project, channel, at, options);
 }

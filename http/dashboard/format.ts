@@ -1,0 +1,33 @@
+// Times and durations as people read them on the dashboard ("3 minutes ago", "1 day 2 hours").
+import type { Millis } from "../../engine/model.ts";
+import { DAY, HOUR, MINUTE, SECOND } from "../../engine/model.ts";
+
+const UNITS: readonly (readonly [string, Millis])[] = [["day", DAY], ["hour", HOUR], ["minute", MINUTE], ["second", SECOND]];
+
+/** Returns a duration in at most its two largest units: "1 day 2 hours", "5 minutes", "0 seconds". */
+export function durationText(ms: Millis): string {
+  let rest = Math.max(0, Math.floor(ms / SECOND) * SECOND);
+  const parts: string[] = [];
+  for (const [name, size] of UNITS) {
+    const count = Math.floor(rest / size);
+    if (count > 0 && parts.length < 2) {
+      parts.push(`${count} ${name}${count === 1 ? "" : "s"}`);
+      rest -= count * size;
+    } else if (parts.length > 0) {
+      break; // "1 day 5 seconds" reads worse than "1 day"
+    }
+  }
+  return parts.length === 0 ? "0 seconds" : parts.join(" ");
+}
+
+/** Returns how long before `at` the instant `then` was: "just now", "3 minutes ago". */
+export function agoText(then: Millis, at: Millis): string {
+  const ms = at - then;
+  if (ms < 5 * SECOND) return "just now";
+  return `${durationText(ms).split(" ").slice(0, 2).join(" ")} ago`;
+}
+
+/** Returns an instant as "2026-01-15 12:00:00 UTC". */
+export function exactText(at: Millis): string {
+  return new Date(at).toISOString().slice(0, 19).replace("T", " ") + " UTC";
+}

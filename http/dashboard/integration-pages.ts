@@ -1,0 +1,72 @@
+// The integrations page: each integration with its kind, assigned checks and delivery state, and (admin)
+// the form that adds one of the five kinds.
+import type { Channel, Check, Project } from "../../engine/model.ts";
+import { CHANNEL_KINDS } from "../../engine/model.ts";
+import { html } from "./html.ts";
+import type { Viewer } from "./pages.ts";
+import { documentOf, projectNav } from "./pages.ts";
+
+/** One integration with what the admin API reports of its deliveries. */
+export type IntegrationRow = {
+  readonly channel: Channel;
+  readonly pending: number;
+  readonly failed: number;
+  readonly lastError: string | null;
+  readonly checks: readonly Check[];
+};
+
+/** What each kind's value field expects (the admin API's values, see README "Notifications"). */
+const VALUE_HINTS: Record<(typeof CHANNEL_KINDS)[number], string> = {
+  email: "an address: oncall@example.com",
+  webhook: 'a URL (POSTs the check as JSON), or a JSON object: {"url_down": "https://...", "method_down": "POST", "body_down": "$NAME is $STATUS"}',
+  slack: "the incoming-webhook URL",
+  discord: "the webhook URL",
+  ntfy: 'a topic URL (https://ntfy.sh/my-alerts), or {"url": "https://ntfy.example.com", "topic": "ops", "priority_down": 5}',
+};
+
+export function integrationsPage(viewer: Viewer, opts: {
+  project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; error: string | null; values: { kind: string; name: string; value: string };
+  /** The outcome of a "Test", shown above the list. */
+  tested?: { readonly channel: Channel; readonly error: string | null };
+}): string {
+  const base = `/projects/${opts.project.id}/integrations`;
+  const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td>
+<td>${row.checks.length === 0 ? "none" : row.checks.map((c) => html`<a href="/checks/${c.uuid}">${c.name === "" ? "(unnamed)" : c.name}</a> `)}</td>
+<td>${row.pending} pending, ${row.failed} failed${row.lastError === null ? "" : html`<br><span class="error">last error: ${row.lastError}</span>`}</td>
+<td>${viewer.readonly ? "" : html`<form method="post" action="${base}/${row.channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
+<button type="submit" aria-label="Test ${row.channel.name}">Test</button></form>`}</td></tr>`);
+  const tested = opts.tested;
+  const v = opts.values;
+  return documentOf({
+    title: `Integrations · ${opts.project.name}`,
+    viewer,
+    nav: projectNav(opts.project, viewer),
+    body: html`<h1>Integrations</h1>
+${tested === undefined ? "" : tested.error === null
+    ? html`<p class="notice" role="status">Test notification sent through ${tested.channel.name}: accepted.</p>`
+    : html`<p class="error" role="alert">Test notification through ${tested.channel.name} failed: ${tested.error}</p>`}
+${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows}</tbody></table>`}
+<p class="hint">Assign integrations to a check on the check's page.</p>
+${!opts.canAdd ? "" : html`<h2>Add an integration</h2>
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post" action="${base}" class="check-form"><input type="hidden" name="csrf" value="${viewer.csrf}">
+<label for="i-kind">Kind</label><select id="i-kind" name="kind">${CHANNEL_KINDS.map((k) => html`<option value="${k}"${k === v.kind ? html` selected` : ""}>${k}</option>`)}</select>
+<label for="i-name">Name</label><input id="i-name" name="name" value="${v.name}" maxlength="100">
+<label for="i-value">Value</label><textarea id="i-value" name="value" rows="3" required>${v.value}</textarea>
+<ul class="hint">${CHANNEL_KINDS.map((k) => html`<li><b>${k}</b>: ${VALUE_HINTS[k]}</li>`)}</ul>
+<button type="submit">Add integration</button></form>`}`,
+  });
+}
+
+/** The check page's integrations: each with its on/off state and a toggle for writers. */
+export function checkIntegrations(viewer: Viewer, opts: { check: Check; ref: string; channels: readonly Channel[] }): ReturnType<typeof html> {
+  if (opts.channels.length === 0) return html`<p>No integrations in this project.</p>`;
+  return html`<ul class="integrations">${opts.channels.map((channel) => {
+    const on = opts.check.channels.includes(channel.id);
+    return html`<li><span class="${on ? "on" : "off"}">${on ? "ON" : "OFF"}</span> ${channel.kind}: ${channel.name === "" ? "(unnamed)" : channel.name}
+${viewer.readonly ? "" : html`<form method="post" action="/checks/${opts.ref}/integrations" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
+<input type="hidden" name="channel" value="${channel.id}"><input type="hidden" name="on" value="${on ? "0" : "1"}">
+<button type="submit" aria-label="${on ? "Turn off" : "Turn on"} ${channel.name}">${on ? "Turn off" : "Turn on"}</button></form>`}</li>`;
+  })}</ul>`;
+}

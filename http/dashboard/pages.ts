@@ -1,0 +1,353 @@
+// The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
+// table's rows) out. Every value is interpolated through `html`, which escapes it.
+import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
+import { statusAt } from "../../engine/status.ts";
+import { agoText, durationText, exactText } from "./format.ts";
+import type { Html, Value } from "./html.ts";
+import { html } from "./html.ts";
+
+/** Who is looking: what to render for them. */
+export type Viewer = { readonly csrf: string; readonly readonly: boolean; readonly admin: boolean };
+
+export const STATUS_WORDS = ["down", "grace", "started", "up", "new", "paused"] as const;
+export type StatusWord = (typeof STATUS_WORDS)[number];
+
+/** Shapes differ per status, so colour is never the only signal (the word is always next to it). */
+const ICONS: Record<StatusWord, string> = { down: "✖", grace: "!", started: "▶", up: "✔", new: "○", paused: "‖" };
+
+/** Returns the status word of a check at `at`: the API's status, or "started" while a run is open. */
+export function statusWordOf(check: Check, at: Millis): StatusWord {
+  const status = statusAt(check, at);
+  if (check.lastStartAt !== null && status !== "down" && status !== "paused") return "started";
+  return status;
+}
+
+export function statusBadge(word: StatusWord): Html {
+  return html`<span class="status status-${word}"><span class="icon" aria-hidden="true">${ICONS[word]}</span> <span class="word">${word}</span></span>`;
+}
+
+/** A complete page: header with navigation and "Sign out", the body, the stylesheet and script served by hcd. */
+export function documentOf(opts: { title: string; viewer: Viewer | null; body: Html; nav?: Html; down?: number }): string {
+  const { title, viewer } = opts;
+  const shown = opts.down ? `(${opts.down} down) ${title} · hcd` : `${title} · hcd`;
+  return "<!doctype html>\n" + html`<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${shown}</title>
+<link rel="stylesheet" href="/static/dashboard.css">
+<script src="/static/dashboard.js" defer></script>
+</head><body data-title="${title} · hcd">
+<header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}
+${viewer === null ? "" : html`<span class="who">${viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
+<form method="post" action="/signout" class="inline">${csrfField(viewer)}<button type="submit">Sign out</button></form>`}
+</header>
+<main id="main">${opts.body}</main>
+</body></html>`.text;
+}
+
+function csrfField(viewer: Viewer): Html {
+  return html`<input type="hidden" name="csrf" value="${viewer.csrf}">`;
+}
+
+/** A form posting to `action` with its CSRF token and one submit button. */
+function button(viewer: Viewer, action: string, label: string, cls = ""): Html {
+  return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}<button type="submit" class="${cls}">${label}</button></form>`;
+}
+
+export function signInPage(error: string | null): string {
+  return documentOf({
+    title: "Sign in",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Sign in</h1>
+${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
+<form method="post" action="/signin">
+<label for="key">Admin token or API key</label>
+<input id="key" name="key" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Sign in</button>
+</form>
+<p class="hint">The admin token opens every project; a project's API key opens that project, its read-only key opens it read-only.</p>
+</section>`,
+  });
+}
+
+export function errorPage(viewer: Viewer | null, status: number, message: string): string {
+  return documentOf({ title: `Error ${status}`, viewer, body: html`<h1>Error ${status}</h1><p role="alert">${message}</p><p><a href="/">Back</a></p>` });
+}
+
+export function projectNav(project: Project, viewer: Viewer): Html {
+  const base = `/projects/${project.id}`;
+  // read-only keys don't see integrations (as GET /api/v3/channels/ refuses them)
+  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/settings">Settings</a></nav>`;
+}
+
+export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
+
+export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[], error: string | null): string {
+  const rows = projects.map(({ project, checks, down }) => html`<tr>
+<td><a href="/projects/${project.id}/checks">${project.name}</a></td><td>${checks}</td>
+<td>${down > 0 ? statusBadge("down") : ""} ${down}</td></tr>`);
+  const totalDown = projects.reduce((sum, p) => sum + p.down, 0);
+  return documentOf({
+    title: "Projects",
+    viewer,
+    down: totalDown,
+    body: html`<h1>Projects</h1>
+<table class="list"><thead><tr><th scope="col">Project</th><th scope="col">Checks</th><th scope="col">Down</th></tr></thead>
+<tbody>${rows}</tbody></table>
+${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}
+<h2>Create a project</h2>
+${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
+<form method="post" action="/projects" class="row">${csrfField(viewer)}
+<label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100">
+<button type="submit">Create project</button></form>`,
+  });
+}
+
+/** The checks page's filters, as read from its query string. */
+export type ChecksFilter = { readonly q: string; readonly status: string; readonly tag: string; readonly sort: "status" | "name" | "last_ping" };
+
+export type ChecksPage = {
+  readonly project: Project;
+  readonly checks: readonly Check[];
+  readonly tags: readonly string[];
+  readonly filter: ChecksFilter;
+  readonly at: Millis;
+  readonly down: number;
+  /** Each check's status word, computed once per request. */
+  readonly wordOf: (check: Check) => StatusWord;
+  /** How a check is named in URLs: uuid, or unique_key for read-only viewers. */
+  readonly refOf: (check: Check) => string;
+};
+
+export function checksPage(viewer: Viewer, data: ChecksPage): string {
+  const { filter } = data;
+  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+  return documentOf({
+    title: `Checks · ${data.project.name}`,
+    viewer,
+    nav: projectNav(data.project, viewer),
+    down: data.down,
+    body: html`<div class="heading"><h1>Checks</h1>
+${viewer.readonly ? "" : html`<a class="button" href="/projects/${data.project.id}/checks/new">Add check</a>`}</div>
+<form method="get" class="filters" role="search">
+<label for="q">Search</label><input id="q" name="q" value="${filter.q}" placeholder="name, slug or uuid">
+<label for="status">Status</label><select id="status" name="status">${option("", "any", filter.status)}${STATUS_WORDS.map((w) => option(w, w, filter.status))}</select>
+<label for="tag">Tag</label><select id="tag" name="tag">${option("", "any", filter.tag)}${data.tags.map((t) => option(t, t, filter.tag))}</select>
+<label for="sort">Sort</label><select id="sort" name="sort">${option("status", "down first", filter.sort)}${option("name", "name", filter.sort)}${option("last_ping", "last ping", filter.sort)}</select>
+<button type="submit">Filter</button></form>
+<table class="list checks" data-refresh="/projects/${data.project.id}/checks/rows">
+<thead><tr><th scope="col">Status</th><th scope="col">Name</th><th scope="col">Tags</th><th scope="col">Period / schedule</th><th scope="col">Last ping</th><th scope="col">Last duration</th></tr></thead>
+${checkRows(data)}
+</table>`,
+  });
+}
+
+/** The table body alone: the auto-refresh fetches this and swaps it in; `data-down` updates the title. */
+export function checkRows(data: Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf">): Html {
+  const rows = data.checks.map((check) => {
+    const word = data.wordOf(check);
+    return html`<tr class="row-${word}"><td>${statusBadge(word)}</td>
+<td><a href="/checks/${data.refOf(check)}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
+<td>${tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</td>
+<td>${scheduleText(check)}</td>
+<td>${check.lastPingAt === null ? "never" : html`<span title="${exactText(check.lastPingAt)}">${agoText(check.lastPingAt, data.at)}</span>`}</td>
+<td>${check.lastDurationMs === null || check.lastDurationMs <= 0 ? "" : durationText(check.lastDurationMs)}</td></tr>`;
+  });
+  const empty = data.checks.length === 0 ? html`<tr><td colspan="6">No checks match.</td></tr>` : "";
+  return html`<tbody id="check-rows" data-down="${data.down}">${rows}${empty}</tbody>`;
+}
+
+export function tagsOf(tags: string): string[] {
+  return tags.split(" ").filter((t) => t !== "");
+}
+
+export function scheduleText(check: Check): string {
+  const grace = `grace ${durationText(check.graceMs)}`;
+  if (check.kind === "simple") return `every ${durationText(check.timeoutMs)}, ${grace}`;
+  return `${check.schedule} (${check.tz}), ${grace}`;
+}
+
+export type CheckPage = {
+  readonly project: Project;
+  readonly check: Check;
+  readonly ref: string;
+  readonly at: Millis;
+  readonly siteRoot: string;
+  readonly flips: readonly Flip[];
+  /** Newest first, with their run durations; null for read-only viewers (the API hides them too). */
+  readonly pings: readonly { readonly ping: PingRecord; readonly durationMs: Millis | null }[] | null;
+  readonly notice: string | null;
+  /** The check's integrations section (rendered by integration-pages.ts). */
+  readonly integrations: Html;
+};
+
+/** Returns what follows the status word on a check's page: "since ...", "running for ...". */
+export function statusSentence(check: Check, flips: readonly Flip[], at: Millis): string {
+  const word = statusWordOf(check, at);
+  const since = flips[0]?.at;
+  switch (word) {
+    case "new": return "no ping received yet";
+    case "paused": return since === undefined ? "" : `since ${exactText(since)}`;
+    case "started": return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
+    case "grace": return `late: the last ping was ${agoText(check.lastPingAt ?? at, at)}, the grace time runs`;
+    case "down": return since !== undefined && flips[0].to === "down" ? `since ${exactText(since)}` : "";
+    case "up": return check.lastPingAt === null ? "" : `last ping ${agoText(check.lastPingAt, at)}`;
+  }
+}
+
+export function checkPage(viewer: Viewer, data: CheckPage): string {
+  const { check, project } = data;
+  const base = `/checks/${data.ref}`;
+  const word = statusWordOf(check, data.at);
+  const uuidUrl = `${data.siteRoot}/ping/${check.uuid}`;
+  const slugUrl = check.slug === "" ? null : `${data.siteRoot}/ping/${project.pingKey}/${check.slug}`;
+  const snippet = (url: string) => html`<div class="copy"><code>curl -fsS -m 10 --retry 5 -o /dev/null ${url}</code>
+<button type="button" data-copy="curl -fsS -m 10 --retry 5 -o /dev/null ${url}">Copy</button></div>`;
+  const controls = viewer.readonly ? "" : html`<div class="controls">
+${word === "paused" ? button(viewer, `${base}/resume`, "Resume") : button(viewer, `${base}/pause`, "Pause")}
+${button(viewer, `${base}/ping`, "Ping now")}
+<a class="button" href="${base}/edit">Edit</a>
+<a class="button danger" href="${base}/delete">Delete</a></div>`;
+  return documentOf({
+    title: check.name === "" ? "(unnamed)" : check.name,
+    viewer,
+    nav: projectNav(project, viewer),
+    body: html`${data.notice === null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}
+<h1>${check.name === "" ? "(unnamed)" : check.name}</h1>
+<p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span></p>
+${controls}
+<section><h2>How to ping</h2>
+${viewer.readonly ? html`<p>Ping URLs are not shown to read-only keys.</p>` : html`
+<p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl)}
+${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl)}`}
+<p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>`}
+</section>
+<section><h2>Details</h2><dl>
+<dt>Schedule</dt><dd>${scheduleText(check)}</dd>
+<dt>Slug</dt><dd>${check.slug === "" ? "none" : check.slug}</dd>
+<dt>Tags</dt><dd>${tagsOf(check.tags).length === 0 ? "none" : tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</dd>
+<dt>Description</dt><dd class="desc">${check.desc === "" ? "none" : check.desc}</dd>
+<dt>Filtering</dt><dd>${filteringText(check)}</dd>
+<dt>Pings</dt><dd>${check.nPings}</dd>
+</dl></section>
+${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}</section>`}
+<section><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
+<section><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
+  });
+}
+
+function filteringText(check: Check): string {
+  const parts: string[] = [];
+  if (check.methods === "POST") parts.push("only POST requests count");
+  if (check.filterHttpBody) parts.push("HTTP bodies are classified by keywords");
+  if (check.filterSubject || check.filterBody) parts.push("emails are classified by keywords");
+  if (check.startKw || check.successKw || check.failureKw) parts.push(`start: "${check.startKw}", success: "${check.successKw}", failure: "${check.failureKw}"`);
+  if (check.manualResume) parts.push("stays down until resumed by hand");
+  return parts.length === 0 ? "none: every ping counts as its URL says" : parts.join("; ");
+}
+
+const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal" } as const;
+
+type Event = { readonly at: Millis; readonly row: Html };
+
+function eventsTable(data: CheckPage, base: string): Html {
+  const events: Event[] = data.flips.slice(0, 50).map((flip) => ({
+    at: flip.at,
+    row: html`<tr class="flip"><td>${exactText(flip.at)}</td>
+<td colspan="5">status changed: ${flip.from} → ${statusBadge(flip.to)}${flip.reason === "" ? "" : html` (${FLIP_REASON_TEXT[flip.reason]})`}</td></tr>`,
+  }));
+  for (const { ping, durationMs } of (data.pings ?? []).slice(0, 50)) {
+    events.push({
+      at: ping.at,
+      row: html`<tr class="ping ping-${ping.kind}"><td>${exactText(ping.at)}</td><td>${ping.kind === "ign" ? "ignored" : ping.kind}${ping.exitStatus === null ? "" : html` (exit ${ping.exitStatus})`}</td>
+<td>${ping.scheme} ${ping.method} from ${ping.remoteAddr}</td><td class="ua">${ping.ua}</td>
+<td>${durationMs === null ? "" : durationText(durationMs)}</td>
+<td>${ping.bodySize > 0 ? html`<a href="${base}/pings/${ping.n}/body">body (${ping.bodySize} bytes)</a>` : ""}</td></tr>`,
+    });
+  }
+  events.sort((a, b) => b.at - a.at);
+  if (events.length === 0) return html`<p>No events yet.</p>`;
+  return html`<table class="list events"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Source</th><th scope="col">User agent</th><th scope="col">Duration</th><th scope="col">Body</th></tr></thead>
+<tbody>${events.map((e) => e.row)}</tbody></table>`;
+}
+
+/** Incidents (flips to down) and total downtime in each of the last 3 calendar months (UTC). */
+function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
+  const now = new Date(at);
+  const months = [0, 1, 2].map((back) => {
+    const startAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1);
+    const endAt = Math.min(at, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
+    return { label: new Date(startAt).toISOString().slice(0, 7), startAt, endAt, incidents: 0, downMs: 0 };
+  });
+  const flips = [...flipsNewestFirst].reverse();
+  flips.forEach((flip, i) => {
+    if (flip.to !== "down") return;
+    const until = flips[i + 1]?.at ?? at;
+    for (const month of months) {
+      if (flip.at >= month.startAt && flip.at < month.endAt) month.incidents++;
+      month.downMs += Math.max(0, Math.min(until, month.endAt) - Math.max(flip.at, month.startAt));
+    }
+  });
+  return html`<table class="list"><thead><tr><th scope="col">Month</th><th scope="col">Incidents</th><th scope="col">Downtime</th></tr></thead>
+<tbody>${months.map((m) => html`<tr><td>${m.label}</td><td>${m.incidents}</td><td>${m.downMs === 0 ? "none" : durationText(m.downMs)}</td></tr>`)}</tbody></table>`;
+}
+
+/** The add/edit form's values, as typed (numbers stay text until the API's rules read them). */
+export type CheckFormValues = {
+  readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
+  readonly kind: "simple" | "cron"; readonly timeout: string; readonly grace: string; readonly schedule: string; readonly tz: string;
+};
+
+export function checkFormPage(viewer: Viewer, opts: {
+  project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
+}): string {
+  const v = opts.values;
+  const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
+    html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}>`;
+  const radio = (kind: CheckFormValues["kind"], label: string) =>
+    html`<label class="radio"><input type="radio" name="kind" value="${kind}"${v.kind === kind ? html` checked` : ""}> ${label}</label>`;
+  return documentOf({
+    title: opts.title,
+    viewer,
+    nav: projectNav(opts.project, viewer),
+    body: html`<h1>${opts.title}</h1>
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
+${field("name", "Name")}${field("slug", "Slug", html` pattern="[a-z0-9_-]*"`)}${field("tags", "Tags (separated by spaces)")}
+<label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">${v.desc}</textarea>
+<fieldset><legend>Schedule</legend>${radio("simple", "Simple period")}${radio("cron", "Cron or OnCalendar expression")}
+${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}
+${field("schedule", "Cron or OnCalendar expression", html` placeholder="0 3 * * *"`)}
+${field("tz", "Time zone (cron / OnCalendar)")}
+${field("grace", "Grace time in seconds", html` inputmode="numeric"`)}</fieldset>
+${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
+<button type="submit" name="action" value="save">Save</button>
+<button type="submit" name="action" value="preview">Preview the next pings</button>
+</form>`,
+  });
+}
+
+export function deletePage(viewer: Viewer, opts: { project: Project; check: Check; ref: string }): string {
+  return documentOf({
+    title: "Delete check",
+    viewer,
+    nav: projectNav(opts.project, viewer),
+    body: html`<h1>Delete “${opts.check.name}”?</h1><p>The check and its whole log are removed; this cannot be undone.</p>
+<div class="controls">${button(viewer, `/checks/${opts.ref}/delete`, "Delete for good", "danger")} <a class="button" href="/checks/${opts.ref}">Cancel</a></div>`,
+  });
+}
+
+export function settingsPage(viewer: Viewer, opts: { project: Project; badges: Record<string, Record<string, string>> }): string {
+  const { project } = opts;
+  const secret = (label: string, value: string) => html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}">Copy</button></div></details>`;
+  return documentOf({
+    title: `Settings · ${project.name}`,
+    viewer,
+    nav: projectNav(project, viewer),
+    body: html`<h1>Settings</h1><h2>API keys</h2>
+${viewer.readonly ? html`<p>Keys are not shown to read-only keys.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
+<h2>Badges</h2><table class="list"><thead><tr><th scope="col">Tag</th><th scope="col">Preview</th><th scope="col">URLs</th></tr></thead><tbody>
+${Object.entries(opts.badges).map(([tag, urls]) => html`<tr><td>${tag === "*" ? "all checks" : tag}</td><td><img src="${new URL(urls.svg3).pathname}" alt="badge of ${tag}"></td>
+<td><ul class="urls">${Object.entries(urls).map(([kind, url]) => html`<li>${kind}: <code>${url}</code></li>`)}</ul></td></tr>`)}
+</tbody></table>`,
+  });
+}

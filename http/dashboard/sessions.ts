@@ -1,0 +1,68 @@
+// Dashboard sessions: a random id in a cookie, everything else in this server-side map. The key a
+// session was opened with stays here (never in a cookie or URL) and is checked again on every request,
+// so a session can never do more than its key can.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { Millis } from "../../engine/model.ts";
+import { HOUR } from "../../engine/model.ts";
+
+/** Who signed in: the admin token, or a project API key (read-write or read-only, decided on each request). */
+export type Principal = { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string };
+
+export type Session = {
+  readonly id: string;
+  readonly principal: Principal;
+  /** Sent back with every form; a POST without it is refused. */
+  readonly csrf: string;
+  expiresAt: Millis;
+};
+
+/** Idle lifetime: every request renews it. */
+export const SESSION_IDLE_MS = 12 * HOUR;
+/** Sessions kept at most; the oldest go first, so memory stays bounded whatever clients do. */
+const MAX_SESSIONS = 10_000;
+
+export class SessionStore {
+  readonly #sessions = new Map<string, Session>();
+
+  /** Opens a session for `principal` at `at`. */
+  open(principal: Principal, at: Millis): Session {
+    if (this.#sessions.size >= MAX_SESSIONS) {
+      const oldest = this.#sessions.keys().next().value;
+      if (oldest !== undefined) this.#sessions.delete(oldest);
+    }
+    const session: Session = { id: token(), principal, csrf: token(), expiresAt: at + SESSION_IDLE_MS };
+    this.#sessions.set(session.id, session);
+    return session;
+  }
+
+  /** Returns the live session with this id and renews it, or null (unknown or expired). */
+  find(id: string | null, at: Millis): Session | null {
+    if (id === null) return null;
+    const session = this.#sessions.get(id);
+    if (session === undefined) return null;
+    if (session.expiresAt <= at) {
+      this.#sessions.delete(id);
+      return null;
+    }
+    session.expiresAt = at + SESSION_IDLE_MS;
+    // re-insert: the map's order stays oldest-used first for the eviction above
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
+    return session;
+  }
+
+  close(id: string): void {
+    this.#sessions.delete(id);
+  }
+}
+
+/** Returns true when the form's CSRF token is the session's (constant-time). */
+export function csrfMatches(session: Session, given: string | null): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(session.csrf), b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function token(): string {
+  return randomBytes(32).toString("base64url");
+}

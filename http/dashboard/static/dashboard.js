@@ -1,0 +1,52 @@
+// hcd dashboard: refreshes the checks table every few seconds without reloading the page, keeps the
+// down count in the title, and copies ping URLs. Served by hcd itself; the pages have no inline script.
+"use strict";
+
+(function () {
+  const FAST_MS = 3000; // while the tab is visible
+  const SLOW_MS = 60000; // while it is hidden
+
+  function refreshChecks(table) {
+    const url = table.dataset.refresh + window.location.search;
+    let timer = null;
+    async function tick() {
+      try {
+        const response = await fetch(url, { credentials: "same-origin", headers: { accept: "text/html" } });
+        if (!response.ok || !response.url.includes("/checks/rows")) return; // signed out: stop quietly
+        const parsed = new DOMParser().parseFromString(`<table>${await response.text()}</table>`, "text/html");
+        const rows = parsed.getElementById("check-rows");
+        const current = document.getElementById("check-rows");
+        if (rows === null || current === null) return;
+        current.replaceWith(document.importNode(rows, true));
+        const down = Number(rows.dataset.down || "0");
+        document.title = (down > 0 ? `(${down} down) ` : "") + document.body.dataset.title;
+      } catch (error) {
+        // the server is restarting or the network is gone: try again on the next tick
+      }
+      schedule();
+    }
+    function schedule() {
+      clearTimeout(timer);
+      timer = setTimeout(tick, document.hidden ? SLOW_MS : FAST_MS);
+    }
+    document.addEventListener("visibilitychange", () => { if (!document.hidden) tick(); });
+    schedule();
+  }
+
+  function enableCopy() {
+    document.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-copy]");
+      if (button === null) return;
+      navigator.clipboard.writeText(button.dataset.copy).then(() => {
+        button.textContent = "Copied";
+        setTimeout(() => { button.textContent = "Copy"; }, 1500);
+      }, () => { button.textContent = "Select and copy by hand"; });
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const table = document.querySelector("table[data-refresh]");
+    if (table !== null) refreshChecks(table);
+    enableCopy();
+  });
+})();

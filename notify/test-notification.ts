@@ -1,0 +1,42 @@
+// "Test" on the integrations page: renders a down notification for a sample check named TEST (as the
+// reference's test message does) with the same renderer as real notifications, and sends it at once
+// with the same senders and limits, without touching the outbox. Returns the outcome to show.
+import type { Channel, Check, Millis, Project } from "../engine/model.ts";
+import { LIMITS } from "../engine/model.ts";
+import { render } from "./render.ts";
+import { sendEmail, sendHttp } from "./send.ts";
+
+export type TestOptions = {
+  readonly siteRoot: string;
+  readonly allowPrivateIps: boolean;
+  readonly smtpUrl: string | null;
+};
+
+const SAMPLE_UUID = "00000000-0000-0000-0000-000000000000";
+const TIMEOUT_MS = 10_000;
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** Sends one test notification through `channel`; resolves with null when it was accepted, else the error text. */
+export async function sendTestNotification(project: Project, channel: Channel, at: Millis, opts: TestOptions): Promise<string | null> {
+  const check = sampleCheck(project, at);
+  const delivery = render({
+    id: "test", projectId: project.id, check, channel, projectName: project.name,
+    flip: { checkUuid: check.uuid, n: 1, at: at, from: "up", to: "down", reason: "timeout", notify: true },
+    lastPing: null, lastPingBody: null, downSinceAt: null, attempts: 0, nextAttemptAt: at, lastError: null,
+  }, { siteRoot: opts.siteRoot, siteName: "hcd" });
+  if (delivery === null) return "this integration sends nothing for a down notification";
+  const result = delivery.kind === "email"
+    ? await sendEmail(delivery, { smtpUrl: opts.smtpUrl ?? undefined, from: "hcd@localhost", timeoutMs: TIMEOUT_MS })
+    : await sendHttp(delivery, { timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES, allowPrivateIps: opts.allowPrivateIps });
+  return result.ok ? null : result.error;
+}
+
+function sampleCheck(project: Project, at: Millis): Check {
+  return {
+    uuid: SAMPLE_UUID, projectId: project.id, badgeKey: SAMPLE_UUID, name: "TEST", slug: "test", tags: "", desc: "",
+    kind: "simple", timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
+    manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
+    filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
+    status: "down", nPings: 0, nFlips: 1, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
+  };
+}

@@ -1,0 +1,415 @@
+// The dashboard in a real browser (Debian's chromium driven by playwright-core) against a real hcd
+// process on loopback with CLOCK=virtual: sign-in with each kind of key, create / edit / pause /
+// resume / delete through the pages (verified through the API), the checks table updating itself when
+// the virtual clock makes a check go down, ping bodies shown as text, and the XSS, CSRF and read-only
+// cases. Screenshots of every page go to screenshots/dashboard/ (ignored by git).
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { tempDir } from "../helpers.ts";
+import type { ProjectJson, RealServer } from "../security/real-server.ts";
+import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = "dashboard-test-admin-token-0123456789";
+const SHOTS = fileURLToPath(new URL("../../../screenshots/dashboard/", import.meta.url));
+const XSS_NAME = `<img src=x onerror="console.log('xss-fired');alert('xss')">`;
+
+type CheckJson = { uuid: string; name: string; slug: string; tags: string; status: string; timeout?: number; grace: number; n_pings: number; desc: string };
+
+if (!existsSync(CHROMIUM)) {
+  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
+    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
+  } else {
+    console.log(`SKIP: dashboard browser tests: ${CHROMIUM} not installed`);
+    test("dashboard browser tests skipped: chromium not installed", () => {});
+  }
+  test.run();
+} else {
+  await browserTests();
+}
+
+async function browserTests(): Promise<void> {
+  const { chromium } = await import("playwright-core");
+  const dir = tempDir();
+  let server: RealServer;
+  let browser: Browser;
+  let project: ProjectJson;
+  let other: ProjectJson;
+  const contexts: BrowserContext[] = [];
+  const messages: string[] = []; // every console message and dialog of every page
+  const admin = { authorization: `Bearer ${TOKEN}` };
+  // a local webhook receiver: keeps every body; waitForBody resolves once one matches
+  const received: string[] = [];
+  let wake = () => {};
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+    req.on("end", () => { res.end("ok"); received.push(body); wake(); });
+  });
+  const waitForBody = async (match: (json: { name?: string; status?: string }) => boolean): Promise<{ name?: string; status?: string }> => {
+    const failAt = Date.now() + 15_000; // a failure deadline, not a wait that makes the test pass
+    for (;;) {
+      const found = received.map((b) => JSON.parse(b) as { name?: string; status?: string }).find(match);
+      if (found) return found;
+      if (Date.now() > failAt) throw new Error(`no matching notification; received: ${received.join(" | ")}`);
+      await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, 1_000); });
+    }
+  };
+  const receiverUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  test.before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+    receiver.listen(0, "127.0.0.1");
+    await new Promise((resolve) => receiver.once("listening", resolve));
+    project = await createProject(server, TOKEN, { name: "Ops" });
+    other = await createProject(server, TOKEN, { name: "Other team" });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  });
+
+  test.after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    receiver.close();
+    if (server) {
+      const trouble = troubleIn(server.output());
+      await stopServer(server);
+      dir.remove();
+      assert.equal(trouble, [], "no unexpected errors in the server's output");
+    }
+  });
+
+  /** A fresh browser profile (its own cookies), signed in with `key`. */
+  const signedIn = async (key: string): Promise<Page> => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    contexts.push(context);
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    page.on("console", (message) => messages.push(`console: ${message.text()}`));
+    page.on("dialog", (dialog) => { messages.push(`dialog: ${dialog.message()}`); void dialog.dismiss(); });
+    await page.goto(server.url + "/");
+    await page.getByLabel("Admin token or API key").fill(key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
+    return page;
+  };
+  const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage });
+  const api = <T>(method: string, path: string, body?: unknown, key = project.api_key) => ok<T>(call(server.url, method, path, { key, body }));
+  const checkBySlug = async (slug: string): Promise<CheckJson | undefined> =>
+    (await api<{ checks: CheckJson[] }>("GET", `/api/v3/checks/?slug=${slug}`)).checks[0];
+  /** Returns the CSRF token rendered into the page's forms. */
+  const csrfOf = (page: Page) => page.locator("input[name=csrf]").first().inputValue();
+  const cookieHeader = async (page: Page) => (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+
+  test("without a session / shows the sign-in form; a wrong key is refused", async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    const response = await page.goto(server.url + "/");
+    assert.match(response?.headers()["content-security-policy"] ?? "", /default-src 'self'/);
+    await shot(page, "sign-in");
+    await page.getByLabel("Admin token or API key").fill("not-a-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Wrong admin token or API key.").waitFor();
+    assert.is(await page.getByRole("button", { name: "Sign out" }).count(), 0);
+  });
+
+  let adminPage: Page;
+
+  test("the admin token lists every project by name", async () => {
+    adminPage = await signedIn(TOKEN);
+    await adminPage.getByRole("link", { name: "Other team" }).waitFor();
+    await shot(adminPage, "projects");
+    await adminPage.getByLabel("Name").fill("Made in the dashboard");
+    await adminPage.getByRole("button", { name: "Create project" }).click();
+    await adminPage.getByRole("heading", { name: "Checks" }).waitFor();
+    const { projects } = await ok<{ projects: ProjectJson[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: admin }));
+    const made = projects.find((p) => p.name === "Made in the dashboard");
+    assert.ok(made);
+    assert.ok(adminPage.url().endsWith(`/projects/${made.id}/checks`));
+    await adminPage.goto(server.url + "/");
+    await adminPage.getByRole("link", { name: "Ops" }).click();
+    await adminPage.getByRole("heading", { name: "Checks" }).waitFor();
+  });
+
+  test("the session cookie is HttpOnly and SameSite=Strict; the key is in no URL", async () => {
+    const response = await fetch(`${server.url}/signin`, { method: "POST", body: new URLSearchParams({ key: project.api_key }), redirect: "manual" });
+    assert.is(response.status, 303);
+    const cookie = response.headers.get("set-cookie") ?? "";
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    assert.not.match(cookie, new RegExp(project.api_key));
+    assert.not.match(response.headers.get("location") ?? "", new RegExp(project.api_key));
+  });
+
+  let uuid = "";
+  let rw: Page;
+
+  test("a project key adds a check through the form; the API's rules and error texts apply", async () => {
+    rw = await signedIn(project.api_key);
+    await rw.getByRole("heading", { name: "Checks" }).waitFor();
+    assert.is(await rw.getByRole("link", { name: "Other team" }).count(), 0, "a project key sees only its project");
+    await rw.getByRole("link", { name: "Add check" }).click();
+    await rw.getByLabel("Name").fill("Nightly backup");
+    await rw.getByLabel("Slug").fill("backup");
+    await rw.getByLabel("Tags (separated by spaces)").fill("prod db");
+    await rw.getByLabel("Description").fill("pg_dump to S3");
+    await rw.getByLabel("Period in seconds (simple)").fill("10");
+    await rw.getByLabel("Grace time in seconds").fill("600");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("json validation error: timeout is too small").waitFor();
+    const apiError = await call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "x", timeout: 10 } });
+    assert.is(JSON.parse(apiError.text).error, "json validation error: timeout is too small", "the same text as the API");
+    assert.is(await checkBySlug("backup"), undefined, "nothing was created");
+    await shot(rw, "add-check-error");
+    await rw.getByLabel("Period in seconds (simple)").fill("3600");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("Check created.").waitFor();
+    const created = await checkBySlug("backup");
+    assert.ok(created);
+    assert.is(created.name, "Nightly backup");
+    assert.is(created.tags, "prod db");
+    assert.is(created.desc, "pg_dump to S3");
+    assert.is(created.timeout, 3600);
+    assert.is(created.grace, 600);
+    uuid = created.uuid;
+    assert.ok(rw.url().endsWith(`/checks/${uuid}?done=created`));
+    assert.ok(await rw.getByText(`/ping/${uuid}`, { exact: false }).first().isVisible(), "the ping URL is shown");
+  });
+
+  test("a cron schedule's form previews the next expected pings", async () => {
+    await rw.goto(`${server.url}/projects/${project.id}/checks/new`);
+    await rw.getByLabel("Name").fill("Hourly sync");
+    await rw.getByLabel("Cron or OnCalendar expression").first().check();
+    await rw.locator("#f-schedule").fill("5 * * * *");
+    await rw.getByLabel("Time zone (cron / OnCalendar)").fill("Europe/Riga");
+    await rw.getByRole("button", { name: "Preview the next pings" }).click();
+    assert.is(await rw.locator(".next").count(), 5);
+    for (const text of await rw.locator(".next").allTextContents()) assert.match(text, /:05:00 UTC$/);
+    await shot(rw, "add-check-cron");
+    await rw.locator("#f-tz").fill("Mars/Olympus");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("json validation error: tz is not a valid timezone").waitFor();
+    await rw.locator("#f-tz").fill("Europe/Riga");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("Check created.").waitFor();
+    const made = await api<{ schedule: string; tz: string }>("GET", `/api/v3/checks/${rw.url().split("/checks/")[1].split("?")[0]}`);
+    assert.is(made.schedule, "5 * * * *");
+    assert.is(made.tz, "Europe/Riga");
+  });
+
+  test("Pause, Resume, Edit and Ping now act on the check, as the API then shows", async () => {
+    await rw.goto(`${server.url}/checks/${uuid}`);
+    await rw.getByRole("button", { name: "Pause" }).click();
+    await rw.getByText("Check paused.").waitFor();
+    assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, "paused");
+    await rw.getByRole("button", { name: "Resume" }).click();
+    await rw.getByText("Check resumed.").waitFor();
+    assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, "new");
+    await rw.getByRole("link", { name: "Edit" }).click();
+    await rw.getByLabel("Name").fill("Nightly backup (db1)");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("Changes saved.").waitFor();
+    assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).name, "Nightly backup (db1)");
+    await rw.getByRole("button", { name: "Ping now" }).click();
+    await rw.getByText("Ping sent.").waitFor();
+    const pinged = await api<CheckJson>("GET", `/api/v3/checks/${uuid}`);
+    assert.is(pinged.status, "up");
+    assert.is(pinged.n_pings, 1);
+  });
+
+  test("a ping's body is shown as text, never as markup", async () => {
+    const body = "<b id=bold>done</b> 3 files";
+    assert.is((await call(server.url, "POST", `/ping/${uuid}`, { body, headers: { "user-agent": "<i>agent</i>" } })).status, 200);
+    await rw.goto(`${server.url}/checks/${uuid}`);
+    await rw.getByText("<i>agent</i>").waitFor(); // the user agent, literally
+    await shot(rw, "check");
+    await shot(rw, "check-top", false);
+    await rw.getByRole("link", { name: /^body \(/ }).first().click();
+    assert.is(await rw.locator("body").innerText(), body);
+    assert.is(await rw.locator("#bold").count(), 0);
+  });
+
+  test("the admin adds a webhook integration; a project key turns it on for a check", async () => {
+    const page = adminPage;
+    await page.goto(`${server.url}/projects/${project.id}/integrations`);
+    await page.getByLabel("Kind").selectOption("webhook");
+    await page.getByLabel("Name").fill("local hook");
+    await page.getByLabel("Value").fill("ftp://nowhere");
+    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.getByText("json validation error: value must be an http(s) URL or a webhook object").waitFor();
+    await page.getByLabel("Value").fill(receiverUrl());
+    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.getByRole("cell", { name: "local hook", exact: true }).waitFor();
+    const { channels } = await api<{ channels: { id: string; name: string }[] }>("GET", "/api/v3/channels/");
+    const hook = channels.find((c) => c.name === "local hook");
+    assert.ok(hook);
+    // a project key sees the list but gets no form
+    await rw.goto(`${server.url}/projects/${project.id}/integrations`);
+    await rw.getByRole("cell", { name: "local hook", exact: true }).waitFor();
+    assert.is(await rw.getByRole("button", { name: "Add integration" }).count(), 0);
+    await rw.goto(`${server.url}/checks/${uuid}`);
+    await rw.getByRole("button", { name: "Turn on local hook" }).click();
+    await rw.getByText("Changes saved.").waitFor();
+    assert.is((await api<{ channels: string }>("GET", `/api/v3/checks/${uuid}`)).channels, hook.id);
+    await rw.goto(`${server.url}/projects/${project.id}/integrations`);
+    await rw.getByRole("link", { name: "Nightly backup (db1)" }).waitFor();
+    // "Test" sends a sample notification at once and shows the outcome
+    await rw.getByRole("button", { name: "Test local hook" }).click();
+    await rw.getByText("Test notification sent through local hook: accepted.").waitFor();
+    assert.is((await waitForBody((json) => json.name === "TEST")).status, "down");
+    await shot(rw, "integrations");
+    await page.getByLabel("Name").fill("dead hook");
+    await page.getByLabel("Value").fill("http://127.0.0.1:9/nobody-listens");
+    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.getByRole("button", { name: "Test dead hook" }).click();
+    await page.getByText(/^Test notification through dead hook failed: \S/).waitFor();
+  });
+
+  test("the checks table updates itself when the virtual clock makes a check go down", async () => {
+    await rw.goto(`${server.url}/projects/${project.id}/checks`);
+    const row = rw.getByRole("row", { name: /Nightly backup/ });
+    await row.getByText("up", { exact: true }).waitFor();
+    assert.not.match(await rw.title(), /down/);
+    await rw.evaluate(() => { (window as unknown as { stayed: boolean }).stayed = true; }); // gone if the page reloads
+    await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 3600 + 601 } }));
+    await row.getByText("down", { exact: true }).waitFor({ timeout: 10_000 });
+    await rw.waitForFunction(() => document.title.startsWith("(1 down)"));
+    assert.ok(await rw.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), "updated without a reload");
+    const sent = await waitForBody((json) => json.name === "Nightly backup (db1)");
+    assert.is(sent.name, "Nightly backup (db1)", "the integration turned on in the dashboard was notified");
+    assert.is(sent.status, "down");
+    await shot(rw, "checks");
+    // filters: by status and by search
+    await rw.goto(`${server.url}/projects/${project.id}/checks?status=up`);
+    assert.is(await rw.getByRole("row", { name: /Nightly backup/ }).count(), 0);
+    await rw.goto(`${server.url}/projects/${project.id}/checks?q=backup`);
+    assert.is(await rw.getByRole("row", { name: /Nightly backup/ }).count(), 1);
+    assert.is(await rw.getByRole("row", { name: /Hourly sync/ }).count(), 0);
+  });
+
+  test("a check named like markup runs nothing and shows its name literally", async () => {
+    const made = await api<CheckJson>("POST", "/api/v3/checks/", { name: XSS_NAME, tags: "<script>t</script>", desc: "<svg onload=alert(1)>", slug: "xss" });
+    const page = rw;
+    await page.goto(`${server.url}/projects/${project.id}/checks`);
+    await page.getByRole("cell", { name: XSS_NAME }).waitFor();
+    // wait for one auto-refresh (the rows are replaced) so the refreshed markup is checked too
+    await page.evaluate(() => { document.getElementById("check-rows")?.setAttribute("data-old", "1"); });
+    await page.waitForFunction(() => document.getElementById("check-rows")?.getAttribute("data-old") === null, undefined, { timeout: 10_000 });
+    assert.is(await page.locator("img[src=x]").count(), 0);
+    await page.getByRole("link", { name: XSS_NAME }).click();
+    await page.getByRole("heading", { name: XSS_NAME }).waitFor();
+    await page.getByText("<svg onload=alert(1)>").waitFor();
+    assert.is(await page.locator("img[src=x], svg, script:not([src])").count(), 0);
+    await page.evaluate(() => console.log("marker-after-xss-page"));
+    await page.waitForFunction(() => true);
+    assert.ok(messages.includes("console: marker-after-xss-page"), "console messages are collected");
+    assert.equal(messages.filter((m) => /xss/.test(m) && !/marker/.test(m)), [], "no script of the check's name ran");
+    await api("DELETE", `/api/v3/checks/${made.uuid}`);
+  });
+
+  test("a POST without the session's CSRF token is refused", async () => {
+    await rw.goto(`${server.url}/checks/${uuid}`);
+    const cookie = await cookieHeader(rw);
+    const post = (form: Record<string, string>) => fetch(`${server.url}/checks/${uuid}/pause`, {
+      method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form), redirect: "manual",
+    });
+    assert.is((await post({})).status, 403);
+    assert.is((await post({ csrf: "forged" })).status, 403);
+    assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, "down", "nothing changed");
+    const crossSite = await fetch(`${server.url}/signin`, {
+      method: "POST", headers: { origin: "http://evil.example" }, body: new URLSearchParams({ key: project.api_key }), redirect: "manual",
+    });
+    assert.is(crossSite.status, 403, "a sign-in posted from another site is refused");
+    assert.is(crossSite.headers.get("set-cookie"), null);
+    assert.is((await post({ csrf: await csrfOf(rw) })).status, 303, "the same request with the token works");
+    assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, "paused");
+    await api("POST", `/api/v3/checks/${uuid}/resume`);
+  });
+
+  test("a read-only key sees no write controls and the server refuses its writes", async () => {
+    const page = await signedIn(project.api_key_readonly);
+    await page.getByRole("row", { name: /Nightly backup/ }).waitFor();
+    assert.is(await page.getByRole("link", { name: "Add check" }).count(), 0);
+    await page.getByRole("link", { name: "Nightly backup (db1)" }).click();
+    await page.getByRole("heading", { name: "Nightly backup (db1)" }).waitFor();
+    await shot(page, "check-read-only");
+    for (const name of ["Pause", "Resume", "Ping now", "Edit", "Delete"]) {
+      assert.is(await page.getByRole("button", { name, exact: true }).count() + await page.getByRole("link", { name, exact: true }).count(), 0, name);
+    }
+    assert.not.ok((await page.content()).includes(uuid), "the uuid (a ping capability) is not shown");
+    const before = (await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status;
+    const cookie = await cookieHeader(page);
+    const ref = page.url().split("/checks/")[1];
+    const refused = await fetch(`${server.url}/checks/${ref}/pause`, {
+      method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: await csrfOf(page) }), redirect: "manual",
+    });
+    assert.is(refused.status, 403);
+    assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, before);
+    const add = await fetch(`${server.url}/projects/${project.id}/checks/new`, { headers: { cookie }, redirect: "manual" });
+    assert.is(add.status, 403);
+    // Sign out ends the session: the old cookie opens nothing any more
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Admin token or API key").waitFor();
+    const after = await fetch(`${server.url}/projects/${project.id}/checks`, { headers: { cookie }, redirect: "manual" });
+    assert.is(after.status, 303);
+    assert.is(after.headers.get("location"), "/");
+  });
+
+  test("a project key cannot open another project or its checks", async () => {
+    const foreign = await ok<CheckJson>(call(server.url, "POST", "/api/v3/checks/", { key: other.api_key, body: { name: "theirs" } }));
+    const cookie = await cookieHeader(rw);
+    for (const path of [`/projects/${other.id}/checks`, `/checks/${foreign.uuid}`, `/projects/${other.id}/settings`]) {
+      const answer = await fetch(server.url + path, { headers: { cookie }, redirect: "manual" });
+      assert.is(answer.status, 404, path);
+      assert.not.match(await answer.text(), /theirs/);
+    }
+  });
+
+  test("settings show the keys on demand and the badge URLs", async () => {
+    await rw.goto(`${server.url}/projects/${project.id}/settings`);
+    assert.not.ok(await rw.getByText(project.api_key).isVisible());
+    await rw.getByText("Read-write API key").click();
+    assert.ok(await rw.getByText(project.api_key).isVisible());
+    await rw.locator("img").first().waitFor();
+    await shot(rw, "settings");
+  });
+
+  test("Delete asks first, then removes the check (the API answers 404)", async () => {
+    await rw.goto(`${server.url}/checks/${uuid}`);
+    await rw.getByRole("link", { name: "Delete" }).click();
+    await shot(rw, "delete");
+    assert.is((await call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key })).status, 200, "not yet");
+    await rw.getByRole("button", { name: "Delete for good" }).click();
+    await rw.getByRole("heading", { name: "Checks" }).waitFor();
+    assert.is((await call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key })).status, 404);
+  });
+
+  test("a phone-sized screen shows the checks list", async () => {
+    await rw.setViewportSize({ width: 390, height: 800 });
+    await rw.goto(`${server.url}/projects/${project.id}/checks`);
+    await rw.getByRole("row", { name: /Hourly sync/ }).waitFor();
+    await shot(rw, "checks-phone");
+    const overflow = await rw.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px)`);
+  });
+
+  // last: it blocks this address's sign-ins for the rest of the minute
+  test("sign-in attempts are rate limited per address", async () => {
+    const attempt = (key: string) => fetch(`${server.url}/signin`, { method: "POST", body: new URLSearchParams({ key }), redirect: "manual" });
+    // at most 10 failures a minute (one earlier test failed once already, in this or the last minute)
+    const statuses: number[] = [];
+    for (let i = 0; i < 11 && !statuses.includes(429); i++) statuses.push((await attempt(`wrong-${i}`)).status);
+    assert.is(statuses.at(-1), 429, String(statuses));
+    assert.ok(statuses.length >= 9 && statuses.slice(0, -1).every((s) => s === 401), String(statuses));
+    assert.is((await attempt(TOKEN)).status, 429, "even the right token waits");
+  });
+
+  test.run();
+}
