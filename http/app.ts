@@ -4,6 +4,7 @@ import type { H3Event, HTTPError } from "h3";
 import type { Clock } from "../engine/host/clock.ts";
 import { systemClock } from "../engine/host/clock.ts";
 import type { Pool } from "../engine/host/pool-api.ts";
+import { isStoreUnavailable } from "../engine/host/write-failures.ts";
 import type { Config } from "./config.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
@@ -24,7 +25,9 @@ export type AppOptions = {
 
 /** Returns the application serving the management API, the admin API, pings and badges. */
 export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
-  const report = options.report ?? ((error: unknown) => console.error("hcd: unexpected error:", error));
+  const reportAll = options.report ?? ((error: unknown) => console.error("hcd: unexpected error:", error));
+  // a store that refuses writes is logged once per episode by its shard, not once per request
+  const report = (error: unknown) => { if (!isStoreUnavailable(error)) reportAll(error); };
   const app = new H3({
     silent: true, // unexpected errors go to `report`, once
     onError: (error: HTTPError, event: H3Event) => {

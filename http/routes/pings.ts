@@ -8,6 +8,7 @@ import type { Failure } from "../../engine/outcome.ts";
 import type { Millis, PingSignal, Project } from "../../engine/model.ts";
 import { LIMITS } from "../../engine/model.ts";
 import type { PingTarget, Pool } from "../../engine/host/pool-api.ts";
+import { isStoreUnavailable } from "../../engine/host/write-failures.ts";
 import type { AppDeps } from "../app.ts";
 
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */
@@ -213,7 +214,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">): (req: Incom
     };
     answerPing(request, { pool, at }).catch((error: unknown) => {
       if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
-      console.error("hcd: unexpected error on a ping:", error);
+      if (!isStoreUnavailable(error)) console.error("hcd: unexpected error on a ping:", error); // logged once per episode by its shard
       return ANSWERS.internal;
     }).then((answer) => {
       if (res.destroyed) return;
