@@ -48,6 +48,11 @@ async function main(): Promise<void> {
     res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "starting" }));
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS; // not a createServer option on Node 20
+  // A cap on open connections bounds what a flood of sockets can take (memory, descriptors): beyond it
+  // a new connection is closed at once. Each refusal also closes the idle kept-alive connections, so
+  // that clients which wait between requests give way to the ones that arrive.
+  server.maxConnections = settings.maxConnections;
+  server.on("drop", () => server.closeIdleConnections());
   await listen(server, settings.port, settings.host);
   const boundPort = (server.address() as AddressInfo).port;
   const config = finishConfig(settings, { adminToken, boundPort });
