@@ -26,6 +26,7 @@ export type Settings = {
   readonly durability: Durability;
   readonly clock: ClockKind;
   readonly apiRateLimit: number; // requests per key per minute; 0 = off
+  readonly maxConnections: number; // open HTTP connections; more are refused
 };
 
 /** The finished configuration the server runs with. */
@@ -109,6 +110,7 @@ export function readSettings(env: Env): Settings {
     // spec §8: 100 requests per minute per key; off by default under CLOCK=virtual (tests and replays
     // drive the API far faster than any client would), unless set explicitly
     apiRateLimit: integer("API_RATE_LIMIT", clock === "virtual" ? 0 : 100, 0, 1_000_000_000),
+    maxConnections: integer("MAX_CONNECTIONS", 4096, 1, 1_000_000),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return settings;

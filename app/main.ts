@@ -53,6 +53,18 @@ async function main(): Promise<void> {
     res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "starting" }));
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS; // not a createServer option on Node 20
+  // A cap on open connections bounds what a flood of sockets can take (memory, descriptors): beyond it
+  // a new connection is closed at once. Each refusal also closes the idle kept-alive connections, so
+  // that clients which wait between requests give way to the ones that arrive (at most once a second:
+  // a flood of refused connections must not make the server walk its connection list for each).
+  server.maxConnections = settings.maxConnections;
+  let idleClosedAt = 0;
+  server.on("drop", () => {
+    const now = performance.now();
+    if (now - idleClosedAt < 1_000) return;
+    idleClosedAt = now;
+    server.closeIdleConnections();
+  });
   await listen(server, settings.port, settings.host);
   const boundPort = (server.address() as AddressInfo).port;
   const config = finishConfig(settings, { adminToken, badgeSecret, boundPort });

@@ -6,6 +6,7 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import { Deliverer } from "../notify/deliverer.ts";
 import { shardOf } from "../host/routing.ts";
 import { ShardHost } from "../host/shard-host.ts";
+import { isStoreUnavailable } from "../host/write-failures.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
 export type ShardSetup = {
@@ -27,6 +28,11 @@ export type ShardSetup = {
 };
 
 const TICK_MS = 1_000;
+
+/** Logs a failure, except the refusals of a store write failure, which the host logs once per episode. */
+const report = (what: string) => (error: unknown) => {
+  if (!isStoreUnavailable(error)) console.error(`hcd: ${what} failed:`, error);
+};
 
 /** Opens a shard host; with a real clock also arms its one timer that applies due deadlines. */
 export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
@@ -52,7 +58,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const inFlight = new Set<Promise<void>>();
   const deliver = (now: Millis) => {
     const run = host.checkpoint().then(() => deliverer.deliverDue(now))
-      .catch((error: unknown) => console.error("hcd: notification delivery failed:", error))
+      .catch(report("notification delivery"))
       .finally(() => inFlight.delete(run));
     inFlight.add(run);
   };
@@ -67,7 +73,8 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     const timer = setInterval(() => {
       if (busy) return; // a slow commit must not pile up ticks
       busy = true;
-      host.advance(Date.now()).then(() => host.checkpoint()).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
+      // the checkpoint also runs when deadlines could not be applied: it may be what failed, and it retries
+      host.advance(Date.now()).catch(report("applying deadlines")).then(() => host.checkpoint()).catch(report("checkpoint"))
         .finally(() => { busy = false; });
     }, TICK_MS);
     timer.unref();

@@ -12,14 +12,18 @@ import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { Shard } from "../engine/shard.ts";
 import type { CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
-import type { Store } from "../persistence/store.ts";
-import { openStore } from "../persistence/store.ts";
+import { openStore, Store } from "../persistence/store.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
 import type { PackedChecks } from "./check-directory.ts";
+import { WriteFailures } from "./write-failures.ts";
+
+// After a failed commit, how often the host tries a write of the same size to learn that the store
+// accepts writes again (changes are refused until then).
+const PROBE_EVERY_MS = 1_000;
 
 export type ShardHostOptions = {
   readonly dataDir: string;
@@ -76,8 +80,14 @@ type HostResults = Omit<ShardResults, "ping"> & {
 export type HostResultOf<R extends HostRequest> = HostResults[R["kind"]];
 
 export class ShardHost {
-  readonly #shard: Shard;
+  #shard: Shard; // replaced by one rebuilt from the store when a commit failed after the shard applied it
   readonly #store: Store;
+  readonly #options: ShardHostOptions;
+  readonly #writes: WriteFailures;
+  #committing = 0; // commits in flight
+  #stale = false; // the shard holds changes of a failed commit: rebuild once no commit is in flight
+  #probeBytes = 0; // the size of the last failed commit's record
+  #probing: ReturnType<typeof setInterval> | null = null;
   #lastAt: Millis;
   readonly #closers: (() => void | Promise<void>)[] = [];
   readonly #presented = new PresentedChecks();
@@ -85,9 +95,11 @@ export class ShardHost {
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
 
-  private constructor(shard: Shard, store: Store, startAt: Millis, owns: (entry: OutboxEntry) => boolean) {
+  private constructor(shard: Shard, store: Store, startAt: Millis, owns: (entry: OutboxEntry) => boolean, options: ShardHostOptions) {
     this.#shard = shard;
     this.#store = store;
+    this.#options = options;
+    this.#writes = new WriteFailures(`shard ${options.index}`, options.dataDir);
     this.#lastAt = startAt;
     this.#owns = owns;
   }
@@ -100,7 +112,7 @@ export class ShardHost {
       if (shardOf(project.id, options.count) !== options.index) continue;
       shard.load(project, store.loadChannels(project.id), store.loadChecks(project.id));
     }
-    const host = new ShardHost(shard, store, options.startAt, (entry) => shardOf(entry.projectId, options.count) === options.index);
+    const host = new ShardHost(shard, store, options.startAt, (entry) => shardOf(entry.projectId, options.count) === options.index, options);
     if (options.applyMissedDeadlines) await host.advance(options.startAt);
     return host;
   }
@@ -135,7 +147,7 @@ export class ShardHost {
       case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
       case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
       case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
-      case "probe": return this.#store.probe();
+      case "probe": return this.#probe();
       case "pruneFlips": return this.#store.pruneFlips(r.beforeAt);
       case "outbox": return this.#outbox();
       case "close": return this.close();
@@ -184,14 +196,24 @@ export class ShardHost {
     return ok(this.#store.flips(found.value.uuid, query));
   }
 
+  /** Throws while store writes fail (an episode of failures), or when the store can't be read. */
+  #probe(): void {
+    if (this.#writes.failing) throw this.#writes.error();
+    this.#store.probe();
+  }
+
   async #outbox(): Promise<OutboxEntry[]> {
-    await this.#store.checkpoint();
+    await this.checkpoint();
     return this.#store.outboxAll().filter(this.#owns);
   }
 
   /** Applies what the journal holds to the tables (periodically, and before reads of the outbox). */
   checkpoint(): Promise<void> {
-    return this.#store.checkpoint();
+    if (!this.#writes.mayTry(0)) return Promise.reject(this.#writes.error()); // what it would apply stays journaled
+    return this.#store.checkpoint().then(() => this.#writes.succeeded("checkpoint"), (error: unknown) => {
+      this.#writes.failed("checkpoint", error); // what it took stays journaled: the next checkpoint retries it
+      throw this.#writes.error();
+    });
   }
 
   /** Registers something to stop when the host closes (its timer). */
@@ -200,6 +222,7 @@ export class ShardHost {
   }
 
   async close(): Promise<void> {
+    this.#stopProbing();
     for (const closer of this.#closers.splice(0)) await closer();
     await this.#store.close();
   }
@@ -208,14 +231,72 @@ export class ShardHost {
 
   /** Runs a command on the shard, then commits what it changed; resolves with its result after the commit. */
   async #commitAfter<T>(at: Millis, command: () => T): Promise<T> {
+    // While commits fail nothing is applied: the shard must never hold what the store does not.
+    if (this.#probing !== null) {
+      this.#writes.refused();
+      throw this.#writes.error();
+    }
     this.#lastAt = Math.max(this.#lastAt, at);
     const result = command();
     const changes = this.#shard.takeChanges();
     if (!isEmpty(changes)) {
-      await this.#store.commit(this.#withLogDetails(changes));
+      const record = this.#withLogDetails(changes);
+      this.#committing++;
+      try {
+        await this.#store.commit(record);
+      } catch (error) {
+        // The shard applied these changes (and maybe later ones, committed on top of them): it is
+        // rebuilt from the store once no commit is in flight, and changes wait until a write succeeds.
+        this.#writes.failed("commit", error);
+        this.#stale = true;
+        this.#probeBytes = Math.max(this.#probeBytes, Store.recordSize(record));
+        this.#startProbing();
+        throw this.#writes.error();
+      } finally {
+        this.#committing--;
+        if (this.#stale && this.#committing === 0) this.#rebuild();
+      }
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }
     return result;
+  }
+
+  /** Replaces the shard with one loaded from what the store holds (the tables plus the journal). */
+  #rebuild(): void {
+    const { index, count, newId } = this.#options;
+    try {
+      const shard = new Shard({ newId, now: this.#lastAt });
+      for (const { project, channels, checks } of this.#store.loadDurable((id) => shardOf(id, count) === index)) {
+        shard.load(project, channels, checks);
+      }
+      this.#shard = shard;
+      this.#stale = false;
+    } catch {
+      // the store can't be read either: the probe tries again
+    }
+  }
+
+  /** Every PROBE_EVERY_MS until a write as large as the failed commit succeeds: then changes are accepted again. */
+  #startProbing(): void {
+    if (this.#probing !== null) return;
+    let busy = false;
+    this.#probing = setInterval(() => {
+      if (busy || this.#committing > 0) return;
+      if (this.#stale) this.#rebuild();
+      if (this.#stale || !this.#writes.mayTry(this.#probeBytes)) return;
+      busy = true;
+      this.#store.probeWrite(this.#probeBytes).then(() => {
+        this.#stopProbing();
+        this.#probeBytes = 0;
+        this.#writes.succeeded("commit");
+      }, (error: unknown) => this.#writes.failed("commit", error)).finally(() => { busy = false; });
+    }, PROBE_EVERY_MS);
+    this.#probing.unref();
+  }
+
+  #stopProbing(): void {
+    if (this.#probing !== null) clearInterval(this.#probing);
+    this.#probing = null;
   }
 
   /**

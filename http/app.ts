@@ -5,6 +5,7 @@ import type { Clock } from "../host/clock.ts";
 import { systemClock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
 import type { Channel, Millis, Project } from "../engine/model.ts";
+import { isStoreUnavailable } from "../host/write-failures.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
@@ -47,7 +48,9 @@ export type AppOptions = {
 
 /** Returns the application serving the management API, the admin API, pings and badges. */
 export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
-  const report = options.report ?? ((error: unknown) => console.error("hcd: unexpected error:", error));
+  const reportAll = options.report ?? ((error: unknown) => console.error("hcd: unexpected error:", error));
+  // a store that refuses writes is logged once per episode by its shard, not once per request
+  const report = (error: unknown) => { if (!isStoreUnavailable(error)) reportAll(error); };
   const app = new H3({
     silent: true, // unexpected errors go to `report`, once
     onError: (error: HTTPError, event: H3Event) => {

@@ -44,6 +44,15 @@ export function encodeJournal(changes: Changes): Uint8Array {
 }
 
 /**
+ * Returns the bytes of a record that changes nothing and weighs about `bytes`: written and removed again
+ * to learn whether the store accepts a write as large as one that failed (a replay applies nothing).
+ */
+export function encodeProbe(bytes: number): Uint8Array {
+  const nothing: Changes = { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
+  return journalPackr.pack({ ...nothing, padding: new Uint8Array(bytes) });
+}
+
+/**
  * Returns the Changes of one journal record; a patch becomes the whole check, applied to the check as
  * `lastState` returns it (the newest earlier record's, else the tables'); one whose check is unknown is
  * dropped. (A deletion in the same replay still wins: merged changes delete after they upsert.)

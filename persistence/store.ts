@@ -10,9 +10,10 @@ import { randomUUID } from "node:crypto";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
 import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
-import { applyChanges, checkpointedSeq, dropMark, encodeJournal, markCheckpointed, mergeChanges, replayJournal, splitChanges } from "./journal.ts";
+import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, replayJournal, splitChanges } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipsOf, pruneFlips } from "./flip-log.ts";
+import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
 import { outboxAll, outboxDue, outboxPut } from "./outbox.ts";
 import { pingBody, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
@@ -52,6 +53,7 @@ const JOURNAL_OPTIONS = { encoding: "binary" } as const;
 
 /** Opens (creating if missing, unless readOnly) the store in `dir`; rejects with an Error naming the path and the cause. */
 export async function openStore(dir: string, options: StoreOptions): Promise<Store> {
+  tolerateLmdbBatchRejections(); // a failed write must not end the thread: its callers are told
   try {
     const { tables, replayed } = await openTables(dir, options);
     return new Store(tables, options, replayed);
@@ -68,10 +70,12 @@ export class Store {
   readonly #cleanup: Promise<void>;
   readonly #writer = randomUUID(); // journal keys of this Store: several threads journal into one env
   #seq = 0;
-  #pending: Journaled[] = [];
+  #writing: Journaled[] = []; // journal writes not yet resolved: a failed one must never reach the tables
+  #pending: Journaled[] = []; // journaled (durable), waiting for a checkpoint
   #applying: Journaled[][] = []; // taken by checkpoints still writing them: readers see them here
   #pendingPings = 0;
   #lastCheckpoint: Promise<void> = Promise.resolve();
+  #lastWrite: Promise<void> = Promise.resolve(); // settles after every journal write before it
 
   constructor(tables: Tables, options: StoreOptions, replayed: readonly Key[] = []) {
     this.#tables = tables;
@@ -79,9 +83,9 @@ export class Store {
     this.#readOnly = options.readOnly ?? false;
     // what the replay applied leaves the journal once the tables are on disk: a write of our own,
     // flushed, syncs every commit before it
-    this.#cleanup = replayed.length === 0 ? Promise.resolve() : tables.meta.put("schema", SCHEMA_VERSION)
+    this.#cleanup = replayed.length === 0 ? Promise.resolve() : observed(tables.meta.put("schema", SCHEMA_VERSION))
       .then(() => tables.env.flushed)
-      .then(() => Promise.all(replayed.map((key) => tables.journal.remove(key))))
+      .then(() => Promise.all(replayed.map((key) => observed(tables.journal.remove(key)))))
       .then(() => undefined, () => undefined); // left in the journal, they are skipped by their marks
   }
 
@@ -111,11 +115,61 @@ export class Store {
     const problem = keyProblem(changes);
     if (problem !== null) return Promise.reject(new Error(`commit refused: ${problem}`));
     const key: [string, number] = [this.#writer, ++this.#seq];
-    const written = this.#tables.journal.put(key, encodeJournal(changes));
-    this.#pending.push({ key, changes });
-    this.#pendingPings += changes.pings.length;
-    if (this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS) void this.checkpoint().catch(() => {});
+    const journaled: Journaled = { key, changes };
+    this.#writing.push(journaled);
+    // Only a commit the journal holds may be checkpointed: one whose write failed (a full disk, EIO)
+    // leaves no trace in the tables either. lmdb resolves writes in order, so #pending stays in order.
+    const written = observed(this.#tables.journal.put(key, encodeJournal(changes))).then(() => {
+      this.#writing = this.#writing.filter((j) => j !== journaled);
+      this.#pending.push(journaled);
+      this.#pendingPings += changes.pings.length;
+      if (this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS) void this.checkpoint().catch(() => {});
+    }, (error: unknown) => {
+      this.#writing = this.#writing.filter((j) => j !== journaled);
+      throw error;
+    });
+    this.#lastWrite = written.catch(() => undefined);
     return this.#durable(written, this.#tables.journalEnv);
+  }
+
+  /** Returns the size of a commit's journal record in bytes (what a probe after its failure must write). */
+  static recordSize(changes: Changes): number {
+    return encodeJournal(changes).length;
+  }
+
+  /** Writes, then removes, a journal record of about `bytes` that changes nothing; rejects when the write fails. */
+  async probeWrite(bytes: number): Promise<void> {
+    const key: [string, number] = [this.#writer, ++this.#seq];
+    await this.#durable(observed(this.#tables.journal.put(key, encodeProbe(bytes))), this.#tables.journalEnv);
+    await observed(this.#tables.journal.remove(key)).then(() => undefined, () => undefined); // left behind, a replay applies nothing from it
+  }
+
+  /**
+   * Returns the projects `accept` takes, with their channels and checks, as the store holds them: the
+   * tables plus the commits journaled but not yet applied to them (a shard rebuilds from this when a
+   * commit failed after its changes were applied in memory).
+   */
+  loadDurable(accept: (projectId: string) => boolean): { project: Project; channels: Channel[]; checks: Check[] }[] {
+    const projects = new Map<string, Project>();
+    const channels = new Map<string, Map<string, Channel>>();
+    const checks = new Map<string, Map<string, Check>>();
+    const addProject = (project: Project) => {
+      projects.set(project.id, project);
+      if (!channels.has(project.id)) channels.set(project.id, new Map(loadChannels(this.#tables, project.id).map((c) => [c.id, c])));
+      if (!checks.has(project.id)) checks.set(project.id, new Map(loadChecks(this.#tables, project.id).map((c) => [c.uuid, c])));
+    };
+    for (const project of loadProjects(this.#tables)) if (accept(project.id)) addProject(project);
+    for (const list of [...this.#applying, this.#pending]) {
+      for (const { changes } of list) {
+        for (const project of changes.projects) if (accept(project.id)) addProject(project);
+        for (const channel of changes.channels) channels.get(channel.projectId)?.set(channel.id, channel);
+        for (const check of changes.checks) checks.get(check.projectId)?.set(check.uuid, check);
+        for (const { projectId, uuid } of changes.deletedChecks) checks.get(projectId)?.delete(uuid);
+      }
+    }
+    return [...projects.values()].map((project) => ({
+      project, channels: [...(channels.get(project.id)?.values() ?? [])], checks: [...(checks.get(project.id)?.values() ?? [])],
+    }));
   }
 
   /**
@@ -136,17 +190,17 @@ export class Store {
     // back: the last piece checks each entry against the mark inside its transaction.
     const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.key[1]] as const)));
     const pieces = splitChanges(mergeChanges(taken.map((t) => t.changes)), CHECKPOINT_PIECE);
-    const applied = pieces.reduce<Promise<unknown>>((previous, piece, i) => previous.then(() => tables.env.childTransaction(() => {
+    const applied = pieces.reduce<Promise<unknown>>((previous, piece, i) => previous.then(() => observed(tables.env.childTransaction(() => {
       if (i < pieces.length - 1) return applyChanges(tables, piece);
       const doneNow = checkpointedSeq(tables, writer);
       applyChanges(tables, { ...piece, outbox: piece.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
       markCheckpointed(tables, writer, lastSeq);
-    })), this.#lastCheckpoint).then(async () => {
+    }))), this.#lastCheckpoint).then(async () => {
       settled();
       // the tables hold them now; once that is on disk they may leave the journal (a record left behind
       // by a crash here is skipped by its mark)
       if (this.#durability === "flush") await tables.env.flushed;
-      return Promise.all(taken.map(({ key }) => tables.journal.remove(key))).then(() => undefined, () => undefined);
+      return Promise.all(taken.map(({ key }) => observed(tables.journal.remove(key)))).then(() => undefined, () => undefined);
     }, (error: unknown) => {
       settled();
       this.#pending.unshift(...taken); // still journaled: the next checkpoint (or a restart) applies them
@@ -162,7 +216,7 @@ export class Store {
   /** Returns a check's newest ping and its body, including commits not yet checkpointed; null when none. */
   newestPing(checkUuid: string): { record: PingRecord; body: Uint8Array | null } | null {
     // newest first with an early exit: this runs for every notification of a burst of flips
-    for (const list of [this.#pending, ...this.#applying.slice().reverse()]) {
+    for (const list of [this.#writing, this.#pending, ...this.#applying.slice().reverse()]) {
       for (let i = list.length - 1; i >= 0; i--) {
         const { pings, deletedChecks } = list[i].changes;
         for (let j = pings.length - 1; j >= 0; j--) {
@@ -209,10 +263,11 @@ export class Store {
     return [...byN.values()].sort((a, b) => b.at - a.at || b.n - a.n);
   }
 
-  /** Commits journaled but not yet in the tables, oldest first. */
+  /** Commits journaled (or being written) but not yet in the tables, oldest first. */
   *#journaled(): Generator<Journaled> {
     for (const list of this.#applying) yield* list;
     yield* this.#pending;
+    yield* this.#writing;
   }
 
   /** A check's journaled ping writes, oldest first (a deleted check's are dropped with it). */
@@ -228,7 +283,7 @@ export class Store {
   /** Removes the flips (of every check) with at < beforeAt; resolves to how many, once durable. */
   async pruneFlips(beforeAt: Millis): Promise<number> {
     await this.checkpoint();
-    const removed = await pruneFlips(this.#tables, beforeAt);
+    const removed = await observed(pruneFlips(this.#tables, beforeAt));
     await this.#durable(Promise.resolve(), this.#tables.env);
     return removed;
   }
@@ -246,12 +301,12 @@ export class Store {
   /** Stores an outbox entry (replacing the one with its id); resolves once durable. */
   async outboxUpdate(entry: OutboxEntry): Promise<void> {
     const put = outboxPut(this.#tables, entry);
-    await this.#durable(put.table.put(put.key, put.value), this.#tables.env);
+    await this.#durable(observed(put.table.put(put.key, put.value)), this.#tables.env);
   }
 
   /** Removes an outbox entry (nothing if absent); resolves once durable. */
   async outboxDelete(id: string): Promise<void> {
-    await this.#durable(this.#tables.outbox.remove([id]), this.#tables.env);
+    await this.#durable(observed(this.#tables.outbox.remove([id])), this.#tables.env);
   }
 
   /** Reads the schema entry; throws if the store can't be read (closed, or the env is broken). */
@@ -261,9 +316,10 @@ export class Store {
 
   /** Checkpoints, waits for pending writes, then closes the env (in this thread; other threads keep theirs). */
   async close(): Promise<void> {
+    await this.#lastWrite; // commits still being written are checkpointed with the rest
     await this.checkpoint();
     await this.#cleanup;
-    if (!this.#readOnly) await dropMark(this.#tables, this.#writer);
+    if (!this.#readOnly) await observed(dropMark(this.#tables, this.#writer));
     await this.#tables.env.close();
     await this.#tables.journalEnv.close();
   }
@@ -272,6 +328,19 @@ export class Store {
     await written;
     if (this.#durability === "flush") await env.flushed;
   }
+}
+
+/**
+ * Returns `write`, whose failure no longer leaves an unhandled rejection behind: a failed LMDB
+ * transaction rejects each of its writes with an error whose `commitError` is one more promise, rejected
+ * with the cause (ENOSPC, EIO) and awaited by nobody, which would end the thread.
+ */
+function observed<T>(write: Promise<T>): Promise<T> {
+  return write.catch((error: unknown) => {
+    const cause = (error as { commitError?: unknown } | null)?.commitError;
+    if (cause instanceof Promise) cause.catch(() => {});
+    throw error;
+  });
 }
 
 /** A commit in the journal and what it changed. */
@@ -314,10 +383,10 @@ async function openTables(dir: string, options: StoreOptions): Promise<{ tables:
       journal: table(opened, "journal", JOURNAL_OPTIONS),
     };
     const schema = tables.meta.get("schema");
-    if (schema === undefined && !readOnly) await tables.meta.put("schema", SCHEMA_VERSION);
+    if (schema === undefined && !readOnly) await observed(tables.meta.put("schema", SCHEMA_VERSION));
     else if (schema !== SCHEMA_VERSION) throw new Error(`schema version ${String(schema)}, this build reads ${SCHEMA_VERSION}`);
     // commits a crash left in the journal reach the tables before anything reads them
-    return { tables, replayed: readOnly ? [] : await replayJournal(tables) };
+    return { tables, replayed: readOnly ? [] : await observed(replayJournal(tables)) };
   } catch (error) {
     void env.close();
     void journalEnv?.close();

@@ -10,6 +10,7 @@ import { KEYWORD_BODY_BYTES } from "../../engine/classify.ts";
 import { LIMITS } from "../../engine/model.ts";
 import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
+import { isStoreUnavailable } from "../../host/write-failures.ts";
 import type { AppDeps } from "../app.ts";
 import { pingFailureOf } from "../errors.ts";
 
@@ -202,7 +203,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">): (req: Incom
     };
     answerPing(request, { pool, at }).catch((error: unknown) => {
       if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
-      console.error("hcd: unexpected error on a ping:", error);
+      if (!isStoreUnavailable(error)) console.error("hcd: unexpected error on a ping:", error); // logged once per episode by its shard
       return ANSWERS.internal;
     }).then((answer) => {
       if (res.destroyed) return;

@@ -28,6 +28,7 @@ test("config: defaults", () => {
   assert.equal({ ...s, shards: 0 }, {
     port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, shards: 0, smtpPort: null,
     emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, durability: "flush", clock: "real", apiRateLimit: 100,
+    maxConnections: 4096,
   });
   assert.ok(s.shards >= 1);
   assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot, "http://localhost:41234");
@@ -44,11 +45,12 @@ test("config: every variable is read", () => {
     PORT: "9000", HOST: "0.0.0.0", DATA_DIR: "/tmp/x", SITE_ROOT: "https://hc.example.com/", ADMIN_TOKEN: "0123456789abcdef",
     SHARDS: "3", SMTP_PORT: "2525", EMAIL_DOMAIN: "hc.example.com", SMTP_URL: "smtp://u:p@mail:587",
     INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", DURABILITY: "commit", CLOCK: "virtual", API_RATE_LIMIT: "0",
+    MAX_CONNECTIONS: "500",
   });
   assert.equal(s, {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
-    durability: "commit", clock: "virtual", apiRateLimit: 0,
+    durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
   });
 });
 
