@@ -11,6 +11,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
+import { projectMetricsRoutes } from "./routes/project-metrics.ts";
 
 /** What every route module receives. */
 export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: Config };
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   adminRoutes(app, deps, { report });
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
+  projectMetricsRoutes(app, deps);
   return app;
 }
 
