@@ -12,6 +12,8 @@ import { badgeRoutes } from "./routes/badges.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
 import { projectMetricsRoutes } from "./routes/project-metrics.ts";
+import type { MetricsSource } from "./routes/metrics.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 
 /** What every route module receives. */
 export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: Config };
@@ -21,6 +23,8 @@ export type AppOptions = {
   readonly report?: ErrorReporter;
   /** The clock of the API rate limit's minute windows (default: the real clock, whatever CLOCK says). */
   readonly rateClock?: Clock;
+  /** hcd's own metrics, served at /metrics (absent: no such route). */
+  readonly metrics?: MetricsSource;
 };
 
 /** Returns the application serving the management API, the admin API, pings and badges. */
@@ -39,6 +43,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
   projectMetricsRoutes(app, deps);
+  if (options.metrics !== undefined) metricsRoutes(app, deps, options.metrics);
   return app;
 }
 

@@ -8,6 +8,10 @@ import { join } from "node:path";
 export const DURABILITIES = ["flush", "commit"] as const;
 export type Durability = (typeof DURABILITIES)[number];
 export const CLOCK_KINDS = ["real", "virtual"] as const;
+export const LOG_FORMATS = ["json", "text"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type ClockKind = (typeof CLOCK_KINDS)[number];
 
 /** Settings from the environment alone; adminToken is null when it must come from DATA_DIR. */
@@ -25,6 +29,9 @@ export type Settings = {
   readonly durability: Durability;
   readonly clock: ClockKind;
   readonly apiRateLimit: number; // requests per key per minute; 0 = off
+  readonly metricsToken: string | null; // a Bearer token for /metrics besides the admin token
+  readonly logFormat: LogFormat;
+  readonly logLevel: LogLevel;
 };
 
 /** The finished configuration the server runs with. */
@@ -107,6 +114,9 @@ export function readSettings(env: Env): Settings {
     // spec §8: 100 requests per minute per key; off by default under CLOCK=virtual (tests and replays
     // drive the API far faster than any client would), unless set explicitly
     apiRateLimit: integer("API_RATE_LIMIT", clock === "virtual" ? 0 : 100, 0, 1_000_000_000),
+    metricsToken: value("METRICS_TOKEN") ?? null,
+    logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "text"),
+    logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return settings;

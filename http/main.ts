@@ -10,6 +10,7 @@ import type { Pool } from "../engine/host/pool-api.ts";
 import { createWorkerPool } from "../engine/host/pool.ts";
 import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
+import { createMetrics } from "../ops/metrics.ts";
 import { createApp } from "./app.ts";
 import { pingListener } from "./routes/pings.ts";
 import { ConfigError, finishConfig, loadAdminToken, readSettings } from "./config.ts";
@@ -62,17 +63,20 @@ async function main(): Promise<void> {
     server.close();
     throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}`);
   }
-  const app = toNodeHandler(createApp({ pool, clock, config }));
-  const pings = pingListener({ pool, clock }); // the hot path answers /ping/… without h3's web objects
+  const metrics = createMetrics(pool, clock);
+  const app = toNodeHandler(createApp({ pool, clock, config }, { metrics }));
+  const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
-    if (!pings(req, res)) void app(req, res);
+    if (pings(req, res)) return;
+    res.once("finish", () => metrics.observeRequest(pathOf(req.url ?? "/"), res.statusCode));
+    void app(req, res);
   };
 
   let smtp: InboundSmtp | null = null;
   if (config.smtpPort !== null) {
     try {
       smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
-        onError: (error) => console.error("hcd: smtp:", error) });
+        onError: (error) => console.error("hcd: smtp:", error), onOutcome: metrics.observeSmtp });
     } catch (error) {
       server.close();
       await pool.close();
@@ -115,6 +119,11 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     server.once("error", (error) => reject(new StartError(`cannot listen on ${host}:${port}: ${messageOf(error)}`)));
     server.listen(port, host, () => resolve());
   });
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf("?");
+  return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
 function urlOf(host: string, port: number): string {

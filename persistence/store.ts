@@ -72,6 +72,8 @@ export class Store {
   #applying: Journaled[][] = []; // taken by checkpoints still writing them: readers see them here
   #pendingPings = 0;
   #lastCheckpoint: Promise<void> = Promise.resolve();
+  /** Hears how long each checkpoint took, in seconds (for /metrics). */
+  onCheckpoint: ((seconds: number) => void) | null = null;
 
   constructor(tables: Tables, options: StoreOptions, replayed: readonly Key[] = []) {
     this.#tables = tables;
@@ -131,6 +133,7 @@ export class Store {
     const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
     const tables = this.#tables, writer = this.#writer;
     const lastSeq = taken[taken.length - 1].key[1];
+    const startedAt = performance.now();
     // Another thread's replay may have applied some already (a shard that opened while we wrote).
     // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
     // back: the last piece checks each entry against the mark inside its transaction.
@@ -143,6 +146,7 @@ export class Store {
       markCheckpointed(tables, writer, lastSeq);
     })), this.#lastCheckpoint).then(async () => {
       settled();
+      this.onCheckpoint?.((performance.now() - startedAt) / 1000);
       // the tables hold them now; once that is on disk they may leave the journal (a record left behind
       // by a crash here is skipped by its mark)
       if (this.#durability === "flush") await tables.env.flushed;
@@ -207,6 +211,11 @@ export class Store {
       }
     }
     return [...byN.values()].sort((a, b) => b.at - a.at || b.n - a.n);
+  }
+
+  /** Returns how many commits are journaled and not yet applied to the tables. */
+  journaledCommits(): number {
+    return this.#pending.length + this.#applying.reduce((sum, list) => sum + list.length, 0);
   }
 
   /** Commits journaled but not yet in the tables, oldest first. */

@@ -7,6 +7,7 @@ import type {
 import type { Outcome } from "../outcome.ts";
 import type { OutboxEntry } from "../changes.ts";
 import type { CheckQuery, PingCommand } from "../commands.ts";
+import type { ShardStats } from "./shard-stats.ts";
 
 export type { CheckQuery, PingCommand, PingTarget } from "../commands.ts";
 
@@ -28,6 +29,9 @@ export type FlipQuery = { readonly fromAt?: Millis; readonly toAt?: Millis };
 
 /** A check addressed by the caller: by uuid, or (read endpoints) by unique_key. */
 export type CheckRef = { readonly uuid: string } | { readonly uniqueKey: string };
+
+/** What /metrics reads of the pool: each shard's stats and the pings waiting for each shard's batch. */
+export type PoolStats = { readonly shards: readonly ShardStats[]; readonly queued: readonly number[] };
 
 export type Pool = {
   // Directory: answered from the main thread's memory, no hop.
@@ -82,6 +86,8 @@ export type Pool = {
   probe(): Promise<void>;
   /** Removes flips older than `beforeAt`; returns how many. */
   pruneFlips(beforeAt: Millis): Promise<number>;
+  /** Returns the counters and backlogs of every shard (one message per shard: read when /metrics is scraped). */
+  stats(at: Millis): Promise<PoolStats>;
   /** Returns the pending notifications (outbox) with their attempts and last errors. */
   listOutbox(): Promise<OutboxEntry[]>;
   /** Stops the shards after their pending writes are stored. */

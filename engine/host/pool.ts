@@ -9,7 +9,7 @@ import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, Uniq
 import type { Outcome } from "../outcome.ts";
 import { fail, ok } from "../outcome.ts";
 import type { ShardPingResult } from "../shard.ts";
-import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, ProjectInput } from "./pool-api.ts";
+import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../changes.ts";
 import type { CheckView } from "../../http/present.ts";
 import { openStore } from "../../persistence/store.ts";
@@ -22,7 +22,7 @@ import type { ShardSetup } from "./shard-setup.ts";
 /** The shard operations the pool calls; every one answers asynchronously (a worker hop or not). */
 type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
   | "resumeCheck" | "deleteCheck" | "pingBatch" | "advance" | "channels" | "listChecks" | "listChecksJson" | "getCheck" | "listPings"
-  | "pingBody" | "listFlips" | "probe" | "pruneFlips" | "outbox" | "close";
+  | "pingBody" | "listFlips" | "probe" | "pruneFlips" | "outbox" | "stats" | "close";
 type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 export type ShardHandle = Async<Pick<ShardHost, ShardMethods>>;
 
@@ -253,6 +253,11 @@ class ShardedPool implements Pool {
   async pruneFlips(beforeAt: Millis): Promise<number> {
     const counts = await Promise.all(this.#shards.map((s) => s.pruneFlips(beforeAt)));
     return counts.reduce((a, b) => a + b, 0);
+  }
+
+  async stats(at: Millis): Promise<PoolStats> {
+    const shards = await Promise.all(this.#shards.map((s) => s.stats(at)));
+    return { shards, queued: this.#queues.map((queue) => queue.length) };
   }
 
   async listOutbox(): Promise<OutboxEntry[]> {

@@ -19,6 +19,10 @@ import { PresentedChecks } from "./presented-checks.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
 import type { PackedChecks } from "./check-directory.ts";
+import { statusAt } from "../status.ts";
+import { hasGivenUp } from "../../notify/deliverer.ts";
+import type { ShardStats } from "./shard-stats.ts";
+import { newShardCounters, observe } from "./shard-stats.ts";
 
 export type ShardHostOptions = {
   readonly dataDir: string;
@@ -45,6 +49,8 @@ export class ShardHost {
   readonly #closers: (() => void | Promise<void>)[] = [];
   readonly #presented = new PresentedChecks();
   readonly #owns: (entry: OutboxEntry) => boolean; // this shard's notifications (all shards share the outbox table)
+  /** What /metrics reads of this shard (counted here, read on scrape). */
+  readonly counters = newShardCounters();
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
 
@@ -53,6 +59,7 @@ export class ShardHost {
     this.#store = store;
     this.#lastAt = startAt;
     this.#owns = owns;
+    store.onCheckpoint = (seconds) => observe(this.counters.checkpointSeconds, seconds);
   }
 
   /** Opens the store, loads this shard's projects, and applies deadlines missed while stopped. */
@@ -111,6 +118,7 @@ export class ShardHost {
   /** Applies a batch of pings with one commit; each result in the order given. */
   async pingBatch(commands: readonly PingCommand[]): Promise<Outcome<ShardPingResult>[]> {
     const at = commands.reduce((max, c) => Math.max(max, c.at), this.#lastAt);
+    observe(this.counters.groupSize, commands.length);
     return this.#commitAfter(at, () => commands.map((command) => this.#shard.ping(command)));
   }
 
@@ -167,6 +175,21 @@ export class ShardHost {
     this.#store.probe();
   }
 
+  /** Returns this shard's counters and its checks by status at `at`, its outbox and journal backlog (for /metrics). */
+  stats(at: Millis): ShardStats {
+    const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
+    for (const project of this.#shard.projects()) {
+      for (const check of this.#shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
+    }
+    let outboxPending = 0, outboxGivenUp = 0;
+    for (const entry of this.#store.outboxAll()) {
+      if (!this.#owns(entry)) continue;
+      if (hasGivenUp(entry)) outboxGivenUp++;
+      else outboxPending++;
+    }
+    return { ...this.counters, checks, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits() };
+  }
+
   pruneFlips(beforeAt: Millis): Promise<number> {
     return this.#store.pruneFlips(beforeAt);
   }
@@ -199,7 +222,15 @@ export class ShardHost {
     const result = command();
     const changes = this.#shard.takeChanges();
     if (!isEmpty(changes)) {
-      await this.#store.commit(this.#withLogDetails(changes));
+      const startedAt = performance.now();
+      try {
+        await this.#store.commit(this.#withLogDetails(changes));
+      } catch (error) {
+        this.counters.commitFailures++;
+        throw error;
+      }
+      observe(this.counters.commitSeconds, (performance.now() - startedAt) / 1000);
+      for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }
     return result;

@@ -45,6 +45,10 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     },
     siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
+    onResult: (entry, result) => {
+      const key = `${entry.channel.kind}\t${result}`;
+      host.counters.notifications[key] = (host.counters.notifications[key] ?? 0) + 1;
+    },
   });
   // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
   // The deliverer reads the outbox from the tables: checkpoint the journal first.

@@ -196,12 +196,14 @@ export function pingRoutes(app: H3, deps: AppDeps): void {
  * request to the caller (false). The hot path skips h3's web Request and Response: measured here,
  * h3 costs about 30% of a bare server's requests/s; the routing and answers are the same code.
  */
-export function pingListener(deps: Pick<AppDeps, "pool" | "clock">): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function pingListener(deps: Pick<AppDeps, "pool" | "clock">,
+  observe?: (pathname: string, status: number, seconds: number) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { pool, clock } = deps;
   return (req, res) => {
     const url = req.url ?? "";
     if (!url.startsWith("/ping/")) return false;
     const at = clock.now();
+    const arrivedAt = observe === undefined ? 0 : performance.now();
     const queryAt = url.indexOf("?");
     const request: PingRequest = {
       pathname: queryAt === -1 ? url : url.slice(0, queryAt),
@@ -219,6 +221,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">): (req: Incom
       if (res.destroyed) return;
       res.writeHead(answer.status, answer.headers);
       res.end(answer.text);
+      observe?.(request.pathname, answer.status, (performance.now() - arrivedAt) / 1000);
     });
     return true;
   };
