@@ -16,6 +16,7 @@ import { reasonOf } from "./errors.ts";
 import type { JsonObject } from "./input.ts";
 import { channelInputOf, projectInputOf, pruneBeforeOf } from "./input.ts";
 import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "./present.ts";
+import { backupCommand, restoreCommand } from "./cli-backup.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
 
@@ -30,6 +31,11 @@ Usage:
         every notification not yet delivered: attempts, next_attempt, last_error, given_up
   hcd prune [--before ISO-8601]
         removes flips older than --before (default: the start of the month two months back)
+  hcd backup --out FILE
+        a consistent copy of the whole store, taken while the server serves (with --url) or from a
+        stopped DATA_DIR; FILE is replaced only by a complete, checked backup
+  hcd restore --in FILE --data-dir DIR
+        unpacks a backup into DIR (new or empty); start hcd with DATA_DIR=DIR
   hcd --help
 
 Where the data is:
@@ -216,6 +222,19 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     if (args.options.has("help") || args.words.length === 0) {
       console.log(HELP);
       return args.options.has("help") ? 0 : 2;
+    }
+    const [noun, ...more] = args.words;
+    if (noun === "restore") {
+      const file = args.options.get("in"), dataDir = args.options.get("data-dir");
+      if (file === undefined || dataDir === undefined || more.length > 0) throw new UsageError("restore needs --in FILE and --data-dir DIR");
+      return await restoreCommand(file, dataDir);
+    }
+    if (noun === "backup") {
+      const out = args.options.get("out");
+      if (out === undefined || more.length > 0) throw new UsageError("backup needs --out FILE");
+      const settings = readSettings(env);
+      const url = args.options.get("url") ?? env.HCD_URL;
+      return await backupCommand(out, settings, url ? { url, token: () => adminTokenOf(args, settings) } : null);
     }
     const op = operationOf(args);
     const settings = readSettings(env);

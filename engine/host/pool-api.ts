@@ -88,6 +88,11 @@ export type Pool = {
   pruneFlips(beforeAt: Millis): Promise<number>;
   /** Returns the counters and backlogs of every shard (one message per shard: read when /metrics is scraped). */
   stats(at: Millis): Promise<PoolStats>;
+  /**
+   * Writes a consistent, compacted copy of the whole store into the empty directory `dir` while pings
+   * keep being served: everything acknowledged before the call is in it. One backup at a time.
+   */
+  backup(dir: string): Promise<void>;
   /** Returns the pending notifications (outbox) with their attempts and last errors. */
   listOutbox(): Promise<OutboxEntry[]>;
   /** Stops the shards after their pending writes are stored. */

@@ -22,7 +22,8 @@ import type { ShardSetup } from "./shard-setup.ts";
 /** The shard operations the pool calls; every one answers asynchronously (a worker hop or not). */
 type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
   | "resumeCheck" | "deleteCheck" | "pingBatch" | "advance" | "channels" | "listChecks" | "listChecksJson" | "getCheck" | "listPings"
-  | "pingBody" | "listFlips" | "probe" | "pruneFlips" | "outbox" | "stats" | "close";
+  | "pingBody" | "listFlips" | "probe" | "pruneFlips" | "outbox" | "stats" | "holdCheckpoints" | "releaseCheckpoints" | "copyStore"
+  | "close";
 type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 export type ShardHandle = Async<Pick<ShardHost, ShardMethods>>;
 
@@ -49,6 +50,7 @@ class ShardedPool implements Pool {
   readonly #inFlight: boolean[];
   #flushScheduled = false;
   #closed = false;
+  #lastBackup: Promise<void> = Promise.resolve();
 
   constructor(shards: ShardHandle[], onClose: () => Promise<void>) {
     this.#shards = shards;
@@ -258,6 +260,21 @@ class ShardedPool implements Pool {
   async stats(at: Millis): Promise<PoolStats> {
     const shards = await Promise.all(this.#shards.map((s) => s.stats(at)));
     return { shards, queued: this.#queues.map((queue) => queue.length) };
+  }
+
+  backup(dir: string): Promise<void> {
+    const run = this.#lastBackup.then(async () => {
+      const held = this.#shards.map(() => false);
+      try {
+        // every shard stops checkpointing (pings still commit to the journal), then one copies the files
+        await Promise.all(this.#shards.map(async (s, i) => { await s.holdCheckpoints(); held[i] = true; }));
+        await this.#shards[0].copyStore(dir);
+      } finally {
+        await Promise.all(this.#shards.map((s, i) => (held[i] ? s.releaseCheckpoints() : undefined)));
+      }
+    });
+    this.#lastBackup = run.catch(() => undefined); // one backup at a time
+    return run;
   }
 
   async listOutbox(): Promise<OutboxEntry[]> {

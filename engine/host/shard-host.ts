@@ -204,6 +204,23 @@ export class ShardHost {
     return this.#store.checkpoint();
   }
 
+  #releaseCheckpoints: (() => void) | null = null;
+
+  /** Stops this shard's checkpoints until releaseCheckpoints (a backup is copying the store). */
+  async holdCheckpoints(): Promise<void> {
+    this.#releaseCheckpoints = await this.#store.holdCheckpoints();
+  }
+
+  releaseCheckpoints(): void {
+    this.#releaseCheckpoints?.();
+    this.#releaseCheckpoints = null;
+  }
+
+  /** Writes a compacted copy of the whole store (every shard's) to `dir`; every shard must hold its checkpoints. */
+  copyStore(dir: string): Promise<void> {
+    return this.#store.copyTo(dir);
+  }
+
   /** Registers something to stop when the host closes (its timer). */
   onClose(closer: () => void | Promise<void>): void {
     this.#closers.push(closer);
