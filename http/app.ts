@@ -14,12 +14,13 @@ import { pingRoutes } from "./routes/pings.ts";
 import { projectMetricsRoutes } from "./routes/project-metrics.ts";
 import type { MetricsSource } from "./routes/metrics.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
+import { log } from "../ops/log.ts";
 
 /** What every route module receives. */
 export type AppDeps = { readonly pool: Pool; readonly clock: Clock; readonly config: Config };
 
 export type AppOptions = {
-  /** Receives every unexpected error (default: console.error); tests fail on any. */
+  /** Receives every unexpected error (default: the log); tests fail on any. */
   readonly report?: ErrorReporter;
   /** The clock of the API rate limit's minute windows (default: the real clock, whatever CLOCK says). */
   readonly rateClock?: Clock;
@@ -29,7 +30,7 @@ export type AppOptions = {
 
 /** Returns the application serving the management API, the admin API, pings and badges. */
 export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
-  const report = options.report ?? ((error: unknown) => console.error("hcd: unexpected error:", error));
+  const report = options.report ?? ((error: unknown) => log.error({ err: error }, "unexpected error"));
   const app = new H3({
     silent: true, // unexpected errors go to `report`, once
     onError: (error: HTTPError, event: H3Event) => {

@@ -32,6 +32,7 @@ export type Settings = {
   readonly metricsToken: string | null; // a Bearer token for /metrics besides the admin token
   readonly logFormat: LogFormat;
   readonly logLevel: LogLevel;
+  readonly accessLog: boolean; // one log line per answered request (off by default)
 };
 
 /** The finished configuration the server runs with. */
@@ -117,6 +118,7 @@ export function readSettings(env: Env): Settings {
     metricsToken: value("METRICS_TOKEN") ?? null,
     logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "text"),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
+    accessLog: flag("LOG_ACCESS"),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return settings;

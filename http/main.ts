@@ -10,7 +10,8 @@ import type { Pool } from "../engine/host/pool-api.ts";
 import { createWorkerPool } from "../engine/host/pool.ts";
 import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
-import { createMetrics } from "../ops/metrics.ts";
+import { createMetrics, routeOf } from "../ops/metrics.ts";
+import { log, maskedConfig } from "../ops/log.ts";
 import { createApp } from "./app.ts";
 import { pingListener } from "./routes/pings.ts";
 import { ConfigError, finishConfig, loadAdminToken, readSettings } from "./config.ts";
@@ -32,7 +33,12 @@ async function main(): Promise<void> {
     throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
   }
   const { token: adminToken, generated } = admin;
-  if (generated) console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
+  if (generated) {
+    // printed once, on purpose, in text form only (CONTRACT.md); JSON logs name the file instead, as a
+    // log store must never hold a secret
+    if (settings.logFormat === "text") console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
+    else log.info({ file: `${settings.dataDir}/admin-token` }, "generated an admin token, stored in the file");
+  }
   // CLOCK=virtual starts at the real now and then moves only through POST /admin/v1/clock
   const clock: Clock = settings.clock === "virtual" ? new VirtualClock(systemClock.now()) : systemClock;
 
@@ -52,6 +58,7 @@ async function main(): Promise<void> {
   await listen(server, settings.port, settings.host);
   const boundPort = (server.address() as AddressInfo).port;
   const config = finishConfig(settings, { adminToken, boundPort });
+  const accessLog = config.accessLog;
 
   let pool: Pool;
   try {
@@ -67,6 +74,7 @@ async function main(): Promise<void> {
   const app = toNodeHandler(createApp({ pool, clock, config }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
+    if (accessLog) logAccess(req, res);
     if (pings(req, res)) return;
     res.once("finish", () => metrics.observeRequest(pathOf(req.url ?? "/"), res.statusCode));
     void app(req, res);
@@ -76,19 +84,23 @@ async function main(): Promise<void> {
   if (config.smtpPort !== null) {
     try {
       smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
-        onError: (error) => console.error("hcd: smtp:", error), onOutcome: metrics.observeSmtp });
+        onError: (error) => log.warn({ err: error }, "smtp"),
+        onOutcome: (result, reason) => {
+          metrics.observeSmtp(result);
+          if (result === "refused") log.info({ reason }, "smtp: refused"); // the reply only: addresses hold ping keys
+        } });
     } catch (error) {
       server.close();
       await pool.close();
       throw new StartError(`cannot listen for SMTP on ${config.host}:${config.smtpPort}: ${messageOf(error)}`);
     }
-    console.log(`hcd: smtp listening on ${config.host}:${smtp.port} for *@${config.emailDomain}`);
+    log.info(`smtp listening on ${config.host}:${smtp.port} for *@${config.emailDomain}`);
   }
 
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`hcd: ${signal} received, shutting down`);
+    log.info(`${signal} received, shutting down`);
     const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     cut.unref();
     const closed = new Promise<void>((resolve) => server.close(() => resolve())); // stops accepting; waits for in-flight
@@ -99,17 +111,18 @@ async function main(): Promise<void> {
     }
     await Promise.all([closed, smtp?.close()]);
     await pool.close(); // pending writes are stored before this resolves
+    log.info("stopped");
     process.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {
       stop(signal).catch((error: unknown) => {
-        console.error("hcd: shutdown failed:", error);
+        log.fatal({ err: error }, "shutdown failed");
         process.exit(1);
       });
     });
   }
-  console.log(`hcd: listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${config.shards} shards, clock ${config.clock})`);
+  log.info({ config: maskedConfig(config) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${config.shards} shards, clock ${config.clock})`);
 }
 
 class StartError extends Error {}
@@ -119,6 +132,13 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     server.once("error", (error) => reject(new StartError(`cannot listen on ${host}:${port}: ${messageOf(error)}`)));
     server.listen(port, host, () => resolve());
   });
+}
+
+/** Logs a request once answered: method, route (ids and keys replaced: a ping URL may hold a ping key), status, ms. */
+function logAccess(req: IncomingMessage, res: ServerResponse): void {
+  const startedAt = performance.now();
+  res.once("finish", () => log.info({ method: req.method, route: routeOf(pathOf(req.url ?? "/")), status: res.statusCode,
+    ms: Math.round((performance.now() - startedAt) * 10) / 10 }, "request"));
 }
 
 function pathOf(url: string): string {
@@ -135,7 +155,7 @@ function messageOf(error: unknown): string {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof StartError) console.error(`hcd: ${error.message}`);
-  else console.error("hcd: failed to start:", error);
+  if (error instanceof ConfigError || error instanceof StartError) log.fatal(error.message);
+  else log.fatal({ err: error }, "failed to start");
   process.exit(1);
 });

@@ -26,7 +26,7 @@ export type InboundSmtpOptions = {
   /** Hears about faults the client only sees as a 4xx/5xx: socket errors, parse and pool failures. */
   readonly onError?: (error: unknown) => void;
   /** Hears each recipient refused at RCPT TO and each message stored or refused after DATA (metrics). */
-  readonly onOutcome?: (result: "accepted" | "refused") => void;
+  readonly onOutcome?: (result: "accepted" | "refused", reason: string | null) => void;
 };
 
 export type InboundSmtp = { readonly port: number; close(): Promise<void> };
@@ -95,7 +95,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     onRcptTo(address, _session, callback) {
       resolveRecipient(pool, address.address, domain).then(
         (resolved) => {
-          if (!resolved.ok) onOutcome("refused");
+          if (!resolved.ok) onOutcome("refused", `${resolved.code} ${resolved.message}`);
           callback(resolved.ok ? null : reply(resolved.code, resolved.message));
         },
         (error: unknown) => {
@@ -107,7 +107,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     onData(stream, session, callback) {
       const done = accept(stream, session).then(
         (refusal) => {
-          onOutcome(refusal === null ? "accepted" : "refused");
+          onOutcome(refusal === null ? "accepted" : "refused", refusal?.message ?? null);
           callback(refusal, "OK: ping recorded");
         },
         (error: unknown) => {

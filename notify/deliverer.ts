@@ -13,6 +13,7 @@ import type { Delivery } from "./render.ts";
 import { isPermanentResponse, ntfyTarget, render } from "./render.ts";
 import type { SendResult } from "./send.ts";
 import { sendEmail, sendHttp } from "./send.ts";
+import { log } from "../ops/log.ts";
 
 /** nextAttemptAt of an entry that will never be tried again; its lastError says why. */
 export const GAVE_UP_AT: Millis = Number.MAX_SAFE_INTEGER;
@@ -119,7 +120,7 @@ export class Deliverer {
     } finally {
       this.#busyQueues.delete(key);
       if (this.#skipped.delete(key)) {
-        this.deliverDue(this.#latestNow).catch((error: unknown) => console.error("hcd: notification delivery failed:", error));
+        this.deliverDue(this.#latestNow).catch((error: unknown) => log.error({ err: error }, "notification delivery failed"));
       }
     }
   }

@@ -18,6 +18,7 @@ import { CheckDirectory } from "./check-directory.ts";
 import type { ShardHost } from "./shard-host.ts";
 import { openShardHost } from "./shard-setup.ts";
 import type { ShardSetup } from "./shard-setup.ts";
+import { log } from "../../ops/log.ts";
 
 /** The shard operations the pool calls; every one answers asynchronously (a worker hop or not). */
 type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
@@ -365,7 +366,7 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     const worker = new Worker(script, { workerData: setup });
     const crashed = (why: string) => {
       if (!started) return failStart(new Error(`shard ${index} failed to start: ${why}`));
-      console.error(`hcd: shard ${index} crashed: ${why}`);
+      log.fatal({ shard: index }, `shard ${index} crashed: ${why}`);
       process.exit(70); // loudly, for a supervisor to restart: the store holds every acknowledged write
     };
     worker.on("error", (error) => crashed(error instanceof Error ? error.message : String(error)));

@@ -23,6 +23,9 @@ import { statusAt } from "../status.ts";
 import { hasGivenUp } from "../../notify/deliverer.ts";
 import type { ShardStats } from "./shard-stats.ts";
 import { newShardCounters, observe } from "./shard-stats.ts";
+import { log } from "../../ops/log.ts";
+
+const SLOW_COMMIT_SECONDS = 1; // a commit is one small journal write and a disk sync: 1 s means trouble
 
 export type ShardHostOptions = {
   readonly dataDir: string;
@@ -244,9 +247,12 @@ export class ShardHost {
         await this.#store.commit(this.#withLogDetails(changes));
       } catch (error) {
         this.counters.commitFailures++;
+        log.error({ err: error, pings: changes.pings.length }, "commit failed");
         throw error;
       }
-      observe(this.counters.commitSeconds, (performance.now() - startedAt) / 1000);
+      const seconds = (performance.now() - startedAt) / 1000;
+      observe(this.counters.commitSeconds, seconds);
+      if (seconds >= SLOW_COMMIT_SECONDS) log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
       for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }

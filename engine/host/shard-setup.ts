@@ -5,6 +5,7 @@ import type { OutboxEntry } from "../changes.ts";
 import { Deliverer } from "../../notify/deliverer.ts";
 import { shardOf } from "./routing.ts";
 import { ShardHost } from "./shard-host.ts";
+import { log } from "../../ops/log.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
 export type ShardSetup = {
@@ -45,9 +46,14 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     },
     siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
-    onResult: (entry, result) => {
+    onResult: (entry, result, error) => {
       const key = `${entry.channel.kind}\t${result}`;
       host.counters.notifications[key] = (host.counters.notifications[key] ?? 0) + 1;
+      if (result === "sent") return;
+      // ids only: a channel's value (a webhook URL, an address) may hold a secret
+      const fields = { channel: entry.channel.id, kind: entry.channel.kind, check: entry.check.uuid, attempts: entry.attempts + 1, error };
+      if (result === "given_up") log.error(fields, "notification given up");
+      else log.warn(fields, "notification delivery failed, will retry");
     },
   });
   // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
@@ -55,7 +61,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const inFlight = new Set<Promise<void>>();
   const deliver = (now: Millis) => {
     const run = host.checkpoint().then(() => deliverer.deliverDue(now))
-      .catch((error: unknown) => console.error("hcd: notification delivery failed:", error))
+      .catch((error: unknown) => log.error({ err: error, shard: setup.index }, "notification delivery failed"))
       .finally(() => inFlight.delete(run));
     inFlight.add(run);
   };
@@ -70,7 +76,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     const timer = setInterval(() => {
       if (busy) return; // a slow commit must not pile up ticks
       busy = true;
-      host.advance(Date.now()).then(() => host.checkpoint()).catch((error: unknown) => console.error("hcd: applying deadlines failed:", error))
+      host.advance(Date.now()).then(() => host.checkpoint()).catch((error: unknown) => log.error({ err: error, shard: setup.index }, "applying deadlines failed"))
         .finally(() => { busy = false; });
     }, TICK_MS);
     timer.unref();

@@ -9,6 +9,7 @@ import type { Millis, PingSignal, Project } from "../../engine/model.ts";
 import { LIMITS } from "../../engine/model.ts";
 import type { PingTarget, Pool } from "../../engine/host/pool-api.ts";
 import type { AppDeps } from "../app.ts";
+import { log } from "../../ops/log.ts";
 
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */
 export type PingPath =
@@ -215,7 +216,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">,
     };
     answerPing(request, { pool, at }).catch((error: unknown) => {
       if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
-      console.error("hcd: unexpected error on a ping:", error);
+      log.error({ err: error }, "unexpected error on a ping");
       return ANSWERS.internal;
     }).then((answer) => {
       if (res.destroyed) return;
