@@ -48,7 +48,7 @@ const rules: [string, (file: string, to: string, typeOnly: boolean) => string | 
   ["http/ never imports persistence/ or lmdb", (file, to) => (file.startsWith("http/") && (to.startsWith("persistence/") || to === "lmdb") ? "store" : null)],
 ];
 
-const files = ["engine", "persistence", "http", "notify", "mail"].flatMap((dir) => {
+const files = ["engine", "persistence", "http", "notify", "mail", "ops"].flatMap((dir) => {
   try { return sources(dir); } catch { return []; }
 });
 
