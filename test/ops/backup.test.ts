@@ -188,4 +188,41 @@ test("restore refuses a truncated or corrupt file and leaves the directory empty
   }
 });
 
+test("backups need the admin token and POST; a client that leaves mid-backup leaves no scratch copy behind", async () => {
+  const dir = tempDir();
+  const data = join(dir.path, "data");
+  const server = await startServer({ dataDir: data, env: { ADMIN_TOKEN: ADMIN } });
+  try {
+    const project = await createProject(server, ADMIN, { name: "p" });
+    await api(server, project).create({ name: "c" });
+    assert.is((await fetch(`${server.url}/admin/v1/backup`, { method: "POST" })).status, 401);
+    assert.is((await fetch(`${server.url}/admin/v1/backup`, { method: "POST", headers: { authorization: "Bearer nope" } })).status, 401);
+    assert.is((await fetch(`${server.url}/admin/v1/backup`, { headers: { authorization: `Bearer ${ADMIN}` } })).status, 405);
+    const refused = await hcd(["backup", "--out", join(dir.path, "x"), "--url", server.url, "--token", "nope"]);
+    assert.is(refused.status, 1);
+    assert.match(refused.stderr, "backup refused by the server: 401");
+    assert.equal(readdirSync(dir.path).sort(), ["data"], "no file written");
+
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}/admin/v1/backup`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` }, signal: abort.signal });
+    assert.is(res.status, 200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    assert.equal(Buffer.from(first.value ?? []).subarray(0, 11).toString(), "HCDBACKUP1\n");
+    abort.abort();
+    // the scratch directory goes once the server notices; wait for it (bounded)
+    const scratch = () => readdirSync(data).filter((name) => name.startsWith(".backup-"));
+    for (let tries = 0; tries < 100 && scratch().length > 0; tries++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(scratch(), []);
+    const file = join(dir.path, "after.backup");
+    const again = await hcd(["backup", "--out", file, "--url", server.url, "--token", ADMIN]);
+    assert.is(again.status, 0, again.stderr);
+    assert.equal(scratch(), []);
+    assert.equal(readdirSync(dir.path).filter((name) => name.includes(".partial")), [], "no partial file left");
+  } finally {
+    await stopServer(server);
+    dir.remove();
+  }
+});
+
 test.run();

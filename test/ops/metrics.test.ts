@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tempDir } from "../helpers.ts";
 import { startServer, stopServer } from "../security/real-server.ts";
 import { haveProgram } from "./extras.ts";
+import { pingKindOf, routeOf } from "../../ops/metrics.ts";
 
 const ADMIN = "admin-token-metrics-test-0123456789";
 const SCRAPER = "scraper-token-0123456789";
@@ -87,6 +88,28 @@ test("/metrics counts pings, flips, notifications and API requests, and passes p
     receiver.close();
     dir.remove();
   }
+});
+
+test("route labels replace ids, numbers and unknown words, so untrusted paths cannot grow the series", () => {
+  assert.is(routeOf("/api/v3/checks/"), "/api/v3/checks/");
+  assert.is(routeOf("/api/v3/checks/6421613d-5093-47dc-94df-68ab592a0ac3/pings/12/body"), "/api/v3/checks/:id/pings/:n/body");
+  assert.is(routeOf("/projects/6421613d-5093-47dc-94df-68ab592a0ac3/metrics/AbCdEf0123456789AbCdEf0123456789"), "/projects/:id/metrics/:key");
+  assert.is(routeOf("/wp-admin/setup.php"), "/:key/:key");
+  assert.is(routeOf("/a/b/c/d/e/f/g"), "other");
+  const seen = new Set(Array.from({ length: 1000 }, (_, i) => routeOf(`/api/v3/word${i}/${i}x`)));
+  assert.equal([...seen], ["/api/v3/:key/:key"]);
+});
+
+test("ping kinds from the URL: start, fail, log, an exit status, else success", () => {
+  const kinds = ["success", "start", "fail", "log"];
+  const kind = (path: string) => kinds[pingKindOf(path)];
+  assert.is(kind("/ping/6421613d-5093-47dc-94df-68ab592a0ac3"), "success");
+  assert.is(kind("/ping/6421613d-5093-47dc-94df-68ab592a0ac3/start"), "start");
+  assert.is(kind("/ping/key/slug/fail"), "fail");
+  assert.is(kind("/ping/key/slug/log"), "log");
+  assert.is(kind("/ping/key/slug/0"), "success");
+  assert.is(kind("/ping/key/slug/3"), "fail");
+  assert.is(kind("/ping/key/backup"), "success");
 });
 
 test.run();
