@@ -142,9 +142,9 @@ const ROUTE_WORDS = new Set(["api", "v1", "v2", "v3", "checks", "pause", "resume
   "status", "simulate", "admin", "projects", "outbox", "clock", "prune", "backup", "mute", "metrics", "badge", "b", "ping", ""]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Returns a request path as a route label: ids as :id, numbers as :n, other unknown segments as :key (at most 6 segments). */
+/** Returns a request path as a route label: ids as :id, numbers as :n, other unknown segments as :key (at most 7 segments). */
 export function routeOf(pathname: string): string {
   const segments = pathname.split("/").slice(1);
-  if (segments.length > 6) return "other";
+  if (segments.length > 7) return "other";
   return "/" + segments.map((s) => (ROUTE_WORDS.has(s) ? s : UUID.test(s) ? ":id" : /^[0-9]+$/.test(s) ? ":n" : ":key")).join("/");
 }
