@@ -62,7 +62,7 @@ async function runBackupBench(): Promise<ScenarioResult> {
           details: [
             `Store: ${fmt(count)} checks in ${bulk.projects.length} projects; backup file ${fmt(Math.round(bytes / 1024))} KiB, ${backupSeconds.toFixed(1)} s.`,
             `Without a backup: p50 ${alone.p50Ms.toFixed(1)} ms, p99 ${alone.p99Ms.toFixed(1)} ms, max ${alone.maxMs.toFixed(1)} ms, ${alone.non200 + alone.errors} failed.`,
-            `During the backup (10 s of load; it ran ${backupSeconds.toFixed(1)} s of them, more if longer): p50 ${during.p50Ms.toFixed(1)} ms, p99 ${during.p99Ms.toFixed(1)} ms, max ${during.maxMs.toFixed(1)} ms, ${during.non200 + during.errors} failed.`,
+            `With the backup (started 0.5 s into the 10 s measured, it took ${backupSeconds.toFixed(1)} s): p50 ${during.p50Ms.toFixed(1)} ms, p99 ${during.p99Ms.toFixed(1)} ms, max ${during.maxMs.toFixed(1)} ms, ${during.non200 + during.errors} failed.`,
           ],
         };
       } finally {
