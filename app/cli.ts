@@ -18,6 +18,7 @@ import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { createInProcessPool } from "./pools.ts";
 import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
+import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
@@ -33,6 +34,11 @@ Usage:
         every notification not yet delivered: attempts, next_attempt, last_error, given_up
   hcd prune [--before ISO-8601]
         removes flips older than --before (default: the start of the month two months back)
+  hcd backup --out FILE
+        a consistent copy of the whole store, taken while the server serves (with --url) or from a
+        stopped DATA_DIR; FILE is replaced only by a complete, checked backup
+  hcd restore --in FILE --data-dir DIR
+        unpacks a backup into DIR (new or empty); start hcd with DATA_DIR=DIR
 ${SIMULATE_HELP}
 ${REPLAY_HELP}
   hcd --help
@@ -61,6 +67,8 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "prune": ["before"],
   "simulate": ["check", "timeout", "grace", "schedule", "tz", "failure-threshold", "since", "key"],
   "replay": [],
+  "backup": ["out"],
+  "restore": ["in", "data-dir"],
 };
 
 /** Returns the command words and options of argv (node:util's parseArgs, strict). */
@@ -95,7 +103,7 @@ function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
   const command = [noun, verb].filter((w) => w !== undefined).join(" ");
   const allowed = COMMAND_OPTIONS[command];
-  if (allowed === undefined || command === "simulate" || command === "replay") {
+  if (allowed === undefined || ["simulate", "replay", "backup", "restore"].includes(command)) {
     throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -174,7 +182,8 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
     const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl };
     const app = createApp({ pool, clock: systemClock, readMail,
       sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
-      config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings) } });
+      config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings),
+        metricsToken: null, dataDir: settings.dataDir } });
     return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
   } finally {
     await pool.close();
@@ -219,6 +228,21 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     if (args.words[0] === "replay") {
       allowedOptions("replay", args);
       return runReplay(args.words.slice(1));
+    }
+    if (args.words[0] === "restore" || args.words[0] === "backup") {
+      const [noun, ...more] = args.words;
+      allowedOptions(noun, args);
+      if (more.length > 0) throw new UsageError(`unexpected argument: ${more[0]}`);
+      if (noun === "restore") {
+        const file = args.options.in, dataDir = args.options["data-dir"];
+        if (file === undefined || dataDir === undefined) throw new UsageError("restore needs --in FILE and --data-dir DIR");
+        return await restoreCommand(file, dataDir);
+      }
+      const out = args.options.out;
+      if (out === undefined) throw new UsageError("backup needs --out FILE");
+      const settings = readSettings(env);
+      const url = args.options.url ?? env.HCD_URL;
+      return await backupCommand(out, settings, url ? { url, token: () => adminTokenOf(args, settings) } : null);
     }
     if (args.words[0] === "simulate") {
       allowedOptions("simulate", args);

@@ -9,6 +9,10 @@ import { DURABILITIES } from "../persistence/store.ts";
 import type { Durability } from "../persistence/store.ts";
 
 export const CLOCK_KINDS = ["real", "virtual"] as const;
+export const LOG_FORMATS = ["json", "text"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type ClockKind = (typeof CLOCK_KINDS)[number];
 
 /** Settings from the environment alone; adminToken is null when it must come from DATA_DIR. */
@@ -27,6 +31,10 @@ export type Settings = {
   readonly clock: ClockKind;
   readonly apiRateLimit: number; // requests per key per minute; 0 = off
   readonly maxConnections: number; // open HTTP connections; more are refused
+  readonly metricsToken: string | null; // a Bearer token for /metrics besides the admin token
+  readonly logFormat: LogFormat;
+  readonly logLevel: LogLevel;
+  readonly accessLog: boolean; // one log line per answered request (off by default)
 };
 
 /** The finished configuration the server runs with. */
@@ -111,6 +119,10 @@ export function readSettings(env: Env): Settings {
     // drive the API far faster than any client would), unless set explicitly
     apiRateLimit: integer("API_RATE_LIMIT", clock === "virtual" ? 0 : 100, 0, 1_000_000_000),
     maxConnections: integer("MAX_CONNECTIONS", 4096, 1, 1_000_000),
+    metricsToken: value("METRICS_TOKEN") ?? null,
+    logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "text"),
+    logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
+    accessLog: flag("LOG_ACCESS"),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return settings;

@@ -13,6 +13,8 @@ import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
+import { createMetrics, routeOf } from "../http/metrics.ts";
+import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "./config.ts";
@@ -36,7 +38,12 @@ async function main(): Promise<void> {
     throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
   }
   const { token: adminToken, generated } = admin;
-  if (generated) console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
+  if (generated) {
+    // printed once, on purpose, in text form only (CONTRACT.md); JSON logs name the file instead, as a
+    // log store must never hold a secret
+    if (settings.logFormat === "text") console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
+    else log.info({ file: `${settings.dataDir}/admin-token` }, "generated an admin token, stored in the file");
+  }
   // CLOCK=virtual starts at the real now and then moves only through POST /admin/v1/clock
   const clock: Clock = settings.clock === "virtual" ? new VirtualClock(systemClock.now()) : systemClock;
 
@@ -68,6 +75,7 @@ async function main(): Promise<void> {
   await listen(server, settings.port, settings.host);
   const boundPort = (server.address() as AddressInfo).port;
   const config = finishConfig(settings, { adminToken, badgeSecret, boundPort });
+  const accessLog = config.accessLog;
 
   let pool: Pool;
   try {
@@ -85,30 +93,38 @@ async function main(): Promise<void> {
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
+  const metrics = createMetrics(pool, clock);
   const app = toNodeHandler(createApp({ pool, clock, config, readMail,
-    sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }));
-  const pings = pingListener({ pool, clock }); // the hot path answers /ping/… without h3's web objects
+    sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
+  const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
-    if (!pings(req, res)) void app(req, res);
+    if (accessLog) logAccess(req, res);
+    if (pings(req, res)) return;
+    res.once("finish", () => metrics.observeRequest(pathOf(req.url ?? "/"), res.statusCode));
+    void app(req, res);
   };
 
   let smtp: InboundSmtp | null = null;
   if (config.smtpPort !== null) {
     try {
       smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
-        reader: mailReader(), onError: (error) => console.error("hcd: smtp:", error) });
+        reader: mailReader(), onError: (error) => log.warn({ err: error }, "smtp"),
+        onOutcome: (result, reason) => {
+          metrics.observeSmtp(result);
+          if (result === "refused") log.info({ reason }, "smtp: refused"); // the reply only: addresses hold ping keys
+        } });
     } catch (error) {
       server.close();
       await pool.close();
       throw new StartError(`cannot listen for SMTP on ${config.host}:${config.smtpPort}: ${messageOf(error)}`);
     }
-    console.log(`hcd: smtp listening on ${config.host}:${smtp.port} for *@${config.emailDomain}`);
+    log.info(`smtp listening on ${config.host}:${smtp.port} for *@${config.emailDomain}`);
   }
 
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`hcd: ${signal} received, shutting down`);
+    log.info(`${signal} received, shutting down`);
     const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     cut.unref();
     const closed = new Promise<void>((resolve) => server.close(() => resolve())); // stops accepting; waits for in-flight
@@ -120,17 +136,18 @@ async function main(): Promise<void> {
     await Promise.all([closed, smtp?.close()]);
     await reader?.close();
     await pool.close(); // pending writes are stored before this resolves
+    log.info("stopped");
     process.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {
       stop(signal).catch((error: unknown) => {
-        console.error("hcd: shutdown failed:", error);
+        log.fatal({ err: error }, "shutdown failed");
         process.exit(1);
       });
     });
   }
-  console.log(`hcd: listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${config.shards} shards, clock ${config.clock})`);
+  log.info({ config: maskedConfig(config) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${config.shards} shards, clock ${config.clock})`);
 }
 
 class StartError extends Error {}
@@ -142,6 +159,18 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** Logs a request once answered: method, route (ids and keys replaced: a ping URL may hold a ping key), status, ms. */
+function logAccess(req: IncomingMessage, res: ServerResponse): void {
+  const startedAt = performance.now();
+  res.once("finish", () => log.info({ method: req.method, route: routeOf(pathOf(req.url ?? "/")), status: res.statusCode,
+    ms: Math.round((performance.now() - startedAt) * 10) / 10 }, "request"));
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf("?");
+  return queryAt === -1 ? url : url.slice(0, queryAt);
+}
+
 function urlOf(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
@@ -151,7 +180,7 @@ function messageOf(error: unknown): string {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof StartError) console.error(`hcd: ${error.message}`);
-  else console.error("hcd: failed to start:", error);
+  if (error instanceof ConfigError || error instanceof StartError) log.fatal(error.message);
+  else log.fatal({ err: error }, "failed to start");
   process.exit(1);
 });

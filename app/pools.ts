@@ -11,6 +11,7 @@ import { ShardedPool } from "../host/pool.ts";
 import type { ShardHost } from "../host/shard-host.ts";
 import { openStore } from "../persistence/store.ts";
 import { openShardHost } from "./shard-setup.ts";
+import { log } from "../host/log.ts";
 import type { ShardSetup } from "./shard-setup.ts";
 
 export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
@@ -57,7 +58,7 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     const worker = new Worker(script, { workerData: setup });
     const crashed = (why: string) => {
       if (!started) return failStart(new Error(`shard ${index} failed to start: ${why}`));
-      console.error(`hcd: shard ${index} crashed: ${why}`);
+      log.fatal({ shard: index }, `shard ${index} crashed: ${why}`);
       process.exit(70); // loudly, for a supervisor to restart: the store holds every acknowledged write
     };
     worker.on("error", (error) => crashed(error instanceof Error ? error.message : String(error)));

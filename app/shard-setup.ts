@@ -7,6 +7,7 @@ import { Deliverer } from "../notify/deliverer.ts";
 import { shardOf } from "../host/routing.ts";
 import { ShardHost } from "../host/shard-host.ts";
 import { isStoreUnavailable } from "../host/write-failures.ts";
+import { log } from "../host/log.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
 export type ShardSetup = {
@@ -31,7 +32,7 @@ const TICK_MS = 1_000;
 
 /** Logs a failure, except the refusals of a store write failure, which the host logs once per episode. */
 const report = (what: string) => (error: unknown) => {
-  if (!isStoreUnavailable(error)) console.error(`hcd: ${what} failed:`, error);
+  if (!isStoreUnavailable(error)) log.error({ err: error }, `${what} failed`);
 };
 
 /** Opens a shard host; with a real clock also arms its one timer that applies due deadlines. */
@@ -52,6 +53,15 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     },
     siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
+    onResult: (entry, result, error) => {
+      const key = `${entry.channel.kind}\t${result}`;
+      host.counters.notifications[key] = (host.counters.notifications[key] ?? 0) + 1;
+      if (result === "sent") return;
+      // ids only: a channel's value (a webhook URL, an address) may hold a secret
+      const fields = { channel: entry.channel.id, kind: entry.channel.kind, check: entry.check.uuid, attempts: entry.attempts + 1, error };
+      if (result === "given_up") log.error(fields, "notification given up");
+      else log.warn(fields, "notification delivery failed, will retry");
+    },
   });
   // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
   // The deliverer reads the outbox from the tables: checkpoint the journal first.

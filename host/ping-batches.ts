@@ -31,6 +31,11 @@ export class PingBatches {
     });
   }
 
+  /** Returns how many pings wait for each shard's batch in flight. */
+  queued(): number[] {
+    return this.#queues.map((queue) => queue.length);
+  }
+
   /** Sends the queued pings of every shard that has no batch in flight. */
   flush(): void {
     this.#flushScheduled = false;

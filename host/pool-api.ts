@@ -7,6 +7,7 @@ import type {
 import type { Outcome } from "../engine/outcome.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckQuery, PingCommand } from "../engine/commands.ts";
+import type { ShardStats } from "./shard-stats.ts";
 
 export type { CheckQuery, PingCommand, PingTarget } from "../engine/commands.ts";
 
@@ -26,8 +27,12 @@ export type PingResult = { readonly checkUuid: string; readonly created: boolean
 
 export type FlipQuery = { readonly fromAt?: Millis; readonly toAt?: Millis };
 
+/** What /metrics reads of the pool: each shard's stats and the pings waiting for each shard's batch. */
+export type PoolStats = { readonly shards: readonly ShardStats[]; readonly queued: readonly number[] };
+
 /** A check addressed by the caller: by uuid, or (read endpoints) by unique_key. */
 export type CheckRef = { readonly uuid: string } | { readonly uniqueKey: string };
+
 
 export type Pool = {
   // Directory: answered from the main thread's memory, no hop.
@@ -82,6 +87,13 @@ export type Pool = {
   probe(): Promise<void>;
   /** Removes flips older than `beforeAt`; returns how many. */
   pruneFlips(beforeAt: Millis): Promise<number>;
+  /** Returns the counters and backlogs of every shard (one message per shard: read when /metrics is scraped). */
+  stats(at: Millis): Promise<PoolStats>;
+  /**
+   * Writes a consistent, compacted copy of the whole store into the empty directory `dir` while pings
+   * keep being served: everything acknowledged before the call is in it. One backup at a time.
+   */
+  backup(dir: string): Promise<void>;
   /** Returns the pending notifications (outbox) with their attempts and last errors. */
   listOutbox(): Promise<OutboxEntry[]>;
   /** Stops the shards after their pending writes are stored. */

@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
-import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, ProjectInput } from "./pool-api.ts";
+import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
@@ -24,6 +24,7 @@ export class ShardedPool implements Pool {
   readonly #checks = new CheckDirectory(); // check uuid → project id, check badge key → check uuid
   readonly #pings: PingBatches;
   #closed = false;
+  #lastBackup: Promise<void> = Promise.resolve();
 
   constructor(shards: ShardHandle[], onClose: () => Promise<void>) {
     this.#shards = shards;
@@ -180,6 +181,26 @@ export class ShardedPool implements Pool {
   async pruneFlips(beforeAt: Millis): Promise<number> {
     const counts = await Promise.all(this.#shards.map((s) => s.apply({ kind: "pruneFlips", beforeAt })));
     return counts.reduce((a, b) => a + b, 0);
+  }
+
+  async stats(at: Millis): Promise<PoolStats> {
+    const shards = await Promise.all(this.#shards.map((s) => s.apply({ kind: "stats", at })));
+    return { shards, queued: this.#pings.queued() };
+  }
+
+  backup(dir: string): Promise<void> {
+    const run = this.#lastBackup.then(async () => {
+      const held = this.#shards.map(() => false);
+      try {
+        // every shard stops checkpointing (pings still commit to the journal), then one copies the files
+        await Promise.all(this.#shards.map(async (s, i) => { await s.apply({ kind: "holdCheckpoints" }); held[i] = true; }));
+        await this.#shards[0].apply({ kind: "copyStore", dir });
+      } finally {
+        await Promise.all(this.#shards.map((s, i) => (held[i] ? s.apply({ kind: "releaseCheckpoints" }) : undefined)));
+      }
+    });
+    this.#lastBackup = run.catch(() => undefined); // one backup at a time
+    return run;
   }
 
   async listOutbox(): Promise<OutboxEntry[]> {

@@ -18,6 +18,13 @@ import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
+import { statusAt } from "../engine/status.ts";
+import { hasGivenUp } from "../engine/changes.ts";
+import type { ShardStats } from "./shard-stats.ts";
+import { newShardCounters, observe } from "./shard-stats.ts";
+import { log } from "./log.ts";
+
+const SLOW_COMMIT_SECONDS = 1; // a commit is one small journal write and a disk sync: 1 s means trouble
 import type { PackedChecks } from "./check-directory.ts";
 import { WriteFailures } from "./write-failures.ts";
 
@@ -58,7 +65,10 @@ export type HostRequest =
   | { readonly kind: "listPings"; readonly projectId: string; readonly uuid: string; readonly pingLogLimit: number }
   | { readonly kind: "pingBody"; readonly projectId: string; readonly uuid: string; readonly n: number; readonly pingLogLimit: number }
   | { readonly kind: "listFlips"; readonly projectId: string; readonly ref: CheckRef; readonly query: FlipQuery }
-  | { readonly kind: "pruneFlips"; readonly beforeAt: Millis };
+  | { readonly kind: "pruneFlips"; readonly beforeAt: Millis }
+  | { readonly kind: "stats"; readonly at: Millis }
+  | { readonly kind: "holdCheckpoints" | "releaseCheckpoints" }
+  | { readonly kind: "copyStore"; readonly dir: string };
 
 /** What each request answers. */
 type HostResults = Omit<ShardResults, "ping"> & {
@@ -75,6 +85,10 @@ type HostResults = Omit<ShardResults, "ping"> & {
   readonly pingBody: Outcome<Uint8Array>;
   readonly listFlips: Outcome<Flip[]>;
   readonly pruneFlips: number;
+  readonly stats: ShardStats;
+  readonly holdCheckpoints: void;
+  readonly releaseCheckpoints: void;
+  readonly copyStore: void;
 };
 
 export type HostResultOf<R extends HostRequest> = HostResults[R["kind"]];
@@ -92,6 +106,9 @@ export class ShardHost {
   readonly #closers: (() => void | Promise<void>)[] = [];
   readonly #presented = new PresentedChecks();
   readonly #owns: (entry: OutboxEntry) => boolean; // this shard's notifications (all shards share the outbox table)
+  /** What /metrics reads of this shard (counted here, read on scrape). */
+  readonly counters = newShardCounters();
+  #releaseCheckpoints: (() => void) | null = null;
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
 
@@ -102,6 +119,7 @@ export class ShardHost {
     this.#writes = new WriteFailures(`shard ${options.index}`, options.dataDir);
     this.#lastAt = startAt;
     this.#owns = owns;
+    store.onCheckpoint = (seconds) => observe(this.counters.checkpointSeconds, seconds);
   }
 
   /** Opens the store, loads this shard's projects, and applies deadlines missed while stopped. */
@@ -150,6 +168,11 @@ export class ShardHost {
       case "probe": return this.#probe();
       case "pruneFlips": return this.#store.pruneFlips(r.beforeAt);
       case "outbox": return this.#outbox();
+      case "stats": return this.#stats(r.at);
+      case "holdCheckpoints": this.#releaseCheckpoints = await this.#store.holdCheckpoints(); return;
+      case "releaseCheckpoints": this.#releaseCheckpoints?.(); this.#releaseCheckpoints = null; return;
+      // a compacted copy of the whole store (every shard's): every shard must hold its checkpoints
+      case "copyStore": return this.#store.copyTo(r.dir);
       case "close": return this.close();
       default: return assertNever(r);
     }
@@ -164,6 +187,7 @@ export class ShardHost {
   /** Applies a batch of pings with one commit; each result in the order given. */
   async #pingBatch(pings: readonly PingCommand[]): Promise<Outcome<ShardPingResult>[]> {
     const at = pings.reduce((max, c) => Math.max(max, c.at), this.#lastAt);
+    observe(this.counters.groupSize, pings.length);
     return this.#commitAfter(at, () => pings.map((ping) => this.#shard.apply({ kind: "ping", ping })));
   }
 
@@ -200,6 +224,28 @@ export class ShardHost {
   #probe(): void {
     if (this.#writes.failing) throw this.#writes.error();
     this.#store.probe();
+  }
+
+  /** Returns this shard's counters and its checks by status at `at`, its outbox and journal backlog (for /metrics). */
+  async #stats(at: Millis): Promise<ShardStats> {
+    const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
+    let sinceYield = 0;
+    for (const project of this.#shard.projects()) {
+      for (const check of this.#shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
+      sinceYield++;
+      // a million checks take a few hundred ms: let the shard's pings through every 50 projects
+      if (sinceYield >= 50) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    let outboxPending = 0, outboxGivenUp = 0;
+    for (const entry of this.#store.outboxAll()) {
+      if (!this.#owns(entry)) continue;
+      if (hasGivenUp(entry)) outboxGivenUp++;
+      else outboxPending++;
+    }
+    return { ...this.counters, checks, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits() };
   }
 
   async #outbox(): Promise<OutboxEntry[]> {
@@ -242,9 +288,11 @@ export class ShardHost {
     if (!isEmpty(changes)) {
       const record = this.#withLogDetails(changes);
       this.#committing++;
+      const startedAt = performance.now();
       try {
         await this.#store.commit(record);
       } catch (error) {
+        this.counters.commitFailures++;
         // The shard applied these changes (and maybe later ones, committed on top of them): it is
         // rebuilt from the store once no commit is in flight, and changes wait until a write succeeds.
         this.#writes.failed("commit", error);
@@ -256,6 +304,10 @@ export class ShardHost {
         this.#committing--;
         if (this.#stale && this.#committing === 0) this.#rebuild();
       }
+      const seconds = (performance.now() - startedAt) / 1000;
+      observe(this.counters.commitSeconds, seconds);
+      if (seconds >= SLOW_COMMIT_SECONDS) log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
+      for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }
     return result;

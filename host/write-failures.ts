@@ -4,6 +4,7 @@
 // Writes are tried again only when the file system has room for them (and, for other causes such as
 // EIO, after a delay that doubles up to 30 s): LMDB prints every failed write to stderr itself.
 import { statfsSync } from "node:fs";
+import { log } from "./log.ts";
 
 const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 30_000;
@@ -33,10 +34,10 @@ export class WriteFailures {
   #refused = 0;
 
   /** `dir`: the data directory, whose file system is asked for free space before a write is tried again. */
-  constructor(label: string, dir: string, log: (line: string) => void = (line) => console.error(line)) {
+  constructor(label: string, dir: string, write: (line: string) => void = (line) => log.error(line)) {
     this.#label = label;
     this.#dir = dir;
-    this.#log = log;
+    this.#log = write;
   }
 
   /** True while an episode lasts: some kind of write failed and has not succeeded since. */
@@ -67,7 +68,7 @@ export class WriteFailures {
     }
     this.#retryAt = Date.now() + this.#retryMs;
     if (this.#failing.size === 0) {
-      this.#log(`hcd: ${this.#label}: the store refuses writes (${describe(error)}); changes are refused until it accepts them again`);
+      this.#log(`${this.#label}: the store refuses writes (${describe(error)}); changes are refused until it accepts them again`);
     }
     this.#failing.add(kind);
   }
@@ -81,7 +82,7 @@ export class WriteFailures {
   succeeded(kind: WriteKind): void {
     if (!this.#failing.delete(kind) || this.#failing.size > 0) return;
     const seconds = ((Date.now() - this.#since) / 1000).toFixed(1);
-    this.#log(`hcd: ${this.#label}: the store accepts writes again after ${seconds} s (${this.#refused} changes refused meanwhile)`);
+    this.#log(`${this.#label}: the store accepts writes again after ${seconds} s (${this.#refused} changes refused meanwhile)`);
   }
 
   /** The error to refuse a change with while the episode lasts. */

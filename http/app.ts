@@ -13,6 +13,10 @@ import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
+import { projectMetricsRoutes } from "./routes/project-metrics.ts";
+import type { MetricsSource } from "./routes/metrics.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
+import { log } from "../host/log.ts";
 
 /** The settings the HTTP front reads: a part of the process's configuration. */
 export type HttpConfig = {
@@ -22,6 +26,8 @@ export type HttpConfig = {
   readonly smtpPort: number | null; // null = the inbound SMTP listener is off
   readonly emailDomain: string;
   readonly badgeSecret: string; // signs badge URLs; never leaves the server
+  readonly metricsToken: string | null; // a Bearer token for /metrics besides the admin token
+  readonly dataDir: string; // where a backup's scratch copy is made (on the data's file system)
 };
 
 /** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */
@@ -40,15 +46,17 @@ export type AppDeps = {
 };
 
 export type AppOptions = {
-  /** Receives every unexpected error (default: console.error); tests fail on any. */
+  /** Receives every unexpected error (default: the log); tests fail on any. */
   readonly report?: ErrorReporter;
   /** The clock of the API rate limit's minute windows (default: the real clock, whatever CLOCK says). */
   readonly rateClock?: Clock;
+  /** hcd's own metrics, served at /metrics (absent: no such route). */
+  readonly metrics?: MetricsSource;
 };
 
 /** Returns the application serving the management API, the admin API, pings and badges. */
 export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
-  const reportAll = options.report ?? ((error: unknown) => console.error("hcd: unexpected error:", error));
+  const reportAll = options.report ?? ((error: unknown) => log.error({ err: error }, "unexpected error"));
   // a store that refuses writes is logged once per episode by its shard, not once per request
   const report = (error: unknown) => { if (!isStoreUnavailable(error)) reportAll(error); };
   const app = new H3({
@@ -64,6 +72,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/
+  projectMetricsRoutes(app, deps);
+  if (options.metrics !== undefined) metricsRoutes(app, deps, options.metrics);
   return app;
 }
 

@@ -29,6 +29,8 @@ export type InboundSmtpOptions = {
   readonly reader?: MailReader;
   /** Hears about faults the client only sees as a 4xx/5xx: socket errors, parse and pool failures. */
   readonly onError?: (error: unknown) => void;
+  /** Hears each recipient refused at RCPT TO and each message stored or refused after DATA (metrics). */
+  readonly onOutcome?: (result: "accepted" | "refused", reason: string | null) => void;
 };
 
 export type InboundSmtp = { readonly port: number; close(): Promise<void> };
@@ -53,6 +55,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
   const { pool, clock, domain } = options;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const onError = options.onError ?? (() => {});
+  const onOutcome = options.onOutcome ?? (() => {});
   const inFlight = new Set<Promise<void>>(); // DATA handlers close() waits for
   const reader = options.reader ?? startMailReader();
   const ledger = new RetryLedger(RETRY_LEDGER_ENTRIES);
@@ -112,7 +115,10 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     maxRecipients: MAX_RECIPIENTS, // the next distinct one hears 452 (a repeated address counts once)
     onRcptTo(address, _session, callback) {
       resolveRecipient(pool, address.address, domain).then(
-        (resolved) => callback(resolved.ok ? null : reply(resolved.code, resolved.message)),
+        (resolved) => {
+          if (!resolved.ok) onOutcome("refused", `${resolved.code} ${resolved.message}`);
+          callback(resolved.ok ? null : reply(resolved.code, resolved.message));
+        },
         (error: unknown) => {
           onError(error);
           callback(reply(451, "4.3.0 Temporary failure, try again later"));
@@ -121,7 +127,10 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     },
     onData(stream, session, callback) {
       const done = accept(stream, session).then(
-        (refusal) => callback(refusal, "OK: ping recorded"),
+        (refusal) => {
+          onOutcome(refusal === null ? "accepted" : "refused", refusal?.message ?? null);
+          callback(refusal, "OK: ping recorded");
+        },
         (error: unknown) => {
           onError(error);
           stream.resume(); // the reply is sent once the rest of the message has been read

@@ -14,6 +14,7 @@ import type { Delivery } from "./render.ts";
 import { isPermanentResponse, ntfyTarget, render } from "./render.ts";
 import type { SendResult } from "./send.ts";
 import { sendEmail, sendHttp } from "./send.ts";
+import { log } from "../host/log.ts";
 
 /** The store methods the deliverer needs; outboxAll (optional) restores the ordering memory after a restart. */
 export type Outbox = {
@@ -37,11 +38,17 @@ export type DelivererOptions = {
   readonly concurrency?: number; // default 16 sends at once
   readonly batchSize?: number; // default 200 entries per call
   readonly maxResponseBytes?: number; // default 64 KiB read from an answer
+  /** Hears every attempt's result (metrics and logs); `error` is the stored last_error of a failure. */
+  readonly onResult?: (entry: OutboxEntry, result: DeliveryResult, error: string | null) => void;
 };
+
+/** What one attempt came to: sent, failed (to be retried) or given up. */
+export type DeliveryResult = "sent" | "failed" | "given_up";
 
 const NTFY_PER_MINUTE = 6; // fact sheet §6: 6 messages per server+topic per minute
 
 type Settings = Required<Omit<DelivererOptions, "smtpUrl">> & { readonly smtpUrl: string | undefined };
+const IGNORE_RESULT = () => {};
 
 /** Sends due outbox entries; the host calls deliverDue(now) from its timer (or the virtual clock). */
 export class Deliverer {
@@ -58,7 +65,7 @@ export class Deliverer {
   constructor(options: DelivererOptions) {
     this.#settings = {
       siteName: "hcd", maxAttempts: 8, baseBackoffMs: 10_000, maxBackoffMs: HOUR, timeoutMs: 10_000, concurrency: 16,
-      batchSize: 200, maxResponseBytes: 64 * 1024, ...options, smtpUrl: options.smtpUrl,
+      batchSize: 200, maxResponseBytes: 64 * 1024, onResult: IGNORE_RESULT, ...options, smtpUrl: options.smtpUrl,
     };
   }
 
@@ -106,7 +113,7 @@ export class Deliverer {
     } finally {
       this.#busyQueues.delete(key);
       if (this.#skipped.delete(key)) {
-        this.deliverDue(this.#latestNow).catch((error: unknown) => console.error("hcd: notification delivery failed:", error));
+        this.deliverDue(this.#latestNow).catch((error: unknown) => log.error({ err: error }, "notification delivery failed"));
       }
     }
   }
@@ -127,6 +134,7 @@ export class Deliverer {
     const result = await this.#withSlot(() => this.#send(entry, delivery, now));
     if (result.ok) {
       await outbox.outboxDelete(entry.id);
+      this.#settings.onResult(entry, "sent", null);
       return null;
     }
     const permanent = result.permanent ||
@@ -150,6 +158,7 @@ export class Deliverer {
     const nextAttemptAt = done ? GAVE_UP_AT : now + Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs);
     const updated: OutboxEntry = { ...entry, attempts, nextAttemptAt, lastError: failure.error };
     await this.#settings.outbox.outboxUpdate(updated);
+    this.#settings.onResult(entry, done ? "given_up" : "failed", failure.error);
     return updated;
   }
 

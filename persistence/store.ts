@@ -76,6 +76,10 @@ export class Store {
   #pendingPings = 0;
   #lastCheckpoint: Promise<void> = Promise.resolve();
   #lastWrite: Promise<void> = Promise.resolve(); // settles after every journal write before it
+  #held: Promise<void> | null = null; // while set, checkpoints wait (a backup is copying the files)
+  #afterHold: Promise<void> | null = null;
+  /** Hears how long each checkpoint took, in seconds (for /metrics). */
+  onCheckpoint: ((seconds: number) => void) | null = null;
 
   constructor(tables: Tables, options: StoreOptions, replayed: readonly Key[] = []) {
     this.#tables = tables;
@@ -178,6 +182,7 @@ export class Store {
    * journal; resolves when the tables show them. Reads of the outbox call this first.
    */
   checkpoint(): Promise<void> {
+    if (this.#held !== null) return this.#afterHold ??= this.#held.then(() => { this.#afterHold = null; return this.checkpoint(); });
     const taken = this.#pending.splice(0); // commits journaled before this call
     this.#pendingPings = 0;
     if (taken.length === 0) return this.#lastCheckpoint;
@@ -185,6 +190,7 @@ export class Store {
     const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
     const tables = this.#tables, writer = this.#writer;
     const lastSeq = taken[taken.length - 1].key[1];
+    const startedAt = performance.now();
     // Another thread's replay may have applied some already (a shard that opened while we wrote).
     // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
     // back: the last piece checks each entry against the mark inside its transaction.
@@ -197,6 +203,7 @@ export class Store {
       markCheckpointed(tables, writer, lastSeq);
     }))), this.#lastCheckpoint).then(async () => {
       settled();
+      this.onCheckpoint?.((performance.now() - startedAt) / 1000);
       // the tables hold them now; once that is on disk they may leave the journal (a record left behind
       // by a crash here is skipped by its mark)
       if (this.#durability === "flush") await tables.env.flushed;
@@ -261,6 +268,41 @@ export class Store {
       }
     }
     return [...byN.values()].sort((a, b) => b.at - a.at || b.n - a.n);
+  }
+
+  /**
+   * Stops checkpoints until the returned release is called; resolves once the one in progress is done
+   * (its journal records removed). Meanwhile commits still go to the journal, so pings keep flowing,
+   * and the tables change only by outbox deliveries. A backup holds every store of the dir this way,
+   * so that its copies of the journal and the tables fit together (see copyTo).
+   */
+  async holdCheckpoints(): Promise<() => void> {
+    if (this.#held !== null) throw new Error("checkpoints are already held");
+    let release = () => {};
+    this.#held = new Promise<void>((resolve) => { release = resolve; });
+    await this.#lastCheckpoint;
+    return () => {
+      this.#held = null;
+      release();
+    };
+  }
+
+  /**
+   * Writes a compacted, consistent copy of the store to `dir` (data.mdb and journal/data.mdb), each
+   * env from one read transaction. Call while every store of this dir holds its checkpoints: the
+   * journal is copied first, then the tables, so a commit acknowledged before the copy began is in
+   * the journal's copy or (checkpointed earlier) in the tables'; the open of the copy replays the
+   * journal past the tables' marks, as after a crash.
+   */
+  async copyTo(dir: string): Promise<void> {
+    makeDir(join(dir, "journal"));
+    await this.#tables.journalEnv.backup(join(dir, "journal"), true);
+    await this.#tables.env.backup(dir, true);
+  }
+
+  /** Returns how many commits are journaled and not yet applied to the tables. */
+  journaledCommits(): number {
+    return this.#pending.length + this.#applying.reduce((sum, list) => sum + list.length, 0);
   }
 
   /** Commits journaled (or being written) but not yet in the tables, oldest first. */

@@ -2,13 +2,16 @@
 // (CONTRACT.md "Admin API").
 // Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
 import type { H3, H3Event } from "h3";
+import { HTTPResponse } from "h3";
+import { Readable } from "node:stream";
+import { backupStream } from "../backup.ts";
 import { VirtualClock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
 import type { AppDeps } from "../app.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";
-import { httpError, unwrap } from "../errors.ts";
+import { httpError, renderError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../body.ts";
 import { channelInputOf, clockAdvanceOf, projectInputOf, pruneBeforeOf } from "../admin-input.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
@@ -68,6 +71,21 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       return json(clockView(now));
     },
   }, options);
+
+  // The whole store as a backup file (ops/archive.ts), streamed while pings keep being served.
+  app.all("/admin/v1/backup", async (event) => {
+    try {
+      admin(event);
+      if (event.req.method !== "POST") throw httpError(405, "method not allowed", { allow: "POST" });
+      const stream = await backupStream(pool, config.dataDir, new Date(clock.now()));
+      return new HTTPResponse(Readable.toWeb(stream) as ReadableStream, { status: 200, headers: {
+        "content-type": "application/octet-stream", "cache-control": "no-store",
+        "content-disposition": 'attachment; filename="hcd.backup"',
+      } });
+    } catch (error) {
+      return renderError(error, { report: opts.report });
+    }
+  });
 
   endpoint(app, "/admin/v1/prune", {
     POST: async (event) => {

@@ -13,6 +13,7 @@ import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import { isStoreUnavailable } from "../../host/write-failures.ts";
 import type { AppDeps } from "../app.ts";
 import { pingFailureOf } from "../errors.ts";
+import { log } from "../../host/log.ts";
 
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */
 export type PingPath =
@@ -186,12 +187,14 @@ export function pingRoutes(app: H3, deps: AppDeps): void {
  * request to the caller (false). The hot path skips h3's web Request and Response: measured here,
  * h3 costs about 30% of a bare server's requests/s; the routing and answers are the same code.
  */
-export function pingListener(deps: Pick<AppDeps, "pool" | "clock">): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function pingListener(deps: Pick<AppDeps, "pool" | "clock">,
+  observe?: (pathname: string, status: number, seconds: number) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { pool, clock } = deps;
   return (req, res) => {
     const url = req.url ?? "";
     if (!url.startsWith("/ping/")) return false;
     const at = clock.now();
+    const arrivedAt = observe === undefined ? 0 : performance.now();
     const queryAt = url.indexOf("?");
     const request: PingRequest = {
       pathname: queryAt === -1 ? url : url.slice(0, queryAt),
@@ -203,12 +206,13 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">): (req: Incom
     };
     answerPing(request, { pool, at }).catch((error: unknown) => {
       if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
-      if (!isStoreUnavailable(error)) console.error("hcd: unexpected error on a ping:", error); // logged once per episode by its shard
+      if (!isStoreUnavailable(error)) log.error({ err: error }, "unexpected error on a ping"); // logged once per episode by its shard
       return ANSWERS.internal;
     }).then((answer) => {
       if (res.destroyed) return;
       res.writeHead(answer.status, answer.headers);
       res.end(answer.text);
+      observe?.(request.pathname, answer.status, (performance.now() - arrivedAt) / 1000);
     });
     return true;
   };

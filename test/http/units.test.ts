@@ -29,6 +29,7 @@ test("config: defaults", () => {
     port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, shards: 0, smtpPort: null,
     emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, durability: "flush", clock: "real", apiRateLimit: 100,
     maxConnections: 4096,
+    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false,
   });
   assert.ok(s.shards >= 1);
   assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot, "http://localhost:41234");
@@ -46,22 +47,25 @@ test("config: every variable is read", () => {
     SHARDS: "3", SMTP_PORT: "2525", EMAIL_DOMAIN: "hc.example.com", SMTP_URL: "smtp://u:p@mail:587",
     INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", DURABILITY: "commit", CLOCK: "virtual", API_RATE_LIMIT: "0",
     MAX_CONNECTIONS: "500",
+    METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes",
   });
   assert.equal(s, {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
     durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
+    metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true,
   });
 });
 
 test("config: invalid values fail with one message naming each of them", () => {
   try {
-    readSettings({ PORT: "http", SHARDS: "0", DURABILITY: "maybe", CLOCK: "fast", INTEGRATIONS_ALLOW_PRIVATE_IPS: "sure", SITE_ROOT: "localhost", API_RATE_LIMIT: "-1" });
+    readSettings({ PORT: "http", SHARDS: "0", DURABILITY: "maybe", CLOCK: "fast", INTEGRATIONS_ALLOW_PRIVATE_IPS: "sure", SITE_ROOT: "localhost", API_RATE_LIMIT: "-1",
+      LOG_FORMAT: "xml", LOG_LEVEL: "loud", LOG_ACCESS: "maybe" });
     assert.unreachable("should have thrown");
   } catch (error) {
     assert.instance(error, ConfigError);
     const message = (error as Error).message;
-    for (const name of ["PORT", "SHARDS", "DURABILITY", "CLOCK", "INTEGRATIONS_ALLOW_PRIVATE_IPS", "SITE_ROOT", "API_RATE_LIMIT"]) {
+    for (const name of ["PORT", "SHARDS", "DURABILITY", "CLOCK", "INTEGRATIONS_ALLOW_PRIVATE_IPS", "SITE_ROOT", "API_RATE_LIMIT", "LOG_FORMAT", "LOG_LEVEL", "LOG_ACCESS"]) {
       assert.ok(message.includes(name), `${name} in ${message}`);
     }
   }

@@ -1,0 +1,62 @@
+// `hcd backup --out FILE` and `hcd restore --in FILE --data-dir DIR` (CONTRACT.md "Backup").
+// backup: with --url through the running server's admin API (POST /admin/v1/backup), else directly on
+// a stopped DATA_DIR. The file is written beside FILE, checked whole, then renamed into place, so FILE
+// is either a complete backup or untouched. restore: checks the file's length, header and checksum and
+// unpacks it into a new or empty directory; a truncated or corrupt file is refused and leaves nothing.
+import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createInProcessPool } from "./pools.ts";
+import { ArchiveError, unpackArchive, verifyArchive } from "../host/backup-archive.ts";
+import { backupStream } from "../http/backup.ts";
+import type { Settings } from "./config.ts";
+
+/** Writes a backup to `out`; prints what was written. Returns the exit status. */
+export async function backupCommand(out: string, settings: Settings, remote: { url: string; token: () => string } | null): Promise<number> {
+  const partial = `${out}.partial-${process.pid}`;
+  try {
+    if (remote !== null) {
+      const res = await fetch(new URL("admin/v1/backup", remote.url.endsWith("/") ? remote.url : remote.url + "/"), {
+        method: "POST", headers: { authorization: `Bearer ${remote.token()}` },
+      });
+      if (res.status !== 200 || res.body === null) {
+        console.error(`hcd: backup refused by the server: ${res.status} ${await res.text()}`);
+        return 1;
+      }
+      await pipeline(Readable.fromWeb(res.body as never), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+    } else {
+      // the server is stopped: open DATA_DIR here, without applying deadlines or sending anything
+      const pool = await createInProcessPool({
+        dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
+        notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
+      });
+      try {
+        await pipeline(await backupStream(pool, dirname(resolve(out)), new Date()), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+      } finally {
+        await pool.close();
+      }
+    }
+    const header = await verifyArchive(partial); // a connection cut mid-way shows here, not at restore time
+    renameSync(partial, out);
+    console.log(JSON.stringify({ backup: out, bytes: statSync(out).size, created: header.created, files: header.files }, null, 2));
+    return 0;
+  } catch (error) {
+    rmSync(partial, { force: true });
+    console.error(`hcd: backup failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+/** Unpacks the backup `file` into `dataDir` (missing or empty). Returns the exit status. */
+export async function restoreCommand(file: string, dataDir: string): Promise<number> {
+  try {
+    const header = await unpackArchive(file, dataDir);
+    console.log(JSON.stringify({ restored: file, data_dir: dataDir, created: header.created, files: header.files }, null, 2));
+    return 0;
+  } catch (error) {
+    const reason = error instanceof ArchiveError || error instanceof Error ? error.message : String(error);
+    console.error(`hcd: restore refused: ${reason}`);
+    return 1;
+  }
+}

@@ -1,0 +1,53 @@
+// What a shard counts for /metrics. Kept in the shard's thread as plain numbers and handed to the main
+// thread only when /metrics is scraped (one message per shard per scrape, never one per ping).
+
+/** A fixed-bucket histogram: cumulative counts per upper bound, their sum and count. */
+export type HistogramData = { readonly bounds: readonly number[]; readonly counts: number[]; sum: number; count: number };
+
+/** Returns an empty histogram with these upper bounds (the last bucket, +Inf, is `count`). */
+export function histogram(bounds: readonly number[]): HistogramData {
+  return { bounds, counts: bounds.map(() => 0), sum: 0, count: 0 };
+}
+
+/** Records one value (a handful of comparisons: cheap enough for every commit). */
+export function observe(h: HistogramData, value: number): void {
+  for (let i = 0; i < h.bounds.length; i++) if (value <= h.bounds[i]) h.counts[i]++;
+  h.sum += value;
+  h.count++;
+}
+
+// seconds: a commit waits for one disk sync, 1-50 ms usually
+export const COMMIT_SECONDS_BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+export const GROUP_SIZE_BOUNDS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500];
+export const CHECKPOINT_SECONDS_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The counters of one shard, since it started. */
+export type ShardCounters = {
+  /** flips by the status they went to */
+  readonly flips: Record<string, number>;
+  /** notification attempts by channel kind and result ("sent", "failed", "given_up") */
+  readonly notifications: Record<string, number>; // key: `${kind}\t${result}`
+  readonly commitSeconds: HistogramData;
+  /** pings per commit */
+  readonly groupSize: HistogramData;
+  readonly checkpointSeconds: HistogramData;
+  commitFailures: number;
+};
+
+export function newShardCounters(): ShardCounters {
+  return {
+    flips: {}, notifications: {}, commitFailures: 0,
+    commitSeconds: histogram(COMMIT_SECONDS_BOUNDS), groupSize: histogram(GROUP_SIZE_BOUNDS),
+    checkpointSeconds: histogram(CHECKPOINT_SECONDS_BOUNDS),
+  };
+}
+
+/** One shard's counters plus what is read at scrape time. */
+export type ShardStats = ShardCounters & {
+  /** checks by the status the API shows now (new, up, grace, down, paused) */
+  readonly checks: Record<string, number>;
+  readonly outboxPending: number;
+  readonly outboxGivenUp: number;
+  /** commits journaled and not yet applied to the tables */
+  readonly journalPending: number;
+};
