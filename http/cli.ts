@@ -14,14 +14,16 @@ import { ConfigError, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { reasonOf } from "./errors.ts";
 import type { JsonObject } from "./input.ts";
-import { channelInputOf, projectInputOf, pruneBeforeOf } from "./input.ts";
-import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "./present.ts";
+import { channelInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "./input.ts";
+import { isoSeconds, presentChannel, presentChannelStates, presentOutbox, presentProject } from "./present.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
 
 Usage:
   hcd project create --name NAME [--check-limit N] [--ping-log-limit N] [--ping-body-limit BYTES]
   hcd project list
+  hcd project mute --project ID (--until ISO-8601 | --clear)
+        a maintenance window: no notification of the project's checks until then; --clear ends it
   hcd channel add --project ID --kind email|webhook|slack|discord|ntfy --value VALUE [--name NAME]
         VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
   hcd channel list --project ID
@@ -51,6 +53,8 @@ function parseArgs(argv: readonly string[]): Args {
     const arg = argv[i];
     if (arg === "--help" || arg === "-h") {
       options.set("help", "");
+    } else if (arg === "--clear") { // a flag: takes no value
+      options.set("clear", "");
     } else if (arg.startsWith("--")) {
       const eq = arg.indexOf("=");
       if (eq > 0) {
@@ -109,6 +113,23 @@ function operationOf(args: Args): Operation {
         method: "GET", path: "/admin/v1/projects",
         direct: async (pool) => ({ ok: true, value: { projects: pool.listProjects().map(presentProject) } }),
       };
+    case "project mute": {
+      const project = opt("project");
+      const until = opt("until");
+      if (project === undefined || (until === undefined) === (opt("clear") === undefined)) {
+        throw new UsageError("project mute needs --project and one of --until or --clear");
+      }
+      const body: Record<string, unknown> = { until: until ?? null };
+      return {
+        method: "POST", path: `/admin/v1/projects/${encodeURIComponent(project)}/mute`, body,
+        direct: async (pool) => {
+          const untilAt = projectMuteOf(body);
+          if (!untilAt.ok) return untilAt;
+          const muted = await pool.muteProject(project, untilAt.value, at());
+          return muted.ok ? { ok: true, value: { muted_until: isoSeconds(muted.value.mutedUntilAt ?? null) } } : muted;
+        },
+      };
+    }
     case "channel add": {
       const project = opt("project");
       const raw = opt("value");

@@ -41,6 +41,10 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     filter_http_body: check.filterHttpBody,
     filter_default_fail: check.filterDefaultFail,
     badge_url: `${view.siteRoot}/b/2/${check.badgeKey}.svg`,
+    // CONTRACT "Alerting fields of a check": in every representation, defaults when never set
+    failure_threshold: check.failureThreshold ?? 1,
+    reminder_interval: Math.floor((check.reminderIntervalMs ?? 0) / SECOND),
+    muted_until: isoSeconds(check.mutedUntilAt ?? null),
   };
   if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
   if (view.readonly) {
@@ -123,6 +127,7 @@ export function presentOutbox(outbox: readonly OutboxEntry[]): { outbox: Record<
         channel: entry.channel.id,
         check: entry.check.uuid,
         flip: presentFlip(entry.flip),
+        reminder: entry.reminder ?? 0, // the n-th reminder of an outage; 0 = a status change's notification
         attempts: entry.attempts,
         next_attempt: givenUp ? null : new Date(entry.nextAttemptAt).toISOString(),
         last_error: entry.lastError,
@@ -150,6 +155,7 @@ export function presentProject(project: Project): Record<string, unknown> {
     check_limit: project.checkLimit,
     ping_log_limit: project.pingLogLimit,
     ping_body_limit: project.pingBodyLimit,
+    muted_until: isoSeconds(project.mutedUntilAt ?? null),
   };
 }
 

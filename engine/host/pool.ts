@@ -20,7 +20,7 @@ import { openShardHost } from "./shard-setup.ts";
 import type { ShardSetup } from "./shard-setup.ts";
 
 /** The shard operations the pool calls; every one answers asynchronously (a worker hop or not). */
-type ShardMethods = "directory" | "createProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
+type ShardMethods = "directory" | "createProject" | "muteProject" | "addChannel" | "createCheck" | "updateCheck" | "pauseCheck"
   | "resumeCheck" | "deleteCheck" | "pingBatch" | "advance" | "channels" | "listChecks" | "listChecksJson" | "getCheck" | "listPings"
   | "pingBody" | "listFlips" | "probe" | "pruneFlips" | "outbox" | "close";
 type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
@@ -111,6 +111,13 @@ class ShardedPool implements Pool {
     const stored = await this.#shardFor(project.id).createProject(project, at);
     this.#learnProjects([stored]);
     return stored;
+  }
+
+  async muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>> {
+    if (!this.#projects.has(projectId)) return fail({ code: "not_found", what: "project" });
+    const muted = await this.#shardFor(projectId).muteProject(projectId, untilAt, at);
+    if (muted.ok) this.#learnProjects([muted.value]);
+    return muted;
   }
 
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {

@@ -88,6 +88,10 @@ export class ShardHost {
     return this.#commitAfter(at, () => this.#shard.addChannel(channel, at));
   }
 
+  async muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>> {
+    return this.#commitAfter(at, () => this.#shard.muteProject(projectId, untilAt, at));
+  }
+
   async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
     return this.#commitAfter(at, () => this.#shard.createCheck(projectId, spec, unique, at));
   }
@@ -219,8 +223,11 @@ export class ShardHost {
         lastPing = newest?.record ?? null;
         lastPingBody = newest?.body ?? null;
       }
-      let downSinceAt: Millis | null = null;
-      if (entry.flip.to === "up") {
+      let downSinceAt: Millis | null = entry.downSinceAt; // a reminder's, when its outage began under alerting
+      if (entry.reminder !== undefined && downSinceAt === null) {
+        const downFlip = this.#store.flipNumber(uuid, entry.flip.n);
+        downSinceAt = downFlip?.to === "down" ? downFlip.at : null;
+      } else if (entry.flip.to === "up") {
         const previous = changes.flips.find((f) => f.checkUuid === uuid && f.n === entry.flip.n - 1)
           ?? this.#store.flipNumber(uuid, entry.flip.n - 1);
         downSinceAt = previous?.to === "down" ? previous.at : null;
