@@ -187,6 +187,42 @@ for (const [name, checkMute, projectMute, changes, expected] of overlaps) {
   });
 }
 
+test("a deadline's flip that plans a reminder is handed over whole, not as a status patch; a plain one still is", () => {
+  for (const [spec, statusOnly] of [[{ reminderIntervalMs: HOUR }, undefined], [{}, true]] as const) {
+    const shard = new Shard({ newId: sequentialIds(), now: T0 });
+    shard.createProject(scenarioProject("p"), T0);
+    const made = shard.createCheck("p", { timeoutMs: DAY, ...spec }, [], T0);
+    if (!made.ok) throw new Error("create failed");
+    shard.ping(pingOf({ uuid: made.value.check.uuid }, T0 + MINUTE));
+    shard.takeChanges();
+    shard.advance(T0 + 2 * DAY);
+    const changes = shard.takeChanges();
+    assert.equal(changes.flips.map((f) => f.to), ["down"]);
+    assert.is(changes.statusOnly, statusOnly, JSON.stringify(spec));
+  }
+});
+
+test("replay: a seeded mix of signals, mutes and clock steps gives identical flips and notifications however the clock moves", () => {
+  let seed = 11;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const kinds: PingSignal[] = ["success", "fail", "fail", "fail", "start", "log"];
+  const events: Event[] = [];
+  for (let m = 1; m < 6 * 24 * 60; m += 1 + Math.floor(random() * 240)) {
+    const roll = random();
+    if (roll < 0.08) events.push([m, "update", { mutedUntilAt: T0 + (m + Math.floor(random() * 600)) * MINUTE }]);
+    else if (roll < 0.12) events.push([m, "mute project", random() < 0.3 ? null : m + Math.floor(random() * 900)]);
+    else events.push([m, kinds[Math.floor(random() * kinds.length)]]);
+  }
+  const spec = { failureThreshold: 2, reminderIntervalMs: 45 * MINUTE };
+  const end: Event = [7 * 24 * 60, "advance"];
+  const fine = run(spec, [...events.flatMap((e): Event[] => [e, [e[0], "advance"]]), end]);
+  const coarse = run(spec, [...events, end]);
+  const again = run(spec, [...events.flatMap((e): Event[] => [e, [e[0], "advance"]]), end]);
+  assert.ok(fine.heard.some((h) => h.startsWith("reminder")) && fine.heard.some((h) => h.includes("mute ended")), JSON.stringify(fine.heard));
+  assert.equal(again, fine, "the same events twice");
+  assert.equal(coarse, fine, "catch-ups before each event give what an advance after each gives");
+});
+
 test("a check without alerting fields keeps the shape it had before they existed, through flips", () => {
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   shard.createProject(scenarioProject("p"), T0);
