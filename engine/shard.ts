@@ -8,7 +8,6 @@ import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, Uniq
 import { LIMITS } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
-import { downAt } from "./status.ts";
 import type { Notice } from "./alerting.ts";
 import { deadlineAt, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
 import type { Step } from "./transition.ts";
@@ -342,8 +341,8 @@ export class Shard {
 
   /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next notice. */
   #fire(check: Check, at: Millis, opts: { rearm: boolean }): Check {
-    const down = downAt(check);
-    if (down !== null && down <= at) return this.#apply(onDeadline(check, at), null, { rearm: opts.rearm, deadline: true });
+    // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
+    if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, { rearm: opts.rearm, deadline: true });
     const due = onNoticeDue(check, at, this.#muteOf(check));
     const stored = this.#apply({ check: due.check, flips: [] }, null, { rearm: opts.rearm });
     if (due.notice !== null) this.#queueNotice(stored, due.notice);
@@ -407,13 +406,14 @@ export class Shard {
     const assigned = new Set(check.channels);
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
     const suffix = notice === null ? "" : notice.reminder === null ? "-m" : `-r${notice.reminder}`;
-    return channels.filter((c) => assigned.has(c.id)).map((channel) => ({
+    const entries = channels.filter((c) => assigned.has(c.id)).map((channel): OutboxEntry => ({
       id: `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-${channel.id}${suffix}`,
       projectId: check.projectId, check, flip, channel, lastPing: lastPing?.record ?? null,
       lastPingBody: lastPing?.body ?? null, projectName, downSinceAt: notice?.downSinceAt ?? null, // the host fills in what the log knows
       attempts: 0, nextAttemptAt: flip.at, lastError: null,
-      ...(notice !== null && notice.reminder !== null ? { reminder: notice.reminder } : {}),
     }));
+    const reminder = notice?.reminder ?? null;
+    return reminder === null ? entries : entries.map((entry) => ({ ...entry, reminder }));
   }
 
   #pingTarget(command: PingCommand): Outcome<{ check: Check; created: boolean }> {

@@ -1,0 +1,59 @@
+// 100,000 checks down at the same instant with hourly reminders: how long one advance of the clock to
+// their shared reminder second takes to queue every reminder durably (journal committed, DURABILITY=flush),
+// beside the same run's advance that queued their down notifications (the baseline). One shard with a
+// real LMDB store; no deliverer runs (the time is the engine's and the commit's).
+//   npm run -s build && node dist/bench/reminders.bench.js [checks]
+import { performance } from "node:perf_hooks";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ShardHost } from "../engine/host/shard-host.ts";
+import { HOUR, MINUTE } from "../engine/model.ts";
+import { pingOf, scenarioProject } from "./scenarios.ts";
+
+const CHECKS = Number(process.argv[2] ?? 100_000);
+const PER_PROJECT = 1_000;
+const T0 = Date.UTC(2026, 0, 1);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-"));
+  const host = await ShardHost.open({ dataDir: dir, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
+  try {
+    const uuids: string[] = [];
+    for (let p = 0; p < CHECKS / PER_PROJECT; p++) {
+      const project = await host.createProject({ ...scenarioProject(`p${p}`), checkLimit: PER_PROJECT }, T0);
+      const added = await host.addChannel({ id: randomUUID(), projectId: project.id, name: "ops", kind: "email",
+        value: { kind: "email", address: "ops@example.com" }, createdAt: T0 }, T0);
+      if (!added.ok) throw new Error("channel");
+      const made = await Promise.all(Array.from({ length: PER_PROJECT }, () =>
+        host.createCheck(project.id, { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0)));
+      for (const m of made) if (m.ok) uuids.push(m.value.check.uuid);
+    }
+    await host.checkpoint();
+    // every check fails at the same instant: down, its down notification queued, its first reminder due at T0 + 1 h
+    const downAt = T0 + 500;
+    let started = performance.now();
+    for (let i = 0; i < uuids.length; i += 10_000) {
+      await host.pingBatch(uuids.slice(i, i + 10_000).map((uuid) => pingOf({ uuid }, downAt, { signal: "fail" })));
+    }
+    const downMs = performance.now() - started;
+    await host.checkpoint();
+    const afterDown = (await host.outbox()).length;
+    started = performance.now();
+    await host.advance(downAt + HOUR); // one advance: every reminder due in that second, queued and committed
+    const reminderMs = performance.now() - started;
+    const all = await host.outbox();
+    const reminders = all.filter((entry) => entry.reminder === 1).length;
+    if (afterDown !== uuids.length || reminders !== uuids.length) throw new Error(`queued ${afterDown} downs, ${reminders} reminders`);
+    console.log(`${uuids.length} checks, hourly reminders, one channel each; DURABILITY=flush, one shard, machine shared (busy)`);
+    console.log(`  ${uuids.length} fail pings in batches of 10,000 (down notifications queued): ${downMs.toFixed(0)} ms (baseline)`);
+    console.log(`  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms ` +
+      `(${(reminderMs / downMs).toFixed(2)}x the baseline)`);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
