@@ -9,14 +9,40 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ShardHost } from "../engine/host/shard-host.ts";
+import { Shard } from "../engine/shard.ts";
 import { HOUR, MINUTE } from "../engine/model.ts";
-import { pingOf, scenarioProject } from "./scenarios.ts";
+import { pingOf, scenarioProject, sequentialIds } from "./scenarios.ts";
 
 const CHECKS = Number(process.argv[2] ?? 100_000);
 const PER_PROJECT = 1_000;
 const T0 = Date.UTC(2026, 0, 1);
 
+/** The engine alone (no store): one advance that queues every reminder, beside the pings that made the checks down. */
+function pureShard(): void {
+  const shard = new Shard({ newId: sequentialIds(), now: T0 });
+  shard.createProject(scenarioProject("p"), T0);
+  shard.addChannel({ id: "c", projectId: "p", name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, T0);
+  const uuids: string[] = [];
+  for (let i = 0; i < CHECKS; i++) {
+    const made = shard.createCheck("p", { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0);
+    if (made.ok) uuids.push(made.value.check.uuid);
+  }
+  shard.takeChanges();
+  let started = performance.now();
+  for (const uuid of uuids) shard.ping(pingOf({ uuid }, T0 + 500, { signal: "fail" }));
+  const downs = shard.takeChanges().outbox.length;
+  const downMs = performance.now() - started;
+  started = performance.now();
+  shard.advance(T0 + 500 + HOUR);
+  const reminders = shard.takeChanges().outbox.filter((entry) => entry.reminder === 1).length;
+  const reminderMs = performance.now() - started;
+  if (downs !== CHECKS || reminders !== CHECKS) throw new Error(`pure shard queued ${downs} downs, ${reminders} reminders`);
+  console.log(`engine alone (Shard, no store): ${CHECKS} fail pings ${downMs.toFixed(0)} ms (baseline); ` +
+    `one advance queuing ${reminders} reminders ${reminderMs.toFixed(0)} ms (${(reminderMs / downMs).toFixed(2)}x)`);
+}
+
 async function main(): Promise<void> {
+  pureShard();
   const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-"));
   const host = await ShardHost.open({ dataDir: dir, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
   try {
