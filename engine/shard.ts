@@ -280,7 +280,7 @@ export class Shard {
         const current = check ? deadlineAt(check) : null;
         if (!check || current === null) continue;
         if (current > now) { this.#wheel.set(uuid, current); continue; }
-        const next = deadlineAt(this.#fire(check, current, { rearm: false }));
+        const next = deadlineAt(this.#fire(check, current, { rearm: false, deadline: true }));
         if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
     }
@@ -317,7 +317,7 @@ export class Shard {
   #catchUp(check: Check, at: Millis): Check {
     let current = check;
     for (let dueAt = deadlineAt(current); dueAt !== null && dueAt <= at; ) {
-      current = this.#fire(current, dueAt, { rearm: true });
+      current = this.#fire(current, dueAt, { rearm: true, deadline: false });
       const next = deadlineAt(current);
       if (next === null || next <= dueAt) break; // settled
       dueAt = next;
@@ -340,9 +340,9 @@ export class Shard {
   }
 
   /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next notice. */
-  #fire(check: Check, at: Millis, opts: { rearm: boolean }): Check {
+  #fire(check: Check, at: Millis, opts: { rearm: boolean; deadline: boolean }): Check {
     // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
-    if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, { rearm: opts.rearm, deadline: true });
+    if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, opts);
     const due = onNoticeDue(check, at, this.#muteOf(check));
     const stored = this.#apply({ check: due.check, flips: [] }, null, { rearm: opts.rearm });
     if (due.notice !== null) this.#queueNotice(stored, due.notice);
