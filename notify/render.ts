@@ -171,6 +171,9 @@ export function checkJson(check: Check, at: Millis, siteRoot: string): JsonValue
     start_kw: check.startKw, success_kw: check.successKw, failure_kw: check.failureKw,
     filter_subject: check.filterSubject, filter_body: check.filterBody, filter_http_body: check.filterHttpBody,
     filter_default_fail: check.filterDefaultFail, badge_url: `${siteRoot}/b/2/${check.badgeKey}.svg`,
+    // CONTRACT "Alerting fields of a check": in every representation, as http/present.ts shows them
+    failure_threshold: check.failureThreshold ?? 1, reminder_interval: Math.floor((check.reminderIntervalMs ?? 0) / 1000),
+    muted_until: check.mutedUntilAt == null ? null : isoSeconds(check.mutedUntilAt),
   };
   const seconds = check.lastDurationMs === null ? 0 : Math.floor(check.lastDurationMs / 1000);
   if (seconds > 0) base.last_duration = seconds;

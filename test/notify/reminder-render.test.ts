@@ -74,4 +74,14 @@ test("a reminder whose outage start is unknown says so without a date", () => {
   assert.is((JSON.parse(slack.body ?? "") as { attachments: { text: string }[] }).attachments[0].text, "Still down, 3 reminders so far.");
 });
 
+test("the JSON webhook's check representation carries the alerting fields", () => {
+  const c = check({ name: "Backup", status: "down", failureThreshold: 3, reminderIntervalMs: 2 * HOUR, mutedUntilAt: DOWN_AT });
+  const ch = channel({ kind: "webhook", value: { kind: "webhook", json: true, spec: { method_down: "POST", url_down: "http://h.example/j",
+    body_down: "", headers_down: {}, method_up: "POST", url_up: "", body_up: "", headers_up: {} } } });
+  const sent = render({ ...outboxEntry({ check: c, channel: ch, flip: { at: REMINDER_AT } }), reminder: 1 }, SITE);
+  assert.ok(sent?.kind === "http");
+  const json = JSON.parse(sent.body ?? "") as Record<string, unknown>;
+  assert.equal([json.failure_threshold, json.reminder_interval, json.muted_until], [3, 7200, "2020-01-01T01:00:00+00:00"]);
+});
+
 test.run();
