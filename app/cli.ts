@@ -26,6 +26,8 @@ const HELP = `hcd: admin commands for the hcd monitoring service
 Usage:
   hcd project create --name NAME [--check-limit N] [--ping-log-limit N] [--ping-body-limit BYTES]
   hcd project list
+  hcd project mute --project ID (--until ISO-8601 | --clear)
+        a maintenance window: no notification of the project's checks until then; --clear ends it
   hcd channel add --project ID --kind email|webhook|slack|discord|ntfy --value VALUE [--name NAME]
         VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
   hcd channel list --project ID
@@ -61,6 +63,7 @@ const COMMON_OPTIONS = ["url", "token"] as const;
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "project create": ["name", "check-limit", "ping-log-limit", "ping-body-limit"],
   "project list": [],
+  "project mute": ["project", "until", "clear"],
   "channel add": ["project", "kind", "value", "name"],
   "channel list": ["project"],
   "outbox": [],
@@ -71,10 +74,13 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "restore": ["in", "data-dir"],
 };
 
+/** Options that take no value. */
+const FLAGS = new Set(["clear"]);
+
 /** Returns the command words and options of argv (node:util's parseArgs, strict). */
 function argsOf(argv: readonly string[]): Args | "help" {
   const known = new Set<string>([...COMMON_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat()]);
-  const options = Object.fromEntries([...known].map((name) => [name, { type: "string" as const }]));
+  const options = Object.fromEntries([...known].map((name) => [name, { type: FLAGS.has(name) ? "boolean" as const : "string" as const }]));
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
@@ -82,7 +88,9 @@ function argsOf(argv: readonly string[]): Args | "help" {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   if (parsed.values.help === true) return "help";
-  const { help: _help, ...values } = parsed.values;
+  // a flag given reads as "" (present), like an option with a value; absent stays undefined
+  const values = Object.fromEntries(Object.entries(parsed.values).filter(([name]) => name !== "help")
+    .map(([name, value]) => [name, value === true ? "" : value === false ? undefined : value]));
   return { words: parsed.positionals, options: values as Record<string, string | undefined> };
 }
 
@@ -132,6 +140,14 @@ function operationOf(args: Args): Operation {
     }
     case "project list":
       return { method: "GET", path: "/admin/v1/projects" };
+    case "project mute": {
+      const id = opt("project");
+      const until = opt("until");
+      if (id === undefined || (until === undefined) === (args.options.clear === undefined)) {
+        throw new UsageError("project mute needs --project and one of --until or --clear");
+      }
+      return { method: "POST", path: `/admin/v1/projects/${encodeURIComponent(id)}/mute`, body: { until: until ?? null } };
+    }
     case "channel add": {
       const raw = opt("value");
       if (opt("kind") === undefined || raw === undefined) throw new UsageError("channel add needs --project, --kind and --value");

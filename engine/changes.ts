@@ -20,7 +20,9 @@ export type OutboxEntry = {
   readonly lastPing: PingRecord | null;
   readonly lastPingBody: Uint8Array | null;
   readonly projectName: string;
-  readonly downSinceAt: Millis | null; // for an up flip: when the check went down, if known
+  readonly downSinceAt: Millis | null; // for an up flip or a reminder: when the check went down, if known
+  /** A reminder: the outage's n-th (its flip is then the down state at the reminder's instant); absent = a flip's notification. */
+  readonly reminder?: number;
   readonly attempts: number;
   readonly nextAttemptAt: Millis;
   readonly lastError: string | null;

@@ -33,6 +33,7 @@ export type CheckQuery = { readonly slug?: string; readonly tags: readonly strin
  */
 export type ShardCommand =
   | { readonly kind: "createProject"; readonly project: Project; readonly at: Millis }
+  | { readonly kind: "muteProject"; readonly projectId: string; readonly untilAt: Millis | null; readonly at: Millis }
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
@@ -46,6 +47,7 @@ export type ShardPingResult = { readonly checkUuid: string; readonly created: bo
 /** What each command answers. */
 export type ShardResults = {
   readonly createProject: Project;
+  readonly muteProject: Outcome<Project>;
   readonly addChannel: Outcome<Channel>;
   readonly createCheck: Outcome<{ check: Check; created: boolean }>;
   readonly updateCheck: Outcome<Check>;

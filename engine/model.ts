@@ -35,6 +35,8 @@ export type Project = {
   readonly pingLogLimit: number;
   readonly pingBodyLimit: number; // bytes
   readonly createdAt: Millis;
+  /** Project-wide mute (maintenance window): no notification of its checks before this instant; absent = none. */
+  readonly mutedUntilAt?: Millis | null;
 };
 
 /** Webhook channel value: the reference's per-direction request. An empty URL = no request. */
@@ -95,6 +97,26 @@ export type Check = {
   readonly lastStartAt: Millis | null; // an open run ("started")
   readonly lastStartRid: string | null;
   readonly lastDurationMs: Millis | null;
+  // Alerting (CONTRACT "Alerting fields of a check"). Absent = the default, so a check that never set
+  // them has the shape, size and cost it had before they existed, and older stored records load as is.
+  readonly failureThreshold?: number; // 1-100; absent = 1
+  readonly reminderIntervalMs?: Millis; // 0 = off; absent = 0
+  readonly mutedUntilAt?: Millis | null; // absent = null
+  /** The alerting state (engine/alerting.ts); absent = nothing counted and no outage notice pending. */
+  readonly alert?: AlertState;
+};
+
+/**
+ * What alerting keeps between events: the failure signals counted since the last success, and while the
+ * check is down, the one notice of the outage still to come (a reminder, or the down notification a mute
+ * held back) with its due time. One record, replaced whole, so "did alerting change?" is one comparison.
+ */
+export type AlertState = {
+  readonly failures: number; // consecutive failure signals since the last success signal
+  readonly downSinceAt: Millis | null; // the down flip of the current outage; null when up
+  readonly dueAt: Millis | null; // when the next notice of the outage is due; null = none
+  readonly held: boolean; // the notice at dueAt is the down notification a mute held back (else a reminder)
+  readonly reminders: number; // reminders sent in the current outage
 };
 
 /** One entry of a check's ping log. `n` is the check's nPings after this ping. */
@@ -143,6 +165,10 @@ export const LIMITS = {
   keywordsMaxChars: 200,
   uaMaxChars: 200,
   maxRunDurationMs: 72 * HOUR, // ping-log durations beyond this are not shown
+  failureThresholdMin: 1,
+  failureThresholdMax: 100,
+  reminderIntervalMinMs: 300 * SECOND,
+  reminderIntervalMaxMs: 31_536_000 * SECOND,
 } as const;
 
 /** The fields of a check a client may set (create/update), already validated, in engine units. */
@@ -164,6 +190,9 @@ export type CheckSpec = {
   readonly filterBody?: boolean;
   readonly filterHttpBody?: boolean;
   readonly filterDefaultFail?: boolean;
+  readonly failureThreshold?: number;
+  readonly reminderIntervalMs?: Millis; // 0 = off
+  readonly mutedUntilAt?: Millis | null;
   /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
   readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
 };

@@ -8,7 +8,8 @@ import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, Uniq
 import { assertNever, LIMITS, tagsOf } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
-import { downAt } from "./status.ts";
+import type { Notice } from "./alerting.ts";
+import { deadlineAt, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { TimerWheel } from "./wheel.ts";
@@ -60,7 +61,7 @@ export class Shard {
       const check = this.#compact(loaded);
       this.#checks.set(check.uuid, check);
       uuids.add(check.uuid);
-      const at = downAt(check);
+      const at = deadlineAt(check);
       if (at !== null) this.#wheel.set(check.uuid, at); // a loaded check is not in the wheel yet: nothing to delete
     }
   }
@@ -108,6 +109,7 @@ export class Shard {
   #dispatch(c: ShardCommand): ShardResultOf<ShardCommand> {
     switch (c.kind) {
       case "createProject": return this.createProject(c.project, c.at);
+      case "muteProject": return this.muteProject(c.projectId, c.untilAt, c.at);
       case "addChannel": return this.addChannel(c.channel, c.at);
       case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at);
       case "updateCheck": return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
@@ -191,8 +193,8 @@ export class Shard {
     if (!channels.ok) return channels;
     const match = this.#findUnique(projectId, spec, unique);
     if (match) {
-      const updated = this.#store(applySpec(match, spec, { channelIds: channels.value }));
-      return ok({ check: updated, created: false });
+      const due = this.#catchUp(match, at);
+      return ok({ check: this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), created: false });
     }
     if ((this.#byProject.get(projectId)?.size ?? 0) >= project.checkLimit) return fail({ code: "check_limit" });
     const fresh = this.#newCheck(projectId, at);
@@ -206,7 +208,28 @@ export class Shard {
     if (!found.ok) return found;
     const channels = this.#resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
-    return ok(this.#store(applySpec(found.value, spec, { channelIds: channels.value })));
+    return ok(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at));
+  }
+
+  /**
+   * Sets a project's mute (maintenance window) at `at`: until `untilAt` no check of the project notifies,
+   * as if each check's own muted_until were the later of the two; null ends it. Deadlines due before `at`
+   * are applied first, under the mute that was in effect then.
+   */
+  muteProject(projectId: string, untilAt: Millis | null, at: Millis): Outcome<Project> {
+    const project = this.#projects.get(projectId);
+    if (!project) return fail({ code: "not_found", what: "project" });
+    const uuids = [...(this.#byProject.get(projectId) ?? [])];
+    const due = uuids.flatMap((uuid) => { const check = this.#checks.get(uuid); return check ? [this.#catchUp(check, at)] : []; });
+    const muted: Project = { ...project, mutedUntilAt: untilAt };
+    this.#putProject(muted);
+    this.#changes.projects.push(muted);
+    for (const check of due) {
+      const planned = replanNotices(check, check, at, this.#muteOf(check));
+      if (planned.check !== check) this.#store(planned.check);
+      if (planned.notice !== null) this.#queueNotice(planned.check, planned.notice);
+    }
+    return ok(muted);
   }
 
   /** Pauses a check (a no-op when already paused). */
@@ -269,10 +292,10 @@ export class Shard {
     for (let due = this.#wheel.advance(now); due.length > 0; due = this.#wheel.advance(now)) {
       for (const uuid of due) {
         const check = this.#checks.get(uuid);
-        const current = check ? downAt(check) : null;
+        const current = check ? deadlineAt(check) : null;
         if (!check || current === null) continue;
         if (current > now) { this.#wheel.set(uuid, current); continue; }
-        const next = downAt(this.#apply(onDeadline(check, current), null, { rearm: false, deadline: true }));
+        const next = deadlineAt(this.#fire(check, current, { rearm: false, deadline: true }));
         if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
     }
@@ -308,9 +331,9 @@ export class Shard {
   /** Applies the check's deadlines that fell due by `at`, each stamped with its own due time. */
   #catchUp(check: Check, at: Millis): Check {
     let current = check;
-    for (let dueAt = downAt(current); dueAt !== null && dueAt <= at; ) {
-      current = this.#apply(onDeadline(current, dueAt), null);
-      const next = downAt(current);
+    for (let dueAt = deadlineAt(current); dueAt !== null && dueAt <= at; ) {
+      current = this.#fire(current, dueAt, { rearm: true, deadline: false });
+      const next = deadlineAt(current);
       if (next === null || next <= dueAt) break; // settled
       dueAt = next;
     }
@@ -331,8 +354,39 @@ export class Shard {
     this.#arm(check);
   }
 
+  /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next notice. */
+  #fire(check: Check, at: Millis, opts: { rearm: boolean; deadline: boolean }): Check {
+    // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
+    if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, opts);
+    const due = onNoticeDue(check, at, this.#muteOf(check));
+    const stored = this.#apply({ check: due.check, flips: [] }, null, { rearm: opts.rearm });
+    if (due.notice !== null) this.#queueNotice(stored, due.notice);
+    return stored;
+  }
+
+  /** Returns the mute in effect for the check: the later of its own and its project's; null = none. */
+  #muteOf(check: Check): Millis | null {
+    return muteEndOf(check.mutedUntilAt ?? null, this.#projects.get(check.projectId)?.mutedUntilAt ?? null);
+  }
+
+  /** Stores an updated check; a changed mute or reminder interval re-plans its outage's notices from `at`. */
+  #storeUpdate(before: Check, after: Check, spec: CheckSpec, at: Millis): Check {
+    if (spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined) return this.#store(after);
+    const planned = replanNotices(before, after, at, this.#muteOf(after));
+    const stored = this.#store(planned.check);
+    if (planned.notice !== null) this.#queueNotice(stored, planned.notice);
+    return stored;
+  }
+
+  /** Queues a notice's notifications: the check's down state at the notice's instant, to every assigned channel. */
+  #queueNotice(check: Check, notice: Notice): void {
+    const flip: Flip = { checkUuid: check.uuid, n: check.nFlips, at: notice.at, from: "down", to: "down", reason: "", notify: true };
+    const entries = this.#notifications(check, flip, null, notice);
+    for (const entry of entries) this.#changes.outbox.push(entry);
+  }
+
   #arm(check: Check): void {
-    const at = downAt(check);
+    const at = deadlineAt(check);
     if (at === null) this.#wheel.delete(check.uuid);
     else this.#wheel.set(check.uuid, at);
   }
@@ -346,29 +400,35 @@ export class Shard {
 
   /** Stores a step's check and flips, and queues the notifications its flips call for. */
   #apply(step: Step, lastPing: LastPing | null, opts: { rearm: boolean; deadline?: boolean } = { rearm: true }): Check {
-    const check = step.check;
+    // flips notify unless muted, and start or end an outage (engine/alerting.ts)
+    const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check));
+    const check = settled === null ? step.check : settled.check;
+    const alertBefore = opts.deadline === true ? this.#checks.get(check.uuid)?.alert : undefined;
     this.#checks.set(check.uuid, check);
     if (opts.rearm) this.#arm(check);
     this.#changes.checks.push(check);
-    if (opts.deadline === true) this.#deadlineSteps++;
-    for (const flip of step.flips) {
-      this.#changes.flips.push(flip);
-      if (flip.notify) this.#changes.outbox.push(...this.#notifications(check, flip, lastPing));
-    }
+    // a deadline's flip that planned no notice changed only status and nFlips: the store may journal just those
+    if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
+    for (const flip of step.flips) this.#changes.flips.push(flip);
+    if (settled !== null) for (const flip of settled.notify) this.#changes.outbox.push(...this.#notifications(check, flip, lastPing));
     return check;
   }
 
-  #notifications(check: Check, flip: Flip, lastPing: LastPing | null): OutboxEntry[] {
+  #notifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null = null): OutboxEntry[] {
     if (check.channels.length === 0) return []; // most checks of a burst of flips
     const channels = this.#channels.get(check.projectId) ?? [];
     const projectName = this.#projects.get(check.projectId)?.name ?? "";
     const assigned = new Set(check.channels);
-    return channels.filter((c) => assigned.has(c.id)).map((channel) => ({
-      id: `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-${channel.id}`,
+    // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
+    const suffix = notice === null ? "" : notice.reminder === null ? "-m" : `-r${notice.reminder}`;
+    const entries = channels.filter((c) => assigned.has(c.id)).map((channel): OutboxEntry => ({
+      id: `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-${channel.id}${suffix}`,
       projectId: check.projectId, check, flip, channel, lastPing: lastPing?.record ?? null,
-      lastPingBody: lastPing?.body ?? null, projectName, downSinceAt: null, // the host fills in what the log knows
+      lastPingBody: lastPing?.body ?? null, projectName, downSinceAt: notice?.downSinceAt ?? null, // the host fills in what the log knows
       attempts: 0, nextAttemptAt: flip.at, lastError: null,
     }));
+    const reminder = notice?.reminder ?? null;
+    return reminder === null ? entries : entries.map((entry) => ({ ...entry, reminder }));
   }
 
   #pingTarget(command: PingCommand): Outcome<{ check: Check; created: boolean }> {

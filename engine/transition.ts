@@ -2,6 +2,7 @@
 // Pure: the host stores what these return and re-arms the wheel from downAt(step.check).
 import type { Check, CheckSpec, Flip, FlipReason, Millis, PingKind, Status } from "./model.ts";
 import { assertNever } from "./model.ts";
+import { countFailure, resetFailures } from "./alerting.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { ScheduleKind } from "./schedule.ts";
@@ -32,8 +33,11 @@ export function onPing(check: Check, kind: PingKind, rid: string | null, at: Mil
         lastStartAt: endsRun ? null : check.lastStartAt,
         lastStartRid: endsRun ? null : check.lastStartRid,
       };
-      const to: Status = kind === "fail" ? "down" : "up";
-      return flipTo(next, { to, at, reason: kind === "fail" ? "fail" : "" });
+      if (kind === "success") return flipTo(resetFailures(next), { to: "up", at, reason: "" });
+      // failure_threshold: down only on the N-th consecutive failure signal; earlier ones leave the status
+      const failure = countFailure(next);
+      if (!failure.goesDown) return { check: failure.check, flips: [] };
+      return flipTo(failure.check, { to: "down", at, reason: "fail" });
     }
     default:
       return assertNever(kind);
@@ -102,6 +106,10 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
     filterHttpBody: spec.filterHttpBody ?? check.filterHttpBody,
     filterDefaultFail: spec.filterDefaultFail ?? check.filterDefaultFail,
     channels: resolved.channelIds === undefined ? check.channels : [...new Set(resolved.channelIds)].sort(),
+    // alerting fields only when sent: a check that never sets them keeps its shape (and cost)
+    ...(spec.failureThreshold === undefined ? {} : { failureThreshold: spec.failureThreshold }),
+    ...(spec.reminderIntervalMs === undefined ? {} : { reminderIntervalMs: spec.reminderIntervalMs }),
+    ...(spec.mutedUntilAt === undefined ? {} : { mutedUntilAt: spec.mutedUntilAt }),
   };
 }
 

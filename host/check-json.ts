@@ -39,6 +39,10 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     filter_http_body: check.filterHttpBody,
     filter_default_fail: check.filterDefaultFail,
     badge_url: `${view.siteRoot}/b/2/${check.badgeKey}.svg`,
+    // CONTRACT "Alerting fields of a check": in every representation, defaults when never set
+    failure_threshold: check.failureThreshold ?? 1,
+    reminder_interval: Math.floor((check.reminderIntervalMs ?? 0) / SECOND),
+    muted_until: isoSeconds(check.mutedUntilAt ?? null),
   };
   if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
   if (view.readonly) {

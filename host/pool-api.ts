@@ -53,6 +53,8 @@ export type Pool = {
   createProject(input: ProjectInput, at: Millis): Promise<Project>;
   addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>>;
   listChannels(projectId: string): Promise<Channel[]>;
+  /** Mutes the project's notifications until `untilAt` (null = unmuted); not_found for an unknown project. */
+  muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>>;
 
   // Checks (projectId = the caller's project; a check of another project → forbidden)
   listChecks(projectId: string, query: CheckQuery): Promise<Check[]>;

@@ -82,6 +82,13 @@ export class ShardedPool implements Pool {
     return stored;
   }
 
+  async muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>> {
+    if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    const muted = await this.#shardFor(projectId).apply({ kind: "muteProject", projectId, untilAt, at });
+    if (muted.ok) this.#projects.learn([muted.value]);
+    return muted;
+  }
+
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
     const channel: Channel = { id: randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at };

@@ -152,7 +152,7 @@ export class ShardHost {
 
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
-      case "createProject": case "addChannel": case "createCheck": case "updateCheck":
+      case "createProject": case "muteProject": case "addChannel": case "createCheck": case "updateCheck":
       case "pauseCheck": case "resumeCheck": case "deleteCheck":
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
       case "pingBatch": return this.#pingBatch(r.pings);
@@ -365,8 +365,11 @@ export class ShardHost {
         lastPing = newest?.record ?? null;
         lastPingBody = newest?.body ?? null;
       }
-      let downSinceAt: Millis | null = null;
-      if (entry.flip.to === "up") {
+      let downSinceAt: Millis | null = entry.downSinceAt; // a reminder's, when its outage began under alerting
+      if (entry.reminder !== undefined && downSinceAt === null) {
+        const downFlip = this.#store.flipNumber(uuid, entry.flip.n);
+        downSinceAt = downFlip?.to === "down" ? downFlip.at : null;
+      } else if (entry.flip.to === "up") {
         const previous = changes.flips.find((f) => f.checkUuid === uuid && f.n === entry.flip.n - 1)
           ?? this.#store.flipNumber(uuid, entry.flip.n - 1);
         downSinceAt = previous?.to === "down" ? previous.at : null;

@@ -5,6 +5,7 @@ import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
 import type { ChannelInput, ProjectInput } from "../host/pool-api.ts";
 import type { JsonObject } from "./body.ts";
+import { isoInstantOf } from "./input.ts";
 
 /** Returns the project to create from an admin request body; invalid → 400 outcome. */
 export function projectInputOf(body: JsonObject): Outcome<ProjectInput> {
@@ -159,4 +160,13 @@ export function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Returns the project mute's end from `{"until": ISO 8601 or null}` (null = unmute); invalid → 400 outcome. */
+export function projectMuteOf(body: JsonObject): Outcome<Millis | null> {
+  if (!Object.hasOwn(body, "until")) return invalid("until", "is missing (an ISO 8601 date and time, or null)");
+  const value = body.until;
+  if (value === null) return ok(null);
+  const at = typeof value === "string" ? isoInstantOf(value) : null;
+  return at === null ? invalid("until", "is not an ISO 8601 date and time, or null") : ok(at);
 }

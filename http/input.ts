@@ -103,6 +103,8 @@ export function checkRequestOf(body: JsonObject, stored: StoredKeywords | null):
     const valid = validateSchedule(schedule.value, tz ?? "UTC");
     if (!valid.ok || schedule.value.trim() === "") return invalid("schedule", "is not a valid cron or OnCalendar expression");
   }
+  const alerting = alertingOf(body);
+  if (!alerting.ok) return alerting;
   let channelRefs: CheckSpec["channels"];
   if (channels.value !== undefined) {
     const resolved = channelsOf(channels.value);
@@ -141,6 +143,7 @@ export function checkRequestOf(body: JsonObject, stored: StoredKeywords | null):
   if (filterHttpBody.value !== undefined) spec.filterHttpBody = filterHttpBody.value;
   if (filterDefaultFail.value !== undefined) spec.filterDefaultFail = filterDefaultFail.value;
   if (channelRefs !== undefined) spec.channels = channelRefs;
+  Object.assign(spec, alerting.value);
   return ok({ spec, unique: unique.value });
 }
 
@@ -148,7 +151,59 @@ const KNOWN_FIELDS = [
   "name", "slug", "tags", "desc", "timeout", "grace", "schedule", "tz", "manual_resume", "methods", "channels",
   "unique", "start_kw", "success_kw", "failure_kw", "subject", "subject_fail",
   "filter_subject", "filter_body", "filter_http_body", "filter_default_fail",
+  "failure_threshold", "reminder_interval", // not muted_until: null is its "not muted"
 ] as const;
+
+type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt">;
+
+/** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check"); invalid → 400 outcome. */
+function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
+  const spec: { -readonly [K in keyof AlertingSpec]: AlertingSpec[K] } = {};
+  if (Object.hasOwn(body, "failure_threshold")) {
+    const value = body.failure_threshold;
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid("failure_threshold", "is not an integer");
+    if (value < LIMITS.failureThresholdMin) return invalid("failure_threshold", "is too small");
+    if (value > LIMITS.failureThresholdMax) return invalid("failure_threshold", "is too large");
+    spec.failureThreshold = value;
+  }
+  if (Object.hasOwn(body, "reminder_interval")) {
+    const value = body.reminder_interval;
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid("reminder_interval", "is not an integer");
+    if (value !== 0 && value * SECOND < LIMITS.reminderIntervalMinMs) return invalid("reminder_interval", "is too small (0, or 300 and more)");
+    if (value * SECOND > LIMITS.reminderIntervalMaxMs) return invalid("reminder_interval", "is too large");
+    spec.reminderIntervalMs = value * SECOND;
+  }
+  if (Object.hasOwn(body, "muted_until")) {
+    const value = body.muted_until;
+    const at = typeof value === "string" ? isoInstantOf(value) : null;
+    if (value !== null && at === null) return invalid("muted_until", "is not an ISO 8601 date and time, or null");
+    spec.mutedUntilAt = at;
+  }
+  return ok(spec);
+}
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Returns the instant of an ISO 8601 date and time ("2026-01-01T00:00:00Z", offsets, fractions; without
+ * an offset: UTC), or null when it is not one or names no real time (month 13, February 30th, hour 24).
+ */
+export function isoInstantOf(text: string): Millis | null {
+  const m = ISO_INSTANT.exec(text);
+  if (m === null) return null;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number);
+  const ms = Math.floor(Number(`0.${m[7] ?? "0"}`) * 1000);
+  const local = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  const back = new Date(local);
+  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day
+    || back.getUTCHours() !== hour || back.getUTCMinutes() !== minute || back.getUTCSeconds() !== second) return null;
+  const zone = (m[8] ?? "Z").toUpperCase();
+  if (zone === "Z") return local;
+  const digits = zone.slice(1).replace(":", "");
+  const offsetMinutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0");
+  if (offsetMinutes >= 24 * 60) return null;
+  return local - (zone[0] === "+" ? 1 : -1) * offsetMinutes * 60_000;
+}
 
 function uniqueOf(body: JsonObject): Outcome<UniqueField[]> {
   if (!Object.hasOwn(body, "unique")) return ok([]);

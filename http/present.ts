@@ -65,6 +65,7 @@ export function presentOutbox(outbox: readonly OutboxEntry[]): { outbox: Record<
         channel: entry.channel.id,
         check: entry.check.uuid,
         flip: presentFlip(entry.flip),
+        reminder: entry.reminder ?? 0, // the n-th reminder of an outage; 0 = a status change's notification
         attempts: entry.attempts,
         next_attempt: givenUp ? null : new Date(entry.nextAttemptAt).toISOString(),
         last_error: entry.lastError,
@@ -92,6 +93,7 @@ export function presentProject(project: Project): Record<string, unknown> {
     check_limit: project.checkLimit,
     ping_log_limit: project.pingLogLimit,
     ping_body_limit: project.pingBodyLimit,
+    muted_until: isoSeconds(project.mutedUntilAt ?? null),
   };
 }
 

@@ -96,6 +96,8 @@ type Facts = {
   readonly bodyBytes: number;
   readonly projectName: string;
   readonly opts: RenderOptions;
+  /** A reminder ("still down"): the outage's n-th, and when it began if known; null = a status change. */
+  readonly reminder: { readonly n: number; readonly downSinceAt: Millis | null } | null;
 };
 
 function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions): Facts {
@@ -107,6 +109,7 @@ function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions):
     name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
     body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
     bodyBytes: bytes?.length ?? 0, projectName: entry.projectName ?? "", opts,
+    reminder: entry.reminder === undefined ? null : { n: entry.reminder, downSinceAt },
   };
 }
 
@@ -129,9 +132,21 @@ function pingKindLabel(ping: PingRecord, started: "Start" | "Started"): string {
 }
 
 function statusLine(facts: Facts): string | null {
+  if (facts.reminder !== null) return reminderLine(facts.reminder, facts.at);
   if (facts.reason !== "") return `Reason: ${facts.reason}.`;
   if (facts.downtimeMs !== null) return `The downtime lasted ${formatDowntime(facts.downtimeMs)}.`;
   return null;
+}
+
+/** "Still down since 2026-01-01T00:00:00+00:00 (2 hours, 0 minutes), 2 reminders so far." */
+function reminderLine(reminder: NonNullable<Facts["reminder"]>, at: Millis): string {
+  const since = reminder.downSinceAt === null ? "" : ` since ${isoSeconds(reminder.downSinceAt)} (${formatDowntime(at - reminder.downSinceAt)})`;
+  return `Still down${since}, ${reminder.n} reminder${reminder.n === 1 ? "" : "s"} so far.`;
+}
+
+/** "is DOWN", or "is still DOWN" for a reminder. */
+function isWord(facts: Facts): string {
+  return `is ${facts.reminder !== null ? "still " : ""}${facts.direction.toUpperCase()}`;
 }
 
 // ---- webhook (fact sheet §4) ---------------------------------------------------------------------
@@ -155,6 +170,7 @@ function placeholders(facts: Facts, where: Where): [key: string, value: string][
   ];
   if (where === "body") list.push(["$BODY_JSON", pyJson(facts.body ?? "")], ["$BODY", facts.body ?? ""]);
   list.push(["$EXITSTATUS", String(ping?.exitStatus ?? -1)]);
+  list.push(["$REMINDER", facts.reminder === null ? "0" : "1"]); // hcd's own: 1 for a "still down" reminder
   tagsOf(check.tags).forEach((tag, i) => list.push([`$TAG${i + 1}`, tag]));
   if (where !== "url") return list;
   return list.map(([key, value]) => [key, URL_ENCODED.has(key) || /^\$TAG\d/.test(key) ? pyQuote(value) : value]);
@@ -246,15 +262,14 @@ function renderSlackalike(url: string, facts: Facts, flavour: "slack" | "discord
   add("Last Ping", ping === null ? "Never" : `${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`);
   const body = cutBody(facts.body, 1000);
   if (body !== null && !body.includes("```")) add("Last Ping Body", `\`\`\`\n${body}\n\`\`\``, false);
-  const upper = direction.toUpperCase();
   const payload: JsonValue = {
     username: facts.opts.siteName,
     icon_url: `${facts.opts.siteRoot}/static/img/logo.png`,
     attachments: [{
       color: direction === "up" ? "good" : "danger",
-      fallback: `The check "${name}" is ${upper}.`,
+      fallback: `The check "${name}" ${isWord(facts)}.`,
       mrkdwn_in: ["fields"],
-      title: `\u201c${name}\u201d is ${upper}.`,
+      title: `\u201c${name}\u201d ${isWord(facts)}.`,
       title_link: cloakedUrl(check, facts.opts.siteRoot),
       text: statusLine(facts),
       fields,
@@ -290,7 +305,7 @@ function renderNtfy(spec: NtfySpec, facts: Facts): HttpRequest | null {
   lines.push(ping === null ? "**Last Ping:** Never" : `**Last Ping:** ${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`);
   const { server, topic } = ntfyTarget(spec);
   const payload: JsonValue = {
-    topic, priority, title: `${facts.name} is ${facts.direction.toUpperCase()}`,
+    topic, priority, title: `${facts.name} ${isWord(facts)}`,
     message: lines.map(escapeHtml).join("\n"), markdown: true,
     tags: [facts.direction === "up" ? "green_circle" : "red_circle"],
     actions: [{ action: "view", label: `View on ${facts.opts.siteName}`, url: cloakedUrl(check, facts.opts.siteRoot) }],
@@ -338,7 +353,7 @@ function renderEmail(address: string, facts: Facts): EmailMessage {
   const bodyNote = `Showing the last ${EMAIL_BODY_MAX} bytes of ${facts.bodyBytes} bytes total.`;
   const status = statusLine(facts);
 
-  const text: string[] = [`The check "${name}" has gone ${direction}.`];
+  const text: string[] = [facts.reminder !== null ? `The check "${name}" is still ${direction}.` : `The check "${name}" has gone ${direction}.`];
   if (status !== null) text.push(status);
   text.push("", `View on ${opts.siteName}:`, link);
   if (check.desc) text.push("", "Description:", "------------", check.desc);
@@ -350,7 +365,8 @@ function renderEmail(address: string, facts: Facts): EmailMessage {
   text.push("", "--", `Regards, ${opts.siteName}`);
 
   const e = escapeHtml;
-  const headline = direction === "down"
+  const headline = facts.reminder !== null ? `"${e(name)}" is still DOWN. ${e(reminderLine(facts.reminder, facts.at))}`
+    : direction === "down"
     ? `"${e(name)}" is DOWN${facts.reason ? ` (${e(facts.reason)})` : ""}.`
     : `"${e(name)}" is UP.${facts.downtimeMs !== null ? ` The downtime lasted ${formatDowntime(facts.downtimeMs)}.` : ""}`;
   const html: string[] = [`<!DOCTYPE html>`, `<p>${headline} <a href="${e(link)}">View on ${e(opts.siteName)}&hellip;</a></p>`];
@@ -364,6 +380,6 @@ function renderEmail(address: string, facts: Facts): EmailMessage {
   }
   html.push(`<p style="color: #666666">&mdash;<br>${e(opts.siteName)}</p>`);
 
-  return { kind: "email", to: address, subject: `${direction.toUpperCase()} | ${name}`,
+  return { kind: "email", to: address, subject: `${facts.reminder !== null ? "Reminder: " : ""}${direction.toUpperCase()} | ${name}`,
     text: text.join("\n") + "\n", html: html.join("\n") + "\n" };
 }

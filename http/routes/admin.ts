@@ -13,9 +13,10 @@ import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, renderError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../body.ts";
-import { channelInputOf, clockAdvanceOf, projectInputOf, pruneBeforeOf } from "../admin-input.ts";
+import { channelInputOf, clockAdvanceOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "../present.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
 
 /** Registers the admin API routes on `app`. */
 export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
@@ -47,6 +48,17 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const projectId = projectIdOf(deps, event);
       const input = unwrap(channelInputOf(await jsonBody(event)));
       return json(presentChannel(unwrap(await pool.addChannel(projectId, input, clock.now()))), 201);
+    },
+  }, options);
+
+  // CONTRACT "Alerting fields of a check": the project-wide mute (a maintenance window)
+  endpoint(app, "/admin/v1/projects/:id/mute", {
+    POST: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const untilAt = unwrap(projectMuteOf(await jsonBody(event)));
+      const project = unwrap(await pool.muteProject(projectId, untilAt, clock.now()));
+      return json({ muted_until: isoSeconds(project.mutedUntilAt ?? null) });
     },
   }, options);
 

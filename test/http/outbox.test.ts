@@ -63,7 +63,7 @@ test("a failed delivery stays in the outbox with its attempt, retry time and err
     id: "", project: api.project.id, channel: hook, check: check.uuid as string,
     flip: { timestamp: "2026-01-15T12:00:00+00:00", up: 0 }, attempts: 1,
     next_attempt: new Date(T0 + 10 * SECOND).toISOString(), // first backoff: 10 s
-    last_error: "", given_up: false,
+    last_error: "", given_up: false, reminder: 0,
   });
   assert.type(entry.id, "string");
   assert.ok((entry.last_error ?? "").length > 0, "the error is kept");

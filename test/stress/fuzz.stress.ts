@@ -42,9 +42,10 @@ test(`${REQUESTS} seeded random requests (seed ${SEED}): no 5xx, the frozen proj
     const values = (): unknown => pick([
       null, true, false, 0, -1, 59, 60, 3600, 86_400, 31_536_000, 31_536_001, 1.5, 1e300, "", " ", "x", "POST", "*", "UTC", "Europe/Riga", "Mars/Base",
       "* * * * *", "0 0 31 2 *", "daily", "12:34", "a,b,c", "UPPER", "slug-ok", "n".repeat(101), [], {}, ["name"], ["slug", "tags"], ["bogus"], "\u0000", "\ud800",
+      300, 100, 101, "2026-01-01T00:00:00Z", "2026-02-30T00:00:00+01:00", "2999-12-31T23:59:59.999999-12:00",
     ]);
     const FIELDS = ["name", "slug", "tags", "desc", "timeout", "grace", "schedule", "tz", "manual_resume", "methods", "channels", "unique",
-      "start_kw", "success_kw", "failure_kw", "subject", "subject_fail", "filter_subject", "filter_body", "filter_http_body", "filter_default_fail", "unknown"];
+      "start_kw", "success_kw", "failure_kw", "subject", "subject_fail", "filter_subject", "filter_body", "filter_http_body", "filter_default_fail", "failure_threshold", "reminder_interval", "muted_until", "unknown"];
     const checkBody = () => JSON.stringify(Object.fromEntries(Array.from({ length: int(5) }, () => [pick(FIELDS), values()])));
 
     const mutateText = (text: string): string => {

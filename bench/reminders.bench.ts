@@ -1,0 +1,85 @@
+// 100,000 checks down at the same instant with hourly reminders: how long one advance of the clock to
+// their shared reminder second takes to queue every reminder durably (journal committed, DURABILITY=flush),
+// beside the same run's advance that queued their down notifications (the baseline). One shard with a
+// real LMDB store; no deliverer runs (the time is the engine's and the commit's).
+//   npm run -s build && node dist/bench/reminders.bench.js [checks]
+import { performance } from "node:perf_hooks";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ShardHost } from "../host/shard-host.ts";
+import { Shard } from "../engine/shard.ts";
+import { HOUR, MINUTE } from "../engine/model.ts";
+import { pingOf, scenarioProject, sequentialIds } from "./scenarios.ts";
+
+const CHECKS = Number(process.argv[2] ?? 100_000);
+const PER_PROJECT = 1_000;
+const T0 = Date.UTC(2026, 0, 1);
+
+/** The engine alone (no store): one advance that queues every reminder, beside the pings that made the checks down. */
+function pureShard(): void {
+  const shard = new Shard({ newId: sequentialIds(), now: T0 });
+  shard.createProject(scenarioProject("p"), T0);
+  shard.addChannel({ id: "c", projectId: "p", name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, T0);
+  const uuids: string[] = [];
+  for (let i = 0; i < CHECKS; i++) {
+    const made = shard.createCheck("p", { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0);
+    if (made.ok) uuids.push(made.value.check.uuid);
+  }
+  shard.takeChanges();
+  let started = performance.now();
+  for (const uuid of uuids) shard.ping(pingOf({ uuid }, T0 + 500, { signal: "fail" }));
+  const downs = shard.takeChanges().outbox.length;
+  const downMs = performance.now() - started;
+  started = performance.now();
+  shard.advance(T0 + 500 + HOUR);
+  const reminders = shard.takeChanges().outbox.filter((entry) => entry.reminder === 1).length;
+  const reminderMs = performance.now() - started;
+  if (downs !== CHECKS || reminders !== CHECKS) throw new Error(`pure shard queued ${downs} downs, ${reminders} reminders`);
+  console.log(`engine alone (Shard, no store): ${CHECKS} fail pings ${downMs.toFixed(0)} ms (baseline); ` +
+    `one advance queuing ${reminders} reminders ${reminderMs.toFixed(0)} ms (${(reminderMs / downMs).toFixed(2)}x)`);
+}
+
+async function main(): Promise<void> {
+  pureShard();
+  const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-"));
+  const host = await ShardHost.open({ dataDir: dir, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
+  try {
+    const uuids: string[] = [];
+    for (let p = 0; p < CHECKS / PER_PROJECT; p++) {
+      const project = await host.apply({ kind: "createProject", project: { ...scenarioProject(`p${p}`), checkLimit: PER_PROJECT }, at: T0 });
+      const added = await host.apply({ kind: "addChannel", channel: { id: randomUUID(), projectId: project.id, name: "ops", kind: "email",
+        value: { kind: "email", address: "ops@example.com" }, createdAt: T0 }, at: T0 });
+      if (!added.ok) throw new Error("channel");
+      const made = await Promise.all(Array.from({ length: PER_PROJECT }, () =>
+        host.apply({ kind: "createCheck", projectId: project.id, spec: { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, unique: [], at: T0 })));
+      for (const m of made) if (m.ok) uuids.push(m.value.check.uuid);
+    }
+    await host.checkpoint();
+    // every check fails at the same instant: down, its down notification queued, its first reminder due at T0 + 1 h
+    const downAt = T0 + 500;
+    let started = performance.now();
+    for (let i = 0; i < uuids.length; i += 10_000) {
+      await host.apply({ kind: "pingBatch", pings: uuids.slice(i, i + 10_000).map((uuid) => pingOf({ uuid }, downAt, { signal: "fail" })) });
+    }
+    const downMs = performance.now() - started;
+    await host.checkpoint();
+    const afterDown = (await host.apply({ kind: "outbox" })).length;
+    started = performance.now();
+    await host.advance(downAt + HOUR); // one advance: every reminder due in that second, queued and committed
+    const reminderMs = performance.now() - started;
+    const all = await host.apply({ kind: "outbox" });
+    const reminders = all.filter((entry) => entry.reminder === 1).length;
+    if (afterDown !== uuids.length || reminders !== uuids.length) throw new Error(`queued ${afterDown} downs, ${reminders} reminders`);
+    console.log(`${uuids.length} checks, hourly reminders, one channel each; DURABILITY=flush, one shard, machine shared (busy)`);
+    console.log(`  ${uuids.length} fail pings in batches of 10,000 (down notifications queued): ${downMs.toFixed(0)} ms (baseline)`);
+    console.log(`  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms ` +
+      `(${(reminderMs / downMs).toFixed(2)}x the baseline)`);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

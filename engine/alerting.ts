@@ -1,0 +1,142 @@
+// Alerting beyond the reference (CONTRACT "Alerting fields of a check"): failure thresholds, reminders
+// while down, and mutes (a check's own and its project's). Pure: every instant and the mute in effect
+// are passed in. A reminder and a mute's end are deadlines like a missed ping: the check's AlertState
+// keeps the one notice of its outage still to come (dueAt), the shard's wheel fires it at that instant,
+// and a replay of the same events gives the same notices.
+import type { AlertState, Check, Flip, Millis } from "./model.ts";
+import { downAt } from "./status.ts";
+
+/**
+ * A notification an outage calls for besides its flips: the n-th reminder ("still down"), or, with
+ * reminder null, the down notification a mute held back, sent when the mute ends.
+ */
+export type Notice = { readonly at: Millis; readonly reminder: number | null; readonly downSinceAt: Millis | null };
+
+const NO_FLIPS: readonly Flip[] = Object.freeze([]);
+
+/** Returns when the check's wheel entry fires: its down deadline or its outage's next notice, the earlier; null = never. */
+export function deadlineAt(check: Check): Millis | null {
+  const down = downAt(check);
+  const due = check.alert?.dueAt ?? null; // one read for a check without alerting state
+  if (due === null) return down;
+  return down === null || due < down ? due : down;
+}
+
+/** Returns the mute in effect: the later of the check's own and its project's ends; null = not muted. */
+export function muteEndOf(checkMutedUntilAt: Millis | null, projectMutedUntilAt: Millis | null): Millis | null {
+  if (checkMutedUntilAt === null) return projectMutedUntilAt;
+  if (projectMutedUntilAt === null) return checkMutedUntilAt;
+  return Math.max(checkMutedUntilAt, projectMutedUntilAt);
+}
+
+/** Returns true when notifications wait at `at` (a mute ends at its instant: at that instant they are sent again). */
+export function isMuted(mutedUntilAt: Millis | null, at: Millis): boolean {
+  return mutedUntilAt !== null && at < mutedUntilAt;
+}
+
+/**
+ * Counts a failure signal; `goesDown` says whether it is the N-th consecutive one (N = failure_threshold).
+ * A check with the default threshold and nothing counted goes down at once, unchanged (the reference).
+ */
+export function countFailure(check: Check): { check: Check; goesDown: boolean } {
+  const threshold = check.failureThreshold ?? 1;
+  if (threshold <= 1 && check.alert === undefined) return { check, goesDown: true };
+  const failures = alertOf(check).failures + 1;
+  return { check: withAlert(check, { ...alertOf(check), failures }), goesDown: failures >= threshold };
+}
+
+/** A success signal: the failure count starts over. */
+export function resetFailures(check: Check): Check {
+  const alert = check.alert;
+  return alert === undefined || alert.failures === 0 ? check : withAlert(check, { ...alert, failures: 0 });
+}
+
+/**
+ * Settles the flips of one step: those that notify now (flip.notify, and not while muted), and the
+ * outage's next notice: a down flip plans the first reminder (or, while muted, the held down
+ * notification at the mute's end); any other flip ends the outage and whatever it had planned.
+ */
+export function settleFlips(check: Check, flips: readonly Flip[], mutedUntilAt: Millis | null): { check: Check; notify: readonly Flip[] } {
+  let current = check;
+  let notify: Flip[] | null = null;
+  for (const flip of flips) {
+    const muted = isMuted(mutedUntilAt, flip.at);
+    if (flip.notify && !muted) (notify ??= []).push(flip);
+    current = flip.to === "down" ? startOutage(current, flip.at, muted ? mutedUntilAt : null) : endOutage(current);
+  }
+  return { check: current, notify: notify ?? NO_FLIPS };
+}
+
+/**
+ * Applies the outage notice due at `at` (its dueAt): still muted → it waits for the mute's end (a reminder
+ * inside a mute is not sent); the held down notification → sent, and reminders resume from now; else the
+ * next reminder. The one after is planned reminder_interval later.
+ */
+export function onNoticeDue(check: Check, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
+  const alert = check.alert;
+  if (alert === undefined || alert.dueAt === null) return { check, notice: null };
+  if (check.status !== "down") return { check: withAlert(check, { ...alert, dueAt: null, held: false }), notice: null };
+  if (isMuted(mutedUntilAt, at)) return { check: withAlert(check, { ...alert, dueAt: mutedUntilAt, held: true }), notice: null };
+  const next = nextReminderAt(check, at);
+  if (alert.held) {
+    return { check: withAlert(check, { ...alert, dueAt: next, held: false }), notice: { at, reminder: null, downSinceAt: alert.downSinceAt } };
+  }
+  const reminders = alert.reminders + 1;
+  return { check: withAlert(check, { ...alert, dueAt: next, reminders }), notice: { at, reminder: reminders, downSinceAt: alert.downSinceAt } };
+}
+
+/**
+ * Re-plans a down check's next notice at `at` after its mute (own or project's) or reminder interval
+ * changed (`before` = the check as it was): a mute now in effect holds the down notification until it
+ * ends; a mute that ended (cleared or moved into the past) while holding it sends it now; a new interval
+ * counts from now. A check that is not down has nothing to plan.
+ */
+export function replanNotices(before: Check, after: Check, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
+  if (after.status !== "down") return { check: after, notice: null };
+  const alert = alertOf(after);
+  if (isMuted(mutedUntilAt, at)) {
+    if (alert.held && alert.dueAt === mutedUntilAt) return { check: after, notice: null };
+    return { check: withAlert(after, { ...alert, dueAt: mutedUntilAt, held: true }), notice: null };
+  }
+  if (alert.held) {
+    return { check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at), held: false }),
+      notice: { at, reminder: null, downSinceAt: alert.downSinceAt } };
+  }
+  if ((before.reminderIntervalMs ?? 0) === (after.reminderIntervalMs ?? 0)) return { check: after, notice: null };
+  return { check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at) }), notice: null };
+}
+
+// ---- internals ----
+
+const NOTHING: AlertState = { failures: 0, downSinceAt: null, dueAt: null, held: false, reminders: 0 };
+
+function alertOf(check: Check): AlertState {
+  return check.alert ?? NOTHING;
+}
+
+function nextReminderAt(check: Check, at: Millis): Millis | null {
+  const interval = check.reminderIntervalMs ?? 0;
+  return interval > 0 ? at + interval : null;
+}
+
+/** A down flip at `at`: the outage starts; its first notice is the held down notification (muted) or a reminder. */
+function startOutage(check: Check, at: Millis, heldUntilAt: Millis | null): Check {
+  if (heldUntilAt === null && (check.reminderIntervalMs ?? 0) === 0 && check.alert === undefined) return check; // the reference's cost
+  const dueAt = heldUntilAt ?? nextReminderAt(check, at);
+  return withAlert(check, { failures: alertOf(check).failures, downSinceAt: at, dueAt, held: heldUntilAt !== null, reminders: 0 });
+}
+
+/** Any flip but down: the outage is over, and nothing it planned is sent. */
+function endOutage(check: Check): Check {
+  if (check.alert === undefined) return check;
+  return withAlert(check, { ...NOTHING, failures: check.alert.failures });
+}
+
+/** Returns the check with `alert`; a state with nothing in it is left out (the check's shape as before alerting). */
+function withAlert(check: Check, alert: AlertState): Check {
+  const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held;
+  if (!empty) return { ...check, alert };
+  if (check.alert === undefined) return check;
+  const { alert: _dropped, ...rest } = check;
+  return rest;
+}
