@@ -5,7 +5,7 @@ import type { OutboxEntry } from "./changes.ts";
 import type { ChannelKind, ChannelValue, CheckSpec, Flip, Millis, PingSignal, Project } from "./model.ts";
 import type { Failure } from "./outcome.ts";
 import { Shard } from "./shard.ts";
-import type { ShardSnapshot } from "./shard.ts";
+import type { ShardSnapshot } from "./shard-state.ts";
 
 /** A check is named by the scenario's own label; its uuid is assigned when it is created. */
 export type ReplayCommand = { readonly at: Millis } & (

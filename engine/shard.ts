@@ -5,14 +5,16 @@ import type { Changes, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { assertNever, LIMITS, tagsOf } from "./model.ts";
+import { assertNever, LIMITS } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
-import { fail, invalid, ok } from "./outcome.ts";
+import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
 import { deadlineAt, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { TimerWheel } from "./wheel.ts";
+import { ShardState } from "./shard-state.ts";
+import type { ShardSnapshot } from "./shard-state.ts";
 import type { CheckQuery, PingCommand, ShardCommand, ShardPingResult, ShardResultOf } from "./commands.ts";
 
 export type ShardOptions = {
@@ -22,27 +24,17 @@ export type ShardOptions = {
   readonly now: Millis;
 };
 
-/** Snapshot of a shard's whole state, for replay comparisons and tests. */
-export type ShardSnapshot = { readonly projects: Project[]; readonly channels: Channel[]; readonly checks: Check[] };
-
 /** The ping that caused a step, for the notifications it raises. */
 type LastPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
-
-const NO_CHANNELS: readonly string[] = Object.freeze([]);
 
 const WHEEL = { tickMs: 1_000, slots: 4_096 };
 
 export class Shard {
   readonly #newId: () => string;
-  readonly #projects = new Map<string, Project>();
-  readonly #pingKeys = new Map<string, string>(); // ping key → project id
-  readonly #channels = new Map<string, Channel[]>(); // project id → channels
-  readonly #checks = new Map<string, Check>(); // uuid → check
-  readonly #byProject = new Map<string, Set<string>>(); // project id → check uuids
+  readonly #state = new ShardState();
   readonly #wheel: TimerWheel<string>;
   #changes: Changes = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
-  readonly #strings = new Map<string, string>(); // interned low-variety strings of loaded checks
 
   constructor(options: ShardOptions) {
     this.#newId = options.newId;
@@ -53,14 +45,11 @@ export class Shard {
 
   /** Loads a stored project with its channels and checks, and arms their deadlines. */
   load(project: Project, channels: readonly Channel[], checks: readonly Check[]): void {
-    this.#putProject(project);
-    this.#channels.set(project.id, [...channels]);
-    let uuids = this.#byProject.get(project.id);
-    if (!uuids) this.#byProject.set(project.id, (uuids = new Set()));
+    this.#state.putProject(project);
+    this.#state.setChannels(project.id, channels);
     for (const loaded of checks) {
-      const check = this.#compact(loaded);
-      this.#checks.set(check.uuid, check);
-      uuids.add(check.uuid);
+      const check = this.#state.compact(loaded);
+      this.#state.putCheck(check);
       const at = deadlineAt(check);
       if (at !== null) this.#wheel.set(check.uuid, at); // a loaded check is not in the wheel yet: nothing to delete
     }
@@ -68,22 +57,17 @@ export class Shard {
 
   /** Returns the whole state (projects, channels, checks), sorted for stable comparison. */
   snapshot(): ShardSnapshot {
-    const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
-    return {
-      projects: [...this.#projects.values()].sort(byId((p) => p.id)),
-      channels: [...this.#channels.values()].flat().sort(byId((c) => c.id)),
-      checks: [...this.#checks.values()].sort(byId((c) => c.uuid)),
-    };
+    return this.#state.snapshot();
   }
 
   /** Number of checks. */
   get checkCount(): number {
-    return this.#checks.size;
+    return this.#state.checkCount;
   }
 
   /** Yields [uuid, projectId, badgeKey] of every check, unsorted (the pool's routing directory). */
-  *routes(): Generator<[string, string, string]> {
-    for (const check of this.#checks.values()) yield [check.uuid, check.projectId, check.badgeKey];
+  routes(): Generator<[string, string, string]> {
+    return this.#state.routes();
   }
 
   /** Returns and clears what the commands since the last call want stored. */
@@ -127,53 +111,39 @@ export class Shard {
   /** Adds a new project (ids and keys chosen by the caller). */
   createProject(project: Project, at: Millis): Project {
     void at;
-    this.#putProject(project);
-    this.#channels.set(project.id, []);
+    this.#state.putProject(project);
     this.#changes.projects.push(project);
     return project;
   }
 
   /** Returns the projects of this shard. */
   projects(): Project[] {
-    return [...this.#projects.values()];
+    return this.#state.projects();
   }
 
   /** Adds a channel to a project. */
   addChannel(channel: Channel, at: Millis): Outcome<Channel> {
     void at;
-    const list = this.#channels.get(channel.projectId);
-    if (!list) return fail({ code: "not_found", what: "project" });
-    list.push(channel);
+    if (!this.#state.addChannel(channel)) return fail({ code: "not_found", what: "project" });
     this.#changes.channels.push(channel);
     return ok(channel);
   }
 
   /** Returns a project's channels in creation order. */
   channels(projectId: string): Channel[] {
-    return [...(this.#channels.get(projectId) ?? [])];
+    return [...this.#state.channels(projectId)];
   }
 
   // ---- checks ----
 
   /** Returns the project's checks, filtered by exact slug and by tags (each must be carried). */
   listChecks(projectId: string, query: CheckQuery): Check[] {
-    const out: Check[] = [];
-    for (const uuid of this.#byProject.get(projectId) ?? []) {
-      const check = this.#checks.get(uuid);
-      if (!check) continue;
-      if (query.slug !== undefined && check.slug !== query.slug) continue;
-      if (query.tags.length > 0) {
-        const tags = new Set(tagsOf(check.tags));
-        if (!query.tags.every((t) => tags.has(t))) continue;
-      }
-      out.push(check);
-    }
-    return out.sort((a, b) => a.createdAt - b.createdAt || (a.uuid < b.uuid ? -1 : 1));
+    return this.#state.listChecks(projectId, query);
   }
 
   /** Returns a check of the project: not_found when unknown, forbidden when another project owns it. */
   getCheck(projectId: string, uuid: string): Outcome<Check> {
-    const check = this.#checks.get(uuid);
+    const check = this.#state.check(uuid);
     if (!check) return fail({ code: "not_found", what: "check" });
     if (check.projectId !== projectId) return fail({ code: "forbidden" });
     return ok(check);
@@ -187,16 +157,16 @@ export class Shard {
 
   /** Creates a check, or with `unique` updates the first check matching on those fields. */
   createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Outcome<{ check: Check; created: boolean }> {
-    const project = this.#projects.get(projectId);
+    const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
-    const channels = this.#resolveChannels(projectId, spec.channels);
+    const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
-    const match = this.#findUnique(projectId, spec, unique);
+    const match = this.#state.findUnique(projectId, spec, unique);
     if (match) {
       const due = this.#catchUp(match, at);
       return ok({ check: this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), created: false });
     }
-    if ((this.#byProject.get(projectId)?.size ?? 0) >= project.checkLimit) return fail({ code: "check_limit" });
+    if (this.#state.checkCountOf(projectId) >= project.checkLimit) return fail({ code: "check_limit" });
     const fresh = this.#newCheck(projectId, at);
     const check = this.#store(applySpec(fresh, spec, { channelIds: channels.value }));
     return ok({ check, created: true });
@@ -206,7 +176,7 @@ export class Shard {
   updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Outcome<Check> {
     const found = this.#dueCheck(projectId, uuid, at);
     if (!found.ok) return found;
-    const channels = this.#resolveChannels(projectId, spec.channels);
+    const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
     return ok(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at));
   }
@@ -217,12 +187,11 @@ export class Shard {
    * are applied first, under the mute that was in effect then.
    */
   muteProject(projectId: string, untilAt: Millis | null, at: Millis): Outcome<Project> {
-    const project = this.#projects.get(projectId);
+    const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
-    const uuids = [...(this.#byProject.get(projectId) ?? [])];
-    const due = uuids.flatMap((uuid) => { const check = this.#checks.get(uuid); return check ? [this.#catchUp(check, at)] : []; });
+    const due = this.#state.checkUuids(projectId).flatMap((uuid) => { const check = this.#state.check(uuid); return check ? [this.#catchUp(check, at)] : []; });
     const muted: Project = { ...project, mutedUntilAt: untilAt };
-    this.#putProject(muted);
+    this.#state.putProject(muted);
     this.#changes.projects.push(muted);
     for (const check of due) {
       const planned = replanNotices(check, check, at, this.#muteOf(check));
@@ -252,8 +221,7 @@ export class Shard {
   deleteCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
     const found = this.#dueCheck(projectId, uuid, at);
     if (!found.ok) return found;
-    this.#checks.delete(uuid);
-    this.#byProject.get(projectId)?.delete(uuid);
+    this.#state.deleteCheck(projectId, uuid);
     this.#wheel.delete(uuid);
     this.#changes.deletedChecks.push({ projectId, uuid });
     return ok({ ...found.value, channels: [] });
@@ -267,7 +235,7 @@ export class Shard {
     if (!target.ok) return target;
     const created = target.value.created;
     const check = this.#catchUp(target.value.check, command.at);
-    const project = this.#projects.get(check.projectId);
+    const project = this.#state.project(check.projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
     const kind = command.email
       ? classifyEmail(check, command.email)
@@ -291,7 +259,7 @@ export class Shard {
     // outlived its grace after a late deadline) is set in the past and comes back in the next round.
     for (let due = this.#wheel.advance(now); due.length > 0; due = this.#wheel.advance(now)) {
       for (const uuid of due) {
-        const check = this.#checks.get(uuid);
+        const check = this.#state.check(uuid);
         const current = check ? deadlineAt(check) : null;
         if (!check || current === null) continue;
         if (current > now) { this.#wheel.set(uuid, current); continue; }
@@ -303,30 +271,10 @@ export class Shard {
 
   /** Returns the check uuids of a project (for lookups the host does, such as unique_key). */
   checkUuids(projectId: string): string[] {
-    return [...(this.#byProject.get(projectId) ?? [])];
+    return this.#state.checkUuids(projectId);
   }
 
   // ---- internals ----
-
-  /**
-   * Returns a loaded check that shares its low-variety strings (project id, zone, schedule, enums) and
-   * the empty channel list with the others: a store decodes a fresh copy of each per record, and at a
-   * million checks those copies are a fifth of the memory.
-   */
-  #compact(check: Check): Check {
-    const shared = <T extends string>(text: T): T => {
-      if (text.length > 64) return text;
-      const known = this.#strings.get(text);
-      if (known !== undefined) return known as T;
-      if (this.#strings.size < 10_000) this.#strings.set(text, text);
-      return text;
-    };
-    return {
-      ...check, projectId: shared(check.projectId), tz: shared(check.tz), schedule: shared(check.schedule),
-      kind: shared(check.kind), status: shared(check.status), methods: shared(check.methods), tags: shared(check.tags),
-      channels: check.channels.length === 0 ? NO_CHANNELS : check.channels,
-    };
-  }
 
   /** Applies the check's deadlines that fell due by `at`, each stamped with its own due time. */
   #catchUp(check: Check, at: Millis): Check {
@@ -338,20 +286,6 @@ export class Shard {
       dueAt = next;
     }
     return current;
-  }
-
-  #putProject(project: Project): void {
-    this.#projects.set(project.id, project);
-    this.#pingKeys.set(project.pingKey, project.id);
-    if (!this.#byProject.has(project.id)) this.#byProject.set(project.id, new Set());
-  }
-
-  #putCheck(check: Check): void {
-    this.#checks.set(check.uuid, check);
-    let set = this.#byProject.get(check.projectId);
-    if (!set) this.#byProject.set(check.projectId, (set = new Set()));
-    set.add(check.uuid);
-    this.#arm(check);
   }
 
   /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next notice. */
@@ -366,7 +300,7 @@ export class Shard {
 
   /** Returns the mute in effect for the check: the later of its own and its project's; null = none. */
   #muteOf(check: Check): Millis | null {
-    return muteEndOf(check.mutedUntilAt ?? null, this.#projects.get(check.projectId)?.mutedUntilAt ?? null);
+    return muteEndOf(check.mutedUntilAt ?? null, this.#state.project(check.projectId)?.mutedUntilAt ?? null);
   }
 
   /** Stores an updated check; a changed mute or reminder interval re-plans its outage's notices from `at`. */
@@ -393,7 +327,8 @@ export class Shard {
 
   /** Stores a changed check (in memory and in the pending changes) and re-arms its deadline. */
   #store(check: Check): Check {
-    this.#putCheck(check);
+    this.#state.putCheck(check);
+    this.#arm(check);
     this.#changes.checks.push(check);
     return check;
   }
@@ -403,8 +338,8 @@ export class Shard {
     // flips notify unless muted, and start or end an outage (engine/alerting.ts)
     const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check));
     const check = settled === null ? step.check : settled.check;
-    const alertBefore = opts.deadline === true ? this.#checks.get(check.uuid)?.alert : undefined;
-    this.#checks.set(check.uuid, check);
+    const alertBefore = opts.deadline === true ? this.#state.check(check.uuid)?.alert : undefined;
+    this.#state.putCheck(check);
     if (opts.rearm) this.#arm(check);
     this.#changes.checks.push(check);
     // a deadline's flip that planned no notice changed only status and nFlips: the store may journal just those
@@ -416,8 +351,8 @@ export class Shard {
 
   #notifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null = null): OutboxEntry[] {
     if (check.channels.length === 0) return []; // most checks of a burst of flips
-    const channels = this.#channels.get(check.projectId) ?? [];
-    const projectName = this.#projects.get(check.projectId)?.name ?? "";
+    const channels = this.#state.channels(check.projectId);
+    const projectName = this.#state.project(check.projectId)?.name ?? "";
     const assigned = new Set(check.channels);
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
     const suffix = notice === null ? "" : notice.reminder === null ? "-m" : `-r${notice.reminder}`;
@@ -434,20 +369,19 @@ export class Shard {
   #pingTarget(command: PingCommand): Outcome<{ check: Check; created: boolean }> {
     const target = command.target;
     if ("uuid" in target) {
-      const check = this.#checks.get(target.uuid);
+      const check = this.#state.check(target.uuid);
       return check ? ok({ check, created: false }) : fail({ code: "not_found", what: "check" });
     }
-    const projectId = this.#pingKeys.get(target.pingKey);
-    const project = projectId === undefined ? undefined : this.#projects.get(projectId);
+    const project = this.#state.projectByPingKey(target.pingKey);
     if (!project) return fail({ code: "not_found", what: "check" });
     const matches = this.listChecks(project.id, { slug: target.slug, tags: [] });
     if (matches.length > 1) return fail({ code: "ambiguous_slug" });
     if (matches.length === 1) return ok({ check: matches[0], created: false });
     // Auto-provisioning may go over the check limit up to twice (reference).
-    if (!target.create || (this.#byProject.get(project.id)?.size ?? 0) >= 2 * project.checkLimit) {
+    if (!target.create || this.#state.checkCountOf(project.id) >= 2 * project.checkLimit) {
       return fail({ code: "not_found", what: "check" });
     }
-    const allChannels = (this.#channels.get(project.id) ?? []).map((c) => c.id).sort();
+    const allChannels = this.#state.channels(project.id).map((c) => c.id).sort();
     const check = this.#store({ ...this.#newCheck(project.id, command.at), name: target.slug, slug: target.slug, channels: allChannels });
     return ok({ check, created: true });
   }
@@ -460,40 +394,6 @@ export class Shard {
       filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
       status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
     };
-  }
-
-  /** Resolves channel references: undefined = leave unchanged; ids or names must each match exactly one. */
-  #resolveChannels(projectId: string, refs: CheckSpec["channels"]): Outcome<string[] | undefined> {
-    if (refs === undefined) return ok(undefined);
-    const channels = this.#channels.get(projectId) ?? [];
-    if ("all" in refs) return ok(channels.map((c) => c.id).sort());
-    const ids = new Set<string>();
-    for (const ref of refs.refs) {
-      if (ref === "") return invalid("channels", "empty channel identifier");
-      const byId = channels.filter((c) => c.id === ref);
-      const byName = channels.filter((c) => c.name === ref);
-      const found = byId.length === 1 ? byId : byName;
-      if (found.length === 0) return invalid("channels", `invalid channel identifier: ${ref}`);
-      if (found.length > 1) return invalid("channels", `non-unique channel identifier: ${ref}`);
-      ids.add(found[0].id);
-    }
-    return ok([...ids].sort());
-  }
-
-  /** Returns the first check equal to the spec on every `unique` field, when all of them are given. */
-  #findUnique(projectId: string, spec: CheckSpec, unique: readonly UniqueField[]): Check | null {
-    if (unique.length === 0) return null;
-    const wanted: ((c: Check) => boolean)[] = [];
-    for (const field of unique) {
-      switch (field) {
-        case "name": if (spec.name === undefined) return null; wanted.push((c) => c.name === spec.name); break;
-        case "slug": if (spec.slug === undefined) return null; wanted.push((c) => c.slug === spec.slug); break;
-        case "tags": if (spec.tags === undefined) return null; wanted.push((c) => c.tags === spec.tags); break;
-        case "timeout": if (spec.timeoutMs === undefined) return null; wanted.push((c) => c.timeoutMs === spec.timeoutMs); break;
-        case "grace": if (spec.graceMs === undefined) return null; wanted.push((c) => c.graceMs === spec.graceMs); break;
-      }
-    }
-    return this.listChecks(projectId, { tags: [] }).find((c) => wanted.every((w) => w(c))) ?? null;
   }
 }
 

@@ -8,7 +8,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Flip } from "../engine/model.ts";
 import { replay } from "../engine/replay.ts";
-import type { ShardSnapshot } from "../engine/shard.ts";
+import type { ShardSnapshot } from "../engine/shard-state.ts";
 import { mixedWeek } from "../bench/scenarios.ts";
 import { reasonOf } from "../http/errors.ts";
 import { replayLines } from "../app/replay-lines.ts";

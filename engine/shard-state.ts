@@ -1,0 +1,182 @@
+// What a shard holds in memory, indexed the ways its commands look things up: projects (by id and by ping
+// key), each project's channels and checks, and checks by uuid. No rules live here: the Shard decides what
+// changes; this keeps the indexes in step and answers lookups.
+import type { Channel, Check, CheckSpec, Project, UniqueField } from "./model.ts";
+import { tagsOf } from "./model.ts";
+import type { Outcome } from "./outcome.ts";
+import { invalid, ok } from "./outcome.ts";
+import type { CheckQuery } from "./commands.ts";
+
+/** Snapshot of a shard's whole state, for replay comparisons and tests. */
+export type ShardSnapshot = { readonly projects: Project[]; readonly channels: Channel[]; readonly checks: Check[] };
+
+const NO_CHANNELS: readonly string[] = Object.freeze([]);
+
+export class ShardState {
+  readonly #projects = new Map<string, Project>();
+  readonly #pingKeys = new Map<string, string>(); // ping key → project id
+  readonly #channels = new Map<string, Channel[]>(); // project id → channels
+  readonly #checks = new Map<string, Check>(); // uuid → check
+  readonly #byProject = new Map<string, Set<string>>(); // project id → check uuids
+  readonly #strings = new Map<string, string>(); // interned low-variety strings of loaded checks
+
+  // ---- projects and channels ----
+
+  /** Stores a project (new, or changed); a new one starts with no channels and no checks. */
+  putProject(project: Project): void {
+    this.#projects.set(project.id, project);
+    this.#pingKeys.set(project.pingKey, project.id);
+    if (!this.#byProject.has(project.id)) this.#byProject.set(project.id, new Set());
+    if (!this.#channels.has(project.id)) this.#channels.set(project.id, []);
+  }
+
+  project(id: string): Project | undefined {
+    return this.#projects.get(id);
+  }
+
+  projectByPingKey(pingKey: string): Project | undefined {
+    const id = this.#pingKeys.get(pingKey);
+    return id === undefined ? undefined : this.#projects.get(id);
+  }
+
+  projects(): Project[] {
+    return [...this.#projects.values()];
+  }
+
+  /** Sets a loaded project's channels. */
+  setChannels(projectId: string, channels: readonly Channel[]): void {
+    this.#channels.set(projectId, [...channels]);
+  }
+
+  /** Adds a channel to its project; false when the project is unknown. */
+  addChannel(channel: Channel): boolean {
+    const list = this.#channels.get(channel.projectId);
+    if (!list) return false;
+    list.push(channel);
+    return true;
+  }
+
+  /** Returns a project's channels in creation order (the shard's own list: never changed by the caller). */
+  channels(projectId: string): readonly Channel[] {
+    return this.#channels.get(projectId) ?? [];
+  }
+
+  /** Resolves channel references: undefined = leave unchanged; ids or names must each match exactly one. */
+  resolveChannels(projectId: string, refs: CheckSpec["channels"]): Outcome<string[] | undefined> {
+    if (refs === undefined) return ok(undefined);
+    const channels = this.channels(projectId);
+    if ("all" in refs) return ok(channels.map((c) => c.id).sort());
+    const ids = new Set<string>();
+    for (const ref of refs.refs) {
+      if (ref === "") return invalid("channels", "empty channel identifier");
+      const byId = channels.filter((c) => c.id === ref);
+      const byName = channels.filter((c) => c.name === ref);
+      const found = byId.length === 1 ? byId : byName;
+      if (found.length === 0) return invalid("channels", `invalid channel identifier: ${ref}`);
+      if (found.length > 1) return invalid("channels", `non-unique channel identifier: ${ref}`);
+      ids.add(found[0].id);
+    }
+    return ok([...ids].sort());
+  }
+
+  // ---- checks ----
+
+  check(uuid: string): Check | undefined {
+    return this.#checks.get(uuid);
+  }
+
+  /** Stores a check (new, or changed) under its uuid and its project. */
+  putCheck(check: Check): void {
+    this.#checks.set(check.uuid, check);
+    let uuids = this.#byProject.get(check.projectId);
+    if (!uuids) this.#byProject.set(check.projectId, (uuids = new Set()));
+    uuids.add(check.uuid);
+  }
+
+  deleteCheck(projectId: string, uuid: string): void {
+    this.#checks.delete(uuid);
+    this.#byProject.get(projectId)?.delete(uuid);
+  }
+
+  /** Number of checks in all. */
+  get checkCount(): number {
+    return this.#checks.size;
+  }
+
+  /** Number of checks of a project. */
+  checkCountOf(projectId: string): number {
+    return this.#byProject.get(projectId)?.size ?? 0;
+  }
+
+  /** Returns the check uuids of a project. */
+  checkUuids(projectId: string): string[] {
+    return [...(this.#byProject.get(projectId) ?? [])];
+  }
+
+  /** Returns the project's checks, oldest first, filtered by exact slug and by tags (each must be carried). */
+  listChecks(projectId: string, query: CheckQuery): Check[] {
+    const out: Check[] = [];
+    for (const uuid of this.#byProject.get(projectId) ?? []) {
+      const check = this.#checks.get(uuid);
+      if (!check) continue;
+      if (query.slug !== undefined && check.slug !== query.slug) continue;
+      if (query.tags.length > 0) {
+        const tags = new Set(tagsOf(check.tags));
+        if (!query.tags.every((t) => tags.has(t))) continue;
+      }
+      out.push(check);
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt || (a.uuid < b.uuid ? -1 : 1));
+  }
+
+  /** Returns the first check equal to the spec on every `unique` field, when all of them are given. */
+  findUnique(projectId: string, spec: CheckSpec, unique: readonly UniqueField[]): Check | null {
+    if (unique.length === 0) return null;
+    const wanted: ((c: Check) => boolean)[] = [];
+    for (const field of unique) {
+      switch (field) {
+        case "name": if (spec.name === undefined) return null; wanted.push((c) => c.name === spec.name); break;
+        case "slug": if (spec.slug === undefined) return null; wanted.push((c) => c.slug === spec.slug); break;
+        case "tags": if (spec.tags === undefined) return null; wanted.push((c) => c.tags === spec.tags); break;
+        case "timeout": if (spec.timeoutMs === undefined) return null; wanted.push((c) => c.timeoutMs === spec.timeoutMs); break;
+        case "grace": if (spec.graceMs === undefined) return null; wanted.push((c) => c.graceMs === spec.graceMs); break;
+      }
+    }
+    return this.listChecks(projectId, { tags: [] }).find((c) => wanted.every((w) => w(c))) ?? null;
+  }
+
+  /** Yields [uuid, projectId, badgeKey] of every check, unsorted (the pool's routing directory). */
+  *routes(): Generator<[string, string, string]> {
+    for (const check of this.#checks.values()) yield [check.uuid, check.projectId, check.badgeKey];
+  }
+
+  /** Returns the whole state (projects, channels, checks), sorted for stable comparison. */
+  snapshot(): ShardSnapshot {
+    const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+    return {
+      projects: [...this.#projects.values()].sort(byId((p) => p.id)),
+      channels: [...this.#channels.values()].flat().sort(byId((c) => c.id)),
+      checks: [...this.#checks.values()].sort(byId((c) => c.uuid)),
+    };
+  }
+
+  /**
+   * Returns a loaded check that shares its low-variety strings (project id, zone, schedule, enums) and
+   * the empty channel list with the others: a store decodes a fresh copy of each per record, and at a
+   * million checks those copies are a fifth of the memory.
+   */
+  compact(check: Check): Check {
+    const shared = <T extends string>(text: T): T => {
+      if (text.length > 64) return text;
+      const known = this.#strings.get(text);
+      if (known !== undefined) return known as T;
+      if (this.#strings.size < 10_000) this.#strings.set(text, text);
+      return text;
+    };
+    return {
+      ...check, projectId: shared(check.projectId), tz: shared(check.tz), schedule: shared(check.schedule),
+      kind: shared(check.kind), status: shared(check.status), methods: shared(check.methods), tags: shared(check.tags),
+      channels: check.channels.length === 0 ? NO_CHANNELS : check.channels,
+    };
+  }
+}
