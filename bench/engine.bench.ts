@@ -42,12 +42,16 @@ async function throughPool(variant: string, make: (o: PoolOptions) => Promise<Po
     notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null } });
   try {
     const uuids: string[] = [];
+    const projectIds = new Map<string, string>(); // check uuid → project id, as an edge resolves it
     const projects = Math.max(1, Math.min(100, Math.floor(checks / 100)));
     for (let p = 0; p < projects; p++) {
       const project = await pool.createProject({ name: `p${p}`, checkLimit: checks, pingLogLimit: 100, pingBodyLimit: 10_000 }, T0);
       await Promise.all(Array.from({ length: checks / projects }, async () => {
         const made = await pool.createCheck(project.id, {}, [], T0);
-        if (made.ok) uuids.push(made.value.check.uuid);
+        if (made.ok) {
+          uuids.push(made.value.check.uuid);
+          projectIds.set(made.value.check.uuid, project.id);
+        }
       }));
     }
     let sent = 0;
@@ -56,7 +60,7 @@ async function throughPool(variant: string, make: (o: PoolOptions) => Promise<Po
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (sent < pings) {
         const i = sent++;
-        const result = await pool.ping(pingOf({ uuid: uuids[i % uuids.length] }, T0 + i));
+        const result = await pool.ping(projectIds.get(uuids[i % uuids.length]) ?? "", pingOf({ uuid: uuids[i % uuids.length] }, T0 + i));
         if (!result.ok) throw new Error(`ping failed: ${JSON.stringify(result.failure)}`);
       }
     }));

@@ -87,14 +87,20 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
 
     // burst: every burst check pinged at the same instant, then one advance past their shared deadline
     const burstUuids: string[] = [];
-    for (const projectId of written.burstProjectIds) burstUuids.push(...(await pool.listChecks(projectId, { tags: [] })).map((c) => c.uuid));
+    const burstProjects = new Map<string, string>(); // check uuid → project id, as an edge resolves it
+    for (const projectId of written.burstProjectIds) {
+      for (const check of await pool.listChecks(projectId, { tags: [] })) {
+        burstUuids.push(check.uuid);
+        burstProjects.set(check.uuid, projectId);
+      }
+    }
     const pingAt = at + 1000;
     const dueAt = pingAt + DAY + HOUR; // the default timeout and grace
     const bytesBeforePings = diskBytesOf(dir);
     started = process.hrtime.bigint();
     for (let i = 0; i < burstUuids.length; i += 10_000) {
       progress.update(i, burstUuids.length, "burst checks pinged at one instant", true);
-      const results = await Promise.all(burstUuids.slice(i, i + 10_000).map((uuid) => pool.ping(pingOf({ uuid }, pingAt))));
+      const results = await Promise.all(burstUuids.slice(i, i + 10_000).map((uuid) => pool.ping(burstProjects.get(uuid) ?? "", pingOf({ uuid }, pingAt))));
       if (results.some((r) => !r.ok)) throw new Error("scale bench: a burst ping failed");
     }
     const pingSeconds = msSince(started) / 1000;

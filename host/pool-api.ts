@@ -79,8 +79,9 @@ export type Pool = {
   /** Returns flips newest first; fromAt inclusive, toAt exclusive. */
   listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>>;
 
-  // Pings: answered once the ping is durable.
-  ping(command: PingCommand): Promise<Outcome<PingResult>>;
+  // Pings: answered once the ping is durable. The edge resolves the owning project once (its key or the
+  // check's uuid, through projectOfCheck / projectByPingKey) and passes it along.
+  ping(projectId: string, command: PingCommand): Promise<Outcome<PingResult>>;
 
   // Time and maintenance
   /** Applies every deadline due at or before `now`, in order, and stores the result. */

@@ -164,10 +164,8 @@ export class ShardedPool implements Pool {
 
   // ---- pings ----
 
-  async ping(command: PingCommand): Promise<Outcome<PingResult>> {
+  async ping(projectId: string, command: PingCommand): Promise<Outcome<PingResult>> {
     if (this.#closed) throw new Error("the pool is closed");
-    const projectId = "uuid" in command.target ? this.#checks.projectOf(command.target.uuid) : this.#projects.byPingKey(command.target.pingKey)?.id;
-    if (projectId === undefined) return fail({ code: "not_found", what: "check" });
     const result = await this.#pings.send(shardOf(projectId, this.#shards.length), command);
     if (!result.ok) return result;
     const { checkUuid, created, badgeKey } = result.value;

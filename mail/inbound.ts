@@ -85,7 +85,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
       if (ledger.pinged(message.digest, target.uuid)) continue; // by an earlier try of this same message
       targets.push(target);
     }
-    const outcomes = await Promise.allSettled(targets.map((target) => pool.ping({
+    const outcomes = await Promise.allSettled(targets.map((target) => pool.ping(target.project.id, {
       target: { uuid: target.uuid }, signal: "success", exitStatus: null, rid: null,
       method: "", scheme: "email", // as the reference records mail (fact sheet notify §8)
       remoteAddr: session.remoteAddress, ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars),

@@ -5,6 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Channel, Check, Flip, PingRecord, Project } from "../engine/model.ts";
 import { LIMITS } from "../engine/model.ts";
+import type { Pool, PingCommand, PingResult } from "../host/pool-api.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import { fail } from "../engine/outcome.ts";
 
 let counter = 0;
 /** Returns a fresh lower-case uuid-shaped id, deterministic within one process. */
@@ -67,4 +70,10 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === "string") throw new Error("no port");
   return address.port;
+}
+
+/** Pings through a pool as an edge does: the target's project resolved first (unknown → not_found). */
+export async function pingThrough(pool: Pool, command: PingCommand): Promise<Outcome<PingResult>> {
+  const project = "uuid" in command.target ? pool.projectOfCheck(command.target.uuid) : pool.projectByPingKey(command.target.pingKey);
+  return project === null ? fail({ code: "not_found", what: "check" }) : pool.ping(project.id, command);
 }

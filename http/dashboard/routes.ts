@@ -344,9 +344,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   action("pause", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
   action("resume", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
   action("delete", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
-  action("ping", async (_projectId, uuid, at, event) => {
+  action("ping", async (projectId, uuid, at, event) => {
     const node = event.runtime?.node?.req;
-    unwrap(await pool.ping({
+    unwrap(await pool.ping(projectId, {
       target: { uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
       remoteAddr: remoteAddress(event.req.headers.get("x-forwarded-for") ?? undefined, node?.socket?.remoteAddress ?? event.req.ip),
       ua: "hcd dashboard (Ping now)", rid: null, body: null, at,

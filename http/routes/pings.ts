@@ -157,11 +157,10 @@ export async function answerPing(request: PingRequest, ctx: { pool: Pool; at: Mi
   const forwardedFor = request.header("x-forwarded-for"), ua = request.header("user-agent");
   // filter_http_body searches the first 10 kB whatever ping_body_limit keeps (it may be 0); the shard cuts both
   const body = await request.readBody(Math.max(project.pingBodyLimit, KEYWORD_BODY_BYTES));
-  const outcome = await pool.ping({
+  const outcome = await pool.ping(project.id, {
     target, signal: path.signal, exitStatus: path.exitStatus, method: request.method,
     scheme: request.header("x-forwarded-proto") ?? "http", remoteAddr: remoteAddress(forwardedFor, request.socketAddress),
-    ua: ua === undefined ? "" : ua.length > LIMITS.uaMaxChars ? ua.slice(0, LIMITS.uaMaxChars) : ua,
-    rid: query.rid ?? null, body, at,
+    ua: ua ?? "", rid: query.rid ?? null, body, at, // the shard cuts the user agent to LIMITS.uaMaxChars
   });
   if (!outcome.ok) return failureAnswer(outcome.failure);
   return successAnswer(outcome.value.created ? 201 : 200, project.pingBodyLimit);

@@ -8,7 +8,7 @@ import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import type { Captured } from "../notify/receivers.ts";
 import { httpReceiver, smtpReceiver } from "../notify/receivers.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, pingThrough } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 4, 1, 12);
 
@@ -50,12 +50,12 @@ test("a check going down and up on the virtual clock makes exactly one request p
   const pool = await createInProcessPool(options(dir.path));
   try {
     const { uuid } = await setUp(pool, receiver.url);
-    await pool.ping(ping(uuid, T0 + MINUTE)); // new → up: silent
+    await pingThrough(pool, ping(uuid, T0 + MINUTE)); // new → up: silent
     await pool.advance(T0 + MINUTE + DAY + HOUR - 1);
     await new Promise((r) => setTimeout(r, 50));
     assert.is(receiver.requests.length, 0, "nothing before the deadline, nothing for new → up");
     await pool.advance(T0 + 3 * DAY); // down at its deadline
-    await pool.ping(ping(uuid, T0 + 3 * DAY + MINUTE)); // and up again
+    await pingThrough(pool, ping(uuid, T0 + 3 * DAY + MINUTE)); // and up again
     const [down, up] = await until(receiver.requests, 2);
     assert.equal([down.method, down.path, down.body, down.headers["x-check"]],
       ["POST", "/down?name=db%20backup", "db backup is down: backup log line", uuid]);
@@ -76,7 +76,7 @@ test("a receiver answering 500 gets a retry after the backoff, and a restart in 
   let pool = await createInProcessPool(options(dir.path));
   try {
     const { uuid } = await setUp(pool, receiver.url);
-    await pool.ping(ping(uuid, T0 + MINUTE, "fail")); // new → down notifies
+    await pingThrough(pool, ping(uuid, T0 + MINUTE, "fail")); // new → down notifies
     await until(receiver.requests, 1);
     await new Promise((r) => setTimeout(r, 50));
     const pending = await pool.listOutbox();
@@ -108,7 +108,7 @@ test("an email integration sends a mail naming the check and its new status over
     await pool.addChannel(project.id, { kind: "email", name: "", value: { kind: "email", address: "oncall@example.com" } }, T0);
     const made = await pool.createCheck(project.id, { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } }, [], T0);
     if (!made.ok) throw new Error("create failed");
-    await pool.ping(ping(made.value.check.uuid, T0));
+    await pingThrough(pool, ping(made.value.check.uuid, T0));
     await pool.advance(T0 + 2 * HOUR);
     const [mail] = await until(smtp.mails, 1);
     assert.match(mail.subject ?? "", /nightly/);
@@ -128,7 +128,7 @@ test("with several shards each notification is delivered by one shard only, retr
   const pool = await createInProcessPool({ ...options(dir.path), shards: 4 });
   try {
     const { uuid } = await setUp(pool, receiver.url);
-    await pool.ping(ping(uuid, T0 + MINUTE, "fail"));
+    await pingThrough(pool, ping(uuid, T0 + MINUTE, "fail"));
     await until(receiver.requests, 1);
     await new Promise((r) => setTimeout(r, 50));
     assert.is((await pool.listOutbox()).length, 1, "listed once, not once per shard");

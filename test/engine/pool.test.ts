@@ -6,7 +6,7 @@ import { createInProcessPool, createWorkerPool } from "../../app/pools.ts";
 import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import { presentCheck } from "../../host/check-json.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, pingThrough } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 type Make = (options: PoolOptions) => Promise<Pool>;
@@ -34,7 +34,7 @@ for (const [name, make] of IMPLEMENTATIONS) {
       assert.ok(created.ok);
       if (!created.ok) return;
       const uuid = created.value.check.uuid;
-      assert.equal(await pool.ping(ping({ uuid }, T0 + MINUTE)), { ok: true, value: { checkUuid: uuid, created: false } });
+      assert.equal(await pingThrough(pool, ping({ uuid }, T0 + MINUTE)), { ok: true, value: { checkUuid: uuid, created: false } });
       await pool.advance(T0 + 2 * DAY);
       const got = await pool.getCheck(project.id, { uuid });
       assert.is(got.ok && got.value.status, "down");
@@ -63,7 +63,7 @@ for (const [name, make] of IMPLEMENTATIONS) {
       const created = await pool.createCheck(project.id, { timeoutMs: HOUR, graceMs: HOUR }, [], T0);
       if (!created.ok) throw new Error("create failed");
       const uuid = created.value.check.uuid;
-      await pool.ping(ping({ uuid }, T0));
+      await pingThrough(pool, ping({ uuid }, T0));
       await pool.close(); // stopped at T0; due to go down at T0 + 2 h
 
       pool = await make({ ...options(dir.path), startAt: T0 + 3 * DAY });
@@ -88,7 +88,7 @@ for (const [name, make] of IMPLEMENTATIONS) {
       const listed = async (at: number) => new TextDecoder().decode(await pool.listChecksJson(project.id, { tags: [] }, { ...view, at }));
       assert.is(await listed(T0 + MINUTE), await expected(T0 + MINUTE));
       const first = (await pool.listChecks(project.id, { tags: [] }))[0];
-      await pool.ping(ping({ uuid: first.uuid }, T0 + MINUTE));
+      await pingThrough(pool, ping({ uuid: first.uuid }, T0 + MINUTE));
       assert.is(await listed(T0 + 2 * MINUTE), await expected(T0 + 2 * MINUTE), "the pinged check shows its new state");
       assert.is(await listed(T0 + 2 * MINUTE), await expected(T0 + 2 * MINUTE), "and the cached ones stay whole");
     } finally {
@@ -125,17 +125,17 @@ for (const [name, make] of IMPLEMENTATIONS) {
     try {
       const p = await pool.createProject({ ...projectInput, checkLimit: 1 }, T0);
       const target = { pingKey: p.pingKey, slug: "nightly", create: false };
-      assert.equal(await pool.ping(ping(target, T0)), { ok: false, failure: { code: "not_found", what: "check" } });
-      const made = await pool.ping(ping({ ...target, create: true }, T0));
+      assert.equal(await pingThrough(pool, ping(target, T0)), { ok: false, failure: { code: "not_found", what: "check" } });
+      const made = await pingThrough(pool, ping({ ...target, create: true }, T0));
       assert.is(made.ok && made.value.created, true);
       if (!made.ok) return;
       assert.is(pool.projectOfCheck(made.value.checkUuid)?.id, p.id);
-      const second = await pool.ping(ping({ ...target, slug: "other", create: true }, T0));
+      const second = await pingThrough(pool, ping({ ...target, slug: "other", create: true }, T0));
       assert.is(second.ok, true); // over the limit of 1, within twice the limit
-      const third = await pool.ping(ping({ ...target, slug: "third", create: true }, T0));
+      const third = await pingThrough(pool, ping({ ...target, slug: "third", create: true }, T0));
       assert.is(third.ok, false);
       await pool.createCheck(p.id, { slug: "nightly" }, [], T0).then((r) => assert.equal(r, { ok: false, failure: { code: "check_limit" } }));
-      const again = await pool.ping(ping(target, T0 + 1));
+      const again = await pingThrough(pool, ping(target, T0 + 1));
       assert.is(again.ok && again.value.created, false);
     } finally {
       await pool.close();
@@ -151,7 +151,7 @@ for (const [name, make] of IMPLEMENTATIONS) {
       const created = await pool.createCheck(p.id, {}, [], T0);
       if (!created.ok) throw new Error("create failed");
       const uuid = created.value.check.uuid;
-      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => pool.ping(ping({ uuid }, T0 + i, { body: new TextEncoder().encode(`run ${i}`) }))));
+      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => pingThrough(pool, ping({ uuid }, T0 + i, { body: new TextEncoder().encode(`run ${i}`) }))));
       assert.ok(results.every((r) => r.ok));
       const listed = await pool.listPings(p.id, uuid);
       assert.is(listed.ok && listed.value.pings.length, 300);

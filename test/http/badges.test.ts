@@ -1,5 +1,6 @@
 // Badges: rendering and aggregation (pure), URL parsing and signatures, then the routes through
 // app.request() on an in-process pool.
+import { pingThrough } from "../helpers.ts";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { H3 } from "h3";
@@ -152,7 +153,7 @@ async function withHarness(body: (h: Harness) => Promise<void>): Promise<void> {
       if (!created.ok) throw new Error(`createCheck failed: ${JSON.stringify(created.failure)}`);
       const uuid = created.value.check.uuid;
       if (state === "up" || state === "down") {
-        const pinged = await pool.ping(pingCommand(uuid, state === "up" ? "success" : "fail"));
+        const pinged = await pingThrough(pool, pingCommand(uuid, state === "up" ? "success" : "fail"));
         if (!pinged.ok) throw new Error("ping failed");
       }
       if (state === "paused") await pool.pauseCheck(project.id, uuid, T0);

@@ -8,7 +8,7 @@ import type { Pool } from "../../host/pool-api.ts";
 import { createInProcessPool } from "../../app/pools.ts";
 import { HOUR, MINUTE } from "../../engine/model.ts";
 import { runCli } from "../../app/cli.ts";
-import { closedPort, tempDir } from "../helpers.ts";
+import { closedPort, tempDir, pingThrough } from "../helpers.ts";
 import { ADMIN_TOKEN, withApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
@@ -47,7 +47,7 @@ test("on a stopped server's DATA_DIR, outbox and channel list show the failed de
       method_down: "POST", url_down: url, body_down: "", headers_down: {}, method_up: "POST", url_up: url, body_up: "", headers_up: {} } } }, T0);
     const made = await pool.createCheck(project.id, { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } }, [], T0);
     if (!channel.ok || !made.ok) throw new Error("set-up failed");
-    await pool.ping({ target: { uuid: made.value.check.uuid }, signal: "fail", exitStatus: null, method: "GET", scheme: "http",
+    await pingThrough(pool, { target: { uuid: made.value.check.uuid }, signal: "fail", exitStatus: null, method: "GET", scheme: "http",
       remoteAddr: "10.0.0.1", ua: "", rid: null, body: null, at: T0 });
     await attempted(pool, 1);
     await pool.close();

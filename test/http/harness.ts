@@ -97,7 +97,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
         return res.json as Record<string, unknown>;
       },
       ping: async (uuid, overrides = {}) => {
-        const outcome = await pool.ping({
+        const outcome = await pool.ping(pool.projectOfCheck(uuid)?.id ?? "", {
           target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
           ua: "curl/8", rid: null, body: null, at: clock.now(), ...overrides,
         });

@@ -45,9 +45,9 @@ async function withListener(body: (world: World) => Promise<void>, pingBodyLimit
     projectOfCheck: (uuid) => pool.projectOfCheck(uuid),
     projectByPingKey: (key) => pool.projectByPingKey(key),
     listChecks: (projectId, query) => pool.listChecks(projectId, query),
-    ping: (command) => {
+    ping: (projectId, command) => {
       if ("uuid" in command.target && failing.delete(command.target.uuid)) return Promise.reject(new Error("disk full"));
-      return pool.ping(command);
+      return pool.ping(projectId, command);
     },
   };
   const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool: listenerPool, clock, maxMessageBytes: MAX_BYTES });
@@ -320,9 +320,11 @@ const stubProject: Project = { id: "p", name: "p", apiKey: "", apiKeyReadonly: "
 
 test("the command carries the decoded mail and a body of its own, cut to the limit", async () => {
   const commands: PingCommand[] = [];
+  const projectIds: string[] = [];
   const pool: MailPool = {
     projectOfCheck: () => stubProject, projectByPingKey: () => null, listChecks: async () => [],
-    ping: async (command) => {
+    ping: async (projectId, command) => {
+      projectIds.push(projectId);
       commands.push(command);
       return { ok: true, value: { checkUuid: "u", created: false } };
     },
@@ -334,6 +336,7 @@ test("the command carries the decoded mail and a body of its own, cut to the lim
     await transport.sendMail({ envelope: { from: SENDER, to: [to] }, raw: "Subject: Hello\r\n\r\nWorld\r\n" });
     const [{ body, email, target }] = commands;
     assert.equal({ target, email }, { target: { uuid: "00000000-0000-4000-8000-000000000001" }, email: { subject: "Hello", text: "World\n" } });
+    assert.equal(projectIds, ["p"], "the project resolved at RCPT goes along with the ping");
     assert.equal([body?.length, body?.buffer.byteLength], [10, 10]); // not a view of the whole message
     assert.equal(new TextDecoder().decode(body ?? new Uint8Array()), "Subject: H");
   } finally {
