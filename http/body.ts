@@ -1,6 +1,8 @@
-// Request bodies: bytes read with a size limit, and JSON objects parsed from them (the same for every API).
+// Request bodies: the API's, read whole up to a limit (larger → 413) and parsed as JSON objects; and ping
+// bodies, cut to a limit (the rest read and dropped, never buffered).
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
+import type { H3Event } from "h3";
 import { httpError } from "./errors.ts";
 
 /** Largest API request body accepted, in bytes (larger → 413). */
@@ -56,3 +58,69 @@ export function parseJsonObject(bytes: Uint8Array, opts: { nullAsEmpty: boolean 
 }
 
 /** A validated create/update request: the spec in engine units and the upsert fields. */
+
+/** Returns a Node request's body cut to `limit` bytes, or null when there is none. */
+export function readNodeBodyCut(req: NodeJS.EventEmitter & { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, limit: number): Promise<Uint8Array | null> {
+  const headers = req.headers;
+  const length = headers["content-length"];
+  if (headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return Promise.resolve(null);
+  return collect(req, limit);
+}
+
+/**
+ * Returns the request body cut to `limit` bytes, or null when there is none. The whole body is consumed,
+ * but bytes past the limit are dropped as they arrive: a body far over the limit is accepted, never buffered.
+ */
+export async function readBodyCut(event: H3Event, limit: number): Promise<Uint8Array | null> {
+  const node = event.runtime?.node?.req;
+  if (node !== undefined) return readNodeBodyCut(node, limit);
+  const stream = event.req.body;
+  if (stream === null) return null;
+  const kept = keeper(limit);
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return kept.result();
+    kept.add(value);
+  }
+}
+
+function collect(source: NodeJS.EventEmitter, limit: number): Promise<Uint8Array | null> {
+  const kept = keeper(limit);
+  return new Promise((resolve, reject) => {
+    let ended = false;
+    source.on("data", (chunk: Buffer) => kept.add(chunk));
+    source.on("end", () => { ended = true; resolve(kept.result()); });
+    // the client went away mid-body: a 400 nobody reads, not a server error
+    const incomplete = () => reject(httpError(400, "request body incomplete"));
+    source.on("error", incomplete);
+    source.on("close", () => {
+      if (!ended) incomplete();
+    });
+  });
+}
+
+/** Keeps the first `limit` bytes of the chunks it is given. */
+function keeper(limit: number): { add(chunk: Uint8Array): void; result(): Uint8Array | null } {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  return {
+    add(chunk) {
+      if (size >= limit) return;
+      const take = Math.min(chunk.byteLength, limit - size);
+      chunks.push(take === chunk.byteLength ? chunk : chunk.subarray(0, take));
+      size += take;
+    },
+    result() {
+      if (size === 0) return null;
+      // always a compact copy: a chunk may be a view into a larger socket buffer, which a worker hop would clone whole
+      const body = new Uint8Array(size);
+      let offset = 0;
+      for (const chunk of chunks) {
+        body.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
+      return body;
+    },
+  };
+}

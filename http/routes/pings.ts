@@ -13,6 +13,7 @@ import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import { isStoreUnavailable } from "../../host/write-failures.ts";
 import type { AppDeps } from "../app.ts";
 import { pingFailureOf } from "../errors.ts";
+import { readBodyCut, readNodeBodyCut } from "../body.ts";
 import { log } from "../../host/log.ts";
 
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */
@@ -201,7 +202,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">,
       method: req.method ?? "GET",
       header: (name) => headerText(req.headers[name]),
       socketAddress: req.socket.remoteAddress,
-      readBody: (limit) => readNodeBody(req, limit),
+      readBody: (limit) => readNodeBodyCut(req, limit),
     };
     answerPing(request, { pool, at }).catch((error: unknown) => {
       if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
@@ -226,7 +227,7 @@ function webPingRequest(event: H3Event): PingRequest {
     method: event.req.method,
     header: node !== undefined ? (name) => headerText(node.headers[name]) : (name) => event.req.headers.get(name) ?? undefined,
     socketAddress: node !== undefined ? node.socket?.remoteAddress : event.req.ip,
-    readBody: (limit) => readBody(event, limit),
+    readBody: (limit) => readBodyCut(event, limit),
   };
 }
 
@@ -234,68 +235,3 @@ function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
-/** Returns a Node request's body cut to `limit` bytes, or null when there is none. */
-function readNodeBody(req: NodeJS.EventEmitter & { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, limit: number): Promise<Uint8Array | null> {
-  const headers = req.headers;
-  const length = headers["content-length"];
-  if (headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return Promise.resolve(null);
-  return collect(req, limit);
-}
-
-/**
- * Returns the request body cut to `limit` bytes, or null when there is none. The whole body is consumed,
- * but bytes past the limit are dropped as they arrive: a body far over the limit is accepted, never buffered.
- */
-export async function readBody(event: H3Event, limit: number): Promise<Uint8Array | null> {
-  const node = event.runtime?.node?.req;
-  if (node !== undefined) return readNodeBody(node, limit);
-  const stream = event.req.body;
-  if (stream === null) return null;
-  const kept = keeper(limit);
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return kept.result();
-    kept.add(value);
-  }
-}
-
-function collect(source: NodeJS.EventEmitter, limit: number): Promise<Uint8Array | null> {
-  const kept = keeper(limit);
-  return new Promise((resolve, reject) => {
-    let ended = false;
-    source.on("data", (chunk: Buffer) => kept.add(chunk));
-    source.on("end", () => { ended = true; resolve(kept.result()); });
-    // the client went away mid-body: a 400 nobody reads, not a server error
-    const incomplete = () => reject(new HTTPError({ status: 400, message: "request body incomplete" }));
-    source.on("error", incomplete);
-    source.on("close", () => {
-      if (!ended) incomplete();
-    });
-  });
-}
-
-/** Keeps the first `limit` bytes of the chunks it is given. */
-function keeper(limit: number): { add(chunk: Uint8Array): void; result(): Uint8Array | null } {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  return {
-    add(chunk) {
-      if (size >= limit) return;
-      const take = Math.min(chunk.byteLength, limit - size);
-      chunks.push(take === chunk.byteLength ? chunk : chunk.subarray(0, take));
-      size += take;
-    },
-    result() {
-      if (size === 0) return null;
-      // always a compact copy: a chunk may be a view into a larger socket buffer, which a worker hop would clone whole
-      const body = new Uint8Array(size);
-      let offset = 0;
-      for (const chunk of chunks) {
-        body.set(chunk, offset);
-        offset += chunk.byteLength;
-      }
-      return body;
-    },
-  };
-}
