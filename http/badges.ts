@@ -38,11 +38,6 @@ export function textWidth(text: string): number {
   return total;
 }
 
-/** Returns the badge status of checks with these statuses: down if any is down, else late (3-state) if any is in grace, else up. */
-export function badgeStatus(statuses: readonly (Status | "grace")[], states: BadgeStates): BadgeStatus {
-  return badgeJson(statuses, states).status;
-}
-
 /** Returns the JSON badge `{status, total, grace, down}`; new, paused and up count as up. */
 export function badgeJson(statuses: readonly (Status | "grace")[], states: BadgeStates): BadgeSummary {
   let grace = 0, down = 0;

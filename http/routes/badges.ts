@@ -2,13 +2,12 @@
 // and /b/<states>/<check badge key>.<fmt> (reference views.badge and views.check_badge; fact sheet §9).
 import type { H3, H3Event } from "h3";
 import { HTTPResponse } from "h3";
-import { timingSafeEqual } from "node:crypto";
 import type { Check, Millis } from "../../engine/model.ts";
 import { assertNever } from "../../engine/model.ts";
 import type { Pool } from "../../host/pool-api.ts";
 import { statusAt } from "../../engine/status.ts";
 import type { AppDeps } from "../app.ts";
-import { badgeSignature } from "../badge-urls.ts";
+import { signatureMatches, statesOfSignature } from "../badge-urls.ts";
 import type { BadgeFormat, BadgeStates, BadgeSummary } from "../badges.ts";
 import { DEFAULT_BADGE_LABEL, badgeJson, badgeShields, badgeSvg, isBadgeFormat } from "../badges.ts";
 
@@ -81,18 +80,6 @@ export function parseCheckBadge(states: string | undefined, file: string | undef
   const format = file.slice(dot + 1);
   if (!SLUG.test(format)) return null;
   return { states: Number(states) === 3 ? 3 : 2, badgeKey: file.slice(0, dot), format };
-}
-
-/** Returns true when the first 8 characters of `signature` are the tag's signature (the reference compares only those). */
-export function signatureMatches(secret: string, badgeKey: string, tag: string, signature: string): boolean {
-  const ours = Buffer.from(badgeSignature(secret, badgeKey, tag));
-  const theirs = Buffer.from(signature.slice(0, 8));
-  return ours.length === theirs.length && timingSafeEqual(ours, theirs);
-}
-
-/** Returns 2 for a 10-character signature ending in "-2", else 3 (reference views.badge). */
-export function statesOfSignature(signature: string): BadgeStates {
-  return signature.length === 10 && signature.endsWith("-2") ? 2 : 3;
 }
 
 type Rendered = { readonly format: BadgeFormat; readonly label: string; readonly summary: BadgeSummary };

@@ -10,8 +10,9 @@ import type { Check, Project, Status } from "../../engine/model.ts";
 import { DAY, MINUTE } from "../../engine/model.ts";
 import { badgeSignature } from "../../http/badge-urls.ts";
 import type { BadgeStates, BadgeStatus } from "../../http/badges.ts";
-import { BADGE_COLORS, WIDTHS, badgeJson, badgeShields, badgeStatus, badgeSvg, textWidth } from "../../http/badges.ts";
-import { badgeRoutes, parseCheckBadge, parseProjectBadge, signatureMatches, statesOfSignature } from "../../http/routes/badges.ts";
+import { BADGE_COLORS, WIDTHS, badgeJson, badgeShields, badgeSvg, textWidth } from "../../http/badges.ts";
+import { badgeRoutes, parseCheckBadge, parseProjectBadge } from "../../http/routes/badges.ts";
+import { signatureMatches, statesOfSignature } from "../../http/badge-urls.ts";
 import type { Routes } from "./harness.ts";
 import { BADGE_SECRET, withApi, withRoutes } from "./harness.ts";
 
@@ -75,7 +76,7 @@ const aggregations: [name: string, statuses: (Status | "grace")[], states: Badge
   ["one down beats everything (2 states)", ["up", "new", "down"], 2, "down"],
 ];
 for (const [name, statuses, states, want] of aggregations) {
-  test(`badge status: ${name}`, () => assert.is(badgeStatus(statuses, states), want));
+  test(`badge status: ${name}`, () => assert.is(badgeJson(statuses, states).status, want));
 }
 
 test("the JSON badge counts every check, its grace and down ones, in either state mode", () => {

@@ -7,7 +7,7 @@ import { MINUTE, SECOND } from "../../engine/model.ts";
 import { fail, ok } from "../../engine/outcome.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import { apiKeyOf, authorizeAdmin, RateLimiter } from "../../http/auth.ts";
-import { badgeSignature, badgeStatesOf } from "../../http/badge-urls.ts";
+import { badgeSignature } from "../../http/badge-urls.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "../../app/config.ts";
 import { renderError, statusOf, unwrap } from "../../http/errors.ts";
 import { channelsOf, checkQueryOf, checkRequestOf, flipQueryOf } from "../../http/input.ts";
@@ -302,10 +302,6 @@ test("badge signatures: 8 URL-safe characters per secret, key and tag; -2 means 
   assert.is.not(sig, badgeSignature("secret", "key", "dev"));
   assert.is.not(sig, badgeSignature("secret", "other", "prod"));
   assert.is.not(sig, badgeSignature("another secret", "key", "prod"));
-  assert.is(badgeStatesOf("secret", "key", "prod", sig), 3);
-  assert.is(badgeStatesOf("secret", "key", "prod", `${sig}-2`), 2);
-  assert.is(badgeStatesOf("secret", "key", "dev", sig), null);
-  assert.is(badgeStatesOf("another secret", "key", "prod", sig), null);
 });
 
 test.run();

@@ -59,7 +59,7 @@ test("API keys, the admin token and badge signatures are compared with timingSaf
   const admin = /export function authorizeAdmin[\s\S]*?\n\}/.exec(auth)?.[0] ?? "";
   assert.match(admin, /timingSafeEqual\(given, expected\)/, "the admin token is compared in constant time");
   assert.match(admin, /createHash\("sha256"\)/, "over equal-length digests");
-  assert.match(source("http/routes/badges.ts"), /timingSafeEqual\(ours, theirs\)/);
+  assert.match(source("http/badge-urls.ts"), /timingSafeEqual\(ours, theirs\)/);
   assert.not.match(auth, /=== token\b|\btoken ===|apiKey === (?!null|"")/, "no plain comparison of secrets");
 });
 
