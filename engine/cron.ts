@@ -44,6 +44,15 @@ export function stepped(values: readonly number[], step: number): number[] {
   return values.filter((_, i) => i % step === 0);
 }
 
+/**
+ * Returns the values a step term `base/step` names in both syntaxes: a single start value runs on to
+ * `last` (`5/15` = 5,20,35,50 in cron; `~7/2` down to 0 in OnCalendar), a set of values is stepped as it is.
+ */
+export function stepTerm(base: ReadonlySet<number>, step: number, last: number): Set<number> {
+  if (base.size === 1) return new Set(stepped(rangeOf([...base][0], last), step));
+  return new Set(stepped([...base].sort((a, b) => a - b), step));
+}
+
 /** Returns the integers start…end, both included. */
 export const rangeOf = (start: number, end: number): number[] =>
   Array.from({ length: Math.max(0, end - start + 1) }, (_, i) => start + i);
@@ -99,9 +108,7 @@ function items(field: Field, text: string): Set<number> {
     if (step === 0) throw new CronError();
     const base = items(field, text.slice(0, at));
     if (base.size === 1 && (base.has(LAST_DAY) || base.has(LAST_WEEKDAY))) return base;
-    // a single start value runs to the field's maximum: `5/15` = 5,20,35,50 (and `5-5/15` too)
-    if (base.size === 1) return new Set(stepped(rangeOf([...base][0], max), step));
-    return new Set(stepped([...base].sort((a, b) => a - b), step));
+    return stepTerm(base, step, max); // `5/15` = 5,20,35,50 (and `5-5/15` too)
   }
   if (text.includes("-")) {
     const at = text.indexOf("-");

@@ -1,7 +1,7 @@
 // One line of a systemd OnCalendar expression (without its trailing zone), as the reference's
 // `oncalendar` library reads it, turned into a WallPattern. Lines, zones and iteration: schedule.ts.
 import type { WallPattern } from "./cron.ts";
-import { daysInMonth, nextTable, rangeOf, stepped, weekdayOf } from "./cron.ts";
+import { daysInMonth, nextTable, rangeOf, stepTerm, weekdayOf } from "./cron.ts";
 
 /** OnCalendar iteration stops at this year, like systemd. */
 export const ONCALENDAR_MAX_YEAR = 2200;
@@ -63,8 +63,7 @@ function items(field: Field, text: string, reverse = false): Set<number> {
     const step = digits(text.slice(at + 1));
     if (step === 0) throw new OnCalendarError();
     const base = items(field, text.slice(0, at), reverse);
-    if (base.size === 1) return new Set(stepped(rangeOf([...base][0], reverse ? 0 : max), step));
-    return new Set(stepped([...base].sort((a, b) => a - b), step));
+    return stepTerm(base, step, reverse ? 0 : max);
   }
   if (text.includes("..")) {
     const at = text.indexOf("..");

@@ -1,13 +1,11 @@
 // `hcd project mute`: through a running server's admin API (--url) and directly on a stopped server's
 // DATA_DIR; the mute is stored, and usage errors exit 2.
-import { createServer as createHttpServer } from "node:http";
-import { toNodeHandler } from "h3/node";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createInProcessPool } from "../../app/pools.ts";
 import { runCli } from "../../app/cli.ts";
 import { tempDir } from "../helpers.ts";
-import { ADMIN_TOKEN, withApi } from "./harness.ts";
+import { ADMIN_TOKEN, withServedApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
 const T0 = Date.UTC(2026, 0, 15, 12);
@@ -28,25 +26,17 @@ async function cli(argv: string[], env: Record<string, string>): Promise<{ statu
   }
 }
 
-test("with --url: mute and clear through the admin API, shown in the project list", () => withApi(async (api) => {
-  const server = createHttpServer(toNodeHandler(api.app));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    const remote = ["--url", `http://127.0.0.1:${address.port}`, "--token", ADMIN_TOKEN];
-    const muted = await cli(["project", "mute", "--project", api.project.id, "--until", "2026-01-16T06:00:00Z", ...remote], {});
-    assert.equal(muted, { status: 0, json: { muted_until: "2026-01-16T06:00:00+00:00" } });
-    const listed = (await api.admin("GET", "/admin/v1/projects")).json as { projects: Json[] };
-    assert.is(listed.projects.find((p) => p.id === api.project.id)?.muted_until, "2026-01-16T06:00:00+00:00");
-    const cleared = await cli(["project", "mute", "--project", api.project.id, "--clear", ...remote], {});
-    assert.equal(cleared, { status: 0, json: { muted_until: null } });
-    const bad = await cli(["project", "mute", "--project", api.project.id, "--until", "soon", ...remote], {});
-    assert.is(bad.status, 1);
-    assert.type((bad.json as Json).error, "string");
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+test("with --url: mute and clear through the admin API, shown in the project list", () => withServedApi(async (api, url) => {
+  const remote = ["--url", url, "--token", ADMIN_TOKEN];
+  const muted = await cli(["project", "mute", "--project", api.project.id, "--until", "2026-01-16T06:00:00Z", ...remote], {});
+  assert.equal(muted, { status: 0, json: { muted_until: "2026-01-16T06:00:00+00:00" } });
+  const listed = (await api.admin("GET", "/admin/v1/projects")).json as { projects: Json[] };
+  assert.is(listed.projects.find((p) => p.id === api.project.id)?.muted_until, "2026-01-16T06:00:00+00:00");
+  const cleared = await cli(["project", "mute", "--project", api.project.id, "--clear", ...remote], {});
+  assert.equal(cleared, { status: 0, json: { muted_until: null } });
+  const bad = await cli(["project", "mute", "--project", api.project.id, "--until", "soon", ...remote], {});
+  assert.is(bad.status, 1);
+  assert.type((bad.json as Json).error, "string");
 }));
 
 test("on a stopped server's DATA_DIR: the mute is stored and a restart shows it; usage errors exit 2", async () => {

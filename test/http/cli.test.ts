@@ -1,7 +1,5 @@
 // `hcd outbox` and `hcd channel list`: the admin API's JSON, directly on a stopped server's DATA_DIR
 // (without sending anything itself) and through a running server's admin API.
-import { createServer as createHttpServer } from "node:http";
-import { toNodeHandler } from "h3/node";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Pool } from "../../host/pool-api.ts";
@@ -9,7 +7,7 @@ import { createInProcessPool } from "../../app/pools.ts";
 import { HOUR, MINUTE } from "../../engine/model.ts";
 import { runCli } from "../../app/cli.ts";
 import { closedPort, tempDir, pingThrough } from "../helpers.ts";
-import { ADMIN_TOKEN, withApi } from "./harness.ts";
+import { ADMIN_TOKEN, withServedApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
 const T0 = Date.UTC(2026, 0, 15, 12);
@@ -74,23 +72,15 @@ test("on a stopped server's DATA_DIR, outbox and channel list show the failed de
   }
 });
 
-test("with --url, outbox and channel list print exactly what the admin API answers", () => withApi(async (api) => {
-  const server = createHttpServer(toNodeHandler(api.app));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    const remote = ["--url", `http://127.0.0.1:${address.port}`, "--token", ADMIN_TOKEN];
-    await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "email", name: "ops", value: "ops@example.com" });
-    const outbox = await cli(["outbox", ...remote], {});
-    assert.equal(outbox, { status: 0, json: (await api.admin("GET", "/admin/v1/outbox")).json });
-    const channels = await cli(["channel", "list", "--project", api.project.id, ...remote], {});
-    assert.equal(channels, { status: 0, json: (await api.admin("GET", `/admin/v1/projects/${api.project.id}/channels`)).json });
-    const refused = await cli(["outbox", "--url", `http://127.0.0.1:${address.port}`, "--token", "wrong"], {});
-    assert.is(refused.status, 1);
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+test("with --url, outbox and channel list print exactly what the admin API answers", () => withServedApi(async (api, url) => {
+  const remote = ["--url", url, "--token", ADMIN_TOKEN];
+  await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "email", name: "ops", value: "ops@example.com" });
+  const outbox = await cli(["outbox", ...remote], {});
+  assert.equal(outbox, { status: 0, json: (await api.admin("GET", "/admin/v1/outbox")).json });
+  const channels = await cli(["channel", "list", "--project", api.project.id, ...remote], {});
+  assert.equal(channels, { status: 0, json: (await api.admin("GET", `/admin/v1/projects/${api.project.id}/channels`)).json });
+  const refused = await cli(["outbox", "--url", url, "--token", "wrong"], {});
+  assert.is(refused.status, 1);
 }));
 
 test("a misspelt or foreign option is a usage error (exit 2), never ignored; nothing is written", async () => {

@@ -1,5 +1,7 @@
 // An app on a fresh in-process pool with a virtual clock, for the /api/v3 and /admin tests.
 // Every unexpected error the app reports is collected; `withApi` fails the test when there is any.
+import { createServer as createHttpServer } from "node:http";
+import { toNodeHandler } from "h3/node";
 import { readMail } from "../../mail/message.ts";
 import { sendTestNotification } from "../../notify/test-notification.ts";
 import type { SendTestNotification } from "../../http/app.ts";
@@ -143,4 +145,19 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
 function testNotifierOf(config: Config): SendTestNotification {
   const options = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
   return (project, channel, at) => sendTestNotification(project, channel, at, options);
+}
+
+/** As withApi, with the app also served over real HTTP on a loopback port (its base URL given). */
+export function withServedApi(body: (api: Api, url: string) => Promise<void>, options: ApiOptions = {}): Promise<void> {
+  return withApi(async (api) => {
+    const server = createHttpServer(toNodeHandler(api.app));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const address = server.address();
+      if (address === null || typeof address === "string") throw new Error("no port");
+      await body(api, `http://127.0.0.1:${address.port}`);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, options);
 }
