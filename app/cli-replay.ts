@@ -1,4 +1,4 @@
-// `hcd replay FILE`: a scenario file run on a fresh in-memory engine (http/replay-lines.ts); JSON lines on stdout.
+// `hcd replay FILE`: a scenario file run on a fresh in-memory engine (replay-lines.ts); JSON lines on stdout.
 import { readFileSync } from "node:fs";
 import { reasonOf } from "../http/errors.ts";
 import { replayLines } from "./replay-lines.ts";

@@ -1,4 +1,4 @@
-// A backup as a stream of the archive format (ops/archive.ts): the pool writes a consistent, compacted
+// A backup as a stream of the archive format (host/backup-archive.ts): the pool writes a consistent, compacted
 // copy of the store into a temporary directory beside the data, which is streamed and then removed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";

@@ -84,7 +84,7 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     },
   }, options);
 
-  // The whole store as a backup file (ops/archive.ts), streamed while pings keep being served.
+  // The whole store as a backup file (host/backup-archive.ts), streamed while pings keep being served.
   app.all("/admin/v1/backup", async (event) => {
     try {
       admin(event);

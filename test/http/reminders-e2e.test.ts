@@ -1,4 +1,4 @@
-// Alerting end to end in the real server (`node dist/http/main.js`, CLOCK=virtual, two shards) against a
+// Alerting end to end in the real server (`node dist/app/main.js`, CLOCK=virtual, two shards) against a
 // real local webhook receiver: a failure threshold, a project mute, reminders at their due times, and
 // reminders neither duplicated nor lost across a SIGKILL and a restart on the same DATA_DIR.
 import { test } from "uvu";
