@@ -119,22 +119,7 @@ export function simulatedSpec(check: Check, settings: SimulationSettings): Check
     startKw: check.startKw, successKw: check.successKw, failureKw: check.failureKw,
     filterSubject: check.filterSubject, filterBody: check.filterBody, filterHttpBody: check.filterHttpBody,
     filterDefaultFail: check.filterDefaultFail,
+    failureThreshold: settings.failureThreshold ?? check.failureThreshold ?? 1,
   };
-  return withFailureThreshold(spec, settings.failureThreshold ?? ownFailureThreshold(check));
-}
-
-// ---- failure_threshold (CONTRACT "Alerting fields") ----
-// The engine learns `failure_threshold` separately. These two functions are the only places the simulation
-// touches it: they pass the value under the field name the engine's CheckSpec/Check use (`failureThreshold`),
-// so it takes effect as soon as applySpec knows that field, and is harmlessly ignored before.
-
-/** Returns the spec with the failure threshold to simulate (undefined: the engine's default). */
-export function withFailureThreshold(spec: CheckSpec, threshold: number | undefined): CheckSpec {
-  return threshold === undefined ? spec : ({ ...spec, failureThreshold: threshold } as CheckSpec);
-}
-
-/** Returns the live check's own failure threshold, when the engine stores one. */
-function ownFailureThreshold(check: Check): number | undefined {
-  const value = (check as { readonly failureThreshold?: unknown }).failureThreshold;
-  return typeof value === "number" ? value : undefined;
+  return spec;
 }

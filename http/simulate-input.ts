@@ -1,5 +1,6 @@
 // The body of POST /api/v3/checks/<uuid>/simulate → candidate settings and the window start. The period
-// fields go through the update's own validation (checkRequestOf), so they fail with the same texts.
+// fields and failure_threshold go through the update's own validation (checkRequestOf), so they fail with
+// the same texts.
 import type { Millis } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
@@ -8,7 +9,7 @@ import type { JsonObject } from "./body.ts";
 import { checkRequestOf } from "./input.ts";
 
 /** The settings a simulation may vary, as the update API names them. */
-const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz"] as const;
+const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz", "failure_threshold"] as const;
 
 export type SimulationRequest = { readonly settings: SimulationSettings; readonly sinceAt: Millis | null };
 
@@ -18,9 +19,7 @@ export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest
   for (const field of PERIOD_FIELDS) if (Object.hasOwn(body, field)) period[field] = body[field];
   const request = checkRequestOf(period, null);
   if (!request.ok) return request;
-  const { timeoutMs, graceMs, schedule, tz } = request.value.spec;
-  const threshold = failureThresholdOf(body);
-  if (!threshold.ok) return threshold;
+  const { timeoutMs, graceMs, schedule, tz, failureThreshold } = request.value.spec;
   const since = sinceOf(body);
   if (!since.ok) return since;
   const settings: { -readonly [K in keyof SimulationSettings]: SimulationSettings[K] } = {};
@@ -28,22 +27,8 @@ export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest
   if (graceMs !== undefined) settings.graceMs = graceMs;
   if (schedule !== undefined) settings.schedule = schedule;
   if (tz !== undefined) settings.tz = tz;
-  if (threshold.value !== undefined) settings.failureThreshold = threshold.value;
+  if (failureThreshold !== undefined) settings.failureThreshold = failureThreshold;
   return ok({ settings, sinceAt: since.value });
-}
-
-/**
- * failure_threshold: an integer 1-100 (CONTRACT "Alerting fields"), with the update's wording for numbers.
- * Once the update API validates this field itself, its check should replace this one.
- */
-function failureThresholdOf(body: JsonObject): Outcome<number | undefined> {
-  if (!Object.hasOwn(body, "failure_threshold")) return ok(undefined);
-  const value = body.failure_threshold;
-  if (value === null) return invalid("failure_threshold", "is not a valid value");
-  if (typeof value !== "number" || !Number.isInteger(value)) return invalid("failure_threshold", "is not a number");
-  if (value < 1) return invalid("failure_threshold", "is too small");
-  if (value > 100) return invalid("failure_threshold", "is too large");
-  return ok(value);
 }
 
 // a date, optionally with a time and a zone: what "ISO 8601" means to clients (Date.parse alone takes much more)

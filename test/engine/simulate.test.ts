@@ -15,7 +15,7 @@ test("the simulated spec keeps the check's rules and takes the candidate period 
   const cron = check({ kind: "cron", schedule: "0 3 * * *", tz: "Europe/Riga", timeoutMs: HOUR, graceMs: 5 * MINUTE,
     filterHttpBody: true, successKw: "OK", methods: "POST", manualResume: true });
   const rules = { manualResume: true, methods: "POST", startKw: "", successKw: "OK", failureKw: "", filterSubject: false,
-    filterBody: false, filterHttpBody: true, filterDefaultFail: false };
+    filterBody: false, filterHttpBody: true, filterDefaultFail: false, failureThreshold: 1 };
   assert.equal(simulatedSpec(cron, {}), { schedule: "0 3 * * *", graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
   // a timeout alone turns it into a simple check; a tz alone keeps the schedule
   assert.equal(simulatedSpec(cron, { timeoutMs: 2 * HOUR }), { timeoutMs: 2 * HOUR, graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
@@ -24,6 +24,9 @@ test("the simulated spec keeps the check's rules and takes the candidate period 
   const simple = check({ timeoutMs: HOUR });
   assert.equal(simulatedSpec(simple, { schedule: "*/5 * * * *", timeoutMs: 2 * HOUR }).schedule, "*/5 * * * *");
   assert.is(simulatedSpec(simple, { schedule: "*/5 * * * *", timeoutMs: 2 * HOUR }).timeoutMs, undefined);
+  // the failure threshold: the candidate's, else the check's own
+  assert.is(simulatedSpec(check({ failureThreshold: 4 }), {}).failureThreshold, 4);
+  assert.is(simulatedSpec(check({ failureThreshold: 4 }), { failureThreshold: 2 }).failureThreshold, 2);
 });
 
 const base = (extra: Partial<SimulationInput>): SimulationInput => ({
