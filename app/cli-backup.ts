@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createInProcessPool } from "./pools.ts";
 import { ArchiveError, unpackArchive, verifyArchive } from "../host/backup-archive.ts";
-import { backupStream } from "../http/backup.ts";
+import { backupStream } from "../host/backup.ts";
 import type { Settings } from "./config.ts";
 
 /** Writes a backup to `out`; prints what was written. Returns the exit status. */
@@ -32,7 +32,7 @@ export async function backupCommand(out: string, settings: Settings, remote: { u
         notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
       });
       try {
-        await pipeline(await backupStream(pool, dirname(resolve(out)), new Date()), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+        await pipeline(await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date() }), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
       } finally {
         await pool.close();
       }

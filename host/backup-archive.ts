@@ -15,8 +15,10 @@ import { Readable, Transform } from "node:stream";
 const MAGIC = Buffer.from("HCDBACKUP1\n", "ascii");
 const DIGEST_BYTES = 32;
 const MAX_HEADER_BYTES = 64 * 1024;
-/** The only paths an archive may hold: the store's two LMDB data files. */
+/** The store's two LMDB data files, in every archive. */
 export const STORE_FILES = ["journal/data.mdb", "data.mdb"] as const;
+/** The server's badge secret: in an archive when DATA_DIR had one, so published badge URLs survive a restore. */
+export const BADGE_SECRET_FILE = "badge-secret";
 
 /** A backup file that cannot be used, with the reason in words. */
 export class ArchiveError extends Error {}
@@ -89,7 +91,7 @@ function parseHeader(bytes: Buffer, file: string): Header {
   }
   const header = parsed as Partial<Header> | null;
   const files = header?.files;
-  const allowed = new Set<string>(STORE_FILES);
+  const allowed = new Set<string>([...STORE_FILES, BADGE_SECRET_FILE]); // the only paths an archive may hold
   const valid = typeof header?.created === "string" && Array.isArray(files) && files.length > 0 && files.every((f) =>
     typeof f === "object" && f !== null && typeof f.path === "string" && allowed.delete(f.path) && Number.isSafeInteger(f.size) && f.size >= 0);
   if (!valid) throw new ArchiveError(`${file} is corrupt: its header lists unexpected files`);
@@ -120,9 +122,9 @@ export async function unpackArchive(file: string, dir: string): Promise<Header> 
       mkdirSync(dirname(target), { recursive: true });
       if (entry.size > 0) {
         const hashing = new Transform({ transform(chunk: Buffer, _encoding, done) { hash.update(chunk); done(null, chunk); } });
-        await pipeline(createReadStream(file, { start: offset, end: offset + entry.size - 1 }), hashing, createWriteStream(target, { flags: "wx" }));
+        await pipeline(createReadStream(file, { start: offset, end: offset + entry.size - 1 }), hashing, createWriteStream(target, { flags: "wx", mode: 0o600 }));
       } else {
-        await pipeline(Readable.from([]), createWriteStream(target, { flags: "wx" }));
+        await pipeline(Readable.from([]), createWriteStream(target, { flags: "wx", mode: 0o600 }));
       }
       offset += entry.size;
     }

@@ -4,7 +4,7 @@
 import type { H3, H3Event } from "h3";
 import { HTTPResponse } from "h3";
 import { Readable } from "node:stream";
-import { backupStream } from "../backup.ts";
+import { backupStream } from "../../host/backup.ts";
 import { VirtualClock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
 import type { AppDeps } from "../app.ts";
@@ -89,7 +89,7 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     try {
       admin(event);
       if (event.req.method !== "POST") throw httpError(405, "method not allowed", { allow: "POST" });
-      const stream = await backupStream(pool, config.dataDir, new Date(clock.now()));
+      const stream = await backupStream(pool, { dataDir: config.dataDir, scratchParent: config.dataDir, at: new Date(clock.now()) });
       return new HTTPResponse(Readable.toWeb(stream) as ReadableStream, { status: 200, headers: {
         "content-type": "application/octet-stream", "cache-control": "no-store",
         "content-disposition": 'attachment; filename="hcd.backup"',

@@ -5,7 +5,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInProcessPool } from "../../app/pools.ts";
@@ -95,6 +95,9 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
 
     const restore = await hcd(["restore", "--in", file, "--data-dir", restored]);
     assert.is(restore.status, 0, restore.stderr);
+    // the badge secret comes along (owner-only), so published badge URLs answer the same after a restore
+    assert.equal(readFileSync(join(restored, "badge-secret")), readFileSync(join(original, "badge-secret")));
+    assert.is(statSync(join(restored, "badge-secret")).mode & 0o777, 0o600);
     const again = await hcd(["restore", "--in", file, "--data-dir", restored]);
     assert.is(again.status, 1);
     assert.match(again.stderr, "is not empty");

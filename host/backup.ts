@@ -1,0 +1,32 @@
+// A backup as a stream of the archive format (host/backup-archive.ts): the pool writes a consistent, compacted
+// copy of the store into a temporary directory beside the data, which is streamed and then removed.
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import type { Pool } from "./pool-api.ts";
+import { BADGE_SECRET_FILE, packArchive, STORE_FILES } from "./backup-archive.ts";
+
+/**
+ * Returns the archive of a fresh copy of the store, made in a temporary directory under `scratchParent`
+ * (on the data's file system: the copy may be large), with DATA_DIR's badge secret when there is one;
+ * the directory goes when the stream closes.
+ */
+export async function backupStream(pool: Pool, opts: { dataDir: string; scratchParent: string; at: Date }): Promise<Readable> {
+  const scratch = mkdtempSync(join(opts.scratchParent, ".backup-"));
+  const remove = () => rmSync(scratch, { recursive: true, force: true });
+  try {
+    await pool.backup(scratch);
+    const secret = join(opts.dataDir, BADGE_SECRET_FILE);
+    const files: string[] = [...STORE_FILES];
+    if (existsSync(secret)) {
+      copyFileSync(secret, join(scratch, BADGE_SECRET_FILE));
+      files.push(BADGE_SECRET_FILE);
+    }
+    const stream = packArchive(scratch, files, opts.at);
+    stream.once("close", remove);
+    return stream;
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
