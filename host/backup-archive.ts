@@ -107,14 +107,7 @@ export async function unpackArchive(file: string, dir: string): Promise<Header> 
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new ArchiveError(`${dir} is not empty: restore only into a new or empty directory`);
   mkdirSync(dir, { recursive: true });
   const hash = createHash("sha256");
-  const prefix = Buffer.alloc(dataStart);
-  const fd = openSync(file, "r");
-  try {
-    readSync(fd, prefix, 0, dataStart, 0);
-  } finally {
-    closeSync(fd);
-  }
-  hash.update(prefix);
+  hash.update(readAt(file, dataStart, 0));
   try {
     let offset = dataStart;
     for (const entry of header.files) {
@@ -128,14 +121,7 @@ export async function unpackArchive(file: string, dir: string): Promise<Header> 
       }
       offset += entry.size;
     }
-    const digest = Buffer.alloc(DIGEST_BYTES);
-    const trailer = openSync(file, "r");
-    try {
-      readSync(trailer, digest, 0, DIGEST_BYTES, total - DIGEST_BYTES);
-    } finally {
-      closeSync(trailer);
-    }
-    if (!hash.digest().equals(digest)) throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
+    if (!hash.digest().equals(readAt(file, DIGEST_BYTES, total - DIGEST_BYTES))) throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
     return header;
   } catch (error) {
     for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true }); // leave it empty, as found
@@ -150,13 +136,18 @@ export async function verifyArchive(file: string): Promise<Header> {
   if (total > DIGEST_BYTES) {
     for await (const chunk of createReadStream(file, { start: 0, end: total - DIGEST_BYTES - 1 })) hash.update(chunk as Buffer);
   }
-  const digest = Buffer.alloc(DIGEST_BYTES);
+  if (!hash.digest().equals(readAt(file, DIGEST_BYTES, total - DIGEST_BYTES))) throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
+  return header;
+}
+
+/** Returns `length` bytes of `file` from `position` (the header's prefix, the checksum trailer). */
+function readAt(file: string, length: number, position: number): Buffer {
+  const bytes = Buffer.alloc(length);
   const fd = openSync(file, "r");
   try {
-    readSync(fd, digest, 0, DIGEST_BYTES, total - DIGEST_BYTES);
+    readSync(fd, bytes, 0, length, position);
   } finally {
     closeSync(fd);
   }
-  if (!hash.digest().equals(digest)) throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
-  return header;
+  return bytes;
 }
