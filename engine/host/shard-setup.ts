@@ -1,9 +1,8 @@
 // Builds a ShardHost the same way in a worker thread and in-process: store, deadlines timer, deliverer.
 import { randomUUID } from "node:crypto";
 import type { Millis } from "../model.ts";
-import type { OutboxEntry } from "../changes.ts";
 import { Deliverer } from "../../notify/deliverer.ts";
-import { shardOf } from "./routing.ts";
+import { shardOutbox } from "./shard-outbox.ts";
 import { ShardHost } from "./shard-host.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
@@ -32,17 +31,8 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const startAt = setup.clock === "real" ? Date.now() : setup.startAt;
   const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID, applyMissedDeadlines: setup.passive !== true });
   if (setup.passive === true) return host;
-  const store = host.store();
-  // Every shard opens the same store: each delivers only its own projects' notifications.
-  const own = (entry: OutboxEntry) => shardOf(entry.projectId, setup.count) === setup.index;
   const deliverer = new Deliverer({
-    outbox: {
-      // filtered while scanning: another shard's backlog of older due entries must not hide ours
-      outboxDue: (at, limit) => store.outboxDue(at, limit, own),
-      outboxAll: () => store.outboxAll().filter(own),
-      outboxUpdate: (entry) => store.outboxUpdate(entry),
-      outboxDelete: (id) => store.outboxDelete(id),
-    },
+    outbox: shardOutbox(host.store(), setup.index, setup.count),
     siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
   });
