@@ -2,9 +2,8 @@
 import type { Durability } from "../persistence/store.ts";
 import { randomUUID } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
-import type { OutboxEntry } from "../engine/changes.ts";
 import { Deliverer } from "../notify/deliverer.ts";
-import { shardOf } from "../host/routing.ts";
+import { shardOutbox } from "./shard-outbox.ts";
 import { ShardHost } from "../host/shard-host.ts";
 import { isStoreUnavailable } from "../host/write-failures.ts";
 import { log } from "../host/log.ts";
@@ -40,17 +39,8 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const startAt = setup.clock === "real" ? Date.now() : setup.startAt;
   const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID, applyMissedDeadlines: setup.passive !== true });
   if (setup.passive === true) return host;
-  const store = host.store();
-  // Every shard opens the same store: each delivers only its own projects' notifications.
-  const own = (entry: OutboxEntry) => shardOf(entry.projectId, setup.count) === setup.index;
   const deliverer = new Deliverer({
-    outbox: {
-      // filtered while scanning: another shard's backlog of older due entries must not hide ours
-      outboxDue: (at, limit) => store.outboxDue(at, limit, own),
-      outboxAll: () => store.outboxAll().filter(own),
-      outboxUpdate: (entry) => store.outboxUpdate(entry),
-      outboxDelete: (id) => store.outboxDelete(id),
-    },
+    outbox: shardOutbox(host.store(), setup.index, setup.count),
     siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
     onResult: (entry, result, error) => {

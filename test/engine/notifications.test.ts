@@ -32,6 +32,17 @@ async function until<T>(list: T[], count: number, ms = 5_000): Promise<T[]> {
   return list;
 }
 
+/** Resolves with the outbox once `ready` holds for it (a positive marker, never a fixed sleep); fails after `ms`. */
+async function outboxWhen(pool: Pool, ready: (entries: Awaited<ReturnType<Pool["listOutbox"]>>) => boolean, ms = 5_000) {
+  const started = Date.now();
+  for (;;) {
+    const entries = await pool.listOutbox();
+    if (ready(entries)) return entries;
+    if (Date.now() - started > ms) throw new Error(`outbox never got there: ${JSON.stringify(entries.map((e) => [e.id, e.attempts]))}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function setUp(pool: Pool, webhook: string) {
   const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
   const channel = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: false, spec: {
@@ -52,17 +63,19 @@ test("a check going down and up on the virtual clock makes exactly one request p
     const { uuid } = await setUp(pool, receiver.url);
     await pingThrough(pool, ping(uuid, T0 + MINUTE)); // new → up: silent
     await pool.advance(T0 + MINUTE + DAY + HOUR - 1);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is(receiver.requests.length, 0, "nothing before the deadline, nothing for new → up");
+    // a notification is in the outbox in the same commit as its flip: empty means none was made
+    assert.equal(await pool.listOutbox(), [], "nothing before the deadline, nothing for new → up");
     await pool.advance(T0 + 3 * DAY); // down at its deadline
     await pingThrough(pool, ping(uuid, T0 + 3 * DAY + MINUTE)); // and up again
     const [down, up] = await until(receiver.requests, 2);
     assert.equal([down.method, down.path, down.body, down.headers["x-check"]],
       ["POST", "/down?name=db%20backup", "db backup is down: backup log line", uuid]);
     assert.equal([up.method, up.path], ["GET", "/up/db%20backup"]);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.is(receiver.requests.length, 2, "exactly once each");
-    assert.equal(await pool.listOutbox(), []);
+    // the marker: a third flip's request comes after any repeat of the first two on this channel
+    await pingThrough(pool, ping(uuid, T0 + 3 * DAY + 2 * MINUTE, "fail"));
+    await until(receiver.requests, 3);
+    await outboxWhen(pool, (entries) => entries.length === 0);
+    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/up/db%20backup", "/down?name=db%20backup"], "exactly once each");
   } finally {
     await pool.close();
     await receiver.close();
@@ -78,8 +91,7 @@ test("a receiver answering 500 gets a retry after the backoff, and a restart in 
     const { uuid } = await setUp(pool, receiver.url);
     await pingThrough(pool, ping(uuid, T0 + MINUTE, "fail")); // new → down notifies
     await until(receiver.requests, 1);
-    await new Promise((r) => setTimeout(r, 50));
-    const pending = await pool.listOutbox();
+    const pending = await outboxWhen(pool, (entries) => entries.some((e) => e.attempts > 0)); // the failure is recorded
     assert.is(pending.length, 1);
     assert.is(pending[0].attempts, 1);
     assert.match(pending[0].lastError ?? "", /500/);
@@ -89,9 +101,10 @@ test("a receiver answering 500 gets a retry after the backoff, and a restart in 
     assert.is((await pool.listOutbox()).length, 1, "the pending notification survived the restart");
     await pool.advance(T0 + MINUTE + 5 * MINUTE); // past the backoff
     await until(receiver.requests, 2);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/down?name=db%20backup"]);
-    assert.equal(await pool.listOutbox(), []);
+    await pingThrough(pool, ping(uuid, T0 + 7 * MINUTE)); // the marker: an up flip, delivered after the retried down
+    await until(receiver.requests, 3);
+    await outboxWhen(pool, (entries) => entries.length === 0);
+    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/down?name=db%20backup", "/up/db%20backup"]);
   } finally {
     await pool.close();
     await receiver.close();
@@ -130,13 +143,15 @@ test("with several shards each notification is delivered by one shard only, retr
     const { uuid } = await setUp(pool, receiver.url);
     await pingThrough(pool, ping(uuid, T0 + MINUTE, "fail"));
     await until(receiver.requests, 1);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is((await pool.listOutbox()).length, 1, "listed once, not once per shard");
+    const pending = await outboxWhen(pool, (entries) => entries.some((e) => e.attempts > 0)); // the failure is recorded
+    assert.equal(pending.map((e) => e.attempts), [1], "listed once, not once per shard");
     await pool.advance(T0 + HOUR);
     await until(receiver.requests, 2);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.is(receiver.requests.length, 2, "one first attempt and one retry");
-    assert.equal(await pool.listOutbox(), []);
+    await pingThrough(pool, ping(uuid, T0 + HOUR + MINUTE)); // the marker: an up flip, delivered after the retry
+    await until(receiver.requests, 3);
+    await outboxWhen(pool, (entries) => entries.length === 0);
+    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/down?name=db%20backup", "/up/db%20backup"],
+      "one first attempt, one retry, then the marker");
   } finally {
     await pool.close();
     await receiver.close();

@@ -241,13 +241,12 @@ test("every result is strictly after its start and later results never go backwa
   }
 });
 
-test("far-off occurrences are found without stepping minute by minute", () => {
-  const started = performance.now();
+// how fast: bench/schedule.bench.ts (a ratio against next-minute look-ups in the same run)
+test("far-off occurrences are found (Feb 29, four years on)", () => {
   for (let i = 0; i < 200; i++) {
     assert.is(nextAfter("* * 29 2 *", "Europe/Riga", at("2024-03-01T00:00Z") + i * 1000), at("2028-02-28T22:00Z"));
     assert.is(nextAfter("*-02-29 12:00", "Australia/Sydney", at("2024-03-01T00:00Z") + i * 1000), at("2028-02-29T01:00Z"));
   }
-  assert.ok(performance.now() - started < 2000, "400 far-off look-ups in under 2 s");
 });
 
 // ---- systemd-analyze as an oracle for OnCalendar ---------------------------------------------

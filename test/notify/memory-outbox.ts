@@ -1,4 +1,4 @@
-// An in-memory outbox with the store's three deliverer methods, and an OutboxEntry factory.
+// An OutboxEntry factory (the outbox itself is a real store: store-outbox.ts).
 import type { OutboxEntry } from "../../engine/changes.ts";
 import type { Channel, Check, Flip, PingRecord } from "../../engine/model.ts";
 import type { EntryExtras } from "../../notify/render.ts";
@@ -19,32 +19,4 @@ export function outboxEntry(parts: {
     downSinceAt: parts.extras?.downSinceAt ?? null,
     attempts: parts.attempts ?? 0, nextAttemptAt: parts.nextAttemptAt ?? f.at, lastError: null,
   };
-}
-
-/** The deliverer's view of the store, kept in a Map; `writes` counts updates and deletes. */
-export class MemoryOutbox {
-  readonly entries = new Map<string, OutboxEntry>();
-  writes = 0;
-  constructor(entries: readonly OutboxEntry[] = []) {
-    for (const entry of entries) this.entries.set(entry.id, entry);
-  }
-  outboxDue(at: number, limit: number): OutboxEntry[] {
-    return [...this.entries.values()].filter((e) => e.nextAttemptAt <= at)
-      .sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit);
-  }
-  outboxAll(): OutboxEntry[] {
-    return [...this.entries.values()];
-  }
-  async outboxUpdate(entry: OutboxEntry): Promise<void> {
-    this.writes++;
-    this.entries.set(entry.id, entry);
-  }
-  async outboxDelete(id: string): Promise<void> {
-    this.writes++;
-    this.entries.delete(id);
-  }
-  /** Returns the stored entry with this id, or null once it was delivered. */
-  get(id: string): OutboxEntry | null {
-    return this.entries.get(id) ?? null;
-  }
 }

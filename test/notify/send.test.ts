@@ -106,7 +106,8 @@ test("a receiver that never answers times out with \"Connection timed out\"", as
     const result = await sendHttp(post(rx.url), { ...ALLOW, timeoutMs: 300 });
     const elapsedMs = performance.now() - started;
     assert.equal([result.ok, !result.ok && result.error], [false, "Connection timed out"]);
-    assert.ok(elapsedMs >= 250 && elapsedMs < 5_000, `took ${elapsedMs} ms`);
+    // a lower bound only (it cannot flake on a slow machine): the error came from the timeout, not at once
+    assert.ok(elapsedMs >= 250, `gave up after ${elapsedMs} ms, before its 300 ms timeout`);
   } finally {
     await rx.close();
   }

@@ -89,11 +89,12 @@ async function exercise(server: RealServer, token: string): Promise<void> {
     const answer = await call(server.url, method, path, opts);
     assert.ok(answer.status < 500, `${method} ${path} → ${answer.status}`);
   }
-  // malformed HTTP carrying the token, and a client that goes away mid-body (logged as an unexpected error)
+  // malformed HTTP carrying the token, and clients that go away mid-body
   await rawRequest(server.port, `GET /admin/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\0\r\n\r\n`, { timeoutMs: 500 });
   await rawRequest(server.port, `POST /admin/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 100\r\n\r\n{"name": "${token}`, { timeoutMs: 300 });
   await rawRequest(server.port, `POST /ping/${token} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${token}\r\nContent-Length: 100\r\n\r\n${token}`, { timeoutMs: 300 });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // no wait here: the callers check the output only after the process has exited, and a graceful stop
+  // handles (and would log) these cut connections before it exits
 }
 
 const occurrences = (text: string, needle: string) => text.split(needle).length - 1;

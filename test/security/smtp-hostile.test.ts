@@ -126,8 +126,7 @@ test(`past ${MAX_RECIPIENTS} recipients a message hears 452, and records one pin
 test("a client leaving mid-DATA records nothing; pipelined commands record exactly their messages", async () => {
   const before = await pingCount();
   await converse(["EHLO x\r\n", "MAIL FROM:<a@b.c>\r\n", `RCPT TO:<${uuid}@${DOMAIN}>\r\n`, "DATA\r\n", "Subject: cut\r\n\r\nhalf a messa"], { endAfterWrite: true });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.is(await pingCount(), before);
+  // the marker: the pipelined messages below, sent after the hang-up, must be the only pings recorded
   const pipelined = ["EHLO x\r\n", ...mail(`${uuid}@${DOMAIN}`), "RSET\r\n", ...mail(`${uuid}@${DOMAIN}`, "second"), "QUIT\r\n"].join("");
   const transcript = await converse([pipelined]);
   assert.equal(codes(transcript), [220, 250, 250, 250, 354, 250, 250, 250, 250, 354, 250, 221]);
