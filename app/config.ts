@@ -5,8 +5,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { isHttpUrl } from "../http/admin-input.ts";
-import { DURABILITIES } from "../persistence/store.ts";
-import type { Durability } from "../persistence/store.ts";
+import { DURABILITIES } from "../persistence/open.ts";
+import type { Durability } from "../persistence/open.ts";
 
 export const CLOCK_KINDS = ["real", "virtual"] as const;
 export const LOG_FORMATS = ["json", "text"] as const;

@@ -1,5 +1,5 @@
 // Builds a ShardHost the same way in a worker thread and in-process: store, deadlines timer, deliverer.
-import type { Durability } from "../persistence/store.ts";
+import type { Durability } from "../persistence/open.ts";
 import { randomUUID } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
 import { Deliverer } from "../notify/deliverer.ts";

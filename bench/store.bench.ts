@@ -5,7 +5,8 @@
 import type { Changes, PingWrite } from "../engine/changes.ts";
 import type { Check } from "../engine/model.ts";
 import { openStore } from "../persistence/store.ts";
-import type { Durability, Store } from "../persistence/store.ts";
+import type { Durability } from "../persistence/open.ts";
+import type { Store } from "../persistence/store.ts";
 import { check, ping, project, tempDir } from "../test/helpers.ts";
 import { finishScenario } from "./report.ts";
 import type { Figure, ScenarioResult } from "./report.ts";

@@ -4,7 +4,7 @@
 // wake-up of the worker and an LMDB transaction, which on 2 cores is what limits pings/s.
 import type { PingCommand, ShardPingResult } from "../engine/commands.ts";
 import type { Outcome } from "../engine/outcome.ts";
-import type { ShardHandle } from "./pool.ts";
+import type { ShardHandle } from "./shard-host.ts";
 
 type Queued = { command: PingCommand; resolve: (r: Outcome<ShardPingResult>) => void; reject: (e: unknown) => void };
 

@@ -12,10 +12,8 @@ import { shardOf } from "./routing.ts";
 import { CheckDirectory } from "./check-directory.ts";
 import { PingBatches } from "./ping-batches.ts";
 import { ProjectKeys } from "./project-keys.ts";
-import type { HostRequest, HostResultOf } from "./shard-host.ts";
+import type { ShardHandle } from "./shard-host.ts";
 
-/** A shard host as the pool reaches it: one `apply` of requests as data (a worker hop or not). */
-export type ShardHandle = { apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> };
 
 export class ShardedPool implements Pool {
   readonly #shards: ShardHandle[];

@@ -1,7 +1,7 @@
 // ShardHost: one Shard, its store, and (optionally) its notification deliverer. Every command is
 // applied to the shard at once, and its promise resolves only when what it changed is committed.
 // Runs inside a worker thread (production) or in-process (tests) with the same code.
-import type { Durability } from "../persistence/store.ts";
+import type { Durability } from "../persistence/open.ts";
 import type { Changes, OutboxEntry } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
@@ -92,6 +92,9 @@ type HostResults = Omit<ShardResults, "ping"> & {
 };
 
 export type HostResultOf<R extends HostRequest> = HostResults[R["kind"]];
+
+/** A shard host as the pool reaches it: one `apply` of requests as data (a worker hop or not). */
+export type ShardHandle = { apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> };
 
 export class ShardHost {
   #shard: Shard; // replaced by one rebuilt from the store when a commit failed after the shard applied it

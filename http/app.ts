@@ -1,10 +1,10 @@
-// The HTTP application: every route and the error renderer, built from its dependencies (no module-level state).
+// The HTTP application: every route and the error renderer, built from its dependencies (deps.ts; no
+// module-level state).
+import type { AppDeps } from "./deps.ts";
 import { H3 } from "h3";
 import type { H3Event, HTTPError } from "h3";
 import type { Clock } from "../host/clock.ts";
 import { systemClock } from "../host/clock.ts";
-import type { Pool } from "../host/pool-api.ts";
-import type { Channel, Millis, Project } from "../engine/model.ts";
 import { isStoreUnavailable } from "../host/write-failures.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
@@ -17,33 +17,6 @@ import { projectMetricsRoutes } from "./routes/project-metrics.ts";
 import type { MetricsSource } from "./routes/metrics.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { log } from "../host/log.ts";
-
-/** The settings the HTTP front reads: a part of the process's configuration. */
-export type HttpConfig = {
-  readonly siteRoot: string; // no trailing slash
-  readonly adminToken: string;
-  readonly apiRateLimit: number; // requests per key per minute; 0 = off
-  readonly smtpPort: number | null; // null = the inbound SMTP listener is off
-  readonly emailDomain: string;
-  readonly badgeSecret: string; // signs badge URLs; never leaves the server
-  readonly metricsToken: string | null; // a Bearer token for /metrics besides the admin token
-  readonly dataDir: string; // where a backup's scratch copy is made (on the data's file system)
-};
-
-/** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */
-export type ReadMail = (raw: Uint8Array) => Promise<{ readonly subject: string; readonly text: string }>;
-
-/** Sends one test notification through a channel at once; resolves with null when accepted, else the error. */
-export type SendTestNotification = (project: Project, channel: Channel, at: Millis) => Promise<string | null>;
-
-/** What every route module receives. The process gives what the HTTP edge must not do itself. */
-export type AppDeps = {
-  readonly pool: Pool;
-  readonly clock: Clock;
-  readonly config: HttpConfig;
-  readonly readMail: ReadMail;
-  readonly sendTestNotification: SendTestNotification;
-};
 
 export type AppOptions = {
   /** Receives every unexpected error (default: the log); tests fail on any. */

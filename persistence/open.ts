@@ -6,8 +6,13 @@ import { dirname, join } from "node:path";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
 import { replayJournal } from "./journal.ts";
-import type { StoreOptions } from "./store.ts";
 import type { Table, Tables } from "./tables.ts";
+
+/** "flush": a write resolves once it is on disk (survives power loss); "commit": once committed (survives a crash of the process). */
+export const DURABILITIES = ["flush", "commit"] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
+export type StoreOptions = { readonly durability: Durability; readonly readOnly?: boolean };
 
 export const SCHEMA_VERSION = 1;
 const STRUCTURES = Symbol.for("structures"); // msgpackr shared structures live under this key in each table

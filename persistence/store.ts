@@ -17,12 +17,8 @@ import { pingBody, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
 import { makeDir, observed, openTables, SCHEMA_VERSION } from "./open.ts";
+import type { Durability, StoreOptions } from "./open.ts";
 
-/** "flush": a write resolves once it is on disk (survives power loss); "commit": once committed (survives a crash of the process). */
-export const DURABILITIES = ["flush", "commit"] as const;
-export type Durability = (typeof DURABILITIES)[number];
-
-export type StoreOptions = { readonly durability: Durability; readonly readOnly?: boolean };
 
 // A checkpoint runs once this much is journaled: large enough to amortise the transaction, small
 // enough that applying it (about 20 us a ping) never stalls the shard's event loop for long.

@@ -11,7 +11,7 @@ import { uniqueKeyOf } from "../../host/unique-key.ts";
 import type { Channel, Check, Millis, Project } from "../../engine/model.ts";
 import { MINUTE } from "../../engine/model.ts";
 import { nextAfter } from "../../engine/schedule.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";

@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import { backupStream } from "../../host/backup.ts";
 import { VirtualClock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";

@@ -6,7 +6,7 @@ import type { Check, Millis } from "../../engine/model.ts";
 import { assertNever } from "../../engine/model.ts";
 import type { Pool } from "../../host/pool-api.ts";
 import { statusAt } from "../../engine/status.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { signatureMatches, statesOfSignature } from "../badge-urls.ts";
 import type { BadgeFormat, BadgeStates, BadgeSummary } from "../badges.ts";
 import { DEFAULT_BADGE_LABEL, badgeJson, badgeShields, badgeSvg, isBadgeFormat } from "../badges.ts";

@@ -5,7 +5,7 @@ import type { H3, H3Event } from "h3";
 import type { Millis } from "../../engine/model.ts";
 import type { Clock } from "../../host/clock.ts";
 import type { Caller, CheckRef } from "../../host/pool-api.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { apiKeyOf, authorize, enforceRateLimit, RateLimiter } from "../auth.ts";
 import type { Reply } from "../endpoint.ts";
 import { endpoint, json } from "../endpoint.ts";

@@ -1,7 +1,7 @@
 // GET /metrics: hcd's own operational metrics (CONTRACT.md "Metrics"), for the admin token or METRICS_TOKEN.
 import type { H3 } from "h3";
 import { HTTPResponse } from "h3";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { httpError } from "../errors.ts";
 

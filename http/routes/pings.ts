@@ -11,7 +11,7 @@ import { LIMITS } from "../../engine/model.ts";
 import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import { isStoreUnavailable } from "../../host/write-failures.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { pingFailureOf } from "../errors.ts";
 import { readBodyCut, readNodeBodyCut } from "../body.ts";
 import { log } from "../../host/log.ts";

@@ -5,7 +5,7 @@
 // with empty bodies; the exposition as `Content-Type: text/plain` exactly.
 import type { H3, H3Event } from "h3";
 import { HTTPResponse } from "h3";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { renderProjectMetrics } from "../project-metrics.ts";
 
 const PROJECT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/; // Django's <uuid:...>

@@ -6,7 +6,7 @@ import type { Check, Millis, PingRecord } from "../../engine/model.ts";
 import type { Caller, Pool } from "../../host/pool-api.ts";
 import type { LoggedPing, Simulation } from "../../engine/simulate.ts";
 import { simulate } from "../../engine/simulate.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { unwrap } from "../errors.ts";
 import { endpoint, json } from "../endpoint.ts";

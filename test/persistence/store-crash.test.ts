@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { openStore } from "../../persistence/store.ts";
-import type { Durability } from "../../persistence/store.ts";
+import type { Durability } from "../../persistence/open.ts";
 import { tempDir } from "../helpers.ts";
 
 const writerFile = fileURLToPath(new URL("./fixtures/crash-writer.js", import.meta.url));
