@@ -53,7 +53,7 @@ async function profileOnce(perTurn: number): Promise<{ row: WriteProfileRow; siz
     let at = Date.now(), seed = 7;
     const pingChanges = (): Changes => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      const index = seed % CHECKS;
+      const index = (seed >>> 12) % CHECKS; // the high bits: the low ones of this generator cycle quickly
       const updated: Check = { ...checks[index], nPings: checks[index].nPings + 1, lastPingAt: ++at, status: "up" };
       checks[index] = updated;
       const write: PingWrite = { projectId: owner.id, checkUuid: updated.uuid, keep: LIMITS.defaultPingLogLimit, body: BODY,

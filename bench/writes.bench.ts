@@ -18,7 +18,7 @@ const CONNECTIONS = 20;
 const RATE = 200;
 const SETTLE = { minMs: 2_500, quietMs: 1_000, maxMs: 20_000 }; // two checkpoint ticks, then 1 s without a write
 
-type Run = { readonly pings: number; readonly bytes: number; readonly perSecond: number };
+type Run = { readonly pings: number; readonly bytes: number; readonly perSecond: number; readonly failures: number };
 
 /** Runs the write bench and returns its figures and detail lines. */
 export async function runWritesBench(): Promise<ScenarioResult> {
@@ -34,8 +34,8 @@ export async function runWritesBench(): Promise<ScenarioResult> {
     const measure = async (load: () => Promise<{ pings: number; perSecond: number; failures: number }>): Promise<Run> => {
       const before = await settledWriteBytes(pid, SETTLE);
       const result = await load();
-      if (result.failures > 0) throw new Error(`writes bench: ${result.failures} failed or non-200 answers`);
-      return { pings: result.pings, bytes: (await settledWriteBytes(pid, SETTLE)) - before, perSecond: result.perSecond };
+      // a failed request is not an acknowledged ping: counted and shown, not divided by
+      return { pings: result.pings - result.failures, bytes: (await settledWriteBytes(pid, SETTLE)) - before, perSecond: result.perSecond, failures: result.failures };
     };
     const closed = () => measure(async () => {
       const r = await runPeak({ url: f.hcd.url, pathsFile: f.pathsFile, paths: f.paths, connections: CONNECTIONS, seconds, body: PING_BODY });
@@ -65,9 +65,9 @@ export async function runWritesBench(): Promise<ScenarioResult> {
       `cycling through every check. Bytes: /proc/<pid>/io write_bytes of the server process from before each load until ` +
       `1 s without a write (at least 2.5 s: checkpoints run once a second). Loads alternated: ${generator} -c${CONNECTIONS} for ${seconds} s, ` +
       `then ${RATE}/s open loop for ${seconds} s (${runs} each).`, "",
-      "| run | load | pings answered | pings/s | bytes written | bytes per ping |", "|---|---|---|---|---|---|",
+      "| run | load | pings answered 200 | failed | pings/s | bytes written | bytes per ping |", "|---|---|---|---|---|---|---|",
       ...closedRuns.flatMap((m, r) => [m, steadyRuns[r]].map((x, i) =>
-        `| ${r + 1} | ${i === 0 ? `c${CONNECTIONS}` : `${RATE}/s`} | ${fmt(x.pings)} | ${fmt(x.perSecond)} | ${fmt(x.bytes)} | ${fmt(x.bytes / x.pings)} |`)),
+        `| ${r + 1} | ${i === 0 ? `c${CONNECTIONS}` : `${RATE}/s`} | ${fmt(x.pings)} | ${x.failures} | ${fmt(x.perSecond)} | ${fmt(x.bytes)} | ${fmt(x.bytes / x.pings)} |`)),
       "", "Write profile (persistence/store.ts in one process, /proc/self/io; 1,000 checks, 240 pings, then one checkpoint; medians of " +
       `${runs}): journal = the commits until acknowledged (synced), checkpoint = applying them to the tables and removing them from the journal.`, "",
       "| commits per event-loop turn | journal B/ping | checkpoint B/ping | checkpoint B per check touched | checks touched |", "|---|---|---|---|---|",
