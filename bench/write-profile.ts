@@ -2,6 +2,8 @@
 // one acknowledged ping puts in the journal and what its checkpoint writes to the tables, for the two
 // everyday shapes of traffic: 20 commits per event-loop turn (20 connections) and 1 per turn (a steady,
 // low rate: each ping its own synced transaction). 1,000 checks, the default ping log limit, 35-byte bodies.
+import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { pack } from "msgpackr";
 import type { Changes, PingWrite } from "../engine/changes.ts";
 import { LIMITS } from "../engine/model.ts";
@@ -20,11 +22,17 @@ export type WriteProfileRow = {
   readonly checkpointPerCheck: number; readonly checksTouched: number;
 };
 
-/** Sizes of what one ping writes, as encoded (before LMDB pages). */
-export type RecordSizes = { readonly journalRecord: number; readonly checkRow: number; readonly pingRecord: number; readonly body: number };
+/**
+ * Sizes of what one ping writes, as encoded (before LMDB pages); `compactRecord`: the ping as a compact
+ * log entry would be (its PingWrite and the check's changed fields), for the redesign's estimate.
+ */
+export type RecordSizes = { readonly journalRecord: number; readonly compactRecord: number; readonly checkRow: number; readonly pingRecord: number; readonly body: number };
+
+/** Bytes per record of the same traffic appended to a plain file, one write + fdatasync per turn (the candidate log medium). */
+export type FileAppendRow = { readonly perTurn: number; readonly recordBytes: number; readonly perRecord: number };
 
 /** Measures `runs` times per shape (fresh store each) and returns the medians, with the record sizes. */
-export async function runWriteProfile(runs = 3): Promise<{ rows: WriteProfileRow[]; sizes: RecordSizes }> {
+export async function runWriteProfile(runs = 3): Promise<{ rows: WriteProfileRow[]; sizes: RecordSizes; fileAppends: FileAppendRow[] }> {
   if (writeBytesOf("self") === null) throw new Error("write profile: /proc/self/io is not readable here");
   const rows: WriteProfileRow[] = [];
   let sizes: RecordSizes | null = null;
@@ -39,7 +47,31 @@ export async function runWriteProfile(runs = 3): Promise<{ rows: WriteProfileRow
     rows.push({ perTurn, journalPerPing: med((m) => m.journalPerPing), checkpointPerPing: med((m) => m.checkpointPerPing),
       checkpointPerCheck: med((m) => m.checkpointPerCheck), checksTouched: med((m) => m.checksTouched) });
   }
-  return { rows, sizes: sizes as RecordSizes };
+  const known = sizes as RecordSizes;
+  const fileAppends: FileAppendRow[] = [];
+  for (const perTurn of [20, 1]) {
+    for (const recordBytes of [known.journalRecord, known.compactRecord]) {
+      fileAppends.push({ perTurn, recordBytes, perRecord: median(Array.from({ length: runs }, () => fileAppendOnce(perTurn, recordBytes))) });
+    }
+  }
+  return { rows, sizes: known, fileAppends };
+}
+
+/** Appends COMMITS records of `recordBytes` to a fresh file, `perTurn` per write + fdatasync; returns bytes written per record. */
+function fileAppendOnce(perTurn: number, recordBytes: number): number {
+  const dir = tempDir("hcd-bench-append-");
+  const fd = openSync(join(dir.path, "log"), "a");
+  try {
+    const before = writeBytesOf("self") ?? Number.NaN;
+    for (let done = 0; done < COMMITS; done += perTurn) {
+      writeSync(fd, new Uint8Array(Math.min(perTurn, COMMITS - done) * recordBytes).fill(1));
+      fdatasyncSync(fd);
+    }
+    return ((writeBytesOf("self") ?? Number.NaN) - before) / COMMITS;
+  } finally {
+    closeSync(fd);
+    dir.remove();
+  }
 }
 
 async function profileOnce(perTurn: number): Promise<{ row: WriteProfileRow; sizes: RecordSizes }> {
@@ -76,13 +108,20 @@ async function profileOnce(perTurn: number): Promise<{ row: WriteProfileRow; siz
     return {
       row: { perTurn, journalPerPing: (afterJournal - beforeJournal) / COMMITS, checkpointPerPing: (afterCheckpoint - afterJournal) / COMMITS,
         checkpointPerCheck: (afterCheckpoint - afterJournal) / touched.size, checksTouched: touched.size },
-      sizes: { journalRecord: Store.recordSize(sample as Changes), checkRow: pack((sample as Changes).checks[0]).length,
+      sizes: { journalRecord: Store.recordSize(sample as Changes), compactRecord: compactSize(sample as Changes), checkRow: pack((sample as Changes).checks[0]).length,
         pingRecord: pack(ping0.record).length, body: BODY.length },
     };
   } finally {
     await store.close();
     dir.remove();
   }
+}
+
+/** Returns the size of a ping as a compact log entry: its PingWrite, and the check fields a ping changes. */
+function compactSize(changes: Changes): number {
+  const c = changes.checks[0];
+  const patch = [c.projectId, c.uuid, c.status, c.nPings, c.nFlips, c.lastPingAt, c.lastStartAt, c.lastStartRid, c.lastDurationMs];
+  return pack({ ping: changes.pings[0], patch }).length;
 }
 
 function none(): Changes {

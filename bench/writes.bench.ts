@@ -73,7 +73,11 @@ export async function runWritesBench(): Promise<ScenarioResult> {
       "| commits per event-loop turn | journal B/ping | checkpoint B/ping | checkpoint B per check touched | checks touched |", "|---|---|---|---|---|",
       ...profile.rows.map((row) => `| ${row.perTurn} | ${fmt(row.journalPerPing)} | ${fmt(row.checkpointPerPing)} | ${fmt(row.checkpointPerCheck)} | ${fmt(row.checksTouched)} |`),
       "", `Encoded sizes of one ping's writes: journal record ${profile.sizes.journalRecord} B (the whole check plus the ping record and body), ` +
-      `check row ${profile.sizes.checkRow} B (plain msgpack; the table's shared structures make it smaller), ping record ${profile.sizes.pingRecord} B, body ${profile.sizes.body} B.`,
+      `check row ${profile.sizes.checkRow} B (plain msgpack; the table's shared structures make it smaller), ping record ${profile.sizes.pingRecord} B, body ${profile.sizes.body} B; ` +
+      `the same ping as a compact entry (its PingWrite and the check fields a ping changes) ${profile.sizes.compactRecord} B.`, "",
+      "The candidate log medium, same process: those records appended to a plain file, one write + fdatasync per turn (bytes written per record):", "",
+      "| records per sync | record bytes | bytes written per record |", "|---|---|---|",
+      ...profile.fileAppends.map((row) => `| ${row.perTurn} | ${row.recordBytes} | ${fmt(row.perRecord)} |`),
     ];
     const figures: Figure[] = [
       { scenario: SCENARIO, figure: `bytes written per acknowledged ping, ${generator} c=${CONNECTIONS}, 1,000 checks, median of ${runs}`,
