@@ -22,7 +22,8 @@ export type PeakResult = {
   readonly cpuSeconds: number;
 };
 
-export type PeakOptions = { readonly url: string; readonly pathsFile: string; readonly paths: readonly string[]; readonly connections: number; readonly seconds: number };
+/** `body`: POST it (text/plain) to every path instead of a GET. */
+export type PeakOptions = { readonly url: string; readonly pathsFile: string; readonly paths: readonly string[]; readonly connections: number; readonly seconds: number; readonly body?: string };
 
 const RATE_LOAD = fileURLToPath(new URL("./rate-load.js", import.meta.url));
 
@@ -51,7 +52,9 @@ local paths = {}
 for line in io.lines(os.getenv("HCD_BENCH_PATHS")) do paths[#paths + 1] = line end
 local requests, n, i = {}, 0, 0
 function init(args)
-  for _, p in ipairs(paths) do requests[#requests + 1] = wrk.format("GET", p) end
+  local body = os.getenv("HCD_BENCH_BODY")
+  local headers = body and { ["Content-Type"] = "text/plain" } or nil
+  for _, p in ipairs(paths) do requests[#requests + 1] = wrk.format(body and "POST" or "GET", p, headers, body) end
   n = #requests
   i = math.random(n)
 end
@@ -75,7 +78,7 @@ async function runWrk(options: PeakOptions): Promise<PeakResult> {
     // bash's `times` prints the CPU time of its children (wrk) after it exits: exact, unlike sampling /proc
     const args = ["-c", 'wrk "$@"; status=$?; times >&2; exit $status', "wrk", "-t1", `-c${options.connections}`,
       `-d${options.seconds}s`, "--timeout", "10s", "-s", script, options.url];
-    const { stdout, stderr, code } = await runProcess("bash", args, { ...process.env, HCD_BENCH_PATHS: options.pathsFile });
+    const { stdout, stderr, code } = await runProcess("bash", args, { ...process.env, HCD_BENCH_PATHS: options.pathsFile, ...(options.body === undefined ? {} : { HCD_BENCH_BODY: options.body }) });
     const line = /WRK-RESULT (\{.*\})/.exec(stdout);
     if (code !== 0 || line === null) throw new Error(`wrk failed (${code}):\n${stdout}\n${stderr}`);
     const r = JSON.parse(line[1]) as { requests: number; duration_us: number; failures: number; p50_us: number; p99_us: number; max_us: number };
@@ -93,7 +96,7 @@ type AutocannonResult = {
   requests: { total: number }; duration: number; latency: { p50: number; p99: number; max: number };
   errors: number; timeouts: number; non2xx: number;
 };
-type AutocannonRequest = { method: string; path?: string; setupRequest?: (request: { path?: string }) => { path?: string } };
+type AutocannonRequest = { method: string; path?: string; body?: string; headers?: Record<string, string>; setupRequest?: (request: { path?: string }) => { path?: string } };
 type Autocannon = (options: { url: string; connections: number; duration: number; requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
 
 async function runAutocannon(options: PeakOptions): Promise<PeakResult> {
@@ -101,7 +104,7 @@ async function runAutocannon(options: PeakOptions): Promise<PeakResult> {
   let next = Math.floor(Math.random() * options.paths.length);
   const before = process.cpuUsage(); // autocannon runs in this process, which does nothing else meanwhile
   const r = await autocannon({ url: options.url, connections: options.connections, duration: options.seconds,
-    requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: options.paths[next++ % options.paths.length] }) }] });
+    requests: [{ ...(options.body === undefined ? { method: "GET" } : { method: "POST", body: options.body, headers: { "content-type": "text/plain" } }), setupRequest: (request) => ({ ...request, path: options.paths[next++ % options.paths.length] }) }] });
   const cpu = process.cpuUsage(before);
   return { generator: "autocannon", requests: r.requests.total, seconds: r.duration, perSecond: r.requests.total / r.duration,
     p50Ms: r.latency.p50, p99Ms: r.latency.p99, maxMs: r.latency.max, failures: r.errors + r.timeouts + r.non2xx,

@@ -120,3 +120,28 @@ export class Progress {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Returns the bytes process `pid` (all its threads) has caused to be written to storage, from /proc/<pid>/io; null when unreadable. */
+export function writeBytesOf(pid: number | "self" = "self"): number | null {
+  try {
+    const match = /^write_bytes:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
+    return match === null ? null : Number(match[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until process `pid` has written nothing for `quietMs` (the store's checkpoints and syncs are
+ * done), at least `minMs` and at most `maxMs`; returns its write_bytes then.
+ */
+export async function settledWriteBytes(pid: number | "self", options: { minMs: number; quietMs: number; maxMs: number }): Promise<number> {
+  const started = process.hrtime.bigint();
+  let last = writeBytesOf(pid) ?? Number.NaN, quietSince = msSince(started);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = writeBytesOf(pid) ?? Number.NaN, elapsed = msSince(started);
+    if (now !== last) { last = now; quietSince = elapsed; }
+    if (elapsed >= options.maxMs || (elapsed >= options.minMs && elapsed - quietSince >= options.quietMs)) return last;
+  }
+}

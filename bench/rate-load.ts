@@ -17,6 +17,8 @@ export type RateLoadOptions = {
   readonly seconds: number;
   readonly warmupSeconds: number;
   readonly connections: number;
+  /** POST this (text/plain) to every path instead of a GET. */
+  readonly body?: string;
 };
 
 /** What was measured after the warm-up; latencies in ms, CPU in seconds of this generator process. */
@@ -40,7 +42,9 @@ type Connection = { socket: Socket; dueNs: number; busy: boolean; buffer: Buffer
 
 async function run(options: RateLoadOptions): Promise<RateLoadResult> {
   const paths = readFileSync(options.pathsFile, "utf8").split("\n").filter((p) => p !== "");
-  const requests = paths.map((p) => Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${options.host}:${options.port}\r\nUser-Agent: hcd-bench\r\n\r\n`));
+  const head = (p: string) => `${options.body === undefined ? "GET" : "POST"} ${p} HTTP/1.1\r\nHost: ${options.host}:${options.port}\r\nUser-Agent: hcd-bench\r\n`;
+  const requests = paths.map((p) => Buffer.from(options.body === undefined ? `${head(p)}\r\n`
+    : `${head(p)}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(options.body)}\r\n\r\n${options.body}`));
   const connections: Connection[] = await Promise.all(Array.from({ length: options.connections }, () => open(options)));
   const idle: Connection[] = [...connections];
   const backlog: number[] = []; // due instants (ns since start) of requests not yet sent
