@@ -1,11 +1,9 @@
 // `hcd simulate` through a running server (real HTTP over loopback) prints the simulate endpoint's JSON.
-import { createServer as createHttpServer } from "node:http";
-import { toNodeHandler } from "h3/node";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { SECOND } from "../../engine/model.ts";
 import { runCli } from "../../app/cli.ts";
-import { T0, withApi } from "./harness.ts";
+import { served, T0, withApi } from "./harness.ts";
 
 /** Runs the CLI; returns its exit status, the JSON it printed on stdout and what it wrote to stderr. */
 async function cli(argv: string[], env: Record<string, string>): Promise<{ status: number; json: unknown; stderr: string }> {
@@ -30,12 +28,7 @@ test("hcd simulate prints the flips, down count and downtime; bad flags are the 
     api.clock.advance(T0 + offset * SECOND - api.clock.now());
     await api.ping(uuid);
   }
-  const server = createHttpServer(toNodeHandler(api.app));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    const url = `http://127.0.0.1:${address.port}`;
+  await served(api, async (url) => {
     const printed = await cli(["simulate", "--check", uuid, "--grace", "600", "--timeout", "1800", "--url", url], { HCD_API_KEY: api.project.apiKeyReadonly });
     assert.equal(printed, {
       status: 0, stderr: "",
@@ -46,15 +39,13 @@ test("hcd simulate prints the flips, down count and downtime; bad flags are the 
       },
     });
     const since = await cli(["simulate", "--check", uuid, "--grace", "600", "--timeout", "1800", "--since", iso(3000).slice(0, 19), "--url", url, "--key", api.project.apiKey], {});
-    assert.equal([since.status, (since.json as { down_count: number }).down_count], [0, 1]);
+    assert.equal([since.status, (since.json as { down_count: number } | null)?.down_count], [0, 1], since.stderr);
     const bad = await cli(["simulate", "--check", uuid, "--timeout", "soon", "--url", url, "--key", api.project.apiKey], {});
     assert.equal([bad.status, bad.json], [1, { error: "json validation error: timeout is not a number" }]);
     const usage = await cli(["simulate", "--check", uuid, "--url", url], {});
     assert.is(usage.status, 2);
     assert.match(usage.stderr, /simulate needs --check, --url \(or HCD_URL\) and --key \(or HCD_API_KEY\)/);
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  });
 }));
 
 test.run();

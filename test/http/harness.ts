@@ -147,17 +147,21 @@ function testNotifierOf(config: Config): SendTestNotification {
   return (project, channel, at) => sendTestNotification(project, channel, at, options);
 }
 
+/** Serves an API's app over real HTTP on a loopback port while `body` runs (its base URL given). */
+export async function served(api: Api, body: (url: string) => Promise<void>): Promise<void> {
+  const server = createHttpServer(toNodeHandler(api.app));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    await body(`http://127.0.0.1:${address.port}`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 /** As withApi, with the app also served over real HTTP on a loopback port (its base URL given). */
 export function withServedApi(body: (api: Api, url: string) => Promise<void>, options: ApiOptions = {}): Promise<void> {
-  return withApi(async (api) => {
-    const server = createHttpServer(toNodeHandler(api.app));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    try {
-      const address = server.address();
-      if (address === null || typeof address === "string") throw new Error("no port");
-      await body(api, `http://127.0.0.1:${address.port}`);
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  }, options);
+  return withApi((api) => served(api, (url) => body(api, url)), options);
 }
