@@ -227,12 +227,25 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 <dt>Tags</dt><dd>${tagsOf(check.tags).length === 0 ? "none" : tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</dd>
 <dt>Description</dt><dd class="desc">${check.desc === "" ? "none" : check.desc}</dd>
 <dt>Filtering</dt><dd>${filteringText(check)}</dd>
+<dt>Alerting</dt><dd class="alerting">${alertingText(check, data.at)}</dd>
 <dt>Pings</dt><dd>${check.nPings}</dd>
 </dl></section>
 ${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}</section>`}
 <section><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
 <section><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
   });
+}
+
+/** The check's alerting fields in words: threshold, reminders, mute. */
+function alertingText(check: Check, at: Millis): string {
+  const threshold = check.failureThreshold ?? 1;
+  const reminderMs = check.reminderIntervalMs ?? 0;
+  const mutedUntil = check.mutedUntilAt ?? null;
+  return [
+    threshold === 1 ? "down on the first failure" : `down after ${threshold} failures in a row`,
+    reminderMs === 0 ? "no reminders" : `a reminder every ${durationText(reminderMs)} while down`,
+    mutedUntil !== null && mutedUntil > at ? `muted until ${exactText(mutedUntil)}` : "not muted",
+  ].join("; ");
 }
 
 function filteringText(check: Check): string {
@@ -295,6 +308,7 @@ function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
 export type CheckFormValues = {
   readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
   readonly kind: "simple" | "cron"; readonly timeout: string; readonly grace: string; readonly schedule: string; readonly tz: string;
+  readonly failure_threshold: string; readonly reminder_interval: string; readonly muted_until: string;
 };
 
 export function checkFormPage(viewer: Viewer, opts: {
@@ -319,6 +333,10 @@ ${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}
 ${field("schedule", "Cron or OnCalendar expression", html` placeholder="0 3 * * *"`)}
 ${field("tz", "Time zone (cron / OnCalendar)")}
 ${field("grace", "Grace time in seconds", html` inputmode="numeric"`)}</fieldset>
+<fieldset><legend>Alerting</legend>
+${field("failure_threshold", "Down after this many failures in a row (1-100)", html` inputmode="numeric"`)}
+${field("reminder_interval", "Reminder every N seconds while down (0 = none, or 300 and more)", html` inputmode="numeric"`)}
+${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}</fieldset>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
 <button type="submit" name="action" value="save">Save</button>
 <button type="submit" name="action" value="preview">Preview the next pings</button>

@@ -409,7 +409,7 @@ const NOTICES: Record<string, string> = {
   created: "Check created.", saved: "Changes saved.", pause: "Check paused.", resume: "Check resumed.", ping: "Ping sent.",
 };
 
-const EMPTY_FORM: CheckFormValues = { name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "86400", grace: "3600", schedule: "", tz: "UTC" };
+const EMPTY_FORM: CheckFormValues = { name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "86400", grace: "3600", schedule: "", tz: "UTC", failure_threshold: "1", reminder_interval: "0", muted_until: "" };
 
 /** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
 function refFor(viewer: Viewer, check: Check): string {
@@ -422,6 +422,7 @@ function formValuesOf(form: URLSearchParams): CheckFormValues {
     name: get("name"), slug: get("slug"), tags: get("tags"), desc: get("desc"),
     kind: get("kind") === "cron" ? "cron" : "simple",
     timeout: get("timeout").trim(), grace: get("grace").trim(), schedule: get("schedule"), tz: get("tz").trim(),
+    failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
   };
 }
 
@@ -429,6 +430,8 @@ function formValuesOfCheck(check: Check): CheckFormValues {
   return {
     name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind === "simple" ? "simple" : "cron",
     timeout: String(Math.floor(check.timeoutMs / 1000)), grace: String(Math.floor(check.graceMs / 1000)), schedule: check.schedule, tz: check.tz,
+    failure_threshold: String(check.failureThreshold ?? 1), reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
+    muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
   };
 }
 
@@ -443,6 +446,9 @@ function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
     if (values.tz !== "") body.tz = values.tz;
   }
   if (values.grace !== "") body.grace = number(values.grace);
+  if (values.failure_threshold !== "") body.failure_threshold = number(values.failure_threshold);
+  if (values.reminder_interval !== "") body.reminder_interval = number(values.reminder_interval);
+  body.muted_until = values.muted_until === "" ? null : values.muted_until; // an emptied field unmutes
   return body;
 }
 

@@ -223,6 +223,45 @@ async function browserTests(): Promise<void> {
     assert.is(pinged.n_pings, 1);
   });
 
+  test("the alerting fields are edited through the form with the API's rules; the API then shows them", async () => {
+    type AlertingJson = { failure_threshold: number; reminder_interval: number; muted_until: string | null };
+    await rw.goto(`${server.url}/checks/${uuid}/edit`);
+    await rw.getByLabel("Down after this many failures in a row (1-100)").fill("101");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("json validation error: failure_threshold is too large").waitFor();
+    await rw.getByLabel("Down after this many failures in a row (1-100)").fill("3");
+    await rw.getByLabel(/^Reminder every N seconds/).fill("60");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("json validation error: reminder_interval is too small (0, or 300 and more)").waitFor();
+    await rw.getByLabel(/^Reminder every N seconds/).fill("3600");
+    await rw.getByLabel(/^Muted until/).fill("next tuesday");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("json validation error: muted_until is not an ISO 8601 date and time, or null").waitFor();
+    const unchanged = await api<AlertingJson>("GET", `/api/v3/checks/${uuid}`);
+    assert.equal([unchanged.failure_threshold, unchanged.reminder_interval, unchanged.muted_until], [1, 0, null], "a refused form changes nothing");
+    await rw.getByLabel(/^Muted until/).fill("2099-01-02T03:04:05Z");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("Changes saved.").waitFor();
+    await rw.locator(".alerting").getByText("down after 3 failures in a row; a reminder every 1 hour while down; muted until 2099-01-02 03:04:05 UTC").waitFor();
+    const saved = await api<AlertingJson>("GET", `/api/v3/checks/${uuid}`);
+    assert.is(saved.failure_threshold, 3);
+    assert.is(saved.reminder_interval, 3600);
+    assert.is(Date.parse(saved.muted_until ?? ""), Date.UTC(2099, 0, 2, 3, 4, 5));
+    await shot(rw, "check-alerting", false);
+    // the edit form shows the saved values; emptying the mute unmutes, the other fields go back to their defaults
+    await rw.getByRole("link", { name: "Edit" }).click();
+    assert.is(await rw.getByLabel("Down after this many failures in a row (1-100)").inputValue(), "3");
+    assert.is(await rw.getByLabel(/^Reminder every N seconds/).inputValue(), "3600");
+    assert.is(Date.parse(await rw.getByLabel(/^Muted until/).inputValue()), Date.UTC(2099, 0, 2, 3, 4, 5));
+    await rw.getByLabel("Down after this many failures in a row (1-100)").fill("1");
+    await rw.getByLabel(/^Reminder every N seconds/).fill("0");
+    await rw.getByLabel(/^Muted until/).fill("");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw.getByText("Changes saved.").waitFor();
+    const cleared = await api<AlertingJson>("GET", `/api/v3/checks/${uuid}`);
+    assert.equal([cleared.failure_threshold, cleared.reminder_interval, cleared.muted_until], [1, 0, null]);
+  });
+
   test("a ping's body is shown as text, never as markup", async () => {
     const body = "<b id=bold>done</b> 3 files";
     assert.is((await call(server.url, "POST", `/ping/${uuid}`, { body, headers: { "user-agent": "<i>agent</i>" } })).status, 200);
