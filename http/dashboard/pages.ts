@@ -354,8 +354,13 @@ export function deletePage(viewer: Viewer, opts: { project: Project; check: Chec
   });
 }
 
-export function settingsPage(viewer: Viewer, opts: { project: Project; badges: Record<string, Record<string, string>> }): string {
+export function settingsPage(viewer: Viewer, opts: {
+  project: Project; badges: Record<string, Record<string, string>>; at: Millis; mute: { error: string | null; until: string } | null;
+}): string {
   const { project } = opts;
+  const mutedUntil = project.mutedUntilAt ?? null;
+  const muted = mutedUntil !== null && mutedUntil > opts.at;
+  const mute = opts.mute ?? { error: null, until: mutedUntil === null ? "" : new Date(mutedUntil).toISOString() };
   const secret = (label: string, value: string) => html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}">Copy</button></div></details>`;
   return documentOf({
     title: `Settings · ${project.name}`,
@@ -363,6 +368,13 @@ export function settingsPage(viewer: Viewer, opts: { project: Project; badges: R
     nav: projectNav(project, viewer),
     body: html`<h1>Settings</h1><h2>API keys</h2>
 ${viewer.readonly ? html`<p>Keys are not shown to read-only keys.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
+<h2>Maintenance mute</h2>
+<p class="project-mute">${muted ? `Notifications of every check are muted until ${exactText(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>
+${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" role="alert">${mute.error}</p>`}
+<form method="post" action="/projects/${project.id}/mute" class="check-form">${csrfField(viewer)}
+<label for="f-mute-until">Mute the project's notifications until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)</label>
+<input id="f-mute-until" name="until" value="${mute.until}" placeholder="2026-01-01T00:00:00Z">
+<button type="submit">Save mute</button></form>`}
 <h2>Badges</h2><table class="list"><thead><tr><th scope="col">Tag</th><th scope="col">Preview</th><th scope="col">URLs</th></tr></thead><tbody>
 ${Object.entries(opts.badges).map(([tag, urls]) => html`<tr><td>${tag === "*" ? "all checks" : tag}</td><td><img src="${new URL(urls.svg3).pathname}" alt="badge of ${tag}"></td>
 <td><ul class="urls">${Object.entries(urls).map(([kind, url]) => html`<li>${kind}: <code>${url}</code></li>`)}</ul></td></tr>`)}

@@ -15,7 +15,7 @@ import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { channelInputOf, projectInputOf } from "../admin-input.ts";
+import { channelInputOf, projectInputOf, projectMuteOf } from "../admin-input.ts";
 import { checkRequestOf, isUniqueKey, pingNumberOf } from "../input.ts";
 import { isUuid } from "../../engine/ids.ts";
 import { readBodyBytes } from "../body.ts";
@@ -245,7 +245,24 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const checks = await pool.listChecks(project.id, { tags: [] });
-    return htmlResponse(settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges }));
+    return htmlResponse(settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at: clock.now(), mute: null }));
+  });
+
+  // the project-wide mute (a maintenance window): the admin API's rules and texts
+  route("POST", "/projects/:project/mute", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const form = await writeForm(event, access);
+    if (access.caller !== "admin") throw httpError(403, "only the admin token mutes a project");
+    const until = (form.get("until") ?? "").trim();
+    const untilAt = projectMuteOf({ until: until === "" ? null : until }); // an emptied field unmutes
+    if (!untilAt.ok) {
+      const checks = await pool.listChecks(project.id, { tags: [] });
+      const page = settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at: clock.now(), mute: { error: reasonOf(untilAt.failure), until } });
+      return htmlResponse(page, 400);
+    }
+    unwrap(await pool.muteProject(project.id, untilAt.value, clock.now()));
+    return redirect(`/projects/${project.id}/settings`);
   });
 
   // --- one check -------------------------------------------------------------------------------

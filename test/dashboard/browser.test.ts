@@ -262,6 +262,42 @@ async function browserTests(): Promise<void> {
     assert.equal([cleared.failure_threshold, cleared.reminder_interval, cleared.muted_until], [1, 0, null]);
   });
 
+  test("the admin mutes the project on its settings page with the admin API's rules; the admin API then shows it", async () => {
+    const mutedUntil = async () => {
+      const { projects } = await ok<{ projects: (ProjectJson & { muted_until: string | null })[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: admin }));
+      return projects.find((p) => p.id === project.id)?.muted_until;
+    };
+    const label = /^Mute the project's notifications until/;
+    await adminPage.goto(`${server.url}/projects/${project.id}/settings`);
+    await adminPage.getByText("Notifications are not muted.").waitFor();
+    await adminPage.getByLabel(label).fill("2099-02-30T00:00:00Z");
+    await adminPage.getByRole("button", { name: "Save mute" }).click();
+    await adminPage.getByText("json validation error: until is not an ISO 8601 date and time, or null").waitFor();
+    const apiError = await call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: admin, body: { until: "2099-02-30T00:00:00Z" } });
+    assert.is(JSON.parse(apiError.text).error, "json validation error: until is not an ISO 8601 date and time, or null", "the same text as the admin API");
+    assert.is(await mutedUntil(), null, "a refused form changes nothing");
+    await adminPage.getByLabel(label).fill("2099-03-04T05:06:07Z");
+    await adminPage.getByRole("button", { name: "Save mute" }).click();
+    await adminPage.getByText("Notifications of every check are muted until 2099-03-04 05:06:07 UTC; monitoring continues.").waitFor();
+    assert.is(Date.parse(await mutedUntil() ?? ""), Date.UTC(2099, 2, 4, 5, 6, 7));
+    await shot(adminPage, "settings-mute", false);
+    // a project key sees the mute but gets no form, and the server refuses its POST
+    await rw.goto(`${server.url}/projects/${project.id}/settings`);
+    await rw.getByText("Notifications of every check are muted until 2099-03-04 05:06:07 UTC; monitoring continues.").waitFor();
+    assert.is(await rw.getByRole("button", { name: "Save mute" }).count(), 0);
+    const refused = await fetch(`${server.url}/projects/${project.id}/mute`, {
+      method: "POST", headers: { cookie: await cookieHeader(rw), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: await csrfOf(rw), until: "" }), redirect: "manual",
+    });
+    assert.is(refused.status, 403);
+    assert.is(Date.parse(await mutedUntil() ?? ""), Date.UTC(2099, 2, 4, 5, 6, 7), "still muted");
+    // emptying the field unmutes (the later tests need notifications)
+    await adminPage.getByLabel(label).fill("");
+    await adminPage.getByRole("button", { name: "Save mute" }).click();
+    await adminPage.getByText("Notifications are not muted.").waitFor();
+    assert.is(await mutedUntil(), null);
+  });
+
   test("a ping's body is shown as text, never as markup", async () => {
     const body = "<b id=bold>done</b> 3 files";
     assert.is((await call(server.url, "POST", `/ping/${uuid}`, { body, headers: { "user-agent": "<i>agent</i>" } })).status, 200);
