@@ -1,11 +1,8 @@
 // POST /api/v3/checks/<uuid>/simulate (CONTRACT "Simulation and replay"): the check's stored ping log
-// (and its pauses and resumes, from its flips) replayed with candidate settings through the pure engine (engine/simulate.ts). Reads only: no command
-// reaches a shard, so nothing the check owns changes. Read-write and read-only keys.
+// replayed with candidate settings (http/simulate-check.ts). Reads only. Read-write and read-only keys.
 import type { H3, H3Event } from "h3";
-import type { Check, Millis, PingRecord } from "../../engine/model.ts";
 import type { Caller, Pool } from "../../host/pool-api.ts";
-import type { LoggedPing, Simulation } from "../../engine/simulate.ts";
-import { simulate } from "../../engine/simulate.ts";
+import type { Simulation } from "../../engine/simulate.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { unwrap } from "../errors.ts";
@@ -15,6 +12,7 @@ import { isUuid } from "../../engine/ids.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { simulationRequestOf } from "../simulate-input.ts";
+import { simulateStoredCheck } from "../simulate-check.ts";
 
 export type SimulateRouteOptions = {
   readonly report: ErrorReporter;
@@ -34,15 +32,7 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
       // an unknown or foreign check answers 404 / 403 before a bad body's 400, as update does
       const { check, pings } = unwrap(await pool.listPings(project.id, uuid));
       const request = unwrap(simulationRequestOf(body));
-      const oldest = oldestAt(pings);
-      const sinceAt = request.sinceAt ?? oldest ?? untilAt;
-      const inWindow = pings.filter((p) => p.at >= sinceAt && p.at <= untilAt); // no body is read for the others
-      const logged = await loggedPings(deps, project.id, check, inWindow);
-      // before the oldest logged ping the simulated check is new, and pausing a new check changes nothing:
-      // the flips read start there, so their number stays near the log's
-      const flips = oldest === null ? [] : unwrap(await pool.listFlips(project.id, { uuid }, { fromAt: Math.max(sinceAt, oldest) }));
-      const pauses = flips.filter((f) => f.to === "paused" || f.from === "paused").map((f) => ({ at: f.at, paused: f.to === "paused" }));
-      const result = unwrap(simulate({ check, project, pings: logged, pauses, settings: request.settings, sinceAt, untilAt }));
+      const result = unwrap(await simulateStoredCheck(deps, project, check, pings, request, untilAt));
       return json(presentSimulation(result));
     },
   }, { report: opts.report, cors: true, accepts: (p) => isUuid(p.id ?? "") });
@@ -55,29 +45,4 @@ export function presentSimulation(result: Simulation): { flips: { timestamp: str
     down_count: result.downCount,
     downtime_seconds: Math.round(result.downtimeMs / 1000),
   };
-}
-
-function oldestAt(pings: readonly PingRecord[]): Millis | null {
-  return pings.reduce<Millis | null>((oldest, p) => (oldest === null || p.at < oldest ? p.at : oldest), null);
-}
-
-/** Returns the log entries with the bodies the check's keyword rules read (only those: each is a store read). */
-async function loggedPings({ pool, readMail }: Pick<AppDeps, "pool" | "readMail">, projectId: string, check: Check, pings: readonly PingRecord[]): Promise<LoggedPing[]> {
-  const emailRules = check.filterSubject || check.filterBody;
-  const out: LoggedPing[] = [];
-  for (const ping of pings) {
-    const isEmail = ping.scheme === "email";
-    const wanted = ping.bodySize > 0 && (isEmail ? emailRules : check.filterHttpBody);
-    const stored = wanted ? await pool.pingBody(projectId, check.uuid, ping.n) : null;
-    const body = stored?.ok ? stored.value : null;
-    const base = { at: ping.at, kind: ping.kind, scheme: ping.scheme, method: ping.method, rid: ping.rid, exitStatus: ping.exitStatus };
-    if (!isEmail) {
-      out.push({ ...base, body });
-      continue;
-    }
-    // email pings are classified by the email rules (classifyEmail), from the decoded subject and text
-    const email = body === null ? { subject: "", text: "" } : await readMail(body).catch(() => ({ subject: "", text: "" }));
-    out.push({ ...base, body: null, email });
-  }
-  return out;
 }
