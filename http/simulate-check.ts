@@ -4,6 +4,7 @@
 // Reads only: no command reaches a shard, so nothing the check owns changes.
 import type { Check, Millis, PingRecord, Project } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
+import { ok } from "../engine/outcome.ts";
 import type { LoggedPing, Simulation } from "../engine/simulate.ts";
 import { simulate } from "../engine/simulate.ts";
 import type { AppDeps } from "./deps.ts";
@@ -12,7 +13,7 @@ import type { SimulationRequest } from "./simulate-input.ts";
 /** Simulates `check` over its logged `pings` (from pool.listPings) from the request's since (or the oldest ping) to `untilAt`. */
 export async function simulateStoredCheck(
   deps: Pick<AppDeps, "pool" | "readMail">, project: Project, check: Check, pings: readonly PingRecord[], request: SimulationRequest, untilAt: Millis,
-): Promise<Outcome<Simulation>> {
+): Promise<Outcome<Simulation & { readonly sinceAt: Millis }>> {
   const oldest = oldestAt(pings);
   const sinceAt = request.sinceAt ?? oldest ?? untilAt;
   const inWindow = pings.filter((p) => p.at >= sinceAt && p.at <= untilAt); // no body is read for the others
@@ -25,7 +26,8 @@ export async function simulateStoredCheck(
     if (!flips.ok) return flips;
     pauses = flips.value.filter((f) => f.to === "paused" || f.from === "paused").map((f) => ({ at: f.at, paused: f.to === "paused" }));
   }
-  return simulate({ check, project, pings: logged, pauses, settings: request.settings, sinceAt, untilAt });
+  const result = simulate({ check, project, pings: logged, pauses, settings: request.settings, sinceAt, untilAt });
+  return result.ok ? ok({ ...result.value, sinceAt }) : result;
 }
 
 function oldestAt(pings: readonly PingRecord[]): Millis | null {

@@ -304,6 +304,17 @@ function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
 <tbody>${months.map((m) => html`<tr><td>${m.label}</td><td>${m.incidents}</td><td>${m.downMs === 0 ? "none" : durationText(m.downMs)}</td></tr>`)}</tbody></table>`;
 }
 
+/** A simulation of the form's settings over the check's logged pings (null window: no pings logged). */
+export type WhatIf = { readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis };
+
+/** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
+function whatIfText(whatIf: WhatIf): string {
+  if (whatIf.windowMs === null) return "No pings are logged yet: there is no history to try these settings on.";
+  const times = whatIf.downCount === 1 ? "once" : `${whatIf.downCount} times`;
+  const downtime = whatIf.downCount === 0 ? "" : `, for ${durationText(whatIf.downtimeMs)}`;
+  return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.`;
+}
+
 /** The add/edit form's values, as typed (numbers stay text until the API's rules read them). */
 export type CheckFormValues = {
   readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
@@ -313,6 +324,7 @@ export type CheckFormValues = {
 
 export function checkFormPage(viewer: Viewer, opts: {
   project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
+  whatIf?: WhatIf | null;
 }): string {
   const v = opts.values;
   const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
@@ -338,8 +350,9 @@ ${field("failure_threshold", "Down after this many failures in a row (1-100)", h
 ${field("reminder_interval", "Reminder every N seconds while down (0 = none, or 300 and more)", html` inputmode="numeric"`)}
 ${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}</fieldset>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
+${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
 <button type="submit" name="action" value="save">Save</button>
-<button type="submit" name="action" value="preview">Preview the next pings</button>
+<button type="submit" name="action" value="preview">${opts.action.endsWith("/edit") ? "Preview: next pings and what these settings would have done" : "Preview the next pings"}</button>
 </form>`,
   });
 }

@@ -18,11 +18,14 @@ import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { channelInputOf, projectInputOf, projectMuteOf } from "../admin-input.ts";
 import { checkRequestOf, isUniqueKey, pingNumberOf } from "../input.ts";
 import { isUuid } from "../../engine/ids.ts";
+import type { JsonObject } from "../body.ts";
 import { readBodyBytes } from "../body.ts";
+import { simulateStoredCheck } from "../simulate-check.ts";
+import { simulationRequestOf } from "../simulate-input.ts";
 import { presentBadges, presentChannelStates } from "../present.ts";
 import { remoteAddress } from "../routes/pings.ts";
 import { checkIntegrations, integrationsPage } from "./integration-pages.ts";
-import type { CheckFormValues, ChecksFilter, StatusWord, Viewer } from "./pages.ts";
+import type { CheckFormValues, ChecksFilter, StatusWord, Viewer, WhatIf } from "./pages.ts";
 import {
   checkFormPage, checkPage, checkRows, checksPage, deletePage, errorPage, projectsPage, settingsPage, signInPage,
   statusWordOf, STATUS_WORDS, tagsOf,
@@ -224,8 +227,17 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     return htmlResponse(formHtml(access.viewer, project, { values: EMPTY_FORM, error: null, action: `/projects/${project.id}/checks/new`, title: "Add check" }));
   });
 
-  const formHtml = (viewer: Viewer, project: Project, opts: { values: CheckFormValues; error: string | null; action: string; title: string }) =>
+  const formHtml = (viewer: Viewer, project: Project, opts: { values: CheckFormValues; error: string | null; action: string; title: string; whatIf?: WhatIf | null }) =>
     checkFormPage(viewer, { ...opts, project, preview: previewOf(opts.values, clock.now()) });
+  /** The edit form's settings tried on the check's logged pings: the API's simulate, as one line. */
+  const whatIfOf = async (project: Project, check: Check, values: CheckFormValues): Promise<WhatIf> => {
+    const untilAt = clock.now();
+    const request = unwrap(simulationRequestOf(checkBodyOf(values) as JsonObject)); // already valid as an update
+    const { pings } = unwrap(await pool.listPings(project.id, check.uuid));
+    if (pings.length === 0) return { windowMs: null, downCount: 0, downtimeMs: 0 };
+    const result = unwrap(await simulateStoredCheck(deps, project, check, pings, request, untilAt));
+    return { windowMs: untilAt - result.sinceAt, downCount: result.downCount, downtimeMs: result.downtimeMs };
+  };
 
   route("POST", "/projects/:project/checks/new", async (event) => {
     const access = requireAccess(event);
@@ -392,7 +404,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}` };
     const request = checkRequestOf(checkBodyOf(values), check);
     if (!request.ok) return htmlResponse(formHtml(access.viewer, project, { ...page, error: reasonOf(request.failure) }), 400);
-    if (form.get("action") === "preview") return htmlResponse(formHtml(access.viewer, project, { ...page, error: null }));
+    if (form.get("action") === "preview") return htmlResponse(formHtml(access.viewer, project, { ...page, error: null, whatIf: await whatIfOf(project, check, values) }));
     unwrap(await pool.updateCheck(project.id, check.uuid, request.value.spec, clock.now()));
     return redirect(`/checks/${ref}?done=saved`);
   });

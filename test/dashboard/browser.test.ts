@@ -475,6 +475,36 @@ async function browserTests(): Promise<void> {
     assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px)`);
   });
 
+  test("the edit form's Preview says what the settings would have done to the check's ping history", async () => {
+    await rw.setViewportSize({ width: 1200, height: 800 });
+    const made = await api<CheckJson>("POST", "/api/v3/checks/", { name: "What-if", timeout: 3600, grace: 60 });
+    const preview = async () => {
+      await rw.getByRole("button", { name: "Preview: next pings and what these settings would have done" }).click();
+      return (await rw.locator(".what-if").innerText()).trim();
+    };
+    await rw.goto(`${server.url}/checks/${made.uuid}/edit`);
+    assert.is(await preview(), "No pings are logged yet: there is no history to try these settings on.");
+    // history: a ping, then the next one 2 hours later (virtual clock)
+    assert.is((await call(server.url, "POST", `/ping/${made.uuid}`)).status, 200);
+    await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 7200 } }));
+    assert.is((await call(server.url, "POST", `/ping/${made.uuid}`)).status, 200);
+    // its own settings: down at 1 hour 1 minute, up again at the second ping
+    await rw.goto(`${server.url}/checks/${made.uuid}/edit`);
+    assert.is(await preview(), "With these settings, the last 2 hours would have gone down once, for 59 minutes.");
+    await shot(rw, "edit-what-if", false);
+    // a grace longer than the gap: never down
+    await rw.getByLabel("Grace time in seconds").fill("3700");
+    assert.is(await preview(), "With these settings, the last 2 hours would have gone down 0 times.");
+    // the API's simulate says the same of the same settings
+    const simulated = await api<{ down_count: number; downtime_seconds: number }>("POST", `/api/v3/checks/${made.uuid}/simulate`, { timeout: 3600, grace: 60 });
+    assert.equal([simulated.down_count, simulated.downtime_seconds], [1, 3540]);
+    // the API's rules: a bad value is refused with its text, and a preview saves nothing
+    await rw.getByLabel("Grace time in seconds").fill("5");
+    await rw.getByRole("button", { name: "Preview: next pings and what these settings would have done" }).click();
+    await rw.getByText("json validation error: grace is too small").waitFor();
+    assert.is((await api<CheckJson>("GET", `/api/v3/checks/${made.uuid}`)).grace, 60);
+  });
+
   // last: it blocks this address's sign-ins for the rest of the minute
   test("sign-in attempts are rate limited per address", async () => {
     const attempt = (key: string) => fetch(`${server.url}/signin`, { method: "POST", body: new URLSearchParams({ key }), redirect: "manual" });
