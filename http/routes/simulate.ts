@@ -1,7 +1,7 @@
 // POST /api/v3/checks/<uuid>/simulate (CONTRACT "Simulation and replay"): the check's stored ping log
 // replayed with candidate settings (http/simulate-check.ts). Reads only. Read-write and read-only keys.
 import type { H3, H3Event } from "h3";
-import type { Caller, Pool } from "../../host/pool-api.ts";
+import type { Caller } from "../../host/pool-api.ts";
 import type { Simulation } from "../../engine/simulate.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ErrorReporter } from "../errors.ts";

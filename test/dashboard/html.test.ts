@@ -2,7 +2,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { escapeHtml, html } from "../../http/dashboard/html.ts";
-import { cookieOf } from "../../http/dashboard/routes.ts";
+import { cookieOf } from "../../http/dashboard/responses.ts";
 import { csrfMatches, SESSION_IDLE_MS, SessionStore } from "../../http/dashboard/sessions.ts";
 
 test("every interpolation is escaped; fragments built by html are kept; lists are joined", () => {

@@ -1,0 +1,90 @@
+// The add/edit form of a check and the checks table's filter: form fields ↔ the API's request body (which
+// the API's own rules then judge), the schedule preview, and sorting.
+import type { Check, Millis } from "../../engine/model.ts";
+import { nextAfter } from "../../engine/schedule.ts";
+import { uniqueKeyOf } from "../../host/unique-key.ts";
+import type { CheckFormValues, ChecksFilter, StatusWord, Viewer } from "./pages.ts";
+import { STATUS_WORDS } from "./pages.ts";
+
+export const NOTICES: Record<string, string> = {
+  created: "Check created.", saved: "Changes saved.", pause: "Check paused.", resume: "Check resumed.", ping: "Ping sent.",
+};
+
+export const EMPTY_FORM: CheckFormValues = { name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "86400", grace: "3600", schedule: "", tz: "UTC", failure_threshold: "1", reminder_interval: "0", muted_until: "" };
+
+/** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
+export function refFor(viewer: Viewer, check: Check): string {
+  return viewer.readonly ? uniqueKeyOf(check.uuid) : check.uuid;
+}
+
+export function formValuesOf(form: URLSearchParams): CheckFormValues {
+  const get = (name: string) => form.get(name) ?? "";
+  return {
+    name: get("name"), slug: get("slug"), tags: get("tags"), desc: get("desc"),
+    kind: get("kind") === "cron" ? "cron" : "simple",
+    timeout: get("timeout").trim(), grace: get("grace").trim(), schedule: get("schedule"), tz: get("tz").trim(),
+    failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
+  };
+}
+
+export function formValuesOfCheck(check: Check): CheckFormValues {
+  return {
+    name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind === "simple" ? "simple" : "cron",
+    timeout: String(Math.floor(check.timeoutMs / 1000)), grace: String(Math.floor(check.graceMs / 1000)), schedule: check.schedule, tz: check.tz,
+    failure_threshold: String(check.failureThreshold ?? 1), reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
+    muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
+  };
+}
+
+/** Returns the API request body the form stands for: the API's own rules then judge it, with its error texts. */
+export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
+  const number = (text: string) => (/^-?\d+$/.test(text) ? Number(text) : text); // not a number: the API says so
+  const body: Record<string, unknown> = { name: values.name, slug: values.slug, tags: values.tags, desc: values.desc };
+  if (values.kind === "simple") {
+    if (values.timeout !== "") body.timeout = number(values.timeout);
+  } else {
+    body.schedule = values.schedule;
+    if (values.tz !== "") body.tz = values.tz;
+  }
+  if (values.grace !== "") body.grace = number(values.grace);
+  if (values.failure_threshold !== "") body.failure_threshold = number(values.failure_threshold);
+  if (values.reminder_interval !== "") body.reminder_interval = number(values.reminder_interval);
+  body.muted_until = values.muted_until === "" ? null : values.muted_until; // an emptied field unmutes
+  return body;
+}
+
+/** The next five expected pings of a cron / OnCalendar form (none for simple periods or invalid input). */
+export function previewOf(values: CheckFormValues, at: Millis): Millis[] {
+  if (values.kind !== "cron" || values.schedule.trim() === "") return [];
+  const next: Millis[] = [];
+  let after = at;
+  for (let i = 0; i < 5; i++) {
+    const due = nextAfter(values.schedule, values.tz || "UTC", after);
+    if (due === null) break;
+    next.push(due);
+    after = due;
+  }
+  return next;
+}
+
+export function filterOf(params: URLSearchParams): ChecksFilter {
+  const status = params.get("status") ?? "";
+  const sort = params.get("sort");
+  return {
+    q: params.get("q") ?? "",
+    status: (STATUS_WORDS as readonly string[]).includes(status) ? status : "",
+    tag: params.get("tag") ?? "",
+    sort: sort === "name" || sort === "last_ping" ? sort : "status",
+  };
+}
+
+/** Down first (then late, started, up, new, paused), then by name; or by name; or most recent ping first. */
+export function sortChecks(checks: Check[], sort: ChecksFilter["sort"], wordOf: (check: Check) => StatusWord): void {
+  const byName = (a: Check, b: Check) => a.name.localeCompare(b.name) || a.uuid.localeCompare(b.uuid);
+  if (sort === "name") checks.sort(byName);
+  else if (sort === "last_ping") checks.sort((a, b) => (b.lastPingAt ?? -1) - (a.lastPingAt ?? -1) || byName(a, b));
+  else {
+    const rank = (c: Check) => STATUS_WORDS.indexOf(wordOf(c));
+    checks.sort((a, b) => rank(a) - rank(b) || byName(a, b));
+  }
+}

@@ -1,0 +1,109 @@
+// A check's pages: its page with events, its integration toggles, Pause / Resume / Delete / Ping now, the
+// edit form (with the what-if preview), and a ping's body as text.
+import type { H3Event } from "h3";
+import { HTTPResponse } from "h3";
+import type { Millis } from "../../engine/model.ts";
+import { httpError, reasonOf, unwrap } from "../errors.ts";
+import { checkRequestOf, pingNumberOf } from "../input.ts";
+import { remoteAddress } from "../routes/pings.ts";
+import { checkBodyOf, formValuesOf, formValuesOfCheck, NOTICES } from "./check-form.ts";
+import type { DashboardContext } from "./context.ts";
+import { checkIntegrations } from "./integration-pages.ts";
+import { checkPage, deletePage } from "./pages.ts";
+import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts";
+
+/** Registers a check's pages and actions. */
+export function checkPageRoutes(ctx: DashboardContext): void {
+  const { deps, route, requireAccess, writeForm, checkFor, formHtml, whatIfOf } = ctx;
+  const { pool, clock, config } = deps;
+
+  route("GET", "/checks/:ref", async (event) => {
+    const access = requireAccess(event);
+    const { project, check, ref } = await checkFor(access, param(event, "ref"));
+    const flips = unwrap(await pool.listFlips(project.id, { uuid: check.uuid }, {}));
+    let pings = null;
+    if (!access.viewer.readonly) { // as the API: the ping log needs the read-write key
+      const log = unwrap(await pool.listPings(project.id, check.uuid));
+      pings = log.pings.map((ping, i) => ({ ping, durationMs: log.durationsMs[i] ?? null }));
+    }
+    const notice = NOTICES[event.url.searchParams.get("done") ?? ""] ?? null;
+    const channels = access.viewer.readonly ? [] : await pool.listChannels(project.id);
+    const integrations = checkIntegrations(access.viewer, { check, ref, channels });
+    return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations }));
+  });
+
+  // one integration on or off for this check: the API's "channels" field, as a list of ids
+  route("POST", "/checks/:ref/integrations", async (event) => {
+    const access = requireAccess(event);
+    const { project, check, ref } = await checkFor(access, param(event, "ref"));
+    const form = await writeForm(event, access);
+    const channel = form.get("channel") ?? "";
+    const ids = new Set(check.channels);
+    if (form.get("on") === "1") ids.add(channel);
+    else ids.delete(channel);
+    const request = unwrap(checkRequestOf({ channels: [...ids].join(",") }, check));
+    unwrap(await pool.updateCheck(project.id, check.uuid, request.spec, clock.now())); // an unknown id: the API's 400
+    return redirect(`/checks/${ref}?done=saved`);
+  });
+
+  const action = (name: string, act: (projectId: string, uuid: string, at: Millis, event: H3Event) => Promise<void>) =>
+    route("POST", `/checks/:ref/${name}`, async (event) => {
+      const access = requireAccess(event);
+      const { project, check } = await checkFor(access, param(event, "ref"));
+      await writeForm(event, access);
+      await act(project.id, check.uuid, clock.now(), event);
+      return redirect(name === "delete" ? `/projects/${project.id}/checks` : `/checks/${check.uuid}?done=${name}`);
+    });
+  action("pause", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
+  action("resume", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
+  action("delete", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
+  action("ping", async (projectId, uuid, at, event) => {
+    const node = event.runtime?.node?.req;
+    unwrap(await pool.ping(projectId, {
+      target: { uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
+      remoteAddr: remoteAddress(event.req.headers.get("x-forwarded-for") ?? undefined, node?.socket?.remoteAddress ?? event.req.ip),
+      ua: "hcd dashboard (Ping now)", rid: null, body: null, at,
+    }));
+  });
+
+  route("GET", "/checks/:ref/delete", async (event) => {
+    const access = requireAccess(event);
+    const { project, check, ref } = await checkFor(access, param(event, "ref"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    return htmlResponse(deletePage(access.viewer, { project, check, ref }));
+  });
+
+  route("GET", "/checks/:ref/edit", async (event) => {
+    const access = requireAccess(event);
+    const { project, check, ref } = await checkFor(access, param(event, "ref"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    return htmlResponse(formHtml(access.viewer, project, { values: formValuesOfCheck(check), error: null, action: `/checks/${ref}/edit`, title: `Edit ${check.name}` }));
+  });
+
+  route("POST", "/checks/:ref/edit", async (event) => {
+    const access = requireAccess(event);
+    const { project, check, ref } = await checkFor(access, param(event, "ref"));
+    const form = await writeForm(event, access);
+    const values = formValuesOf(form);
+    const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}` };
+    const request = checkRequestOf(checkBodyOf(values), check);
+    if (!request.ok) return htmlResponse(formHtml(access.viewer, project, { ...page, error: reasonOf(request.failure) }), 400);
+    if (form.get("action") === "preview") return htmlResponse(formHtml(access.viewer, project, { ...page, error: null, whatIf: await whatIfOf(project, check, values) }));
+    unwrap(await pool.updateCheck(project.id, check.uuid, request.value.spec, clock.now()));
+    return redirect(`/checks/${ref}?done=saved`);
+  });
+
+  route("GET", "/checks/:ref/pings/:n/body", async (event) => {
+    const access = requireAccess(event);
+    const { project, check } = await checkFor(access, param(event, "ref"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: ping bodies are not shown");
+    const n = pingNumberOf(param(event, "n"));
+    if (n === null) throw httpError(404, "ping not found");
+    const body = unwrap(await pool.pingBody(project.id, check.uuid, n));
+    // always text, never rendered: the stored bytes as text/plain in a sandbox
+    return new HTTPResponse(body as BodyInit, {
+      status: 200,
+      headers: { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", "content-security-policy": "sandbox; default-src 'none'" },
+    });
+  });
+}

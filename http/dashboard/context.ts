@@ -1,0 +1,26 @@
+// What the dashboard's route modules share: the signed-in request and the helpers the registration builds
+// once (routes.ts) and hands to each group of routes.
+import type { H3Event, HTTPResponse } from "h3";
+import type { Caller } from "../../host/pool-api.ts";
+import type { Check, Project } from "../../engine/model.ts";
+import type { AppDeps } from "../deps.ts";
+import type { CheckFormValues, Viewer, WhatIf } from "./pages.ts";
+import type { Session } from "./sessions.ts";
+
+/** A signed-in request: its session, what to render, and the caller behind it. */
+export type Access = { readonly session: Session; readonly viewer: Viewer; readonly caller: Caller | "admin" };
+
+export type DashboardContext = {
+  readonly deps: AppDeps;
+  /** Registers a page: errors become error pages, a missing session the sign-in page, POSTs are checked for cross-site origins. */
+  readonly route: (method: "GET" | "POST", path: string, handler: (event: H3Event) => Promise<HTTPResponse>) => void;
+  readonly requireAccess: (event: H3Event) => Access;
+  /** Returns the form of a POST after checking its CSRF token and that the session may write. */
+  readonly writeForm: (event: H3Event, access: Access) => Promise<URLSearchParams>;
+  readonly projectFor: (access: Access, projectId: string) => Project;
+  /** Returns the check named by a URL, with its project; uuid or (read-only keys) unique_key. */
+  readonly checkFor: (access: Access, ref: string) => Promise<{ project: Project; check: Check; ref: string }>;
+  readonly formHtml: (viewer: Viewer, project: Project, opts: { values: CheckFormValues; error: string | null; action: string; title: string; whatIf?: WhatIf | null }) => string;
+  /** The edit form's settings tried on the check's logged pings: the API's simulate, as one line. */
+  readonly whatIfOf: (project: Project, check: Check, values: CheckFormValues) => Promise<WhatIf>;
+};

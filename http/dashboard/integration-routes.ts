@@ -1,0 +1,67 @@
+// The integrations page: each integration with its delivery state, "Test" (sent at once through the
+// process's test notification), and adding one (the admin API's operation: admin token only).
+import type { Channel, Project } from "../../engine/model.ts";
+import { httpError, reasonOf } from "../errors.ts";
+import { channelInputOf } from "../admin-input.ts";
+import { presentChannelStates } from "../present.ts";
+import type { Access, DashboardContext } from "./context.ts";
+import { integrationsPage } from "./integration-pages.ts";
+import { htmlResponse, param, redirect } from "./responses.ts";
+
+/** Registers the integrations pages. */
+export function integrationRoutes(ctx: DashboardContext): void {
+  const { deps, route, requireAccess, writeForm, projectFor } = ctx;
+  const { pool, clock } = deps;
+
+  type IntegrationsForm = { error: string | null; values: { kind: string; name: string; value: string }; tested?: { channel: Channel; error: string | null } };
+  const NO_FORM = { error: null, values: { kind: "webhook", name: "", value: "" } };
+  const integrationsHtml = async (access: Access, project: Project, form: IntegrationsForm) => {
+    const [channels, outbox, checks] = await Promise.all([pool.listChannels(project.id), pool.listOutbox(), pool.listChecks(project.id, { tags: [] })]);
+    const states = presentChannelStates(channels, outbox.filter((entry) => entry.projectId === project.id)).channels;
+    const rows = channels.map((channel, i) => ({
+      channel,
+      pending: Number(states[i].pending),
+      failed: Number(states[i].failed),
+      lastError: typeof states[i].last_error === "string" ? states[i].last_error : null,
+      checks: checks.filter((c) => c.channels.includes(channel.id)),
+    }));
+    return integrationsPage(access.viewer, { project, rows, canAdd: access.caller === "admin", ...form });
+  };
+
+  route("GET", "/projects/:project/integrations", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: integrations are not shown"); // as GET /api/v3/channels/
+    return htmlResponse(await integrationsHtml(access, project, NO_FORM));
+  });
+
+  route("POST", "/projects/:project/integrations/:channel/test", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    await writeForm(event, access);
+    const channel = (await pool.listChannels(project.id)).find((c) => c.id === param(event, "channel"));
+    if (channel === undefined) throw httpError(404, "integration not found");
+    const error = await deps.sendTestNotification(project, channel, clock.now());
+    return htmlResponse(await integrationsHtml(access, project, { ...NO_FORM, tested: { channel, error } }));
+  });
+
+  // adding an integration is the admin API's operation: only the admin token does it here too
+  route("POST", "/projects/:project/integrations", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const form = await writeForm(event, access);
+    if (access.caller !== "admin") throw httpError(403, "only the admin token adds integrations");
+    const values = { kind: form.get("kind") ?? "", name: form.get("name") ?? "", value: form.get("value") ?? "" };
+    const failed = (error: string) => integrationsHtml(access, project, { error, values }).then((page) => htmlResponse(page, 400));
+    let value: unknown = values.value.trim();
+    // as the CLI's --value: JSON when it starts with { or ", else a plain string
+    if (typeof value === "string" && (value.startsWith("{") || value.startsWith('"'))) {
+      try { value = JSON.parse(value); } catch { return failed("json validation error: value is not valid JSON"); }
+    }
+    const input = channelInputOf({ kind: values.kind, name: values.name, value });
+    if (!input.ok) return failed(reasonOf(input.failure));
+    const added = await pool.addChannel(project.id, input.value, clock.now());
+    if (!added.ok) return failed(reasonOf(added.failure));
+    return redirect(`/projects/${project.id}/integrations`);
+  });
+}

@@ -1,0 +1,101 @@
+// The dashboard's HTTP plumbing: security headers on every answer, the session cookie, HTML answers and
+// redirects, form bodies, the cross-site check, the sign-in failure counter and the static assets.
+import { existsSync, readFileSync } from "node:fs";
+import type { H3Event } from "h3";
+import { HTTPResponse } from "h3";
+import type { Millis } from "../../engine/model.ts";
+import { MINUTE } from "../../engine/model.ts";
+import { httpError } from "../errors.ts";
+import { readBodyBytes } from "../body.ts";
+
+export const COOKIE = "hcd_session";
+/** Failed sign-ins allowed per client address per minute. */
+export const SIGN_IN_FAILURES_PER_MINUTE = 10;
+
+export const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+  "cache-control": "no-store",
+};
+
+/** Thrown by a handler when the request has no valid session. */
+export class SignInNeeded extends Error {}
+/**
+ * Refuses a POST that a browser marked as coming from another site (Origin is neither SITE_ROOT's origin
+ * nor the Host it was sent to): with the SameSite cookie and the CSRF token this also covers the sign-in
+ * form, which has no session yet.
+ */
+export function refuseCrossSite(headers: Headers, siteOrigin: string): void {
+  const origin = headers.get("origin");
+  if (origin === null || origin === siteOrigin) return; // not a browser form post, or an old browser: the CSRF token still applies
+  let host: string | null = null;
+  try { host = new URL(origin).host; } catch { /* "null" or garbage: refused below */ }
+  if (host === null || host !== headers.get("host")) throw httpError(403, "cross-site request refused");
+}
+
+export function param(event: H3Event, name: string): string {
+  return event.context.params?.[name] ?? "";
+}
+
+export async function formOf(event: H3Event): Promise<URLSearchParams> {
+  return new URLSearchParams(new TextDecoder().decode(await readBodyBytes(event.req)));
+}
+
+/** Returns the value of one cookie of a Cookie header, or null. */
+export function cookieOf(header: string | null, name: string): string | null {
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+export function sessionCookie(value: string, opts: { maxAgeMs: Millis; secure: boolean }): string {
+  return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(opts.maxAgeMs / 1000)}${opts.secure ? "; Secure" : ""}`;
+}
+
+export function htmlResponse(body: string, status = 200): HTTPResponse {
+  return new HTTPResponse(body, { status, headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" } });
+}
+
+export function redirect(location: string, headers: Record<string, string> = {}): HTTPResponse {
+  return new HTTPResponse(null, { status: 303, headers: { ...SECURITY_HEADERS, ...headers, location } });
+}
+
+/** Failed sign-ins per client address in fixed one-minute windows; a new minute forgets every address. */
+export class FailureCounter {
+  readonly #limit: number;
+  #window = -1;
+  #counts = new Map<string, number>();
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+  #roll(at: Millis): void {
+    const window = Math.floor(at / MINUTE);
+    if (window !== this.#window) {
+      this.#window = window;
+      this.#counts = new Map();
+    }
+  }
+  isBlocked(address: string, at: Millis): boolean {
+    this.#roll(at);
+    return (this.#counts.get(address) ?? 0) >= this.#limit;
+  }
+  count(address: string, at: Millis): void {
+    this.#roll(at);
+    this.#counts.set(address, (this.#counts.get(address) ?? 0) + 1);
+  }
+}
+
+export type Asset = { readonly body: string; readonly type: string };
+
+/** Reads the stylesheet and script once: from the sources next to this file, or from the repository when running from dist/. */
+export function loadAssets(): Record<string, Asset> {
+  const candidates = [new URL("./static/", import.meta.url), new URL("../../../http/dashboard/static/", import.meta.url)];
+  const dir = candidates.find((url) => existsSync(new URL("dashboard.js", url))) ?? candidates[0];
+  return {
+    "dashboard.js": { body: readFileSync(new URL("dashboard.js", dir), "utf8"), type: "text/javascript; charset=utf-8" },
+    "dashboard.css": { body: readFileSync(new URL("dashboard.css", dir), "utf8"), type: "text/css; charset=utf-8" },
+  };
+}
