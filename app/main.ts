@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   // that clients which wait between requests give way to the ones that arrive (at most once a second:
   // a flood of refused connections must not make the server walk its connection list for each).
   server.maxConnections = settings.maxConnections;
-  let idleClosedAt = 0;
+  let idleClosedAt = -Infinity; // performance.now() starts near 0: a first drop right after start must close them too
   server.on("drop", () => {
     const now = performance.now();
     if (now - idleClosedAt < 1_000) return;
