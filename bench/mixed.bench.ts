@@ -11,7 +11,7 @@ import { runFixedRate, writePaths } from "./load.ts";
 import { percentile, Progress, sleep } from "./measure.ts";
 import { finishScenario, fmt } from "./report.ts";
 import type { Figure, ScenarioResult } from "./report.ts";
-import { callJson, createCheck, createProject, mapConcurrently, startHcd } from "./servers.ts";
+import { callJson, createCheck, createProject, mapConcurrently, shuffled, startHcd } from "./servers.ts";
 import type { ServerProcess } from "./servers.ts";
 
 const SCENARIO = "mixed";
@@ -153,10 +153,6 @@ async function runStreams(base: string, agent: Agent, streams: readonly Stream[]
       req.end(body);
     });
   }
-}
-
-function shuffled<T>(items: readonly T[]): T[] {
-  return items.map((item, i) => ({ item, key: (i * 7919) % items.length })).sort((a, b) => a.key - b.key).map((e) => e.item);
 }
 
 if (process.argv[1]?.endsWith("mixed.bench.js")) {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writePaths } from "./load.ts";
-import { createCheck, createProject, mapConcurrently, startHcd } from "./servers.ts";
+import { createCheck, createProject, mapConcurrently, shuffled, startHcd } from "./servers.ts";
 import type { ServerProcess } from "./servers.ts";
 
 export const PING_BODY = "backup ok: 12045 files, 0 errors.\r\n";
@@ -46,16 +46,4 @@ export async function startPingFixture(options: { projects?: number; perProject?
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-}
-
-/** Returns a copy in a fixed pseudo-random order: neighbouring requests hit different checks and projects. */
-function shuffled<T>(items: readonly T[]): T[] {
-  const copy = [...items];
-  let seed = 12345;
-  for (let i = copy.length - 1; i > 0; i--) {
-    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    const j = seed % (i + 1);
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
 }

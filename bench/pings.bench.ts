@@ -14,7 +14,7 @@ import { cpuSecondsOf, median, msSince, Progress, threadCpuOf } from "./measure.
 import type { RateLoadResult } from "./rate-load.ts";
 import { finishScenario, fmt } from "./report.ts";
 import type { Figure, ScenarioResult } from "./report.ts";
-import { createCheck, createProject, mapConcurrently, startBare, startHcd } from "./servers.ts";
+import { createCheck, createProject, mapConcurrently, shuffled, startBare, startHcd } from "./servers.ts";
 import type { ProjectKeys, ServerProcess } from "./servers.ts";
 
 const SCENARIO = "pings";
@@ -145,18 +145,6 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(profileDir, { recursive: true, force: true });
   }
-}
-
-/** Returns a copy in a fixed pseudo-random order: neighbouring requests hit different checks and projects. */
-function shuffled<T>(items: readonly T[]): T[] {
-  const copy = [...items];
-  let seed = 12345;
-  for (let i = copy.length - 1; i > 0; i--) {
-    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    const j = seed % (i + 1);
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
 }
 
 if (process.argv[1]?.endsWith("pings.bench.js")) {

@@ -127,3 +127,15 @@ export async function mapConcurrently<T, R>(items: readonly T[], concurrency: nu
   }));
   return results;
 }
+
+/** Returns a copy in a fixed pseudo-random order: neighbouring requests hit different checks and projects. */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  let seed = 12345;
+  for (let i = copy.length - 1; i > 0; i--) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    const j = seed % (i + 1);
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}
