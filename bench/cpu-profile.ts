@@ -1,7 +1,7 @@
 // Reads the .cpuprofile files that `node --cpu-prof` writes (one per thread) and says where the time went:
 // self time grouped by file or package, and the top functions, as markdown lines.
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
 
 type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
@@ -57,4 +57,10 @@ function groupOf(url: string, functionName: string): string {
 
 function shortUrl(url: string): string {
   return url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, "$1/");
+}
+
+/** Returns the details section a bench prints for the profiles written to `dir` (--cpu-prof). */
+export function profileDetails(dir: string): string[] {
+  return ["", "Where hcd's time goes (--cpu-prof, self time by file, then the top functions):", "",
+    ...summarizeProfiles(readdirSync(dir).map((file) => join(dir, file)))];
 }

@@ -4,10 +4,10 @@
 // the run divided by the requests sent, and p99 latency counted from when each request was due.
 // HCD_BENCH_PROFILE=1 runs hcd with --cpu-prof and adds where its time goes (every thread).
 // Run: node dist/bench/pingcpu.bench.js   (env: HCD_BENCH_RUNS=3, HCD_BENCH_SECONDS=8, HCD_BENCH_PROFILE=1)
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { summarizeProfiles } from "./cpu-profile.ts";
+import { profileDetails } from "./cpu-profile.ts";
 import { runFixedRate } from "./load.ts";
 import { cpuSecondsOf, median, Progress } from "./measure.ts";
 import type { RateLoadResult } from "./rate-load.ts";
@@ -72,8 +72,7 @@ export async function runPingCpuBench(): Promise<ScenarioResult> {
     ];
     await f.close();
     fixture = null;
-    if (profile) details.push("", "Where hcd's time goes (--cpu-prof, self time by file, then the top functions):", "",
-      ...summarizeProfiles(readdirSync(profileDir).map((file) => join(profileDir, file))));
+    if (profile) details.push(...profileDetails(profileDir));
     return { scenario: SCENARIO, figures, details };
   } finally {
     progress.done();

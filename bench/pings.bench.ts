@@ -4,10 +4,10 @@
 // every check's ping URL. Runs interleave bare, hcd, bare, hcd, …; medians and the ratio hcd/bare are
 // reported, then a fixed-rate run at half of hcd's peak (p99), and the CPU of generator and servers.
 // Run: node dist/bench/pings.bench.js   (env: HCD_BENCH_RUNS=3, HCD_BENCH_SECONDS=6, HCD_BENCH_PROFILE=1)
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { summarizeProfiles } from "./cpu-profile.ts";
+import { profileDetails } from "./cpu-profile.ts";
 import { peakGenerator, runFixedRate, runPeak, writePaths } from "./load.ts";
 import type { PeakResult } from "./load.ts";
 import { cpuSecondsOf, median, msSince, Progress, threadCpuOf } from "./measure.ts";
@@ -135,8 +135,7 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
 
     await hcd.stop();
     hcd = null;
-    if (profile) details.push("", "Where hcd's time goes (--cpu-prof, self time by file, then the top functions):", "",
-      ...summarizeProfiles(readdirSync(profileDir).map((f) => join(profileDir, f))));
+    if (profile) details.push(...profileDetails(profileDir));
     return { scenario: SCENARIO, figures, details };
   } finally {
     progress.done();
