@@ -54,7 +54,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     },
   });
   // Delivery runs beside the shard: it never blocks pings or deadlines, and failures stay in the outbox.
-  // The deliverer reads the outbox from the tables: checkpoint the journal first.
+  // The deliverer reads the outbox from the tables: checkpoint the log first.
   const inFlight = new Set<Promise<void>>();
   const deliver = (now: Millis) => {
     const run = host.checkpoint().then(() => deliverer.deliverDue(now))
@@ -74,7 +74,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
       if (busy) return; // a slow commit must not pile up ticks
       busy = true;
       // the checkpoint also runs when deadlines could not be applied: it may be what failed, and it retries
-      host.advance(Date.now()).catch(report("applying deadlines")).then(() => host.checkpoint()).catch(report("checkpoint"))
+      host.advance(Date.now()).catch(report("applying deadlines")).then(() => host.checkpointIfDue()).catch(report("checkpoint"))
         .finally(() => { busy = false; });
     }, TICK_MS);
     timer.unref();

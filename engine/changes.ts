@@ -39,6 +39,11 @@ export type Changes = {
   readonly outbox: OutboxEntry[];
   /** Set when each check here differs from its last committed state only in status and nFlips (deadline flips). */
   readonly statusOnly?: boolean;
+  /**
+   * Set (and statusOnly not) when each check here differs from its last committed state only in its state
+   * fields: status, nPings, nFlips, lastPingAt, lastStartAt, lastStartRid, lastDurationMs, alert (pings).
+   */
+  readonly stateOnly?: boolean;
 };
 
 /** Returns an empty Changes. */

@@ -35,6 +35,7 @@ export class Shard {
   readonly #wheel: TimerWheel<string>;
   #changes: Changes = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
+  #stateSteps = 0; // how many of #changes.checks a step made (pings, deadlines, pause, resume: only state fields change)
 
   constructor(options: ShardOptions) {
     this.#newId = options.newId;
@@ -75,9 +76,11 @@ export class Shard {
     const taken = this.#changes;
     // only deadline steps since the last take: the store may journal just each check's status (see Changes)
     const statusOnly = taken.checks.length > 0 && this.#deadlineSteps === taken.checks.length;
-    const changes = statusOnly ? { ...taken, statusOnly } : taken;
+    const stateOnly = !statusOnly && taken.checks.length > 0 && this.#stateSteps === taken.checks.length;
+    const changes = statusOnly ? { ...taken, statusOnly } : stateOnly ? { ...taken, stateOnly } : taken;
     this.#changes = noChanges();
     this.#deadlineSteps = 0;
+    this.#stateSteps = 0;
     if (changes.checks.length < 2) return changes;
     // a batch of pings steps the same checks many times: store each check's last state once
     const last = new Map<string, Check>();
@@ -342,7 +345,8 @@ export class Shard {
     this.#state.putCheck(check);
     if (opts.rearm) this.#arm(check);
     this.#changes.checks.push(check);
-    // a deadline's flip that planned no notice changed only status and nFlips: the store may journal just those
+    this.#stateSteps++; // a step changes state fields only: the store may log just those
+    // a deadline's flip that planned no notice changed only status and nFlips: the store may log just those
     if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
     if (settled !== null) for (const flip of settled.notify) this.#changes.outbox.push(...this.#notifications(check, flip, lastPing));

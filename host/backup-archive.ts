@@ -15,8 +15,17 @@ import { Readable, Transform } from "node:stream";
 const MAGIC = Buffer.from("HCDBACKUP1\n", "ascii");
 const DIGEST_BYTES = 32;
 const MAX_HEADER_BYTES = 64 * 1024;
-/** The store's two LMDB data files, in every archive. */
-export const STORE_FILES = ["journal/data.mdb", "data.mdb"] as const;
+/** The tables' LMDB data file, in every archive. */
+export const TABLES_FILE = "data.mdb";
+/** The store's command logs, beside the tables (and, in archives of older stores, their journal env). */
+const LOG_FILE = /^log\/[0-9]+-[0-9]+-[0-9a-f]+_[A-Za-z0-9-]+_[0-9]{6,}\.log$/;
+const LEGACY_JOURNAL_FILE = "journal/data.mdb";
+
+/** Returns the store's files in `dir` (paths relative to it) as an archive lists them: the logs, then the tables. */
+export function storeFiles(dir: string): string[] {
+  const logs = existsSync(join(dir, "log")) ? readdirSync(join(dir, "log")).map((name) => `log/${name}`).filter((path) => LOG_FILE.test(path)) : [];
+  return [...logs.sort(), TABLES_FILE];
+}
 /** The server's badge secret: in an archive when DATA_DIR had one, so published badge URLs survive a restore. */
 export const BADGE_SECRET_FILE = "badge-secret";
 
@@ -91,9 +100,15 @@ function parseHeader(bytes: Buffer, file: string): Header {
   }
   const header = parsed as Partial<Header> | null;
   const files = header?.files;
-  const allowed = new Set<string>([...STORE_FILES, BADGE_SECRET_FILE]); // the only paths an archive may hold
-  const valid = typeof header?.created === "string" && Array.isArray(files) && files.length > 0 && files.every((f) =>
-    typeof f === "object" && f !== null && typeof f.path === "string" && allowed.delete(f.path) && Number.isSafeInteger(f.size) && f.size >= 0);
+  // the only paths an archive may hold, each once: the tables, the badge secret, logs (or an older store's journal)
+  const seen = new Set<string>();
+  const allowedOnce = (path: string) => {
+    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === LEGACY_JOURNAL_FILE || LOG_FILE.test(path)) || seen.has(path)) return false;
+    seen.add(path);
+    return true;
+  };
+  const valid = typeof header?.created === "string" && Array.isArray(files) && files.some((f) => f?.path === TABLES_FILE) && files.every((f) =>
+    typeof f === "object" && f !== null && typeof f.path === "string" && allowedOnce(f.path) && Number.isSafeInteger(f.size) && f.size >= 0);
   if (!valid) throw new ArchiveError(`${file} is corrupt: its header lists unexpected files`);
   return header as Header;
 }

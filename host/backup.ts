@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { Pool } from "./pool-api.ts";
-import { BADGE_SECRET_FILE, packArchive, STORE_FILES } from "./backup-archive.ts";
+import { BADGE_SECRET_FILE, packArchive, storeFiles } from "./backup-archive.ts";
 
 /**
  * Returns the archive of a fresh copy of the store, made in a temporary directory under `scratchParent`
@@ -17,7 +17,7 @@ export async function backupStream(pool: Pool, opts: { dataDir: string; scratchP
   try {
     await pool.backup(scratch);
     const secret = join(opts.dataDir, BADGE_SECRET_FILE);
-    const files: string[] = [...STORE_FILES];
+    const files = storeFiles(scratch);
     if (existsSync(secret)) {
       copyFileSync(secret, join(scratch, BADGE_SECRET_FILE));
       files.push(BADGE_SECRET_FILE);

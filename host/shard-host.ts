@@ -256,7 +256,12 @@ export class ShardHost {
     return this.#store.outboxAll().filter(this.#owns);
   }
 
-  /** Applies what the journal holds to the tables (periodically, and before reads of the outbox). */
+  /** Checkpoints when the store says one is due (the oldest commit in its log is old, or the last checkpoint failed); called periodically. */
+  checkpointIfDue(): Promise<void> {
+    return this.#store.checkpointDue() ? this.checkpoint() : Promise.resolve();
+  }
+
+  /** Applies what the log holds to the tables (when due, and before reads of the outbox). */
   checkpoint(): Promise<void> {
     if (!this.#writes.mayTry(0)) return Promise.reject(this.#writes.error()); // what it would apply stays journaled
     return this.#store.checkpoint().then(() => this.#writes.succeeded("checkpoint"), (error: unknown) => {

@@ -1,11 +1,10 @@
-// The write-ahead journal. A commit appends its whole Changes as ONE record ([writer, seq] → Changes)
-// in the journal's own env, so an acknowledged ping costs one small write that never waits for the
-// tables; checks that deadlines flipped are recorded as status patches, not whole. A checkpoint later
-// applies many journaled commits to the tables, merged (each check's row written once, pings that the
-// same checkpoint would trim never written) and split into short transactions, the last of which marks
-// the writer's last seq applied; the journal records go once the tables are on disk. On open, whatever
-// the journal still holds past those marks (a crash, a kill -9) is applied before anything is read.
-import type { Key } from "lmdb";
+// The records of the command log and how they reach the tables. A commit is ONE record holding its
+// whole Changes, so an acknowledged ping costs one small append that never waits for the tables; checks
+// that deadlines flipped are recorded as status patches, not whole. A checkpoint later applies many
+// records to the tables, merged (each check's row written once, pings that the same checkpoint would trim
+// never written) and split into short transactions, the last of which marks the writer's last seq
+// applied; the log lets them go once the tables are on disk. On open, whatever the logs still hold past
+// those marks (a crash, a kill -9) is applied before anything is read.
 import { Packr } from "msgpackr";
 import type { Changes } from "../engine/changes.ts";
 import type { Check } from "../engine/model.ts";
@@ -13,7 +12,6 @@ import { flipPut, removeFlips } from "./flip-log.ts";
 import { outboxPut } from "./outbox.ts";
 import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeCheck, snapshotPuts } from "./snapshots.ts";
-import { ALL, under } from "./tables.ts";
 import type { Put, Tables } from "./tables.ts";
 
 // The journal's own encoder: msgpack with record definitions inside each record (self-describing, so
@@ -24,48 +22,79 @@ const journalPackr = new Packr({ copyBuffers: true }); // bodies must not point 
 
 /**
  * A check's change that is only its status and flip count ([projectId, uuid, status, nFlips]), as a
- * deadline's flip makes it. Journaled instead of the whole check: at the top of the hour a shard
- * journals tens of thousands of them at once, and a whole check costs 2-4 us to encode (measured).
+ * deadline's flip makes it. Logged instead of the whole check: at the top of the hour a shard logs
+ * tens of thousands of them at once, and a whole check costs 2-4 us to encode (measured).
  */
 type StatusPatch = readonly [projectId: string, uuid: string, status: Check["status"], nFlips: number];
 
-/** One journal record as stored: Changes, with status-only check changes as patches. */
-type JournalRecord = Changes & { readonly patches?: readonly StatusPatch[] };
+/**
+ * A check's change that is only its state fields, as a ping makes it (alert last, absent when the check
+ * has none). Logged instead of the whole check: a ping's record then holds about what the ping itself
+ * brought, a third of its size with the whole check.
+ */
+type StatePatch = readonly [projectId: string, uuid: string, status: Check["status"], nPings: number, nFlips: number,
+  lastPingAt: Check["lastPingAt"], lastStartAt: Check["lastStartAt"], lastStartRid: Check["lastStartRid"],
+  lastDurationMs: Check["lastDurationMs"], alert?: Check["alert"]];
+
+const LISTS = ["projects", "channels", "checks", "deletedChecks", "pings", "flips", "outbox"] as const;
+
+/** One record as stored: the non-empty lists of Changes, with state-only check changes as patches. */
+type JournalRecord = Partial<Changes> & { readonly patches?: readonly StatusPatch[]; readonly states?: readonly StatePatch[] };
 
 /**
- * Returns the bytes of one journal record. Checks of `statusOnly` changes (deadline flips) are stored as
- * patches, which a replay applies to the check's last committed state.
+ * Returns the bytes of one record: the non-empty lists of `changes`. Checks of `statusOnly` changes
+ * (deadline flips) and `stateOnly` changes (pings) are stored as patches, which a replay applies to the
+ * check's last committed state.
  */
 export function encodeJournal(changes: Changes): Uint8Array {
-  const { statusOnly, ...stored } = changes;
-  if (statusOnly !== true || changes.checks.length === 0) return journalPackr.pack(stored);
-  const patches = changes.checks.map((c): StatusPatch => [c.projectId, c.uuid, c.status, c.nFlips]);
-  return journalPackr.pack({ ...stored, checks: [], patches } satisfies JournalRecord);
+  const stored: Record<string, unknown> = {};
+  for (const list of LISTS) if (changes[list].length > 0) stored[list] = changes[list];
+  if (changes.checks.length === 0) return journalPackr.pack(stored);
+  if (changes.statusOnly === true) {
+    delete stored.checks;
+    stored.patches = changes.checks.map((c): StatusPatch => [c.projectId, c.uuid, c.status, c.nFlips]);
+  } else if (changes.stateOnly === true) {
+    delete stored.checks;
+    stored.states = changes.checks.map((c): StatePatch => {
+      const fields = [c.projectId, c.uuid, c.status, c.nPings, c.nFlips, c.lastPingAt, c.lastStartAt, c.lastStartRid, c.lastDurationMs] as const;
+      return c.alert === undefined ? fields : [...fields, c.alert];
+    });
+  }
+  return journalPackr.pack(stored);
 }
 
 /**
- * Returns the bytes of a record that changes nothing and weighs about `bytes`: written and removed again
- * to learn whether the store accepts a write as large as one that failed (a replay applies nothing).
+ * Returns the bytes of a record that changes nothing and weighs about `bytes`: appended to learn whether
+ * the store accepts a write as large as one that failed (a replay applies nothing from it).
  */
 export function encodeProbe(bytes: number): Uint8Array {
-  const nothing: Changes = { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
-  return journalPackr.pack({ ...nothing, padding: new Uint8Array(bytes) });
+  return journalPackr.pack({ padding: new Uint8Array(bytes) });
 }
 
 /**
- * Returns the Changes of one journal record; a patch becomes the whole check, applied to the check as
+ * Returns the Changes of one record; a patch becomes the whole check, applied to the check as
  * `lastState` returns it (the newest earlier record's, else the tables'); one whose check is unknown is
  * dropped. (A deletion in the same replay still wins: merged changes delete after they upsert.)
  */
 export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, uuid: string) => Check | undefined): Changes {
-  const { patches, ...changes } = journalPackr.unpack(bytes) as JournalRecord;
-  if (patches === undefined || patches.length === 0) return changes;
+  const record = journalPackr.unpack(bytes) as JournalRecord;
+  const changes: Changes = {
+    projects: record.projects ?? [], channels: record.channels ?? [], checks: record.checks ?? [], deletedChecks: record.deletedChecks ?? [],
+    pings: record.pings ?? [], flips: record.flips ?? [], outbox: record.outbox ?? [],
+  };
   const patched: Check[] = [];
-  for (const [projectId, uuid, status, nFlips] of patches) {
+  for (const [projectId, uuid, status, nFlips] of record.patches ?? []) {
     const base = lastState(projectId, uuid);
     if (base !== undefined) patched.push({ ...base, status, nFlips });
   }
-  return { ...changes, checks: [...changes.checks, ...patched] };
+  for (const [projectId, uuid, status, nPings, nFlips, lastPingAt, lastStartAt, lastStartRid, lastDurationMs, alert] of record.states ?? []) {
+    const base = lastState(projectId, uuid);
+    if (base === undefined) continue;
+    const { alert: _before, ...config } = base;
+    const state = { status, nPings, nFlips, lastPingAt, lastStartAt, lastStartRid, lastDurationMs };
+    patched.push(alert === undefined ? { ...config, ...state } : { ...config, ...state, alert });
+  }
+  return patched.length === 0 ? changes : { ...changes, checks: [...changes.checks, ...patched] };
 }
 
 /** Returns one Changes equal in effect to applying `list` in order (each check keeps its last state). */
@@ -143,18 +172,15 @@ export function markCheckpointed(tables: Tables, writer: string, seq: number): v
   if (seq > checkpointedSeq(tables, writer)) tables.meta.putSync(["checkpointed", writer], seq);
 }
 
+/** A record of the command log as a replay reads it: its writer (a store), its position (the writer's seq) and bytes. */
+export type WrittenRecord = { readonly writer: string; readonly seq: number; readonly bytes: Uint8Array };
+
 /**
- * Applies every journal record (any writer) that the tables don't hold yet, oldest first. Safe while
- * other threads write: the tables' marks decide what is applied. Returns the keys of every record read,
- * for the caller to drop from the journal once the tables are on disk (until then a crash replays them).
+ * Applies the records (any writer, each writer's in order) that the tables don't hold yet. Safe while
+ * other threads write: the tables' marks decide what is applied.
  */
-export async function replayJournal(tables: Tables): Promise<Key[]> {
-  const records: { writer: string; seq: number; key: Key; bytes: Uint8Array }[] = [];
-  for (const { key, value } of tables.journal.getRange(ALL)) {
-    const [writer, seq] = key as [string, number];
-    records.push({ writer, seq, key, bytes: value as Uint8Array });
-  }
-  if (records.length === 0) return [];
+export async function replayRecords(tables: Tables, records: readonly WrittenRecord[]): Promise<void> {
+  if (records.length === 0) return;
   // asynchronous like every write here: a synchronous transaction would wait for the write lock, which
   // a checkpoint of another store in this thread may hold while it waits for this thread (a deadlock)
   await tables.env.childTransaction(() => {
@@ -172,11 +198,9 @@ export async function replayJournal(tables: Tables): Promise<Key[]> {
   });
   // The marks stay: a live writer (another shard) still checkpoints these records and must skip them.
   // Each writer drops its own mark when it closes; a crashed writer's mark (a few bytes) remains.
-  return records.map((r) => r.key);
 }
 
-/** Removes `writer`'s mark once the journal holds nothing of it; the writer calls this as it closes. */
+/** Removes `writer`'s mark; the writer calls this as it closes, once its log is gone. */
 export async function dropMark(tables: Tables, writer: string): Promise<void> {
-  for (const _ of tables.journal.getKeys({ ...under(writer), limit: 1 })) return;
   await tables.meta.remove(["checkpointed", writer]);
 }

@@ -1,11 +1,16 @@
-// Opening the store's two LMDB envs (the tables in dir, the journal in dir/journal) with their named dbs,
-// checking what is there first (LMDB crashes the process on a data file that isn't one), and replaying
-// what a crash left in the journal before anything reads the tables.
+// Opening the store's LMDB env (the tables in dir) with its named dbs, checking what is there first
+// (LMDB crashes the process on a data file that isn't one), and replaying what a crash left in the
+// command logs (dir/log, and the journal env in dir/journal of stores written before the logs) before
+// anything reads the tables.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
-import { replayJournal } from "./journal.ts";
+import { readSegments, segmentFiles } from "./file-log.ts";
+import { replayRecords } from "./journal.ts";
+import type { WrittenRecord } from "./journal.ts";
+import { isRunning, ownIdentity } from "./process-identity.ts";
+import { ALL } from "./tables.ts";
 import type { Table, Tables } from "./tables.ts";
 
 /** "flush": a write resolves once it is on disk (survives power loss); "commit": once committed (survives a crash of the process). */
@@ -27,9 +32,13 @@ const TABLE_OPTIONS = {
   outbox: { sharedStructuresKey: STRUCTURES },
   meta: {},
 } as const;
-// encoded by journal.ts, without shared structures: a journal record is written once and read only by a
-// replay, and keeping structures in sync cost about 4 ms per commit (measured), a ping's whole budget
-const JOURNAL_OPTIONS = { encoding: "binary" } as const;
+/** The command logs' directory under a store's dir (persistence/file-log.ts). */
+export const LOG_DIR = "log";
+/** Where stores written before the command logs kept their journal (an LMDB env): replayed, then removed. */
+const LEGACY_JOURNAL_DIR = "journal";
+
+/** What a replay read and the store may remove once the tables are on disk: logs of crashed writers. */
+export type Leftovers = { readonly logFiles: readonly string[]; readonly legacyJournal: boolean };
 
 
 /**
@@ -47,51 +56,76 @@ export function observed<T>(write: Promise<T>): Promise<T> {
 
 // Every write of the store is asynchronous: a synchronous one waits for the env's write lock, which
 // lmdb's write thread may hold while it waits for this thread to run a checkpoint's callback.
-export async function openTables(dir: string, options: StoreOptions): Promise<{ tables: Tables; replayed: Key[] }> {
+export async function openTables(dir: string, options: StoreOptions): Promise<{ tables: Tables; leftovers: Leftovers }> {
   const readOnly = options.readOnly ?? false;
-  const journalDir = join(dir, "journal");
   if (readOnly && !existsSync(join(dir, "data.mdb"))) throw new Error("no store there (data.mdb is missing)");
-  if (readOnly && !existsSync(join(journalDir, "data.mdb"))) throw new Error("no store there (journal/data.mdb is missing)");
-  if (!readOnly) makeDir(journalDir);
-  const env = openEnv(dir, options, false);
-  let journalEnv: Tables["env"] | null = null;
+  if (!readOnly) makeDir(join(dir, LOG_DIR));
+  const env = openEnv(dir, options);
   try {
-    journalEnv = openEnv(journalDir, options, true);
-    const opened = journalEnv;
-    const table = (root: Tables["env"], name: string, tableOptions: object): Table => {
-      const db = root.openDB<unknown, Key>(name, tableOptions) as Table | undefined;
+    const named = (name: keyof typeof TABLE_OPTIONS): Table => {
+      const db = env.openDB<unknown, Key>(name, TABLE_OPTIONS[name]) as Table | undefined;
       if (db === undefined) throw new Error(`table ${name} is missing (not an hcd store?)`);
       return db;
     };
-    const named = (name: keyof typeof TABLE_OPTIONS) => table(env, name, TABLE_OPTIONS[name]);
     const tables: Tables = {
-      env, journalEnv: opened, projects: named("projects"), channels: named("channels"), checks: named("checks"),
+      env, projects: named("projects"), channels: named("channels"), checks: named("checks"),
       pings: named("pings"), bodies: named("bodies"), flips: named("flips"), outbox: named("outbox"), meta: named("meta"),
-      journal: table(opened, "journal", JOURNAL_OPTIONS),
     };
     const schema = tables.meta.get("schema");
     if (schema === undefined && !readOnly) await observed(tables.meta.put("schema", SCHEMA_VERSION));
     else if (schema !== SCHEMA_VERSION) throw new Error(`schema version ${String(schema)}, this build reads ${SCHEMA_VERSION}`);
-    // commits a crash left in the journal reach the tables before anything reads them
-    return { tables, replayed: readOnly ? [] : await observed(replayJournal(tables)) };
+    if (readOnly) return { tables, leftovers: { logFiles: [], legacyJournal: false } };
+    // commits a crash left in the logs reach the tables before anything reads them
+    const legacy = await readLegacyJournal(join(dir, LEGACY_JOURNAL_DIR));
+    const { records, crashed } = readLogs(join(dir, LOG_DIR));
+    await observed(replayRecords(tables, [...legacy, ...records]));
+    return { tables, leftovers: { logFiles: crashed, legacyJournal: existsSync(join(dir, LEGACY_JOURNAL_DIR, "data.mdb")) } };
   } catch (error) {
     void env.close();
-    void journalEnv?.close();
     throw error;
   }
 }
 
+/**
+ * Returns the records of every writer's log in `logDir` and the files of writers whose process is gone
+ * (a crash left them; once replayed and in the tables they may go). A running writer's file (a shard of
+ * this process, or of another process on the same dir) is replayed too, and stays.
+ */
+function readLogs(logDir: string): { records: WrittenRecord[]; crashed: string[] } {
+  const own = ownIdentity();
+  const byWriter = new Map<string, ReturnType<typeof segmentFiles>>();
+  for (const file of segmentFiles(logDir)) byWriter.set(file.writer, [...(byWriter.get(file.writer) ?? []), file]);
+  const records: WrittenRecord[] = [];
+  const crashed: string[] = [];
+  for (const [writer, files] of byWriter) {
+    for (const record of readSegments(logDir, files)) records.push({ writer, seq: record.position, bytes: record.bytes });
+    for (const file of files) if (file.identity !== own && !isRunning(file.identity)) crashed.push(join(logDir, file.name));
+  }
+  return { records, crashed };
+}
+
+/** Returns the records of a journal env left by a store written before the command logs (none when there is none). */
+async function readLegacyJournal(journalDir: string): Promise<WrittenRecord[]> {
+  if (!existsSync(join(journalDir, "data.mdb"))) return [];
+  const env = openEnv(journalDir, { durability: "commit" });
+  try {
+    const journal = env.openDB<unknown, Key>("journal", { encoding: "binary" }) as Table | undefined;
+    const records: WrittenRecord[] = [];
+    for (const { key, value } of journal?.getRange(ALL) ?? []) {
+      const [writer, seq] = key as [string, number];
+      records.push({ writer, seq, bytes: value as Uint8Array });
+    }
+    return records;
+  } finally {
+    await env.close();
+  }
+}
+
 /** Opens one LMDB env in `dir` after checking that its data file is one. */
-function openEnv(dir: string, options: StoreOptions, journal: boolean): Tables["env"] {
+function openEnv(dir: string, options: StoreOptions): Tables["env"] {
   assertLmdbFile(join(dir, "data.mdb")); // LMDB crashes the process on a data file that isn't one: refuse it first
-  return open<unknown, Key>(dir, {
-    maxDbs: 16, noSubdir: false, readOnly: options.readOnly ?? false,
-    // The journal with "flush": sync inside the commit, so a write resolves once on disk in one step
-    // (measured: about a quarter more pings/s than committing, then syncing in a second hand-off). The
-    // tables keep lmdb's overlapped syncs: a checkpoint's pieces then don't each wait for the disk, and
-    // their syncs stop delaying the journal's (measured: ping p90 at 3,000/s 52-131 -> 20-31 ms).
-    ...(options.durability === "flush" && journal ? { overlappingSync: false } : {}),
-  });
+  // lmdb's overlapped syncs: a checkpoint's pieces don't each wait for the disk
+  return open<unknown, Key>(dir, { maxDbs: 16, noSubdir: false, readOnly: options.readOnly ?? false });
 }
 
 /** Creates `dir` and its missing parents (mkdirSync's recursive mode spins forever under /proc on Node 20). */

@@ -1,14 +1,15 @@
-// openStore(dir): two LMDB envs with named dbs (see tables.ts): the tables in dir, msgpack values with
-// shared structures and ordered array keys, and the journal in dir/journal. Several worker threads may
-// open the same dir; each writes only its own projects.
+// openStore(dir): the tables, an LMDB env with named dbs (see tables.ts) in dir, msgpack values with
+// shared structures and ordered array keys, and this store's command log in dir/log. Several worker
+// threads may open the same dir; each writes only its own projects, and its own log.
 //
-// A commit is one journal record: all of it lands or none does. lmdb-js puts every write queued in one
-// event-loop turn into one LMDB transaction, so concurrent commits share one disk sync.
+// A commit is one record of the log: all of it lands or none does. The log writes the appends of one
+// event-loop turn together, so concurrent commits share one disk sync.
+import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import type { Key } from "lmdb";
 import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
-import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, replayJournal, splitChanges } from "./journal.ts";
+import { FileLog, segmentFiles, syncDir } from "./file-log.ts";
+import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, splitChanges } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipsOf, pruneFlips } from "./flip-log.ts";
 import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
@@ -16,14 +17,20 @@ import { outboxAll, outboxDue, outboxPut } from "./outbox.ts";
 import { pingBody, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
-import { makeDir, observed, openTables, SCHEMA_VERSION } from "./open.ts";
-import type { Durability, StoreOptions } from "./open.ts";
+import { LOG_DIR, makeDir, observed, openTables, SCHEMA_VERSION } from "./open.ts";
+import type { Durability, Leftovers, StoreOptions } from "./open.ts";
 
 
-// A checkpoint runs once this much is journaled: large enough to amortise the transaction, small
-// enough that applying it (about 20 us a ping) never stalls the shard's event loop for long.
-const CHECKPOINT_COMMITS = 256;
-const CHECKPOINT_PINGS = 2_000;
+// A checkpoint runs once this much is in the log, or its oldest commit is this old. Each checkpoint
+// rewrites a page or more of every check it touches (checks and ping logs are keyed by check, so pages
+// are scattered): the more pings of each check it carries, the fewer bytes each ping costs. Measured at
+// 1,000 checks: at most 2,000 pings a checkpoint wrote 4-9 kB a ping to the tables; 25,000 write a
+// few hundred bytes. The bounds keep a restart's replay short (well under a second) and the commits held
+// in memory until then bounded (tens of MB at most).
+const CHECKPOINT_COMMITS = 25_000;
+const CHECKPOINT_PINGS = 25_000;
+const CHECKPOINT_LOG_BYTES = 32 * 1024 * 1024;
+const CHECKPOINT_AGE_MS = 60_000;
 // Checks and pings per transaction of a checkpoint. Each random key dirties (copies, then writes) a
 // page once per transaction, so bigger pieces share pages: measured at 10,000 checks, 1,000 instead of
 // 250 took the CPU per acknowledged ping from 78 to 61-64 us, for pieces of 15-20 ms instead of 5-7 ms
@@ -33,25 +40,33 @@ const CHECKPOINT_PIECE = 1_000;
 export async function openStore(dir: string, options: StoreOptions): Promise<Store> {
   tolerateLmdbBatchRejections(); // a failed write must not end the thread: its callers are told
   try {
-    const { tables, replayed } = await openTables(dir, options);
-    return new Store(tables, options, replayed);
+    const { tables, leftovers } = await openTables(dir, options);
+    return new Store(dir, tables, options, leftovers);
   } catch (cause) {
     throw new Error(`cannot open the store at ${dir}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
 
-/** The persistent state of hcd: snapshots, ping logs, flips and the outbox in one LMDB env. */
+/** The persistent state of hcd: snapshots, ping logs, flips and the outbox in one LMDB env, and the log of commits not yet in it. */
 export class Store {
+  readonly #dir: string;
   readonly #tables: Tables;
   readonly #durability: Durability;
   readonly #readOnly: boolean;
   readonly #cleanup: Promise<void>;
-  readonly #writer = randomUUID(); // journal keys of this Store: several threads journal into one env
-  #seq = 0;
-  #writing: Journaled[] = []; // journal writes not yet resolved: a failed one must never reach the tables
+  readonly #writer = randomUUID(); // names this Store's log and its mark in the tables: several threads write one dir
+  readonly #log: FileLog;
+  #checkpointed = 0; // the seq of the last commit the tables hold
+  #writing: Journaled[] = []; // log appends not yet resolved: a failed one must never reach the tables
   #pending: Journaled[] = []; // journaled (durable), waiting for a checkpoint
   #applying: Journaled[][] = []; // taken by checkpoints still writing them: readers see them here
   #pendingPings = 0;
+  #pendingBytes = 0;
+  #pendingSince: number | null = null; // performance.now() of the oldest pending commit
+  #checkpointFailed = false; // the last one failed: what it took is pending again, retry soon
+  // The pings and flips of commits not yet in the tables, by check, oldest first: the readers' overlay
+  readonly #overlayPings = new Map<string, PingWrite[]>();
+  readonly #overlayFlips = new Map<string, Flip[]>();
   #lastCheckpoint: Promise<void> = Promise.resolve();
   #lastWrite: Promise<void> = Promise.resolve(); // settles after every journal write before it
   #held: Promise<void> | null = null; // while set, checkpoints wait (a backup is copying the files)
@@ -59,16 +74,23 @@ export class Store {
   /** Hears how long each checkpoint took, in seconds (for /metrics). */
   onCheckpoint: ((seconds: number) => void) | null = null;
 
-  constructor(tables: Tables, options: StoreOptions, replayed: readonly Key[] = []) {
+  constructor(dir: string, tables: Tables, options: StoreOptions, leftovers: Leftovers) {
+    this.#dir = dir;
     this.#tables = tables;
     this.#durability = options.durability;
     this.#readOnly = options.readOnly ?? false;
-    // what the replay applied leaves the journal once the tables are on disk: a write of our own,
-    // flushed, syncs every commit before it
-    this.#cleanup = replayed.length === 0 ? Promise.resolve() : observed(tables.meta.put("schema", SCHEMA_VERSION))
+    this.#log = new FileLog(join(dir, LOG_DIR), this.#writer, { sync: options.durability === "flush" });
+    // what the replay applied from crashed writers' logs goes once the tables are on disk: a write of
+    // our own, flushed, syncs every commit before it
+    const { logFiles, legacyJournal } = leftovers;
+    this.#cleanup = logFiles.length === 0 && !legacyJournal ? Promise.resolve() : observed(tables.meta.put("schema", SCHEMA_VERSION))
       .then(() => tables.env.flushed)
-      .then(() => Promise.all(replayed.map((key) => observed(tables.journal.remove(key)))))
-      .then(() => undefined, () => undefined); // left in the journal, they are skipped by their marks
+      .then(() => {
+        for (const file of logFiles) rmSync(file, { force: true });
+        if (logFiles.length > 0) syncDir(join(dir, LOG_DIR));
+        if (legacyJournal) rmSync(join(dir, "journal"), { recursive: true, force: true });
+      })
+      .then(() => undefined, () => undefined); // left behind, their records are skipped by their marks
   }
 
   /** Returns every project, ordered by id. */
@@ -87,43 +109,47 @@ export class Store {
   }
 
   /**
-   * Makes `changes` durable as one journal record (one small write, atomic: all of it or none), shared
-   * with the other commits of this event-loop turn. Resolves once durable (see Durability). The tables
-   * see it at the next checkpoint, which runs by itself once enough is pending.
+   * Makes `changes` durable as one record of the log (one small append, atomic: all of it or none),
+   * shared with the other commits of this event-loop turn. Resolves once durable (see Durability). The
+   * tables see it at the next checkpoint, which runs by itself once enough is pending.
    */
   commit(changes: Changes): Promise<void> {
     if (Object.values(changes).every((value: unknown) => !Array.isArray(value) || value.length === 0)) return Promise.resolve();
-    // What the journal accepts, a checkpoint must be able to apply: refuse unstorable keys up front.
+    // What the log accepts, a checkpoint must be able to apply: refuse unstorable keys up front.
     const problem = keyProblem(changes);
     if (problem !== null) return Promise.reject(new Error(`commit refused: ${problem}`));
-    const key: [string, number] = [this.#writer, ++this.#seq];
-    const journaled: Journaled = { key, changes };
+    const journaled: Journaled = { seq: 0, changes };
+    const record = encodeJournal(changes);
     this.#writing.push(journaled);
-    // Only a commit the journal holds may be checkpointed: one whose write failed (a full disk, EIO)
-    // leaves no trace in the tables either. lmdb resolves writes in order, so #pending stays in order.
-    const written = observed(this.#tables.journal.put(key, encodeJournal(changes))).then(() => {
-      this.#writing = this.#writing.filter((j) => j !== journaled);
+    this.#addToOverlay(changes);
+    // Only a commit the log holds may be checkpointed: one whose write failed (a full disk, EIO) leaves
+    // no trace in the tables either. The log resolves appends in order, so #pending stays in order.
+    const written = this.#log.append([record]).then(([seq]) => {
+      journaled.seq = seq;
+      this.#unwrite(journaled);
       this.#pending.push(journaled);
       this.#pendingPings += changes.pings.length;
-      if (this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS) void this.checkpoint().catch(() => {});
+      this.#pendingBytes += record.length;
+      this.#pendingSince ??= performance.now();
+      const full = this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS || this.#pendingBytes >= CHECKPOINT_LOG_BYTES;
+      if (full) void this.checkpoint().catch(() => {});
     }, (error: unknown) => {
-      this.#writing = this.#writing.filter((j) => j !== journaled);
+      this.#unwrite(journaled);
+      this.#removeFromOverlay([changes]);
       throw error;
     });
     this.#lastWrite = written.catch(() => undefined);
-    return this.#durable(written, this.#tables.journalEnv);
+    return written;
   }
 
-  /** Returns the size of a commit's journal record in bytes (what a probe after its failure must write). */
+  /** Returns the size of a commit's record in bytes (what a probe after its failure must write). */
   static recordSize(changes: Changes): number {
     return encodeJournal(changes).length;
   }
 
-  /** Writes, then removes, a journal record of about `bytes` that changes nothing; rejects when the write fails. */
+  /** Appends a record of about `bytes` that changes nothing (a replay applies nothing from it); rejects when the write fails. */
   async probeWrite(bytes: number): Promise<void> {
-    const key: [string, number] = [this.#writer, ++this.#seq];
-    await this.#durable(observed(this.#tables.journal.put(key, encodeProbe(bytes))), this.#tables.journalEnv);
-    await observed(this.#tables.journal.remove(key)).then(() => undefined, () => undefined); // left behind, a replay applies nothing from it
+    await this.#log.append([encodeProbe(bytes)]);
   }
 
   /**
@@ -163,16 +189,24 @@ export class Store {
     if (this.#held !== null) return this.#afterHold ??= this.#held.then(() => { this.#afterHold = null; return this.checkpoint(); });
     const taken = this.#pending.splice(0); // commits journaled before this call
     this.#pendingPings = 0;
+    this.#pendingBytes = 0;
+    this.#pendingSince = null;
+    this.#checkpointFailed = false;
     if (taken.length === 0) return this.#lastCheckpoint;
+    this.#log.roll(); // later commits go to a new segment, so that the ones holding `taken` can go
     this.#applying.push(taken);
     const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
+    const inTables = () => {
+      settled();
+      this.#removeFromOverlay(taken.map((t) => t.changes));
+    };
     const tables = this.#tables, writer = this.#writer;
-    const lastSeq = taken[taken.length - 1].key[1];
+    const lastSeq = taken[taken.length - 1].seq;
     const startedAt = performance.now();
     // Another thread's replay may have applied some already (a shard that opened while we wrote).
     // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
     // back: the last piece checks each entry against the mark inside its transaction.
-    const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.key[1]] as const)));
+    const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.seq] as const)));
     const pieces = splitChanges(mergeChanges(taken.map((t) => t.changes)), CHECKPOINT_PIECE);
     const applied = pieces.reduce<Promise<unknown>>((previous, piece, i) => previous.then(() => observed(tables.env.childTransaction(() => {
       if (i < pieces.length - 1) return applyChanges(tables, piece);
@@ -180,36 +214,31 @@ export class Store {
       applyChanges(tables, { ...piece, outbox: piece.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
       markCheckpointed(tables, writer, lastSeq);
     }))), this.#lastCheckpoint).then(async () => {
-      settled();
+      inTables();
       this.onCheckpoint?.((performance.now() - startedAt) / 1000);
-      // the tables hold them now; once that is on disk they may leave the journal (a record left behind
-      // by a crash here is skipped by its mark)
+      // the tables hold them now; once that is on disk they may leave the log (a record left behind by
+      // a crash here is skipped by its mark)
       if (this.#durability === "flush") await tables.env.flushed;
-      return Promise.all(taken.map(({ key }) => observed(tables.journal.remove(key)))).then(() => undefined, () => undefined);
+      this.#checkpointed = Math.max(this.#checkpointed, lastSeq);
+      await this.#log.truncateBelow(lastSeq + 1).catch(() => undefined);
     }, (error: unknown) => {
       settled();
       this.#pending.unshift(...taken); // still journaled: the next checkpoint (or a restart) applies them
+      this.#pendingSince ??= performance.now();
+      this.#checkpointFailed = true;
       throw error;
     });
     this.#lastCheckpoint = applied.catch(() => undefined); // a later checkpoint doesn't inherit this failure
     return applied;
   }
 
-  // ---- reads: the tables plus what is journaled but not yet in them (oldest first), so that a read
-  // never waits for a checkpoint; a piece already applied may show in both, hence the dedupe by n ----
+  // ---- reads: the tables plus what is logged but not yet in them (the overlay, by check), so that a
+  // read never waits for a checkpoint; a piece already applied may show in both, hence the dedupe by n ----
 
   /** Returns a check's newest ping and its body, including commits not yet checkpointed; null when none. */
   newestPing(checkUuid: string): { record: PingRecord; body: Uint8Array | null } | null {
-    // newest first with an early exit: this runs for every notification of a burst of flips
-    for (const list of [this.#writing, this.#pending, ...this.#applying.slice().reverse()]) {
-      for (let i = list.length - 1; i >= 0; i--) {
-        const { pings, deletedChecks } = list[i].changes;
-        for (let j = pings.length - 1; j >= 0; j--) {
-          if (pings[j].checkUuid === checkUuid) return { record: pings[j].record, body: pings[j].body };
-        }
-        if (deletedChecks.some((d) => d.uuid === checkUuid)) return null;
-      }
-    }
+    const logged = this.#overlayPings.get(checkUuid)?.at(-1);
+    if (logged !== undefined) return { record: logged.record, body: logged.body };
     const record = pingPage(this.#tables, checkUuid, 1)[0];
     if (record === undefined) return null;
     return { record, body: pingBody(this.#tables, checkUuid, record.n) };
@@ -224,13 +253,13 @@ export class Store {
   pingPage(checkUuid: string, limit: number): PingRecord[] {
     const byN = new Map<number, PingRecord>();
     for (const record of pingPage(this.#tables, checkUuid, limit)) byN.set(record.n, record);
-    for (const write of this.#journaledPings(checkUuid)) byN.set(write.record.n, write.record);
+    for (const write of this.#overlayPings.get(checkUuid) ?? []) byN.set(write.record.n, write.record);
     return [...byN.values()].sort((a, b) => b.n - a.n).slice(0, Math.max(0, limit));
   }
 
   /** Returns the body of a check's ping n, or null when it had none or was trimmed. */
   pingBody(checkUuid: string, n: number): Uint8Array | null {
-    const write = this.#journaledPings(checkUuid).find((w) => w.record.n === n);
+    const write = this.#overlayPings.get(checkUuid)?.find((w) => w.record.n === n);
     if (write !== undefined) return write.body === null || write.body.length === 0 ? null : write.body;
     return pingBody(this.#tables, checkUuid, n);
   }
@@ -239,11 +268,9 @@ export class Store {
   flips(checkUuid: string, range: { fromAt?: Millis; toAt?: Millis }): Flip[] {
     const byN = new Map<number, Flip>();
     for (const flip of flipsOf(this.#tables, checkUuid, range)) byN.set(flip.n, flip);
-    for (const { changes } of this.#journaled()) {
-      for (const flip of changes.flips) {
-        const inRange = (range.fromAt === undefined || flip.at >= range.fromAt) && (range.toAt === undefined || flip.at < range.toAt);
-        if (flip.checkUuid === checkUuid && inRange) byN.set(flip.n, flip);
-      }
+    for (const flip of this.#overlayFlips.get(checkUuid) ?? []) {
+      const inRange = (range.fromAt === undefined || flip.at >= range.fromAt) && (range.toAt === undefined || flip.at < range.toAt);
+      if (inRange) byN.set(flip.n, flip);
     }
     return [...byN.values()].sort((a, b) => b.at - a.at || b.n - a.n);
   }
@@ -266,38 +293,57 @@ export class Store {
   }
 
   /**
-   * Writes a compacted, consistent copy of the store to `dir` (data.mdb and journal/data.mdb), each
-   * env from one read transaction. Call while every store of this dir holds its checkpoints: the
-   * journal is copied first, then the tables, so a commit acknowledged before the copy began is in
-   * the journal's copy or (checkpointed earlier) in the tables'; the open of the copy replays the
-   * journal past the tables' marks, as after a crash.
+   * Writes a consistent copy of the store to `dir`: every writer's log (log/*.log) and a compacted copy
+   * of the tables (data.mdb, from one read transaction). Call while every store of this dir holds its
+   * checkpoints: the logs are copied first, then the tables, so a commit acknowledged before the copy
+   * began is in a log's copy or (checkpointed earlier) in the tables'; the open of the copy replays the
+   * logs past the tables' marks, as after a crash. The copies are named as a crashed writer's, so that
+   * the open removes them once the tables hold them.
    */
   async copyTo(dir: string): Promise<void> {
-    makeDir(join(dir, "journal"));
-    await this.#tables.journalEnv.backup(join(dir, "journal"), true);
+    const from = join(this.#dir, LOG_DIR), to = join(dir, LOG_DIR);
+    makeDir(to);
+    for (const file of segmentFiles(from)) {
+      try {
+        copyFileSync(join(from, file.name), join(to, `${COPIED_IDENTITY}_${file.writer}_${String(file.segment).padStart(6, "0")}.log`));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error; // gone: a writer that closed, its records in the tables
+      }
+    }
     await this.#tables.env.backup(dir, true);
   }
 
-  /** Returns how many commits are journaled and not yet applied to the tables. */
+  /** Returns true when a checkpoint should run although none filled up: the oldest commit in the log is old enough, or the last checkpoint failed. */
+  checkpointDue(): boolean {
+    if (this.#pending.length === 0) return false;
+    return this.#checkpointFailed || performance.now() - (this.#pendingSince ?? Infinity) >= CHECKPOINT_AGE_MS;
+  }
+
+  /** Returns how many commits are in the log and not yet applied to the tables. */
   journaledCommits(): number {
     return this.#pending.length + this.#applying.reduce((sum, list) => sum + list.length, 0);
   }
 
-  /** Commits journaled (or being written) but not yet in the tables, oldest first. */
-  *#journaled(): Generator<Journaled> {
-    for (const list of this.#applying) yield* list;
-    yield* this.#pending;
-    yield* this.#writing;
+  /** Adds a commit's pings and flips to the overlay; a check it deletes loses what the overlay held of it. */
+  #addToOverlay(changes: Changes): void {
+    for (const { uuid } of changes.deletedChecks) {
+      this.#overlayPings.delete(uuid);
+      this.#overlayFlips.delete(uuid);
+    }
+    for (const write of changes.pings) push(this.#overlayPings, write.checkUuid, write);
+    for (const flip of changes.flips) push(this.#overlayFlips, flip.checkUuid, flip);
   }
 
-  /** A check's journaled ping writes, oldest first (a deleted check's are dropped with it). */
-  #journaledPings(checkUuid: string): PingWrite[] {
-    const writes: PingWrite[] = [];
-    for (const { changes } of this.#journaled()) {
-      if (changes.deletedChecks.some((d) => d.uuid === checkUuid)) writes.length = 0;
-      for (const write of changes.pings) if (write.checkUuid === checkUuid) writes.push(write);
-    }
-    return writes;
+  /** Removes commits' pings and flips from the overlay (the tables hold them, or the commit failed). */
+  #removeFromOverlay(commits: readonly Changes[]): void {
+    removeAll(this.#overlayPings, commits.flatMap((c) => c.pings), (write) => write.checkUuid);
+    removeAll(this.#overlayFlips, commits.flatMap((c) => c.flips), (flip) => flip.checkUuid);
+  }
+
+  /** Removes a commit from those being written (appends resolve in order: it is nearly always the first). */
+  #unwrite(journaled: Journaled): void {
+    if (this.#writing[0] === journaled) this.#writing.shift();
+    else this.#writing = this.#writing.filter((j) => j !== journaled);
   }
 
   /** Removes the flips (of every check) with at < beforeAt; resolves to how many, once durable. */
@@ -339,9 +385,11 @@ export class Store {
     await this.#lastWrite; // commits still being written are checkpointed with the rest
     await this.checkpoint();
     await this.#cleanup;
-    if (!this.#readOnly) await observed(dropMark(this.#tables, this.#writer));
+    if (!this.#readOnly) {
+      // the log goes when the tables hold all of it; then its mark has nothing left to guard
+      if (await this.#log.close(this.#checkpointed + 1)) await observed(dropMark(this.#tables, this.#writer));
+    }
     await this.#tables.env.close();
-    await this.#tables.journalEnv.close();
   }
 
   async #durable(written: Promise<unknown>, env: Tables["env"]): Promise<void> {
@@ -350,8 +398,31 @@ export class Store {
   }
 }
 
-/** A commit in the journal and what it changed. */
-type Journaled = { readonly key: [string, number]; readonly changes: Changes };
+/** Appends `item` to the list of `key`. */
+function push<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [item]);
+  else list.push(item);
+}
+
+/** Removes `items` from the lists they are in (one pass over each list concerned). */
+function removeAll<T>(map: Map<string, T[]>, items: readonly T[], keyOf: (item: T) => string): void {
+  if (items.length === 0) return;
+  const gone = new Set(items);
+  for (const key of new Set(items.map(keyOf))) {
+    const list = map.get(key);
+    if (list === undefined) continue;
+    const kept = list.filter((item) => !gone.has(item));
+    if (kept.length === 0) map.delete(key);
+    else if (kept.length !== list.length) map.set(key, kept);
+  }
+}
+
+/** A commit in the log (seq: its position there, 0 while being written) and what it changed. */
+type Journaled = { seq: number; readonly changes: Changes };
+
+/** The process identity of a backup's log copies: no running process has it (see process-identity.ts). */
+const COPIED_IDENTITY = "0-0-0";
 
 const MAX_ID_CHARS = 128; // every id in a key; LMDB keys hold at most 511 bytes
 

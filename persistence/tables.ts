@@ -6,12 +6,11 @@ import { asBinary } from "lmdb";
 export type Table = Database<unknown, Key>;
 
 /**
- * The two envs and their named dbs; the comment on each gives key → value. The journal has an env (and
- * file, and write lock) of its own, so that an acknowledged ping never waits behind a checkpoint.
+ * The env and its named dbs; the comment on each gives key → value. The command log is beside it, in
+ * plain files (file-log.ts), so that an acknowledged ping never waits behind a checkpoint.
  */
 export type Tables = {
   readonly env: RootDatabase<unknown, Key>;
-  readonly journalEnv: RootDatabase<unknown, Key>;
   readonly projects: Table; // [projectId] → Project
   readonly channels: Table; // [projectId, channelId] → Channel
   readonly checks: Table; // [projectId, uuid] → Check (the live snapshot)
@@ -20,7 +19,6 @@ export type Tables = {
   readonly flips: Table; // [checkUuid, at, n] → Flip
   readonly outbox: Table; // [id] → OutboxEntry
   readonly meta: Table; // "schema" → number; ["checkpointed", writerId] → the writer's last seq in the tables
-  readonly journal: Table; // in journalEnv: [writerId, seq] → Changes, encoded by journal.ts
 };
 
 /** One write prepared outside the transaction: its value is already encoded. */

@@ -1,0 +1,230 @@
+// The command log on plain files: each writer (one store, in one thread) appends framed records to its
+// own segment files in DATA_DIR/log and makes them durable with one write and one fdatasync per group
+// of appends (every append of an event-loop turn, and every append made while the previous group was
+// syncing, share one sync). Measured on this machine: a synced append writes one 4 kB page, about
+// 400 B a record at 20 records a sync, against 1,400-1,900 B for a synced LMDB transaction.
+//
+// A frame is [length u32][crc32 u32][position f64][record]; the checksum covers the position and the
+// record. A reader stops at the first frame that is cut short, fails its checksum, or does not follow its
+// predecessor's position: what a crash or a full disk cut off was never acknowledged. A writer never
+// appends to another run's files, and writes each group at the end of what was acknowledged, so a failed
+// group is overwritten by the next one.
+//
+// A file is named <process identity>_<writer>_<segment>.log. A checkpoint starts a new segment; older
+// segments go once the tables hold all of their records.
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, fsyncSync } from "node:fs";
+import { open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+import type { CommandLog, LogRecord } from "./command-log.ts";
+import { ownIdentity } from "./process-identity.ts";
+
+const HEADER_BYTES = 16;
+const MAX_RECORD_BYTES = 1 << 30;
+const NAME = /^([0-9]+-[0-9]+-[0-9a-f]+)_([A-Za-z0-9-]+)_([0-9]{6,})\.log$/;
+
+/** One segment file of a writer, as found in a log directory. */
+export type SegmentFile = { readonly name: string; readonly identity: string; readonly writer: string; readonly segment: number };
+
+/** Returns the frame of `record` at `position`. */
+export function frame(position: number, record: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(HEADER_BYTES + record.length);
+  out.writeUInt32LE(record.length, 0);
+  out.writeDoubleLE(position, 8);
+  out.set(record, HEADER_BYTES);
+  out.writeUInt32LE(crc32(out.subarray(8)), 4);
+  return out;
+}
+
+/** Returns the records of a segment's bytes up to the first frame that is torn, corrupt or out of order. */
+export function unframe(bytes: Buffer, after = 0): LogRecord[] {
+  const records: LogRecord[] = [];
+  let offset = 0, last = after;
+  while (offset + HEADER_BYTES <= bytes.length) {
+    const length = bytes.readUInt32LE(offset);
+    if (length > MAX_RECORD_BYTES || offset + HEADER_BYTES + length > bytes.length) break;
+    const position = bytes.readDoubleLE(offset + 8);
+    if (!Number.isSafeInteger(position) || position <= last) break;
+    const end = offset + HEADER_BYTES + length;
+    if (crc32(bytes.subarray(offset + 8, end)) !== bytes.readUInt32LE(offset + 4)) break;
+    records.push({ position, bytes: bytes.subarray(offset + HEADER_BYTES, end) });
+    last = position;
+    offset = end;
+  }
+  return records;
+}
+
+/** Returns the segment files in `dir` (none when it is missing), by writer, oldest segment first. */
+export function segmentFiles(dir: string): SegmentFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const files: SegmentFile[] = [];
+  for (const name of names) {
+    const match = NAME.exec(name);
+    if (match !== null) files.push({ name, identity: match[1], writer: match[2], segment: Number(match[3]) });
+  }
+  return files.sort((a, b) => (a.writer < b.writer ? -1 : a.writer > b.writer ? 1 : a.segment - b.segment));
+}
+
+/** Returns the records of one writer's segments (read whole, in order); a file gone meanwhile reads as empty. */
+export function readSegments(dir: string, segments: readonly SegmentFile[]): LogRecord[] {
+  const records: LogRecord[] = [];
+  for (const segment of segments) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(join(dir, segment.name));
+    } catch {
+      continue; // replayed and removed by another opener since the listing
+    }
+    for (const record of unframe(bytes, records.at(-1)?.position ?? 0)) records.push(record);
+  }
+  return records;
+}
+
+/** Makes the directory entries of `dir` durable (a new or removed file survives power loss). */
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+type Segment = { readonly name: string; readonly handle: Promise<FileHandle>; end: number; lastPosition: number; busy: boolean };
+type Waiting = { readonly frames: Buffer[]; readonly positions: number[]; readonly resolve: (positions: number[]) => void; readonly reject: (error: unknown) => void };
+
+/** One writer's log in `dir`: appends are grouped, written and (with `sync`) fdatasync'ed together. */
+export class FileLog implements CommandLog {
+  readonly #dir: string;
+  readonly #writer: string;
+  readonly #sync: boolean;
+  readonly #identity = ownIdentity();
+  #segments: Segment[] = []; // oldest first; appends go to the last
+  #rollPending = true; // the first append opens the first segment
+  #segmentNumber = 0;
+  #nextPosition = 1;
+  #waiting: Waiting[] = [];
+  #writing = false;
+  #scheduled = false;
+
+  /** `sync`: each group is on disk (fdatasync) before its appends resolve; otherwise once written (survives a crash of the process). */
+  constructor(dir: string, writer: string, options: { readonly sync: boolean }) {
+    this.#dir = dir;
+    this.#writer = writer;
+    this.#sync = options.sync;
+  }
+
+  append(records: readonly Uint8Array[]): Promise<number[]> {
+    const positions = records.map(() => this.#nextPosition++);
+    const frames = records.map((record, i) => frame(positions[i], record));
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ frames, positions, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  async *readFrom(from: number): AsyncIterable<LogRecord> {
+    const mine = segmentFiles(this.#dir).filter((s) => s.writer === this.#writer);
+    for (const record of readSegments(this.#dir, mine)) if (record.position >= from) yield record;
+  }
+
+  /** Starts a new segment with the next group, so that the current one can go once the tables hold it. */
+  roll(): void {
+    if (this.#segments.at(-1)?.lastPosition !== 0) this.#rollPending = true;
+  }
+
+  async truncateBelow(position: number): Promise<void> {
+    const current = this.#segments.at(-1);
+    const gone = this.#segments.filter((s) => s !== current && !s.busy && s.lastPosition < position);
+    if (gone.length === 0) return;
+    this.#segments = this.#segments.filter((s) => !gone.includes(s));
+    for (const segment of gone) {
+      await (await segment.handle.catch(() => null))?.close().catch(() => {});
+      rmSync(join(this.#dir, segment.name), { force: true });
+    }
+  }
+
+  /** Returns the names of this writer's segment files (for a backup's copy). */
+  segmentNames(): string[] {
+    return this.#segments.map((s) => s.name);
+  }
+
+  /**
+   * Waits for the appends in flight, closes every segment and removes those whose records are all below
+   * `removeBelow`; returns true when none is left.
+   */
+  async close(removeBelow: number): Promise<boolean> {
+    while (this.#writing || this.#scheduled || this.#waiting.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    let allGone = true;
+    for (const segment of this.#segments) {
+      await (await segment.handle.catch(() => null))?.close().catch(() => {});
+      if (segment.lastPosition < removeBelow) rmSync(join(this.#dir, segment.name), { force: true });
+      else allGone = false;
+    }
+    this.#segments = [];
+    return allGone;
+  }
+
+  #schedule(): void {
+    if (this.#writing || this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#writeGroup();
+    });
+  }
+
+  async #writeGroup(): Promise<void> {
+    const group = this.#waiting;
+    this.#waiting = [];
+    if (group.length === 0) return;
+    this.#writing = true;
+    const segment = this.#current();
+    segment.busy = true;
+    try {
+      const handle = await segment.handle;
+      const bytes = Buffer.concat(group.flatMap((w) => w.frames));
+      for (let done = 0; done < bytes.length;) {
+        const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, segment.end + done);
+        done += bytesWritten;
+      }
+      if (this.#sync) await handle.datasync();
+      segment.end += bytes.length; // only now: a failed group is overwritten by the next
+      segment.lastPosition = group.at(-1)!.positions.at(-1)!;
+      for (const w of group) w.resolve(w.positions);
+    } catch (error) {
+      for (const w of group) w.reject(error);
+      if (await segment.handle.then(() => false, () => true)) { // never opened: the next group tries a new one
+        this.#segments = this.#segments.filter((s) => s !== segment);
+        this.#rollPending = true;
+      }
+    } finally {
+      segment.busy = false;
+      this.#writing = false;
+      if (this.#waiting.length > 0) this.#schedule();
+    }
+  }
+
+  /** Returns the segment the next group goes to, opening a new one after roll(). */
+  #current(): Segment {
+    const last = this.#segments.at(-1);
+    if (!this.#rollPending && last !== undefined) return last;
+    this.#rollPending = false;
+    const name = `${this.#identity}_${this.#writer}_${String(++this.#segmentNumber).padStart(6, "0")}.log`;
+    const path = join(this.#dir, name);
+    const handle = open(path, "wx", 0o600).then((opened) => {
+      if (this.#sync) syncDir(this.#dir); // the new file's name must survive power loss with its records
+      return opened;
+    });
+    handle.catch(() => {}); // a failure shows at the group that awaits it
+    const segment: Segment = { name, handle, end: 0, lastPosition: 0, busy: false };
+    this.#segments.push(segment);
+    return segment;
+  }
+}
