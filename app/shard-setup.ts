@@ -57,7 +57,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   // The deliverer reads the outbox from the tables: checkpoint the log first.
   const inFlight = new Set<Promise<void>>();
   const deliver = (now: Millis) => {
-    const run = host.checkpoint().then(() => deliverer.deliverDue(now))
+    const run = host.checkpointForOutbox().then(() => deliverer.deliverDue(now))
       .catch(report("notification delivery"))
       .finally(() => inFlight.delete(run));
     inFlight.add(run);

@@ -256,6 +256,11 @@ export class ShardHost {
     return this.#store.outboxAll().filter(this.#owns);
   }
 
+  /** Checkpoints when notifications were queued since the last one (the deliverer reads the outbox from the tables), or when one is due. */
+  checkpointForOutbox(): Promise<void> {
+    return this.#store.hasLoggedOutbox() ? this.checkpoint() : this.checkpointIfDue();
+  }
+
   /** Checkpoints when the store says one is due (the oldest commit in its log is old, or the last checkpoint failed); called periodically. */
   checkpointIfDue(): Promise<void> {
     return this.#store.checkpointDue() ? this.checkpoint() : Promise.resolve();

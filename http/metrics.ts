@@ -62,13 +62,13 @@ export function createMetrics(pool: Pool, clock: Clock): Metrics {
       })),
     family("hcd_outbox_pending", "Notifications waiting to be delivered.", "gauge", () => [{ value: sum((s) => s.outboxPending) }]),
     family("hcd_outbox_given_up", "Notifications given up and kept in the outbox.", "gauge", () => [{ value: sum((s) => s.outboxGivenUp) }]),
-    family("hcd_journal_pending_commits", "Commits in the write-ahead journal not yet applied to the tables.", "gauge", () => [{ value: sum((s) => s.journalPending) }]),
+    family("hcd_journal_pending_commits", "Commits in the command log not yet applied to the tables.", "gauge", () => [{ value: sum((s) => s.journalPending) }]),
     family("hcd_commit_failures_total", "Commits that failed (the request was answered with an error).", "counter", () => [{ value: sum((s) => s.commitFailures) }]),
     family("hcd_shard_queue_depth", "Pings waiting for their shard's batch in flight, by shard.", "gauge", () =>
       stats.queued.map((value, shard) => ({ labels: { shard: String(shard) }, value }))),
     histogramFamily("hcd_commit_duration_seconds", "Seconds a shard's commit took to become durable.", () => stats.shards.map((s) => s.commitSeconds)),
     histogramFamily("hcd_commit_group_size", "Pings per commit (group commit).", () => stats.shards.map((s) => s.groupSize)),
-    histogramFamily("hcd_checkpoint_duration_seconds", "Seconds a checkpoint took to apply journaled commits to the tables.", () => stats.shards.map((s) => s.checkpointSeconds)),
+    histogramFamily("hcd_checkpoint_duration_seconds", "Seconds a checkpoint took to apply logged commits to the tables.", () => stats.shards.map((s) => s.checkpointSeconds)),
   ];
   for (const metric of fromShards) registry.registerMetric(metric as never);
 

@@ -147,14 +147,19 @@ export function applyChanges(tables: Tables, changes: Changes): void {
 /**
  * Splits `changes` into pieces with at most `size` checks and pings each; applying them one after another
  * has the effect of applying `changes` (a check's pings keep their order, and each piece trims what it
- * appends). The last piece holds everything else, deletions included.
+ * appends). Checks and pings go in key order, so that each piece touches its own run of pages rather
+ * than pages all over every table again (a checkpoint then writes each page about once). The last piece
+ * holds everything else, deletions included.
  */
 export function splitChanges(changes: Changes, size: number): Changes[] {
+  const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const checks = [...changes.checks].sort((a, b) => byKey(a.projectId, b.projectId) || byKey(a.uuid, b.uuid));
+  const pings = [...changes.pings].sort((a, b) => byKey(a.checkUuid, b.checkUuid)); // stable: a check's pings stay in order
   const pieces: Changes[] = [];
-  for (let i = 0; i < Math.max(changes.checks.length, changes.pings.length); i += size) {
+  for (let i = 0; i < Math.max(checks.length, pings.length); i += size) {
     pieces.push({
       projects: [], channels: [], deletedChecks: [], flips: [], outbox: [],
-      checks: changes.checks.slice(i, i + size), pings: changes.pings.slice(i, i + size),
+      checks: checks.slice(i, i + size), pings: pings.slice(i, i + size),
     });
   }
   pieces.push({ ...changes, checks: [], pings: [] });

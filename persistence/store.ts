@@ -67,6 +67,7 @@ export class Store {
   // The pings and flips of commits not yet in the tables, by check, oldest first: the readers' overlay
   readonly #overlayPings = new Map<string, PingWrite[]>();
   readonly #overlayFlips = new Map<string, Flip[]>();
+  #loggedOutbox = 0; // outbox entries of commits not yet in the tables
   #lastCheckpoint: Promise<void> = Promise.resolve();
   #lastWrite: Promise<void> = Promise.resolve(); // settles after every journal write before it
   #held: Promise<void> | null = null; // while set, checkpoints wait (a backup is copying the files)
@@ -319,6 +320,11 @@ export class Store {
     return this.#checkpointFailed || performance.now() - (this.#pendingSince ?? Infinity) >= CHECKPOINT_AGE_MS;
   }
 
+  /** Returns true when commits not yet in the tables queued notifications (the outbox's readers need a checkpoint first). */
+  hasLoggedOutbox(): boolean {
+    return this.#loggedOutbox > 0;
+  }
+
   /** Returns how many commits are in the log and not yet applied to the tables. */
   journaledCommits(): number {
     return this.#pending.length + this.#applying.reduce((sum, list) => sum + list.length, 0);
@@ -332,12 +338,14 @@ export class Store {
     }
     for (const write of changes.pings) push(this.#overlayPings, write.checkUuid, write);
     for (const flip of changes.flips) push(this.#overlayFlips, flip.checkUuid, flip);
+    this.#loggedOutbox += changes.outbox.length;
   }
 
   /** Removes commits' pings and flips from the overlay (the tables hold them, or the commit failed). */
   #removeFromOverlay(commits: readonly Changes[]): void {
     removeAll(this.#overlayPings, commits.flatMap((c) => c.pings), (write) => write.checkUuid);
     removeAll(this.#overlayFlips, commits.flatMap((c) => c.flips), (flip) => flip.checkUuid);
+    for (const changes of commits) this.#loggedOutbox -= changes.outbox.length;
   }
 
   /** Removes a commit from those being written (appends resolve in order: it is nearly always the first). */

@@ -38,4 +38,29 @@ test("a status-only record holds patches, which decode onto the last state given
   assert.equal(decodeJournal(whole, () => undefined).checks, flipped, "whole checks need no last state");
 });
 
+
+test("a state-only record (a ping's) holds patches of the state fields, which decode onto the check's config, alert included or removed", () => {
+  const before = check({ name: "nightly", tags: "db prod", status: "down", nPings: 4, nFlips: 3, lastPingAt: 1_000, lastDurationMs: 5,
+    alert: { failures: 2, downSinceAt: 900, dueAt: 5_000, held: false, reminders: 1 } });
+  const { alert: _alert, ...withoutAlert } = before;
+  const pinged = { ...withoutAlert, status: "up" as const, nPings: 5, nFlips: 4, lastPingAt: 2_000, lastStartAt: null, lastStartRid: null, lastDurationMs: 7 };
+  const counting = { ...pinged, nPings: 6, status: "down" as const, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } };
+  for (const after of [pinged, counting]) {
+    const whole = encodeJournal(changes({ checks: [after] }));
+    const patched = encodeJournal(changes({ checks: [after], stateOnly: true }));
+    assert.ok(patched.length < whole.length / 2, `${patched.length} bytes against ${whole.length}`);
+    const decoded = decodeJournal(patched, (_projectId, uuid) => (uuid === before.uuid ? before : undefined));
+    assert.equal(decoded.checks, [after]);
+    assert.is("stateOnly" in decoded, false);
+  }
+  assert.equal(decodeJournal(encodeJournal(changes({ checks: [pinged], stateOnly: true })), () => undefined).checks, [], "no last state: dropped");
+});
+
+test("a record stores only its non-empty lists and decodes to every list", () => {
+  const c = check();
+  const encoded = encodeJournal(changes({ checks: [c] }));
+  assert.ok(encoded.length < encodeJournal(changes({ checks: [c], projects: [], flips: [] })).length + 1);
+  assert.equal(decodeJournal(encoded, () => undefined), changes({ checks: [c] }));
+});
+
 test.run();
