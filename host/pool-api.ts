@@ -52,6 +52,11 @@ export type Pool = {
   // Admin
   createProject(input: ProjectInput, at: Millis): Promise<Project>;
   addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>>;
+  /**
+   * Removes an integration: no check notifies it any more and its waiting notifications are dropped
+   * (none is sent once this resolves); not_found for an unknown project or channel.
+   */
+  removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>>;
   listChannels(projectId: string): Promise<Channel[]>;
   /** Mutes the project's notifications until `untilAt` (null = unmuted); not_found for an unknown project. */
   muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>>;

@@ -93,6 +93,11 @@ export class ShardedPool implements Pool {
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
+  async removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>> {
+    if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    return this.#shardFor(projectId).apply({ kind: "removeChannel", projectId, channelId, at });
+  }
+
   async listChannels(projectId: string): Promise<Channel[]> {
     return this.#shardFor(projectId).apply({ kind: "channels", projectId });
   }

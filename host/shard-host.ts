@@ -158,6 +158,7 @@ export class ShardHost {
       case "createProject": case "muteProject": case "addChannel": case "createCheck": case "updateCheck":
       case "pauseCheck": case "resumeCheck": case "deleteCheck":
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
+      case "removeChannel": return this.#removeChannel(r);
       case "pingBatch": return this.#pingBatch(r.pings);
       case "advance": return this.advance(r.at);
       case "directory": return this.directory();
@@ -179,6 +180,16 @@ export class ShardHost {
       case "close": return this.close();
       default: return assertNever(r);
     }
+  }
+
+  /**
+   * Removes a channel, and answers only once its waiting notifications are out of the outbox table the
+   * deliverer reads (a checkpoint applies the removal there): none is sent after the answer.
+   */
+  async #removeChannel(r: Extract<HostRequest, { kind: "removeChannel" }>): Promise<Outcome<Channel>> {
+    const removed = await this.#commitAfter(r.at, () => this.#shard.apply(r));
+    if (removed.ok) await this.checkpoint();
+    return removed;
   }
 
   /** Applies every deadline due at or before `now` and stores the flips. */

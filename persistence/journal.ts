@@ -10,9 +10,9 @@ import { Packr } from "msgpackr";
 import type { Changes } from "../engine/changes.ts";
 import type { Check } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
-import { outboxPut } from "./outbox.ts";
+import { outboxPut, removeChannelEntries } from "./outbox.ts";
 import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
-import { removeCheck, snapshotPuts } from "./snapshots.ts";
+import { removeChannel, removeCheck, snapshotPuts } from "./snapshots.ts";
 import { ALL, under } from "./tables.ts";
 import type { Put, Tables } from "./tables.ts";
 
@@ -72,7 +72,7 @@ export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, 
 export function mergeChanges(list: readonly Changes[]): Changes {
   if (list.length === 1) return list[0];
   const checks = new Map<string, Check>();
-  const merged: Changes = { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
+  const merged = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
   const append = <T>(to: T[], from: readonly T[]) => { for (const item of from) to.push(item); }; // no spread: lists may be huge
   for (const changes of list) {
     append(merged.projects, changes.projects);
@@ -82,6 +82,7 @@ export function mergeChanges(list: readonly Changes[]): Changes {
       checks.set(check.uuid, check);
     }
     append(merged.deletedChecks, changes.deletedChecks);
+    append(merged.deletedChannels, changes.deletedChannels ?? []);
     append(merged.pings, changes.pings);
     append(merged.flips, changes.flips);
     append(merged.outbox, changes.outbox);
@@ -92,7 +93,8 @@ export function mergeChanges(list: readonly Changes[]): Changes {
 
 /**
  * Writes `changes` to the tables; call inside a write transaction. Upserts first, then ping appends
- * (skipping pings the trim below would remove at once), trims, and deleted checks last.
+ * (skipping pings the trim below would remove at once), trims, and deleted checks and channels last
+ * (a removed channel's outbox entries go with it, those upserted here included).
  */
 export function applyChanges(tables: Tables, changes: Changes): void {
   const trims = trimsOf(changes.pings);
@@ -113,6 +115,10 @@ export function applyChanges(tables: Tables, changes: Changes): void {
     removePings(tables, uuid);
     removeFlips(tables, uuid);
   }
+  for (const { projectId, id } of changes.deletedChannels ?? []) {
+    removeChannel(tables, projectId, id);
+    removeChannelEntries(tables, projectId, id);
+  }
 }
 
 /**
@@ -124,7 +130,7 @@ export function splitChanges(changes: Changes, size: number): Changes[] {
   const pieces: Changes[] = [];
   for (let i = 0; i < Math.max(changes.checks.length, changes.pings.length); i += size) {
     pieces.push({
-      projects: [], channels: [], deletedChecks: [], flips: [], outbox: [],
+      projects: [], channels: [], deletedChecks: [], deletedChannels: [], flips: [], outbox: [],
       checks: changes.checks.slice(i, i + size), pings: changes.pings.slice(i, i + size),
     });
   }
