@@ -64,6 +64,11 @@ export type Pool = {
   // Checks (projectId = the caller's project; a check of another project → forbidden)
   listChecks(projectId: string, query: CheckQuery): Promise<Check[]>;
   /**
+   * The project's version: changes with every change to any of its checks (pings, edits, flips, pauses),
+   * and after a restart. Read it before listing: a list read after it shows at least that version.
+   */
+  projectVersion(projectId: string): Promise<string>;
+  /**
    * The API's list document of listChecks, {"checks": [...]} in UTF-8, built by the owning shard: a long
    * list then crosses threads as one block of bytes (moved, not copied) and goes to the socket as it is,
    * and its per-check work stays off the HTTP thread.

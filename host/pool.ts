@@ -104,6 +104,10 @@ export class ShardedPool implements Pool {
 
   // ---- checks ----
 
+  async projectVersion(projectId: string): Promise<string> {
+    return this.#shardFor(projectId).apply({ kind: "projectVersion", projectId });
+  }
+
   async listChecks(projectId: string, query: CheckQuery): Promise<Check[]> {
     return this.#shardFor(projectId).apply({ kind: "listChecks", projectId, query });
   }

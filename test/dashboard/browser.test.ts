@@ -389,6 +389,9 @@ async function browserTests(): Promise<void> {
     await row.getByText("up", { exact: true }).waitFor();
     assert.not.match(await rw.title(), /down/);
     await rw.evaluate(() => { (window as unknown as { stayed: boolean }).stayed = true; }); // gone if the page reloads
+    // nothing changes meanwhile: the script's refresh sends the rows' ETag and gets a 304
+    const unchanged = await rw.waitForResponse((r) => r.url().includes("/checks/rows") && r.status() === 304, { timeout: 10_000 });
+    assert.ok((await unchanged.request().allHeaders())["if-none-match"]?.startsWith('W/"'));
     await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 3600 + 601 } }));
     await row.getByText("down", { exact: true }).waitFor({ timeout: 10_000 });
     await rw.waitForFunction(() => document.title.startsWith("(1 down)"));
@@ -410,8 +413,10 @@ async function browserTests(): Promise<void> {
     const page = rw;
     await page.goto(`${server.url}/projects/${project.id}/checks`);
     await page.getByRole("cell", { name: XSS_NAME }).waitFor();
-    // wait for one auto-refresh (the rows are replaced) so the refreshed markup is checked too
+    // wait for one auto-refresh (the rows are replaced) so the refreshed markup is checked too: a ping
+    // changes the project, so the next refresh brings the rows instead of a 304
     await page.evaluate(() => { document.getElementById("check-rows")?.setAttribute("data-old", "1"); });
+    assert.is((await fetch(`${server.url}/ping/${made.uuid}`)).status, 200);
     await page.waitForFunction(() => document.getElementById("check-rows")?.getAttribute("data-old") === null, undefined, { timeout: 10_000 });
     assert.is(await page.locator("img[src=x]").count(), 0);
     await page.getByRole("link", { name: XSS_NAME }).click();
