@@ -13,5 +13,6 @@ export function shardOutbox(store: Store, index: number, count: number): Outbox 
     outboxAll: () => store.outboxAll().filter(own),
     outboxUpdate: (entry) => store.outboxUpdate(entry),
     outboxDelete: (id) => store.outboxDelete(id),
+    outboxHas: (id) => store.outboxHas(id),
   };
 }

@@ -1,54 +1,214 @@
-// The dashboard's cost on a 1,000-check project, against a same-run baseline (the API's list of the same
-// checks, GET /api/v3/checks/): the checks page, and one auto-refresh of its table (/checks/rows).
-// Latency at concurrency 1 over loopback, median of 60 requests after 10 warm-up ones (client time
-// included, so these are upper bounds of the server time). `node dist/bench/dashboard.bench.js`.
+// The dashboard's cost on a 1,000-check project, against same-run baselines:
+// 1. the checks page and one auto-refresh of its table (/checks/rows), next to the API's list of the same
+//    checks (GET /api/v3/checks/); the refresh three ways: unconditional (no If-None-Match: the full
+//    render every refresh cost before the ETag), unchanged (If-None-Match of the last answer: 304), and
+//    changed (a check was pinged since the last answer: the full render again). Latency at concurrency 1
+//    over loopback, median of 60 requests after 10 warm-up ones (client time included, so these are upper
+//    bounds of the server time), and the server's CPU per request over the same requests (all threads).
+// 2. Peak pings/s into that project with 10 dashboards open, each refreshing every 3 s the way the page's
+//    script does (If-None-Match of its last answer), against none: runs alternated, medians and their
+//    ratio. Twice: the dashboards watch the pinged project (the pings change it between two refreshes, so
+//    every refresh is a full one: the worst case), and they watch another 1,000-check project that nothing
+//    changes meanwhile (every refresh a 304: what the ETag buys).
+// `node dist/bench/dashboard.bench.js`; HCD_BENCH_RUNS (default 5), HCD_BENCH_SECONDS (default 6).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median, msSince } from "./measure.ts";
+import { runPeak, writePaths } from "./load.ts";
+import { cpuSecondsOf, median, msSince, Progress, sleep } from "./measure.ts";
 import type { Figure, ScenarioResult } from "./report.ts";
-import { finishScenario } from "./report.ts";
-import { ADMIN_TOKEN, createCheck, createProject, mapConcurrently, startHcd } from "./servers.ts";
+import { finishScenario, fmt } from "./report.ts";
+import { ADMIN_TOKEN, createCheck, createProject, mapConcurrently, shuffled, startHcd } from "./servers.ts";
+import type { ServerProcess } from "./servers.ts";
 
 const CHECKS = 1_000;
-const WARMUP = 10;
+const WARMUP = 30;
 const SAMPLES = 60;
+const DASHBOARDS = 10;
+const REFRESH_MS = 3_000; // the page script's period while the tab is visible (static/dashboard.js)
+const CONNECTIONS = 50;
+const SETTLE_MS = 2_000; // before each peak run
 
-async function latencyMs(url: string, headers: Record<string, string>): Promise<number> {
+/** A peak run: pings/s, and the server's CPU (all threads, dashboards' refreshes included) per ping. */
+type Run = { readonly perSecond: number; readonly cpuUsPerPing: number };
+
+type Latency = { readonly medianMs: number; readonly cpuMsPerRequest: number; readonly statuses: ReadonlySet<number> };
+
+/** Runs `request` WARMUP + SAMPLES times at concurrency 1 (`before` untimed ahead of each); median latency and server CPU per request. */
+async function measure(server: ServerProcess, request: () => Promise<Response>, before: () => Promise<unknown> = async () => {}): Promise<Latency> {
   const samples: number[] = [];
+  const statuses = new Set<number>();
+  let cpuMs = 0;
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    await before();
+    const cpuBefore = cpuSecondsOf(server.pid) ?? 0;
     const started = process.hrtime.bigint();
-    const response = await fetch(url, { headers });
+    const response = await request();
     await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`dashboard bench: ${url} answered ${response.status}`);
-    if (i >= WARMUP) samples.push(msSince(started));
+    const ms = msSince(started);
+    if (i < WARMUP) continue;
+    samples.push(ms);
+    cpuMs += ((cpuSecondsOf(server.pid) ?? 0) - cpuBefore) * 1000;
+    statuses.add(response.status);
   }
-  return median(samples);
+  return { medianMs: median(samples), cpuMsPerRequest: cpuMs / SAMPLES, statuses };
+}
+
+/**
+ * Opens one dashboard (its page's rows, with their ETag, as the page load gives them), then refreshes the
+ * rows every REFRESH_MS with the last ETag, as the page's script does.
+ */
+async function openDashboard(url: string, cookie: string, startAfterMs: number): Promise<{ stop: () => Promise<{ full: number; notModified: number }> }> {
+  const loaded = await fetch(url, { headers: { cookie, accept: "text/html" } });
+  await loaded.arrayBuffer();
+  let running = true, etag: string | null = loaded.headers.get("etag"), full = 0, notModified = 0;
+  const loop = (async () => {
+    await sleep(startAfterMs);
+    while (running) {
+      const headers: Record<string, string> = { cookie, accept: "text/html" };
+      if (etag !== null) headers["if-none-match"] = etag;
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      if (response.status === 304) notModified++;
+      else if (response.status === 200) { full++; etag = response.headers.get("etag"); }
+      else throw new Error(`dashboard bench: refresh answered ${response.status}`);
+      await sleep(REFRESH_MS);
+    }
+  })();
+  return { stop: async () => { running = false; await loop; return { full, notModified }; } };
 }
 
 export async function runDashboardBench(): Promise<ScenarioResult> {
+  const runs = Number(process.env.HCD_BENCH_RUNS ?? 5);
+  const seconds = Number(process.env.HCD_BENCH_SECONDS ?? 6);
+  const progress = new Progress("dashboard");
   const dir = mkdtempSync(join(tmpdir(), "hcd-bench-dashboard-"));
   const server = await startHcd({ dataDir: dir });
+  let paths: { file: string; remove: () => void } | null = null;
   try {
-    const project = await createProject(server.url, "dashboard", CHECKS);
-    await mapConcurrently(Array.from({ length: CHECKS }, (_, i) => i), 16, (i) =>
-      createCheck(server.url, project.apiKey, { name: `check ${i}`, slug: `check-${i}`, tags: `t${i % 7} prod`, timeout: 3600, grace: 600 }));
+    const fill = async (name: string) => {
+      const keys = await createProject(server.url, name, CHECKS);
+      const made = await mapConcurrently(Array.from({ length: CHECKS }, (_, i) => i), 16, (i) =>
+        createCheck(server.url, keys.apiKey, { name: `check ${i}`, slug: `check-${i}`, tags: `t${i % 7} prod`, timeout: 3600, grace: 600 }));
+      return { keys, uuids: made };
+    };
+    const { keys: project, uuids } = await fill("dashboard");
+    const { keys: quiet } = await fill("quiet");
     const signIn = await fetch(`${server.url}/signin`, { method: "POST", body: new URLSearchParams({ key: ADMIN_TOKEN }), redirect: "manual" });
     const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
-    const api = await latencyMs(`${server.url}/api/v3/checks/`, { "x-api-key": project.apiKey });
-    const page = await latencyMs(`${server.url}/projects/${project.id}/checks`, { cookie });
-    const rows = await latencyMs(`${server.url}/projects/${project.id}/checks/rows`, { cookie });
-    const baseline = { value: api, label: `GET /api/v3/checks/ of the same ${CHECKS} checks` };
-    const figures: Figure[] = [
-      { scenario: "dashboard", figure: `checks page of ${CHECKS} checks, median latency`, value: page, unit: "ms", baseline, target: { op: "<=", value: 50, on: "value" } },
-      { scenario: "dashboard", figure: "one auto-refresh of that table, median latency", value: rows, unit: "ms", baseline, target: { op: "<=", value: 5, on: "value" } },
+    const rowsUrl = `${server.url}/projects/${project.id}/checks/rows`;
+    const get = (url: string, headers: Record<string, string>) => () => fetch(url, { headers });
+
+    // 1. one request each, concurrency 1
+    progress.update(1, 6, "API list, checks page, refreshes", true);
+    const api = await measure(server, get(`${server.url}/api/v3/checks/`, { "x-api-key": project.apiKey }));
+    const page = await measure(server, get(`${server.url}/projects/${project.id}/checks`, { cookie }));
+    const unconditional = await measure(server, get(rowsUrl, { cookie }));
+    const etagNow = async () => (await fetch(rowsUrl, { headers: { cookie } })).headers.get("etag") ?? "";
+    let etag = await etagNow();
+    const unchanged = await measure(server, () => fetch(rowsUrl, { headers: { cookie, "if-none-match": etag } }));
+    let pinged = 0;
+    const changed = await measure(server, () => fetch(rowsUrl, { headers: { cookie, "if-none-match": etag } }), async () => {
+      etag = await etagNow();
+      await fetch(`${server.url}/ping/${uuids[pinged++ % CHECKS]}`);
+    });
+    if (!(unchanged.statuses.size === 1 && unchanged.statuses.has(304))) throw new Error(`unchanged refreshes answered ${[...unchanged.statuses]}`);
+    if (!(changed.statuses.size === 1 && changed.statuses.has(200))) throw new Error(`changed refreshes answered ${[...changed.statuses]}`);
+
+    // 2. pings/s with and without 10 open dashboards, alternated
+    const pingPaths = shuffled(uuids.map((uuid) => `/ping/${uuid}`));
+    const pathsFile = writePaths(pingPaths);
+    paths = pathsFile;
+    const peak = async (): Promise<Run> => {
+      const cpuBefore = cpuSecondsOf(server.pid) ?? 0;
+      const load = await runPeak({ url: server.url, pathsFile: pathsFile.file, paths: pingPaths, connections: CONNECTIONS, seconds });
+      return { perSecond: load.perSecond, cpuUsPerPing: (((cpuSecondsOf(server.pid) ?? 0) - cpuBefore) / load.requests) * 1e6 };
+    };
+    progress.update(2, 6, "warm-up", true);
+    await runPeak({ url: server.url, pathsFile: pathsFile.file, paths: pingPaths, connections: CONNECTIONS, seconds: 2 });
+    const alone: Run[] = [], watched: Run[] = [], watchedQuiet: Run[] = [];
+    const refreshes = { full: 0, notModified: 0 }, quietRefreshes = { full: 0, notModified: 0 };
+    const withDashboards = async (url: string, counted: { full: number; notModified: number }) => {
+      // staggered over one period, as tabs opened at different moments
+      const dashboards = await Promise.all(Array.from({ length: DASHBOARDS }, (_, i) => openDashboard(url, cookie, (i * REFRESH_MS) / DASHBOARDS)));
+      const result = await peak();
+      for (const counts of await Promise.all(dashboards.map((d) => d.stop()))) {
+        counted.full += counts.full;
+        counted.notModified += counts.notModified;
+      }
+      return result;
+    };
+    // each run measures the three in a rotated order, each after the same pause: no configuration always
+    // comes first (right after a pause, with the store's checkpoints settled) or last
+    const configs = [
+      () => peak().then((m) => alone.push(m)),
+      () => withDashboards(rowsUrl, refreshes).then((m) => watched.push(m)),
+      () => withDashboards(`${server.url}/projects/${quiet.id}/checks/rows`, quietRefreshes).then((m) => watchedQuiet.push(m)),
     ];
+    for (let r = 0; r < runs; r++) {
+      progress.update(3 + r, 3 + runs, `run ${r + 1}/${runs}: no dashboard, ${DASHBOARDS} on the pinged project, ${DASHBOARDS} on a quiet one (rotated)`, true);
+      for (let k = 0; k < configs.length; k++) {
+        await sleep(SETTLE_MS);
+        await configs[(r + k) % configs.length]();
+      }
+    }
+    progress.done();
+    // on this shared machine the rate of one run swings with everyone else's load: each run's three
+    // configurations are paired (ratios within the run, then their median), and the server's CPU per
+    // ping, which others' load disturbs far less, gives the capacity ratio (CPU per ping alone / with them)
+    const aloneRate = median(alone.map((m) => m.perSecond)), watchedRate = median(watched.map((m) => m.perSecond));
+    const quietRate = median(watchedQuiet.map((m) => m.perSecond));
+    const rateRatio = (runsOf: Run[]) => median(runsOf.map((m, r) => m.perSecond / alone[r].perSecond));
+    const cpuRatio = (runsOf: Run[]) => median(runsOf.map((m, r) => alone[r].cpuUsPerPing / m.cpuUsPerPing));
+
+    const baseline = { value: api.medianMs, label: `GET /api/v3/checks/ of the same ${CHECKS} checks` };
+    const before = { value: unconditional.medianMs, label: "a refresh without If-None-Match (every refresh before the ETag)" };
+    const figures: Figure[] = [
+      { scenario: "dashboard", figure: `checks page of ${CHECKS} checks, median latency`, value: page.medianMs, unit: "ms", baseline, target: { op: "<=", value: 50, on: "value" } },
+      { scenario: "dashboard", figure: "one auto-refresh of that table, nothing changed (304), median latency", value: unchanged.medianMs, unit: "ms", baseline: before, target: { op: "<=", value: 5, on: "value" } },
+      { scenario: "dashboard", figure: "one auto-refresh after a ping (the rows again), median latency", value: changed.medianMs, unit: "ms", baseline: before },
+      { scenario: "dashboard", figure: `pings/s with ${DASHBOARDS} dashboards refreshing the pinged project (full renders), median of per-run ratios`, value: rateRatio(watched), unit: "× none",
+        target: { op: ">=", value: 0.95, on: "value" } },
+      { scenario: "dashboard", figure: `ping capacity with ${DASHBOARDS} dashboards on the pinged project: server CPU per ping, none / with them, median`, value: cpuRatio(watched), unit: "× none",
+        target: { op: ">=", value: 0.95, on: "value" } },
+      { scenario: "dashboard", figure: `pings/s with ${DASHBOARDS} dashboards refreshing an unchanged project (304s), median of per-run ratios`, value: rateRatio(watchedQuiet), unit: "× none",
+        target: { op: ">=", value: 0.95, on: "value" } },
+      { scenario: "dashboard", figure: `ping capacity with ${DASHBOARDS} dashboards on an unchanged project: server CPU per ping, none / with them, median`, value: cpuRatio(watchedQuiet), unit: "× none",
+        target: { op: ">=", value: 0.95, on: "value" } },
+    ];
+    const row = (name: string, m: Latency) => `| ${name} | ${fmt(m.medianMs)} | ${fmt(m.cpuMsPerRequest)} | ${[...m.statuses].join(", ")} |`;
     return {
       scenario: "dashboard",
       figures,
-      details: [`Median of ${SAMPLES} requests each at concurrency 1 (client time included): API list ${api.toFixed(1)} ms, checks page ${page.toFixed(1)} ms, rows ${rows.toFixed(1)} ms.`],
+      details: [
+        `${CHECKS} checks in one project; each line ${SAMPLES} requests at concurrency 1 after ${WARMUP} warm-up ones. Latency includes the client; ` +
+        "server CPU is the hcd process's (all threads) over the timed requests, from /proc (10 ms ticks, so a mean, not a median).",
+        "",
+        "| request | median latency ms | server CPU ms per request | statuses |",
+        "|---|---|---|---|",
+        row("GET /api/v3/checks/ (baseline)", api),
+        row("checks page", page),
+        row("rows, no If-None-Match (as before the ETag)", unconditional),
+        row("rows, If-None-Match, nothing changed", unchanged),
+        row("rows, If-None-Match, a check pinged since", changed),
+        "",
+        `Pings: ${CONNECTIONS} connections cycling through the ${CHECKS} checks' ping URLs of the first project, ${seconds} s a run, each run ` +
+        `none, ${DASHBOARDS} dashboards on that project, ${DASHBOARDS} on the quiet one, in an order rotated from run to run, each after a ${SETTLE_MS / 1000} s pause (${runs} each). Dashboards refresh every ${REFRESH_MS / 1000} s ` +
+        `with If-None-Match: on the pinged project ${refreshes.full} full answers and ${refreshes.notModified} 304s (the pings change it between two ` +
+        `refreshes); on the quiet one ${quietRefreshes.full} full answers and ${quietRefreshes.notModified} 304s.`,
+        "",
+        `| run | no dashboard: pings/s, CPU µs/ping | ${DASHBOARDS} on the pinged project: pings/s, CPU µs/ping | ratios (rate, capacity) | ${DASHBOARDS} on a quiet project: pings/s, CPU µs/ping | ratios (rate, capacity) |`,
+        "|---|---|---|---|---|---|",
+        ...alone.map((m, r) => {
+          const w = watched[r], q = watchedQuiet[r];
+          const ratios = (x: Run) => `${(x.perSecond / m.perSecond).toFixed(3)}, ${(m.cpuUsPerPing / x.cpuUsPerPing).toFixed(3)}`;
+          return `| ${r + 1} | ${fmt(m.perSecond)}, ${fmt(m.cpuUsPerPing)} | ${fmt(w.perSecond)}, ${fmt(w.cpuUsPerPing)} | ${ratios(w)} | ${fmt(q.perSecond)}, ${fmt(q.cpuUsPerPing)} | ${ratios(q)} |`;
+        }),
+        `| median | ${fmt(aloneRate)} | ${fmt(watchedRate)} | ${rateRatio(watched).toFixed(3)}, ${cpuRatio(watched).toFixed(3)} | ${fmt(quietRate)} | ${rateRatio(watchedQuiet).toFixed(3)}, ${cpuRatio(watchedQuiet).toFixed(3)} |`,
+      ],
     };
   } finally {
+    paths?.remove();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -34,6 +34,8 @@ export type Changes = {
   readonly channels: Channel[];
   readonly checks: Check[]; // upserted, keyed by [projectId, uuid]
   readonly deletedChecks: { readonly projectId: string; readonly uuid: string }[]; // with their pings, bodies, flips
+  /** Removed channels, with their outbox entries still to send (absent in records written before removal existed). */
+  readonly deletedChannels?: { readonly projectId: string; readonly id: string }[];
   readonly pings: PingWrite[];
   readonly flips: Flip[];
   readonly outbox: OutboxEntry[];
@@ -46,9 +48,12 @@ export type Changes = {
   readonly stateOnly?: boolean;
 };
 
+/** Changes as a shard gathers them: every list present. */
+export type GatheredChanges = Changes & { readonly deletedChannels: NonNullable<Changes["deletedChannels"]> };
+
 /** Returns an empty Changes. */
-export function noChanges(): Changes {
-  return { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
+export function noChanges(): GatheredChanges {
+  return { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] };
 }
 
 /** Returns true when there is nothing to write. */

@@ -35,6 +35,7 @@ export type ShardCommand =
   | { readonly kind: "createProject"; readonly project: Project; readonly at: Millis }
   | { readonly kind: "muteProject"; readonly projectId: string; readonly untilAt: Millis | null; readonly at: Millis }
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
+  | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
@@ -49,6 +50,7 @@ export type ShardResults = {
   readonly createProject: Project;
   readonly muteProject: Outcome<Project>;
   readonly addChannel: Outcome<Channel>;
+  readonly removeChannel: Outcome<Channel>;
   readonly createCheck: Outcome<{ check: Check; created: boolean }>;
   readonly updateCheck: Outcome<Check>;
   readonly pauseCheck: Outcome<Check>;

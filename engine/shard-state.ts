@@ -56,6 +56,14 @@ export class ShardState {
     return true;
   }
 
+  /** Removes a channel from its project's list; returns it, or undefined when the project has no such channel. */
+  removeChannel(projectId: string, channelId: string): Channel | undefined {
+    const list = this.#channels.get(projectId);
+    const i = list?.findIndex((c) => c.id === channelId) ?? -1;
+    if (list === undefined || i < 0) return undefined;
+    return list.splice(i, 1)[0];
+  }
+
   /** Returns a project's channels in creation order (the shard's own list: never changed by the caller). */
   channels(projectId: string): readonly Channel[] {
     return this.#channels.get(projectId) ?? [];

@@ -1,7 +1,7 @@
 // Shard: owns a disjoint set of projects with their channels and checks, in memory, and one timer
 // wheel of their deadlines. Every command takes `at` last and is applied synchronously; what must be
 // stored accumulates until the host takes it with `takeChanges()` and commits it before answering.
-import type { Changes, OutboxEntry, PingWrite } from "./changes.ts";
+import type { Changes, GatheredChanges, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
@@ -33,7 +33,7 @@ export class Shard {
   readonly #newId: () => string;
   readonly #state = new ShardState();
   readonly #wheel: TimerWheel<string>;
-  #changes: Changes = noChanges();
+  #changes: GatheredChanges = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
   #stateSteps = 0; // how many of #changes.checks a step made (pings, deadlines, pause, resume: only state fields change)
 
@@ -98,6 +98,7 @@ export class Shard {
       case "createProject": return this.createProject(c.project, c.at);
       case "muteProject": return this.muteProject(c.projectId, c.untilAt, c.at);
       case "addChannel": return this.addChannel(c.channel, c.at);
+      case "removeChannel": return this.removeChannel(c.projectId, c.channelId, c.at);
       case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at);
       case "updateCheck": return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
       case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
@@ -130,6 +131,24 @@ export class Shard {
     if (!this.#state.addChannel(channel)) return fail({ code: "not_found", what: "project" });
     this.#changes.channels.push(channel);
     return ok(channel);
+  }
+
+  /**
+   * Removes a channel from a project: every check of the project stops notifying it, and the store drops
+   * its notifications still waiting in the outbox. Deadlines already due are left to fire afterwards (the
+   * timer's next tick, or the next command on the check): nothing reaches a removed channel after `at`.
+   */
+  removeChannel(projectId: string, channelId: string, at: Millis): Outcome<Channel> {
+    void at;
+    if (!this.#state.project(projectId)) return fail({ code: "not_found", what: "project" });
+    const removed = this.#state.removeChannel(projectId, channelId);
+    if (removed === undefined) return fail({ code: "not_found", what: "channel" });
+    for (const uuid of this.#state.checkUuids(projectId)) {
+      const check = this.#state.check(uuid);
+      if (check !== undefined && check.channels.includes(channelId)) this.#store({ ...check, channels: check.channels.filter((id) => id !== channelId) });
+    }
+    this.#changes.deletedChannels.push({ projectId, id: channelId });
+    return ok(removed);
   }
 
   /** Returns a project's channels in creation order. */

@@ -52,12 +52,22 @@ export type Pool = {
   // Admin
   createProject(input: ProjectInput, at: Millis): Promise<Project>;
   addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>>;
+  /**
+   * Removes an integration: no check notifies it any more and its waiting notifications are dropped
+   * (none is sent once this resolves); not_found for an unknown project or channel.
+   */
+  removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>>;
   listChannels(projectId: string): Promise<Channel[]>;
   /** Mutes the project's notifications until `untilAt` (null = unmuted); not_found for an unknown project. */
   muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>>;
 
   // Checks (projectId = the caller's project; a check of another project → forbidden)
   listChecks(projectId: string, query: CheckQuery): Promise<Check[]>;
+  /**
+   * The project's version: changes with every change to any of its checks (pings, edits, flips, pauses),
+   * and after a restart. Read it before listing: a list read after it shows at least that version.
+   */
+  projectVersion(projectId: string): Promise<string>;
   /**
    * The API's list document of listChecks, {"checks": [...]} in UTF-8, built by the owning shard: a long
    * list then crosses threads as one block of bytes (moved, not copied) and goes to the socket as it is,

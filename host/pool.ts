@@ -93,11 +93,20 @@ export class ShardedPool implements Pool {
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
+  async removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>> {
+    if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    return this.#shardFor(projectId).apply({ kind: "removeChannel", projectId, channelId, at });
+  }
+
   async listChannels(projectId: string): Promise<Channel[]> {
     return this.#shardFor(projectId).apply({ kind: "channels", projectId });
   }
 
   // ---- checks ----
+
+  async projectVersion(projectId: string): Promise<string> {
+    return this.#shardFor(projectId).apply({ kind: "projectVersion", projectId });
+  }
 
   async listChecks(projectId: string, query: CheckQuery): Promise<Check[]> {
     return this.#shardFor(projectId).apply({ kind: "listChecks", projectId, query });

@@ -16,6 +16,7 @@ import { openStore, Store } from "../persistence/store.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
+import { ProjectVersions } from "./project-versions.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
 import { statusAt } from "../engine/status.ts";
@@ -59,6 +60,7 @@ export type HostRequest =
   | { readonly kind: "pingBatch"; readonly pings: readonly PingCommand[] }
   | { readonly kind: "directory" | "probe" | "outbox" | "close" }
   | { readonly kind: "channels"; readonly projectId: string }
+  | { readonly kind: "projectVersion"; readonly projectId: string }
   | { readonly kind: "listChecks"; readonly projectId: string; readonly query: CheckQuery }
   | { readonly kind: "listChecksJson"; readonly projectId: string; readonly query: CheckQuery; readonly view: CheckView }
   | { readonly kind: "getCheck"; readonly projectId: string; readonly ref: CheckRef }
@@ -78,6 +80,7 @@ type HostResults = Omit<ShardResults, "ping"> & {
   readonly outbox: OutboxEntry[];
   readonly close: void;
   readonly channels: Channel[];
+  readonly projectVersion: string;
   readonly listChecks: Check[];
   readonly listChecksJson: Uint8Array;
   readonly getCheck: Outcome<Check>;
@@ -108,6 +111,7 @@ export class ShardHost {
   #lastAt: Millis;
   readonly #closers: (() => void | Promise<void>)[] = [];
   readonly #presented = new PresentedChecks();
+  readonly #versions = new ProjectVersions();
   readonly #owns: (entry: OutboxEntry) => boolean; // this shard's notifications (all shards share the outbox table)
   /** What /metrics reads of this shard (counted here, read on scrape). */
   readonly counters = newShardCounters();
@@ -158,10 +162,12 @@ export class ShardHost {
       case "createProject": case "muteProject": case "addChannel": case "createCheck": case "updateCheck":
       case "pauseCheck": case "resumeCheck": case "deleteCheck":
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
+      case "removeChannel": return this.#removeChannel(r);
       case "pingBatch": return this.#pingBatch(r.pings);
       case "advance": return this.advance(r.at);
       case "directory": return this.directory();
       case "channels": return this.#shard.channels(r.projectId);
+      case "projectVersion": return this.#versions.versionOf(r.projectId);
       case "listChecks": return this.#shard.listChecks(r.projectId, r.query);
       case "listChecksJson": return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
       case "getCheck": return this.#getCheck(r.projectId, r.ref);
@@ -179,6 +185,16 @@ export class ShardHost {
       case "close": return this.close();
       default: return assertNever(r);
     }
+  }
+
+  /**
+   * Removes a channel, and answers only once its waiting notifications are out of the outbox table the
+   * deliverer reads (a checkpoint applies the removal there): none is sent after the answer.
+   */
+  async #removeChannel(r: Extract<HostRequest, { kind: "removeChannel" }>): Promise<Outcome<Channel>> {
+    const removed = await this.#commitAfter(r.at, () => this.#shard.apply(r));
+    if (removed.ok) await this.checkpoint();
+    return removed;
   }
 
   /** Applies every deadline due at or before `now` and stores the flips. */
@@ -298,6 +314,7 @@ export class ShardHost {
     this.#lastAt = Math.max(this.#lastAt, at);
     const result = command();
     const changes = this.#shard.takeChanges();
+    this.#versions.note(changes); // readers see the shard's state from now on, committed or not
     if (!isEmpty(changes)) {
       const record = this.#withLogDetails(changes);
       this.#committing++;
@@ -335,6 +352,7 @@ export class ShardHost {
         shard.load(project, channels, checks);
       }
       this.#shard = shard;
+      this.#versions.reset();
       this.#stale = false;
     } catch {
       // the store can't be read either: the probe tries again

@@ -16,12 +16,17 @@ import type { SendResult } from "./send.ts";
 import { sendEmail, sendHttp } from "./send.ts";
 import { log } from "../host/log.ts";
 
-/** The store methods the deliverer needs; outboxAll (optional) restores the ordering memory after a restart. */
+/**
+ * The store methods the deliverer needs; outboxAll (optional) restores the ordering memory after a restart;
+ * outboxHas (optional) tells whether an entry read earlier is still to send (its channel may have been
+ * removed while the queue waited for a slot or for the entry before it).
+ */
 export type Outbox = {
   outboxDue(at: Millis, limit: number): OutboxEntry[];
   outboxUpdate(entry: OutboxEntry): Promise<void>;
   outboxDelete(id: string): Promise<void>;
   outboxAll?(): OutboxEntry[];
+  outboxHas?(id: string): boolean;
 };
 
 export type DelivererOptions = {
@@ -131,7 +136,10 @@ export class Deliverer {
       await outbox.outboxDelete(entry.id);
       return null;
     }
-    const result = await this.#withSlot(() => this.#send(entry, delivery, now));
+    const result = await this.#withSlot(() => outbox.outboxHas?.(entry.id) === false
+      ? Promise.resolve(null) // gone meanwhile: its channel was removed
+      : this.#send(entry, delivery, now));
+    if (result === null) return null;
     if (result.ok) {
       await outbox.outboxDelete(entry.id);
       this.#settings.onResult(entry, "sent", null);

@@ -9,9 +9,9 @@ import { Packr } from "msgpackr";
 import type { Changes } from "../engine/changes.ts";
 import type { Check } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
-import { outboxPut } from "./outbox.ts";
+import { outboxPut, removeChannelEntries } from "./outbox.ts";
 import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
-import { removeCheck, snapshotPuts } from "./snapshots.ts";
+import { removeChannel, removeCheck, snapshotPuts } from "./snapshots.ts";
 import type { Put, Tables } from "./tables.ts";
 
 // The journal's own encoder: msgpack with record definitions inside each record (self-describing, so
@@ -36,7 +36,7 @@ type StatePatch = readonly [projectId: string, uuid: string, status: Check["stat
   lastPingAt: Check["lastPingAt"], lastStartAt: Check["lastStartAt"], lastStartRid: Check["lastStartRid"],
   lastDurationMs: Check["lastDurationMs"], alert?: Check["alert"]];
 
-const LISTS = ["projects", "channels", "checks", "deletedChecks", "pings", "flips", "outbox"] as const;
+const LISTS = ["projects", "channels", "checks", "deletedChecks", "deletedChannels", "pings", "flips", "outbox"] as const;
 
 /** One record as stored: the non-empty lists of Changes, with state-only check changes as patches. */
 type JournalRecord = Partial<Changes> & { readonly patches?: readonly StatusPatch[]; readonly states?: readonly StatePatch[] };
@@ -48,7 +48,7 @@ type JournalRecord = Partial<Changes> & { readonly patches?: readonly StatusPatc
  */
 export function encodeJournal(changes: Changes): Uint8Array {
   const stored: Record<string, unknown> = {};
-  for (const list of LISTS) if (changes[list].length > 0) stored[list] = changes[list];
+  for (const list of LISTS) if ((changes[list]?.length ?? 0) > 0) stored[list] = changes[list];
   if (changes.checks.length === 0) return journalPackr.pack(stored);
   if (changes.statusOnly === true) {
     delete stored.checks;
@@ -80,7 +80,7 @@ export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, 
   const record = journalPackr.unpack(bytes) as JournalRecord;
   const changes: Changes = {
     projects: record.projects ?? [], channels: record.channels ?? [], checks: record.checks ?? [], deletedChecks: record.deletedChecks ?? [],
-    pings: record.pings ?? [], flips: record.flips ?? [], outbox: record.outbox ?? [],
+    deletedChannels: record.deletedChannels ?? [], pings: record.pings ?? [], flips: record.flips ?? [], outbox: record.outbox ?? [],
   };
   const patched: Check[] = [];
   for (const [projectId, uuid, status, nFlips] of record.patches ?? []) {
@@ -101,7 +101,7 @@ export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, 
 export function mergeChanges(list: readonly Changes[]): Changes {
   if (list.length === 1) return list[0];
   const checks = new Map<string, Check>();
-  const merged: Changes = { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
+  const merged = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
   const append = <T>(to: T[], from: readonly T[]) => { for (const item of from) to.push(item); }; // no spread: lists may be huge
   for (const changes of list) {
     append(merged.projects, changes.projects);
@@ -111,6 +111,7 @@ export function mergeChanges(list: readonly Changes[]): Changes {
       checks.set(check.uuid, check);
     }
     append(merged.deletedChecks, changes.deletedChecks);
+    append(merged.deletedChannels, changes.deletedChannels ?? []);
     append(merged.pings, changes.pings);
     append(merged.flips, changes.flips);
     append(merged.outbox, changes.outbox);
@@ -121,7 +122,8 @@ export function mergeChanges(list: readonly Changes[]): Changes {
 
 /**
  * Writes `changes` to the tables; call inside a write transaction. Upserts first, then ping appends
- * (skipping pings the trim below would remove at once), trims, and deleted checks last.
+ * (skipping pings the trim below would remove at once), trims, and deleted checks and channels last
+ * (a removed channel's outbox entries go with it, those upserted here included).
  */
 export function applyChanges(tables: Tables, changes: Changes): void {
   const trims = trimsOf(changes.pings);
@@ -142,6 +144,10 @@ export function applyChanges(tables: Tables, changes: Changes): void {
     removePings(tables, uuid);
     removeFlips(tables, uuid);
   }
+  for (const { projectId, id } of changes.deletedChannels ?? []) {
+    removeChannel(tables, projectId, id);
+    removeChannelEntries(tables, projectId, id);
+  }
 }
 
 /**
@@ -158,7 +164,7 @@ export function splitChanges(changes: Changes, size: number): Changes[] {
   const pieces: Changes[] = [];
   for (let i = 0; i < Math.max(checks.length, pings.length); i += size) {
     pieces.push({
-      projects: [], channels: [], deletedChecks: [], flips: [], outbox: [],
+      projects: [], channels: [], deletedChecks: [], deletedChannels: [], flips: [], outbox: [],
       checks: checks.slice(i, i + size), pings: pings.slice(i, i + size),
     });
   }

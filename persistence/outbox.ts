@@ -1,5 +1,6 @@
 // The durable outbox of notifications: [id] → OutboxEntry; ids sort by flip time, so key order is age order.
 import type { OutboxEntry } from "../engine/changes.ts";
+import type { Key } from "lmdb";
 import type { Millis } from "../engine/model.ts";
 import { ALL, prepare, valuesIn } from "./tables.ts";
 import type { Put, Tables } from "./tables.ts";
@@ -23,4 +24,25 @@ export function outboxDue(tables: Tables, at: Millis, limit: number, accept: (en
     if (entry.nextAttemptAt <= at && accept(entry)) due.push(entry);
   }
   return due;
+}
+
+/** Removes a channel's entries (a removed channel is never notified again); call inside a write transaction. */
+export function removeChannelEntries(tables: Tables, projectId: string, channelId: string): void {
+  // a full scan: the outbox holds only what is still to send, and channels are removed rarely
+  const gone: Key[] = [];
+  for (const { key, value } of tables.outbox.getRange(ALL)) {
+    const entry = value as OutboxEntry;
+    if (entry.projectId === projectId && entry.channel.id === channelId) gone.push(key);
+  }
+  for (const key of gone) tables.outbox.removeSync(key);
+}
+
+/** Replaces an entry only while the outbox still holds it (a delivery's retry state must not bring back a removed channel's); call inside a write transaction. */
+export function outboxReplace(tables: Tables, entry: OutboxEntry): void {
+  if (tables.outbox.doesExist([entry.id])) tables.outbox.putSync([entry.id], entry);
+}
+
+/** Returns true when the outbox still holds the entry (it is gone once delivered or its channel removed). */
+export function outboxHas(tables: Tables, id: string): boolean {
+  return tables.outbox.doesExist([id]);
 }

@@ -35,3 +35,8 @@ export function snapshotPuts(tables: Tables, records: { projects: Project[]; cha
 export function removeCheck(tables: Tables, projectId: string, uuid: string): void {
   tables.checks.removeSync(checkKey(projectId, uuid));
 }
+
+/** Removes a channel's row; call inside a write transaction. */
+export function removeChannel(tables: Tables, projectId: string, id: string): void {
+  tables.channels.removeSync([projectId, id]);
+}

@@ -13,7 +13,7 @@ import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, ma
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipsOf, pruneFlips } from "./flip-log.ts";
 import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
-import { outboxAll, outboxDue, outboxPut } from "./outbox.ts";
+import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
 import { pingBody, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
@@ -174,6 +174,7 @@ export class Store {
         for (const channel of changes.channels) channels.get(channel.projectId)?.set(channel.id, channel);
         for (const check of changes.checks) checks.get(check.projectId)?.set(check.uuid, check);
         for (const { projectId, uuid } of changes.deletedChecks) checks.get(projectId)?.delete(uuid);
+        for (const { projectId, id } of changes.deletedChannels ?? []) channels.get(projectId)?.delete(id);
       }
     }
     return [...projects.values()].map((project) => ({
@@ -372,10 +373,14 @@ export class Store {
     return outboxAll(this.#tables);
   }
 
-  /** Stores an outbox entry (replacing the one with its id); resolves once durable. */
+  /** Replaces an outbox entry, unless it left the outbox meanwhile (its channel was removed); resolves once durable. */
   async outboxUpdate(entry: OutboxEntry): Promise<void> {
-    const put = outboxPut(this.#tables, entry);
-    await this.#durable(observed(put.table.put(put.key, put.value)), this.#tables.env);
+    await this.#durable(observed(this.#tables.env.childTransaction(() => outboxReplace(this.#tables, entry))), this.#tables.env);
+  }
+
+  /** Returns true while the outbox holds the entry (checkpointed commits only: read it after the deliverer's outboxDue). */
+  outboxHas(id: string): boolean {
+    return outboxHas(this.#tables, id);
   }
 
   /** Removes an outbox entry (nothing if absent); resolves once durable. */

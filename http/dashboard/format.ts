@@ -27,6 +27,16 @@ export function agoText(then: Millis, at: Millis): string {
   return `${durationText(ms).split(" ").slice(0, 2).join(" ")} ago`;
 }
 
+/** Returns the first instant after `at` at which agoText(then, ·) reads differently from agoText(then, at). */
+export function agoTextChangesAt(then: Millis, at: Millis): Millis {
+  const ms = at - then;
+  if (ms < 5 * SECOND) return then + 5 * SECOND;
+  // agoText shows the count of the largest unit that fits; it changes when that count does (a larger
+  // unit starts to fit at one of those instants too: 60 seconds, 60 minutes, 24 hours)
+  for (const [, size] of UNITS) if (ms >= size) return then + (Math.floor(ms / size) + 1) * size;
+  return then + SECOND;
+}
+
 /** Returns an instant as "2026-01-15 12:00:00 UTC". */
 export function exactText(at: Millis): string {
   return new Date(at).toISOString().slice(0, 19).replace("T", " ") + " UTC";

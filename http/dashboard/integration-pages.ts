@@ -34,7 +34,8 @@ export function integrationsPage(viewer: Viewer, opts: {
 <td>${row.checks.length === 0 ? "none" : row.checks.map((c) => html`<a href="/checks/${c.uuid}">${c.name === "" ? "(unnamed)" : c.name}</a> `)}</td>
 <td>${row.pending} pending, ${row.failed} failed${row.lastError === null ? "" : html`<br><span class="error">last error: ${row.lastError}</span>`}</td>
 <td>${viewer.readonly ? "" : html`<form method="post" action="${base}/${row.channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
-<button type="submit" aria-label="Test ${row.channel.name}">Test</button></form>`}</td></tr>`);
+<button type="submit" aria-label="Test ${row.channel.name}">Test</button></form>
+<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}</td></tr>`);
   const tested = opts.tested;
   const v = opts.values;
   return documentOf({
@@ -56,6 +57,22 @@ ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p
 <label for="i-value">Value</label><textarea id="i-value" name="value" rows="3" required>${v.value}</textarea>
 <ul class="hint">${CHANNEL_KINDS.map((k) => html`<li><b>${k}</b>: ${VALUE_HINTS[k]}</li>`)}</ul>
 <button type="submit">Add integration</button></form>`}`,
+  });
+}
+
+/** "Remove" asks first: what goes (the integration, its assignments, its waiting notifications), then a POST does it. */
+export function removeIntegrationPage(viewer: Viewer, opts: { project: Project; channel: Channel; checks: readonly Check[] }): string {
+  const base = `/projects/${opts.project.id}/integrations`;
+  const name = opts.channel.name === "" ? "(unnamed)" : opts.channel.name;
+  return documentOf({
+    title: "Remove integration",
+    viewer,
+    nav: projectNav(opts.project, viewer),
+    body: html`<h1>Remove the ${opts.channel.kind} integration “${name}”?</h1>
+<p>${opts.checks.length === 0 ? "No check uses it." : `${opts.checks.length} check${opts.checks.length === 1 ? "" : "s"} will stop notifying it.`}
+Its notifications still waiting to be sent are dropped; this cannot be undone.</p>
+<div class="controls"><form method="post" action="${base}/${opts.channel.id}/remove" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
+<button type="submit" class="danger">Remove for good</button></form> <a class="button" href="${base}">Cancel</a></div>`,
   });
 }
 

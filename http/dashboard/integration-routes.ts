@@ -1,11 +1,12 @@
 // The integrations page: each integration with its delivery state, "Test" (sent at once through the
-// process's test notification), and adding one (the admin API's operation: admin token only).
+// process's test notification), adding one (the admin API's operation: admin token only), and removing
+// one (any session that may write: as "Test", it acts on the project's own integrations).
 import type { Channel, Project } from "../../engine/model.ts";
-import { httpError, reasonOf } from "../errors.ts";
+import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { channelInputOf } from "../admin-input.ts";
 import { presentChannelStates } from "../present.ts";
 import type { Access, DashboardContext } from "./context.ts";
-import { integrationsPage } from "./integration-pages.ts";
+import { integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 /** Registers the integrations pages. */
@@ -43,6 +44,24 @@ export function integrationRoutes(ctx: DashboardContext): void {
     if (channel === undefined) throw httpError(404, "integration not found");
     const error = await deps.sendTestNotification(project, channel, clock.now());
     return htmlResponse(await integrationsHtml(access, project, { ...NO_FORM, tested: { channel, error } }));
+  });
+
+  route("GET", "/projects/:project/integrations/:channel/remove", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    const channel = (await pool.listChannels(project.id)).find((c) => c.id === param(event, "channel"));
+    if (channel === undefined) throw httpError(404, "integration not found");
+    const checks = (await pool.listChecks(project.id, { tags: [] })).filter((c) => c.channels.includes(channel.id));
+    return htmlResponse(removeIntegrationPage(access.viewer, { project, channel, checks }));
+  });
+
+  route("POST", "/projects/:project/integrations/:channel/remove", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    await writeForm(event, access); // the CSRF token, and no read-only session
+    unwrap(await pool.removeChannel(project.id, param(event, "channel"), clock.now()));
+    return redirect(`/projects/${project.id}/integrations`);
   });
 
   // adding an integration is the admin API's operation: only the admin token does it here too

@@ -1,8 +1,8 @@
 // The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
 // table's rows) out. Every value is interpolated through `html`, which escapes it.
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
-import { statusAt } from "../../engine/status.ts";
-import { agoText, durationText, exactText } from "./format.ts";
+import { graceStartAt, statusAt } from "../../engine/status.ts";
+import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
 import { html } from "./html.ts";
 
@@ -20,6 +20,27 @@ export function statusWordOf(check: Check, at: Millis): StatusWord {
   const status = statusAt(check, at);
   if (check.lastStartAt !== null && status !== "down" && status !== "paused") return "started";
   return status;
+}
+
+/**
+ * Returns a check's status word at `at` and an instant after `at` before which time alone does not change
+ * it (Infinity when it never does): the instants at which statusAt can change without a command, the
+ * grace start, its end, and an open run's end, whichever comes first.
+ */
+export function statusWordUntil(check: Check, at: Millis): { word: StatusWord; untilAt: Millis } {
+  let untilAt = Infinity;
+  const consider = (instant: Millis) => { if (instant > at && instant < untilAt) untilAt = instant; };
+  if (check.lastStartAt !== null) consider(check.lastStartAt + check.graceMs);
+  if (check.status === "up") {
+    const graceAt = graceStartAt(check, { withStarted: false });
+    if (graceAt !== null) { consider(graceAt); consider(graceAt + check.graceMs); }
+  }
+  return { word: statusWordOf(check, at), untilAt };
+}
+
+/** Returns an instant after `at` before which time alone changes nothing the check's row shows (its word, its "last ping ... ago"). */
+export function rowTextUntil(check: Check, at: Millis, statusUntilAt: Millis): Millis {
+  return check.lastPingAt === null ? statusUntilAt : Math.min(statusUntilAt, agoTextChangesAt(check.lastPingAt, at));
 }
 
 export function statusBadge(word: StatusWord): Html {
@@ -116,6 +137,8 @@ export type ChecksPage = {
   readonly wordOf: (check: Check) => StatusWord;
   /** How a check is named in URLs: uuid, or unique_key for read-only viewers. */
   readonly refOf: (check: Check) => string;
+  /** The rows' ETag (rows-etag.ts): the auto-refresh sends it back in If-None-Match. */
+  readonly etag: string;
 };
 
 export function checksPage(viewer: Viewer, data: ChecksPage): string {
@@ -142,7 +165,7 @@ ${checkRows(data)}
 }
 
 /** The table body alone: the auto-refresh fetches this and swaps it in; `data-down` updates the title. */
-export function checkRows(data: Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf">): Html {
+export function checkRows(data: Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag">): Html {
   const rows = data.checks.map((check) => {
     const word = data.wordOf(check);
     return html`<tr class="row-${word}"><td>${statusBadge(word)}</td>
@@ -153,7 +176,7 @@ export function checkRows(data: Pick<ChecksPage, "checks" | "at" | "down" | "ref
 <td>${check.lastDurationMs === null || check.lastDurationMs <= 0 ? "" : durationText(check.lastDurationMs)}</td></tr>`;
   });
   const empty = data.checks.length === 0 ? html`<tr><td colspan="6">No checks match.</td></tr>` : "";
-  return html`<tbody id="check-rows" data-down="${data.down}">${rows}${empty}</tbody>`;
+  return html`<tbody id="check-rows" data-down="${data.down}" data-etag="${data.etag}">${rows}${empty}</tbody>`;
 }
 
 export function tagsOf(tags: string): string[] {

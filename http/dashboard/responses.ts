@@ -55,8 +55,13 @@ export function sessionCookie(value: string, opts: { maxAgeMs: Millis; secure: b
   return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(opts.maxAgeMs / 1000)}${opts.secure ? "; Secure" : ""}`;
 }
 
-export function htmlResponse(body: string, status = 200): HTTPResponse {
-  return new HTTPResponse(body, { status, headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" } });
+export function htmlResponse(body: string, status = 200, headers: Record<string, string> = {}): HTTPResponse {
+  return new HTTPResponse(body, { status, headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8", ...headers } });
+}
+
+/** 304 Not Modified for a conditional request whose ETag still holds (sent back as the response's ETag). */
+export function notModified(etag: string): HTTPResponse {
+  return new HTTPResponse(null, { status: 304, headers: { ...SECURITY_HEADERS, etag } });
 }
 
 export function redirect(location: string, headers: Record<string, string> = {}): HTTPResponse {

@@ -26,9 +26,10 @@ import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { integrationRoutes } from "./integration-routes.ts";
 import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
-import { checkFormPage, checkRows, checksPage, errorPage, projectsPage, settingsPage, signInPage, statusWordOf, tagsOf } from "./pages.ts";
+import { checkFormPage, checkRows, checksPage, errorPage, projectsPage, rowTextUntil, settingsPage, signInPage, statusWordOf, statusWordUntil, tagsOf } from "./pages.ts";
+import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import {
-  COOKIE, cookieOf, FailureCounter, formOf, htmlResponse, loadAssets, param, redirect, refuseCrossSite, SECURITY_HEADERS,
+  COOKIE, cookieOf, FailureCounter, formOf, htmlResponse, loadAssets, notModified, param, redirect, refuseCrossSite, SECURITY_HEADERS,
   sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded,
 } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
@@ -176,12 +177,23 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- checks ----------------------------------------------------------------------------------
 
-  const checksData = async (access: Access, project: Project, params: URLSearchParams) => {
+  const checksData = async (access: Access, project: Project, search: string) => {
+    const params = new URLSearchParams(search);
+    // the version first: the list read after it shows at least that version (a change in between makes
+    // the next conditional refresh a full one, never a stale 304)
+    const version = await pool.projectVersion(project.id);
     const at = clock.now();
     const filter = filterOf(params);
     const all = await pool.listChecks(project.id, { tags: [] });
-    // each check's status once: filter, sort and rows all need it, and a cron schedule's is not free
-    const words = new Map(all.map((c) => [c, statusWordOf(c, at)]));
+    // each check's status once: filter, sort and rows all need it, and a cron schedule's is not free;
+    // with it, the first instant at which time alone changes what any row shows (rows-etag.ts)
+    const words = new Map<Check, StatusWord>();
+    let untilAt = Infinity;
+    for (const check of all) {
+      const status = statusWordUntil(check, at);
+      words.set(check, status.word);
+      untilAt = Math.min(untilAt, rowTextUntil(check, at, status.untilAt));
+    }
     const wordOf = (c: Check): StatusWord => words.get(c) ?? statusWordOf(c, at);
     const tags = [...new Set(all.flatMap((c) => tagsOf(c.tags)))].sort();
     const q = filter.q.trim().toLowerCase();
@@ -191,20 +203,29 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       .filter((c) => q === "" || c.name.toLowerCase().includes(q) || c.slug.includes(q) || (!access.viewer.readonly && c.uuid.includes(q)));
     sortChecks(shown, filter.sort, wordOf);
     const down = all.filter((c) => wordOf(c) === "down").length;
-    return { project, checks: shown, tags, filter, at, down, wordOf, refOf: (c: Check) => refFor(access.viewer, c) };
+    const etag = rowsEtag({ version, variant: rowsVariant(search, access.viewer.readonly), untilAt });
+    return { project, checks: shown, tags, filter, at, down, wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag };
   };
 
   route("GET", "/projects/:project/checks", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    return htmlResponse(checksPage(access.viewer, await checksData(access, project, event.url.searchParams)));
+    return htmlResponse(checksPage(access.viewer, await checksData(access, project, event.url.search)));
   });
 
-  // the auto-refresh: only the table's rows, with the down count for the title
+  // the auto-refresh: only the table's rows, with the down count for the title; 304 while they would be
+  // the same as the ones the client has (rows-etag.ts), which costs one small question to the shard
   route("GET", "/projects/:project/checks/rows", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    return htmlResponse(checkRows(await checksData(access, project, event.url.searchParams)).text);
+    const ifNoneMatch = event.req.headers.get("if-none-match");
+    if (ifNoneMatch !== null) {
+      const current = { version: await pool.projectVersion(project.id), variant: rowsVariant(event.url.search, access.viewer.readonly), at: clock.now() };
+      const fresh = freshEtag(ifNoneMatch, current);
+      if (fresh !== null) return notModified(fresh);
+    }
+    const data = await checksData(access, project, event.url.search);
+    return htmlResponse(checkRows(data).text, 200, { etag: data.etag });
   });
 
   route("GET", "/projects/:project/checks/new", async (event) => {

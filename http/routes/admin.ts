@@ -51,6 +51,16 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     },
   }, options);
 
+  // Removing an integration: no check notifies it any more, and its waiting notifications are dropped
+  endpoint(app, "/admin/v1/projects/:id/channels/:channel", {
+    DELETE: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const removed = await pool.removeChannel(projectId, event.context.params?.channel ?? "", clock.now());
+      return json(presentChannel(unwrap(removed)));
+    },
+  }, options);
+
   // CONTRACT "Alerting fields of a check": the project-wide mute (a maintenance window)
   endpoint(app, "/admin/v1/projects/:id/mute", {
     POST: async (event) => {

@@ -346,12 +346,52 @@ async function browserTests(): Promise<void> {
     await page.getByText(/^Test notification through dead hook failed: \S/).waitFor();
   });
 
+  test("a project key removes an integration (confirmed, CSRF-checked); the API no longer lists it, nor its check", async () => {
+    const { channels } = await api<{ channels: { id: string; name: string }[] }>("GET", "/api/v3/channels/");
+    const dead = channels.find((c) => c.name === "dead hook");
+    assert.ok(dead);
+    const target = await api<CheckJson & { channels: string }>("POST", "/api/v3/checks/", { name: "Removal target", channels: dead.id });
+    assert.is(target.channels, dead.id);
+    await rw.goto(`${server.url}/projects/${project.id}/integrations`);
+    const cookie = await cookieHeader(rw);
+    const post = (form: Record<string, string>) => fetch(`${server.url}/projects/${project.id}/integrations/${dead.id}/remove`, {
+      method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form), redirect: "manual",
+    });
+    assert.is((await post({ csrf: "forged" })).status, 403, "a forged CSRF token is refused");
+    const readOnly = await signedIn(project.api_key_readonly);
+    const refused = await fetch(`${server.url}/projects/${project.id}/integrations/${dead.id}/remove`, {
+      method: "POST", headers: { cookie: await cookieHeader(readOnly), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: await csrfOf(readOnly) }), redirect: "manual",
+    });
+    assert.is(refused.status, 403, "a read-only session may not remove");
+    await readOnly.getByRole("button", { name: "Sign out" }).click();
+    await readOnly.getByLabel("Admin token or API key").waitFor();
+    assert.ok((await api<{ channels: { id: string }[] }>("GET", "/api/v3/channels/")).channels.some((c) => c.id === dead.id), "still there");
+    await rw.getByRole("link", { name: "Remove dead hook" }).click();
+    await rw.getByRole("heading", { name: /Remove the webhook integration “dead hook”\?/ }).waitFor();
+    await rw.getByText("1 check will stop notifying it.").waitFor();
+    await shot(rw, "integration-remove");
+    await rw.getByRole("button", { name: "Remove for good" }).click();
+    await rw.getByRole("heading", { name: "Integrations" }).waitFor();
+    await rw.getByRole("cell", { name: "local hook", exact: true }).waitFor();
+    assert.is(await rw.getByRole("cell", { name: "dead hook", exact: true }).count(), 0);
+    const after = await api<{ channels: { id: string }[] }>("GET", "/api/v3/channels/");
+    assert.not.ok(after.channels.some((c) => c.id === dead.id), "the API no longer lists it");
+    assert.is((await api<{ channels: string }>("GET", `/api/v3/checks/${target.uuid}`)).channels, "", "nor does its check");
+    const gone = await ok<unknown>(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
+    assert.not.ok(JSON.stringify(gone).includes(dead.id));
+    await api("DELETE", `/api/v3/checks/${target.uuid}`);
+  });
+
   test("the checks table updates itself when the virtual clock makes a check go down", async () => {
     await rw.goto(`${server.url}/projects/${project.id}/checks`);
     const row = rw.getByRole("row", { name: /Nightly backup/ });
     await row.getByText("up", { exact: true }).waitFor();
     assert.not.match(await rw.title(), /down/);
     await rw.evaluate(() => { (window as unknown as { stayed: boolean }).stayed = true; }); // gone if the page reloads
+    // nothing changes meanwhile: the script's refresh sends the rows' ETag and gets a 304
+    const unchanged = await rw.waitForResponse((r) => r.url().includes("/checks/rows") && r.status() === 304, { timeout: 10_000 });
+    assert.ok((await unchanged.request().allHeaders())["if-none-match"]?.startsWith('W/"'));
     await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 3600 + 601 } }));
     await row.getByText("down", { exact: true }).waitFor({ timeout: 10_000 });
     await rw.waitForFunction(() => document.title.startsWith("(1 down)"));
@@ -373,8 +413,10 @@ async function browserTests(): Promise<void> {
     const page = rw;
     await page.goto(`${server.url}/projects/${project.id}/checks`);
     await page.getByRole("cell", { name: XSS_NAME }).waitFor();
-    // wait for one auto-refresh (the rows are replaced) so the refreshed markup is checked too
+    // wait for one auto-refresh (the rows are replaced) so the refreshed markup is checked too: a ping
+    // changes the project, so the next refresh brings the rows instead of a 304
     await page.evaluate(() => { document.getElementById("check-rows")?.setAttribute("data-old", "1"); });
+    assert.is((await fetch(`${server.url}/ping/${made.uuid}`)).status, 200);
     await page.waitForFunction(() => document.getElementById("check-rows")?.getAttribute("data-old") === null, undefined, { timeout: 10_000 });
     assert.is(await page.locator("img[src=x]").count(), 0);
     await page.getByRole("link", { name: XSS_NAME }).click();

@@ -1,6 +1,7 @@
 // The deliverer's outbox on a real store: LMDB in a temp dir, seen through the wiring a shard uses
 // (shardOutbox, with its per-shard filter), so a test exercises what production runs.
 import type { OutboxEntry } from "../../engine/changes.ts";
+import { noChanges } from "../../engine/changes.ts";
 import { shardOutbox } from "../../app/shard-outbox.ts";
 import type { Outbox } from "../../notify/deliverer.ts";
 import { openStore } from "../../persistence/store.ts";
@@ -39,10 +40,14 @@ export class StoreOutbox implements Outbox {
   outboxDelete(id: string): Promise<void> {
     return this.#view.outboxDelete(id);
   }
+  outboxHas(id: string): boolean {
+    return this.#view.outboxHas?.(id) ?? true;
+  }
 
   /** Stores an entry as a shard's commit would have (a later flip committed while the deliverer runs). */
   async add(entry: OutboxEntry): Promise<void> {
-    await this.#store.outboxUpdate(entry);
+    await this.#store.commit({ ...noChanges(), outbox: [entry] });
+    await this.#store.checkpoint();
   }
   /** Every entry in the table, of every shard, ordered by id. */
   all(): OutboxEntry[] {

@@ -11,7 +11,11 @@
     let timer = null;
     async function tick() {
       try {
-        const response = await fetch(url, { credentials: "same-origin", headers: { accept: "text/html" } });
+        // the rows' ETag: the server answers 304 (no body, next to no work) while they would not change
+        const etag = document.getElementById("check-rows")?.dataset.etag;
+        const headers = etag ? { accept: "text/html", "if-none-match": etag } : { accept: "text/html" };
+        const response = await fetch(url, { credentials: "same-origin", cache: "no-store", headers });
+        if (response.status === 304) { schedule(); return; }
         if (!response.ok || !response.url.includes("/checks/rows")) return; // signed out: stop quietly
         const parsed = new DOMParser().parseFromString(`<table>${await response.text()}</table>`, "text/html");
         const rows = parsed.getElementById("check-rows");
