@@ -1,6 +1,7 @@
 // The command log on plain files: each writer (one store, in one thread) appends framed records to its
-// own segment files in DATA_DIR/log and makes them durable with one write and one fdatasync per group
-// of appends (every append of an event-loop turn, and every append made while the previous group was
+// own segment files in DATA_DIR/log and makes them durable with one write per group of appends, to a
+// file opened with O_DSYNC (the write returns once the data is on disk, as a write and an fdatasync
+// would, in one call and one hop to the I/O thread pool) (every append of an event-loop turn, and every append made while the previous group was
 // syncing, share one sync). Measured on this machine: a synced append writes one 4 kB page, about
 // 400 B a record at 20 records a sync, against 1,400-1,900 B for a synced LMDB transaction.
 //
@@ -12,7 +13,7 @@
 //
 // A file is named <process identity>_<writer>_<segment>.log. A checkpoint starts a new segment; older
 // segments go once the tables hold all of their records.
-import { closeSync, openSync, readdirSync, readFileSync, rmSync, fsyncSync } from "node:fs";
+import { closeSync, constants, openSync, readdirSync, readFileSync, rmSync, fsyncSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
@@ -99,7 +100,7 @@ export function syncDir(dir: string): void {
 type Segment = { readonly name: string; readonly handle: Promise<FileHandle>; end: number; lastPosition: number; busy: boolean };
 type Waiting = { readonly frames: Buffer[]; readonly positions: number[]; readonly resolve: (positions: number[]) => void; readonly reject: (error: unknown) => void };
 
-/** One writer's log in `dir`: appends are grouped, written and (with `sync`) fdatasync'ed together. */
+/** One writer's log in `dir`: appends are grouped and written together (with `sync`, durably). */
 export class FileLog implements CommandLog {
   readonly #dir: string;
   readonly #writer: string;
@@ -113,7 +114,7 @@ export class FileLog implements CommandLog {
   #writing = false;
   #scheduled = false;
 
-  /** `sync`: each group is on disk (fdatasync) before its appends resolve; otherwise once written (survives a crash of the process). */
+  /** `sync`: each group is on disk (O_DSYNC) before its appends resolve; otherwise once written (survives a crash of the process). */
   constructor(dir: string, writer: string, options: { readonly sync: boolean }) {
     this.#dir = dir;
     this.#writer = writer;
@@ -194,7 +195,6 @@ export class FileLog implements CommandLog {
         const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, segment.end + done);
         done += bytesWritten;
       }
-      if (this.#sync) await handle.datasync();
       segment.end += bytes.length; // only now: a failed group is overwritten by the next
       segment.lastPosition = group.at(-1)!.positions.at(-1)!;
       for (const w of group) w.resolve(w.positions);
@@ -218,7 +218,8 @@ export class FileLog implements CommandLog {
     this.#rollPending = false;
     const name = `${this.#identity}_${this.#writer}_${String(++this.#segmentNumber).padStart(6, "0")}.log`;
     const path = join(this.#dir, name);
-    const handle = open(path, "wx", 0o600).then((opened) => {
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (this.#sync ? constants.O_DSYNC : 0);
+    const handle = open(path, flags, 0o600).then((opened) => {
       if (this.#sync) syncDir(this.#dir); // the new file's name must survive power loss with its records
       return opened;
     });
