@@ -3,22 +3,44 @@
 // beside the same run's advance that queued their down notifications (the baseline). One shard with a
 // real LMDB store; no deliverer runs (the time is the engine's and the commit's).
 //   npm run -s build && node dist/bench/reminders.bench.js [checks]
+// With REMINDERS_PROFILE=<dir>, each of the two timed advances is CPU-profiled on its own (node:inspector)
+// and the self-time summary of each is printed after the figures.
 import { performance } from "node:perf_hooks";
+import { Session } from "node:inspector/promises";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ShardHost } from "../host/shard-host.ts";
 import { Shard } from "../engine/shard.ts";
 import { HOUR, MINUTE } from "../engine/model.ts";
 import { pingOf, scenarioProject, sequentialIds } from "./scenarios.ts";
+import { profileDetails } from "./cpu-profile.ts";
 
 const CHECKS = Number(process.argv[2] ?? 100_000);
 const PER_PROJECT = 1_000;
 const T0 = Date.UTC(2026, 0, 1);
+const PROFILE_DIR = process.env.REMINDERS_PROFILE ?? "";
+
+/** Runs `section`, CPU-profiled into PROFILE_DIR/<name>.cpuprofile when REMINDERS_PROFILE is set. */
+async function profiled<T>(name: string, section: () => Promise<T> | T): Promise<T> {
+  if (PROFILE_DIR === "") return section();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await section();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 /** The engine alone (no store): one advance that queues every reminder, beside the pings that made the checks down. */
-function pureShard(): void {
+async function pureShard(): Promise<void> {
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   shard.createProject(scenarioProject("p"), T0);
   shard.addChannel({ id: "c", projectId: "p", name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, T0);
@@ -32,17 +54,21 @@ function pureShard(): void {
   for (const uuid of uuids) shard.ping(pingOf({ uuid }, T0 + 500, { signal: "fail" }));
   const downs = shard.takeChanges().outbox.length;
   const downMs = performance.now() - started;
-  started = performance.now();
-  shard.advance(T0 + 500 + HOUR);
-  const reminders = shard.takeChanges().outbox.filter((entry) => entry.reminder === 1).length;
-  const reminderMs = performance.now() - started;
+  let reminderMs = 0;
+  const reminders = await profiled("engine-alone", () => {
+    started = performance.now();
+    shard.advance(T0 + 500 + HOUR);
+    const queued = shard.takeChanges().outbox.filter((entry) => entry.reminder === 1).length;
+    reminderMs = performance.now() - started;
+    return queued;
+  });
   if (downs !== CHECKS || reminders !== CHECKS) throw new Error(`pure shard queued ${downs} downs, ${reminders} reminders`);
   console.log(`engine alone (Shard, no store): ${CHECKS} fail pings ${downMs.toFixed(0)} ms (baseline); ` +
     `one advance queuing ${reminders} reminders ${reminderMs.toFixed(0)} ms (${(reminderMs / downMs).toFixed(2)}x)`);
 }
 
 async function main(): Promise<void> {
-  pureShard();
+  await pureShard();
   const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-"));
   const host = await ShardHost.open({ dataDir: dir, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
   try {
@@ -66,9 +92,12 @@ async function main(): Promise<void> {
     const downMs = performance.now() - started;
     await host.checkpoint();
     const afterDown = (await host.apply({ kind: "outbox" })).length;
-    started = performance.now();
-    await host.advance(downAt + HOUR); // one advance: every reminder due in that second, queued and committed
-    const reminderMs = performance.now() - started;
+    let reminderMs = 0;
+    await profiled("committed", async () => {
+      started = performance.now();
+      await host.advance(downAt + HOUR); // one advance: every reminder due in that second, queued and committed
+      reminderMs = performance.now() - started;
+    });
     const all = await host.apply({ kind: "outbox" });
     const reminders = all.filter((entry) => entry.reminder === 1).length;
     if (afterDown !== uuids.length || reminders !== uuids.length) throw new Error(`queued ${afterDown} downs, ${reminders} reminders`);
@@ -83,3 +112,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (PROFILE_DIR !== "") for (const line of profileDetails(PROFILE_DIR)) console.log(line);
