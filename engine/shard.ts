@@ -1,7 +1,7 @@
 // Shard: owns a disjoint set of projects with their channels and checks, in memory, and one timer
 // wheel of their deadlines. Every command takes `at` last and is applied synchronously; what must be
 // stored accumulates until the host takes it with `takeChanges()` and commits it before answering.
-import type { Changes, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
+import type { Changes, NoticeCheck, PingWrite } from "./changes.ts";
 import { noChanges, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
@@ -361,17 +361,18 @@ export class Shard {
     const suffix = notice === null ? "" : reminder === null ? "-m" : `-r${reminder}`;
     const idHead = `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-`;
     let shown: NoticeCheck | null = null; // one per check, shared by the entries of its channels
+    const lastRecord = lastPing?.record ?? null, lastBody = lastPing?.body ?? null;
+    const downSinceAt = notice?.downSinceAt ?? null; // the host fills in what the log knows
     for (const channel of this.#state.channels(check.projectId)) {
       if (!check.channels.includes(channel.id)) continue; // a check's channels are few: no Set
-      const entry: { -readonly [K in keyof OutboxEntry]: OutboxEntry[K] } = {
-        id: `${idHead}${channel.id}${suffix}`, projectId: check.projectId,
-        check: rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check)), flip, channel,
-        lastPing: lastPing?.record ?? null, lastPingBody: lastPing?.body ?? null, projectName,
-        downSinceAt: notice?.downSinceAt ?? null, // the host fills in what the log knows
-        attempts: 0, nextAttemptAt: flip.at, lastError: null,
-      };
-      if (reminder !== null) entry.reminder = reminder; // absent on a flip's notification
-      this.#changes.outbox.push(entry);
+      const id = `${idHead}${channel.id}${suffix}`;
+      const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
+      // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
+      this.#changes.outbox.push(reminder === null
+        ? { id, projectId: check.projectId, check: carried, flip, channel, lastPing: lastRecord, lastPingBody: lastBody, projectName,
+          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
+        : { id, projectId: check.projectId, check: carried, flip, channel, lastPing: lastRecord, lastPingBody: lastBody, projectName,
+          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, reminder });
     }
   }
 
