@@ -359,13 +359,14 @@ export class Shard {
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
     const reminder = notice?.reminder ?? null;
     const suffix = notice === null ? "" : reminder === null ? "-m" : `-r${reminder}`;
-    const idHead = `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-`;
+    const at = String(flip.at).padStart(15, "0"), n = String(flip.n).padStart(9, "0");
     let shown: NoticeCheck | null = null; // one per check, shared by the entries of its channels
     const lastRecord = lastPing?.record ?? null, lastBody = lastPing?.body ?? null;
     const downSinceAt = notice?.downSinceAt ?? null; // the host fills in what the log knows
     for (const channel of this.#state.channels(check.projectId)) {
       if (!check.channels.includes(channel.id)) continue; // a check's channels are few: no Set
-      const id = `${idHead}${channel.id}${suffix}`;
+      // joined, not concatenated: one flat string, where `+` builds a tree of pieces the encoder flattens again
+      const id = [at, check.uuid, n, channel.id + suffix].join("-");
       const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
       // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
       this.#changes.outbox.push(reminder === null
