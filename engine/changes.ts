@@ -18,6 +18,9 @@ export type PingWrite = {
  */
 export type NoticeCheck = Pick<Check, "uuid" | "name" | "slug" | "tags" | "desc" | "kind" | "timeoutMs" | "schedule" | "tz" | "nPings" | "createdAt">;
 
+/** What an entry keeps of its channel: all but what the entry has already (its project) or never shows (when it was made). */
+export type NoticeChannel = Pick<Channel, "id" | "name" | "kind" | "value">;
+
 /** A notification waiting in the durable outbox: the check (what it shows of it) and channel as they were at the flip. */
 export type OutboxEntry = {
   readonly id: string; // sortable: zero-padded flip time, check uuid, flip n, channel id
@@ -25,7 +28,7 @@ export type OutboxEntry = {
   /** The whole check for a channel that sends its API JSON, else its NoticeCheck (entries stored before this: always whole). */
   readonly check: NoticeCheck | Check;
   readonly flip: Flip;
-  readonly channel: Channel;
+  readonly channel: NoticeChannel; // entries stored before this: the whole channel
   readonly lastPing: PingRecord | null;
   readonly lastPingBody: Uint8Array | null;
   readonly projectName: string;
@@ -43,6 +46,11 @@ export function noticeCheckOf(check: Check): NoticeCheck {
     timeoutMs: check.timeoutMs, schedule: check.schedule, tz: check.tz, nPings: check.nPings, createdAt: check.createdAt };
 }
 
+/** Returns the part of the channel an entry keeps. */
+export function noticeChannelOf(channel: Channel): NoticeChannel {
+  return { id: channel.id, name: channel.name, kind: channel.kind, value: channel.value };
+}
+
 /** Returns true when the entry carries the whole check (not just its NoticeCheck). */
 export function isWholeCheck(check: NoticeCheck | Check): check is Check {
   return "status" in check;
@@ -52,7 +60,7 @@ export function isWholeCheck(check: NoticeCheck | Check): check is Check {
  * Returns true when the channel's notifications contain the check's API JSON, which needs the whole check:
  * a JSON webhook, or a webhook with $JSON in any of its templates (URLs, bodies, header values).
  */
-export function rendersCheckJson(channel: Channel): boolean {
+export function rendersCheckJson(channel: NoticeChannel): boolean {
   const value = channel.value;
   if (value.kind !== "webhook") return false;
   if (value.json) return true;

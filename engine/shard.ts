@@ -1,8 +1,8 @@
 // Shard: owns a disjoint set of projects with their channels and checks, in memory, and one timer
 // wheel of their deadlines. Every command takes `at` last and is applied synchronously; what must be
 // stored accumulates until the host takes it with `takeChanges()` and commits it before answering.
-import type { Changes, NoticeCheck, PingWrite } from "./changes.ts";
-import { noChanges, noticeCheckOf, rendersCheckJson } from "./changes.ts";
+import type { Changes, NoticeChannel, NoticeCheck, PingWrite } from "./changes.ts";
+import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
 import { assertNever, LIMITS } from "./model.ts";
@@ -35,6 +35,8 @@ export class Shard {
   readonly #wheel: TimerWheel<string>;
   #changes: Changes = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
+  // what entries keep of each channel, made once per channel record and shared by all its entries
+  readonly #noticeChannels = new WeakMap<Channel, NoticeChannel>();
 
   constructor(options: ShardOptions) {
     this.#newId = options.newId;
@@ -368,11 +370,13 @@ export class Shard {
       // joined, not concatenated: one flat string, where `+` builds a tree of pieces the encoder flattens again
       const id = [at, check.uuid, n, channel.id + suffix].join("-");
       const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
+      let kept = this.#noticeChannels.get(channel);
+      if (kept === undefined) this.#noticeChannels.set(channel, kept = noticeChannelOf(channel));
       // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
       this.#changes.outbox.push(reminder === null
-        ? { id, projectId: check.projectId, check: carried, flip, channel, lastPing: lastRecord, lastPingBody: lastBody, projectName,
+        ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
           downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
-        : { id, projectId: check.projectId, check: carried, flip, channel, lastPing: lastRecord, lastPingBody: lastBody, projectName,
+        : { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
           downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, reminder });
     }
   }

@@ -1,6 +1,6 @@
 // What to send for one outbox entry: the reference's payloads (fact sheet §4–§7), rendered from the
 // check, flip and last ping as they were at the flip (Project decision §2). Pure: no I/O, no clock.
-import type { NoticeCheck, OutboxEntry } from "../engine/changes.ts";
+import type { NoticeChannel, NoticeCheck, OutboxEntry } from "../engine/changes.ts";
 import { isWholeCheck } from "../engine/changes.ts";
 import type { Channel, ChannelKind, Check, Millis, NtfySpec, PingRecord, WebhookSpec } from "../engine/model.ts";
 import { assertNever, tagsOf } from "../engine/model.ts";
@@ -86,7 +86,7 @@ export function cloakedUrl(check: Pick<Check, "uuid">, siteRoot: string): string
 
 type Facts = {
   readonly check: NoticeCheck | Check; // whole only for channels that send the check's API JSON (rendersCheckJson)
-  readonly channel: Channel;
+  readonly channel: NoticeChannel;
   readonly direction: Direction;
   readonly at: Millis; // the flip's instant: "now" of every relative time
   readonly reason: string; // long form, "" when none

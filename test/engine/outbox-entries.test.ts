@@ -1,9 +1,10 @@
 // What an outbox entry carries of its check: what the notification shows (NoticeCheck), and the whole
-// check only for a channel that sends the check's API JSON (a JSON webhook, or $JSON in a template).
+// check only for a channel that sends the check's API JSON (a JSON webhook, or $JSON in a template);
+// of its channel, all but its project and creation time (NoticeChannel).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Shard } from "../../engine/shard.ts";
-import { isWholeCheck, noticeCheckOf } from "../../engine/changes.ts";
+import { isWholeCheck, noticeChannelOf, noticeCheckOf } from "../../engine/changes.ts";
 import type { Channel, WebhookSpec } from "../../engine/model.ts";
 import { HOUR, MINUTE } from "../../engine/model.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
@@ -46,6 +47,7 @@ test("down and reminder entries: the whole check only for channels that send its
       const wantWhole = entry.channel.id === "json" || entry.channel.id === "json-in-header";
       assert.is(isWholeCheck(entry.check), wantWhole, `${what} ${entry.channel.id}`);
       assert.equal(entry.check, wantWhole ? stored : noticeCheckOf(stored), `${what} ${entry.channel.id}`);
+      assert.equal(entry.channel, noticeChannelOf(CHANNELS.find((c) => c.id === entry.channel.id) ?? CHANNELS[0]), `${what} ${entry.channel.id}`);
     }
   }
 });

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Channel, Flip, WebhookSpec } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
-import { noticeCheckOf } from "../../engine/changes.ts";
+import { noticeChannelOf, noticeCheckOf } from "../../engine/changes.ts";
 import { isPrivateAddress } from "../../notify/private-ip.ts";
 import { pyJson } from "../../notify/py-json.ts";
 import type { Delivery, HttpRequest } from "../../notify/render.ts";
@@ -207,7 +207,7 @@ test("email: subject names the new status and check; text and HTML carry the fac
 
 // ---- wording and addresses -----------------------------------------------------------------------
 
-test("an entry with only what the notification shows of its check renders exactly as one with the whole check", () => {
+test("an entry with only what the notification shows of its check (and channel) renders exactly as one with the whole records", () => {
   const checks = [
     check({ name: "Nightly *backup*", slug: "nightly", tags: "db prod", desc: "Runs at 2", status: "down", nPings: 12, createdAt: T0 - 9 * DAY }),
     check({ name: "", kind: "cron", schedule: "*/5 * * * *", tz: "Europe/Riga", status: "up", nPings: 3 }),
@@ -226,7 +226,7 @@ test("an entry with only what the notification shows of its check renders exactl
     const whole = { ...outboxEntry({ check: c, channel: ch, flip: f, lastPing: ping({ kind: "fail", at: T0 - 5 * MINUTE, exitStatus: 2 }),
       extras: { lastPingBody: new TextEncoder().encode("log *line*"), projectName: "ops", downSinceAt: T0 - HOUR } }),
       ...(reminder === undefined || f.to === "up" ? {} : { reminder }) };
-    const lean = { ...whole, check: noticeCheckOf(c) };
+    const lean = { ...whole, check: noticeCheckOf(c), channel: noticeChannelOf(ch) };
     const want = render(whole, SITE);
     assert.equal(render(lean, SITE), want, `${ch.kind} ${f.to} ${c.kind} reminder ${reminder}`);
     if (want !== null) rendered++;
