@@ -3,22 +3,50 @@
 // beside the same run's advance that queued their down notifications (the baseline). One shard with a
 // real LMDB store; no deliverer runs (the time is the engine's and the commit's).
 //   npm run -s build && node dist/bench/reminders.bench.js [checks]
+// With REMINDERS_PROFILE=<dir>, each of the two timed advances is CPU-profiled on its own (node:inspector)
+// and the self-time summary of each is printed after the figures.
 import { performance } from "node:perf_hooks";
+import { Session } from "node:inspector/promises";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ShardHost } from "../host/shard-host.ts";
 import { Shard } from "../engine/shard.ts";
 import { HOUR, MINUTE } from "../engine/model.ts";
 import { pingOf, scenarioProject, sequentialIds } from "./scenarios.ts";
+import { profileDetails } from "./cpu-profile.ts";
 
 const CHECKS = Number(process.argv[2] ?? 100_000);
 const PER_PROJECT = 1_000;
 const T0 = Date.UTC(2026, 0, 1);
+const PROFILE_DIR = process.env.REMINDERS_PROFILE ?? "";
+
+/** CPU milliseconds this process has used (every thread, the collector's helpers too): on a shared machine, beside wall time. */
+function cpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
+/** Runs `section`, CPU-profiled into PROFILE_DIR/<name>.cpuprofile when REMINDERS_PROFILE is set. */
+async function profiled<T>(name: string, section: () => Promise<T> | T): Promise<T> {
+  if (PROFILE_DIR === "") return section();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await section();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 /** The engine alone (no store): one advance that queues every reminder, beside the pings that made the checks down. */
-function pureShard(): void {
+async function pureShard(): Promise<void> {
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   shard.createProject(scenarioProject("p"), T0);
   shard.addChannel({ id: "c", projectId: "p", name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, T0);
@@ -28,21 +56,27 @@ function pureShard(): void {
     if (made.ok) uuids.push(made.value.check.uuid);
   }
   shard.takeChanges();
-  let started = performance.now();
+  let started = performance.now(), cpuAt = cpuMs();
   for (const uuid of uuids) shard.ping(pingOf({ uuid }, T0 + 500, { signal: "fail" }));
   const downs = shard.takeChanges().outbox.length;
-  const downMs = performance.now() - started;
-  started = performance.now();
-  shard.advance(T0 + 500 + HOUR);
-  const reminders = shard.takeChanges().outbox.filter((entry) => entry.reminder === 1).length;
-  const reminderMs = performance.now() - started;
+  const downMs = performance.now() - started, downCpu = cpuMs() - cpuAt;
+  let reminderMs = 0, reminderCpu = 0;
+  const reminders = await profiled("engine-alone", () => {
+    started = performance.now();
+    cpuAt = cpuMs();
+    shard.advance(T0 + 500 + HOUR);
+    const queued = shard.takeChanges().outbox.filter((entry) => entry.reminder === 1).length;
+    reminderMs = performance.now() - started;
+    reminderCpu = cpuMs() - cpuAt;
+    return queued;
+  });
   if (downs !== CHECKS || reminders !== CHECKS) throw new Error(`pure shard queued ${downs} downs, ${reminders} reminders`);
-  console.log(`engine alone (Shard, no store): ${CHECKS} fail pings ${downMs.toFixed(0)} ms (baseline); ` +
-    `one advance queuing ${reminders} reminders ${reminderMs.toFixed(0)} ms (${(reminderMs / downMs).toFixed(2)}x)`);
+  console.log(`engine alone (Shard, no store): ${CHECKS} fail pings ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline); ` +
+    `one advance queuing ${reminders} reminders ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms (${(reminderMs / downMs).toFixed(2)}x)`);
 }
 
 async function main(): Promise<void> {
-  pureShard();
+  await pureShard();
   const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-"));
   const host = await ShardHost.open({ dataDir: dir, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
   try {
@@ -59,22 +93,27 @@ async function main(): Promise<void> {
     await host.checkpoint();
     // every check fails at the same instant: down, its down notification queued, its first reminder due at T0 + 1 h
     const downAt = T0 + 500;
-    let started = performance.now();
+    let started = performance.now(), cpuAt = cpuMs();
     for (let i = 0; i < uuids.length; i += 10_000) {
       await host.apply({ kind: "pingBatch", pings: uuids.slice(i, i + 10_000).map((uuid) => pingOf({ uuid }, downAt, { signal: "fail" })) });
     }
-    const downMs = performance.now() - started;
+    const downMs = performance.now() - started, downCpu = cpuMs() - cpuAt;
     await host.checkpoint();
     const afterDown = (await host.apply({ kind: "outbox" })).length;
-    started = performance.now();
-    await host.advance(downAt + HOUR); // one advance: every reminder due in that second, queued and committed
-    const reminderMs = performance.now() - started;
+    let reminderMs = 0, reminderCpu = 0;
+    await profiled("committed", async () => {
+      started = performance.now();
+      cpuAt = cpuMs();
+      await host.advance(downAt + HOUR); // one advance: every reminder due in that second, queued and committed
+      reminderMs = performance.now() - started;
+      reminderCpu = cpuMs() - cpuAt;
+    });
     const all = await host.apply({ kind: "outbox" });
     const reminders = all.filter((entry) => entry.reminder === 1).length;
     if (afterDown !== uuids.length || reminders !== uuids.length) throw new Error(`queued ${afterDown} downs, ${reminders} reminders`);
     console.log(`${uuids.length} checks, hourly reminders, one channel each; DURABILITY=flush, one shard, machine shared (busy)`);
-    console.log(`  ${uuids.length} fail pings in batches of 10,000 (down notifications queued): ${downMs.toFixed(0)} ms (baseline)`);
-    console.log(`  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms ` +
+    console.log(`  ${uuids.length} fail pings in batches of 10,000 (down notifications queued): ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline)`);
+    console.log(`  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms ` +
       `(${(reminderMs / downMs).toFixed(2)}x the baseline)`);
   } finally {
     await host.close();
@@ -83,3 +122,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (PROFILE_DIR !== "") for (const line of profileDetails(PROFILE_DIR)) console.log(line);

@@ -10,13 +10,25 @@ export type PingWrite = {
   readonly keep: number;
 };
 
-/** A notification waiting in the durable outbox: the check and channel as they were at the flip. */
+/**
+ * What a notification shows of its check (notify/render.ts: name, tags, description, period or schedule,
+ * ping count, links), as it was at the flip. An entry carries this much, not the whole check: the whole
+ * record is most of an entry's bytes, and at the top of the hour a shard journals tens of thousands of
+ * entries at once. Only a channel that sends the check's API JSON (rendersCheckJson) gets the whole check.
+ */
+export type NoticeCheck = Pick<Check, "uuid" | "name" | "slug" | "tags" | "desc" | "kind" | "timeoutMs" | "schedule" | "tz" | "nPings" | "createdAt">;
+
+/** What an entry keeps of its channel: all but what the entry has already (its project) or never shows (when it was made). */
+export type NoticeChannel = Pick<Channel, "id" | "name" | "kind" | "value">;
+
+/** A notification waiting in the durable outbox: the check (what it shows of it) and channel as they were at the flip. */
 export type OutboxEntry = {
   readonly id: string; // sortable: zero-padded flip time, check uuid, flip n, channel id
   readonly projectId: string;
-  readonly check: Check;
+  /** The whole check for a channel that sends its API JSON, else its NoticeCheck (entries stored before this: always whole). */
+  readonly check: NoticeCheck | Check;
   readonly flip: Flip;
-  readonly channel: Channel;
+  readonly channel: NoticeChannel; // entries stored before this: the whole channel
   readonly lastPing: PingRecord | null;
   readonly lastPingBody: Uint8Array | null;
   readonly projectName: string;
@@ -27,6 +39,35 @@ export type OutboxEntry = {
   readonly nextAttemptAt: Millis;
   readonly lastError: string | null;
 };
+
+/** Returns the part of the check a notification shows (a new object: the check's other fields are not kept alive). */
+export function noticeCheckOf(check: Check): NoticeCheck {
+  return { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind,
+    timeoutMs: check.timeoutMs, schedule: check.schedule, tz: check.tz, nPings: check.nPings, createdAt: check.createdAt };
+}
+
+/** Returns the part of the channel an entry keeps. */
+export function noticeChannelOf(channel: Channel): NoticeChannel {
+  return { id: channel.id, name: channel.name, kind: channel.kind, value: channel.value };
+}
+
+/** Returns true when the entry carries the whole check (not just its NoticeCheck). */
+export function isWholeCheck(check: NoticeCheck | Check): check is Check {
+  return "status" in check;
+}
+
+/**
+ * Returns true when the channel's notifications contain the check's API JSON, which needs the whole check:
+ * a JSON webhook, or a webhook with $JSON in any of its templates (URLs, bodies, header values).
+ */
+export function rendersCheckJson(channel: NoticeChannel): boolean {
+  const value = channel.value;
+  if (value.kind !== "webhook") return false;
+  if (value.json) return true;
+  const spec = value.spec;
+  const templates = [spec.url_down, spec.body_down, spec.url_up, spec.body_up, ...Object.values(spec.headers_down), ...Object.values(spec.headers_up)];
+  return templates.some((template) => template.includes("$JSON"));
+}
 
 /** Everything to write after one or more commands; applied atomically by the store. */
 export type Changes = {

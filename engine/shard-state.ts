@@ -95,7 +95,9 @@ export class ShardState {
 
   /** Stores a check (new, or changed) under its uuid and its project. */
   putCheck(check: Check): void {
+    const known = this.#checks.size;
     this.#checks.set(check.uuid, check);
+    if (this.#checks.size === known) return; // a changed check: its project's index has it already
     let uuids = this.#byProject.get(check.projectId);
     if (!uuids) this.#byProject.set(check.projectId, (uuids = new Set()));
     uuids.add(check.uuid);

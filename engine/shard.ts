@@ -1,8 +1,8 @@
 // Shard: owns a disjoint set of projects with their channels and checks, in memory, and one timer
 // wheel of their deadlines. Every command takes `at` last and is applied synchronously; what must be
 // stored accumulates until the host takes it with `takeChanges()` and commits it before answering.
-import type { Changes, GatheredChanges, OutboxEntry, PingWrite } from "./changes.ts";
-import { noChanges } from "./changes.ts";
+import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
+import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
 import { assertNever, LIMITS } from "./model.ts";
@@ -36,6 +36,8 @@ export class Shard {
   #changes: GatheredChanges = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
   #stateSteps = 0; // how many of #changes.checks a step made (pings, deadlines, pause, resume: only state fields change)
+  // what entries keep of each channel, made once per channel record and shared by all its entries
+  readonly #noticeChannels = new WeakMap<Channel, NoticeChannel>();
 
   constructor(options: ShardOptions) {
     this.#newId = options.newId;
@@ -314,10 +316,14 @@ export class Shard {
   #fire(check: Check, at: Millis, opts: { rearm: boolean; deadline: boolean }): Check {
     // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
     if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, opts);
+    // a notice changes the check's alerting state only (no flips to settle): stored as is, no step around it
     const due = onNoticeDue(check, at, this.#muteOf(check));
-    const stored = this.#apply({ check: due.check, flips: [] }, null, { rearm: opts.rearm });
-    if (due.notice !== null) this.#queueNotice(stored, due.notice);
-    return stored;
+    this.#state.putCheck(due.check);
+    if (opts.rearm) this.#arm(due.check);
+    this.#changes.checks.push(due.check);
+    this.#stateSteps++; // only the alerting state changed: the store may log just the state fields
+    if (due.notice !== null) this.#queueNotice(due.check, due.notice);
+    return due.check;
   }
 
   /** Returns the mute in effect for the check: the later of its own and its project's; null = none. */
@@ -336,9 +342,9 @@ export class Shard {
 
   /** Queues a notice's notifications: the check's down state at the notice's instant, to every assigned channel. */
   #queueNotice(check: Check, notice: Notice): void {
+    if (check.channels.length === 0) return;
     const flip: Flip = { checkUuid: check.uuid, n: check.nFlips, at: notice.at, from: "down", to: "down", reason: "", notify: true };
-    const entries = this.#notifications(check, flip, null, notice);
-    for (const entry of entries) this.#changes.outbox.push(entry);
+    this.#queueNotifications(check, flip, null, notice);
   }
 
   #arm(check: Check): void {
@@ -368,25 +374,35 @@ export class Shard {
     // a deadline's flip that planned no notice changed only status and nFlips: the store may log just those
     if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
-    if (settled !== null) for (const flip of settled.notify) this.#changes.outbox.push(...this.#notifications(check, flip, lastPing));
+    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null);
     return check;
   }
 
-  #notifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null = null): OutboxEntry[] {
-    if (check.channels.length === 0) return []; // most checks of a burst of flips
-    const channels = this.#state.channels(check.projectId);
+  /** Queues the flip's (or notice's) notification to each channel assigned to the check, in the project's channel order. */
+  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null): void {
+    if (check.channels.length === 0) return; // most checks of a burst of flips
     const projectName = this.#state.project(check.projectId)?.name ?? "";
-    const assigned = new Set(check.channels);
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
-    const suffix = notice === null ? "" : notice.reminder === null ? "-m" : `-r${notice.reminder}`;
-    const entries = channels.filter((c) => assigned.has(c.id)).map((channel): OutboxEntry => ({
-      id: `${String(flip.at).padStart(15, "0")}-${check.uuid}-${String(flip.n).padStart(9, "0")}-${channel.id}${suffix}`,
-      projectId: check.projectId, check, flip, channel, lastPing: lastPing?.record ?? null,
-      lastPingBody: lastPing?.body ?? null, projectName, downSinceAt: notice?.downSinceAt ?? null, // the host fills in what the log knows
-      attempts: 0, nextAttemptAt: flip.at, lastError: null,
-    }));
     const reminder = notice?.reminder ?? null;
-    return reminder === null ? entries : entries.map((entry) => ({ ...entry, reminder }));
+    const suffix = notice === null ? "" : reminder === null ? "-m" : `-r${reminder}`;
+    const at = String(flip.at).padStart(15, "0"), n = String(flip.n).padStart(9, "0");
+    let shown: NoticeCheck | null = null; // one per check, shared by the entries of its channels
+    const lastRecord = lastPing?.record ?? null, lastBody = lastPing?.body ?? null;
+    const downSinceAt = notice?.downSinceAt ?? null; // the host fills in what the log knows
+    for (const channel of this.#state.channels(check.projectId)) {
+      if (!check.channels.includes(channel.id)) continue; // a check's channels are few: no Set
+      // joined, not concatenated: one flat string, where `+` builds a tree of pieces the encoder flattens again
+      const id = [at, check.uuid, n, channel.id + suffix].join("-");
+      const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
+      let kept = this.#noticeChannels.get(channel);
+      if (kept === undefined) this.#noticeChannels.set(channel, kept = noticeChannelOf(channel));
+      // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
+      this.#changes.outbox.push(reminder === null
+        ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
+          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
+        : { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
+          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, reminder });
+    }
   }
 
   #pingTarget(command: PingCommand): Outcome<{ check: Check; created: boolean }> {

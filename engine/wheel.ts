@@ -83,10 +83,18 @@ export class TimerWheel<K> {
     const visits = Math.min(Math.max(last - this.#tick + 1, 1), this.#slots.length); // one turn sees every slot
     const due: Entry<K>[] = [];
     for (let i = 0; i < visits; i++) {
-      for (const entry of this.#slots[this.#slotOf(this.#tick + i)]) if (entry.at <= now) due.push(entry);
+      const slot = this.#slots[this.#slotOf(this.#tick + i)];
+      const before = due.length;
+      for (const entry of slot) if (entry.at <= now) due.push(entry);
+      // a slot that fell due whole (every check of the same second) is emptied at once, not entry by entry
+      if (due.length - before === slot.size) slot.clear();
+      else for (let j = before; j < due.length; j++) slot.delete(due[j]);
     }
     this.#tick = Math.max(this.#tick, last);
-    for (const entry of due) this.delete(entry.key);
+    for (const entry of due) {
+      this.#entries.delete(entry.key);
+      if (entry.at === this.#earliestAt) this.#earliestKnown = false;
+    }
     return due.sort((a, b) => a.at - b.at).map((entry) => entry.key);
   }
 

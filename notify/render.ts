@@ -1,6 +1,7 @@
 // What to send for one outbox entry: the reference's payloads (fact sheet §4–§7), rendered from the
 // check, flip and last ping as they were at the flip (Project decision §2). Pure: no I/O, no clock.
-import type { OutboxEntry } from "../engine/changes.ts";
+import type { NoticeChannel, NoticeCheck, OutboxEntry } from "../engine/changes.ts";
+import { isWholeCheck } from "../engine/changes.ts";
 import type { Channel, ChannelKind, Check, Millis, NtfySpec, PingRecord, WebhookSpec } from "../engine/model.ts";
 import { assertNever, tagsOf } from "../engine/model.ts";
 import type { JsonValue } from "./py-json.ts";
@@ -77,15 +78,15 @@ export function isPermanentResponse(kind: ChannelKind, status: number, body: str
 }
 
 /** Returns the check's public link: SITE_ROOT/cloaked/<sha1 of the uuid's first 16 hex digits>/. */
-export function cloakedUrl(check: Check, siteRoot: string): string {
+export function cloakedUrl(check: Pick<Check, "uuid">, siteRoot: string): string {
   return `${siteRoot}/cloaked/${uniqueKeyOf(check.uuid)}/`;
 }
 
 // ---- shared facts --------------------------------------------------------------------------------
 
 type Facts = {
-  readonly check: Check;
-  readonly channel: Channel;
+  readonly check: NoticeCheck | Check; // whole only for channels that send the check's API JSON (rendersCheckJson)
+  readonly channel: NoticeChannel;
   readonly direction: Direction;
   readonly at: Millis; // the flip's instant: "now" of every relative time
   readonly reason: string; // long form, "" when none
@@ -154,20 +155,25 @@ function isWord(facts: Facts): string {
 const URL_ENCODED = new Set(["$NOW", "$NAME_JSON", "$NAME", "$TAGS", "$JSON"]); // and every $TAGn
 
 /** The check's v3 read-write representation at `at` (the API's shape), for $JSON and JSON webhooks. */
-function checkJson(check: Check, at: Millis, siteRoot: string): JsonValue {
+function checkJson(check: NoticeCheck | Check, at: Millis, siteRoot: string): JsonValue {
+  // the engine gives these channels the whole check (rendersCheckJson); a lean one here is a bug, not a message to send
+  if (!isWholeCheck(check)) throw new Error(`outbox entry of check ${check.uuid} lacks the whole check its channel's JSON needs`);
   return presentCheck(check, { at, siteRoot, readonly: false }) as JsonValue;
 }
 
 type Where = "url" | "headers" | "body";
 
-/** The placeholders in the reference's matching order, each with its value (fact sheet §4). */
-function placeholders(facts: Facts, where: Where): [key: string, value: string][] {
+/**
+ * The placeholders in the reference's matching order, each with its value (fact sheet §4), for `templates`:
+ * $JSON only when one of them has it (no other key starts with "$J", so leaving it out changes nothing else).
+ */
+function placeholders(facts: Facts, where: Where, templates: readonly string[]): [key: string, value: string][] {
   const { check, ping } = facts;
   const list: [string, string][] = [
     ["$CODE", check.uuid], ["$STATUS", facts.direction], ["$NOW", isoSeconds(facts.at)],
     ["$NAME_JSON", pyJson(check.name)], ["$NAME", check.name], ["$SLUG", check.slug], ["$TAGS", check.tags],
-    ["$JSON", pyJson(checkJson(check, facts.at, facts.opts.siteRoot))],
   ];
+  if (templates.some((template) => template.includes("$JSON"))) list.push(["$JSON", pyJson(checkJson(check, facts.at, facts.opts.siteRoot))]);
   if (where === "body") list.push(["$BODY_JSON", pyJson(facts.body ?? "")], ["$BODY", facts.body ?? ""]);
   list.push(["$EXITSTATUS", String(ping?.exitStatus ?? -1)]);
   list.push(["$REMINDER", facts.reminder === null ? "0" : "1"]); // hcd's own: 1 for a "still down" reminder
@@ -217,12 +223,12 @@ function renderWebhook(spec: WebhookSpec, facts: Facts): HttpRequest | null {
   if (urlTemplate === "") return null; // fact sheet §4: an empty URL makes that direction a no-op
   const method = methodOf(up ? spec.method_up : spec.method_down);
   const bodyTemplate = up ? spec.body_up : spec.body_down;
-  const headerValues = placeholders(facts, "headers");
-  const headers = Object.fromEntries(Object.entries(up ? spec.headers_up : spec.headers_down)
-    .map(([name, value]) => [name, latin1Header(substitute(value, headerValues))]));
+  const headerTemplates = Object.entries(up ? spec.headers_up : spec.headers_down);
+  const headerValues = placeholders(facts, "headers", headerTemplates.map(([, value]) => value));
+  const headers = Object.fromEntries(headerTemplates.map(([name, value]) => [name, latin1Header(substitute(value, headerValues))]));
   const withBody = method !== "GET" && bodyTemplate !== "";
-  return { kind: "http", method, url: substitute(urlTemplate, placeholders(facts, "url")), headers,
-    body: withBody ? substitute(bodyTemplate, placeholders(facts, "body")) : null };
+  return { kind: "http", method, url: substitute(urlTemplate, placeholders(facts, "url", [urlTemplate])), headers,
+    body: withBody ? substitute(bodyTemplate, placeholders(facts, "body", [bodyTemplate])) : null };
 }
 
 // Project (CONTRACT channel values): a plain URL = POST the check's JSON on every up and down change

@@ -1,4 +1,6 @@
 // The durable outbox of notifications: [id] → OutboxEntry; ids sort by flip time, so key order is age order.
+// Entries stored before an entry carried just what its notification shows of the check (NoticeCheck)
+// hold the whole check: a Check is a NoticeCheck and more, so they are read and rendered as they are.
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { Key } from "lmdb";
 import type { Millis } from "../engine/model.ts";

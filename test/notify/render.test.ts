@@ -1,7 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { Channel, WebhookSpec } from "../../engine/model.ts";
-import { MINUTE } from "../../engine/model.ts";
+import type { Channel, Flip, WebhookSpec } from "../../engine/model.ts";
+import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
+import { noticeChannelOf, noticeCheckOf } from "../../engine/changes.ts";
 import { isPrivateAddress } from "../../notify/private-ip.ts";
 import { pyJson } from "../../notify/py-json.ts";
 import type { Delivery, HttpRequest } from "../../notify/render.ts";
@@ -205,6 +206,41 @@ test("email: subject names the new status and check; text and HTML carry the fac
 });
 
 // ---- wording and addresses -----------------------------------------------------------------------
+
+test("an entry with only what the notification shows of its check (and channel) renders exactly as one with the whole records", () => {
+  const checks = [
+    check({ name: "Nightly *backup*", slug: "nightly", tags: "db prod", desc: "Runs at 2", status: "down", nPings: 12, createdAt: T0 - 9 * DAY }),
+    check({ name: "", kind: "cron", schedule: "*/5 * * * *", tz: "Europe/Riga", status: "up", nPings: 3 }),
+  ];
+  const channels = [
+    channel(),
+    channel({ kind: "slack", value: { kind: "slack", url: "https://hooks.slack.example/x" } }),
+    channel({ kind: "discord", value: { kind: "discord", url: "https://discord.com/api/webhooks/1/t" } }),
+    channel({ kind: "ntfy", value: { kind: "ntfy", spec: { url: "https://ntfy.example", topic: "t", priority_down: 5, priority_up: 3 } } }),
+    webhook({ method_down: "POST", url_down: "http://h.example/$CODE/$STATUS?n=$NAME&t=$TAG1", body_down: "$NAME_JSON $BODY $REMINDER",
+      headers_down: { "X-Slug": "$SLUG" }, url_up: "http://h.example/up/$CODE?e=$EXITSTATUS&now=$NOW" }),
+  ];
+  const flips: Partial<Flip>[] = [{ at: T0, from: "up", to: "down", reason: "timeout" }, { at: T0, from: "down", to: "up", reason: "" }];
+  let rendered = 0;
+  for (const c of checks) for (const ch of channels) for (const f of flips) for (const reminder of [undefined, 2]) {
+    const whole = { ...outboxEntry({ check: c, channel: ch, flip: f, lastPing: ping({ kind: "fail", at: T0 - 5 * MINUTE, exitStatus: 2 }),
+      extras: { lastPingBody: new TextEncoder().encode("log *line*"), projectName: "ops", downSinceAt: T0 - HOUR } }),
+      ...(reminder === undefined || f.to === "up" ? {} : { reminder }) };
+    const lean = { ...whole, check: noticeCheckOf(c), channel: noticeChannelOf(ch) };
+    const want = render(whole, SITE);
+    assert.equal(render(lean, SITE), want, `${ch.kind} ${f.to} ${c.kind} reminder ${reminder}`);
+    if (want !== null) rendered++;
+  }
+  assert.is(rendered, 2 * 5 * 2 * 2, "every case renders a message (never null = null)");
+});
+
+test("a channel that sends the check's JSON is refused an entry without the whole check (never sends a partial JSON)", () => {
+  const c = check({ name: "x", status: "down" });
+  const json = channel({ kind: "webhook", value: { kind: "webhook", json: true, spec: { method_down: "GET", url_down: "http://h.example/",
+    body_down: "", headers_down: {}, method_up: "GET", url_up: "", body_up: "", headers_up: {} } } });
+  assert.ok(http(render(outboxEntry({ check: c, channel: json }), SITE)).body?.includes('"name": "x"'));
+  assert.throws(() => render({ ...outboxEntry({ check: c, channel: json }), check: noticeCheckOf(c) }, SITE), /lacks the whole check/);
+});
 
 test("wording: periods, downtimes, relative times and ISO seconds", () => {
   assert.equal([formatPeriod(86_400_000), formatPeriod(8 * 86_400_000), formatPeriod(14 * 86_400_000), formatPeriod(90 * MINUTE)],
