@@ -38,9 +38,9 @@ test("hcd simulate prints the flips, down count and downtime; bad flags are the 
         down_count: 2, downtime_seconds: 2200,
       },
     });
-    const since = await cli(["simulate", "--check", uuid, "--grace", "600", "--timeout", "1800", "--since", iso(3000).slice(0, 19), "--url", url, "--key", api.project.apiKey], {});
+    const since = await cli(["simulate", "--check", uuid, "--grace", "600", "--timeout", "1800", "--since", iso(3000).slice(0, 19), "--url", url, `--key=${api.project.apiKey}`], {}); // keys are base64url: one may start with "-", which only --key=VALUE passes
     assert.equal([since.status, (since.json as { down_count: number } | null)?.down_count], [0, 1], since.stderr);
-    const bad = await cli(["simulate", "--check", uuid, "--timeout", "soon", "--url", url, "--key", api.project.apiKey], {});
+    const bad = await cli(["simulate", "--check", uuid, "--timeout", "soon", "--url", url, `--key=${api.project.apiKey}`], {});
     assert.equal([bad.status, bad.json], [1, { error: "json validation error: timeout is not a number" }]);
     const usage = await cli(["simulate", "--check", uuid, "--url", url], {});
     assert.is(usage.status, 2);
