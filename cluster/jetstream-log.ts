@@ -18,6 +18,7 @@
 import { DeliverPolicy, DiscardPolicy, headers, RetentionPolicy, StorageType } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
 import type { CommandLog } from "./command-log.ts";
+import { createIdempotently } from "./jetstream-setup.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
 const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
@@ -62,16 +63,18 @@ export class JetStreamLog implements CommandLog {
     const stream = `${options.streamPrefix ?? "HCD_LOG"}_${options.partition}`;
     const subject = `${options.subjectPrefix ?? "hcd.log"}.${options.partition}`;
     const jsm = await options.connection.jetstreamManager();
-    try {
-      await jsm.streams.info(stream);
-    } catch (error) {
-      if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
-      await jsm.streams.add({
-        name: stream, subjects: [subject], num_replicas: options.replicas, storage: StorageType.File,
-        // kept until a snapshot lets them go (truncateBelow), never dropped for space
-        retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
-      });
-    }
+    await createIdempotently(async () => {
+      try {
+        await jsm.streams.info(stream);
+      } catch (error) {
+        if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
+        await jsm.streams.add({
+          name: stream, subjects: [subject], num_replicas: options.replicas, storage: StorageType.File,
+          // kept until a snapshot lets them go (truncateBelow), never dropped for space
+          retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
+        });
+      }
+    });
     return new JetStreamLog({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
   }
 
@@ -88,7 +91,7 @@ export class JetStreamLog implements CommandLog {
   async fence(): Promise<number> {
     this.#next = null;
     for (let attempt = 0; attempt < 10; attempt++) {
-      const last = (await this.#jsm.streams.info(this.stream)).state.last_seq;
+      const last = await this.lastPosition();
       const marker = headers();
       marker.set(FENCE_HEADER, String(last));
       try {
@@ -125,15 +128,15 @@ export class JetStreamLog implements CommandLog {
 
   /** Yields the records from `from` up to the log's end as it was when the read began; markers are skipped. */
   async *readFrom(from: number): AsyncIterable<{ position: number; bytes: Uint8Array }> {
-    const { state } = await this.#jsm.streams.info(this.stream);
-    const start = Math.max(from, state.first_seq, 1);
-    if (state.messages === 0 || start > state.last_seq) return;
+    const end = await this.lastPosition();
+    const start = Math.max(from, 1);
+    if (start > end) return;
     const consumer = await this.#js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
     const messages = await consumer.consume({ max_messages: 512 });
     try {
       for await (const message of messages) {
         if (!message.headers?.has(FENCE_HEADER)) yield { position: message.seq, bytes: message.data };
-        if (message.seq >= state.last_seq) break;
+        if (message.seq >= end) break;
       }
     } finally {
       messages.stop();
@@ -144,9 +147,20 @@ export class JetStreamLog implements CommandLog {
     await this.#jsm.streams.purge(this.stream, { seq: position });
   }
 
-  /** The position of the last record (or marker) in the stream; 0 when nothing was ever written. */
+  /**
+   * The position of the last record (or marker); 0 when nothing was ever written. Asked of the stream's
+   * leader (a message get, never answered by a replica): stream info may be answered by a replica that is
+   * still catching up after a restart, and a read that ended at its stale end would miss acknowledged
+   * records (seen here after the leader's SIGKILL and return). The consumer then waits for the records
+   * up to this end however far behind the replica it reads from is.
+   */
   async lastPosition(): Promise<number> {
-    return (await this.#jsm.streams.info(this.stream)).state.last_seq;
+    try {
+      return (await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject })).seq;
+    } catch (error) {
+      if ((error as NatsError).api_error?.err_code !== 10037) throw error; // 10037: no message found
+      return (await this.#jsm.streams.info(this.stream)).state.last_seq; // never written, or every record let go
+    }
   }
 }
 
