@@ -1,8 +1,8 @@
 // The JetStream command log against a real three-server JetStream cluster (Debian's nats-server):
-// acknowledged appends survive the SIGKILL of the stream's leader and read back in order (through the server that
-// just came back, whose stream info may still be stale); a writer deposed
-// by a newer one is refused; with two of three servers down an append rejects instead of resolving;
-// truncateBelow lets old records go.
+// acknowledged appends survive the SIGKILL of the stream's leader and read back in order, even through the
+// server that just came back (whose stream info may still be stale); a writer deposed by a newer one is
+// refused; with two of three servers down an append rejects instead of resolving; truncateBelow lets old
+// records go.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { connect } from "nats";

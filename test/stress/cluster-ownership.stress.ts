@@ -1,5 +1,6 @@
 // Partition ownership in a KV bucket on a real three-server JetStream cluster: three owners share 12
-// partitions; one stops renewing (as a paused process) and the other two own all of them within 15 s;
+// partitions; one stops renewing (as a paused process) and the other two own all of them within 15 s; then
+// one stops cleanly, releasing its partitions, and the last takes them over;
 // at no sampled instant do two owners count themselves owner of the same partition, every revision an
 // owner held a partition at is in the bucket's history under that owner's name, and no two owners'
 // leases of a partition overlap in time. Two claimants racing for one expired lease: exactly one wins.
@@ -68,6 +69,7 @@ test("a node that stops renewing loses all its partitions to the others within 1
     // every 50 ms: no partition counted as owned by two owners at the same instant
     const doubled: string[] = [];
     let samples = 0;
+    let released: number[] = [];
     const sampler = setInterval(() => {
       const now = Date.now();
       const seen = new Map<number, string>();
@@ -96,6 +98,13 @@ test("a node that stops renewing loses all its partitions to the others within 1
       assert.ok(tookMs <= 15_000);
       assert.equal(c.owned(), [], "the paused owner no longer counts itself owner");
       assert.ok(orphaned.every((p) => a.owns(p) !== b.owns(p)), "each orphaned partition has exactly one new owner");
+
+      // a node that stops cleanly releases its partitions: the last one takes them without waiting for leases to run out
+      const releasedByA = a.owned();
+      await a.stop();
+      assert.equal(a.owned(), []);
+      await waitFor("the last owner owns every partition", () => b.owned().length === PARTITIONS, 15_000);
+      released = releasedByA;
       // a positive marker that the history has caught up: the latest revision of every partition is in it
       const latest = await Promise.all(buckets.map(async (kv) => (await kv.get(LEASE_KEY))!.revision));
       await waitFor("history has the latest revisions", () => latest.every((rev, p) => history.some((h) => h.partition === p && h.revision === rev)), 5_000);
@@ -121,7 +130,13 @@ test("a node that stops renewing loses all its partitions to the others within 1
         }
       }
     }
-    assert.ok(held.length >= PARTITIONS + 4, "the orphaned partitions were gained a second time");
+    assert.ok(held.length >= PARTITIONS + 4 + released.length, "the orphaned and the released partitions were gained a second time");
+    // each released partition went from n1 through "released" to n2, with no lease in between
+    for (const p of released) {
+      const owners = history.filter((e) => e.partition === p).sort((x, y) => x.revision - y.revision).map((e) => e.lease?.node ?? "released");
+      const lastA = owners.lastIndexOf("n1");
+      assert.equal(owners.slice(lastA, lastA + 3), ["n1", "released", "n2"], `partition ${p}: ${owners.join(" → ")}`);
+    }
   });
 });
 
