@@ -3,6 +3,7 @@
 // three-server JetStream cluster (R3: a quorum of two holds each record before it is acknowledged) against
 // one server alone (R1), same run, same machine. The servers and this process share the machine's cores.
 // Run: npm run -s build && node dist/bench/cluster-log.bench.js [secondsPerVariant]
+import { spawnSync } from "node:child_process";
 import { connect } from "nats";
 import type { NatsConnection } from "nats";
 import { JetStreamLog } from "../cluster/jetstream-log.ts";
@@ -68,6 +69,10 @@ async function runSetup(size: 1 | 3, seconds: number): Promise<Row[]> {
   }
 }
 
+if (spawnSync("sh", ["-c", "command -v nats-server"]).status !== 0) {
+  console.error("cluster-log bench: nats-server is not installed (apt-get install nats-server)");
+  process.exit(2);
+}
 const seconds = Number(process.argv[2] ?? 5);
 const three = await runSetup(3, seconds);
 const one = await runSetup(1, seconds);

@@ -57,8 +57,13 @@ export async function startNatsCluster(options: { size?: 1 | 3 } = {}): Promise<
     };
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
+    // a spawn that fails (no nats-server on PATH) ends like an exit, with the reason in the log
+    child.once("error", (error) => keep(Buffer.from(`spawn failed: ${error.message}\n`)));
     slot.child = child;
-    slot.exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    slot.exited = new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.once("error", () => resolve());
+    });
   };
 
   /** A server is ready when its /jsz names a meta leader (one alone leads itself). */
@@ -76,13 +81,13 @@ export async function startNatsCluster(options: { size?: 1 | 3 } = {}): Promise<
     const until = Date.now() + timeoutMs;
     for (const slot of targets) {
       while ((await metaLeader(slot)) === null) {
-        if (slot.child === null || slot.child.exitCode !== null) throw new Error(`nats-server ${slot.name} exited:\n${slot.log.join("")}`);
+        if (!running(slot)) throw new Error(`nats-server ${slot.name} exited:\n${slot.log.join("")}`);
         if (Date.now() > until) throw new Error(`nats-server ${slot.name}: no JetStream meta leader after ${timeoutMs} ms:\n${slot.log.join("")}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
   };
-  const running = (slot: Slot) => slot.child !== null && slot.child.exitCode === null && slot.child.signalCode === null;
+  const running = (slot: Slot) => slot.child !== null && slot.child.pid !== undefined && slot.child.exitCode === null && slot.child.signalCode === null;
 
   const stop = async (index: number, signal: "SIGTERM" | "SIGKILL" = "SIGTERM") => {
     const slot = slots[index];
@@ -115,7 +120,7 @@ export async function startNatsCluster(options: { size?: 1 | 3 } = {}): Promise<
     },
   };
   try {
-    await cluster.ready();
+    await waitReady(slots, READY_TIMEOUT_MS); // every one of them, including any that failed to start
   } catch (error) {
     await cluster.close();
     throw error;
