@@ -53,7 +53,7 @@ test("a node that stops renewing loses all its partitions to the others within 1
     const observer = await connection(0);
     const held: { node: string; partition: number; revision: number }[] = [];
     const owners = await Promise.all(["n1", "n2", "n3"].map(async (node, i) => Ownership.open({
-      connection: await connection(i), node, partitionCount: PARTITIONS, replicas: 3, leaseMs: 6_000, renewEveryMs: 1_000,
+      connection: await connection(i), node, partitionCount: PARTITIONS, replicas: 3, // the default leases: 6 s, renewed every 2 s
       onGained: (partition, revision) => held.push({ node, partition, revision }),
     })));
     const history: { partition: number; revision: number; lease: Lease | null }[] = [];
