@@ -69,13 +69,17 @@ export function fairShare(partitionCount: number, live: number): number {
   return Math.ceil(partitionCount / Math.max(1, live));
 }
 
-/** What `me` does this round, given every partition's key (index = partition) and the live node count (me included). */
-export function planRound(view: { me: string; now: number; keys: readonly LeaseKey[]; live: number }): Step[] {
+/**
+ * What `me` does this round, given every partition's key (index = partition; null when it could not be
+ * read this round, and then it is left alone) and the live node count (me included).
+ */
+export function planRound(view: { me: string; now: number; keys: readonly (LeaseKey | null)[]; live: number }): Step[] {
   const { me, now, keys } = view;
   const steps: Step[] = [];
   const mine: { partition: number; revision: number }[] = [];
   const free: { partition: number; revision: number }[] = [];
   keys.forEach((key, partition) => {
+    if (key === null) return;
     if (key.lease?.node === me) mine.push({ partition, revision: key.revision });
     else if (key.lease === null || leaseExpired(key.lease, now)) free.push({ partition, revision: key.revision });
   });

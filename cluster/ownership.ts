@@ -18,7 +18,7 @@
 // lease runs out (owns() is judged on its own clock), and the others claim its partitions once the lease
 // has run out by theirs: with the defaults (6 s leases, a round every 2 s) within about 8 s. The revision
 // a node holds a partition at is the fencing token the later wiring writes into the partition's log fence.
-import type { JetStreamClient, KV, NatsConnection, NatsError } from "nats";
+import type { JetStreamClient, JetStreamManager, KV, NatsConnection, NatsError } from "nats";
 import { createIdempotently } from "./jetstream-setup.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
 import { decodeLease, encodeLease, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "./leases.ts";
@@ -34,6 +34,8 @@ export type OwnershipOptions = {
   renewEveryMs?: number;
   /** The owner stops counting itself owner this long before its lease's expiry (clock differences between machines). */
   skewMarginMs?: number;
+  /** How long a round's reads and writes wait for an answer (default: half of renewEveryMs). */
+  requestTimeoutMs?: number;
   /** The wall clock (epoch ms); tests may pass their own. */
   clock?: () => number;
   /** Called once a partition is this node's (with the revision it holds it at), and once it is not any more. */
@@ -41,7 +43,8 @@ export type OwnershipOptions = {
   onLost?: (partition: number) => void;
 };
 
-export type RoundReport = { steps: Step[]; done: Step[]; conflicts: Step[]; errors: { step: Step; error: string }[] };
+/** What a round did: the planned steps, which were written, which lost a compare-and-set, which failed, and the reads that went unanswered. */
+export type RoundReport = { steps: Step[]; done: Step[]; conflicts: Step[]; errors: { step: Step; error: string }[]; unanswered: string[] };
 
 type Held = { revision: number; expiresAt: number };
 
@@ -49,8 +52,9 @@ export class Ownership {
   readonly node: string;
   readonly partitionCount: number;
   readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
   readonly #nodes: KV;
-  readonly #leases: readonly KV[];
+  readonly #requestTimeoutMs: number;
   readonly #bucket: string;
   readonly #leaseMs: number;
   readonly #renewEveryMs: number;
@@ -61,11 +65,13 @@ export class Ownership {
   readonly #held = new Map<number, Held>();
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<RoundReport> | null = null;
+  #lastLive = 1;
 
-  private constructor(stores: { js: JetStreamClient; nodes: KV; leases: KV[] }, options: OwnershipOptions) {
+  private constructor(stores: { js: JetStreamClient; jsm: JetStreamManager; nodes: KV; requestTimeoutMs: number }, options: OwnershipOptions) {
     this.#js = stores.js;
+    this.#jsm = stores.jsm;
     this.#nodes = stores.nodes;
-    this.#leases = stores.leases;
+    this.#requestTimeoutMs = stores.requestTimeoutMs;
     this.#bucket = options.bucket ?? "hcd-owner";
     this.node = options.node;
     this.partitionCount = options.partitionCount;
@@ -89,9 +95,12 @@ export class Ownership {
     // would only make a CAS fail, but every failure costs a round)
     const open = (name: string) => createIdempotently(() => js.views.kv(name, { replicas: options.replicas, history: 1, allow_direct: false, timeout: 5_000 }));
     const nodes = await open(`${bucket}-nodes`);
-    const leases: KV[] = [];
-    for (let p = 0; p < options.partitionCount; p++) leases.push(await open(leaseBucket(bucket, p)));
-    return new Ownership({ js, nodes, leases }, options);
+    for (let p = 0; p < options.partitionCount; p++) await open(leaseBucket(bucket, p));
+    // a round's own requests wait at most half a round: a bucket whose leader is being elected again (its
+    // server lost) must not hold up the renewal of the others past their leases
+    const requestTimeoutMs = options.requestTimeoutMs ?? renewEveryMs / 2;
+    const jsm = await options.connection.jetstreamManager({ timeout: requestTimeoutMs });
+    return new Ownership({ js, jsm, nodes, requestTimeoutMs }, options);
   }
 
   /** Runs a round now and every renewEveryMs after. */
@@ -140,16 +149,29 @@ export class Ownership {
 
   async #runRound(): Promise<RoundReport> {
     const now = this.#clock();
-    await this.#nodes.put(presenceKey(this.node), encodeLease(newLease(this.node, now, this.#leaseMs)));
-    const live = await this.#liveNodes(now);
-    const keys = await Promise.all(Array.from({ length: this.partitionCount }, (_, p) => this.#read(p)));
-    // a partition this node believes it holds but whose key another node has written since is lost
-    keys.forEach((key, partition) => {
+    const unanswered: string[] = [];
+    const noted = (what: string) => (error: unknown) => { unanswered.push(`${what}: ${String((error as Error)?.message ?? error)}`); return null; };
+    // Each read or write stands alone: while a bucket elects a new leader (its server lost) its requests time
+    // out, and the partitions whose buckets answer must still be renewed and claimed meanwhile.
+    await this.#js.publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodeLease(newLease(this.node, now, this.#leaseMs)), { timeout: this.#requestTimeoutMs })
+      .catch(noted("presence"));
+    // the count of live nodes comes from a consumer, whose creation can wait on a lost server: a late answer
+    // serves the next round, and this one goes on with the last count
+    const lookup = this.#liveNodes(now).then((live) => { this.#lastLive = live; return live; }, noted("live nodes"));
+    const live = (await Promise.race([lookup, new Promise<null>((resolve) => setTimeout(() => resolve(null), this.#requestTimeoutMs).unref())])) ?? this.#lastLive;
+    const read = await Promise.all(Array.from({ length: this.partitionCount }, (_, p) => this.#read(p).catch(noted(`read ${p}`))));
+    const keys = read.map((key, partition): LeaseKey | null => {
       const held = this.#held.get(partition);
+      if (key === null) {
+        // not read this round: what it holds it renews at the revision it holds it at (the CAS decides), the rest it leaves
+        return held ? { revision: held.revision, lease: { node: this.node, writtenAt: 0, expiresAt: held.expiresAt } } : null;
+      }
+      // a partition this node believes it holds but whose key another node has written since is lost
       if (held && (key.revision !== held.revision || key.lease?.node !== this.node)) this.#lose(partition);
+      return key;
     });
     const steps = planRound({ me: this.node, now, keys, live });
-    const report: RoundReport = { steps, done: [], conflicts: [], errors: [] };
+    const report: RoundReport = { steps, done: [], conflicts: [], errors: [], unanswered };
     await Promise.all(steps.map(async (step) => {
       try {
         (await this.#apply(step)) ? report.done.push(step) : report.conflicts.push(step);
@@ -182,7 +204,7 @@ export class Ownership {
   /** Writes a lease (or a release) at `revision`: the new revision, or null when the compare-and-set failed; other errors (no quorum, timeouts) throw. */
   async #write(partition: number, lease: Lease | null, revision: number): Promise<number | null> {
     try {
-      const ack = await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(lease), { expect: { lastSequence: revision }, timeout: 5_000 });
+      const ack = await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(lease), { expect: { lastSequence: revision }, timeout: this.#requestTimeoutMs });
       return ack.seq;
     } catch (error) {
       if (casFailed(error)) return null;
@@ -195,17 +217,28 @@ export class Ownership {
   }
 
   async #read(partition: number): Promise<LeaseKey> {
-    const kv = this.#leases[partition];
-    let entry = await kv.get(LEASE_KEY);
+    let entry = await this.#lastEntry(partition);
     if (entry === null) {
       // a lease never written: write "released" once so that every claim is a CAS on a revision. Two nodes
       // doing this at once both write "released" (harmless), and the message id makes the second a duplicate.
-      await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(null), { msgID: `${leaseBucket(this.#bucket, partition)}-first`, expect: { lastSubjectSequence: 0 }, timeout: 5_000 })
+      await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(null), { msgID: `${leaseBucket(this.#bucket, partition)}-first`, expect: { lastSubjectSequence: 0 }, timeout: this.#requestTimeoutMs })
         .catch((error: unknown) => { if (!casFailed(error)) throw error; });
-      entry = await kv.get(LEASE_KEY);
+      entry = await this.#lastEntry(partition);
       if (entry === null) throw new Error(`${leaseBucket(this.#bucket, partition)}: no lease after the first write`);
     }
-    return { revision: entry.revision, lease: entry.operation === "PUT" ? decodeLease(entry.value) : null };
+    return entry;
+  }
+
+  /** The lease's last revision, asked of its bucket's stream leader (a message get); null when never written. */
+  async #lastEntry(partition: number): Promise<LeaseKey | null> {
+    try {
+      const message = await this.#jsm.streams.getMessage(`KV_${leaseBucket(this.#bucket, partition)}`, { last_by_subj: leaseSubject(this.#bucket, partition) });
+      const deleted = message.header?.get("KV-Operation"); // DEL or PURGE: never written by hcd, read as released
+      return { revision: message.seq, lease: deleted ? null : decodeLease(message.data) };
+    } catch (error) {
+      if ((error as Partial<NatsError>)?.api_error?.err_code === 10037) return null; // no message found
+      throw error;
+    }
   }
 
   async #liveNodes(now: number): Promise<number> {

@@ -48,7 +48,7 @@ const sortSteps = (steps: Step[]) => steps.slice().sort((a, b) => a.partition - 
 
 test("planRound: what a node does with each kind of key", () => {
   const now = 10_000;
-  const cases: { name: string; keys: LeaseKey[]; live: number; expected: Step[] }[] = [
+  const cases: { name: string; keys: (LeaseKey | null)[]; live: number; expected: Step[] }[] = [
     { name: "alone, nothing claimed yet: claim every key at the revision read", keys: [at(1, null), at(1, null)], live: 1,
       expected: [{ kind: "claim", partition: 0, revision: 1 }, { kind: "claim", partition: 1, revision: 1 }] },
     { name: "held by another, not expired: leave it", keys: [at(4, lease("b", now + 1))], live: 2, expected: [] },
@@ -61,6 +61,8 @@ test("planRound: what a node does with each kind of key", () => {
     { name: "above my share: keep the lowest, release the highest",
       keys: [at(1, lease("a", now + 1)), at(2, lease("a", now + 1)), at(3, lease("a", now + 1)), at(4, lease("b", now + 1))], live: 2,
       expected: [{ kind: "renew", partition: 0, revision: 1 }, { kind: "renew", partition: 1, revision: 2 }, { kind: "release", partition: 2, revision: 3 }] },
+    { name: "a key not read this round is left alone, free or not", keys: [null, at(2, null)], live: 2,
+      expected: [{ kind: "claim", partition: 1, revision: 2 }] },
     { name: "at my share: claim nothing more though some are free",
       keys: [at(1, lease("a", now + 1)), at(2, null), at(3, null), at(4, lease("b", now + 1))], live: 4,
       expected: [{ kind: "renew", partition: 0, revision: 1 }] },

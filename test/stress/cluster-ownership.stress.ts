@@ -21,14 +21,17 @@ const PARTITIONS = 12;
 // about two thirds of races (nats-server #4320), so 20 rounds would all but surely catch a regression
 const RACES = 20;
 
-async function withCluster(run: (cluster: NatsCluster, connection: (first: number) => Promise<NatsConnection>) => Promise<void>) {
+type Connect = (first: number, options?: { only?: boolean }) => Promise<NatsConnection>;
+
+async function withCluster(run: (cluster: NatsCluster, connection: Connect) => Promise<void>) {
   const cluster = await startNatsCluster({ size: 3 });
   const connections: NatsConnection[] = [];
   try {
-    await run(cluster, async (first) => {
-      // each owner talks to its own server first, as nodes on different machines would
-      const servers = [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
-      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    await run(cluster, async (first, options = {}) => {
+      // each owner talks to its own server first, as nodes on different machines would (only to it: cut off with it)
+      const servers = options.only ? [cluster.urls[first]] : [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
+      // ignoreClusterUpdates: otherwise the client learns the other servers' addresses and is never cut off
+      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, ignoreClusterUpdates: options.only === true });
       connections.push(nc);
       return nc;
     });
@@ -36,6 +39,24 @@ async function withCluster(run: (cluster: NatsCluster, connection: (first: numbe
     await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
     await cluster.close();
   }
+}
+
+/** Samples every 50 ms that no partition is counted as owned by two owners at the same instant. */
+function sampleOwnership(owners: readonly Ownership[]): { stop(): { samples: number; doubled: string[] } } {
+  const doubled: string[] = [];
+  let samples = 0;
+  const timer = setInterval(() => {
+    const now = Date.now();
+    const seen = new Map<number, string>();
+    for (const owner of owners) {
+      for (const p of owner.owned(now)) {
+        if (seen.has(p)) doubled.push(`partition ${p}: ${seen.get(p)} and ${owner.node} at ${now}`);
+        seen.set(p, owner.node);
+      }
+    }
+    samples += 1;
+  }, 50);
+  return { stop: () => { clearInterval(timer); return { samples, doubled }; } };
 }
 
 async function waitFor(what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -137,6 +158,37 @@ test("a node that stops renewing loses all its partitions to the others within 1
       const lastA = owners.lastIndexOf("n1");
       assert.equal(owners.slice(lastA, lastA + 3), ["n1", "released", "n2"], `partition ${p}: ${owners.join(" → ")}`);
     }
+  });
+});
+
+test("an owner cut off from NATS stops counting itself owner, the others take over, and it gets its share back after", async () => {
+  if (!HAVE_NATS) return;
+  await withCluster(async (cluster, connection) => {
+    // each owner reaches NATS only through its own server; n3's loss cuts off owner n3 (the other two keep a quorum)
+    const owners = await Promise.all(["n1", "n2", "n3"].map(async (node, i) => Ownership.open({
+      connection: await connection(i, { only: true }), node, partitionCount: PARTITIONS, replicas: 3,
+    })));
+    const sampler = sampleOwnership(owners);
+    let result: { samples: number; doubled: string[] } | null = null;
+    try {
+      for (const owner of owners) owner.start();
+      const [a, b, c] = owners;
+      await waitFor("every owner has its share", () => owners.every((o) => o.owned().length === PARTITIONS / 3), 30_000);
+      const cutOff = c.owned();
+      await cluster.stop(2, "SIGKILL");
+      const cutAt = Date.now();
+      await waitFor("the cut-off owner counts itself owner of nothing", () => c.owned().length === 0, 15_000);
+      await waitFor("the two others own every partition", () => new Set([...a.owned(), ...b.owned()]).size === PARTITIONS, 15_000);
+      console.log(`  n3 cut off: its partitions ${cutOff.join(",")} owned by the others ${((Date.now() - cutAt) / 1000).toFixed(1)} s later`);
+      await cluster.restart(2);
+      // back in touch: the others release what they hold above a third, and n3 claims it
+      await waitFor("every owner has its share again", () => owners.every((o) => o.owned().length === PARTITIONS / 3), 30_000);
+    } finally {
+      result = sampler.stop();
+      for (const owner of owners) owner.pause();
+    }
+    assert.ok(result.samples > 100, `${result.samples} samples`);
+    assert.equal(result.doubled, [], "two owners at once");
   });
 });
 
