@@ -2,7 +2,7 @@
 // of records, every record fenced, all in flight at once, resolved when the last PubAck is back) through a
 // three-server JetStream cluster (R3: a quorum of two holds each record before it is acknowledged) against
 // one server alone (R1), same run, same machine. The servers and this process share the machine's cores.
-// Run: npm run -s build && node dist/bench/cluster-log.bench.js [secondsPerVariant]
+// Run: npm run -s build && node dist/bench/cluster-log.bench.js [secondsPerVariant, default 3]
 import { spawnSync } from "node:child_process";
 import { connect } from "nats";
 import type { NatsConnection } from "nats";
@@ -73,9 +73,23 @@ if (spawnSync("sh", ["-c", "command -v nats-server"]).status !== 0) {
   console.error("cluster-log bench: nats-server is not installed (apt-get install nats-server)");
   process.exit(2);
 }
-const seconds = Number(process.argv[2] ?? 5);
-const three = await runSetup(3, seconds);
-const one = await runSetup(1, seconds);
+const seconds = Number(process.argv[2] ?? 3);
+const ROUNDS = 3;
+// the setups take turns (3, 1, 3, 1, ...) so that a change in the machine's load falls on both; each
+// figure is the median over the rounds
+const threeRounds: Row[][] = [], oneRounds: Row[][] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  threeRounds.push(await runSetup(3, seconds));
+  oneRounds.push(await runSetup(1, seconds));
+}
+const medianRows = (rounds: Row[][]): Row[] => rounds[0].map((first, i) => ({
+  ...first,
+  records: median(rounds.map((r) => r[i].records)),
+  recordsPerSec: median(rounds.map((r) => r[i].recordsPerSec)),
+  p50Ms: median(rounds.map((r) => r[i].p50Ms)),
+  p99Ms: median(rounds.map((r) => r[i].p99Ms)),
+}));
+const three = medianRows(threeRounds), one = medianRows(oneRounds);
 const row = (rows: Row[], variant: string) => rows.find((r) => r.variant === variant)!;
 const figures: Figure[] = VARIANTS.flatMap((v) => [
   { scenario: "cluster-log", figure: `records/s, ${v.name}, 3 servers R3`, value: row(three, v.name).recordsPerSec, unit: "records/s",
@@ -84,7 +98,7 @@ const figures: Figure[] = VARIANTS.flatMap((v) => [
     baseline: { value: row(one, v.name).p99Ms, label: "1 server R1" } },
 ]);
 const details = [
-  `${RECORD_BYTES}-byte records; an append is one batch, each record fenced on the expected last sequence, all in flight at once; ${seconds} s per variant; one append in flight per partition.`,
+  `${RECORD_BYTES}-byte records; an append is one batch, each record fenced on the expected last sequence, all in flight at once; ${seconds} s per variant; one append in flight per partition; medians of ${ROUNDS} rounds, the setups taking turns.`,
   "",
   "| setup | variant | records | records/s | append p50 | append p99 |",
   "|---|---|---|---|---|---|",
