@@ -8,13 +8,16 @@
 // other partitions' records interleave, so only the first record of a batch could be fenced (by
 // Nats-Expected-Last-Subject-Sequence) without waiting for each PubAck in turn, and a deposed owner's
 // later records could slip in. The cost is one Raft group per partition, which JetStream carries at the
-// partition counts hcd uses (16-256). Positions are the stream's sequences.
+// partition counts hcd uses (16-256). Positions are the stream's sequences. And only the stream-wide check
+// is serialized by Debian's 2.9.10 in a cluster: the per-subject one lets two concurrent writers at the same
+// sequence both succeed (nats-server issue #4320, fixed in 2.9.21; see ownership.ts).
 //
 // Writing needs fence() first: it appends a marker at the stream's current end, under that end as the
 // expected last sequence, so from then on any append by an earlier writer (a deposed owner that still
 // thinks it owns the partition) fails on the sequence check. Readers skip markers. Any failed append
-// leaves the writer unfenced: whether a timed-out record was stored is unknown, so the owner must call
-// fence() again (after checking it still owns the partition) and replay what it has not applied.
+// leaves the writer unfenced: some records of the batch may be stored (those before the first that
+// failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
+// partition) and replay from the position it has applied: a record is in the log at least once.
 import { DeliverPolicy, DiscardPolicy, headers, RetentionPolicy, StorageType } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
 import type { CommandLog } from "./command-log.ts";
@@ -24,7 +27,10 @@ const FENCE_HEADER = "Hcd-Fence";
 const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
 const EMPTY = new Uint8Array(0);
 
-/** An append refused because another writer has written since this one fenced: it no longer owns the log. */
+/**
+ * An append refused on the fence: the log's end was not where this writer expected it, because another
+ * writer has fenced or appended since (this one is deposed), or an earlier append of this writer failed.
+ */
 export class FencedError extends Error {
   override name = "FencedError";
 }
@@ -113,17 +119,21 @@ export class JetStreamLog implements CommandLog {
     this.#next += records.length;
     // every record in flight at once, each fenced on the sequence of the one before it
     const acks = records.map((bytes, i) => this.#js.publish(this.subject, bytes, { expect: { lastSequence: first + i - 1 }, timeout: this.#ackTimeoutMs }));
-    return Promise.all(acks).then(
-      (done) => done.map((ack, i) => {
-        if (ack.seq !== first + i) throw new Error(`${this.stream}: record stored at ${ack.seq}, expected ${first + i}`);
-        return ack.seq;
-      }),
-      (error: unknown) => {
-        this.#next = null;
-        if (wrongLastSequence(error)) throw new FencedError(`${this.stream}: refused, another writer has appended (${(error as Error).message})`);
-        throw error;
-      },
-    );
+    // every answer is awaited: the first record that failed says why (the ones after it fail on the fence
+    // because it is missing, whatever its own reason was)
+    return Promise.allSettled(acks).then((results) => {
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed === undefined) {
+        return results.map((r, i) => {
+          const seq = (r as PromiseFulfilledResult<{ seq: number }>).value.seq;
+          if (seq !== first + i) throw new Error(`${this.stream}: record stored at ${seq}, expected ${first + i}`);
+          return seq;
+        });
+      }
+      this.#next = null;
+      if (wrongLastSequence(failed.reason)) throw new FencedError(`${this.stream}: refused, the log's end is not where this writer left it (${(failed.reason as Error).message})`);
+      throw failed.reason;
+    });
   }
 
   /** Yields the records from `from` up to the log's end as it was when the read began; markers are skipped. */
