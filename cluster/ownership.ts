@@ -1,7 +1,7 @@
 // Which node owns which partition, kept in replicated JetStream KV buckets (R3 on three servers).
 //
 // Each round (every renewEveryMs) a node: renews its presence key in the `<bucket>-nodes` bucket, counts
-// the live nodes, reads every partition's lease (from its stream's leader), and carries out planRound
+// the live nodes (from a watch on that bucket), reads every partition's lease (from its stream's leader), and carries out planRound
 // (leases.ts): renew what it holds, claim free or expired partitions up to its fair share, release what it
 // holds above it. Every write to a lease is a compare-and-set on the revision just read, so two nodes can
 // never both win it: the loser's write fails and it drops the partition. A round's requests wait half a
@@ -68,7 +68,9 @@ export class Ownership {
   readonly #held = new Map<number, Held>();
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<RoundReport> | null = null;
-  #lastLive = 1;
+  /** Every node's last presence, kept current by a watch on the presence bucket. */
+  readonly #presence = new Map<string, Lease>();
+  #presenceWatch: { stop(): void } | null = null;
 
   private constructor(stores: { js: JetStreamClient; jsm: JetStreamManager; nodes: KV; requestTimeoutMs: number }, options: OwnershipOptions) {
     this.#js = stores.js;
@@ -103,7 +105,9 @@ export class Ownership {
     // server lost) must not hold up the renewal of the others past their leases
     const requestTimeoutMs = options.requestTimeoutMs ?? renewEveryMs / 2;
     const jsm = await options.connection.jetstreamManager({ timeout: requestTimeoutMs });
-    return new Ownership({ js, jsm, nodes, requestTimeoutMs }, options);
+    const ownership = new Ownership({ js, jsm, nodes, requestTimeoutMs }, options);
+    await ownership.#watchPresence();
+    return ownership;
   }
 
   /** Runs a round now and every renewEveryMs after. */
@@ -127,6 +131,7 @@ export class Ownership {
     const held = [...this.#held.entries()];
     await Promise.allSettled(held.map(([partition, { revision }]) => this.#apply({ kind: "release", partition, revision })));
     await this.#nodes.put(presenceKey(this.node), encodeLease({ node: this.node, writtenAt: this.#clock(), expiresAt: this.#clock() })).catch(() => {});
+    this.#presenceWatch?.stop();
   }
 
   /** The partitions this node counts itself owner of at `now`, lowest first. */
@@ -158,10 +163,7 @@ export class Ownership {
     // out, and the partitions whose buckets answer must still be renewed and claimed meanwhile.
     await this.#js.publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodeLease(newLease(this.node, now, this.#leaseMs)), { timeout: this.#requestTimeoutMs })
       .catch(noted("presence"));
-    // the count of live nodes comes from a consumer, whose creation can wait on a lost server: a late answer
-    // serves the next round, and this one goes on with the last count
-    const lookup = this.#liveNodes(now).then((live) => { this.#lastLive = live; return live; }, noted("live nodes"));
-    const live = (await Promise.race([lookup, new Promise<null>((resolve) => setTimeout(() => resolve(null), this.#requestTimeoutMs).unref())])) ?? this.#lastLive;
+    const live = this.#liveNodes(now);
     const read = await Promise.all(Array.from({ length: this.partitionCount }, (_, p) => this.#read(p).catch(noted(`read ${p}`))));
     const keys = read.map((key, partition): LeaseKey | null => {
       const held = this.#held.get(partition);
@@ -244,16 +246,32 @@ export class Ownership {
     }
   }
 
-  async #liveNodes(now: number): Promise<number> {
-    const names: string[] = [];
-    for await (const key of await this.#nodes.keys("node.*")) names.push(key);
-    const leases = await Promise.all(names.map(async (key) => {
-      const entry = await this.#nodes.get(key);
-      return entry?.operation === "PUT" ? decodeLease(entry.value) : null;
-    }));
-    const live = leases.filter((lease) => lease !== null && (lease.node === this.node || !leaseExpired(lease, now))).length;
-    return Math.max(1, live);
+  /**
+   * Counts the nodes whose presence has not run out, this one included, from the watched presences (a
+   * lookup per round would create a consumer each time, which can wait seconds on a lost server). A watch
+   * that falls behind makes others look gone: this node then aims at a larger share, but can still only
+   * claim partitions that are free or whose leases ran out.
+   */
+  #liveNodes(now: number): number {
+    let live = 1;
+    for (const [node, lease] of this.#presence) if (node !== this.node && !leaseExpired(lease, now)) live += 1;
+    return live;
   }
+
+  /** Starts following the presence bucket (the last value of every key, then every change). */
+  async #watchPresence(): Promise<void> {
+    const watch = await createIdempotently(() => this.#nodes.watch({ key: "node.*" }));
+    this.#presenceWatch = watch;
+    void (async () => {
+      for await (const entry of watch) {
+        const lease = entry.operation === "PUT" ? decodeLease(entry.value) : null;
+        const node = entry.key.slice("node.".length);
+        if (lease) this.#presence.set(node, lease);
+        else this.#presence.delete(node);
+      }
+    })().catch(() => {}); // the watch ends with the connection
+  }
+
 }
 
 /** The one key of a partition's lease bucket. */
