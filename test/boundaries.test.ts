@@ -38,6 +38,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["engine"], // the pure core: check model, status, transitions, schedules, Shard
   ["persistence"], // the store: LMDB + msgpackr
   ["host"], // shards in threads, the pool and directory, real time, the check's API JSON
+  ["cluster"], // cluster mode on NATS JetStream: partitions, the replicated command log, partition ownership
   ["http", "notify", "mail"], // the edges: API and pings, outbound notifications, inbound mail
   ["app"], // process entry: configuration, start-up, the CLI, the shard worker
 ];
@@ -46,7 +47,7 @@ const folderOf = (path: string) => path.split("/")[0];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 
 const rules: [string, (file: string, to: string, typeOnly: boolean) => string | null][] = [
-  ["every import points down the layers (lib ← engine ← persistence ← host ← http, notify, mail ← app)",
+  ["every import points down the layers (lib ← engine ← persistence ← host ← cluster ← http, notify, mail ← app)",
     (file, to) => {
       if (!existsSync(join(ROOT, to))) return null; // a package
       const from = folderOf(file), into = folderOf(to);
@@ -64,6 +65,7 @@ const rules: [string, (file: string, to: string, typeOnly: boolean) => string | 
       return null;
     }],
   ["only persistence/ imports lmdb", (file, to) => (to === "lmdb" && !file.startsWith("persistence/") ? "lmdb" : null)],
+  ["only cluster/ imports nats", (file, to) => (to === "nats" && !file.startsWith("cluster/") ? "nats" : null)],
   ["persistence/ imports only types from the engine (and engine/model.ts)",
     (file, to, typeOnly) => {
       if (!file.startsWith("persistence/")) return null;
@@ -97,6 +99,10 @@ test("the layer rule refuses upward and sideways imports and allows downward one
   assert.is(layered("notify/render.ts", "http/present.ts", false), "sideways between edges");
   assert.is(layered("http/app.ts", "host/pool-api.ts", false), null);
   assert.is(layered("app/main.ts", "http/app.ts", false), null);
+  assert.is(layered("cluster/jetstream-log.ts", "http/app.ts", false), "upward");
+  assert.is(layered("host/pool.ts", "cluster/partitions.ts", false), "upward");
+  assert.is(layered("cluster/ownership.ts", "host/pool-api.ts", true), null);
+  assert.is(layered("http/app.ts", "cluster/partitions.ts", false), null);
 });
 
 for (const [name, rule] of rules) {

@@ -1,0 +1,180 @@
+// A partition's command log as a JetStream stream, replicated to a quorum (R3 on three servers) before an
+// append resolves.
+//
+// One stream per partition, not one stream with a subject per partition, because of fencing: in a stream
+// of its own a partition's sequences are dense, so a writer knows the sequence each record of a batch
+// will get before any PubAck comes back and can send the whole batch at once, every record carrying
+// "expected last sequence = the one before mine" (Nats-Expected-Last-Sequence). In a shared stream the
+// other partitions' records interleave, so only the first record of a batch could be fenced (by
+// Nats-Expected-Last-Subject-Sequence) without waiting for each PubAck in turn, and a deposed owner's
+// later records could slip in. The cost is one Raft group per partition, which JetStream carries at the
+// partition counts hcd uses (16-256). Positions are the stream's sequences. And only the stream-wide check
+// is serialized by Debian's 2.9.10 in a cluster: the per-subject one lets two concurrent writers at the same
+// sequence both succeed (nats-server issue #4320, fixed in 2.9.21; see ownership.ts).
+//
+// Writing needs fence() first: it appends a marker at the stream's current end, under that end as the
+// expected last sequence, so from then on any append by an earlier writer (a deposed owner that still
+// thinks it owns the partition) fails on the sequence check. Readers skip markers. Any failed append
+// leaves the writer unfenced: some records of the batch may be stored (those before the first that
+// failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
+// partition) and replay from the position it has applied: a record is in the log at least once.
+import { DeliverPolicy, DiscardPolicy, headers, RetentionPolicy, StorageType } from "nats";
+import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
+import type { CommandLog } from "./command-log.ts";
+import { createIdempotently } from "./jetstream-setup.ts";
+
+const FENCE_HEADER = "Hcd-Fence";
+const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
+const EMPTY = new Uint8Array(0);
+
+/**
+ * An append refused on the fence: the log's end was not where this writer expected it, because another
+ * writer has fenced or appended since (this one is deposed), or an earlier append of this writer failed.
+ */
+export class FencedError extends Error {
+  override name = "FencedError";
+}
+
+export type JetStreamLogOptions = {
+  connection: NatsConnection;
+  partition: number;
+  /** 3 on a three-server cluster (a quorum of two must hold a record before it is acknowledged), 1 alone. */
+  replicas: number;
+  /** How long an append waits for its PubAcks before rejecting (no quorum: no PubAck ever comes). */
+  ackTimeoutMs?: number;
+  /** Stream names are `${streamPrefix}_${partition}`, subjects `${subjectPrefix}.${partition}`. */
+  streamPrefix?: string;
+  subjectPrefix?: string;
+};
+
+export class JetStreamLog implements CommandLog {
+  readonly stream: string;
+  readonly subject: string;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+  readonly #ackTimeoutMs: number;
+  /** The sequence the next appended record will get, or null while this writer is not fenced. */
+  #next: number | null = null;
+
+  private constructor(options: { stream: string; subject: string; js: JetStreamClient; jsm: JetStreamManager; ackTimeoutMs: number }) {
+    this.stream = options.stream;
+    this.subject = options.subject;
+    this.#js = options.js;
+    this.#jsm = options.jsm;
+    this.#ackTimeoutMs = options.ackTimeoutMs;
+  }
+
+  /** Creates the partition's stream if it does not exist and returns its log, not yet fenced for writing. */
+  static async open(options: JetStreamLogOptions): Promise<JetStreamLog> {
+    const stream = `${options.streamPrefix ?? "HCD_LOG"}_${options.partition}`;
+    const subject = `${options.subjectPrefix ?? "hcd.log"}.${options.partition}`;
+    const jsm = await options.connection.jetstreamManager();
+    await createIdempotently(async () => {
+      try {
+        await jsm.streams.info(stream);
+      } catch (error) {
+        if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
+        await jsm.streams.add({
+          name: stream, subjects: [subject], num_replicas: options.replicas, storage: StorageType.File,
+          // kept until a snapshot lets them go (truncateBelow), never dropped for space
+          retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
+        });
+      }
+    });
+    return new JetStreamLog({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
+  }
+
+  /** Whether appends are allowed now (fenced and no append has failed since). */
+  get fenced(): boolean {
+    return this.#next !== null;
+  }
+
+  /**
+   * Makes this writer the log's only writer: appends a marker under the stream's current end as the
+   * expected last sequence. Resolves with the marker's position; records below it were written by earlier
+   * writers and must be applied before this writer's own.
+   */
+  async fence(): Promise<number> {
+    this.#next = null;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const last = await this.lastPosition();
+      const marker = headers();
+      marker.set(FENCE_HEADER, String(last));
+      try {
+        const ack = await this.#js.publish(this.subject, EMPTY, { headers: marker, expect: { lastSequence: last }, timeout: this.#ackTimeoutMs });
+        this.#next = ack.seq + 1;
+        return ack.seq;
+      } catch (error) {
+        if (!wrongLastSequence(error)) throw error;
+        // another writer appended between the read and the marker: read the end again
+      }
+    }
+    throw new FencedError(`${this.stream}: another writer kept appending; could not fence`);
+  }
+
+  append(records: readonly Uint8Array[]): Promise<number[]> {
+    if (this.#next === null) return Promise.reject(new FencedError(`${this.stream}: not fenced for writing (fence() first, or again after a failed append)`));
+    if (records.length === 0) return Promise.resolve([]);
+    const first = this.#next;
+    this.#next += records.length;
+    // every record in flight at once, each fenced on the sequence of the one before it
+    const acks = records.map((bytes, i) => this.#js.publish(this.subject, bytes, { expect: { lastSequence: first + i - 1 }, timeout: this.#ackTimeoutMs }));
+    // every answer is awaited: the first record that failed says why (the ones after it fail on the fence
+    // because it is missing, whatever its own reason was)
+    return Promise.allSettled(acks).then((results) => {
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed === undefined) {
+        return results.map((r, i) => {
+          const seq = (r as PromiseFulfilledResult<{ seq: number }>).value.seq;
+          if (seq !== first + i) throw new Error(`${this.stream}: record stored at ${seq}, expected ${first + i}`);
+          return seq;
+        });
+      }
+      this.#next = null;
+      if (wrongLastSequence(failed.reason)) throw new FencedError(`${this.stream}: refused, the log's end is not where this writer left it (${(failed.reason as Error).message})`);
+      throw failed.reason;
+    });
+  }
+
+  /** Yields the records from `from` up to the log's end as it was when the read began; markers are skipped. */
+  async *readFrom(from: number): AsyncIterable<{ position: number; bytes: Uint8Array }> {
+    const end = await this.lastPosition();
+    const start = Math.max(from, 1);
+    if (start > end) return;
+    const consumer = await this.#js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
+    const messages = await consumer.consume({ max_messages: 512 });
+    try {
+      for await (const message of messages) {
+        if (!message.headers?.has(FENCE_HEADER)) yield { position: message.seq, bytes: message.data };
+        if (message.seq >= end) break;
+      }
+    } finally {
+      messages.stop();
+    }
+  }
+
+  async truncateBelow(position: number): Promise<void> {
+    await this.#jsm.streams.purge(this.stream, { seq: position });
+  }
+
+  /**
+   * The position of the last record (or marker); 0 when nothing was ever written. Asked of the stream's
+   * leader (a message get, never answered by a replica): stream info may be answered by a replica that is
+   * still catching up after a restart, and a read that ended at its stale end would miss acknowledged
+   * records (seen here after the leader's SIGKILL and return). The consumer then waits for the records
+   * up to this end however far behind the replica it reads from is.
+   */
+  async lastPosition(): Promise<number> {
+    try {
+      return (await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject })).seq;
+    } catch (error) {
+      if ((error as NatsError).api_error?.err_code !== 10037) throw error; // 10037: no message found
+      return (await this.#jsm.streams.info(this.stream)).state.last_seq; // never written, or every record let go
+    }
+  }
+}
+
+function wrongLastSequence(error: unknown): boolean {
+  const nats = error as Partial<NatsError> | undefined;
+  return nats?.api_error?.err_code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String((error as Error)?.message));
+}

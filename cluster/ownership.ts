@@ -1,0 +1,286 @@
+// Which node owns which partition, kept in replicated JetStream KV buckets (R3 on three servers).
+//
+// Each round (every renewEveryMs) a node: renews its presence key in the `<bucket>-nodes` bucket, counts
+// the live nodes (from a watch on that bucket), reads every partition's lease (from its stream's leader), and carries out planRound
+// (leases.ts): renew what it holds, claim free or expired partitions up to its fair share, release what it
+// holds above it. Every write to a lease is a compare-and-set on the revision just read, so two nodes can
+// never both win it: the loser's write fails and it drops the partition. A round's requests wait half a
+// round at most, and a bucket that does not answer (its leader being elected again after a server's
+// loss) is skipped for that round, so it cannot hold up the renewal of the others.
+//
+// One bucket per partition (`<bucket>-<p>`, one key), not one bucket with a key per partition: the KV
+// client's compare-and-set (Nats-Expected-Last-Subject-Sequence) is not serialized by Debian's 2.9.10 in
+// a cluster — two concurrent updates at the same revision can both succeed (nats-server issue #4320,
+// fixed in 2.9.21; measured here: both won in 213 of 300 races). The stream-wide
+// Nats-Expected-Last-Sequence is serialized (one winner in 300 of 300), and in a bucket of one key the
+// stream's sequence is the key's revision, so leases are written by publishing with that header.
+// test/stress/cluster-ownership.stress.ts races two claimants to keep this true.
+//
+// A node that stops renewing (dead, paused, cut off) stops counting itself owner a margin before its
+// lease runs out (owns() is judged on its own clock), and the others claim its partitions once the lease
+// has run out by theirs: with the defaults (6 s leases, a round every 2 s) within about 8 s (measured:
+// 8.0 s for a paused node, 8.9 s for one cut off with its NATS server). The revision
+// a node holds a partition at is the fencing token the later wiring writes into the partition's log fence.
+import type { JetStreamClient, JetStreamManager, KV, NatsConnection, NatsError } from "nats";
+import { createIdempotently } from "./jetstream-setup.ts";
+import type { Lease, LeaseKey, Step } from "./leases.ts";
+import { decodeLease, encodeLease, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "./leases.ts";
+
+export type OwnershipOptions = {
+  connection: NatsConnection;
+  node: string;
+  partitionCount: number;
+  /** 3 on a three-server cluster. */
+  replicas: number;
+  bucket?: string;
+  leaseMs?: number;
+  renewEveryMs?: number;
+  /** The owner stops counting itself owner this long before its lease's expiry (clock differences between machines). */
+  skewMarginMs?: number;
+  /** How long a round's reads and writes wait for an answer (default: half of renewEveryMs). */
+  requestTimeoutMs?: number;
+  /** The wall clock (epoch ms); tests may pass their own. */
+  clock?: () => number;
+  /** Called once a partition is this node's (with the revision it holds it at), and once it is not any more. */
+  onGained?: (partition: number, revision: number) => void;
+  onLost?: (partition: number) => void;
+};
+
+/** What a round did: the planned steps, which were written, which lost a compare-and-set, which failed, and the reads that went unanswered. */
+export type RoundReport = { steps: Step[]; done: Step[]; conflicts: Step[]; errors: { step: Step; error: string }[]; unanswered: string[] };
+
+type Held = { revision: number; expiresAt: number };
+
+export class Ownership {
+  readonly node: string;
+  readonly partitionCount: number;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+  readonly #nodes: KV;
+  readonly #requestTimeoutMs: number;
+  readonly #bucket: string;
+  readonly #leaseMs: number;
+  readonly #renewEveryMs: number;
+  readonly #skewMarginMs: number;
+  readonly #clock: () => number;
+  readonly #onGained: (partition: number, revision: number) => void;
+  readonly #onLost: (partition: number) => void;
+  readonly #held = new Map<number, Held>();
+  #timer: NodeJS.Timeout | null = null;
+  #round: Promise<RoundReport> | null = null;
+  /** Every node's last presence, kept current by a watch on the presence bucket. */
+  readonly #presence = new Map<string, Lease>();
+  #presenceWatch: { stop(): void } | null = null;
+
+  private constructor(stores: { js: JetStreamClient; jsm: JetStreamManager; nodes: KV; requestTimeoutMs: number }, options: OwnershipOptions) {
+    this.#js = stores.js;
+    this.#jsm = stores.jsm;
+    this.#nodes = stores.nodes;
+    this.#requestTimeoutMs = stores.requestTimeoutMs;
+    this.#bucket = options.bucket ?? "hcd-owner";
+    this.node = options.node;
+    this.partitionCount = options.partitionCount;
+    this.#leaseMs = options.leaseMs ?? 6_000;
+    this.#renewEveryMs = options.renewEveryMs ?? 2_000;
+    this.#skewMarginMs = options.skewMarginMs ?? 500;
+    this.#clock = options.clock ?? Date.now;
+    this.#onGained = options.onGained ?? (() => {});
+    this.#onLost = options.onLost ?? (() => {});
+  }
+
+  /** Opens (or creates) the buckets, one by one (about a third of a second each here); no round runs until start() or round(). */
+  static async open(options: OwnershipOptions): Promise<Ownership> {
+    if (!validNodeName(options.node)) throw new Error(`node name "${options.node}": letters, digits, "_" and "-" only`);
+    if (!Number.isInteger(options.partitionCount) || options.partitionCount < 1) throw new Error("partitionCount must be a positive integer");
+    const leaseMs = options.leaseMs ?? 6_000, renewEveryMs = options.renewEveryMs ?? 2_000;
+    if (renewEveryMs * 2 > leaseMs) throw new Error("renewEveryMs must be at most half of leaseMs: one late round must not lose the lease");
+    const js = options.connection.jetstream();
+    const bucket = options.bucket ?? "hcd-owner";
+    // allow_direct off: reads come from the stream leader, so a round sees the latest revisions (a stale read
+    // would only make a CAS fail, but every failure costs a round)
+    const open = (name: string) => createIdempotently(() => js.views.kv(name, { replicas: options.replicas, history: 1, allow_direct: false, timeout: 5_000 }));
+    const nodes = await open(`${bucket}-nodes`);
+    for (let p = 0; p < options.partitionCount; p++) await open(leaseBucket(bucket, p));
+    // a round's own requests wait at most half a round: a bucket whose leader is being elected again (its
+    // server lost) must not hold up the renewal of the others past their leases
+    const requestTimeoutMs = options.requestTimeoutMs ?? renewEveryMs / 2;
+    const jsm = await options.connection.jetstreamManager({ timeout: requestTimeoutMs });
+    const ownership = new Ownership({ js, jsm, nodes, requestTimeoutMs }, options);
+    await ownership.#watchPresence();
+    return ownership;
+  }
+
+  /** Runs a round now and every renewEveryMs after. */
+  start(): void {
+    if (this.#timer !== null) return;
+    const run = () => void this.round().catch(() => {}); // a failed round (no NATS) is retried next time; leases run out on their own
+    run();
+    this.#timer = setInterval(run, this.#renewEveryMs);
+  }
+
+  /** Stops renewing without releasing anything, as a paused or cut-off process would: the leases run out. */
+  pause(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Stops renewing and releases every held partition, so the others need not wait for the leases to run out. */
+  async stop(): Promise<void> {
+    this.pause();
+    await this.#round?.catch(() => {});
+    const held = [...this.#held.entries()];
+    await Promise.allSettled(held.map(([partition, { revision }]) => this.#apply({ kind: "release", partition, revision })));
+    await this.#nodes.put(presenceKey(this.node), encodeLease({ node: this.node, writtenAt: this.#clock(), expiresAt: this.#clock() })).catch(() => {});
+    this.#presenceWatch?.stop();
+  }
+
+  /** The partitions this node counts itself owner of at `now`, lowest first. */
+  owned(now: number = this.#clock()): number[] {
+    return [...this.#held.entries()].filter(([, held]) => leaseHeld(held, now, this.#skewMarginMs)).map(([p]) => p).sort((a, b) => a - b);
+  }
+
+  owns(partition: number, now: number = this.#clock()): boolean {
+    const held = this.#held.get(partition);
+    return held !== undefined && leaseHeld(held, now, this.#skewMarginMs);
+  }
+
+  /** The revision this node holds the partition at (its fencing token), if it holds it. */
+  revisionOf(partition: number): number | undefined {
+    return this.#held.get(partition)?.revision;
+  }
+
+  /** One round: presence, read, plan, write. Rounds never overlap. */
+  round(): Promise<RoundReport> {
+    this.#round ??= this.#runRound().finally(() => { this.#round = null; });
+    return this.#round;
+  }
+
+  async #runRound(): Promise<RoundReport> {
+    const now = this.#clock();
+    const unanswered: string[] = [];
+    const noted = (what: string) => (error: unknown) => { unanswered.push(`${what}: ${String((error as Error)?.message ?? error)}`); return null; };
+    // Each read or write stands alone: while a bucket elects a new leader (its server lost) its requests time
+    // out, and the partitions whose buckets answer must still be renewed and claimed meanwhile.
+    await this.#js.publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodeLease(newLease(this.node, now, this.#leaseMs)), { timeout: this.#requestTimeoutMs })
+      .catch(noted("presence"));
+    const live = this.#liveNodes(now);
+    const read = await Promise.all(Array.from({ length: this.partitionCount }, (_, p) => this.#read(p).catch(noted(`read ${p}`))));
+    const keys = read.map((key, partition): LeaseKey | null => {
+      const held = this.#held.get(partition);
+      if (key === null) {
+        // not read this round: what it holds it renews at the revision it holds it at (the CAS decides), the rest it leaves
+        return held ? { revision: held.revision, lease: { node: this.node, writtenAt: 0, expiresAt: held.expiresAt } } : null;
+      }
+      // a partition this node believes it holds but whose key another node has written since is lost
+      if (held && (key.revision !== held.revision || key.lease?.node !== this.node)) this.#lose(partition);
+      return key;
+    });
+    const steps = planRound({ me: this.node, now, keys, live });
+    const report: RoundReport = { steps, done: [], conflicts: [], errors: [], unanswered };
+    await Promise.all(steps.map(async (step) => {
+      try {
+        (await this.#apply(step)) ? report.done.push(step) : report.conflicts.push(step);
+      } catch (error) {
+        report.errors.push({ step, error: String((error as Error).message ?? error) });
+      }
+    }));
+    return report;
+  }
+
+  /** Writes one step by compare-and-set; false when another write got there first (the step lost). */
+  async #apply(step: Step): Promise<boolean> {
+    const now = this.#clock();
+    if (step.kind === "release") {
+      this.#lose(step.partition); // stop owning before anyone can see the partition free
+      return (await this.#write(step.partition, null, step.revision)) !== null;
+    }
+    const lease = newLease(this.node, now, this.#leaseMs);
+    const revision = await this.#write(step.partition, lease, step.revision);
+    if (revision === null) {
+      if (step.kind === "renew") this.#lose(step.partition);
+      return false;
+    }
+    const gained = !this.#held.has(step.partition);
+    this.#held.set(step.partition, { revision, expiresAt: lease.expiresAt });
+    if (gained) this.#onGained(step.partition, revision);
+    return true;
+  }
+
+  /** Writes a lease (or a release) at `revision`: the new revision, or null when the compare-and-set failed; other errors (no quorum, timeouts) throw. */
+  async #write(partition: number, lease: Lease | null, revision: number): Promise<number | null> {
+    try {
+      const ack = await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(lease), { expect: { lastSequence: revision }, timeout: this.#requestTimeoutMs });
+      return ack.seq;
+    } catch (error) {
+      if (casFailed(error)) return null;
+      throw error;
+    }
+  }
+
+  #lose(partition: number): void {
+    if (this.#held.delete(partition)) this.#onLost(partition);
+  }
+
+  async #read(partition: number): Promise<LeaseKey> {
+    let entry = await this.#lastEntry(partition);
+    if (entry === null) {
+      // a lease never written: write "released" once so that every claim is a CAS on a revision. Two nodes
+      // doing this at once both write "released" (harmless), and the message id makes the second a duplicate.
+      await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(null), { msgID: `${leaseBucket(this.#bucket, partition)}-first`, expect: { lastSubjectSequence: 0 }, timeout: this.#requestTimeoutMs })
+        .catch((error: unknown) => { if (!casFailed(error)) throw error; });
+      entry = await this.#lastEntry(partition);
+      if (entry === null) throw new Error(`${leaseBucket(this.#bucket, partition)}: no lease after the first write`);
+    }
+    return entry;
+  }
+
+  /** The lease's last revision, asked of its bucket's stream leader (a message get); null when never written. */
+  async #lastEntry(partition: number): Promise<LeaseKey | null> {
+    try {
+      const message = await this.#jsm.streams.getMessage(`KV_${leaseBucket(this.#bucket, partition)}`, { last_by_subj: leaseSubject(this.#bucket, partition) });
+      const deleted = message.header?.get("KV-Operation"); // DEL or PURGE: never written by hcd, read as released
+      return { revision: message.seq, lease: deleted ? null : decodeLease(message.data) };
+    } catch (error) {
+      if ((error as Partial<NatsError>)?.api_error?.err_code === 10037) return null; // no message found
+      throw error;
+    }
+  }
+
+  /**
+   * Counts the nodes whose presence has not run out, this one included, from the watched presences (a
+   * lookup per round would create a consumer each time, which can wait seconds on a lost server). A watch
+   * that falls behind makes others look gone: this node then aims at a larger share, but can still only
+   * claim partitions that are free or whose leases ran out.
+   */
+  #liveNodes(now: number): number {
+    let live = 1;
+    for (const [node, lease] of this.#presence) if (node !== this.node && !leaseExpired(lease, now)) live += 1;
+    return live;
+  }
+
+  /** Starts following the presence bucket (the last value of every key, then every change). */
+  async #watchPresence(): Promise<void> {
+    const watch = await createIdempotently(() => this.#nodes.watch({ key: "node.*" }));
+    this.#presenceWatch = watch;
+    void (async () => {
+      for await (const entry of watch) {
+        const lease = entry.operation === "PUT" ? decodeLease(entry.value) : null;
+        const node = entry.key.slice("node.".length);
+        if (lease) this.#presence.set(node, lease);
+        else this.#presence.delete(node);
+      }
+    })().catch(() => {}); // the watch ends with the connection
+  }
+
+}
+
+/** The one key of a partition's lease bucket. */
+export const LEASE_KEY = "owner";
+export const leaseBucket = (bucket: string, partition: number) => `${bucket}-${partition}`;
+const leaseSubject = (bucket: string, partition: number) => `$KV.${leaseBucket(bucket, partition)}.${LEASE_KEY}`;
+export const presenceKey = (node: string) => `node.${node}`;
+
+function casFailed(error: unknown): boolean {
+  // 10071: wrong last sequence (a write at a stale revision)
+  return (error as Partial<NatsError>)?.api_error?.err_code === 10071 || /wrong last (subject )?sequence/i.test(String((error as Error)?.message));
+}

@@ -1,0 +1,129 @@
+// Real nats-server processes for the cluster tests and bench: three servers as one JetStream cluster (or
+// one alone) on free loopback ports, each with its own temporary store directory. start() returns once
+// every server's JetStream reports a meta leader; any one server can be stopped (SIGTERM or SIGKILL) and
+// started again on the same ports and store, as a machine's loss and return.
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { closedPort, tempDir } from "../helpers.ts";
+
+export type NatsServer = {
+  readonly name: string;
+  readonly clientPort: number;
+  readonly url: string;
+  running(): boolean;
+  output(): string;
+};
+
+export type NatsCluster = {
+  readonly servers: readonly NatsServer[];
+  /** Every client URL, comma-separated, as NATS_URL takes them. */
+  readonly urls: string[];
+  stop(index: number, signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /** Starts a stopped server again on its ports and store; resolves once its JetStream sees a meta leader. */
+  restart(index: number): Promise<void>;
+  /** Resolves once every running server reports a JetStream meta leader. */
+  ready(timeoutMs?: number): Promise<void>;
+  /** Stops every server (SIGKILL) and removes the store directories. */
+  close(): Promise<void>;
+};
+
+type Slot = {
+  name: string; clientPort: number; routePort: number; monitorPort: number; storeDir: string;
+  child: ChildProcess | null; exited: Promise<void> | null; log: string[];
+};
+
+const READY_TIMEOUT_MS = 30_000;
+
+/** Starts `size` servers (1 or 3) and resolves when JetStream is ready on each. */
+export async function startNatsCluster(options: { size?: 1 | 3 } = {}): Promise<NatsCluster> {
+  const size = options.size ?? 3;
+  const dir = tempDir("hcd-nats-");
+  const slots: Slot[] = [];
+  for (let i = 0; i < size; i++) {
+    slots.push({
+      name: `n${i + 1}`, clientPort: await closedPort(), routePort: await closedPort(), monitorPort: await closedPort(),
+      storeDir: `${dir.path}/n${i + 1}`, child: null, exited: null, log: [],
+    });
+  }
+  const routes = slots.map((s) => `nats://127.0.0.1:${s.routePort}`).join(",");
+
+  const launch = (slot: Slot) => {
+    const args = ["-a", "127.0.0.1", "-p", String(slot.clientPort), "-m", String(slot.monitorPort), "-n", slot.name, "-js", "-sd", slot.storeDir];
+    if (size > 1) args.push("--cluster_name", "hcd", "--cluster", `nats://127.0.0.1:${slot.routePort}`, "--routes", routes);
+    const child = spawn("nats-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const keep = (chunk: Buffer) => {
+      slot.log.push(chunk.toString());
+      if (slot.log.length > 400) slot.log.splice(0, 200);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    // a spawn that fails (no nats-server on PATH) ends like an exit, with the reason in the log
+    child.once("error", (error) => keep(Buffer.from(`spawn failed: ${error.message}\n`)));
+    slot.child = child;
+    slot.exited = new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.once("error", () => resolve());
+    });
+  };
+
+  /** A server is ready when its /jsz names a meta leader (one alone leads itself). */
+  const metaLeader = async (slot: Slot): Promise<string | null> => {
+    try {
+      const response = await fetch(`http://127.0.0.1:${slot.monitorPort}/jsz`, { signal: AbortSignal.timeout(1_000) });
+      const jsz = (await response.json()) as { meta_cluster?: { leader?: string }; config?: unknown };
+      if (size === 1) return jsz.config ? slot.name : null;
+      return jsz.meta_cluster?.leader || null;
+    } catch {
+      return null;
+    }
+  };
+  const waitReady = async (targets: Slot[], timeoutMs: number) => {
+    const until = Date.now() + timeoutMs;
+    for (const slot of targets) {
+      while ((await metaLeader(slot)) === null) {
+        if (!running(slot)) throw new Error(`nats-server ${slot.name} exited:\n${slot.log.join("")}`);
+        if (Date.now() > until) throw new Error(`nats-server ${slot.name}: no JetStream meta leader after ${timeoutMs} ms:\n${slot.log.join("")}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  };
+  const running = (slot: Slot) => slot.child !== null && slot.child.pid !== undefined && slot.child.exitCode === null && slot.child.signalCode === null;
+
+  const stop = async (index: number, signal: "SIGTERM" | "SIGKILL" = "SIGTERM") => {
+    const slot = slots[index];
+    if (!running(slot)) return;
+    slot.child!.kill(signal);
+    const timer = setTimeout(() => slot.child!.kill("SIGKILL"), 15_000);
+    await slot.exited;
+    clearTimeout(timer);
+    slot.child = null;
+  };
+
+  for (const slot of slots) launch(slot);
+  const cluster: NatsCluster = {
+    servers: slots.map((slot) => ({
+      name: slot.name, clientPort: slot.clientPort, url: `nats://127.0.0.1:${slot.clientPort}`,
+      running: () => running(slot), output: () => slot.log.join(""),
+    })),
+    urls: slots.map((s) => `nats://127.0.0.1:${s.clientPort}`),
+    stop,
+    restart: async (index) => {
+      const slot = slots[index];
+      if (running(slot)) throw new Error(`nats-server ${slot.name} is running`);
+      launch(slot);
+      await waitReady([slot], READY_TIMEOUT_MS);
+    },
+    ready: (timeoutMs = READY_TIMEOUT_MS) => waitReady(slots.filter(running), timeoutMs),
+    close: async () => {
+      await Promise.all(slots.map((_, i) => stop(i, "SIGKILL")));
+      dir.remove();
+    },
+  };
+  try {
+    await waitReady(slots, READY_TIMEOUT_MS); // every one of them, including any that failed to start
+  } catch (error) {
+    await cluster.close();
+    throw error;
+  }
+  return cluster;
+}
