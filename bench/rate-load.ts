@@ -60,7 +60,9 @@ async function run(options: RateLoadOptions): Promise<RateLoadResult> {
 
   const dispatch = () => {
     while (idle.length > 0 && backlogHead < backlog.length) {
-      const connection = idle.pop() as Connection;
+      // the longest idle first: every connection keeps being used, as many clients would use them; a
+      // connection left unused since it opened would meet the server's header timeout (it answers 408 and closes)
+      const connection = idle.shift() as Connection;
       connection.busy = true;
       connection.dueNs = backlog[backlogHead++];
       connection.socket.write(requests[next++ % requests.length]);
