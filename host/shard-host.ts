@@ -388,6 +388,9 @@ export class ShardHost {
    */
   #withLogDetails(changes: Changes): Changes {
     if (changes.outbox.length === 0) return changes;
+    // this commit's flips by check and number: an up flip's notification looks up the flip before it
+    // (a lookup per entry, not a scan: a burst of up flips must not cost flips x entries)
+    const flipsHere = new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
     const outbox = changes.outbox.map((entry) => {
       const uuid = entry.check.uuid;
       let { lastPing, lastPingBody } = entry;
@@ -401,8 +404,7 @@ export class ShardHost {
         const downFlip = this.#store.flipNumber(uuid, entry.flip.n);
         downSinceAt = downFlip?.to === "down" ? downFlip.at : null;
       } else if (entry.flip.to === "up") {
-        const previous = changes.flips.find((f) => f.checkUuid === uuid && f.n === entry.flip.n - 1)
-          ?? this.#store.flipNumber(uuid, entry.flip.n - 1);
+        const previous = flipsHere.get(`${uuid} ${entry.flip.n - 1}`) ?? this.#store.flipNumber(uuid, entry.flip.n - 1);
         downSinceAt = previous?.to === "down" ? previous.at : null;
       }
       return { ...entry, lastPing, lastPingBody, downSinceAt };

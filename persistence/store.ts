@@ -12,6 +12,7 @@ import { FileLog, segmentFiles, syncDir } from "./file-log.ts";
 import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, splitChanges } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipsOf, pruneFlips } from "./flip-log.ts";
+import { LogOverlay } from "./log-overlay.ts";
 import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
 import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
 import { pingBody, pingPage } from "./ping-log.ts";
@@ -64,10 +65,7 @@ export class Store {
   #pendingBytes = 0;
   #pendingSince: number | null = null; // performance.now() of the oldest pending commit
   #checkpointFailed = false; // the last one failed: what it took is pending again, retry soon
-  // The pings and flips of commits not yet in the tables, by check, oldest first: the readers' overlay
-  readonly #overlayPings = new Map<string, PingWrite[]>();
-  readonly #overlayFlips = new Map<string, Flip[]>();
-  #loggedOutbox = 0; // outbox entries of commits not yet in the tables
+  readonly #overlay = new LogOverlay(); // what readers see of the commits not yet in the tables
   #lastCheckpoint: Promise<void> = Promise.resolve();
   #lastWrite: Promise<void> = Promise.resolve(); // settles after every journal write before it
   #held: Promise<void> | null = null; // while set, checkpoints wait (a backup is copying the files)
@@ -122,7 +120,7 @@ export class Store {
     const journaled: Journaled = { seq: 0, changes };
     const record = encodeJournal(changes);
     this.#writing.push(journaled);
-    this.#addToOverlay(changes);
+    this.#overlay.add(changes);
     // Only a commit the log holds may be checkpointed: one whose write failed (a full disk, EIO) leaves
     // no trace in the tables either. The log resolves appends in order, so #pending stays in order.
     const written = this.#log.append([record]).then(([seq]) => {
@@ -136,7 +134,7 @@ export class Store {
       if (full) void this.checkpoint().catch(() => {});
     }, (error: unknown) => {
       this.#unwrite(journaled);
-      this.#removeFromOverlay([changes]);
+      this.#overlay.remove([changes]);
       throw error;
     });
     this.#lastWrite = written.catch(() => undefined);
@@ -200,7 +198,7 @@ export class Store {
     const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
     const inTables = () => {
       settled();
-      this.#removeFromOverlay(taken.map((t) => t.changes));
+      this.#overlay.remove(taken.map((t) => t.changes));
     };
     const tables = this.#tables, writer = this.#writer;
     const lastSeq = taken[taken.length - 1].seq;
@@ -239,7 +237,7 @@ export class Store {
 
   /** Returns a check's newest ping and its body, including commits not yet checkpointed; null when none. */
   newestPing(checkUuid: string): { record: PingRecord; body: Uint8Array | null } | null {
-    const logged = this.#overlayPings.get(checkUuid)?.at(-1);
+    const logged = this.#overlay.pings(checkUuid).at(-1);
     if (logged !== undefined) return { record: logged.record, body: logged.body };
     const record = pingPage(this.#tables, checkUuid, 1)[0];
     if (record === undefined) return null;
@@ -255,13 +253,13 @@ export class Store {
   pingPage(checkUuid: string, limit: number): PingRecord[] {
     const byN = new Map<number, PingRecord>();
     for (const record of pingPage(this.#tables, checkUuid, limit)) byN.set(record.n, record);
-    for (const write of this.#overlayPings.get(checkUuid) ?? []) byN.set(write.record.n, write.record);
+    for (const write of this.#overlay.pings(checkUuid)) byN.set(write.record.n, write.record);
     return [...byN.values()].sort((a, b) => b.n - a.n).slice(0, Math.max(0, limit));
   }
 
   /** Returns the body of a check's ping n, or null when it had none or was trimmed. */
   pingBody(checkUuid: string, n: number): Uint8Array | null {
-    const write = this.#overlayPings.get(checkUuid)?.find((w) => w.record.n === n);
+    const write = this.#overlay.pings(checkUuid).find((w) => w.record.n === n);
     if (write !== undefined) return write.body === null || write.body.length === 0 ? null : write.body;
     return pingBody(this.#tables, checkUuid, n);
   }
@@ -270,7 +268,7 @@ export class Store {
   flips(checkUuid: string, range: { fromAt?: Millis; toAt?: Millis }): Flip[] {
     const byN = new Map<number, Flip>();
     for (const flip of flipsOf(this.#tables, checkUuid, range)) byN.set(flip.n, flip);
-    for (const flip of this.#overlayFlips.get(checkUuid) ?? []) {
+    for (const flip of this.#overlay.flips(checkUuid)) {
       const inRange = (range.fromAt === undefined || flip.at >= range.fromAt) && (range.toAt === undefined || flip.at < range.toAt);
       if (inRange) byN.set(flip.n, flip);
     }
@@ -323,30 +321,12 @@ export class Store {
 
   /** Returns true when commits not yet in the tables queued notifications (the outbox's readers need a checkpoint first). */
   hasLoggedOutbox(): boolean {
-    return this.#loggedOutbox > 0;
+    return this.#overlay.hasOutbox();
   }
 
   /** Returns how many commits are in the log and not yet applied to the tables. */
   journaledCommits(): number {
     return this.#pending.length + this.#applying.reduce((sum, list) => sum + list.length, 0);
-  }
-
-  /** Adds a commit's pings and flips to the overlay; a check it deletes loses what the overlay held of it. */
-  #addToOverlay(changes: Changes): void {
-    for (const { uuid } of changes.deletedChecks) {
-      this.#overlayPings.delete(uuid);
-      this.#overlayFlips.delete(uuid);
-    }
-    for (const write of changes.pings) push(this.#overlayPings, write.checkUuid, write);
-    for (const flip of changes.flips) push(this.#overlayFlips, flip.checkUuid, flip);
-    this.#loggedOutbox += changes.outbox.length;
-  }
-
-  /** Removes commits' pings and flips from the overlay (the tables hold them, or the commit failed). */
-  #removeFromOverlay(commits: readonly Changes[]): void {
-    removeAll(this.#overlayPings, commits.flatMap((c) => c.pings), (write) => write.checkUuid);
-    removeAll(this.#overlayFlips, commits.flatMap((c) => c.flips), (flip) => flip.checkUuid);
-    for (const changes of commits) this.#loggedOutbox -= changes.outbox.length;
   }
 
   /** Removes a commit from those being written (appends resolve in order: it is nearly always the first). */
@@ -408,26 +388,6 @@ export class Store {
   async #durable(written: Promise<unknown>, env: Tables["env"]): Promise<void> {
     await written;
     if (this.#durability === "flush") await env.flushed;
-  }
-}
-
-/** Appends `item` to the list of `key`. */
-function push<T>(map: Map<string, T[]>, key: string, item: T): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [item]);
-  else list.push(item);
-}
-
-/** Removes `items` from the lists they are in (one pass over each list concerned). */
-function removeAll<T>(map: Map<string, T[]>, items: readonly T[], keyOf: (item: T) => string): void {
-  if (items.length === 0) return;
-  const gone = new Set(items);
-  for (const key of new Set(items.map(keyOf))) {
-    const list = map.get(key);
-    if (list === undefined) continue;
-    const kept = list.filter((item) => !gone.has(item));
-    if (kept.length === 0) map.delete(key);
-    else if (kept.length !== list.length) map.set(key, kept);
   }
 }
 
