@@ -87,21 +87,9 @@ test("a node that stops renewing loses all its partitions to the others within 1
       return watch;
     }));
 
-    // every 50 ms: no partition counted as owned by two owners at the same instant
-    const doubled: string[] = [];
-    let samples = 0;
     let released: number[] = [];
-    const sampler = setInterval(() => {
-      const now = Date.now();
-      const seen = new Map<number, string>();
-      for (const owner of owners) {
-        for (const p of owner.owned(now)) {
-          if (seen.has(p)) doubled.push(`partition ${p}: ${seen.get(p)} and ${owner.node} at ${now}`);
-          seen.set(p, owner.node);
-        }
-      }
-      samples += 1;
-    }, 50);
+    const sampler = sampleOwnership(owners);
+    let sampled: { samples: number; doubled: string[] } = { samples: 0, doubled: [] };
     try {
       for (const owner of owners) owner.start();
       const ownedByAll = (list: Ownership[]) => new Set(list.flatMap((o) => o.owned())).size === PARTITIONS;
@@ -130,12 +118,12 @@ test("a node that stops renewing loses all its partitions to the others within 1
       const latest = await Promise.all(buckets.map(async (kv) => (await kv.get(LEASE_KEY))!.revision));
       await waitFor("history has the latest revisions", () => latest.every((rev, p) => history.some((h) => h.partition === p && h.revision === rev)), 5_000);
     } finally {
-      clearInterval(sampler);
+      sampled = sampler.stop();
       for (const watch of watches) watch.stop();
       for (const owner of owners) owner.pause();
     }
-    assert.ok(samples > 100, `${samples} samples`);
-    assert.equal(doubled, [], "two owners at once");
+    assert.ok(sampled.samples > 100, `${sampled.samples} samples`);
+    assert.equal(sampled.doubled, [], "two owners at once");
     // every revision an owner held a partition at is in the history, under that owner's name
     for (const h of held) {
       const entry = history.find((e) => e.partition === h.partition && e.revision === h.revision);
