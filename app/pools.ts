@@ -44,7 +44,7 @@ function inProcessHandle(host: ShardHost): ShardHandle {
 
 /** Starts SHARDS worker threads, each owning its projects; a crashed worker stops the process loudly. */
 export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
-  // Replay what a crash left in the journal once, here, before the shards open the store together.
+  // Replay what a crash left in the logs once, here, before the shards open the store together.
   await (await openStore(options.dataDir, { durability: options.durability })).close();
   const script = fileURLToPath(new URL("./shard.worker.js", import.meta.url));
   const workers: Worker[] = [];

@@ -204,7 +204,7 @@ export class ShardedPool implements Pool {
     const run = this.#lastBackup.then(async () => {
       const held = this.#shards.map(() => false);
       try {
-        // every shard stops checkpointing (pings still commit to the journal), then one copies the files
+        // every shard stops checkpointing (pings still commit to the log), then one copies the files
         await Promise.all(this.#shards.map(async (s, i) => { await s.apply({ kind: "holdCheckpoints" }); held[i] = true; }));
         await this.#shards[0].apply({ kind: "copyStore", dir });
       } finally {

@@ -25,7 +25,7 @@ import type { ShardStats } from "./shard-stats.ts";
 import { newShardCounters, observe } from "./shard-stats.ts";
 import { log } from "./log.ts";
 
-const SLOW_COMMIT_SECONDS = 1; // a commit is one small journal write and a disk sync: 1 s means trouble
+const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
 import type { PackedChecks } from "./check-directory.ts";
 import { WriteFailures } from "./write-failures.ts";
 
@@ -245,7 +245,7 @@ export class ShardHost {
     this.#store.probe();
   }
 
-  /** Returns this shard's counters and its checks by status at `at`, its outbox and journal backlog (for /metrics). */
+  /** Returns this shard's counters and its checks by status at `at`, its outbox and log backlog (for /metrics). */
   async #stats(at: Millis): Promise<ShardStats> {
     const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
     let sinceYield = 0;
@@ -284,7 +284,7 @@ export class ShardHost {
 
   /** Applies what the log holds to the tables (when due, and before reads of the outbox). */
   checkpoint(): Promise<void> {
-    if (!this.#writes.mayTry(0)) return Promise.reject(this.#writes.error()); // what it would apply stays journaled
+    if (!this.#writes.mayTry(0)) return Promise.reject(this.#writes.error()); // what it would apply stays in the log
     return this.#store.checkpoint().then(() => this.#writes.succeeded("checkpoint"), (error: unknown) => {
       this.#writes.failed("checkpoint", error); // what it took stays journaled: the next checkpoint retries it
       throw this.#writes.error();
@@ -343,7 +343,7 @@ export class ShardHost {
     return result;
   }
 
-  /** Replaces the shard with one loaded from what the store holds (the tables plus the journal). */
+  /** Replaces the shard with one loaded from what the store holds (the tables plus the log). */
   #rebuild(): void {
     const { index, count, newId } = this.#options;
     try {

@@ -20,7 +20,7 @@ export function isStoreUnavailable(error: unknown): boolean {
   return error instanceof Error && error.name === "StoreUnavailableError";
 }
 
-/** What failed: the journal commit (changes refused) or a checkpoint (applying the journal to the tables). */
+/** What failed: the commit to the log (changes refused) or a checkpoint (applying the log to the tables). */
 export type WriteKind = "commit" | "checkpoint";
 
 export class WriteFailures {

@@ -67,7 +67,7 @@ export class Store {
   #checkpointFailed = false; // the last one failed: what it took is pending again, retry soon
   readonly #overlay = new LogOverlay(); // what readers see of the commits not yet in the tables
   #lastCheckpoint: Promise<void> = Promise.resolve();
-  #lastWrite: Promise<void> = Promise.resolve(); // settles after every journal write before it
+  #lastWrite: Promise<void> = Promise.resolve(); // settles after every log append before it
   #held: Promise<void> | null = null; // while set, checkpoints wait (a backup is copying the files)
   #afterHold: Promise<void> | null = null;
   /** Hears how long each checkpoint took, in seconds (for /metrics). */
@@ -153,7 +153,7 @@ export class Store {
 
   /**
    * Returns the projects `accept` takes, with their channels and checks, as the store holds them: the
-   * tables plus the commits journaled but not yet applied to them (a shard rebuilds from this when a
+   * tables plus the commits logged but not yet applied to them (a shard rebuilds from this when a
    * commit failed after its changes were applied in memory).
    */
   loadDurable(accept: (projectId: string) => boolean): { project: Project; channels: Channel[]; checks: Check[] }[] {
@@ -181,13 +181,13 @@ export class Store {
   }
 
   /**
-   * Applies every commit journaled so far to the tables, in short transactions (the shard's event loop,
+   * Applies every commit logged so far to the tables, in short transactions (the shard's event loop,
    * and its pings, run in between) the last of which marks them as applied, then drops them from the
-   * journal; resolves when the tables show them. Reads of the outbox call this first.
+   * log; resolves when the tables show them. Reads of the outbox call this first.
    */
   checkpoint(): Promise<void> {
     if (this.#held !== null) return this.#afterHold ??= this.#held.then(() => { this.#afterHold = null; return this.checkpoint(); });
-    const taken = this.#pending.splice(0); // commits journaled before this call
+    const taken = this.#pending.splice(0); // commits logged before this call
     this.#pendingPings = 0;
     this.#pendingBytes = 0;
     this.#pendingSince = null;
@@ -277,9 +277,9 @@ export class Store {
 
   /**
    * Stops checkpoints until the returned release is called; resolves once the one in progress is done
-   * (its journal records removed). Meanwhile commits still go to the journal, so pings keep flowing,
+   * (its log segments removed). Meanwhile commits still go to the log, so pings keep flowing,
    * and the tables change only by outbox deliveries. A backup holds every store of the dir this way,
-   * so that its copies of the journal and the tables fit together (see copyTo).
+   * so that its copies of the logs and the tables fit together (see copyTo).
    */
   async holdCheckpoints(): Promise<() => void> {
     if (this.#held !== null) throw new Error("checkpoints are already held");
