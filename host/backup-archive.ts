@@ -11,6 +11,7 @@ import { createReadStream, createWriteStream, existsSync, mkdirSync, openSync, r
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable, Transform } from "node:stream";
+import { isSegmentName } from "../persistence/file-log.ts";
 
 const MAGIC = Buffer.from("HCDBACKUP1\n", "ascii");
 const DIGEST_BYTES = 32;
@@ -18,12 +19,13 @@ const MAX_HEADER_BYTES = 64 * 1024;
 /** The tables' LMDB data file, in every archive. */
 export const TABLES_FILE = "data.mdb";
 /** The store's command logs, beside the tables (and, in archives of older stores, their journal env). */
-const LOG_FILE = /^log\/[0-9]+-[0-9]+-[0-9a-f]+_[A-Za-z0-9-]+_[0-9]{6,}\.log$/;
 const LEGACY_JOURNAL_FILE = "journal/data.mdb";
+/** Returns true for a command log's segment under log/ (a plain name: no other directory, no ".."). */
+const isLogFile = (path: string) => path.startsWith("log/") && isSegmentName(path.slice(4));
 
 /** Returns the store's files in `dir` (paths relative to it) as an archive lists them: the logs, then the tables. */
 export function storeFiles(dir: string): string[] {
-  const logs = existsSync(join(dir, "log")) ? readdirSync(join(dir, "log")).map((name) => `log/${name}`).filter((path) => LOG_FILE.test(path)) : [];
+  const logs = existsSync(join(dir, "log")) ? readdirSync(join(dir, "log")).filter(isSegmentName).map((name) => `log/${name}`) : [];
   return [...logs.sort(), TABLES_FILE];
 }
 /** The server's badge secret: in an archive when DATA_DIR had one, so published badge URLs survive a restore. */
@@ -103,7 +105,7 @@ function parseHeader(bytes: Buffer, file: string): Header {
   // the only paths an archive may hold, each once: the tables, the badge secret, logs (or an older store's journal)
   const seen = new Set<string>();
   const allowedOnce = (path: string) => {
-    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === LEGACY_JOURNAL_FILE || LOG_FILE.test(path)) || seen.has(path)) return false;
+    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
     seen.add(path);
     return true;
   };

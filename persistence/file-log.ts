@@ -28,6 +28,16 @@ const NAME = /^([0-9]+-[0-9]+-[0-9a-f]+)_([A-Za-z0-9-]+)_([0-9]{6,})\.log$/;
 /** One segment file of a writer, as found in a log directory. */
 export type SegmentFile = { readonly name: string; readonly identity: string; readonly writer: string; readonly segment: number };
 
+/** Returns the file name of a writer's segment. */
+export function segmentName(identity: string, writer: string, segment: number): string {
+  return `${identity}_${writer}_${String(segment).padStart(6, "0")}.log`;
+}
+
+/** Returns true when `name` is a segment file's name. */
+export function isSegmentName(name: string): boolean {
+  return NAME.test(name);
+}
+
 /** Returns the frame of `record` at `position`. */
 export function frame(position: number, record: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(HEADER_BYTES + record.length);
@@ -151,11 +161,6 @@ export class FileLog implements CommandLog {
     }
   }
 
-  /** Returns the names of this writer's segment files (for a backup's copy). */
-  segmentNames(): string[] {
-    return this.#segments.map((s) => s.name);
-  }
-
   /**
    * Waits for the appends in flight, closes every segment and removes those whose records are all below
    * `removeBelow`; returns true when none is left.
@@ -216,7 +221,7 @@ export class FileLog implements CommandLog {
     const last = this.#segments.at(-1);
     if (!this.#rollPending && last !== undefined) return last;
     this.#rollPending = false;
-    const name = `${this.#identity}_${this.#writer}_${String(++this.#segmentNumber).padStart(6, "0")}.log`;
+    const name = segmentName(this.#identity, this.#writer, ++this.#segmentNumber);
     const path = join(this.#dir, name);
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (this.#sync ? constants.O_DSYNC : 0);
     const handle = open(path, flags, 0o600).then((opened) => {

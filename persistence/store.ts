@@ -8,7 +8,7 @@ import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
-import { FileLog, segmentFiles, syncDir } from "./file-log.ts";
+import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
 import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, splitChanges } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipsOf, pruneFlips } from "./flip-log.ts";
@@ -305,7 +305,7 @@ export class Store {
     makeDir(to);
     for (const file of segmentFiles(from)) {
       try {
-        copyFileSync(join(from, file.name), join(to, `${COPIED_IDENTITY}_${file.writer}_${String(file.segment).padStart(6, "0")}.log`));
+        copyFileSync(join(from, file.name), join(to, segmentName(COPIED_IDENTITY, file.writer, file.segment)));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error; // gone: a writer that closed, its records in the tables
       }
