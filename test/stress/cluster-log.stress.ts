@@ -82,20 +82,23 @@ test("acknowledged appends survive the SIGKILL of the stream leader and read bac
       }
     };
     for (let batch = 0; batch < 10; batch++) await appendBatch(batch);
-    const leader = await streamLeader(cluster, nc, log.stream);
+    const leader = await eventually(() => streamLeader(cluster, nc, log.stream));
     // the leader dies with acknowledged records and a batch in flight
     const inFlight = appendBatch(10);
     await cluster.stop(leader, "SIGKILL");
     await inFlight;
     for (let batch = 11; batch < 20; batch++) await appendBatch(batch);
-    const newLeader = await streamLeader(cluster, nc, log.stream);
+    // stream info needs the cluster's API to answer; a meta leader election after the kill may still be running
+    const newLeader = await eventually(() => streamLeader(cluster, nc, log.stream));
     assert.is.not(newLeader, leader);
     await cluster.restart(leader);
 
     // read through the server that just came back, while it may still be catching up: the read must still
-    // reach the end the leader knows
-    const throughReturned = await connect({ servers: [cluster.servers[leader].url] });
-    const read = await readAll(await JetStreamLog.open({ connection: throughReturned, partition: 7, replicas: 3 })).finally(() => throughReturned.close());
+    // reach the end the leader knows (a request that times out while its routes come up is retried)
+    const read = await eventually(async () => {
+      const throughReturned = await connect({ servers: [cluster.servers[leader].url] });
+      return readAll(await JetStreamLog.open({ connection: throughReturned, partition: 7, replicas: 3 })).finally(() => throughReturned.close());
+    });
     const positions = read.map((r) => r.position);
     assert.ok(positions.every((p, i) => i === 0 || p > positions[i - 1]), "positions strictly increase");
     const stored = new Map(read.map((r) => [r.position, r.text]));
@@ -136,7 +139,7 @@ test("with two of three servers down an append rejects instead of resolving, and
     const log = await JetStreamLog.open({ connection: nc, partition: 3, replicas: 3, ackTimeoutMs: 2_000 });
     await log.fence();
     const [before] = await log.append([encode("before")]);
-    const survivor = await streamLeader(cluster, nc, log.stream);
+    const survivor = await eventually(() => streamLeader(cluster, nc, log.stream));
     const others = [0, 1, 2].filter((i) => i !== survivor);
     await Promise.all(others.map((i) => cluster.stop(i, "SIGTERM")));
     let outcome = "resolved";
