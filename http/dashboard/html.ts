@@ -17,17 +17,24 @@ export class Html {
 export type Value = string | number | Html | null | undefined | false | readonly Value[];
 
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const SIGNIFICANT = /[&<>"']/;
 
 /** Returns `text` with the five HTML-significant characters replaced by entities (safe in text and quoted attributes). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
+  // most text has none of them: a test is cheaper than a replace that allocates a copy
+  return SIGNIFICANT.test(text) ? text.replace(/[&<>"']/g, (c) => ENTITIES[c]) : text;
 }
 
+// Type checks in the order values come most often (text, fragments), and lists joined by one loop without
+// an intermediate array: a 1,000-row table renders through here some 20,000 times.
 function render(value: Value): string {
-  if (value === null || value === undefined || value === false) return "";
+  if (typeof value === "string") return escapeHtml(value);
   if (value instanceof Html) return value.text;
-  if (Array.isArray(value)) return value.map(render).join("");
-  return escapeHtml(String(value));
+  if (value === null || value === undefined || value === false) return "";
+  if (typeof value === "number") return String(value);
+  let out = "";
+  for (const item of value) out += render(item);
+  return out;
 }
 
 /** The template tag: literal parts are trusted markup, every interpolation is escaped. */

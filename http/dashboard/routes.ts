@@ -3,6 +3,7 @@
 // context built here. Every change
 // goes through the same pool calls and the same validation (http/input.ts) and error texts
 // (http/errors.ts) as the management API; the pages only render.
+import { performance } from "node:perf_hooks";
 import type { H3, H3Event } from "h3";
 import { HTTPError, HTTPResponse } from "h3";
 import type { Clock } from "../../host/clock.ts";
@@ -26,10 +27,12 @@ import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { integrationRoutes } from "./integration-routes.ts";
 import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
-import { checkFormPage, checkRows, checksPage, errorPage, projectsPage, rowTextUntil, settingsPage, signInPage, statusWordOf, statusWordUntil, tagsOf } from "./pages.ts";
+import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowTextUntil, settingsPage, signInPage, statusWordOf, statusWordUntil, tagsOf } from "./pages.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
+import { RowsCache } from "./rows-cache.ts";
+import { RowMemo } from "./row-memo.ts";
 import {
-  COOKIE, cookieOf, FailureCounter, formOf, htmlResponse, loadAssets, notModified, param, redirect, refuseCrossSite, SECURITY_HEADERS,
+  COOKIE, cookieOf, encodeParts, FailureCounter, formOf, htmlPartsResponse, htmlResponse, loadAssets, notModified, param, redirect, refuseCrossSite, SECURITY_HEADERS,
   sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded,
 } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
@@ -44,6 +47,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const secureCookie = config.siteRoot.startsWith("https:");
   const siteOrigin = new URL(config.siteRoot).origin;
   const assets = loadAssets();
+  const rowsCache = new RowsCache(() => performance.now());
+  const rowMemo = new RowMemo();
 
   // --- request helpers -------------------------------------------------------------------------
 
@@ -203,8 +208,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       .filter((c) => q === "" || c.name.toLowerCase().includes(q) || c.slug.includes(q) || (!access.viewer.readonly && c.uuid.includes(q)));
     sortChecks(shown, filter.sort, wordOf);
     const down = all.filter((c) => wordOf(c) === "down").length;
-    const etag = rowsEtag({ version, variant: rowsVariant(search, access.viewer.readonly), untilAt });
-    return { project, checks: shown, tags, filter, at, down, wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag };
+    const variant = rowsVariant(search, access.viewer.readonly);
+    const etag = rowsEtag({ version, variant, untilAt });
+    const memo = rowMemo.render(`${project.id}/${variant}`);
+    return { project, checks: shown, tags, filter, at, down, wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
   };
 
   route("GET", "/projects/:project/checks", async (event) => {
@@ -214,18 +221,25 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   });
 
   // the auto-refresh: only the table's rows, with the down count for the title; 304 while they would be
-  // the same as the ones the client has (rows-etag.ts), which costs one small question to the shard
+  // the same as the ones the client has (rows-etag.ts), which costs one small question to the shard; else
+  // the table's render of the last second when the client does not hold it yet (rows-cache.ts)
   route("GET", "/projects/:project/checks/rows", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const ifNoneMatch = event.req.headers.get("if-none-match");
+    const variant = rowsVariant(event.url.search, access.viewer.readonly);
     if (ifNoneMatch !== null) {
-      const current = { version: await pool.projectVersion(project.id), variant: rowsVariant(event.url.search, access.viewer.readonly), at: clock.now() };
+      const current = { version: await pool.projectVersion(project.id), variant, at: clock.now() };
       const fresh = freshEtag(ifNoneMatch, current);
       if (fresh !== null) return notModified(fresh);
     }
+    const table = `${project.id}/${variant}`;
+    const shared = rowsCache.shared(table, clock.now(), ifNoneMatch);
+    if (shared !== null) return htmlPartsResponse(shared.parts, 200, { etag: shared.etag });
     const data = await checksData(access, project, event.url.search);
-    return htmlResponse(checkRows(data).text, 200, { etag: data.etag });
+    const parts = encodeParts(checkRowsParts(data));
+    rowsCache.keep(table, { parts, etag: data.etag, untilAt: data.untilAt });
+    return htmlPartsResponse(parts, 200, { etag: data.etag });
   });
 
   route("GET", "/projects/:project/checks/new", async (event) => {

@@ -7,15 +7,15 @@ import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import type { Api } from "../http/harness.ts";
 import { withApi } from "../http/harness.ts";
 
-/** Signs in with the project's read-write key; returns a GET of the rows with or without If-None-Match. */
-async function rowsReader(api: Api): Promise<(etag?: string) => Promise<{ status: number; etag: string | null; text: string }>> {
+/** Signs in with the project's read-write key; returns a GET of the rows (sorted by name, `extra` added to the query) with or without If-None-Match. */
+async function rowsReader(api: Api): Promise<(etag?: string, extra?: string) => Promise<{ status: number; etag: string | null; text: string }>> {
   const signIn = await api.app.request("/signin", { method: "POST", body: new URLSearchParams({ key: api.project.apiKey }) });
   const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
   assert.match(cookie, /^hcd_session=./);
-  return async (etag) => {
+  return async (etag, extra = "") => {
     const headers: Record<string, string> = { cookie };
     if (etag !== undefined) headers["if-none-match"] = etag;
-    const res = await api.app.request(`/projects/${api.project.id}/checks/rows?sort=name`, { headers });
+    const res = await api.app.request(`/projects/${api.project.id}/checks/rows?sort=name${extra}`, { headers });
     return { status: res.status, etag: res.headers.get("etag"), text: await res.text() };
   };
 }
@@ -62,6 +62,30 @@ test("a status word that changes by time alone (up → grace, no flip) ends the 
   assert.equal((flips.json as unknown[]).length, 1, "only the ping's new → up: grace is no flip");
   const late = await rows(first.etag ?? "");
   assert.equal([late.status, wordsIn(late.text)], [200, ["grace"]]);
+}));
+
+const rowsOnly = (text: string) => text.replace(/^<tbody[^>]*>/, "");
+
+test("rows kept from the last render for unchanged checks are byte for byte a fresh render's", () => withApi(async (api) => {
+  const made = await Promise.all(["alpha", "beta", "gamma", "delta"].map((name) => api.create({ name, tags: "prod", timeout: 3600, grace: 60 })));
+  const [alpha, beta, gamma, delta] = made.map((c) => String(c.uuid));
+  await api.ping(alpha);
+  const rows = await rowsReader(api);
+  const first = await rows();
+  assert.is(first.status, 200);
+  // one of each kind of change: a ping, an edit of what a row shows, a pause, a deletion; time moves too
+  await api.admin("POST", "/admin/v1/clock", { advance: 90 });
+  await api.ping(beta);
+  await api.call("POST", `/api/v3/checks/${gamma}`, { body: { name: "gamma <renamed>" } });
+  await api.call("POST", `/api/v3/checks/${alpha}/pause`);
+  await api.call("DELETE", `/api/v3/checks/${delta}`);
+  const again = await rows(first.etag ?? "");
+  assert.is(again.status, 200);
+  // the same query with a parameter nothing reads: a table never rendered, every row built
+  const fresh = await rows(undefined, "&unused=1");
+  assert.is(rowsOnly(again.text), rowsOnly(fresh.text));
+  assert.ok(again.text.includes("gamma &lt;renamed&gt;") && !again.text.includes(delta) && again.text.includes("paused"), again.text);
+  assert.ok(again.text.includes("1 minute ago"), "alpha's ping, 90 s ago");
 }));
 
 test.run();
