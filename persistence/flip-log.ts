@@ -20,6 +20,21 @@ export function flipsOf(tables: Tables, checkUuid: string, range: { fromAt?: Mil
   return valuesIn<Flip>(tables.flips, { start: newest, end: oldest, reverse: true });
 }
 
+/**
+ * Returns a check's flip number `n`, or null. Reads newest first and stops at it: the flip asked for is
+ * nearly always the newest or the one before (a notification's flip and its predecessor), so this reads
+ * one or two flips however long the check's history is. (It does not stop below `n`: flips are ordered by
+ * time, and a clock set back can give a newer number an older time.)
+ */
+export function flipNumbered(tables: Tables, checkUuid: string, n: number): Flip | null {
+  const all = under(checkUuid);
+  for (const { value } of tables.flips.getRange({ start: all.end, end: all.start, reverse: true })) {
+    const flip = value as Flip;
+    if (flip.n === n) return flip;
+  }
+  return null;
+}
+
 /** Removes a check's flips; call inside a write transaction. */
 export function removeFlips(tables: Tables, checkUuid: string): void {
   removeRange(tables.flips, under(checkUuid));

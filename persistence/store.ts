@@ -11,7 +11,7 @@ import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
 import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, splitChanges } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
-import { flipsOf, pruneFlips } from "./flip-log.ts";
+import { flipNumbered, flipsOf, pruneFlips } from "./flip-log.ts";
 import { LogOverlay } from "./log-overlay.ts";
 import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
 import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
@@ -246,7 +246,7 @@ export class Store {
 
   /** Returns a check's flip number n, including commits not yet checkpointed; null when unknown. */
   flipNumber(checkUuid: string, n: number): Flip | null {
-    return this.flips(checkUuid, {}).find((f) => f.n === n) ?? null;
+    return this.#overlay.flips(checkUuid).find((f) => f.n === n) ?? flipNumbered(this.#tables, checkUuid, n);
   }
 
   /** Returns up to `limit` of a check's newest pings, newest first, including commits not yet checkpointed. */

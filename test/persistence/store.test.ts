@@ -336,6 +336,22 @@ async function withJournalStore(body: (store: Store) => Promise<void>): Promise<
   }
 }
 
+test("flipNumber finds a flip by its number in the tables and in the log, newest or old, and null for one never made", async () => {
+  await withJournalStore(async (store) => {
+    const c = check({ nPings: 1, nFlips: 6 });
+    const flips = [1, 2, 3, 4, 5].map((n) => flip({ checkUuid: c.uuid, n, at: 1_000 * n, to: n % 2 === 1 ? "up" : "down" }));
+    await store.commit(changes({ checks: [c], flips }));
+    await store.checkpoint();
+    const logged = flip({ checkUuid: c.uuid, n: 6, at: 6_000, to: "down" });
+    await store.commit(changes({ checks: [c], flips: [logged] }));
+    assert.equal(store.flipNumber(c.uuid, 6), logged, "only in the log");
+    assert.equal(store.flipNumber(c.uuid, 5), flips[4]);
+    assert.equal(store.flipNumber(c.uuid, 1), flips[0]);
+    assert.is(store.flipNumber(c.uuid, 7), null);
+    assert.is(store.flipNumber("00000000-0000-4000-8000-000000000000", 1), null);
+  });
+});
+
 test("a commit is journaled: the tables show it after a checkpoint, the overlay readers at once", async () => {
   await withJournalStore(async (store) => {
     const c = check({ nPings: 1, nFlips: 1 });
