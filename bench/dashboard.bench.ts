@@ -8,10 +8,11 @@
 //    median of 60 requests after 30 warm-up ones (client time included, so these are upper bounds of the
 //    server time), and the server's CPU per request over the same requests (all threads).
 // 2. Peak pings/s into that project with 10 dashboards open, each refreshing every 3 s the way the page's
-//    script does (If-None-Match of its last answer), against none: runs alternated, medians and their
-//    ratio. Twice: the dashboards watch the pinged project (the pings change it between two refreshes, so
-//    no refresh is a 304 and nearly every row changed: the worst case), and they watch another 1,000-check project that nothing
-//    changes meanwhile (every refresh a 304: what the ETag buys).
+//    script does (If-None-Match of its last answer), against none right before and after (rounds of none,
+//    dashboards, none, dashboards, none), medians of the ratios. Twice: the dashboards watch the pinged
+//    project (the pings change it between two refreshes, so no refresh is a 304 and nearly every row
+//    changed: the worst case), and they watch another 1,000-check project that nothing changes meanwhile
+//    (every refresh a 304: what the ETag buys).
 // `node dist/bench/dashboard.bench.js`; HCD_BENCH_RUNS (default 5), HCD_BENCH_SECONDS (default 6).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -132,7 +133,7 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
     };
     progress.update(2, 6, "warm-up", true);
     await runPeak({ url: server.url, pathsFile: pathsFile.file, paths: pingPaths, connections: CONNECTIONS, seconds: 2 });
-    const alone: Run[] = [], watched: Run[] = [], watchedQuiet: Run[] = [];
+    const alone: Run[][] = [], watched: Run[] = [], watchedQuiet: Run[] = [];
     const refreshes = { full: 0, notModified: 0, renders: new Set<string>() }, quietRefreshes = { full: 0, notModified: 0, renders: new Set<string>() };
     const withDashboards = async (url: string, counted: { full: number; notModified: number; renders: Set<string> }) => {
       // staggered over one period, as tabs opened at different moments
@@ -144,28 +145,31 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
       }
       return result;
     };
-    // each run measures the three in a rotated order, each after the same pause: no configuration always
-    // comes first (right after a pause, with the store's checkpoints settled) or last
-    const configs = [
-      () => peak().then((m) => alone.push(m)),
-      () => withDashboards(rowsUrl, refreshes).then((m) => watched.push(m)),
-      () => withDashboards(`${server.url}/projects/${quiet.id}/checks/rows`, quietRefreshes).then((m) => watchedQuiet.push(m)),
-    ];
+    // each run: none, dashboards on the pinged project, none, dashboards on the quiet one, none, each after
+    // the same pause; each configuration with dashboards is compared with the mean of the two runs without
+    // around it, so a drift of the server's speed over the bench (warm-up, the store growing) cancels
     for (let r = 0; r < runs; r++) {
-      progress.update(3 + r, 3 + runs, `run ${r + 1}/${runs}: no dashboard, ${DASHBOARDS} on the pinged project, ${DASHBOARDS} on a quiet one (rotated)`, true);
-      for (let k = 0; k < configs.length; k++) {
-        await sleep(SETTLE_MS);
-        await configs[(r + k) % configs.length]();
-      }
+      progress.update(3 + r, 3 + runs, `run ${r + 1}/${runs}: none, ${DASHBOARDS} on the pinged project, none, ${DASHBOARDS} on a quiet one, none`, true);
+      const none: Run[] = [];
+      const step = async (measureOne: () => Promise<Run>, into: Run[]) => { await sleep(SETTLE_MS); into.push(await measureOne()); };
+      await step(peak, none);
+      await step(() => withDashboards(rowsUrl, refreshes), watched);
+      await step(peak, none);
+      await step(() => withDashboards(`${server.url}/projects/${quiet.id}/checks/rows`, quietRefreshes), watchedQuiet);
+      await step(peak, none);
+      alone.push(none);
     }
     progress.done();
-    // on this shared machine the rate of one run swings with everyone else's load: each run's three
-    // configurations are paired (ratios within the run, then their median), and the server's CPU per
-    // ping, which others' load disturbs far less, gives the capacity ratio (CPU per ping alone / with them)
-    const aloneRate = median(alone.map((m) => m.perSecond)), watchedRate = median(watched.map((m) => m.perSecond));
+    // on this shared machine the rate of one run swings with everyone else's load: ratios are taken within
+    // a run, against the runs without dashboards right before and after, then their median; the server's
+    // CPU per ping, which others' load disturbs far less, gives the capacity ratio (CPU per ping without / with)
+    const around = (x: Run, y: Run): Run => ({ perSecond: (x.perSecond + y.perSecond) / 2, cpuUsPerPing: (x.cpuUsPerPing + y.cpuUsPerPing) / 2 });
+    const watchedBase = alone.map(([before, after]) => around(before, after));
+    const quietBase = alone.map(([, before, after]) => around(before, after));
+    const aloneRate = median(alone.flat().map((m) => m.perSecond)), watchedRate = median(watched.map((m) => m.perSecond));
     const quietRate = median(watchedQuiet.map((m) => m.perSecond));
-    const rateRatio = (runsOf: Run[]) => median(runsOf.map((m, r) => m.perSecond / alone[r].perSecond));
-    const cpuRatio = (runsOf: Run[]) => median(runsOf.map((m, r) => alone[r].cpuUsPerPing / m.cpuUsPerPing));
+    const rateRatio = (runsOf: Run[], base: Run[]) => median(runsOf.map((m, r) => m.perSecond / base[r].perSecond));
+    const cpuRatio = (runsOf: Run[], base: Run[]) => median(runsOf.map((m, r) => base[r].cpuUsPerPing / m.cpuUsPerPing));
 
     const baseline = { value: api.medianMs, label: `GET /api/v3/checks/ of the same ${CHECKS} checks` };
     const before = { value: unconditional.medianMs, label: "a render of every row (a table never rendered)" };
@@ -174,13 +178,13 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
       { scenario: "dashboard", figure: "one auto-refresh of that table, nothing changed (304), median latency", value: unchanged.medianMs, unit: "ms", baseline: before, target: { op: "<=", value: 5, on: "value" } },
       { scenario: "dashboard", figure: "one auto-refresh after a ping (the rows again, the unchanged ones reused), median latency", value: changed.medianMs, unit: "ms", baseline: before, target: { op: "<=", value: 5, on: "value" } },
       { scenario: "dashboard", figure: "one auto-refresh within 1 s of another dashboard's render of the table (shared), median latency", value: shared.medianMs, unit: "ms", baseline: before, target: { op: "<=", value: 5, on: "value" } },
-      { scenario: "dashboard", figure: `pings/s with ${DASHBOARDS} dashboards refreshing the pinged project (full renders), median of per-run ratios`, value: rateRatio(watched), unit: "× none",
+      { scenario: "dashboard", figure: `pings/s with ${DASHBOARDS} dashboards refreshing the pinged project (full renders), median of per-run ratios`, value: rateRatio(watched, watchedBase), unit: "× none",
         target: { op: ">=", value: 0.95, on: "value" } },
-      { scenario: "dashboard", figure: `ping capacity with ${DASHBOARDS} dashboards on the pinged project: server CPU per ping, none / with them, median`, value: cpuRatio(watched), unit: "× none",
+      { scenario: "dashboard", figure: `ping capacity with ${DASHBOARDS} dashboards on the pinged project: server CPU per ping, none / with them, median`, value: cpuRatio(watched, watchedBase), unit: "× none",
         target: { op: ">=", value: 0.95, on: "value" } },
-      { scenario: "dashboard", figure: `pings/s with ${DASHBOARDS} dashboards refreshing an unchanged project (304s), median of per-run ratios`, value: rateRatio(watchedQuiet), unit: "× none",
+      { scenario: "dashboard", figure: `pings/s with ${DASHBOARDS} dashboards refreshing an unchanged project (304s), median of per-run ratios`, value: rateRatio(watchedQuiet, quietBase), unit: "× none",
         target: { op: ">=", value: 0.95, on: "value" } },
-      { scenario: "dashboard", figure: `ping capacity with ${DASHBOARDS} dashboards on an unchanged project: server CPU per ping, none / with them, median`, value: cpuRatio(watchedQuiet), unit: "× none",
+      { scenario: "dashboard", figure: `ping capacity with ${DASHBOARDS} dashboards on an unchanged project: server CPU per ping, none / with them, median`, value: cpuRatio(watchedQuiet, quietBase), unit: "× none",
         target: { op: ">=", value: 0.95, on: "value" } },
     ];
     const row = (name: string, m: Latency) => `| ${name} | ${fmt(m.medianMs)} | ${fmt(m.cpuMsPerRequest)} | ${[...m.statuses].join(", ")} |`;
@@ -200,19 +204,19 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
         row("rows, If-None-Match, nothing changed", unchanged),
         row("rows, If-None-Match, a check pinged since", changed),
         "",
-        `Pings: ${CONNECTIONS} connections cycling through the ${CHECKS} checks' ping URLs of the first project, ${seconds} s a run, each run ` +
-        `none, ${DASHBOARDS} dashboards on that project, ${DASHBOARDS} on the quiet one, in an order rotated from run to run, each after a ${SETTLE_MS / 1000} s pause (${runs} each). Dashboards refresh every ${REFRESH_MS / 1000} s ` +
+        `Pings: ${CONNECTIONS} connections cycling through the ${CHECKS} checks' ping URLs of the first project, ${seconds} s a run, each after a ${SETTLE_MS / 1000} s pause; ` +
+        `${runs} rounds of: none, ${DASHBOARDS} dashboards on that project, none, ${DASHBOARDS} on the quiet one, none (each with dashboards compared with the mean of the two without around it). Dashboards refresh every ${REFRESH_MS / 1000} s ` +
         `with If-None-Match: on the pinged project ${refreshes.full} full answers (${refreshes.renders.size} distinct renders, the rest shared) and ${refreshes.notModified} 304s ` +
         `(the pings change it between two refreshes); on the quiet one ${quietRefreshes.full} full answers and ${quietRefreshes.notModified} 304s.`,
         "",
-        `| run | no dashboard: pings/s, CPU µs/ping | ${DASHBOARDS} on the pinged project: pings/s, CPU µs/ping | ratios (rate, capacity) | ${DASHBOARDS} on a quiet project: pings/s, CPU µs/ping | ratios (rate, capacity) |`,
+        `| round | none: pings/s (CPU µs/ping), three runs | ${DASHBOARDS} on the pinged project: pings/s, CPU µs/ping | ratios (rate, capacity) | ${DASHBOARDS} on a quiet project: pings/s, CPU µs/ping | ratios (rate, capacity) |`,
         "|---|---|---|---|---|---|",
-        ...alone.map((m, r) => {
+        ...alone.map((none, r) => {
           const w = watched[r], q = watchedQuiet[r];
-          const ratios = (x: Run) => `${(x.perSecond / m.perSecond).toFixed(3)}, ${(m.cpuUsPerPing / x.cpuUsPerPing).toFixed(3)}`;
-          return `| ${r + 1} | ${fmt(m.perSecond)}, ${fmt(m.cpuUsPerPing)} | ${fmt(w.perSecond)}, ${fmt(w.cpuUsPerPing)} | ${ratios(w)} | ${fmt(q.perSecond)}, ${fmt(q.cpuUsPerPing)} | ${ratios(q)} |`;
+          const ratios = (x: Run, base: Run) => `${(x.perSecond / base.perSecond).toFixed(3)}, ${(base.cpuUsPerPing / x.cpuUsPerPing).toFixed(3)}`;
+          return `| ${r + 1} | ${none.map((m) => `${fmt(m.perSecond)} (${fmt(m.cpuUsPerPing)})`).join(", ")} | ${fmt(w.perSecond)}, ${fmt(w.cpuUsPerPing)} | ${ratios(w, watchedBase[r])} | ${fmt(q.perSecond)}, ${fmt(q.cpuUsPerPing)} | ${ratios(q, quietBase[r])} |`;
         }),
-        `| median | ${fmt(aloneRate)} | ${fmt(watchedRate)} | ${rateRatio(watched).toFixed(3)}, ${cpuRatio(watched).toFixed(3)} | ${fmt(quietRate)} | ${rateRatio(watchedQuiet).toFixed(3)}, ${cpuRatio(watchedQuiet).toFixed(3)} |`,
+        `| median | ${fmt(aloneRate)} | ${fmt(watchedRate)} | ${rateRatio(watched, watchedBase).toFixed(3)}, ${cpuRatio(watched, watchedBase).toFixed(3)} | ${fmt(quietRate)} | ${rateRatio(watchedQuiet, quietBase).toFixed(3)}, ${cpuRatio(watchedQuiet, quietBase).toFixed(3)} |`,
       ],
     };
   } finally {
