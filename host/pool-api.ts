@@ -20,6 +20,9 @@ export type ProjectInput = {
 
 export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue };
 
+/** A project's checks since a version (Pool.checksSince). */
+export type ChecksSince = { readonly version: string; readonly whole: boolean; readonly checks: readonly Check[]; readonly removed: readonly string[] };
+
 /** Who is calling the management API: the key's project, and whether the key is the read-only one. */
 export type Caller = { readonly project: Project; readonly readonly: boolean };
 
@@ -68,6 +71,12 @@ export type Pool = {
    * and after a restart. Read it before listing: a list read after it shows at least that version.
    */
   projectVersion(projectId: string): Promise<string>;
+  /**
+   * The project's checks as changed since version `since` of an earlier answer (null: none held): either
+   * all of them (`whole`), or those changed since and the ids of those deleted since. For a reader that
+   * keeps a copy of a project's checks and refreshes it often (the dashboard's table).
+   */
+  checksSince(projectId: string, since: string | null): Promise<ChecksSince>;
   /**
    * The API's list document of listChecks, {"checks": [...]} in UTF-8, built by the owning shard: a long
    * list then crosses threads as one block of bytes (moved, not copied) and goes to the socket as it is,

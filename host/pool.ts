@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
-import type { Caller, ChannelInput, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
+import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
@@ -106,6 +106,10 @@ export class ShardedPool implements Pool {
 
   async projectVersion(projectId: string): Promise<string> {
     return this.#shardFor(projectId).apply({ kind: "projectVersion", projectId });
+  }
+
+  async checksSince(projectId: string, since: string | null): Promise<ChecksSince> {
+    return this.#shardFor(projectId).apply({ kind: "checksSince", projectId, since });
   }
 
   async listChecks(projectId: string, query: CheckQuery): Promise<Check[]> {

@@ -11,7 +11,7 @@ import { assertNever, LIMITS } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { Shard } from "../engine/shard.ts";
-import type { CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
+import type { ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
 import { openStore, Store } from "../persistence/store.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 import type { CheckView } from "./check-json.ts";
@@ -61,6 +61,7 @@ export type HostRequest =
   | { readonly kind: "directory" | "probe" | "outbox" | "close" }
   | { readonly kind: "channels"; readonly projectId: string }
   | { readonly kind: "projectVersion"; readonly projectId: string }
+  | { readonly kind: "checksSince"; readonly projectId: string; readonly since: string | null }
   | { readonly kind: "listChecks"; readonly projectId: string; readonly query: CheckQuery }
   | { readonly kind: "listChecksJson"; readonly projectId: string; readonly query: CheckQuery; readonly view: CheckView }
   | { readonly kind: "getCheck"; readonly projectId: string; readonly ref: CheckRef }
@@ -81,6 +82,7 @@ type HostResults = Omit<ShardResults, "ping"> & {
   readonly close: void;
   readonly channels: Channel[];
   readonly projectVersion: string;
+  readonly checksSince: ChecksSince;
   readonly listChecks: Check[];
   readonly listChecksJson: Uint8Array;
   readonly getCheck: Outcome<Check>;
@@ -168,6 +170,7 @@ export class ShardHost {
       case "directory": return this.directory();
       case "channels": return this.#shard.channels(r.projectId);
       case "projectVersion": return this.#versions.versionOf(r.projectId);
+      case "checksSince": return this.#checksSince(r.projectId, r.since);
       case "listChecks": return this.#shard.listChecks(r.projectId, r.query);
       case "listChecksJson": return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
       case "getCheck": return this.#getCheck(r.projectId, r.ref);
@@ -208,6 +211,18 @@ export class ShardHost {
     const at = pings.reduce((max, c) => Math.max(max, c.at), this.#lastAt);
     observe(this.counters.groupSize, pings.length);
     return this.#commitAfter(at, () => pings.map((ping) => this.#shard.apply({ kind: "ping", ping })));
+  }
+
+  #checksSince(projectId: string, since: string | null): ChecksSince {
+    const { version, uuids } = this.#versions.changedSince(projectId, since);
+    if (uuids === null) return { version, whole: true, checks: this.#shard.listChecks(projectId, { tags: [] }), removed: [] };
+    const checks: Check[] = [], removed: string[] = [];
+    for (const uuid of uuids) {
+      const found = this.#shard.getCheck(projectId, uuid);
+      if (found.ok) checks.push(found.value);
+      else removed.push(uuid);
+    }
+    return { version, whole: false, checks, removed };
   }
 
   #getCheck(projectId: string, ref: CheckRef): Outcome<Check> {

@@ -192,7 +192,7 @@ export function checkRowsParts(data: CheckRowsData): string[] {
     const word = data.wordOf(check);
     const ref = data.refOf(check);
     const ago = check.lastPingAt === null ? "" : agoText(check.lastPingAt, data.at);
-    part.push(memo.row(check.uuid, rowKey(check, word, ref, ago), () => checkRow(check, word, ref, ago)).text);
+    part.push(memo.row(check.uuid, check, rowKey(word, ref, ago), () => checkRow(check, word, ref, ago)).text);
     if (part.length === ROWS_PER_PART) { parts.push(part.join("")); part = []; }
   }
   if (part.length > 0) parts.push(part.join(""));
@@ -203,7 +203,7 @@ export function checkRowsParts(data: CheckRowsData): string[] {
 
 type CheckRowsData = Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag" | "memo">;
 
-/** One row of the checks table. Everything it shows comes from its arguments, and rowKey lists them all. */
+/** One row of the checks table. Everything it shows comes from its arguments: the check record, and what rowKey lists. */
 function checkRow(check: Check, word: StatusWord, ref: string, ago: string): Html {
   return html`<tr class="row-${word}"><td>${statusBadge(word)}</td>
 <td><a href="/checks/${ref}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
@@ -213,13 +213,13 @@ function checkRow(check: Check, word: StatusWord, ref: string, ago: string): Htm
 <td>${check.lastDurationMs === null || check.lastDurationMs <= 0 ? "" : durationText(check.lastDurationMs)}</td></tr>`;
 }
 
-/** The key of a row: every input of checkRow (row-memo.ts reuses a row only while its key is the same). */
-function rowKey(check: Check, word: StatusWord, ref: string, ago: string): string {
-  return `${word}\0${ref}\0${check.name}\0${check.slug}\0${check.tags}\0${check.kind}\0${check.timeoutMs}\0${check.graceMs}\0${check.schedule}\0${check.tz}\0${check.lastPingAt}\0${ago}\0${check.lastDurationMs}`;
+/** The key of what a row shows besides its check record (row-memo.ts reuses a row only while both are the same). */
+function rowKey(word: StatusWord, ref: string, ago: string): string {
+  return `${word} ${ref} ${ago}`;
 }
 
 /** Renders every row (no memo: the full page's first render of a table without one). */
-const NO_MEMO: RowMemoRender = { row: (_id, _key, render) => render(), done: () => {} };
+const NO_MEMO: RowMemoRender = { row: (_id, _record, _key, render) => render(), done: () => {} };
 
 export function tagsOf(tags: string): string[] {
   return tags.split(" ").filter((t) => t !== "");

@@ -31,6 +31,7 @@ import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, row
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import { RowsCache } from "./rows-cache.ts";
 import { RowMemo } from "./row-memo.ts";
+import { ChecksReplica } from "./checks-replica.ts";
 import {
   COOKIE, cookieOf, encodeParts, FailureCounter, formOf, htmlPartsResponse, htmlResponse, loadAssets, notModified, param, redirect, refuseCrossSite, SECURITY_HEADERS,
   sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded,
@@ -49,6 +50,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const assets = loadAssets();
   const rowsCache = new RowsCache(() => performance.now());
   const rowMemo = new RowMemo();
+  const replica = new ChecksReplica();
 
   // --- request helpers -------------------------------------------------------------------------
 
@@ -184,12 +186,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   const checksData = async (access: Access, project: Project, search: string) => {
     const params = new URLSearchParams(search);
-    // the version first: the list read after it shows at least that version (a change in between makes
-    // the next conditional refresh a full one, never a stale 304)
-    const version = await pool.projectVersion(project.id);
+    // the checks and their version in one answer of the shard: the checks changed since the kept copy's
+    // version (checks-replica.ts)
+    const { version, checks: all } = await replica.current(project.id, (since) => pool.checksSince(project.id, since));
     const at = clock.now();
     const filter = filterOf(params);
-    const all = await pool.listChecks(project.id, { tags: [] });
     // each check's status once: filter, sort and rows all need it, and a cron schedule's is not free;
     // with it, the first instant at which time alone changes what any row shows (rows-etag.ts)
     const words = new Map<Check, StatusWord>();

@@ -1,18 +1,20 @@
-// Each table's rows from its last render, by check, with the key of everything the row shows: a render
-// reuses a row whose key is unchanged instead of building its markup again. On a 1,000-check project where
-// a few checks changed since the last refresh, the refresh renders those few rows; the rest is a lookup.
-// The key holds every input of the row (pages.ts rowKey), so a reused row is byte for byte a fresh one.
+// Each table's rows from its last render, by check: a render reuses a row whose inputs are unchanged
+// instead of building its markup again. On a 1,000-check project where a few checks changed since the last
+// refresh, the refresh renders those few rows; the rest is a lookup. A row's inputs are its check record
+// and a key of what else it shows (pages.ts: status word, link, relative time). Check records are never
+// changed in place (every change makes a new record), so the same record means the same fields, and a
+// reused row is byte for byte a fresh one.
 import type { Html } from "./html.ts";
 
 /** Rows kept over all tables (about 0.4 kB each): the oldest tables go first beyond it. */
 const MAX_ROWS = 50_000;
 
-type Row = { readonly key: string; readonly html: Html };
+type Row = { readonly record: object; readonly key: string; readonly html: Html };
 
 /** One render's view of a table's memo: rows of the last render to reuse, rows of this one to keep. */
 export type RowMemoRender = {
-  /** Returns the row of check `id` from the last render if its key is `key`, else `render()`'s. */
-  row(id: string, key: string, render: () => Html): Html;
+  /** Returns the row of check `id` from the last render if it had the same `record` and `key`, else `render()`'s. */
+  row(id: string, record: object, key: string, render: () => Html): Html;
   /** Keeps this render's rows as the table's (rows not rendered this time are forgotten). */
   done(): void;
 };
@@ -26,9 +28,9 @@ export class RowMemo {
     const last = this.#tables.get(table);
     const next = new Map<string, Row>();
     return {
-      row: (id, key, render) => {
+      row: (id, record, key, render) => {
         const kept = last?.get(id);
-        const row = kept !== undefined && kept.key === key ? kept : { key, html: render() };
+        const row = kept !== undefined && kept.record === record && kept.key === key ? kept : { record, key, html: render() };
         next.set(id, row);
         return row.html;
       },

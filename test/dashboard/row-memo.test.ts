@@ -1,15 +1,17 @@
-// The row memo (http/dashboard/row-memo.ts): a row is built again only when its key changed; rows not in
-// the last render of their table are forgotten; tables do not share rows.
+// The row memo (http/dashboard/row-memo.ts): a row is built again only when its record or its key changed;
+// rows not in the last render of their table are forgotten; tables do not share rows.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { raw } from "../../http/dashboard/html.ts";
 import { RowMemo } from "../../http/dashboard/row-memo.ts";
 
-/** Renders `rows` (id → key) into `table`; returns the ids whose row was built this time. */
-function renderAll(memo: RowMemo, table: string, rows: Record<string, string>): string[] {
+const RECORD = {}; // one check record, unchanged
+
+/** Renders `rows` (id → key, each with RECORD unless given) into `table`; returns the ids whose row was built this time. */
+function renderAll(memo: RowMemo, table: string, rows: Record<string, string>, records: Record<string, object> = {}): string[] {
   const built: string[] = [];
   const render = memo.render(table);
-  for (const [id, key] of Object.entries(rows)) render.row(id, key, () => { built.push(id); return raw(`<tr>${id} ${key}</tr>`); });
+  for (const [id, key] of Object.entries(rows)) render.row(id, records[id] ?? RECORD, key, () => { built.push(id); return raw(`<tr>${id} ${key}</tr>`); });
   render.done();
   return built;
 }
@@ -18,9 +20,10 @@ test("only rows whose key changed are built again; a reused row is the one built
   const memo = new RowMemo();
   assert.equal(renderAll(memo, "t", { a: "1", b: "1", c: "1" }), ["a", "b", "c"]);
   assert.equal(renderAll(memo, "t", { a: "1", b: "2", c: "1" }), ["b"]);
+  assert.equal(renderAll(memo, "t", { a: "1", b: "2", c: "1" }, { c: { changed: true } }), ["c"], "a new record of the same check");
   const render = memo.render("t");
-  assert.is(render.row("a", "1", () => raw("<tr>never</tr>")).text, "<tr>a 1</tr>");
-  assert.is(render.row("b", "2", () => raw("<tr>never</tr>")).text, "<tr>b 2</tr>");
+  assert.is(render.row("a", RECORD, "1", () => raw("<tr>never</tr>")).text, "<tr>a 1</tr>");
+  assert.is(render.row("b", RECORD, "2", () => raw("<tr>never</tr>")).text, "<tr>b 2</tr>");
 });
 
 test("a row left out of a render is forgotten; another table has rows of its own", () => {
