@@ -84,7 +84,9 @@ export function sortChecks(checks: Check[], sort: ChecksFilter["sort"], wordOf: 
   if (sort === "name") checks.sort(byName);
   else if (sort === "last_ping") checks.sort((a, b) => (b.lastPingAt ?? -1) - (a.lastPingAt ?? -1) || byName(a, b));
   else {
-    const rank = (c: Check) => STATUS_WORDS.indexOf(wordOf(c));
-    checks.sort((a, b) => rank(a) - rank(b) || byName(a, b));
+    // each check's rank once, not twice per comparison
+    const ranked = checks.map((check) => ({ check, rank: STATUS_WORDS.indexOf(wordOf(check)) }));
+    ranked.sort((a, b) => a.rank - b.rank || byName(a.check, b.check));
+    ranked.forEach(({ check }, i) => { checks[i] = check; });
   }
 }

@@ -48,6 +48,24 @@ export function rowTextUntil(check: Check, at: Millis, statusUntilAt: Millis): M
   return check.lastPingAt === null ? statusUntilAt : Math.min(statusUntilAt, agoTextChangesAt(check.lastPingAt, at));
 }
 
+/** A check record's status word and rowTextUntil, from the instant they were worked out (fromAt). */
+type RowState = { readonly fromAt: Millis; readonly word: StatusWord; readonly untilAt: Millis };
+const rowStates = new WeakMap<Check, RowState>();
+
+/**
+ * statusWordUntil's word and rowTextUntil's instant for `check` at `at`, kept per check record while they
+ * hold (from the instant they were worked out until that instant): a table's refresh asks them of every
+ * check, and check records are never changed in place.
+ */
+export function rowStateOf(check: Check, at: Millis): { readonly word: StatusWord; readonly untilAt: Millis } {
+  const kept = rowStates.get(check);
+  if (kept !== undefined && kept.fromAt <= at && at < kept.untilAt) return kept;
+  const status = statusWordUntil(check, at);
+  const state = { fromAt: at, word: status.word, untilAt: rowTextUntil(check, at, status.untilAt) };
+  rowStates.set(check, state);
+  return state;
+}
+
 export function statusBadge(word: StatusWord): Html {
   return html`<span class="status status-${word}"><span class="icon" aria-hidden="true">${ICONS[word]}</span> <span class="word">${word}</span></span>`;
 }
@@ -193,9 +211,9 @@ export function checkRowsParts(data: CheckRowsData): string[] {
     const ref = data.refOf(check);
     const ago = check.lastPingAt === null ? "" : agoText(check.lastPingAt, data.at);
     part.push(memo.row(check.uuid, check, rowKey(word, ref, ago), () => checkRow(check, word, ref, ago)).text);
-    if (part.length === ROWS_PER_PART) { parts.push(part.join("")); part = []; }
+    if (part.length === ROWS_PER_PART) { parts.push(memo.part(part)); part = []; }
   }
-  if (part.length > 0) parts.push(part.join(""));
+  if (part.length > 0) parts.push(memo.part(part));
   memo.done();
   parts.push(data.checks.length === 0 ? `<tr><td colspan="6">No checks match.</td></tr></tbody>` : "</tbody>");
   return parts;
@@ -219,10 +237,21 @@ function rowKey(word: StatusWord, ref: string, ago: string): string {
 }
 
 /** Renders every row (no memo: the full page's first render of a table without one). */
-const NO_MEMO: RowMemoRender = { row: (_id, _record, _key, render) => render(), done: () => {} };
+const NO_MEMO: RowMemoRender = { row: (_id, _record, _key, render) => render(), part: (rows) => rows.join(""), done: () => {} };
 
 export function tagsOf(tags: string): string[] {
   return tags.split(" ").filter((t) => t !== "");
+}
+
+/** Every tag of `checks`, each once, sorted (a tags string that many checks share is split once). */
+export function tagsOfAll(checks: readonly Check[]): string[] {
+  const seen = new Set<string>(), tags = new Set<string>();
+  for (const check of checks) {
+    if (seen.has(check.tags)) continue;
+    seen.add(check.tags);
+    for (const tag of tagsOf(check.tags)) tags.add(tag);
+  }
+  return [...tags].sort();
 }
 
 export function scheduleText(check: Check): string {

@@ -27,7 +27,7 @@ import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { integrationRoutes } from "./integration-routes.ts";
 import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
-import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowTextUntil, settingsPage, signInPage, statusWordOf, statusWordUntil, tagsOf } from "./pages.ts";
+import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import { RowsCache } from "./rows-cache.ts";
 import { RowMemo } from "./row-memo.ts";
@@ -196,12 +196,12 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const words = new Map<Check, StatusWord>();
     let untilAt = Infinity;
     for (const check of all) {
-      const status = statusWordUntil(check, at);
-      words.set(check, status.word);
-      untilAt = Math.min(untilAt, rowTextUntil(check, at, status.untilAt));
+      const state = rowStateOf(check, at);
+      words.set(check, state.word);
+      if (state.untilAt < untilAt) untilAt = state.untilAt;
     }
     const wordOf = (c: Check): StatusWord => words.get(c) ?? statusWordOf(c, at);
-    const tags = [...new Set(all.flatMap((c) => tagsOf(c.tags)))].sort();
+    const tags = tagsOfAll(all);
     const q = filter.q.trim().toLowerCase();
     const shown = all
       .filter((c) => filter.tag === "" || tagsOf(c.tags).includes(filter.tag))

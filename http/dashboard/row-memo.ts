@@ -3,51 +3,69 @@
 // refresh, the refresh renders those few rows; the rest is a lookup. A row's inputs are its check record
 // and a key of what else it shows (pages.ts: status word, link, relative time). Check records are never
 // changed in place (every change makes a new record), so the same record means the same fields, and a
-// reused row is byte for byte a fresh one.
+// reused row is byte for byte a fresh one. The rows go out in parts (pages.ts): a part whose rows are the
+// same strings as the same part of the last render is the last render's joined part, not joined again.
 import type { Html } from "./html.ts";
 
 /** Rows kept over all tables (about 0.4 kB each): the oldest tables go first beyond it. */
 const MAX_ROWS = 50_000;
 
 type Row = { readonly record: object; readonly key: string; readonly html: Html };
+type Part = { readonly rows: readonly string[]; readonly text: string };
+type Table = { readonly rows: Map<string, Row>; readonly parts: Part[] };
 
 /** One render's view of a table's memo: rows of the last render to reuse, rows of this one to keep. */
 export type RowMemoRender = {
   /** Returns the row of check `id` from the last render if it had the same `record` and `key`, else `render()`'s. */
   row(id: string, record: object, key: string, render: () => Html): Html;
+  /** Returns the next part of the table, `rows` joined: the last render's same part when its rows were the same strings. */
+  part(rows: readonly string[]): string;
   /** Keeps this render's rows as the table's (rows not rendered this time are forgotten). */
   done(): void;
 };
 
 export class RowMemo {
-  readonly #tables = new Map<string, Map<string, Row>>();
+  readonly #tables = new Map<string, Table>();
   #rows = 0;
 
   /** Starts a render of `table` (a project and a variant of its rows). */
   render(table: string): RowMemoRender {
     const last = this.#tables.get(table);
-    const next = new Map<string, Row>();
+    const next: Table = { rows: new Map(), parts: [] };
     return {
       row: (id, record, key, render) => {
-        const kept = last?.get(id);
+        const kept = last?.rows.get(id);
         const row = kept !== undefined && kept.record === record && kept.key === key ? kept : { record, key, html: render() };
-        next.set(id, row);
+        next.rows.set(id, row);
         return row.html;
+      },
+      part: (rows) => {
+        const kept = last?.parts[next.parts.length];
+        const part = kept !== undefined && sameStrings(kept.rows, rows) ? kept : { rows, text: rows.join("") };
+        next.parts.push(part);
+        return part.text;
       },
       done: () => this.#keep(table, next),
     };
   }
 
-  #keep(table: string, rows: Map<string, Row>): void {
-    const last = this.#tables.get(table);
-    if (last !== undefined) this.#rows -= last.size;
-    this.#tables.delete(table); // re-inserted last: the map's order is the tables' age
-    this.#tables.set(table, rows);
-    this.#rows += rows.size;
+  #keep(name: string, table: Table): void {
+    const last = this.#tables.get(name);
+    if (last !== undefined) this.#rows -= last.rows.size;
+    this.#tables.delete(name); // re-inserted last: the map's order is the tables' age
+    this.#tables.set(name, table);
+    this.#rows += table.rows.size;
     for (const [oldest, kept] of this.#tables) {
-      if (this.#rows <= MAX_ROWS || oldest === table) break;
+      if (this.#rows <= MAX_ROWS || oldest === name) break;
       this.#tables.delete(oldest);
-      this.#rows -= kept.size;
+      this.#rows -= kept.rows.size;
     }
   }
+}
+
+/** Whether two lists hold the same string objects in the same order (a reused row is the same object). */
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -34,4 +34,29 @@ test("a row left out of a render is forgotten; another table has rows of its own
   assert.equal(renderAll(memo, "other", { a: "1" }), ["a"]);
 });
 
+/** Renders `rows` (id → key) into `table` in parts of `size` rows; returns each part's text. */
+function renderParts(memo: RowMemo, table: string, rows: Record<string, string>, size: number): string[] {
+  const render = memo.render(table);
+  const parts: string[] = [];
+  let part: string[] = [];
+  for (const [id, key] of Object.entries(rows)) {
+    part.push(render.row(id, RECORD, key, () => raw(`<tr>${id} ${key}</tr>`)).text);
+    if (part.length === size) { parts.push(render.part(part)); part = []; }
+  }
+  if (part.length > 0) parts.push(render.part(part));
+  render.done();
+  return parts;
+}
+
+test("a part shows its rows as they are now: a changed row, a row gone, a row moved", () => {
+  const memo = new RowMemo();
+  assert.equal(renderParts(memo, "t", { a: "1", b: "1", c: "1" }, 2), ["<tr>a 1</tr><tr>b 1</tr>", "<tr>c 1</tr>"]);
+  assert.equal(renderParts(memo, "t", { a: "1", b: "1", c: "1" }, 2), ["<tr>a 1</tr><tr>b 1</tr>", "<tr>c 1</tr>"]);
+  assert.equal(renderParts(memo, "t", { a: "1", b: "2", c: "1" }, 2), ["<tr>a 1</tr><tr>b 2</tr>", "<tr>c 1</tr>"]);
+  assert.equal(renderParts(memo, "t", { a: "1", c: "1" }, 2), ["<tr>a 1</tr><tr>c 1</tr>"]);
+  assert.equal(renderParts(memo, "t", { c: "1", a: "1" }, 2), ["<tr>c 1</tr><tr>a 1</tr>"]);
+  assert.equal(renderParts(memo, "t", { c: "1", a: "1", d: "1" }, 2), ["<tr>c 1</tr><tr>a 1</tr>", "<tr>d 1</tr>"]);
+  assert.equal(renderParts(memo, "t", { c: "1" }, 2), ["<tr>c 1</tr>"]);
+});
+
 test.run();
