@@ -400,6 +400,16 @@ async function browserTests(): Promise<void> {
     assert.is(sent.name, "Nightly backup (db1)", "the integration turned on in the dashboard was notified");
     assert.is(sent.status, "down");
     await shot(rw, "checks");
+    // chromium's own accessibility tree (not this library's reading of the markup) still has a table of
+    // rows, column headers and cells, although the stylesheet lays its rows out as flex rows
+    const cdp = await rw.context().newCDPSession(rw);
+    const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string } }[] };
+    const named = (role: string) => nodes.filter((n) => !n.ignored && n.role?.value === role).map((n) => n.name?.value ?? "");
+    assert.is(named("table").length, 1);
+    assert.equal(named("columnheader"), ["Status", "Name", "Tags", "Period / schedule", "Last ping", "Last duration"]);
+    assert.is(named("row").length, 3, "the header row and two checks");
+    assert.ok(named("cell").length >= 12, "six cells a check");
+    await cdp.detach();
     // filters: by status and by search
     await rw.goto(`${server.url}/projects/${project.id}/checks?status=up`);
     assert.is(await rw.getByRole("row", { name: /Nightly backup/ }).count(), 0);
