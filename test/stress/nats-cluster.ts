@@ -4,7 +4,8 @@
 // started again on the same ports and store, as a machine's loss and return.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { closedPort, tempDir } from "../helpers.ts";
+import { createServer } from "node:net";
+import { tempDir } from "../helpers.ts";
 
 export type NatsServer = {
   readonly name: string;
@@ -36,12 +37,49 @@ const READY_TIMEOUT_MS = 30_000;
 
 /** Starts `size` servers (1 or 3) and resolves when JetStream is ready on each. */
 export async function startNatsCluster(options: { size?: 1 | 3 } = {}): Promise<NatsCluster> {
-  const size = options.size ?? 3;
+  // a port found free can still be taken before the server binds it (by another test's processes): then
+  // the whole cluster starts again on other ports
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options.size ?? 3);
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof PortTakenError)) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+/** Ports handed out in this process, so that no two slots get the same one. */
+const handedOut = new Set<number>();
+
+/**
+ * A loopback port that nothing listens on, below Linux's ephemeral range (32768-60999), so that no
+ * outgoing connection (the servers' own routes to each other among them) is given it before its server
+ * binds it.
+ */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (handedOut.has(port)) continue;
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    handedOut.add(port);
+    return port;
+  }
+}
+
+async function startOnce(size: 1 | 3): Promise<NatsCluster> {
   const dir = tempDir("hcd-nats-");
   const slots: Slot[] = [];
   for (let i = 0; i < size; i++) {
     slots.push({
-      name: `n${i + 1}`, clientPort: await closedPort(), routePort: await closedPort(), monitorPort: await closedPort(),
+      name: `n${i + 1}`, clientPort: await freePort(), routePort: await freePort(), monitorPort: await freePort(),
       storeDir: `${dir.path}/n${i + 1}`, child: null, exited: null, log: [],
     });
   }
@@ -81,7 +119,10 @@ export async function startNatsCluster(options: { size?: 1 | 3 } = {}): Promise<
     const until = Date.now() + timeoutMs;
     for (const slot of targets) {
       while ((await metaLeader(slot)) === null) {
-        if (!running(slot)) throw new Error(`nats-server ${slot.name} exited:\n${slot.log.join("")}`);
+        if (!running(slot)) {
+          const output = slot.log.join("");
+          throw new (/address already in use/.test(output) ? PortTakenError : Error)(`nats-server ${slot.name} exited:\n${output}`);
+        }
         if (Date.now() > until) throw new Error(`nats-server ${slot.name}: no JetStream meta leader after ${timeoutMs} ms:\n${slot.log.join("")}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
