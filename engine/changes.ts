@@ -46,16 +46,6 @@ export function noticeCheckOf(check: Check): NoticeCheck {
     timeoutMs: check.timeoutMs, schedule: check.schedule, tz: check.tz, nPings: check.nPings, createdAt: check.createdAt };
 }
 
-/**
- * Returns an outbox entry's id: the zero-padded flip time, check uuid, flip n and channel id, then for a
- * notice "-r<n>" (the n-th reminder) or "-m" (the down notification a mute held; notice 0); null = a flip's.
- */
-export function outboxEntryId(flipAt: Millis, checkUuid: string, flipN: number, channelId: string, notice: number | null): string {
-  const suffix = notice === null ? "" : notice === 0 ? "-m" : `-r${notice}`;
-  // joined, not concatenated: one flat string, where `+` builds a tree of pieces the encoder flattens again
-  return [String(flipAt).padStart(15, "0"), checkUuid, String(flipN).padStart(9, "0"), channelId + suffix].join("-");
-}
-
 /** Returns the part of the channel an entry keeps. */
 export function noticeChannelOf(channel: Channel): NoticeChannel {
   return { id: channel.id, name: channel.name, kind: channel.kind, value: channel.value };

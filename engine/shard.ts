@@ -2,10 +2,10 @@
 // wheel of their deadlines. Every command takes `at` last and is applied synchronously; what must be
 // stored accumulates until the host takes it with `takeChanges()` and commits it before answering.
 import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
-import { noChanges, noticeChannelOf, noticeCheckOf, outboxEntryId, rendersCheckJson } from "./changes.ts";
+import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { assertNever, LIMITS } from "./model.ts";
+import { assertNever, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";

@@ -7,8 +7,8 @@
 // those marks (a crash, a kill -9) is applied before anything is read.
 import { Packr } from "msgpackr";
 import type { Changes, NoticeCheck, OutboxEntry } from "../engine/changes.ts";
-import { isWholeCheck, noticeCheckOf, outboxEntryId } from "../engine/changes.ts";
 import type { Check, Millis } from "../engine/model.ts";
+import { outboxEntryId } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
 import { outboxPut, removeChannelEntries } from "./outbox.ts";
 import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
@@ -137,7 +137,7 @@ function noticeRowOf(entry: OutboxEntry, check: Check, patch: number, channelInd
   const { flip, check: shown } = entry;
   if (flip.from !== "down" || flip.to !== "down" || flip.reason !== "" || !flip.notify || flip.checkUuid !== check.uuid) return null;
   if (entry.attempts !== 0 || entry.nextAttemptAt !== flip.at || entry.lastError !== null || entry.projectId !== check.projectId) return null;
-  if (isWholeCheck(shown) || !showsConfigOf(shown, check)) return null;
+  if ("status" in shown || !showsConfigOf(shown, check)) return null; // a whole check (a JSON channel's) is stored whole
   const reminder = entry.reminder ?? 0;
   if (entry.id !== outboxEntryId(flip.at, check.uuid, flip.n, entry.channel.id, reminder)) return null;
   let channel = channelIndex.get(entry.channel);
@@ -166,7 +166,9 @@ function decodeNoticeRow(row: NoticeRow, check: Check, channels: readonly Outbox
   const channel = channels[channelAt];
   const flip = { checkUuid: check.uuid, n, at, from: "down", to: "down", reason: "", notify: true } as const;
   const id = outboxEntryId(at, check.uuid, n, channel.id, reminder);
-  const shown = { ...noticeCheckOf(check), nPings };
+  // as engine/changes.ts noticeCheckOf makes it (noticeRowOf stores no other shape)
+  const shown: NoticeCheck = { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind,
+    timeoutMs: check.timeoutMs, schedule: check.schedule, tz: check.tz, nPings, createdAt: check.createdAt };
   return reminder === 0
     ? { id, projectId: check.projectId, check: shown, flip, channel, lastPing, lastPingBody, projectName, downSinceAt, attempts: 0, nextAttemptAt: at, lastError: null }
     : { id, projectId: check.projectId, check: shown, flip, channel, lastPing, lastPingBody, projectName, downSinceAt, attempts: 0, nextAttemptAt: at, lastError: null, reminder };
