@@ -87,6 +87,11 @@ export type Changes = {
    * fields: status, nPings, nFlips, lastPingAt, lastStartAt, lastStartRid, lastDurationMs, alert (pings).
    */
   readonly stateOnly?: boolean;
+  /**
+   * Set (and neither statusOnly nor stateOnly) when each check here differs from its last committed
+   * state only in its alerting state (alert): an outage's notices, reminders at the top of the hour.
+   */
+  readonly alertOnly?: boolean;
 };
 
 /** Changes as a shard gathers them: every list present. */

@@ -200,6 +200,16 @@ export type CheckSpec = {
 export const UNIQUE_FIELDS = ["name", "slug", "tags", "timeout", "grace"] as const;
 export type UniqueField = (typeof UNIQUE_FIELDS)[number];
 
+/**
+ * Returns an outbox entry's id: the zero-padded flip time, check uuid, flip n and channel id, then for a
+ * notice "-r<n>" (the n-th reminder) or "-m" (the down notification a mute held; notice 0); null = a flip's.
+ */
+export function outboxEntryId(flipAt: Millis, checkUuid: string, flipN: number, channelId: string, notice: number | null): string {
+  const suffix = notice === null ? "" : notice === 0 ? "-m" : `-r${notice}`;
+  // joined, not concatenated: one flat string, where `+` builds a tree of pieces the encoder flattens again
+  return [String(flipAt).padStart(15, "0"), checkUuid, String(flipN).padStart(9, "0"), channelId + suffix].join("-");
+}
+
 /** Returns nothing; makes a `switch` exhaustive at compile time. */
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);

@@ -5,7 +5,7 @@ import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry,
 import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { assertNever, LIMITS } from "./model.ts";
+import { assertNever, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
@@ -36,6 +36,7 @@ export class Shard {
   #changes: GatheredChanges = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
   #stateSteps = 0; // how many of #changes.checks a step made (pings, deadlines, pause, resume: only state fields change)
+  #noticeSteps = 0; // how many of #changes.checks an outage's notice made (only the alerting state changes)
   // what entries keep of each channel, made once per channel record and shared by all its entries
   readonly #noticeChannels = new WeakMap<Channel, NoticeChannel>();
 
@@ -78,11 +79,13 @@ export class Shard {
     const taken = this.#changes;
     // only deadline steps since the last take: the store may journal just each check's status (see Changes)
     const statusOnly = taken.checks.length > 0 && this.#deadlineSteps === taken.checks.length;
-    const stateOnly = !statusOnly && taken.checks.length > 0 && this.#stateSteps === taken.checks.length;
-    const changes = statusOnly ? { ...taken, statusOnly } : stateOnly ? { ...taken, stateOnly } : taken;
+    const alertOnly = !statusOnly && taken.checks.length > 0 && this.#noticeSteps === taken.checks.length;
+    const stateOnly = !statusOnly && !alertOnly && taken.checks.length > 0 && this.#stateSteps === taken.checks.length;
+    const changes = statusOnly ? { ...taken, statusOnly } : alertOnly ? { ...taken, alertOnly } : stateOnly ? { ...taken, stateOnly } : taken;
     this.#changes = noChanges();
     this.#deadlineSteps = 0;
     this.#stateSteps = 0;
+    this.#noticeSteps = 0;
     if (changes.checks.length < 2) return changes;
     // a batch of pings steps the same checks many times: store each check's last state once
     const last = new Map<string, Check>();
@@ -321,7 +324,8 @@ export class Shard {
     this.#state.putCheck(due.check);
     if (opts.rearm) this.#arm(due.check);
     this.#changes.checks.push(due.check);
-    this.#stateSteps++; // only the alerting state changed: the store may log just the state fields
+    this.#stateSteps++; // only the alerting state changed: the store may log just the state fields,
+    this.#noticeSteps++; // or just the alerting state when every change since the last take is a notice's
     if (due.notice !== null) this.#queueNotice(due.check, due.notice);
     return due.check;
   }
@@ -384,15 +388,13 @@ export class Shard {
     const projectName = this.#state.project(check.projectId)?.name ?? "";
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
     const reminder = notice?.reminder ?? null;
-    const suffix = notice === null ? "" : reminder === null ? "-m" : `-r${reminder}`;
-    const at = String(flip.at).padStart(15, "0"), n = String(flip.n).padStart(9, "0");
+    const noticeN = notice === null ? null : reminder ?? 0;
     let shown: NoticeCheck | null = null; // one per check, shared by the entries of its channels
     const lastRecord = lastPing?.record ?? null, lastBody = lastPing?.body ?? null;
     const downSinceAt = notice?.downSinceAt ?? null; // the host fills in what the log knows
     for (const channel of this.#state.channels(check.projectId)) {
       if (!check.channels.includes(channel.id)) continue; // a check's channels are few: no Set
-      // joined, not concatenated: one flat string, where `+` builds a tree of pieces the encoder flattens again
-      const id = [at, check.uuid, n, channel.id + suffix].join("-");
+      const id = outboxEntryId(flip.at, check.uuid, flip.n, channel.id, noticeN);
       const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
       let kept = this.#noticeChannels.get(channel);
       if (kept === undefined) this.#noticeChannels.set(channel, kept = noticeChannelOf(channel));

@@ -410,7 +410,7 @@ export class ShardHost {
       const uuid = entry.check.uuid;
       let { lastPing, lastPingBody } = entry;
       if (lastPing === null) {
-        const newest = this.#store.newestPing(uuid);
+        const newest = this.#store.newestPing(uuid, entry.check.nPings); // the check's newest ping is its nPings-th
         lastPing = newest?.record ?? null;
         lastPingBody = newest?.body ?? null;
       }

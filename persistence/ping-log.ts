@@ -60,6 +60,11 @@ export function pingPage(tables: Tables, checkUuid: string, limit: number): Ping
   return valuesIn<PingRecord>(tables.pings, { start: end, end: start, reverse: true, limit });
 }
 
+/** Returns a check's ping n, or undefined when it was never logged or has been trimmed. */
+export function pingNumbered(tables: Tables, checkUuid: string, n: number): PingRecord | undefined {
+  return n > 0 ? tables.pings.get([checkUuid, n]) as PingRecord | undefined : undefined;
+}
+
 /** Returns the body of ping n, or null when it had none or has been trimmed. */
 export function pingBody(tables: Tables, checkUuid: string, n: number): Uint8Array | null {
   const bytes = tables.bodies.getBinary([checkUuid, n]);

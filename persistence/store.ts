@@ -15,7 +15,7 @@ import { flipNumbered, flipsOf, pruneFlips } from "./flip-log.ts";
 import { LogOverlay } from "./log-overlay.ts";
 import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
 import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
-import { pingBody, pingPage } from "./ping-log.ts";
+import { pingBody, pingNumbered, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
 import { LOG_DIR, makeDir, observed, openTables, SCHEMA_VERSION } from "./open.ts";
@@ -235,13 +235,18 @@ export class Store {
   // ---- reads: the tables plus what is logged but not yet in them (the overlay, by check), so that a
   // read never waits for a checkpoint; a piece already applied may show in both, hence the dedupe by n ----
 
-  /** Returns a check's newest ping and its body, including commits not yet checkpointed; null when none. */
-  newestPing(checkUuid: string): { record: PingRecord; body: Uint8Array | null } | null {
+  /**
+   * Returns a check's newest ping and its body, including commits not yet checkpointed; null when none.
+   * With `n`, the check's ping count as committed (its newest ping's n), the tables' newest is read by
+   * its key, not found by a scan (a burst of notifications reads one per entry).
+   */
+  newestPing(checkUuid: string, n?: number): { record: PingRecord; body: Uint8Array | null } | null {
     const logged = this.#overlay.pings(checkUuid).at(-1);
     if (logged !== undefined) return { record: logged.record, body: logged.body };
-    const record = pingPage(this.#tables, checkUuid, 1)[0];
+    const record = (n === undefined ? undefined : pingNumbered(this.#tables, checkUuid, n)) ?? pingPage(this.#tables, checkUuid, 1)[0];
     if (record === undefined) return null;
-    return { record, body: pingBody(this.#tables, checkUuid, record.n) };
+    // a ping without a body stored none (ping-log.ts pingPuts)
+    return { record, body: record.bodySize === 0 ? null : pingBody(this.#tables, checkUuid, record.n) };
   }
 
   /** Returns a check's flip number n, including commits not yet checkpointed; null when unknown. */

@@ -356,7 +356,7 @@ test("a commit is journaled: the tables show it after a checkpoint, the overlay 
   await withJournalStore(async (store) => {
     const c = check({ nPings: 1, nFlips: 1 });
     const f = flip({ checkUuid: c.uuid, n: 1, to: "up" });
-    await store.commit(changes({ checks: [c], pings: [pingWrite(c, 1, { body: new Uint8Array([1, 2]) })], flips: [f] }));
+    await store.commit(changes({ checks: [c], pings: [pingWrite(c, 1, { body: new Uint8Array([1, 2]), record: ping({ n: 1, at: 1000, bodySize: 2 }) })], flips: [f] }));
     assert.equal(store.loadChecks(c.projectId), [], "not in the tables before a checkpoint");
     assert.is(store.newestPing(c.uuid)?.record.n, 1);
     assert.equal(store.newestPing(c.uuid)?.body, new Uint8Array([1, 2]));
@@ -365,6 +365,11 @@ test("a commit is journaled: the tables show it after a checkpoint, the overlay 
     assert.equal(store.loadChecks(c.projectId), [c]);
     assert.equal(store.pingPage(c.uuid, 5).map((r) => r.n), [1]);
     assert.equal(store.newestPing(c.uuid)?.body, new Uint8Array([1, 2]), "from the tables now");
+    assert.equal(store.newestPing(c.uuid, 1), store.newestPing(c.uuid), "read by its number");
+    assert.equal(store.newestPing(c.uuid, 2), store.newestPing(c.uuid), "a number not logged: found by a scan");
+    await store.commit(changes({ checks: [{ ...c, nPings: 2 }], pings: [pingWrite(c, 2)] }));
+    await store.checkpoint();
+    assert.equal(store.newestPing(c.uuid, 2), { record: ping({ n: 2, at: 2000 }), body: null }, "no body");
   });
 });
 
