@@ -189,9 +189,9 @@ ${checkRows(data)}
   });
 }
 
-/** The table body alone: the auto-refresh fetches this and swaps it in; `data-down` updates the title. */
+/** The table body alone, every row in full. */
 export function checkRows(data: CheckRowsData): Html {
-  return raw(checkRowsParts(data).join(""));
+  return raw(checkRowsParts(data).full.join(""));
 }
 
 /** Rows per part of checkRowsParts. */
@@ -200,30 +200,50 @@ const ROWS_PER_PART = 64;
 /**
  * The table body in parts of up to ROWS_PER_PART rows, in order: a response sends them one after another
  * and never joins them, since building one string of a 1,000-row table (some 360 kB) and encoding it costs
- * more than the rows themselves do once they are reused (row-memo.ts).
+ * more than the rows themselves do once they are reused (row-memo.ts). `full` has every row; `changed`
+ * (only when the client holds the memo's last render) has, for each row reused from that render, a
+ * placeholder naming its check (`<tr data-keep="ref"></tr>`), which the page's script replaces with the
+ * row it shows already: a refresh after one ping sends one row and 999 placeholders.
  */
-export function checkRowsParts(data: CheckRowsData): string[] {
+export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; readonly changed: string[] | null } {
   const memo = data.memo ?? NO_MEMO;
-  const parts = [html`<tbody id="check-rows" data-down="${data.down}" data-etag="${data.etag}">`.text];
-  let part: string[] = [];
+  const head = html`<tbody id="check-rows" data-down="${data.down}" data-etag="${data.etag}">`.text;
+  const full = [head];
+  const changed = memo.clientHolds ? [head] : null;
+  let part: string[] = [], changedPart: string[] = [];
+  const endPart = () => {
+    full.push(memo.part(part));
+    changed?.push(changedPart.join(""));
+    part = [];
+    changedPart = [];
+  };
   for (const check of data.checks) {
     const word = data.wordOf(check);
     const ref = data.refOf(check);
     const ago = check.lastPingAt === null ? "" : agoText(check.lastPingAt, data.at);
-    part.push(memo.row(check.uuid, check, rowKey(word, ref, ago), () => checkRow(check, word, ref, ago)).text);
-    if (part.length === ROWS_PER_PART) { parts.push(memo.part(part)); part = []; }
+    const row = memo.row(check.uuid, check, rowKey(word, ref, ago), () => checkRow(check, word, ref, ago));
+    part.push(row.html.text);
+    if (changed !== null) changedPart.push(row.reused ? keptRow(ref) : row.html.text);
+    if (part.length === ROWS_PER_PART) endPart();
   }
-  if (part.length > 0) parts.push(memo.part(part));
+  if (part.length > 0) endPart();
   memo.done();
-  parts.push(data.checks.length === 0 ? `<tr><td colspan="6">No checks match.</td></tr></tbody>` : "</tbody>");
-  return parts;
+  const tail = data.checks.length === 0 ? `<tr><td colspan="6">No checks match.</td></tr></tbody>` : "</tbody>";
+  full.push(tail);
+  changed?.push(tail);
+  return { full, changed };
+}
+
+/** The placeholder of a row the client shows already (dashboard.js puts that row in its place). */
+function keptRow(ref: string): string {
+  return html`<tr data-keep="${ref}"></tr>`.text;
 }
 
 type CheckRowsData = Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag" | "memo">;
 
 /** One row of the checks table. Everything it shows comes from its arguments: the check record, and what rowKey lists. */
 function checkRow(check: Check, word: StatusWord, ref: string, ago: string): Html {
-  return html`<tr class="row-${word}"><td>${statusBadge(word)}</td>
+  return html`<tr class="row-${word}" data-ref="${ref}"><td>${statusBadge(word)}</td>
 <td><a href="/checks/${ref}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
 <td>${tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</td>
 <td>${scheduleText(check)}</td>
@@ -237,7 +257,7 @@ function rowKey(word: StatusWord, ref: string, ago: string): string {
 }
 
 /** Renders every row (no memo: the full page's first render of a table without one). */
-const NO_MEMO: RowMemoRender = { row: (_id, _record, _key, render) => render(), part: (rows) => rows.join(""), done: () => {} };
+const NO_MEMO: RowMemoRender = { clientHolds: false, row: (_id, _record, _key, render) => ({ html: render(), reused: false }), part: (rows) => rows.join(""), done: () => {} };
 
 export function tagsOf(tags: string): string[] {
   return tags.split(" ").filter((t) => t !== "");

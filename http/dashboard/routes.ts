@@ -184,7 +184,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- checks ----------------------------------------------------------------------------------
 
-  const checksData = async (access: Access, project: Project, search: string) => {
+  /** The checks table's data; `clientEtag`: the rows' ETag the client sent (If-None-Match), if any. */
+  const checksData = async (access: Access, project: Project, search: string, clientEtag: string | null = null) => {
     const params = new URLSearchParams(search);
     // the checks and their version in one answer of the shard: the checks changed since the kept copy's
     // version (checks-replica.ts)
@@ -211,7 +212,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const down = all.filter((c) => wordOf(c) === "down").length;
     const variant = rowsVariant(search, access.viewer.readonly);
     const etag = rowsEtag({ version, variant, untilAt });
-    const memo = rowMemo.render(`${project.id}/${variant}`);
+    const memo = rowMemo.render(`${project.id}/${variant}`, { render: etag, client: clientEtag });
     return { project, checks: shown, tags, filter, at, down, wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
   };
 
@@ -237,10 +238,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const table = `${project.id}/${variant}`;
     const shared = rowsCache.shared(table, clock.now(), ifNoneMatch);
     if (shared !== null) return htmlPartsResponse(shared.parts, 200, { etag: shared.etag });
-    const data = await checksData(access, project, event.url.search);
-    const parts = encodeParts(checkRowsParts(data));
+    const data = await checksData(access, project, event.url.search, ifNoneMatch);
+    const { full, changed } = checkRowsParts(data);
+    const parts = encodeParts(full); // every row: what other refreshes within a second share
     rowsCache.keep(table, { parts, etag: data.etag, untilAt: data.untilAt });
-    return htmlPartsResponse(parts, 200, { etag: data.etag });
+    return htmlPartsResponse(changed === null ? parts : encodeParts(changed), 200, { etag: data.etag });
   });
 
   route("GET", "/projects/:project/checks/new", async (event) => {

@@ -5,6 +5,8 @@
 // changed in place (every change makes a new record), so the same record means the same fields, and a
 // reused row is byte for byte a fresh one. The rows go out in parts (pages.ts): a part whose rows are the
 // same strings as the same part of the last render is the last render's joined part, not joined again.
+// A table remembers its last render's ETag: a client that sends it holds exactly those rows, so the rows
+// reused from it need not be sent to that client again (pages.ts sends a placeholder for each).
 import type { Html } from "./html.ts";
 
 /** Rows kept over all tables (about 0.4 kB each): the oldest tables go first beyond it. */
@@ -12,12 +14,14 @@ const MAX_ROWS = 50_000;
 
 type Row = { readonly record: object; readonly key: string; readonly html: Html };
 type Part = { readonly rows: readonly string[]; readonly text: string };
-type Table = { readonly rows: Map<string, Row>; readonly parts: Part[] };
+type Table = { readonly rows: Map<string, Row>; readonly parts: Part[]; readonly etag: string };
 
 /** One render's view of a table's memo: rows of the last render to reuse, rows of this one to keep. */
 export type RowMemoRender = {
-  /** Returns the row of check `id` from the last render if it had the same `record` and `key`, else `render()`'s. */
-  row(id: string, record: object, key: string, render: () => Html): Html;
+  /** Whether the client holds the last render (it sent that render's ETag): then a reused row is one it shows already. */
+  readonly clientHolds: boolean;
+  /** Returns the row of check `id` from the last render if it had the same `record` and `key` (reused), else `render()`'s. */
+  row(id: string, record: object, key: string, render: () => Html): { readonly html: Html; readonly reused: boolean };
   /** Returns the next part of the table, `rows` joined: the last render's same part when its rows were the same strings. */
   part(rows: readonly string[]): string;
   /** Keeps this render's rows as the table's (rows not rendered this time are forgotten). */
@@ -28,16 +32,22 @@ export class RowMemo {
   readonly #tables = new Map<string, Table>();
   #rows = 0;
 
-  /** Starts a render of `table` (a project and a variant of its rows). */
-  render(table: string): RowMemoRender {
+  /**
+   * Starts a render of `table` (a project and a variant of its rows) whose ETag is `etags.render`, for a
+   * client that sent `etags.client` (If-None-Match, or null).
+   */
+  render(table: string, etags: { readonly render: string; readonly client: string | null }): RowMemoRender {
     const last = this.#tables.get(table);
-    const next: Table = { rows: new Map(), parts: [] };
+    const next: Table = { rows: new Map(), parts: [], etag: etags.render };
+    const client = etags.client;
     return {
+      clientHolds: last !== undefined && client !== null && client.split(",").some((tag) => tag.trim() === last.etag),
       row: (id, record, key, render) => {
         const kept = last?.rows.get(id);
-        const row = kept !== undefined && kept.record === record && kept.key === key ? kept : { record, key, html: render() };
+        const reused = kept !== undefined && kept.record === record && kept.key === key;
+        const row = reused ? kept : { record, key, html: render() };
         next.rows.set(id, row);
-        return row.html;
+        return { html: row.html, reused };
       },
       part: (rows) => {
         const kept = last?.parts[next.parts.length];

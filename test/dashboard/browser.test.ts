@@ -392,10 +392,15 @@ async function browserTests(): Promise<void> {
     // nothing changes meanwhile: the script's refresh sends the rows' ETag and gets a 304
     const unchanged = await rw.waitForResponse((r) => r.url().includes("/checks/rows") && r.status() === 304, { timeout: 10_000 });
     assert.ok((await unchanged.request().allHeaders())["if-none-match"]?.startsWith('W/"'));
+    const refreshed = rw.waitForResponse((r) => r.url().includes("/checks/rows") && r.status() === 200, { timeout: 10_000 });
     await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 3600 + 601 } }));
     await row.getByText("down", { exact: true }).waitFor({ timeout: 10_000 });
     await rw.waitForFunction(() => document.title.startsWith("(1 down)"));
     assert.ok(await rw.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), "updated without a reload");
+    // the unchanged row came as a placeholder; the page shows the row it had in its place
+    assert.match(await (await refreshed).text(), /<tr data-keep="[^"]+"><\/tr>/);
+    await rw.getByRole("row", { name: /Hourly sync/ }).getByText("new", { exact: true }).waitFor();
+    assert.is(await rw.locator("tr[data-keep]").count(), 0);
     const sent = await waitForBody((json) => json.name === "Nightly backup (db1)");
     assert.is(sent.name, "Nightly backup (db1)", "the integration turned on in the dashboard was notified");
     assert.is(sent.status, "down");

@@ -66,14 +66,24 @@ test("a status word that changes by time alone (up → grace, no flip) ends the 
 
 const rowsOnly = (text: string) => text.replace(/^<tbody[^>]*>/, "");
 
-test("rows kept from the last render for unchanged checks are byte for byte a fresh render's", () => withApi(async (api) => {
-  const made = await Promise.all(["alpha", "beta", "gamma", "delta"].map((name) => api.create({ name, tags: "prod", timeout: 3600, grace: 60 })));
-  const [alpha, beta, gamma, delta] = made.map((c) => String(c.uuid));
+/** The rows of a tbody by the check each names (data-ref). */
+const rowsByRef = (text: string) => new Map([...text.matchAll(/<tr class="[^"]*" data-ref="([^"]+)">[\s\S]*?<\/tr>/g)].map((m) => [m[1], m[0]]));
+/** What the page's script makes of a refresh: each placeholder replaced by the row shown before. */
+const withShownRows = (text: string, shown: string) => {
+  const before = rowsByRef(shown);
+  return text.replace(/<tr data-keep="([^"]+)"><\/tr>/g, (_, ref: string) => before.get(ref) ?? `MISSING ${ref}`);
+};
+
+test("a refresh sends only the changed rows to the client that holds the last render; put together, they are byte for byte a fresh render", () => withApi(async (api) => {
+  const made = await Promise.all(["alpha", "beta", "gamma", "delta", "epsilon"].map((name) => api.create({ name, tags: "prod", timeout: 3600, grace: 60 })));
+  const [alpha, beta, gamma, delta, epsilon] = made.map((c) => String(c.uuid));
   await api.ping(alpha);
   const rows = await rowsReader(api);
   const first = await rows();
   assert.is(first.status, 200);
-  // one of each kind of change: a ping, an edit of what a row shows, a pause, a deletion; time moves too
+  assert.equal([...rowsByRef(first.text).keys()].sort(), [alpha, beta, gamma, delta, epsilon].sort(), "every row names its check");
+  // one of each kind of change: a ping, an edit of what a row shows, a pause, a deletion; time moves too;
+  // epsilon (never pinged) shows the same
   await api.admin("POST", "/admin/v1/clock", { advance: 90 });
   await api.ping(beta);
   await api.call("POST", `/api/v3/checks/${gamma}`, { body: { name: "gamma <renamed>" } });
@@ -81,11 +91,20 @@ test("rows kept from the last render for unchanged checks are byte for byte a fr
   await api.call("DELETE", `/api/v3/checks/${delta}`);
   const again = await rows(first.etag ?? "");
   assert.is(again.status, 200);
+  assert.equal([...again.text.matchAll(/data-keep="([^"]+)"/g)].map((m) => m[1]), [epsilon], "epsilon's row as a placeholder");
+  assert.not.ok(again.text.includes(`data-ref="${epsilon}"`));
   // the same query with a parameter nothing reads: a table never rendered, every row built
   const fresh = await rows(undefined, "&unused=1");
-  assert.is(rowsOnly(again.text), rowsOnly(fresh.text));
+  assert.not.ok(fresh.text.includes("data-keep"));
+  assert.is(rowsOnly(withShownRows(again.text, first.text)), rowsOnly(fresh.text));
   assert.ok(again.text.includes("gamma &lt;renamed&gt;") && !again.text.includes(delta) && again.text.includes("paused"), again.text);
   assert.ok(again.text.includes("1 minute ago"), "alpha's ping, 90 s ago");
+  // a client holding an older render than the last gets every row
+  await api.ping(beta);
+  const older = await rows(first.etag ?? "");
+  assert.is(older.status, 200);
+  assert.not.ok(older.text.includes("data-keep"), older.text);
+  assert.ok(older.text.includes(`data-ref="${epsilon}"`));
 }));
 
 test.run();

@@ -21,7 +21,20 @@
         const rows = parsed.getElementById("check-rows");
         const current = document.getElementById("check-rows");
         if (rows === null || current === null) return;
-        current.replaceWith(document.importNode(rows, true));
+        const fresh = document.importNode(rows, true);
+        // a row this page shows already comes as a placeholder naming its check: the shown row takes its place
+        const placeholders = fresh.querySelectorAll("tr[data-keep]");
+        if (placeholders.length > 0) {
+          const shown = new Map();
+          for (const row of current.rows) shown.set(row.dataset.ref, row);
+          if (![...placeholders].every((p) => shown.has(p.dataset.keep))) {
+            delete current.dataset.etag; // not the rows the server thought: ask for every row
+            tick();
+            return;
+          }
+          for (const placeholder of placeholders) placeholder.replaceWith(shown.get(placeholder.dataset.keep));
+        }
+        current.replaceWith(fresh);
         const down = Number(rows.dataset.down || "0");
         document.title = (down > 0 ? `(${down} down) ` : "") + document.body.dataset.title;
       } catch (error) {
