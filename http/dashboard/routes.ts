@@ -240,9 +240,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (shared !== null) return htmlPartsResponse(shared.parts, 200, { etag: shared.etag });
     const data = await checksData(access, project, event.url.search, ifNoneMatch);
     const { full, changed } = checkRowsParts(data);
-    const parts = encodeParts(full); // every row: what other refreshes within a second share
-    rowsCache.keep(table, { parts, etag: data.etag, untilAt: data.untilAt });
-    return htmlPartsResponse(changed === null ? parts : encodeParts(changed), 200, { etag: data.etag });
+    rowsCache.keep(table, { parts: full, etag: data.etag, untilAt: data.untilAt }); // every row: what other refreshes within a second share
+    return htmlPartsResponse(encodeParts(changed ?? full), 200, { etag: data.etag });
   });
 
   route("GET", "/projects/:project/checks/new", async (event) => {

@@ -6,17 +6,24 @@
 // on a page that refreshes every few seconds); a client that already holds it, or a render gone stale,
 // gets a fresh render, so one viewer refreshing alone always sees every change, and 304s stay exact.
 import type { Millis } from "../../engine/model.ts";
+import { encodeParts } from "./responses.ts";
 
 /** How long a render serves other refreshes of the same table. */
 export const COALESCE_MS = 1_000;
 /** Tables kept at once (a table is a project and a variant: filters, sort, read-only viewer). */
 const MAX_TABLES = 32;
 
-/** One render of the rows: the fragment's encoded parts, its ETag, and the instant until which time alone changes nothing in it. */
-export type RowsRender = { readonly parts: readonly Uint8Array[]; readonly etag: string; readonly untilAt: Millis };
+/** One render of the rows: the fragment's parts (every row in full), its ETag, and the instant until which time alone changes nothing in it. */
+export type RowsRender = { readonly parts: readonly string[]; readonly etag: string; readonly untilAt: Millis };
+
+/** A render as another refresh takes it: its parts encoded. */
+export type SharedRender = { readonly parts: readonly Uint8Array[]; readonly etag: string };
+
+/** A kept render; its parts are encoded when a refresh first takes it (most renders are never shared). */
+type Kept = RowsRender & { readonly madeAtMs: number; encoded: readonly Uint8Array[] | null };
 
 export class RowsCache {
-  readonly #renders = new Map<string, RowsRender & { readonly madeAtMs: number }>();
+  readonly #renders = new Map<string, Kept>();
   readonly #monotonicMs: () => number;
 
   /** `monotonicMs`: a clock that only moves forward, in real milliseconds (the age of a render is real time). */
@@ -28,12 +35,13 @@ export class RowsCache {
    * Returns the table's latest render if another refresh can take it: younger than COALESCE_MS, still
    * what time alone would show at `at`, and not the one the client holds (`clientEtag`); else null.
    */
-  shared(table: string, at: Millis, clientEtag: string | null): RowsRender | null {
+  shared(table: string, at: Millis, clientEtag: string | null): SharedRender | null {
     const render = this.#renders.get(table);
     if (render === undefined) return null;
     if (this.#monotonicMs() - render.madeAtMs >= COALESCE_MS || at >= render.untilAt) return null;
     if (clientEtag !== null && clientEtag.split(",").some((tag) => tag.trim() === render.etag)) return null;
-    return render;
+    render.encoded ??= encodeParts(render.parts);
+    return { parts: render.encoded, etag: render.etag };
   }
 
   /** Keeps `render` as the table's latest; forgets renders too old to be shared and the oldest beyond MAX_TABLES. */
@@ -41,7 +49,7 @@ export class RowsCache {
     const now = this.#monotonicMs();
     for (const [key, kept] of this.#renders) if (now - kept.madeAtMs >= COALESCE_MS) this.#renders.delete(key);
     this.#renders.delete(table); // re-inserted last: the map's order is the renders' age
-    this.#renders.set(table, { ...render, madeAtMs: now });
+    this.#renders.set(table, { ...render, madeAtMs: now, encoded: null });
     while (this.#renders.size > MAX_TABLES) this.#renders.delete(this.#renders.keys().next().value as string);
   }
 }
