@@ -4,7 +4,7 @@ import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/mode
 import { graceStartAt, statusAt } from "../../engine/status.ts";
 import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
-import { html, raw } from "./html.ts";
+import { escapeHtml, html, raw } from "./html.ts";
 import type { RowMemoRender } from "./row-memo.ts";
 
 /** Who is looking: what to render for them. */
@@ -236,7 +236,7 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
 
 /** The placeholder of a row the client shows already (dashboard.js puts that row in its place). */
 function keptRow(ref: string): string {
-  return html`<tr data-keep="${ref}"></tr>`.text;
+  return `<tr data-keep="${escapeHtml(ref)}"></tr>`; // one per unchanged row: no template object for it
 }
 
 type CheckRowsData = Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag" | "memo">;
