@@ -35,6 +35,14 @@ export class FencedError extends Error {
   override name = "FencedError";
 }
 
+/**
+ * A strict read asked for records the log no longer holds (a snapshot let them go): the reader must load
+ * a newer snapshot and read from its position, never go on from a later record.
+ */
+export class TruncatedError extends Error {
+  override name = "TruncatedError";
+}
+
 export type JetStreamLogOptions = {
   connection: NatsConnection;
   partition: number;
@@ -136,15 +144,27 @@ export class JetStreamLog implements CommandLog {
     });
   }
 
-  /** Yields the records from `from` up to the log's end as it was when the read began; markers are skipped. */
-  async *readFrom(from: number): AsyncIterable<{ position: number; bytes: Uint8Array }> {
+  /**
+   * Yields the records from `from` up to the log's end as it was when the read began; markers are skipped.
+   * With `strict`, throws a TruncatedError when records at or after `from` were let go (instead of going
+   * on from the first record still held): a takeover must never skip a command.
+   */
+  async *readFrom(from: number, options: { strict?: boolean } = {}): AsyncIterable<{ position: number; bytes: Uint8Array }> {
     const end = await this.lastPosition();
     const start = Math.max(from, 1);
     if (start > end) return;
+    if (options.strict) {
+      const first = (await this.#jsm.streams.info(this.stream)).state.first_seq;
+      if (first > start) throw new TruncatedError(`${this.stream}: asked to read from ${start}, the log holds ${first} onwards`);
+    }
     const consumer = await this.#js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
     const messages = await consumer.consume({ max_messages: 512 });
+    let expected = start;
     try {
       for await (const message of messages) {
+        // let go between the check above and the consumer's start: the first record delivered is a later one
+        if (options.strict && message.seq !== expected) throw new TruncatedError(`${this.stream}: asked to read from ${start}, got ${message.seq} after ${expected - 1}`);
+        expected = message.seq + 1;
         if (!message.headers?.has(FENCE_HEADER)) yield { position: message.seq, bytes: message.data };
         if (message.seq >= end) break;
       }
