@@ -203,6 +203,11 @@ export class PartitionReplica {
     return this.#snapshotting;
   }
 
+  /** Resolves once no snapshot is being stored (whether the last one was stored or failed). */
+  async settled(): Promise<void> {
+    while (this.#snapshotting !== null) await this.#snapshotting.catch(() => {});
+  }
+
   /** Stops writing (the partition was lost); pending submissions are refused. */
   abandon(): void {
     this.#state = "deposed";
