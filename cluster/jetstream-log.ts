@@ -149,7 +149,7 @@ export class JetStreamLog implements CommandLog {
    * With `strict`, throws a TruncatedError when records at or after `from` were let go (instead of going
    * on from the first record still held): a takeover must never skip a command.
    */
-  async *readFrom(from: number, options: { strict?: boolean } = {}): AsyncIterable<{ position: number; bytes: Uint8Array }> {
+  async *readFrom(from: number, options: { strict?: boolean; idleTimeoutMs?: number } = {}): AsyncIterable<{ position: number; bytes: Uint8Array }> {
     const end = await this.lastPosition();
     const start = Math.max(from, 1);
     if (start > end) return;
@@ -160,8 +160,18 @@ export class JetStreamLog implements CommandLog {
     const consumer = await this.#js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
     const messages = await consumer.consume({ max_messages: 512 });
     let expected = start;
+    // a consumer whose stream lost its leader can wait without end and without an error: a read that gets
+    // nothing for idleTimeoutMs while records remain rejects, and its caller reads again
+    const idleMs = options.idleTimeoutMs ?? 10_000;
+    const iterator = messages[Symbol.asyncIterator]();
+    let timer: NodeJS.Timeout | undefined;
+    const next = () => Promise.race([
+      iterator.next(),
+      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${this.stream}: no record for ${idleMs} ms reading ${expected} of ${start}..${end}`)), idleMs); }),
+    ]).finally(() => clearTimeout(timer));
     try {
-      for await (const message of messages) {
+      for (let step = await next(); !step.done; step = await next()) {
+        const message = step.value;
         // let go between the check above and the consumer's start: the first record delivered is a later one
         if (options.strict && message.seq !== expected) throw new TruncatedError(`${this.stream}: asked to read from ${start}, got ${message.seq} after ${expected - 1}`);
         expected = message.seq + 1;

@@ -4,7 +4,8 @@
 // anything, as a killed node. Replica B, on its own connection, takes over: it loads the newest snapshot,
 // fences the log and replays the records after it; its state is A's (every acknowledged ping counted in
 // n_pings), A's next append is refused on the fence, and a check whose deadline passed while nobody owned
-// the partition flips down at its due time, not at the takeover's. A's older snapshot can't replace B's
+// the partition flips down at its due time, not at the takeover's; the server leading the partition's
+// log is killed with A, so B reads and fences through the two left. A's older snapshot can't replace B's
 // newer one, and a strict read below the snapshot is refused as truncated.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -45,15 +46,22 @@ async function withCluster(run: (cluster: NatsCluster, connection: (first: numbe
   }
 }
 
-/** Retries `attempt` until it resolves (a positive marker: the cluster answers again), for at most `timeoutMs`. */
-async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+/**
+ * Retries `attempt` until it resolves (a positive marker: the cluster answers again), for at most
+ * `timeoutMs`; an attempt left unanswered for 30 s counts as failed (a request lost in a leader change).
+ */
+async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 90_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await attempt();
+      const unanswered = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("unanswered for 30 s")), 30_000); });
+      return await Promise.race([attempt(), unanswered]);
     } catch (error) {
       if (Date.now() > until) throw error;
       await new Promise((resolve) => setTimeout(resolve, 250));
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
@@ -64,7 +72,7 @@ const pingOf = (uuid: string, at: number): ShardCommand => ({ kind: "ping", ping
 
 test("a replica taking over a killed owner's partition has every acknowledged command, fences the old owner out and flips missed deadlines at their due times", async () => {
   if (!HAVE_NATS) return;
-  await withCluster(async (_cluster, connection) => {
+  await withCluster(async (cluster, connection) => {
     let ids = 0;
     const options = (nc: NatsConnection): PartitionReplicaOptions => ({
       connection: nc, partition: PARTITION, replicas: 3, snapshotEvery: 100, ackTimeoutMs: 5_000,
@@ -127,8 +135,14 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     assert.ok(pingsOfA >= acknowledged, `every acknowledged ping counted (${pingsOfA} ≥ ${acknowledged})`);
     if (refused === 0) assert.is(pingsOfA, WAVES * PER_WAVE);
 
-    // A is killed here: no release, no more rounds. B takes over 240 s (of the commands' time) later.
-    const b = await eventually(async () => PartitionReplica.open(options(await connection(1))));
+    // A is killed here: no release, no more rounds; and the server leading the partition's log goes with it
+    // (SIGKILL). B takes over 240 s (of the commands' time) later, on the two servers left.
+    const jsm = await (await connection(0)).jetstreamManager();
+    const leaderName = (await eventually(() => jsm.streams.info(`HCD_LOG_${PARTITION}`))).cluster?.leader;
+    const leader = cluster.servers.findIndex((s) => s.name === leaderName);
+    assert.ok(leader >= 0, `log leader ${leaderName}`);
+    await cluster.stop(leader, "SIGKILL");
+    const b = await eventually(async () => PartitionReplica.open(options(await connection((leader + 1) % 3))));
     const takeoverAt = T0 + 300 * SECOND;
     const report = await eventually(() => b.takeOver(takeoverAt));
     assert.is(report.snapshotSequence, snapshotByA, "B loaded A's newest snapshot");
@@ -153,10 +167,12 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     assert.ok(steadyOnB.ok);
     assert.is(steadyOnB.value.nPings, pingsOfA + 1, "B's own ping follows A's, A's late one is not there");
 
+    await cluster.restart(leader);
+
     // B snapshots; A's older state can't replace it (a deposed owner's snapshot is skipped)
     const saved = await eventually(() => b.snapshot());
     assert.ok(saved.saved, "B's snapshot is stored");
-    const store = await eventually(async () => SnapshotStore.open({ connection: await connection(2), partition: PARTITION, replicas: 3 }));
+    const store = await eventually(async () => SnapshotStore.open({ connection: await connection(leader), partition: PARTITION, replicas: 3 }));
     const stale = await eventually(() => store.save(a.applied, snapshotOf(b.read((shard) => shard), T0)));
     assert.equal(stale, { saved: false, newer: afterLate.position });
     assert.is((await eventually(() => store.load()))?.logSequence, afterLate.position);
@@ -168,7 +184,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
 
     console.log(`  acknowledged pings ${acknowledged} (refused and retried ${refused}), A applied to ${a.applied}, A's snapshot at ${snapshotByA}; ` +
       `B: snapshot ${report.snapshotSequence} (${report.snapshotBytes} bytes), fence at ${report.fencedAt}, replayed ${report.replayed}, ` +
-      `restarts ${report.restarts}, flips at takeover ${report.flips.map((f) => `${f.from}→${f.to}@T0+${(f.at - T0) / SECOND}s`).join(", ")}; B's snapshot at ${afterLate.position}`);
+      `restarts ${report.restarts}, log leader ${leaderName} killed before it; flips at takeover ${report.flips.map((f) => `${f.from}→${f.to}@T0+${(f.at - T0) / SECOND}s`).join(", ")}; B's snapshot at ${afterLate.position}`);
   });
 });
 
