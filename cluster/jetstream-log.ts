@@ -18,7 +18,7 @@
 // leaves the writer unfenced: some records of the batch may be stored (those before the first that
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
-import { DeliverPolicy, DiscardPolicy, headers, RetentionPolicy, StorageType } from "nats";
+import { AckPolicy, DeliverPolicy, DiscardPolicy, headers, nanos, RetentionPolicy, StorageType } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
 import type { CommandLog } from "./command-log.ts";
 import { createIdempotently } from "./jetstream-setup.ts";
@@ -157,18 +157,26 @@ export class JetStreamLog implements CommandLog {
       const first = (await this.#jsm.streams.info(this.stream)).state.first_seq;
       if (first > start) throw new TruncatedError(`${this.stream}: asked to read from ${start}, the log holds ${first} onwards`);
     }
-    const consumer = await this.#js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
-    const messages = await consumer.consume({ max_messages: 512 });
-    let expected = start;
-    // a consumer whose stream lost its leader can wait without end and without an error: a read that gets
-    // nothing for idleTimeoutMs while records remain rejects, and its caller reads again
+    // a consumer whose stream lost its leader can wait without end and without an error (its creation is
+    // retried inside the client): a read that gets nothing for idleTimeoutMs while records remain rejects,
+    // and its caller reads again
     const idleMs = options.idleTimeoutMs ?? 10_000;
+    // an ephemeral pull consumer of its own, not the client's ordered consumer: that one recreates itself
+    // in a loop of its own while the stream has no leader, which outlives a closed connection
+    const created = await this.#jsm.consumers.add(this.stream, {
+      deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start, ack_policy: AckPolicy.None, mem_storage: true,
+      inactive_threshold: nanos(30_000), // left behind by a reader that died: the server removes it
+    });
+    const dropConsumer = () => void this.#jsm.consumers.delete(this.stream, created.name).catch(() => {});
+    const starting = this.#js.consumers.get(this.stream, created.name).then((consumer) => consumer.consume({ max_messages: 512 }));
+    const messages = await within(starting, idleMs, `${this.stream}: no consumer after ${idleMs} ms`).catch((error: unknown) => {
+      void starting.then((late) => late.stop(), () => {});
+      dropConsumer();
+      throw error;
+    });
+    let expected = start;
     const iterator = messages[Symbol.asyncIterator]();
-    let timer: NodeJS.Timeout | undefined;
-    const next = () => Promise.race([
-      iterator.next(),
-      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${this.stream}: no record for ${idleMs} ms reading ${expected} of ${start}..${end}`)), idleMs); }),
-    ]).finally(() => clearTimeout(timer));
+    const next = () => within(iterator.next(), idleMs, `${this.stream}: no record for ${idleMs} ms reading ${expected} of ${start}..${end}`);
     try {
       for (let step = await next(); !step.done; step = await next()) {
         const message = step.value;
@@ -180,6 +188,7 @@ export class JetStreamLog implements CommandLog {
       }
     } finally {
       messages.stop();
+      dropConsumer();
     }
   }
 
@@ -202,6 +211,13 @@ export class JetStreamLog implements CommandLog {
       return (await this.#jsm.streams.info(this.stream)).state.last_seq; // never written, or every record let go
     }
   }
+}
+
+/** `promise`, or a rejection with `message` once `ms` have passed without an answer. */
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 function wrongLastSequence(error: unknown): boolean {

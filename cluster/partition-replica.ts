@@ -93,6 +93,7 @@ export class PartitionReplica {
   #queue: Pending[] = [];
   #flushing = false;
   #lastSnapshotError: unknown = null;
+  #takingOver: Promise<TakeoverReport> | null = null;
 
   private constructor(options: PartitionReplicaOptions, log: JetStreamLog, snapshots: SnapshotStore) {
     this.partition = options.partition;
@@ -137,8 +138,16 @@ export class PartitionReplica {
     return query(this.#shard);
   }
 
-  /** Loads the newest snapshot, fences the log, replays after the snapshot, then advances to `now` through the log. */
-  async takeOver(now: Millis): Promise<TakeoverReport> {
+  /**
+   * Loads the newest snapshot, fences the log, replays after the snapshot, then advances to `now` through
+   * the log. A call while a takeover runs gets that takeover's answer (two at once would replay into one shard).
+   */
+  takeOver(now: Millis): Promise<TakeoverReport> {
+    this.#takingOver ??= this.#takeOver(now).finally(() => { this.#takingOver = null; });
+    return this.#takingOver;
+  }
+
+  async #takeOver(now: Millis): Promise<TakeoverReport> {
     this.#state = "idle";
     for (let restarts = 0; ; restarts++) {
       const stored = await this.#snapshots.load();

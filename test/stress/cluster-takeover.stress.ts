@@ -32,15 +32,19 @@ const WAVES = 12, PER_WAVE = 25; // pings before A stops, in concurrent waves
 async function withCluster(run: (cluster: NatsCluster, connection: (first: number) => Promise<NatsConnection>) => Promise<void>) {
   const cluster = await startNatsCluster({ size: 3 });
   const connections: NatsConnection[] = [];
+  let closed = false;
   try {
     await run(cluster, async (first) => {
       // each replica talks to its own server first, as nodes on different machines would
       const servers = [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
       const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000 });
+      // an attempt given up on may connect after the end: such a connection would reconnect forever
+      if (closed) await nc.close();
       connections.push(nc);
       return nc;
     });
   } finally {
+    closed = true;
     await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
     await cluster.close();
   }
@@ -48,14 +52,18 @@ async function withCluster(run: (cluster: NatsCluster, connection: (first: numbe
 
 /**
  * Retries `attempt` until it resolves (a positive marker: the cluster answers again), for at most
- * `timeoutMs`; an attempt left unanswered for 30 s counts as failed (a request lost in a leader change).
+ * `timeoutMs`; an attempt left unanswered for `unansweredMs` counts as failed (a request lost in a leader
+ * change). A takeover is never given up on that way: it must not run twice at once.
  */
-async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 90_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
+async function eventually<T>(attempt: () => Promise<T>, options: { timeoutMs?: number; unansweredMs?: number } = {}): Promise<T> {
+  const until = Date.now() + (options.timeoutMs ?? 120_000);
+  const unansweredMs = options.unansweredMs ?? 30_000;
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const unanswered = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("unanswered for 30 s")), 30_000); });
+      const unanswered = new Promise<never>((_, reject) => {
+        if (Number.isFinite(unansweredMs)) timer = setTimeout(() => reject(new Error(`unanswered for ${unansweredMs} ms`)), unansweredMs);
+      });
       return await Promise.race([attempt(), unanswered]);
     } catch (error) {
       if (Date.now() > until) throw error;
@@ -66,6 +74,7 @@ async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 90_000): Pro
   }
 }
 
+const ONE_AT_A_TIME = { unansweredMs: Infinity };
 const pingCommand = (uuid: string, at: number): PingCommand =>
   ({ target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "stress", rid: null, body: null, at });
 const pingOf = (uuid: string, at: number): ShardCommand => ({ kind: "ping", ping: pingCommand(uuid, at) });
@@ -79,7 +88,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
       newId: () => `00000000-0000-4000-8000-${(++ids).toString(16).padStart(12, "0")}`,
     });
     const a = await eventually(async () => PartitionReplica.open(options(await connection(0))));
-    const first = await eventually(() => a.takeOver(T0));
+    const first = await eventually(() => a.takeOver(T0), ONE_AT_A_TIME);
     assert.equal([first.snapshotSequence, first.replayed, first.flips], [null, 0, []]);
 
     // A's commands; a refused append (a slow leader election) leaves A stale: it takes over again, which
@@ -92,7 +101,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
         } catch (error) {
           refused += 1;
           if (a.state !== "stale") throw error;
-          await eventually(() => a.takeOver(T0 + 60 * SECOND));
+          await eventually(() => a.takeOver(T0 + 60 * SECOND), ONE_AT_A_TIME);
         }
       }
     };
@@ -117,7 +126,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
       const at = T0 + 20 * SECOND + wave * 3 * SECOND;
       const answers = await Promise.allSettled(Array.from({ length: PER_WAVE }, () => a.submit(pingOf(steady.uuid, at))));
       acknowledged += answers.filter((r) => r.status === "fulfilled").length;
-      if (a.state === "stale") { refused += 1; await eventually(() => a.takeOver(at)); }
+      if (a.state === "stale") { refused += 1; await eventually(() => a.takeOver(at), ONE_AT_A_TIME); }
       if (wave === 7) await eventually(() => a.snapshot()); // one asked for, besides those every 100 records
     }
     await eventually(() => a.advance(T0 + 60 * SECOND)); // A's timer: nothing due yet
@@ -144,7 +153,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     await cluster.stop(leader, "SIGKILL");
     const b = await eventually(async () => PartitionReplica.open(options(await connection((leader + 1) % 3))));
     const takeoverAt = T0 + 300 * SECOND;
-    const report = await eventually(() => b.takeOver(takeoverAt));
+    const report = await eventually(() => b.takeOver(takeoverAt), ONE_AT_A_TIME);
     assert.is(report.snapshotSequence, snapshotByA, "B loaded A's newest snapshot");
     assert.ok(report.replayed > 0, "B replayed the records after the snapshot");
     assert.ok(report.fencedAt > a.applied, "B's fence follows every record A appended");
