@@ -132,9 +132,9 @@ export class PartitionReplica {
     return this.#lastSnapshotError;
   }
 
-  /** Answers a read from the shard as it is now (every acknowledged command applied). */
+  /** Answers a read from the shard as it is now (every acknowledged command applied); only while the owner (not during a takeover). */
   read<T>(query: (shard: Shard) => T): T {
-    if (this.#shard === null) throw new NotOwnerError(`partition ${this.partition}: not loaded`);
+    if (this.#shard === null || this.#state !== "owner") throw new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`);
     return query(this.#shard);
   }
 
