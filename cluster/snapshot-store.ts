@@ -108,7 +108,9 @@ export class SnapshotStore {
       }
       throw failed.reason;
     }
-    await this.#jsm.streams.purge(this.stream, { seq: head.firstChunk }); // older snapshots go
+    // older snapshots go; nothing is below sequence 1, and a purge below 1 empties the whole stream on
+    // Debian's 2.9.10 (seen here: a first snapshot's chunks gone with it)
+    if (head.firstChunk > 1) await this.#jsm.streams.purge(this.stream, { seq: head.firstChunk });
     return { saved: true, head };
   }
 

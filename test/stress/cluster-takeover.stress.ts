@@ -19,7 +19,7 @@ import { PartitionReplica } from "../../cluster/partition-replica.ts";
 import type { PartitionReplicaOptions } from "../../cluster/partition-replica.ts";
 import { SnapshotStore } from "../../cluster/snapshot-store.ts";
 import { haveProgram } from "../ops/extras.ts";
-import { project } from "../helpers.ts";
+import { check, project } from "../helpers.ts";
 import type { NatsCluster } from "./nats-cluster.ts";
 import { startNatsCluster } from "./nats-cluster.ts";
 
@@ -194,6 +194,25 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     console.log(`  acknowledged pings ${acknowledged} (refused and retried ${refused}), A applied to ${a.applied}, A's snapshot at ${snapshotByA}; ` +
       `B: snapshot ${report.snapshotSequence} (${report.snapshotBytes} bytes), fence at ${report.fencedAt}, replayed ${report.replayed}, ` +
       `restarts ${report.restarts}, log leader ${leaderName} killed before it; flips at takeover ${report.flips.map((f) => `${f.from}→${f.to}@T0+${(f.at - T0) / SECOND}s`).join(", ")}; B's snapshot at ${afterLate.position}`);
+  });
+});
+
+test("a snapshot larger than a chunk is stored in 256 kB chunks and reads back whole; an older one is not stored over it", async () => {
+  if (!HAVE_NATS) return;
+  await withCluster(async (_cluster, connection) => {
+    const store = await eventually(async () => SnapshotStore.open({ connection: await connection(0), partition: 2, replicas: 3 }));
+    const owner = project({ id: "00000000-0000-4000-8000-0000000000cc", createdAt: T0 });
+    // 700 checks with a 1,000-character description each: about 1 MB of body
+    const checks = Array.from({ length: 700 }, (_, i) => check({ projectId: owner.id, uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, desc: "d".repeat(1_000) }));
+    const snapshot = { at: T0, projects: [{ project: owner, channels: [], checks }] };
+    const saved = await eventually(() => store.save(40, snapshot));
+    assert.ok(saved.saved && saved.head.chunks >= 3, `stored in ${saved.saved ? saved.head.chunks : 0} chunks`);
+    assert.ok(saved.saved && saved.head.bytes > 700_000);
+    const loaded = await eventually(async () => (await SnapshotStore.open({ connection: await connection(1), partition: 2, replicas: 3 })).load());
+    assert.is(loaded?.logSequence, 40);
+    assert.equal(loaded?.snapshot, snapshot);
+    assert.equal(await eventually(() => store.save(39, { at: T0, projects: [] })), { saved: false, newer: 40 });
+    assert.is((await eventually(() => store.load()))?.snapshot.projects[0].checks.length, 700);
   });
 });
 
