@@ -18,7 +18,7 @@
 // leaves the writer unfenced: some records of the batch may be stored (those before the first that
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
-import { DeliverPolicy, DiscardPolicy, headers, RetentionPolicy, StorageType } from "nats";
+import { AckPolicy, DeliverPolicy, DiscardPolicy, headers, nanos, RetentionPolicy, StorageType } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
 import type { CommandLog } from "./command-log.ts";
 import { createIdempotently } from "./jetstream-setup.ts";
@@ -33,6 +33,14 @@ const EMPTY = new Uint8Array(0);
  */
 export class FencedError extends Error {
   override name = "FencedError";
+}
+
+/**
+ * A strict read asked for records the log no longer holds (a snapshot let them go): the reader must load
+ * a newer snapshot and read from its position, never go on from a later record.
+ */
+export class TruncatedError extends Error {
+  override name = "TruncatedError";
 }
 
 export type JetStreamLogOptions = {
@@ -136,24 +144,57 @@ export class JetStreamLog implements CommandLog {
     });
   }
 
-  /** Yields the records from `from` up to the log's end as it was when the read began; markers are skipped. */
-  async *readFrom(from: number): AsyncIterable<{ position: number; bytes: Uint8Array }> {
+  /**
+   * Yields the records from `from` up to the log's end as it was when the read began; markers are skipped.
+   * With `strict`, throws a TruncatedError when records at or after `from` were let go (instead of going
+   * on from the first record still held): a takeover must never skip a command.
+   */
+  async *readFrom(from: number, options: { strict?: boolean; idleTimeoutMs?: number } = {}): AsyncIterable<{ position: number; bytes: Uint8Array }> {
     const end = await this.lastPosition();
     const start = Math.max(from, 1);
     if (start > end) return;
-    const consumer = await this.#js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
-    const messages = await consumer.consume({ max_messages: 512 });
+    if (options.strict) {
+      const first = (await this.#jsm.streams.info(this.stream)).state.first_seq;
+      if (first > start) throw new TruncatedError(`${this.stream}: asked to read from ${start}, the log holds ${first} onwards`);
+    }
+    // a consumer whose stream lost its leader can wait without end and without an error (its creation is
+    // retried inside the client): a read that gets nothing for idleTimeoutMs while records remain rejects,
+    // and its caller reads again
+    const idleMs = options.idleTimeoutMs ?? 10_000;
+    // an ephemeral pull consumer of its own, not the client's ordered consumer: that one recreates itself
+    // in a loop of its own while the stream has no leader, which outlives a closed connection
+    const created = await this.#jsm.consumers.add(this.stream, {
+      deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start, ack_policy: AckPolicy.None, mem_storage: true,
+      inactive_threshold: nanos(30_000), // left behind by a reader that died: the server removes it
+    });
+    const dropConsumer = () => void this.#jsm.consumers.delete(this.stream, created.name).catch(() => {});
+    const starting = this.#js.consumers.get(this.stream, created.name).then((consumer) => consumer.consume({ max_messages: 512 }));
+    const messages = await within(starting, idleMs, `${this.stream}: no consumer after ${idleMs} ms`).catch((error: unknown) => {
+      void starting.then((late) => late.stop(), () => {});
+      dropConsumer();
+      throw error;
+    });
+    let expected = start;
+    const iterator = messages[Symbol.asyncIterator]();
+    const next = () => within(iterator.next(), idleMs, `${this.stream}: no record for ${idleMs} ms reading ${expected} of ${start}..${end}`);
     try {
-      for await (const message of messages) {
+      for (let step = await next(); !step.done; step = await next()) {
+        const message = step.value;
+        // let go between the check above and the consumer's start: the first record delivered is a later one
+        if (options.strict && message.seq !== expected) throw new TruncatedError(`${this.stream}: asked to read from ${start}, got ${message.seq} after ${expected - 1}`);
+        expected = message.seq + 1;
         if (!message.headers?.has(FENCE_HEADER)) yield { position: message.seq, bytes: message.data };
         if (message.seq >= end) break;
       }
     } finally {
       messages.stop();
+      dropConsumer();
     }
   }
 
   async truncateBelow(position: number): Promise<void> {
+    // nothing is below sequence 1, and a purge below 1 empties the whole stream on Debian's 2.9.10
+    if (position <= 1) return;
     await this.#jsm.streams.purge(this.stream, { seq: position });
   }
 
@@ -172,6 +213,13 @@ export class JetStreamLog implements CommandLog {
       return (await this.#jsm.streams.info(this.stream)).state.last_seq; // never written, or every record let go
     }
   }
+}
+
+/** `promise`, or a rejection with `message` once `ms` have passed without an answer. */
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 function wrongLastSequence(error: unknown): boolean {

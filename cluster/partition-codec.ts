@@ -1,0 +1,93 @@
+// The bytes of a partition's records and snapshots, as the JetStream streams carry them. msgpack with the
+// record definitions inside each message (self-describing: a node decodes what another node encoded with
+// no shared structures to keep in step), and every message opens with a fixed record id saying what it
+// is, so a reader refuses bytes of another kind (a snapshot read as a command, a future format) instead of
+// misreading them.
+//
+// A command record carries the ids the shard will hand out while applying it (a new check's uuid and
+// badge key): the owner draws them before the append, so every node that replays the record creates the
+// same check. A snapshot keeps each project's channels in their creation order (the order notifications
+// go out in), not the sorted order of ShardSnapshot.
+import { Packr } from "msgpackr";
+import type { ShardCommand } from "../engine/commands.ts";
+import type { Channel, Check, Millis, Project } from "../engine/model.ts";
+import type { Shard } from "../engine/shard.ts";
+
+/** The first value of every encoded message: what the rest is. Never renumbered; a new format gets a new id. */
+export const RECORD_IDS = { command: 1, snapshot: 2, snapshotHead: 3 } as const;
+export type RecordKind = keyof typeof RECORD_IDS;
+
+// copyBuffers: a decoded ping body must not point into the message's buffer, which the client reuses
+const packr = new Packr({ copyBuffers: true });
+
+/** One command of a partition's log and the ids its application may hand out, in order. */
+export type PartitionRecord = { readonly command: ShardCommand; readonly ids: readonly string[] };
+
+/** One project as a snapshot holds it: channels in creation order, checks by uuid. */
+export type SnapshotProject = { readonly project: Project; readonly channels: readonly Channel[]; readonly checks: readonly Check[] };
+
+/** A partition's state: every project, and the latest instant a command applied to it carried (the wheel starts there). */
+export type PartitionSnapshot = { readonly at: Millis; readonly projects: readonly SnapshotProject[] };
+
+/** Where a stored snapshot's body is and which log position it covers (every record up to it, inclusive). */
+export type SnapshotHead = { readonly logSequence: number; readonly firstChunk: number; readonly chunks: number; readonly bytes: number };
+
+export function encodeRecord(record: PartitionRecord): Uint8Array {
+  return packr.pack([RECORD_IDS.command, record.command, record.ids]);
+}
+
+export function decodeRecord(bytes: Uint8Array): PartitionRecord {
+  const [command, ids] = open(bytes, "command", 2);
+  return { command: withPlainBody(command as ShardCommand), ids: ids as string[] };
+}
+
+/** Returns the shard's whole state at `at` (the latest instant it applied). */
+export function snapshotOf(shard: Shard, at: Millis): PartitionSnapshot {
+  const projects = shard.projects().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((project) => ({
+    project,
+    channels: shard.channels(project.id),
+    checks: shard.listChecks(project.id, { tags: [] }).sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0)),
+  }));
+  return { at, projects };
+}
+
+export function encodeSnapshot(snapshot: PartitionSnapshot): Uint8Array {
+  return packr.pack([RECORD_IDS.snapshot, snapshot.at, snapshot.projects.map((p) => [p.project, p.channels, p.checks])]);
+}
+
+export function decodeSnapshot(bytes: Uint8Array): PartitionSnapshot {
+  const [at, projects] = open(bytes, "snapshot", 2);
+  return {
+    at: at as Millis,
+    projects: (projects as [Project, Channel[], Check[]][]).map(([project, channels, checks]) => ({ project, channels, checks })),
+  };
+}
+
+/** Loads a snapshot into a fresh shard (its projects, channels in order, checks and their deadlines). */
+export function loadSnapshot(shard: Shard, snapshot: PartitionSnapshot): void {
+  for (const { project, channels, checks } of snapshot.projects) shard.load(project, channels, checks);
+}
+
+export function encodeSnapshotHead(head: SnapshotHead): Uint8Array {
+  return packr.pack([RECORD_IDS.snapshotHead, head.logSequence, head.firstChunk, head.chunks, head.bytes]);
+}
+
+export function decodeSnapshotHead(bytes: Uint8Array): SnapshotHead {
+  const [logSequence, firstChunk, chunks, size] = open(bytes, "snapshotHead", 4);
+  return { logSequence: logSequence as number, firstChunk: firstChunk as number, chunks: chunks as number, bytes: size as number };
+}
+
+/** Decodes a message of the given kind and returns its values after the record id; throws on any other kind. */
+function open(bytes: Uint8Array, kind: RecordKind, fields: number): unknown[] {
+  const value: unknown = packr.unpack(bytes);
+  if (!Array.isArray(value) || value[0] !== RECORD_IDS[kind] || value.length !== fields + 1) {
+    throw new Error(`not a partition ${kind} record (record id ${Array.isArray(value) ? String(value[0]) : typeof value})`);
+  }
+  return value.slice(1);
+}
+
+/** A ping's body decodes as a Buffer; the shard and its comparisons expect the plain Uint8Array it was. */
+function withPlainBody(command: ShardCommand): ShardCommand {
+  if (command.kind !== "ping" || command.ping.body === null) return command;
+  return { ...command, ping: { ...command.ping, body: new Uint8Array(command.ping.body) } };
+}

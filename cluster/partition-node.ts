@@ -1,0 +1,132 @@
+// One node's partitions: ownership decides which partitions are this node's, and each one gained gets a
+// PartitionReplica that takes it over (snapshot, fence, replay, advance to now); each one lost is
+// abandoned. A timer advances every owned partition's shard through its log, as the single-node shard's
+// timer advances its wheel. Commands for a project whose partition this node does not own are refused:
+// the caller sends them to the owner instead.
+import type { NatsConnection } from "nats";
+import type { ShardCommand } from "../engine/commands.ts";
+import type { Millis } from "../engine/model.ts";
+import type { Shard } from "../engine/shard.ts";
+import { Ownership } from "./ownership.ts";
+import type { PartitionReplicaOptions, Submitted, TakeoverReport } from "./partition-replica.ts";
+import { NotOwnerError, PartitionReplica } from "./partition-replica.ts";
+import { partitionOf } from "./partitions.ts";
+
+export type PartitionNodeOptions = {
+  connection: NatsConnection;
+  node: string;
+  partitionCount: number;
+  replicas: number;
+  leaseMs?: number;
+  renewEveryMs?: number;
+  /** How often owned partitions advance to now (default 1 s). */
+  advanceEveryMs?: number;
+  /** The wall clock (epoch ms). */
+  clock?: () => Millis;
+  /** Passed on to every replica (snapshot interval, batch size, stream prefixes, onApplied). */
+  replica?: Omit<PartitionReplicaOptions, "connection" | "partition" | "replicas">;
+  /** Called after each takeover this node completes. */
+  onTakeover?: (partition: number, report: TakeoverReport) => void;
+};
+
+export class PartitionNode {
+  readonly node: string;
+  readonly #options: PartitionNodeOptions;
+  readonly #clock: () => Millis;
+  readonly #replicas = new Map<number, PartitionReplica>();
+  #ownership: Ownership | null = null;
+  #timer: NodeJS.Timeout | null = null;
+
+  private constructor(options: PartitionNodeOptions) {
+    this.node = options.node;
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** Opens the ownership buckets; nothing is claimed until start(). */
+  static async open(options: PartitionNodeOptions): Promise<PartitionNode> {
+    const node = new PartitionNode(options);
+    node.#ownership = await Ownership.open({
+      connection: options.connection, node: options.node, partitionCount: options.partitionCount, replicas: options.replicas,
+      leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, clock: node.#clock,
+      onGained: (partition) => void node.#gain(partition),
+      onLost: (partition) => node.#replicas.get(partition)?.abandon(),
+    });
+    return node;
+  }
+
+  /** Claims and renews partitions, and advances the owned ones every advanceEveryMs. */
+  start(): void {
+    this.#owned().start();
+    this.#timer ??= setInterval(() => {
+      for (const [partition, replica] of this.#replicas) {
+        if (replica.state === "owner" && this.#owned().owns(partition)) replica.advance(this.#clock()).catch(() => {}); // refused: lost, or retried next tick
+      }
+    }, this.#options.advanceEveryMs ?? 1_000);
+  }
+
+  /** Stops renewing and advancing without releasing anything, as a frozen or cut-off process would. */
+  pause(): void {
+    this.#owned().pause();
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Stops, releasing every partition so others need not wait for the leases to run out. */
+  async stop(): Promise<void> {
+    this.pause();
+    for (const replica of this.#replicas.values()) replica.abandon();
+    await this.#owned().stop();
+  }
+
+  /** The partitions this node owns and has taken over (ready for commands), lowest first. */
+  ready(): number[] {
+    return [...this.#replicas.entries()].filter(([p, r]) => r.state === "owner" && this.#owned().owns(p)).map(([p]) => p).sort((a, b) => a - b);
+  }
+
+  /** Applies a command to its project's partition through the log; refused with NotOwnerError when this node does not own it. */
+  submit<C extends ShardCommand>(projectId: string, command: C): Promise<Submitted<C>> {
+    const replica = this.#ready(projectId);
+    return replica === null ? Promise.reject(this.#notOwner(projectId)) : replica.submit(command);
+  }
+
+  /** Answers a read from the project's partition; throws NotOwnerError when this node does not own it. */
+  read<T>(projectId: string, query: (shard: Shard) => T): T {
+    const replica = this.#ready(projectId);
+    if (replica === null) throw this.#notOwner(projectId);
+    return replica.read(query);
+  }
+
+  #ready(projectId: string): PartitionReplica | null {
+    const partition = partitionOf(projectId, this.#options.partitionCount);
+    const replica = this.#replicas.get(partition);
+    return replica !== undefined && replica.state === "owner" && this.#owned().owns(partition) ? replica : null;
+  }
+
+  #notOwner(projectId: string): NotOwnerError {
+    return new NotOwnerError(`${this.node} does not own partition ${partitionOf(projectId, this.#options.partitionCount)}`);
+  }
+
+  /** Takes a gained partition over, trying again while it is still this node's (a takeover can fail while JetStream elects a leader). */
+  async #gain(partition: number): Promise<void> {
+    for (let attempt = 0; this.#owned().owns(partition); attempt++) {
+      try {
+        let replica = this.#replicas.get(partition);
+        if (replica === undefined) {
+          replica = await PartitionReplica.open({ ...this.#options.replica, connection: this.#options.connection, partition, replicas: this.#options.replicas });
+          this.#replicas.set(partition, replica);
+        }
+        const report = await replica.takeOver(this.#clock());
+        this.#options.onTakeover?.(partition, report);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
+      }
+    }
+  }
+
+  #owned(): Ownership {
+    if (this.#ownership === null) throw new Error("PartitionNode: not opened");
+    return this.#ownership;
+  }
+}

@@ -1,0 +1,282 @@
+// One partition's shard on the node that owns it, kept by its JetStream command log and snapshots.
+//
+// submit(command) appends the command to the log (batched: the commands submitted while an append is in
+// flight go together in the next one), and only after the PubAcks applies each to the in-memory Shard in
+// log order and resolves with what the shard answered: nothing is applied that the log does not hold, and
+// the shard's order is the log's. Every `snapshotEvery` records a snapshot is stored and the log below it
+// let go.
+//
+// takeOver(now) makes this node the partition's writer: it loads the newest snapshot, fences the log
+// (from then on the previous owner's appends are refused on the expected last sequence), replays every
+// record after the snapshot strictly (a log truncated under the read means a newer snapshot: it loads
+// that one and starts again, never skipping a command), and then applies an advance to `now` through
+// the log, so deadlines that fell due while no node owned the partition flip at their own due times.
+//
+// After an append fails the replica stops writing: refused on the fence, another node owns the partition
+// (deposed); any other failure may have stored part of the batch, so the state is rebuilt by takeOver.
+import { randomUUID } from "node:crypto";
+import type { NatsConnection } from "nats";
+import type { Changes } from "../engine/changes.ts";
+import type { ShardCommand, ShardResultOf } from "../engine/commands.ts";
+import type { Flip, Millis } from "../engine/model.ts";
+import { Shard } from "../engine/shard.ts";
+import { FencedError, JetStreamLog, TruncatedError } from "./jetstream-log.ts";
+import type { PartitionRecord } from "./partition-codec.ts";
+import { decodeRecord, encodeRecord, loadSnapshot, snapshotOf } from "./partition-codec.ts";
+import type { SaveOutcome } from "./snapshot-store.ts";
+import { SnapshotStore } from "./snapshot-store.ts";
+
+export type PartitionReplicaOptions = {
+  connection: NatsConnection;
+  partition: number;
+  /** 3 on a three-server cluster. */
+  replicas: number;
+  /** A snapshot is stored after this many records since the last one (default 10,000). */
+  snapshotEvery?: number;
+  /** Most records in one append (default 256). */
+  maxBatch?: number;
+  ackTimeoutMs?: number;
+  /** The ids a new check gets; drawn by the owner before the append (default: random uuids). */
+  newId?: () => string;
+  /** Stream name prefixes of the log and the snapshots (tests keep theirs apart). */
+  logStreamPrefix?: string;
+  snapshotStreamPrefix?: string;
+  /** Called for every record applied (replayed or submitted), in log order, with what it changed. */
+  onApplied?: (applied: AppliedRecord) => void;
+};
+
+/** One record as applied: its log position, the command, and what the shard changed. */
+export type AppliedRecord = { readonly position: number; readonly command: ShardCommand; readonly changes: Changes };
+
+/** A submitted command once applied: its position, the shard's answer and what it changed. */
+export type Submitted<C extends ShardCommand> = { readonly position: number; readonly result: ShardResultOf<C>; readonly changes: Changes };
+
+/** What a takeover did. */
+export type TakeoverReport = {
+  /** The log position the loaded snapshot covers, or null when there was none. */
+  readonly snapshotSequence: number | null;
+  readonly snapshotBytes: number;
+  /** The position of this node's fence marker: every record below it was written by earlier owners. */
+  readonly fencedAt: number;
+  /** Records replayed after the snapshot. */
+  readonly replayed: number;
+  /** Snapshots loaded again because the log was let go under the replay. */
+  readonly restarts: number;
+  /** The flips of the advance to `now` that ends the takeover (deadlines that fell due meanwhile). */
+  readonly flips: readonly Flip[];
+};
+
+export type ReplicaState = "idle" | "owner" | "deposed" | "stale";
+
+type Pending = { record: PartitionRecord; bytes: Uint8Array; resolve: (applied: Submitted<ShardCommand>) => void; reject: (error: unknown) => void };
+
+/** Thrown to submitters while this replica is not the partition's writer. */
+export class NotOwnerError extends Error {
+  override name = "NotOwnerError";
+}
+
+export class PartitionReplica {
+  readonly partition: number;
+  readonly #log: JetStreamLog;
+  readonly #snapshots: SnapshotStore;
+  readonly #snapshotEvery: number;
+  readonly #maxBatch: number;
+  readonly #newId: () => string;
+  readonly #onApplied: (applied: AppliedRecord) => void;
+  #shard: Shard | null = null;
+  #state: ReplicaState = "idle";
+  #applied = 0; // position of the last record applied
+  #latestAt: Millis = 0; // latest instant a command applied carried
+  #snapshotBase = 0; // position the last stored (or loaded) snapshot covers
+  #snapshotting: Promise<SaveOutcome> | null = null;
+  #ids: string[] = []; // the ids the record being applied hands out
+  #queue: Pending[] = [];
+  #flushing = false;
+  #lastSnapshotError: unknown = null;
+  #takingOver: Promise<TakeoverReport> | null = null;
+
+  private constructor(options: PartitionReplicaOptions, log: JetStreamLog, snapshots: SnapshotStore) {
+    this.partition = options.partition;
+    this.#log = log;
+    this.#snapshots = snapshots;
+    this.#snapshotEvery = options.snapshotEvery ?? 10_000;
+    this.#maxBatch = options.maxBatch ?? 256;
+    this.#newId = options.newId ?? randomUUID;
+    this.#onApplied = options.onApplied ?? (() => {});
+  }
+
+  /** Opens (or creates) the partition's log and snapshot streams; the replica is idle until takeOver(). */
+  static async open(options: PartitionReplicaOptions): Promise<PartitionReplica> {
+    const common = { connection: options.connection, partition: options.partition, replicas: options.replicas, ackTimeoutMs: options.ackTimeoutMs };
+    const log = await JetStreamLog.open({ ...common, streamPrefix: options.logStreamPrefix });
+    const snapshots = await SnapshotStore.open({ ...common, streamPrefix: options.snapshotStreamPrefix });
+    return new PartitionReplica(options, log, snapshots);
+  }
+
+  get state(): ReplicaState {
+    return this.#state;
+  }
+
+  /** The position of the last record applied. */
+  get applied(): number {
+    return this.#applied;
+  }
+
+  /** The log position the last stored or loaded snapshot covers (0: none). */
+  get snapshotSequence(): number {
+    return this.#snapshotBase;
+  }
+
+  /** Why the last automatic snapshot failed, or null. */
+  get lastSnapshotError(): unknown {
+    return this.#lastSnapshotError;
+  }
+
+  /** Answers a read from the shard as it is now (every acknowledged command applied); only while the owner (not during a takeover). */
+  read<T>(query: (shard: Shard) => T): T {
+    if (this.#shard === null || this.#state !== "owner") throw new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`);
+    return query(this.#shard);
+  }
+
+  /**
+   * Loads the newest snapshot, fences the log, replays after the snapshot, then advances to `now` through
+   * the log. A call while a takeover runs gets that takeover's answer (two at once would replay into one shard).
+   */
+  takeOver(now: Millis): Promise<TakeoverReport> {
+    this.#takingOver ??= this.#takeOver(now).finally(() => { this.#takingOver = null; });
+    return this.#takingOver;
+  }
+
+  async #takeOver(now: Millis): Promise<TakeoverReport> {
+    this.#state = "idle";
+    for (let restarts = 0; ; restarts++) {
+      const stored = await this.#snapshots.load();
+      const shard = new Shard({ now: stored?.snapshot.at ?? now, newId: () => this.#takeId() });
+      if (stored !== null) loadSnapshot(shard, stored.snapshot);
+      this.#shard = shard;
+      this.#applied = stored?.logSequence ?? 0;
+      this.#snapshotBase = this.#applied;
+      this.#latestAt = stored?.snapshot.at ?? 0;
+      const fencedAt = await this.#log.fence();
+      let replayed = 0;
+      try {
+        for await (const { position, bytes } of this.#log.readFrom(this.#applied + 1, { strict: true })) {
+          this.#apply(position, decodeRecord(bytes));
+          replayed += 1;
+        }
+      } catch (error) {
+        if (error instanceof TruncatedError && restarts < 5) continue; // a newer snapshot let the log go: load it
+        throw error;
+      }
+      this.#applied = Math.max(this.#applied, fencedAt);
+      this.#state = "owner";
+      const advanced = await this.submit({ kind: "advance", at: now });
+      return {
+        snapshotSequence: stored?.logSequence ?? null, snapshotBytes: stored?.bytes ?? 0, fencedAt, replayed, restarts,
+        flips: advanced.changes.flips,
+      };
+    }
+  }
+
+  /** Appends the command to the log and, once acknowledged, applies it in log order; rejects when not the writer or the append fails. */
+  submit<C extends ShardCommand>(command: C): Promise<Submitted<C>> {
+    if (this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
+    const record: PartitionRecord = { command, ids: this.#idsFor(command) };
+    return new Promise<Submitted<C>>((resolve, reject) => {
+      this.#queue.push({ record, bytes: encodeRecord(record), resolve: resolve as (applied: Submitted<ShardCommand>) => void, reject });
+      void this.#flush();
+    });
+  }
+
+  /** Applies every deadline due by `now`, each at its own due time, through the log. */
+  advance(now: Millis): Promise<Submitted<{ kind: "advance"; at: Millis }>> {
+    return this.submit({ kind: "advance", at: now });
+  }
+
+  /**
+   * Stores a snapshot of the state at the last applied position and lets the log below it go. A snapshot
+   * already running is awaited instead; one not newer than the stored one is skipped.
+   */
+  snapshot(): Promise<SaveOutcome> {
+    if (this.#snapshotting !== null) return this.#snapshotting;
+    if (this.#shard === null || this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: not the owner`));
+    const covered = this.#applied;
+    const state = snapshotOf(this.#shard, this.#latestAt); // taken now, in step with `covered`
+    this.#snapshotting = this.#snapshots.save(covered, state).then(async (outcome) => {
+      if (outcome.saved) {
+        await this.#log.truncateBelow(covered + 1);
+        this.#snapshotBase = covered;
+      }
+      return outcome;
+    }).finally(() => { this.#snapshotting = null; });
+    return this.#snapshotting;
+  }
+
+  /** Resolves once no snapshot is being stored (whether the last one was stored or failed). */
+  async settled(): Promise<void> {
+    while (this.#snapshotting !== null) await this.#snapshotting.catch(() => {});
+  }
+
+  /** Stops writing (the partition was lost); pending submissions are refused. */
+  abandon(): void {
+    this.#state = "deposed";
+    for (const pending of this.#queue.splice(0)) pending.reject(new NotOwnerError(`partition ${this.partition}: given up`));
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, this.#maxBatch);
+        if (this.#state !== "owner") {
+          for (const pending of batch) pending.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
+          continue;
+        }
+        let positions: number[];
+        try {
+          positions = await this.#log.append(batch.map((pending) => pending.bytes));
+        } catch (error) {
+          // refused on the fence: another node writes now; otherwise part of the batch may be stored
+          this.#state = error instanceof FencedError ? "deposed" : "stale";
+          for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(error);
+          break;
+        }
+        for (let i = 0; i < batch.length; i++) {
+          const { result, changes } = this.#apply(positions[i], batch[i].record);
+          batch[i].resolve({ position: positions[i], result, changes });
+        }
+        if (this.#applied - this.#snapshotBase >= this.#snapshotEvery && this.#snapshotting === null) {
+          this.snapshot().then(() => { this.#lastSnapshotError = null; }, (error: unknown) => { this.#lastSnapshotError = error; });
+        }
+      }
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  #apply(position: number, record: PartitionRecord): { result: ShardResultOf<ShardCommand>; changes: Changes } {
+    const shard = this.#shard;
+    if (shard === null) throw new Error(`partition ${this.partition}: no shard to apply to`);
+    if (position <= this.#applied) throw new Error(`partition ${this.partition}: record ${position} after ${this.#applied}: out of order`);
+    this.#ids = [...record.ids];
+    const result = shard.apply(record.command);
+    const changes = shard.takeChanges();
+    this.#applied = position;
+    this.#latestAt = Math.max(this.#latestAt, record.command.kind === "ping" ? record.command.ping.at : record.command.at);
+    this.#onApplied({ position, command: record.command, changes });
+    return { result, changes };
+  }
+
+  /** The ids a command may hand out while applied: a new check's uuid and badge key. */
+  #idsFor(command: ShardCommand): string[] {
+    const creates = command.kind === "createCheck" || (command.kind === "ping" && "pingKey" in command.ping.target && command.ping.target.create);
+    return creates ? [this.#newId(), this.#newId()] : [];
+  }
+
+  #takeId(): string {
+    const id = this.#ids.shift();
+    if (id === undefined) throw new Error(`partition ${this.partition}: a command handed out more ids than its record carries`);
+    return id;
+  }
+}

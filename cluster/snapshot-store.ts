@@ -1,0 +1,134 @@
+// A partition's snapshots in JetStream: one R3 stream per partition holding the newest snapshot as chunks
+// of at most 256 kB (a message stays well under the server's 1 MB payload limit) followed by a head
+// message naming the chunks and the log position the snapshot covers.
+//
+// Every message is published with the stream-wide expected last sequence (the one before it, the whole
+// snapshot pipelined as the log's batches are), and a writer first reads the newest head and writes only
+// when its snapshot covers a later log position. So a deposed owner can't put an older snapshot over a
+// newer one: either it reads the newer head and skips, or the newer one lands between its read and its
+// publish and its messages are refused on the sequence. Once the head is stored, everything before the
+// snapshot's first chunk is let go; a reader that was reading an older snapshot at that moment fails and
+// reads the newest one again.
+import { DiscardPolicy, headers, RetentionPolicy, StorageType } from "nats";
+import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
+import { createIdempotently } from "./jetstream-setup.ts";
+import type { PartitionSnapshot, SnapshotHead } from "./partition-codec.ts";
+import { decodeSnapshot, decodeSnapshotHead, encodeSnapshot, encodeSnapshotHead } from "./partition-codec.ts";
+
+export const CHUNK_BYTES = 256 * 1024;
+const WRONG_LAST_SEQUENCE = 10071;
+const NO_MESSAGE = 10037;
+
+export type SnapshotStoreOptions = {
+  connection: NatsConnection;
+  partition: number;
+  replicas: number;
+  ackTimeoutMs?: number;
+  /** Stream names are `${streamPrefix}_${partition}`, subjects `${subjectPrefix}.${partition}.chunk|head`. */
+  streamPrefix?: string;
+  subjectPrefix?: string;
+};
+
+/** A snapshot as read back: its state and the log position it covers. */
+export type StoredSnapshot = { readonly logSequence: number; readonly snapshot: PartitionSnapshot; readonly bytes: number };
+
+/** What a save did: stored (at the head's stream sequence), or skipped because a snapshot at `newer` (≥ ours) is there. */
+export type SaveOutcome = { readonly saved: true; readonly head: SnapshotHead } | { readonly saved: false; readonly newer: number };
+
+export class SnapshotStore {
+  readonly stream: string;
+  readonly #chunkSubject: string;
+  readonly #headSubject: string;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+  readonly #ackTimeoutMs: number;
+
+  private constructor(options: { stream: string; subject: string; js: JetStreamClient; jsm: JetStreamManager; ackTimeoutMs: number }) {
+    this.stream = options.stream;
+    this.#chunkSubject = `${options.subject}.chunk`;
+    this.#headSubject = `${options.subject}.head`;
+    this.#js = options.js;
+    this.#jsm = options.jsm;
+    this.#ackTimeoutMs = options.ackTimeoutMs;
+  }
+
+  /** Creates the partition's snapshot stream if it does not exist. */
+  static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
+    const stream = `${options.streamPrefix ?? "HCD_SNAP"}_${options.partition}`;
+    const subject = `${options.subjectPrefix ?? "hcd.snap"}.${options.partition}`;
+    const jsm = await options.connection.jetstreamManager();
+    await createIdempotently(async () => {
+      try {
+        await jsm.streams.info(stream);
+      } catch (error) {
+        if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
+        await jsm.streams.add({
+          name: stream, subjects: [`${subject}.*`], num_replicas: options.replicas, storage: StorageType.File,
+          retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
+        });
+      }
+    });
+    return new SnapshotStore({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
+  }
+
+  /** The newest stored head, or null when no snapshot was ever stored. */
+  async head(): Promise<{ head: SnapshotHead; sequence: number } | null> {
+    try {
+      const message = await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.#headSubject });
+      return { head: decodeSnapshotHead(message.data), sequence: message.seq };
+    } catch (error) {
+      if ((error as NatsError).api_error?.err_code === NO_MESSAGE) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Stores a snapshot covering the log up to `logSequence` (inclusive) unless a snapshot at that position
+   * or later is stored; rejects when another writer's messages landed meanwhile (refused on the sequence).
+   */
+  async save(logSequence: number, snapshot: PartitionSnapshot): Promise<SaveOutcome> {
+    const newest = await this.head();
+    if (newest !== null && newest.head.logSequence >= logSequence) return { saved: false, newer: newest.head.logSequence };
+    const last = (await this.#jsm.streams.info(this.stream)).state.last_seq;
+    if (newest !== null && newest.sequence > last) throw new Error(`${this.stream}: stream info behind its head (${last} < ${newest.sequence}); try again`);
+    const body = encodeSnapshot(snapshot);
+    const chunks: Uint8Array[] = [];
+    for (let offset = 0; offset < body.length; offset += CHUNK_BYTES) chunks.push(body.subarray(offset, offset + CHUNK_BYTES));
+    const head: SnapshotHead = { logSequence, firstChunk: last + 1, chunks: chunks.length, bytes: body.length };
+    const messages = [...chunks.map((bytes) => ({ subject: this.#chunkSubject, bytes })), { subject: this.#headSubject, bytes: encodeSnapshotHead(head) }];
+    const marked = headers();
+    marked.set("Hcd-Log-Sequence", String(logSequence));
+    const acks = messages.map((m, i) => this.#js.publish(m.subject, m.bytes, { headers: marked, expect: { lastSequence: last + i }, timeout: this.#ackTimeoutMs }));
+    const results = await Promise.allSettled(acks);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed !== undefined) {
+      const reason = failed.reason as Partial<NatsError>;
+      if (reason.api_error?.err_code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String((reason as Error).message))) {
+        throw new Error(`${this.stream}: another snapshot was written meanwhile; this one was refused`);
+      }
+      throw failed.reason;
+    }
+    // older snapshots go; nothing is below sequence 1, and a purge below 1 empties the whole stream on
+    // Debian's 2.9.10 (seen here: a first snapshot's chunks gone with it)
+    if (head.firstChunk > 1) await this.#jsm.streams.purge(this.stream, { seq: head.firstChunk });
+    return { saved: true, head };
+  }
+
+  /** The newest snapshot, or null when none was stored; read again when it was let go under the read. */
+  async load(): Promise<StoredSnapshot | null> {
+    for (let attempt = 0; ; attempt++) {
+      const newest = await this.head();
+      if (newest === null) return null;
+      try {
+        const parts: Uint8Array[] = [];
+        for (let i = 0; i < newest.head.chunks; i++) parts.push((await this.#jsm.streams.getMessage(this.stream, { seq: newest.head.firstChunk + i })).data);
+        const body = Buffer.concat(parts);
+        if (body.length !== newest.head.bytes) throw new Error(`${this.stream}: snapshot of ${newest.head.bytes} bytes read as ${body.length}`);
+        return { logSequence: newest.head.logSequence, snapshot: decodeSnapshot(body), bytes: body.length };
+      } catch (error) {
+        // a newer snapshot replaced this one while it was read: its chunks are gone; read the newer one
+        if (attempt >= 5 || (error as Partial<NatsError>).api_error?.err_code !== NO_MESSAGE) throw error;
+      }
+    }
+  }
+}

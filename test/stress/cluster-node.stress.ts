@@ -1,0 +1,90 @@
+// Two nodes' partitions on a real three-server JetStream cluster, on the real clock: node X owns all four
+// partitions, takes a check's creation and a ping, then freezes (stops renewing and advancing, releases
+// nothing). Node Y, which refused the project's commands while X owned its partition, gains the
+// partitions once X's leases run out, takes them over, and flips the check down at its own due time
+// (ping + timeout + grace), once; X's commands are refused from then on.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { connect } from "nats";
+import type { NatsConnection } from "nats";
+import type { Flip } from "../../engine/model.ts";
+import { PartitionNode } from "../../cluster/partition-node.ts";
+import { NotOwnerError } from "../../cluster/partition-replica.ts";
+import { partitionOf } from "../../cluster/partitions.ts";
+import { haveProgram } from "../ops/extras.ts";
+import { project } from "../helpers.ts";
+import { startNatsCluster } from "./nats-cluster.ts";
+
+const HAVE_NATS = haveProgram("nats-server", "cluster nodes taking over partitions on a JetStream cluster");
+const PARTITIONS = 4;
+
+/** Resolves once `ready()` is true, polling; rejects with `what` after `timeoutMs`. */
+async function until(ready: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const limit = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > limit) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test("a frozen node's partitions are taken over by another, whose deadline flips carry their due times", async () => {
+  if (!HAVE_NATS) return;
+  const cluster = await startNatsCluster({ size: 3 });
+  const connections: NatsConnection[] = [];
+  const nodes: PartitionNode[] = [];
+  try {
+    const open = async (name: string, first: number, flips: Flip[]) => {
+      const servers = [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
+      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+      connections.push(nc);
+      const node = await PartitionNode.open({
+        connection: nc, node: name, partitionCount: PARTITIONS, replicas: 3,
+        replica: { snapshotEvery: 1_000, onApplied: (applied) => flips.push(...applied.changes.flips) },
+      });
+      nodes.push(node);
+      return node;
+    };
+    const flipsOfX: Flip[] = [], flipsOfY: Flip[] = [];
+    const x = await open("x", 0, flipsOfX);
+    x.start();
+    await until(() => x.ready().length === PARTITIONS, "x owns and has taken over every partition");
+
+    const owner = project({ id: "00000000-0000-4000-8000-0000000000bb", createdAt: Date.now() });
+    const y = await open("y", 1, flipsOfY);
+    const refused = await y.submit(owner.id, { kind: "createProject", project: owner, at: owner.createdAt }).then(() => null, (error: unknown) => error);
+    assert.instance(refused, NotOwnerError, "y refuses a partition it does not own");
+
+    await x.submit(owner.id, { kind: "createProject", project: owner, at: owner.createdAt });
+    const { result } = await x.submit(owner.id, { kind: "createCheck", projectId: owner.id, spec: { name: "job", timeoutMs: 2_000, graceMs: 1_000 }, unique: [], at: Date.now() });
+    assert.ok(result.ok);
+    const uuid = result.value.check.uuid;
+    const pingAt = Date.now();
+    await x.submit(owner.id, { kind: "ping", ping: { target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "", rid: null, body: null, at: pingAt } });
+    const dueAt = pingAt + 3_000;
+
+    x.pause(); // frozen: no renewals, no advances, nothing released
+    const frozenAt = Date.now();
+    y.start();
+    const partition = partitionOf(owner.id, PARTITIONS);
+    await until(() => y.ready().includes(partition), `y takes partition ${partition} over`);
+    const tookMs = Date.now() - frozenAt;
+    await until(() => flipsOfY.some((f) => f.checkUuid === uuid && f.to === "down"), "y flips the check down");
+
+    const down = flipsOfY.filter((f) => f.checkUuid === uuid && f.to === "down");
+    assert.equal(down.map((f) => f.at), [dueAt], "down once, at ping + timeout + grace");
+    assert.equal(flipsOfX.filter((f) => f.checkUuid === uuid && f.to === "down"), [], "x, frozen, never flipped it");
+    const check = y.read(owner.id, (shard) => shard.getCheck(owner.id, uuid));
+    assert.ok(check.ok);
+    assert.equal([check.value.status, check.value.nPings], ["down", 1]);
+
+    const late = await x.submit(owner.id, { kind: "advance", at: Date.now() }).then(() => null, (error: unknown) => error);
+    assert.ok(late instanceof Error, "x's commands are refused once its leases ran out");
+    console.log(`  partition ${partition} taken over by y ${tookMs} ms after x froze; down flip at ping + ${down[0].at - pingAt} ms; x refused with ${(late as Error).name}`);
+  } finally {
+    for (const node of nodes) node.pause();
+    await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
+    await cluster.close();
+  }
+});
+
+test.run();
