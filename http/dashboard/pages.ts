@@ -6,6 +6,7 @@ import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts"
 import type { Html, Value } from "./html.ts";
 import { escapeHtml, html, raw } from "./html.ts";
 import type { RowMemoRender } from "./row-memo.ts";
+import { joinRows } from "./row-memo.ts";
 
 /** Who is looking: what to render for them. */
 export type Viewer = { readonly csrf: string; readonly readonly: boolean; readonly admin: boolean };
@@ -210,7 +211,7 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
   const head = html`<tbody id="check-rows" data-down="${data.down}" data-etag="${data.etag}">`.text;
   const full = [head];
   const changed = memo.clientHolds ? [head] : null;
-  let part: string[] = [], changedPart: string[] = [];
+  let part: Html[] = [], changedPart: string[] = [];
   const endPart = () => {
     full.push(memo.part(part));
     changed?.push(changedPart.join(""));
@@ -222,7 +223,7 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
     const ref = data.refOf(check);
     const ago = check.lastPingAt === null ? "" : agoText(check.lastPingAt, data.at);
     const row = memo.row(check.uuid, check, rowKey(word, ref, ago), () => checkRow(check, word, ref, ago));
-    part.push(row.html.text);
+    part.push(row.html);
     if (changed !== null) changedPart.push(row.reused ? keptRow(ref) : row.html.text);
     if (part.length === ROWS_PER_PART) endPart();
   }
@@ -257,7 +258,7 @@ function rowKey(word: StatusWord, ref: string, ago: string): string {
 }
 
 /** Renders every row (no memo: the full page's first render of a table without one). */
-const NO_MEMO: RowMemoRender = { clientHolds: false, row: (_id, _record, _key, render) => ({ html: render(), reused: false }), part: (rows) => rows.join(""), done: () => {} };
+const NO_MEMO: RowMemoRender = { clientHolds: false, row: (_id, _record, _key, render) => ({ html: render(), reused: false }), part: joinRows, done: () => {} };
 
 export function tagsOf(tags: string): string[] {
   return tags.split(" ").filter((t) => t !== "");

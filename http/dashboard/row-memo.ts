@@ -4,7 +4,7 @@
 // and a key of what else it shows (pages.ts: status word, link, relative time). Check records are never
 // changed in place (every change makes a new record), so the same record means the same fields, and a
 // reused row is byte for byte a fresh one. The rows go out in parts (pages.ts): a part whose rows are the
-// same strings as the same part of the last render is the last render's joined part, not joined again.
+// same rows (reused: the same objects) as the same part of the last render is that render's joined part.
 // A table remembers its last render's ETag: a client that sends it holds exactly those rows, so the rows
 // reused from it need not be sent to that client again (pages.ts sends a placeholder for each).
 import type { Html } from "./html.ts";
@@ -13,7 +13,7 @@ import type { Html } from "./html.ts";
 const MAX_ROWS = 50_000;
 
 type Row = { readonly record: object; readonly key: string; readonly html: Html };
-type Part = { readonly rows: readonly string[]; readonly text: string };
+type Part = { readonly rows: readonly Html[]; readonly text: string };
 type Table = { readonly rows: Map<string, Row>; readonly parts: Part[]; readonly etag: string };
 
 /** One render's view of a table's memo: rows of the last render to reuse, rows of this one to keep. */
@@ -22,8 +22,8 @@ export type RowMemoRender = {
   readonly clientHolds: boolean;
   /** Returns the row of check `id` from the last render if it had the same `record` and `key` (reused), else `render()`'s. */
   row(id: string, record: object, key: string, render: () => Html): { readonly html: Html; readonly reused: boolean };
-  /** Returns the next part of the table, `rows` joined: the last render's same part when its rows were the same strings. */
-  part(rows: readonly string[]): string;
+  /** Returns the next part of the table, `rows` joined: the last render's same part when its rows were the same rows (reused ones). */
+  part(rows: readonly Html[]): string;
   /** Keeps this render's rows as the table's (rows not rendered this time are forgotten). */
   done(): void;
 };
@@ -51,7 +51,7 @@ export class RowMemo {
       },
       part: (rows) => {
         const kept = last?.parts[next.parts.length];
-        const part = kept !== undefined && sameStrings(kept.rows, rows) ? kept : { rows, text: rows.join("") };
+        const part = kept !== undefined && sameRows(kept.rows, rows) ? kept : { rows, text: joinRows(rows) };
         next.parts.push(part);
         return part.text;
       },
@@ -73,9 +73,15 @@ export class RowMemo {
   }
 }
 
-/** Whether two lists hold the same string objects in the same order (a reused row is the same object). */
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+/** Whether two lists hold the same row objects in the same order (a reused row is the same object). */
+function sameRows(a: readonly Html[], b: readonly Html[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+export function joinRows(rows: readonly Html[]): string {
+  let text = "";
+  for (const row of rows) text += row.text;
+  return text;
 }

@@ -2,6 +2,7 @@
 // rows not in the last render of their table are forgotten; tables do not share rows.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import type { Html } from "../../http/dashboard/html.ts";
 import { raw } from "../../http/dashboard/html.ts";
 import { RowMemo } from "../../http/dashboard/row-memo.ts";
 
@@ -38,9 +39,9 @@ test("a row left out of a render is forgotten; another table has rows of its own
 function renderParts(memo: RowMemo, table: string, rows: Record<string, string>, size: number): string[] {
   const render = memo.render(table, { render: "etag", client: null });
   const parts: string[] = [];
-  let part: string[] = [];
+  let part: Html[] = [];
   for (const [id, key] of Object.entries(rows)) {
-    part.push(render.row(id, RECORD, key, () => raw(`<tr>${id} ${key}</tr>`)).html.text);
+    part.push(render.row(id, RECORD, key, () => raw(`<tr>${id} ${key}</tr>`)).html);
     if (part.length === size) { parts.push(render.part(part)); part = []; }
   }
   if (part.length > 0) parts.push(render.part(part));
