@@ -18,10 +18,10 @@
 // leaves the writer unfenced: some records of the batch may be stored (those before the first that
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
-import { AckPolicy, DeliverPolicy, DiscardPolicy, headers, nanos, RetentionPolicy, StorageType } from "nats";
+import { AckPolicy, DeliverPolicy, headers, nanos } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
 import type { CommandLog } from "./command-log.ts";
-import { createIdempotently } from "./jetstream-setup.ts";
+import { ensureStream } from "./jetstream-setup.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
 const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
@@ -77,18 +77,7 @@ export class JetStreamLog implements CommandLog {
     const stream = `${options.streamPrefix ?? "HCD_LOG"}_${options.partition}`;
     const subject = `${options.subjectPrefix ?? "hcd.log"}.${options.partition}`;
     const jsm = await options.connection.jetstreamManager();
-    await createIdempotently(async () => {
-      try {
-        await jsm.streams.info(stream);
-      } catch (error) {
-        if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
-        await jsm.streams.add({
-          name: stream, subjects: [subject], num_replicas: options.replicas, storage: StorageType.File,
-          // kept until a snapshot lets them go (truncateBelow), never dropped for space
-          retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
-        });
-      }
-    });
+    await ensureStream(jsm, stream, [subject], options.replicas); // records stay until a snapshot lets them go (truncateBelow)
     return new JetStreamLog({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
   }
 

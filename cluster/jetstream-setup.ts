@@ -3,7 +3,8 @@
 // sometimes leaves a create request unanswered when another node creates the same stream concurrently
 // (seen here: a TIMEOUT on one of three nodes opening the same buckets), so a request that times out is
 // simply sent again.
-import type { NatsError } from "nats";
+import { DiscardPolicy, RetentionPolicy, StorageType } from "nats";
+import type { JetStreamManager, NatsError } from "nats";
 
 /** Runs `create` again when it times out without an answer, up to `attempts` times; other errors are thrown at once. */
 export async function createIdempotently<T>(create: () => Promise<T>, attempts = 5): Promise<T> {
@@ -19,4 +20,22 @@ export async function createIdempotently<T>(create: () => Promise<T>, attempts =
 function unanswered(error: unknown): boolean {
   const code = (error as Partial<NatsError>)?.code;
   return code === "TIMEOUT" || code === "503";
+}
+
+/**
+ * Creates stream `name` over `subjects` with `replicas` copies on disk unless it exists. Its messages are
+ * kept until the code lets them go (a purge), never dropped for space or age.
+ */
+export async function ensureStream(jsm: JetStreamManager, name: string, subjects: string[], replicas: number): Promise<void> {
+  await createIdempotently(async () => {
+    try {
+      await jsm.streams.info(name);
+    } catch (error) {
+      if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
+      await jsm.streams.add({
+        name, subjects, num_replicas: replicas, storage: StorageType.File,
+        retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
+      });
+    }
+  });
 }

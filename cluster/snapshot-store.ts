@@ -9,9 +9,9 @@
 // publish and its messages are refused on the sequence. Once the head is stored, everything before the
 // snapshot's first chunk is let go; a reader that was reading an older snapshot at that moment fails and
 // reads the newest one again.
-import { DiscardPolicy, headers, RetentionPolicy, StorageType } from "nats";
+import { headers } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
-import { createIdempotently } from "./jetstream-setup.ts";
+import { ensureStream } from "./jetstream-setup.ts";
 import type { PartitionSnapshot, SnapshotHead } from "./partition-codec.ts";
 import { decodeSnapshot, decodeSnapshotHead, encodeSnapshot, encodeSnapshotHead } from "./partition-codec.ts";
 
@@ -57,17 +57,7 @@ export class SnapshotStore {
     const stream = `${options.streamPrefix ?? "HCD_SNAP"}_${options.partition}`;
     const subject = `${options.subjectPrefix ?? "hcd.snap"}.${options.partition}`;
     const jsm = await options.connection.jetstreamManager();
-    await createIdempotently(async () => {
-      try {
-        await jsm.streams.info(stream);
-      } catch (error) {
-        if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
-        await jsm.streams.add({
-          name: stream, subjects: [`${subject}.*`], num_replicas: options.replicas, storage: StorageType.File,
-          retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
-        });
-      }
-    });
+    await ensureStream(jsm, stream, [`${subject}.*`], options.replicas);
     return new SnapshotStore({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
   }
 
