@@ -33,7 +33,7 @@ export function statusWordOf(check: Check, at: Millis): StatusWord {
  * it (Infinity when it never does): the instants at which statusAt can change without a command, the
  * grace start, its end, and an open run's end, whichever comes first.
  */
-export function statusWordUntil(check: Check, at: Millis): { word: StatusWord; untilAt: Millis } {
+function statusWordUntil(check: Check, at: Millis): { word: StatusWord; untilAt: Millis } {
   let untilAt = Infinity;
   const consider = (instant: Millis) => { if (instant > at && instant < untilAt) untilAt = instant; };
   if (check.lastStartAt !== null) consider(check.lastStartAt + check.graceMs);
@@ -45,7 +45,7 @@ export function statusWordUntil(check: Check, at: Millis): { word: StatusWord; u
 }
 
 /** Returns an instant after `at` before which time alone changes nothing the check's row shows (its word, its "last ping ... ago"). */
-export function rowTextUntil(check: Check, at: Millis, statusUntilAt: Millis): Millis {
+function rowTextUntil(check: Check, at: Millis, statusUntilAt: Millis): Millis {
   return check.lastPingAt === null ? statusUntilAt : Math.min(statusUntilAt, agoTextChangesAt(check.lastPingAt, at));
 }
 
@@ -191,7 +191,7 @@ ${checkRows(data)}
 }
 
 /** The table body alone, every row in full. */
-export function checkRows(data: CheckRowsData): Html {
+function checkRows(data: CheckRowsData): Html {
   return raw(checkRowsParts(data).full.join(""));
 }
 

@@ -80,6 +80,7 @@ function sameRows(a: readonly Html[], b: readonly Html[]): boolean {
   return true;
 }
 
+/** The rows' markup, one after another. */
 export function joinRows(rows: readonly Html[]): string {
   let text = "";
   for (const row of rows) text += row.text;
