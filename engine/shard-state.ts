@@ -2,7 +2,7 @@
 // key), each project's channels and checks, and checks by uuid. No rules live here: the Shard decides what
 // changes; this keeps the indexes in step and answers lookups.
 import type { Channel, Check, CheckSpec, Project, UniqueField } from "./model.ts";
-import { tagsOf } from "./model.ts";
+import { checkWith, tagsOf } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { invalid, ok } from "./outcome.ts";
 import type { CheckQuery } from "./commands.ts";
@@ -183,10 +183,10 @@ export class ShardState {
       if (this.#strings.size < 10_000) this.#strings.set(text, text);
       return text;
     };
-    return {
-      ...check, projectId: shared(check.projectId), tz: shared(check.tz), schedule: shared(check.schedule),
+    return checkWith(check, {
+      projectId: shared(check.projectId), tz: shared(check.tz), schedule: shared(check.schedule),
       kind: shared(check.kind), status: shared(check.status), methods: shared(check.methods), tags: shared(check.tags),
       channels: check.channels.length === 0 ? NO_CHANNELS : check.channels,
-    };
+    });
   }
 }

@@ -5,7 +5,7 @@ import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry,
 import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { assertNever, LIMITS, outboxEntryId } from "./model.ts";
+import { assertNever, checkWith, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
@@ -150,7 +150,7 @@ export class Shard {
     if (removed === undefined) return fail({ code: "not_found", what: "channel" });
     for (const uuid of this.#state.checkUuids(projectId)) {
       const check = this.#state.check(uuid);
-      if (check !== undefined && check.channels.includes(channelId)) this.#store({ ...check, channels: check.channels.filter((id) => id !== channelId) });
+      if (check !== undefined && check.channels.includes(channelId)) this.#store(checkWith(check, { channels: check.channels.filter((id) => id !== channelId) }));
     }
     this.#changes.deletedChannels.push({ projectId, id: channelId });
     return ok(removed);
@@ -423,18 +423,18 @@ export class Shard {
       return fail({ code: "not_found", what: "check" });
     }
     const allChannels = this.#state.channels(project.id).map((c) => c.id).sort();
-    const check = this.#store({ ...this.#newCheck(project.id, command.at), name: target.slug, slug: target.slug, channels: allChannels });
+    const check = this.#store(checkWith(this.#newCheck(project.id, command.at), { name: target.slug, slug: target.slug, channels: allChannels }));
     return ok({ check, created: true });
   }
 
   #newCheck(projectId: string, at: Millis): Check {
-    return {
+    return checkWith({
       uuid: this.#newId(), projectId, badgeKey: this.#newId(), name: "", slug: "", tags: "", desc: "", kind: "simple",
       timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
       manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
       filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
       status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
-    };
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 // Every change a check undergoes: (check, event, time) → the new check plus the flips to record.
 // Pure: the host stores what these return and re-arms the wheel from downAt(step.check).
 import type { Check, CheckSpec, Flip, FlipReason, Millis, PingKind, Status } from "./model.ts";
-import { assertNever } from "./model.ts";
+import { assertNever, checkWith } from "./model.ts";
 import { countFailure, resetFailures } from "./alerting.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
@@ -14,25 +14,25 @@ export type Step = { readonly check: Check; readonly flips: Flip[] };
 
 /** Applies a ping already classified as `kind` (see classify.ts) that arrived at `at` (reference Check.ping). */
 export function onPing(check: Check, kind: PingKind, rid: string | null, at: Millis): Step {
-  const counted: Check = { ...check, nPings: check.nPings + 1 };
+  const nPings = check.nPings + 1;
   switch (kind) {
     case "start": // opens a run (overwriting an open one); status and last ping untouched, even when down
-      return { check: { ...counted, lastStartAt: at, lastStartRid: rid }, flips: [] };
+      return { check: checkWith(check, { nPings, lastStartAt: at, lastStartRid: rid }), flips: [] };
     case "log":
     case "ign":
-      return { check: counted, flips: [] };
+      return { check: checkWith(check, { nPings }), flips: [] };
     case "success":
     case "fail": {
       const runOpen = check.lastStartAt !== null;
       const paired = runOpen && check.lastStartRid === rid; // two missing rids pair too
       const endsRun = paired || kind === "fail" || rid === null; // another run's success leaves this one open
-      const next: Check = {
-        ...counted,
+      const next = checkWith(check, {
+        nPings,
         lastPingAt: at,
         lastDurationMs: paired && check.lastStartAt !== null ? at - check.lastStartAt : null,
         lastStartAt: endsRun ? null : check.lastStartAt,
         lastStartRid: endsRun ? null : check.lastStartRid,
-      };
+      });
       if (kind === "success") return flipTo(resetFailures(next), { to: "up", at, reason: "" });
       // failure_threshold: down only on the N-th consecutive failure signal; earlier ones leave the status
       const failure = countFailure(next);
@@ -48,13 +48,13 @@ export function onPing(check: Check, kind: PingKind, rid: string | null, at: Mil
 export function onPause(check: Check, at: Millis): Step {
   if (check.status === "paused") return { check, flips: [] };
   // api §8: pause clears the open run (started) and keeps last_ping
-  return flipTo({ ...check, lastStartAt: null, lastStartRid: null }, { to: "paused", at, reason: "" });
+  return flipTo(checkWith(check, { lastStartAt: null, lastStartRid: null }), { to: "paused", at, reason: "" });
 }
 
 /** Resumes a paused check at `at` as new (last ping and run cleared); fails with not_paused otherwise. */
 export function onResume(check: Check, at: Millis): Outcome<Step> {
   if (check.status !== "paused") return fail({ code: "not_paused" });
-  return ok(flipTo({ ...check, lastPingAt: null, lastStartAt: null, lastStartRid: null }, { to: "new", at, reason: "" }));
+  return ok(flipTo(checkWith(check, { lastPingAt: null, lastStartAt: null, lastStartRid: null }), { to: "new", at, reason: "" }));
 }
 
 /**
@@ -87,8 +87,7 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
       : spec.timeoutMs !== undefined
         ? { kind: "simple", timeoutMs: spec.timeoutMs } // the schedule stays hidden for later
         : {};
-  return {
-    ...check,
+  return checkWith(check, {
     ...kindFields,
     name: spec.name ?? check.name,
     slug: spec.slug ?? check.slug, // v3: name never touches slug
@@ -106,11 +105,10 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
     filterHttpBody: spec.filterHttpBody ?? check.filterHttpBody,
     filterDefaultFail: spec.filterDefaultFail ?? check.filterDefaultFail,
     channels: resolved.channelIds === undefined ? check.channels : [...new Set(resolved.channelIds)].sort(),
-    // alerting fields only when sent: a check that never sets them keeps its shape (and cost)
-    ...(spec.failureThreshold === undefined ? {} : { failureThreshold: spec.failureThreshold }),
-    ...(spec.reminderIntervalMs === undefined ? {} : { reminderIntervalMs: spec.reminderIntervalMs }),
-    ...(spec.mutedUntilAt === undefined ? {} : { mutedUntilAt: spec.mutedUntilAt }),
-  };
+    failureThreshold: spec.failureThreshold === undefined ? check.failureThreshold : spec.failureThreshold,
+    reminderIntervalMs: spec.reminderIntervalMs === undefined ? check.reminderIntervalMs : spec.reminderIntervalMs,
+    mutedUntilAt: spec.mutedUntilAt === undefined ? check.mutedUntilAt : spec.mutedUntilAt,
+  });
 }
 
 /** Sets the stored status to `to`, recording a flip when it changes. */
@@ -120,7 +118,7 @@ function flipTo(check: Check, change: { to: Status; at: Millis; reason: FlipReas
   const n = check.nFlips + 1;
   const flip: Flip = { checkUuid: check.uuid, n, at: change.at, from, to: change.to, reason: change.reason,
     notify: notifies(from, change.to) };
-  return { check: { ...check, status: change.to, nFlips: n }, flips: [flip] };
+  return { check: checkWith(check, { status: change.to, nFlips: n }), flips: [flip] };
 }
 
 /** Only up and down notify, and not new→up or paused→up (fact sheet §5); pause and resume never do. */

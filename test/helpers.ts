@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Channel, Check, Flip, PingRecord, Project } from "../engine/model.ts";
-import { LIMITS } from "../engine/model.ts";
+import { checkWith, LIMITS } from "../engine/model.ts";
 import type { Pool, PingCommand, PingResult } from "../host/pool-api.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail } from "../engine/outcome.ts";
@@ -29,14 +29,13 @@ export function project(overrides: Partial<Project> = {}): Project {
 
 /** Returns a new simple check (timeout 1 day, grace 1 hour); override any field. */
 export function check(overrides: Partial<Check> = {}): Check {
-  return {
+  return checkWith({
     uuid: uuid(), projectId: "p", badgeKey: uuid(), name: "", slug: "", tags: "", desc: "", kind: "simple",
     timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
     manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
     filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: 0,
     status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
-    ...overrides,
-  };
+  }, overrides);
 }
 
 /** Returns a ping log entry; override any field. */
