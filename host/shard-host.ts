@@ -398,31 +398,27 @@ export class ShardHost {
   }
 
   /**
-   * Completes notifications with what only the logs know: the last ping (and body) of deadline flips,
-   * and for up flips when the check went down.
+   * Completes notifications with what only the logs know: for up flips, when the check went down (the
+   * last ping of a deadline's flip is filled in when the outbox is read: persistence/outbox.ts).
    */
   #withLogDetails(changes: Changes): Changes {
     if (changes.outbox.length === 0) return changes;
     // this commit's flips by check and number: an up flip's notification looks up the flip before it
     // (a lookup per entry, not a scan: a burst of up flips must not cost flips x entries)
-    const flipsHere = new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
+    let flipsHere: Map<string, Flip> | null = null;
     const outbox = changes.outbox.map((entry) => {
       const uuid = entry.check.uuid;
-      let { lastPing, lastPingBody } = entry;
-      if (lastPing === null) {
-        const newest = this.#store.newestPing(uuid, entry.check.nPings); // the check's newest ping is its nPings-th
-        lastPing = newest?.record ?? null;
-        lastPingBody = newest?.body ?? null;
-      }
       let downSinceAt: Millis | null = entry.downSinceAt; // a reminder's, when its outage began under alerting
       if (entry.reminder !== undefined && downSinceAt === null) {
         const downFlip = this.#store.flipNumber(uuid, entry.flip.n);
         downSinceAt = downFlip?.to === "down" ? downFlip.at : null;
       } else if (entry.flip.to === "up") {
+        flipsHere ??= new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
         const previous = flipsHere.get(`${uuid} ${entry.flip.n - 1}`) ?? this.#store.flipNumber(uuid, entry.flip.n - 1);
         downSinceAt = previous?.to === "down" ? previous.at : null;
       }
-      return { ...entry, lastPing, lastPingBody, downSinceAt };
+      // unchanged entries stay the same objects: a burst of 100,000 deadlines' notifications copies nothing
+      return downSinceAt === entry.downSinceAt ? entry : { ...entry, downSinceAt };
     });
     return { ...changes, outbox };
   }
