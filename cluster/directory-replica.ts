@@ -26,7 +26,7 @@
 // DATA_DIR can. Nothing here logs a value.
 import { randomUUID } from "node:crypto";
 import { headers } from "nats";
-import type { JetStreamClient, KV, KvEntry, NatsConnection, QueuedIterator, Status } from "nats";
+import type { JetStreamClient, JetStreamPublishOptions, KV, KvEntry, NatsConnection, NatsError, QueuedIterator, Status } from "nats";
 import type { Changes } from "../engine/changes.ts";
 import type { Project } from "../engine/model.ts";
 import { CheckDirectory } from "../host/check-directory.ts";
@@ -45,8 +45,8 @@ export type DirectoryReplicaOptions = {
   partitionCount?: number;
   /** How long a put or delete waits for its PubAck before it is sent again (default 5 s). */
   ackTimeoutMs?: number;
-  /** How many times a put or delete is sent before publish() fails (default 6). */
-  attempts?: number;
+  /** How long a put or delete is sent again while unanswered before publish() fails (default 30 s). */
+  retryForMs?: number;
   /** How long open() waits for the copy to catch up with the bucket (default 60 s). */
   syncTimeoutMs?: number;
 };
@@ -80,7 +80,7 @@ export class DirectoryReplica {
   readonly #connection: NatsConnection;
   readonly #partitionCount: number;
   readonly #ackTimeoutMs: number;
-  readonly #attempts: number;
+  readonly #retryForMs: number;
   readonly #projects = new ProjectKeys();
   readonly #checks = new CheckDirectory();
   #revision = 0;
@@ -103,7 +103,7 @@ export class DirectoryReplica {
     this.#js = options.connection.jetstream();
     this.#partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
-    this.#attempts = options.attempts ?? 6;
+    this.#retryForMs = options.retryForMs ?? 30_000;
   }
 
   /** Opens (or creates) the bucket, starts watching it, and resolves once the copy holds everything it held. */
@@ -180,7 +180,7 @@ export class DirectoryReplica {
   /** Resolves with the bucket's last revision once the copy has applied it: everything written before the call. */
   async synced(timeoutMs = 30_000): Promise<number> {
     const until = Date.now() + timeoutMs;
-    const status = await createIdempotently(() => this.#kv.status(), 10);
+    const status = await retryUnanswered(() => this.#kv.status(), timeoutMs);
     const last = status.streamInfo.state.last_seq;
     await this.caughtUpTo(last, Math.max(0, until - Date.now()));
     return last;
@@ -295,13 +295,12 @@ export class DirectoryReplica {
   async #sendOne(write: Write): Promise<number> {
     const msgID = randomUUID(); // the same id on every attempt: a resent write the stream already holds is stored once
     const subject = `$KV.${this.bucket}.${write.key}`;
-    const ack = await createIdempotently(() => {
-      if (write.value !== null) return this.#js.publish(subject, write.value, { msgID, timeout: this.#ackTimeoutMs });
-      const h = headers();
-      h.set(KV_OPERATION, "DEL");
-      return this.#js.publish(subject, new Uint8Array(0), { msgID, headers: h, timeout: this.#ackTimeoutMs });
-    }, this.#attempts);
-    return ack.seq;
+    const options: Partial<JetStreamPublishOptions> = { msgID, timeout: this.#ackTimeoutMs };
+    if (write.value === null) {
+      options.headers = headers();
+      options.headers.set(KV_OPERATION, "DEL");
+    }
+    return retryUnanswered(async () => (await this.#js.publish(subject, write.value ?? new Uint8Array(0), options)).seq, this.#retryForMs);
   }
 
   #start(): void {
@@ -377,6 +376,20 @@ export class DirectoryReplica {
     if (badgeKey === null) return false;
     this.#checks.add(key.uuid, key.projectId, badgeKey);
     return true;
+  }
+}
+
+/** Runs `send` again (after a growing pause) while it goes unanswered (TIMEOUT) or finds no leader to answer (503, while one is elected), for at most `forMs`. */
+async function retryUnanswered<T>(send: () => Promise<T>, forMs: number): Promise<T> {
+  const until = Date.now() + forMs;
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      return await send();
+    } catch (error) {
+      const code = (error as Partial<NatsError>)?.code;
+      if ((code !== "TIMEOUT" && code !== "503") || Date.now() + pause > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 
