@@ -68,6 +68,7 @@ export type DirectoryStats = {
   readonly restarts: number;
 };
 
+type Waiter = { readonly revision: number; readonly settle: (error?: Error) => void };
 type Write = { readonly key: string; readonly value: Uint8Array | null }; // null: delete
 
 const KV_OPERATION = "KV-Operation";
@@ -91,7 +92,7 @@ export class DirectoryReplica {
   #watch: QueuedIterator<KvEntry> | null = null;
   #watching: Promise<void> = Promise.resolve();
   #status: AsyncIterable<Status> | null = null;
-  #waiters: { revision: number; resolve: () => void }[] = [];
+  #waiters: Waiter[] = [];
   /** The last revision this node wrote (its copy holds its own writes once it has applied this far). */
   #written = 0;
   #writing: Promise<unknown> = Promise.resolve();
@@ -167,12 +168,18 @@ export class DirectoryReplica {
   /** Resolves once the copy has applied the bucket's revision `revision` (and all before it). */
   caughtUpTo(revision: number, timeoutMs = 30_000): Promise<void> {
     if (this.#revision >= revision) return Promise.resolve();
+    if (this.#closed) return Promise.reject(new Error("directory: closed"));
     return new Promise((resolve, reject) => {
-      const waiter = { revision, resolve: () => { clearTimeout(timer); resolve(); } };
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        reject(new Error(`directory: revision ${revision} not applied within ${timeoutMs} ms (at ${this.#revision})`));
-      }, timeoutMs);
+      const waiter: Waiter = {
+        revision,
+        settle: (error) => {
+          clearTimeout(timer);
+          this.#waiters = this.#waiters.filter((w) => w !== waiter);
+          if (error) reject(error);
+          else resolve();
+        },
+      };
+      const timer = setTimeout(() => waiter.settle(new Error(`directory: revision ${revision} not applied within ${timeoutMs} ms (at ${this.#revision})`)), timeoutMs);
       this.#waiters.push(waiter);
     });
   }
@@ -241,6 +248,7 @@ export class DirectoryReplica {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const waiter of [...this.#waiters]) waiter.settle(new Error("directory: closed"));
     this.#watch?.stop();
     (this.#status as Partial<QueuedIterator<Status>> | null)?.stop?.(); // the client's iterator has stop()
     await this.#watching;
@@ -288,7 +296,6 @@ export class DirectoryReplica {
       const acks = await Promise.all(writes.slice(from, from + PUBLISH_CONCURRENCY).map((write) => this.#sendOne(write)));
       for (const seq of acks) revision = Math.max(revision, seq);
     }
-    this.#written = Math.max(this.#written, revision);
     return revision;
   }
 
@@ -300,7 +307,9 @@ export class DirectoryReplica {
       options.headers = headers();
       options.headers.set(KV_OPERATION, "DEL");
     }
-    return retryUnanswered(async () => (await this.#js.publish(subject, write.value ?? new Uint8Array(0), options)).seq, this.#retryForMs);
+    const seq = await retryUnanswered(async () => (await this.#js.publish(subject, write.value ?? new Uint8Array(0), options)).seq, this.#retryForMs);
+    this.#written = Math.max(this.#written, seq); // each acknowledged write, even when another of its publish fails
+    return seq;
   }
 
   #start(): void {
@@ -346,11 +355,7 @@ export class DirectoryReplica {
     const key = parseKey(entry.key);
     if (key === null || !this.#applyKey(key, entry)) this.#ignored += 1;
     else this.#applied += 1;
-    if (this.#waiters.length > 0) {
-      const due = this.#waiters.filter((w) => w.revision <= this.#revision);
-      this.#waiters = this.#waiters.filter((w) => w.revision > this.#revision);
-      for (const waiter of due) waiter.resolve();
-    }
+    if (this.#waiters.length > 0) for (const waiter of this.#waiters.filter((w) => w.revision <= this.#revision)) waiter.settle();
   }
 
   /** Applies one entry to the copy; false when its value is not in the layout. */
