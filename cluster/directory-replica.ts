@@ -17,8 +17,9 @@
 //
 // Readers: the watch starts with every key's last value (a node started late catches up from the bucket,
 // not from a log) and then follows each change in revision order, deletions included. When the connection
-// comes back after NATS was unreachable, or the watch ends, it starts again after the last revision
-// applied, so nothing written meanwhile is missed. synced() waits until the copy holds everything the
+// comes back after NATS was unreachable, when the watch ends, or when it stalls behind the bucket (its
+// consumer lost with its server), it starts again after the last revision applied, so nothing written
+// meanwhile is missed. synced() waits until the copy holds everything the
 // bucket held when it was called.
 //
 // Keys are stored as the single-node store keeps them, in clear (persistence/snapshots.ts stores the
@@ -49,6 +50,8 @@ export type DirectoryReplicaOptions = {
   retryForMs?: number;
   /** How long open() waits for the copy to catch up with the bucket (default 60 s). */
   syncTimeoutMs?: number;
+  /** How often the copy compares its revision with the bucket's to find a watch that stalled (default 2 s). */
+  stallCheckMs?: number;
 };
 
 /** What publish() takes of a shard's Changes. */
@@ -82,6 +85,10 @@ export class DirectoryReplica {
   readonly #partitionCount: number;
   readonly #ackTimeoutMs: number;
   readonly #retryForMs: number;
+  readonly #stallCheckMs: number;
+  #stallTimer: NodeJS.Timeout | null = null;
+  /** At the last stall check: the revision applied, and the bucket's last revision. */
+  #lastCheck = { applied: 0, bucket: 0 };
   readonly #projects = new ProjectKeys();
   readonly #checks = new CheckDirectory();
   #revision = 0;
@@ -105,6 +112,7 @@ export class DirectoryReplica {
     this.#partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
     this.#retryForMs = options.retryForMs ?? 30_000;
+    this.#stallCheckMs = options.stallCheckMs ?? 2_000;
   }
 
   /** Opens (or creates) the bucket, starts watching it, and resolves once the copy holds everything it held. */
@@ -248,6 +256,7 @@ export class DirectoryReplica {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#stallTimer) clearInterval(this.#stallTimer);
     for (const waiter of [...this.#waiters]) waiter.settle(new Error("directory: closed"));
     this.#watch?.stop();
     (this.#status as Partial<QueuedIterator<Status>> | null)?.stop?.(); // the client's iterator has stop()
@@ -315,6 +324,20 @@ export class DirectoryReplica {
   #start(): void {
     this.#watching = this.#watchLoop();
     void this.#followStatus();
+    this.#stallTimer = setInterval(() => void this.#checkStall().catch(() => {}), this.#stallCheckMs);
+    this.#stallTimer.unref();
+  }
+
+  /**
+   * Starts the watch again when it has applied nothing since the last check while the bucket was already
+   * ahead of it then: its consumer was lost (its server died while this connection stayed up), which the
+   * client itself notices only after missed heartbeats (10 s), and its new consumer can take longer still.
+   */
+  async #checkStall(): Promise<void> {
+    const bucket = (await this.#kv.status()).streamInfo.state.last_seq;
+    const stalled = this.#revision === this.#lastCheck.applied && this.#revision < this.#lastCheck.bucket;
+    this.#lastCheck = { applied: this.#revision, bucket };
+    if (stalled && !this.#closed) this.#watch?.stop();
   }
 
   /** Watches the bucket until closed; a watch that ends (or is stopped on a reconnect) starts again after the last revision applied. */

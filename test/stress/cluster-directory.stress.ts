@@ -6,7 +6,8 @@
 // exactly as the pool does, after creations, a mute, deletions and a reconcile. A watcher started after
 // 10,000 checks were written catches up (its time is printed, not judged); a watcher cut off with its
 // server catches up when the server comes back; with the bucket's leader stopped the directory still
-// takes writes and a new watcher still reads it (R3).
+// takes writes and a new watcher still reads it (R3); after the whole of NATS was down and back, every
+// watcher follows again.
 import { randomUUID } from "node:crypto";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -226,6 +227,7 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     const info = await (await (await connection(0)).jetstreamManager()).streams.info(`KV_${bucket}`);
     const leader = cluster.servers.findIndex((s) => s.name === info.cluster?.leader);
     assert.ok(leader >= 0, `leader ${info.cluster?.leader}`);
+    const restartsBefore2 = watchers.map((w) => w.stats().restarts);
     await cluster.stop(leader, "SIGKILL"); // a machine's loss: no leadership handed over first
     const started = Date.now();
     const duringLoss = await createBySlug(pool, projects[3], ["leader-gone-1", "leader-gone-2"], T0 + 500);
@@ -235,15 +237,39 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     revision = await writer.publish(changes({ deletedChecks: [{ projectId: projects[3].id, uuid: duringLoss[0].uuid }] }));
     console.log(`  with the bucket's leader (${cluster.servers[leader].name}) stopped, writes acknowledged ${((Date.now() - started) / 1000).toFixed(1)} s after its loss`);
     const live = watchers.filter((_, i) => !(i === 1 && leader === 2)); // watcher 2 is cut off when its own server is the one stopped
-    await Promise.all(live.map((w) => w.caughtUpTo(revision, 60_000)));
+    const seconds = (list: number[]) => list.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(", ");
+    const followedMs = await Promise.all(live.map(async (w) => { await w.caughtUpTo(revision, 60_000); return Date.now() - started; }));
     const late = await DirectoryReplica.open({ connection: await connection((leader + 1) % 3), replicas: 3, bucket, partitionCount: PARTITIONS });
-    assertSameAnswers(pool, [...live, late], probes, "with the bucket's leader stopped");
     const lateMs = Date.now() - started;
+    assertSameAnswers(pool, [...live, late], probes, "with the bucket's leader stopped");
     await cluster.restart(leader);
     const restartMs = Date.now() - started;
     await Promise.all(watchers.map((w) => w.caughtUpTo(revision, 60_000)));
-    console.log(`  ... the watchers caught up and a new watcher read it ${(lateMs / 1000).toFixed(1)} s after the loss; the server back ${(restartMs / 1000).toFixed(1)} s, every watcher caught up ${((Date.now() - started) / 1000).toFixed(1)} s after it`);
+    console.log(`  ... after the loss: watchers on other servers had those writes ${seconds(followedMs)} (watch restarted ${live.map((w) => w.stats().restarts - restartsBefore2[watchers.indexOf(w)]).join(", ")} times); `
+      + `a new watcher had read the bucket ${seconds([lateMs])}; the server was back ${seconds([restartMs])}, every watcher caught up ${seconds([Date.now() - started])}`);
     assertSameAnswers(pool, watchers, probes, "after the leader's return");
+
+    // the whole of NATS down and back: every connection comes back, the watches start again, nothing is missed
+    const outageAt = Date.now();
+    await Promise.all([0, 1, 2].map((i) => cluster.stop(i)));
+    await Promise.all([0, 1, 2].map((i) => cluster.restart(i)));
+    const backMs = Date.now() - outageAt;
+    const afterOutage = await createBySlug(pool, projects[4], ["after-outage"], T0 + 600);
+    for (const check of afterOutage) probes.check(check);
+    const outageGone = (await pool.listChecks(projects[4].id, { tags: [] }))[1];
+    assert.ok((await pool.deleteCheck(projects[4].id, outageGone.uuid, T0 + 601)).ok);
+    revision = await writer.publish(changes({ checks: afterOutage, deletedChecks: [{ projectId: projects[4].id, uuid: outageGone.uuid }] }));
+    await Promise.all([...watchers, late].map((w) => w.caughtUpTo(revision, 60_000)));
+    console.log(`  the whole of NATS stopped and started again: back after ${seconds([backMs])}; written to and followed by every watcher ${seconds([Date.now() - outageAt])} after the stop`);
+    assertSameAnswers(pool, [...watchers, late], probes, "after NATS was down and back");
+
+    // entries outside the layout (another program's key, a value that is not a project) are left alone
+    const ignoredBefore = watchers[0].stats().ignored;
+    await kv.put("elsewhere.1", new Uint8Array([1]));
+    await kv.put(`p.0.${randomUUID()}`, new TextEncoder().encode("{}"));
+    await watchers[0].caughtUpTo(await writer.synced());
+    assert.is(watchers[0].stats().ignored, ignoredBefore + 2);
+    assertSameAnswers(pool, watchers, probes, "after entries outside the layout");
 
     for (const replica of [writer, ...watchers, late]) await replica.close();
   } finally {
