@@ -6,8 +6,8 @@
 // exactly as the pool does, after creations, a mute, deletions and a reconcile. A watcher started after
 // 10,000 checks were written catches up (its time is printed, not judged); a watcher cut off with its
 // server catches up when the server comes back; with the bucket's leader stopped the directory still
-// takes writes and a new watcher still reads it (R3); after the whole of NATS was down and back, every
-// watcher follows again.
+// takes writes and a new watcher still reads it (R3); after the whole of NATS was down and back, and after
+// every watch's consumer was deleted behind its back, every watcher follows again.
 import { randomUUID } from "node:crypto";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -262,6 +262,20 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     await Promise.all([...watchers, late].map((w) => w.caughtUpTo(revision, 60_000)));
     console.log(`  the whole of NATS stopped and started again: back after ${seconds([backMs])}; written to and followed by every watcher ${seconds([Date.now() - outageAt])} after the stop`);
     assertSameAnswers(pool, [...watchers, late], probes, "after NATS was down and back");
+
+    // every watch's consumer lost while the connections stay up (as when its server dies): the stalled
+    // watches start again by themselves and follow the next writes
+    const jsm = await (await connection(0)).jetstreamManager();
+    const consumers = await jsm.consumers.list(`KV_${bucket}`).next();
+    assert.ok(consumers.length >= 4, `the watches' consumers: ${consumers.length}`);
+    const restartsBefore3 = [...watchers, late].map((w) => w.stats().restarts);
+    for (const consumer of consumers) await jsm.consumers.delete(`KV_${bucket}`, consumer.name);
+    const unwatched = await createBySlug(pool, projects[4], ["consumers-gone"], T0 + 700);
+    for (const check of unwatched) probes.check(check);
+    revision = await writer.publish(changes({ checks: unwatched }));
+    await Promise.all([...watchers, late].map((w) => w.caughtUpTo(revision, 60_000)));
+    assert.ok([...watchers, late].every((w, i) => w.stats().restarts > restartsBefore3[i]), "each watch was started again");
+    assertSameAnswers(pool, [...watchers, late], probes, "after the consumers were lost");
 
     // entries outside the layout (another program's key, a value that is not a project) are left alone
     const ignoredBefore = watchers[0].stats().ignored;
