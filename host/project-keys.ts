@@ -24,6 +24,19 @@ export class ProjectKeys {
     }
   }
 
+  /** Forgets a project: its keys name nothing any more. False when unknown. */
+  forget(projectId: string): boolean {
+    const project = this.#projects.get(projectId);
+    if (!project) return false;
+    this.#projects.delete(projectId);
+    for (const key of [project.apiKey, project.apiKeyReadonly]) {
+      if (this.#apiKeys.get(digest(key))?.projectId === projectId) this.#apiKeys.delete(digest(key));
+    }
+    if (this.#pingKeys.get(project.pingKey) === projectId) this.#pingKeys.delete(project.pingKey);
+    if (this.#badgeKeys.get(project.badgeKey) === projectId) this.#badgeKeys.delete(project.badgeKey);
+    return true;
+  }
+
   /** Returns the caller for an API key (read-write or read-only), or null. */
   authenticate(apiKey: string): Caller | null {
     if (apiKey === "") return null;

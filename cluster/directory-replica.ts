@@ -1,0 +1,427 @@
+// The directory replicated to every node: the projects with their keys, and every check's uuid → project
+// and badge key, in one JetStream KV bucket (R3 on a three-server cluster; layout in directory-keys.ts).
+// Each node watches the bucket and keeps its own copy in the single-node directory's classes
+// (host/project-keys.ts, host/check-directory.ts), so that it answers the same lookups as a single-node
+// pool (authenticate, projectByPingKey, projectOfCheck, projectByBadgeKey, checkByBadgeKey, listProjects)
+// without asking the partition's owner. A ping by ping key + slug resolves the project here; the slug is
+// the owner's to resolve, as in single-node mode, where the shard does it.
+//
+// Writers: a partition's owner, after it committed a change, hands what the shard changed to publish():
+// created or changed projects and checks are put, deleted checks deleted. Changes that only moved checks'
+// state (pings, deadlines, alerting: Changes' statusOnly, stateOnly, alertOnly) carry nothing the directory
+// holds and write nothing. A new owner (or one that may have lost a publish: it failed, or the process died
+// between its commit and its publish) calls reconcile() with the partition's whole state: the bucket's keys
+// of that partition become exactly those. Publishes of one writer go out one after another, each put or
+// delete sent again (with the same message id, so the stream keeps it once) while JetStream does not answer,
+// as when the bucket's leader is being elected again after a server's loss.
+//
+// Readers: the watch starts with every key's last value (a node started late catches up from the bucket,
+// not from a log) and then follows each change in revision order, deletions included. When the connection
+// comes back after NATS was unreachable, when the watch ends, or when it stalls behind the bucket (its
+// consumer lost with its server), it starts again after the last revision applied, so nothing written
+// meanwhile is missed. synced() waits until the copy holds everything the
+// bucket held when it was called.
+//
+// Keys are stored as the single-node store keeps them, in clear (persistence/snapshots.ts stores the
+// Project record whole): whoever can read the bucket can read every project's keys, as whoever can read
+// DATA_DIR can. Nothing here logs a value.
+import { randomUUID } from "node:crypto";
+import { headers } from "nats";
+import type { JetStreamClient, JetStreamPublishOptions, KV, KvEntry, NatsConnection, NatsError, QueuedIterator, Status } from "nats";
+import type { Changes } from "../engine/changes.ts";
+import type { Project } from "../engine/model.ts";
+import { CheckDirectory } from "../host/check-directory.ts";
+import type { Caller } from "../host/pool-api.ts";
+import { ProjectKeys } from "../host/project-keys.ts";
+import { checkKey, decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
+import { createIdempotently } from "./jetstream-setup.ts";
+import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
+
+export type DirectoryReplicaOptions = {
+  connection: NatsConnection;
+  /** 3 on a three-server cluster. */
+  replicas: number;
+  bucket?: string;
+  /** The cluster's partition count (the keys name each project's partition). */
+  partitionCount?: number;
+  /** How long a put or delete waits for its PubAck before it is sent again (default 5 s). */
+  ackTimeoutMs?: number;
+  /** How long a put or delete is sent again while unanswered before publish() fails (default 30 s). */
+  retryForMs?: number;
+  /** How long open() waits for the copy to catch up with the bucket (default 60 s). */
+  syncTimeoutMs?: number;
+  /** How often the copy compares its revision with the bucket's to find a watch that stalled (default 2 s). */
+  stallCheckMs?: number;
+};
+
+/** What publish() takes of a shard's Changes. */
+export type DirectoryChanges = Pick<Changes, "projects" | "checks" | "deletedChecks" | "statusOnly" | "stateOnly" | "alertOnly">;
+
+/** A check's route: [uuid, project id, badge key] (Shard.routes() yields these). */
+export type CheckRoute = readonly [string, string, string];
+
+/** What the copy has applied, for tests and metrics. */
+export type DirectoryStats = {
+  /** The last bucket revision applied. */
+  readonly revision: number;
+  readonly applied: number;
+  /** Entries whose key or value is not in the layout (left alone). */
+  readonly ignored: number;
+  /** Times the watch was started again (reconnects, ended watches). */
+  readonly restarts: number;
+};
+
+type Waiter = { readonly revision: number; readonly settle: (error?: Error) => void };
+type Write = { readonly key: string; readonly value: Uint8Array | null }; // null: delete
+
+const KV_OPERATION = "KV-Operation";
+const PUBLISH_CONCURRENCY = 512;
+
+export class DirectoryReplica {
+  readonly bucket: string;
+  readonly #js: JetStreamClient;
+  readonly #kv: KV;
+  readonly #connection: NatsConnection;
+  readonly #partitionCount: number;
+  readonly #ackTimeoutMs: number;
+  readonly #retryForMs: number;
+  readonly #stallCheckMs: number;
+  #stallTimer: NodeJS.Timeout | null = null;
+  /** At the last stall check: the revision applied, and the bucket's last revision. */
+  #lastCheck = { applied: 0, bucket: 0 };
+  readonly #projects = new ProjectKeys();
+  readonly #checks = new CheckDirectory();
+  #revision = 0;
+  #applied = 0;
+  #ignored = 0;
+  #restarts = 0;
+  #closed = false;
+  #watch: QueuedIterator<KvEntry> | null = null;
+  #watching: Promise<void> = Promise.resolve();
+  #status: AsyncIterable<Status> | null = null;
+  #waiters: Waiter[] = [];
+  /** The last revision this node wrote (its copy holds its own writes once it has applied this far). */
+  #written = 0;
+  #writing: Promise<unknown> = Promise.resolve();
+
+  private constructor(kv: KV, options: DirectoryReplicaOptions, bucket: string) {
+    this.bucket = bucket;
+    this.#kv = kv;
+    this.#connection = options.connection;
+    this.#js = options.connection.jetstream();
+    this.#partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
+    this.#ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
+    this.#retryForMs = options.retryForMs ?? 30_000;
+    this.#stallCheckMs = options.stallCheckMs ?? 2_000;
+  }
+
+  /** Opens (or creates) the bucket, starts watching it, and resolves once the copy holds everything it held. */
+  static async open(options: DirectoryReplicaOptions): Promise<DirectoryReplica> {
+    const bucket = options.bucket ?? "hcd-directory";
+    const js = options.connection.jetstream();
+    const kv = await createIdempotently(() => js.views.kv(bucket, { replicas: options.replicas, history: 1, timeout: 5_000 }));
+    const replica = new DirectoryReplica(kv, options, bucket);
+    replica.#start();
+    try {
+      await replica.synced(options.syncTimeoutMs ?? 60_000);
+    } catch (error) {
+      await replica.close();
+      throw error;
+    }
+    return replica;
+  }
+
+  // ---- lookups: the same answers as the single-node pool's directory (host/pool.ts) ----
+
+  authenticate(apiKey: string): Caller | null {
+    return this.#projects.authenticate(apiKey);
+  }
+
+  projectById(id: string): Project | null {
+    return this.#projects.byId(id);
+  }
+
+  projectByPingKey(pingKey: string): Project | null {
+    return this.#projects.byPingKey(pingKey);
+  }
+
+  projectOfCheck(uuid: string): Project | null {
+    return this.#projects.byId(this.#checks.projectOf(uuid));
+  }
+
+  projectByBadgeKey(badgeKey: string): Project | null {
+    return this.#projects.byBadgeKey(badgeKey);
+  }
+
+  checkByBadgeKey(badgeKey: string): { uuid: string; project: Project } | null {
+    const uuid = this.#checks.checkOfBadge(badgeKey);
+    const project = uuid === undefined ? null : this.projectOfCheck(uuid);
+    return uuid !== undefined && project ? { uuid, project } : null;
+  }
+
+  listProjects(): Project[] {
+    return this.#projects.list();
+  }
+
+  get checkCount(): number {
+    return this.#checks.size;
+  }
+
+  stats(): DirectoryStats {
+    return { revision: this.#revision, applied: this.#applied, ignored: this.#ignored, restarts: this.#restarts };
+  }
+
+  // ---- catching up ----
+
+  /** Resolves once the copy has applied the bucket's revision `revision` (and all before it). */
+  caughtUpTo(revision: number, timeoutMs = 30_000): Promise<void> {
+    if (this.#revision >= revision) return Promise.resolve();
+    if (this.#closed) return Promise.reject(new Error("directory: closed"));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        revision,
+        settle: (error) => {
+          clearTimeout(timer);
+          this.#waiters = this.#waiters.filter((w) => w !== waiter);
+          if (error) reject(error);
+          else resolve();
+        },
+      };
+      const timer = setTimeout(() => waiter.settle(new Error(`directory: revision ${revision} not applied within ${timeoutMs} ms (at ${this.#revision})`)), timeoutMs);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Resolves with the bucket's last revision once the copy has applied it: everything written before the call. */
+  async synced(timeoutMs = 30_000): Promise<number> {
+    const until = Date.now() + timeoutMs;
+    const status = await retryUnanswered(() => this.#kv.status(), timeoutMs);
+    const last = status.streamInfo.state.last_seq;
+    await this.caughtUpTo(last, Math.max(0, until - Date.now()));
+    return last;
+  }
+
+  // ---- writing (the partition's owner) ----
+
+  /**
+   * Writes what a committed change did to the directory: its projects put, its new or changed checks put
+   * (none when the checks changed only in state), its deleted checks deleted. Resolves with the last
+   * revision written (0: nothing to write) once every write is acknowledged; rejects when one could not be.
+   */
+  publish(changes: DirectoryChanges): Promise<number> {
+    const writes = new Map<string, Write>(); // by key: the last write of a key wins, deletions after upserts (as the store applies them)
+    for (const project of changes.projects) {
+      writes.set(projectKey(this.#partition(project.id), project.id), { key: projectKey(this.#partition(project.id), project.id), value: encodeProject(project) });
+    }
+    const stateOnly = changes.statusOnly === true || changes.stateOnly === true || changes.alertOnly === true;
+    if (!stateOnly) {
+      for (const check of changes.checks) {
+        const key = checkKey(this.#partition(check.projectId), check.projectId, check.uuid);
+        writes.set(key, { key, value: encodeBadgeKey(check.badgeKey) });
+      }
+    }
+    for (const { projectId, uuid } of changes.deletedChecks) {
+      const key = checkKey(this.#partition(projectId), projectId, uuid);
+      writes.set(key, { key, value: null });
+    }
+    return this.#enqueue(() => this.#write([...writes.values()], changes));
+  }
+
+  /**
+   * Makes the bucket's keys of `partition` exactly these projects and checks (a new owner's state after its
+   * takeover): puts what differs and deletes the keys of projects and checks it no longer holds. Resolves
+   * with how many keys were put and deleted, and the last revision written.
+   */
+  reconcile(partition: number, projects: readonly Project[], checks: Iterable<CheckRoute>): Promise<{ put: number; deleted: number; revision: number }> {
+    return this.#enqueue(async () => {
+      await this.synced(); // the copy now holds the bucket's values: a put it already holds is left out
+      const wanted: Write[] = [];
+      for (const project of projects) wanted.push({ key: projectKey(partition, project.id), value: encodeProject(project) });
+      for (const [uuid, projectId, badgeKey] of checks) wanted.push({ key: checkKey(partition, projectId, uuid), value: encodeBadgeKey(badgeKey) });
+      const filters = partitionFilters(partition);
+      const present = new Set<string>(); // the bucket's live keys of the partition
+      for (const filter of [filters.projects, filters.checks]) {
+        for await (const key of await this.#kv.keys(filter)) present.add(key);
+      }
+      const byId = new Map(projects.map((p) => [p.id, p]));
+      const puts = wanted.filter((write) => !(present.has(write.key) && this.#holds(write, byId)));
+      const kept = new Set(wanted.map((write) => write.key));
+      const deletes: Write[] = [...present].filter((key) => !kept.has(key)).map((key) => ({ key, value: null }));
+      const revision = await this.#send([...puts, ...deletes]);
+      return { put: puts.length, deleted: deletes.length, revision };
+    });
+  }
+
+  /** Stops watching (the connection is the caller's). Writes in flight still finish. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#stallTimer) clearInterval(this.#stallTimer);
+    for (const waiter of [...this.#waiters]) waiter.settle(new Error("directory: closed"));
+    this.#watch?.stop();
+    (this.#status as Partial<QueuedIterator<Status>> | null)?.stop?.(); // the client's iterator has stop()
+    await this.#watching;
+    await this.#writing.catch(() => {});
+  }
+
+  // ---- internals ----
+
+  #partition(projectId: string): number {
+    return partitionOf(projectId, this.#partitionCount);
+  }
+
+  #enqueue<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.#writing.then(run, run);
+    this.#writing = result.catch(() => {});
+    return result;
+  }
+
+  /** Writes a publish's keys, leaving out puts the copy shows are in the bucket already. */
+  async #write(writes: Write[], changes: DirectoryChanges): Promise<number> {
+    // the copy is the bucket's state only once it has applied this node's own last write
+    const current = this.#revision >= this.#written;
+    const byId = new Map(changes.projects.map((p) => [p.id, p]));
+    const needed = writes.filter((write) => !(current && write.value !== null && this.#holds(write, byId)));
+    return this.#send(needed);
+  }
+
+  /** True when the copy holds exactly what `write` (a put; projects by id) would write. */
+  #holds(write: Write, projects: ReadonlyMap<string, Project>): boolean {
+    const key = parseKey(write.key);
+    if (key === null) return false;
+    if (key.kind === "project") {
+      const held = this.#projects.byId(key.projectId);
+      const project = projects.get(key.projectId);
+      return held !== null && project !== undefined && JSON.stringify(held) === JSON.stringify(project);
+    }
+    const badgeKey = decodeBadgeKey(write.value!);
+    return this.#checks.projectOf(key.uuid) === key.projectId && badgeKey !== null && this.#checks.checkOfBadge(badgeKey) === key.uuid;
+  }
+
+  /** Sends the writes (pipelined, each sent again while unanswered); resolves with the highest revision written. */
+  async #send(writes: readonly Write[]): Promise<number> {
+    let revision = 0;
+    for (let from = 0; from < writes.length; from += PUBLISH_CONCURRENCY) {
+      const acks = await Promise.all(writes.slice(from, from + PUBLISH_CONCURRENCY).map((write) => this.#sendOne(write)));
+      for (const seq of acks) revision = Math.max(revision, seq);
+    }
+    return revision;
+  }
+
+  async #sendOne(write: Write): Promise<number> {
+    const msgID = randomUUID(); // the same id on every attempt: a resent write the stream already holds is stored once
+    const subject = `$KV.${this.bucket}.${write.key}`;
+    const options: Partial<JetStreamPublishOptions> = { msgID, timeout: this.#ackTimeoutMs };
+    if (write.value === null) {
+      options.headers = headers();
+      options.headers.set(KV_OPERATION, "DEL");
+    }
+    const seq = await retryUnanswered(async () => (await this.#js.publish(subject, write.value ?? new Uint8Array(0), options)).seq, this.#retryForMs);
+    this.#written = Math.max(this.#written, seq); // each acknowledged write, even when another of its publish fails
+    return seq;
+  }
+
+  #start(): void {
+    this.#watching = this.#watchLoop();
+    void this.#followStatus();
+    this.#stallTimer = setInterval(() => void this.#checkStall().catch(() => {}), this.#stallCheckMs);
+    this.#stallTimer.unref();
+  }
+
+  /**
+   * Starts the watch again when it has applied nothing since the last check while the bucket was already
+   * ahead of it then: its consumer was lost (its server died while this connection stayed up), which the
+   * client itself notices only after missed heartbeats (10 s), and its new consumer can take longer still.
+   */
+  async #checkStall(): Promise<void> {
+    const bucket = (await this.#kv.status()).streamInfo.state.last_seq;
+    const stalled = this.#revision === this.#lastCheck.applied && this.#revision < this.#lastCheck.bucket;
+    this.#lastCheck = { applied: this.#revision, bucket };
+    if (stalled && !this.#closed) this.#watch?.stop();
+  }
+
+  /** Watches the bucket until closed; a watch that ends (or is stopped on a reconnect) starts again after the last revision applied. */
+  async #watchLoop(): Promise<void> {
+    let pause = 100;
+    while (!this.#closed) {
+      try {
+        const from = this.#revision;
+        const watch = await this.#kv.watch(from > 0 ? { key: ">", resumeFromRevision: from + 1 } : { key: ">" });
+        this.#watch = watch;
+        if (this.#closed) watch.stop();
+        for await (const entry of watch) {
+          this.#apply(entry);
+          pause = 100;
+        }
+      } catch {
+        // no connection yet, or the consumer could not be made: tried again below
+      }
+      if (this.#closed || this.#connection.isClosed()) break;
+      this.#restarts += 1;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 2_000);
+    }
+  }
+
+  /** On a reconnect, the watch starts again after the last revision applied (not waiting for its heartbeats to be missed). */
+  async #followStatus(): Promise<void> {
+    const status = (this.#status = this.#connection.status());
+    for await (const event of status) {
+      if (this.#closed) break;
+      if (event.type === "reconnect") this.#watch?.stop();
+    }
+  }
+
+  #apply(entry: KvEntry): void {
+    if (entry.revision <= this.#revision) return; // already applied (a watch started again may repeat some)
+    this.#revision = entry.revision;
+    const key = parseKey(entry.key);
+    if (key === null || !this.#applyKey(key, entry)) this.#ignored += 1;
+    else this.#applied += 1;
+    if (this.#waiters.length > 0) for (const waiter of this.#waiters.filter((w) => w.revision <= this.#revision)) waiter.settle();
+  }
+
+  /** Applies one entry to the copy; false when its value is not in the layout. */
+  #applyKey(key: NonNullable<ReturnType<typeof parseKey>>, entry: KvEntry): boolean {
+    const removed = entry.operation !== "PUT";
+    if (key.kind === "project") {
+      if (removed) {
+        this.#projects.forget(key.projectId);
+        return true;
+      }
+      const project = decodeProject(entry.value);
+      if (project === null || project.id !== key.projectId) return false;
+      const held = this.#projects.byId(project.id);
+      if (held && !sameKeys(held, project)) this.#projects.forget(project.id); // its old keys name nothing any more
+      this.#projects.learn([project]);
+      return true;
+    }
+    if (removed) {
+      this.#checks.delete(key.uuid);
+      return true;
+    }
+    const badgeKey = decodeBadgeKey(entry.value);
+    if (badgeKey === null) return false;
+    this.#checks.add(key.uuid, key.projectId, badgeKey);
+    return true;
+  }
+}
+
+/** Runs `send` again (after a growing pause) while it goes unanswered (TIMEOUT) or finds no leader to answer (503, while one is elected), for at most `forMs`. */
+async function retryUnanswered<T>(send: () => Promise<T>, forMs: number): Promise<T> {
+  const until = Date.now() + forMs;
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      return await send();
+    } catch (error) {
+      const code = (error as Partial<NatsError>)?.code;
+      if ((code !== "TIMEOUT" && code !== "503") || Date.now() + pause > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+function sameKeys(a: Project, b: Project): boolean {
+  return a.apiKey === b.apiKey && a.apiKeyReadonly === b.apiKeyReadonly && a.pingKey === b.pingKey && a.badgeKey === b.badgeKey;
+}
+
