@@ -230,9 +230,16 @@ export type UniqueField = (typeof UNIQUE_FIELDS)[number];
  */
 export function outboxEntryId(flipAt: Millis, checkUuid: string, flipN: number, channelId: string, notice: number | null): string {
   const suffix = notice === null ? "" : notice === 0 ? "-m" : `-r${notice}`;
+  // the flip time's text once per instant: a burst's entries (100,000 at the top of the hour) share it
+  if (flipAt !== lastIdAt) {
+    lastIdAt = flipAt;
+    lastIdAtText = String(flipAt).padStart(15, "0");
+  }
   // joined, not concatenated: one flat string, where `+` builds a tree of pieces the encoder flattens again
-  return [String(flipAt).padStart(15, "0"), checkUuid, String(flipN).padStart(9, "0"), channelId + suffix].join("-");
+  return [lastIdAtText, checkUuid, String(flipN).padStart(9, "0"), channelId + suffix].join("-");
 }
+let lastIdAt = Number.NaN;
+let lastIdAtText = "";
 
 /** Returns nothing; makes a `switch` exhaustive at compile time. */
 export function assertNever(value: never): never {
