@@ -1,7 +1,11 @@
 // 100,000 checks down at the same instant with hourly reminders: how long one advance of the clock to
 // their shared reminder second takes to queue every reminder durably (journal committed, DURABILITY=flush),
 // beside the same run's advance that queued their down notifications (the baseline). One shard with a
-// real LMDB store; no deliverer runs (the time is the engine's and the commit's).
+// real LMDB store; no deliverer runs (the time is the engine's and the commit's). Then the worker pool
+// as the server runs it (SHARDS = the machine's cores, each shard a worker thread; their deliverers off,
+// as above: with email not configured they would retry 100,000 entries meanwhile), where the checks go
+// down by their deadlines in one advance (the baseline, as the scale bench's burst) and their first
+// reminders fall due in the same second an hour later.
 //   npm run -s build && node dist/bench/reminders.bench.js [checks]
 // With REMINDERS_PROFILE=<dir>, each of the two timed advances is CPU-profiled on its own (node:inspector)
 // and the self-time summary of each is printed after the figures.
@@ -11,7 +15,9 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { availableParallelism } from "node:os";
 import { ShardHost } from "../host/shard-host.ts";
+import { createWorkerPool } from "../app/pools.ts";
 import { Shard } from "../engine/shard.ts";
 import { HOUR, MINUTE } from "../engine/model.ts";
 import { pingOf, scenarioProject, sequentialIds } from "./scenarios.ts";
@@ -121,5 +127,50 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** The worker pool as the server runs it: down by deadlines in one advance (baseline), then every first reminder in one advance. */
+async function workerPool(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-pool-"));
+  const shards = availableParallelism();
+  const pool = await createWorkerPool({ dataDir: dir, shards, durability: "flush", clock: "virtual", startAt: T0,
+    notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null }, passive: true });
+  try {
+    const targets: [string, string][] = []; // [projectId, uuid]
+    for (let p = 0; p < CHECKS / PER_PROJECT; p++) {
+      const project = await pool.createProject({ name: `p${p}`, checkLimit: PER_PROJECT, pingLogLimit: 100, pingBodyLimit: 10_000 }, T0);
+      const added = await pool.addChannel(project.id, { kind: "email", name: "ops", value: { kind: "email", address: "ops@example.com" } }, T0);
+      if (!added.ok) throw new Error("channel");
+      const made = await Promise.all(Array.from({ length: PER_PROJECT }, () => pool.createCheck(project.id,
+        { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0)));
+      for (const m of made) if (m.ok) targets.push([project.id, m.value.check.uuid]);
+    }
+    // every check pinged at the same instant (up), so their deadlines and then their reminders share a second
+    const pingAt = T0 + 500;
+    for (let i = 0; i < targets.length; i += 10_000) {
+      const results = await Promise.all(targets.slice(i, i + 10_000).map(([projectId, uuid]) => pool.ping(projectId, pingOf({ uuid }, pingAt))));
+      if (results.some((r) => !r.ok)) throw new Error("a ping failed");
+    }
+    const downAt = pingAt + HOUR + MINUTE;
+    await pool.advance(downAt - 1); // nothing due yet: this advance only moves the wheels
+    let started = performance.now(), cpuAt = cpuMs();
+    await pool.advance(downAt); // the baseline: every check down by its deadline, its down notification queued
+    const downMs = performance.now() - started, downCpu = cpuMs() - cpuAt;
+    const downs = (await pool.listOutbox()).length; // reading the outbox checkpoints it: nothing left to write below
+    started = performance.now();
+    cpuAt = cpuMs();
+    await pool.advance(downAt + HOUR); // every first reminder, queued and committed
+    const reminderMs = performance.now() - started, reminderCpu = cpuMs() - cpuAt;
+    const reminders = (await pool.listOutbox()).filter((entry) => entry.reminder === 1).length;
+    if (downs !== targets.length || reminders !== targets.length) throw new Error(`pool queued ${downs} downs, ${reminders} reminders`);
+    console.log(`worker pool (${shards} shards, as the server runs), DURABILITY=flush:`);
+    console.log(`  one advance flipping ${downs} checks down by their deadlines, notifications queued: ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline)`);
+    console.log(`  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms ` +
+      `(${(reminderMs / downMs).toFixed(2)}x the baseline)`);
+  } finally {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.REMINDERS_POOL_ONLY !== "1") await main();
+await workerPool();
 if (PROFILE_DIR !== "") for (const line of profileDetails(PROFILE_DIR)) console.log(line);
