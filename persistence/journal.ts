@@ -11,7 +11,7 @@ import type { Check, Millis } from "../engine/model.ts";
 import { outboxEntryId } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
 import { outboxPut, removeChannelEntries } from "./outbox.ts";
-import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
+import { keptAfter, pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeChannel, removeCheck, snapshotPuts } from "./snapshots.ts";
 import type { Put, Tables } from "./tables.ts";
 
@@ -269,16 +269,12 @@ export function applyChanges(tables: Tables, changes: Changes): void {
   const trims = trimsOf(changes.pings);
   const puts: Put[] = [
     ...snapshotPuts(tables, changes),
-    ...changes.pings.flatMap((write) => {
-      const trim = trims.get(write.checkUuid);
-      const kept = trim === undefined || write.record.n > trim.newestN - Math.max(0, trim.keep);
-      return kept ? pingPuts(tables, write) : [];
-    }),
+    ...changes.pings.flatMap((write) => (keptAfter(write, trims.get(write.checkUuid)) ? pingPuts(tables, write) : [])),
     ...changes.flips.map((flip) => flipPut(tables, flip)),
     ...changes.outbox.map((entry) => outboxPut(tables, entry)),
   ];
   for (const put of puts) put.table.putSync(put.key, put.value);
-  for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim);
+  for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim, (table, key) => table.removeSync(key));
   for (const { projectId, uuid } of changes.deletedChecks) {
     removeCheck(tables, projectId, uuid);
     removePings(tables, uuid);
@@ -291,25 +287,34 @@ export function applyChanges(tables: Tables, changes: Changes): void {
 }
 
 /**
- * Splits `changes` into pieces with at most `size` checks and pings each; applying them one after another
- * has the effect of applying `changes` (a check's pings keep their order, and each piece trims what it
- * appends). Checks and pings go in key order, so that each piece touches its own run of pages rather
- * than pages all over every table again (a checkpoint then writes each page about once). The last piece
- * holds everything else, deletions included.
+ * Splits `changes` in two whose application one after the other has its effect: `bulk`, the upserts of
+ * projects, channels and checks, the pings and their trims, and the flips (writes that need no read of
+ * what the same checkpoint wrote before them: writeBulk issues them as one batch of asynchronous writes),
+ * and `rest`, the outbox and the deletions (applyChanges, in a transaction after the bulk). Checks and
+ * pings go in key order, so that the batch's writes walk each table once.
  */
-export function splitChanges(changes: Changes, size: number): Changes[] {
+export function splitChanges(changes: Changes): { bulk: Changes; rest: Changes } {
   const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const checks = [...changes.checks].sort((a, b) => byKey(a.projectId, b.projectId) || byKey(a.uuid, b.uuid));
   const pings = [...changes.pings].sort((a, b) => byKey(a.checkUuid, b.checkUuid)); // stable: a check's pings stay in order
-  const pieces: Changes[] = [];
-  for (let i = 0; i < Math.max(checks.length, pings.length); i += size) {
-    pieces.push({
-      projects: [], channels: [], deletedChecks: [], deletedChannels: [], flips: [], outbox: [],
-      checks: checks.slice(i, i + size), pings: pings.slice(i, i + size),
-    });
-  }
-  pieces.push({ ...changes, checks: [], pings: [] });
-  return pieces;
+  return {
+    bulk: { projects: changes.projects, channels: changes.channels, checks, pings, flips: changes.flips, deletedChecks: [], deletedChannels: [], outbox: [] },
+    rest: { projects: [], channels: [], checks: [], pings: [], flips: [], deletedChecks: changes.deletedChecks, deletedChannels: changes.deletedChannels ?? [], outbox: changes.outbox },
+  };
+}
+
+/**
+ * Issues the writes of a split's `bulk` as asynchronous writes (call inside env.batch: one transaction,
+ * written by LMDB's write thread while this thread goes on). Trims read the tables as they are before
+ * the batch: nothing in it writes what they read (the keys at or below a log's floor).
+ */
+export function writeBulk(tables: Tables, bulk: Changes): void {
+  const trims = trimsOf(bulk.pings);
+  const put = (p: Put) => { void p.table.put(p.key, p.value); };
+  for (const p of snapshotPuts(tables, bulk)) put(p);
+  for (const write of bulk.pings) if (keptAfter(write, trims.get(write.checkUuid))) for (const p of pingPuts(tables, write)) put(p);
+  for (const flip of bulk.flips) put(flipPut(tables, flip));
+  for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim, (table, key) => { void table.remove(key); });
 }
 
 /** Returns the seq of `writer`'s last commit already in the tables (0 = none); read it inside the write transaction. */

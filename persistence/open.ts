@@ -124,7 +124,7 @@ async function readLegacyJournal(journalDir: string): Promise<WrittenRecord[]> {
 /** Opens one LMDB env in `dir` after checking that its data file is one. */
 function openEnv(dir: string, options: StoreOptions): Tables["env"] {
   assertLmdbFile(join(dir, "data.mdb")); // LMDB crashes the process on a data file that isn't one: refuse it first
-  // lmdb's overlapped syncs: a checkpoint's pieces don't each wait for the disk
+  // lmdb's overlapped syncs: a checkpoint's transactions don't each wait for the disk
   return open<unknown, Key>(dir, { maxDbs: 16, noSubdir: false, readOnly: options.readOnly ?? false });
 }
 

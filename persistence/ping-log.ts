@@ -1,9 +1,28 @@
 // Each check's ping log: [checkUuid, n] → PingRecord, and the body under the same key in its own table.
-// n counts up by one per ping, so the newest `keep` entries are the keys above n - keep.
+// n counts up by one per ping. A log is trimmed in bulk: it keeps every ping above its floor (floorOf),
+// a multiple of its slack at or below n - keep, so it holds the newest `keep` and fewer than `slack` older
+// ones. A trim then comes once per `slack` pings of a check, not with every checkpoint: each one rewrites
+// the head pages of the log and of its bodies, as many bytes as the appends it follows. Readers show the
+// newest `keep` only (the host reads a page of at most keep, and a body above nPings - keep).
+import type { Key } from "lmdb";
 import type { PingWrite } from "../engine/changes.ts";
 import type { PingRecord } from "../engine/model.ts";
 import { prepare, prepareBytes, removeRange, under, valuesIn } from "./tables.ts";
-import type { Put, Tables } from "./tables.ts";
+import type { Put, Table, Tables } from "./tables.ts";
+
+/** Returns how many pings a log of `keep` may hold beyond it before they are trimmed (all of them at once). */
+export function slackOf(keep: number): number {
+  return Math.max(1, Math.ceil(keep / SLACK_PER_KEEP));
+}
+// a quarter of keep: a log (and its disk space) grows by at most that; measured at 1,000 checks of 100
+// pings with 12 pings per check a checkpoint, keep / 4 and keep / 2 wrote alike
+const SLACK_PER_KEEP = 4;
+
+/** Returns the floor of a log whose newest ping is `newestN`: it holds the pings above it (0: all of them). */
+export function floorOf(newestN: number, keep: number): number {
+  const slack = slackOf(keep);
+  return Math.max(0, Math.floor((newestN - Math.max(0, keep)) / slack) * slack);
+}
 
 /** Returns the writes that append one ping and its body (if any). */
 export function pingPuts(tables: Tables, write: PingWrite): Put[] {
@@ -28,23 +47,29 @@ export function trimsOf(writes: readonly PingWrite[]): Map<string, Trim> {
   return trims;
 }
 
-/** Removes every ping and body older than the newest `keep`; call inside a write transaction. */
-export function trimPings(tables: Tables, checkUuid: string, trim: Trim): void {
-  // A log holds one unbroken run of n, trimmed from the bottom, so appending k pings pushes out exactly
-  // the k keys below the newest `keep`: point removes, no cursor (a range scan per ping halves throughput).
-  // n starts at 1: a log shorter than `keep` has nothing to drop. A remove of a missing key still costs a
-  // B-tree search (measured at 10,000 young checks: 284 of the checkpoint's 1,264 ms of write calls).
-  const oldestKept = trim.newestN - Math.max(0, trim.keep) + 1;
-  const firstDropped = Math.max(1, oldestKept - trim.appended);
-  for (let n = firstDropped; n < oldestKept; n++) {
-    tables.pings.removeSync([checkUuid, n]);
-    tables.bodies.removeSync([checkUuid, n]);
+/** Returns true when `write` is above the floor its check's log has once `trim` is applied (a ping below is never written). */
+export function keptAfter(write: PingWrite, trim: Trim | undefined): boolean {
+  return trim === undefined || write.record.n > floorOf(trim.newestN, trim.keep);
+}
+
+/**
+ * Removes what falls below a log's floor once `trim`'s pings are appended; call inside a write transaction
+ * (`remove` = the tables' removeSync), or in a batch of asynchronous writes (their remove: the reads here
+ * see the tables before the batch, which only appends to this log above what they look at).
+ */
+export function trimPings(tables: Tables, checkUuid: string, trim: Trim, remove: (table: Table, key: Key) => unknown): void {
+  // A log holds one unbroken run of n, trimmed from the bottom to its floor, so the appends move the floor
+  // from floorOf(newest before them) to floorOf(newest): point removes of the keys between, no cursor.
+  const before = floorOf(trim.newestN - trim.appended, trim.keep), after = floorOf(trim.newestN, trim.keep);
+  for (let n = Math.max(1, before + 1); n <= after; n++) {
+    remove(tables.pings, [checkUuid, n]);
+    remove(tables.bodies, [checkUuid, n]);
   }
-  // anything still below means keep was lowered (or the log was longer): drop the rest in one range
-  if (firstDropped > 1 && tables.pings.doesExist([checkUuid, firstDropped - 1])) {
-    const older = { start: [checkUuid], end: [checkUuid, oldestKept] };
-    removeRange(tables.pings, older);
-    removeRange(tables.bodies, older);
+  // anything still at or below the old floor: keep was lowered, or the log was longer (an older build's
+  // trims, or none): drop the rest of it in one range
+  if (after > before && before >= 1 && tables.pings.doesExist([checkUuid, before])) {
+    const older = { start: [checkUuid], end: [checkUuid, before + 1] };
+    for (const table of [tables.pings, tables.bodies]) for (const key of Array.from(table.getKeys(older))) remove(table, key);
   }
 }
 
