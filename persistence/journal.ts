@@ -11,7 +11,7 @@ import type { Check, Millis } from "../engine/model.ts";
 import { outboxEntryId } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
 import { outboxPut, removeChannelEntries } from "./outbox.ts";
-import { keptAfter, pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
+import { keptAfter, pingPut, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeChannel, removeCheck, snapshotPuts } from "./snapshots.ts";
 import type { Put, Tables } from "./tables.ts";
 
@@ -269,7 +269,7 @@ export function applyChanges(tables: Tables, changes: Changes): void {
   const trims = trimsOf(changes.pings);
   const puts: Put[] = [
     ...snapshotPuts(tables, changes),
-    ...changes.pings.flatMap((write) => (keptAfter(write, trims.get(write.checkUuid)) ? pingPuts(tables, write) : [])),
+    ...changes.pings.flatMap((write) => (keptAfter(write, trims.get(write.checkUuid)) ? [pingPut(tables, write)] : [])),
     ...changes.flips.map((flip) => flipPut(tables, flip)),
     ...changes.outbox.map((entry) => outboxPut(tables, entry)),
   ];
@@ -312,7 +312,7 @@ export function writeBulk(tables: Tables, bulk: Changes): void {
   const trims = trimsOf(bulk.pings);
   const put = (p: Put) => { void p.table.put(p.key, p.value); };
   for (const p of snapshotPuts(tables, bulk)) put(p);
-  for (const write of bulk.pings) if (keptAfter(write, trims.get(write.checkUuid))) for (const p of pingPuts(tables, write)) put(p);
+  for (const write of bulk.pings) if (keptAfter(write, trims.get(write.checkUuid))) put(pingPut(tables, write));
   for (const flip of bulk.flips) put(flipPut(tables, flip));
   for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim, (table, key) => { void table.remove(key); });
 }

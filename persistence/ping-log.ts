@@ -1,13 +1,15 @@
-// Each check's ping log: [checkUuid, n] → PingRecord, and the body under the same key in its own table.
-// n counts up by one per ping. A log is trimmed in bulk: it keeps every ping above its floor (floorOf),
+// Each check's ping log: [checkUuid, n] → the PingRecord, or [PingRecord, body] for a ping with a body:
+// one entry, so that appending a ping touches the log's last page only (stores of schema 1 kept bodies
+// under the same key in a table of their own, still read when an entry has none). n counts up by one
+// per ping. A log is trimmed in bulk: it keeps every ping above its floor (floorOf),
 // a multiple of its slack at or below n - keep, so it holds the newest `keep` and fewer than `slack` older
 // ones. A trim then comes once per `slack` pings of a check, not with every checkpoint: each one rewrites
-// the head pages of the log and of its bodies, as many bytes as the appends it follows. Readers show the
+// the head pages of the log, as many bytes as the appends it follows. Readers show the
 // newest `keep` only (the host reads a page of at most keep, and a body above nPings - keep).
 import type { Key } from "lmdb";
 import type { PingWrite } from "../engine/changes.ts";
 import type { PingRecord } from "../engine/model.ts";
-import { prepare, prepareBytes, removeRange, under, valuesIn } from "./tables.ts";
+import { prepare, removeRange, under, valuesIn } from "./tables.ts";
 import type { Put, Table, Tables } from "./tables.ts";
 
 /** Returns how many pings a log of `keep` may hold beyond it before they are trimmed (all of them at once). */
@@ -24,11 +26,18 @@ export function floorOf(newestN: number, keep: number): number {
   return Math.max(0, Math.floor((newestN - Math.max(0, keep)) / slack) * slack);
 }
 
-/** Returns the writes that append one ping and its body (if any). */
-export function pingPuts(tables: Tables, write: PingWrite): Put[] {
-  const key = [write.checkUuid, write.record.n];
-  const record = prepare(tables.pings, key, write.record);
-  return write.body === null || write.body.length === 0 ? [record] : [record, prepareBytes(tables.bodies, key, write.body)];
+/** A ping log's entry: the record, with its body beside it when it has one. */
+type Entry = PingRecord | readonly [record: PingRecord, body: Uint8Array];
+
+/** Returns the write that appends one ping and its body (if any). */
+export function pingPut(tables: Tables, write: PingWrite): Put {
+  const entry: Entry = write.body === null || write.body.length === 0 ? write.record : [write.record, write.body];
+  return prepare(tables.pings, [write.checkUuid, write.record.n], entry);
+}
+
+/** Returns the record of an entry. */
+function recordOf(entry: Entry): PingRecord {
+  return Array.isArray(entry) ? (entry as readonly [PingRecord, Uint8Array])[0] : entry as PingRecord;
 }
 
 /** What to trim of one check after appending: the newest n written, how many were appended, and keep. */
@@ -82,16 +91,23 @@ export function removePings(tables: Tables, checkUuid: string): void {
 /** Returns up to `limit` of a check's newest pings, newest first. */
 export function pingPage(tables: Tables, checkUuid: string, limit: number): PingRecord[] {
   const { start, end } = under(checkUuid);
-  return valuesIn<PingRecord>(tables.pings, { start: end, end: start, reverse: true, limit });
+  return valuesIn<Entry>(tables.pings, { start: end, end: start, reverse: true, limit }).map(recordOf);
 }
 
 /** Returns a check's ping n, or undefined when it was never logged or has been trimmed. */
 export function pingNumbered(tables: Tables, checkUuid: string, n: number): PingRecord | undefined {
-  return n > 0 ? tables.pings.get([checkUuid, n]) as PingRecord | undefined : undefined;
+  const entry = n > 0 ? tables.pings.get([checkUuid, n]) as Entry | undefined : undefined;
+  return entry === undefined ? undefined : recordOf(entry);
 }
 
 /** Returns the body of ping n, or null when it had none or has been trimmed. */
 export function pingBody(tables: Tables, checkUuid: string, n: number): Uint8Array | null {
-  const bytes = tables.bodies.getBinary([checkUuid, n]);
+  const entry = tables.pings.get([checkUuid, n]) as Entry | undefined;
+  if (entry === undefined) return null;
+  if (Array.isArray(entry)) {
+    const body = (entry as readonly [PingRecord, Uint8Array])[1]; // a copy (the tables' decoder copies embedded bytes)
+    return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  }
+  const bytes = (entry as PingRecord).bodySize === 0 ? undefined : tables.bodies.getBinary([checkUuid, n]); // schema 1's table
   return bytes === undefined ? null : new Uint8Array(bytes);
 }

@@ -18,7 +18,7 @@ import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
 import { pingBody, pingNumbered, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
-import { LOG_DIR, makeDir, observed, openTables, SCHEMA_VERSION } from "./open.ts";
+import { LOG_DIR, makeDir, observed, openTables, READABLE_SCHEMAS, SCHEMA_VERSION } from "./open.ts";
 import type { Durability, Leftovers, StoreOptions } from "./open.ts";
 
 
@@ -244,7 +244,7 @@ export class Store {
     if (logged !== undefined) return { record: logged.record, body: logged.body };
     const record = (n === undefined ? undefined : pingNumbered(this.#tables, checkUuid, n)) ?? pingPage(this.#tables, checkUuid, 1)[0];
     if (record === undefined) return null;
-    // a ping without a body stored none (ping-log.ts pingPuts)
+    // a ping without a body stored none (ping-log.ts pingPut)
     return { record, body: record.bodySize === 0 ? null : pingBody(this.#tables, checkUuid, record.n) };
   }
 
@@ -374,7 +374,7 @@ export class Store {
 
   /** Reads the schema entry; throws if the store can't be read (closed, or the env is broken). */
   probe(): void {
-    if (this.#tables.meta.get("schema") !== SCHEMA_VERSION) throw new Error("store probe: schema entry missing");
+    if (!READABLE_SCHEMAS.includes(this.#tables.meta.get("schema"))) throw new Error("store probe: schema entry missing");
   }
 
   /** Checkpoints, waits for pending writes, then closes the env (in this thread; other threads keep theirs). */
