@@ -317,6 +317,12 @@ export class Store {
     await this.#tables.env.backup(dir, true);
   }
 
+  /** Returns a table's LMDB pages and entries (the write profile of bench/write-profile.ts). */
+  tableStats(name: "checks" | "pings" | "bodies"): { leafPages: number; branchPages: number; entries: number } {
+    const stats = this.#tables[name].getStats() as { treeLeafPageCount: number; treeBranchPageCount: number; entryCount: number };
+    return { leafPages: stats.treeLeafPageCount, branchPages: stats.treeBranchPageCount, entries: stats.entryCount };
+  }
+
   /** Returns true when a checkpoint should run although none filled up: the oldest commit in the log is old enough, or the last checkpoint failed. */
   checkpointDue(): boolean {
     if (this.#pending.length === 0) return false;

@@ -512,15 +512,22 @@ test("logs, bodies and flips read the same before, during and after a checkpoint
   });
 });
 
-test("a checkpoint larger than one piece applies every check and ping, trimming as one would", async () => {
+test("a checkpoint of many checks applies every check and ping, trims as one would, and deletes what the same checkpoint wrote", async () => {
   await withJournalStore(async (store) => {
     const owners = Array.from({ length: 300 }, (_, i) => check({ uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
     for (let n = 1; n <= 4; n++) {
-      await store.commit(changes({ checks: owners.map((c) => check({ ...c, nPings: n })), pings: owners.map((c) => pingWrite(c, n, { keep: 3 })) }));
+      await store.commit(changes({ checks: owners.map((c) => check({ ...c, nPings: n })), pings: owners.map((c) => pingWrite(c, n, { keep: 3, body: new Uint8Array([n]) })),
+        flips: [flip({ checkUuid: owners[7].uuid, n, at: 1_000 * n })] }));
     }
-    await store.checkpoint(); // 1,200 pings and 300 checks: two pieces of 1,000 and the last
-    assert.equal(store.loadChecks(owners[0].projectId).map((c) => c.nPings), owners.map(() => 4));
+    await store.commit(changes({ deletedChecks: [{ projectId: owners[7].projectId, uuid: owners[7].uuid }] }));
+    await store.checkpoint(); // 1,200 pings and 300 checks in one batch, then the deletion
+    const kept = owners.filter((_, i) => i !== 7);
+    assert.equal(store.loadChecks(owners[0].projectId).map((c) => [c.uuid, c.nPings]), kept.map((c) => [c.uuid, 4]));
     for (const c of [owners[0], owners[149], owners[299]]) assert.equal(store.pingPage(c.uuid, 10).map((r) => r.n), [4, 3, 2]);
+    assert.equal(store.pingBody(owners[299].uuid, 2), new Uint8Array([2]));
+    assert.equal(store.pingPage(owners[7].uuid, 10), []);
+    assert.is(store.pingBody(owners[7].uuid, 4), null);
+    assert.equal(store.flips(owners[7].uuid, {}), []);
   });
 });
 
