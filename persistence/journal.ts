@@ -334,18 +334,26 @@ export function applyChanges(tables: Tables, changes: Changes): void {
 }
 
 /**
- * Splits `changes` in two whose application one after the other has its effect: `bulk`, the upserts of
- * projects, channels and checks, the pings and their trims, and the flips (writes that need no read of
- * what the same checkpoint wrote before them: writeBulk issues them as one batch of asynchronous writes),
- * and `rest`, the outbox and the deletions (applyChanges, in a transaction after the bulk). Checks and
- * pings go in key order, so that the batch's writes walk each table once.
+ * Splits `changes` into pieces whose application one after the other has its effect: `bulk`, the upserts
+ * of projects, channels and checks, the pings and their trims, and the flips, in pieces of at most `size`
+ * checks and pings (writes that need no read of what the same checkpoint wrote before them: writeBulk
+ * issues each piece as one batch of asynchronous writes), and `rest`, the outbox and the deletions
+ * (applyChanges, in a transaction after the bulk). Checks and pings go in key order, so that each piece
+ * walks its own run of pages; a check's pings keep their order, and each piece trims what it appends.
  */
-export function splitChanges(changes: Changes): { bulk: Changes; rest: Changes } {
+export function splitChanges(changes: Changes, size: number): { bulk: Changes[]; rest: Changes } {
   const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const checks = [...changes.checks].sort((a, b) => byKey(a.projectId, b.projectId) || byKey(a.uuid, b.uuid));
   const pings = [...changes.pings].sort((a, b) => byKey(a.checkUuid, b.checkUuid)); // stable: a check's pings stay in order
+  const bulk: Changes[] = [];
+  for (let i = 0; i === 0 || i < Math.max(checks.length, pings.length); i += size) {
+    bulk.push({
+      projects: i === 0 ? changes.projects : [], channels: i === 0 ? changes.channels : [], flips: i === 0 ? changes.flips : [],
+      checks: checks.slice(i, i + size), pings: pings.slice(i, i + size), deletedChecks: [], deletedChannels: [], outbox: [],
+    });
+  }
   return {
-    bulk: { projects: changes.projects, channels: changes.channels, checks, pings, flips: changes.flips, deletedChecks: [], deletedChannels: [], outbox: [] },
+    bulk,
     rest: { projects: [], channels: [], checks: [], pings: [], flips: [], deletedChecks: changes.deletedChecks, deletedChannels: changes.deletedChannels ?? [], outbox: changes.outbox },
   };
 }

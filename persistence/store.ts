@@ -32,6 +32,10 @@ const CHECKPOINT_COMMITS = 25_000;
 const CHECKPOINT_PINGS = 25_000;
 const CHECKPOINT_LOG_BYTES = 32 * 1024 * 1024;
 const CHECKPOINT_AGE_MS = 60_000;
+// Checks and pings per batch (transaction) of a checkpoint: every checkpoint of up to CHECKPOINT_PINGS
+// pings of a few thousand checks is one; a bigger one (a restore of many checks, a burst of flips) is cut
+// so that the writes LMDB holds for one transaction stay bounded (tens of MB).
+const CHECKPOINT_BATCH = 50_000;
 /** Opens (creating if missing, unless readOnly) the store in `dir`; rejects with an Error naming the path and the cause. */
 export async function openStore(dir: string, options: StoreOptions): Promise<Store> {
   tolerateLmdbBatchRejections(); // a failed write must not end the thread: its callers are told
@@ -177,12 +181,12 @@ export class Store {
 
   /**
    * Applies every commit logged so far to the tables, then drops them from the log; resolves when the
-   * tables show them. Reads of the outbox call this first. Two transactions: the upserts, pings, trims
-   * and flips as one batch of asynchronous writes (LMDB's write thread applies them while the shard's
-   * event loop runs on), then the outbox, the deletions and the mark. One transaction rather than pieces
-   * of it: each transaction rewrites every page it touches, and pages it shares with the next one are
-   * written again (measured at 1,000 checks of 100 pings, 12 pings a check: pieces of 1,000 pings
-   * wrote 5.3-9.5 kB a ping, one transaction 2.2-3.8 kB).
+   * tables show them. Reads of the outbox call this first. The upserts, pings, trims and flips as one
+   * batch of asynchronous writes (LMDB's write thread applies them while the shard's event loop runs on;
+   * more than one past CHECKPOINT_BATCH), then the outbox, the deletions and the mark in one transaction.
+   * Few transactions rather than many small ones: each transaction rewrites every page it touches, and
+   * pages it shares with the next one are written again (measured at 1,000 checks of 100 pings, 12
+   * pings a check: transactions of 1,000 pings wrote 5.3-9.5 kB a ping, one transaction 2.2-3.8 kB).
    */
   checkpoint(): Promise<void> {
     if (this.#held !== null) return this.#afterHold ??= this.#held.then(() => { this.#afterHold = null; return this.checkpoint(); });
@@ -206,8 +210,8 @@ export class Store {
     // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
     // back: the last transaction checks each entry against the mark inside it.
     const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.seq] as const)));
-    const { bulk, rest } = splitChanges(mergeChanges(taken.map((t) => t.changes)));
-    const applied = this.#lastCheckpoint.then(() => observed(tables.env.batch(() => writeBulk(tables, bulk))))
+    const { bulk, rest } = splitChanges(mergeChanges(taken.map((t) => t.changes)), CHECKPOINT_BATCH);
+    const applied = bulk.reduce<Promise<unknown>>((previous, piece) => previous.then(() => observed(tables.env.batch(() => writeBulk(tables, piece)))), this.#lastCheckpoint)
       .then(() => observed(tables.env.childTransaction(() => {
         const doneNow = checkpointedSeq(tables, writer);
         applyChanges(tables, { ...rest, outbox: rest.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });

@@ -2,8 +2,11 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Changes, PingWrite } from "../../engine/changes.ts";
 import { noChanges } from "../../engine/changes.ts";
-import { decodeJournal, encodeJournal, mergeChanges } from "../../persistence/journal.ts";
-import { check, flip, ping } from "../helpers.ts";
+import { applyChanges, decodeJournal, encodeJournal, mergeChanges, splitChanges, writeBulk } from "../../persistence/journal.ts";
+import { openTables } from "../../persistence/open.ts";
+import type { Tables } from "../../persistence/tables.ts";
+import { ALL } from "../../persistence/tables.ts";
+import { check, flip, ping, tempDir } from "../helpers.ts";
 
 const changes = (overrides: Partial<Changes>): Changes => ({ ...noChanges(), ...overrides });
 
@@ -77,6 +80,36 @@ test("a state-only record's pings are rows of their checks' patches, decoded to 
     + encodeJournal({ ...single, pings: [] }).length;
   assert.ok(asRow < 0.6 * whole, `${asRow} bytes against ${whole}`);
   assert.equal(comparable(decodeJournal(encodeJournal(single), lastState).pings), comparable(single.pings));
+});
+
+test("a checkpoint split into batches of 2 leaves the tables as one application of the whole does, a check's pings across batches trimmed as one", async () => {
+  const owners = ["a", "b", "c"].map((letter) => check({ uuid: `00000000-0000-4000-8000-00000000000${letter}` }));
+  const list: Changes[] = [];
+  for (let n = 1; n <= 9; n++) {
+    const owner = owners[n % 3 === 0 ? 0 : n % 2]; // a gets every third ping, b and c the rest
+    const nth = list.filter((c) => c.pings[0].checkUuid === owner.uuid).length + 1;
+    list.push(changes({ checks: [check({ ...owner, nPings: nth })], flips: n === 4 ? [flip({ checkUuid: owner.uuid, n: 1, at: 4 })] : [],
+      pings: [{ projectId: owner.projectId, checkUuid: owner.uuid, keep: 2, body: new Uint8Array([n]), record: ping({ n: nth, at: n }) }] }));
+  }
+  const merged = mergeChanges(list);
+  const dump = (tables: Tables) => Object.fromEntries((["checks", "pings", "bodies", "flips"] as const).map((name) =>
+    [name, Array.from(tables[name].getRange(ALL)).map(({ key, value }) => [key, value])]));
+  const whole = tempDir(), split = tempDir();
+  const a = await openTables(whole.path, { durability: "commit" }), b = await openTables(split.path, { durability: "commit" });
+  try {
+    await a.tables.env.childTransaction(() => applyChanges(a.tables, merged));
+    const { bulk, rest } = splitChanges(merged, 2);
+    assert.is(bulk.length, 5, "9 pings in batches of 2");
+    for (const piece of bulk) await b.tables.env.batch(() => writeBulk(b.tables, piece));
+    await b.tables.env.childTransaction(() => applyChanges(b.tables, rest));
+    assert.equal(dump(b.tables), dump(a.tables));
+    assert.equal(Array.from(b.tables.pings.getKeys(ALL)).filter((k) => Array.isArray(k) && k[0] === owners[1].uuid).map((k) => (k as [string, number])[1]).length, 2);
+  } finally {
+    await a.tables.env.close();
+    await b.tables.env.close();
+    whole.remove();
+    split.remove();
+  }
 });
 
 test("a record stores only its non-empty lists and decodes to every list", () => {
