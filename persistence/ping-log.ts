@@ -1,11 +1,11 @@
 // Each check's ping log: [checkUuid, n] → the PingRecord, or [PingRecord, body] for a ping with a body:
 // one entry, so that appending a ping touches the log's last page only (stores of schema 1 kept bodies
-// under the same key in a table of their own, still read when an entry has none). n counts up by one
-// per ping. A log is trimmed in bulk: it keeps every ping above its floor (floorOf),
-// a multiple of its slack at or below n - keep, so it holds the newest `keep` and fewer than `slack` older
-// ones. A trim then comes once per `slack` pings of a check, not with every checkpoint: each one rewrites
-// the head pages of the log, as many bytes as the appends it follows. Readers show the
-// newest `keep` only (the host reads a page of at most keep, and a body above nPings - keep).
+// under the same key in a table of their own, still read when an entry has none). n counts up by one per
+// ping. A log is trimmed in bulk: it keeps every ping above its floor (floorOf), a multiple of its slack
+// at or below n - keep, so it holds the newest `keep` and fewer than `slack` older ones. A trim then
+// comes once per `slack` pings of a check, not with every checkpoint: each one rewrites the head pages of
+// the log, as many bytes as the appends it follows. Readers show the newest `keep` only (the host reads a
+// page of at most keep, and a body above nPings - keep).
 import type { Key } from "lmdb";
 import type { PingWrite } from "../engine/changes.ts";
 import type { PingRecord } from "../engine/model.ts";
