@@ -8,6 +8,7 @@ import { pack } from "msgpackr";
 import type { Changes, PingWrite } from "../engine/changes.ts";
 import { LIMITS } from "../engine/model.ts";
 import type { Check } from "../engine/model.ts";
+import { floorOf } from "../persistence/ping-log.ts";
 import { openStore, Store } from "../persistence/store.ts";
 import { check, ping, project, tempDir } from "../test/helpers.ts";
 import { median, settledWriteBytes, writeBytesOf } from "./measure.ts";
@@ -30,6 +31,65 @@ export type RecordSizes = { readonly journalRecord: number; readonly compactReco
 
 /** Bytes per record of the same traffic appended to a plain file, one write + fdatasync per turn (the candidate log medium). */
 export type FileAppendRow = { readonly perTurn: number; readonly recordBytes: number; readonly perRecord: number };
+
+/** One checkpoint of a store whose ping logs are full: bytes written per ping, and the tables' pages then. */
+export type FullLogRow = { readonly checkpoint: number; readonly pings: number; readonly perPing: number; readonly perCheck: number; readonly trims: number; readonly pingLeafPages: number };
+
+const FULL_KEEP = LIMITS.defaultPingLogLimit;
+const FULL_PER_CHECK = 12; // pings of each check per checkpoint: a steady 200/s for a minute over 1,000 checks
+
+/**
+ * The write profile of the everyday state: 1,000 checks whose ping logs hold their `keep` (the default,
+ * 100) pings, each with a 35-byte body; then four checkpoints of FULL_PER_CHECK pings of every check
+ * (in shuffled order, 20 commits a turn), each measured alone (/proc/self/io, settled).
+ */
+export async function runFullLogProfile(): Promise<FullLogRow[]> {
+  const dir = tempDir("hcd-bench-full-");
+  const store = await openStore(dir.path, { durability: "flush" });
+  try {
+    const owner = project();
+    const checks: Check[] = Array.from({ length: CHECKS }, () => check({ projectId: owner.id, name: "nightly backup", slug: "nightly-backup" }));
+    await store.commit({ ...none(), projects: [owner], checks });
+    await store.checkpoint();
+    let at = Date.now(), seed = 11;
+    const pingOf = (index: number): Changes => {
+      const updated: Check = { ...checks[index], nPings: checks[index].nPings + 1, lastPingAt: ++at, status: "up" };
+      checks[index] = updated;
+      const write: PingWrite = { projectId: owner.id, checkUuid: updated.uuid, keep: FULL_KEEP, body: BODY,
+        record: ping({ n: updated.nPings, at, method: "POST", remoteAddr: "127.0.0.1", ua: "hcd-bench", bodySize: BODY.length }) };
+      return { ...none(), checks: [updated], pings: [write], stateOnly: true };
+    };
+    const round = async (perCheck: number) => {
+      const order = Array.from({ length: perCheck * CHECKS }, (_, i) => i % CHECKS);
+      for (let i = order.length - 1; i > 0; i--) {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+        const j = (seed >>> 8) % (i + 1);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      for (let i = 0; i < order.length; i += 20) await Promise.all(order.slice(i, i + 20).map((index) => store.commit(pingOf(index))));
+    };
+    for (let filled = 0; filled < FULL_KEEP; filled += 25) { // filled as a steady stream fills them: a checkpoint per 25 pings of each check
+      await round(25);
+      await store.checkpoint();
+    }
+    const rows: FullLogRow[] = [];
+    for (let r = 1; r <= 4; r++) {
+      await round(FULL_PER_CHECK);
+      const newest = checks[0].nPings;
+      const before = await settledWriteBytes("self", { minMs: 200, quietMs: 300, maxMs: 5_000 });
+      await store.checkpoint();
+      const after = await settledWriteBytes("self", { minMs: 200, quietMs: 300, maxMs: 5_000 });
+      const pings = FULL_PER_CHECK * CHECKS;
+      rows.push({ checkpoint: r, pings, perPing: (after - before) / pings, perCheck: (after - before) / CHECKS,
+        trims: floorOf(newest, FULL_KEEP) > floorOf(newest - FULL_PER_CHECK, FULL_KEEP) ? CHECKS : 0,
+        pingLeafPages: store.tableStats("pings").leafPages });
+    }
+    return rows;
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+}
 
 /** Measures `runs` times per shape (fresh store each) and returns the medians, with the record sizes. */
 export async function runWriteProfile(runs = 3): Promise<{ rows: WriteProfileRow[]; sizes: RecordSizes; fileAppends: FileAppendRow[] }> {

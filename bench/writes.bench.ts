@@ -5,7 +5,8 @@
 // include writing the load's pings into the tables, not only the log's appends. Two loads, alternated:
 // closed loop with 20 connections (autocannon or wrk), and a steady 200 pings/s (open loop, one sync each)
 // for as long as a checkpoint waits at most (60 s), so that its one checkpoint is the one a steady rate
-// gets. Then the write profile (bench/write-profile.ts): what the log and a checkpoint each write per ping.
+// gets. Then the write profile (bench/write-profile.ts): what the log and a checkpoint each write per ping,
+// on fresh ping logs and on full ones.
 // Run: node dist/bench/writes.bench.js   (env: HCD_BENCH_RUNS=3, HCD_BENCH_SECONDS=5, HCD_BENCH_STEADY_SECONDS=60)
 import { peakGenerator, runFixedRate, runPeak } from "./load.ts";
 import { median, Progress, settledWriteBytes, writeBytesOf } from "./measure.ts";
@@ -14,7 +15,7 @@ import type { PingFixture } from "./ping-fixture.ts";
 import { finishScenario, fmt } from "./report.ts";
 import { ADMIN_TOKEN } from "./servers.ts";
 import type { Figure, ScenarioResult } from "./report.ts";
-import { runWriteProfile } from "./write-profile.ts";
+import { runFullLogProfile, runWriteProfile } from "./write-profile.ts";
 
 const SCENARIO = "writes";
 const CONNECTIONS = 20;
@@ -63,6 +64,8 @@ export async function runWritesBench(): Promise<ScenarioResult> {
     }
     progress.update(step, steps, "write profile (in-process store)", true);
     const profile = await runWriteProfile(runs);
+    progress.update(step, steps, "write profile with full ping logs (in-process store)", true);
+    const full = await runFullLogProfile();
     progress.done();
 
     const perPing = (list: Run[]) => median(list.map((m) => m.bytes / m.pings));
@@ -85,6 +88,10 @@ export async function runWritesBench(): Promise<ScenarioResult> {
       "The candidate log medium, same process: those records appended to a plain file, one write + fdatasync per turn (bytes written per record):", "",
       "| records per sync | record bytes | bytes written per record |", "|---|---|---|",
       ...profile.fileAppends.map((row) => `| ${row.perTurn} | ${row.recordBytes} | ${fmt(row.perRecord)} |`),
+      "", "Checkpoints of full ping logs (same process; 1,000 checks whose logs hold their 100 pings with 35-byte bodies, then 4 checkpoints " +
+      "of 12 pings of every check, as a steady 200/s for a minute gives; each checkpoint's bytes alone; a trim: the checkpoint moved every log's floor):", "",
+      "| checkpoint | pings | bytes per ping | bytes per check | logs trimmed | ping log leaf pages after |", "|---|---|---|---|---|---|",
+      ...full.map((row) => `| ${row.checkpoint} | ${fmt(row.pings)} | ${fmt(row.perPing)} | ${fmt(row.perCheck)} | ${fmt(row.trims)} | ${fmt(row.pingLeafPages)} |`),
     ];
     const figures: Figure[] = [
       { scenario: SCENARIO, figure: `bytes written per acknowledged ping, ${generator} c=${CONNECTIONS}, 1,000 checks, median of ${runs}`,
@@ -93,6 +100,8 @@ export async function runWritesBench(): Promise<ScenarioResult> {
         target: { op: "<=", value: 8_192, on: "value" } },
       { scenario: SCENARIO, figure: "journal record of one ping (encoded)", value: profile.sizes.journalRecord, unit: "B" },
     ];
+    figures.push({ scenario: SCENARIO, figure: "write profile, full ping logs: checkpoint bytes per ping (median of 4 checkpoints of 12 pings a check)",
+      value: median(full.map((row) => row.perPing)), unit: "B" });
     for (const row of profile.rows) {
       figures.push({ scenario: SCENARIO, figure: `write profile, ${row.perTurn} commit(s) a turn: journal bytes per ping`, value: row.journalPerPing, unit: "B" },
         { scenario: SCENARIO, figure: `write profile, ${row.perTurn} commit(s) a turn: checkpoint bytes per ping`, value: row.checkpointPerPing, unit: "B" });

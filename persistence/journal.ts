@@ -6,12 +6,12 @@
 // applied; the log lets them go once the tables are on disk. On open, whatever the logs still hold past
 // those marks (a crash, a kill -9) is applied before anything is read.
 import { Packr } from "msgpackr";
-import type { Changes, NoticeCheck, OutboxEntry } from "../engine/changes.ts";
-import type { Check, Millis } from "../engine/model.ts";
+import type { Changes, NoticeCheck, OutboxEntry, PingWrite } from "../engine/changes.ts";
+import type { Check, Millis, PingRecord } from "../engine/model.ts";
 import { outboxEntryId } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
 import { outboxPut, removeChannelEntries } from "./outbox.ts";
-import { pingPuts, removePings, trimPings, trimsOf } from "./ping-log.ts";
+import { keptAfter, pingPut, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeChannel, removeCheck, snapshotPuts } from "./snapshots.ts";
 import type { Put, Tables } from "./tables.ts";
 
@@ -55,10 +55,21 @@ type AlertPatch = readonly [projectId: string, uuid: string, alert?: Check["aler
 type NoticeRow = readonly [patch: number, channel: number, flipN: number, flipAt: Millis, reminder: number, nPings: number,
   lastPing: OutboxEntry["lastPing"], lastPingBody: OutboxEntry["lastPingBody"], downSinceAt: Millis | null, projectName: string];
 
+/**
+ * A ping in a state-only record, stored as what it adds to its check's patch in the same record (the
+ * patch's index; its project and check come from there) and its record's fields by position: no field
+ * names, no ids twice. A ping's record is about 220 bytes this way instead of 390, and a synced group of
+ * 20 of them fills one 4 kB page of the log instead of two.
+ */
+type PingRow = readonly [patch: number, keep: number, body: Uint8Array | null, n: number, at: Millis, kind: PingRecord["kind"], scheme: string,
+  remoteAddr: string, method: string, ua: string, rid: string | null, exitStatus: number | null, bodySize: number];
+
 const LISTS = ["projects", "channels", "checks", "deletedChecks", "deletedChannels", "pings", "flips", "outbox"] as const;
 
 /** One record as stored: the non-empty lists of Changes, with state-only check changes as patches. */
-type JournalRecord = Omit<Partial<Changes>, "outbox"> & {
+type JournalRecord = Omit<Partial<Changes>, "outbox" | "pings"> & {
+  /** Pings, each whole or (in a state-only record) a PingRow. */
+  readonly pings?: readonly (PingWrite | PingRow)[];
   readonly patches?: readonly StatusPatch[];
   readonly states?: readonly StatePatch[];
   readonly alerts?: readonly AlertPatch[];
@@ -88,12 +99,47 @@ export function encodeJournal(changes: Changes): Uint8Array {
       return c.alert === undefined ? fields : [...fields, c.alert];
     });
     withNoticeRows(stored, changes);
+    withPingRows(stored, changes);
   } else if (changes.alertOnly === true) {
     delete stored.checks;
     stored.alerts = changes.checks.map((c): AlertPatch => (c.alert === undefined ? [c.projectId, c.uuid] : [c.projectId, c.uuid, c.alert]));
     withNoticeRows(stored, changes);
   }
   return journalPackr.pack(stored);
+}
+
+const RECORD_FIELDS = 10; // a PingRecord's
+
+/** Stores the pings of a state-only record as PingRows of their checks' patches (a ping that is not exactly what a row rebuilds stays whole). */
+function withPingRows(stored: Record<string, unknown>, changes: Changes): void {
+  if (changes.pings.length === 0) return;
+  const checks = changes.checks;
+  let patchIndex: Map<string, number> | null = null;
+  stored.pings = changes.pings.map((write, i): PingWrite | PingRow => {
+    // a ping's check is nearly always the patch at its own index (one ping, one check): a map finds the rest
+    let patch: number | undefined = i < checks.length && checks[i].uuid === write.checkUuid ? i : undefined;
+    if (patch === undefined) {
+      if (patchIndex === null) {
+        const index = patchIndex = new Map<string, number>();
+        checks.forEach((check, at) => index.set(check.uuid, at));
+      }
+      patch = patchIndex.get(write.checkUuid);
+    }
+    const r = write.record;
+    if (patch === undefined || checks[patch].projectId !== write.projectId) return write;
+    let fields = 0;
+    for (const _key in r) fields++;
+    if (fields !== RECORD_FIELDS) return write; // a record of another shape is stored as it is
+    return [patch, write.keep, write.body, r.n, r.at, r.kind, r.scheme, r.remoteAddr, r.method, r.ua, r.rid, r.exitStatus, r.bodySize];
+  });
+}
+
+/** Returns the ping a PingRow stands for, its check the row's patch's (`states`, the record's patches). */
+function decodePingRow(row: PingRow, states: readonly StatePatch[]): PingWrite {
+  const [patch, keep, body, n, at, kind, scheme, remoteAddr, method, ua, rid, exitStatus, bodySize] = row;
+  const [projectId, checkUuid] = states[patch];
+  // as engine/shard.ts makes it, in the same field order
+  return { projectId, checkUuid, record: { n, at, kind, scheme, remoteAddr, method, ua, rid, exitStatus, bodySize }, body, keep };
 }
 
 /** Stores the notices' outbox entries of a record whose checks are patches as NoticeRows of their checks' patches. */
@@ -226,7 +272,8 @@ export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, 
   });
   const changes: Changes = {
     projects: record.projects ?? [], channels: record.channels ?? [], checks: record.checks ?? [], deletedChecks: record.deletedChecks ?? [],
-    deletedChannels: record.deletedChannels ?? [], pings: record.pings ?? [], flips: record.flips ?? [], outbox: outbox ?? [],
+    deletedChannels: record.deletedChannels ?? [], flips: record.flips ?? [], outbox: outbox ?? [],
+    pings: record.pings?.map((ping) => (Array.isArray(ping) ? decodePingRow(ping as PingRow, record.states ?? []) : ping as PingWrite)) ?? [],
   };
   return patched.length === 0 ? changes : { ...changes, checks: [...changes.checks, ...patched] };
 }
@@ -269,16 +316,12 @@ export function applyChanges(tables: Tables, changes: Changes): void {
   const trims = trimsOf(changes.pings);
   const puts: Put[] = [
     ...snapshotPuts(tables, changes),
-    ...changes.pings.flatMap((write) => {
-      const trim = trims.get(write.checkUuid);
-      const kept = trim === undefined || write.record.n > trim.newestN - Math.max(0, trim.keep);
-      return kept ? pingPuts(tables, write) : [];
-    }),
+    ...changes.pings.flatMap((write) => (keptAfter(write, trims.get(write.checkUuid)) ? [pingPut(tables, write)] : [])),
     ...changes.flips.map((flip) => flipPut(tables, flip)),
     ...changes.outbox.map((entry) => outboxPut(tables, entry)),
   ];
   for (const put of puts) put.table.putSync(put.key, put.value);
-  for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim);
+  for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim, (table, key) => table.removeSync(key));
   for (const { projectId, uuid } of changes.deletedChecks) {
     removeCheck(tables, projectId, uuid);
     removePings(tables, uuid);
@@ -291,25 +334,42 @@ export function applyChanges(tables: Tables, changes: Changes): void {
 }
 
 /**
- * Splits `changes` into pieces with at most `size` checks and pings each; applying them one after another
- * has the effect of applying `changes` (a check's pings keep their order, and each piece trims what it
- * appends). Checks and pings go in key order, so that each piece touches its own run of pages rather
- * than pages all over every table again (a checkpoint then writes each page about once). The last piece
- * holds everything else, deletions included.
+ * Splits `changes` into pieces whose application one after the other has its effect: `bulk`, the upserts
+ * of projects, channels and checks, the pings and their trims, and the flips, in pieces of at most `size`
+ * checks and pings (writes that need no read of what the same checkpoint wrote before them: writeBulk
+ * issues each piece as one batch of asynchronous writes), and `rest`, the outbox and the deletions
+ * (applyChanges, in a transaction after the bulk). Checks and pings go in key order, so that each piece
+ * walks its own run of pages; a check's pings keep their order, and each piece trims what it appends.
  */
-export function splitChanges(changes: Changes, size: number): Changes[] {
+export function splitChanges(changes: Changes, size: number): { bulk: Changes[]; rest: Changes } {
   const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const checks = [...changes.checks].sort((a, b) => byKey(a.projectId, b.projectId) || byKey(a.uuid, b.uuid));
   const pings = [...changes.pings].sort((a, b) => byKey(a.checkUuid, b.checkUuid)); // stable: a check's pings stay in order
-  const pieces: Changes[] = [];
-  for (let i = 0; i < Math.max(checks.length, pings.length); i += size) {
-    pieces.push({
-      projects: [], channels: [], deletedChecks: [], deletedChannels: [], flips: [], outbox: [],
-      checks: checks.slice(i, i + size), pings: pings.slice(i, i + size),
+  const bulk: Changes[] = [];
+  for (let i = 0; i === 0 || i < Math.max(checks.length, pings.length); i += size) {
+    bulk.push({
+      projects: i === 0 ? changes.projects : [], channels: i === 0 ? changes.channels : [], flips: i === 0 ? changes.flips : [],
+      checks: checks.slice(i, i + size), pings: pings.slice(i, i + size), deletedChecks: [], deletedChannels: [], outbox: [],
     });
   }
-  pieces.push({ ...changes, checks: [], pings: [] });
-  return pieces;
+  return {
+    bulk,
+    rest: { projects: [], channels: [], checks: [], pings: [], flips: [], deletedChecks: changes.deletedChecks, deletedChannels: changes.deletedChannels ?? [], outbox: changes.outbox },
+  };
+}
+
+/**
+ * Issues the writes of a split's `bulk` as asynchronous writes (call inside env.batch: one transaction,
+ * written by LMDB's write thread while this thread goes on). Trims read the tables as they are before
+ * the batch: nothing in it writes what they read (the keys at or below a log's floor).
+ */
+export function writeBulk(tables: Tables, bulk: Changes): void {
+  const trims = trimsOf(bulk.pings);
+  const put = (p: Put) => { void p.table.put(p.key, p.value); };
+  for (const p of snapshotPuts(tables, bulk)) put(p);
+  for (const write of bulk.pings) if (keptAfter(write, trims.get(write.checkUuid))) put(pingPut(tables, write));
+  for (const flip of bulk.flips) put(flipPut(tables, flip));
+  for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim, (table, key) => { void table.remove(key); });
 }
 
 /** Returns the seq of `writer`'s last commit already in the tables (0 = none); read it inside the write transaction. */

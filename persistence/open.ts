@@ -19,7 +19,14 @@ export type Durability = (typeof DURABILITIES)[number];
 
 export type StoreOptions = { readonly durability: Durability; readonly readOnly?: boolean };
 
-export const SCHEMA_VERSION = 1;
+/**
+ * The schema this build writes. 2: a ping's body is in its ping log entry. A store of schema 1 (bodies in
+ * a table of their own) opens as 2: its entries are read as they are, new ones are written the new way,
+ * so an older build, which would not find the new bodies, refuses it from then on.
+ */
+export const SCHEMA_VERSION = 2;
+/** The schemas this build reads. */
+export const READABLE_SCHEMAS: readonly unknown[] = [1, 2];
 const STRUCTURES = Symbol.for("structures"); // msgpackr shared structures live under this key in each table
 const LMDB_MAGIC = 0xbeefc0de; // in the first meta page of every LMDB data file
 const TABLE_OPTIONS = {
@@ -72,8 +79,9 @@ export async function openTables(dir: string, options: StoreOptions): Promise<{ 
       pings: named("pings"), bodies: named("bodies"), flips: named("flips"), outbox: named("outbox"), meta: named("meta"),
     };
     const schema = tables.meta.get("schema");
-    if (schema === undefined && !readOnly) await observed(tables.meta.put("schema", SCHEMA_VERSION));
-    else if (schema !== SCHEMA_VERSION) throw new Error(`schema version ${String(schema)}, this build reads ${SCHEMA_VERSION}`);
+    const fresh = schema === undefined && !readOnly;
+    if (!fresh && !READABLE_SCHEMAS.includes(schema)) throw new Error(`schema version ${String(schema)}, this build reads ${READABLE_SCHEMAS.join(" and ")}`);
+    if (!readOnly && schema !== SCHEMA_VERSION) await observed(tables.meta.put("schema", SCHEMA_VERSION)); // new, or upgraded from 1
     if (readOnly) return { tables, leftovers: { logFiles: [], legacyJournal: false } };
     // commits a crash left in the logs reach the tables before anything reads them
     const legacy = await readLegacyJournal(join(dir, LEGACY_JOURNAL_DIR));
@@ -124,7 +132,7 @@ async function readLegacyJournal(journalDir: string): Promise<WrittenRecord[]> {
 /** Opens one LMDB env in `dir` after checking that its data file is one. */
 function openEnv(dir: string, options: StoreOptions): Tables["env"] {
   assertLmdbFile(join(dir, "data.mdb")); // LMDB crashes the process on a data file that isn't one: refuse it first
-  // lmdb's overlapped syncs: a checkpoint's pieces don't each wait for the disk
+  // lmdb's overlapped syncs: a checkpoint's transactions don't each wait for the disk
   return open<unknown, Key>(dir, { maxDbs: 16, noSubdir: false, readOnly: options.readOnly ?? false });
 }
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
-import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, splitChanges } from "./journal.ts";
+import { applyChanges, checkpointedSeq, dropMark, encodeJournal, encodeProbe, markCheckpointed, mergeChanges, splitChanges, writeBulk } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipNumbered, flipsOf, pruneFlips } from "./flip-log.ts";
 import { LogOverlay } from "./log-overlay.ts";
@@ -18,7 +18,7 @@ import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
 import { pingBody, pingNumbered, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
-import { LOG_DIR, makeDir, observed, openTables, SCHEMA_VERSION } from "./open.ts";
+import { LOG_DIR, makeDir, observed, openTables, READABLE_SCHEMAS, SCHEMA_VERSION } from "./open.ts";
 import type { Durability, Leftovers, StoreOptions } from "./open.ts";
 
 
@@ -32,11 +32,10 @@ const CHECKPOINT_COMMITS = 25_000;
 const CHECKPOINT_PINGS = 25_000;
 const CHECKPOINT_LOG_BYTES = 32 * 1024 * 1024;
 const CHECKPOINT_AGE_MS = 60_000;
-// Checks and pings per transaction of a checkpoint. Each random key dirties (copies, then writes) a
-// page once per transaction, so bigger pieces share pages: measured at 10,000 checks, 1,000 instead of
-// 250 took the CPU per acknowledged ping from 78 to 61-64 us, for pieces of 15-20 ms instead of 5-7 ms
-// (the shard's pings wait that long; the p99 at 2,500 pings/s showed no change).
-const CHECKPOINT_PIECE = 1_000;
+// Checks and pings per batch (transaction) of a checkpoint: every checkpoint of up to CHECKPOINT_PINGS
+// pings of a few thousand checks is one; a bigger one (a restore of many checks, a burst of flips) is cut
+// so that the writes LMDB holds for one transaction stay bounded (tens of MB).
+const CHECKPOINT_BATCH = 50_000;
 /** Opens (creating if missing, unless readOnly) the store in `dir`; rejects with an Error naming the path and the cause. */
 export async function openStore(dir: string, options: StoreOptions): Promise<Store> {
   tolerateLmdbBatchRejections(); // a failed write must not end the thread: its callers are told
@@ -181,9 +180,13 @@ export class Store {
   }
 
   /**
-   * Applies every commit logged so far to the tables, in short transactions (the shard's event loop,
-   * and its pings, run in between) the last of which marks them as applied, then drops them from the
-   * log; resolves when the tables show them. Reads of the outbox call this first.
+   * Applies every commit logged so far to the tables, then drops them from the log; resolves when the
+   * tables show them. Reads of the outbox call this first. The upserts, pings, trims and flips as one
+   * batch of asynchronous writes (LMDB's write thread applies them while the shard's event loop runs on;
+   * more than one past CHECKPOINT_BATCH), then the outbox, the deletions and the mark in one transaction.
+   * Few transactions rather than many small ones: each transaction rewrites every page it touches, and
+   * pages it shares with the next one are written again (measured at 1,000 checks of 100 pings, 12
+   * pings a check: transactions of 1,000 pings wrote 5.3-9.5 kB a ping, one transaction 2.2-3.8 kB).
    */
   checkpoint(): Promise<void> {
     if (this.#held !== null) return this.#afterHold ??= this.#held.then(() => { this.#afterHold = null; return this.checkpoint(); });
@@ -205,15 +208,15 @@ export class Store {
     const startedAt = performance.now();
     // Another thread's replay may have applied some already (a shard that opened while we wrote).
     // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
-    // back: the last piece checks each entry against the mark inside its transaction.
+    // back: the last transaction checks each entry against the mark inside it.
     const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.seq] as const)));
-    const pieces = splitChanges(mergeChanges(taken.map((t) => t.changes)), CHECKPOINT_PIECE);
-    const applied = pieces.reduce<Promise<unknown>>((previous, piece, i) => previous.then(() => observed(tables.env.childTransaction(() => {
-      if (i < pieces.length - 1) return applyChanges(tables, piece);
-      const doneNow = checkpointedSeq(tables, writer);
-      applyChanges(tables, { ...piece, outbox: piece.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
-      markCheckpointed(tables, writer, lastSeq);
-    }))), this.#lastCheckpoint).then(async () => {
+    const { bulk, rest } = splitChanges(mergeChanges(taken.map((t) => t.changes)), CHECKPOINT_BATCH);
+    const applied = bulk.reduce<Promise<unknown>>((previous, piece) => previous.then(() => observed(tables.env.batch(() => writeBulk(tables, piece)))), this.#lastCheckpoint)
+      .then(() => observed(tables.env.childTransaction(() => {
+        const doneNow = checkpointedSeq(tables, writer);
+        applyChanges(tables, { ...rest, outbox: rest.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
+        markCheckpointed(tables, writer, lastSeq);
+      }))).then(async () => {
       inTables();
       this.onCheckpoint?.((performance.now() - startedAt) / 1000);
       // the tables hold them now; once that is on disk they may leave the log (a record left behind by
@@ -233,7 +236,7 @@ export class Store {
   }
 
   // ---- reads: the tables plus what is logged but not yet in them (the overlay, by check), so that a
-  // read never waits for a checkpoint; a piece already applied may show in both, hence the dedupe by n ----
+  // read never waits for a checkpoint; a transaction already applied may show in both, hence the dedupe by n ----
 
   /**
    * Returns a check's newest ping and its body, including commits not yet checkpointed; null when none.
@@ -245,7 +248,7 @@ export class Store {
     if (logged !== undefined) return { record: logged.record, body: logged.body };
     const record = (n === undefined ? undefined : pingNumbered(this.#tables, checkUuid, n)) ?? pingPage(this.#tables, checkUuid, 1)[0];
     if (record === undefined) return null;
-    // a ping without a body stored none (ping-log.ts pingPuts)
+    // a ping without a body stored none (ping-log.ts pingPut)
     return { record, body: record.bodySize === 0 ? null : pingBody(this.#tables, checkUuid, record.n) };
   }
 
@@ -318,6 +321,12 @@ export class Store {
     await this.#tables.env.backup(dir, true);
   }
 
+  /** Returns a table's LMDB pages and entries (the write profile of bench/write-profile.ts). */
+  tableStats(name: "checks" | "pings" | "bodies"): { leafPages: number; branchPages: number; entries: number } {
+    const stats = this.#tables[name].getStats() as { treeLeafPageCount: number; treeBranchPageCount: number; entryCount: number };
+    return { leafPages: stats.treeLeafPageCount, branchPages: stats.treeBranchPageCount, entries: stats.entryCount };
+  }
+
   /** Returns true when a checkpoint should run although none filled up: the oldest commit in the log is old enough, or the last checkpoint failed. */
   checkpointDue(): boolean {
     if (this.#pending.length === 0) return false;
@@ -375,7 +384,7 @@ export class Store {
 
   /** Reads the schema entry; throws if the store can't be read (closed, or the env is broken). */
   probe(): void {
-    if (this.#tables.meta.get("schema") !== SCHEMA_VERSION) throw new Error("store probe: schema entry missing");
+    if (!READABLE_SCHEMAS.includes(this.#tables.meta.get("schema"))) throw new Error("store probe: schema entry missing");
   }
 
   /** Checkpoints, waits for pending writes, then closes the env (in this thread; other threads keep theirs). */

@@ -14,11 +14,11 @@ export type Tables = {
   readonly projects: Table; // [projectId] → Project
   readonly channels: Table; // [projectId, channelId] → Channel
   readonly checks: Table; // [projectId, uuid] → Check (the live snapshot)
-  readonly pings: Table; // [checkUuid, n] → PingRecord
-  readonly bodies: Table; // [checkUuid, n] → raw body bytes
+  readonly pings: Table; // [checkUuid, n] → PingRecord, or [PingRecord, body bytes] for a ping with a body
+  readonly bodies: Table; // [checkUuid, n] → raw body bytes (schema 1: read, trimmed and removed, no longer written)
   readonly flips: Table; // [checkUuid, at, n] → Flip
   readonly outbox: Table; // [id] → OutboxEntry
-  readonly meta: Table; // "schema" → number; ["checkpointed", writerId] → the writer's last seq in the tables
+  readonly meta: Table; // "schema" → number (open.ts SCHEMA_VERSION); ["checkpointed", writerId] → the writer's last seq in the tables
 };
 
 /** One write prepared outside the transaction: its value is already encoded. */

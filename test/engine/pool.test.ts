@@ -143,6 +143,33 @@ for (const [name, make] of IMPLEMENTATIONS) {
     }
   });
 
+  test(`${name}: a check's pings and bodies are exactly its newest pingLogLimit, whatever its log holds, across checkpoints and a restart`, async () => {
+    const dir = tempDir();
+    let pool = await make(options(dir.path));
+    try {
+      const p = await pool.createProject({ ...projectInput, pingLogLimit: 8 }, T0); // the store trims in steps of 2
+      const created = await pool.createCheck(p.id, {}, [], T0);
+      if (!created.ok) throw new Error("create failed");
+      const uuid = created.value.check.uuid;
+      for (let n = 1; n <= 30; n++) {
+        assert.ok((await pingThrough(pool, ping({ uuid }, T0 + n, { body: new TextEncoder().encode(`run ${n}`) }))).ok);
+        if (n % 3 === 0) await pool.listOutbox(); // a checkpoint of every shard
+        if (n === 20) {
+          await pool.close();
+          pool = await make(options(dir.path));
+        }
+        const listed = await pool.listPings(p.id, uuid);
+        assert.equal(listed.ok && listed.value.pings.map((r) => r.n), Array.from({ length: Math.min(n, 8) }, (_, i) => n - i), `after ping ${n}`);
+        const oldest = await pool.pingBody(p.id, uuid, Math.max(1, n - 7)), gone = await pool.pingBody(p.id, uuid, n - 8);
+        assert.is(oldest.ok && new TextDecoder().decode(oldest.value), `run ${Math.max(1, n - 7)}`, `after ping ${n}`);
+        assert.is(gone.ok, false, `after ping ${n}: the body of ${n - 8}`);
+      }
+    } finally {
+      await pool.close();
+      dir.remove();
+    }
+  });
+
   test(`${name}: many concurrent pings are all acknowledged and logged in order`, async () => {
     const dir = tempDir();
     const pool = await make(options(dir.path));

@@ -1,9 +1,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { Changes } from "../../engine/changes.ts";
+import type { Changes, PingWrite } from "../../engine/changes.ts";
 import { noChanges } from "../../engine/changes.ts";
-import { decodeJournal, encodeJournal, mergeChanges } from "../../persistence/journal.ts";
-import { check, flip, ping } from "../helpers.ts";
+import { applyChanges, decodeJournal, encodeJournal, mergeChanges, splitChanges, writeBulk } from "../../persistence/journal.ts";
+import { openTables } from "../../persistence/open.ts";
+import type { Tables } from "../../persistence/tables.ts";
+import { ALL } from "../../persistence/tables.ts";
+import { check, flip, ping, tempDir } from "../helpers.ts";
 
 const changes = (overrides: Partial<Changes>): Changes => ({ ...noChanges(), ...overrides });
 
@@ -54,6 +57,59 @@ test("a state-only record (a ping's) holds patches of the state fields, which de
     assert.is("stateOnly" in decoded, false);
   }
   assert.equal(decodeJournal(encodeJournal(changes({ checks: [pinged], stateOnly: true })), () => undefined).checks, [], "no last state: dropped");
+});
+
+test("a state-only record's pings are rows of their checks' patches, decoded to the same pings in the same order; others stay whole", () => {
+  const a = check({ nPings: 2 }), b = check({ nPings: 8 });
+  const write = (owner: typeof a, n: number, body: Uint8Array | null): PingWrite => ({ projectId: owner.projectId, checkUuid: owner.uuid, keep: 100, body,
+    record: ping({ n, at: 1_000 * n, method: "POST", remoteAddr: "10.0.0.1", ua: "curl/8", rid: n % 2 === 0 ? "0b5e5e5e-0000-4000-8000-00000000000a" : null, exitStatus: n % 3 === 0 ? 1 : null, bodySize: body?.length ?? 0 }) });
+  const lastState = (_projectId: string, uuid: string) => (uuid === a.uuid ? a : uuid === b.uuid ? b : undefined);
+  // one ping per check at its own index, two of one check, one of a check the record doesn't patch, one with another shape
+  const stranger = check();
+  const odd = { ...write(a, 5, null), record: { ...write(a, 5, null).record, extra: 1 } as PingWrite["record"] };
+  const pings = [write(a, 3, new Uint8Array([1, 2, 3])), write(b, 9, null), write(a, 4, new Uint8Array(0)), write(stranger, 1, new Uint8Array([9])), odd];
+  const plain = changes({ checks: [{ ...a, nPings: 5 }, { ...b, nPings: 9 }], pings, stateOnly: true });
+  const encoded = encodeJournal(plain);
+  const decoded = decodeJournal(encoded, lastState);
+  const comparable = (list: readonly PingWrite[]) => list.map((p) => ({ ...p, body: p.body === null ? null : Array.from(p.body) })); // bodies decode as Buffers
+  assert.equal(comparable(decoded.pings), comparable(pings));
+  assert.equal(decoded.pings.map((p) => Object.keys(p.record)), pings.map((p) => Object.keys(p.record)), "the record's fields in their order");
+  // a ping as the shard logs it: under 60% of the record with the ping whole
+  const single = changes({ checks: [{ ...a, nPings: 3 }], pings: [write(a, 3, new Uint8Array(35))], stateOnly: true });
+  const asRow = encodeJournal(single).length, whole = encodeJournal({ ...single, stateOnly: false }).length - encodeJournal({ ...single, stateOnly: false, pings: [] }).length
+    + encodeJournal({ ...single, pings: [] }).length;
+  assert.ok(asRow < 0.6 * whole, `${asRow} bytes against ${whole}`);
+  assert.equal(comparable(decodeJournal(encodeJournal(single), lastState).pings), comparable(single.pings));
+});
+
+test("a checkpoint split into batches of 2 leaves the tables as one application of the whole does, a check's pings across batches trimmed as one", async () => {
+  const owners = ["a", "b", "c"].map((letter) => check({ uuid: `00000000-0000-4000-8000-00000000000${letter}` }));
+  const list: Changes[] = [];
+  for (let n = 1; n <= 9; n++) {
+    const owner = owners[n % 3 === 0 ? 0 : n % 2]; // a gets every third ping, b and c the rest
+    const nth = list.filter((c) => c.pings[0].checkUuid === owner.uuid).length + 1;
+    list.push(changes({ checks: [check({ ...owner, nPings: nth })], flips: n === 4 ? [flip({ checkUuid: owner.uuid, n: 1, at: 4 })] : [],
+      pings: [{ projectId: owner.projectId, checkUuid: owner.uuid, keep: 2, body: new Uint8Array([n]), record: ping({ n: nth, at: n }) }] }));
+  }
+  const merged = mergeChanges(list);
+  const dump = (tables: Tables) => Object.fromEntries((["checks", "pings", "bodies", "flips"] as const).map((name) =>
+    [name, Array.from(tables[name].getRange(ALL)).map(({ key, value }) => [key, value])]));
+  const whole = tempDir(), split = tempDir();
+  const a = await openTables(whole.path, { durability: "commit" }), b = await openTables(split.path, { durability: "commit" });
+  try {
+    await a.tables.env.childTransaction(() => applyChanges(a.tables, merged));
+    const { bulk, rest } = splitChanges(merged, 2);
+    assert.is(bulk.length, 5, "9 pings in batches of 2");
+    for (const piece of bulk) await b.tables.env.batch(() => writeBulk(b.tables, piece));
+    await b.tables.env.childTransaction(() => applyChanges(b.tables, rest));
+    assert.equal(dump(b.tables), dump(a.tables));
+    assert.equal(Array.from(b.tables.pings.getKeys(ALL)).filter((k) => Array.isArray(k) && k[0] === owners[1].uuid).map((k) => (k as [string, number])[1]).length, 2);
+  } finally {
+    await a.tables.env.close();
+    await b.tables.env.close();
+    whole.remove();
+    split.remove();
+  }
 });
 
 test("a record stores only its non-empty lists and decodes to every list", () => {

@@ -2,6 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Changes, OutboxEntry, PingWrite } from "../../engine/changes.ts";
 import type { Check, PingRecord } from "../../engine/model.ts";
+import { floorOf, slackOf } from "../../persistence/ping-log.ts";
 import { openStore } from "../../persistence/store.ts";
 import type { Store } from "../../persistence/store.ts";
 import { channel, check, flip, ping, project, tempDir } from "../helpers.ts";
@@ -442,9 +443,45 @@ test("one checkpoint of many commits keeps each check's last state and never wri
     for (let n = 1; n <= 50; n++) await store.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n, { keep: 5, body: new Uint8Array([n]) })] }));
     await store.checkpoint();
     assert.equal(store.loadChecks(c.projectId).map((x) => x.nPings), [50]);
-    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [50, 49, 48, 47, 46]);
-    assert.is(store.pingBody(c.uuid, 45), null);
+    assert.equal(store.pingPage(c.uuid, 5).map((r) => r.n), [50, 49, 48, 47, 46]);
+    // the log keeps what is above its floor (44 for keep 5, slack 2): the newest 5 and one older ping
+    assert.is(floorOf(50, 5), 44);
+    assert.equal(store.pingPage(c.uuid, 100).map((r) => r.n), [50, 49, 48, 47, 46, 45]);
+    assert.is(store.pingBody(c.uuid, 44), null);
+    assert.equal(store.pingBody(c.uuid, 45), new Uint8Array([45]));
     assert.equal(store.pingBody(c.uuid, 46), new Uint8Array([46]));
+  });
+});
+
+test("a log is trimmed in bulk, once per slack of pings: it always holds its newest keep and fewer than keep + slack", async () => {
+  await withJournalStore(async (store) => {
+    const c = check(), keep = 20, slack = slackOf(keep);
+    assert.is(slack, 5);
+    const lengths: number[] = [];
+    for (let n = 1; n <= 60; n++) {
+      await store.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n, { keep, body: new Uint8Array([n]) })] }));
+      assert.equal(store.pingPage(c.uuid, keep).map((r) => r.n), Array.from({ length: Math.min(n, keep) }, (_, i) => n - i), `a page after ping ${n}`);
+      if (n % 3 !== 0) continue;
+      await store.checkpoint(); // 3 pings a checkpoint: a trim comes with some checkpoints only
+      const held = store.pingPage(c.uuid, 1_000).map((r) => r.n);
+      assert.equal(held, Array.from({ length: n - floorOf(n, keep) }, (_, i) => n - i), `the tables after ping ${n}`);
+      assert.ok(held.length >= Math.min(n, keep) && held.length < keep + slack, `after ping ${n}: ${held.length} held`);
+      lengths.push(held.length);
+    }
+    assert.ok(lengths.some((length) => length > keep), "the log runs over its keep between trims");
+    assert.equal(store.pingBody(c.uuid, floorOf(60, keep)), null);
+    assert.equal(store.pingBody(c.uuid, floorOf(60, keep) + 1), new Uint8Array([floorOf(60, keep) + 1]));
+  });
+});
+
+test("a log longer than its floor (an older build trimmed to keep exactly, or kept more) loses what is below the floor at its next trim", async () => {
+  await withJournalStore(async (store) => {
+    const c = check(), keep = 4; // slack 1: a trim with every ping
+    for (let n = 1; n <= 10; n++) await store.commit(changes({ checks: [check({ ...c, nPings: n })], pings: [pingWrite(c, n, { keep: 100 })] }));
+    await store.checkpoint(); // 10 pings held under a keep of 100
+    await store.commit(changes({ checks: [check({ ...c, nPings: 11 })], pings: [pingWrite(c, 11, { keep })] }));
+    await store.checkpoint();
+    assert.equal(store.pingPage(c.uuid, 1_000).map((r) => r.n), [11, 10, 9, 8]);
   });
 });
 
@@ -475,15 +512,22 @@ test("logs, bodies and flips read the same before, during and after a checkpoint
   });
 });
 
-test("a checkpoint larger than one piece applies every check and ping, trimming as one would", async () => {
+test("a checkpoint of many checks applies every check and ping, trims as one would, and deletes what the same checkpoint wrote", async () => {
   await withJournalStore(async (store) => {
     const owners = Array.from({ length: 300 }, (_, i) => check({ uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
     for (let n = 1; n <= 4; n++) {
-      await store.commit(changes({ checks: owners.map((c) => check({ ...c, nPings: n })), pings: owners.map((c) => pingWrite(c, n, { keep: 3 })) }));
+      await store.commit(changes({ checks: owners.map((c) => check({ ...c, nPings: n })), pings: owners.map((c) => pingWrite(c, n, { keep: 3, body: new Uint8Array([n]) })),
+        flips: [flip({ checkUuid: owners[7].uuid, n, at: 1_000 * n })] }));
     }
-    await store.checkpoint(); // 1,200 pings and 300 checks: two pieces of 1,000 and the last
-    assert.equal(store.loadChecks(owners[0].projectId).map((c) => c.nPings), owners.map(() => 4));
+    await store.commit(changes({ deletedChecks: [{ projectId: owners[7].projectId, uuid: owners[7].uuid }] }));
+    await store.checkpoint(); // 1,200 pings and 300 checks in one batch, then the deletion
+    const kept = owners.filter((_, i) => i !== 7);
+    assert.equal(store.loadChecks(owners[0].projectId).map((c) => [c.uuid, c.nPings]), kept.map((c) => [c.uuid, 4]));
     for (const c of [owners[0], owners[149], owners[299]]) assert.equal(store.pingPage(c.uuid, 10).map((r) => r.n), [4, 3, 2]);
+    assert.equal(store.pingBody(owners[299].uuid, 2), new Uint8Array([2]));
+    assert.equal(store.pingPage(owners[7].uuid, 10), []);
+    assert.is(store.pingBody(owners[7].uuid, 4), null);
+    assert.equal(store.flips(owners[7].uuid, {}), []);
   });
 });
 
