@@ -61,6 +61,5 @@ function withLastPing(tables: Tables, entry: OutboxEntry): OutboxEntry {
   if (entry.lastPing !== null || entry.check.nPings === 0) return entry;
   const record = pingNumbered(tables, entry.check.uuid, entry.check.nPings);
   if (record === undefined) return entry;
-  // a ping without a body stored none (ping-log.ts pingPuts)
   return { ...entry, lastPing: record, lastPingBody: record.bodySize === 0 ? null : pingBody(tables, entry.check.uuid, record.n) };
 }
