@@ -30,9 +30,7 @@ import { headers } from "nats";
 import type { JetStreamClient, JetStreamPublishOptions, KV, KvEntry, NatsConnection, NatsError, QueuedIterator, Status } from "nats";
 import type { Changes } from "../engine/changes.ts";
 import type { Project } from "../engine/model.ts";
-import { CheckDirectory } from "../host/check-directory.ts";
-import type { Caller } from "../host/pool-api.ts";
-import { ProjectKeys } from "../host/project-keys.ts";
+import { DirectoryLookups } from "../host/directory-lookups.ts";
 import { checkKey, decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
 import { createIdempotently } from "./jetstream-setup.ts";
 import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
@@ -77,7 +75,7 @@ type Write = { readonly key: string; readonly value: Uint8Array | null }; // nul
 const KV_OPERATION = "KV-Operation";
 const PUBLISH_CONCURRENCY = 512;
 
-export class DirectoryReplica {
+export class DirectoryReplica extends DirectoryLookups {
   readonly bucket: string;
   readonly #js: JetStreamClient;
   readonly #kv: KV;
@@ -89,8 +87,6 @@ export class DirectoryReplica {
   #stallTimer: NodeJS.Timeout | null = null;
   /** At the last stall check: the revision applied, and the bucket's last revision. */
   #lastCheck = { applied: 0, bucket: 0 };
-  readonly #projects = new ProjectKeys();
-  readonly #checks = new CheckDirectory();
   #revision = 0;
   #applied = 0;
   #ignored = 0;
@@ -105,6 +101,7 @@ export class DirectoryReplica {
   #writing: Promise<unknown> = Promise.resolve();
 
   private constructor(kv: KV, options: DirectoryReplicaOptions, bucket: string) {
+    super();
     this.bucket = bucket;
     this.#kv = kv;
     this.#connection = options.connection;
@@ -133,38 +130,9 @@ export class DirectoryReplica {
 
   // ---- lookups: the same answers as the single-node pool's directory (host/pool.ts) ----
 
-  authenticate(apiKey: string): Caller | null {
-    return this.#projects.authenticate(apiKey);
-  }
-
-  projectById(id: string): Project | null {
-    return this.#projects.byId(id);
-  }
-
-  projectByPingKey(pingKey: string): Project | null {
-    return this.#projects.byPingKey(pingKey);
-  }
-
-  projectOfCheck(uuid: string): Project | null {
-    return this.#projects.byId(this.#checks.projectOf(uuid));
-  }
-
-  projectByBadgeKey(badgeKey: string): Project | null {
-    return this.#projects.byBadgeKey(badgeKey);
-  }
-
-  checkByBadgeKey(badgeKey: string): { uuid: string; project: Project } | null {
-    const uuid = this.#checks.checkOfBadge(badgeKey);
-    const project = uuid === undefined ? null : this.projectOfCheck(uuid);
-    return uuid !== undefined && project ? { uuid, project } : null;
-  }
-
-  listProjects(): Project[] {
-    return this.#projects.list();
-  }
 
   get checkCount(): number {
-    return this.#checks.size;
+    return this.checks.size;
   }
 
   stats(): DirectoryStats {
@@ -290,12 +258,12 @@ export class DirectoryReplica {
     const key = parseKey(write.key);
     if (key === null) return false;
     if (key.kind === "project") {
-      const held = this.#projects.byId(key.projectId);
+      const held = this.projects.byId(key.projectId);
       const project = projects.get(key.projectId);
       return held !== null && project !== undefined && JSON.stringify(held) === JSON.stringify(project);
     }
     const badgeKey = decodeBadgeKey(write.value!);
-    return this.#checks.projectOf(key.uuid) === key.projectId && badgeKey !== null && this.#checks.checkOfBadge(badgeKey) === key.uuid;
+    return this.checks.projectOf(key.uuid) === key.projectId && badgeKey !== null && this.checks.checkOfBadge(badgeKey) === key.uuid;
   }
 
   /** Sends the writes (pipelined, each sent again while unanswered); resolves with the highest revision written. */
@@ -386,23 +354,23 @@ export class DirectoryReplica {
     const removed = entry.operation !== "PUT";
     if (key.kind === "project") {
       if (removed) {
-        this.#projects.forget(key.projectId);
+        this.projects.forget(key.projectId);
         return true;
       }
       const project = decodeProject(entry.value);
       if (project === null || project.id !== key.projectId) return false;
-      const held = this.#projects.byId(project.id);
-      if (held && !sameKeys(held, project)) this.#projects.forget(project.id); // its old keys name nothing any more
-      this.#projects.learn([project]);
+      const held = this.projects.byId(project.id);
+      if (held && !sameKeys(held, project)) this.projects.forget(project.id); // its old keys name nothing any more
+      this.projects.learn([project]);
       return true;
     }
     if (removed) {
-      this.#checks.delete(key.uuid);
+      this.checks.delete(key.uuid);
       return true;
     }
     const badgeKey = decodeBadgeKey(entry.value);
     if (badgeKey === null) return false;
-    this.#checks.add(key.uuid, key.projectId, badgeKey);
+    this.checks.add(key.uuid, key.projectId, badgeKey);
     return true;
   }
 }

@@ -1,30 +1,28 @@
 // The pool: routes each request to the shard owning its project, with the directory on the main thread
-// (project keys: project-keys.ts; check uuids and badge keys: check-directory.ts) and pings batched per
-// shard (ping-batches.ts). It checks that a check belongs to the caller's project before a shard sees it.
+// (its lookups: directory-lookups.ts) and pings batched per shard (ping-batches.ts). It checks that a
+// check belongs to the caller's project before a shard sees it.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
-import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
+import type { ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
-import { CheckDirectory } from "./check-directory.ts";
+import { DirectoryLookups } from "./directory-lookups.ts";
 import { PingBatches } from "./ping-batches.ts";
-import { ProjectKeys } from "./project-keys.ts";
 import type { ShardHandle } from "./shard-host.ts";
 
 
-export class ShardedPool implements Pool {
+export class ShardedPool extends DirectoryLookups implements Pool {
   readonly #shards: ShardHandle[];
   readonly #onClose: () => Promise<void>;
-  readonly #projects = new ProjectKeys();
-  readonly #checks = new CheckDirectory(); // check uuid → project id, check badge key → check uuid
   readonly #pings: PingBatches;
   #closed = false;
   #lastBackup: Promise<void> = Promise.resolve();
 
   constructor(shards: ShardHandle[], onClose: () => Promise<void>) {
+    super();
     this.#shards = shards;
     this.#onClose = onClose;
     this.#pings = new PingBatches(shards);
@@ -34,37 +32,9 @@ export class ShardedPool implements Pool {
     // learn each shard's directory as it arrives, while the others are still loading
     await Promise.all(this.#shards.map(async (s) => {
       const directory = await s.apply({ kind: "directory" });
-      this.#projects.learn(directory.projects);
-      this.#checks.addPacked(directory.checks);
+      this.projects.learn(directory.projects);
+      this.checks.addPacked(directory.checks);
     }));
-  }
-
-  // ---- directory ----
-
-  authenticate(apiKey: string): Caller | null {
-    return this.#projects.authenticate(apiKey);
-  }
-
-  projectByPingKey(pingKey: string): Project | null {
-    return this.#projects.byPingKey(pingKey);
-  }
-
-  projectOfCheck(uuid: string): Project | null {
-    return this.#projects.byId(this.#checks.projectOf(uuid));
-  }
-
-  projectByBadgeKey(badgeKey: string): Project | null {
-    return this.#projects.byBadgeKey(badgeKey);
-  }
-
-  checkByBadgeKey(badgeKey: string): { uuid: string; project: Project } | null {
-    const uuid = this.#checks.checkOfBadge(badgeKey);
-    const project = uuid === undefined ? null : this.projectOfCheck(uuid);
-    return uuid !== undefined && project ? { uuid, project } : null;
-  }
-
-  listProjects(): Project[] {
-    return this.#projects.list();
   }
 
   // ---- admin ----
@@ -76,25 +46,25 @@ export class ShardedPool implements Pool {
       pingBodyLimit: input.pingBodyLimit, createdAt: at,
     };
     const stored = await this.#shardFor(project.id).apply({ kind: "createProject", project, at });
-    this.#projects.learn([stored]);
+    this.projects.learn([stored]);
     return stored;
   }
 
   async muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>> {
-    if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    if (this.projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
     const muted = await this.#shardFor(projectId).apply({ kind: "muteProject", projectId, untilAt, at });
-    if (muted.ok) this.#projects.learn([muted.value]);
+    if (muted.ok) this.projects.learn([muted.value]);
     return muted;
   }
 
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
-    if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    if (this.projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
     const channel: Channel = { id: randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at };
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
   async removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>> {
-    if (this.#projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    if (this.projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
     return this.#shardFor(projectId).apply({ kind: "removeChannel", projectId, channelId, at });
   }
 
@@ -127,7 +97,7 @@ export class ShardedPool implements Pool {
 
   async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
     const result = await this.#shardFor(projectId).apply({ kind: "createCheck", projectId, spec, unique, at });
-    if (result.ok) this.#checks.add(result.value.check.uuid, projectId, result.value.check.badgeKey);
+    if (result.ok) this.checks.add(result.value.check.uuid, projectId, result.value.check.badgeKey);
     return result;
   }
 
@@ -150,20 +120,20 @@ export class ShardedPool implements Pool {
     const owned = this.#owned(projectId, { uuid });
     if (!owned.ok) return owned;
     const result = await this.#shardFor(projectId).apply({ kind: "deleteCheck", projectId, uuid, at });
-    if (result.ok) this.#checks.delete(uuid);
+    if (result.ok) this.checks.delete(uuid);
     return result;
   }
 
   async listPings(projectId: string, uuid: string): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
     const owned = this.#owned(projectId, { uuid });
-    const project = this.#projects.byId(projectId);
+    const project = this.projects.byId(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "listPings", projectId, uuid, pingLogLimit: project.pingLogLimit });
   }
 
   async pingBody(projectId: string, uuid: string, n: number): Promise<Outcome<Uint8Array>> {
     const owned = this.#owned(projectId, { uuid });
-    const project = this.#projects.byId(projectId);
+    const project = this.projects.byId(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "pingBody", projectId, uuid, n, pingLogLimit: project.pingLogLimit });
   }
@@ -180,7 +150,7 @@ export class ShardedPool implements Pool {
     const result = await this.#pings.send(shardOf(projectId, this.#shards.length), command);
     if (!result.ok) return result;
     const { checkUuid, created, badgeKey } = result.value;
-    if (created) this.#checks.add(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
+    if (created) this.checks.add(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
     return ok({ checkUuid, created });
   }
 
@@ -240,7 +210,7 @@ export class ShardedPool implements Pool {
   /** A check of another project → forbidden; unknown → not_found (unique_key refs: the shard decides). */
   #owned(projectId: string, ref: CheckRef): Outcome<true> {
     if (!("uuid" in ref)) return ok(true);
-    const owner = this.#checks.projectOf(ref.uuid);
+    const owner = this.checks.projectOf(ref.uuid);
     if (owner === undefined) return fail({ code: "not_found", what: "check" });
     return owner === projectId ? ok(true) : fail({ code: "forbidden" });
   }
