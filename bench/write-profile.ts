@@ -38,27 +38,36 @@ export type FullLogRow = { readonly checkpoint: number; readonly pings: number; 
 const FULL_KEEP = LIMITS.defaultPingLogLimit;
 const FULL_PER_CHECK = 12; // pings of each check per checkpoint: a steady 200/s for a minute over 1,000 checks
 
+/** A store in a new temporary directory holding one project of CHECKS checks, checkpointed. */
+async function storeWithChecks(prefix: string): Promise<{ dir: ReturnType<typeof tempDir>; store: Store; checks: Check[] }> {
+  const dir = tempDir(prefix);
+  const store = await openStore(dir.path, { durability: "flush" });
+  const owner = project();
+  const checks: Check[] = Array.from({ length: CHECKS }, () => check({ projectId: owner.id, name: "nightly backup", slug: "nightly-backup" }));
+  await store.commit({ ...none(), projects: [owner], checks });
+  await store.checkpoint();
+  return { dir, store, checks };
+}
+
+/** Returns the changes of one POST ping of checks[index] at `at` (the shard's marks included), and keeps the check's new state there. */
+function pingChangesOf(checks: Check[], index: number, at: number, keep: number): Changes {
+  const updated: Check = { ...checks[index], nPings: checks[index].nPings + 1, lastPingAt: at, status: "up" };
+  checks[index] = updated;
+  const write: PingWrite = { projectId: updated.projectId, checkUuid: updated.uuid, keep, body: BODY,
+    record: ping({ n: updated.nPings, at, method: "POST", remoteAddr: "127.0.0.1", ua: "hcd-bench", bodySize: BODY.length }) };
+  return { ...none(), checks: [updated], pings: [write], stateOnly: true }; // as the shard marks a ping's changes
+}
+
 /**
  * The write profile of the everyday state: 1,000 checks whose ping logs hold their `keep` (the default,
  * 100) pings, each with a 35-byte body; then four checkpoints of FULL_PER_CHECK pings of every check
  * (in shuffled order, 20 commits a turn), each measured alone (/proc/self/io, settled).
  */
 export async function runFullLogProfile(): Promise<FullLogRow[]> {
-  const dir = tempDir("hcd-bench-full-");
-  const store = await openStore(dir.path, { durability: "flush" });
+  const { dir, store, checks } = await storeWithChecks("hcd-bench-full-");
   try {
-    const owner = project();
-    const checks: Check[] = Array.from({ length: CHECKS }, () => check({ projectId: owner.id, name: "nightly backup", slug: "nightly-backup" }));
-    await store.commit({ ...none(), projects: [owner], checks });
-    await store.checkpoint();
     let at = Date.now(), seed = 11;
-    const pingOf = (index: number): Changes => {
-      const updated: Check = { ...checks[index], nPings: checks[index].nPings + 1, lastPingAt: ++at, status: "up" };
-      checks[index] = updated;
-      const write: PingWrite = { projectId: owner.id, checkUuid: updated.uuid, keep: FULL_KEEP, body: BODY,
-        record: ping({ n: updated.nPings, at, method: "POST", remoteAddr: "127.0.0.1", ua: "hcd-bench", bodySize: BODY.length }) };
-      return { ...none(), checks: [updated], pings: [write], stateOnly: true };
-    };
+    const pingOf = (index: number): Changes => pingChangesOf(checks, index, ++at, FULL_KEEP);
     const round = async (perCheck: number) => {
       const order = Array.from({ length: perCheck * CHECKS }, (_, i) => i % CHECKS);
       for (let i = order.length - 1; i > 0; i--) {
@@ -135,22 +144,13 @@ function fileAppendOnce(perTurn: number, recordBytes: number): number {
 }
 
 async function profileOnce(perTurn: number): Promise<{ row: WriteProfileRow; sizes: RecordSizes }> {
-  const dir = tempDir("hcd-bench-writes-");
-  const store = await openStore(dir.path, { durability: "flush" });
+  const { dir, store, checks } = await storeWithChecks("hcd-bench-writes-");
   try {
-    const owner = project();
-    const checks: Check[] = Array.from({ length: CHECKS }, () => check({ projectId: owner.id, name: "nightly backup", slug: "nightly-backup" }));
-    await store.commit({ ...none(), projects: [owner], checks });
-    await store.checkpoint();
     let at = Date.now(), seed = 7;
     const pingChanges = (): Changes => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
       const index = (seed >>> 12) % CHECKS; // the high bits: the low ones of this generator cycle quickly
-      const updated: Check = { ...checks[index], nPings: checks[index].nPings + 1, lastPingAt: ++at, status: "up" };
-      checks[index] = updated;
-      const write: PingWrite = { projectId: owner.id, checkUuid: updated.uuid, keep: LIMITS.defaultPingLogLimit, body: BODY,
-        record: ping({ n: updated.nPings, at, method: "POST", remoteAddr: "127.0.0.1", ua: "hcd-bench", bodySize: BODY.length }) };
-      return { ...none(), checks: [updated], pings: [write], stateOnly: true }; // as the shard marks a ping's changes
+      return pingChangesOf(checks, index, ++at, LIMITS.defaultPingLogLimit);
     };
     const touched = new Set<string>();
     let sample: Changes | null = null;
