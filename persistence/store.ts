@@ -36,6 +36,10 @@ const CHECKPOINT_AGE_MS = 60_000;
 // pings of a few thousand checks is one; a bigger one (a restore of many checks, a burst of flips) is cut
 // so that the writes LMDB holds for one transaction stay bounded (tens of MB).
 const CHECKPOINT_BATCH = 50_000;
+// The checkpoints of the stores of one thread (an in-process pool's shards) run one after another: two
+// stores' LMDB batches in flight at once in one thread waited for each other forever (an in-process
+// pool of two shards never closed after 10,000 checks were created and 100 deleted).
+let checkpointsOfThisThread: Promise<unknown> = Promise.resolve();
 /** Opens (creating if missing, unless readOnly) the store in `dir`; rejects with an Error naming the path and the cause. */
 export async function openStore(dir: string, options: StoreOptions): Promise<Store> {
   tolerateLmdbBatchRejections(); // a failed write must not end the thread: its callers are told
@@ -211,7 +215,8 @@ export class Store {
     // back: the last transaction checks each entry against the mark inside it.
     const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.seq] as const)));
     const { bulk, rest } = splitChanges(mergeChanges(taken.map((t) => t.changes)), CHECKPOINT_BATCH);
-    const applied = bulk.reduce<Promise<unknown>>((previous, piece) => previous.then(() => observed(tables.env.batch(() => writeBulk(tables, piece)))), this.#lastCheckpoint)
+    const start = Promise.all([this.#lastCheckpoint, checkpointsOfThisThread]);
+    const applied = bulk.reduce<Promise<unknown>>((previous, piece) => previous.then(() => observed(tables.env.batch(() => writeBulk(tables, piece)))), start)
       .then(() => observed(tables.env.childTransaction(() => {
         const doneNow = checkpointedSeq(tables, writer);
         applyChanges(tables, { ...rest, outbox: rest.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
@@ -232,6 +237,7 @@ export class Store {
       throw error;
     });
     this.#lastCheckpoint = applied.catch(() => undefined); // a later checkpoint doesn't inherit this failure
+    checkpointsOfThisThread = this.#lastCheckpoint;
     return applied;
   }
 
