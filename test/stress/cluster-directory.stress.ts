@@ -52,6 +52,11 @@ test.after(async () => {
   await cluster?.close();
 });
 
+/** Opens the directory of `bucket` (R3, the test's partitions) on a connection. */
+function replicaOn(nc: NatsConnection, bucket: string): Promise<DirectoryReplica> {
+  return DirectoryReplica.open({ connection: nc, replicas: 3, bucket, partitionCount: PARTITIONS });
+}
+
 /** The single-node pool every answer is compared with. */
 async function referencePool(dir: string): Promise<Pool> {
   return createInProcessPool({ dataDir: dir, shards: 2, durability: "commit", startAt: T0, clock: "virtual",
@@ -124,10 +129,10 @@ test("two watchers answer every lookup as the single-node directory; creations, 
   const probes = new Probes();
   const bucket = "dir-a";
   try {
-    const writer = await DirectoryReplica.open({ connection: await connection(0), replicas: 3, bucket, partitionCount: PARTITIONS });
+    const writer = await replicaOn(await connection(0), bucket);
     const watchers = [
-      await DirectoryReplica.open({ connection: await connection(1), replicas: 3, bucket, partitionCount: PARTITIONS }),
-      await DirectoryReplica.open({ connection: await connection(2, { only: true }), replicas: 3, bucket, partitionCount: PARTITIONS }),
+      await replicaOn(await connection(1), bucket),
+      await replicaOn(await connection(2, { only: true }), bucket),
     ];
     const caughtUp = (revision: number) => Promise.all(watchers.map((w) => w.caughtUpTo(revision)));
 
@@ -239,7 +244,7 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     const live = watchers.filter((_, i) => !(i === 1 && leader === 2)); // watcher 2 is cut off when its own server is the one stopped
     const seconds = (list: number[]) => list.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(", ");
     const followedMs = await Promise.all(live.map(async (w) => { await w.caughtUpTo(revision, 60_000); return Date.now() - started; }));
-    const late = await DirectoryReplica.open({ connection: await connection((leader + 1) % 3), replicas: 3, bucket, partitionCount: PARTITIONS });
+    const late = await replicaOn(await connection((leader + 1) % 3), bucket);
     const lateMs = Date.now() - started;
     assertSameAnswers(pool, [...live, late], probes, "with the bucket's leader stopped");
     await cluster.restart(leader);
@@ -300,7 +305,7 @@ test(`a watcher started after ${MANY.toLocaleString("en")} checks were written c
   const probes = new Probes();
   const bucket = "dir-many";
   try {
-    const writer = await DirectoryReplica.open({ connection: await connection(0), replicas: 3, bucket, partitionCount: PARTITIONS });
+    const writer = await replicaOn(await connection(0), bucket);
     const projects: Project[] = [];
     for (let i = 0; i < 4; i++) {
       const project = await pool.createProject({ name: `big ${i}`, checkLimit: MANY, pingLogLimit: 10, pingBodyLimit: 100 }, T0 + i);
@@ -328,7 +333,7 @@ test(`a watcher started after ${MANY.toLocaleString("en")} checks were written c
     assert.is(writer.checkCount, MANY - deleted.length);
 
     const started = Date.now();
-    const late = await DirectoryReplica.open({ connection: await connection(2), replicas: 3, bucket, partitionCount: PARTITIONS });
+    const late = await replicaOn(await connection(2), bucket);
     const catchUpMs = Date.now() - started;
     assert.ok(late.stats().revision >= revision);
     assert.is(late.checkCount, MANY - deleted.length);
