@@ -131,6 +131,13 @@ export class DirectoryReplica extends DirectoryLookups {
   // ---- lookups: the same answers as the single-node pool's directory (host/pool.ts) ----
 
 
+  // the copy is the bucket's alone: what a pool learns from its answers is in the bucket already (the
+  // owner wrote it before answering), and applying it here could put an older value over a newer one
+  override learnProjects(): void {}
+  override addChecks(): void {}
+  override addCheck(): void {}
+  override deleteCheck(): void {}
+
   get checkCount(): number {
     return this.checks.size;
   }

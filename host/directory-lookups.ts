@@ -3,6 +3,7 @@
 // (project keys: project-keys.ts; check uuids and badge keys: check-directory.ts); the single-node pool
 // and a cluster node's replicated directory both extend it, each keeping the two up to date its own way.
 import type { Project } from "../engine/model.ts";
+import type { PackedChecks } from "./check-directory.ts";
 import { CheckDirectory } from "./check-directory.ts";
 import type { Caller } from "./pool-api.ts";
 import { ProjectKeys } from "./project-keys.ts";
@@ -39,5 +40,28 @@ export class DirectoryLookups {
 
   listProjects(): Project[] {
     return this.projects.list();
+  }
+
+  /** The id of the project owning a check uuid, if known. */
+  projectIdOfCheck(uuid: string): string | undefined {
+    return this.checks.projectOf(uuid);
+  }
+
+  // ---- updates, as the pool learns of them from its shards' answers ----
+
+  learnProjects(projects: readonly Project[]): void {
+    this.projects.learn(projects);
+  }
+
+  addChecks(packed: PackedChecks): void {
+    this.checks.addPacked(packed);
+  }
+
+  addCheck(uuid: string, projectId: string, badgeKey: string): void {
+    this.checks.add(uuid, projectId, badgeKey);
+  }
+
+  deleteCheck(uuid: string): void {
+    this.checks.delete(uuid);
   }
 }

@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
-import type { ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
+import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
@@ -14,15 +14,18 @@ import { PingBatches } from "./ping-batches.ts";
 import type { ShardHandle } from "./shard-host.ts";
 
 
-export class ShardedPool extends DirectoryLookups implements Pool {
+export class ShardedPool implements Pool {
   readonly #shards: ShardHandle[];
   readonly #onClose: () => Promise<void>;
   readonly #pings: PingBatches;
   #closed = false;
   #lastBackup: Promise<void> = Promise.resolve();
 
-  constructor(shards: ShardHandle[], onClose: () => Promise<void>) {
-    super();
+  readonly #directory: DirectoryLookups;
+
+  /** `directory`: where lookups are answered (default: one learnt from the shards by init()). */
+  constructor(shards: ShardHandle[], onClose: () => Promise<void>, directory: DirectoryLookups = new DirectoryLookups()) {
+    this.#directory = directory;
     this.#shards = shards;
     this.#onClose = onClose;
     this.#pings = new PingBatches(shards);
@@ -32,9 +35,35 @@ export class ShardedPool extends DirectoryLookups implements Pool {
     // learn each shard's directory as it arrives, while the others are still loading
     await Promise.all(this.#shards.map(async (s) => {
       const directory = await s.apply({ kind: "directory" });
-      this.projects.learn(directory.projects);
-      this.checks.addPacked(directory.checks);
+      this.#directory.learnProjects(directory.projects);
+      this.#directory.addChecks(directory.checks);
     }));
+  }
+
+  // ---- directory ----
+
+  authenticate(apiKey: string): Caller | null {
+    return this.#directory.authenticate(apiKey);
+  }
+
+  projectByPingKey(pingKey: string): Project | null {
+    return this.#directory.projectByPingKey(pingKey);
+  }
+
+  projectOfCheck(uuid: string): Project | null {
+    return this.#directory.projectOfCheck(uuid);
+  }
+
+  projectByBadgeKey(badgeKey: string): Project | null {
+    return this.#directory.projectByBadgeKey(badgeKey);
+  }
+
+  checkByBadgeKey(badgeKey: string): { uuid: string; project: Project } | null {
+    return this.#directory.checkByBadgeKey(badgeKey);
+  }
+
+  listProjects(): Project[] {
+    return this.#directory.listProjects();
   }
 
   // ---- admin ----
@@ -46,25 +75,25 @@ export class ShardedPool extends DirectoryLookups implements Pool {
       pingBodyLimit: input.pingBodyLimit, createdAt: at,
     };
     const stored = await this.#shardFor(project.id).apply({ kind: "createProject", project, at });
-    this.projects.learn([stored]);
+    this.#directory.learnProjects([stored]);
     return stored;
   }
 
   async muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>> {
-    if (this.projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
     const muted = await this.#shardFor(projectId).apply({ kind: "muteProject", projectId, untilAt, at });
-    if (muted.ok) this.projects.learn([muted.value]);
+    if (muted.ok) this.#directory.learnProjects([muted.value]);
     return muted;
   }
 
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
-    if (this.projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
     const channel: Channel = { id: randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at };
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
   async removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>> {
-    if (this.projects.byId(projectId) === null) return fail({ code: "not_found", what: "project" });
+    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
     return this.#shardFor(projectId).apply({ kind: "removeChannel", projectId, channelId, at });
   }
 
@@ -97,7 +126,7 @@ export class ShardedPool extends DirectoryLookups implements Pool {
 
   async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
     const result = await this.#shardFor(projectId).apply({ kind: "createCheck", projectId, spec, unique, at });
-    if (result.ok) this.checks.add(result.value.check.uuid, projectId, result.value.check.badgeKey);
+    if (result.ok) this.#directory.addCheck(result.value.check.uuid, projectId, result.value.check.badgeKey);
     return result;
   }
 
@@ -120,20 +149,20 @@ export class ShardedPool extends DirectoryLookups implements Pool {
     const owned = this.#owned(projectId, { uuid });
     if (!owned.ok) return owned;
     const result = await this.#shardFor(projectId).apply({ kind: "deleteCheck", projectId, uuid, at });
-    if (result.ok) this.checks.delete(uuid);
+    if (result.ok) this.#directory.deleteCheck(uuid);
     return result;
   }
 
   async listPings(projectId: string, uuid: string): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
     const owned = this.#owned(projectId, { uuid });
-    const project = this.projects.byId(projectId);
+    const project = this.#directory.projectById(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "listPings", projectId, uuid, pingLogLimit: project.pingLogLimit });
   }
 
   async pingBody(projectId: string, uuid: string, n: number): Promise<Outcome<Uint8Array>> {
     const owned = this.#owned(projectId, { uuid });
-    const project = this.projects.byId(projectId);
+    const project = this.#directory.projectById(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "pingBody", projectId, uuid, n, pingLogLimit: project.pingLogLimit });
   }
@@ -150,7 +179,7 @@ export class ShardedPool extends DirectoryLookups implements Pool {
     const result = await this.#pings.send(shardOf(projectId, this.#shards.length), command);
     if (!result.ok) return result;
     const { checkUuid, created, badgeKey } = result.value;
-    if (created) this.checks.add(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
+    if (created) this.#directory.addCheck(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
     return ok({ checkUuid, created });
   }
 
@@ -210,7 +239,7 @@ export class ShardedPool extends DirectoryLookups implements Pool {
   /** A check of another project → forbidden; unknown → not_found (unique_key refs: the shard decides). */
   #owned(projectId: string, ref: CheckRef): Outcome<true> {
     if (!("uuid" in ref)) return ok(true);
-    const owner = this.checks.projectOf(ref.uuid);
+    const owner = this.#directory.projectIdOfCheck(ref.uuid);
     if (owner === undefined) return fail({ code: "not_found", what: "check" });
     return owner === projectId ? ok(true) : fail({ code: "forbidden" });
   }

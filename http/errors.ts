@@ -3,6 +3,7 @@ import { HTTPError, HTTPResponse } from "h3";
 import { jsonResponse } from "./response.ts";
 import type { Failure, Outcome } from "../engine/outcome.ts";
 import { assertNever } from "../engine/model.ts";
+import { isServiceUnavailable } from "../host/unavailable.ts";
 
 const STATUS = {
   unauthorized: 401, forbidden: 403, check_limit: 403, not_found: 404,
@@ -68,6 +69,7 @@ export type ErrorReporter = (error: unknown) => void;
 /** Returns the JSON error response for anything thrown; unexpected errors become 500 "internal error" and are reported. */
 export function renderError(error: unknown, opts: { report: ErrorReporter; headers?: HeadersInit }): HTTPResponse {
   const headers = new Headers(opts.headers);
+  if (isServiceUnavailable(causeOf(error))) return jsonResponse({ error: "service unavailable, try again" }, 503, headers);
   if (HTTPError.isError(error) && !error.unhandled) {
     error.headers?.forEach((value, name) => headers.set(name, value));
     return jsonResponse({ error: error.message }, error.status, headers);
@@ -79,7 +81,13 @@ export function renderError(error: unknown, opts: { report: ErrorReporter; heade
 /** Returns a plain-text error response (for the ping and badge paths, which are not JSON APIs). */
 export function renderTextError(error: unknown, opts: { report: ErrorReporter }): HTTPResponse {
   const headers = { "content-type": "text/plain; charset=utf-8" };
+  if (isServiceUnavailable(causeOf(error))) return new HTTPResponse("service unavailable", { status: 503, headers });
   if (HTTPError.isError(error) && !error.unhandled) return new HTTPResponse(error.message, { status: error.status, headers });
   opts.report(HTTPError.isError(error) && error.cause instanceof Error ? error.cause : error);
   return new HTTPResponse("internal error", { status: 500, headers });
+}
+
+/** What was thrown inside the handler (h3 wraps it in an HTTPError as its cause). */
+function causeOf(error: unknown): unknown {
+  return HTTPError.isError(error) && error.unhandled && error.cause !== undefined ? error.cause : error;
 }

@@ -11,6 +11,7 @@ import { LIMITS } from "../../engine/model.ts";
 import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import { isStoreUnavailable } from "../../host/write-failures.ts";
+import { isServiceUnavailable } from "../../host/unavailable.ts";
 import type { AppDeps } from "../deps.ts";
 import { pingFailureOf } from "../errors.ts";
 import { readBodyCut, readNodeBodyCut } from "../body.ts";
@@ -103,6 +104,7 @@ const ANSWERS = {
   ambiguous: errorAnswer(409, "ambiguous slug"),
   incomplete: errorAnswer(400, "request body incomplete"),
   internal: errorAnswer(500, "internal error"),
+  unavailable: errorAnswer(503, "service unavailable"),
 };
 const successAnswers = new Map<string, PingAnswer>(); // by status and body limit: a handful per process
 
@@ -206,6 +208,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">,
     };
     answerPing(request, { pool, at }).catch((error: unknown) => {
       if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
+      if (isServiceUnavailable(error)) return ANSWERS.unavailable; // cluster mode: not replicated, not acknowledged
       if (!isStoreUnavailable(error)) log.error({ err: error }, "unexpected error on a ping"); // logged once per episode by its shard
       return ANSWERS.internal;
     }).then((answer) => {
