@@ -1,7 +1,8 @@
 // One node's partitions: ownership decides which partitions are this node's, and each one gained gets a
 // PartitionReplica that takes it over (snapshot, fence, replay, advance to now); each one lost is
 // abandoned. A timer advances every owned partition's shard through its log, as the single-node shard's
-// timer advances its wheel. Commands for a project whose partition this node does not own are refused:
+// timer advances its wheel, and takes over again a partition whose replica stopped after a failed write
+// (its state is rebuilt from the snapshot and the log). Commands for a project whose partition this node does not own are refused:
 // the caller sends them to the owner instead.
 import type { NatsConnection } from "nats";
 import type { ShardCommand } from "../engine/commands.ts";
@@ -25,8 +26,12 @@ export type PartitionNodeOptions = {
   clock?: () => Millis;
   /** Passed on to every replica (snapshot interval, batch size, stream prefixes, onApplied). */
   replica?: Omit<PartitionReplicaOptions, "connection" | "partition" | "replicas">;
-  /** Called after each takeover this node completes. */
-  onTakeover?: (partition: number, report: TakeoverReport) => void;
+  /** Options of a partition's replica that depend on the partition (its effects), asked for once before it opens. */
+  prepare?: (partition: number) => Promise<Partial<PartitionReplicaOptions>>;
+  /** Called after each takeover this node completes; the partition is served once this resolves. */
+  onTakeover?: (partition: number, report: TakeoverReport, replica: PartitionReplica) => void | Promise<void>;
+  /** Called when a partition is no longer this node's. */
+  onLost?: (partition: number) => void;
 };
 
 export class PartitionNode {
@@ -34,6 +39,7 @@ export class PartitionNode {
   readonly #options: PartitionNodeOptions;
   readonly #clock: () => Millis;
   readonly #replicas = new Map<number, PartitionReplica>();
+  readonly #gaining = new Set<number>(); // partitions being taken over
   #ownership: Ownership | null = null;
   #timer: NodeJS.Timeout | null = null;
 
@@ -50,7 +56,10 @@ export class PartitionNode {
       connection: options.connection, node: options.node, partitionCount: options.partitionCount, replicas: options.replicas,
       leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, clock: node.#clock,
       onGained: (partition) => void node.#gain(partition),
-      onLost: (partition) => node.#replicas.get(partition)?.abandon(),
+      onLost: (partition) => {
+        node.#replicas.get(partition)?.abandon();
+        options.onLost?.(partition);
+      },
     });
     return node;
   }
@@ -60,7 +69,9 @@ export class PartitionNode {
     this.#owned().start();
     this.#timer ??= setInterval(() => {
       for (const [partition, replica] of this.#replicas) {
-        if (replica.state === "owner" && this.#owned().owns(partition)) replica.advance(this.#clock()).catch(() => {}); // refused: lost, or retried next tick
+        if (!this.#owned().owns(partition)) continue;
+        if (replica.state === "owner") replica.advance(this.#clock()).catch(() => {}); // refused: lost, or retried next tick
+        else if (replica.state === "stale" && !this.#gaining.has(partition)) void this.#gain(partition);
       }
     }, this.#options.advanceEveryMs ?? 1_000);
   }
@@ -81,7 +92,7 @@ export class PartitionNode {
 
   /** The partitions this node owns and has taken over (ready for commands), lowest first. */
   ready(): number[] {
-    return [...this.#replicas.entries()].filter(([p, r]) => r.state === "owner" && this.#owned().owns(p)).map(([p]) => p).sort((a, b) => a - b);
+    return [...this.#replicas.keys()].filter((p) => this.replica(p) !== null).sort((a, b) => a - b);
   }
 
   /** Applies a command to its project's partition through the log; refused with NotOwnerError when this node does not own it. */
@@ -97,11 +108,16 @@ export class PartitionNode {
     return replica.read(query);
   }
 
-  #ready(projectId: string): PartitionReplica | null {
-    const partition = partitionOf(projectId, this.#options.partitionCount);
+  /** The partition's replica when this node owns it and has taken it over, else null. */
+  replica(partition: number): PartitionReplica | null {
     const replica = this.#replicas.get(partition);
-    return replica !== undefined && replica.state === "owner" && this.#owned().owns(partition) ? replica : null;
+    return replica !== undefined && replica.state === "owner" && this.#owned().owns(partition) && !this.#gaining.has(partition) ? replica : null;
   }
+
+  #ready(projectId: string): PartitionReplica | null {
+    return this.replica(partitionOf(projectId, this.#options.partitionCount));
+  }
+
 
   #notOwner(projectId: string): NotOwnerError {
     return new NotOwnerError(`${this.node} does not own partition ${partitionOf(projectId, this.#options.partitionCount)}`);
@@ -109,19 +125,26 @@ export class PartitionNode {
 
   /** Takes a gained partition over, trying again while it is still this node's (a takeover can fail while JetStream elects a leader). */
   async #gain(partition: number): Promise<void> {
-    for (let attempt = 0; this.#owned().owns(partition); attempt++) {
-      try {
-        let replica = this.#replicas.get(partition);
-        if (replica === undefined) {
-          replica = await PartitionReplica.open({ ...this.#options.replica, connection: this.#options.connection, partition, replicas: this.#options.replicas });
-          this.#replicas.set(partition, replica);
+    if (this.#gaining.has(partition)) return;
+    this.#gaining.add(partition);
+    try {
+      for (let attempt = 0; this.#owned().owns(partition); attempt++) {
+        try {
+          let replica = this.#replicas.get(partition);
+          if (replica === undefined) {
+            const prepared = (await this.#options.prepare?.(partition)) ?? {};
+            replica = await PartitionReplica.open({ ...this.#options.replica, ...prepared, connection: this.#options.connection, partition, replicas: this.#options.replicas });
+            this.#replicas.set(partition, replica);
+          }
+          const report = await replica.takeOver(this.#clock());
+          await this.#options.onTakeover?.(partition, report, replica);
+          return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
         }
-        const report = await replica.takeOver(this.#clock());
-        this.#options.onTakeover?.(partition, report);
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
       }
+    } finally {
+      this.#gaining.delete(partition);
     }
   }
 

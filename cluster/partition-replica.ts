@@ -14,6 +14,14 @@
 //
 // After an append fails the replica stops writing: refused on the fence, another node owns the partition
 // (deposed); any other failure may have stored part of the batch, so the state is rebuilt by takeOver.
+//
+// What a record did outside the shard (its pings and flips in the partition's history, its notifications
+// queued, the directory's keys) is carried out by the `effects` hook, one record after another in log
+// order, and a submitter is answered only once its record's effects are stored. A snapshot waits for the
+// effects of every record it covers, and a new owner carries out again the effects of the replayed
+// records after `recordedUpTo()` (the last one an earlier owner stored): none is lost between an
+// acknowledgement and a crash, and the stores drop what is carried out twice by its message id. A failed
+// effect stops the replica (stale) like a failed append.
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "nats";
 import type { Changes } from "../engine/changes.ts";
@@ -43,10 +51,14 @@ export type PartitionReplicaOptions = {
   snapshotStreamPrefix?: string;
   /** Called for every record applied (replayed or submitted), in log order, with what it changed. */
   onApplied?: (applied: AppliedRecord) => void;
+  /** Carries out what a record did outside the shard; called in log order, one after another (see above). */
+  effects?: (applied: AppliedRecord) => Promise<void>;
+  /** The position up to which an earlier owner carried out the effects (read at each takeover; default 0). */
+  recordedUpTo?: () => Promise<number>;
 };
 
-/** One record as applied: its log position, the command, and what the shard changed. */
-export type AppliedRecord = { readonly position: number; readonly command: ShardCommand; readonly changes: Changes };
+/** One record as applied: its log position, the command, what the shard changed, and whether a takeover replayed it. */
+export type AppliedRecord = { readonly position: number; readonly command: ShardCommand; readonly changes: Changes; readonly replayed: boolean };
 
 /** A submitted command once applied: its position, the shard's answer and what it changed. */
 export type Submitted<C extends ShardCommand> = { readonly position: number; readonly result: ShardResultOf<C>; readonly changes: Changes };
@@ -83,6 +95,12 @@ export class PartitionReplica {
   readonly #maxBatch: number;
   readonly #newId: () => string;
   readonly #onApplied: (applied: AppliedRecord) => void;
+  readonly #effectsOf: ((applied: AppliedRecord) => Promise<void>) | null;
+  readonly #recordedUpTo: () => Promise<number>;
+  /** The effects of the records applied so far, chained in log order (rejected once one failed). */
+  #effects: Promise<void> = Promise.resolve();
+  /** Records at or below this position had their effects carried out by an earlier owner. */
+  #effectsFrom = 0;
   #shard: Shard | null = null;
   #state: ReplicaState = "idle";
   #applied = 0; // position of the last record applied
@@ -103,6 +121,8 @@ export class PartitionReplica {
     this.#maxBatch = options.maxBatch ?? 256;
     this.#newId = options.newId ?? randomUUID;
     this.#onApplied = options.onApplied ?? (() => {});
+    this.#effectsOf = options.effects ?? null;
+    this.#recordedUpTo = options.recordedUpTo ?? (() => Promise.resolve(0));
   }
 
   /** Opens (or creates) the partition's log and snapshot streams; the replica is idle until takeOver(). */
@@ -158,16 +178,19 @@ export class PartitionReplica {
       this.#snapshotBase = this.#applied;
       this.#latestAt = stored?.snapshot.at ?? 0;
       const fencedAt = await this.#log.fence();
+      this.#effects = Promise.resolve();
+      this.#effectsFrom = await this.#recordedUpTo(); // read after the fence: no earlier owner stores more
       let replayed = 0;
       try {
         for await (const { position, bytes } of this.#log.readFrom(this.#applied + 1, { strict: true })) {
-          this.#apply(position, decodeRecord(bytes));
+          this.#apply(position, decodeRecord(bytes), true);
           replayed += 1;
         }
       } catch (error) {
         if (error instanceof TruncatedError && restarts < 5) continue; // a newer snapshot let the log go: load it
         throw error;
       }
+      await this.#effects; // the replayed records' effects that were missing are stored before anyone is answered
       this.#applied = Math.max(this.#applied, fencedAt);
       this.#state = "owner";
       const advanced = await this.submit({ kind: "advance", at: now });
@@ -202,7 +225,8 @@ export class PartitionReplica {
     if (this.#shard === null || this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: not the owner`));
     const covered = this.#applied;
     const state = snapshotOf(this.#shard, this.#latestAt); // taken now, in step with `covered`
-    this.#snapshotting = this.#snapshots.save(covered, state).then(async (outcome) => {
+    const effectsStored = this.#effects; // of every record up to `covered`: the log below it is let go
+    this.#snapshotting = effectsStored.then(() => this.#snapshots.save(covered, state)).then(async (outcome) => {
       if (outcome.saved) {
         await this.#log.truncateBelow(covered + 1);
         this.#snapshotBase = covered;
@@ -243,8 +267,9 @@ export class PartitionReplica {
           break;
         }
         for (let i = 0; i < batch.length; i++) {
-          const { result, changes } = this.#apply(positions[i], batch[i].record);
-          batch[i].resolve({ position: positions[i], result, changes });
+          const { result, changes, effects } = this.#apply(positions[i], batch[i].record, false);
+          const position = positions[i], pending = batch[i];
+          effects.then(() => pending.resolve({ position, result, changes }), pending.reject);
         }
         if (this.#applied - this.#snapshotBase >= this.#snapshotEvery && this.#snapshotting === null) {
           this.snapshot().then(() => { this.#lastSnapshotError = null; }, (error: unknown) => { this.#lastSnapshotError = error; });
@@ -255,7 +280,7 @@ export class PartitionReplica {
     }
   }
 
-  #apply(position: number, record: PartitionRecord): { result: ShardResultOf<ShardCommand>; changes: Changes } {
+  #apply(position: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; effects: Promise<void> } {
     const shard = this.#shard;
     if (shard === null) throw new Error(`partition ${this.partition}: no shard to apply to`);
     if (position <= this.#applied) throw new Error(`partition ${this.partition}: record ${position} after ${this.#applied}: out of order`);
@@ -264,8 +289,21 @@ export class PartitionReplica {
     const changes = shard.takeChanges();
     this.#applied = position;
     this.#latestAt = Math.max(this.#latestAt, record.command.kind === "ping" ? record.command.ping.at : record.command.at);
-    this.#onApplied({ position, command: record.command, changes });
-    return { result, changes };
+    const applied: AppliedRecord = { position, command: record.command, changes, replayed };
+    this.#onApplied(applied);
+    const effectsOf = this.#effectsOf;
+    if (effectsOf !== null && position > this.#effectsFrom) {
+      this.#effects = this.#effects.then(() => effectsOf(applied));
+      this.#effects.catch((error: unknown) => this.#effectFailed(error));
+    }
+    return { result, changes, effects: this.#effects };
+  }
+
+  /** A record's effects could not be stored: stop writing; the state is rebuilt by the next takeover. */
+  #effectFailed(error: unknown): void {
+    if (this.#state !== "owner") return;
+    this.#state = "stale";
+    for (const pending of this.#queue.splice(0)) pending.reject(error);
   }
 
   /** The ids a command may hand out while applied: a new check's uuid and badge key. */
