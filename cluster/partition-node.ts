@@ -70,7 +70,11 @@ export class PartitionNode {
     this.#timer ??= setInterval(() => {
       for (const [partition, replica] of this.#replicas) {
         if (!this.#owned().owns(partition)) continue;
-        if (replica.state === "owner") replica.advance(this.#clock()).catch(() => {}); // refused: lost, or retried next tick
+        if (replica.state === "owner") {
+          // an advance is a log record: appended only when a deadline is due, not every tick
+          const now = this.#clock(), due = replica.read((shard) => shard.nextDueAt());
+          if (due !== null && due <= now) replica.advance(now).catch(() => {}); // refused: lost, or retried next tick
+        }
         else if (replica.state === "stale" && !this.#gaining.has(partition)) void this.#gain(partition);
       }
     }, this.#options.advanceEveryMs ?? 1_000);

@@ -280,6 +280,11 @@ export class Shard {
     return ok({ checkUuid: check.uuid, created, badgeKey: check.badgeKey });
   }
 
+  /** The earliest instant an advance has something to apply at (a deadline, a reminder), or null when none waits. */
+  nextDueAt(): Millis | null {
+    return this.#wheel.nextDueAt();
+  }
+
   /** Applies every deadline due at or before `now`, each at its own due time, earliest first. */
   advance(now: Millis): void {
     // The wheel answers earliest first; a check whose step makes it due again by `now` (an open run that
