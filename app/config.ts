@@ -2,7 +2,7 @@
 // `readSettings` is pure; `loadAdminToken`, `loadBadgeSecret` and `finishConfig` finish it once DATA_DIR and the port are known.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, hostname } from "node:os";
 import { join } from "node:path";
 import { isHttpUrl } from "../http/admin-input.ts";
 import { DURABILITIES } from "../persistence/open.ts";
@@ -35,6 +35,15 @@ export type Settings = {
   readonly logFormat: LogFormat;
   readonly logLevel: LogLevel;
   readonly accessLog: boolean; // one log line per answered request (off by default)
+  readonly cluster: ClusterSettings | null; // null: single-node mode (no NATS_URL)
+};
+
+/** Cluster mode (NATS_URL set): the NATS servers, this node's name, and the settings every node must share. */
+export type ClusterSettings = {
+  readonly natsUrls: readonly string[];
+  readonly nodeId: string;
+  readonly partitions: number; // CLUSTER_PARTITIONS: fixed for the life of the cluster
+  readonly replicas: number; // CLUSTER_REPLICAS: copies of every stream (3 on a three-server cluster)
 };
 
 /** The finished configuration the server runs with. */
@@ -102,6 +111,18 @@ export function readSettings(env: Env): Settings {
   if (!/^[A-Za-z0-9.-]+$/.test(emailDomain)) problems.push(`EMAIL_DOMAIN=${emailDomain}: expected a domain name`);
 
   const clock = oneOf("CLOCK", CLOCK_KINDS, "real");
+  let cluster: ClusterSettings | null = null;
+  const natsUrl = value("NATS_URL");
+  if (natsUrl !== undefined) {
+    const natsUrls = natsUrl.split(",").map((url) => url.trim()).filter((url) => url !== "");
+    const bad = natsUrls.filter((url) => !/^(nats|tls):\/\/[^\s/]+$/.test(url));
+    if (bad.length > 0 || natsUrls.length === 0) problems.push(`NATS_URL: expected comma-separated nats://host:port`);
+    const nodeId = value("NODE_ID") ?? hostname().replace(/[^A-Za-z0-9_-]/g, "-");
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`NODE_ID=${nodeId}: letters, digits, "_" and "-" only (at most 64)`);
+    if (value("ADMIN_TOKEN") === undefined) problems.push("ADMIN_TOKEN: required with NATS_URL (every node must have the same)");
+    if (clock !== "real") problems.push("CLOCK=virtual: not available with NATS_URL (the nodes share the real clock)");
+    cluster = { natsUrls, nodeId, partitions: integer("CLUSTER_PARTITIONS", 64, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5) };
+  }
   const settings: Settings = {
     port,
     host: value("HOST") ?? "127.0.0.1",
@@ -123,6 +144,7 @@ export function readSettings(env: Env): Settings {
     logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "text"),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     accessLog: flag("LOG_ACCESS"),
+    cluster,
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return settings;

@@ -29,7 +29,7 @@ test("config: defaults", () => {
     port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, shards: 0, smtpPort: null,
     emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, durability: "flush", clock: "real", apiRateLimit: 100,
     maxConnections: 4096,
-    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false,
+    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, cluster: null,
   });
   assert.ok(s.shards >= 1);
   assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot, "http://localhost:41234");
@@ -53,8 +53,18 @@ test("config: every variable is read", () => {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
     durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
-    metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true,
+    metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, cluster: null,
   });
+});
+
+test("config: NATS_URL turns on cluster mode, with NODE_ID and the shared settings", () => {
+  const s = readSettings({ NATS_URL: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", NODE_ID: "node-2", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_PARTITIONS: "16", CLUSTER_REPLICAS: "1" });
+  assert.equal(s.cluster, { natsUrls: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"], nodeId: "node-2", partitions: 16, replicas: 1 });
+  assert.equal(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.partitions, 64);
+  assert.throws(() => readSettings({ NATS_URL: "nats://a:4222" }), /ADMIN_TOKEN: required with NATS_URL/);
+  assert.throws(() => readSettings({ NATS_URL: "http://a", ADMIN_TOKEN: "0123456789abcdef" }), /NATS_URL: expected/);
+  assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", NODE_ID: "a b" }), /NODE_ID=a b/);
+  assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", CLOCK: "virtual" }), /CLOCK=virtual: not available/);
 });
 
 test("config: invalid values fail with one message naming each of them", () => {
