@@ -1,0 +1,115 @@
+// A cluster node's pool: the same Pool the HTTP, SMTP and admin front ends use in single-node mode
+// (host/pool.ts), over the cluster's partitions instead of local shards. Lookups are answered from the
+// replicated directory every node watches; every other request goes to its project's partition through a
+// PartitionHandle (this node's own host when it owns the partition, else the owner over NATS).
+//
+// The node claims its share of the partitions (ownership.ts), takes each one over (partition-replica.ts),
+// makes the directory's keys of the partition exactly its state, and only then answers requests for it.
+// The partition's routing is the pool's shard routing: shardOf (host/routing.ts) and partitionOf
+// (partitions.ts) are the same FNV-1a hash for the ASCII uuids that project ids are.
+import type { NatsConnection, Subscription } from "nats";
+import type { Millis } from "../engine/model.ts";
+import type { OutboxEntry } from "../engine/changes.ts";
+import { ShardedPool } from "../host/pool.ts";
+import type { Pool } from "../host/pool-api.ts";
+import { log } from "../host/log.ts";
+import { DirectoryReplica } from "./directory-replica.ts";
+import type { NotificationSink, PartitionHistoryStore } from "./partition-host.ts";
+import { PartitionHost } from "./partition-host.ts";
+import { PartitionNode } from "./partition-node.ts";
+import { PartitionHandle, servePartition } from "./partition-rpc.ts";
+import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
+
+export type ClusterPoolOptions = {
+  readonly connection: NatsConnection;
+  readonly node: string;
+  /** 3 on a three-server cluster. */
+  readonly replicas: number;
+  readonly partitionCount?: number;
+  /** Where notifications wait (the whole cluster's queue) and what is waiting in it. */
+  readonly notifications: NotificationSink & { pending(): Promise<OutboxEntry[]> };
+  /** Opens a partition's history of pings and flips (cluster/partition-history.ts). */
+  readonly openHistory: (partition: number) => Promise<PartitionHistoryStore>;
+  readonly clock?: () => Millis;
+  readonly leaseMs?: number;
+  readonly renewEveryMs?: number;
+  readonly advanceEveryMs?: number;
+  /** Records between a partition's snapshots (default 10,000). */
+  readonly snapshotEvery?: number;
+  /** Run by the pool's close() after the node has stopped (what the caller opened for it). */
+  readonly onClose?: () => Promise<void>;
+};
+
+/** A started cluster node: its pool, and what tests and operators look at. */
+export type ClusterPool = {
+  readonly pool: Pool;
+  /** The partitions this node serves now, lowest first. */
+  served(): number[];
+  /** Stops claiming, releases this node's partitions (others take them at once), closes the pool, then runs onClose. */
+  close(): Promise<void>;
+};
+
+export async function createClusterPool(options: ClusterPoolOptions): Promise<ClusterPool> {
+  const { connection, replicas } = options;
+  const partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
+  const directory = await DirectoryReplica.open({ connection, replicas, partitionCount });
+  const hosts = new Map<number, PartitionHost>();
+  const serving = new Map<number, Subscription>();
+  const stopServing = (partition: number) => {
+    serving.get(partition)?.unsubscribe();
+    serving.delete(partition);
+  };
+
+  const node: PartitionNode = await PartitionNode.open({
+    connection, node: options.node, partitionCount, replicas, clock: options.clock,
+    leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, advanceEveryMs: options.advanceEveryMs,
+    replica: { snapshotEvery: options.snapshotEvery },
+    prepare: async (partition) => {
+      const history = await options.openHistory(partition);
+      const host = new PartitionHost(partition, {
+        history, notifications: options.notifications, directory,
+        replica: () => node.replica(partition),
+        pendingNotifications: () => options.notifications.pending(),
+      });
+      hosts.set(partition, host);
+      return host.replicaOptions();
+    },
+    onTakeover: async (partition, report, replica) => {
+      const [projects, routes] = replica.read((shard) => [shard.projects(), [...shard.routes()]] as const);
+      const reconciled = await directory.reconcile(partition, projects, routes);
+      await directory.caughtUpTo(reconciled.revision);
+      stopServing(partition);
+      serving.set(partition, servePartition(connection, partition, hosts.get(partition)!));
+      log.info({ partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length }, "cluster: partition taken over");
+    },
+    onLost: (partition) => {
+      stopServing(partition);
+      log.info({ partition }, "cluster: partition lost");
+    },
+  });
+
+  let connected = true;
+  void (async () => {
+    for await (const status of connection.status()) {
+      if (status.type === "disconnect") connected = false;
+      else if (status.type === "reconnect") connected = true;
+    }
+  })().catch(() => {}); // ends with the connection
+  const handles = Array.from({ length: partitionCount }, (_, partition) => new PartitionHandle({
+    connection, partition, connected: () => connected,
+    local: () => (node.replica(partition) !== null && serving.has(partition) ? hosts.get(partition) ?? null : null),
+    directorySynced: () => directory.synced(),
+  }));
+  const pool = new ShardedPool(handles, async () => {
+    await node.stop();
+    for (const partition of [...serving.keys()]) stopServing(partition);
+    await directory.close();
+    await options.onClose?.();
+  }, directory);
+  node.start();
+  return {
+    pool,
+    served: () => node.ready().filter((partition) => serving.has(partition)),
+    close: () => pool.close(),
+  };
+}

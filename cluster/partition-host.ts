@@ -1,0 +1,205 @@
+// One partition on the node that owns it, serving the same requests a single-node shard host serves
+// (host/shard-host.ts's HostRequest), so that the pool (host/pool.ts) works unchanged over partitions:
+// commands go through the partition's log (PartitionReplica.submit: answered once replicated, applied and
+// their effects stored), reads are answered from the in-memory shard, and ping logs and flips from the
+// partition's history in JetStream.
+//
+// The effects of each applied record, in this order: its notifications queued (before its history, whose
+// last position a new owner reads to learn which records' effects are stored), its pings and flips
+// stored in the history, and what it changed of the directory published to the replicated directory (a
+// replayed record's were published by the owner that submitted it; a takeover reconciles the partition's
+// keys instead). A new check is in the directory of this node before its creation is answered.
+import type { Changes, OutboxEntry } from "../engine/changes.ts";
+import { hasGivenUp } from "../engine/changes.ts";
+import { pingDurations } from "../engine/durations.ts";
+import type { ShardPingResult } from "../engine/commands.ts";
+import type { Check, Flip, Millis, PingRecord } from "../engine/model.ts";
+import { assertNever, LIMITS } from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import { fail, ok } from "../engine/outcome.ts";
+import type { Shard } from "../engine/shard.ts";
+import { statusAt } from "../engine/status.ts";
+import type { ChecksSince, CheckRef, FlipQuery, PingCommand } from "../host/pool-api.ts";
+import { PresentedChecks } from "../host/presented-checks.ts";
+import { ProjectVersions } from "../host/project-versions.ts";
+import type { HostRequest, HostResultOf, PingPage } from "../host/shard-host.ts";
+import type { ShardStats } from "../host/shard-stats.ts";
+import { newShardCounters, observe } from "../host/shard-stats.ts";
+import { uniqueKeyOf } from "../host/unique-key.ts";
+import type { DirectoryChanges } from "./directory-replica.ts";
+import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions } from "./partition-replica.ts";
+import { NotOwnerError } from "./partition-replica.ts";
+
+/** Where a partition's ping logs and flips are kept (cluster/partition-history.ts). */
+export type PartitionHistoryStore = {
+  record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">): Promise<void>;
+  lastRecorded(): Promise<number>;
+  pings(checkUuid: string, limit: number): Promise<PingRecord[]>;
+  pingBody(checkUuid: string, n: number): Promise<Uint8Array | null>;
+  flips(checkUuid: string, query: FlipQuery): Promise<Flip[]>;
+  flipNumber(checkUuid: string, n: number): Promise<Flip | null>;
+};
+
+/** Where notifications wait to be delivered (cluster/notification-queue.ts). */
+export type NotificationSink = { enqueue(entries: readonly OutboxEntry[]): Promise<void> };
+
+/** The replicated directory as an owner writes it (cluster/directory-replica.ts). */
+export type DirectoryWriter = { publish(changes: DirectoryChanges): Promise<number>; caughtUpTo(revision: number): Promise<void> };
+
+export type PartitionHostDeps = {
+  readonly history: PartitionHistoryStore;
+  readonly notifications: NotificationSink;
+  readonly directory: DirectoryWriter;
+  /** The partition's replica while this node owns it and has taken it over, else null. */
+  readonly replica: () => PartitionReplica | null;
+  /** The waiting notifications (the whole cluster's: asked of one partition only, see "outbox"). */
+  readonly pendingNotifications?: () => Promise<OutboxEntry[]>;
+};
+
+export class PartitionHost {
+  readonly partition: number;
+  readonly #deps: PartitionHostDeps;
+  readonly #versions = new ProjectVersions();
+  readonly #presented = new PresentedChecks();
+  readonly counters = newShardCounters();
+
+  constructor(partition: number, deps: PartitionHostDeps) {
+    this.partition = partition;
+    this.#deps = deps;
+  }
+
+  /** The replica options that make the partition's log carry out this host's effects. */
+  replicaOptions(): Pick<PartitionReplicaOptions, "effects" | "recordedUpTo" | "onApplied"> {
+    return {
+      effects: (applied) => this.#effects(applied),
+      recordedUpTo: () => this.#deps.history.lastRecorded(),
+      onApplied: ({ changes }) => this.#versions.note(changes),
+    };
+  }
+
+  /** Serves one request (a command through the log, or a read); NotOwnerError while this node does not serve the partition. */
+  async apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> {
+    return (await this.#serve(request)) as HostResultOf<R>; // #serve's switch pairs each kind with its result
+  }
+
+  async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
+    switch (r.kind) {
+      case "createProject": case "muteProject": case "addChannel": case "removeChannel": case "createCheck":
+      case "updateCheck": case "pauseCheck": case "resumeCheck": case "deleteCheck": case "advance":
+        return (await this.#replica().submit(r)).result;
+      case "pingBatch": return this.#pingBatch(r.pings);
+      case "channels": return this.#read((shard) => shard.channels(r.projectId));
+      case "projectVersion": return this.#read(() => this.#versions.versionOf(r.projectId));
+      case "checksSince": return this.#read((shard) => this.#checksSince(shard, r.projectId, r.since));
+      case "listChecks": return this.#read((shard) => shard.listChecks(r.projectId, r.query));
+      case "listChecksJson": return this.#read((shard) => this.#presented.listJson(shard.listChecks(r.projectId, r.query), r.view));
+      case "getCheck": return this.#read((shard) => getCheck(shard, r.projectId, r.ref));
+      case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
+      case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
+      case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
+      case "probe": this.#replica(); return;
+      case "pruneFlips": return 0; // the history keeps each check's newest flips only (its stream's limit per subject)
+      case "outbox": return this.partition === 0 ? ((await this.#deps.pendingNotifications?.()) ?? []) : [];
+      case "stats": return this.#stats(r.at);
+      case "directory": throw new Error("the directory is replicated in cluster mode, not asked of partitions");
+      case "close": return;
+      case "holdCheckpoints": case "releaseCheckpoints": case "copyStore":
+        throw new Error("backup is not available in cluster mode: the cluster's streams are its copies");
+      default: return assertNever(r);
+    }
+  }
+
+  #replica(): PartitionReplica {
+    const replica = this.#deps.replica();
+    if (replica === null) throw new NotOwnerError(`partition ${this.partition}: not served here`);
+    return replica;
+  }
+
+  #read<T>(query: (shard: Shard) => T): T {
+    return this.#replica().read(query);
+  }
+
+  async #pingBatch(pings: readonly PingCommand[]): Promise<Outcome<ShardPingResult>[]> {
+    const replica = this.#replica();
+    observe(this.counters.groupSize, pings.length);
+    const startedAt = performance.now();
+    const results = await Promise.all(pings.map((ping) => replica.submit({ kind: "ping", ping })));
+    observe(this.counters.commitSeconds, (performance.now() - startedAt) / 1000);
+    return results.map((submitted) => submitted.result);
+  }
+
+  #checksSince(shard: Shard, projectId: string, since: string | null): ChecksSince {
+    const { version, uuids } = this.#versions.changedSince(projectId, since);
+    if (uuids === null) return { version, whole: true, checks: shard.listChecks(projectId, { tags: [] }), removed: [] };
+    const checks: Check[] = [], removed: string[] = [];
+    for (const uuid of uuids) {
+      const found = shard.getCheck(projectId, uuid);
+      if (found.ok) checks.push(found.value);
+      else removed.push(uuid);
+    }
+    return { version, whole: false, checks, removed };
+  }
+
+  async #listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<PingPage>> {
+    const found = this.#read((shard) => shard.getCheck(projectId, uuid));
+    if (!found.ok) return found;
+    const pings = await this.#deps.history.pings(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
+    return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
+  }
+
+  async #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {
+    const found = this.#read((shard) => shard.getCheck(projectId, uuid));
+    if (!found.ok) return found;
+    // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
+    if (n <= found.value.nPings - pingLogLimit || n < 1) return fail({ code: "not_found", what: "ping" });
+    const body = await this.#deps.history.pingBody(uuid, n);
+    return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
+  }
+
+  async #listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
+    const found = this.#read((shard) => getCheck(shard, projectId, ref));
+    if (!found.ok) return found;
+    return ok(await this.#deps.history.flips(found.value.uuid, query));
+  }
+
+  #stats(at: Millis): ShardStats {
+    const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
+    this.#read((shard) => {
+      for (const project of shard.projects()) for (const check of shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
+    });
+    return { ...this.counters, checks, outboxPending: 0, outboxGivenUp: 0, journalPending: 0 };
+  }
+
+  // ---- effects of applied records ----
+
+  async #effects(applied: AppliedRecord): Promise<void> {
+    const { changes, position } = applied;
+    if (changes.outbox.length > 0) await this.#deps.notifications.enqueue(await this.#withDownSince(changes));
+    const publishing = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
+    const recording = changes.pings.length + changes.flips.length + changes.deletedChecks.length > 0
+      ? this.#deps.history.record(position, changes) : Promise.resolve();
+    const [revision] = await Promise.all([publishing, recording]);
+    if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer
+    for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
+  }
+
+  /** Completes up flips' and reminders' notifications with when the check went down (as the single-node host does). */
+  async #withDownSince(changes: Changes): Promise<OutboxEntry[]> {
+    const here = new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
+    const flipNumber = async (uuid: string, n: number) => here.get(`${uuid} ${n}`) ?? this.#deps.history.flipNumber(uuid, n);
+    return Promise.all(changes.outbox.map(async (entry) => {
+      if (hasGivenUp(entry) || entry.downSinceAt !== null) return entry;
+      const n = entry.reminder !== undefined ? entry.flip.n : entry.flip.to === "up" ? entry.flip.n - 1 : null;
+      if (n === null) return entry;
+      const down = await flipNumber(entry.check.uuid, n);
+      return down?.to === "down" ? { ...entry, downSinceAt: down.at } : entry;
+    }));
+  }
+}
+
+function getCheck(shard: Shard, projectId: string, ref: CheckRef): Outcome<Check> {
+  if ("uuid" in ref) return shard.getCheck(projectId, ref.uuid);
+  // unique_key is looked up among the caller's checks only: a foreign one is not_found (reference)
+  const uuid = shard.checkUuids(projectId).find((u) => uniqueKeyOf(u) === ref.uniqueKey);
+  return uuid === undefined ? fail({ code: "not_found", what: "check" }) : shard.getCheck(projectId, uuid);
+}

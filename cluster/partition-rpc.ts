@@ -1,0 +1,143 @@
+// Requests to a partition's owner from any node: core NATS request/reply on `hcd.rpc.<partition>`, which
+// only the owner subscribes to once it has taken the partition over (and leaves when it loses it).
+//
+// A node that owns the partition answers from its own host without a hop. Otherwise the request goes to
+// the owner; while nobody answers (no subscriber: the owner died and another is taking over, up to about
+// 15 s) or the one answering says it no longer owns the partition, it is sent again until `retryForMs`.
+// A change whose request timed out is not sent again (it may have been applied: a ping counted twice
+// would be wrong), and neither is one the owner failed to store: both become ServiceUnavailableError
+// (503), as does everything while this node can't reach NATS — it must not acknowledge what it can't
+// replicate. Reads are sent again on timeouts too.
+import { Packr } from "msgpackr";
+import type { Msg, NatsConnection, NatsError, Subscription } from "nats";
+import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-host.ts";
+import { ServiceUnavailableError } from "../host/unavailable.ts";
+import { log } from "../host/log.ts";
+import { NotOwnerError } from "./partition-replica.ts";
+import type { PartitionHost } from "./partition-host.ts";
+
+// copyBuffers: a decoded body must not point into the message's buffer, which the client reuses
+const packr = new Packr({ copyBuffers: true });
+
+const READS = new Set<HostRequest["kind"]>([
+  "channels", "projectVersion", "checksSince", "listChecks", "listChecksJson", "getCheck", "listPings", "pingBody",
+  "listFlips", "probe", "stats", "outbox", "pruneFlips",
+]);
+
+/** Changes after which the asking node's directory must hold what the owner published before answering. */
+const CHANGES_DIRECTORY = new Set<HostRequest["kind"]>(["createProject", "muteProject", "createCheck", "deleteCheck"]);
+
+type Reply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
+
+export function rpcSubject(partition: number): string {
+  return `hcd.rpc.${partition}`;
+}
+
+/** Answers requests for `partition` from `host` until unsubscribed. */
+export function servePartition(connection: NatsConnection, partition: number, host: PartitionHost): Subscription {
+  return connection.subscribe(rpcSubject(partition), {
+    callback: (error, message) => {
+      if (error !== null) return;
+      void answer(host, message);
+    },
+  });
+}
+
+async function answer(host: PartitionHost, message: Msg): Promise<void> {
+  let reply: Reply;
+  try {
+    reply = { ok: true, value: await host.apply(packr.unpack(message.data) as HostRequest) };
+  } catch (error) {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    reply = { ok: false, name: failure.name, message: failure.message };
+  }
+  try {
+    message.respond(packr.pack(reply));
+  } catch {
+    // the connection closed meanwhile: the asker times out
+  }
+}
+
+export type PartitionHandleOptions = {
+  readonly connection: NatsConnection;
+  readonly partition: number;
+  /** This node's host of the partition while it serves it, else null. */
+  readonly local: () => PartitionHost | null;
+  /** False while this node is cut off from NATS: then nothing is asked, and the answer is 503 at once. */
+  readonly connected: () => boolean;
+  /** Resolves once this node's directory holds everything written to the bucket before the call. */
+  readonly directorySynced: () => Promise<unknown>;
+  /** How long one request waits for the owner's answer (default 10 s). */
+  readonly requestTimeoutMs?: number;
+  /** How long a request is sent again while no owner answers (default 20 s: a takeover takes up to about 15). */
+  readonly retryForMs?: number;
+};
+
+/** A partition as the pool reaches it from this node (the pool's ShardHandle). */
+export class PartitionHandle implements ShardHandle {
+  readonly #options: PartitionHandleOptions;
+
+  constructor(options: PartitionHandleOptions) {
+    this.#options = options;
+  }
+
+  async apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> {
+    if (request.kind === "close") return undefined as HostResultOf<R>; // the pool's close stops the node, not the owners
+    if (!this.#options.connected()) throw new ServiceUnavailableError("this node is cut off from the cluster");
+    const read = READS.has(request.kind);
+    const until = Date.now() + (this.#options.retryForMs ?? 20_000);
+    for (let attempt = 0; ; attempt++) {
+      const local = this.#options.local();
+      try {
+        if (local !== null) return await local.apply(request); // its effects are in this node's directory already
+        const value = await this.#ask(request, read) as HostResultOf<R>;
+        if (!read && changesDirectory(request, value)) await this.#options.directorySynced();
+        return value;
+      } catch (error) {
+        if (!(error instanceof Retry || error instanceof NotOwnerError) || Date.now() >= until) throw unavailable(error, this.#options.partition);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 1_000)));
+    }
+  }
+
+  async #ask(request: HostRequest, read: boolean): Promise<unknown> {
+    let message: Msg;
+    try {
+      message = await this.#options.connection.request(rpcSubject(this.#options.partition), packr.pack(request), { timeout: this.#options.requestTimeoutMs ?? 10_000 });
+    } catch (error) {
+      const code = (error as Partial<NatsError>).code;
+      if (code === "503") throw new Retry("no owner answers"); // nobody subscribed: not delivered, safe to send again
+      if (code === "TIMEOUT" && read) throw new Retry("timed out");
+      throw error;
+    }
+    const reply = packr.unpack(message.data) as Reply;
+    if (reply.ok) return reply.value;
+    if (reply.name === "NotOwnerError") throw new Retry(reply.message); // refused before anything was applied
+    const failure = new Error(reply.message);
+    failure.name = reply.name;
+    throw failure;
+  }
+}
+
+class Retry extends Error {}
+
+function changesDirectory(request: HostRequest, value: unknown): boolean {
+  if (CHANGES_DIRECTORY.has(request.kind)) return true;
+  return request.kind === "pingBatch" && (value as { ok: boolean; value?: { created?: boolean } }[]).some((r) => r.ok && r.value?.created === true);
+}
+
+let lastLoggedAt = 0;
+
+/** What the pool gets when a partition's request could not be carried out: 503 for the client, logged at most every 10 s. */
+function unavailable(error: unknown, partition: number): Error {
+  if (error instanceof ServiceUnavailableError) return error;
+  const name = (error as Error)?.name;
+  // failures the client caused or a bug, not the cluster's state, keep their error
+  if (name === "TypeError" || name === "RangeError") return error as Error;
+  const now = Date.now();
+  if (now - lastLoggedAt > 10_000) {
+    lastLoggedAt = now;
+    log.warn({ partition, err: error }, "cluster: a partition's request could not be carried out (answered 503)");
+  }
+  return new ServiceUnavailableError(`partition ${partition}: ${(error as Error)?.message ?? String(error)}`);
+}

@@ -1,0 +1,30 @@
+// Secrets every node of a cluster must share, kept in a replicated KV bucket: the first node to start
+// writes one, every later node reads it. The badge secret signs badge URLs, and a URL one node hands out
+// must be valid on every other (in single-node mode it lives in DATA_DIR/badge-secret).
+//
+// The first write is a publish that expects the key's stream to be empty (the stream-wide expected last
+// sequence, which Debian's 2.9.10 serializes, unlike the KV client's create: see ownership.ts), so two
+// nodes starting at once can't both win; the loser reads the winner's.
+import { randomBytes } from "node:crypto";
+import type { NatsConnection, NatsError } from "nats";
+import { createIdempotently } from "./jetstream-setup.ts";
+
+const WRONG_LAST_SEQUENCE = 10071;
+
+/** Returns the cluster's secret `name` (letters, digits, "-"), creating it on first use. */
+export async function sharedSecret(connection: NatsConnection, replicas: number, name: string, bucket = "hcd-secret"): Promise<string> {
+  const js = connection.jetstream();
+  const kvName = `${bucket}-${name}`;
+  const kv = await createIdempotently(() => js.views.kv(kvName, { replicas, history: 1, allow_direct: false, timeout: 5_000 }));
+  const stored = await kv.get("value");
+  if (stored !== null && stored.operation === "PUT") return stored.string();
+  try {
+    await js.publish(`$KV.${kvName}.value`, randomBytes(32).toString("base64url"), { expect: { lastSequence: 0 }, timeout: 5_000 });
+  } catch (error) {
+    const nats = error as Partial<NatsError>;
+    if (nats.api_error?.err_code !== WRONG_LAST_SEQUENCE && !/wrong last sequence/i.test(String((error as Error).message))) throw error;
+  }
+  const written = await kv.get("value");
+  if (written === null) throw new Error(`${kvName}: no value after the first write`);
+  return written.string();
+}
