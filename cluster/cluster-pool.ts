@@ -65,9 +65,8 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, advanceEveryMs: options.advanceEveryMs,
     replica: { snapshotEvery: options.snapshotEvery },
     prepare: async (partition) => {
-      const history = await options.openHistory(partition);
       const host = new PartitionHost(partition, {
-        history, notifications: options.notifications, directory,
+        openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
         replica: () => node.replica(partition),
         pendingNotifications: () => options.notifications.pending(),
       });

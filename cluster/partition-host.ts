@@ -47,7 +47,8 @@ export type NotificationSink = { enqueue(entries: readonly OutboxEntry[]): Promi
 export type DirectoryWriter = { publish(changes: DirectoryChanges): Promise<number>; caughtUpTo(revision: number): Promise<void> };
 
 export type PartitionHostDeps = {
-  readonly history: PartitionHistoryStore;
+  /** Opens the partition's history; opened again at each takeover (a history refuses every record after a failed one). */
+  readonly openHistory: () => Promise<PartitionHistoryStore>;
   readonly notifications: NotificationSink;
   readonly directory: DirectoryWriter;
   /** The partition's replica while this node owns it and has taken it over, else null. */
@@ -62,6 +63,9 @@ export class PartitionHost {
   readonly #versions = new ProjectVersions();
   readonly #presented = new PresentedChecks();
   readonly counters = newShardCounters();
+  /** Resolves when the last record's history may be written (its notifications queued, the one before it started). */
+  #historyTurn: Promise<unknown> = Promise.resolve();
+  #history: PartitionHistoryStore | null = null;
 
   constructor(partition: number, deps: PartitionHostDeps) {
     this.partition = partition;
@@ -72,7 +76,11 @@ export class PartitionHost {
   replicaOptions(): Pick<PartitionReplicaOptions, "effects" | "recordedUpTo" | "onApplied"> {
     return {
       effects: (applied) => this.#effects(applied),
-      recordedUpTo: () => this.#deps.history.lastRecorded(),
+      recordedUpTo: async () => {
+        this.#history = await this.#deps.openHistory();
+        this.#historyTurn = Promise.resolve();
+        return this.#history.lastRecorded();
+      },
       onApplied: ({ changes }) => this.#versions.note(changes),
     };
   }
@@ -115,6 +123,11 @@ export class PartitionHost {
     return replica;
   }
 
+  #historyStore(): PartitionHistoryStore {
+    if (this.#history === null) throw new NotOwnerError(`partition ${this.partition}: not taken over here`);
+    return this.#history;
+  }
+
   #read<T>(query: (shard: Shard) => T): T {
     return this.#replica().read(query);
   }
@@ -143,7 +156,7 @@ export class PartitionHost {
   async #listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<PingPage>> {
     const found = this.#read((shard) => shard.getCheck(projectId, uuid));
     if (!found.ok) return found;
-    const pings = await this.#deps.history.pings(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
+    const pings = await this.#historyStore().pings(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
 
@@ -152,14 +165,14 @@ export class PartitionHost {
     if (!found.ok) return found;
     // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
     if (n <= found.value.nPings - pingLogLimit || n < 1) return fail({ code: "not_found", what: "ping" });
-    const body = await this.#deps.history.pingBody(uuid, n);
+    const body = await this.#historyStore().pingBody(uuid, n);
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
   }
 
   async #listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
     const found = this.#read((shard) => getCheck(shard, projectId, ref));
     if (!found.ok) return found;
-    return ok(await this.#deps.history.flips(found.value.uuid, query));
+    return ok(await this.#historyStore().flips(found.value.uuid, query));
   }
 
   #stats(at: Millis): ShardStats {
@@ -172,21 +185,31 @@ export class PartitionHost {
 
   // ---- effects of applied records ----
 
-  async #effects(applied: AppliedRecord): Promise<void> {
+  /**
+   * Carries out one record's effects. Called for each record in log order as it is applied; the history
+   * is written in that order even while an earlier record's notifications are still being queued (a
+   * record's history is started after its own notifications are queued and after the earlier record's
+   * history was started), so the history's last position always means "every effect up to here is stored".
+   */
+  #effects(applied: AppliedRecord): Promise<void> {
     const { changes, position } = applied;
-    if (changes.outbox.length > 0) await this.#deps.notifications.enqueue(await this.#withDownSince(changes));
-    const publishing = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
-    const recording = changes.pings.length + changes.flips.length + changes.deletedChecks.length > 0
-      ? this.#deps.history.record(position, changes) : Promise.resolve();
-    const [revision] = await Promise.all([publishing, recording]);
-    if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer
+    const notified = changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
+    const turn = notified === null ? this.#historyTurn : this.#historyTurn.then(() => notified);
+    const recorded = changes.pings.length + changes.flips.length + changes.deletedChecks.length > 0
+      ? turn.then(() => this.#historyStore().record(position, changes)) : turn;
+    this.#historyTurn = turn;
+    turn.catch(() => {}); // the failure reaches the replica through `recorded`
+    const published = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
     for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
+    return Promise.all([recorded, published]).then(async ([, revision]) => {
+      if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer
+    });
   }
 
   /** Completes up flips' and reminders' notifications with when the check went down (as the single-node host does). */
   async #withDownSince(changes: Changes): Promise<OutboxEntry[]> {
     const here = new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
-    const flipNumber = async (uuid: string, n: number) => here.get(`${uuid} ${n}`) ?? this.#deps.history.flipNumber(uuid, n);
+    const flipNumber = async (uuid: string, n: number) => here.get(`${uuid} ${n}`) ?? this.#historyStore().flipNumber(uuid, n);
     return Promise.all(changes.outbox.map(async (entry) => {
       if (hasGivenUp(entry) || entry.downSinceAt !== null) return entry;
       const n = entry.reminder !== undefined ? entry.flip.n : entry.flip.to === "up" ? entry.flip.n - 1 : null;

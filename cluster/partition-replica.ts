@@ -16,8 +16,9 @@
 // (deposed); any other failure may have stored part of the batch, so the state is rebuilt by takeOver.
 //
 // What a record did outside the shard (its pings and flips in the partition's history, its notifications
-// queued, the directory's keys) is carried out by the `effects` hook, one record after another in log
-// order, and a submitter is answered only once its record's effects are stored. A snapshot waits for the
+// queued, the directory's keys) is carried out by the `effects` hook, started for each record in log
+// order (the hook keeps that order in what it writes), and a submitter is answered only once its record's
+// effects and every earlier record's are stored. A snapshot waits for the
 // effects of every record it covers, and a new owner carries out again the effects of the replayed
 // records after `recordedUpTo()` (the last one an earlier owner stored): none is lost between an
 // acknowledgement and a crash, and the stores drop what is carried out twice by its message id. A failed
@@ -51,7 +52,7 @@ export type PartitionReplicaOptions = {
   snapshotStreamPrefix?: string;
   /** Called for every record applied (replayed or submitted), in log order, with what it changed. */
   onApplied?: (applied: AppliedRecord) => void;
-  /** Carries out what a record did outside the shard; called in log order, one after another (see above). */
+  /** Carries out what a record did outside the shard; called in log order as each is applied, without waiting for the earlier ones (see above). */
   effects?: (applied: AppliedRecord) => Promise<void>;
   /** The position up to which an earlier owner carried out the effects (read at each takeover; default 0). */
   recordedUpTo?: () => Promise<number>;
@@ -293,7 +294,10 @@ export class PartitionReplica {
     this.#onApplied(applied);
     const effectsOf = this.#effectsOf;
     if (effectsOf !== null && position > this.#effectsFrom) {
-      this.#effects = this.#effects.then(() => effectsOf(applied));
+      // started now, in log order (the stores keep that order while earlier ones are in flight), and
+      // counted done once every earlier record's are
+      const started = effectsOf(applied);
+      this.#effects = Promise.all([this.#effects, started]).then(() => {});
       this.#effects.catch((error: unknown) => this.#effectFailed(error));
     }
     return { result, changes, effects: this.#effects };
