@@ -258,10 +258,12 @@ export class PartitionHistory {
    * through an ephemeral consumer of its own, which waits however far behind the replica it reads is.
    */
   async #read(subject: string, from: number, to: number): Promise<StoredMsgLike[]> {
-    const created = await this.#jsm.consumers.add(this.stream, {
+    // sent again when unanswered (the meta leader being elected, seen here after a server's SIGKILL): a
+    // consumer created by a request whose answer was lost is removed once inactive
+    const created = await createIdempotently(() => this.#jsm.consumers.add(this.stream, {
       filter_subject: subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from),
       ack_policy: AckPolicy.None, mem_storage: true, inactive_threshold: nanos(30_000), // left behind by a reader that died: removed
-    });
+    }));
     const drop = () => void this.#jsm.consumers.delete(this.stream, created.name).catch(() => {});
     const starting = this.#js.consumers.get(this.stream, created.name).then((consumer) => consumer.consume({ max_messages: 1_000 }));
     const messages = await within(starting, READ_IDLE_MS, `${this.stream}: no consumer of ${subject} after ${READ_IDLE_MS} ms`).catch((error: unknown) => {
