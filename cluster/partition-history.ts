@@ -27,9 +27,16 @@
 // lands after its purge.
 //
 // Publishes are pipelined: a record's messages are all sent at once, and a record sent while earlier
-// ones wait for their PubAcks goes right after them. A publish left unanswered (the stream electing a
-// leader) is sent again with the same message id, so it is stored once. Such a retry can land after
-// later messages: readers order pings by n and flips by time, not by stream sequence.
+// ones wait for their PubAcks goes right after them. What is stored is always the start of what was sent,
+// never with a hole: a message sent while earlier ones are unanswered expects the one sent before it to be
+// the stream's last (Nats-Expected-Last-Msg-Id, checked after the duplicate check, so a replay's
+// duplicates pass), so when one is lost (a leader change) every later one is refused too, and
+// lastRecorded() is a position before which nothing is missing. After a failed record() every later one
+// is refused (HistoryGapError): the owner opens the history again and replays from lastRecorded(), as it
+// does at a takeover. A message sent when nothing is in flight expects nothing: every earlier one is
+// stored, and a leader elected after a quiet spell longer than the duplicate window no longer knows the
+// last id. A publish left unanswered (the stream electing a leader) is sent again with the same message
+// id, so it is stored once.
 //
 // Reads see every acknowledged write: each starts with a message get (answered by the stream's leader,
 // never by a lagging replica; jetstream-log.ts lastPosition) of the subject's newest message, then reads
@@ -73,6 +80,14 @@ const packr = new Packr({ copyBuffers: true });
 
 type Outgoing = { readonly subject: string; readonly data: Uint8Array; readonly id: string };
 
+/**
+ * A record refused because an earlier one failed: messages sent after a lost one are missing too, so the
+ * owner must open the history again and replay from lastRecorded() (a takeover's replay).
+ */
+export class HistoryGapError extends Error {
+  override name = "HistoryGapError";
+}
+
 export class PartitionHistory {
   readonly stream: string;
   readonly #subject: string;
@@ -83,6 +98,11 @@ export class PartitionHistory {
   #sent: Promise<void> = Promise.resolve();
   /** The records whose PubAcks are still coming (settled or not, each removes itself). */
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** The id of the last message sent, and how many sent are still unanswered. */
+  #lastSentId: string | null = null;
+  #unanswered = 0;
+  /** Why an earlier record failed; from then on every record is refused. */
+  #failed: Error | null = null;
 
   private constructor(options: { stream: string; subject: string; js: JetStreamClient; jsm: JetStreamManager; ackTimeoutMs: number }) {
     this.stream = options.stream;
@@ -113,6 +133,13 @@ export class PartitionHistory {
     return new PartitionHistory({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
   }
 
+  /**
+   * Stores what the record at `position` changed: its pings (record and body), its flips, and its
+   * deleted checks (their pings and flips purged). Resolves once every message is acknowledged (or
+   * dropped as a duplicate: the same record stored before); rejects otherwise, and from then on every
+   * record is refused (HistoryGapError) until the history is opened again. Calls may overlap and come in
+   * increasing position order. An empty change publishes nothing.
+   */
   record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">): Promise<void> {
     const deleted = new Set(changes.deletedChecks.map((d) => d.uuid));
     const outgoing: Outgoing[] = [];
@@ -141,12 +168,27 @@ export class PartitionHistory {
         // sent now (synchronously, below) or never: either way the next record may go
         queueMicrotask(markSent);
       }
-      const acks = outgoing.map((message) => this.#publish(message, position));
-      const results = await Promise.allSettled(acks);
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-      if (failed !== undefined) throw failed.reason;
-      for (const uuid of deleted) {
-        for (const kind of ["ping", "flip"] as const) await this.#jsm.streams.purge(this.stream, { filter: this.#kindSubject(kind, uuid) });
+      if (this.#failed !== null) throw new HistoryGapError(`${this.stream}: position ${position} refused, an earlier record failed (${this.#failed.message})`);
+      const acks = outgoing.map((message) => {
+        // chained to the one before while that one is unanswered: stored only right after it
+        const expectId = this.#unanswered > 0 ? this.#lastSentId : null;
+        this.#lastSentId = message.id;
+        this.#unanswered++;
+        const ack = this.#publish(message, position, expectId);
+        const answered = () => { this.#unanswered--; };
+        ack.then(answered, answered);
+        return ack;
+      });
+      try {
+        const results = await Promise.allSettled(acks);
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+        if (failed !== undefined) throw failed.reason;
+        for (const uuid of deleted) {
+          for (const kind of ["ping", "flip"] as const) await this.#jsm.streams.purge(this.stream, { filter: this.#kindSubject(kind, uuid) });
+        }
+      } catch (error) {
+        this.#failed ??= error as Error;
+        throw error;
       }
     })();
     this.#inFlight.add(stored);
@@ -155,6 +197,11 @@ export class PartitionHistory {
     return stored;
   }
 
+  /**
+   * The position of the last record that stored something (0: none), asked of the stream's leader. Every
+   * message of the records before it is stored; the record at it may be stored in part, so a new owner
+   * records it again (its stored messages are duplicates), and every later one.
+   */
   async lastRecorded(): Promise<number> {
     let last = (await this.#jsm.streams.info(this.stream)).state.last_seq; // perhaps a lagging replica's
     // the leader knows of any later message
@@ -172,6 +219,7 @@ export class PartitionHistory {
     return 0;
   }
 
+  /** The check's newest pings, newest first, at most `limit` (at most 1,000 are kept). */
   async pings(checkUuid: string, limit: number): Promise<PingRecord[]> {
     if (limit < 1) return [];
     const subject = this.#kindSubject("ping", checkUuid);
@@ -185,6 +233,7 @@ export class PartitionHistory {
     return records.sort((a, b) => b.n - a.n).slice(0, limit);
   }
 
+  /** Ping n's stored body, or null when it has none or is no longer kept. */
   async pingBody(checkUuid: string, n: number): Promise<Uint8Array | null> {
     if (n < 1) return null;
     const subject = this.#kindSubject("ping", checkUuid);
@@ -204,11 +253,13 @@ export class PartitionHistory {
     return ping.record.n === n ? ping.body : null;
   }
 
+  /** The check's flips with fromAt <= at < toAt (either bound optional), newest first. */
   async flips(checkUuid: string, query: FlipQuery): Promise<Flip[]> {
     const fromAt = query.fromAt ?? -Infinity, toAt = query.toAt ?? Infinity;
     return (await this.#allFlips(checkUuid)).filter((flip) => flip.at >= fromAt && flip.at < toAt);
   }
 
+  /** The check's flip number n, or null. */
   async flipNumber(checkUuid: string, n: number): Promise<Flip | null> {
     const newest = await this.#get({ last_by_subj: this.#kindSubject("flip", checkUuid) });
     if (newest === null) return null;
@@ -300,12 +351,13 @@ export class PartitionHistory {
     }
   }
 
-  async #publish(message: Outgoing, position: number): Promise<PubAck> {
+  async #publish(message: Outgoing, position: number, expectId: string | null): Promise<PubAck> {
     const h = headers();
     h.set(POSITION_HEADER, String(position));
+    const expect = expectId === null ? undefined : { lastMsgID: expectId };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#js.publish(message.subject, message.data, { msgID: message.id, headers: h, timeout: this.#ackTimeoutMs });
+        return await this.#js.publish(message.subject, message.data, { msgID: message.id, headers: h, expect, timeout: this.#ackTimeoutMs });
       } catch (error) {
         if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error)) throw error;
       }

@@ -10,7 +10,7 @@ import { connect } from "nats";
 import type { NatsConnection } from "nats";
 import type { PingWrite } from "../../engine/changes.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
-import { PartitionHistory } from "../../cluster/partition-history.ts";
+import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { haveProgram } from "../ops/extras.ts";
 import type { NatsCluster } from "./nats-cluster.ts";
 import { startNatsCluster } from "./nats-cluster.ts";
@@ -124,15 +124,14 @@ test("records are stored pipelined and read back; a check keeps its newest 1,000
     assert.equal(await history.flipNumber(A, 6), flipOf(A, 6));
     assert.is(await history.flipNumber(A, 7), null);
 
-    // the same positions stored again (a replay after a takeover): nothing more is kept
-    const jsm = await nc.jetstreamManager();
-    const before = (await jsm.streams.info(history.stream)).state;
+    // the same positions stored again (a replay after a takeover): nothing more is kept (a ping stored
+    // twice would be listed twice)
     await Promise.all([history.record(RECORDS, recordAt(RECORDS)), history.record(RECORDS + 1, bRecord)]);
-    const after = (await jsm.streams.info(history.stream)).state;
-    assert.is(after.last_seq, before.last_seq);
-    assert.is(after.messages, before.messages);
+    assert.equal(ns(await history.pings(A, 20)), range(PINGS, PINGS - 19));
     assert.equal(ns(await history.pings(B, 10)), [5, 4, 3, 2, 1]);
+    assert.equal((await history.flips(A, {})).map((f) => f.n), [6, 5, 4, 3, 2, 1]);
     assert.is((await history.flips(B, {})).length, 2);
+    assert.is(await history.lastRecorded(), RECORDS + 1);
 
     // read times (medians of 5), before B goes
     const reads: Record<string, number[]> = { "pings(A, 1000)": [], "pings(A, 100)": [], "pings(A, 10)": [], "pingBody(A, 1001)": [], "flips(A)": [] };
@@ -155,10 +154,20 @@ test("records are stored pipelined and read back; a check keeps its newest 1,000
     // an empty change publishes nothing
     await history.record(RECORDS + 3, NO_CHANGES);
     assert.is(await history.lastRecorded(), RECORDS + 2);
+    // a deletion with records sent right after it (theirs chained to its tombstone)
+    await Promise.all([
+      history.record(RECORDS + 4, { pings: [], flips: [], deletedChecks: [{ projectId: PROJECT, uuid: A }] }),
+      history.record(RECORDS + 5, { pings: range(1, 3).map((n) => pingWrite(B, n)), flips: [], deletedChecks: [] }),
+      history.record(RECORDS + 6, { pings: range(4, 6).map((n) => pingWrite(B, n)), flips: [flipOf(B, 1)], deletedChecks: [] }),
+    ]);
+    assert.equal(await history.pings(A, 1_000), []);
+    assert.equal(await history.flips(A, {}), []);
+    assert.equal(ns(await history.pings(B, 10)), [6, 5, 4, 3, 2, 1]);
     // and a new owner's view (another connection, through another server) is the same
     const other = await PartitionHistory.open({ connection: await connection(2), partition: 7, replicas: 3 });
-    assert.is(await other.lastRecorded(), RECORDS + 2);
-    assert.equal(ns(await other.pings(A, 3)), [PINGS, PINGS - 1, PINGS - 2]);
+    assert.is(await other.lastRecorded(), RECORDS + 6);
+    assert.equal(ns(await other.pings(B, 2)), [6, 5]);
+    assert.equal(await other.flipNumber(B, 1), flipOf(B, 1));
 
     console.log(`  stored ${PINGS + 5} pings and ${6 + 2} flips in ${RECORDS + 1} records, pipelined: ${storeMs.toFixed(0)} ms; reads (median of 5): ` +
       Object.entries(reads).map(([what, ms]) => `${what} ${median(ms).toFixed(1)} ms`).join(", "));
@@ -188,6 +197,55 @@ test("after the SIGKILL of the server leading the stream, lastRecorded() and rea
     assert.equal(ns(await reader.pings(A, 100)), range(51, 1));
     assert.equal(await reader.flipNumber(A, 1), flipOf(A, 1));
     console.log(`  leader ${leaderName} killed; lastRecorded() answered through the two left after ${answeredMs.toFixed(0)} ms`);
+  });
+});
+
+test("what is stored is the start of what was sent: after a lost message the later ones are refused, and so is every later record; opened again, a replay from lastRecorded() stores the rest once and in order", async () => {
+  if (!HAVE_NATS) return;
+  await withCluster(async (cluster, connection) => {
+    const pingsAt = (position: number, ...more: PingWrite[]) => ({ pings: [pingWrite(A, position), ...more], flips: [], deletedChecks: [] });
+    const open = async (first: number) => PartitionHistory.open({ connection: await connection(first), partition: 4, replicas: 3, ackTimeoutMs: 1_000 });
+    const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
+    const writer = await open(0);
+    await Promise.all(range(1, 20).map((position) => writer.record(position, pingsAt(position))));
+
+    // a message lost in the middle of a pipeline (here one the client refuses to send: 2 MB, over the
+    // servers' 1 MB payload limit): the messages sent after it, of its record and the next, are refused
+    const tooLarge: PingWrite = { ...pingWrite(B, 1), body: new Uint8Array(2_000_000) };
+    const [lost, next] = await Promise.all([errorOf(writer.record(21, pingsAt(21, tooLarge, pingWrite(B, 2)))), errorOf(writer.record(22, pingsAt(22)))]);
+    assert.instance(lost, Error);
+    assert.instance(next, Error);
+    assert.equal(ns(await writer.pings(A, 100)), range(21, 1));
+    assert.equal(await writer.pings(B, 10), []);
+    assert.is(await writer.lastRecorded(), 21);
+    // and every later record, until the history is opened again
+    assert.instance(await errorOf(writer.record(23, pingsAt(23))), HistoryGapError);
+    const again = await open(1);
+    const from = await again.lastRecorded();
+    for (const position of range(from, 23)) await again.record(position, pingsAt(position));
+    assert.equal(ns(await again.pings(A, 100)), range(23, 1));
+
+    // no quorum (two of the three servers gone): a record fails, and the later ones are refused after the quorum is back
+    await cluster.stop(1, "SIGKILL");
+    await cluster.stop(2, "SIGKILL");
+    const failure = await errorOf(again.record(24, pingsAt(24)));
+    assert.instance(failure, Error);
+    assert.not.instance(failure, HistoryGapError);
+    await cluster.restart(1);
+    await cluster.restart(2);
+    assert.instance(await errorOf(again.record(25, pingsAt(25))), HistoryGapError);
+    let replayedFrom = 0;
+    await eventually(async () => {
+      const history = await open(1);
+      replayedFrom = await history.lastRecorded();
+      for (const position of range(replayedFrom, 25)) await history.record(position, pingsAt(position));
+    });
+    assert.ok(replayedFrom === 23 || replayedFrom === 24, `replayed from ${replayedFrom}`);
+    const reader = await PartitionHistory.open({ connection: await connection(2), partition: 4, replicas: 3 });
+    assert.equal(ns(await eventually(() => reader.pings(A, 100))), range(25, 1));
+    assert.is(await reader.lastRecorded(), 25);
+    console.log(`  a lost message: ${(lost as Error).message.slice(0, 60)}; the next record: ${(next as Error).message.slice(0, 60)}; ` +
+      `without a quorum: ${(failure as Error).message.slice(0, 60)}, replayed from ${replayedFrom}`);
   });
 });
 
