@@ -41,9 +41,11 @@
 // Reads see every acknowledged write: each starts with a message get (answered by the stream's leader,
 // never by a lagging replica; jetstream-log.ts lastPosition) of the subject's newest message, then reads
 // the subject with an ephemeral consumer until that message's sequence, which waits for a lagging
-// replica to catch up. There is no batch get on 2.9.10. A ping's number n rises with the stream sequence
-// within its subject, so the newest `limit` pings, or one ping's body, are found by a binary search of
-// single message gets (next_by_subj from a sequence) instead of reading the whole subject.
+// replica to catch up. There is no batch get on 2.9.10, and a walk of single gets is slower (measured
+// here on three local servers: a check's 1,000 pings in 50-120 ms through a consumer, 480-660 ms by
+// 1,000 gets). A ping's number n rises with the stream sequence within its subject (stored in the order
+// sent), so the newest `limit` pings, or one ping's body, are found by a binary search of single message
+// gets (next_by_subj from a sequence) instead of reading the whole subject: log2 of the stream's length.
 import { Packr } from "msgpackr";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, headers, nanos } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, PubAck, StoredMsg } from "nats";
@@ -242,7 +244,8 @@ export class PartitionHistory {
     const newestPing = decodePing(newest.data);
     if (n >= newestPing.record.n) return n === newestPing.record.n ? newestPing.body : null;
     const found = await this.#firstPingFrom(subject, n, newest.seq);
-    // a retried publish can sit a little after later pings: look a few messages on
+    // should a ping ever be stored out of turn (a deposed owner's first message, which expects nothing),
+    // it sits a little after later ones: look a few messages on
     let { message, ping } = found;
     for (let step = 0; ping.record.n !== n && step < 16 && message.seq < newest.seq; step++) {
       const next = await this.#get({ seq: message.seq + 1, next_by_subj: subject });
