@@ -243,17 +243,8 @@ export class PartitionHistory {
     if (newest === null) return null;
     const newestPing = decodePing(newest.data);
     if (n >= newestPing.record.n) return n === newestPing.record.n ? newestPing.body : null;
-    const found = await this.#firstPingFrom(subject, n, newest.seq);
-    // should a ping ever be stored out of turn (a deposed owner's first message, which expects nothing),
-    // it sits a little after later ones: look a few messages on
-    let { message, ping } = found;
-    for (let step = 0; ping.record.n !== n && step < 16 && message.seq < newest.seq; step++) {
-      const next = await this.#get({ seq: message.seq + 1, next_by_subj: subject });
-      if (next === null) break;
-      message = next;
-      ping = decodePing(next.data);
-    }
-    return ping.record.n === n ? ping.body : null;
+    const { ping } = await this.#firstPingFrom(subject, n, newest.seq);
+    return ping.record.n === n ? ping.body : null; // above n: n is no longer kept
   }
 
   /** The check's flips with fromAt <= at < toAt (either bound optional), newest first. */
@@ -329,7 +320,12 @@ export class PartitionHistory {
     const iterator = messages[Symbol.asyncIterator]();
     try {
       for (;;) {
-        const step = await within(iterator.next(), READ_IDLE_MS, `${this.stream}: no message of ${subject} for ${READ_IDLE_MS} ms reading ${from}..${to}`);
+        const step = await within(iterator.next(), READ_IDLE_MS, `${this.stream}: no message of ${subject} for ${READ_IDLE_MS} ms reading ${from}..${to}`).catch(async (error: unknown) => {
+          // purged meanwhile (the check deleted): what was read is all there is
+          if (await this.#get({ seq: to }) === null) return null;
+          throw error;
+        });
+        if (step === null) break;
         if (step.done) throw new Error(`${this.stream}: the read of ${subject} ended before sequence ${to}`);
         const message = step.value;
         if (message.seq > to) break;
