@@ -1,0 +1,410 @@
+// A partition's ping logs and flips in JetStream, so that whichever node owns the partition next reads
+// what the previous owner stored (single-node mode keeps them in LMDB: persistence/ping-log.ts,
+// flip-log.ts).
+//
+// One R3 file stream per partition, a subject per check and kind: `<prefix>.<p>.ping.<uuid>` (a
+// PingRecord and its body in one message), `<prefix>.<p>.flip.<uuid>` and `<prefix>.<p>.del.<uuid>` (a
+// deleted check's tombstone). JetStream itself keeps each check's newest pings: max_msgs_per_subject =
+// LIMITS.maxPingsListed (1,000, the most the API ever lists) with discard Old, so a log is trimmed as it
+// is appended to and nobody runs a trim. The cap is per subject, so flips are capped the same way: a
+// check keeps its newest 1,000 flips (single-node mode keeps them by age, pruneFlips). A project's
+// ping_log_limit is below that cap or equal to it; readers ask for at most that many.
+//
+// Every message carries the log position of the record that produced it (header Hcd-Position) and a
+// message id of stream, position and index within the record, so a record stored again (a new owner's
+// replay of what the previous owner had stored in part) is dropped as a duplicate within the stream's
+// duplicate window. The window is 10 minutes: a replay repeats the records from lastRecorded() on, the
+// newest the previous owner stored, and it comes a lease expiry (15 s) and a takeover (snapshot, fence,
+// replay: seconds) after that record was stored; minutes while the servers elect leaders or lose a
+// quorum (then nothing is written, nor owned). A longer window costs the servers memory: they keep every
+// id of the window (at 1,000 messages a second, 600,000 ids per partition).
+//
+// Deleting a check publishes its tombstone first, then purges its ping and flip subjects (a purge with a
+// filter, never by sequence: Debian's 2.9.10 empties the whole stream on a purge with seq <= 1). In that
+// order the stream's last message is never one a purge removes, so lastRecorded() (the last message's
+// position) always finds it, and a takeover between the two stores the tombstone again (a duplicate)
+// and purges again. A deletion first waits for every earlier record's PubAcks, so no ping of the check
+// lands after its purge.
+//
+// Publishes are pipelined: a record's messages are all sent at once, and a record sent while earlier
+// ones wait for their PubAcks goes right after them. What is stored is always the start of what was sent,
+// never with a hole: a message sent while earlier ones are unanswered expects the one sent before it to be
+// the stream's last (Nats-Expected-Last-Msg-Id, checked after the duplicate check, so a replay's
+// duplicates pass), so when one is lost (a leader change) every later one is refused too, and
+// lastRecorded() is a position before which nothing is missing. After a failed record() every later one
+// is refused (HistoryGapError): the owner opens the history again and replays from lastRecorded(), as it
+// does at a takeover. A message sent when nothing is in flight expects nothing: every earlier one is
+// stored, and a leader elected after a quiet spell longer than the duplicate window no longer knows the
+// last id. A publish left unanswered (the stream electing a leader) is sent again with the same message
+// id, so it is stored once.
+//
+// Reads see every acknowledged write: each starts with a message get (answered by the stream's leader,
+// never by a lagging replica; jetstream-log.ts lastPosition) of the subject's newest message, then reads
+// the subject with an ephemeral consumer until that message's sequence, which waits for a lagging
+// replica to catch up. There is no batch get on 2.9.10, and a walk of single gets is slower (measured
+// here on three local servers: a check's 1,000 pings in 50-120 ms through a consumer, 480-660 ms by
+// 1,000 gets). A ping's number n rises with the stream sequence within its subject (stored in the order
+// sent), so the newest `limit` pings, or one ping's body, are found by a binary search of single message
+// gets (next_by_subj from a sequence) instead of reading the whole subject: log2 of the stream's length.
+import { Packr } from "msgpackr";
+import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, headers, nanos } from "nats";
+import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, PubAck, StoredMsg } from "nats";
+import type { Changes } from "../engine/changes.ts";
+import { LIMITS } from "../engine/model.ts";
+import type { Flip, PingRecord } from "../engine/model.ts";
+import type { FlipQuery } from "../host/pool-api.ts";
+import { createIdempotently } from "./jetstream-setup.ts";
+
+export type PartitionHistoryOptions = {
+  connection: NatsConnection;
+  partition: number;
+  /** 3 on a three-server cluster, 1 alone. */
+  replicas: number;
+  /** How long a publish waits for its PubAck before it is sent again (twice), then rejects. Default 5,000. */
+  ackTimeoutMs?: number;
+  /** Stream `${streamPrefix}_${partition}` (default HCD_HIST). */
+  streamPrefix?: string;
+  /** Subjects `${subjectPrefix}.${partition}.ping|flip|del.<check uuid>` (default hcd.hist). */
+  subjectPrefix?: string;
+};
+
+/** The first value of every message: what the rest is. Never renumbered; a new format gets a new id. */
+const MESSAGE_IDS = { ping: 1, flip: 2, deleted: 3 } as const;
+const POSITION_HEADER = "Hcd-Position";
+const NO_MESSAGE = 10037; // JetStream's err_code for a message get that finds nothing
+const STREAM_NOT_FOUND = 10059;
+const DUPLICATE_WINDOW_MS = 10 * 60_000;
+const PUBLISH_ATTEMPTS = 3;
+const READ_IDLE_MS = 10_000;
+
+// copyBuffers: a decoded body must not point into the message's buffer, which the client reuses
+const packr = new Packr({ copyBuffers: true });
+
+type Outgoing = { readonly subject: string; readonly data: Uint8Array; readonly id: string };
+
+/**
+ * A record refused because an earlier one failed: messages sent after a lost one are missing too, so the
+ * owner must open the history again and replay from lastRecorded() (a takeover's replay).
+ */
+export class HistoryGapError extends Error {
+  override name = "HistoryGapError";
+}
+
+export class PartitionHistory {
+  readonly stream: string;
+  readonly #subject: string;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+  readonly #ackTimeoutMs: number;
+  /** Resolves once the previous record's messages have all been sent (their PubAcks may still be coming). */
+  #sent: Promise<void> = Promise.resolve();
+  /** The records whose PubAcks are still coming (settled or not, each removes itself). */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  /** The id of the last message sent, and how many sent are still unanswered. */
+  #lastSentId: string | null = null;
+  #unanswered = 0;
+  /** Why an earlier record failed; from then on every record is refused. */
+  #failed: Error | null = null;
+
+  private constructor(options: { stream: string; subject: string; js: JetStreamClient; jsm: JetStreamManager; ackTimeoutMs: number }) {
+    this.stream = options.stream;
+    this.#subject = options.subject;
+    this.#js = options.js;
+    this.#jsm = options.jsm;
+    this.#ackTimeoutMs = options.ackTimeoutMs;
+  }
+
+  /** Creates the partition's history stream unless it exists. */
+  static async open(options: PartitionHistoryOptions): Promise<PartitionHistory> {
+    const stream = `${options.streamPrefix ?? "HCD_HIST"}_${options.partition}`;
+    const subject = `${options.subjectPrefix ?? "hcd.hist"}.${options.partition}`;
+    const jsm = await options.connection.jetstreamManager();
+    // not ensureStream: that one keeps every message (discard New, no per-subject cap) for the log's streams
+    await createIdempotently(async () => {
+      try {
+        await jsm.streams.info(stream);
+      } catch (error) {
+        if ((error as NatsError).api_error?.err_code !== STREAM_NOT_FOUND) throw error;
+        await jsm.streams.add({
+          name: stream, subjects: [`${subject}.>`], num_replicas: options.replicas, storage: StorageType.File,
+          retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old, max_msgs_per_subject: LIMITS.maxPingsListed,
+          max_msgs: -1, max_bytes: -1, max_age: 0, duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+        });
+      }
+    });
+    return new PartitionHistory({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
+  }
+
+  /**
+   * Stores what the record at `position` changed: its pings (record and body), its flips, and its
+   * deleted checks (their pings and flips purged). Resolves once every message is acknowledged (or
+   * dropped as a duplicate: the same record stored before); rejects otherwise, and from then on every
+   * record is refused (HistoryGapError) until the history is opened again. Calls may overlap and come in
+   * increasing position order. An empty change publishes nothing.
+   */
+  record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">): Promise<void> {
+    const deleted = new Set(changes.deletedChecks.map((d) => d.uuid));
+    const outgoing: Outgoing[] = [];
+    const add = (subject: string, data: Uint8Array) => outgoing.push({ subject, data, id: `${this.stream}:${position}:${outgoing.length}` });
+    // a check deleted by the same record keeps nothing of it
+    for (const ping of changes.pings) {
+      if (deleted.has(ping.checkUuid)) continue;
+      const body = ping.body === null || ping.body.length === 0 ? null : ping.body;
+      add(this.#kindSubject("ping", ping.checkUuid), packr.pack([MESSAGE_IDS.ping, ping.record, body]));
+    }
+    for (const flip of changes.flips) {
+      if (!deleted.has(flip.checkUuid)) add(this.#kindSubject("flip", flip.checkUuid), packr.pack([MESSAGE_IDS.flip, flip]));
+    }
+    for (const uuid of deleted) add(this.#kindSubject("del", uuid), packr.pack([MESSAGE_IDS.deleted, uuid]));
+    if (outgoing.length === 0) return Promise.resolve();
+
+    const previousSent = this.#sent;
+    const earlier = deleted.size === 0 ? [] : [...this.#inFlight];
+    let markSent!: () => void;
+    this.#sent = new Promise((resolve) => { markSent = resolve; });
+    const stored = (async () => {
+      try {
+        await previousSent; // in position order, after the records before
+        if (earlier.length > 0) await Promise.allSettled(earlier); // no ping of a deleted check lands after its purge
+      } finally {
+        // sent now (synchronously, below) or never: either way the next record may go
+        queueMicrotask(markSent);
+      }
+      if (this.#failed !== null) throw new HistoryGapError(`${this.stream}: position ${position} refused, an earlier record failed (${this.#failed.message})`);
+      const acks = outgoing.map((message) => {
+        // chained to the one before while that one is unanswered: stored only right after it
+        const expectId = this.#unanswered > 0 ? this.#lastSentId : null;
+        this.#lastSentId = message.id;
+        this.#unanswered++;
+        const ack = this.#publish(message, position, expectId);
+        const answered = () => { this.#unanswered--; };
+        ack.then(answered, answered);
+        return ack;
+      });
+      try {
+        const results = await Promise.allSettled(acks);
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+        if (failed !== undefined) throw failed.reason;
+        for (const uuid of deleted) {
+          for (const kind of ["ping", "flip"] as const) await this.#jsm.streams.purge(this.stream, { filter: this.#kindSubject(kind, uuid) });
+        }
+      } catch (error) {
+        this.#failed ??= error as Error;
+        throw error;
+      }
+    })();
+    this.#inFlight.add(stored);
+    const forget = () => { this.#inFlight.delete(stored); };
+    stored.then(forget, forget);
+    return stored;
+  }
+
+  /**
+   * The position of the last record that stored something (0: none), asked of the stream's leader. Every
+   * message of the records before it is stored; the record at it may be stored in part, so a new owner
+   * records it again (its stored messages are duplicates), and every later one.
+   */
+  async lastRecorded(): Promise<number> {
+    let last = (await this.#jsm.streams.info(this.stream)).state.last_seq; // perhaps a lagging replica's
+    // the leader knows of any later message
+    for (;;) {
+      const later = await this.#get({ seq: last + 1, next_by_subj: `${this.#subject}.>` });
+      if (later === null) break;
+      last = later.seq;
+    }
+    // the last message stays (a deletion's purge comes after its tombstone, and a per-subject cap never
+    // drops a subject's newest), but walk back over any gone all the same
+    for (let seq = last; seq >= 1; seq--) {
+      const message = await this.#get({ seq });
+      if (message !== null) return positionOf(message);
+    }
+    return 0;
+  }
+
+  /** The check's newest pings, newest first, at most `limit` (at most 1,000 are kept). */
+  async pings(checkUuid: string, limit: number): Promise<PingRecord[]> {
+    if (limit < 1) return [];
+    const subject = this.#kindSubject("ping", checkUuid);
+    const newest = await this.#get({ last_by_subj: subject });
+    if (newest === null) return [];
+    const newestRecord = decodePing(newest.data).record;
+    if (limit === 1) return [newestRecord];
+    const from = newestRecord.n - limit + 1 <= 1 ? 1 : (await this.#firstPingFrom(subject, newestRecord.n - limit + 1, newest.seq)).message.seq;
+    const records: PingRecord[] = [];
+    for (const message of await this.#read(subject, from, newest.seq)) records.push(decodePing(message.data).record);
+    return records.sort((a, b) => b.n - a.n).slice(0, limit);
+  }
+
+  /** Ping n's stored body, or null when it has none or is no longer kept. */
+  async pingBody(checkUuid: string, n: number): Promise<Uint8Array | null> {
+    if (n < 1) return null;
+    const subject = this.#kindSubject("ping", checkUuid);
+    const newest = await this.#get({ last_by_subj: subject });
+    if (newest === null) return null;
+    const newestPing = decodePing(newest.data);
+    if (n >= newestPing.record.n) return n === newestPing.record.n ? newestPing.body : null;
+    const { ping } = await this.#firstPingFrom(subject, n, newest.seq);
+    return ping.record.n === n ? ping.body : null; // above n: n is no longer kept
+  }
+
+  /** The check's flips with fromAt <= at < toAt (either bound optional), newest first. */
+  async flips(checkUuid: string, query: FlipQuery): Promise<Flip[]> {
+    const fromAt = query.fromAt ?? -Infinity, toAt = query.toAt ?? Infinity;
+    return (await this.#allFlips(checkUuid)).filter((flip) => flip.at >= fromAt && flip.at < toAt);
+  }
+
+  /** The check's flip number n, or null. */
+  async flipNumber(checkUuid: string, n: number): Promise<Flip | null> {
+    const newest = await this.#get({ last_by_subj: this.#kindSubject("flip", checkUuid) });
+    if (newest === null) return null;
+    // nearly always the newest or the one before (a notification's flip and its predecessor)
+    const flip = decodeFlip(newest.data);
+    if (flip.n === n) return flip;
+    return (await this.#allFlips(checkUuid, newest)).find((f) => f.n === n) ?? null;
+  }
+
+  /** Every kept flip of the check, newest first (by time, then number, as flip-log.ts orders them). */
+  async #allFlips(checkUuid: string, newest?: StoredMsg): Promise<Flip[]> {
+    const subject = this.#kindSubject("flip", checkUuid);
+    const last = newest ?? await this.#get({ last_by_subj: subject });
+    if (last === null) return [];
+    const flips = (await this.#read(subject, 1, last.seq)).map((message) => decodeFlip(message.data));
+    return flips.sort((a, b) => b.at - a.at || b.n - a.n);
+  }
+
+  /**
+   * The first kept ping of the subject with a number at or above `n` (the oldest kept when all are above),
+   * by a binary search of message gets over the sequences up to `newestSeq` (a ping there has n at least).
+   */
+  async #firstPingFrom(subject: string, n: number, newestSeq: number): Promise<{ message: StoredMsg; ping: DecodedPing }> {
+    let low = 1, high = newestSeq;
+    let best: { message: StoredMsg; ping: DecodedPing } | null = null;
+    while (low <= high) {
+      const middle = Math.floor((low + high) / 2);
+      const message = await this.#get({ seq: middle, next_by_subj: subject });
+      if (message === null || message.seq > newestSeq) {
+        high = middle - 1; // nothing of the subject from here on up to the newest (purged meanwhile)
+        continue;
+      }
+      const ping = decodePing(message.data);
+      if (ping.record.n >= n) {
+        best = { message, ping };
+        high = middle - 1;
+      } else {
+        low = message.seq + 1;
+      }
+    }
+    if (best === null) throw new Error(`${this.stream}: ${subject} holds no ping from ${n} up to sequence ${newestSeq}`);
+    return best;
+  }
+
+  /**
+   * The subject's messages from sequence `from` up to `to` (inclusive; the caller has seen `to` stored),
+   * through an ephemeral consumer of its own, which waits however far behind the replica it reads is.
+   */
+  async #read(subject: string, from: number, to: number): Promise<StoredMsgLike[]> {
+    // sent again when unanswered (the meta leader being elected, seen here after a server's SIGKILL): a
+    // consumer created by a request whose answer was lost is removed once inactive
+    const created = await createIdempotently(() => this.#jsm.consumers.add(this.stream, {
+      filter_subject: subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from),
+      ack_policy: AckPolicy.None, mem_storage: true, inactive_threshold: nanos(30_000), // left behind by a reader that died: removed
+    }));
+    const drop = () => void this.#jsm.consumers.delete(this.stream, created.name).catch(() => {});
+    const starting = this.#js.consumers.get(this.stream, created.name).then((consumer) => consumer.consume({ max_messages: 1_000 }));
+    const messages = await within(starting, READ_IDLE_MS, `${this.stream}: no consumer of ${subject} after ${READ_IDLE_MS} ms`).catch((error: unknown) => {
+      void starting.then((late) => late.stop(), () => {});
+      drop();
+      throw error;
+    });
+    const out: StoredMsgLike[] = [];
+    const iterator = messages[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const step = await within(iterator.next(), READ_IDLE_MS, `${this.stream}: no message of ${subject} for ${READ_IDLE_MS} ms reading ${from}..${to}`).catch(async (error: unknown) => {
+          // purged meanwhile (the check deleted): what was read is all there is
+          if (await this.#get({ seq: to }) === null) return null;
+          throw error;
+        });
+        if (step === null) break;
+        if (step.done) throw new Error(`${this.stream}: the read of ${subject} ended before sequence ${to}`);
+        const message = step.value;
+        if (message.seq > to) break;
+        out.push({ seq: message.seq, data: message.data });
+        if (message.seq === to) break;
+      }
+    } finally {
+      messages.stop();
+      drop();
+    }
+    return out;
+  }
+
+  /** A message get (answered by the stream's leader); null when there is no such message. */
+  async #get(query: { seq: number; next_by_subj?: string } | { last_by_subj: string }): Promise<StoredMsg | null> {
+    try {
+      // next_by_subj: the first message at or after seq on the subject; the client's types lack it
+      return await this.#jsm.streams.getMessage(this.stream, query as { seq: number });
+    } catch (error) {
+      if ((error as NatsError).api_error?.err_code === NO_MESSAGE) return null;
+      throw error;
+    }
+  }
+
+  async #publish(message: Outgoing, position: number, expectId: string | null): Promise<PubAck> {
+    const h = headers();
+    h.set(POSITION_HEADER, String(position));
+    const expect = expectId === null ? undefined : { lastMsgID: expectId };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#js.publish(message.subject, message.data, { msgID: message.id, headers: h, expect, timeout: this.#ackTimeoutMs });
+      } catch (error) {
+        if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error)) throw error;
+      }
+    }
+  }
+
+  #kindSubject(kind: "ping" | "flip" | "del", checkUuid: string): string {
+    if (!/^[A-Za-z0-9_-]+$/.test(checkUuid)) throw new Error(`not a check uuid a subject can carry: ${JSON.stringify(checkUuid)}`);
+    return `${this.#subject}.${kind}.${checkUuid}`;
+  }
+}
+
+type StoredMsgLike = { readonly seq: number; readonly data: Uint8Array };
+type DecodedPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
+
+function decodePing(bytes: Uint8Array): DecodedPing {
+  const [record, body] = open(bytes, "ping", 2);
+  return { record: record as PingRecord, body: body === null ? null : new Uint8Array(body as Uint8Array) };
+}
+
+function decodeFlip(bytes: Uint8Array): Flip {
+  return open(bytes, "flip", 1)[0] as Flip;
+}
+
+function positionOf(message: StoredMsg): number {
+  const value = Number(message.header?.get(POSITION_HEADER));
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`message ${message.seq} of ${message.subject} carries no position`);
+  return value;
+}
+
+/** Decodes a message of the given kind and returns its values after the message id; throws on any other kind. */
+function open(bytes: Uint8Array, kind: keyof typeof MESSAGE_IDS, fields: number): unknown[] {
+  const value: unknown = packr.unpack(bytes);
+  if (!Array.isArray(value) || value[0] !== MESSAGE_IDS[kind] || value.length !== fields + 1) {
+    throw new Error(`not a history ${kind} message (message id ${Array.isArray(value) ? String(value[0]) : typeof value})`);
+  }
+  return value.slice(1);
+}
+
+/** A publish nobody answered in time (no leader, no quorum yet): sending it again is safe under its message id. */
+function unanswered(error: unknown): boolean {
+  const code = (error as Partial<NatsError>)?.code;
+  return code === "TIMEOUT" || code === "503";
+}
+
+/** `promise`, or a rejection with `message` once `ms` have passed without an answer. */
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
