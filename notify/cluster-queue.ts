@@ -82,8 +82,13 @@ export class NotificationQueue {
     if (this.#deliverer !== null) throw new Error("this queue is delivering already");
     this.#now = now;
     this.#deliverer = new Deliverer({ ...options, outbox: this.#outbox() });
-    const room = options.batchSize ?? DEFAULT_BATCH; // the deliverer looks at no more than a batch at once
-    this.#stream.startTaking(() => (this.#closing ? 0 : room - this.#held.size), (taken) => this.#arrived(taken));
+    // the deliverer looks at no more than a batch at once; more is asked for once a quarter of it is free
+    // (one pull per entry sent would make the pull's round trip the pace)
+    const batch = options.batchSize ?? DEFAULT_BATCH;
+    this.#stream.startTaking(() => {
+      const free = batch - this.#held.size;
+      return !this.#closing && free >= Math.ceil(batch / 4) ? free : 0;
+    }, (taken) => this.#arrived(taken));
     this.#working = setInterval(() => {
       for (const { taken } of this.#held.values()) taken.working();
     }, WORKING_EVERY_MS);
