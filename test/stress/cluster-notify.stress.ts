@@ -1,9 +1,11 @@
 // The cluster's notification work queue on a real three-server JetStream cluster, delivering to a real
 // webhook receiver on loopback: entries enqueued are delivered, an entry enqueued twice (before or after
 // its delivery) is stored and delivered once, a failing receiver gets retries and then the entry goes,
-// pending() shows what waits with its attempts and last error, an entry given up leaves the queue, and with
-// two nodes on their own connections, one node's connection closed while it holds entries loses none of
-// them: the other node sends them all once the ack wait has passed.
+// pending() shows what waits with its attempts and last error, an entry given up leaves the queue, a failed
+// down holds back its check's up, an entry held past the ack wait stays with its node, 1,000 entries go out
+// exactly once each with one node and with two (figures printed), close() hands back what it had not
+// started, and with two nodes on their own connections, one node's connection closed while it holds
+// entries loses none of them: the other node sends them all once the ack wait has passed.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { connect } from "nats";
@@ -11,12 +13,15 @@ import type { NatsConnection } from "nats";
 import type { OutboxEntry } from "../../engine/changes.ts";
 import type { Channel, WebhookSpec } from "../../engine/model.ts";
 import type { DeliveryResult } from "../../notify/deliverer.ts";
+import { ACK_WAIT_MS } from "../../cluster/notification-stream.ts";
 import { NotificationQueue } from "../../notify/cluster-queue.ts";
+import { Deliverer } from "../../notify/deliverer.ts";
 import { haveProgram } from "../ops/extras.ts";
 import { channel, check } from "../helpers.ts";
 import { outboxEntry } from "../notify/memory-outbox.ts";
 import type { Answer, Captured } from "../notify/receivers.ts";
 import { httpReceiver } from "../notify/receivers.ts";
+import { StoreOutbox } from "../notify/store-outbox.ts";
 import type { NatsCluster } from "./nats-cluster.ts";
 import { startNatsCluster } from "./nats-cluster.ts";
 
@@ -169,6 +174,151 @@ test("an entry is given up after maxAttempts failures and leaves the queue", asy
     await until("an empty queue", async () => (await q.pending()).length === 0);
     assert.is((await storedMessages(connections.at(-1)!, own.stream)).messages, 0);
   } finally {
+    await rx.close();
+  }
+});
+
+test("a down whose send fails holds back its check's up on the same channel: the receiver hears down, down again, then up", async () => {
+  if (!HAVE_NATS) return;
+  const rx = await httpReceiver((_request, i) => ({ status: i === 0 ? 500 : 200 }));
+  try {
+    const own = names();
+    const q = await queue(await connection(0), own);
+    const ch = webhook(rx.url);
+    const [down] = entries(1, ch);
+    const up = outboxEntry({ check: down.check as ReturnType<typeof check>, channel: ch, flip: { at: 1_000, n: 2, from: "down", to: "up" } });
+    await q.enqueue([down, up]);
+    q.startDelivering(DELIVERY, () => Date.now());
+    await until("the up flip", () => count(rx.requests, "/up/c-0") === 1);
+    assert.equal(paths(rx.requests), ["/down/c-0", "/down/c-0", "/up/c-0"]);
+  } finally {
+    await rx.close();
+  }
+});
+
+test("an entry a node holds longer than the ack wait (its send hangs, the next one waits for the slot) is not handed to another node", async () => {
+  if (!HAVE_NATS) return;
+  let releaseFirst: (answer: Answer) => void = () => {};
+  const firstAnswer = new Promise<Answer>((resolve) => { releaseFirst = resolve; });
+  const rx = await httpReceiver((_request, i) => (i === 0 ? firstAnswer : { status: 200 }));
+  try {
+    const own = names();
+    const ncA = await connection(0);
+    const a = await queue(ncA, own), b = await queue(await connection(1), own);
+    await a.enqueue(entries(2, webhook(rx.url)));
+    const sentBy = { a: [] as string[], b: [] as string[] };
+    const node = (name: "a" | "b") => ({ ...DELIVERY, timeoutMs: ACK_WAIT_MS * 2, batchSize: 2, concurrency: 1,
+      onResult: (entry: OutboxEntry, result: DeliveryResult) => { if (result === "sent") sentBy[name].push(entry.check.name); } });
+    a.startDelivering(node("a"), () => Date.now()); // takes both entries, sends one at a time
+    await until("node a's first send", () => rx.requests.length === 1);
+    b.startDelivering(node("b"), () => Date.now());
+    // held past the ack wait: a condition to create, not a result to wait for
+    await new Promise((resolve) => setTimeout(resolve, ACK_WAIT_MS + 5_000));
+    releaseFirst({ status: 200 });
+    await until("both entries sent", () => sentBy.a.length + sentBy.b.length === 2);
+    await until("an empty queue", async () => (await a.pending()).length === 0);
+    assert.equal(sentBy, { a: ["c-0", "c-1"], b: [] });
+    assert.equal(paths(rx.requests), ["/down/c-0", "/down/c-1"]);
+    const consumer = await (await ncA.jetstreamManager()).consumers.info(own.stream, own.consumer);
+    assert.equal([consumer.num_redelivered, consumer.num_ack_pending, consumer.num_pending], [0, 0, 0]);
+  } finally {
+    releaseFirst({ status: 200 });
+    await rx.close();
+  }
+});
+
+/** Enqueues 1,000 entries and delivers them with `nodes` nodes; asserts each arrived exactly once; returns the times. */
+async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; deliverMs: number; pendingMs: number; sent: number[] }> {
+  const rx = await httpReceiver();
+  try {
+    const own = names();
+    const ncA = await connection(0);
+    const qs = [await queue(ncA, own)];
+    if (nodes === 2) qs.push(await queue(await connection(1), own));
+    const batch = entries(1_000, webhook(rx.url));
+    const enqueueStart = performance.now();
+    await qs[0].enqueue(batch);
+    const enqueueMs = performance.now() - enqueueStart;
+    const sent = qs.map(() => 0);
+    const deliverStart = performance.now();
+    qs.forEach((q, i) => q.startDelivering({ ...DELIVERY, onResult: (_e, result) => { if (result === "sent") sent[i] += 1; } }, () => Date.now()));
+    await until("1,000 deliveries", () => sent.reduce((x, y) => x + y) >= 1_000, 180_000);
+    const deliverMs = performance.now() - deliverStart;
+    const consumer = async () => (await ncA.jetstreamManager()).consumers.info(own.stream, own.consumer);
+    await until("nothing left to deliver", async () => { const c = await consumer(); return c.num_ack_pending === 0 && c.num_pending === 0; });
+    const pendingStart = performance.now();
+    assert.equal(await qs[0].pending(), []);
+    const pendingMs = performance.now() - pendingStart;
+    const perPath = new Map<string, number>();
+    for (const r of rx.requests) perPath.set(r.path, (perPath.get(r.path) ?? 0) + 1);
+    assert.is(perPath.size, 1_000);
+    assert.equal([...perPath.values()].filter((n) => n !== 1), []);
+    assert.is(sent.reduce((x, y) => x + y), 1_000);
+    await Promise.all(qs.map((q) => q.close()));
+    return { enqueueMs, deliverMs, pendingMs, sent };
+  } finally {
+    await rx.close();
+  }
+}
+
+/** The same-run baseline: the single-node Deliverer sending 1,000 entries from an LMDB outbox (a shard's wiring). */
+async function deliverThousandSingleNode(): Promise<number> {
+  const rx = await httpReceiver();
+  const outbox = await StoreOutbox.open(entries(1_000, webhook(rx.url)));
+  try {
+    const deliverer = new Deliverer({ ...DELIVERY, outbox });
+    const start = performance.now();
+    while (outbox.all().length > 0) await deliverer.deliverDue(Date.now());
+    const ms = performance.now() - start;
+    assert.is(new Set(rx.requests.map((r) => r.path)).size, 1_000);
+    assert.is(rx.requests.length, 1_000);
+    return ms;
+  } finally {
+    await outbox.close();
+    await rx.close();
+  }
+}
+
+test("1,000 entries, delivered by one node and by two: each exactly once when nothing fails (figures printed beside the single-node deliverer's)", async () => {
+  if (!HAVE_NATS) return;
+  for (let round = 1; round <= 2; round++) {
+    console.log(`figures, round ${round}: single-node deliverer (LMDB outbox) delivered 1,000 in ${(await deliverThousandSingleNode()).toFixed(0)} ms`);
+    for (const nodes of [1, 2] as const) {
+      const { enqueueMs, deliverMs, pendingMs, sent } = await deliverThousand(nodes);
+      if (nodes === 2) assert.ok(sent.every((n) => n > 0), `both nodes delivered (${sent.join(", ")})`);
+      console.log(`figures, round ${round}, ${nodes} node(s): enqueue 1,000 (R3, pipelined) ${enqueueMs.toFixed(0)} ms; delivered in ` +
+        `${deliverMs.toFixed(0)} ms (${sent.join(" + ")}); pending() of the emptied queue ${pendingMs.toFixed(0)} ms`);
+    }
+  }
+});
+
+test("close() lets the send in flight finish, hands what it had not started to the other node, and leaves the connection open", async () => {
+  if (!HAVE_NATS) return;
+  let releaseFirst: (answer: Answer) => void = () => {};
+  const firstAnswer = new Promise<Answer>((resolve) => { releaseFirst = resolve; });
+  const rx = await httpReceiver((_request, i) => (i === 0 ? firstAnswer : { status: 200 }));
+  try {
+    const own = names();
+    const ncA = await connection(0);
+    const a = await queue(ncA, own), b = await queue(await connection(1), own);
+    await a.enqueue(entries(2, webhook(rx.url)));
+    const sentBy = { a: [] as string[], b: [] as string[] };
+    const node = (name: "a" | "b") => ({ ...DELIVERY, batchSize: 2, concurrency: 1,
+      onResult: (entry: OutboxEntry, result: DeliveryResult) => { if (result === "sent") sentBy[name].push(entry.check.name); } });
+    a.startDelivering(node("a"), () => Date.now()); // takes both entries, sends one at a time
+    await until("node a's first send", () => rx.requests.length === 1);
+    const closing = a.close();
+    b.startDelivering(node("b"), () => Date.now());
+    releaseFirst({ status: 200 });
+    await closing;
+    await until("the second entry", () => sentBy.b.length === 1);
+    assert.equal(sentBy, { a: ["c-0"], b: ["c-1"] });
+    assert.equal(paths(rx.requests), ["/down/c-0", "/down/c-1"]);
+    assert.is(ncA.isClosed(), false);
+    await a.enqueue(entries(1, webhook(rx.url))); // still publishes: only its delivering stopped
+    await until("the entry enqueued after close()", () => sentBy.b.length === 2);
+  } finally {
+    releaseFirst({ status: 200 });
     await rx.close();
   }
 });
