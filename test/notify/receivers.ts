@@ -10,8 +10,8 @@ import { SMTPServer } from "smtp-server";
 export type Captured = { method: string; path: string; headers: IncomingHttpHeaders; body: string };
 export type Answer = { status: number; body?: string; headers?: Record<string, string> } | "hang";
 
-/** A started HTTP receiver on 127.0.0.1; `answer` decides each reply ("hang" = never reply). */
-export async function httpReceiver(answer: (request: Captured, index: number) => Answer = () => ({ status: 200 }),
+/** A started HTTP receiver on 127.0.0.1; `answer` decides each reply ("hang" = never reply), at once or when its promise resolves. */
+export async function httpReceiver(answer: (request: Captured, index: number) => Answer | Promise<Answer> = () => ({ status: 200 }),
   host = "127.0.0.1") {
   const requests: Captured[] = [];
   const waiters: ((request: Captured) => void)[] = [];
@@ -24,9 +24,13 @@ export async function httpReceiver(answer: (request: Captured, index: number) =>
       requests.push(captured);
       const reply = answer(captured, requests.length - 1);
       waiters.splice(0).forEach((wake) => wake(captured));
-      if (reply === "hang") return;
-      res.writeHead(reply.status, reply.headers ?? {});
-      res.end(reply.body ?? "");
+      const send = (answered: Answer) => {
+        if (answered === "hang") return;
+        res.writeHead(answered.status, answered.headers ?? {});
+        res.end(answered.body ?? "");
+      };
+      if (reply instanceof Promise) void reply.then(send);
+      else send(reply);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
