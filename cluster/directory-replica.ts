@@ -99,6 +99,7 @@ export class DirectoryReplica extends DirectoryLookups {
   /** The last revision this node wrote (its copy holds its own writes once it has applied this far). */
   #written = 0;
   #writing: Promise<unknown> = Promise.resolve();
+  #catchingUp: Promise<void> | null = null;
 
   private constructor(kv: KV, options: DirectoryReplicaOptions, bucket: string) {
     super();
@@ -130,6 +131,12 @@ export class DirectoryReplica extends DirectoryLookups {
 
   // ---- lookups: the same answers as the single-node pool's directory (host/pool.ts) ----
 
+
+  /** Catches up with the bucket (one request shared by every caller meanwhile: a flood of unknown keys costs one at a time). */
+  override catchUp(): Promise<void> {
+    this.#catchingUp ??= this.synced().then(() => {}, () => {}).finally(() => { this.#catchingUp = null; });
+    return this.#catchingUp;
+  }
 
   // the copy is the bucket's alone: what a pool learns from its answers is in the bucket already (the
   // owner wrote it before answering), and applying it here could put an older value over a newer one

@@ -42,6 +42,11 @@ export class DirectoryLookups {
     return this.projects.list();
   }
 
+  /** Resolves once the lookups hold everything written before the call (this one: always). */
+  catchUp(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The id of the project owning a check uuid, if known. */
   projectIdOfCheck(uuid: string): string | undefined {
     return this.checks.projectOf(uuid);

@@ -37,6 +37,14 @@ export type PoolStats = { readonly shards: readonly ShardStats[]; readonly queue
 export type CheckRef = { readonly uuid: string } | { readonly uniqueKey: string };
 
 
+/** Runs a directory lookup; on a miss, once more after the directory caught up (a key or check another node has just created). */
+export async function lookUp<T>(pool: Pick<Pool, "catchUp">, find: () => T | null): Promise<T | null> {
+  const found = find();
+  if (found !== null) return found;
+  await pool.catchUp();
+  return find();
+}
+
 export type Pool = {
   // Directory: answered from the main thread's memory, no hop.
   /** Returns the caller for an API key (read-write or read-only), or null. Constant-time comparison. */
@@ -51,6 +59,11 @@ export type Pool = {
   checkByBadgeKey(badgeKey: string): { readonly uuid: string; readonly project: Project } | null;
   /** Returns every project. */
   listProjects(): Project[];
+  /**
+   * Resolves once the directory holds every project, key and check written before the call. Single-node:
+   * at once (the directory is this process's); cluster mode: another node may have written it a moment ago.
+   */
+  catchUp(): Promise<void>;
 
   // Admin
   createProject(input: ProjectInput, at: Millis): Promise<Project>;

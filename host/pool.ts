@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
+import { lookUp } from "./pool-api.ts";
 import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
@@ -66,6 +67,10 @@ export class ShardedPool implements Pool {
     return this.#directory.listProjects();
   }
 
+  catchUp(): Promise<void> {
+    return this.#directory.catchUp();
+  }
+
   // ---- admin ----
 
   async createProject(input: ProjectInput, at: Millis): Promise<Project> {
@@ -120,7 +125,7 @@ export class ShardedPool implements Pool {
   }
 
   async getCheck(projectId: string, ref: CheckRef): Promise<Outcome<Check>> {
-    const owned = this.#owned(projectId, ref);
+    const owned = await this.#owned(projectId, ref);
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "getCheck", projectId, ref }) : owned;
   }
 
@@ -131,22 +136,22 @@ export class ShardedPool implements Pool {
   }
 
   async updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>> {
-    const owned = this.#owned(projectId, { uuid });
+    const owned = await this.#owned(projectId, { uuid });
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "updateCheck", projectId, uuid, spec, at }) : owned;
   }
 
   async pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
-    const owned = this.#owned(projectId, { uuid });
+    const owned = await this.#owned(projectId, { uuid });
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "pauseCheck", projectId, uuid, at }) : owned;
   }
 
   async resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
-    const owned = this.#owned(projectId, { uuid });
+    const owned = await this.#owned(projectId, { uuid });
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "resumeCheck", projectId, uuid, at }) : owned;
   }
 
   async deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
-    const owned = this.#owned(projectId, { uuid });
+    const owned = await this.#owned(projectId, { uuid });
     if (!owned.ok) return owned;
     const result = await this.#shardFor(projectId).apply({ kind: "deleteCheck", projectId, uuid, at });
     if (result.ok) this.#directory.deleteCheck(uuid);
@@ -154,21 +159,21 @@ export class ShardedPool implements Pool {
   }
 
   async listPings(projectId: string, uuid: string): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
-    const owned = this.#owned(projectId, { uuid });
+    const owned = await this.#owned(projectId, { uuid });
     const project = this.#directory.projectById(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "listPings", projectId, uuid, pingLogLimit: project.pingLogLimit });
   }
 
   async pingBody(projectId: string, uuid: string, n: number): Promise<Outcome<Uint8Array>> {
-    const owned = this.#owned(projectId, { uuid });
+    const owned = await this.#owned(projectId, { uuid });
     const project = this.#directory.projectById(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "pingBody", projectId, uuid, n, pingLogLimit: project.pingLogLimit });
   }
 
   async listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
-    const owned = this.#owned(projectId, ref);
+    const owned = await this.#owned(projectId, ref);
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "listFlips", projectId, ref, query }) : owned;
   }
 
@@ -237,10 +242,10 @@ export class ShardedPool implements Pool {
   }
 
   /** A check of another project → forbidden; unknown → not_found (unique_key refs: the shard decides). */
-  #owned(projectId: string, ref: CheckRef): Outcome<true> {
+  async #owned(projectId: string, ref: CheckRef): Promise<Outcome<true>> {
     if (!("uuid" in ref)) return ok(true);
-    const owner = this.#directory.projectIdOfCheck(ref.uuid);
-    if (owner === undefined) return fail({ code: "not_found", what: "check" });
+    const owner = await lookUp(this, () => this.#directory.projectIdOfCheck(ref.uuid) ?? null);
+    if (owner === null) return fail({ code: "not_found", what: "check" });
     return owner === projectId ? ok(true) : fail({ code: "forbidden" });
   }
 

@@ -5,6 +5,7 @@ import { SMTPServer } from "smtp-server";
 import type { SMTPServerDataStream, SMTPServerSession } from "smtp-server";
 import type { Clock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
+import { lookUp } from "../host/pool-api.ts";
 import type { Project } from "../engine/model.ts";
 import { LIMITS } from "../engine/model.ts";
 import { emailUserAgent, parseRecipient } from "./address.ts";
@@ -13,7 +14,7 @@ import type { MailReader, ReadMessage } from "./mail-reader.ts";
 import { RetryLedger } from "./retry-ledger.ts";
 
 /** The part of the pool the listener uses. */
-export type MailPool = Pick<Pool, "projectOfCheck" | "projectByPingKey" | "listChecks" | "ping">;
+export type MailPool = Pick<Pool, "projectOfCheck" | "projectByPingKey" | "listChecks" | "ping" | "catchUp">;
 
 export type InboundSmtpOptions = {
   readonly port: number; // 0 = any free port
@@ -171,12 +172,12 @@ async function resolveRecipient(pool: MailPool, address: string, domain: string)
     case "invalid_mailbox":
       return { ok: false, code: 550, message: "5.1.1 Invalid mailbox" };
     case "uuid": {
-      const project = pool.projectOfCheck(recipient.uuid);
+      const project = await lookUp(pool, () => pool.projectOfCheck(recipient.uuid));
       if (project === null) return { ok: false, code: 550, message: "5.1.1 Unknown check" };
       return { ok: true, uuid: recipient.uuid, project };
     }
     case "slug": {
-      const project = pool.projectByPingKey(recipient.pingKey);
+      const project = await lookUp(pool, () => pool.projectByPingKey(recipient.pingKey));
       if (project === null) return { ok: false, code: 550, message: "5.1.1 Unknown check" };
       const checks = await pool.listChecks(project.id, { slug: recipient.slug, tags: [] });
       if (checks.length === 0) return { ok: false, code: 550, message: "5.1.1 Unknown check" };

@@ -5,6 +5,7 @@ import { HTTPResponse } from "h3";
 import type { Check, Millis } from "../../engine/model.ts";
 import { assertNever } from "../../engine/model.ts";
 import type { Pool } from "../../host/pool-api.ts";
+import { lookUp } from "../../host/pool-api.ts";
 import { statusAt } from "../../engine/status.ts";
 import type { AppDeps } from "../deps.ts";
 import { signatureMatches, statesOfSignature } from "../badge-urls.ts";
@@ -86,7 +87,7 @@ type Rendered = { readonly format: BadgeFormat; readonly label: string; readonly
 
 async function projectBadge(pool: Pool, secret: string, request: ProjectBadgeRequest | null, at: Millis): Promise<Rendered | null> {
   if (request === null || !isBadgeFormat(request.format)) return null;
-  const project = pool.projectByBadgeKey(request.badgeKey);
+  const project = await lookUp(pool, () => pool.projectByBadgeKey(request.badgeKey));
   if (project === null || !signatureMatches(secret, project.badgeKey, request.tag, request.signature)) return null;
   const all = request.tag === "*";
   const checks = await pool.listChecks(project.id, { tags: all ? [] : [request.tag] });
@@ -96,7 +97,7 @@ async function projectBadge(pool: Pool, secret: string, request: ProjectBadgeReq
 
 async function checkBadge(pool: Pool, request: CheckBadgeRequest | null, at: Millis): Promise<Rendered | null> {
   if (request === null || !isBadgeFormat(request.format)) return null;
-  const found = pool.checkByBadgeKey(request.badgeKey);
+  const found = await lookUp(pool, () => pool.checkByBadgeKey(request.badgeKey));
   if (found === null) return null;
   const outcome = await pool.getCheck(found.project.id, { uuid: found.uuid });
   if (!outcome.ok) return null;

@@ -5,6 +5,7 @@ import type { H3, H3Event } from "h3";
 import type { Millis } from "../../engine/model.ts";
 import type { Clock } from "../../host/clock.ts";
 import type { Caller, CheckRef } from "../../host/pool-api.ts";
+import { lookUp } from "../../host/pool-api.ts";
 import type { AppDeps } from "../deps.ts";
 import { apiKeyOf, authorize, enforceRateLimit, RateLimiter } from "../auth.ts";
 import type { Reply } from "../endpoint.ts";
@@ -30,8 +31,9 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   const byUuidOrKey = { ...cors, accepts: (p: Record<string, string>) => isUuid(p.id ?? "") || isUniqueKey(p.id ?? "") };
 
   /** Returns the caller of a request (key from the header, else the body's api_key) and counts it against the rate limit. */
-  const callerOf = (event: H3Event, body: JsonObject | null, write: boolean): Caller => {
+  const callerOf = async (event: H3Event, body: JsonObject | null, write: boolean): Promise<Caller> => {
     const apiKey = apiKeyOf(event.req.headers, body);
+    if (apiKey) await lookUp(pool, () => pool.authenticate(apiKey)); // a key just made on another node
     const caller = authorize(pool, apiKey, { write });
     enforceRateLimit(limiter, apiKey ?? "", opts.rateClock.now());
     return caller;
@@ -43,14 +45,14 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   endpoint(app, "/api/v3/checks", {
     GET: async (event) => {
       const at = clock.now();
-      const caller = callerOf(event, null, false);
+      const caller = await callerOf(event, null, false);
       const document = await pool.listChecksJson(caller.project.id, checkQueryOf(event.url.searchParams), view(caller, at));
       return { status: 200, body: document, contentType: "application/json" };
     },
     POST: async (event) => {
       const at = clock.now();
       const body = await jsonBody(event, { nullAsEmpty: false });
-      const { project } = callerOf(event, body, true);
+      const { project } = await callerOf(event, body, true);
       const request = unwrap(checkRequestOf(body, null));
       const { check, created } = unwrap(await pool.createCheck(project.id, request.spec, request.unique, at));
       return json(presentCheck(check, rw(at)), created ? 201 : 200);
@@ -60,7 +62,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   endpoint(app, "/api/v3/checks/:id", {
     GET: async (event) => {
       const at = clock.now();
-      const caller = callerOf(event, null, false);
+      const caller = await callerOf(event, null, false);
       const check = unwrap(await pool.getCheck(caller.project.id, refOf(event)));
       return json(presentCheck(check, view(caller, at)));
     },
@@ -68,7 +70,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const at = clock.now();
       const uuid = uuidOf(event);
       const body = await jsonBody(event, { nullAsEmpty: false });
-      const { project } = callerOf(event, body, true);
+      const { project } = await callerOf(event, body, true);
       const stored = unwrap(await pool.getCheck(project.id, { uuid })); // 404 / 403 before validation
       const request = unwrap(checkRequestOf(body, stored));
       const check = unwrap(await pool.updateCheck(project.id, uuid, request.spec, at));
@@ -77,7 +79,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     DELETE: async (event) => {
       const at = clock.now();
       const uuid = uuidOf(event);
-      const { project } = callerOf(event, null, true);
+      const { project } = await callerOf(event, null, true);
       const check = unwrap(await pool.deleteCheck(project.id, uuid, at));
       // research §8: the reference answers channels "" (the links are gone by then)
       return json(presentCheck({ ...check, channels: [] }, rw(at)));
@@ -87,7 +89,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   const pauseOrResume = (action: "pauseCheck" | "resumeCheck") => async (event: H3Event): Promise<Reply> => {
     const at = clock.now();
     const body = await jsonBody(event, { nullAsEmpty: true });
-    const { project } = callerOf(event, body, true);
+    const { project } = await callerOf(event, body, true);
     const check = unwrap(await pool[action](project.id, uuidOf(event), at));
     return json(presentCheck(check, rw(at)));
   };
@@ -97,7 +99,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   endpoint(app, "/api/v3/checks/:id/pings", {
     GET: async (event) => {
       const uuid = uuidOf(event);
-      const { project } = callerOf(event, null, true);
+      const { project } = await callerOf(event, null, true);
       const { pings, durationsMs } = unwrap(await pool.listPings(project.id, uuid));
       return json({
         pings: pings.map((ping, i) => presentPing(ping, { checkUuid: uuid, siteRoot, durationMs: durationsMs[i] ?? null })),
@@ -108,7 +110,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   endpoint(app, "/api/v3/checks/:id/pings/:n/body", {
     GET: async (event) => {
       const uuid = uuidOf(event);
-      const { project } = callerOf(event, null, true);
+      const { project } = await callerOf(event, null, true);
       const n = pingNumberOf(event.context.params?.n ?? "") ?? -1;
       const body = unwrap(await pool.pingBody(project.id, uuid, n));
       // research §10: exactly text/plain, no charset; the stored bytes as they are
@@ -119,7 +121,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   endpoint(app, "/api/v3/checks/:id/flips", {
     GET: async (event) => {
       const at = clock.now();
-      const { project } = callerOf(event, null, false);
+      const { project } = await callerOf(event, null, false);
       const ref = refOf(event);
       const query = flipQueryOf(event.url.searchParams, at);
       // an unknown or foreign check answers 404 / 403 before a bad query's 400
@@ -134,7 +136,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
 
   endpoint(app, "/api/v3/channels", {
     GET: async (event) => {
-      const { project } = callerOf(event, null, true);
+      const { project } = await callerOf(event, null, true);
       const channels = await pool.listChannels(project.id);
       return json({ channels: channels.map(presentChannel) });
     },
@@ -142,7 +144,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
 
   endpoint(app, "/api/v3/badges", {
     GET: async (event) => {
-      const { project } = callerOf(event, null, false);
+      const { project } = await callerOf(event, null, false);
       const checks = await pool.listChecks(project.id, { tags: [] });
       return json(presentBadges(project, checks, { siteRoot, badgeSecret: config.badgeSecret }));
     },

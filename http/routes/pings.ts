@@ -10,6 +10,7 @@ import { KEYWORD_BODY_BYTES } from "../../engine/classify.ts";
 import { LIMITS } from "../../engine/model.ts";
 import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
+import { lookUp } from "../../host/pool-api.ts";
 import { isStoreUnavailable } from "../../host/write-failures.ts";
 import { isServiceUnavailable } from "../../host/unavailable.ts";
 import type { AppDeps } from "../deps.ts";
@@ -137,11 +138,11 @@ export async function answerPing(request: PingRequest, ctx: { pool: Pool; at: Mi
   let target: PingTarget;
   const query = parsePingQuery(request.search);
   if (path.by === "uuid") {
-    project = pool.projectOfCheck(path.uuid);
+    project = await lookUp(pool, () => pool.projectOfCheck(path.uuid));
     target = { uuid: path.uuid };
   } else {
     if (UPPER.test(path.slug)) return ANSWERS.badUrl; // fact sheet §2 step 1
-    project = pool.projectByPingKey(path.pingKey);
+    project = await lookUp(pool, () => pool.projectByPingKey(path.pingKey));
     target = { pingKey: path.pingKey, slug: path.slug, create: query.create };
   }
   if (project === null) return ANSWERS.notFound;

@@ -7,6 +7,7 @@ import type { H3, H3Event } from "h3";
 import { HTTPResponse } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { renderProjectMetrics } from "../project-metrics.ts";
+import { lookUp } from "../../host/pool-api.ts";
 
 const PROJECT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/; // Django's <uuid:...>
 const KEY_SLUG = /^[-a-zA-Z0-9_]+$/; // Django's <slug:...>
@@ -29,7 +30,7 @@ async function answer(deps: AppDeps, projectId: string, keyInPath: string | null
     key = header.slice("Bearer ".length);
   }
   if (key.length !== KEY_LENGTH) return empty(400);
-  const caller = deps.pool.authenticate(key);
+  const caller = await lookUp(deps.pool, () => deps.pool.authenticate(key));
   // Read-only keys only: a read-write key in a scrape config would leak write access to whoever reads it.
   // A key of another project is refused too (the reference serves the key's own project whatever the id says).
   if (caller === null || !caller.readonly || caller.project.id !== projectId) return empty(403);

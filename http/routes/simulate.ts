@@ -17,7 +17,7 @@ import { simulateStoredCheck } from "../simulate-check.ts";
 export type SimulateRouteOptions = {
   readonly report: ErrorReporter;
   /** The caller of a request, counted against the API rate limit (shared with the other /api/v3 routes). */
-  readonly callerOf: (event: H3Event, body: JsonObject | null, write: boolean) => Caller;
+  readonly callerOf: (event: H3Event, body: JsonObject | null, write: boolean) => Promise<Caller>;
 };
 
 /** Registers POST /api/v3/checks/<uuid>/simulate. */
@@ -28,7 +28,7 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
       const untilAt = clock.now();
       const uuid = event.context.params?.id ?? "";
       const body = unwrap(parseJsonObject(await readBodyBytes(event.req)));
-      const { project } = opts.callerOf(event, body, false);
+      const { project } = await opts.callerOf(event, body, false);
       // an unknown or foreign check answers 404 / 403 before a bad body's 400, as update does
       const { check, pings } = unwrap(await pool.listPings(project.id, uuid));
       const request = unwrap(simulationRequestOf(body));

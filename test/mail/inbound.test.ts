@@ -44,6 +44,7 @@ async function withListener(body: (world: World) => Promise<void>, pingBodyLimit
   const listenerPool: MailPool = { // the real pool, but a ping can be made to fail once
     projectOfCheck: (uuid) => pool.projectOfCheck(uuid),
     projectByPingKey: (key) => pool.projectByPingKey(key),
+    catchUp: () => pool.catchUp(),
     listChecks: (projectId, query) => pool.listChecks(projectId, query),
     ping: (projectId, command) => {
       if ("uuid" in command.target && failing.delete(command.target.uuid)) return Promise.reject(new Error("disk full"));
@@ -322,7 +323,7 @@ test("the command carries the decoded mail and a body of its own, cut to the lim
   const commands: PingCommand[] = [];
   const projectIds: string[] = [];
   const pool: MailPool = {
-    projectOfCheck: () => stubProject, projectByPingKey: () => null, listChecks: async () => [],
+    projectOfCheck: () => stubProject, projectByPingKey: () => null, catchUp: async () => {}, listChecks: async () => [],
     ping: async (projectId, command) => {
       projectIds.push(projectId);
       commands.push(command);
@@ -408,6 +409,7 @@ test("a 451 for a later recipient: the sender's retry of the whole message pings
 const failingPool = (project: Project): MailPool => ({
   projectOfCheck: () => project,
   projectByPingKey: () => project,
+  catchUp: async () => {},
   listChecks: async () => [],
   ping: async () => {
     throw new Error("disk full");
