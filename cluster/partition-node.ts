@@ -141,6 +141,11 @@ export class PartitionNode {
             this.#replicas.set(partition, replica);
           }
           const report = await replica.takeOver(this.#clock());
+          // lost while taking over (released to a node that joined, or the lease ran out): not served here
+          if (!this.#owned().owns(partition)) {
+            replica.abandon();
+            return;
+          }
           await this.#options.onTakeover?.(partition, report, replica);
           return;
         } catch {

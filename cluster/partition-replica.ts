@@ -113,6 +113,7 @@ export class PartitionReplica {
   #flushing = false;
   #lastSnapshotError: unknown = null;
   #takingOver: Promise<TakeoverReport> | null = null;
+  #abandons = 0; // abandon() calls: a takeover that sees one during its run does not become the owner
 
   private constructor(options: PartitionReplicaOptions, log: JetStreamLog, snapshots: SnapshotStore) {
     this.partition = options.partition;
@@ -170,6 +171,7 @@ export class PartitionReplica {
 
   async #takeOver(now: Millis): Promise<TakeoverReport> {
     this.#state = "idle";
+    const abandons = this.#abandons;
     for (let restarts = 0; ; restarts++) {
       const stored = await this.#snapshots.load();
       const shard = new Shard({ now: stored?.snapshot.at ?? now, newId: () => this.#takeId() });
@@ -193,6 +195,7 @@ export class PartitionReplica {
       }
       await this.#effects; // the replayed records' effects that were missing are stored before anyone is answered
       this.#applied = Math.max(this.#applied, fencedAt);
+      if (this.#abandons !== abandons) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
       this.#state = "owner";
       const advanced = await this.submit({ kind: "advance", at: now });
       return {
@@ -242,8 +245,9 @@ export class PartitionReplica {
     while (this.#snapshotting !== null) await this.#snapshotting.catch(() => {});
   }
 
-  /** Stops writing (the partition was lost); pending submissions are refused. */
+  /** Stops writing (the partition was lost); pending submissions are refused, and a takeover under way ends deposed. */
   abandon(): void {
+    this.#abandons += 1;
     this.#state = "deposed";
     for (const pending of this.#queue.splice(0)) pending.reject(new NotOwnerError(`partition ${this.partition}: given up`));
   }
