@@ -8,6 +8,9 @@ import type { Clock } from "../host/clock.ts";
 import { systemClock, VirtualClock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
 import { createWorkerPool } from "./pools.ts";
+import { startClusterNode } from "./cluster-start.ts";
+import type { ClusterConnection } from "../cluster/connect.ts";
+import { connectCluster } from "../cluster/connect.ts";
 import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
@@ -29,11 +32,20 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function main(): Promise<void> {
   const settings = readSettings(process.env);
+  // cluster mode: the nodes share the badge secret through the cluster, so NATS comes first
+  let cluster: ClusterConnection | null = null;
+  if (settings.cluster !== null) {
+    try {
+      cluster = await connectCluster({ urls: settings.cluster.natsUrls, node: settings.cluster.nodeId, replicas: settings.cluster.replicas });
+    } catch (error) {
+      throw new StartError(`cannot join the cluster at NATS_URL: ${messageOf(error)}`);
+    }
+  }
   let admin: { token: string; generated: boolean };
   let badgeSecret: string;
   try {
     admin = loadAdminToken(settings);
-    badgeSecret = loadBadgeSecret(settings);
+    badgeSecret = cluster?.badgeSecret ?? loadBadgeSecret(settings);
   } catch (error) {
     throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
   }
@@ -79,12 +91,15 @@ async function main(): Promise<void> {
 
   let pool: Pool;
   try {
-    pool = await createWorkerPool({
+    pool = settings.cluster !== null && cluster !== null
+      ? await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl })
+      : await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
       startAt: clock.now(), notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
     });
   } catch (error) {
     server.close();
+    if (cluster !== null) throw new StartError(`cannot start the cluster node: ${messageOf(error)}`);
     throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}`);
   }
   // One mail parser on a worker thread, started when first needed: inbound mail and the simulation of
@@ -147,7 +162,10 @@ async function main(): Promise<void> {
       });
     });
   }
-  log.info({ config: maskedConfig(config) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${config.shards} shards, clock ${config.clock})`);
+  const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${config.cluster.partitions} partitions` : `${config.shards} shards`;
+  // NATS URLs may hold credentials: the server names only
+  const shown = config.cluster !== null ? { ...config, cluster: { ...config.cluster, natsUrls: config.cluster.natsUrls.map((url) => url.replace(/\/\/[^@/]*@/, "//[masked]@")) } } : config;
+  log.info({ config: maskedConfig(shown) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
 }
 
 class StartError extends Error {}

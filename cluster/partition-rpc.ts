@@ -45,12 +45,15 @@ export function servePartition(connection: NatsConnection, partition: number, ho
 
 async function answer(host: PartitionHost, message: Msg): Promise<void> {
   let reply: Reply;
+  const startedAt = Date.now();
   try {
     reply = { ok: true, value: await host.apply(packr.unpack(message.data) as HostRequest) };
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     reply = { ok: false, name: failure.name, message: failure.message };
   }
+  const ms = Date.now() - startedAt;
+  if (ms >= 1_000) log.warn({ partition: host.partition, ms, ok: reply.ok }, "cluster: a partition's request took long to answer");
   try {
     message.respond(packr.pack(reply));
   } catch {
