@@ -31,8 +31,9 @@
 // node that dies between the two leaves both, and the entry may be sent twice (at least once).
 //
 // Debian's 2.9.10: a create request may go unanswered while another node creates the same stream
-// (jetstream-setup.ts), and a publish may time out while the stream elects a leader; both are sent again
-// (a publish with the same message id, so a copy that did land is dropped).
+// (jetstream-setup.ts), and a publish times out or finds no responders while the stream elects a leader
+// (about 4-5 s after its leader's server was killed, measured here); both are sent again, a publish for up
+// to three ack waits and with the same message id, so a copy that did land is dropped.
 import { Packr } from "msgpackr";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, ReplayPolicy, RetentionPolicy, StorageType } from "nats";
 import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, MsgRequest, NatsConnection, NatsError } from "nats";
@@ -49,6 +50,7 @@ export const ACK_WAIT_MS: Millis = 30_000;
 /** How often an entry in a node's hands is reported as still being worked on (a third of the ack wait). */
 export const WORKING_EVERY_MS: Millis = ACK_WAIT_MS / 3;
 const PUBLISH_ATTEMPTS = 3;
+const NO_LEADER_PAUSE_MS = 250;
 const FETCH_EXPIRES_MS = 5_000;
 const NO_MESSAGE = 10037; // JetStream's err_code for a message get that found nothing
 const STREAM_NOT_FOUND = 10059;
@@ -164,12 +166,16 @@ export class NotificationStream {
   }
 
   async #publishOne(bytes: Uint8Array, msgID: string): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+    // an election takes a few seconds: unanswered publishes are sent again for up to PUBLISH_ATTEMPTS ack waits
+    const until = Date.now() + PUBLISH_ATTEMPTS * this.#ackTimeoutMs;
+    for (;;) {
       try {
         await this.#js.publish(this.subject, bytes, { msgID, expect: { streamName: this.stream }, timeout: this.#ackTimeoutMs });
         return;
       } catch (error) {
-        if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error) || this.closed) throw error;
+        if (!unanswered(error) || this.closed || Date.now() >= until) throw error;
+        // no responders (the stream has no leader yet) comes back at once: not again straight away
+        if ((error as Partial<NatsError>).code === "503") await new Promise((resolve) => setTimeout(resolve, NO_LEADER_PAUSE_MS));
       }
     }
   }

@@ -323,6 +323,57 @@ test("close() lets the send in flight finish, hands what it had not started to t
   }
 });
 
+test("the stream's leader killed: enqueue gets through the election, a replay of entries already delivered is dropped, each entry is delivered once", async () => {
+  if (!HAVE_NATS) return;
+  const rx = await httpReceiver();
+  try {
+    const own = names();
+    const probe = await connection(0);
+    await queue(probe, own); // the stream, to find its leader
+    const info = await (await probe.jetstreamManager()).streams.info(own.stream);
+    const leader = cluster!.servers.findIndex((server) => server.name === info.cluster?.leader);
+    assert.ok(leader >= 0, `the stream has a leader (${info.cluster?.leader})`);
+    const node = await queue(await connection((leader + 1) % 3), own); // a node whose server survives
+    const ch = webhook(rx.url);
+    const before = entries(20, ch);
+    const after = Array.from({ length: 20 }, (_, i) => outboxEntry({ check: check({ name: `d-${i}`, status: "down" }), channel: ch }));
+    await node.enqueue(before);
+    let sent = 0;
+    node.startDelivering({ ...DELIVERY, onResult: (_e, result) => { if (result === "sent") sent += 1; } }, () => Date.now());
+    await until("the first 20 deliveries", () => sent === 20);
+
+    await cluster!.stop(leader, "SIGKILL");
+    // what a takeover does: the entries it replays (already delivered) and new ones, sent again until acknowledged
+    const deadline = Date.now() + 120_000, start = performance.now();
+    let attempts = 0;
+    for (;;) {
+      try {
+        attempts += 1;
+        await node.enqueue([...before, ...after]);
+        break;
+      } catch (error) {
+        console.log(`enqueue refused: ${String(error)}`);
+        if (Date.now() > deadline) throw error;
+      }
+    }
+    console.log(`figures: 40 entries enqueued across the stream leader's loss in ${(performance.now() - start).toFixed(0)} ms, ${attempts} call(s)`);
+    await until("the next 20 deliveries", () => sent >= 40, 120_000);
+    const jsm = await (await connection((leader + 1) % 3)).jetstreamManager();
+    await until("nothing left to deliver", async () => {
+      const c = await jsm.consumers.info(own.stream, own.consumer).catch(() => null);
+      return c !== null && c.num_ack_pending === 0 && c.num_pending === 0;
+    }, 120_000);
+    const perPath = new Map<string, number>();
+    for (const r of rx.requests) perPath.set(r.path, (perPath.get(r.path) ?? 0) + 1);
+    assert.is(perPath.size, 40);
+    assert.equal([...perPath].filter(([, n]) => n !== 1), []);
+    assert.is(sent, 40);
+  } finally {
+    await rx.close();
+    for (const [i, server] of cluster!.servers.entries()) if (!server.running()) await cluster!.restart(i);
+  }
+});
+
 test("two nodes share the queue; one node's connection closed while it holds entries loses none: the other sends them all", async () => {
   if (!HAVE_NATS) return;
   const N = 12;
