@@ -228,7 +228,7 @@ test("an entry a node holds longer than the ack wait (its send hangs, the next o
 });
 
 /** Enqueues 1,000 entries and delivers them with `nodes` nodes; asserts each arrived exactly once; returns the times. */
-async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; deliverMs: number; pendingMs: number; sent: number[] }> {
+async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; listMs: number; deliverMs: number; pendingMs: number; sent: number[] }> {
   const rx = await httpReceiver();
   try {
     const own = names();
@@ -239,6 +239,9 @@ async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; deliv
     const enqueueStart = performance.now();
     await qs[0].enqueue(batch);
     const enqueueMs = performance.now() - enqueueStart;
+    const listStart = performance.now();
+    assert.is((await qs[0].pending()).length, 1_000);
+    const listMs = performance.now() - listStart;
     const sent = qs.map(() => 0);
     const deliverStart = performance.now();
     qs.forEach((q, i) => q.startDelivering({ ...DELIVERY, onResult: (_e, result) => { if (result === "sent") sent[i] += 1; } }, () => Date.now()));
@@ -255,7 +258,7 @@ async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; deliv
     assert.equal([...perPath.values()].filter((n) => n !== 1), []);
     assert.is(sent.reduce((x, y) => x + y), 1_000);
     await Promise.all(qs.map((q) => q.close()));
-    return { enqueueMs, deliverMs, pendingMs, sent };
+    return { enqueueMs, listMs, deliverMs, pendingMs, sent };
   } finally {
     await rx.close();
   }
@@ -284,9 +287,9 @@ test("1,000 entries, delivered by one node and by two: each exactly once when no
   for (let round = 1; round <= 2; round++) {
     console.log(`figures, round ${round}: single-node deliverer (LMDB outbox) delivered 1,000 in ${(await deliverThousandSingleNode()).toFixed(0)} ms`);
     for (const nodes of [1, 2] as const) {
-      const { enqueueMs, deliverMs, pendingMs, sent } = await deliverThousand(nodes);
+      const { enqueueMs, listMs, deliverMs, pendingMs, sent } = await deliverThousand(nodes);
       if (nodes === 2) assert.ok(sent.every((n) => n > 0), `both nodes delivered (${sent.join(", ")})`);
-      console.log(`figures, round ${round}, ${nodes} node(s): enqueue 1,000 (R3, pipelined) ${enqueueMs.toFixed(0)} ms; delivered in ` +
+      console.log(`figures, round ${round}, ${nodes} node(s): enqueue 1,000 (R3, pipelined) ${enqueueMs.toFixed(0)} ms; pending() of 1,000 ${listMs.toFixed(0)} ms; delivered in ` +
         `${deliverMs.toFixed(0)} ms (${sent.join(" + ")}); pending() of the emptied queue ${pendingMs.toFixed(0)} ms`);
     }
   }
