@@ -186,8 +186,7 @@ export class NotificationQueue {
         const held = this.#held.get(entry.id);
         if (held === undefined) return;
         if (hasGivenUp(entry)) {
-          this.#release(entry.id);
-          log.warn({ id: entry.id, attempts: entry.attempts, error: entry.lastError }, "notification given up");
+          this.#release(entry.id); // the caller's onResult hears it, as in single-node mode
           await held.taken.settle();
           return;
         }
