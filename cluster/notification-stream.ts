@@ -31,11 +31,12 @@
 // node that dies between the two leaves both, and the entry may be sent twice (at least once).
 //
 // Debian's 2.9.10: a create request may go unanswered while another node creates the same stream
-// (jetstream-setup.ts), and a publish may time out while the stream elects a leader; both are sent again
-// (a publish with the same message id, so a copy that did land is dropped).
+// (jetstream-setup.ts), and a publish times out or finds no responders while the stream elects a leader
+// (about 4-5 s after its leader's server was killed, measured here); both are sent again, a publish for up
+// to three ack waits and with the same message id, so a copy that did land is dropped.
 import { Packr } from "msgpackr";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, ReplayPolicy, RetentionPolicy, StorageType } from "nats";
-import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, MsgRequest, NatsConnection, NatsError } from "nats";
+import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, MsgRequest, NatsConnection, NatsError, StoredMsg } from "nats";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { Millis } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
@@ -49,7 +50,9 @@ export const ACK_WAIT_MS: Millis = 30_000;
 /** How often an entry in a node's hands is reported as still being worked on (a third of the ack wait). */
 export const WORKING_EVERY_MS: Millis = ACK_WAIT_MS / 3;
 const PUBLISH_ATTEMPTS = 3;
+const NO_LEADER_PAUSE_MS = 250;
 const FETCH_EXPIRES_MS = 5_000;
+const GETS_AT_ONCE = 128; // message gets in flight at once when listing the stream
 const NO_MESSAGE = 10037; // JetStream's err_code for a message get that found nothing
 const STREAM_NOT_FOUND = 10059;
 const CONSUMER_NOT_FOUND = 10014;
@@ -164,12 +167,16 @@ export class NotificationStream {
   }
 
   async #publishOne(bytes: Uint8Array, msgID: string): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+    // an election takes a few seconds: unanswered publishes are sent again for up to PUBLISH_ATTEMPTS ack waits
+    const until = Date.now() + PUBLISH_ATTEMPTS * this.#ackTimeoutMs;
+    for (;;) {
       try {
         await this.#js.publish(this.subject, bytes, { msgID, expect: { streamName: this.stream }, timeout: this.#ackTimeoutMs });
         return;
       } catch (error) {
-        if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error) || this.closed) throw error;
+        if (!unanswered(error) || this.closed || Date.now() >= until) throw error;
+        // no responders (the stream has no leader yet) comes back at once: not again straight away
+        if ((error as Partial<NatsError>).code === "503") await new Promise((resolve) => setTimeout(resolve, NO_LEADER_PAUSE_MS));
       }
     }
   }
@@ -258,25 +265,46 @@ export class NotificationStream {
     };
   }
 
-  /** Every entry the stream holds (waiting, or in some node's hands), in stream order; read from the stream's leader. */
+  /**
+   * Every entry the stream holds (waiting, or in some node's hands), in stream order. The sequences held
+   * come from the stream's info (its deleted list: acknowledged entries leave holes), and the messages are
+   * read GETS_AT_ONCE at a time; the info may come from a replica a little behind, so the messages after
+   * its end are then read one after another from the leader until there is none.
+   */
   async stored(): Promise<OutboxEntry[]> {
+    const { state } = await this.#jsm.streams.info(this.stream, { deleted_details: true });
+    const deleted = new Set(state.deleted ?? []);
+    const seqs: number[] = [];
+    for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) if (!deleted.has(seq)) seqs.push(seq);
     const entries: OutboxEntry[] = [];
-    for (let seq = 1; ;) {
-      let message;
+    const keep = (bytes: Uint8Array) => {
       try {
-        // the first message at or after seq (2.9's message get takes next_by_subj; the client's type lacks it)
-        const next = { seq, next_by_subj: this.subject } as unknown as MsgRequest;
-        message = await this.#jsm.streams.getMessage(this.stream, next);
-      } catch (error) {
-        if ((error as NatsError).api_error?.err_code === NO_MESSAGE) return entries;
-        throw error;
-      }
-      try {
-        entries.push(decodeEntry(message.data));
+        entries.push(decodeEntry(bytes));
       } catch {
         // unreadable: the consumer drops it when it comes
       }
+    };
+    for (let i = 0; i < seqs.length; i += GETS_AT_ONCE) {
+      // { seq }, not the bare number the client also takes: that one is answered "invalid json" by 2.9.10
+      const got = await Promise.all(seqs.slice(i, i + GETS_AT_ONCE).map((seq) => this.#get({ seq })));
+      for (const message of got) if (message !== null) keep(message.data);
+    }
+    for (let seq = Math.max(state.last_seq + 1, 1); ;) {
+      // the first message at or after seq (2.9's message get takes next_by_subj; the client's type lacks it)
+      const message = await this.#get({ seq, next_by_subj: this.subject } as unknown as MsgRequest);
+      if (message === null) return entries;
+      keep(message.data);
       seq = message.seq + 1;
+    }
+  }
+
+  /** The stored message, or null when there is none (acknowledged meanwhile, or past the end). */
+  async #get(query: MsgRequest): Promise<StoredMsg | null> {
+    try {
+      return await this.#jsm.streams.getMessage(this.stream, query);
+    } catch (error) {
+      if ((error as NatsError).api_error?.err_code === NO_MESSAGE) return null;
+      throw error;
     }
   }
 }

@@ -20,6 +20,9 @@
 // Order per (check, channel) holds for the entries one node holds (the deliverer's queues), not across
 // nodes: two flips of one check taken by two nodes at the same moment may arrive in either order.
 // Given-up entries leave the queue (single-node mode keeps them in its outbox table for the admin listing).
+// The ntfy limit (6 a minute per server and topic) is counted per node. An entry is sent as it was
+// enqueued: what single-node mode fills in from its tables when it reads the outbox (a deadline flip's
+// last ping, persistence/outbox.ts; an up flip's downSinceAt, host/shard-host.ts) must be in it already.
 import type { OutboxEntry } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import type { Millis } from "../engine/model.ts";
@@ -183,8 +186,7 @@ export class NotificationQueue {
         const held = this.#held.get(entry.id);
         if (held === undefined) return;
         if (hasGivenUp(entry)) {
-          this.#release(entry.id);
-          log.warn({ id: entry.id, attempts: entry.attempts, error: entry.lastError }, "notification given up");
+          this.#release(entry.id); // the caller's onResult hears it, as in single-node mode
           await held.taken.settle();
           return;
         }
