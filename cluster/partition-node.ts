@@ -8,6 +8,7 @@ import type { NatsConnection } from "nats";
 import type { ShardCommand } from "../engine/commands.ts";
 import type { Millis } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";
+import { log } from "../host/log.ts";
 import { Ownership } from "./ownership.ts";
 import type { PartitionReplicaOptions, Submitted, TakeoverReport } from "./partition-replica.ts";
 import { NotOwnerError, PartitionReplica } from "./partition-replica.ts";
@@ -148,7 +149,8 @@ export class PartitionNode {
           }
           await this.#options.onTakeover?.(partition, report, replica);
           return;
-        } catch {
+        } catch (error) {
+          if (!(error instanceof NotOwnerError)) log.warn({ partition, attempt, err: error }, "cluster: a takeover failed, trying again");
           await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
         }
       }

@@ -12,6 +12,8 @@ export type NatsServer = {
   readonly clientPort: number;
   readonly url: string;
   running(): boolean;
+  /** The running process's pid, or null while stopped. */
+  pid(): number | null;
   output(): string;
 };
 
@@ -36,12 +38,16 @@ type Slot = {
 const READY_TIMEOUT_MS = 30_000;
 
 /** Starts `size` servers (1 or 3) and resolves when JetStream is ready on each. */
-export async function startNatsCluster(options: { size?: 1 | 3 } = {}): Promise<NatsCluster> {
+/**
+ * `noAdvertise`: the servers do not tell clients of each other, so a client reaches only the URLs it was
+ * given (a test that cuts a client off through a relay must not see it reconnect around the relay).
+ */
+export async function startNatsCluster(options: { size?: 1 | 3; noAdvertise?: boolean } = {}): Promise<NatsCluster> {
   // a port found free can still be taken before the server binds it (by another test's processes): then
   // the whole cluster starts again on other ports
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(options.size ?? 3);
+      return await startOnce(options.size ?? 3, options.noAdvertise ?? false);
     } catch (error) {
       if (attempt === 3 || !(error instanceof PortTakenError)) throw error;
     }
@@ -74,7 +80,7 @@ async function freePort(): Promise<number> {
   }
 }
 
-async function startOnce(size: 1 | 3): Promise<NatsCluster> {
+async function startOnce(size: 1 | 3, noAdvertise: boolean): Promise<NatsCluster> {
   const dir = tempDir("hcd-nats-");
   const slots: Slot[] = [];
   for (let i = 0; i < size; i++) {
@@ -88,6 +94,7 @@ async function startOnce(size: 1 | 3): Promise<NatsCluster> {
   const launch = (slot: Slot) => {
     const args = ["-a", "127.0.0.1", "-p", String(slot.clientPort), "-m", String(slot.monitorPort), "-n", slot.name, "-js", "-sd", slot.storeDir];
     if (size > 1) args.push("--cluster_name", "hcd", "--cluster", `nats://127.0.0.1:${slot.routePort}`, "--routes", routes);
+    if (noAdvertise) args.push("--no_advertise=true");
     const child = spawn("nats-server", args, { stdio: ["ignore", "pipe", "pipe"] });
     const keep = (chunk: Buffer) => {
       slot.log.push(chunk.toString());
@@ -144,7 +151,7 @@ async function startOnce(size: 1 | 3): Promise<NatsCluster> {
   const cluster: NatsCluster = {
     servers: slots.map((slot) => ({
       name: slot.name, clientPort: slot.clientPort, url: `nats://127.0.0.1:${slot.clientPort}`,
-      running: () => running(slot), output: () => slot.log.join(""),
+      running: () => running(slot), pid: () => (running(slot) ? slot.child!.pid ?? null : null), output: () => slot.log.join(""),
     })),
     urls: slots.map((s) => `nats://127.0.0.1:${s.clientPort}`),
     stop,

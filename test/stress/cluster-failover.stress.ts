@@ -1,0 +1,248 @@
+// Cluster mode end to end, real processes only: three nats-server processes as one JetStream cluster and
+// three hcd nodes (`node dist/app/main.js` with NATS_URL), each reaching the servers through TCP relays
+// the test can cut (the servers don't advertise each other, so a node knows only its relays). Under ping
+// load spread over all three nodes:
+//   1. the node owning the "deadline" check's partition is killed (SIGKILL) a few seconds before the
+//      check's due time: another node takes the partition over, and the check goes down at its due time
+//      (not at the takeover's), and the local webhook receiver hears of it;
+//   2. one NATS server is stopped (SIGKILL);
+//   3. both come back: the killed node and the NATS server;
+//   4. a node is cut off from NATS (its relays drop every connection and refuse new ones): it answers
+//      pings 503 instead of acknowledging what it can't replicate, while the other two go on; then its
+//      relays come back.
+// Afterwards every acknowledged ping is in its check's log, n_pings counts the log (no ping is counted
+// that the log does not hold), and every node answers the API the same (the same dump of every project).
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { randomUUID } from "node:crypto";
+import { createServer, connect as tcpConnect } from "node:net";
+import type { Server, Socket } from "node:net";
+import { connect } from "nats";
+import { decodeLease } from "../../cluster/leases.ts";
+import { partitionOf } from "../../cluster/partitions.ts";
+import { haveProgram } from "../ops/extras.ts";
+import { tempDir } from "../helpers.ts";
+import { httpReceiver } from "../notify/receivers.ts";
+import type { ProjectJson, RealServer } from "../security/real-server.ts";
+import { addChannel, call, createProject, dumpProject, ok, startServer, stopServer } from "../security/real-server.ts";
+import { startNatsCluster } from "./nats-cluster.ts";
+
+const HAVE_NATS = haveProgram("nats-server", "cluster failover of three hcd nodes");
+const TOKEN = "cluster-failover-admin-token-0123456789";
+const ADMIN = { authorization: `Bearer ${TOKEN}` };
+const PARTITIONS = 8;
+const SITE_ROOT = "http://hcd.cluster.test";
+const NODES = ["a", "b", "c"] as const;
+const PROJECTS = 6, CHECKS_PER_PROJECT = 3;
+const MAX_PINGS = 950; // per check: its log (1,000) holds every one
+
+/** A TCP relay to `target` that can be cut (every connection dropped, new ones refused) and restored. */
+async function relay(target: { host: string; port: number }) {
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const found = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(found));
+    });
+  });
+  const open = () => new Promise<void>((resolve) => {
+    server = createServer((client) => {
+      const upstream = tcpConnect(target.port, target.host);
+      for (const s of [client, upstream]) { sockets.add(s); s.once("close", () => sockets.delete(s)); s.on("error", () => s.destroy()); }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  await open();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    cut: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server!.close(() => resolve());
+    }),
+    restore: open,
+    close: () => { for (const s of sockets) s.destroy(); server?.close(); },
+  };
+}
+
+test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowledged ping lost, deadlines at their due time", async () => {
+  if (!HAVE_NATS) return;
+  const nats = await startNatsCluster({ size: 3, noAdvertise: true }); // a node reaches NATS only through its relays
+  const receiver = await httpReceiver(() => ({ status: 200 }));
+  // each node's relays to the three servers, its own server first (as nodes on different machines would)
+  const relays = await Promise.all(NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => relay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))));
+  const dirs = NODES.map(() => tempDir("hcd-cluster-node-"));
+  const servers = new Map<string, RealServer>();
+  const natsUrlOf = (i: number) => relays[i].map((r) => r.url).join(",");
+  const start = async (i: number) => {
+    const server = await startServer({ dataDir: dirs[i].path, env: {
+      NATS_URL: natsUrlOf(i), NODE_ID: NODES[i], ADMIN_TOKEN: TOKEN, SITE_ROOT, CLUSTER_PARTITIONS: String(PARTITIONS),
+      CLUSTER_REPLICAS: "3", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", API_RATE_LIMIT: "0", LOG_LEVEL: "info",
+    } });
+    servers.set(NODES[i], server);
+    return server;
+  };
+  const watcher = await connect({ servers: nats.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  let loadRunning = false;
+  try {
+    for (let i = 0; i < NODES.length; i++) await start(i);
+    const nodeUrl = (name: string) => servers.get(name)!.url;
+    const anyUrl = () => [...servers.values()].find((s) => s.alive())!.url;
+
+    // projects over several partitions, three checks each, every project notifying the receiver
+    const projects: ProjectJson[] = [];
+    const checks: { uuid: string; project: ProjectJson }[] = [];
+    for (let p = 0; p < PROJECTS; p++) {
+      const server = servers.get(NODES[p % 3])!;
+      const project = await createProject(server, TOKEN, { name: `project-${p}`, ping_log_limit: 1000 });
+      await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "hook", value: {
+        method_down: "GET", url_down: `${receiver.url}/down/$CODE`, method_up: "GET", url_up: `${receiver.url}/up/$CODE`,
+      } });
+      projects.push(project);
+      for (let c = 0; c < CHECKS_PER_PROJECT; c++) {
+        // created through another node than the project: the directory is every node's
+        const made = await ok<{ uuid: string }>(call(nodeUrl(NODES[(p + c + 1) % 3]), "POST", "/api/v3/checks/",
+          { key: project.api_key, body: { name: `check-${p}-${c}`, timeout: 3600, grace: 3600, channels: "*" } }));
+        checks.push({ uuid: made.uuid, project });
+      }
+    }
+    // the deadline check: timeout and grace at their minimum, so it is down 120 s after its ping
+    const deadlineProject = projects[0];
+    const deadline = await ok<{ uuid: string }>(call(nodeUrl("b"), "POST", "/api/v3/checks/",
+      { key: deadlineProject.api_key, body: { name: "deadline", timeout: 60, grace: 60, channels: "*" } }));
+    assert.is((await call(nodeUrl("c"), "GET", `/ping/${deadline.uuid}`)).status, 200);
+    const pingedAt = Date.parse((await ok<{ last_ping: string }>(call(nodeUrl("a"), "GET", `/api/v3/checks/${deadline.uuid}`, { key: deadlineProject.api_key }))).last_ping);
+    const dueAt = pingedAt + 120_000;
+
+    // ping load: every ping a fresh rid; acknowledged ones are remembered by check
+    const acked = new Map<string, Set<string>>(checks.map((c) => [c.uuid, new Set<string>()]));
+    const attempts = new Map<string, number>(checks.map((c) => [c.uuid, 0]));
+    const statuses = new Map<string, number>(); // "node status" → count
+    let phase = "before"; // the acknowledgements of each phase: the load runs through every event
+    const phaseAcks = new Map<string, number>();
+    loadRunning = true;
+    let sent = 0;
+    const worker = async (w: number) => {
+      while (loadRunning) {
+        const check = checks[(sent + w) % checks.length];
+        const node = NODES[sent++ % 3];
+        const server = servers.get(node);
+        if (server === undefined || !server.alive()) { await new Promise((r) => setTimeout(r, 20)); continue; }
+        if ((attempts.get(check.uuid) ?? 0) >= MAX_PINGS) throw new Error(`check ${check.uuid}: ${MAX_PINGS} pings sent before the end`);
+        const rid = randomUUID();
+        attempts.set(check.uuid, (attempts.get(check.uuid) ?? 0) + 1);
+        const status = await call(server.url, "GET", `/ping/${check.uuid}?rid=${rid}`).then((a) => a.status, () => 0);
+        statuses.set(`${node} ${status}`, (statuses.get(`${node} ${status}`) ?? 0) + 1);
+        if (status === 200) {
+          acked.get(check.uuid)!.add(rid);
+          phaseAcks.set(phase, (phaseAcks.get(phase) ?? 0) + 1);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const load = Promise.all([0, 1, 2].map(worker));
+
+    // 1. kill the deadline check's owner 8 s before its due time
+    const partition = partitionOf(deadlineProject.id, PARTITIONS);
+    const ownerOf = async (p: number) => {
+      const message = await (await watcher.jetstreamManager()).streams.getMessage(`KV_hcd-owner-${p}`, { last_by_subj: `$KV.hcd-owner-${p}.owner` });
+      return decodeLease(message.data)?.node ?? null;
+    };
+    const victim = await ownerOf(partition);
+    assert.ok(victim !== null && NODES.includes(victim as never), `partition ${partition} owned by ${victim}`);
+    const victimIndex = NODES.indexOf(victim as (typeof NODES)[number]);
+    while (Date.now() < dueAt - 8_000) await new Promise((r) => setTimeout(r, 200));
+    servers.get(victim!)!.child.kill("SIGKILL");
+    await servers.get(victim!)!.exited;
+    const killedAt = Date.now();
+    phase = "node killed";
+
+    // the check goes down at its due time, and the receiver hears of it
+    const down = await waitFor(() => receiver.requests.find((r) => r.path === `/down/${deadline.uuid}`), 90_000, "the deadline check's down notification");
+    assert.ok(down !== undefined);
+    const flips = await ok<{ timestamp: string; up: number }[]>(call(anyUrl(), "GET", `/api/v3/checks/${deadline.uuid}/flips/`, { key: deadlineProject.api_key }));
+    const downFlip = flips.find((f) => f.up === 0);
+    assert.ok(downFlip, JSON.stringify(flips));
+    assert.ok(Math.abs(Date.parse(downFlip.timestamp) - dueAt) <= 1_000, `down at ${downFlip.timestamp}, due ${new Date(dueAt).toISOString()}`);
+    assert.ok(Date.now() > killedAt);
+
+    // 2. one NATS server lost
+    await nats.stop(0, "SIGKILL");
+    phase = "NATS server lost";
+    const acksWhile = (during: string) => waitFor(() => ((phaseAcks.get(during) ?? 0) >= 30 ? true : undefined), 60_000, `30 pings acknowledged while ${during}`);
+    await acksWhile(phase);
+
+    // 3. both back
+    await nats.restart(0);
+    await start(victimIndex);
+    for (const node of NODES) {
+      await waitFor(async () => (await call(nodeUrl(node), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 60_000, `node ${node} acknowledging again`);
+    }
+    phase = "restored";
+    await acksWhile(phase);
+
+    // 4. a node cut off: its pings are answered 503, never acknowledged, while the others go on; then back
+    const cutIndex = (victimIndex + 1) % 3, cut = NODES[cutIndex];
+    await Promise.all(relays[cutIndex].map((r) => r.cut()));
+    phase = "node cut off";
+    await waitFor(async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 503 || undefined, 30_000, "a 503 from the cut-off node");
+    for (let i = 0; i < 5; i++) assert.is((await call(nodeUrl(cut), "GET", `/ping/${checks[i % checks.length].uuid}`)).status, 503);
+    await acksWhile(phase); // the other nodes go on acknowledging
+
+    await Promise.all(relays[cutIndex].map((r) => r.restore()));
+    phase = "reconnected";
+    await waitFor(async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 60_000, `node ${cut} acknowledging again`);
+    await acksWhile(phase);
+    loadRunning = false;
+    await load;
+
+    // every acknowledged ping in its check's log; n_pings counts the log
+    for (const { uuid, project } of checks) {
+      const { pings } = await ok<{ pings: { n: number; rid?: string }[] }>(call(anyUrl(), "GET", `/api/v3/checks/${uuid}/pings/`, { key: project.api_key }));
+      const logged = new Set(pings.map((p) => p.rid));
+      const missing = [...acked.get(uuid)!].filter((rid) => !logged.has(rid));
+      assert.equal(missing, [], `check ${uuid}: acknowledged pings missing from the log`);
+      const check = await ok<{ n_pings: number }>(call(anyUrl(), "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }));
+      assert.is(check.n_pings, pings.length, `check ${uuid}: n_pings against its log`);
+      assert.ok(pings.length >= acked.get(uuid)!.size);
+    }
+    const total = [...acked.values()].reduce((n, s) => n + s.size, 0);
+    for (const during of ["before", "node killed", "NATS server lost", "restored", "node cut off", "reconnected"]) {
+      assert.ok((phaseAcks.get(during) ?? 0) > 0, `no ping acknowledged while ${during}: ${JSON.stringify([...phaseAcks])}`);
+    }
+    assert.ok(total >= 100, `only ${total} pings acknowledged: ${JSON.stringify([...statuses])}`);
+
+    // every node answers the same
+    for (const project of projects) {
+      const dumps = await Promise.all(NODES.map((node) => dumpProject(nodeUrl(node), project)));
+      assert.is(dumps[1], dumps[0], `project ${project.name}: node b differs from a`);
+      assert.is(dumps[2], dumps[0], `project ${project.name}: node c differs from a`);
+    }
+    console.log(`  cluster failover: ${total} pings acknowledged, statuses ${JSON.stringify(Object.fromEntries(statuses))}, by phase ${JSON.stringify(Object.fromEntries(phaseAcks))}; ${victim} killed ${Math.round((dueAt - killedAt) / 1000)} s before the due time`);
+  } catch (error) {
+    for (const [name, server] of servers) console.log(`---- node ${name}:\n${server.output().slice(-4_000)}`);
+    throw error;
+  } finally {
+    loadRunning = false;
+    await Promise.all([...servers.values()].map((s) => stopServer(s, 5_000)));
+    await watcher.close();
+    for (const r of relays.flat()) r.close();
+    await receiver.close();
+    await nats.close();
+    for (const dir of dirs) dir.remove();
+  }
+});
+
+/** Resolves with the first defined value of `probe`, asked every 250 ms; fails after `ms`. */
+async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms: number, what: string): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > until) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+test.run();
