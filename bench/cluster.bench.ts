@@ -1,0 +1,125 @@
+// Pings through a three-node cluster against single-node mode, same run, same machine: pings/s and
+// latency of a closed-loop load (the same connections in total) spread over every node, and each node's
+// CPU. The cluster is three hcd nodes and three nats-server processes (R3: a quorum of two holds each
+// ping before it is acknowledged), all on this machine's cores with the load generator; single-node mode
+// is one hcd with its default shards. The setups take turns; each figure is the median of the rounds.
+// Run: npm run -s build && node dist/bench/cluster.bench.js [secondsPerRun, default 10] [rounds, default 2]
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startNatsCluster } from "../test/stress/nats-cluster.ts";
+import { median } from "./measure.ts";
+import { runPeak, writePaths } from "./load.ts";
+import type { PeakResult } from "./load.ts";
+import { finishScenario } from "./report.ts";
+import type { Figure } from "./report.ts";
+import { createCheck, createProject, mapConcurrently, shuffled, startHcd } from "./servers.ts";
+import type { ServerProcess } from "./servers.ts";
+
+const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = 30, PARTITIONS = 16;
+type Run = {
+  readonly setup: string; readonly perSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number; readonly seconds: number;
+  /** CPU seconds of the hcd processes, and of the NATS servers (0 for single node). */
+  readonly serverCpuSeconds: number; readonly hcdCpuSeconds: number;
+};
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz here)
+}
+
+async function fill(url: string): Promise<string[]> {
+  const paths: string[] = [];
+  await mapConcurrently(Array.from({ length: PROJECTS }, (_, i) => i), 4, async (i) => {
+    const project = await createProject(url, `bench-${i}`, CHECKS_PER_PROJECT);
+    for (let c = 0; c < CHECKS_PER_PROJECT; c++) paths.push(`/ping/${await createCheck(url, project.apiKey, { name: `c${c}`, timeout: 3600 })}`);
+  });
+  return shuffled(paths);
+}
+
+/** Runs the load on every server at once, the connections shared out; sums requests, takes the worst p99. */
+async function load(servers: readonly ServerProcess[], paths: readonly string[], seconds: number, natsPids: readonly number[], setup: string): Promise<Run> {
+  const pids = [...servers.map((s) => s.pid), ...natsPids];
+  const file = writePaths(paths);
+  try {
+    const cpuBefore = pids.map(cpuSeconds);
+    const results: PeakResult[] = await Promise.all(servers.map((server) => runPeak({
+      url: server.url, pathsFile: file.file, paths, connections: Math.round(CONNECTIONS / servers.length), seconds,
+    })));
+    const used = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
+    const serverCpuSeconds = used.reduce((a, b) => a + b, 0), hcdCpuSeconds = used.slice(0, servers.length).reduce((a, b) => a + b, 0);
+    return {
+      setup, perSecond: results.reduce((sum, r) => sum + r.perSecond, 0), p50Ms: median(results.map((r) => r.p50Ms)),
+      p99Ms: Math.max(...results.map((r) => r.p99Ms)), failures: results.reduce((sum, r) => sum + r.failures, 0), serverCpuSeconds, hcdCpuSeconds, seconds,
+    };
+  } finally {
+    file.remove();
+  }
+}
+
+async function single(seconds: number): Promise<Run> {
+  const dir = mkdtempSync(join(tmpdir(), "hcd-bench-single-"));
+  const server = await startHcd({ dataDir: dir, env: {} });
+  try {
+    const paths = await fill(server.url);
+    return await load([server], paths, seconds, [], "single node");
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function cluster(seconds: number): Promise<Run> {
+  const nats = await startNatsCluster({ size: 3 });
+  const dirs = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), "hcd-bench-node-")));
+  const servers: ServerProcess[] = [];
+  try {
+    for (let i = 0; i < 3; i++) {
+      servers.push(await startHcd({ dataDir: dirs[i], env: {
+        NATS_URL: [...nats.urls.slice(i), ...nats.urls.slice(0, i)].join(","), NODE_ID: `node${i}`, CLUSTER_PARTITIONS: String(PARTITIONS),
+        CLUSTER_REPLICAS: "3", SITE_ROOT: "http://hcd.bench",
+      } }));
+    }
+    const paths = await fill(servers[0].url);
+    return await load(servers, paths, seconds, nats.servers.map((s) => s.pid() ?? 0), "3 nodes + 3 NATS servers");
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    await nats.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (spawnSync("sh", ["-c", "command -v nats-server"]).status !== 0) {
+  console.error("cluster bench: nats-server is not installed (apt-get install nats-server)");
+  process.exit(2);
+}
+const seconds = Number(process.argv[2] ?? 10);
+const rounds = Number(process.argv[3] ?? 2);
+const clusterRuns: Run[] = [], singleRuns: Run[] = [];
+for (let round = 0; round < rounds; round++) {
+  clusterRuns.push(await cluster(seconds));
+  process.stderr.write(`  cluster: ${Math.round(clusterRuns.at(-1)!.perSecond)} pings/s, p99 ${clusterRuns.at(-1)!.p99Ms} ms\n`);
+  singleRuns.push(await single(seconds));
+  process.stderr.write(`  single: ${Math.round(singleRuns.at(-1)!.perSecond)} pings/s, p99 ${singleRuns.at(-1)!.p99Ms} ms\n`);
+}
+const med = (runs: Run[], key: "perSecond" | "p50Ms" | "p99Ms" | "serverCpuSeconds") => median(runs.map((r) => r[key]));
+const cpuPerPing = (runs: Run[]) => median(runs.map((r) => (r.serverCpuSeconds * 1e6) / (r.perSecond * r.seconds)));
+const figures: Figure[] = [
+  { scenario: "cluster", figure: "pings/s through 3 nodes (R3)", value: med(clusterRuns, "perSecond"), unit: "pings/s", baseline: { value: med(singleRuns, "perSecond"), label: "single node" } },
+  { scenario: "cluster", figure: "p99 ms through 3 nodes (R3)", value: med(clusterRuns, "p99Ms"), unit: "ms", baseline: { value: med(singleRuns, "p99Ms"), label: "single node" } },
+  { scenario: "cluster", figure: "server CPU µs per ping, 3 nodes + NATS", value: cpuPerPing(clusterRuns), unit: "µs", baseline: { value: cpuPerPing(singleRuns), label: "single node" } },
+];
+const details = [
+  `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run, ${rounds} rounds, the setups taking turns; cluster: ${PARTITIONS} partitions, every process on this machine.`,
+  "",
+  "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS |",
+  "|---|---|---|---|---|---|---|---|",
+  ...[...clusterRuns, ...singleRuns].map((r) => {
+    const per = (cpu: number) => Math.round((cpu * 1e6) / (r.perSecond * r.seconds));
+    return `| ${r.setup} | ${Math.round(r.perSecond).toLocaleString("en")} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.failures} | ${per(r.serverCpuSeconds)} | ${per(r.hcdCpuSeconds)} | ${per(r.serverCpuSeconds - r.hcdCpuSeconds)} |`;
+  }),
+];
+console.log(details.join("\n"));
+finishScenario({ scenario: "cluster", figures, details });
