@@ -18,14 +18,17 @@
 // leaves the writer unfenced: some records of the batch may be stored (those before the first that
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
-import { AckPolicy, DeliverPolicy, headers, nanos } from "nats";
-import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
+import { headers } from "nats";
+import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, StoredMsg } from "nats";
 import type { CommandLog } from "./command-log.ts";
 import { ensureStream } from "./jetstream-setup.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
 const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
 const EMPTY = new Uint8Array(0);
+const NO_MESSAGE = 10037; // JetStream's err_code for a message get of a sequence not held
+/** Message gets in flight at once while reading the log. */
+const READ_WINDOW = 64;
 
 /**
  * An append refused on the fence: the log's end was not where this writer expected it, because another
@@ -137,6 +140,12 @@ export class JetStreamLog implements CommandLog {
    * Yields the records from `from` up to the log's end as it was when the read began; markers are skipped.
    * With `strict`, throws a TruncatedError when records at or after `from` were let go (instead of going
    * on from the first record still held): a takeover must never skip a command.
+   *
+   * The records are read by message gets, READ_WINDOW in flight at once, not through a consumer: a get is
+   * answered by the stream's leader, while creating a consumer needs the cluster's meta leader, which
+   * after a server's loss can leave creations unanswered for a minute (seen here: a takeover failing on
+   * consumer creation for over 60 s while the stream itself answered). A get left unanswered for
+   * `idleTimeoutMs` rejects, and its caller reads again.
    */
   async *readFrom(from: number, options: { strict?: boolean; idleTimeoutMs?: number } = {}): AsyncIterable<{ position: number; bytes: Uint8Array }> {
     const end = await this.lastPosition();
@@ -146,38 +155,32 @@ export class JetStreamLog implements CommandLog {
       const first = (await this.#jsm.streams.info(this.stream)).state.first_seq;
       if (first > start) throw new TruncatedError(`${this.stream}: asked to read from ${start}, the log holds ${first} onwards`);
     }
-    // a consumer whose stream lost its leader can wait without end and without an error (its creation is
-    // retried inside the client): a read that gets nothing for idleTimeoutMs while records remain rejects,
-    // and its caller reads again
     const idleMs = options.idleTimeoutMs ?? 10_000;
-    // an ephemeral pull consumer of its own, not the client's ordered consumer: that one recreates itself
-    // in a loop of its own while the stream has no leader, which outlives a closed connection
-    const created = await this.#jsm.consumers.add(this.stream, {
-      deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start, ack_policy: AckPolicy.None, mem_storage: true,
-      inactive_threshold: nanos(30_000), // left behind by a reader that died: the server removes it
-    });
-    const dropConsumer = () => void this.#jsm.consumers.delete(this.stream, created.name).catch(() => {});
-    const starting = this.#js.consumers.get(this.stream, created.name).then((consumer) => consumer.consume({ max_messages: 512 }));
-    const messages = await within(starting, idleMs, `${this.stream}: no consumer after ${idleMs} ms`).catch((error: unknown) => {
-      void starting.then((late) => late.stop(), () => {});
-      dropConsumer();
-      throw error;
-    });
-    let expected = start;
-    const iterator = messages[Symbol.asyncIterator]();
-    const next = () => within(iterator.next(), idleMs, `${this.stream}: no record for ${idleMs} ms reading ${expected} of ${start}..${end}`);
-    try {
-      for (let step = await next(); !step.done; step = await next()) {
-        const message = step.value;
-        // let go between the check above and the consumer's start: the first record delivered is a later one
-        if (options.strict && message.seq !== expected) throw new TruncatedError(`${this.stream}: asked to read from ${start}, got ${message.seq} after ${expected - 1}`);
-        expected = message.seq + 1;
-        if (!message.headers?.has(FENCE_HEADER)) yield { position: message.seq, bytes: message.data };
-        if (message.seq >= end) break;
+    for (let window = start; window <= end; window += READ_WINDOW) {
+      const last = Math.min(window + READ_WINDOW - 1, end);
+      const got = await Promise.all(Array.from({ length: last - window + 1 }, (_, i) => this.#getRecord(window + i, idleMs)));
+      for (const [i, message] of got.entries()) {
+        if (message === null) {
+          // let go between the check above and this get: a strict reader must not skip it
+          if (options.strict) throw new TruncatedError(`${this.stream}: asked to read from ${start}, record ${window + i} is gone`);
+          continue;
+        }
+        if (!message.header?.has(FENCE_HEADER)) yield { position: message.seq, bytes: message.data };
       }
-    } finally {
-      messages.stop();
-      dropConsumer();
+    }
+  }
+
+  /** The stored message at `seq` (null: let go), asked of the stream's leader; sent again while unanswered, for up to `idleMs`. */
+  async #getRecord(seq: number, idleMs: number): Promise<StoredMsg | null> {
+    const until = Date.now() + idleMs;
+    for (;;) {
+      try {
+        return await this.#jsm.streams.getMessage(this.stream, { seq });
+      } catch (error) {
+        const nats = error as Partial<NatsError>;
+        if (nats.api_error?.err_code === NO_MESSAGE) return null;
+        if ((nats.code !== "TIMEOUT" && nats.code !== "503") || Date.now() >= until) throw error;
+      }
     }
   }
 
@@ -191,24 +194,17 @@ export class JetStreamLog implements CommandLog {
    * The position of the last record (or marker); 0 when nothing was ever written. Asked of the stream's
    * leader (a message get, never answered by a replica): stream info may be answered by a replica that is
    * still catching up after a restart, and a read that ended at its stale end would miss acknowledged
-   * records (seen here after the leader's SIGKILL and return). The consumer then waits for the records
-   * up to this end however far behind the replica it reads from is.
+   * records (seen here after the leader's SIGKILL and return). The reads up to this end are message
+   * gets, answered by the leader too.
    */
   async lastPosition(): Promise<number> {
     try {
       return (await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject })).seq;
     } catch (error) {
-      if ((error as NatsError).api_error?.err_code !== 10037) throw error; // 10037: no message found
+      if ((error as NatsError).api_error?.err_code !== NO_MESSAGE) throw error;
       return (await this.#jsm.streams.info(this.stream)).state.last_seq; // never written, or every record let go
     }
   }
-}
-
-/** `promise`, or a rejection with `message` once `ms` have passed without an answer. */
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 function wrongLastSequence(error: unknown): boolean {
