@@ -21,6 +21,8 @@ export type PartitionNodeOptions = {
   replicas: number;
   leaseMs?: number;
   renewEveryMs?: number;
+  /** A partition's records are stored in a snapshot at most this long after they were applied (default 5 min). */
+  snapshotAfterMs?: number;
   /** How often owned partitions advance to now (default 1 s). */
   advanceEveryMs?: number;
   /** The wall clock (epoch ms). */
@@ -41,6 +43,7 @@ export class PartitionNode {
   readonly #clock: () => Millis;
   readonly #replicas = new Map<number, PartitionReplica>();
   readonly #gaining = new Set<number>(); // partitions being taken over
+  readonly #unsnapshotSince = new Map<number, Millis>(); // owned partitions: when records were first seen past the last snapshot
   #ownership: Ownership | null = null;
   #timer: NodeJS.Timeout | null = null;
 
@@ -75,10 +78,29 @@ export class PartitionNode {
           // an advance is a log record: appended only when a deadline is due, not every tick
           const now = this.#clock(), due = replica.read((shard) => shard.nextDueAt());
           if (due !== null && due <= now) replica.advance(now).catch(() => {}); // refused: lost, or retried next tick
+          this.#snapshotIfOld(partition, replica, now);
         }
         else if (replica.state === "stale" && !this.#gaining.has(partition)) void this.#gain(partition);
       }
     }, this.#options.advanceEveryMs ?? 1_000);
+  }
+
+  /**
+   * Stores a snapshot of a partition whose records since the last one are older than snapshotAfterMs,
+   * however few: a takeover then replays minutes of records at most, well inside the duplicate windows of
+   * the history (10 min) and the notification queue (1 h), which drop what a replay stores again.
+   */
+  #snapshotIfOld(partition: number, replica: PartitionReplica, now: Millis): void {
+    if (replica.applied <= replica.snapshotSequence) {
+      this.#unsnapshotSince.delete(partition);
+      return;
+    }
+    const since = this.#unsnapshotSince.get(partition);
+    if (since === undefined) this.#unsnapshotSince.set(partition, now);
+    else if (now - since >= (this.#options.snapshotAfterMs ?? 5 * 60_000)) {
+      this.#unsnapshotSince.delete(partition);
+      replica.snapshot().catch(() => {}); // tried again a while later; the count-based snapshots go on
+    }
   }
 
   /** Stops renewing and advancing without releasing anything, as a frozen or cut-off process would. */
