@@ -4,20 +4,27 @@ import type { Pool } from "../host/pool-api.ts";
 import { log } from "../host/log.ts";
 import { createClusterPool } from "../cluster/cluster-pool.ts";
 import type { ClusterConnection } from "../cluster/connect.ts";
+import { DashboardSessions } from "../cluster/dashboard-sessions.ts";
+import { SESSION_IDLE_MS } from "../http/dashboard/sessions.ts";
 import { PartitionHistory } from "../cluster/partition-history.ts";
 import { NotificationQueue } from "../notify/cluster-queue.ts";
 import type { ClusterSettings } from "./config.ts";
 
 export type NotifySettings = { readonly siteRoot: string; readonly allowPrivateIps: boolean; readonly smtpUrl: string | null };
 
-/** Starts the node's pool and its share of notification delivery; the pool's close() stops the node and closes the connection. */
-export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings): Promise<Pool> {
+/**
+ * Starts the node's pool, its share of notification delivery, and the dashboard sessions every node shares;
+ * the pool's close() stops all of it and closes the connection.
+ */
+export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings): Promise<{ pool: Pool; sessions: DashboardSessions }> {
   const { connection } = connected;
   const notifications = await NotificationQueue.open({ connection, replicas: cluster.replicas });
+  const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
   const node = await createClusterPool({
     connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: cluster.partitions, notifications,
     openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: cluster.replicas }),
     onClose: async () => {
+      sessions.close();
       await notifications.close();
       await connection.drain().catch(() => connection.close());
     },
@@ -32,5 +39,5 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
       else log.warn(fields, "notification delivery failed, will retry");
     },
   }, Date.now);
-  return node.pool;
+  return { pool: node.pool, sessions };
 }

@@ -19,6 +19,7 @@ import type { MailReader } from "../mail/mail-reader.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
+import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "./config.ts";
 
@@ -90,10 +91,11 @@ async function main(): Promise<void> {
   const accessLog = config.accessLog;
 
   let pool: Pool;
+  let sharedSessions: SharedSessions | undefined; // cluster mode: the dashboard sessions every node shares
   try {
-    pool = settings.cluster !== null && cluster !== null
-      ? await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl })
-      : await createWorkerPool({
+    if (settings.cluster !== null && cluster !== null) {
+      ({ pool, sessions: sharedSessions } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl }));
+    } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
       startAt: clock.now(), notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
     });
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
   const metrics = createMetrics(pool, clock);
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail,
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions,
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {

@@ -22,6 +22,29 @@ export type ReadMail = (raw: Uint8Array) => Promise<{ readonly subject: string; 
 /** Sends one test notification through a channel at once; resolves with null when accepted, else the error. */
 export type SendTestNotification = (project: Project, channel: Channel, at: Millis) => Promise<string | null>;
 
+/** A dashboard session as the nodes of a cluster share it (the same fields as dashboard/sessions.ts's Session). */
+export type SharedSession = {
+  readonly id: string;
+  readonly principal: { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string };
+  readonly csrf: string;
+  readonly expiresAt: Millis;
+};
+
+/**
+ * Dashboard sessions shared by the nodes of a cluster, so that a session opened on one node is known on
+ * every other (single-node mode: absent, the sessions are this process's alone).
+ */
+export type SharedSessions = {
+  /** Stores a session opened or renewed here; resolves once stored. */
+  put(session: SharedSession): Promise<void>;
+  /** Removes a session everywhere; resolves once removed. */
+  remove(id: string): Promise<void>;
+  /** The stored session with this id, or null. */
+  get(id: string): Promise<SharedSession | null>;
+  /** Hears every session another node removed (signed out, or its key no longer opens anything). */
+  onRemoved(listener: (id: string) => void): void;
+};
+
 /** What every route module receives. The process gives what the HTTP edge must not do itself. */
 export type AppDeps = {
   readonly pool: Pool;
@@ -29,4 +52,6 @@ export type AppDeps = {
   readonly config: HttpConfig;
   readonly readMail: ReadMail;
   readonly sendTestNotification: SendTestNotification;
+  /** Cluster mode: the dashboard sessions every node shares. */
+  readonly sharedSessions?: SharedSessions;
 };

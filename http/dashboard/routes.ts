@@ -9,7 +9,8 @@ import { HTTPError, HTTPResponse } from "h3";
 import type { Clock } from "../../host/clock.ts";
 import { systemClock } from "../../host/clock.ts";
 import type { Caller, CheckRef } from "../../host/pool-api.ts";
-import type { Check, Project } from "../../engine/model.ts";
+import type { Check, Millis, Project } from "../../engine/model.ts";
+import { HOUR } from "../../engine/model.ts";
 import { isUuid } from "../../engine/ids.ts";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
@@ -38,12 +39,49 @@ import {
 } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
+import type { Session } from "./sessions.ts";
 
 /** Registers the dashboard's routes on `app`. `sessionClock` measures session expiry and sign-in windows (real time, whatever CLOCK says). */
 export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; sessionClock?: Clock }): void {
   const { pool, clock, config } = deps;
   const realClock = opts.sessionClock ?? systemClock;
   const sessions = new SessionStore();
+  const shared = deps.sharedSessions; // cluster mode: every node's sessions
+  const sharedUntil = new Map<string, Millis>(); // session id → the expiry its shared copy holds
+  shared?.onRemoved((id) => {
+    sessions.close(id);
+    sharedUntil.delete(id);
+  });
+  /** Shares a session opened here; another node that gets the cookie then finds it. */
+  const share = async (session: Session): Promise<void> => {
+    if (shared === undefined) return;
+    sharedUntil.set(session.id, session.expiresAt);
+    await shared.put(session);
+  };
+  const unshare = async (id: string): Promise<void> => {
+    sharedUntil.delete(id);
+    await shared?.remove(id).catch(() => {}); // the shared copy then runs out with its bucket's age limit
+  };
+  /**
+   * Cluster mode, before a request is served: a session this node does not hold is looked up among the
+   * shared ones; one it holds has its shared copy renewed at most once an hour (the idle limit is 12 h).
+   */
+  const syncSession = async (event: H3Event): Promise<void> => {
+    if (shared === undefined) return;
+    const id = cookieOf(event.req.headers.get("cookie"), COOKIE);
+    if (id === null || id === "") return;
+    const now = realClock.now();
+    if (!sessions.has(id)) {
+      const stored = await shared.get(id).catch(() => null);
+      if (stored !== null) {
+        sessions.adopt(stored, now);
+        sharedUntil.set(id, stored.expiresAt);
+      }
+      return;
+    }
+    const session = sessions.find(id, now);
+    if (session !== null && session.expiresAt - (sharedUntil.get(id) ?? 0) >= HOUR) void share(session).catch(() => {});
+  };
   const failures = new FailureCounter(SIGN_IN_FAILURES_PER_MINUTE);
   const secureCookie = config.siteRoot.startsWith("https:");
   const siteOrigin = new URL(config.siteRoot).origin;
@@ -60,6 +98,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const caller = callerOf(session.principal);
     if (caller === null) { // the key no longer opens anything
       sessions.close(session.id);
+      void unshare(session.id);
       return null;
     }
     const readonly = caller !== "admin" && caller.readonly;
@@ -109,6 +148,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const wrapped = async (event: H3Event) => {
       try {
         if (method === "POST") refuseCrossSite(event.req.headers, siteOrigin);
+        await syncSession(event);
         return await handler(event);
       } catch (error) {
         if (error instanceof SignInNeeded) return method === "GET" ? redirect("/") : htmlResponse(signInPage("Please sign in."), 401);
@@ -146,12 +186,17 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const now = realClock.now();
     if (failures.isBlocked(address, now)) return htmlResponse(signInPage("Too many failed attempts: wait a minute and try again."), 429);
     const key = (await formOf(event)).get("key") ?? "";
-    const principal = principalOf(key);
+    let principal = principalOf(key);
+    if (principal === null && key !== "") {
+      await pool.catchUp(); // a key created on another node a moment ago
+      principal = principalOf(key);
+    }
     if (principal === null) {
       failures.count(address, now);
       return htmlResponse(signInPage("Wrong admin token or API key."), 401);
     }
     const session = sessions.open(principal, now);
+    await share(session);
     return redirect("/", { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
   });
   const principalOf = (key: string): Principal | null => {
@@ -169,6 +214,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const form = await formOf(event);
     if (!csrfMatches(access.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale");
     sessions.close(access.session.id);
+    await unshare(access.session.id);
     return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
   });
 

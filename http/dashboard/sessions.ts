@@ -54,6 +54,21 @@ export class SessionStore {
   close(id: string): void {
     this.#sessions.delete(id);
   }
+
+  /** True when a session with this id is held here (expired or not; nothing renewed). */
+  has(id: string): boolean {
+    return this.#sessions.has(id);
+  }
+
+  /** Holds a session another node opened (cluster mode), unless it has expired by `at`. */
+  adopt(session: Session, at: Millis): void {
+    if (session.expiresAt <= at) return;
+    if (this.#sessions.size >= MAX_SESSIONS) {
+      const oldest = this.#sessions.keys().next().value;
+      if (oldest !== undefined) this.#sessions.delete(oldest);
+    }
+    this.#sessions.set(session.id, { ...session });
+  }
 }
 
 /** Returns true when the form's CSRF token is the session's (constant-time). */

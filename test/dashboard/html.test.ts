@@ -29,6 +29,18 @@ test("a session lives while used within its idle time, and ends when closed or i
   assert.is(store.find(null, 1), null);
 });
 
+test("a session another node opened is held once adopted, unless it has expired", () => {
+  const opened = new SessionStore().open({ kind: "key", apiKey: "k" }, 1_000);
+  const store = new SessionStore();
+  assert.not.ok(store.has(opened.id));
+  store.adopt(opened, 2_000);
+  assert.ok(store.has(opened.id));
+  assert.equal(store.find(opened.id, 3_000)?.principal, { kind: "key", apiKey: "k" });
+  const expired = new SessionStore().open({ kind: "admin" }, 0);
+  store.adopt(expired, SESSION_IDLE_MS);
+  assert.not.ok(store.has(expired.id), "its idle time is over");
+});
+
 test("the CSRF token must match exactly", () => {
   const session = new SessionStore().open({ kind: "admin" }, 0);
   assert.ok(csrfMatches(session, session.csrf));

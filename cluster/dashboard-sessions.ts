@@ -1,0 +1,95 @@
+// The dashboard's sessions shared by every node of a cluster, in a replicated KV bucket: a session opened on
+// one node (its id is the browser's cookie) is found by any other node that gets the cookie, and a sign-out
+// on any node ends it everywhere. Each node keeps the sessions it has seen in memory (the dashboard's own
+// store) and asks the bucket only for a cookie it does not know; removals reach every node through a watch.
+//
+// A session's value holds the key it was opened with, as the directory's bucket holds project keys: a
+// secret in a value, never in a subject or key. The bucket's age limit is the dashboard's idle limit, and
+// a node renews a session's copy at most once an hour while it is used, so a forgotten session leaves the
+// bucket on its own.
+import type { KV, NatsConnection } from "nats";
+import { createIdempotently } from "./jetstream-setup.ts";
+
+/** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
+export type SessionRecord = {
+  readonly id: string;
+  readonly principal: { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string };
+  readonly csrf: string;
+  readonly expiresAt: number;
+};
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+export class DashboardSessions {
+  readonly #kv: KV;
+  readonly #listeners: ((id: string) => void)[] = [];
+  #watch: { stop(): void } | null = null;
+
+  private constructor(kv: KV) {
+    this.#kv = kv;
+  }
+
+  /** Opens (or creates) the bucket and starts hearing removals. `idleMs`: the dashboard's idle limit. */
+  static async open(options: { connection: NatsConnection; replicas: number; idleMs: number; bucket?: string }): Promise<DashboardSessions> {
+    const js = options.connection.jetstream();
+    const kv = await createIdempotently(() => js.views.kv(options.bucket ?? "hcd-sessions", {
+      replicas: options.replicas, history: 1, ttl: options.idleMs, allow_direct: false, timeout: 5_000,
+    }));
+    const sessions = new DashboardSessions(kv);
+    await sessions.#follow();
+    return sessions;
+  }
+
+  async put(session: SessionRecord): Promise<void> {
+    await this.#kv.put(keyOf(session.id), utf8.encode(JSON.stringify(session)));
+  }
+
+  async remove(id: string): Promise<void> {
+    if (!validId(id)) return;
+    await this.#kv.delete(keyOf(id));
+  }
+
+  /** The stored session, or null (none, removed, or an id that could not be a session's). */
+  async get(id: string): Promise<SessionRecord | null> {
+    if (!validId(id)) return null; // a cookie is the client's: never a key pattern
+    const entry = await this.#kv.get(keyOf(id));
+    if (entry === null || entry.operation !== "PUT") return null;
+    try {
+      const value = JSON.parse(fromUtf8.decode(entry.value)) as SessionRecord;
+      return value.id === id && typeof value.csrf === "string" && typeof value.expiresAt === "number" ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  onRemoved(listener: (id: string) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  close(): void {
+    this.#watch?.stop();
+  }
+
+  /** Hears the removals from now on (the watch's first values are the bucket's present ones: only deletions count). */
+  async #follow(): Promise<void> {
+    const watch = await createIdempotently(() => this.#kv.watch({ key: "s.*" }));
+    this.#watch = watch;
+    void (async () => {
+      for await (const entry of watch) {
+        if (entry.operation === "PUT") continue;
+        const id = entry.key.slice("s.".length);
+        for (const listener of this.#listeners) listener(id);
+      }
+    })().catch(() => {}); // the watch ends with the connection
+  }
+}
+
+/** Session ids are 32 random bytes in base64url (43 characters): anything else is not looked up. */
+function validId(id: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(id);
+}
+
+function keyOf(id: string): string {
+  return `s.${id}`;
+}
