@@ -17,6 +17,7 @@ import { DAY, HOUR } from "../engine/model.ts";
 import { createInProcessPool, createWorkerPool } from "../app/pools.ts";
 import type { PoolOptions } from "../app/pools.ts";
 import type { Pool } from "../host/pool-api.ts";
+import type { HeapFigures } from "../host/shard-stats.ts";
 import { openStore } from "../persistence/store.ts";
 import { writeBulkStore } from "./bulk-store.ts";
 import { collectGarbage, diskBytesOf, memoryOf, msSince, Progress } from "./measure.ts";
@@ -35,6 +36,12 @@ export function benchScale(): number {
   return scale;
 }
 
+/** Returns a worker's heap growth over an empty worker's, per check of its shard: "used / reserved / outside B". */
+function heapPerCheck(loaded: HeapFigures, empty: HeapFigures, checks: number): string {
+  const per = (key: keyof HeapFigures) => fmt((loaded[key] - empty[key]) / checks);
+  return `${per("usedBytes")} / ${per("totalBytes")} / ${per("externalBytes")} B`;
+}
+
 /** Runs the scale bench; keeps the store in `keepDir` when given. Returns its figures and detail lines. */
 export async function runScaleBench(options: { checks?: number; keepDir?: string } = {}): Promise<ScenarioResult> {
   const count = options.checks ?? benchScale();
@@ -47,6 +54,19 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
     notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null } });
   try {
     if (!collectGarbage()) throw new Error("scale bench: run node with --expose-gc");
+    // what a worker pool costs with no checks at all (threads, isolates, modules): the fixed part of its figure
+    const emptyDir = mkdtempSync(join(tmpdir(), "hcd-bench-scale-empty-"));
+    let emptyBefore: Memory, emptyLoaded: Memory, emptyHeaps: HeapFigures[];
+    try {
+      emptyBefore = memoryOf();
+      const empty = await createWorkerPool({ ...poolOptions(), dataDir: emptyDir });
+      emptyLoaded = memoryOf();
+      emptyHeaps = (await empty.stats(at)).shards.map((s) => s.heap);
+      await empty.close();
+    } finally {
+      rmSync(emptyDir, { recursive: true, force: true });
+    }
+    collectGarbage();
     const before = memoryOf();
     const heapBefore = process.memoryUsage().heapUsed;
 
@@ -80,10 +100,13 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
     // restore: the worker pool, as the server runs it
     progress.update(3, 5, `opening the worker pool (${shards} shards)`, true);
     const workersBefore = memoryOf();
+    const mainBefore = process.memoryUsage();
     started = process.hrtime.bigint();
     pool = await createWorkerPool(poolOptions());
     const restoreSeconds = msSince(started) / 1000;
     const workersLoaded = memoryOf();
+    const mainLoaded = process.memoryUsage();
+    const workerHeaps = (await pool.stats(at)).shards.map((s) => s.heap);
 
     // burst: every burst check pinged at the same instant, then one advance past their shared deadline
     const burstUuids: string[] = [];
@@ -135,7 +158,16 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
       `| RSS of this process: before / loaded (in-process pool) | ${fmt(before.rss / MIB)} / ${fmt(loaded.rss / MIB)} MiB |`,
       `| read + decode every check through the Store alone (restore floor) | ${floorSeconds.toFixed(1)} s |`,
       `| worker pool open (restore, ${shards} workers) | ${restoreSeconds.toFixed(1)} s |`,
-      `| RSS growth with the worker pool open (no GC forced in the workers), per check | ${fmt(perCheck(workersBefore, workersLoaded, "rss"))} B |`,
+      `| RSS growth with the worker pool open (no GC forced in the workers), per check (total / anonymous / file-backed) | ` +
+      `${fmt(perCheck(workersBefore, workersLoaded, "rss"))} / ${fmt(perCheck(workersBefore, workersLoaded, "anon"))} / ${fmt(perCheck(workersBefore, workersLoaded, "file"))} B |`,
+      `| the same for a worker pool on an empty store (its fixed part: threads, isolates, modules) | ` +
+      `${fmt((emptyLoaded.rss - emptyBefore.rss) / MIB)} / ${fmt((emptyLoaded.anon - emptyBefore.anon) / MIB)} / ${fmt((emptyLoaded.file - emptyBefore.file) / MIB)} MiB ` +
+      `(${fmt((emptyLoaded.rss - emptyBefore.rss) / count)} B per check at this scale) |`,
+      `| each worker's JS heap, used / reserved / outside (buffers), per check of its shard ` +
+      `(minus an empty worker's) | ${workerHeaps.map((h, i) => heapPerCheck(h, emptyHeaps[i], count / shards)).join("; ")} |`,
+      `| an empty worker's JS heap, used / reserved / outside | ${emptyHeaps.map((h) => `${fmt(h.usedBytes / MIB)} / ${fmt(h.totalBytes / MIB)} / ${fmt(h.externalBytes / MIB)} MiB`).join("; ")} |`,
+      `| main thread with the worker pool open (no GC forced), JS heap used / array buffers, minus before, per check | ` +
+      `${fmt((mainLoaded.heapUsed - mainBefore.heapUsed) / count)} / ${fmt((mainLoaded.arrayBuffers - mainBefore.arrayBuffers) / count)} B |`,
       `| ${fmt(burstUuids.length)} pings at one instant, 10,000 in flight | ${pingSeconds.toFixed(1)} s (${fmt(burstUuids.length / pingSeconds)} pings/s) |`,
       `| data.mdb growth per ping (ping record + updated check) | ${fmt(bytesPerPing)} B |`,
       `| advance past ${fmt(burstUuids.length)} deadlines due in the same ms, until every flip is committed | ${(burstSeconds * 1000).toFixed(0)} ms |`,
@@ -145,6 +177,10 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
       { scenario: SCENARIO, figure: `anonymous RSS per check, ${fmt(count)} checks (in-process pool)`, value: perCheck(before, loaded, "anon"), unit: "B",
         target: { op: "<=", value: KIB, on: "value" } },
       { scenario: SCENARIO, figure: "total RSS per check incl. mmapped store pages", value: perCheck(before, loaded, "rss"), unit: "B" },
+      { scenario: SCENARIO, figure: `RSS growth per check, ${fmt(count)} checks, worker pool (the server's)`, value: perCheck(workersBefore, workersLoaded, "rss"), unit: "B",
+        target: { op: "<=", value: KIB, on: "value" } },
+      { scenario: SCENARIO, figure: "anonymous RSS growth per check, worker pool", value: perCheck(workersBefore, workersLoaded, "anon"), unit: "B" },
+      { scenario: SCENARIO, figure: "file-backed RSS growth per check (mmapped store pages), worker pool", value: perCheck(workersBefore, workersLoaded, "file"), unit: "B" },
       { scenario: SCENARIO, figure: `write ${fmt(count)} checks (Store.commit)`, value: written.writeSeconds, unit: "s" },
       { scenario: SCENARIO, figure: `restore ${fmt(count)} checks (worker pool open)`, value: restoreSeconds, unit: "s",
         baseline: { value: floorSeconds, label: "Store read + decode alone" }, target: { op: "<=", value: 10, on: "value" } },

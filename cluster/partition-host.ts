@@ -24,7 +24,7 @@ import { PresentedChecks } from "../host/presented-checks.ts";
 import { ProjectVersions } from "../host/project-versions.ts";
 import type { HostRequest, HostResultOf, PingPage } from "../host/shard-host.ts";
 import type { ShardStats } from "../host/shard-stats.ts";
-import { newShardCounters, observe } from "../host/shard-stats.ts";
+import { heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
 import { uniqueKeyOf } from "../host/unique-key.ts";
 import type { DirectoryChanges } from "./directory-replica.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions } from "./partition-replica.ts";
@@ -180,7 +180,7 @@ export class PartitionHost {
     this.#read((shard) => {
       for (const project of shard.projects()) for (const check of shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
     });
-    return { ...this.counters, checks, outboxPending: 0, outboxGivenUp: 0, journalPending: 0 };
+    return { ...this.counters, checks, outboxPending: 0, outboxGivenUp: 0, journalPending: 0, heap: heapFigures() };
   }
 
   // ---- effects of applied records ----

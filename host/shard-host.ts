@@ -22,7 +22,7 @@ import { packChecks } from "./check-directory.ts";
 import { statusAt } from "../engine/status.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import type { ShardStats } from "./shard-stats.ts";
-import { newShardCounters, observe } from "./shard-stats.ts";
+import { heapFigures, newShardCounters, observe } from "./shard-stats.ts";
 import { log } from "./log.ts";
 
 const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
@@ -279,7 +279,7 @@ export class ShardHost {
       if (hasGivenUp(entry)) outboxGivenUp++;
       else outboxPending++;
     }
-    return { ...this.counters, checks, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits() };
+    return { ...this.counters, checks, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits(), heap: heapFigures() };
   }
 
   async #outbox(): Promise<OutboxEntry[]> {

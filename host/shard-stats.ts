@@ -1,5 +1,6 @@
 // What a shard counts for /metrics. Kept in the shard's thread as plain numbers and handed to the main
 // thread only when /metrics is scraped (one message per shard per scrape, never one per ping).
+import { getHeapStatistics } from "node:v8";
 
 /** A fixed-bucket histogram: cumulative counts per upper bound, their sum and count. */
 export type HistogramData = { readonly bounds: readonly number[]; readonly counts: number[]; sum: number; count: number };
@@ -50,4 +51,15 @@ export type ShardStats = ShardCounters & {
   readonly outboxGivenUp: number;
   /** commits journaled and not yet applied to the tables */
   readonly journalPending: number;
+  /** the shard thread's V8 heap (its own isolate's, not the process's) */
+  readonly heap: HeapFigures;
 };
+
+/** Bytes of one thread's V8 heap: used by objects (live and not yet collected), reserved, and held outside it (buffers). */
+export type HeapFigures = { readonly usedBytes: number; readonly totalBytes: number; readonly externalBytes: number };
+
+/** Returns the heap figures of the calling thread's isolate. */
+export function heapFigures(): HeapFigures {
+  const heap = getHeapStatistics();
+  return { usedBytes: heap.used_heap_size, totalBytes: heap.total_heap_size, externalBytes: heap.external_memory };
+}

@@ -66,6 +66,18 @@ test("a deadline already past fires on the next advance", () => {
   assert.equal(w.advance(100 * DAY), ["past"]);
 });
 
+test("a past deadline moved ahead or deleted leaves the overdue keys; the others fire, earliest first", () => {
+  const w = wheel(10 * MINUTE);
+  w.set("moved", MINUTE); w.set("gone", MINUTE); w.set("later", 2 * MINUTE); w.set("first", MINUTE);
+  w.set("moved", 20 * MINUTE);
+  assert.ok(w.delete("gone"));
+  assert.is(w.dueAt("moved"), 20 * MINUTE);
+  assert.equal(w.advance(10 * MINUTE), ["first", "later"]);
+  assert.equal(w.advance(20 * MINUTE - 1), []);
+  assert.equal(w.advance(20 * MINUTE), ["moved"]);
+  assert.is(w.size, 0);
+});
+
 test("a deadline in the current tick set after an advance still fires", () => {
   const w = wheel();
   assert.equal(w.advance(10_500), []);
