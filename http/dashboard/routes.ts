@@ -41,46 +41,59 @@ import type { Principal } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 import type { Session } from "./sessions.ts";
 
+/** Cluster mode: how often a node checks that a session it holds is still shared (not signed out elsewhere). */
+const SHARED_CHECK_MS = 5_000;
+
 /** Registers the dashboard's routes on `app`. `sessionClock` measures session expiry and sign-in windows (real time, whatever CLOCK says). */
 export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; sessionClock?: Clock }): void {
   const { pool, clock, config } = deps;
   const realClock = opts.sessionClock ?? systemClock;
   const sessions = new SessionStore();
   const shared = deps.sharedSessions; // cluster mode: every node's sessions
-  const sharedUntil = new Map<string, Millis>(); // session id → the expiry its shared copy holds
-  shared?.onRemoved((id) => {
+  // session id → the expiry its shared copy holds, and when this node last found that copy still there
+  const sharedCopies = new Map<string, { until: Millis; checkedAt: Millis }>();
+  const forget = (id: string) => {
     sessions.close(id);
-    sharedUntil.delete(id);
-  });
-  /** Shares a session opened here; another node that gets the cookie then finds it. */
-  const share = async (session: Session): Promise<void> => {
+    sharedCopies.delete(id);
+  };
+  shared?.onRemoved(forget); // at once, while the watch of removals runs
+  /** Shares a session opened or renewed here; another node that gets the cookie then finds it. */
+  const share = async (session: Session, at: Millis): Promise<void> => {
     if (shared === undefined) return;
-    sharedUntil.set(session.id, session.expiresAt);
+    sharedCopies.set(session.id, { until: session.expiresAt, checkedAt: at });
     await shared.put(session);
   };
   const unshare = async (id: string): Promise<void> => {
-    sharedUntil.delete(id);
+    sharedCopies.delete(id);
     await shared?.remove(id).catch(() => {}); // the shared copy then runs out with its bucket's age limit
   };
   /**
    * Cluster mode, before a request is served: a session this node does not hold is looked up among the
-   * shared ones; one it holds has its shared copy renewed at most once an hour (the idle limit is 12 h).
+   * shared ones. One it holds is checked against its shared copy every SHARED_CHECK_MS (a sign-out on
+   * another node ends it here within that, even when the watch of removals missed it, as across a
+   * reconnection), and that copy is renewed at most once an hour (the idle limit is 12 h). While the
+   * bucket does not answer, the sessions held here go on.
    */
   const syncSession = async (event: H3Event): Promise<void> => {
     if (shared === undefined) return;
     const id = cookieOf(event.req.headers.get("cookie"), COOKIE);
     if (id === null || id === "") return;
     const now = realClock.now();
-    if (!sessions.has(id)) {
-      const stored = await shared.get(id).catch(() => null);
-      if (stored !== null) {
-        sessions.adopt(stored, now);
-        sharedUntil.set(id, stored.expiresAt);
+    const copy = sharedCopies.get(id);
+    if (!sessions.has(id) || copy === undefined || now - copy.checkedAt >= SHARED_CHECK_MS) {
+      let stored: Session | null;
+      try {
+        stored = await shared.get(id);
+      } catch {
+        return;
       }
+      if (stored === null) return forget(id);
+      if (!sessions.has(id)) sessions.adopt(stored, now);
+      sharedCopies.set(id, { until: stored.expiresAt, checkedAt: now });
       return;
     }
     const session = sessions.find(id, now);
-    if (session !== null && session.expiresAt - (sharedUntil.get(id) ?? 0) >= HOUR) void share(session).catch(() => {});
+    if (session !== null && session.expiresAt - copy.until >= HOUR) void share(session, now).catch(() => {});
   };
   const failures = new FailureCounter(SIGN_IN_FAILURES_PER_MINUTE);
   const secureCookie = config.siteRoot.startsWith("https:");
@@ -196,7 +209,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       return htmlResponse(signInPage("Wrong admin token or API key."), 401);
     }
     const session = sessions.open(principal, now);
-    await share(session);
+    await share(session, now);
     return redirect("/", { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
   });
   const principalOf = (key: string): Principal | null => {

@@ -129,7 +129,7 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
         const node = NODES[sent++ % 3];
         const server = servers.get(node);
         if (server === undefined || !server.alive()) { await new Promise((r) => setTimeout(r, 20)); continue; }
-        if ((attempts.get(check.uuid) ?? 0) >= MAX_PINGS) throw new Error(`check ${check.uuid}: ${MAX_PINGS} pings sent before the end`);
+        if ((attempts.get(check.uuid) ?? 0) >= MAX_PINGS) { await new Promise((r) => setTimeout(r, 20)); continue; } // its log is full
         const rid = randomUUID();
         attempts.set(check.uuid, (attempts.get(check.uuid) ?? 0) + 1);
         const status = await call(server.url, "GET", `/ping/${check.uuid}?rid=${rid}`).then((a) => a.status, () => 0);
@@ -138,13 +138,16 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
           acked.get(check.uuid)!.add(rid);
           phaseAcks.set(phase, (phaseAcks.get(phase) ?? 0) + 1);
         }
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 80));
       }
     };
     const load = Promise.all([0, 1, 2].map(worker));
 
     // 1. kill the deadline check's owner 8 s before its due time
     const partition = partitionOf(deadlineProject.id, PARTITIONS);
+    // the JetStream cluster takes a while to elect new leaders for every stream after a server's loss (seen
+    // here: 15-25 s for one bucket; a partition's takeover waits on several streams): generous bounds
+    const acksWhile = (during: string) => waitFor(() => ((phaseAcks.get(during) ?? 0) >= 30 ? true : undefined), 150_000, `30 pings acknowledged while ${during}`);
     const ownerOf = async (p: number) => {
       const message = await (await watcher.jetstreamManager()).streams.getMessage(`KV_hcd-owner-${p}`, { last_by_subj: `$KV.hcd-owner-${p}.owner` });
       return decodeLease(message.data)?.node ?? null;
@@ -165,19 +168,18 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     const downFlip = flips.find((f) => f.up === 0);
     assert.ok(downFlip, JSON.stringify(flips));
     assert.ok(Math.abs(Date.parse(downFlip.timestamp) - dueAt) <= 1_000, `down at ${downFlip.timestamp}, due ${new Date(dueAt).toISOString()}`);
-    assert.ok(Date.now() > killedAt);
+    await acksWhile(phase); // the two nodes left serve every partition
 
     // 2. one NATS server lost
     await nats.stop(0, "SIGKILL");
     phase = "NATS server lost";
-    const acksWhile = (during: string) => waitFor(() => ((phaseAcks.get(during) ?? 0) >= 30 ? true : undefined), 60_000, `30 pings acknowledged while ${during}`);
     await acksWhile(phase);
 
     // 3. both back
     await nats.restart(0);
     await start(victimIndex);
     for (const node of NODES) {
-      await waitFor(async () => (await call(nodeUrl(node), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 60_000, `node ${node} acknowledging again`);
+      await waitFor(async () => (await call(nodeUrl(node), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 120_000, `node ${node} acknowledging again`);
     }
     phase = "restored";
     await acksWhile(phase);
@@ -192,7 +194,7 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
 
     await Promise.all(relays[cutIndex].map((r) => r.restore()));
     phase = "reconnected";
-    await waitFor(async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 60_000, `node ${cut} acknowledging again`);
+    await waitFor(async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 120_000, `node ${cut} acknowledging again`);
     await acksWhile(phase);
     loadRunning = false;
     await load;
@@ -219,6 +221,26 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
       assert.is(dumps[1], dumps[0], `project ${project.name}: node b differs from a`);
       assert.is(dumps[2], dumps[0], `project ${project.name}: node c differs from a`);
     }
+    // a dashboard session opened on one node is known on the others; a sign-out on one ends it on all
+    const form = (body: Record<string, string>, cookie?: string) => ({ method: "POST", redirect: "manual" as const,
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) }, body: new URLSearchParams(body).toString() });
+    const signIn = await fetch(`${nodeUrl("a")}/signin`, form({ key: TOKEN }));
+    assert.is(signIn.status, 303);
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
+    assert.match(cookie, /^hcd_session=[A-Za-z0-9_-]{43}$/);
+    // "/" shows the projects to a signed-in admin, else the sign-in form
+    const page = async (node: string) => (await fetch(`${nodeUrl(node)}/`, { headers: { cookie }, redirect: "manual" })).text();
+    const signedIn = (html: string) => html.includes(`>${projects[1].name}<`);
+    const signInForm = (html: string) => html.includes('name="key"') && !signedIn(html);
+    const bHtml = await page("b");
+    assert.ok(signedIn(bHtml), "node b knows the session node a opened and shows it the projects");
+    const csrf = /name="csrf" value="([^"]+)"/.exec(bHtml)?.[1];
+    assert.ok(csrf, "a form with the session's token");
+    assert.ok(signedIn(await page("c")), "and node c");
+    assert.is((await fetch(`${nodeUrl("b")}/signout`, form({ csrf }, cookie))).status, 303);
+    await waitFor(async () => (signInForm(await page("a")) ? true : undefined), 30_000, "node a ending the session signed out on node b");
+    await waitFor(async () => (signInForm(await page("c")) ? true : undefined), 30_000, "node c ending it too");
+
     console.log(`  cluster failover: ${total} pings acknowledged, statuses ${JSON.stringify(Object.fromEntries(statuses))}, by phase ${JSON.stringify(Object.fromEntries(phaseAcks))}; ${victim} killed ${Math.round((dueAt - killedAt) / 1000)} s before the due time`);
   } catch (error) {
     for (const [name, server] of servers) console.log(`---- node ${name}:\n${server.output().slice(-4_000)}`);
