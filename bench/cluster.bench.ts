@@ -30,11 +30,23 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz here)
 }
 
+/** `make`, sent again while it is answered 503 (a cluster that has just started hands its partitions out). */
+async function retried<T>(make: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await make();
+    } catch (error) {
+      if (attempt >= 10 || !/: 503 /.test(String((error as Error).message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
 async function fill(url: string): Promise<string[]> {
   const paths: string[] = [];
   await mapConcurrently(Array.from({ length: PROJECTS }, (_, i) => i), 4, async (i) => {
-    const project = await createProject(url, `bench-${i}`, CHECKS_PER_PROJECT);
-    for (let c = 0; c < CHECKS_PER_PROJECT; c++) paths.push(`/ping/${await createCheck(url, project.apiKey, { name: `c${c}`, timeout: 3600 })}`);
+    const project = await retried(() => createProject(url, `bench-${i}`, CHECKS_PER_PROJECT));
+    for (let c = 0; c < CHECKS_PER_PROJECT; c++) paths.push(`/ping/${await retried(() => createCheck(url, project.apiKey, { name: `c${c}`, timeout: 3600 }))}`);
   });
   return shuffled(paths);
 }
