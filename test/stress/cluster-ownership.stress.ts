@@ -187,7 +187,9 @@ test("two claimants racing for the same expired lease: exactly one wins, the oth
     for (let round = 0; round < RACES; round++) {
       const bucket = `race-${round}`;
       // one partition, held by a node that is gone: its lease ran out a second ago
-      const kv = await first.jetstream().views.kv(leaseBucket(bucket, 0), { replicas: 3, history: 1 });
+      // allow_direct off, as Ownership opens it: the reads below are answered by the leader, never by a
+      // replica that has not applied the winner's write yet (seen: revision 1 read after the claim at 2)
+      const kv = await first.jetstream().views.kv(leaseBucket(bucket, 0), { replicas: 3, history: 1, allow_direct: false });
       await kv.put(LEASE_KEY, encodeLease(newLease("gone", Date.now() - 7_000, 6_000)));
       const [a, b] = await Promise.all([
         Ownership.open({ connection: first, node: "a", partitionCount: 1, replicas: 3, bucket }),
