@@ -21,7 +21,7 @@
 import { headers } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, StoredMsg } from "nats";
 import type { CommandLog } from "./command-log.ts";
-import { ensureStream } from "./jetstream-setup.ts";
+import { ensureStream, managerOf } from "./jetstream-setup.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
 const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
@@ -79,7 +79,7 @@ export class JetStreamLog implements CommandLog {
   static async open(options: JetStreamLogOptions): Promise<JetStreamLog> {
     const stream = `${options.streamPrefix ?? "HCD_LOG"}_${options.partition}`;
     const subject = `${options.subjectPrefix ?? "hcd.log"}.${options.partition}`;
-    const jsm = await options.connection.jetstreamManager();
+    const jsm = await managerOf(options.connection);
     await ensureStream(jsm, stream, [subject], options.replicas); // records stay until a snapshot lets them go (truncateBelow)
     return new JetStreamLog({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
   }

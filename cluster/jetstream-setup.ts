@@ -4,7 +4,17 @@
 // (seen here: a TIMEOUT on one of three nodes opening the same buckets), so a request that times out is
 // simply sent again.
 import { DiscardPolicy, RetentionPolicy, StorageType } from "nats";
-import type { JetStreamManager, NatsError } from "nats";
+import type { JetStreamManager, NatsConnection, NatsError } from "nats";
+
+/**
+ * The connection's JetStream manager, without the account-info request the client sends by default to
+ * check that JetStream is there: the meta leader answers that one, and after a NATS server's loss the
+ * cluster may have none for many seconds, while the streams' own leaders (which answer everything this
+ * code asks) are already back. A takeover opened in that window must not fail on the check.
+ */
+export function managerOf(connection: NatsConnection, timeoutMs?: number): Promise<JetStreamManager> {
+  return connection.jetstreamManager(timeoutMs === undefined ? { checkAPI: false } : { checkAPI: false, timeout: timeoutMs });
+}
 
 /** Runs `create` again when it times out without an answer, up to `attempts` times; other errors are thrown at once. */
 export async function createIdempotently<T>(create: () => Promise<T>, attempts = 5): Promise<T> {

@@ -41,7 +41,7 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import type { Millis } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
 import { log } from "../host/log.ts";
-import { createIdempotently } from "./jetstream-setup.ts";
+import { createIdempotently, managerOf } from "./jetstream-setup.ts";
 
 export type { NatsConnection } from "nats";
 
@@ -123,7 +123,7 @@ export class NotificationStream {
   /** Creates the stream and its shared consumer unless they exist (every node does, often at once). */
   static async open(options: NotificationStreamOptions): Promise<NotificationStream> {
     const stream = options.stream ?? "HCD_NOTIFY", subject = options.subject ?? "hcd.notify", consumer = options.consumer ?? "deliver";
-    const jsm = await options.connection.jetstreamManager();
+    const jsm = await managerOf(options.connection);
     await createIdempotently(async () => {
       try {
         await jsm.streams.info(stream);

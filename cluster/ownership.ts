@@ -22,7 +22,7 @@
 // 8.0 s for a paused node, 8.9 s for one cut off with its NATS server). The revision
 // a node holds a partition at is the fencing token the later wiring writes into the partition's log fence.
 import type { JetStreamClient, JetStreamManager, KV, NatsConnection, NatsError } from "nats";
-import { createIdempotently } from "./jetstream-setup.ts";
+import { createIdempotently, managerOf } from "./jetstream-setup.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
 import { decodeLease, encodeLease, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "./leases.ts";
 
@@ -104,7 +104,7 @@ export class Ownership {
     // a round's own requests wait at most half a round: a bucket whose leader is being elected again (its
     // server lost) must not hold up the renewal of the others past their leases
     const requestTimeoutMs = options.requestTimeoutMs ?? renewEveryMs / 2;
-    const jsm = await options.connection.jetstreamManager({ timeout: requestTimeoutMs });
+    const jsm = await managerOf(options.connection, requestTimeoutMs);
     const ownership = new Ownership({ js, jsm, nodes, requestTimeoutMs }, options);
     await ownership.#watchPresence();
     return ownership;

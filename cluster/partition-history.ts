@@ -53,7 +53,7 @@ import type { Changes } from "../engine/changes.ts";
 import { LIMITS } from "../engine/model.ts";
 import type { Flip, PingRecord } from "../engine/model.ts";
 import type { FlipQuery } from "../host/pool-api.ts";
-import { createIdempotently } from "./jetstream-setup.ts";
+import { createIdempotently, managerOf } from "./jetstream-setup.ts";
 
 export type PartitionHistoryOptions = {
   connection: NatsConnection;
@@ -118,7 +118,7 @@ export class PartitionHistory {
   static async open(options: PartitionHistoryOptions): Promise<PartitionHistory> {
     const stream = `${options.streamPrefix ?? "HCD_HIST"}_${options.partition}`;
     const subject = `${options.subjectPrefix ?? "hcd.hist"}.${options.partition}`;
-    const jsm = await options.connection.jetstreamManager();
+    const jsm = await managerOf(options.connection);
     // not ensureStream: that one keeps every message (discard New, no per-subject cap) for the log's streams
     await createIdempotently(async () => {
       try {

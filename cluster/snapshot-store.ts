@@ -11,7 +11,7 @@
 // reads the newest one again.
 import { headers } from "nats";
 import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
-import { ensureStream } from "./jetstream-setup.ts";
+import { ensureStream, managerOf } from "./jetstream-setup.ts";
 import type { PartitionSnapshot, SnapshotHead } from "./partition-codec.ts";
 import { decodeSnapshot, decodeSnapshotHead, encodeSnapshot, encodeSnapshotHead } from "./partition-codec.ts";
 
@@ -56,7 +56,7 @@ export class SnapshotStore {
   static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
     const stream = `${options.streamPrefix ?? "HCD_SNAP"}_${options.partition}`;
     const subject = `${options.subjectPrefix ?? "hcd.snap"}.${options.partition}`;
-    const jsm = await options.connection.jetstreamManager();
+    const jsm = await managerOf(options.connection);
     await ensureStream(jsm, stream, [`${subject}.*`], options.replicas);
     return new SnapshotStore({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
   }

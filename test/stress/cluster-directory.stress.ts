@@ -14,6 +14,7 @@ import * as assert from "uvu/assert";
 import { connect } from "nats";
 import type { NatsConnection } from "nats";
 import { createInProcessPool } from "../../app/pools.ts";
+import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { checkKey } from "../../cluster/directory-keys.ts";
 import type { DirectoryChanges } from "../../cluster/directory-replica.ts";
 import { DirectoryReplica } from "../../cluster/directory-replica.ts";
@@ -229,7 +230,7 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     assertSameAnswers(pool, watchers, probes, "after a server's loss and return");
 
     // the bucket's leader stopped: writes still go through (R3), both watchers and a new one read them
-    const info = await (await (await connection(0)).jetstreamManager()).streams.info(`KV_${bucket}`);
+    const info = await (await managerOf(await connection(0))).streams.info(`KV_${bucket}`);
     const leader = cluster.servers.findIndex((s) => s.name === info.cluster?.leader);
     assert.ok(leader >= 0, `leader ${info.cluster?.leader}`);
     const restartsBefore2 = watchers.map((w) => w.stats().restarts);
@@ -270,7 +271,7 @@ test("two watchers answer every lookup as the single-node directory; creations, 
 
     // every watch's consumer lost while the connections stay up (as when its server dies): the stalled
     // watches start again by themselves and follow the next writes
-    const jsm = await (await connection(0)).jetstreamManager();
+    const jsm = await managerOf(await connection(0));
     const consumers = await jsm.consumers.list(`KV_${bucket}`).next();
     assert.ok(consumers.length >= 4, `the watches' consumers: ${consumers.length}`);
     const restartsBefore3 = [...watchers, late].map((w) => w.stats().restarts);

@@ -18,6 +18,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, connect as tcpConnect } from "node:net";
 import type { Server, Socket } from "node:net";
 import { connect } from "nats";
+import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { decodeLease } from "../../cluster/leases.ts";
 import { partitionOf } from "../../cluster/partitions.ts";
 import { haveProgram } from "../ops/extras.ts";
@@ -149,7 +150,7 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     // here: 15-25 s for one bucket; a partition's takeover waits on several streams): generous bounds
     const acksWhile = (during: string) => waitFor(() => ((phaseAcks.get(during) ?? 0) >= 30 ? true : undefined), 150_000, `30 pings acknowledged while ${during}`);
     const ownerOf = async (p: number) => {
-      const message = await (await watcher.jetstreamManager()).streams.getMessage(`KV_hcd-owner-${p}`, { last_by_subj: `$KV.hcd-owner-${p}.owner` });
+      const message = await (await managerOf(watcher)).streams.getMessage(`KV_hcd-owner-${p}`, { last_by_subj: `$KV.hcd-owner-${p}.owner` });
       return decodeLease(message.data)?.node ?? null;
     };
     const victim = await ownerOf(partition);

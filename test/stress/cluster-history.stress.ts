@@ -10,6 +10,7 @@ import { connect } from "nats";
 import type { NatsConnection } from "nats";
 import type { PingWrite } from "../../engine/changes.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
+import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { haveProgram } from "../ops/extras.ts";
 import type { NatsCluster } from "./nats-cluster.ts";
@@ -179,7 +180,7 @@ test("after the SIGKILL of the server leading the stream, lastRecorded() and rea
   await withCluster(async (cluster, connection) => {
     const writer = await PartitionHistory.open({ connection: await connection(0), partition: 3, replicas: 3 });
     await Promise.all(range(1, 50).map((position) => writer.record(position, { pings: [pingWrite(A, position)], flips: [], deletedChecks: [] })));
-    const jsm = await (await connection(0)).jetstreamManager();
+    const jsm = await managerOf(await connection(0));
     const leaderName = (await jsm.streams.info(writer.stream)).cluster?.leader;
     const leader = cluster.servers.findIndex((s) => s.name === leaderName);
     assert.ok(leader >= 0, `history leader ${leaderName}`);

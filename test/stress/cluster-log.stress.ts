@@ -7,6 +7,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { connect } from "nats";
 import type { NatsConnection } from "nats";
+import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { FencedError, JetStreamLog } from "../../cluster/jetstream-log.ts";
 import { haveProgram } from "../ops/extras.ts";
 import type { NatsCluster } from "./nats-cluster.ts";
@@ -53,7 +54,7 @@ async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 30_000): Pro
 
 /** Index of the server that leads the stream now. */
 async function streamLeader(cluster: NatsCluster, nc: NatsConnection, stream: string): Promise<number> {
-  const info = await (await nc.jetstreamManager()).streams.info(stream);
+  const info = await (await managerOf(nc)).streams.info(stream);
   const index = cluster.servers.findIndex((s) => s.name === info.cluster?.leader);
   assert.ok(index >= 0, `leader ${info.cluster?.leader}`);
   return index;
@@ -64,7 +65,7 @@ test("acknowledged appends survive the SIGKILL of the stream leader and read bac
   await withCluster(async (cluster, connection) => {
     const nc = await connection();
     const log = await JetStreamLog.open({ connection: nc, partition: 7, replicas: 3, ackTimeoutMs: 3_000 });
-    assert.is((await (await nc.jetstreamManager()).streams.info(log.stream)).config.num_replicas, 3);
+    assert.is((await (await managerOf(nc)).streams.info(log.stream)).config.num_replicas, 3);
     await log.fence();
     const acknowledged: { position: number; text: string }[] = [];
     let refused = 0;

@@ -13,6 +13,7 @@ import type { NatsConnection } from "nats";
 import type { OutboxEntry } from "../../engine/changes.ts";
 import type { Channel, WebhookSpec } from "../../engine/model.ts";
 import type { DeliveryResult } from "../../notify/deliverer.ts";
+import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { ACK_WAIT_MS } from "../../cluster/notification-stream.ts";
 import { NotificationQueue } from "../../notify/cluster-queue.ts";
 import { Deliverer } from "../../notify/deliverer.ts";
@@ -85,7 +86,7 @@ async function until(what: string, ready: () => boolean | Promise<boolean>, time
 }
 
 async function storedMessages(nc: NatsConnection, stream: string): Promise<{ messages: number; lastSeq: number }> {
-  const info = await (await nc.jetstreamManager()).streams.info(stream);
+  const info = await (await managerOf(nc)).streams.info(stream);
   return { messages: info.state.messages, lastSeq: info.state.last_seq };
 }
 
@@ -219,7 +220,7 @@ test("an entry a node holds longer than the ack wait (its send hangs, the next o
     await until("an empty queue", async () => (await a.pending()).length === 0);
     assert.equal(sentBy, { a: ["c-0", "c-1"], b: [] });
     assert.equal(paths(rx.requests), ["/down/c-0", "/down/c-1"]);
-    const consumer = await (await ncA.jetstreamManager()).consumers.info(own.stream, own.consumer);
+    const consumer = await (await managerOf(ncA)).consumers.info(own.stream, own.consumer);
     assert.equal([consumer.num_redelivered, consumer.num_ack_pending, consumer.num_pending], [0, 0, 0]);
   } finally {
     releaseFirst({ status: 200 });
@@ -247,7 +248,7 @@ async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; listM
     qs.forEach((q, i) => q.startDelivering({ ...DELIVERY, onResult: (_e, result) => { if (result === "sent") sent[i] += 1; } }, () => Date.now()));
     await until("1,000 deliveries", () => sent.reduce((x, y) => x + y) >= 1_000, 180_000);
     const deliverMs = performance.now() - deliverStart;
-    const consumer = async () => (await ncA.jetstreamManager()).consumers.info(own.stream, own.consumer);
+    const consumer = async () => (await managerOf(ncA)).consumers.info(own.stream, own.consumer);
     await until("nothing left to deliver", async () => { const c = await consumer(); return c.num_ack_pending === 0 && c.num_pending === 0; });
     const pendingStart = performance.now();
     assert.equal(await qs[0].pending(), []);
@@ -333,7 +334,7 @@ test("the stream's leader killed: enqueue gets through the election, a replay of
     const own = names();
     const probe = await connection(0);
     await queue(probe, own); // the stream, to find its leader
-    const info = await (await probe.jetstreamManager()).streams.info(own.stream);
+    const info = await (await managerOf(probe)).streams.info(own.stream);
     const leader = cluster!.servers.findIndex((server) => server.name === info.cluster?.leader);
     assert.ok(leader >= 0, `the stream has a leader (${info.cluster?.leader})`);
     const node = await queue(await connection((leader + 1) % 3), own); // a node whose server survives
@@ -361,7 +362,7 @@ test("the stream's leader killed: enqueue gets through the election, a replay of
     }
     console.log(`figures: 40 entries enqueued across the stream leader's loss in ${(performance.now() - start).toFixed(0)} ms, ${attempts} call(s)`);
     await until("the next 20 deliveries", () => sent >= 40, 120_000);
-    const jsm = await (await connection((leader + 1) % 3)).jetstreamManager();
+    const jsm = await managerOf(await connection((leader + 1) % 3));
     await until("nothing left to deliver", async () => {
       const c = await jsm.consumers.info(own.stream, own.consumer).catch(() => null);
       return c !== null && c.num_ack_pending === 0 && c.num_pending === 0;

@@ -13,6 +13,7 @@ import { connect } from "nats";
 import type { NatsConnection } from "nats";
 import type { PingCommand, ShardCommand } from "../../engine/commands.ts";
 import type { Check } from "../../engine/model.ts";
+import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { FencedError, JetStreamLog, TruncatedError } from "../../cluster/jetstream-log.ts";
 import { snapshotOf } from "../../cluster/partition-codec.ts";
 import { PartitionReplica } from "../../cluster/partition-replica.ts";
@@ -146,7 +147,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
 
     // A is killed here: no release, no more rounds; and the server leading the partition's log goes with it
     // (SIGKILL). B takes over 240 s (of the commands' time) later, on the two servers left.
-    const jsm = await (await connection(0)).jetstreamManager();
+    const jsm = await managerOf(await connection(0));
     const leaderName = (await eventually(() => jsm.streams.info(`HCD_LOG_${PARTITION}`))).cluster?.leader;
     const leader = cluster.servers.findIndex((s) => s.name === leaderName);
     assert.ok(leader >= 0, `log leader ${leaderName}`);
