@@ -13,7 +13,8 @@ import { flipPut, removeFlips } from "./flip-log.ts";
 import { outboxPut, removeChannelEntries } from "./outbox.ts";
 import { keptAfter, pingPut, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeChannel, removeCheck, snapshotPuts } from "./snapshots.ts";
-import type { Put, Tables } from "./tables.ts";
+import type { Key } from "lmdb";
+import type { Put, Table, Tables } from "./tables.ts";
 
 // The journal's own encoder: msgpack with record definitions inside each record (self-describing, so
 // nothing shared to keep in sync), from our msgpackr rather than the copy inside lmdb. Measured: once
@@ -287,15 +288,26 @@ function withoutAlert(check: Check): Check {
 /** Returns one Changes equal in effect to applying `list` in order (each check keeps its last state). */
 export function mergeChanges(list: readonly Changes[]): Changes {
   if (list.length === 1) return list[0];
-  const checks = new Map<string, Check>();
-  const merged = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
-  const append = <T>(to: T[], from: readonly T[]) => { for (const item of from) to.push(item); }; // no spread: lists may be huge
-  for (const changes of list) {
+  const merger = new ChangesMerger();
+  for (const changes of list) merger.add(changes);
+  return merger.result();
+}
+
+/**
+ * Merges Changes one at a time (mergeChanges in steps, so that a checkpoint of many commits can let its
+ * thread's event loop run between them): the result is what applying every added one in order does.
+ */
+export class ChangesMerger {
+  readonly #checks = new Map<string, Check>();
+  readonly #merged = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
+
+  add(changes: Changes): void {
+    const merged = this.#merged;
     append(merged.projects, changes.projects);
     append(merged.channels, changes.channels);
     for (const check of changes.checks) {
-      checks.delete(check.uuid); // re-insert: Map order follows the last write
-      checks.set(check.uuid, check);
+      this.#checks.delete(check.uuid); // re-insert: Map order follows the last write
+      this.#checks.set(check.uuid, check);
     }
     append(merged.deletedChecks, changes.deletedChecks);
     append(merged.deletedChannels, changes.deletedChannels ?? []);
@@ -303,8 +315,17 @@ export function mergeChanges(list: readonly Changes[]): Changes {
     append(merged.flips, changes.flips);
     append(merged.outbox, changes.outbox);
   }
-  append(merged.checks, [...checks.values()]);
-  return merged;
+
+  /** The merged Changes (call once, after the last add). */
+  result(): Changes {
+    append(this.#merged.checks, [...this.#checks.values()]);
+    return this.#merged;
+  }
+}
+
+/** Appends every item of `from` to `to` (no spread: lists may be huge). */
+function append<T>(to: T[], from: readonly T[]): void {
+  for (const item of from) to.push(item);
 }
 
 /**
@@ -344,7 +365,7 @@ export function applyChanges(tables: Tables, changes: Changes): void {
 export function splitChanges(changes: Changes, size: number): { bulk: Changes[]; rest: Changes } {
   const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const checks = [...changes.checks].sort((a, b) => byKey(a.projectId, b.projectId) || byKey(a.uuid, b.uuid));
-  const pings = [...changes.pings].sort((a, b) => byKey(a.checkUuid, b.checkUuid)); // stable: a check's pings stay in order
+  const pings = pingsByCheck(changes.pings);
   const bulk: Changes[] = [];
   for (let i = 0; i === 0 || i < Math.max(checks.length, pings.length); i += size) {
     bulk.push({
@@ -358,18 +379,51 @@ export function splitChanges(changes: Changes, size: number): { bulk: Changes[];
   };
 }
 
+/** Returns the pings grouped by check, checks in key order, each check's pings in their order. */
+function pingsByCheck(pings: readonly PingWrite[]): PingWrite[] {
+  const byCheck = new Map<string, PingWrite[]>();
+  for (const write of pings) {
+    const list = byCheck.get(write.checkUuid);
+    if (list === undefined) byCheck.set(write.checkUuid, [write]);
+    else list.push(write);
+  }
+  const out: PingWrite[] = [];
+  for (const uuid of [...byCheck.keys()].sort()) append(out, byCheck.get(uuid)!);
+  return out;
+}
+
+/** One write of a checkpoint's bulk, prepared (its value encoded) before the batch that issues it. */
+export type BulkWrite = Put | { readonly table: Table; readonly key: Key; readonly remove: true };
+
 /**
- * Issues the writes of a split's `bulk` as asynchronous writes (call inside env.batch: one transaction,
- * written by LMDB's write thread while this thread goes on). Trims read the tables as they are before
- * the batch: nothing in it writes what they read (the keys at or below a log's floor).
+ * Prepares the writes of a split's `bulk`, one at a time (a checkpoint prepares them in slices, between
+ * the pings its thread serves), for issueBulk. Trims read the tables now, as they are before the batch:
+ * nothing in it writes what they read (the keys at or below a log's floor), and nothing else writes a
+ * check's ping log meanwhile (its shard's checkpoints run one after another).
  */
-export function writeBulk(tables: Tables, bulk: Changes): void {
+export function* bulkWrites(tables: Tables, bulk: Changes): Generator<BulkWrite> {
   const trims = trimsOf(bulk.pings);
-  const put = (p: Put) => { void p.table.put(p.key, p.value); };
-  for (const p of snapshotPuts(tables, bulk)) put(p);
-  for (const write of bulk.pings) if (keptAfter(write, trims.get(write.checkUuid))) put(pingPut(tables, write));
-  for (const flip of bulk.flips) put(flipPut(tables, flip));
-  for (const [checkUuid, trim] of trims) trimPings(tables, checkUuid, trim, (table, key) => { void table.remove(key); });
+  yield* snapshotPuts(tables, bulk);
+  for (const write of bulk.pings) if (keptAfter(write, trims.get(write.checkUuid))) yield pingPut(tables, write);
+  for (const flip of bulk.flips) yield flipPut(tables, flip);
+  for (const [checkUuid, trim] of trims) {
+    const removes: BulkWrite[] = [];
+    trimPings(tables, checkUuid, trim, (table, key) => { removes.push({ table, key, remove: true }); });
+    yield* removes;
+  }
+}
+
+/** Issues prepared writes as asynchronous writes (call inside env.batch: one transaction, written by LMDB's write thread). */
+export function issueBulk(writes: readonly BulkWrite[]): void {
+  for (const write of writes) {
+    if ("remove" in write) void write.table.remove(write.key);
+    else void write.table.put(write.key, write.value);
+  }
+}
+
+/** Issues the writes of a split's `bulk` (call inside env.batch): bulkWrites, then issueBulk. */
+export function writeBulk(tables: Tables, bulk: Changes): void {
+  issueBulk([...bulkWrites(tables, bulk)]);
 }
 
 /** Returns the seq of `writer`'s last commit already in the tables (0 = none); read it inside the write transaction. */

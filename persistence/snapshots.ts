@@ -23,12 +23,10 @@ export function loadChecks(tables: Tables, projectId: string): Check[] {
 }
 
 /** Returns the writes that upsert projects, channels and checks. */
-export function snapshotPuts(tables: Tables, records: { projects: Project[]; channels: Channel[]; checks: Check[] }): Put[] {
-  return [
-    ...records.projects.map((project) => prepare(tables.projects, [project.id], project)),
-    ...records.channels.map((channel) => prepare(tables.channels, [channel.projectId, channel.id], channel)),
-    ...records.checks.map((check) => prepare(tables.checks, checkKey(check.projectId, check.uuid), check)),
-  ];
+export function* snapshotPuts(tables: Tables, records: { projects: Project[]; channels: Channel[]; checks: Check[] }): Generator<Put> {
+  for (const project of records.projects) yield prepare(tables.projects, [project.id], project);
+  for (const channel of records.channels) yield prepare(tables.channels, [channel.projectId, channel.id], channel);
+  for (const check of records.checks) yield prepare(tables.checks, checkKey(check.projectId, check.uuid), check);
 }
 
 /** Removes a check's row; call inside a write transaction. */

@@ -512,6 +512,30 @@ test("logs, bodies and flips read the same before, during and after a checkpoint
   });
 });
 
+test("a checkpoint of more commits than it merges at once reads the same in every turn while it runs, and after", async () => {
+  await withJournalStore(async (store) => {
+    const owners = ["a", "b", "c"].map((letter) => check({ uuid: `00000000-0000-4000-8000-00000000000${letter}` }));
+    // 1,200 commits of one ping each, 400 per check, all in one turn
+    await Promise.all(Array.from({ length: 1_200 }, (_, i) => {
+      const owner = owners[i % 3], n = Math.floor(i / 3) + 1;
+      return store.commit(changes({ checks: [check({ ...owner, nPings: n })], pings: [pingWrite(owner, n, { keep: 5, body: new Uint8Array([n % 256]) })] }));
+    }));
+    const read = () => owners.map((c) => ({ page: store.pingPage(c.uuid, 5).map((r) => r.n), newest: store.newestPing(c.uuid)?.record.n, body: store.pingBody(c.uuid, 397) }));
+    const want = owners.map(() => ({ page: [400, 399, 398, 397, 396], newest: 400, body: new Uint8Array([397 % 256]) }));
+    assert.equal(read(), want, "logged only");
+    let done = false, turns = 0;
+    const applying = store.checkpoint().then(() => { done = true; });
+    while (!done) {
+      assert.equal(read(), want, `turn ${turns} of the checkpoint`);
+      await new Promise((resolve) => setImmediate(resolve));
+      turns += 1;
+    }
+    await applying;
+    assert.equal(read(), want, "from the tables");
+    assert.equal(store.loadChecks(owners[0].projectId).map((c) => c.nPings), [400, 400, 400]);
+  });
+});
+
 test("a checkpoint of many checks applies every check and ping, trims as one would, and deletes what the same checkpoint wrote", async () => {
   await withJournalStore(async (store) => {
     const owners = Array.from({ length: 300 }, (_, i) => check({ uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
