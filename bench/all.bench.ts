@@ -11,7 +11,7 @@ import { msSince } from "./measure.ts";
 import { appendResults, printSummary } from "./report.ts";
 import type { ScenarioResult } from "./report.ts";
 
-const SCENARIOS = ["wheel", "engine", "store", "pings", "writes", "pingcpu", "mixed", "scale", "startup", "simulate", "dashboard"] as const;
+const SCENARIOS = ["wheel", "engine", "store", "pings", "writes", "pingcpu", "tail", "mixed", "scale", "startup", "simulate", "dashboard"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Runs one scenario's script in a child process; returns its result, or a failed row when it did not finish. */
