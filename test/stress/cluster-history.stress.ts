@@ -2,11 +2,11 @@
 // stored pipelined and read back (a check's newest pings with a limit, bodies, flips in a time range, a
 // flip by number); a check of more than 1,000 pings keeps its newest 1,000; a position recorded again
 // stores nothing more; a deleted check's pings and flips are gone while lastRecorded() still answers;
-// and after the SIGKILL of the server leading the stream, lastRecorded() and reads answer through the two
-// left, and writes go on.
+// when no consumer can be made, reads go by message gets and answer the same; and after the SIGKILL of
+// the server leading the stream, lastRecorded() and reads answer through the two left, and writes go on.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { connect } from "nats";
+import { AckPolicy, connect } from "nats";
 import type { NatsConnection } from "nats";
 import type { PingWrite } from "../../engine/changes.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
@@ -172,6 +172,32 @@ test("records are stored pipelined and read back; a check keeps its newest 1,000
 
     console.log(`  stored ${PINGS + 5} pings and ${6 + 2} flips in ${RECORDS + 1} records, pipelined: ${storeMs.toFixed(0)} ms; reads (median of 5): ` +
       Object.entries(reads).map(([what, ms]) => `${what} ${median(ms).toFixed(1)} ms`).join(", "));
+  });
+});
+
+test("when no consumer can be made, reads go by message gets and answer the same: newest pings with a limit, bodies, flips", async () => {
+  if (!HAVE_NATS) return;
+  await withCluster(async (_cluster, connection) => {
+    const nc = await connection(0);
+    // the partition's stream made beforehand with room for one consumer, and that one taken: every
+    // consumer a read asks for is refused (as a cluster without a meta leader refuses it)
+    const jsm = await managerOf(nc);
+    const stream = "HCD_HIST_11";
+    await eventually(() => jsm.streams.add({ name: stream, subjects: ["hcd.hist.11.>"], num_replicas: 3, max_consumers: 1, max_msgs_per_subject: 1_000 }));
+    await jsm.consumers.add(stream, { durable_name: "taken", ack_policy: AckPolicy.None });
+    const history = await PartitionHistory.open({ connection: nc, partition: 11, replicas: 3 });
+    assert.is(history.stream, stream);
+    await Promise.all(range(1, 30).map((position) => history.record(position, { pings: [pingWrite(A, position)], flips: position % 10 === 0 ? [flipOf(A, position / 10)] : [], deletedChecks: [] })));
+    const refused = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None }).then(() => null, (error: unknown) => error);
+    assert.ok(refused !== null, "a second consumer is refused");
+
+    assert.equal(ns(await history.pings(A, 10)), range(30, 21));
+    assert.equal(ns(await history.pings(A, 100)), range(30, 1));
+    assert.equal(await history.pingBody(A, 28), bodyOf(28));
+    assert.equal(await history.pingBody(A, 7), bodyOf(7));
+    assert.is(await history.pingBody(A, 8), null);
+    assert.equal((await history.flips(A, {})).map((f) => f.n), [3, 2, 1]);
+    assert.equal(await history.flipNumber(A, 2), flipOf(A, 2));
   });
 });
 
