@@ -19,9 +19,10 @@
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
 import { headers } from "nats";
-import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, StoredMsg } from "nats";
+import type { JetStreamClient, JetStreamManager, NatsError, StoredMsg } from "nats";
 import type { CommandLog } from "./command-log.ts";
-import { ensureStream, managerOf } from "./jetstream-setup.ts";
+import { keptUntilPurged, openPartitionStream } from "./jetstream-setup.ts";
+import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
 const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
@@ -46,17 +47,7 @@ export class TruncatedError extends Error {
   override name = "TruncatedError";
 }
 
-export type JetStreamLogOptions = {
-  connection: NatsConnection;
-  partition: number;
-  /** 3 on a three-server cluster (a quorum of two must hold a record before it is acknowledged), 1 alone. */
-  replicas: number;
-  /** How long an append waits for its PubAcks before rejecting (no quorum: no PubAck ever comes). */
-  ackTimeoutMs?: number;
-  /** Stream names are `${streamPrefix}_${partition}`, subjects `${subjectPrefix}.${partition}`. */
-  streamPrefix?: string;
-  subjectPrefix?: string;
-};
+export type JetStreamLogOptions = PartitionStreamOptions;
 
 export class JetStreamLog implements CommandLog {
   readonly stream: string;
@@ -67,7 +58,7 @@ export class JetStreamLog implements CommandLog {
   /** The sequence the next appended record will get, or null while this writer is not fenced. */
   #next: number | null = null;
 
-  private constructor(options: { stream: string; subject: string; js: JetStreamClient; jsm: JetStreamManager; ackTimeoutMs: number }) {
+  private constructor(options: PartitionStream) {
     this.stream = options.stream;
     this.subject = options.subject;
     this.#js = options.js;
@@ -77,11 +68,8 @@ export class JetStreamLog implements CommandLog {
 
   /** Creates the partition's stream if it does not exist and returns its log, not yet fenced for writing. */
   static async open(options: JetStreamLogOptions): Promise<JetStreamLog> {
-    const stream = `${options.streamPrefix ?? "HCD_LOG"}_${options.partition}`;
-    const subject = `${options.subjectPrefix ?? "hcd.log"}.${options.partition}`;
-    const jsm = await managerOf(options.connection);
-    await ensureStream(jsm, stream, [subject], options.replicas); // records stay until a snapshot lets them go (truncateBelow)
-    return new JetStreamLog({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
+    // records stay until a snapshot lets them go (truncateBelow)
+    return new JetStreamLog(await openPartitionStream(options, { streamPrefix: "HCD_LOG", subjectPrefix: "hcd.log" }, (subject) => keptUntilPurged([subject])));
   }
 
   /** Whether appends are allowed now (fenced and no append has failed since). */

@@ -1,10 +1,11 @@
 // Creating the cluster's streams and buckets, which every node does at start-up, often at the same moment
-// as the others. Creation is idempotent (the same configuration again is accepted), but Debian's 2.9.10
+// as the others, and opening a partition's streams (its log, snapshots and history), which a node does at
+// each takeover. Creation is idempotent (the same configuration again is accepted), but Debian's 2.9.10
 // sometimes leaves a create request unanswered when another node creates the same stream concurrently
 // (seen here: a TIMEOUT on one of three nodes opening the same buckets), so a request that times out is
 // simply sent again.
 import { DiscardPolicy, RetentionPolicy, StorageType } from "nats";
-import type { JetStreamManager, NatsConnection, NatsError } from "nats";
+import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, StreamConfig } from "nats";
 
 /**
  * The connection's JetStream manager, without the account-info request the client sends by default to
@@ -32,20 +33,56 @@ function unanswered(error: unknown): boolean {
   return code === "TIMEOUT" || code === "503";
 }
 
-/**
- * Creates stream `name` over `subjects` with `replicas` copies on disk unless it exists. Its messages are
- * kept until the code lets them go (a purge), never dropped for space or age.
- */
-export async function ensureStream(jsm: JetStreamManager, name: string, subjects: string[], replicas: number): Promise<void> {
+const STREAM_NOT_FOUND = 10059;
+
+/** Creates stream `config.name` with `config` unless it exists (whatever configuration it has then). */
+export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
   await createIdempotently(async () => {
     try {
-      await jsm.streams.info(name);
+      await jsm.streams.info(config.name);
     } catch (error) {
-      if ((error as NatsError).api_error?.err_code !== 10059) throw error; // 10059: stream not found
-      await jsm.streams.add({
-        name, subjects, num_replicas: replicas, storage: StorageType.File,
-        retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
-      });
+      if ((error as NatsError).api_error?.err_code !== STREAM_NOT_FOUND) throw error;
+      await jsm.streams.add(config);
     }
   });
+}
+
+/** The settings of a stream whose messages are kept until the code lets them go (a purge), never dropped for space or age. */
+export function keptUntilPurged(subjects: string[]): Partial<StreamConfig> {
+  return { subjects, storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0 };
+}
+
+/** How to reach one of a partition's streams (its log, its snapshots, its history). */
+export type PartitionStreamOptions = {
+  connection: NatsConnection;
+  partition: number;
+  /** 3 on a three-server cluster (a quorum of two holds a message before it is acknowledged), 1 alone. */
+  replicas: number;
+  /** How long a publish waits for its PubAck before it rejects (or, where the stream says so, is sent again). Default 5,000. */
+  ackTimeoutMs?: number;
+  /** The stream is `${streamPrefix}_${partition}`, its subjects start with `${subjectPrefix}.${partition}`. */
+  streamPrefix?: string;
+  subjectPrefix?: string;
+};
+
+/** One of a partition's streams, opened: its name, the start of its subjects, and the clients that use it. */
+export type PartitionStream = {
+  readonly stream: string;
+  readonly subject: string;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly ackTimeoutMs: number;
+};
+
+/**
+ * Opens one of a partition's streams (names from `defaults` unless the options give prefixes), creating
+ * it with the settings `settings` gives for its subject unless it exists.
+ */
+export async function openPartitionStream(options: PartitionStreamOptions, defaults: { streamPrefix: string; subjectPrefix: string },
+  settings: (subject: string) => Partial<StreamConfig>): Promise<PartitionStream> {
+  const stream = `${options.streamPrefix ?? defaults.streamPrefix}_${options.partition}`;
+  const subject = `${options.subjectPrefix ?? defaults.subjectPrefix}.${options.partition}`;
+  const jsm = await managerOf(options.connection);
+  await ensureStream(jsm, { ...settings(subject), name: stream, num_replicas: options.replicas });
+  return { stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 };
 }

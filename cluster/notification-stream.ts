@@ -41,7 +41,7 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import type { Millis } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
 import { log } from "../host/log.ts";
-import { createIdempotently, managerOf } from "./jetstream-setup.ts";
+import { createIdempotently, ensureStream, managerOf } from "./jetstream-setup.ts";
 
 export type { NatsConnection } from "nats";
 
@@ -54,7 +54,6 @@ const NO_LEADER_PAUSE_MS = 250;
 const FETCH_EXPIRES_MS = 5_000;
 const GETS_AT_ONCE = 128; // message gets in flight at once when listing the stream
 const NO_MESSAGE = 10037; // JetStream's err_code for a message get that found nothing
-const STREAM_NOT_FOUND = 10059;
 const CONSUMER_NOT_FOUND = 10014;
 
 const RECORD_ID = 1; // the first value of every message: an outbox entry (a future format gets a new id)
@@ -124,17 +123,10 @@ export class NotificationStream {
   static async open(options: NotificationStreamOptions): Promise<NotificationStream> {
     const stream = options.stream ?? "HCD_NOTIFY", subject = options.subject ?? "hcd.notify", consumer = options.consumer ?? "deliver";
     const jsm = await managerOf(options.connection);
-    await createIdempotently(async () => {
-      try {
-        await jsm.streams.info(stream);
-      } catch (error) {
-        if ((error as NatsError).api_error?.err_code !== STREAM_NOT_FOUND) throw error;
-        await jsm.streams.add({
-          name: stream, subjects: [subject], num_replicas: options.replicas, storage: StorageType.File,
-          retention: RetentionPolicy.Workqueue, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
-          duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-        });
-      }
+    await ensureStream(jsm, {
+      name: stream, subjects: [subject], num_replicas: options.replicas, storage: StorageType.File,
+      retention: RetentionPolicy.Workqueue, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     });
     await createIdempotently(async () => {
       try {

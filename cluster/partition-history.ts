@@ -49,31 +49,25 @@
 // gets (next_by_subj from a sequence) instead of reading the whole subject: log2 of the stream's length.
 import { Packr } from "msgpackr";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, headers, nanos } from "nats";
-import type { ConsumerInfo, JetStreamClient, JetStreamManager, NatsConnection, NatsError, PubAck, StoredMsg } from "nats";
+import type { ConsumerInfo, JetStreamClient, JetStreamManager, NatsError, PubAck, StoredMsg } from "nats";
 import type { Changes } from "../engine/changes.ts";
 import { LIMITS } from "../engine/model.ts";
 import type { Flip, PingRecord } from "../engine/model.ts";
 import type { FlipQuery } from "../host/pool-api.ts";
-import { createIdempotently, managerOf } from "./jetstream-setup.ts";
+import { openPartitionStream } from "./jetstream-setup.ts";
+import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 
-export type PartitionHistoryOptions = {
-  connection: NatsConnection;
-  partition: number;
-  /** 3 on a three-server cluster, 1 alone. */
-  replicas: number;
-  /** How long a publish waits for its PubAck before it is sent again (twice), then rejects. Default 5,000. */
-  ackTimeoutMs?: number;
-  /** Stream `${streamPrefix}_${partition}` (default HCD_HIST). */
-  streamPrefix?: string;
-  /** Subjects `${subjectPrefix}.${partition}.ping|flip|del.<check uuid>` (default hcd.hist). */
-  subjectPrefix?: string;
-};
+/**
+ * Stream `${streamPrefix}_${partition}` (default HCD_HIST), subjects
+ * `${subjectPrefix}.${partition}.ping|flip|del.<check uuid>` (default hcd.hist). A publish left without its
+ * PubAck for ackTimeoutMs is sent again (twice), then rejects.
+ */
+export type PartitionHistoryOptions = PartitionStreamOptions;
 
 /** The first value of every message: what the rest is. Never renumbered; a new format gets a new id. */
 const MESSAGE_IDS = { ping: 1, flip: 2, deleted: 3 } as const;
 const POSITION_HEADER = "Hcd-Position";
 const NO_MESSAGE = 10037; // JetStream's err_code for a message get that finds nothing
-const STREAM_NOT_FOUND = 10059;
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
 const PUBLISH_ATTEMPTS = 3;
 const READ_IDLE_MS = 10_000;
@@ -107,7 +101,7 @@ export class PartitionHistory {
   /** Why an earlier record failed; from then on every record is refused. */
   #failed: Error | null = null;
 
-  private constructor(options: { stream: string; subject: string; js: JetStreamClient; jsm: JetStreamManager; ackTimeoutMs: number }) {
+  private constructor(options: PartitionStream) {
     this.stream = options.stream;
     this.#subject = options.subject;
     this.#js = options.js;
@@ -117,23 +111,11 @@ export class PartitionHistory {
 
   /** Creates the partition's history stream unless it exists. */
   static async open(options: PartitionHistoryOptions): Promise<PartitionHistory> {
-    const stream = `${options.streamPrefix ?? "HCD_HIST"}_${options.partition}`;
-    const subject = `${options.subjectPrefix ?? "hcd.hist"}.${options.partition}`;
-    const jsm = await managerOf(options.connection);
-    // not ensureStream: that one keeps every message (discard New, no per-subject cap) for the log's streams
-    await createIdempotently(async () => {
-      try {
-        await jsm.streams.info(stream);
-      } catch (error) {
-        if ((error as NatsError).api_error?.err_code !== STREAM_NOT_FOUND) throw error;
-        await jsm.streams.add({
-          name: stream, subjects: [`${subject}.>`], num_replicas: options.replicas, storage: StorageType.File,
-          retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old, max_msgs_per_subject: LIMITS.maxPingsListed,
-          max_msgs: -1, max_bytes: -1, max_age: 0, duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-        });
-      }
-    });
-    return new PartitionHistory({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
+    // not keptUntilPurged, as the log's streams are: a check keeps its newest pings only
+    return new PartitionHistory(await openPartitionStream(options, { streamPrefix: "HCD_HIST", subjectPrefix: "hcd.hist" }, (subject) => ({
+      subjects: [`${subject}.>`], storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
+      max_msgs_per_subject: LIMITS.maxPingsListed, max_msgs: -1, max_bytes: -1, max_age: 0, duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    })));
   }
 
   /**

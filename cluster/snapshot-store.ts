@@ -10,8 +10,9 @@
 // snapshot's first chunk is let go; a reader that was reading an older snapshot at that moment fails and
 // reads the newest one again.
 import { headers } from "nats";
-import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError } from "nats";
-import { ensureStream, managerOf } from "./jetstream-setup.ts";
+import type { JetStreamClient, JetStreamManager, NatsError } from "nats";
+import { keptUntilPurged, openPartitionStream } from "./jetstream-setup.ts";
+import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 import type { PartitionSnapshot, SnapshotHead } from "./partition-codec.ts";
 import { decodeSnapshot, decodeSnapshotHead, encodeSnapshot, encodeSnapshotHead } from "./partition-codec.ts";
 
@@ -19,15 +20,8 @@ export const CHUNK_BYTES = 256 * 1024;
 const WRONG_LAST_SEQUENCE = 10071;
 const NO_MESSAGE = 10037;
 
-export type SnapshotStoreOptions = {
-  connection: NatsConnection;
-  partition: number;
-  replicas: number;
-  ackTimeoutMs?: number;
-  /** Stream names are `${streamPrefix}_${partition}`, subjects `${subjectPrefix}.${partition}.chunk|head`. */
-  streamPrefix?: string;
-  subjectPrefix?: string;
-};
+/** Subjects `${subjectPrefix}.${partition}.chunk|head` (default prefixes HCD_SNAP, hcd.snap). */
+export type SnapshotStoreOptions = PartitionStreamOptions;
 
 /** A snapshot as read back: its state and the log position it covers. */
 export type StoredSnapshot = { readonly logSequence: number; readonly snapshot: PartitionSnapshot; readonly bytes: number };
@@ -43,7 +37,7 @@ export class SnapshotStore {
   readonly #jsm: JetStreamManager;
   readonly #ackTimeoutMs: number;
 
-  private constructor(options: { stream: string; subject: string; js: JetStreamClient; jsm: JetStreamManager; ackTimeoutMs: number }) {
+  private constructor(options: PartitionStream) {
     this.stream = options.stream;
     this.#chunkSubject = `${options.subject}.chunk`;
     this.#headSubject = `${options.subject}.head`;
@@ -54,11 +48,7 @@ export class SnapshotStore {
 
   /** Creates the partition's snapshot stream if it does not exist. */
   static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
-    const stream = `${options.streamPrefix ?? "HCD_SNAP"}_${options.partition}`;
-    const subject = `${options.subjectPrefix ?? "hcd.snap"}.${options.partition}`;
-    const jsm = await managerOf(options.connection);
-    await ensureStream(jsm, stream, [`${subject}.*`], options.replicas);
-    return new SnapshotStore({ stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
+    return new SnapshotStore(await openPartitionStream(options, { streamPrefix: "HCD_SNAP", subjectPrefix: "hcd.snap" }, (subject) => keptUntilPurged([`${subject}.*`])));
   }
 
   /** The newest stored head, or null when no snapshot was ever stored. */
