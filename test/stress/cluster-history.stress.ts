@@ -6,15 +6,13 @@
 // the server leading the stream, lastRecorded() and reads answer through the two left, and writes go on.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AckPolicy, connect } from "nats";
-import type { NatsConnection } from "nats";
+import { AckPolicy } from "nats";
 import type { PingWrite } from "../../engine/changes.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { haveProgram } from "../ops/extras.ts";
-import type { NatsCluster } from "./nats-cluster.ts";
-import { startNatsCluster } from "./nats-cluster.ts";
+import { withNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "a partition's ping logs and flips on a JetStream cluster");
 const T0 = 1_800_000_000_000;
@@ -23,25 +21,6 @@ const PROJECT = "00000000-0000-4000-8000-0000000000aa";
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
 const NO_CHANGES = { pings: [], flips: [], deletedChecks: [] };
-
-async function withCluster(run: (cluster: NatsCluster, connection: (first: number) => Promise<NatsConnection>) => Promise<void>) {
-  const cluster = await startNatsCluster({ size: 3 });
-  const connections: NatsConnection[] = [];
-  let closed = false;
-  try {
-    await run(cluster, async (first) => {
-      const servers = [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
-      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000 });
-      if (closed) await nc.close();
-      connections.push(nc);
-      return nc;
-    });
-  } finally {
-    closed = true;
-    await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
-    await cluster.close();
-  }
-}
 
 /** Retries `attempt` until it resolves (the cluster answers again), for at most `timeoutMs`. */
 async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
@@ -80,7 +59,7 @@ const range = (from: number, to: number) => Array.from({ length: Math.abs(to - f
 
 test("records are stored pipelined and read back; a check keeps its newest 1,000 pings; a record stored again is dropped; a deleted check's history is gone", async () => {
   if (!HAVE_NATS) return;
-  await withCluster(async (_cluster, connection) => {
+  await withNatsCluster(async (_cluster, connection) => {
     const nc = await connection(0);
     const history = await eventually(() => PartitionHistory.open({ connection: nc, partition: 7, replicas: 3 }));
     assert.is(await history.lastRecorded(), 0);
@@ -177,7 +156,7 @@ test("records are stored pipelined and read back; a check keeps its newest 1,000
 
 test("when no consumer can be made, reads go by message gets and answer the same: newest pings with a limit, bodies, flips", async () => {
   if (!HAVE_NATS) return;
-  await withCluster(async (_cluster, connection) => {
+  await withNatsCluster(async (_cluster, connection) => {
     const nc = await connection(0);
     // the partition's stream made beforehand with room for one consumer, and that one taken: every
     // consumer a read asks for is refused (as a cluster without a meta leader refuses it)
@@ -203,7 +182,7 @@ test("when no consumer can be made, reads go by message gets and answer the same
 
 test("after the SIGKILL of the server leading the stream, lastRecorded() and reads answer through the two left, and writes go on", async () => {
   if (!HAVE_NATS) return;
-  await withCluster(async (cluster, connection) => {
+  await withNatsCluster(async (cluster, connection) => {
     const writer = await PartitionHistory.open({ connection: await connection(0), partition: 3, replicas: 3 });
     await Promise.all(range(1, 50).map((position) => writer.record(position, { pings: [pingWrite(A, position)], flips: [], deletedChecks: [] })));
     const jsm = await managerOf(await connection(0));
@@ -229,7 +208,7 @@ test("after the SIGKILL of the server leading the stream, lastRecorded() and rea
 
 test("what is stored is the start of what was sent: after a lost message the later ones are refused, and so is every later record; opened again, a replay from lastRecorded() stores the rest once and in order", async () => {
   if (!HAVE_NATS) return;
-  await withCluster(async (cluster, connection) => {
+  await withNatsCluster(async (cluster, connection) => {
     const pingsAt = (position: number, ...more: PingWrite[]) => ({ pings: [pingWrite(A, position), ...more], flips: [], deletedChecks: [] });
     const open = async (first: number) => PartitionHistory.open({ connection: await connection(first), partition: 4, replicas: 3, ackTimeoutMs: 1_000 });
     const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);

@@ -9,7 +9,6 @@
 // newer one, and a strict read below the snapshot is refused as truncated.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { connect } from "nats";
 import type { NatsConnection } from "nats";
 import type { PingCommand, ShardCommand } from "../../engine/commands.ts";
 import type { Check } from "../../engine/model.ts";
@@ -21,35 +20,13 @@ import type { PartitionReplicaOptions } from "../../cluster/partition-replica.ts
 import { SnapshotStore } from "../../cluster/snapshot-store.ts";
 import { haveProgram } from "../ops/extras.ts";
 import { check, project } from "../helpers.ts";
-import type { NatsCluster } from "./nats-cluster.ts";
-import { startNatsCluster } from "./nats-cluster.ts";
+import { withNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "cluster partition takeover on a JetStream cluster");
 const PARTITION = 5;
 const T0 = 1_800_000_000_000;
 const SECOND = 1_000;
 const WAVES = 12, PER_WAVE = 25; // pings before A stops, in concurrent waves
-
-async function withCluster(run: (cluster: NatsCluster, connection: (first: number) => Promise<NatsConnection>) => Promise<void>) {
-  const cluster = await startNatsCluster({ size: 3 });
-  const connections: NatsConnection[] = [];
-  let closed = false;
-  try {
-    await run(cluster, async (first) => {
-      // each replica talks to its own server first, as nodes on different machines would
-      const servers = [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
-      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000 });
-      // an attempt given up on may connect after the end: such a connection would reconnect forever
-      if (closed) await nc.close();
-      connections.push(nc);
-      return nc;
-    });
-  } finally {
-    closed = true;
-    await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
-    await cluster.close();
-  }
-}
 
 /**
  * Retries `attempt` until it resolves (a positive marker: the cluster answers again), for at most
@@ -82,7 +59,7 @@ const pingOf = (uuid: string, at: number): ShardCommand => ({ kind: "ping", ping
 
 test("a replica taking over a killed owner's partition has every acknowledged command, fences the old owner out and flips missed deadlines at their due times", async () => {
   if (!HAVE_NATS) return;
-  await withCluster(async (cluster, connection) => {
+  await withNatsCluster(async (cluster, connection) => {
     let ids = 0;
     const options = (nc: NatsConnection): PartitionReplicaOptions => ({
       connection: nc, partition: PARTITION, replicas: 3, snapshotEvery: 100, ackTimeoutMs: 5_000,
@@ -200,7 +177,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
 
 test("a snapshot larger than a chunk is stored in 256 kB chunks and reads back whole; an older one is not stored over it", async () => {
   if (!HAVE_NATS) return;
-  await withCluster(async (_cluster, connection) => {
+  await withNatsCluster(async (_cluster, connection) => {
     const store = await eventually(async () => SnapshotStore.open({ connection: await connection(0), partition: 2, replicas: 3 }));
     const owner = project({ id: "00000000-0000-4000-8000-0000000000cc", createdAt: T0 });
     // 700 checks with a 1,000-character description each: about 1 MB of body

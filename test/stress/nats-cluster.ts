@@ -5,6 +5,8 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { connect } from "nats";
+import type { NatsConnection } from "nats";
 import { tempDir } from "../helpers.ts";
 
 export type NatsServer = {
@@ -174,4 +176,29 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean): Promise<NatsCluster
     throw error;
   }
   return cluster;
+}
+
+/**
+ * Runs `run` on a started three-server cluster with a way to connect to it as a node would: each
+ * connection talks to server `first` first (as nodes on different machines talk to their own server) and
+ * reconnects for ever. Every connection and the cluster are closed afterwards.
+ */
+export async function withNatsCluster(run: (cluster: NatsCluster, connection: (first: number) => Promise<NatsConnection>) => Promise<void>): Promise<void> {
+  const cluster = await startNatsCluster({ size: 3 });
+  const connections: NatsConnection[] = [];
+  let closed = false;
+  try {
+    await run(cluster, async (first) => {
+      const servers = [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
+      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000 });
+      // an attempt given up on may connect after the end: such a connection would reconnect forever
+      if (closed) await nc.close();
+      connections.push(nc);
+      return nc;
+    });
+  } finally {
+    closed = true;
+    await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
+    await cluster.close();
+  }
 }
