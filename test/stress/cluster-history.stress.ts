@@ -12,7 +12,7 @@ import type { Flip, PingRecord } from "../../engine/model.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { haveProgram } from "../ops/extras.ts";
-import { withNatsCluster } from "./nats-cluster.ts";
+import { retryUntil, withNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "a partition's ping logs and flips on a JetStream cluster");
 const T0 = 1_800_000_000_000;
@@ -22,18 +22,8 @@ const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
 const NO_CHANGES = { pings: [], flips: [], deletedChecks: [] };
 
-/** Retries `attempt` until it resolves (the cluster answers again), for at most `timeoutMs`. */
-async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
+/** Retries until the cluster answers (nats-cluster.ts retryUntil), for at most 120,000 ms. */
+const eventually = <T>(attempt: () => Promise<T>): Promise<T> => retryUntil(attempt, { timeoutMs: 120_000, everyMs: 250 });
 
 const bodyOf = (n: number) => new TextEncoder().encode(`body of ping ${n}`);
 const hasBody = (n: number) => n % 7 === 0;

@@ -11,7 +11,7 @@ import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { FencedError, JetStreamLog } from "../../cluster/jetstream-log.ts";
 import { haveProgram } from "../ops/extras.ts";
 import type { NatsCluster } from "./nats-cluster.ts";
-import { startNatsCluster } from "./nats-cluster.ts";
+import { retryUntil, startNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "cluster command log on a JetStream cluster");
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -39,18 +39,8 @@ async function readAll(log: JetStreamLog, from = 0): Promise<{ position: number;
   return out;
 }
 
-/** Retries `attempt` until it resolves (a positive marker: the cluster has a leader again), for at most `timeoutMs`. */
-async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
+/** Retries until the cluster answers (nats-cluster.ts retryUntil), for at most 30,000 ms. */
+const eventually = <T>(attempt: () => Promise<T>): Promise<T> => retryUntil(attempt, { timeoutMs: 30_000, everyMs: 200 });
 
 /** Index of the server that leads the stream now. */
 async function streamLeader(cluster: NatsCluster, nc: NatsConnection, stream: string): Promise<number> {

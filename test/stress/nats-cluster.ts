@@ -202,3 +202,19 @@ export async function withNatsCluster(run: (cluster: NatsCluster, connection: (f
     await cluster.close();
   }
 }
+
+/**
+ * Retries `attempt` until it resolves (a positive marker: the cluster answers again, a leader was
+ * elected), every `everyMs`, for at most `timeoutMs`; then throws the last error.
+ */
+export async function retryUntil<T>(attempt: () => Promise<T>, options: { timeoutMs: number; everyMs: number }): Promise<T> {
+  const until = Date.now() + options.timeoutMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, options.everyMs));
+    }
+  }
+}
