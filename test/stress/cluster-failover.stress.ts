@@ -165,9 +165,12 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     // the check goes down at its due time, and the receiver hears of it
     const down = await waitFor(() => receiver.requests.find((r) => r.path === `/down/${deadline.uuid}`), 90_000, "the deadline check's down notification");
     assert.ok(down !== undefined);
-    const flips = await ok<{ timestamp: string; up: number }[]>(call(anyUrl(), "GET", `/api/v3/checks/${deadline.uuid}/flips/`, { key: deadlineProject.api_key }));
-    const downFlip = flips.find((f) => f.up === 0);
-    assert.ok(downFlip, JSON.stringify(flips));
+    // the notification may be delivered (by any node) a moment before the flip is stored in the history
+    // that the API reads: both are effects of the same record, the notification's queued first
+    const downFlip = await waitFor(async () => {
+      const flips = await ok<{ timestamp: string; up: number }[]>(call(anyUrl(), "GET", `/api/v3/checks/${deadline.uuid}/flips/`, { key: deadlineProject.api_key }));
+      return flips.find((f) => f.up === 0);
+    }, 30_000, "the down flip in the API");
     assert.ok(Math.abs(Date.parse(downFlip.timestamp) - dueAt) <= 1_000, `down at ${downFlip.timestamp}, due ${new Date(dueAt).toISOString()}`);
     await acksWhile(phase); // the two nodes left serve every partition
 
