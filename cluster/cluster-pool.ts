@@ -17,6 +17,7 @@ import { DirectoryReplica } from "./directory-replica.ts";
 import type { NotificationSink, PartitionHistoryStore } from "./partition-host.ts";
 import { PartitionHost } from "./partition-host.ts";
 import { PartitionNode } from "./partition-node.ts";
+import { NotOwnerError } from "./partition-replica.ts";
 import { PartitionHandle, servePartition } from "./partition-rpc.ts";
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 
@@ -77,6 +78,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       const [projects, routes] = replica.read((shard) => [shard.projects(), [...shard.routes()]] as const);
       const reconciled = await directory.reconcile(partition, projects, routes);
       await directory.caughtUpTo(reconciled.revision);
+      if (replica.state !== "owner") throw new NotOwnerError(`partition ${partition}: lost during its takeover`); // onLost ran meanwhile
       stopServing(partition);
       serving.set(partition, servePartition(connection, partition, hosts.get(partition)!));
       log.info({ partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length }, "cluster: partition taken over");
@@ -100,11 +102,22 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     directorySynced: () => directory.synced(),
   }));
   const pool = new ShardedPool(handles, async () => {
+    clearInterval(followServed);
     await node.stop();
     for (const partition of [...serving.keys()]) stopServing(partition);
     await directory.close();
     await options.onClose?.();
   }, directory);
+  // A partition is subscribed to exactly while this node serves it. A node that no longer does (its lease
+  // lapsed, its replica stopped, or the connection came back and resubscribed what it served before a cut)
+  // must not stay subscribed: its quick "not the owner" would win every request over the owner's answer.
+  const followServed = setInterval(() => {
+    for (let partition = 0; partition < partitionCount; partition++) {
+      const served = node.replica(partition) !== null, host = hosts.get(partition);
+      if (!served && serving.has(partition)) stopServing(partition);
+      else if (served && !serving.has(partition) && host !== undefined) serving.set(partition, servePartition(connection, partition, host));
+    }
+  }, 1_000);
   node.start();
   return {
     pool,

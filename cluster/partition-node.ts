@@ -1,8 +1,9 @@
 // One node's partitions: ownership decides which partitions are this node's, and each one gained gets a
 // PartitionReplica that takes it over (snapshot, fence, replay, advance to now); each one lost is
 // abandoned. A timer advances every owned partition's shard through its log, as the single-node shard's
-// timer advances its wheel, and takes over again a partition whose replica stopped after a failed write
-// (its state is rebuilt from the snapshot and the log). Commands for a project whose partition this node does not own are refused:
+// timer advances its wheel, and takes over again every partition the node holds but does not serve: its
+// replica stopped after a failed write (its state is rebuilt from the snapshot and the log), or a takeover
+// gave up while the lease had lapsed for a moment before a renewal kept it. Commands for a project whose partition this node does not own are refused:
 // the caller sends them to the owner instead.
 import type { NatsConnection } from "nats";
 import type { ShardCommand } from "../engine/commands.ts";
@@ -43,6 +44,7 @@ export class PartitionNode {
   readonly #clock: () => Millis;
   readonly #replicas = new Map<number, PartitionReplica>();
   readonly #gaining = new Set<number>(); // partitions being taken over
+  readonly #served = new Set<number>(); // partitions taken over here, onTakeover done, and not lost since
   readonly #unsnapshotSince = new Map<number, Millis>(); // owned partitions: when records were first seen past the last snapshot
   #ownership: Ownership | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -59,8 +61,12 @@ export class PartitionNode {
     node.#ownership = await Ownership.open({
       connection: options.connection, node: options.node, partitionCount: options.partitionCount, replicas: options.replicas,
       leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, clock: node.#clock,
-      onGained: (partition) => void node.#gain(partition),
+      onGained: (partition, revision) => {
+        log.info({ partition, revision }, "cluster: partition gained");
+        void node.#gain(partition);
+      },
       onLost: (partition) => {
+        node.#served.delete(partition);
         node.#replicas.get(partition)?.abandon();
         options.onLost?.(partition);
       },
@@ -72,15 +78,18 @@ export class PartitionNode {
   start(): void {
     this.#owned().start();
     this.#timer ??= setInterval(() => {
-      for (const [partition, replica] of this.#replicas) {
-        if (!this.#owned().owns(partition)) continue;
-        if (replica.state === "owner") {
+      for (const partition of this.#owned().owned()) {
+        const replica = this.#replicas.get(partition);
+        if (replica !== undefined && replica.state === "owner" && this.#served.has(partition)) {
           // an advance is a log record: appended only when a deadline is due, not every tick
           const now = this.#clock(), due = replica.read((shard) => shard.nextDueAt());
           if (due !== null && due <= now) replica.advance(now).catch(() => {}); // refused: lost, or retried next tick
           this.#snapshotIfOld(partition, replica, now);
+        } else if (!this.#gaining.has(partition)) {
+          // held but not served: its replica stopped after a failed write, or a takeover gave up while the
+          // lease had lapsed for a moment and was renewed after (no new gain is announced for a lease still held)
+          void this.#gain(partition);
         }
-        else if (replica.state === "stale" && !this.#gaining.has(partition)) void this.#gain(partition);
       }
     }, this.#options.advanceEveryMs ?? 1_000);
   }
@@ -138,7 +147,8 @@ export class PartitionNode {
   /** The partition's replica when this node owns it and has taken it over, else null. */
   replica(partition: number): PartitionReplica | null {
     const replica = this.#replicas.get(partition);
-    return replica !== undefined && replica.state === "owner" && this.#owned().owns(partition) && !this.#gaining.has(partition) ? replica : null;
+    return replica !== undefined && replica.state === "owner" && this.#served.has(partition) && this.#owned().owns(partition) && !this.#gaining.has(partition)
+      ? replica : null;
   }
 
   #ready(projectId: string): PartitionReplica | null {
@@ -154,6 +164,7 @@ export class PartitionNode {
   async #gain(partition: number): Promise<void> {
     if (this.#gaining.has(partition)) return;
     this.#gaining.add(partition);
+    this.#served.delete(partition);
     try {
       for (let attempt = 0; this.#owned().owns(partition); attempt++) {
         try {
@@ -170,6 +181,7 @@ export class PartitionNode {
             return;
           }
           await this.#options.onTakeover?.(partition, report, replica);
+          this.#served.add(partition);
           return;
         } catch (error) {
           if (!(error instanceof NotOwnerError)) log.warn({ partition, attempt, err: error }, "cluster: a takeover failed, trying again");

@@ -29,6 +29,7 @@ import type { Changes } from "../engine/changes.ts";
 import type { ShardCommand, ShardResultOf } from "../engine/commands.ts";
 import type { Flip, Millis } from "../engine/model.ts";
 import { Shard } from "../engine/shard.ts";
+import { log } from "../host/log.ts";
 import { FencedError, JetStreamLog, TruncatedError } from "./jetstream-log.ts";
 import type { PartitionRecord } from "./partition-codec.ts";
 import { decodeRecord, encodeRecord, loadSnapshot, snapshotOf } from "./partition-codec.ts";
@@ -268,6 +269,7 @@ export class PartitionReplica {
         } catch (error) {
           // refused on the fence: another node writes now; otherwise part of the batch may be stored
           this.#state = error instanceof FencedError ? "deposed" : "stale";
+          log.warn({ partition: this.partition, state: this.#state, err: error }, "cluster: a partition's append failed; it stops writing");
           for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(error);
           break;
         }
@@ -311,6 +313,7 @@ export class PartitionReplica {
   #effectFailed(error: unknown): void {
     if (this.#state !== "owner") return;
     this.#state = "stale";
+    log.warn({ partition: this.partition, err: error }, "cluster: a record's effects could not be stored; the partition stops writing");
     for (const pending of this.#queue.splice(0)) pending.reject(error);
   }
 

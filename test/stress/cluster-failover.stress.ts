@@ -15,6 +15,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, connect as tcpConnect } from "node:net";
 import type { Server, Socket } from "node:net";
 import { connect } from "nats";
@@ -75,13 +78,15 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
   const relays = await Promise.all(NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => relay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))));
   const dirs = NODES.map(() => tempDir("hcd-cluster-node-"));
   const servers = new Map<string, RealServer>();
+  const started: { name: string; server: RealServer }[] = []; // every process started, a killed one's output too
   const natsUrlOf = (i: number) => relays[i].map((r) => r.url).join(",");
   const start = async (i: number) => {
     const server = await startServer({ dataDir: dirs[i].path, env: {
       NATS_URL: natsUrlOf(i), NODE_ID: NODES[i], ADMIN_TOKEN: TOKEN, SITE_ROOT, CLUSTER_PARTITIONS: String(PARTITIONS),
-      CLUSTER_REPLICAS: "3", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", API_RATE_LIMIT: "0", LOG_LEVEL: "info",
+      CLUSTER_REPLICAS: "3", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", API_RATE_LIMIT: "0", LOG_LEVEL: "info", LOG_FORMAT: "json",
     } });
     servers.set(NODES[i], server);
+    started.push({ name: NODES[i], server });
     return server;
   };
   const watcher = await connect({ servers: nats.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
@@ -247,7 +252,7 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
 
     console.log(`  cluster failover: ${total} pings acknowledged, statuses ${JSON.stringify(Object.fromEntries(statuses))}, by phase ${JSON.stringify(Object.fromEntries(phaseAcks))}; ${victim} killed ${Math.round((dueAt - killedAt) / 1000)} s before the due time`);
   } catch (error) {
-    for (const [name, server] of servers) console.log(`---- node ${name}:\n${server.output().slice(-4_000)}`);
+    reportLogs(started);
     throw error;
   } finally {
     loadRunning = false;
@@ -259,6 +264,27 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     for (const dir of dirs) dir.remove();
   }
 });
+
+/**
+ * On failure: every process's whole log goes to a kept folder, and the cluster's lines (partitions gained,
+ * taken over, lost; takeovers and requests that failed) are printed with their times, so that who served
+ * which partition when can be read from the test's output alone.
+ */
+function reportLogs(started: { name: string; server: RealServer }[]): void {
+  const kept = mkdtempSync(join(tmpdir(), "hcd-cluster-failover-logs-"));
+  started.forEach(({ name, server }, i) => {
+    const file = join(kept, `${i}-node-${name}.log`);
+    writeFileSync(file, server.output());
+    console.log(`---- node ${name} (process ${i}), whole log in ${file}:`);
+    for (const line of server.output().split("\n")) {
+      let entry: { time?: string; msg?: string; [field: string]: unknown };
+      try { entry = JSON.parse(line); } catch { if (line.trim() !== "") console.log(`  ${line.slice(0, 300)}`); continue; }
+      if (!/^cluster:/.test(entry.msg ?? "") && !/error/i.test(entry.msg ?? "")) continue;
+      const { time, msg, level: _level, pid: _pid, ...fields } = entry;
+      console.log(`  ${time} ${msg} ${JSON.stringify(fields).slice(0, 400)}`);
+    }
+  });
+}
 
 /** Resolves with the first defined value of `probe`, asked every 250 ms; fails after `ms`. */
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms: number, what: string): Promise<T> {

@@ -87,4 +87,35 @@ test("a frozen node's partitions are taken over by another, whose deadline flips
   }
 });
 
+test("a partition whose lease lapsed for a moment during its takeover is taken over again once the lease is renewed", async () => {
+  if (!HAVE_NATS) return;
+  const cluster = await startNatsCluster({ size: 3 });
+  const nc = await connect({ servers: cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  let node: PartitionNode | null = null;
+  try {
+    // The node's clock jumps 5.7 s ahead while its first takeover runs (as a stalled event loop or slow
+    // renewals would look): its 6 s leases are then within the 0.5 s margin of running out, so the node stops
+    // counting itself owner and gives that takeover up. Its next round renews the leases, still its own, and
+    // announces no new gain: the partitions must be taken over again all the same.
+    let jump = 0, jumped = 0;
+    node = await PartitionNode.open({
+      connection: nc, node: "x", partitionCount: PARTITIONS, replicas: 3, clock: () => Date.now() + jump,
+      prepare: async () => {
+        if (jumped++ === 0) jump = 5_700;
+        return {};
+      },
+    });
+    node.start();
+    await until(() => node!.ready().length === PARTITIONS, "x serves every partition after the lapse", 30_000);
+    assert.is(jumped, PARTITIONS, "each partition's replica was opened once");
+    const owner = project({ id: "00000000-0000-4000-8000-0000000000cc", createdAt: Date.now() });
+    await node.submit(owner.id, { kind: "createProject", project: owner, at: owner.createdAt });
+    assert.ok(node.read(owner.id, (shard) => shard.projects().some((p) => p.id === owner.id)), "the partition takes commands again");
+  } finally {
+    node?.pause();
+    await nc.close().catch(() => {});
+    await cluster.close();
+  }
+});
+
 test.run();
