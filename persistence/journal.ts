@@ -357,8 +357,8 @@ export function applyChanges(tables: Tables, changes: Changes): void {
 /**
  * Splits `changes` into pieces whose application one after the other has its effect: `bulk`, the upserts
  * of projects, channels and checks, the pings and their trims, and the flips, in pieces of at most `size`
- * checks and pings (writes that need no read of what the same checkpoint wrote before them: writeBulk
- * issues each piece as one batch of asynchronous writes), and `rest`, the outbox and the deletions
+ * checks and pings (writes that need no read of what the same checkpoint wrote before them: bulkWrites
+ * prepares each piece and issueBulk issues it as one batch of asynchronous writes), and `rest`, the outbox and the deletions
  * (applyChanges, in a transaction after the bulk). Checks and pings go in key order, so that each piece
  * walks its own run of pages; a check's pings keep their order, and each piece trims what it appends.
  */
@@ -419,11 +419,6 @@ export function issueBulk(writes: readonly BulkWrite[]): void {
     if ("remove" in write) void write.table.remove(write.key);
     else void write.table.put(write.key, write.value);
   }
-}
-
-/** Issues the writes of a split's `bulk` (call inside env.batch): bulkWrites, then issueBulk. */
-export function writeBulk(tables: Tables, bulk: Changes): void {
-  issueBulk([...bulkWrites(tables, bulk)]);
 }
 
 /** Returns the seq of `writer`'s last commit already in the tables (0 = none); read it inside the write transaction. */

@@ -34,7 +34,8 @@ const CHECKPOINT_PINGS = 25_000;
 const CHECKPOINT_LOG_BYTES = 32 * 1024 * 1024;
 const CHECKPOINT_AGE_MS = 60_000;
 // A checkpoint runs in the shard's thread, between the pings it serves, so it works in slices and lets
-// the event loop run between them: commits are merged CHECKPOINT_MERGE_SLICE at a time and writes encoded
+// the event loop run between them: commits are merged (and, once in the tables, dropped from the overlay
+// of what reads see) CHECKPOINT_COMMIT_SLICE at a time, and writes encoded
 // CHECKPOINT_ENCODE_SLICE at a time; only issuing a batch's encoded writes to LMDB (a few microseconds
 // each) is done at once. Done at once, merging and encoding 25,000 pings held the thread 530-610 ms, and
 // every ping that came meanwhile waited: at a steady 200 pings/s, the slowest answer of 70 s (one
@@ -44,7 +45,7 @@ const CHECKPOINT_AGE_MS = 60_000;
 // the bytes per ping of one, same-run medians); a bigger one (a restore of many checks, a burst of flips)
 // is cut so that the writes LMDB holds for one transaction stay bounded (tens of MB).
 const CHECKPOINT_BATCH = 50_000;
-const CHECKPOINT_MERGE_SLICE = 500;
+const CHECKPOINT_COMMIT_SLICE = 500;
 const CHECKPOINT_ENCODE_SLICE = 500;
 // The checkpoints of the stores of one thread (an in-process pool's shards) run one after another: two
 // stores' LMDB batches in flight at once in one thread waited for each other forever (an in-process
@@ -220,9 +221,9 @@ export class Store {
     const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
     const inTables = async () => {
       settled();
-      for (let i = 0; i < taken.length; i += CHECKPOINT_MERGE_SLICE) {
+      for (let i = 0; i < taken.length; i += CHECKPOINT_COMMIT_SLICE) {
         if (i > 0) await nextTurn();
-        this.#overlay.remove(taken.slice(i, i + CHECKPOINT_MERGE_SLICE).map((t) => t.changes));
+        this.#overlay.remove(taken.slice(i, i + CHECKPOINT_COMMIT_SLICE).map((t) => t.changes));
       }
     };
     const tables = this.#tables, writer = this.#writer;
@@ -236,7 +237,7 @@ export class Store {
       const merger = new ChangesMerger();
       for (let i = 0; i < taken.length; i++) {
         merger.add(taken[i].changes);
-        if ((i + 1) % CHECKPOINT_MERGE_SLICE === 0) await nextTurn();
+        if ((i + 1) % CHECKPOINT_COMMIT_SLICE === 0) await nextTurn();
       }
       const { bulk, rest } = splitChanges(merger.result(), CHECKPOINT_BATCH);
       for (const piece of bulk) {
