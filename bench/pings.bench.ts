@@ -1,8 +1,10 @@
 // Pings/s and latency of the real server: `node dist/app/main.js` (DURABILITY=flush, CLOCK=real, default
 // SHARDS, fresh DATA_DIR) holding 10,000 checks in 100 projects, against a bare node:http process answering
-// "OK" to the same URLs, driven over loopback by wrk (or autocannon) with fixed connections cycling through
-// every check's ping URL. Runs interleave bare, hcd, bare, hcd, …; medians and the ratio hcd/bare are
-// reported, then a fixed-rate run at half of hcd's peak (p99), and the CPU of generator and servers.
+// "OK" to the same URLs and a durable bare one (bench/durable-bare-server.ts: one synced write per
+// event-loop turn before it answers, the floor of any server that acknowledges a ping once it is on
+// disk), driven over loopback by wrk (or autocannon) with fixed connections cycling through every check's
+// ping URL. Runs interleave bare, durable bare, hcd, …; medians and the ratios to bare are reported, then
+// a fixed-rate run at half of hcd's peak (p99), and the CPU of generator and servers.
 // Run: node dist/bench/pings.bench.js   (env: HCD_BENCH_RUNS=3, HCD_BENCH_SECONDS=6, HCD_BENCH_PROFILE=1)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +16,7 @@ import { cpuSecondsOf, median, msSince, Progress, threadCpuOf } from "./measure.
 import type { RateLoadResult } from "./rate-load.ts";
 import { finishScenario, fmt } from "./report.ts";
 import type { Figure, ScenarioResult } from "./report.ts";
-import { createCheck, createProject, mapConcurrently, shuffled, startBare, startHcd } from "./servers.ts";
+import { createCheck, createProject, mapConcurrently, shuffled, startBare, startDurableBare, startHcd } from "./servers.ts";
 import type { ProjectKeys, ServerProcess } from "./servers.ts";
 
 const SCENARIO = "pings";
@@ -35,12 +37,14 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
   const dataDir = mkdtempSync(join(tmpdir(), "hcd-bench-pings-"));
   const profileDir = mkdtempSync(join(tmpdir(), "hcd-bench-prof-"));
   const details: string[] = [];
-  let hcd: ServerProcess | null = null, bare: ServerProcess | null = null;
+  const durableDir = mkdtempSync(join(tmpdir(), "hcd-bench-durable-bare-"));
+  let hcd: ServerProcess | null = null, bare: ServerProcess | null = null, durable: ServerProcess | null = null;
   let paths: { file: string; remove: () => void } | null = null;
   try {
     const server = await startHcd({ dataDir, nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [] });
     hcd = server;
     bare = await startBare();
+    const durableServer = durable = await startDurableBare(durableDir);
     const setupStarted = process.hrtime.bigint();
     const total = projects * perProject;
     const keys = await mapConcurrently(Array.from({ length: projects }, (_, i) => i), 8, (i) => createProject(server.url, `bench-${i}`, perProject * 2));
@@ -62,14 +66,16 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
       return { load, serverCpu: (cpuSecondsOf(server.pid) ?? 0) - cpuBefore,
         mainCpu: threadsBefore && threadsAfter ? threadsAfter.main - threadsBefore.main : null };
     };
-    const steps = 2 + 2 * runs + 2 * runs;
+    const steps = 3 + 3 * runs + 3 * runs;
     let step = 0;
     const show = (what: string) => progress.update(++step, steps, what, true);
     show("warm-up bare"); await runPeak({ url: bare.url, pathsFile: pathsFile.file, paths: pingPaths, connections: CONNECTIONS, seconds: 2 });
+    show("warm-up durable bare"); await runPeak({ url: durableServer.url, pathsFile: pathsFile.file, paths: pingPaths, connections: CONNECTIONS, seconds: 2 });
     show("warm-up hcd"); await runPeak({ url: hcd.url, pathsFile: pathsFile.file, paths: pingPaths, connections: CONNECTIONS, seconds: 2 });
-    const bareRuns: Measured[] = [], hcdRuns: Measured[] = [];
+    const bareRuns: Measured[] = [], durableRuns: Measured[] = [], hcdRuns: Measured[] = [];
     for (let r = 0; r < runs; r++) {
       show(`peak run ${r + 1}/${runs}: bare`); bareRuns.push(await peak(bare));
+      show(`peak run ${r + 1}/${runs}: durable bare`); durableRuns.push(await peak(durableServer));
       show(`peak run ${r + 1}/${runs}: hcd (last bare ${fmt(bareRuns[r].load.perSecond)}/s)`); hcdRuns.push(await peak(hcd));
     }
     const bareRate = median(bareRuns.map((m) => m.load.perSecond)), hcdRate = median(hcdRuns.map((m) => m.load.perSecond));
@@ -79,27 +85,29 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
       const load = await runFixedRate({ url: server.url, pathsFile: pathsFile.file, rate, seconds, warmupSeconds: 1, connections: CONNECTIONS });
       return { load, serverCpu: (cpuSecondsOf(server.pid) ?? 0) - cpuBefore };
     };
-    const bareFixed: RateMeasured[] = [], hcdFixed: RateMeasured[] = [];
+    const bareFixed: RateMeasured[] = [], durableFixed: RateMeasured[] = [], hcdFixed: RateMeasured[] = [];
     for (let r = 0; r < runs; r++) {
       show(`fixed ${rate}/s run ${r + 1}/${runs}: bare`); bareFixed.push(await fixed(bare));
+      show(`fixed ${rate}/s run ${r + 1}/${runs}: durable bare`); durableFixed.push(await fixed(durableServer));
       show(`fixed ${rate}/s run ${r + 1}/${runs}: hcd`); hcdFixed.push(await fixed(hcd));
     }
     progress.done();
-    const failures = [...bareRuns, ...hcdRuns].reduce((n, m) => n + m.load.failures, 0)
-      + [...bareFixed, ...hcdFixed].reduce((n, m) => n + m.load.non200 + m.load.errors, 0);
+    const failures = [...bareRuns, ...durableRuns, ...hcdRuns].reduce((n, m) => n + m.load.failures, 0)
+      + [...bareFixed, ...durableFixed, ...hcdFixed].reduce((n, m) => n + m.load.non200 + m.load.errors, 0);
 
     const generator = peakGenerator();
     details.push(
       `${total.toLocaleString("en")} checks in ${projects} projects, created through /api/v3 (32 at a time) in ${setupSeconds.toFixed(1)} s ` +
       `(${fmt(total / setupSeconds)} checks/s). hcd: DURABILITY=flush, CLOCK=real, default SHARDS, API_RATE_LIMIT=0. ` +
       `Load: ${generator} ${generator === "wrk" ? "-t1 " : ""}-c${CONNECTIONS}, ${seconds} s a run, cycling through all ${total.toLocaleString("en")} ping URLs; ` +
-      `runs interleaved bare, hcd, … (${runs} each). Failed or non-200 answers: ${failures}.${profile ? " PROFILED (--cpu-prof): figures are lower than usual." : ""}`,
+      `runs interleaved bare, durable bare, hcd, … (${runs} each). Durable bare: node:http writing each request's record (about 200 bytes) ` +
+      `to an O_DSYNC file, one write per event-loop turn, before it answers. Failed or non-200 answers: ${failures}.${profile ? " PROFILED (--cpu-prof): figures are lower than usual." : ""}`,
       "",
       "| run | server | req/s | p50 ms | p99 ms | max ms | server CPU (cores) | of which main thread | generator CPU (cores) |",
       "|---|---|---|---|---|---|---|---|---|",
     );
     for (let r = 0; r < runs; r++) {
-      for (const [name, m] of [["bare", bareRuns[r]], ["hcd", hcdRuns[r]]] as const) {
+      for (const [name, m] of [["bare", bareRuns[r]], ["durable bare", durableRuns[r]], ["hcd", hcdRuns[r]]] as const) {
         details.push(`| ${r + 1} | ${name} | ${fmt(m.load.perSecond)} | ${fmt(m.load.p50Ms)} | ${fmt(m.load.p99Ms)} | ${fmt(m.load.maxMs)} | ` +
           `${fmt(m.serverCpu / m.load.seconds)} | ${m.mainCpu === null ? "" : fmt(m.mainCpu / m.load.seconds)} | ${fmt(m.load.cpuSeconds / m.load.seconds)} |`);
       }
@@ -108,7 +116,7 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
       "| run | server | achieved/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | server CPU (cores) | generator CPU (cores) |",
       "|---|---|---|---|---|---|---|---|---|---|");
     for (let r = 0; r < runs; r++) {
-      for (const [name, m] of [["bare", bareFixed[r]], ["hcd", hcdFixed[r]]] as const) {
+      for (const [name, m] of [["bare", bareFixed[r]], ["durable bare", durableFixed[r]], ["hcd", hcdFixed[r]]] as const) {
         details.push(`| ${r + 1} | ${name} | ${fmt(m.load.achievedRate)} | ${fmt(m.load.p50Ms)} | ${fmt(m.load.p90Ms)} | ${fmt(m.load.p99Ms)} | ` +
           `${fmt(m.load.p999Ms)} | ${fmt(m.load.maxMs)} | ${fmt(m.serverCpu / m.load.seconds)} | ${fmt(m.load.cpuSeconds / m.load.seconds)} |`);
       }
@@ -130,6 +138,13 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
       { scenario: SCENARIO, figure: `generator (${generator}) CPU at peak`, value: cores(hcdRuns, (m) => m.load.cpuSeconds), unit: "cores",
         baseline: { value: cores(bareRuns, (m) => m.load.cpuSeconds), label: "against bare" } },
       { scenario: SCENARIO, figure: "checks created through /api/v3 (setup)", value: total / setupSeconds, unit: "checks/s" },
+      // the floor: what the durable write alone allows, against the same targets
+      { scenario: SCENARIO, figure: `floor: durable bare's peak requests/s, median of ${runs}`, value: median(durableRuns.map((m) => m.load.perSecond)), unit: "req/s",
+        baseline: { value: bareRate, label: "bare node:http" }, target: { op: ">=", value: 0.6, on: "ratio" } },
+      { scenario: SCENARIO, figure: `floor: durable bare's p99 latency at a fixed ${fmt(rate)}/s`, value: median(durableFixed.map((m) => m.load.p99Ms)), unit: "ms",
+        baseline: { value: median(bareFixed.map((m) => m.load.p99Ms)), label: "bare, same rate" }, target: { op: "<=", value: 5, on: "value" } },
+      { scenario: SCENARIO, figure: "hcd's peak pings/s against durable bare's", value: hcdRate, unit: "req/s",
+        baseline: { value: median(durableRuns.map((m) => m.load.perSecond)), label: "durable bare" } },
     ];
     if (failures > 0) throw new Error(`pings bench: ${failures} failed or non-200 answers`);
 
@@ -139,8 +154,9 @@ export async function runPingsBench(options: PingsBenchOptions = {}): Promise<Sc
     return { scenario: SCENARIO, figures, details };
   } finally {
     progress.done();
-    await Promise.all([hcd?.stop(), bare?.stop()]);
+    await Promise.all([hcd?.stop(), bare?.stop(), durable?.stop()]);
     paths?.remove();
+    rmSync(durableDir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(profileDir, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
 // The servers the benches drive: hcd as `node dist/app/main.js` (a real process with its shard workers),
-// the bare node:http baseline (bench/bare-server.ts), and the admin/API calls that fill hcd with checks.
+// the bare node:http baseline (bench/bare-server.ts), the durable one (bench/durable-bare-server.ts), and
+// the admin/API calls that fill hcd with checks.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -9,6 +10,7 @@ import { fileURLToPath } from "node:url";
 export const ADMIN_TOKEN = "hcd-bench-admin-token";
 const HCD_MAIN = fileURLToPath(new URL("../app/main.js", import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL("./bare-server.js", import.meta.url));
+const DURABLE_BARE_SERVER = fileURLToPath(new URL("./durable-bare-server.js", import.meta.url));
 
 /** A running server process: its base URL, pid, and how to stop it. */
 export type ServerProcess = {
@@ -38,6 +40,14 @@ export function startHcd(options: { dataDir: string; env?: Record<string, string
 /** Starts the bare node:http server (answers "OK" to every request) in its own process, on `port` (default: a free one). */
 export function startBare(port = 0): Promise<ServerProcess> {
   return startProcess([BARE_SERVER], { ...process.env, PORT: String(port) }, /bare: listening on (\S+)/);
+}
+
+/**
+ * Starts the durable bare server (answers "OK" once the request's record is on disk, one synced write
+ * per event-loop turn) in its own process, writing its file in `dataDir`.
+ */
+export function startDurableBare(dataDir: string): Promise<ServerProcess> {
+  return startProcess([DURABLE_BARE_SERVER], { ...process.env, PORT: "0", DATA_DIR: dataDir }, /durable bare: listening on (\S+)/);
 }
 
 /** Returns a TCP port that was free a moment ago on 127.0.0.1. */
