@@ -132,6 +132,23 @@ export function writeBytesOf(pid: number | "self" = "self"): number | null {
 }
 
 /**
+ * Returns the bytes written so far to the block device that holds `path` (its sectors written, from
+ * /sys/dev/block/<major>:<minor>/stat), or null when unknown. This is what reached the disk from every
+ * process, the file system's journal included, rather than what one process dirtied in the page cache.
+ */
+export function deviceBytesWritten(path: string): number | null {
+  try {
+    const dev = statSync(path).dev;
+    const major = (dev >> 8) & 0xfff, minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+    const fields = readFileSync(`/sys/dev/block/${major}:${minor}/stat`, "utf8").trim().split(/\s+/);
+    const sectors = Number(fields[6]); // sectors written, 512 bytes each whatever the device's own size
+    return Number.isFinite(sectors) ? sectors * 512 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Waits until process `pid` has written nothing for `quietMs` (the store's checkpoints and syncs are
  * done), at least `minMs` and at most `maxMs`; returns its write_bytes then.
  */

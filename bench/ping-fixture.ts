@@ -17,6 +17,8 @@ export type PingFixture = {
   readonly paths: readonly string[];
   readonly pathsFile: string;
   readonly checks: number;
+  /** The server's DATA_DIR. */
+  readonly dataDir: string;
   close(): Promise<void>;
 };
 
@@ -34,7 +36,7 @@ export async function startPingFixture(options: { projects?: number; perProject?
     const paths = shuffled(uuids.map((uuid) => `/ping/${uuid}`));
     const file = writePaths(paths);
     return {
-      hcd: server, paths, pathsFile: file.file, checks: uuids.length,
+      hcd: server, paths, pathsFile: file.file, checks: uuids.length, dataDir,
       close: async () => {
         await server.stop();
         file.remove();

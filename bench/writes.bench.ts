@@ -6,10 +6,12 @@
 // closed loop with 20 connections (autocannon or wrk), and a steady 200 pings/s (open loop, one sync each)
 // for as long as a checkpoint waits at most (60 s), so that its one checkpoint is the one a steady rate
 // gets. Then the write profile (bench/write-profile.ts): what the log and a checkpoint each write per ping,
-// on fresh ping logs and on full ones.
+// on fresh ping logs and on full ones. Beside write_bytes, the bytes the disk holding DATA_DIR got over the
+// same window (its sectors written: every process's, the file system's journal included, and a page
+// counted once however the page cache accounts it).
 // Run: node dist/bench/writes.bench.js   (env: HCD_BENCH_RUNS=3, HCD_BENCH_SECONDS=5, HCD_BENCH_STEADY_SECONDS=60)
 import { peakGenerator, runFixedRate, runPeak } from "./load.ts";
-import { median, Progress, settledWriteBytes, writeBytesOf } from "./measure.ts";
+import { deviceBytesWritten, median, Progress, settledWriteBytes, writeBytesOf } from "./measure.ts";
 import { PING_BODY, startPingFixture } from "./ping-fixture.ts";
 import type { PingFixture } from "./ping-fixture.ts";
 import { finishScenario, fmt } from "./report.ts";
@@ -22,7 +24,7 @@ const CONNECTIONS = 20;
 const RATE = 200;
 const SETTLE = { minMs: 2_500, quietMs: 1_000, maxMs: 20_000 }; // then 1 s without a write
 
-type Run = { readonly pings: number; readonly bytes: number; readonly perSecond: number; readonly failures: number };
+type Run = { readonly pings: number; readonly bytes: number; readonly deviceBytes: number | null; readonly perSecond: number; readonly failures: number };
 
 /** Runs the write bench and returns its figures and detail lines. */
 export async function runWritesBench(): Promise<ScenarioResult> {
@@ -37,13 +39,15 @@ export async function runWritesBench(): Promise<ScenarioResult> {
     const pid = f.hcd.pid;
     if (writeBytesOf(pid) === null) throw new Error(`writes bench: /proc/${pid}/io is not readable`);
     const measure = async (load: () => Promise<{ pings: number; perSecond: number; failures: number }>): Promise<Run> => {
-      const before = await settledWriteBytes(pid, SETTLE);
+      const before = await settledWriteBytes(pid, SETTLE), deviceBefore = deviceBytesWritten(f.dataDir);
       const result = await load();
       const checkpointed = await fetch(`${f.hcd.url}/admin/v1/outbox`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       if (checkpointed.status !== 200) throw new Error(`writes bench: GET /admin/v1/outbox answered ${checkpointed.status}`);
       await checkpointed.arrayBuffer();
       // a failed request is not an acknowledged ping: counted and shown, not divided by
-      return { pings: result.pings - result.failures, bytes: (await settledWriteBytes(pid, SETTLE)) - before, perSecond: result.perSecond, failures: result.failures };
+      const bytes = (await settledWriteBytes(pid, SETTLE)) - before, deviceAfter = deviceBytesWritten(f.dataDir);
+      const deviceBytes = deviceBefore === null || deviceAfter === null ? null : deviceAfter - deviceBefore;
+      return { pings: result.pings - result.failures, bytes, deviceBytes, perSecond: result.perSecond, failures: result.failures };
     };
     const closed = () => measure(async () => {
       const r = await runPeak({ url: f.hcd.url, pathsFile: f.pathsFile, paths: f.paths, connections: CONNECTIONS, seconds, body: PING_BODY });
@@ -69,15 +73,18 @@ export async function runWritesBench(): Promise<ScenarioResult> {
     progress.done();
 
     const perPing = (list: Run[]) => median(list.map((m) => m.bytes / m.pings));
+    const devicePerPing = (list: Run[]) => (list.every((m) => m.deviceBytes !== null) ? median(list.map((m) => m.deviceBytes! / m.pings)) : null);
     const generator = peakGenerator();
     const details = [
       `hcd: DURABILITY=flush, CLOCK=real, default SHARDS, 1,000 checks in 10 projects; POST /ping/<uuid> with a 35-byte body, ` +
       `cycling through every check. Bytes: /proc/<pid>/io write_bytes of the server process from before each load until ` +
       `1 s without a write (at least 2.5 s), after a checkpoint of every shard (GET /admin/v1/outbox) that follows each load. Loads alternated: ${generator} -c${CONNECTIONS} for ${seconds} s, ` +
-      `then ${RATE}/s open loop for ${steadySeconds} s (${runs} each).`, "",
-      "| run | load | pings answered 200 | failed | pings/s | bytes written | bytes per ping |", "|---|---|---|---|---|---|---|",
+      `then ${RATE}/s open loop for ${steadySeconds} s (${runs} each). Device: sectors written to the disk holding DATA_DIR over the same ` +
+      "window (every process's writes, the file system's journal included).", "",
+      "| run | load | pings answered 200 | failed | pings/s | bytes written | bytes per ping | device bytes | device bytes per ping |", "|---|---|---|---|---|---|---|---|---|",
       ...closedRuns.flatMap((m, r) => [m, steadyRuns[r]].map((x, i) =>
-        `| ${r + 1} | ${i === 0 ? `c${CONNECTIONS}` : `${RATE}/s`} | ${fmt(x.pings)} | ${x.failures} | ${fmt(x.perSecond)} | ${fmt(x.bytes)} | ${fmt(x.bytes / x.pings)} |`)),
+        `| ${r + 1} | ${i === 0 ? `c${CONNECTIONS}` : `${RATE}/s`} | ${fmt(x.pings)} | ${x.failures} | ${fmt(x.perSecond)} | ${fmt(x.bytes)} | ${fmt(x.bytes / x.pings)} | ` +
+        `${x.deviceBytes === null ? "" : fmt(x.deviceBytes)} | ${x.deviceBytes === null ? "" : fmt(x.deviceBytes / x.pings)} |`)),
       "", "Write profile (persistence/store.ts in one process, /proc/self/io; 1,000 checks, 240 pings, then one checkpoint; medians of " +
       `${runs}): journal = the commits until acknowledged (synced), checkpoint = applying them to the tables and removing them from the journal.`, "",
       "| commits per event-loop turn | journal B/ping | checkpoint B/ping | checkpoint B per check touched | checks touched |", "|---|---|---|---|---|",
@@ -100,6 +107,9 @@ export async function runWritesBench(): Promise<ScenarioResult> {
         target: { op: "<=", value: 8_192, on: "value" } },
       { scenario: SCENARIO, figure: "journal record of one ping (encoded)", value: profile.sizes.journalRecord, unit: "B" },
     ];
+    const deviceClosed = devicePerPing(closedRuns), deviceSteady = devicePerPing(steadyRuns);
+    if (deviceClosed !== null) figures.push({ scenario: SCENARIO, figure: `device bytes per acknowledged ping, c=${CONNECTIONS}, median of ${runs}`, value: deviceClosed, unit: "B" });
+    if (deviceSteady !== null) figures.push({ scenario: SCENARIO, figure: `device bytes per ping at a steady ${RATE}/s, median of ${runs}`, value: deviceSteady, unit: "B" });
     figures.push({ scenario: SCENARIO, figure: "write profile, full ping logs: checkpoint bytes per ping (median of 4 checkpoints of 12 pings a check)",
       value: median(full.map((row) => row.perPing)), unit: "B" });
     for (const row of profile.rows) {
