@@ -19,8 +19,19 @@
 //
 // A file is named <process identity>_<writer>_<segment>.log. A checkpoint starts a new segment; older
 // segments go once the tables hold all of their records.
+//
+// One of the segments that go is kept as the writer's spare (<identity>_<writer>_spare.log) and becomes
+// its next segment: a synced write inside a file's existing size need not commit the file system's
+// journal, while one that grows the file must. Measured here: 2,000 O_DSYNC writes of 400 B back to back
+// sent the disk 4.7 kB each into written space against 8.6 kB growing the file (and cost 92-113 against
+// 145-161 µs of CPU); hcd under 20 connections for 60 s, 1,905-1,994 against 2,572-2,719 bytes a ping.
+// With writes 10 ms apart both cost 8.6 kB: each then changes the file's modification time, which
+// commits the journal too on this disk. A spare's first page is zeroed before it is renamed, and its
+// records are older than any its next use writes, so a reader stops at the spare's old content: at once
+// when nothing new was written (a frame of length 0 at position 0), else at the first old frame, whose
+// position does not grow.
 import { closeSync, constants, openSync, readdirSync, readFileSync, rmSync, fsyncSync, writeSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, rename } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
@@ -30,6 +41,8 @@ import { ownIdentity } from "./process-identity.ts";
 const HEADER_BYTES = 16;
 const MAX_RECORD_BYTES = 1 << 30;
 const NAME = /^([0-9]+-[0-9]+-[0-9a-f]+)_([A-Za-z0-9-]+)_([0-9]{6,})\.log$/;
+const SPARE = /^([0-9]+-[0-9]+-[0-9a-f]+)_([A-Za-z0-9-]+)_spare\.log$/;
+const PAGE_BYTES = 4096;
 
 /** One segment file of a writer, as found in a log directory. */
 export type SegmentFile = { readonly name: string; readonly identity: string; readonly writer: string; readonly segment: number };
@@ -70,6 +83,20 @@ export function unframe(bytes: Buffer, after = 0): LogRecord[] {
     offset = end;
   }
   return records;
+}
+
+/** Returns the spare files in `dir` (none when it is missing): their names and their writers' process identities. */
+export function spareFiles(dir: string): { readonly name: string; readonly identity: string }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const match = SPARE.exec(name);
+    return match === null ? [] : [{ name, identity: match[1] }];
+  });
 }
 
 /** Returns the segment files in `dir` (none when it is missing), by writer, oldest segment first. */
@@ -127,6 +154,7 @@ export class FileLog implements CommandLog {
   #segmentNumber = 0;
   #nextPosition = 1;
   #waiting: Waiting[] = [];
+  #spare: string | null = null; // the path of a retired segment, ready to become the next one
   #writing = false;
   #scheduled = false;
 
@@ -163,6 +191,7 @@ export class FileLog implements CommandLog {
     this.#segments = this.#segments.filter((s) => !gone.includes(s));
     for (const segment of gone) {
       await (await segment.handle.catch(() => null))?.close().catch(() => {});
+      if (this.#spare === null && await this.#retire(segment.name)) continue;
       rmSync(join(this.#dir, segment.name), { force: true });
     }
   }
@@ -180,7 +209,28 @@ export class FileLog implements CommandLog {
       else allGone = false;
     }
     this.#segments = [];
+    if (this.#spare !== null) rmSync(this.#spare, { force: true });
+    this.#spare = null;
     return allGone;
+  }
+
+  /** Makes a segment whose records the tables hold the spare: its first page zeroed, then renamed. False when that failed. */
+  async #retire(name: string): Promise<boolean> {
+    const spare = join(this.#dir, `${this.#identity}_${this.#writer}_spare.log`);
+    try {
+      const handle = await open(join(this.#dir, name), constants.O_WRONLY);
+      try {
+        await handle.write(Buffer.alloc(PAGE_BYTES), 0, PAGE_BYTES, 0);
+        if (this.#sync) await handle.datasync(); // zeroed on disk before the name says "spare"
+      } finally {
+        await handle.close();
+      }
+      await rename(join(this.#dir, name), spare);
+      this.#spare = spare;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   #schedule(): void {
@@ -228,10 +278,16 @@ export class FileLog implements CommandLog {
     this.#rollPending = false;
     const name = segmentName(this.#identity, this.#writer, ++this.#segmentNumber);
     const path = join(this.#dir, name);
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (this.#sync ? constants.O_DSYNC : 0);
-    const handle = open(path, flags, 0o600).then((opened) => {
-      if (this.#sync) syncDir(this.#dir); // the new file's name must survive power loss with its records
-      return opened;
+    const spare = this.#spare;
+    this.#spare = null;
+    const dsync = this.#sync ? constants.O_DSYNC : 0;
+    // the spare when there is one (written over from its start), else a new file
+    const opened = spare !== null
+      ? rename(spare, path).then(() => open(path, constants.O_WRONLY | dsync))
+      : open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | dsync, 0o600);
+    const handle = opened.then((file) => {
+      if (this.#sync) syncDir(this.#dir); // the file's name must survive power loss with its records
+      return file;
     });
     handle.catch(() => {}); // a failure shows at the group that awaits it
     const segment: Segment = { name, handle, end: 0, lastPosition: 0, busy: false };

@@ -6,7 +6,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "
 import { dirname, join } from "node:path";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
-import { readSegments, segmentFiles } from "./file-log.ts";
+import { readSegments, segmentFiles, spareFiles } from "./file-log.ts";
 import { replayRecords } from "./journal.ts";
 import type { WrittenRecord } from "./journal.ts";
 import { isRunning, ownIdentity } from "./process-identity.ts";
@@ -109,6 +109,8 @@ function readLogs(logDir: string): { records: WrittenRecord[]; crashed: string[]
     for (const record of readSegments(logDir, files)) records.push({ writer, seq: record.position, bytes: record.bytes });
     for (const file of files) if (file.identity !== own && !isRunning(file.identity)) crashed.push(join(logDir, file.name));
   }
+  // a crashed writer's spare holds no record of its own (file-log.ts): it goes with its logs
+  for (const spare of spareFiles(logDir)) if (spare.identity !== own && !isRunning(spare.identity)) crashed.push(join(logDir, spare.name));
   return { records, crashed };
 }
 

@@ -2,9 +2,9 @@
 // segments that go once checkpointed, and which process's files an open may remove.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { readdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileLog, frame, readSegments, segmentFiles, unframe } from "../../persistence/file-log.ts";
+import { FileLog, frame, readSegments, segmentFiles, spareFiles, unframe } from "../../persistence/file-log.ts";
 import { isRunning, ownIdentity } from "../../persistence/process-identity.ts";
 import { openStore } from "../../persistence/store.ts";
 import { noChanges } from "../../engine/changes.ts";
@@ -71,6 +71,39 @@ test("a new segment starts after roll(); truncateBelow removes the older ones th
   }
 });
 
+test("a segment the tables hold becomes the spare, the next segment is written over it, and a reader stops at its old records", async () => {
+  const dir = tempDir();
+  try {
+    const log = new FileLog(dir.path, "w3", { sync: true });
+    const long = (c: string) => bytes(c.repeat(3_000)); // three frames past the spare's zeroed first page
+    await log.append([long("a"), long("b"), long("c")]);
+    log.roll();
+    await log.append([bytes("d")]);
+    const [first] = segmentFiles(dir.path);
+    const firstInode = statSync(join(dir.path, first.name)).ino, firstSize = statSync(join(dir.path, first.name)).size;
+    await log.truncateBelow(4); // the first segment (1-3) is held by the tables
+    assert.equal(segmentFiles(dir.path).map((s) => s.segment), [2]);
+    const [spare] = spareFiles(dir.path);
+    assert.ok(spare !== undefined, "the segment that went is the spare");
+    assert.is(statSync(join(dir.path, spare.name)).ino, firstInode);
+    assert.equal(readSegments(dir.path, [{ ...first, name: spare.name }]), [], "a spare reads as no record (its first page is zeroed)");
+    log.roll();
+    assert.equal(await log.append([bytes("e")]), [5]);
+    assert.equal(spareFiles(dir.path), [], "the spare became the next segment");
+    const files = segmentFiles(dir.path);
+    assert.equal(files.map((s) => s.segment), [2, 3]);
+    const third = join(dir.path, files[1].name);
+    assert.is(statSync(third).ino, firstInode, "written over the spare");
+    assert.is(statSync(third).size, firstSize, "in its existing size: the old records are still behind the new one");
+    assert.equal(texts(readSegments(dir.path, files)), ["d", "e"], "the reader stops at the first old record");
+    assert.equal(texts(await collect(log.readFrom(0))), ["d", "e"]);
+    assert.ok(await log.close(6));
+    assert.equal(readdirSync(dir.path), [], "closing removes the segments and any spare");
+  } finally {
+    dir.remove();
+  }
+});
+
 test("this process is running; an identity of another boot or a gone process is not", () => {
   const own = ownIdentity();
   assert.ok(isRunning(own));
@@ -92,6 +125,8 @@ test("an open replays every log; it removes a crashed process's files once the t
     const logDir = join(dir.path, "log");
     const [file] = segmentFiles(logDir);
     renameSync(join(logDir, file.name), join(logDir, file.name.replace(file.identity, "0-0-0")));
+    const crashedSpare = join(logDir, "0-0-0_crashed-writer_spare.log");
+    writeFileSync(crashedSpare, new Uint8Array(4096)); // a crashed writer's spare
     const live = await openStore(dir.path, { durability: "flush" });
     await live.commit({ ...noChanges(), checks: [liveCheck] }); // a running writer of this process
     const reopened = await openStore(dir.path, { durability: "flush" });
@@ -100,6 +135,7 @@ test("an open replays every log; it removes a crashed process's files once the t
     await reopened.close();
     const left = segmentFiles(logDir);
     assert.equal(left.map((s) => s.identity), [ownIdentity()], "the crashed file went, the live writer's stayed");
+    assert.is(existsSync(crashedSpare), false, "the crashed writer's spare went with its log");
     assert.ok(readFileSync(join(logDir, left[0].name)).length > 0);
     await live.close();
     assert.equal(segmentFiles(logDir), [], "a writer removes its own log as it closes");
