@@ -85,15 +85,18 @@ export function unframe(bytes: Buffer, after = 0): LogRecord[] {
   return records;
 }
 
-/** Returns the spare files in `dir` (none when it is missing): their names and their writers' process identities. */
-export function spareFiles(dir: string): { readonly name: string; readonly identity: string }[] {
-  let names: string[];
+/** Returns the names of the files in `dir`; none when it is missing. */
+function namesIn(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
-  return names.flatMap((name) => {
+}
+
+/** Returns the spare files in `dir` (none when it is missing): their names and their writers' process identities. */
+export function spareFiles(dir: string): { readonly name: string; readonly identity: string }[] {
+  return namesIn(dir).flatMap((name) => {
     const match = SPARE.exec(name);
     return match === null ? [] : [{ name, identity: match[1] }];
   });
@@ -101,14 +104,8 @@ export function spareFiles(dir: string): { readonly name: string; readonly ident
 
 /** Returns the segment files in `dir` (none when it is missing), by writer, oldest segment first. */
 export function segmentFiles(dir: string): SegmentFile[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
   const files: SegmentFile[] = [];
-  for (const name of names) {
+  for (const name of namesIn(dir)) {
     const match = NAME.exec(name);
     if (match !== null) files.push({ name, identity: match[1], writer: match[2], segment: Number(match[3]) });
   }
