@@ -187,9 +187,10 @@ export class FileLog implements CommandLog {
     if (gone.length === 0) return;
     this.#segments = this.#segments.filter((s) => !gone.includes(s));
     for (const segment of gone) {
-      await (await segment.handle.catch(() => null))?.close().catch(() => {});
-      if (this.#spare === null && await this.#retire(segment.name)) continue;
-      rmSync(join(this.#dir, segment.name), { force: true });
+      const handle = await segment.handle.catch(() => null);
+      const spared = this.#spare === null && handle !== null && await this.#retire(segment.name, handle);
+      await handle?.close().catch(() => {});
+      if (!spared) rmSync(join(this.#dir, segment.name), { force: true });
     }
   }
 
@@ -211,17 +212,14 @@ export class FileLog implements CommandLog {
     return allGone;
   }
 
-  /** Makes a segment whose records the tables hold the spare: its first page zeroed, then renamed. False when that failed. */
-  async #retire(name: string): Promise<boolean> {
+  /**
+   * Makes a segment whose records the tables hold the spare: its first page zeroed through its own
+   * handle (O_DSYNC with `sync`: on disk before the name says "spare"), then renamed. False when that failed.
+   */
+  async #retire(name: string, handle: FileHandle): Promise<boolean> {
     const spare = join(this.#dir, `${this.#identity}_${this.#writer}_spare.log`);
     try {
-      const handle = await open(join(this.#dir, name), constants.O_WRONLY);
-      try {
-        await handle.write(Buffer.alloc(PAGE_BYTES), 0, PAGE_BYTES, 0);
-        if (this.#sync) await handle.datasync(); // zeroed on disk before the name says "spare"
-      } finally {
-        await handle.close();
-      }
+      await handle.write(Buffer.alloc(PAGE_BYTES), 0, PAGE_BYTES, 0);
       await rename(join(this.#dir, name), spare);
       this.#spare = spare;
       return true;
