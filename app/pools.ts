@@ -8,6 +8,8 @@ import type { Millis } from "../engine/model.ts";
 import type { Pool } from "../host/pool-api.ts";
 import type { ShardHandle } from "../host/shard-host.ts";
 import { ShardedPool } from "../host/pool.ts";
+import { leftIntake, PingIntake } from "../host/ping-intake.ts";
+import { removeIntake } from "../persistence/intake.ts";
 import type { ShardHost } from "../host/shard-host.ts";
 import { openStore } from "../persistence/store.ts";
 import { openShardHost } from "./shard-setup.ts";
@@ -22,14 +24,22 @@ export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
 
 /** Starts a pool whose shards live in this thread (tests; the same ShardHost code as the workers). */
 export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
-  const hosts = await openHosts(options);
+  const intakeLeft = leftIntake(options.dataDir);
+  const hosts = await openHosts({ ...options, intakeLeft });
   const handles = hosts.map((host) => inProcessHandle(host));
   const pool = new ShardedPool(handles, async () => {});
   await pool.init();
+  withIntake(pool, options, handles, intakeLeft);
   return pool;
 }
 
-async function openHosts(options: PoolOptions): Promise<ShardHost[]> {
+/** Lets the intake logs a crash left go (every shard has applied and committed their pings), and starts this pool's own. */
+function withIntake(pool: ShardedPool, options: PoolOptions, handles: ShardHandle[], intakeLeft: readonly string[]): void {
+  removeIntake(options.dataDir, intakeLeft);
+  pool.useIntake(new PingIntake(options.dataDir, options.durability, handles));
+}
+
+async function openHosts(options: PoolOptions & Pick<ShardSetup, "intakeLeft">): Promise<ShardHost[]> {
   const hosts: ShardHost[] = [];
   for (let index = 0; index < options.shards; index++) {
     hosts.push(await openShardHost({ ...options, index, count: options.shards, startAt: options.startAt }));
@@ -46,6 +56,7 @@ function inProcessHandle(host: ShardHost): ShardHandle {
 export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   // Replay what a crash left in the logs once, here, before the shards open the store together.
   await (await openStore(options.dataDir, { durability: options.durability })).close();
+  const intakeLeft = leftIntake(options.dataDir);
   const script = fileURLToPath(new URL("./shard.worker.js", import.meta.url));
   const workers: Worker[] = [];
   const handles: ShardHandle[] = [];
@@ -54,7 +65,7 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   const startFailed = new Promise<never>((_resolve, reject) => { failStart = reject; });
   startFailed.catch(() => {}); // observed through the race below
   for (let index = 0; index < options.shards; index++) {
-    const setup: ShardSetup = { ...options, index, count: options.shards, startAt: options.startAt };
+    const setup: ShardSetup = { ...options, index, count: options.shards, startAt: options.startAt, intakeLeft };
     const worker = new Worker(script, { workerData: setup });
     const crashed = (why: string) => {
       if (!started) return failStart(new Error(`shard ${index} failed to start: ${why}`));
@@ -79,5 +90,6 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     throw error;
   }
   started = true;
+  withIntake(pool, options, handles, intakeLeft);
   return pool;
 }

@@ -25,6 +25,8 @@ export type ShardSetup = {
   };
   /** Maintenance access (the CLI on a stopped server's DATA_DIR): no deliveries, no deadlines applied. */
   readonly passive?: boolean;
+  /** Intake logs a crash left (ping-intake.ts): the shard applies their pings it does not hold yet. */
+  readonly intakeLeft?: readonly string[];
 };
 
 const TICK_MS = 1_000;

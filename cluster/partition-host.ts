@@ -111,6 +111,8 @@ export class PartitionHost {
       case "stats": return this.#stats(r.at);
       case "directory": throw new Error("the directory is replicated in cluster mode, not asked of partitions");
       case "close": return;
+      case "intakePings": case "commitIntake":
+        throw new Error("a cluster node has no intake log: its pings go through the partition's replicated log");
       case "holdCheckpoints": case "releaseCheckpoints": case "copyStore":
         throw new Error("backup is not available in cluster mode: the cluster's streams are its copies");
       default: return assertNever(r);

@@ -69,6 +69,13 @@ export function rendersCheckJson(channel: NoticeChannel): boolean {
   return templates.some((template) => template.includes("$JSON"));
 }
 
+/**
+ * How far a front end's intake log is reflected in a commit: every ping of intake log `writer` routed
+ * to shard `shard` ("<index>/<count>") at `position` or before. Pings the front end acknowledged from its
+ * own log and a shard applied later reach the shard's commits lazily; a restart replays the rest.
+ */
+export type IntakeMark = { readonly writer: string; readonly shard: string; readonly position: number };
+
 /** Everything to write after one or more commands; applied atomically by the store. */
 export type Changes = {
   readonly projects: Project[];
@@ -80,6 +87,8 @@ export type Changes = {
   readonly pings: PingWrite[];
   readonly flips: Flip[];
   readonly outbox: OutboxEntry[];
+  /** Intake marks this commit reaches (absent in records that carry none). */
+  readonly intake?: IntakeMark[];
   /** Set when each check here differs from its last committed state only in status and nFlips (deadline flips). */
   readonly statusOnly?: boolean;
   /**

@@ -75,6 +75,11 @@ export class Shard {
   }
 
   /** Returns and clears what the commands since the last call want stored. */
+  /** Returns how many notifications the changes not yet taken hold (a host commits those without delay). */
+  pendingNotifications(): number {
+    return this.#changes.outbox.length;
+  }
+
   takeChanges(): Changes {
     const taken = this.#changes;
     // only deadline steps since the last take: the store may journal just each check's status (see Changes)

@@ -12,6 +12,7 @@ import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
 import { DirectoryLookups } from "./directory-lookups.ts";
 import { PingBatches } from "./ping-batches.ts";
+import type { PingIntake } from "./ping-intake.ts";
 import type { ShardHandle } from "./shard-host.ts";
 
 
@@ -19,6 +20,7 @@ export class ShardedPool implements Pool {
   readonly #shards: ShardHandle[];
   readonly #onClose: () => Promise<void>;
   readonly #pings: PingBatches;
+  #intake: PingIntake | null = null;
   #closed = false;
   #lastBackup: Promise<void> = Promise.resolve();
 
@@ -30,6 +32,11 @@ export class ShardedPool implements Pool {
     this.#shards = shards;
     this.#onClose = onClose;
     this.#pings = new PingBatches(shards);
+  }
+
+  /** Acknowledges pings by check uuid from `intake` (ping-intake.ts) rather than after their shard's commit. */
+  useIntake(intake: PingIntake): void {
+    this.#intake = intake;
   }
 
   async init(): Promise<void> {
@@ -181,7 +188,12 @@ export class ShardedPool implements Pool {
 
   async ping(projectId: string, command: PingCommand): Promise<Outcome<PingResult>> {
     if (this.#closed) throw new Error("the pool is closed");
-    const result = await this.#pings.send(shardOf(projectId, this.#shards.length), command);
+    const index = shardOf(projectId, this.#shards.length);
+    if (this.#intake !== null && "uuid" in command.target) {
+      await this.#intake.send(index, projectId, command);
+      return ok({ checkUuid: command.target.uuid, created: false });
+    }
+    const result = await this.#pings.send(index, command);
     if (!result.ok) return result;
     const { checkUuid, created, badgeKey } = result.value;
     if (created) this.#directory.addCheck(checkUuid, projectId, badgeKey); // auto-provisioned by a slug ping
@@ -195,6 +207,7 @@ export class ShardedPool implements Pool {
   }
 
   async probe(): Promise<void> {
+    await this.#intake?.probe();
     await Promise.all(this.#shards.map((s) => s.apply({ kind: "probe" })));
   }
 
@@ -231,6 +244,7 @@ export class ShardedPool implements Pool {
     if (this.#closed) return;
     this.#closed = true;
     this.#pings.flush();
+    await this.#intake?.close(); // after the shards commit what it handed them
     await Promise.all(this.#shards.map((s) => s.apply({ kind: "close" })));
     await this.#onClose();
   }

@@ -43,6 +43,12 @@ export class ProjectVersions {
     }
   }
 
+  /** Moves the version of a project one of whose checks changed (a ping applied before its commit). */
+  noteCheck(projectId: string, uuid: string): void {
+    this.#bump(projectId);
+    this.#watched.get(projectId)?.changedAt.set(uuid, this.#countOf(projectId));
+  }
+
   /** Returns the project's current version (opaque; equal only while nothing of its checks changed). */
   versionOf(projectId: string): string {
     return `${this.#epoch}.${this.#countOf(projectId)}`;

@@ -2,7 +2,7 @@
 // applied to the shard at once, and its promise resolves only when what it changed is committed.
 // Runs inside a worker thread (production) or in-process (tests) with the same code.
 import type { Durability } from "../persistence/open.ts";
-import type { Changes, OutboxEntry } from "../engine/changes.ts";
+import type { Changes, IntakeMark, OutboxEntry } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardCommand, ShardPingResult, ShardResults } from "../engine/commands.ts";
@@ -13,6 +13,7 @@ import { fail, ok } from "../engine/outcome.ts";
 import { Shard } from "../engine/shard.ts";
 import type { ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
 import { openStore, Store } from "../persistence/store.ts";
+import { intakeShard, readIntake } from "../persistence/intake.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
@@ -32,6 +33,10 @@ import { WriteFailures } from "./write-failures.ts";
 // After a failed commit, how often the host tries a write of the same size to learn that the store
 // accepts writes again (changes are refused until then).
 const PROBE_EVERY_MS = 1_000;
+// Pings the front end acknowledged from its intake log reach this shard's own log with its next commit,
+// at most this long after they were applied (sooner when a deadline or an API change commits first, or
+// when they raise a notification). What is not committed yet is replayed from the intake log after a crash.
+const INTAKE_COMMIT_MS = 500;
 
 export type ShardHostOptions = {
   readonly dataDir: string;
@@ -42,7 +47,12 @@ export type ShardHostOptions = {
   readonly newId: () => string;
   /** Apply deadlines that passed while stopped (false for maintenance access). */
   readonly applyMissedDeadlines: boolean;
+  /** Intake logs of front ends gone (a crash): their pings past this shard's marks are applied at open. */
+  readonly intakeLeft?: readonly string[];
 };
+
+/** A ping of an intake log, as the front end hands it to its shard once it is durable there. */
+export type IntakePing = { readonly position: number; readonly projectId: string; readonly command: PingCommand };
 
 /** What the pool needs to route requests to this shard. */
 export type ShardDirectory = {
@@ -58,6 +68,8 @@ export type PingPage = { check: Check; pings: PingRecord[]; durationsMs: (Millis
 export type HostRequest =
   | Exclude<ShardCommand, { kind: "ping" }>
   | { readonly kind: "pingBatch"; readonly pings: readonly PingCommand[] }
+  | { readonly kind: "intakePings"; readonly writer: string; readonly pings: readonly IntakePing[] }
+  | { readonly kind: "commitIntake"; readonly writer: string }
   | { readonly kind: "directory" | "probe" | "outbox" | "close" }
   | { readonly kind: "channels"; readonly projectId: string }
   | { readonly kind: "projectVersion"; readonly projectId: string }
@@ -76,6 +88,8 @@ export type HostRequest =
 /** What each request answers. */
 type HostResults = Omit<ShardResults, "ping"> & {
   readonly pingBatch: Outcome<ShardPingResult>[];
+  readonly intakePings: void;
+  readonly commitIntake: number | null;
   readonly directory: ShardDirectory;
   readonly probe: void;
   readonly outbox: OutboxEntry[];
@@ -118,6 +132,12 @@ export class ShardHost {
   /** What /metrics reads of this shard (counted here, read on scrape). */
   readonly counters = newShardCounters();
   #releaseCheckpoints: (() => void) | null = null;
+  // Intake pings applied here whose changes no commit has made durable yet (kept to apply again when the
+  // shard is rebuilt after a failed commit), and how far each intake log is applied and durably committed.
+  #unlogged: { readonly writer: string; readonly position: number; readonly command: PingCommand }[] = [];
+  readonly #intakeApplied = new Map<string, number>();
+  readonly #intakeDurable = new Map<string, number>();
+  #intakeCommit: ReturnType<typeof setTimeout> | null = null;
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
 
@@ -140,7 +160,10 @@ export class ShardHost {
       shard.load(project, store.loadChannels(project.id), store.loadChecks(project.id));
     }
     const host = new ShardHost(shard, store, options.startAt, (entry) => shardOf(entry.projectId, options.count) === options.index, options);
+    // acknowledged pings a crash left in intake logs, before the deadlines that passed since
+    host.#replayIntake(options.intakeLeft ?? []);
     if (options.applyMissedDeadlines) await host.advance(options.startAt);
+    else if (host.#unlogged.length > 0) await host.#commitAfter(options.startAt, () => undefined);
     return host;
   }
 
@@ -166,6 +189,8 @@ export class ShardHost {
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
       case "removeChannel": return this.#removeChannel(r);
       case "pingBatch": return this.#pingBatch(r.pings);
+      case "intakePings": return this.#intakePings(r.writer, r.pings);
+      case "commitIntake": return this.#commitIntakeOf(r.writer);
       case "advance": return this.advance(r.at);
       case "directory": return this.directory();
       case "channels": return this.#shard.channels(r.projectId);
@@ -174,14 +199,18 @@ export class ShardHost {
       case "listChecks": return this.#shard.listChecks(r.projectId, r.query);
       case "listChecksJson": return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
       case "getCheck": return this.#getCheck(r.projectId, r.ref);
-      case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
-      case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
-      case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
+      // the ping log and flips are read from the store: what intake pings wrote must be in it first
+      case "listPings": await this.#logIntake(); return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
+      case "pingBody": await this.#logIntake(); return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
+      case "listFlips": await this.#logIntake(); return this.#listFlips(r.projectId, r.ref, r.query);
       case "probe": return this.#probe();
       case "pruneFlips": return this.#store.pruneFlips(r.beforeAt);
       case "outbox": return this.#outbox();
       case "stats": return this.#stats(r.at);
-      case "holdCheckpoints": this.#releaseCheckpoints = await this.#store.holdCheckpoints(); return;
+      case "holdCheckpoints":
+        await this.#commitIntake(); // a backup holds every ping acknowledged before it began
+        this.#releaseCheckpoints = await this.#store.holdCheckpoints();
+        return;
       case "releaseCheckpoints": this.#releaseCheckpoints?.(); this.#releaseCheckpoints = null; return;
       // a compacted copy of the whole store (every shard's): every shard must hold its checkpoints
       case "copyStore": return this.#store.copyTo(r.dir);
@@ -211,6 +240,97 @@ export class ShardHost {
     const at = pings.reduce((max, c) => Math.max(max, c.at), this.#lastAt);
     observe(this.counters.groupSize, pings.length);
     return this.#commitAfter(at, () => pings.map((ping) => this.#shard.apply({ kind: "ping", ping })));
+  }
+
+  /**
+   * Applies pings the front end has made durable in its intake log (and acknowledged): nothing is refused
+   * here, not even while commits fail. Their changes go with the next commit, at the latest after
+   * INTAKE_COMMIT_MS; at once when they queued notifications.
+   */
+  #intakePings(writer: string, pings: readonly IntakePing[]): void {
+    observe(this.counters.groupSize, pings.length);
+    for (const { position, projectId, command } of pings) this.#applyIntake(writer, position, projectId, command);
+    if (this.#shard.pendingNotifications() > 0) this.#commitIntakeSoon(0);
+    else this.#commitIntakeSoon(INTAKE_COMMIT_MS);
+  }
+
+  #applyIntake(writer: string, position: number, projectId: string, command: PingCommand): void {
+    this.#lastAt = Math.max(this.#lastAt, command.at);
+    const applied = this.#shard.apply({ kind: "ping", ping: command }); // a check deleted since the front end looked: nothing to do
+    if (applied.ok) this.#versions.noteCheck(projectId, applied.value.checkUuid); // readers see it from now on
+    this.#unlogged.push({ writer, position, command });
+    this.#intakeApplied.set(writer, position);
+  }
+
+  /** Applies the pings of intake logs `writers` (front ends gone) routed to this shard that its commits do not hold yet. */
+  #replayIntake(writers: readonly string[]): void {
+    const { index, count, dataDir } = this.#options;
+    const mine = intakeShard(index, count);
+    for (const writer of writers) {
+      // a ping went to the shard of its time: SHARDS may have changed since, so either shard's mark may hold it
+      const marks = new Map<string, number>();
+      const markOf = (shard: string) => marks.get(shard) ?? marks.set(shard, this.#store.intakeMark(writer, shard)).get(shard)!;
+      for (const { position, entry } of readIntake(dataDir, writer)) {
+        if (shardOf(entry.projectId, count) !== index) continue;
+        if (position <= markOf(entry.shard) || position <= markOf(mine)) continue;
+        this.#applyIntake(writer, position, entry.projectId, entry.command);
+      }
+    }
+  }
+
+  /** Commits the intake pings applied so far within `ms` (unless a commit is already set to come sooner). */
+  #commitIntakeSoon(ms: number): void {
+    if (this.#intakeCommit !== null) {
+      if (ms > 0) return;
+      clearTimeout(this.#intakeCommit);
+    }
+    this.#intakeCommit = setTimeout(() => {
+      this.#intakeCommit = null;
+      if (this.#probing === null) this.#commitIntake().catch(() => {}); // a failure starts the probe, which commits them later
+    }, ms);
+    this.#intakeCommit.unref();
+  }
+
+  /**
+   * Commits the intake pings applied so far before a read of the store (the ping log, flips, the outbox):
+   * unless commits are failing, when the read shows what the store holds.
+   */
+  async #logIntake(): Promise<void> {
+    if (this.#unlogged.length > 0 && this.#probing === null) await this.#commitIntake().catch(() => {});
+  }
+
+  /** Commits what the intake pings applied so far changed, if a commit has not already. */
+  async #commitIntake(): Promise<void> {
+    if (this.#intakeCommit !== null) clearTimeout(this.#intakeCommit);
+    this.#intakeCommit = null;
+    if (this.#unlogged.length > 0) await this.#commitAfter(this.#lastAt, () => undefined);
+  }
+
+  /**
+   * Commits the intake pings applied so far (unless commits are failing), then returns the first position
+   * of intake log `writer` this shard's log does not hold yet, or null when it holds every one handed to it.
+   */
+  async #commitIntakeOf(writer: string): Promise<number | null> {
+    if (this.#probing === null) await this.#commitIntake().catch(() => {});
+    return this.#unlogged.find((u) => u.writer === writer)?.position ?? null;
+  }
+
+  /** The intake marks a commit taken now reaches: every intake log with pings applied past its durable mark. */
+  #takeIntakeMarks(): IntakeMark[] {
+    if (this.#unlogged.length === 0) return [];
+    const shard = intakeShard(this.#options.index, this.#options.count);
+    const marks: IntakeMark[] = [];
+    for (const [writer, position] of this.#intakeApplied) {
+      if (position > (this.#intakeDurable.get(writer) ?? 0)) marks.push({ writer, shard, position });
+    }
+    return marks;
+  }
+
+  /** Records that a commit holding `marks` is durable: the intake pings it reaches are no longer kept. */
+  #intakeLogged(marks: readonly IntakeMark[]): void {
+    if (marks.length === 0) return;
+    for (const { writer, position } of marks) this.#intakeDurable.set(writer, Math.max(position, this.#intakeDurable.get(writer) ?? 0));
+    this.#unlogged = this.#unlogged.filter((u) => u.position > (this.#intakeDurable.get(u.writer) ?? 0));
   }
 
   #checksSince(projectId: string, since: string | null): ChecksSince {
@@ -283,6 +403,7 @@ export class ShardHost {
   }
 
   async #outbox(): Promise<OutboxEntry[]> {
+    await this.#logIntake();
     await this.checkpoint();
     return this.#store.outboxAll().filter(this.#owns);
   }
@@ -312,6 +433,9 @@ export class ShardHost {
   }
 
   async close(): Promise<void> {
+    // the intake pings applied here go to this shard's log; if that fails, the intake log keeps them for a restart
+    if (this.#probing === null) await this.#commitIntake().catch(() => {});
+    if (this.#intakeCommit !== null) clearTimeout(this.#intakeCommit);
     this.#stopProbing();
     for (const closer of this.#closers.splice(0)) await closer();
     await this.#store.close();
@@ -328,8 +452,10 @@ export class ShardHost {
     }
     this.#lastAt = Math.max(this.#lastAt, at);
     const result = command();
-    const changes = this.#shard.takeChanges();
-    this.#versions.note(changes); // readers see the shard's state from now on, committed or not
+    const taken = this.#shard.takeChanges();
+    this.#versions.note(taken); // readers see the shard's state from now on, committed or not
+    const marks = this.#takeIntakeMarks(); // the intake pings applied before this take are in it
+    const changes = marks.length === 0 ? taken : { ...taken, intake: marks };
     if (!isEmpty(changes)) {
       const record = this.#withLogDetails(changes);
       this.#committing++;
@@ -349,6 +475,7 @@ export class ShardHost {
         this.#committing--;
         if (this.#stale && this.#committing === 0) this.#rebuild();
       }
+      this.#intakeLogged(marks);
       const seconds = (performance.now() - startedAt) / 1000;
       observe(this.counters.commitSeconds, seconds);
       if (seconds >= SLOW_COMMIT_SECONDS) log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
@@ -366,6 +493,8 @@ export class ShardHost {
       for (const { project, channels, checks } of this.#store.loadDurable((id) => shardOf(id, count) === index)) {
         shard.load(project, channels, checks);
       }
+      // acknowledged from an intake log, not yet in this shard's log: applied again, committed later
+      for (const { command } of this.#unlogged) shard.apply({ kind: "ping", ping: command });
       this.#shard = shard;
       this.#versions.reset();
       this.#stale = false;
@@ -387,6 +516,7 @@ export class ShardHost {
         this.#stopProbing();
         this.#probeBytes = 0;
         this.#writes.succeeded("commit");
+        if (this.#unlogged.length > 0) this.#commitIntakeSoon(0);
       }, (error: unknown) => this.#writes.failed("commit", error)).finally(() => { busy = false; });
     }, PROBE_EVERY_MS);
     this.#probing.unref();

@@ -65,7 +65,7 @@ type NoticeRow = readonly [patch: number, channel: number, flipN: number, flipAt
 type PingRow = readonly [patch: number, keep: number, body: Uint8Array | null, n: number, at: Millis, kind: PingRecord["kind"], scheme: string,
   remoteAddr: string, method: string, ua: string, rid: string | null, exitStatus: number | null, bodySize: number];
 
-const LISTS = ["projects", "channels", "checks", "deletedChecks", "deletedChannels", "pings", "flips", "outbox"] as const;
+const LISTS = ["projects", "channels", "checks", "deletedChecks", "deletedChannels", "pings", "flips", "outbox", "intake"] as const;
 
 /** One record as stored: the non-empty lists of Changes, with state-only check changes as patches. */
 type JournalRecord = Omit<Partial<Changes>, "outbox" | "pings"> & {
@@ -275,6 +275,7 @@ export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, 
     projects: record.projects ?? [], channels: record.channels ?? [], checks: record.checks ?? [], deletedChecks: record.deletedChecks ?? [],
     deletedChannels: record.deletedChannels ?? [], flips: record.flips ?? [], outbox: outbox ?? [],
     pings: record.pings?.map((ping) => (Array.isArray(ping) ? decodePingRow(ping as PingRow, record.states ?? []) : ping as PingWrite)) ?? [],
+    ...(record.intake === undefined ? {} : { intake: record.intake }),
   };
   return patched.length === 0 ? changes : { ...changes, checks: [...changes.checks, ...patched] };
 }
@@ -299,7 +300,7 @@ export function mergeChanges(list: readonly Changes[]): Changes {
  */
 export class ChangesMerger {
   readonly #checks = new Map<string, Check>();
-  readonly #merged = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
+  readonly #merged = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [], intake: [] } satisfies Changes;
 
   add(changes: Changes): void {
     const merged = this.#merged;
@@ -314,6 +315,7 @@ export class ChangesMerger {
     append(merged.pings, changes.pings);
     append(merged.flips, changes.flips);
     append(merged.outbox, changes.outbox);
+    append(merged.intake, changes.intake ?? []);
   }
 
   /** The merged Changes (call once, after the last add). */
@@ -352,6 +354,15 @@ export function applyChanges(tables: Tables, changes: Changes): void {
     removeChannel(tables, projectId, id);
     removeChannelEntries(tables, projectId, id);
   }
+  for (const mark of changes.intake ?? []) {
+    if (mark.position > intakeMark(tables, mark.writer, mark.shard)) tables.meta.putSync(["intake", mark.writer, mark.shard], mark.position);
+  }
+}
+
+/** Returns the position of intake log `writer` that shard `shard`'s commits in the tables reach (0 = none). */
+export function intakeMark(tables: Tables, writer: string, shard: string): number {
+  const position = tables.meta.get(["intake", writer, shard]);
+  return typeof position === "number" ? position : 0;
 }
 
 /**
@@ -375,7 +386,7 @@ export function splitChanges(changes: Changes, size: number): { bulk: Changes[];
   }
   return {
     bulk,
-    rest: { projects: [], channels: [], checks: [], pings: [], flips: [], deletedChecks: changes.deletedChecks, deletedChannels: changes.deletedChannels ?? [], outbox: changes.outbox },
+    rest: { projects: [], channels: [], checks: [], pings: [], flips: [], deletedChecks: changes.deletedChecks, deletedChannels: changes.deletedChannels ?? [], outbox: changes.outbox, intake: changes.intake ?? [] },
   };
 }
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
-import { applyChanges, bulkWrites, ChangesMerger, checkpointedSeq, dropMark, encodeJournal, encodeProbe, issueBulk, markCheckpointed, splitChanges } from "./journal.ts";
+import { applyChanges, bulkWrites, ChangesMerger, checkpointedSeq, dropMark, encodeJournal, encodeProbe, intakeMark, issueBulk, markCheckpointed, splitChanges } from "./journal.ts";
 import type { BulkWrite } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipNumbered, flipsOf, pruneFlips } from "./flip-log.ts";
@@ -121,6 +121,11 @@ export class Store {
   /** Returns a project's channels, ordered by id. */
   loadChannels(projectId: string): Channel[] {
     return loadChannels(this.#tables, projectId);
+  }
+
+  /** Returns the position of intake log `writer` that shard `shard`'s checkpointed commits reach (0 = none; read it at open, when the log is all in the tables). */
+  intakeMark(writer: string, shard: string): number {
+    return intakeMark(this.#tables, writer, shard);
   }
 
   /** Returns a project's checks, ordered by uuid. */

@@ -87,6 +87,7 @@ async function crashOnce(round: number): Promise<{ acknowledged: number }> {
         const stored = new Set(pings.map((p) => p.rid));
         const lost = [...(acknowledged.get(uuid) ?? [])].filter((rid) => !stored.has(rid));
         assert.equal(lost, [], `acknowledged pings lost for ${uuid}`);
+        assert.is(stored.size, pings.length, `each ping stored once (a restart applies no ping twice) for ${uuid}`);
         assert.is(pings[0]?.n ?? 0, check.n_pings, "n_pings equals the newest log entry");
         assert.equal(pings.map((p) => p.n), Array.from({ length: pings.length }, (_, i) => check.n_pings - i), "no gaps in the log");
         total += acknowledged.get(uuid)?.size ?? 0;

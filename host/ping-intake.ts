@@ -1,0 +1,154 @@
+// Pings by check uuid on their way to the shards, acknowledged by the front end itself: each is appended
+// to this process's intake log (persistence/intake.ts), and every ping of an event-loop turn shares one
+// write and sync, whichever shard owns it. Once durable there it is handed to its shard (one message per
+// shard for the pings of that write) before it is answered; requests later on the same channel see it.
+// The shard applies it in memory and writes its changes with its next commit; the intake log lets a
+// record go once every shard it went to has committed it.
+//
+// Why: measured on this machine, a shard's own synced write for each group of pings was most of a
+// ping's cost and the limit on pings/s (its thread waited for the disk while pings queued behind it).
+// A ping by slug may create its check or be refused by what only the shard knows: it keeps the shard's
+// committed path (ping-batches.ts).
+import { randomUUID } from "node:crypto";
+import type { PingCommand } from "../engine/commands.ts";
+import type { FileLog } from "../persistence/file-log.ts";
+import { encodeIntake, intakeShard, intakeWriters, openIntakeLog } from "../persistence/intake.ts";
+import type { Durability } from "../persistence/open.ts";
+import { log } from "./log.ts";
+import type { IntakePing, ShardHandle } from "./shard-host.ts";
+import { WriteFailures } from "./write-failures.ts";
+
+// How often the log starts a new segment and lets go of the segments every shard has committed.
+const TRIM_EVERY_MS = 10_000;
+const PROBE_BYTES = 4096; // the room a probe asks for: a ping's record is usually far less
+
+// The intake writers of this thread's pools, running: the others in a data directory were left by a crash.
+const running = new Set<string>();
+
+/** Returns the intake logs in `dataDir` no running pool of this process writes: what a crash left, to replay. */
+export function leftIntake(dataDir: string): string[] {
+  return intakeWriters(dataDir).filter((writer) => !running.has(writer));
+}
+
+export class PingIntake {
+  readonly #shards: readonly ShardHandle[];
+  readonly #writer = randomUUID();
+  readonly #log: FileLog;
+  readonly #writes: WriteFailures;
+  readonly #queues: IntakePing[][];
+  #postScheduled = false;
+  #posted = 0; // the last position handed to a shard
+  #inFlight = 0; // appends not yet resolved
+  #trimming = false;
+  readonly #trimTimer: ReturnType<typeof setInterval>;
+
+  constructor(dataDir: string, durability: Durability, shards: readonly ShardHandle[]) {
+    this.#shards = shards;
+    this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
+    this.#writes = new WriteFailures("ping intake", dataDir);
+    this.#queues = shards.map(() => []);
+    running.add(this.#writer);
+    this.#trimTimer = setInterval(() => void this.#trim(), TRIM_EVERY_MS);
+    this.#trimTimer.unref();
+  }
+
+  /** True while intake writes fail (an episode: the status endpoint answers 500). */
+  get failing(): boolean {
+    return this.#writes.failing;
+  }
+
+  /**
+   * Makes a ping to shard `index` durable in the intake log, then hands it to the shard; resolves after
+   * both (the ping may be acknowledged). Rejects with a StoreUnavailableError when the log can't be written.
+   */
+  async send(index: number, projectId: string, command: PingCommand): Promise<void> {
+    const record = encodeIntake({ shard: intakeShard(index, this.#shards.length), projectId, command });
+    if (!this.#writes.mayTry(record.length)) {
+      this.#writes.refused();
+      throw this.#writes.error();
+    }
+    this.#inFlight++;
+    let position: number;
+    try {
+      [position] = await this.#log.append([record]);
+    } catch (error) {
+      this.#writes.failed("commit", error);
+      throw this.#writes.error();
+    } finally {
+      this.#inFlight--;
+    }
+    this.#writes.succeeded("commit");
+    this.#queues[index].push({ position, projectId, command });
+    this.#posted = Math.max(this.#posted, position);
+    // the pings of one write resolve together: their messages go once all of them are queued, and
+    // before any of them is answered (this microtask runs before the callers' continuations)
+    if (!this.#postScheduled) {
+      this.#postScheduled = true;
+      queueMicrotask(() => this.#post());
+    }
+  }
+
+  /**
+   * Throws a StoreUnavailableError while intake writes fail; when the file system has room again, first
+   * tries a write of an empty record (a replay skips it): its success ends the episode.
+   */
+  async probe(): Promise<void> {
+    if (!this.#writes.failing) return;
+    if (!this.#writes.mayTry(PROBE_BYTES)) throw this.#writes.error();
+    try {
+      await this.#log.append([new Uint8Array(0)]);
+    } catch (error) {
+      this.#writes.failed("commit", error);
+      throw this.#writes.error();
+    }
+    this.#writes.succeeded("commit");
+  }
+
+  /** Waits until every append made so far is written and handed to its shard (or failed). */
+  async drain(): Promise<void> {
+    while (this.#inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * Stops the log after the shards have committed what they were handed (the pool asks them first, in
+   * `committedBelow`): its files go when every record is in a shard's log, else they stay for a restart.
+   */
+  async close(): Promise<void> {
+    clearInterval(this.#trimTimer);
+    await this.drain();
+    const below = await this.#committedBelow();
+    await this.#log.close(below);
+    running.delete(this.#writer);
+  }
+
+  #post(): void {
+    this.#postScheduled = false;
+    this.#queues.forEach((queue, index) => {
+      if (queue.length === 0) return;
+      this.#queues[index] = [];
+      this.#shards[index].apply({ kind: "intakePings", writer: this.#writer, pings: queue })
+        .catch((error: unknown) => log.error({ err: error, shard: index }, "a shard failed to apply acknowledged pings"));
+    });
+  }
+
+  /** Returns the position below which every record handed to a shard is in that shard's log (it commits them first). */
+  async #committedBelow(): Promise<number> {
+    const handed = this.#posted + 1; // read before asking: the shards answer for everything handed before
+    const firsts = await Promise.all(this.#shards.map((shard) => shard.apply({ kind: "commitIntake", writer: this.#writer })));
+    return Math.min(handed, ...firsts.map((first) => first ?? handed));
+  }
+
+  /** Starts a new segment and removes the older ones every shard has committed (one run at a time). */
+  async #trim(): Promise<void> {
+    if (this.#trimming) return;
+    this.#trimming = true;
+    try {
+      this.#log.roll();
+      await this.#log.truncateBelow(await this.#committedBelow());
+    } catch (error) {
+      log.warn({ err: error }, "the intake log could not let go of committed segments");
+    } finally {
+      this.#trimming = false;
+    }
+  }
+}

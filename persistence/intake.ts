@@ -1,0 +1,67 @@
+// The intake log: the front end's own command log of pings by check uuid, in DATA_DIR/intake. The front
+// end acknowledges such a ping once it is here (one write and sync for every ping of an event-loop turn,
+// whichever shard owns it), then hands it to its shard, which applies it in memory and writes its changes
+// with its next commit, lazily, naming how far the intake log it reaches (an IntakeMark). A restart
+// replays into each shard the intake records past its marks, then lets the files go.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { Packr } from "msgpackr";
+import type { PingCommand } from "../engine/commands.ts";
+import { makeDir } from "./open.ts";
+import { FileLog, readSegments, segmentFiles, spareFiles, syncDir } from "./file-log.ts";
+
+export const INTAKE_DIR = "intake";
+
+// self-describing records (nothing shared between runs), bodies copied out of the files' buffers
+const intakePackr = new Packr({ copyBuffers: true, useRecords: false });
+
+/** One ping of the intake log: the shard it went to ("<index>/<count>"), its project, and the ping as received. */
+export type IntakeEntry = { readonly shard: string; readonly projectId: string; readonly command: PingCommand };
+
+/** An intake record as read back: its position and entry. */
+export type IntakeRecord = { readonly position: number; readonly entry: IntakeEntry };
+
+/** Returns the shard name an intake entry and a mark use: "<index>/<count>". */
+export function intakeShard(index: number, count: number): string {
+  return `${index}/${count}`;
+}
+
+/** Opens writer `writer`'s intake log in `dataDir` (with `sync`, each group is on disk before its appends resolve). */
+export function openIntakeLog(dataDir: string, writer: string, sync: boolean): FileLog {
+  makeDir(join(dataDir, INTAKE_DIR));
+  return new FileLog(join(dataDir, INTAKE_DIR), writer, { sync });
+}
+
+/** Returns the bytes of an intake record. */
+export function encodeIntake(entry: IntakeEntry): Uint8Array {
+  return intakePackr.pack([entry.shard, entry.projectId, entry.command]);
+}
+
+/** Returns the entry of an intake record's bytes. */
+export function decodeIntake(bytes: Uint8Array): IntakeEntry {
+  const [shard, projectId, command] = intakePackr.unpack(bytes) as [string, string, PingCommand];
+  return { shard, projectId, command };
+}
+
+/** Returns the writers that have intake files in `dataDir`. */
+export function intakeWriters(dataDir: string): string[] {
+  return [...new Set(segmentFiles(join(dataDir, INTAKE_DIR)).map((file) => file.writer))].sort();
+}
+
+/** Returns the records of intake log `writer` in `dataDir`, in order, up to the first torn or corrupt one. */
+export function readIntake(dataDir: string, writer: string): IntakeRecord[] {
+  const dir = join(dataDir, INTAKE_DIR);
+  const files = segmentFiles(dir).filter((file) => file.writer === writer);
+  // an empty record is a probe's (host/ping-intake.ts): a write that tells whether the disk takes writes again
+  return readSegments(dir, files).flatMap((record) => (record.bytes.length === 0 ? [] : [{ position: record.position, entry: decodeIntake(record.bytes) }]));
+}
+
+/** Removes the files of intake logs `writers` (their records are in the shards' commits), and spares no writer uses. */
+export function removeIntake(dataDir: string, writers: readonly string[]): void {
+  if (writers.length === 0) return;
+  const dir = join(dataDir, INTAKE_DIR);
+  const gone = new Set(writers);
+  for (const file of segmentFiles(dir)) if (gone.has(file.writer)) rmSync(join(dir, file.name), { force: true });
+  for (const spare of spareFiles(dir)) if (writers.some((writer) => spare.name.includes(`_${writer}_`))) rmSync(join(dir, spare.name), { force: true });
+  syncDir(dir);
+}
