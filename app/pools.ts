@@ -26,17 +26,17 @@ export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
 export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
   const intakeLeft = leftIntake(options.dataDir);
   const hosts = await openHosts({ ...options, intakeLeft });
-  const handles = hosts.map((host) => inProcessHandle(host));
-  const pool = new ShardedPool(handles, async () => {});
+  const intake = new PingIntake(options.dataDir, options.durability, hosts.map((host) => inProcessHandle(host)));
+  const pool = new ShardedPool(intake.handles(), async () => {});
   await pool.init();
-  withIntake(pool, options, handles, intakeLeft);
+  useIntake(pool, intake, options.dataDir, intakeLeft);
   return pool;
 }
 
-/** Lets the intake logs a crash left go (every shard has applied and committed their pings), and starts this pool's own. */
-function withIntake(pool: ShardedPool, options: PoolOptions, handles: ShardHandle[], intakeLeft: readonly string[]): void {
-  removeIntake(options.dataDir, intakeLeft);
-  pool.useIntake(new PingIntake(options.dataDir, options.durability, handles));
+/** Lets the intake logs a crash left go (every shard has applied and committed their pings), and acknowledges pings from this pool's own. */
+function useIntake(pool: ShardedPool, intake: PingIntake, dataDir: string, intakeLeft: readonly string[]): void {
+  removeIntake(dataDir, intakeLeft);
+  pool.useIntake(intake);
 }
 
 async function openHosts(options: PoolOptions & Pick<ShardSetup, "intakeLeft">): Promise<ShardHost[]> {
@@ -78,7 +78,8 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     // comlink's Remote type loses apply's generic pairing; the worker serves the same ShardHost.apply
     handles.push(wrap(nodeEndpoint(worker)) as unknown as ShardHandle);
   }
-  const pool = new ShardedPool(handles, async () => {
+  const intake = new PingIntake(options.dataDir, options.durability, handles);
+  const pool = new ShardedPool(intake.handles(), async () => {
     for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
     await Promise.all(workers.map((w) => w.terminate()));
   });
@@ -90,6 +91,6 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     throw error;
   }
   started = true;
-  withIntake(pool, options, handles, intakeLeft);
+  useIntake(pool, intake, options.dataDir, intakeLeft);
   return pool;
 }

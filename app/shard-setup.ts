@@ -7,6 +7,7 @@ import { shardOutbox } from "./shard-outbox.ts";
 import { ShardHost } from "../host/shard-host.ts";
 import { isStoreUnavailable } from "../host/write-failures.ts";
 import { log } from "../host/log.ts";
+import { DEADLINE_LAG_MS } from "../host/ping-intake.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
 export type ShardSetup = {
@@ -76,7 +77,8 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
       if (busy) return; // a slow commit must not pile up ticks
       busy = true;
       // the checkpoint also runs when deadlines could not be applied: it may be what failed, and it retries
-      host.advance(Date.now()).catch(report("applying deadlines")).then(() => host.checkpointIfDue()).catch(report("checkpoint"))
+      // deadlines DEADLINE_LAG_MS late: pings acknowledged before a deadline reach the shard first (host/ping-intake.ts)
+      host.advance(Date.now() - DEADLINE_LAG_MS).catch(report("applying deadlines")).then(() => host.checkpointIfDue()).catch(report("checkpoint"))
         .finally(() => { busy = false; });
     }, TICK_MS);
     timer.unref();

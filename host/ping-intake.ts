@@ -1,12 +1,15 @@
 // Pings by check uuid on their way to the shards, acknowledged by the front end itself: each is appended
 // to this process's intake log (persistence/intake.ts), and every ping of an event-loop turn shares one
-// write and sync, whichever shard owns it. Once durable there it is handed to its shard (one message per
-// shard for the pings of that write) before it is answered; requests later on the same channel see it.
-// The shard applies it in memory and writes its changes with its next commit; the intake log lets a
-// record go once every shard it went to has committed it.
+// write and sync, whichever shard owns it. Once durable there it is answered, and handed to its shard
+// within HANDOFF_MS, together with the others of that time (one message, one wake-up of the shard's
+// thread), or at once when any other request goes to that shard: the handles this gives the pool send
+// the pings waiting first, so every request sees the pings acknowledged before it. The shard applies
+// them in memory and writes their changes with its next commit; the intake log lets a record go once
+// every shard it went to has committed it.
 //
 // Why: measured on this machine, a shard's own synced write for each group of pings was most of a
-// ping's cost and the limit on pings/s (its thread waited for the disk while pings queued behind it).
+// ping's cost and the limit on pings/s (its thread waited for the disk while pings queued behind it),
+// and at an everyday rate waking the shard's thread for each ping cost as much again.
 // A ping by slug may create its check or be refused by what only the shard knows: it keeps the shard's
 // committed path (ping-batches.ts).
 import { randomUUID } from "node:crypto";
@@ -17,6 +20,12 @@ import type { Durability } from "../persistence/open.ts";
 import { log } from "./log.ts";
 import type { IntakePing, ShardHandle } from "./shard-host.ts";
 import { WriteFailures } from "./write-failures.ts";
+
+// How long an acknowledged ping may wait for its shard (when no other request for the shard comes first).
+// Deadlines are applied DEADLINE_LAG_MS late (app/shard-setup.ts), so that a ping sent before a deadline
+// reaches its shard before the deadline is applied, even when writes and the event loop are slow.
+export const HANDOFF_MS = 50;
+export const DEADLINE_LAG_MS = 250;
 
 // How often the log starts a new segment and lets go of the segments every shard has committed.
 const TRIM_EVERY_MS = 10_000;
@@ -32,11 +41,12 @@ export function leftIntake(dataDir: string): string[] {
 
 export class PingIntake {
   readonly #shards: readonly ShardHandle[];
+  readonly #handles: readonly ShardHandle[];
   readonly #writer = randomUUID();
   readonly #log: FileLog;
   readonly #writes: WriteFailures;
   readonly #queues: IntakePing[][];
-  #postScheduled = false;
+  #handOff: ReturnType<typeof setTimeout> | null = null;
   #posted = 0; // the last position handed to a shard
   #inFlight = 0; // appends not yet resolved
   #trimming = false;
@@ -47,9 +57,20 @@ export class PingIntake {
     this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
     this.#writes = new WriteFailures("ping intake", dataDir);
     this.#queues = shards.map(() => []);
+    this.#handles = shards.map((shard, index) => ({
+      apply: (request) => {
+        this.#post(index);
+        return shard.apply(request);
+      },
+    }));
     running.add(this.#writer);
     this.#trimTimer = setInterval(() => void this.#trim(), TRIM_EVERY_MS);
     this.#trimTimer.unref();
+  }
+
+  /** The shards' handles for every other request: each first hands its shard the pings waiting for it. */
+  handles(): ShardHandle[] {
+    return [...this.#handles];
   }
 
   /** True while intake writes fail (an episode: the status endpoint answers 500). */
@@ -79,12 +100,9 @@ export class PingIntake {
     }
     this.#writes.succeeded("commit");
     this.#queues[index].push({ position, projectId, command });
-    this.#posted = Math.max(this.#posted, position);
-    // the pings of one write resolve together: their messages go once all of them are queued, and
-    // before any of them is answered (this microtask runs before the callers' continuations)
-    if (!this.#postScheduled) {
-      this.#postScheduled = true;
-      queueMicrotask(() => this.#post());
+    if (this.#handOff === null) {
+      this.#handOff = setTimeout(() => this.#postAll(), HANDOFF_MS);
+      this.#handOff.unref();
     }
   }
 
@@ -107,6 +125,7 @@ export class PingIntake {
   /** Waits until every append made so far is written and handed to its shard (or failed). */
   async drain(): Promise<void> {
     while (this.#inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+    this.#postAll();
   }
 
   /**
@@ -121,19 +140,27 @@ export class PingIntake {
     running.delete(this.#writer);
   }
 
-  #post(): void {
-    this.#postScheduled = false;
-    this.#queues.forEach((queue, index) => {
-      if (queue.length === 0) return;
-      this.#queues[index] = [];
-      this.#shards[index].apply({ kind: "intakePings", writer: this.#writer, pings: queue })
-        .catch((error: unknown) => log.error({ err: error, shard: index }, "a shard failed to apply acknowledged pings"));
-    });
+  #postAll(): void {
+    if (this.#handOff !== null) clearTimeout(this.#handOff);
+    this.#handOff = null;
+    for (let index = 0; index < this.#queues.length; index++) this.#post(index);
+  }
+
+  /** Hands shard `index` the pings waiting for it. */
+  #post(index: number): void {
+    const queue = this.#queues[index];
+    if (queue.length === 0) return;
+    this.#queues[index] = [];
+    this.#posted = Math.max(this.#posted, queue[queue.length - 1].position);
+    this.#shards[index].apply({ kind: "intakePings", writer: this.#writer, pings: queue })
+      .catch((error: unknown) => log.error({ err: error, shard: index }, "a shard failed to apply acknowledged pings"));
   }
 
   /** Returns the position below which every record handed to a shard is in that shard's log (it commits them first). */
   async #committedBelow(): Promise<number> {
-    const handed = this.#posted + 1; // read before asking: the shards answer for everything handed before
+    // the pings not yet handed over: the first of them bounds it, else everything handed so far does
+    const waiting = this.#queues.flatMap((queue) => (queue.length === 0 ? [] : [queue[0].position]));
+    const handed = Math.min(this.#posted + 1, ...waiting); // read before asking: the shards answer for everything handed before
     const firsts = await Promise.all(this.#shards.map((shard) => shard.apply({ kind: "commitIntake", writer: this.#writer })));
     return Math.min(handed, ...firsts.map((first) => first ?? handed));
   }
