@@ -18,7 +18,7 @@ import type { FileLog } from "../persistence/file-log.ts";
 import { encodeIntake, intakeShard, intakeWriters, openIntakeLog } from "../persistence/intake.ts";
 import type { Durability } from "../persistence/open.ts";
 import { log } from "./log.ts";
-import type { IntakePing, ShardHandle } from "./shard-host.ts";
+import type { ShardHandle } from "./shard-host.ts";
 import { WriteFailures } from "./write-failures.ts";
 
 // How long an acknowledged ping may wait for its shard (when no other request for the shard comes first).
@@ -45,7 +45,7 @@ export class PingIntake {
   readonly #writer = randomUUID();
   readonly #log: FileLog;
   readonly #writes: WriteFailures;
-  readonly #queues: IntakePing[][];
+  readonly #queues: { readonly position: number; readonly record: Uint8Array }[][]; // acknowledged, not yet handed over
   #handOff: ReturnType<typeof setTimeout> | null = null;
   #posted = 0; // the last position handed to a shard
   #inFlight = 0; // appends not yet resolved
@@ -99,7 +99,7 @@ export class PingIntake {
       this.#inFlight--;
     }
     this.#writes.succeeded("commit");
-    this.#queues[index].push({ position, projectId, command });
+    this.#queues[index].push({ position, record });
     if (this.#handOff === null) {
       this.#handOff = setTimeout(() => this.#postAll(), HANDOFF_MS);
       this.#handOff.unref();
@@ -152,7 +152,13 @@ export class PingIntake {
     if (queue.length === 0) return;
     this.#queues[index] = [];
     this.#posted = Math.max(this.#posted, queue[queue.length - 1].position);
-    this.#shards[index].apply({ kind: "intakePings", writer: this.#writer, pings: queue })
+    const ends: number[] = [];
+    let size = 0;
+    for (const { record } of queue) ends.push(size += record.length);
+    const bytes = new Uint8Array(size); // a buffer of its own: a view into a larger one would be copied whole
+    queue.forEach(({ record }, i) => bytes.set(record, i === 0 ? 0 : ends[i - 1]));
+    const batch = { positions: queue.map((q) => q.position), ends, bytes };
+    this.#shards[index].apply({ kind: "intakePings", writer: this.#writer, batch })
       .catch((error: unknown) => log.error({ err: error, shard: index }, "a shard failed to apply acknowledged pings"));
   }
 

@@ -145,6 +145,7 @@ export class FileLog implements CommandLog {
   readonly #dir: string;
   readonly #writer: string;
   readonly #sync: boolean;
+  readonly #poolFrom: number;
   readonly #identity = ownIdentity();
   #segments: Segment[] = []; // oldest first; appends go to the last
   #rollPending = true; // the first append opens the first segment
@@ -155,11 +156,16 @@ export class FileLog implements CommandLog {
   #writing = false;
   #scheduled = false;
 
-  /** `sync`: each group is on disk (O_DSYNC) before its appends resolve; otherwise once written (survives a crash of the process). */
-  constructor(dir: string, writer: string, options: { readonly sync: boolean }) {
+  /**
+   * `sync`: each group is on disk (O_DSYNC) before its appends resolve; otherwise once written (survives
+   * a crash of the process). `poolFrom`: a group of at least this many appends is written by Node's I/O
+   * thread pool, so that the writer's thread goes on meanwhile (default: never).
+   */
+  constructor(dir: string, writer: string, options: { readonly sync: boolean; readonly poolFrom?: number }) {
     this.#dir = dir;
     this.#writer = writer;
     this.#sync = options.sync;
+    this.#poolFrom = options.poolFrom ?? Infinity;
   }
 
   append(records: readonly Uint8Array[]): Promise<number[]> {
@@ -247,8 +253,11 @@ export class FileLog implements CommandLog {
     try {
       const handle = await segment.handle;
       const bytes = Buffer.concat(group.flatMap((w) => w.frames));
+      const pooled = group.length >= this.#poolFrom;
       for (let done = 0; done < bytes.length;) {
-        done += writeSync(handle.fd, bytes, done, bytes.length - done, segment.end + done);
+        done += pooled
+          ? (await handle.write(bytes, done, bytes.length - done, segment.end + done)).bytesWritten
+          : writeSync(handle.fd, bytes, done, bytes.length - done, segment.end + done);
       }
       segment.end += bytes.length; // only now: a failed group is overwritten by the next
       segment.lastPosition = group.at(-1)!.positions.at(-1)!;
