@@ -34,9 +34,9 @@ const PROBE_BYTES = 4096; // the room a probe asks for: a ping's record is usual
 // The intake writers of this thread's pools, running: the others in a data directory were left by a crash.
 const running = new Set<string>();
 
-/** Returns the intake logs in `dataDir` no running pool of this process writes: what a crash left, to replay. */
+/** Returns the intake logs in `dataDir` that no running process writes: what a crash left, to replay. */
 export function leftIntake(dataDir: string): string[] {
-  return intakeWriters(dataDir).filter((writer) => !running.has(writer));
+  return intakeWriters(dataDir).filter(({ writer, own }) => !own || !running.has(writer)).map(({ writer }) => writer);
 }
 
 export class PingIntake {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Packr } from "msgpackr";
 import type { PingCommand } from "../engine/commands.ts";
 import { makeDir } from "./open.ts";
+import { isRunning, ownIdentity } from "./process-identity.ts";
 import { FileLog, readSegments, segmentFiles, spareFiles, syncDir } from "./file-log.ts";
 
 export const INTAKE_DIR = "intake";
@@ -48,9 +49,19 @@ export function decodeIntake(bytes: Uint8Array): IntakeEntry {
   return { shard, projectId, command };
 }
 
-/** Returns the writers that have intake files in `dataDir`. */
-export function intakeWriters(dataDir: string): string[] {
-  return [...new Set(segmentFiles(join(dataDir, INTAKE_DIR)).map((file) => file.writer))].sort();
+/**
+ * Returns the writers that have intake files in `dataDir` and may be running: those of this process
+ * (`own`: its caller knows which of them still write), and none of another process that still runs (a
+ * server the CLI was pointed at): only a writer whose process is gone left its log to replay.
+ */
+export function intakeWriters(dataDir: string): { readonly writer: string; readonly own: boolean }[] {
+  const self = ownIdentity();
+  const writers = new Map<string, boolean>();
+  for (const file of segmentFiles(join(dataDir, INTAKE_DIR))) {
+    if (file.identity === self) writers.set(file.writer, true);
+    else if (!isRunning(file.identity)) writers.set(file.writer, false);
+  }
+  return [...writers].sort(([a], [b]) => (a < b ? -1 : 1)).map(([writer, own]) => ({ writer, own }));
 }
 
 /** Returns the records of intake log `writer` in `dataDir`, in order, up to the first torn or corrupt one. */

@@ -3,7 +3,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { randomUUID } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import type { Pool, PingCommand } from "../../host/pool-api.ts";
 import { createInProcessPool, createWorkerPool } from "../../app/pools.ts";
@@ -11,6 +14,7 @@ import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import { encodeIntake, INTAKE_DIR, intakeShard, openIntakeLog } from "../../persistence/intake.ts";
 import { shardOf } from "../../host/routing.ts";
+import { frame, segmentName } from "../../persistence/file-log.ts";
 import { tempDir } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -113,5 +117,42 @@ for (const [name, make] of [["in-process", createInProcessPool], ["workers", cre
     }
   });
 }
+
+test("an intake log of another process that still runs is left alone; once that process is gone it is replayed", async () => {
+  const dir = tempDir();
+  // a live process and its identity, as its files would carry it
+  const identityModule = fileURLToPath(new URL("../../persistence/process-identity.js", import.meta.url));
+  const other = spawn(process.execPath, ["--input-type=module", "-e",
+    `import { ownIdentity } from ${JSON.stringify(identityModule)}; console.log(ownIdentity()); setInterval(() => {}, 1000);`],
+    { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const [line] = await once(other.stdout!, "data") as [Buffer];
+    const identity = line.toString().trim();
+    let pool = await createInProcessPool(options(dir.path, 1));
+    const project = await pool.createProject({ name: "p", checkLimit: 10, pingLogLimit: 100, pingBodyLimit: 100 }, T0);
+    const created = await pool.createCheck(project.id, { name: "c", timeoutMs: HOUR, graceMs: MINUTE }, [], T0);
+    if (!created.ok) throw new Error("no check");
+    const uuid = created.value.check.uuid;
+    await pool.close();
+
+    const name = segmentName(identity, randomUUID(), 1);
+    const shard = intakeShard(0, 1);
+    writeFileSync(join(dir.path, INTAKE_DIR, name), frame(1, encodeIntake({ shard, projectId: project.id, command: ping(uuid, randomUUID(), T0 + MINUTE) })));
+    pool = await createInProcessPool(options(dir.path, 1));
+    assert.is((await pingsOf(pool, project.id, uuid)).nPings, 0, "a running writer's pings are not applied");
+    await pool.close();
+    assert.ok(readdirSync(join(dir.path, INTAKE_DIR)).includes(name), "a running writer's file stays");
+
+    other.kill("SIGKILL");
+    await once(other, "exit");
+    pool = await createInProcessPool(options(dir.path, 1));
+    assert.is((await pingsOf(pool, project.id, uuid)).nPings, 1, "once its process is gone, its pings are applied");
+    await pool.close();
+    assert.not.ok(readdirSync(join(dir.path, INTAKE_DIR)).includes(name), "and its file goes");
+  } finally {
+    other.kill("SIGKILL");
+    dir.remove();
+  }
+});
 
 test.run();
