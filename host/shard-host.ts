@@ -319,7 +319,7 @@ export class ShardHost {
    * of intake log `writer` this shard's log does not hold yet, or null when it holds every one handed to it.
    */
   async #commitIntakeOf(writer: string): Promise<number | null> {
-    if (this.#probing === null) await this.#commitIntake().catch(() => {});
+    await this.#logIntake();
     return this.#unlogged.find((u) => u.writer === writer)?.position ?? null;
   }
 
@@ -442,7 +442,7 @@ export class ShardHost {
 
   async close(): Promise<void> {
     // the intake pings applied here go to this shard's log; if that fails, the intake log keeps them for a restart
-    if (this.#probing === null) await this.#commitIntake().catch(() => {});
+    await this.#logIntake();
     if (this.#intakeCommit !== null) clearTimeout(this.#intakeCommit);
     this.#stopProbing();
     for (const closer of this.#closers.splice(0)) await closer();

@@ -12,6 +12,7 @@ import type { Pool, PingCommand } from "../../host/pool-api.ts";
 import { createInProcessPool, createWorkerPool } from "../../app/pools.ts";
 import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
+import type { Project } from "../../engine/model.ts";
 import { encodeIntake, INTAKE_DIR, intakeShard, openIntakeLog } from "../../persistence/intake.ts";
 import { shardOf } from "../../host/routing.ts";
 import { frame, segmentName } from "../../persistence/file-log.ts";
@@ -37,6 +38,14 @@ async function leaveIntake(dataDir: string, writer: string, projectId: string, u
   await log.close(0); // keeps every file, as a kill would
 }
 
+/** Creates a project and a check with a timeout of an hour and a minute's grace (no ping yet). */
+async function projectWithCheck(pool: Pool): Promise<{ project: Project; uuid: string }> {
+  const project = await pool.createProject({ name: "p", checkLimit: 10, pingLogLimit: 100, pingBodyLimit: 100 }, T0);
+  const created = await pool.createCheck(project.id, { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE }, [], T0);
+  if (!created.ok) throw new Error("no check");
+  return { project, uuid: created.value.check.uuid };
+}
+
 async function pingsOf(pool: Pool, projectId: string, uuid: string): Promise<{ nPings: number; rids: (string | null)[]; bodies: string[] }> {
   const page = await pool.listPings(projectId, uuid);
   if (!page.ok) throw new Error("no ping log");
@@ -53,10 +62,7 @@ for (const [name, make] of [["in-process", createInProcessPool], ["workers", cre
     const dir = tempDir();
     try {
       let pool = await make(options(dir.path, 1));
-      const project = await pool.createProject({ name: "p", checkLimit: 10, pingLogLimit: 100, pingBodyLimit: 100 }, T0);
-      const created = await pool.createCheck(project.id, { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE }, [], T0);
-      if (!created.ok) throw new Error("no check");
-      const uuid = created.value.check.uuid;
+      const { project, uuid } = await projectWithCheck(pool);
       await pool.close();
 
       const writer = randomUUID();
@@ -96,10 +102,7 @@ for (const [name, make] of [["in-process", createInProcessPool], ["workers", cre
     const dir = tempDir();
     try {
       let pool = await make(options(dir.path, 2));
-      const project = await pool.createProject({ name: "p", checkLimit: 10, pingLogLimit: 100, pingBodyLimit: 100 }, T0);
-      const created = await pool.createCheck(project.id, { name: "c", timeoutMs: HOUR, graceMs: MINUTE }, [], T0);
-      if (!created.ok) throw new Error("no check");
-      const uuid = created.value.check.uuid;
+      const { project, uuid } = await projectWithCheck(pool);
       for (let i = 1; i <= 20; i++) {
         const answer = await pool.ping(project.id, ping(uuid, randomUUID(), T0 + i * MINUTE));
         assert.ok(answer.ok);
@@ -129,10 +132,7 @@ test("an intake log of another process that still runs is left alone; once that 
     const [line] = await once(other.stdout!, "data") as [Buffer];
     const identity = line.toString().trim();
     let pool = await createInProcessPool(options(dir.path, 1));
-    const project = await pool.createProject({ name: "p", checkLimit: 10, pingLogLimit: 100, pingBodyLimit: 100 }, T0);
-    const created = await pool.createCheck(project.id, { name: "c", timeoutMs: HOUR, graceMs: MINUTE }, [], T0);
-    if (!created.ok) throw new Error("no check");
-    const uuid = created.value.check.uuid;
+    const { project, uuid } = await projectWithCheck(pool);
     await pool.close();
 
     const name = segmentName(identity, randomUUID(), 1);
