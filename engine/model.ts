@@ -106,7 +106,7 @@ export type Check = {
   readonly alert?: AlertState;
 };
 
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * Returns a copy of `check` with `changes` applied. Every check record of the engine is made here, as one

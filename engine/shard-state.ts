@@ -1,7 +1,7 @@
 // What a shard holds in memory, indexed the ways its commands look things up: projects (by id and by ping
 // key), each project's channels and checks, and checks by uuid. No rules live here: the Shard decides what
 // changes; this keeps the indexes in step and answers lookups.
-import type { Channel, Check, CheckSpec, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Project, UniqueField, Writable } from "./model.ts";
 import { checkWith, tagsOf } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { invalid, ok } from "./outcome.ts";
@@ -177,22 +177,27 @@ export class ShardState {
    * decoded, each is a slice of one string of all the record's text, which the check would keep alive.
    */
   compact(check: Check): Check {
-    const shared = <T extends string>(text: T): T => {
-      if (text.length > 64) return ownCopy(text);
-      const known = this.#strings.get(text);
-      if (known !== undefined) return known as T;
-      const copy = ownCopy(text);
-      if (this.#strings.size < 10_000) this.#strings.set(copy, copy);
-      return copy;
-    };
-    return checkWith(check, {
-      uuid: ownCopy(check.uuid), projectId: shared(check.projectId), badgeKey: ownCopy(check.badgeKey),
-      name: ownCopy(check.name), slug: ownCopy(check.slug), desc: ownCopy(check.desc), tz: shared(check.tz),
-      schedule: shared(check.schedule), kind: shared(check.kind), status: shared(check.status), methods: shared(check.methods),
-      tags: shared(check.tags), startKw: ownCopy(check.startKw), successKw: ownCopy(check.successKw), failureKw: ownCopy(check.failureKw),
-      lastStartRid: check.lastStartRid === null ? null : ownCopy(check.lastStartRid),
-      channels: check.channels.length === 0 ? NO_CHANNELS : check.channels.map((id) => ownCopy(id)),
-    });
+    // a copy of one shape (checkWith), then field by field: measured, applying the changes as an object
+    // (Object.assign) took a third of a loaded check's time at a million checks
+    const copy: Writable<Check> = checkWith(check);
+    copy.uuid = ownCopy(check.uuid); copy.projectId = this.#shared(check.projectId); copy.badgeKey = ownCopy(check.badgeKey);
+    copy.name = ownCopy(check.name); copy.slug = ownCopy(check.slug); copy.desc = ownCopy(check.desc); copy.tz = this.#shared(check.tz);
+    copy.schedule = this.#shared(check.schedule); copy.kind = this.#shared(check.kind); copy.status = this.#shared(check.status);
+    copy.methods = this.#shared(check.methods); copy.tags = this.#shared(check.tags); copy.startKw = ownCopy(check.startKw);
+    copy.successKw = ownCopy(check.successKw); copy.failureKw = ownCopy(check.failureKw);
+    copy.lastStartRid = check.lastStartRid === null ? null : ownCopy(check.lastStartRid);
+    copy.channels = check.channels.length === 0 ? NO_CHANNELS : check.channels.map((id) => ownCopy(id));
+    return copy;
+  }
+
+  /** Returns `text` as the one copy the loaded checks share (long texts: a copy of their own). */
+  #shared<T extends string>(text: T): T {
+    if (text.length > 64) return ownCopy(text);
+    const known = this.#strings.get(text);
+    if (known !== undefined) return known as T;
+    const copy = ownCopy(text);
+    if (this.#strings.size < 10_000) this.#strings.set(copy, copy);
+    return copy;
   }
 }
 
