@@ -8,14 +8,20 @@
 // gets. Then the write profile (bench/write-profile.ts): what the log and a checkpoint each write per ping,
 // on fresh ping logs and on full ones. Beside write_bytes, the bytes the disk holding DATA_DIR got over the
 // same window (its sectors written: every process's, the file system's journal included, and a page
-// counted once however the page cache accounts it).
+// counted once however the page cache accounts it). The same-run floor: the durable bare server
+// (bench/durable-bare-server.ts: one synced write per event-loop turn, nothing else) under the same
+// 20 connections, alternated with hcd's runs: what acknowledging a ping durably writes before any state.
 // Run: node dist/bench/writes.bench.js   (env: HCD_BENCH_RUNS=3, HCD_BENCH_SECONDS=5, HCD_BENCH_STEADY_SECONDS=60)
 import { peakGenerator, runFixedRate, runPeak } from "./load.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { deviceBytesWritten, median, Progress, settledWriteBytes, writeBytesOf } from "./measure.ts";
 import { PING_BODY, startPingFixture } from "./ping-fixture.ts";
 import type { PingFixture } from "./ping-fixture.ts";
 import { finishScenario, fmt } from "./report.ts";
-import { ADMIN_TOKEN } from "./servers.ts";
+import { ADMIN_TOKEN, startDurableBare } from "./servers.ts";
+import type { ServerProcess } from "./servers.ts";
 import type { Figure, ScenarioResult } from "./report.ts";
 import { runFullLogProfile, runWriteProfile } from "./write-profile.ts";
 
@@ -31,13 +37,15 @@ export async function runWritesBench(): Promise<ScenarioResult> {
   const runs = Number(process.env.HCD_BENCH_RUNS ?? 3), seconds = Number(process.env.HCD_BENCH_SECONDS ?? 5);
   const steadySeconds = Number(process.env.HCD_BENCH_STEADY_SECONDS ?? 60);
   const progress = new Progress(SCENARIO);
-  let fixture: PingFixture | null = null;
+  let fixture: PingFixture | null = null, durable: ServerProcess | null = null;
+  const durableDir = mkdtempSync(join(tmpdir(), "hcd-bench-writes-durable-bare-"));
   try {
     progress.update(0, 1, "creating 1,000 checks", true);
     const f = await startPingFixture();
     fixture = f;
     const pid = f.hcd.pid;
     if (writeBytesOf(pid) === null) throw new Error(`writes bench: /proc/${pid}/io is not readable`);
+    const floor = durable = await startDurableBare(durableDir);
     const measure = async (load: () => Promise<{ pings: number; perSecond: number; failures: number }>): Promise<Run> => {
       const before = await settledWriteBytes(pid, SETTLE), deviceBefore = deviceBytesWritten(f.dataDir);
       const result = await load();
@@ -57,12 +65,21 @@ export async function runWritesBench(): Promise<ScenarioResult> {
       const r = await runFixedRate({ url: f.hcd.url, pathsFile: f.pathsFile, rate: RATE, seconds: steadySeconds, warmupSeconds: 0, connections: CONNECTIONS, body: PING_BODY });
       return { pings: r.completed, perSecond: r.achievedRate, failures: r.non200 + r.errors };
     });
-    const steps = 1 + 2 * runs;
+    // the floor: bytes the durable bare server writes per request under the same load (no checkpoint to wait for)
+    const floorRun = async (): Promise<Run> => {
+      const before = await settledWriteBytes(floor.pid, SETTLE);
+      const r = await runPeak({ url: floor.url, pathsFile: f.pathsFile, paths: f.paths, connections: CONNECTIONS, seconds, body: PING_BODY });
+      const bytes = (await settledWriteBytes(floor.pid, SETTLE)) - before;
+      return { pings: r.requests - r.failures, bytes, deviceBytes: null, perSecond: r.perSecond, failures: r.failures };
+    };
+    const steps = 1 + 3 * runs;
     let step = 0;
     progress.update(++step, steps, "warm-up", true);
     await runPeak({ url: f.hcd.url, pathsFile: f.pathsFile, paths: f.paths, connections: CONNECTIONS, seconds: 2, body: PING_BODY });
-    const closedRuns: Run[] = [], steadyRuns: Run[] = [];
+    await runPeak({ url: floor.url, pathsFile: f.pathsFile, paths: f.paths, connections: CONNECTIONS, seconds: 2, body: PING_BODY });
+    const closedRuns: Run[] = [], steadyRuns: Run[] = [], floorRuns: Run[] = [];
     for (let r = 0; r < runs; r++) {
+      progress.update(++step, steps, `run ${r + 1}/${runs}: durable bare, ${CONNECTIONS} connections`, true); floorRuns.push(await floorRun());
       progress.update(++step, steps, `run ${r + 1}/${runs}: ${CONNECTIONS} connections`, true); closedRuns.push(await closed());
       progress.update(++step, steps, `run ${r + 1}/${runs}: ${RATE}/s`, true); steadyRuns.push(await steady());
     }
@@ -82,8 +99,8 @@ export async function runWritesBench(): Promise<ScenarioResult> {
       `then ${RATE}/s open loop for ${steadySeconds} s (${runs} each). Device: sectors written to the disk holding DATA_DIR over the same ` +
       "window (every process's writes, the file system's journal included).", "",
       "| run | load | pings answered 200 | failed | pings/s | bytes written | bytes per ping | device bytes | device bytes per ping |", "|---|---|---|---|---|---|---|---|---|",
-      ...closedRuns.flatMap((m, r) => [m, steadyRuns[r]].map((x, i) =>
-        `| ${r + 1} | ${i === 0 ? `c${CONNECTIONS}` : `${RATE}/s`} | ${fmt(x.pings)} | ${x.failures} | ${fmt(x.perSecond)} | ${fmt(x.bytes)} | ${fmt(x.bytes / x.pings)} | ` +
+      ...closedRuns.flatMap((m, r) => [floorRuns[r], m, steadyRuns[r]].map((x, i) =>
+        `| ${r + 1} | ${["durable bare, ", "", ""][i]}${i < 2 ? `c${CONNECTIONS}` : `${RATE}/s`} | ${fmt(x.pings)} | ${x.failures} | ${fmt(x.perSecond)} | ${fmt(x.bytes)} | ${fmt(x.bytes / x.pings)} | ` +
         `${x.deviceBytes === null ? "" : fmt(x.deviceBytes)} | ${x.deviceBytes === null ? "" : fmt(x.deviceBytes / x.pings)} |`)),
       "", "Write profile (persistence/store.ts in one process, /proc/self/io; 1,000 checks, 240 pings, then one checkpoint; medians of " +
       `${runs}): journal = the commits until acknowledged (synced), checkpoint = applying them to the tables and removing them from the journal.`, "",
@@ -102,7 +119,8 @@ export async function runWritesBench(): Promise<ScenarioResult> {
     ];
     const figures: Figure[] = [
       { scenario: SCENARIO, figure: `bytes written per acknowledged ping, ${generator} c=${CONNECTIONS}, 1,000 checks, median of ${runs}`,
-        value: perPing(closedRuns), unit: "B", target: { op: "<=", value: 1_024, on: "value" } },
+        value: perPing(closedRuns), unit: "B", baseline: { value: perPing(floorRuns), label: "durable bare, the same load" },
+        target: { op: "<=", value: 1_024, on: "value" } },
       { scenario: SCENARIO, figure: `bytes written per ping at a steady ${RATE}/s, median of ${runs}`, value: perPing(steadyRuns), unit: "B",
         target: { op: "<=", value: 8_192, on: "value" } },
       { scenario: SCENARIO, figure: "journal record of one ping (encoded)", value: profile.sizes.journalRecord, unit: "B" },
@@ -120,6 +138,8 @@ export async function runWritesBench(): Promise<ScenarioResult> {
   } finally {
     progress.done();
     await fixture?.close();
+    await durable?.stop();
+    rmSync(durableDir, { recursive: true, force: true });
   }
 }
 
