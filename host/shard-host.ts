@@ -2,7 +2,7 @@
 // applied to the shard at once, and its promise resolves only when what it changed is committed.
 // Runs inside a worker thread (production) or in-process (tests) with the same code.
 import type { Durability } from "../persistence/open.ts";
-import type { Changes, IntakeMark, OutboxEntry } from "../engine/changes.ts";
+import type { Changes, OutboxEntry } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardCommand, ShardPingResult, ShardResults } from "../engine/commands.ts";
@@ -14,6 +14,7 @@ import { Shard } from "../engine/shard.ts";
 import type { ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
 import { openStore, Store } from "../persistence/store.ts";
 import { decodeIntake, intakeShard, readIntake } from "../persistence/intake.ts";
+import { IntakeLedger } from "./intake-ledger.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
@@ -137,11 +138,7 @@ export class ShardHost {
   /** What /metrics reads of this shard (counted here, read on scrape). */
   readonly counters = newShardCounters();
   #releaseCheckpoints: (() => void) | null = null;
-  // Intake pings applied here whose changes no commit has made durable yet (kept to apply again when the
-  // shard is rebuilt after a failed commit), and how far each intake log is applied and durably committed.
-  #unlogged: { readonly writer: string; readonly position: number; readonly command: PingCommand }[] = [];
-  readonly #intakeApplied = new Map<string, number>();
-  readonly #intakeDurable = new Map<string, number>();
+  readonly #intake: IntakeLedger; // intake pings applied here, until a commit of this shard holds them
   #intakeCommit: ReturnType<typeof setTimeout> | null = null;
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
@@ -153,6 +150,7 @@ export class ShardHost {
     this.#writes = new WriteFailures(`shard ${options.index}`, options.dataDir);
     this.#lastAt = startAt;
     this.#owns = owns;
+    this.#intake = new IntakeLedger(intakeShard(options.index, options.count));
     store.onCheckpoint = (seconds) => observe(this.counters.checkpointSeconds, seconds);
   }
 
@@ -168,7 +166,7 @@ export class ShardHost {
     // acknowledged pings a crash left in intake logs, before the deadlines that passed since
     host.#replayIntake(options.intakeLeft ?? []);
     if (options.applyMissedDeadlines) await host.advance(options.startAt);
-    else if (host.#unlogged.length > 0) await host.#commitAfter(options.startAt, () => undefined);
+    else if (host.#intake.pending) await host.#commitAfter(options.startAt, () => undefined);
     return host;
   }
 
@@ -266,8 +264,7 @@ export class ShardHost {
     this.#lastAt = Math.max(this.#lastAt, command.at);
     const applied = this.#shard.apply({ kind: "ping", ping: command }); // a check deleted since the front end looked: nothing to do
     if (applied.ok) this.#versions.noteCheck(projectId, applied.value.checkUuid); // readers see it from now on
-    this.#unlogged.push({ writer, position, command });
-    this.#intakeApplied.set(writer, position);
+    this.#intake.applied(writer, position, command);
   }
 
   /** Applies the pings of intake logs `writers` (front ends gone) routed to this shard that its commits do not hold yet. */
@@ -294,7 +291,7 @@ export class ShardHost {
     }
     this.#intakeCommit = setTimeout(() => {
       this.#intakeCommit = null;
-      if (this.#probing === null) this.#commitIntake().catch(() => {}); // a failure starts the probe, which commits them later
+      void this.#logIntake(); // a failure starts the probe, which commits them later
     }, ms);
     this.#intakeCommit.unref();
   }
@@ -304,14 +301,14 @@ export class ShardHost {
    * unless commits are failing, when the read shows what the store holds.
    */
   async #logIntake(): Promise<void> {
-    if (this.#unlogged.length > 0 && this.#probing === null) await this.#commitIntake().catch(() => {});
+    if (this.#intake.pending && this.#probing === null) await this.#commitIntake().catch(() => {});
   }
 
   /** Commits what the intake pings applied so far changed, if a commit has not already. */
   async #commitIntake(): Promise<void> {
     if (this.#intakeCommit !== null) clearTimeout(this.#intakeCommit);
     this.#intakeCommit = null;
-    if (this.#unlogged.length > 0) await this.#commitAfter(this.#lastAt, () => undefined);
+    if (this.#intake.pending) await this.#commitAfter(this.#lastAt, () => undefined);
   }
 
   /**
@@ -320,25 +317,7 @@ export class ShardHost {
    */
   async #commitIntakeOf(writer: string): Promise<number | null> {
     await this.#logIntake();
-    return this.#unlogged.find((u) => u.writer === writer)?.position ?? null;
-  }
-
-  /** The intake marks a commit taken now reaches: every intake log with pings applied past its durable mark. */
-  #takeIntakeMarks(): IntakeMark[] {
-    if (this.#unlogged.length === 0) return [];
-    const shard = intakeShard(this.#options.index, this.#options.count);
-    const marks: IntakeMark[] = [];
-    for (const [writer, position] of this.#intakeApplied) {
-      if (position > (this.#intakeDurable.get(writer) ?? 0)) marks.push({ writer, shard, position });
-    }
-    return marks;
-  }
-
-  /** Records that a commit holding `marks` is durable: the intake pings it reaches are no longer kept. */
-  #intakeLogged(marks: readonly IntakeMark[]): void {
-    if (marks.length === 0) return;
-    for (const { writer, position } of marks) this.#intakeDurable.set(writer, Math.max(position, this.#intakeDurable.get(writer) ?? 0));
-    this.#unlogged = this.#unlogged.filter((u) => u.position > (this.#intakeDurable.get(u.writer) ?? 0));
+    return this.#intake.firstUnlogged(writer);
   }
 
   #checksSince(projectId: string, since: string | null): ChecksSince {
@@ -462,7 +441,7 @@ export class ShardHost {
     const result = command();
     const taken = this.#shard.takeChanges();
     this.#versions.note(taken); // readers see the shard's state from now on, committed or not
-    const marks = this.#takeIntakeMarks(); // the intake pings applied before this take are in it
+    const marks = this.#intake.takeMarks(); // the intake pings applied before this take are in it
     const changes = marks.length === 0 ? taken : { ...taken, intake: marks };
     if (!isEmpty(changes)) {
       const record = this.#withLogDetails(changes);
@@ -483,7 +462,7 @@ export class ShardHost {
         this.#committing--;
         if (this.#stale && this.#committing === 0) this.#rebuild();
       }
-      this.#intakeLogged(marks);
+      this.#intake.logged(marks);
       const seconds = (performance.now() - startedAt) / 1000;
       observe(this.counters.commitSeconds, seconds);
       if (seconds >= SLOW_COMMIT_SECONDS) log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
@@ -502,7 +481,7 @@ export class ShardHost {
         shard.load(project, channels, checks);
       }
       // acknowledged from an intake log, not yet in this shard's log: applied again, committed later
-      for (const { command } of this.#unlogged) shard.apply({ kind: "ping", ping: command });
+      for (const command of this.#intake.commands()) shard.apply({ kind: "ping", ping: command });
       this.#shard = shard;
       this.#versions.reset();
       this.#stale = false;
@@ -524,7 +503,7 @@ export class ShardHost {
         this.#stopProbing();
         this.#probeBytes = 0;
         this.#writes.succeeded("commit");
-        if (this.#unlogged.length > 0) this.#commitIntakeSoon(0);
+        if (this.#intake.pending) this.#commitIntakeSoon(0);
       }, (error: unknown) => this.#writes.failed("commit", error)).finally(() => { busy = false; });
     }, PROBE_EVERY_MS);
     this.#probing.unref();
