@@ -54,7 +54,7 @@ export function createMetrics(pool: Pool, clock: Clock): Metrics {
     family("hcd_pings_total", "Pings answered, by kind (success, start, fail, log) and outcome.", "counter", () =>
       PING_KINDS.flatMap((kind, k) => PING_OUTCOMES.map((outcome, o) => ({ labels: { kind, outcome }, value: pingCounts[k * PING_OUTCOMES.length + o] })))
         .filter((sample) => sample.value > 0)),
-    histogramFamily("hcd_ping_duration_seconds", "Seconds from a ping's arrival to its answer (after its commit is durable).", () => [pingSeconds]),
+    histogramFamily("hcd_ping_duration_seconds", "Seconds from a ping's arrival to its answer (once it is durable).", () => [pingSeconds]),
     family("hcd_checks", "Checks by the status the API shows now.", "gauge", () =>
       [...byKey((s) => s.checks)].map(([status, value]) => ({ labels: { status }, value }))),
     family("hcd_flips_total", "Status changes committed, by the status changed to.", "counter", () =>
@@ -71,7 +71,7 @@ export function createMetrics(pool: Pool, clock: Clock): Metrics {
     family("hcd_shard_queue_depth", "Pings waiting for their shard's batch in flight, by shard.", "gauge", () =>
       stats.queued.map((value, shard) => ({ labels: { shard: String(shard) }, value }))),
     histogramFamily("hcd_commit_duration_seconds", "Seconds a shard's commit took to become durable.", () => stats.shards.map((s) => s.commitSeconds)),
-    histogramFamily("hcd_commit_group_size", "Pings per commit (group commit).", () => stats.shards.map((s) => s.groupSize)),
+    histogramFamily("hcd_commit_group_size", "Pings a shard took at once: one commit of a group, or one hand-off of pings acknowledged from the intake log.", () => stats.shards.map((s) => s.groupSize)),
     histogramFamily("hcd_checkpoint_duration_seconds", "Seconds a checkpoint took to apply logged commits to the tables.", () => stats.shards.map((s) => s.checkpointSeconds)),
   ];
   for (const metric of fromShards) registry.registerMetric(metric as never);

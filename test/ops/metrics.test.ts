@@ -71,7 +71,7 @@ test("/metrics counts pings, flips, notifications and API requests, and passes p
     assert.is(sample(text, "hcd_outbox_pending"), 0);
     assert.is(sample(text, 'hcd_http_requests_total{route="/api/v3/checks/",status="201"}'), 1);
     assert.is(sample(text, 'hcd_http_requests_total{route="/admin/v1/projects/:id/channels",status="201"}'), 1);
-    // the 5 recorded pings went in 5 commits or fewer (group commit), the 404 in none
+    // the 5 recorded pings reached their shard in 5 groups or fewer (hand-offs or commits), the 404 in none
     const pingsCommitted = sample(text, "hcd_commit_group_size_sum");
     assert.is(pingsCommitted, 5);
     assert.ok((sample(text, 'hcd_commit_duration_seconds_bucket{le="+Inf"}') ?? 0) >= 1);
