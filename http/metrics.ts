@@ -31,7 +31,7 @@ export function createMetrics(pool: Pool, clock: Clock): Metrics {
   const registry = new Registry();
   // the event loop's delay sampled every 100 ms, not every 10 (prom-client's default): each sample wakes
   // the HTTP thread, and at 100 a second those wake-ups were most of an idle server's CPU (measured:
-  // 9 ms a second); a stall longer than 100 ms still shows whole
+  // 8.5-9 ms a second, 1.5 now); a stall longer than 100 ms still always holds a sample
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   // gauges named *_total break Prometheus's naming rules (promtool check metrics refuses them); their
   // per-type forms (nodejs_active_handles{type}, ...) stay
