@@ -5,7 +5,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3/node";
 import type { Clock } from "../host/clock.ts";
-import { systemClock, VirtualClock } from "../host/clock.ts";
+import { monotonicClock, systemClock, VirtualClock } from "../host/clock.ts";
+import { ClockMark } from "../persistence/clock-mark.ts";
 import type { Pool } from "../host/pool-api.ts";
 import { createWorkerPool } from "./pools.ts";
 import { startClusterNode } from "./cluster-start.ts";
@@ -57,8 +58,18 @@ async function main(): Promise<void> {
     if (settings.logFormat === "text") console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
     else log.info({ file: `${settings.dataDir}/admin-token` }, "generated an admin token, stored in the file");
   }
-  // CLOCK=virtual starts at the real now and then moves only through POST /admin/v1/clock
-  const clock: Clock = settings.clock === "virtual" ? new VirtualClock(systemClock.now()) : systemClock;
+  // How far the previous run judged deadlines (single node: a cluster's partitions keep their own time).
+  let mark: ClockMark | null = null;
+  if (settings.cluster === null) {
+    try {
+      mark = ClockMark.open(settings.dataDir, settings.clock);
+    } catch (error) {
+      throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
+    }
+  }
+  // CLOCK=virtual starts where the previous run's virtual clock stood (else at the real now) and then
+  // moves only through POST /admin/v1/clock; the real clock never goes back before the previous run's mark
+  const clock: Clock = settings.clock === "virtual" ? new VirtualClock(mark?.lastAt ?? systemClock.now()) : monotonicClock(mark?.lastAt ?? null);
 
   // Bind first: SITE_ROOT defaults to the port actually bound (PORT=0 picks a free one).
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
@@ -97,7 +108,7 @@ async function main(): Promise<void> {
       ({ pool, sessions: sharedSessions } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
-      startAt: clock.now(), notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
+      startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
     });
   } catch (error) {
     server.close();
@@ -153,6 +164,7 @@ async function main(): Promise<void> {
     await Promise.all([closed, smtp?.close()]);
     await reader?.close();
     await pool.close(); // pending writes are stored before this resolves
+    mark?.close();
     log.info("stopped");
     process.exit(0);
   };

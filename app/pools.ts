@@ -15,11 +15,18 @@ import { openStore } from "../persistence/store.ts";
 import { openShardHost } from "./shard-setup.ts";
 import { log } from "../host/log.ts";
 import type { ShardSetup } from "./shard-setup.ts";
+import type { Clock } from "../host/clock.ts";
+import { systemClock, VirtualClock } from "../host/clock.ts";
+import type { ClockMark } from "../persistence/clock-mark.ts";
 
 export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
   readonly shards: number;
   /** The instant to start at (the clock's now). */
   readonly startAt: Millis;
+  /** The clock pings are stamped by (default: the real clock, or a virtual one standing at startAt). */
+  readonly clockNow?: Clock;
+  /** How far the previous run judged deadlines, kept on (persistence/clock-mark.ts); null or absent = not kept. */
+  readonly mark?: ClockMark | null;
 };
 
 /** Starts a pool whose shards live in this thread (tests; the same ShardHost code as the workers). */
@@ -30,7 +37,31 @@ export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
   const pool = new ShardedPool(intake.handles(), async () => {});
   await pool.init();
   useIntake(pool, intake, options.dataDir, intakeLeft);
+  await startJudging(pool, options);
   return pool;
+}
+
+/**
+ * Starts judging deadlines once every shard is open, right before the pool takes requests: first the
+ * checks whose deadline fell while hcd was not running are held (CONTRACT "hcd's own downtime and
+ * clock": from the previous run's mark to now), then what fell due meanwhile is applied, then (a real
+ * clock) the deadline ticker takes over. A passive pool (the CLI on a stopped DATA_DIR) judges nothing.
+ */
+async function startJudging(pool: ShardedPool, options: PoolOptions): Promise<void> {
+  if (options.passive === true) return;
+  const real = options.clock === "real";
+  const clock = options.clockNow ?? (real ? systemClock : new VirtualClock(options.startAt));
+  const mark = options.mark ?? null;
+  const at = clock.now();
+  const fromAt = mark?.lastAt ?? null;
+  const downtime = real && fromAt !== null && at > fromAt ? { fromAt, toAt: at } : null;
+  const held = await pool.resumeAfter(downtime, at);
+  if (downtime !== null) {
+    log.info({ from: new Date(downtime.fromAt).toISOString(), to: new Date(downtime.toAt).toISOString(), seconds: Math.round((at - fromAt!) / 1000), held },
+      `hcd was not running for ${Math.round((at - fromAt!) / 1000)} s: ${held} check(s) whose deadline fell in that time are judged once their grace has passed`);
+  }
+  mark?.record(at);
+  pool.judgeFromNowOn(mark, real ? clock : null);
 }
 
 /** Lets the intake logs a crash left go (every shard has applied and committed their pings), and acknowledges pings from this pool's own. */
@@ -42,7 +73,8 @@ function useIntake(pool: ShardedPool, intake: PingIntake, dataDir: string, intak
 async function openHosts(options: PoolOptions & Pick<ShardSetup, "intakeLeft">): Promise<ShardHost[]> {
   const hosts: ShardHost[] = [];
   for (let index = 0; index < options.shards; index++) {
-    hosts.push(await openShardHost({ ...options, index, count: options.shards, startAt: options.startAt }));
+    const { clockNow: _clock, mark: _mark, ...plain } = options;
+    hosts.push(await openShardHost({ ...plain, index, count: options.shards, startAt: options.startAt }));
   }
   return hosts;
 }
@@ -65,7 +97,8 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   const startFailed = new Promise<never>((_resolve, reject) => { failStart = reject; });
   startFailed.catch(() => {}); // observed through the race below
   for (let index = 0; index < options.shards; index++) {
-    const setup: ShardSetup = { ...options, index, count: options.shards, startAt: options.startAt, intakeLeft };
+    const { clockNow: _clock, mark: _mark, ...plain } = options; // plain data only crosses to a worker
+    const setup: ShardSetup = { ...plain, index, count: options.shards, startAt: options.startAt, intakeLeft };
     const worker = new Worker(script, { workerData: setup });
     const crashed = (why: string) => {
       if (!started) return failStart(new Error(`shard ${index} failed to start: ${why}`));
@@ -92,5 +125,6 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   }
   started = true;
   useIntake(pool, intake, options.dataDir, intakeLeft);
+  await startJudging(pool, options);
   return pool;
 }

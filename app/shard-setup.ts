@@ -7,7 +7,6 @@ import { shardOutbox } from "./shard-outbox.ts";
 import { ShardHost } from "../host/shard-host.ts";
 import { isStoreUnavailable } from "../host/write-failures.ts";
 import { log } from "../host/log.ts";
-import { DEADLINE_LAG_MS } from "../host/ping-intake.ts";
 
 /** Everything a shard needs to start; plain data, so it can travel as workerData. */
 export type ShardSetup = {
@@ -30,17 +29,18 @@ export type ShardSetup = {
   readonly intakeLeft?: readonly string[];
 };
 
-const TICK_MS = 1_000;
-
 /** Logs a failure, except the refusals of a store write failure, which the host logs once per episode. */
 const report = (what: string) => (error: unknown) => {
   if (!isStoreUnavailable(error)) log.error({ err: error }, `${what} failed`);
 };
 
-/** Opens a shard host; with a real clock also arms its one timer that applies due deadlines. */
+/**
+ * Opens a shard host and its deliverer. It judges no deadline by itself: the pool does, once every shard
+ * is open (app/pools.ts startJudging), from then on through the deadline ticker (host/deadline-ticker.ts).
+ */
 export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
-  const startAt = setup.clock === "real" ? Date.now() : setup.startAt;
-  const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID, applyMissedDeadlines: setup.passive !== true });
+  const startAt = setup.startAt;
+  const host = await ShardHost.open({ ...setup, startAt, newId: randomUUID, applyMissedDeadlines: false });
   if (setup.passive === true) return host;
   const deliverer = new Deliverer({
     outbox: shardOutbox(host.store(), setup.index, setup.count),
@@ -71,18 +71,5 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     await Promise.all(inFlight); // deliveries record their outcome before the store closes
   });
   deliver(startAt); // a restart resumes pending deliveries
-  if (setup.clock === "real") {
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return; // a slow commit must not pile up ticks
-      busy = true;
-      // the checkpoint also runs when deadlines could not be applied: it may be what failed, and it retries
-      // deadlines DEADLINE_LAG_MS late: pings acknowledged before a deadline reach the shard first (host/ping-intake.ts)
-      host.advance(Date.now() - DEADLINE_LAG_MS).catch(report("applying deadlines")).then(() => host.checkpointIfDue()).catch(report("checkpoint"))
-        .finally(() => { busy = false; });
-    }, TICK_MS);
-    timer.unref();
-    host.onClose(() => clearInterval(timer));
-  }
   return host;
 }

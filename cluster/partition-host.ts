@@ -93,7 +93,7 @@ export class PartitionHost {
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
       case "createProject": case "muteProject": case "addChannel": case "removeChannel": case "createCheck":
-      case "updateCheck": case "pauseCheck": case "resumeCheck": case "deleteCheck": case "advance":
+      case "updateCheck": case "pauseCheck": case "resumeCheck": case "deleteCheck": case "advance": case "holdForDowntime":
         return (await this.#replica().submit(r)).result;
       case "pingBatch": return this.#pingBatch(r.pings);
       case "channels": return this.#read((shard) => shard.channels(r.projectId));
@@ -113,6 +113,7 @@ export class PartitionHost {
       case "close": return;
       case "intakePings": case "commitIntake":
         throw new Error("a cluster node has no intake log: its pings go through the partition's replicated log");
+      case "tick": throw new Error("a partition's deadlines are applied by its owner's own timer");
       case "holdCheckpoints": case "releaseCheckpoints": case "copyStore":
         throw new Error("backup is not available in cluster mode: the cluster's streams are its copies");
       default: return assertNever(r);

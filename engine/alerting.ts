@@ -3,7 +3,7 @@
 // are passed in. A reminder and a mute's end are deadlines like a missed ping: the check's AlertState
 // keeps the one notice of its outage still to come (dueAt), the shard's wheel fires it at that instant,
 // and a replay of the same events gives the same notices.
-import type { AlertState, Check, Flip, Millis } from "./model.ts";
+import type { AlertState, Check, Downtime, Flip, Millis } from "./model.ts";
 import { checkWith } from "./model.ts";
 import { downAt } from "./status.ts";
 
@@ -21,6 +21,25 @@ export function deadlineAt(check: Check): Millis | null {
   const due = check.alert?.dueAt ?? null; // one read for a check without alerting state
   if (due === null) return down;
   return down === null || due < down ? due : down;
+}
+
+/**
+ * Returns the check held for hcd's own `downtime` when its deadline (a hold of an earlier downtime
+ * included) fell inside it, or null when the downtime does not concern it (down, paused, or due outside).
+ */
+export function holdForDowntime(check: Check, downtime: Downtime): Check | null {
+  if (check.status === "down" || check.status === "paused") return null;
+  const dueAt = downAt(check);
+  if (dueAt === null || dueAt <= downtime.fromAt || dueAt > downtime.toAt) return null;
+  return withAlert(check, { ...alertOf(check), downtime });
+}
+
+/** A success or failure signal: the check's deadlines count from it again, and no downtime holds it. */
+export function endDowntimeHold(check: Check): Check {
+  const alert = check.alert;
+  if (alert?.downtime === undefined) return check;
+  const { downtime: _ended, ...rest } = alert;
+  return withAlert(check, rest);
 }
 
 /** Returns the mute in effect: the later of the check's own and its project's ends; null = not muted. */
@@ -135,7 +154,8 @@ function endOutage(check: Check): Check {
 
 /** Returns the check with `alert`; a state with nothing in it is left out (undefined). */
 function withAlert(check: Check, alert: AlertState): Check {
-  const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held;
+  const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held
+    && alert.downtime === undefined;
   if (!empty) return checkWith(check, { alert });
   return check.alert === undefined ? check : checkWith(check, { alert: undefined });
 }

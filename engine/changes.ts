@@ -1,5 +1,5 @@
 // What a shard produced and the host must store, in one commit, before it answers anyone.
-import type { Channel, Check, Flip, Millis, PingRecord, Project } from "./model.ts";
+import type { Channel, Check, Downtime, Flip, Millis, PingRecord, Project } from "./model.ts";
 
 /** One ping to append to a check's log; `keep` = the project's ping_log_limit (older entries go). */
 export type PingWrite = {
@@ -35,6 +35,8 @@ export type OutboxEntry = {
   readonly downSinceAt: Millis | null; // for an up flip or a reminder: when the check went down, if known
   /** A reminder: the outage's n-th (its flip is then the down state at the reminder's instant); absent = a flip's notification. */
   readonly reminder?: number;
+  /** A down flip whose deadline fell in hcd's own downtime: that downtime, which the message names; absent = none. */
+  readonly downtime?: Downtime;
   readonly attempts: number;
   readonly nextAttemptAt: Millis;
   readonly lastError: string | null;

@@ -1,6 +1,6 @@
 // What the front ends ask of a shard, as plain data: pings as received, check list filters, and every
 // change a shard applies.
-import type { Channel, Check, CheckSpec, Millis, PingSignal, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Downtime, Millis, PingSignal, Project, UniqueField } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** How a ping names its check. */
@@ -40,7 +40,9 @@ export type ShardCommand =
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
   | { readonly kind: "ping"; readonly ping: PingCommand }
-  | { readonly kind: "advance"; readonly at: Millis };
+  | { readonly kind: "advance"; readonly at: Millis }
+  /** hcd judged no deadline during `downtime` (it was stopped): hold the checks whose deadline fell in it. */
+  | { readonly kind: "holdForDowntime"; readonly downtime: Downtime; readonly at: Millis };
 
 /** The result of a ping inside the shard: enough for the pool to keep its directory. */
 export type ShardPingResult = { readonly checkUuid: string; readonly created: boolean; readonly badgeKey: string };
@@ -58,6 +60,7 @@ export type ShardResults = {
   readonly deleteCheck: Outcome<Check>;
   readonly ping: Outcome<ShardPingResult>;
   readonly advance: void;
+  readonly holdForDowntime: number; // how many checks it holds
 };
 
 export type ShardResultOf<C extends ShardCommand> = ShardResults[C["kind"]];

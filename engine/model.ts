@@ -141,7 +141,16 @@ export type AlertState = {
   readonly dueAt: Millis | null; // when the next notice of the outage is due; null = none
   readonly held: boolean; // the notice at dueAt is the down notification a mute held back (else a reminder)
   readonly reminders: number; // reminders sent in the current outage
+  /** hcd's own downtime that the check's deadline fell in: not judged down before its end plus the grace; absent = none. */
+  readonly downtime?: Downtime;
 };
+
+/**
+ * A stretch of time in which hcd did not judge deadlines (stopped, or starting again): a check whose
+ * deadline fell inside is judged only once its own grace has passed since `toAt` (CONTRACT "hcd's own
+ * downtime and clock"), and its down notification names the stretch.
+ */
+export type Downtime = { readonly fromAt: Millis; readonly toAt: Millis };
 
 /** One entry of a check's ping log. `n` is the check's nPings after this ping. */
 export type PingRecord = {

@@ -4,12 +4,12 @@
 import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
-import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Downtime, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
 import { assertNever, checkWith, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
-import { deadlineAt, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
+import { deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { TimerWheel } from "./wheel.ts";
@@ -39,6 +39,9 @@ export class Shard {
   #noticeSteps = 0; // how many of #changes.checks an outage's notice made (only the alerting state changes)
   // what entries keep of each channel, made once per channel record and shared by all its entries
   readonly #noticeChannels = new WeakMap<Channel, NoticeChannel>();
+  // the latest instant a command was applied at, or a loaded check had an event at: a command stamped
+  // earlier (a clock stepped back, a request that waited) is applied at this instant instead
+  #lastAt: Millis = -Infinity;
 
   constructor(options: ShardOptions) {
     this.#newId = options.newId;
@@ -56,6 +59,7 @@ export class Shard {
       this.#state.putCheck(check);
       const at = deadlineAt(check);
       if (at !== null) this.#wheel.set(check.uuid, at); // a loaded check is not in the wheel yet: nothing to delete
+      this.#lastAt = Math.max(this.#lastAt, check.lastPingAt ?? -Infinity, check.lastStartAt ?? -Infinity, check.alert?.downSinceAt ?? -Infinity);
     }
   }
 
@@ -98,9 +102,24 @@ export class Shard {
     return last.size === changes.checks.length ? changes : { ...changes, checks: [...last.values()] };
   }
 
-  /** Applies one command: the single entry of every change (hosts, replays and scenarios call it). */
+  /**
+   * Applies one command: the single entry of every change (hosts, replays and scenarios call it). Time
+   * never runs backwards for a shard: a command stamped before the last one applied is applied at that
+   * instant, so no ping or flip is ever stamped before one already recorded.
+   */
   apply<C extends ShardCommand>(command: C): ShardResultOf<C> {
-    return this.#dispatch(command) as ShardResultOf<C>; // #dispatch's switch pairs each kind with its result
+    return this.#dispatch(this.#inOrder(command)) as ShardResultOf<C>; // #dispatch's switch pairs each kind with its result
+  }
+
+  /** Returns the command stamped no earlier than the last one applied (the same object when it already is), and moves that mark. */
+  #inOrder<C extends ShardCommand>(command: C): C {
+    const at = command.kind === "ping" ? command.ping.at : command.at;
+    if (at >= this.#lastAt) {
+      this.#lastAt = at;
+      return command;
+    }
+    if (command.kind === "ping") return { ...command, ping: { ...command.ping, at: this.#lastAt } };
+    return { ...command, at: this.#lastAt };
   }
 
   #dispatch(c: ShardCommand): ShardResultOf<ShardCommand> {
@@ -116,6 +135,7 @@ export class Shard {
       case "deleteCheck": return this.deleteCheck(c.projectId, c.uuid, c.at);
       case "ping": return this.ping(c.ping);
       case "advance": return this.advance(c.at);
+      case "holdForDowntime": return this.holdForDowntime(c.downtime, c.at);
       default: return assertNever(c);
     }
   }
@@ -306,6 +326,25 @@ export class Shard {
     }
   }
 
+  /**
+   * Holds every check whose deadline fell in hcd's own `downtime` (engine/alerting.ts holdForDowntime):
+   * it is judged once its grace has passed since the downtime's end. Returns how many it holds.
+   */
+  holdForDowntime(downtime: Downtime, at: Millis): number {
+    void at;
+    let held = 0;
+    for (const project of this.#state.projects()) {
+      for (const uuid of this.#state.checkUuids(project.id)) {
+        const check = this.#state.check(uuid);
+        const holding = check === undefined ? null : holdForDowntime(check, downtime);
+        if (holding === null) continue;
+        this.#store(holding);
+        held++;
+      }
+    }
+    return held;
+  }
+
   /** Returns the check uuids of a project (for lookups the host does, such as unique_key). */
   checkUuids(projectId: string): string[] {
     return this.#state.checkUuids(projectId);
@@ -388,12 +427,14 @@ export class Shard {
     // a deadline's flip that planned no notice changed only status and nFlips: the store may log just those
     if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
-    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null);
+    // a deadline that fell in hcd's own downtime: its down notification names the downtime (settling ended the hold)
+    const downtime = step.check.alert?.downtime ?? null;
+    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downtime : null);
     return check;
   }
 
   /** Queues the flip's (or notice's) notification to each channel assigned to the check, in the project's channel order. */
-  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null): void {
+  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, downtime: Downtime | null = null): void {
     if (check.channels.length === 0) return; // most checks of a burst of flips
     const projectName = this.#state.project(check.projectId)?.name ?? "";
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
@@ -409,7 +450,10 @@ export class Shard {
       let kept = this.#noticeChannels.get(channel);
       if (kept === undefined) this.#noticeChannels.set(channel, kept = noticeChannelOf(channel));
       // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
-      this.#changes.outbox.push(reminder === null
+      this.#changes.outbox.push(downtime !== null
+        ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
+          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, downtime }
+        : reminder === null
         ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
           downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
         : { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,

@@ -14,6 +14,22 @@ export function graceStartAt(check: Check, opts: { withStarted: boolean }): Mill
 
 /** Returns the status the API shows at `at` (v3 get_status); "grace" is derived here and nowhere else. */
 export function statusAt(check: Check, at: Millis): Status | "grace" {
+  const status = statusIgnoringDowntime(check, at);
+  // a deadline that fell while hcd was not running waits for the check's grace since hcd came back
+  if (status === "down" && check.status !== "down" && at < (heldUntilAt(check) ?? -Infinity)) return "grace";
+  return status;
+}
+
+/**
+ * Returns the instant before which the check is not judged down because its deadline fell in hcd's own
+ * downtime (its end plus the check's grace), or null when none holds it.
+ */
+export function heldUntilAt(check: Check): Millis | null {
+  const downtime = check.alert?.downtime;
+  return downtime === undefined ? null : downtime.toAt + check.graceMs;
+}
+
+function statusIgnoringDowntime(check: Check, at: Millis): Status | "grace" {
   // a run that outlives its grace is down whatever the stored status (new and paused too)
   if (check.lastStartAt !== null && at >= check.lastStartAt + check.graceMs) return "down";
   if (check.status !== "up") return check.status;
@@ -29,6 +45,14 @@ export function nextPingAt(check: Check): Millis | null {
 
 /** Returns the instant (epoch ms) the check goes down if nothing happens; null when it never will (or is stored down). */
 export function downAt(check: Check): Millis | null {
+  const startAt = graceStartAt(check, { withStarted: true });
+  if (startAt === null) return null;
+  const held = heldUntilAt(check);
+  return held === null ? startAt + check.graceMs : Math.max(startAt + check.graceMs, held);
+}
+
+/** As downAt, ignoring hcd's own downtime: when the check's job was due, plus its grace. */
+export function dueDownAt(check: Check): Millis | null {
   const startAt = graceStartAt(check, { withStarted: true });
   return startAt === null ? null : startAt + check.graceMs;
 }

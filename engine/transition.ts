@@ -2,7 +2,7 @@
 // Pure: the host stores what these return and re-arms the wheel from downAt(step.check).
 import type { Check, CheckSpec, Flip, FlipReason, Millis, PingKind, Status } from "./model.ts";
 import { assertNever, checkWith } from "./model.ts";
-import { countFailure, resetFailures } from "./alerting.ts";
+import { countFailure, endDowntimeHold, resetFailures } from "./alerting.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { ScheduleKind } from "./schedule.ts";
@@ -26,7 +26,8 @@ export function onPing(check: Check, kind: PingKind, rid: string | null, at: Mil
       const runOpen = check.lastStartAt !== null;
       const paired = runOpen && check.lastStartRid === rid; // two missing rids pair too
       const endsRun = paired || kind === "fail" || rid === null; // another run's success leaves this one open
-      const next = checkWith(check, {
+      // a signal after hcd's own downtime: the check's deadlines count from it, no longer from the downtime
+      const next = checkWith(endDowntimeHold(check), {
         nPings,
         lastPingAt: at,
         lastDurationMs: paired && check.lastStartAt !== null ? at - check.lastStartAt : null,

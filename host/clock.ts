@@ -6,6 +6,17 @@ export type Clock = { readonly kind: "real" | "virtual"; now(): Millis };
 /** Returns the real wall clock. */
 export const systemClock: Clock = { kind: "real", now: () => Date.now() };
 
+/**
+ * Returns the real wall clock, except that it never goes back: not before `floorAt` (the instant a
+ * previous run reached) nor before an instant it already returned. A system clock stepped back (NTP,
+ * a restart on a machine whose clock is behind) holds time still until it catches up, so no ping, flip
+ * or notification is stamped before one already recorded.
+ */
+export function monotonicClock(floorAt: Millis | null): Clock {
+  let lastAt = floorAt ?? -Infinity;
+  return { kind: "real", now: () => (lastAt = Math.max(lastAt, Date.now())) };
+}
+
 /** A clock that moves only when told (CLOCK=virtual: tests and replay). */
 export class VirtualClock implements Clock {
   readonly kind = "virtual" as const;

@@ -3,6 +3,7 @@
 // is answered. Its commit would wait for the one in flight anyway; this way they share a message, a
 // wake-up of the worker and an LMDB transaction, which on 2 cores is what limits pings/s.
 import type { PingCommand, ShardPingResult } from "../engine/commands.ts";
+import type { Millis } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import type { ShardHandle } from "./shard-host.ts";
 
@@ -29,6 +30,14 @@ export class PingBatches {
         setImmediate(() => this.flush());
       }
     });
+  }
+
+  /** Returns the earliest stamp of the pings waiting to be sent to shard `index`, or null when none waits. */
+  earliestWaitingAt(index: number): Millis | null {
+    const queue = this.#queues[index];
+    let earliest: Millis | null = null;
+    for (const { command } of queue) if (earliest === null || command.at < earliest) earliest = command.at;
+    return earliest;
   }
 
   /** Returns how many pings wait for each shard's batch in flight. */

@@ -14,6 +14,7 @@
 // committed path (ping-batches.ts).
 import { randomUUID } from "node:crypto";
 import type { PingCommand } from "../engine/commands.ts";
+import type { Millis } from "../engine/model.ts";
 import type { FileLog } from "../persistence/file-log.ts";
 import { encodeIntake, intakeShard, intakeWriters, openIntakeLog } from "../persistence/intake.ts";
 import type { Durability } from "../persistence/open.ts";
@@ -22,10 +23,8 @@ import type { ShardHandle } from "./shard-host.ts";
 import { WriteFailures } from "./write-failures.ts";
 
 // How long an acknowledged ping may wait for its shard (when no other request for the shard comes first).
-// Deadlines are applied DEADLINE_LAG_MS late (app/shard-setup.ts), so that a ping sent before a deadline
-// reaches its shard before the deadline is applied, even when writes and the event loop are slow.
+// Deadlines wait for the pings stamped before them: see `earliestUnhandedAt` and host/deadline-ticker.ts.
 export const HANDOFF_MS = 50;
-export const DEADLINE_LAG_MS = 250;
 
 // How often the log starts a new segment and lets go of the segments every shard has committed.
 const TRIM_EVERY_MS = 10_000;
@@ -49,6 +48,7 @@ export class PingIntake {
   #handOff: ReturnType<typeof setTimeout> | null = null;
   #posted = 0; // the last position handed to a shard
   #inFlight = 0; // appends not yet resolved
+  readonly #writing: Millis[][]; // per shard, the stamps of its pings whose append has not resolved yet
   #trimming = false;
   readonly #trimTimer: ReturnType<typeof setInterval>;
 
@@ -57,6 +57,7 @@ export class PingIntake {
     this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
     this.#writes = new WriteFailures("ping intake", dataDir);
     this.#queues = shards.map(() => []);
+    this.#writing = shards.map(() => []);
     this.#handles = shards.map((shard, index) => ({
       apply: (request) => {
         this.#post(index);
@@ -71,6 +72,17 @@ export class PingIntake {
   /** The shards' handles for every other request: each first hands its shard the pings waiting for it. */
   handles(): ShardHandle[] {
     return [...this.#handles];
+  }
+
+  /**
+   * Returns the earliest stamp of shard `index`'s pings that are not yet on their way to it (their write
+   * has not returned), or null when none: the shard may judge deadlines up to just before it. Pings
+   * written and waiting are handed over before any other request to the shard (`handles`), so they need
+   * no bound here.
+   */
+  earliestUnhandedAt(index: number): Millis | null {
+    const writing = this.#writing[index];
+    return writing.length === 0 ? null : Math.min(...writing);
   }
 
   /** True while intake writes fail (an episode: the status endpoint answers 500). */
@@ -89,6 +101,8 @@ export class PingIntake {
       throw this.#writes.error();
     }
     this.#inFlight++;
+    const writing = this.#writing[index];
+    writing.push(command.at);
     let position: number;
     try {
       [position] = await this.#log.append([record]);
@@ -97,6 +111,7 @@ export class PingIntake {
       throw this.#writes.error();
     } finally {
       this.#inFlight--;
+      writing.splice(writing.indexOf(command.at), 1);
     }
     this.#writes.succeeded("commit");
     this.#queues[index].push({ position, record });

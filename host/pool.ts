@@ -2,7 +2,7 @@
 // (its lookups: directory-lookups.ts) and pings batched per shard (ping-batches.ts). It checks that a
 // check belongs to the caller's project before a shard sees it.
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Channel, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
+import type { Channel, Check, CheckSpec, Downtime, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { lookUp } from "./pool-api.ts";
@@ -14,6 +14,10 @@ import { DirectoryLookups } from "./directory-lookups.ts";
 import { PingBatches } from "./ping-batches.ts";
 import type { PingIntake } from "./ping-intake.ts";
 import type { ShardHandle } from "./shard-host.ts";
+import type { ClockMark } from "../persistence/clock-mark.ts";
+import type { Clock } from "./clock.ts";
+import type { DeadlineTicker } from "./deadline-ticker.ts";
+import { startDeadlineTicker } from "./deadline-ticker.ts";
 
 
 export class ShardedPool implements Pool {
@@ -21,6 +25,8 @@ export class ShardedPool implements Pool {
   readonly #onClose: () => Promise<void>;
   readonly #pings: PingBatches;
   #intake: PingIntake | null = null;
+  #mark: ClockMark | null = null;
+  #ticker: DeadlineTicker | null = null;
   #closed = false;
   #lastBackup: Promise<void> = Promise.resolve();
 
@@ -203,7 +209,54 @@ export class ShardedPool implements Pool {
   // ---- time and maintenance ----
 
   async advance(now: Millis): Promise<void> {
+    await this.#intake?.drain(); // every ping stamped so far reaches its shard before the deadlines after it
     await Promise.all(this.#shards.map((s) => s.apply({ kind: "advance", at: now })));
+    this.#mark?.record(now);
+  }
+
+  /**
+   * Keeps in `mark` how far deadlines were judged, and with `clock` (a real one) judges them every second
+   * from now on (host/deadline-ticker.ts), until the pool closes.
+   */
+  judgeFromNowOn(mark: ClockMark | null, clock: Clock | null): void {
+    this.#mark = mark;
+    if (clock !== null) this.#ticker = startDeadlineTicker(this, clock, mark);
+  }
+
+  /**
+   * Judges each shard's deadlines up to its watermark (see watermarkOf), then checkpoints the shards that
+   * are due; returns the instant every shard has judged up to. The deadline ticker's call.
+   */
+  async judgeDeadlines(now: Millis): Promise<Millis> {
+    const judged = await Promise.all(this.#shards.map(async (s, index) => {
+      const at = this.watermarkOf(index, now);
+      await s.apply({ kind: "tick", at });
+      return at;
+    }));
+    return Math.min(...judged);
+  }
+
+  /**
+   * Returns how far shard `index` may judge deadlines at `now`: up to just before the earliest stamp of a
+   * ping for it that is not yet on its way (its intake write has not returned, or it waits for the batch
+   * in flight), else up to `now`. Every ping stamped earlier has been sent to the shard already, and the
+   * shard takes its messages in order, so it applies them before judging the deadlines they bear on.
+   */
+  watermarkOf(index: number, now: Millis): Millis {
+    const writing = this.#intake?.earliestUnhandedAt(index) ?? null;
+    const waiting = this.#pings.earliestWaitingAt(index);
+    return Math.min(now, writing === null ? now : writing - 1, waiting === null ? now : waiting - 1);
+  }
+
+  /**
+   * Starts judging deadlines after a start-up: with `downtime` (hcd was not running then), the checks
+   * whose deadline fell in it are held first (engine/alerting.ts holdForDowntime); then every deadline
+   * due by `at` is applied. Returns how many checks the downtime holds.
+   */
+  async resumeAfter(downtime: Downtime | null, at: Millis): Promise<number> {
+    const held = downtime === null ? [0] : await Promise.all(this.#shards.map((s) => s.apply({ kind: "holdForDowntime", downtime, at })));
+    await this.advance(at);
+    return held.reduce((a, b) => a + b, 0);
   }
 
   async probe(): Promise<void> {
@@ -243,6 +296,7 @@ export class ShardedPool implements Pool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#ticker?.stop();
     this.#pings.flush();
     await this.#intake?.close(); // after the shards commit what it handed them
     await Promise.all(this.#shards.map((s) => s.apply({ kind: "close" })));

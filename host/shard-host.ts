@@ -29,7 +29,7 @@ import { log } from "./log.ts";
 
 const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
 import type { PackedChecks } from "./check-directory.ts";
-import { WriteFailures } from "./write-failures.ts";
+import { isStoreUnavailable, WriteFailures } from "./write-failures.ts";
 
 // After a failed commit, how often the host tries a write of the same size to learn that the store
 // accepts writes again (changes are refused until then).
@@ -76,6 +76,8 @@ export type HostRequest =
   | { readonly kind: "pingBatch"; readonly pings: readonly PingCommand[] }
   | { readonly kind: "intakePings"; readonly writer: string; readonly batch: IntakeBatch }
   | { readonly kind: "commitIntake"; readonly writer: string }
+  /** The deadline ticker's (host/deadline-ticker.ts): deadlines up to `at`, then a checkpoint when due. */
+  | { readonly kind: "tick"; readonly at: Millis }
   | { readonly kind: "directory" | "probe" | "outbox" | "close" }
   | { readonly kind: "channels"; readonly projectId: string }
   | { readonly kind: "projectVersion"; readonly projectId: string }
@@ -96,6 +98,7 @@ type HostResults = Omit<ShardResults, "ping"> & {
   readonly pingBatch: Outcome<ShardPingResult>[];
   readonly intakePings: void;
   readonly commitIntake: number | null;
+  readonly tick: void;
   readonly directory: ShardDirectory;
   readonly probe: void;
   readonly outbox: OutboxEntry[];
@@ -188,13 +191,14 @@ export class ShardHost {
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
       case "createProject": case "muteProject": case "addChannel": case "createCheck": case "updateCheck":
-      case "pauseCheck": case "resumeCheck": case "deleteCheck":
+      case "pauseCheck": case "resumeCheck": case "deleteCheck": case "holdForDowntime":
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
       case "removeChannel": return this.#removeChannel(r);
       case "pingBatch": return this.#pingBatch(r.pings);
       case "intakePings": return this.#intakePings(r.writer, r.batch);
       case "commitIntake": return this.#commitIntakeOf(r.writer);
       case "advance": return this.advance(r.at);
+      case "tick": return this.#tick(r.at);
       case "directory": return this.directory();
       case "channels": return this.#shard.channels(r.projectId);
       case "projectVersion": return this.#versions.versionOf(r.projectId);
@@ -236,6 +240,16 @@ export class ShardHost {
   async advance(now: Millis): Promise<void> {
     await this.#commitAfter(now, () => this.#shard.apply({ kind: "advance", at: now }));
     this.onOutbox?.(this.#lastAt);
+  }
+
+  /**
+   * Applies deadlines up to `at`, then checkpoints when one is due; a failure of either is logged (a store
+   * write failure once per episode, by its episode) and tried again at the next tick. The checkpoint also
+   * runs when deadlines could not be applied: it may be what failed, and it retries.
+   */
+  async #tick(at: Millis): Promise<void> {
+    await this.advance(at).catch(reportUnlessStoreUnavailable("applying deadlines"));
+    await this.checkpointIfDue().catch(reportUnlessStoreUnavailable("checkpoint"));
   }
 
   /** Applies a batch of pings with one commit; each result in the order given. */
@@ -539,4 +553,11 @@ export class ShardHost {
     });
     return { ...changes, outbox };
   }
+}
+
+/** Logs a failure, except a store write failure's refusals, which its episode logs once (write-failures.ts). */
+function reportUnlessStoreUnavailable(what: string): (error: unknown) => void {
+  return (error) => {
+    if (!isStoreUnavailable(error)) log.error({ err: error }, `${what} failed`);
+  };
 }

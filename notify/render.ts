@@ -105,13 +105,20 @@ function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions):
   const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
   const downSinceAt = entry.downSinceAt ?? null;
   return {
-    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry.flip.reason),
+    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry.flip.reason) + downtimeClause(entry),
     downtimeMs: direction === "up" && entry.flip.from === "down" && downSinceAt !== null ? entry.flip.at - downSinceAt : null,
     name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
     body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
     bodyBytes: bytes?.length ?? 0, projectName: entry.projectName ?? "", opts,
     reminder: entry.reminder === undefined ? null : { n: entry.reminder, downSinceAt },
   };
+}
+
+/** "; hcd was not running from ... to ... (...)" for a down flip whose deadline fell in hcd's own downtime, else "". */
+function downtimeClause(entry: RenderEntry): string {
+  const downtime = entry.downtime;
+  if (downtime === undefined || entry.flip.to !== "down") return "";
+  return `; hcd was not running from ${isoSeconds(downtime.fromAt)} to ${isoSeconds(downtime.toAt)} (${formatDowntime(downtime.toAt - downtime.fromAt)})`;
 }
 
 function reasonLong(reason: string): string {
