@@ -11,7 +11,7 @@
 // ceil(partitions / live). It claims free partitions up to that, starting at a point derived from its name
 // so that claimants spread out instead of all racing for partition 0, and releases what it holds above it,
 // so a node that joins late gets its share.
-import { fnv1a32 } from "./partitions.ts";
+import { fnv1a32 } from "../host/routing.ts";
 
 export type Lease = { readonly node: string; readonly writtenAt: number; readonly expiresAt: number };
 

@@ -3,26 +3,14 @@
 // for the life of a cluster: changing it would move projects between partitions (their logs and
 // snapshots with them), so it is a setting chosen once, not something nodes negotiate.
 //
-// The hash is 32-bit FNV-1a over the id's UTF-8 bytes: stable across processes, Node versions and
-// machines (unlike anything seeded), cheap, and spreads uuid-shaped ids evenly enough for 16-256
-// partitions (test/cluster/partitions.test.ts measures the spread).
+// The hash is host/routing.ts's 32-bit FNV-1a over the id's UTF-8 bytes, the one a single node's shards
+// use: stable across processes, Node versions and machines, cheap, and even enough over uuid-shaped ids
+// for 16-256 partitions (test/cluster/partitions.test.ts measures the spread).
+
+import { fnv1a32 } from "../host/routing.ts";
 
 /** The partition count a cluster uses unless configured otherwise. */
 export const DEFAULT_PARTITION_COUNT = 64;
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const utf8 = new TextEncoder();
-
-/** 32-bit FNV-1a of the string's UTF-8 bytes, as an unsigned integer. */
-export function fnv1a32(text: string): number {
-  let hash = FNV_OFFSET;
-  for (const byte of utf8.encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, FNV_PRIME);
-  }
-  return hash >>> 0;
-}
 
 /** The partition (0 ≤ p < count) that owns the project with this id. */
 export function partitionOf(projectId: string, count: number = DEFAULT_PARTITION_COUNT): number {

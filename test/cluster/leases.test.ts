@@ -4,7 +4,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { LeaseKey, Step } from "../../cluster/leases.ts";
 import { decodeLease, encodeLease, fairShare, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "../../cluster/leases.ts";
-import { fnv1a32 } from "../../cluster/partitions.ts";
+import { fnv1a32 } from "../../host/routing.ts";
 
 const lease = (node: string, expiresAt: number) => ({ node, writtenAt: expiresAt - 6_000, expiresAt });
 const at = (revision: number, value: ReturnType<typeof lease> | null): LeaseKey => ({ revision, lease: value });

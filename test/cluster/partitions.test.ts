@@ -2,7 +2,8 @@
 // (fixed values below, computed once), every partition is in range, and uuid-shaped ids spread evenly.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { DEFAULT_PARTITION_COUNT, fnv1a32, partitionOf } from "../../cluster/partitions.ts";
+import { DEFAULT_PARTITION_COUNT, partitionOf } from "../../cluster/partitions.ts";
+import { fnv1a32, shardOf } from "../../host/routing.ts";
 
 test("FNV-1a matches the published test vectors", () => {
   assert.is(fnv1a32(""), 0x811c9dc5);
@@ -25,6 +26,16 @@ test("non-ASCII ids hash their UTF-8 bytes", () => {
   let hash = 0x811c9dc5;
   for (const byte of [0xc3, 0xa9]) hash = Math.imul(hash ^ byte, 0x01000193);
   assert.is(fnv1a32("é"), hash >>> 0);
+});
+
+test("a single node's shards and a cluster's partitions route by one hash, ASCII and not", () => {
+  for (const id of ["00000000-0000-4000-8000-000000000001", "foobar", "é", "Ünïcode ☃"]) {
+    for (const count of [1, 2, 7, 64]) assert.is(shardOf(id, count), partitionOf(id, count), `${id} over ${count}`);
+  }
+  // "☃" is the three bytes e2 98 83 in UTF-8 (its UTF-16 code unit is 0x2603)
+  let hash = 0x811c9dc5;
+  for (const byte of [0xe2, 0x98, 0x83]) hash = Math.imul(hash ^ byte, 0x01000193);
+  assert.is(shardOf("☃", 1000), (hash >>> 0) % 1000);
 });
 
 test("uuid-shaped ids spread evenly over 64 partitions", () => {
