@@ -10,7 +10,8 @@ import { LIMITS } from "./model.ts";
 import { ONCALENDAR_MAX_YEAR, parseOnCalendarLine } from "./oncalendar.ts";
 import type { Outcome } from "./outcome.ts";
 import { invalid, ok } from "./outcome.ts";
-import { canonicalZone, gapEndWall, instantsAt, offsetAt, remember, segmentAt, utcYear } from "./zones.ts";
+import { canonicalZone, gapEndWall, instantsAt, offsetAt, segmentAt, utcYear } from "./zones.ts";
+import { BoundedMap } from "../lib/bounded-map.ts";
 
 
 export type ScheduleKind = "cron" | "oncalendar";
@@ -135,7 +136,7 @@ function nextOnCalendar(lines: readonly OnCalendarLine[], zone: string, afterAt:
 // ---- Public API ----------------------------------------------------------------------------
 type Parsed = { readonly kind: "cron"; readonly cron: CronSchedule }
   | { readonly kind: "oncalendar"; readonly lines: readonly OnCalendarLine[] } | null;
-const parses = new Map<string, Parsed>();
+const parses = new BoundedMap<string, Parsed>(PARSES_CAP);
 
 function parse(expr: string): Parsed {
   const known = parses.get(expr);
@@ -148,7 +149,8 @@ function parse(expr: string): Parsed {
     const lines = parseOnCalendar(expr);
     if (lines !== null) parsed = { kind: "oncalendar", lines };
   }
-  return remember(parses, expr, parsed, PARSES_CAP);
+  parses.set(expr, parsed);
+  return parsed;
 }
 
 function nextParsed(parsed: NonNullable<Parsed>, zone: string, afterAt: Millis): Millis | null {

@@ -4,6 +4,7 @@
 // ~3 µs (luxon's formatToParts path ~13 µs). The only module state is bounded memo caches of pure
 // functions: zone-years and Intl formatters (one per known zone).
 import type { Millis } from "./model.ts";
+import { BoundedMap } from "../lib/bounded-map.ts";
 
 const SECOND = 1000, DAY = 86_400 * SECOND, WEEK = 7 * DAY;
 
@@ -195,14 +196,9 @@ function probeOffset(zone: string, at: Millis): number {
 }
 
 type Segment = { readonly startAt: Millis; readonly offsetMs: number };
-const zoneYears = new Map<string, Map<number, readonly Segment[]>>(); // keys: known zone names only
+const zoneYears = new Map<string, BoundedMap<number, readonly Segment[]>>(); // keys: known zone names only
 const YEARS_PER_ZONE = 256;
 
-export function remember<K, V>(cache: Map<K, V>, key: K, value: V, cap: number): V {
-  if (cache.size >= cap) cache.delete(cache.keys().next().value ?? key); // drop the oldest
-  cache.set(key, value);
-  return value;
-}
 
 /** Returns the UTC year of `at` without allocating a Date. */
 export function utcYear(at: Millis): number {
@@ -213,7 +209,7 @@ export function utcYear(at: Millis): number {
 // Returns the constant-offset stretches of one UTC year, the first starting on 1 January 00:00 UTC.
 function segmentsOf(zone: string, year: number): readonly Segment[] {
   let years = zoneYears.get(zone);
-  if (years === undefined) zoneYears.set(zone, (years = new Map()));
+  if (years === undefined) zoneYears.set(zone, (years = new BoundedMap(YEARS_PER_ZONE)));
   const known = years.get(year);
   if (known !== undefined) return known;
   const startAt = Date.UTC(year, 0, 1), lastAt = Date.UTC(year + 1, 0, 1) - SECOND;
@@ -235,7 +231,8 @@ function segmentsOf(zone: string, year: number): readonly Segment[] {
     if (hi >= lastAt) break;
     lo = hi; hi = Math.min(hi + WEEK, lastAt);
   }
-  return remember(years, year, segments, YEARS_PER_ZONE);
+  years.set(year, segments);
+  return segments;
 }
 
 /** Returns the stretch of constant offset around `at`; it ends at a change or at the end of the UTC year. */

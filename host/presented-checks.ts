@@ -9,11 +9,12 @@ import type { Check } from "../engine/model.ts";
 import { statusAt } from "../engine/status.ts";
 import type { CheckView } from "./check-json.ts";
 import { presentCheck } from "./check-json.ts";
+import { BoundedMap } from "../lib/bounded-map.ts";
 
 const MAX_ENTRIES = 5_000; // about 4-5 MB of JSON per shard at most (a few lists of 1,000); the oldest go first
 
 export class PresentedChecks {
-  readonly #json = new Map<Check, { readonly key: string; readonly json: Buffer }>();
+  readonly #json = new BoundedMap<Check, { readonly key: string; readonly json: Buffer }>(MAX_ENTRIES);
 
   /**
    * Returns the API's list document, {"checks": [...]}, of `checks` as presentCheck shows them in `view`
@@ -26,9 +27,7 @@ export class PresentedChecks {
       const cached = this.#json.get(check);
       if (cached !== undefined && cached.key === key) return cached.json;
       const json = Buffer.from(JSON.stringify(presentCheck(check, view)));
-      this.#json.delete(check); // re-inserted last: the Map's order is the eviction order
       this.#json.set(check, { key, json });
-      if (this.#json.size > MAX_ENTRIES) this.#json.delete(this.#json.keys().next().value as Check);
       return json;
     });
     return listDocument(parts);

@@ -8,6 +8,7 @@
 // project nobody watches costs nothing more than its counter.
 import { randomUUID } from "node:crypto";
 import type { Changes } from "../engine/changes.ts";
+import { BoundedMap } from "../lib/bounded-map.ts";
 
 /** Projects whose changed checks are tracked at once, per shard. */
 const MAX_WATCHED = 64;
@@ -23,7 +24,7 @@ export class ProjectVersions {
   // shard was rebuilt from the store, never matches one after it.
   #epoch = randomUUID().slice(0, 8);
   readonly #counts = new Map<string, number>();
-  readonly #watched = new Map<string, Watch>(); // in order of the last question, oldest first
+  readonly #watched = new BoundedMap<string, Watch>(MAX_WATCHED); // in order of the last question, oldest first
 
   /** Moves the version of every project whose checks `changes` touch. */
   note(changes: Changes): void {
@@ -63,12 +64,8 @@ export class ProjectVersions {
     const version = this.versionOf(projectId);
     const count = this.#countOf(projectId);
     let watch = this.#watched.get(projectId);
-    if (watch === undefined) {
-      watch = { fromCount: count, changedAt: new Map() };
-      if (this.#watched.size >= MAX_WATCHED) this.#watched.delete(this.#watched.keys().next().value as string);
-    }
-    this.#watched.delete(projectId); // re-inserted last: the map's order is the questions' age
-    this.#watched.set(projectId, watch);
+    watch ??= { fromCount: count, changedAt: new Map() };
+    this.#watched.set(projectId, watch); // the newest question: the oldest watch beyond MAX_WATCHED goes
     const sinceCount = this.#countIn(since);
     if (sinceCount === null || sinceCount < watch.fromCount || sinceCount > count) return { version, uuids: null };
     const uuids: string[] = [];

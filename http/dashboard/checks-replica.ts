@@ -4,6 +4,7 @@
 // then crosses threads as those few checks.
 import type { Check } from "../../engine/model.ts";
 import type { ChecksSince } from "../../host/pool-api.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
 
 /** Projects whose checks are kept at once (the most recently shown). */
 const MAX_PROJECTS = 32;
@@ -11,7 +12,7 @@ const MAX_PROJECTS = 32;
 type Copy = { readonly version: string; readonly checks: ReadonlyMap<string, Check> };
 
 export class ChecksReplica {
-  readonly #copies = new Map<string, Copy>(); // in order of use, oldest first
+  readonly #copies = new BoundedMap<string, Copy>(MAX_PROJECTS); // in order of use, oldest first
 
   /**
    * Returns the project's checks and their version: the kept copy brought up to date with what `since`
@@ -34,9 +35,7 @@ export class ChecksReplica {
       // the copy this answer was asked against was replaced meanwhile: ask again against the new one
       return this.current(projectId, since);
     }
-    this.#copies.delete(projectId); // re-inserted last: the map's order is the copies' age
     this.#copies.set(projectId, copy);
-    if (this.#copies.size > MAX_PROJECTS) this.#copies.delete(this.#copies.keys().next().value as string);
     return { version: copy.version, checks: [...copy.checks.values()] };
   }
 }

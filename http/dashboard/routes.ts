@@ -38,8 +38,9 @@ import {
   sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded,
 } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
-import { csrfMatches, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
+import { csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 import type { Session } from "./sessions.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
 
 /** Cluster mode: how often a node checks that a session it holds is still shared (not signed out elsewhere). */
 const SHARED_CHECK_MS = 5_000;
@@ -50,8 +51,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const realClock = opts.sessionClock ?? systemClock;
   const sessions = new SessionStore();
   const shared = deps.sharedSessions; // cluster mode: every node's sessions
-  // session id → the expiry its shared copy holds, and when this node last found that copy still there
-  const sharedCopies = new Map<string, { until: Millis; checkedAt: Millis }>();
+  // session id → the expiry its shared copy holds, and when this node last found that copy still there;
+  // bounded like the sessions themselves (an expired or evicted session's entry goes with the oldest)
+  const sharedCopies = new BoundedMap<string, { until: Millis; checkedAt: Millis }>(MAX_SESSIONS);
   const forget = (id: string) => {
     sessions.close(id);
     sharedCopies.delete(id);

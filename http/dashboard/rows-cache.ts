@@ -7,6 +7,7 @@
 // gets a fresh render, so one viewer refreshing alone always sees every change, and 304s stay exact.
 import type { Millis } from "../../engine/model.ts";
 import { encodeParts } from "./responses.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
 
 /** How long a render serves other refreshes of the same table. */
 export const COALESCE_MS = 1_000;
@@ -23,7 +24,7 @@ export type SharedRender = { readonly parts: readonly Uint8Array[]; readonly eta
 type Kept = RowsRender & { readonly madeAtMs: number; encoded: readonly Uint8Array[] | null };
 
 export class RowsCache {
-  readonly #renders = new Map<string, Kept>();
+  readonly #renders = new BoundedMap<string, Kept>(MAX_TABLES); // oldest render first
   readonly #monotonicMs: () => number;
 
   /** `monotonicMs`: a clock that only moves forward, in real milliseconds (the age of a render is real time). */
@@ -47,9 +48,7 @@ export class RowsCache {
   /** Keeps `render` as the table's latest; forgets renders too old to be shared and the oldest beyond MAX_TABLES. */
   keep(table: string, render: RowsRender): void {
     const now = this.#monotonicMs();
-    for (const [key, kept] of this.#renders) if (now - kept.madeAtMs >= COALESCE_MS) this.#renders.delete(key);
-    this.#renders.delete(table); // re-inserted last: the map's order is the renders' age
+    for (const [key, kept] of this.#renders.entries()) if (now - kept.madeAtMs >= COALESCE_MS) this.#renders.delete(key);
     this.#renders.set(table, { ...render, madeAtMs: now, encoded: null });
-    while (this.#renders.size > MAX_TABLES) this.#renders.delete(this.#renders.keys().next().value as string);
   }
 }

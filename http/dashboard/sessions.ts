@@ -4,6 +4,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { HOUR } from "../../engine/model.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
 
 /** Who signed in: the admin token, or a project API key (read-write or read-only, decided on each request). */
 export type Principal = { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string };
@@ -19,17 +20,13 @@ export type Session = {
 /** Idle lifetime: every request renews it. */
 export const SESSION_IDLE_MS = 12 * HOUR;
 /** Sessions kept at most; the oldest go first, so memory stays bounded whatever clients do. */
-const MAX_SESSIONS = 10_000;
+export const MAX_SESSIONS = 10_000;
 
 export class SessionStore {
-  readonly #sessions = new Map<string, Session>();
+  readonly #sessions = new BoundedMap<string, Session>(MAX_SESSIONS); // oldest used first
 
   /** Opens a session for `principal` at `at`. */
   open(principal: Principal, at: Millis): Session {
-    if (this.#sessions.size >= MAX_SESSIONS) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest !== undefined) this.#sessions.delete(oldest);
-    }
     const session: Session = { id: token(), principal, csrf: token(), expiresAt: at + SESSION_IDLE_MS };
     this.#sessions.set(session.id, session);
     return session;
@@ -45,9 +42,7 @@ export class SessionStore {
       return null;
     }
     session.expiresAt = at + SESSION_IDLE_MS;
-    // re-insert: the map's order stays oldest-used first for the eviction above
-    this.#sessions.delete(id);
-    this.#sessions.set(id, session);
+    this.#sessions.touch(id);
     return session;
   }
 
@@ -63,10 +58,6 @@ export class SessionStore {
   /** Holds a session another node opened (cluster mode), unless it has expired by `at`. */
   adopt(session: Session, at: Millis): void {
     if (session.expiresAt <= at) return;
-    if (this.#sessions.size >= MAX_SESSIONS) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest !== undefined) this.#sessions.delete(oldest);
-    }
     this.#sessions.set(session.id, { ...session });
   }
 }
