@@ -55,12 +55,12 @@ export function isMuted(mutedUntilAt: Millis | null, at: Millis): boolean {
 }
 
 /**
- * Counts a failure signal; `goesDown` says whether it is the N-th consecutive one (N = failure_threshold).
- * A check with the default threshold and nothing counted goes down at once, unchanged (the reference).
+ * Counts a failure signal; `goesDown` says whether it is the N-th consecutive one (N = failure_threshold):
+ * with the default threshold, always (the reference).
  */
 export function countFailure(check: Check): { check: Check; goesDown: boolean } {
   const threshold = check.failureThreshold ?? 1;
-  if (threshold <= 1 && check.alert === undefined) return { check, goesDown: true };
+  // counted under any threshold: a threshold raised in the middle of a streak counts the failures before it
   const failures = alertOf(check).failures + 1;
   return { check: withAlert(check, { ...alertOf(check), failures }), goesDown: failures >= threshold };
 }

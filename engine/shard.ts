@@ -12,6 +12,7 @@ import type { Notice } from "./alerting.ts";
 import { deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
+import { downAt } from "./status.ts";
 import { TimerWheel } from "./wheel.ts";
 import { ShardState } from "./shard-state.ts";
 import type { ShardSnapshot } from "./shard-state.ts";
@@ -216,7 +217,7 @@ export class Shard {
     const match = this.#state.findUnique(projectId, spec, unique);
     if (match) {
       const due = this.#catchUp(match, at);
-      return ok({ check: this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), created: false });
+      return ok({ check: this.#dueAfterChange(this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), at), created: false });
     }
     if (this.#state.checkCountOf(projectId) >= project.checkLimit) return fail({ code: "check_limit" });
     const fresh = this.#newCheck(projectId, at);
@@ -230,7 +231,18 @@ export class Shard {
     if (!found.ok) return found;
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
-    return ok(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at));
+    return ok(this.#dueAfterChange(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at), at));
+  }
+
+  /**
+   * A settings change (a shorter timeout or grace, another schedule) that moved the check's deadline before
+   * `at` makes it due at once, at `at`: a flip stamped at the deadline itself would come before pings the
+   * check logged since (ignored ones too), and before the change that caused it.
+   */
+  #dueAfterChange(check: Check, at: Millis): Check {
+    const dueAt = downAt(check);
+    if (dueAt === null || dueAt >= at) return check;
+    return this.#apply(onDeadline(check, at, at), null);
   }
 
   /**

@@ -60,14 +60,16 @@ export function onResume(check: Check, at: Millis): Outcome<Step> {
 
 /**
  * Applies a timer-wheel deadline noticed at `at`: a check that is down by then is stored down with a
- * "timeout" flip stamped at its exact deadline (downAt, never later than `at`); otherwise unchanged.
+ * "timeout" flip stamped at its exact deadline (downAt, never later than `at`, never before `notBeforeAt`);
+ * otherwise unchanged.
  */
-export function onDeadline(check: Check, at: Millis): Step {
+export function onDeadline(check: Check, at: Millis, notBeforeAt: Millis = -Infinity): Step {
   if (check.status === "down" || statusAt(check, at) !== "down") return { check, flips: [] };
   // fact sheet §5: the flip is created at going_down_after(), not at the processing time
   const deadlineAt = downAt(check) ?? at;
-  // A success that leaves an old run open can make the check due at once: the flip can't predate that ping.
-  const stampAt = Math.max(Math.min(deadlineAt, at), check.lastPingAt ?? -Infinity);
+  // A success that leaves an old run open can make the check due at once: the flip can't predate that ping;
+  // nor can a deadline a settings change moved into the past predate the change (`notBeforeAt`).
+  const stampAt = Math.max(Math.min(deadlineAt, at), check.lastPingAt ?? -Infinity, notBeforeAt);
   return flipTo(check, { to: "down", at: stampAt, reason: "timeout" });
 }
 

@@ -90,6 +90,21 @@ test("a command stamped before the last one applied is applied at that instant: 
   assert.is(checkOf(shard, uuid).lastPingAt, dueAt + 10);
 });
 
+test("a settings change that moves a deadline into the past makes the check due at the change, not before pings logged since", () => {
+  const shard = new Shard({ newId: sequentialIds(), now: T0 });
+  shard.createProject(scenarioProject("p"), T0);
+  const made = shard.createCheck("p", { methods: "POST" }, [], T0); // default grace: an hour
+  if (!made.ok) throw new Error("no check");
+  const uuid = made.value.check.uuid;
+  shard.apply({ kind: "ping", ping: pingOf({ uuid }, T0, { signal: "start", method: "POST" }) });
+  shard.apply({ kind: "ping", ping: pingOf({ uuid }, T0 + MINUTE + 1, { method: "GET" }) }); // ignored (GET), but logged
+  shard.apply({ kind: "updateCheck", projectId: "p", uuid, spec: { graceMs: MINUTE }, at: T0 + MINUTE + 2 }); // the run's grace ended at T0 + 60 s
+  shard.apply({ kind: "advance", at: T0 + 2 * MINUTE });
+  const { flips, pings } = shard.takeChanges();
+  assert.equal(pings.map((p) => [p.record.kind, p.record.at]), [["start", T0], ["ign", T0 + MINUTE + 1]]);
+  assert.equal(flips.map((f) => [f.from, f.to, f.at]), [["new", "down", T0 + MINUTE + 2]]);
+});
+
 test("a shard that loads checks does not apply a command before their last events (a clock behind after a restart)", () => {
   const { shard, uuids: [uuid] } = shardWithChecks(["restored"]);
   const restored = new Shard({ newId: sequentialIds(), now: T0 });

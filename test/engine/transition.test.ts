@@ -26,12 +26,13 @@ const completions: [string, Check, PingKind, string | null, Partial<Check>][] = 
     { lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: null }],
   ["success without a rid closes a run that has one, without duration", running(A), "success", null,
     { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
+  // a failure is counted under any threshold (engine/alerting.ts countFailure)
   ["fail pairs with a start of the same rid", running(A), "fail", A,
-    { lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null }],
+    { lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } }],
   ["fail with a different rid closes the run without duration", running(A), "fail", B,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
+    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } }],
   ["fail without a run sets last ping", check({ status: "up", lastPingAt: 0 }), "fail", null,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null }],
+    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } }],
 ];
 for (const [name, given, kind, rid, want] of completions) {
   test(name, () => {
