@@ -41,14 +41,14 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     return caller;
   };
   const emailDomain = config.smtpPort === null ? null : config.emailDomain; // ping_email only while SMTP listens
-  const view = (event: H3Event, caller: Caller, at: Millis) => ({ at, siteRoot, readonly: caller.readonly, emailDomain, version: versionOf(event) });
-  const rw = (event: H3Event, at: Millis) => ({ at, siteRoot, readonly: false, emailDomain, version: versionOf(event) });
+  /** Returns how a check is shown at `at` to this request: its key's view, in the version its path names. */
+  const view = (event: H3Event, shown: { at: Millis; readonly: boolean }) => ({ ...shown, siteRoot, emailDomain, version: versionOf(event) });
 
   endpoint(app, apiPath("/checks"), {
     GET: async (event) => {
       const at = clock.now();
       const caller = await callerOf(event, null, false);
-      const document = await pool.listChecksJson(caller.project.id, checkQueryOf(event.url.searchParams), view(event, caller, at));
+      const document = await pool.listChecksJson(caller.project.id, checkQueryOf(event.url.searchParams), view(event, { at, readonly: caller.readonly }));
       return { status: 200, body: document, contentType: "application/json" };
     },
     POST: async (event) => {
@@ -57,7 +57,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const { project } = await callerOf(event, body, true);
       const request = requestInVersion(unwrap(checkRequestOf(body, null)), versionOf(event));
       const { check, created } = unwrap(await pool.createCheck(project.id, request.spec, request.unique, at));
-      return json(presentCheck(check, rw(event, at)), created ? 201 : 200);
+      return json(presentCheck(check, view(event, { at, readonly: false })), created ? 201 : 200);
     },
   }, cors);
 
@@ -66,7 +66,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const at = clock.now();
       const caller = await callerOf(event, null, false);
       const check = unwrap(await pool.getCheck(caller.project.id, refOf(event)));
-      return json(presentCheck(check, view(event, caller, at)));
+      return json(presentCheck(check, view(event, { at, readonly: caller.readonly })));
     },
     POST: async (event) => {
       const at = clock.now();
@@ -76,7 +76,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const stored = unwrap(await pool.getCheck(project.id, { uuid })); // 404 / 403 before validation
       const request = requestInVersion(unwrap(checkRequestOf(body, stored)), versionOf(event));
       const check = unwrap(await pool.updateCheck(project.id, uuid, request.spec, at));
-      return json(presentCheck(check, rw(event, at)));
+      return json(presentCheck(check, view(event, { at, readonly: false })));
     },
     DELETE: async (event) => {
       const at = clock.now();
@@ -84,7 +84,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const { project } = await callerOf(event, null, true);
       const check = unwrap(await pool.deleteCheck(project.id, uuid, at));
       // research §8: the reference answers channels "" (the links are gone by then)
-      return json(presentCheck({ ...check, channels: [] }, rw(event, at)));
+      return json(presentCheck({ ...check, channels: [] }, view(event, { at, readonly: false })));
     },
   }, byUuidOrKey);
 
@@ -93,7 +93,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     const body = await jsonBody(event, { nullAsEmpty: true });
     const { project } = await callerOf(event, body, true);
     const check = unwrap(await pool[action](project.id, uuidOf(event), at));
-    return json(presentCheck(check, rw(event, at)));
+    return json(presentCheck(check, view(event, { at, readonly: false })));
   };
   endpoint(app, apiPath("/checks/:id/pause"), { POST: pauseOrResume("pauseCheck") }, byUuid);
   endpoint(app, apiPath("/checks/:id/resume"), { POST: pauseOrResume("resumeCheck") }, byUuid);
