@@ -1,10 +1,12 @@
 // The check's API JSON shape (reference Check.to_dict, research/healthchecks-api.md §7): one home for the
 // API's answers, the host's cache of presented checks and the webhook's $JSON.
-import type { Check, Millis } from "../engine/model.ts";
+import type { Check, Millis, Status } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";
 import { isoSeconds } from "../lib/iso-dates.ts";
 import { nextPingAt, statusAt } from "../engine/status.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
+import type { ApiVersion } from "./api-versions.ts";
+import { apiRootOf, showsStartedStatus } from "./api-versions.ts";
 
 export type CheckView = {
   readonly at: Millis;
@@ -12,10 +14,20 @@ export type CheckView = {
   readonly readonly: boolean;
   /** EMAIL_DOMAIN while the inbound SMTP listener runs; absent or null = no ping_email field. */
   readonly emailDomain?: string | null;
+  /** The API version asked (host/api-versions.ts); absent: 3, as the webhooks' $JSON shows a check. */
+  readonly version?: ApiVersion;
 };
+
+/** Returns the status a check shows at `at` in an API version: v1 says "started" while a run is open and not overdue. */
+export function shownStatus(check: Check, at: Millis, version: ApiVersion): Status | "grace" | "started" {
+  // reference get_status(with_started): an open run within its grace is "started" whatever the stored status
+  if (showsStartedStatus(version) && check.lastStartAt !== null && at < check.lastStartAt + check.graceMs) return "started";
+  return statusAt(check, at);
+}
 
 /** Returns the API representation of a check at `at`: 22 common fields, timeout or schedule+tz, and the key-dependent set. */
 export function presentCheck(check: Check, view: CheckView): Record<string, unknown> {
+  const version = view.version ?? 3;
   const result: Record<string, unknown> = {
     name: check.name,
     slug: check.slug,
@@ -23,7 +35,7 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     desc: check.desc,
     grace: Math.floor(check.graceMs / SECOND),
     n_pings: check.nPings,
-    status: statusAt(check, view.at),
+    status: shownStatus(check, view.at, version),
     started: check.lastStartAt !== null,
     last_ping: isoSeconds(check.lastPingAt),
     next_ping: isoSeconds(nextPingAt(check)),
@@ -48,7 +60,7 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
   if (view.readonly) {
     result.unique_key = uniqueKeyOf(check.uuid);
   } else {
-    const updateUrl = `${view.siteRoot}/api/v3/checks/${check.uuid}`;
+    const updateUrl = `${apiRootOf(view.siteRoot, version)}/checks/${check.uuid}`;
     result.uuid = check.uuid;
     result.ping_url = `${view.siteRoot}/ping/${check.uuid}`;
     // project extension: only with SMTP on (the default shape stays the reference's), never for

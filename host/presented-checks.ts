@@ -6,9 +6,8 @@
 // bytes, which moves to the HTTP thread and reaches the socket with no string join, no serialisation of
 // an 866 KB string and no encode (measured over HTTP at idle: a list of 1,000 took 8-10 ms, now 3.3-4.3).
 import type { Check } from "../engine/model.ts";
-import { statusAt } from "../engine/status.ts";
 import type { CheckView } from "./check-json.ts";
-import { presentCheck } from "./check-json.ts";
+import { presentCheck, shownStatus } from "./check-json.ts";
 import { BoundedMap } from "../lib/bounded-map.ts";
 
 const MAX_ENTRIES = 5_000; // about 4-5 MB of JSON per shard at most (a few lists of 1,000); the oldest go first
@@ -21,9 +20,10 @@ export class PresentedChecks {
    * (UTF-8), identical to JSON.stringify of it.
    */
   listJson(checks: readonly Check[], view: CheckView): Uint8Array {
-    const viewKey = `${view.siteRoot}\n${String(view.readonly)}\n${view.emailDomain ?? ""}`;
+    const version = view.version ?? 3;
+    const viewKey = `${view.siteRoot}\n${String(view.readonly)}\n${view.emailDomain ?? ""}\nv${version}`;
     const parts = checks.map((check) => {
-      const key = `${statusAt(check, view.at)}\n${viewKey}`;
+      const key = `${shownStatus(check, view.at, version)}\n${viewKey}`;
       const cached = this.#json.get(check);
       if (cached !== undefined && cached.key === key) return cached.json;
       const json = Buffer.from(JSON.stringify(presentCheck(check, view)));

@@ -11,6 +11,9 @@ import { validateSchedule } from "../engine/schedule.ts";
 import { httpError } from "./errors.ts";
 import type { JsonObject } from "./body.ts";
 import { isSlug } from "../engine/ids.ts";
+import { slugify } from "../lib/slugify.ts";
+import type { ApiVersion } from "../host/api-versions.ts";
+import { slugFollowsName } from "../host/api-versions.ts";
 
 export type CheckRequest = { readonly spec: CheckSpec; readonly unique: readonly UniqueField[] };
 
@@ -145,6 +148,18 @@ export function checkRequestOf(body: JsonObject, stored: StoredKeywords | null):
   if (channelRefs !== undefined) spec.channels = channelRefs;
   Object.assign(spec, alerting.value);
   return ok({ spec, unique: unique.value });
+}
+
+/**
+ * Returns a create/update request as API `version` reads it: under v1 and v2 a name also sets the slug to
+ * its slugified form, unless the request sends a slug, which wins (reference _update sets it after).
+ */
+export function requestInVersion(request: CheckRequest, version: ApiVersion): CheckRequest {
+  const { name, slug } = request.spec;
+  if (!slugFollowsName(version) || name === undefined || slug !== undefined) return request;
+  // the reference's upsert looks up only the fields sent: a unique slug that was not sent matches nothing
+  const unique = request.unique.includes("slug") ? [] : request.unique;
+  return { spec: { ...request.spec, slug: slugify(name) }, unique };
 }
 
 const KNOWN_FIELDS = [

@@ -7,9 +7,12 @@ import { tagsOf } from "../engine/model.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";
 import { badgeSignature } from "./badge-urls.ts";
+import type { ApiVersion } from "../host/api-versions.ts";
+import { apiRootOf } from "../host/api-versions.ts";
 
-/** Returns a ping log entry as the API shows it; `durationMs` is its matched run duration, or null. */
-export function presentPing(ping: PingRecord, opts: { checkUuid: string; siteRoot: string; durationMs: Millis | null }): Record<string, unknown> {
+/** Returns a ping log entry as the API (`version`, default 3) shows it; `durationMs` is its matched run duration, or null. */
+export function presentPing(ping: PingRecord, opts: { checkUuid: string; siteRoot: string; durationMs: Millis | null; version?: ApiVersion }): Record<string, unknown> {
+  const apiRoot = apiRootOf(opts.siteRoot, opts.version ?? 3);
   const result: Record<string, unknown> = {
     type: ping.kind,
     date: isoMicros(ping.at),
@@ -19,7 +22,7 @@ export function presentPing(ping: PingRecord, opts: { checkUuid: string; siteRoo
     method: ping.method,
     ua: ping.ua,
     rid: ping.rid,
-    body_url: ping.bodySize > 0 ? `${opts.siteRoot}/api/v3/checks/${opts.checkUuid}/pings/${ping.n}/body` : null,
+    body_url: ping.bodySize > 0 ? `${apiRoot}/checks/${opts.checkUuid}/pings/${ping.n}/body` : null,
   };
   // duration only on completion pings matched to a start (never on start/log pings)
   if (opts.durationMs !== null && (ping.kind === "success" || ping.kind === "fail")) {

@@ -1,4 +1,5 @@
-// /api/v3: checks, pings, flips, channels, badges, status (spec §4.1): authorize → input → pool → present.
+// /api/v1, /api/v2, /api/v3: checks, pings, flips, channels, badges, status (spec §4.1): authorize → input →
+// pool → present. One set of routes with the version as a path parameter (host/api-versions.ts has its rules).
 // Order of decisions, as the reference (research §2): method 405 → body 400 → key 401 → exists 404 →
 // owner 403 → validation 400 → state 409 / limit 403.
 import type { H3, H3Event } from "h3";
@@ -14,21 +15,22 @@ import { jsonResponse } from "../response.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../body.ts";
-import { checkQueryOf, checkRequestOf, flipQueryOf, isUniqueKey, pingNumberOf } from "../input.ts";
+import { checkQueryOf, checkRequestOf, flipQueryOf, isUniqueKey, pingNumberOf, requestInVersion } from "../input.ts";
 import { isUuid } from "../../engine/ids.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentBadges, presentChannel, presentFlip, presentPing } from "../present.ts";
 import { presentCheck } from "../../host/check-json.ts";
 import { simulateRoutes } from "./simulate.ts";
+import { apiPath, inVersions, versionOf } from "../versioned-routes.ts";
 
-/** Registers the management API v3 routes on `app`. */
+/** Registers the management API's routes, under each version it serves, on `app`. */
 export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; rateClock: Clock }): void {
   const { pool, clock, config } = deps;
   const { siteRoot } = config;
   const limiter = new RateLimiter(config.apiRateLimit);
-  const cors = { report: opts.report, cors: true } as const;
-  const byUuid = { ...cors, accepts: (p: Record<string, string>) => isUuid(p.id ?? "") };
-  const byUuidOrKey = { ...cors, accepts: (p: Record<string, string>) => isUuid(p.id ?? "") || isUniqueKey(p.id ?? "") };
+  const cors = { report: opts.report, cors: true, accepts: inVersions() } as const;
+  const byUuid = { ...cors, accepts: inVersions((p) => isUuid(p.id ?? "")) };
+  const byUuidOrKey = { ...cors, accepts: inVersions((p) => isUuid(p.id ?? "") || isUniqueKey(p.id ?? "")) };
 
   /** Returns the caller of a request (key from the header, else the body's api_key) and counts it against the rate limit. */
   const callerOf = async (event: H3Event, body: JsonObject | null, write: boolean): Promise<Caller> => {
@@ -39,32 +41,32 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     return caller;
   };
   const emailDomain = config.smtpPort === null ? null : config.emailDomain; // ping_email only while SMTP listens
-  const view = (caller: Caller, at: Millis) => ({ at, siteRoot, readonly: caller.readonly, emailDomain });
-  const rw = (at: Millis) => ({ at, siteRoot, readonly: false, emailDomain });
+  /** Returns how a check is shown at `at` to this request: its key's view, in the version its path names. */
+  const view = (event: H3Event, shown: { at: Millis; readonly: boolean }) => ({ ...shown, siteRoot, emailDomain, version: versionOf(event) });
 
-  endpoint(app, "/api/v3/checks", {
+  endpoint(app, apiPath("/checks"), {
     GET: async (event) => {
       const at = clock.now();
       const caller = await callerOf(event, null, false);
-      const document = await pool.listChecksJson(caller.project.id, checkQueryOf(event.url.searchParams), view(caller, at));
+      const document = await pool.listChecksJson(caller.project.id, checkQueryOf(event.url.searchParams), view(event, { at, readonly: caller.readonly }));
       return { status: 200, body: document, contentType: "application/json" };
     },
     POST: async (event) => {
       const at = clock.now();
       const body = await jsonBody(event, { nullAsEmpty: false });
       const { project } = await callerOf(event, body, true);
-      const request = unwrap(checkRequestOf(body, null));
+      const request = requestInVersion(unwrap(checkRequestOf(body, null)), versionOf(event));
       const { check, created } = unwrap(await pool.createCheck(project.id, request.spec, request.unique, at));
-      return json(presentCheck(check, rw(at)), created ? 201 : 200);
+      return json(presentCheck(check, view(event, { at, readonly: false })), created ? 201 : 200);
     },
   }, cors);
 
-  endpoint(app, "/api/v3/checks/:id", {
+  endpoint(app, apiPath("/checks/:id"), {
     GET: async (event) => {
       const at = clock.now();
       const caller = await callerOf(event, null, false);
       const check = unwrap(await pool.getCheck(caller.project.id, refOf(event)));
-      return json(presentCheck(check, view(caller, at)));
+      return json(presentCheck(check, view(event, { at, readonly: caller.readonly })));
     },
     POST: async (event) => {
       const at = clock.now();
@@ -72,9 +74,9 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const body = await jsonBody(event, { nullAsEmpty: false });
       const { project } = await callerOf(event, body, true);
       const stored = unwrap(await pool.getCheck(project.id, { uuid })); // 404 / 403 before validation
-      const request = unwrap(checkRequestOf(body, stored));
+      const request = requestInVersion(unwrap(checkRequestOf(body, stored)), versionOf(event));
       const check = unwrap(await pool.updateCheck(project.id, uuid, request.spec, at));
-      return json(presentCheck(check, rw(at)));
+      return json(presentCheck(check, view(event, { at, readonly: false })));
     },
     DELETE: async (event) => {
       const at = clock.now();
@@ -82,7 +84,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const { project } = await callerOf(event, null, true);
       const check = unwrap(await pool.deleteCheck(project.id, uuid, at));
       // research §8: the reference answers channels "" (the links are gone by then)
-      return json(presentCheck({ ...check, channels: [] }, rw(at)));
+      return json(presentCheck({ ...check, channels: [] }, view(event, { at, readonly: false })));
     },
   }, byUuidOrKey);
 
@@ -91,23 +93,23 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     const body = await jsonBody(event, { nullAsEmpty: true });
     const { project } = await callerOf(event, body, true);
     const check = unwrap(await pool[action](project.id, uuidOf(event), at));
-    return json(presentCheck(check, rw(at)));
+    return json(presentCheck(check, view(event, { at, readonly: false })));
   };
-  endpoint(app, "/api/v3/checks/:id/pause", { POST: pauseOrResume("pauseCheck") }, byUuid);
-  endpoint(app, "/api/v3/checks/:id/resume", { POST: pauseOrResume("resumeCheck") }, byUuid);
+  endpoint(app, apiPath("/checks/:id/pause"), { POST: pauseOrResume("pauseCheck") }, byUuid);
+  endpoint(app, apiPath("/checks/:id/resume"), { POST: pauseOrResume("resumeCheck") }, byUuid);
 
-  endpoint(app, "/api/v3/checks/:id/pings", {
+  endpoint(app, apiPath("/checks/:id/pings"), {
     GET: async (event) => {
       const uuid = uuidOf(event);
       const { project } = await callerOf(event, null, true);
       const { pings, durationsMs } = unwrap(await pool.listPings(project.id, uuid));
       return json({
-        pings: pings.map((ping, i) => presentPing(ping, { checkUuid: uuid, siteRoot, durationMs: durationsMs[i] ?? null })),
+        pings: pings.map((ping, i) => presentPing(ping, { checkUuid: uuid, siteRoot, durationMs: durationsMs[i] ?? null, version: versionOf(event) })),
       });
     },
   }, byUuid);
 
-  endpoint(app, "/api/v3/checks/:id/pings/:n/body", {
+  endpoint(app, apiPath("/checks/:id/pings/:n/body"), {
     GET: async (event) => {
       const uuid = uuidOf(event);
       const { project } = await callerOf(event, null, true);
@@ -116,9 +118,9 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       // research §10: exactly text/plain, no charset; the stored bytes as they are
       return { status: 200, body, contentType: "text/plain" };
     },
-  }, { ...cors, accepts: (p) => isUuid(p.id ?? "") && pingNumberOf(p.n ?? "") !== null });
+  }, { ...cors, accepts: inVersions((p) => isUuid(p.id ?? "") && pingNumberOf(p.n ?? "") !== null) });
 
-  endpoint(app, "/api/v3/checks/:id/flips", {
+  endpoint(app, apiPath("/checks/:id/flips"), {
     GET: async (event) => {
       const at = clock.now();
       const { project } = await callerOf(event, null, false);
@@ -134,7 +136,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
 
   simulateRoutes(app, deps, { report: opts.report, callerOf });
 
-  endpoint(app, "/api/v3/channels", {
+  endpoint(app, apiPath("/channels"), {
     GET: async (event) => {
       const { project } = await callerOf(event, null, true);
       const channels = await pool.listChannels(project.id);
@@ -142,7 +144,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     },
   }, cors);
 
-  endpoint(app, "/api/v3/badges", {
+  endpoint(app, apiPath("/badges"), {
     GET: async (event) => {
       const { project } = await callerOf(event, null, false);
       const checks = await pool.listChecks(project.id, { tags: [] });
@@ -151,7 +153,8 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   }, cors);
 
   // research §14: no key, no CORS, any method; a failing store read answers 500
-  app.all("/api/v3/status", async () => {
+  app.all(apiPath("/status"), async (event) => {
+    versionOf(event); // a version not served: 404
     try {
       await pool.probe();
     } catch (error) {

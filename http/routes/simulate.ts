@@ -1,4 +1,4 @@
-// POST /api/v3/checks/<uuid>/simulate (CONTRACT "Simulation and replay"): the check's stored ping log
+// POST /api/v3/checks/<uuid>/simulate (and under v1 and v2, as every API route) (CONTRACT "Simulation and replay"): the check's stored ping log
 // replayed with candidate settings (http/simulate-check.ts). Reads only. Read-write and read-only keys.
 import type { H3, H3Event } from "h3";
 import type { Caller } from "../../host/pool-api.ts";
@@ -13,17 +13,18 @@ import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { simulationRequestOf } from "../simulate-input.ts";
 import { simulateStoredCheck } from "../simulate-check.ts";
+import { apiPath, inVersions } from "../versioned-routes.ts";
 
 export type SimulateRouteOptions = {
   readonly report: ErrorReporter;
-  /** The caller of a request, counted against the API rate limit (shared with the other /api/v3 routes). */
+  /** The caller of a request, counted against the API rate limit (shared with the other API routes). */
   readonly callerOf: (event: H3Event, body: JsonObject | null, write: boolean) => Promise<Caller>;
 };
 
 /** Registers POST /api/v3/checks/<uuid>/simulate. */
 export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOptions): void {
   const { pool, clock } = deps;
-  endpoint(app, "/api/v3/checks/:id/simulate", {
+  endpoint(app, apiPath("/checks/:id/simulate"), {
     POST: async (event) => {
       const untilAt = clock.now();
       const uuid = event.context.params?.id ?? "";
@@ -35,7 +36,7 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
       const result = unwrap(await simulateStoredCheck(deps, project, check, pings, request, untilAt));
       return json(presentSimulation(result));
     },
-  }, { report: opts.report, cors: true, accepts: (p) => isUuid(p.id ?? "") });
+  }, { report: opts.report, cors: true, accepts: inVersions((p) => isUuid(p.id ?? "")) });
 }
 
 /** Returns the simulation as the API shows it: flips oldest first, downtime in whole seconds. */

@@ -1,4 +1,4 @@
-// An app on a fresh in-process pool with a virtual clock, for the /api/v3 and /admin tests.
+// An app on a fresh in-process pool with a virtual clock, for the API (any version) and /admin tests.
 // Every unexpected error the app reports is collected; `withApi` fails the test when there is any.
 import { createServer as createHttpServer } from "node:http";
 import { toNodeHandler } from "h3/node";
@@ -6,6 +6,9 @@ import { readMail } from "../../mail/message.ts";
 import { sendTestNotification } from "../../notify/test-notification.ts";
 import type { SendTestNotification } from "../../http/deps.ts";
 import * as assert from "uvu/assert";
+import type { Test } from "uvu";
+import type { ApiVersion } from "../../host/api-versions.ts";
+import { API_VERSIONS } from "../../host/api-versions.ts";
 import { H3 } from "h3";
 import type { HTTPError } from "h3";
 import type { Clock } from "../../host/clock.ts";
@@ -33,6 +36,9 @@ export type Api = {
   clock: VirtualClock;
   config: Config;
   project: Project;
+  /** The API version the test speaks (ApiOptions.version, default 3), and its path root: "/api/v3". */
+  version: ApiVersion;
+  root: string;
   /** Sends a request; `key` (default the read-write key, null = none) goes in X-Api-Key, `body` as JSON. */
   call(method: string, path: string, call?: Call): Promise<Answer>;
   /** Sends an admin request with the bearer token. */
@@ -51,6 +57,8 @@ export type ApiOptions = {
   shards?: number;
   /** Extra environment for the app's config (e.g. SMTP_PORT, EMAIL_DOMAIN). */
   env?: Record<string, string>;
+  /** The API version of `api.root` and `api.create` (default 3). */
+  version?: ApiVersion;
 };
 
 /** Runs `body` against a fresh app and store; fails on any unexpected (500) error the app reported. */
@@ -90,11 +98,13 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
       }
       return { status: res.status, headers: res.headers, text, json };
     };
+    const version = options.version ?? 3;
+    const root = `/api/v${version}`;
     const api: Api = {
-      app, pool, clock, config, project, unexpected, newProject, call,
+      app, pool, clock, config, project, version, root, unexpected, newProject, call,
       admin: (method, path, b) => call(method, path, { key: null, body: b, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
       create: async (b = {}) => {
-        const res = await call("POST", "/api/v3/checks/", { body: b });
+        const res = await call("POST", `${root}/checks/`, { body: b });
         assert.is(res.status, 201, `create failed: ${res.text}`);
         return res.json as Record<string, unknown>;
       },
@@ -112,6 +122,14 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
     await pool.close();
     dir.remove();
   }
+}
+
+/**
+ * Registers `body` as one test per API version, named "<name> (v1)" and so on, each on a fresh app that
+ * `api.root` and `api.create` speak in that version: the answers every version shares, tested once each.
+ */
+export function testEachVersion(test: Test, name: string, body: (api: Api) => Promise<void>, options: ApiOptions = {}): void {
+  for (const version of API_VERSIONS) test(`${name} (v${version})`, () => withApi(body, { ...options, version }));
 }
 
 /** What withRoutes gives its body: a bare app holding one route module, over a fresh one-shard pool. */
