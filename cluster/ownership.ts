@@ -19,8 +19,12 @@
 // A node that stops renewing (dead, paused, cut off) stops counting itself owner a margin before its
 // lease runs out (owns() is judged on its own clock), and the others claim its partitions once the lease
 // has run out by theirs: with the defaults (6 s leases, a round every 2 s) within about 8 s (measured:
-// 8.0 s for a paused node, 8.9 s for one cut off with its NATS server). The revision
-// a node holds a partition at is the fencing token the later wiring writes into the partition's log fence.
+// 8.0 s for a paused node, 8.9 s for one cut off with its NATS server). The revision a node holds a
+// partition at is the fencing token written into the partition's log fence, after confirm() read the
+// lease again. This assumes the nodes' clocks differ by less than skewMarginMs (500 ms) and that a node
+// paused between confirm() and its fence (milliseconds) is not paused past its lease: a node beyond
+// either bound may fence in after the rightful owner; the log stays linear (every append is fenced) but
+// both serve reads from their own memory until the next round deposes one.
 import type { JetStreamClient, JetStreamManager, KV, NatsConnection, NatsError } from "nats";
 import { createIdempotently, managerOf } from "./jetstream-setup.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
@@ -147,6 +151,18 @@ export class Ownership {
   /** The revision this node holds the partition at (its fencing token), if it holds it. */
   revisionOf(partition: number): number | undefined {
     return this.#held.get(partition)?.revision;
+  }
+
+  /**
+   * Reads the partition's lease again (from its stream's leader): the revision this node holds it at, when
+   * the key still names this node at that revision and the lease has not run out by this node's clock;
+   * else null. Asked right before a takeover fences the log, which takes seconds after the claim.
+   */
+  async confirm(partition: number): Promise<number | null> {
+    const held = this.#held.get(partition);
+    if (held === undefined || !leaseHeld(held, this.#clock(), this.#skewMarginMs)) return null;
+    const key = await this.#lastEntry(partition);
+    return key !== null && key.revision === held.revision && key.lease?.node === this.node ? held.revision : null;
   }
 
   /** One round: presence, read, plan, write. Rounds never overlap. */

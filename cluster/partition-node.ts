@@ -11,6 +11,7 @@ import type { Millis } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";
 import { log } from "../host/log.ts";
 import { Ownership } from "./ownership.ts";
+import type { FenceToken } from "./jetstream-log.ts";
 import type { PartitionReplicaOptions, Submitted, TakeoverReport } from "./partition-replica.ts";
 import { NotOwnerError, PartitionReplica } from "./partition-replica.ts";
 import { partitionOf } from "./partitions.ts";
@@ -171,7 +172,10 @@ export class PartitionNode {
           let replica = this.#replicas.get(partition);
           if (replica === undefined) {
             const prepared = (await this.#options.prepare?.(partition)) ?? {};
-            replica = await PartitionReplica.open({ ...this.#options.replica, ...prepared, connection: this.#options.connection, partition, replicas: this.#options.replicas });
+            replica = await PartitionReplica.open({
+              ...this.#options.replica, ...prepared, connection: this.#options.connection, partition, replicas: this.#options.replicas,
+              fenceToken: () => this.#fenceToken(partition),
+            });
             this.#replicas.set(partition, replica);
           }
           const report = await replica.takeOver(this.#clock());
@@ -191,6 +195,13 @@ export class PartitionNode {
     } finally {
       this.#gaining.delete(partition);
     }
+  }
+
+  /** The lease read again right before a fence: this node's name and the revision it holds the partition at; NotOwnerError when another node wrote the lease since. */
+  async #fenceToken(partition: number): Promise<FenceToken> {
+    const revision = await this.#owned().confirm(partition);
+    if (revision === null) throw new NotOwnerError(`partition ${partition}: the lease is no longer ${this.node}'s; not fencing`);
+    return { node: this.node, leaseRevision: revision };
   }
 
   #owned(): Ownership {
