@@ -48,6 +48,8 @@ export type OwnershipOptions = {
   /** Called once a partition is this node's (with the revision it holds it at), and once it is not any more. */
   onGained?: (partition: number, revision: number) => void;
   onLost?: (partition: number) => void;
+  /** Called after each round started by start(): its report, or why it failed as a whole. */
+  onRound?: (outcome: { report: RoundReport } | { error: unknown }) => void;
 };
 
 /** What a round did: the planned steps, which were written, which lost a compare-and-set, which failed, and the reads that went unanswered. */
@@ -69,6 +71,7 @@ export class Ownership {
   readonly #clock: () => number;
   readonly #onGained: (partition: number, revision: number) => void;
   readonly #onLost: (partition: number) => void;
+  readonly #onRound: NonNullable<OwnershipOptions["onRound"]>;
   readonly #held = new Map<number, Held>();
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<RoundReport> | null = null;
@@ -90,6 +93,7 @@ export class Ownership {
     this.#clock = options.clock ?? Date.now;
     this.#onGained = options.onGained ?? (() => {});
     this.#onLost = options.onLost ?? (() => {});
+    this.#onRound = options.onRound ?? (() => {});
   }
 
   /** Opens (or creates) the buckets, one by one (about a third of a second each here); no round runs until start() or round(). */
@@ -117,7 +121,8 @@ export class Ownership {
   /** Runs a round now and every renewEveryMs after. */
   start(): void {
     if (this.#timer !== null) return;
-    const run = () => void this.round().catch(() => {}); // a failed round (no NATS) is retried next time; leases run out on their own
+    // a failed round (no NATS) is retried next time; leases run out on their own
+    const run = () => void this.round().then((report) => this.#onRound({ report }), (error: unknown) => this.#onRound({ error }));
     run();
     this.#timer = setInterval(run, this.#renewEveryMs);
   }
