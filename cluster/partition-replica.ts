@@ -245,7 +245,18 @@ export class PartitionReplica {
     const records = commands.map((command): PartitionRecord => ({ command, ids: this.#idsFor(command) }));
     return new Promise<Submitted<C>[]>((resolve, reject) => {
       this.#queue.push({ records, bytes: records.map(encodeRecord), resolve: resolve as (applied: Submitted<ShardCommand>[]) => void, reject });
-      this.#flushing ??= this.#flush().catch((error: unknown) => this.#flushFailed(error)).finally(() => { this.#flushing = null; });
+      this.#startFlush();
+    });
+  }
+
+  /** Starts a flush unless one runs; one that ends with commands queued meanwhile (in its last microtasks) is followed by another. */
+  #startFlush(): void {
+    if (this.#flushing !== null) return;
+    const flushing = this.#flush().catch((error: unknown) => this.#flushFailed(error));
+    this.#flushing = flushing;
+    void flushing.then(() => {
+      this.#flushing = null;
+      if (this.#queue.length > 0) this.#startFlush();
     });
   }
 
@@ -325,7 +336,8 @@ export class PartitionReplica {
         throw error;
       }
       if (this.#applied - this.#snapshotBase >= this.#snapshotEvery && this.#snapshotting === null) {
-        this.snapshot().then(() => this.#snapshotStored(null), (error: unknown) => this.#snapshotStored(error));
+        const stored = (error: unknown) => { this.#lastSnapshotError = error; this.#onSnapshot(error); };
+        this.snapshot().then(() => stored(null), stored);
       }
     }
   }
@@ -342,11 +354,6 @@ export class PartitionReplica {
     this.#state = "stale";
     log.error({ partition: this.partition, err: error }, "cluster: a partition's flush failed; it stops writing until taken over again");
     for (const pending of this.#queue.splice(0)) pending.reject(error);
-  }
-
-  #snapshotStored(error: unknown): void {
-    this.#lastSnapshotError = error;
-    this.#onSnapshot(error);
   }
 
   #apply(position: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; effects: Promise<void> } {

@@ -79,12 +79,13 @@ test("a record whose flips the previous owner stored in part: the next owner sto
   await withNatsServer("a record stored in part, completed by the next owner", async (connect) => {
     const nc = await connect();
     const historyOfA = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
-    let partial: Promise<void> | null = null;
+    let markPartial = () => {};
+    const partial = new Promise<void>((resolve) => { markPartial = resolve; });
     // A is killed between the history messages of its advance: only the first flip is stored
     const effectsOfA = async ({ position, command, changes }: AppliedRecord) => {
       if (command.kind === "advance" && changes.flips.length === 3) {
-        partial = historyOfA.record(position, { pings: [], flips: [changes.flips[0]], deletedChecks: [] });
-        await partial;
+        await historyOfA.record(position, { pings: [], flips: [changes.flips[0]], deletedChecks: [] });
+        markPartial();
         return new Promise<void>(() => {}); // never: A is gone
       }
       await historyOfA.record(position, changes);
@@ -97,7 +98,6 @@ test("a record whose flips the previous owner stored in part: the next owner sto
     for (const check of checks) await a.submit(pingOf(check.uuid, T0 + SECOND));
     const advanced = a.advance(T0 + 200 * SECOND); // each check: timeout 60 s, grace 30 s: all three down
     advanced.catch(() => {});
-    while (partial === null) await new Promise((resolve) => setTimeout(resolve, 10));
     await partial;
     a.abandon();
 
