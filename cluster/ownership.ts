@@ -24,7 +24,9 @@
 // lease again. This assumes the nodes' clocks differ by less than skewMarginMs (500 ms) and that a node
 // paused between confirm() and its fence (milliseconds) is not paused past its lease: a node beyond
 // either bound may fence in after the rightful owner; the log stays linear (every append is fenced) but
-// both serve reads from their own memory until the next round deposes one.
+// both serve reads from their own memory until the next round deposes one. A renewal left without an
+// answer (a client-side timeout) may still have landed: the next round's read recognises it by its lease
+// value and keeps the partition, instead of losing it and claiming it again (a whole takeover).
 import type { JetStreamClient, JetStreamManager, KV, NatsConnection, NatsError } from "nats";
 import { createIdempotently, managerOf } from "./jetstream-setup.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
@@ -73,6 +75,8 @@ export class Ownership {
   readonly #onLost: (partition: number) => void;
   readonly #onRound: NonNullable<OwnershipOptions["onRound"]>;
   readonly #held = new Map<number, Held>();
+  /** Lease writes of the last round left without an answer, by partition: the next round's read tells whether they landed. */
+  readonly #unanswered = new Map<number, Lease>();
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<RoundReport> | null = null;
   /** Every node's last presence, kept current by a watch on the presence bucket. */
@@ -192,8 +196,14 @@ export class Ownership {
         // not read this round: what it holds it renews at the revision it holds it at (the CAS decides), the rest it leaves
         return held ? { revision: held.revision, lease: { node: this.node, writtenAt: 0, expiresAt: held.expiresAt } } : null;
       }
-      // a partition this node believes it holds but whose key another node has written since is lost
-      if (held && (key.revision !== held.revision || key.lease?.node !== this.node)) this.#lose(partition);
+      const unanswered = this.#unanswered.get(partition);
+      this.#unanswered.delete(partition);
+      if (held && unanswered && key.lease?.node === this.node && key.lease.writtenAt === unanswered.writtenAt && key.lease.expiresAt === unanswered.expiresAt) {
+        // this node's own renewal, whose answer was lost, landed: still held, at that write's revision
+        this.#held.set(partition, { revision: key.revision, expiresAt: unanswered.expiresAt });
+      } else if (held && (key.revision !== held.revision || key.lease?.node !== this.node)) {
+        this.#lose(partition); // believed held, but another node has written the key since
+      }
       return key;
     });
     const steps = planRound({ me: this.node, now, keys, live });
@@ -216,7 +226,13 @@ export class Ownership {
       return (await this.#write(step.partition, null, step.revision)) !== null;
     }
     const lease = newLease(this.node, now, this.#leaseMs);
-    const revision = await this.#write(step.partition, lease, step.revision);
+    let revision: number | null;
+    try {
+      revision = await this.#write(step.partition, lease, step.revision);
+    } catch (error) {
+      this.#unanswered.set(step.partition, lease); // it may have landed (a timeout): the next round reads which
+      throw error;
+    }
     if (revision === null) {
       if (step.kind === "renew") this.#lose(step.partition);
       return false;
