@@ -15,21 +15,21 @@
 // After an append fails the replica stops writing: refused on the fence, another node owns the partition
 // (deposed); any other failure may have stored part of the batch, so the state is rebuilt by takeOver.
 //
-// Each takeover (and each abandon) starts a new generation. A batch whose append was sent in an earlier
-// generation is never applied when its PubAcks come: its records are in the log, so the next takeover
-// replays them, and their submitters get a SupersededError (stored, but not to be sent again: a retry
-// would count them twice). A takeover first waits for the append in flight, so it fences and replays after
-// it. submitAll's commands go in one append or are all refused before any is appended (NotOwnerError:
-// safe to send again).
+// Each takeover starts a new generation. A batch whose append was sent in an earlier one is never applied
+// when its PubAcks come: the takeover replays it from the log, and its submitters get a SupersededError
+// (stored, but not to be sent again: a retry would count it twice). A takeover first waits for the append
+// in flight, so it fences and replays after it. A batch whose PubAcks come after abandon() alone is applied
+// and answered: it is in the log ahead of any later owner's fence. submitAll's commands go in one append
+// or are all refused before any is appended (NotOwnerError: safe to send again).
 //
 // What a record did outside the shard (its pings and flips in the partition's history, its notifications
 // queued, the directory's keys) is carried out by the `effects` hook, started for each record in log
 // order (the hook keeps that order in what it writes), and a submitter is answered only once its record's
-// effects and every earlier record's are stored. A snapshot waits for the
-// effects of every record it covers, and a new owner carries out again the effects of the replayed
-// records after `recordedUpTo()` (the last one an earlier owner stored): none is lost between an
-// acknowledgement and a crash, and the stores drop what is carried out twice by its message id. A failed
-// effect stops the replica (stale) like a failed append.
+// effects and every earlier record's are stored. A snapshot waits for the effects of every record it
+// covers, and a new owner carries out again the effects of the replayed records from `recordedUpTo()` on
+// (the last one an earlier owner stored, perhaps in part): none is lost between an acknowledgement and a
+// crash, and the stores drop what is carried out twice by its message id. A failed effect stops the
+// replica (stale) like a failed append.
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "nats";
 import type { Changes } from "../engine/changes.ts";
@@ -134,7 +134,8 @@ export class PartitionReplica {
   #flushing: Promise<void> | null = null; // the flush running, if any
   #lastSnapshotError: unknown = null;
   #takingOver: Promise<TakeoverReport> | null = null;
-  #generation = 0; // raised by every takeover and abandon(): what an earlier one started is not applied
+  #generation = 0; // raised by every takeover: a batch appended in an earlier one is not applied
+  #abandons = 0; // abandon() calls: a takeover that sees one during its run does not become the owner
 
   private constructor(options: PartitionReplicaOptions, log: JetStreamLog, snapshots: SnapshotStore) {
     this.partition = options.partition;
@@ -194,7 +195,8 @@ export class PartitionReplica {
 
   async #takeOver(now: Millis): Promise<TakeoverReport> {
     this.#state = "idle";
-    const generation = ++this.#generation;
+    this.#generation += 1;
+    const abandons = this.#abandons;
     while (this.#flushing !== null) await this.#flushing; // its append lands before the fence, and is replayed
     for (let restarts = 0; ; restarts++) {
       const stored = await this.#snapshots.load();
@@ -220,7 +222,7 @@ export class PartitionReplica {
       }
       await this.#effects; // the replayed records' effects that were missing are stored before anyone is answered
       this.#applied = Math.max(this.#applied, fencedAt);
-      if (this.#generation !== generation) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
+      if (this.#abandons !== abandons) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
       this.#state = "owner";
       const advanced = await this.submit({ kind: "advance", at: now });
       return {
@@ -254,10 +256,7 @@ export class PartitionReplica {
     if (this.#flushing !== null) return;
     const flushing = this.#flush().catch((error: unknown) => this.#flushFailed(error));
     this.#flushing = flushing;
-    void flushing.then(() => {
-      this.#flushing = null;
-      if (this.#queue.length > 0) this.#startFlush();
-    });
+    void flushing.then(() => { this.#flushing = null; if (this.#queue.length > 0) this.#startFlush(); });
   }
 
   /** Applies every deadline due by `now`, each at its own due time, through the log. */
@@ -290,9 +289,9 @@ export class PartitionReplica {
     while (this.#snapshotting !== null) await this.#snapshotting.catch(() => {});
   }
 
-  /** Stops writing (the partition was lost); pending submissions are refused, a batch in flight is not applied, and a takeover under way ends deposed. */
+  /** Stops writing (the partition was lost); queued submissions are refused, and a takeover under way ends deposed (a batch in flight is answered: it is in the log). */
   abandon(): void {
-    this.#generation += 1;
+    this.#abandons += 1;
     this.#state = "deposed";
     for (const pending of this.#queue.splice(0)) pending.reject(new NotOwnerError(`partition ${this.partition}: given up`));
   }
@@ -317,8 +316,8 @@ export class PartitionReplica {
         break;
       }
       if (this.#generation !== generation) {
-        // given up while in flight: stored, and replayed by the next takeover, not applied to this shard
-        for (const pending of batch) pending.reject(new SupersededError(`partition ${this.partition}: appended, then given up before it was applied`));
+        // a takeover began while in flight: stored, and replayed by that takeover, not applied here
+        for (const pending of batch) pending.reject(new SupersededError(`partition ${this.partition}: appended, then taken over again before it was applied`));
         continue;
       }
       try {

@@ -75,6 +75,24 @@ test("a takeover on the same node while an append waits for its PubAcks: the bat
   });
 });
 
+test("a partition given up (no takeover here) while an append waits: the batch is answered, and counted once by the next takeover", async () => {
+  await withNatsServer("a partition given up during an append in flight", async (connect) => {
+    const slow = heldAppends(await connect());
+    const replica = await PartitionReplica.open({ connection: slow.connection, partition: PARTITION, replicas: 1, newId });
+    await replica.takeOver(T0);
+    const [check] = await projectWithChecks(replica, 1);
+    slow.hold();
+    const submitted = replica.submit(pingOf(check.uuid, T0 + SECOND)).then(() => "applied", (error: Error) => error.name);
+    await slow.firstHeld();
+    replica.abandon(); // released to a node that joined: its record is in the log before that node's fence
+    slow.release();
+    assert.is(await submitted, "applied");
+    assert.is(replica.state, "deposed");
+    await replica.takeOver(T0 + 2 * SECOND); // gained back later: rebuilt from the log
+    assert.is(nPings(replica, check), 1);
+  });
+});
+
 test("a record whose flips the previous owner stored in part: the next owner stores the missing ones, each once", async () => {
   await withNatsServer("a record stored in part, completed by the next owner", async (connect) => {
     const nc = await connect();
