@@ -1,5 +1,6 @@
 // Starting a cluster node (NATS_URL set): the notification queue this node delivers from, and the pool
 // over the cluster's partitions, on a connection cluster/connect.ts opened.
+import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import type { Pool } from "../host/pool-api.ts";
 import { log } from "../host/log.ts";
 import { createClusterPool } from "../cluster/cluster-pool.ts";
@@ -16,7 +17,7 @@ export type NotifySettings = { readonly siteRoot: string; readonly allowPrivateI
  * Starts the node's pool, its share of notification delivery, and the dashboard sessions every node shares;
  * the pool's close() stops all of it and closes the connection.
  */
-export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings): Promise<{ pool: Pool; sessions: DashboardSessions }> {
+export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes }> {
   const { connection } = connected;
   const notifications = await NotificationQueue.open({ connection, replicas: cluster.replicas });
   const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
@@ -39,5 +40,5 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
       else log.warn(fields, "notification delivery failed, will retry");
     },
   }, Date.now);
-  return { pool: node.pool, sessions };
+  return { pool: node.pool, sessions, failures: node.failures };
 }

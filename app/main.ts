@@ -17,6 +17,7 @@ import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
+import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
@@ -103,9 +104,10 @@ async function main(): Promise<void> {
 
   let pool: Pool;
   let sharedSessions: SharedSessions | undefined; // cluster mode: the dashboard sessions every node shares
+  let backgroundFailures: FailureEpisodes | undefined; // cluster mode: failed snapshots, advances and ownership rounds
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl }));
+      ({ pool, sessions: sharedSessions, failures: backgroundFailures } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
       startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
@@ -121,7 +123,7 @@ async function main(): Promise<void> {
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
-  const metrics = createMetrics(pool, clock);
+  const metrics = createMetrics(pool, clock, backgroundFailures);
   const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions,
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects

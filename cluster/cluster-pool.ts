@@ -10,6 +10,7 @@
 import type { NatsConnection, Subscription } from "nats";
 import type { Millis } from "../engine/model.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
+import { FailureEpisodes } from "../host/failure-episodes.ts";
 import { ShardedPool } from "../host/pool.ts";
 import type { Pool } from "../host/pool-api.ts";
 import { log } from "../host/log.ts";
@@ -37,6 +38,8 @@ export type ClusterPoolOptions = {
   readonly advanceEveryMs?: number;
   /** Records between a partition's snapshots (default 10,000). */
   readonly snapshotEvery?: number;
+  /** Where failed snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
+  readonly failures?: FailureEpisodes;
   /** Run by the pool's close() after the node has stopped (what the caller opened for it). */
   readonly onClose?: () => Promise<void>;
 };
@@ -46,6 +49,8 @@ export type ClusterPool = {
   readonly pool: Pool;
   /** The partitions this node serves now, lowest first. */
   served(): number[];
+  /** Failed snapshots, advances and ownership rounds, for /metrics. */
+  readonly failures: FailureEpisodes;
   /** Stops claiming, releases this node's partitions (others take them at once), closes the pool, then runs onClose. */
   close(): Promise<void>;
 };
@@ -54,6 +59,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const { connection, replicas } = options;
   const partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
   const directory = await DirectoryReplica.open({ connection, replicas, partitionCount });
+  const failures = options.failures ?? new FailureEpisodes();
   const hosts = new Map<number, PartitionHost>();
   const serving = new Map<number, Subscription>();
   const stopServing = (partition: number) => {
@@ -64,7 +70,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const node: PartitionNode = await PartitionNode.open({
     connection, node: options.node, partitionCount, replicas, clock: options.clock,
     leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, advanceEveryMs: options.advanceEveryMs,
-    replica: { snapshotEvery: options.snapshotEvery },
+    replica: { snapshotEvery: options.snapshotEvery }, failures,
     prepare: async (partition) => {
       const host = new PartitionHost(partition, {
         openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
@@ -122,6 +128,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   return {
     pool,
     served: () => node.ready().filter((partition) => serving.has(partition)),
+    failures,
     close: () => pool.close(),
   };
 }

@@ -14,7 +14,8 @@
 //
 // Writing needs fence() first: it appends a marker at the stream's current end, under that end as the
 // expected last sequence, so from then on any append by an earlier writer (a deposed owner that still
-// thinks it owns the partition) fails on the sequence check. Readers skip markers. Any failed append
+// thinks it owns the partition) fails on the sequence check. The marker names the writer's node and the
+// lease revision it holds the partition at (read again from the lease bucket right before the fence). Readers skip markers. Any failed append
 // leaves the writer unfenced: some records of the batch may be stored (those before the first that
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
@@ -25,6 +26,8 @@ import { keptUntilPurged, openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
+const FENCE_NODE_HEADER = "Hcd-Fence-Node";
+const FENCE_REVISION_HEADER = "Hcd-Fence-Lease-Revision";
 const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
 const EMPTY = new Uint8Array(0);
 const NO_MESSAGE = 10037; // JetStream's err_code for a message get of a sequence not held
@@ -48,6 +51,9 @@ export class TruncatedError extends Error {
 }
 
 export type JetStreamLogOptions = PartitionStreamOptions;
+
+/** Who fenced the log, under which lease: written into the marker, so an incident can be read afterwards. */
+export type FenceToken = { readonly node: string; readonly leaseRevision: number };
 
 export class JetStreamLog implements CommandLog {
   readonly stream: string;
@@ -80,14 +86,19 @@ export class JetStreamLog implements CommandLog {
   /**
    * Makes this writer the log's only writer: appends a marker under the stream's current end as the
    * expected last sequence. Resolves with the marker's position; records below it were written by earlier
-   * writers and must be applied before this writer's own.
+   * writers and must be applied before this writer's own. `token` (the writer's node and lease revision)
+   * is written into the marker.
    */
-  async fence(): Promise<number> {
+  async fence(token?: FenceToken): Promise<number> {
     this.#next = null;
     for (let attempt = 0; attempt < 10; attempt++) {
       const last = await this.lastPosition();
       const marker = headers();
       marker.set(FENCE_HEADER, String(last));
+      if (token !== undefined) {
+        marker.set(FENCE_NODE_HEADER, token.node);
+        marker.set(FENCE_REVISION_HEADER, String(token.leaseRevision));
+      }
       try {
         const ack = await this.#js.publish(this.subject, EMPTY, { headers: marker, expect: { lastSequence: last }, timeout: this.#ackTimeoutMs });
         this.#next = ack.seq + 1;

@@ -19,8 +19,14 @@
 // A node that stops renewing (dead, paused, cut off) stops counting itself owner a margin before its
 // lease runs out (owns() is judged on its own clock), and the others claim its partitions once the lease
 // has run out by theirs: with the defaults (6 s leases, a round every 2 s) within about 8 s (measured:
-// 8.0 s for a paused node, 8.9 s for one cut off with its NATS server). The revision
-// a node holds a partition at is the fencing token the later wiring writes into the partition's log fence.
+// 8.0 s for a paused node, 8.9 s for one cut off with its NATS server). The revision a node holds a
+// partition at is the fencing token written into the partition's log fence, after confirm() read the
+// lease again. This assumes the nodes' clocks differ by less than skewMarginMs (500 ms) and that a node
+// paused between confirm() and its fence (milliseconds) is not paused past its lease: a node beyond
+// either bound may fence in after the rightful owner; the log stays linear (every append is fenced) but
+// both serve reads from their own memory until the next round deposes one. A renewal left without an
+// answer (a client-side timeout) may still have landed: the next round's read recognises it by its lease
+// value and keeps the partition, instead of losing it and claiming it again (a whole takeover).
 import type { JetStreamClient, JetStreamManager, KV, NatsConnection, NatsError } from "nats";
 import { createIdempotently, managerOf } from "./jetstream-setup.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
@@ -44,6 +50,8 @@ export type OwnershipOptions = {
   /** Called once a partition is this node's (with the revision it holds it at), and once it is not any more. */
   onGained?: (partition: number, revision: number) => void;
   onLost?: (partition: number) => void;
+  /** Called after each round started by start(): its report, or why it failed as a whole. */
+  onRound?: (outcome: { report: RoundReport } | { error: unknown }) => void;
 };
 
 /** What a round did: the planned steps, which were written, which lost a compare-and-set, which failed, and the reads that went unanswered. */
@@ -65,7 +73,10 @@ export class Ownership {
   readonly #clock: () => number;
   readonly #onGained: (partition: number, revision: number) => void;
   readonly #onLost: (partition: number) => void;
+  readonly #onRound: NonNullable<OwnershipOptions["onRound"]>;
   readonly #held = new Map<number, Held>();
+  /** Lease writes of the last round left without an answer, by partition: the next round's read tells whether they landed. */
+  readonly #unanswered = new Map<number, Lease>();
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<RoundReport> | null = null;
   /** Every node's last presence, kept current by a watch on the presence bucket. */
@@ -86,6 +97,7 @@ export class Ownership {
     this.#clock = options.clock ?? Date.now;
     this.#onGained = options.onGained ?? (() => {});
     this.#onLost = options.onLost ?? (() => {});
+    this.#onRound = options.onRound ?? (() => {});
   }
 
   /** Opens (or creates) the buckets, one by one (about a third of a second each here); no round runs until start() or round(). */
@@ -113,7 +125,8 @@ export class Ownership {
   /** Runs a round now and every renewEveryMs after. */
   start(): void {
     if (this.#timer !== null) return;
-    const run = () => void this.round().catch(() => {}); // a failed round (no NATS) is retried next time; leases run out on their own
+    // a failed round (no NATS) is retried next time; leases run out on their own
+    const run = () => void this.round().then((report) => this.#onRound({ report }), (error: unknown) => this.#onRound({ error }));
     run();
     this.#timer = setInterval(run, this.#renewEveryMs);
   }
@@ -149,6 +162,18 @@ export class Ownership {
     return this.#held.get(partition)?.revision;
   }
 
+  /**
+   * Reads the partition's lease again (from its stream's leader): the revision this node holds it at, when
+   * the key still names this node at that revision and the lease has not run out by this node's clock;
+   * else null. Asked right before a takeover fences the log, which takes seconds after the claim.
+   */
+  async confirm(partition: number): Promise<number | null> {
+    const held = this.#held.get(partition);
+    if (held === undefined || !leaseHeld(held, this.#clock(), this.#skewMarginMs)) return null;
+    const key = await this.#lastEntry(partition);
+    return key !== null && key.revision === held.revision && key.lease?.node === this.node ? held.revision : null;
+  }
+
   /** One round: presence, read, plan, write. Rounds never overlap. */
   round(): Promise<RoundReport> {
     this.#round ??= this.#runRound().finally(() => { this.#round = null; });
@@ -171,8 +196,14 @@ export class Ownership {
         // not read this round: what it holds it renews at the revision it holds it at (the CAS decides), the rest it leaves
         return held ? { revision: held.revision, lease: { node: this.node, writtenAt: 0, expiresAt: held.expiresAt } } : null;
       }
-      // a partition this node believes it holds but whose key another node has written since is lost
-      if (held && (key.revision !== held.revision || key.lease?.node !== this.node)) this.#lose(partition);
+      const unanswered = this.#unanswered.get(partition);
+      this.#unanswered.delete(partition);
+      if (held && unanswered && key.lease?.node === this.node && key.lease.writtenAt === unanswered.writtenAt && key.lease.expiresAt === unanswered.expiresAt) {
+        // this node's own renewal, whose answer was lost, landed: still held, at that write's revision
+        this.#held.set(partition, { revision: key.revision, expiresAt: unanswered.expiresAt });
+      } else if (held && (key.revision !== held.revision || key.lease?.node !== this.node)) {
+        this.#lose(partition); // believed held, but another node has written the key since
+      }
       return key;
     });
     const steps = planRound({ me: this.node, now, keys, live });
@@ -195,7 +226,13 @@ export class Ownership {
       return (await this.#write(step.partition, null, step.revision)) !== null;
     }
     const lease = newLease(this.node, now, this.#leaseMs);
-    const revision = await this.#write(step.partition, lease, step.revision);
+    let revision: number | null;
+    try {
+      revision = await this.#write(step.partition, lease, step.revision);
+    } catch (error) {
+      this.#unanswered.set(step.partition, lease); // it may have landed (a timeout): the next round reads which
+      throw error;
+    }
     if (revision === null) {
       if (step.kind === "renew") this.#lose(step.partition);
       return false;

@@ -139,7 +139,8 @@ export class PartitionHost {
     const replica = this.#replica();
     observe(this.counters.groupSize, pings.length);
     const startedAt = performance.now();
-    const results = await Promise.all(pings.map((ping) => replica.submit({ kind: "ping", ping })));
+    // one append for the whole batch, or none of it: a refusal (NotOwnerError) may then be sent again whole
+    const results = await replica.submitAll(pings.map((ping) => ({ kind: "ping" as const, ping })));
     observe(this.counters.commitSeconds, (performance.now() - startedAt) / 1000);
     return results.map((submitted) => submitted.result);
   }

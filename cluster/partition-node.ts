@@ -9,8 +9,11 @@ import type { NatsConnection } from "nats";
 import type { ShardCommand } from "../engine/commands.ts";
 import type { Millis } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";
+import { FailureEpisodes } from "../host/failure-episodes.ts";
 import { log } from "../host/log.ts";
 import { Ownership } from "./ownership.ts";
+import type { RoundReport } from "./ownership.ts";
+import type { FenceToken } from "./jetstream-log.ts";
 import type { PartitionReplicaOptions, Submitted, TakeoverReport } from "./partition-replica.ts";
 import { NotOwnerError, PartitionReplica } from "./partition-replica.ts";
 import { partitionOf } from "./partitions.ts";
@@ -36,12 +39,15 @@ export type PartitionNodeOptions = {
   onTakeover?: (partition: number, report: TakeoverReport, replica: PartitionReplica) => void | Promise<void>;
   /** Called when a partition is no longer this node's. */
   onLost?: (partition: number) => void;
+  /** Where failed snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
+  failures?: FailureEpisodes;
 };
 
 export class PartitionNode {
   readonly node: string;
   readonly #options: PartitionNodeOptions;
   readonly #clock: () => Millis;
+  readonly #failures: FailureEpisodes;
   readonly #replicas = new Map<number, PartitionReplica>();
   readonly #gaining = new Set<number>(); // partitions being taken over
   readonly #served = new Set<number>(); // partitions taken over here, onTakeover done, and not lost since
@@ -53,6 +59,7 @@ export class PartitionNode {
     this.node = options.node;
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
+    this.#failures = options.failures ?? new FailureEpisodes();
   }
 
   /** Opens the ownership buckets; nothing is claimed until start(). */
@@ -70,6 +77,7 @@ export class PartitionNode {
         node.#replicas.get(partition)?.abandon();
         options.onLost?.(partition);
       },
+      onRound: (outcome) => node.#roundDone(outcome),
     });
     return node;
   }
@@ -83,7 +91,12 @@ export class PartitionNode {
         if (replica !== undefined && replica.state === "owner" && this.#served.has(partition)) {
           // an advance is a log record: appended only when a deadline is due, not every tick
           const now = this.#clock(), due = replica.read((shard) => shard.nextDueAt());
-          if (due !== null && due <= now) replica.advance(now).catch(() => {}); // refused: lost, or retried next tick
+          if (due !== null && due <= now) {
+            // refused: lost (not a failure), or retried next tick
+            replica.advance(now).then(() => this.#failures.succeeded("advance", `partition ${partition}`), (error: unknown) => {
+              if (!(error instanceof NotOwnerError)) this.#failures.failed("advance", `partition ${partition}`, error);
+            });
+          }
           this.#snapshotIfOld(partition, replica, now);
         } else if (!this.#gaining.has(partition)) {
           // held but not served: its replica stopped after a failed write, or a takeover gave up while the
@@ -108,7 +121,9 @@ export class PartitionNode {
     if (since === undefined) this.#unsnapshotSince.set(partition, now);
     else if (now - since >= (this.#options.snapshotAfterMs ?? 5 * 60_000)) {
       this.#unsnapshotSince.delete(partition);
-      replica.snapshot().catch(() => {}); // tried again a while later; the count-based snapshots go on
+      // tried again a while later; the count-based snapshots go on
+      replica.snapshot().then(() => this.#failures.succeeded("snapshot", `partition ${partition}`),
+        (error: unknown) => { if (!(error instanceof NotOwnerError)) this.#failures.failed("snapshot", `partition ${partition}`, error); });
     }
   }
 
@@ -171,7 +186,14 @@ export class PartitionNode {
           let replica = this.#replicas.get(partition);
           if (replica === undefined) {
             const prepared = (await this.#options.prepare?.(partition)) ?? {};
-            replica = await PartitionReplica.open({ ...this.#options.replica, ...prepared, connection: this.#options.connection, partition, replicas: this.#options.replicas });
+            replica = await PartitionReplica.open({
+              ...this.#options.replica, ...prepared, connection: this.#options.connection, partition, replicas: this.#options.replicas,
+              fenceToken: () => this.#fenceToken(partition),
+              onSnapshot: (error) => {
+                if (error === null) this.#failures.succeeded("snapshot", `partition ${partition}`);
+                else if (!(error instanceof NotOwnerError)) this.#failures.failed("snapshot", `partition ${partition}`, error);
+              },
+            });
             this.#replicas.set(partition, replica);
           }
           const report = await replica.takeOver(this.#clock());
@@ -191,6 +213,23 @@ export class PartitionNode {
     } finally {
       this.#gaining.delete(partition);
     }
+  }
+
+  /** The lease read again right before a fence: this node's name and the revision it holds the partition at; NotOwnerError when another node wrote the lease since. */
+  async #fenceToken(partition: number): Promise<FenceToken> {
+    const revision = await this.#owned().confirm(partition);
+    if (revision === null) throw new NotOwnerError(`partition ${partition}: the lease is no longer ${this.node}'s; not fencing`);
+    return { node: this.node, leaseRevision: revision };
+  }
+
+  /** A round that failed, or could not read or write some leases, is a failure of this node's ownership rounds. */
+  #roundDone(outcome: { report: RoundReport } | { error: unknown }): void {
+    const trouble = "error" in outcome ? outcome.error
+      : outcome.report.errors.length + outcome.report.unanswered.length > 0
+        ? new Error([...outcome.report.errors.map((e) => `${e.step.kind} ${e.step.partition}: ${e.error}`), ...outcome.report.unanswered].join("; "))
+        : null;
+    if (trouble === null) this.#failures.succeeded("ownership_round", this.node);
+    else this.#failures.failed("ownership_round", this.node, trouble);
   }
 
   #owned(): Ownership {

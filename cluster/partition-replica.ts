@@ -15,14 +15,21 @@
 // After an append fails the replica stops writing: refused on the fence, another node owns the partition
 // (deposed); any other failure may have stored part of the batch, so the state is rebuilt by takeOver.
 //
+// Each takeover starts a new generation. A batch whose append was sent in an earlier one is never applied
+// when its PubAcks come: the takeover replays it from the log, and its submitters get a SupersededError
+// (stored, but not to be sent again: a retry would count it twice). A takeover first waits for the append
+// in flight, so it fences and replays after it. A batch whose PubAcks come after abandon() alone is applied
+// and answered: it is in the log ahead of any later owner's fence. submitAll's commands go in one append
+// or are all refused before any is appended (NotOwnerError: safe to send again).
+//
 // What a record did outside the shard (its pings and flips in the partition's history, its notifications
 // queued, the directory's keys) is carried out by the `effects` hook, started for each record in log
 // order (the hook keeps that order in what it writes), and a submitter is answered only once its record's
-// effects and every earlier record's are stored. A snapshot waits for the
-// effects of every record it covers, and a new owner carries out again the effects of the replayed
-// records after `recordedUpTo()` (the last one an earlier owner stored): none is lost between an
-// acknowledgement and a crash, and the stores drop what is carried out twice by its message id. A failed
-// effect stops the replica (stale) like a failed append.
+// effects and every earlier record's are stored. A snapshot waits for the effects of every record it
+// covers, and a new owner carries out again the effects of the replayed records from `recordedUpTo()` on
+// (the last one an earlier owner stored, perhaps in part): none is lost between an acknowledgement and a
+// crash, and the stores drop what is carried out twice by its message id. A failed effect stops the
+// replica (stale) like a failed append.
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "nats";
 import type { Changes } from "../engine/changes.ts";
@@ -31,6 +38,7 @@ import type { Flip, Millis } from "../engine/model.ts";
 import { Shard } from "../engine/shard.ts";
 import { log } from "../host/log.ts";
 import { FencedError, JetStreamLog, TruncatedError } from "./jetstream-log.ts";
+import type { FenceToken } from "./jetstream-log.ts";
 import type { PartitionRecord } from "./partition-codec.ts";
 import { decodeRecord, encodeRecord, loadSnapshot, snapshotOf } from "./partition-codec.ts";
 import type { SaveOutcome } from "./snapshot-store.ts";
@@ -57,6 +65,10 @@ export type PartitionReplicaOptions = {
   effects?: (applied: AppliedRecord) => Promise<void>;
   /** The position up to which an earlier owner carried out the effects (read at each takeover; default 0). */
   recordedUpTo?: () => Promise<number>;
+  /** Asked right before each fence: who writes under which lease (written into the fence); throws when the lease is not this node's any more. */
+  fenceToken?: () => Promise<FenceToken>;
+  /** Called when an automatic snapshot fails, and with null once one is stored again. */
+  onSnapshot?: (error: unknown) => void;
 };
 
 /** One record as applied: its log position, the command, what the shard changed, and whether a takeover replayed it. */
@@ -82,11 +94,17 @@ export type TakeoverReport = {
 
 export type ReplicaState = "idle" | "owner" | "deposed" | "stale";
 
-type Pending = { record: PartitionRecord; bytes: Uint8Array; resolve: (applied: Submitted<ShardCommand>) => void; reject: (error: unknown) => void };
+/** Commands submitted together: appended in one append, never split. */
+type Pending = { records: PartitionRecord[]; bytes: Uint8Array[]; resolve: (applied: Submitted<ShardCommand>[]) => void; reject: (error: unknown) => void };
 
-/** Thrown to submitters while this replica is not the partition's writer. */
+/** Thrown to submitters while this replica is not the partition's writer: nothing of theirs was appended, so they may send it again. */
 export class NotOwnerError extends Error {
   override name = "NotOwnerError";
+}
+
+/** Thrown to submitters whose records were appended by an owner that gave the partition up meanwhile: the next takeover applies them. */
+export class SupersededError extends Error {
+  override name = "SupersededError";
 }
 
 export class PartitionReplica {
@@ -99,6 +117,8 @@ export class PartitionReplica {
   readonly #onApplied: (applied: AppliedRecord) => void;
   readonly #effectsOf: ((applied: AppliedRecord) => Promise<void>) | null;
   readonly #recordedUpTo: () => Promise<number>;
+  readonly #fenceToken: (() => Promise<FenceToken>) | null;
+  readonly #onSnapshot: (error: unknown) => void;
   /** The effects of the records applied so far, chained in log order (rejected once one failed). */
   #effects: Promise<void> = Promise.resolve();
   /** Records at or below this position had their effects carried out by an earlier owner. */
@@ -111,9 +131,10 @@ export class PartitionReplica {
   #snapshotting: Promise<SaveOutcome> | null = null;
   #ids: string[] = []; // the ids the record being applied hands out
   #queue: Pending[] = [];
-  #flushing = false;
+  #flushing: Promise<void> | null = null; // the flush running, if any
   #lastSnapshotError: unknown = null;
   #takingOver: Promise<TakeoverReport> | null = null;
+  #generation = 0; // raised by every takeover: a batch appended in an earlier one is not applied
   #abandons = 0; // abandon() calls: a takeover that sees one during its run does not become the owner
 
   private constructor(options: PartitionReplicaOptions, log: JetStreamLog, snapshots: SnapshotStore) {
@@ -126,6 +147,8 @@ export class PartitionReplica {
     this.#onApplied = options.onApplied ?? (() => {});
     this.#effectsOf = options.effects ?? null;
     this.#recordedUpTo = options.recordedUpTo ?? (() => Promise.resolve(0));
+    this.#fenceToken = options.fenceToken ?? null;
+    this.#onSnapshot = options.onSnapshot ?? (() => {});
   }
 
   /** Opens (or creates) the partition's log and snapshot streams; the replica is idle until takeOver(). */
@@ -172,7 +195,9 @@ export class PartitionReplica {
 
   async #takeOver(now: Millis): Promise<TakeoverReport> {
     this.#state = "idle";
+    this.#generation += 1;
     const abandons = this.#abandons;
+    while (this.#flushing !== null) await this.#flushing; // its append lands before the fence, and is replayed
     for (let restarts = 0; ; restarts++) {
       const stored = await this.#snapshots.load();
       const shard = new Shard({ now: stored?.snapshot.at ?? now, newId: () => this.#takeId() });
@@ -181,7 +206,8 @@ export class PartitionReplica {
       this.#applied = stored?.logSequence ?? 0;
       this.#snapshotBase = this.#applied;
       this.#latestAt = stored?.snapshot.at ?? 0;
-      const fencedAt = await this.#log.fence();
+      const token = this.#fenceToken === null ? undefined : await this.#fenceToken(); // the lease read again, right before
+      const fencedAt = await this.#log.fence(token);
       this.#effects = Promise.resolve();
       this.#effectsFrom = await this.#recordedUpTo(); // read after the fence: no earlier owner stores more
       let replayed = 0;
@@ -207,13 +233,30 @@ export class PartitionReplica {
   }
 
   /** Appends the command to the log and, once acknowledged, applies it in log order; rejects when not the writer or the append fails. */
-  submit<C extends ShardCommand>(command: C): Promise<Submitted<C>> {
+  async submit<C extends ShardCommand>(command: C): Promise<Submitted<C>> {
+    return (await this.submitAll([command]))[0];
+  }
+
+  /**
+   * Appends the commands in one append (all of them or none: refused with NotOwnerError before any is
+   * appended) and answers each once applied, in order.
+   */
+  submitAll<C extends ShardCommand>(commands: readonly C[]): Promise<Submitted<C>[]> {
     if (this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
-    const record: PartitionRecord = { command, ids: this.#idsFor(command) };
-    return new Promise<Submitted<C>>((resolve, reject) => {
-      this.#queue.push({ record, bytes: encodeRecord(record), resolve: resolve as (applied: Submitted<ShardCommand>) => void, reject });
-      void this.#flush();
+    if (commands.length === 0) return Promise.resolve([]);
+    const records = commands.map((command): PartitionRecord => ({ command, ids: this.#idsFor(command) }));
+    return new Promise<Submitted<C>[]>((resolve, reject) => {
+      this.#queue.push({ records, bytes: records.map(encodeRecord), resolve: resolve as (applied: Submitted<ShardCommand>[]) => void, reject });
+      this.#startFlush();
     });
+  }
+
+  /** Starts a flush unless one runs; one that ends with commands queued meanwhile (in its last microtasks) is followed by another. */
+  #startFlush(): void {
+    if (this.#flushing !== null) return;
+    const flushing = this.#flush().catch((error: unknown) => this.#flushFailed(error));
+    this.#flushing = flushing;
+    void flushing.then(() => { this.#flushing = null; if (this.#queue.length > 0) this.#startFlush(); });
   }
 
   /** Applies every deadline due by `now`, each at its own due time, through the log. */
@@ -246,45 +289,70 @@ export class PartitionReplica {
     while (this.#snapshotting !== null) await this.#snapshotting.catch(() => {});
   }
 
-  /** Stops writing (the partition was lost); pending submissions are refused, and a takeover under way ends deposed. */
+  /** Stops writing (the partition was lost); queued submissions are refused, and a takeover under way ends deposed (a batch in flight is answered: it is in the log). */
   abandon(): void {
     this.#abandons += 1;
     this.#state = "deposed";
     for (const pending of this.#queue.splice(0)) pending.reject(new NotOwnerError(`partition ${this.partition}: given up`));
   }
 
+  /** Appends and applies the queued commands, a batch at a time, until the queue is empty. */
   async #flush(): Promise<void> {
-    if (this.#flushing) return;
-    this.#flushing = true;
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.#maxBatch);
-        if (this.#state !== "owner") {
-          for (const pending of batch) pending.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
-          continue;
-        }
-        let positions: number[];
-        try {
-          positions = await this.#log.append(batch.map((pending) => pending.bytes));
-        } catch (error) {
-          // refused on the fence: another node writes now; otherwise part of the batch may be stored
-          this.#state = error instanceof FencedError ? "deposed" : "stale";
-          log.warn({ partition: this.partition, state: this.#state, err: error }, "cluster: a partition's append failed; it stops writing");
-          for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(error);
-          break;
-        }
-        for (let i = 0; i < batch.length; i++) {
-          const { result, changes, effects } = this.#apply(positions[i], batch[i].record, false);
-          const position = positions[i], pending = batch[i];
-          effects.then(() => pending.resolve({ position, result, changes }), pending.reject);
-        }
-        if (this.#applied - this.#snapshotBase >= this.#snapshotEvery && this.#snapshotting === null) {
-          this.snapshot().then(() => { this.#lastSnapshotError = null; }, (error: unknown) => { this.#lastSnapshotError = error; });
-        }
+    while (this.#queue.length > 0) {
+      const batch = this.#takeBatch();
+      if (this.#state !== "owner") {
+        for (const pending of batch) pending.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
+        continue;
       }
-    } finally {
-      this.#flushing = false;
+      const generation = this.#generation;
+      let positions: number[];
+      try {
+        positions = await this.#log.append(batch.flatMap((pending) => pending.bytes));
+      } catch (error) {
+        // refused on the fence: another node writes now; otherwise part of the batch may be stored
+        if (this.#generation === generation) this.#state = error instanceof FencedError ? "deposed" : "stale";
+        log.warn({ partition: this.partition, state: this.#state, err: error }, "cluster: a partition's append failed; it stops writing");
+        for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(error);
+        break;
+      }
+      if (this.#generation !== generation) {
+        // a takeover began while in flight: stored, and replayed by that takeover, not applied here
+        for (const pending of batch) pending.reject(new SupersededError(`partition ${this.partition}: appended, then taken over again before it was applied`));
+        continue;
+      }
+      try {
+        let next = 0;
+        for (const pending of batch) {
+          const answers = pending.records.map((record) => {
+            const position = positions[next++];
+            const { result, changes, effects } = this.#apply(position, record, false);
+            return { submitted: { position, result, changes }, effects };
+          });
+          answers[answers.length - 1].effects.then(() => pending.resolve(answers.map((a) => a.submitted)), pending.reject);
+        }
+      } catch (error) {
+        for (const pending of batch) pending.reject(error); // those answered already keep their answer
+        throw error;
+      }
+      if (this.#applied - this.#snapshotBase >= this.#snapshotEvery && this.#snapshotting === null) {
+        const stored = (error: unknown) => { this.#lastSnapshotError = error; this.#onSnapshot(error); };
+        this.snapshot().then(() => stored(null), stored);
+      }
     }
+  }
+
+  /** The next pendings to append together: up to maxBatch records, and at least one pending (never split). */
+  #takeBatch(): Pending[] {
+    let count = this.#queue[0].records.length, taken = 1;
+    while (taken < this.#queue.length && count + this.#queue[taken].records.length <= this.#maxBatch) count += this.#queue[taken++].records.length;
+    return this.#queue.splice(0, taken);
+  }
+
+  /** A bug in the flush (an apply that threw): nothing more is written, and the next takeover rebuilds the state. */
+  #flushFailed(error: unknown): void {
+    this.#state = "stale";
+    log.error({ partition: this.partition, err: error }, "cluster: a partition's flush failed; it stops writing until taken over again");
+    for (const pending of this.#queue.splice(0)) pending.reject(error);
   }
 
   #apply(position: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; effects: Promise<void> } {
@@ -299,7 +367,7 @@ export class PartitionReplica {
     const applied: AppliedRecord = { position, command: record.command, changes, replayed };
     this.#onApplied(applied);
     const effectsOf = this.#effectsOf;
-    if (effectsOf !== null && position > this.#effectsFrom) {
+    if (effectsOf !== null && position >= this.#effectsFrom) { // the record at #effectsFrom may be stored in part
       // started now, in log order (the stores keep that order while earlier ones are in flight), and
       // counted done once every earlier record's are
       const started = effectsOf(applied);

@@ -5,6 +5,8 @@
 // scrape with one pool call: nothing crosses threads per ping.
 import { collectDefaultMetrics, Counter, Registry } from "prom-client";
 import type { Clock } from "../host/clock.ts";
+import type { BackgroundWork, EpisodeCounts, FailureEpisodes } from "../host/failure-episodes.ts";
+import { BACKGROUND_WORK } from "../host/failure-episodes.ts";
 import type { Pool, PoolStats } from "../host/pool-api.ts";
 import type { HistogramData } from "../host/shard-stats.ts";
 import { histogram, observe } from "../host/shard-stats.ts";
@@ -26,8 +28,11 @@ const PING_KINDS = ["success", "start", "fail", "log"] as const;
 const PING_OUTCOMES = ["ok", "created", "bad_request", "not_found", "ambiguous", "error"] as const;
 const OUTCOME_OF_STATUS: Readonly<Record<number, number>> = { 200: 0, 201: 1, 400: 2, 404: 3, 409: 4 }; // else 5, "error"
 
-/** Returns the metrics of a server whose shards are `pool`; starts the process and Node.js collectors. */
-export function createMetrics(pool: Pool, clock: Clock): Metrics {
+/**
+ * Returns the metrics of a server whose shards are `pool`; starts the process and Node.js collectors.
+ * `background`: a cluster node's failed snapshots, advances and ownership rounds.
+ */
+export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpisodes): Metrics {
   const registry = new Registry();
   // the event loop's delay sampled every 100 ms, not every 10 (prom-client's default): each sample wakes
   // the HTTP thread, and at 100 a second those wake-ups were most of an idle server's CPU (measured:
@@ -74,7 +79,16 @@ export function createMetrics(pool: Pool, clock: Clock): Metrics {
     histogramFamily("hcd_commit_group_size", "Pings a shard took at once: one commit of a group, or one hand-off of pings acknowledged from the intake log.", () => stats.shards.map((s) => s.groupSize)),
     histogramFamily("hcd_checkpoint_duration_seconds", "Seconds a checkpoint took to apply logged commits to the tables.", () => stats.shards.map((s) => s.checkpointSeconds)),
   ];
-  for (const metric of fromShards) registry.registerMetric(metric as never);
+  const episodes = (pick: (counts: EpisodeCounts[BackgroundWork]) => number) => () => {
+    const counts = background?.counts();
+    return counts === undefined ? [] : BACKGROUND_WORK.map((work) => ({ labels: { work }, value: pick(counts[work]) }));
+  };
+  const fromCluster = background === undefined ? [] : [
+    family("hcd_cluster_background_failures_total", "A cluster node's failed snapshots, advances and ownership rounds, by work.", "counter", episodes((c) => c.failures)),
+    family("hcd_cluster_background_failing", "Partitions (or this node's ownership rounds) whose last attempt at the work failed, by work.", "gauge", episodes((c) => c.failing)),
+    family("hcd_cluster_background_failure_streak", "The most failures in a row of the work on one partition (or of the ownership rounds), by work.", "gauge", episodes((c) => c.streak)),
+  ];
+  for (const metric of [...fromShards, ...fromCluster]) registry.registerMetric(metric as never);
 
   let scraping: Promise<unknown> = Promise.resolve(); // one scrape at a time: they share `stats`
   return {

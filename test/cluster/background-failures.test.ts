@@ -1,0 +1,86 @@
+// Background work of a cluster node that no request reports: episodes are logged once each and counted in
+// /metrics. A failure streak of one partition logs one line, then one more when it ends; and on a real
+// node (one nats-server) whose snapshot stream is gone, every failed snapshot is counted and shown in
+// /metrics while the first alone is logged.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { createClusterPool } from "../../cluster/cluster-pool.ts";
+import { PartitionHistory } from "../../cluster/partition-history.ts";
+import { managerOf } from "../../cluster/jetstream-setup.ts";
+import { systemClock } from "../../host/clock.ts";
+import { FailureEpisodes } from "../../host/failure-episodes.ts";
+import { createMetrics } from "../../http/metrics.ts";
+import { NotificationQueue } from "../../notify/cluster-queue.ts";
+import { withNatsServer } from "./held-appends.ts";
+
+type Line = { level: string; fields: Record<string, unknown>; message: string };
+
+test("an episode logs its first failure and its end; the failures between are only counted", () => {
+  const lines: Line[] = [];
+  const episodes = new FailureEpisodes((level, fields, message) => lines.push({ level, fields, message }));
+  for (let i = 0; i < 3; i++) episodes.failed("snapshot", "partition 4", new Error("no stream"));
+  episodes.failed("advance", "partition 1", new Error("timeout"));
+  assert.equal(lines.map((l) => [l.level, l.fields.work, l.fields.subject]), [["warn", "snapshot", "partition 4"], ["warn", "advance", "partition 1"]]);
+  assert.equal(episodes.counts(), {
+    snapshot: { failures: 3, failing: 1, streak: 3 }, advance: { failures: 1, failing: 1, streak: 1 }, ownership_round: { failures: 0, failing: 0, streak: 0 },
+  });
+  episodes.succeeded("snapshot", "partition 4");
+  episodes.succeeded("snapshot", "partition 4"); // no episode: nothing to say
+  assert.equal(lines.slice(2).map((l) => [l.level, l.fields.work, l.fields.failures]), [["info", "snapshot", 3]]);
+  assert.equal(episodes.counts().snapshot, { failures: 3, failing: 0, streak: 0 });
+  // a new episode is logged again
+  episodes.failed("snapshot", "partition 4", new Error("no stream"));
+  assert.is(lines.length, 4);
+});
+
+/** Resolves once `condition` holds (checked every 20 ms); fails after 30 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const giveUpAt = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > giveUpAt) assert.unreachable(`not within 30 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The value of the sample `series` (name and labels exactly as exposed), or undefined. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(series + " "));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+test("a node whose snapshots fail logs the first and counts every one in /metrics", async () => {
+  await withNatsServer("snapshot failures counted in /metrics", async (connect) => {
+    const nc = await connect();
+    const lines: Line[] = [];
+    const failures = new FailureEpisodes((level, fields, message) => lines.push({ level, fields, message }));
+    const notifications = await NotificationQueue.open({ connection: nc, replicas: 1 });
+    const node = await createClusterPool({
+      connection: nc, node: "a", replicas: 1, partitionCount: 1, notifications, failures, snapshotEvery: 1,
+      openHistory: (partition) => PartitionHistory.open({ connection: nc, partition, replicas: 1 }),
+    });
+    try {
+      await until(() => node.served().length > 0, "the partition served");
+      await (await managerOf(nc)).streams.delete("HCD_SNAP_0"); // every snapshot from now on fails
+      const ATTEMPTS = 3;
+      for (let i = 0; i < ATTEMPTS && failures.counts().snapshot.failures < ATTEMPTS; i++) {
+        await node.pool.createProject({ name: `p${i}`, checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, Date.now()); // a record: a snapshot is due after each (snapshotEvery 1)
+        await until(() => failures.counts().snapshot.failures > i, `snapshot failure ${i + 1} counted`);
+      }
+      const counts = failures.counts().snapshot;
+      assert.ok(counts.failures >= ATTEMPTS, `${counts.failures} failures counted`);
+      assert.is(counts.failing, 1);
+      assert.equal(lines.filter((l) => l.fields.work === "snapshot").map((l) => l.level), ["warn"], "logged once");
+
+      const { body } = await createMetrics(node.pool, systemClock, failures).exposition();
+      assert.is(sample(body, 'hcd_cluster_background_failures_total{work="snapshot"}'), counts.failures);
+      assert.is(sample(body, 'hcd_cluster_background_failing{work="snapshot"}'), 1);
+      assert.is(sample(body, 'hcd_cluster_background_failure_streak{work="snapshot"}'), counts.streak);
+      assert.is(sample(body, 'hcd_cluster_background_failures_total{work="advance"}'), 0);
+    } finally {
+      await node.close();
+      await notifications.close();
+    }
+  });
+});
+
+test.run();

@@ -1,0 +1,103 @@
+// What the cluster tests of a partition's log share: one real nats-server with JetStream (skipped with one
+// line when it is not installed, a failure under HCD_REQUIRE_EXTRAS=1), and a connection whose log
+// appends are stored at once but answered late, when the test says so, as a slow quorum answers them.
+import type { JetStreamClient, NatsConnection } from "nats";
+import type { PingCommand, ShardCommand } from "../../engine/commands.ts";
+import { haveProgram } from "../ops/extras.ts";
+import { startNatsCluster } from "../stress/nats-cluster.ts";
+import { connect } from "nats";
+
+export const T0 = 1_800_000_000_000;
+export const SECOND = 1_000;
+
+export const pingOf = (uuid: string, at: number, rid: string | null = null): ShardCommand & { kind: "ping" } =>
+  ({ kind: "ping", ping: pingCommand(uuid, at, rid) });
+export const pingCommand = (uuid: string, at: number, rid: string | null = null): PingCommand =>
+  ({ target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "test", rid, body: null, at });
+
+/** Runs `run` against one fresh nats-server (JetStream); false when nats-server is not installed. */
+export async function withNatsServer(purpose: string, run: (connect: () => Promise<NatsConnection>) => Promise<void>): Promise<boolean> {
+  if (!haveProgram("nats-server", purpose)) return false;
+  const cluster = await startNatsCluster({ size: 1 });
+  const connections: NatsConnection[] = [];
+  try {
+    await run(async () => {
+      const nc = await connect({ servers: cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+      connections.push(nc);
+      return nc;
+    });
+  } finally {
+    await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
+    await cluster.close();
+  }
+  return true;
+}
+
+export type HeldAppends = {
+  /** The connection to give the replica: its log records' PubAcks wait while held. */
+  readonly connection: NatsConnection;
+  /** From now on, log records' PubAcks wait (the records themselves are stored at once). */
+  hold(): void;
+  /** Resolves once a log record's PubAck is held: the record is in the log, its writer not yet told. */
+  firstHeld(): Promise<void>;
+  /** Lets every held PubAck through, and holds no more. */
+  release(): void;
+};
+
+/**
+ * Wraps `nc` so that, while held, the PubAcks of records published to a subject starting with
+ * `subjectPrefix` without headers (log records; fence markers carry headers) come only at release().
+ */
+export function heldAppends(nc: NatsConnection, subjectPrefix = "hcd.log."): HeldAppends {
+  let holding = false;
+  let gate: Promise<void> = Promise.resolve(), open = () => {};
+  let markHeld = () => {};
+  let held = new Promise<void>((resolve) => { markHeld = resolve; });
+  const js = nc.jetstream();
+  const slowJs = new Proxy(js, {
+    get(target, property) {
+      if (property === "publish") {
+        return async (...args: Parameters<JetStreamClient["publish"]>) => {
+          const ack = await target.publish(...args);
+          if (holding && args[0].startsWith(subjectPrefix) && args[2]?.headers === undefined) {
+            markHeld();
+            await gate;
+          }
+          return ack;
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const connection = new Proxy(nc, {
+    get(target, property) {
+      if (property === "jetstream") return () => slowJs;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    connection,
+    hold() {
+      holding = true;
+      gate = new Promise((resolve) => { open = resolve; });
+      held = new Promise((resolve) => { markHeld = resolve; });
+    },
+    firstHeld: () => held,
+    release() {
+      holding = false;
+      open();
+    },
+  };
+}
+
+/** Every rejection nobody handled while the test ran (Node would end the process on the first). */
+export function unhandledRejections(): { readonly seen: unknown[]; first(): Promise<unknown>; stop(): void } {
+  const seen: unknown[] = [];
+  let markFirst: (error: unknown) => void = () => {};
+  const first = new Promise<unknown>((resolve) => { markFirst = resolve; });
+  const listener = (error: unknown) => { seen.push(error); markFirst(error); };
+  process.on("unhandledRejection", listener);
+  return { seen, first: () => first, stop: () => process.off("unhandledRejection", listener) };
+}
