@@ -48,7 +48,8 @@ export type OwnershipOptions = {
   /** The wall clock (epoch ms); tests may pass their own. */
   clock?: () => number;
   /** Called once a partition is this node's (with the revision it holds it at), and once it is not any more. */
-  onGained?: (partition: number, revision: number) => void;
+  /** `previous`: the lease the claim replaced (null when it was released or never written). */
+  onGained?: (partition: number, revision: number, previous: Lease | null) => void;
   onLost?: (partition: number) => void;
   /** Called after each round started by start(): its report, or why it failed as a whole. */
   onRound?: (outcome: { report: RoundReport } | { error: unknown }) => void;
@@ -71,7 +72,7 @@ export class Ownership {
   readonly #renewEveryMs: number;
   readonly #skewMarginMs: number;
   readonly #clock: () => number;
-  readonly #onGained: (partition: number, revision: number) => void;
+  readonly #onGained: (partition: number, revision: number, previous: Lease | null) => void;
   readonly #onLost: (partition: number) => void;
   readonly #onRound: NonNullable<OwnershipOptions["onRound"]>;
   readonly #held = new Map<number, Held>();
@@ -142,7 +143,7 @@ export class Ownership {
     this.pause();
     await this.#round?.catch(() => {});
     const held = [...this.#held.entries()];
-    await Promise.allSettled(held.map(([partition, { revision }]) => this.#apply({ kind: "release", partition, revision })));
+    await Promise.allSettled(held.map(([partition, { revision }]) => this.#apply({ kind: "release", partition, revision }, null)));
     await this.#nodes.put(presenceKey(this.node), encodeLease({ node: this.node, writtenAt: this.#clock(), expiresAt: this.#clock() })).catch(() => {});
     this.#presenceWatch?.stop();
   }
@@ -210,7 +211,7 @@ export class Ownership {
     const report: RoundReport = { steps, done: [], conflicts: [], errors: [], unanswered };
     await Promise.all(steps.map(async (step) => {
       try {
-        (await this.#apply(step)) ? report.done.push(step) : report.conflicts.push(step);
+        (await this.#apply(step, keys[step.partition]?.lease ?? null)) ? report.done.push(step) : report.conflicts.push(step);
       } catch (error) {
         report.errors.push({ step, error: String((error as Error).message ?? error) });
       }
@@ -219,7 +220,7 @@ export class Ownership {
   }
 
   /** Writes one step by compare-and-set; false when another write got there first (the step lost). */
-  async #apply(step: Step): Promise<boolean> {
+  async #apply(step: Step, previous: Lease | null): Promise<boolean> {
     const now = this.#clock();
     if (step.kind === "release") {
       this.#lose(step.partition); // stop owning before anyone can see the partition free
@@ -239,7 +240,7 @@ export class Ownership {
     }
     const gained = !this.#held.has(step.partition);
     this.#held.set(step.partition, { revision, expiresAt: lease.expiresAt });
-    if (gained) this.#onGained(step.partition, revision);
+    if (gained) this.#onGained(step.partition, revision, previous);
     return true;
   }
 

@@ -68,9 +68,10 @@ export class PartitionNode {
     node.#ownership = await Ownership.open({
       connection: options.connection, node: options.node, partitionCount: options.partitionCount, replicas: options.replicas,
       leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, clock: node.#clock,
-      onGained: (partition, revision) => {
+      onGained: (partition, revision, previous) => {
         log.info({ partition, revision }, "cluster: partition gained");
-        void node.#gain(partition);
+        // another node's lease: that node was last seen serving the partition when it wrote it
+        void node.#gain(partition, previous !== null && previous.node !== node.node ? previous.writtenAt : null);
       },
       onLost: (partition) => {
         node.#served.delete(partition);
@@ -101,7 +102,7 @@ export class PartitionNode {
         } else if (!this.#gaining.has(partition)) {
           // held but not served: its replica stopped after a failed write, or a takeover gave up while the
           // lease had lapsed for a moment and was renewed after (no new gain is announced for a lease still held)
-          void this.#gain(partition);
+          void this.#gain(partition, null);
         }
       }
     }, this.#options.advanceEveryMs ?? 1_000);
@@ -176,7 +177,7 @@ export class PartitionNode {
   }
 
   /** Takes a gained partition over, trying again while it is still this node's (a takeover can fail while JetStream elects a leader). */
-  async #gain(partition: number): Promise<void> {
+  async #gain(partition: number, ownerSeenAt: Millis | null): Promise<void> {
     if (this.#gaining.has(partition)) return;
     this.#gaining.add(partition);
     this.#served.delete(partition);
@@ -196,7 +197,8 @@ export class PartitionNode {
             });
             this.#replicas.set(partition, replica);
           }
-          const report = await replica.takeOver(this.#clock());
+          const report = await replica.takeOver(this.#clock(), ownerSeenAt);
+          if (report.held > 0) log.info({ partition, held: report.held }, `cluster: partition ${partition} had no owner for a while: ${report.held} check(s) whose deadline fell in that time are judged once their grace has passed`);
           // lost while taking over (released to a node that joined, or the lease ran out): not served here
           if (!this.#owned().owns(partition)) {
             replica.abandon();

@@ -88,6 +88,8 @@ export type TakeoverReport = {
   readonly replayed: number;
   /** Snapshots loaded again because the log was let go under the replay. */
   readonly restarts: number;
+  /** How many checks the partition's time without an owner holds (#holdForDowntime). */
+  readonly held: number;
   /** The flips of the advance to `now` that ends the takeover (deadlines that fell due meanwhile). */
   readonly flips: readonly Flip[];
 };
@@ -188,12 +190,12 @@ export class PartitionReplica {
    * Loads the newest snapshot, fences the log, replays after the snapshot, then advances to `now` through
    * the log. A call while a takeover runs gets that takeover's answer (two at once would replay into one shard).
    */
-  takeOver(now: Millis): Promise<TakeoverReport> {
-    this.#takingOver ??= this.#takeOver(now).finally(() => { this.#takingOver = null; });
+  takeOver(now: Millis, ownerSeenAt: Millis | null = null): Promise<TakeoverReport> {
+    this.#takingOver ??= this.#takeOver(now, ownerSeenAt).finally(() => { this.#takingOver = null; });
     return this.#takingOver;
   }
 
-  async #takeOver(now: Millis): Promise<TakeoverReport> {
+  async #takeOver(now: Millis, ownerSeenAt: Millis | null): Promise<TakeoverReport> {
     this.#state = "idle";
     this.#generation += 1;
     const abandons = this.#abandons;
@@ -224,12 +226,25 @@ export class PartitionReplica {
       this.#applied = Math.max(this.#applied, fencedAt);
       if (this.#abandons !== abandons) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
       this.#state = "owner";
+      const held = await this.#holdForDowntime(now, ownerSeenAt);
       const advanced = await this.submit({ kind: "advance", at: now });
       return {
         snapshotSequence: stored?.logSequence ?? null, snapshotBytes: stored?.bytes ?? 0, fencedAt, replayed, restarts,
-        flips: advanced.changes.flips,
+        flips: advanced.changes.flips, held,
       };
     }
+  }
+
+  /**
+   * The partition had no owner from the last instant its log shows judged (its latest record, or when the
+   * previous owner last renewed its lease, the later) until `now`: the checks whose deadline fell in that
+   * time are held until their grace has passed (CONTRACT "hcd's own downtime and clock"). Had an owner
+   * lived past such a deadline, its advance to it would be in the log. Returns how many checks it holds.
+   */
+  async #holdForDowntime(now: Millis, ownerSeenAt: Millis | null): Promise<number> {
+    const fromAt = Math.max(this.#latestAt, ownerSeenAt ?? 0);
+    if (fromAt <= 0 || now <= fromAt) return 0; // a partition with no history: nothing fell due
+    return (await this.submit({ kind: "holdForDowntime", downtime: { fromAt, toAt: now }, at: now })).result;
   }
 
   /** Appends the command to the log and, once acknowledged, applies it in log order; rejects when not the writer or the append fails. */

@@ -136,20 +136,26 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     assert.ok(report.replayed > 0, "B replayed the records after the snapshot");
     assert.ok(report.fencedAt > a.applied, "B's fence follows every record A appended");
 
-    // the deadline that fell due during the gap: stamped with its due time, not the takeover's
-    assert.equal(report.flips, [{ checkUuid: lapsing.uuid, n: 2, at: T0 + 100 * SECOND, from: "up", to: "down", reason: "timeout", notify: true }]);
+    // the deadline that fell due while the partition had no owner (after A's last record): not judged at the
+    // takeover, but once its grace (30 s) has passed since, stamped then, its notification naming the gap
+    assert.equal([report.flips, report.held], [[], 1]);
+    const heldAdvance = await eventually(() => b.advance(takeoverAt + 30 * SECOND - 1));
+    assert.equal(heldAdvance.changes.flips, []);
+    const downAdvance = await eventually(() => b.advance(takeoverAt + 30 * SECOND));
+    assert.equal(downAdvance.changes.flips, [{ checkUuid: lapsing.uuid, n: 2, at: takeoverAt + 30 * SECOND, from: "up", to: "down", reason: "timeout", notify: true }]);
     const stateOfB = b.read((shard) => shard.snapshot());
-    const expected = stateOfA.checks.map((c) => (c.uuid === lapsing.uuid ? { ...c, status: "down" as const, nFlips: c.nFlips + 1 } : c));
+    const downSince = { failures: 0, downSinceAt: takeoverAt + 30 * SECOND, dueAt: null, held: false, reminders: 0 };
+    const expected = stateOfA.checks.map((c) => (c.uuid === lapsing.uuid ? { ...c, status: "down" as const, nFlips: c.nFlips + 1, alert: downSince } : c));
     assert.equal(stateOfB.projects, stateOfA.projects);
     assert.equal(stateOfB.channels, stateOfA.channels);
     assert.equal(stateOfB.checks, expected, "B's checks are A's, the lapsed one down");
     assert.ok(stateOfB.checks.some((c) => c.slug === "auto" && c.uuid === autoUuid), "the auto-created check has the same uuid on B");
 
     // A wakes up and appends: refused on the fence, and nothing of it reaches B
-    const late = await a.submit(pingOf(steady.uuid, takeoverAt)).then(() => null, (error: unknown) => error);
+    const late = await a.submit(pingOf(steady.uuid, takeoverAt + 30 * SECOND)).then(() => null, (error: unknown) => error);
     assert.instance(late, FencedError);
     assert.is(a.state, "deposed");
-    const afterLate = await eventually(() => b.submit(pingOf(steady.uuid, takeoverAt + SECOND)));
+    const afterLate = await eventually(() => b.submit(pingOf(steady.uuid, takeoverAt + 31 * SECOND)));
     const steadyOnB = b.read((shard) => shard.getCheck(owner.id, steady.uuid));
     assert.ok(steadyOnB.ok);
     assert.is(steadyOnB.value.nPings, pingsOfA + 1, "B's own ping follows A's, A's late one is not there");
