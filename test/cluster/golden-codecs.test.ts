@@ -1,17 +1,19 @@
 // Golden bytes of the cluster's stored and wire formats: a partition's command records, snapshot and
 // snapshot head (cluster/partition-codec.ts), a notification of the shared outbox stream
-// (cluster/notification-stream.ts), a lease (cluster/leases.ts) and a project of the replicated directory
-// (cluster/directory-keys.ts). Nodes of different builds read each other's messages, and the streams
-// outlive every build: each fixed value (test/golden-values.ts) must encode to the bytes written here,
-// and those bytes must decode to it.
+// (cluster/notification-stream.ts), a lease (cluster/leases.ts), a project of the replicated directory
+// (cluster/directory-keys.ts) and the messages of a partition's history (cluster/partition-history.ts).
+// Nodes of different builds read each other's messages, and the streams outlive every build: each fixed
+// value (test/golden-values.ts) must encode to the bytes written here, and those bytes must decode to it.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { PartitionRecord, PartitionSnapshot, SnapshotHead } from "../../cluster/partition-codec.ts";
 import { decodeRecord, decodeSnapshot, decodeSnapshotHead, encodeRecord, encodeSnapshot, encodeSnapshotHead } from "../../cluster/partition-codec.ts";
 import { decodeEntry, encodeEntry } from "../../cluster/notification-stream.ts";
 import { decodeLease, encodeLease } from "../../cluster/leases.ts";
+import { decodeFlip, decodePing, encodeDeletedMessage, encodeFlipMessage, encodePingMessage } from "../../cluster/partition-history.ts";
+import { unpack } from "msgpackr";
 import { decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject } from "../../cluster/directory-keys.ts";
-import { AT, CHANNEL, CHECK, CHECK_UUID, fromHex, OUTBOX_ENTRY, PING_COMMAND, PROJECT, PROJECT_ID, toHex } from "../golden-values.ts";
+import { AT, BODY, CHANNEL, CHECK, CHECK_UUID, DOWN_FLIP, fromHex, OUTBOX_ENTRY, PING_COMMAND, PING_RECORD, PROJECT, PROJECT_ID, toHex } from "../golden-values.ts";
 
 /** Asserts that `bytes` are the hex written in the test. */
 function same(bytes: Uint8Array, hex: string, what: string): void {
@@ -130,6 +132,28 @@ test("a lease and a directory project are JSON, a check's badge key plain UTF-8"
   assert.equal(decodeProject(fromHex(projectHex)), PROJECT);
   same(encodeBadgeKey("badge-0123"), "62616467652d30313233", "badge key");
   assert.is(decodeBadgeKey(fromHex("62616467652d30313233")), "badge-0123");
+});
+
+test("a partition's history: a ping [1, record, body], a flip [2, flip], a deleted check [3, uuid]", () => {
+  const pingHex = `
+    9301d472409aa16ea26174a46b696e64a6736368656d65aa72656d6f746541646472a66d6574686f64a27561a3726964
+    aa65786974537461747573a8626f647953697a6501cb4279b76db9260000a773756363657373a56874747073a9313932
+    2e302e322e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d383030302d
+    3030303030303030303030320002c4026f6b
+  `;
+  same(encodePingMessage(PING_RECORD, BODY), pingHex, "ping message");
+  assert.equal(decodePing(fromHex(pingHex)), { record: PING_RECORD, body: BODY });
+  const flipHex = `
+    9202d4724097a9636865636b55756964a16ea26174a466726f6da2746fa6726561736f6ea66e6f74696679d924633066
+    66656530302d313233342d343536372d383961622d63646566303132333435363702cb4279b7c38dce0000a27570a464
+    6f776ea0c3
+  `;
+  same(encodeFlipMessage(DOWN_FLIP), flipHex, "flip message");
+  assert.equal(decodeFlip(fromHex(flipHex)), DOWN_FLIP);
+  assert.throws(() => decodeFlip(fromHex(pingHex)), /not a history flip message/);
+  const deletedHex = "9203d92463306666656530302d313233342d343536372d383961622d636465663031323334353637";
+  same(encodeDeletedMessage(CHECK_UUID), deletedHex, "deleted message");
+  assert.equal(unpack(fromHex(deletedHex)), [3, CHECK_UUID]); // read by its subject only: no decoder of its own
 });
 
 test.run();
