@@ -163,4 +163,30 @@ for (const [name, make] of [["in-process", createInProcessPool], ["workers", cre
   });
 }
 
+test("in-process: a reader that saw a change before its commit failed is told to read again after the rebuild", async () => {
+  const dir = tempDir();
+  const logDir = join(dir.path, LOG_DIR);
+  let pool: Pool | null = null;
+  try {
+    pool = await createInProcessPool(options(dir.path));
+    const { project, uuid } = await projectWithCheck(pool);
+    const first = await pool.checksSince(project.id, null);
+    setWriteFault(logDir, "EIO");
+    const rename = pool.updateCheck(project.id, uuid, { name: "renamed" }, T0 + MINUTE);
+    // the shard shows a change from the moment it applies it, before its commit (a write on a later
+    // turn of the event loop): wait for it in microtasks only, so that the read comes before the write
+    for (let i = 0; i < 1_000 && (await pool.projectVersion(project.id)) === first.version; i++);
+    const during = await pool.checksSince(project.id, first.version);
+    assert.equal(during.checks.map((c) => c.name), ["renamed"], "the reader saw the change before its commit");
+    await refused(rename, "the rename");
+    const after = await pool.checksSince(project.id, during.version);
+    assert.ok(after.whole, "a version from before the rebuild is not taken as current");
+    assert.equal(after.checks.map((c) => c.name), ["nightly"]);
+  } finally {
+    setWriteFault(logDir, null);
+    await pool?.close().catch(() => {});
+    dir.remove();
+  }
+});
+
 test.run();
