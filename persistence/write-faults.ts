@@ -1,11 +1,11 @@
-// Log writes that fail on demand, for the tests of what a full or failing disk does to a commit (a
-// shard's command log, the intake log): only in a process started with NODE_ENV=test. Anywhere else
-// FAULTS_ARMED is false and a write pays one test of that constant.
+// Store writes that fail on demand, for the tests of what a full or failing disk does to a commit (a
+// shard's command log, the intake log) and to a checkpoint (the tables): only in a process started with
+// NODE_ENV=test. Anywhere else FAULTS_ARMED is false and a write pays one test of that constant.
 //
-// A test arms a fault by putting a file named FAULT_FILE in the directory a log writes to (DATA_DIR/log,
-// DATA_DIR/intake), holding an errno code ("ENOSPC", "EIO"); every group written there then fails with
-// that error after writing half its bytes, as a disk that fills up mid-write does, until the file is
-// removed. A file and not a call: the writers may be in worker threads or in another process (a real
+// A test arms a fault by putting a file named FAULT_FILE in the directory written to (DATA_DIR/log,
+// DATA_DIR/intake, or DATA_DIR for the tables), holding an errno code ("ENOSPC", "EIO"); every group a
+// log writes there then fails with that error after writing half its bytes, as a disk that fills up
+// mid-write does, and every checkpoint fails before its transactions, until the file is removed. A file and not a call: the writers may be in worker threads or in another process (a real
 // server), each with its own copy of this module, and the next write sees the file at once, so a test
 // knows which writes fail without waiting for a message to cross.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -32,6 +32,12 @@ export function injectedFault(dir: string): NodeJS.ErrnoException | null {
   error.code = known;
   error.syscall = "write";
   return error;
+}
+
+/** Throws the fault armed for `dir`, if any (a no-op unless FAULTS_ARMED). */
+export function failIfInjected(dir: string): void {
+  const fault = injectedFault(dir);
+  if (fault !== null) throw fault;
 }
 
 /** Makes every write into `dir` fail with `code` from now on; null ends it (tests only: see FAULTS_ARMED). */
