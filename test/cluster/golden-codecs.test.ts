@@ -1,7 +1,8 @@
 // Golden bytes of the cluster's stored and wire formats: a partition's command records, snapshot and
 // snapshot head (cluster/partition-codec.ts), a notification of the shared outbox stream
 // (cluster/notification-stream.ts), a lease (cluster/leases.ts), a project of the replicated directory
-// (cluster/directory-keys.ts) and the messages of a partition's history (cluster/partition-history.ts).
+// (cluster/directory-keys.ts), the messages of a partition's history (cluster/partition-history.ts) and
+// the requests to a partition's owner with their answers (cluster/partition-rpc.ts).
 // Nodes of different builds read each other's messages, and the streams outlive every build: each fixed
 // value (test/golden-values.ts) must encode to the bytes written here, and those bytes must decode to it.
 import { test } from "uvu";
@@ -11,6 +12,9 @@ import { decodeRecord, decodeSnapshot, decodeSnapshotHead, encodeRecord, encodeS
 import { decodeEntry, encodeEntry } from "../../cluster/notification-stream.ts";
 import { decodeLease, encodeLease } from "../../cluster/leases.ts";
 import { decodeFlip, decodePing, encodeDeletedMessage, encodeFlipMessage, encodePingMessage } from "../../cluster/partition-history.ts";
+import { decodeReply, decodeRequest, encodeReply, encodeRequest } from "../../cluster/partition-rpc.ts";
+import type { Reply } from "../../cluster/partition-rpc.ts";
+import type { HostRequest } from "../../host/shard-host.ts";
 import { unpack } from "msgpackr";
 import { decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject } from "../../cluster/directory-keys.ts";
 import { AT, BODY, CHANNEL, CHECK, CHECK_UUID, DOWN_FLIP, fromHex, OUTBOX_ENTRY, PING_COMMAND, PING_RECORD, PROJECT, PROJECT_ID, toHex } from "../golden-values.ts";
@@ -154,6 +158,37 @@ test("a partition's history: a ping [1, record, body], a flip [2, flip], a delet
   const deletedHex = "9203d92463306666656530302d313233342d343536372d383961622d636465663031323334353637";
   same(encodeDeletedMessage(CHECK_UUID), deletedHex, "deleted message");
   assert.equal(unpack(fromHex(deletedHex)), [3, CHECK_UUID]); // read by its subject only: no decoder of its own
+});
+
+test("a request to a partition's owner and its answers: the HostRequest and the Reply as msgpack", () => {
+  const request: HostRequest = { kind: "pingBatch", pings: [PING_COMMAND] };
+  const requestHex = `
+    d4724092a46b696e64a570696e6773a970696e67426174636891d472419aa6746172676574a67369676e616caa657869
+    74537461747573a66d6574686f64a6736368656d65aa72656d6f746541646472a27561a3726964a4626f6479a26174d4
+    724291a475756964d92463306666656530302d313233342d343536372d383961622d636465663031323334353637a773
+    75636365737300a4504f5354a56874747073a93139322e302e322e37aa6375726c2f382e352e30d92430626164633064
+    652d303030302d343030302d383030302d303030303030303030303032c4026f6bcb4279b76db9260000
+  `;
+  same(encodeRequest(request), requestHex, "request");
+  const decoded = decodeRequest(fromHex(requestHex)) as Extract<HostRequest, { kind: "pingBatch" }>;
+  assert.equal({ ...decoded, pings: decoded.pings.map((p) => ({ ...p, body: p.body && new Uint8Array(p.body) })) }, request);
+
+  const answer: Reply = { ok: true, value: [{ ok: true, value: { checkUuid: CHECK_UUID, created: false, badgeKey: CHECK.badgeKey } }] };
+  const answerHex = `
+    d4724092a26f6ba576616c7565c39140c3d4724193a9636865636b55756964a763726561746564a862616467654b6579
+    d92463306666656530302d313233342d343536372d383961622d636465663031323334353637c2d92462346436653030
+    302d303030302d343030302d383030302d303030303030303030303031
+  `;
+  same(encodeReply(answer), answerHex, "answer");
+  assert.equal(decodeReply(fromHex(answerHex)), answer);
+
+  const refusal: Reply = { ok: false, name: "NotOwnerError", message: "partition 3: not the owner" };
+  const refusalHex = `
+    d4724093a26f6ba46e616d65a76d657373616765c2ad4e6f744f776e65724572726f72ba706172746974696f6e20333a
+    206e6f7420746865206f776e6572
+  `;
+  same(encodeReply(refusal), refusalHex, "refusal");
+  assert.equal(decodeReply(fromHex(refusalHex)), refusal);
 });
 
 test.run();
