@@ -5,7 +5,10 @@
 // record kind or version), never a side effect.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { frame, unframe } from "../../persistence/file-log.ts";
+import { frame, isSegmentName, segmentFiles, segmentName, unframe } from "../../persistence/file-log.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
 import { decodeIntake, encodeIntake } from "../../persistence/intake.ts";
 import { decodeJournal, encodeJournal, encodeProbe } from "../../persistence/journal.ts";
 import type { Changes } from "../../engine/changes.ts";
@@ -35,6 +38,19 @@ test("a file log frame: [length u32 LE][crc32 u32 LE][position f64 LE][record]",
   assert.equal(rest, []);
   assert.is(record.position, 7);
   assert.equal([...record.bytes], [1, 2, 3]);
+});
+
+test("a log segment's file name: <process identity>_<writer>_<segment, 6 digits or more>.log", () => {
+  assert.is(segmentName("4242-1767225600-0a1b2c", "5e1f-77", 7), "4242-1767225600-0a1b2c_5e1f-77_000007.log");
+  assert.is(segmentName("4242-1767225600-0a1b2c", "5e1f-77", 1_234_567), "4242-1767225600-0a1b2c_5e1f-77_1234567.log");
+  const dir = tempDir();
+  try {
+    for (const name of ["4242-1767225600-0a1b2c_5e1f-77_000007.log", "4242-1767225600-0a1b2c_5e1f-77_spare.log", "write-fault"]) writeFileSync(join(dir.path, name), "");
+    assert.equal(segmentFiles(dir.path), [{ name: "4242-1767225600-0a1b2c_5e1f-77_000007.log", identity: "4242-1767225600-0a1b2c", writer: "5e1f-77", segment: 7 }]);
+    assert.not.ok(isSegmentName("4242-1767225600-0a1b2c_5e1f-77_7.log"), "fewer than 6 digits");
+  } finally {
+    dir.remove();
+  }
 });
 
 test("an intake record: msgpack [shard, projectId, the ping command]", () => {
