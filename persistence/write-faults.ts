@@ -3,11 +3,12 @@
 // NODE_ENV=test. Anywhere else FAULTS_ARMED is false and a write pays one test of that constant.
 //
 // A test arms a fault by putting a file named FAULT_FILE in the directory written to (DATA_DIR/log,
-// DATA_DIR/intake, or DATA_DIR for the tables), holding an errno code ("ENOSPC", "EIO"); every group a
-// log writes there then fails with that error after writing half its bytes, as a disk that fills up
-// mid-write does, and every checkpoint fails before its transactions, until the file is removed. A file and not a call: the writers may be in worker threads or in another process (a real
-// server), each with its own copy of this module, and the next write sees the file at once, so a test
-// knows which writes fail without waiting for a message to cross.
+// DATA_DIR/intake, or DATA_DIR for the tables), holding an errno code ("ENOSPC", "EIO"); until the file
+// is removed, every group a log writes there fails with that error after writing half its bytes (as a
+// disk that fills up mid-write does), and every checkpoint fails before its transactions. A file and not
+// a call: the writers may be in worker threads or in another process (a real server), each with its own
+// copy of this module, and the next write sees the file at once, so a test knows which writes fail
+// without waiting for a message to cross.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
