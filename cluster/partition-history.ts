@@ -133,12 +133,12 @@ export class PartitionHistory {
     for (const ping of changes.pings) {
       if (deleted.has(ping.checkUuid)) continue;
       const body = ping.body === null || ping.body.length === 0 ? null : ping.body;
-      add(this.#kindSubject("ping", ping.checkUuid), packr.pack([MESSAGE_IDS.ping, ping.record, body]));
+      add(this.#kindSubject("ping", ping.checkUuid), encodePingMessage(ping.record, body));
     }
     for (const flip of changes.flips) {
-      if (!deleted.has(flip.checkUuid)) add(this.#kindSubject("flip", flip.checkUuid), packr.pack([MESSAGE_IDS.flip, flip]));
+      if (!deleted.has(flip.checkUuid)) add(this.#kindSubject("flip", flip.checkUuid), encodeFlipMessage(flip));
     }
-    for (const uuid of deleted) add(this.#kindSubject("del", uuid), packr.pack([MESSAGE_IDS.deleted, uuid]));
+    for (const uuid of deleted) add(this.#kindSubject("del", uuid), encodeDeletedMessage(uuid));
     if (outgoing.length === 0) return Promise.resolve();
 
     const previousSent = this.#sent;
@@ -374,12 +374,27 @@ export class PartitionHistory {
 type StoredMsgLike = { readonly seq: number; readonly data: Uint8Array };
 type DecodedPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
 
-function decodePing(bytes: Uint8Array): DecodedPing {
+/** A ping's message: [1, its record, its body or null]. */
+export function encodePingMessage(record: PingRecord, body: Uint8Array | null): Uint8Array {
+  return packr.pack([MESSAGE_IDS.ping, record, body]);
+}
+
+/** A flip's message: [2, the flip]. */
+export function encodeFlipMessage(flip: Flip): Uint8Array {
+  return packr.pack([MESSAGE_IDS.flip, flip]);
+}
+
+/** A deleted check's message: [3, its uuid]. */
+export function encodeDeletedMessage(uuid: string): Uint8Array {
+  return packr.pack([MESSAGE_IDS.deleted, uuid]);
+}
+
+export function decodePing(bytes: Uint8Array): DecodedPing {
   const [record, body] = open(bytes, "ping", 2);
   return { record: record as PingRecord, body: body === null ? null : new Uint8Array(body as Uint8Array) };
 }
 
-function decodeFlip(bytes: Uint8Array): Flip {
+export function decodeFlip(bytes: Uint8Array): Flip {
   return open(bytes, "flip", 1)[0] as Flip;
 }
 

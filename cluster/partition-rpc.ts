@@ -29,7 +29,26 @@ const READS = new Set<HostRequest["kind"]>([
 /** Changes after which the asking node's directory must hold what the owner published before answering. */
 const CHANGES_DIRECTORY = new Set<HostRequest["kind"]>(["createProject", "muteProject", "createCheck", "deleteCheck"]);
 
-type Reply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
+/** A request's answer: its result, or the name and message of what it threw. */
+export type Reply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
+
+/** The bytes of a request on the wire: the HostRequest itself as msgpack, its field names inside. */
+export function encodeRequest(request: HostRequest): Uint8Array {
+  return packr.pack(request);
+}
+
+export function decodeRequest(bytes: Uint8Array): HostRequest {
+  return packr.unpack(bytes) as HostRequest;
+}
+
+/** The bytes of an answer on the wire, as msgpack. */
+export function encodeReply(reply: Reply): Uint8Array {
+  return packr.pack(reply);
+}
+
+export function decodeReply(bytes: Uint8Array): Reply {
+  return packr.unpack(bytes) as Reply;
+}
 
 export function rpcSubject(partition: number): string {
   return `hcd.rpc.${partition}`;
@@ -49,7 +68,7 @@ async function answer(host: PartitionHost, message: Msg): Promise<void> {
   let reply: Reply;
   const startedAt = Date.now();
   try {
-    reply = { ok: true, value: await host.apply(packr.unpack(message.data) as HostRequest) };
+    reply = { ok: true, value: await host.apply(decodeRequest(message.data)) };
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     reply = { ok: false, name: failure.name, message: failure.message };
@@ -57,7 +76,7 @@ async function answer(host: PartitionHost, message: Msg): Promise<void> {
   const ms = Date.now() - startedAt;
   if (ms >= 1_000) log.warn({ partition: host.partition, ms, ok: reply.ok }, "cluster: a partition's request took long to answer");
   try {
-    message.respond(packr.pack(reply));
+    message.respond(encodeReply(reply));
   } catch {
     // the connection closed meanwhile: the asker times out
   }
@@ -108,14 +127,14 @@ export class PartitionHandle implements ShardHandle {
   async #ask(request: HostRequest, read: boolean): Promise<unknown> {
     let message: Msg;
     try {
-      message = await this.#options.connection.request(rpcSubject(this.#options.partition), packr.pack(request), { timeout: this.#options.requestTimeoutMs ?? 10_000 });
+      message = await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request), { timeout: this.#options.requestTimeoutMs ?? 10_000 });
     } catch (error) {
       const code = (error as Partial<NatsError>).code;
       if (code === "503") throw new Retry("no owner answers"); // nobody subscribed: not delivered, safe to send again
       if (code === "TIMEOUT" && read) throw new Retry("timed out");
       throw error;
     }
-    const reply = packr.unpack(message.data) as Reply;
+    const reply = decodeReply(message.data);
     if (reply.ok) return reply.value;
     if (reply.name === "NotOwnerError") throw new Retry(reply.message); // refused before anything was applied
     const failure = new Error(reply.message);

@@ -37,6 +37,7 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import type { CommandLog, LogRecord } from "./command-log.ts";
 import { ownIdentity } from "./process-identity.ts";
+import { FAULTS_ARMED, injectedFault } from "./write-faults.ts";
 
 const HEADER_BYTES = 16;
 const MAX_RECORD_BYTES = 1 << 30;
@@ -125,6 +126,14 @@ export function readSegments(dir: string, segments: readonly SegmentFile[]): Log
     for (const record of unframe(bytes, records.at(-1)?.position ?? 0)) records.push(record);
   }
   return records;
+}
+
+/** Tests only (persistence/write-faults.ts): when a fault is armed for `dir`, writes half of `bytes` at `at`, then throws it. */
+function failAsInjected(dir: string, fd: number, bytes: Buffer, at: number): void {
+  const fault = injectedFault(dir);
+  if (fault === null) return;
+  writeSync(fd, bytes, 0, bytes.length >> 1, at);
+  throw fault;
 }
 
 /** Makes the directory entries of `dir` durable (a new or removed file survives power loss). */
@@ -254,6 +263,7 @@ export class FileLog implements CommandLog {
       const handle = await segment.handle;
       const bytes = Buffer.concat(group.flatMap((w) => w.frames));
       const pooled = group.length >= this.#poolFrom;
+      if (FAULTS_ARMED) failAsInjected(this.#dir, handle.fd, bytes, segment.end);
       for (let done = 0; done < bytes.length;) {
         done += pooled
           ? (await handle.write(bytes, done, bytes.length - done, segment.end + done)).bytesWritten

@@ -19,6 +19,7 @@ import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
 import { pingBody, pingNumbered, pingPage } from "./ping-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
+import { FAULTS_ARMED, failIfInjected } from "./write-faults.ts";
 import { LOG_DIR, makeDir, observed, openTables, READABLE_SCHEMAS, SCHEMA_VERSION } from "./open.ts";
 import type { Durability, Leftovers, StoreOptions } from "./open.ts";
 
@@ -241,6 +242,7 @@ export class Store {
     // back: the last transaction checks each entry against the mark inside it.
     const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.seq] as const)));
     const applied = Promise.all([this.#lastCheckpoint, checkpointsOfThisThread]).then(async () => {
+      if (FAULTS_ARMED) failIfInjected(this.#dir);
       const merger = new ChangesMerger();
       for (let i = 0; i < taken.length; i++) {
         merger.add(taken[i].changes);

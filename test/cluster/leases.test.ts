@@ -80,14 +80,27 @@ test("planRound: claimants start at different points, so two nodes on an empty b
   assert.ok(a.every((p, i) => i === 0 || p === (a[i - 1] + 1) % 12), `consecutive from the start: ${a}`);
 });
 
-test("planRound: after a node's leases run out, the survivors together want all of its partitions", () => {
+test("planRound: after a node's leases run out, the survivors take all of its partitions, each up to its new share", () => {
   const now = 50_000;
   // 12 partitions: 4 each for a, b, c; c stopped renewing and its leases expired
   const keys: LeaseKey[] = Array.from({ length: 12 }, (_, p) => at(p + 1, lease(["a", "b", "c"][p % 3], p % 3 === 2 ? now - 1 : now + 3_000)));
-  const claimsOf = (me: string) => planRound({ me, now, keys, live: 2 }).filter((s) => s.kind === "claim").map((s) => s.partition);
   const orphaned = [2, 5, 8, 11];
-  assert.ok(claimsOf("a").every((p) => orphaned.includes(p)) && claimsOf("a").length === 2, "a claims up to its new share of 6");
-  assert.equal([...new Set([...claimsOf("a"), ...claimsOf("b"), ...orphaned])].sort((x, y) => x - y), orphaned, "only the orphaned ones");
+  /** Plays `me`'s round on the keys as a bucket would: each step lands when its revision is still the key's. */
+  const round = (me: string): number[] => {
+    const steps = planRound({ me, now, keys, live: 2 });
+    for (const step of steps) {
+      if (keys[step.partition].revision !== step.revision) continue;
+      keys[step.partition] = at(step.revision + 1, step.kind === "release" ? null : lease(me, now + 6_000));
+    }
+    return steps.filter((s) => s.kind === "claim").map((s) => s.partition).sort((x, y) => x - y);
+  };
+  // a starts at partition 4 (fnv1a32("a") % 12), b at 1: each claims the orphaned partitions it meets first
+  assert.equal(round("a"), [5, 8], "a claims two (4 held + 2 = its share of 6)");
+  assert.equal(round("b"), [2, 11], "b, after a's claims landed, claims the two left");
+  const holders = (node: string) => keys.flatMap((k, p) => (k.lease?.node === node ? [p] : []));
+  assert.equal(holders("a"), [0, 3, 5, 6, 8, 9]);
+  assert.equal(holders("b"), [1, 2, 4, 7, 10, 11]);
+  assert.equal(holders("c"), [], "none of c's partitions is left to it");
 });
 
 test.run();

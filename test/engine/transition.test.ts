@@ -12,32 +12,35 @@ const AT = 10 * DAY; // the ping's arrival
 const running = (rid: string | null, over: Partial<Check> = {}) =>
   check({ status: "up", lastPingAt: 0, lastStartAt: AT - MINUTE, lastStartRid: rid, ...over });
 
-// Check.ping table, success/fail side: [name, given, kind, rid, fields expected afterwards]
+const FIRST_FAILURE = { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 };
+
+// Check.ping table, success/fail side: [name, given, kind, rid, fields expected afterwards]; every given
+// check is up with no flip yet, so a success keeps it up and a fail flips it down (its first flip)
 const completions: [string, Check, PingKind, string | null, Partial<Check>][] = [
   ["success without a run sets last ping and no duration", check({ status: "up", lastDurationMs: 5 }), "success", null,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
   ["success pairs with a start when both rids are missing", running(null), "success", null,
-    { lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null }],
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null }],
   ["success pairs with a start of the same rid", running(A), "success", A,
-    { lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null }],
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null }],
   ["success with a different rid leaves the run open", running(A), "success", B,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: A }],
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: A }],
   ["success with a rid leaves a rid-less run open", running(null), "success", A,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: null }],
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: null }],
   ["success without a rid closes a run that has one, without duration", running(A), "success", null,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
   // a failure is counted under any threshold (engine/alerting.ts countFailure)
   ["fail pairs with a start of the same rid", running(A), "fail", A,
-    { lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } }],
+    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null, alert: FIRST_FAILURE }],
   ["fail with a different rid closes the run without duration", running(A), "fail", B,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } }],
+    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null, alert: FIRST_FAILURE }],
   ["fail without a run sets last ping", check({ status: "up", lastPingAt: 0 }), "fail", null,
-    { lastPingAt: AT, lastDurationMs: null, lastStartAt: null, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } }],
+    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, alert: FIRST_FAILURE }],
 ];
 for (const [name, given, kind, rid, want] of completions) {
   test(name, () => {
     const { check: after } = onPing(given, kind, rid, AT);
-    assert.equal(after, { ...given, nPings: given.nPings + 1, status: after.status, nFlips: after.nFlips, ...want });
+    assert.equal(after, { ...given, nPings: given.nPings + 1, ...want });
   });
 }
 

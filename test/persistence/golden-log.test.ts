@@ -1,0 +1,168 @@
+// Golden bytes of the command logs' formats: a frame of the file log, an intake record, journal records
+// (whole, a deadline's status patches with a notification, a ping's state patch) and a probe. Each fixed
+// value (test/golden-values.ts) must encode to the bytes written here, and those bytes must decode to it:
+// a log written by one build is read by the next, so a format change must be a deliberate one (a new
+// record kind or version), never a side effect.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { frame, isSegmentName, segmentFiles, segmentName, unframe } from "../../persistence/file-log.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
+import { decodeIntake, encodeIntake } from "../../persistence/intake.ts";
+import { decodeJournal, encodeJournal, encodeProbe } from "../../persistence/journal.ts";
+import type { Changes } from "../../engine/changes.ts";
+import type { Check } from "../../engine/model.ts";
+import { BODY, CHECK, DOWN_FLIP, FLIP, fromHex, INTAKE_ENTRY, OUTBOX_ENTRY, PING_WRITE, PROJECT, CHANNEL, toHex } from "../golden-values.ts";
+
+/** Asserts that `bytes` are the hex written in the test. */
+function same(bytes: Uint8Array, hex: string, what: string): void {
+  assert.is(toHex(bytes), toHex(fromHex(hex)), what);
+}
+
+/** Plain Uint8Arrays for Buffers (msgpack decodes bytes as Buffers; the values hold Uint8Arrays). */
+function plain<T>(value: T): T {
+  if (value instanceof Uint8Array) return new Uint8Array(value) as T;
+  if (Array.isArray(value)) return value.map(plain) as T;
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)])) as T;
+  return value;
+}
+
+const none = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
+
+test("a file log frame: [length u32 LE][crc32 u32 LE][position f64 LE][record]", () => {
+  // length 3, crc32 of the position and the record, position 7.0, the record 01 02 03
+  const hex = "03000000 5dca7eff 0000000000001c40 010203";
+  same(frame(7, new Uint8Array([1, 2, 3])), hex, "frame");
+  const [record, ...rest] = unframe(Buffer.from(fromHex(hex)));
+  assert.equal(rest, []);
+  assert.is(record.position, 7);
+  assert.equal([...record.bytes], [1, 2, 3]);
+});
+
+test("a log segment's file name: <process identity>_<writer>_<segment, 6 digits or more>.log", () => {
+  assert.is(segmentName("4242-1767225600-0a1b2c", "5e1f-77", 7), "4242-1767225600-0a1b2c_5e1f-77_000007.log");
+  assert.is(segmentName("4242-1767225600-0a1b2c", "5e1f-77", 1_234_567), "4242-1767225600-0a1b2c_5e1f-77_1234567.log");
+  const dir = tempDir();
+  try {
+    for (const name of ["4242-1767225600-0a1b2c_5e1f-77_000007.log", "4242-1767225600-0a1b2c_5e1f-77_spare.log", "write-fault"]) writeFileSync(join(dir.path, name), "");
+    assert.equal(segmentFiles(dir.path), [{ name: "4242-1767225600-0a1b2c_5e1f-77_000007.log", identity: "4242-1767225600-0a1b2c", writer: "5e1f-77", segment: 7 }]);
+    assert.not.ok(isSegmentName("4242-1767225600-0a1b2c_5e1f-77_7.log"), "fewer than 6 digits");
+  } finally {
+    dir.remove();
+  }
+});
+
+test("an intake record: msgpack [shard, projectId, the ping command]", () => {
+  const hex = `
+    93a3312f32d92430663165326433632d346235612d343937382d383639352d613462336332643165306639de000aa674
+    6172676574de0001a475756964d92463306666656530302d313233342d343536372d383961622d636465663031323334
+    353637a67369676e616ca773756363657373aa6578697453746174757300a66d6574686f64a4504f5354a6736368656d
+    65a56874747073aa72656d6f746541646472a93139322e302e322e37a27561aa6375726c2f382e352e30a3726964d924
+    30626164633064652d303030302d343030302d383030302d303030303030303030303032a4626f6479c4026f6ba26174
+    cb4279b76db9260000
+  `;
+  same(encodeIntake(INTAKE_ENTRY), hex, "intake record");
+  assert.equal(plain(decodeIntake(fromHex(hex))), INTAKE_ENTRY);
+});
+
+test("a journal record of whole changes: a project, a channel, a check, a ping with its body, a flip and an intake mark", () => {
+  const changes: Changes = { ...none, projects: [PROJECT], channels: [CHANNEL], checks: [CHECK], pings: [PING_WRITE], flips: [FLIP],
+    intake: [{ writer: "3f2a", shard: "1/2", position: 41 }] };
+  const hex = `
+    d4724096a870726f6a65637473a86368616e6e656c73a6636865636b73a570696e6773a5666c697073a6696e74616b65
+    91d472419aa26964a46e616d65a66170694b6579ae6170694b6579526561646f6e6c79a770696e674b6579a862616467
+    654b6579aa636865636b4c696d6974ac70696e674c6f674c696d6974ad70696e67426f64794c696d6974a96372656174
+    65644174d92430663165326433632d346235612d343937382d383639352d613462336332643165306639a74261636b75
+    7073bf72772d6b65792d303132333435363738396162636465663031323334353637bf726f2d6b65792d303132333435
+    363738396162636465663031323334353637b870696e676b65792d30313233343536373839616263646566aa62616467
+    652d3031323314cc64cd2710cb4279b76daa80000091d4724296a26964a970726f6a6563744964a46e616d65a46b696e
+    64a576616c7565a9637265617465644174d92430613062306330642d306530662d346131622d386332642d3365346635
+    61366237633864d92430663165326433632d346235612d343937382d383639352d613462336332643165306639a36f70
+    73a5656d61696cd4724392a46b696e64a761646472657373a5656d61696caf6f7073406578616d706c652e636f6dcb42
+    79b76daa80000091d47244dc0022a475756964a970726f6a6563744964a862616467654b6579a46e616d65a4736c7567
+    a474616773a464657363a46b696e64a974696d656f75744d73a767726163654d73a87363686564756c65a2747aac6d61
+    6e75616c526573756d65a76d6574686f6473a773746172744b77a9737563636573734b77a96661696c7572654b77ad66
+    696c7465725375626a656374aa66696c746572426f6479ae66696c74657248747470426f6479b166696c746572446566
+    61756c744661696ca86368616e6e656c73a9637265617465644174a6737461747573a66e50696e6773a66e466c697073
+    aa6c61737450696e674174ab6c61737453746172744174ac6c6173745374617274526964ae6c6173744475726174696f
+    6e4d73b06661696c7572655468726573686f6c64b272656d696e646572496e74657276616c4d73ac6d75746564556e74
+    696c4174a5616c657274d92463306666656530302d313233342d343536372d383961622d636465663031323334353637
+    d92430663165326433632d346235612d343937382d383639352d613462336332643165306639d9246234643665303030
+    2d303030302d343030302d383030302d303030303030303030303031a76e696768746c79a76e696768746c79a770726f
+    64206462a0a673696d706c65ce05265c00ce0036ee80a92a202a202a202a202aa3555443c2a0a0a0a0c2c2c2c291d924
+    30613062306330642d306530662d346131622d386332642d336534663561366237633864cb4279b76daa800000a27570
+    0101cb4279b76db9260000c0c0c0d40000d40000d40000d4000091d4724595a970726f6a6563744964a9636865636b55
+    756964a67265636f7264a4626f6479a46b656570d92430663165326433632d346235612d343937382d383639352d6134
+    62336332643165306639d92463306666656530302d313233342d343536372d383961622d636465663031323334353637
+    d472469aa16ea26174a46b696e64a6736368656d65aa72656d6f746541646472a66d6574686f64a27561a3726964aa65
+    786974537461747573a8626f647953697a6501cb4279b76db9260000a773756363657373a56874747073a93139322e30
+    2e322e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d383030302d3030
+    303030303030303030320002c4026f6bcc6491d4724797a9636865636b55756964a16ea26174a466726f6da2746fa672
+    6561736f6ea66e6f74696679d92463306666656530302d313233342d343536372d383961622d63646566303132333435
+    363701cb4279b76db9260000a36e6577a27570a0c291d4724893a6777269746572a57368617264a8706f736974696f6e
+    a433663261a3312f3229
+  `;
+  same(encodeJournal(changes), hex, "whole record");
+  const decoded = plain(decodeJournal(fromHex(hex), () => undefined));
+  // a check's unset alerting fields are stored as undefined, and read back as such
+  assert.equal(decoded, { ...changes, pings: [{ ...PING_WRITE, body: BODY }] });
+});
+
+test("a journal record of a deadline: the check as a status patch, its flip and its notification", () => {
+  const down: Check = { ...CHECK, status: "down", nFlips: 2 };
+  const changes: Changes = { ...none, checks: [down], flips: [DOWN_FLIP], outbox: [OUTBOX_ENTRY], statusOnly: true };
+  const hex = `
+    d4724093a5666c697073a66f7574626f78a77061746368657391d4724197a9636865636b55756964a16ea26174a46672
+    6f6da2746fa6726561736f6ea66e6f74696679d92463306666656530302d313233342d343536372d383961622d636465
+    66303132333435363702cb4279b7c38dce0000a27570a4646f776ea0c391d472429ca26964a970726f6a6563744964a5
+    636865636ba4666c6970a76368616e6e656ca86c61737450696e67ac6c61737450696e67426f6479ab70726f6a656374
+    4e616d65ab646f776e53696e63654174a8617474656d707473ad6e657874417474656d70744174a96c6173744572726f
+    72d95b3030313736373331353636303030302d63306666656530302d313233342d343536372d383961622d6364656630
+    313233343536372d322d30613062306330642d306530662d346131622d386332642d336534663561366237633864d924
+    30663165326433632d346235612d343937382d383639352d613462336332643165306639d472439ba475756964a46e61
+    6d65a4736c7567a474616773a464657363a46b696e64a974696d656f75744d73a87363686564756c65a2747aa66e5069
+    6e6773a9637265617465644174d92463306666656530302d313233342d343536372d383961622d636465663031323334
+    353637a76e696768746c79a76e696768746c79a770726f64206462a0a673696d706c65ce05265c00a92a202a202a202a
+    202aa355544301cb4279b76daa80000041d92463306666656530302d313233342d343536372d383961622d6364656630
+    3132333435363702cb4279b7c38dce0000a27570a4646f776ea0c3d4724494a26964a46e616d65a46b696e64a576616c
+    7565d92430613062306330642d306530662d346131622d386332642d336534663561366237633864a36f7073a5656d61
+    696cd4724592a46b696e64a761646472657373a5656d61696caf6f7073406578616d706c652e636f6dd472469aa16ea2
+    6174a46b696e64a6736368656d65aa72656d6f746541646472a66d6574686f64a27561a3726964aa6578697453746174
+    7573a8626f647953697a6501cb4279b76db9260000a773756363657373a56874747073a93139322e302e322e37a4504f
+    5354aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d383030302d303030303030303030
+    3030320002c4026f6ba74261636b757073c000cb4279b7c38dce0000c09194d92430663165326433632d346235612d34
+    3937382d383639352d613462336332643165306639d92463306666656530302d313233342d343536372d383961622d63
+    6465663031323334353637a4646f776e02
+  `;
+  same(encodeJournal(changes), hex, "status-only record");
+  // the patch is applied to the check's last committed state
+  const decoded = plain(decodeJournal(fromHex(hex), (projectId, uuid) => (projectId === CHECK.projectId && uuid === CHECK.uuid ? CHECK : undefined)));
+  assert.equal(decoded, { ...none, checks: [down], flips: [DOWN_FLIP], outbox: [OUTBOX_ENTRY] });
+});
+
+test("a journal record of a ping: the check as a state patch and the ping as a row of it", () => {
+  const before: Check = { ...CHECK, status: "new", nPings: 0, nFlips: 0, lastPingAt: null };
+  const changes: Changes = { ...none, checks: [CHECK], pings: [PING_WRITE], flips: [FLIP], stateOnly: true };
+  const hex = `
+    d4724093a570696e6773a5666c697073a6737461746573919d00cc64c4026f6b01cb4279b76db9260000a77375636365
+    7373a56874747073a93139322e302e322e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030
+    302d343030302d383030302d303030303030303030303032000291d4724197a9636865636b55756964a16ea26174a466
+    726f6da2746fa6726561736f6ea66e6f74696679d92463306666656530302d313233342d343536372d383961622d6364
+    6566303132333435363701cb4279b76db9260000a36e6577a27570a0c29199d92430663165326433632d346235612d34
+    3937382d383639352d613462336332643165306639d92463306666656530302d313233342d343536372d383961622d63
+    6465663031323334353637a275700101cb4279b76db9260000c0c0c0
+  `;
+  same(encodeJournal(changes), hex, "state-only record");
+  const decoded = plain(decodeJournal(fromHex(hex), (projectId, uuid) => (projectId === CHECK.projectId && uuid === CHECK.uuid ? before : undefined)));
+  const { alert: _none, ...patched } = CHECK; // a state patch carries the alerting state only when there is one
+  assert.equal(decoded, { ...none, checks: [patched], pings: [PING_WRITE], flips: [FLIP] });
+});
+
+test("a probe record: padding of the size asked, which a replay applies as nothing", () => {
+  const hex = "d4724091a770616464696e67c40400000000";
+  same(encodeProbe(4), hex, "probe");
+  assert.equal(decodeJournal(fromHex(hex), () => undefined), none);
+});
+
+test.run();
