@@ -89,6 +89,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       serving.set(partition, servePartition(connection, partition, hosts.get(partition)!));
       log.info({ partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length }, "cluster: partition taken over");
     },
+    onDropped: (partition) => hosts.delete(partition), // its caches go with its shard; a later gain prepares a fresh host
     onLost: (partition) => {
       stopServing(partition);
       log.info({ partition }, "cluster: partition lost");

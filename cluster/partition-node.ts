@@ -39,6 +39,8 @@ export type PartitionNodeOptions = {
   onTakeover?: (partition: number, report: TakeoverReport, replica: PartitionReplica) => void | Promise<void>;
   /** Called when a partition is no longer this node's. */
   onLost?: (partition: number) => void;
+  /** Called when this node forgets a lost partition's replica: what `prepare` made for it can go too. */
+  onDropped?: (partition: number) => void;
   /** Where failed snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
   failures?: FailureEpisodes;
 };
@@ -76,6 +78,10 @@ export class PartitionNode {
       onLost: (partition) => {
         node.#served.delete(partition);
         node.#replicas.get(partition)?.abandon();
+        // its shard goes with it (memory follows ownership); a takeover under way ends by itself, as the
+        // partition is not owned any more, and a gain later opens a fresh replica
+        if (!node.#gaining.has(partition)) node.#drop(partition);
+        node.#unsnapshotSince.delete(partition);
         options.onLost?.(partition);
       },
       onRound: (outcome) => node.#roundDone(outcome),
@@ -143,6 +149,17 @@ export class PartitionNode {
   }
 
   /** The partitions this node owns and has taken over (ready for commands), lowest first. */
+  /** Forgets a partition this node no longer owns: its replica (its shard) and what was prepared for it. */
+  #drop(partition: number): void {
+    if (!this.#replicas.delete(partition)) return;
+    this.#options.onDropped?.(partition);
+  }
+
+  /** The partitions whose replica (and in it, its shard) this node keeps in memory: the ones it owns or is taking over. */
+  held(): number[] {
+    return [...this.#replicas.keys()].sort((a, b) => a - b);
+  }
+
   ready(): number[] {
     return [...this.#replicas.keys()].filter((p) => this.replica(p) !== null).sort((a, b) => a - b);
   }
@@ -214,6 +231,7 @@ export class PartitionNode {
       }
     } finally {
       this.#gaining.delete(partition);
+      if (!this.#owned().owns(partition)) this.#drop(partition); // lost meanwhile: nothing kept of it
     }
   }
 

@@ -1,8 +1,10 @@
 // Two nodes' partitions on a real three-server JetStream cluster, on the real clock: node X owns all four
 // partitions, takes a check's creation and a ping, then freezes (stops renewing and advancing, releases
 // nothing). Node Y, which refused the project's commands while X owned its partition, gains the
-// partitions once X's leases run out, takes them over, and flips the check down at its own due time
-// (ping + timeout + grace), once; X's commands are refused from then on.
+// partitions once X's leases run out and takes them over. The check fell due while no node served its
+// partition: Y holds it, and flips it down once its grace has passed since the takeover, once (CONTRACT
+// "hcd's own downtime and clock"); X's commands are refused from then on. And a node that hands
+// partitions over to one that joins frees them: memory follows ownership.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { connect } from "nats";
@@ -27,12 +29,13 @@ async function until(ready: () => boolean, what: string, timeoutMs = 60_000): Pr
   }
 }
 
-test("a frozen node's partitions are taken over by another, whose deadline flips carry their due times", async () => {
+test("a frozen node's partitions are taken over by another, which judges a deadline that fell meanwhile a grace after the takeover", async () => {
   if (!HAVE_NATS) return;
   const cluster = await startNatsCluster({ size: 3 });
   const connections: NatsConnection[] = [];
   const nodes: PartitionNode[] = [];
   try {
+    const tookOver = new Map<string, { at: number; held: number }>(); // "<node> <partition>" → when its takeover ended, and what it held
     const open = async (name: string, first: number, flips: Flip[]) => {
       const servers = [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
       const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
@@ -40,6 +43,7 @@ test("a frozen node's partitions are taken over by another, whose deadline flips
       const node = await PartitionNode.open({
         connection: nc, node: name, partitionCount: PARTITIONS, replicas: 3,
         replica: { snapshotEvery: 1_000, onApplied: (applied) => flips.push(...applied.changes.flips) },
+        onTakeover: (partition, report) => { tookOver.set(`${name} ${partition}`, { at: Date.now(), held: report.held }); },
       });
       nodes.push(node);
       return node;
@@ -71,7 +75,12 @@ test("a frozen node's partitions are taken over by another, whose deadline flips
     await until(() => flipsOfY.some((f) => f.checkUuid === uuid && f.to === "down"), "y flips the check down");
 
     const down = flipsOfY.filter((f) => f.checkUuid === uuid && f.to === "down");
-    assert.equal(down.map((f) => f.at), [dueAt], "down once, at ping + timeout + grace");
+    assert.is(down.length, 1, "down once");
+    const takeover = tookOver.get(`y ${partition}`);
+    assert.is(takeover?.held, 1, "y held the check that fell due while the partition had no owner");
+    // the takeover's instant is between x's freeze and the end of y's takeover; the flip a grace (1 s) after it
+    assert.ok(dueAt < frozenAt + 3_000 && down[0].at - 1_000 >= frozenAt && down[0].at - 1_000 <= takeover!.at,
+      `down at ping + ${down[0].at - pingAt} ms, not a grace after the takeover (froze at ping + ${frozenAt - pingAt}, took over by ping + ${takeover!.at - pingAt})`);
     assert.equal(flipsOfX.filter((f) => f.checkUuid === uuid && f.to === "down"), [], "x, frozen, never flipped it");
     const check = y.read(owner.id, (shard) => shard.getCheck(owner.id, uuid));
     assert.ok(check.ok);
@@ -114,6 +123,34 @@ test("a partition whose lease lapsed for a moment during its takeover is taken o
   } finally {
     node?.pause();
     await nc.close().catch(() => {});
+    await cluster.close();
+  }
+});
+
+test("a node that hands partitions over to a node that joins frees their shards: each holds its share", async () => {
+  if (!HAVE_NATS) return;
+  const cluster = await startNatsCluster({ size: 3 });
+  const connections: NatsConnection[] = [];
+  const nodes: PartitionNode[] = [];
+  try {
+    const open = async (name: string) => {
+      const nc = await connect({ servers: cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+      connections.push(nc);
+      const node = await PartitionNode.open({ connection: nc, node: name, partitionCount: PARTITIONS, replicas: 3 });
+      nodes.push(node);
+      node.start();
+      return node;
+    };
+    const x = await open("x");
+    await until(() => x.ready().length === PARTITIONS, "x serves every partition");
+    assert.equal(x.held(), [0, 1, 2, 3]);
+    const y = await open("y");
+    await until(() => y.ready().length === PARTITIONS / 2 && x.held().length === PARTITIONS / 2, "x hands half to y and frees it");
+    assert.equal([...x.held(), ...y.held()].sort(), [0, 1, 2, 3], "each partition held by one node");
+    assert.equal(x.held(), x.ready(), "x holds only what it serves");
+  } finally {
+    for (const node of nodes) node.pause();
+    await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
     await cluster.close();
   }
 });
