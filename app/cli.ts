@@ -17,6 +17,7 @@ import type { JsonObject } from "../http/body.ts";
 import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { createInProcessPool } from "./pools.ts";
+import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
 import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
@@ -189,9 +190,13 @@ async function overHttp(op: Operation, url: string, token: string): Promise<{ st
  */
 async function direct(op: Operation, settings: Settings): Promise<{ status: number; json: unknown }> {
   const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
+  const lock = lockDataDir(settings.dataDir); // a server running on it refuses this, and this it
   const pool = await createInProcessPool({
     dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
     notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
+  }).catch((error: unknown) => {
+    lock.release();
+    throw error;
   });
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
@@ -203,6 +208,7 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
     return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
   } finally {
     await pool.close();
+    lock.release();
   }
 }
 
