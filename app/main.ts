@@ -113,7 +113,10 @@ async function main(): Promise<void> {
   } catch (error) {
     server.close();
     if (cluster !== null) throw new StartError(`cannot start the cluster node: ${messageOf(error)}`);
-    throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}`);
+    // a damaged log file (persistence/file-log.ts) is refused, never read past: the operator decides
+    const repair = /\blog file .* (is damaged at offset|can't be read)/.test(messageOf(error))
+      ? ` (\`npx hcd repair --data-dir ${config.dataDir}\` moves it aside and reports what is lost)` : "";
+    throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}${repair}`);
   }
   // One mail parser on a worker thread, started when first needed: inbound mail and the simulation of
   // email pings share it, and nothing parses mail on this thread.
