@@ -51,7 +51,7 @@ test("a second server on a DATA_DIR in use exits 1 with 'in use'; the first serv
   }
 });
 
-test("the CLI refuses a DATA_DIR in use: a command on it, a backup of it, a restore into it; once stopped they work", async () => {
+test("the CLI refuses a DATA_DIR in use: a command on it, a backup of it, a restore into it, a repair of it; once stopped they work", async () => {
   const dir = tempDir();
   const data = join(dir.path, "data");
   const server = await startServer(data);
@@ -66,6 +66,9 @@ test("the CLI refuses a DATA_DIR in use: a command on it, a backup of it, a rest
     const restore = await hcdHere(["restore", "--in", join(dir.path, "b"), "--data-dir", data], {});
     assert.is(restore.status, 1);
     assert.match(restore.stderr, /in use/);
+    const repair = await hcdHere(["repair", "--data-dir", data], {});
+    assert.is(repair.status, 1);
+    assert.match(repair.stderr, /in use/);
     await stopServer(server);
 
     assert.is((await hcdHere(["project", "list"], env)).status, 0, "stopped: the lock went with the server");
