@@ -5,7 +5,7 @@ import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { repairDamage } from "../persistence/log-repair.ts";
 
 /** Repairs `dataDir`; prints what was moved aside. Returns the exit status. */
-export function repairCommand(dataDir: string): number {
+export async function repairCommand(dataDir: string): Promise<number> {
   let lock;
   try {
     lock = lockDataDir(dataDir);
@@ -14,7 +14,7 @@ export function repairCommand(dataDir: string): number {
     return 1;
   }
   try {
-    const moved = repairDamage(dataDir, new Date());
+    const moved = await repairDamage(dataDir, new Date());
     console.log(JSON.stringify({
       data_dir: dataDir,
       damaged: moved.map((m) => ({

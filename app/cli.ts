@@ -261,7 +261,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       if (args.words.length > 1) throw new UsageError(`unexpected argument: ${args.words[1]}`);
       const dataDir = args.options["data-dir"];
       if (dataDir === undefined) throw new UsageError("repair needs --data-dir DIR");
-      return repairCommand(dataDir);
+      return await repairCommand(dataDir);
     }
     if (args.words[0] === "restore" || args.words[0] === "backup") {
       const [noun, ...more] = args.words;

@@ -113,10 +113,11 @@ export class LogDamageError extends Error {
 
 /**
  * Returns the records of one writer's segments (read whole, in order), and the damage found on the way
- * (reading goes on past it, as positions only have to grow). A file gone since the listing reads as
- * empty: another opener replayed and removed it.
+ * (reading goes on past it, as positions only have to grow); records at or below `floor` are applied
+ * already, and skipping them is no damage (log-frames.ts). A file gone since the listing reads as empty:
+ * another opener replayed and removed it.
  */
-export function inspectSegments(dir: string, segments: readonly SegmentFile[]): { records: LogRecord[]; damages: SegmentDamage[] } {
+export function inspectSegments(dir: string, segments: readonly SegmentFile[], floor = 0): { records: LogRecord[]; damages: SegmentDamage[] } {
   const records: LogRecord[] = [];
   const damages: SegmentDamage[] = [];
   for (const segment of segments) {
@@ -129,16 +130,16 @@ export function inspectSegments(dir: string, segments: readonly SegmentFile[]): 
       damages.push({ file, offset: null, bytes: null, recordsLost: null, reason: (error as Error).message });
       continue;
     }
-    const read = readFrames(bytes, records.at(-1)?.position ?? 0);
+    const read = readFrames(bytes, records.at(-1)?.position ?? 0, floor);
     for (const record of read.records) records.push(record);
     if (read.damage !== null) damages.push({ file, offset: read.damage.offset, bytes: bytes.length - read.damage.offset, recordsLost: read.damage.recordsLost, reason: read.damage.reason });
   }
   return { records, damages };
 }
 
-/** Returns the records of one writer's segments (read whole, in order); throws LogDamageError on damage. */
-export function readSegments(dir: string, segments: readonly SegmentFile[]): LogRecord[] {
-  const { records, damages } = inspectSegments(dir, segments);
+/** Returns the records of one writer's segments (read whole, in order); throws LogDamageError on damage (above `floor`). */
+export function readSegments(dir: string, segments: readonly SegmentFile[], floor = 0): LogRecord[] {
+  const { records, damages } = inspectSegments(dir, segments, floor);
   if (damages.length > 0) throw new LogDamageError(damages[0]);
   return records;
 }

@@ -8,7 +8,9 @@
 // well-formed frame whose position follows the last record read: what follows is torn, zeroed, or older.
 // A stop with such a frame after it is damage: a record in the middle of the file no longer reads (a
 // flipped bit, a bad sector), and every record after it would be skipped. That is refused, never read
-// past in silence (persistence/log-repair.ts moves it aside).
+// past in silence (persistence/log-repair.ts moves it aside). A record at or below a `floor` the caller
+// knows to be applied already (the store's checkpoint mark) is no loss: a reused spare whose first new
+// write was torn, once the segments before it are gone, holds nothing else.
 import { crc32 } from "node:zlib";
 import type { LogRecord } from "./command-log.ts";
 
@@ -46,12 +48,13 @@ export function unframe(bytes: Buffer, after = 0): LogRecord[] {
 
 /**
  * Returns the records of a segment's bytes (positions above `after`) up to the first frame that does not
- * read, and the damage when a well-formed later record follows that frame (see the top of this file).
+ * read, and the damage when a well-formed later record above `floor` follows that frame (see the top of
+ * this file).
  */
-export function readFrames(bytes: Buffer, after = 0): { records: LogRecord[]; damage: FrameDamage | null } {
+export function readFrames(bytes: Buffer, after = 0, floor = 0): { records: LogRecord[]; damage: FrameDamage | null } {
   const { records, offset, reason } = walk(bytes, 0, after);
   if (reason === null) return { records, damage: null };
-  const recordsAfter = recordsFollowing(bytes, offset + 1, records.at(-1)?.position ?? after);
+  const recordsAfter = recordsFollowing(bytes, offset + 1, Math.max(records.at(-1)?.position ?? after, floor));
   if (recordsAfter === 0) return { records, damage: null };
   return { records, damage: { offset, reason, recordsLost: recordsAfter + (reason.startsWith(CHECKSUM) ? 1 : 0) } };
 }

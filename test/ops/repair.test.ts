@@ -88,7 +88,7 @@ test("a byte flipped mid-segment: the server refuses to start naming file and of
     assert.is(refused.status, 1, refused.output);
     assert.ok(refused.output.includes(file), refused.output);
     assert.ok(refused.output.includes(`offset ${offset}`), refused.output);
-    assert.match(refused.output, /hcd repair/);
+    assert.match(refused.output, /hcd repair/, refused.output);
 
     const repair = await hcdHere(["repair", "--data-dir", dir.path]);
     assert.is(repair.status, 0, repair.stderr);

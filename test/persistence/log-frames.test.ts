@@ -30,6 +30,13 @@ test("no damage: a failed group's leftover bytes behind the shorter group writte
   assert.equal(read.damage, null, "the frame of position 4 left behind does not follow 5");
 });
 
+test("no damage below the floor: a reused spare whose first write was torn, the segments before it gone", () => {
+  const torn = frame(9, bytes("new")).subarray(0, 10);
+  const file = Buffer.concat([torn, Buffer.alloc(4096 - torn.length), ...frames(1, ["old1", "old2", "old3"])]);
+  assert.equal(readFrames(file, 0, 3).damage, null, "records 1-3 are in the tables (checkpointed up to 3)");
+  assert.is(readFrames(file, 0, 2).damage?.recordsLost, 1, "above the floor, record 3 would be lost");
+});
+
 test("damage: a byte flipped in the middle of a segment, with its offset, reason and the records lost", () => {
   const parts = frames(1, ["one", "two", "three", "four", "five"]);
   const file = Buffer.concat(parts);
