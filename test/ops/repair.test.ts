@@ -4,16 +4,18 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../app/cli.ts";
 import { createInProcessPool } from "../../app/pools.ts";
 import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, MINUTE } from "../../engine/model.ts";
 import type { PingCommand, Pool } from "../../host/pool-api.ts";
-import { segmentName } from "../../persistence/file-log.ts";
+import { noChanges } from "../../engine/changes.ts";
+import { frame, segmentName } from "../../persistence/file-log.ts";
+import { openStore } from "../../persistence/store.ts";
 import { encodeIntake, INTAKE_DIR, intakeShard, openIntakeLog } from "../../persistence/intake.ts";
-import { tempDir } from "../helpers.ts";
+import { check, tempDir } from "../helpers.ts";
 import { startRefused } from "./server-process.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -137,6 +139,31 @@ test("a segment that does not read (a directory in its place): opening refuses i
       await pool.close();
     }
   } finally {
+    dir.remove();
+  }
+});
+
+test("a command log whose records that don't read are all in the tables opens; the same bytes of a writer the tables don't hold are refused", async () => {
+  const dir = tempDir();
+  const crashed = await openStore(dir.path, { durability: "commit" });
+  try {
+    await crashed.commit({ ...noChanges(), checks: [check()] });
+    await crashed.checkpoint(); // in the tables: its writer's mark is 1; no close, as after kill -9
+    const [written] = readdirSync(join(dir.path, "log"));
+    const writer = written.split("_")[1];
+    rmSync(join(dir.path, "log", written)); // gone, as a checkpoint lets a segment the tables hold go
+    // a reused spare whose first write was torn: a cut frame, the rest of its zeroed page, its old record 1
+    const torn = frame(2, new TextEncoder().encode("new")).subarray(0, 10);
+    const spare = Buffer.concat([torn, Buffer.alloc(4096 - torn.length), frame(1, new TextEncoder().encode("old"))]);
+    writeFileSync(join(dir.path, "log", segmentName("1-1-0", writer, 9)), spare);
+    await (await openStore(dir.path, { durability: "commit" })).close();
+
+    const stranger = join(dir.path, "log", segmentName("1-1-0", randomUUID(), 1));
+    writeFileSync(stranger, spare);
+    const error = await openStore(dir.path, { durability: "commit" }).then(() => null, (e: unknown) => e as Error);
+    assert.ok(error?.message.includes(`${stranger} is damaged at offset 0`), error?.message ?? "opened");
+  } finally {
+    await crashed.close();
     dir.remove();
   }
 });
