@@ -88,12 +88,23 @@ function frameProblem(bytes: Buffer, offset: number, last: number): string | nul
   return null;
 }
 
-/** Returns how many well-formed frames, chained from the first found at or after `from`, follow position `last` (0: none). */
+/**
+ * Returns how many well-formed frames, chained from the first found at or after `from`, follow position
+ * `last` (0: none). Every byte offset is a candidate: cheap tests (the position's top byte, a length that
+ * fits, a position above `last`) rule out torn, zeroed and older bytes almost everywhere before a
+ * checksum is computed. Measured here on a 32 MiB tail of older frames (the machine's load at 10-11 on
+ * 2 cores): 0.2-0.8 s, against 1.7-2.2 s with Buffer's reads and 0.16-0.27 s for a loop that only reads
+ * each byte. It runs at open, for a segment that stops before its end (a reused spare, a crash).
+ */
 function recordsFollowing(bytes: Buffer, from: number, last: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let offset = from; offset + HEADER_BYTES <= bytes.length; offset++) {
-    // the position first: a cheap test that torn, zeroed and older bytes fail almost everywhere
-    const position = bytes.readDoubleLE(offset + 8);
-    if (!Number.isSafeInteger(position) || position <= last) continue;
+    // a position from 1 to 2^53 has its float's top byte (sign and high exponent bits) at 0x3f-0x43
+    const top = bytes[offset + 15];
+    if (top < 0x3f || top > 0x43) continue;
+    if (view.getUint32(offset, true) > bytes.length - offset - HEADER_BYTES) continue;
+    const position = view.getFloat64(offset + 8, true);
+    if (!(position > last) || !Number.isSafeInteger(position)) continue;
     if (frameProblem(bytes, offset, last) === null) return walk(bytes, offset, last).records.length;
   }
   return 0;
