@@ -10,6 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { createInProcessPool } from "./pools.ts";
 import { ArchiveError, unpackArchive, verifyArchive } from "../host/backup-archive.ts";
 import { backupStream } from "../host/backup.ts";
+import { assertDataDirFree, lockDataDir } from "../persistence/data-dir-lock.ts";
 import type { Settings } from "./config.ts";
 
 /** Writes a backup to `out`; prints what was written. Returns the exit status. */
@@ -26,15 +27,20 @@ export async function backupCommand(out: string, settings: Settings, remote: { u
       }
       await pipeline(Readable.fromWeb(res.body as never), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
     } else {
-      // the server is stopped: open DATA_DIR here, without applying deadlines or sending anything
-      const pool = await createInProcessPool({
-        dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
-        notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
-      });
+      // the server is stopped (its lock says so): open DATA_DIR here, without applying deadlines or sending anything
+      const lock = lockDataDir(settings.dataDir);
       try {
-        await pipeline(await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date() }), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+        const pool = await createInProcessPool({
+          dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
+          notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
+        });
+        try {
+          await pipeline(await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date() }), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+        } finally {
+          await pool.close();
+        }
       } finally {
-        await pool.close();
+        lock.release();
       }
     }
     const header = await verifyArchive(partial); // a connection cut mid-way shows here, not at restore time
@@ -51,6 +57,7 @@ export async function backupCommand(out: string, settings: Settings, remote: { u
 /** Unpacks the backup `file` into `dataDir` (missing or empty). Returns the exit status. */
 export async function restoreCommand(file: string, dataDir: string): Promise<number> {
   try {
+    assertDataDirFree(dataDir); // a directory a server holds is in use, whatever else is in it
     const header = await unpackArchive(file, dataDir);
     console.log(JSON.stringify({ restored: file, data_dir: dataDir, created: header.created, files: header.files }, null, 2));
     return 0;

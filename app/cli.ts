@@ -17,9 +17,11 @@ import type { JsonObject } from "../http/body.ts";
 import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { createInProcessPool } from "./pools.ts";
+import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
 import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
+import { repairCommand } from "./cli-repair.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
 
@@ -41,6 +43,9 @@ Usage:
         stopped DATA_DIR; FILE is replaced only by a complete, checked backup
   hcd restore --in FILE --data-dir DIR
         unpacks a backup into DIR (new or empty); start hcd with DATA_DIR=DIR
+  hcd repair --data-dir DIR
+        on a stopped DATA_DIR that hcd refuses to start on (a damaged log file): moves the damage into
+        DIR/damaged/ and prints what was lost (file, offset, bytes, records_lost); deletes nothing
 ${SIMULATE_HELP}
 ${REPLAY_HELP}
   hcd --help
@@ -72,6 +77,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "replay": [],
   "backup": ["out"],
   "restore": ["in", "data-dir"],
+  "repair": ["data-dir"],
 };
 
 /** Options that take no value. */
@@ -111,7 +117,7 @@ function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
   const command = [noun, verb].filter((w) => w !== undefined).join(" ");
   const allowed = COMMAND_OPTIONS[command];
-  if (allowed === undefined || ["simulate", "replay", "backup", "restore"].includes(command)) {
+  if (allowed === undefined || ["simulate", "replay", "backup", "restore", "repair"].includes(command)) {
     throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -189,9 +195,13 @@ async function overHttp(op: Operation, url: string, token: string): Promise<{ st
  */
 async function direct(op: Operation, settings: Settings): Promise<{ status: number; json: unknown }> {
   const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
+  const lock = lockDataDir(settings.dataDir); // a server running on it refuses this, and this it
   const pool = await createInProcessPool({
     dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
     notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
+  }).catch((error: unknown) => {
+    lock.release();
+    throw error;
   });
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
@@ -203,6 +213,7 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
     return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
   } finally {
     await pool.close();
+    lock.release();
   }
 }
 
@@ -244,6 +255,13 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     if (args.words[0] === "replay") {
       allowedOptions("replay", args);
       return runReplay(args.words.slice(1));
+    }
+    if (args.words[0] === "repair") {
+      allowedOptions("repair", args);
+      if (args.words.length > 1) throw new UsageError(`unexpected argument: ${args.words[1]}`);
+      const dataDir = args.options["data-dir"];
+      if (dataDir === undefined) throw new UsageError("repair needs --data-dir DIR");
+      return await repairCommand(dataDir);
     }
     if (args.words[0] === "restore" || args.words[0] === "backup") {
       const [noun, ...more] = args.words;

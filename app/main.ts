@@ -23,6 +23,7 @@ import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
 import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
+import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "./config.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
@@ -35,6 +36,16 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function main(): Promise<void> {
   const settings = readSettings(process.env);
+  // One process per DATA_DIR (CONTRACT.md), taken before anything reads, replays or removes what is in
+  // it; held until the process ends, when the kernel drops it (kill -9 included). A cluster node keeps
+  // only its admin token there.
+  if (settings.cluster === null) {
+    try {
+      lockDataDir(settings.dataDir);
+    } catch (error) {
+      throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
+    }
+  }
   // cluster mode: the nodes share the badge secret through the cluster, so NATS comes first
   let cluster: ClusterConnection | null = null;
   if (settings.cluster !== null) {
@@ -115,7 +126,10 @@ async function main(): Promise<void> {
   } catch (error) {
     server.close();
     if (cluster !== null) throw new StartError(`cannot start the cluster node: ${messageOf(error)}`);
-    throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}`);
+    // a damaged log file (persistence/file-log.ts) is refused, never read past: the operator decides
+    const repair = /\blog file .* (is damaged at offset|can't be read)/.test(messageOf(error))
+      ? ` (\`npx hcd repair --data-dir ${config.dataDir}\` moves it aside and reports what is lost)` : "";
+    throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}${repair}`);
   }
   // One mail parser on a worker thread, started when first needed: inbound mail and the simulation of
   // email pings share it, and nothing parses mail on this thread.

@@ -119,7 +119,9 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   try {
     await Promise.race([pool.init(), startFailed]);
   } catch (error) {
-    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
+    // a worker's failed open may still arrive as its "error" event after its request's answer said so:
+    // it is handled (dropped), else it would end the process before the start error is printed
+    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit").on("error", () => {});
     await Promise.all(workers.map((w) => w.terminate()));
     throw error;
   }

@@ -29,6 +29,7 @@ import { log } from "./log.ts";
 
 const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
 import type { PackedChecks } from "./check-directory.ts";
+import { RetriedFailure } from "./retried-failure.ts";
 import { isStoreUnavailable, WriteFailures } from "./write-failures.ts";
 
 // After a failed commit, how often the host tries a write of the same size to learn that the store
@@ -143,6 +144,7 @@ export class ShardHost {
   #releaseCheckpoints: (() => void) | null = null;
   readonly #intake: IntakeLedger; // intake pings applied here, until a commit of this shard holds them
   #intakeCommit: ReturnType<typeof setTimeout> | null = null;
+  readonly #rebuilds: RetriedFailure; // a rebuild that fails is retried by every probe: logged once per episode
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
 
@@ -151,6 +153,7 @@ export class ShardHost {
     this.#store = store;
     this.#options = options;
     this.#writes = new WriteFailures(`shard ${options.index}`, options.dataDir);
+    this.#rebuilds = new RetriedFailure(`shard ${options.index}: rebuilding from the store after a failed commit`);
     this.#lastAt = startAt;
     this.#owns = owns;
     this.#intake = new IntakeLedger(intakeShard(options.index, options.count));
@@ -423,6 +426,7 @@ export class ShardHost {
   checkpoint(): Promise<void> {
     if (!this.#writes.mayTry(0)) return Promise.reject(this.#writes.error()); // what it would apply stays in the log
     return this.#store.checkpoint().then(() => this.#writes.succeeded("checkpoint"), (error: unknown) => {
+      this.counters.checkpointFailures++;
       this.#writes.failed("checkpoint", error); // what it took stays journaled: the next checkpoint retries it
       throw this.#writes.error();
     });
@@ -499,8 +503,11 @@ export class ShardHost {
       this.#shard = shard;
       this.#versions.reset();
       this.#stale = false;
-    } catch {
-      // the store can't be read either: the probe tries again
+      this.#rebuilds.succeeded();
+    } catch (error) {
+      // the store can't be read either, or the load failed: the probe tries again, and says so
+      this.counters.rebuildFailures++;
+      this.#rebuilds.failed(error);
     }
   }
 
@@ -518,7 +525,10 @@ export class ShardHost {
         this.#probeBytes = 0;
         this.#writes.succeeded("commit");
         if (this.#intake.pending) this.#commitIntakeSoon(0);
-      }, (error: unknown) => this.#writes.failed("commit", error)).finally(() => { busy = false; });
+      }, (error: unknown) => {
+        this.counters.probeFailures++;
+        this.#writes.failed("commit", error);
+      }).finally(() => { busy = false; });
     }, PROBE_EVERY_MS);
     this.#probing.unref();
   }

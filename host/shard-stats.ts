@@ -33,11 +33,17 @@ export type ShardCounters = {
   readonly groupSize: HistogramData;
   readonly checkpointSeconds: HistogramData;
   commitFailures: number;
+  /** rebuilds of the shard from the store (after a failed commit) that failed; each probe retries */
+  rebuildFailures: number;
+  /** checkpoints that failed (the next one retries what they took) */
+  checkpointFailures: number;
+  /** probe writes that failed while commits were refused (the next probe tries again) */
+  probeFailures: number;
 };
 
 export function newShardCounters(): ShardCounters {
   return {
-    flips: {}, notifications: {}, commitFailures: 0,
+    flips: {}, notifications: {}, commitFailures: 0, rebuildFailures: 0, checkpointFailures: 0, probeFailures: 0,
     commitSeconds: histogram(COMMIT_SECONDS_BOUNDS), groupSize: histogram(GROUP_SIZE_BOUNDS),
     checkpointSeconds: histogram(CHECKPOINT_SECONDS_BOUNDS),
   };

@@ -73,6 +73,9 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
     family("hcd_outbox_given_up", "Notifications given up and kept in the outbox.", "gauge", () => [{ value: sum((s) => s.outboxGivenUp) }]),
     family("hcd_journal_pending_commits", "Commits in the command log not yet applied to the tables.", "gauge", () => [{ value: sum((s) => s.journalPending) }]),
     family("hcd_commit_failures_total", "Commits that failed (the request was answered with an error).", "counter", () => [{ value: sum((s) => s.commitFailures) }]),
+    family("hcd_checkpoint_failures_total", "Checkpoints that failed (retried by the next one; the log keeps what they took).", "counter", () => [{ value: sum((s) => s.checkpointFailures) }]),
+    family("hcd_write_probe_failures_total", "Probe writes that failed while commits were refused (retried every second until one succeeds).", "counter", () => [{ value: sum((s) => s.probeFailures) }]),
+    family("hcd_rebuild_failures_total", "Rebuilds of a shard from the store after a failed commit that failed too (retried until one succeeds).", "counter", () => [{ value: sum((s) => s.rebuildFailures) }]),
     family("hcd_shard_queue_depth", "Pings waiting for their shard's batch in flight, by shard.", "gauge", () =>
       stats.queued.map((value, shard) => ({ labels: { shard: String(shard) }, value }))),
     histogramFamily("hcd_commit_duration_seconds", "Seconds a shard's commit took to become durable.", () => stats.shards.map((s) => s.commitSeconds)),

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { open } from "lmdb";
 import type { Key } from "lmdb";
 import { readSegments, segmentFiles, spareFiles } from "./file-log.ts";
-import { replayRecords } from "./journal.ts";
+import { checkpointedSeq, replayRecords } from "./journal.ts";
 import type { WrittenRecord } from "./journal.ts";
 import { isRunning, ownIdentity } from "./process-identity.ts";
 import { ALL } from "./tables.ts";
@@ -85,7 +85,7 @@ export async function openTables(dir: string, options: StoreOptions): Promise<{ 
     if (readOnly) return { tables, leftovers: { logFiles: [], legacyJournal: false } };
     // commits a crash left in the logs reach the tables before anything reads them
     const legacy = await readLegacyJournal(join(dir, LEGACY_JOURNAL_DIR));
-    const { records, crashed } = readLogs(join(dir, LOG_DIR));
+    const { records, crashed } = readLogs(join(dir, LOG_DIR), (writer) => checkpointedSeq(tables, writer));
     await observed(replayRecords(tables, [...legacy, ...records]));
     return { tables, leftovers: { logFiles: crashed, legacyJournal: existsSync(join(dir, LEGACY_JOURNAL_DIR, "data.mdb")) } };
   } catch (error) {
@@ -96,17 +96,18 @@ export async function openTables(dir: string, options: StoreOptions): Promise<{ 
 
 /**
  * Returns the records of every writer's log in `logDir` and the files of writers whose process is gone
- * (a crash left them; once replayed and in the tables they may go). A running writer's file (a shard of
+ * (a crash left them; once replayed and in the tables they may go); a record `checkpointed` says the
+ * tables hold is no loss if it does not read. A running writer's file (a shard of
  * this process, or of another process on the same dir) is replayed too, and stays.
  */
-function readLogs(logDir: string): { records: WrittenRecord[]; crashed: string[] } {
+function readLogs(logDir: string, checkpointed: (writer: string) => number): { records: WrittenRecord[]; crashed: string[] } {
   const own = ownIdentity();
   const byWriter = new Map<string, ReturnType<typeof segmentFiles>>();
   for (const file of segmentFiles(logDir)) byWriter.set(file.writer, [...(byWriter.get(file.writer) ?? []), file]);
   const records: WrittenRecord[] = [];
   const crashed: string[] = [];
   for (const [writer, files] of byWriter) {
-    for (const record of readSegments(logDir, files)) records.push({ writer, seq: record.position, bytes: record.bytes });
+    for (const record of readSegments(logDir, files, checkpointed(writer))) records.push({ writer, seq: record.position, bytes: record.bytes });
     for (const file of files) if (file.identity !== own && !isRunning(file.identity)) crashed.push(join(logDir, file.name));
   }
   // a crashed writer's spare holds no record of its own (file-log.ts): it goes with its logs

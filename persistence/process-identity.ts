@@ -2,6 +2,10 @@
 // identity; a file whose process is gone was left by a crash and may go once it is replayed, while a
 // running writer's file must stay (it still appends to it). A pid alone is not enough: pids are reused,
 // by the next boot most of all, so the identity also holds the process's start time and the boot's id.
+// Liveness by pid is blind across PID namespaces (two containers on one volume): what keeps a second
+// process off a DATA_DIR in use is its lock (data-dir-lock.ts), taken before any log is read. Behind that
+// lock every other identity's files are a dead run's; this check stays as a second guard for the opens
+// that take no lock (a pool inside a test) and names each run's files apart.
 import { existsSync, readFileSync } from "node:fs";
 
 /** Returns this process's identity: `<pid>-<start time in clock ticks since boot>-<boot id>` (the same in every thread). */

@@ -69,6 +69,9 @@ test("/metrics counts pings, flips, notifications and API requests, and passes p
     assert.is(sample(text, 'hcd_checks{status="down"}'), 1);
     assert.is(sample(text, 'hcd_checks{status="up"}'), 0);
     assert.is(sample(text, "hcd_outbox_pending"), 0);
+    for (const failures of ["hcd_commit_failures_total", "hcd_checkpoint_failures_total", "hcd_write_probe_failures_total", "hcd_rebuild_failures_total"]) {
+      assert.is(sample(text, failures), 0, failures);
+    }
     assert.is(sample(text, 'hcd_http_requests_total{route="/api/v3/checks/",status="201"}'), 1);
     assert.is(sample(text, 'hcd_http_requests_total{route="/admin/v1/projects/:id/channels",status="201"}'), 1);
     // the 5 recorded pings reached their shard in 5 groups or fewer (hand-offs or commits), the 404 in none

@@ -86,7 +86,8 @@ test("a segment the tables hold becomes the spare, the next segment is written o
     const [spare] = spareFiles(dir.path);
     assert.ok(spare !== undefined, "the segment that went is the spare");
     assert.is(statSync(join(dir.path, spare.name)).ino, firstInode);
-    assert.equal(readSegments(dir.path, [{ ...first, name: spare.name }]), [], "a spare reads as no record (its first page is zeroed)");
+    // alone, with no position before it, its old records would read as records skipped: a spare is never read as a segment
+    assert.equal(unframe(readFileSync(join(dir.path, spare.name))), [], "a spare reads as no record (its first page is zeroed)");
     log.roll();
     assert.equal(await log.append([bytes("e")]), [5]);
     assert.equal(spareFiles(dir.path), [], "the spare became the next segment");

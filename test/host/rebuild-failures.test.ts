@@ -1,0 +1,58 @@
+// A shard whose commit failed is rebuilt from the store; a rebuild that fails too is retried by every
+// probe. It is logged once per episode (first failure, then one line when a rebuild succeeds), and each
+// failure is counted for /metrics. The store is real (LMDB and its log in a temp dir); only its commit
+// and its load are made to fail, by replacing those two methods on the instance.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { randomUUID } from "node:crypto";
+import { ShardHost } from "../../host/shard-host.ts";
+import { scenarioProject } from "../../bench/scenarios.ts";
+import { tempDir } from "../helpers.ts";
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/** Waits until `done()` holds, checking every 50 ms (at most 20 s). */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !done(); waited += 50) {
+    if (waited > 20_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test("a failing rebuild is logged once per episode and counted; a later rebuild ends the episode and writes resume", async () => {
+  const dir = tempDir();
+  const lines: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  const host = await ShardHost.open({ dataDir: dir.path, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
+  try {
+    const project = await host.apply({ kind: "createProject", project: scenarioProject("p"), at: T0 });
+    const store = host.store() as unknown as Record<string, unknown>;
+    store.commit = () => Promise.reject(Object.assign(new Error("EIO: i/o error, write"), { code: "EIO" }));
+    store.loadDurable = () => { throw new Error("a record the load does not understand"); };
+
+    const refused = await host.apply({ kind: "createCheck", projectId: project.id, spec: { name: "c" }, unique: [], at: T0 + 1 })
+      .then(() => null, (error: unknown) => error as Error);
+    assert.ok(refused !== null, "the failed commit is refused");
+    assert.is(host.counters.commitFailures, 1);
+    await until(() => host.counters.rebuildFailures >= 3, "three failed rebuilds (the first, then the probe's retries)");
+    const failedLines = lines.filter((l) => l.includes("rebuilding from the store after a failed commit failed"));
+    assert.is(failedLines.length, 1, lines.join(""));
+    assert.match(failedLines[0], /a record the load does not understand/);
+    assert.is((await host.apply({ kind: "stats", at: T0 + 2 })).rebuildFailures, host.counters.rebuildFailures);
+
+    delete store.loadDurable; // the prototype's again: the next probe rebuilds
+    await until(() => lines.some((l) => l.includes("rebuilding from the store after a failed commit succeeded after")), "the end of the episode");
+    delete store.commit;
+    await until(() => lines.some((l) => l.includes("the store accepts writes again")), "writes accepted again");
+    const made = await host.apply({ kind: "createCheck", projectId: project.id, spec: { name: "c" }, unique: [], at: T0 + 3 });
+    assert.ok(made.ok);
+    assert.is(lines.filter((l) => l.includes("rebuilding from the store after a failed commit failed")).length, 1, "still one line for the episode");
+  } finally {
+    process.stderr.write = write;
+    await host.close();
+    dir.remove();
+  }
+});
+
+test.run();
