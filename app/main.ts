@@ -15,6 +15,7 @@ import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
+import { SERVICE_KINDS_CATALOG } from "../notify/kinds/service.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
@@ -94,10 +95,10 @@ async function main(): Promise<void> {
   let sharedSessions: SharedSessions | undefined; // cluster mode: the dashboard sessions every node shares
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl }));
+      ({ pool, sessions: sharedSessions } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
-      startAt: clock.now(), notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
+      startAt: clock.now(), notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
     });
   } catch (error) {
     server.close();
@@ -109,9 +110,9 @@ async function main(): Promise<void> {
   let reader: MailReader | null = null;
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
-  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
+  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services };
   const metrics = createMetrics(pool, clock);
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions,
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: SERVICE_KINDS_CATALOG,
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {

@@ -8,6 +8,7 @@ import type { ReplayCommand, ReplayPing, ReplayScenario } from "../engine/replay
 import { reasonOf } from "../http/errors.ts";
 import type { JsonObject } from "../http/body.ts";
 import { channelInputOf, projectInputOf } from "../http/admin-input.ts";
+import { SERVICE_KINDS_CATALOG } from "../notify/kinds/service.ts";
 import { checkRequestOf } from "../http/input.ts";
 import { isUuid } from "../engine/ids.ts";
 
@@ -69,7 +70,7 @@ function commandOf(item: JsonObject, at: Millis): Outcome<ReplayCommand> {
     case "advance":
       return ok({ at, command: "advance" });
     case "channel": {
-      const channel = channelInputOf(item);
+      const channel = channelInputOf(item, SERVICE_KINDS_CATALOG);
       return channel.ok ? ok({ at, command: "channel", channel: channel.value }) : channel;
     }
     case "create":

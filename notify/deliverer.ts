@@ -13,7 +13,10 @@ import { HOUR } from "../engine/model.ts";
 import type { Delivery } from "./render.ts";
 import { isPermanentResponse, ntfyTarget, render } from "./render.ts";
 import type { SendResult } from "./send.ts";
-import { sendEmail, sendHttp } from "./send.ts";
+import { retryAfterOf, sendEmail, sendRequests } from "./send.ts";
+import { serviceRefusal } from "./kinds/service.ts";
+import type { ServiceSettings } from "./kinds/settings.ts";
+import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
 import { log } from "../host/log.ts";
 
 /**
@@ -43,6 +46,7 @@ export type DelivererOptions = {
   readonly concurrency?: number; // default 16 sends at once
   readonly batchSize?: number; // default 200 entries per call
   readonly maxResponseBytes?: number; // default 64 KiB read from an answer
+  readonly services?: ServiceSettings; // the kinds of notify/kinds/: tokens and endpoints; default the real services, no tokens
   /** Hears every attempt's result (metrics and logs); `error` is the stored last_error of a failure. */
   readonly onResult?: (entry: OutboxEntry, result: DeliveryResult, error: string | null) => void;
 };
@@ -50,7 +54,8 @@ export type DelivererOptions = {
 /** What one attempt came to: sent, failed (to be retried) or given up. */
 export type DeliveryResult = "sent" | "failed" | "given_up";
 
-const NTFY_PER_MINUTE = 6; // fact sheet §6: 6 messages per server+topic per minute
+const NTFY_PER_MINUTE = 6;
+const RETRY_AFTER_MAX_MS = 24 * HOUR; // fact sheet §6: 6 messages per server+topic per minute
 
 type Settings = Required<Omit<DelivererOptions, "smtpUrl">> & { readonly smtpUrl: string | undefined };
 const IGNORE_RESULT = () => {};
@@ -70,7 +75,7 @@ export class Deliverer {
   constructor(options: DelivererOptions) {
     this.#settings = {
       siteName: "hcd", maxAttempts: 8, baseBackoffMs: 10_000, maxBackoffMs: HOUR, timeoutMs: 10_000, concurrency: 16,
-      batchSize: 200, maxResponseBytes: 64 * 1024, onResult: IGNORE_RESULT, ...options, smtpUrl: options.smtpUrl,
+      batchSize: 200, maxResponseBytes: 64 * 1024, onResult: IGNORE_RESULT, services: DEFAULT_SERVICE_SETTINGS, ...options, smtpUrl: options.smtpUrl,
     };
   }
 
@@ -128,8 +133,8 @@ export class Deliverer {
     const { outbox } = this.#settings;
     let delivery: Delivery | null;
     try {
-      delivery = render(entry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName });
-    } catch (error) { // a value the renderer cannot use (e.g. a malformed URL) will not improve with retries
+      delivery = render(entry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName, services: this.#settings.services });
+    } catch (error) { // a value the renderer cannot use (e.g. a malformed URL, a setting the server lacks) will not improve with retries
       return this.#recordFailure(entry, now, { error: `Cannot build the message: ${String(error)}`, permanent: true });
     }
     if (delivery === null) { // nothing to send in this direction
@@ -145,9 +150,14 @@ export class Deliverer {
       this.#settings.onResult(entry, "sent", null);
       return null;
     }
+    const value = entry.channel.value;
+    if ("fields" in value && result.status !== null) { // a kind of notify/kinds/: its own reading of the answer
+      const refusal = serviceRefusal(value.kind, value.fields, this.#settings.services, result.status, result.responseBody);
+      return this.#recordFailure(entry, now, { ...refusal, retryAfterMs: retryAfterOf(result.retryAfter ?? null, now) });
+    }
     const permanent = result.permanent ||
       (result.status !== null && isPermanentResponse(entry.channel.kind, result.status, result.responseBody));
-    return this.#recordFailure(entry, now, { error: result.error, permanent });
+    return this.#recordFailure(entry, now, { error: result.error, permanent, retryAfterMs: retryAfterOf(result.retryAfter ?? null, now) });
   }
 
   #send(entry: OutboxEntry, delivery: Delivery, now: Millis): Promise<SendResult> {
@@ -156,14 +166,16 @@ export class Deliverer {
     if (entry.channel.value.kind === "ntfy" && !this.#ntfyAllowed(entry.channel.value.spec, now)) {
       return Promise.resolve({ ok: false, error: "Rate limit exceeded", permanent: false, status: null, responseBody: "" });
     }
-    return sendHttp(delivery, { timeoutMs, maxResponseBytes, allowPrivateIps });
+    return sendRequests(delivery, { timeoutMs, maxResponseBytes, allowPrivateIps });
   }
 
-  async #recordFailure(entry: OutboxEntry, now: Millis, failure: { error: string; permanent: boolean }): Promise<OutboxEntry> {
+  async #recordFailure(entry: OutboxEntry, now: Millis, failure: { error: string; permanent: boolean; retryAfterMs?: number | null }): Promise<OutboxEntry> {
     const attempts = entry.attempts + 1;
     const { maxAttempts, baseBackoffMs, maxBackoffMs } = this.#settings;
     const done = failure.permanent || attempts >= maxAttempts;
-    const nextAttemptAt = done ? GAVE_UP_AT : now + Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs);
+    // a Retry-After longer than the backoff is honoured (up to a day): sooner would only be refused again
+    const backoff = Math.max(Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs), Math.min(failure.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
+    const nextAttemptAt = done ? GAVE_UP_AT : now + backoff;
     const updated: OutboxEntry = { ...entry, attempts, nextAttemptAt, lastError: failure.error };
     await this.#settings.outbox.outboxUpdate(updated);
     this.#settings.onResult(entry, done ? "given_up" : "failed", failure.error);

@@ -11,6 +11,11 @@ import { isoSeconds } from "../lib/iso-dates.ts";
 import { escapeHtml } from "../lib/html.ts";
 import { presentCheck } from "../host/check-json.ts";
 import { uniqueKeyOf } from "../host/unique-key.ts";
+import type { ServiceMessage } from "./kinds/kind.ts";
+import { renderService } from "./kinds/service.ts";
+import type { ServiceSettings } from "./kinds/settings.ts";
+import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
+import { createHash } from "node:crypto";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -22,7 +27,12 @@ export type HttpRequest = {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | null;
+  /** Sent to an endpoint the operator set (a setting such as TELEGRAM_API_URL), not one a user gave: no private-address rule. */
+  readonly operatorEndpoint?: boolean;
 };
+
+/** Requests made one after another, each needing success before the next (Pushover's cancel, then its message). */
+export type HttpSequence = { readonly kind: "sequence"; readonly requests: readonly HttpRequest[] };
 
 /** One alert email (multipart/alternative); the sender fills in From and Message-ID. */
 export type EmailMessage = {
@@ -33,7 +43,7 @@ export type EmailMessage = {
   readonly html: string;
 };
 
-export type Delivery = HttpRequest | EmailMessage;
+export type Delivery = HttpRequest | HttpSequence | EmailMessage;
 
 /**
  * Facts an outbox entry may carry beyond OutboxEntry; absent means unknown and the message leaves
@@ -47,7 +57,11 @@ export type EntryExtras = {
 };
 export type RenderEntry = OutboxEntry & EntryExtras;
 
-export type RenderOptions = { readonly siteRoot: string; readonly siteName: string };
+export type RenderOptions = {
+  readonly siteRoot: string;
+  readonly siteName: string;
+  readonly services?: ServiceSettings; // default: the real services, no tokens
+};
 
 type Direction = "up" | "down";
 
@@ -63,7 +77,7 @@ export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null
     case "discord": return renderSlackalike(discordUrl(value.url), facts, "discord");
     case "ntfy": return renderNtfy(value.spec, facts);
     case "email": return renderEmail(value.address, facts);
-    default: return assertNever(value);
+    default: return renderService(value.kind, value.fields, serviceMessageOf(facts, entry.id), opts.services ?? DEFAULT_SERVICE_SETTINGS);
   }
 }
 
@@ -148,6 +162,28 @@ function reminderLine(reminder: NonNullable<Facts["reminder"]>, at: Millis): str
 /** "is DOWN", or "is still DOWN" for a reminder. */
 function isWord(facts: Facts): string {
   return `is ${facts.reminder !== null ? "still " : ""}${facts.direction.toUpperCase()}`;
+}
+
+// ---- the kinds of notify/kinds/ -------------------------------------------------------------------
+
+/** The facts every service kind words its own way, as the reference's chat messages list them. */
+function serviceMessageOf(facts: Facts, entryId: string): ServiceMessage {
+  const { check, ping, opts } = facts;
+  const tags = tagsOf(check.tags);
+  const details: [string, string][] = [];
+  if (facts.projectName) details.push(["Project", facts.projectName]);
+  if (tags.length > 0) details.push(["Tags", tags.join(", ")]);
+  if (check.kind === "simple") details.push(["Period", formatPeriod(check.timeoutMs)]);
+  else details.push(["Schedule", check.schedule], ["Time Zone", check.tz]);
+  const lastPing = ping === null ? "Never" : `${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`;
+  details.push(["Total Pings", String(ping?.n ?? 0)], ["Last Ping", lastPing]);
+  return {
+    direction: facts.direction, reminder: facts.reminder !== null, name: facts.name, title: `${facts.name} ${isWord(facts)}`,
+    statusLine: statusLine(facts), reason: facts.reminder === null ? facts.reason : "", link: cloakedUrl(check, opts.siteRoot),
+    detailsUrl: `${opts.siteRoot}/checks/${check.uuid}/details/`, incidentKey: uniqueKeyOf(check.uuid),
+    idempotencyKey: createHash("sha1").update(entryId).digest("hex"), desc: check.desc, projectName: facts.projectName, tags,
+    details, totalPings: ping?.n ?? 0, lastPing, body: cutBody(facts.body, 1000), siteName: opts.siteName,
+  };
 }
 
 // ---- webhook (fact sheet §4) ---------------------------------------------------------------------

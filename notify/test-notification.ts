@@ -4,12 +4,16 @@
 import type { Channel, Check, Millis, Project } from "../engine/model.ts";
 import { LIMITS } from "../engine/model.ts";
 import { render } from "./render.ts";
-import { sendEmail, sendHttp } from "./send.ts";
+import { sendEmail, sendRequests } from "./send.ts";
+import type { ServiceSettings } from "./kinds/settings.ts";
+import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
+import { serviceRefusal } from "./kinds/service.ts";
 
 export type TestOptions = {
   readonly siteRoot: string;
   readonly allowPrivateIps: boolean;
   readonly smtpUrl: string | null;
+  readonly services?: ServiceSettings; // the kinds of notify/kinds/: tokens and endpoints
 };
 
 const SAMPLE_UUID = "00000000-0000-0000-0000-000000000000";
@@ -23,12 +27,16 @@ export async function sendTestNotification(project: Project, channel: Channel, a
     id: "test", projectId: project.id, check, channel, projectName: project.name,
     flip: { checkUuid: check.uuid, n: 1, at: at, from: "up", to: "down", reason: "timeout", notify: true },
     lastPing: null, lastPingBody: null, downSinceAt: null, attempts: 0, nextAttemptAt: at, lastError: null,
-  }, { siteRoot: opts.siteRoot, siteName: "hcd" });
+  }, { siteRoot: opts.siteRoot, siteName: "hcd", services: opts.services });
   if (delivery === null) return "this integration sends nothing for a down notification";
   const result = delivery.kind === "email"
     ? await sendEmail(delivery, { smtpUrl: opts.smtpUrl ?? undefined, from: "hcd@localhost", timeoutMs: TIMEOUT_MS })
-    : await sendHttp(delivery, { timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES, allowPrivateIps: opts.allowPrivateIps });
-  return result.ok ? null : result.error;
+    : await sendRequests(delivery, { timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES, allowPrivateIps: opts.allowPrivateIps });
+  if (result.ok) return null;
+  const value = channel.value;
+  return "fields" in value && result.status !== null
+    ? serviceRefusal(value.kind, value.fields, opts.services ?? DEFAULT_SERVICE_SETTINGS, result.status, result.responseBody).error
+    : result.error;
 }
 
 function sampleCheck(project: Project, at: Millis): Check {

@@ -26,7 +26,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
       lastError: typeof states[i].last_error === "string" ? states[i].last_error : null,
       checks: checks.filter((c) => c.channels.includes(channel.id)),
     }));
-    return integrationsPage(access.viewer, { project, rows, canAdd: access.caller === "admin", ...form });
+    return integrationsPage(access.viewer, { project, rows, canAdd: access.caller === "admin", serviceHelp: deps.serviceKinds.help, ...form });
   };
 
   route("GET", "/projects/:project/integrations", async (event) => {
@@ -77,7 +77,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     if (typeof value === "string" && (value.startsWith("{") || value.startsWith('"'))) {
       try { value = JSON.parse(value); } catch { return failed("json validation error: value is not valid JSON"); }
     }
-    const input = channelInputOf({ kind: values.kind, name: values.name, value });
+    const input = channelInputOf({ kind: values.kind, name: values.name, value }, deps.serviceKinds);
     if (!input.ok) return failed(reasonOf(input.failure));
     const added = await pool.addChannel(project.id, input.value, clock.now());
     if (!added.ok) return failed(reasonOf(added.failure));

@@ -46,7 +46,7 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     POST: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      const input = unwrap(channelInputOf(await jsonBody(event)));
+      const input = unwrap(channelInputOf(await jsonBody(event), deps.serviceKinds));
       return json(presentChannel(unwrap(await pool.addChannel(projectId, input, clock.now()))), 201);
     },
   }, options);
