@@ -22,7 +22,10 @@ export type CheckKind = (typeof CHECK_KINDS)[number];
  * Kinds beyond the first five: each is one module of notify/kinds/ that checks its value and renders its
  * message (CONTRACT "Notification kinds"); the engine stores their values as given.
  */
-export const SERVICE_KINDS = ["telegram", "msteamsw", "pd", "po", "gotify", "matrix", "googlechat", "opsgenie"] as const;
+export const SERVICE_KINDS = [
+  "telegram", "msteamsw", "pd", "po", "gotify", "matrix", "googlechat", "opsgenie", "mattermost", "rocketchat", "zulip",
+  "pushbullet", "victorops", "pagertree", "spike",
+] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];
 export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy", ...SERVICE_KINDS] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];

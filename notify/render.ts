@@ -182,7 +182,8 @@ function serviceMessageOf(facts: Facts, entryId: string): ServiceMessage {
     statusLine: statusLine(facts), reason: facts.reminder === null ? facts.reason : "", link: cloakedUrl(check, opts.siteRoot),
     detailsUrl: `${opts.siteRoot}/checks/${check.uuid}/details/`, incidentKey: uniqueKeyOf(check.uuid),
     idempotencyKey: createHash("sha1").update(entryId).digest("hex"), desc: check.desc, projectName: facts.projectName, tags,
-    details, totalPings: ping?.n ?? 0, lastPing, body: cutBody(facts.body, 1000), siteName: opts.siteName,
+    details, totalPings: ping?.n ?? 0, lastPing,
+    lastPingAgo: ping === null ? null : formatAgo(ping.at, facts.at), body: cutBody(facts.body, 1000), siteName: opts.siteName,
   };
 }
 

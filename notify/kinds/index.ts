@@ -5,12 +5,20 @@ import type { ServiceKindModule } from "./kind.ts";
 import { googlechat } from "./googlechat.ts";
 import { gotify } from "./gotify.ts";
 import { matrix } from "./matrix.ts";
+import { mattermost } from "./mattermost.ts";
 import { msteamsw } from "./msteamsw.ts";
 import { opsgenie } from "./opsgenie.ts";
+import { pagertree } from "./pagertree.ts";
 import { pd } from "./pd.ts";
 import { po } from "./po.ts";
+import { pushbullet } from "./pushbullet.ts";
+import { rocketchat } from "./rocketchat.ts";
+import { spike } from "./spike.ts";
 import { telegram } from "./telegram.ts";
+import { victorops } from "./victorops.ts";
+import { zulip } from "./zulip.ts";
 
 export const SERVICE_KIND_MODULES: Readonly<Record<ServiceKind, ServiceKindModule>> = {
-  telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie,
+  telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie, mattermost, rocketchat, zulip, pushbullet, victorops,
+  pagertree, spike,
 };

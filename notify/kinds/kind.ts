@@ -28,6 +28,7 @@ export type ServiceMessage = {
   readonly details: readonly (readonly [label: string, value: string])[];
   readonly totalPings: number;
   readonly lastPing: string; // "Never", or "Success, 5 minutes ago"
+  readonly lastPingAgo: string | null; // "5 minutes ago"; null = never pinged
   readonly body: string | null; // the last ping's body cut to 1000 characters, null = none
   readonly siteName: string;
 };

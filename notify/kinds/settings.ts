@@ -11,6 +11,7 @@ export type ServiceSettings = {
   readonly opsgenieApiUrl: string | null; // null: by the channel's region, api.opsgenie.com or api.eu.opsgenie.com
   readonly matrixHomeserver: string | null;
   readonly matrixAccessToken: string | null;
+  readonly pushbulletApiUrl: string;
 };
 
 /** Every setting's environment name, its default (null = unset) and whether it is a secret. */
@@ -23,6 +24,7 @@ const NAMES: Record<keyof ServiceSettings, [name: string, fallback: string | nul
   opsgenieApiUrl: ["OPSGENIE_API_URL", null, false],
   matrixHomeserver: ["MATRIX_HOMESERVER", null, false],
   matrixAccessToken: ["MATRIX_ACCESS_TOKEN", null, true],
+  pushbulletApiUrl: ["PUSHBULLET_API_URL", "https://api.pushbullet.com", false],
 };
 
 /** The settings with nothing set: the real services, no tokens. */

@@ -8,7 +8,7 @@ import { withApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
 
-const SECRETS = ["pd-secret-key-1", "po-secret-user-1", "gotify-secret-1", "opsgenie-secret-1", "hooks.example/secret-path-1"];
+const SECRETS = ["zulip-secret-1", "pushbullet-secret-1", "pd-secret-key-1", "po-secret-user-1", "gotify-secret-1", "opsgenie-secret-1", "hooks.example/secret-path-1"];
 
 const VALID: [kind: string, value: unknown][] = [
   ["telegram", { chat_id: -1001234 }],
@@ -20,6 +20,13 @@ const VALID: [kind: string, value: unknown][] = [
   ["matrix", { room_id: "!abc:matrix.example" }],
   ["googlechat", { url: "https://chat.googleapis.com/v1/spaces/x/messages" }],
   ["opsgenie", { key: "opsgenie-secret-1", region: "eu" }],
+  ["mattermost", "https://mm.example/hooks/x"],
+  ["rocketchat", { url: "https://rc.example/hooks/x" }],
+  ["zulip", { bot_email: "bot@org.zulipchat.com", api_key: "zulip-secret-1", mtype: "stream", to: "ops", topic: "alerts" }],
+  ["pushbullet", { token: "pushbullet-secret-1" }],
+  ["victorops", "https://alert.victorops.com/integrations/generic/x"],
+  ["pagertree", "https://api.pagertree.com/integration/int_x"],
+  ["spike", "https://hooks.spike.sh/x"],
 ];
 
 const INVALID: [kind: string, value: unknown, field: string][] = [
@@ -34,6 +41,14 @@ const INVALID: [kind: string, value: unknown, field: string][] = [
   ["matrix", { room_id: "room" }, "value.room_id"],
   ["googlechat", { url: 5 }, "value.url"],
   ["opsgenie", { key: "k", region: "mars" }, "value.region"],
+  ["mattermost", "not a url", "value"],
+  ["rocketchat", {}, "value.url"],
+  ["zulip", { bot_email: "bot", api_key: "k", mtype: "stream", to: "ops" }, "value.bot_email"],
+  ["zulip", { bot_email: "b@o.example", api_key: "k", mtype: "dm", to: "ops" }, "value.mtype"],
+  ["pushbullet", { token: "" }, "value.token"],
+  ["victorops", 5, "value"],
+  ["pagertree", "javascript:alert(1)", "value"],
+  ["spike", { url: "" }, "value.url"],
 ];
 
 test("admin API: each kind's value is accepted (201) and /api/v3/channels/ lists the reference's kind names, no secret anywhere", () => withApi(async (api) => {

@@ -27,6 +27,16 @@ const KINDS: { kind: ServiceKind; value: (base: string) => unknown; refusal: Ans
   { kind: "googlechat", value: (base) => `${base}/chat`, refusal: { status: 400, body: "{}" }, error: "Received status code 400" },
   { kind: "opsgenie", value: () => ({ key: "k" }), refusal: { status: 422, body: '{"message": "Key format is not valid!", "took": 0.001}' },
     error: 'Received status code 422 with a message: "Key format is not valid!"' },
+  { kind: "mattermost", value: (base) => `${base}/mm`, refusal: { status: 400, body: '{"id": "web.incoming_webhook.invalid.app_error"}' },
+    error: "Received status code 400" },
+  { kind: "rocketchat", value: (base) => `${base}/rc`, refusal: { status: 404 }, error: "Received status code 404" },
+  { kind: "zulip", value: (base) => ({ bot_email: "b@o.example", api_key: "k", site: base, mtype: "stream", to: "ops" }),
+    refusal: { status: 401, body: '{"result": "error", "msg": "Invalid API key", "code": "INVALID_API_KEY"}' },
+    error: 'Received status code 401 with a message: "Invalid API key"' },
+  { kind: "pushbullet", value: () => "k", refusal: { status: 401, body: '{"error": {"code": "invalid_access_token"}}' }, error: "Received status code 401" },
+  { kind: "victorops", value: (base) => `${base}/vo`, refusal: { status: 404 }, error: "Received status code 404" },
+  { kind: "pagertree", value: (base) => `${base}/pt`, refusal: { status: 404 }, error: "Received status code 404" },
+  { kind: "spike", value: (base) => `${base}/sp`, refusal: { status: 400 }, error: "Received status code 400" },
 ];
 
 test("every kind: a 429 is retried no sooner than its Retry-After, then delivered", async () => {

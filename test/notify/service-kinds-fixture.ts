@@ -33,7 +33,7 @@ export function settingsAt(base: string): ServiceSettings {
   return {
     telegramBotToken: BOT_TOKEN, telegramApiUrl: `${base}/tg`, pagerdutyEventsUrl: `${base}/pd/create_event.json`,
     pushoverApiToken: PUSHOVER_TOKEN, pushoverApiUrl: `${base}/po`, opsgenieApiUrl: `${base}/og`,
-    matrixHomeserver: `${base}/mx`, matrixAccessToken: MATRIX_TOKEN,
+    matrixHomeserver: `${base}/mx`, matrixAccessToken: MATRIX_TOKEN, pushbulletApiUrl: `${base}/pb`,
   };
 }
 

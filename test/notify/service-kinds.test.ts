@@ -120,6 +120,58 @@ const CASES: Case[] = [
     assert.is(body.message, direction === "down" ? `The check "Backup" is DOWN (${REASON}).` : 'The check "Backup" is still DOWN.');
     assert.equal([body.details.Project, body.details["Full details"], body.details["Total pings"]], ["Ops", LINK, 7]);
   } },
+  { kind: "mattermost", value: (base) => ({ url: `${base}/hooks/mm` }), expect(direction, requests) {
+    const body = json(one(requests, "POST", "/hooks/mm"));
+    const attachment = body.attachments[0];
+    const expected = { down: ["danger", "\u201cBackup\u201d is DOWN.", `Reason: ${REASON}.`], up: ["good", "\u201cBackup\u201d is UP.", DOWNTIME_LINE],
+      reminder: ["danger", "\u201cBackup\u201d is still DOWN.", REMINDER_LINE] }[direction];
+    assert.equal([attachment.color, attachment.title, attachment.text], expected);
+    assert.equal([body.username, attachment.title_link, attachment.fields[0]], ["hcd", LINK, { title: "Project", value: "Ops", short: true }]);
+  } },
+  { kind: "rocketchat", value: (base) => `${base}/hooks/rc/token`, expect(direction, requests) {
+    const body = json(one(requests, "POST", "/hooks/rc/token"));
+    const expected = { down: ["#d9534f", `[Backup](${LINK}) is DOWN (${REASON}).`], up: ["#5cb85c", `[Backup](${LINK}) is UP.\n${DOWNTIME_LINE}`],
+      reminder: ["#d9534f", `[Backup](${LINK}) is still DOWN.\n${REMINDER_LINE}`] }[direction];
+    assert.equal([body.attachments[0].color, body.text], expected);
+    assert.equal([body.alias, body.attachments[0].fields[1]], ["hcd", { title: "Period", value: "1 day", short: true }]);
+  } },
+  { kind: "zulip", value: (base) => ({ bot_email: "bot@org.example", api_key: "zulip-api-key", site: base, mtype: "private", to: "42" }),
+    expect(direction, requests) {
+      const request = one(requests, "POST", "/api/v1/messages", "application/x-www-form-urlencoded");
+      assert.is(request.headers.authorization, `Basic ${Buffer.from("bot@org.example:zulip-api-key").toString("base64")}`);
+      const body = form(request);
+      const expected = { down: ["Backup is DOWN", `[Backup](${LINK}) is **DOWN** (${REASON}).`],
+        up: ["Backup is UP", `[Backup](${LINK}) is **UP**.\n${DOWNTIME_LINE}`],
+        reminder: ["Backup is still DOWN", `[Backup](${LINK}) is still **DOWN**.\n${REMINDER_LINE}`] }[direction];
+      assert.equal([body.type, body.to, body.topic, body.content], ["private", "[42]", ...expected]);
+    } },
+  { kind: "pushbullet", value: () => ({ token: "pushbullet-access-token" }), expect(direction, requests) {
+    const request = one(requests, "POST", "/pb/v2/pushes");
+    assert.is(request.headers["access-token"], "pushbullet-access-token");
+    const body = json(request);
+    const expected = { down: `The check "Backup" is DOWN (${REASON}).\n${LINK}`, up: `The check "Backup" is UP.\n${DOWNTIME_LINE}\n${LINK}`,
+      reminder: `The check "Backup" is still DOWN.\n${REMINDER_LINE}\n${LINK}` }[direction];
+    assert.equal([body.type, body.title, body.body], ["note", "hcd", expected]);
+  } },
+  { kind: "victorops", value: (base) => `${base}/integrations/generic/20131114/alert/key/route`, expect(direction, requests) {
+    const body = json(one(requests, "POST", "/integrations/generic/20131114/alert/key/route"));
+    const expected = { down: ["CRITICAL", `Backup is DOWN (${REASON}).`], up: ["RECOVERY", "Backup is UP."],
+      reminder: ["CRITICAL", "Backup is still DOWN."] }[direction];
+    assert.equal([body.message_type, body.state_message], expected);
+    assert.equal([body.entity_id, body.entity_display_name, body.monitoring_tool], [UNIQUE_KEY, "Backup", "hcd"]);
+  } },
+  { kind: "pagertree", value: (base) => `${base}/integration/int_x`, expect(direction, requests) {
+    const body = json(one(requests, "POST", "/integration/int_x"));
+    const expected = { down: ["trigger", `Backup is DOWN (${REASON})`, `Backup is DOWN (${REASON}).\nLast ping was 5 minutes ago.`],
+      up: ["resolve", "Backup is UP", "Backup is UP."], reminder: ["trigger", "Backup is still DOWN", "Backup is still DOWN.\nLast ping was 2 hours ago."] }[direction];
+    assert.equal([body.event_type, body.title, body.description], expected);
+    assert.equal([body.incident_key, body.client, body.client_url], [UNIQUE_KEY, "hcd", LINK]);
+  } },
+  { kind: "spike", value: (base) => ({ url: `${base}/api/v1/integrations/webhook/x` }), expect(direction, requests) {
+    const body = json(one(requests, "POST", "/api/v1/integrations/webhook/x"));
+    const expected = { down: ["down", `Backup is DOWN (${REASON})`], up: ["up", "Backup is UP"], reminder: ["down", "Backup is still DOWN"] }[direction];
+    assert.equal([body.status, body.title, body.check_id], [...expected, UNIQUE_KEY]);
+  } },
 ];
 
 for (const c of CASES) {
