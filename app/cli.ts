@@ -13,7 +13,7 @@ import { systemClock } from "../host/clock.ts";
 import { createApp } from "../http/app.ts";
 import { readMail } from "../mail/message.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
-import { SERVICE_KINDS_CATALOG } from "../notify/kinds/service.ts";
+import { serviceKindsOf } from "../notify/kinds/service.ts";
 import type { JsonObject } from "../http/body.ts";
 import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
@@ -197,7 +197,7 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
     const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, services: settings.services };
-    const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: SERVICE_KINDS_CATALOG,
+    const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: serviceKindsOf(settings.services),
       sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
       config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings),
         metricsToken: null, dataDir: settings.dataDir } });

@@ -15,7 +15,7 @@ import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
-import { SERVICE_KINDS_CATALOG } from "../notify/kinds/service.ts";
+import { serviceKindsOf } from "../notify/kinds/service.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services };
   const metrics = createMetrics(pool, clock);
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: SERVICE_KINDS_CATALOG,
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {

@@ -31,6 +31,9 @@ export type HttpRequest = {
   readonly operatorEndpoint?: boolean;
 };
 
+/** A command run without a shell: its argument vector and the variables added to its environment. */
+export type CommandRun = { readonly kind: "command"; readonly argv: readonly string[]; readonly env: Readonly<Record<string, string>> };
+
 /** Requests made one after another, each needing success before the next (Pushover's cancel, then its message). */
 export type HttpSequence = { readonly kind: "sequence"; readonly requests: readonly HttpRequest[] };
 
@@ -43,7 +46,7 @@ export type EmailMessage = {
   readonly html: string;
 };
 
-export type Delivery = HttpRequest | HttpSequence | EmailMessage;
+export type Delivery = HttpRequest | HttpSequence | CommandRun | EmailMessage;
 
 /**
  * Facts an outbox entry may carry beyond OutboxEntry; absent means unknown and the message leaves
@@ -182,6 +185,7 @@ function serviceMessageOf(facts: Facts, entryId: string): ServiceMessage {
     statusLine: statusLine(facts), reason: facts.reminder === null ? facts.reason : "", link: cloakedUrl(check, opts.siteRoot),
     detailsUrl: `${opts.siteRoot}/checks/${check.uuid}/details/`, incidentKey: uniqueKeyOf(check.uuid),
     idempotencyKey: createHash("sha1").update(entryId).digest("hex"), desc: check.desc, projectName: facts.projectName, tags,
+    check: { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags }, at: isoSeconds(facts.at),
     details, totalPings: ping?.n ?? 0, lastPing,
     lastPingAgo: ping === null ? null : formatAgo(ping.at, facts.at), body: cutBody(facts.body, 1000), siteName: opts.siteName,
   };

@@ -7,7 +7,8 @@ import * as https from "node:https";
 import { isIP } from "node:net";
 import nodemailer from "nodemailer";
 import { isPrivateAddress } from "./private-ip.ts";
-import type { EmailMessage, HttpMethod, HttpRequest, HttpSequence } from "./render.ts";
+import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence } from "./render.ts";
+import { runCommand } from "./command.ts";
 
 /** Outcome of one send: permanent = retrying cannot help. `status`/`responseBody` come from the last HTTP answer. */
 export type SendResult =
@@ -102,8 +103,9 @@ export async function sendHttpSequence(sequence: HttpSequence, opts: HttpOptions
   return result;
 }
 
-/** Sends an HTTP delivery, one request or a sequence. */
-export function sendRequests(delivery: HttpRequest | HttpSequence, opts: HttpOptions): Promise<SendResult> {
+/** Sends a delivery other than an email: one request, a sequence, or a command (run within the same deadline). */
+export function sendRequests(delivery: HttpRequest | HttpSequence | CommandRun, opts: HttpOptions): Promise<SendResult> {
+  if (delivery.kind === "command") return runCommand(delivery, opts.timeoutMs);
   return delivery.kind === "sequence" ? sendHttpSequence(delivery, opts) : sendHttp(delivery, opts);
 }
 

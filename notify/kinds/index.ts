@@ -13,6 +13,7 @@ import { pd } from "./pd.ts";
 import { po } from "./po.ts";
 import { pushbullet } from "./pushbullet.ts";
 import { rocketchat } from "./rocketchat.ts";
+import { shell } from "./shell.ts";
 import { spike } from "./spike.ts";
 import { telegram } from "./telegram.ts";
 import { victorops } from "./victorops.ts";
@@ -20,5 +21,5 @@ import { zulip } from "./zulip.ts";
 
 export const SERVICE_KIND_MODULES: Readonly<Record<ServiceKind, ServiceKindModule>> = {
   telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie, mattermost, rocketchat, zulip, pushbullet, victorops,
-  pagertree, spike,
+  pagertree, spike, shell,
 };

@@ -6,7 +6,7 @@ import type { Outcome } from "../../engine/outcome.ts";
 import { invalid, ok } from "../../engine/outcome.ts";
 import type { JsonValue } from "../py-json.ts";
 import { pyJson } from "../py-json.ts";
-import type { HttpRequest } from "../render.ts";
+import type { CommandRun, HttpRequest } from "../render.ts";
 import type { ServiceSettings } from "./settings.ts";
 
 /** One message, the same facts every kind words its own way; built from the outbox entry by render.ts. */
@@ -31,6 +31,9 @@ export type ServiceMessage = {
   readonly lastPingAgo: string | null; // "5 minutes ago"; null = never pinged
   readonly body: string | null; // the last ping's body cut to 1000 characters, null = none
   readonly siteName: string;
+  /** The check's own fields as stored (name may be empty, tags space-separated), for commands' variables. */
+  readonly check: { readonly uuid: string; readonly name: string; readonly slug: string; readonly tags: string };
+  readonly at: string; // the flip's instant, "2020-01-01T01:00:00+00:00"
 };
 
 /** A provider's refusal as the delivery state shows it, and whether retrying can help. */
@@ -43,8 +46,10 @@ export type ServiceKindModule = {
   parse(value: unknown): Outcome<ServiceFields>;
   /** Fields whose values are secrets: never shown, and cut out of any error text. */
   readonly secretFields: readonly string[];
-  /** The requests to make, in order (none: this direction sends nothing); throws when the server lacks a setting. */
-  render(fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): readonly HttpRequest[];
+  /** The requests to make, in order, or one command (none: this direction sends nothing); throws when the server lacks a setting. */
+  render(fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): readonly HttpRequest[] | readonly [CommandRun];
+  /** Whether this server offers the kind (default: yes); the admin API refuses a kind it does not. */
+  enabled?(settings: ServiceSettings): string | null;
   /** Reads a failed answer; default: `defaultRefusal`. */
   refusal?(status: number, body: string): Refusal;
 };

@@ -2,18 +2,21 @@
 // failed answer reads, and the secrets cut out of what is stored or shown.
 import type { ServiceFields, ServiceKind } from "../../engine/model.ts";
 import type { Outcome } from "../../engine/outcome.ts";
-import type { Delivery } from "../render.ts";
+import type { Delivery, HttpRequest } from "../render.ts";
 import type { Refusal, ServiceMessage } from "./kind.ts";
 import { defaultRefusal } from "./kind.ts";
 import { SERVICE_KIND_MODULES } from "./index.ts";
 import type { ServiceSettings } from "./settings.ts";
-import { settingSecrets } from "./settings.ts";
+import { DEFAULT_SERVICE_SETTINGS, settingSecrets } from "./settings.ts";
+import { invalid } from "../../engine/outcome.ts";
 
 /** What to send for a service kind's message; null = nothing in this direction. */
 export function renderService(kind: ServiceKind, fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): Delivery | null {
   const requests = SERVICE_KIND_MODULES[kind].render(fields, message, settings);
   if (requests.length === 0) return null;
-  return requests.length === 1 ? requests[0] : { kind: "sequence", requests };
+  const [first] = requests;
+  if (requests.length === 1 || first.kind === "command") return first;
+  return { kind: "sequence", requests: requests.filter((r): r is HttpRequest => r.kind === "http") };
 }
 
 /** Reads a failed answer of a service kind, its secrets masked in the error. */
@@ -31,9 +34,11 @@ export function maskSecrets(text: string, kind: ServiceKind, fields: ServiceFiel
   return secrets.reduce((masked, secret) => masked.replaceAll(secret, "****"), text);
 }
 
-/** Checks a service kind's value as the admin API and the dashboard receive it. */
-export function parseServiceValue(kind: ServiceKind, value: unknown): Outcome<ServiceFields> {
-  return SERVICE_KIND_MODULES[kind].parse(value);
+/** Checks a service kind's value as the admin API and the dashboard receive it; a kind this server does not offer is refused. */
+export function parseServiceValue(kind: ServiceKind, value: unknown, settings: ServiceSettings = DEFAULT_SERVICE_SETTINGS): Outcome<ServiceFields> {
+  const module = SERVICE_KIND_MODULES[kind];
+  const off = module.enabled?.(settings) ?? null;
+  return off === null ? module.parse(value) : invalid("kind", off);
 }
 
 /** What a service kind's value holds, for the dashboard's hints. */
@@ -41,5 +46,7 @@ export function serviceHelp(kind: ServiceKind): string {
   return SERVICE_KIND_MODULES[kind].help;
 }
 
-/** The kinds as the HTTP edge receives them (AppDeps.serviceKinds). */
-export const SERVICE_KINDS_CATALOG = { parse: parseServiceValue, help: serviceHelp };
+/** The kinds as the HTTP edge receives them (AppDeps.serviceKinds), with this server's settings. */
+export function serviceKindsOf(settings: ServiceSettings) {
+  return { parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings), help: serviceHelp };
+}

@@ -1,6 +1,7 @@
 // The server's settings for the kinds whose endpoint is fixed in the real service (CONTRACT "Notification
 // kinds"): each defaults to the real service, so an operator can point it at a proxy and tests at a
-// local receiver. Read from the environment by app/config.ts through `serviceSettingsOf`.
+// local receiver; and the switches of the kinds that run programs here. Read from the environment by
+// app/config.ts through `serviceSettingsOf`.
 
 export type ServiceSettings = {
   readonly telegramBotToken: string | null;
@@ -12,10 +13,13 @@ export type ServiceSettings = {
   readonly matrixHomeserver: string | null;
   readonly matrixAccessToken: string | null;
   readonly pushbulletApiUrl: string;
+  readonly shellEnabled: boolean; // SHELL_ENABLED: the shell kind runs commands on this server
 };
 
-/** Every setting's environment name, its default (null = unset) and whether it is a secret. */
-const NAMES: Record<keyof ServiceSettings, [name: string, fallback: string | null, secret: boolean]> = {
+type TextSetting = { [K in keyof ServiceSettings]: ServiceSettings[K] extends boolean ? never : K }[keyof ServiceSettings];
+
+/** Every text setting's environment name, its default (null = unset) and whether it is a secret. */
+const NAMES: Record<TextSetting, [name: string, fallback: string | null, secret: boolean]> = {
   telegramBotToken: ["TELEGRAM_BOT_TOKEN", null, true],
   telegramApiUrl: ["TELEGRAM_API_URL", "https://api.telegram.org", false],
   pagerdutyEventsUrl: ["PAGERDUTY_EVENTS_URL", "https://events.pagerduty.com/generic/2010-04-15/create_event.json", false],
@@ -27,16 +31,19 @@ const NAMES: Record<keyof ServiceSettings, [name: string, fallback: string | nul
   pushbulletApiUrl: ["PUSHBULLET_API_URL", "https://api.pushbullet.com", false],
 };
 
-/** The settings with nothing set: the real services, no tokens. */
+/** The switches, off unless set to true (true/false, 1/0, yes/no, on/off). */
+const FLAGS: Record<Exclude<keyof ServiceSettings, TextSetting>, string> = { shellEnabled: "SHELL_ENABLED" };
+
+/** The settings with nothing set: the real services, no tokens, every switch off. */
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = serviceSettingsOf(() => undefined).settings;
 
 /**
  * Reads the settings through `read` (an environment lookup); URLs lose a trailing slash. Returns the
- * problems too (a URL setting that is not an http(s) URL), named by variable.
+ * problems too (a URL setting that is not an http(s) URL, a switch that is not a boolean), named by variable.
  */
 export function serviceSettingsOf(read: (name: string) => string | undefined): { settings: ServiceSettings; problems: string[] } {
   const problems: string[] = [];
-  const entries = Object.entries(NAMES).map(([key, [name, fallback]]) => {
+  const entries: [string, string | null | boolean][] = Object.entries(NAMES).map(([key, [name, fallback]]) => {
     const raw = read(name);
     const given = raw === undefined || raw === "" ? fallback : raw;
     if (given !== null && (name.endsWith("_URL") || name === "MATRIX_HOMESERVER")) {
@@ -45,19 +52,24 @@ export function serviceSettingsOf(read: (name: string) => string | undefined): {
     }
     return [key, given];
   });
+  for (const [key, name] of Object.entries(FLAGS)) {
+    const raw = (read(name) ?? "").trim().toLowerCase();
+    if (!["", "true", "false", "1", "0", "yes", "no", "on", "off"].includes(raw)) problems.push(`${name}: expected true or false`);
+    entries.push([key, ["true", "1", "yes", "on"].includes(raw)]);
+  }
   return { settings: Object.fromEntries(entries) as ServiceSettings, problems };
 }
 
 /** The secret settings' values that are set, to be cut out of any error text. */
 export function settingSecrets(settings: ServiceSettings): string[] {
   return Object.entries(NAMES).flatMap(([key, [, , secret]]) => {
-    const value = settings[key as keyof ServiceSettings];
+    const value = settings[key as TextSetting];
     return secret && typeof value === "string" && value !== "" ? [value] : [];
   });
 }
 
 /** The value of a required setting; throws naming its variable when the server lacks it. */
-export function required(settings: ServiceSettings, key: keyof ServiceSettings): string {
+export function required(settings: ServiceSettings, key: TextSetting): string {
   const value = settings[key];
   if (value === null || value === "") throw new Error(`${NAMES[key][0]} is not set on this server`);
   return value;

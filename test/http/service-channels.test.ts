@@ -76,6 +76,22 @@ test("admin API: an invalid value answers 400 with an error naming its field, an
   assert.equal((await api.call("GET", "/api/v3/channels/")).json, { channels: [] });
 }));
 
+test("admin API: shell is refused unless SHELL_ENABLED=true, and then takes its commands", async () => {
+  const value = { cmd_down: "/usr/local/bin/page-oncall $NAME", cmd_up: "" };
+  await withApi(async (api) => {
+    const res = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "shell", value });
+    assert.is(res.status, 400);
+    assert.match(String((res.json as Json).error), /SHELL_ENABLED/);
+  });
+  await withApi(async (api) => {
+    const res = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "shell", value });
+    assert.is(res.status, 201, res.text);
+    const piped = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "shell", value: { cmd_down: "alert | mail" } });
+    assert.is(piped.status, 400);
+    assert.match(String((piped.json as Json).error), /value\.cmd_down/);
+  }, { env: { SHELL_ENABLED: "true" } });
+});
+
 test("hcd channel add takes a kind's JSON value on a DATA_DIR, and refuses a bad one", async () => {
   const dir = tempDir();
   const printed: string[] = [];
