@@ -2,6 +2,7 @@
 // kind is its module here plus its name there.
 import type { ServiceKind } from "../../engine/model.ts";
 import type { ServiceKindModule } from "./kind.ts";
+import { github } from "./github.ts";
 import { googlechat } from "./googlechat.ts";
 import { gotify } from "./gotify.ts";
 import { matrix } from "./matrix.ts";
@@ -16,10 +17,12 @@ import { rocketchat } from "./rocketchat.ts";
 import { shell } from "./shell.ts";
 import { spike } from "./spike.ts";
 import { telegram } from "./telegram.ts";
+import { trello } from "./trello.ts";
+import { call, sms, whatsapp } from "./twilio.ts";
 import { victorops } from "./victorops.ts";
 import { zulip } from "./zulip.ts";
 
 export const SERVICE_KIND_MODULES: Readonly<Record<ServiceKind, ServiceKindModule>> = {
   telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie, mattermost, rocketchat, zulip, pushbullet, victorops,
-  pagertree, spike, shell,
+  pagertree, spike, shell, github, trello, sms, whatsapp, call,
 };

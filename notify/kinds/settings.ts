@@ -13,6 +13,13 @@ export type ServiceSettings = {
   readonly matrixHomeserver: string | null;
   readonly matrixAccessToken: string | null;
   readonly pushbulletApiUrl: string;
+  readonly twilioAccount: string | null;
+  readonly twilioAuth: string | null;
+  readonly twilioFrom: string | null;
+  readonly twilioApiUrl: string;
+  readonly githubApiUrl: string;
+  readonly trelloAppKey: string | null;
+  readonly trelloApiUrl: string;
   readonly shellEnabled: boolean; // SHELL_ENABLED: the shell kind runs commands on this server
 };
 
@@ -29,6 +36,13 @@ const NAMES: Record<TextSetting, [name: string, fallback: string | null, secret:
   matrixHomeserver: ["MATRIX_HOMESERVER", null, false],
   matrixAccessToken: ["MATRIX_ACCESS_TOKEN", null, true],
   pushbulletApiUrl: ["PUSHBULLET_API_URL", "https://api.pushbullet.com", false],
+  twilioAccount: ["TWILIO_ACCOUNT", null, false],
+  twilioAuth: ["TWILIO_AUTH", null, true],
+  twilioFrom: ["TWILIO_FROM", null, false],
+  twilioApiUrl: ["TWILIO_API_URL", "https://api.twilio.com", false],
+  githubApiUrl: ["GITHUB_API_URL", "https://api.github.com", false],
+  trelloAppKey: ["TRELLO_APP_KEY", null, true],
+  trelloApiUrl: ["TRELLO_API_URL", "https://api.trello.com", false],
 };
 
 /** The switches, off unless set to true (true/false, 1/0, yes/no, on/off). */

@@ -8,7 +8,7 @@ import { withApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
 
-const SECRETS = ["zulip-secret-1", "pushbullet-secret-1", "pd-secret-key-1", "po-secret-user-1", "gotify-secret-1", "opsgenie-secret-1", "hooks.example/secret-path-1"];
+const SECRETS = ["github-secret-1", "trello-secret-1", "zulip-secret-1", "pushbullet-secret-1", "pd-secret-key-1", "po-secret-user-1", "gotify-secret-1", "opsgenie-secret-1", "hooks.example/secret-path-1"];
 
 const VALID: [kind: string, value: unknown][] = [
   ["telegram", { chat_id: -1001234 }],
@@ -27,6 +27,11 @@ const VALID: [kind: string, value: unknown][] = [
   ["victorops", "https://alert.victorops.com/integrations/generic/x"],
   ["pagertree", "https://api.pagertree.com/integration/int_x"],
   ["spike", "https://hooks.spike.sh/x"],
+  ["sms", "+1 555 123 4567"],
+  ["whatsapp", { phone: "+445551234567", notify_up: false }],
+  ["call", { phone: "+15551234567" }],
+  ["github", { repo: "acme/ops", token: "github-secret-1", labels: "bug" }],
+  ["trello", { list_id: "0123456789abcdef01234567", token: "trello-secret-1" }],
 ];
 
 const INVALID: [kind: string, value: unknown, field: string][] = [
@@ -49,6 +54,11 @@ const INVALID: [kind: string, value: unknown, field: string][] = [
   ["victorops", 5, "value"],
   ["pagertree", "javascript:alert(1)", "value"],
   ["spike", { url: "" }, "value.url"],
+  ["sms", "5551234", "value.phone"],
+  ["whatsapp", { phone: "+15551234567", notify_down: "yes" }, "value.notify_down"],
+  ["call", {}, "value.phone"],
+  ["github", { repo: "acme", token: "t" }, "value.repo"],
+  ["trello", { list_id: "nope", token: "t" }, "value.list_id"],
 ];
 
 test("admin API: each kind's value is accepted (201) and /api/v3/channels/ lists the reference's kind names, no secret anywhere", () => withApi(async (api) => {

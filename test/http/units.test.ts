@@ -27,7 +27,8 @@ const REAL_SERVICES = {
   telegramBotToken: null, telegramApiUrl: "https://api.telegram.org",
   pagerdutyEventsUrl: "https://events.pagerduty.com/generic/2010-04-15/create_event.json",
   pushoverApiToken: null, pushoverApiUrl: "https://api.pushover.net", opsgenieApiUrl: null, matrixHomeserver: null, matrixAccessToken: null,
-  pushbulletApiUrl: "https://api.pushbullet.com", shellEnabled: false,
+  pushbulletApiUrl: "https://api.pushbullet.com", shellEnabled: false, twilioAccount: null, twilioAuth: null, twilioFrom: null,
+  twilioApiUrl: "https://api.twilio.com", githubApiUrl: "https://api.github.com", trelloAppKey: null, trelloApiUrl: "https://api.trello.com",
 };
 
 test("config: defaults", () => {
@@ -69,10 +70,14 @@ test("config: the notification kinds' endpoints and tokens are read, URLs withou
     TELEGRAM_BOT_TOKEN: "1:tg", TELEGRAM_API_URL: "http://proxy:8080/tg/", PAGERDUTY_EVENTS_URL: "http://proxy/pd",
     PUSHOVER_API_TOKEN: "po", PUSHOVER_API_URL: "http://proxy/po", OPSGENIE_API_URL: "http://proxy/og",
     MATRIX_HOMESERVER: "https://matrix.example.org/", MATRIX_ACCESS_TOKEN: "mx", PUSHBULLET_API_URL: "http://proxy/pb", SHELL_ENABLED: "yes",
+    TWILIO_ACCOUNT: "AC1", TWILIO_AUTH: "tw", TWILIO_FROM: "+1555", TWILIO_API_URL: "http://proxy/tw/", GITHUB_API_URL: "http://proxy/gh",
+    TRELLO_APP_KEY: "tk", TRELLO_API_URL: "http://proxy/tr",
   }).services, {
     telegramBotToken: "1:tg", telegramApiUrl: "http://proxy:8080/tg", pagerdutyEventsUrl: "http://proxy/pd",
     pushoverApiToken: "po", pushoverApiUrl: "http://proxy/po", opsgenieApiUrl: "http://proxy/og",
     matrixHomeserver: "https://matrix.example.org", matrixAccessToken: "mx", pushbulletApiUrl: "http://proxy/pb", shellEnabled: true,
+    twilioAccount: "AC1", twilioAuth: "tw", twilioFrom: "+1555", twilioApiUrl: "http://proxy/tw", githubApiUrl: "http://proxy/gh",
+    trelloAppKey: "tk", trelloApiUrl: "http://proxy/tr",
   });
   assert.throws(() => readSettings({ SHELL_ENABLED: "maybe" }), /SHELL_ENABLED: expected true or false/);
   assert.throws(() => readSettings({ TELEGRAM_API_URL: "api.telegram.org" }), /TELEGRAM_API_URL: expected an http\(s\) URL/);

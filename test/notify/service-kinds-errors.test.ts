@@ -37,6 +37,14 @@ const KINDS: { kind: ServiceKind; value: (base: string) => unknown; refusal: Ans
   { kind: "victorops", value: (base) => `${base}/vo`, refusal: { status: 404 }, error: "Received status code 404" },
   { kind: "pagertree", value: (base) => `${base}/pt`, refusal: { status: 404 }, error: "Received status code 404" },
   { kind: "spike", value: (base) => `${base}/sp`, refusal: { status: 400 }, error: "Received status code 400" },
+  { kind: "sms", value: () => "+15551234567", refusal: { status: 400, body: '{"code": 21211, "message": "The To number is not valid", "status": 400}' },
+    error: "Invalid phone number" },
+  { kind: "whatsapp", value: () => "+15551234567", refusal: { status: 401, body: '{"code": 20003}' }, error: "Received status code 401" },
+  { kind: "call", value: () => "+15551234567", refusal: { status: 400, body: '{"code": 21211}' }, error: "Invalid phone number" },
+  { kind: "github", value: () => ({ repo: "a/b", token: "t" }), refusal: { status: 410, body: '{"message": "Issues are disabled for this repo"}' },
+    error: "Received status code 410" },
+  { kind: "trello", value: () => ({ list_id: "0123456789abcdef01234567", token: "t" }), refusal: { status: 401, body: "invalid token" },
+    error: "Received status code 401" },
 ];
 
 test("every kind: a 429 is retried no sooner than its Retry-After, then delivered", async () => {

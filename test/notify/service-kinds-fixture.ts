@@ -25,6 +25,8 @@ export const DOWNTIME_LINE = "The downtime lasted 1 hour, 0 minutes.";
 export const BOT_TOKEN = "123456:bot-token-secret";
 export const PUSHOVER_TOKEN = "pushover-app-token-secret";
 export const MATRIX_TOKEN = "matrix-access-token-secret";
+export const TWILIO_AUTH = "twilio-auth-secret";
+export const TRELLO_KEY = "trello-app-key-secret";
 
 export type Direction = "down" | "up" | "reminder";
 
@@ -34,6 +36,8 @@ export function settingsAt(base: string): ServiceSettings {
     telegramBotToken: BOT_TOKEN, telegramApiUrl: `${base}/tg`, pagerdutyEventsUrl: `${base}/pd/create_event.json`,
     pushoverApiToken: PUSHOVER_TOKEN, pushoverApiUrl: `${base}/po`, opsgenieApiUrl: `${base}/og`,
     matrixHomeserver: `${base}/mx`, matrixAccessToken: MATRIX_TOKEN, pushbulletApiUrl: `${base}/pb`, shellEnabled: true,
+    twilioAccount: "AC123", twilioAuth: TWILIO_AUTH, twilioFrom: "+15550001111", twilioApiUrl: `${base}/tw`,
+    githubApiUrl: `${base}/gh`, trelloAppKey: TRELLO_KEY, trelloApiUrl: `${base}/tr`,
   };
 }
 

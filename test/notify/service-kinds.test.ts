@@ -8,7 +8,7 @@ import { httpReceiver } from "./receivers.ts";
 import type { Direction } from "./service-kinds-fixture.ts";
 import {
   BOT_TOKEN, closeOutboxes, DOWNTIME_LINE, delivererOf, entryOf, LINK, MATRIX_TOKEN, PUSHOVER_TOKEN, REASON, REMINDER_AT, REMINDER_LINE,
-  serviceChannel, UNIQUE_KEY,
+  serviceChannel, TRELLO_KEY, TWILIO_AUTH, UNIQUE_KEY,
 } from "./service-kinds-fixture.ts";
 
 test.after.each(closeOutboxes);
@@ -171,6 +171,43 @@ const CASES: Case[] = [
     const body = json(one(requests, "POST", "/api/v1/integrations/webhook/x"));
     const expected = { down: ["down", `Backup is DOWN (${REASON})`], up: ["up", "Backup is UP"], reminder: ["down", "Backup is still DOWN"] }[direction];
     assert.equal([body.status, body.title, body.check_id], [...expected, UNIQUE_KEY]);
+  } },
+  { kind: "sms", value: () => ({ phone: "+15551234567", notify_up: false }), expect(direction, requests) {
+    if (direction === "up") return assert.equal(requests, [], "notify_up false: nothing");
+    const request = one(requests, "POST", "/tw/2010-04-01/Accounts/AC123/Messages.json", "application/x-www-form-urlencoded");
+    assert.is(request.headers.authorization, `Basic ${Buffer.from(`AC123:${TWILIO_AUTH}`).toString("base64")}`);
+    const expected = { down: `hcd: The check "Backup" is DOWN (${REASON}).`, reminder: `hcd: The check "Backup" is still DOWN. ${REMINDER_LINE}` }[direction];
+    assert.equal(form(request), { To: "+15551234567", From: "+15550001111", Body: expected });
+  } },
+  { kind: "whatsapp", value: () => "+15551234567", expect(direction, requests) {
+    const body = form(one(requests, "POST", "/tw/2010-04-01/Accounts/AC123/Messages.json", "application/x-www-form-urlencoded"));
+    const expected = { down: `hcd: The check "Backup" is DOWN (${REASON}).`, up: `hcd: The check "Backup" is UP. ${DOWNTIME_LINE}`,
+      reminder: `hcd: The check "Backup" is still DOWN. ${REMINDER_LINE}` }[direction];
+    assert.equal(body, { To: "whatsapp:+15551234567", From: "whatsapp:+15550001111", Body: expected });
+  } },
+  { kind: "call", value: () => ({ phone: "+15551234567" }), expect(direction, requests) {
+    if (direction === "up") return assert.equal(requests, [], "no call for an up");
+    const body = form(one(requests, "POST", "/tw/2010-04-01/Accounts/AC123/Calls.json", "application/x-www-form-urlencoded"));
+    const said = direction === "down" ? "is down." : "is still down.";
+    assert.equal(body, { To: "+15551234567", From: "+15550001111",
+      Twiml: `<Response><Say>Hello! A message from hcd: The check &quot;Backup&quot; ${said}</Say></Response>` });
+  } },
+  { kind: "github", value: () => ({ repo: "acme/ops", token: "github-token-secret", labels: "bug, monitoring" }), expect(direction, requests) {
+    if (direction !== "down") return assert.equal(requests, [], `no issue for ${direction}`);
+    const request = one(requests, "POST", "/gh/repos/acme/ops/issues");
+    assert.equal([request.headers.authorization, request.headers.accept, request.headers["x-github-api-version"]],
+      ["Bearer github-token-secret", "application/vnd.github+json", "2022-11-28"]);
+    const body = json(request);
+    assert.equal([body.title, body.labels], ["Backup is DOWN", ["bug", "monitoring"]]);
+    assert.is(body.body, `The check [Backup](${LINK}) is **DOWN** (${REASON}).\n\n**Project:** Ops\n**Period:** 1 day\n` +
+      "**Total Pings:** 7\n**Last Ping:** Success, 5 minutes ago");
+  } },
+  { kind: "trello", value: () => ({ list_id: "0123456789abcdef01234567", token: "trello-token-secret" }), expect(direction, requests) {
+    if (direction !== "down") return assert.equal(requests, [], `no card for ${direction}`);
+    const request = one(requests, "POST", "/tr/1/cards");
+    assert.is(request.headers.authorization, `OAuth oauth_consumer_key="${TRELLO_KEY}", oauth_token="trello-token-secret"`);
+    assert.equal(json(request), { idList: "0123456789abcdef01234567", name: "Down: Backup",
+      desc: `**Period:** 1 day\n\n**Last Ping:** 5 minutes ago\n\n[Full Details @ hcd](${LINK})` });
   } },
 ];
 
