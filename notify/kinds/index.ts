@@ -2,6 +2,7 @@
 // kind is its module here plus its name there.
 import type { ServiceKind } from "../../engine/model.ts";
 import type { ServiceKindModule } from "./kind.ts";
+import { apprise } from "./apprise.ts";
 import { github } from "./github.ts";
 import { googlechat } from "./googlechat.ts";
 import { gotify } from "./gotify.ts";
@@ -24,5 +25,5 @@ import { zulip } from "./zulip.ts";
 
 export const SERVICE_KIND_MODULES: Readonly<Record<ServiceKind, ServiceKindModule>> = {
   telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie, mattermost, rocketchat, zulip, pushbullet, victorops,
-  pagertree, spike, shell, github, trello, sms, whatsapp, call,
+  pagertree, spike, shell, github, trello, sms, whatsapp, call, apprise,
 };

@@ -21,6 +21,7 @@ export type ServiceSettings = {
   readonly trelloAppKey: string | null;
   readonly trelloApiUrl: string;
   readonly shellEnabled: boolean; // SHELL_ENABLED: the shell kind runs commands on this server
+  readonly appriseEnabled: boolean; // APPRISE_ENABLED: the apprise kind runs the apprise command
 };
 
 type TextSetting = { [K in keyof ServiceSettings]: ServiceSettings[K] extends boolean ? never : K }[keyof ServiceSettings];
@@ -46,7 +47,7 @@ const NAMES: Record<TextSetting, [name: string, fallback: string | null, secret:
 };
 
 /** The switches, off unless set to true (true/false, 1/0, yes/no, on/off). */
-const FLAGS: Record<Exclude<keyof ServiceSettings, TextSetting>, string> = { shellEnabled: "SHELL_ENABLED" };
+const FLAGS: Record<Exclude<keyof ServiceSettings, TextSetting>, string> = { shellEnabled: "SHELL_ENABLED", appriseEnabled: "APPRISE_ENABLED" };
 
 /** The settings with nothing set: the real services, no tokens, every switch off. */
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = serviceSettingsOf(() => undefined).settings;

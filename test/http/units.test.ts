@@ -27,7 +27,7 @@ const REAL_SERVICES = {
   telegramBotToken: null, telegramApiUrl: "https://api.telegram.org",
   pagerdutyEventsUrl: "https://events.pagerduty.com/generic/2010-04-15/create_event.json",
   pushoverApiToken: null, pushoverApiUrl: "https://api.pushover.net", opsgenieApiUrl: null, matrixHomeserver: null, matrixAccessToken: null,
-  pushbulletApiUrl: "https://api.pushbullet.com", shellEnabled: false, twilioAccount: null, twilioAuth: null, twilioFrom: null,
+  pushbulletApiUrl: "https://api.pushbullet.com", shellEnabled: false, appriseEnabled: false, twilioAccount: null, twilioAuth: null, twilioFrom: null,
   twilioApiUrl: "https://api.twilio.com", githubApiUrl: "https://api.github.com", trelloAppKey: null, trelloApiUrl: "https://api.trello.com",
 };
 
@@ -75,7 +75,7 @@ test("config: the notification kinds' endpoints and tokens are read, URLs withou
   }).services, {
     telegramBotToken: "1:tg", telegramApiUrl: "http://proxy:8080/tg", pagerdutyEventsUrl: "http://proxy/pd",
     pushoverApiToken: "po", pushoverApiUrl: "http://proxy/po", opsgenieApiUrl: "http://proxy/og",
-    matrixHomeserver: "https://matrix.example.org", matrixAccessToken: "mx", pushbulletApiUrl: "http://proxy/pb", shellEnabled: true,
+    matrixHomeserver: "https://matrix.example.org", matrixAccessToken: "mx", pushbulletApiUrl: "http://proxy/pb", shellEnabled: true, appriseEnabled: false,
     twilioAccount: "AC1", twilioAuth: "tw", twilioFrom: "+1555", twilioApiUrl: "http://proxy/tw", githubApiUrl: "http://proxy/gh",
     trelloAppKey: "tk", trelloApiUrl: "http://proxy/tr",
   });

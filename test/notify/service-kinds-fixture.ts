@@ -35,7 +35,7 @@ export function settingsAt(base: string): ServiceSettings {
   return {
     telegramBotToken: BOT_TOKEN, telegramApiUrl: `${base}/tg`, pagerdutyEventsUrl: `${base}/pd/create_event.json`,
     pushoverApiToken: PUSHOVER_TOKEN, pushoverApiUrl: `${base}/po`, opsgenieApiUrl: `${base}/og`,
-    matrixHomeserver: `${base}/mx`, matrixAccessToken: MATRIX_TOKEN, pushbulletApiUrl: `${base}/pb`, shellEnabled: true,
+    matrixHomeserver: `${base}/mx`, matrixAccessToken: MATRIX_TOKEN, pushbulletApiUrl: `${base}/pb`, shellEnabled: true, appriseEnabled: true,
     twilioAccount: "AC123", twilioAuth: TWILIO_AUTH, twilioFrom: "+15550001111", twilioApiUrl: `${base}/tw`,
     githubApiUrl: `${base}/gh`, trelloAppKey: TRELLO_KEY, trelloApiUrl: `${base}/tr`,
   };
