@@ -35,6 +35,7 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
   });
   notifications.startDelivering({
     siteRoot: notify.siteRoot, allowPrivateIps: notify.allowPrivateIps, smtpUrl: notify.smtpUrl ?? undefined, fromAddress: "hcd@localhost", services: notify.services,
+    channels: (projectId) => node.pool.listChannels(projectId),
     onResult: (entry, result, error) => {
       if (result === "sent") return;
       // ids only: a channel's value (a webhook URL, an address) may hold a secret

@@ -48,6 +48,7 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
     outbox: shardOutbox(host.store(), setup.index, setup.count),
     siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
     smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost", services: setup.notify.services,
+    channels: (projectId) => host.apply({ kind: "channels", projectId }),
     onResult: (entry, result, error) => {
       const key = `${entry.channel.kind}\t${result}`;
       host.counters.notifications[key] = (host.counters.notifications[key] ?? 0) + 1;

@@ -1,5 +1,5 @@
 // Admin API request bodies → operations (CONTRACT.md "Admin API"): projects, channels, the clock, pruning.
-import type { ChannelKind, ChannelValue, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
+import type { Channel, ChannelKind, ChannelValue, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
 import { assertNever, CHANNEL_KINDS, LIMITS, SECOND } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
@@ -42,6 +42,20 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
   const value = channelValueOf(kind, body.value, services);
   if (!value.ok) return value;
   return ok({ kind, name, value: value.value });
+}
+
+/**
+ * A group's members must be channels of its project and not groups, so that groups never loop; returns
+ * the problem, or null (for any other kind too).
+ */
+export function groupProblem(input: ChannelInput, projectChannels: readonly Channel[]): string | null {
+  if (input.value.kind !== "group" || !("fields" in input.value)) return null;
+  for (const id of String(input.value.fields.channels ?? "").split(",").filter((member) => member !== "")) {
+    const member = projectChannels.find((channel) => channel.id === id);
+    if (member === undefined) return `value.channels: ${id} is not a channel of this project`;
+    if (member.kind === "group") return `value.channels: ${id} is a group (a group cannot contain a group)`;
+  }
+  return null;
 }
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;

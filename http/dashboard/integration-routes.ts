@@ -3,7 +3,7 @@
 // one (any session that may write: as "Test", it acts on the project's own integrations).
 import type { Channel, Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { channelInputOf } from "../admin-input.ts";
+import { channelInputOf, groupProblem } from "../admin-input.ts";
 import { presentChannelStates } from "../present.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
@@ -79,6 +79,8 @@ export function integrationRoutes(ctx: DashboardContext): void {
     }
     const input = channelInputOf({ kind: values.kind, name: values.name, value }, deps.serviceKinds);
     if (!input.ok) return failed(reasonOf(input.failure));
+    const loop = groupProblem(input.value, await pool.listChannels(project.id));
+    if (loop !== null) return failed(loop);
     const added = await pool.addChannel(project.id, input.value, clock.now());
     if (!added.ok) return failed(reasonOf(added.failure));
     return redirect(`/projects/${project.id}/integrations`);

@@ -5,6 +5,7 @@ import type { ServiceKindModule } from "./kind.ts";
 import { apprise } from "./apprise.ts";
 import { github } from "./github.ts";
 import { googlechat } from "./googlechat.ts";
+import { group } from "./group.ts";
 import { gotify } from "./gotify.ts";
 import { matrix } from "./matrix.ts";
 import { mattermost } from "./mattermost.ts";
@@ -25,5 +26,5 @@ import { zulip } from "./zulip.ts";
 
 export const SERVICE_KIND_MODULES: Readonly<Record<ServiceKind, ServiceKindModule>> = {
   telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie, mattermost, rocketchat, zulip, pushbullet, victorops,
-  pagertree, spike, shell, github, trello, sms, whatsapp, call, apprise,
+  pagertree, spike, shell, github, trello, sms, whatsapp, call, apprise, group,
 };
