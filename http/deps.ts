@@ -27,6 +27,17 @@ export type SendTestNotification = (project: Project, channel: Channel, at: Mill
 export type ServiceKinds = {
   parse(kind: ServiceKind, value: unknown): Outcome<ServiceFields>;
   help(kind: ServiceKind): string;
+  /** The inputs of the kind's own form on the integrations page. */
+  form(kind: ServiceKind): readonly KindFormField[];
+};
+
+/** One input of a kind's form: a field of its value (list: comma-separated, sent as an array). */
+export type KindFormField = {
+  readonly name: string;
+  readonly label: string;
+  readonly input: "text" | "secret" | "number" | "list" | "bool";
+  readonly required: boolean;
+  readonly hint?: string;
 };
 
 /** A dashboard session as the nodes of a cluster share it (the same fields as dashboard/sessions.ts's Session). */

@@ -4,6 +4,8 @@ import type { Channel, ChannelKind, Check, Project, ServiceKind } from "../../en
 import { CHANNEL_KINDS, SERVICE_KINDS } from "../../engine/model.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
+import type { ServiceKinds } from "../deps.ts";
+import { kindForms } from "./kind-forms.ts";
 import { documentOf, projectNav } from "./pages.ts";
 
 /** One integration with what the admin API reports of its deliveries. */
@@ -30,8 +32,8 @@ function isServiceKind(kind: ChannelKind): kind is ServiceKind {
 
 export function integrationsPage(viewer: Viewer, opts: {
   project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; error: string | null; values: { kind: string; name: string; value: string };
-  /** What the value of each kind of notify/kinds/ holds. */
-  serviceHelp: (kind: ServiceKind) => string;
+  /** The kinds of notify/kinds/: what each value holds, and each kind's form. */
+  serviceKinds: Pick<ServiceKinds, "help" | "form">;
   /** The outcome of a "Test", shown above the list. */
   tested?: { readonly channel: Channel; readonly error: string | null };
 }): string {
@@ -61,8 +63,10 @@ ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p
 <label for="i-kind">Kind</label><select id="i-kind" name="kind">${CHANNEL_KINDS.map((k) => html`<option value="${k}"${k === v.kind ? html` selected` : ""}>${k}</option>`)}</select>
 <label for="i-name">Name</label><input id="i-name" name="name" value="${v.name}" maxlength="100">
 <label for="i-value">Value</label><textarea id="i-value" name="value" rows="3" required>${v.value}</textarea>
-<ul class="hint">${CHANNEL_KINDS.map((k) => html`<li><b>${k}</b>: ${isServiceKind(k) ? opts.serviceHelp(k) : VALUE_HINTS[k]}</li>`)}</ul>
-<button type="submit">Add integration</button></form>`}`,
+<ul class="hint">${CHANNEL_KINDS.map((k) => html`<li><b>${k}</b>: ${isServiceKind(k) ? opts.serviceKinds.help(k) : VALUE_HINTS[k]}</li>`)}</ul>
+<button type="submit">Add integration</button></form>
+<h2>Or add one with its own form</h2>
+${kindForms(base, viewer.csrf, opts.serviceKinds)}`}`,
   });
 }
 

@@ -12,6 +12,7 @@ function body(m: ServiceMessage): string {
 
 export const apprise: ServiceKindModule = {
   help: '{"url": "tgram://bottoken/ChatID"}: one Apprise URL (only with APPRISE_ENABLED=true)',
+  form: [{ name: "url", label: "Apprise URL", input: "secret", required: true }],
   secretFields: ["url"],
   enabled: (settings) => settings.appriseEnabled ? null : "apprise notifications are off on this server (APPRISE_ENABLED)",
   parse(value) {

@@ -3,10 +3,11 @@
 import { escapeHtml as e } from "../../lib/html.ts";
 import type { JsonValue } from "../py-json.ts";
 import type { ServiceKindModule } from "./kind.ts";
-import { jsonRequest, parseUrlValue } from "./kind.ts";
+import { jsonRequest, parseUrlValue, URL_FORM } from "./kind.ts";
 
 export const googlechat: ServiceKindModule = {
   help: 'the space\'s incoming webhook URL (a string, or {"url": ...})',
+  form: URL_FORM,
   secretFields: ["url"],
   parse: parseUrlValue,
   render(fields, m) {

@@ -31,6 +31,7 @@ export function memberEntry(entry: OutboxEntry, member: Channel): OutboxEntry {
 
 export const group: ServiceKindModule = {
   help: '{"channels": ["<channel id>", ...]}: other integrations of this project (not groups) that each get the notification',
+  form: [{ name: "channels", label: "Channel ids", input: "list", required: true, hint: "comma-separated ids of this project's integrations" }],
   secretFields: [],
   parse(value) {
     const list = isObject(value) ? value.channels : value;

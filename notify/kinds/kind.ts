@@ -39,9 +39,23 @@ export type ServiceMessage = {
 /** A provider's refusal as the delivery state shows it, and whether retrying can help. */
 export type Refusal = { readonly error: string; readonly permanent: boolean };
 
+/** One input of a kind's own form on the integrations page: a field of its value. */
+export type FormField = {
+  readonly name: string;
+  readonly label: string;
+  readonly input: "text" | "secret" | "number" | "list" | "bool"; // list: comma-separated, sent as an array
+  readonly required: boolean;
+  readonly hint?: string;
+};
+
+/** A form of one required URL field, the value of the webhook-like kinds. */
+export const URL_FORM: readonly FormField[] = [{ name: "url", label: "Webhook URL", input: "secret", required: true }];
+
 export type ServiceKindModule = {
   /** What the value holds, for the dashboard and the README. */
   readonly help: string;
+  /** The inputs of its form on the dashboard, in order. */
+  readonly form: readonly FormField[];
   /** Checks and normalises a value from the admin API or the dashboard; a problem names its field. */
   parse(value: unknown): Outcome<ServiceFields>;
   /** Fields whose values are secrets: never shown, and cut out of any error text. */

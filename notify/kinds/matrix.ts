@@ -24,6 +24,7 @@ function formatted(m: ServiceMessage): string {
 
 export const matrix: ServiceKindModule = {
   help: '{"room_id": "!abc:example.org"} (or a "#alias:example.org" the account of MATRIX_ACCESS_TOKEN has joined)',
+  form: [{ name: "room_id", label: "Room id or alias", input: "text", required: true, hint: "!id:server or #alias:server" }],
   secretFields: [],
   parse(value) {
     const room = isObject(value) ? value.room_id : value;

@@ -2,10 +2,11 @@
 // which sends its Slack payload).
 import type { JsonValue } from "../py-json.ts";
 import type { ServiceKindModule } from "./kind.ts";
-import { jsonRequest, parseUrlValue } from "./kind.ts";
+import { jsonRequest, parseUrlValue, URL_FORM } from "./kind.ts";
 
 export const mattermost: ServiceKindModule = {
   help: 'the incoming webhook URL (a string, or {"url": ...})',
+  form: URL_FORM,
   secretFields: ["url"],
   parse: parseUrlValue,
   render(fields, m) {

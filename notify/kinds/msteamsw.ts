@@ -2,10 +2,11 @@
 // and a link (reference hc/integrations/msteamsw).
 import type { JsonValue } from "../py-json.ts";
 import type { ServiceKindModule } from "./kind.ts";
-import { inlineReason, jsonRequest, lineAfterHeadline, parseUrlValue } from "./kind.ts";
+import { inlineReason, jsonRequest, lineAfterHeadline, parseUrlValue, URL_FORM } from "./kind.ts";
 
 export const msteamsw: ServiceKindModule = {
   help: "the Workflows webhook URL (a string, or {\"url\": ...})",
+  form: URL_FORM,
   secretFields: ["url"],
   parse: parseUrlValue,
   render(fields, m) {

@@ -1,10 +1,11 @@
 // PagerTree: its webhook integration with one incident per check, triggered while down and resolved on
 // up (reference hc/integrations/pagertree).
 import type { ServiceKindModule } from "./kind.ts";
-import { inlineReason, jsonRequest, parseUrlValue } from "./kind.ts";
+import { inlineReason, jsonRequest, parseUrlValue, URL_FORM } from "./kind.ts";
 
 export const pagertree: ServiceKindModule = {
   help: 'the integration\'s webhook URL (a string, or {"url": ...})',
+  form: URL_FORM,
   secretFields: ["url"],
   parse: parseUrlValue,
   render(fields, m) {

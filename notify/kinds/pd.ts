@@ -6,6 +6,7 @@ import { isObject, jsonRequest, stringField } from "./kind.ts";
 
 export const pd: ServiceKindModule = {
   help: '{"service_key": "..."}: the integration key of a PagerDuty service (Events API)',
+  form: [{ name: "service_key", label: "Integration key", input: "secret", required: true }],
   secretFields: ["service_key"],
   parse(value) {
     const key = stringField(isObject(value) ? value : { service_key: value }, "service_key", 100);

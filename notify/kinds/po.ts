@@ -19,6 +19,9 @@ function text(m: ServiceMessage): string {
 
 export const po: ServiceKindModule = {
   help: '{"user_key": "...", "priority": 0, "priority_up": 0}: priorities -2 to 2 (2 = emergency, repeated until acknowledged; -3 = send nothing), the "up" one defaults to "priority"',
+  form: [{ name: "user_key", label: "User key", input: "secret", required: true },
+    { name: "priority", label: "Priority when down", input: "number", required: false, hint: "-2 to 2; 2 repeats until acknowledged; -3 sends nothing" },
+    { name: "priority_up", label: "Priority when up", input: "number", required: false }],
   secretFields: ["user_key"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with user_key");

@@ -6,6 +6,7 @@ import { inlineReason, isObject, jsonRequest, lineAfterHeadline, stringField } f
 
 export const pushbullet: ServiceKindModule = {
   help: '{"token": "..."}: an access token from Pushbullet\'s account settings',
+  form: [{ name: "token", label: "Access token", input: "secret", required: true }],
   secretFields: ["token"],
   parse(value) {
     const token = stringField(isObject(value) ? value : { token: value }, "token", 100);

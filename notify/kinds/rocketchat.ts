@@ -2,10 +2,11 @@
 // hc/integrations/rocketchat).
 import type { JsonValue } from "../py-json.ts";
 import type { ServiceKindModule } from "./kind.ts";
-import { inlineReason, jsonRequest, lineAfterHeadline, parseUrlValue } from "./kind.ts";
+import { inlineReason, jsonRequest, lineAfterHeadline, parseUrlValue, URL_FORM } from "./kind.ts";
 
 export const rocketchat: ServiceKindModule = {
   help: 'the incoming webhook URL (a string, or {"url": ...})',
+  form: URL_FORM,
   secretFields: ["url"],
   parse: parseUrlValue,
   render(fields, m) {

@@ -48,5 +48,8 @@ export function serviceHelp(kind: ServiceKind): string {
 
 /** The kinds as the HTTP edge receives them (AppDeps.serviceKinds), with this server's settings. */
 export function serviceKindsOf(settings: ServiceSettings) {
-  return { parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings), help: serviceHelp };
+  return {
+    parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings), help: serviceHelp,
+    form: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].form,
+  };
 }

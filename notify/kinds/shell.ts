@@ -63,6 +63,7 @@ function variables(m: ServiceMessage): [key: string, value: string][] {
 
 export const shell: ServiceKindModule = {
   help: '{"cmd_down": "/usr/local/bin/page-oncall $NAME", "cmd_up": ""}: run without a shell; an empty command does nothing (only with SHELL_ENABLED=true)',
+  form: [{ name: "cmd_down", label: "Command when down", input: "text", required: false }, { name: "cmd_up", label: "Command when up", input: "text", required: false }],
   secretFields: [],
   enabled: (settings) => settings.shellEnabled ? null : "shell notifications are off on this server (SHELL_ENABLED)",
   parse(value) {

@@ -6,7 +6,7 @@ import type { Outcome } from "../../engine/outcome.ts";
 import type { ServiceFields } from "../../engine/model.ts";
 import { escapeHtml } from "../../lib/html.ts";
 import type { HttpRequest } from "../render.ts";
-import type { Refusal, ServiceKindModule, ServiceMessage } from "./kind.ts";
+import type { FormField, Refusal, ServiceKindModule, ServiceMessage } from "./kind.ts";
 import { defaultRefusal, formRequest, inlineReason, isObject, lineAfterHeadline } from "./kind.ts";
 import type { ServiceSettings } from "./settings.ts";
 import { required } from "./settings.ts";
@@ -50,8 +50,13 @@ function text(m: ServiceMessage): string {
 
 const wanted = (fields: ServiceFields, m: ServiceMessage) => Number(m.direction === "up" ? fields.notify_up : fields.notify_down) !== 0;
 
+const PHONE: FormField = { name: "phone", label: "Phone number", input: "text", required: true, hint: "+15551234567" };
+const DIRECTIONS: readonly FormField[] = [PHONE, { name: "notify_down", label: "When down", input: "bool", required: false },
+  { name: "notify_up", label: "When up", input: "bool", required: false }];
+
 export const sms: ServiceKindModule = {
   help: '{"phone": "+15551234567", "notify_down"?: true, "notify_up"?: true}',
+  form: DIRECTIONS,
   secretFields: [],
   parse: (value) => parsePhone(value, true),
   render: (fields, m, settings) => wanted(fields, m)
@@ -61,6 +66,7 @@ export const sms: ServiceKindModule = {
 
 export const whatsapp: ServiceKindModule = {
   help: '{"phone": "+15551234567", "notify_down"?: true, "notify_up"?: true} (TWILIO_FROM must be a WhatsApp sender)',
+  form: DIRECTIONS,
   secretFields: [],
   parse: (value) => parsePhone(value, true),
   render: (fields, m, settings) => wanted(fields, m)
@@ -70,6 +76,7 @@ export const whatsapp: ServiceKindModule = {
 
 export const call: ServiceKindModule = {
   help: '{"phone": "+15551234567"}: a call that reads the alert out, for a down only',
+  form: [PHONE],
   secretFields: [],
   parse: (value) => parsePhone(value, false),
   render(fields, m, settings) {
