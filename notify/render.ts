@@ -1,21 +1,22 @@
 // What to send for one outbox entry: the reference's payloads (fact sheet §4–§7), rendered from the
 // check, flip and last ping as they were at the flip (Project decision §2). Pure: no I/O, no clock.
-import type { NoticeChannel, NoticeCheck, OutboxEntry } from "../engine/changes.ts";
+import type { NoticeCheck } from "../engine/changes.ts";
 import { isWholeCheck } from "../engine/changes.ts";
-import type { Channel, ChannelKind, Check, Millis, NtfySpec, PingRecord, WebhookSpec } from "../engine/model.ts";
-import { assertNever, tagsOf } from "../engine/model.ts";
+import type { ChannelKind, Check, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
+import { tagsOf } from "../engine/model.ts";
 import type { JsonValue } from "./py-json.ts";
 import { pyJson } from "./py-json.ts";
 import { formatAgo, formatDowntime, formatPeriod, rfc2822, shortDate } from "./wording.ts";
 import { isoSeconds } from "../lib/iso-dates.ts";
 import { escapeHtml } from "../lib/html.ts";
 import { presentCheck } from "../host/check-json.ts";
-import { uniqueKeyOf } from "../host/unique-key.ts";
-import type { ServiceMessage } from "./kinds/kind.ts";
 import { renderService } from "./kinds/service.ts";
-import type { ServiceSettings } from "./kinds/settings.ts";
+import { serviceMessageOf } from "./kinds/message.ts";
 import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
-import { createHash } from "node:crypto";
+import type { Facts, RenderEntry, RenderOptions } from "./facts.ts";
+import { cloakedUrl, cutBody, factsOf, isWord, pingKindLabel, reminderLine, statusLine } from "./facts.ts";
+export type { EntryExtras, RenderEntry, RenderOptions } from "./facts.ts";
+export { cloakedUrl } from "./facts.ts";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -48,26 +49,6 @@ export type EmailMessage = {
 
 export type Delivery = HttpRequest | HttpSequence | CommandRun | EmailMessage;
 
-/**
- * Facts an outbox entry may carry beyond OutboxEntry; absent means unknown and the message leaves
- * them out. lastPingBody feeds $BODY and the body sections; downSinceAt (the previous down flip's
- * instant, for an up flip) gives the downtime line; projectName the "Project" field.
- */
-export type EntryExtras = {
-  readonly lastPingBody?: Uint8Array | null;
-  readonly projectName?: string;
-  readonly downSinceAt?: Millis | null;
-};
-export type RenderEntry = OutboxEntry & EntryExtras;
-
-export type RenderOptions = {
-  readonly siteRoot: string;
-  readonly siteName: string;
-  readonly services?: ServiceSettings; // default: the real services, no tokens
-};
-
-type Direction = "up" | "down";
-
 /** Returns what to send for the entry, or null when its channel does nothing for this flip (a no-op). */
 export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null {
   const direction = entry.flip.to;
@@ -92,103 +73,6 @@ export function isPermanentResponse(kind: ChannelKind, status: number, body: str
   if (kind === "slack") return status === 404 || (status === 400 && body === "invalid_token");
   if (kind === "discord") return status === 404;
   return false;
-}
-
-/** Returns the check's public link: SITE_ROOT/cloaked/<sha1 of the uuid's first 16 hex digits>/. */
-export function cloakedUrl(check: Pick<Check, "uuid">, siteRoot: string): string {
-  return `${siteRoot}/cloaked/${uniqueKeyOf(check.uuid)}/`;
-}
-
-// ---- shared facts --------------------------------------------------------------------------------
-
-type Facts = {
-  readonly check: NoticeCheck | Check; // whole only for channels that send the check's API JSON (rendersCheckJson)
-  readonly channel: NoticeChannel;
-  readonly direction: Direction;
-  readonly at: Millis; // the flip's instant: "now" of every relative time
-  readonly reason: string; // long form, "" when none
-  readonly downtimeMs: Millis | null;
-  readonly name: string; // name, or the uuid when empty
-  readonly ping: PingRecord | null;
-  readonly body: string | null; // last ping body as text, null = none
-  readonly bodyBytes: number;
-  readonly projectName: string;
-  readonly opts: RenderOptions;
-  /** A reminder ("still down"): the outage's n-th, and when it began if known; null = a status change. */
-  readonly reminder: { readonly n: number; readonly downSinceAt: Millis | null } | null;
-};
-
-function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions): Facts {
-  const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
-  const downSinceAt = entry.downSinceAt ?? null;
-  return {
-    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry.flip.reason),
-    downtimeMs: direction === "up" && entry.flip.from === "down" && downSinceAt !== null ? entry.flip.at - downSinceAt : null,
-    name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
-    body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
-    bodyBytes: bytes?.length ?? 0, projectName: entry.projectName ?? "", opts,
-    reminder: entry.reminder === undefined ? null : { n: entry.reminder, downSinceAt },
-  };
-}
-
-function reasonLong(reason: string): string {
-  if (reason === "timeout") return "success signal did not arrive on time, grace time passed";
-  if (reason === "fail") return "received a failure signal";
-  return "";
-}
-
-/** "Success", "Failure", "Exit status N", "Start", "Log", "Ignored" (reference formatted_kind). */
-function pingKindLabel(ping: PingRecord, started: "Start" | "Started"): string {
-  switch (ping.kind) {
-    case "success": return "Success";
-    case "fail": return ping.exitStatus !== null && ping.exitStatus > 0 ? `Exit status ${ping.exitStatus}` : "Failure";
-    case "start": return started;
-    case "log": return "Log";
-    case "ign": return "Ignored";
-    default: return assertNever(ping.kind);
-  }
-}
-
-function statusLine(facts: Facts): string | null {
-  if (facts.reminder !== null) return reminderLine(facts.reminder, facts.at);
-  if (facts.reason !== "") return `Reason: ${facts.reason}.`;
-  if (facts.downtimeMs !== null) return `The downtime lasted ${formatDowntime(facts.downtimeMs)}.`;
-  return null;
-}
-
-/** "Still down since 2026-01-01T00:00:00+00:00 (2 hours, 0 minutes), 2 reminders so far." */
-function reminderLine(reminder: NonNullable<Facts["reminder"]>, at: Millis): string {
-  const since = reminder.downSinceAt === null ? "" : ` since ${isoSeconds(reminder.downSinceAt)} (${formatDowntime(at - reminder.downSinceAt)})`;
-  return `Still down${since}, ${reminder.n} reminder${reminder.n === 1 ? "" : "s"} so far.`;
-}
-
-/** "is DOWN", or "is still DOWN" for a reminder. */
-function isWord(facts: Facts): string {
-  return `is ${facts.reminder !== null ? "still " : ""}${facts.direction.toUpperCase()}`;
-}
-
-// ---- the kinds of notify/kinds/ -------------------------------------------------------------------
-
-/** The facts every service kind words its own way, as the reference's chat messages list them. */
-function serviceMessageOf(facts: Facts, entryId: string): ServiceMessage {
-  const { check, ping, opts } = facts;
-  const tags = tagsOf(check.tags);
-  const details: [string, string][] = [];
-  if (facts.projectName) details.push(["Project", facts.projectName]);
-  if (tags.length > 0) details.push(["Tags", tags.join(", ")]);
-  if (check.kind === "simple") details.push(["Period", formatPeriod(check.timeoutMs)]);
-  else details.push(["Schedule", check.schedule], ["Time Zone", check.tz]);
-  const lastPing = ping === null ? "Never" : `${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`;
-  details.push(["Total Pings", String(ping?.n ?? 0)], ["Last Ping", lastPing]);
-  return {
-    direction: facts.direction, reminder: facts.reminder !== null, name: facts.name, title: `${facts.name} ${isWord(facts)}`,
-    statusLine: statusLine(facts), reason: facts.reminder === null ? facts.reason : "", link: cloakedUrl(check, opts.siteRoot),
-    detailsUrl: `${opts.siteRoot}/checks/${check.uuid}/details/`, incidentKey: uniqueKeyOf(check.uuid),
-    idempotencyKey: createHash("sha1").update(entryId).digest("hex"), desc: check.desc, projectName: facts.projectName, tags,
-    check: { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags }, at: isoSeconds(facts.at),
-    details, totalPings: ping?.n ?? 0, lastPing,
-    lastPingAgo: ping === null ? null : formatAgo(ping.at, facts.at), body: cutBody(facts.body, 1000), siteName: opts.siteName,
-  };
 }
 
 // ---- webhook (fact sheet §4) ---------------------------------------------------------------------
@@ -286,12 +170,6 @@ function discordUrl(url: string): string {
   let target = url.replace(/^(https?:\/\/)discordapp\.com(?=[/:]|$)/i, "$1discord.com").replace(/\/+$/, "");
   if (!target.endsWith("/slack")) target += "/slack";
   return target;
-}
-
-/** Returns the last ping body cut to `max` characters plus "\n[truncated]", or null without a body. */
-function cutBody(body: string | null, max: number): string | null {
-  if (body === null) return null;
-  return body.length > max ? `${body.slice(0, max)}\n[truncated]` : body;
 }
 
 function renderSlackalike(url: string, facts: Facts, flavour: "slack" | "discord"): HttpRequest {
