@@ -196,7 +196,8 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
   });
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
-    const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, services: settings.services };
+    const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, services: settings.services,
+      channels: (projectId: string) => pool.listChannels(projectId) };
     const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: serviceKindsOf(settings.services),
       sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
       config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings),

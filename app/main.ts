@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   let reader: MailReader | null = null;
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
-  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services };
+  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
+    channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock);
   const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));

@@ -4,10 +4,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Channel } from "../../engine/model.ts";
+import { project as projectOf } from "../helpers.ts";
+import { sendTestNotification } from "../../notify/test-notification.ts";
 import { hasGivenUp } from "../../engine/changes.ts";
 import { httpReceiver } from "./receivers.ts";
 import type { Answer } from "./receivers.ts";
-import { BOT_TOKEN, closeOutboxes, delivererOf, DOWN_AT, entryOf, serviceChannel } from "./service-kinds-fixture.ts";
+import { BOT_TOKEN, closeOutboxes, delivererOf, DOWN_AT, entryOf, serviceChannel, settingsAt } from "./service-kinds-fixture.ts";
 
 test.after.each(closeOutboxes);
 
@@ -66,6 +68,21 @@ test("a member's permanent refusal gives the group's entry up with that member's
     const alone = await delivererOf([entry], rx.url);
     await alone.deliverer.deliverDue(DOWN_AT);
     assert.is(alone.outbox.get(entry.id)?.lastError, "Group notifications cannot be delivered here");
+  } finally {
+    await rx.close();
+  }
+});
+
+test("Test through a group sends the sample to each member and names a failing one", async () => {
+  const rx = await httpReceiver((request): Answer => request.path.startsWith("/gotify") ? { status: 500 } : { status: 200 });
+  try {
+    const { outer, channels, lookup } = project(rx.url);
+    const proj = projectOf({ id: "p", name: "Ops" });
+    const opts = { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null, services: settingsAt(rx.url), channels: lookup };
+    const error = await sendTestNotification(proj, channels.find((c) => c.id === outer.id) ?? outer, DOWN_AT, opts);
+    assert.is(error, "phone: Received status code 500");
+    assert.equal(rx.requests.map((r) => r.path).sort(), ["/gotify/message", `/tg/bot${BOT_TOKEN}/sendMessage`]);
+    assert.match(JSON.parse(rx.requests.find((r) => r.path.startsWith("/tg"))?.body ?? "{}").text, /TEST<\/a> is <b>DOWN<\/b>/);
   } finally {
     await rx.close();
   }
