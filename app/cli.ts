@@ -13,6 +13,7 @@ import { systemClock } from "../host/clock.ts";
 import { createApp } from "../http/app.ts";
 import { readMail } from "../mail/message.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
+import { serviceKindsOf } from "../notify/kinds/service.ts";
 import type { JsonObject } from "../http/body.ts";
 import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
 import type { Settings } from "./config.ts";
@@ -30,7 +31,7 @@ Usage:
   hcd project list
   hcd project mute --project ID (--until ISO-8601 | --clear)
         a maintenance window: no notification of the project's checks until then; --clear ends it
-  hcd channel add --project ID --kind email|webhook|slack|discord|ntfy --value VALUE [--name NAME]
+  hcd channel add --project ID --kind KIND --value VALUE [--name NAME]   (KIND: README "Notifications")
         VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
   hcd channel list --project ID
         the project's channels with their delivery state: pending, failed (given up), last_error
@@ -205,8 +206,9 @@ async function direct(op: Operation, settings: Settings): Promise<{ status: numb
   });
   try {
     const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
-    const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl };
-    const app = createApp({ pool, clock: systemClock, readMail,
+    const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, services: settings.services,
+      channels: (projectId: string) => pool.listChannels(projectId) };
+    const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: serviceKindsOf(settings.services),
       sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
       config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings),
         metricsToken: null, dataDir: settings.dataDir } });

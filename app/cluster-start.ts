@@ -9,9 +9,13 @@ import { DashboardSessions } from "../cluster/dashboard-sessions.ts";
 import { SESSION_IDLE_MS } from "../http/dashboard/sessions.ts";
 import { PartitionHistory } from "../cluster/partition-history.ts";
 import { NotificationQueue } from "../notify/cluster-queue.ts";
+import type { ServiceSettings } from "../notify/kinds/settings.ts";
 import type { ClusterSettings } from "./config.ts";
 
-export type NotifySettings = { readonly siteRoot: string; readonly allowPrivateIps: boolean; readonly smtpUrl: string | null };
+export type NotifySettings = {
+  readonly siteRoot: string; readonly allowPrivateIps: boolean; readonly smtpUrl: string | null;
+  readonly services?: ServiceSettings; // the kinds of notify/kinds/: tokens and endpoints
+};
 
 /**
  * Starts the node's pool, its share of notification delivery, and the dashboard sessions every node shares;
@@ -31,7 +35,8 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
     },
   });
   notifications.startDelivering({
-    siteRoot: notify.siteRoot, allowPrivateIps: notify.allowPrivateIps, smtpUrl: notify.smtpUrl ?? undefined, fromAddress: "hcd@localhost",
+    siteRoot: notify.siteRoot, allowPrivateIps: notify.allowPrivateIps, smtpUrl: notify.smtpUrl ?? undefined, fromAddress: "hcd@localhost", services: notify.services,
+    channels: (projectId) => node.pool.listChannels(projectId),
     onResult: (entry, result, error) => {
       if (result === "sent") return;
       // ids only: a channel's value (a webhook URL, an address) may hold a secret

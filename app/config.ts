@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { isHttpUrl } from "../http/admin-input.ts";
 import { DURABILITIES } from "../persistence/open.ts";
 import type { Durability } from "../persistence/open.ts";
+import type { ServiceSettings } from "../notify/kinds/settings.ts";
+import { serviceSettingsOf } from "../notify/kinds/settings.ts";
 
 export const CLOCK_KINDS = ["real", "virtual"] as const;
 export const LOG_FORMATS = ["json", "text"] as const;
@@ -27,6 +29,7 @@ export type Settings = {
   readonly emailDomain: string;
   readonly smtpUrl: string | null;
   readonly allowPrivateIps: boolean;
+  readonly services: ServiceSettings; // the endpoints and tokens of the kinds of notify/kinds/ (TELEGRAM_BOT_TOKEN, ...)
   readonly durability: Durability;
   readonly clock: ClockKind;
   readonly apiRateLimit: number; // requests per key per minute; 0 = off
@@ -106,6 +109,8 @@ export function readSettings(env: Env): Settings {
   if (smtpUrl !== null && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
     problems.push(`SMTP_URL: expected smtp://[user:pass@]host[:port] or smtps://...`);
   }
+  const services = serviceSettingsOf(value);
+  problems.push(...services.problems);
   const adminToken = value("ADMIN_TOKEN") ?? null;
   const emailDomain = value("EMAIL_DOMAIN") ?? "localhost";
   if (!/^[A-Za-z0-9.-]+$/.test(emailDomain)) problems.push(`EMAIL_DOMAIN=${emailDomain}: expected a domain name`);
@@ -134,6 +139,7 @@ export function readSettings(env: Env): Settings {
     emailDomain,
     smtpUrl,
     allowPrivateIps: flag("INTEGRATIONS_ALLOW_PRIVATE_IPS"),
+    services: services.settings,
     durability: oneOf("DURABILITY", DURABILITIES, "flush"),
     clock,
     // spec §8: 100 requests per minute per key; off by default under CLOCK=virtual (tests and replays

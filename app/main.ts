@@ -16,6 +16,7 @@ import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
+import { serviceKindsOf } from "../notify/kinds/service.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
 import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
@@ -118,10 +119,10 @@ async function main(): Promise<void> {
   let backgroundFailures: FailureEpisodes | undefined; // cluster mode: failed snapshots, advances and ownership rounds
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions, failures: backgroundFailures } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl }));
+      ({ pool, sessions: sharedSessions, failures: backgroundFailures } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
-      startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl },
+      startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
     });
   } catch (error) {
     server.close();
@@ -136,9 +137,10 @@ async function main(): Promise<void> {
   let reader: MailReader | null = null;
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
-  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
+  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
+    channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions,
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {

@@ -8,6 +8,8 @@ import type { ReplayCommand, ReplayPing, ReplayScenario } from "../engine/replay
 import { reasonOf } from "../http/errors.ts";
 import type { JsonObject } from "../http/body.ts";
 import { channelInputOf, projectInputOf } from "../http/admin-input.ts";
+import { serviceKindsOf } from "../notify/kinds/service.ts";
+import { DEFAULT_SERVICE_SETTINGS } from "../notify/kinds/settings.ts";
 import { checkRequestOf } from "../http/input.ts";
 import { isUuid } from "../engine/ids.ts";
 
@@ -69,7 +71,7 @@ function commandOf(item: JsonObject, at: Millis): Outcome<ReplayCommand> {
     case "advance":
       return ok({ at, command: "advance" });
     case "channel": {
-      const channel = channelInputOf(item);
+      const channel = channelInputOf(item, serviceKindsOf(DEFAULT_SERVICE_SETTINGS));
       return channel.ok ? ok({ at, command: "channel", channel: channel.value }) : channel;
     }
     case "create":

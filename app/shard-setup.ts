@@ -3,6 +3,7 @@ import type { Durability } from "../persistence/open.ts";
 import { randomUUID } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
 import { Deliverer } from "../notify/deliverer.ts";
+import type { ServiceSettings } from "../notify/kinds/settings.ts";
 import { shardOutbox } from "./shard-outbox.ts";
 import { ShardHost } from "../host/shard-host.ts";
 import { isStoreUnavailable } from "../host/write-failures.ts";
@@ -22,6 +23,7 @@ export type ShardSetup = {
     readonly allowPrivateIps: boolean;
     readonly smtpUrl: string | null;
     readonly fromAddress?: string; // default hcd@localhost
+    readonly services?: ServiceSettings; // the kinds of notify/kinds/: tokens and endpoints
   };
   /** Maintenance access (the CLI on a stopped server's DATA_DIR): no deliveries, no deadlines applied. */
   readonly passive?: boolean;
@@ -45,7 +47,8 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   const deliverer = new Deliverer({
     outbox: shardOutbox(host.store(), setup.index, setup.count),
     siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
-    smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
+    smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost", services: setup.notify.services,
+    channels: (projectId) => host.apply({ kind: "channels", projectId }),
     onResult: (entry, result, error) => {
       const key = `${entry.channel.kind}\t${result}`;
       host.counters.notifications[key] = (host.counters.notifications[key] ?? 0) + 1;

@@ -18,7 +18,17 @@ export type PingSignal = (typeof PING_SIGNALS)[number];
 export const CHECK_KINDS = ["simple", "cron", "oncalendar"] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
-export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy"] as const;
+/**
+ * Kinds beyond the first five: each is one module of notify/kinds/ that checks its value and renders its
+ * message (CONTRACT "Notification kinds"); the engine stores their values as given.
+ */
+export const SERVICE_KINDS = [
+  "telegram", "msteamsw", "pd", "po", "gotify", "matrix", "googlechat", "opsgenie", "mattermost", "rocketchat", "zulip",
+  "pushbullet", "victorops", "pagertree", "spike", "shell", "github", "trello", "sms", "whatsapp", "call",
+  "apprise", "group",
+] as const;
+export type ServiceKind = (typeof SERVICE_KINDS)[number];
+export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy", ...SERVICE_KINDS] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
 export const FLIP_REASONS = ["", "timeout", "fail"] as const;
@@ -54,7 +64,11 @@ export type ChannelValue =
   | { readonly kind: "webhook"; readonly spec: WebhookSpec; readonly json: boolean } // json: POST the check's JSON (URL form)
   | { readonly kind: "slack"; readonly url: string }
   | { readonly kind: "discord"; readonly url: string }
-  | { readonly kind: "ntfy"; readonly spec: NtfySpec };
+  | { readonly kind: "ntfy"; readonly spec: NtfySpec }
+  | { readonly kind: ServiceKind; readonly fields: ServiceFields };
+
+/** A service kind's value: the fields the reference keeps per channel (CONTRACT "Notification kinds"). */
+export type ServiceFields = Readonly<Record<string, string | number | null>>;
 
 export type Channel = {
   readonly id: string; // uuid

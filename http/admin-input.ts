@@ -1,10 +1,11 @@
 // Admin API request bodies → operations (CONTRACT.md "Admin API"): projects, channels, the clock, pruning.
-import type { ChannelKind, ChannelValue, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
+import type { Channel, ChannelKind, ChannelValue, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
 import { assertNever, CHANNEL_KINDS, LIMITS, SECOND } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
 import type { ChannelInput, ProjectInput } from "../host/pool-api.ts";
 import type { JsonObject } from "./body.ts";
+import type { ServiceKinds } from "./deps.ts";
 import { isoInstantOf } from "./input.ts";
 
 /** Returns the project to create from an admin request body; invalid → 400 outcome. */
@@ -28,22 +29,39 @@ export function projectInputOf(body: JsonObject): Outcome<ProjectInput> {
   return ok({ name, checkLimit: checkLimit.value, pingLogLimit: pingLogLimit.value, pingBodyLimit: pingBodyLimit.value });
 }
 
-/** Returns the channel to add from an admin request body, its value normalised per kind; invalid → 400 outcome. */
-export function channelInputOf(body: JsonObject): Outcome<ChannelInput> {
+/**
+ * Returns the channel to add from an admin request body, its value normalised per kind; invalid → 400
+ * outcome. `services` checks the values of the kinds beyond the first five (notify/kinds/).
+ */
+export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "parse">): Outcome<ChannelInput> {
   const kind = CHANNEL_KINDS.find((k) => k === body.kind);
   if (kind === undefined) return invalid("kind", `must be one of ${CHANNEL_KINDS.join(", ")}`);
   const name = Object.hasOwn(body, "name") ? body.name : "";
   if (typeof name !== "string") return invalid("name", "is not a string");
   if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
-  const value = channelValueOf(kind, body.value);
+  const value = channelValueOf(kind, body.value, services);
   if (!value.ok) return value;
   return ok({ kind, name, value: value.value });
+}
+
+/**
+ * A group's members must be channels of its project and not groups, so that groups never loop; returns
+ * the problem, or null (for any other kind too).
+ */
+export function groupProblem(input: ChannelInput, projectChannels: readonly Channel[]): string | null {
+  if (input.value.kind !== "group" || !("fields" in input.value)) return null;
+  for (const id of String(input.value.fields.channels ?? "").split(",").filter((member) => member !== "")) {
+    const member = projectChannels.find((channel) => channel.id === id);
+    if (member === undefined) return `value.channels: ${id} is not a channel of this project`;
+    if (member.kind === "group") return `value.channels: ${id} is a group (a group cannot contain a group)`;
+  }
+  return null;
 }
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 const WEBHOOK_METHODS = ["GET", "POST", "PUT"] as const;
 
-function channelValueOf(kind: ChannelKind, value: unknown): Outcome<ChannelValue> {
+function channelValueOf(kind: ChannelKind, value: unknown, services: Pick<ServiceKinds, "parse">): Outcome<ChannelValue> {
   switch (kind) {
     case "email":
       if (typeof value !== "string" || !EMAIL_RE.test(value)) return invalid("value", "must be an email address");
@@ -100,8 +118,10 @@ function channelValueOf(kind: ChannelKind, value: unknown): Outcome<ChannelValue
       const spec: NtfySpec = { url: value.url.replace(/\/+$/, ""), topic: value.topic, priority_down: down.value, priority_up: up.value };
       return ok({ kind, spec });
     }
-    default:
-      return assertNever(kind);
+    default: {
+      const fields = services.parse(kind, value);
+      return fields.ok ? ok({ kind, fields: fields.value }) : fields;
+    }
   }
 }
 

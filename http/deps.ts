@@ -2,7 +2,8 @@
 // for it that this edge must not do itself (decoding mail, sending a test notification).
 import type { Clock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
-import type { Channel, Millis, Project } from "../engine/model.ts";
+import type { Channel, Millis, Project, ServiceFields, ServiceKind } from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
 
 /** The settings the HTTP front reads: a part of the process's configuration. */
 export type HttpConfig = {
@@ -21,6 +22,23 @@ export type ReadMail = (raw: Uint8Array) => Promise<{ readonly subject: string; 
 
 /** Sends one test notification through a channel at once; resolves with null when accepted, else the error. */
 export type SendTestNotification = (project: Project, channel: Channel, at: Millis) => Promise<string | null>;
+
+/** The notification kinds of notify/kinds/ as this edge needs them: each value's check and what it holds. */
+export type ServiceKinds = {
+  parse(kind: ServiceKind, value: unknown): Outcome<ServiceFields>;
+  help(kind: ServiceKind): string;
+  /** The inputs of the kind's own form on the integrations page. */
+  form(kind: ServiceKind): readonly KindFormField[];
+};
+
+/** One input of a kind's form: a field of its value (list: comma-separated, sent as an array). */
+export type KindFormField = {
+  readonly name: string;
+  readonly label: string;
+  readonly input: "text" | "secret" | "number" | "list" | "bool";
+  readonly required: boolean;
+  readonly hint?: string;
+};
 
 /** A dashboard session as the nodes of a cluster share it (the same fields as dashboard/sessions.ts's Session). */
 export type SharedSession = {
@@ -52,6 +70,7 @@ export type AppDeps = {
   readonly config: HttpConfig;
   readonly readMail: ReadMail;
   readonly sendTestNotification: SendTestNotification;
+  readonly serviceKinds: ServiceKinds;
   /** Cluster mode: the dashboard sessions every node shares. */
   readonly sharedSessions?: SharedSessions;
 };

@@ -8,12 +8,16 @@
 // another queue or the next call.
 import type { OutboxEntry } from "../engine/changes.ts";
 import { GAVE_UP_AT, hasGivenUp } from "../engine/changes.ts";
-import type { Millis, NtfySpec } from "../engine/model.ts";
+import type { Channel, Millis, NtfySpec } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
 import type { Delivery } from "./render.ts";
 import { isPermanentResponse, ntfyTarget, render } from "./render.ts";
 import type { SendResult } from "./send.ts";
-import { sendEmail, sendHttp } from "./send.ts";
+import { retryAfterOf, sendEmail, sendRequests } from "./send.ts";
+import { serviceRefusal } from "./kinds/service.ts";
+import { groupMembers, memberEntry } from "./kinds/group.ts";
+import type { ServiceSettings } from "./kinds/settings.ts";
+import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
 import { log } from "../host/log.ts";
 
 /**
@@ -43,16 +47,26 @@ export type DelivererOptions = {
   readonly concurrency?: number; // default 16 sends at once
   readonly batchSize?: number; // default 200 entries per call
   readonly maxResponseBytes?: number; // default 64 KiB read from an answer
+  readonly services?: ServiceSettings; // the kinds of notify/kinds/: tokens and endpoints; default the real services, no tokens
+  /** A project's channels now, for a group's members; absent: group entries are given up. */
+  readonly channels?: (projectId: string) => Promise<readonly Channel[]>;
   /** Hears every attempt's result (metrics and logs); `error` is the stored last_error of a failure. */
   readonly onResult?: (entry: OutboxEntry, result: DeliveryResult, error: string | null) => void;
 };
 
+/** A failed send: its stored error, whether retrying can help, and how long the receiver asked to wait. */
+type Failure = { readonly error: string; readonly permanent: boolean; readonly retryAfterMs: number | null };
+
 /** What one attempt came to: sent, failed (to be retried) or given up. */
 export type DeliveryResult = "sent" | "failed" | "given_up";
 
-const NTFY_PER_MINUTE = 6; // fact sheet §6: 6 messages per server+topic per minute
+const NTFY_PER_MINUTE = 6;
+const RETRY_AFTER_MAX_MS = 24 * HOUR; // fact sheet §6: 6 messages per server+topic per minute
 
-type Settings = Required<Omit<DelivererOptions, "smtpUrl">> & { readonly smtpUrl: string | undefined };
+type Settings = Required<Omit<DelivererOptions, "smtpUrl" | "channels">> & {
+  readonly smtpUrl: string | undefined;
+  readonly channels: DelivererOptions["channels"];
+};
 const IGNORE_RESULT = () => {};
 
 /** Sends due outbox entries; the host calls deliverDue(now) from its timer (or the virtual clock). */
@@ -66,11 +80,12 @@ export class Deliverer {
   #restored = false;
   readonly #skipped = new Set<string>(); // queues that had due entries while busy: rerun when they finish
   #latestNow: Millis = 0;
+  readonly #groupDone = new Map<string, Set<string>>(); // group entry → members that got it
 
   constructor(options: DelivererOptions) {
     this.#settings = {
       siteName: "hcd", maxAttempts: 8, baseBackoffMs: 10_000, maxBackoffMs: HOUR, timeoutMs: 10_000, concurrency: 16,
-      batchSize: 200, maxResponseBytes: 64 * 1024, onResult: IGNORE_RESULT, ...options, smtpUrl: options.smtpUrl,
+      batchSize: 200, maxResponseBytes: 64 * 1024, onResult: IGNORE_RESULT, services: DEFAULT_SERVICE_SETTINGS, ...options, smtpUrl: options.smtpUrl, channels: options.channels,
     };
   }
 
@@ -126,28 +141,70 @@ export class Deliverer {
   /** Tries one entry; returns its stored new state after a failure, or null once it is delivered (deleted). */
   async #attempt(entry: OutboxEntry, now: Millis): Promise<OutboxEntry | null> {
     const { outbox } = this.#settings;
+    const tried = entry.channel.value.kind === "group" ? await this.#tryGroup(entry, now) : await this.#tryOne(entry, now, true);
+    if (tried === "gone") return null;
+    if (tried === "nothing" || tried === "sent") {
+      await outbox.outboxDelete(entry.id);
+      if (tried === "sent") this.#settings.onResult(entry, "sent", null);
+      return null;
+    }
+    return this.#recordFailure(entry, now, tried);
+  }
+
+  /**
+   * Renders and sends one entry: "nothing" when its channel sends nothing in this direction, "gone" when
+   * the entry left the outbox meanwhile (its channel was removed; checked when `checkGone`), else the outcome.
+   */
+  async #tryOne(entry: OutboxEntry, now: Millis, checkGone: boolean): Promise<"sent" | "nothing" | "gone" | Failure> {
     let delivery: Delivery | null;
     try {
-      delivery = render(entry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName });
-    } catch (error) { // a value the renderer cannot use (e.g. a malformed URL) will not improve with retries
-      return this.#recordFailure(entry, now, { error: `Cannot build the message: ${String(error)}`, permanent: true });
+      delivery = render(entry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName, services: this.#settings.services });
+    } catch (error) { // a value the renderer cannot use (e.g. a malformed URL, a setting the server lacks) will not improve with retries
+      return { error: `Cannot build the message: ${String(error)}`, permanent: true, retryAfterMs: null };
     }
-    if (delivery === null) { // nothing to send in this direction
-      await outbox.outboxDelete(entry.id);
-      return null;
-    }
-    const result = await this.#withSlot(() => outbox.outboxHas?.(entry.id) === false
-      ? Promise.resolve(null) // gone meanwhile: its channel was removed
+    if (delivery === null) return "nothing";
+    const result = await this.#withSlot(() => checkGone && this.#settings.outbox.outboxHas?.(entry.id) === false
+      ? Promise.resolve(null)
       : this.#send(entry, delivery, now));
-    if (result === null) return null;
-    if (result.ok) {
-      await outbox.outboxDelete(entry.id);
-      this.#settings.onResult(entry, "sent", null);
-      return null;
+    if (result === null) return "gone";
+    if (result.ok) return "sent";
+    const retryAfterMs = retryAfterOf(result.retryAfter ?? null, now);
+    const value = entry.channel.value;
+    if ("fields" in value && result.status !== null) { // a kind of notify/kinds/: its own reading of the answer
+      return { ...serviceRefusal(value.kind, value.fields, this.#settings.services, result.status, result.responseBody), retryAfterMs };
     }
     const permanent = result.permanent ||
       (result.status !== null && isPermanentResponse(entry.channel.kind, result.status, result.responseBody));
-    return this.#recordFailure(entry, now, { error: result.error, permanent });
+    return { error: result.error, permanent, retryAfterMs };
+  }
+
+  /**
+   * A group's entry goes to each of its members as if to that channel; a member that got it is not sent
+   * it again on the group's retry (while this process runs: at least once, as every delivery). The group
+   * is done when every member got it or refused it for good.
+   */
+  async #tryGroup(entry: OutboxEntry, now: Millis): Promise<"sent" | "nothing" | "gone" | Failure> {
+    const lookup = this.#settings.channels;
+    if (lookup === undefined) return { error: "Group notifications cannot be delivered here", permanent: true, retryAfterMs: null };
+    if (this.#settings.outbox.outboxHas?.(entry.id) === false) return "gone";
+    const members = groupMembers(entry.channel, await lookup(entry.projectId));
+    if (members.length === 0) return "nothing";
+    const done = this.#groupDone.get(entry.id) ?? new Set<string>();
+    const failures: Failure[] = [];
+    await Promise.all(members.filter((member) => !done.has(member.id)).map(async (member) => {
+      const tried = await this.#tryOne(memberEntry(entry, member), now, false);
+      if (typeof tried === "string" || tried.permanent) done.add(member.id);
+      if (typeof tried !== "string") failures.push({ ...tried, error: `${member.name || member.kind}: ${tried.error}` });
+    }));
+    if (failures.length === 0) {
+      this.#groupDone.delete(entry.id);
+      return "sent";
+    }
+    const permanent = failures.every((failure) => failure.permanent);
+    if (permanent) this.#groupDone.delete(entry.id);
+    else this.#groupDone.set(entry.id, done);
+    const retryAfterMs = Math.max(0, ...failures.map((failure) => failure.retryAfterMs ?? 0));
+    return { error: failures.map((failure) => failure.error).join("; "), permanent, retryAfterMs };
   }
 
   #send(entry: OutboxEntry, delivery: Delivery, now: Millis): Promise<SendResult> {
@@ -156,14 +213,16 @@ export class Deliverer {
     if (entry.channel.value.kind === "ntfy" && !this.#ntfyAllowed(entry.channel.value.spec, now)) {
       return Promise.resolve({ ok: false, error: "Rate limit exceeded", permanent: false, status: null, responseBody: "" });
     }
-    return sendHttp(delivery, { timeoutMs, maxResponseBytes, allowPrivateIps });
+    return sendRequests(delivery, { timeoutMs, maxResponseBytes, allowPrivateIps });
   }
 
-  async #recordFailure(entry: OutboxEntry, now: Millis, failure: { error: string; permanent: boolean }): Promise<OutboxEntry> {
+  async #recordFailure(entry: OutboxEntry, now: Millis, failure: Failure): Promise<OutboxEntry> {
     const attempts = entry.attempts + 1;
     const { maxAttempts, baseBackoffMs, maxBackoffMs } = this.#settings;
     const done = failure.permanent || attempts >= maxAttempts;
-    const nextAttemptAt = done ? GAVE_UP_AT : now + Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs);
+    // a Retry-After longer than the backoff is honoured (up to a day): sooner would only be refused again
+    const backoff = Math.max(Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs), Math.min(failure.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
+    const nextAttemptAt = done ? GAVE_UP_AT : now + backoff;
     const updated: OutboxEntry = { ...entry, attempts, nextAttemptAt, lastError: failure.error };
     await this.#settings.outbox.outboxUpdate(updated);
     this.#settings.onResult(entry, done ? "given_up" : "failed", failure.error);

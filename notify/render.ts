@@ -1,16 +1,22 @@
 // What to send for one outbox entry: the reference's payloads (fact sheet §4–§7), rendered from the
 // check, flip and last ping as they were at the flip (Project decision §2). Pure: no I/O, no clock.
-import type { NoticeChannel, NoticeCheck, OutboxEntry } from "../engine/changes.ts";
+import type { NoticeCheck } from "../engine/changes.ts";
 import { isWholeCheck } from "../engine/changes.ts";
-import type { Channel, ChannelKind, Check, Millis, NtfySpec, PingRecord, WebhookSpec } from "../engine/model.ts";
-import { assertNever, tagsOf } from "../engine/model.ts";
+import type { ChannelKind, Check, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
+import { tagsOf } from "../engine/model.ts";
 import type { JsonValue } from "./py-json.ts";
 import { pyJson } from "./py-json.ts";
 import { formatAgo, formatDowntime, formatPeriod, rfc2822, shortDate } from "./wording.ts";
 import { isoSeconds } from "../lib/iso-dates.ts";
 import { escapeHtml } from "../lib/html.ts";
 import { presentCheck } from "../host/check-json.ts";
-import { uniqueKeyOf } from "../host/unique-key.ts";
+import { renderService } from "./kinds/service.ts";
+import { serviceMessageOf } from "./kinds/message.ts";
+import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
+import type { Facts, RenderEntry, RenderOptions } from "./facts.ts";
+import { cloakedUrl, cutBody, factsOf, isWord, pingKindLabel, reminderLine, statusLine } from "./facts.ts";
+export type { EntryExtras, RenderEntry, RenderOptions } from "./facts.ts";
+export { cloakedUrl } from "./facts.ts";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -22,7 +28,15 @@ export type HttpRequest = {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | null;
+  /** Sent to an endpoint the operator set (a setting such as TELEGRAM_API_URL), not one a user gave: no private-address rule. */
+  readonly operatorEndpoint?: boolean;
 };
+
+/** A command run without a shell: its argument vector and the variables added to its environment. */
+export type CommandRun = { readonly kind: "command"; readonly argv: readonly string[]; readonly env: Readonly<Record<string, string>> };
+
+/** Requests made one after another, each needing success before the next (Pushover's cancel, then its message). */
+export type HttpSequence = { readonly kind: "sequence"; readonly requests: readonly HttpRequest[] };
 
 /** One alert email (multipart/alternative); the sender fills in From and Message-ID. */
 export type EmailMessage = {
@@ -33,23 +47,7 @@ export type EmailMessage = {
   readonly html: string;
 };
 
-export type Delivery = HttpRequest | EmailMessage;
-
-/**
- * Facts an outbox entry may carry beyond OutboxEntry; absent means unknown and the message leaves
- * them out. lastPingBody feeds $BODY and the body sections; downSinceAt (the previous down flip's
- * instant, for an up flip) gives the downtime line; projectName the "Project" field.
- */
-export type EntryExtras = {
-  readonly lastPingBody?: Uint8Array | null;
-  readonly projectName?: string;
-  readonly downSinceAt?: Millis | null;
-};
-export type RenderEntry = OutboxEntry & EntryExtras;
-
-export type RenderOptions = { readonly siteRoot: string; readonly siteName: string };
-
-type Direction = "up" | "down";
+export type Delivery = HttpRequest | HttpSequence | CommandRun | EmailMessage;
 
 /** Returns what to send for the entry, or null when its channel does nothing for this flip (a no-op). */
 export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null {
@@ -63,7 +61,7 @@ export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null
     case "discord": return renderSlackalike(discordUrl(value.url), facts, "discord");
     case "ntfy": return renderNtfy(value.spec, facts);
     case "email": return renderEmail(value.address, facts);
-    default: return assertNever(value);
+    default: return renderService(value.kind, value.fields, serviceMessageOf(facts, entry.id), opts.services ?? DEFAULT_SERVICE_SETTINGS);
   }
 }
 
@@ -75,86 +73,6 @@ export function isPermanentResponse(kind: ChannelKind, status: number, body: str
   if (kind === "slack") return status === 404 || (status === 400 && body === "invalid_token");
   if (kind === "discord") return status === 404;
   return false;
-}
-
-/** Returns the check's public link: SITE_ROOT/cloaked/<sha1 of the uuid's first 16 hex digits>/. */
-export function cloakedUrl(check: Pick<Check, "uuid">, siteRoot: string): string {
-  return `${siteRoot}/cloaked/${uniqueKeyOf(check.uuid)}/`;
-}
-
-// ---- shared facts --------------------------------------------------------------------------------
-
-type Facts = {
-  readonly check: NoticeCheck | Check; // whole only for channels that send the check's API JSON (rendersCheckJson)
-  readonly channel: NoticeChannel;
-  readonly direction: Direction;
-  readonly at: Millis; // the flip's instant: "now" of every relative time
-  readonly reason: string; // long form, "" when none
-  readonly downtimeMs: Millis | null;
-  readonly name: string; // name, or the uuid when empty
-  readonly ping: PingRecord | null;
-  readonly body: string | null; // last ping body as text, null = none
-  readonly bodyBytes: number;
-  readonly projectName: string;
-  readonly opts: RenderOptions;
-  /** A reminder ("still down"): the outage's n-th, and when it began if known; null = a status change. */
-  readonly reminder: { readonly n: number; readonly downSinceAt: Millis | null } | null;
-};
-
-function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions): Facts {
-  const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
-  const downSinceAt = entry.downSinceAt ?? null;
-  return {
-    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry.flip.reason) + downtimeClause(entry),
-    downtimeMs: direction === "up" && entry.flip.from === "down" && downSinceAt !== null ? entry.flip.at - downSinceAt : null,
-    name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
-    body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
-    bodyBytes: bytes?.length ?? 0, projectName: entry.projectName ?? "", opts,
-    reminder: entry.reminder === undefined ? null : { n: entry.reminder, downSinceAt },
-  };
-}
-
-/** "; hcd was not running from ... to ... (...)" for a down flip whose deadline fell in hcd's own downtime, else "". */
-function downtimeClause(entry: RenderEntry): string {
-  const downtime = entry.downtime;
-  if (downtime === undefined || entry.flip.to !== "down") return "";
-  return `; hcd was not running from ${isoSeconds(downtime.fromAt)} to ${isoSeconds(downtime.toAt)} (${formatDowntime(downtime.toAt - downtime.fromAt)})`;
-}
-
-function reasonLong(reason: string): string {
-  if (reason === "timeout") return "success signal did not arrive on time, grace time passed";
-  if (reason === "fail") return "received a failure signal";
-  return "";
-}
-
-/** "Success", "Failure", "Exit status N", "Start", "Log", "Ignored" (reference formatted_kind). */
-function pingKindLabel(ping: PingRecord, started: "Start" | "Started"): string {
-  switch (ping.kind) {
-    case "success": return "Success";
-    case "fail": return ping.exitStatus !== null && ping.exitStatus > 0 ? `Exit status ${ping.exitStatus}` : "Failure";
-    case "start": return started;
-    case "log": return "Log";
-    case "ign": return "Ignored";
-    default: return assertNever(ping.kind);
-  }
-}
-
-function statusLine(facts: Facts): string | null {
-  if (facts.reminder !== null) return reminderLine(facts.reminder, facts.at);
-  if (facts.reason !== "") return `Reason: ${facts.reason}.`;
-  if (facts.downtimeMs !== null) return `The downtime lasted ${formatDowntime(facts.downtimeMs)}.`;
-  return null;
-}
-
-/** "Still down since 2026-01-01T00:00:00+00:00 (2 hours, 0 minutes), 2 reminders so far." */
-function reminderLine(reminder: NonNullable<Facts["reminder"]>, at: Millis): string {
-  const since = reminder.downSinceAt === null ? "" : ` since ${isoSeconds(reminder.downSinceAt)} (${formatDowntime(at - reminder.downSinceAt)})`;
-  return `Still down${since}, ${reminder.n} reminder${reminder.n === 1 ? "" : "s"} so far.`;
-}
-
-/** "is DOWN", or "is still DOWN" for a reminder. */
-function isWord(facts: Facts): string {
-  return `is ${facts.reminder !== null ? "still " : ""}${facts.direction.toUpperCase()}`;
 }
 
 // ---- webhook (fact sheet §4) ---------------------------------------------------------------------
@@ -252,12 +170,6 @@ function discordUrl(url: string): string {
   let target = url.replace(/^(https?:\/\/)discordapp\.com(?=[/:]|$)/i, "$1discord.com").replace(/\/+$/, "");
   if (!target.endsWith("/slack")) target += "/slack";
   return target;
-}
-
-/** Returns the last ping body cut to `max` characters plus "\n[truncated]", or null without a body. */
-function cutBody(body: string | null, max: number): string | null {
-  if (body === null) return null;
-  return body.length > max ? `${body.slice(0, max)}\n[truncated]` : body;
 }
 
 function renderSlackalike(url: string, facts: Facts, flavour: "slack" | "discord"): HttpRequest {

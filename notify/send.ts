@@ -7,12 +7,17 @@ import * as https from "node:https";
 import { isIP } from "node:net";
 import nodemailer from "nodemailer";
 import { isPrivateAddress } from "./private-ip.ts";
-import type { EmailMessage, HttpMethod, HttpRequest } from "./render.ts";
+import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence } from "./render.ts";
+import { runCommand } from "./command.ts";
 
 /** Outcome of one send: permanent = retrying cannot help. `status`/`responseBody` come from the last HTTP answer. */
 export type SendResult =
   | { readonly ok: true; readonly status: number | null }
-  | { readonly ok: false; readonly error: string; readonly permanent: boolean; readonly status: number | null; readonly responseBody: string };
+  | {
+    readonly ok: false; readonly error: string; readonly permanent: boolean; readonly status: number | null; readonly responseBody: string;
+    /** The answer's Retry-After header as sent (seconds or an HTTP date: when to come back); absent = none. */
+    readonly retryAfter?: string;
+  };
 
 export type HttpOptions = {
   readonly timeoutMs: number; // the whole exchange, redirects included
@@ -37,13 +42,15 @@ class SendFailure extends Error {
   }
 }
 
-type Answer = { status: number; location: string | null; body: Buffer };
+type Answer = { status: number; location: string | null; retryAfter: string | null; body: Buffer };
 
 /**
  * Sends one request and follows up to 3 redirects, refusing any hop whose address is private unless
  * allowed (fact sheet §3). Returns ok for 200/201/202/204, else the reference's error text.
  */
-export async function sendHttp(request: HttpRequest, opts: HttpOptions): Promise<SendResult> {
+export async function sendHttp(request: HttpRequest, given: HttpOptions): Promise<SendResult> {
+  // an endpoint the operator set (a proxy, a local receiver) is not a user's URL: no private-address rule
+  const opts: HttpOptions = request.operatorEndpoint === true ? { ...given, allowPrivateIps: true, refuseAddress: () => false } : given;
   let url: URL;
   try {
     url = new URL(request.url);
@@ -76,13 +83,38 @@ export async function sendHttp(request: HttpRequest, opts: HttpOptions): Promise
       }
       const text = answer.body.toString("utf8");
       if (SUCCESS.has(answer.status)) return { ok: true, status: answer.status };
-      return { ok: false, error: `Received status code ${answer.status}`, permanent: false, status: answer.status, responseBody: text };
+      return { ok: false, error: `Received status code ${answer.status}`, permanent: false, status: answer.status, responseBody: text,
+        ...(answer.retryAfter === null ? {} : { retryAfter: answer.retryAfter }) };
     }
   } catch (error) {
     return failed(abort.signal.aborted ? new SendFailure("Connection timed out") : error, null, "");
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Sends each request in turn, stopping at the first failure, whose result it returns. */
+export async function sendHttpSequence(sequence: HttpSequence, opts: HttpOptions): Promise<SendResult> {
+  let result: SendResult = { ok: true, status: null };
+  for (const request of sequence.requests) {
+    result = await sendHttp(request, opts);
+    if (!result.ok) return result;
+  }
+  return result;
+}
+
+/** Sends a delivery other than an email: one request, a sequence, or a command (run within the same deadline). */
+export function sendRequests(delivery: HttpRequest | HttpSequence | CommandRun, opts: HttpOptions): Promise<SendResult> {
+  if (delivery.kind === "command") return runCommand(delivery, opts.timeoutMs);
+  return delivery.kind === "sequence" ? sendHttpSequence(delivery, opts) : sendHttp(delivery, opts);
+}
+
+/** Reads Retry-After (seconds, or an HTTP date measured from `nowMs`) as milliseconds; null when absent or unreadable. */
+export function retryAfterOf(header: string | null, nowMs: number): number | null {
+  if (header === null || header.trim() === "") return null;
+  if (/^\s*\d+\s*$/.test(header)) return Number(header) * 1000;
+  const at = Date.parse(header);
+  return Number.isFinite(at) ? Math.max(0, at - nowMs) : null;
 }
 
 function failed(error: unknown, status: number | null, responseBody: string): SendResult {
@@ -153,7 +185,9 @@ function exchange({ url, method, headers, body, opts, signal }: Exchange): Promi
     }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const retryAfter = res.headers["retry-after"];
       const finish = () => resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null,
+        retryAfter: typeof retryAfter === "string" ? retryAfter : null,
         body: Buffer.concat(chunks).subarray(0, opts.maxResponseBytes) });
       res.on("data", (chunk: Buffer) => {
         if (size >= opts.maxResponseBytes) return;

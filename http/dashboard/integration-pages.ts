@@ -1,9 +1,11 @@
 // The integrations page: each integration with its kind, assigned checks and delivery state, and (admin)
-// the form that adds one of the five kinds.
-import type { Channel, Check, Project } from "../../engine/model.ts";
-import { CHANNEL_KINDS } from "../../engine/model.ts";
+// the form that adds one (any kind, the value as the admin API takes it).
+import type { Channel, ChannelKind, Check, Project, ServiceKind } from "../../engine/model.ts";
+import { CHANNEL_KINDS, SERVICE_KINDS } from "../../engine/model.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
+import type { ServiceKinds } from "../deps.ts";
+import { kindForms } from "./kind-forms.ts";
 import { documentOf, projectNav } from "./pages.ts";
 
 /** One integration with what the admin API reports of its deliveries. */
@@ -15,8 +17,8 @@ export type IntegrationRow = {
   readonly checks: readonly Check[];
 };
 
-/** What each kind's value field expects (the admin API's values, see README "Notifications"). */
-const VALUE_HINTS: Record<(typeof CHANNEL_KINDS)[number], string> = {
+/** What each of the first five kinds' value field expects (the admin API's values, see README "Notifications"). */
+const VALUE_HINTS: Record<Exclude<ChannelKind, ServiceKind>, string> = {
   email: "an address: oncall@example.com",
   webhook: 'a URL (POSTs the check as JSON), or a JSON object: {"url_down": "https://...", "method_down": "POST", "body_down": "$NAME is $STATUS"}',
   slack: "the incoming-webhook URL",
@@ -24,8 +26,14 @@ const VALUE_HINTS: Record<(typeof CHANNEL_KINDS)[number], string> = {
   ntfy: 'a topic URL (https://ntfy.sh/my-alerts), or {"url": "https://ntfy.example.com", "topic": "ops", "priority_down": 5}',
 };
 
+function isServiceKind(kind: ChannelKind): kind is ServiceKind {
+  return SERVICE_KINDS.some((k) => k === kind);
+}
+
 export function integrationsPage(viewer: Viewer, opts: {
   project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; error: string | null; values: { kind: string; name: string; value: string };
+  /** The kinds of notify/kinds/: what each value holds, and each kind's form. */
+  serviceKinds: Pick<ServiceKinds, "help" | "form">;
   /** The outcome of a "Test", shown above the list. */
   tested?: { readonly channel: Channel; readonly error: string | null };
 }): string {
@@ -55,8 +63,10 @@ ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p
 <label for="i-kind">Kind</label><select id="i-kind" name="kind">${CHANNEL_KINDS.map((k) => html`<option value="${k}"${k === v.kind ? html` selected` : ""}>${k}</option>`)}</select>
 <label for="i-name">Name</label><input id="i-name" name="name" value="${v.name}" maxlength="100">
 <label for="i-value">Value</label><textarea id="i-value" name="value" rows="3" required>${v.value}</textarea>
-<ul class="hint">${CHANNEL_KINDS.map((k) => html`<li><b>${k}</b>: ${VALUE_HINTS[k]}</li>`)}</ul>
-<button type="submit">Add integration</button></form>`}`,
+<ul class="hint">${CHANNEL_KINDS.map((k) => html`<li><b>${k}</b>: ${isServiceKind(k) ? opts.serviceKinds.help(k) : VALUE_HINTS[k]}</li>`)}</ul>
+<button type="submit">Add integration</button></form>
+<h2>Or add one with its own form</h2>
+${kindForms(base, viewer.csrf, opts.serviceKinds)}`}`,
   });
 }
 

@@ -3,7 +3,9 @@
 // one (any session that may write: as "Test", it acts on the project's own integrations).
 import type { Channel, Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { channelInputOf } from "../admin-input.ts";
+import { channelInputOf, groupProblem } from "../admin-input.ts";
+import { SERVICE_KINDS } from "../../engine/model.ts";
+import { valueOfFields } from "./kind-forms.ts";
 import { presentChannelStates } from "../present.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
@@ -26,7 +28,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
       lastError: typeof states[i].last_error === "string" ? states[i].last_error : null,
       checks: checks.filter((c) => c.channels.includes(channel.id)),
     }));
-    return integrationsPage(access.viewer, { project, rows, canAdd: access.caller === "admin", ...form });
+    return integrationsPage(access.viewer, { project, rows, canAdd: access.caller === "admin", serviceKinds: deps.serviceKinds, ...form });
   };
 
   route("GET", "/projects/:project/integrations", async (event) => {
@@ -72,13 +74,17 @@ export function integrationRoutes(ctx: DashboardContext): void {
     if (access.caller !== "admin") throw httpError(403, "only the admin token adds integrations");
     const values = { kind: form.get("kind") ?? "", name: form.get("name") ?? "", value: form.get("value") ?? "" };
     const failed = (error: string) => integrationsHtml(access, project, { error, values }).then((page) => htmlResponse(page, 400));
-    let value: unknown = values.value.trim();
+    const kind = SERVICE_KINDS.find((k) => k === values.kind);
+    // a kind's own form: its inputs are the value's fields
+    let value: unknown = form.get("form") === "fields" && kind !== undefined ? valueOfFields(form, deps.serviceKinds.form(kind)) : values.value.trim();
     // as the CLI's --value: JSON when it starts with { or ", else a plain string
     if (typeof value === "string" && (value.startsWith("{") || value.startsWith('"'))) {
       try { value = JSON.parse(value); } catch { return failed("json validation error: value is not valid JSON"); }
     }
-    const input = channelInputOf({ kind: values.kind, name: values.name, value });
+    const input = channelInputOf({ kind: values.kind, name: values.name, value }, deps.serviceKinds);
     if (!input.ok) return failed(reasonOf(input.failure));
+    const loop = groupProblem(input.value, await pool.listChannels(project.id));
+    if (loop !== null) return failed(loop);
     const added = await pool.addChannel(project.id, input.value, clock.now());
     if (!added.ok) return failed(reasonOf(added.failure));
     return redirect(`/projects/${project.id}/integrations`);

@@ -13,7 +13,7 @@ import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, renderError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../body.ts";
-import { channelInputOf, clockAdvanceOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
+import { channelInputOf, clockAdvanceOf, groupProblem, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
@@ -46,7 +46,9 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     POST: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      const input = unwrap(channelInputOf(await jsonBody(event)));
+      const input = unwrap(channelInputOf(await jsonBody(event), deps.serviceKinds));
+      const loop = groupProblem(input, await pool.listChannels(projectId));
+      if (loop !== null) throw httpError(400, loop);
       return json(presentChannel(unwrap(await pool.addChannel(projectId, input, clock.now()))), 201);
     },
   }, options);

@@ -64,9 +64,10 @@ async function browserTests(): Promise<void> {
 
   test.before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
     receiver.listen(0, "127.0.0.1");
     await new Promise((resolve) => receiver.once("listening", resolve));
+    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+      TELEGRAM_BOT_TOKEN: "1:browser-bot", TELEGRAM_API_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tg` } });
     project = await createProject(server, TOKEN, { name: "Ops" });
     other = await createProject(server, TOKEN, { name: "Other team" });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
@@ -344,6 +345,27 @@ async function browserTests(): Promise<void> {
     await page.getByRole("button", { name: "Add integration" }).click();
     await page.getByRole("button", { name: "Test dead hook" }).click();
     await page.getByText(/^Test notification through dead hook failed: \S/).waitFor();
+  });
+
+  test("the admin adds a telegram integration with its own form (a bad chat id shown), and its Test reaches the bot API", async () => {
+    const page = adminPage;
+    await page.goto(`${server.url}/projects/${project.id}/integrations`);
+    const form = page.locator("details.kind-form").filter({ has: page.locator("summary", { hasText: /^telegram$/ }) });
+    await form.locator("summary").click();
+    await form.getByLabel("Label").fill("ops chat");
+    await form.getByLabel("Chat id").fill("not a chat");
+    await form.getByRole("button", { name: "Add telegram integration" }).click();
+    await page.getByText(/value\.chat_id.*must be a chat id/).waitFor();
+    const again = page.locator("details.kind-form").filter({ has: page.locator("summary", { hasText: /^telegram$/ }) });
+    await again.locator("summary").click();
+    await again.getByLabel("Label").fill("ops chat");
+    await again.getByLabel("Chat id").fill("12345");
+    await again.getByRole("button", { name: "Add telegram integration" }).click();
+    await page.getByRole("cell", { name: "ops chat", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Test ops chat" }).click();
+    await page.getByText("Test notification sent through ops chat: accepted.").waitFor();
+    const sent = await waitForBody((json) => (json as { chat_id?: number }).chat_id === 12345) as { text?: string };
+    assert.match(sent.text ?? "", /^🔴 The check <a href="[^"]+">TEST<\/a> is <b>DOWN<\/b>/);
   });
 
   test("a project key removes an integration (confirmed, CSRF-checked); the API no longer lists it, nor its check", async () => {

@@ -21,6 +21,7 @@ import { createApp } from "../../http/app.ts";
 import type { Config } from "../../app/config.ts";
 import { finishConfig, readSettings } from "../../app/config.ts";
 import { tempDir } from "../helpers.ts";
+import { serviceKindsOf } from "../../notify/kinds/service.ts";
 
 export const T0: Millis = Date.UTC(2026, 0, 15, 12, 0, 0); // a Thursday, mid-month
 export const SITE = "http://hc.test";
@@ -75,7 +76,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
     const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
-    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
+    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config), serviceKinds: serviceKindsOf(config.services) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
     const newProject = (overrides: Partial<{ checkLimit: number; name: string }> = {}) =>
       pool.createProject({ name: overrides.name ?? "test", checkLimit: overrides.checkLimit ?? 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, clock.now());
     const project = await newProject();
@@ -149,7 +150,7 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
     const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const app = new H3({ silent: true, onError: (error: HTTPError) => { if (error.unhandled) unexpected.push(error.cause ?? error); } });
-    register(app, { pool, clock, config, readMail, sendTestNotification: testNotifierOf(config) });
+    register(app, { pool, clock, config, readMail, sendTestNotification: testNotifierOf(config), serviceKinds: serviceKindsOf(config.services) });
     const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, ...options.projectInput }, options.startAt);
     await body({ app, pool, clock, config, project, unexpected });
     assert.equal(unexpected, [], "no unhandled errors");

@@ -23,11 +23,19 @@ const enc = (text: string) => new TextEncoder().encode(text);
 
 // ---- config ----
 
+const REAL_SERVICES = {
+  telegramBotToken: null, telegramApiUrl: "https://api.telegram.org",
+  pagerdutyEventsUrl: "https://events.pagerduty.com/generic/2010-04-15/create_event.json",
+  pushoverApiToken: null, pushoverApiUrl: "https://api.pushover.net", opsgenieApiUrl: null, matrixHomeserver: null, matrixAccessToken: null,
+  pushbulletApiUrl: "https://api.pushbullet.com", shellEnabled: false, appriseEnabled: false, twilioAccount: null, twilioAuth: null, twilioFrom: null,
+  twilioApiUrl: "https://api.twilio.com", githubApiUrl: "https://api.github.com", trelloAppKey: null, trelloApiUrl: "https://api.trello.com",
+};
+
 test("config: defaults", () => {
   const s = readSettings({});
   assert.equal({ ...s, shards: 0 }, {
     port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, shards: 0, smtpPort: null,
-    emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, durability: "flush", clock: "real", apiRateLimit: 100,
+    emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, services: REAL_SERVICES, durability: "flush", clock: "real", apiRateLimit: 100,
     maxConnections: 4096,
     metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, cluster: null,
   });
@@ -52,9 +60,27 @@ test("config: every variable is read", () => {
   assert.equal(s, {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
-    durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
+    services: REAL_SERVICES, durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
     metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, cluster: null,
   });
+});
+
+test("config: the notification kinds' endpoints and tokens are read, URLs without a trailing slash; a bad URL is named", () => {
+  assert.equal(readSettings({
+    TELEGRAM_BOT_TOKEN: "1:tg", TELEGRAM_API_URL: "http://proxy:8080/tg/", PAGERDUTY_EVENTS_URL: "http://proxy/pd",
+    PUSHOVER_API_TOKEN: "po", PUSHOVER_API_URL: "http://proxy/po", OPSGENIE_API_URL: "http://proxy/og",
+    MATRIX_HOMESERVER: "https://matrix.example.org/", MATRIX_ACCESS_TOKEN: "mx", PUSHBULLET_API_URL: "http://proxy/pb", SHELL_ENABLED: "yes",
+    TWILIO_ACCOUNT: "AC1", TWILIO_AUTH: "tw", TWILIO_FROM: "+1555", TWILIO_API_URL: "http://proxy/tw/", GITHUB_API_URL: "http://proxy/gh",
+    TRELLO_APP_KEY: "tk", TRELLO_API_URL: "http://proxy/tr",
+  }).services, {
+    telegramBotToken: "1:tg", telegramApiUrl: "http://proxy:8080/tg", pagerdutyEventsUrl: "http://proxy/pd",
+    pushoverApiToken: "po", pushoverApiUrl: "http://proxy/po", opsgenieApiUrl: "http://proxy/og",
+    matrixHomeserver: "https://matrix.example.org", matrixAccessToken: "mx", pushbulletApiUrl: "http://proxy/pb", shellEnabled: true, appriseEnabled: false,
+    twilioAccount: "AC1", twilioAuth: "tw", twilioFrom: "+1555", twilioApiUrl: "http://proxy/tw", githubApiUrl: "http://proxy/gh",
+    trelloAppKey: "tk", trelloApiUrl: "http://proxy/tr",
+  });
+  assert.throws(() => readSettings({ SHELL_ENABLED: "maybe" }), /SHELL_ENABLED: expected true or false/);
+  assert.throws(() => readSettings({ TELEGRAM_API_URL: "api.telegram.org" }), /TELEGRAM_API_URL: expected an http\(s\) URL/);
 });
 
 test("config: NATS_URL turns on cluster mode, with NODE_ID and the shared settings", () => {
