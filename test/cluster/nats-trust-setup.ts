@@ -15,6 +15,8 @@ export type ConfiguredNats = {
   /** host:port, for URLs with the scheme and credentials a test chooses. */
   readonly address: string;
   output(): string;
+  /** Resolves once the server's output matches `pattern`; rejects if it exits first or after `timeoutMs`. */
+  said(pattern: RegExp, timeoutMs?: number): Promise<void>;
   /** Writes a new configuration and has the server reload it (SIGHUP); resolves once it says it reloaded. */
   reload(config: string): Promise<void>;
   stop(): Promise<void>;
@@ -22,21 +24,25 @@ export type ConfiguredNats = {
 
 /**
  * Starts nats-server on a free port with `config` (its listen and JetStream lines are added) and resolves
- * once it says "Server is ready". `port` starts it on a port chosen before (a server a node waited for).
+ * once it says "Server is ready". `port` starts it on a port chosen before (a server a node waited for);
+ * `whole`: the configuration has its own listen and JetStream lines, and `port` is its listen port.
  */
-export async function startConfiguredNats(options: { dir: string; config: string; port?: number }): Promise<ConfiguredNats> {
+export async function startConfiguredNats(options: { dir: string; config: string; port?: number; whole?: boolean }): Promise<ConfiguredNats> {
   const port = options.port ?? await closedPort();
   const file = join(options.dir, `nats-${port}.conf`);
-  const write = (config: string) => writeFileSync(file, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(options.dir, `js-${port}`)}" }\n${config}\n`);
+  const write = (config: string) => writeFileSync(file, options.whole === true ? config
+    : `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(options.dir, `js-${port}`)}" }\n${config}\n`);
   write(options.config);
   const child: ChildProcess = spawn("nats-server", ["-c", file], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const said = (text: string, from: number) => new Promise<void>((resolve, reject) => {
+  const said = (text: string | RegExp, from: number, timeoutMs = 15_000) => new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nats-server did not say ${text} within ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const look = () => {
-      if (output.indexOf(text, from) === -1) return;
+      if (typeof text === "string" ? output.indexOf(text, from) === -1 : !text.test(output.slice(from))) return;
       child.stdout!.off("data", look);
       child.stderr!.off("data", look);
+      clearTimeout(timer);
       resolve();
     };
     child.stdout!.on("data", look);
@@ -48,7 +54,7 @@ export async function startConfiguredNats(options: { dir: string; config: string
   child.stderr!.on("data", (chunk: Buffer) => { output += chunk.toString(); });
   await said("Server is ready", 0);
   return {
-    port, address: `127.0.0.1:${port}`, output: () => output,
+    port, address: `127.0.0.1:${port}`, output: () => output, said: (pattern, timeoutMs) => said(pattern, 0, timeoutMs),
     reload: async (config) => {
       write(config);
       const from = output.length;
