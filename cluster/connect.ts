@@ -1,6 +1,6 @@
 // A cluster node's connection to the NATS servers, and the secrets every node shares (shared-secret.ts).
 // NATS is a trust boundary: whoever may connect can read every API key and command every partition, so
-// the connection authenticates (user and password, or a credentials file) and may require TLS. At start,
+// the connection authenticates (user and password, token, or credentials file) and may require TLS. At start,
 // a server not up yet is waited for; a refusal of the credentials or of the server's certificate is not
 // (waiting would change nothing): the node gives up at once, naming the NATS or TLS error.
 import { readFileSync } from "node:fs";
