@@ -58,6 +58,25 @@ test("user and password: the right ones join and serve; the password is never pr
   }
 });
 
+test("a token in NATS_URL joins; a wrong one exits 1 naming the error", async () => {
+  if (!HAVE_NATS) return;
+  const nats = await startConfiguredNats({ dir: dir.path, config: `authorization { token: "t0ken-of-the-cluster" }` });
+  try {
+    const node = await startServer({ dataDir: "", env: nodeEnv({ NATS_URL: `nats://t0ken-of-the-cluster@${nats.address}` }) });
+    try {
+      await servesAPing(node.url);
+      assert.not.ok(node.output().includes("t0ken-of-the-cluster"), "the token is never printed");
+    } finally {
+      assert.is(await stopServer(node), 0);
+    }
+    const run = await runNodeUntilExit(nodeEnv({ NATS_URL: `nats://another-token@${nats.address}` }));
+    assert.is(run.code, 1, run.output);
+    assert.match(run.output, /NATS refused the credentials: Authorization Violation/);
+  } finally {
+    await nats.stop();
+  }
+});
+
 test("a credentials file (user JWT and seed of the operator's account) joins; a stranger's, a bad or a missing file exit 1 naming why", async () => {
   if (!HAVE_NATS) return;
   const operator = await makeOperator();
