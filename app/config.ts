@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, hostname } from "node:os";
 import { join } from "node:path";
+import type { NatsAccess, NatsCredentials } from "../cluster/connect.ts";
 import { isHttpUrl } from "../http/admin-input.ts";
 import { DURABILITIES } from "../persistence/open.ts";
 import type { Durability } from "../persistence/open.ts";
@@ -43,7 +44,13 @@ export type Settings = {
 
 /** Cluster mode (NATS_URL set): the NATS servers, this node's name, and the settings every node must share. */
 export type ClusterSettings = {
-  readonly natsUrls: readonly string[];
+  readonly natsUrls: readonly string[]; // scheme://host:port, the credentials taken out into the fields below
+  readonly natsUser: string | null; // from NATS_URL's user:password@ (one pair for every server)
+  readonly natsPassword: string | null;
+  readonly natsToken: string | null; // from NATS_URL's token@
+  readonly natsCreds: string | null; // NATS_CREDS: a NATS credentials file (user JWT and nkey seed)
+  readonly natsTls: boolean; // tls:// URLs: every connection uses TLS and verifies the server's certificate
+  readonly natsTlsCa: string | null; // NATS_TLS_CA: the CA file that certificate is verified against (else the system's)
   readonly nodeId: string;
   readonly partitions: number; // CLUSTER_PARTITIONS: fixed for the life of the cluster
   readonly replicas: number; // CLUSTER_REPLICAS: copies of every stream (3 on a three-server cluster)
@@ -64,6 +71,51 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+type NatsAccessSettings = Pick<ClusterSettings, "natsUrls" | "natsUser" | "natsPassword" | "natsToken" | "natsCreds" | "natsTls" | "natsTlsCa">;
+
+/** A NATS URL: scheme, optional user:password@ or token@ (percent-encoded), host (name, IPv4 or [IPv6]), optional port. */
+const NATS_URL = /^(nats|tls):\/\/(?:([^@/\s]*)@)?((?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?)$/;
+
+/**
+ * NATS_URL's servers with their credentials taken out, NATS_CREDS and NATS_TLS_CA; adds to `problems`.
+ * Messages never repeat NATS_URL: it may hold a password.
+ */
+function readNatsAccess(natsUrl: string, creds: string | null, tlsCa: string | null, problems: string[]): NatsAccessSettings {
+  const urls = natsUrl.split(",").map((url) => url.trim()).filter((url) => url !== "");
+  const parsed = urls.map((url) => NATS_URL.exec(url));
+  const good = parsed.filter((match) => match !== null);
+  const access: NatsAccessSettings = { natsUrls: [], natsUser: null, natsPassword: null, natsToken: null, natsCreds: creds, natsTls: false, natsTlsCa: tlsCa };
+  if (good.length !== urls.length || urls.length === 0) {
+    problems.push("NATS_URL: expected comma-separated nats://[user:password@]host:port or tls://...");
+    return access;
+  }
+  // the client sends one set of credentials to every server, and uses TLS with all of them or none
+  const userinfos = new Set(good.map((match) => match[2]).filter((userinfo) => userinfo !== undefined));
+  if (userinfos.size > 1) problems.push("NATS_URL: every URL that carries credentials must carry the same");
+  const [userinfo] = [...userinfos];
+  const decode = (part: string): string => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      problems.push("NATS_URL: the credentials are not valid percent-encoding");
+      return part;
+    }
+  };
+  let { natsUser, natsPassword, natsToken } = access;
+  if (userinfo !== undefined && userinfo.includes(":")) {
+    natsUser = decode(userinfo.slice(0, userinfo.indexOf(":")));
+    natsPassword = decode(userinfo.slice(userinfo.indexOf(":") + 1));
+  } else if (userinfo !== undefined && userinfo !== "") {
+    natsToken = decode(userinfo);
+  }
+  const schemes = new Set(good.map((match) => match[1]));
+  if (schemes.size > 1) problems.push("NATS_URL: either every URL is tls:// or none");
+  const natsTls = schemes.has("tls");
+  if (tlsCa !== null && !natsTls) problems.push("NATS_TLS_CA: only with tls:// URLs in NATS_URL");
+  if (creds !== null && userinfo !== undefined) problems.push("NATS_CREDS: not with credentials in NATS_URL (choose one)");
+  return { ...access, natsUrls: good.map((match) => `${match[1]}://${match[3]}`), natsUser, natsPassword, natsToken, natsTls };
+}
 
 /** Returns the settings from `env`; throws ConfigError naming every invalid variable. */
 export function readSettings(env: Env): Settings {
@@ -119,14 +171,14 @@ export function readSettings(env: Env): Settings {
   let cluster: ClusterSettings | null = null;
   const natsUrl = value("NATS_URL");
   if (natsUrl !== undefined) {
-    const natsUrls = natsUrl.split(",").map((url) => url.trim()).filter((url) => url !== "");
-    const bad = natsUrls.filter((url) => !/^(nats|tls):\/\/[^\s/]+$/.test(url));
-    if (bad.length > 0 || natsUrls.length === 0) problems.push(`NATS_URL: expected comma-separated nats://host:port`);
+    const nats = readNatsAccess(natsUrl, value("NATS_CREDS") ?? null, value("NATS_TLS_CA") ?? null, problems);
     const nodeId = value("NODE_ID") ?? hostname().replace(/[^A-Za-z0-9_-]/g, "-");
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`NODE_ID=${nodeId}: letters, digits, "_" and "-" only (at most 64)`);
     if (value("ADMIN_TOKEN") === undefined) problems.push("ADMIN_TOKEN: required with NATS_URL (every node must have the same)");
     if (clock !== "real") problems.push("CLOCK=virtual: not available with NATS_URL (the nodes share the real clock)");
-    cluster = { natsUrls, nodeId, partitions: integer("CLUSTER_PARTITIONS", 64, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5) };
+    cluster = { ...nats, nodeId, partitions: integer("CLUSTER_PARTITIONS", 64, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5) };
+  } else {
+    for (const name of ["NATS_CREDS", "NATS_TLS_CA"]) if (value(name) !== undefined) problems.push(`${name}: only with NATS_URL`);
   }
   const settings: Settings = {
     port,
@@ -200,4 +252,14 @@ export function finishConfig(settings: Settings, opts: { adminToken: string; bad
   return {
     ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken, badgeSecret: opts.badgeSecret,
   };
+}
+
+/** The cluster connection's servers, credentials and TLS, as cluster/connect.ts takes them. */
+export function natsAccessOf(cluster: ClusterSettings): NatsAccess {
+  const credentials: NatsCredentials | null =
+    cluster.natsUser !== null ? { kind: "password", user: cluster.natsUser, password: cluster.natsPassword ?? "" }
+    : cluster.natsToken !== null ? { kind: "token", token: cluster.natsToken }
+    : cluster.natsCreds !== null ? { kind: "creds", file: cluster.natsCreds }
+    : null;
+  return { urls: cluster.natsUrls, credentials, tls: cluster.natsTls ? { caFile: cluster.natsTlsCa } : null };
 }

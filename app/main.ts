@@ -25,7 +25,7 @@ import { createApp } from "../http/app.ts";
 import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
-import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "./config.ts";
+import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, natsAccessOf, readSettings } from "./config.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
 // Slow and idle clients must not hold the server: a request's headers must arrive within 10 s of its
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   let cluster: ClusterConnection | null = null;
   if (settings.cluster !== null) {
     try {
-      cluster = await connectCluster({ urls: settings.cluster.natsUrls, node: settings.cluster.nodeId, replicas: settings.cluster.replicas });
+      cluster = await connectCluster({ access: natsAccessOf(settings.cluster), node: settings.cluster.nodeId, replicas: settings.cluster.replicas });
     } catch (error) {
       throw new StartError(`cannot join the cluster at NATS_URL: ${messageOf(error)}`);
     }
@@ -194,9 +194,16 @@ async function main(): Promise<void> {
       });
     });
   }
+  // The connection reconnects without end, except when a server refuses the credentials twice in a row
+  // (revoked, expired): the client then closes it for good, and a node that can never rejoin exits.
+  void cluster?.connection.closed().then((error) => {
+    if (stopping || error === undefined) return;
+    log.fatal(`lost the cluster at NATS_URL: ${messageOf(error)}`);
+    process.exit(1);
+  });
   const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${config.cluster.partitions} partitions` : `${config.shards} shards`;
-  // NATS URLs may hold credentials: the server names only
-  const shown = config.cluster !== null ? { ...config, cluster: { ...config.cluster, natsUrls: config.cluster.natsUrls.map((url) => url.replace(/\/\/[^@/]*@/, "//[masked]@")) } } : config;
+  // the NATS password and token masked (the URLs hold none: config.ts took them out)
+  const shown = config.cluster !== null ? { ...config, cluster: maskedConfig(config.cluster) } : config;
   log.info({ config: maskedConfig(shown) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
 }
 

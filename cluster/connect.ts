@@ -1,24 +1,155 @@
 // A cluster node's connection to the NATS servers, and the secrets every node shares (shared-secret.ts).
-import { connect } from "nats";
-import type { NatsConnection } from "nats";
+// NATS is a trust boundary: whoever may connect can read every API key and command every partition, so
+// the connection authenticates (user and password, token, or credentials file) and may require TLS. At start,
+// a server not up yet is waited for; a refusal of the credentials or of the server's certificate is not
+// (waiting would change nothing): the node gives up at once, naming the NATS or TLS error.
+import { readFileSync } from "node:fs";
+import { connect, credsAuthenticator } from "nats";
+import type { ConnectionOptions, NatsConnection } from "nats";
+import { log } from "../host/log.ts";
 import { sharedSecret } from "./shared-secret.ts";
 
-/** How long a node waits for NATS at start before it gives up (a supervisor restarts it). */
-const CONNECT_TIMEOUT_MS = 30_000;
+/** How long a node waits at start for a NATS server to answer before it gives up (a supervisor restarts it). */
+const START_WAIT_MS = 30_000;
+/** How long one connection attempt may take (TCP, TLS and the server's answer to the credentials). */
+const DIAL_TIMEOUT_MS = 10_000;
+const RETRY_MS = 500;
 
 export type ClusterConnection = { readonly connection: NatsConnection; readonly badgeSecret: string };
 
-/** Connects to the NATS servers (`urls`) and reads (or creates) the cluster's badge secret. */
-export async function connectCluster(options: { urls: readonly string[]; node: string; replicas: number }): Promise<ClusterConnection> {
-  const connection = await connect({
-    servers: [...options.urls], name: `hcd-${options.node}`, timeout: CONNECT_TIMEOUT_MS,
-    // reconnect without end (to any server of the list): a node cut off answers 503 until it is back
-    maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000, maxPingOut: 2,
-  });
+/** How a node proves itself to NATS and checks the servers. */
+export type NatsAccess = {
+  /** The servers as URLs without credentials. */
+  readonly urls: readonly string[];
+  readonly credentials: NatsCredentials | null;
+  /** TLS required (tls:// URLs), the server's certificate verified against `caFile` (else the system's CAs). */
+  readonly tls: { readonly caFile: string | null } | null;
+};
+
+/** A user and password, a token, or a NATS credentials file (user JWT and nkey seed), read again at every connection (a renewed JWT needs no restart). */
+export type NatsCredentials =
+  | { readonly kind: "password"; readonly user: string; readonly password: string }
+  | { readonly kind: "token"; readonly token: string }
+  | { readonly kind: "creds"; readonly file: string };
+
+/** The start failed for a reason waiting would not change: refused credentials, an unverified server, an unreadable file. */
+export class NatsTrustError extends Error {
+  override get name() {
+    return "NatsTrustError";
+  }
+}
+
+/** Connects to the NATS servers and reads (or creates) the cluster's badge secret. */
+export async function connectCluster(options: { access: NatsAccess; node: string; replicas: number }): Promise<ClusterConnection> {
+  const connection = await connectAtStart(connectionOptions(options.access, options.node));
   try {
     return { connection, badgeSecret: await sharedSecret(connection, options.replicas, "badge") };
   } catch (error) {
     await connection.close();
     throw error;
+  }
+}
+
+/** The client's options for `access`; throws NatsTrustError when a file it names can't be read. */
+export function connectionOptions(access: NatsAccess, node: string): ConnectionOptions {
+  const base: ConnectionOptions = {
+    servers: [...access.urls], name: `hcd-${node}`, timeout: DIAL_TIMEOUT_MS,
+    // reconnect without end (to any server of the list): a node cut off answers 503 until it is back. The
+    // client still gives up when a server refuses the credentials twice in a row (main.ts then exits).
+    maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000, maxPingOut: 2,
+  };
+  // an object (even empty) makes the client require TLS of every server; rejectUnauthorized is its default
+  if (access.tls !== null) base.tls = access.tls.caFile === null ? {} : { ca: readFileOf("NATS_TLS_CA", access.tls.caFile).toString("utf8") };
+  const credentials = access.credentials;
+  if (credentials?.kind === "password") return { ...base, user: credentials.user, pass: credentials.password };
+  if (credentials?.kind === "token") return { ...base, token: credentials.token };
+  if (credentials?.kind === "creds") {
+    const file = credentials.file;
+    let last = readFileOf("NATS_CREDS", file);
+    try {
+      credsAuthenticator(last)("nonce"); // parses the JWT and the seed, and signs with it
+    } catch (error) {
+      throw new NatsTrustError(`NATS_CREDS=${file}: not a NATS credentials file (a user JWT and its nkey seed): ${messageOf(error)}`);
+    }
+    return { ...base, authenticator: credsAuthenticator(() => {
+      try {
+        last = readFileSync(file);
+      } catch {
+        // a file being replaced: the last one read still serves
+      }
+      return last;
+    }) };
+  }
+  return base;
+}
+
+/**
+ * Opens the connection, trying every server, again every RETRY_MS while none answers (they may be
+ * starting), for START_WAIT_MS at most. A refusal of trust ends the wait at once, with the refusal.
+ */
+export async function connectAtStart(options: ConnectionOptions, waitMs = START_WAIT_MS): Promise<NatsConnection> {
+  const until = Date.now() + waitMs;
+  let waiting = false; // said once
+  for (;;) {
+    let failure: unknown;
+    try {
+      return await connect(options);
+    } catch (error) {
+      failure = error;
+    }
+    // the client reports the last server's error: with several, an answer from one that is up (a refusal)
+    // may be hidden behind one that is down, so each is asked alone
+    const refusal = trustRefusal(failure) ?? (options.servers !== undefined && options.servers.length > 1 ? await refusalOfAny(options) : null);
+    if (refusal !== null) throw refusal;
+    if (Date.now() >= until) throw new Error(`no NATS server answered within ${Math.round(waitMs / 1000)} s: ${messageOf(failure)}`);
+    if (!waiting) log.warn(`waiting for NATS: ${messageOf(failure)} (for ${Math.round(waitMs / 1000)} s at most)`);
+    waiting = true;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+}
+
+/** Asks each server alone; returns the first refusal of trust among their answers, or null. */
+async function refusalOfAny(options: ConnectionOptions): Promise<NatsTrustError | null> {
+  for (const server of [options.servers ?? []].flat()) {
+    try {
+      await (await connect({ ...options, servers: [server], maxReconnectAttempts: 0, ignoreClusterUpdates: true })).close();
+    } catch (error) {
+      const refusal = trustRefusal(error);
+      if (refusal !== null) return refusal;
+    }
+  }
+  return null;
+}
+
+/** NATS answers that refuse this node's credentials (as the client codes them). */
+const AUTH_CODES = new Set(["AUTHORIZATION_VIOLATION", "AUTHENTICATION_EXPIRED", "ACCOUNT_EXPIRED", "BAD_AUTHENTICATION", "BAD_CREDS"]);
+
+/**
+ * Returns the error as a NatsTrustError when it is a refusal of trust: the server refused the credentials,
+ * its certificate failed verification, or it offers no TLS where TLS is required. Else null (a server not
+ * up, a timeout: worth waiting for).
+ */
+export function trustRefusal(error: unknown): NatsTrustError | null {
+  if (error instanceof NatsTrustError) return error;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === "string" ? message.replace(/^'(.*)'$/, "$1") : String(error);
+  if (typeof code === "string" && AUTH_CODES.has(code)) return new NatsTrustError(`NATS refused the credentials: ${text}${text === code ? "" : ` (${code})`}`);
+  // the client's own TLS code, its "server option not available: tls", or Node's certificate codes
+  const tls = code === "TLS" || (code === "SERVER_OPT_NA" && text === "tls")
+    || (typeof code === "string" && /CERT|SSL|TLS|SIGNATURE|ALTNAME|ISSUER/.test(code));
+  if (!tls) return null;
+  if (code === "SERVER_OPT_NA") return new NatsTrustError("TLS required (tls:// in NATS_URL) but the NATS server offers none");
+  return new NatsTrustError(`TLS verification of the NATS server failed: ${text} (${code})`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function readFileOf(variable: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new NatsTrustError(`cannot read ${variable}=${file}: ${(error as Error).message}`);
   }
 }

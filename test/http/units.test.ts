@@ -8,7 +8,7 @@ import { fail, ok } from "../../engine/outcome.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import { apiKeyOf, authorizeAdmin, RateLimiter } from "../../http/auth.ts";
 import { badgeSignature } from "../../http/badge-urls.ts";
-import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, readSettings } from "../../app/config.ts";
+import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, natsAccessOf, readSettings } from "../../app/config.ts";
 import { renderError, statusOf, unwrap } from "../../http/errors.ts";
 import { channelsOf, checkQueryOf, checkRequestOf, flipQueryOf } from "../../http/input.ts";
 import { parseJsonObject, readBodyBytes } from "../../http/body.ts";
@@ -85,12 +85,41 @@ test("config: the notification kinds' endpoints and tokens are read, URLs withou
 
 test("config: NATS_URL turns on cluster mode, with NODE_ID and the shared settings", () => {
   const s = readSettings({ NATS_URL: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", NODE_ID: "node-2", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_PARTITIONS: "16", CLUSTER_REPLICAS: "1" });
-  assert.equal(s.cluster, { natsUrls: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"], nodeId: "node-2", partitions: 16, replicas: 1 });
+  assert.equal(s.cluster, { natsUrls: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"], natsUser: null, natsPassword: null, natsToken: null,
+    natsCreds: null, natsTls: false, natsTlsCa: null, nodeId: "node-2", partitions: 16, replicas: 1 });
   assert.equal(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.partitions, 64);
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222" }), /ADMIN_TOKEN: required with NATS_URL/);
   assert.throws(() => readSettings({ NATS_URL: "http://a", ADMIN_TOKEN: "0123456789abcdef" }), /NATS_URL: expected/);
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", NODE_ID: "a b" }), /NODE_ID=a b/);
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", CLOCK: "virtual" }), /CLOCK=virtual: not available/);
+});
+
+test("config: NATS credentials leave the URLs (decoded), a token, a credentials file, TLS and its CA", () => {
+  const token = { ADMIN_TOKEN: "0123456789abcdef" };
+  const withPassword = readSettings({ ...token, NATS_URL: "tls://hcd:p%40ss%3Aw%2Frd@[::1]:4222,tls://hcd:p%40ss%3Aw%2Frd@nats-2", NATS_TLS_CA: "/etc/hcd/ca.pem" }).cluster!;
+  assert.equal([withPassword.natsUrls, withPassword.natsUser, withPassword.natsPassword, withPassword.natsTls, withPassword.natsTlsCa],
+    [["tls://[::1]:4222", "tls://nats-2"], "hcd", "p@ss:w/rd", true, "/etc/hcd/ca.pem"]);
+  assert.equal(natsAccessOf(withPassword), { urls: ["tls://[::1]:4222", "tls://nats-2"], credentials: { kind: "password", user: "hcd", password: "p@ss:w/rd" }, tls: { caFile: "/etc/hcd/ca.pem" } });
+  const withToken = readSettings({ ...token, NATS_URL: "nats://t0ken@a:4222,nats://b:4222" }).cluster!;
+  assert.equal([withToken.natsUrls, withToken.natsUser, withToken.natsToken], [["nats://a:4222", "nats://b:4222"], null, "t0ken"]);
+  assert.equal(natsAccessOf(withToken).credentials, { kind: "token", token: "t0ken" });
+  const withCreds = readSettings({ ...token, NATS_URL: "nats://a:4222", NATS_CREDS: "/etc/hcd/node.creds" }).cluster!;
+  assert.equal(natsAccessOf(withCreds), { urls: ["nats://a:4222"], credentials: { kind: "creds", file: "/etc/hcd/node.creds" }, tls: null });
+  const refused: [Record<string, string>, RegExp][] = [
+    [{ NATS_URL: "nats://u:one@a:4222,nats://u:two@b:4222" }, /NATS_URL: every URL that carries credentials must carry the same/],
+    [{ NATS_URL: "tls://a:4222,nats://b:4222" }, /NATS_URL: either every URL is tls:\/\/ or none/],
+    [{ NATS_URL: "nats://a:4222", NATS_TLS_CA: "/ca.pem" }, /NATS_TLS_CA: only with tls:\/\/ URLs/],
+    [{ NATS_URL: "nats://u:p@a:4222", NATS_CREDS: "/node.creds" }, /NATS_CREDS: not with credentials in NATS_URL/],
+    [{ NATS_URL: "nats://u:50%@a:4222" }, /NATS_URL: the credentials are not valid percent-encoding/],
+    [{ NATS_URL: "nats://u:p@a:4222/path" }, /NATS_URL: expected/],
+    [{ NATS_CREDS: "/node.creds" }, /NATS_CREDS: only with NATS_URL/],
+  ];
+  for (const [env, expected] of refused) {
+    const error = (() => { try { readSettings({ ...token, ...env }); return null; } catch (e) { return e as Error; } })();
+    assert.instance(error, ConfigError, JSON.stringify(env));
+    assert.match(error!.message, expected);
+    for (const secret of ["u:one", "u:two", "u:50%", "u:p@"]) assert.not.ok(error!.message.includes(secret), `no credentials in: ${error!.message}`);
+  }
 });
 
 test("config: invalid values fail with one message naming each of them", () => {
