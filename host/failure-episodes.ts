@@ -1,8 +1,10 @@
 // Failures of background work that no request reports (a cluster partition's snapshot or advance, an
-// ownership round) as episodes: the first failure of a subject is logged, the ones after it only
-// counted, and the first success after them ends the episode with one more line. /metrics reads the
-// counts: how many failed in all, how many subjects are failing now, and the longest streak.
+// ownership round) as episodes, one per subject (host/retried-failure.ts): the first failure of a subject
+// is logged, the ones after it only counted, and the first success after them ends the episode with one
+// more line. /metrics reads the counts: how many failed in all, how many subjects are failing now, and
+// the longest streak.
 import { log } from "./log.ts";
+import { RetriedFailure } from "./retried-failure.ts";
 
 export const BACKGROUND_WORK = ["snapshot", "advance", "ownership_round"] as const;
 export type BackgroundWork = (typeof BACKGROUND_WORK)[number];
@@ -10,14 +12,12 @@ export type BackgroundWork = (typeof BACKGROUND_WORK)[number];
 /** Per kind of work: failures in all, subjects failing now, and the most failures in a row among them. */
 export type EpisodeCounts = Record<BackgroundWork, { readonly failures: number; readonly failing: number; readonly streak: number }>;
 
-type Episode = { readonly sinceAt: number; failures: number };
-
 /** Where an episode's two lines go (default: the log, a warning and an info line). */
 export type EpisodeLog = (level: "warn" | "info", fields: Record<string, unknown>, message: string) => void;
 
 export class FailureEpisodes {
   readonly #failures = new Map<BackgroundWork, number>();
-  readonly #ongoing = new Map<string, Episode>(); // by `${work} ${subject}`
+  readonly #ongoing = new Map<string, RetriedFailure>(); // by `${work} ${subject}`, while an episode lasts
   readonly #log: EpisodeLog;
 
   constructor(write: EpisodeLog = (level, fields, message) => log[level](fields, message)) {
@@ -28,23 +28,22 @@ export class FailureEpisodes {
   failed(work: BackgroundWork, subject: string, error: unknown): void {
     this.#failures.set(work, (this.#failures.get(work) ?? 0) + 1);
     const key = `${work} ${subject}`;
-    const episode = this.#ongoing.get(key);
-    if (episode !== undefined) {
-      episode.failures += 1;
-      return;
+    let episode = this.#ongoing.get(key);
+    if (episode === undefined) {
+      episode = new RetriedFailure({
+        started: (err) => this.#log("warn", { work, subject, err }, "cluster: background work failed; further failures are counted in /metrics until it succeeds"),
+        ended: (failures, seconds) => this.#log("info", { work, subject, failures, seconds }, "cluster: background work succeeds again"),
+      });
+      this.#ongoing.set(key, episode);
     }
-    this.#ongoing.set(key, { sinceAt: Date.now(), failures: 1 });
-    this.#log("warn", { work, subject, err: error }, "cluster: background work failed; further failures are counted in /metrics until it succeeds");
+    episode.failed(error);
   }
 
   /** Ends the episode of `work` on `subject`, if one lasts. */
   succeeded(work: BackgroundWork, subject: string): void {
     const key = `${work} ${subject}`;
-    const episode = this.#ongoing.get(key);
-    if (episode === undefined) return;
+    this.#ongoing.get(key)?.succeeded();
     this.#ongoing.delete(key);
-    const seconds = ((Date.now() - episode.sinceAt) / 1000).toFixed(1);
-    this.#log("info", { work, subject, failures: episode.failures, seconds }, "cluster: background work succeeds again");
   }
 
   counts(): EpisodeCounts {
@@ -53,7 +52,7 @@ export class FailureEpisodes {
     for (const [key, episode] of this.#ongoing) {
       const entry = counts[key.slice(0, key.indexOf(" ")) as BackgroundWork];
       entry.failing += 1;
-      entry.streak = Math.max(entry.streak, episode.failures);
+      entry.streak = Math.max(entry.streak, episode.streak);
     }
     return counts;
   }

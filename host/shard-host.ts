@@ -145,6 +145,7 @@ export class ShardHost {
   readonly #intake: IntakeLedger; // intake pings applied here, until a commit of this shard holds them
   #intakeCommit: ReturnType<typeof setTimeout> | null = null;
   readonly #rebuilds: RetriedFailure; // a rebuild that fails is retried by every probe: logged once per episode
+  readonly #ticks: { readonly deadlines: RetriedFailure; readonly checkpoint: RetriedFailure }; // the same for the ticker's work
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
   onOutbox: ((now: Millis) => void) | null = null;
 
@@ -154,6 +155,7 @@ export class ShardHost {
     this.#options = options;
     this.#writes = new WriteFailures(`shard ${options.index}`, options.dataDir);
     this.#rebuilds = new RetriedFailure(`shard ${options.index}: rebuilding from the store after a failed commit`);
+    this.#ticks = { deadlines: new RetriedFailure(`shard ${options.index}: applying deadlines`), checkpoint: new RetriedFailure(`shard ${options.index}: checkpoint`) };
     this.#lastAt = startAt;
     this.#owns = owns;
     this.#intake = new IntakeLedger(intakeShard(options.index, options.count));
@@ -246,13 +248,13 @@ export class ShardHost {
   }
 
   /**
-   * Applies deadlines up to `at`, then checkpoints when one is due; a failure of either is logged (a store
-   * write failure once per episode, by its episode) and tried again at the next tick. The checkpoint also
+   * Applies deadlines up to `at`, then checkpoints when one is due; a failure of either is logged once per
+   * episode (a store write failure by the store's episode) and tried again at the next tick. The checkpoint also
    * runs when deadlines could not be applied: it may be what failed, and it retries.
    */
   async #tick(at: Millis): Promise<void> {
-    await this.advance(at).catch(reportUnlessStoreUnavailable("applying deadlines"));
-    await this.checkpointIfDue().catch(reportUnlessStoreUnavailable("checkpoint"));
+    await this.advance(at).then(() => this.#ticks.deadlines.succeeded(), retriedUnlessStoreUnavailable(this.#ticks.deadlines));
+    await this.checkpointIfDue().then(() => this.#ticks.checkpoint.succeeded(), retriedUnlessStoreUnavailable(this.#ticks.checkpoint));
   }
 
   /** Applies a batch of pings with one commit; each result in the order given. */
@@ -565,9 +567,9 @@ export class ShardHost {
   }
 }
 
-/** Logs a failure, except a store write failure's refusals, which its episode logs once (write-failures.ts). */
-function reportUnlessStoreUnavailable(what: string): (error: unknown) => void {
+/** Counts a failure in its episode (logged once), except a store write failure's refusals, which that episode logs (write-failures.ts). */
+function retriedUnlessStoreUnavailable(episode: RetriedFailure): (error: unknown) => void {
   return (error) => {
-    if (!isStoreUnavailable(error)) log.error({ err: error }, `${what} failed`);
+    if (!isStoreUnavailable(error)) episode.failed(error);
   };
 }
