@@ -231,7 +231,8 @@ export class PartitionNode {
       }
     } finally {
       this.#gaining.delete(partition);
-      if (!this.#owned().owns(partition)) this.#drop(partition); // lost meanwhile: nothing kept of it
+      // lost meanwhile (not merely near its lease's end, which a renewal mends): nothing kept of it
+      if (this.#owned().revisionOf(partition) === undefined) this.#drop(partition);
     }
   }
 
