@@ -21,7 +21,8 @@ export type CheckKind = (typeof CHECK_KINDS)[number];
 export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy"] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-export const FLIP_REASONS = ["", "timeout", "fail"] as const;
+/** "duration": an open run outlived the check's max_duration. */
+export const FLIP_REASONS = ["", "timeout", "fail", "duration"] as const;
 export type FlipReason = (typeof FLIP_REASONS)[number];
 
 export type Project = {
@@ -102,6 +103,8 @@ export type Check = {
   readonly failureThreshold?: number; // 1-100; absent = 1
   readonly reminderIntervalMs?: Millis; // 0 = off; absent = 0
   readonly mutedUntilAt?: Millis | null; // absent = null
+  /** CONTRACT "Alerting, second part": an open run is down this long after its start (instead of its grace); 0 = off; absent = 0. */
+  readonly maxDurationMs?: Millis;
   /** The alerting state (engine/alerting.ts); absent = nothing counted and no outage notice pending. */
   readonly alert?: AlertState;
 };
@@ -124,7 +127,7 @@ export function checkWith(check: Check, changes?: Partial<Check>): Check {
     filterDefaultFail: check.filterDefaultFail, channels: check.channels, createdAt: check.createdAt, status: check.status,
     nPings: check.nPings, nFlips: check.nFlips, lastPingAt: check.lastPingAt, lastStartAt: check.lastStartAt,
     lastStartRid: check.lastStartRid, lastDurationMs: check.lastDurationMs, failureThreshold: check.failureThreshold,
-    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, alert: check.alert,
+    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, maxDurationMs: check.maxDurationMs, alert: check.alert,
   };
   if (changes !== undefined) Object.assign(copy, changes);
   return copy;
@@ -202,6 +205,8 @@ export const LIMITS = {
   failureThresholdMax: 100,
   reminderIntervalMinMs: 300 * SECOND,
   reminderIntervalMaxMs: 31_536_000 * SECOND,
+  maxDurationMinMs: 60 * SECOND,
+  maxDurationMaxMs: 604_800 * SECOND,
 } as const;
 
 /** The fields of a check a client may set (create/update), already validated, in engine units. */
@@ -226,6 +231,7 @@ export type CheckSpec = {
   readonly failureThreshold?: number;
   readonly reminderIntervalMs?: Millis; // 0 = off
   readonly mutedUntilAt?: Millis | null;
+  readonly maxDurationMs?: Millis; // 0 = off
   /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
   readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
 };

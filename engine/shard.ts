@@ -427,14 +427,12 @@ export class Shard {
     // a deadline's flip that planned no notice changed only status and nFlips: the store may log just those
     if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
-    // a deadline that fell in hcd's own downtime: its down notification names the downtime (settling ended the hold)
-    const downtime = step.check.alert?.downtime ?? null;
-    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downtime : null);
+    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downFacts(step.check, flip) : null);
     return check;
   }
 
   /** Queues the flip's (or notice's) notification to each channel assigned to the check, in the project's channel order. */
-  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, downtime: Downtime | null = null): void {
+  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, facts: DownFacts | null = null): void {
     if (check.channels.length === 0) return; // most checks of a burst of flips
     const projectName = this.#state.project(check.projectId)?.name ?? "";
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
@@ -450,9 +448,9 @@ export class Shard {
       let kept = this.#noticeChannels.get(channel);
       if (kept === undefined) this.#noticeChannels.set(channel, kept = noticeChannelOf(channel));
       // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
-      this.#changes.outbox.push(downtime !== null
+      this.#changes.outbox.push(facts !== null
         ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, downtime }
+          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, ...facts }
         : reminder === null
         ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
           downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
@@ -490,6 +488,17 @@ export class Shard {
       status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
     });
   }
+}
+
+/** What a down notification names beyond its flip: hcd's own downtime its deadline fell in, the start of a run that took too long. */
+type DownFacts = { readonly downtime?: Downtime; readonly runStartedAt?: Millis };
+
+/** Returns the facts of a down flip of `check` (the check before the flip settled: a downtime hold still on it), or null when none. */
+function downFacts(check: Check, flip: Flip): DownFacts | null {
+  const downtime = check.alert?.downtime;
+  const runStartedAt = flip.reason === "duration" ? check.lastStartAt : null;
+  if (downtime === undefined && runStartedAt === null) return null;
+  return runStartedAt === null ? { downtime } : downtime === undefined ? { runStartedAt } : { downtime, runStartedAt };
 }
 
 /** Returns the part of a ping body the log keeps: the first `limitBytes` bytes (a copy when cut), or null for none. */

@@ -151,12 +151,12 @@ const KNOWN_FIELDS = [
   "name", "slug", "tags", "desc", "timeout", "grace", "schedule", "tz", "manual_resume", "methods", "channels",
   "unique", "start_kw", "success_kw", "failure_kw", "subject", "subject_fail",
   "filter_subject", "filter_body", "filter_http_body", "filter_default_fail",
-  "failure_threshold", "reminder_interval", // not muted_until: null is its "not muted"
+  "failure_threshold", "reminder_interval", "max_duration", // not muted_until: null is its "not muted"
 ] as const;
 
-type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt">;
+type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt" | "maxDurationMs">;
 
-/** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check"); invalid → 400 outcome. */
+/** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check", "Alerting, second part"); invalid → 400 outcome. */
 function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
   const spec: { -readonly [K in keyof AlertingSpec]: AlertingSpec[K] } = {};
   if (Object.hasOwn(body, "failure_threshold")) {
@@ -172,6 +172,13 @@ function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
     if (value !== 0 && value * SECOND < LIMITS.reminderIntervalMinMs) return invalid("reminder_interval", "is too small (0, or 300 and more)");
     if (value * SECOND > LIMITS.reminderIntervalMaxMs) return invalid("reminder_interval", "is too large");
     spec.reminderIntervalMs = value * SECOND;
+  }
+  if (Object.hasOwn(body, "max_duration")) {
+    const value = body.max_duration;
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid("max_duration", "is not an integer");
+    if (value !== 0 && value * SECOND < LIMITS.maxDurationMinMs) return invalid("max_duration", "is too small (0, or 60 and more)");
+    if (value * SECOND > LIMITS.maxDurationMaxMs) return invalid("max_duration", "is too large");
+    spec.maxDurationMs = value * SECOND;
   }
   if (Object.hasOwn(body, "muted_until")) {
     const value = body.muted_until;

@@ -105,7 +105,7 @@ function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions):
   const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
   const downSinceAt = entry.downSinceAt ?? null;
   return {
-    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry.flip.reason) + downtimeClause(entry),
+    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry) + downtimeClause(entry),
     downtimeMs: direction === "up" && entry.flip.from === "down" && downSinceAt !== null ? entry.flip.at - downSinceAt : null,
     name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
     body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
@@ -121,7 +121,9 @@ function downtimeClause(entry: RenderEntry): string {
   return `; hcd was not running from ${isoSeconds(downtime.fromAt)} to ${isoSeconds(downtime.toAt)} (${formatDowntime(downtime.toAt - downtime.fromAt)})`;
 }
 
-function reasonLong(reason: string): string {
+function reasonLong(entry: RenderEntry): string {
+  const reason = entry.flip.reason;
+  if (reason === "duration") return `the run is taking too long: started at ${entry.runStartedAt === undefined ? "an unknown time" : isoSeconds(entry.runStartedAt)}`;
   if (reason === "timeout") return "success signal did not arrive on time, grace time passed";
   if (reason === "fail") return "received a failure signal";
   return "";

@@ -351,7 +351,7 @@ ${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}
   });
 }
 
-/** The check's alerting fields in words: threshold, reminders, mute. */
+/** The check's alerting fields in words: threshold, reminders, mute, max duration. */
 function alertingText(check: Check, at: Millis): string {
   const threshold = check.failureThreshold ?? 1;
   const reminderMs = check.reminderIntervalMs ?? 0;
@@ -360,6 +360,7 @@ function alertingText(check: Check, at: Millis): string {
     threshold === 1 ? "down on the first failure" : `down after ${threshold} failures in a row`,
     reminderMs === 0 ? "no reminders" : `a reminder every ${durationText(reminderMs)} while down`,
     mutedUntil !== null && mutedUntil > at ? `muted until ${exactText(mutedUntil)}` : "not muted",
+    ...((check.maxDurationMs ?? 0) > 0 ? [`a run is down after ${durationText(check.maxDurationMs ?? 0)}`] : []),
   ].join("; ");
 }
 
@@ -373,7 +374,7 @@ function filteringText(check: Check): string {
   return parts.length === 0 ? "none: every ping counts as its URL says" : parts.join("; ");
 }
 
-const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal" } as const;
+const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal", duration: "run took too long" } as const;
 
 type Event = { readonly at: Millis; readonly row: Html };
 
