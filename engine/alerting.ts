@@ -3,7 +3,7 @@
 // are passed in. A reminder and a mute's end are deadlines like a missed ping: the check's AlertState
 // keeps the one notice of its outage still to come (dueAt), the shard's wheel fires it at that instant,
 // and a replay of the same events gives the same notices.
-import type { AlertState, Check, Downtime, Flip, Millis } from "./model.ts";
+import type { Acknowledgement, AlertState, Check, Downtime, Flip, Millis } from "./model.ts";
 import { checkWith } from "./model.ts";
 import { downAt } from "./status.ts";
 
@@ -126,6 +126,18 @@ export function replanNotices(before: Check, after: Check, at: Millis, mutedUnti
   return { check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at) }), notice: null };
 }
 
+/**
+ * Acknowledges the check's outage at `at` (by `by`): reminders stop until it ends; the down notification
+ * a mute holds is still sent at the mute's end. Acknowledging again keeps the first acknowledgement.
+ * Returns null when the check is not down.
+ */
+export function acknowledge(check: Check, ack: Acknowledgement): Check | null {
+  if (check.status !== "down") return null;
+  const alert = alertOf(check);
+  if (alert.acknowledged !== undefined) return check;
+  return withAlert(check, { ...alert, acknowledged: ack, dueAt: alert.held ? alert.dueAt : null });
+}
+
 // ---- internals ----
 
 const NOTHING: AlertState = { failures: 0, downSinceAt: null, dueAt: null, held: false, reminders: 0 };
@@ -135,6 +147,7 @@ function alertOf(check: Check): AlertState {
 }
 
 function nextReminderAt(check: Check, at: Millis): Millis | null {
+  if (check.alert?.acknowledged !== undefined) return null; // an acknowledged outage has no more reminders
   const interval = check.reminderIntervalMs ?? 0;
   return interval > 0 ? at + interval : null;
 }
@@ -155,7 +168,7 @@ function endOutage(check: Check): Check {
 /** Returns the check with `alert`; a state with nothing in it is left out (undefined). */
 function withAlert(check: Check, alert: AlertState): Check {
   const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held
-    && alert.downtime === undefined;
+    && alert.downtime === undefined && alert.acknowledged === undefined;
   if (!empty) return checkWith(check, { alert });
   return check.alert === undefined ? check : checkWith(check, { alert: undefined });
 }

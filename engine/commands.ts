@@ -39,6 +39,8 @@ export type ShardCommand =
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
+  /** Acknowledges a down check's outage (CONTRACT "Alerting, second part"); `by` names who ("api", "dashboard"). */
+  | { readonly kind: "acknowledgeCheck"; readonly projectId: string; readonly uuid: string; readonly by: string; readonly at: Millis }
   | { readonly kind: "ping"; readonly ping: PingCommand }
   | { readonly kind: "advance"; readonly at: Millis }
   /** hcd judged no deadline during `downtime` (it was stopped): hold the checks whose deadline fell in it. */
@@ -58,6 +60,7 @@ export type ShardResults = {
   readonly pauseCheck: Outcome<Check>;
   readonly resumeCheck: Outcome<Check>;
   readonly deleteCheck: Outcome<Check>;
+  readonly acknowledgeCheck: Outcome<Check>;
   readonly ping: Outcome<ShardPingResult>;
   readonly advance: void;
   readonly holdForDowntime: number; // how many checks it holds

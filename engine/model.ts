@@ -146,7 +146,12 @@ export type AlertState = {
   readonly reminders: number; // reminders sent in the current outage
   /** hcd's own downtime that the check's deadline fell in: not judged down before its end plus the grace; absent = none. */
   readonly downtime?: Downtime;
+  /** The current outage was acknowledged (CONTRACT "Alerting, second part"): no more reminders for it; absent = not. */
+  readonly acknowledged?: Acknowledgement;
 };
+
+/** Who acknowledged an outage, and when ("api" for the management API, "dashboard" for the dashboard). */
+export type Acknowledgement = { readonly at: Millis; readonly by: string };
 
 /**
  * A stretch of time in which hcd did not judge deadlines (stopped, or starting again): a check whose

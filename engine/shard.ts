@@ -9,7 +9,7 @@ import { assertNever, checkWith, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
-import { deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
+import { acknowledge, deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { TimerWheel } from "./wheel.ts";
@@ -133,6 +133,7 @@ export class Shard {
       case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
       case "resumeCheck": return this.resumeCheck(c.projectId, c.uuid, c.at);
       case "deleteCheck": return this.deleteCheck(c.projectId, c.uuid, c.at);
+      case "acknowledgeCheck": return this.acknowledgeCheck(c.projectId, c.uuid, c.by, c.at);
       case "ping": return this.ping(c.ping);
       case "advance": return this.advance(c.at);
       case "holdForDowntime": return this.holdForDowntime(c.downtime, c.at);
@@ -267,6 +268,15 @@ export class Shard {
     const step = onResume(found.value, at);
     if (!step.ok) return step;
     return ok(this.#apply(step.value, null));
+  }
+
+  /** Acknowledges a down check's outage: its reminders stop until it ends; not_down when it is not down (by `at`). */
+  acknowledgeCheck(projectId: string, uuid: string, by: string, at: Millis): Outcome<Check> {
+    const found = this.#dueCheck(projectId, uuid, at);
+    if (!found.ok) return found;
+    const acknowledged = acknowledge(found.value, { at, by });
+    if (acknowledged === null) return fail({ code: "not_down" });
+    return ok(acknowledged === found.value ? acknowledged : this.#store(acknowledged));
   }
 
   /** Deletes a check; returns it as it was, with no channels (the reference's answer). */

@@ -43,7 +43,9 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     failure_threshold: check.failureThreshold ?? 1,
     reminder_interval: Math.floor((check.reminderIntervalMs ?? 0) / SECOND),
     muted_until: isoSeconds(check.mutedUntilAt ?? null),
-    max_duration: Math.floor((check.maxDurationMs ?? 0) / SECOND), // CONTRACT "Alerting, second part"
+    // CONTRACT "Alerting, second part"
+    max_duration: Math.floor((check.maxDurationMs ?? 0) / SECOND),
+    acknowledged: check.alert?.acknowledged !== undefined,
   };
   if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
   if (view.readonly) {

@@ -102,6 +102,8 @@ export type Pool = {
   updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>>;
   pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
   resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
+  /** Acknowledges a down check's outage (`by`: "api", "dashboard"): reminders stop until it ends; not_down when it is not down. */
+  acknowledgeCheck(projectId: string, uuid: string, by: string, at: Millis): Promise<Outcome<Check>>;
   /** Deletes the check with its log; returns it as it was just before. */
   deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
   /** Returns the newest pings first, at most min(ping_log_limit, 1000), with their run durations. */

@@ -163,6 +163,11 @@ export class ShardedPool implements Pool {
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "resumeCheck", projectId, uuid, at }) : owned;
   }
 
+  async acknowledgeCheck(projectId: string, uuid: string, by: string, at: Millis): Promise<Outcome<Check>> {
+    const owned = await this.#owned(projectId, { uuid });
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "acknowledgeCheck", projectId, uuid, by, at }) : owned;
+  }
+
   async deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
     const owned = await this.#owned(projectId, { uuid });
     if (!owned.ok) return owned;

@@ -351,7 +351,7 @@ ${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}
   });
 }
 
-/** The check's alerting fields in words: threshold, reminders, mute, max duration. */
+/** The check's alerting fields in words: threshold, reminders, mute, max duration, an acknowledged outage. */
 function alertingText(check: Check, at: Millis): string {
   const threshold = check.failureThreshold ?? 1;
   const reminderMs = check.reminderIntervalMs ?? 0;
@@ -361,6 +361,7 @@ function alertingText(check: Check, at: Millis): string {
     reminderMs === 0 ? "no reminders" : `a reminder every ${durationText(reminderMs)} while down`,
     mutedUntil !== null && mutedUntil > at ? `muted until ${exactText(mutedUntil)}` : "not muted",
     ...((check.maxDurationMs ?? 0) > 0 ? [`a run is down after ${durationText(check.maxDurationMs ?? 0)}`] : []),
+    ...(check.alert?.acknowledged !== undefined ? [`outage acknowledged ${exactText(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`] : []),
   ].join("; ");
 }
 

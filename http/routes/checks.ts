@@ -95,6 +95,14 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   };
   endpoint(app, "/api/v3/checks/:id/pause", { POST: pauseOrResume("pauseCheck") }, byUuid);
   endpoint(app, "/api/v3/checks/:id/resume", { POST: pauseOrResume("resumeCheck") }, byUuid);
+  // CONTRACT "Alerting, second part": 200 with the check while it is down, 409 otherwise
+  endpoint(app, "/api/v3/checks/:id/acknowledge", { POST: async (event) => {
+    const at = clock.now();
+    const body = await jsonBody(event, { nullAsEmpty: true });
+    const { project } = await callerOf(event, body, true);
+    const check = unwrap(await pool.acknowledgeCheck(project.id, uuidOf(event), "api", at));
+    return json(presentCheck(check, rw(at)));
+  } }, byUuid);
 
   endpoint(app, "/api/v3/checks/:id/pings", {
     GET: async (event) => {
