@@ -105,6 +105,8 @@ export type Check = {
   readonly mutedUntilAt?: Millis | null; // absent = null
   /** CONTRACT "Alerting, second part": an open run is down this long after its start (instead of its grace); 0 = off; absent = 0. */
   readonly maxDurationMs?: Millis;
+  /** Uuids of checks of the same project this one depends on, sorted: while one is down its down notifications wait; absent = none. */
+  readonly dependsOn?: readonly string[];
   /** The alerting state (engine/alerting.ts); absent = nothing counted and no outage notice pending. */
   readonly alert?: AlertState;
 };
@@ -127,7 +129,8 @@ export function checkWith(check: Check, changes?: Partial<Check>): Check {
     filterDefaultFail: check.filterDefaultFail, channels: check.channels, createdAt: check.createdAt, status: check.status,
     nPings: check.nPings, nFlips: check.nFlips, lastPingAt: check.lastPingAt, lastStartAt: check.lastStartAt,
     lastStartRid: check.lastStartRid, lastDurationMs: check.lastDurationMs, failureThreshold: check.failureThreshold,
-    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, maxDurationMs: check.maxDurationMs, alert: check.alert,
+    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, maxDurationMs: check.maxDurationMs,
+    dependsOn: check.dependsOn, alert: check.alert,
   };
   if (changes !== undefined) Object.assign(copy, changes);
   return copy;
@@ -146,6 +149,8 @@ export type AlertState = {
   readonly reminders: number; // reminders sent in the current outage
   /** hcd's own downtime that the check's deadline fell in: not judged down before its end plus the grace; absent = none. */
   readonly downtime?: Downtime;
+  /** A dependency of the check that is down (depends_on): its down notifications and reminders wait for it; absent = none. */
+  readonly heldBy?: string;
   /** The current outage was acknowledged (CONTRACT "Alerting, second part"): no more reminders for it; absent = not. */
   readonly acknowledged?: Acknowledgement;
 };
@@ -237,6 +242,7 @@ export type CheckSpec = {
   readonly reminderIntervalMs?: Millis; // 0 = off
   readonly mutedUntilAt?: Millis | null;
   readonly maxDurationMs?: Millis; // 0 = off
+  readonly dependsOn?: readonly string[]; // check uuids, validated by the shard (same project, no cycle); [] = none
   /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
   readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
 };

@@ -9,7 +9,8 @@ import { assertNever, checkWith, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
-import { acknowledge, deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
+import { acknowledge, deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
+import { Dependents, dependencyProblem, downDependencyOf } from "./dependencies.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { TimerWheel } from "./wheel.ts";
@@ -33,6 +34,7 @@ export class Shard {
   readonly #newId: () => string;
   readonly #state = new ShardState();
   readonly #wheel: TimerWheel<string>;
+  readonly #dependents = new Dependents(); // depends_on, reversed: the checks a check's flip holds or releases
   #changes: GatheredChanges = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
   #stateSteps = 0; // how many of #changes.checks a step made (pings, deadlines, pause, resume: only state fields change)
@@ -57,6 +59,7 @@ export class Shard {
     for (const loaded of checks) {
       const check = this.#state.compact(loaded);
       this.#state.putCheck(check);
+      this.#dependents.replace(check.uuid, undefined, check.dependsOn);
       const at = deadlineAt(check);
       if (at !== null) this.#wheel.set(check.uuid, at); // a loaded check is not in the wheel yet: nothing to delete
       this.#lastAt = Math.max(this.#lastAt, check.lastPingAt ?? -Infinity, check.lastStartAt ?? -Infinity, check.alert?.downSinceAt ?? -Infinity);
@@ -215,13 +218,15 @@ export class Shard {
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
     const match = this.#state.findUnique(projectId, spec, unique);
+    const dependencies = this.#validDependencies(projectId, match?.uuid ?? null, spec);
+    if (!dependencies.ok) return dependencies;
     if (match) {
       const due = this.#catchUp(match, at);
       return ok({ check: this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), created: false });
     }
     if (this.#state.checkCountOf(projectId) >= project.checkLimit) return fail({ code: "check_limit" });
     const fresh = this.#newCheck(projectId, at);
-    const check = this.#store(applySpec(fresh, spec, { channelIds: channels.value }));
+    const check = this.#storeUpdate(fresh, applySpec(fresh, spec, { channelIds: channels.value }), spec, at);
     return ok({ check, created: true });
   }
 
@@ -231,6 +236,8 @@ export class Shard {
     if (!found.ok) return found;
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
+    const dependencies = this.#validDependencies(projectId, uuid, spec);
+    if (!dependencies.ok) return dependencies;
     return ok(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at));
   }
 
@@ -286,6 +293,14 @@ export class Shard {
     this.#state.deleteCheck(projectId, uuid);
     this.#wheel.delete(uuid);
     this.#changes.deletedChecks.push({ projectId, uuid });
+    this.#dependents.replace(uuid, found.value.dependsOn, undefined);
+    // the checks that depended on it depend on it no more (and are released if it held them)
+    for (const dependent of this.#dependents.of(uuid)) {
+      const check = this.#state.check(dependent);
+      if (check === undefined) continue;
+      const left = (check.dependsOn ?? []).filter((id) => id !== uuid);
+      this.#storeUpdate(check, checkWith(check, { dependsOn: left.length === 0 ? undefined : left }), { dependsOn: left }, at);
+    }
     return ok({ ...found.value, channels: [] });
   }
 
@@ -396,11 +411,38 @@ export class Shard {
 
   /** Stores an updated check; a changed mute or reminder interval re-plans its outage's notices from `at`. */
   #storeUpdate(before: Check, after: Check, spec: CheckSpec, at: Millis): Check {
+    if (spec.dependsOn !== undefined) {
+      this.#dependents.replace(after.uuid, before.dependsOn, after.dependsOn);
+      // new dependencies: held if one of them is down, released if none is
+      const held = setHeldBy(after, downDependencyOf(after, (id) => this.#state.check(id)), at, this.#muteOf(after));
+      const stored = this.#store(held.check);
+      if (held.notice !== null) this.#queueNotice(stored, held.notice);
+      return spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined ? stored : this.#storeUpdate(before, stored, { ...spec, dependsOn: undefined }, at);
+    }
     if (spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined) return this.#store(after);
     const planned = replanNotices(before, after, at, this.#muteOf(after));
     const stored = this.#store(planned.check);
     if (planned.notice !== null) this.#queueNotice(stored, planned.notice);
     return stored;
+  }
+
+  /** Checks a spec's depends_on for check `uuid` (null: one being created) of the project: invalid when it names another project's check or makes a cycle. */
+  #validDependencies(projectId: string, uuid: string | null, spec: CheckSpec): Outcome<null> {
+    if (spec.dependsOn === undefined) return ok(null);
+    const problem = dependencyProblem({ uuid, projectId, dependsOn: spec.dependsOn, checkOf: (id) => this.#state.check(id) });
+    return problem === null ? ok(null) : fail({ code: "invalid", field: "depends_on", reason: problem });
+  }
+
+  /** A check went down or came back up at `at`: the checks depending on it are held or released. */
+  #holdDependents(uuid: string, at: Millis): void {
+    for (const dependent of this.#dependents.of(uuid)) {
+      const found = this.#state.check(dependent);
+      if (found === undefined) continue;
+      const check = this.#catchUp(found, at);
+      const held = setHeldBy(check, downDependencyOf(check, (id) => this.#state.check(id)), at, this.#muteOf(check));
+      if (held.check !== check) this.#store(held.check);
+      if (held.notice !== null) this.#queueNotice(held.check, held.notice);
+    }
   }
 
   /** Queues a notice's notifications: the check's down state at the notice's instant, to every assigned channel. */
@@ -438,6 +480,7 @@ export class Shard {
     if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
     if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downFacts(step.check, flip) : null);
+    for (const flip of step.flips) if ((flip.from === "down") !== (flip.to === "down")) this.#holdDependents(check.uuid, flip.at);
     return check;
   }
 

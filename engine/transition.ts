@@ -111,6 +111,7 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
     reminderIntervalMs: spec.reminderIntervalMs === undefined ? check.reminderIntervalMs : spec.reminderIntervalMs,
     mutedUntilAt: spec.mutedUntilAt === undefined ? check.mutedUntilAt : spec.mutedUntilAt,
     maxDurationMs: spec.maxDurationMs === undefined ? check.maxDurationMs : spec.maxDurationMs,
+    dependsOn: spec.dependsOn === undefined ? check.dependsOn : spec.dependsOn.length === 0 ? undefined : [...new Set(spec.dependsOn)].sort(),
   });
 }
 

@@ -46,6 +46,9 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     // CONTRACT "Alerting, second part"
     max_duration: Math.floor((check.maxDurationMs ?? 0) / SECOND),
     acknowledged: check.alert?.acknowledged !== undefined,
+    // a read-only key sees the checks it names by their unique_key: a uuid is a ping capability
+    depends_on: (check.dependsOn ?? []).map((uuid) => (view.readonly ? uniqueKeyOf(uuid) : uuid)).join(","),
+    held_by: heldByOf(check, view),
   };
   if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
   if (view.readonly) {
@@ -71,3 +74,9 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
   return result;
 }
 
+
+function heldByOf(check: Check, view: CheckView): string | null {
+  const uuid = check.alert?.heldBy;
+  if (uuid === undefined) return null;
+  return view.readonly ? uniqueKeyOf(uuid) : uuid;
+}
