@@ -1,6 +1,6 @@
 // What the front ends ask of a shard, as plain data: pings as received, check list filters, and every
 // change a shard applies.
-import type { Channel, Check, CheckSpec, Downtime, Millis, PingSignal, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Downtime, MaintenanceWindow, Millis, PingSignal, Project, UniqueField } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** How a ping names its check. */
@@ -34,6 +34,8 @@ export type CheckQuery = { readonly slug?: string; readonly tags: readonly strin
 export type ShardCommand =
   | { readonly kind: "createProject"; readonly project: Project; readonly at: Millis }
   | { readonly kind: "muteProject"; readonly projectId: string; readonly untilAt: Millis | null; readonly at: Millis }
+  | { readonly kind: "addMaintenance"; readonly projectId: string; readonly window: MaintenanceWindow; readonly at: Millis }
+  | { readonly kind: "removeMaintenance"; readonly projectId: string; readonly windowId: string; readonly at: Millis }
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
@@ -53,6 +55,8 @@ export type ShardPingResult = { readonly checkUuid: string; readonly created: bo
 export type ShardResults = {
   readonly createProject: Project;
   readonly muteProject: Outcome<Project>;
+  readonly addMaintenance: Outcome<Project>;
+  readonly removeMaintenance: Outcome<Project>;
   readonly addChannel: Outcome<Channel>;
   readonly removeChannel: Outcome<Channel>;
   readonly createCheck: Outcome<{ check: Check; created: boolean }>;

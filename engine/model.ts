@@ -38,6 +38,18 @@ export type Project = {
   readonly createdAt: Millis;
   /** Project-wide mute (maintenance window): no notification of its checks before this instant; absent = none. */
   readonly mutedUntilAt?: Millis | null;
+  /** Recurring maintenance windows (CONTRACT "Alerting, second part"), in creation order; absent = none. */
+  readonly maintenance?: readonly MaintenanceWindow[];
+};
+
+/** A recurring maintenance window: each time `schedule` fires in `tz`, the project is muted for `durationMs`. */
+export type MaintenanceWindow = {
+  readonly id: string; // uuid
+  readonly name: string;
+  readonly schedule: string; // cron or OnCalendar
+  readonly tz: string;
+  readonly durationMs: Millis;
+  readonly createdAt: Millis;
 };
 
 /** Webhook channel value: the reference's per-direction request. An empty URL = no request. */
@@ -215,6 +227,8 @@ export const LIMITS = {
   failureThresholdMax: 100,
   reminderIntervalMinMs: 300 * SECOND,
   reminderIntervalMaxMs: 31_536_000 * SECOND,
+  maintenanceMinMs: 60 * SECOND,
+  maintenanceMaxMs: 604_800 * SECOND,
   maxDurationMinMs: 60 * SECOND,
   maxDurationMaxMs: 604_800 * SECOND,
 } as const;
