@@ -38,6 +38,8 @@ export function downDependencyOf(check: Check, checkOf: (uuid: string) => Check 
   return null;
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /** The reverse index of depends_on: for each check, the checks that depend on it. */
 export class Dependents {
   readonly #of = new Map<string, Set<string>>();
@@ -57,8 +59,8 @@ export class Dependents {
   }
 
   /** Returns the uuids of the checks that depend on check `uuid`, sorted. */
-  of(uuid: string): string[] {
+  of(uuid: string): readonly string[] {
     const set = this.#of.get(uuid);
-    return set === undefined ? [] : [...set].sort();
+    return set === undefined ? NONE : [...set].sort(); // most checks have no dependents: nothing made per flip
   }
 }

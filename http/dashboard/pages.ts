@@ -320,6 +320,7 @@ export function checkPage(viewer: Viewer, data: CheckPage): string {
   const controls = viewer.readonly ? "" : html`<div class="controls">
 ${word === "paused" ? button(viewer, `${base}/resume`, "Resume") : button(viewer, `${base}/pause`, "Pause")}
 ${button(viewer, `${base}/ping`, "Ping now")}
+${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `${base}/acknowledge`, "Acknowledge") : ""}
 <a class="button" href="${base}/edit">Edit</a>
 <a class="button danger" href="${base}/delete">Delete</a></div>`;
   return documentOf({
