@@ -129,6 +129,15 @@ test("depends_on set while the dependency is down holds at once; removing it rel
   assert.is(t.get("web").dependsOn, undefined);
 });
 
+test("pausing the dependency releases the check", () => {
+  const t = setUp();
+  assert.ok(t.update("web", { dependsOn: [t.uuids.db] }).ok);
+  t.ping("db", 10, "fail");
+  t.ping("web", 20, "fail");
+  assert.ok(t.shard.pauseCheck("p", t.uuids.db, T0 + 30 * MINUTE).ok);
+  assert.equal(t.heard(), ["db down@10", "web down (released)@30"]);
+});
+
 test("deleting the dependency releases the check", () => {
   const t = setUp();
   assert.ok(t.update("web", { dependsOn: [t.uuids.db] }).ok);
