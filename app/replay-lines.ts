@@ -26,9 +26,11 @@ export function presentEvent(event: ReplayEvent): Record<string, unknown> {
       return { at: new Date(at).toISOString(), check: event.check, flip: { from, to, reason } };
     }
     case "notification": {
-      const { flip, channel } = event.entry;
-      return { at: new Date(flip.at).toISOString(), check: event.check,
-        notification: { channel: channel.name, kind: channel.kind, status: flip.to } };
+      const { flip, channel, reminder } = event.entry;
+      // a reminder says which; a flip's notification (and a held down notification) does not
+      const notification = reminder === undefined ? { channel: channel.name, kind: channel.kind, status: flip.to }
+        : { channel: channel.name, kind: channel.kind, status: flip.to, reminder };
+      return { at: new Date(flip.at).toISOString(), check: event.check, notification };
     }
     case "refused":
       return { at: new Date(event.command.at).toISOString(), command: event.index, refused: reasonOf(event.failure) };

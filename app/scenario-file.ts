@@ -7,7 +7,7 @@ import { invalid, ok } from "../engine/outcome.ts";
 import type { ReplayCommand, ReplayPing, ReplayScenario } from "../engine/replay.ts";
 import { reasonOf } from "../http/errors.ts";
 import type { JsonObject } from "../http/body.ts";
-import { channelInputOf, projectInputOf } from "../http/admin-input.ts";
+import { channelInputOf, maintenanceInputOf, projectInputOf } from "../http/admin-input.ts";
 import { serviceKindsOf } from "../notify/kinds/service.ts";
 import { DEFAULT_SERVICE_SETTINGS } from "../notify/kinds/settings.ts";
 import { checkRequestOf } from "../http/input.ts";
@@ -27,7 +27,8 @@ export type ScenarioFileCommand = { readonly at: number } & (
   | { readonly do: "ping"; readonly check: string; readonly signal?: PingSignal; readonly exit_status?: number;
       readonly rid?: string; readonly method?: string; readonly body?: string;
       readonly email?: { readonly subject: string; readonly text: string } }
-  | { readonly do: "pause" | "resume"; readonly check: string }
+  | { readonly do: "pause" | "resume" | "acknowledge"; readonly check: string }
+  | { readonly do: "maintenance"; readonly name?: string; readonly schedule: string; readonly tz?: string; readonly duration: number }
   | { readonly do: "advance" }
 );
 
@@ -61,10 +62,10 @@ export function scenarioOf(value: unknown): Outcome<ReplayScenario> {
 }
 
 function commandOf(item: JsonObject, at: Millis): Outcome<ReplayCommand> {
-  const DOS = ["channel", "create", "update", "ping", "pause", "resume", "advance"];
+  const DOS = ["channel", "create", "update", "ping", "pause", "resume", "acknowledge", "maintenance", "advance"];
   if (!DOS.includes(item.do as string)) return invalid("do", `must be one of ${DOS.join(", ")}`);
   const label = item.check;
-  const needsCheck = item.do !== "channel" && item.do !== "advance";
+  const needsCheck = item.do !== "channel" && item.do !== "advance" && item.do !== "maintenance";
   if (needsCheck && (typeof label !== "string" || label === "")) return invalid("check", "must name a check (any label)");
   const check = label as string;
   switch (item.do) {
@@ -87,9 +88,14 @@ function commandOf(item: JsonObject, at: Millis): Outcome<ReplayCommand> {
     }
     case "pause":
     case "resume":
+    case "acknowledge":
       return ok({ at, command: item.do, check });
+    case "maintenance": {
+      const window = maintenanceInputOf(item);
+      return window.ok ? ok({ at, command: "maintenance", window: window.value }) : window;
+    }
     default:
-      return invalid("do", "must be one of channel, create, update, ping, pause, resume, advance");
+      return invalid("do", `must be one of ${DOS.join(", ")}`);
   }
 }
 

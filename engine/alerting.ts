@@ -1,9 +1,10 @@
-// Alerting beyond the reference (CONTRACT "Alerting fields of a check"): failure thresholds, reminders
-// while down, and mutes (a check's own and its project's). Pure: every instant and the mute in effect
+// Alerting beyond the reference (CONTRACT "Alerting fields of a check", "Alerting, second part"): failure
+// thresholds, reminders while down, mutes (a check's own and its project's), acknowledgements, and holds
+// by a dependency that is down. Pure: every instant and the mute in effect
 // are passed in. A reminder and a mute's end are deadlines like a missed ping: the check's AlertState
 // keeps the one notice of its outage still to come (dueAt), the shard's wheel fires it at that instant,
 // and a replay of the same events gives the same notices.
-import type { AlertState, Check, Downtime, Flip, Millis } from "./model.ts";
+import type { Acknowledgement, AlertState, Check, Downtime, Flip, Millis } from "./model.ts";
 import { checkWith } from "./model.ts";
 import { downAt } from "./status.ts";
 
@@ -81,7 +82,9 @@ export function settleFlips(check: Check, flips: readonly Flip[], mutedUntilAt: 
   let notify: Flip[] | null = null;
   for (const flip of flips) {
     const muted = isMuted(mutedUntilAt, flip.at);
-    if (flip.notify && !muted) (notify ??= []).push(flip);
+    // a dependency that is down holds the down notification, and the up of an outage whose down it still holds
+    const held = current.alert?.heldBy !== undefined && (flip.to === "down" || current.alert.held);
+    if (flip.notify && !muted && !held) (notify ??= []).push(flip);
     current = flip.to === "down" ? startOutage(current, flip.at, muted ? mutedUntilAt : null) : endOutage(current);
   }
   return { check: current, notify: notify ?? NO_FLIPS };
@@ -96,6 +99,7 @@ export function onNoticeDue(check: Check, at: Millis, mutedUntilAt: Millis | nul
   const alert = check.alert;
   if (alert === undefined || alert.dueAt === null) return { check, notice: null };
   if (check.status !== "down") return { check: withAlert(check, { ...alert, dueAt: null, held: false }), notice: null };
+  if (alert.heldBy !== undefined) return { check: withAlert(check, { ...alert, dueAt: null, held: true }), notice: null }; // waits for the dependency
   if (isMuted(mutedUntilAt, at)) return { check: withAlert(check, { ...alert, dueAt: mutedUntilAt, held: true }), notice: null };
   const next = nextReminderAt(check, at);
   if (alert.held) {
@@ -114,6 +118,10 @@ export function onNoticeDue(check: Check, at: Millis, mutedUntilAt: Millis | nul
 export function replanNotices(before: Check, after: Check, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
   if (after.status !== "down") return { check: after, notice: null };
   const alert = alertOf(after);
+  if (alert.heldBy !== undefined) { // a dependency is down: the down notification waits for it, whatever the mute
+    if (alert.held && alert.dueAt === null) return { check: after, notice: null };
+    return { check: withAlert(after, { ...alert, dueAt: null, held: true }), notice: null };
+  }
   if (isMuted(mutedUntilAt, at)) {
     if (alert.held && alert.dueAt === mutedUntilAt) return { check: after, notice: null };
     return { check: withAlert(after, { ...alert, dueAt: mutedUntilAt, held: true }), notice: null };
@@ -126,6 +134,35 @@ export function replanNotices(before: Check, after: Check, at: Millis, mutedUnti
   return { check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at) }), notice: null };
 }
 
+/**
+ * Acknowledges the check's outage at `at` (by `by`): reminders stop until it ends; the down notification
+ * a mute holds is still sent at the mute's end. Acknowledging again keeps the first acknowledgement.
+ * Returns null when the check is not down.
+ */
+export function acknowledge(check: Check, ack: Acknowledgement): Check | null {
+  if (check.status !== "down") return null;
+  const alert = alertOf(check);
+  if (alert.acknowledged !== undefined) return check;
+  return withAlert(check, { ...alert, acknowledged: ack, dueAt: alert.held ? alert.dueAt : null });
+}
+
+/**
+ * Sets the dependency that holds the check's notifications (depends_on) at `at`: `heldBy` = one of its
+ * dependencies that is down, null = none is. While held, a down check's down notification and reminders
+ * wait; released while the check is still down, the down notification is sent once (or, muted, at the
+ * mute's end) and reminders count from then.
+ */
+export function setHeldBy(check: Check, heldBy: string | null, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
+  const alert = alertOf(check);
+  if ((alert.heldBy ?? null) === heldBy) return { check, notice: null };
+  const { heldBy: _before, ...rest } = alert;
+  if (heldBy !== null) {
+    return { check: withAlert(check, check.status === "down" ? { ...rest, heldBy, held: true, dueAt: null } : { ...rest, heldBy }), notice: null };
+  }
+  const released = withAlert(check, rest);
+  return check.status === "down" ? replanNotices(released, released, at, mutedUntilAt) : { check: released, notice: null };
+}
+
 // ---- internals ----
 
 const NOTHING: AlertState = { failures: 0, downSinceAt: null, dueAt: null, held: false, reminders: 0 };
@@ -135,27 +172,35 @@ function alertOf(check: Check): AlertState {
 }
 
 function nextReminderAt(check: Check, at: Millis): Millis | null {
+  if (check.alert?.acknowledged !== undefined) return null; // an acknowledged outage has no more reminders
   const interval = check.reminderIntervalMs ?? 0;
   return interval > 0 ? at + interval : null;
 }
 
-/** A down flip at `at`: the outage starts; its first notice is the held down notification (muted) or a reminder. */
+/**
+ * A down flip at `at`: the outage starts; its first notice is the held down notification (muted: at the
+ * mute's end; a dependency down: when it recovers) or a reminder.
+ */
 function startOutage(check: Check, at: Millis, heldUntilAt: Millis | null): Check {
   if (heldUntilAt === null && (check.reminderIntervalMs ?? 0) === 0 && check.alert === undefined) return check; // the reference's cost
-  const dueAt = heldUntilAt ?? nextReminderAt(check, at);
-  return withAlert(check, { failures: alertOf(check).failures, downSinceAt: at, dueAt, held: heldUntilAt !== null, reminders: 0 });
+  const heldBy = check.alert?.heldBy;
+  const dueAt = heldBy !== undefined ? null : heldUntilAt ?? nextReminderAt(check, at);
+  const held = heldUntilAt !== null || heldBy !== undefined;
+  const alert: AlertState = { failures: alertOf(check).failures, downSinceAt: at, dueAt, held, reminders: 0 };
+  return withAlert(check, heldBy === undefined ? alert : { ...alert, heldBy });
 }
 
-/** Any flip but down: the outage is over, and nothing it planned is sent. */
+/** Any flip but down: the outage is over, and nothing it planned is sent (a dependency's hold stays). */
 function endOutage(check: Check): Check {
   if (check.alert === undefined) return check;
-  return withAlert(check, { ...NOTHING, failures: check.alert.failures });
+  const heldBy = check.alert.heldBy;
+  return withAlert(check, heldBy === undefined ? { ...NOTHING, failures: check.alert.failures } : { ...NOTHING, failures: check.alert.failures, heldBy });
 }
 
 /** Returns the check with `alert`; a state with nothing in it is left out (undefined). */
 function withAlert(check: Check, alert: AlertState): Check {
   const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held
-    && alert.downtime === undefined;
+    && alert.downtime === undefined && alert.acknowledged === undefined && alert.heldBy === undefined;
   if (!empty) return checkWith(check, { alert });
   return check.alert === undefined ? check : checkWith(check, { alert: undefined });
 }

@@ -37,6 +37,8 @@ export type OutboxEntry = {
   readonly reminder?: number;
   /** A down flip whose deadline fell in hcd's own downtime: that downtime, which the message names; absent = none. */
   readonly downtime?: Downtime;
+  /** A down flip of an open run that outlived max_duration ("duration"): when that run started, which the message names; absent = none. */
+  readonly runStartedAt?: Millis;
   readonly attempts: number;
   readonly nextAttemptAt: Millis;
   readonly lastError: string | null;

@@ -1,6 +1,6 @@
 // What the front ends ask of a shard, as plain data: pings as received, check list filters, and every
 // change a shard applies.
-import type { Channel, Check, CheckSpec, Downtime, Millis, PingSignal, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Downtime, MaintenanceWindow, Millis, PingSignal, Project, UniqueField } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** How a ping names its check. */
@@ -34,11 +34,15 @@ export type CheckQuery = { readonly slug?: string; readonly tags: readonly strin
 export type ShardCommand =
   | { readonly kind: "createProject"; readonly project: Project; readonly at: Millis }
   | { readonly kind: "muteProject"; readonly projectId: string; readonly untilAt: Millis | null; readonly at: Millis }
+  | { readonly kind: "addMaintenance"; readonly projectId: string; readonly window: MaintenanceWindow; readonly at: Millis }
+  | { readonly kind: "removeMaintenance"; readonly projectId: string; readonly windowId: string; readonly at: Millis }
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
+  /** Acknowledges a down check's outage (CONTRACT "Alerting, second part"); `by` names who ("api", "dashboard"). */
+  | { readonly kind: "acknowledgeCheck"; readonly projectId: string; readonly uuid: string; readonly by: string; readonly at: Millis }
   | { readonly kind: "ping"; readonly ping: PingCommand }
   | { readonly kind: "advance"; readonly at: Millis }
   /** hcd judged no deadline during `downtime` (it was stopped): hold the checks whose deadline fell in it. */
@@ -51,6 +55,8 @@ export type ShardPingResult = { readonly checkUuid: string; readonly created: bo
 export type ShardResults = {
   readonly createProject: Project;
   readonly muteProject: Outcome<Project>;
+  readonly addMaintenance: Outcome<Project>;
+  readonly removeMaintenance: Outcome<Project>;
   readonly addChannel: Outcome<Channel>;
   readonly removeChannel: Outcome<Channel>;
   readonly createCheck: Outcome<{ check: Check; created: boolean }>;
@@ -58,6 +64,7 @@ export type ShardResults = {
   readonly pauseCheck: Outcome<Check>;
   readonly resumeCheck: Outcome<Check>;
   readonly deleteCheck: Outcome<Check>;
+  readonly acknowledgeCheck: Outcome<Check>;
   readonly ping: Outcome<ShardPingResult>;
   readonly advance: void;
   readonly holdForDowntime: number; // how many checks it holds

@@ -31,7 +31,8 @@ export type ServiceKind = (typeof SERVICE_KINDS)[number];
 export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy", ...SERVICE_KINDS] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-export const FLIP_REASONS = ["", "timeout", "fail"] as const;
+/** "duration": an open run outlived the check's max_duration. */
+export const FLIP_REASONS = ["", "timeout", "fail", "duration"] as const;
 export type FlipReason = (typeof FLIP_REASONS)[number];
 
 export type Project = {
@@ -47,6 +48,18 @@ export type Project = {
   readonly createdAt: Millis;
   /** Project-wide mute (maintenance window): no notification of its checks before this instant; absent = none. */
   readonly mutedUntilAt?: Millis | null;
+  /** Recurring maintenance windows (CONTRACT "Alerting, second part"), in creation order; absent = none. */
+  readonly maintenance?: readonly MaintenanceWindow[];
+};
+
+/** A recurring maintenance window: each time `schedule` fires in `tz`, the project is muted for `durationMs`. */
+export type MaintenanceWindow = {
+  readonly id: string; // uuid
+  readonly name: string;
+  readonly schedule: string; // cron or OnCalendar
+  readonly tz: string;
+  readonly durationMs: Millis;
+  readonly createdAt: Millis;
 };
 
 /** Webhook channel value: the reference's per-direction request. An empty URL = no request. */
@@ -116,6 +129,10 @@ export type Check = {
   readonly failureThreshold?: number; // 1-100; absent = 1
   readonly reminderIntervalMs?: Millis; // 0 = off; absent = 0
   readonly mutedUntilAt?: Millis | null; // absent = null
+  /** CONTRACT "Alerting, second part": an open run is down this long after its start (instead of its grace); 0 = off; absent = 0. */
+  readonly maxDurationMs?: Millis;
+  /** Uuids of checks of the same project this one depends on, sorted: while one is down its down notifications wait; absent = none. */
+  readonly dependsOn?: readonly string[];
   /** The alerting state (engine/alerting.ts); absent = nothing counted and no outage notice pending. */
   readonly alert?: AlertState;
 };
@@ -138,7 +155,8 @@ export function checkWith(check: Check, changes?: Partial<Check>): Check {
     filterDefaultFail: check.filterDefaultFail, channels: check.channels, createdAt: check.createdAt, status: check.status,
     nPings: check.nPings, nFlips: check.nFlips, lastPingAt: check.lastPingAt, lastStartAt: check.lastStartAt,
     lastStartRid: check.lastStartRid, lastDurationMs: check.lastDurationMs, failureThreshold: check.failureThreshold,
-    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, alert: check.alert,
+    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, maxDurationMs: check.maxDurationMs,
+    dependsOn: check.dependsOn, alert: check.alert,
   };
   if (changes !== undefined) Object.assign(copy, changes);
   return copy;
@@ -157,7 +175,14 @@ export type AlertState = {
   readonly reminders: number; // reminders sent in the current outage
   /** hcd's own downtime that the check's deadline fell in: not judged down before its end plus the grace; absent = none. */
   readonly downtime?: Downtime;
+  /** A dependency of the check that is down (depends_on): its down notifications and reminders wait for it; absent = none. */
+  readonly heldBy?: string;
+  /** The current outage was acknowledged (CONTRACT "Alerting, second part"): no more reminders for it; absent = not. */
+  readonly acknowledged?: Acknowledgement;
 };
+
+/** Who acknowledged an outage, and when ("api" for the management API, "dashboard" for the dashboard). */
+export type Acknowledgement = { readonly at: Millis; readonly by: string };
 
 /**
  * A stretch of time in which hcd did not judge deadlines (stopped, or starting again): a check whose
@@ -216,6 +241,10 @@ export const LIMITS = {
   failureThresholdMax: 100,
   reminderIntervalMinMs: 300 * SECOND,
   reminderIntervalMaxMs: 31_536_000 * SECOND,
+  maintenanceMinMs: 60 * SECOND,
+  maintenanceMaxMs: 604_800 * SECOND,
+  maxDurationMinMs: 60 * SECOND,
+  maxDurationMaxMs: 604_800 * SECOND,
 } as const;
 
 /** The fields of a check a client may set (create/update), already validated, in engine units. */
@@ -240,6 +269,8 @@ export type CheckSpec = {
   readonly failureThreshold?: number;
   readonly reminderIntervalMs?: Millis; // 0 = off
   readonly mutedUntilAt?: Millis | null;
+  readonly maxDurationMs?: Millis; // 0 = off
+  readonly dependsOn?: readonly string[]; // check uuids, validated by the shard (same project, no cycle); [] = none
   /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
   readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
 };

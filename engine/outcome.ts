@@ -5,6 +5,7 @@ export type Failure =
   | { readonly code: "forbidden" }
   | { readonly code: "not_found"; readonly what?: string }
   | { readonly code: "not_paused" }
+  | { readonly code: "not_down" }
   | { readonly code: "check_limit" }
   | { readonly code: "ambiguous_slug" }
   | { readonly code: "invalid"; readonly field: string; readonly reason: string };

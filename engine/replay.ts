@@ -2,7 +2,7 @@
 // Pure and deterministic: ids come from a counter, every command carries its instant, and before each
 // command every deadline due by its instant fires at its own due time, as a running server's clock would.
 import type { OutboxEntry } from "./changes.ts";
-import type { ChannelKind, ChannelValue, CheckSpec, Flip, Millis, PingSignal, Project } from "./model.ts";
+import type { ChannelKind, ChannelValue, CheckSpec, Flip, MaintenanceWindow, Millis, PingSignal, Project } from "./model.ts";
 import type { Failure } from "./outcome.ts";
 import { Shard } from "./shard.ts";
 import type { ShardSnapshot } from "./shard-state.ts";
@@ -13,7 +13,9 @@ export type ReplayCommand = { readonly at: Millis } & (
   | { readonly command: "create"; readonly check: string; readonly spec: CheckSpec }
   | { readonly command: "update"; readonly check: string; readonly spec: CheckSpec }
   | { readonly command: "ping"; readonly check: string; readonly ping: ReplayPing }
-  | { readonly command: "pause" | "resume"; readonly check: string }
+  | { readonly command: "pause" | "resume" | "acknowledge"; readonly check: string }
+  /** A recurring maintenance window of the scenario's project (CONTRACT "Alerting, second part"). */
+  | { readonly command: "maintenance"; readonly window: Omit<MaintenanceWindow, "id" | "createdAt"> }
   | { readonly command: "advance" }
 );
 
@@ -63,15 +65,25 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
   const report = () => {
     const changes = shard.takeChanges();
     const notifications = new Map<string, OutboxEntry[]>(); // "<check uuid> <flip n>" → its entries, in channel order
+    const isNotice = (entry: OutboxEntry) => entry.flip.from === "down" && entry.flip.to === "down";
     for (const entry of changes.outbox) {
+      if (isNotice(entry)) continue; // below, at its own instant
       const key = `${entry.flip.checkUuid} ${entry.flip.n}`;
       notifications.set(key, [...(notifications.get(key) ?? []), entry]);
     }
+    const events: ReplayEvent[] = [];
     for (const flip of changes.flips) {
       const check = labels.get(flip.checkUuid) ?? flip.checkUuid;
-      emit({ event: "flip", check, flip });
-      for (const entry of notifications.get(`${flip.checkUuid} ${flip.n}`) ?? []) emit({ event: "notification", check, entry });
+      events.push({ event: "flip", check, flip });
+      for (const entry of notifications.get(`${flip.checkUuid} ${flip.n}`) ?? []) events.push({ event: "notification", check, entry });
     }
+    // an outage's notices (reminders, a held down notification) have no flip of their own: in time order with the flips'
+    for (const entry of changes.outbox) {
+      if (isNotice(entry)) events.push({ event: "notification", check: labels.get(entry.flip.checkUuid) ?? entry.flip.checkUuid, entry });
+    }
+    const atOf = (event: ReplayEvent) => (event.event === "flip" ? event.flip.at : event.event === "notification" ? event.entry.flip.at : 0);
+    events.sort((a, b) => atOf(a) - atOf(b)); // stable: a flip's notifications stay after it
+    for (const event of events) emit(event);
   };
   scenario.commands.forEach((command, index) => {
     shard.apply({ kind: "advance", at: command.at });
@@ -121,6 +133,15 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
         if (done && !done.ok) refuse(done.failure);
         break;
       }
+      case "acknowledge": {
+        const uuid = uuidOf(command.check);
+        const done = uuid === null ? null : shard.apply({ kind: "acknowledgeCheck", projectId, uuid, by: "replay", at: command.at });
+        if (done && !done.ok) refuse(done.failure);
+        break;
+      }
+      case "maintenance":
+        shard.apply({ kind: "addMaintenance", projectId, window: { id: newId(), ...command.window, createdAt: command.at }, at: command.at });
+        break;
       case "advance":
         break; // the clock moved to `at` above
     }

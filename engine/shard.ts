@@ -4,12 +4,14 @@
 import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
-import type { Channel, Check, CheckSpec, Downtime, Flip, Millis, PingRecord, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
 import { assertNever, checkWith, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
-import { deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, settleFlips } from "./alerting.ts";
+import { acknowledge, deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
+import { Dependents, dependencyProblem, downDependencyOf } from "./dependencies.ts";
+import { maintenanceEndAt, nextMaintenanceAt } from "./maintenance.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { downAt } from "./status.ts";
@@ -29,11 +31,15 @@ export type ShardOptions = {
 type LastPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
 
 const WHEEL = { tickMs: 1_000, slots: 4_096 };
+// the wheel's key of a project's next maintenance window start (check uuids never start so)
+const MAINTENANCE_KEY = "maintenance:";
 
 export class Shard {
   readonly #newId: () => string;
+  readonly #startedAt: Millis;
   readonly #state = new ShardState();
   readonly #wheel: TimerWheel<string>;
+  readonly #dependents = new Dependents(); // depends_on, reversed: the checks a check's flip holds or releases
   #changes: GatheredChanges = noChanges();
   #deadlineSteps = 0; // how many of #changes.checks a deadline step made (only status and nFlips change)
   #stateSteps = 0; // how many of #changes.checks a step made (pings, deadlines, pause, resume: only state fields change)
@@ -43,9 +49,12 @@ export class Shard {
   // the latest instant a command was applied at, or a loaded check had an event at: a command stamped
   // earlier (a clock stepped back, a request that waited) is applied at this instant instead
   #lastAt: Millis = -Infinity;
+  // each project's next maintenance window start, armed in the wheel
+  readonly #maintenanceNext = new Map<string, Millis>();
 
   constructor(options: ShardOptions) {
     this.#newId = options.newId;
+    this.#startedAt = options.now;
     this.#wheel = new TimerWheel<string>({ ...WHEEL, now: options.now });
   }
 
@@ -55,9 +64,11 @@ export class Shard {
   load(project: Project, channels: readonly Channel[], checks: readonly Check[]): void {
     this.#state.putProject(project);
     this.#state.setChannels(project.id, channels);
+    this.#armMaintenance(project, this.#startedAt); // a window already running mutes through #muteOf all the same
     for (const loaded of checks) {
       const check = this.#state.compact(loaded);
       this.#state.putCheck(check);
+      this.#dependents.replace(check.uuid, undefined, check.dependsOn);
       const at = deadlineAt(check);
       if (at !== null) this.#wheel.set(check.uuid, at); // a loaded check is not in the wheel yet: nothing to delete
       this.#lastAt = Math.max(this.#lastAt, check.lastPingAt ?? -Infinity, check.lastStartAt ?? -Infinity, check.alert?.downSinceAt ?? -Infinity);
@@ -127,6 +138,8 @@ export class Shard {
     switch (c.kind) {
       case "createProject": return this.createProject(c.project, c.at);
       case "muteProject": return this.muteProject(c.projectId, c.untilAt, c.at);
+      case "addMaintenance": return this.addMaintenance(c.projectId, c.window, c.at);
+      case "removeMaintenance": return this.removeMaintenance(c.projectId, c.windowId, c.at);
       case "addChannel": return this.addChannel(c.channel, c.at);
       case "removeChannel": return this.removeChannel(c.projectId, c.channelId, c.at);
       case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at);
@@ -134,6 +147,7 @@ export class Shard {
       case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
       case "resumeCheck": return this.resumeCheck(c.projectId, c.uuid, c.at);
       case "deleteCheck": return this.deleteCheck(c.projectId, c.uuid, c.at);
+      case "acknowledgeCheck": return this.acknowledgeCheck(c.projectId, c.uuid, c.by, c.at);
       case "ping": return this.ping(c.ping);
       case "advance": return this.advance(c.at);
       case "holdForDowntime": return this.holdForDowntime(c.downtime, c.at);
@@ -215,13 +229,15 @@ export class Shard {
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
     const match = this.#state.findUnique(projectId, spec, unique);
+    const dependencies = this.#validDependencies(projectId, match?.uuid ?? null, spec);
+    if (!dependencies.ok) return dependencies;
     if (match) {
       const due = this.#catchUp(match, at);
       return ok({ check: this.#dueAfterChange(this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), at), created: false });
     }
     if (this.#state.checkCountOf(projectId) >= project.checkLimit) return fail({ code: "check_limit" });
     const fresh = this.#newCheck(projectId, at);
-    const check = this.#store(applySpec(fresh, spec, { channelIds: channels.value }));
+    const check = this.#storeUpdate(fresh, applySpec(fresh, spec, { channelIds: channels.value }), spec, at);
     return ok({ check, created: true });
   }
 
@@ -231,6 +247,8 @@ export class Shard {
     if (!found.ok) return found;
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
+    const dependencies = this.#validDependencies(projectId, uuid, spec);
+    if (!dependencies.ok) return dependencies;
     return ok(this.#dueAfterChange(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at), at));
   }
 
@@ -253,16 +271,71 @@ export class Shard {
   muteProject(projectId: string, untilAt: Millis | null, at: Millis): Outcome<Project> {
     const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
+    return ok(this.#changeProject({ ...project, mutedUntilAt: untilAt }, at));
+  }
+
+  /**
+   * Adds a recurring maintenance window to a project (CONTRACT "Alerting, second part"): each time its
+   * schedule fires, the project is muted for its duration, as by a project mute.
+   */
+  addMaintenance(projectId: string, window: MaintenanceWindow, at: Millis): Outcome<Project> {
+    const project = this.#state.project(projectId);
+    if (!project) return fail({ code: "not_found", what: "project" });
+    return ok(this.#changeProject({ ...project, maintenance: [...(project.maintenance ?? []), window] }, at));
+  }
+
+  /** Removes a maintenance window; a check its mute held is notified at once (not_found: no such project or window). */
+  removeMaintenance(projectId: string, windowId: string, at: Millis): Outcome<Project> {
+    const project = this.#state.project(projectId);
+    if (!project) return fail({ code: "not_found", what: "project" });
+    const left = (project.maintenance ?? []).filter((window) => window.id !== windowId);
+    if (left.length === (project.maintenance ?? []).length) return fail({ code: "not_found", what: "maintenance window" });
+    return ok(this.#changeProject({ ...project, maintenance: left.length === 0 ? undefined : left }, at));
+  }
+
+  /**
+   * Stores a project whose mutes changed at `at`: deadlines due before `at` are applied first, under the
+   * mutes in effect then; then each down check's notices are planned again under the new ones.
+   */
+  #changeProject(changed: Project, at: Millis): Project {
+    const projectId = changed.id;
     const due = this.#state.checkUuids(projectId).flatMap((uuid) => { const check = this.#state.check(uuid); return check ? [this.#catchUp(check, at)] : []; });
-    const muted: Project = { ...project, mutedUntilAt: untilAt };
-    this.#state.putProject(muted);
-    this.#changes.projects.push(muted);
-    for (const check of due) {
-      const planned = replanNotices(check, check, at, this.#muteOf(check));
-      if (planned.check !== check) this.#store(planned.check);
-      if (planned.notice !== null) this.#queueNotice(planned.check, planned.notice);
+    this.#state.putProject(changed);
+    this.#changes.projects.push(changed);
+    this.#armMaintenance(changed, at);
+    for (const check of due) this.#replan(check, at);
+    return changed;
+  }
+
+  /** Plans a down check's notices again at `at` under the mutes in effect then. */
+  #replan(check: Check, at: Millis): void {
+    const planned = replanNotices(check, check, at, this.#muteOf(check, at));
+    if (planned.check !== check) this.#store(planned.check);
+    if (planned.notice !== null) this.#queueNotice(planned.check, planned.notice);
+  }
+
+  /** Arms the wheel for the project's next maintenance window start after `afterAt` (none: disarmed). */
+  #armMaintenance(project: Project, afterAt: Millis): void {
+    const key = MAINTENANCE_KEY + project.id;
+    const next = nextMaintenanceAt(project.maintenance, afterAt);
+    if (next === null) {
+      this.#wheel.delete(key);
+      this.#maintenanceNext.delete(project.id);
+    } else {
+      this.#wheel.set(key, next);
+      this.#maintenanceNext.set(project.id, next);
     }
-    return ok(muted);
+  }
+
+  /** A maintenance window of the project starts at `at`: its down checks' notices wait for the window's end. */
+  #startMaintenance(projectId: string, at: Millis): void {
+    const project = this.#state.project(projectId);
+    if (project === undefined) return;
+    for (const uuid of this.#state.checkUuids(projectId)) {
+      const check = this.#state.check(uuid);
+      if (check !== undefined) this.#replan(this.#catchUp(check, at), at);
+    }
+    this.#armMaintenance(project, at);
   }
 
   /** Pauses a check (a no-op when already paused). */
@@ -281,6 +354,15 @@ export class Shard {
     return ok(this.#apply(step.value, null));
   }
 
+  /** Acknowledges a down check's outage: its reminders stop until it ends; not_down when it is not down (by `at`). */
+  acknowledgeCheck(projectId: string, uuid: string, by: string, at: Millis): Outcome<Check> {
+    const found = this.#dueCheck(projectId, uuid, at);
+    if (!found.ok) return found;
+    const acknowledged = acknowledge(found.value, { at, by });
+    if (acknowledged === null) return fail({ code: "not_down" });
+    return ok(acknowledged === found.value ? acknowledged : this.#store(acknowledged));
+  }
+
   /** Deletes a check; returns it as it was, with no channels (the reference's answer). */
   deleteCheck(projectId: string, uuid: string, at: Millis): Outcome<Check> {
     const found = this.#dueCheck(projectId, uuid, at);
@@ -288,6 +370,14 @@ export class Shard {
     this.#state.deleteCheck(projectId, uuid);
     this.#wheel.delete(uuid);
     this.#changes.deletedChecks.push({ projectId, uuid });
+    this.#dependents.replace(uuid, found.value.dependsOn, undefined);
+    // the checks that depended on it depend on it no more (and are released if it held them)
+    for (const dependent of this.#dependents.of(uuid)) {
+      const check = this.#state.check(dependent);
+      if (check === undefined) continue;
+      const left = (check.dependsOn ?? []).filter((id) => id !== uuid);
+      this.#storeUpdate(check, checkWith(check, { dependsOn: left.length === 0 ? undefined : left }), { dependsOn: left }, at);
+    }
     return ok({ ...found.value, channels: [] });
   }
 
@@ -328,6 +418,7 @@ export class Shard {
     // outlived its grace after a late deadline) is set in the past and comes back in the next round.
     for (let due = this.#wheel.advance(now); due.length > 0; due = this.#wheel.advance(now)) {
       for (const uuid of due) {
+        if (uuid.startsWith(MAINTENANCE_KEY)) { this.#maintenanceDue(uuid.slice(MAINTENANCE_KEY.length), now); continue; }
         const check = this.#state.check(uuid);
         const current = check ? deadlineAt(check) : null;
         if (!check || current === null) continue;
@@ -336,6 +427,15 @@ export class Shard {
         if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
     }
+  }
+
+  /** The wheel's entry of a project's next maintenance window is due by `now`: the window starts at its own instant. */
+  #maintenanceDue(projectId: string, now: Millis): void {
+    const startAt = this.#maintenanceNext.get(projectId);
+    if (startAt === undefined) return;
+    if (startAt > now) { this.#wheel.set(MAINTENANCE_KEY + projectId, startAt); return; }
+    // applied at its instant, or (found late, after a command stamped later) at that command's: never back in time
+    this.#startMaintenance(projectId, Math.max(startAt, this.#lastAt));
   }
 
   /**
@@ -381,7 +481,7 @@ export class Shard {
     // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
     if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, opts);
     // a notice changes the check's alerting state only (no flips to settle): stored as is, no step around it
-    const due = onNoticeDue(check, at, this.#muteOf(check));
+    const due = onNoticeDue(check, at, this.#muteOf(check, at));
     this.#state.putCheck(due.check);
     if (opts.rearm) this.#arm(due.check);
     this.#changes.checks.push(due.check);
@@ -392,17 +492,46 @@ export class Shard {
   }
 
   /** Returns the mute in effect for the check: the later of its own and its project's; null = none. */
-  #muteOf(check: Check): Millis | null {
-    return muteEndOf(check.mutedUntilAt ?? null, this.#state.project(check.projectId)?.mutedUntilAt ?? null);
+  #muteOf(check: Check, at: Millis): Millis | null {
+    const project = this.#state.project(check.projectId);
+    const muted = muteEndOf(check.mutedUntilAt ?? null, project?.mutedUntilAt ?? null);
+    return project?.maintenance === undefined ? muted : muteEndOf(muted, maintenanceEndAt(project.maintenance, at));
   }
 
   /** Stores an updated check; a changed mute or reminder interval re-plans its outage's notices from `at`. */
   #storeUpdate(before: Check, after: Check, spec: CheckSpec, at: Millis): Check {
+    if (spec.dependsOn !== undefined) {
+      this.#dependents.replace(after.uuid, before.dependsOn, after.dependsOn);
+      // new dependencies: held if one of them is down, released if none is
+      const held = setHeldBy(after, downDependencyOf(after, (id) => this.#state.check(id)), at, this.#muteOf(after, at));
+      const stored = this.#store(held.check);
+      if (held.notice !== null) this.#queueNotice(stored, held.notice);
+      return spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined ? stored : this.#storeUpdate(before, stored, { ...spec, dependsOn: undefined }, at);
+    }
     if (spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined) return this.#store(after);
-    const planned = replanNotices(before, after, at, this.#muteOf(after));
+    const planned = replanNotices(before, after, at, this.#muteOf(after, at));
     const stored = this.#store(planned.check);
     if (planned.notice !== null) this.#queueNotice(stored, planned.notice);
     return stored;
+  }
+
+  /** Checks a spec's depends_on for check `uuid` (null: one being created) of the project: invalid when it names another project's check or makes a cycle. */
+  #validDependencies(projectId: string, uuid: string | null, spec: CheckSpec): Outcome<null> {
+    if (spec.dependsOn === undefined) return ok(null);
+    const problem = dependencyProblem({ uuid, projectId, dependsOn: spec.dependsOn, checkOf: (id) => this.#state.check(id) });
+    return problem === null ? ok(null) : fail({ code: "invalid", field: "depends_on", reason: problem });
+  }
+
+  /** A check went down or came back up at `at`: the checks depending on it are held or released. */
+  #holdDependents(uuid: string, at: Millis): void {
+    for (const dependent of this.#dependents.of(uuid)) {
+      const found = this.#state.check(dependent);
+      if (found === undefined) continue;
+      const check = this.#catchUp(found, at);
+      const held = setHeldBy(check, downDependencyOf(check, (id) => this.#state.check(id)), at, this.#muteOf(check, at));
+      if (held.check !== check) this.#store(held.check);
+      if (held.notice !== null) this.#queueNotice(held.check, held.notice);
+    }
   }
 
   /** Queues a notice's notifications: the check's down state at the notice's instant, to every assigned channel. */
@@ -429,7 +558,7 @@ export class Shard {
   /** Stores a step's check and flips, and queues the notifications its flips call for. */
   #apply(step: Step, lastPing: LastPing | null, opts: { rearm: boolean; deadline?: boolean } = { rearm: true }): Check {
     // flips notify unless muted, and start or end an outage (engine/alerting.ts)
-    const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check));
+    const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check, step.flips[0].at));
     const check = settled === null ? step.check : settled.check;
     const alertBefore = opts.deadline === true ? this.#state.check(check.uuid)?.alert : undefined;
     this.#state.putCheck(check);
@@ -439,14 +568,13 @@ export class Shard {
     // a deadline's flip that planned no notice changed only status and nFlips: the store may log just those
     if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
-    // a deadline that fell in hcd's own downtime: its down notification names the downtime (settling ended the hold)
-    const downtime = step.check.alert?.downtime ?? null;
-    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downtime : null);
+    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downFacts(step.check, flip) : null);
+    for (const flip of step.flips) if ((flip.from === "down") !== (flip.to === "down")) this.#holdDependents(check.uuid, flip.at);
     return check;
   }
 
   /** Queues the flip's (or notice's) notification to each channel assigned to the check, in the project's channel order. */
-  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, downtime: Downtime | null = null): void {
+  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, facts: DownFacts | null = null): void {
     if (check.channels.length === 0) return; // most checks of a burst of flips
     const projectName = this.#state.project(check.projectId)?.name ?? "";
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
@@ -462,9 +590,9 @@ export class Shard {
       let kept = this.#noticeChannels.get(channel);
       if (kept === undefined) this.#noticeChannels.set(channel, kept = noticeChannelOf(channel));
       // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
-      this.#changes.outbox.push(downtime !== null
+      this.#changes.outbox.push(facts !== null
         ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, downtime }
+          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, ...facts }
         : reminder === null
         ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
           downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
@@ -502,6 +630,17 @@ export class Shard {
       status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
     });
   }
+}
+
+/** What a down notification names beyond its flip: hcd's own downtime its deadline fell in, the start of a run that took too long. */
+type DownFacts = { readonly downtime?: Downtime; readonly runStartedAt?: Millis };
+
+/** Returns the facts of a down flip of `check` (the check before the flip settled: a downtime hold still on it), or null when none. */
+function downFacts(check: Check, flip: Flip): DownFacts | null {
+  const downtime = check.alert?.downtime;
+  const runStartedAt = flip.reason === "duration" ? check.lastStartAt : null;
+  if (downtime === undefined && runStartedAt === null) return null;
+  return runStartedAt === null ? { downtime } : downtime === undefined ? { runStartedAt } : { downtime, runStartedAt };
 }
 
 /** Returns the part of a ping body the log keeps: the first `limitBytes` bytes (a copy when cut), or null for none. */

@@ -1,5 +1,5 @@
 // What-if replay of one check's history: its logged pings run through a fresh in-memory Shard on a
-// virtual clock with candidate settings (timeout, grace, schedule + tz, failure threshold). Pure: it
+// virtual clock with candidate settings (timeout, grace, schedule + tz, failure threshold, max duration). Pure: it
 // reads no clock and touches nothing the live check owns; the caller passes the log and the instants.
 import type { Check, CheckSpec, Millis, PingKind, PingSignal, Project } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
@@ -26,6 +26,7 @@ export type SimulationSettings = {
   readonly schedule?: string;
   readonly tz?: string;
   readonly failureThreshold?: number;
+  readonly maxDurationMs?: Millis; // 0 = off
 };
 
 export type SimulatedFlip = { readonly at: Millis; readonly up: 0 | 1 };
@@ -120,6 +121,7 @@ export function simulatedSpec(check: Check, settings: SimulationSettings): Check
     filterSubject: check.filterSubject, filterBody: check.filterBody, filterHttpBody: check.filterHttpBody,
     filterDefaultFail: check.filterDefaultFail,
     failureThreshold: settings.failureThreshold ?? check.failureThreshold ?? 1,
+    maxDurationMs: settings.maxDurationMs ?? check.maxDurationMs ?? 0,
   };
   return spec;
 }

@@ -29,7 +29,20 @@ export function heldUntilAt(check: Check): Millis | null {
   return downtime === undefined ? null : downtime.toAt + check.graceMs;
 }
 
+/**
+ * Returns when an open run has taken too long under max_duration (its start plus max_duration), or null
+ * when no run is open, the check is stored down, or max_duration is off (then grace bounds the run).
+ * A started run answers the wait for the check's ping: while it is open, only this limit applies.
+ */
+export function runLimitAt(check: Check): Millis | null {
+  const maxMs = check.maxDurationMs ?? 0;
+  if (maxMs === 0 || check.lastStartAt === null || check.status === "down") return null;
+  return check.lastStartAt + maxMs;
+}
+
 function statusIgnoringDowntime(check: Check, at: Millis): Status | "grace" {
+  const limitAt = runLimitAt(check);
+  if (limitAt !== null) return at >= limitAt ? "down" : check.status;
   // a run that outlives its grace is down whatever the stored status (new and paused too)
   if (check.lastStartAt !== null && at >= check.lastStartAt + check.graceMs) return "down";
   if (check.status !== "up") return check.status;
@@ -45,14 +58,16 @@ export function nextPingAt(check: Check): Millis | null {
 
 /** Returns the instant (epoch ms) the check goes down if nothing happens; null when it never will (or is stored down). */
 export function downAt(check: Check): Millis | null {
-  const startAt = graceStartAt(check, { withStarted: true });
-  if (startAt === null) return null;
+  const dueAt = dueDownAt(check);
+  if (dueAt === null) return null;
   const held = heldUntilAt(check);
-  return held === null ? startAt + check.graceMs : Math.max(startAt + check.graceMs, held);
+  return held === null ? dueAt : Math.max(dueAt, held);
 }
 
-/** As downAt, ignoring hcd's own downtime: when the check's job was due, plus its grace. */
+/** As downAt, ignoring hcd's own downtime: when the check's job was due plus its grace, or its open run's max_duration ran out. */
 export function dueDownAt(check: Check): Millis | null {
+  const limitAt = runLimitAt(check);
+  if (limitAt !== null) return limitAt;
   const startAt = graceStartAt(check, { withStarted: true });
   return startAt === null ? null : startAt + check.graceMs;
 }

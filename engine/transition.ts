@@ -7,7 +7,7 @@ import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { ScheduleKind } from "./schedule.ts";
 import { guessKind } from "./schedule.ts";
-import { downAt, statusAt } from "./status.ts";
+import { downAt, runLimitAt, statusAt } from "./status.ts";
 
 /** A check after an event, and the flips (0 or 1) the event produced. */
 export type Step = { readonly check: Check; readonly flips: Flip[] };
@@ -70,7 +70,8 @@ export function onDeadline(check: Check, at: Millis, notBeforeAt: Millis = -Infi
   // A success that leaves an old run open can make the check due at once: the flip can't predate that ping;
   // nor can a deadline a settings change moved into the past predate the change (`notBeforeAt`).
   const stampAt = Math.max(Math.min(deadlineAt, at), check.lastPingAt ?? -Infinity, notBeforeAt);
-  return flipTo(check, { to: "down", at: stampAt, reason: "timeout" });
+  // an open run that outlived max_duration says so ("duration"); a missed ping, or a run past its grace, is a "timeout"
+  return flipTo(check, { to: "down", at: stampAt, reason: runLimitAt(check) === null ? "timeout" : "duration" });
 }
 
 /** Options for applySpec: ids the shard already resolved, and the kind validateSchedule returned. */
@@ -111,6 +112,8 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
     failureThreshold: spec.failureThreshold === undefined ? check.failureThreshold : spec.failureThreshold,
     reminderIntervalMs: spec.reminderIntervalMs === undefined ? check.reminderIntervalMs : spec.reminderIntervalMs,
     mutedUntilAt: spec.mutedUntilAt === undefined ? check.mutedUntilAt : spec.mutedUntilAt,
+    maxDurationMs: spec.maxDurationMs === undefined ? check.maxDurationMs : spec.maxDurationMs,
+    dependsOn: spec.dependsOn === undefined ? check.dependsOn : spec.dependsOn.length === 0 ? undefined : [...new Set(spec.dependsOn)].sort(),
   });
 }
 

@@ -55,6 +55,12 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     failure_threshold: check.failureThreshold ?? 1,
     reminder_interval: Math.floor((check.reminderIntervalMs ?? 0) / SECOND),
     muted_until: isoSeconds(check.mutedUntilAt ?? null),
+    // CONTRACT "Alerting, second part"
+    max_duration: Math.floor((check.maxDurationMs ?? 0) / SECOND),
+    acknowledged: check.alert?.acknowledged !== undefined,
+    // a read-only key sees the checks it names by their unique_key: a uuid is a ping capability
+    depends_on: (check.dependsOn ?? []).map((uuid) => (view.readonly ? uniqueKeyOf(uuid) : uuid)).join(","),
+    held_by: heldByOf(check, view),
   };
   if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
   if (view.readonly) {
@@ -80,3 +86,9 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
   return result;
 }
 
+
+function heldByOf(check: Check, view: CheckView): string | null {
+  const uuid = check.alert?.heldBy;
+  if (uuid === undefined) return null;
+  return view.readonly ? uniqueKeyOf(uuid) : uuid;
+}

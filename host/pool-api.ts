@@ -2,7 +2,7 @@
 // the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
 import type { CheckView } from "./check-json.ts";
 import type {
-  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, Millis, PingRecord, Project, UniqueField,
+  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField,
 } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
@@ -10,6 +10,9 @@ import type { CheckQuery, PingCommand } from "../engine/commands.ts";
 import type { ShardStats } from "./shard-stats.ts";
 
 export type { CheckQuery, PingCommand, PingTarget } from "../engine/commands.ts";
+
+/** A maintenance window to add, validated (CONTRACT "Alerting, second part"). */
+export type MaintenanceInput = { readonly name: string; readonly schedule: string; readonly tz: string; readonly durationMs: Millis };
 
 export type ProjectInput = {
   readonly name: string;
@@ -74,6 +77,10 @@ export type Pool = {
    */
   removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>>;
   listChannels(projectId: string): Promise<Channel[]>;
+  /** Adds a recurring maintenance window to the project (its id chosen here); not_found for an unknown project. */
+  addMaintenance(projectId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>>;
+  /** Removes a maintenance window; not_found for an unknown project or window. */
+  removeMaintenance(projectId: string, windowId: string, at: Millis): Promise<Outcome<Project>>;
   /** Mutes the project's notifications until `untilAt` (null = unmuted); not_found for an unknown project. */
   muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>>;
 
@@ -102,6 +109,8 @@ export type Pool = {
   updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>>;
   pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
   resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
+  /** Acknowledges a down check's outage (`by`: "api", "dashboard"): reminders stop until it ends; not_down when it is not down. */
+  acknowledgeCheck(projectId: string, uuid: string, by: string, at: Millis): Promise<Outcome<Check>>;
   /** Deletes the check with its log; returns it as it was just before. */
   deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
   /** Returns the newest pings first, at most min(ping_log_limit, 1000), with their run durations. */

@@ -2,11 +2,11 @@
 // (its lookups: directory-lookups.ts) and pings batched per shard (ping-batches.ts). It checks that a
 // check belongs to the caller's project before a shard sees it.
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Channel, Check, CheckSpec, Downtime, Flip, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
+import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { lookUp } from "./pool-api.ts";
-import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
+import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, MaintenanceInput, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
@@ -104,6 +104,22 @@ export class ShardedPool implements Pool {
     return muted;
   }
 
+  async addMaintenance(projectId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>> {
+    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
+    const window: MaintenanceWindow = { id: randomUUID(), ...input, createdAt: at };
+    const added = await this.#shardFor(projectId).apply({ kind: "addMaintenance", projectId, window, at });
+    if (!added.ok) return added;
+    this.#directory.learnProjects([added.value]);
+    return ok(window);
+  }
+
+  async removeMaintenance(projectId: string, windowId: string, at: Millis): Promise<Outcome<Project>> {
+    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
+    const removed = await this.#shardFor(projectId).apply({ kind: "removeMaintenance", projectId, windowId, at });
+    if (removed.ok) this.#directory.learnProjects([removed.value]);
+    return removed;
+  }
+
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
     const channel: Channel = { id: randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at };
@@ -161,6 +177,11 @@ export class ShardedPool implements Pool {
   async resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {
     const owned = await this.#owned(projectId, { uuid });
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "resumeCheck", projectId, uuid, at }) : owned;
+  }
+
+  async acknowledgeCheck(projectId: string, uuid: string, by: string, at: Millis): Promise<Outcome<Check>> {
+    const owned = await this.#owned(projectId, { uuid });
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "acknowledgeCheck", projectId, uuid, by, at }) : owned;
   }
 
   async deleteCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {

@@ -195,8 +195,8 @@ export class ShardHost {
 
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
-      case "createProject": case "muteProject": case "addChannel": case "createCheck": case "updateCheck":
-      case "pauseCheck": case "resumeCheck": case "deleteCheck": case "holdForDowntime":
+      case "createProject": case "muteProject": case "addMaintenance": case "removeMaintenance": case "addChannel": case "createCheck": case "updateCheck":
+      case "pauseCheck": case "resumeCheck": case "deleteCheck": case "holdForDowntime": case "acknowledgeCheck":
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
       case "removeChannel": return this.#removeChannel(r);
       case "pingBatch": return this.#pingBatch(r.pings);

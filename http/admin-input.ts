@@ -1,9 +1,12 @@
-// Admin API request bodies → operations (CONTRACT.md "Admin API"): projects, channels, the clock, pruning.
+// Admin API request bodies → operations (CONTRACT.md "Admin API"): projects, channels, maintenance windows,
+// the clock, pruning.
 import type { Channel, ChannelKind, ChannelValue, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
 import { assertNever, CHANNEL_KINDS, LIMITS, SECOND } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
-import type { ChannelInput, ProjectInput } from "../host/pool-api.ts";
+import type { ChannelInput, MaintenanceInput, ProjectInput } from "../host/pool-api.ts";
+import { validateSchedule } from "../engine/schedule.ts";
+import { canonicalZone } from "../engine/zones.ts";
 import type { JsonObject } from "./body.ts";
 import type { ServiceKinds } from "./deps.ts";
 import { isoInstantOf } from "./input.ts";
@@ -189,4 +192,22 @@ export function projectMuteOf(body: JsonObject): Outcome<Millis | null> {
   if (value === null) return ok(null);
   const at = typeof value === "string" ? isoInstantOf(value) : null;
   return at === null ? invalid("until", "is not an ISO 8601 date and time, or null") : ok(at);
+}
+
+/** Returns the maintenance window to add from an admin request body (CONTRACT "Alerting, second part"); invalid → 400 outcome. */
+export function maintenanceInputOf(body: JsonObject): Outcome<MaintenanceInput> {
+  const name = Object.hasOwn(body, "name") ? body.name : "";
+  if (typeof name !== "string") return invalid("name", "is not a string");
+  if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
+  const tzText = Object.hasOwn(body, "tz") ? body.tz : "UTC";
+  const tz = typeof tzText === "string" ? canonicalZone(tzText) : null;
+  if (tz === null) return invalid("tz", "is not a valid timezone");
+  const schedule = body.schedule;
+  if (typeof schedule !== "string" || schedule.trim() === "" || [...schedule].length > LIMITS.scheduleMaxChars || !validateSchedule(schedule, tz).ok) {
+    return invalid("schedule", "is required and must be a valid cron or OnCalendar expression");
+  }
+  const duration = body.duration;
+  if (typeof duration !== "number" || !Number.isInteger(duration)) return invalid("duration", "is required and must be an integer (seconds)");
+  if (duration * SECOND < LIMITS.maintenanceMinMs || duration * SECOND > LIMITS.maintenanceMaxMs) return invalid("duration", "must be from 60 to 604800");
+  return ok({ name, schedule, tz, durationMs: duration * SECOND });
 }

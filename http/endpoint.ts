@@ -52,6 +52,7 @@ export function endpoint(app: H3, path: string, handlers: Partial<Record<Verb, H
 export const json = (json: unknown, status = 200): Reply => ({ status, json });
 
 function toResponse(reply: Reply, headers: Record<string, string>): HTTPResponse {
+  if (reply.status === 204) return new HTTPResponse(null, { status: 204, headers }); // no body, whatever the reply holds
   if ("json" in reply) return jsonResponse(reply.json, reply.status, headers);
   return new HTTPResponse(reply.body as BodyInit, { status: reply.status, headers: { ...headers, "content-type": reply.contentType } });
 }

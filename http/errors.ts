@@ -7,7 +7,7 @@ import { isServiceUnavailable } from "../host/unavailable.ts";
 
 const STATUS = {
   unauthorized: 401, forbidden: 403, check_limit: 403, not_found: 404,
-  not_paused: 409, ambiguous_slug: 409, invalid: 400,
+  not_paused: 409, not_down: 409, ambiguous_slug: 409, invalid: 400,
 } satisfies Record<Failure["code"], number>; // a new code without a status won't compile
 
 /** Returns the HTTP status of a failure. */
@@ -22,6 +22,7 @@ export function reasonOf(failure: Failure): string {
     case "forbidden": return "forbidden";
     case "not_found": return failure.what ? `${failure.what} not found` : "not found";
     case "not_paused": return "check is not paused";
+    case "not_down": return "check is not down";
     case "check_limit": return "check limit reached";
     case "ambiguous_slug": return "ambiguous slug";
     // the reference's wording: "json validation error: <field> <reason>"
@@ -40,6 +41,7 @@ const PING_FAILURES = {
   unauthorized: [404, "not found"],
   forbidden: [404, "not found"],
   not_paused: [404, "not found"],
+  not_down: [404, "not found"],
 } as const satisfies Record<Failure["code"], readonly [number, string]>;
 
 /** Returns the status and text a ping answers for a failure. */

@@ -10,7 +10,7 @@ import { canonicalZone } from "../engine/zones.ts";
 import { validateSchedule } from "../engine/schedule.ts";
 import { httpError } from "./errors.ts";
 import type { JsonObject } from "./body.ts";
-import { isSlug } from "../engine/ids.ts";
+import { isSlug, isUuid } from "../engine/ids.ts";
 import { slugify } from "../lib/slugify.ts";
 import type { ApiVersion } from "../host/api-versions.ts";
 import { slugFollowsName } from "../host/api-versions.ts";
@@ -166,12 +166,12 @@ const KNOWN_FIELDS = [
   "name", "slug", "tags", "desc", "timeout", "grace", "schedule", "tz", "manual_resume", "methods", "channels",
   "unique", "start_kw", "success_kw", "failure_kw", "subject", "subject_fail",
   "filter_subject", "filter_body", "filter_http_body", "filter_default_fail",
-  "failure_threshold", "reminder_interval", // not muted_until: null is its "not muted"
+  "failure_threshold", "reminder_interval", "max_duration", "depends_on", // not muted_until: null is its "not muted"
 ] as const;
 
-type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt">;
+type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt" | "maxDurationMs" | "dependsOn">;
 
-/** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check"); invalid → 400 outcome. */
+/** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check", "Alerting, second part"); invalid → 400 outcome. */
 function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
   const spec: { -readonly [K in keyof AlertingSpec]: AlertingSpec[K] } = {};
   if (Object.hasOwn(body, "failure_threshold")) {
@@ -187,6 +187,21 @@ function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
     if (value !== 0 && value * SECOND < LIMITS.reminderIntervalMinMs) return invalid("reminder_interval", "is too small (0, or 300 and more)");
     if (value * SECOND > LIMITS.reminderIntervalMaxMs) return invalid("reminder_interval", "is too large");
     spec.reminderIntervalMs = value * SECOND;
+  }
+  if (Object.hasOwn(body, "max_duration")) {
+    const value = body.max_duration;
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid("max_duration", "is not an integer");
+    if (value !== 0 && value * SECOND < LIMITS.maxDurationMinMs) return invalid("max_duration", "is too small (0, or 60 and more)");
+    if (value * SECOND > LIMITS.maxDurationMaxMs) return invalid("max_duration", "is too large");
+    spec.maxDurationMs = value * SECOND;
+  }
+  if (Object.hasOwn(body, "depends_on")) {
+    // the shard judges the rest (checks of this project, no cycle): it knows the checks
+    const value = body.depends_on;
+    if (typeof value !== "string") return invalid("depends_on", "is not a string");
+    const uuids = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    if (!uuids.every(isUuid)) return invalid("depends_on", "is not a comma-separated list of check uuids");
+    spec.dependsOn = uuids;
   }
   if (Object.hasOwn(body, "muted_until")) {
     const value = body.muted_until;

@@ -4,7 +4,7 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { isoMicros, isoSeconds } from "../lib/iso-dates.ts";
 import { tagsOf } from "../engine/model.ts";
-import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
+import type { Channel, Check, Flip, MaintenanceWindow, Millis, PingRecord, Project } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";
 import { badgeSignature } from "./badge-urls.ts";
 import type { ApiVersion } from "../host/api-versions.ts";
@@ -86,6 +86,11 @@ function distinctById(outbox: readonly OutboxEntry[]): OutboxEntry[] {
 }
 
 /** Returns a project as the admin API shows it (keys included). */
+/** A maintenance window as the admin API shows it (duration in seconds). */
+export function presentMaintenance(window: MaintenanceWindow): Record<string, unknown> {
+  return { id: window.id, name: window.name, schedule: window.schedule, tz: window.tz, duration: Math.floor(window.durationMs / 1000) };
+}
+
 export function presentProject(project: Project): Record<string, unknown> {
   return {
     id: project.id,

@@ -1,5 +1,5 @@
 // The body of POST /api/v3/checks/<uuid>/simulate → candidate settings and the window start. The period
-// fields and failure_threshold go through the update's own validation (checkRequestOf), so they fail with
+// fields, failure_threshold and max_duration go through the update's own validation (checkRequestOf), so they fail with
 // the same texts.
 import type { Millis } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
@@ -9,7 +9,7 @@ import type { JsonObject } from "./body.ts";
 import { checkRequestOf } from "./input.ts";
 
 /** The settings a simulation may vary, as the update API names them. */
-const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz", "failure_threshold"] as const;
+const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz", "failure_threshold", "max_duration"] as const;
 
 export type SimulationRequest = { readonly settings: SimulationSettings; readonly sinceAt: Millis | null };
 
@@ -19,7 +19,7 @@ export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest
   for (const field of PERIOD_FIELDS) if (Object.hasOwn(body, field)) period[field] = body[field];
   const request = checkRequestOf(period, null);
   if (!request.ok) return request;
-  const { timeoutMs, graceMs, schedule, tz, failureThreshold } = request.value.spec;
+  const { timeoutMs, graceMs, schedule, tz, failureThreshold, maxDurationMs } = request.value.spec;
   const since = sinceOf(body);
   if (!since.ok) return since;
   const settings: { -readonly [K in keyof SimulationSettings]: SimulationSettings[K] } = {};
@@ -28,6 +28,7 @@ export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest
   if (schedule !== undefined) settings.schedule = schedule;
   if (tz !== undefined) settings.tz = tz;
   if (failureThreshold !== undefined) settings.failureThreshold = failureThreshold;
+  if (maxDurationMs !== undefined) settings.maxDurationMs = maxDurationMs;
   return ok({ settings, sinceAt: since.value });
 }
 

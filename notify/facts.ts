@@ -56,7 +56,7 @@ export function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOp
   const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
   const downSinceAt = entry.downSinceAt ?? null;
   return {
-    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonLong(entry.flip.reason) + downtimeClause(entry),
+    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonOf(entry) + downtimeClause(entry),
     downtimeMs: direction === "up" && entry.flip.from === "down" && downSinceAt !== null ? entry.flip.at - downSinceAt : null,
     name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
     body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
@@ -70,6 +70,12 @@ function downtimeClause(entry: RenderEntry): string {
   const downtime = entry.downtime;
   if (downtime === undefined || entry.flip.to !== "down") return "";
   return `; hcd was not running from ${isoSeconds(downtime.fromAt)} to ${isoSeconds(downtime.toAt)} (${formatDowntime(downtime.toAt - downtime.fromAt)})`;
+}
+
+/** The flip's reason in words; an open run that outlived max_duration names when it started. */
+function reasonOf(entry: RenderEntry): string {
+  if (entry.flip.reason !== "duration") return reasonLong(entry.flip.reason);
+  return `the run is taking too long: started at ${entry.runStartedAt === undefined ? "an unknown time" : isoSeconds(entry.runStartedAt)}`;
 }
 
 export function reasonLong(reason: string): string {

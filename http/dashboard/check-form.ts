@@ -8,6 +8,7 @@ import { STATUS_WORDS } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
   created: "Check created.", saved: "Changes saved.", pause: "Check paused.", resume: "Check resumed.", ping: "Ping sent.",
+  acknowledge: "Outage acknowledged.",
 };
 
 export const EMPTY_FORM: CheckFormValues = { name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "86400", grace: "3600", schedule: "", tz: "UTC", failure_threshold: "1", reminder_interval: "0", muted_until: "" };

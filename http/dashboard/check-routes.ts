@@ -57,6 +57,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
   action("pause", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
   action("resume", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
   action("delete", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
+  action("acknowledge", async (projectId, uuid, at) => { unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at)); });
   action("ping", async (projectId, uuid, at, event) => {
     const node = event.runtime?.node?.req;
     unwrap(await pool.ping(projectId, {

@@ -320,6 +320,7 @@ export function checkPage(viewer: Viewer, data: CheckPage): string {
   const controls = viewer.readonly ? "" : html`<div class="controls">
 ${word === "paused" ? button(viewer, `${base}/resume`, "Resume") : button(viewer, `${base}/pause`, "Pause")}
 ${button(viewer, `${base}/ping`, "Ping now")}
+${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `${base}/acknowledge`, "Acknowledge") : ""}
 <a class="button" href="${base}/edit">Edit</a>
 <a class="button danger" href="${base}/delete">Delete</a></div>`;
   return documentOf({
@@ -351,7 +352,7 @@ ${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}
   });
 }
 
-/** The check's alerting fields in words: threshold, reminders, mute. */
+/** The check's alerting fields in words: threshold, reminders, mute, max duration, an acknowledged outage. */
 function alertingText(check: Check, at: Millis): string {
   const threshold = check.failureThreshold ?? 1;
   const reminderMs = check.reminderIntervalMs ?? 0;
@@ -360,6 +361,8 @@ function alertingText(check: Check, at: Millis): string {
     threshold === 1 ? "down on the first failure" : `down after ${threshold} failures in a row`,
     reminderMs === 0 ? "no reminders" : `a reminder every ${durationText(reminderMs)} while down`,
     mutedUntil !== null && mutedUntil > at ? `muted until ${exactText(mutedUntil)}` : "not muted",
+    ...((check.maxDurationMs ?? 0) > 0 ? [`a run is down after ${durationText(check.maxDurationMs ?? 0)}`] : []),
+    ...(check.alert?.acknowledged !== undefined ? [`outage acknowledged ${exactText(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`] : []),
   ].join("; ");
 }
 
@@ -373,7 +376,7 @@ function filteringText(check: Check): string {
   return parts.length === 0 ? "none: every ping counts as its URL says" : parts.join("; ");
 }
 
-const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal" } as const;
+const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal", duration: "run took too long" } as const;
 
 type Event = { readonly at: Millis; readonly row: Html };
 

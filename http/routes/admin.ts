@@ -13,9 +13,9 @@ import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, renderError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../body.ts";
-import { channelInputOf, clockAdvanceOf, groupProblem, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
+import { channelInputOf, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
-import { presentChannel, presentChannelStates, presentOutbox, presentProject } from "../present.ts";
+import { presentChannel, presentChannelStates, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 
 /** Registers the admin API routes on `app`. */
@@ -71,6 +71,30 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const untilAt = unwrap(projectMuteOf(await jsonBody(event)));
       const project = unwrap(await pool.muteProject(projectId, untilAt, clock.now()));
       return json({ muted_until: isoSeconds(project.mutedUntilAt ?? null) });
+    },
+  }, options);
+
+  // CONTRACT "Alerting, second part": recurring maintenance windows
+  endpoint(app, "/admin/v1/projects/:id/maintenance", {
+    POST: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const input = unwrap(maintenanceInputOf(await jsonBody(event)));
+      return json(presentMaintenance(unwrap(await pool.addMaintenance(projectId, input, clock.now()))), 201);
+    },
+    GET: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const project = pool.listProjects().find((p) => p.id === projectId);
+      return json({ maintenance: (project?.maintenance ?? []).map(presentMaintenance) });
+    },
+  }, options);
+  endpoint(app, "/admin/v1/projects/:id/maintenance/:window", {
+    DELETE: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      unwrap(await pool.removeMaintenance(projectId, event.context.params?.window ?? "", clock.now()));
+      return json(null, 204);
     },
   }, options);
 

@@ -97,6 +97,14 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   };
   endpoint(app, apiPath("/checks/:id/pause"), { POST: pauseOrResume("pauseCheck") }, byUuid);
   endpoint(app, apiPath("/checks/:id/resume"), { POST: pauseOrResume("resumeCheck") }, byUuid);
+  // CONTRACT "Alerting, second part": 200 with the check while it is down, 409 otherwise
+  endpoint(app, apiPath("/checks/:id/acknowledge"), { POST: async (event) => {
+    const at = clock.now();
+    const body = await jsonBody(event, { nullAsEmpty: true });
+    const { project } = await callerOf(event, body, true);
+    const check = unwrap(await pool.acknowledgeCheck(project.id, uuidOf(event), "api", at));
+    return json(presentCheck(check, view(event, { at, readonly: false })));
+  } }, byUuid);
 
   endpoint(app, apiPath("/checks/:id/pings"), {
     GET: async (event) => {

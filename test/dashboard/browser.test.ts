@@ -224,6 +224,21 @@ async function browserTests(): Promise<void> {
     assert.is(pinged.n_pings, 1);
   });
 
+  test("Acknowledge is offered on a down check only; it acknowledges the outage, as the API then shows", async () => {
+    const made = await api<CheckJson & { acknowledged: boolean }>("POST", "/api/v3/checks/", { name: "Flaky job" });
+    await rw.goto(`${server.url}/checks/${made.uuid}`);
+    await rw.getByRole("button", { name: "Ping now" }).waitFor();
+    assert.is(await rw.getByRole("button", { name: "Acknowledge" }).count(), 0, "not while new");
+    assert.is((await fetch(`${server.url}/ping/${made.uuid}/fail`)).status, 200);
+    await rw.goto(`${server.url}/checks/${made.uuid}`);
+    await rw.getByRole("button", { name: "Acknowledge" }).click();
+    await rw.getByText("Outage acknowledged.").waitFor();
+    await rw.getByText(/outage acknowledged .* \(dashboard\)/).waitFor();
+    assert.is(await rw.getByRole("button", { name: "Acknowledge" }).count(), 0, "not twice");
+    assert.is((await api<{ acknowledged: boolean }>("GET", `/api/v3/checks/${made.uuid}`)).acknowledged, true);
+    await api("DELETE", `/api/v3/checks/${made.uuid}`);
+  });
+
   test("the alerting fields are edited through the form with the API's rules; the API then shows them", async () => {
     type AlertingJson = { failure_threshold: number; reminder_interval: number; muted_until: string | null };
     await rw.goto(`${server.url}/checks/${uuid}/edit`);

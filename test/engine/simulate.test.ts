@@ -15,7 +15,7 @@ test("the simulated spec keeps the check's rules and takes the candidate period 
   const cron = check({ kind: "cron", schedule: "0 3 * * *", tz: "Europe/Riga", timeoutMs: HOUR, graceMs: 5 * MINUTE,
     filterHttpBody: true, successKw: "OK", methods: "POST", manualResume: true });
   const rules = { manualResume: true, methods: "POST", startKw: "", successKw: "OK", failureKw: "", filterSubject: false,
-    filterBody: false, filterHttpBody: true, filterDefaultFail: false, failureThreshold: 1 };
+    filterBody: false, filterHttpBody: true, filterDefaultFail: false, failureThreshold: 1, maxDurationMs: 0 };
   assert.equal(simulatedSpec(cron, {}), { schedule: "0 3 * * *", graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
   // a timeout alone turns it into a simple check; a tz alone keeps the schedule
   assert.equal(simulatedSpec(cron, { timeoutMs: 2 * HOUR }), { timeoutMs: 2 * HOUR, graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
@@ -27,6 +27,9 @@ test("the simulated spec keeps the check's rules and takes the candidate period 
   // the failure threshold: the candidate's, else the check's own
   assert.is(simulatedSpec(check({ failureThreshold: 4 }), {}).failureThreshold, 4);
   assert.is(simulatedSpec(check({ failureThreshold: 4 }), { failureThreshold: 2 }).failureThreshold, 2);
+  // max_duration likewise
+  assert.is(simulatedSpec(check({ maxDurationMs: HOUR }), {}).maxDurationMs, HOUR);
+  assert.is(simulatedSpec(check({ maxDurationMs: HOUR }), { maxDurationMs: 2 * HOUR }).maxDurationMs, 2 * HOUR);
 });
 
 const base = (extra: Partial<SimulationInput>): SimulationInput => ({

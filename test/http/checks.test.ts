@@ -11,6 +11,7 @@ const COMMON = [
   "name", "slug", "tags", "desc", "grace", "n_pings", "status", "started", "last_ping", "next_ping", "manual_resume",
   "methods", "subject", "subject_fail", "start_kw", "success_kw", "failure_kw", "filter_subject", "filter_body",
   "filter_http_body", "filter_default_fail", "badge_url", "failure_threshold", "reminder_interval", "muted_until",
+  "max_duration", "acknowledged", "depends_on", "held_by",
 ];
 const READ_WRITE = ["uuid", "ping_url", "update_url", "pause_url", "resume_url", "channels"];
 const sorted = (keys: string[]) => [...keys].sort();
@@ -28,7 +29,7 @@ each("create answers 201 with the defaults and the 32 fields of a simple check",
     name: "Backups", slug: api.version === 3 ? "" : "backups", tags: "", desc: "", grace: 3600, n_pings: 0, status: "new", started: false,
     last_ping: null, next_ping: null, manual_resume: false, methods: "", subject: "", subject_fail: "",
     start_kw: "", success_kw: "", failure_kw: "", filter_subject: false, filter_body: false, filter_http_body: false,
-    filter_default_fail: false, badge_url: check.badge_url, failure_threshold: 1, reminder_interval: 0, muted_until: null,
+    filter_default_fail: false, badge_url: check.badge_url, failure_threshold: 1, reminder_interval: 0, muted_until: null, max_duration: 0, acknowledged: false, depends_on: "", held_by: null,
     uuid, ping_url: `${SITE}/ping/${uuid}`, update_url: `${SITE}${api.root}/checks/${uuid}`, pause_url: `${SITE}${api.root}/checks/${uuid}/pause`,
     resume_url: `${SITE}${api.root}/checks/${uuid}/resume`, channels: "", timeout: 86400,
   });
@@ -50,7 +51,7 @@ each("create stores every field it is given", async (api) => {
       last_ping: null, next_ping: null, manual_resume: true, methods: "POST", subject: "ok,done", subject_fail: "ERR",
       start_kw: "go", success_kw: "ok,done", failure_kw: "ERR", filter_subject: true, filter_body: true,
       filter_http_body: true, filter_default_fail: true, channels: "", timeout: 120,
-      failure_threshold: 1, reminder_interval: 0, muted_until: null, uuid: 0, ping_url: 0, update_url: 0, pause_url: 0, resume_url: 0, badge_url: 0,
+      failure_threshold: 1, reminder_interval: 0, muted_until: null, max_duration: 0, acknowledged: false, depends_on: "", held_by: null, uuid: 0, ping_url: 0, update_url: 0, pause_url: 0, resume_url: 0, badge_url: 0,
     },
   );
   const got = await api.call("GET", `${api.root}/checks/${check.uuid}`);

@@ -116,6 +116,7 @@ const WRONG: Record<string, unknown[]> = {
   filter_default_fail: [null, "true", 1, 0, [], {}],
   failure_threshold: [null, true, "3", 0, 101, -1, 2.5, 1e300, [], {}],
   reminder_interval: [null, true, "300", -300, 1, 299, 31_536_001, 300.5, 1e300, [], {}],
+  max_duration: [null, true, "60", -60, 1, 59, 604_801, 60.5, 1e300, [], {}],
   muted_until: [true, 0, 1767225600, "", " ", "tomorrow", "2026-02-30T00:00:00Z", "2026-01-01T25:00:00Z", "\0", "9".repeat(10_000), [], {}],
 };
 
