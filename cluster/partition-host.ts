@@ -13,19 +13,18 @@ import type { Changes, OutboxEntry } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardPingResult } from "../engine/commands.ts";
-import type { Check, Flip, Millis, PingRecord } from "../engine/model.ts";
-import { assertNever, LIMITS } from "../engine/model.ts";
+import type { Flip, Millis, PingRecord } from "../engine/model.ts";
+import { assertNever } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import type { Shard } from "../engine/shard.ts";
-import { statusAt } from "../engine/status.ts";
-import type { ChecksSince, CheckRef, FlipQuery, PingCommand } from "../host/pool-api.ts";
+import type { CheckRef, FlipQuery, PingCommand } from "../host/pool-api.ts";
 import { PresentedChecks } from "../host/presented-checks.ts";
 import { ProjectVersions } from "../host/project-versions.ts";
 import type { HostRequest, HostResultOf, PingPage } from "../host/shard-host.ts";
 import type { ShardStats } from "../host/shard-stats.ts";
 import { heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
-import { uniqueKeyOf } from "../host/unique-key.ts";
+import { checkByRef, checksByStatus, checksSince, pingKept, pingsListed } from "../host/shard-reads.ts";
 import type { DirectoryChanges } from "./directory-replica.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions } from "./partition-replica.ts";
 import { NotOwnerError } from "./partition-replica.ts";
@@ -99,10 +98,10 @@ export class PartitionHost {
       case "pingBatch": return this.#pingBatch(r.pings);
       case "channels": return this.#read((shard) => shard.channels(r.projectId));
       case "projectVersion": return this.#read(() => this.#versions.versionOf(r.projectId));
-      case "checksSince": return this.#read((shard) => this.#checksSince(shard, r.projectId, r.since));
+      case "checksSince": return this.#read((shard) => checksSince(shard, this.#versions, r.projectId, r.since));
       case "listChecks": return this.#read((shard) => shard.listChecks(r.projectId, r.query));
       case "listChecksJson": return this.#read((shard) => this.#presented.listJson(shard.listChecks(r.projectId, r.query), r.view));
-      case "getCheck": return this.#read((shard) => getCheck(shard, r.projectId, r.ref));
+      case "getCheck": return this.#read((shard) => checkByRef(shard, r.projectId, r.ref));
       case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
       case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
       case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
@@ -146,45 +145,29 @@ export class PartitionHost {
     return results.map((submitted) => submitted.result);
   }
 
-  #checksSince(shard: Shard, projectId: string, since: string | null): ChecksSince {
-    const { version, uuids } = this.#versions.changedSince(projectId, since);
-    if (uuids === null) return { version, whole: true, checks: shard.listChecks(projectId, { tags: [] }), removed: [] };
-    const checks: Check[] = [], removed: string[] = [];
-    for (const uuid of uuids) {
-      const found = shard.getCheck(projectId, uuid);
-      if (found.ok) checks.push(found.value);
-      else removed.push(uuid);
-    }
-    return { version, whole: false, checks, removed };
-  }
-
   async #listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<PingPage>> {
     const found = this.#read((shard) => shard.getCheck(projectId, uuid));
     if (!found.ok) return found;
-    const pings = await this.#historyStore().pings(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
+    const pings = await this.#historyStore().pings(uuid, pingsListed(pingLogLimit));
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
 
   async #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {
     const found = this.#read((shard) => shard.getCheck(projectId, uuid));
     if (!found.ok) return found;
-    // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
-    if (n <= found.value.nPings - pingLogLimit || n < 1) return fail({ code: "not_found", what: "ping" });
+    if (!pingKept(found.value, n, pingLogLimit)) return fail({ code: "not_found", what: "ping" });
     const body = await this.#historyStore().pingBody(uuid, n);
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
   }
 
   async #listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
-    const found = this.#read((shard) => getCheck(shard, projectId, ref));
+    const found = this.#read((shard) => checkByRef(shard, projectId, ref));
     if (!found.ok) return found;
     return ok(await this.#historyStore().flips(found.value.uuid, query));
   }
 
-  #stats(at: Millis): ShardStats {
-    const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
-    this.#read((shard) => {
-      for (const project of shard.projects()) for (const check of shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
-    });
+  async #stats(at: Millis): Promise<ShardStats> {
+    const checks = await checksByStatus(this.#read((shard) => shard), at);
     return { ...this.counters, checks, outboxPending: 0, outboxGivenUp: 0, journalPending: 0, heap: heapFigures() };
   }
 
@@ -223,11 +206,4 @@ export class PartitionHost {
       return down?.to === "down" ? { ...entry, downSinceAt: down.at } : entry;
     }));
   }
-}
-
-function getCheck(shard: Shard, projectId: string, ref: CheckRef): Outcome<Check> {
-  if ("uuid" in ref) return shard.getCheck(projectId, ref.uuid);
-  // unique_key is looked up among the caller's checks only: a foreign one is not_found (reference)
-  const uuid = shard.checkUuids(projectId).find((u) => uniqueKeyOf(u) === ref.uniqueKey);
-  return uuid === undefined ? fail({ code: "not_found", what: "check" }) : shard.getCheck(projectId, uuid);
 }

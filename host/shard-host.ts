@@ -7,7 +7,7 @@ import { isEmpty } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardCommand, ShardPingResult, ShardResults } from "../engine/commands.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
-import { assertNever, LIMITS } from "../engine/model.ts";
+import { assertNever } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { Shard } from "../engine/shard.ts";
@@ -15,13 +15,12 @@ import type { ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand } from "
 import { openStore, Store } from "../persistence/store.ts";
 import { decodeIntake, intakeShard, readIntake } from "../persistence/intake.ts";
 import { IntakeLedger } from "./intake-ledger.ts";
-import { uniqueKeyOf } from "./unique-key.ts";
+import { checkByRef, checksByStatus, checksSince, pingKept, pingsListed } from "./shard-reads.ts";
 import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
 import { ProjectVersions } from "./project-versions.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
-import { statusAt } from "../engine/status.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import type { ShardStats } from "./shard-stats.ts";
 import { heapFigures, newShardCounters, observe } from "./shard-stats.ts";
@@ -207,7 +206,7 @@ export class ShardHost {
       case "directory": return this.directory();
       case "channels": return this.#shard.channels(r.projectId);
       case "projectVersion": return this.#versions.versionOf(r.projectId);
-      case "checksSince": return this.#checksSince(r.projectId, r.since);
+      case "checksSince": return checksSince(this.#shard, this.#versions, r.projectId, r.since);
       case "listChecks": return this.#shard.listChecks(r.projectId, r.query);
       case "listChecksJson": return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
       case "getCheck": return this.#getCheck(r.projectId, r.ref);
@@ -339,37 +338,21 @@ export class ShardHost {
     return this.#intake.firstUnlogged(writer);
   }
 
-  #checksSince(projectId: string, since: string | null): ChecksSince {
-    const { version, uuids } = this.#versions.changedSince(projectId, since);
-    if (uuids === null) return { version, whole: true, checks: this.#shard.listChecks(projectId, { tags: [] }), removed: [] };
-    const checks: Check[] = [], removed: string[] = [];
-    for (const uuid of uuids) {
-      const found = this.#shard.getCheck(projectId, uuid);
-      if (found.ok) checks.push(found.value);
-      else removed.push(uuid);
-    }
-    return { version, whole: false, checks, removed };
-  }
-
   #getCheck(projectId: string, ref: CheckRef): Outcome<Check> {
-    if ("uuid" in ref) return this.#shard.getCheck(projectId, ref.uuid);
-    // unique_key is looked up among the caller's checks only: a foreign one is not_found (reference)
-    const uuid = this.#shard.checkUuids(projectId).find((u) => uniqueKeyOf(u) === ref.uniqueKey);
-    return uuid === undefined ? fail({ code: "not_found", what: "check" }) : this.#shard.getCheck(projectId, uuid);
+    return checkByRef(this.#shard, projectId, ref);
   }
 
   #listPings(projectId: string, uuid: string, pingLogLimit: number): Outcome<PingPage> {
     const found = this.#shard.getCheck(projectId, uuid);
     if (!found.ok) return found;
-    const pings = this.#store.pingPage(uuid, Math.min(pingLogLimit, LIMITS.maxPingsListed));
+    const pings = this.#store.pingPage(uuid, pingsListed(pingLogLimit));
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
 
   #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Outcome<Uint8Array> {
     const found = this.#shard.getCheck(projectId, uuid);
     if (!found.ok) return found;
-    // Only pings still inside the log have bodies (reference: n <= n_pings - ping_log_limit → 404).
-    if (n <= found.value.nPings - pingLogLimit || n < 1) return fail({ code: "not_found", what: "ping" });
+    if (!pingKept(found.value, n, pingLogLimit)) return fail({ code: "not_found", what: "ping" });
     const body = this.#store.pingBody(uuid, n);
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
   }
@@ -388,17 +371,7 @@ export class ShardHost {
 
   /** Returns this shard's counters and its checks by status at `at`, its outbox and log backlog (for /metrics). */
   async #stats(at: Millis): Promise<ShardStats> {
-    const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
-    let sinceYield = 0;
-    for (const project of this.#shard.projects()) {
-      for (const check of this.#shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
-      sinceYield++;
-      // a million checks take a few hundred ms: let the shard's pings through every 50 projects
-      if (sinceYield >= 50) {
-        sinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
+    const checks = await checksByStatus(this.#shard, at);
     let outboxPending = 0, outboxGivenUp = 0;
     for (const entry of this.#store.outboxAll()) {
       if (!this.#owns(entry)) continue;
