@@ -34,7 +34,7 @@
 // (jetstream-setup.ts), and a publish times out or finds no responders while the stream elects a leader
 // (about 4-5 s after its leader's server was killed, measured here); both are sent again, a publish for up
 // to three ack waits and with the same message id, so a copy that did land is dropped.
-import { Packr } from "msgpackr";
+import { wirePackr as packr } from "./wire-packr.ts";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, ReplayPolicy, RetentionPolicy, StorageType } from "nats";
 import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, MsgRequest, NatsConnection, NatsError, StoredMsg } from "nats";
 import type { OutboxEntry } from "../engine/changes.ts";
@@ -57,7 +57,6 @@ const NO_MESSAGE = 10037; // JetStream's err_code for a message get that found n
 const CONSUMER_NOT_FOUND = 10014;
 
 const RECORD_ID = 1; // the first value of every message: an outbox entry (a future format gets a new id)
-const packr = new Packr({ copyBuffers: true }); // a decoded ping body must not point into the client's buffer
 
 export type NotificationStreamOptions = {
   connection: NatsConnection;

@@ -8,7 +8,7 @@
 // badge key): the owner draws them before the append, so every node that replays the record creates the
 // same check. A snapshot keeps each project's channels in their creation order (the order notifications
 // go out in), not the sorted order of ShardSnapshot.
-import { Packr } from "msgpackr";
+import { wirePackr as packr } from "./wire-packr.ts";
 import type { ShardCommand } from "../engine/commands.ts";
 import type { Channel, Check, Millis, Project } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";
@@ -18,7 +18,6 @@ export const RECORD_IDS = { command: 1, snapshot: 2, snapshotHead: 3 } as const;
 export type RecordKind = keyof typeof RECORD_IDS;
 
 // copyBuffers: a decoded ping body must not point into the message's buffer, which the client reuses
-const packr = new Packr({ copyBuffers: true });
 
 /** One command of a partition's log and the ids its application may hand out, in order. */
 export type PartitionRecord = { readonly command: ShardCommand; readonly ids: readonly string[] };

@@ -47,7 +47,7 @@
 // after a server's loss, which leaves the stream's own leader answering gets). A ping's number n rises with the stream sequence within its subject (stored in the order
 // sent), so the newest `limit` pings, or one ping's body, are found by a binary search of single message
 // gets (next_by_subj from a sequence) instead of reading the whole subject: log2 of the stream's length.
-import { Packr } from "msgpackr";
+import { wirePackr as packr } from "./wire-packr.ts";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, headers, nanos } from "nats";
 import type { ConsumerInfo, JetStreamClient, JetStreamManager, NatsError, PubAck, StoredMsg } from "nats";
 import type { Changes } from "../engine/changes.ts";
@@ -71,9 +71,6 @@ const NO_MESSAGE = 10037; // JetStream's err_code for a message get that finds n
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
 const PUBLISH_ATTEMPTS = 3;
 const READ_IDLE_MS = 10_000;
-
-// copyBuffers: a decoded body must not point into the message's buffer, which the client reuses
-const packr = new Packr({ copyBuffers: true });
 
 type Outgoing = { readonly subject: string; readonly data: Uint8Array; readonly id: string };
 

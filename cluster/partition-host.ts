@@ -39,7 +39,7 @@ export type PartitionHistoryStore = {
   flipNumber(checkUuid: string, n: number): Promise<Flip | null>;
 };
 
-/** Where notifications wait to be delivered (cluster/notification-queue.ts). */
+/** Where notifications wait to be delivered (notify/cluster-queue.ts). */
 export type NotificationSink = { enqueue(entries: readonly OutboxEntry[]): Promise<void> };
 
 /** The replicated directory as an owner writes it (cluster/directory-replica.ts). */

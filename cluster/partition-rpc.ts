@@ -10,7 +10,7 @@
 // everything while this node can't reach NATS — it must not acknowledge what it can't replicate. A
 // NotOwnerError means nothing of the request was appended (a ping batch is appended whole or not at all,
 // PartitionReplica.submitAll), so it is sent again whole. Reads are sent again on timeouts too.
-import { Packr } from "msgpackr";
+import { wirePackr as packr } from "./wire-packr.ts";
 import type { Msg, NatsConnection, NatsError, Subscription } from "nats";
 import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-host.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
@@ -19,7 +19,6 @@ import { NotOwnerError } from "./partition-replica.ts";
 import type { PartitionHost } from "./partition-host.ts";
 
 // copyBuffers: a decoded body must not point into the message's buffer, which the client reuses
-const packr = new Packr({ copyBuffers: true });
 
 const READS = new Set<HostRequest["kind"]>([
   "channels", "projectVersion", "checksSince", "listChecks", "listChecksJson", "getCheck", "listPings", "pingBody",

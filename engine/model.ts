@@ -41,7 +41,7 @@ export type Project = {
   readonly apiKey: string;
   readonly apiKeyReadonly: string;
   readonly pingKey: string;
-  readonly badgeKey: string; // per-project secret that signs badge URLs
+  readonly badgeKey: string; // per-project key of the project's badge URLs (public: a badge URL is signed apart)
   readonly checkLimit: number;
   readonly pingLogLimit: number;
   readonly pingBodyLimit: number; // bytes

@@ -2,10 +2,10 @@
 // the per-key request rate limit (spec §8), and the admin bearer token (CONTRACT.md).
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
-import { MINUTE } from "../engine/model.ts";
 import type { Caller, Pool } from "../host/pool-api.ts";
 import type { JsonObject } from "./body.ts";
 import { httpError } from "./errors.ts";
+import { MinuteCounts } from "../lib/minute-counts.ts";
 
 /** Returns the API key of a request: the X-Api-Key header when present (even empty), else `api_key` of the JSON body; null when none. */
 export function apiKeyOf(headers: Headers, body: JsonObject | null): string | null {
@@ -29,26 +29,17 @@ export function authorize(pool: Pool, apiKey: string | null, opts: { write: bool
 /** Fixed-window request counter per key: at most `limit` requests per key per clock minute (0 = unlimited). */
 export class RateLimiter {
   readonly #limit: number;
-  #window = -1;
-  #counts = new Map<string, number>();
+  readonly #counts = new MinuteCounts();
   constructor(limit: number) {
     this.#limit = limit;
   }
   /** Returns true when one more request by `key` at `at` is allowed, and counts it. */
   take(key: string, at: Millis): boolean {
-    if (this.#limit <= 0) return true;
-    const window = Math.floor(at / MINUTE);
-    if (window !== this.#window) {
-      this.#window = window; // a new minute forgets every key: memory stays bounded by one minute's keys
-      this.#counts = new Map();
-    }
-    const count = (this.#counts.get(key) ?? 0) + 1;
-    this.#counts.set(key, count);
-    return count <= this.#limit;
+    return this.#limit <= 0 || this.#counts.add(key, at) <= this.#limit;
   }
   /** Returns the seconds until the current window ends (the Retry-After of a 429). */
   retryAfterSeconds(at: Millis): number {
-    return Math.max(1, Math.ceil(((this.#window + 1) * MINUTE - at) / 1000));
+    return Math.max(1, Math.ceil((this.#counts.windowEndsAt() - at) / 1000));
   }
 }
 

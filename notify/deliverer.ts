@@ -19,6 +19,7 @@ import { groupMembers, memberEntry } from "./kinds/group.ts";
 import type { ServiceSettings } from "./kinds/settings.ts";
 import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
 import { log } from "../host/log.ts";
+import { BoundedMap } from "../lib/bounded-map.ts";
 
 /**
  * The store methods the deliverer needs; outboxAll (optional) restores the ordering memory after a restart;
@@ -60,8 +61,11 @@ type Failure = { readonly error: string; readonly permanent: boolean; readonly r
 /** What one attempt came to: sent, failed (to be retried) or given up. */
 export type DeliveryResult = "sent" | "failed" | "given_up";
 
+// ntfy's rate limit (fact sheet §6: 6 messages per server+topic per minute) is counted for at most this many
+// topics, the least recently used forgotten first: memory stays bounded however many topics channels name
+const NTFY_TOPICS_KEPT = 10_000;
 const NTFY_PER_MINUTE = 6;
-const RETRY_AFTER_MAX_MS = 24 * HOUR; // fact sheet §6: 6 messages per server+topic per minute
+const RETRY_AFTER_MAX_MS = 24 * HOUR; // a Retry-After longer than a day is taken as a day
 
 type Settings = Required<Omit<DelivererOptions, "smtpUrl" | "channels">> & {
   readonly smtpUrl: string | undefined;
@@ -74,7 +78,7 @@ export class Deliverer {
   readonly #settings: Settings;
   readonly #busyQueues = new Set<string>();
   readonly #blockers = new Map<string, OutboxEntry>(); // queue → its earliest entry waiting for a retry
-  readonly #ntfySentAt = new Map<string, Millis[]>(); // server/topic → recent send instants
+  readonly #ntfySentAt = new BoundedMap<string, Millis[]>(NTFY_TOPICS_KEPT); // server/topic → recent send instants, the least recently used forgotten first
   #running = 0;
   readonly #waitingForSlot: (() => void)[] = [];
   #restored = false;

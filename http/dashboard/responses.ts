@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from "node:fs";
 import type { H3Event } from "h3";
 import { HTTPResponse } from "h3";
 import type { Millis } from "../../engine/model.ts";
-import { MINUTE } from "../../engine/model.ts";
 import { httpError } from "../errors.ts";
 import { readBodyBytes } from "../body.ts";
+import { MinuteCounts } from "../../lib/minute-counts.ts";
 
 export const COOKIE = "hcd_session";
 /** Failed sign-ins allowed per client address per minute. */
@@ -101,25 +101,15 @@ export function redirect(location: string, headers: Record<string, string> = {})
 /** Failed sign-ins per client address in fixed one-minute windows; a new minute forgets every address. */
 export class FailureCounter {
   readonly #limit: number;
-  #window = -1;
-  #counts = new Map<string, number>();
+  readonly #counts = new MinuteCounts();
   constructor(limit: number) {
     this.#limit = limit;
   }
-  #roll(at: Millis): void {
-    const window = Math.floor(at / MINUTE);
-    if (window !== this.#window) {
-      this.#window = window;
-      this.#counts = new Map();
-    }
-  }
   isBlocked(address: string, at: Millis): boolean {
-    this.#roll(at);
-    return (this.#counts.get(address) ?? 0) >= this.#limit;
+    return this.#counts.count(address, at) >= this.#limit;
   }
   count(address: string, at: Millis): void {
-    this.#roll(at);
-    this.#counts.set(address, (this.#counts.get(address) ?? 0) + 1);
+    this.#counts.add(address, at);
   }
 }
 
