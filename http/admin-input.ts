@@ -48,6 +48,17 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
 }
 
 /**
+ * Validates an edit of `channel` (PUT /admin/v1/projects/<id>/channels/<channel-id>): `{"name"?, "value"}`
+ * checked as a new channel of its kind would be; an absent name keeps the stored one, and a `kind` other
+ * than the channel's is refused (an integration keeps its kind).
+ */
+export function channelEditOf(body: JsonObject, channel: Channel, services: Pick<ServiceKinds, "parse">): Outcome<ChannelInput> {
+  if (Object.hasOwn(body, "kind") && body.kind !== channel.kind) return invalid("kind", `cannot change (the integration is ${channel.kind})`);
+  if (!Object.hasOwn(body, "value")) return invalid("value", "is missing");
+  return channelInputOf({ kind: channel.kind, name: Object.hasOwn(body, "name") ? body.name : channel.name, value: body.value }, services);
+}
+
+/**
  * A group's members must be channels of its project and not groups, so that groups never loop; returns
  * the problem, or null (for any other kind too).
  */
