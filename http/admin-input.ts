@@ -39,12 +39,23 @@ export function projectInputOf(body: JsonObject): Outcome<ProjectInput> {
 export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "parse">): Outcome<ChannelInput> {
   const kind = CHANNEL_KINDS.find((k) => k === body.kind);
   if (kind === undefined) return invalid("kind", `must be one of ${CHANNEL_KINDS.join(", ")}`);
-  const name = Object.hasOwn(body, "name") ? body.name : "";
-  if (typeof name !== "string") return invalid("name", "is not a string");
-  if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
+  const name = channelNameOf(Object.hasOwn(body, "name") ? body.name : "");
+  if (!name.ok) return name;
   const value = channelValueOf(kind, body.value, services);
   if (!value.ok) return value;
-  return ok({ kind, name, value: value.value });
+  return ok({ kind, name: name.value, value: value.value });
+}
+
+function channelNameOf(name: unknown): Outcome<string> {
+  if (typeof name !== "string") return invalid("name", "is not a string");
+  if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
+  return ok(name);
+}
+
+/** An edit that keeps `channel`'s stored value and gives it `name`, checked as a new channel's name. */
+export function channelRenameOf(name: unknown, channel: Channel): Outcome<ChannelInput> {
+  const checked = channelNameOf(name);
+  return checked.ok ? ok({ kind: channel.kind, name: checked.value, value: channel.value }) : checked;
 }
 
 /**
