@@ -26,6 +26,23 @@ const VALUE_HINTS: Record<Exclude<ChannelKind, ServiceKind>, string> = {
   ntfy: 'a topic URL (https://ntfy.sh/my-alerts), or {"url": "https://ntfy.example.com", "topic": "ops", "priority_down": 5}',
 };
 
+/** Where an integration sends, secrets masked: a URL's origin only (its path may hold a token), a kind's secret fields as ****. */
+function targetOf(channel: Channel, kinds: Pick<ServiceKinds, "form">): string {
+  const origin = (url: string) => { try { return `${new URL(url).origin}/…`; } catch { return "…"; } };
+  const value = channel.value;
+  switch (value.kind) {
+    case "email": return value.address;
+    case "webhook": return origin(value.spec.url_down !== "" ? value.spec.url_down : value.spec.url_up);
+    case "slack": case "discord": return origin(value.url);
+    case "ntfy": return origin(value.spec.url);
+    default: return "fields" in value ? kinds.form(value.kind).flatMap((field) => {
+      const shown = value.fields[field.name];
+      if (shown === undefined || shown === null || shown === "") return [];
+      return [`${field.name}: ${field.input === "secret" ? "****" : String(shown)}`];
+    }).join(", ") : "";
+  }
+}
+
 function isServiceKind(kind: ChannelKind): kind is ServiceKind {
   return SERVICE_KINDS.some((k) => k === kind);
 }
@@ -38,7 +55,7 @@ export function integrationsPage(viewer: Viewer, opts: {
   tested?: { readonly channel: Channel; readonly error: string | null };
 }): string {
   const base = `/projects/${opts.project.id}/integrations`;
-  const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td>
+  const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td><td class="target">${targetOf(row.channel, opts.serviceKinds)}</td>
 <td>${row.checks.length === 0 ? "none" : row.checks.map((c) => html`<a href="/checks/${c.uuid}">${c.name === "" ? "(unnamed)" : c.name}</a> `)}</td>
 <td>${row.pending} pending, ${row.failed} failed${row.lastError === null ? "" : html`<br><span class="error">last error: ${row.lastError}</span>`}</td>
 <td>${viewer.readonly ? "" : html`<form method="post" action="${base}/${row.channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
@@ -54,7 +71,7 @@ ${opts.canAdd ? html`<a class="button" href="${base}/${row.channel.id}/edit" ari
 ${tested === undefined ? "" : tested.error === null
     ? html`<p class="notice" role="status">Test notification sent through ${tested.channel.name}: accepted.</p>`
     : html`<p class="error" role="alert">Test notification through ${tested.channel.name} failed: ${tested.error}</p>`}
-${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Target</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`}
 <p class="hint">Assign integrations to a check on the check's page.</p>
 ${!opts.canAdd ? "" : html`<h2>Add an integration</h2>

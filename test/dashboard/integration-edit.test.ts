@@ -1,7 +1,7 @@
 // Editing an integration on the dashboard of `npm start`, over loopback without a browser: the kind's own
 // form comes prefilled but never shows a secret, a secret left empty is kept (the "Test" after the edit
 // carries it), bad input is a 400 page that changes nothing, and only an admin session with the form's
-// CSRF token edits (a read-write or read-only key's session is refused).
+// CSRF token edits (a read-write or read-only key's session is refused). The list shows each target, masked.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
@@ -37,7 +37,12 @@ test("the edit form keeps secrets out and in, refuses bad input, and only an adm
     const base = `/projects/${project.id}/integrations`;
     const admin = await session(server.url, TOKEN);
 
-    assert.match((await admin.page(base)).text, `href="${base}/${pb.id}/edit"`);
+    const before = (await admin.page(base)).text;
+    assert.match(before, `href="${base}/${pb.id}/edit"`);
+    // each integration's target, its secrets masked
+    assert.match(before, '<td class="target">token: ****</td>');
+    assert.match(before, '<td class="target">chat_id: 111</td>');
+    assert.not.match(before, "pushbullet-secret-1");
     const form = await admin.page(`${base}/${pb.id}/edit`);
     assert.is(form.status, 200);
     assert.not.match(form.text, "pushbullet-secret-1");
