@@ -58,6 +58,16 @@ test("the edit form keeps secrets out and in, refuses bad input, and only an adm
     const pushed = receiver.requests.find((r) => r.path === "/pb/v2/pushes");
     assert.is(pushed?.headers["access-token"], "pushbullet-secret-1");
 
+    // the first five kinds: a webhook's value (its URL may hold a secret) is not shown, and left empty it stays
+    const hook = await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "hook", value: `${receiver.url}/hook-secret-path` });
+    assert.not.match((await admin.page(`${base}/${hook.id}/edit`)).text, "hook-secret-path");
+    assert.is((await admin.post(`${base}/${hook.id}/edit`, { name: "hook 2", value: "" })).status, 303);
+    await admin.post(`${base}/${hook.id}/test`, {});
+    assert.ok(receiver.requests.some((r) => r.path === "/hook-secret-path"), "the kept URL");
+    assert.match((await admin.page(base)).text, "hook 2");
+    const badHook = await admin.post(`${base}/${hook.id}/edit`, { name: "hook 3", value: "not a url" });
+    assert.equal([badHook.status, /must be an http\(s\) URL/.test(badHook.text)], [400, true]);
+
     const bad = await admin.post(`${base}/${chat.id}/edit`, { form: "fields", name: "chat", "f.chat_id": "not a chat" });
     assert.is(bad.status, 400);
     assert.match(bad.text, /value.chat_id/);
