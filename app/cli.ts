@@ -33,6 +33,8 @@ Usage:
         a maintenance window: no notification of the project's checks until then; --clear ends it
   hcd channel add --project ID --kind KIND --value VALUE [--name NAME]   (KIND: README "Notifications")
         VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
+  hcd channel update --project ID --channel CHANNEL-ID --value VALUE [--name NAME]
+        a new value (as channel add takes it for the channel's kind) and name; the kind stays
   hcd channel list --project ID
         the project's channels with their delivery state: pending, failed (given up), last_error
   hcd outbox
@@ -71,6 +73,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "project list": [],
   "project mute": ["project", "until", "clear"],
   "channel add": ["project", "kind", "value", "name"],
+  "channel update": ["project", "channel", "value", "name"],
   "channel list": ["project"],
   "outbox": [],
   "prune": ["before"],
@@ -112,7 +115,7 @@ function allowedOptions(command: string, args: Args): void {
 }
 
 /** One admin operation: the admin API request that performs it. */
-type Operation = { readonly method: "GET" | "POST"; readonly path: string; readonly body?: JsonObject };
+type Operation = { readonly method: "GET" | "POST" | "PUT"; readonly path: string; readonly body?: JsonObject };
 
 function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
@@ -161,6 +164,14 @@ function operationOf(args: Args): Operation {
       const body: Record<string, unknown> = { kind: opt("kind"), value: valueOf(raw) };
       if (opt("name") !== undefined) body.name = opt("name");
       return { method: "POST", path: project(), body };
+    }
+    case "channel update": {
+      const channel = opt("channel");
+      const raw = opt("value");
+      if (channel === undefined || raw === undefined) throw new UsageError("channel update needs --project, --channel and --value");
+      const body: Record<string, unknown> = { value: valueOf(raw) };
+      if (opt("name") !== undefined) body.name = opt("name");
+      return { method: "PUT", path: `${project()}/${encodeURIComponent(channel)}`, body };
     }
     case "channel list":
       return { method: "GET", path: project() };

@@ -91,7 +91,7 @@ export class PartitionHost {
 
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
-      case "createProject": case "muteProject": case "addChannel": case "removeChannel": case "createCheck":
+      case "createProject": case "muteProject": case "addChannel": case "removeChannel": case "updateChannel": case "createCheck":
       case "updateCheck": case "pauseCheck": case "resumeCheck": case "deleteCheck": case "advance": case "holdForDowntime":
       case "acknowledgeCheck": case "addMaintenance": case "removeMaintenance":
         return (await this.#replica().submit(r)).result;

@@ -38,6 +38,8 @@ export type ShardCommand =
   | { readonly kind: "removeMaintenance"; readonly projectId: string; readonly windowId: string; readonly at: Millis }
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
+  /** Replaces a channel's name and value; its kind stays (a value of another kind is refused). */
+  | { readonly kind: "updateChannel"; readonly projectId: string; readonly channelId: string; readonly name: string; readonly value: Channel["value"]; readonly at: Millis }
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
@@ -59,6 +61,7 @@ export type ShardResults = {
   readonly removeMaintenance: Outcome<Project>;
   readonly addChannel: Outcome<Channel>;
   readonly removeChannel: Outcome<Channel>;
+  readonly updateChannel: Outcome<Channel>;
   readonly createCheck: Outcome<{ check: Check; created: boolean }>;
   readonly updateCheck: Outcome<Check>;
   readonly pauseCheck: Outcome<Check>;

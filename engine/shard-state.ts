@@ -64,6 +64,15 @@ export class ShardState {
     return list.splice(i, 1)[0];
   }
 
+  /** Puts a channel in the place of the one with its id in its project (creation order kept); false when there is none. */
+  replaceChannel(channel: Channel): boolean {
+    const list = this.#channels.get(channel.projectId);
+    const i = list?.findIndex((c) => c.id === channel.id) ?? -1;
+    if (list === undefined || i < 0) return false;
+    list[i] = channel;
+    return true;
+  }
+
   /** Returns a project's channels in creation order (the shard's own list: never changed by the caller). */
   channels(projectId: string): readonly Channel[] {
     return this.#channels.get(projectId) ?? [];

@@ -7,7 +7,7 @@ import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
 import { assertNever, checkWith, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
-import { fail, ok } from "./outcome.ts";
+import { fail, invalid, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
 import { acknowledge, deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
 import { Dependents, dependencyProblem, downDependencyOf } from "./dependencies.ts";
@@ -142,6 +142,7 @@ export class Shard {
       case "removeMaintenance": return this.removeMaintenance(c.projectId, c.windowId, c.at);
       case "addChannel": return this.addChannel(c.channel, c.at);
       case "removeChannel": return this.removeChannel(c.projectId, c.channelId, c.at);
+      case "updateChannel": return this.updateChannel(c.projectId, c.channelId, { name: c.name, value: c.value }, c.at);
       case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at);
       case "updateCheck": return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
       case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
@@ -194,6 +195,22 @@ export class Shard {
     }
     this.#changes.deletedChannels.push({ projectId, id: channelId });
     return ok(removed);
+  }
+
+  /**
+   * Replaces a channel's name and value, keeping its id, kind and creation time: checks keep notifying it,
+   * and notifications already in the outbox keep the channel as it was when they were queued.
+   */
+  updateChannel(projectId: string, channelId: string, change: Pick<Channel, "name" | "value">, at: Millis): Outcome<Channel> {
+    void at;
+    if (!this.#state.project(projectId)) return fail({ code: "not_found", what: "project" });
+    const known = this.#state.channels(projectId).find((c) => c.id === channelId);
+    if (known === undefined) return fail({ code: "not_found", what: "channel" });
+    if (change.value.kind !== known.kind) return invalid("kind", `cannot change (the integration is ${known.kind})`);
+    const updated: Channel = { ...known, name: change.name, value: change.value };
+    this.#state.replaceChannel(updated);
+    this.#changes.channels.push(updated);
+    return ok(updated);
   }
 
   /** Returns a project's channels in creation order. */

@@ -76,6 +76,11 @@ export type Pool = {
    * (none is sent once this resolves); not_found for an unknown project or channel.
    */
   removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>>;
+  /**
+   * Replaces an integration's name and value (the kind stays: invalid when `input.kind` differs); checks
+   * keep notifying it. not_found for an unknown project or channel.
+   */
+  updateChannel(projectId: string, channelId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>>;
   listChannels(projectId: string): Promise<Channel[]>;
   /** Adds a recurring maintenance window to the project (its id chosen here); not_found for an unknown project. */
   addMaintenance(projectId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>>;

@@ -131,6 +131,11 @@ export class ShardedPool implements Pool {
     return this.#shardFor(projectId).apply({ kind: "removeChannel", projectId, channelId, at });
   }
 
+  async updateChannel(projectId: string, channelId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
+    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
+    return this.#shardFor(projectId).apply({ kind: "updateChannel", projectId, channelId, name: input.name, value: input.value, at });
+  }
+
   async listChannels(projectId: string): Promise<Channel[]> {
     return this.#shardFor(projectId).apply({ kind: "channels", projectId });
   }

@@ -39,12 +39,34 @@ export function projectInputOf(body: JsonObject): Outcome<ProjectInput> {
 export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "parse">): Outcome<ChannelInput> {
   const kind = CHANNEL_KINDS.find((k) => k === body.kind);
   if (kind === undefined) return invalid("kind", `must be one of ${CHANNEL_KINDS.join(", ")}`);
-  const name = Object.hasOwn(body, "name") ? body.name : "";
-  if (typeof name !== "string") return invalid("name", "is not a string");
-  if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
+  const name = channelNameOf(Object.hasOwn(body, "name") ? body.name : "");
+  if (!name.ok) return name;
   const value = channelValueOf(kind, body.value, services);
   if (!value.ok) return value;
-  return ok({ kind, name, value: value.value });
+  return ok({ kind, name: name.value, value: value.value });
+}
+
+function channelNameOf(name: unknown): Outcome<string> {
+  if (typeof name !== "string") return invalid("name", "is not a string");
+  if ([...name].length > LIMITS.nameMaxChars) return invalid("name", "is too long");
+  return ok(name);
+}
+
+/** An edit that keeps `channel`'s stored value and gives it `name`, checked as a new channel's name. */
+export function channelRenameOf(name: unknown, channel: Channel): Outcome<ChannelInput> {
+  const checked = channelNameOf(name);
+  return checked.ok ? ok({ kind: channel.kind, name: checked.value, value: channel.value }) : checked;
+}
+
+/**
+ * Validates an edit of `channel` (PUT /admin/v1/projects/<id>/channels/<channel-id>): `{"name"?, "value"}`
+ * checked as a new channel of its kind would be; an absent name keeps the stored one, and a `kind` other
+ * than the channel's is refused (an integration keeps its kind).
+ */
+export function channelEditOf(body: JsonObject, channel: Channel, services: Pick<ServiceKinds, "parse">): Outcome<ChannelInput> {
+  if (Object.hasOwn(body, "kind") && body.kind !== channel.kind) return invalid("kind", `cannot change (the integration is ${channel.kind})`);
+  if (!Object.hasOwn(body, "value")) return invalid("value", "is missing");
+  return channelInputOf({ kind: channel.kind, name: Object.hasOwn(body, "name") ? body.name : channel.name, value: body.value }, services);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError } from "./errors.ts";
 import { jsonResponse } from "./response.ts";
 
-export const VERBS = ["GET", "POST", "DELETE"] as const;
+export const VERBS = ["GET", "POST", "PUT", "DELETE"] as const;
 export type Verb = (typeof VERBS)[number];
 
 /** A handler's answer: JSON, or raw bytes with a content type. */

@@ -1,11 +1,11 @@
 // The integrations page: each integration with its kind, assigned checks and delivery state, and (admin)
-// the form that adds one (any kind, the value as the admin API takes it).
-import type { Channel, ChannelKind, Check, Project, ServiceKind } from "../../engine/model.ts";
+// the form that adds one (any kind, the value as the admin API takes it) and the page that edits one.
+import type { Channel, ChannelKind, Check, Project, ServiceFields, ServiceKind } from "../../engine/model.ts";
 import { CHANNEL_KINDS, SERVICE_KINDS } from "../../engine/model.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
 import type { ServiceKinds } from "../deps.ts";
-import { kindForms } from "./kind-forms.ts";
+import { kindEditForm, kindForms } from "./kind-forms.ts";
 import { documentOf, projectNav } from "./pages.ts";
 
 /** One integration with what the admin API reports of its deliveries. */
@@ -26,6 +26,23 @@ const VALUE_HINTS: Record<Exclude<ChannelKind, ServiceKind>, string> = {
   ntfy: 'a topic URL (https://ntfy.sh/my-alerts), or {"url": "https://ntfy.example.com", "topic": "ops", "priority_down": 5}',
 };
 
+/** Where an integration sends, secrets masked: a URL's origin only (its path may hold a token), a kind's secret fields as ****. */
+function targetOf(channel: Channel, kinds: Pick<ServiceKinds, "form">): string {
+  const origin = (url: string) => { try { return `${new URL(url).origin}/…`; } catch { return "…"; } };
+  const value = channel.value;
+  switch (value.kind) {
+    case "email": return value.address;
+    case "webhook": return origin(value.spec.url_down !== "" ? value.spec.url_down : value.spec.url_up);
+    case "slack": case "discord": return origin(value.url);
+    case "ntfy": return origin(value.spec.url);
+    default: return "fields" in value ? kinds.form(value.kind).flatMap((field) => {
+      const shown = value.fields[field.name];
+      if (shown === undefined || shown === null || shown === "") return [];
+      return [`${field.name}: ${field.input === "secret" ? "****" : String(shown)}`];
+    }).join(", ") : "";
+  }
+}
+
 function isServiceKind(kind: ChannelKind): kind is ServiceKind {
   return SERVICE_KINDS.some((k) => k === kind);
 }
@@ -38,12 +55,12 @@ export function integrationsPage(viewer: Viewer, opts: {
   tested?: { readonly channel: Channel; readonly error: string | null };
 }): string {
   const base = `/projects/${opts.project.id}/integrations`;
-  const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td>
+  const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td><td class="target">${targetOf(row.channel, opts.serviceKinds)}</td>
 <td>${row.checks.length === 0 ? "none" : row.checks.map((c) => html`<a href="/checks/${c.uuid}">${c.name === "" ? "(unnamed)" : c.name}</a> `)}</td>
 <td>${row.pending} pending, ${row.failed} failed${row.lastError === null ? "" : html`<br><span class="error">last error: ${row.lastError}</span>`}</td>
 <td>${viewer.readonly ? "" : html`<form method="post" action="${base}/${row.channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
 <button type="submit" aria-label="Test ${row.channel.name}">Test</button></form>
-<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}</td></tr>`);
+${opts.canAdd ? html`<a class="button" href="${base}/${row.channel.id}/edit" aria-label="Edit ${row.channel.name}">Edit</a> ` : ""}<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}</td></tr>`);
   const tested = opts.tested;
   const v = opts.values;
   return documentOf({
@@ -54,7 +71,7 @@ export function integrationsPage(viewer: Viewer, opts: {
 ${tested === undefined ? "" : tested.error === null
     ? html`<p class="notice" role="status">Test notification sent through ${tested.channel.name}: accepted.</p>`
     : html`<p class="error" role="alert">Test notification through ${tested.channel.name} failed: ${tested.error}</p>`}
-${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Target</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`}
 <p class="hint">Assign integrations to a check on the check's page.</p>
 ${!opts.canAdd ? "" : html`<h2>Add an integration</h2>
@@ -67,6 +84,39 @@ ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p
 <button type="submit">Add integration</button></form>
 <h2>Or add one with its own form</h2>
 ${kindForms(base, viewer.csrf, opts.serviceKinds)}`}`,
+  });
+}
+
+/**
+ * "Edit": the kind's own form holding the integration's fields (a kind of notify/kinds/), or the value as
+ * the admin API takes it (the first five kinds); a secret (a token, a key, a webhook URL) is never shown
+ * back, and left empty it stays as stored.
+ */
+export function editIntegrationPage(viewer: Viewer, opts: {
+  project: Project; channel: Channel; serviceKinds: Pick<ServiceKinds, "help" | "form">; error: string | null;
+  /** What the form posted, shown back after a refusal; absent: the stored name and value. */
+  posted?: { readonly name: string; readonly fields?: ServiceFields; readonly value?: string };
+}): string {
+  const action = `/projects/${opts.project.id}/integrations/${opts.channel.id}/edit`;
+  const { channel } = opts;
+  const name = opts.posted?.name ?? channel.name;
+  const stored = channel.value;
+  const form = "fields" in stored && isServiceKind(channel.kind)
+    ? kindEditForm(action, viewer.csrf, opts.serviceKinds, channel.kind, name, opts.posted?.fields ?? stored.fields)
+    : html`<p class="hint">${isServiceKind(channel.kind) ? "" : VALUE_HINTS[channel.kind]}</p>
+<form method="post" action="${action}" class="check-form"><input type="hidden" name="csrf" value="${viewer.csrf}">
+<label for="i-name">Name</label><input id="i-name" name="name" value="${name}" maxlength="100">
+<label for="i-value">Value</label><textarea id="i-value" name="value" rows="3">${opts.posted?.value ?? (stored.kind === "email" ? stored.address : "")}</textarea>
+${stored.kind === "email" ? "" : html`<span class="hint">leave empty to keep (the stored value may hold a secret: it is not shown)</span>`}
+<button type="submit">Save</button></form>`;
+  return documentOf({
+    title: "Edit integration",
+    viewer,
+    nav: projectNav(opts.project, viewer),
+    body: html`<h1>Edit the ${channel.kind} integration “${channel.name === "" ? "(unnamed)" : channel.name}”</h1>
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+${form}
+<p><a class="button" href="/projects/${opts.project.id}/integrations">Cancel</a></p>`,
   });
 }
 

@@ -1,14 +1,16 @@
 // The integrations page: each integration with its delivery state, "Test" (sent at once through the
 // process's test notification), adding one (the admin API's operation: admin token only), and removing
-// one (any session that may write: as "Test", it acts on the project's own integrations).
-import type { Channel, Project } from "../../engine/model.ts";
+// one (any session that may write: as "Test", it acts on the project's own integrations); editing one
+// (admin token only, as adding).
+import type { Channel, Project, ServiceFields } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { channelInputOf, groupProblem } from "../admin-input.ts";
+import { channelEditOf, channelInputOf, channelRenameOf, groupProblem } from "../admin-input.ts";
+import type { JsonObject } from "../body.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
-import { valueOfFields } from "./kind-forms.ts";
+import { keptSecrets, valueOfFields } from "./kind-forms.ts";
 import { presentChannelStates } from "../present.ts";
 import type { Access, DashboardContext } from "./context.ts";
-import { integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
+import { editIntegrationPage, integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 /** Registers the integrations pages. */
@@ -63,6 +65,56 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access); // the CSRF token, and no read-only session
     unwrap(await pool.removeChannel(project.id, param(event, "channel"), clock.now()));
+    return redirect(`/projects/${project.id}/integrations`);
+  });
+
+  // editing, as adding, is the admin API's operation: only the admin token does it here too
+  const editable = async (access: Access, project: Project, channelId: string): Promise<Channel> => {
+    if (access.caller !== "admin") throw httpError(403, "only the admin token edits integrations");
+    const channel = (await pool.listChannels(project.id)).find((c) => c.id === channelId);
+    if (channel === undefined) throw httpError(404, "integration not found");
+    return channel;
+  };
+
+  route("GET", "/projects/:project/integrations/:channel/edit", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    const channel = await editable(access, project, param(event, "channel"));
+    return htmlResponse(editIntegrationPage(access.viewer, { project, channel, serviceKinds: deps.serviceKinds, error: null }));
+  });
+
+  route("POST", "/projects/:project/integrations/:channel/edit", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const form = await writeForm(event, access); // the CSRF token, and no read-only session
+    const channel = await editable(access, project, param(event, "channel"));
+    const name = form.get("name") ?? "";
+    const stored = channel.value;
+    const fromFields = "fields" in stored && form.get("form") === "fields";
+    const fields = "fields" in stored ? deps.serviceKinds.form(stored.kind) : [];
+    const given = fromFields ? valueOfFields(form, fields) : {};
+    const raw = (form.get("value") ?? "").trim();
+    const posted = fromFields ? { name, fields: given as ServiceFields } : { name, value: raw };
+    const failed = (error: string) => htmlResponse(editIntegrationPage(access.viewer, { project, channel, serviceKinds: deps.serviceKinds, error, posted }), 400);
+    let input;
+    if (fromFields && "fields" in stored) {
+      // the kind's own form: a secret left empty keeps the stored one (the form never shows it)
+      input = channelEditOf({ name, value: keptSecrets(given, fields, stored.fields) as JsonObject }, channel, deps.serviceKinds);
+    } else if (raw === "") {
+      input = channelRenameOf(name, channel); // empty keeps the stored value: it may hold a secret, and is not shown
+    } else {
+      let value: unknown = raw; // as when adding: JSON when it starts with { or ", else a plain string
+      if (raw.startsWith("{") || raw.startsWith('"')) {
+        try { value = JSON.parse(raw); } catch { return failed("json validation error: value is not valid JSON"); }
+      }
+      input = channelEditOf({ name, value: value as JsonObject }, channel, deps.serviceKinds);
+    }
+    if (!input.ok) return failed(reasonOf(input.failure));
+    const loop = groupProblem(input.value, await pool.listChannels(project.id));
+    if (loop !== null) return failed(loop);
+    const updated = await pool.updateChannel(project.id, channel.id, input.value, clock.now());
+    if (!updated.ok) return failed(reasonOf(updated.failure));
     return redirect(`/projects/${project.id}/integrations`);
   });
 

@@ -1,19 +1,48 @@
 // The integrations page's own form for each kind beyond the first five: one input per field of the
 // kind's value (its module's form), posted to the same route as the JSON form, which turns the inputs
-// back into the value (`valueOfFields`). Secrets are password inputs, never shown back.
-import type { ServiceKind } from "../../engine/model.ts";
+// back into the value (`valueOfFields`). Secrets are password inputs, never shown back. The same inputs,
+// prefilled, edit an existing integration of the kind.
+import type { ServiceFields, ServiceKind } from "../../engine/model.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
 import type { KindFormField, ServiceKinds } from "../deps.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 
-function input(kind: ServiceKind, field: KindFormField): Html {
+/**
+ * One input of a kind's form, empty (adding) or holding `current`, the stored field (editing). A secret
+ * is never shown back: editing leaves its input empty, and empty keeps the stored one (keptSecrets).
+ */
+function input(kind: ServiceKind, field: KindFormField, current?: ServiceFields): Html {
   const id = `k-${kind}-${field.name}`;
   const name = `f.${field.name}`;
+  const editing = current !== undefined;
+  const stored = current?.[field.name] ?? null;
+  const secret = field.input === "secret";
+  const value = !editing || secret || stored === null ? "" : String(stored);
+  const required = field.required && !(editing && secret);
   const control = field.input === "bool"
-    ? html`<input id="${id}" name="${name}" type="checkbox" checked>`
-    : html`<input id="${id}" name="${name}" type="${field.input === "secret" ? "password" : field.input === "number" ? "number" : "text"}"${field.required ? html` required` : ""} autocomplete="off">`;
-  return html`<label for="${id}">${field.label}</label>${control}${field.hint === undefined ? "" : html`<span class="hint">${field.hint}</span>`}`;
+    ? html`<input id="${id}" name="${name}" type="checkbox"${!editing || (stored !== null && Number(stored) !== 0 && stored !== "false") ? html` checked` : ""}>`
+    : html`<input id="${id}" name="${name}" type="${secret ? "password" : field.input === "number" ? "number" : "text"}" value="${value}"${required ? html` required` : ""} autocomplete="off">`;
+  const hint = editing && secret ? "leave empty to keep" : field.hint;
+  return html`<label for="${id}">${field.label}</label>${control}${hint === undefined ? "" : html`<span class="hint">${hint}</span>`}`;
+}
+
+/** The form of `kind` editing a channel of it: its fields prefilled from `current`, secrets empty. */
+export function kindEditForm(action: string, csrf: string, kinds: Pick<ServiceKinds, "help" | "form">, kind: ServiceKind, name: string, current: ServiceFields): Html {
+  return html`<p class="hint">${kinds.help(kind)}</p>
+<form method="post" action="${action}" class="check-form"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="form" value="fields">
+<label for="k-${kind}-name">Label</label><input id="k-${kind}-name" name="name" maxlength="100" value="${name}">
+${kinds.form(kind).map((field) => input(kind, field, current))}
+<button type="submit">Save</button></form>`;
+}
+
+/** Puts the stored secret back in each secret field the edit form left empty (the form never shows it). */
+export function keptSecrets(value: Record<string, unknown>, fields: readonly KindFormField[], stored: ServiceFields): Record<string, unknown> {
+  const kept = { ...value };
+  for (const field of fields) {
+    if (field.input === "secret" && (kept[field.name] ?? "") === "" && stored[field.name] !== undefined) kept[field.name] = stored[field.name];
+  }
+  return kept;
 }
 
 /** One collapsed form per kind of notify/kinds/, each adding an integration of its kind. */

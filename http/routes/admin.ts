@@ -13,7 +13,7 @@ import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, renderError, unwrap } from "../errors.ts";
 import type { JsonObject } from "../body.ts";
-import { channelInputOf, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
+import { channelEditOf, channelInputOf, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentChannel, presentChannelStates, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
@@ -53,8 +53,20 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     },
   }, options);
 
-  // Removing an integration: no check notifies it any more, and its waiting notifications are dropped
+  // Removing an integration: no check notifies it any more, and its waiting notifications are dropped.
+  // Editing one: a new name and value, checked as when it was added; its kind stays.
   endpoint(app, "/admin/v1/projects/:id/channels/:channel", {
+    PUT: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const channels = await pool.listChannels(projectId);
+      const channel = channels.find((c) => c.id === event.context.params?.channel);
+      if (channel === undefined) throw httpError(404, "channel not found");
+      const input = unwrap(channelEditOf(await jsonBody(event), channel, deps.serviceKinds));
+      const loop = groupProblem(input, channels);
+      if (loop !== null) throw httpError(400, loop);
+      return json(presentChannel(unwrap(await pool.updateChannel(projectId, channel.id, input, clock.now()))));
+    },
     DELETE: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);

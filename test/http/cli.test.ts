@@ -125,4 +125,23 @@ test("without --url, project create and list answer as the admin API does (201 s
   }
 });
 
+test("channel update on DATA_DIR replaces the value and name, keeps the kind; a bad value exits 1 and changes nothing", async () => {
+  const dir = tempDir();
+  try {
+    const env = { DATA_DIR: dir.path };
+    const project = (await cli(["project", "create", "--name", "ops"], env)).json as Json;
+    const added = (await cli(["channel", "add", "--project", String(project.id), "--kind", "email", "--value", "old@example.com", "--name", "old"], env)).json as Json;
+    const update = (...more: string[]) => cli(["channel", "update", "--project", String(project.id), "--channel", String(added.id), ...more], env);
+    const bad = await update("--value", "not an address");
+    assert.is(bad.status, 1);
+    assert.match(String((bad.json as Json).error), /email/);
+    const updated = await update("--value", "new@example.com", "--name", "new");
+    assert.equal(updated, { status: 0, json: { id: added.id, name: "new", kind: "email" } });
+    const listed = await cli(["channel", "list", "--project", String(project.id)], env);
+    assert.equal((listed.json as { channels: Json[] }).channels.map((c) => [c.id, c.name, c.kind]), [[added.id, "new", "email"]]);
+  } finally {
+    dir.remove();
+  }
+});
+
 test.run();

@@ -1,0 +1,94 @@
+// Editing an integration on the dashboard of `npm start`, over loopback without a browser: the kind's own
+// form comes prefilled but never shows a secret, a secret left empty is kept (the "Test" after the edit
+// carries it), bad input is a 400 page that changes nothing, and only an admin session with the form's
+// CSRF token edits (a read-write or read-only key's session is refused). The list shows each target, masked.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { tempDir } from "../helpers.ts";
+import { httpReceiver } from "../notify/receivers.ts";
+import { addChannel, createProject, startServer, stopServer } from "../security/real-server.ts";
+
+const TOKEN = "integration-edit-admin-token-0123456789";
+
+/** A signed-in dashboard session: its cookie, and `page`/`post` that send it. */
+async function session(url: string, key: string) {
+  const signedIn = await fetch(`${url}/signin`, { method: "POST", body: new URLSearchParams({ key }), redirect: "manual" });
+  const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0];
+  assert.ok(cookie.includes("="), `signed in with ${key.slice(0, 4)}…: ${signedIn.status}`);
+  const page = async (path: string) => { const res = await fetch(url + path, { headers: { cookie } }); return { status: res.status, text: await res.text() }; };
+  const csrf = /name="csrf" value="([^"]+)"/.exec((await page("/")).text)?.[1] ?? "";
+  const post = async (path: string, form: Record<string, string>, withCsrf = true) => {
+    const res = await fetch(url + path, { method: "POST", headers: { cookie }, redirect: "manual",
+      body: new URLSearchParams(withCsrf ? { csrf, ...form } : form) });
+    return { status: res.status, text: await res.text() };
+  };
+  return { page, post };
+}
+
+test("the edit form keeps secrets out and in, refuses bad input, and only an admin session with its token edits", async () => {
+  const receiver = await httpReceiver();
+  const dir = tempDir();
+  const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+    PUSHBULLET_API_URL: `${receiver.url}/pb`, TELEGRAM_BOT_TOKEN: "9:edit-bot", TELEGRAM_API_URL: `${receiver.url}/tg` } });
+  try {
+    const project = await createProject(server, TOKEN, { name: "ops" });
+    const pb = await addChannel(server, TOKEN, project.id, { kind: "pushbullet", name: "phone", value: { token: "pushbullet-secret-1" } });
+    const chat = await addChannel(server, TOKEN, project.id, { kind: "telegram", name: "chat", value: { chat_id: 111 } });
+    const base = `/projects/${project.id}/integrations`;
+    const admin = await session(server.url, TOKEN);
+
+    const before = (await admin.page(base)).text;
+    assert.match(before, `href="${base}/${pb.id}/edit"`);
+    // each integration's target, its secrets masked
+    assert.match(before, '<td class="target">token: ****</td>');
+    assert.match(before, '<td class="target">chat_id: 111</td>');
+    assert.not.match(before, "pushbullet-secret-1");
+    const form = await admin.page(`${base}/${pb.id}/edit`);
+    assert.is(form.status, 200);
+    assert.not.match(form.text, "pushbullet-secret-1");
+    assert.match(form.text, /type="password" value=""[^>]*>\s*<span class="hint">leave empty to keep<\/span>/);
+    assert.match((await admin.page(`${base}/${chat.id}/edit`)).text, /name="f.chat_id" type="text" value="111"/);
+
+    // a new label, the token left empty: the stored token is kept
+    const saved = await admin.post(`${base}/${pb.id}/edit`, { form: "fields", name: "phone 2", "f.token": "" });
+    assert.is(saved.status, 303, saved.text);
+    const listing = (await admin.page(base)).text;
+    assert.match(listing, "phone 2");
+    await admin.post(`${base}/${pb.id}/test`, {});
+    const pushed = receiver.requests.find((r) => r.path === "/pb/v2/pushes");
+    assert.is(pushed?.headers["access-token"], "pushbullet-secret-1");
+
+    // the first five kinds: a webhook's value (its URL may hold a secret) is not shown, and left empty it stays
+    const hook = await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "hook", value: `${receiver.url}/hook-secret-path` });
+    assert.not.match((await admin.page(`${base}/${hook.id}/edit`)).text, "hook-secret-path");
+    assert.is((await admin.post(`${base}/${hook.id}/edit`, { name: "hook 2", value: "" })).status, 303);
+    await admin.post(`${base}/${hook.id}/test`, {});
+    assert.ok(receiver.requests.some((r) => r.path === "/hook-secret-path"), "the kept URL");
+    assert.match((await admin.page(base)).text, "hook 2");
+    const badHook = await admin.post(`${base}/${hook.id}/edit`, { name: "hook 3", value: "not a url" });
+    assert.equal([badHook.status, /must be an http\(s\) URL/.test(badHook.text)], [400, true]);
+
+    const bad = await admin.post(`${base}/${chat.id}/edit`, { form: "fields", name: "chat", "f.chat_id": "not a chat" });
+    assert.is(bad.status, 400);
+    assert.match(bad.text, /value.chat_id/);
+    const refusals: (readonly [{ status: number; text: string }, number])[] = [
+      [await admin.post(`${base}/${chat.id}/edit`, { form: "fields", name: "x", "f.chat_id": "222" }, false), 403],
+      [await admin.post(`${base}/00000000-0000-4000-8000-000000000000/edit`, { form: "fields", name: "x", "f.chat_id": "222" }), 404],
+    ];
+    for (const key of [project.api_key, project.api_key_readonly]) {
+      const keyed = await session(server.url, key);
+      refusals.push([await keyed.page(`${base}/${chat.id}/edit`), 403], [await keyed.post(`${base}/${chat.id}/edit`, { form: "fields", name: "x", "f.chat_id": "222" }), 403]);
+      assert.not.match((await keyed.page(base)).text, `${chat.id}/edit`);
+    }
+    for (const [answer, status] of refusals) assert.is(answer.status, status, answer.text.slice(0, 200));
+    await admin.post(`${base}/${chat.id}/test`, {});
+    const sent = receiver.requests.filter((r) => r.path === "/tg/bot9:edit-bot/sendMessage").map((r) => JSON.parse(r.body).chat_id);
+    assert.equal(sent, [111], "nothing above changed the chat");
+  } finally {
+    await stopServer(server);
+    await receiver.close();
+    dir.remove();
+  }
+});
+
+test.run();
