@@ -71,7 +71,11 @@ async function crashOnce(round: number): Promise<{ acknowledged: number }> {
         }
       }
     });
-    await new Promise((r) => setTimeout(r, 400 + ((round * 137) % 400))); // kill at a different instant each round
+    // kill under load, after a different number of acknowledgements each round (not after a delay: a busy
+    // machine acknowledges fewer in the same time)
+    const killAfter = 50 + ((round * 137) % 100);
+    const acknowledgedSoFar = () => [...acknowledged.values()].reduce((sum, rids) => sum + rids.size, 0);
+    while (acknowledgedSoFar() < killAfter) await new Promise((r) => setTimeout(r, 5));
     first.child.kill("SIGKILL");
     killed = true;
     await Promise.all(clients);
@@ -105,7 +109,6 @@ async function crashOnce(round: number): Promise<{ acknowledged: number }> {
 for (const round of [1, 2, 3]) {
   test(`SIGKILL under load loses no acknowledged ping (round ${round})`, async () => {
     const { acknowledged } = await crashOnce(round);
-    assert.ok(acknowledged > 50, `the load was real: ${acknowledged} pings acknowledged before the kill`);
     console.log(`  round ${round}: ${acknowledged} acknowledged pings, all present after restart`);
   });
 }
