@@ -24,7 +24,7 @@ import { PresentedChecks } from "../host/presented-checks.ts";
 import { ProjectVersions } from "../host/project-versions.ts";
 import type { HostRequest, HostResultOf, PingPage } from "../host/shard-host.ts";
 import type { ShardStats } from "../host/shard-stats.ts";
-import { heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
+import { addAlertingFigures, countFlip, heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
 import { uniqueKeyOf } from "../host/unique-key.ts";
 import type { DirectoryChanges } from "./directory-replica.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions } from "./partition-replica.ts";
@@ -182,10 +182,15 @@ export class PartitionHost {
 
   #stats(at: Millis): ShardStats {
     const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
+    const alerting = { acknowledged: 0, held: 0, projectsInMaintenance: 0 };
     this.#read((shard) => {
-      for (const project of shard.projects()) for (const check of shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
+      for (const project of shard.projects()) {
+        const projectChecks = shard.listChecks(project.id, { tags: [] });
+        for (const check of projectChecks) checks[statusAt(check, at)]++;
+        addAlertingFigures(alerting, project, projectChecks, at);
+      }
     });
-    return { ...this.counters, checks, outboxPending: 0, outboxGivenUp: 0, journalPending: 0, heap: heapFigures() };
+    return { ...this.counters, checks, alerting, outboxPending: 0, outboxGivenUp: 0, journalPending: 0, heap: heapFigures() };
   }
 
   // ---- effects of applied records ----
@@ -205,7 +210,7 @@ export class PartitionHost {
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`
     const published = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
-    for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
+    for (const flip of changes.flips) countFlip(this.counters, flip);
     return Promise.all([recorded, published]).then(async ([, revision]) => {
       if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer
     });

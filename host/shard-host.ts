@@ -24,7 +24,7 @@ import { packChecks } from "./check-directory.ts";
 import { statusAt } from "../engine/status.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import type { ShardStats } from "./shard-stats.ts";
-import { heapFigures, newShardCounters, observe } from "./shard-stats.ts";
+import { addAlertingFigures, countFlip, heapFigures, newShardCounters, observe } from "./shard-stats.ts";
 import { log } from "./log.ts";
 
 const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
@@ -389,9 +389,12 @@ export class ShardHost {
   /** Returns this shard's counters and its checks by status at `at`, its outbox and log backlog (for /metrics). */
   async #stats(at: Millis): Promise<ShardStats> {
     const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
+    const alerting = { acknowledged: 0, held: 0, projectsInMaintenance: 0 };
     let sinceYield = 0;
     for (const project of this.#shard.projects()) {
-      for (const check of this.#shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
+      const projectChecks = this.#shard.listChecks(project.id, { tags: [] });
+      for (const check of projectChecks) checks[statusAt(check, at)]++;
+      addAlertingFigures(alerting, project, projectChecks, at);
       sinceYield++;
       // a million checks take a few hundred ms: let the shard's pings through every 50 projects
       if (sinceYield >= 50) {
@@ -405,7 +408,7 @@ export class ShardHost {
       if (hasGivenUp(entry)) outboxGivenUp++;
       else outboxPending++;
     }
-    return { ...this.counters, checks, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits(), heap: heapFigures() };
+    return { ...this.counters, checks, alerting, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits(), heap: heapFigures() };
   }
 
   async #outbox(): Promise<OutboxEntry[]> {
@@ -486,7 +489,7 @@ export class ShardHost {
       const seconds = (performance.now() - startedAt) / 1000;
       observe(this.counters.commitSeconds, seconds);
       if (seconds >= SLOW_COMMIT_SECONDS) log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
-      for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
+      for (const flip of changes.flips) countFlip(this.counters, flip);
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }
     return result;
