@@ -30,7 +30,7 @@ export function maintenanceSection(viewer: Viewer, opts: { project: Project; at:
 ${viewer.admin ? html`<td><a class="button danger" href="${base}/${window.id}/delete">Delete</a></td>` : ""}</tr>`;
   };
   const v = form.values;
-  const fieldError = (id: string) => (form.errorField === id && form.error !== null ? html`<p class="field-error" id="e-m-${id}">${form.error}</p>` : "");
+  const fieldError = (id: string) => (form.errorField === id && form.error !== null ? html`<p class="field-error" id="e-m-${id}" role="alert">${form.error}</p>` : "");
   const field = (id: keyof MaintenanceFormValues, label: string, placeholder: string) =>
     html`<label for="f-m-${id}">${label}</label><input id="f-m-${id}" name="${id}" value="${v[id]}" placeholder="${placeholder}"${form.errorField === id ? html` aria-invalid="true" aria-describedby="e-m-${id}"` : ""}>${fieldError(id)}`;
   return html`<section class="maintenance"><h2>Recurring maintenance</h2>

@@ -464,6 +464,10 @@ export type CheckFormValues = {
   readonly depends_on: string;
 };
 
+/** The form's fields that show their own error (the others' errors go above the form). */
+const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set(["name", "slug", "tags", "timeout", "schedule", "tz", "grace", "failure_threshold",
+  "reminder_interval", "muted_until", "max_duration", "depends_on"]);
+
 /** A check the form may name as a dependency: the project's other checks. */
 export type DependencyChoice = { readonly uuid: string; readonly name: string };
 
@@ -476,7 +480,7 @@ export function checkFormPage(viewer: Viewer, opts: {
   dependencies: readonly DependencyChoice[];
 }): string {
   const v = opts.values;
-  const fieldError = (id: string) => (opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}">${opts.error}</p>` : "");
+  const fieldError = (id: string) => (opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}" role="alert">${opts.error}</p>` : "");
   const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
   const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
     html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;
@@ -488,7 +492,7 @@ export function checkFormPage(viewer: Viewer, opts: {
     viewer,
     nav: projectNav(opts.project, viewer),
     body: html`<h1>${opts.title}</h1>
-${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 <form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
 ${field("name", "Name")}${field("slug", "Slug", html` pattern="[a-z0-9_-]*"`)}${field("tags", "Tags (separated by spaces)")}
 <label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">${v.desc}</textarea>
