@@ -474,7 +474,7 @@ export type DependencyChoice = { readonly uuid: string; readonly name: string };
 export function checkFormPage(viewer: Viewer, opts: {
   project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
   whatIf?: WhatIf | null;
-  /** The field the error is about (shown next to it as well); null or absent = none. */
+  /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
   errorField?: string | null;
   /** The project's other checks, by name: the choices of depends_on. */
   dependencies: readonly DependencyChoice[];
