@@ -1,7 +1,8 @@
 // Recurring maintenance windows through a cluster, with real processes: one nats-server and two hcd nodes.
 // A window added through either node is in that node's admin list at once (the owner's change reaches
 // the asking node's directory before the answer), reaches the other node's list, and a delete through
-// the other node removes it from both.
+// the other node removes it from both. Each node's /metrics counts a project whose window is on now once
+// (a node asks each partition's owner for its figures: every node shows the cluster's).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
@@ -14,6 +15,7 @@ import { startConfiguredNats } from "./nats-trust-setup.ts";
 const HAVE_NATS = haveProgram("nats-server", "maintenance windows through a cluster");
 const TOKEN = "cluster-maintenance-admin-token-0123456789";
 const admin = { authorization: `Bearer ${TOKEN}` };
+const SCRAPER = "cluster-maintenance-scraper-0123456789";
 
 type WindowJson = { id: string; name: string; schedule: string; tz: string; duration: number };
 
@@ -27,7 +29,7 @@ test("a window added through one node is listed by it at once and by the other; 
     for (const id of ["a", "b"]) {
       nodes.push(await startServer({ dataDir: "", env: {
         DATA_DIR: `${dir.path}/node-${id}`, ADMIN_TOKEN: TOKEN, NATS_URL: `nats://${nats.address}`, NODE_ID: id,
-        CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1", LOG_FORMAT: "text",
+        CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1", LOG_FORMAT: "text", METRICS_TOKEN: SCRAPER,
       } }));
     }
     const [a, b] = nodes;
@@ -56,6 +58,15 @@ test("a window added through one node is listed by it at once and by the other; 
       assert.equal(await list(other, project.id), [], "the deleting node lists it no more at once");
       await eventually(asked, project.id, []);
     }
+    // a window on now (every minute, for an hour): each node's metrics count its project once
+    const muted = await ok<{ id: string }>(call(a.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "in maintenance" } }));
+    await ok(call(a.url, "POST", `/admin/v1/projects/${muted.id}/maintenance`, { headers: admin, body: { name: "always", schedule: "* * * * *", tz: "UTC", duration: 3600 } }));
+    const inMaintenance = async (node: RealServer) => {
+      const text = await (await fetch(`${node.url}/metrics`, { headers: { authorization: `Bearer ${SCRAPER}` } })).text();
+      const line = text.split("\n").find((l) => l.startsWith("hcd_projects_in_maintenance "));
+      return line === undefined ? NaN : Number(line.split(" ")[1]);
+    };
+    assert.equal([await inMaintenance(a), await inMaintenance(b)], [1, 1]);
   } finally {
     for (const node of nodes) assert.is(await stopServer(node), 0);
     await nats?.stop();
