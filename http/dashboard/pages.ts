@@ -444,14 +444,20 @@ function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
 }
 
 /** A simulation of the form's settings over the check's logged pings (null window: no pings logged). */
-export type WhatIf = { readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis };
+export type WhatIf = {
+  readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis;
+  /** Down changes whose notification the project's maintenance windows would have held (0 when none). */
+  readonly heldCount: number;
+}
 
 /** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
 function whatIfText(whatIf: WhatIf): string {
   if (whatIf.windowMs === null) return "No pings are logged yet: there is no history to try these settings on.";
   const times = whatIf.downCount === 1 ? "once" : `${whatIf.downCount} times`;
   const downtime = whatIf.downCount === 0 ? "" : `, for ${durationText(whatIf.downtimeMs)}`;
-  return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.`;
+  const held = whatIf.heldCount === 0 ? ""
+    : ` Maintenance windows would have held ${whatIf.heldCount === 1 ? "one of its down notifications" : `${whatIf.heldCount} of its down notifications`}.`;
+  return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.${held}`;
 }
 
 /** The add/edit form's values, as typed (numbers stay text until the API's rules read them). */

@@ -328,9 +328,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const untilAt = clock.now();
     const request = unwrap(simulationRequestOf(checkBodyOf(values) as JsonObject)); // already valid as an update
     const { pings } = unwrap(await pool.listPings(project.id, check.uuid));
-    if (pings.length === 0) return { windowMs: null, downCount: 0, downtimeMs: 0 };
-    const result = unwrap(await simulateStoredCheck(deps, project, check, pings, request, untilAt));
-    return { windowMs: untilAt - result.sinceAt, downCount: result.downCount, downtimeMs: result.downtimeMs };
+    if (pings.length === 0) return { windowMs: null, downCount: 0, downtimeMs: 0, heldCount: 0 };
+    const current = pool.listProjects().find((p) => p.id === project.id) ?? project; // its maintenance windows as they are now
+    const result = unwrap(await simulateStoredCheck(deps, current, check, pings, request, untilAt));
+    return { windowMs: untilAt - result.sinceAt, downCount: result.downCount, downtimeMs: result.downtimeMs, heldCount: result.notifications.held };
   };
 
   route("POST", "/projects/:project/checks/new", async (event) => {

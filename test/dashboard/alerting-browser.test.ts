@@ -188,5 +188,22 @@ async function browserTests(): Promise<void> {
     assert.equal(await windows(), []);
   });
 
+  test("the edit form's Preview says how many down notifications the project's maintenance windows would have held", async () => {
+    const sync = await api<CheckJson>("POST", "/api/v3/checks/", { name: "Sync", timeout: 60, grace: 60 });
+    await call(server.url, "GET", `/ping/${sync.uuid}`);
+    await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 180 } })); // down at 2 minutes
+    await call(server.url, "GET", `/ping/${sync.uuid}`); // up again at 3
+    await rw.goto(`${server.url}/checks/${sync.uuid}/edit`);
+    const preview = async () => {
+      await rw.getByRole("button", { name: "Preview: next pings and what these settings would have done" }).click();
+      return rw.locator(".what-if").textContent();
+    };
+    assert.is(await preview(), "With these settings, the last 3 minutes would have gone down once, for 1 minute.", "no window: nothing held");
+    // a window on all the time (each minute, for an hour): the same history's down notification is held
+    const window = await ok<WindowJson>(call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin, body: { name: "always", schedule: "* * * * *", tz: "UTC", duration: 3600 } }));
+    assert.is(await preview(), "With these settings, the last 3 minutes would have gone down once, for 1 minute. Maintenance windows would have held one of its down notifications.");
+    assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/maintenance/${window.id}`, { headers: admin })).status, 204);
+  });
+
   test.run();
 }
