@@ -23,8 +23,8 @@ import { PresentedChecks } from "../host/presented-checks.ts";
 import { ProjectVersions } from "../host/project-versions.ts";
 import type { HostRequest, HostResultOf, PingPage } from "../host/shard-host.ts";
 import type { ShardStats } from "../host/shard-stats.ts";
-import { heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
-import { checkByRef, checksByStatus, checksSince, pingKept, pingsListed } from "../host/shard-reads.ts";
+import { countFlip, heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
+import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "../host/shard-reads.ts";
 import type { DirectoryChanges } from "./directory-replica.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions } from "./partition-replica.ts";
 import { NotOwnerError } from "./partition-replica.ts";
@@ -167,8 +167,8 @@ export class PartitionHost {
   }
 
   async #stats(at: Millis): Promise<ShardStats> {
-    const checks = await checksByStatus(this.#read((shard) => shard), at);
-    return { ...this.counters, checks, outboxPending: 0, outboxGivenUp: 0, journalPending: 0, heap: heapFigures() };
+    const { checks, alerting } = await figuresAt(this.#read((shard) => shard), at);
+    return { ...this.counters, checks, alerting, outboxPending: 0, outboxGivenUp: 0, journalPending: 0, heap: heapFigures() };
   }
 
   // ---- effects of applied records ----
@@ -188,7 +188,7 @@ export class PartitionHost {
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`
     const published = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
-    for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
+    for (const flip of changes.flips) countFlip(this.counters, flip);
     return Promise.all([recorded, published]).then(async ([, revision]) => {
       if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer
     });

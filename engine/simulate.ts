@@ -1,7 +1,9 @@
 // What-if replay of one check's history: its logged pings run through a fresh in-memory Shard on a
-// virtual clock with candidate settings (timeout, grace, schedule + tz, failure threshold, max duration). Pure: it
-// reads no clock and touches nothing the live check owns; the caller passes the log and the instants.
-import type { Check, CheckSpec, Millis, PingKind, PingSignal, Project } from "./model.ts";
+// virtual clock with candidate settings (timeout, grace, schedule + tz, failure threshold, max duration),
+// under the project's recurring maintenance windows, which decide which notifications would have gone out.
+// Pure: it reads no clock and touches nothing the live check owns; the caller passes the log and the instants.
+import type { OutboxEntry } from "./changes.ts";
+import type { Channel, Check, CheckSpec, Flip, Millis, PingKind, PingSignal, Project } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { ok } from "./outcome.ts";
 import { Shard } from "./shard.ts";
@@ -31,11 +33,22 @@ export type SimulationSettings = {
 
 export type SimulatedFlip = { readonly at: Millis; readonly up: 0 | 1 };
 
+/**
+ * The notifications the simulated check would have sent to an integration: down ones (at the change, or
+ * at the end of the maintenance window that held them while the check was still down), up ones, reminders
+ * (the check's reminder interval), and the down changes whose notification a window held at that instant.
+ */
+export type SimulatedNotifications = { readonly down: number; readonly up: number; readonly reminders: number; readonly held: number };
+
 export type Simulation = {
   readonly flips: SimulatedFlip[]; // oldest first
   readonly downCount: number;
   readonly downtimeMs: Millis;
+  readonly notifications: SimulatedNotifications;
 };
+
+/** The one integration of the simulated project: its queued notifications are counted, never sent. */
+const COUNTED_CHANNEL = "00000000-0000-4000-8000-00000000c0de";
 
 /** A logged pause (paused: true) or resume (paused: false) of the check, from its flips. */
 export type LoggedPause = { readonly at: Millis; readonly paused: boolean };
@@ -60,15 +73,21 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
   const { project, sinceAt, untilAt } = input;
   let n = 0;
   const shard = new Shard({ newId: () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, "0")}`, now: sinceAt });
-  // a copy of the project without channels: the simulated check notifies no one, not even in memory
-  shard.load({ ...project, checkLimit: 1 }, [], []);
-  const created = shard.apply({ kind: "createCheck", projectId: project.id, spec: simulatedSpec(input.check, input.settings), unique: [], at: sinceAt });
+  // a copy of the project with its recurring windows but not its one-off mute (an instant set at some
+  // time, not a rule of the past), and one channel of its own: what would be queued to it is counted
+  const { mutedUntilAt: _mute, ...rules } = project;
+  const counted: Channel = { id: COUNTED_CHANNEL, projectId: project.id, name: "", kind: "email", value: { kind: "email", address: "" }, createdAt: sinceAt };
+  shard.load({ ...rules, checkLimit: 1 }, [counted], []);
+  const spec: CheckSpec = { ...simulatedSpec(input.check, input.settings), reminderIntervalMs: input.check.reminderIntervalMs ?? 0, channels: { refs: [COUNTED_CHANNEL] } };
+  const created = shard.apply({ kind: "createCheck", projectId: project.id, spec, unique: [], at: sinceAt });
   if (!created.ok) return created;
   const uuid = created.value.check.uuid;
   const inWindow = (entry: { readonly at: Millis }) => entry.at >= sinceAt && entry.at <= untilAt;
   const entries: (LoggedPing | LoggedPause)[] = [...input.pauses.filter(inWindow), ...input.pings.filter(inWindow)];
   entries.sort((a, b) => a.at - b.at); // stable: at the same instant a pause or resume goes first
   const flips: { at: Millis; to: string }[] = [];
+  const sent = { down: 0, up: 0, reminders: 0, atChange: 0 };
+  let downsToNotify = 0; // down changes whose notification goes out unless a window holds it
   for (const entry of entries) {
     if ("paused" in entry) {
       // a resume of a check the simulation has not paused (it was paused before `since`) is a no-op
@@ -81,15 +100,34 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
       } });
       if (!pinged.ok) return pinged;
     }
-    for (const flip of shard.takeChanges().flips) flips.push(flip); // taken as they come: memory stays flat
+    take(shard.takeChanges()); // taken as they come: memory stays flat
   }
   shard.apply({ kind: "advance", at: untilAt });
-  for (const flip of shard.takeChanges().flips) flips.push(flip);
-  return ok(summarize(flips, untilAt));
+  take(shard.takeChanges());
+  const notifications = { down: sent.down, up: sent.up, reminders: sent.reminders, held: Math.max(0, downsToNotify - sent.atChange) };
+  return ok({ ...summarize(flips, untilAt), notifications });
+
+  function take(changes: { readonly flips: readonly Flip[]; readonly outbox: readonly OutboxEntry[] }): void {
+    for (const flip of changes.flips) {
+      flips.push(flip);
+      if (flip.to === "down" && flip.notify) downsToNotify++;
+    }
+    for (const entry of changes.outbox) countNotification(sent, entry);
+  }
+}
+
+/** Counts one queued notification: a reminder, an up, or a down one (at its change, or held and sent later). */
+function countNotification(sent: { down: number; up: number; reminders: number; atChange: number }, entry: OutboxEntry): void {
+  if (entry.reminder !== undefined) sent.reminders++;
+  else if (entry.flip.to === "up") sent.up++;
+  else if (entry.flip.to === "down") {
+    sent.down++;
+    if (entry.flip.from !== "down") sent.atChange++; // a held one is sent later as the down state at that instant
+  }
 }
 
 /** Returns the count of down flips and the time spent down up to `untilAt`. */
-function summarize(flips: readonly { at: Millis; to: string }[], untilAt: Millis): Simulation {
+function summarize(flips: readonly { at: Millis; to: string }[], untilAt: Millis): Omit<Simulation, "notifications"> {
   let downCount = 0;
   let downtimeMs = 0;
   let downSince: Millis | null = null;

@@ -15,7 +15,7 @@ import type { ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand } from "
 import { openStore, Store } from "../persistence/store.ts";
 import { decodeIntake, intakeShard, readIntake } from "../persistence/intake.ts";
 import { IntakeLedger } from "./intake-ledger.ts";
-import { checkByRef, checksByStatus, checksSince, pingKept, pingsListed } from "./shard-reads.ts";
+import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "./shard-reads.ts";
 import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
 import { ProjectVersions } from "./project-versions.ts";
@@ -23,7 +23,7 @@ import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import type { ShardStats } from "./shard-stats.ts";
-import { heapFigures, newShardCounters, observe } from "./shard-stats.ts";
+import { countFlip, heapFigures, newShardCounters, observe } from "./shard-stats.ts";
 import { log } from "./log.ts";
 
 const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
@@ -371,14 +371,14 @@ export class ShardHost {
 
   /** Returns this shard's counters and its checks by status at `at`, its outbox and log backlog (for /metrics). */
   async #stats(at: Millis): Promise<ShardStats> {
-    const checks = await checksByStatus(this.#shard, at);
+    const { checks, alerting } = await figuresAt(this.#shard, at);
     let outboxPending = 0, outboxGivenUp = 0;
     for (const entry of this.#store.outboxAll()) {
       if (!this.#owns(entry)) continue;
       if (hasGivenUp(entry)) outboxGivenUp++;
       else outboxPending++;
     }
-    return { ...this.counters, checks, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits(), heap: heapFigures() };
+    return { ...this.counters, checks, alerting, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits(), heap: heapFigures() };
   }
 
   async #outbox(): Promise<OutboxEntry[]> {
@@ -459,7 +459,7 @@ export class ShardHost {
       const seconds = (performance.now() - startedAt) / 1000;
       observe(this.counters.commitSeconds, seconds);
       if (seconds >= SLOW_COMMIT_SECONDS) log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
-      for (const flip of changes.flips) this.counters.flips[flip.to] = (this.counters.flips[flip.to] ?? 0) + 1;
+      for (const flip of changes.flips) countFlip(this.counters, flip);
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }
     return result;

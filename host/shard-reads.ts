@@ -10,6 +10,8 @@ import type { Shard } from "../engine/shard.ts";
 import { statusAt } from "../engine/status.ts";
 import type { ChecksSince, CheckRef } from "./pool-api.ts";
 import type { ProjectVersions } from "./project-versions.ts";
+import type { AlertingFigures } from "./shard-stats.ts";
+import { addAlertingFigures } from "./shard-stats.ts";
 import { uniqueKeyOf } from "./unique-key.ts";
 
 /** The checks of a project changed since version `since` (all of them when that version is not known here), and those removed. */
@@ -42,17 +44,23 @@ export function pingKept(check: Check, n: number, pingLogLimit: number): boolean
   return n >= 1 && n > check.nPings - pingLogLimit;
 }
 
-/** The shard's checks by the status they show at `at` (for /metrics), letting other work through every 50 projects. */
-export async function checksByStatus(shard: Shard, at: Millis): Promise<Record<string, number>> {
+/**
+ * The shard's checks by the status they show at `at`, and what alerting holds back then (for /metrics),
+ * letting other work through every 50 projects.
+ */
+export async function figuresAt(shard: Shard, at: Millis): Promise<{ checks: Record<string, number>; alerting: AlertingFigures }> {
   const checks: Record<string, number> = { new: 0, up: 0, grace: 0, down: 0, paused: 0 };
+  const alerting = { acknowledged: 0, held: 0, projectsInMaintenance: 0 };
   let sinceYield = 0;
   for (const project of shard.projects()) {
-    for (const check of shard.listChecks(project.id, { tags: [] })) checks[statusAt(check, at)]++;
+    const projectChecks = shard.listChecks(project.id, { tags: [] });
+    for (const check of projectChecks) checks[statusAt(check, at)]++;
+    addAlertingFigures(alerting, project, projectChecks, at);
     // a million checks take a few hundred ms: let the shard's pings through every 50 projects
     if (++sinceYield >= 50) {
       sinceYield = 0;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
-  return checks;
+  return { checks, alerting };
 }

@@ -69,6 +69,11 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
         const [kind, result] = key.split("\t");
         return { labels: { kind, result }, value };
       })),
+    // CONTRACT "Alerting, second part": what alerting holds back now, and the runs that took too long
+    family("hcd_checks_acknowledged", "Checks whose current outage is acknowledged (no reminders until they go up).", "gauge", () => [{ value: sum((s) => s.alerting.acknowledged) }]),
+    family("hcd_checks_held", "Checks whose notifications a down dependency holds (depends_on).", "gauge", () => [{ value: sum((s) => s.alerting.held) }]),
+    family("hcd_projects_in_maintenance", "Projects a recurring maintenance window mutes now.", "gauge", () => [{ value: sum((s) => s.alerting.projectsInMaintenance) }]),
+    family("hcd_run_too_long_total", "Down changes of a run that outlived its check's max_duration.", "counter", () => [{ value: sum((s) => s.runTooLong) }]),
     family("hcd_outbox_pending", "Notifications waiting to be delivered.", "gauge", () => [{ value: sum((s) => s.outboxPending) }]),
     family("hcd_outbox_given_up", "Notifications given up and kept in the outbox.", "gauge", () => [{ value: sum((s) => s.outboxGivenUp) }]),
     family("hcd_journal_pending_commits", "Commits in the command log not yet applied to the tables.", "gauge", () => [{ value: sum((s) => s.journalPending) }]),

@@ -11,7 +11,7 @@ export const NOTICES: Record<string, string> = {
   acknowledge: "Outage acknowledged.",
 };
 
-export const EMPTY_FORM: CheckFormValues = { name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "86400", grace: "3600", schedule: "", tz: "UTC", failure_threshold: "1", reminder_interval: "0", muted_until: "" };
+export const EMPTY_FORM: CheckFormValues = { name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "86400", grace: "3600", schedule: "", tz: "UTC", failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "" };
 
 /** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
 export function refFor(viewer: Viewer, check: Check): string {
@@ -25,6 +25,7 @@ export function formValuesOf(form: URLSearchParams): CheckFormValues {
     kind: get("kind") === "cron" ? "cron" : "simple",
     timeout: get("timeout").trim(), grace: get("grace").trim(), schedule: get("schedule"), tz: get("tz").trim(),
     failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
+    max_duration: get("max_duration").trim(), depends_on: form.getAll("depends_on").join(","), // one value per chosen check
   };
 }
 
@@ -34,6 +35,7 @@ export function formValuesOfCheck(check: Check): CheckFormValues {
     timeout: String(Math.floor(check.timeoutMs / 1000)), grace: String(Math.floor(check.graceMs / 1000)), schedule: check.schedule, tz: check.tz,
     failure_threshold: String(check.failureThreshold ?? 1), reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
     muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
+    max_duration: String(Math.floor((check.maxDurationMs ?? 0) / 1000)), depends_on: (check.dependsOn ?? []).join(","),
   };
 }
 
@@ -50,6 +52,8 @@ export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
   if (values.grace !== "") body.grace = number(values.grace);
   if (values.failure_threshold !== "") body.failure_threshold = number(values.failure_threshold);
   if (values.reminder_interval !== "") body.reminder_interval = number(values.reminder_interval);
+  if (values.max_duration !== "") body.max_duration = number(values.max_duration);
+  body.depends_on = values.depends_on; // no check chosen: no dependency
   body.muted_until = values.muted_until === "" ? null : values.muted_until; // an emptied field unmutes
   return body;
 }

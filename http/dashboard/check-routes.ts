@@ -29,7 +29,9 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const notice = NOTICES[event.url.searchParams.get("done") ?? ""] ?? null;
     const channels = access.viewer.readonly ? [] : await pool.listChannels(project.id);
     const integrations = checkIntegrations(access.viewer, { check, ref, channels });
-    return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations }));
+    const names = new Map((await pool.listChecks(project.id, { tags: [] })).map((c) => [c.uuid, c.name]));
+    const nameOf = (uuid: string) => names.get(uuid);
+    return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf }));
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids
@@ -78,7 +80,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
     if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
-    return htmlResponse(formHtml(access.viewer, project, { values: formValuesOfCheck(check), error: null, action: `/checks/${ref}/edit`, title: `Edit ${check.name}` }));
+    return htmlResponse(await formHtml(access.viewer, project, { values: formValuesOfCheck(check), error: null, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid }));
   });
 
   route("POST", "/checks/:ref/edit", async (event) => {
@@ -86,11 +88,14 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
     const form = await writeForm(event, access);
     const values = formValuesOf(form);
-    const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}` };
+    const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid };
     const request = checkRequestOf(checkBodyOf(values), check);
-    if (!request.ok) return htmlResponse(formHtml(access.viewer, project, { ...page, error: reasonOf(request.failure) }), 400);
-    if (form.get("action") === "preview") return htmlResponse(formHtml(access.viewer, project, { ...page, error: null, whatIf: await whatIfOf(project, check, values) }));
-    unwrap(await pool.updateCheck(project.id, check.uuid, request.value.spec, clock.now()));
+    if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
+    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, whatIf: await whatIfOf(project, check, values) }));
+    // the shard judges depends_on (a cycle, another project's check): its 400 is the form's, next to the field
+    const updated = await pool.updateCheck(project.id, check.uuid, request.value.spec, clock.now());
+    if (!updated.ok && updated.failure.code === "invalid") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: updated.failure }), 400);
+    unwrap(updated);
     return redirect(`/checks/${ref}?done=saved`);
   });
 

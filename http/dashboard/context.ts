@@ -3,12 +3,19 @@
 import type { H3Event, HTTPResponse } from "h3";
 import type { Caller } from "../../host/pool-api.ts";
 import type { Check, Project } from "../../engine/model.ts";
+import type { Failure } from "../../engine/outcome.ts";
 import type { AppDeps } from "../deps.ts";
 import type { CheckFormValues, Viewer, WhatIf } from "./pages.ts";
 import type { Session } from "./sessions.ts";
 
 /** A signed-in request: its session, what to render, and the caller behind it. */
 export type Access = { readonly session: Session; readonly viewer: Viewer; readonly caller: Caller | "admin" };
+
+/** What a render of the check form needs besides the project: `uuid` is the edited check (not its own dependency). */
+export type CheckForm = {
+  readonly values: CheckFormValues; readonly error: Failure | null; readonly action: string; readonly title: string;
+  readonly whatIf?: WhatIf | null; readonly uuid?: string;
+};
 
 export type DashboardContext = {
   readonly deps: AppDeps;
@@ -20,7 +27,8 @@ export type DashboardContext = {
   readonly projectFor: (access: Access, projectId: string) => Project;
   /** Returns the check named by a URL, with its project; uuid or (read-only keys) unique_key. */
   readonly checkFor: (access: Access, ref: string) => Promise<{ project: Project; check: Check; ref: string }>;
-  readonly formHtml: (viewer: Viewer, project: Project, opts: { values: CheckFormValues; error: string | null; action: string; title: string; whatIf?: WhatIf | null }) => string;
+  /** The add/edit form; a failure is shown above the form and next to its field. */
+  readonly formHtml: (viewer: Viewer, project: Project, opts: CheckForm) => Promise<string>;
   /** The edit form's settings tried on the check's logged pings: the API's simulate, as one line. */
   readonly whatIfOf: (project: Project, check: Check, values: CheckFormValues) => Promise<WhatIf>;
 };

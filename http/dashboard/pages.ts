@@ -89,12 +89,12 @@ ${viewer === null ? "" : html`<span class="who">${viewer.admin ? "admin" : viewe
 </body></html>`.text;
 }
 
-function csrfField(viewer: Viewer): Html {
+export function csrfField(viewer: Viewer): Html {
   return html`<input type="hidden" name="csrf" value="${viewer.csrf}">`;
 }
 
 /** A form posting to `action` with its CSRF token and one submit button. */
-function button(viewer: Viewer, action: string, label: string, cls = ""): Html {
+export function button(viewer: Viewer, action: string, label: string, cls = ""): Html {
   return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}<button type="submit" class="${cls}">${label}</button></form>`;
 }
 
@@ -157,6 +157,8 @@ export type ChecksPage = {
   readonly filter: ChecksFilter;
   readonly at: Millis;
   readonly down: number;
+  /** The name of a check of the project by uuid (a dependency holding another); undefined = none such. */
+  readonly nameOf: (uuid: string) => string | undefined;
   /** Each check's status word, computed once per request. */
   readonly wordOf: (check: Check) => StatusWord;
   /** How a check is named in URLs: uuid, or unique_key for read-only viewers. */
@@ -222,7 +224,8 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
     const word = data.wordOf(check);
     const ref = data.refOf(check);
     const ago = check.lastPingAt === null ? "" : agoText(check.lastPingAt, data.at);
-    const row = memo.row(check.uuid, check, rowKey(word, ref, ago), () => checkRow(check, word, ref, ago));
+    const marks = alertMarksOf(check, data.nameOf);
+    const row = memo.row(check.uuid, check, rowKey(word, ref, ago, marks), () => checkRow(check, word, ref, ago, marks));
     part.push(row.html);
     if (changed !== null) changedPart.push(row.reused ? keptRow(ref) : row.html.text);
     if (part.length === ROWS_PER_PART) endPart();
@@ -240,11 +243,27 @@ function keptRow(ref: string): string {
   return `<tr data-keep="${escapeHtml(ref)}"></tr>`; // one per unchanged row: no template object for it
 }
 
-type CheckRowsData = Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag" | "memo">;
+type CheckRowsData = Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag" | "memo" | "nameOf">;
+
+/** What alerting does to a down check's notices now, as words: "acknowledged", "held by <its dependency's name>". */
+export function alertMarksOf(check: Check, nameOf: (uuid: string) => string | undefined): readonly string[] {
+  const marks: string[] = [];
+  if (check.alert?.acknowledged !== undefined) marks.push("acknowledged");
+  const heldBy = check.alert?.heldBy;
+  if (heldBy !== undefined) {
+    const name = nameOf(heldBy);
+    marks.push(`held by ${name === undefined ? "a check no longer here" : name === "" ? "(unnamed)" : name}`);
+  }
+  return marks;
+}
+
+function marksHtml(marks: readonly string[]): Html {
+  return html`${marks.map((mark) => html` <span class="mark ${mark.startsWith("held") ? "mark-held" : "mark-acknowledged"}">${mark}</span>`)}`;
+}
 
 /** One row of the checks table. Everything it shows comes from its arguments: the check record, and what rowKey lists. */
-function checkRow(check: Check, word: StatusWord, ref: string, ago: string): Html {
-  return html`<tr class="row-${word}" data-ref="${ref}"><td>${statusBadge(word)}</td>
+function checkRow(check: Check, word: StatusWord, ref: string, ago: string, marks: readonly string[]): Html {
+  return html`<tr class="row-${word}" data-ref="${ref}"><td>${statusBadge(word)}${marksHtml(marks)}</td>
 <td><a href="/checks/${ref}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
 <td>${tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</td>
 <td>${scheduleText(check)}</td>
@@ -253,8 +272,8 @@ function checkRow(check: Check, word: StatusWord, ref: string, ago: string): Htm
 }
 
 /** The key of what a row shows besides its check record (row-memo.ts reuses a row only while both are the same). */
-function rowKey(word: StatusWord, ref: string, ago: string): string {
-  return `${word} ${ref} ${ago}`;
+function rowKey(word: StatusWord, ref: string, ago: string, marks: readonly string[]): string {
+  return `${word} ${ref} ${ago} ${marks.join("|")}`; // a dependency's name is not in this check's record
 }
 
 /** Renders every row (no memo: the full page's first render of a table without one). */
@@ -293,6 +312,8 @@ export type CheckPage = {
   readonly notice: string | null;
   /** The check's integrations section (rendered by integration-pages.ts). */
   readonly integrations: Html;
+  /** The name of a check of the project by uuid (the dependency holding this one); undefined = none such. */
+  readonly nameOf: (uuid: string) => string | undefined;
 };
 
 /** Returns what follows the status word on a check's page: "since ...", "running for ...". */
@@ -329,7 +350,7 @@ ${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `$
     nav: projectNav(project, viewer),
     body: html`${data.notice === null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}
 <h1>${check.name === "" ? "(unnamed)" : check.name}</h1>
-<p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span></p>
+<p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span>${marksHtml(alertMarksOf(check, data.nameOf))}</p>
 ${controls}
 <section><h2>How to ping</h2>
 ${viewer.readonly ? html`<p>Ping URLs are not shown to read-only keys.</p>` : html`
@@ -423,14 +444,20 @@ function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
 }
 
 /** A simulation of the form's settings over the check's logged pings (null window: no pings logged). */
-export type WhatIf = { readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis };
+export type WhatIf = {
+  readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis;
+  /** Down changes whose notification the project's maintenance windows would have held (0 when none). */
+  readonly heldCount: number;
+}
 
 /** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
 function whatIfText(whatIf: WhatIf): string {
   if (whatIf.windowMs === null) return "No pings are logged yet: there is no history to try these settings on.";
   const times = whatIf.downCount === 1 ? "once" : `${whatIf.downCount} times`;
   const downtime = whatIf.downCount === 0 ? "" : `, for ${durationText(whatIf.downtimeMs)}`;
-  return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.`;
+  const held = whatIf.heldCount === 0 ? ""
+    : ` Maintenance windows would have held ${whatIf.heldCount === 1 ? "one of its down notifications" : `${whatIf.heldCount} of its down notifications`}.`;
+  return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.${held}`;
 }
 
 /** The add/edit form's values, as typed (numbers stay text until the API's rules read them). */
@@ -438,15 +465,32 @@ export type CheckFormValues = {
   readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
   readonly kind: "simple" | "cron"; readonly timeout: string; readonly grace: string; readonly schedule: string; readonly tz: string;
   readonly failure_threshold: string; readonly reminder_interval: string; readonly muted_until: string;
+  readonly max_duration: string;
+  /** The chosen dependencies' uuids, comma-separated (the API's depends_on). */
+  readonly depends_on: string;
 };
+
+/** The form's fields that show their own error (the others' errors go above the form). */
+const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set(["name", "slug", "tags", "timeout", "schedule", "tz", "grace", "failure_threshold",
+  "reminder_interval", "muted_until", "max_duration", "depends_on"]);
+
+/** A check the form may name as a dependency: the project's other checks. */
+export type DependencyChoice = { readonly uuid: string; readonly name: string };
 
 export function checkFormPage(viewer: Viewer, opts: {
   project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
   whatIf?: WhatIf | null;
+  /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
+  errorField?: string | null;
+  /** The project's other checks, by name: the choices of depends_on. */
+  dependencies: readonly DependencyChoice[];
 }): string {
   const v = opts.values;
+  const fieldError = (id: string) => (opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}" role="alert">${opts.error}</p>` : "");
+  const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
   const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
-    html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}>`;
+    html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;
+  const chosen = new Set(v.depends_on.split(",").filter((uuid) => uuid !== ""));
   const radio = (kind: CheckFormValues["kind"], label: string) =>
     html`<label class="radio"><input type="radio" name="kind" value="${kind}"${v.kind === kind ? html` checked` : ""}> ${label}</label>`;
   return documentOf({
@@ -454,7 +498,7 @@ export function checkFormPage(viewer: Viewer, opts: {
     viewer,
     nav: projectNav(opts.project, viewer),
     body: html`<h1>${opts.title}</h1>
-${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 <form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
 ${field("name", "Name")}${field("slug", "Slug", html` pattern="[a-z0-9_-]*"`)}${field("tags", "Tags (separated by spaces)")}
 <label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">${v.desc}</textarea>
@@ -466,7 +510,11 @@ ${field("grace", "Grace time in seconds", html` inputmode="numeric"`)}</fieldset
 <fieldset><legend>Alerting</legend>
 ${field("failure_threshold", "Down after this many failures in a row (1-100)", html` inputmode="numeric"`)}
 ${field("reminder_interval", "Reminder every N seconds while down (0 = none, or 300 and more)", html` inputmode="numeric"`)}
-${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}</fieldset>
+${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}
+${field("max_duration", "Down when a started run has not finished after N seconds (0 = off, or 60-604800)", html` inputmode="numeric"`)}
+<label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
+<select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
+${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
 ${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
 <button type="submit" name="action" value="save">Save</button>
@@ -487,6 +535,8 @@ export function deletePage(viewer: Viewer, opts: { project: Project; check: Chec
 
 export function settingsPage(viewer: Viewer, opts: {
   project: Project; badges: Record<string, Record<string, string>>; at: Millis; mute: { error: string | null; until: string } | null;
+  /** The recurring maintenance windows' section (maintenance-pages.ts). */
+  maintenance: Html;
 }): string {
   const { project } = opts;
   const mutedUntil = project.mutedUntilAt ?? null;
@@ -506,6 +556,7 @@ ${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" r
 <label for="f-mute-until">Mute the project's notifications until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)</label>
 <input id="f-mute-until" name="until" value="${mute.until}" placeholder="2026-01-01T00:00:00Z">
 <button type="submit">Save mute</button></form>`}
+${opts.maintenance}
 <h2>Badges</h2><table class="list"><thead><tr><th scope="col">Tag</th><th scope="col">Preview</th><th scope="col">URLs</th></tr></thead><tbody>
 ${Object.entries(opts.badges).map(([tag, urls]) => html`<tr><td>${tag === "*" ? "all checks" : tag}</td><td><img src="${new URL(urls.svg3).pathname}" alt="badge of ${tag}"></td>
 <td><ul class="urls">${Object.entries(urls).map(([kind, url]) => html`<li>${kind}: <code>${url}</code></li>`)}</ul></td></tr>`)}

@@ -25,8 +25,11 @@ import { presentBadges } from "../present.ts";
 import { remoteAddress } from "../routes/pings.ts";
 import { checkBodyOf, EMPTY_FORM, filterOf, formValuesOf, previewOf, refFor, sortChecks } from "./check-form.ts";
 import { checkPageRoutes } from "./check-routes.ts";
-import type { Access, DashboardContext } from "./context.ts";
+import type { Access, CheckForm, DashboardContext } from "./context.ts";
 import { integrationRoutes } from "./integration-routes.ts";
+import type { MaintenanceForm } from "./maintenance-pages.ts";
+import { EMPTY_MAINTENANCE_FORM, maintenanceSection } from "./maintenance-pages.ts";
+import { maintenanceRoutes } from "./maintenance-routes.ts";
 import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
 import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
@@ -274,7 +277,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const variant = rowsVariant(search, access.viewer.readonly);
     const etag = rowsEtag({ version, variant, untilAt });
     const memo = rowMemo.render(`${project.id}/${variant}`, { render: etag, client: clientEtag });
-    return { project, checks: shown, tags, filter, at, down, wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
+    const names = new Map(all.map((c) => [c.uuid, c.name]));
+    return { project, checks: shown, tags, filter, at, down, nameOf: (uuid: string) => names.get(uuid), wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
   };
 
   route("GET", "/projects/:project/checks", async (event) => {
@@ -309,19 +313,25 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
-    return htmlResponse(formHtml(access.viewer, project, { values: EMPTY_FORM, error: null, action: `/projects/${project.id}/checks/new`, title: "Add check" }));
+    return htmlResponse(await formHtml(access.viewer, project, { values: EMPTY_FORM, error: null, action: `/projects/${project.id}/checks/new`, title: "Add check" }));
   });
 
-  const formHtml = (viewer: Viewer, project: Project, opts: { values: CheckFormValues; error: string | null; action: string; title: string; whatIf?: WhatIf | null }) =>
-    checkFormPage(viewer, { ...opts, project, preview: previewOf(opts.values, clock.now()) });
+  const formHtml = async (viewer: Viewer, project: Project, opts: CheckForm): Promise<string> => {
+    const others = (await pool.listChecks(project.id, { tags: [] })).filter((c) => c.uuid !== opts.uuid);
+    const dependencies = others.map((c) => ({ uuid: c.uuid, name: c.name })).sort((a, b) => a.name.localeCompare(b.name));
+    const error = opts.error === null ? null : reasonOf(opts.error);
+    const errorField = opts.error?.code === "invalid" ? opts.error.field : null;
+    return checkFormPage(viewer, { ...opts, error, errorField, dependencies, project, preview: previewOf(opts.values, clock.now()) });
+  };
   /** The edit form's settings tried on the check's logged pings: the API's simulate, as one line. */
   const whatIfOf = async (project: Project, check: Check, values: CheckFormValues): Promise<WhatIf> => {
     const untilAt = clock.now();
     const request = unwrap(simulationRequestOf(checkBodyOf(values) as JsonObject)); // already valid as an update
     const { pings } = unwrap(await pool.listPings(project.id, check.uuid));
-    if (pings.length === 0) return { windowMs: null, downCount: 0, downtimeMs: 0 };
-    const result = unwrap(await simulateStoredCheck(deps, project, check, pings, request, untilAt));
-    return { windowMs: untilAt - result.sinceAt, downCount: result.downCount, downtimeMs: result.downtimeMs };
+    if (pings.length === 0) return { windowMs: null, downCount: 0, downtimeMs: 0, heldCount: 0 };
+    const current = pool.listProjects().find((p) => p.id === project.id) ?? project; // its maintenance windows as they are now
+    const result = unwrap(await simulateStoredCheck(deps, current, check, pings, request, untilAt));
+    return { windowMs: untilAt - result.sinceAt, downCount: result.downCount, downtimeMs: result.downtimeMs, heldCount: result.notifications.held };
   };
 
   route("POST", "/projects/:project/checks/new", async (event) => {
@@ -331,18 +341,27 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const values = formValuesOf(form);
     const page = { values, action: `/projects/${project.id}/checks/new`, title: "Add check" };
     const request = checkRequestOf(checkBodyOf(values), null);
-    if (!request.ok) return htmlResponse(formHtml(access.viewer, project, { ...page, error: reasonOf(request.failure) }), 400);
-    if (form.get("action") === "preview") return htmlResponse(formHtml(access.viewer, project, { ...page, error: null }));
+    if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
+    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null }));
     const created = await pool.createCheck(project.id, request.value.spec, [], clock.now());
-    if (!created.ok) return htmlResponse(formHtml(access.viewer, project, { ...page, error: reasonOf(created.failure) }), 400);
+    if (!created.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: created.failure }), 400);
     return redirect(`/checks/${created.value.check.uuid}?done=created`);
   });
+
+  /** The settings page with the project as the directory has it now (its maintenance windows just changed, maybe). */
+  const settingsHtml = async (viewer: Viewer, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm }): Promise<string> => {
+    const project = pool.listProjects().find((p) => p.id === stale.id) ?? stale;
+    const checks = await pool.listChecks(project.id, { tags: [] });
+    const at = clock.now();
+    const form = opts.maintenance ?? { values: EMPTY_MAINTENANCE_FORM, error: null, errorField: null };
+    const maintenance = maintenanceSection(viewer, { project, at, form });
+    return settingsPage(viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance });
+  };
 
   route("GET", "/projects/:project/settings", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    const checks = await pool.listChecks(project.id, { tags: [] });
-    return htmlResponse(settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at: clock.now(), mute: null }));
+    return htmlResponse(await settingsHtml(access.viewer, project, { mute: null }));
   });
 
   // the project-wide mute (a maintenance window): the admin API's rules and texts
@@ -354,9 +373,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const until = (form.get("until") ?? "").trim();
     const untilAt = projectMuteOf({ until: until === "" ? null : until }); // an emptied field unmutes
     if (!untilAt.ok) {
-      const checks = await pool.listChecks(project.id, { tags: [] });
-      const page = settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at: clock.now(), mute: { error: reasonOf(untilAt.failure), until } });
-      return htmlResponse(page, 400);
+      return htmlResponse(await settingsHtml(access.viewer, project, { mute: { error: reasonOf(untilAt.failure), until } }), 400);
     }
     unwrap(await pool.muteProject(project.id, untilAt.value, clock.now()));
     return redirect(`/projects/${project.id}/settings`);
@@ -364,6 +381,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   const ctx: DashboardContext = { deps, route, requireAccess, writeForm, projectFor, checkFor, formHtml, whatIfOf };
   checkPageRoutes(ctx);
+  maintenanceRoutes(ctx, settingsHtml);
   integrationRoutes(ctx);
 
   // --- static files ----------------------------------------------------------------------------

@@ -39,11 +39,18 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
   }, { report: opts.report, cors: true, accepts: inVersions((p) => isUuid(p.id ?? "")) });
 }
 
-/** Returns the simulation as the API shows it: flips oldest first, downtime in whole seconds. */
-export function presentSimulation(result: Simulation): { flips: { timestamp: string | null; up: 0 | 1 }[]; down_count: number; downtime_seconds: number } {
+/**
+ * Returns the simulation as the API shows it: flips oldest first, downtime in whole seconds, and the
+ * notifications an integration would have received under the project's maintenance windows.
+ */
+export function presentSimulation(result: Simulation): {
+  flips: { timestamp: string | null; up: 0 | 1 }[]; down_count: number; downtime_seconds: number;
+  notifications: { down: number; up: number; reminders: number; held: number };
+} {
   return {
     flips: result.flips.map((flip) => ({ timestamp: isoSeconds(flip.at), up: flip.up })),
     down_count: result.downCount,
     downtime_seconds: Math.round(result.downtimeMs / 1000),
+    notifications: { ...result.notifications },
   };
 }

@@ -67,4 +67,39 @@ test("entries outside [since, until] are left out; the live check's state is not
   assert.is(result.value.downtimeMs % SECOND, 0);
 });
 
+
+
+test("a history replayed under the project's maintenance windows: the notifications sent, and the down ones the windows held", () => {
+  // hourly pings, 1 min grace; windows at 02:00 and 08:00 UTC for 2 hours each
+  const maintenance = [{ id: "11111111-2222-4333-8444-555555555555", name: "twice a day", schedule: "0 2,8 * * *", tz: "UTC", durationMs: 2 * HOUR, createdAt: T0 - HOUR }];
+  const at = (h: number, m = 0) => T0 + h * HOUR + m * MINUTE;
+  const pings = [at(0), at(1, 30), at(5), at(7), at(8, 30)].map((t) => logged(t));
+  const input = base({ check: check({ timeoutMs: HOUR, graceMs: MINUTE }), pings, sinceAt: T0, untilAt: at(10, 30) });
+  // downs at 01:01, 02:31 (in a window, still down at its end: sent at 04:00), 06:01, 08:01 (up again at 08:30,
+  // inside the window: neither sent), 09:31 (sent at 10:00); ups notified at 01:30, 05:00 and 07:00
+  const windowed = simulate({ ...input, project: project({ maintenance }) });
+  assert.ok(windowed.ok);
+  assert.is(windowed.value.downCount, 5);
+  assert.equal(windowed.value.notifications, { down: 4, up: 3, reminders: 0, held: 3 });
+  // the same history without windows: every change is notified at once
+  const plain = simulate(input);
+  assert.ok(plain.ok);
+  assert.is(plain.value.downCount, 5);
+  assert.equal(plain.value.notifications, { down: 5, up: 4, reminders: 0, held: 0 });
+  assert.equal(plain.value.flips, windowed.value.flips, "windows change what is sent, not the status");
+});
+
+test("the check's reminder interval: reminders while down, none inside a window", () => {
+  const maintenance = [{ id: "11111111-2222-4333-8444-555555555555", name: "night", schedule: "0 2 * * *", tz: "UTC", durationMs: 2 * HOUR, createdAt: T0 - HOUR }];
+  // down at 00:31 (30 min period, 1 min grace), never pinged again; without windows, reminders every hour from
+  // 01:31 to 05:31; with them, 01:31, then the one due at 02:31 waits for the window's end (04:00) and goes out
+  // as the outage's down notification, and reminders resume an hour after it: 05:00, 06:00
+  const input = base({ check: check({ timeoutMs: 30 * MINUTE, graceMs: MINUTE, reminderIntervalMs: HOUR }), pings: [logged(T0)], sinceAt: T0, untilAt: T0 + 6 * HOUR + 30 * MINUTE });
+  const plain = simulate(input);
+  assert.ok(plain.ok);
+  assert.equal(plain.value.notifications, { down: 1, up: 0, reminders: 5, held: 0 }); // 01:31 ... 05:31
+  const windowed = simulate({ ...input, project: project({ maintenance }) });
+  assert.ok(windowed.ok);
+  assert.equal(windowed.value.notifications, { down: 2, up: 0, reminders: 3, held: 0 });
+});
 test.run();

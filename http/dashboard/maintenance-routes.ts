@@ -1,0 +1,61 @@
+// The settings page's recurring maintenance windows: add and delete (with a confirmation page), through the
+// admin API's rules and texts (http/admin-input.ts) and the same pool calls. Only the admin token may.
+import type { Project } from "../../engine/model.ts";
+import { httpError, reasonOf, unwrap } from "../errors.ts";
+import { maintenanceInputOf } from "../admin-input.ts";
+import type { Access, DashboardContext } from "./context.ts";
+import type { MaintenanceForm } from "./maintenance-pages.ts";
+import { maintenanceDeletePage } from "./maintenance-pages.ts";
+import type { Viewer } from "./pages.ts";
+import { htmlResponse, param, redirect } from "./responses.ts";
+
+type SettingsHtml = (viewer: Viewer, project: Project, opts: { mute: null; maintenance?: MaintenanceForm }) => Promise<string>;
+
+/** Registers the maintenance windows' actions; `settingsHtml` renders the settings page (with a rejected form). */
+export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsHtml): void {
+  const { deps, route, requireAccess, writeForm, projectFor } = ctx;
+  const { pool, clock } = deps;
+  const onlyAdmin = (access: Access) => {
+    if (access.caller !== "admin") throw httpError(403, "only the admin token changes maintenance windows");
+  };
+
+  route("POST", "/projects/:project/maintenance", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const form = await writeForm(event, access); // refuses read-only viewers and stale forms
+    onlyAdmin(access);
+    const values = { name: form.get("name") ?? "", schedule: form.get("schedule") ?? "", tz: (form.get("tz") ?? "").trim(), duration: (form.get("duration") ?? "").trim() };
+    const duration = /^\d+$/.test(values.duration) ? Number(values.duration) : values.duration; // not a number: the API says so
+    const input = maintenanceInputOf({ name: values.name, schedule: values.schedule, tz: values.tz === "" ? "UTC" : values.tz, duration });
+    if (!input.ok) {
+      const errorField = input.failure.code === "invalid" ? input.failure.field : null;
+      return htmlResponse(await settingsHtml(access.viewer, project, { mute: null, maintenance: { values, error: reasonOf(input.failure), errorField } }), 400);
+    }
+    unwrap(await pool.addMaintenance(project.id, input.value, clock.now()));
+    return redirect(`/projects/${project.id}/settings`);
+  });
+
+  const windowFor = (project: Project, id: string) => {
+    const current = pool.listProjects().find((p) => p.id === project.id) ?? project;
+    const window = current.maintenance?.find((w) => w.id === id);
+    if (window === undefined) throw httpError(404, "maintenance window not found");
+    return { project: current, window };
+  };
+
+  route("GET", "/projects/:project/maintenance/:window/delete", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    onlyAdmin(access);
+    return htmlResponse(maintenanceDeletePage(access.viewer, windowFor(project, param(event, "window"))));
+  });
+
+  route("POST", "/projects/:project/maintenance/:window/delete", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    await writeForm(event, access);
+    onlyAdmin(access);
+    unwrap(await pool.removeMaintenance(project.id, param(event, "window"), clock.now()));
+    return redirect(`/projects/${project.id}/settings`);
+  });
+}
