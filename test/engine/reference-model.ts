@@ -100,6 +100,14 @@ export class ReferenceModel {
     }
   }
 
+  /**
+   * hcd starts again at the model's clock (restarts happen at the same virtual instant: no gap). A restart
+   * applies every deadline due by then; the place for the rule of hcd's own downtime once restarts leave gaps.
+   */
+  restart(): void {
+    for (const check of this.checks) this.#catchUp(check);
+  }
+
   /** The status the API shows at the model's clock (v3 get_status), "grace" included. */
   apiStatus(index: number): ModelStatus | "grace" {
     const check = this.checks[index];

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { historyArb, runOnShard } from "../engine/shard-against-model.ts";
 
 const SEED = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
-const SECONDS = Number(process.env.MODEL_SECONDS ?? 90);
+const SECONDS = Number(process.env.MODEL_SECONDS ?? 60);
 
 test(`a Shard agrees with the reference model on random histories for ${SECONDS} s (seed ${SEED})`, () => {
   const details = fc.check(fc.property(historyArb, ({ specs, steps }) => runOnShard(specs, steps)),
