@@ -7,23 +7,42 @@
 // results in reports/stryker-incremental.json, so a second run only tests what changed.
 const scope = process.env.MUTATE_SCOPE === "host" ? "host" : "engine";
 
-// Each scope's sources and the test files that exercise them (paths under dist/test, --bail: the first
-// failing file kills the mutant).
-const scopes = {
-  engine: {
-    mutate: ["engine/**/*.ts"],
-    tests: ["test/engine/alerting", "test/engine/classify", "test/engine/durations", "test/engine/outbox-entries",
-      "test/engine/own-copy", "test/engine/remove-channel", "test/engine/schedule", "test/engine/shard",
-      "test/engine/simulate", "test/engine/status", "test/engine/transition", "test/engine/wheel",
-      "test/engine/status-model", "test/replay"],
-  },
-  host: {
-    mutate: ["host/intake-ledger.ts", "host/ping-intake.ts", "host/shard-host.ts"],
-    tests: ["test/host/intake-ledger", "test/persistence/intake", "test/persistence/store-crash",
-      "test/persistence/disk-full", "test/engine/pool", "test/engine/restarts-model"],
-  },
+// The test files (paths under dist/test) that exercise each source file; a run takes the union for the
+// files it mutates, so that `--mutate engine/transition.ts` runs a few test files per mutant, not all.
+// Every engine file also gets the model-based test, which drives the whole Shard.
+const MODEL = "test/engine/status-model";
+const testsOf = {
+  "engine/alerting.ts": ["test/engine/alerting", "test/engine/transition"],
+  "engine/changes.ts": ["test/engine/shard", "test/engine/outbox-entries", "test/engine/remove-channel"],
+  "engine/classify.ts": ["test/engine/classify"],
+  "engine/commands.ts": [],
+  "engine/cron.ts": ["test/engine/schedule"],
+  "engine/durations.ts": ["test/engine/durations"],
+  "engine/ids.ts": [],
+  "engine/model.ts": ["test/engine/outbox-entries", "test/engine/transition"],
+  "engine/oncalendar.ts": ["test/engine/schedule"],
+  "engine/outcome.ts": [],
+  "engine/replay.ts": ["test/replay"],
+  "engine/schedule.ts": ["test/engine/schedule"],
+  "engine/shard-state.ts": ["test/engine/shard", "test/engine/own-copy", "test/engine/remove-channel"],
+  "engine/shard.ts": ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries", "test/replay"],
+  "engine/simulate.ts": ["test/engine/simulate"],
+  "engine/status.ts": ["test/engine/status", "test/engine/transition"],
+  "engine/transition.ts": ["test/engine/transition", "test/engine/status"],
+  "engine/wheel.ts": ["test/engine/wheel", "test/engine/shard"],
+  "engine/zones.ts": ["test/engine/schedule"],
+  "host/intake-ledger.ts": ["test/host/intake-ledger", "test/persistence/intake"],
+  "host/ping-intake.ts": ["test/persistence/intake", "test/host/restarts-model", "test/engine/pool"],
+  "host/shard-host.ts": ["test/persistence/intake", "test/host/restarts-model", "test/engine/pool", "test/persistence/disk-full"],
 };
-const { mutate, tests } = scopes[scope];
+const allOf = { engine: Object.keys(testsOf).filter((f) => f.startsWith("engine/")), host: Object.keys(testsOf).filter((f) => f.startsWith("host/")) };
+
+// `--mutate a.ts,b.ts:10-20` on the command line narrows the files (Stryker reads it too)
+const flag = process.argv.findIndex((a) => a === "--mutate" || a === "-m" || a.startsWith("--mutate="));
+const given = flag < 0 ? null : (process.argv[flag].includes("=") ? process.argv[flag].split("=")[1] : process.argv[flag + 1]);
+const files = given === null ? allOf[scope] : given.split(",").map((f) => f.split(":")[0]);
+const mutate = allOf[scope];
+const tests = [...new Set(files.flatMap((f) => [...(testsOf[f] ?? []), ...(f.startsWith("engine/") ? [MODEL] : [])]))];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
