@@ -28,7 +28,7 @@ const testsOf = {
   "engine/shard.ts": ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries", "test/replay"],
   "engine/simulate.ts": ["test/engine/simulate"],
   "engine/status.ts": ["test/engine/status", "test/engine/transition"],
-  "engine/transition.ts": ["test/engine/transition", "test/engine/status"],
+  "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting"],
   "engine/wheel.ts": ["test/engine/wheel", "test/engine/shard"],
   "engine/zones.ts": ["test/engine/schedule"],
   "host/intake-ledger.ts": ["test/host/intake-ledger", "test/persistence/intake"],
