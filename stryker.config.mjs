@@ -12,7 +12,8 @@ const scope = process.env.MUTATE_SCOPE === "host" ? "host" : "engine";
 // Every engine file also gets the model-based test, which drives the whole Shard.
 const MODEL = "test/engine/status-model";
 const testsOf = {
-  "engine/alerting.ts": ["test/engine/alerting", "test/engine/transition"],
+  "engine/alerting.ts": ["test/engine/alerting", "test/engine/alerting-rules", "test/engine/transition", "test/engine/outbox-entries", "test/engine/notifications",
+    "test/persistence/alerting-records", "test/persistence/notice-records"],
   "engine/changes.ts": ["test/engine/shard", "test/engine/outbox-entries", "test/engine/remove-channel"],
   "engine/classify.ts": ["test/engine/classify"],
   "engine/commands.ts": [],
