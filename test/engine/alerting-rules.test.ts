@@ -61,4 +61,11 @@ test("settleFlips: an up flip ends the outage: nothing planned, nothing kept but
   assert.equal(settled.notify, [up]);
 });
 
+test("settleFlips: a down flip records when the outage started, also without reminders or a mute when failures are counted", () => {
+  const counted = check({ status: "up", failureThreshold: 3, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } });
+  const down = flip({ checkUuid: counted.uuid, from: "up", to: "down", at: T0 + HOUR, notify: true });
+  assert.equal(settleFlips(check({ ...counted, status: "down" }), [down], null).check.alert,
+    { failures: 1, downSinceAt: T0 + HOUR, dueAt: null, held: false, reminders: 0 });
+});
+
 test.run();
