@@ -1,8 +1,9 @@
 // Runs every compiled test file (dist/test/**/*.test.js), each in its own process so that one
 // file's servers, workers and LMDB handles cannot leak into the next. Exits non-zero on any failure.
 // Options: --suffix=.stress.js (which files; default .test.js), --verbose (print every file's output,
-// e.g. the figures of the stress tests), --timeout=<seconds> per file (default 240). Other arguments
-// keep only the files whose path contains one of them.
+// e.g. the figures of the stress tests), --timeout=<seconds> per file (default 240), --bail (stop at the
+// first failing file: mutation testing only needs to know that some test fails). Other arguments keep
+// only the files whose path contains one of them.
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ const option = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(nam
 const suffix = option("suffix") ?? ".test.js";
 const timeoutMs = Number(option("timeout") ?? 240) * 1000;
 const verbose = args.includes("--verbose");
+const bail = args.includes("--bail");
 const only = args.filter((a) => !a.startsWith("--"));
 function collect(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -35,6 +37,7 @@ for (const file of files) {
   if (!ok) { failed += Math.max(1, t - p); failures.push(file); }
   console.log(`${ok ? "ok  " : "FAIL"} ${file}  ${p}/${t}  ${((Date.now() - started) / 1000).toFixed(1)}s`);
   if (!ok || verbose) console.log(out.split("\n").map((l) => "    " + l).join("\n"));
+  if (!ok && bail) break;
 }
 console.log(`\n${files.length} files`);
 if (failures.length) console.log(`failed files: ${failures.join(", ")}`);

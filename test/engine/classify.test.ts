@@ -71,6 +71,13 @@ for (const [name, given, want] of emailRows) {
   test(name, () => assert.is(classifyEmail(check(given), mail), want));
 }
 
+test("email filtering searches only the parts it is told to: nothing else joins the searched text", () => {
+  // a one-letter keyword would match any text added besides the filtered part
+  const mailE = { subject: "e", text: "OK" };
+  assert.is(classifyEmail(check({ filterBody: true, failureKw: "e" }), mailE), "ign", "body only: the subject is not searched");
+  assert.is(classifyEmail(check({ filterSubject: true, failureKw: "e" }), { subject: "OK", text: "e" }), "ign", "subject only: the body is not searched");
+});
+
 test("email subject and body are searched as separate lines", () => {
   assert.is(classifyEmail(check({ filterSubject: true, filterBody: true, successKw: "ab" }), { subject: "a", text: "b" }), "ign");
 });

@@ -34,6 +34,7 @@ const cases: [name: string, rows: Row[], want: (Millis | null)[]][] = [
   ["a completion too late to show still uses up its start",
     [["start", 0], ["fail", 73 * HOUR], ["success", 73 * HOUR + 1]], [null, null, null]],
   ["an empty page", [], []],
+  ["instants as stored (epoch ms): the gap counts, not the instants", [["start", Date.UTC(2026, 0, 1)], ["success", Date.UTC(2026, 0, 1) + MINUTE]], [null, MINUTE]],
 ];
 for (const [name, rows, want] of cases) {
   test(name, () => assert.equal(durations(rows), want));

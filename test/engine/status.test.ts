@@ -22,6 +22,8 @@ const graceStarts: [string, Check, Millis | null, Millis | null][] = [
   ["new check with an open run: the start, with started", check({ lastStartAt: 7 }), null, 7],
   ["up check with a run opened before the deadline: the start, with started", up({ lastStartAt: HOUR }), DAY, HOUR],
   ["up check with a run opened after the deadline: the deadline", up({ lastStartAt: DAY + 5 }), DAY, DAY],
+  // never stored (up always comes with a last ping), but the rule stays total: nothing to count from
+  ["up check without a last ping: never", up({ lastPingAt: null }), null, null],
 ];
 for (const [name, given, without, withStarted] of graceStarts) {
   test(`graceStartAt: ${name}`, () => {

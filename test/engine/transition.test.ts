@@ -173,6 +173,16 @@ test("spec: tz sent with a simple check is stored for later", () => {
   assert.equal([after.kind, after.tz], ["simple", "Asia/Tokyo"]);
 });
 
+test("spec: an empty schedule is no schedule: a timeout with it makes the check simple, and the old schedule stays", () => {
+  const given = check({ kind: "cron", schedule: "0 * * * *" });
+  assert.equal(applySpec(given, { schedule: "", timeoutMs: HOUR }), { ...given, kind: "simple", timeoutMs: HOUR });
+});
+
+test("spec: the alerting fields left out of an update keep their values", () => {
+  const given = check({ failureThreshold: 3, reminderIntervalMs: HOUR, mutedUntilAt: 5 * DAY });
+  assert.equal(applySpec(given, { name: "renamed" }), { ...given, name: "renamed" });
+});
+
 test("spec: neither schedule nor timeout keeps the kind", () => {
   const given = check({ kind: "oncalendar", schedule: "daily" });
   assert.is(applySpec(given, { graceMs: MINUTE }).kind, "oncalendar");

@@ -106,6 +106,15 @@ test("a jump of many turns fires everything due, earliest first, and keeps the r
   assert.equal(w.advance(40 * DAY), ["k5"]);
 });
 
+test("a tick that is not positive or a slot count that is not a whole number of at least 1 is refused", () => {
+  for (const [tickMs, slots] of [[0, 8], [-1, 8], [Number.NaN, 8], [1_000, 0], [1_000, 1.5], [1_000, -2]]) {
+    assert.throws(() => new TimerWheel<string>({ tickMs, slots, now: 0 }), /bad tickMs or slots/, `tickMs ${tickMs}, slots ${slots}`);
+  }
+  const smallest = new TimerWheel<string>({ tickMs: 0.5, slots: 1, now: 0 }); // one slot, a half-ms tick: still a wheel
+  smallest.set("a", 3);
+  assert.equal([smallest.advance(2), smallest.advance(3)], [[], ["a"]]);
+});
+
 test("size counts waiting keys", () => {
   const w = wheel();
   w.set("a", 1); w.set("b", 2); w.set("a", 3);

@@ -1,0 +1,71 @@
+// Mutation testing (npm run mutate, npm run mutate:host): StrykerJS changes one operator or condition at
+// a time in the engine (or the host's intake, commit and rebuild code) and runs the fast tests that cover
+// it; a mutant every test survives is a rule no test pins down. Not in CI: on 2 cores the engine run
+// takes tens of minutes. The tests run from dist/, so the sandbox is compiled once (buildCommand) and
+// each run selects its mutant through the environment (Stryker's mutant switching).
+// Narrow a run with `npm run mutate -- --mutate engine/transition.ts`; incremental mode keeps earlier
+// results in reports/stryker-incremental.json, so a second run only tests what changed.
+const scope = process.env.MUTATE_SCOPE === "host" ? "host" : "engine";
+
+// The test files (paths under dist/test) that exercise each source file; a run takes the union for the
+// files it mutates, so that `--mutate engine/transition.ts` runs a few test files per mutant, not all.
+// Every engine file also gets the model-based test, which drives the whole Shard.
+const MODEL = "test/engine/status-model";
+const testsOf = {
+  "engine/alerting.ts": ["test/engine/alerting", "test/engine/alerting-rules", "test/engine/transition", "test/engine/outbox-entries", "test/engine/notifications",
+    "test/persistence/alerting-records", "test/persistence/notice-records"],
+  "engine/changes.ts": ["test/engine/shard", "test/engine/outbox-entries", "test/engine/remove-channel"],
+  "engine/classify.ts": ["test/engine/classify"],
+  "engine/commands.ts": [],
+  "engine/cron.ts": ["test/engine/schedule"],
+  "engine/durations.ts": ["test/engine/durations"],
+  "engine/ids.ts": [],
+  "engine/model.ts": ["test/engine/outbox-entries", "test/engine/transition"],
+  "engine/oncalendar.ts": ["test/engine/schedule"],
+  "engine/outcome.ts": [],
+  "engine/replay.ts": ["test/replay"],
+  "engine/schedule.ts": ["test/engine/schedule"],
+  "engine/shard-state.ts": ["test/engine/shard", "test/engine/own-copy", "test/engine/remove-channel"],
+  "engine/shard.ts": ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries", "test/replay"],
+  "engine/simulate.ts": ["test/engine/simulate"],
+  "engine/status.ts": ["test/engine/status", "test/engine/transition"],
+  "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting"],
+  "engine/wheel.ts": ["test/engine/wheel", "test/engine/shard"],
+  "engine/zones.ts": ["test/engine/schedule"],
+  "host/intake-ledger.ts": ["test/host/intake-ledger", "test/persistence/intake"],
+  "host/ping-intake.ts": ["test/persistence/intake", "test/host/restarts-model", "test/engine/pool"],
+  "host/shard-host.ts": ["test/persistence/intake", "test/host/restarts-model", "test/engine/pool", "test/persistence/disk-full"],
+};
+const allOf = { engine: Object.keys(testsOf).filter((f) => f.startsWith("engine/")), host: Object.keys(testsOf).filter((f) => f.startsWith("host/")) };
+
+// `--mutate a.ts,b.ts:10-20` on the command line narrows the files (Stryker reads it too)
+const flag = process.argv.findIndex((a) => a === "--mutate" || a === "-m" || a.startsWith("--mutate="));
+const given = flag < 0 ? null : (process.argv[flag].includes("=") ? process.argv[flag].split("=")[1] : process.argv[flag + 1]);
+const files = given === null ? allOf[scope] : given.split(",").map((f) => f.split(":")[0]);
+const mutate = allOf[scope];
+const tests = [...new Set(files.flatMap((f) => [...(testsOf[f] ?? []), ...(f.startsWith("engine/") ? [MODEL] : [])]))];
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: "npm",
+  testRunner: "command",
+  commandRunner: { command: `node test/run.mjs --bail --timeout=120 ${tests.join(" ")}` },
+  buildCommand: "tsc -p tsconfig.json",
+  // Stryker would rewrite tsconfig.json's extends/references with TypeScript's JS API, which TypeScript 7
+  // no longer has; ours has neither, so point it at a file that does not exist and it leaves ours alone.
+  tsconfigFile: "tsconfig.stryker-none.json",
+  checkers: [], // no TypeScript checker: a mutant that does not compile is not worth the time here
+  coverageAnalysis: "off", // the command runner can't tell which test covers which mutant
+  mutate,
+  ignorePatterns: ["dist", "reports", ".stryker-tmp", "data", ".scratch", "screenshots"],
+  concurrency: 1, // the machine's cores are shared
+  incremental: true,
+  incrementalFile: `reports/stryker-incremental-${scope}.json`,
+  reporters: ["clear-text", "progress", "json", "html"],
+  jsonReporter: { fileName: `reports/mutation-${scope}.json` },
+  htmlReporter: { fileName: `reports/mutation-${scope}.html` },
+  timeoutMS: 20_000,
+  thresholds: { high: 90, low: 85, break: null },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: true,
+};
