@@ -273,7 +273,11 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     // every watch's consumer lost while the connections stay up (as when its server dies): the stalled
     // watches start again by themselves and follow the next writes
     const jsm = await managerOf(await connection(0));
-    const consumers = await jsm.consumers.list(`KV_${bucket}`).next();
+    // after NATS came back a watch may still be between consumers: wait until each of the four has one
+    let consumers = await jsm.consumers.list(`KV_${bucket}`).next();
+    for (const until = Date.now() + 30_000; consumers.length < 4 && Date.now() < until; consumers = await jsm.consumers.list(`KV_${bucket}`).next()) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     assert.ok(consumers.length >= 4, `the watches' consumers: ${consumers.length}`);
     const restartsBefore3 = [...watchers, late].map((w) => w.stats().restarts);
     for (const consumer of consumers) {
