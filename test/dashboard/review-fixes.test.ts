@@ -1,0 +1,91 @@
+// Rough edges of the dashboard fixed, in a real browser (Debian's chromium driven by playwright-core)
+// against a real hcd process on loopback, one server and one browser for every test: an open checks list
+// says so when its session ends or the server stops answering, and recovers by itself.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync } from "node:fs";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { tempDir } from "../helpers.ts";
+import type { ProjectJson, RealServer } from "../security/real-server.ts";
+import { createProject, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = "review-fixes-admin-token-0123456789";
+
+if (!existsSync(CHROMIUM)) {
+  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
+    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
+  } else {
+    console.log(`SKIP: dashboard review-fix browser tests: ${CHROMIUM} not installed`);
+    test("dashboard review-fix browser tests skipped: chromium not installed", () => {});
+  }
+  test.run();
+} else {
+  await browserTests();
+}
+
+async function browserTests(): Promise<void> {
+  const { chromium } = await import("playwright-core");
+  const dir = tempDir();
+  let server: RealServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let project: ProjectJson;
+  let page: Page;
+
+  const signIn = async (on: Page, key: string): Promise<void> => {
+    await on.goto(server.url + "/");
+    await on.getByLabel("Admin token or API key").fill(key);
+    await on.getByRole("button", { name: "Sign in" }).click();
+    await on.getByRole("button", { name: "Sign out" }).waitFor();
+  };
+
+  test.before(async () => {
+    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
+    project = await createProject(server, TOKEN, { name: "Ops" });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    await signIn(page, TOKEN);
+  });
+
+  test.after(async () => {
+    await browser?.close();
+    if (server) {
+      const trouble = troubleIn(server.output());
+      await stopServer(server);
+      dir.remove();
+      assert.equal(trouble, [], "no unexpected errors in the server's output");
+    }
+  });
+
+  test("an open checks list shows 'Signed out' when the session ends in another tab, and clears it after signing in again", async () => {
+    await page.goto(`${server.url}/projects/${project.id}/checks`);
+    const banner = page.locator("#connection-banner");
+    const other = await context.newPage();
+    await other.goto(`${server.url}/projects/${project.id}/checks`);
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.getByLabel("Admin token or API key").waitFor();
+    await page.getByText("Signed out: sign in again").waitFor();
+    assert.is(await banner.getByRole("link", { name: "sign in again" }).getAttribute("href"), "/");
+    await signIn(other, TOKEN);
+    await banner.waitFor({ state: "detached" });
+    await other.close();
+  });
+
+  test("an open checks list says the server is not answering while its refreshes fail, and clears it when they succeed", async () => {
+    await page.goto(`${server.url}/projects/${project.id}/checks`);
+    const rows = `**/projects/${project.id}/checks/rows*`;
+    await page.route(rows, (route) => route.abort("connectionrefused"));
+    await page.getByText("The server is not answering, retrying…").waitFor();
+    await page.unroute(rows);
+    await page.locator("#connection-banner").waitFor({ state: "detached" });
+    await page.route(rows, (route) => route.fulfill({ status: 502, body: "bad gateway" }));
+    await page.getByText("The server is not answering, retrying…").waitFor();
+    await page.unroute(rows);
+    await page.locator("#connection-banner").waitFor({ state: "detached" });
+  });
+
+  test.run();
+}
