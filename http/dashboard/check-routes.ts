@@ -10,6 +10,7 @@ import { checkBodyOf, formValuesOf, formValuesOfCheck, NOTICES } from "./check-f
 import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
+import { pingNowPlan } from "./ping-now.ts";
 import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts";
 
 /** Registers a check's pages and actions. */
@@ -60,13 +61,20 @@ export function checkPageRoutes(ctx: DashboardContext): void {
   action("resume", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
   action("delete", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
   action("acknowledge", async (projectId, uuid, at) => { unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at)); });
-  action("ping", async (projectId, uuid, at, event) => {
+  // a success, whatever the check's filters (ping-now.ts); the notice says what was sent
+  route("POST", "/checks/:ref/ping", async (event) => {
+    const access = requireAccess(event);
+    const { project, check } = await checkFor(access, param(event, "ref"));
+    await writeForm(event, access);
+    const plan = pingNowPlan(check);
+    if (!plan.ok) throw httpError(400, plan.error);
     const node = event.runtime?.node?.req;
-    unwrap(await pool.ping(projectId, {
-      target: { uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
+    unwrap(await pool.ping(project.id, {
+      target: { uuid: check.uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
       remoteAddr: remoteAddress(event.req.headers.get("x-forwarded-for") ?? undefined, node?.socket?.remoteAddress ?? event.req.ip),
-      ua: "hcd dashboard (Ping now)", rid: null, body: null, at,
+      ua: "hcd dashboard (Ping now)", rid: null, body: plan.body, at: clock.now(),
     }));
+    return redirect(`/checks/${check.uuid}?done=${plan.done}`);
   });
 
   route("GET", "/checks/:ref/delete", async (event) => {

@@ -1,13 +1,14 @@
 // Rough edges of the dashboard fixed, in a real browser (Debian's chromium driven by playwright-core)
 // against a real hcd process on loopback, one server and one browser for every test: an open checks list
-// says so when its session ends or the server stops answering, and recovers by itself.
+// says so when its session ends or the server stops answering, and recovers by itself; "Ping now" sends a
+// success even through a body filter.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { createProject, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "review-fixes-admin-token-0123456789";
@@ -85,6 +86,28 @@ async function browserTests(): Promise<void> {
     await page.getByText("The server is not answering, retrying…").waitFor();
     await page.unroute(rows);
     await page.locator("#connection-banner").waitFor({ state: "detached" });
+  });
+
+  /** Creates a check through the API with the project's read-write key; returns its uuid. */
+  const createCheck = async (body: Record<string, unknown>): Promise<string> =>
+    (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body }))).uuid;
+  const statusOf = async (uuid: string): Promise<string> =>
+    (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }))).status;
+
+  test("'Ping now' on a check that reads bodies for keywords (empty body a failure) sends a success: the check is up and the notice says how", async () => {
+    const uuid = await createCheck({ name: "filtered", methods: "POST", filter_http_body: true, success_kw: "DONE", failure_kw: "ERROR", filter_default_fail: true });
+    await page.goto(`${server.url}/checks/${uuid}`);
+    await page.getByRole("button", { name: "Ping now" }).click();
+    await page.getByText("Success ping sent, with one of the check's success keywords as its body").waitFor();
+    assert.is(await statusOf(uuid), "up");
+  });
+
+  test("'Ping now' on a filtered check with no success keyword refuses and says why, and records nothing", async () => {
+    const uuid = await createCheck({ name: "no success word", filter_http_body: true, failure_kw: "ERROR", filter_default_fail: true });
+    await page.goto(`${server.url}/checks/${uuid}`);
+    await page.getByRole("button", { name: "Ping now" }).click();
+    await page.getByText("has no success keyword, so a ping from here cannot count as a success").waitFor();
+    assert.is(await statusOf(uuid), "new");
   });
 
   test.run();
