@@ -11,6 +11,7 @@ import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
 import { pingNowPlan } from "./ping-now.ts";
+import { scheduleKindProblem } from "./schedule-kind.ts";
 import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts";
 
 /** Registers a check's pages and actions. */
@@ -97,6 +98,8 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const form = await writeForm(event, access);
     const values = formValuesOf(form);
     const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid };
+    const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check).schedule);
+    if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), check);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
     if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, whatIf: await whatIfOf(project, check, values) }));

@@ -500,7 +500,7 @@ export function checkFormPage(viewer: Viewer, opts: {
     body: html`<h1>${opts.title}</h1>
 ${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 <form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
-${field("name", "Name")}${field("slug", "Slug", html` pattern="[a-z0-9_-]*"`)}${field("tags", "Tags (separated by spaces)")}
+${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
 <label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">${v.desc}</textarea>
 <fieldset><legend>Schedule</legend>${radio("simple", "Simple period")}${radio("cron", "Cron or OnCalendar expression")}
 ${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}

@@ -3,6 +3,7 @@
 // context built here. Every change
 // goes through the same pool calls and the same validation (http/input.ts) and error texts
 // (http/errors.ts) as the management API; the pages only render.
+import { scheduleKindProblem } from "./schedule-kind.ts";
 import { performance } from "node:perf_hooks";
 import type { H3, H3Event } from "h3";
 import { HTTPError, HTTPResponse } from "h3";
@@ -340,6 +341,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const form = await writeForm(event, access);
     const values = formValuesOf(form);
     const page = { values, action: `/projects/${project.id}/checks/new`, title: "Add check" };
+    const kindProblem = scheduleKindProblem(values, EMPTY_FORM.schedule);
+    if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), null);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
     if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null }));

@@ -110,5 +110,30 @@ async function browserTests(): Promise<void> {
     assert.is(await statusOf(uuid), "new");
   });
 
+  test("a cron expression typed while 'Simple period' stays chosen is refused next to the field, the typed data kept, no check made", async () => {
+    await page.goto(`${server.url}/projects/${project.id}/checks/new`);
+    await page.getByLabel("Name").fill("nightly cron");
+    await page.locator("#f-schedule").fill("0 3 * * *");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.locator("#e-schedule").getByText('"0 3 * * *" is typed but "Simple period" is chosen').waitFor();
+    assert.is(await page.locator("#f-schedule").getAttribute("aria-invalid"), "true");
+    assert.is(await page.getByLabel("Name").inputValue(), "nightly cron");
+    const checks = await ok<{ checks: { name: string }[] }>(call(server.url, "GET", "/api/v3/checks/", { key: project.api_key }));
+    assert.not.ok(checks.checks.some((c) => c.name === "nightly cron"), "nothing was created");
+    await page.getByRole("radio", { name: "Cron or OnCalendar expression" }).check();
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Check created.").waitFor();
+    await page.getByText("0 3 * * *").first().waitFor();
+  });
+
+  test("the slug field's pattern is one the browser runs: 'Bad Slug!' is caught before it is sent, 'good-slug_1' passes", async () => {
+    await page.goto(`${server.url}/projects/${project.id}/checks/new`);
+    const slug = page.getByLabel("Slug");
+    await slug.fill("Bad Slug!");
+    assert.ok(await slug.evaluate((el: HTMLInputElement) => el.validity.patternMismatch), "the browser sees the mismatch");
+    await slug.fill("good-slug_1");
+    assert.not.ok(await slug.evaluate((el: HTMLInputElement) => el.validity.patternMismatch));
+  });
+
   test.run();
 }
