@@ -140,9 +140,9 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
 <tbody>${rows}</tbody></table>
 ${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}
 <h2>Create a project</h2>
-${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
+${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">${error}</p>`}
 <form method="post" action="/projects" class="row">${csrfField(viewer)}
-<label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100">
+<label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100"${error === null ? "" : html` aria-invalid="true" aria-describedby="e-project-name"`}>
 <button type="submit">Create project</button></form>`,
   });
 }

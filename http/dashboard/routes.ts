@@ -241,7 +241,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = requireAccess(event);
     const form = await writeForm(event, access);
     if (access.caller !== "admin") throw httpError(403, "only the admin token creates projects");
-    const input = projectInputOf({ name: form.get("name") ?? "" });
+    const name = form.get("name") ?? "";
+    // a blank name would make a row and a nav link with nothing to click
+    if (name.trim() === "") return htmlResponse(await projectsHtml(access.viewer, "The name is empty: type a name with at least one letter or digit."), 400);
+    const input = projectInputOf({ name });
     if (!input.ok) return htmlResponse(await projectsHtml(access.viewer, reasonOf(input.failure)), 400);
     const project = await pool.createProject(input.value, clock.now());
     return redirect(`/projects/${project.id}/checks`);

@@ -135,5 +135,16 @@ async function browserTests(): Promise<void> {
     assert.not.ok(await slug.evaluate((el: HTMLInputElement) => el.validity.patternMismatch));
   });
 
+  test("a project name of spaces only is refused next to the field and no project is made", async () => {
+    await page.goto(`${server.url}/`);
+    const projectCount = async () => (await ok<{ projects: unknown[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` } }))).projects.length;
+    const before = await projectCount();
+    await page.getByLabel("Name").fill("   ");
+    await page.getByRole("button", { name: "Create project" }).click();
+    await page.getByText("The name is empty: type a name with at least one letter or digit.").waitFor();
+    assert.is(await page.getByLabel("Name").getAttribute("aria-invalid"), "true");
+    assert.is(await projectCount(), before, "no project was made");
+  });
+
   test.run();
 }
