@@ -321,7 +321,8 @@ export function statusSentence(check: Check, flips: readonly Flip[], at: Millis)
   const word = statusWordOf(check, at);
   const since = flips[0]?.at;
   switch (word) {
-    case "new": return "no ping received yet";
+    // pings can be logged while it is new: a failure below failure_threshold, pings before a pause and resume
+    case "new": return check.nPings === 0 ? "no ping received yet" : `waiting for a success ping (${check.nPings === 1 ? "1 ping" : `${check.nPings} pings`} logged; the period starts with the next success)`;
     case "paused": return since === undefined ? "" : `since ${exactText(since)}`;
     case "started": return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
     case "grace": return `late: the last ping was ${agoText(check.lastPingAt ?? at, at)}, the grace time runs`;

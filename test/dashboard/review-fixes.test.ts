@@ -146,5 +146,14 @@ async function browserTests(): Promise<void> {
     assert.is(await projectCount(), before, "no project was made");
   });
 
+  test("a new check with a failure logged below its threshold does not say 'no ping received yet'", async () => {
+    const uuid = await createCheck({ name: "threshold two", failure_threshold: 2 });
+    assert.is((await call(server.url, "POST", `/ping/${uuid}/fail`)).status, 200);
+    await page.goto(`${server.url}/checks/${uuid}`);
+    await page.getByText("waiting for a success ping (1 ping logged").waitFor();
+    assert.not.ok((await page.content()).includes("no ping received yet"));
+    assert.is(await statusOf(uuid), "new");
+  });
+
   test.run();
 }
