@@ -56,7 +56,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
       const { project, check } = await checkFor(access, param(event, "ref"));
       await writeForm(event, access);
       await act(project.id, check.uuid, clock.now(), event);
-      return redirect(name === "delete" ? `/projects/${project.id}/checks` : `/checks/${check.uuid}?done=${name}`);
+      return redirect(name === "delete" ? `/projects/${project.id}/checks?done=delete` : `/checks/${check.uuid}?done=${name}`);
     });
   action("pause", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
   action("resume", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });

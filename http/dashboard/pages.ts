@@ -163,6 +163,8 @@ export type ChecksPage = {
   readonly wordOf: (check: Check) => StatusWord;
   /** How a check is named in URLs: uuid, or unique_key for read-only viewers. */
   readonly refOf: (check: Check) => string;
+  /** A line saying what the last action did ("Check deleted."); none on a plain visit. */
+  readonly notice?: string | null;
   /** The rows' ETag (rows-etag.ts): the auto-refresh sends it back in If-None-Match. */
   readonly etag: string;
   /** Rows of the table's last render to reuse (row-memo.ts); absent: every row rendered. */
@@ -177,7 +179,7 @@ export function checksPage(viewer: Viewer, data: ChecksPage): string {
     viewer,
     nav: projectNav(data.project, viewer),
     down: data.down,
-    body: html`<div class="heading"><h1>Checks</h1>
+    body: html`${data.notice == null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}<div class="heading"><h1>Checks</h1>
 ${viewer.readonly ? "" : html`<a class="button" href="/projects/${data.project.id}/checks/new">Add check</a>`}</div>
 <form method="get" class="filters" role="search">
 <label for="q">Search</label><input id="q" name="q" value="${filter.q}" placeholder="name, slug or uuid">

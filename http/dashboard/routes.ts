@@ -288,7 +288,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   route("GET", "/projects/:project/checks", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    return htmlResponse(checksPage(access.viewer, await checksData(access, project, event.url.search)));
+    const notice = event.url.searchParams.get("done") === "delete" ? "Check deleted." : null;
+    return htmlResponse(checksPage(access.viewer, { ...(await checksData(access, project, event.url.search)), notice }));
   });
 
   // the auto-refresh: only the table's rows, with the down count for the title; 304 while they would be

@@ -155,5 +155,14 @@ async function browserTests(): Promise<void> {
     assert.is(await statusOf(uuid), "new");
   });
 
+  test("deleting a check ends on the checks list with 'Check deleted.'", async () => {
+    const uuid = await createCheck({ name: "short-lived" });
+    await page.goto(`${server.url}/checks/${uuid}`);
+    await page.getByRole("link", { name: "Delete" }).click();
+    await page.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByText("Check deleted.").waitFor();
+    assert.is(new URL(page.url()).pathname, `/projects/${project.id}/checks`);
+  });
+
   test.run();
 }
