@@ -79,6 +79,7 @@ export function documentOf(opts: { title: string; viewer: Viewer | null; body: H
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${shown}</title>
 <link rel="stylesheet" href="/static/dashboard.css">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <script src="/static/dashboard.js" defer></script>
 </head><body data-title="${title} · hcd">
 <header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}

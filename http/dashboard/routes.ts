@@ -398,5 +398,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       headers: { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "public, max-age=300" },
     }));
   }
+  // browsers and feed readers ask for /favicon.ico whatever the page names: the same icon
+  const icon = assets["favicon.svg"];
+  app.get("/favicon.ico", () => new HTTPResponse(icon.body, {
+    headers: { ...SECURITY_HEADERS, "content-type": icon.type, "cache-control": "public, max-age=300" },
+  }));
 }
 

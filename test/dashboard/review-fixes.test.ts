@@ -164,5 +164,16 @@ async function browserTests(): Promise<void> {
     assert.is(new URL(page.url()).pathname, `/projects/${project.id}/checks`);
   });
 
+  test("the pages name an icon that is served, and /favicon.ico answers with it instead of a 404", async () => {
+    await page.goto(`${server.url}/projects/${project.id}/checks`);
+    const href = await page.locator("link[rel=icon]").getAttribute("href");
+    assert.is(href, "/static/favicon.svg");
+    for (const path of ["/static/favicon.svg", "/favicon.ico"]) {
+      const answer = await call(server.url, "GET", path);
+      assert.equal([path, answer.status, answer.headers.get("content-type")], [path, 200, "image/svg+xml"]);
+      assert.match(answer.text, "<svg");
+    }
+  });
+
   test.run();
 }
