@@ -102,7 +102,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), check);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
-    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, whatIf: await whatIfOf(project, check, values) }));
+    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true, whatIf: await whatIfOf(project, check, values) }));
     // the shard judges depends_on (a cycle, another project's check): its 400 is the form's, next to the field
     const updated = await pool.updateCheck(project.id, check.uuid, request.value.spec, clock.now());
     if (!updated.ok && updated.failure.code === "invalid") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: updated.failure }), 400);

@@ -484,6 +484,7 @@ export type DependencyChoice = { readonly uuid: string; readonly name: string };
 export function checkFormPage(viewer: Viewer, opts: {
   project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
   whatIf?: WhatIf | null;
+  previewAsked?: boolean;
   /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
   errorField?: string | null;
   /** The project's other checks, by name: the choices of depends_on. */
@@ -520,11 +521,18 @@ ${field("max_duration", "Down when a started run has not finished after N second
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
 ${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
+${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
 ${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
 <button type="submit" name="action" value="save">Save</button>
 <button type="submit" name="action" value="preview">${opts.action.endsWith("/edit") ? "Preview: next pings and what these settings would have done" : "Preview the next pings"}</button>
 </form>`,
   });
+}
+
+/** What a simple period means, for its preview: it has no timetable, each ping sets the next due time. */
+function simplePeriodText(v: CheckFormValues): string {
+  const seconds = (text: string) => (/^\d+$/.test(text) ? durationText(Number(text) * 1000) : `${text} seconds`);
+  return `Simple period: after each ping the next one is expected within ${seconds(v.timeout)}, then ${seconds(v.grace)} of grace before the check is down. There is no fixed timetable to list.`;
 }
 
 export function deletePage(viewer: Viewer, opts: { project: Project; check: Check; ref: string }): string {

@@ -349,7 +349,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), null);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
-    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null }));
+    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true }));
     const created = await pool.createCheck(project.id, request.value.spec, [], clock.now());
     if (!created.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: created.failure }), 400);
     return redirect(`/checks/${created.value.check.uuid}?done=created`);

@@ -175,5 +175,14 @@ async function browserTests(): Promise<void> {
     }
   });
 
+  test("'Preview the next pings' on a simple period says what the period means instead of nothing", async () => {
+    await page.goto(`${server.url}/projects/${project.id}/checks/new`);
+    await page.getByLabel("Name").fill("hourly");
+    await page.getByLabel("Period in seconds").fill("3600");
+    await page.getByLabel("Grace time in seconds").fill("300");
+    await page.getByRole("button", { name: "Preview the next pings" }).click();
+    await page.getByText("Simple period: after each ping the next one is expected within 1 hour, then 5 minutes of grace").waitFor();
+  });
+
   test.run();
 }
