@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "review-fixes-admin-token-0123456789";
@@ -182,6 +182,17 @@ async function browserTests(): Promise<void> {
     await page.getByLabel("Grace time in seconds").fill("300");
     await page.getByRole("button", { name: "Preview the next pings" }).click();
     await page.getByText("Simple period: after each ping the next one is expected within 1 hour, then 5 minutes of grace").waitFor();
+  });
+
+  test("after 'Test' the browser is on a GET page showing the result; a reload shows the list without a new result", async () => {
+    await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "dead hook", value: "http://127.0.0.1:9/hook" });
+    await page.goto(`${server.url}/projects/${project.id}/integrations`);
+    await page.getByRole("button", { name: "Test dead hook" }).click();
+    await page.getByText("Test notification through dead hook failed").waitFor();
+    assert.is(new URL(page.url()).pathname, `/projects/${project.id}/integrations`, "a GET page, not the POST's");
+    await page.reload();
+    await page.getByRole("button", { name: "Test dead hook" }).waitFor();
+    assert.not.ok((await page.content()).includes("Test notification through dead hook"), "no test was sent again");
   });
 
   test.run();
