@@ -7,7 +7,8 @@ import type { CheckFormValues, ChecksFilter, StatusWord, Viewer } from "./pages.
 import { STATUS_WORDS } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
-  created: "Check created.", saved: "Changes saved.", pause: "Check paused.", resume: "Check resumed.", ping: "Ping sent.",
+  created: "Check created.", saved: "Changes saved.", pause: "Check paused.", resume: "Check resumed.", ping: "Success ping sent.",
+  "ping-keyword": "Success ping sent, with one of the check's success keywords as its body (its body filter is on).",
   acknowledge: "Outage acknowledged.",
 };
 

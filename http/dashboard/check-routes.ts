@@ -10,6 +10,8 @@ import { checkBodyOf, formValuesOf, formValuesOfCheck, NOTICES } from "./check-f
 import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
+import { pingNowPlan } from "./ping-now.ts";
+import { scheduleKindProblem } from "./schedule-kind.ts";
 import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts";
 
 /** Registers a check's pages and actions. */
@@ -54,19 +56,26 @@ export function checkPageRoutes(ctx: DashboardContext): void {
       const { project, check } = await checkFor(access, param(event, "ref"));
       await writeForm(event, access);
       await act(project.id, check.uuid, clock.now(), event);
-      return redirect(name === "delete" ? `/projects/${project.id}/checks` : `/checks/${check.uuid}?done=${name}`);
+      return redirect(name === "delete" ? `/projects/${project.id}/checks?done=delete` : `/checks/${check.uuid}?done=${name}`);
     });
   action("pause", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
   action("resume", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
   action("delete", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
   action("acknowledge", async (projectId, uuid, at) => { unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at)); });
-  action("ping", async (projectId, uuid, at, event) => {
+  // a success, whatever the check's filters (ping-now.ts); the notice says what was sent
+  route("POST", "/checks/:ref/ping", async (event) => {
+    const access = requireAccess(event);
+    const { project, check } = await checkFor(access, param(event, "ref"));
+    await writeForm(event, access);
+    const plan = pingNowPlan(check);
+    if (!plan.ok) throw httpError(400, plan.error);
     const node = event.runtime?.node?.req;
-    unwrap(await pool.ping(projectId, {
-      target: { uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
+    unwrap(await pool.ping(project.id, {
+      target: { uuid: check.uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
       remoteAddr: remoteAddress(event.req.headers.get("x-forwarded-for") ?? undefined, node?.socket?.remoteAddress ?? event.req.ip),
-      ua: "hcd dashboard (Ping now)", rid: null, body: null, at,
+      ua: "hcd dashboard (Ping now)", rid: null, body: plan.body, at: clock.now(),
     }));
+    return redirect(`/checks/${check.uuid}?done=${plan.done}`);
   });
 
   route("GET", "/checks/:ref/delete", async (event) => {
@@ -89,9 +98,11 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const form = await writeForm(event, access);
     const values = formValuesOf(form);
     const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid };
+    const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check).schedule);
+    if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), check);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
-    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, whatIf: await whatIfOf(project, check, values) }));
+    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true, whatIf: await whatIfOf(project, check, values) }));
     // the shard judges depends_on (a cycle, another project's check): its 400 is the form's, next to the field
     const updated = await pool.updateCheck(project.id, check.uuid, request.value.spec, clock.now());
     if (!updated.ok && updated.failure.code === "invalid") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: updated.failure }), 400);

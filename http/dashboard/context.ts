@@ -15,6 +15,8 @@ export type Access = { readonly session: Session; readonly viewer: Viewer; reado
 export type CheckForm = {
   readonly values: CheckFormValues; readonly error: Failure | null; readonly action: string; readonly title: string;
   readonly whatIf?: WhatIf | null; readonly uuid?: string;
+  /** "Preview" was pressed: a simple period, which has no timetable to list, says how it works instead. */
+  readonly previewAsked?: boolean;
 };
 
 export type DashboardContext = {

@@ -12,6 +12,7 @@ import { presentChannelStates } from "../present.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { editIntegrationPage, integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
 
 /** Registers the integrations pages. */
 export function integrationRoutes(ctx: DashboardContext): void {
@@ -19,6 +20,8 @@ export function integrationRoutes(ctx: DashboardContext): void {
   const { pool, clock } = deps;
 
   type IntegrationsForm = { error: string | null; values: { kind: string; name: string; value: string }; tested?: { channel: Channel; error: string | null } };
+  /** Each session's last "Test" result, until the page it was redirected to shows it. */
+  const testResults = new BoundedMap<string, { channelId: string; error: string | null }>(1_000);
   const NO_FORM = { error: null, values: { kind: "webhook", name: "", value: "" } };
   const integrationsHtml = async (access: Access, project: Project, form: IntegrationsForm) => {
     const [channels, outbox, checks] = await Promise.all([pool.listChannels(project.id), pool.listOutbox(), pool.listChecks(project.id, { tags: [] })]);
@@ -37,7 +40,11 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     if (access.viewer.readonly) throw httpError(403, "read-only key: integrations are not shown"); // as GET /api/v3/channels/
-    return htmlResponse(await integrationsHtml(access, project, NO_FORM));
+    const result = testResults.get(access.session.id);
+    const channel = result === undefined || result.channelId !== event.url.searchParams.get("tested") ? undefined
+      : (await pool.listChannels(project.id)).find((c) => c.id === result.channelId);
+    testResults.delete(access.session.id);
+    return htmlResponse(await integrationsHtml(access, project, channel === undefined || result === undefined ? NO_FORM : { ...NO_FORM, tested: { channel, error: result.error } }));
   });
 
   route("POST", "/projects/:project/integrations/:channel/test", async (event) => {
@@ -47,7 +54,10 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const channel = (await pool.listChannels(project.id)).find((c) => c.id === param(event, "channel"));
     if (channel === undefined) throw httpError(404, "integration not found");
     const error = await deps.sendTestNotification(project, channel, clock.now());
-    return htmlResponse(await integrationsHtml(access, project, { ...NO_FORM, tested: { channel, error } }));
+    // POST, redirect, GET: the result is shown once by the page the browser is sent to, so a reload
+    // shows the list again instead of sending another test
+    testResults.set(access.session.id, { channelId: channel.id, error });
+    return redirect(`/projects/${project.id}/integrations?tested=${channel.id}`);
   });
 
   route("GET", "/projects/:project/integrations/:channel/remove", async (event) => {

@@ -79,6 +79,7 @@ export function documentOf(opts: { title: string; viewer: Viewer | null; body: H
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${shown}</title>
 <link rel="stylesheet" href="/static/dashboard.css">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <script src="/static/dashboard.js" defer></script>
 </head><body data-title="${title} · hcd">
 <header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}
@@ -140,9 +141,9 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
 <tbody>${rows}</tbody></table>
 ${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}
 <h2>Create a project</h2>
-${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
+${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">${error}</p>`}
 <form method="post" action="/projects" class="row">${csrfField(viewer)}
-<label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100">
+<label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100"${error === null ? "" : html` aria-invalid="true" aria-describedby="e-project-name"`}>
 <button type="submit">Create project</button></form>`,
   });
 }
@@ -163,6 +164,8 @@ export type ChecksPage = {
   readonly wordOf: (check: Check) => StatusWord;
   /** How a check is named in URLs: uuid, or unique_key for read-only viewers. */
   readonly refOf: (check: Check) => string;
+  /** A line saying what the last action did ("Check deleted."); none on a plain visit. */
+  readonly notice?: string | null;
   /** The rows' ETag (rows-etag.ts): the auto-refresh sends it back in If-None-Match. */
   readonly etag: string;
   /** Rows of the table's last render to reuse (row-memo.ts); absent: every row rendered. */
@@ -177,7 +180,7 @@ export function checksPage(viewer: Viewer, data: ChecksPage): string {
     viewer,
     nav: projectNav(data.project, viewer),
     down: data.down,
-    body: html`<div class="heading"><h1>Checks</h1>
+    body: html`${data.notice == null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}<div class="heading"><h1>Checks</h1>
 ${viewer.readonly ? "" : html`<a class="button" href="/projects/${data.project.id}/checks/new">Add check</a>`}</div>
 <form method="get" class="filters" role="search">
 <label for="q">Search</label><input id="q" name="q" value="${filter.q}" placeholder="name, slug or uuid">
@@ -321,7 +324,8 @@ export function statusSentence(check: Check, flips: readonly Flip[], at: Millis)
   const word = statusWordOf(check, at);
   const since = flips[0]?.at;
   switch (word) {
-    case "new": return "no ping received yet";
+    // pings can be logged while it is new: a failure below failure_threshold, pings before a pause and resume
+    case "new": return check.nPings === 0 ? "no ping received yet" : `waiting for a success ping (${check.nPings === 1 ? "1 ping" : `${check.nPings} pings`} logged; the period starts with the next success)`;
     case "paused": return since === undefined ? "" : `since ${exactText(since)}`;
     case "started": return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
     case "grace": return `late: the last ping was ${agoText(check.lastPingAt ?? at, at)}, the grace time runs`;
@@ -480,6 +484,7 @@ export type DependencyChoice = { readonly uuid: string; readonly name: string };
 export function checkFormPage(viewer: Viewer, opts: {
   project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
   whatIf?: WhatIf | null;
+  previewAsked?: boolean;
   /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
   errorField?: string | null;
   /** The project's other checks, by name: the choices of depends_on. */
@@ -500,7 +505,7 @@ export function checkFormPage(viewer: Viewer, opts: {
     body: html`<h1>${opts.title}</h1>
 ${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 <form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
-${field("name", "Name")}${field("slug", "Slug", html` pattern="[a-z0-9_-]*"`)}${field("tags", "Tags (separated by spaces)")}
+${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
 <label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">${v.desc}</textarea>
 <fieldset><legend>Schedule</legend>${radio("simple", "Simple period")}${radio("cron", "Cron or OnCalendar expression")}
 ${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}
@@ -516,11 +521,18 @@ ${field("max_duration", "Down when a started run has not finished after N second
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
 ${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
+${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
 ${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
 <button type="submit" name="action" value="save">Save</button>
 <button type="submit" name="action" value="preview">${opts.action.endsWith("/edit") ? "Preview: next pings and what these settings would have done" : "Preview the next pings"}</button>
 </form>`,
   });
+}
+
+/** What a simple period means, for its preview: it has no timetable, each ping sets the next due time. */
+function simplePeriodText(v: CheckFormValues): string {
+  const seconds = (text: string) => (/^\d+$/.test(text) ? durationText(Number(text) * 1000) : `${text} seconds`);
+  return `Simple period: after each ping the next one is expected within ${seconds(v.timeout)}, then ${seconds(v.grace)} of grace before the check is down. There is no fixed timetable to list.`;
 }
 
 export function deletePage(viewer: Viewer, opts: { project: Project; check: Check; ref: string }): string {

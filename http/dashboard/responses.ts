@@ -115,12 +115,13 @@ export class FailureCounter {
 
 export type Asset = { readonly body: string; readonly type: string };
 
-/** Reads the stylesheet and script once: from the sources next to this file, or from the repository when running from dist/. */
+/** Reads the stylesheet, script and icon once: from the sources next to this file, or from the repository when running from dist/. */
 export function loadAssets(): Record<string, Asset> {
   const candidates = [new URL("./static/", import.meta.url), new URL("../../../http/dashboard/static/", import.meta.url)];
   const dir = candidates.find((url) => existsSync(new URL("dashboard.js", url))) ?? candidates[0];
   return {
     "dashboard.js": { body: readFileSync(new URL("dashboard.js", dir), "utf8"), type: "text/javascript; charset=utf-8" },
     "dashboard.css": { body: readFileSync(new URL("dashboard.css", dir), "utf8"), type: "text/css; charset=utf-8" },
+    "favicon.svg": { body: readFileSync(new URL("favicon.svg", dir), "utf8"), type: "image/svg+xml" },
   };
 }

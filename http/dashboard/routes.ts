@@ -3,6 +3,7 @@
 // context built here. Every change
 // goes through the same pool calls and the same validation (http/input.ts) and error texts
 // (http/errors.ts) as the management API; the pages only render.
+import { scheduleKindProblem } from "./schedule-kind.ts";
 import { performance } from "node:perf_hooks";
 import type { H3, H3Event } from "h3";
 import { HTTPError, HTTPResponse } from "h3";
@@ -240,7 +241,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = requireAccess(event);
     const form = await writeForm(event, access);
     if (access.caller !== "admin") throw httpError(403, "only the admin token creates projects");
-    const input = projectInputOf({ name: form.get("name") ?? "" });
+    const name = form.get("name") ?? "";
+    // a blank name would make a row and a nav link with nothing to click
+    if (name.trim() === "") return htmlResponse(await projectsHtml(access.viewer, "The name is empty: type a name with at least one letter or digit."), 400);
+    const input = projectInputOf({ name });
     if (!input.ok) return htmlResponse(await projectsHtml(access.viewer, reasonOf(input.failure)), 400);
     const project = await pool.createProject(input.value, clock.now());
     return redirect(`/projects/${project.id}/checks`);
@@ -284,7 +288,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   route("GET", "/projects/:project/checks", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    return htmlResponse(checksPage(access.viewer, await checksData(access, project, event.url.search)));
+    const notice = event.url.searchParams.get("done") === "delete" ? "Check deleted." : null;
+    return htmlResponse(checksPage(access.viewer, { ...(await checksData(access, project, event.url.search)), notice }));
   });
 
   // the auto-refresh: only the table's rows, with the down count for the title; 304 while they would be
@@ -340,9 +345,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const form = await writeForm(event, access);
     const values = formValuesOf(form);
     const page = { values, action: `/projects/${project.id}/checks/new`, title: "Add check" };
+    const kindProblem = scheduleKindProblem(values, EMPTY_FORM.schedule);
+    if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), null);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
-    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null }));
+    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true }));
     const created = await pool.createCheck(project.id, request.value.spec, [], clock.now());
     if (!created.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: created.failure }), 400);
     return redirect(`/checks/${created.value.check.uuid}?done=created`);
@@ -391,5 +398,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       headers: { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "public, max-age=300" },
     }));
   }
+  // browsers and feed readers ask for /favicon.ico whatever the page names: the same icon
+  const icon = assets["favicon.svg"];
+  app.get("/favicon.ico", () => new HTTPResponse(icon.body, {
+    headers: { ...SECURITY_HEADERS, "content-type": icon.type, "cache-control": "public, max-age=300" },
+  }));
 }
 

@@ -218,7 +218,7 @@ async function browserTests(): Promise<void> {
     await rw.getByText("Changes saved.").waitFor();
     assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).name, "Nightly backup (db1)");
     await rw.getByRole("button", { name: "Ping now" }).click();
-    await rw.getByText("Ping sent.").waitFor();
+    await rw.getByText("Success ping sent.").waitFor();
     const pinged = await api<CheckJson>("GET", `/api/v3/checks/${uuid}`);
     assert.is(pinged.status, "up");
     assert.is(pinged.n_pings, 1);
