@@ -48,7 +48,9 @@ export class PingIntake {
   #handOff: ReturnType<typeof setTimeout> | null = null;
   #posted = 0; // the last position handed to a shard
   #inFlight = 0; // appends not yet resolved
-  readonly #writing: Millis[][]; // per shard, the stamps of its pings whose append has not resolved yet
+  // per shard, the stamps of its pings whose append has not resolved yet, with how many pings carry each:
+  // a group write holds hundreds at a time, and a ping's entry and exit must not cost a scan of them
+  readonly #writing: Map<Millis, number>[];
   #trimming = false;
   readonly #trimTimer: ReturnType<typeof setInterval>;
 
@@ -57,7 +59,7 @@ export class PingIntake {
     this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
     this.#writes = new WriteFailures("ping intake", dataDir);
     this.#queues = shards.map(() => []);
-    this.#writing = shards.map(() => []);
+    this.#writing = shards.map(() => new Map());
     this.#handles = shards.map((shard, index) => ({
       apply: (request) => {
         this.#post(index);
@@ -81,8 +83,9 @@ export class PingIntake {
    * no bound here.
    */
   earliestUnhandedAt(index: number): Millis | null {
-    const writing = this.#writing[index];
-    return writing.length === 0 ? null : Math.min(...writing);
+    let earliest: Millis | null = null;
+    for (const at of this.#writing[index].keys()) if (earliest === null || at < earliest) earliest = at;
+    return earliest;
   }
 
   /** True while intake writes fail (an episode: the status endpoint answers 500). */
@@ -102,7 +105,7 @@ export class PingIntake {
     }
     this.#inFlight++;
     const writing = this.#writing[index];
-    writing.push(command.at);
+    writing.set(command.at, (writing.get(command.at) ?? 0) + 1);
     let position: number;
     try {
       [position] = await this.#log.append([record]);
@@ -111,7 +114,9 @@ export class PingIntake {
       throw this.#writes.error();
     } finally {
       this.#inFlight--;
-      writing.splice(writing.indexOf(command.at), 1);
+      const left = writing.get(command.at)! - 1;
+      if (left === 0) writing.delete(command.at);
+      else writing.set(command.at, left);
     }
     this.#writes.succeeded("commit");
     this.#queues[index].push({ position, record });
