@@ -19,7 +19,7 @@ import type { NotificationSink, PartitionHistoryStore } from "./partition-host.t
 import { PartitionHost } from "./partition-host.ts";
 import { PartitionNode } from "./partition-node.ts";
 import { NotOwnerError } from "./partition-replica.ts";
-import { PartitionHandle, servePartition } from "./partition-rpc.ts";
+import { PartitionHandle, servePartition, stopServingPartition } from "./partition-rpc.ts";
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 
 export type ClusterPoolOptions = {
@@ -63,7 +63,8 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const hosts = new Map<number, PartitionHost>();
   const serving = new Map<number, Subscription>();
   const stopServing = (partition: number) => {
-    serving.get(partition)?.unsubscribe();
+    const subscription = serving.get(partition);
+    if (subscription !== undefined) stopServingPartition(subscription);
     serving.delete(partition);
   };
 
@@ -117,7 +118,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   }, directory);
   // A partition is subscribed to exactly while this node serves it. A node that no longer does (its lease
   // lapsed, its replica stopped, or the connection came back and resubscribed what it served before a cut)
-  // must not stay subscribed: its quick "not the owner" would win every request over the owner's answer.
+  // must not stay subscribed: its queue group's share of the requests would each cost their askers a retry.
   const followServed = setInterval(() => {
     for (let partition = 0; partition < partitionCount; partition++) {
       const served = node.replica(partition) !== null, host = hosts.get(partition);

@@ -53,14 +53,28 @@ export function rpcSubject(partition: number): string {
   return `hcd.rpc.${partition}`;
 }
 
-/** Answers requests for `partition` from `host` until unsubscribed. */
+/**
+ * Answers requests for `partition` from `host` until stopServing. The owners of a partition form one queue
+ * group: while an old owner is still subscribed next to the new one, each request reaches one of them only
+ * (reaching both, the old one's quick NotOwnerError would make the asker send again what the new one applies).
+ */
 export function servePartition(connection: NatsConnection, partition: number, host: PartitionHost): Subscription {
   return connection.subscribe(rpcSubject(partition), {
+    queue: "owner",
     callback: (error, message) => {
       if (error !== null) return;
       void answer(host, message);
     },
   });
+}
+
+/**
+ * Stops answering a partition's requests. Drained, not dropped: a request the server routed here before it
+ * learned of the unsubscription is still answered (NotOwnerError, so the asker sends it again), where a
+ * dropped one would leave its asker waiting out its timeout and answering 503.
+ */
+export function stopServingPartition(subscription: Subscription): void {
+  subscription.drain().catch(() => subscription.unsubscribe()); // the connection closed: nothing more arrives
 }
 
 async function answer(host: PartitionHost, message: Msg): Promise<void> {

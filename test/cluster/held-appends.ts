@@ -16,16 +16,16 @@ export const pingCommand = (uuid: string, at: number, rid: string | null = null)
   ({ target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "test", rid, body: null, at });
 
 /** Runs `run` against one fresh nats-server (JetStream); false when nats-server is not installed. */
-export async function withNatsServer(purpose: string, run: (connect: () => Promise<NatsConnection>) => Promise<void>): Promise<boolean> {
+export async function withNatsServer(purpose: string, run: (connect: (servers?: string[]) => Promise<NatsConnection>, urls: string[]) => Promise<void>): Promise<boolean> {
   if (!haveProgram("nats-server", purpose)) return false;
   const cluster = await startNatsCluster({ size: 1 });
   const connections: NatsConnection[] = [];
   try {
-    await run(async () => {
-      const nc = await connect({ servers: cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    await run(async (servers = cluster.urls) => {
+      const nc = await connect({ servers, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
       connections.push(nc);
       return nc;
-    });
+    }, cluster.urls);
   } finally {
     await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
     await cluster.close();
