@@ -5,6 +5,8 @@
 // each run selects its mutant through the environment (Stryker's mutant switching).
 // Narrow a run with `npm run mutate -- --mutate engine/transition.ts`; incremental mode keeps earlier
 // results in reports/stryker-incremental.json, so a second run only tests what changed.
+import { readFileSync } from "node:fs";
+
 const scope = process.env.MUTATE_SCOPE === "host" ? "host" : "engine";
 
 // The test files (paths under dist/test) that exercise each source file; a run takes the union for the
@@ -33,17 +35,31 @@ const testsOf = {
   "engine/wheel.ts": ["test/engine/wheel", "test/engine/shard"],
   "engine/zones.ts": ["test/engine/schedule"],
   "host/intake-ledger.ts": ["test/host/intake-ledger", "test/persistence/intake"],
-  "host/ping-intake.ts": ["test/persistence/intake", "test/host/restarts-model", "test/engine/pool"],
-  "host/shard-host.ts": ["test/persistence/intake", "test/host/restarts-model", "test/engine/pool", "test/persistence/disk-full"],
+  "host/ping-intake.ts": ["test/host/deadlines-order", "test/host/intake-write-fails", "test/persistence/intake", "test/host/restarts-model", "test/engine/pool"],
+  // the intake, commit and rebuild code (`npm run mutate:host` narrows it to those lines)
+  "host/shard-host.ts": ["test/host/deadlines-order", "test/host/failed-commit", "test/host/failed-checkpoint", "test/host/rebuild-failures",
+    "test/host/intake-write-fails", "test/persistence/intake", "test/persistence/disk-full", "test/host/restarts-model", "test/engine/pool"],
 };
-const allOf = { engine: Object.keys(testsOf).filter((f) => f.startsWith("engine/")), host: Object.keys(testsOf).filter((f) => f.startsWith("host/")) };
+/** The lines of `file` from the line holding `from` up to the one before the line holding `to`, as Stryker's `file:start-end`. */
+function linesOf(file, from, to) {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const start = lines.findIndex((l) => l.includes(from)) + 1, end = lines.findIndex((l) => l.includes(to));
+  if (start < 1 || end < start) throw new Error(`stryker.config.mjs: ${from} .. ${to} not found in ${file}`);
+  return `${file}:${start}-${end}`;
+}
+// of the shard host, its intake (pings handed over by the intake log), commit and rebuild code only
+const hostParts = [linesOf("host/shard-host.ts", "  async #pingBatch(", "  #getCheck(projectId"), linesOf("host/shard-host.ts", "  async #commitAfter<T>(", "  #withLogDetails(changes")];
+const allOf = {
+  engine: Object.keys(testsOf).filter((f) => f.startsWith("engine/")),
+  host: [...Object.keys(testsOf).filter((f) => f.startsWith("host/") && f !== "host/shard-host.ts"), ...hostParts],
+};
 
 // `--mutate a.ts,b.ts:10-20` on the command line narrows the files (Stryker reads it too)
 const flag = process.argv.findIndex((a) => a === "--mutate" || a === "-m" || a.startsWith("--mutate="));
 const given = flag < 0 ? null : (process.argv[flag].includes("=") ? process.argv[flag].split("=")[1] : process.argv[flag + 1]);
 const files = given === null ? allOf[scope] : given.split(",").map((f) => f.split(":")[0]);
 const mutate = allOf[scope];
-const tests = [...new Set(files.flatMap((f) => [...(testsOf[f] ?? []), ...(f.startsWith("engine/") ? [MODEL] : [])]))];
+const tests = [...new Set(files.map((f) => f.split(":")[0]).flatMap((f) => [...(testsOf[f] ?? []), ...(f.startsWith("engine/") ? [MODEL] : [])]))];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
