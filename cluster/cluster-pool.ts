@@ -21,6 +21,7 @@ import { PartitionNode } from "./partition-node.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 import { PartitionHandle, servePartition, stopServingPartition } from "./partition-rpc.ts";
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
+import { PingWatermarks } from "./ping-watermarks.ts";
 
 export type ClusterPoolOptions = {
   readonly connection: NatsConnection;
@@ -62,6 +63,11 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const failures = options.failures ?? new FailureEpisodes();
   const hosts = new Map<number, PartitionHost>();
   const serving = new Map<number, Subscription>();
+  let pool: ShardedPool | null = null; // made below, once the partitions' handles exist
+  const watermarks = new PingWatermarks({
+    connection, node: options.node, partitionCount, clock: options.clock ?? Date.now,
+    unansweredSince: (partition) => pool?.earliestUnansweredPingAt(partition) ?? null,
+  });
   const stopServing = (partition: number) => {
     const subscription = serving.get(partition);
     if (subscription !== undefined) stopServingPartition(subscription);
@@ -72,6 +78,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     connection, node: options.node, partitionCount, replicas, clock: options.clock,
     leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, advanceEveryMs: options.advanceEveryMs,
     replica: { snapshotEvery: options.snapshotEvery }, failures,
+    judgeUpTo: (partition, now) => watermarks.judgeUpTo(partition, now),
     prepare: async (partition) => {
       const host = new PartitionHost(partition, {
         openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
@@ -109,8 +116,9 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     local: () => (node.replica(partition) !== null && serving.has(partition) ? hosts.get(partition) ?? null : null),
     directorySynced: () => directory.synced(),
   }));
-  const pool = new ShardedPool(handles, async () => {
+  pool = new ShardedPool(handles, async () => {
     clearInterval(followServed);
+    watermarks.close();
     await node.stop();
     for (const partition of [...serving.keys()]) stopServing(partition);
     await directory.close();

@@ -35,6 +35,8 @@ export type PartitionNodeOptions = {
   replica?: Omit<PartitionReplicaOptions, "connection" | "partition" | "replicas">;
   /** Options of a partition's replica that depend on the partition (its effects), asked for once before it opens. */
   prepare?: (partition: number) => Promise<Partial<PartitionReplicaOptions>>;
+  /** How far a partition's deadlines may be judged at `now` (cluster/ping-watermarks.ts; default: up to now). */
+  judgeUpTo?: (partition: number, now: Millis) => Millis;
   /** Called after each takeover this node completes; the partition is served once this resolves. */
   onTakeover?: (partition: number, report: TakeoverReport, replica: PartitionReplica) => void | Promise<void>;
   /** Called when a partition is no longer this node's. */
@@ -96,11 +98,13 @@ export class PartitionNode {
       for (const partition of this.#owned().owned()) {
         const replica = this.#replicas.get(partition);
         if (replica !== undefined && replica.state === "owner" && this.#served.has(partition)) {
-          // an advance is a log record: appended only when a deadline is due, not every tick
+          // an advance is a log record: appended only when a deadline is due, not every tick; and never
+          // past a ping some node has stamped and not yet had answered (it may be on its way here)
           const now = this.#clock(), due = replica.read((shard) => shard.nextDueAt());
-          if (due !== null && due <= now) {
+          const upTo = this.#options.judgeUpTo?.(partition, now) ?? now;
+          if (due !== null && due <= upTo) {
             // refused: lost (not a failure), or retried next tick
-            replica.advance(now).then(() => this.#failures.succeeded("advance", `partition ${partition}`), (error: unknown) => {
+            replica.advance(upTo).then(() => this.#failures.succeeded("advance", `partition ${partition}`), (error: unknown) => {
               if (!(error instanceof NotOwnerError)) this.#failures.failed("advance", `partition ${partition}`, error);
             });
           }

@@ -104,6 +104,15 @@ export class NotOwnerError extends Error {
   override name = "NotOwnerError";
 }
 
+/**
+ * Thrown to submitters of a ping stamped at or before an instant whose deadlines this owner has judged:
+ * applied now, it could not keep its check up (a down flip would already stand). Nothing of the batch was
+ * appended; the ping is answered 503 and its sender tries again with a fresh stamp.
+ */
+export class LatePingError extends Error {
+  override name = "LatePingError";
+}
+
 /** Thrown to submitters whose records were appended by an owner that gave the partition up meanwhile: the next takeover applies them. */
 export class SupersededError extends Error {
   override name = "SupersededError";
@@ -129,6 +138,7 @@ export class PartitionReplica {
   #state: ReplicaState = "idle";
   #applied = 0; // position of the last record applied
   #latestAt: Millis = 0; // latest instant a command applied carried
+  #judgedUpTo: Millis = 0; // deadlines up to here are judged (or held): a ping stamped then or before is refused
   #snapshotBase = 0; // position the last stored (or loaded) snapshot covers
   #snapshotting: Promise<SaveOutcome> | null = null;
   #ids: string[] = []; // the ids the record being applied hands out
@@ -226,7 +236,10 @@ export class PartitionReplica {
       this.#applied = Math.max(this.#applied, fencedAt);
       if (this.#abandons !== abandons) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
       this.#state = "owner";
-      const held = await this.#holdForDowntime(now, ownerSeenAt);
+      // the checks due after `fromAt` are held, not judged: a ping stamped in that time still keeps its check up
+      const fromAt = Math.max(this.#latestAt, ownerSeenAt ?? 0);
+      this.#judgedUpTo = fromAt;
+      const held = await this.#holdForDowntime(fromAt, now);
       const advanced = await this.submit({ kind: "advance", at: now });
       return {
         snapshotSequence: stored?.logSequence ?? null, snapshotBytes: stored?.bytes ?? 0, fencedAt, replayed, restarts,
@@ -241,8 +254,7 @@ export class PartitionReplica {
    * time are held until their grace has passed (CONTRACT "hcd's own downtime and clock"). Had an owner
    * lived past such a deadline, its advance to it would be in the log. Returns how many checks it holds.
    */
-  async #holdForDowntime(now: Millis, ownerSeenAt: Millis | null): Promise<number> {
-    const fromAt = Math.max(this.#latestAt, ownerSeenAt ?? 0);
+  async #holdForDowntime(fromAt: Millis, now: Millis): Promise<number> {
     if (fromAt <= 0 || now <= fromAt) return 0; // a partition with no history: nothing fell due
     return (await this.submit({ kind: "holdForDowntime", downtime: { fromAt, toAt: now }, at: now })).result;
   }
@@ -259,6 +271,8 @@ export class PartitionReplica {
   submitAll<C extends ShardCommand>(commands: readonly C[]): Promise<Submitted<C>[]> {
     if (this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
     if (commands.length === 0) return Promise.resolve([]);
+    const late = commands.find((command) => command.kind === "ping" && command.ping.at <= this.#judgedUpTo);
+    if (late !== undefined) return Promise.reject(new LatePingError(`partition ${this.partition}: a ping stamped at or before ${new Date(this.#judgedUpTo).toISOString()}, whose deadlines are judged`));
     const records = commands.map((command): PartitionRecord => ({ command, ids: this.#idsFor(command) }));
     return new Promise<Submitted<C>[]>((resolve, reject) => {
       this.#queue.push({ records, bytes: records.map(encodeRecord), resolve: resolve as (applied: Submitted<ShardCommand>[]) => void, reject });
@@ -274,8 +288,13 @@ export class PartitionReplica {
     void flushing.then(() => { this.#flushing = null; if (this.#queue.length > 0) this.#startFlush(); });
   }
 
-  /** Applies every deadline due by `now`, each at its own due time, through the log. */
+  /**
+   * Applies every deadline due by `now`, each at its own due time, through the log. `now` must be no later
+   * than the stamps of the pings still on their way to this owner (cluster/ping-watermarks.ts): a ping
+   * stamped at or before it is refused from then on (LatePingError).
+   */
   advance(now: Millis): Promise<Submitted<{ kind: "advance"; at: Millis }>> {
+    if (this.#state === "owner") this.#judgedUpTo = Math.max(this.#judgedUpTo, now); // before any later submission is queued
     return this.submit({ kind: "advance", at: now });
   }
 

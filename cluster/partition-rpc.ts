@@ -6,7 +6,8 @@
 // 15 s) or the one answering says it no longer owns the partition, it is sent again until `retryForMs`.
 // A change whose request timed out is not sent again (it may have been applied: a ping counted twice
 // would be wrong), and neither is one the owner failed to store or appended before it gave the partition
-// up (SupersededError: the next owner applies it): these become ServiceUnavailableError (503), as does
+// up (SupersededError: the next owner applies it), nor a ping batch the owner refused as stamped before
+// deadlines it has judged (LatePingError): these become ServiceUnavailableError (503), as does
 // everything while this node can't reach NATS — it must not acknowledge what it can't replicate. A
 // NotOwnerError means nothing of the request was appended (a ping batch is appended whole or not at all,
 // PartitionReplica.submitAll), so it is sent again whole. Reads are sent again on timeouts too.

@@ -13,12 +13,14 @@ export class PingBatches {
   readonly #shards: readonly ShardHandle[];
   readonly #queues: Queued[][];
   readonly #inFlight: boolean[];
+  readonly #inFlightEarliest: (Millis | null)[]; // the earliest stamp of each shard's batch in flight
   #flushScheduled = false;
 
   constructor(shards: readonly ShardHandle[]) {
     this.#shards = shards;
     this.#queues = shards.map(() => []);
     this.#inFlight = shards.map(() => false);
+    this.#inFlightEarliest = shards.map(() => null);
   }
 
   /** Queues a ping for shard `index`; resolves with its result after its batch's commit. */
@@ -40,6 +42,12 @@ export class PingBatches {
     return earliest;
   }
 
+  /** Returns the earliest stamp of the pings for shard `index` not yet answered (waiting or in flight), or null. */
+  earliestUnansweredAt(index: number): Millis | null {
+    const waiting = this.earliestWaitingAt(index), inFlight = this.#inFlightEarliest[index];
+    return waiting === null ? inFlight : inFlight === null ? waiting : Math.min(waiting, inFlight);
+  }
+
   /** Returns how many pings wait for each shard's batch in flight. */
   queued(): number[] {
     return this.#queues.map((queue) => queue.length);
@@ -56,8 +64,10 @@ export class PingBatches {
     if (queue.length === 0 || this.#inFlight[index]) return;
     const batch = queue.splice(0, queue.length);
     this.#inFlight[index] = true;
+    this.#inFlightEarliest[index] = batch.reduce((earliest, q) => Math.min(earliest, q.command.at), Infinity);
     const done = () => {
       this.#inFlight[index] = false;
+      this.#inFlightEarliest[index] = null;
       this.#sendBatch(index);
     };
     this.#shards[index].apply({ kind: "pingBatch", pings: batch.map((q) => q.command) }).then(

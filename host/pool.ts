@@ -275,6 +275,15 @@ export class ShardedPool implements Pool {
   }
 
   /**
+   * Returns the earliest stamp of this process's pings for shard `index` not yet answered (waiting or in
+   * flight), or null. In cluster mode the shard is a partition another node may own; that owner must not
+   * judge deadlines past a ping still on its way to it (cluster/ping-watermarks.ts).
+   */
+  earliestUnansweredPingAt(index: number): Millis | null {
+    return this.#pings.earliestUnansweredAt(index);
+  }
+
+  /**
    * Starts judging deadlines after a start-up: with `downtime` (hcd was not running then), the checks
    * whose deadline fell in it are held first (engine/alerting.ts holdForDowntime); then every deadline
    * due by `at` is applied. Returns how many checks the downtime holds.

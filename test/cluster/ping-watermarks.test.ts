@@ -1,0 +1,99 @@
+// How far an owner may judge a partition's deadlines while pings stamped by other nodes may still be on
+// their way (cluster/ping-watermarks.ts), and the owner's refusal of a ping stamped at or before what it has
+// judged (PartitionReplica's LatePingError). Real nats-server; the nodes' clock is the test's.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { NatsConnection } from "nats";
+import { PingWatermarks } from "../../cluster/ping-watermarks.ts";
+import { PartitionReplica } from "../../cluster/partition-replica.ts";
+import type { Millis } from "../../engine/model.ts";
+import { project } from "../helpers.ts";
+import { pingOf, SECOND, T0, withNatsServer } from "./held-appends.ts";
+
+const PARTITIONS = 4;
+
+/** Waits (polling) until `condition` holds; fails after 10 s. */
+async function until(what: string, condition: () => boolean): Promise<void> {
+  const giveUpAt = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > giveUpAt) throw new Error(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test("an owner judges a partition only up to just before the earliest ping another node still has on its way to it", async () => {
+  await withNatsServer("watermarks of pings on their way", async (connect) => {
+    let now: Millis = T0;
+    const clock = () => now;
+    const unanswered = { a: new Map<number, Millis>(), b: new Map<number, Millis>() };
+    const start = (node: "a" | "b", connection: NatsConnection) => new PingWatermarks({
+      connection, node, partitionCount: PARTITIONS, clock, publishEveryMs: 20, staleAfterMs: 2 * SECOND,
+      unansweredSince: (partition) => unanswered[node].get(partition) ?? null,
+    });
+    const [connectionA, connectionB] = [await connect(), await connect()];
+    const a = start("a", connectionA), b = start("b", connectionB);
+    try {
+      await until("a hears from b", () => a.heardFrom(now).includes("b"));
+      assert.is(a.judgeUpTo(2, now), now, "nothing on its way: up to now");
+
+      now = T0 + 10 * SECOND;
+      unanswered.b.set(2, T0 + 5 * SECOND); // b stamped a ping for partition 2 and has no answer yet
+      await until("b's ping holds partition 2", () => a.judgeUpTo(2, now) !== now);
+      assert.is(a.judgeUpTo(2, now), T0 + 5 * SECOND - 1, "just before the ping's stamp");
+      assert.is(a.judgeUpTo(1, now), now, "the other partitions are not held");
+
+      unanswered.a.set(3, T0 + 7 * SECOND); // the owner's own ping on its way counts as well
+      assert.is(a.judgeUpTo(3, now), T0 + 7 * SECOND - 1);
+
+      unanswered.b.delete(2); // answered
+      await until("b's answered ping holds nothing", () => a.judgeUpTo(2, now) === now);
+
+      unanswered.b.set(2, T0 + 9 * SECOND);
+      await until("held again", () => a.judgeUpTo(2, now) === T0 + 9 * SECOND - 1);
+      b.close(); // b stops (frozen, cut off, killed): after staleAfterMs it holds nobody back
+      await connectionB.flush();
+      await connectionA.flush(); // a has taken in everything b published
+      now += 2 * SECOND;
+      assert.is(a.judgeUpTo(2, now), T0 + 9 * SECOND - 1, "still held within staleAfterMs of b's last word");
+      now += 1;
+      assert.is(a.judgeUpTo(2, now), now, "b not heard for longer than staleAfterMs");
+      assert.equal(a.heardFrom(now), []);
+
+      connectionA.publish("hcd.watermarks", new TextEncoder().encode("not a watermark")); // anything may be published there
+      await connectionA.flush();
+      assert.is(a.judgeUpTo(2, now), now);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
+
+test("an owner refuses a ping stamped at or before the deadlines it has judged, and nothing of its batch is appended", async () => {
+  await withNatsServer("late pings refused by the owner", async (connect) => {
+    const replica = await PartitionReplica.open({ connection: await connect(), partition: 1, replicas: 1 });
+    await replica.takeOver(T0);
+    const owner = project({ createdAt: T0 });
+    await replica.submit({ kind: "createProject", project: owner, at: T0 });
+    const created = await replica.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "late", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
+    assert.ok(created.result.ok);
+    const check = created.result.value.check;
+    const nPings = () => replica.read((shard) => { const found = shard.getCheck(owner.id, check.uuid); return found.ok ? found.value.nPings : -1; });
+
+    await replica.submit(pingOf(check.uuid, T0 + SECOND)); // before any judgement: taken
+    await replica.advance(T0 + 200 * SECOND); // due at T0 + 121 s: down
+    const applied = replica.applied;
+    const late = await replica.submitAll([pingOf(check.uuid, T0 + 300 * SECOND), pingOf(check.uuid, T0 + 100 * SECOND)])
+      .then(() => "taken", (error: Error) => error.name);
+    assert.is(late, "LatePingError", "a batch with a ping stamped before the judged deadline is refused");
+    const atTheEdge = await replica.submit(pingOf(check.uuid, T0 + 200 * SECOND)).then(() => "taken", (error: Error) => error.name);
+    assert.is(atTheEdge, "LatePingError", "stamped at the instant judged: refused too");
+    assert.is(replica.applied, applied, "nothing of the refused batches appended");
+    assert.is(nPings(), 1);
+
+    await replica.submit(pingOf(check.uuid, T0 + 200 * SECOND + 1)); // after it: taken
+    assert.is(nPings(), 2);
+  });
+});
+
+test.run();
