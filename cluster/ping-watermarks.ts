@@ -1,7 +1,7 @@
 // How far a partition's owner may judge deadlines: not past a ping that some node has stamped and not yet
 // had answered, for it may still be on its way to the owner. Every node publishes, four times a second,
 // its watermark per partition (just before the earliest stamp of its pings for that partition still
-// unanswered, else its clock's now) on `hcd.watermarks`; an owner judges a partition's deadlines up to the
+// unanswered, else just before its clock's now) on `hcd.watermarks`; an owner judges a partition's deadlines up to the
 // lowest watermark of the nodes heard from lately, and its own.
 //
 // A node not heard from for `staleAfterMs` (stopped, frozen, cut off) holds nobody back; a ping it stamped
@@ -71,9 +71,9 @@ export class PingWatermarks {
     this.#subscription.unsubscribe();
   }
 
+  /** Just before this node's earliest unanswered stamp, or before now: a ping stamped from now on is later than it. */
   #own(partition: number, now: Millis): Millis {
-    const since = this.#options.unansweredSince(partition);
-    return since === null ? now : Math.min(now, since - 1);
+    return Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1;
   }
 
   #publish(): void {
