@@ -5,6 +5,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { NatsConnection } from "nats";
 import { PingWatermarks } from "../../cluster/ping-watermarks.ts";
+import { PartitionNode } from "../../cluster/partition-node.ts";
 import { PartitionReplica } from "../../cluster/partition-replica.ts";
 import type { Millis } from "../../engine/model.ts";
 import { project } from "../helpers.ts";
@@ -93,6 +94,41 @@ test("an owner refuses a ping stamped at or before the deadlines it has judged, 
 
     await replica.submit(pingOf(check.uuid, T0 + 200 * SECOND + 1)); // after it: taken
     assert.is(nPings(), 2);
+  });
+});
+
+test("an owner's timer judges a partition's deadlines only as far as judgeUpTo allows", async () => {
+  await withNatsServer("the owner's timer and the watermark", async (connect) => {
+    let holdAt: Millis | null = null; // while set, judgeUpTo answers it (a ping stamped after it is on its way)
+    const asked: Millis[] = []; // the instants the timer asked about while held
+    let markTakenOver = () => {};
+    const takenOver = new Promise<void>((resolve) => { markTakenOver = resolve; });
+    const node = await PartitionNode.open({
+      connection: await connect(), node: "a", partitionCount: 1, replicas: 1, leaseMs: 60_000, renewEveryMs: 30_000, advanceEveryMs: 20,
+      judgeUpTo: (_partition, now) => { if (holdAt === null) return now - 1; asked.push(now); return holdAt; },
+      onTakeover: () => markTakenOver(),
+    });
+    node.start();
+    try {
+      await takenOver;
+      await until("served", () => node.ready().includes(0));
+      const start = Date.now(), owner = project({ createdAt: start });
+      await node.submit(owner.id, { kind: "createProject", project: owner, at: start });
+      // the engine takes a one-second timeout and grace (the API's lower limits are the HTTP layer's)
+      const created = await node.submit(owner.id, { kind: "createCheck", projectId: owner.id, spec: { name: "due soon", timeoutMs: SECOND, graceMs: SECOND }, unique: [], at: start });
+      assert.ok(created.result.ok);
+      const uuid = created.result.value.check.uuid;
+      holdAt = start; // a ping stamped just after this is still on its way
+      await node.submit(owner.id, pingOf(uuid, start + 1)); // due at start + 2,001 ms
+      const status = () => node.read(owner.id, (shard) => { const found = shard.getCheck(owner.id, uuid); return found.ok ? found.value.status : "gone"; });
+
+      await until("the timer asks twice about an instant past the deadline", () => asked.filter((at) => at > start + 2_500).length >= 2);
+      assert.is(status(), "up", "not judged past the held instant");
+      holdAt = null;
+      await until("judged once released", () => status() === "down");
+    } finally {
+      await node.stop();
+    }
   });
 });
 
