@@ -4,13 +4,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createInProcessPool } from "../../app/pools.ts";
-import type { PoolOptions } from "../../app/pools.ts";
-import type { Millis } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import { pingOf } from "../../bench/scenarios.ts";
 import { httpReceiver } from "../notify/receivers.ts";
 import { pingThrough, tempDir } from "../helpers.ts";
 import { withApi } from "./harness.ts";
+import { projectWithWebhook, untilCount, virtualPoolOptions } from "./restart-harness.ts";
 
 type Json = Record<string, unknown>;
 
@@ -51,46 +50,30 @@ test("acknowledge: read-only key 401, unknown check 404, another project's check
   assert.is((shown.json as Json).acknowledged, false);
 }));
 
-function options(dataDir: string, startAt: Millis): PoolOptions {
-  return { dataDir, shards: 1, durability: "commit", startAt, clock: "virtual", notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null } };
-}
 
-/** Resolves once `list` has `count` items; fails after 5 s of real time. */
-async function until<T>(list: T[], count: number): Promise<void> {
-  const started = Date.now();
-  while (list.length < count) {
-    if (Date.now() - started > 5_000) throw new Error(`waited for ${count}, have ${list.length}: ${JSON.stringify(list)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test("restart: an acknowledged outage stays acknowledged and sends no reminder; the up after it is heard", async () => {
   const receiver = await httpReceiver();
   const dir = tempDir();
   const T0 = Date.UTC(2026, 5, 1);
-  let pool = await createInProcessPool(options(dir.path, T0));
+  let pool = await createInProcessPool(virtualPoolOptions(dir.path, T0));
   try {
-    const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
-    const hook = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: false, spec: {
-      method_down: "GET", url_down: `${receiver.url}/down?r=$REMINDER`, body_down: "", headers_down: {},
-      method_up: "GET", url_up: `${receiver.url}/up`, body_up: "", headers_up: {},
-    } } }, T0);
-    assert.ok(hook.ok);
+    const { project } = await projectWithWebhook(pool, T0, { down: `${receiver.url}/down?r=$REMINDER`, up: `${receiver.url}/up` });
     const made = await pool.createCheck(project.id, { name: "db", timeoutMs: DAY, graceMs: HOUR, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0);
     if (!made.ok) throw new Error("create failed");
     const uuid = made.value.check.uuid;
     await pingThrough(pool, pingOf({ uuid }, T0 + MINUTE, { signal: "fail" }));
     await pool.advance(T0 + 61 * MINUTE); // the first reminder
-    await until(receiver.requests, 2);
+    await untilCount(receiver.requests, 2);
     assert.ok((await pool.acknowledgeCheck(project.id, uuid, "api", T0 + 70 * MINUTE)).ok);
     await pool.close();
 
-    pool = await createInProcessPool(options(dir.path, T0 + 80 * MINUTE));
+    pool = await createInProcessPool(virtualPoolOptions(dir.path, T0 + 80 * MINUTE));
     const loaded = await pool.getCheck(project.id, { uuid });
     assert.ok(loaded.ok && loaded.value.alert?.acknowledged?.at === T0 + 70 * MINUTE, "the acknowledgement was restored");
     await pool.advance(T0 + 10 * HOUR); // nine more intervals
     await pingThrough(pool, pingOf({ uuid }, T0 + 10 * HOUR + MINUTE)); // the marker: its up request comes after any reminder
-    await until(receiver.requests, 3);
+    await untilCount(receiver.requests, 3);
     assert.equal(receiver.requests.map((r) => r.path), ["/down?r=0", "/down?r=1", "/up"]);
   } finally {
     await pool.close();

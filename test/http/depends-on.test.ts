@@ -4,14 +4,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createInProcessPool } from "../../app/pools.ts";
-import type { PoolOptions } from "../../app/pools.ts";
-import type { Millis } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import { uniqueKeyOf } from "../../host/unique-key.ts";
 import { pingOf } from "../../bench/scenarios.ts";
 import { httpReceiver } from "../notify/receivers.ts";
 import { pingThrough, tempDir } from "../helpers.ts";
 import { withApi } from "./harness.ts";
+import { projectWithWebhook, untilCount, virtualPoolOptions } from "./restart-harness.ts";
 
 type Json = Record<string, unknown>;
 
@@ -60,30 +59,15 @@ test("bad depends_on: a 400 naming the field, on create and update, and nothing 
   assert.equal((list.json as { checks: Json[] }).checks.map((c) => [c.name, c.depends_on]).sort(), [["db", ""], ["web", db]]);
 }));
 
-function options(dataDir: string, startAt: Millis): PoolOptions {
-  return { dataDir, shards: 1, durability: "commit", startAt, clock: "virtual", notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null } };
-}
 
-async function until<T>(list: T[], count: number): Promise<void> {
-  const started = Date.now();
-  while (list.length < count) {
-    if (Date.now() - started > 5_000) throw new Error(`waited for ${count}, have ${list.length}: ${JSON.stringify(list)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test("restart: a check held by its dependency stays held, and the dependency's recovery after the restart sends its down once", async () => {
   const receiver = await httpReceiver();
   const dir = tempDir();
   const T0 = Date.UTC(2026, 5, 1);
-  let pool = await createInProcessPool(options(dir.path, T0));
+  let pool = await createInProcessPool(virtualPoolOptions(dir.path, T0));
   try {
-    const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
-    const hook = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: false, spec: {
-      method_down: "GET", url_down: `${receiver.url}/down/$NAME`, body_down: "", headers_down: {},
-      method_up: "GET", url_up: `${receiver.url}/up/$NAME`, body_up: "", headers_up: {},
-    } } }, T0);
-    assert.ok(hook.ok);
+    const { project } = await projectWithWebhook(pool, T0, { down: `${receiver.url}/down/$NAME`, up: `${receiver.url}/up/$NAME` });
     const create = async (name: string, dependsOn: string[]) => {
       const made = await pool.createCheck(project.id, { name, timeoutMs: DAY, graceMs: HOUR, reminderIntervalMs: HOUR, dependsOn, channels: { all: true } }, [], T0);
       if (!made.ok) throw new Error("create failed");
@@ -93,16 +77,16 @@ test("restart: a check held by its dependency stays held, and the dependency's r
     const web = await create("web", [db]);
     await pingThrough(pool, pingOf({ uuid: db }, T0 + MINUTE, { signal: "fail" }));
     await pingThrough(pool, pingOf({ uuid: web }, T0 + 2 * MINUTE, { signal: "fail" }));
-    await until(receiver.requests, 1);
+    await untilCount(receiver.requests, 1);
     await pool.close();
 
-    pool = await createInProcessPool(options(dir.path, T0 + 10 * MINUTE));
+    pool = await createInProcessPool(virtualPoolOptions(dir.path, T0 + 10 * MINUTE));
     const loaded = await pool.getCheck(project.id, { uuid: web });
     assert.ok(loaded.ok && loaded.value.alert?.heldBy === db, "held after the restart");
     await pingThrough(pool, pingOf({ uuid: db }, T0 + 20 * MINUTE)); // db up: web's down notification, once
-    await until(receiver.requests, 3);
+    await untilCount(receiver.requests, 3);
     await pingThrough(pool, pingOf({ uuid: web }, T0 + 30 * MINUTE)); // the marker: web's up comes after any repeat
-    await until(receiver.requests, 4);
+    await untilCount(receiver.requests, 4);
     // the two notifications of db's recovery are delivered side by side: their order is not fixed
     const paths = receiver.requests.map((r) => r.path);
     assert.equal([paths[0], [...paths.slice(1, 3)].sort(), paths[3]], ["/down/db", ["/down/web", "/up/db"], "/up/web"]);

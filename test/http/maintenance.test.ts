@@ -4,13 +4,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createInProcessPool } from "../../app/pools.ts";
-import type { PoolOptions } from "../../app/pools.ts";
-import type { Millis } from "../../engine/model.ts";
 import { DAY, HOUR } from "../../engine/model.ts";
 import { pingOf } from "../../bench/scenarios.ts";
 import { httpReceiver } from "../notify/receivers.ts";
 import { pingThrough, tempDir } from "../helpers.ts";
 import { withApi } from "./harness.ts";
+import { projectWithWebhook, untilCount, virtualPoolOptions } from "./restart-harness.ts";
 
 type Json = Record<string, unknown>;
 
@@ -50,30 +49,15 @@ test("maintenance: each bad body is a 400 with an error, and adds nothing", () =
   assert.is((await api.admin("POST", path, { ...good, duration: 60 })).status, 201, "the smallest duration is fine");
 }));
 
-function options(dataDir: string, startAt: Millis): PoolOptions {
-  return { dataDir, shards: 1, durability: "commit", startAt, clock: "virtual", notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null } };
-}
 
-async function until<T>(list: T[], count: number): Promise<void> {
-  const started = Date.now();
-  while (list.length < count) {
-    if (Date.now() - started > 5_000) throw new Error(`waited for ${count}, have ${list.length}: ${JSON.stringify(list)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test("restart: a window stored before it mutes after it; the check still down at its end is notified once", async () => {
   const receiver = await httpReceiver();
   const dir = tempDir();
   const T0 = Date.UTC(2026, 5, 1);
-  let pool = await createInProcessPool(options(dir.path, T0));
+  let pool = await createInProcessPool(virtualPoolOptions(dir.path, T0));
   try {
-    const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
-    const hook = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: false, spec: {
-      method_down: "GET", url_down: `${receiver.url}/down?now=$NOW`, body_down: "", headers_down: {},
-      method_up: "GET", url_up: `${receiver.url}/up?now=$NOW`, body_up: "", headers_up: {},
-    } } }, T0);
-    assert.ok(hook.ok);
+    const { project } = await projectWithWebhook(pool, T0, { down: `${receiver.url}/down?now=$NOW`, up: `${receiver.url}/up?now=$NOW` });
     const window = await pool.addMaintenance(project.id, { name: "nightly", schedule: "0 2 * * *", tz: "UTC", durationMs: 2 * HOUR }, T0);
     assert.ok(window.ok);
     const made = await pool.createCheck(project.id, { name: "db", timeoutMs: DAY, graceMs: HOUR, channels: { all: true } }, [], T0);
@@ -82,12 +66,12 @@ test("restart: a window stored before it mutes after it; the check still down at
     await pingThrough(pool, pingOf({ uuid }, T0 + HOUR));
     await pool.close();
 
-    pool = await createInProcessPool(options(dir.path, T0 + 90 * 60_000));
+    pool = await createInProcessPool(virtualPoolOptions(dir.path, T0 + 90 * 60_000));
     await pool.advance(T0 + 2 * HOUR + 30 * 60_000);
     await pingThrough(pool, pingOf({ uuid }, T0 + 2 * HOUR + 30 * 60_000, { signal: "fail" })); // inside the window: silent
     await pool.advance(T0 + 5 * HOUR);
     await pingThrough(pool, pingOf({ uuid }, T0 + 5 * HOUR + 60_000)); // the marker: its up comes after any repeat
-    await until(receiver.requests, 2);
+    await untilCount(receiver.requests, 2);
     assert.equal(receiver.requests.map((r) => r.path), ["/down?now=2026-06-01T04%3A00%3A00%2B00%3A00", "/up?now=2026-06-01T05%3A01%3A00%2B00%3A00"]);
   } finally {
     await pool.close();
