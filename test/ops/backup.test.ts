@@ -9,8 +9,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInProcessPool } from "../../app/pools.ts";
-import { runCli } from "../../app/cli.ts";
 import { tempDir } from "../helpers.ts";
+import { hcdHere } from "./cli-here.ts";
 import { call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
 
@@ -133,18 +133,6 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
   }
 });
 
-/** Runs the CLI in this process; returns its exit status and what it wrote to stderr. */
-async function hcdHere(args: string[], env: Record<string, string>): Promise<{ status: number; stderr: string }> {
-  const errors: string[] = [];
-  const [log, error] = [console.log, console.error];
-  console.log = () => {};
-  console.error = (text: string) => errors.push(text);
-  try {
-    return { status: await runCli(args, env), stderr: errors.join("\n") };
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
-}
 
 test("restore refuses a truncated or corrupt file and leaves the directory empty; backup works on a stopped DATA_DIR", async () => {
   const dir = tempDir();

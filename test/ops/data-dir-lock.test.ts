@@ -4,22 +4,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
-import { runCli } from "../../app/cli.ts";
 import { tempDir } from "../helpers.ts";
+import { hcdHere } from "./cli-here.ts";
 import { admin, startRefused, startServer, stopServer } from "./server-process.ts";
 
-/** Runs the CLI in this process; returns its exit status and what it wrote to stderr. */
-async function hcdHere(args: string[], env: Record<string, string>): Promise<{ status: number; stderr: string }> {
-  const errors: string[] = [];
-  const [log, error] = [console.log, console.error];
-  console.log = () => {};
-  console.error = (text: string) => errors.push(text);
-  try {
-    return { status: await runCli(args, env), stderr: errors.join("\n") };
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
-}
 
 test("a second server on a DATA_DIR in use exits 1 with 'in use'; the first serves on; after kill -9 a new one starts", async () => {
   const dir = tempDir();
