@@ -38,6 +38,9 @@ export type ModelCheck = {
   lastStartRid: string | null;
   failures: number; // failure signals since the last success (failure_threshold)
   lastEventAt: Millis; // the latest ping or flip recorded: nothing is stamped before it (contract)
+  // hcd's own downtime its deadline fell in (contract "hcd's own downtime and clock"): not judged down
+  // before the downtime's end plus its grace; ended by its next flip or success or failure signal
+  heldUntilDowntimeEnd: Millis | null;
   flips: ModelFlip[];
 };
 
@@ -66,7 +69,7 @@ export class ReferenceModel {
       const settings: Settings = { timeoutMs: DAY, graceMs: HOUR, cron: null, tz: "UTC", methods: "", manualResume: false,
         successKw: "", failureKw: "", startKw: "", filterHttpBody: false, filterDefaultFail: false, failureThreshold: 1 };
       const check: ModelCheck = { settings, status: "new", nPings: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null,
-        failures: 0, lastEventAt: T0, flips: [] };
+        failures: 0, lastEventAt: T0, heldUntilDowntimeEnd: null, flips: [] };
       update(check, spec);
       return check;
     });
@@ -101,16 +104,30 @@ export class ReferenceModel {
   }
 
   /**
-   * hcd starts again at the model's clock (restarts happen at the same virtual instant: no gap). A restart
-   * applies every deadline due by then; the place for the rule of hcd's own downtime once restarts leave gaps.
+   * hcd stops at the model's clock and starts again `gapMs` later, having judged nothing in between. A
+   * check not down or paused whose deadline fell in the gap is held: judged once its grace has passed
+   * since the start. Then every deadline due by the start is applied.
    */
-  restart(): void {
+  restart(gapMs: Millis = 0): void {
+    const fromAt = this.now;
+    this.now += gapMs;
+    for (const check of this.checks) {
+      if (gapMs === 0 || check.status === "down" || check.status === "paused") continue;
+      const dueAt = goingDownAfter(check); // an earlier downtime's hold included
+      if (dueAt !== null && dueAt > fromAt && dueAt <= this.now) check.heldUntilDowntimeEnd = this.now;
+    }
     for (const check of this.checks) this.#catchUp(check);
   }
 
   /** The status the API shows at the model's clock (v3 get_status), "grace" included. */
   apiStatus(index: number): ModelStatus | "grace" {
     const check = this.checks[index];
+    const status = this.#statusIgnoringDowntime(check);
+    const heldUntil = heldUntilAt(check);
+    return status === "down" && check.status !== "down" && heldUntil !== null && this.now < heldUntil ? "grace" : status;
+  }
+
+  #statusIgnoringDowntime(check: ModelCheck): ModelStatus | "grace" {
     const { graceMs } = check.settings;
     if (check.lastStartAt !== null && this.now >= check.lastStartAt + graceMs) return "down";
     if (check.status !== "up") return check.status;
@@ -136,17 +153,25 @@ function expectedAt(check: ModelCheck): Millis | null {
   return cron === null ? check.lastPingAt + timeoutMs : nextCronAt(cron, tz, check.lastPingAt);
 }
 
-/** going_down_after(): the grace start counting an open run (unless down), plus grace; null = never. */
+/** going_down_after(): the grace start counting an open run (unless down), plus grace, no earlier than a downtime's hold; null = never. */
 function goingDownAfter(check: ModelCheck): Millis | null {
   let startAt = expectedAt(check);
   if (check.lastStartAt !== null && check.status !== "down") startAt = startAt === null ? check.lastStartAt : Math.min(startAt, check.lastStartAt);
-  return startAt === null ? null : startAt + check.settings.graceMs;
+  if (startAt === null) return null;
+  const heldUntil = heldUntilAt(check);
+  return heldUntil === null ? startAt + check.settings.graceMs : Math.max(startAt + check.settings.graceMs, heldUntil);
+}
+
+/** The end of a downtime the check's deadline fell in plus its grace (as it is now), or null when none holds it. */
+function heldUntilAt(check: ModelCheck): Millis | null {
+  return check.heldUntilDowntimeEnd === null ? null : check.heldUntilDowntimeEnd + check.settings.graceMs;
 }
 
 function flip(check: ModelCheck, to: ModelStatus, at: Millis): void {
   if (check.status === to) return;
   check.flips.push([at, check.status, to]);
   check.status = to;
+  check.heldUntilDowntimeEnd = null; // any flip ends a downtime's hold
   check.lastEventAt = Math.max(check.lastEventAt, at);
 }
 
@@ -178,6 +203,7 @@ function ping(check: ModelCheck, step: Extract<Step, { kind: "ping" }>, at: Mill
   check.lastEventAt = Math.max(check.lastEventAt, at);
   if (kind === "start") { check.lastStartAt = at; check.lastStartRid = step.rid; return; }
   if (kind !== "success" && kind !== "fail") return;
+  check.heldUntilDowntimeEnd = null; // the deadlines count from this signal again
   check.lastPingAt = at;
   if (check.lastStartAt !== null && (check.lastStartRid === step.rid || kind === "fail" || step.rid === null)) {
     check.lastStartAt = null; check.lastStartRid = null;

@@ -3,7 +3,8 @@
 // difference: status (stored and shown), n_pings, last_ping, the open run, the flips; and at the first
 // broken invariant: flips in time order, every acknowledged ping logged exactly once (n = 1..n_pings).
 // A restart closes the pool cleanly, a crash is SIGKILL between two steps, or while a ping is in flight
-// (that ping may be kept or lost, never kept twice). Each starts again at the same virtual instant.
+// (that ping may be kept or lost, never kept twice). Each starts again at once or after a gap, which is
+// hcd's own downtime (the driver keeps DATA_DIR/clock as a real clock's mark, so the gap is seen as one).
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,13 @@ const DRIVER = fileURLToPath(new URL("./pool-driver.js", import.meta.url));
 const CHECKS = 2;
 
 type PingStep = Extract<Step, { kind: "ping" }>;
-export type RestartStep = Step | { readonly kind: "restart" } | { readonly kind: "crash"; readonly inFlight: PingStep | null; readonly delayMs: number };
+/** A clean stop or a crash, and how long hcd then stays down (0: it starts again at once). */
+export type RestartStep = Step
+  | { readonly kind: "restart"; readonly gapMs: number }
+  | { readonly kind: "crash"; readonly inFlight: PingStep | null; readonly delayMs: number; readonly gapMs: number };
+
+/** How long hcd stays down: not at all, minutes, or hours to days. */
+const gapArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3 * 60_000 }), fc.integer({ min: 3_600_000, max: 3 * 86_400_000 }));
 
 /** A history with restarts and crashes at random points. */
 export function restartHistoryArb(maxSteps: number) {
@@ -29,8 +36,8 @@ export function restartHistoryArb(maxSteps: number) {
     specs: fc.array(specArb, { minLength: CHECKS, maxLength: CHECKS }),
     steps: fc.array(fc.oneof(
       { weight: 5, arbitrary: stepArb(CHECKS) as fc.Arbitrary<RestartStep> },
-      { weight: 1, arbitrary: fc.constant({ kind: "restart" as const }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant("crash" as const), inFlight: fc.option(ping, { freq: 2 }), delayMs: fc.integer({ min: 0, max: 15 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("restart" as const), gapMs: gapArb }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant("crash" as const), inFlight: fc.option(ping, { freq: 2 }), delayMs: fc.integer({ min: 0, max: 15 }), gapMs: gapArb }) },
     ), { maxLength: maxSteps, size: "max" }),
   });
 }
@@ -103,14 +110,14 @@ export async function runOnPool(specs: readonly CheckSpec[], steps: readonly Res
           if (step.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
           await driver.crash();
         }
-        driver = await started(dir.path, model.now); // the same virtual instant: no gap
-        model.restart();
+        driver = await started(dir.path, model.now + step.gapMs); // hcd down for the gap, judging nothing
         if (step.kind === "crash" && step.inFlight !== null) {
           const [read] = await reads(driver, projectId, [uuids[step.inFlight.check]]);
           const n = read.check.nPings - before[step.inFlight.check];
           assert.ok(n === 0 || n === 1, `${where}: a ping in flight at a crash is kept once or lost, got ${n}`);
-          if (n === 1) model.apply(step.inFlight);
+          if (n === 1) model.apply(step.inFlight); // stamped before the crash
         }
+        model.restart(step.gapMs);
       } else {
         const accepted = model.apply(step);
         const answer = await driver.request<boolean>({ op: "step", step, at: model.now, projectId, uuids });

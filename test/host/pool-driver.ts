@@ -1,8 +1,10 @@
 // A child process that runs an in-process pool on a DATA_DIR with a virtual clock and does what its parent
 // asks over IPC, one request at a time: the restarts-model test kills it (a crash) or closes it (a clean
-// stop) between any two steps, and starts another on the same directory at the same virtual instant.
+// stop) between any two steps, and starts another on the same directory at that instant or later.
 // argv: <dataDir> <startAt>. Answers { id, value } or { id, error }; says { ready: true } once started.
 import { createInProcessPool } from "../../app/pools.ts";
+import { VirtualClock } from "../../host/clock.ts";
+import { ClockMark } from "../../persistence/clock-mark.ts";
 import type { Check, CheckSpec, Flip, Millis, PingRecord } from "../../engine/model.ts";
 import type { Pool } from "../../host/pool-api.ts";
 import type { Step } from "../engine/reference-model.ts";
@@ -18,7 +20,10 @@ export type DriverRequest =
 export type DriverRead = { readonly check: Check; readonly flips: readonly Flip[]; readonly pings: readonly PingRecord[] };
 
 const [dataDir, startAt] = [process.argv[2], Number(process.argv[3])];
-const pool: Pool = await createInProcessPool({ dataDir, shards: 2, durability: "flush", startAt, clock: "virtual",
+// judged as a real clock's run (its mark kept in DATA_DIR/clock: a start later than the mark is hcd's own
+// downtime), on a clock that stands at startAt: every instant comes with the parent's requests
+const pool: Pool = await createInProcessPool({ dataDir, shards: 2, durability: "flush", startAt, clock: "real",
+  clockNow: new VirtualClock(startAt), mark: ClockMark.open(dataDir, "real"),
   notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
 const send = (message: unknown) => process.send?.(message);
 
