@@ -4,8 +4,8 @@
 // one server alone (R1), same run, same machine. The servers and this process share the machine's cores.
 // Run: npm run -s build && node dist/bench/cluster-log.bench.js [secondsPerVariant, default 3]
 import { spawnSync } from "node:child_process";
-import { connect } from "nats";
-import type { NatsConnection } from "nats";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { JetStreamLog } from "../cluster/jetstream-log.ts";
 import { startNatsCluster } from "../test/stress/nats-cluster.ts";
 import { median, percentile } from "./measure.ts";

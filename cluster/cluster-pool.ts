@@ -7,7 +7,7 @@
 // makes the directory's keys of the partition exactly its state, and only then answers requests for it.
 // The partition's routing is the pool's shard routing: shardOf (host/routing.ts) and partitionOf
 // (partitions.ts) are the same FNV-1a hash for the ASCII uuids that project ids are.
-import type { NatsConnection, Subscription } from "nats";
+import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { Millis } from "../engine/model.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import { FailureEpisodes } from "../host/failure-episodes.ts";

@@ -4,9 +4,12 @@
 // a server not up yet is waited for; a refusal of the credentials or of the server's certificate is not
 // (waiting would change nothing): the node gives up at once, naming the NATS or TLS error.
 import { readFileSync } from "node:fs";
-import { connect, credsAuthenticator } from "nats";
-import type { ConnectionOptions, NatsConnection } from "nats";
+import { credsAuthenticator } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import type { NodeConnectionOptions as ConnectionOptions } from "@nats-io/transport-node";
 import { log } from "../host/log.ts";
+import { credentialsRefused, tlsFailure, tlsNotOffered } from "./nats-errors.ts";
 import { sharedSecret } from "./shared-secret.ts";
 
 /** How long a node waits at start for a NATS server to answer before it gives up (a supervisor restarts it). */
@@ -121,9 +124,6 @@ async function refusalOfAny(options: ConnectionOptions): Promise<NatsTrustError 
   return null;
 }
 
-/** NATS answers that refuse this node's credentials (as the client codes them). */
-const AUTH_CODES = new Set(["AUTHORIZATION_VIOLATION", "AUTHENTICATION_EXPIRED", "ACCOUNT_EXPIRED", "BAD_AUTHENTICATION", "BAD_CREDS"]);
-
 /**
  * Returns the error as a NatsTrustError when it is a refusal of trust: the server refused the credentials,
  * its certificate failed verification, or it offers no TLS where TLS is required. Else null (a server not
@@ -131,15 +131,11 @@ const AUTH_CODES = new Set(["AUTHORIZATION_VIOLATION", "AUTHENTICATION_EXPIRED",
  */
 export function trustRefusal(error: unknown): NatsTrustError | null {
   if (error instanceof NatsTrustError) return error;
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  const text = typeof message === "string" ? message.replace(/^'(.*)'$/, "$1") : String(error);
-  if (typeof code === "string" && AUTH_CODES.has(code)) return new NatsTrustError(`NATS refused the credentials: ${text}${text === code ? "" : ` (${code})`}`);
-  // the client's own TLS code, its "server option not available: tls", or Node's certificate codes
-  const tls = code === "TLS" || (code === "SERVER_OPT_NA" && text === "tls")
-    || (typeof code === "string" && /CERT|SSL|TLS|SIGNATURE|ALTNAME|ISSUER/.test(code));
-  if (!tls) return null;
-  if (code === "SERVER_OPT_NA") return new NatsTrustError("TLS required (tls:// in NATS_URL) but the NATS server offers none");
-  return new NatsTrustError(`TLS verification of the NATS server failed: ${text} (${code})`);
+  const text = messageOf(error).replace(/^'(.*)'$/, "$1");
+  if (credentialsRefused(error)) return new NatsTrustError(`NATS refused the credentials: ${text}`);
+  if (tlsNotOffered(error)) return new NatsTrustError("TLS required (tls:// in NATS_URL) but the NATS server offers none");
+  const tls = tlsFailure(error);
+  return tls === null ? null : new NatsTrustError(`TLS verification of the NATS server failed: ${tls.message} (${tls.code})`);
 }
 
 function messageOf(error: unknown): string {

@@ -7,8 +7,9 @@
 // secret in a value, never in a subject or key. The bucket's age limit is the dashboard's idle limit, and
 // a node renews a session's copy at most once an hour while it is used, so a forgotten session leaves the
 // bucket on its own.
-import type { KV, NatsConnection } from "nats";
-import { createIdempotently } from "./jetstream-setup.ts";
+import type { KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { createIdempotently, openBucket } from "./jetstream-setup.ts";
 
 /** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
@@ -32,10 +33,9 @@ export class DashboardSessions {
 
   /** Opens (or creates) the bucket and starts hearing removals. `idleMs`: the dashboard's idle limit. */
   static async open(options: { connection: NatsConnection; replicas: number; idleMs: number; bucket?: string }): Promise<DashboardSessions> {
-    const js = options.connection.jetstream();
-    const kv = await createIdempotently(() => js.views.kv(options.bucket ?? "hcd-sessions", {
-      replicas: options.replicas, history: 1, ttl: options.idleMs, allow_direct: false, timeout: 5_000,
-    }));
+    const kv = await openBucket(options.connection, options.bucket ?? "hcd-sessions", {
+      replicas: options.replicas, history: 1, ttl: options.idleMs, allow_direct: false,
+    });
     const sessions = new DashboardSessions(kv);
     await sessions.#follow();
     return sessions;

@@ -26,13 +26,17 @@
 // Project record whole): whoever can read the bucket can read every project's keys, as whoever can read
 // DATA_DIR can. Nothing here logs a value.
 import { randomUUID } from "node:crypto";
-import { headers } from "nats";
-import type { JetStreamClient, JetStreamPublishOptions, KV, KvEntry, NatsConnection, NatsError, QueuedIterator, Status } from "nats";
+import { jetstream } from "@nats-io/jetstream";
+import type { JetStreamClient, JetStreamPublishOptions } from "@nats-io/jetstream";
+import type { KV, KvWatchEntry } from "@nats-io/kv";
+import { headers } from "@nats-io/nats-core";
+import type { NatsConnection, QueuedIterator, Status } from "@nats-io/nats-core";
 import type { Changes } from "../engine/changes.ts";
 import type { Project } from "../engine/model.ts";
 import { DirectoryLookups } from "../host/directory-lookups.ts";
 import { checkKey, decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
-import { createIdempotently } from "./jetstream-setup.ts";
+import { openBucket } from "./jetstream-setup.ts";
+import { unanswered } from "./nats-errors.ts";
 import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
 
 export type DirectoryReplicaOptions = {
@@ -92,7 +96,7 @@ export class DirectoryReplica extends DirectoryLookups {
   #ignored = 0;
   #restarts = 0;
   #closed = false;
-  #watch: QueuedIterator<KvEntry> | null = null;
+  #watch: QueuedIterator<KvWatchEntry> | null = null;
   #watching: Promise<void> = Promise.resolve();
   #status: AsyncIterable<Status> | null = null;
   #waiters: Waiter[] = [];
@@ -106,7 +110,7 @@ export class DirectoryReplica extends DirectoryLookups {
     this.bucket = bucket;
     this.#kv = kv;
     this.#connection = options.connection;
-    this.#js = options.connection.jetstream();
+    this.#js = jetstream(options.connection);
     this.#partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
     this.#retryForMs = options.retryForMs ?? 30_000;
@@ -116,8 +120,7 @@ export class DirectoryReplica extends DirectoryLookups {
   /** Opens (or creates) the bucket, starts watching it, and resolves once the copy holds everything it held. */
   static async open(options: DirectoryReplicaOptions): Promise<DirectoryReplica> {
     const bucket = options.bucket ?? "hcd-directory";
-    const js = options.connection.jetstream();
-    const kv = await createIdempotently(() => js.views.kv(bucket, { replicas: options.replicas, history: 1, timeout: 5_000 }));
+    const kv = await openBucket(options.connection, bucket, { replicas: options.replicas, history: 1 });
     const replica = new DirectoryReplica(kv, options, bucket);
     replica.#start();
     try {
@@ -354,7 +357,7 @@ export class DirectoryReplica extends DirectoryLookups {
     }
   }
 
-  #apply(entry: KvEntry): void {
+  #apply(entry: KvWatchEntry): void {
     if (entry.revision <= this.#revision) return; // already applied (a watch started again may repeat some)
     this.#revision = entry.revision;
     const key = parseKey(entry.key);
@@ -364,7 +367,7 @@ export class DirectoryReplica extends DirectoryLookups {
   }
 
   /** Applies one entry to the copy; false when its value is not in the layout. */
-  #applyKey(key: NonNullable<ReturnType<typeof parseKey>>, entry: KvEntry): boolean {
+  #applyKey(key: NonNullable<ReturnType<typeof parseKey>>, entry: KvWatchEntry): boolean {
     const removed = entry.operation !== "PUT";
     if (key.kind === "project") {
       if (removed) {
@@ -389,15 +392,14 @@ export class DirectoryReplica extends DirectoryLookups {
   }
 }
 
-/** Runs `send` again (after a growing pause) while it goes unanswered (TIMEOUT) or finds no leader to answer (503, while one is elected), for at most `forMs`. */
+/** Runs `send` again (after a growing pause) while it goes unanswered (a timeout) or finds no leader to answer (no responders, while one is elected), for at most `forMs`. */
 async function retryUnanswered<T>(send: () => Promise<T>, forMs: number): Promise<T> {
   const until = Date.now() + forMs;
   for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
     try {
       return await send();
     } catch (error) {
-      const code = (error as Partial<NatsError>)?.code;
-      if ((code !== "TIMEOUT" && code !== "503") || Date.now() + pause > until) throw error;
+      if (!unanswered(error) || Date.now() + pause > until) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }

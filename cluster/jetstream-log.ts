@@ -19,18 +19,17 @@
 // leaves the writer unfenced: some records of the batch may be stored (those before the first that
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
-import { headers } from "nats";
-import type { JetStreamClient, JetStreamManager, NatsError, StoredMsg } from "nats";
+import type { JetStreamClient, JetStreamManager, StoredMsg } from "@nats-io/jetstream";
+import { headers } from "@nats-io/nats-core";
 import type { CommandLog } from "./command-log.ts";
 import { keptUntilPurged, openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
+import { unanswered, wrongLastSequence } from "./nats-errors.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
 const FENCE_NODE_HEADER = "Hcd-Fence-Node";
 const FENCE_REVISION_HEADER = "Hcd-Fence-Lease-Revision";
-const WRONG_LAST_SEQUENCE = 10071; // JetStream's err_code for a failed Nats-Expected-Last-Sequence check
 const EMPTY = new Uint8Array(0);
-const NO_MESSAGE = 10037; // JetStream's err_code for a message get of a sequence not held
 /** Message gets in flight at once while reading the log. */
 const READ_WINDOW = 64;
 
@@ -176,9 +175,7 @@ export class JetStreamLog implements CommandLog {
       try {
         return await this.#jsm.streams.getMessage(this.stream, { seq });
       } catch (error) {
-        const nats = error as Partial<NatsError>;
-        if (nats.api_error?.err_code === NO_MESSAGE) return null;
-        if ((nats.code !== "TIMEOUT" && nats.code !== "503") || Date.now() >= until) throw error;
+        if (!unanswered(error) || Date.now() >= until) throw error;
       }
     }
   }
@@ -197,16 +194,8 @@ export class JetStreamLog implements CommandLog {
    * gets, answered by the leader too.
    */
   async lastPosition(): Promise<number> {
-    try {
-      return (await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject })).seq;
-    } catch (error) {
-      if ((error as NatsError).api_error?.err_code !== NO_MESSAGE) throw error;
-      return (await this.#jsm.streams.info(this.stream)).state.last_seq; // never written, or every record let go
-    }
+    const last = await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject });
+    if (last !== null) return last.seq;
+    return (await this.#jsm.streams.info(this.stream)).state.last_seq; // never written, or every record let go
   }
-}
-
-function wrongLastSequence(error: unknown): boolean {
-  const nats = error as Partial<NatsError> | undefined;
-  return nats?.api_error?.err_code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String((error as Error)?.message));
 }

@@ -2,10 +2,14 @@
 // as the others, and opening a partition's streams (its log, snapshots and history), which a node does at
 // each takeover. Creation is idempotent (the same configuration again is accepted), but Debian's 2.9.10
 // sometimes leaves a create request unanswered when another node creates the same stream concurrently
-// (seen here: a TIMEOUT on one of three nodes opening the same buckets), so a request that times out is
+// (seen here: a timeout on one of three nodes opening the same buckets), so a request that times out is
 // simply sent again.
-import { DiscardPolicy, RetentionPolicy, StorageType } from "nats";
-import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, StreamConfig } from "nats";
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import type { JetStreamClient, JetStreamManager, StreamConfig } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import type { KV, KvOptions } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { streamNotFound, unanswered } from "./nats-errors.ts";
 
 /**
  * The connection's JetStream manager, without the account-info request the client sends by default to
@@ -14,7 +18,12 @@ import type { JetStreamClient, JetStreamManager, NatsConnection, NatsError, Stre
  * code asks) are already back. A takeover opened in that window must not fail on the check.
  */
 export function managerOf(connection: NatsConnection, timeoutMs?: number): Promise<JetStreamManager> {
-  return connection.jetstreamManager(timeoutMs === undefined ? { checkAPI: false } : { checkAPI: false, timeout: timeoutMs });
+  return jetstreamManager(connection, timeoutMs === undefined ? { checkAPI: false } : { checkAPI: false, timeout: timeoutMs });
+}
+
+/** Opens KV bucket `name`, creating it with `options` unless it exists (whatever configuration it has then). */
+export function openBucket(connection: NatsConnection, name: string, options: Partial<KvOptions>): Promise<KV> {
+  return createIdempotently(() => new Kvm(jetstream(connection)).create(name, options));
 }
 
 /** Runs `create` again when it times out without an answer, up to `attempts` times; other errors are thrown at once. */
@@ -28,20 +37,13 @@ export async function createIdempotently<T>(create: () => Promise<T>, attempts =
   }
 }
 
-function unanswered(error: unknown): boolean {
-  const code = (error as Partial<NatsError>)?.code;
-  return code === "TIMEOUT" || code === "503";
-}
-
-const STREAM_NOT_FOUND = 10059;
-
 /** Creates stream `config.name` with `config` unless it exists (whatever configuration it has then). */
 export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
   await createIdempotently(async () => {
     try {
       await jsm.streams.info(config.name);
     } catch (error) {
-      if ((error as NatsError).api_error?.err_code !== STREAM_NOT_FOUND) throw error;
+      if (!streamNotFound(error)) throw error;
       await jsm.streams.add(config);
     }
   });
@@ -84,5 +86,5 @@ export async function openPartitionStream(options: PartitionStreamOptions, defau
   const subject = `${options.subjectPrefix ?? defaults.subjectPrefix}.${options.partition}`;
   const jsm = await managerOf(options.connection);
   await ensureStream(jsm, { ...settings(subject), name: stream, num_replicas: options.replicas });
-  return { stream, subject, js: options.connection.jetstream(), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 };
+  return { stream, subject, js: jetstream(options.connection), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 };
 }

@@ -35,15 +35,18 @@
 // (about 4-5 s after its leader's server was killed, measured here); both are sent again, a publish for up
 // to three ack waits and with the same message id, so a copy that did land is dropped.
 import { wirePackr as packr } from "./wire-packr.ts";
-import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, ReplayPolicy, RetentionPolicy, StorageType } from "nats";
-import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, MsgRequest, NatsConnection, NatsError, StoredMsg } from "nats";
+import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, ReplayPolicy, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, MsgRequest, StoredMsg } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { Millis } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
 import { log } from "../host/log.ts";
 import { createIdempotently, ensureStream, managerOf } from "./jetstream-setup.ts";
+import { consumerNotFound, noResponders, unanswered } from "./nats-errors.ts";
 
-export type { NatsConnection } from "nats";
+export type { NatsConnection } from "@nats-io/nats-core";
 
 export const DUPLICATE_WINDOW_MS: Millis = HOUR;
 export const ACK_WAIT_MS: Millis = 30_000;
@@ -53,8 +56,6 @@ const PUBLISH_ATTEMPTS = 3;
 const NO_LEADER_PAUSE_MS = 250;
 const FETCH_EXPIRES_MS = 5_000;
 const GETS_AT_ONCE = 128; // message gets in flight at once when listing the stream
-const NO_MESSAGE = 10037; // JetStream's err_code for a message get that found nothing
-const CONSUMER_NOT_FOUND = 10014;
 
 const RECORD_ID = 1; // the first value of every message: an outbox entry (a future format gets a new id)
 
@@ -113,7 +114,7 @@ export class NotificationStream {
     this.subject = options.subject;
     this.consumer = options.consumer;
     this.#connection = options.connection;
-    this.#js = options.connection.jetstream();
+    this.#js = jetstream(options.connection);
     this.#jsm = options.jsm;
     this.#ackTimeoutMs = options.ackTimeoutMs;
   }
@@ -131,7 +132,7 @@ export class NotificationStream {
       try {
         await jsm.consumers.info(stream, consumer);
       } catch (error) {
-        if ((error as NatsError).api_error?.err_code !== CONSUMER_NOT_FOUND) throw error;
+        if (!consumerNotFound(error)) throw error;
         await jsm.consumers.add(stream, {
           durable_name: consumer, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, replay_policy: ReplayPolicy.Instant,
           ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1, max_ack_pending: -1,
@@ -167,7 +168,7 @@ export class NotificationStream {
       } catch (error) {
         if (!unanswered(error) || this.closed || Date.now() >= until) throw error;
         // no responders (the stream has no leader yet) comes back at once: not again straight away
-        if ((error as Partial<NatsError>).code === "503") await new Promise((resolve) => setTimeout(resolve, NO_LEADER_PAUSE_MS));
+        if (noResponders(error)) await new Promise((resolve) => setTimeout(resolve, NO_LEADER_PAUSE_MS));
       }
     }
   }
@@ -290,17 +291,7 @@ export class NotificationStream {
   }
 
   /** The stored message, or null when there is none (acknowledged meanwhile, or past the end). */
-  async #get(query: MsgRequest): Promise<StoredMsg | null> {
-    try {
-      return await this.#jsm.streams.getMessage(this.stream, query);
-    } catch (error) {
-      if ((error as NatsError).api_error?.err_code === NO_MESSAGE) return null;
-      throw error;
-    }
+  #get(query: MsgRequest): Promise<StoredMsg | null> {
+    return this.#jsm.streams.getMessage(this.stream, query);
   }
-}
-
-function unanswered(error: unknown): boolean {
-  const code = (error as Partial<NatsError>)?.code;
-  return code === "TIMEOUT" || code === "503";
 }

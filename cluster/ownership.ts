@@ -27,8 +27,12 @@
 // both serve reads from their own memory until the next round deposes one. A renewal left without an
 // answer (a client-side timeout) may still have landed: the next round's read recognises it by its lease
 // value and keeps the partition, instead of losing it and claiming it again (a whole takeover).
-import type { JetStreamClient, JetStreamManager, KV, NatsConnection, NatsError } from "nats";
-import { createIdempotently, managerOf } from "./jetstream-setup.ts";
+import { jetstream } from "@nats-io/jetstream";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { createIdempotently, managerOf, openBucket } from "./jetstream-setup.ts";
+import { wrongLastSequence } from "./nats-errors.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
 import { decodeLease, encodeLease, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "./leases.ts";
 
@@ -107,11 +111,11 @@ export class Ownership {
     if (!Number.isInteger(options.partitionCount) || options.partitionCount < 1) throw new Error("partitionCount must be a positive integer");
     const leaseMs = options.leaseMs ?? 6_000, renewEveryMs = options.renewEveryMs ?? 2_000;
     if (renewEveryMs * 2 > leaseMs) throw new Error("renewEveryMs must be at most half of leaseMs: one late round must not lose the lease");
-    const js = options.connection.jetstream();
+    const js = jetstream(options.connection);
     const bucket = options.bucket ?? "hcd-owner";
     // allow_direct off: reads come from the stream leader, so a round sees the latest revisions (a stale read
     // would only make a CAS fail, but every failure costs a round)
-    const open = (name: string) => createIdempotently(() => js.views.kv(name, { replicas: options.replicas, history: 1, allow_direct: false, timeout: 5_000 }));
+    const open = (name: string) => openBucket(options.connection, name, { replicas: options.replicas, history: 1, allow_direct: false });
     const nodes = await open(`${bucket}-nodes`);
     for (let p = 0; p < options.partitionCount; p++) await open(leaseBucket(bucket, p));
     // a round's own requests wait at most half a round: a bucket whose leader is being elected again (its
@@ -250,7 +254,7 @@ export class Ownership {
       const ack = await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(lease), { expect: { lastSequence: revision }, timeout: this.#requestTimeoutMs });
       return ack.seq;
     } catch (error) {
-      if (casFailed(error)) return null;
+      if (wrongLastSequence(error)) return null;
       throw error;
     }
   }
@@ -265,7 +269,7 @@ export class Ownership {
       // a lease never written: write "released" once so that every claim is a CAS on a revision. Two nodes
       // doing this at once both write "released" (harmless), and the message id makes the second a duplicate.
       await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(null), { msgID: `${leaseBucket(this.#bucket, partition)}-first`, expect: { lastSubjectSequence: 0 }, timeout: this.#requestTimeoutMs })
-        .catch((error: unknown) => { if (!casFailed(error)) throw error; });
+        .catch((error: unknown) => { if (!wrongLastSequence(error)) throw error; });
       entry = await this.#lastEntry(partition);
       if (entry === null) throw new Error(`${leaseBucket(this.#bucket, partition)}: no lease after the first write`);
     }
@@ -274,14 +278,10 @@ export class Ownership {
 
   /** The lease's last revision, asked of its bucket's stream leader (a message get); null when never written. */
   async #lastEntry(partition: number): Promise<LeaseKey | null> {
-    try {
-      const message = await this.#jsm.streams.getMessage(`KV_${leaseBucket(this.#bucket, partition)}`, { last_by_subj: leaseSubject(this.#bucket, partition) });
-      const deleted = message.header?.get("KV-Operation"); // DEL or PURGE: never written by hcd, read as released
-      return { revision: message.seq, lease: deleted ? null : decodeLease(message.data) };
-    } catch (error) {
-      if ((error as Partial<NatsError>)?.api_error?.err_code === 10037) return null; // no message found
-      throw error;
-    }
+    const message = await this.#jsm.streams.getMessage(`KV_${leaseBucket(this.#bucket, partition)}`, { last_by_subj: leaseSubject(this.#bucket, partition) });
+    if (message === null) return null;
+    const deleted = message.header?.get("KV-Operation"); // DEL or PURGE: never written by hcd, read as released
+    return { revision: message.seq, lease: deleted ? null : decodeLease(message.data) };
   }
 
   /**
@@ -317,8 +317,3 @@ export const LEASE_KEY = "owner";
 export const leaseBucket = (bucket: string, partition: number) => `${bucket}-${partition}`;
 const leaseSubject = (bucket: string, partition: number) => `$KV.${leaseBucket(bucket, partition)}.${LEASE_KEY}`;
 export const presenceKey = (node: string) => `node.${node}`;
-
-function casFailed(error: unknown): boolean {
-  // 10071: wrong last sequence (a write at a stale revision)
-  return (error as Partial<NatsError>)?.api_error?.err_code === 10071 || /wrong last (subject )?sequence/i.test(String((error as Error)?.message));
-}

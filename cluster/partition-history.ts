@@ -48,14 +48,16 @@
 // sent), so the newest `limit` pings, or one ping's body, are found by a binary search of single message
 // gets (next_by_subj from a sequence) instead of reading the whole subject: log2 of the stream's length.
 import { wirePackr as packr } from "./wire-packr.ts";
-import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, headers, nanos } from "nats";
-import type { ConsumerInfo, JetStreamClient, JetStreamManager, NatsError, PubAck, StoredMsg } from "nats";
+import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import type { ConsumerInfo, JetStreamClient, JetStreamManager, PubAck, StoredMsg } from "@nats-io/jetstream";
+import { headers, nanos } from "@nats-io/nats-core";
 import type { Changes } from "../engine/changes.ts";
 import { LIMITS } from "../engine/model.ts";
 import type { Flip, PingRecord } from "../engine/model.ts";
 import type { FlipQuery } from "../host/pool-api.ts";
 import { openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
+import { unanswered } from "./nats-errors.ts";
 
 /**
  * Stream `${streamPrefix}_${partition}` (default HCD_HIST), subjects
@@ -67,7 +69,6 @@ export type PartitionHistoryOptions = PartitionStreamOptions;
 /** The first value of every message: what the rest is. Never renumbered; a new format gets a new id. */
 const MESSAGE_IDS = { ping: 1, flip: 2, deleted: 3 } as const;
 const POSITION_HEADER = "Hcd-Position";
-const NO_MESSAGE = 10037; // JetStream's err_code for a message get that finds nothing
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
 const PUBLISH_ATTEMPTS = 3;
 const READ_IDLE_MS = 10_000;
@@ -339,14 +340,9 @@ export class PartitionHistory {
   }
 
   /** A message get (answered by the stream's leader); null when there is no such message. */
-  async #get(query: { seq: number; next_by_subj?: string } | { last_by_subj: string }): Promise<StoredMsg | null> {
-    try {
-      // next_by_subj: the first message at or after seq on the subject; the client's types lack it
-      return await this.#jsm.streams.getMessage(this.stream, query as { seq: number });
-    } catch (error) {
-      if ((error as NatsError).api_error?.err_code === NO_MESSAGE) return null;
-      throw error;
-    }
+  #get(query: { seq: number; next_by_subj?: string } | { last_by_subj: string }): Promise<StoredMsg | null> {
+    // next_by_subj: the first message at or after seq on the subject; the client's types lack it
+    return this.#jsm.streams.getMessage(this.stream, query as { seq: number });
   }
 
   async #publish(message: Outgoing, position: number, expectId: string | null): Promise<PubAck> {
@@ -408,12 +404,6 @@ function open(bytes: Uint8Array, kind: keyof typeof MESSAGE_IDS, fields: number)
     throw new Error(`not a history ${kind} message (message id ${Array.isArray(value) ? String(value[0]) : typeof value})`);
   }
   return value.slice(1);
-}
-
-/** A publish nobody answered in time (no leader, no quorum yet): sending it again is safe under its message id. */
-function unanswered(error: unknown): boolean {
-  const code = (error as Partial<NatsError>)?.code;
-  return code === "TIMEOUT" || code === "503";
 }
 
 /** `promise`, or a rejection with `message` once `ms` have passed without an answer. */

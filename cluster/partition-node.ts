@@ -5,7 +5,7 @@
 // replica stopped after a failed write (its state is rebuilt from the snapshot and the log), or a takeover
 // gave up while the lease had lapsed for a moment before a renewal kept it. Commands for a project whose partition this node does not own are refused:
 // the caller sends them to the owner instead.
-import type { NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { ShardCommand } from "../engine/commands.ts";
 import type { Millis } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";

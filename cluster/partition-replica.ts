@@ -31,7 +31,7 @@
 // crash, and the stores drop what is carried out twice by its message id. A failed effect stops the
 // replica (stale) like a failed append.
 import { randomUUID } from "node:crypto";
-import type { NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { Changes } from "../engine/changes.ts";
 import type { ShardCommand, ShardResultOf } from "../engine/commands.ts";
 import type { Flip, Millis } from "../engine/model.ts";

@@ -12,10 +12,11 @@
 // NotOwnerError means nothing of the request was appended (a ping batch is appended whole or not at all,
 // PartitionReplica.submitAll), so it is sent again whole. Reads are sent again on timeouts too.
 import { wirePackr as packr } from "./wire-packr.ts";
-import type { Msg, NatsConnection, NatsError, Subscription } from "nats";
+import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-host.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
 import { log } from "../host/log.ts";
+import { noResponders, timedOut } from "./nats-errors.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 import type { PartitionHost } from "./partition-host.ts";
 
@@ -143,9 +144,8 @@ export class PartitionHandle implements ShardHandle {
     try {
       message = await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request), { timeout: this.#options.requestTimeoutMs ?? 10_000 });
     } catch (error) {
-      const code = (error as Partial<NatsError>).code;
-      if (code === "503") throw new Retry("no owner answers"); // nobody subscribed: not delivered, safe to send again
-      if (code === "TIMEOUT" && read) throw new Retry("timed out");
+      if (noResponders(error)) throw new Retry("no owner answers"); // nobody subscribed: not delivered, safe to send again
+      if (timedOut(error) && read) throw new Retry("timed out");
       throw error;
     }
     const reply = decodeReply(message.data);

@@ -6,23 +6,21 @@
 // sequence, which Debian's 2.9.10 serializes, unlike the KV client's create: see ownership.ts), so two
 // nodes starting at once can't both win; the loser reads the winner's.
 import { randomBytes } from "node:crypto";
-import type { NatsConnection, NatsError } from "nats";
-import { createIdempotently } from "./jetstream-setup.ts";
-
-const WRONG_LAST_SEQUENCE = 10071;
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { openBucket } from "./jetstream-setup.ts";
+import { wrongLastSequence } from "./nats-errors.ts";
 
 /** Returns the cluster's secret `name` (letters, digits, "-"), creating it on first use. */
 export async function sharedSecret(connection: NatsConnection, replicas: number, name: string, bucket = "hcd-secret"): Promise<string> {
-  const js = connection.jetstream();
   const kvName = `${bucket}-${name}`;
-  const kv = await createIdempotently(() => js.views.kv(kvName, { replicas, history: 1, allow_direct: false, timeout: 5_000 }));
+  const kv = await openBucket(connection, kvName, { replicas, history: 1, allow_direct: false });
   const stored = await kv.get("value");
   if (stored !== null && stored.operation === "PUT") return stored.string();
   try {
-    await js.publish(`$KV.${kvName}.value`, randomBytes(32).toString("base64url"), { expect: { lastSequence: 0 }, timeout: 5_000 });
+    await jetstream(connection).publish(`$KV.${kvName}.value`, randomBytes(32).toString("base64url"), { expect: { lastSequence: 0 }, timeout: 5_000 });
   } catch (error) {
-    const nats = error as Partial<NatsError>;
-    if (nats.api_error?.err_code !== WRONG_LAST_SEQUENCE && !/wrong last sequence/i.test(String((error as Error).message))) throw error;
+    if (!wrongLastSequence(error)) throw error;
   }
   const written = await kv.get("value");
   if (written === null) throw new Error(`${kvName}: no value after the first write`);

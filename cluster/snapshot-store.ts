@@ -9,16 +9,15 @@
 // publish and its messages are refused on the sequence. Once the head is stored, everything before the
 // snapshot's first chunk is let go; a reader that was reading an older snapshot at that moment fails and
 // reads the newest one again.
-import { headers } from "nats";
-import type { JetStreamClient, JetStreamManager, NatsError } from "nats";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import { headers } from "@nats-io/nats-core";
 import { keptUntilPurged, openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 import type { PartitionSnapshot, SnapshotHead } from "./partition-codec.ts";
 import { decodeSnapshot, decodeSnapshotHead, encodeSnapshot, encodeSnapshotHead } from "./partition-codec.ts";
+import { wrongLastSequence } from "./nats-errors.ts";
 
 export const CHUNK_BYTES = 256 * 1024;
-const WRONG_LAST_SEQUENCE = 10071;
-const NO_MESSAGE = 10037;
 
 /** Subjects `${subjectPrefix}.${partition}.chunk|head` (default prefixes HCD_SNAP, hcd.snap). */
 export type SnapshotStoreOptions = PartitionStreamOptions;
@@ -53,13 +52,8 @@ export class SnapshotStore {
 
   /** The newest stored head, or null when no snapshot was ever stored. */
   async head(): Promise<{ head: SnapshotHead; sequence: number } | null> {
-    try {
-      const message = await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.#headSubject });
-      return { head: decodeSnapshotHead(message.data), sequence: message.seq };
-    } catch (error) {
-      if ((error as NatsError).api_error?.err_code === NO_MESSAGE) return null;
-      throw error;
-    }
+    const message = await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.#headSubject });
+    return message === null ? null : { head: decodeSnapshotHead(message.data), sequence: message.seq };
   }
 
   /**
@@ -82,8 +76,7 @@ export class SnapshotStore {
     const results = await Promise.allSettled(acks);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed !== undefined) {
-      const reason = failed.reason as Partial<NatsError>;
-      if (reason.api_error?.err_code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String((reason as Error).message))) {
+      if (wrongLastSequence(failed.reason)) {
         throw new Error(`${this.stream}: another snapshot was written meanwhile; this one was refused`);
       }
       throw failed.reason;
@@ -99,16 +92,19 @@ export class SnapshotStore {
     for (let attempt = 0; ; attempt++) {
       const newest = await this.head();
       if (newest === null) return null;
-      try {
-        const parts: Uint8Array[] = [];
-        for (let i = 0; i < newest.head.chunks; i++) parts.push((await this.#jsm.streams.getMessage(this.stream, { seq: newest.head.firstChunk + i })).data);
+      const parts: Uint8Array[] = [];
+      for (let i = 0; i < newest.head.chunks; i++) {
+        const chunk = await this.#jsm.streams.getMessage(this.stream, { seq: newest.head.firstChunk + i });
+        if (chunk === null) break;
+        parts.push(chunk.data);
+      }
+      if (parts.length === newest.head.chunks) {
         const body = Buffer.concat(parts);
         if (body.length !== newest.head.bytes) throw new Error(`${this.stream}: snapshot of ${newest.head.bytes} bytes read as ${body.length}`);
         return { logSequence: newest.head.logSequence, snapshot: decodeSnapshot(body), bytes: body.length };
-      } catch (error) {
-        // a newer snapshot replaced this one while it was read: its chunks are gone; read the newer one
-        if (attempt >= 5 || (error as Partial<NatsError>).api_error?.err_code !== NO_MESSAGE) throw error;
       }
+      // a newer snapshot replaced this one while it was read: its chunks are gone; read the newer one
+      if (attempt >= 5) throw new Error(`${this.stream}: snapshot chunk ${newest.head.firstChunk + parts.length} gone, ${attempt + 1} times`);
     }
   }
 }

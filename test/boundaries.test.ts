@@ -65,7 +65,7 @@ const rules: [string, (file: string, to: string, typeOnly: boolean) => string | 
       return null;
     }],
   ["only persistence/ imports lmdb", (file, to) => (to === "lmdb" && !file.startsWith("persistence/") ? "lmdb" : null)],
-  ["only cluster/ imports nats", (file, to) => (to === "nats" && !file.startsWith("cluster/") ? "nats" : null)],
+  ["only cluster/ imports the NATS client", (file, to) => (/^(nats$|@nats-io\/)/.test(to) && !file.startsWith("cluster/") ? "nats" : null)],
   ["persistence/ imports only types from the engine (and engine/model.ts)",
     (file, to, typeOnly) => {
       if (!file.startsWith("persistence/")) return null;

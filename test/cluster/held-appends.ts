@@ -1,11 +1,11 @@
 // What the cluster tests of a partition's log share: one real nats-server with JetStream (skipped with one
 // line when it is not installed, a failure under HCD_REQUIRE_EXTRAS=1), and a connection whose log
 // appends are stored at once but answered late, when the test says so, as a slow quorum answers them.
-import type { JetStreamClient, NatsConnection } from "nats";
+import type { NatsConnection, RequestOptions } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
 import type { PingCommand, ShardCommand } from "../../engine/commands.ts";
 import { haveProgram } from "../ops/extras.ts";
 import { startNatsCluster } from "../stress/nats-cluster.ts";
-import { connect } from "nats";
 
 export const T0 = 1_800_000_000_000;
 export const SECOND = 1_000;
@@ -46,36 +46,18 @@ export type HeldAppends = {
 
 /**
  * Wraps `nc` so that, while held, the PubAcks of records published to a subject starting with
- * `subjectPrefix` without headers (log records; fence markers carry headers) come only at release().
+ * `subjectPrefix` (log records, not fence markers: those carry the Hcd-Fence header) come only at release().
  */
 export function heldAppends(nc: NatsConnection, subjectPrefix = "hcd.log."): HeldAppends {
   let holding = false;
   let gate: Promise<void> = Promise.resolve(), open = () => {};
   let markHeld = () => {};
   let held = new Promise<void>((resolve) => { markHeld = resolve; });
-  const js = nc.jetstream();
-  const slowJs = new Proxy(js, {
-    get(target, property) {
-      if (property === "publish") {
-        return async (...args: Parameters<JetStreamClient["publish"]>) => {
-          const ack = await target.publish(...args);
-          if (holding && args[0].startsWith(subjectPrefix) && args[2]?.headers === undefined) {
-            markHeld();
-            await gate;
-          }
-          return ack;
-        };
-      }
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  const connection = new Proxy(nc, {
-    get(target, property) {
-      if (property === "jetstream") return () => slowJs;
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const connection = answeredLate(nc, async (subject, options) => {
+    if (holding && subject.startsWith(subjectPrefix) && !options?.headers?.has("Hcd-Fence")) {
+      markHeld();
+      await gate;
+    }
   });
   return {
     connection,
@@ -90,6 +72,26 @@ export function heldAppends(nc: NatsConnection, subjectPrefix = "hcd.log."): Hel
       open();
     },
   };
+}
+
+/**
+ * `nc`, but each request's answer (a JetStream publish's PubAck among them: the client publishes by a
+ * request) is handed over only after `after(subject, options)` resolves, or replaced by what it throws.
+ */
+export function answeredLate(nc: NatsConnection, after: (subject: string, options: Partial<RequestOptions> | undefined) => Promise<void>): NatsConnection {
+  return new Proxy(nc, {
+    get(target, property) {
+      if (property === "request") {
+        return async (...args: Parameters<NatsConnection["request"]>) => {
+          const answer = await target.request(...args);
+          await after(args[0], args[2]);
+          return answer;
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Every rejection nobody handled while the test ran (Node would end the process on the first). */

@@ -1,16 +1,19 @@
-// createIdempotently sends a create again only when it went unanswered (TIMEOUT, 503), and gives up after
-// the attempts it was given; any other error (a refused configuration) is thrown at once.
+// createIdempotently sends a create again only when it went unanswered (a timeout, no responders), and
+// gives up after the attempts it was given; any other error (a refused configuration) is thrown at once.
+// The errors are the client's own classes, as it throws them (test/cluster/nats-errors.test.ts provokes
+// each on a real server).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { NoRespondersError, RequestError, TimeoutError } from "@nats-io/nats-core";
 import { createIdempotently } from "../../cluster/jetstream-setup.ts";
 
-const natsError = (code: string) => Object.assign(new Error(code), { code });
+const noResponders = () => new RequestError("no responders", { cause: new NoRespondersError("$JS.API.STREAM.CREATE.S") });
 
 test("a create that times out is sent again until it is answered", async () => {
   let calls = 0;
   const result = await createIdempotently(async () => {
     calls += 1;
-    if (calls < 3) throw natsError(calls === 1 ? "TIMEOUT" : "503");
+    if (calls < 3) throw calls === 1 ? new TimeoutError() : noResponders();
     return "created";
   });
   assert.equal([result, calls], ["created", 3]);
@@ -18,8 +21,8 @@ test("a create that times out is sent again until it is answered", async () => {
 
 test("it gives up after the attempts it was given, with the last error", async () => {
   let calls = 0;
-  const error = await createIdempotently(async () => { calls += 1; throw natsError("TIMEOUT"); }, 4).catch((e: Error) => e);
-  assert.equal([(error as Error).message, calls], ["TIMEOUT", 4]);
+  const error = await createIdempotently(async () => { calls += 1; throw new TimeoutError(); }, 4).catch((e: Error) => e);
+  assert.equal([(error as Error).name, calls], ["TimeoutError", 4]);
 });
 
 test("any other error is thrown at once", async () => {

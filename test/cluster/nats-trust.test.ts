@@ -152,7 +152,7 @@ test("a server not up yet is waited for: the node joins once it starts", async (
   const node = spawnNode(nodeEnv({ NATS_URL: `nats://hcd:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}` }));
   try {
     // the node has tried and been refused before the server exists
-    await node.said(/waiting for NATS: CONNECTION_REFUSED/);
+    await node.said(/waiting for NATS: connection refused/);
     const nats = await startConfiguredNats({ dir: dir.path, config: USERS, port });
     try {
       const [, url] = await node.said(/listening on (http:\/\/\S+)/);

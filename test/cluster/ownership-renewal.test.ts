@@ -3,39 +3,22 @@
 // of the partition (and was the moment a takeover met an append still in flight). One real nats-server.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { JetStreamClient, NatsConnection } from "nats";
+import { TimeoutError } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { Ownership } from "../../cluster/ownership.ts";
-import { withNatsServer } from "./held-appends.ts";
+import { answeredLate, withNatsServer } from "./held-appends.ts";
 
 const LEASE_SUBJECT = "$KV.hcd-owner-0.owner";
 
 /** `nc`, but the next lease write after loseNextAnswer() lands and is then answered with a timeout. */
 function losingAnswers(nc: NatsConnection): { connection: NatsConnection; loseNextAnswer(): void } {
   let lose = false;
-  const js = nc.jetstream();
-  const lossyJs = new Proxy(js, {
-    get(target, property) {
-      if (property === "publish") {
-        return async (...args: Parameters<JetStreamClient["publish"]>) => {
-          const ack = await target.publish(...args);
-          if (lose && args[0] === LEASE_SUBJECT) {
-            lose = false;
-            throw Object.assign(new Error("TIMEOUT"), { code: "TIMEOUT" });
-          }
-          return ack;
-        };
-      }
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  const connection = new Proxy(nc, {
-    get(target, property) {
-      if (property === "jetstream") return () => lossyJs;
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const connection = answeredLate(nc, async (subject) => {
+    if (lose && subject === LEASE_SUBJECT) {
+      lose = false;
+      throw new TimeoutError();
+    }
   });
   return { connection, loseNextAnswer: () => { lose = true; } };
 }
@@ -49,7 +32,7 @@ test("a renewal that landed although its answer was lost keeps the partition, at
       connection: lossy.connection, node: "a", partitionCount: 1, replicas: 1, leaseMs: 60_000, renewEveryMs: 30_000,
       onGained: (partition, revision) => events.push(`gained ${partition} at ${revision}`), onLost: (partition) => events.push(`lost ${partition}`),
     });
-    const leaseRevision = async () => (await (await managerOf(nc)).streams.getMessage("KV_hcd-owner-0", { last_by_subj: LEASE_SUBJECT })).seq;
+    const leaseRevision = async () => (await (await managerOf(nc)).streams.getMessage("KV_hcd-owner-0", { last_by_subj: LEASE_SUBJECT }))?.seq ?? 0;
     const claimed = await ownership.round();
     assert.equal(claimed.done.map((s) => s.kind), ["claim"]);
     const claimedAt = await leaseRevision();

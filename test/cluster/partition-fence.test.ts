@@ -3,7 +3,8 @@
 // behind) does not take the log back. One real nats-server; a node of one partition.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { NatsConnection } from "nats";
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { encodeLease, newLease } from "../../cluster/leases.ts";
 import { PartitionNode } from "../../cluster/partition-node.ts";
@@ -14,7 +15,7 @@ const LEASE_STREAM = "KV_hcd-owner-0", LEASE_SUBJECT = "$KV.hcd-owner-0.owner", 
 const ROUNDS = { leaseMs: 60_000, renewEveryMs: 30_000, advanceEveryMs: 60_000 };
 
 async function leaseRevision(nc: NatsConnection): Promise<number> {
-  return (await (await managerOf(nc)).streams.getMessage(LEASE_STREAM, { last_by_subj: LEASE_SUBJECT })).seq;
+  return (await (await managerOf(nc)).streams.getMessage(LEASE_STREAM, { last_by_subj: LEASE_SUBJECT }))!.seq;
 }
 
 test("the fence marker names the node and the lease revision it was taken under", async () => {
@@ -27,8 +28,8 @@ test("the fence marker names the node and the lease revision it was taken under"
     try {
       await takenOver;
       const marker = await (await managerOf(nc)).streams.getMessage(LOG_STREAM, { seq: 1 });
-      assert.is(marker.header?.get("Hcd-Fence-Node"), "a");
-      assert.is(marker.header?.get("Hcd-Fence-Lease-Revision"), String(await leaseRevision(nc)));
+      assert.is(marker?.header?.get("Hcd-Fence-Node"), "a");
+      assert.is(marker?.header?.get("Hcd-Fence-Lease-Revision"), String(await leaseRevision(nc)));
     } finally {
       await node.stop();
     }
@@ -44,7 +45,7 @@ test("a node whose lease another wrote after its claim does not fence the log", 
       connection: nc, node: "a", partitionCount: 1, replicas: 1, leaseMs: 3_000, renewEveryMs: 1_000, advanceEveryMs: 60_000,
       // between the claim and the takeover, node b claims the partition (a's lease ran out by b's clock)
       prepare: async () => {
-        await nc.jetstream().publish(LEASE_SUBJECT, encodeLease(newLease("b", Date.now(), 60_000)), { expect: { lastSequence: await leaseRevision(nc) } });
+        await jetstream(nc).publish(LEASE_SUBJECT, encodeLease(newLease("b", Date.now(), 60_000)), { expect: { lastSequence: await leaseRevision(nc) } });
         return {};
       },
       onLost: () => markLost(),

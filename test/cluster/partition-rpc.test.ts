@@ -5,7 +5,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createServer, connect as tcpConnect } from "node:net";
 import type { Socket } from "node:net";
-import type { NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { PartitionHost } from "../../cluster/partition-host.ts";
 import { NotOwnerError } from "../../cluster/partition-replica.ts";
 import { PartitionHandle, rpcSubject, servePartition, stopServingPartition } from "../../cluster/partition-rpc.ts";

@@ -11,10 +11,12 @@
 import { randomUUID } from "node:crypto";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { connect } from "nats";
-import type { NatsConnection, NatsError } from "nats";
+import { connect } from "@nats-io/transport-node";
+import { Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { createInProcessPool } from "../../app/pools.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
+import { consumerNotFound } from "../../cluster/nats-errors.ts";
 import { checkKey } from "../../cluster/directory-keys.ts";
 import type { DirectoryChanges } from "../../cluster/directory-replica.ts";
 import { DirectoryReplica } from "../../cluster/directory-replica.ts";
@@ -30,7 +32,6 @@ const HAVE_NATS = haveProgram("nats-server", "the replicated directory on a JetS
 const T0 = Date.UTC(2026, 0, 1);
 const PARTITIONS = 8;
 const MANY = 10_000;
-const CONSUMER_NOT_FOUND = 10014; // JetStream's err_code for a consumer that does not exist
 
 type Connect = (first: number, options?: { only?: boolean }) => Promise<NatsConnection>;
 type Lookups = Pick<Pool, "authenticate" | "projectByPingKey" | "projectOfCheck" | "projectByBadgeKey" | "checkByBadgeKey" | "listProjects">;
@@ -194,7 +195,7 @@ test("two watchers answer every lookup as the single-node directory; creations, 
 
     // reconcile: a write lost between a commit and its publish (a key deleted behind the writer's back) and
     // a stray key (a check the partition no longer holds) are both put right from the partition's state
-    const kv = await (await connection(0)).jetstream().views.kv(bucket, { bindOnly: true });
+    const kv = await new Kvm(await connection(0)).open(bucket);
     const lostProject = projects[4];
     const partition = partitionOf(lostProject.id, PARTITIONS);
     const lost = (await pool.listChecks(lostProject.id, { tags: [] }))[0];
@@ -283,7 +284,7 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     for (const consumer of consumers) {
       // a watch may have replaced its consumer since the listing (after NATS came back): gone either way
       await jsm.consumers.delete(`KV_${bucket}`, consumer.name).catch((error: unknown) => {
-        if ((error as NatsError).api_error?.err_code !== CONSUMER_NOT_FOUND) throw error;
+        if (!consumerNotFound(error)) throw error;
       });
     }
     const unwatched = await createBySlug(pool, projects[4], ["consumers-gone"], T0 + 700);

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, connect as tcpConnect } from "node:net";
 import type { Server, Socket } from "node:net";
-import { connect } from "nats";
+import { connect } from "@nats-io/transport-node";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { decodeLease } from "../../cluster/leases.ts";
 import { partitionOf } from "../../cluster/partitions.ts";
@@ -156,7 +156,7 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     const acksWhile = (during: string) => waitFor(() => ((phaseAcks.get(during) ?? 0) >= 30 ? true : undefined), 150_000, `30 pings acknowledged while ${during}`);
     const ownerOf = async (p: number) => {
       const message = await (await managerOf(watcher)).streams.getMessage(`KV_hcd-owner-${p}`, { last_by_subj: `$KV.hcd-owner-${p}.owner` });
-      return decodeLease(message.data)?.node ?? null;
+      return message === null ? null : decodeLease(message.data)?.node ?? null;
     };
     const victim = await ownerOf(partition);
     assert.ok(victim !== null && NODES.includes(victim as never), `partition ${partition} owned by ${victim}`);

@@ -6,7 +6,7 @@
 // the server leading the stream, lastRecorded() and reads answer through the two left, and writes go on.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AckPolicy } from "nats";
+import { AckPolicy } from "@nats-io/jetstream";
 import type { PingWrite } from "../../engine/changes.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";

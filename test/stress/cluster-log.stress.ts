@@ -5,8 +5,8 @@
 // records go.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { connect } from "nats";
-import type { NatsConnection } from "nats";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { FencedError, JetStreamLog } from "../../cluster/jetstream-log.ts";
 import { haveProgram } from "../ops/extras.ts";

@@ -7,8 +7,8 @@
 // partitions over to one that joins frees them: memory follows ownership.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { connect } from "nats";
-import type { NatsConnection } from "nats";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { Flip } from "../../engine/model.ts";
 import { PartitionNode } from "../../cluster/partition-node.ts";
 import { NotOwnerError } from "../../cluster/partition-replica.ts";

@@ -8,8 +8,8 @@
 // entries loses none of them: the other node sends them all once the ack wait has passed.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { connect } from "nats";
-import type { NatsConnection } from "nats";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { OutboxEntry } from "../../engine/changes.ts";
 import type { Channel, WebhookSpec } from "../../engine/model.ts";
 import type { DeliveryResult } from "../../notify/deliverer.ts";

@@ -6,8 +6,9 @@
 // leases of a partition overlap in time. Two claimants racing for one expired lease: exactly one wins.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { connect } from "nats";
-import type { NatsConnection } from "nats";
+import { connect } from "@nats-io/transport-node";
+import { Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { decodeLease, encodeLease, newLease } from "../../cluster/leases.ts";
 import type { Lease } from "../../cluster/leases.ts";
 import { LEASE_KEY, leaseBucket, Ownership } from "../../cluster/ownership.ts";
@@ -78,7 +79,7 @@ test("a node that stops renewing loses all its partitions to the others within 1
       onGained: (partition, revision) => held.push({ node, partition, revision }),
     })));
     const history: { partition: number; revision: number; lease: Lease | null }[] = [];
-    const buckets = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => observer.jetstream().views.kv(leaseBucket("hcd-owner", p), { bindOnly: true })));
+    const buckets = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => new Kvm(observer).open(leaseBucket("hcd-owner", p))));
     const watches = await Promise.all(buckets.map(async (kv, partition) => {
       const watch = await kv.watch({ key: LEASE_KEY });
       void (async () => {
@@ -189,7 +190,7 @@ test("two claimants racing for the same expired lease: exactly one wins, the oth
       // one partition, held by a node that is gone: its lease ran out a second ago
       // allow_direct off, as Ownership opens it: the reads below are answered by the leader, never by a
       // replica that has not applied the winner's write yet (seen: revision 1 read after the claim at 2)
-      const kv = await first.jetstream().views.kv(leaseBucket(bucket, 0), { replicas: 3, history: 1, allow_direct: false });
+      const kv = await new Kvm(first).create(leaseBucket(bucket, 0), { replicas: 3, history: 1, allow_direct: false });
       await kv.put(LEASE_KEY, encodeLease(newLease("gone", Date.now() - 7_000, 6_000)));
       const [a, b] = await Promise.all([
         Ownership.open({ connection: first, node: "a", partitionCount: 1, replicas: 3, bucket }),

@@ -9,7 +9,7 @@
 // newer one, and a strict read below the snapshot is refused as truncated.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { PingCommand, ShardCommand } from "../../engine/commands.ts";
 import type { Check } from "../../engine/model.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";

@@ -5,8 +5,8 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { connect } from "nats";
-import type { NatsConnection } from "nats";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { tempDir } from "../helpers.ts";
 
 export type NatsServer = {
