@@ -7,7 +7,7 @@
 // A node not heard from for `staleAfterMs` (stopped, frozen, cut off) holds nobody back; a ping it stamped
 // before then and delivers late is refused by the owner (PartitionReplica's LatePingError: answered 503,
 // never acknowledged and then judged late).
-import type { NatsConnection, Subscription } from "nats";
+import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { Millis } from "../engine/model.ts";
 import { wirePackr as packr } from "./wire-packr.ts";
 
