@@ -11,6 +11,7 @@ import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
 import { pingNowPlan } from "./ping-now.ts";
+import { livePageResponse } from "./live-page.ts";
 import { scheduleKindProblem } from "./schedule-kind.ts";
 import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts";
 
@@ -33,7 +34,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const integrations = checkIntegrations(access.viewer, { check, ref, channels });
     const names = new Map((await pool.listChecks(project.id, { tags: [] })).map((c) => [c.uuid, c.name]));
     const nameOf = (uuid: string) => names.get(uuid);
-    return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf }));
+    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf }));
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids

@@ -71,8 +71,8 @@ ${opts.canAdd ? html`<a class="button" href="${base}/${row.channel.id}/edit" ari
 ${tested === undefined ? "" : tested.error === null
     ? html`<p class="notice" role="status">Test notification sent through ${tested.channel.name}: accepted.</p>`
     : html`<p class="error" role="alert">Test notification through ${tested.channel.name} failed: ${tested.error}</p>`}
-${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Target</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${rows}</tbody></table>`}
+<div id="live-integrations" data-live>${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Target</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows}</tbody></table>`}</div>
 <p class="hint">Assign integrations to a check on the check's page.</p>
 ${!opts.canAdd ? "" : html`<h2>Add an integration</h2>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}

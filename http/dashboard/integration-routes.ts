@@ -12,6 +12,7 @@ import { presentChannelStates } from "../present.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { editIntegrationPage, integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
+import { livePageResponse } from "./live-page.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 
 /** Registers the integrations pages. */
@@ -44,7 +45,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const channel = result === undefined || result.channelId !== event.url.searchParams.get("tested") ? undefined
       : (await pool.listChannels(project.id)).find((c) => c.id === result.channelId);
     testResults.delete(access.session.id);
-    return htmlResponse(await integrationsHtml(access, project, channel === undefined || result === undefined ? NO_FORM : { ...NO_FORM, tested: { channel, error: result.error } }));
+    return livePageResponse(event, await integrationsHtml(access, project, channel === undefined || result === undefined ? NO_FORM : { ...NO_FORM, tested: { channel, error: result.error } }));
   });
 
   route("POST", "/projects/:project/integrations/:channel/test", async (event) => {

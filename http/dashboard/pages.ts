@@ -137,9 +137,9 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
     viewer,
     down: totalDown,
     body: html`<h1>Projects</h1>
-<table class="list"><thead><tr><th scope="col">Project</th><th scope="col">Checks</th><th scope="col">Down</th></tr></thead>
+<div id="live-projects" data-live><table class="list"><thead><tr><th scope="col">Project</th><th scope="col">Checks</th><th scope="col">Down</th></tr></thead>
 <tbody>${rows}</tbody></table>
-${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}
+${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}</div>
 <h2>Create a project</h2>
 ${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">${error}</p>`}
 <form method="post" action="/projects" class="row">${csrfField(viewer)}
@@ -354,15 +354,15 @@ ${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `$
     nav: projectNav(project, viewer),
     body: html`${data.notice === null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}
 <h1>${check.name === "" ? "(unnamed)" : check.name}</h1>
-<p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span>${marksHtml(alertMarksOf(check, data.nameOf))}</p>
-${controls}
+<div id="live-state" data-live><p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span>${marksHtml(alertMarksOf(check, data.nameOf))}</p>
+${controls}</div>
 <section><h2>How to ping</h2>
 ${viewer.readonly ? html`<p>Ping URLs are not shown to read-only keys.</p>` : html`
 <p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl)}
 ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl)}`}
 <p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>`}
 </section>
-<section><h2>Details</h2><dl>
+<section id="live-details" data-live><h2>Details</h2><dl>
 <dt>Schedule</dt><dd>${scheduleText(check)}</dd>
 <dt>Slug</dt><dd>${check.slug === "" ? "none" : check.slug}</dd>
 <dt>Tags</dt><dd>${tagsOf(check.tags).length === 0 ? "none" : tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</dd>
@@ -371,9 +371,9 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 <dt>Alerting</dt><dd class="alerting">${alertingText(check, data.at)}</dd>
 <dt>Pings</dt><dd>${check.nPings}</dd>
 </dl></section>
-${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}</section>`}
-<section><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
-<section><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
+${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Integrations</h2>${data.integrations}</section>`}
+<section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
+<section id="live-events" data-live><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
   });
 }
 

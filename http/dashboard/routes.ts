@@ -35,6 +35,7 @@ import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
 import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import { RowsCache } from "./rows-cache.ts";
+import { livePageResponse } from "./live-page.ts";
 import { RowMemo } from "./row-memo.ts";
 import { ChecksReplica } from "./checks-replica.ts";
 import {
@@ -187,7 +188,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = accessOf(event);
     if (access === null) return htmlResponse(signInPage(null));
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
-    return htmlResponse(await projectsHtml(access.viewer, null));
+    return livePageResponse(event, await projectsHtml(access.viewer, null));
   });
 
   const projectsHtml = async (viewer: Viewer, error: string | null): Promise<string> => {
