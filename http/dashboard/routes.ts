@@ -36,6 +36,7 @@ import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, row
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import { RowsCache } from "./rows-cache.ts";
 import { livePageResponse } from "./live-page.ts";
+import { plainFormError } from "./form-errors.ts";
 import { RowMemo } from "./row-memo.ts";
 import { ChecksReplica } from "./checks-replica.ts";
 import {
@@ -325,7 +326,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const formHtml = async (viewer: Viewer, project: Project, opts: CheckForm): Promise<string> => {
     const others = (await pool.listChecks(project.id, { tags: [] })).filter((c) => c.uuid !== opts.uuid);
     const dependencies = others.map((c) => ({ uuid: c.uuid, name: c.name })).sort((a, b) => a.name.localeCompare(b.name));
-    const error = opts.error === null ? null : reasonOf(opts.error);
+    const error = opts.error === null ? null : plainFormError(opts.error, project);
     const errorField = opts.error?.code === "invalid" ? opts.error.field : null;
     return checkFormPage(viewer, { ...opts, error, errorField, dependencies, project, preview: previewOf(opts.values, clock.now()) });
   };
