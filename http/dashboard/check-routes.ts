@@ -6,7 +6,7 @@ import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { checkRequestOf, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { checkBodyOf, formValuesOf, formValuesOfCheck, NOTICES } from "./check-form.ts";
+import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES } from "./check-form.ts";
 import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
@@ -97,7 +97,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
     const form = await writeForm(event, access);
-    const values = formValuesOf(form);
+    const values = keepStoredDesc(formValuesOf(form), check);
     const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid };
     const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check).schedule);
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);

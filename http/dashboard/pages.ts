@@ -506,7 +506,8 @@ export function checkFormPage(viewer: Viewer, opts: {
 ${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 <form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
 ${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
-<label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">${v.desc}</textarea>
+<label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">
+${v.desc}</textarea>
 <fieldset><legend>Schedule</legend>${radio("simple", "Simple period")}${radio("cron", "Cron or OnCalendar expression")}
 ${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}
 ${field("schedule", "Cron or OnCalendar expression", html` placeholder="0 3 * * *"`)}
@@ -549,6 +550,8 @@ export function settingsPage(viewer: Viewer, opts: {
   project: Project; badges: Record<string, Record<string, string>>; at: Millis; mute: { error: string | null; until: string } | null;
   /** The recurring maintenance windows' section (maintenance-pages.ts). */
   maintenance: Html;
+  /** A line saying what the last action did ("Maintenance mute saved."); none on a plain visit. */
+  notice?: string | null;
 }): string {
   const { project } = opts;
   const mutedUntil = project.mutedUntilAt ?? null;
@@ -559,7 +562,7 @@ export function settingsPage(viewer: Viewer, opts: {
     title: `Settings · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
-    body: html`<h1>Settings</h1><h2>API keys</h2>
+    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1><h2>API keys</h2>
 ${viewer.readonly ? html`<p>Keys are not shown to read-only keys.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? `Notifications of every check are muted until ${exactText(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>

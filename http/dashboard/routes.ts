@@ -358,19 +358,20 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   });
 
   /** The settings page with the project as the directory has it now (its maintenance windows just changed, maybe). */
-  const settingsHtml = async (viewer: Viewer, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm }): Promise<string> => {
+  const settingsHtml = async (viewer: Viewer, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm; notice?: string | null }): Promise<string> => {
     const project = pool.listProjects().find((p) => p.id === stale.id) ?? stale;
     const checks = await pool.listChecks(project.id, { tags: [] });
     const at = clock.now();
     const form = opts.maintenance ?? { values: EMPTY_MAINTENANCE_FORM, error: null, errorField: null };
     const maintenance = maintenanceSection(viewer, { project, at, form });
-    return settingsPage(viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance });
+    return settingsPage(viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance, notice: opts.notice });
   };
 
   route("GET", "/projects/:project/settings", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    return htmlResponse(await settingsHtml(access.viewer, project, { mute: null }));
+    const notice = event.url.searchParams.get("done") === "mute" ? "Maintenance mute saved." : null;
+    return htmlResponse(await settingsHtml(access.viewer, project, { mute: null, notice }));
   });
 
   // the project-wide mute (a maintenance window): the admin API's rules and texts
@@ -385,7 +386,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       return htmlResponse(await settingsHtml(access.viewer, project, { mute: { error: reasonOf(untilAt.failure), until } }), 400);
     }
     unwrap(await pool.muteProject(project.id, untilAt.value, clock.now()));
-    return redirect(`/projects/${project.id}/settings`);
+    return redirect(`/projects/${project.id}/settings?done=mute`);
   });
 
   const ctx: DashboardContext = { deps, route, requireAccess, writeForm, projectFor, checkFor, formHtml, whatIfOf };

@@ -1,7 +1,8 @@
 // hcd dashboard: every page that shows state keeps itself fresh without reloading: the checks table asks
 // for its changed rows every few seconds, and other pages ask for themselves and swap their elements
 // marked data-live. When a refresh finds the session ended or the server away, a banner says so (and
-// goes when it answers again). Also: the down count in the title, and Copy buttons. Served by hcd itself; the pages have no inline script.
+// goes when it answers again). Also: the down count in the title, and Copy buttons (or, where the
+// browser has no clipboard, a word to copy by hand with the text selected). Served by hcd itself; the pages have no inline script.
 "use strict";
 
 (function () {
@@ -123,10 +124,18 @@
     document.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-copy]");
       if (button === null) return;
+      const label = button.dataset.label || (button.dataset.label = button.textContent);
+      const byHand = () => {
+        // no clipboard here (a plain-http origin other than localhost has none): select the text to copy
+        button.textContent = "Select and copy by hand";
+        const code = button.parentElement?.querySelector("code");
+        if (code) window.getSelection()?.selectAllChildren(code);
+      };
+      if (!navigator.clipboard) { byHand(); return; }
       navigator.clipboard.writeText(button.dataset.copy).then(() => {
         button.textContent = "Copied";
-        setTimeout(() => { button.textContent = "Copy"; }, 1500);
-      }, () => { button.textContent = "Select and copy by hand"; });
+        setTimeout(() => { button.textContent = label; }, 1500);
+      }, byHand);
     });
   }
 
