@@ -87,7 +87,8 @@ async function browserTests(): Promise<void> {
 
   /** A fresh browser profile (its own cookies), signed in with `key`. */
   const signedIn = async (key: string): Promise<Page> => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    // times show in the browser's zone: UTC here, whatever the machine's zone, so the texts below hold
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, timezoneId: "UTC" });
     contexts.push(context);
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();

@@ -1,8 +1,8 @@
 // hcd dashboard: every page that shows state keeps itself fresh without reloading: the checks table asks
 // for its changed rows every few seconds, and other pages ask for themselves and swap their elements
 // marked data-live. When a refresh finds the session ended or the server away, a banner says so (and
-// goes when it answers again). Also: the down count in the title, and Copy buttons (or, where the
-// browser has no clipboard, a word to copy by hand with the text selected). Served by hcd itself; the pages have no inline script.
+// goes when it answers again). Also: times in the viewer's time zone, the down count in the title, and
+// Copy buttons. Served by hcd itself; the pages have no inline script.
 "use strict";
 
 (function () {
@@ -89,6 +89,7 @@
         }
         for (const placeholder of placeholders) placeholder.replaceWith(shown.get(placeholder.dataset.keep));
       }
+      localTimes(imported);
       current.replaceWith(imported);
       const down = Number(fresh.dataset.down || "0");
       document.title = (down > 0 ? `(${down} down) ` : "") + document.body.dataset.title;
@@ -113,11 +114,26 @@
         const current = document.getElementById(fresh.id);
         if (current === null) continue;
         const imported = document.importNode(fresh, true);
-          current.replaceWith(imported);
+        localTimes(imported);
+        current.replaceWith(imported);
       }
       document.title = parsed.title;
       return "ok";
     }, 5000);
+  }
+
+  /** Each <time datetime> under `root` in the viewer's time zone; its title keeps the UTC time the server wrote. */
+  function localTimes(root) {
+    const format = new Intl.DateTimeFormat(undefined, {
+      year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short",
+    });
+    for (const time of root.querySelectorAll("time[datetime]")) {
+      const date = new Date(time.getAttribute("datetime"));
+      if (Number.isNaN(date.getTime())) continue;
+      if (!time.title) time.title = time.textContent;
+      const parts = Object.fromEntries(format.formatToParts(date).map((p) => [p.type, p.value]));
+      time.textContent = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
+    }
   }
 
   function enableCopy() {
@@ -140,6 +156,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    localTimes(document);
     const table = document.querySelector("table[data-refresh]");
     if (table !== null) refreshChecks(table);
     else if (document.querySelector("[data-live][id]") !== null) refreshLive();
