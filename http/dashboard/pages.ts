@@ -1,7 +1,7 @@
 // The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
 // table's rows) out. Every value is interpolated through `html`, which escapes it.
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
-import { graceStartAt, statusAt } from "../../engine/status.ts";
+import { downAt, graceStartAt, statusAt } from "../../engine/status.ts";
 import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
 import { escapeHtml, html, raw } from "./html.ts";
@@ -317,7 +317,11 @@ export function statusSentence(check: Check, flips: readonly Flip[], at: Millis)
     case "new": return check.nPings === 0 ? "no ping received yet" : `waiting for a success ping (${check.nPings === 1 ? "1 ping" : `${check.nPings} pings`} logged; the period starts with the next success)`;
     case "paused": return since === undefined ? "" : html`since ${timeHtml(since)}`;
     case "started": return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
-    case "grace": return `late: the last ping was ${agoText(check.lastPingAt ?? at, at)}, the grace time runs`;
+    case "grace": {
+      const down = downAt(check);
+      const last = check.lastPingAt === null ? "no ping yet" : `the last ping was ${agoText(check.lastPingAt, at)}`;
+      return down === null ? `late: ${last}` : html`late: ${last}; down at ${timeHtml(down)} unless a ping comes first`;
+    }
     case "down": return since !== undefined && flips[0].to === "down" ? html`since ${timeHtml(since)}` : "";
     case "up": return check.lastPingAt === null ? "" : `last ping ${agoText(check.lastPingAt, at)}`;
   }

@@ -1,7 +1,7 @@
 // Times in the viewer's time zone and the marks next to a check's status, in a real browser (Debian's
 // chromium driven by playwright-core, its time zone America/New_York) against a real hcd process on
 // loopback with CLOCK=virtual: times read in the browser's zone with the UTC time on hover, also after a
-// refresh swapped them in; "muted", "2 of 3 failures", "acknowledged" and "held by ..." in the checks
+// refresh swapped them in; a check page going late and down by itself, saying when it will be down; "muted", "2 of 3 failures", "acknowledged" and "held by ..." in the checks
 // list and on the check's page; a mute's mark goes by itself when the mute ends.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -73,6 +73,24 @@ await whenChromium("dashboard times and marks browser tests", async () => {
     const after = await timesIn("#live-events");
     assert.ok(after.length > first.length);
     after.forEach(checkTime);
+  });
+
+  test("an open check page goes late and then down by itself, and while late says when it will be down", async () => {
+    const uuid = await createCheck({ name: "late one", timeout: 60, grace: 60 });
+    await ping(uuid);
+    const lastPingAt = Date.parse((await api<{ last_ping: string }>("GET", `/api/v3/checks/${uuid}`)).last_ping);
+    await page.goto(`${url()}/checks/${uuid}`);
+    await page.evaluate(() => { document.documentElement.dataset.loadedOnce = "yes"; });
+    assert.is(await page.locator("#live-state .word").textContent(), "up");
+    await ok(call(url(), "POST", "/admin/v1/clock", { headers: admin, body: { advance: 90 } }));
+    await page.locator("#live-state .word", { hasText: "grace" }).waitFor();
+    await page.locator("#status-text").getByText("unless a ping comes first").waitFor();
+    const [due] = await timesIn("#status-text");
+    checkTime(due);
+    assert.is(Math.floor(Date.parse(due.at) / 1000) * 1000, lastPingAt + 120_000, "down at: the last ping (the API gives whole seconds), plus the period, plus the grace");
+    await ok(call(url(), "POST", "/admin/v1/clock", { headers: admin, body: { advance: 60 } }));
+    await page.locator("#live-state .word", { hasText: "down" }).waitFor();
+    assert.is(await page.evaluate(() => document.documentElement.dataset.loadedOnce), "yes", "the page was not reloaded");
   });
 
   /** The marks of the check named `name`, in its row of the checks list and on its page. */
