@@ -1,7 +1,8 @@
 // Pages that show state keep themselves fresh, in a real browser (Debian's chromium driven by
 // playwright-core) against a real hcd process on loopback: the projects list, a check's page and the
 // integrations page each show a change made elsewhere without a reload, say so in a banner when their
-// session ended or the server stops answering, and recover by themselves (banner gone, data fresh).
+// session ended or the server stops answering, and recover by themselves (banner gone, data fresh); a
+// check's page deleted elsewhere says so.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { BrowserContext, Page } from "playwright-core";
@@ -103,6 +104,14 @@ await whenChromium("dashboard live page browser tests", async () => {
     assert.is(await page.locator("#live-state .word").textContent(), "new");
     assert.is((await call(url(), "GET", `/ping/${fresh}`)).status, 200);
     await page.locator("#live-state .word", { hasText: "up" }).waitFor();
+    await notReloaded();
+  });
+
+  test("an open check page says the page no longer exists when the check is deleted elsewhere", async () => {
+    const doomed = (await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "doomed" } }))).uuid;
+    await open(`/checks/${doomed}`);
+    assert.is((await call(url(), "DELETE", `/api/v3/checks/${doomed}`, { key: project.api_key })).status, 200);
+    await page.getByText("This page no longer exists (deleted?).").waitFor();
     await notReloaded();
   });
 
