@@ -107,6 +107,15 @@ await whenChromium("dashboard live page browser tests", async () => {
     await notReloaded();
   });
 
+  test("an open page that shows nothing new is answered 304 with no body, from its first refresh on", async () => {
+    const target = url() + `/projects/${project.id}/integrations`;
+    await open(`/projects/${project.id}/integrations`);
+    for (let i = 0; i < 2; i++) {
+      const refresh = await page.waitForResponse((response) => response.url() === target && response.request().resourceType() === "fetch");
+      assert.is(refresh.status(), 304, `refresh ${i + 1}`);
+    }
+  });
+
   test("an open check page says the page no longer exists when the check is deleted elsewhere", async () => {
     const doomed = (await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "doomed" } }))).uuid;
     await open(`/checks/${doomed}`);

@@ -99,7 +99,7 @@
 
   /** Asks for the page itself (304 while unchanged) and puts each fresh data-live element in place of the shown one of its id. */
   function refreshLive() {
-    let etag = null;
+    let etag = document.querySelector("meta[name=etag]")?.content ?? null; // the ETag of the page as loaded
     keepFresh(async () => {
       const headers = etag === null ? { accept: "text/html" } : { accept: "text/html", "if-none-match": etag };
       const response = await fetch(window.location.href, { credentials: "same-origin", cache: "no-store", headers });
