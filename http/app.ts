@@ -11,6 +11,7 @@ import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
+import { isDashboardPath, notFoundPage } from "./dashboard/not-found.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
 import { projectMetricsRoutes } from "./routes/project-metrics.ts";
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
     silent: true, // unexpected errors go to `report`, once
     onError: (error: HTTPError, event: H3Event) => {
       const notFound = error.status === 404 && error.message.startsWith("Cannot find any route");
+      if (notFound && isDashboardPath(event.url.pathname)) return notFoundPage(); // a person's typo: the dashboard's page
       const shown = notFound ? httpError(404, "not found") : error;
       return isJsonPath(event.url.pathname) ? renderError(shown, { report }) : renderTextError(shown, { report });
     },

@@ -22,12 +22,18 @@ export function refFor(viewer: Viewer, check: Check): string {
 export function formValuesOf(form: URLSearchParams): CheckFormValues {
   const get = (name: string) => form.get(name) ?? "";
   return {
-    name: get("name"), slug: get("slug"), tags: get("tags"), desc: get("desc"),
+    // a textarea sends its line breaks as CR LF whatever it was given: the API's clients write LF
+    name: get("name"), slug: get("slug"), tags: get("tags"), desc: get("desc").replace(/\r\n/g, "\n"),
     kind: get("kind") === "cron" ? "cron" : "simple",
     timeout: get("timeout").trim(), grace: get("grace").trim(), schedule: get("schedule"), tz: get("tz").trim(),
     failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
     max_duration: get("max_duration").trim(), depends_on: form.getAll("depends_on").join(","), // one value per chosen check
   };
+}
+
+/** The form's values with the check's description exactly as stored when the form sent it back unchanged (only its line breaks differ). */
+export function keepStoredDesc(values: CheckFormValues, check: Check): CheckFormValues {
+  return values.desc === check.desc.replace(/\r\n?/g, "\n") ? { ...values, desc: check.desc } : values;
 }
 
 export function formValuesOfCheck(check: Check): CheckFormValues {

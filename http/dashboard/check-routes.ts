@@ -6,11 +6,12 @@ import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { checkRequestOf, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { checkBodyOf, formValuesOf, formValuesOfCheck, NOTICES } from "./check-form.ts";
+import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES } from "./check-form.ts";
 import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
 import { pingNowPlan } from "./ping-now.ts";
+import { livePageResponse } from "./live-page.ts";
 import { scheduleKindProblem } from "./schedule-kind.ts";
 import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts";
 
@@ -33,7 +34,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const integrations = checkIntegrations(access.viewer, { check, ref, channels });
     const names = new Map((await pool.listChecks(project.id, { tags: [] })).map((c) => [c.uuid, c.name]));
     const nameOf = (uuid: string) => names.get(uuid);
-    return htmlResponse(checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf }));
+    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf }));
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids
@@ -96,7 +97,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
     const form = await writeForm(event, access);
-    const values = formValuesOf(form);
+    const values = keepStoredDesc(formValuesOf(form), check);
     const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid };
     const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check).schedule);
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);

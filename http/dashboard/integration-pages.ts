@@ -53,6 +53,8 @@ export function integrationsPage(viewer: Viewer, opts: {
   serviceKinds: Pick<ServiceKinds, "help" | "form">;
   /** The outcome of a "Test", shown above the list. */
   tested?: { readonly channel: Channel; readonly error: string | null };
+  /** A line saying what the last action did ("Integration removed."); none on a plain visit. */
+  notice?: string | null;
 }): string {
   const base = `/projects/${opts.project.id}/integrations`;
   const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td><td class="target">${targetOf(row.channel, opts.serviceKinds)}</td>
@@ -67,12 +69,12 @@ ${opts.canAdd ? html`<a class="button" href="${base}/${row.channel.id}/edit" ari
     title: `Integrations · ${opts.project.name}`,
     viewer,
     nav: projectNav(opts.project, viewer),
-    body: html`<h1>Integrations</h1>
+    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Integrations</h1>
 ${tested === undefined ? "" : tested.error === null
     ? html`<p class="notice" role="status">Test notification sent through ${tested.channel.name}: accepted.</p>`
     : html`<p class="error" role="alert">Test notification through ${tested.channel.name} failed: ${tested.error}</p>`}
-${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Target</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${rows}</tbody></table>`}
+<div id="live-integrations" data-live>${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Target</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows}</tbody></table>`}</div>
 <p class="hint">Assign integrations to a check on the check's page.</p>
 ${!opts.canAdd ? "" : html`<h2>Add an integration</h2>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}

@@ -12,6 +12,7 @@ import { presentChannelStates } from "../present.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { editIntegrationPage, integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
+import { livePageResponse } from "./live-page.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 
 /** Registers the integrations pages. */
@@ -19,7 +20,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
   const { deps, route, requireAccess, writeForm, projectFor } = ctx;
   const { pool, clock } = deps;
 
-  type IntegrationsForm = { error: string | null; values: { kind: string; name: string; value: string }; tested?: { channel: Channel; error: string | null } };
+  type IntegrationsForm = { error: string | null; values: { kind: string; name: string; value: string }; tested?: { channel: Channel; error: string | null }; notice?: string | null };
   /** Each session's last "Test" result, until the page it was redirected to shows it. */
   const testResults = new BoundedMap<string, { channelId: string; error: string | null }>(1_000);
   const NO_FORM = { error: null, values: { kind: "webhook", name: "", value: "" } };
@@ -44,7 +45,8 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const channel = result === undefined || result.channelId !== event.url.searchParams.get("tested") ? undefined
       : (await pool.listChannels(project.id)).find((c) => c.id === result.channelId);
     testResults.delete(access.session.id);
-    return htmlResponse(await integrationsHtml(access, project, channel === undefined || result === undefined ? NO_FORM : { ...NO_FORM, tested: { channel, error: result.error } }));
+    const notice = event.url.searchParams.get("done") === "removed" ? "Integration removed." : null;
+    return livePageResponse(event, await integrationsHtml(access, project, channel === undefined || result === undefined ? { ...NO_FORM, notice } : { ...NO_FORM, notice, tested: { channel, error: result.error } }));
   });
 
   route("POST", "/projects/:project/integrations/:channel/test", async (event) => {
@@ -75,7 +77,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access); // the CSRF token, and no read-only session
     unwrap(await pool.removeChannel(project.id, param(event, "channel"), clock.now()));
-    return redirect(`/projects/${project.id}/integrations`);
+    return redirect(`/projects/${project.id}/integrations?done=removed`);
   });
 
   // editing, as adding, is the admin API's operation: only the admin token does it here too

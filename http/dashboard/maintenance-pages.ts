@@ -3,7 +3,8 @@
 // Only the admin token changes them, as only it mutes a project; other viewers see the list alone.
 import { maintenanceEndAt, nextMaintenanceAt } from "../../engine/maintenance.ts";
 import type { MaintenanceWindow, Millis, Project } from "../../engine/model.ts";
-import { durationText, exactText } from "./format.ts";
+import { durationText } from "./format.ts";
+import { timeHtml } from "./time-html.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
@@ -26,7 +27,7 @@ export function maintenanceSection(viewer: Viewer, opts: { project: Project; at:
     const endAt = maintenanceEndAt([window], at);
     const nextAt = nextMaintenanceAt([window], at);
     return html`<tr data-window="${window.id}"><td>${window.name === "" ? "(unnamed)" : window.name}</td><td><code>${window.schedule}</code> (${window.tz})</td>
-<td>${durationText(window.durationMs)}</td><td>${endAt === null ? "" : html`<span class="mark">on now, until ${exactText(endAt)}</span> `}${nextAt === null ? "never again" : `next ${exactText(nextAt)}`}</td>
+<td>${durationText(window.durationMs)}</td><td>${endAt === null ? "" : html`<span class="mark">on now, until ${timeHtml(endAt)}</span> `}${nextAt === null ? "never again" : html`next ${timeHtml(nextAt)}`}</td>
 ${viewer.admin ? html`<td><a class="button danger" href="${base}/${window.id}/delete">Delete</a></td>` : ""}</tr>`;
   };
   const v = form.values;

@@ -1,12 +1,15 @@
 // The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
 // table's rows) out. Every value is interpolated through `html`, which escapes it.
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
-import { graceStartAt, statusAt } from "../../engine/status.ts";
+import { downAt, graceStartAt, statusAt } from "../../engine/status.ts";
 import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
 import { escapeHtml, html, raw } from "./html.ts";
 import type { RowMemoRender } from "./row-memo.ts";
 import { joinRows } from "./row-memo.ts";
+import { timeHtml } from "./time-html.ts";
+import type { Mark } from "./check-marks.ts";
+import { checkMarksOf, marksChangeAt, marksHtml, marksKey, projectMuteLine } from "./check-marks.ts";
 
 /** Who is looking: what to render for them. */
 export type Viewer = { readonly csrf: string; readonly readonly: boolean; readonly admin: boolean };
@@ -44,9 +47,10 @@ function statusWordUntil(check: Check, at: Millis): { word: StatusWord; untilAt:
   return { word: statusWordOf(check, at), untilAt };
 }
 
-/** Returns an instant after `at` before which time alone changes nothing the check's row shows (its word, its "last ping ... ago"). */
+/** Returns an instant after `at` before which time alone changes nothing the check's row shows (its word, its "last ping ... ago", its marks). */
 function rowTextUntil(check: Check, at: Millis, statusUntilAt: Millis): Millis {
-  return check.lastPingAt === null ? statusUntilAt : Math.min(statusUntilAt, agoTextChangesAt(check.lastPingAt, at));
+  const untilAt = Math.min(statusUntilAt, marksChangeAt(check, at)); // a mute that ends takes its mark with it
+  return check.lastPingAt === null ? untilAt : Math.min(untilAt, agoTextChangesAt(check.lastPingAt, at));
 }
 
 /** A check record's status word and rowTextUntil, from the instant they were worked out (fromAt). */
@@ -137,9 +141,9 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
     viewer,
     down: totalDown,
     body: html`<h1>Projects</h1>
-<table class="list"><thead><tr><th scope="col">Project</th><th scope="col">Checks</th><th scope="col">Down</th></tr></thead>
+<div id="live-projects" data-live><table class="list"><thead><tr><th scope="col">Project</th><th scope="col">Checks</th><th scope="col">Down</th></tr></thead>
 <tbody>${rows}</tbody></table>
-${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}
+${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}</div>
 <h2>Create a project</h2>
 ${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">${error}</p>`}
 <form method="post" action="/projects" class="row">${csrfField(viewer)}
@@ -182,6 +186,7 @@ export function checksPage(viewer: Viewer, data: ChecksPage): string {
     down: data.down,
     body: html`${data.notice == null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}<div class="heading"><h1>Checks</h1>
 ${viewer.readonly ? "" : html`<a class="button" href="/projects/${data.project.id}/checks/new">Add check</a>`}</div>
+${projectMuteLine(data.project, data.at)}
 <form method="get" class="filters" role="search">
 <label for="q">Search</label><input id="q" name="q" value="${filter.q}" placeholder="name, slug or uuid">
 <label for="status">Status</label><select id="status" name="status">${option("", "any", filter.status)}${STATUS_WORDS.map((w) => option(w, w, filter.status))}</select>
@@ -227,7 +232,7 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
     const word = data.wordOf(check);
     const ref = data.refOf(check);
     const ago = check.lastPingAt === null ? "" : agoText(check.lastPingAt, data.at);
-    const marks = alertMarksOf(check, data.nameOf);
+    const marks = checkMarksOf(check, { at: data.at, nameOf: data.nameOf });
     const row = memo.row(check.uuid, check, rowKey(word, ref, ago, marks), () => checkRow(check, word, ref, ago, marks));
     part.push(row.html);
     if (changed !== null) changedPart.push(row.reused ? keptRow(ref) : row.html.text);
@@ -248,24 +253,8 @@ function keptRow(ref: string): string {
 
 type CheckRowsData = Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag" | "memo" | "nameOf">;
 
-/** What alerting does to a down check's notices now, as words: "acknowledged", "held by <its dependency's name>". */
-export function alertMarksOf(check: Check, nameOf: (uuid: string) => string | undefined): readonly string[] {
-  const marks: string[] = [];
-  if (check.alert?.acknowledged !== undefined) marks.push("acknowledged");
-  const heldBy = check.alert?.heldBy;
-  if (heldBy !== undefined) {
-    const name = nameOf(heldBy);
-    marks.push(`held by ${name === undefined ? "a check no longer here" : name === "" ? "(unnamed)" : name}`);
-  }
-  return marks;
-}
-
-function marksHtml(marks: readonly string[]): Html {
-  return html`${marks.map((mark) => html` <span class="mark ${mark.startsWith("held") ? "mark-held" : "mark-acknowledged"}">${mark}</span>`)}`;
-}
-
 /** One row of the checks table. Everything it shows comes from its arguments: the check record, and what rowKey lists. */
-function checkRow(check: Check, word: StatusWord, ref: string, ago: string, marks: readonly string[]): Html {
+function checkRow(check: Check, word: StatusWord, ref: string, ago: string, marks: readonly Mark[]): Html {
   return html`<tr class="row-${word}" data-ref="${ref}"><td>${statusBadge(word)}${marksHtml(marks)}</td>
 <td><a href="/checks/${ref}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
 <td>${tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</td>
@@ -275,8 +264,8 @@ function checkRow(check: Check, word: StatusWord, ref: string, ago: string, mark
 }
 
 /** The key of what a row shows besides its check record (row-memo.ts reuses a row only while both are the same). */
-function rowKey(word: StatusWord, ref: string, ago: string, marks: readonly string[]): string {
-  return `${word} ${ref} ${ago} ${marks.join("|")}`; // a dependency's name is not in this check's record
+function rowKey(word: StatusWord, ref: string, ago: string, marks: readonly Mark[]): string {
+  return `${word} ${ref} ${ago} ${marksKey(marks)}`; // a dependency's name is not in this check's record
 }
 
 /** Renders every row (no memo: the full page's first render of a table without one). */
@@ -320,16 +309,20 @@ export type CheckPage = {
 };
 
 /** Returns what follows the status word on a check's page: "since ...", "running for ...". */
-export function statusSentence(check: Check, flips: readonly Flip[], at: Millis): string {
+export function statusSentence(check: Check, flips: readonly Flip[], at: Millis): Value {
   const word = statusWordOf(check, at);
   const since = flips[0]?.at;
   switch (word) {
     // pings can be logged while it is new: a failure below failure_threshold, pings before a pause and resume
     case "new": return check.nPings === 0 ? "no ping received yet" : `waiting for a success ping (${check.nPings === 1 ? "1 ping" : `${check.nPings} pings`} logged; the period starts with the next success)`;
-    case "paused": return since === undefined ? "" : `since ${exactText(since)}`;
+    case "paused": return since === undefined ? "" : html`since ${timeHtml(since)}`;
     case "started": return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
-    case "grace": return `late: the last ping was ${agoText(check.lastPingAt ?? at, at)}, the grace time runs`;
-    case "down": return since !== undefined && flips[0].to === "down" ? `since ${exactText(since)}` : "";
+    case "grace": {
+      const down = downAt(check);
+      const last = check.lastPingAt === null ? "no ping yet" : `the last ping was ${agoText(check.lastPingAt, at)}`;
+      return down === null ? `late: ${last}` : html`late: ${last}; down at ${timeHtml(down)} unless a ping comes first`;
+    }
+    case "down": return since !== undefined && flips[0].to === "down" ? html`since ${timeHtml(since)}` : "";
     case "up": return check.lastPingAt === null ? "" : `last ping ${agoText(check.lastPingAt, at)}`;
   }
 }
@@ -354,15 +347,16 @@ ${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `$
     nav: projectNav(project, viewer),
     body: html`${data.notice === null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}
 <h1>${check.name === "" ? "(unnamed)" : check.name}</h1>
-<p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span>${marksHtml(alertMarksOf(check, data.nameOf))}</p>
-${controls}
+<div id="live-state" data-live><p class="state">${statusBadge(word)} <span id="status-text">${statusSentence(check, data.flips, data.at)}</span>${marksHtml(checkMarksOf(check, { at: data.at, nameOf: data.nameOf }))}</p>
+${projectMuteLine(project, data.at)}
+${controls}</div>
 <section><h2>How to ping</h2>
 ${viewer.readonly ? html`<p>Ping URLs are not shown to read-only keys.</p>` : html`
 <p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl)}
 ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl)}`}
 <p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>`}
 </section>
-<section><h2>Details</h2><dl>
+<section id="live-details" data-live><h2>Details</h2><dl>
 <dt>Schedule</dt><dd>${scheduleText(check)}</dd>
 <dt>Slug</dt><dd>${check.slug === "" ? "none" : check.slug}</dd>
 <dt>Tags</dt><dd>${tagsOf(check.tags).length === 0 ? "none" : tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</dd>
@@ -371,24 +365,25 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 <dt>Alerting</dt><dd class="alerting">${alertingText(check, data.at)}</dd>
 <dt>Pings</dt><dd>${check.nPings}</dd>
 </dl></section>
-${viewer.readonly ? "" : html`<section><h2>Integrations</h2>${data.integrations}</section>`}
-<section><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
-<section><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
+${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Integrations</h2>${data.integrations}</section>`}
+<section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
+<section id="live-events" data-live><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
   });
 }
 
 /** The check's alerting fields in words: threshold, reminders, mute, max duration, an acknowledged outage. */
-function alertingText(check: Check, at: Millis): string {
+function alertingText(check: Check, at: Millis): Html {
   const threshold = check.failureThreshold ?? 1;
   const reminderMs = check.reminderIntervalMs ?? 0;
   const mutedUntil = check.mutedUntilAt ?? null;
-  return [
+  const parts: Value[] = [
     threshold === 1 ? "down on the first failure" : `down after ${threshold} failures in a row`,
     reminderMs === 0 ? "no reminders" : `a reminder every ${durationText(reminderMs)} while down`,
-    mutedUntil !== null && mutedUntil > at ? `muted until ${exactText(mutedUntil)}` : "not muted",
+    mutedUntil !== null && mutedUntil > at ? html`muted until ${timeHtml(mutedUntil)}` : "not muted",
     ...((check.maxDurationMs ?? 0) > 0 ? [`a run is down after ${durationText(check.maxDurationMs ?? 0)}`] : []),
-    ...(check.alert?.acknowledged !== undefined ? [`outage acknowledged ${exactText(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`] : []),
-  ].join("; ");
+    ...(check.alert?.acknowledged !== undefined ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`] : []),
+  ];
+  return html`${parts.map((part, i) => (i === 0 ? part : html`; ${part}`))}`;
 }
 
 function filteringText(check: Check): string {
@@ -408,13 +403,13 @@ type Event = { readonly at: Millis; readonly row: Html };
 function eventsTable(data: CheckPage, base: string): Html {
   const events: Event[] = data.flips.slice(0, 50).map((flip) => ({
     at: flip.at,
-    row: html`<tr class="flip"><td>${exactText(flip.at)}</td>
+    row: html`<tr class="flip"><td>${timeHtml(flip.at)}</td>
 <td colspan="5">status changed: ${flip.from} → ${statusBadge(flip.to)}${flip.reason === "" ? "" : html` (${FLIP_REASON_TEXT[flip.reason]})`}</td></tr>`,
   }));
   for (const { ping, durationMs } of (data.pings ?? []).slice(0, 50)) {
     events.push({
       at: ping.at,
-      row: html`<tr class="ping ping-${ping.kind}"><td>${exactText(ping.at)}</td><td>${ping.kind === "ign" ? "ignored" : ping.kind}${ping.exitStatus === null ? "" : html` (exit ${ping.exitStatus})`}</td>
+      row: html`<tr class="ping ping-${ping.kind}"><td>${timeHtml(ping.at)}</td><td>${ping.kind === "ign" ? "ignored" : ping.kind}${ping.exitStatus === null ? "" : html` (exit ${ping.exitStatus})`}</td>
 <td>${ping.scheme} ${ping.method} from ${ping.remoteAddr}</td><td class="ua">${ping.ua}</td>
 <td>${durationMs === null ? "" : durationText(durationMs)}</td>
 <td>${ping.bodySize > 0 ? html`<a href="${base}/pings/${ping.n}/body">body (${ping.bodySize} bytes)</a>` : ""}</td></tr>`,
@@ -506,7 +501,8 @@ export function checkFormPage(viewer: Viewer, opts: {
 ${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 <form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
 ${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
-<label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">${v.desc}</textarea>
+<label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">
+${v.desc}</textarea>
 <fieldset><legend>Schedule</legend>${radio("simple", "Simple period")}${radio("cron", "Cron or OnCalendar expression")}
 ${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}
 ${field("schedule", "Cron or OnCalendar expression", html` placeholder="0 3 * * *"`)}
@@ -520,7 +516,7 @@ ${field("max_duration", "Down when a started run has not finished after N second
 <label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
 ${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
-${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${exactText(at)}</li>`)}</ul>`}
+${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${timeHtml(at)}</li>`)}</ul>`}
 ${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
 ${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
 <button type="submit" name="action" value="save">Save</button>
@@ -549,6 +545,8 @@ export function settingsPage(viewer: Viewer, opts: {
   project: Project; badges: Record<string, Record<string, string>>; at: Millis; mute: { error: string | null; until: string } | null;
   /** The recurring maintenance windows' section (maintenance-pages.ts). */
   maintenance: Html;
+  /** A line saying what the last action did ("Maintenance mute saved."); none on a plain visit. */
+  notice?: string | null;
 }): string {
   const { project } = opts;
   const mutedUntil = project.mutedUntilAt ?? null;
@@ -559,10 +557,10 @@ export function settingsPage(viewer: Viewer, opts: {
     title: `Settings · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
-    body: html`<h1>Settings</h1><h2>API keys</h2>
+    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1><h2>API keys</h2>
 ${viewer.readonly ? html`<p>Keys are not shown to read-only keys.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Maintenance mute</h2>
-<p class="project-mute">${muted ? `Notifications of every check are muted until ${exactText(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>
+<p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>
 ${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" role="alert">${mute.error}</p>`}
 <form method="post" action="/projects/${project.id}/mute" class="check-form">${csrfField(viewer)}
 <label for="f-mute-until">Mute the project's notifications until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)</label>

@@ -35,6 +35,8 @@ import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
 import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import { RowsCache } from "./rows-cache.ts";
+import { livePageResponse } from "./live-page.ts";
+import { plainFormError } from "./form-errors.ts";
 import { RowMemo } from "./row-memo.ts";
 import { ChecksReplica } from "./checks-replica.ts";
 import {
@@ -187,7 +189,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = accessOf(event);
     if (access === null) return htmlResponse(signInPage(null));
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
-    return htmlResponse(await projectsHtml(access.viewer, null));
+    return livePageResponse(event, await projectsHtml(access.viewer, null));
   });
 
   const projectsHtml = async (viewer: Viewer, error: string | null): Promise<string> => {
@@ -324,7 +326,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const formHtml = async (viewer: Viewer, project: Project, opts: CheckForm): Promise<string> => {
     const others = (await pool.listChecks(project.id, { tags: [] })).filter((c) => c.uuid !== opts.uuid);
     const dependencies = others.map((c) => ({ uuid: c.uuid, name: c.name })).sort((a, b) => a.name.localeCompare(b.name));
-    const error = opts.error === null ? null : reasonOf(opts.error);
+    const error = opts.error === null ? null : plainFormError(opts.error, project);
     const errorField = opts.error?.code === "invalid" ? opts.error.field : null;
     return checkFormPage(viewer, { ...opts, error, errorField, dependencies, project, preview: previewOf(opts.values, clock.now()) });
   };
@@ -356,19 +358,20 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   });
 
   /** The settings page with the project as the directory has it now (its maintenance windows just changed, maybe). */
-  const settingsHtml = async (viewer: Viewer, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm }): Promise<string> => {
+  const settingsHtml = async (viewer: Viewer, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm; notice?: string | null }): Promise<string> => {
     const project = pool.listProjects().find((p) => p.id === stale.id) ?? stale;
     const checks = await pool.listChecks(project.id, { tags: [] });
     const at = clock.now();
     const form = opts.maintenance ?? { values: EMPTY_MAINTENANCE_FORM, error: null, errorField: null };
     const maintenance = maintenanceSection(viewer, { project, at, form });
-    return settingsPage(viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance });
+    return settingsPage(viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance, notice: opts.notice });
   };
 
   route("GET", "/projects/:project/settings", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    return htmlResponse(await settingsHtml(access.viewer, project, { mute: null }));
+    const notice = event.url.searchParams.get("done") === "mute" ? "Maintenance mute saved." : null;
+    return htmlResponse(await settingsHtml(access.viewer, project, { mute: null, notice }));
   });
 
   // the project-wide mute (a maintenance window): the admin API's rules and texts
@@ -383,7 +386,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       return htmlResponse(await settingsHtml(access.viewer, project, { mute: { error: reasonOf(untilAt.failure), until } }), 400);
     }
     unwrap(await pool.muteProject(project.id, untilAt.value, clock.now()));
-    return redirect(`/projects/${project.id}/settings`);
+    return redirect(`/projects/${project.id}/settings?done=mute`);
   });
 
   const ctx: DashboardContext = { deps, route, requireAccess, writeForm, projectFor, checkFor, formHtml, whatIfOf };

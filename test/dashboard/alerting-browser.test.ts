@@ -85,7 +85,7 @@ async function browserTests(): Promise<void> {
     assert.equal(choices, ["Database", "Mail relay"], "the project's other checks by name, not the check itself");
     await rw.locator("#f-max_duration").fill("30");
     await rw.getByRole("button", { name: "Save" }).click();
-    await rw.locator("#e-max_duration").getByText("json validation error: max_duration is too small (0, or 60 and more)").waitFor();
+    await rw.locator("#e-max_duration").getByText("The run time limit must be 0 (off), or between 1 minute and 7 days (60 to 604800 seconds).").waitFor();
     assert.is(await rw.locator("#f-max_duration").getAttribute("aria-invalid"), "true");
     assert.is((await checkOf(backup.uuid)).max_duration, 0, "nothing was saved");
     await rw.locator("#f-max_duration").fill("900");

@@ -1,11 +1,12 @@
-// hcd dashboard: refreshes the checks table every few seconds without reloading the page, keeps the
-// down count in the title, says in a banner when a refresh finds the session ended or the server away
-// (and takes the banner down when it answers again), and copies ping URLs. Served by hcd itself; the pages have no inline script.
+// hcd dashboard: every page that shows state keeps itself fresh without reloading: the checks table asks
+// for its changed rows every few seconds, and other pages ask for themselves and swap their elements
+// marked data-live. When a refresh finds the session ended or the server away, a banner says so (and
+// goes when it answers again). Also: times in the viewer's time zone, the down count in the title, and
+// Copy buttons. Served by hcd itself; the pages have no inline script.
 "use strict";
 
 (function () {
-  const FAST_MS = 3000; // while the tab is visible
-  const SLOW_MS = 60000; // while it is hidden
+  const HIDDEN_MS = 60000; // while the tab is hidden
 
   /** Shows `text` (with a sign-in link when `signIn`) in the page's one connection banner; null removes it. */
   function connectionBanner(text, signIn) {
@@ -29,73 +30,136 @@
     }
   }
 
-  function refreshChecks(table) {
-    const url = table.dataset.refresh + window.location.search;
+  /**
+   * Runs `refresh` every `everyMs` while the tab is visible (and at once when it becomes visible). It
+   * answers "signed-out", "gone" or "ok", or throws when the server did not answer usefully: each is
+   * said by the banner, and the asking goes on (signing in again in another tab, or the server coming
+   * back, brings the page back by itself).
+   */
+  function keepFresh(refresh, everyMs) {
     let timer = null;
     async function tick() {
       try {
-        // the rows' ETag: the server answers 304 (no body, next to no work) while they would not change
-        const etag = document.getElementById("check-rows")?.dataset.etag;
-        const headers = etag ? { accept: "text/html", "if-none-match": etag } : { accept: "text/html" };
-        const response = await fetch(url, { credentials: "same-origin", cache: "no-store", headers });
-        // a session that ended is sent to the sign-in page (a redirect) or refused: say so, keep asking
-        // (signing in again in another tab brings this page back)
-        if (response.redirected || !response.url.includes("/checks/rows") || response.status === 401 || response.status === 403) {
-          connectionBanner("Signed out:", true);
-          schedule();
-          return;
-        }
-        if (response.status !== 304 && !response.ok) throw new Error(`status ${response.status}`);
-        connectionBanner(null);
-        if (response.status === 304) { schedule(); return; }
-        const parsed = new DOMParser().parseFromString(`<table>${await response.text()}</table>`, "text/html");
-        const rows = parsed.getElementById("check-rows");
-        const current = document.getElementById("check-rows");
-        if (rows === null || current === null) return;
-        const fresh = document.importNode(rows, true);
-        // a row this page shows already comes as a placeholder naming its check: the shown row takes its place
-        const placeholders = fresh.querySelectorAll("tr[data-keep]");
-        if (placeholders.length > 0) {
-          const shown = new Map();
-          for (const row of current.rows) shown.set(row.dataset.ref, row);
-          if (![...placeholders].every((p) => shown.has(p.dataset.keep))) {
-            delete current.dataset.etag; // not the rows the server thought: ask for every row
-            tick();
-            return;
-          }
-          for (const placeholder of placeholders) placeholder.replaceWith(shown.get(placeholder.dataset.keep));
-        }
-        current.replaceWith(fresh);
-        const down = Number(rows.dataset.down || "0");
-        document.title = (down > 0 ? `(${down} down) ` : "") + document.body.dataset.title;
+        const outcome = await refresh();
+        if (outcome === "signed-out") connectionBanner("Signed out:", true);
+        else if (outcome === "gone") connectionBanner("This page no longer exists (deleted?).", false);
+        else connectionBanner(null);
       } catch (error) {
-        // the server is restarting, failing or the network is gone: say so and try again on the next tick
         connectionBanner("The server is not answering, retrying…", false);
       }
-      schedule();
-    }
-    function schedule() {
       clearTimeout(timer);
-      timer = setTimeout(tick, document.hidden ? SLOW_MS : FAST_MS);
+      timer = setTimeout(tick, document.hidden ? HIDDEN_MS : everyMs);
     }
     document.addEventListener("visibilitychange", () => { if (!document.hidden) tick(); });
-    schedule();
+    timer = setTimeout(tick, everyMs);
+  }
+
+  /** The outcome a refresh's answer says before its body is read; null: a page to read. */
+  function answerOutcome(response, expectedPath) {
+    // a session that ended is sent to the sign-in page (a redirect) or refused
+    if (response.redirected || new URL(response.url).pathname !== expectedPath || response.status === 401 || response.status === 403) return "signed-out";
+    if (response.status === 404) return "gone";
+    if (response.status !== 304 && !response.ok) throw new Error(`status ${response.status}`);
+    return null;
+  }
+
+  function refreshChecks(table) {
+    const path = table.dataset.refresh;
+    keepFresh(async function rows() {
+      // the rows' ETag: the server answers 304 (no body, next to no work) while they would not change
+      const etag = document.getElementById("check-rows")?.dataset.etag;
+      const headers = etag ? { accept: "text/html", "if-none-match": etag } : { accept: "text/html" };
+      const response = await fetch(path + window.location.search, { credentials: "same-origin", cache: "no-store", headers });
+      const outcome = answerOutcome(response, path);
+      if (outcome !== null) return outcome;
+      if (response.status === 304) return "ok";
+      const parsed = new DOMParser().parseFromString(`<table>${await response.text()}</table>`, "text/html");
+      const fresh = parsed.getElementById("check-rows");
+      const current = document.getElementById("check-rows");
+      if (fresh === null || current === null) return "ok";
+      const imported = document.importNode(fresh, true);
+      // a row this page shows already comes as a placeholder naming its check: the shown row takes its place
+      const placeholders = imported.querySelectorAll("tr[data-keep]");
+      if (placeholders.length > 0) {
+        const shown = new Map();
+        for (const row of current.rows) shown.set(row.dataset.ref, row);
+        if (![...placeholders].every((p) => shown.has(p.dataset.keep))) {
+          delete current.dataset.etag; // not the rows the server thought: ask for every row
+          return rows();
+        }
+        for (const placeholder of placeholders) placeholder.replaceWith(shown.get(placeholder.dataset.keep));
+      }
+      localTimes(imported);
+      current.replaceWith(imported);
+      const down = Number(fresh.dataset.down || "0");
+      document.title = (down > 0 ? `(${down} down) ` : "") + document.body.dataset.title;
+      return "ok";
+    }, 3000);
+  }
+
+  /** Asks for the page itself (304 while unchanged) and puts each fresh data-live element in place of the shown one of its id. */
+  function refreshLive() {
+    let etag = document.querySelector("meta[name=etag]")?.content ?? null; // the ETag of the page as loaded
+    keepFresh(async () => {
+      const headers = etag === null ? { accept: "text/html" } : { accept: "text/html", "if-none-match": etag };
+      const response = await fetch(window.location.href, { credentials: "same-origin", cache: "no-store", headers });
+      const outcome = answerOutcome(response, window.location.pathname);
+      if (outcome !== null) return outcome;
+      if (response.status === 304) return "ok";
+      const parsed = new DOMParser().parseFromString(await response.text(), "text/html");
+      // the sign-in page answers "/" itself, without a redirect
+      if (parsed.querySelector("form[action='/signout']") === null) return "signed-out";
+      etag = response.headers.get("etag");
+      for (const fresh of parsed.querySelectorAll("[data-live][id]")) {
+        const current = document.getElementById(fresh.id);
+        if (current === null) continue;
+        const imported = document.importNode(fresh, true);
+        localTimes(imported);
+        current.replaceWith(imported);
+      }
+      document.title = parsed.title;
+      return "ok";
+    }, 5000);
+  }
+
+  /** Each <time datetime> under `root` in the viewer's time zone; its title keeps the UTC time the server wrote. */
+  function localTimes(root) {
+    const format = new Intl.DateTimeFormat(undefined, {
+      year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short",
+    });
+    for (const time of root.querySelectorAll("time[datetime]")) {
+      const date = new Date(time.getAttribute("datetime"));
+      if (Number.isNaN(date.getTime())) continue;
+      if (!time.title) time.title = time.textContent;
+      const parts = Object.fromEntries(format.formatToParts(date).map((p) => [p.type, p.value]));
+      time.textContent = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
+    }
   }
 
   function enableCopy() {
     document.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-copy]");
       if (button === null) return;
+      const label = button.dataset.label || (button.dataset.label = button.textContent);
+      const byHand = () => {
+        // no clipboard here (a plain-http origin other than localhost has none): select the text to copy
+        button.textContent = "Select and copy by hand";
+        const code = button.parentElement?.querySelector("code");
+        if (code) window.getSelection()?.selectAllChildren(code);
+      };
+      if (!navigator.clipboard) { byHand(); return; }
       navigator.clipboard.writeText(button.dataset.copy).then(() => {
         button.textContent = "Copied";
-        setTimeout(() => { button.textContent = "Copy"; }, 1500);
-      }, () => { button.textContent = "Select and copy by hand"; });
+        setTimeout(() => { button.textContent = label; }, 1500);
+      }, byHand);
     });
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    localTimes(document);
     const table = document.querySelector("table[data-refresh]");
     if (table !== null) refreshChecks(table);
+    else if (document.querySelector("[data-live][id]") !== null) refreshLive();
     enableCopy();
   });
 })();

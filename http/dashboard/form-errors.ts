@@ -1,0 +1,52 @@
+// The check form's errors in plain words: the API's failure (its terse "json validation error: grace is
+// too small") becomes a sentence that names the field as the form labels it and the limit it broke
+// ("Grace time must be between 1 minute and 365 days (60 to 31536000 seconds)").
+import type { Millis, Project } from "../../engine/model.ts";
+import { LIMITS, SECOND } from "../../engine/model.ts";
+import type { Failure } from "../../engine/outcome.ts";
+import { reasonOf } from "../errors.ts";
+import { durationText } from "./format.ts";
+
+/** "between 1 minute and 365 days (60 to 31536000 seconds)": a range of a field typed in seconds. */
+function secondsRange(minMs: Millis, maxMs: Millis): string {
+  return `between ${durationText(minMs)} and ${durationText(maxMs)} (${minMs / SECOND} to ${maxMs / SECOND} seconds)`;
+}
+
+/** Each field's rule, said whole: whatever was wrong with a value (not a number, too small, too large), this is what it must be. */
+const RULES: Record<string, string> = {
+  timeout: `Period must be a whole number of seconds ${secondsRange(LIMITS.timeoutMinMs, LIMITS.timeoutMaxMs)}.`,
+  grace: `Grace time must be a whole number of seconds ${secondsRange(LIMITS.timeoutMinMs, LIMITS.timeoutMaxMs)}.`,
+  failure_threshold: `Failures in a row must be a whole number from ${LIMITS.failureThresholdMin} to ${LIMITS.failureThresholdMax}.`,
+  reminder_interval: `The reminder interval must be 0 (none), or ${secondsRange(LIMITS.reminderIntervalMinMs, LIMITS.reminderIntervalMaxMs)}.`,
+  max_duration: `The run time limit must be 0 (off), or ${secondsRange(LIMITS.maxDurationMinMs, LIMITS.maxDurationMaxMs)}.`,
+  muted_until: "Muted until must be a date and time like 2026-01-01T00:00:00Z (ISO 8601; UTC unless an offset is given), or empty.",
+  tz: "Time zone must be an IANA time zone name, like UTC, Europe/Riga or America/New_York.",
+};
+
+/** What a too-long or badly formed text field must be. */
+const TEXT_RULES: Record<string, { label: string; maxChars: number; pattern?: string }> = {
+  name: { label: "Name", maxChars: LIMITS.nameMaxChars },
+  slug: { label: "Slug", maxChars: LIMITS.slugMaxChars, pattern: "Slug may hold only lower-case letters (a-z), digits, _ and -." },
+  schedule: {
+    label: "The schedule", maxChars: LIMITS.scheduleMaxChars,
+    pattern: "The schedule must be a cron expression of 5 fields (like 0 3 * * *) or an OnCalendar expression (like Mon *-*-* 03:00:00).",
+  },
+};
+
+/** The check form's error about `failure`, in plain words that name the limit; the API's own text for what the form does not know. */
+export function plainFormError(failure: Failure, project: Pick<Project, "checkLimit">): string {
+  if (failure.code === "check_limit") {
+    return `This project has reached its limit of ${project.checkLimit} check${project.checkLimit === 1 ? "" : "s"}: delete a check first, or ask the operator to raise the project's check limit.`;
+  }
+  if (failure.code !== "invalid") return reasonOf(failure);
+  const rule = RULES[failure.field];
+  if (rule !== undefined) return rule;
+  const text = TEXT_RULES[failure.field];
+  if (text !== undefined) {
+    if (failure.reason === "is too long") return `${text.label} must be at most ${text.maxChars} characters.`;
+    if (text.pattern !== undefined && (failure.reason === "does not match pattern" || failure.reason.startsWith("is not a valid"))) return text.pattern;
+  }
+  if (failure.field === "depends_on") return `Depends on: ${failure.reason}.`;
+  // a sentence of its own (the schedule kind's), or a field this form has no words for
+  return failure.reason.startsWith("is ") ? reasonOf(failure) : failure.reason;
+}

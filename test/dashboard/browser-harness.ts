@@ -1,0 +1,67 @@
+// What the dashboard's browser tests share: whether Chromium is there (a loud skip, or a failure under
+// HCD_REQUIRE_EXTRAS=1), one real hcd process and one Chromium for a test file, and signing in a page.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync } from "node:fs";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import { tempDir } from "../helpers.ts";
+import type { RealServer } from "../security/real-server.ts";
+import { startServer, stopServer, troubleIn } from "../security/real-server.ts";
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Runs `tests` when Chromium is installed; else registers one skipped (or, with HCD_REQUIRE_EXTRAS=1, failing) test and runs it. */
+export async function whenChromium(what: string, tests: () => Promise<void>): Promise<void> {
+  if (existsSync(CHROMIUM)) return tests();
+  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
+    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
+  } else {
+    console.log(`SKIP: ${what}: ${CHROMIUM} not installed`);
+    test(`${what} skipped: chromium not installed`, () => {});
+  }
+  test.run();
+}
+
+/** One hcd process and one headless Chromium, started by test.before and stopped by test.after (which fails on errors in the server's output). */
+export type BrowserRig = { readonly server: RealServer; readonly browser: Browser };
+
+export function browserRig(env: Record<string, string>): { rig: () => BrowserRig } {
+  const dir = tempDir();
+  let server: RealServer | undefined;
+  let browser: Browser | undefined;
+  test.before(async () => {
+    const { chromium } = await import("playwright-core");
+    server = await startServer({ dataDir: dir.path, env });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  });
+  test.after(async () => {
+    await browser?.close();
+    if (server) {
+      const trouble = troubleIn(server.output());
+      await stopServer(server);
+      dir.remove();
+      assert.equal(trouble, [], "no unexpected errors in the server's output");
+    }
+  });
+  return {
+    rig: () => {
+      if (server === undefined || browser === undefined) throw new Error("the rig starts in test.before");
+      return { server, browser };
+    },
+  };
+}
+
+/** A fresh browser profile (its own cookies), 1200x800 unless `options` say otherwise. */
+export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, ...options });
+  context.setDefaultTimeout(10_000);
+  return context;
+}
+
+/** Signs `page` in with `key` through the sign-in form; resolves once the signed-in page shows "Sign out". */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url + "/");
+  await page.getByLabel("Admin token or API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
