@@ -77,7 +77,9 @@ async function checkerRun(seed: number): Promise<void> {
     const faultsUntil = starved[0].starved!.dueFrom - QUIET_BEFORE_DUE_MS;
     const partitions = [...new Set(projects.map((p) => partitionOf(p.id, PARTITIONS)))];
 
-    // the load: every ping a fresh rid, sent to the nodes in turn; a node being restarted is skipped
+    // the load: every ping a fresh rid, sent to the nodes in turn, a project's checks at once (one partition:
+    // the node forwards them to its owner together, as a batch that a fault can cut in two); a node being
+    // restarted is skipped
     const statuses = new Map<string, number>();
     const ping = async (check: Check, node: number): Promise<number> => {
       const server = cluster.node(node);
@@ -95,8 +97,10 @@ async function checkerRun(seed: number): Promise<void> {
     load = Promise.all([0, 1, 2, 3].map(async (w) => {
       while (loadRunning) {
         const n = turn++;
-        const check = checks[(n + w) % checks.length];
-        if (check.sent.length >= MAX_PINGS || (await ping(check, n % 3)) === -1) await pause(50);
+        const project = projects[(n + w) % projects.length];
+        const burst = checks.filter((c) => c.project === project && c.sent.length < MAX_PINGS);
+        const answers = await Promise.all(burst.map((check) => ping(check, n % 3)));
+        if (answers.length === 0 || answers.includes(-1)) await pause(50);
         await pause(40);
       }
     }));
@@ -188,7 +192,8 @@ async function inject(cluster: CheckerCluster, round: Round, partitions: readonl
     }
     case "stop-owner": {
       const partition = partitions[fault.partition];
-      const owner = await cluster.ownerOf(partition).catch(() => null);
+      // just after another fault the partition may be between owners: its next one is paused
+      const owner = await waitFor(async () => (await cluster.ownerOf(partition)) ?? undefined, 2 * LEASE_MS, `an owner of partition ${partition}`).catch(() => null);
       const index = NODES.indexOf(owner as (typeof NODES)[number]);
       if (index < 0) return `partition ${partition} had no owner to pause`;
       const server = cluster.node(index);
