@@ -193,7 +193,7 @@ async function inject(cluster: CheckerCluster, round: Round, partitions: readonl
     case "stop-owner": {
       const partition = partitions[fault.partition];
       // just after another fault the partition may be between owners: its next one is paused
-      const owner = await waitFor(async () => (await cluster.ownerOf(partition)) ?? undefined, 2 * LEASE_MS, `an owner of partition ${partition}`).catch(() => null);
+      const owner = await waitFor(async () => (await cluster.ownerOf(partition)) ?? undefined, LEASE_MS, `an owner of partition ${partition}`).catch(() => null);
       const index = NODES.indexOf(owner as (typeof NODES)[number]);
       if (index < 0) return `partition ${partition} had no owner to pause`;
       const server = cluster.node(index);
