@@ -5,8 +5,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { NatsConnection } from "nats";
-import { connect } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { decodeLease } from "../../cluster/leases.ts";
 import { tempDir } from "../helpers.ts";
@@ -68,7 +68,7 @@ export async function startCheckerCluster(options: { token: string; partitions: 
     node: (i) => current[i],
     ownerOf: async (partition) => {
       const message = await (await managerOf(watcher)).streams.getMessage(`KV_hcd-owner-${partition}`, { last_by_subj: `$KV.hcd-owner-${partition}.owner` });
-      return decodeLease(message.data)?.node ?? null;
+      return message === null ? null : decodeLease(message.data)?.node ?? null;
     },
     unexpectedExits: () => [...unexpected],
     expectExit: (i) => { const entry = [...started].reverse().find((s) => s.server === current[i]); if (entry) entry.expected = true; },
