@@ -22,6 +22,7 @@ import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
+import { Accounts } from "../host/accounts.ts";
 import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
@@ -140,7 +141,8 @@ async function main(): Promise<void> {
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
     channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: serviceKindsOf(config.services),
+  const accounts = Accounts.open(config.dataDir); // cluster mode too: this node's DATA_DIR (not replicated)
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
