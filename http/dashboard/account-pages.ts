@@ -1,0 +1,39 @@
+// The pages of a user's own account: their sessions with a "Sign out" for each, and the invitation page
+// that sets a password.
+import type { Millis } from "../../engine/model.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
+import { html } from "./html.ts";
+import type { Viewer } from "./pages.ts";
+import { csrfField, documentOf } from "./pages.ts";
+
+export type SessionRow = { readonly handle: string; readonly openedAt: Millis | null; readonly current: boolean };
+
+/** The account page: the user's email and every session they have open. */
+export function accountPage(viewer: Viewer, opts: { email: string; sessions: readonly SessionRow[]; notice: string | null }): string {
+  const rows = opts.sessions.map((s) => html`<tr><td>${s.openedAt === null ? "unknown" : isoSeconds(s.openedAt)}</td><td>${s.current ? "this browser" : ""}</td>
+<td><form method="post" action="/account/sessions/signout" class="inline">${csrfField(viewer)}<input type="hidden" name="session" value="${s.handle}">
+<button type="submit" aria-label="Sign out the session opened ${s.openedAt === null ? "" : isoSeconds(s.openedAt)}">Sign out</button></form></td></tr>`);
+  return documentOf({
+    title: "Account",
+    viewer,
+    body: html`<h1>Account</h1><p>Signed in as <strong>${opts.email}</strong>.</p>
+${opts.notice === null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}
+<h2>Sessions</h2>
+<table class="list sessions"><thead><tr><th scope="col">Signed in at</th><th scope="col"></th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table>`,
+  });
+}
+
+/** The page an invitation link opens: a password to choose. */
+export function invitePage(opts: { email: string; error: string | null }): string {
+  return documentOf({
+    title: "Choose a password",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Choose a password</h1><p>For <strong>${opts.email}</strong>.</p>
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post">
+<label for="new-password">Password</label>
+<input id="new-password" name="password" type="password" autocomplete="new-password" minlength="12" required autofocus>
+<button type="submit">Set password</button>
+</form></section>`,
+  });
+}

@@ -1,0 +1,103 @@
+// Users in the dashboard: sign-in by email and password (rate limited per account and per address, one
+// answer for an unknown email and a wrong password), the account page with every session and a "Sign
+// out" for each, and the invitation link that sets a password (host/accounts.ts keeps the users).
+import type { H3Event } from "h3";
+import type { Accounts, User } from "../../host/accounts.ts";
+import type { Clock } from "../../host/clock.ts";
+import type { Millis } from "../../engine/model.ts";
+import { httpError, reasonOf } from "../errors.ts";
+import { remoteAddress } from "../routes/pings.ts";
+import { accountPage, invitePage } from "./account-pages.ts";
+import type { DashboardContext } from "./context.ts";
+import { errorPage, signInPage } from "./pages.ts";
+import type { Viewer } from "./pages.ts";
+import { formOf, htmlResponse, param, redirect, sessionCookie, SignInNeeded } from "./responses.ts";
+import type { Session, SessionStore } from "./sessions.ts";
+import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
+import { SignInLimits } from "./sign-in-limits.ts";
+
+export type AccountRouteDeps = {
+  readonly accounts: Accounts;
+  readonly sessions: SessionStore;
+  /** Real time, whatever CLOCK says: session expiry, sign-in windows, invitation expiry. */
+  readonly realClock: Clock;
+  readonly secureCookie: boolean;
+  /** Shares a session opened here with the other nodes (cluster mode), and ends one everywhere. */
+  readonly share: (session: Session, at: Millis) => Promise<void>;
+  readonly unshare: (id: string) => Promise<void>;
+  /** The session of the request when a user who still exists opened it, or null. */
+  readonly signedInUser: (event: H3Event) => { readonly session: Session; readonly user: User } | null;
+};
+
+/** Registers the routes of users' sign-in, account page and invitations. */
+export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): void {
+  const { route } = ctx;
+  const { accounts, sessions, realClock, secureCookie } = deps;
+  const limits = new SignInLimits();
+
+  const openSession = async (user: User, at: Millis) => {
+    const session = sessions.open({ kind: "user", userId: user.id }, at); // always a new id: no session fixation
+    await deps.share(session, at);
+    return redirect("/", { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
+  };
+
+  route("POST", "/signin/password", async (event) => {
+    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
+    const form = await formOf(event);
+    const email = (form.get("email") ?? "").trim().toLowerCase();
+    const keys = [`address:${address}`, `account:${email}`];
+    const now = realClock.now();
+    if (limits.isBlocked(keys, now)) return htmlResponse(signInPage("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    const user = await accounts.signIn(email, form.get("password") ?? "");
+    if (user === null) {
+      limits.count(keys, now);
+      return htmlResponse(signInPage("Wrong email or password."), 401); // the same for an email without an account
+    }
+    return openSession(user, now);
+  });
+
+  const requireUser = (event: H3Event) => {
+    const found = deps.signedInUser(event);
+    if (found === null) throw new SignInNeeded();
+    const viewer: Viewer = { csrf: found.session.csrf, readonly: true, admin: false, user: { email: found.user.email, role: null } };
+    return { ...found, viewer };
+  };
+
+  route("GET", "/account", async (event) => {
+    const { session, user, viewer } = requireUser(event);
+    const rows = sessions.ofUser(user.id, realClock.now())
+      .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
+    const notice = event.url.searchParams.get("done") === "signout" ? "Session signed out." : null;
+    return htmlResponse(accountPage(viewer, { email: user.email, sessions: rows, notice }));
+  });
+
+  route("POST", "/account/sessions/signout", async (event) => {
+    const { session, user } = requireUser(event);
+    const form = await formOf(event);
+    if (!csrfMatches(session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    const ended = sessions.ofUser(user.id, realClock.now()).find((s) => sessionHandle(s) === form.get("session"));
+    if (ended === undefined) throw httpError(404, "no such session (it may have ended already)");
+    sessions.close(ended.id);
+    await deps.unshare(ended.id);
+    if (ended.id === session.id) return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
+    return redirect("/account?done=signout");
+  });
+
+  const NO_INVITATION = "This invitation link is unknown, used or expired: ask for a new one.";
+  route("GET", "/invite/:token", async (event) => {
+    const user = accounts.invited(param(event, "token"), realClock.now());
+    if (user === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    return htmlResponse(invitePage({ email: user.email, error: null }));
+  });
+
+  route("POST", "/invite/:token", async (event) => {
+    const token = param(event, "token");
+    const now = realClock.now();
+    const user = accounts.invited(token, now);
+    if (user === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    const accepted = await accounts.acceptInvite(token, (await formOf(event)).get("password") ?? "", now);
+    if (!accepted.ok && accepted.failure.code === "invalid") return htmlResponse(invitePage({ email: user.email, error: reasonOf(accepted.failure) }), 400);
+    if (!accepted.ok) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    return openSession(accepted.value, now);
+  });
+}
