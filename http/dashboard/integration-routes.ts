@@ -34,7 +34,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
       lastError: typeof states[i].last_error === "string" ? states[i].last_error : null,
       checks: checks.filter((c) => c.channels.includes(channel.id)),
     }));
-    return integrationsPage(access.viewer, { project, rows, canAdd: allows(access, "integrations.change", { keys: false }), serviceKinds: deps.serviceKinds, ...form });
+    return integrationsPage(access.viewer, { project, rows, canAdd: allows(access, "integrations.change", { keys: false }), canRemove: allows(access, "integrations.change", { keys: true }), serviceKinds: deps.serviceKinds, ...form });
   };
 
   route("GET", "/projects/:project/integrations", async (event) => {

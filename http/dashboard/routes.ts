@@ -154,7 +154,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (role === null || project === undefined) return null;
     const readonly = !mayDo(role, "checks.change");
     return { session, caller: { project, readonly }, user: { id: user.id, email: user.email, role },
-      viewer: { csrf: session.csrf, readonly, admin: false, user: { email: user.email, role }, hideKeys: !mayDo(role, "keys.view") } };
+      // `admin`: the project's own controls (mute, maintenance windows), which an owner may use
+      viewer: { csrf: session.csrf, readonly, admin: mayDo(role, "project.change"), user: { email: user.email, role }, hideKeys: !mayDo(role, "keys.view") } };
   };
   const accessOf = (event: H3Event): Access | null => {
     const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());

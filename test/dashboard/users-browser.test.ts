@@ -114,6 +114,9 @@ async function browserTests(): Promise<void> {
     await page.goto(`${server.url}/checks/${checkUuid}`);
     await page.getByRole("button", { name: "Pause" }).click();
     await page.getByRole("button", { name: "Resume" }).waitFor();
+    await page.goto(`${server.url}/projects/${project.id}/integrations`);
+    await page.getByRole("button", { name: "Test Hook" }).waitFor();
+    assert.is(await page.getByRole("link", { name: "Remove Hook" }).count(), 0, "no control the role does not allow");
     await page.goto(`${server.url}/projects/${project.id}/integrations/${channelId}/remove`);
     await page.getByText("the role member in this project does not allow this").waitFor();
     const { channels } = await ok<{ channels: { id: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));

@@ -155,6 +155,10 @@ test("the dashboard enforces each role on its forms", async () => {
   assert.match(refused.text, /the role member in this project does not allow this/);
   assert.equal(await ok(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin })), { channels: [] });
   assert.is((await addIntegration(manager)).status, 303);
+  const owner = await as("ow@example.org", "owner");
+  const mute = (s: { cookie: string; csrf: string }) => post(`/projects/${project.id}/mute`, { csrf: s.csrf, until: "2100-01-01T00:00:00Z" }, s.cookie);
+  assert.is((await mute(manager)).status, 403, "the project itself is the owner's");
+  assert.is((await mute(owner)).status, 303);
   const settings = (s: { cookie: string }) => get(`/projects/${project.id}/settings`, s.cookie);
   assert.not.match((await settings(member)).text, new RegExp(project.api_key), "a member sees no keys");
   assert.match((await settings(manager)).text, new RegExp(project.api_key), "a manager sees them");
