@@ -48,6 +48,7 @@ import { BoundedMap } from "../../lib/bounded-map.ts";
 import { Accounts } from "../../host/accounts.ts";
 import { mayDo } from "../../engine/roles.ts";
 import { accountRoutes } from "./account-routes.ts";
+import { memberRoutes } from "./member-routes.ts";
 import { permit } from "./permits.ts";
 
 /** Cluster mode: how often a node checks that a session it holds is still shared (not signed out elsewhere). */
@@ -452,6 +453,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   checkPageRoutes(ctx);
   maintenanceRoutes(ctx, settingsHtml);
   integrationRoutes(ctx);
+  memberRoutes(ctx, accounts);
   accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser });
 
   // --- static files ----------------------------------------------------------------------------

@@ -164,6 +164,40 @@ test("the dashboard enforces each role on its forms", async () => {
   assert.match((await settings(manager)).text, new RegExp(project.api_key), "a manager sees them");
 });
 
+test("members page: a manager gives and takes roles below owner only, a member changes none, an API key sees none", async () => {
+  const owner = await ok<UserJson>(createUser({ email: "boss@example.org", password: PASSWORD }));
+  await ok(setRole(owner.id, "owner"));
+  const newcomer = await ok<UserJson>(createUser({ email: "new@example.org", password: PASSWORD }));
+  const session = async (email: string, role: string) => {
+    const user = await ok<UserJson>(createUser({ email, password: PASSWORD }));
+    await ok(setRole(user.id, role));
+    const { cookie } = await signIn(email, PASSWORD);
+    const page = await get(`/projects/${project.id}/members`, cookie);
+    return { cookie, csrf: csrfOf(page.text), page: page.text };
+  };
+  const manager = await session("mgr@example.org", "manager");
+  const member = await session("mbr@example.org", "member");
+  const roleOfUser = async (id: string) => (await ok<{ members: { id: string; role: string }[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }))).members.find((m) => m.id === id)?.role ?? null;
+  const give = (s: { cookie: string; csrf: string }, email: string, role: string) => post(`/projects/${project.id}/members`, { csrf: s.csrf, email, role }, s.cookie);
+  assert.match(manager.page, /Add member/);
+  assert.match(member.page, /boss@example\.org/, "a member sees who is in the project");
+  assert.not.match(member.page, /Add member|Save role/);
+  assert.is((await give(member, "new@example.org", "readonly")).status, 403);
+  assert.is(await roleOfUser(newcomer.id), null);
+  assert.is((await give(manager, "new@example.org", "member")).status, 303);
+  assert.is(await roleOfUser(newcomer.id), "member");
+  assert.is((await give(manager, "new@example.org", "owner")).status, 403, "no owner made by a manager");
+  assert.is((await give(manager, "boss@example.org", "readonly")).status, 403, "no owner demoted by a manager");
+  assert.is((await post(`/projects/${project.id}/members/${owner.id}/remove`, { csrf: manager.csrf }, manager.cookie)).status, 403);
+  assert.is(await roleOfUser(owner.id), "owner");
+  assert.is((await give(manager, "nobody@example.org", "member")).status, 400);
+  assert.is((await post(`/projects/${project.id}/members/${newcomer.id}/remove`, { csrf: manager.csrf }, manager.cookie)).status, 303);
+  assert.is(await roleOfUser(newcomer.id), null);
+  const key = await post("/signin", { key: project.api_key });
+  assert.is((await get(`/projects/${project.id}/members`, key.cookie)).status, 403);
+});
+
 test("a deleted user's sessions end at once and the email then opens nothing", async () => {
   const user = await ok<UserJson>(createUser({ email: "ex@example.org", password: PASSWORD }));
   await ok(setRole(user.id, "owner"));
