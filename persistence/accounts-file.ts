@@ -6,7 +6,9 @@ import { join } from "node:path";
 import type { Millis } from "../engine/model.ts";
 import type { Role } from "../engine/roles.ts";
 
-const FILE = "accounts.json";
+/** The file's name in DATA_DIR (backups carry it under the same name). */
+export const ACCOUNTS_FILE = "accounts.json";
+const FILE = ACCOUNTS_FILE;
 
 export type StoredUser = {
   readonly id: string;
