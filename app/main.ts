@@ -118,9 +118,10 @@ async function main(): Promise<void> {
   let pool: Pool;
   let sharedSessions: SharedSessions | undefined; // cluster mode: the dashboard sessions every node shares
   let backgroundFailures: FailureEpisodes | undefined; // cluster mode: failed snapshots, advances and ownership rounds
+  let clusterAccounts: Accounts | undefined; // cluster mode: the users every node shares
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions, failures: backgroundFailures } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services }));
+      ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
       startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
     channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
-  const accounts = Accounts.open(config.dataDir); // cluster mode too: this node's DATA_DIR (not replicated)
+  const accounts = clusterAccounts ?? Accounts.open(config.dataDir); // single node: DATA_DIR/accounts.json
   const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects

@@ -1,6 +1,8 @@
 // Accounts: the users who sign in to the dashboard with an email and a password, their invitations and
-// their roles in projects (CONTRACT "Users, roles and sign-in"). Held in memory, every change written
-// through to DATA_DIR/accounts.json (persistence/accounts-file.ts) before it is answered.
+// their roles in projects (CONTRACT "Users, roles and sign-in"). Read from a copy in memory; every change
+// is a function of the newest document, stored before it is answered: in DATA_DIR/accounts.json
+// (persistence/accounts-file.ts) on a single node, in a replicated KV bucket in a cluster
+// (cluster/replicated-accounts.ts), where a change that lost a race is made again on the winner's document.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
 import { DAY } from "../engine/model.ts";
@@ -17,18 +19,38 @@ export const INVITE_MS = 7 * DAY;
 export type User = { readonly id: string; readonly email: string };
 export type NewUser = { readonly user: User; readonly inviteToken: string | null };
 
+/** Where the document is kept. `change` applies `edit` to the newest document and stores the result (null: nothing to store); resolves with the document now stored. */
+export type AccountsStore = {
+  readonly initial: AccountsDocument;
+  change(edit: (document: AccountsDocument) => AccountsDocument | null): Promise<AccountsDocument>;
+  /** Hears a document stored by another node (cluster mode). */
+  onStored?(listener: (document: AccountsDocument) => void): void;
+};
+
 export class Accounts {
-  readonly #file: AccountsFile | null;
+  readonly #store: AccountsStore;
   #document: AccountsDocument;
 
-  private constructor(file: AccountsFile | null) {
-    this.#file = file;
-    this.#document = file?.load() ?? EMPTY_ACCOUNTS;
+  constructor(store: AccountsStore) {
+    this.#store = store;
+    this.#document = store.initial;
+    store.onStored?.((document) => { this.#document = document; });
   }
 
   /** The accounts kept in `dataDir` (read now), or, without one, in memory only (tests of the HTTP edge). */
   static open(dataDir: string | null): Accounts {
-    return new Accounts(dataDir === null ? null : new AccountsFile(dataDir));
+    const file = dataDir === null ? null : new AccountsFile(dataDir);
+    let current = file?.load() ?? EMPTY_ACCOUNTS;
+    return new Accounts({
+      initial: current,
+      change: async (edit) => {
+        const next = edit(current);
+        if (next === null) return current;
+        file?.save(next); // on disk before anyone is answered; a failed write leaves the document as it was
+        current = next;
+        return next;
+      },
+    });
   }
 
   /** Every user, oldest first. */
@@ -47,20 +69,25 @@ export class Accounts {
     if (email === null) return invalid("email", "email must be an email address");
     if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-    if (this.#document.users.some((u) => u.email === email)) return invalid("email", "a user with this email exists");
     const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at };
     const inviteToken = passwordHash === null ? randomBytes(32).toString("base64url") : null;
     const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS }];
-    this.#write({ ...this.#document, users: [...this.#document.users, user], invites: [...this.#document.invites, ...invites] });
-    return ok({ user: userOf(user), inviteToken });
+    let taken = false;
+    await this.#change((d) => {
+      taken = d.users.some((u) => u.email === email);
+      return taken ? null : { ...d, users: [...d.users, user], invites: [...d.invites, ...invites] };
+    });
+    return taken ? invalid("email", "a user with this email exists") : ok({ user: userOf(user), inviteToken });
   }
 
   /** Removes a user with their invitations and roles; false when there is no such user. */
-  deleteUser(id: string): boolean {
-    const d = this.#document;
-    if (!d.users.some((u) => u.id === id)) return false;
-    this.#write({ users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) });
-    return true;
+  async deleteUser(id: string): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      found = d.users.some((u) => u.id === id);
+      return !found ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
+    });
+    return found;
   }
 
   /** Returns the user whose password this is, or null for a wrong password and an unknown email alike (both take one hash). */
@@ -81,33 +108,40 @@ export class Accounts {
   async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<User>> {
     if (!isPassword(password)) return invalid("password", `password must be ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = await hashPassword(password);
-    const invite = this.#invite(token, at); // again: another request may have used it meanwhile
-    if (invite === undefined) return fail({ code: "not_found", what: "invitation" });
-    const d = this.#document;
-    const user = d.users.find((u) => u.id === invite.userId);
-    if (user === undefined) return fail({ code: "not_found", what: "invitation" });
-    this.#write({ ...d,
-      users: d.users.map((u) => (u === user ? { ...u, passwordHash } : u)),
-      invites: d.invites.filter((i) => i !== invite && i.expiresAt > at) }); // used, and the expired ones with it
-    return ok(userOf(user));
+    const hash = sha256(token);
+    let user: StoredUser | undefined;
+    await this.#change((d) => {
+      const invite = d.invites.find((i) => i.tokenHash === hash && i.expiresAt > at); // again: it may have been used meanwhile
+      user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
+      if (invite === undefined || user === undefined) return null;
+      const invited = user;
+      return { ...d,
+        users: d.users.map((u) => (u === invited ? { ...u, passwordHash } : u)),
+        invites: d.invites.filter((i) => i !== invite && i.expiresAt > at) }; // used, and the expired ones with it
+    });
+    return user === undefined ? fail({ code: "not_found", what: "invitation" }) : ok(userOf(user));
   }
 
   /** Gives `userId` `role` in `projectId` (replacing any role held there); false when there is no such user. */
-  setRole(projectId: string, userId: string, role: Role): boolean {
-    const d = this.#document;
-    if (!d.users.some((u) => u.id === userId)) return false;
-    const others = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
-    this.#write({ ...d, members: [...others, { projectId, userId, role }] });
-    return true;
+  async setRole(projectId: string, userId: string, role: Role): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      found = d.users.some((u) => u.id === userId);
+      const others = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
+      return found ? { ...d, members: [...others, { projectId, userId, role }] } : null;
+    });
+    return found;
   }
 
   /** Takes the user's role in the project away; false when they held none. */
-  removeMember(projectId: string, userId: string): boolean {
-    const d = this.#document;
-    const members = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
-    if (members.length === d.members.length) return false;
-    this.#write({ ...d, members });
-    return true;
+  async removeMember(projectId: string, userId: string): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      const members = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
+      found = members.length < d.members.length;
+      return found ? { ...d, members } : null;
+    });
+    return found;
   }
 
   /** The user's role in the project, or null when they have none. */
@@ -125,9 +159,8 @@ export class Accounts {
     return this.#document.invites.find((i) => i.tokenHash === hash && i.expiresAt > at);
   }
 
-  #write(document: AccountsDocument): void {
-    this.#file?.save(document); // on disk before anyone is answered; a failed write leaves memory as it was
-    this.#document = document;
+  async #change(edit: (document: AccountsDocument) => AccountsDocument | null): Promise<void> {
+    this.#document = await this.#store.change(edit);
   }
 }
 

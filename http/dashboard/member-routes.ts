@@ -58,7 +58,7 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const user = accounts.listUsers().find((u) => u.email === email);
     if (user === undefined) return htmlResponse(membersHtml(access, project, "No user has this email: the admin API makes users."), 400);
     mayChange(access, accounts.roleIn(user.id, project.id), role);
-    accounts.setRole(project.id, user.id, role);
+    await accounts.setRole(project.id, user.id, role);
     return redirect(`/projects/${project.id}/members`);
   });
 
@@ -71,7 +71,7 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const role = accounts.roleIn(userId, project.id);
     if (role === null) throw httpError(404, "member not found");
     mayChange(access, role, null);
-    accounts.removeMember(project.id, userId);
+    await accounts.removeMember(project.id, userId);
     return redirect(`/projects/${project.id}/members`);
   });
 }

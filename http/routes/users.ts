@@ -41,7 +41,7 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
   endpoint(app, "/admin/v1/users/:user", {
     DELETE: async (event) => {
       admin(event);
-      accounts.deleteUser(userOf(event, "user").id); // the dashboard ends their sessions on their next request
+      await accounts.deleteUser(userOf(event, "user").id); // the dashboard ends their sessions on their next request
       return json(null, 204);
     },
   }, options);
@@ -65,13 +65,13 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const user = userOf(event, "user");
       const role = roleOf((await jsonBody(event)).role);
       if (role === null) throw httpError(400, `role must be one of ${ROLES.join(", ")}`);
-      accounts.setRole(projectId, user.id, role);
+      await accounts.setRole(projectId, user.id, role);
       return json({ ...user, role });
     },
     DELETE: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      if (!accounts.removeMember(projectId, userOf(event, "user").id)) throw httpError(404, "member not found");
+      if (!await accounts.removeMember(projectId, userOf(event, "user").id)) throw httpError(404, "member not found");
       return json(null, 204);
     },
   }, options);

@@ -48,14 +48,14 @@ test("users and roles read back from the file are the ones written", async () =>
     const accounts = Accounts.open(dir.path);
     const made = await accounts.createUser({ email: "c@example.org", password: PASSWORD }, AT);
     assert.ok(made.ok);
-    assert.ok(accounts.setRole("p1", made.value.user.id, "manager"));
-    assert.ok(accounts.setRole("p1", made.value.user.id, "owner")); // replaces, not adds
-    assert.not.ok(accounts.setRole("p1", "nobody", "owner"));
+    assert.ok(await accounts.setRole("p1", made.value.user.id, "manager"));
+    assert.ok(await accounts.setRole("p1", made.value.user.id, "owner")); // replaces, not adds
+    assert.not.ok(await accounts.setRole("p1", "nobody", "owner"));
     const again = Accounts.open(dir.path);
     assert.equal(again.listUsers(), [made.value.user]);
     assert.is(again.roleIn(made.value.user.id, "p1"), "owner");
     assert.is(again.membershipsOf(made.value.user.id).length, 1);
-    assert.ok(again.deleteUser(made.value.user.id));
+    assert.ok(await again.deleteUser(made.value.user.id));
     assert.equal(Accounts.open(dir.path).listUsers(), []);
     assert.is(Accounts.open(dir.path).roleIn(made.value.user.id, "p1"), null, "a deleted user's roles go with them");
   } finally {
