@@ -16,6 +16,7 @@ import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
+import { sendEmail } from "../notify/send.ts";
 import { serviceKindsOf } from "../notify/kinds/service.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
 import type { FailureEpisodes } from "../host/failure-episodes.ts";
@@ -143,7 +144,10 @@ async function main(): Promise<void> {
     channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
   const accounts = clusterAccounts ?? Accounts.open(config.dataDir); // single node: DATA_DIR/accounts.json
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, serviceKinds: serviceKindsOf(config.services),
+  const smtpUrl = config.smtpUrl;
+  const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
+    (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, sendUserMail, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {

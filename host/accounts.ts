@@ -5,7 +5,7 @@
 // (cluster/replicated-accounts.ts), where a change that lost a race is made again on the winner's document.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
-import { DAY } from "../engine/model.ts";
+import { DAY, HOUR } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Role } from "../engine/roles.ts";
@@ -15,6 +15,8 @@ import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from ".
 
 /** How long an invitation link opens its account (CONTRACT: 7 days). */
 export const INVITE_MS = 7 * DAY;
+/** How long a password reset link sent by email sets a new password. */
+export const RESET_MS = HOUR;
 
 export type User = { readonly id: string; readonly email: string };
 export type NewUser = { readonly user: User; readonly inviteToken: string | null };
@@ -98,7 +100,23 @@ export class Accounts {
     return matches && user?.passwordHash != null ? userOf(user) : null;
   }
 
-  /** The user an unused, unexpired invitation token opens, or null. */
+  /**
+   * A one-use link's token that sets a new password for the user with this email within RESET_MS (the
+   * invitation's machinery: only its hash is kept), or null when no user has this email.
+   */
+  async startReset(emailText: string, at: Millis): Promise<{ user: User; token: string } | null> {
+    const email = emailOf(emailText);
+    const token = randomBytes(32).toString("base64url");
+    let user: StoredUser | undefined;
+    await this.#change((d) => {
+      user = d.users.find((u) => u.email === email);
+      if (user === undefined) return null;
+      return { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId: user.id, expiresAt: at + RESET_MS }] };
+    });
+    return user === undefined ? null : { user: userOf(user), token };
+  }
+
+  /** The user an unused, unexpired invitation (or reset) token opens, or null. */
   invited(token: string, at: Millis): User | null {
     const invite = this.#invite(token, at);
     return invite === undefined ? null : this.userById(invite.userId);

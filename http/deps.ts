@@ -74,6 +74,8 @@ export type AppDeps = {
   readonly serviceKinds: ServiceKinds;
   /** Cluster mode: the dashboard sessions every node shares. */
   readonly sharedSessions?: SharedSessions;
+  /** Sends a plain-text email to a user (a password reset link); absent when SMTP_URL is not set. Resolves false when it was not sent. */
+  readonly sendUserMail?: (to: string, subject: string, text: string) => Promise<boolean>;
   /** The dashboard's users and their roles (absent: none, kept in memory; the process passes DATA_DIR's). */
   readonly accounts?: Accounts;
 };

@@ -37,3 +37,19 @@ ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p
 </form></section>`,
   });
 }
+
+/** The page that sends a password reset link: one field, and the same notice whatever the email. */
+export function resetPage(opts: { notice: string | null; error: string | null }): string {
+  return documentOf({
+    title: "Reset your password",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Reset your password</h1>
+${opts.notice === null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post" action="/reset">
+<label for="reset-email">Email</label>
+<input id="reset-email" name="email" type="email" autocomplete="username" required autofocus>
+<button type="submit">Send reset link</button>
+</form><p><a href="/">Back to sign-in</a></p></section>`,
+  });
+}

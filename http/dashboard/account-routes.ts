@@ -7,7 +7,8 @@ import type { Clock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf } from "../errors.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { accountPage, invitePage } from "./account-pages.ts";
+import { accountPage, invitePage, resetPage } from "./account-pages.ts";
+import { log } from "../../host/log.ts";
 import type { DashboardContext } from "./context.ts";
 import { errorPage, signInPage } from "./pages.ts";
 import type { Viewer } from "./pages.ts";
@@ -33,7 +34,9 @@ export type AccountRouteDeps = {
 export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): void {
   const { route } = ctx;
   const { accounts, sessions, realClock, secureCookie } = deps;
+  const { sendUserMail, config } = ctx.deps;
   const limits = new SignInLimits();
+  const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined });
 
   const openSession = async (user: User, at: Millis) => {
     const session = sessions.open({ kind: "user", userId: user.id }, at); // always a new id: no session fixation
@@ -47,11 +50,11 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const keys = [`address:${address}`, `account:${email}`];
     const now = realClock.now();
-    if (limits.isBlocked(keys, now)) return htmlResponse(signInPage("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    if (limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
     const user = await accounts.signIn(email, form.get("password") ?? "");
     if (user === null) {
       limits.count(keys, now);
-      return htmlResponse(signInPage("Wrong email or password."), 401); // the same for an email without an account
+      return htmlResponse(signIn("Wrong email or password."), 401); // the same for an email without an account
     }
     return openSession(user, now);
   });
@@ -98,6 +101,37 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const accepted = await accounts.acceptInvite(token, (await formOf(event)).get("password") ?? "", now);
     if (!accepted.ok && accepted.failure.code === "invalid") return htmlResponse(invitePage({ email: user.email, error: reasonOf(accepted.failure) }), 400);
     if (!accepted.ok) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    for (const open of sessions.ofUser(accepted.value.id, now)) { // a new password ends every session of the old one
+      sessions.close(open.id);
+      await deps.unshare(open.id);
+    }
     return openSession(accepted.value, now);
+  });
+
+  // Password reset, only when SMTP_URL is set: the link goes to the user's email and nowhere else. The
+  // answer is the same whether the email has an account or not, and comes before anything is looked up
+  // or sent, so neither its words nor its time tell. Each address and each email may ask 10 times in 15 min.
+  const RESET_SENT = "If an account has this email, a link to choose a new password is on its way (valid for one hour).";
+  route("GET", "/reset", async () => {
+    if (sendUserMail === undefined) return htmlResponse(errorPage(null, 404, "Password reset by email is off: SMTP_URL is not set."), 404);
+    return htmlResponse(resetPage({ notice: null, error: null }));
+  });
+  route("POST", "/reset", async (event) => {
+    if (sendUserMail === undefined) return htmlResponse(errorPage(null, 404, "Password reset by email is off: SMTP_URL is not set."), 404);
+    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
+    const email = ((await formOf(event)).get("email") ?? "").trim().toLowerCase();
+    const keys = [`reset-address:${address}`, `reset-account:${email}`];
+    const now = realClock.now();
+    if (limits.isBlocked(keys, now)) return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429);
+    limits.count(keys, now);
+    void (async () => {
+      const started = await accounts.startReset(email, now);
+      if (started === null) return;
+      const link = `${config.siteRoot}/invite/${started.token}`;
+      const sent = await sendUserMail(started.user.email, "Choose a new password for hcd",
+        `Open this link to choose a new password (valid for one hour, once):\n\n${link}\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n`);
+      if (!sent) log.warn({ user: started.user.id }, "password reset email not sent");
+    })().catch((error: unknown) => log.warn({ err: error }, "password reset failed"));
+    return htmlResponse(resetPage({ notice: RESET_SENT, error: null }));
   });
 }

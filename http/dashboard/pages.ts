@@ -103,7 +103,8 @@ export function button(viewer: Viewer, action: string, label: string, cls = ""):
   return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}<button type="submit" class="${cls}">${label}</button></form>`;
 }
 
-export function signInPage(error: string | null): string {
+/** The sign-in page; `reset`: a "Forgot your password?" link (only when SMTP_URL is set). */
+export function signInPage(error: string | null, opts: { reset?: boolean } = {}): string {
   return documentOf({
     title: "Sign in",
     viewer: null,
@@ -124,6 +125,7 @@ ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
+${opts.reset === true ? html`<p><a href="/reset">Forgot your password?</a></p>` : ""}
 </section>`,
   });
 }

@@ -244,7 +244,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       return htmlResponse(await projectsHtml(viewer, null, theirs));
     }
     const access = accessOf(event);
-    if (access === null) return htmlResponse(signInPage(null));
+    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined }));
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
     return htmlResponse(await projectsHtml(access.viewer, null));
   });
