@@ -12,6 +12,7 @@ import type { Role } from "../engine/roles.ts";
 import type { AccountsDocument, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
 import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
 
 /** How long an invitation link opens its account (CONTRACT: 7 days). */
 export const INVITE_MS = 7 * DAY;
@@ -116,6 +117,44 @@ export class Accounts {
     return user === undefined ? null : { user: userOf(user), token };
   }
 
+  /** True when the user has turned the second factor on: a password alone then opens no session. */
+  hasSecondFactor(userId: string): boolean {
+    return (this.#document.users.find((u) => u.id === userId)?.secondFactor ?? null) !== null;
+  }
+
+  /** Turns the second factor on with `secret` once `code` proves the app has it; returns the recovery codes (shown once). */
+  async enableSecondFactor(userId: string, secret: string, code: string, at: Millis): Promise<Outcome<string[]>> {
+    const step = await codeStep(secret, code.trim(), { at, afterStep: null });
+    if (step === null) return invalid("code", "the code is not the app's current one: check the phone's clock and try the next code");
+    const { codes, hashes } = newRecoveryCodes();
+    const found = await this.#editUser(userId, (u) => ({ ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes } }));
+    return found ? ok(codes) : fail({ code: "not_found", what: "user" });
+  }
+
+  async disableSecondFactor(userId: string): Promise<void> {
+    await this.#editUser(userId, (u) => ({ ...u, secondFactor: null }));
+  }
+
+  /** Returns true when `code` is the user's current TOTP code (never one already used) or one of their unused recovery codes, which it uses up. */
+  async checkSecondFactor(userId: string, code: string, at: Millis): Promise<boolean> {
+    const factor = this.#document.users.find((u) => u.id === userId)?.secondFactor ?? null;
+    if (factor === null) return false;
+    const step = await codeStep(factor.secret, code.trim(), { at, afterStep: factor.lastStep });
+    let accepted = false;
+    await this.#editUser(userId, (u) => {
+      const current = u.secondFactor ?? null;
+      if (current === null) return null;
+      if (step !== null && step > current.lastStep) { // again on the newest document: another sign-in may have used it
+        accepted = true;
+        return { ...u, secondFactor: { ...current, lastStep: step } };
+      }
+      const used = step === null ? useRecoveryCode(current, code) : null;
+      accepted = used !== null;
+      return used === null ? null : { ...u, secondFactor: used };
+    });
+    return accepted;
+  }
+
   /** The user an unused, unexpired invitation (or reset) token opens, or null. */
   invited(token: string, at: Millis): User | null {
     const invite = this.#invite(token, at);
@@ -175,6 +214,18 @@ export class Accounts {
   #invite(token: string, at: Millis): StoredInvite | undefined {
     const hash = sha256(token);
     return this.#document.invites.find((i) => i.tokenHash === hash && i.expiresAt > at);
+  }
+
+  /** Replaces one user's record by `edit`'s (null: nothing to change); false when there is no such user. */
+  async #editUser(userId: string, edit: (user: StoredUser) => StoredUser | null): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      const user = d.users.find((u) => u.id === userId);
+      found = user !== undefined;
+      const edited = user === undefined ? null : edit(user);
+      return edited === null ? null : { ...d, users: d.users.map((u) => (u === user ? edited : u)) };
+    });
+    return found;
   }
 
   async #change(edit: (document: AccountsDocument) => AccountsDocument | null): Promise<void> {

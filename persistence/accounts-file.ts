@@ -16,7 +16,10 @@ export type StoredUser = {
   /** "scrypt$N$r$p$salt$key" (host/passwords.ts), or null while the invitation is not used. */
   readonly passwordHash: string | null;
   readonly createdAt: Millis;
+  /** The TOTP second factor when turned on: its secret (base32), the last time step used (no code twice), the SHA-256 of each unused recovery code. */
+  readonly secondFactor?: StoredSecondFactor | null;
 };
+export type StoredSecondFactor = { readonly secret: string; readonly lastStep: number; readonly recoveryHashes: readonly string[] };
 /** An invitation: only the SHA-256 of its token is kept, so the file does not open accounts. */
 export type StoredInvite = { readonly tokenHash: string; readonly userId: string; readonly expiresAt: Millis };
 export type StoredMember = { readonly projectId: string; readonly userId: string; readonly role: Role };

@@ -7,7 +7,11 @@ import type { Clock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf } from "../errors.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { accountPage, invitePage, resetPage } from "./account-pages.ts";
+import { accountPage, codePage, invitePage, resetPage } from "./account-pages.ts";
+import { newSecret, secretUri } from "../../host/second-factor.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
+import { randomBytes } from "node:crypto";
+import { MINUTE } from "../../engine/model.ts";
 import { log } from "../../host/log.ts";
 import type { DashboardContext } from "./context.ts";
 import { errorPage, signInPage } from "./pages.ts";
@@ -36,6 +40,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   const { accounts, sessions, realClock, secureCookie } = deps;
   const { sendUserMail, config } = ctx.deps;
   const limits = new SignInLimits();
+  // sign-ins whose password was right and whose second factor is still to come: a random id (in the code
+  // form, never in a URL) → the user, for 5 minutes
+  const pending = new BoundedMap<string, { userId: string; email: string; expiresAt: Millis }>(10_000);
   const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined });
 
   const openSession = async (user: User, at: Millis) => {
@@ -56,6 +63,33 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       limits.count(keys, now);
       return htmlResponse(signIn("Wrong email or password."), 401); // the same for an email without an account
     }
+    if (accounts.hasSecondFactor(user.id)) {
+      const id = randomBytes(32).toString("base64url");
+      pending.set(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
+      return htmlResponse(codePage({ pending: id, error: null }));
+    }
+    return openSession(user, now);
+  });
+
+  route("POST", "/signin/code", async (event) => {
+    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
+    const form = await formOf(event);
+    const id = form.get("pending") ?? "";
+    const now = realClock.now();
+    const waiting = pending.get(id);
+    if (waiting === undefined || waiting.expiresAt <= now) {
+      pending.delete(id);
+      return htmlResponse(signIn("The sign-in took too long or was already used: sign in again."), 401);
+    }
+    const keys = [`address:${address}`, `account:${waiting.email}`]; // the same counts as passwords
+    if (limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
+      limits.count(keys, now);
+      return htmlResponse(codePage({ pending: id, error: "Wrong code." }), 401);
+    }
+    pending.delete(id);
+    const user = accounts.userById(waiting.userId);
+    if (user === null) return htmlResponse(signIn("Wrong email or password."), 401);
     return openSession(user, now);
   });
 
@@ -66,12 +100,41 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return { ...found, viewer };
   };
 
-  route("GET", "/account", async (event) => {
-    const { session, user, viewer } = requireUser(event);
+  const accountHtml = (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; recoveryCodes?: string[]; secret?: string }) => {
+    const { session, user, viewer } = found;
     const rows = sessions.ofUser(user.id, realClock.now())
       .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
+    const secondFactor = accounts.hasSecondFactor(user.id) ? { on: true as const }
+      : { on: false as const, ...(opts.secret === undefined ? newSecret(user.email) : { secret: opts.secret, uri: secretUri(user.email, opts.secret) }) };
+    return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, ...opts });
+  };
+
+  route("GET", "/account", async (event) => {
     const notice = event.url.searchParams.get("done") === "signout" ? "Session signed out." : null;
-    return htmlResponse(accountPage(viewer, { email: user.email, sessions: rows, notice }));
+    return htmlResponse(accountHtml(requireUser(event), { notice }));
+  });
+
+  const accountForm = async (event: H3Event) => {
+    const found = requireUser(event);
+    const form = await formOf(event);
+    if (!csrfMatches(found.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    return { found, form };
+  };
+  route("POST", "/account/second-factor/on", async (event) => {
+    const { found, form } = await accountForm(event);
+    const secret = form.get("secret") ?? "";
+    if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw httpError(400, "the secret is not one this page made: reload the page");
+    const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
+    if (!enabled.ok) return htmlResponse(accountHtml(found, { notice: null, error: reasonOf(enabled.failure), secret }), 400);
+    return htmlResponse(accountHtml(found, { notice: null, recoveryCodes: enabled.value }));
+  });
+  route("POST", "/account/second-factor/off", async (event) => {
+    const { found, form } = await accountForm(event);
+    if (!await accounts.checkSecondFactor(found.user.id, form.get("code") ?? "", realClock.now())) {
+      return htmlResponse(accountHtml(found, { notice: null, error: "Wrong code: the second factor stays on." }), 400);
+    }
+    await accounts.disableSecondFactor(found.user.id);
+    return htmlResponse(accountHtml(found, { notice: "The second factor is off." }));
   });
 
   route("POST", "/account/sessions/signout", async (event) => {
