@@ -30,10 +30,10 @@ const createUser = (body: Record<string, unknown>) => call(server.url, "POST", "
 const setRole = (userId: string, role: unknown, projectId = project.id) =>
   call(server.url, "PUT", `/admin/v1/projects/${projectId}/members/${userId}`, { headers: admin, body: { role } });
 /** Posts a dashboard form; returns the answer with the session cookie it set, if any. */
-async function post(path: string, fields: Record<string, string>, cookie = ""): Promise<{ status: number; text: string; cookie: string; location: string }> {
+async function post(path: string, fields: Record<string, string>, cookie = ""): Promise<{ status: number; text: string; cookie: string; setCookie: string }> {
   const response = await fetch(server.url + path, { method: "POST", body: new URLSearchParams(fields), redirect: "manual", headers: { cookie } });
   const set = response.headers.get("set-cookie") ?? "";
-  return { status: response.status, text: await response.text(), cookie: set.split(";")[0], location: response.headers.get("location") ?? "" };
+  return { status: response.status, text: await response.text(), cookie: set.split(";")[0], setCookie: set };
 }
 async function get(path: string, cookie: string): Promise<{ status: number; text: string }> {
   const response = await fetch(server.url + path, { redirect: "manual", headers: { cookie } });
@@ -68,6 +68,11 @@ test("a user made with a password is listed and signs in; the admin token is nee
   const signedIn = await signIn("ann@example.org", PASSWORD);
   assert.is(signedIn.status, 303);
   assert.match(signedIn.cookie, /^hcd_session=./);
+  assert.match(signedIn.setCookie, /HttpOnly/); // the flags of every dashboard session
+  assert.match(signedIn.setCookie, /SameSite=Strict/);
+  assert.not.match(signedIn.setCookie, new RegExp(PASSWORD));
+  const again = await signIn("ann@example.org", PASSWORD);
+  assert.is.not(again.cookie, signedIn.cookie, "every sign-in opens a new session id");
 });
 
 test("bad users are refused with a clear error and change nothing", async () => {
