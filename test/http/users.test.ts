@@ -135,6 +135,9 @@ test("a signed-in user sees only their projects, and a project without a role is
   assert.not.match(home.text, /Create a project/);
   assert.is((await get(`/projects/${other.id}/checks`, cookie)).status, 404);
   assert.is((await get(`/projects/${project.id}/checks`, cookie)).status, 200);
+  assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin })).status, 204);
+  assert.is((await get(`/projects/${project.id}/checks`, cookie)).status, 404, "a removed member loses the project at once");
+  assert.not.match((await get("/", cookie)).text, />Ops</);
 });
 
 test("the dashboard enforces each role on its forms", async () => {
