@@ -46,10 +46,10 @@ import { csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sess
 import type { Session } from "./sessions.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 import { Accounts } from "../../host/accounts.ts";
-import { mayDo } from "../../engine/roles.ts";
 import { accountRoutes } from "./account-routes.ts";
 import { memberRoutes } from "./member-routes.ts";
 import { permit } from "./permits.ts";
+import { userAccess } from "./user-access.ts";
 
 /** Cluster mode: how often a node checks that a session it holds is still shared (not signed out elsewhere). */
 const SHARED_CHECK_MS = 5_000;
@@ -117,47 +117,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- request helpers -------------------------------------------------------------------------
 
-  // a user's request is about one project: the one its URL names, or the project of the check it names
-  const projectOfRequest = new WeakMap<H3Event, string>();
-  /** Finds the project a user's request is about (a check's unique_key is looked for in their projects). */
-  const resolveProject = async (event: H3Event, userId: string): Promise<void> => {
-    const named = param(event, "project");
-    const ref = param(event, "ref");
-    let projectId: string | null = named !== "" ? named : null;
-    if (projectId === null && isUuid(ref)) projectId = pool.projectOfCheck(ref.toLowerCase())?.id ?? null;
-    if (projectId === null && isUniqueKey(ref)) {
-      for (const { projectId: candidate } of accounts.membershipsOf(userId)) {
-        if ((await pool.getCheck(candidate, { uniqueKey: ref })).ok) projectId = candidate;
-      }
-    }
-    if (projectId !== null) projectOfRequest.set(event, projectId);
-  };
-  /** The request's session when a user opened it and still exists; a removed user's sessions end here. */
-  const signedInUser = (event: H3Event) => {
-    const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
-    if (session === null || session.principal.kind !== "user") return null;
-    const user = accounts.userById(session.principal.userId);
-    if (user === null) {
-      sessions.close(session.id);
-      void unshare(session.id);
-      return null;
-    }
-    return { session, user };
-  };
-  /** A user's access to the project the request is about, with their role there; null without one. */
-  const userAccessOf = (event: H3Event): Access | null => {
-    const found = signedInUser(event);
-    const projectId = projectOfRequest.get(event);
-    if (found === null || projectId === undefined) return null;
-    const { session, user } = found;
-    const role = accounts.roleIn(user.id, projectId);
-    const project = role === null ? undefined : pool.listProjects().find((p) => p.id === projectId);
-    if (role === null || project === undefined) return null;
-    const readonly = !mayDo(role, "checks.change");
-    return { session, caller: { project, readonly }, user: { id: user.id, email: user.email, role },
-      // `admin`: the project's own controls (mute, maintenance windows), which an owner may use
-      viewer: { csrf: session.csrf, readonly, admin: mayDo(role, "project.change"), user: { email: user.email, role }, hideKeys: !mayDo(role, "keys.view") } };
-  };
+  const { resolveProject, signedInUser, userAccessOf } = userAccess({ pool, accounts, sessions, realClock, unshare });
   const accessOf = (event: H3Event): Access | null => {
     const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
     if (session === null) return null;
