@@ -6,6 +6,8 @@ import { log } from "../host/log.ts";
 import { createClusterPool } from "../cluster/cluster-pool.ts";
 import type { ClusterConnection } from "../cluster/connect.ts";
 import { DashboardSessions } from "../cluster/dashboard-sessions.ts";
+import { openReplicatedAccounts } from "../cluster/replicated-accounts.ts";
+import { Accounts } from "../host/accounts.ts";
 import { SESSION_IDLE_MS } from "../http/dashboard/sessions.ts";
 import { PartitionHistory } from "../cluster/partition-history.ts";
 import { NotificationQueue } from "../notify/cluster-queue.ts";
@@ -21,8 +23,9 @@ export type NotifySettings = {
  * Starts the node's pool, its share of notification delivery, and the dashboard sessions every node shares;
  * the pool's close() stops all of it and closes the connection.
  */
-export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes }> {
+export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes; accounts: Accounts }> {
   const { connection } = connected;
+  const accountsStore = await openReplicatedAccounts({ connection, replicas: cluster.replicas }); // users and roles, on every node
   const notifications = await NotificationQueue.open({ connection, replicas: cluster.replicas });
   const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
   const node = await createClusterPool({
@@ -30,6 +33,7 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
     openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: cluster.replicas }),
     onClose: async () => {
       sessions.close();
+      accountsStore.close();
       await notifications.close();
       await connection.drain().catch(() => connection.close());
     },
@@ -45,5 +49,5 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
       else log.warn(fields, "notification delivery failed, will retry");
     },
   }, Date.now);
-  return { pool: node.pool, sessions, failures: node.failures };
+  return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore) };
 }

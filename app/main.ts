@@ -16,12 +16,14 @@ import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
+import { sendEmail } from "../notify/send.ts";
 import { serviceKindsOf } from "../notify/kinds/service.ts";
 import type { MailReader } from "../mail/mail-reader.ts";
 import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
+import { Accounts } from "../host/accounts.ts";
 import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
@@ -117,9 +119,10 @@ async function main(): Promise<void> {
   let pool: Pool;
   let sharedSessions: SharedSessions | undefined; // cluster mode: the dashboard sessions every node shares
   let backgroundFailures: FailureEpisodes | undefined; // cluster mode: failed snapshots, advances and ownership rounds
+  let clusterAccounts: Accounts | undefined; // cluster mode: the users every node shares
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions, failures: backgroundFailures } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services }));
+      ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
       startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
@@ -140,7 +143,11 @@ async function main(): Promise<void> {
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
     channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: serviceKindsOf(config.services),
+  const accounts = clusterAccounts ?? Accounts.open(config.dataDir); // single node: DATA_DIR/accounts.json
+  const smtpUrl = config.smtpUrl;
+  const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
+    (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, sendUserMail, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {

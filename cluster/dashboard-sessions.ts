@@ -14,7 +14,7 @@ import { createIdempotently, openBucket } from "./jetstream-setup.ts";
 /** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
   readonly id: string;
-  readonly principal: { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string };
+  readonly principal: { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string } | { readonly kind: "user"; readonly userId: string };
   readonly csrf: string;
   readonly expiresAt: number;
 };

@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable, Transform } from "node:stream";
 import { isSegmentName } from "../persistence/file-log.ts";
+import { ACCOUNTS_FILE } from "../persistence/accounts-file.ts";
 
 const MAGIC = Buffer.from("HCDBACKUP1\n", "ascii");
 const DIGEST_BYTES = 32;
@@ -102,10 +103,10 @@ function parseHeader(bytes: Buffer, file: string): Header {
   }
   const header = parsed as Partial<Header> | null;
   const files = header?.files;
-  // the only paths an archive may hold, each once: the tables, the badge secret, logs (or an older store's journal)
+  // the only paths an archive may hold, each once: the tables, the badge secret, the users, logs (or an older store's journal)
   const seen = new Set<string>();
   const allowedOnce = (path: string) => {
-    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
+    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === ACCOUNTS_FILE || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
     seen.add(path);
     return true;
   };

@@ -5,10 +5,11 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { Pool } from "./pool-api.ts";
 import { BADGE_SECRET_FILE, packArchive, storeFiles } from "./backup-archive.ts";
+import { ACCOUNTS_FILE } from "../persistence/accounts-file.ts";
 
 /**
  * Returns the archive of a fresh copy of the store, made in a temporary directory under `scratchParent`
- * (on the data's file system: the copy may be large), with DATA_DIR's badge secret when there is one;
+ * (on the data's file system: the copy may be large), with DATA_DIR's badge secret and users when there are;
  * the directory goes when the stream closes.
  */
 export async function backupStream(pool: Pool, opts: { dataDir: string; scratchParent: string; at: Date }): Promise<Readable> {
@@ -16,11 +17,12 @@ export async function backupStream(pool: Pool, opts: { dataDir: string; scratchP
   const remove = () => rmSync(scratch, { recursive: true, force: true });
   try {
     await pool.backup(scratch);
-    const secret = join(opts.dataDir, BADGE_SECRET_FILE);
     const files = storeFiles(scratch);
-    if (existsSync(secret)) {
-      copyFileSync(secret, join(scratch, BADGE_SECRET_FILE));
-      files.push(BADGE_SECRET_FILE);
+    // DATA_DIR's own small files, when there: each is replaced whole by a rename, so a copy is one version of it
+    for (const name of [BADGE_SECRET_FILE, ACCOUNTS_FILE]) {
+      if (!existsSync(join(opts.dataDir, name))) continue;
+      copyFileSync(join(opts.dataDir, name), join(scratch, name));
+      files.push(name);
     }
     const stream = packArchive(scratch, files, opts.at);
     stream.once("close", remove);

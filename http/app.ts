@@ -9,6 +9,8 @@ import { isStoreUnavailable } from "../host/write-failures.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { userRoutes } from "./routes/users.ts";
+import { Accounts } from "../host/accounts.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { isDashboardPath, notFoundPage } from "./dashboard/not-found.ts";
@@ -29,7 +31,8 @@ export type AppOptions = {
 };
 
 /** Returns the application serving the management API, the admin API, pings and badges. */
-export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
+export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
+  const deps = { ...given, accounts: given.accounts ?? Accounts.open(null) }; // users in memory unless the process keeps them
   const reportAll = options.report ?? ((error: unknown) => log.error({ err: error }, "unexpected error"));
   // a store that refuses writes is logged once per episode by its shard, not once per request
   const report = (error: unknown) => { if (!isStoreUnavailable(error)) reportAll(error); };
@@ -44,6 +47,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   });
   checkRoutes(app, deps, { report, rateClock: options.rateClock ?? systemClock });
   adminRoutes(app, deps, { report });
+  userRoutes(app, deps, { report });
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/

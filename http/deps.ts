@@ -4,6 +4,7 @@ import type { Clock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
 import type { Channel, Millis, Project, ServiceFields, ServiceKind } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
+import type { Accounts } from "../host/accounts.ts";
 
 /** The settings the HTTP front reads: a part of the process's configuration. */
 export type HttpConfig = {
@@ -43,7 +44,7 @@ export type KindFormField = {
 /** A dashboard session as the nodes of a cluster share it (the same fields as dashboard/sessions.ts's Session). */
 export type SharedSession = {
   readonly id: string;
-  readonly principal: { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string };
+  readonly principal: { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string } | { readonly kind: "user"; readonly userId: string };
   readonly csrf: string;
   readonly expiresAt: Millis;
 };
@@ -73,4 +74,8 @@ export type AppDeps = {
   readonly serviceKinds: ServiceKinds;
   /** Cluster mode: the dashboard sessions every node shares. */
   readonly sharedSessions?: SharedSessions;
+  /** Sends a plain-text email to a user (a password reset link); absent when SMTP_URL is not set. Resolves false when it was not sent. */
+  readonly sendUserMail?: (to: string, subject: string, text: string) => Promise<boolean>;
+  /** The dashboard's users and their roles (absent: none, kept in memory; the process passes DATA_DIR's). */
+  readonly accounts?: Accounts;
 };

@@ -7,9 +7,10 @@ import type { Failure } from "../../engine/outcome.ts";
 import type { AppDeps } from "../deps.ts";
 import type { CheckFormValues, Viewer, WhatIf } from "./pages.ts";
 import type { Session } from "./sessions.ts";
+import type { UserAccess } from "./permits.ts";
 
-/** A signed-in request: its session, what to render, and the caller behind it. */
-export type Access = { readonly session: Session; readonly viewer: Viewer; readonly caller: Caller | "admin" };
+/** A signed-in request: its session, what to render, and the caller behind it (for a user: their project and role in it). */
+export type Access = { readonly session: Session; readonly viewer: Viewer; readonly caller: Caller | "admin"; readonly user?: UserAccess };
 
 /** What a render of the check form needs besides the project: `uuid` is the edited check (not its own dependency). */
 export type CheckForm = {

@@ -48,7 +48,7 @@ function isServiceKind(kind: ChannelKind): kind is ServiceKind {
 }
 
 export function integrationsPage(viewer: Viewer, opts: {
-  project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; error: string | null; values: { kind: string; name: string; value: string };
+  project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; canRemove?: boolean; error: string | null; values: { kind: string; name: string; value: string };
   /** The kinds of notify/kinds/: what each value holds, and each kind's form. */
   serviceKinds: Pick<ServiceKinds, "help" | "form">;
   /** The outcome of a "Test", shown above the list. */
@@ -62,7 +62,7 @@ export function integrationsPage(viewer: Viewer, opts: {
 <td>${row.pending} pending, ${row.failed} failed${row.lastError === null ? "" : html`<br><span class="error">last error: ${row.lastError}</span>`}</td>
 <td>${viewer.readonly ? "" : html`<form method="post" action="${base}/${row.channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
 <button type="submit" aria-label="Test ${row.channel.name}">Test</button></form>
-${opts.canAdd ? html`<a class="button" href="${base}/${row.channel.id}/edit" aria-label="Edit ${row.channel.name}">Edit</a> ` : ""}<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}</td></tr>`);
+${opts.canAdd ? html`<a class="button" href="${base}/${row.channel.id}/edit" aria-label="Edit ${row.channel.name}">Edit</a> ` : ""}${opts.canRemove === false ? "" : html`<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}`}</td></tr>`);
   const tested = opts.tested;
   const v = opts.values;
   return documentOf({

@@ -6,6 +6,7 @@ import type { Channel, Project, ServiceFields } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { channelEditOf, channelInputOf, channelRenameOf, groupProblem } from "../admin-input.ts";
 import type { JsonObject } from "../body.ts";
+import { allows, permit } from "./permits.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
 import { keptSecrets, valueOfFields } from "./kind-forms.ts";
 import { presentChannelStates } from "../present.ts";
@@ -34,7 +35,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
       lastError: typeof states[i].last_error === "string" ? states[i].last_error : null,
       checks: checks.filter((c) => c.channels.includes(channel.id)),
     }));
-    return integrationsPage(access.viewer, { project, rows, canAdd: access.caller === "admin", serviceKinds: deps.serviceKinds, ...form });
+    return integrationsPage(access.viewer, { project, rows, canAdd: allows(access, "integrations.change", { keys: false }), canRemove: allows(access, "integrations.change", { keys: true }), serviceKinds: deps.serviceKinds, ...form });
   };
 
   route("GET", "/projects/:project/integrations", async (event) => {
@@ -65,7 +66,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
   route("GET", "/projects/:project/integrations/:channel/remove", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    permit(access, "integrations.change", { keys: true, refusal: "read-only key: changes are not allowed" });
     const channel = (await pool.listChannels(project.id)).find((c) => c.id === param(event, "channel"));
     if (channel === undefined) throw httpError(404, "integration not found");
     const checks = (await pool.listChecks(project.id, { tags: [] })).filter((c) => c.channels.includes(channel.id));
@@ -76,13 +77,14 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access); // the CSRF token, and no read-only session
+    permit(access, "integrations.change", { keys: true, refusal: "read-only key: changes are not allowed" });
     unwrap(await pool.removeChannel(project.id, param(event, "channel"), clock.now()));
     return redirect(`/projects/${project.id}/integrations?done=removed`);
   });
 
   // editing, as adding, is the admin API's operation: only the admin token does it here too
   const editable = async (access: Access, project: Project, channelId: string): Promise<Channel> => {
-    if (access.caller !== "admin") throw httpError(403, "only the admin token edits integrations");
+    permit(access, "integrations.change", { keys: false, refusal: "only the admin token edits integrations" });
     const channel = (await pool.listChannels(project.id)).find((c) => c.id === channelId);
     if (channel === undefined) throw httpError(404, "integration not found");
     return channel;
@@ -135,7 +137,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const form = await writeForm(event, access);
-    if (access.caller !== "admin") throw httpError(403, "only the admin token adds integrations");
+    permit(access, "integrations.change", { keys: false, refusal: "only the admin token adds integrations" });
     const values = { kind: form.get("kind") ?? "", name: form.get("name") ?? "", value: form.get("value") ?? "" };
     const failed = (error: string) => integrationsHtml(access, project, { error, values }).then((page) => htmlResponse(page, 400));
     const kind = SERVICE_KINDS.find((k) => k === values.kind);

@@ -4,6 +4,7 @@ import type { Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { maintenanceInputOf } from "../admin-input.ts";
 import type { Access, DashboardContext } from "./context.ts";
+import { permit } from "./permits.ts";
 import type { MaintenanceForm } from "./maintenance-pages.ts";
 import { maintenanceDeletePage } from "./maintenance-pages.ts";
 import type { Viewer } from "./pages.ts";
@@ -16,7 +17,7 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
   const { deps, route, requireAccess, writeForm, projectFor } = ctx;
   const { pool, clock } = deps;
   const onlyAdmin = (access: Access) => {
-    if (access.caller !== "admin") throw httpError(403, "only the admin token changes maintenance windows");
+    permit(access, "project.change", { keys: false, refusal: "only the admin token changes maintenance windows" });
   };
 
   route("POST", "/projects/:project/maintenance", async (event) => {

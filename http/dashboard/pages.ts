@@ -12,7 +12,11 @@ import type { Mark } from "./check-marks.ts";
 import { checkMarksOf, marksChangeAt, marksHtml, marksKey, projectMuteLine } from "./check-marks.ts";
 
 /** Who is looking: what to render for them. */
-export type Viewer = { readonly csrf: string; readonly readonly: boolean; readonly admin: boolean };
+export type Viewer = {
+  readonly csrf: string; readonly readonly: boolean; readonly admin: boolean;
+  /** A user signed in by email: shown in the header with their role; `hideKeys` when the role does not see the project's keys. */
+  readonly user?: { readonly email: string; readonly role: string | null }; readonly hideKeys?: boolean;
+};
 
 export const STATUS_WORDS = ["down", "grace", "started", "up", "new", "paused"] as const;
 export type StatusWord = (typeof STATUS_WORDS)[number];
@@ -87,7 +91,7 @@ export function documentOf(opts: { title: string; viewer: Viewer | null; body: H
 <script src="/static/dashboard.js" defer></script>
 </head><body data-title="${title} · hcd">
 <header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}
-${viewer === null ? "" : html`<span class="who">${viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
+${viewer === null ? "" : html`<span class="who">${viewer.user !== undefined ? html`${viewer.user.email}${viewer.user.role === null ? "" : ` (${viewer.user.role})`} <a href="/account">Account</a>` : viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
 <form method="post" action="/signout" class="inline">${csrfField(viewer)}<button type="submit">Sign out</button></form>`}
 </header>
 <main id="main">${opts.body}</main>
@@ -103,7 +107,8 @@ export function button(viewer: Viewer, action: string, label: string, cls = ""):
   return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}<button type="submit" class="${cls}">${label}</button></form>`;
 }
 
-export function signInPage(error: string | null): string {
+/** The sign-in page; `reset`: a "Forgot your password?" link (only when SMTP_URL is set). */
+export function signInPage(error: string | null, opts: { reset?: boolean } = {}): string {
   return documentOf({
     title: "Sign in",
     viewer: null,
@@ -115,6 +120,16 @@ ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
 <button type="submit">Sign in</button>
 </form>
 <p class="hint">The admin token opens every project; a project's API key opens that project, its read-only key opens it read-only.</p>
+</section>
+<section class="card narrow"><h2>Sign in with your account</h2>
+<form method="post" action="/signin/password">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+${opts.reset === true ? html`<p><a href="/reset">Forgot your password?</a></p>` : ""}
 </section>`,
   });
 }
@@ -126,7 +141,7 @@ export function errorPage(viewer: Viewer | null, status: number, message: string
 export function projectNav(project: Project, viewer: Viewer): Html {
   const base = `/projects/${project.id}`;
   // read-only keys don't see integrations (as GET /api/v3/channels/ refuses them)
-  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/settings">Settings</a></nav>`;
+  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""}</nav>`;
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
@@ -144,11 +159,11 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
 <div id="live-projects" data-live><table class="list"><thead><tr><th scope="col">Project</th><th scope="col">Checks</th><th scope="col">Down</th></tr></thead>
 <tbody>${rows}</tbody></table>
 ${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}</div>
-<h2>Create a project</h2>
+${!viewer.admin ? "" : html`<h2>Create a project</h2>
 ${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">${error}</p>`}
 <form method="post" action="/projects" class="row">${csrfField(viewer)}
 <label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100"${error === null ? "" : html` aria-invalid="true" aria-describedby="e-project-name"`}>
-<button type="submit">Create project</button></form>`,
+<button type="submit">Create project</button></form>`}`,
   });
 }
 
@@ -558,7 +573,7 @@ export function settingsPage(viewer: Viewer, opts: {
     viewer,
     nav: projectNav(project, viewer),
     body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1><h2>API keys</h2>
-${viewer.readonly ? html`<p>Keys are not shown to read-only keys.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
+${viewer.readonly || viewer.hideKeys === true ? html`<p>Keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>
 ${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" role="alert">${mute.error}</p>`}

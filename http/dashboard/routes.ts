@@ -47,6 +47,11 @@ import type { Principal } from "./sessions.ts";
 import { csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 import type { Session } from "./sessions.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
+import { Accounts } from "../../host/accounts.ts";
+import { accountRoutes } from "./account-routes.ts";
+import { memberRoutes } from "./member-routes.ts";
+import { permit } from "./permits.ts";
+import { userAccess } from "./user-access.ts";
 
 /** Cluster mode: how often a node checks that a session it holds is still shared (not signed out elsewhere). */
 const SHARED_CHECK_MS = 5_000;
@@ -54,6 +59,7 @@ const SHARED_CHECK_MS = 5_000;
 /** Registers the dashboard's routes on `app`. `sessionClock` measures session expiry and sign-in windows (real time, whatever CLOCK says). */
 export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; sessionClock?: Clock }): void {
   const { pool, clock, config } = deps;
+  const accounts = deps.accounts ?? Accounts.open(null); // createApp always passes one
   const realClock = opts.sessionClock ?? systemClock;
   const sessions = new SessionStore();
   const shared = deps.sharedSessions; // cluster mode: every node's sessions
@@ -113,9 +119,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- request helpers -------------------------------------------------------------------------
 
+  const { resolveProject, signedInUser, userAccessOf } = userAccess({ pool, accounts, sessions, realClock, unshare });
   const accessOf = (event: H3Event): Access | null => {
     const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
     if (session === null) return null;
+    if (session.principal.kind === "user") return userAccessOf(event);
     const caller = callerOf(session.principal);
     if (caller === null) { // the key no longer opens anything
       sessions.close(session.id);
@@ -125,17 +133,20 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const readonly = caller !== "admin" && caller.readonly;
     return { session, caller, viewer: { csrf: session.csrf, readonly, admin: caller === "admin" } };
   };
-  const callerOf = (principal: Principal): Caller | "admin" | null =>
+  const callerOf = (principal: Exclude<Principal, { kind: "user" }>): Caller | "admin" | null =>
     principal.kind === "admin" ? "admin" : pool.authenticate(principal.apiKey);
   const requireAccess = (event: H3Event): Access => {
     const access = accessOf(event);
-    if (access === null) throw new SignInNeeded();
-    return access;
+    if (access !== null) return access;
+    // a user holding no role in the project the URL names (or on a page for the admin token) is told it is not there
+    if (signedInUser(event) !== null) throw httpError(404, "project not found");
+    throw new SignInNeeded();
   };
   /** Returns the form of a POST after checking its CSRF token and that the session may write. */
   const writeForm = async (event: H3Event, access: Access): Promise<URLSearchParams> => {
     const form = await formOf(event);
     if (!csrfMatches(access.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    if (access.user !== undefined) permit(access, "checks.change", { keys: true, refusal: "" }); // every form asks at least this
     if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
     return form;
   };
@@ -170,6 +181,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       try {
         if (method === "POST") refuseCrossSite(event.req.headers, siteOrigin);
         await syncSession(event);
+        const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
+        if (session?.principal.kind === "user") await resolveProject(event, session.principal.userId);
         return await handler(event);
       } catch (error) {
         if (error instanceof SignInNeeded) return method === "GET" ? redirect("/") : htmlResponse(signInPage("Please sign in."), 401);
@@ -186,15 +199,23 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   // --- sign-in and projects ----------------------------------------------------------------------
 
   route("GET", "/", async (event) => {
+    const user = signedInUser(event);
+    if (user !== null) { // a user sees the projects they hold a role in
+      const viewer = { csrf: user.session.csrf, readonly: true, admin: false, user: { email: user.user.email, role: null } };
+      const theirs = new Set(accounts.membershipsOf(user.user.id).map((m) => m.projectId));
+      return htmlResponse(await projectsHtml(viewer, null, theirs));
+    }
     const access = accessOf(event);
-    if (access === null) return htmlResponse(signInPage(null));
+    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined }));
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
     return livePageResponse(event, await projectsHtml(access.viewer, null));
   });
 
-  const projectsHtml = async (viewer: Viewer, error: string | null): Promise<string> => {
+  /** The projects page; `only`: the projects a user holds a role in (absent: all, for the admin token). */
+  const projectsHtml = async (viewer: Viewer, error: string | null, only?: ReadonlySet<string>): Promise<string> => {
     const at = clock.now();
-    const summaries = await Promise.all(pool.listProjects().map(async (project) => {
+    const shown = pool.listProjects().filter((project) => only === undefined || only.has(project.id));
+    const summaries = await Promise.all(shown.map(async (project) => {
       const checks = await pool.listChecks(project.id, { tags: [] });
       return { project, checks: checks.length, down: checks.filter((c) => statusWordOf(c, at) === "down").length };
     }));
@@ -231,7 +252,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   };
 
   route("POST", "/signout", async (event) => {
-    const access = requireAccess(event);
+    const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
+    if (session === null) throw new SignInNeeded();
+    const access = { session }; // any session signs out, a user's on a page of no project too
     const form = await formOf(event);
     if (!csrfMatches(access.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale");
     sessions.close(access.session.id);
@@ -379,7 +402,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const form = await writeForm(event, access);
-    if (access.caller !== "admin") throw httpError(403, "only the admin token mutes a project");
+    permit(access, "project.change", { keys: false, refusal: "only the admin token mutes a project" });
     const until = (form.get("until") ?? "").trim();
     const untilAt = projectMuteOf({ until: until === "" ? null : until }); // an emptied field unmutes
     if (!untilAt.ok) {
@@ -393,6 +416,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   checkPageRoutes(ctx);
   maintenanceRoutes(ctx, settingsHtml);
   integrationRoutes(ctx);
+  memberRoutes(ctx, accounts);
+  accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser });
 
   // --- static files ----------------------------------------------------------------------------
 

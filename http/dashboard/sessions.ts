@@ -1,13 +1,21 @@
 // Dashboard sessions: a random id in a cookie, everything else in this server-side map. The key a
 // session was opened with stays here (never in a cookie or URL) and is checked again on every request,
 // so a session can never do more than its key can.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { HOUR } from "../../engine/model.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 
-/** Who signed in: the admin token, or a project API key (read-write or read-only, decided on each request). */
-export type Principal = { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string };
+/**
+ * Who signed in: the admin token, a project API key (read-write or read-only, decided on each request),
+ * or a user by email and password (their roles read from host/accounts.ts on each request).
+ */
+export type Principal =
+  | { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string } | { readonly kind: "user"; readonly userId: string };
+
+/** Who is acting, as a record of changes names them: never a secret (a key is named, not shown). */
+export type Actor =
+  | { readonly kind: "admin" } | { readonly kind: "key"; readonly name: string } | { readonly kind: "user"; readonly email: string; readonly id: string };
 
 export type Session = {
   readonly id: string;
@@ -15,6 +23,8 @@ export type Session = {
   /** Sent back with every form; a POST without it is refused. */
   readonly csrf: string;
   expiresAt: Millis;
+  /** When it was opened (shown on the account page; absent in sessions shared by an older node). */
+  readonly openedAt?: Millis;
 };
 
 /** Idle lifetime: every request renews it. */
@@ -27,7 +37,7 @@ export class SessionStore {
 
   /** Opens a session for `principal` at `at`. */
   open(principal: Principal, at: Millis): Session {
-    const session: Session = { id: token(), principal, csrf: token(), expiresAt: at + SESSION_IDLE_MS };
+    const session: Session = { id: token(), principal, csrf: token(), expiresAt: at + SESSION_IDLE_MS, openedAt: at };
     this.#sessions.set(session.id, session);
     return session;
   }
@@ -55,6 +65,15 @@ export class SessionStore {
     return this.#sessions.has(id);
   }
 
+  /** The live sessions of a user, oldest first. */
+  ofUser(userId: string, at: Millis): Session[] {
+    const found: Session[] = [];
+    for (const [, session] of this.#sessions.entries()) {
+      if (session.principal.kind === "user" && session.principal.userId === userId && session.expiresAt > at) found.push(session);
+    }
+    return found.sort((a, b) => (a.openedAt ?? 0) - (b.openedAt ?? 0));
+  }
+
   /** Holds a session another node opened (cluster mode), unless it has expired by `at`. */
   adopt(session: Session, at: Millis): void {
     if (session.expiresAt <= at) return;
@@ -67,6 +86,11 @@ export function csrfMatches(session: Session, given: string | null): boolean {
   if (given === null) return false;
   const a = Buffer.from(session.csrf), b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A name for a session that can be shown and sent back in a form without giving its id away. */
+export function sessionHandle(session: Session): string {
+  return createHash("sha256").update(session.id).digest("base64url").slice(0, 16);
 }
 
 function token(): string {

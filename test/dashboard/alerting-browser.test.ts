@@ -63,7 +63,7 @@ async function browserTests(): Promise<void> {
     const page = await context.newPage();
     await page.goto(server.url + "/");
     await page.getByLabel("Admin token or API key").fill(key);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     return page;
   };

@@ -59,7 +59,7 @@ async function browserTests(): Promise<void> {
     page = await context.newPage();
     await page.goto(server.url + "/");
     await page.getByLabel("Admin token or API key").fill(TOKEN);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
   });
 

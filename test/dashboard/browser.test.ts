@@ -96,7 +96,7 @@ async function browserTests(): Promise<void> {
     page.on("dialog", (dialog) => { messages.push(`dialog: ${dialog.message()}`); void dialog.dismiss(); });
     await page.goto(server.url + "/");
     await page.getByLabel("Admin token or API key").fill(key);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     return page;
   };
@@ -116,7 +116,7 @@ async function browserTests(): Promise<void> {
     assert.match(response?.headers()["content-security-policy"] ?? "", /default-src 'self'/);
     await shot(page, "sign-in");
     await page.getByLabel("Admin token or API key").fill("not-a-key");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click();
     await page.getByText("Wrong admin token or API key.").waitFor();
     assert.is(await page.getByRole("button", { name: "Sign out" }).count(), 0);
   });

@@ -37,7 +37,7 @@ async function browserTests(): Promise<void> {
   const signIn = async (on: Page, key: string): Promise<void> => {
     await on.goto(server.url + "/");
     await on.getByLabel("Admin token or API key").fill(key);
-    await on.getByRole("button", { name: "Sign in" }).click();
+    await on.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click();
     await on.getByRole("button", { name: "Sign out" }).waitFor();
   };
 

@@ -1,0 +1,51 @@
+// The roles a user holds in a project (CONTRACT "Users, roles and sign-in") and what each may do: the one
+// place the rules live. The dashboard asks `mayDo` before every action of a user's session.
+
+/** The roles, from the least to the most: each may do everything the ones before it may. */
+export const ROLES = ["readonly", "member", "manager", "owner"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Everything a user may be allowed or refused in a project. */
+export const ACTIONS = [
+  "project.view", // its checks, their status and events, its settings page without keys
+  "checks.change", // create, edit, pause, resume, ping now, delete a check
+  "checks.integrations", // which integrations a check notifies
+  "checks.pingLog", // a check's ping log and ping bodies (as the read-only API key, a readonly user sees neither)
+  "integrations.test", // send a test notification
+  "integrations.change", // add, edit, remove an integration
+  "keys.view", // the project's API keys and ping key
+  "members.change", // give or take a role below owner
+  "statusPages.change", // public status pages and badges' settings
+  "project.change", // the project itself: its mute, its maintenance windows, an owner's role
+] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** The least role that may do each action. */
+const LEAST_ROLE: { readonly [A in Action]: Role } = {
+  "project.view": "readonly",
+  "checks.change": "member",
+  "checks.integrations": "member",
+  "checks.pingLog": "member",
+  "integrations.test": "member",
+  "integrations.change": "manager",
+  "keys.view": "manager",
+  "members.change": "manager",
+  "statusPages.change": "manager",
+  "project.change": "owner",
+};
+
+/** Returns true when a user holding `role` may do `action`. */
+export function mayDo(role: Role, action: Action): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(LEAST_ROLE[action]);
+}
+
+/** Returns true when a user holding `role` may give (or take) `target` to another user: managers below owner, owners any. */
+export function mayAssign(role: Role, target: Role): boolean {
+  if (target === "owner") return mayDo(role, "project.change");
+  return mayDo(role, "members.change");
+}
+
+/** Returns the role this text names, or null. */
+export function roleOf(text: unknown): Role | null {
+  return ROLES.find((role) => role === text) ?? null;
+}

@@ -1,0 +1,253 @@
+// Accounts: the users who sign in to the dashboard with an email and a password, their invitations and
+// their roles in projects (CONTRACT "Users, roles and sign-in"). Read from a copy in memory; every change
+// is a function of the newest document, stored before it is answered: in DATA_DIR/accounts.json
+// (persistence/accounts-file.ts) on a single node, in a replicated KV bucket in a cluster
+// (cluster/replicated-accounts.ts), where a change that lost a race is made again on the winner's document.
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Millis } from "../engine/model.ts";
+import { DAY, HOUR } from "../engine/model.ts";
+import type { Outcome } from "../engine/outcome.ts";
+import { fail, invalid, ok } from "../engine/outcome.ts";
+import type { Role } from "../engine/roles.ts";
+import type { AccountsDocument, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
+import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
+import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
+
+/** How long an invitation link opens its account (CONTRACT: 7 days). */
+export const INVITE_MS = 7 * DAY;
+/** How long a password reset link sent by email sets a new password. */
+export const RESET_MS = HOUR;
+
+export type User = { readonly id: string; readonly email: string };
+export type NewUser = { readonly user: User; readonly inviteToken: string | null };
+
+/** Where the document is kept. `change` applies `edit` to the newest document and stores the result (null: nothing to store); resolves with the document now stored. */
+export type AccountsStore = {
+  readonly initial: AccountsDocument;
+  change(edit: (document: AccountsDocument) => AccountsDocument | null): Promise<AccountsDocument>;
+  /** Hears a document stored by another node (cluster mode). */
+  onStored?(listener: (document: AccountsDocument) => void): void;
+};
+
+export class Accounts {
+  readonly #store: AccountsStore;
+  #document: AccountsDocument;
+
+  constructor(store: AccountsStore) {
+    this.#store = store;
+    this.#document = store.initial;
+    store.onStored?.((document) => { this.#document = document; });
+  }
+
+  /** The accounts kept in `dataDir` (read now), or, without one, in memory only (tests of the HTTP edge). */
+  static open(dataDir: string | null): Accounts {
+    const file = dataDir === null ? null : new AccountsFile(dataDir);
+    let current = file?.load() ?? EMPTY_ACCOUNTS;
+    return new Accounts({
+      initial: current,
+      change: async (edit) => {
+        const next = edit(current);
+        if (next === null) return current;
+        file?.save(next); // on disk before anyone is answered; a failed write leaves the document as it was
+        current = next;
+        return next;
+      },
+    });
+  }
+
+  /** Every user, oldest first. */
+  listUsers(): User[] {
+    return this.#document.users.map(userOf);
+  }
+
+  userById(id: string): User | null {
+    const found = this.#document.users.find((u) => u.id === id);
+    return found === undefined ? null : userOf(found);
+  }
+
+  /** Adds a user: with a password, or with an invitation token (returned once; only its hash is kept) that sets one within 7 days. */
+  async createUser(input: { email: unknown; password?: unknown }, at: Millis): Promise<Outcome<NewUser>> {
+    const email = emailOf(input.email);
+    if (email === null) return invalid("email", "email must be an email address");
+    if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at };
+    const inviteToken = passwordHash === null ? randomBytes(32).toString("base64url") : null;
+    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS }];
+    let taken = false;
+    await this.#change((d) => {
+      taken = d.users.some((u) => u.email === email);
+      return taken ? null : { ...d, users: [...d.users, user], invites: [...d.invites, ...invites] };
+    });
+    return taken ? invalid("email", "a user with this email exists") : ok({ user: userOf(user), inviteToken });
+  }
+
+  /** Removes a user with their invitations and roles; false when there is no such user. */
+  async deleteUser(id: string): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      found = d.users.some((u) => u.id === id);
+      return !found ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
+    });
+    return found;
+  }
+
+  /** Returns the user whose password this is, or null for a wrong password and an unknown email alike (both take one hash). */
+  async signIn(emailText: string, password: string): Promise<User | null> {
+    const email = emailOf(emailText);
+    const user = email === null ? undefined : this.#document.users.find((u) => u.email === email);
+    const matches = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+    return matches && user?.passwordHash != null ? userOf(user) : null;
+  }
+
+  /**
+   * A one-use link's token that sets a new password for the user with this email within RESET_MS (the
+   * invitation's machinery: only its hash is kept), or null when no user has this email.
+   */
+  async startReset(emailText: string, at: Millis): Promise<{ user: User; token: string } | null> {
+    const email = emailOf(emailText);
+    const token = randomBytes(32).toString("base64url");
+    let user: StoredUser | undefined;
+    await this.#change((d) => {
+      user = d.users.find((u) => u.email === email);
+      if (user === undefined) return null;
+      return { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId: user.id, expiresAt: at + RESET_MS }] };
+    });
+    return user === undefined ? null : { user: userOf(user), token };
+  }
+
+  /** True when the user has turned the second factor on: a password alone then opens no session. */
+  hasSecondFactor(userId: string): boolean {
+    return (this.#document.users.find((u) => u.id === userId)?.secondFactor ?? null) !== null;
+  }
+
+  /** Turns the second factor on with `secret` once `code` proves the app has it; returns the recovery codes (shown once). */
+  async enableSecondFactor(userId: string, secret: string, code: string, at: Millis): Promise<Outcome<string[]>> {
+    const step = await codeStep(secret, code.trim(), { at, afterStep: null });
+    if (step === null) return invalid("code", "the code is not the app's current one: check the phone's clock and try the next code");
+    const { codes, hashes } = newRecoveryCodes();
+    const found = await this.#editUser(userId, (u) => ({ ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes } }));
+    return found ? ok(codes) : fail({ code: "not_found", what: "user" });
+  }
+
+  async disableSecondFactor(userId: string): Promise<void> {
+    await this.#editUser(userId, (u) => ({ ...u, secondFactor: null }));
+  }
+
+  /** Returns true when `code` is the user's current TOTP code (never one already used) or one of their unused recovery codes, which it uses up. */
+  async checkSecondFactor(userId: string, code: string, at: Millis): Promise<boolean> {
+    const factor = this.#document.users.find((u) => u.id === userId)?.secondFactor ?? null;
+    if (factor === null) return false;
+    const step = await codeStep(factor.secret, code.trim(), { at, afterStep: factor.lastStep });
+    let accepted = false;
+    await this.#editUser(userId, (u) => {
+      const current = u.secondFactor ?? null;
+      if (current === null) return null;
+      if (step !== null && step > current.lastStep) { // again on the newest document: another sign-in may have used it
+        accepted = true;
+        return { ...u, secondFactor: { ...current, lastStep: step } };
+      }
+      const used = step === null ? useRecoveryCode(current, code) : null;
+      accepted = used !== null;
+      return used === null ? null : { ...u, secondFactor: used };
+    });
+    return accepted;
+  }
+
+  /** The user an unused, unexpired invitation (or reset) token opens, or null. */
+  invited(token: string, at: Millis): User | null {
+    const invite = this.#invite(token, at);
+    return invite === undefined ? null : this.userById(invite.userId);
+  }
+
+  /** Sets the password of the invited user and uses the invitation up. */
+  async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<User>> {
+    if (!isPassword(password)) return invalid("password", `password must be ${MIN_PASSWORD_LENGTH} or more characters`);
+    const passwordHash = await hashPassword(password);
+    const hash = sha256(token);
+    let user: StoredUser | undefined;
+    await this.#change((d) => {
+      const invite = d.invites.find((i) => i.tokenHash === hash && i.expiresAt > at); // again: it may have been used meanwhile
+      user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
+      if (invite === undefined || user === undefined) return null;
+      const invited = user;
+      return { ...d,
+        users: d.users.map((u) => (u === invited ? { ...u, passwordHash } : u)),
+        invites: d.invites.filter((i) => i !== invite && i.expiresAt > at) }; // used, and the expired ones with it
+    });
+    return user === undefined ? fail({ code: "not_found", what: "invitation" }) : ok(userOf(user));
+  }
+
+  /** Gives `userId` `role` in `projectId` (replacing any role held there); false when there is no such user. */
+  async setRole(projectId: string, userId: string, role: Role): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      found = d.users.some((u) => u.id === userId);
+      const others = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
+      return found ? { ...d, members: [...others, { projectId, userId, role }] } : null;
+    });
+    return found;
+  }
+
+  /** Takes the user's role in the project away; false when they held none. */
+  async removeMember(projectId: string, userId: string): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      const members = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
+      found = members.length < d.members.length;
+      return found ? { ...d, members } : null;
+    });
+    return found;
+  }
+
+  /** The user's role in the project, or null when they have none. */
+  roleIn(userId: string, projectId: string): Role | null {
+    return this.#document.members.find((m) => m.userId === userId && m.projectId === projectId)?.role ?? null;
+  }
+
+  /** The projects the user holds a role in, with the role. */
+  membershipsOf(userId: string): StoredMember[] {
+    return this.#document.members.filter((m) => m.userId === userId);
+  }
+
+  #invite(token: string, at: Millis): StoredInvite | undefined {
+    const hash = sha256(token);
+    return this.#document.invites.find((i) => i.tokenHash === hash && i.expiresAt > at);
+  }
+
+  /** Replaces one user's record by `edit`'s (null: nothing to change); false when there is no such user. */
+  async #editUser(userId: string, edit: (user: StoredUser) => StoredUser | null): Promise<boolean> {
+    let found = false;
+    await this.#change((d) => {
+      const user = d.users.find((u) => u.id === userId);
+      found = user !== undefined;
+      const edited = user === undefined ? null : edit(user);
+      return edited === null ? null : { ...d, users: d.users.map((u) => (u === user ? edited : u)) };
+    });
+    return found;
+  }
+
+  async #change(edit: (document: AccountsDocument) => AccountsDocument | null): Promise<void> {
+    this.#document = await this.#store.change(edit);
+  }
+}
+
+function userOf(user: StoredUser): User {
+  return { id: user.id, email: user.email };
+}
+
+/** The email as kept (trimmed, lowercased), or null when it is not one. */
+function emailOf(text: unknown): string | null {
+  if (typeof text !== "string") return null;
+  const email = text.trim().toLowerCase();
+  return email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email) ? email : null;
+}
+
+function isPassword(value: unknown): value is string {
+  return typeof value === "string" && [...value].length >= MIN_PASSWORD_LENGTH && value.length <= 1024;
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}

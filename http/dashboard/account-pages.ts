@@ -1,0 +1,89 @@
+// The pages of a user's own account: their sessions with a "Sign out" for each, and the invitation page
+// that sets a password.
+import type { Millis } from "../../engine/model.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
+import { html } from "./html.ts";
+import type { Viewer } from "./pages.ts";
+import { csrfField, documentOf } from "./pages.ts";
+
+export type SessionRow = { readonly handle: string; readonly openedAt: Millis | null; readonly current: boolean };
+
+/** The second factor as the account page shows it: on, or off with a fresh secret to turn it on with. */
+export type SecondFactorView = { readonly on: true } | { readonly on: false; readonly secret: string; readonly uri: string };
+
+/** The account page: the user's email, every session they have open, and the second factor. */
+export function accountPage(viewer: Viewer, opts: {
+  email: string; sessions: readonly SessionRow[]; notice: string | null;
+  secondFactor: SecondFactorView; error?: string | null; recoveryCodes?: readonly string[];
+}): string {
+  const rows = opts.sessions.map((s) => html`<tr><td>${s.openedAt === null ? "unknown" : isoSeconds(s.openedAt)}</td><td>${s.current ? "this browser" : ""}</td>
+<td><form method="post" action="/account/sessions/signout" class="inline">${csrfField(viewer)}<input type="hidden" name="session" value="${s.handle}">
+<button type="submit" aria-label="Sign out the session opened ${s.openedAt === null ? "" : isoSeconds(s.openedAt)}">Sign out</button></form></td></tr>`);
+  return documentOf({
+    title: "Account",
+    viewer,
+    body: html`<h1>Account</h1><p>Signed in as <strong>${opts.email}</strong>.</p>
+${opts.notice === null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}
+<h2>Sessions</h2>
+<table class="list sessions"><thead><tr><th scope="col">Signed in at</th><th scope="col"></th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table>
+<h2>Second factor</h2>
+${opts.error == null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+${opts.recoveryCodes === undefined ? "" : html`<p role="status">The second factor is on. Keep these recovery codes somewhere safe: each signs in once instead of a code, and they are shown only now.</p>
+<ul class="recovery-codes">${opts.recoveryCodes.map((code) => html`<li><code>${code}</code></li>`)}</ul>`}
+${opts.secondFactor.on ? html`<p>On: a sign-in asks for the code of your authenticator app after the password.</p>
+<form method="post" action="/account/second-factor/off">${csrfField(viewer)}
+<label for="off-code">Code</label><input id="off-code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
+<button type="submit">Turn off</button></form>` : html`<p>Off. To turn it on, add this secret to an authenticator app (or open the link on the phone), then type the code it shows.</p>
+<p>Secret: <code class="totp-secret">${opts.secondFactor.secret}</code></p><p><a href="${opts.secondFactor.uri}">${opts.secondFactor.uri}</a></p>
+<form method="post" action="/account/second-factor/on">${csrfField(viewer)}<input type="hidden" name="secret" value="${opts.secondFactor.secret}">
+<label for="on-code">Code</label><input id="on-code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
+<button type="submit">Turn on</button></form>`}`,
+  });
+}
+
+/** The page an invitation link opens: a password to choose. */
+export function invitePage(opts: { email: string; error: string | null }): string {
+  return documentOf({
+    title: "Choose a password",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Choose a password</h1><p>For <strong>${opts.email}</strong>.</p>
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post">
+<label for="new-password">Password</label>
+<input id="new-password" name="password" type="password" autocomplete="new-password" minlength="12" required autofocus>
+<button type="submit">Set password</button>
+</form></section>`,
+  });
+}
+
+/** The page that sends a password reset link: one field, and the same notice whatever the email. */
+export function resetPage(opts: { notice: string | null; error: string | null }): string {
+  return documentOf({
+    title: "Reset your password",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Reset your password</h1>
+${opts.notice === null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post" action="/reset">
+<label for="reset-email">Email</label>
+<input id="reset-email" name="email" type="email" autocomplete="username" required autofocus>
+<button type="submit">Send reset link</button>
+</form><p><a href="/">Back to sign-in</a></p></section>`,
+  });
+}
+
+/** The sign-in's second step: the code of the user's authenticator app, or a recovery code. */
+export function codePage(opts: { pending: string; error: string | null }): string {
+  return documentOf({
+    title: "Second factor",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Second factor</h1>
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post" action="/signin/code"><input type="hidden" name="pending" value="${opts.pending}">
+<label for="code">Code</label>
+<input id="code" name="code" autocomplete="one-time-code" required autofocus>
+<p class="hint">The 6 digits your authenticator app shows, or one of your recovery codes.</p>
+<button type="submit">Continue</button>
+</form></section>`,
+  });
+}

@@ -1,0 +1,200 @@
+// Users in the dashboard: sign-in by email and password (rate limited per account and per address, one
+// answer for an unknown email and a wrong password), the account page with every session and a "Sign
+// out" for each, and the invitation link that sets a password (host/accounts.ts keeps the users).
+import type { H3Event } from "h3";
+import type { Accounts, User } from "../../host/accounts.ts";
+import type { Clock } from "../../host/clock.ts";
+import type { Millis } from "../../engine/model.ts";
+import { httpError, reasonOf } from "../errors.ts";
+import { remoteAddress } from "../routes/pings.ts";
+import { accountPage, codePage, invitePage, resetPage } from "./account-pages.ts";
+import { newSecret, secretUri } from "../../host/second-factor.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
+import { randomBytes } from "node:crypto";
+import { MINUTE } from "../../engine/model.ts";
+import { log } from "../../host/log.ts";
+import type { DashboardContext } from "./context.ts";
+import { errorPage, signInPage } from "./pages.ts";
+import type { Viewer } from "./pages.ts";
+import { formOf, htmlResponse, param, redirect, sessionCookie, SignInNeeded } from "./responses.ts";
+import type { Session, SessionStore } from "./sessions.ts";
+import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
+import { SignInLimits } from "./sign-in-limits.ts";
+
+export type AccountRouteDeps = {
+  readonly accounts: Accounts;
+  readonly sessions: SessionStore;
+  /** Real time, whatever CLOCK says: session expiry, sign-in windows, invitation expiry. */
+  readonly realClock: Clock;
+  readonly secureCookie: boolean;
+  /** Shares a session opened here with the other nodes (cluster mode), and ends one everywhere. */
+  readonly share: (session: Session, at: Millis) => Promise<void>;
+  readonly unshare: (id: string) => Promise<void>;
+  /** The session of the request when a user who still exists opened it, or null. */
+  readonly signedInUser: (event: H3Event) => { readonly session: Session; readonly user: User } | null;
+};
+
+/** Registers the routes of users' sign-in, account page and invitations. */
+export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): void {
+  const { route } = ctx;
+  const { accounts, sessions, realClock, secureCookie } = deps;
+  const { sendUserMail, config } = ctx.deps;
+  const limits = new SignInLimits();
+  // sign-ins whose password was right and whose second factor is still to come: a random id (in the code
+  // form, never in a URL) → the user, for 5 minutes
+  const pending = new BoundedMap<string, { userId: string; email: string; expiresAt: Millis }>(10_000);
+  const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined });
+
+  const openSession = async (user: User, at: Millis) => {
+    const session = sessions.open({ kind: "user", userId: user.id }, at); // always a new id: no session fixation
+    await deps.share(session, at);
+    return redirect("/", { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
+  };
+
+  route("POST", "/signin/password", async (event) => {
+    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
+    const form = await formOf(event);
+    const email = (form.get("email") ?? "").trim().toLowerCase();
+    const keys = [`address:${address}`, `account:${email}`];
+    const now = realClock.now();
+    if (limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    const user = await accounts.signIn(email, form.get("password") ?? "");
+    if (user === null) {
+      limits.count(keys, now);
+      return htmlResponse(signIn("Wrong email or password."), 401); // the same for an email without an account
+    }
+    if (accounts.hasSecondFactor(user.id)) {
+      const id = randomBytes(32).toString("base64url");
+      pending.set(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
+      return htmlResponse(codePage({ pending: id, error: null }));
+    }
+    return openSession(user, now);
+  });
+
+  route("POST", "/signin/code", async (event) => {
+    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
+    const form = await formOf(event);
+    const id = form.get("pending") ?? "";
+    const now = realClock.now();
+    const waiting = pending.get(id);
+    if (waiting === undefined || waiting.expiresAt <= now) {
+      pending.delete(id);
+      return htmlResponse(signIn("The sign-in took too long or was already used: sign in again."), 401);
+    }
+    const keys = [`address:${address}`, `account:${waiting.email}`]; // the same counts as passwords
+    if (limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
+      limits.count(keys, now);
+      return htmlResponse(codePage({ pending: id, error: "Wrong code." }), 401);
+    }
+    pending.delete(id);
+    const user = accounts.userById(waiting.userId);
+    if (user === null) return htmlResponse(signIn("Wrong email or password."), 401);
+    return openSession(user, now);
+  });
+
+  const requireUser = (event: H3Event) => {
+    const found = deps.signedInUser(event);
+    if (found === null) throw new SignInNeeded();
+    const viewer: Viewer = { csrf: found.session.csrf, readonly: true, admin: false, user: { email: found.user.email, role: null } };
+    return { ...found, viewer };
+  };
+
+  const accountHtml = (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; recoveryCodes?: string[]; secret?: string }) => {
+    const { session, user, viewer } = found;
+    const rows = sessions.ofUser(user.id, realClock.now())
+      .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
+    const secondFactor = accounts.hasSecondFactor(user.id) ? { on: true as const }
+      : { on: false as const, ...(opts.secret === undefined ? newSecret(user.email) : { secret: opts.secret, uri: secretUri(user.email, opts.secret) }) };
+    return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, ...opts });
+  };
+
+  route("GET", "/account", async (event) => {
+    const notice = event.url.searchParams.get("done") === "signout" ? "Session signed out." : null;
+    return htmlResponse(accountHtml(requireUser(event), { notice }));
+  });
+
+  const accountForm = async (event: H3Event) => {
+    const found = requireUser(event);
+    const form = await formOf(event);
+    if (!csrfMatches(found.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    return { found, form };
+  };
+  route("POST", "/account/second-factor/on", async (event) => {
+    const { found, form } = await accountForm(event);
+    const secret = form.get("secret") ?? "";
+    if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw httpError(400, "the secret is not one this page made: reload the page");
+    const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
+    if (!enabled.ok) return htmlResponse(accountHtml(found, { notice: null, error: reasonOf(enabled.failure), secret }), 400);
+    return htmlResponse(accountHtml(found, { notice: null, recoveryCodes: enabled.value }));
+  });
+  route("POST", "/account/second-factor/off", async (event) => {
+    const { found, form } = await accountForm(event);
+    if (!await accounts.checkSecondFactor(found.user.id, form.get("code") ?? "", realClock.now())) {
+      return htmlResponse(accountHtml(found, { notice: null, error: "Wrong code: the second factor stays on." }), 400);
+    }
+    await accounts.disableSecondFactor(found.user.id);
+    return htmlResponse(accountHtml(found, { notice: "The second factor is off." }));
+  });
+
+  route("POST", "/account/sessions/signout", async (event) => {
+    const { session, user } = requireUser(event);
+    const form = await formOf(event);
+    if (!csrfMatches(session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    const ended = sessions.ofUser(user.id, realClock.now()).find((s) => sessionHandle(s) === form.get("session"));
+    if (ended === undefined) throw httpError(404, "no such session (it may have ended already)");
+    sessions.close(ended.id);
+    await deps.unshare(ended.id);
+    if (ended.id === session.id) return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
+    return redirect("/account?done=signout");
+  });
+
+  const NO_INVITATION = "This invitation link is unknown, used or expired: ask for a new one.";
+  route("GET", "/invite/:token", async (event) => {
+    const user = accounts.invited(param(event, "token"), realClock.now());
+    if (user === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    return htmlResponse(invitePage({ email: user.email, error: null }));
+  });
+
+  route("POST", "/invite/:token", async (event) => {
+    const token = param(event, "token");
+    const now = realClock.now();
+    const user = accounts.invited(token, now);
+    if (user === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    const accepted = await accounts.acceptInvite(token, (await formOf(event)).get("password") ?? "", now);
+    if (!accepted.ok && accepted.failure.code === "invalid") return htmlResponse(invitePage({ email: user.email, error: reasonOf(accepted.failure) }), 400);
+    if (!accepted.ok) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    for (const open of sessions.ofUser(accepted.value.id, now)) { // a new password ends every session of the old one
+      sessions.close(open.id);
+      await deps.unshare(open.id);
+    }
+    return openSession(accepted.value, now);
+  });
+
+  // Password reset, only when SMTP_URL is set: the link goes to the user's email and nowhere else. The
+  // answer is the same whether the email has an account or not, and comes before anything is looked up
+  // or sent, so neither its words nor its time tell. Each address and each email may ask 10 times in 15 min.
+  const RESET_SENT = "If an account has this email, a link to choose a new password is on its way (valid for one hour).";
+  route("GET", "/reset", async () => {
+    if (sendUserMail === undefined) return htmlResponse(errorPage(null, 404, "Password reset by email is off: SMTP_URL is not set."), 404);
+    return htmlResponse(resetPage({ notice: null, error: null }));
+  });
+  route("POST", "/reset", async (event) => {
+    if (sendUserMail === undefined) return htmlResponse(errorPage(null, 404, "Password reset by email is off: SMTP_URL is not set."), 404);
+    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
+    const email = ((await formOf(event)).get("email") ?? "").trim().toLowerCase();
+    const keys = [`reset-address:${address}`, `reset-account:${email}`];
+    const now = realClock.now();
+    if (limits.isBlocked(keys, now)) return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429);
+    limits.count(keys, now);
+    void (async () => {
+      const started = await accounts.startReset(email, now);
+      if (started === null) return;
+      const link = `${config.siteRoot}/invite/${started.token}`;
+      const sent = await sendUserMail(started.user.email, "Choose a new password for hcd",
+        `Open this link to choose a new password (valid for one hour, once):\n\n${link}\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n`);
+      if (!sent) log.warn({ user: started.user.id }, "password reset email not sent");
+    })().catch((error: unknown) => log.warn({ err: error }, "password reset failed"));
+    return htmlResponse(resetPage({ notice: RESET_SENT, error: null }));
+  });
+}

@@ -1,0 +1,32 @@
+// What a dashboard session may do beyond reading: the admin token everything, a user what their role in
+// the project allows (engine/roles.ts, the one home of those rules), an API key what it could before
+// users existed (a read-write key the check actions, never what only the admin token did).
+import type { Action, Role } from "../../engine/roles.ts";
+import { mayDo } from "../../engine/roles.ts";
+import { httpError } from "../errors.ts";
+import type { Access } from "./context.ts";
+import type { Actor } from "./sessions.ts";
+
+/** Returns true when the session may do `action`; `keys`: whether a read-write API key may (as before users existed). */
+export function allows(access: Access, action: Action, opts: { keys: boolean }): boolean {
+  if (access.caller === "admin") return true;
+  if (access.user !== undefined) return mayDo(access.user.role, action);
+  return opts.keys && !access.caller.readonly;
+}
+
+/** Throws 403 unless the session may do `action`; `refusal` is what an API key is told. */
+export function permit(access: Access, action: Action, opts: { keys: boolean; refusal: string }): void {
+  if (allows(access, action, opts)) return;
+  if (access.user !== undefined) throw httpError(403, `the role ${access.user.role} in this project does not allow this`);
+  throw httpError(403, opts.refusal);
+}
+
+/** Who the session acts as, for a record of changes. */
+export function actorOf(access: Access): Actor {
+  if (access.caller === "admin") return { kind: "admin" };
+  if (access.user !== undefined) return { kind: "user", email: access.user.email, id: access.user.id };
+  return { kind: "key", name: access.caller.readonly ? "read-only API key" : "API key" };
+}
+
+/** A signed-in user as a request sees them: their role in the project the request is about. */
+export type UserAccess = { readonly id: string; readonly email: string; readonly role: Role };

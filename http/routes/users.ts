@@ -1,0 +1,88 @@
+// /admin/v1/users and /admin/v1/projects/<id>/members (CONTRACT "Users, roles and sign-in"): the
+// dashboard's users, invited by a one-use link or given a password, and their roles in projects.
+// Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
+import type { H3, H3Event } from "h3";
+import type { Accounts, User } from "../../host/accounts.ts";
+import { systemClock } from "../../host/clock.ts";
+import { ROLES, roleOf } from "../../engine/roles.ts";
+import type { AppDeps } from "../deps.ts";
+import { authorizeAdmin } from "../auth.ts";
+import { endpoint, json } from "../endpoint.ts";
+import type { ErrorReporter } from "../errors.ts";
+import { httpError, unwrap } from "../errors.ts";
+import type { JsonObject } from "../body.ts";
+import { parseJsonObject, readBodyBytes } from "../body.ts";
+
+/** Registers the users and members routes of the admin API on `app`. */
+export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Accounts }, opts: { report: ErrorReporter }): void {
+  const { accounts, config } = deps;
+  const options = { report: opts.report, cors: false } as const;
+  const admin = (event: H3Event) => authorizeAdmin(event.req.headers, config.adminToken);
+  const userOf = (event: H3Event, name: string): User => {
+    const user = accounts.userById(event.context.params?.[name] ?? "");
+    if (user === null) throw httpError(404, "user not found");
+    return user;
+  };
+
+  endpoint(app, "/admin/v1/users", {
+    GET: async (event) => {
+      admin(event);
+      return json({ users: accounts.listUsers() });
+    },
+    POST: async (event) => {
+      admin(event);
+      const body = await jsonBody(event);
+      const password = body.password === null ? undefined : body.password; // null as absent: an invitation
+      const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
+      return json(inviteToken === null ? user : { ...user, invite_url: `${config.siteRoot}/invite/${inviteToken}` }, 201);
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/users/:user", {
+    DELETE: async (event) => {
+      admin(event);
+      await accounts.deleteUser(userOf(event, "user").id); // the dashboard ends their sessions on their next request
+      return json(null, 204);
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/projects/:id/members", {
+    GET: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const members = accounts.listUsers().flatMap((user) => {
+        const role = accounts.roleIn(user.id, projectId);
+        return role === null ? [] : [{ ...user, role }];
+      });
+      return json({ members });
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/projects/:id/members/:user", {
+    PUT: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const user = userOf(event, "user");
+      const role = roleOf((await jsonBody(event)).role);
+      if (role === null) throw httpError(400, `role must be one of ${ROLES.join(", ")}`);
+      await accounts.setRole(projectId, user.id, role);
+      return json({ ...user, role });
+    },
+    DELETE: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      if (!await accounts.removeMember(projectId, userOf(event, "user").id)) throw httpError(404, "member not found");
+      return json(null, 204);
+    },
+  }, options);
+}
+
+async function jsonBody(event: H3Event): Promise<JsonObject> {
+  return unwrap(parseJsonObject(await readBodyBytes(event.req)));
+}
+
+function projectIdOf(deps: AppDeps, event: H3Event): string {
+  const id = event.context.params?.id ?? "";
+  if (!deps.pool.listProjects().some((project) => project.id === id)) throw httpError(404, "project not found");
+  return id;
+}

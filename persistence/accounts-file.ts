@@ -1,0 +1,70 @@
+// Users, their invitations and their roles in projects, in DATA_DIR/accounts.json: a small document
+// written whole on every change (a temporary file, synced, renamed over the old one, the directory
+// synced), so a crash leaves the old document or the new one, never a mix.
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Millis } from "../engine/model.ts";
+import type { Role } from "../engine/roles.ts";
+
+/** The file's name in DATA_DIR (backups carry it under the same name). */
+export const ACCOUNTS_FILE = "accounts.json";
+const FILE = ACCOUNTS_FILE;
+
+export type StoredUser = {
+  readonly id: string;
+  readonly email: string;
+  /** "scrypt$N$r$p$salt$key" (host/passwords.ts), or null while the invitation is not used. */
+  readonly passwordHash: string | null;
+  readonly createdAt: Millis;
+  /** The TOTP second factor when turned on: its secret (base32), the last time step used (no code twice), the SHA-256 of each unused recovery code. */
+  readonly secondFactor?: StoredSecondFactor | null;
+};
+export type StoredSecondFactor = { readonly secret: string; readonly lastStep: number; readonly recoveryHashes: readonly string[] };
+/** An invitation: only the SHA-256 of its token is kept, so the file does not open accounts. */
+export type StoredInvite = { readonly tokenHash: string; readonly userId: string; readonly expiresAt: Millis };
+export type StoredMember = { readonly projectId: string; readonly userId: string; readonly role: Role };
+
+export type AccountsDocument = {
+  readonly users: readonly StoredUser[];
+  readonly invites: readonly StoredInvite[];
+  readonly members: readonly StoredMember[];
+};
+
+export const EMPTY_ACCOUNTS: AccountsDocument = { users: [], invites: [], members: [] };
+
+/** Where the accounts of one DATA_DIR are kept. */
+export class AccountsFile {
+  readonly #dir: string;
+
+  constructor(dataDir: string) {
+    this.#dir = dataDir;
+  }
+
+  /** Returns the stored document, or the empty one when there is none yet. */
+  load(): AccountsDocument {
+    const path = join(this.#dir, FILE);
+    if (!existsSync(path)) return EMPTY_ACCOUNTS;
+    const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<AccountsDocument>;
+    return { users: parsed.users ?? [], invites: parsed.invites ?? [], members: parsed.members ?? [] };
+  }
+
+  /** Replaces the stored document; returns once it is on disk. */
+  save(document: AccountsDocument): void {
+    const path = join(this.#dir, FILE);
+    const temporary = `${path}.tmp`;
+    writeFileSync(temporary, JSON.stringify(document));
+    const fd = openSync(temporary, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+    const dir = openSync(this.#dir, "r");
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+  }
+}

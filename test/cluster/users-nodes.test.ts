@@ -1,0 +1,53 @@
+// Users across two real hcd cluster nodes on one real nats-server: a user made through one node signs in on
+// the other with the role given there, and removing the user on the first ends their session on the second.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { haveProgram } from "../ops/extras.ts";
+import { startNatsCluster } from "../stress/nats-cluster.ts";
+import { tempDir } from "../helpers.ts";
+import type { RealServer } from "../security/real-server.ts";
+import { call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
+
+const TOKEN = "users-nodes-admin-token-0123456789";
+const admin = { authorization: `Bearer ${TOKEN}` };
+const PASSWORD = "one password, two nodes";
+
+/** Retries `attempt` until it returns true; fails after 10 s (a failure deadline, not a wait that passes). */
+async function until(what: string, attempt: () => Promise<boolean>): Promise<void> {
+  const failAt = Date.now() + 10_000;
+  while (!(await attempt())) {
+    if (Date.now() > failAt) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test("a user made on node a signs in on node b, and their removal on a ends the session on b", async () => {
+  if (!haveProgram("nats-server", "users across cluster nodes")) return;
+  const nats = await startNatsCluster({ size: 1 });
+  const dirs = [tempDir(), tempDir()];
+  const nodes: RealServer[] = [];
+  try {
+    for (const [i, dir] of dirs.entries()) {
+      nodes.push(await startServer({ dataDir: dir.path, env: { NATS_URL: nats.urls.join(","), NODE_ID: `node-${i}`, ADMIN_TOKEN: TOKEN, CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1" } }));
+    }
+    const [a, b] = nodes;
+    const project = await createProject(a, TOKEN, { name: "Shared" });
+    const user = await ok<{ id: string }>(call(a.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "both@example.org", password: PASSWORD } }));
+    // through node b: the user and the project must have reached it first
+    await until("the role given through node b", async () =>
+      (await call(b.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "member" } })).status === 200);
+    const signIn = await fetch(`${b.url}/signin/password`, { method: "POST", body: new URLSearchParams({ email: "both@example.org", password: PASSWORD }), redirect: "manual" });
+    assert.is(signIn.status, 303);
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
+    const page = () => fetch(`${b.url}/projects/${project.id}/checks`, { headers: { cookie }, redirect: "manual" });
+    assert.is((await page()).status, 200);
+    assert.is((await call(a.url, "DELETE", `/admin/v1/users/${user.id}`, { headers: admin })).status, 204);
+    await until("the session on node b ended", async () => (await page()).status === 303);
+  } finally {
+    for (const node of nodes) assert.is(await stopServer(node), 0, node.output());
+    await nats.close();
+    for (const dir of dirs) dir.remove();
+  }
+});
+
+test.run();

@@ -1,0 +1,143 @@
+// Users in a real browser (Debian's chromium driven by playwright-core) against a real hcd process on
+// loopback: sign-in with the Email and Password fields, a readonly user who is shown no controls, a
+// member refused a manager's action (removing an integration), and a session signed out from the
+// account page of another browser.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync } from "node:fs";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { tempDir } from "../helpers.ts";
+import type { ProjectJson, RealServer } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = "users-browser-admin-token-0123456789";
+const PASSWORD = "a long enough password";
+const admin = { authorization: `Bearer ${TOKEN}` };
+
+if (!existsSync(CHROMIUM)) {
+  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
+    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
+  } else {
+    console.log(`SKIP: users browser tests: ${CHROMIUM} not installed`);
+    test("users browser tests skipped: chromium not installed", () => {});
+  }
+  test.run();
+} else {
+  await browserTests();
+}
+
+async function browserTests(): Promise<void> {
+  const { chromium } = await import("playwright-core");
+  const dir = tempDir();
+  let server: RealServer;
+  let browser: Browser;
+  let project: ProjectJson;
+  let checkUuid = "";
+  let channelId = "";
+  const contexts: BrowserContext[] = [];
+
+  /** Makes a user with `role` in the project through the admin API. */
+  const user = async (email: string, role: string) => {
+    const made = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
+    await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${made.id}`, { headers: admin, body: { role } }));
+  };
+  /** A fresh browser profile signed in through the Email and Password fields. */
+  const signedIn = async (email: string): Promise<Page> => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    await page.goto(server.url + "/");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.locator("form[action='/signin/password']").getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("link", { name: "Account" }).waitFor();
+    return page;
+  };
+
+  test.before(async () => {
+    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+    project = await createProject(server, TOKEN, { name: "Ops" });
+    await createProject(server, TOKEN, { name: "Other team" });
+    checkUuid = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "Nightly backup" } }))).uuid;
+    channelId = (await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "Hook", value: "http://127.0.0.1:9/hook" })).id;
+    await ok(call(server.url, "POST", "/api/v3/checks/" + checkUuid, { key: project.api_key, body: { channels: "*" } }));
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  });
+
+  test.after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    if (server) {
+      const trouble = troubleIn(server.output());
+      assert.is(await stopServer(server), 0, server.output());
+      assert.equal(trouble, [], "no unexpected errors in the server's output");
+    }
+    dir.remove();
+  });
+
+  test("a wrong password is refused with the same words as an unknown email", async () => {
+    await user("someone@example.org", "member");
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(server.url + "/");
+    for (const email of ["someone@example.org", "nobody@example.org"]) {
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill("not the password");
+      await page.locator("form[action='/signin/password']").getByRole("button", { name: "Sign in" }).click();
+      await page.getByText("Wrong email or password.").waitFor();
+    }
+    assert.is(await page.getByRole("link", { name: "Account" }).count(), 0);
+  });
+
+  test("a readonly user sees their project only, and no control that changes anything", async () => {
+    await user("reader@example.org", "readonly");
+    const page = await signedIn("reader@example.org");
+    assert.is(await page.getByRole("link", { name: "Other team" }).count(), 0);
+    await page.getByRole("link", { name: "Ops" }).click();
+    await page.getByRole("link", { name: "Nightly backup" }).waitFor();
+    assert.is(await page.getByRole("link", { name: "Add check" }).count(), 0);
+    assert.is(await page.getByRole("link", { name: "Integrations" }).count(), 0);
+    await page.getByRole("link", { name: "Nightly backup" }).click();
+    await page.getByRole("heading", { name: "Nightly backup" }).waitFor();
+    for (const name of ["Pause", "Delete", "Edit", "Ping now"]) {
+      assert.is(await page.getByRole("button", { name }).count() + await page.getByRole("link", { name, exact: true }).count(), 0, name);
+    }
+    assert.not.match(page.url(), new RegExp(checkUuid), "a readonly user's links name no check uuid");
+  });
+
+  test("a member may pause a check but is refused removing an integration, which stays", async () => {
+    await user("member@example.org", "member");
+    const page = await signedIn("member@example.org");
+    await page.goto(`${server.url}/checks/${checkUuid}`);
+    await page.getByRole("button", { name: "Pause" }).click();
+    await page.getByRole("button", { name: "Resume" }).waitFor();
+    await page.goto(`${server.url}/projects/${project.id}/integrations`);
+    await page.getByRole("button", { name: "Test Hook" }).waitFor();
+    assert.is(await page.getByRole("link", { name: "Remove Hook" }).count(), 0, "no control the role does not allow");
+    await page.goto(`${server.url}/projects/${project.id}/integrations/${channelId}/remove`);
+    await page.getByText("the role member in this project does not allow this").waitFor();
+    const { channels } = await ok<{ channels: { id: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
+    assert.equal(channels.map((c) => c.id), [channelId]);
+  });
+
+  test("a session signed out on the account page of another browser ends", async () => {
+    await user("two@example.org", "owner");
+    const first = await signedIn("two@example.org");
+    const second = await signedIn("two@example.org");
+    await second.getByRole("link", { name: "Account" }).click();
+    const rows = second.locator("table.sessions tbody tr");
+    assert.is(await rows.count(), 2);
+    await rows.filter({ hasNotText: "this browser" }).getByRole("button", { name: /Sign out/ }).click();
+    await second.getByText("Session signed out.").waitFor();
+    assert.is(await rows.count(), 1);
+    await first.goto(`${server.url}/projects/${project.id}/checks`);
+    await first.locator("form[action='/signin/password']").waitFor(); // sent back to the sign-in page
+    await second.goto(`${server.url}/projects/${project.id}/checks`);
+    await second.getByRole("link", { name: "Nightly backup" }).waitFor();
+  });
+
+  test.run();
+}

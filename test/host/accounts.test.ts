@@ -1,0 +1,66 @@
+// Accounts on a real DATA_DIR: invitations last 7 days to the millisecond, passwords are stored as scrypt
+// hashes with their parameters (never as given), and the file read back holds the same users and roles.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Accounts } from "../../host/accounts.ts";
+import { verifyPassword } from "../../host/passwords.ts";
+import { tempDir } from "../helpers.ts";
+
+const AT = Date.UTC(2026, 0, 15);
+const WEEK = 7 * 24 * 3_600_000;
+const PASSWORD = "twelve chars!";
+
+test("an invitation opens its account until 7 days have passed, not after", async () => {
+  const accounts = Accounts.open(null);
+  const made = await accounts.createUser({ email: "a@example.org" }, AT);
+  assert.ok(made.ok);
+  const token = made.value.inviteToken ?? "";
+  assert.is(accounts.invited(token, AT + WEEK - 1)?.email, "a@example.org");
+  assert.is(accounts.invited(token, AT + WEEK), null);
+  const late = await accounts.acceptInvite(token, PASSWORD, AT + WEEK);
+  assert.equal(late, { ok: false, failure: { code: "not_found", what: "invitation" } });
+  assert.is(accounts.invited("another token", AT), null);
+});
+
+test("the password is kept as an scrypt hash with N=2^15, r=8, p=1 that verifies only the password", async () => {
+  const dir = tempDir();
+  try {
+    const accounts = Accounts.open(dir.path);
+    assert.ok((await accounts.createUser({ email: "b@example.org", password: PASSWORD }, AT)).ok);
+    const file = readFileSync(join(dir.path, "accounts.json"), "utf8");
+    assert.not.match(file, /twelve chars/);
+    const [{ passwordHash }] = (JSON.parse(file) as { users: { passwordHash: string }[] }).users;
+    assert.match(passwordHash, /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    assert.ok(await verifyPassword(PASSWORD, passwordHash));
+    assert.not.ok(await verifyPassword("twelve chars?", passwordHash));
+    assert.is((await accounts.signIn(" B@Example.org ", PASSWORD))?.email, "b@example.org");
+    assert.is(await accounts.signIn("b@example.org", "twelve chars?"), null);
+  } finally {
+    dir.remove();
+  }
+});
+
+test("users and roles read back from the file are the ones written", async () => {
+  const dir = tempDir();
+  try {
+    const accounts = Accounts.open(dir.path);
+    const made = await accounts.createUser({ email: "c@example.org", password: PASSWORD }, AT);
+    assert.ok(made.ok);
+    assert.ok(await accounts.setRole("p1", made.value.user.id, "manager"));
+    assert.ok(await accounts.setRole("p1", made.value.user.id, "owner")); // replaces, not adds
+    assert.not.ok(await accounts.setRole("p1", "nobody", "owner"));
+    const again = Accounts.open(dir.path);
+    assert.equal(again.listUsers(), [made.value.user]);
+    assert.is(again.roleIn(made.value.user.id, "p1"), "owner");
+    assert.is(again.membershipsOf(made.value.user.id).length, 1);
+    assert.ok(await again.deleteUser(made.value.user.id));
+    assert.equal(Accounts.open(dir.path).listUsers(), []);
+    assert.is(Accounts.open(dir.path).roleIn(made.value.user.id, "p1"), null, "a deleted user's roles go with them");
+  } finally {
+    dir.remove();
+  }
+});
+
+test.run();
