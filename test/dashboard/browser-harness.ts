@@ -62,6 +62,6 @@ export async function newContext(browser: Browser, options: BrowserContextOption
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(url + "/");
   await page.getByLabel("Admin token or API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click(); // the key's form, not the email one
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
