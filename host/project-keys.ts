@@ -16,6 +16,7 @@ export class ProjectKeys {
   /** Learns projects (new, or again after a change): their keys now name them. */
   learn(projects: readonly Project[]): void {
     for (const project of projects) {
+      this.forget(project.id); // a key created anew or revoked names the project no more
       this.#projects.set(project.id, project);
       this.#apiKeys.set(digest(project.apiKey), { projectId: project.id, readonly: false, key: project.apiKey });
       this.#apiKeys.set(digest(project.apiKeyReadonly), { projectId: project.id, readonly: true, key: project.apiKeyReadonly });
