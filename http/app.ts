@@ -9,6 +9,8 @@ import { isStoreUnavailable } from "../host/write-failures.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { adminStatusPageRoutes } from "./routes/admin-status-pages.ts";
+import { statusPageRoutes } from "./status/public-routes.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { checkRoutes } from "./routes/checks.ts";
@@ -42,6 +44,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   });
   checkRoutes(app, deps, { report, rateClock: options.rateClock ?? systemClock });
   adminRoutes(app, deps, { report });
+  adminStatusPageRoutes(app, deps, { report });
+  statusPageRoutes(app, deps, { report }); // public: /status/<slug>
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/
