@@ -52,6 +52,8 @@ export type Project = {
   readonly maintenance?: readonly MaintenanceWindow[];
   /** Public status pages (CONTRACT "Status pages"), in creation order; absent = none. */
   readonly statusPages?: readonly StatusPage[];
+  /** When the project was deleted: the record stays as a tombstone with no keys, and names nothing. */
+  readonly deletedAt?: Millis;
 };
 
 /** A public status page: chosen checks of the project shown at /status/<slug> without sign-in. */

@@ -1,7 +1,7 @@
 // Changes to a project record alone, which touch none of its checks' states: a new name, a key created or
 // revoked, a status page added or removed. One pure function applies each, so the shard, replays and the
 // cluster's replicas agree on the result.
-import type { Project, StatusPage } from "./model.ts";
+import type { Millis, Project, StatusPage } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 
@@ -13,7 +13,9 @@ export type ProjectChange =
   /** A new key, or "" for none: a revoked key authenticates nothing (an empty key is never accepted). */
   | { readonly kind: "setKey"; readonly key: ApiKeyKind; readonly value: string }
   | { readonly kind: "addStatusPage"; readonly page: StatusPage }
-  | { readonly kind: "removeStatusPage"; readonly slug: string };
+  | { readonly kind: "removeStatusPage"; readonly slug: string }
+  /** The last step of deleting a project (its checks and channels removed first): every key and page goes. */
+  | { readonly kind: "delete"; readonly at: Millis };
 
 /**
  * Returns the project after `change`. `ownsCheck` says whether a check uuid belongs to the project: a status
@@ -21,6 +23,7 @@ export type ProjectChange =
  * (the shard sees only its own projects).
  */
 export function applyProjectChange(project: Project, change: ProjectChange, ownsCheck: (uuid: string) => boolean): Outcome<Project> {
+  if (project.deletedAt !== undefined) return fail({ code: "not_found", what: "project" });
   switch (change.kind) {
     case "rename": return ok({ ...project, name: change.name });
     case "setKey": return ok({ ...project, [change.key]: change.value });
@@ -36,6 +39,10 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       const left = pages.filter((page) => page.slug !== change.slug);
       if (left.length === pages.length) return fail({ code: "not_found", what: "status page" });
       return ok({ ...project, statusPages: left.length === 0 ? undefined : left });
+    }
+    case "delete": {
+      const { statusPages: _pages, maintenance: _windows, ...kept } = project;
+      return ok({ ...kept, apiKey: "", apiKeyReadonly: "", pingKey: "", deletedAt: change.at });
     }
   }
 }

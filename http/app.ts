@@ -10,6 +10,7 @@ import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { adminStatusPageRoutes } from "./routes/admin-status-pages.ts";
+import { adminProjectSettingsRoutes } from "./routes/admin-project-settings.ts";
 import { statusPageRoutes } from "./status/public-routes.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   checkRoutes(app, deps, { report, rateClock: options.rateClock ?? systemClock });
   adminRoutes(app, deps, { report });
   adminStatusPageRoutes(app, deps, { report });
+  adminProjectSettingsRoutes(app, deps, { report });
   statusPageRoutes(app, deps, { report }); // public: /status/<slug>
   pingRoutes(app, deps);
   badgeRoutes(app, deps);

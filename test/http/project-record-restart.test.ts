@@ -1,5 +1,6 @@
-// Status pages live in the project records the store keeps (CONTRACT "Status pages"): a page added before a
-// restart is listed and served after it, and one removed before a restart stays removed.
+// What lives in the project records the store keeps survives a restart: status pages (CONTRACT "Status
+// pages"; one added is listed and served after it, one removed stays removed), a new name, a key created
+// anew or revoked, and a deleted project.
 import { createServer } from "node:http";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -62,6 +63,36 @@ test("restart: a page added before it is listed and served after it; one removed
       assert.is(page.status, 200);
       assert.equal(await page.json(), { title: "Kept page", checks: [{ name: "nightly backup", status: "new", uptime_90d: 100 }], incidents: [] });
       assert.is((await fetch(`${url}/status/gone`)).status, 404);
+    });
+  } finally {
+    dir.remove();
+  }
+});
+
+test("restart: a new name, a key created anew and a revoked one, and a deleted project stay so", async () => {
+  const dir = tempDir();
+  try {
+    let kept = { id: "", oldKey: "", newKey: "", readonlyKey: "" };
+    let gone = { id: "", apiKey: "" };
+    await served(dir.path, async (url, pool) => {
+      const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
+      const doomed = await pool.createProject({ name: "doomed", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
+      assert.is((await admin(url, "PUT", `/admin/v1/projects/${project.id}`, { name: "Ops renamed" })).status, 200);
+      const fresh = await (await admin(url, "POST", `/admin/v1/projects/${project.id}/keys/read-write`)).json() as { api_key: string };
+      assert.is((await admin(url, "DELETE", `/admin/v1/projects/${project.id}/keys/read-only`)).status, 204);
+      assert.is((await admin(url, "DELETE", `/admin/v1/projects/${doomed.id}`)).status, 204);
+      kept = { id: project.id, oldKey: project.apiKey, newKey: fresh.api_key, readonlyKey: project.apiKeyReadonly };
+      gone = { id: doomed.id, apiKey: doomed.apiKey };
+    });
+    await served(dir.path, async (url) => {
+      const listed = await (await admin(url, "GET", "/admin/v1/projects")).json() as { projects: { id: string; name: string }[] };
+      assert.equal(listed.projects.map((p) => [p.id, p.name]), [[kept.id, "Ops renamed"]]);
+      const checks = (key: string) => fetch(`${url}/api/v3/checks/`, { headers: { "x-api-key": key } });
+      assert.is((await checks(kept.newKey)).status, 200);
+      assert.is((await checks(kept.oldKey)).status, 401);
+      assert.is((await checks(kept.readonlyKey)).status, 401);
+      assert.is((await checks(gone.apiKey)).status, 401);
+      assert.is((await admin(url, "GET", `/admin/v1/projects/${gone.id}`)).status, 404);
     });
   } finally {
     dir.remove();
