@@ -73,6 +73,8 @@ test("delete: the project's checks, pings, status pages and keys answer nothing;
   assert.is((await fetch(`${url}/ping/${api.project.pingKey}/fresh?create=1`)).status, 404, "the ping key creates nothing");
   assert.is((await fetch(`${url}/status/ops.json`)).status, 404);
   assert.is((await send(url, "DELETE", `/admin/v1/projects/${api.project.id}`)).status, 404);
+  assert.equal(await api.pool.listChecks(api.project.id, { tags: [] }), [], "its checks are gone from their shard, not only unreachable");
+  assert.equal(await api.pool.listChannels(api.project.id), [], "and its integrations");
   assert.is((await send(url, "GET", "/api/v3/checks/", { key: other.apiKey })).json.checks instanceof Array, true);
   assert.equal(((await send(url, "GET", "/api/v3/checks/", { key: other.apiKey })).json.checks as Json[]).map((c) => c.name), ["theirs"]);
 }));
