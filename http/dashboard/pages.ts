@@ -559,7 +559,7 @@ export function settingsPage(viewer: Viewer, opts: {
     title: `Settings · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
-    body: html`<h1>Settings</h1><h2>API keys</h2>
+    body: html`<h1>Settings</h1>${viewer.admin ? html`<p><a href="/projects/${project.id}/manage">Rename, create or revoke keys, delete the project</a></p>` : ""}<h2>API keys</h2>
 ${viewer.readonly ? html`<p>Keys are not shown to read-only keys.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? `Notifications of every check are muted until ${exactText(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>

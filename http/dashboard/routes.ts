@@ -32,6 +32,7 @@ import type { MaintenanceForm } from "./maintenance-pages.ts";
 import { EMPTY_MAINTENANCE_FORM, maintenanceSection } from "./maintenance-pages.ts";
 import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { statusPageRoutes } from "./status-page-routes.ts";
+import { projectRoutes } from "./project-routes.ts";
 import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
 import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
@@ -391,6 +392,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   checkPageRoutes(ctx);
   maintenanceRoutes(ctx, settingsHtml);
   statusPageRoutes(ctx);
+  projectRoutes(ctx);
   integrationRoutes(ctx);
 
   // --- static files ----------------------------------------------------------------------------
