@@ -4,6 +4,7 @@ import type { Millis, Project, StatusPage } from "../../engine/model.ts";
 import type { Outcome } from "../../engine/outcome.ts";
 import { invalid } from "../../engine/outcome.ts";
 import type { Pool } from "../../host/pool-api.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
 
 /** The page a slug names, with its project; null when none does. */
 export function statusPageOf(pool: Pool, slug: string): { project: Project; page: StatusPage } | null {
@@ -30,5 +31,5 @@ export function removeStatusPage(pool: Pool, projectId: string, slug: string, at
 
 /** A page as the admin API lists it (CONTRACT "Status pages"): its fields and where it is shown. */
 export function presentStatusPage(page: StatusPage, siteRoot: string): Record<string, unknown> {
-  return { slug: page.slug, title: page.title, checks: [...page.checks], url: `${siteRoot}/status/${page.slug}`, created: new Date(page.createdAt).toISOString() };
+  return { slug: page.slug, title: page.title, checks: [...page.checks], url: `${siteRoot}/status/${page.slug}`, created: isoSeconds(page.createdAt) };
 }

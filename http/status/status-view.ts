@@ -7,6 +7,7 @@ import { statusAt } from "../../engine/status.ts";
 import type { Clock } from "../../host/clock.ts";
 import type { Pool } from "../../host/pool-api.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
 import { UPTIME_DAYS, uptimeOf } from "./uptime.ts";
 
 /** How long a worked-out page is served as it is (the README says so). */
@@ -70,10 +71,9 @@ export class StatusViews {
 
 /** The view as GET /status/<slug>.json answers it (CONTRACT "Status pages"). */
 export function statusJson(view: StatusView): Record<string, unknown> {
-  const iso = (at: Millis | null) => (at === null ? null : new Date(at).toISOString());
   return {
     title: view.title,
     checks: view.checks.map((c) => ({ name: c.name, status: c.status, uptime_90d: c.uptimePercent })),
-    incidents: view.incidents.map((i) => ({ check: i.check, started: iso(i.startedAt), ended: iso(i.endedAt) })),
+    incidents: view.incidents.map((i) => ({ check: i.check, started: isoSeconds(i.startedAt), ended: isoSeconds(i.endedAt) })),
   };
 }
