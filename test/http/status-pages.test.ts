@@ -120,6 +120,10 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
       assert.not.ok(text.includes(secret), `the page shows ${secret}`);
     }
   }
+  const zipped = await fetch(`${url}/status/acme`, { headers: { "accept-encoding": "gzip" } });
+  assert.is(zipped.headers.get("content-encoding"), "gzip");
+  assert.is(await zipped.text(), body, "the same page, gzipped");
+  assert.is((await fetch(`${url}/status/acme`, { headers: { "accept-encoding": "identity" } })).headers.get("content-encoding"), null);
   assert.is((await fetch(`${url}/status/nope`)).status, 404);
   assert.equal(await (await fetch(`${url}/status/nope.json`)).json(), { error: "status page not found" });
 }));
