@@ -40,6 +40,11 @@ test("down since before the 90 days: counted from their start, and the incident 
   assert.equal(uptime.days, Array(90).fill(0));
   const withOld = uptimeOf({ flips, status: "down", createdAt: created, now: NOW });
   assert.equal(withOld.incidents, [{ startedAt: FIRST_DAY, endedAt: null }], "an older flip starts nothing inside the window");
+  // back up 45 days into the window: down before it, as the flip's "from" says
+  const back = uptimeOf({ flips: [flip({ n: 8, at: FIRST_DAY + 45 * DAY, from: "down", to: "up" })], status: "up", createdAt: created, now: NOW });
+  assert.is(back.percent, Math.round((44.5 / 89.5) * 10_000) / 100);
+  assert.equal(back.incidents, [{ startedAt: FIRST_DAY, endedAt: FIRST_DAY + 45 * DAY }]);
+  assert.equal([back.days[44], back.days[45]], [0, 100]);
 });
 
 test("a check that comes back and goes down again: two incidents, the last ongoing", () => {
