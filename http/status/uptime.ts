@@ -17,9 +17,12 @@ export type Uptime = {
   readonly incidents: readonly Incident[];
 };
 
-/** The check's statuses as periods, over [fromAt, toAt): `flips` in any order, `status` the one it has now. */
-function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis, toAt: Millis): { from: Millis; to: Millis; status: Status }[] {
-  const ordered = [...flips].filter((flip) => flip.at < toAt).sort((a, b) => a.at - b.at || a.n - b.n);
+/**
+ * The check's statuses as periods over [fromAt, toAt), and the status it has at toAt: `flips` in any order
+ * (those up to toAt count: one at toAt itself ends the last period), `status` the one it has now.
+ */
+function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis, toAt: Millis): { periods: { from: Millis; to: Millis; status: Status }[]; last: Status } {
+  const ordered = [...flips].filter((flip) => flip.at <= toAt).sort((a, b) => a.at - b.at || a.n - b.n);
   const periods: { from: Millis; to: Millis; status: Status }[] = [];
   let at = fromAt;
   let current = ordered.find((flip) => flip.at >= fromAt)?.from ?? status; // before the window's first flip
@@ -29,7 +32,7 @@ function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis, toAt:
     current = flip.to;
   }
   if (toAt > at) periods.push({ from: at, to: toAt, status: current });
-  return periods;
+  return { periods, last: current };
 }
 
 const percentOf = (down: Millis, watched: Millis) => (watched === 0 ? 100 : Math.round(((watched - down) / watched) * 10_000) / 100);
@@ -39,7 +42,7 @@ export function uptimeOf(opts: { flips: readonly Flip[]; status: Status; created
   const { flips, status, createdAt, now } = opts;
   const firstDayAt = Math.floor(now / DAY) * DAY - (UPTIME_DAYS - 1) * DAY;
   const fromAt = Math.min(now, Math.max(firstDayAt, createdAt));
-  const periods = periodsOf(flips, status, fromAt, now);
+  const { periods, last } = periodsOf(flips, status, fromAt, now);
   const watched = (p: { status: Status }) => p.status !== "new" && p.status !== "paused";
   const sum = (dayFrom: Millis, dayTo: Millis) => {
     let watchedMs = 0, downMs = 0;
@@ -63,8 +66,7 @@ export function uptimeOf(opts: { flips: readonly Flip[]; status: Status; created
     if (last !== undefined && last.endedAt === p.from) incidents[incidents.length - 1] = { startedAt: last.startedAt, endedAt: p.to };
     else incidents.push({ startedAt: p.from, endedAt: p.to });
   }
-  // the last period runs to now: a check down now has an incident that has not ended
-  const open = periods.at(-1)?.status === "down";
-  if (open && incidents.length > 0) incidents[incidents.length - 1] = { startedAt: incidents[incidents.length - 1].startedAt, endedAt: null };
+  // a check still down now has an incident that has not ended (one back up at this very instant has)
+  if (last === "down" && incidents.length > 0) incidents[incidents.length - 1] = { startedAt: incidents[incidents.length - 1].startedAt, endedAt: null };
   return { percent: percentOf(total.downMs, total.watchedMs), days, incidents };
 }

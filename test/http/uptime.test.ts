@@ -59,6 +59,8 @@ test("a check that comes back and goes down again: two incidents, the last ongoi
   assert.is(uptime.percent, Math.round((9 / 12) * 10_000) / 100);
   assert.equal(uptime.incidents, [{ startedAt: created + HOUR, endedAt: created + 2 * HOUR }, { startedAt: created + 10 * HOUR, endedAt: null }]);
   assert.is(uptimeOf({ flips: [], status: "new", createdAt: created, now: NOW }).percent, 100, "never watched: nothing was down");
+  const upNow = uptimeOf({ flips: [...flips, flip({ n: 5, at: NOW, from: "down", to: "up" })], status: "up", createdAt: created, now: NOW });
+  assert.equal(upNow.incidents.at(-1), { startedAt: created + 10 * HOUR, endedAt: NOW }, "back up at this very instant: ended");
 });
 
 test.run();
