@@ -91,5 +91,28 @@ async function browserTests(): Promise<void> {
     assert.is((await fetch(`${server.url}/status/ops`)).status, 404);
   });
 
+  test("a project key sees the list but no form, and the server refuses its create", async () => {
+    await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: "listed", title: "Listed page", checks: [checks[0].uuid] } }));
+    const context = await browser.newContext();
+    context.setDefaultTimeout(10_000);
+    const keyPage = await context.newPage();
+    await keyPage.goto(server.url + "/");
+    await keyPage.getByLabel("Admin token or API key").fill(project.api_key);
+    await keyPage.getByRole("button", { name: "Sign in" }).click();
+    await keyPage.getByRole("button", { name: "Sign out" }).waitFor();
+    await keyPage.goto(`${server.url}/projects/${project.id}/status-pages`);
+    await keyPage.getByRole("link", { name: "/status/listed" }).waitFor();
+    await keyPage.getByText("Only the admin token creates and deletes status pages.").waitFor();
+    assert.is(await keyPage.getByRole("button", { name: "Create status page" }).count(), 0);
+    const status = await keyPage.evaluate(async ({ id, uuid }) => {
+      const csrf = (document.querySelector("input[name=csrf]") as HTMLInputElement).value;
+      const res = await fetch(`/projects/${id}/status-pages`, { method: "POST", body: new URLSearchParams({ csrf, slug: "by-key", title: "By key", check: uuid }) });
+      return res.status;
+    }, { id: project.id, uuid: checks[0].uuid });
+    assert.is(status, 403);
+    assert.is((await fetch(`${server.url}/status/by-key.json`)).status, 404);
+    await context.close();
+  });
+
   test.run();
 }
