@@ -28,7 +28,7 @@ const READS = new Set<HostRequest["kind"]>([
 ]);
 
 /** Changes after which the asking node's directory must hold what the owner published before answering. */
-const CHANGES_DIRECTORY = new Set<HostRequest["kind"]>(["createProject", "muteProject", "addMaintenance", "removeMaintenance", "createCheck", "deleteCheck"]);
+const CHANGES_DIRECTORY = new Set<HostRequest["kind"]>(["createProject", "muteProject", "changeProject", "addMaintenance", "removeMaintenance", "createCheck", "deleteCheck"]);
 
 /** A request's answer: its result, or the name and message of what it threw. */
 export type Reply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };

@@ -2,6 +2,7 @@
 // change a shard applies.
 import type { Channel, Check, CheckSpec, Downtime, MaintenanceWindow, Millis, PingSignal, Project, UniqueField } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
+import type { ProjectChange } from "./project-changes.ts";
 
 /** How a ping names its check. */
 export type PingTarget =
@@ -34,6 +35,8 @@ export type CheckQuery = { readonly slug?: string; readonly tags: readonly strin
 export type ShardCommand =
   | { readonly kind: "createProject"; readonly project: Project; readonly at: Millis }
   | { readonly kind: "muteProject"; readonly projectId: string; readonly untilAt: Millis | null; readonly at: Millis }
+  /** A change to the project record alone: its name, a key, its status pages (engine/project-changes.ts). */
+  | { readonly kind: "changeProject"; readonly projectId: string; readonly change: ProjectChange; readonly at: Millis }
   | { readonly kind: "addMaintenance"; readonly projectId: string; readonly window: MaintenanceWindow; readonly at: Millis }
   | { readonly kind: "removeMaintenance"; readonly projectId: string; readonly windowId: string; readonly at: Millis }
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
@@ -57,6 +60,7 @@ export type ShardPingResult = { readonly checkUuid: string; readonly created: bo
 export type ShardResults = {
   readonly createProject: Project;
   readonly muteProject: Outcome<Project>;
+  readonly changeProject: Outcome<Project>;
   readonly addMaintenance: Outcome<Project>;
   readonly removeMaintenance: Outcome<Project>;
   readonly addChannel: Outcome<Channel>;

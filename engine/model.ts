@@ -50,6 +50,18 @@ export type Project = {
   readonly mutedUntilAt?: Millis | null;
   /** Recurring maintenance windows (CONTRACT "Alerting, second part"), in creation order; absent = none. */
   readonly maintenance?: readonly MaintenanceWindow[];
+  /** Public status pages (CONTRACT "Status pages"), in creation order; absent = none. */
+  readonly statusPages?: readonly StatusPage[];
+  /** When the project was deleted: the record stays as a tombstone with no keys, and names nothing. */
+  readonly deletedAt?: Millis;
+};
+
+/** A public status page: chosen checks of the project shown at /status/<slug> without sign-in. */
+export type StatusPage = {
+  readonly slug: string; // unique over every project
+  readonly title: string;
+  readonly checks: readonly string[]; // check uuids of the project, in the order shown
+  readonly createdAt: Millis;
 };
 
 /** A recurring maintenance window: each time `schedule` fires in `tz`, the project is muted for `durationMs`. */

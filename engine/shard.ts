@@ -12,6 +12,8 @@ import type { Notice } from "./alerting.ts";
 import { acknowledge, deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
 import { Dependents, dependencyProblem, downDependencyOf } from "./dependencies.ts";
 import { maintenanceEndAt, nextMaintenanceAt } from "./maintenance.ts";
+import type { ProjectChange } from "./project-changes.ts";
+import { applyProjectChange } from "./project-changes.ts";
 import type { Step } from "./transition.ts";
 import { applySpec, onDeadline, onPause, onPing, onResume } from "./transition.ts";
 import { downAt } from "./status.ts";
@@ -138,6 +140,7 @@ export class Shard {
     switch (c.kind) {
       case "createProject": return this.createProject(c.project, c.at);
       case "muteProject": return this.muteProject(c.projectId, c.untilAt, c.at);
+      case "changeProject": return this.changeProject(c.projectId, c.change, c.at);
       case "addMaintenance": return this.addMaintenance(c.projectId, c.window, c.at);
       case "removeMaintenance": return this.removeMaintenance(c.projectId, c.windowId, c.at);
       case "addChannel": return this.addChannel(c.channel, c.at);
@@ -289,6 +292,18 @@ export class Shard {
     const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
     return ok(this.#changeProject({ ...project, mutedUntilAt: untilAt }, at));
+  }
+
+  /** Changes the project record alone (engine/project-changes.ts): no check's state or notice moves. */
+  changeProject(projectId: string, change: ProjectChange, at: Millis): Outcome<Project> {
+    const project = this.#state.project(projectId);
+    if (!project) return fail({ code: "not_found", what: "project" });
+    const changed = applyProjectChange(project, change, (uuid) => this.#state.check(uuid)?.projectId === projectId);
+    if (!changed.ok) return changed;
+    this.#state.putProject(changed.value);
+    this.#changes.projects.push(changed.value);
+    if (changed.value.maintenance !== project.maintenance) this.#armMaintenance(changed.value, at); // a deleted project's windows go
+    return changed;
   }
 
   /**

@@ -4,6 +4,7 @@ import type { CheckView } from "./check-json.ts";
 import type {
   Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField,
 } from "../engine/model.ts";
+import type { ProjectChange } from "../engine/project-changes.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import type { CheckQuery, PingCommand } from "../engine/commands.ts";
@@ -86,6 +87,8 @@ export type Pool = {
   addMaintenance(projectId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>>;
   /** Removes a maintenance window; not_found for an unknown project or window. */
   removeMaintenance(projectId: string, windowId: string, at: Millis): Promise<Outcome<Project>>;
+  /** Changes the project record alone: its name, an API key, its status pages; not_found for an unknown project. */
+  changeProject(projectId: string, change: ProjectChange, at: Millis): Promise<Outcome<Project>>;
   /** Mutes the project's notifications until `untilAt` (null = unmuted); not_found for an unknown project. */
   muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>>;
 

@@ -3,6 +3,7 @@
 // check belongs to the caller's project before a shard sees it.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
+import type { ProjectChange } from "../engine/project-changes.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { lookUp } from "./pool-api.ts";
@@ -102,6 +103,13 @@ export class ShardedPool implements Pool {
     const muted = await this.#shardFor(projectId).apply({ kind: "muteProject", projectId, untilAt, at });
     if (muted.ok) this.#directory.learnProjects([muted.value]);
     return muted;
+  }
+
+  async changeProject(projectId: string, change: ProjectChange, at: Millis): Promise<Outcome<Project>> {
+    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
+    const changed = await this.#shardFor(projectId).apply({ kind: "changeProject", projectId, change, at });
+    if (changed.ok) this.#directory.learnProjects([changed.value]);
+    return changed;
   }
 
   async addMaintenance(projectId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>> {

@@ -16,9 +16,12 @@ export class ProjectKeys {
   /** Learns projects (new, or again after a change): their keys now name them. */
   learn(projects: readonly Project[]): void {
     for (const project of projects) {
+      this.forget(project.id); // a key created anew or revoked names the project no more
+      if (project.deletedAt !== undefined) continue; // a deleted project's tombstone names nothing
       this.#projects.set(project.id, project);
-      this.#apiKeys.set(digest(project.apiKey), { projectId: project.id, readonly: false, key: project.apiKey });
-      this.#apiKeys.set(digest(project.apiKeyReadonly), { projectId: project.id, readonly: true, key: project.apiKeyReadonly });
+      // a revoked key is "": never accepted (authenticate refuses it first), so it is not kept
+      if (project.apiKey !== "") this.#apiKeys.set(digest(project.apiKey), { projectId: project.id, readonly: false, key: project.apiKey });
+      if (project.apiKeyReadonly !== "") this.#apiKeys.set(digest(project.apiKeyReadonly), { projectId: project.id, readonly: true, key: project.apiKeyReadonly });
       this.#pingKeys.set(project.pingKey, project.id);
       this.#badgeKeys.set(project.badgeKey, project.id);
     }

@@ -11,6 +11,9 @@ import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { userRoutes } from "./routes/users.ts";
 import { Accounts } from "../host/accounts.ts";
+import { adminStatusPageRoutes } from "./routes/admin-status-pages.ts";
+import { adminProjectSettingsRoutes } from "./routes/admin-project-settings.ts";
+import { statusPageRoutes } from "./status/public-routes.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { isDashboardPath, notFoundPage } from "./dashboard/not-found.ts";
@@ -48,6 +51,9 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   checkRoutes(app, deps, { report, rateClock: options.rateClock ?? systemClock });
   adminRoutes(app, deps, { report });
   userRoutes(app, deps, { report });
+  adminStatusPageRoutes(app, deps, { report });
+  adminProjectSettingsRoutes(app, deps, { report });
+  statusPageRoutes(app, deps, { report }); // public: /status/<slug>
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/

@@ -141,7 +141,7 @@ export function errorPage(viewer: Viewer | null, status: number, message: string
 export function projectNav(project: Project, viewer: Viewer): Html {
   const base = `/projects/${project.id}`;
   // read-only keys don't see integrations (as GET /api/v3/channels/ refuses them)
-  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""}</nav>`;
+  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/status-pages">Status pages</a> <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""}</nav>`;
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
@@ -572,7 +572,7 @@ export function settingsPage(viewer: Viewer, opts: {
     title: `Settings · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
-    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1><h2>API keys</h2>
+    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${viewer.admin ? html`<p><a href="/projects/${project.id}/manage">Rename, create or revoke keys, delete the project</a></p>` : ""}<h2>API keys</h2>
 ${viewer.readonly || viewer.hideKeys === true ? html`<p>Keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>

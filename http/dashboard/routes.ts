@@ -31,6 +31,8 @@ import { integrationRoutes } from "./integration-routes.ts";
 import type { MaintenanceForm } from "./maintenance-pages.ts";
 import { EMPTY_MAINTENANCE_FORM, maintenanceSection } from "./maintenance-pages.ts";
 import { maintenanceRoutes } from "./maintenance-routes.ts";
+import { statusPageRoutes } from "./status-page-routes.ts";
+import { projectRoutes } from "./project-routes.ts";
 import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
 import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
@@ -415,6 +417,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const ctx: DashboardContext = { deps, route, requireAccess, writeForm, projectFor, checkFor, formHtml, whatIfOf };
   checkPageRoutes(ctx);
   maintenanceRoutes(ctx, settingsHtml);
+  statusPageRoutes(ctx);
+  projectRoutes(ctx);
   integrationRoutes(ctx);
   memberRoutes(ctx, accounts);
   accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser });

@@ -1,0 +1,48 @@
+// Changes to a project record alone, which touch none of its checks' states: a new name, a key created or
+// revoked, a status page added or removed. One pure function applies each, so the shard, replays and the
+// cluster's replicas agree on the result.
+import type { Millis, Project, StatusPage } from "./model.ts";
+import type { Outcome } from "./outcome.ts";
+import { fail, invalid, ok } from "./outcome.ts";
+
+/** Which of a project's API keys: read-write or read-only. */
+export type ApiKeyKind = "apiKey" | "apiKeyReadonly";
+
+export type ProjectChange =
+  | { readonly kind: "rename"; readonly name: string }
+  /** A new key, or "" for none: a revoked key authenticates nothing (an empty key is never accepted). */
+  | { readonly kind: "setKey"; readonly key: ApiKeyKind; readonly value: string }
+  | { readonly kind: "addStatusPage"; readonly page: StatusPage }
+  | { readonly kind: "removeStatusPage"; readonly slug: string }
+  /** The last step of deleting a project (its checks and channels removed first): every key and page goes. */
+  | { readonly kind: "delete"; readonly at: Millis };
+
+/**
+ * Returns the project after `change`. `ownsCheck` says whether a check uuid belongs to the project: a status
+ * page names only the project's own checks. A slug taken by another project is the caller's to refuse
+ * (the shard sees only its own projects).
+ */
+export function applyProjectChange(project: Project, change: ProjectChange, ownsCheck: (uuid: string) => boolean): Outcome<Project> {
+  if (project.deletedAt !== undefined) return fail({ code: "not_found", what: "project" });
+  switch (change.kind) {
+    case "rename": return ok({ ...project, name: change.name });
+    case "setKey": return ok({ ...project, [change.key]: change.value });
+    case "addStatusPage": {
+      const pages = project.statusPages ?? [];
+      if (pages.some((page) => page.slug === change.page.slug)) return invalid("slug", "is already taken");
+      const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
+      if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
+      return ok({ ...project, statusPages: [...pages, change.page] });
+    }
+    case "removeStatusPage": {
+      const pages = project.statusPages ?? [];
+      const left = pages.filter((page) => page.slug !== change.slug);
+      if (left.length === pages.length) return fail({ code: "not_found", what: "status page" });
+      return ok({ ...project, statusPages: left.length === 0 ? undefined : left });
+    }
+    case "delete": {
+      const { statusPages: _pages, maintenance: _windows, ...kept } = project;
+      return ok({ ...kept, apiKey: "", apiKeyReadonly: "", pingKey: "", deletedAt: change.at });
+    }
+  }
+}

@@ -1,0 +1,77 @@
+// The dashboard's management of a project: rename, each API key created anew or revoked, and delete after
+// a confirmation, through the admin API's rules and texts (http/project-settings.ts) and the same pool calls.
+import type { Project } from "../../engine/model.ts";
+import { httpError, reasonOf, unwrap } from "../errors.ts";
+import { API_KEY_KINDS, deleteProject, newApiKey, projectNameOf, setApiKey } from "../project-settings.ts";
+import type { Access, DashboardContext } from "./context.ts";
+import { projectDeletePage, projectManagePage } from "./project-pages.ts";
+import { htmlResponse, param, redirect } from "./responses.ts";
+
+const DONE: Readonly<Record<string, string>> = {
+  renamed: "Project renamed.", "key-created": "A new key was created; the old one works no more.", "key-revoked": "The key was revoked.",
+};
+
+export function projectRoutes(ctx: DashboardContext): void {
+  const { deps, route, requireAccess, writeForm, projectFor } = ctx;
+  const { pool, clock } = deps;
+  /** The project for a change: the admin token only, as the admin API. */
+  const adminProject = (access: Access, id: string): Project => {
+    const project = projectFor(access, id);
+    if (access.caller !== "admin") throw httpError(403, "only the admin token manages a project");
+    return project;
+  };
+  const keyOf = (kind: string) => {
+    const key = Object.hasOwn(API_KEY_KINDS, kind) ? API_KEY_KINDS[kind] : undefined;
+    if (key === undefined) throw httpError(404, "no such key");
+    return key;
+  };
+
+  route("GET", "/projects/:project/manage", async (event) => {
+    const access = requireAccess(event);
+    const project = adminProject(access, param(event, "project"));
+    const done = DONE[event.url.searchParams.get("done") ?? ""] ?? null;
+    return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done }));
+  });
+
+  route("POST", "/projects/:project/rename", async (event) => {
+    const access = requireAccess(event);
+    const form = await writeForm(event, access);
+    const project = adminProject(access, param(event, "project"));
+    const typed = form.get("name") ?? "";
+    const name = projectNameOf({ name: typed });
+    if (!name.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: typed, error: reasonOf(name.failure) }, done: null }), 400);
+    unwrap(await pool.changeProject(project.id, { kind: "rename", name: name.value }, clock.now()));
+    return redirect(`/projects/${project.id}/manage?done=renamed`);
+  });
+
+  route("POST", "/projects/:project/keys/:kind", async (event) => {
+    const access = requireAccess(event);
+    await writeForm(event, access);
+    const project = adminProject(access, param(event, "project"));
+    unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), newApiKey(), clock.now()));
+    return redirect(`/projects/${project.id}/manage?done=key-created`);
+  });
+
+  route("POST", "/projects/:project/keys/:kind/revoke", async (event) => {
+    const access = requireAccess(event);
+    await writeForm(event, access);
+    const project = adminProject(access, param(event, "project"));
+    unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), "", clock.now()));
+    return redirect(`/projects/${project.id}/manage?done=key-revoked`);
+  });
+
+  route("GET", "/projects/:project/delete", async (event) => {
+    const access = requireAccess(event);
+    const project = adminProject(access, param(event, "project"));
+    const checks = (await pool.listChecks(project.id, { tags: [] })).length;
+    return htmlResponse(projectDeletePage(access.viewer, { project, checks }));
+  });
+
+  route("POST", "/projects/:project/delete", async (event) => {
+    const access = requireAccess(event);
+    await writeForm(event, access);
+    const project = adminProject(access, param(event, "project"));
+    unwrap(await deleteProject(pool, project.id, clock.now()));
+    return redirect("/");
+  });
+}

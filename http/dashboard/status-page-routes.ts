@@ -1,0 +1,62 @@
+// The dashboard's status pages of a project: list, create (a checkbox per check) and delete with a
+// confirmation, through the admin API's rules and texts (http/status/) and the same pool calls.
+import type { Project } from "../../engine/model.ts";
+import { httpError, reasonOf, unwrap } from "../errors.ts";
+import { statusPageInputOf } from "../status/status-page-input.ts";
+import { addStatusPage, removeStatusPage } from "../status/status-pages.ts";
+import type { Access, DashboardContext } from "./context.ts";
+import type { StatusPageForm } from "./status-page-views.ts";
+import { EMPTY_STATUS_PAGE_FORM, statusPageDeletePage, statusPagesPage } from "./status-page-views.ts";
+import type { Viewer } from "./pages.ts";
+import { htmlResponse, param, redirect } from "./responses.ts";
+
+export function statusPageRoutes(ctx: DashboardContext): void {
+  const { deps, route, requireAccess, writeForm, projectFor } = ctx;
+  const { pool, clock } = deps;
+  const onlyAdmin = (access: Access) => {
+    if (access.caller !== "admin") throw httpError(403, "only the admin token changes status pages");
+  };
+  const current = (project: Project) => pool.listProjects().find((p) => p.id === project.id) ?? project;
+  const pageHtml = async (viewer: Viewer, project: Project, form: StatusPageForm) =>
+    statusPagesPage(viewer, { project: current(project), checks: await pool.listChecks(project.id, { tags: [] }), form });
+
+  route("GET", "/projects/:project/status-pages", async (event) => {
+    const access = requireAccess(event);
+    return htmlResponse(await pageHtml(access.viewer, projectFor(access, param(event, "project")), EMPTY_STATUS_PAGE_FORM));
+  });
+
+  route("POST", "/projects/:project/status-pages", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const form = await writeForm(event, access); // refuses read-only viewers and stale forms
+    onlyAdmin(access);
+    const typed = { slug: (form.get("slug") ?? "").trim(), title: form.get("title") ?? "", checks: form.getAll("check") };
+    const at = clock.now();
+    const input = statusPageInputOf({ slug: typed.slug, title: typed.title, checks: typed.checks }, at);
+    const added = input.ok ? await addStatusPage(pool, project.id, input.value, at) : input;
+    if (!added.ok) return htmlResponse(await pageHtml(access.viewer, project, { ...typed, error: reasonOf(added.failure) }), 400);
+    return redirect(`/projects/${project.id}/status-pages`);
+  });
+
+  const pageFor = (project: Project, slug: string) => {
+    const page = current(project).statusPages?.find((p) => p.slug === slug);
+    if (page === undefined) throw httpError(404, "status page not found");
+    return { project: current(project), page };
+  };
+
+  route("GET", "/projects/:project/status-pages/:slug/delete", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    onlyAdmin(access);
+    return htmlResponse(statusPageDeletePage(access.viewer, pageFor(project, param(event, "slug"))));
+  });
+
+  route("POST", "/projects/:project/status-pages/:slug/delete", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    await writeForm(event, access);
+    onlyAdmin(access);
+    unwrap(await removeStatusPage(pool, project.id, param(event, "slug"), clock.now()));
+    return redirect(`/projects/${project.id}/status-pages`);
+  });
+}

@@ -1,0 +1,46 @@
+// /admin/v1/projects/<id>/status-pages: a project's public status pages, listed, added and removed
+// (CONTRACT "Status pages"). Every request needs the admin bearer token.
+import type { H3, H3Event } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { authorizeAdmin } from "../auth.ts";
+import { endpoint, json } from "../endpoint.ts";
+import type { ErrorReporter } from "../errors.ts";
+import { httpError, reasonOf, unwrap } from "../errors.ts";
+import { parseJsonObject, readBodyBytes } from "../body.ts";
+import { statusPageInputOf } from "../status/status-page-input.ts";
+import { addStatusPage, presentStatusPage, removeStatusPage, SLUG_TAKEN } from "../status/status-pages.ts";
+
+export function adminStatusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
+  const { pool, clock, config } = deps;
+  const options = { report: opts.report, cors: false } as const;
+  const projectOf = (event: H3Event) => {
+    authorizeAdmin(event.req.headers, config.adminToken);
+    const project = pool.listProjects().find((p) => p.id === event.context.params?.id);
+    if (project === undefined) throw httpError(404, "project not found");
+    return project;
+  };
+
+  endpoint(app, "/admin/v1/projects/:id/status-pages", {
+    GET: async (event) => {
+      const project = projectOf(event);
+      return json({ status_pages: (project.statusPages ?? []).map((page) => presentStatusPage(page, config.siteRoot)) });
+    },
+    POST: async (event) => {
+      const project = projectOf(event);
+      const at = clock.now();
+      const page = unwrap(statusPageInputOf(unwrap(parseJsonObject(await readBodyBytes(event.req))), at));
+      const added = await addStatusPage(pool, project.id, page, at);
+      if (!added.ok && added.failure.code === "invalid" && added.failure.reason === SLUG_TAKEN) throw httpError(409, reasonOf(added.failure));
+      unwrap(added);
+      return json(presentStatusPage(page, config.siteRoot), 201);
+    },
+  }, options);
+
+  endpoint(app, "/admin/v1/projects/:id/status-pages/:slug", {
+    DELETE: async (event) => {
+      const project = projectOf(event);
+      unwrap(await removeStatusPage(pool, project.id, event.context.params?.slug ?? "", clock.now()));
+      return json(null, 204);
+    },
+  }, options);
+}

@@ -1,0 +1,34 @@
+// Admin API request bodies for status pages (CONTRACT "Status pages") → a page to add, or a 400 outcome.
+import type { Millis, StatusPage } from "../../engine/model.ts";
+import { LIMITS } from "../../engine/model.ts";
+import { isUuid } from "../../engine/ids.ts";
+import type { Outcome } from "../../engine/outcome.ts";
+import { invalid, ok } from "../../engine/outcome.ts";
+import type { JsonObject } from "../body.ts";
+
+/** A slug: lower-case letters, digits and "-", 1 to 64, starting with a letter or digit (it is a URL's last part). */
+const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export const SLUG_RULE = "must be 1-64 lower-case letters, digits or '-', starting with a letter or digit";
+export const MAX_STATUS_CHECKS = 100;
+
+export function isStatusSlug(text: string): boolean {
+  return SLUG.test(text);
+}
+
+/** The page a body describes: `slug`, `title`, `checks` (uuids, no repeats). Which project owns the checks is the shard's to judge. */
+export function statusPageInputOf(body: JsonObject, at: Millis): Outcome<StatusPage> {
+  const { slug, title, checks } = body;
+  if (typeof slug !== "string") return invalid("slug", "is required and must be a string");
+  if (!isStatusSlug(slug)) return invalid("slug", SLUG_RULE);
+  if (typeof title !== "string" || title.trim() === "") return invalid("title", "is required and must be a non-empty string");
+  if ([...title].length > LIMITS.nameMaxChars) return invalid("title", `is too long (at most ${LIMITS.nameMaxChars} characters)`);
+  if (!Array.isArray(checks) || checks.length === 0) return invalid("checks", "is required and must be a non-empty list of check uuids");
+  if (checks.length > MAX_STATUS_CHECKS) return invalid("checks", `has more than ${MAX_STATUS_CHECKS} checks`);
+  const uuids: string[] = [];
+  for (const uuid of checks) {
+    if (typeof uuid !== "string" || !isUuid(uuid)) return invalid("checks", "must hold check uuids only");
+    if (uuids.includes(uuid)) return invalid("checks", `names ${uuid} twice`);
+    uuids.push(uuid);
+  }
+  return ok({ slug, title: title.trim(), checks: uuids, createdAt: at });
+}

@@ -1,0 +1,79 @@
+// What a public status page shows, worked out from its checks and their flips, and kept for a few seconds:
+// requests in that time (and those arriving while it is worked out) share one computation, so a page
+// asked for 100 times a second costs the shards one round of reads per check every few seconds.
+import type { Millis, Project, StatusPage } from "../../engine/model.ts";
+import { DAY } from "../../engine/model.ts";
+import { statusAt } from "../../engine/status.ts";
+import type { Clock } from "../../host/clock.ts";
+import type { Pool } from "../../host/pool-api.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
+import { UPTIME_DAYS, uptimeOf } from "./uptime.ts";
+
+/** How long a worked-out page is served as it is (the README says so). */
+export const STATUS_CACHE_MS = 5_000;
+
+/** One check on the page: its name and status word, never its uuid, keys or pings. */
+export type StatusCheck = { readonly name: string; readonly status: string; readonly uptimePercent: number; readonly days: readonly (number | null)[] };
+export type StatusIncident = { readonly check: string; readonly startedAt: Millis; readonly endedAt: Millis | null };
+export type StatusView = {
+  readonly title: string; readonly at: Millis; readonly firstDayAt: Millis;
+  readonly checks: readonly StatusCheck[]; readonly incidents: readonly StatusIncident[];
+};
+
+type Entry = { readonly page: StatusPage; readonly until: Millis; readonly view: Promise<StatusView> };
+
+/** The same page as kept (a page deleted and made again under its slug is another: the kept view goes). */
+const samePage = (a: StatusPage, b: StatusPage) => a.createdAt === b.createdAt && a.title === b.title && a.checks.join() === b.checks.join();
+
+export class StatusViews {
+  readonly #pool: Pool;
+  readonly #clock: Clock;
+  readonly #entries = new BoundedMap<string, Entry>(1_000);
+
+  constructor(pool: Pool, clock: Clock) {
+    this.#pool = pool;
+    this.#clock = clock;
+  }
+
+  /** The page's view: the one kept when it is younger than STATUS_CACHE_MS and the page and project are unchanged. */
+  viewOf(project: Project, page: StatusPage): Promise<StatusView> {
+    const now = this.#clock.now();
+    const kept = this.#entries.get(page.slug);
+    if (kept !== undefined && samePage(kept.page, page) && now < kept.until) return kept.view;
+    const view = this.#compute(project, page, now);
+    this.#entries.set(page.slug, { page, until: now + STATUS_CACHE_MS, view });
+    view.catch(() => { if (this.#entries.get(page.slug)?.view === view) this.#entries.delete(page.slug); }); // a failure is not kept
+    return view;
+  }
+
+  async #compute(project: Project, page: StatusPage, now: Millis): Promise<StatusView> {
+    const firstDayAt = Math.floor(now / DAY) * DAY - (UPTIME_DAYS - 1) * DAY;
+    const shown = await Promise.all(page.checks.map(async (uuid) => {
+      const found = await this.#pool.getCheck(project.id, { uuid });
+      if (!found.ok) return null; // deleted since the page was made: left out
+      const check = found.value;
+      const flips = await this.#pool.listFlips(project.id, { uuid }, { fromAt: Math.max(firstDayAt, check.createdAt) });
+      const uptime = uptimeOf({ flips: flips.ok ? flips.value : [], status: check.status, createdAt: check.createdAt, now });
+      return { check: { name: check.name === "" ? "(unnamed)" : check.name, status: statusAt(check, now), uptimePercent: uptime.percent, days: uptime.days }, incidents: uptime.incidents };
+    }));
+    const checks: StatusCheck[] = [];
+    const incidents: StatusIncident[] = [];
+    for (const item of shown) {
+      if (item === null) continue;
+      checks.push(item.check);
+      for (const incident of item.incidents) incidents.push({ check: item.check.name, startedAt: incident.startedAt, endedAt: incident.endedAt });
+    }
+    incidents.sort((a, b) => b.startedAt - a.startedAt); // newest first
+    return { title: page.title, at: now, firstDayAt, checks, incidents };
+  }
+}
+
+/** The view as GET /status/<slug>.json answers it (CONTRACT "Status pages"). */
+export function statusJson(view: StatusView): Record<string, unknown> {
+  return {
+    title: view.title,
+    checks: view.checks.map((c) => ({ name: c.name, status: c.status, uptime_90d: c.uptimePercent })),
+    incidents: view.incidents.map((i) => ({ check: i.check, started: isoSeconds(i.startedAt), ended: isoSeconds(i.endedAt) })),
+  };
+}

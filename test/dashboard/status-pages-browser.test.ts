@@ -1,0 +1,118 @@
+// Status pages made from the dashboard in a real browser (Debian's chromium driven by playwright-core)
+// against a real hcd process on loopback: the admin opens a project's "Status pages", is told a taken
+// address next to the form, creates a page with one of two checks ticked, follows its link to the public
+// page (the ticked check's name as text, its status word), and deletes it after a confirmation.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { tempDir } from "../helpers.ts";
+import type { ProjectJson, RealServer } from "../security/real-server.ts";
+import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = "status-pages-admin-token-0123456789";
+
+if (!existsSync(CHROMIUM)) {
+  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
+    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
+  } else {
+    console.log(`SKIP: status page browser tests: ${CHROMIUM} not installed`);
+    test("status page browser tests skipped: chromium not installed", () => {});
+  }
+  test.run();
+} else {
+  await browserTests();
+}
+
+async function browserTests(): Promise<void> {
+  const { chromium } = await import("playwright-core");
+  const dir = tempDir();
+  let server: RealServer;
+  let browser: Browser;
+  let project: ProjectJson;
+  let page: Page;
+  const admin = { authorization: `Bearer ${TOKEN}` };
+  const checks: { uuid: string }[] = [];
+
+  test.before(async () => {
+    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
+    project = await createProject(server, TOKEN, { name: "Ops" });
+    for (const name of ["<b>db</b> backup", "private job"]) checks.push(await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } })));
+    assert.is((await fetch(`${server.url}/ping/${checks[0].uuid}`)).status, 200);
+    const other = await createProject(server, TOKEN, { name: "Other" });
+    const theirs = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: other.api_key, body: { name: "theirs" } }));
+    await ok(call(server.url, "POST", `/admin/v1/projects/${other.id}/status-pages`, { headers: admin, body: { slug: "taken", title: "T", checks: [theirs.uuid] } }));
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    await page.goto(server.url + "/");
+    await page.getByLabel("Admin token or API key").fill(TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
+  });
+
+  test.after(async () => {
+    await browser?.close();
+    if (server) {
+      const trouble = troubleIn(server.output());
+      await stopServer(server);
+      dir.remove();
+      assert.equal(trouble, [], "no unexpected errors in the server's output");
+    }
+  });
+
+  test("create a status page with one check ticked, see it in public, delete it after a confirmation", async () => {
+    await page.goto(`${server.url}/projects/${project.id}/checks`);
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Status pages" }).click();
+    await page.getByText("No status pages yet.").waitFor();
+    await page.getByLabel("Title").fill("Ops status");
+    await page.getByLabel(/Address/).fill("taken");
+    await page.getByLabel("<b>db</b> backup").check();
+    await page.getByRole("button", { name: "Create status page" }).click();
+    await page.getByRole("alert").getByText("slug is already taken").waitFor();
+    assert.ok(await page.getByLabel("<b>db</b> backup").isChecked(), "the ticked check stays ticked");
+    await page.getByLabel(/Address/).fill("ops");
+    await page.getByRole("button", { name: "Create status page" }).click();
+    await page.getByRole("link", { name: "/status/ops" }).click();
+    await page.getByRole("heading", { name: "Ops status" }).waitFor();
+    const text = await page.locator("main").innerText();
+    assert.ok(text.includes("<b>db</b> backup"), "the name shows as text");
+    assert.match(text, /\bup\b/);
+    assert.not.ok(text.includes("private job"), "an unticked check is not shown");
+    assert.is(await page.locator(".bars").first().locator("span").count(), 90);
+
+    await page.goto(`${server.url}/projects/${project.id}/status-pages`);
+    await page.getByRole("link", { name: "Delete Ops status" }).click();
+    await page.getByRole("heading", { name: "Delete the status page “Ops status”?" }).waitFor();
+    await page.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByText("No status pages yet.").waitFor();
+    assert.is((await fetch(`${server.url}/status/ops`)).status, 404);
+  });
+
+  test("a project key sees the list but no form, and the server refuses its create", async () => {
+    await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: "listed", title: "Listed page", checks: [checks[0].uuid] } }));
+    const context = await browser.newContext();
+    context.setDefaultTimeout(10_000);
+    const keyPage = await context.newPage();
+    await keyPage.goto(server.url + "/");
+    await keyPage.getByLabel("Admin token or API key").fill(project.api_key);
+    await keyPage.getByRole("button", { name: "Sign in" }).click();
+    await keyPage.getByRole("button", { name: "Sign out" }).waitFor();
+    await keyPage.goto(`${server.url}/projects/${project.id}/status-pages`);
+    await keyPage.getByRole("link", { name: "/status/listed" }).waitFor();
+    await keyPage.getByText("Only the admin token creates and deletes status pages.").waitFor();
+    assert.is(await keyPage.getByRole("button", { name: "Create status page" }).count(), 0);
+    const status = await keyPage.evaluate(async ({ id, uuid }) => {
+      const csrf = (document.querySelector("input[name=csrf]") as HTMLInputElement).value;
+      const res = await fetch(`/projects/${id}/status-pages`, { method: "POST", body: new URLSearchParams({ csrf, slug: "by-key", title: "By key", check: uuid }) });
+      return res.status;
+    }, { id: project.id, uuid: checks[0].uuid });
+    assert.is(status, 403);
+    assert.is((await fetch(`${server.url}/status/by-key.json`)).status, 404);
+    await context.close();
+  });
+
+  test.run();
+}
