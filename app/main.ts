@@ -22,6 +22,7 @@ import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
+import { AuditTrail } from "../host/audit.ts";
 import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
@@ -140,7 +141,9 @@ async function main(): Promise<void> {
   const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
     channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, serviceKinds: serviceKindsOf(config.services),
+  // every change is recorded in this node's DATA_DIR/audit (a cluster node: the changes it received)
+  const audit = AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, audit, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
@@ -182,6 +185,7 @@ async function main(): Promise<void> {
     await Promise.all([closed, smtp?.close()]);
     await reader?.close();
     await pool.close(); // pending writes are stored before this resolves
+    await audit.close();
     mark?.close();
     log.info("stopped");
     process.exit(0);

@@ -9,6 +9,7 @@ import { isStoreUnavailable } from "../host/write-failures.ts";
 import type { ErrorReporter } from "./errors.ts";
 import { httpError, renderError, renderTextError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { auditRoutes } from "./routes/audit.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { checkRoutes } from "./routes/checks.ts";
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): H3 {
   });
   checkRoutes(app, deps, { report, rateClock: options.rateClock ?? systemClock });
   adminRoutes(app, deps, { report });
+  auditRoutes(app, deps, { report });
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/

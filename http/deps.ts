@@ -2,6 +2,7 @@
 // for it that this edge must not do itself (decoding mail, sending a test notification).
 import type { Clock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
+import type { AuditTrail } from "../host/audit.ts";
 import type { Channel, Millis, Project, ServiceFields, ServiceKind } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 
@@ -73,4 +74,6 @@ export type AppDeps = {
   readonly serviceKinds: ServiceKinds;
   /** Cluster mode: the dashboard sessions every node shares. */
   readonly sharedSessions?: SharedSessions;
+  /** Where every change is recorded (host/audit.ts); absent: nothing is recorded (tests of other things). */
+  readonly audit?: AuditTrail;
 };
