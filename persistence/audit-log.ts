@@ -71,6 +71,7 @@ export class AuditLog {
       void this.#meta.put("seq", seq);
       for (const key of pruned) void this.#events.remove(key);
     });
+    await this.#env.flushed; // a commit resolves before its sync (lmdb's overlapping sync): durable only now
     this.#seq = seq;
     this.#counts.set(projectId, count);
   }
