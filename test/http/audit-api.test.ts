@@ -120,7 +120,7 @@ test("pages newest first with limit and before; bad values are a 400, an unknown
   }
 });
 
-test("the log survives a restart and is in a backup: a server on the restored directory lists the same events", async () => {
+test("the log survives a restart and is in a backup (of a running server and of a stopped DATA_DIR): a server on the restored directory lists the same events", async () => {
   const dir = tempDir();
   const original = join(dir.path, "original"), restored = join(dir.path, "restored"), file = join(dir.path, "hcd.backup");
   let server = await startServer({ dataDir: original, env });
@@ -142,6 +142,14 @@ test("the log survives a restart and is in a backup: a server on the restored di
     assert.is(await stopServer(server), 0, server.output());
     server = await startServer({ dataDir: restored, env });
     assert.equal(await audit(server, project.id), all, "the restored directory has every event");
+    // a backup of a stopped DATA_DIR has them too
+    const offline = join(dir.path, "offline.backup"), again = join(dir.path, "again");
+    const stopped = spawnSync(process.execPath, [HCD, "backup", "--out", offline], { encoding: "utf8", env: { ...process.env, DATA_DIR: original } });
+    assert.is(stopped.status, 0, stopped.stderr);
+    assert.is(spawnSync(process.execPath, [HCD, "restore", "--in", offline, "--data-dir", again], { encoding: "utf8" }).status, 0);
+    assert.is(await stopServer(server), 0, server.output());
+    server = await startServer({ dataDir: again, env });
+    assert.equal(await audit(server, project.id), all, "a backup of the stopped directory has every event");
   } finally {
     assert.is(await stopServer(server), 0, server.output());
     dir.remove();
