@@ -10,6 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { createInProcessPool } from "./pools.ts";
 import { ArchiveError, unpackArchive, verifyArchive } from "../host/backup-archive.ts";
 import { backupStream } from "../host/backup.ts";
+import { AuditTrail } from "../host/audit.ts";
 import { assertDataDirFree, lockDataDir } from "../persistence/data-dir-lock.ts";
 import type { Settings } from "./config.ts";
 
@@ -34,9 +35,11 @@ export async function backupCommand(out: string, settings: Settings, remote: { u
           dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
           notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
         });
+        const audit = AuditTrail.open(settings.dataDir);
         try {
-          await pipeline(await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date() }), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+          await pipeline(await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date(), audit }), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
         } finally {
+          await audit.close();
           await pool.close();
         }
       } finally {

@@ -39,6 +39,8 @@ export type Settings = {
   readonly logFormat: LogFormat;
   readonly logLevel: LogLevel;
   readonly accessLog: boolean; // one log line per answered request (off by default)
+  readonly auditMaxAgeDays: number; // AUDIT_MAX_AGE_DAYS: a project's audit events older than this go (default 90)
+  readonly auditMaxEvents: number; // AUDIT_MAX_EVENTS: at most this many per project, the oldest go first (default 10,000)
   readonly cluster: ClusterSettings | null; // null: single-node mode (no NATS_URL)
 };
 
@@ -202,6 +204,8 @@ export function readSettings(env: Env): Settings {
     logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "text"),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     accessLog: flag("LOG_ACCESS"),
+    auditMaxAgeDays: integer("AUDIT_MAX_AGE_DAYS", 90, 1, 36_500),
+    auditMaxEvents: integer("AUDIT_MAX_EVENTS", 10_000, 1, 10_000_000),
     cluster,
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);

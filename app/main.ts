@@ -24,6 +24,7 @@ import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
 import { Accounts } from "../host/accounts.ts";
+import { AuditTrail } from "../host/audit.ts";
 import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
@@ -147,7 +148,9 @@ async function main(): Promise<void> {
   const smtpUrl = config.smtpUrl;
   const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
     (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, sendUserMail, serviceKinds: serviceKindsOf(config.services),
+  // every change is recorded in this node's DATA_DIR/audit (a cluster node: the changes it received)
+  const audit = AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
@@ -189,6 +192,7 @@ async function main(): Promise<void> {
     await Promise.all([closed, smtp?.close()]);
     await reader?.close();
     await pool.close(); // pending writes are stored before this resolves
+    await audit.close();
     mark?.close();
     log.info("stopped");
     process.exit(0);

@@ -29,6 +29,8 @@ export function storeFiles(dir: string): string[] {
   const logs = existsSync(join(dir, "log")) ? readdirSync(join(dir, "log")).filter(isSegmentName).map((name) => `log/${name}`) : [];
   return [...logs.sort(), TABLES_FILE];
 }
+/** The audit log's LMDB data file (persistence/audit-log.ts, DATA_DIR/audit): in archives made since it exists. */
+export const AUDIT_FILE = "audit/data.mdb";
 /** The server's badge secret: in an archive when DATA_DIR had one, so published badge URLs survive a restore. */
 export const BADGE_SECRET_FILE = "badge-secret";
 
@@ -103,10 +105,10 @@ function parseHeader(bytes: Buffer, file: string): Header {
   }
   const header = parsed as Partial<Header> | null;
   const files = header?.files;
-  // the only paths an archive may hold, each once: the tables, the badge secret, the users, logs (or an older store's journal)
+  // the only paths an archive may hold, each once: the tables, the badge secret, the users, the audit log, logs (or an older store's journal)
   const seen = new Set<string>();
   const allowedOnce = (path: string) => {
-    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === ACCOUNTS_FILE || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
+    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === ACCOUNTS_FILE || path === AUDIT_FILE || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
     seen.add(path);
     return true;
   };

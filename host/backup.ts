@@ -1,23 +1,29 @@
 // A backup as a stream of the archive format (host/backup-archive.ts): the pool writes a consistent, compacted
 // copy of the store into a temporary directory beside the data, which is streamed and then removed.
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import type { Pool } from "./pool-api.ts";
-import { BADGE_SECRET_FILE, packArchive, storeFiles } from "./backup-archive.ts";
+import { AUDIT_FILE, BADGE_SECRET_FILE, packArchive, storeFiles } from "./backup-archive.ts";
+import type { AuditTrail } from "./audit.ts";
 import { ACCOUNTS_FILE } from "../persistence/accounts-file.ts";
 
 /**
  * Returns the archive of a fresh copy of the store, made in a temporary directory under `scratchParent`
- * (on the data's file system: the copy may be large), with DATA_DIR's badge secret and users when there are;
+ * (on the data's file system: the copy may be large), with DATA_DIR's badge secret and users when there
+ * are, and a copy of the audit log when given;
  * the directory goes when the stream closes.
  */
-export async function backupStream(pool: Pool, opts: { dataDir: string; scratchParent: string; at: Date }): Promise<Readable> {
+export async function backupStream(pool: Pool, opts: { dataDir: string; scratchParent: string; at: Date; audit?: AuditTrail }): Promise<Readable> {
   const scratch = mkdtempSync(join(opts.scratchParent, ".backup-"));
   const remove = () => rmSync(scratch, { recursive: true, force: true });
   try {
     await pool.backup(scratch);
     const files = storeFiles(scratch);
+    if (opts.audit !== undefined) {
+      await opts.audit.copyTo(join(scratch, dirname(AUDIT_FILE)));
+      files.push(AUDIT_FILE);
+    }
     // DATA_DIR's own small files, when there: each is replaced whole by a rename, so a copy is one version of it
     for (const name of [BADGE_SECRET_FILE, ACCOUNTS_FILE]) {
       if (!existsSync(join(opts.dataDir, name))) continue;

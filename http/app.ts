@@ -14,6 +14,7 @@ import { Accounts } from "../host/accounts.ts";
 import { adminStatusPageRoutes } from "./routes/admin-status-pages.ts";
 import { adminProjectSettingsRoutes } from "./routes/admin-project-settings.ts";
 import { statusPageRoutes } from "./status/public-routes.ts";
+import { auditRoutes } from "./routes/audit.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { isDashboardPath, notFoundPage } from "./dashboard/not-found.ts";
@@ -54,6 +55,7 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   adminStatusPageRoutes(app, deps, { report });
   adminProjectSettingsRoutes(app, deps, { report });
   statusPageRoutes(app, deps, { report }); // public: /status/<slug>
+  auditRoutes(app, deps, { report });
   pingRoutes(app, deps);
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/

@@ -2,6 +2,7 @@
 // for it that this edge must not do itself (decoding mail, sending a test notification).
 import type { Clock } from "../host/clock.ts";
 import type { Pool } from "../host/pool-api.ts";
+import type { AuditTrail } from "../host/audit.ts";
 import type { Channel, Millis, Project, ServiceFields, ServiceKind } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import type { Accounts } from "../host/accounts.ts";
@@ -78,4 +79,6 @@ export type AppDeps = {
   readonly sendUserMail?: (to: string, subject: string, text: string) => Promise<boolean>;
   /** The dashboard's users and their roles (absent: none, kept in memory; the process passes DATA_DIR's). */
   readonly accounts?: Accounts;
+  /** Where every change is recorded (host/audit.ts); absent: nothing is recorded (tests of other things). */
+  readonly audit?: AuditTrail;
 };

@@ -7,6 +7,9 @@ import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { checkRequestOf, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
 import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES } from "./check-form.ts";
+import type { AuditAction } from "../../host/audit.ts";
+import { recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
@@ -47,22 +50,26 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     if (form.get("on") === "1") ids.add(channel);
     else ids.delete(channel);
     const request = unwrap(checkRequestOf({ channels: [...ids].join(",") }, check));
-    unwrap(await pool.updateCheck(project.id, check.uuid, request.spec, clock.now())); // an unknown id: the API's 400
+    const at = clock.now();
+    const updated = unwrap(await pool.updateCheck(project.id, check.uuid, request.spec, at)); // an unknown id: the API's 400
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "check.updated", target: auditTarget.check(updated), at });
     return redirect(`/checks/${ref}?done=saved`);
   });
 
-  const action = (name: string, act: (projectId: string, uuid: string, at: Millis, event: H3Event) => Promise<void>) =>
+  const action = (name: string, recorded: AuditAction, act: (projectId: string, uuid: string, at: Millis, event: H3Event) => Promise<void>) =>
     route("POST", `/checks/:ref/${name}`, async (event) => {
       const access = requireAccess(event);
       const { project, check } = await checkFor(access, param(event, "ref"));
       await writeForm(event, access);
-      await act(project.id, check.uuid, clock.now(), event);
+      const at = clock.now();
+      await act(project.id, check.uuid, at, event);
+      await recordDashboardChange(ctx, access, { projectId: project.id, action: recorded, target: auditTarget.check(check), at });
       return redirect(name === "delete" ? `/projects/${project.id}/checks?done=delete` : `/checks/${check.uuid}?done=${name}`);
     });
-  action("pause", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
-  action("resume", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
-  action("delete", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
-  action("acknowledge", async (projectId, uuid, at) => { unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at)); });
+  action("pause", "check.paused", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
+  action("resume", "check.resumed", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
+  action("delete", "check.deleted", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
+  action("acknowledge", "check.acknowledged", async (projectId, uuid, at) => { unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at)); });
   // a success, whatever the check's filters (ping-now.ts); the notice says what was sent
   route("POST", "/checks/:ref/ping", async (event) => {
     const access = requireAccess(event);
@@ -105,9 +112,10 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
     if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true, whatIf: await whatIfOf(project, check, values) }));
     // the shard judges depends_on (a cycle, another project's check): its 400 is the form's, next to the field
-    const updated = await pool.updateCheck(project.id, check.uuid, request.value.spec, clock.now());
+    const at = clock.now();
+    const updated = await pool.updateCheck(project.id, check.uuid, request.value.spec, at);
     if (!updated.ok && updated.failure.code === "invalid") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: updated.failure }), 400);
-    unwrap(updated);
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "check.updated", target: auditTarget.check(unwrap(updated)), at });
     return redirect(`/checks/${ref}?done=saved`);
   });
 

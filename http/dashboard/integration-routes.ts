@@ -10,6 +10,8 @@ import { allows, permit } from "./permits.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
 import { keptSecrets, valueOfFields } from "./kind-forms.ts";
 import { presentChannelStates } from "../present.ts";
+import { recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { editIntegrationPage, integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
@@ -78,7 +80,9 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access); // the CSRF token, and no read-only session
     permit(access, "integrations.change", { keys: true, refusal: "read-only key: changes are not allowed" });
-    unwrap(await pool.removeChannel(project.id, param(event, "channel"), clock.now()));
+    const at = clock.now();
+    const removed = unwrap(await pool.removeChannel(project.id, param(event, "channel"), at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.removed", target: auditTarget.channel(removed), at });
     return redirect(`/projects/${project.id}/integrations?done=removed`);
   });
 
@@ -127,8 +131,10 @@ export function integrationRoutes(ctx: DashboardContext): void {
     if (!input.ok) return failed(reasonOf(input.failure));
     const loop = groupProblem(input.value, await pool.listChannels(project.id));
     if (loop !== null) return failed(loop);
-    const updated = await pool.updateChannel(project.id, channel.id, input.value, clock.now());
+    const at = clock.now();
+    const updated = await pool.updateChannel(project.id, channel.id, input.value, at);
     if (!updated.ok) return failed(reasonOf(updated.failure));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.updated", target: auditTarget.channel(updated.value), at });
     return redirect(`/projects/${project.id}/integrations`);
   });
 
@@ -151,8 +157,10 @@ export function integrationRoutes(ctx: DashboardContext): void {
     if (!input.ok) return failed(reasonOf(input.failure));
     const loop = groupProblem(input.value, await pool.listChannels(project.id));
     if (loop !== null) return failed(loop);
-    const added = await pool.addChannel(project.id, input.value, clock.now());
+    const at = clock.now();
+    const added = await pool.addChannel(project.id, input.value, at);
     if (!added.ok) return failed(reasonOf(added.failure));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.added", target: auditTarget.channel(added.value), at });
     return redirect(`/projects/${project.id}/integrations`);
   });
 }

@@ -3,6 +3,8 @@
 import type { Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { maintenanceInputOf } from "../admin-input.ts";
+import { recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { permit } from "./permits.ts";
 import type { MaintenanceForm } from "./maintenance-pages.ts";
@@ -32,7 +34,9 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
       const errorField = input.failure.code === "invalid" ? input.failure.field : null;
       return htmlResponse(await settingsHtml(access.viewer, project, { mute: null, maintenance: { values, error: reasonOf(input.failure), errorField } }), 400);
     }
-    unwrap(await pool.addMaintenance(project.id, input.value, clock.now()));
+    const at = clock.now();
+    const window = unwrap(await pool.addMaintenance(project.id, input.value, at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "maintenance.added", target: auditTarget.maintenance(window), at });
     return redirect(`/projects/${project.id}/settings`);
   });
 
@@ -56,7 +60,10 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access);
     onlyAdmin(access);
-    unwrap(await pool.removeMaintenance(project.id, param(event, "window"), clock.now()));
+    const { window } = windowFor(project, param(event, "window"));
+    const at = clock.now();
+    unwrap(await pool.removeMaintenance(project.id, window.id, at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "maintenance.removed", target: auditTarget.maintenance(window), at });
     return redirect(`/projects/${project.id}/settings`);
   });
 }

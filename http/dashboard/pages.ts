@@ -141,7 +141,7 @@ export function errorPage(viewer: Viewer | null, status: number, message: string
 export function projectNav(project: Project, viewer: Viewer): Html {
   const base = `/projects/${project.id}`;
   // read-only keys don't see integrations (as GET /api/v3/channels/ refuses them)
-  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/status-pages">Status pages</a> <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""}</nav>`;
+  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/status-pages">Status pages</a> <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""} <a href="${base}/audit">Audit log</a></nav>`;
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };

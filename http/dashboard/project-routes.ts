@@ -4,6 +4,8 @@ import type { Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { API_KEY_KINDS, deleteProject, newApiKey, projectNameOf, setApiKey } from "../project-settings.ts";
 import type { Access, DashboardContext } from "./context.ts";
+import { recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import { projectDeletePage, projectManagePage } from "./project-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
@@ -40,7 +42,9 @@ export function projectRoutes(ctx: DashboardContext): void {
     const typed = form.get("name") ?? "";
     const name = projectNameOf({ name: typed });
     if (!name.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: typed, error: reasonOf(name.failure) }, done: null }), 400);
-    unwrap(await pool.changeProject(project.id, { kind: "rename", name: name.value }, clock.now()));
+    const at = clock.now();
+    const renamed = unwrap(await pool.changeProject(project.id, { kind: "rename", name: name.value }, at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.renamed", target: auditTarget.project(renamed), at });
     return redirect(`/projects/${project.id}/manage?done=renamed`);
   });
 
@@ -48,7 +52,9 @@ export function projectRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     await writeForm(event, access);
     const project = adminProject(access, param(event, "project"));
-    unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), newApiKey(), clock.now()));
+    const at = clock.now();
+    unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), newApiKey(), at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "key.created", target: auditTarget.key(param(event, "kind")), at });
     return redirect(`/projects/${project.id}/manage?done=key-created`);
   });
 
@@ -56,7 +62,9 @@ export function projectRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     await writeForm(event, access);
     const project = adminProject(access, param(event, "project"));
-    unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), "", clock.now()));
+    const at = clock.now();
+    unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), "", at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "key.revoked", target: auditTarget.key(param(event, "kind")), at });
     return redirect(`/projects/${project.id}/manage?done=key-revoked`);
   });
 
@@ -71,7 +79,9 @@ export function projectRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     await writeForm(event, access);
     const project = adminProject(access, param(event, "project"));
-    unwrap(await deleteProject(pool, project.id, clock.now()));
+    const at = clock.now();
+    unwrap(await deleteProject(pool, project.id, at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.deleted", target: auditTarget.project(project), at });
     return redirect("/");
   });
 }

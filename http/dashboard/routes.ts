@@ -27,6 +27,8 @@ import { remoteAddress } from "../routes/pings.ts";
 import { checkBodyOf, EMPTY_FORM, filterOf, formValuesOf, previewOf, refFor, sortChecks } from "./check-form.ts";
 import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, CheckForm, DashboardContext } from "./context.ts";
+import { auditPageRoutes, recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import { integrationRoutes } from "./integration-routes.ts";
 import type { MaintenanceForm } from "./maintenance-pages.ts";
 import { EMPTY_MAINTENANCE_FORM, maintenanceSection } from "./maintenance-pages.ts";
@@ -273,7 +275,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (name.trim() === "") return htmlResponse(await projectsHtml(access.viewer, "The name is empty: type a name with at least one letter or digit."), 400);
     const input = projectInputOf({ name });
     if (!input.ok) return htmlResponse(await projectsHtml(access.viewer, reasonOf(input.failure)), 400);
-    const project = await pool.createProject(input.value, clock.now());
+    const at = clock.now();
+    const project = await pool.createProject(input.value, at);
+    await recordDashboardChange({ deps }, access, { projectId: project.id, action: "project.created", target: auditTarget.project(project), at });
     return redirect(`/projects/${project.id}/checks`);
   });
 
@@ -377,8 +381,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const request = checkRequestOf(checkBodyOf(values), null);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
     if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true }));
-    const created = await pool.createCheck(project.id, request.value.spec, [], clock.now());
+    const at = clock.now();
+    const created = await pool.createCheck(project.id, request.value.spec, [], at);
     if (!created.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: created.failure }), 400);
+    await recordDashboardChange({ deps }, access, { projectId: project.id, action: "check.created", target: auditTarget.check(created.value.check), at });
     return redirect(`/checks/${created.value.check.uuid}?done=created`);
   });
 
@@ -410,7 +416,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (!untilAt.ok) {
       return htmlResponse(await settingsHtml(access.viewer, project, { mute: { error: reasonOf(untilAt.failure), until } }), 400);
     }
-    unwrap(await pool.muteProject(project.id, untilAt.value, clock.now()));
+    const at = clock.now();
+    unwrap(await pool.muteProject(project.id, untilAt.value, at));
+    await recordDashboardChange({ deps }, access, { projectId: project.id, action: untilAt.value === null ? "project.unmuted" : "project.muted", target: auditTarget.project(project), at });
     return redirect(`/projects/${project.id}/settings?done=mute`);
   });
 
@@ -422,6 +430,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   integrationRoutes(ctx);
   memberRoutes(ctx, accounts);
   accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser });
+  auditPageRoutes(ctx);
 
   // --- static files ----------------------------------------------------------------------------
 

@@ -5,6 +5,8 @@ import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { statusPageInputOf } from "../status/status-page-input.ts";
 import { addStatusPage, removeStatusPage } from "../status/status-pages.ts";
 import type { Access, DashboardContext } from "./context.ts";
+import { recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import type { StatusPageForm } from "./status-page-views.ts";
 import { EMPTY_STATUS_PAGE_FORM, statusPageDeletePage, statusPagesPage } from "./status-page-views.ts";
 import type { Viewer } from "./pages.ts";
@@ -35,6 +37,7 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     const input = statusPageInputOf({ slug: typed.slug, title: typed.title, checks: typed.checks }, at);
     const added = input.ok ? await addStatusPage(pool, project.id, input.value, at) : input;
     if (!added.ok) return htmlResponse(await pageHtml(access.viewer, project, { ...typed, error: reasonOf(added.failure) }), 400);
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "status_page.created", target: auditTarget.statusPage(typed.slug), at });
     return redirect(`/projects/${project.id}/status-pages`);
   });
 
@@ -56,7 +59,9 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access);
     onlyAdmin(access);
-    unwrap(await removeStatusPage(pool, project.id, param(event, "slug"), clock.now()));
+    const at = clock.now();
+    unwrap(await removeStatusPage(pool, project.id, param(event, "slug"), at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "status_page.deleted", target: auditTarget.statusPage(param(event, "slug")), at });
     return redirect(`/projects/${project.id}/status-pages`);
   });
 }

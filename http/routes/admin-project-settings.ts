@@ -9,10 +9,15 @@ import { httpError, unwrap } from "../errors.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentProject } from "../present.ts";
 import { API_KEY_KINDS, deleteProject, newApiKey, projectNameOf, setApiKey } from "../project-settings.ts";
+import type { Millis } from "../../engine/model.ts";
+import type { AuditAction } from "../../host/audit.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 
 export function adminProjectSettingsRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
   const { pool, clock, config } = deps;
   const options = { report: opts.report, cors: false } as const;
+  const record = (projectId: string, action: AuditAction, target: string, at: Millis) =>
+    recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action, target, at });
   const projectOf = (event: H3Event) => {
     authorizeAdmin(event.req.headers, config.adminToken);
     const project = pool.listProjects().find((p) => p.id === event.context.params?.id);
@@ -30,22 +35,30 @@ export function adminProjectSettingsRoutes(app: H3, deps: AppDeps, opts: { repor
     PUT: async (event) => {
       const project = projectOf(event);
       const name = unwrap(projectNameOf(unwrap(parseJsonObject(await readBodyBytes(event.req)))));
-      return json(presentProject(unwrap(await pool.changeProject(project.id, { kind: "rename", name }, clock.now()))));
+      const at = clock.now();
+      const renamed = unwrap(await pool.changeProject(project.id, { kind: "rename", name }, at));
+      await record(project.id, "project.renamed", auditTarget.project(renamed), at);
+      return json(presentProject(renamed));
     },
     DELETE: async (event) => {
-      unwrap(await deleteProject(pool, projectOf(event).id, clock.now()));
+      const project = projectOf(event), at = clock.now();
+      unwrap(await deleteProject(pool, project.id, at));
+      await record(project.id, "project.deleted", auditTarget.project(project), at);
       return json(null, 204);
     },
   }, options);
 
   endpoint(app, "/admin/v1/projects/:id/keys/:kind", {
     POST: async (event) => {
-      const project = projectOf(event);
-      return json(presentProject(unwrap(await setApiKey(pool, project.id, keyOf(event), newApiKey(), clock.now()))));
+      const project = projectOf(event), kind = event.context.params?.kind ?? "", at = clock.now();
+      const changed = unwrap(await setApiKey(pool, project.id, keyOf(event), newApiKey(), at));
+      await record(project.id, "key.created", auditTarget.key(kind), at);
+      return json(presentProject(changed));
     },
     DELETE: async (event) => {
-      const project = projectOf(event);
-      unwrap(await setApiKey(pool, project.id, keyOf(event), "", clock.now()));
+      const project = projectOf(event), kind = event.context.params?.kind ?? "", at = clock.now();
+      unwrap(await setApiKey(pool, project.id, keyOf(event), "", at));
+      await record(project.id, "key.revoked", auditTarget.key(kind), at);
       return json(null, 204);
     },
   }, options);

@@ -9,6 +9,7 @@ import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { statusPageInputOf } from "../status/status-page-input.ts";
 import { addStatusPage, presentStatusPage, removeStatusPage, SLUG_TAKEN } from "../status/status-pages.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 
 export function adminStatusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
   const { pool, clock, config } = deps;
@@ -32,14 +33,16 @@ export function adminStatusPageRoutes(app: H3, deps: AppDeps, opts: { report: Er
       const added = await addStatusPage(pool, project.id, page, at);
       if (!added.ok && added.failure.code === "invalid" && added.failure.reason === SLUG_TAKEN) throw httpError(409, reasonOf(added.failure));
       unwrap(added);
+      await recordChange(deps.audit, { projectId: project.id, actor: { kind: "admin" }, action: "status_page.created", target: auditTarget.statusPage(page.slug), at });
       return json(presentStatusPage(page, config.siteRoot), 201);
     },
   }, options);
 
   endpoint(app, "/admin/v1/projects/:id/status-pages/:slug", {
     DELETE: async (event) => {
-      const project = projectOf(event);
-      unwrap(await removeStatusPage(pool, project.id, event.context.params?.slug ?? "", clock.now()));
+      const project = projectOf(event), slug = event.context.params?.slug ?? "", at = clock.now();
+      unwrap(await removeStatusPage(pool, project.id, slug, at));
+      await recordChange(deps.audit, { projectId: project.id, actor: { kind: "admin" }, action: "status_page.deleted", target: auditTarget.statusPage(slug), at });
       return json(null, 204);
     },
   }, options);

@@ -17,12 +17,16 @@ import { channelEditOf, channelInputOf, clockAdvanceOf, groupProblem, maintenanc
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentChannel, presentChannelStates, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
+import type { AuditAction } from "../../host/audit.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 
 /** Registers the admin API routes on `app`. */
 export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
   const { pool, clock, config } = deps;
   const options = { report: opts.report, cors: false } as const;
   const admin = (event: H3Event) => authorizeAdmin(event.req.headers, config.adminToken);
+  const record = (projectId: string, action: AuditAction, target: string, at: Millis) =>
+    recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action, target, at });
 
   endpoint(app, "/admin/v1/projects", {
     GET: async (event) => {
@@ -32,7 +36,10 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     POST: async (event) => {
       admin(event);
       const input = unwrap(projectInputOf(await jsonBody(event)));
-      return json(presentProject(await pool.createProject(input, clock.now())), 201);
+      const at = clock.now();
+      const project = await pool.createProject(input, at);
+      await record(project.id, "project.created", auditTarget.project(project), at);
+      return json(presentProject(project), 201);
     },
   }, options);
 
@@ -49,7 +56,10 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const input = unwrap(channelInputOf(await jsonBody(event), deps.serviceKinds));
       const loop = groupProblem(input, await pool.listChannels(projectId));
       if (loop !== null) throw httpError(400, loop);
-      return json(presentChannel(unwrap(await pool.addChannel(projectId, input, clock.now()))), 201);
+      const at = clock.now();
+      const channel = unwrap(await pool.addChannel(projectId, input, at));
+      await record(projectId, "channel.added", auditTarget.channel(channel), at);
+      return json(presentChannel(channel), 201);
     },
   }, options);
 
@@ -65,13 +75,18 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const input = unwrap(channelEditOf(await jsonBody(event), channel, deps.serviceKinds));
       const loop = groupProblem(input, channels);
       if (loop !== null) throw httpError(400, loop);
-      return json(presentChannel(unwrap(await pool.updateChannel(projectId, channel.id, input, clock.now()))));
+      const at = clock.now();
+      const updated = unwrap(await pool.updateChannel(projectId, channel.id, input, at));
+      await record(projectId, "channel.updated", auditTarget.channel(updated), at);
+      return json(presentChannel(updated));
     },
     DELETE: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      const removed = await pool.removeChannel(projectId, event.context.params?.channel ?? "", clock.now());
-      return json(presentChannel(unwrap(removed)));
+      const at = clock.now();
+      const removed = unwrap(await pool.removeChannel(projectId, event.context.params?.channel ?? "", at));
+      await record(projectId, "channel.removed", auditTarget.channel(removed), at);
+      return json(presentChannel(removed));
     },
   }, options);
 
@@ -81,7 +96,9 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       admin(event);
       const projectId = projectIdOf(deps, event);
       const untilAt = unwrap(projectMuteOf(await jsonBody(event)));
-      const project = unwrap(await pool.muteProject(projectId, untilAt, clock.now()));
+      const at = clock.now();
+      const project = unwrap(await pool.muteProject(projectId, untilAt, at));
+      await record(projectId, untilAt === null ? "project.unmuted" : "project.muted", auditTarget.project(project), at);
       return json({ muted_until: isoSeconds(project.mutedUntilAt ?? null) });
     },
   }, options);
@@ -92,7 +109,10 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       admin(event);
       const projectId = projectIdOf(deps, event);
       const input = unwrap(maintenanceInputOf(await jsonBody(event)));
-      return json(presentMaintenance(unwrap(await pool.addMaintenance(projectId, input, clock.now()))), 201);
+      const at = clock.now();
+      const window = unwrap(await pool.addMaintenance(projectId, input, at));
+      await record(projectId, "maintenance.added", auditTarget.maintenance(window), at);
+      return json(presentMaintenance(window), 201);
     },
     GET: async (event) => {
       admin(event);
@@ -105,7 +125,11 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     DELETE: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      unwrap(await pool.removeMaintenance(projectId, event.context.params?.window ?? "", clock.now()));
+      const windowId = event.context.params?.window ?? "";
+      const window = pool.listProjects().find((p) => p.id === projectId)?.maintenance?.find((w) => w.id === windowId);
+      const at = clock.now();
+      unwrap(await pool.removeMaintenance(projectId, windowId, at));
+      await record(projectId, "maintenance.removed", auditTarget.maintenance(window ?? { name: "", id: windowId }), at);
       return json(null, 204);
     },
   }, options);
@@ -137,7 +161,7 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     try {
       admin(event);
       if (event.req.method !== "POST") throw httpError(405, "method not allowed", { allow: "POST" });
-      const stream = await backupStream(pool, { dataDir: config.dataDir, scratchParent: config.dataDir, at: new Date(clock.now()) });
+      const stream = await backupStream(pool, { dataDir: config.dataDir, scratchParent: config.dataDir, at: new Date(clock.now()), audit: deps.audit });
       return new HTTPResponse(Readable.toWeb(stream) as ReadableStream, { status: 200, headers: {
         "content-type": "application/octet-stream", "cache-control": "no-store",
         "content-disposition": 'attachment; filename="hcd.backup"',

@@ -3,7 +3,7 @@
 // Order of decisions, as the reference (research §2): method 405 → body 400 → key 401 → exists 404 →
 // owner 403 → validation 400 → state 409 / limit 403.
 import type { H3, H3Event } from "h3";
-import type { Millis } from "../../engine/model.ts";
+import type { Check, Millis } from "../../engine/model.ts";
 import type { Clock } from "../../host/clock.ts";
 import type { Caller, CheckRef } from "../../host/pool-api.ts";
 import { lookUp } from "../../host/pool-api.ts";
@@ -22,6 +22,8 @@ import { presentBadges, presentChannel, presentFlip, presentPing } from "../pres
 import { presentCheck } from "../../host/check-json.ts";
 import { simulateRoutes } from "./simulate.ts";
 import { apiPath, inVersions, versionOf } from "../versioned-routes.ts";
+import type { AuditAction } from "../../host/audit.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 
 /** Registers the management API's routes, under each version it serves, on `app`. */
 export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter; rateClock: Clock }): void {
@@ -40,6 +42,9 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     enforceRateLimit(limiter, apiKey ?? "", opts.rateClock.now());
     return caller;
   };
+  /** Records a change made with a read-write key (keys have no names yet). */
+  const record = (projectId: string, action: AuditAction, check: Check, at: Millis) =>
+    recordChange(deps.audit, { projectId, actor: { kind: "apiKey", name: null, readonly: false }, action, target: auditTarget.check(check), at });
   const emailDomain = config.smtpPort === null ? null : config.emailDomain; // ping_email only while SMTP listens
   /** Returns how a check is shown at `at` to this request: its key's view, in the version its path names. */
   const view = (event: H3Event, shown: { at: Millis; readonly: boolean }) => ({ ...shown, siteRoot, emailDomain, version: versionOf(event) });
@@ -57,6 +62,8 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const { project } = await callerOf(event, body, true);
       const request = requestInVersion(unwrap(checkRequestOf(body, null)), versionOf(event));
       const { check, created } = unwrap(await pool.createCheck(project.id, request.spec, request.unique, at));
+      // an existing check matched by `unique` is updated with the request's fields (200)
+      await record(project.id, created ? "check.created" : "check.updated", check, at);
       return json(presentCheck(check, view(event, { at, readonly: false })), created ? 201 : 200);
     },
   }, cors);
@@ -76,6 +83,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const stored = unwrap(await pool.getCheck(project.id, { uuid })); // 404 / 403 before validation
       const request = requestInVersion(unwrap(checkRequestOf(body, stored)), versionOf(event));
       const check = unwrap(await pool.updateCheck(project.id, uuid, request.spec, at));
+      await record(project.id, "check.updated", check, at);
       return json(presentCheck(check, view(event, { at, readonly: false })));
     },
     DELETE: async (event) => {
@@ -83,6 +91,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const uuid = uuidOf(event);
       const { project } = await callerOf(event, null, true);
       const check = unwrap(await pool.deleteCheck(project.id, uuid, at));
+      await record(project.id, "check.deleted", check, at);
       // research §8: the reference answers channels "" (the links are gone by then)
       return json(presentCheck({ ...check, channels: [] }, view(event, { at, readonly: false })));
     },
@@ -93,6 +102,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     const body = await jsonBody(event, { nullAsEmpty: true });
     const { project } = await callerOf(event, body, true);
     const check = unwrap(await pool[action](project.id, uuidOf(event), at));
+    await record(project.id, action === "pauseCheck" ? "check.paused" : "check.resumed", check, at);
     return json(presentCheck(check, view(event, { at, readonly: false })));
   };
   endpoint(app, apiPath("/checks/:id/pause"), { POST: pauseOrResume("pauseCheck") }, byUuid);
@@ -103,6 +113,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     const body = await jsonBody(event, { nullAsEmpty: true });
     const { project } = await callerOf(event, body, true);
     const check = unwrap(await pool.acknowledgeCheck(project.id, uuidOf(event), "api", at));
+    await record(project.id, "check.acknowledged", check, at);
     return json(presentCheck(check, view(event, { at, readonly: false })));
   } }, byUuid);
 

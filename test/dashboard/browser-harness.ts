@@ -65,3 +65,18 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click(); // the key's form, not the email one
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
+
+/** Launches headless Chromium. */
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+}
+
+/** A fresh browser profile signed in to the dashboard at `url` with `key`; console messages and dialogs go to `messages`. */
+export async function signedInPage(browser: Browser, url: string, key: string, messages: string[]): Promise<Page> {
+  const page = await (await newContext(browser)).newPage();
+  page.on("console", (message) => messages.push(`console: ${message.text()}`));
+  page.on("dialog", (dialog) => { messages.push(`dialog: ${dialog.message()}`); void dialog.dismiss(); });
+  await signIn(page, url, key);
+  return page;
+}

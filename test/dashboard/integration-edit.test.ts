@@ -7,23 +7,9 @@ import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
 import { httpReceiver } from "../notify/receivers.ts";
 import { addChannel, createProject, startServer, stopServer } from "../security/real-server.ts";
+import { session } from "./form-session.ts";
 
 const TOKEN = "integration-edit-admin-token-0123456789";
-
-/** A signed-in dashboard session: its cookie, and `page`/`post` that send it. */
-async function session(url: string, key: string) {
-  const signedIn = await fetch(`${url}/signin`, { method: "POST", body: new URLSearchParams({ key }), redirect: "manual" });
-  const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0];
-  assert.ok(cookie.includes("="), `signed in with ${key.slice(0, 4)}…: ${signedIn.status}`);
-  const page = async (path: string) => { const res = await fetch(url + path, { headers: { cookie } }); return { status: res.status, text: await res.text() }; };
-  const csrf = /name="csrf" value="([^"]+)"/.exec((await page("/")).text)?.[1] ?? "";
-  const post = async (path: string, form: Record<string, string>, withCsrf = true) => {
-    const res = await fetch(url + path, { method: "POST", headers: { cookie }, redirect: "manual",
-      body: new URLSearchParams(withCsrf ? { csrf, ...form } : form) });
-    return { status: res.status, text: await res.text() };
-  };
-  return { page, post };
-}
 
 test("the edit form keeps secrets out and in, refuses bad input, and only an admin session with its token edits", async () => {
   const receiver = await httpReceiver();

@@ -1,0 +1,100 @@
+// What the audit log records (CONTRACT "Users, roles and sign-in", last bullet): the actions, who made
+// them (AuditActor) and on which object, and the one function every change goes through (recordChange).
+// Only changes are recorded: never a ping, a read or a refused request; never a key, token or secret.
+import type { Channel, Check, Millis, Project } from "../engine/model.ts";
+import type { AuditLimits, AuditPage } from "../persistence/audit-log.ts";
+import { AuditLog } from "../persistence/audit-log.ts";
+
+export type { AuditPage };
+
+/** Every action the audit log names (README "Audit log" lists them): "<object>.<what happened>". */
+export const AUDIT_ACTIONS = [
+  "project.created", "project.renamed", "project.muted", "project.unmuted", "project.deleted",
+  "check.created", "check.updated", "check.paused", "check.resumed", "check.deleted", "check.acknowledged",
+  "channel.added", "channel.updated", "channel.removed",
+  "maintenance.added", "maintenance.removed",
+  "key.created", "key.revoked",
+  "status_page.created", "status_page.deleted",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * Who made a change: the admin token, a project's API key (keys have no names yet: named by what they
+ * may do), or a user signed in to the dashboard (named by their email).
+ */
+export type AuditActor =
+  | { readonly kind: "admin" }
+  | { readonly kind: "apiKey"; readonly name: string | null; readonly readonly: boolean }
+  | { readonly kind: "user"; readonly email: string };
+
+/** Returns the actor as the log shows it: "admin token", the key's name, "API key (read-write)", or the user's email. */
+export function actorName(actor: AuditActor): string {
+  switch (actor.kind) {
+    case "admin": return "admin token";
+    case "apiKey": return actor.name ?? `API key (${actor.readonly ? "read-only" : "read-write"})`;
+    case "user": return actor.email;
+  }
+}
+
+/** The object a change touched, as the log shows it: its kind, its name (user text, quoted) and its id. */
+export const auditTarget = {
+  check: (check: Pick<Check, "name" | "uuid">) => `check ${JSON.stringify(check.name)} ${check.uuid}`,
+  channel: (channel: Pick<Channel, "name" | "id" | "kind">) => `${channel.kind} integration ${JSON.stringify(channel.name)} ${channel.id}`,
+  project: (project: Pick<Project, "name" | "id">) => `project ${JSON.stringify(project.name)} ${project.id}`,
+  maintenance: (window: { readonly name: string; readonly id: string }) => `maintenance window ${JSON.stringify(window.name)} ${window.id}`,
+  /** A key by what it may do (never its value). */
+  key: (name: string) => `API key ${JSON.stringify(name)}`,
+  statusPage: (slug: string) => `status page ${JSON.stringify(slug)}`,
+};
+
+/** One change to record. */
+export type Change = {
+  readonly projectId: string;
+  readonly actor: AuditActor;
+  readonly action: AuditAction;
+  readonly target: string;
+  readonly at: Millis;
+};
+
+/** The audit log's settings: AUDIT_MAX_AGE_DAYS (default 90) and AUDIT_MAX_EVENTS per project (default 10,000). */
+export const AUDIT_DEFAULTS = { maxAgeDays: 90, maxEvents: 10_000 } as const;
+
+/** The audit log as the front ends use it: record a change, read a project's page, copy it into a backup. */
+export class AuditTrail {
+  readonly #log: AuditLog;
+  private constructor(log: AuditLog) {
+    this.#log = log;
+  }
+
+  /** Opens the audit log of `dataDir` (DATA_DIR/audit). */
+  static open(dataDir: string, limits: { maxAgeDays: number; maxEvents: number } = AUDIT_DEFAULTS): AuditTrail {
+    const stored: AuditLimits = { maxAgeMs: limits.maxAgeDays * 86_400_000, maxEvents: limits.maxEvents };
+    return new AuditTrail(AuditLog.open(dataDir, stored));
+  }
+
+  /** Stores a change; resolves once it is durable. */
+  record(change: Change): Promise<void> {
+    return this.#log.append(change.projectId, { at: change.at, actor: actorName(change.actor), action: change.action, target: change.target });
+  }
+
+  /** Returns a project's events before the cursor `before` (null: the newest), newest first. */
+  page(projectId: string, opts: { limit: number; before: number | null }): AuditPage {
+    return this.#log.page(projectId, opts);
+  }
+
+  copyTo(dir: string): Promise<void> {
+    return this.#log.copyTo(dir);
+  }
+
+  close(): Promise<void> {
+    return this.#log.close();
+  }
+}
+
+/**
+ * Records one change made through the dashboard, the admin API or the Management API, after it succeeded
+ * (call it only then: a refused change is never recorded). Without an audit log (some tests), does nothing.
+ */
+export async function recordChange(audit: AuditTrail | undefined, change: Change): Promise<void> {
+  await audit?.record(change);
+}

@@ -1,0 +1,34 @@
+// The dashboard's side of the audit log: who a signed-in request is as an actor, the recording of its
+// changes (through host/audit.ts recordChange, as every surface), and the audit log page.
+import type { Millis } from "../../engine/model.ts";
+import type { AuditAction, AuditActor } from "../../host/audit.ts";
+import { recordChange } from "../../host/audit.ts";
+import { unwrap } from "../errors.ts";
+import { auditQueryOf } from "../audit-query.ts";
+import type { Access, DashboardContext } from "./context.ts";
+import { auditPage } from "./audit-pages.ts";
+import { htmlResponse, param } from "./responses.ts";
+
+/** Returns the actor of a signed-in request: the admin token, or the project key the session was opened with. */
+export function auditActorOf(access: Access): AuditActor {
+  if (access.caller === "admin") return { kind: "admin" };
+  if (access.user !== undefined) return { kind: "user", email: access.user.email };
+  return { kind: "apiKey", name: null, readonly: access.caller.readonly };
+}
+
+/** Records a change made through the dashboard, after it succeeded. */
+export function recordDashboardChange(ctx: Pick<DashboardContext, "deps">, access: Access, change: { projectId: string; action: AuditAction; target: string; at: Millis }): Promise<void> {
+  return recordChange(ctx.deps.audit, { ...change, actor: auditActorOf(access) });
+}
+
+/** Registers the audit log page: /projects/<id>/audit[?before=<cursor>]. */
+export function auditPageRoutes(ctx: DashboardContext): void {
+  const { route, requireAccess, projectFor, deps } = ctx;
+  route("GET", "/projects/:project/audit", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const query = unwrap(auditQueryOf(event.url.searchParams));
+    const page = deps.audit?.page(project.id, query) ?? { events: [], next: null };
+    return htmlResponse(auditPage(access.viewer, { project, rows: page.events, next: page.next, first: query.before === null }));
+  });
+}
