@@ -8,6 +8,7 @@ import * as assert from "uvu/assert";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
+import { newContext, signIn } from "./browser-harness.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
 import { call, createProject, startServer, stopServer, troubleIn } from "../security/real-server.ts";
 
@@ -40,13 +41,8 @@ async function browserTests(): Promise<void> {
     project = await createProject(server, TOKEN, { name: "Ops" });
     await createProject(server, TOKEN, { name: "Kept" });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    await page.goto(server.url + "/");
-    await page.getByLabel("Admin token or API key").fill(TOKEN);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("button", { name: "Sign out" }).waitFor();
+    page = await (await newContext(browser)).newPage();
+    await signIn(page, server.url, TOKEN);
   });
 
   test.after(async () => {

@@ -7,6 +7,7 @@ import * as assert from "uvu/assert";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
+import { newContext, signIn } from "./browser-harness.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
 import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
 
@@ -44,13 +45,8 @@ async function browserTests(): Promise<void> {
     const theirs = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: other.api_key, body: { name: "theirs" } }));
     await ok(call(server.url, "POST", `/admin/v1/projects/${other.id}/status-pages`, { headers: admin, body: { slug: "taken", title: "T", checks: [theirs.uuid] } }));
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    await page.goto(server.url + "/");
-    await page.getByLabel("Admin token or API key").fill(TOKEN);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("button", { name: "Sign out" }).waitFor();
+    page = await (await newContext(browser)).newPage();
+    await signIn(page, server.url, TOKEN);
   });
 
   test.after(async () => {
@@ -93,13 +89,8 @@ async function browserTests(): Promise<void> {
 
   test("a project key sees the list but no form, and the server refuses its create", async () => {
     await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: "listed", title: "Listed page", checks: [checks[0].uuid] } }));
-    const context = await browser.newContext();
-    context.setDefaultTimeout(10_000);
-    const keyPage = await context.newPage();
-    await keyPage.goto(server.url + "/");
-    await keyPage.getByLabel("Admin token or API key").fill(project.api_key);
-    await keyPage.getByRole("button", { name: "Sign in" }).click();
-    await keyPage.getByRole("button", { name: "Sign out" }).waitFor();
+    const keyPage = await (await newContext(browser)).newPage();
+    await signIn(keyPage, server.url, project.api_key);
     await keyPage.goto(`${server.url}/projects/${project.id}/status-pages`);
     await keyPage.getByRole("link", { name: "/status/listed" }).waitFor();
     await keyPage.getByText("Only the admin token creates and deletes status pages.").waitFor();
@@ -111,7 +102,7 @@ async function browserTests(): Promise<void> {
     }, { id: project.id, uuid: checks[0].uuid });
     assert.is(status, 403);
     assert.is((await fetch(`${server.url}/status/by-key.json`)).status, 404);
-    await context.close();
+    await keyPage.context().close();
   });
 
   test.run();
