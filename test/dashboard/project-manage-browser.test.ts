@@ -5,31 +5,17 @@
 // confirmation page (its key is refused afterwards and the projects list no longer has it).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { tempDir } from "../helpers.ts";
-import { newContext, signIn } from "./browser-harness.ts";
+import { browserRig, newContext, signIn, whenChromium } from "./browser-harness.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { call, createProject, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { call, createProject } from "../security/real-server.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "project-manage-admin-token-0123456789";
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
-    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
-  } else {
-    console.log(`SKIP: project management browser tests: ${CHROMIUM} not installed`);
-    test("project management browser tests skipped: chromium not installed", () => {});
-  }
-  test.run();
-} else {
-  await browserTests();
-}
+await whenChromium("project management browser tests", browserTests);
 
 async function browserTests(): Promise<void> {
-  const { chromium } = await import("playwright-core");
-  const dir = tempDir();
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN });
   let server: RealServer;
   let browser: Browser;
   let project: ProjectJson;
@@ -37,22 +23,11 @@ async function browserTests(): Promise<void> {
   const apiStatus = async (key: string) => (await call(server.url, "GET", "/api/v3/checks/", { key })).status;
 
   test.before(async () => {
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
+    ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
     await createProject(server, TOKEN, { name: "Kept" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     page = await (await newContext(browser)).newPage();
     await signIn(page, server.url, TOKEN);
-  });
-
-  test.after(async () => {
-    await browser?.close();
-    if (server) {
-      const trouble = troubleIn(server.output());
-      await stopServer(server);
-      dir.remove();
-      assert.equal(trouble, [], "no unexpected errors in the server's output");
-    }
   });
 
   test("rename, see the ping key, create a new read-write key, revoke the read-only key", async () => {

@@ -4,31 +4,17 @@
 // page (the ticked check's name as text, its status word), and deletes it after a confirmation.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { tempDir } from "../helpers.ts";
-import { newContext, signIn } from "./browser-harness.ts";
+import { browserRig, newContext, signIn, whenChromium } from "./browser-harness.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { call, createProject, ok } from "../security/real-server.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "status-pages-admin-token-0123456789";
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
-    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
-  } else {
-    console.log(`SKIP: status page browser tests: ${CHROMIUM} not installed`);
-    test("status page browser tests skipped: chromium not installed", () => {});
-  }
-  test.run();
-} else {
-  await browserTests();
-}
+await whenChromium("status page browser tests", browserTests);
 
 async function browserTests(): Promise<void> {
-  const { chromium } = await import("playwright-core");
-  const dir = tempDir();
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN });
   let server: RealServer;
   let browser: Browser;
   let project: ProjectJson;
@@ -37,26 +23,15 @@ async function browserTests(): Promise<void> {
   const checks: { uuid: string }[] = [];
 
   test.before(async () => {
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
+    ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
     for (const name of ["<b>db</b> backup", "private job"]) checks.push(await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } })));
     assert.is((await fetch(`${server.url}/ping/${checks[0].uuid}`)).status, 200);
     const other = await createProject(server, TOKEN, { name: "Other" });
     const theirs = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: other.api_key, body: { name: "theirs" } }));
     await ok(call(server.url, "POST", `/admin/v1/projects/${other.id}/status-pages`, { headers: admin, body: { slug: "taken", title: "T", checks: [theirs.uuid] } }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     page = await (await newContext(browser)).newPage();
     await signIn(page, server.url, TOKEN);
-  });
-
-  test.after(async () => {
-    await browser?.close();
-    if (server) {
-      const trouble = troubleIn(server.output());
-      await stopServer(server);
-      dir.remove();
-      assert.equal(trouble, [], "no unexpected errors in the server's output");
-    }
   });
 
   test("create a status page with one check ticked, see it in public, delete it after a confirmation", async () => {
