@@ -12,10 +12,10 @@ const TOKEN = "check-story-admin-token-0123456789";
 const PINGS = 60; // with the first success's flip (new -> up): 61 events, a page of 50 and one of 11
 
 await whenChromium("check story browser tests", async () => {
-  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN });
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, SMTP_PORT: "0", EMAIL_DOMAIN: "story.example.org" }); // inbound SMTP on: the check has an email address
   let page: Page;
   let project: ProjectJson;
-  let check: { uuid: string; ping_url: string; badge_url: string };
+  let check: { uuid: string; ping_url: string; badge_url: string; ping_email: string };
   const url = () => rig().server.url;
   const api = <T>(method: string, path: string, body?: unknown) => ok<T>(call(url(), method, path, { key: project.api_key, body }));
   /** The ping numbers of the body links in the events table shown, top to bottom. */
@@ -62,16 +62,18 @@ await whenChromium("check story browser tests", async () => {
     assert.is((await page.locator("body").innerText()).trim(), "ping body 1");
   });
 
-  test("the usage examples (crontab, Bash, Python, Node.js, PowerShell) each hold the check's ping URL", async () => {
+  test("the usage examples (crontab, Bash, Python, Node.js, PowerShell) each hold the check's ping URL, and the email one its address", async () => {
     await page.goto(`${url()}/checks/${check.uuid}`);
     const names = ["Crontab", "Bash", "Python", "Node.js", "PowerShell"];
-    assert.equal(await page.locator("details.usage summary").allInnerTexts(), names);
+    assert.equal(await page.locator("details.usage summary").allInnerTexts(), [...names, "Email"]);
     for (const name of names) {
       const block = page.locator("details.usage", { has: page.locator("summary", { hasText: name }) });
       await block.locator("summary").click();
       assert.ok((await block.locator("pre").innerText()).includes(check.ping_url), `${name} pings ${check.ping_url}`);
     }
-    assert.is(await page.locator("details.usage", { hasText: "Email" }).count(), 0, "no email example while inbound SMTP is off");
+    const email = page.locator("details.usage", { has: page.locator("summary", { hasText: "Email" }) });
+    await email.locator("summary").click();
+    assert.ok((await email.locator("pre").innerText()).includes(check.ping_email), `the email example names ${check.ping_email}`);
   });
 
   test("the check's badge loads as an SVG image, and its URL to copy is the API's badge_url", async () => {
