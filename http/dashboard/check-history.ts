@@ -1,5 +1,8 @@
-// A check's events on its page: its kept pings and its status changes, newest first, 50 a page, paged
-// back to the oldest kept by "Older events" links (?events=<page>, 1 = the newest).
+// A check's events on its page: its kept pings, its status changes and its notifications still in the
+// outbox (waiting, failing or given up: a delivered one leaves the outbox, so sent ones are not shown),
+// newest first, 50 a page, paged back to the oldest kept by "Older events" links (?events=<page>, 1 = the newest).
+import type { OutboxEntry } from "../../engine/changes.ts";
+import { hasGivenUp } from "../../engine/changes.ts";
 import type { Flip, Millis, PingRecord } from "../../engine/model.ts";
 import { httpError } from "../errors.ts";
 import { durationText } from "./format.ts";
@@ -14,7 +17,8 @@ export type LoggedPing = { readonly ping: PingRecord; readonly durationMs: Milli
 
 type CheckEvent =
   | { readonly kind: "flip"; readonly at: Millis; readonly flip: Flip }
-  | { readonly kind: "ping"; readonly at: Millis; readonly logged: LoggedPing };
+  | { readonly kind: "ping"; readonly at: Millis; readonly logged: LoggedPing }
+  | { readonly kind: "notice"; readonly at: Millis; readonly entry: OutboxEntry };
 
 const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal", duration: "run took too long" } as const;
 
@@ -29,14 +33,17 @@ export function eventsPageOf(search: URLSearchParams): number {
 
 /**
  * Every event, newest first. A flip and the ping that caused it share their instant: the flip comes
- * first (it happened as the ping was judged), and pings of one instant keep their log order (by n).
+ * first (it happened as the ping was judged), its notifications before it, and pings of one instant keep
+ * their log order (by n).
  */
-function eventsOf(flips: readonly Flip[], pings: readonly LoggedPing[]): CheckEvent[] {
+function eventsOf(flips: readonly Flip[], pings: readonly LoggedPing[], notices: readonly OutboxEntry[]): CheckEvent[] {
   const events: CheckEvent[] = [
+    ...notices.map((entry) => ({ kind: "notice" as const, at: entry.flip.at, entry })),
     ...flips.map((flip) => ({ kind: "flip" as const, at: flip.at, flip })),
     ...pings.map((logged) => ({ kind: "ping" as const, at: logged.ping.at, logged })),
   ];
-  const order = (e: CheckEvent) => (e.kind === "flip" ? Number.MAX_SAFE_INTEGER : e.logged.ping.n);
+  // at one instant: a flip's notifications, then the flip, then the pings
+  const order = (e: CheckEvent) => (e.kind === "notice" ? Number.MAX_SAFE_INTEGER : e.kind === "flip" ? Number.MAX_SAFE_INTEGER - 1 : e.logged.ping.n);
   return events.sort((a, b) => b.at - a.at || order(b) - order(a));
 }
 
@@ -44,11 +51,12 @@ function eventsOf(flips: readonly Flip[], pings: readonly LoggedPing[]): CheckEv
 export function eventsSection(opts: {
   readonly flips: readonly Flip[];
   readonly pings: readonly LoggedPing[] | null; // null: not shown to this viewer
+  readonly notices: readonly OutboxEntry[]; // this check's outbox entries
   readonly page: number;
   readonly base: string; // the check page's path
   readonly statusBadge: (word: Flip["to"]) => Html;
 }): Html {
-  const events = eventsOf(opts.flips, opts.pings ?? []);
+  const events = eventsOf(opts.flips, opts.pings ?? [], opts.notices);
   if (events.length === 0) return html`<p>No events yet.</p>`;
   const first = (opts.page - 1) * EVENTS_PER_PAGE;
   const shown = events.slice(first, first + EVENTS_PER_PAGE);
@@ -57,7 +65,7 @@ export function eventsSection(opts: {
   const range = shown.length === 0 ? "no events on this page" : `events ${first + 1}–${first + shown.length} of ${events.length}, newest first`;
   return html`<p class="hint">${range}</p>
 ${shown.length === 0 ? "" : html`<table class="list events"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Source</th><th scope="col">User agent</th><th scope="col">Duration</th><th scope="col">Body</th></tr></thead>
-<tbody>${shown.map((event) => (event.kind === "flip" ? flipRow(event.flip, opts.statusBadge) : pingRow(event.logged, opts.base)))}</tbody></table>`}
+<tbody>${shown.map((event) => (event.kind === "flip" ? flipRow(event.flip, opts.statusBadge) : event.kind === "ping" ? pingRow(event.logged, opts.base) : noticeRow(event.entry)))}</tbody></table>`}
 ${nav}`;
 }
 
@@ -71,4 +79,19 @@ function pingRow({ ping, durationMs }: LoggedPing, base: string): Html {
 <td>${ping.scheme} ${ping.method} from ${ping.remoteAddr}</td><td class="ua">${ping.ua}</td>
 <td>${durationMs === null ? "" : durationText(durationMs)}</td>
 <td>${ping.bodySize > 0 ? html`<a href="${base}/pings/${ping.n}/body">body (${ping.bodySize} bytes)</a>` : ""}</td></tr>`;
+}
+
+/** A notification not delivered yet: waiting for its first try, failing (and retried), or given up. */
+function noticeRow(entry: OutboxEntry): Html {
+  const what = entry.reminder === undefined ? `notification of "${entry.flip.to}"` : `reminder ${entry.reminder}`;
+  const state = hasGivenUp(entry) ? `delivery failed, given up after ${entry.attempts} attempts`
+    : entry.lastError === null ? "waiting to be sent"
+    : html`delivery failed (${entry.attempts === 1 ? "1 attempt" : `${entry.attempts} attempts`}), next try ${timeHtml(entry.nextAttemptAt)}`;
+  return html`<tr class="notice${entry.lastError === null ? "" : " notice-error"}"><td>${timeHtml(entry.flip.at)}</td>
+<td colspan="5">${what} via ${entry.channel.name === "" ? entry.channel.kind : entry.channel.name}: ${state}${entry.lastError === null ? "" : html`: <span class="error-text">${entry.lastError}</span>`}</td></tr>`;
+}
+
+/** The check's entries of the outbox, once each (every shard reads the one shared outbox, so the pool may list one per shard). */
+export function checkNotices(outbox: readonly OutboxEntry[], uuid: string): OutboxEntry[] {
+  return [...new Map(outbox.filter((entry) => entry.check.uuid === uuid).map((entry) => [entry.id, entry])).values()];
 }

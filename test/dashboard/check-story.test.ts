@@ -1,18 +1,19 @@
 // A check's page in a real browser (Debian's chromium driven by playwright-core) against a real hcd
 // process on loopback: its events paged back to the oldest kept, 50 a page; a ping's body viewable from
-// its link; usage examples with the check's ping URL; the check's badge loading as an SVG image.
+// its link; a notification that fails among them with its error; usage examples with the check's ping
+// URL and email address; the check's badge loading as an SVG image.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Page } from "playwright-core";
 import type { ProjectJson } from "../security/real-server.ts";
-import { call, createProject, ok } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok } from "../security/real-server.ts";
 import { browserRig, newContext, signIn, whenChromium } from "./browser-harness.ts";
 
 const TOKEN = "check-story-admin-token-0123456789";
 const PINGS = 60; // with the first success's flip (new -> up): 61 events, a page of 50 and one of 11
 
 await whenChromium("check story browser tests", async () => {
-  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, SMTP_PORT: "0", EMAIL_DOMAIN: "story.example.org" }); // inbound SMTP on: the check has an email address
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, SMTP_PORT: "0", EMAIL_DOMAIN: "story.example.org", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" }); // inbound SMTP on: the check has an email address
   let page: Page;
   let project: ProjectJson;
   let check: { uuid: string; ping_url: string; badge_url: string; ping_email: string };
@@ -84,6 +85,16 @@ await whenChromium("check story browser tests", async () => {
     assert.is(response.headers()["content-type"], "image/svg+xml");
     assert.ok(await page.locator(".check-badge img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), "the image is drawn");
     assert.is(await page.getByRole("button", { name: "Copy badge URL" }).getAttribute("data-copy"), check.badge_url);
+  });
+
+  test("a notification that cannot be delivered shows among the check's events with its error", async () => {
+    await addChannel(rig().server, TOKEN, project.id, { kind: "webhook", name: "dead hook", value: "http://127.0.0.1:9/hook" });
+    const alerting = await api<{ uuid: string }>("POST", "/api/v3/checks/", { name: "alerting job", channels: "*" });
+    assert.is((await call(url(), "POST", `/ping/${alerting.uuid}/fail`)).status, 200);
+    await page.goto(`${url()}/checks/${alerting.uuid}`);
+    const failed = page.locator("#live-events tr.notice-error");
+    await failed.waitFor({ timeout: 30_000 }); // the page refreshes itself until the first attempt has failed
+    assert.match(await failed.innerText(), /notification of "down" via dead hook: delivery failed \(\d+ attempts?\), next try \d{4}-\d\d-\d\d [\d:]+ \S+: \S/, "the state and the error");
   });
 
   test.run();
