@@ -97,5 +97,22 @@ await whenChromium("check story browser tests", async () => {
     assert.match(await failed.innerText(), /notification of "down" via dead hook: delivery failed \(\d+ attempts?\), next try \d{4}-\d\d-\d\d [\d:]+ \S+: \S/, "the state and the error");
   });
 
+  // last: its ping moves every page of events by one
+  test("an older page of events keeps refreshing itself and shows its times in the viewer's zone", async () => {
+    const context = await newContext(rig().browser, { timezoneId: "Asia/Kolkata" });
+    const viewer = await context.newPage();
+    await signIn(viewer, url(), TOKEN);
+    await viewer.goto(`${url()}/checks/${check.uuid}?events=2`);
+    const firstRow = viewer.locator("#live-events tbody tr").first();
+    await firstRow.locator("a[href$='/pings/10/body']").waitFor();
+    const time = firstRow.locator("time");
+    assert.match(await time.innerText(), /GMT\+5:30|IST/, "the viewer's zone");
+    assert.match(await time.getAttribute("title") ?? "", / UTC$/, "UTC on hover");
+    assert.is((await call(url(), "POST", `/ping/${check.uuid}`, { body: "one more" })).status, 200);
+    await firstRow.locator("a[href$='/pings/11/body']").waitFor(); // the 51st newest event now: page 2's first
+    assert.match(await firstRow.locator("time").innerText(), /GMT\+5:30|IST/, "a refreshed row's time in the viewer's zone too");
+    await context.close();
+  });
+
   test.run();
 });
