@@ -13,6 +13,7 @@ import { auditTarget } from "../../host/audit.ts";
 import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
+import { checkNotices, eventsPageOf } from "./check-history.ts";
 import { pingNowPlan } from "./ping-now.ts";
 import { livePageResponse } from "./live-page.ts";
 import { scheduleKindProblem } from "./schedule-kind.ts";
@@ -26,6 +27,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
   route("GET", "/checks/:ref", async (event) => {
     const access = requireAccess(event);
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
+    const eventsPage = eventsPageOf(event.url.searchParams);
     const flips = unwrap(await pool.listFlips(project.id, { uuid: check.uuid }, {}));
     let pings = null;
     if (!access.viewer.readonly) { // as the API: the ping log needs the read-write key
@@ -37,7 +39,9 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const integrations = checkIntegrations(access.viewer, { check, ref, channels });
     const names = new Map((await pool.listChecks(project.id, { tags: [] })).map((c) => [c.uuid, c.name]));
     const nameOf = (uuid: string) => names.get(uuid);
-    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf }));
+    const notices = access.viewer.readonly ? [] : checkNotices(await pool.listOutbox(), check.uuid);
+    const pingEmail = config.smtpPort === null ? null : `${check.uuid}@${config.emailDomain}`; // as the API's ping_email
+    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, eventsPage, notices, pingEmail }));
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids

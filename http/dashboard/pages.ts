@@ -1,6 +1,7 @@
 // The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
 // table's rows) out. Every value is interpolated through `html`, which escapes it.
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
+import type { OutboxEntry } from "../../engine/changes.ts";
 import { downAt, graceStartAt, statusAt } from "../../engine/status.ts";
 import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
@@ -8,6 +9,8 @@ import { escapeHtml, html, raw } from "./html.ts";
 import type { RowMemoRender } from "./row-memo.ts";
 import { joinRows } from "./row-memo.ts";
 import { timeHtml } from "./time-html.ts";
+import { eventsSection } from "./check-history.ts";
+import { checkBadgeHtml, usageExamplesHtml } from "./usage-examples.ts";
 import type { Mark } from "./check-marks.ts";
 import { checkMarksOf, marksChangeAt, marksHtml, marksKey, projectMuteLine } from "./check-marks.ts";
 
@@ -317,6 +320,12 @@ export type CheckPage = {
   /** Newest first, with their run durations; null for read-only viewers (the API hides them too). */
   readonly pings: readonly { readonly ping: PingRecord; readonly durationMs: Millis | null }[] | null;
   readonly notice: string | null;
+  /** The page of events shown (check-history.ts; 1 = the newest). */
+  readonly eventsPage: number;
+  /** The check's notifications still in the outbox (waiting, failing, given up). */
+  readonly notices: readonly OutboxEntry[];
+  /** The check's ping email address; null when inbound SMTP is off. */
+  readonly pingEmail: string | null;
   /** The check's integrations section (rendered by integration-pages.ts). */
   readonly integrations: Html;
   /** The name of a check of the project by uuid (the dependency holding this one); undefined = none such. */
@@ -369,7 +378,9 @@ ${controls}</div>
 ${viewer.readonly ? html`<p>Ping URLs are not shown to read-only keys.</p>` : html`
 <p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl)}
 ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl)}`}
-<p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>`}
+<p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>
+${usageExamplesHtml(uuidUrl, data.pingEmail)}`}
+${checkBadgeHtml(check, data.siteRoot)}
 </section>
 <section id="live-details" data-live><h2>Details</h2><dl>
 <dt>Schedule</dt><dd>${scheduleText(check)}</dd>
@@ -382,7 +393,7 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 </dl></section>
 ${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Integrations</h2>${data.integrations}</section>`}
 <section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
-<section id="live-events" data-live><h2>Recent events</h2>${eventsTable(data, base)}</section>`,
+<section id="live-events" data-live><h2>Events</h2>${eventsSection({ flips: data.flips, pings: data.pings, notices: data.notices, page: data.eventsPage, base, statusBadge })}</section>`,
   });
 }
 
@@ -409,31 +420,6 @@ function filteringText(check: Check): string {
   if (check.startKw || check.successKw || check.failureKw) parts.push(`start: "${check.startKw}", success: "${check.successKw}", failure: "${check.failureKw}"`);
   if (check.manualResume) parts.push("stays down until resumed by hand");
   return parts.length === 0 ? "none: every ping counts as its URL says" : parts.join("; ");
-}
-
-const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal", duration: "run took too long" } as const;
-
-type Event = { readonly at: Millis; readonly row: Html };
-
-function eventsTable(data: CheckPage, base: string): Html {
-  const events: Event[] = data.flips.slice(0, 50).map((flip) => ({
-    at: flip.at,
-    row: html`<tr class="flip"><td>${timeHtml(flip.at)}</td>
-<td colspan="5">status changed: ${flip.from} → ${statusBadge(flip.to)}${flip.reason === "" ? "" : html` (${FLIP_REASON_TEXT[flip.reason]})`}</td></tr>`,
-  }));
-  for (const { ping, durationMs } of (data.pings ?? []).slice(0, 50)) {
-    events.push({
-      at: ping.at,
-      row: html`<tr class="ping ping-${ping.kind}"><td>${timeHtml(ping.at)}</td><td>${ping.kind === "ign" ? "ignored" : ping.kind}${ping.exitStatus === null ? "" : html` (exit ${ping.exitStatus})`}</td>
-<td>${ping.scheme} ${ping.method} from ${ping.remoteAddr}</td><td class="ua">${ping.ua}</td>
-<td>${durationMs === null ? "" : durationText(durationMs)}</td>
-<td>${ping.bodySize > 0 ? html`<a href="${base}/pings/${ping.n}/body">body (${ping.bodySize} bytes)</a>` : ""}</td></tr>`,
-    });
-  }
-  events.sort((a, b) => b.at - a.at);
-  if (events.length === 0) return html`<p>No events yet.</p>`;
-  return html`<table class="list events"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Source</th><th scope="col">User agent</th><th scope="col">Duration</th><th scope="col">Body</th></tr></thead>
-<tbody>${events.map((e) => e.row)}</tbody></table>`;
 }
 
 /** Incidents (flips to down) and total downtime in each of the last 3 calendar months (UTC). */
