@@ -54,7 +54,8 @@ export class PingIntake {
   #trimming = false;
   readonly #trimTimer: ReturnType<typeof setInterval>;
 
-  constructor(dataDir: string, durability: Durability, shards: readonly ShardHandle[]) {
+  /** `trimEveryMs`: how often committed segments are let go (default 10 s; tests make it short). */
+  constructor(dataDir: string, durability: Durability, shards: readonly ShardHandle[], options: { trimEveryMs?: number } = {}) {
     this.#shards = shards;
     this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
     this.#writes = new WriteFailures("ping intake", dataDir);
@@ -67,7 +68,7 @@ export class PingIntake {
       },
     }));
     running.add(this.#writer);
-    this.#trimTimer = setInterval(() => void this.#trim(), TRIM_EVERY_MS);
+    this.#trimTimer = setInterval(() => void this.#trim(), options.trimEveryMs ?? TRIM_EVERY_MS);
     this.#trimTimer.unref();
   }
 
