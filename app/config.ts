@@ -10,6 +10,8 @@ import { DURABILITIES } from "../persistence/open.ts";
 import type { Durability } from "../persistence/open.ts";
 import type { ServiceSettings } from "../notify/kinds/settings.ts";
 import { serviceSettingsOf } from "../notify/kinds/settings.ts";
+import type { OidcSettings } from "../host/oidc.ts";
+import { isLoopbackHttp } from "../host/oidc.ts";
 
 export const CLOCK_KINDS = ["real", "virtual"] as const;
 export const LOG_FORMATS = ["json", "text"] as const;
@@ -42,6 +44,7 @@ export type Settings = {
   readonly auditMaxAgeDays: number; // AUDIT_MAX_AGE_DAYS: a project's audit events older than this go (default 90)
   readonly auditMaxEvents: number; // AUDIT_MAX_EVENTS: at most this many per project, the oldest go first (default 10,000)
   readonly cluster: ClusterSettings | null; // null: single-node mode (no NATS_URL)
+  readonly oidc: OidcSettings | null; // OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: "Sign in with SSO" (null: off)
 };
 
 /** Cluster mode (NATS_URL set): the NATS servers, this node's name, and the settings every node must share. */
@@ -182,6 +185,7 @@ export function readSettings(env: Env): Settings {
   } else {
     for (const name of ["NATS_CREDS", "NATS_TLS_CA"]) if (value(name) !== undefined) problems.push(`${name}: only with NATS_URL`);
   }
+  const oidc = readOidc(value, problems);
   const settings: Settings = {
     port,
     host: value("HOST") ?? "127.0.0.1",
@@ -207,9 +211,22 @@ export function readSettings(env: Env): Settings {
     auditMaxAgeDays: integer("AUDIT_MAX_AGE_DAYS", 90, 1, 36_500),
     auditMaxEvents: integer("AUDIT_MAX_EVENTS", 10_000, 1, 10_000_000),
     cluster,
+    oidc,
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return settings;
+}
+
+/** The three OIDC_* settings, all or none; the issuer on https (plain http only to this machine). */
+function readOidc(value: (name: string) => string | undefined, problems: string[]): OidcSettings | null {
+  const issuer = value("OIDC_ISSUER"), clientId = value("OIDC_CLIENT_ID"), clientSecret = value("OIDC_CLIENT_SECRET");
+  if (issuer === undefined && clientId === undefined && clientSecret === undefined) return null;
+  if (issuer === undefined || clientId === undefined || clientSecret === undefined) {
+    problems.push("OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three or none");
+    return null;
+  }
+  if (!issuer.startsWith("https://") && !isLoopbackHttp(issuer)) problems.push(`OIDC_ISSUER=${issuer}: expected an https URL (http only to localhost)`);
+  return { issuer, clientId, clientSecret }; // as the provider spells it: discovery compares it exactly
 }
 
 /** Returns the admin token: ADMIN_TOKEN, else DATA_DIR/admin-token, else a new one written there (generated: true). */

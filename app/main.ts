@@ -214,7 +214,8 @@ async function main(): Promise<void> {
   });
   const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${config.cluster.partitions} partitions` : `${config.shards} shards`;
   // the NATS password and token masked (the URLs hold none: config.ts took them out)
-  const shown = config.cluster !== null ? { ...config, cluster: maskedConfig(config.cluster) } : config;
+  const clustered = config.cluster !== null ? { ...config, cluster: maskedConfig(config.cluster) } : config;
+  const shown = config.oidc !== null ? { ...clustered, oidc: maskedConfig(config.oidc) } : clustered; // its client secret masked
   log.info({ config: maskedConfig(shown) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
 }
 

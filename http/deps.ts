@@ -6,6 +6,7 @@ import type { AuditTrail } from "../host/audit.ts";
 import type { Channel, Millis, Project, ServiceFields, ServiceKind } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import type { Accounts } from "../host/accounts.ts";
+import type { OidcSettings } from "../host/oidc.ts";
 
 /** The settings the HTTP front reads: a part of the process's configuration. */
 export type HttpConfig = {
@@ -17,6 +18,7 @@ export type HttpConfig = {
   readonly badgeSecret: string; // signs badge URLs; never leaves the server
   readonly metricsToken: string | null; // a Bearer token for /metrics besides the admin token
   readonly dataDir: string; // where a backup's scratch copy is made (on the data's file system)
+  readonly oidc?: OidcSettings | null; // "Sign in with SSO" when set
 };
 
 /** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */

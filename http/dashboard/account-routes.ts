@@ -43,7 +43,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   // sign-ins whose password was right and whose second factor is still to come: a random id (in the code
   // form, never in a URL) → the user, for 5 minutes
   const pending = new BoundedMap<string, { userId: string; email: string; expiresAt: Millis }>(10_000);
-  const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined });
+  const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined, sso: Boolean(config.oidc) });
 
   const openSession = async (user: User, at: Millis) => {
     const session = sessions.open({ kind: "user", userId: user.id }, at); // always a new id: no session fixation

@@ -111,7 +111,7 @@ export function button(viewer: Viewer, action: string, label: string, cls = ""):
 }
 
 /** The sign-in page; `reset`: a "Forgot your password?" link (only when SMTP_URL is set). */
-export function signInPage(error: string | null, opts: { reset?: boolean } = {}): string {
+export function signInPage(error: string | null, opts: { reset?: boolean; sso?: boolean } = {}): string {
   return documentOf({
     title: "Sign in",
     viewer: null,
@@ -133,6 +133,7 @@ ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
 <button type="submit">Sign in</button>
 </form>
 ${opts.reset === true ? html`<p><a href="/reset">Forgot your password?</a></p>` : ""}
+${opts.sso === true ? html`<form method="post" action="/signin/oidc"><button type="submit">Sign in with SSO</button></form>` : ""}
 </section>`,
   });
 }

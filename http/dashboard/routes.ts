@@ -53,6 +53,7 @@ import type { Session } from "./sessions.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 import { Accounts } from "../../host/accounts.ts";
 import { accountRoutes } from "./account-routes.ts";
+import { oidcRoutes } from "./oidc-routes.ts";
 import { memberRoutes } from "./member-routes.ts";
 import { permit } from "./permits.ts";
 import { userAccess } from "./user-access.ts";
@@ -210,7 +211,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       return htmlResponse(await projectsHtml(viewer, null, theirs));
     }
     const access = accessOf(event);
-    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined }));
+    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined, sso: Boolean(config.oidc) }));
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
     return livePageResponse(event, await projectsHtml(access.viewer, null));
   });
@@ -430,6 +431,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   integrationRoutes(ctx);
   memberRoutes(ctx, accounts);
   accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser });
+  if (config.oidc) oidcRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser }, config.oidc);
   auditPageRoutes(ctx);
 
   // --- static files ----------------------------------------------------------------------------

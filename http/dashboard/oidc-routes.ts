@@ -1,0 +1,78 @@
+// "Sign in with SSO": POST /signin/oidc starts an OpenID Connect sign-in (host/oidc.ts), and
+// /signin/oidc/callback opens a session for the user whose email the provider has verified. A callback
+// is taken once: its state must be one this server started, not used yet, younger than 10 minutes, and
+// the one in this browser's cookie (so nobody can finish a sign-in they started in someone else's browser).
+import type { Millis } from "../../engine/model.ts";
+import { MINUTE } from "../../engine/model.ts";
+import type { OidcSettings, OidcStart } from "../../host/oidc.ts";
+import { OidcClient, verifiedEmailOf } from "../../host/oidc.ts";
+import { log } from "../../host/log.ts";
+import { BoundedMap } from "../../lib/bounded-map.ts";
+import type { AccountRouteDeps } from "./account-routes.ts";
+import type { DashboardContext } from "./context.ts";
+import { html } from "./html.ts";
+import { documentOf, errorPage } from "./pages.ts";
+import { cookieOf, htmlResponse, sessionCookie } from "./responses.ts";
+import { SESSION_IDLE_MS } from "./sessions.ts";
+
+const STATE_COOKIE = "hcd_oidc";
+const START_MS = 10 * MINUTE;
+
+/** Registers the SSO routes for the provider in `settings`. */
+export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settings: OidcSettings): void {
+  const { route } = ctx;
+  const { accounts, sessions, realClock, secureCookie } = deps;
+  const oidc = new OidcClient(settings, `${ctx.deps.config.siteRoot}/signin/oidc/callback`);
+  const started = new BoundedMap<string, OidcStart & { expiresAt: Millis }>(10_000); // by state
+  const stateCookie = (value: string, maxAgeMs: Millis) => // Lax: it must come back with the provider's redirect
+    `${STATE_COOKIE}=${value}; Path=/signin/oidc; HttpOnly; SameSite=Lax; Max-Age=${Math.floor(maxAgeMs / 1000)}${secureCookie ? "; Secure" : ""}`;
+  const refused = (status: 400 | 403 | 502, message: string) =>
+    htmlResponse(errorPage(null, status, message), status, { "set-cookie": stateCookie("", 0) });
+
+  // a POST from the sign-in page (the route checks its origin); the answer moves on to the provider with a
+  // meta refresh, as the pages' Content-Security-Policy (form-action 'self') forbids a form redirecting away
+  route("POST", "/signin/oidc", async () => {
+    let start: OidcStart;
+    try {
+      start = await oidc.start();
+    } catch (error) {
+      log.warn({ err: error }, "OIDC discovery failed");
+      return refused(502, "The identity provider can't be reached: try again later.");
+    }
+    started.set(start.state, { ...start, expiresAt: realClock.now() + START_MS });
+    return htmlResponse(continuePage("Continue to your identity provider", start.url), 200, { "set-cookie": stateCookie(start.state, START_MS) });
+  });
+
+  route("GET", "/signin/oidc/callback", async (event) => {
+    const state = event.url.searchParams.get("state") ?? "";
+    const start = started.get(state);
+    started.delete(state); // one use, whatever happens next
+    const now = realClock.now();
+    if (start === undefined || start.expiresAt <= now || cookieOf(event.req.headers.get("cookie"), STATE_COOKIE) !== state) {
+      return refused(400, "This sign-in is unknown, already used or expired: sign in again.");
+    }
+    let claims: Record<string, unknown>;
+    try {
+      claims = await oidc.finish(new URL(`${ctx.deps.config.siteRoot}/signin/oidc/callback${event.url.search}`), start);
+    } catch (error) {
+      log.warn({ err: error }, "OIDC sign-in refused");
+      return refused(400, "The identity provider's answer could not be verified: sign in again.");
+    }
+    const email = verifiedEmailOf(claims);
+    if (!email.ok) return refused(403, email.reason);
+    const user = accounts.listUsers().find((u) => u.email === email.email);
+    if (user === undefined) return refused(403, "No account has this email address: ask an administrator to invite you.");
+    const session = sessions.open({ kind: "user", userId: user.id }, now); // always a new id: no session fixation
+    await deps.share(session, now);
+    // a page rather than a redirect: after the provider's cross-site redirect, the SameSite=Strict session
+    // cookie is sent only from a navigation this site starts
+    const response = htmlResponse(continuePage("Signed in", "/"), 200, { "set-cookie": stateCookie("", 0) });
+    response.headers.append("set-cookie", sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }));
+    return response;
+  });
+}
+
+/** A page that moves on to `url` at once (and a link, should the browser not). */
+function continuePage(title: string, url: string): string {
+  return documentOf({ title, viewer: null, body: html`<meta http-equiv="refresh" content="0;url=${url}"><p><a href="${url}">${title}</a></p>` });
+}
