@@ -37,7 +37,7 @@ test("config: defaults", () => {
     port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, shards: 0, smtpPort: null,
     emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, services: REAL_SERVICES, durability: "flush", clock: "real", apiRateLimit: 100,
     maxConnections: 4096,
-    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, cluster: null, auditMaxAgeDays: 90, auditMaxEvents: 10_000,
+    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, cluster: null, auditMaxAgeDays: 90, auditMaxEvents: 10_000, oidc: null,
   });
   assert.ok(s.shards >= 1);
   assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot, "http://localhost:41234");
@@ -57,12 +57,14 @@ test("config: every variable is read", () => {
     MAX_CONNECTIONS: "500",
     METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes",
     AUDIT_MAX_AGE_DAYS: "30", AUDIT_MAX_EVENTS: "500",
+    OIDC_ISSUER: "https://login.example.com/", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: "s3cret",
   });
   assert.equal(s, {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
     services: REAL_SERVICES, durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
     metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, cluster: null, auditMaxAgeDays: 30, auditMaxEvents: 500,
+    oidc: { issuer: "https://login.example.com/", clientId: "hcd", clientSecret: "s3cret" },
   });
 });
 
