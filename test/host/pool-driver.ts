@@ -24,6 +24,7 @@ const [dataDir, startAt] = [process.argv[2], Number(process.argv[3])];
 // downtime), on a clock that stands at startAt: every instant comes with the parent's requests
 const pool: Pool = await createInProcessPool({ dataDir, shards: 2, durability: "flush", startAt, clock: "real",
   clockNow: new VirtualClock(startAt), mark: ClockMark.open(dataDir, "real"),
+  intakeTrimEveryMs: 20, // the intake log lets go of committed segments between steps, so crashes meet it
   notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
 const send = (message: unknown) => process.send?.(message);
 
