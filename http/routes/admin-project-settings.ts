@@ -4,9 +4,9 @@ import type { H3, H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
+import { jsonBody, projectOfUrl } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
-import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentProject } from "../present.ts";
 import { API_KEY_KINDS, deleteProject, newApiKey, projectNameOf, setApiKey } from "../project-settings.ts";
 import type { Millis } from "../../engine/model.ts";
@@ -20,9 +20,7 @@ export function adminProjectSettingsRoutes(app: H3, deps: AppDeps, opts: { repor
     recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action, target, at });
   const projectOf = (event: H3Event) => {
     authorizeAdmin(event.req.headers, config.adminToken);
-    const project = pool.listProjects().find((p) => p.id === event.context.params?.id);
-    if (project === undefined) throw httpError(404, "project not found");
-    return project;
+    return projectOfUrl(deps, event);
   };
   const keyOf = (event: H3Event) => {
     const key = Object.hasOwn(API_KEY_KINDS, event.context.params?.kind ?? "") ? API_KEY_KINDS[event.context.params?.kind ?? ""] : undefined;
@@ -34,7 +32,7 @@ export function adminProjectSettingsRoutes(app: H3, deps: AppDeps, opts: { repor
     GET: async (event) => json(presentProject(projectOf(event))),
     PUT: async (event) => {
       const project = projectOf(event);
-      const name = unwrap(projectNameOf(unwrap(parseJsonObject(await readBodyBytes(event.req)))));
+      const name = unwrap(projectNameOf(await jsonBody(event)));
       const at = clock.now();
       const renamed = unwrap(await pool.changeProject(project.id, { kind: "rename", name }, at));
       await record(project.id, "project.renamed", auditTarget.project(renamed), at);

@@ -4,9 +4,9 @@ import type { H3, H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
+import { jsonBody, projectOfUrl } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { statusPageInputOf } from "../status/status-page-input.ts";
 import { addStatusPage, presentStatusPage, removeStatusPage, SLUG_TAKEN } from "../status/status-pages.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
@@ -16,9 +16,7 @@ export function adminStatusPageRoutes(app: H3, deps: AppDeps, opts: { report: Er
   const options = { report: opts.report, cors: false } as const;
   const projectOf = (event: H3Event) => {
     authorizeAdmin(event.req.headers, config.adminToken);
-    const project = pool.listProjects().find((p) => p.id === event.context.params?.id);
-    if (project === undefined) throw httpError(404, "project not found");
-    return project;
+    return projectOfUrl(deps, event);
   };
 
   endpoint(app, "/admin/v1/projects/:id/status-pages", {
@@ -29,7 +27,7 @@ export function adminStatusPageRoutes(app: H3, deps: AppDeps, opts: { report: Er
     POST: async (event) => {
       const project = projectOf(event);
       const at = clock.now();
-      const page = unwrap(statusPageInputOf(unwrap(parseJsonObject(await readBodyBytes(event.req))), at));
+      const page = unwrap(statusPageInputOf(await jsonBody(event), at));
       const added = await addStatusPage(pool, project.id, page, at);
       if (!added.ok && added.failure.code === "invalid" && added.failure.reason === SLUG_TAKEN) throw httpError(409, reasonOf(added.failure));
       unwrap(added);

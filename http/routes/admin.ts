@@ -10,11 +10,10 @@ import type { Millis } from "../../engine/model.ts";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
+import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, renderError, unwrap } from "../errors.ts";
-import type { JsonObject } from "../body.ts";
 import { channelEditOf, channelInputOf, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
-import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentChannel, presentChannelStates, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import type { AuditAction } from "../../host/audit.ts";
@@ -181,15 +180,7 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   }, options);
 }
 
-async function jsonBody(event: H3Event): Promise<JsonObject> {
-  return unwrap(parseJsonObject(await readBodyBytes(event.req)));
-}
 
-function projectIdOf(deps: AppDeps, event: H3Event): string {
-  const id = event.context.params?.id ?? "";
-  if (!deps.pool.listProjects().some((project) => project.id === id)) throw httpError(404, "project not found");
-  return id;
-}
 
 function clockView(now: Millis): { now: string } {
   return { now: new Date(now).toISOString() };

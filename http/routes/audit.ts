@@ -4,8 +4,9 @@ import type { H3 } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
+import { projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
-import { httpError, unwrap } from "../errors.ts";
+import { unwrap } from "../errors.ts";
 import { auditQueryOf } from "../audit-query.ts";
 import type { AuditPage } from "../../host/audit.ts";
 
@@ -14,8 +15,7 @@ export function auditRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   endpoint(app, "/admin/v1/projects/:id/audit", {
     GET: async (event) => {
       authorizeAdmin(event.req.headers, deps.config.adminToken);
-      const projectId = event.context.params?.id ?? "";
-      if (!deps.pool.listProjects().some((project) => project.id === projectId)) throw httpError(404, "project not found");
+      const projectId = projectIdOf(deps, event);
       const query = unwrap(auditQueryOf(event.url.searchParams));
       const page = deps.audit?.page(projectId, query) ?? { events: [], next: null };
       return json(presentAuditPage(page));

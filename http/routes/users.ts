@@ -8,10 +8,9 @@ import { ROLES, roleOf } from "../../engine/roles.ts";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
+import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
-import type { JsonObject } from "../body.ts";
-import { parseJsonObject, readBodyBytes } from "../body.ts";
 
 /** Registers the users and members routes of the admin API on `app`. */
 export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Accounts }, opts: { report: ErrorReporter }): void {
@@ -77,12 +76,4 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
   }, options);
 }
 
-async function jsonBody(event: H3Event): Promise<JsonObject> {
-  return unwrap(parseJsonObject(await readBodyBytes(event.req)));
-}
 
-function projectIdOf(deps: AppDeps, event: H3Event): string {
-  const id = event.context.params?.id ?? "";
-  if (!deps.pool.listProjects().some((project) => project.id === id)) throw httpError(404, "project not found");
-  return id;
-}
