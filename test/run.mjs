@@ -2,9 +2,11 @@
 // file's servers, workers and LMDB handles cannot leak into the next. Exits non-zero on any failure.
 // Options: --suffix=.stress.js (which files; default .test.js), --verbose (print every file's output,
 // e.g. the figures of the stress tests), --timeout=<seconds> per file (default 240), --bail (stop at the
-// first failing file: mutation testing only needs to know that some test fails). Other arguments keep
-// only the files whose path contains one of them.
-import { spawnSync } from "node:child_process";
+// first failing file: mutation testing only needs to know that some test fails), --jobs=<n> (files run
+// at once, default 1: most files spend their time waiting on timers, sockets and child processes, not on
+// the CPU, so a few at once shorten the run without starving each other). Other arguments keep only the
+// files whose path contains one of them.
+import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
@@ -13,6 +15,7 @@ const args = process.argv.slice(2);
 const option = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const suffix = option("suffix") ?? ".test.js";
 const timeoutMs = Number(option("timeout") ?? 240) * 1000;
+const jobs = Math.max(1, Number(option("jobs") ?? 1));
 const verbose = args.includes("--verbose");
 const bail = args.includes("--bail");
 const only = args.filter((a) => !a.startsWith("--"));
@@ -24,22 +27,39 @@ function collect(dir) {
   });
 }
 const files = collect(root).sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
-let passed = 0, failed = 0, total = 0;
-const failures = [];
-for (const file of files) {
-  const started = Date.now();
-  const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" }, timeout: timeoutMs > 0 ? timeoutMs : undefined });
-  const out = (run.stdout ?? "") + (run.stderr ?? "");
-  const p = Number(/Passed:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const t = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  total += t; passed += p;
-  const ok = run.status === 0 && t > 0 && p === t;
-  if (!ok) { failed += Math.max(1, t - p); failures.push(file); }
-  console.log(`${ok ? "ok  " : "FAIL"} ${file}  ${p}/${t}  ${((Date.now() - started) / 1000).toFixed(1)}s`);
-  if (!ok || verbose) console.log(out.split("\n").map((l) => "    " + l).join("\n"));
-  if (!ok && bail) break;
+
+/** Runs one file to its end (or its timeout), collecting its output. */
+function runFile(file) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [file], { env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => { out += chunk; });
+    child.stderr.on("data", (chunk) => { out += chunk; });
+    const timer = timeoutMs > 0 ? setTimeout(() => { out += `\n(killed after the ${timeoutMs / 1000} s timeout)\n`; child.kill("SIGKILL"); }, timeoutMs) : null;
+    child.on("close", (status) => { if (timer) clearTimeout(timer); resolve({ status, out, seconds: (Date.now() - started) / 1000 }); });
+  });
 }
-console.log(`\n${files.length} files`);
+
+let passed = 0, failed = 0, total = 0, next = 0, stop = false;
+const failures = [];
+async function worker() {
+  while (!stop && next < files.length) {
+    const file = files[next++];
+    const run = await runFile(file);
+    const p = Number(/Passed:\s+(\d+)/.exec(run.out)?.[1] ?? 0);
+    const t = Number(/Total:\s+(\d+)/.exec(run.out)?.[1] ?? 0);
+    total += t; passed += p;
+    const ok = run.status === 0 && t > 0 && p === t;
+    if (!ok) { failed += Math.max(1, t - p); failures.push(file); }
+    console.log(`${ok ? "ok  " : "FAIL"} ${file}  ${p}/${t}  ${run.seconds.toFixed(1)}s`);
+    if (!ok || verbose) console.log(run.out.split("\n").map((l) => "    " + l).join("\n"));
+    if (!ok && bail) stop = true;
+  }
+}
+const started = Date.now();
+await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+console.log(`\n${files.length} files, ${jobs} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`);
 if (failures.length) console.log(`failed files: ${failures.join(", ")}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 && files.length > 0 ? 0 : 1);

@@ -34,19 +34,24 @@ test("older intake segments go once every shard has committed them; every acknow
       await pool.ping(project.id, { target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
         ua: "job", rid: null, body: null, at: T0 + sent * MINUTE });
     };
-    // pings keep coming; the segments roll at each trim and the older ones must go: the first is gone and
-    // a fifth is written, with never more than a few on disk
+    // pings keep coming; the segments roll at each trim and the older ones must go: the first is gone
+    // while a fifth is written
     const giveUpAt = Date.now() + 10_000;
-    let most = 0;
     for (;;) {
       await ping();
       const now = segments(dir.path);
-      most = Math.max(most, now.length);
       if (now[0] > 1 && now.at(-1)! >= 5) break;
       if (Date.now() > giveUpAt) assert.unreachable(`segments on disk after ${sent} pings: ${JSON.stringify(now)}`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    assert.ok(most <= 4, `at most a few segments at once (saw ${most})`);
+    // once the pings stop, what is left shrinks to the segment being written and at most one before it
+    // (how many pile up meanwhile depends on how fast the shards commit, so only the end state is asserted)
+    let left = segments(dir.path);
+    while (left.length > 2) {
+      if (Date.now() > giveUpAt + 10_000) assert.unreachable(`segments left after the pings stopped: ${JSON.stringify(left)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      left = segments(dir.path);
+    }
     await pool.close();
 
     pool = await createInProcessPool(options(dir.path));
