@@ -4,8 +4,12 @@
 // e.g. the figures of the stress tests), --timeout=<seconds> per file (default 240), --bail (stop at the
 // first failing file: mutation testing only needs to know that some test fails), --jobs=<n> (files run
 // at once, default 1: most files spend their time waiting on timers, sockets and child processes, not on
-// the CPU, so a few at once shorten the run without starving each other). Other arguments keep only the
-// files whose path contains one of them.
+// the CPU, so a few at once shorten the run without starving each other), --alone=<a,b> (files whose path
+// contains one of these run one at a time, with no other file but the --beside ones: the cluster tests,
+// whose three nats-server and three nodes time elections and leases, and the tests that compare latencies
+// with a baseline), --beside=<a,b> (files that mostly wait on the real clock for minutes: each starts at
+// once in a lane of its own, beside everything else). Other arguments keep only the files whose path
+// contains one of them.
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +22,8 @@ const timeoutMs = Number(option("timeout") ?? 240) * 1000;
 const jobs = Math.max(1, Number(option("jobs") ?? 1));
 const verbose = args.includes("--verbose");
 const bail = args.includes("--bail");
+const listOption = (name) => (option(name) ?? "").split(",").filter((t) => t !== "");
+const alone = listOption("alone"), beside = listOption("beside");
 const only = args.filter((a) => !a.startsWith("--"));
 function collect(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -41,11 +47,12 @@ function runFile(file) {
   });
 }
 
-let passed = 0, failed = 0, total = 0, next = 0, stop = false;
+let passed = 0, failed = 0, total = 0, stop = false;
 const failures = [];
-async function worker() {
-  while (!stop && next < files.length) {
-    const file = files[next++];
+/** Runs the files of `queue` (taken from its front) until it is empty or a --bail failure. */
+async function worker(queue) {
+  while (!stop && queue.length > 0) {
+    const file = queue.shift();
     const run = await runFile(file);
     const p = Number(/Passed:\s+(\d+)/.exec(run.out)?.[1] ?? 0);
     const t = Number(/Total:\s+(\d+)/.exec(run.out)?.[1] ?? 0);
@@ -58,7 +65,12 @@ async function worker() {
   }
 }
 const started = Date.now();
-await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+const matches = (list) => (file) => list.some((text) => file.includes(text));
+const besides = files.filter(matches(beside)).map((file) => worker([file]));
+const others = files.filter((file) => !matches(beside)(file));
+await worker(others.filter(matches(alone)));
+const rest = others.filter((file) => !matches(alone)(file));
+await Promise.all([...besides, ...Array.from({ length: Math.min(jobs, rest.length) }, () => worker(rest))]);
 console.log(`\n${files.length} files, ${jobs} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`);
 if (failures.length) console.log(`failed files: ${failures.join(", ")}`);
 console.log(`${passed} passed, ${failed} failed`);

@@ -18,8 +18,6 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, connect as tcpConnect } from "node:net";
-import type { Server, Socket } from "node:net";
 import { connect } from "@nats-io/transport-node";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { decodeLease } from "../../cluster/leases.ts";
@@ -29,6 +27,7 @@ import { tempDir } from "../helpers.ts";
 import { httpReceiver } from "../notify/receivers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
 import { addChannel, call, createProject, dumpProject, ok, startServer, stopServer } from "../security/real-server.ts";
+import { faultRelay } from "./fault-relay.ts";
 import { startNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "cluster failover of three hcd nodes");
@@ -40,42 +39,12 @@ const NODES = ["a", "b", "c"] as const;
 const PROJECTS = 6, CHECKS_PER_PROJECT = 3;
 const MAX_PINGS = 950; // per check: its log (1,000) holds every one
 
-/** A TCP relay to `target` that can be cut (every connection dropped, new ones refused) and restored. */
-async function relay(target: { host: string; port: number }) {
-  const sockets = new Set<Socket>();
-  let server: Server | null = null;
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const found = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(found));
-    });
-  });
-  const open = () => new Promise<void>((resolve) => {
-    server = createServer((client) => {
-      const upstream = tcpConnect(target.port, target.host);
-      for (const s of [client, upstream]) { sockets.add(s); s.once("close", () => sockets.delete(s)); s.on("error", () => s.destroy()); }
-      client.pipe(upstream).pipe(client);
-    });
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
-  await open();
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    cut: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server!.close(() => resolve());
-    }),
-    restore: open,
-    close: () => { for (const s of sockets) s.destroy(); server?.close(); },
-  };
-}
-
 test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowledged ping lost, deadlines at their due time", async () => {
   if (!HAVE_NATS) return;
   const nats = await startNatsCluster({ size: 3, noAdvertise: true }); // a node reaches NATS only through its relays
   const receiver = await httpReceiver(() => ({ status: 200 }));
   // each node's relays to the three servers, its own server first (as nodes on different machines would)
-  const relays = await Promise.all(NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => relay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))));
+  const relays = await Promise.all(NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => faultRelay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))));
   const dirs = NODES.map(() => tempDir("hcd-cluster-node-"));
   const servers = new Map<string, RealServer>();
   const started: { name: string; server: RealServer }[] = []; // every process started, a killed one's output too
