@@ -7,6 +7,8 @@ import { createClusterPool } from "../cluster/cluster-pool.ts";
 import type { ClusterConnection } from "../cluster/connect.ts";
 import { DashboardSessions } from "../cluster/dashboard-sessions.ts";
 import { openReplicatedAccounts } from "../cluster/replicated-accounts.ts";
+import { openReplicatedAudit } from "../cluster/replicated-audit.ts";
+import { AuditTrail, storedLimits } from "../host/audit.ts";
 import { Accounts } from "../host/accounts.ts";
 import { SESSION_IDLE_MS } from "../http/dashboard/sessions.ts";
 import { PartitionHistory } from "../cluster/partition-history.ts";
@@ -20,11 +22,13 @@ export type NotifySettings = {
 };
 
 /**
- * Starts the node's pool, its share of notification delivery, and the dashboard sessions every node shares;
+ * Starts the node's pool, its share of notification delivery, and the dashboard sessions, users and audit log every node shares;
  * the pool's close() stops all of it and closes the connection.
  */
-export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes; accounts: Accounts }> {
+export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings,
+  auditLimits: { maxAgeDays: number; maxEvents: number }): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes; accounts: Accounts; audit: AuditTrail }> {
   const { connection } = connected;
+  const audit = new AuditTrail(await openReplicatedAudit({ connection, replicas: cluster.replicas, limits: storedLimits(auditLimits) })); // every node's changes, listed on any
   const accountsStore = await openReplicatedAccounts({ connection, replicas: cluster.replicas }); // users and roles, on every node
   const notifications = await NotificationQueue.open({ connection, replicas: cluster.replicas });
   const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
@@ -49,5 +53,5 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
       else log.warn(fields, "notification delivery failed, will retry");
     },
   }, Date.now);
-  return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore) };
+  return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore), audit };
 }

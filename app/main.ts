@@ -121,9 +121,12 @@ async function main(): Promise<void> {
   let sharedSessions: SharedSessions | undefined; // cluster mode: the dashboard sessions every node shares
   let backgroundFailures: FailureEpisodes | undefined; // cluster mode: failed snapshots, advances and ownership rounds
   let clusterAccounts: Accounts | undefined; // cluster mode: the users every node shares
+  let clusterAudit: AuditTrail | undefined; // cluster mode: the audit log every node shares
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts } = await startClusterNode(settings.cluster, cluster, { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services }));
+      ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts, audit: clusterAudit } = await startClusterNode(settings.cluster, cluster,
+        { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
+        { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
       startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
@@ -148,8 +151,8 @@ async function main(): Promise<void> {
   const smtpUrl = config.smtpUrl;
   const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
     (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;
-  // every change is recorded in this node's DATA_DIR/audit (a cluster node: the changes it received)
-  const audit = AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
+  // every change is recorded in DATA_DIR/audit (a cluster node: in the cluster's audit stream)
+  const audit = clusterAudit ?? AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
   const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects

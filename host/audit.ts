@@ -2,10 +2,10 @@
 // them (AuditActor) and on which object, and the one function every change goes through (recordChange).
 // Only changes are recorded: never a ping, a read or a refused request; never a key, token or secret.
 import type { Channel, Check, Millis, Project } from "../engine/model.ts";
-import type { AuditLimits, AuditPage } from "../persistence/audit-log.ts";
+import type { AuditLimits, AuditPage, StoredAuditEvent } from "../persistence/audit-log.ts";
 import { AuditLog } from "../persistence/audit-log.ts";
 
-export type { AuditPage };
+export type { AuditPage, StoredAuditEvent };
 
 /** Every action the audit log names (README "Audit log" lists them): "<object>.<what happened>". */
 export const AUDIT_ACTIONS = [
@@ -59,35 +59,48 @@ export type Change = {
 /** The audit log's settings: AUDIT_MAX_AGE_DAYS (default 90) and AUDIT_MAX_EVENTS per project (default 10,000). */
 export const AUDIT_DEFAULTS = { maxAgeDays: 90, maxEvents: 10_000 } as const;
 
+/** Where the events are kept: the LMDB log of DATA_DIR/audit on one node, a replicated stream in a cluster (cluster/replicated-audit.ts). */
+export type AuditStore = {
+  append(projectId: string, event: StoredAuditEvent): Promise<void>;
+  page(projectId: string, opts: { limit: number; before: number | null }): AuditPage | Promise<AuditPage>;
+  /** Writes a consistent copy for a backup into `dir`; a store that can't (the cluster's) is not given to backups. */
+  copyTo(dir: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** The audit limits as a store takes them. */
+export function storedLimits(limits: { maxAgeDays: number; maxEvents: number }): AuditLimits {
+  return { maxAgeMs: limits.maxAgeDays * 86_400_000, maxEvents: limits.maxEvents };
+}
+
 /** The audit log as the front ends use it: record a change, read a project's page, copy it into a backup. */
 export class AuditTrail {
-  readonly #log: AuditLog;
-  private constructor(log: AuditLog) {
-    this.#log = log;
+  readonly #store: AuditStore;
+  constructor(store: AuditStore) {
+    this.#store = store;
   }
 
   /** Opens the audit log of `dataDir` (DATA_DIR/audit). */
   static open(dataDir: string, limits: { maxAgeDays: number; maxEvents: number } = AUDIT_DEFAULTS): AuditTrail {
-    const stored: AuditLimits = { maxAgeMs: limits.maxAgeDays * 86_400_000, maxEvents: limits.maxEvents };
-    return new AuditTrail(AuditLog.open(dataDir, stored));
+    return new AuditTrail(AuditLog.open(dataDir, storedLimits(limits)));
   }
 
   /** Stores a change; resolves once it is durable. */
   record(change: Change): Promise<void> {
-    return this.#log.append(change.projectId, { at: change.at, actor: actorName(change.actor), action: change.action, target: change.target });
+    return this.#store.append(change.projectId, { at: change.at, actor: actorName(change.actor), action: change.action, target: change.target });
   }
 
   /** Returns a project's events before the cursor `before` (null: the newest), newest first. */
-  page(projectId: string, opts: { limit: number; before: number | null }): AuditPage {
-    return this.#log.page(projectId, opts);
+  async page(projectId: string, opts: { limit: number; before: number | null }): Promise<AuditPage> {
+    return this.#store.page(projectId, opts);
   }
 
   copyTo(dir: string): Promise<void> {
-    return this.#log.copyTo(dir);
+    return this.#store.copyTo(dir);
   }
 
   close(): Promise<void> {
-    return this.#log.close();
+    return this.#store.close();
   }
 }
 

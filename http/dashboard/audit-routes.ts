@@ -28,7 +28,7 @@ export function auditPageRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const query = unwrap(auditQueryOf(event.url.searchParams));
-    const page = deps.audit?.page(project.id, query) ?? { events: [], next: null };
+    const page = await deps.audit?.page(project.id, query) ?? { events: [], next: null };
     return htmlResponse(auditPage(access.viewer, { project, rows: page.events, next: page.next, first: query.before === null }));
   });
 }

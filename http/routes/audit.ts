@@ -17,7 +17,7 @@ export function auditRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       authorizeAdmin(event.req.headers, deps.config.adminToken);
       const projectId = projectIdOf(deps, event);
       const query = unwrap(auditQueryOf(event.url.searchParams));
-      const page = deps.audit?.page(projectId, query) ?? { events: [], next: null };
+      const page = await deps.audit?.page(projectId, query) ?? { events: [], next: null };
       return json(presentAuditPage(page));
     },
   }, { report: opts.report, cors: false });

@@ -1,0 +1,106 @@
+// The audit log of a cluster: one replicated JetStream stream with a subject per project
+// (`hcd.audit.<project id>`), so a change recorded on any node is listed by every node. The stream keeps
+// a project's newest AUDIT_MAX_EVENTS (max_msgs_per_subject) for AUDIT_MAX_AGE_DAYS (max_age), as the
+// single-node log does; a page's cursor is the stream sequence of the oldest event it shows.
+//
+// A page is read from the project's subject up to its cursor through an ephemeral consumer: at most
+// AUDIT_MAX_EVENTS small messages, read only when someone opens the log.
+import { randomUUID } from "node:crypto";
+import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, jetstream } from "@nats-io/jetstream";
+import type { JsMsg } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { nanos } from "@nats-io/nats-core";
+import type { AuditPage, AuditStore, StoredAuditEvent } from "../host/audit.ts";
+import { ServiceUnavailableError } from "../host/unavailable.ts";
+import type { AuditLimits } from "../persistence/audit-log.ts";
+import { ensureStream, managerOf } from "./jetstream-setup.ts";
+import { unanswered } from "./nats-errors.ts";
+
+/** How long a page's read waits for its next message before it fails (the stream without a leader). */
+const READ_IDLE_MS = 10_000;
+const PUBLISH_ATTEMPTS = 3;
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+export type ReplicatedAuditOptions = {
+  readonly connection: NatsConnection;
+  readonly replicas: number;
+  readonly limits: AuditLimits;
+  readonly stream?: string;
+  readonly subjectPrefix?: string;
+};
+
+/** Opens (creating unless it exists) the cluster's audit stream. */
+export async function openReplicatedAudit(options: ReplicatedAuditOptions): Promise<AuditStore> {
+  const stream = options.stream ?? "hcd-audit";
+  const prefix = options.subjectPrefix ?? "hcd.audit";
+  const js = jetstream(options.connection);
+  const jsm = await managerOf(options.connection);
+  await ensureStream(jsm, {
+    name: stream, subjects: [`${prefix}.*`], num_replicas: options.replicas, storage: StorageType.File,
+    retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
+    max_msgs_per_subject: options.limits.maxEvents, max_age: nanos(options.limits.maxAgeMs), max_msgs: -1, max_bytes: -1,
+  });
+  const subjectOf = (projectId: string) => `${prefix}.${projectId}`;
+
+  /** The subject's messages up to sequence `to` (which the caller saw stored), oldest first. */
+  const readUpTo = async (subject: string, to: number): Promise<{ seq: number; event: StoredAuditEvent }[]> => {
+    const created = await jsm.consumers.add(stream, {
+      filter_subject: subject, deliver_policy: DeliverPolicy.All, ack_policy: AckPolicy.None, mem_storage: true,
+      inactive_threshold: nanos(30_000), // left behind by a reader that died: removed
+    });
+    const consumer = await js.consumers.get(stream, created.name);
+    const messages = await consumer.consume({ max_messages: 1_000 });
+    const out: { seq: number; event: StoredAuditEvent }[] = [];
+    const iterator = messages[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const step: IteratorResult<JsMsg> = await within(iterator.next(), READ_IDLE_MS, `${stream}: no message of ${subject} for ${READ_IDLE_MS} ms`);
+        if (step.done === true || step.value.seq > to) break;
+        out.push({ seq: step.value.seq, event: JSON.parse(fromUtf8.decode(step.value.data)) as StoredAuditEvent });
+        if (step.value.seq === to) break;
+      }
+    } finally {
+      messages.stop();
+      void jsm.consumers.delete(stream, created.name).catch(() => {});
+    }
+    return out;
+  };
+
+  return {
+    async append(projectId, event) {
+      const msgID = randomUUID(); // the same on every attempt: a resent event the stream already holds is stored once
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await js.publish(subjectOf(projectId), utf8.encode(JSON.stringify(event)), { msgID, timeout: 5_000 });
+          return;
+        } catch (error) {
+          if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error)) throw error;
+        }
+      }
+    },
+    async page(projectId, opts): Promise<AuditPage> {
+      const subject = subjectOf(projectId);
+      const newest = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+      if (newest === null) return { events: [], next: null };
+      const to = opts.before === null ? newest.seq : Math.min(newest.seq, opts.before - 1);
+      if (to < 1) return { events: [], next: null };
+      const older = (await readUpTo(subject, to)).reverse().slice(0, opts.limit + 1);
+      const more = older.length > opts.limit;
+      if (more) older.pop();
+      return { events: older.map(({ seq, event }) => ({ ...event, seq })), next: more ? older[older.length - 1].seq : null };
+    },
+    async copyTo() {
+      throw new ServiceUnavailableError("the cluster's audit log is kept in JetStream: back up the NATS servers' stores");
+    },
+    async close() {
+      // the connection is the node's, closed with it
+    },
+  };
+}
+
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
