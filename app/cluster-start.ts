@@ -8,6 +8,8 @@ import type { ClusterConnection } from "../cluster/connect.ts";
 import { DashboardSessions } from "../cluster/dashboard-sessions.ts";
 import { openReplicatedAccounts } from "../cluster/replicated-accounts.ts";
 import { openReplicatedAudit } from "../cluster/replicated-audit.ts";
+import { openSignInBucket } from "../cluster/sign-in-bucket.ts";
+import type { SignInStore } from "../host/sign-in-store.ts";
 import { AuditTrail, storedLimits } from "../host/audit.ts";
 import { Accounts } from "../host/accounts.ts";
 import { SESSION_IDLE_MS } from "../http/dashboard/sessions.ts";
@@ -22,16 +24,17 @@ export type NotifySettings = {
 };
 
 /**
- * Starts the node's pool, its share of notification delivery, and the dashboard sessions, users and audit log every node shares;
+ * Starts the node's pool, its share of notification delivery, and the dashboard sessions, users, sign-in state and audit log every node shares;
  * the pool's close() stops all of it and closes the connection.
  */
 export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings,
-  auditLimits: { maxAgeDays: number; maxEvents: number }): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes; accounts: Accounts; audit: AuditTrail }> {
+  auditLimits: { maxAgeDays: number; maxEvents: number }): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes; accounts: Accounts; audit: AuditTrail; signIn: SignInStore }> {
   const { connection } = connected;
   const audit = new AuditTrail(await openReplicatedAudit({ connection, replicas: cluster.replicas, limits: storedLimits(auditLimits) })); // every node's changes, listed on any
   const accountsStore = await openReplicatedAccounts({ connection, replicas: cluster.replicas }); // users and roles, on every node
   const notifications = await NotificationQueue.open({ connection, replicas: cluster.replicas });
   const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
+  const signIn = await openSignInBucket({ connection, replicas: cluster.replicas }); // sign-in limits and second-factor steps, on every node
   const node = await createClusterPool({
     connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: cluster.partitions, notifications,
     openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: cluster.replicas }),
@@ -53,5 +56,5 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
       else log.warn(fields, "notification delivery failed, will retry");
     },
   }, Date.now);
-  return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore), audit };
+  return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore), audit, signIn };
 }

@@ -29,6 +29,7 @@ import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, natsAccessOf, readSettings } from "./config.ts";
+import type { SignInStore } from "../host/sign-in-store.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
 // Slow and idle clients must not hold the server: a request's headers must arrive within 10 s of its
@@ -122,9 +123,10 @@ async function main(): Promise<void> {
   let backgroundFailures: FailureEpisodes | undefined; // cluster mode: failed snapshots, advances and ownership rounds
   let clusterAccounts: Accounts | undefined; // cluster mode: the users every node shares
   let clusterAudit: AuditTrail | undefined; // cluster mode: the audit log every node shares
+  let signInStore: SignInStore | undefined; // cluster mode: sign-in limits and second-factor steps every node shares
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts, audit: clusterAudit } = await startClusterNode(settings.cluster, cluster,
+      ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts, audit: clusterAudit, signIn: signInStore } = await startClusterNode(settings.cluster, cluster,
         { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
         { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents }));
     } else pool = await createWorkerPool({
@@ -153,7 +155,7 @@ async function main(): Promise<void> {
     (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;
   // every change is recorded in DATA_DIR/audit (a cluster node: in the cluster's audit stream)
   const audit = clusterAudit ?? AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),
+  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, signInStore, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
   const pings = pingListener({ pool, clock }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {

@@ -6,6 +6,7 @@ import type { AuditTrail } from "../host/audit.ts";
 import type { Channel, Millis, Project, ServiceFields, ServiceKind } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import type { Accounts } from "../host/accounts.ts";
+import type { SignInStore } from "../host/sign-in-store.ts";
 import type { OidcSettings } from "../host/oidc.ts";
 
 /** The settings the HTTP front reads: a part of the process's configuration. */
@@ -77,6 +78,8 @@ export type AppDeps = {
   readonly serviceKinds: ServiceKinds;
   /** Cluster mode: the dashboard sessions every node shares. */
   readonly sharedSessions?: SharedSessions;
+  /** Cluster mode: failed sign-ins and sign-ins waiting for their second factor, shared by every node (absent: this node's memory). */
+  readonly signInStore?: SignInStore;
   /** Sends a plain-text email to a user (a password reset link); absent when SMTP_URL is not set. Resolves false when it was not sent. */
   readonly sendUserMail?: (to: string, subject: string, text: string) => Promise<boolean>;
   /** The dashboard's users and their roles (absent: none, kept in memory; the process passes DATA_DIR's). */

@@ -9,7 +9,6 @@ import { httpError, reasonOf } from "../errors.ts";
 import { remoteAddress } from "../routes/pings.ts";
 import { accountPage, codePage, invitePage, resetPage } from "./account-pages.ts";
 import { newSecret, secretUri } from "../../host/second-factor.ts";
-import { BoundedMap } from "../../lib/bounded-map.ts";
 import { randomBytes } from "node:crypto";
 import { MINUTE } from "../../engine/model.ts";
 import { log } from "../../host/log.ts";
@@ -20,6 +19,7 @@ import { formOf, htmlResponse, param, redirect, sessionCookie, SignInNeeded } fr
 import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SignInLimits } from "./sign-in-limits.ts";
+import type { SignInStore } from "../../host/sign-in-store.ts";
 
 export type AccountRouteDeps = {
   readonly accounts: Accounts;
@@ -29,6 +29,8 @@ export type AccountRouteDeps = {
   readonly secureCookie: boolean;
   /** Shares a session opened here with the other nodes (cluster mode), and ends one everywhere. */
   readonly share: (session: Session, at: Millis) => Promise<void>;
+  /** Failed sign-ins and sign-ins waiting for their second factor (shared by every node of a cluster). */
+  readonly signInStore: SignInStore;
   readonly unshare: (id: string) => Promise<void>;
   /** The session of the request when a user who still exists opened it, or null. */
   readonly signedInUser: (event: H3Event) => { readonly session: Session; readonly user: User } | null;
@@ -39,10 +41,10 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   const { route } = ctx;
   const { accounts, sessions, realClock, secureCookie } = deps;
   const { sendUserMail, config } = ctx.deps;
-  const limits = new SignInLimits();
+  const limits = new SignInLimits(deps.signInStore);
   // sign-ins whose password was right and whose second factor is still to come: a random id (in the code
   // form, never in a URL) → the user, for 5 minutes
-  const pending = new BoundedMap<string, { userId: string; email: string; expiresAt: Millis }>(10_000);
+  const pending = deps.signInStore;
   const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined, sso: Boolean(config.oidc) });
 
   const openSession = async (user: User, at: Millis) => {
@@ -57,15 +59,15 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const keys = [`address:${address}`, `account:${email}`];
     const now = realClock.now();
-    if (limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    if (await limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
     const user = await accounts.signIn(email, form.get("password") ?? "");
     if (user === null) {
-      limits.count(keys, now);
+      await limits.count(keys, now);
       return htmlResponse(signIn("Wrong email or password."), 401); // the same for an email without an account
     }
     if (accounts.hasSecondFactor(user.id)) {
       const id = randomBytes(32).toString("base64url");
-      pending.set(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
+      await pending.putPending(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
       return htmlResponse(codePage({ pending: id, error: null }));
     }
     return openSession(user, now);
@@ -76,18 +78,18 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const form = await formOf(event);
     const id = form.get("pending") ?? "";
     const now = realClock.now();
-    const waiting = pending.get(id);
-    if (waiting === undefined || waiting.expiresAt <= now) {
-      pending.delete(id);
+    const waiting = await pending.pending(id);
+    if (waiting === null || waiting.expiresAt <= now) {
+      await pending.dropPending(id);
       return htmlResponse(signIn("The sign-in took too long or was already used: sign in again."), 401);
     }
     const keys = [`address:${address}`, `account:${waiting.email}`]; // the same counts as passwords
-    if (limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    if (await limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
     if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
-      limits.count(keys, now);
+      await limits.count(keys, now);
       return htmlResponse(codePage({ pending: id, error: "Wrong code." }), 401);
     }
-    pending.delete(id);
+    await pending.dropPending(id);
     const user = accounts.userById(waiting.userId);
     if (user === null) return htmlResponse(signIn("Wrong email or password."), 401);
     return openSession(user, now);
@@ -185,8 +187,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const email = ((await formOf(event)).get("email") ?? "").trim().toLowerCase();
     const keys = [`reset-address:${address}`, `reset-account:${email}`];
     const now = realClock.now();
-    if (limits.isBlocked(keys, now)) return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429);
-    limits.count(keys, now);
+    if (await limits.isBlocked(keys, now)) return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429);
+    await limits.count(keys, now);
     void (async () => {
       const started = await accounts.startReset(email, now);
       if (started === null) return;

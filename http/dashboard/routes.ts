@@ -57,6 +57,7 @@ import { oidcRoutes } from "./oidc-routes.ts";
 import { memberRoutes } from "./member-routes.ts";
 import { permit } from "./permits.ts";
 import { userAccess } from "./user-access.ts";
+import { MemorySignInStore } from "../../host/sign-in-store.ts";
 
 /** Cluster mode: how often a node checks that a session it holds is still shared (not signed out elsewhere). */
 const SHARED_CHECK_MS = 5_000;
@@ -430,8 +431,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   projectRoutes(ctx);
   integrationRoutes(ctx);
   memberRoutes(ctx, accounts);
-  accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser });
-  if (config.oidc) oidcRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser }, config.oidc);
+  const signInStore = deps.signInStore ?? new MemorySignInStore();
+  accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser, signInStore });
+  if (config.oidc) oidcRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser, signInStore }, config.oidc);
   auditPageRoutes(ctx);
 
   // --- static files ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Users across two real hcd cluster nodes on one real nats-server: a user made through one node signs in on
-// the other with the role given there, and removing the user on the first ends their session on the second.
+// the other with the role given there, failed sign-ins on one node count toward the limit on the other, and
+// removing the user on the first ends their session on the second.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { haveProgram } from "../ops/extras.ts";
@@ -21,7 +22,7 @@ async function until(what: string, attempt: () => Promise<boolean>): Promise<voi
   }
 }
 
-test("a user made on node a signs in on node b, and their removal on a ends the session on b", async () => {
+test("a user made on node a signs in on node b, wrong passwords on a block sign-in on b, and their removal on a ends the session on b", async () => {
   if (!haveProgram("nats-server", "users across cluster nodes")) return;
   const nats = await startNatsCluster({ size: 1 });
   const dirs = [tempDir(), tempDir()];
@@ -41,6 +42,11 @@ test("a user made on node a signs in on node b, and their removal on a ends the 
     const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
     const page = () => fetch(`${b.url}/projects/${project.id}/checks`, { headers: { cookie }, redirect: "manual" });
     assert.is((await page()).status, 200);
+    // ten wrong passwords through node a: the limit holds on node b too, even for the right password
+    const tryPassword = (node: RealServer, password: string) =>
+      fetch(`${node.url}/signin/password`, { method: "POST", body: new URLSearchParams({ email: "both@example.org", password }), redirect: "manual" });
+    for (let i = 0; i < 10; i++) assert.is((await tryPassword(a, `wrong password ${i}`)).status, 401);
+    assert.is((await tryPassword(b, PASSWORD)).status, 429);
     assert.is((await call(a.url, "DELETE", `/admin/v1/users/${user.id}`, { headers: admin })).status, 204);
     await until("the session on node b ended", async () => (await page()).status === 303);
   } finally {

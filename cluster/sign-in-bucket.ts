@@ -1,0 +1,63 @@
+// The dashboard's sign-in state shared by every node of a cluster (host/sign-in-store.ts), in a replicated
+// KV bucket: failures counted against an account or an address (`f.<sha-256 of the key>`: emails and
+// addresses never appear in a key) and sign-ins waiting for their second factor (`p.<id>`). An entry goes
+// 15 minutes after its last write (the bucket's age limit), the longest any of it matters. A failure is
+// counted by compare-and-set, made again when another node counted one meanwhile.
+import { createHash } from "node:crypto";
+import type { KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { Millis } from "../engine/model.ts";
+import type { PendingSignIn, SignInStore } from "../host/sign-in-store.ts";
+import { openBucket } from "./jetstream-setup.ts";
+import { wrongLastSequence } from "./nats-errors.ts";
+
+const KEEP_MS = 15 * 60_000;
+const ATTEMPTS = 10;
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+/** A pending sign-in's id as account-routes makes it (32 random bytes, base64url); anything else names nothing. */
+const PENDING_ID = /^[A-Za-z0-9_-]{43}$/;
+
+const failureKey = (key: string) => `f.${createHash("sha256").update(key).digest("hex")}`;
+
+/** Opens (or creates) the bucket. */
+export async function openSignInBucket(options: { connection: NatsConnection; replicas: number; bucket?: string }): Promise<SignInStore> {
+  const kv: KV = await openBucket(options.connection, options.bucket ?? "hcd-signin", {
+    replicas: options.replicas, history: 1, ttl: KEEP_MS, allow_direct: false,
+  });
+  const read = async <T>(key: string): Promise<{ value: T; revision: number } | null> => {
+    const entry = await kv.get(key);
+    if (entry === null || entry.operation !== "PUT") return null;
+    return { value: JSON.parse(fromUtf8.decode(entry.value)) as T, revision: entry.revision };
+  };
+  return {
+    async failures(key) {
+      return (await read<Millis[]>(failureKey(key)))?.value ?? [];
+    },
+    async editFailures(key, edit) {
+      const stored = failureKey(key);
+      for (let attempt = 1; ; attempt++) {
+        const now = await read<Millis[]>(stored);
+        const next = utf8.encode(JSON.stringify(edit(now?.value ?? [])));
+        try {
+          if (now === null) await kv.create(stored, next);
+          else await kv.update(stored, next, now.revision);
+          return;
+        } catch (error) {
+          // another node wrote first (a create finds the key there, an update a newer revision): again on its value
+          if (attempt >= ATTEMPTS || !(wrongLastSequence(error) || /wrong last sequence/i.test((error as Error).message))) throw error;
+        }
+      }
+    },
+    async putPending(id, pending) {
+      await kv.put(`p.${id}`, utf8.encode(JSON.stringify(pending)));
+    },
+    async pending(id) {
+      if (!PENDING_ID.test(id)) return null; // the form's field is the client's: never a key pattern
+      return (await read<PendingSignIn>(`p.${id}`))?.value ?? null;
+    },
+    async dropPending(id) {
+      if (PENDING_ID.test(id)) await kv.delete(`p.${id}`);
+    },
+  };
+}
