@@ -6,7 +6,7 @@ import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { checkRequestOf, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES } from "./check-form.ts";
+import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES, withPreset } from "./check-form.ts";
 import type { AuditAction } from "../../host/audit.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
@@ -110,7 +110,9 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const form = await writeForm(event, access);
     const values = keepStoredDesc(formValuesOf(form), check);
     const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid };
-    const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check).schedule);
+    const picked = withPreset(values, form); // a quick pick pressed: the form again, filled in
+    if (picked !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, values: picked, error: null }));
+    const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check));
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), check);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
