@@ -1,7 +1,7 @@
 // The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
 // table's rows) out. Every value is interpolated through `html`, which escapes it.
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
-import type { OutboxEntry } from "../../engine/changes.ts";
+import type { OutboxEntry, SentNotice } from "../../engine/changes.ts";
 import { downAt, graceStartAt, statusAt } from "../../engine/status.ts";
 import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
@@ -328,6 +328,8 @@ export type CheckPage = {
   readonly eventsPage: number;
   /** The check's notifications still in the outbox (waiting, failing, given up). */
   readonly notices: readonly OutboxEntry[];
+  /** The check's delivered notifications, newest first. */
+  readonly sent: readonly SentNotice[];
   /** The check's ping email address; null when inbound SMTP is off. */
   readonly pingEmail: string | null;
   /** The check's integrations section (rendered by integration-pages.ts). */
@@ -397,7 +399,7 @@ ${checkBadgeHtml(check, data.siteRoot)}
 </dl></section>
 ${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Integrations</h2>${data.integrations}</section>`}
 <section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
-<section id="live-events" data-live><h2>Events</h2>${eventsSection({ flips: data.flips, pings: data.pings, notices: data.notices, page: data.eventsPage, base, statusBadge })}</section>`,
+<section id="live-events" data-live><h2>Events</h2>${eventsSection({ flips: data.flips, pings: data.pings, notices: data.notices, sent: data.sent, page: data.eventsPage, base, statusBadge })}</section>`,
   });
 }
 
