@@ -52,7 +52,7 @@ export function filterFieldset(values: FilterValues, opts: {
 }): Html {
   const box = (name: (typeof FLAGS)[number], label: string) =>
     html`<label class="check"><input type="checkbox" id="f-${name}" name="${name}" value="1"${values[name] === "1" ? html` checked` : ""}> ${label}</label>`;
-  return html`<fieldset class="filters"><legend>Filtering rules</legend>
+  return html`<fieldset class="filter-rules"><legend>Filtering rules</legend>
 <label for="f-methods">Which HTTP requests count as pings</label>
 <select id="f-methods" name="methods"${opts.invalid("methods")}>
 <option value=""${values.methods === "" ? html` selected` : ""}>HEAD, GET and POST</option>
