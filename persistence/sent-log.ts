@@ -1,7 +1,7 @@
 // Each check's delivered notifications: [checkUuid, sentAt, id] → SentNotice, the newest KEPT_PER_CHECK of
 // each check kept. Written as a delivery leaves the outbox (in the same transaction), read by the check's
-// page. A store written before this table has none until its first delivery; a read-only open of such a
-// store has no table at all (null): no notices.
+// page. A store written before this table gets it at its next writable open; a read-only open of such a
+// store has none (null): no notices.
 import type { SentNotice } from "../engine/changes.ts";
 import { removeRange, under, valuesIn } from "./tables.ts";
 import type { Table, Tables } from "./tables.ts";
