@@ -93,6 +93,13 @@ await whenChromium("check edit form browser tests", async () => {
     assert.is((await byName("picked by hand"))?.timeout, 604800);
   });
 
+  test("Enter in a field saves the form (the quick picks are buttons too, but not the first)", async () => {
+    await newForm(page, "entered");
+    await page.getByLabel("Name").press("Enter");
+    await page.getByText("Check created.").waitFor();
+    assert.equal([(await byName("entered"))?.timeout, (await byName("entered"))?.grace], [86400, 3600], "the form's defaults, no pick");
+  });
+
   test("only the chosen schedule kind's inputs show, with script and without", async () => {
     for (const on of [page, bare]) {
       await newForm(on, "kinds");
