@@ -1,5 +1,6 @@
 // The outbox as one shard's deliverer sees it: the shared outbox table, narrowed to the shard's own projects.
 import type { OutboxEntry } from "../engine/changes.ts";
+import { sentNoticeOf } from "../engine/changes.ts";
 import type { Outbox } from "../notify/deliverer.ts";
 import type { Store } from "../persistence/store.ts";
 import { shardOf } from "../host/routing.ts";
@@ -13,6 +14,7 @@ export function shardOutbox(store: Store, index: number, count: number): Outbox 
     outboxAll: () => store.outboxAll().filter(own),
     outboxUpdate: (entry) => store.outboxUpdate(entry),
     outboxDelete: (id) => store.outboxDelete(id),
+    outboxDelivered: (entry, sentAt) => store.outboxDelivered(sentNoticeOf(entry, sentAt)),
     outboxHas: (id) => store.outboxHas(id),
   };
 }

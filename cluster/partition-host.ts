@@ -105,6 +105,8 @@ export class PartitionHost {
       case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
       case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
       case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
+      // the cluster's deliveries keep no record of what they sent: the check's known, its list empty
+      case "listSent": return this.#read((shard) => { const found = checkByRef(shard, r.projectId, { uuid: r.uuid }); return found.ok ? ok([]) : found; });
       case "probe": this.#replica(); return;
       case "pruneFlips": return 0; // the history keeps each check's newest flips only (its stream's limit per subject)
       case "outbox": return this.partition === 0 ? ((await this.#deps.pendingNotifications?.()) ?? []) : [];

@@ -123,6 +123,30 @@ export function isEmpty(changes: Changes): boolean {
 /** nextAttemptAt of an entry that will never be tried again; its lastError says why. */
 export const GAVE_UP_AT: Millis = Number.MAX_SAFE_INTEGER;
 
+/**
+ * A notification that reached its channel, kept for the check's events once it left the outbox: what was
+ * sent (the flip's status, or the n-th reminder), through which channel, and when. No channel value: a
+ * webhook URL or an address may hold a secret.
+ */
+export type SentNotice = {
+  readonly id: string; // the outbox entry's
+  readonly checkUuid: string;
+  readonly sentAt: Millis;
+  readonly flipAt: Millis;
+  readonly to: Flip["to"];
+  readonly reminder?: number;
+  readonly channel: { readonly id: string; readonly name: string; readonly kind: string };
+};
+
+/** Returns the record of `entry` delivered at `sentAt`. */
+export function sentNoticeOf(entry: OutboxEntry, sentAt: Millis): SentNotice {
+  const { id, name, kind } = entry.channel;
+  return {
+    id: entry.id, checkUuid: entry.check.uuid, sentAt, flipAt: entry.flip.at, to: entry.flip.to,
+    ...(entry.reminder === undefined ? {} : { reminder: entry.reminder }), channel: { id, name, kind },
+  };
+}
+
 /** Returns true when delivery of the entry was abandoned (max attempts or a permanent error). */
 export function hasGivenUp(entry: OutboxEntry): boolean {
   return entry.nextAttemptAt >= GAVE_UP_AT;

@@ -6,7 +6,7 @@ import type {
 } from "../engine/model.ts";
 import type { ProjectChange } from "../engine/project-changes.ts";
 import type { Outcome } from "../engine/outcome.ts";
-import type { OutboxEntry } from "../engine/changes.ts";
+import type { OutboxEntry, SentNotice } from "../engine/changes.ts";
 import type { CheckQuery, PingCommand } from "../engine/commands.ts";
 import type { ShardStats } from "./shard-stats.ts";
 
@@ -127,6 +127,8 @@ export type Pool = {
   pingBody(projectId: string, uuid: string, n: number): Promise<Outcome<Uint8Array>>;
   /** Returns flips newest first; fromAt inclusive, toAt exclusive. */
   listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>>;
+  /** A check's delivered notifications, newest first (the newest 100; none in cluster mode, whose deliveries keep no record). */
+  listSent(projectId: string, uuid: string): Promise<Outcome<SentNotice[]>>;
 
   // Pings: answered once the ping is durable. The edge resolves the owning project once (its key or the
   // check's uuid, through projectOfCheck / projectByPingKey) and passes it along.

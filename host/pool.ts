@@ -8,7 +8,7 @@ import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { lookUp } from "./pool-api.ts";
 import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, MaintenanceInput, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
-import type { OutboxEntry } from "../engine/changes.ts";
+import type { OutboxEntry, SentNotice } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
 import { DirectoryLookups } from "./directory-lookups.ts";
@@ -217,6 +217,11 @@ export class ShardedPool implements Pool {
     const project = this.#directory.projectById(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
     return this.#shardFor(projectId).apply({ kind: "pingBody", projectId, uuid, n, pingLogLimit: project.pingLogLimit });
+  }
+
+  async listSent(projectId: string, uuid: string): Promise<Outcome<SentNotice[]>> {
+    const owned = await this.#owned(projectId, { uuid });
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "listSent", projectId, uuid }) : owned;
   }
 
   async listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {

@@ -2,7 +2,7 @@
 // applied to the shard at once, and its promise resolves only when what it changed is committed.
 // Runs inside a worker thread (production) or in-process (tests) with the same code.
 import type { Durability } from "../persistence/open.ts";
-import type { Changes, OutboxEntry } from "../engine/changes.ts";
+import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardCommand, ShardPingResult, ShardResults } from "../engine/commands.ts";
@@ -88,6 +88,7 @@ export type HostRequest =
   | { readonly kind: "listPings"; readonly projectId: string; readonly uuid: string; readonly pingLogLimit: number }
   | { readonly kind: "pingBody"; readonly projectId: string; readonly uuid: string; readonly n: number; readonly pingLogLimit: number }
   | { readonly kind: "listFlips"; readonly projectId: string; readonly ref: CheckRef; readonly query: FlipQuery }
+  | { readonly kind: "listSent"; readonly projectId: string; readonly uuid: string }
   | { readonly kind: "pruneFlips"; readonly beforeAt: Millis }
   | { readonly kind: "stats"; readonly at: Millis }
   | { readonly kind: "holdCheckpoints" | "releaseCheckpoints" }
@@ -102,6 +103,7 @@ type HostResults = Omit<ShardResults, "ping"> & {
   readonly directory: ShardDirectory;
   readonly probe: void;
   readonly outbox: OutboxEntry[];
+  readonly listSent: Outcome<SentNotice[]>;
   readonly close: void;
   readonly channels: Channel[];
   readonly projectVersion: string;
@@ -214,6 +216,7 @@ export class ShardHost {
       case "listPings": await this.#logIntake(); return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
       case "pingBody": await this.#logIntake(); return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
       case "listFlips": await this.#logIntake(); return this.#listFlips(r.projectId, r.ref, r.query);
+      case "listSent": return this.#listSent(r.projectId, r.uuid);
       case "probe": return this.#probe();
       case "pruneFlips": return this.#store.pruneFlips(r.beforeAt);
       case "outbox": return this.#outbox();
@@ -355,6 +358,11 @@ export class ShardHost {
     if (!pingKept(found.value, n, pingLogLimit)) return fail({ code: "not_found", what: "ping" });
     const body = this.#store.pingBody(uuid, n);
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
+  }
+
+  #listSent(projectId: string, uuid: string): Outcome<SentNotice[]> {
+    const found = this.#getCheck(projectId, { uuid });
+    return found.ok ? ok(this.#store.sentNotices(uuid)) : found;
   }
 
   #listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Outcome<Flip[]> {

@@ -30,6 +30,8 @@ export type Outbox = {
   outboxDue(at: Millis, limit: number): OutboxEntry[];
   outboxUpdate(entry: OutboxEntry): Promise<void>;
   outboxDelete(id: string): Promise<void>;
+  /** Removes a delivered entry and keeps its record (the check's events show it); absent: deleted like any other. */
+  outboxDelivered?(entry: OutboxEntry, sentAt: Millis): Promise<void>;
   outboxAll?(): OutboxEntry[];
   outboxHas?(id: string): boolean;
 };
@@ -148,7 +150,8 @@ export class Deliverer {
     const tried = entry.channel.value.kind === "group" ? await this.#tryGroup(entry, now) : await this.#tryOne(entry, now, true);
     if (tried === "gone") return null;
     if (tried === "nothing" || tried === "sent") {
-      await outbox.outboxDelete(entry.id);
+      if (tried === "sent" && outbox.outboxDelivered !== undefined) await outbox.outboxDelivered(entry, now);
+      else await outbox.outboxDelete(entry.id);
       if (tried === "sent") this.#settings.onResult(entry, "sent", null);
       return null;
     }

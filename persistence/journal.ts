@@ -10,6 +10,7 @@ import type { Changes, NoticeCheck, OutboxEntry, PingWrite } from "../engine/cha
 import type { Check, Millis, PingRecord } from "../engine/model.ts";
 import { outboxEntryId } from "../engine/model.ts";
 import { flipPut, removeFlips } from "./flip-log.ts";
+import { removeSent } from "./sent-log.ts";
 import { outboxPut, removeChannelEntries } from "./outbox.ts";
 import { keptAfter, pingPut, removePings, trimPings, trimsOf } from "./ping-log.ts";
 import { removeChannel, removeCheck, snapshotPuts } from "./snapshots.ts";
@@ -349,6 +350,7 @@ export function applyChanges(tables: Tables, changes: Changes): void {
     removeCheck(tables, projectId, uuid);
     removePings(tables, uuid);
     removeFlips(tables, uuid);
+    removeSent(tables, uuid);
   }
   for (const { projectId, id } of changes.deletedChannels ?? []) {
     removeChannel(tables, projectId, id);

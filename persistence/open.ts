@@ -37,6 +37,7 @@ const TABLE_OPTIONS = {
   bodies: { encoding: "binary" },
   flips: { sharedStructuresKey: STRUCTURES },
   outbox: { sharedStructuresKey: STRUCTURES },
+  sent: { sharedStructuresKey: STRUCTURES },
   meta: {},
 } as const;
 /** The command logs' directory under a store's dir (persistence/file-log.ts). */
@@ -77,6 +78,8 @@ export async function openTables(dir: string, options: StoreOptions): Promise<{ 
     const tables: Tables = {
       env, projects: named("projects"), channels: named("channels"), checks: named("checks"),
       pings: named("pings"), bodies: named("bodies"), flips: named("flips"), outbox: named("outbox"), meta: named("meta"),
+      // newer than the others: a store written before it has it only once opened for writing
+      sent: (env.openDB<unknown, Key>("sent", TABLE_OPTIONS.sent) as Table | undefined) ?? null,
     };
     const schema = tables.meta.get("schema");
     const fresh = schema === undefined && !readOnly;

@@ -7,7 +7,7 @@
 import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import type { Changes, OutboxEntry, PingWrite } from "../engine/changes.ts";
+import type { Changes, OutboxEntry, PingWrite, SentNotice } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
 import { applyChanges, bulkWrites, ChangesMerger, checkpointedSeq, dropMark, encodeJournal, encodeProbe, intakeMark, issueBulk, markCheckpointed, splitChanges } from "./journal.ts";
 import type { BulkWrite } from "./journal.ts";
@@ -17,6 +17,7 @@ import { LogOverlay } from "./log-overlay.ts";
 import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
 import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
 import { pingBody, pingNumbered, pingPage } from "./ping-log.ts";
+import { recordDelivered, sentNotices } from "./sent-log.ts";
 import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
 import { FAULTS_ARMED, failIfInjected } from "./write-faults.ts";
@@ -426,6 +427,16 @@ export class Store {
   /** Removes an outbox entry (nothing if absent); resolves once durable. */
   async outboxDelete(id: string): Promise<void> {
     await this.#durable(observed(this.#tables.outbox.remove([id])), this.#tables.env);
+  }
+
+  /** Removes a delivered entry from the outbox and keeps its record for the check's events, in one transaction; resolves once durable. */
+  async outboxDelivered(notice: SentNotice): Promise<void> {
+    await this.#durable(observed(this.#tables.env.childTransaction(() => recordDelivered(this.#tables, notice))), this.#tables.env);
+  }
+
+  /** Returns a check's delivered notifications, newest first (the newest sent-log.ts KEPT_PER_CHECK). */
+  sentNotices(checkUuid: string): SentNotice[] {
+    return sentNotices(this.#tables, checkUuid);
   }
 
   /** Reads the schema entry; throws if the store can't be read (closed, or the env is broken). */

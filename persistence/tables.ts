@@ -18,6 +18,7 @@ export type Tables = {
   readonly bodies: Table; // [checkUuid, n] → raw body bytes (schema 1: read, trimmed and removed, no longer written)
   readonly flips: Table; // [checkUuid, at, n] → Flip
   readonly outbox: Table; // [id] → OutboxEntry
+  readonly sent: Table | null; // [checkUuid, sentAt, id] → SentNotice (sent-log.ts); null: a read-only open of a store from before it
   readonly meta: Table; // "schema" → number (open.ts SCHEMA_VERSION); ["checkpointed", writerId] → the writer's last seq in the tables
 };
 

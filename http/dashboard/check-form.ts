@@ -1,9 +1,12 @@
 // The add/edit form of a check and the checks table's filter: form fields ↔ the API's request body (which
 // the API's own rules then judge), the schedule preview, and sorting.
 import type { Check, Millis } from "../../engine/model.ts";
-import { nextAfter } from "../../engine/schedule.ts";
+import { guessKind, nextAfter } from "../../engine/schedule.ts";
 import { uniqueKeyOf } from "../../host/unique-key.ts";
-import type { CheckFormValues, ChecksFilter, StatusWord, Viewer } from "./pages.ts";
+import type { CheckFormValues } from "./check-form-page.ts";
+import { presetOf, secondsOf, splitSeconds, unitOf } from "./duration-field.ts";
+import { EMPTY_FILTERS, filterBodyOf, filterValuesOf, filterValuesOfCheck } from "./filter-fields.ts";
+import type { ChecksFilter, StatusWord, Viewer } from "./pages.ts";
 import { STATUS_WORDS } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
@@ -12,7 +15,10 @@ export const NOTICES: Record<string, string> = {
   acknowledge: "Outage acknowledged.",
 };
 
-export const EMPTY_FORM: CheckFormValues = { name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "86400", grace: "3600", schedule: "", tz: "UTC", failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "" };
+export const EMPTY_FORM: CheckFormValues = {
+  name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "1", timeout_unit: "days", grace: "1", grace_unit: "hours", schedule: "", tz: "UTC",
+  failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "", ...EMPTY_FILTERS,
+};
 
 /** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
 export function refFor(viewer: Viewer, check: Check): string {
@@ -24,8 +30,9 @@ export function formValuesOf(form: URLSearchParams): CheckFormValues {
   return {
     // a textarea sends its line breaks as CR LF whatever it was given: the API's clients write LF
     name: get("name"), slug: get("slug"), tags: get("tags"), desc: get("desc").replace(/\r\n/g, "\n"),
-    kind: get("kind") === "cron" ? "cron" : "simple",
-    timeout: get("timeout").trim(), grace: get("grace").trim(), schedule: get("schedule"), tz: get("tz").trim(),
+    kind: get("kind") === "cron" ? "cron" : get("kind") === "oncalendar" ? "oncalendar" : "simple",
+    timeout: get("timeout").trim(), timeout_unit: unitOf(get("timeout_unit")), grace: get("grace").trim(), grace_unit: unitOf(get("grace_unit")),
+    schedule: get("schedule"), tz: get("tz").trim(), ...filterValuesOf(form),
     failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
     max_duration: get("max_duration").trim(), depends_on: form.getAll("depends_on").join(","), // one value per chosen check
   };
@@ -38,25 +45,38 @@ export function keepStoredDesc(values: CheckFormValues, check: Check): CheckForm
 
 export function formValuesOfCheck(check: Check): CheckFormValues {
   return {
-    name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind === "simple" ? "simple" : "cron",
-    timeout: String(Math.floor(check.timeoutMs / 1000)), grace: String(Math.floor(check.graceMs / 1000)), schedule: check.schedule, tz: check.tz,
+    name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind === "simple" ? "simple" : guessKind(check.schedule),
+    ...durationValues("timeout", Math.floor(check.timeoutMs / 1000)), ...durationValues("grace", Math.floor(check.graceMs / 1000)),
+    schedule: check.schedule, tz: check.tz, ...filterValuesOfCheck(check),
     failure_threshold: String(check.failureThreshold ?? 1), reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
     muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
     max_duration: String(Math.floor((check.maxDurationMs ?? 0) / 1000)), depends_on: (check.dependsOn ?? []).join(","),
   };
 }
 
+/** A period or grace in seconds as the form's amount and unit. */
+function durationValues<F extends "timeout" | "grace">(field: F, seconds: number) {
+  const { amount, unit } = splitSeconds(seconds);
+  return { [field]: amount, [`${field}_unit`]: unit } as Record<F, string> & Record<`${F}_unit`, ReturnType<typeof unitOf>>;
+}
+
+/** The form's values with a pressed quick pick applied ("Period: 1 hour"); null when none was pressed. */
+export function withPreset(values: CheckFormValues, form: URLSearchParams): CheckFormValues | null {
+  const preset = presetOf(form);
+  return preset === null ? null : { ...values, ...durationValues(preset.field, preset.seconds) };
+}
+
 /** Returns the API request body the form stands for: the API's own rules then judge it, with its error texts. */
 export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
   const number = (text: string) => (/^-?\d+$/.test(text) ? Number(text) : text); // not a number: the API says so
-  const body: Record<string, unknown> = { name: values.name, slug: values.slug, tags: values.tags, desc: values.desc };
+  const body: Record<string, unknown> = { name: values.name, slug: values.slug, tags: values.tags, desc: values.desc, ...filterBodyOf(values) };
   if (values.kind === "simple") {
-    if (values.timeout !== "") body.timeout = number(values.timeout);
+    if (values.timeout !== "") body.timeout = secondsOf(values.timeout, values.timeout_unit);
   } else {
     body.schedule = values.schedule;
     if (values.tz !== "") body.tz = values.tz;
   }
-  if (values.grace !== "") body.grace = number(values.grace);
+  if (values.grace !== "") body.grace = secondsOf(values.grace, values.grace_unit);
   if (values.failure_threshold !== "") body.failure_threshold = number(values.failure_threshold);
   if (values.reminder_interval !== "") body.reminder_interval = number(values.reminder_interval);
   if (values.max_duration !== "") body.max_duration = number(values.max_duration);
@@ -67,7 +87,7 @@ export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
 
 /** The next five expected pings of a cron / OnCalendar form (none for simple periods or invalid input). */
 export function previewOf(values: CheckFormValues, at: Millis): Millis[] {
-  if (values.kind !== "cron" || values.schedule.trim() === "") return [];
+  if (values.kind === "simple" || values.schedule.trim() === "") return [];
   const next: Millis[] = [];
   let after = at;
   for (let i = 0; i < 5; i++) {

@@ -1,7 +1,7 @@
-// A check's events on its page: its kept pings, its status changes and its notifications still in the
-// outbox (waiting, failing or given up: a delivered one leaves the outbox, so sent ones are not shown),
+// A check's events on its page: its kept pings, its status changes, its notifications still in the outbox
+// (waiting, failing with their error, or given up) and those delivered (the newest 100 the store keeps),
 // newest first, 50 a page, paged back to the oldest kept by "Older events" links (?events=<page>, 1 = the newest).
-import type { OutboxEntry } from "../../engine/changes.ts";
+import type { OutboxEntry, SentNotice } from "../../engine/changes.ts";
 import { hasGivenUp } from "../../engine/changes.ts";
 import type { Flip, Millis, PingRecord } from "../../engine/model.ts";
 import { httpError } from "../errors.ts";
@@ -18,7 +18,8 @@ export type LoggedPing = { readonly ping: PingRecord; readonly durationMs: Milli
 type CheckEvent =
   | { readonly kind: "flip"; readonly at: Millis; readonly flip: Flip }
   | { readonly kind: "ping"; readonly at: Millis; readonly logged: LoggedPing }
-  | { readonly kind: "notice"; readonly at: Millis; readonly entry: OutboxEntry };
+  | { readonly kind: "notice"; readonly at: Millis; readonly entry: OutboxEntry }
+  | { readonly kind: "sent"; readonly at: Millis; readonly sent: SentNotice };
 
 const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal", duration: "run took too long" } as const;
 
@@ -36,14 +37,15 @@ export function eventsPageOf(search: URLSearchParams): number {
  * first (it happened as the ping was judged), its notifications before it, and pings of one instant keep
  * their log order (by n).
  */
-function eventsOf(flips: readonly Flip[], pings: readonly LoggedPing[], notices: readonly OutboxEntry[]): CheckEvent[] {
+function eventsOf(flips: readonly Flip[], pings: readonly LoggedPing[], notices: readonly OutboxEntry[], sent: readonly SentNotice[]): CheckEvent[] {
   const events: CheckEvent[] = [
+    ...sent.map((notice) => ({ kind: "sent" as const, at: notice.sentAt, sent: notice })),
     ...notices.map((entry) => ({ kind: "notice" as const, at: entry.flip.at, entry })),
     ...flips.map((flip) => ({ kind: "flip" as const, at: flip.at, flip })),
     ...pings.map((logged) => ({ kind: "ping" as const, at: logged.ping.at, logged })),
   ];
   // at one instant: a flip's notifications, then the flip, then the pings
-  const order = (e: CheckEvent) => (e.kind === "notice" ? Number.MAX_SAFE_INTEGER : e.kind === "flip" ? Number.MAX_SAFE_INTEGER - 1 : e.logged.ping.n);
+  const order = (e: CheckEvent) => (e.kind === "notice" || e.kind === "sent" ? Number.MAX_SAFE_INTEGER : e.kind === "flip" ? Number.MAX_SAFE_INTEGER - 1 : e.logged.ping.n);
   return events.sort((a, b) => b.at - a.at || order(b) - order(a));
 }
 
@@ -52,11 +54,12 @@ export function eventsSection(opts: {
   readonly flips: readonly Flip[];
   readonly pings: readonly LoggedPing[] | null; // null: not shown to this viewer
   readonly notices: readonly OutboxEntry[]; // this check's outbox entries
+  readonly sent: readonly SentNotice[]; // this check's delivered notifications
   readonly page: number;
   readonly base: string; // the check page's path
   readonly statusBadge: (word: Flip["to"]) => Html;
 }): Html {
-  const events = eventsOf(opts.flips, opts.pings ?? [], opts.notices);
+  const events = eventsOf(opts.flips, opts.pings ?? [], opts.notices, opts.sent);
   if (events.length === 0) return html`<p>No events yet.</p>`;
   const first = (opts.page - 1) * EVENTS_PER_PAGE;
   const shown = events.slice(first, first + EVENTS_PER_PAGE);
@@ -65,7 +68,7 @@ export function eventsSection(opts: {
   const range = shown.length === 0 ? "no events on this page" : `events ${first + 1}–${first + shown.length} of ${events.length}, newest first`;
   return html`<p class="hint">${range}</p>
 ${shown.length === 0 ? "" : html`<table class="list events"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Source</th><th scope="col">User agent</th><th scope="col">Duration</th><th scope="col">Body</th></tr></thead>
-<tbody>${shown.map((event) => (event.kind === "flip" ? flipRow(event.flip, opts.statusBadge) : event.kind === "ping" ? pingRow(event.logged, opts.base) : noticeRow(event.entry)))}</tbody></table>`}
+<tbody>${shown.map((event) => (event.kind === "flip" ? flipRow(event.flip, opts.statusBadge) : event.kind === "ping" ? pingRow(event.logged, opts.base) : event.kind === "sent" ? sentRow(event.sent) : noticeRow(event.entry)))}</tbody></table>`}
 ${nav}`;
 }
 
@@ -89,6 +92,13 @@ function noticeRow(entry: OutboxEntry): Html {
     : html`delivery failed (${entry.attempts === 1 ? "1 attempt" : `${entry.attempts} attempts`}), next try ${timeHtml(entry.nextAttemptAt)}`;
   return html`<tr class="notice${entry.lastError === null ? "" : " notice-error"}"><td>${timeHtml(entry.flip.at)}</td>
 <td colspan="5">${what} via ${entry.channel.name === "" ? entry.channel.kind : entry.channel.name}: ${state}${entry.lastError === null ? "" : html`: <span class="error-text">${entry.lastError}</span>`}</td></tr>`;
+}
+
+/** A notification its channel accepted. */
+function sentRow(sent: SentNotice): Html {
+  const what = sent.reminder === undefined ? `notification of "${sent.to}"` : `reminder ${sent.reminder}`;
+  return html`<tr class="notice notice-sent"><td>${timeHtml(sent.sentAt)}</td>
+<td colspan="5">${what} sent via ${sent.channel.name === "" ? sent.channel.kind : sent.channel.name}</td></tr>`;
 }
 
 /** The check's entries of the outbox, once each (every shard reads the one shared outbox, so the pool may list one per shard). */

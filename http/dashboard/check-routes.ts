@@ -6,7 +6,7 @@ import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { checkRequestOf, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES } from "./check-form.ts";
+import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES, withPreset } from "./check-form.ts";
 import type { AuditAction } from "../../host/audit.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
@@ -40,8 +40,9 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const names = new Map((await pool.listChecks(project.id, { tags: [] })).map((c) => [c.uuid, c.name]));
     const nameOf = (uuid: string) => names.get(uuid);
     const notices = access.viewer.readonly ? [] : checkNotices(await pool.listOutbox(), check.uuid);
+    const sent = access.viewer.readonly ? [] : unwrap(await pool.listSent(project.id, check.uuid));
     const pingEmail = config.smtpPort === null ? null : `${check.uuid}@${config.emailDomain}`; // as the API's ping_email
-    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, eventsPage, notices, pingEmail }));
+    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, eventsPage, notices, sent, pingEmail }));
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids
@@ -110,7 +111,9 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const form = await writeForm(event, access);
     const values = keepStoredDesc(formValuesOf(form), check);
     const page = { values, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid };
-    const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check).schedule);
+    const picked = withPreset(values, form); // a quick pick pressed: the form again, filled in
+    if (picked !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, values: picked, error: null }));
+    const kindProblem = scheduleKindProblem(values, formValuesOfCheck(check));
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), check);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);

@@ -14,8 +14,10 @@ function secondsRange(minMs: Millis, maxMs: Millis): string {
 
 /** Each field's rule, said whole: whatever was wrong with a value (not a number, too small, too large), this is what it must be. */
 const RULES: Record<string, string> = {
-  timeout: `Period must be a whole number of seconds ${secondsRange(LIMITS.timeoutMinMs, LIMITS.timeoutMaxMs)}.`,
-  grace: `Grace time must be a whole number of seconds ${secondsRange(LIMITS.timeoutMinMs, LIMITS.timeoutMaxMs)}.`,
+  // typed as a number and a unit: the limits in words and in seconds, whatever the unit
+  timeout: `Period must be a number ${secondsRange(LIMITS.timeoutMinMs, LIMITS.timeoutMaxMs)}.`,
+  grace: `Grace time must be a number ${secondsRange(LIMITS.timeoutMinMs, LIMITS.timeoutMaxMs)}.`,
+  methods: "Which HTTP requests count must be HEAD, GET and POST, or only POST.",
   failure_threshold: `Failures in a row must be a whole number from ${LIMITS.failureThresholdMin} to ${LIMITS.failureThresholdMax}.`,
   reminder_interval: `The reminder interval must be 0 (none), or ${secondsRange(LIMITS.reminderIntervalMinMs, LIMITS.reminderIntervalMaxMs)}.`,
   max_duration: `The run time limit must be 0 (off), or ${secondsRange(LIMITS.maxDurationMinMs, LIMITS.maxDurationMaxMs)}.`,
@@ -27,6 +29,9 @@ const RULES: Record<string, string> = {
 const TEXT_RULES: Record<string, { label: string; maxChars: number; pattern?: string }> = {
   name: { label: "Name", maxChars: LIMITS.nameMaxChars },
   slug: { label: "Slug", maxChars: LIMITS.slugMaxChars, pattern: "Slug may hold only lower-case letters (a-z), digits, _ and -." },
+  start_kw: { label: "Start keywords", maxChars: LIMITS.keywordsMaxChars },
+  success_kw: { label: "Success keywords", maxChars: LIMITS.keywordsMaxChars },
+  failure_kw: { label: "Failure keywords", maxChars: LIMITS.keywordsMaxChars },
   schedule: {
     label: "The schedule", maxChars: LIMITS.scheduleMaxChars,
     pattern: "The schedule must be a cron expression of 5 fields (like 0 3 * * *) or an OnCalendar expression (like Mon *-*-* 03:00:00).",

@@ -1,7 +1,7 @@
 // The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
 // table's rows) out. Every value is interpolated through `html`, which escapes it.
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
-import type { OutboxEntry } from "../../engine/changes.ts";
+import type { OutboxEntry, SentNotice } from "../../engine/changes.ts";
 import { downAt, graceStartAt, statusAt } from "../../engine/status.ts";
 import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
@@ -13,6 +13,9 @@ import { eventsSection } from "./check-history.ts";
 import { checkBadgeHtml, usageExamplesHtml } from "./usage-examples.ts";
 import type { Mark } from "./check-marks.ts";
 import { checkMarksOf, marksChangeAt, marksHtml, marksKey, projectMuteLine } from "./check-marks.ts";
+// the check form's page lives in its own module; its names are also this module's, as before
+export type { CheckFormValues, DependencyChoice, WhatIf } from "./check-form-page.ts";
+export { checkFormPage } from "./check-form-page.ts";
 
 /** Who is looking: what to render for them. */
 export type Viewer = {
@@ -325,6 +328,8 @@ export type CheckPage = {
   readonly eventsPage: number;
   /** The check's notifications still in the outbox (waiting, failing, given up). */
   readonly notices: readonly OutboxEntry[];
+  /** The check's delivered notifications, newest first. */
+  readonly sent: readonly SentNotice[];
   /** The check's ping email address; null when inbound SMTP is off. */
   readonly pingEmail: string | null;
   /** The check's integrations section (rendered by integration-pages.ts). */
@@ -394,7 +399,7 @@ ${checkBadgeHtml(check, data.siteRoot)}
 </dl></section>
 ${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Integrations</h2>${data.integrations}</section>`}
 <section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
-<section id="live-events" data-live><h2>Events</h2>${eventsSection({ flips: data.flips, pings: data.pings, notices: data.notices, page: data.eventsPage, base, statusBadge })}</section>`,
+<section id="live-events" data-live><h2>Events</h2>${eventsSection({ flips: data.flips, pings: data.pings, notices: data.notices, sent: data.sent, page: data.eventsPage, base, statusBadge })}</section>`,
   });
 }
 
@@ -442,95 +447,6 @@ function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
   });
   return html`<table class="list"><thead><tr><th scope="col">Month</th><th scope="col">Incidents</th><th scope="col">Downtime</th></tr></thead>
 <tbody>${months.map((m) => html`<tr><td>${m.label}</td><td>${m.incidents}</td><td>${m.downMs === 0 ? "none" : durationText(m.downMs)}</td></tr>`)}</tbody></table>`;
-}
-
-/** A simulation of the form's settings over the check's logged pings (null window: no pings logged). */
-export type WhatIf = {
-  readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis;
-  /** Down changes whose notification the project's maintenance windows would have held (0 when none). */
-  readonly heldCount: number;
-}
-
-/** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
-function whatIfText(whatIf: WhatIf): string {
-  if (whatIf.windowMs === null) return "No pings are logged yet: there is no history to try these settings on.";
-  const times = whatIf.downCount === 1 ? "once" : `${whatIf.downCount} times`;
-  const downtime = whatIf.downCount === 0 ? "" : `, for ${durationText(whatIf.downtimeMs)}`;
-  const held = whatIf.heldCount === 0 ? ""
-    : ` Maintenance windows would have held ${whatIf.heldCount === 1 ? "one of its down notifications" : `${whatIf.heldCount} of its down notifications`}.`;
-  return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.${held}`;
-}
-
-/** The add/edit form's values, as typed (numbers stay text until the API's rules read them). */
-export type CheckFormValues = {
-  readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
-  readonly kind: "simple" | "cron"; readonly timeout: string; readonly grace: string; readonly schedule: string; readonly tz: string;
-  readonly failure_threshold: string; readonly reminder_interval: string; readonly muted_until: string;
-  readonly max_duration: string;
-  /** The chosen dependencies' uuids, comma-separated (the API's depends_on). */
-  readonly depends_on: string;
-};
-
-/** The form's fields that show their own error (the others' errors go above the form). */
-const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set(["name", "slug", "tags", "timeout", "schedule", "tz", "grace", "failure_threshold",
-  "reminder_interval", "muted_until", "max_duration", "depends_on"]);
-
-/** A check the form may name as a dependency: the project's other checks. */
-export type DependencyChoice = { readonly uuid: string; readonly name: string };
-
-export function checkFormPage(viewer: Viewer, opts: {
-  project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
-  whatIf?: WhatIf | null;
-  previewAsked?: boolean;
-  /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
-  errorField?: string | null;
-  /** The project's other checks, by name: the choices of depends_on. */
-  dependencies: readonly DependencyChoice[];
-}): string {
-  const v = opts.values;
-  const fieldError = (id: string) => (opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}" role="alert">${opts.error}</p>` : "");
-  const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
-  const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
-    html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;
-  const chosen = new Set(v.depends_on.split(",").filter((uuid) => uuid !== ""));
-  const radio = (kind: CheckFormValues["kind"], label: string) =>
-    html`<label class="radio"><input type="radio" name="kind" value="${kind}"${v.kind === kind ? html` checked` : ""}> ${label}</label>`;
-  return documentOf({
-    title: opts.title,
-    viewer,
-    nav: projectNav(opts.project, viewer),
-    body: html`<h1>${opts.title}</h1>
-${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-<form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
-${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
-<label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">
-${v.desc}</textarea>
-<fieldset><legend>Schedule</legend>${radio("simple", "Simple period")}${radio("cron", "Cron or OnCalendar expression")}
-${field("timeout", "Period in seconds (simple)", html` inputmode="numeric"`)}
-${field("schedule", "Cron or OnCalendar expression", html` placeholder="0 3 * * *"`)}
-${field("tz", "Time zone (cron / OnCalendar)")}
-${field("grace", "Grace time in seconds", html` inputmode="numeric"`)}</fieldset>
-<fieldset><legend>Alerting</legend>
-${field("failure_threshold", "Down after this many failures in a row (1-100)", html` inputmode="numeric"`)}
-${field("reminder_interval", "Reminder every N seconds while down (0 = none, or 300 and more)", html` inputmode="numeric"`)}
-${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}
-${field("max_duration", "Down when a started run has not finished after N seconds (0 = off, or 60-604800)", html` inputmode="numeric"`)}
-<label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
-<select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
-${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
-${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${timeHtml(at)}</li>`)}</ul>`}
-${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
-${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
-<button type="submit" name="action" value="save">Save</button>
-<button type="submit" name="action" value="preview">${opts.action.endsWith("/edit") ? "Preview: next pings and what these settings would have done" : "Preview the next pings"}</button>
-</form>`,
-  });
-}
-
-/** What a simple period means, for its preview: it has no timetable, each ping sets the next due time. */
-function simplePeriodText(v: CheckFormValues): string {
-  const seconds = (text: string) => (/^\d+$/.test(text) ? durationText(Number(text) * 1000) : `${text} seconds`);
-  return `Simple period: after each ping the next one is expected within ${seconds(v.timeout)}, then ${seconds(v.grace)} of grace before the check is down. There is no fixed timetable to list.`;
 }
 
 export function deletePage(viewer: Viewer, opts: { project: Project; check: Check; ref: string }): string {

@@ -121,6 +121,7 @@ export function loadAssets(): Record<string, Asset> {
   const dir = candidates.find((url) => existsSync(new URL("dashboard.js", url))) ?? candidates[0];
   return {
     "dashboard.js": { body: readFileSync(new URL("dashboard.js", dir), "utf8"), type: "text/javascript; charset=utf-8" },
+    "check-form.js": { body: readFileSync(new URL("check-form.js", dir), "utf8"), type: "text/javascript; charset=utf-8" },
     "dashboard.css": { body: readFileSync(new URL("dashboard.css", dir), "utf8"), type: "text/css; charset=utf-8" },
     "favicon.svg": { body: readFileSync(new URL("favicon.svg", dir), "utf8"), type: "image/svg+xml" },
   };

@@ -24,7 +24,7 @@ import { simulateStoredCheck } from "../simulate-check.ts";
 import { simulationRequestOf } from "../simulate-input.ts";
 import { presentBadges } from "../present.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { checkBodyOf, EMPTY_FORM, filterOf, formValuesOf, previewOf, refFor, sortChecks } from "./check-form.ts";
+import { checkBodyOf, EMPTY_FORM, filterOf, formValuesOf, previewOf, refFor, sortChecks, withPreset } from "./check-form.ts";
 import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, CheckForm, DashboardContext } from "./context.ts";
 import { auditPageRoutes, recordDashboardChange } from "./audit-routes.ts";
@@ -378,7 +378,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const form = await writeForm(event, access);
     const values = formValuesOf(form);
     const page = { values, action: `/projects/${project.id}/checks/new`, title: "Add check" };
-    const kindProblem = scheduleKindProblem(values, EMPTY_FORM.schedule);
+    const picked = withPreset(values, form); // a quick pick pressed: the form again, filled in
+    if (picked !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, values: picked, error: null }));
+    const kindProblem = scheduleKindProblem(values, EMPTY_FORM);
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), null);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);

@@ -113,14 +113,16 @@ async function browserTests(): Promise<void> {
   test("a cron expression typed while 'Simple period' stays chosen is refused next to the field, the typed data kept, no check made", async () => {
     await page.goto(`${server.url}/projects/${project.id}/checks/new`);
     await page.getByLabel("Name").fill("nightly cron");
+    await page.getByRole("radio", { name: "Cron expression" }).check();
     await page.locator("#f-schedule").fill("0 3 * * *");
+    await page.getByRole("radio", { name: "Simple period" }).check(); // the expression's input hides, its text stays
     await page.getByRole("button", { name: "Save" }).click();
     await page.locator("#e-schedule").getByText('"0 3 * * *" is typed but "Simple period" is chosen').waitFor();
     assert.is(await page.locator("#f-schedule").getAttribute("aria-invalid"), "true");
     assert.is(await page.getByLabel("Name").inputValue(), "nightly cron");
     const checks = await ok<{ checks: { name: string }[] }>(call(server.url, "GET", "/api/v3/checks/", { key: project.api_key }));
     assert.not.ok(checks.checks.some((c) => c.name === "nightly cron"), "nothing was created");
-    await page.getByRole("radio", { name: "Cron or OnCalendar expression" }).check();
+    await page.getByRole("radio", { name: "Cron expression" }).check();
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Check created.").waitFor();
     await page.getByText("0 3 * * *").first().waitFor();
@@ -178,8 +180,10 @@ async function browserTests(): Promise<void> {
   test("'Preview the next pings' on a simple period says what the period means instead of nothing", async () => {
     await page.goto(`${server.url}/projects/${project.id}/checks/new`);
     await page.getByLabel("Name").fill("hourly");
-    await page.getByLabel("Period in seconds").fill("3600");
-    await page.getByLabel("Grace time in seconds").fill("300");
+    await page.locator("#f-timeout").fill("3600");
+    await page.locator("#f-timeout_unit").selectOption("seconds");
+    await page.locator("#f-grace").fill("300");
+    await page.locator("#f-grace_unit").selectOption("seconds");
     await page.getByRole("button", { name: "Preview the next pings" }).click();
     await page.getByText("Simple period: after each ping the next one is expected within 1 hour, then 5 minutes of grace").waitFor();
   });

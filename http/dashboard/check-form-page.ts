@@ -1,0 +1,136 @@
+// The add/edit form of a check: name and description, the schedule (a simple period in minutes, hours or
+// days with quick picks; or a cron or OnCalendar expression with its time zone: only the chosen kind's
+// inputs show, by CSS alone), alerting, filtering rules, and the preview of every kind. Errors are shown
+// next to their field.
+import type { Millis, Project } from "../../engine/model.ts";
+import { durationText } from "./format.ts";
+import type { DurationUnit } from "./duration-field.ts";
+import { amountText, durationInputs, secondsOf } from "./duration-field.ts";
+import type { FilterValues } from "./filter-fields.ts";
+import { filterFieldset } from "./filter-fields.ts";
+import type { Html, Value } from "./html.ts";
+import { html } from "./html.ts";
+import type { Viewer } from "./pages.ts";
+import { csrfField, documentOf, projectNav } from "./pages.ts";
+import { timeHtml } from "./time-html.ts";
+import { timeZoneSelect } from "./time-zones.ts";
+
+export const SCHEDULE_KINDS = ["simple", "cron", "oncalendar"] as const;
+export type ScheduleFormKind = (typeof SCHEDULE_KINDS)[number];
+
+/** The add/edit form's values, as typed (numbers stay text until the API's rules read them; period and grace with their units). */
+export type CheckFormValues = FilterValues & {
+  readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
+  readonly kind: ScheduleFormKind; readonly timeout: string; readonly timeout_unit: DurationUnit; readonly grace: string; readonly grace_unit: DurationUnit;
+  readonly schedule: string; readonly tz: string;
+  readonly failure_threshold: string; readonly reminder_interval: string; readonly muted_until: string;
+  readonly max_duration: string;
+  /** The chosen dependencies' uuids, comma-separated (the API's depends_on). */
+  readonly depends_on: string;
+};
+
+/** A simulation of the form's settings over the check's logged pings (null window: no pings logged). */
+export type WhatIf = {
+  readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis;
+  /** Down changes whose notification the project's maintenance windows would have held (0 when none). */
+  readonly heldCount: number;
+}
+
+/** A check the form may name as a dependency: the project's other checks. */
+export type DependencyChoice = { readonly uuid: string; readonly name: string };
+
+/** The form's fields that show their own error (the others' errors go above the form). */
+const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set(["name", "slug", "tags", "timeout", "schedule", "tz", "grace", "failure_threshold",
+  "reminder_interval", "muted_until", "max_duration", "depends_on", "methods", "start_kw", "success_kw", "failure_kw"]);
+
+/** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
+function whatIfText(whatIf: WhatIf): string {
+  if (whatIf.windowMs === null) return "No pings are logged yet: there is no history to try these settings on.";
+  const times = whatIf.downCount === 1 ? "once" : `${whatIf.downCount} times`;
+  const downtime = whatIf.downCount === 0 ? "" : `, for ${durationText(whatIf.downtimeMs)}`;
+  const held = whatIf.heldCount === 0 ? ""
+    : ` Maintenance windows would have held ${whatIf.heldCount === 1 ? "one of its down notifications" : `${whatIf.heldCount} of its down notifications`}.`;
+  return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.${held}`;
+}
+
+/** What a simple period means, for its preview: it has no timetable, each ping sets the next due time. */
+function simplePeriodText(v: CheckFormValues): string {
+  const words = (amount: string, unit: DurationUnit) => {
+    const seconds = secondsOf(amount, unit);
+    return typeof seconds === "number" ? durationText(seconds * 1000) : amountText(amount, unit);
+  };
+  return `Simple period: after each ping the next one is expected within ${words(v.timeout, v.timeout_unit)}, then ${words(v.grace, v.grace_unit)} of grace before the check is down. There is no fixed timetable to list.`;
+}
+
+/** An instant as the check's zone reads it ("2026-11-27 03:00:00 Europe/Riga"), with the UTC time next to it. */
+function zonedTimeHtml(at: Millis, tz: string): Html {
+  let local: string | null = null;
+  try {
+    const parts = Object.fromEntries(new Intl.DateTimeFormat("en-GB", {
+      timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+    }).formatToParts(at).map((p) => [p.type, p.value]));
+    local = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${tz}`;
+  } catch {
+    // not a zone Intl knows: the UTC time alone
+  }
+  return local === null || tz === "UTC" ? timeHtml(at) : html`<span class="zoned">${local}</span> (${timeHtml(at)})`;
+}
+
+/**
+ * The form's page. Its first button is a hidden Save: Enter in a field submits the form with the first
+ * submit button, which would otherwise be the period's first quick pick.
+ */
+export function checkFormPage(viewer: Viewer, opts: {
+  project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
+  whatIf?: WhatIf | null;
+  previewAsked?: boolean;
+  /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
+  errorField?: string | null;
+  /** The project's other checks, by name: the choices of depends_on. */
+  dependencies: readonly DependencyChoice[];
+}): string {
+  const v = opts.values;
+  const fieldError = (id: string) => (opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}" role="alert">${opts.error}</p>` : "");
+  const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
+  const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
+    html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;
+  const duration = (id: "timeout" | "grace", label: string) =>
+    html`${durationInputs({ id, label, amount: v[id], unit: v[`${id}_unit`], invalid: invalidMark(id) })}${fieldError(id)}`;
+  const chosen = new Set(v.depends_on.split(",").filter((uuid) => uuid !== ""));
+  const radio = (kind: ScheduleFormKind, label: string) =>
+    html`<label class="radio"><input type="radio" name="kind" value="${kind}"${v.kind === kind ? html` checked` : ""}> ${label}</label>`;
+  return documentOf({
+    title: opts.title,
+    viewer,
+    nav: projectNav(opts.project, viewer),
+    body: html`<h1>${opts.title}</h1>
+${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
+<button type="submit" name="action" value="save" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>
+${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
+<label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">
+${v.desc}</textarea>
+<fieldset class="schedule"><legend>Schedule</legend>${radio("simple", "Simple period")}${radio("cron", "Cron expression")}${radio("oncalendar", "OnCalendar expression")}
+<div class="kind-simple">${duration("timeout", "Period")}</div>
+<div class="kind-expression"${opts.errorField === "schedule" || opts.errorField === "tz" ? html` data-error` : ""}>${field("schedule", "Schedule expression", html` placeholder="${v.kind === "oncalendar" ? "Mon *-*-* 03:00:00" : "0 3 * * *"}"`)}
+<p class="hint kind-cron">Five fields: minute, hour, day of month, month, day of week; for example <code>0 3 * * *</code> is every day at 03:00.</p>
+<p class="hint kind-oncalendar">systemd's OnCalendar: for example <code>Mon *-*-* 03:00:00</code> is every Monday at 03:00; several lines are several timetables.</p>
+<label for="f-tz">Time zone</label>${timeZoneSelect({ chosen: v.tz === "" ? "UTC" : v.tz, invalid: invalidMark("tz") })}${fieldError("tz")}</div>
+${duration("grace", "Grace time")}</fieldset>
+<fieldset><legend>Alerting</legend>
+${field("failure_threshold", "Down after this many failures in a row (1-100)", html` inputmode="numeric"`)}
+${field("reminder_interval", "Reminder every N seconds while down (0 = none, or 300 and more)", html` inputmode="numeric"`)}
+${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}
+${field("max_duration", "Down when a started run has not finished after N seconds (0 = off, or 60-604800)", html` inputmode="numeric"`)}
+<label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
+<select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
+${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
+${filterFieldset(v, { field: (id, label) => field(id, label), invalid: invalidMark, fieldError })}
+${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}
+${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
+${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
+<button type="submit" name="action" value="save">Save</button>
+<button type="submit" name="action" value="preview">${opts.action.endsWith("/edit") ? "Preview: next pings and what these settings would have done" : "Preview the next pings"}</button>
+</form><script src="/static/check-form.js" defer></script>`,
+  });
+}
