@@ -83,6 +83,27 @@ export class Accounts {
     return taken ? invalid("email", "a user with this email exists") : ok({ user: userOf(user), inviteToken });
   }
 
+  /**
+   * The user with this email, made now when there is none and `create` says so (no password: they sign in
+   * through the identity provider, or set one by a reset), with `create.grant`'s role; null when there is
+   * none and nothing is made.
+   */
+  async userOfEmail(emailText: string, create: { grant: { role: Role; projectId: string } | null } | null, at: Millis): Promise<User | null> {
+    const email = emailOf(emailText);
+    if (email === null) return null;
+    const found = this.#document.users.find((u) => u.email === email);
+    if (found !== undefined || create === null) return found === undefined ? null : userOf(found);
+    const made: StoredUser = { id: randomUUID(), email, passwordHash: null, createdAt: at };
+    let user: StoredUser = made;
+    await this.#change((d) => {
+      user = d.users.find((u) => u.email === email) ?? made; // again on the newest document: another sign-in may have made them
+      if (user !== made) return null;
+      const members = create.grant === null ? d.members : [...d.members, { projectId: create.grant.projectId, userId: made.id, role: create.grant.role }];
+      return { ...d, users: [...d.users, made], members };
+    });
+    return userOf(user);
+  }
+
   /** Removes a user with their invitations and roles; false when there is no such user. */
   async deleteUser(id: string): Promise<boolean> {
     let found = false;
