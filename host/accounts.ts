@@ -9,7 +9,7 @@ import { DAY, HOUR } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Role } from "../engine/roles.ts";
-import type { AccountsDocument, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
+import type { AccountsDocument, StoredGrant, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
 import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
@@ -20,6 +20,8 @@ export const INVITE_MS = 7 * DAY;
 export const RESET_MS = HOUR;
 
 export type User = { readonly id: string; readonly email: string };
+/** An invitation not used yet that gives a role in a project. */
+export type PendingInvite = { readonly email: string; readonly role: Role; readonly expiresAt: Millis };
 export type NewUser = { readonly user: User; readonly inviteToken: string | null };
 
 /** Where the document is kept. `change` applies `edit` to the newest document and stores the result (null: nothing to store); resolves with the document now stored. */
@@ -66,15 +68,18 @@ export class Accounts {
     return found === undefined ? null : userOf(found);
   }
 
-  /** Adds a user: with a password, or with an invitation token (returned once; only its hash is kept) that sets one within 7 days. */
-  async createUser(input: { email: unknown; password?: unknown }, at: Millis): Promise<Outcome<NewUser>> {
+  /**
+   * Adds a user: with a password, or with an invitation token (returned once; only its hash is kept) that
+   * sets one within 7 days and then gives `grant`'s role, if any.
+   */
+  async createUser(input: { email: unknown; password?: unknown }, at: Millis, grant?: StoredGrant): Promise<Outcome<NewUser>> {
     const email = emailOf(input.email);
     if (email === null) return invalid("email", "email must be an email address");
     if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at };
     const inviteToken = passwordHash === null ? randomBytes(32).toString("base64url") : null;
-    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS }];
+    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, ...(grant === undefined ? {} : { grant }) }];
     let taken = false;
     await this.#change((d) => {
       taken = d.users.some((u) => u.email === email);
@@ -182,7 +187,15 @@ export class Accounts {
     return invite === undefined ? null : this.userById(invite.userId);
   }
 
-  /** Sets the password of the invited user and uses the invitation up. */
+  /** The invitations to `projectId` not used yet and not expired at `at`, oldest first. */
+  pendingInvites(projectId: string, at: Millis): PendingInvite[] {
+    return this.#document.invites.flatMap((invite) => {
+      const user = invite.grant?.projectId === projectId && invite.expiresAt > at ? this.userById(invite.userId) : null;
+      return user === null || invite.grant === undefined ? [] : [{ email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
+    });
+  }
+
+  /** Sets the password of the invited user, gives the invitation's role, and uses the invitation up. */
   async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<User>> {
     if (!isPassword(password)) return invalid("password", `password must be ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = await hashPassword(password);
@@ -193,7 +206,10 @@ export class Accounts {
       user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
       if (invite === undefined || user === undefined) return null;
       const invited = user;
-      return { ...d,
+      const { grant } = invite;
+      const members = grant === undefined ? d.members
+        : [...d.members.filter((m) => !(m.projectId === grant.projectId && m.userId === invited.id)), { projectId: grant.projectId, userId: invited.id, role: grant.role }];
+      return { ...d, members,
         users: d.users.map((u) => (u === invited ? { ...u, passwordHash } : u)),
         invites: d.invites.filter((i) => i !== invite && i.expiresAt > at) }; // used, and the expired ones with it
     });

@@ -1,5 +1,6 @@
 // /admin/v1/users and /admin/v1/projects/<id>/members (CONTRACT "Users, roles and sign-in"): the
-// dashboard's users, invited by a one-use link or given a password, and their roles in projects.
+// dashboard's users, invited by a one-use link (also sent to their email when SMTP_URL is set) or given a
+// password, and their roles in projects.
 // Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
 import type { H3, H3Event } from "h3";
 import type { Accounts, User } from "../../host/accounts.ts";
@@ -11,6 +12,7 @@ import { endpoint, json } from "../endpoint.ts";
 import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
+import { mailInvitation } from "../invitation-mail.ts";
 
 /** Registers the users and members routes of the admin API on `app`. */
 export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Accounts }, opts: { report: ErrorReporter }): void {
@@ -33,7 +35,10 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const body = await jsonBody(event);
       const password = body.password === null ? undefined : body.password; // null as absent: an invitation
       const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
-      return json(inviteToken === null ? user : { ...user, invite_url: `${config.siteRoot}/invite/${inviteToken}` }, 201);
+      if (inviteToken === null) return json(user, 201);
+      const inviteUrl = `${config.siteRoot}/invite/${inviteToken}`;
+      void mailInvitation(deps.sendUserMail, user.email, inviteUrl, null); // when SMTP_URL is set; the answer carries the link either way
+      return json({ ...user, invite_url: inviteUrl }, 201);
     },
   }, options);
 
