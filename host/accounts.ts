@@ -187,6 +187,22 @@ export class Accounts {
     return invite === undefined ? null : this.userById(invite.userId);
   }
 
+  /** True while the user has an invitation (not a reset) not used yet and not expired: they have not joined yet. */
+  isInvited(userId: string, at: Millis): boolean {
+    return this.#document.invites.some((i) => i.userId === userId && i.expiresAt > at && i.grant !== undefined);
+  }
+
+  /** A new invitation token (returned once) for a user not joined yet, giving `grant`'s role when used within 7 days; null when there is no such user. */
+  async inviteAgain(userId: string, grant: StoredGrant, at: Millis): Promise<string | null> {
+    const token = randomBytes(32).toString("base64url");
+    let found = false;
+    await this.#change((d) => {
+      found = d.users.some((u) => u.id === userId);
+      return found ? { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId, expiresAt: at + INVITE_MS, grant }] } : null;
+    });
+    return found ? token : null;
+  }
+
   /** The invitations to `projectId` not used yet and not expired at `at`, oldest first. */
   pendingInvites(projectId: string, at: Millis): PendingInvite[] {
     return this.#document.invites.flatMap((invite) => {
@@ -195,7 +211,7 @@ export class Accounts {
     });
   }
 
-  /** Sets the password of the invited user, gives the invitation's role, and uses the invitation up. */
+  /** Sets the password of the invited user, gives the roles of all their invitations, and uses them (and any reset link) up. */
   async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<User>> {
     if (!isPassword(password)) return invalid("password", `password must be ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = await hashPassword(password);
@@ -206,12 +222,13 @@ export class Accounts {
       user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
       if (invite === undefined || user === undefined) return null;
       const invited = user;
-      const { grant } = invite;
-      const members = grant === undefined ? d.members
-        : [...d.members.filter((m) => !(m.projectId === grant.projectId && m.userId === invited.id)), { projectId: grant.projectId, userId: invited.id, role: grant.role }];
+      // the email is proven: every role the user is invited to is given, and all their links are used up
+      const grants = d.invites.flatMap((i) => (i.userId === invited.id && i.expiresAt > at && i.grant !== undefined ? [i.grant] : []));
+      const members = grants.reduce((kept, grant) => [...kept.filter((m) => !(m.projectId === grant.projectId && m.userId === invited.id)),
+        { projectId: grant.projectId, userId: invited.id, role: grant.role }], d.members);
       return { ...d, members,
         users: d.users.map((u) => (u === invited ? { ...u, passwordHash } : u)),
-        invites: d.invites.filter((i) => i !== invite && i.expiresAt > at) }; // used, and the expired ones with it
+        invites: d.invites.filter((i) => i.userId !== invited.id && i.expiresAt > at) }; // theirs used, and the expired ones with them
     });
     return user === undefined ? fail({ code: "not_found", what: "invitation" }) : ok(userOf(user));
   }

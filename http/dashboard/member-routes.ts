@@ -35,7 +35,7 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
       const role = accounts.roleIn(user.id, project.id);
       return role === null ? [] : [{ ...user, role }];
     });
-    const invites = accounts.pendingInvites(project.id, systemClock.now()); // real time: an invitation lasts 7 real days, whatever CLOCK says
+    const invites = accounts.pendingInvites(project.id, systemClock.now());
     return membersPage(access.viewer, { project, members, invites, invited, assignable: assignableBy(access), error });
   };
   /** Throws 403 unless the session may take `from` (the member's role now, if any) and give `to`. */
@@ -63,13 +63,22 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     if (role === null) return htmlResponse(membersHtml(access, project, `The role must be one of ${ROLES.join(", ")}.`), 400);
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const user = accounts.listUsers().find((u) => u.email === email);
-    if (user === undefined) {
+    const now = systemClock.now(); // real time: an invitation lasts 7 real days, whatever CLOCK says
+    if (user === undefined || accounts.isInvited(user.id, now)) { // a new email, or one invited before who has not joined yet
       mayChange(access, null, role);
-      const made = await accounts.createUser({ email }, systemClock.now(), { projectId: project.id, role });
-      if (!made.ok) return htmlResponse(membersHtml(access, project, `The email is not valid: ${reasonOf(made.failure)}.`), 400);
-      const link = `${config.siteRoot}/invite/${made.value.inviteToken}`;
-      const mail = await mailInvitation(sendUserMail, made.value.user.email, link, `${role} of the project ${project.name}`);
-      return htmlResponse(membersHtml(access, project, null, { email: made.value.user.email, role, link, mail }));
+      const grant = { projectId: project.id, role };
+      let token: string | null;
+      if (user === undefined) {
+        const made = await accounts.createUser({ email }, now, grant);
+        if (!made.ok) return htmlResponse(membersHtml(access, project, `The email is not valid: ${reasonOf(made.failure)}.`), 400);
+        token = made.value.inviteToken;
+      } else {
+        token = await accounts.inviteAgain(user.id, grant, now);
+      }
+      if (token === null) throw httpError(404, "user not found"); // removed meanwhile
+      const link = `${config.siteRoot}/invite/${token}`;
+      const mail = await mailInvitation(sendUserMail, email, link, `${role} of the project ${project.name}`);
+      return htmlResponse(membersHtml(access, project, null, { email, role, link, mail }));
     }
     mayChange(access, accounts.roleIn(user.id, project.id), role);
     await accounts.setRole(project.id, user.id, role);

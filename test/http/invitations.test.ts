@@ -83,6 +83,25 @@ test("a manager's invitation: the link is shown and emailed, sets a password onc
   assert.not.match((await get(`${server.url}/projects/${project.id}/members`, manager.cookie)).text, /Invitations not used yet/);
 });
 
+test("inviting an email again before it joined makes a new link and gives no role; using one link uses up both", async () => {
+  const manager = await signedIn(server.url, "mgr3@example.org", "manager");
+  const invite = async (role: string) => {
+    const answer = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "twice@example.org", role }, manager.cookie);
+    assert.is(answer.status, 200, answer.text);
+    return new URL(LINK.exec(answer.text)?.[0] ?? "http://x/").pathname;
+  };
+  const first = await invite("readonly");
+  const second = await invite("member");
+  assert.is.not(second, first);
+  assert.not.ok((await membersOf(server.url, project.id)).some((m) => m.email === "twice@example.org"), "no role before a link is used");
+  assert.is((await post(server.url + second, { password: PASSWORD })).status, 303);
+  assert.equal((await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role), ["member"], "the newest invitation's role");
+  assert.is((await post(server.url + first, { password: "another long password" })).status, 404, "the older link is used up too");
+  const joined = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "twice@example.org", role: "readonly" }, manager.cookie);
+  assert.is(joined.status, 303, "once joined, the form changes the role at once");
+  assert.equal((await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role), ["readonly"]);
+});
+
 test("an invitation to a role the inviter may not give is refused: no user, no email", async () => {
   const manager = await signedIn(server.url, "mgr2@example.org", "manager");
   const mailsBefore = smtp.mails.length;
