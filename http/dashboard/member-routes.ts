@@ -13,6 +13,8 @@ import { httpError, reasonOf } from "../errors.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import type { Invited } from "./member-pages.ts";
 import { membersPage } from "./member-pages.ts";
+import { recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 /** Registers the members page and its forms. */
@@ -67,21 +69,23 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     if (user === undefined || accounts.isInvited(user.id, now)) { // a new email, or one invited before who has not joined yet
       mayChange(access, null, role);
       const grant = { projectId: project.id, role };
-      let token: string | null;
-      if (user === undefined) {
+      let invitee = user, token: string | null;
+      if (invitee === undefined) {
         const made = await accounts.createUser({ email }, now, grant);
         if (!made.ok) return htmlResponse(membersHtml(access, project, `The email is not valid: ${reasonOf(made.failure)}.`), 400);
-        token = made.value.inviteToken;
+        ({ user: invitee, inviteToken: token } = made.value);
       } else {
-        token = await accounts.inviteAgain(user.id, grant, now);
+        token = await accounts.inviteAgain(invitee.id, grant, now);
       }
       if (token === null) throw httpError(404, "user not found"); // removed meanwhile
+      await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.invited", target: auditTarget.member(invitee, role), at: ctx.deps.clock.now() });
       const link = `${config.siteRoot}/invite/${token}`;
       const mail = await mailInvitation(sendUserMail, email, link, `${role} of the project ${project.name}`);
       return htmlResponse(membersHtml(access, project, null, { email, role, link, mail }));
     }
     mayChange(access, accounts.roleIn(user.id, project.id), role);
     await accounts.setRole(project.id, user.id, role);
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.role_set", target: auditTarget.member(user, role), at: ctx.deps.clock.now() });
     return redirect(`/projects/${project.id}/members`);
   });
 
@@ -95,6 +99,8 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     if (role === null) throw httpError(404, "member not found");
     mayChange(access, role, null);
     await accounts.removeMember(project.id, userId);
+    const removed = accounts.userById(userId);
+    if (removed !== null) await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.removed", target: auditTarget.member(removed, null), at: ctx.deps.clock.now() });
     return redirect(`/projects/${project.id}/members`);
   });
 }

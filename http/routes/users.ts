@@ -13,6 +13,7 @@ import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
 import { mailInvitation } from "../invitation-mail.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 
 /** Registers the users and members routes of the admin API on `app`. */
 export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Accounts }, opts: { report: ErrorReporter }): void {
@@ -70,12 +71,15 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const role = roleOf((await jsonBody(event)).role);
       if (role === null) throw httpError(400, `role must be one of ${ROLES.join(", ")}`);
       await accounts.setRole(projectId, user.id, role);
+      await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.role_set", target: auditTarget.member(user, role), at: deps.clock.now() });
       return json({ ...user, role });
     },
     DELETE: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      if (!await accounts.removeMember(projectId, userOf(event, "user").id)) throw httpError(404, "member not found");
+      const user = userOf(event, "user");
+      if (!await accounts.removeMember(projectId, user.id)) throw httpError(404, "member not found");
+      await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.removed", target: auditTarget.member(user, null), at: deps.clock.now() });
       return json(null, 204);
     },
   }, options);

@@ -100,6 +100,10 @@ test("inviting an email again before it joined makes a new link and gives no rol
   const joined = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "twice@example.org", role: "readonly" }, manager.cookie);
   assert.is(joined.status, 303, "once joined, the form changes the role at once");
   assert.equal((await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role), ["readonly"]);
+  const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }));
+  assert.equal(events.filter((e) => e.target.includes("twice@example.org")).map((e) => [e.actor, e.action, / as (\w+)$/.exec(e.target)?.[1]]), [
+    ["mgr3@example.org", "member.role_set", "readonly"], ["mgr3@example.org", "member.invited", "member"], ["mgr3@example.org", "member.invited", "readonly"],
+  ], "the audit log, newest first");
 });
 
 test("an invitation to a role the inviter may not give is refused: no user, no email", async () => {

@@ -105,6 +105,11 @@ test("a member removed, or lowered to readonly, while signed in is refused on th
   assert.is((await post(`/projects/${project.id}/rename`, { csrf: removed.csrf, name: "Gone" }, removed.cookie)).status, 404);
   assert.ok(await paused(), "still paused");
   assert.is((await ok<{ name: string }>(call(server.url, "GET", `/admin/v1/projects/${project.id}`, { headers: admin }))).name, "Ops");
+  const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }));
+  assert.equal(events.filter((e) => e.action.startsWith("member.")).slice(0, 2).map((e) => [e.actor, e.action, e.target]), [
+    ["admin token", "member.removed", `user "removed@example.org" ${removed.id}`],
+    ["admin token", "member.role_set", `user "lowered@example.org" ${lowered.id} as readonly`],
+  ], "the role changes are in the audit log, newest first");
 });
 
 test.run();
