@@ -80,7 +80,7 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
       if (token === null) throw httpError(404, "user not found"); // removed meanwhile
       await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.invited", target: auditTarget.member(invitee, role), at: ctx.deps.clock.now() });
       const link = `${config.siteRoot}/invite/${token}`;
-      const mail = await mailInvitation(sendUserMail, email, link, `${role} of the project ${project.name}`);
+      const mail = await mailInvitation(sendUserMail, { to: email, link, role: `${role} of the project ${project.name}` });
       return htmlResponse(membersHtml(access, project, null, { email, role, link, mail }));
     }
     mayChange(access, accounts.roleIn(user.id, project.id), role);

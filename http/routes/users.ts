@@ -38,7 +38,7 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
       if (inviteToken === null) return json(user, 201);
       const inviteUrl = `${config.siteRoot}/invite/${inviteToken}`;
-      void mailInvitation(deps.sendUserMail, user.email, inviteUrl, null); // when SMTP_URL is set; the answer carries the link either way
+      void mailInvitation(deps.sendUserMail, { to: user.email, link: inviteUrl, role: null }); // when SMTP_URL is set; the answer carries the link either way
       return json({ ...user, invite_url: inviteUrl }, 201);
     },
   }, options);
