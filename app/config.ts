@@ -10,7 +10,8 @@ import { DURABILITIES } from "../persistence/open.ts";
 import type { Durability } from "../persistence/open.ts";
 import type { ServiceSettings } from "../notify/kinds/settings.ts";
 import { serviceSettingsOf } from "../notify/kinds/settings.ts";
-import type { OidcSettings } from "../host/oidc.ts";
+import type { OidcNewUsers, OidcSettings } from "../host/oidc.ts";
+import { roleOf, ROLES } from "../engine/roles.ts";
 import { isLoopbackHttp } from "../host/oidc.ts";
 
 export const CLOCK_KINDS = ["real", "virtual"] as const;
@@ -44,7 +45,9 @@ export type Settings = {
   readonly auditMaxAgeDays: number; // AUDIT_MAX_AGE_DAYS: a project's audit events older than this go (default 90)
   readonly auditMaxEvents: number; // AUDIT_MAX_EVENTS: at most this many per project, the oldest go first (default 10,000)
   readonly cluster: ClusterSettings | null; // null: single-node mode (no NATS_URL)
-  readonly oidc: OidcSettings | null; // OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: "Sign in with SSO" (null: off)
+  // OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: "Sign in with SSO" (null: off); OIDC_DEFAULT_ROLE: a
+  // first SSO sign-in makes its user ("none": with no role; "<role>:<project id>": with that role there)
+  readonly oidc: OidcSettings | null;
 };
 
 /** Cluster mode (NATS_URL set): the NATS servers, this node's name, and the settings every node must share. */
@@ -217,16 +220,33 @@ export function readSettings(env: Env): Settings {
   return settings;
 }
 
-/** The three OIDC_* settings, all or none; the issuer on https (plain http only to this machine). */
+/** The three OIDC_* settings, all or none; the issuer on https (plain http only to this machine); OIDC_DEFAULT_ROLE only with them. */
 function readOidc(value: (name: string) => string | undefined, problems: string[]): OidcSettings | null {
   const issuer = value("OIDC_ISSUER"), clientId = value("OIDC_CLIENT_ID"), clientSecret = value("OIDC_CLIENT_SECRET");
-  if (issuer === undefined && clientId === undefined && clientSecret === undefined) return null;
+  const defaultRole = value("OIDC_DEFAULT_ROLE");
+  if (issuer === undefined && clientId === undefined && clientSecret === undefined) {
+    if (defaultRole !== undefined) problems.push("OIDC_DEFAULT_ROLE: only with OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET");
+    return null;
+  }
   if (issuer === undefined || clientId === undefined || clientSecret === undefined) {
     problems.push("OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three or none");
     return null;
   }
   if (!issuer.startsWith("https://") && !isLoopbackHttp(issuer)) problems.push(`OIDC_ISSUER=${issuer}: expected an https URL (http only to localhost)`);
-  return { issuer, clientId, clientSecret }; // as the provider spells it: discovery compares it exactly
+  return { issuer, clientId, clientSecret, newUsers: readNewUsers(defaultRole, problems) }; // the issuer as the provider spells it: discovery compares it exactly
+}
+
+/** OIDC_DEFAULT_ROLE: unset (no users made at sign-in), "none", or "<role>:<project id>". */
+function readNewUsers(raw: string | undefined, problems: string[]): OidcNewUsers {
+  if (raw === undefined) return null;
+  if (raw === "none") return { grant: null };
+  const at = raw.indexOf(":");
+  const role = roleOf(raw.slice(0, at)), projectId = raw.slice(at + 1);
+  if (at < 0 || role === null || !/^[\w-]{1,64}$/.test(projectId)) {
+    problems.push(`OIDC_DEFAULT_ROLE=${raw}: expected none or <role>:<project id>, the role one of ${ROLES.join(", ")}`);
+    return null;
+  }
+  return { grant: { role, projectId } };
 }
 
 /** Returns the admin token: ADMIN_TOKEN, else DATA_DIR/admin-token, else a new one written there (generated: true). */

@@ -9,7 +9,7 @@ import { DAY, HOUR } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Role } from "../engine/roles.ts";
-import type { AccountsDocument, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
+import type { AccountsDocument, StoredGrant, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
 import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
@@ -20,6 +20,8 @@ export const INVITE_MS = 7 * DAY;
 export const RESET_MS = HOUR;
 
 export type User = { readonly id: string; readonly email: string };
+/** An invitation not used yet that gives a role in a project. */
+export type PendingInvite = { readonly email: string; readonly role: Role; readonly expiresAt: Millis };
 export type NewUser = { readonly user: User; readonly inviteToken: string | null };
 
 /** Where the document is kept. `change` applies `edit` to the newest document and stores the result (null: nothing to store); resolves with the document now stored. */
@@ -66,21 +68,45 @@ export class Accounts {
     return found === undefined ? null : userOf(found);
   }
 
-  /** Adds a user: with a password, or with an invitation token (returned once; only its hash is kept) that sets one within 7 days. */
-  async createUser(input: { email: unknown; password?: unknown }, at: Millis): Promise<Outcome<NewUser>> {
+  /**
+   * Adds a user: with a password, or with an invitation token (returned once; only its hash is kept) that
+   * sets one within 7 days and then gives `grant`'s role, if any.
+   */
+  async createUser(input: { email: unknown; password?: unknown }, at: Millis, grant?: StoredGrant): Promise<Outcome<NewUser>> {
     const email = emailOf(input.email);
     if (email === null) return invalid("email", "email must be an email address");
     if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at };
     const inviteToken = passwordHash === null ? randomBytes(32).toString("base64url") : null;
-    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS }];
+    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, ...(grant === undefined ? {} : { grant }) }];
     let taken = false;
     await this.#change((d) => {
       taken = d.users.some((u) => u.email === email);
       return taken ? null : { ...d, users: [...d.users, user], invites: [...d.invites, ...invites] };
     });
     return taken ? invalid("email", "a user with this email exists") : ok({ user: userOf(user), inviteToken });
+  }
+
+  /**
+   * The user with this email, made now when there is none and `create` says so (no password: they sign in
+   * through the identity provider, or set one by a reset), with `create.grant`'s role; null when there is
+   * none and nothing is made.
+   */
+  async userOfEmail(emailText: string, create: { grant: { role: Role; projectId: string } | null } | null, at: Millis): Promise<User | null> {
+    const email = emailOf(emailText);
+    if (email === null) return null;
+    const found = this.#document.users.find((u) => u.email === email);
+    if (found !== undefined || create === null) return found === undefined ? null : userOf(found);
+    const made: StoredUser = { id: randomUUID(), email, passwordHash: null, createdAt: at };
+    let user: StoredUser = made;
+    await this.#change((d) => {
+      user = d.users.find((u) => u.email === email) ?? made; // again on the newest document: another sign-in may have made them
+      if (user !== made) return null;
+      const members = create.grant === null ? d.members : [...d.members, { projectId: create.grant.projectId, userId: made.id, role: create.grant.role }];
+      return { ...d, users: [...d.users, made], members };
+    });
+    return userOf(user);
   }
 
   /** Removes a user with their invitations and roles; false when there is no such user. */
@@ -161,7 +187,31 @@ export class Accounts {
     return invite === undefined ? null : this.userById(invite.userId);
   }
 
-  /** Sets the password of the invited user and uses the invitation up. */
+  /** True while the user has an invitation (not a reset) not used yet and not expired: they have not joined yet. */
+  isInvited(userId: string, at: Millis): boolean {
+    return this.#document.invites.some((i) => i.userId === userId && i.expiresAt > at && i.grant !== undefined);
+  }
+
+  /** A new invitation token (returned once) for a user not joined yet, giving `grant`'s role when used within 7 days; null when there is no such user. */
+  async inviteAgain(userId: string, grant: StoredGrant, at: Millis): Promise<string | null> {
+    const token = randomBytes(32).toString("base64url");
+    let found = false;
+    await this.#change((d) => {
+      found = d.users.some((u) => u.id === userId);
+      return found ? { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId, expiresAt: at + INVITE_MS, grant }] } : null;
+    });
+    return found ? token : null;
+  }
+
+  /** The invitations to `projectId` not used yet and not expired at `at`, oldest first. */
+  pendingInvites(projectId: string, at: Millis): PendingInvite[] {
+    return this.#document.invites.flatMap((invite) => {
+      const user = invite.grant?.projectId === projectId && invite.expiresAt > at ? this.userById(invite.userId) : null;
+      return user === null || invite.grant === undefined ? [] : [{ email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
+    });
+  }
+
+  /** Sets the password of the invited user, gives the roles of all their invitations, and uses them (and any reset link) up. */
   async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<User>> {
     if (!isPassword(password)) return invalid("password", `password must be ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = await hashPassword(password);
@@ -172,9 +222,13 @@ export class Accounts {
       user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
       if (invite === undefined || user === undefined) return null;
       const invited = user;
-      return { ...d,
+      // the email is proven: every role the user is invited to is given, and all their links are used up
+      const grants = d.invites.flatMap((i) => (i.userId === invited.id && i.expiresAt > at && i.grant !== undefined ? [i.grant] : []));
+      const members = grants.reduce((kept, grant) => [...kept.filter((m) => !(m.projectId === grant.projectId && m.userId === invited.id)),
+        { projectId: grant.projectId, userId: invited.id, role: grant.role }], d.members);
+      return { ...d, members,
         users: d.users.map((u) => (u === invited ? { ...u, passwordHash } : u)),
-        invites: d.invites.filter((i) => i !== invite && i.expiresAt > at) }; // used, and the expired ones with it
+        invites: d.invites.filter((i) => i.userId !== invited.id && i.expiresAt > at) }; // theirs used, and the expired ones with them
     });
     return user === undefined ? fail({ code: "not_found", what: "invitation" }) : ok(userOf(user));
   }

@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   "maintenance.added", "maintenance.removed",
   "key.created", "key.revoked",
   "status_page.created", "status_page.deleted",
+  "member.invited", "member.role_set", "member.removed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -45,6 +46,9 @@ export const auditTarget = {
   /** A key by what it may do (never its value). */
   key: (name: string) => `API key ${JSON.stringify(name)}`,
   statusPage: (slug: string) => `status page ${JSON.stringify(slug)}`,
+  /** A user by email, and the role given when there is one. */
+  member: (user: { readonly email: string; readonly id: string }, role: string | null) =>
+    `user ${JSON.stringify(user.email)} ${user.id}${role === null ? "" : ` as ${role}`}`,
 };
 
 /** One change to record. */

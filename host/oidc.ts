@@ -1,10 +1,18 @@
 // Single sign-on with OpenID Connect through openid-client: discovery of the issuer (on first use, again
 // after a failure), the authorization URL with PKCE, state and nonce, and the code exchange that checks
-// all three and the ID token. Which user an ID token names is decided by verifiedEmailOf, pure.
+// all three and the ID token, then asks the userinfo endpoint for the email when the ID token has none.
+// Which user the claims name is decided by verifiedEmailOf, pure.
 import * as client from "openid-client";
+import type { Role } from "../engine/roles.ts";
 
-/** OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET. */
-export type OidcSettings = { readonly issuer: string; readonly clientId: string; readonly clientSecret: string };
+/**
+ * OIDC_DEFAULT_ROLE: whether a first sign-in with a verified email no user has makes that user (null: it
+ * does not), and the role the new user then holds in one project (grant null: none anywhere).
+ */
+export type OidcNewUsers = { readonly grant: { readonly role: Role; readonly projectId: string } | null } | null;
+
+/** OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, and OIDC_DEFAULT_ROLE (absent: null). */
+export type OidcSettings = { readonly issuer: string; readonly clientId: string; readonly clientSecret: string; readonly newUsers: OidcNewUsers };
 
 /** One started sign-in: the URL to send the browser to and what its callback is checked against. */
 export type OidcStart = { readonly url: string; readonly state: string; readonly nonce: string; readonly codeVerifier: string };
@@ -32,13 +40,20 @@ export class OidcClient {
     return { url: url.href, state, nonce, codeVerifier };
   }
 
-  /** Exchanges the callback's code; throws unless state, nonce, PKCE and the ID token all check out. */
+  /**
+   * Exchanges the callback's code; throws unless state, nonce, PKCE and the ID token all check out. When the
+   * ID token carries no email, the email and email_verified claims come from the userinfo endpoint (for the
+   * same subject, which openid-client checks), both from there: a verified flag never vouches for another's email.
+   */
   async finish(callbackUrl: URL, started: OidcStart): Promise<Record<string, unknown>> {
     const config = await this.#discovered();
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: started.codeVerifier, expectedState: started.state, expectedNonce: started.nonce, idTokenExpected: true,
     });
-    return { ...tokens.claims() };
+    const claims: Record<string, unknown> = { ...tokens.claims() };
+    if (typeof claims.email === "string" || typeof claims.sub !== "string") return claims;
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    return { ...claims, email: info.email, email_verified: info.email_verified };
   }
 
   #discovered(): Promise<client.Configuration> {

@@ -20,8 +20,9 @@ export type StoredUser = {
   readonly secondFactor?: StoredSecondFactor | null;
 };
 export type StoredSecondFactor = { readonly secret: string; readonly lastStep: number; readonly recoveryHashes: readonly string[] };
-/** An invitation: only the SHA-256 of its token is kept, so the file does not open accounts. */
-export type StoredInvite = { readonly tokenHash: string; readonly userId: string; readonly expiresAt: Millis };
+/** An invitation (or a reset): only the SHA-256 of its token is kept, so the file does not open accounts; `grant`: the role its use gives. */
+export type StoredInvite = { readonly tokenHash: string; readonly userId: string; readonly expiresAt: Millis; readonly grant?: StoredGrant };
+export type StoredGrant = { readonly projectId: string; readonly role: Role };
 export type StoredMember = { readonly projectId: string; readonly userId: string; readonly role: Role };
 
 export type AccountsDocument = {

@@ -1,18 +1,26 @@
 // A project's members in the dashboard: who holds which role, and adding, changing and removing them as
-// engine/roles.ts allows (managers below owner, owners any role; the admin token any). API keys do not
-// manage members.
+// engine/roles.ts allows (managers below owner, owners any role; the admin token any). An email no user has
+// gets an invitation: a one-use link, valid 7 days, that sets the new user's password and gives the role;
+// shown to the inviter on the page (never in a URL) and sent to the email when SMTP_URL is set. API keys
+// do not manage members.
 import type { Accounts } from "../../host/accounts.ts";
+import { systemClock } from "../../host/clock.ts";
+import { mailInvitation } from "../invitation-mail.ts";
 import type { Project } from "../../engine/model.ts";
 import type { Role } from "../../engine/roles.ts";
 import { mayAssign, roleOf, ROLES } from "../../engine/roles.ts";
-import { httpError } from "../errors.ts";
+import { httpError, reasonOf } from "../errors.ts";
 import type { Access, DashboardContext } from "./context.ts";
+import type { Invited } from "./member-pages.ts";
 import { membersPage } from "./member-pages.ts";
+import { recordDashboardChange } from "./audit-routes.ts";
+import { auditTarget } from "../../host/audit.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 /** Registers the members page and its forms. */
 export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
   const { route, requireAccess, writeForm, projectFor } = ctx;
+  const { config, sendUserMail } = ctx.deps;
 
   /** The roles this session may give or take in the project: every one for the admin token, none for a key. */
   const assignableBy = (access: Access): Role[] => {
@@ -24,12 +32,13 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
   const viewable = (access: Access): void => {
     if (access.caller !== "admin" && access.user === undefined) throw httpError(403, "API keys do not manage members: sign in with the admin token or as a user");
   };
-  const membersHtml = (access: Access, project: Project, error: string | null) => {
+  const membersHtml = (access: Access, project: Project, error: string | null, invited: Invited | null = null) => {
     const members = accounts.listUsers().flatMap((user) => {
       const role = accounts.roleIn(user.id, project.id);
       return role === null ? [] : [{ ...user, role }];
     });
-    return membersPage(access.viewer, { project, members, assignable: assignableBy(access), error });
+    const invites = accounts.pendingInvites(project.id, systemClock.now());
+    return membersPage(access.viewer, { project, members, invites, invited, assignable: assignableBy(access), error });
   };
   /** Throws 403 unless the session may take `from` (the member's role now, if any) and give `to`. */
   const mayChange = (access: Access, from: Role | null, to: Role | null): void => {
@@ -56,9 +65,27 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     if (role === null) return htmlResponse(membersHtml(access, project, `The role must be one of ${ROLES.join(", ")}.`), 400);
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const user = accounts.listUsers().find((u) => u.email === email);
-    if (user === undefined) return htmlResponse(membersHtml(access, project, "No user has this email: the admin API makes users."), 400);
+    const now = systemClock.now(); // real time: an invitation lasts 7 real days, whatever CLOCK says
+    if (user === undefined || accounts.isInvited(user.id, now)) { // a new email, or one invited before who has not joined yet
+      mayChange(access, null, role);
+      const grant = { projectId: project.id, role };
+      let invitee = user, token: string | null;
+      if (invitee === undefined) {
+        const made = await accounts.createUser({ email }, now, grant);
+        if (!made.ok) return htmlResponse(membersHtml(access, project, `The email is not valid: ${reasonOf(made.failure)}.`), 400);
+        ({ user: invitee, inviteToken: token } = made.value);
+      } else {
+        token = await accounts.inviteAgain(invitee.id, grant, now);
+      }
+      if (token === null) throw httpError(404, "user not found"); // removed meanwhile
+      await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.invited", target: auditTarget.member(invitee, role), at: ctx.deps.clock.now() });
+      const link = `${config.siteRoot}/invite/${token}`;
+      const mail = await mailInvitation(sendUserMail, { to: email, link, role: `${role} of the project ${project.name}` });
+      return htmlResponse(membersHtml(access, project, null, { email, role, link, mail }));
+    }
     mayChange(access, accounts.roleIn(user.id, project.id), role);
     await accounts.setRole(project.id, user.id, role);
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.role_set", target: auditTarget.member(user, role), at: ctx.deps.clock.now() });
     return redirect(`/projects/${project.id}/members`);
   });
 
@@ -72,6 +99,8 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     if (role === null) throw httpError(404, "member not found");
     mayChange(access, role, null);
     await accounts.removeMember(project.id, userId);
+    const removed = accounts.userById(userId);
+    if (removed !== null) await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.removed", target: auditTarget.member(removed, null), at: ctx.deps.clock.now() });
     return redirect(`/projects/${project.id}/members`);
   });
 }

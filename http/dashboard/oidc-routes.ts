@@ -2,6 +2,7 @@
 // /signin/oidc/callback opens a session for the user whose email the provider has verified. A callback
 // is taken once: its state must be one this server started, not used yet, younger than 10 minutes, and
 // the one in this browser's cookie (so nobody can finish a sign-in they started in someone else's browser).
+// A verified email no user has is refused, or makes its user when OIDC_DEFAULT_ROLE is set.
 import type { Millis } from "../../engine/model.ts";
 import { MINUTE } from "../../engine/model.ts";
 import type { OidcSettings, OidcStart } from "../../host/oidc.ts";
@@ -60,8 +61,8 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
     }
     const email = verifiedEmailOf(claims);
     if (!email.ok) return refused(403, email.reason);
-    const user = accounts.listUsers().find((u) => u.email === email.email);
-    if (user === undefined) return refused(403, "No account has this email address: ask an administrator to invite you.");
+    const user = await accounts.userOfEmail(email.email, settings.newUsers, now); // made on first sign-in when OIDC_DEFAULT_ROLE says so
+    if (user === null) return refused(403, "No account has this email address: ask an administrator to invite you.");
     const session = sessions.open({ kind: "user", userId: user.id }, now); // always a new id: no session fixation
     await deps.share(session, now);
     // a page rather than a redirect: after the provider's cross-site redirect, the SameSite=Strict session

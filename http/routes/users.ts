@@ -1,5 +1,6 @@
 // /admin/v1/users and /admin/v1/projects/<id>/members (CONTRACT "Users, roles and sign-in"): the
-// dashboard's users, invited by a one-use link or given a password, and their roles in projects.
+// dashboard's users, invited by a one-use link (also sent to their email when SMTP_URL is set) or given a
+// password, and their roles in projects.
 // Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
 import type { H3, H3Event } from "h3";
 import type { Accounts, User } from "../../host/accounts.ts";
@@ -11,6 +12,8 @@ import { endpoint, json } from "../endpoint.ts";
 import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
+import { mailInvitation } from "../invitation-mail.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 
 /** Registers the users and members routes of the admin API on `app`. */
 export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Accounts }, opts: { report: ErrorReporter }): void {
@@ -33,7 +36,10 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const body = await jsonBody(event);
       const password = body.password === null ? undefined : body.password; // null as absent: an invitation
       const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
-      return json(inviteToken === null ? user : { ...user, invite_url: `${config.siteRoot}/invite/${inviteToken}` }, 201);
+      if (inviteToken === null) return json(user, 201);
+      const inviteUrl = `${config.siteRoot}/invite/${inviteToken}`;
+      void mailInvitation(deps.sendUserMail, { to: user.email, link: inviteUrl, role: null }); // when SMTP_URL is set; the answer carries the link either way
+      return json({ ...user, invite_url: inviteUrl }, 201);
     },
   }, options);
 
@@ -65,12 +71,15 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const role = roleOf((await jsonBody(event)).role);
       if (role === null) throw httpError(400, `role must be one of ${ROLES.join(", ")}`);
       await accounts.setRole(projectId, user.id, role);
+      await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.role_set", target: auditTarget.member(user, role), at: deps.clock.now() });
       return json({ ...user, role });
     },
     DELETE: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      if (!await accounts.removeMember(projectId, userOf(event, "user").id)) throw httpError(404, "member not found");
+      const user = userOf(event, "user");
+      if (!await accounts.removeMember(projectId, user.id)) throw httpError(404, "member not found");
+      await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.removed", target: auditTarget.member(user, null), at: deps.clock.now() });
       return json(null, 204);
     },
   }, options);

@@ -66,6 +66,15 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 
+/** Signs `page` in as a user through the Email and Password fields; resolves once the signed-in page shows "Account". */
+export async function signInWithPassword(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(url + "/");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.locator("form[action='/signin/password']").getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("link", { name: "Account" }).waitFor();
+}
+
 /** Launches headless Chromium. */
 export async function launchChromium(): Promise<Browser> {
   const { chromium } = await import("playwright-core");

@@ -4,21 +4,19 @@
 // refusals of an unverified email and of an email without an account.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createServer } from "node:http";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import Provider from "oidc-provider";
 import { tempDir } from "../helpers.ts";
 import type { RealServer } from "../security/real-server.ts";
 import { call, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
 import { launchChromium, newContext, whenChromium } from "./browser-harness.ts";
+import type { OidcProviderRig, Person } from "./oidc-provider-rig.ts";
+import { startOidcProvider } from "./oidc-provider-rig.ts";
 
 const TOKEN = "sso-browser-admin-token-0123456789";
 const CLIENT_SECRET = "sso-browser-client-secret-0123456789";
 const admin = { authorization: `Bearer ${TOKEN}` };
 /** The provider's people, by the login typed on its page: the email it vouches for, verified or not. */
-const PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
+const PEOPLE: Record<string, Person> = {
   ann: { email: "Ann@Example.com", email_verified: true },
   bob: { email: "bob@example.com", email_verified: false },
   cat: { email: "cat@example.com", email_verified: true },
@@ -26,31 +24,17 @@ const PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
 
 await whenChromium("SSO browser tests", async () => {
   const dir = tempDir();
-  let providerServer: Server;
+  let provider: OidcProviderRig;
   let server: RealServer;
   let browser: Browser;
   let site = ""; // hcd as its SITE_ROOT names it (the cookies' host)
-    const contexts: BrowserContext[] = [];
+  const contexts: BrowserContext[] = [];
 
   test.before(async () => {
-    // the provider's port first (hcd needs OIDC_ISSUER), its configuration once hcd's callback URL is known
-    let provider: Provider | undefined;
-    providerServer = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (provider === undefined) { res.statusCode = 503; res.end(); return; }
-      provider.callback()(req, res);
-    });
-    await new Promise<void>((resolve) => providerServer.listen(0, "127.0.0.1", resolve));
-    const issuer = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, OIDC_ISSUER: issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET } });
+    provider = await startOidcProvider(PEOPLE); // its port first (hcd needs OIDC_ISSUER), its client once hcd's callback URL is known
+    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET } });
     site = `http://localhost:${server.port}`;
-    provider = new Provider(issuer, {
-      clients: [{ client_id: "hcd", client_secret: CLIENT_SECRET, redirect_uris: [`${site}/signin/oidc/callback`], response_types: ["code"], grant_types: ["authorization_code"] }],
-      pkce: { required: () => true },
-      conformIdTokenClaims: false, // the email claims in the ID token itself, as hcd reads them there
-      claims: { openid: ["sub"], email: ["email", "email_verified"] },
-      findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...PEOPLE[id] }) }),
-      features: { devInteractions: { enabled: true } },
-    });
+    provider.configure(site, "hcd", CLIENT_SECRET);
     for (const email of ["ann@example.com", "bob@example.com"]) { // cat has no account in hcd
       await ok(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: "a long enough password" } }));
     }
@@ -60,7 +44,7 @@ await whenChromium("SSO browser tests", async () => {
   test.after(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
-    await new Promise((resolve) => providerServer?.close(resolve));
+    await provider?.close();
     if (server) {
       const output = server.output();
       await stopServer(server);

@@ -1,4 +1,4 @@
-// Accounts on a real DATA_DIR: invitations last 7 days to the millisecond, passwords are stored as scrypt
+// Accounts on a real DATA_DIR: invitations last 7 days to the millisecond (and give their role only then), passwords are stored as scrypt
 // hashes with their parameters (never as given), and the file read back holds the same users and roles.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -22,6 +22,22 @@ test("an invitation opens its account until 7 days have passed, not after", asyn
   const late = await accounts.acceptInvite(token, PASSWORD, AT + WEEK);
   assert.equal(late, { ok: false, failure: { code: "not_found", what: "invitation" } });
   assert.is(accounts.invited("another token", AT), null);
+});
+
+test("an invitation with a role gives it when used within 7 days, once; an expired one gives nothing", async () => {
+  const accounts = Accounts.open(null);
+  const grant = { projectId: "p1", role: "manager" } as const;
+  const late = await accounts.createUser({ email: "late@example.org" }, AT, grant);
+  const prompt = await accounts.createUser({ email: "prompt@example.org" }, AT, grant);
+  assert.ok(late.ok && prompt.ok);
+  assert.equal(accounts.pendingInvites("p1", AT).map((i) => [i.email, i.role]), [["late@example.org", "manager"], ["prompt@example.org", "manager"]]);
+  assert.equal(accounts.pendingInvites("p1", AT + WEEK), [], "expired invitations are not pending");
+  assert.equal(await accounts.acceptInvite(late.value.inviteToken ?? "", PASSWORD, AT + WEEK), { ok: false, failure: { code: "not_found", what: "invitation" } });
+  assert.is(accounts.roleIn(late.value.user.id, "p1"), null);
+  const used = await accounts.acceptInvite(prompt.value.inviteToken ?? "", PASSWORD, AT + WEEK - 1);
+  assert.ok(used.ok);
+  assert.is(accounts.roleIn(prompt.value.user.id, "p1"), "manager");
+  assert.equal(await accounts.acceptInvite(prompt.value.inviteToken ?? "", "another long password", AT + WEEK - 1), { ok: false, failure: { code: "not_found", what: "invitation" } });
 });
 
 test("the password is kept as an scrypt hash with N=2^15, r=8, p=1 that verifies only the password", async () => {

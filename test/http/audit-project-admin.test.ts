@@ -37,6 +37,7 @@ test("project changes through the admin API and a user's dashboard change are re
     assert.equal(events.map((e) => `${e.actor} | ${e.action} | ${e.target}`).reverse(), [
       `admin token | project.created | project "Ops" ${project.id}`,
       `API key (read-write) | check.created | check "job" ${check.uuid}`,
+      `admin token | member.role_set | user "ann@example.org" ${user.id} as member`,
       `ann@example.org | check.paused | check "job" ${check.uuid}`,
       `admin token | project.renamed | project "Operations" ${project.id}`,
       `admin token | key.created | API key "read-only"`,

@@ -57,15 +57,26 @@ test("config: every variable is read", () => {
     MAX_CONNECTIONS: "500",
     METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes",
     AUDIT_MAX_AGE_DAYS: "30", AUDIT_MAX_EVENTS: "500",
-    OIDC_ISSUER: "https://login.example.com/", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: "s3cret",
+    OIDC_ISSUER: "https://login.example.com/", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: "s3cret", OIDC_DEFAULT_ROLE: "readonly:0b5e-project",
   });
   assert.equal(s, {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
     services: REAL_SERVICES, durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
     metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, cluster: null, auditMaxAgeDays: 30, auditMaxEvents: 500,
-    oidc: { issuer: "https://login.example.com/", clientId: "hcd", clientSecret: "s3cret" },
+    oidc: { issuer: "https://login.example.com/", clientId: "hcd", clientSecret: "s3cret", newUsers: { grant: { role: "readonly", projectId: "0b5e-project" } } },
   });
+});
+
+test("config: OIDC_DEFAULT_ROLE is none or <role>:<project id>, only with the three OIDC settings; unset, SSO makes no users", () => {
+  const sso = { OIDC_ISSUER: "https://login.example.com/", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: "s3cret" };
+  assert.is(readSettings(sso).oidc?.newUsers, null);
+  assert.equal(readSettings({ ...sso, OIDC_DEFAULT_ROLE: "none" }).oidc?.newUsers, { grant: null });
+  assert.equal(readSettings({ ...sso, OIDC_DEFAULT_ROLE: "owner:p1" }).oidc?.newUsers, { grant: { role: "owner", projectId: "p1" } });
+  for (const bad of ["member", "admin:p1", "member:", "member:a b"]) {
+    assert.throws(() => readSettings({ ...sso, OIDC_DEFAULT_ROLE: bad }), new RegExp(`OIDC_DEFAULT_ROLE=${bad}: expected none or <role>:<project id>`), bad);
+  }
+  assert.throws(() => readSettings({ OIDC_DEFAULT_ROLE: "none" }), /OIDC_DEFAULT_ROLE: only with OIDC_ISSUER/);
 });
 
 test("config: the notification kinds' endpoints and tokens are read, URLs without a trailing slash; a bad URL is named", () => {

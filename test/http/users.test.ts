@@ -199,7 +199,8 @@ test("members page: a manager gives and takes roles below owner only, a member c
   assert.is((await give(manager, "boss@example.org", "readonly")).status, 403, "no owner demoted by a manager");
   assert.is((await post(`/projects/${project.id}/members/${owner.id}/remove`, { csrf: manager.csrf }, manager.cookie)).status, 403);
   assert.is(await roleOfUser(owner.id), "owner");
-  assert.is((await give(manager, "nobody@example.org", "member")).status, 400);
+  assert.is((await give(manager, "not an email", "member")).status, 400);
+  assert.match((await give(manager, "nobody@example.org", "member")).text, /Invitation for nobody@example\.org/, "a new email gets an invitation");
   assert.is((await post(`/projects/${project.id}/members/${newcomer.id}/remove`, { csrf: manager.csrf }, manager.cookie)).status, 303);
   assert.is(await roleOfUser(newcomer.id), null);
   const key = await post("/signin", { key: project.api_key });
