@@ -1,13 +1,15 @@
 // The dashboard's sign-in state shared by every node of a cluster (host/sign-in-store.ts), in a replicated
 // KV bucket: failures counted against an account or an address (`f.<sha-256 of the key>`: emails and
-// addresses never appear in a key) and sign-ins waiting for their second factor (`p.<id>`). An entry goes
+// addresses never appear in a key), sign-ins waiting for their second factor (`p.<id>`) and single
+// sign-ons started with the provider (`o.<state>`, taken once by a delete that expects the read revision,
+// so two nodes given the same callback can't both take it). An entry goes
 // 15 minutes after its last write (the bucket's age limit), the longest any of it matters. A failure is
 // counted by compare-and-set, made again when another node counted one meanwhile.
 import { createHash } from "node:crypto";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Millis } from "../engine/model.ts";
-import type { PendingSignIn, SignInStore } from "../host/sign-in-store.ts";
+import type { PendingSignIn, SignInStore, SsoStart } from "../host/sign-in-store.ts";
 import { openBucket } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 
@@ -15,7 +17,7 @@ const KEEP_MS = 15 * 60_000;
 const ATTEMPTS = 10;
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
-/** A pending sign-in's id as account-routes makes it (32 random bytes, base64url); anything else names nothing. */
+/** A pending sign-in's id as account-routes makes it, and an SSO state as openid-client makes it (32 random bytes, base64url); anything else names nothing. */
 const PENDING_ID = /^[A-Za-z0-9_-]{43}$/;
 
 const failureKey = (key: string) => `f.${createHash("sha256").update(key).digest("hex")}`;
@@ -58,6 +60,22 @@ export async function openSignInBucket(options: { connection: NatsConnection; re
     },
     async dropPending(id) {
       if (PENDING_ID.test(id)) await kv.delete(`p.${id}`);
+    },
+    async putSsoStart(start) {
+      if (!PENDING_ID.test(start.state)) throw new Error("an SSO state is 32 random bytes in base64url");
+      await kv.put(`o.${start.state}`, utf8.encode(JSON.stringify(start)));
+    },
+    async takeSsoStart(state) {
+      if (!PENDING_ID.test(state)) return null; // the callback's parameter is the client's: never a key pattern
+      const found = await read<SsoStart>(`o.${state}`);
+      if (found === null) return null;
+      try {
+        await kv.delete(`o.${state}`, { previousSeq: found.revision });
+      } catch (error) {
+        if (wrongLastSequence(error) || /wrong last sequence/i.test((error as Error).message)) return null; // another node took it first
+        throw error;
+      }
+      return found.value;
     },
   };
 }

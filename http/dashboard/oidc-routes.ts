@@ -8,7 +8,6 @@ import { MINUTE } from "../../engine/model.ts";
 import type { OidcSettings, OidcStart } from "../../host/oidc.ts";
 import { OidcClient, verifiedEmailOf } from "../../host/oidc.ts";
 import { log } from "../../host/log.ts";
-import { BoundedMap } from "../../lib/bounded-map.ts";
 import type { AccountRouteDeps } from "./account-routes.ts";
 import type { DashboardContext } from "./context.ts";
 import { html } from "./html.ts";
@@ -24,7 +23,7 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
   const { route } = ctx;
   const { accounts, sessions, realClock, secureCookie } = deps;
   const oidc = new OidcClient(settings, `${ctx.deps.config.siteRoot}/signin/oidc/callback`);
-  const started = new BoundedMap<string, OidcStart & { expiresAt: Millis }>(10_000); // by state
+  const started = deps.signInStore; // by state: in memory, or shared by a cluster's nodes
   const stateCookie = (value: string, maxAgeMs: Millis) => // Lax: it must come back with the provider's redirect
     `${STATE_COOKIE}=${value}; Path=/signin/oidc; HttpOnly; SameSite=Lax; Max-Age=${Math.floor(maxAgeMs / 1000)}${secureCookie ? "; Secure" : ""}`;
   const refused = (status: 400 | 403 | 502, message: string) =>
@@ -40,16 +39,15 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
       log.warn({ err: error }, "OIDC discovery failed");
       return refused(502, "The identity provider can't be reached: try again later.");
     }
-    started.set(start.state, { ...start, expiresAt: realClock.now() + START_MS });
+    await started.putSsoStart({ ...start, expiresAt: realClock.now() + START_MS });
     return htmlResponse(continuePage("Continue to your identity provider", start.url), 200, { "set-cookie": stateCookie(start.state, START_MS) });
   });
 
   route("GET", "/signin/oidc/callback", async (event) => {
     const state = event.url.searchParams.get("state") ?? "";
-    const start = started.get(state);
-    started.delete(state); // one use, whatever happens next
+    const start = await started.takeSsoStart(state); // one use, whatever happens next
     const now = realClock.now();
-    if (start === undefined || start.expiresAt <= now || cookieOf(event.req.headers.get("cookie"), STATE_COOKIE) !== state) {
+    if (start === null || start.expiresAt <= now || cookieOf(event.req.headers.get("cookie"), STATE_COOKIE) !== state) {
       return refused(400, "This sign-in is unknown, already used or expired: sign in again.");
     }
     let claims: Record<string, unknown>;

@@ -1,7 +1,8 @@
 // The sign-in state of a cluster in a real nats-server's KV bucket: failures counted through two nodes at
 // once are all kept (compare-and-set), so the limit of SignInLimits holds across nodes; a sign-in waiting
-// for its second factor, stored through one node, is found and dropped through the other; an id that is
-// not one the dashboard makes names nothing.
+// for its second factor, stored through one node, is found and dropped through the other; a single sign-on
+// started through one node is taken once, on whichever node; an id that is not one the dashboard makes
+// names nothing.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { randomBytes } from "node:crypto";
@@ -34,6 +35,16 @@ test("failures counted on two nodes at once add up to one limit; a pending sign-
     await storeB.dropPending(id);
     assert.is(await storeA.pending(id), null, "dropped on one node, gone on the other");
     assert.is(await storeA.pending("p.>"), null, "a wildcard is not an id");
+
+    // an SSO start made on one node is taken on the other, once: two nodes given the same callback at once
+    // take it once between them
+    const state = randomBytes(32).toString("base64url");
+    const start = { url: "https://idp.example/authorize", state, nonce: "n", codeVerifier: "v", expiresAt: AT + 600_000 };
+    await storeA.putSsoStart(start);
+    const taken = await Promise.all([storeA.takeSsoStart(state), storeB.takeSsoStart(state)]);
+    assert.equal(taken.filter((t) => t !== null), [start], "taken by exactly one node");
+    assert.is(await storeB.takeSsoStart(state), null, "and never again");
+    assert.is(await storeB.takeSsoStart("o.*"), null, "a wildcard is not a state");
   });
   if (!ran) return; // skipped loudly by withNatsServer
 });
