@@ -3,7 +3,8 @@
 import type { Check, Millis } from "../../engine/model.ts";
 import { nextAfter } from "../../engine/schedule.ts";
 import { uniqueKeyOf } from "../../host/unique-key.ts";
-import type { CheckFormValues, ChecksFilter, StatusWord, Viewer } from "./pages.ts";
+import type { CheckFormValues, StatusWord, Viewer } from "./pages.ts";
+import type { ChecksFilter } from "./checks-list.ts";
 import { STATUS_WORDS } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
@@ -87,6 +88,7 @@ export function filterOf(params: URLSearchParams): ChecksFilter {
     status: (STATUS_WORDS as readonly string[]).includes(status) ? status : "",
     tag: params.get("tag") ?? "",
     sort: sort === "name" || sort === "last_ping" ? sort : "status",
+    page: /^[1-9][0-9]{0,6}$/.test(params.get("page") ?? "") ? Number(params.get("page")) : 1, // anything else: the first page
   };
 }
 

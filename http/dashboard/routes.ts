@@ -36,10 +36,13 @@ import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { statusPageRoutes } from "./status-page-routes.ts";
 import { projectRoutes } from "./project-routes.ts";
 import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
-import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
+import { checkFormPage, errorPage, projectsPage, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
+import { checkRowsParts, checksPage, pageOf, rowStateOf } from "./checks-list.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import { RowsCache } from "./rows-cache.ts";
 import { livePageResponse } from "./live-page.ts";
+import type { Encoding } from "./compression.ts";
+import { compressedResponse, compressNow, encodingFor, MIN_BYTES } from "./compression.ts";
 import { plainFormError } from "./form-errors.ts";
 import { RowMemo } from "./row-memo.ts";
 import { ChecksReplica } from "./checks-replica.ts";
@@ -47,6 +50,7 @@ import {
   COOKIE, cookieOf, encodeParts, FailureCounter, formOf, htmlPartsResponse, htmlResponse, loadAssets, notModified, param, redirect, refuseCrossSite, SECURITY_HEADERS,
   sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded,
 } from "./responses.ts";
+import type { Asset } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
 import { csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 import type { Session } from "./sessions.ts";
@@ -182,7 +186,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   };
 
   const route = (method: "GET" | "POST", path: string, handler: (event: H3Event) => Promise<HTTPResponse>) => {
-    const wrapped = async (event: H3Event) => {
+    const wrapped = async (event: H3Event) => compressedResponse(await answer(event), event.req.headers.get("accept-encoding"));
+    const answer = async (event: H3Event) => {
       try {
         if (method === "POST") refuseCrossSite(event.req.headers, siteOrigin);
         await syncSession(event);
@@ -309,12 +314,13 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       .filter((c) => filter.status === "" || wordOf(c) === filter.status)
       .filter((c) => q === "" || c.name.toLowerCase().includes(q) || c.slug.includes(q) || (!access.viewer.readonly && c.uuid.includes(q)));
     sortChecks(shown, filter.sort, wordOf);
+    const { rows, paging } = pageOf(shown, filter.page);
     const down = all.filter((c) => wordOf(c) === "down").length;
     const variant = rowsVariant(search, access.viewer.readonly);
     const etag = rowsEtag({ version, variant, untilAt });
     const memo = rowMemo.render(`${project.id}/${variant}`, { render: etag, client: clientEtag });
     const names = new Map(all.map((c) => [c.uuid, c.name]));
-    return { project, checks: shown, tags, filter, at, down, nameOf: (uuid: string) => names.get(uuid), wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
+    return { project, checks: rows, paging, tags, filter, at, down, nameOf: (uuid: string) => names.get(uuid), wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
   };
 
   route("GET", "/projects/:project/checks", async (event) => {
@@ -332,18 +338,20 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const project = projectFor(access, param(event, "project"));
     const ifNoneMatch = event.req.headers.get("if-none-match");
     const variant = rowsVariant(event.url.search, access.viewer.readonly);
+    // the server's instant on every answer, a 304 too: the page's script words "... ago" from it
+    const now = { "x-hcd-now": String(clock.now()) };
     if (ifNoneMatch !== null) {
       const current = { version: await pool.projectVersion(project.id), variant, at: clock.now() };
       const fresh = freshEtag(ifNoneMatch, current);
-      if (fresh !== null) return notModified(fresh);
+      if (fresh !== null) return withHeaders(notModified(fresh), now);
     }
     const table = `${project.id}/${variant}`;
     const shared = rowsCache.shared(table, clock.now(), ifNoneMatch);
-    if (shared !== null) return htmlPartsResponse(shared.parts, 200, { etag: shared.etag });
+    if (shared !== null) return htmlPartsResponse(shared.parts, 200, { etag: shared.etag, ...now });
     const data = await checksData(access, project, event.url.search, ifNoneMatch);
     const { full, changed } = checkRowsParts(data);
     rowsCache.keep(table, { parts: full, etag: data.etag, untilAt: data.untilAt }); // every row: what other refreshes within a second share
-    return htmlPartsResponse(encodeParts(changed ?? full), 200, { etag: data.etag });
+    return htmlPartsResponse(encodeParts(changed ?? full), 200, { etag: data.etag, ...now });
   });
 
   route("GET", "/projects/:project/checks/new", async (event) => {
@@ -436,15 +444,25 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- static files ----------------------------------------------------------------------------
 
-  for (const [name, asset] of Object.entries(assets)) {
-    app.get(`/static/${name}`, () => new HTTPResponse(asset.body, {
-      headers: { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "public, max-age=300" },
-    }));
-  }
+  for (const [name, asset] of Object.entries(assets)) app.get(`/static/${name}`, staticFile(asset));
   // browsers and feed readers ask for /favicon.ico whatever the page names: the same icon
-  const icon = assets["favicon.svg"];
-  app.get("/favicon.ico", () => new HTTPResponse(icon.body, {
-    headers: { ...SECURITY_HEADERS, "content-type": icon.type, "cache-control": "public, max-age=300" },
-  }));
+  app.get("/favicon.ico", staticFile(assets["favicon.svg"]));
 }
 
+/** The handler of a static file: its bytes compressed once per encoding (at start), the one each request takes. */
+function staticFile(asset: Asset): (event: H3Event) => HTTPResponse {
+  const plain = new TextEncoder().encode(asset.body);
+  const bodies: Record<Encoding, Uint8Array<ArrayBuffer>> = { br: compressNow(plain, "br"), gzip: compressNow(plain, "gzip") };
+  const headers = { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "public, max-age=300", vary: "Accept-Encoding" };
+  return (event) => {
+    const encoding = plain.byteLength < MIN_BYTES ? null : encodingFor(event.req.headers.get("accept-encoding"));
+    if (encoding === null) return new HTTPResponse(plain, { headers });
+    return new HTTPResponse(bodies[encoding], { headers: { ...headers, "content-encoding": encoding } });
+  };
+}
+
+/** Returns `response` with `headers` set on it. */
+function withHeaders(response: HTTPResponse, headers: Record<string, string>): HTTPResponse {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
