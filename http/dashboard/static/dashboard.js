@@ -105,7 +105,10 @@
       if (outcome !== null) return outcome;
       const now = Number(response.headers.get("x-hcd-now"));
       if (now > 0) offsetMs = now - Date.now();
-      if (response.status === 304) return "ok";
+      if (response.status === 304) {
+        await response.arrayBuffer(); // empty, but read: until then the browser counts the request as still loading
+        return "ok";
+      }
       const parsed = new DOMParser().parseFromString(`<table>${await response.text()}</table>`, "text/html");
       const fresh = parsed.getElementById("check-rows");
       const current = document.getElementById("check-rows");
