@@ -13,6 +13,8 @@
 //    project (the pings change it between two refreshes, so no refresh is a 304 and nearly every row
 //    changed: the worst case), and they watch another 1,000-check project that nothing changes meanwhile
 //    (every refresh a 304: what the ETag buys).
+// 3. A 10,000-check project (bench/dashboard-scale.ts): its checks page in chromium (DOMContentLoaded and
+//    bytes transferred, cold), its server time, and what an idle open page transfers in 30 s.
 // `node dist/bench/dashboard.bench.js`; HCD_BENCH_RUNS (default 5), HCD_BENCH_SECONDS (default 6).
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,8 +23,10 @@ import { runPeak, writePaths } from "./load.ts";
 import { cpuSecondsOf, median, msSince, Progress, sleep } from "./measure.ts";
 import type { Figure, ScenarioResult } from "./report.ts";
 import { finishScenario, fmt } from "./report.ts";
+import { BIG, bigProjectDetails, measureBigProject } from "./dashboard-scale.ts";
 import { ADMIN_TOKEN, createCheck, createProject, mapConcurrently, shuffled, startHcd } from "./servers.ts";
 import type { ServerProcess } from "./servers.ts";
+import type { BigProjectResult } from "./dashboard-scale.ts";
 
 const CHECKS = 1_000;
 const WARMUP = 30;
@@ -153,7 +157,7 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
     // 1. one request each, concurrency 1
     progress.update(1, 6, "API list, checks page, refreshes", true);
     const api = await measure(server, get(`${server.url}/api/v3/checks/`, { "x-api-key": project.apiKey }));
-    const page = await measure(server, get(`${server.url}/projects/${project.id}/checks`, { cookie }));
+    const page = await measure(server, get(`${server.url}/projects/${project.id}/checks`, { cookie, "accept-encoding": "gzip, deflate, br, zstd" })); // as a browser asks
     // a table rendered for the first time (a query no render was made for: every row built), and one that
     // another dashboard's refresh rendered a moment before (shared: rows-cache.ts)
     let variant = 0;
@@ -173,6 +177,9 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
     // 1b. the checks page in a real browser, when chromium is installed
     progress.update(2, 6, "the checks page in chromium", true);
     const inBrowser = await browserLoads(server.url, cookie, `/projects/${project.id}/checks`);
+
+    // 3. the 10,000-check project (made after the 1,000-check measures, so that they are as before)
+    const big = await measureBigProject(server.url, cookie, (what) => progress.update(2, 6, what, true));
 
     // 2. pings/s with and without 10 open dashboards, alternated
     const pingPaths = shuffled(uuids.map((uuid) => `/ping/${uuid}`));
@@ -231,6 +238,7 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
         scenario: "dashboard", figure: `checks page of ${CHECKS} checks usable in chromium (navigation start to load event: table drawn, script running), median`,
         value: inBrowser.checksMs, unit: "ms", baseline: { value: inBrowser.signInMs, label: "the sign-in page, the same way" }, target: { op: "<=", value: 1000, on: "value" },
       } satisfies Figure]),
+      ...bigFigures(big),
       { scenario: "dashboard", figure: "one auto-refresh of that table, nothing changed (304), median latency", value: unchanged.medianMs, unit: "ms", baseline: before, target: { op: "<=", value: 5, on: "value" } },
       { scenario: "dashboard", figure: "one auto-refresh after a ping (the rows again, the unchanged ones reused), median latency", value: changed.medianMs, unit: "ms", baseline: before, target: { op: "<=", value: 5, on: "value" } },
       { scenario: "dashboard", figure: "one auto-refresh within 1 s of another dashboard's render of the table (shared), median latency", value: shared.medianMs, unit: "ms", baseline: before, target: { op: "<=", value: 5, on: "value" } },
@@ -265,6 +273,8 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
           `checks page: first byte ${fmt(inBrowser.checks.responseStart)} ms, DOM interactive ${fmt(inBrowser.checks.domInteractive)} ms, load event ${fmt(inBrowser.checksMs)} ms; ` +
           `sign-in page: load event ${fmt(inBrowser.signInMs)} ms.`,
         "",
+        ...bigProjectDetails(big),
+        "",
         `Pings: ${CONNECTIONS} connections cycling through the ${CHECKS} checks' ping URLs of the first project, ${seconds} s a run, each after a ${SETTLE_MS / 1000} s pause; ` +
         `${runs} rounds of: none, ${DASHBOARDS} dashboards on that project, none, ${DASHBOARDS} on the quiet one, none (each with dashboards compared with the mean of the two without around it). Dashboards refresh every ${REFRESH_MS / 1000} s ` +
         `with If-None-Match: on the pinged project ${refreshes.full} full answers (${refreshes.renders.size} distinct renders, the rest shared) and ${refreshes.notModified} 304s ` +
@@ -285,6 +295,25 @@ export async function runDashboardBench(): Promise<ScenarioResult> {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The 10,000-check project's figures against the targets of issue "Scale". */
+function bigFigures(big: BigProjectResult): Figure[] {
+  const figures: Figure[] = [{
+    scenario: "dashboard", figure: `checks page of ${BIG} checks (its first 100 rows), median latency`, value: big.serverMs, unit: "ms",
+    baseline: { value: big.apiMs, label: `GET /api/v3/checks/ of the same ${BIG} checks` },
+  }];
+  const b = big.browser;
+  if (b === null) return figures;
+  return [
+    ...figures,
+    { scenario: "dashboard", figure: `checks page of ${BIG} checks usable in chromium (navigation start to DOMContentLoaded, cold), median`, value: b.checks.domContentLoadedMs, unit: "ms",
+      baseline: { value: b.signIn.domContentLoadedMs, label: "the sign-in page, the same way" }, target: { op: "<=", value: 1500, on: "value" } },
+    { scenario: "dashboard", figure: `checks page of ${BIG} checks in chromium, bytes transferred (page, stylesheet, script, icon), median`, value: b.checks.transferredBytes / 1000, unit: "kB",
+      baseline: { value: b.checks.decodedBytes / 1000, label: "the same, decoded" }, target: { op: "<=", value: 300, on: "value" } },
+    { scenario: "dashboard", figure: `an idle open checks page of ${BIG} checks, bytes transferred in 30 s`, value: b.idle.bytes / 1000, unit: "kB",
+      baseline: { value: b.checks.transferredBytes / 1000, label: "its load" }, target: { op: "<=", value: 100, on: "value" } },
+  ];
 }
 
 if (process.argv[1]?.endsWith("dashboard.bench.js")) {

@@ -6,7 +6,8 @@ import { uniqueKeyOf } from "../../host/unique-key.ts";
 import type { CheckFormValues } from "./check-form-page.ts";
 import { presetOf, secondsOf, splitSeconds, unitOf } from "./duration-field.ts";
 import { EMPTY_FILTERS, filterBodyOf, filterValuesOf, filterValuesOfCheck } from "./filter-fields.ts";
-import type { ChecksFilter, StatusWord, Viewer } from "./pages.ts";
+import type { StatusWord, Viewer } from "./pages.ts";
+import type { ChecksFilter } from "./checks-list.ts";
 import { STATUS_WORDS } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
@@ -107,6 +108,7 @@ export function filterOf(params: URLSearchParams): ChecksFilter {
     status: (STATUS_WORDS as readonly string[]).includes(status) ? status : "",
     tag: params.get("tag") ?? "",
     sort: sort === "name" || sort === "last_ping" ? sort : "status",
+    page: /^[1-9][0-9]{0,6}$/.test(params.get("page") ?? "") ? Number(params.get("page")) : 1, // anything else: the first page
   };
 }
 

@@ -2,6 +2,7 @@
 // the form that adds one (any kind, the value as the admin API takes it) and the page that edits one.
 import type { Channel, ChannelKind, Check, Project, ServiceFields, ServiceKind } from "../../engine/model.ts";
 import { CHANNEL_KINDS, SERVICE_KINDS } from "../../engine/model.ts";
+import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
 import type { ServiceKinds } from "../deps.ts";
@@ -47,6 +48,23 @@ function isServiceKind(kind: ChannelKind): kind is ServiceKind {
   return SERVICE_KINDS.some((k) => k === kind);
 }
 
+/** Names shown in an integration's "Assigned checks" cell before "and N more". */
+const NAMES_SHOWN = 5;
+
+/**
+ * "N checks" with the first NAMES_SHOWN of them behind a disclosure (open when they are all): an
+ * integration assigned to 10,000 checks would otherwise list every name and squeeze the other columns to
+ * a letter a line.
+ */
+function assignedChecksCell(checks: readonly Check[]): Html {
+  if (checks.length === 0) return html`none`;
+  const count = `${checks.length} check${checks.length === 1 ? "" : "s"}`;
+  const shown = checks.slice(0, NAMES_SHOWN).map((c) => html`<li><a href="/checks/${c.uuid}">${c.name === "" ? "(unnamed)" : c.name}</a></li>`);
+  const more = checks.length - NAMES_SHOWN;
+  // a few names are shown at once; more wait behind the count
+  return html`<details class="assigned"${checks.length <= NAMES_SHOWN ? html` open` : ""}><summary>${count}</summary><ul>${shown}${more > 0 ? html`<li>and ${more} more</li>` : ""}</ul></details>`;
+}
+
 export function integrationsPage(viewer: Viewer, opts: {
   project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; canRemove?: boolean; error: string | null; values: { kind: string; name: string; value: string };
   /** The kinds of notify/kinds/: what each value holds, and each kind's form. */
@@ -58,7 +76,7 @@ export function integrationsPage(viewer: Viewer, opts: {
 }): string {
   const base = `/projects/${opts.project.id}/integrations`;
   const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td><td class="target">${targetOf(row.channel, opts.serviceKinds)}</td>
-<td>${row.checks.length === 0 ? "none" : row.checks.map((c) => html`<a href="/checks/${c.uuid}">${c.name === "" ? "(unnamed)" : c.name}</a> `)}</td>
+<td>${assignedChecksCell(row.checks)}</td>
 <td>${row.pending} pending, ${row.failed} failed${row.lastError === null ? "" : html`<br><span class="error">last error: ${row.lastError}</span>`}</td>
 <td>${viewer.readonly ? "" : html`<form method="post" action="${base}/${row.channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
 <button type="submit" aria-label="Test ${row.channel.name}">Test</button></form>

@@ -1,18 +1,15 @@
-// The dashboard's pages as typed template functions: data in, a complete HTML document (or the checks
-// table's rows) out. Every value is interpolated through `html`, which escapes it.
+// The dashboard's pages as typed template functions: data in, a complete HTML document out (the checks
+// list is checks-list.ts). Every value is interpolated through `html`, which escapes it.
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
 import type { OutboxEntry, SentNotice } from "../../engine/changes.ts";
-import { downAt, graceStartAt, statusAt } from "../../engine/status.ts";
-import { agoText, agoTextChangesAt, durationText, exactText } from "./format.ts";
+import { downAt, statusAt } from "../../engine/status.ts";
+import { agoText, durationText } from "./format.ts";
 import type { Html, Value } from "./html.ts";
-import { escapeHtml, html, raw } from "./html.ts";
-import type { RowMemoRender } from "./row-memo.ts";
-import { joinRows } from "./row-memo.ts";
+import { html, raw } from "./html.ts";
 import { timeHtml } from "./time-html.ts";
 import { eventsSection } from "./check-history.ts";
 import { checkBadgeHtml, usageExamplesHtml } from "./usage-examples.ts";
-import type { Mark } from "./check-marks.ts";
-import { checkMarksOf, marksChangeAt, marksHtml, marksKey, projectMuteLine } from "./check-marks.ts";
+import { checkMarksOf, marksHtml, projectMuteLine } from "./check-marks.ts";
 // the check form's page lives in its own module; its names are also this module's, as before
 export type { CheckFormValues, DependencyChoice, WhatIf } from "./check-form-page.ts";
 export { checkFormPage } from "./check-form-page.ts";
@@ -39,46 +36,6 @@ export function statusWordOf(check: Check, at: Millis): StatusWord {
   const status = statusAt(check, at);
   if (check.lastStartAt !== null && status !== "down" && status !== "paused") return "started";
   return status;
-}
-
-/**
- * Returns a check's status word at `at` and an instant after `at` before which time alone does not change
- * it (Infinity when it never does): the instants at which statusAt can change without a command, the
- * grace start, its end, and an open run's end, whichever comes first.
- */
-function statusWordUntil(check: Check, at: Millis): { word: StatusWord; untilAt: Millis } {
-  let untilAt = Infinity;
-  const consider = (instant: Millis) => { if (instant > at && instant < untilAt) untilAt = instant; };
-  if (check.lastStartAt !== null) consider(check.lastStartAt + check.graceMs);
-  if (check.status === "up") {
-    const graceAt = graceStartAt(check, { withStarted: false });
-    if (graceAt !== null) { consider(graceAt); consider(graceAt + check.graceMs); }
-  }
-  return { word: statusWordOf(check, at), untilAt };
-}
-
-/** Returns an instant after `at` before which time alone changes nothing the check's row shows (its word, its "last ping ... ago", its marks). */
-function rowTextUntil(check: Check, at: Millis, statusUntilAt: Millis): Millis {
-  const untilAt = Math.min(statusUntilAt, marksChangeAt(check, at)); // a mute that ends takes its mark with it
-  return check.lastPingAt === null ? untilAt : Math.min(untilAt, agoTextChangesAt(check.lastPingAt, at));
-}
-
-/** A check record's status word and rowTextUntil, from the instant they were worked out (fromAt). */
-type RowState = { readonly fromAt: Millis; readonly word: StatusWord; readonly untilAt: Millis };
-const rowStates = new WeakMap<Check, RowState>();
-
-/**
- * statusWordUntil's word and rowTextUntil's instant for `check` at `at`, kept per check record while they
- * hold (from the instant they were worked out until that instant): a table's refresh asks them of every
- * check, and check records are never changed in place.
- */
-export function rowStateOf(check: Check, at: Millis): { readonly word: StatusWord; readonly untilAt: Millis } {
-  const kept = rowStates.get(check);
-  if (kept !== undefined && kept.fromAt <= at && at < kept.untilAt) return kept;
-  const status = statusWordUntil(check, at);
-  const state = { fromAt: at, word: status.word, untilAt: rowTextUntil(check, at, status.untilAt) };
-  rowStates.set(check, state);
-  return state;
 }
 
 export function statusBadge(word: StatusWord): Html {
@@ -173,125 +130,6 @@ ${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">$
 <button type="submit">Create project</button></form>`}`,
   });
 }
-
-/** The checks page's filters, as read from its query string. */
-export type ChecksFilter = { readonly q: string; readonly status: string; readonly tag: string; readonly sort: "status" | "name" | "last_ping" };
-
-export type ChecksPage = {
-  readonly project: Project;
-  readonly checks: readonly Check[];
-  readonly tags: readonly string[];
-  readonly filter: ChecksFilter;
-  readonly at: Millis;
-  readonly down: number;
-  /** The name of a check of the project by uuid (a dependency holding another); undefined = none such. */
-  readonly nameOf: (uuid: string) => string | undefined;
-  /** Each check's status word, computed once per request. */
-  readonly wordOf: (check: Check) => StatusWord;
-  /** How a check is named in URLs: uuid, or unique_key for read-only viewers. */
-  readonly refOf: (check: Check) => string;
-  /** A line saying what the last action did ("Check deleted."); none on a plain visit. */
-  readonly notice?: string | null;
-  /** The rows' ETag (rows-etag.ts): the auto-refresh sends it back in If-None-Match. */
-  readonly etag: string;
-  /** Rows of the table's last render to reuse (row-memo.ts); absent: every row rendered. */
-  readonly memo?: RowMemoRender;
-};
-
-export function checksPage(viewer: Viewer, data: ChecksPage): string {
-  const { filter } = data;
-  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
-  return documentOf({
-    title: `Checks · ${data.project.name}`,
-    viewer,
-    nav: projectNav(data.project, viewer),
-    down: data.down,
-    body: html`${data.notice == null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}<div class="heading"><h1>Checks</h1>
-${viewer.readonly ? "" : html`<a class="button" href="/projects/${data.project.id}/checks/new">Add check</a>`}</div>
-${projectMuteLine(data.project, data.at)}
-<form method="get" class="filters" role="search">
-<label for="q">Search</label><input id="q" name="q" value="${filter.q}" placeholder="name, slug or uuid">
-<label for="status">Status</label><select id="status" name="status">${option("", "any", filter.status)}${STATUS_WORDS.map((w) => option(w, w, filter.status))}</select>
-<label for="tag">Tag</label><select id="tag" name="tag">${option("", "any", filter.tag)}${data.tags.map((t) => option(t, t, filter.tag))}</select>
-<label for="sort">Sort</label><select id="sort" name="sort">${option("status", "down first", filter.sort)}${option("name", "name", filter.sort)}${option("last_ping", "last ping", filter.sort)}</select>
-<button type="submit">Filter</button></form>
-<table class="list checks" data-refresh="/projects/${data.project.id}/checks/rows">
-<thead><tr><th scope="col">Status</th><th scope="col">Name</th><th scope="col">Tags</th><th scope="col">Period / schedule</th><th scope="col">Last ping</th><th scope="col">Last duration</th></tr></thead>
-${checkRows(data)}
-</table>`,
-  });
-}
-
-/** The table body alone, every row in full. */
-function checkRows(data: CheckRowsData): Html {
-  return raw(checkRowsParts(data).full.join(""));
-}
-
-/** Rows per part of checkRowsParts. */
-const ROWS_PER_PART = 64;
-
-/**
- * The table body in parts of up to ROWS_PER_PART rows, in order: a response sends them one after another
- * and never joins them, since building one string of a 1,000-row table (some 360 kB) and encoding it costs
- * more than the rows themselves do once they are reused (row-memo.ts). `full` has every row; `changed`
- * (only when the client holds the memo's last render) has, for each row reused from that render, a
- * placeholder naming its check (`<tr data-keep="ref"></tr>`), which the page's script replaces with the
- * row it shows already: a refresh after one ping sends one row and 999 placeholders.
- */
-export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; readonly changed: string[] | null } {
-  const memo = data.memo ?? NO_MEMO;
-  const head = html`<tbody id="check-rows" data-down="${data.down}" data-etag="${data.etag}">`.text;
-  const full = [head];
-  const changed = memo.clientHolds ? [head] : null;
-  let part: Html[] = [], changedPart: string[] = [];
-  const endPart = () => {
-    full.push(memo.part(part));
-    changed?.push(changedPart.join(""));
-    part = [];
-    changedPart = [];
-  };
-  for (const check of data.checks) {
-    const word = data.wordOf(check);
-    const ref = data.refOf(check);
-    const ago = check.lastPingAt === null ? "" : agoText(check.lastPingAt, data.at);
-    const marks = checkMarksOf(check, { at: data.at, nameOf: data.nameOf });
-    const row = memo.row(check.uuid, check, rowKey(word, ref, ago, marks), () => checkRow(check, word, ref, ago, marks));
-    part.push(row.html);
-    if (changed !== null) changedPart.push(row.reused ? keptRow(ref) : row.html.text);
-    if (part.length === ROWS_PER_PART) endPart();
-  }
-  if (part.length > 0) endPart();
-  memo.done();
-  const tail = data.checks.length === 0 ? `<tr><td colspan="6">No checks match.</td></tr></tbody>` : "</tbody>";
-  full.push(tail);
-  changed?.push(tail);
-  return { full, changed };
-}
-
-/** The placeholder of a row the client shows already (dashboard.js puts that row in its place). */
-function keptRow(ref: string): string {
-  return `<tr data-keep="${escapeHtml(ref)}"></tr>`; // one per unchanged row: no template object for it
-}
-
-type CheckRowsData = Pick<ChecksPage, "checks" | "at" | "down" | "refOf" | "wordOf" | "etag" | "memo" | "nameOf">;
-
-/** One row of the checks table. Everything it shows comes from its arguments: the check record, and what rowKey lists. */
-function checkRow(check: Check, word: StatusWord, ref: string, ago: string, marks: readonly Mark[]): Html {
-  return html`<tr class="row-${word}" data-ref="${ref}"><td>${statusBadge(word)}${marksHtml(marks)}</td>
-<td><a href="/checks/${ref}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
-<td>${tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</td>
-<td>${scheduleText(check)}</td>
-<td>${check.lastPingAt === null ? "never" : html`<span title="${exactText(check.lastPingAt)}">${ago}</span>`}</td>
-<td>${check.lastDurationMs === null || check.lastDurationMs <= 0 ? "" : durationText(check.lastDurationMs)}</td></tr>`;
-}
-
-/** The key of what a row shows besides its check record (row-memo.ts reuses a row only while both are the same). */
-function rowKey(word: StatusWord, ref: string, ago: string, marks: readonly Mark[]): string {
-  return `${word} ${ref} ${ago} ${marksKey(marks)}`; // a dependency's name is not in this check's record
-}
-
-/** Renders every row (no memo: the full page's first render of a table without one). */
-const NO_MEMO: RowMemoRender = { clientHolds: false, row: (_id, _record, _key, render) => ({ html: render(), reused: false }), part: joinRows, done: () => {} };
 
 export function tagsOf(tags: string): string[] {
   return tags.split(" ").filter((t) => t !== "");

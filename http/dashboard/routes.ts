@@ -1,10 +1,10 @@
-// The web dashboard at SITE_ROOT/: sign-in, projects, the checks table and the add form, settings; a
-// check's pages (check-routes.ts) and integrations (integration-routes.ts) register through the shared
-// context built here. Every change
+// The web dashboard at SITE_ROOT/: sign-in, projects, the add form, settings; the checks list
+// (checks-list-routes.ts), a check's pages (check-routes.ts) and integrations (integration-routes.ts)
+// register through the shared context built here. Every answer is compressed when it is worth it
+// (compression.ts). Every change
 // goes through the same pool calls and the same validation (http/input.ts) and error texts
 // (http/errors.ts) as the management API; the pages only render.
 import { scheduleKindProblem } from "./schedule-kind.ts";
-import { performance } from "node:perf_hooks";
 import type { H3, H3Event } from "h3";
 import { HTTPError, HTTPResponse } from "h3";
 import type { Clock } from "../../host/clock.ts";
@@ -24,7 +24,7 @@ import { simulateStoredCheck } from "../simulate-check.ts";
 import { simulationRequestOf } from "../simulate-input.ts";
 import { presentBadges } from "../present.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { checkBodyOf, EMPTY_FORM, filterOf, formValuesOf, previewOf, refFor, sortChecks, withPreset } from "./check-form.ts";
+import { checkBodyOf, EMPTY_FORM, formValuesOf, previewOf, refFor, withPreset } from "./check-form.ts";
 import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, CheckForm, DashboardContext } from "./context.ts";
 import { auditPageRoutes, recordDashboardChange } from "./audit-routes.ts";
@@ -35,18 +35,18 @@ import { EMPTY_MAINTENANCE_FORM, maintenanceSection } from "./maintenance-pages.
 import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { statusPageRoutes } from "./status-page-routes.ts";
 import { projectRoutes } from "./project-routes.ts";
-import type { CheckFormValues, StatusWord, Viewer, WhatIf } from "./pages.ts";
-import { checkFormPage, checkRowsParts, checksPage, errorPage, projectsPage, rowStateOf, settingsPage, signInPage, statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
-import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
-import { RowsCache } from "./rows-cache.ts";
+import type { CheckFormValues, Viewer, WhatIf } from "./pages.ts";
+import { checkFormPage, errorPage, projectsPage, settingsPage, signInPage, statusWordOf } from "./pages.ts";
+import { checksListRoutes } from "./checks-list-routes.ts";
 import { livePageResponse } from "./live-page.ts";
+import type { Encoding } from "./compression.ts";
+import { compressedResponse, compressNow, encodingFor, MIN_BYTES } from "./compression.ts";
 import { plainFormError } from "./form-errors.ts";
-import { RowMemo } from "./row-memo.ts";
-import { ChecksReplica } from "./checks-replica.ts";
 import {
-  COOKIE, cookieOf, encodeParts, FailureCounter, formOf, htmlPartsResponse, htmlResponse, loadAssets, notModified, param, redirect, refuseCrossSite, SECURITY_HEADERS,
+  COOKIE, cookieOf, FailureCounter, formOf, htmlResponse, loadAssets, param, redirect, refuseCrossSite, SECURITY_HEADERS,
   sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded,
 } from "./responses.ts";
+import type { Asset } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
 import { csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 import type { Session } from "./sessions.ts";
@@ -119,9 +119,6 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const secureCookie = config.siteRoot.startsWith("https:");
   const siteOrigin = new URL(config.siteRoot).origin;
   const assets = loadAssets();
-  const rowsCache = new RowsCache(() => performance.now());
-  const rowMemo = new RowMemo();
-  const replica = new ChecksReplica();
 
   // --- request helpers -------------------------------------------------------------------------
 
@@ -183,7 +180,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   };
 
   const route = (method: "GET" | "POST", path: string, handler: (event: H3Event) => Promise<HTTPResponse>) => {
-    const wrapped = async (event: H3Event) => {
+    const wrapped = async (event: H3Event) => compressedResponse(await answer(event), event.req.headers.get("accept-encoding"));
+    const answer = async (event: H3Event) => {
       try {
         if (method === "POST") refuseCrossSite(event.req.headers, siteOrigin);
         await syncSession(event);
@@ -285,68 +283,6 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- checks ----------------------------------------------------------------------------------
 
-  /** The checks table's data; `clientEtag`: the rows' ETag the client sent (If-None-Match), if any. */
-  const checksData = async (access: Access, project: Project, search: string, clientEtag: string | null = null) => {
-    const params = new URLSearchParams(search);
-    // the checks and their version in one answer of the shard: the checks changed since the kept copy's
-    // version (checks-replica.ts)
-    const { version, checks: all } = await replica.current(project.id, (since) => pool.checksSince(project.id, since));
-    const at = clock.now();
-    const filter = filterOf(params);
-    // each check's status once: filter, sort and rows all need it, and a cron schedule's is not free;
-    // with it, the first instant at which time alone changes what any row shows (rows-etag.ts)
-    const words = new Map<Check, StatusWord>();
-    let untilAt = Infinity;
-    for (const check of all) {
-      const state = rowStateOf(check, at);
-      words.set(check, state.word);
-      if (state.untilAt < untilAt) untilAt = state.untilAt;
-    }
-    const wordOf = (c: Check): StatusWord => words.get(c) ?? statusWordOf(c, at);
-    const tags = tagsOfAll(all);
-    const q = filter.q.trim().toLowerCase();
-    const shown = all
-      .filter((c) => filter.tag === "" || tagsOf(c.tags).includes(filter.tag))
-      .filter((c) => filter.status === "" || wordOf(c) === filter.status)
-      .filter((c) => q === "" || c.name.toLowerCase().includes(q) || c.slug.includes(q) || (!access.viewer.readonly && c.uuid.includes(q)));
-    sortChecks(shown, filter.sort, wordOf);
-    const down = all.filter((c) => wordOf(c) === "down").length;
-    const variant = rowsVariant(search, access.viewer.readonly);
-    const etag = rowsEtag({ version, variant, untilAt });
-    const memo = rowMemo.render(`${project.id}/${variant}`, { render: etag, client: clientEtag });
-    const names = new Map(all.map((c) => [c.uuid, c.name]));
-    return { project, checks: shown, tags, filter, at, down, nameOf: (uuid: string) => names.get(uuid), wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
-  };
-
-  route("GET", "/projects/:project/checks", async (event) => {
-    const access = requireAccess(event);
-    const project = projectFor(access, param(event, "project"));
-    const notice = event.url.searchParams.get("done") === "delete" ? "Check deleted." : null;
-    return htmlResponse(checksPage(access.viewer, { ...(await checksData(access, project, event.url.search)), notice }));
-  });
-
-  // the auto-refresh: only the table's rows, with the down count for the title; 304 while they would be
-  // the same as the ones the client has (rows-etag.ts), which costs one small question to the shard; else
-  // the table's render of the last second when the client does not hold it yet (rows-cache.ts)
-  route("GET", "/projects/:project/checks/rows", async (event) => {
-    const access = requireAccess(event);
-    const project = projectFor(access, param(event, "project"));
-    const ifNoneMatch = event.req.headers.get("if-none-match");
-    const variant = rowsVariant(event.url.search, access.viewer.readonly);
-    if (ifNoneMatch !== null) {
-      const current = { version: await pool.projectVersion(project.id), variant, at: clock.now() };
-      const fresh = freshEtag(ifNoneMatch, current);
-      if (fresh !== null) return notModified(fresh);
-    }
-    const table = `${project.id}/${variant}`;
-    const shared = rowsCache.shared(table, clock.now(), ifNoneMatch);
-    if (shared !== null) return htmlPartsResponse(shared.parts, 200, { etag: shared.etag });
-    const data = await checksData(access, project, event.url.search, ifNoneMatch);
-    const { full, changed } = checkRowsParts(data);
-    rowsCache.keep(table, { parts: full, etag: data.etag, untilAt: data.untilAt }); // every row: what other refreshes within a second share
-    return htmlPartsResponse(encodeParts(changed ?? full), 200, { etag: data.etag });
-  });
-
   route("GET", "/projects/:project/checks/new", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
@@ -427,6 +363,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   });
 
   const ctx: DashboardContext = { deps, route, requireAccess, writeForm, projectFor, checkFor, formHtml, whatIfOf };
+  checksListRoutes(ctx);
   checkPageRoutes(ctx);
   maintenanceRoutes(ctx, settingsHtml);
   statusPageRoutes(ctx);
@@ -440,15 +377,20 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- static files ----------------------------------------------------------------------------
 
-  for (const [name, asset] of Object.entries(assets)) {
-    app.get(`/static/${name}`, () => new HTTPResponse(asset.body, {
-      headers: { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "public, max-age=300" },
-    }));
-  }
+  for (const [name, asset] of Object.entries(assets)) app.get(`/static/${name}`, staticFile(asset));
   // browsers and feed readers ask for /favicon.ico whatever the page names: the same icon
-  const icon = assets["favicon.svg"];
-  app.get("/favicon.ico", () => new HTTPResponse(icon.body, {
-    headers: { ...SECURITY_HEADERS, "content-type": icon.type, "cache-control": "public, max-age=300" },
-  }));
+  app.get("/favicon.ico", staticFile(assets["favicon.svg"]));
+}
+
+/** The handler of a static file: its bytes compressed once per encoding (at start), the one each request takes. */
+function staticFile(asset: Asset): (event: H3Event) => HTTPResponse {
+  const plain = new TextEncoder().encode(asset.body);
+  const bodies: Record<Encoding, Uint8Array<ArrayBuffer>> = { br: compressNow(plain, "br"), gzip: compressNow(plain, "gzip") };
+  const headers = { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "public, max-age=300", vary: "Accept-Encoding" };
+  return (event) => {
+    const encoding = plain.byteLength < MIN_BYTES ? null : encodingFor(event.req.headers.get("accept-encoding"));
+    if (encoding === null) return new HTTPResponse(plain, { headers });
+    return new HTTPResponse(bodies[encoding], { headers: { ...headers, "content-encoding": encoding } });
+  };
 }
 

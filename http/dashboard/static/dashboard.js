@@ -1,5 +1,5 @@
 // hcd dashboard: every page that shows state keeps itself fresh without reloading: the checks table asks
-// for its changed rows every few seconds, and other pages ask for themselves and swap their elements
+// for its changed rows every few seconds (and words its "... ago" itself, from the server's clock), and other pages ask for themselves and swap their elements
 // marked data-live. When a refresh finds the session ended or the server away, a banner says so (and
 // goes when it answers again). Also: times in the viewer's time zone, the down count in the title, and
 // Copy buttons. Served by hcd itself; the pages have no inline script.
@@ -63,16 +63,52 @@
     return null;
   }
 
+  const UNITS = [["day", 86400000], ["hour", 3600000], ["minute", 60000], ["second", 1000]];
+
+  /** How long before `at` the instant `then` was, as the server words it (format.ts agoText): "just now", "3 minutes ago". */
+  function agoText(then, at) {
+    const ms = at - then;
+    if (ms < 5000) return "just now";
+    for (const [name, size] of UNITS) {
+      const count = Math.floor(ms / size);
+      if (count > 0) return `${count} ${name}${count === 1 ? "" : "s"} ago`;
+    }
+    return "just now";
+  }
+
+  /** Words each <time class="ago"> under `root` as "... ago" at the server's instant `nowMs`; its title keeps the exact time. */
+  function relativeTimes(root, nowMs) {
+    for (const time of root.querySelectorAll("time.ago[datetime]")) {
+      const then = Date.parse(time.getAttribute("datetime"));
+      if (!Number.isNaN(then)) time.textContent = agoText(then, nowMs);
+    }
+  }
+
   function refreshChecks(table) {
     const path = table.dataset.refresh;
-    keepFresh(async function rows() {
+    // the server's clock minus this one's: the rows carry instants, and the server's clock may not be the
+    // browser's (another machine, or a virtual clock); every answer of the refresh says the server's now
+    let offsetMs = Number(document.getElementById("check-rows")?.dataset.now ?? Date.now()) - Date.now();
+    const serverNow = () => Date.now() + offsetMs;
+    relativeTimes(table, serverNow());
+    keepFresh(async () => {
+      const outcome = await rows();
+      relativeTimes(table, serverNow()); // an idle page's "... ago" moves on without a download
+      return outcome;
+    }, 3000);
+    async function rows() {
       // the rows' ETag: the server answers 304 (no body, next to no work) while they would not change
       const etag = document.getElementById("check-rows")?.dataset.etag;
       const headers = etag ? { accept: "text/html", "if-none-match": etag } : { accept: "text/html" };
       const response = await fetch(path + window.location.search, { credentials: "same-origin", cache: "no-store", headers });
       const outcome = answerOutcome(response, path);
       if (outcome !== null) return outcome;
-      if (response.status === 304) return "ok";
+      const now = Number(response.headers.get("x-hcd-now"));
+      if (now > 0) offsetMs = now - Date.now();
+      if (response.status === 304) {
+        await response.arrayBuffer(); // empty, but read: until then the browser counts the request as still loading
+        return "ok";
+      }
       const parsed = new DOMParser().parseFromString(`<table>${await response.text()}</table>`, "text/html");
       const fresh = parsed.getElementById("check-rows");
       const current = document.getElementById("check-rows");
@@ -94,7 +130,7 @@
       const down = Number(fresh.dataset.down || "0");
       document.title = (down > 0 ? `(${down} down) ` : "") + document.body.dataset.title;
       return "ok";
-    }, 3000);
+    }
   }
 
   /** Asks for the page itself (304 while unchanged) and puts each fresh data-live element in place of the shown one of its id. */
@@ -127,7 +163,7 @@
     const format = new Intl.DateTimeFormat(undefined, {
       year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short",
     });
-    for (const time of root.querySelectorAll("time[datetime]")) {
+    for (const time of root.querySelectorAll("time[datetime]:not(.ago)")) {
       const date = new Date(time.getAttribute("datetime"));
       if (Number.isNaN(date.getTime())) continue;
       if (!time.title) time.title = time.textContent;
