@@ -150,6 +150,7 @@ export class PartitionReplica {
   #latestAt: Millis = 0; // latest instant a command applied carried
   #judgedUpTo: Millis = 0; // deadlines up to here are judged (or held): a ping stamped then or before is refused
   #snapshotBase = 0; // position the last stored (or loaded) snapshot covers
+  #sinceSnapshot = 0; // records applied after the state the last stored (or loaded) snapshot holds: a message holds many
   #snapshotting: Promise<SaveOutcome> | null = null;
   #ids: string[] = []; // the ids the record being applied hands out
   #queue: Pending[] = [];
@@ -228,6 +229,7 @@ export class PartitionReplica {
       this.#shard = shard;
       this.#applied = stored?.logSequence ?? 0;
       this.#snapshotBase = this.#applied;
+      this.#sinceSnapshot = 0;
       this.#latestAt = stored?.snapshot.at ?? 0;
       const token = this.#fenceToken === null ? undefined : await this.#fenceToken(); // the lease read again, right before
       const fencedAt = await this.#log.fence(token);
@@ -320,11 +322,13 @@ export class PartitionReplica {
     if (this.#shard === null || this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: not the owner`));
     const covered = this.#applied;
     const state = snapshotOf(this.#shard, this.#latestAt); // taken now, in step with `covered`
+    const taken = this.#sinceSnapshot;
     const effectsStored = this.#effects; // of every record up to `covered`: the log below it is let go
     this.#snapshotting = effectsStored.then(() => this.#snapshots.save(covered, state)).then(async (outcome) => {
       if (outcome.saved) {
         await this.#log.truncateBelow(covered + 1);
         this.#snapshotBase = covered;
+        this.#sinceSnapshot = Math.max(0, this.#sinceSnapshot - taken);
       }
       return outcome;
     }).finally(() => { this.#snapshotting = null; });
@@ -383,7 +387,7 @@ export class PartitionReplica {
         for (const pending of batch) pending.reject(error); // those answered already keep their answer
         throw error;
       }
-      if (this.#applied - this.#snapshotBase >= this.#snapshotEvery && this.#snapshotting === null) {
+      if (this.#sinceSnapshot >= this.#snapshotEvery && this.#snapshotting === null) {
         const stored = (error: unknown) => { this.#lastSnapshotError = error; this.#onSnapshot(error); };
         this.snapshot().then(() => stored(null), stored);
       }
@@ -413,6 +417,7 @@ export class PartitionReplica {
     const result = shard.apply(record.command);
     const changes = shard.takeChanges();
     this.#applied = position;
+    this.#sinceSnapshot += 1;
     this.#latestAt = Math.max(this.#latestAt, record.command.kind === "ping" ? record.command.ping.at : record.command.at);
     const applied: AppliedRecord = { position, index, command: record.command, changes, replayed };
     this.#onApplied(applied);

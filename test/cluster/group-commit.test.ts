@@ -113,6 +113,20 @@ test("a snapshot covers whole batch messages: a new owner loads it and replays o
   });
 });
 
+test("snapshots come every snapshotEvery records, however few messages hold them", async () => {
+  await withNatsServer("a snapshot counted in records", async (connect) => {
+    const nc = await connect();
+    const a = await PartitionReplica.open({ connection: nc, partition: PARTITION, replicas: 1, newId, snapshotEvery: 10 });
+    await a.takeOver(T0);
+    const check = await projectWithCheck(a);
+    assert.is(a.snapshotSequence, 0, "3 records so far");
+    await a.submitAll(rids(12, "many").map((rid, i) => pingOf(check.uuid, T0 + (i + 1) * SECOND, rid)));
+    await a.settled();
+    assert.ok(a.lastSnapshotError === null, String(a.lastSnapshotError));
+    assert.is(a.snapshotSequence, a.applied, "the snapshot after the 12 pings' one message");
+  });
+});
+
 test("a log written one record per message (before batches) replays, and batches follow it", async () => {
   await withNatsServer("an old log replayed", async (connect) => {
     const nc = await connect();
