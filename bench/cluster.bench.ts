@@ -4,11 +4,13 @@
 // ping before it is acknowledged), all on this machine's cores with the load generator; single-node mode
 // is one hcd with its default shards. The setups take turns; each figure is the median of the rounds.
 // Run: npm run -s build && node dist/bench/cluster.bench.js [secondsPerRun, default 10] [rounds, default 2]
+// HCD_BENCH_PROFILE=1 runs the first cluster node with --cpu-prof and adds where its time goes (every thread).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startNatsCluster } from "../test/stress/nats-cluster.ts";
+import { profileDetails } from "./cpu-profile.ts";
 import { median } from "./measure.ts";
 import { runPeak, writePaths } from "./load.ts";
 import type { PeakResult } from "./load.ts";
@@ -17,7 +19,9 @@ import type { Figure } from "./report.ts";
 import { createCheck, createProject, mapConcurrently, shuffled, startHcd } from "./servers.ts";
 import type { ServerProcess } from "./servers.ts";
 
-const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = 30, PARTITIONS = 16;
+const profileDir = process.env.HCD_BENCH_PROFILE === "1" ? mkdtempSync(join(tmpdir(), "hcd-bench-profile-")) : null;
+// HCD_BENCH_CONNECTIONS: more connections put more pings in flight per partition (batches of more records)
+const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = Number(process.env.HCD_BENCH_CONNECTIONS ?? 30), PARTITIONS = 16;
 type Run = {
   readonly setup: string; readonly perSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number; readonly seconds: number;
   /** CPU seconds of the hcd processes, and of the NATS servers (0 for single node). */
@@ -89,7 +93,8 @@ async function cluster(seconds: number): Promise<Run> {
   const servers: ServerProcess[] = [];
   try {
     for (let i = 0; i < 3; i++) {
-      servers.push(await startHcd({ dataDir: dirs[i], env: {
+      const profiled = profileDir !== null && i === 0;
+      servers.push(await startHcd({ dataDir: dirs[i], nodeArgs: profiled ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [], env: {
         NATS_URL: [...nats.urls.slice(i), ...nats.urls.slice(0, i)].join(","), NODE_ID: `node${i}`, CLUSTER_PARTITIONS: String(PARTITIONS),
         CLUSTER_REPLICAS: "3", SITE_ROOT: "http://hcd.bench",
       } }));
@@ -124,6 +129,7 @@ const figures: Figure[] = [
   { scenario: "cluster", figure: "server CPU µs per ping, 3 nodes + NATS", value: cpuPerPing(clusterRuns), unit: "µs", baseline: { value: cpuPerPing(singleRuns), label: "single node" } },
 ];
 const details = [
+  ...(profileDir === null ? [] : ["PROFILED (--cpu-prof on the first cluster node): the cluster's figures are lower than usual.", ""]),
   `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run, ${rounds} rounds, the setups taking turns; cluster: ${PARTITIONS} partitions, every process on this machine.`,
   "",
   "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS |",
@@ -133,5 +139,9 @@ const details = [
     return `| ${r.setup} | ${Math.round(r.perSecond).toLocaleString("en")} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.failures} | ${per(r.serverCpuSeconds)} | ${per(r.hcdCpuSeconds)} | ${per(r.serverCpuSeconds - r.hcdCpuSeconds)} |`;
   }),
 ];
+if (profileDir !== null) {
+  details.push(...profileDetails(profileDir));
+  rmSync(profileDir, { recursive: true, force: true });
+}
 console.log(details.join("\n"));
 finishScenario({ scenario: "cluster", figures, details });

@@ -60,6 +60,10 @@ export function connectionOptions(access: NatsAccess, node: string): ConnectionO
     // reconnect without end (to any server of the list): a node cut off answers 503 until it is back. The
     // client still gives up when a server refuses the credentials twice in a row (main.ts then exits).
     maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000, maxPingOut: 2,
+    // without it the client makes an Error (a stack trace) for every request, a JetStream publish among
+    // them, in case it fails: 7% of a node's CPU under load (bench/RESULTS.md, cluster, 2026-11-27). The
+    // errors still say what failed; they lose only the caller's frames.
+    noAsyncTraces: true,
   };
   // an object (even empty) makes the client require TLS of every server; rejectUnauthorized is its default
   if (access.tls !== null) base.tls = access.tls.caFile === null ? {} : { ca: readFileOf("NATS_TLS_CA", access.tls.caFile).toString("utf8") };

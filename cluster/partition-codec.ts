@@ -6,7 +6,10 @@
 //
 // A command record carries the ids the shard will hand out while applying it (a new check's uuid and
 // badge key): the owner draws them before the append, so every node that replays the record creates the
-// same check. A snapshot keeps each project's channels in their creation order (the order notifications
+// same check. Several records appended together travel as one batch message (one JetStream message, one
+// position, the records in their order inside it), each record inside it encoded as a command message of
+// its own: a log written before batches existed (one command message per position) still replays. A
+// snapshot keeps each project's channels in their creation order (the order notifications
 // go out in), not the sorted order of ShardSnapshot.
 import { wirePackr as packr } from "./wire-packr.ts";
 import type { ShardCommand } from "../engine/commands.ts";
@@ -14,7 +17,7 @@ import type { Channel, Check, Millis, Project } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";
 
 /** The first value of every encoded message: what the rest is. Never renumbered; a new format gets a new id. */
-export const RECORD_IDS = { command: 1, snapshot: 2, snapshotHead: 3 } as const;
+export const RECORD_IDS = { command: 1, snapshot: 2, snapshotHead: 3, batch: 4 } as const;
 export type RecordKind = keyof typeof RECORD_IDS;
 
 // copyBuffers: a decoded ping body must not point into the message's buffer, which the client reuses
@@ -38,6 +41,47 @@ export function encodeRecord(record: PartitionRecord): Uint8Array {
 export function decodeRecord(bytes: Uint8Array): PartitionRecord {
   const [command, ids] = open(bytes, "command", 2);
   return { command: withPlainBody(command as ShardCommand), ids: ids as string[] };
+}
+
+/**
+ * Returns one log message holding the records, in order, given each already encoded (encodeRecord): a
+ * single record is its own command message, several are a batch message of them.
+ */
+export function encodeMessage(encodedRecords: readonly Uint8Array[]): Uint8Array {
+  if (encodedRecords.length === 1) return encodedRecords[0];
+  return packr.pack([RECORD_IDS.batch, encodedRecords]);
+}
+
+/**
+ * Returns the log messages of records appended together (each already encoded): in order, as many in one
+ * message as fit in `maxBytes` (a record larger than that alone); `count` says how many records each holds.
+ */
+export function logMessagesOf(encodedRecords: readonly Uint8Array[], maxBytes: number): { bytes: Uint8Array; count: number }[] {
+  const messages: { bytes: Uint8Array; count: number }[] = [];
+  let group: Uint8Array[] = [], size = 0;
+  for (const bytes of encodedRecords) {
+    if (group.length > 0 && size + bytes.length > maxBytes) {
+      messages.push({ bytes: encodeMessage(group), count: group.length });
+      group = [];
+      size = 0;
+    }
+    group.push(bytes);
+    size += bytes.length;
+  }
+  if (group.length > 0) messages.push({ bytes: encodeMessage(group), count: group.length });
+  return messages;
+}
+
+/** Returns the records of one log message: a command message (as every message was before batches) or a batch message. */
+export function decodeMessage(bytes: Uint8Array): PartitionRecord[] {
+  const value: unknown = packr.unpack(bytes);
+  if (Array.isArray(value) && value[0] === RECORD_IDS.batch && value.length === 2 && Array.isArray(value[1])) {
+    return (value[1] as unknown[]).map((inner) => {
+      if (!(inner instanceof Uint8Array)) throw new Error(`not a partition batch record (an element of ${typeof inner})`);
+      return decodeRecord(inner);
+    });
+  }
+  return [decodeRecord(bytes)];
 }
 
 /** Returns the shard's whole state at `at` (the latest instant it applied). */

@@ -11,7 +11,8 @@
 // ping_log_limit is below that cap or equal to it; readers ask for at most that many.
 //
 // Every message carries the log position of the record that produced it (header Hcd-Position) and a
-// message id of stream, position and index within the record, so a record stored again (a new owner's
+// message id of stream, position (with the record's index in its log message, when not the first) and
+// index within the record, so a record stored again (a new owner's
 // replay of what the previous owner had stored in part) is dropped as a duplicate within the stream's
 // duplicate window. The window is 10 minutes: a replay repeats the records from lastRecorded() on, the
 // newest the previous owner stored, and it comes a lease expiry (15 s) and a takeover (snapshot, fence,
@@ -121,12 +122,15 @@ export class PartitionHistory {
    * deleted checks (their pings and flips purged). Resolves once every message is acknowledged (or
    * dropped as a duplicate: the same record stored before); rejects otherwise, and from then on every
    * record is refused (HistoryGapError) until the history is opened again. Calls may overlap and come in
-   * increasing position order. An empty change publishes nothing.
+   * increasing position order (and, within a log message of several records, increasing `index`). An
+   * empty change publishes nothing.
    */
-  record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">): Promise<void> {
+  record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">, index = 0): Promise<void> {
     const deleted = new Set(changes.deletedChecks.map((d) => d.uuid));
     const outgoing: Outgoing[] = [];
-    const add = (subject: string, data: Uint8Array) => outgoing.push({ subject, data, id: `${this.stream}:${position}:${outgoing.length}` });
+    // the first record of a message keeps the ids of the time each record was a message of its own
+    const place = index === 0 ? `${position}` : `${position}.${index}`;
+    const add = (subject: string, data: Uint8Array) => outgoing.push({ subject, data, id: `${this.stream}:${place}:${outgoing.length}` });
     // a check deleted by the same record keeps nothing of it
     for (const ping of changes.pings) {
       if (deleted.has(ping.checkUuid)) continue;

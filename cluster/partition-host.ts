@@ -31,7 +31,7 @@ import { NotOwnerError } from "./partition-replica.ts";
 
 /** Where a partition's ping logs and flips are kept (cluster/partition-history.ts). */
 export type PartitionHistoryStore = {
-  record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">): Promise<void>;
+  record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">, index?: number): Promise<void>;
   lastRecorded(): Promise<number>;
   pings(checkUuid: string, limit: number): Promise<PingRecord[]>;
   pingBody(checkUuid: string, n: number): Promise<Uint8Array | null>;
@@ -182,11 +182,11 @@ export class PartitionHost {
    * history was started), so the history's last position always means "every effect up to here is stored".
    */
   #effects(applied: AppliedRecord): Promise<void> {
-    const { changes, position } = applied;
+    const { changes, position, index } = applied;
     const notified = changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
     const turn = notified === null ? this.#historyTurn : this.#historyTurn.then(() => notified);
     const recorded = changes.pings.length + changes.flips.length + changes.deletedChecks.length > 0
-      ? turn.then(() => this.#historyStore().record(position, changes)) : turn;
+      ? turn.then(() => this.#historyStore().record(position, changes, index)) : turn;
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`
     const published = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);

@@ -3,7 +3,11 @@
 // submit(command) appends the command to the log (batched: the commands submitted while an append is in
 // flight go together in the next one), and only after the PubAcks applies each to the in-memory Shard in
 // log order and resolves with what the shard answered: nothing is applied that the log does not hold, and
-// the shard's order is the log's. Every `snapshotEvery` records a snapshot is stored and the log below it
+// the shard's order is the log's. A batch travels as few log messages as its size allows (one up to
+// maxMessageBytes, partition-codec.ts encodeMessage): the cost of a replicated append is per message, not
+// per record. A message's records share its position (the stream sequence) and are told apart by their
+// index in it; snapshots and fences count messages, and a snapshot always covers whole messages (a message
+// is applied in one go). Every `snapshotEvery` records a snapshot is stored and the log below it
 // let go.
 //
 // takeOver(now) makes this node the partition's writer: it loads the newest snapshot, fences the log
@@ -40,7 +44,7 @@ import { log } from "../host/log.ts";
 import { FencedError, JetStreamLog, TruncatedError } from "./jetstream-log.ts";
 import type { FenceToken } from "./jetstream-log.ts";
 import type { PartitionRecord } from "./partition-codec.ts";
-import { decodeRecord, encodeRecord, loadSnapshot, snapshotOf } from "./partition-codec.ts";
+import { decodeMessage, encodeRecord, loadSnapshot, logMessagesOf, snapshotOf } from "./partition-codec.ts";
 import type { SaveOutcome } from "./snapshot-store.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
 
@@ -53,6 +57,8 @@ export type PartitionReplicaOptions = {
   snapshotEvery?: number;
   /** Most records in one append (default 256). */
   maxBatch?: number;
+  /** Most bytes of records in one log message (default 256 kB, below NATS's 1 MB payload limit); a larger record goes alone. */
+  maxMessageBytes?: number;
   ackTimeoutMs?: number;
   /** The ids a new check gets; drawn by the owner before the append (default: random uuids). */
   newId?: () => string;
@@ -71,10 +77,13 @@ export type PartitionReplicaOptions = {
   onSnapshot?: (error: unknown) => void;
 };
 
-/** One record as applied: its log position, the command, what the shard changed, and whether a takeover replayed it. */
-export type AppliedRecord = { readonly position: number; readonly command: ShardCommand; readonly changes: Changes; readonly replayed: boolean };
+/**
+ * One record as applied: its log position (its message's), its index in that message (0 for a message of
+ * one record), the command, what the shard changed, and whether a takeover replayed it.
+ */
+export type AppliedRecord = { readonly position: number; readonly index: number; readonly command: ShardCommand; readonly changes: Changes; readonly replayed: boolean };
 
-/** A submitted command once applied: its position, the shard's answer and what it changed. */
+/** A submitted command once applied: its position (its log message's), the shard's answer and what it changed. */
 export type Submitted<C extends ShardCommand> = { readonly position: number; readonly result: ShardResultOf<C>; readonly changes: Changes };
 
 /** What a takeover did. */
@@ -124,6 +133,7 @@ export class PartitionReplica {
   readonly #snapshots: SnapshotStore;
   readonly #snapshotEvery: number;
   readonly #maxBatch: number;
+  readonly #maxMessageBytes: number;
   readonly #newId: () => string;
   readonly #onApplied: (applied: AppliedRecord) => void;
   readonly #effectsOf: ((applied: AppliedRecord) => Promise<void>) | null;
@@ -140,6 +150,7 @@ export class PartitionReplica {
   #latestAt: Millis = 0; // latest instant a command applied carried
   #judgedUpTo: Millis = 0; // deadlines up to here are judged (or held): a ping stamped then or before is refused
   #snapshotBase = 0; // position the last stored (or loaded) snapshot covers
+  #sinceSnapshot = 0; // records applied after the state the last stored (or loaded) snapshot holds: a message holds many
   #snapshotting: Promise<SaveOutcome> | null = null;
   #ids: string[] = []; // the ids the record being applied hands out
   #queue: Pending[] = [];
@@ -155,6 +166,7 @@ export class PartitionReplica {
     this.#snapshots = snapshots;
     this.#snapshotEvery = options.snapshotEvery ?? 10_000;
     this.#maxBatch = options.maxBatch ?? 256;
+    this.#maxMessageBytes = options.maxMessageBytes ?? 256 * 1024;
     this.#newId = options.newId ?? randomUUID;
     this.#onApplied = options.onApplied ?? (() => {});
     this.#effectsOf = options.effects ?? null;
@@ -217,6 +229,7 @@ export class PartitionReplica {
       this.#shard = shard;
       this.#applied = stored?.logSequence ?? 0;
       this.#snapshotBase = this.#applied;
+      this.#sinceSnapshot = 0;
       this.#latestAt = stored?.snapshot.at ?? 0;
       const token = this.#fenceToken === null ? undefined : await this.#fenceToken(); // the lease read again, right before
       const fencedAt = await this.#log.fence(token);
@@ -225,8 +238,10 @@ export class PartitionReplica {
       let replayed = 0;
       try {
         for await (const { position, bytes } of this.#log.readFrom(this.#applied + 1, { strict: true })) {
-          this.#apply(position, decodeRecord(bytes), true);
-          replayed += 1;
+          for (const [index, record] of decodeMessage(bytes).entries()) {
+            this.#apply(position, index, record, true);
+            replayed += 1;
+          }
         }
       } catch (error) {
         if (error instanceof TruncatedError && restarts < 5) continue; // a newer snapshot let the log go: load it
@@ -307,11 +322,13 @@ export class PartitionReplica {
     if (this.#shard === null || this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: not the owner`));
     const covered = this.#applied;
     const state = snapshotOf(this.#shard, this.#latestAt); // taken now, in step with `covered`
+    const taken = this.#sinceSnapshot;
     const effectsStored = this.#effects; // of every record up to `covered`: the log below it is let go
     this.#snapshotting = effectsStored.then(() => this.#snapshots.save(covered, state)).then(async (outcome) => {
       if (outcome.saved) {
         await this.#log.truncateBelow(covered + 1);
         this.#snapshotBase = covered;
+        this.#sinceSnapshot = Math.max(0, this.#sinceSnapshot - taken);
       }
       return outcome;
     }).finally(() => { this.#snapshotting = null; });
@@ -339,9 +356,10 @@ export class PartitionReplica {
         continue;
       }
       const generation = this.#generation;
+      const messages = logMessagesOf(batch.flatMap((pending) => pending.bytes), this.#maxMessageBytes);
       let positions: number[];
       try {
-        positions = await this.#log.append(batch.flatMap((pending) => pending.bytes));
+        positions = await this.#log.append(messages.map((message) => message.bytes));
       } catch (error) {
         // refused on the fence: another node writes now; otherwise part of the batch may be stored
         if (this.#generation === generation) this.#state = error instanceof FencedError ? "deposed" : "stale";
@@ -355,11 +373,12 @@ export class PartitionReplica {
         continue;
       }
       try {
-        let next = 0;
+        let message = 0, index = 0;
         for (const pending of batch) {
           const answers = pending.records.map((record) => {
-            const position = positions[next++];
-            const { result, changes, effects } = this.#apply(position, record, false);
+            if (index === messages[message].count) { message += 1; index = 0; }
+            const position = positions[message];
+            const { result, changes, effects } = this.#apply(position, index++, record, false);
             return { submitted: { position, result, changes }, effects };
           });
           answers[answers.length - 1].effects.then(() => pending.resolve(answers.map((a) => a.submitted)), pending.reject);
@@ -368,7 +387,7 @@ export class PartitionReplica {
         for (const pending of batch) pending.reject(error); // those answered already keep their answer
         throw error;
       }
-      if (this.#applied - this.#snapshotBase >= this.#snapshotEvery && this.#snapshotting === null) {
+      if (this.#sinceSnapshot >= this.#snapshotEvery && this.#snapshotting === null) {
         const stored = (error: unknown) => { this.#lastSnapshotError = error; this.#onSnapshot(error); };
         this.snapshot().then(() => stored(null), stored);
       }
@@ -389,19 +408,21 @@ export class PartitionReplica {
     for (const pending of this.#queue.splice(0)) pending.reject(error);
   }
 
-  #apply(position: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; effects: Promise<void> } {
+  /** Applies the record at `index` of the log message at `position`: a message's records in one go, index 0 first. */
+  #apply(position: number, index: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; effects: Promise<void> } {
     const shard = this.#shard;
     if (shard === null) throw new Error(`partition ${this.partition}: no shard to apply to`);
-    if (position <= this.#applied) throw new Error(`partition ${this.partition}: record ${position} after ${this.#applied}: out of order`);
+    if (index === 0 ? position <= this.#applied : position !== this.#applied) throw new Error(`partition ${this.partition}: record ${position}.${index} after ${this.#applied}: out of order`);
     this.#ids = [...record.ids];
     const result = shard.apply(record.command);
     const changes = shard.takeChanges();
     this.#applied = position;
+    this.#sinceSnapshot += 1;
     this.#latestAt = Math.max(this.#latestAt, record.command.kind === "ping" ? record.command.ping.at : record.command.at);
-    const applied: AppliedRecord = { position, command: record.command, changes, replayed };
+    const applied: AppliedRecord = { position, index, command: record.command, changes, replayed };
     this.#onApplied(applied);
     const effectsOf = this.#effectsOf;
-    if (effectsOf !== null && position >= this.#effectsFrom) { // the record at #effectsFrom may be stored in part
+    if (effectsOf !== null && position >= this.#effectsFrom) { // the message at #effectsFrom may be stored in part
       // started now, in log order (the stores keep that order while earlier ones are in flight), and
       // counted done once every earlier record's are
       const started = effectsOf(applied);

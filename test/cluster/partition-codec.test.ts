@@ -7,7 +7,8 @@ import type { ShardCommand } from "../../engine/commands.ts";
 import { Shard } from "../../engine/shard.ts";
 import type { PartitionRecord } from "../../cluster/partition-codec.ts";
 import {
-  decodeRecord, decodeSnapshot, decodeSnapshotHead, encodeRecord, encodeSnapshot, encodeSnapshotHead, loadSnapshot, snapshotOf,
+  decodeMessage, decodeRecord, decodeSnapshot, decodeSnapshotHead, encodeMessage, encodeRecord, encodeSnapshot, encodeSnapshotHead, loadSnapshot,
+  snapshotOf,
 } from "../../cluster/partition-codec.ts";
 import { channel, project } from "../helpers.ts";
 
@@ -47,6 +48,18 @@ test("a command record decodes to the same command and ids, a ping's body as a p
   for (const record of history) assert.equal(decodeRecord(encodeRecord(record)), record);
   const body = decodeRecord(encodeRecord(history[4])).command;
   assert.ok(body.kind === "ping" && body.ping.body?.constructor === Uint8Array);
+});
+
+test("a log message holds one record as a command message, several as a batch message, and both decode to the records in order", () => {
+  const single = encodeMessage([encodeRecord(history[4])]);
+  assert.equal(single, encodeRecord(history[4]), "one record: the command message a log held before batches");
+  assert.equal(decodeMessage(single), [history[4]]);
+  const batch = encodeMessage(history.map(encodeRecord));
+  assert.equal(decodeMessage(batch), history);
+  const body = decodeMessage(batch)[4].command;
+  assert.ok(body.kind === "ping" && body.ping.body?.constructor === Uint8Array);
+  assert.throws(() => decodeRecord(batch), /not a partition command record/);
+  assert.throws(() => decodeMessage(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 })), /not a partition command record/);
 });
 
 test("each kind of message refuses to be read as another", () => {

@@ -6,7 +6,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { DirectoryReplica } from "../../cluster/directory-replica.ts";
 import { JetStreamLog } from "../../cluster/jetstream-log.ts";
-import { decodeRecord } from "../../cluster/partition-codec.ts";
+import { decodeMessage } from "../../cluster/partition-codec.ts";
 import { PartitionHistory } from "../../cluster/partition-history.ts";
 import { PartitionHost } from "../../cluster/partition-host.ts";
 import { PartitionReplica } from "../../cluster/partition-replica.ts";
@@ -53,8 +53,7 @@ test("a ping batch given up between its append and its answer, then sent again: 
       const log = await JetStreamLog.open({ connection: nc, partition: PARTITION, replicas: 1 });
       const logged: string[] = [];
       for await (const { bytes } of log.readFrom(1)) {
-        const { command } = decodeRecord(bytes);
-        if (command.kind === "ping") logged.push(command.ping.rid ?? "");
+        for (const { command } of decodeMessage(bytes)) if (command.kind === "ping") logged.push(command.ping.rid ?? "");
       }
       const counted = r.read((shard) => shard.getCheck(owner.id, check.uuid));
       assert.ok(counted.ok);
