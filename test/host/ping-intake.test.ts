@@ -67,8 +67,8 @@ test("the watermark is the earliest stamp of the writes in flight, and is kept w
     await second;
     assert.is(intake.earliestUnhandedAt(0), null, "none once their writes returned");
 
-    const sends = [T0 + 6 * MINUTE, T0 + 8 * MINUTE, T0 + 7 * MINUTE].map((at) => intake.send(0, projectId, ping(uuid, at)));
-    assert.is(intake.earliestUnhandedAt(0), T0 + 6 * MINUTE, "the earliest of three in flight, not the last sent");
+    const sends = [T0 + 8 * MINUTE, T0 + 6 * MINUTE, T0 + 7 * MINUTE].map((at) => intake.send(0, projectId, ping(uuid, at)));
+    assert.is(intake.earliestUnhandedAt(0), T0 + 6 * MINUTE, "the earliest of three in flight, not the first or the last sent");
     await Promise.all(sends);
     assert.is(intake.earliestUnhandedAt(0), null);
   } finally {
