@@ -43,7 +43,7 @@ export function restartHistoryArb(maxSteps: number) {
 }
 
 /** One running driver: requests answered in order, and its exit. */
-class Driver {
+export class Driver {
   readonly #child: ChildProcess;
   readonly #waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   readonly exited: Promise<void>;
@@ -84,7 +84,7 @@ class Driver {
   }
 }
 
-async function started(dataDir: string, at: number): Promise<Driver> {
+export async function started(dataDir: string, at: number): Promise<Driver> {
   const driver = new Driver(dataDir, at);
   await driver.ready;
   return driver;
