@@ -123,6 +123,15 @@ test("reminders: a ping after a missed reminder applies it first, at its own tim
   assert.equal(notes, [`down@${FAIL_AT}`, `reminder 1@${FAIL_AT + H}`, `reminder 2@${FAIL_AT + 2 * H}`]);
 });
 
+test("reminders: a refused command that caught up a missed reminder leaves the next ones to come", () => {
+  // the resume of a check that is not paused is refused (not_paused) after applying the reminders due by
+  // then; nothing else arms the check, so the catch-up itself must
+  const { heard: notes } = run({ reminderIntervalMs: HOUR }, [
+    [1, "success"], [FAIL_AT, "fail"], [FAIL_AT + H + 30, "resume"], [FAIL_AT + 3 * H + 30, "advance"],
+  ]);
+  assert.equal(notes, [`down@${FAIL_AT}`, `reminder 1@${FAIL_AT + H}`, `reminder 2@${FAIL_AT + 2 * H}`, `reminder 3@${FAIL_AT + 3 * H}`]);
+});
+
 for (const [stop, event] of [["pause", "pause"], ["delete", "delete"]] as const) {
   test(`reminders: none after ${stop}`, () => {
     const { heard: notes } = run({ reminderIntervalMs: HOUR }, [
