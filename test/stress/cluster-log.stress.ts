@@ -139,7 +139,7 @@ test("with two of three servers down an append rejects instead of resolving, and
     assert.is(log.fenced, false);
     console.log(`  no quorum: ${outcome}`);
 
-    for (const i of others) await cluster.restart(i);
+    await Promise.all(others.map((i) => cluster.restart(i))); // both back at once (see cluster-history.stress.ts)
     await eventually(() => log.fence());
     const [after] = await log.append([encode("after")]);
     const texts = new Map((await readAll(log)).map((r) => [r.position, r.text]));
