@@ -36,7 +36,7 @@ import type { Project } from "../engine/model.ts";
 import { DirectoryLookups } from "../host/directory-lookups.ts";
 import { checkKey, decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
 import { openBucket } from "./jetstream-setup.ts";
-import { unanswered } from "./nats-errors.ts";
+import { resendUnanswered } from "./resend.ts";
 import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
 
 export type DirectoryReplicaOptions = {
@@ -46,7 +46,7 @@ export type DirectoryReplicaOptions = {
   bucket?: string;
   /** The cluster's partition count (the keys name each project's partition). */
   partitionCount?: number;
-  /** How long a put or delete waits for its PubAck before it is sent again (default 5 s). */
+  /** How long a put or delete waits for its PubAck before it is sent again, the first time (default 5 s; twice as long each time after). */
   ackTimeoutMs?: number;
   /** How long a put or delete is sent again while unanswered before publish() fails (default 30 s). */
   retryForMs?: number;
@@ -180,7 +180,7 @@ export class DirectoryReplica extends DirectoryLookups {
   /** Resolves with the bucket's last revision once the copy has applied it: everything written before the call. */
   async synced(timeoutMs = 30_000): Promise<number> {
     const until = Date.now() + timeoutMs;
-    const status = await retryUnanswered(() => this.#kv.status(), timeoutMs);
+    const status = await resendUnanswered(() => this.#kv.status(), { timeoutMs, forMs: timeoutMs }); // the client's own timeout applies
     const last = status.streamInfo.state.last_seq;
     await this.caughtUpTo(last, Math.max(0, until - Date.now()));
     return last;
@@ -296,12 +296,13 @@ export class DirectoryReplica extends DirectoryLookups {
   async #sendOne(write: Write): Promise<number> {
     const msgID = randomUUID(); // the same id on every attempt: a resent write the stream already holds is stored once
     const subject = `$KV.${this.bucket}.${write.key}`;
-    const options: Partial<JetStreamPublishOptions> = { msgID, timeout: this.#ackTimeoutMs };
+    const options: Partial<JetStreamPublishOptions> = { msgID };
     if (write.value === null) {
       options.headers = headers();
       options.headers.set(KV_OPERATION, "DEL");
     }
-    const seq = await retryUnanswered(async () => (await this.#js.publish(subject, write.value ?? new Uint8Array(0), options)).seq, this.#retryForMs);
+    const publish = async (timeout: number) => (await this.#js.publish(subject, write.value ?? new Uint8Array(0), { ...options, timeout })).seq;
+    const seq = await resendUnanswered(publish, { timeoutMs: this.#ackTimeoutMs, forMs: this.#retryForMs });
     this.#written = Math.max(this.#written, seq); // each acknowledged write, even when another of its publish fails
     return seq;
   }
@@ -389,19 +390,6 @@ export class DirectoryReplica extends DirectoryLookups {
     if (badgeKey === null) return false;
     this.checks.add(key.uuid, key.projectId, badgeKey);
     return true;
-  }
-}
-
-/** Runs `send` again (after a growing pause) while it goes unanswered (a timeout) or finds no leader to answer (no responders, while one is elected), for at most `forMs`. */
-async function retryUnanswered<T>(send: () => Promise<T>, forMs: number): Promise<T> {
-  const until = Date.now() + forMs;
-  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
-    try {
-      return await send();
-    } catch (error) {
-      if (!unanswered(error) || Date.now() + pause > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
   }
 }
 

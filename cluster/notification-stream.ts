@@ -44,7 +44,8 @@ import type { Millis } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
 import { log } from "../host/log.ts";
 import { createIdempotently, ensureStream, managerOf } from "./jetstream-setup.ts";
-import { consumerNotFound, noResponders, unanswered } from "./nats-errors.ts";
+import { consumerNotFound } from "./nats-errors.ts";
+import { resendUnanswered } from "./resend.ts";
 
 export type { NatsConnection } from "@nats-io/nats-core";
 
@@ -53,7 +54,6 @@ export const ACK_WAIT_MS: Millis = 30_000;
 /** How often an entry in a node's hands is reported as still being worked on (a third of the ack wait). */
 export const WORKING_EVERY_MS: Millis = ACK_WAIT_MS / 3;
 const PUBLISH_ATTEMPTS = 3;
-const NO_LEADER_PAUSE_MS = 250;
 const FETCH_EXPIRES_MS = 5_000;
 const GETS_AT_ONCE = 128; // message gets in flight at once when listing the stream
 
@@ -159,18 +159,12 @@ export class NotificationStream {
   }
 
   async #publishOne(bytes: Uint8Array, msgID: string): Promise<void> {
-    // an election takes a few seconds: unanswered publishes are sent again for up to PUBLISH_ATTEMPTS ack waits
-    const until = Date.now() + PUBLISH_ATTEMPTS * this.#ackTimeoutMs;
-    for (;;) {
-      try {
-        await this.#js.publish(this.subject, bytes, { msgID, expect: { streamName: this.stream }, timeout: this.#ackTimeoutMs });
-        return;
-      } catch (error) {
-        if (!unanswered(error) || this.closed || Date.now() >= until) throw error;
-        // no responders (the stream has no leader yet) comes back at once: not again straight away
-        if (noResponders(error)) await new Promise((resolve) => setTimeout(resolve, NO_LEADER_PAUSE_MS));
-      }
-    }
+    // an election takes a few seconds: unanswered publishes are sent again for up to PUBLISH_ATTEMPTS first ack waits
+    const publish = (timeout: number) => {
+      if (this.closed) throw new Error(`${this.stream}: closed`);
+      return this.#js.publish(this.subject, bytes, { msgID, expect: { streamName: this.stream }, timeout });
+    };
+    await resendUnanswered(publish, { timeoutMs: this.#ackTimeoutMs, forMs: PUBLISH_ATTEMPTS * this.#ackTimeoutMs });
   }
 
   /**
