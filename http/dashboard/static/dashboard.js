@@ -141,7 +141,10 @@
       const response = await fetch(window.location.href, { credentials: "same-origin", cache: "no-store", headers });
       const outcome = answerOutcome(response, window.location.pathname);
       if (outcome !== null) return outcome;
-      if (response.status === 304) return "ok";
+      if (response.status === 304) {
+        await response.arrayBuffer(); // empty, but read: until then the browser counts the request as still loading
+        return "ok";
+      }
       const parsed = new DOMParser().parseFromString(await response.text(), "text/html");
       // the sign-in page answers "/" itself, without a redirect
       if (parsed.querySelector("form[action='/signout']") === null) return "signed-out";
