@@ -59,6 +59,7 @@ import type { FlipQuery } from "../host/pool-api.ts";
 import { openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 import { unanswered } from "./nats-errors.ts";
+import { within } from "./within.ts";
 
 /**
  * Stream `${streamPrefix}_${partition}` (default HCD_HIST), subjects
@@ -408,11 +409,4 @@ function open(bytes: Uint8Array, kind: keyof typeof MESSAGE_IDS, fields: number)
     throw new Error(`not a history ${kind} message (message id ${Array.isArray(value) ? String(value[0]) : typeof value})`);
   }
   return value.slice(1);
-}
-
-/** `promise`, or a rejection with `message` once `ms` have passed without an answer. */
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

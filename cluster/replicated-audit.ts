@@ -15,6 +15,7 @@ import { ServiceUnavailableError } from "../host/unavailable.ts";
 import type { AuditLimits } from "../persistence/audit-log.ts";
 import { ensureStream, managerOf } from "./jetstream-setup.ts";
 import { unanswered } from "./nats-errors.ts";
+import { within } from "./within.ts";
 
 /** How long a page's read waits for its next message before it fails (the stream without a leader). */
 const READ_IDLE_MS = 10_000;
@@ -97,10 +98,4 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
       // the connection is the node's, closed with it
     },
   };
-}
-
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
