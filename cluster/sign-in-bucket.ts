@@ -47,7 +47,7 @@ export async function openSignInBucket(options: { connection: NatsConnection; re
           return;
         } catch (error) {
           // another node wrote first (a create finds the key there, an update a newer revision): again on its value
-          if (attempt >= ATTEMPTS || !(wrongLastSequence(error) || /wrong last sequence/i.test((error as Error).message))) throw error;
+          if (attempt >= ATTEMPTS || !wrongLastSequence(error)) throw error;
         }
       }
     },
@@ -72,7 +72,7 @@ export async function openSignInBucket(options: { connection: NatsConnection; re
       try {
         await kv.delete(`o.${state}`, { previousSeq: found.revision });
       } catch (error) {
-        if (wrongLastSequence(error) || /wrong last sequence/i.test((error as Error).message)) return null; // another node took it first
+        if (wrongLastSequence(error)) return null; // another node took it first
         throw error;
       }
       return found.value;
