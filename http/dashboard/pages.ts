@@ -53,11 +53,12 @@ export function documentOf(opts: { title: string; viewer: Viewer | null; body: H
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <script src="/static/dashboard.js" defer></script>
 </head><body data-title="${title} · hcd">
+<a class="skip-link" href="#main">Skip to content</a>
 <header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}
 ${viewer === null ? "" : html`<span class="who">${viewer.user !== undefined ? html`${viewer.user.email}${viewer.user.role === null ? "" : ` (${viewer.user.role})`} <a href="/account">Account</a>` : viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
 <form method="post" action="/signout" class="inline">${csrfField(viewer)}<button type="submit">Sign out</button></form>`}
 </header>
-<main id="main">${opts.body}</main>
+<main id="main" tabindex="-1">${opts.body}</main>
 </body></html>`.text;
 }
 
@@ -201,8 +202,8 @@ export function checkPage(viewer: Viewer, data: CheckPage): string {
   const word = statusWordOf(check, data.at);
   const uuidUrl = `${data.siteRoot}/ping/${check.uuid}`;
   const slugUrl = check.slug === "" ? null : `${data.siteRoot}/ping/${project.pingKey}/${check.slug}`;
-  const snippet = (url: string) => html`<div class="copy"><code>curl -fsS -m 10 --retry 5 -o /dev/null ${url}</code>
-<button type="button" data-copy="curl -fsS -m 10 --retry 5 -o /dev/null ${url}">Copy</button></div>`;
+  const snippet = (url: string, by: string) => html`<div class="copy"><code>curl -fsS -m 10 --retry 5 -o /dev/null ${url}</code>
+<button type="button" data-copy="curl -fsS -m 10 --retry 5 -o /dev/null ${url}" aria-label="Copy the curl command (by ${by})">Copy</button></div>`;
   const controls = viewer.readonly ? "" : html`<div class="controls">
 ${word === "paused" ? button(viewer, `${base}/resume`, "Resume") : button(viewer, `${base}/pause`, "Pause")}
 ${button(viewer, `${base}/ping`, "Ping now")}
@@ -220,8 +221,8 @@ ${projectMuteLine(project, data.at)}
 ${controls}</div>
 <section><h2>How to ping</h2>
 ${viewer.readonly ? html`<p>Ping URLs are not shown to read-only keys.</p>` : html`
-<p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl)}
-${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl)}`}
+<p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl, "uuid")}
+${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl, "slug")}`}
 <p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>
 ${usageExamplesHtml(uuidUrl, data.pingEmail)}`}
 ${checkBadgeHtml(check, data.siteRoot)}
@@ -308,7 +309,7 @@ export function settingsPage(viewer: Viewer, opts: {
   const mutedUntil = project.mutedUntilAt ?? null;
   const muted = mutedUntil !== null && mutedUntil > opts.at;
   const mute = opts.mute ?? { error: null, until: mutedUntil === null ? "" : new Date(mutedUntil).toISOString() };
-  const secret = (label: string, value: string) => html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}">Copy</button></div></details>`;
+  const secret = (label: string, value: string) => html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}" aria-label="Copy the ${label.toLowerCase()}">Copy</button></div></details>`;
   return documentOf({
     title: `Settings · ${project.name}`,
     viewer,

@@ -2,7 +2,8 @@
 // against a real hcd process on loopback: a description saved unchanged stays byte for byte as stored;
 // Copy works, or says to copy by hand and selects the text where the browser has no clipboard; a phone's
 // events table keeps its header over its cells and breaks no word mid-letter; removing an integration and
-// saving the project mute say so; an unknown address gets the dashboard's 404 page.
+// saving the project mute say so; an unknown address gets the dashboard's 404 page; the first Tab reaches a
+// skip link, and every Copy button has a name of its own.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Page } from "playwright-core";
@@ -130,6 +131,34 @@ await whenChromium("dashboard polish browser tests", async () => {
     await page.getByRole("button", { name: "Save mute" }).click();
     await page.getByText("Maintenance mute saved.").waitFor();
     await page.getByText("Notifications of every check are muted until").waitFor();
+  });
+
+  test("the first Tab of a page reaches 'Skip to content', which leads to the page's main part", async () => {
+    const uuid = await createCheck({ name: "keyboard" });
+    await page.goto(`${url()}/checks/${uuid}`);
+    await page.keyboard.press("Tab");
+    assert.is(await page.evaluate(() => document.activeElement?.textContent), "Skip to content");
+    await page.keyboard.press("Enter");
+    assert.is(await page.evaluate(() => document.activeElement?.id), "main");
+  });
+
+  /** The names the browser gives the page's Copy buttons (every <details> opened, so that none is hidden). */
+  const copyButtonNames = async (path: string): Promise<{ names: string[]; buttons: number }> => {
+    await page.goto(`${url()}${path}`);
+    await page.evaluate(() => document.querySelectorAll("details").forEach((d) => { d.open = true; }));
+    const snapshot = await page.locator("main").ariaSnapshot();
+    const names = [...snapshot.matchAll(/- button "([^"]*)"/g)].map((m) => m[1]).filter((name) => /^copy/i.test(name));
+    return { names, buttons: await page.locator("main button[data-copy]").count() };
+  };
+
+  test("every Copy button of the check page and of the settings has a name of its own", async () => {
+    const uuid = await createCheck({ name: "copy names", slug: "copy-names" });
+    for (const path of [`/checks/${uuid}`, `/projects/${project.id}/settings`]) {
+      const { names, buttons } = await copyButtonNames(path);
+      assert.ok(buttons >= 3, `${path}: ${buttons} Copy buttons`);
+      assert.is(names.length, buttons, `${path}: ${names.join(" | ")}`);
+      assert.is(new Set(names).size, names.length, `${path}: ${names.join(" | ")}`);
+    }
   });
 
   test("an unknown address gets the dashboard's 404 page; the APIs and pings keep their own answers", async () => {

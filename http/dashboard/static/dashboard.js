@@ -180,16 +180,22 @@
       const button = event.target.closest("button[data-copy]");
       if (button === null) return;
       const label = button.dataset.label || (button.dataset.label = button.textContent);
+      // a button named for what it copies ("Copy the ping key") says its outcome in words and in name alike
+      const name = button.dataset.name ?? (button.dataset.name = button.getAttribute("aria-label") ?? "");
+      const say = (text) => {
+        button.textContent = text;
+        if (name !== "") button.setAttribute("aria-label", text === label ? name : text);
+      };
       const byHand = () => {
         // no clipboard here (a plain-http origin other than localhost has none): select the text to copy
-        button.textContent = "Select and copy by hand";
+        say("Select and copy by hand");
         const code = button.parentElement?.querySelector("code");
         if (code) window.getSelection()?.selectAllChildren(code);
       };
       if (!navigator.clipboard) { byHand(); return; }
       navigator.clipboard.writeText(button.dataset.copy).then(() => {
-        button.textContent = "Copied";
-        setTimeout(() => { button.textContent = label; }, 1500);
+        say("Copied");
+        setTimeout(() => say(label), 1500);
       }, byHand);
     });
   }
