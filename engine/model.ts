@@ -244,6 +244,7 @@ export const LIMITS = {
   defaultPingBodyLimit: 10_000,
   maxPingsListed: 1000,
   nameMaxChars: 100,
+  tagsMaxChars: 500, // the reference's API schema (desc has no limit there, only the request body's)
   slugMaxChars: 100,
   scheduleMaxChars: 100,
   keywordsMaxChars: 200,

@@ -87,7 +87,7 @@ export function checkRequestOf(body: JsonObject, stored: StoredKeywords | null):
   if (!subjectFail.ok) return subjectFail;
   const successKw = text("success_kw", LIMITS.keywordsMaxChars);
   if (!successKw.ok) return successKw;
-  const tags = text("tags", null);
+  const tags = text("tags", LIMITS.tagsMaxChars);
   if (!tags.ok) return tags;
   const timeout = seconds("timeout");
   if (!timeout.ok) return timeout;

@@ -5,7 +5,12 @@
 
 /** An ordered, durable log of records, each with a position that grows with every append. */
 export interface CommandLog {
-  /** Appends records in order; resolves with each record's position once durable. Rejects when they can't be made durable (nothing of them is then read back). */
+  /**
+   * Appends records in order; resolves with each record's position once durable. Rejects when they can't
+   * all be made durable: the file log then keeps none of them; a replicated log may keep the records before
+   * the one that failed (cluster/jetstream-log.ts), so a writer treats a rejected batch as stored in part:
+   * it reads the log back from the position it has applied, and each record carries its own id.
+   */
   append(records: readonly Uint8Array[]): Promise<number[]>;
   /** Yields the records with position >= from, in order. */
   readFrom(from: number): AsyncIterable<LogRecord>;

@@ -28,6 +28,7 @@ const RULES: Record<string, string> = {
 /** What a too-long or badly formed text field must be. */
 const TEXT_RULES: Record<string, { label: string; maxChars: number; pattern?: string }> = {
   name: { label: "Name", maxChars: LIMITS.nameMaxChars },
+  tags: { label: "Tags", maxChars: LIMITS.tagsMaxChars },
   slug: { label: "Slug", maxChars: LIMITS.slugMaxChars, pattern: "Slug may hold only lower-case letters (a-z), digits, _ and -." },
   start_kw: { label: "Start keywords", maxChars: LIMITS.keywordsMaxChars },
   success_kw: { label: "Success keywords", maxChars: LIMITS.keywordsMaxChars },

@@ -140,6 +140,7 @@ const INVALID: [string, Json][] = [
   ["slug with a space", { slug: "a b" }],
   ["slug too long", { slug: "a".repeat(101) }],
   ["tags not a string", { tags: ["a"] }],
+  ["tags too long (the reference's 500 characters)", { tags: "t".repeat(501) }],
   ["desc not a string", { desc: 1 }],
   ["timeout a string", { timeout: "60" }],
   ["timeout fractional", { timeout: 60.5 }],
@@ -170,6 +171,13 @@ const INVALID: [string, Json][] = [
   ["unknown channel", { channels: "nope" }],
   ["empty channel identifier", { channels: "a,,b" }],
 ];
+
+each("tags of 500 characters, the reference's limit, are kept whole", async (api) => {
+  const tags = "t".repeat(500);
+  const res = await api.call("POST", `${api.root}/checks/`, { body: { tags } });
+  assert.is(res.status, 201);
+  assert.is((res.json as Json).tags, tags);
+});
 
 each("invalid create requests answer 400 and create nothing", async (api) => {
   for (const [name, body] of INVALID) {
