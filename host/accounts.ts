@@ -153,7 +153,13 @@ export class Accounts {
     const step = await codeStep(secret, code.trim(), { at, afterStep: null });
     if (step === null) return invalid("code", "the code is not the app's current one: check the phone's clock and try the next code");
     const { codes, hashes } = newRecoveryCodes();
-    const found = await this.#editUser(userId, (u) => ({ ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes } }));
+    // on already: a new secret would replace the one that turning off asks a code of, with the session alone
+    let onAlready = false;
+    const found = await this.#editUser(userId, (u) => {
+      onAlready = (u.secondFactor ?? null) !== null;
+      return onAlready ? null : { ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes } };
+    });
+    if (onAlready) return invalid("code", "the second factor is already on: turn it off first to use a new secret");
     return found ? ok(codes) : fail({ code: "not_found", what: "user" });
   }
 

@@ -309,12 +309,14 @@ export function settingsPage(viewer: Viewer, opts: {
   const mutedUntil = project.mutedUntilAt ?? null;
   const muted = mutedUntil !== null && mutedUntil > opts.at;
   const mute = opts.mute ?? { error: null, until: mutedUntil === null ? "" : new Date(mutedUntil).toISOString() };
+  // an owner's `admin` is the mute and maintenance windows; managing the project stays with the admin token (project-routes.ts)
+  const managesProject = viewer.admin && viewer.user === undefined;
   const secret = (label: string, value: string) => html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}" aria-label="Copy the ${label.toLowerCase()}">Copy</button></div></details>`;
   return documentOf({
     title: `Settings · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
-    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${viewer.admin ? html`<p><a href="/projects/${project.id}/manage">Rename, create or revoke keys, delete the project</a></p>` : ""}<h2>API keys</h2>
+    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${managesProject ? html`<p><a href="/projects/${project.id}/manage">Rename, create or revoke keys, delete the project</a></p>` : ""}<h2>API keys</h2>
 ${viewer.readonly || viewer.hideKeys === true ? html`<p>Keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>

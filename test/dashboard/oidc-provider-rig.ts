@@ -1,10 +1,17 @@
 // A real OpenID Connect provider for the SSO tests (oidc-provider from npm, its development login and
-// consent pages) on loopback, and a walk through those pages with plain fetch that stops at the provider's
-// redirect back to hcd's callback: the tests then open that URL themselves, as it came, changed or twice.
+// consent pages) on loopback, hcd started against it for a test file, and a walk through those pages with
+// plain fetch that stops at the provider's redirect back to hcd's callback: the tests then open that URL
+// themselves, as it came, changed or twice.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
+import type { Page } from "playwright-core";
+import { tempDir } from "../helpers.ts";
+import type { RealServer } from "../security/real-server.ts";
+import { call, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
 
 /** A person at the provider, by the login typed on its page: their email claims, and where the provider gives them. */
 export type Person = { readonly email: string; readonly email_verified: boolean; readonly emailIn?: "id_token" | "userinfo" };
@@ -46,6 +53,42 @@ export async function startOidcProvider(people: Record<string, Person>): Promise
       });
     },
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** hcd with "Sign in with SSO" against the rig's provider: `site` is hcd as its SITE_ROOT names it (the callback URLs' origin, its cookies' host). */
+export type SsoRig = { readonly provider: OidcProviderRig; readonly server: RealServer; readonly site: string };
+
+/**
+ * Starts the provider with `people` and hcd with the three OIDC_* settings in test.before, with a user (and
+ * a password) for each of `users`; test.after stops both and fails on errors in hcd's output or the client
+ * secret in it.
+ */
+export function ssoRig(people: Record<string, Person>, opts: { token: string; clientSecret: string; users: readonly string[] }): () => SsoRig {
+  const dir = tempDir();
+  let provider: OidcProviderRig | undefined;
+  let rig: SsoRig | undefined;
+  test.before(async () => {
+    provider = await startOidcProvider(people); // its port first (hcd needs OIDC_ISSUER), its client once hcd's callback URL is known
+    const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: opts.token, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: opts.clientSecret } });
+    rig = { provider, server, site: `http://localhost:${server.port}` };
+    provider.configure(rig.site, "hcd", opts.clientSecret);
+    for (const email of opts.users) {
+      await ok(call(server.url, "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${opts.token}` }, body: { email, password: "a long enough password" } }));
+    }
+  });
+  test.after(async () => {
+    await provider?.close();
+    if (rig === undefined) return;
+    const output = rig.server.output();
+    await stopServer(rig.server);
+    dir.remove();
+    assert.equal(troubleIn(output), [], "no unexpected errors in the server's output");
+    assert.not.ok(output.includes(opts.clientSecret), "the client secret is never logged");
+  });
+  return () => {
+    if (rig === undefined) throw new Error("the SSO rig starts in test.before");
+    return rig;
   };
 }
 
@@ -98,4 +141,13 @@ export async function throughProvider(providerUrl: string, login: string): Promi
     next = { url: new URL(action.replaceAll("&amp;", "&"), next.url).href, form: new URLSearchParams(fields) };
   }
   throw new Error("the provider did not send the browser back within 20 steps");
+}
+
+/** In a browser at hcd's sign-in page: clicks "Sign in with SSO" and goes through the provider's login and consent pages as `login`. */
+export async function clickThroughProvider(page: Page, login: string): Promise<void> {
+  await page.getByRole("button", { name: "Sign in with SSO" }).click();
+  await page.getByPlaceholder("Enter any login").fill(login);
+  await page.getByPlaceholder("and password").fill("anything");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
 }

@@ -1,28 +1,14 @@
 // The TOTP second factor against a real hcd process: turned on from the account page with a code, then
 // asked after the password; a code is never taken twice, a recovery code only once, and turning it off
-// needs a code. Codes are computed here from RFC 6238 with node:crypto, not with the library hcd uses.
+// needs a code. Codes come from test/totp-codes.ts (RFC 6238 with node:crypto), not from the library hcd uses.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createHmac } from "node:crypto";
 import { tempDir } from "../helpers.ts";
 import { call, ok, startServer, stopServer } from "../security/real-server.ts";
+import { stepNow, totp } from "../totp-codes.ts";
 
 const TOKEN = "second-factor-admin-token-0123456789";
 const PASSWORD = "password then code";
-
-/** RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret for time step `step`. */
-function totp(secret: string, step: number): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = "";
-  for (const char of secret.replace(/=+$/, "")) bits += alphabet.indexOf(char).toString(2).padStart(5, "0");
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac("sha1", key).update(counter).digest();
-  const offset = mac[mac.length - 1] & 0xf;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
-}
-const stepNow = () => Math.floor(Date.now() / 30_000);
 
 test("a second factor turned on is asked after the password; no code twice, recovery codes once; off needs a code", async () => {
   const dir = tempDir();

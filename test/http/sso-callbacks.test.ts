@@ -4,45 +4,20 @@
 // Each refusal is a plain 400 page and no session.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { tempDir } from "../helpers.ts";
-import type { OidcProviderRig } from "../dashboard/oidc-provider-rig.ts";
-import { startOidcProvider, startSignIn, throughProvider } from "../dashboard/oidc-provider-rig.ts";
+import { ssoRig, startSignIn, throughProvider } from "../dashboard/oidc-provider-rig.ts";
 import type { RealServer } from "../security/real-server.ts";
-import { call, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
 
 const TOKEN = "sso-callbacks-admin-token-0123456789";
 const CLIENT_SECRET = "sso-callbacks-client-secret-0123456789";
-const admin = { authorization: `Bearer ${TOKEN}` };
 const UNKNOWN = /This sign-in is unknown, already used or expired/;
 const UNVERIFIED = /could not be verified/;
 
-const dir = tempDir();
-let provider: OidcProviderRig;
+const sso = ssoRig({
+  ann: { email: "ann@example.com", email_verified: true },
+  mallory: { email: "mallory@example.com", email_verified: true },
+}, { token: TOKEN, clientSecret: CLIENT_SECRET, users: ["ann@example.com", "mallory@example.com"] });
 let server: RealServer;
-let site = ""; // hcd as its SITE_ROOT names it: the callback URLs' origin
-
-test.before(async () => {
-  provider = await startOidcProvider({
-    ann: { email: "ann@example.com", email_verified: true },
-    mallory: { email: "mallory@example.com", email_verified: true },
-  });
-  server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET } });
-  site = `http://localhost:${server.port}`;
-  provider.configure(site, "hcd", CLIENT_SECRET);
-  for (const email of ["ann@example.com", "mallory@example.com"]) {
-    await ok(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: "a long enough password" } }));
-  }
-});
-
-test.after(async () => {
-  await provider?.close();
-  if (server) {
-    const output = server.output();
-    await stopServer(server);
-    dir.remove();
-    assert.equal(troubleIn(output), [], "no unexpected errors in the server's output");
-  }
-});
+test.before(() => { ({ server } = sso()); });
 
 /** Opens a callback URL in a browser whose cookies are `cookie`: the status, the page and the session cookie set, if any. */
 async function callback(url: URL | string, cookie: string | null) {
