@@ -14,9 +14,10 @@ export const ACTIONS = [
   "integrations.test", // send a test notification
   "integrations.change", // add, edit, remove an integration
   "keys.view", // the project's API keys and ping key
+  "keys.change", // create an API key anew, revoke one
   "members.change", // give or take a role below owner
   "statusPages.change", // public status pages and badges' settings
-  "project.change", // the project itself: its mute, its maintenance windows, an owner's role
+  "project.change", // the project itself: its name, deleting it, its mute, its maintenance windows, an owner's role
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -29,6 +30,7 @@ const LEAST_ROLE: { readonly [A in Action]: Role } = {
   "integrations.test": "member",
   "integrations.change": "manager",
   "keys.view": "manager",
+  "keys.change": "manager",
   "members.change": "manager",
   "statusPages.change": "manager",
   "project.change": "owner",

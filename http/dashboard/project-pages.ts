@@ -1,6 +1,6 @@
 // A project's management page in the dashboard: rename, the API keys and the ping key (each key created
-// anew or revoked), and deleting the project behind a confirmation page. Only the admin token changes
-// them, as only it may through the admin API.
+// anew or revoked), and deleting the project behind a confirmation page. The admin token changes all of
+// it; a manager the keys, an owner everything (project-routes.ts asks engine/roles.ts).
 import type { Project } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
@@ -17,19 +17,22 @@ function keyRow(viewer: Viewer, project: Project, label: string, kind: "read-wri
 <td>${button(viewer, action, value === "" ? `Create ${label}` : `Create a new ${label}`)}${value === "" ? "" : html` ${button(viewer, `${action}/revoke`, `Revoke ${label}`, "danger")}`}</td></tr>`;
 }
 
-export function projectManagePage(viewer: Viewer, opts: { project: Project; rename: RenameForm; done: string | null }): string {
-  const { project, rename } = opts;
+/** What the session may do there: `project` rename and delete, `keys` create and revoke keys. */
+export type ManageOffer = { readonly project: boolean; readonly keys: boolean };
+
+export function projectManagePage(viewer: Viewer, opts: { project: Project; rename: RenameForm; done: string | null; may: ManageOffer }): string {
+  const { project, rename, may } = opts;
   return documentOf({
     title: `Manage · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
     body: html`<h1>Manage the project</h1>
 ${opts.done === null ? "" : html`<p class="notice" role="status">${opts.done}</p>`}
-<h2>Name</h2>
+${!may.project ? "" : html`<h2>Name</h2>
 ${rename.error === null ? "" : html`<p class="error" role="alert">${rename.error}</p>`}
 <form method="post" action="/projects/${project.id}/rename" class="check-form">${csrfField(viewer)}
 <label for="f-project-name">Project name</label><input id="f-project-name" name="name" value="${rename.name}" required maxlength="100">
-<button type="submit">Rename project</button></form>
+<button type="submit">Rename project</button></form>`}
 <h2>Keys</h2>
 <p>A key created anew replaces the old one, which stops working at once; a revoked key works no more until one is created.</p>
 <table class="list keys"><tbody>
@@ -37,9 +40,9 @@ ${keyRow(viewer, project, "read-write API key", "read-write", project.apiKey)}
 ${keyRow(viewer, project, "read-only API key", "read-only", project.apiKeyReadonly)}
 <tr><th scope="row">Ping key</th><td><div class="copy"><code>${project.pingKey}</code><button type="button" data-copy="${project.pingKey}" aria-label="Copy the ping key">Copy</button></div></td><td></td></tr>
 </tbody></table>
-<h2>Delete</h2>
+${!may.project ? "" : html`<h2>Delete</h2>
 <p>Deleting the project deletes its checks with their pings, its integrations, status pages and keys.</p>
-<a class="button danger" href="/projects/${project.id}/delete">Delete this project…</a>`,
+<a class="button danger" href="/projects/${project.id}/delete">Delete this project…</a>`}`,
   });
 }
 

@@ -1,5 +1,6 @@
 // The dashboard's management of a project: rename, each API key created anew or revoked, and delete after
 // a confirmation, through the admin API's rules and texts (http/project-settings.ts) and the same pool calls.
+// The admin token may all of it; a user as their role allows (engine/roles.ts: keys a manager's, the rest an owner's).
 import type { Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { API_KEY_KINDS, deleteProject, newApiKey, projectNameOf, setApiKey } from "../project-settings.ts";
@@ -7,6 +8,7 @@ import type { Access, DashboardContext } from "./context.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
 import { projectDeletePage, projectManagePage } from "./project-pages.ts";
+import { allows, permit } from "./permits.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 const DONE: Readonly<Record<string, string>> = {
@@ -16,12 +18,17 @@ const DONE: Readonly<Record<string, string>> = {
 export function projectRoutes(ctx: DashboardContext): void {
   const { deps, route, requireAccess, writeForm, projectFor } = ctx;
   const { pool, clock } = deps;
-  /** The project for a change: the admin token only, as the admin API. */
-  const adminProject = (access: Access, id: string): Project => {
+  /**
+   * The project for `action` (its name and deletion: an owner's; its keys: a manager's and up), or 403: the
+   * admin token may everything, an API key none of it (only the admin token managed a project before users).
+   */
+  const managedProject = (access: Access, id: string, action: "project.change" | "keys.change"): Project => {
     const project = projectFor(access, id);
-    if (access.caller !== "admin") throw httpError(403, "only the admin token manages a project");
+    permit(access, action, { keys: false, refusal: "only the admin token, or a project's manager or owner, manages a project" });
     return project;
   };
+  /** What the management page offers this session. */
+  const offered = (access: Access) => ({ project: allows(access, "project.change", { keys: false }), keys: allows(access, "keys.change", { keys: false }) });
   const keyOf = (kind: string) => {
     const key = Object.hasOwn(API_KEY_KINDS, kind) ? API_KEY_KINDS[kind] : undefined;
     if (key === undefined) throw httpError(404, "no such key");
@@ -30,18 +37,18 @@ export function projectRoutes(ctx: DashboardContext): void {
 
   route("GET", "/projects/:project/manage", async (event) => {
     const access = requireAccess(event);
-    const project = adminProject(access, param(event, "project"));
+    const project = managedProject(access, param(event, "project"), "keys.change");
     const done = DONE[event.url.searchParams.get("done") ?? ""] ?? null;
-    return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done }));
+    return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done, may: offered(access) }));
   });
 
   route("POST", "/projects/:project/rename", async (event) => {
     const access = requireAccess(event);
     const form = await writeForm(event, access);
-    const project = adminProject(access, param(event, "project"));
+    const project = managedProject(access, param(event, "project"), "project.change");
     const typed = form.get("name") ?? "";
     const name = projectNameOf({ name: typed });
-    if (!name.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: typed, error: reasonOf(name.failure) }, done: null }), 400);
+    if (!name.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: typed, error: reasonOf(name.failure) }, done: null, may: offered(access) }), 400);
     const at = clock.now();
     const renamed = unwrap(await pool.changeProject(project.id, { kind: "rename", name: name.value }, at));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.renamed", target: auditTarget.project(renamed), at });
@@ -51,7 +58,7 @@ export function projectRoutes(ctx: DashboardContext): void {
   route("POST", "/projects/:project/keys/:kind", async (event) => {
     const access = requireAccess(event);
     await writeForm(event, access);
-    const project = adminProject(access, param(event, "project"));
+    const project = managedProject(access, param(event, "project"), "keys.change");
     const at = clock.now();
     unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), newApiKey(), at));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "key.created", target: auditTarget.key(param(event, "kind")), at });
@@ -61,7 +68,7 @@ export function projectRoutes(ctx: DashboardContext): void {
   route("POST", "/projects/:project/keys/:kind/revoke", async (event) => {
     const access = requireAccess(event);
     await writeForm(event, access);
-    const project = adminProject(access, param(event, "project"));
+    const project = managedProject(access, param(event, "project"), "keys.change");
     const at = clock.now();
     unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), "", at));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "key.revoked", target: auditTarget.key(param(event, "kind")), at });
@@ -70,7 +77,7 @@ export function projectRoutes(ctx: DashboardContext): void {
 
   route("GET", "/projects/:project/delete", async (event) => {
     const access = requireAccess(event);
-    const project = adminProject(access, param(event, "project"));
+    const project = managedProject(access, param(event, "project"), "project.change");
     const checks = (await pool.listChecks(project.id, { tags: [] })).length;
     return htmlResponse(projectDeletePage(access.viewer, { project, checks }));
   });
@@ -78,7 +85,7 @@ export function projectRoutes(ctx: DashboardContext): void {
   route("POST", "/projects/:project/delete", async (event) => {
     const access = requireAccess(event);
     await writeForm(event, access);
-    const project = adminProject(access, param(event, "project"));
+    const project = managedProject(access, param(event, "project"), "project.change");
     const at = clock.now();
     unwrap(await deleteProject(pool, project.id, at));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.deleted", target: auditTarget.project(project), at });

@@ -9,34 +9,34 @@ import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
 import type { StatusPageForm } from "./status-page-views.ts";
 import { EMPTY_STATUS_PAGE_FORM, statusPageDeletePage, statusPagesPage } from "./status-page-views.ts";
-import type { Viewer } from "./pages.ts";
+import { allows, permit } from "./permits.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 export function statusPageRoutes(ctx: DashboardContext): void {
   const { deps, route, requireAccess, writeForm, projectFor } = ctx;
   const { pool, clock } = deps;
-  const onlyAdmin = (access: Access) => {
-    if (access.caller !== "admin") throw httpError(403, "only the admin token changes status pages");
-  };
+  const REFUSAL = "only the admin token, or a project's manager or owner, changes status pages";
+  const mayChange = (access: Access) => permit(access, "statusPages.change", { keys: false, refusal: REFUSAL });
   const current = (project: Project) => pool.listProjects().find((p) => p.id === project.id) ?? project;
-  const pageHtml = async (viewer: Viewer, project: Project, form: StatusPageForm) =>
-    statusPagesPage(viewer, { project: current(project), checks: await pool.listChecks(project.id, { tags: [] }), form });
+  const pageHtml = async (access: Access, project: Project, form: StatusPageForm) => statusPagesPage(access.viewer, {
+    project: current(project), checks: await pool.listChecks(project.id, { tags: [] }), form, canChange: allows(access, "statusPages.change", { keys: false }),
+  });
 
   route("GET", "/projects/:project/status-pages", async (event) => {
     const access = requireAccess(event);
-    return htmlResponse(await pageHtml(access.viewer, projectFor(access, param(event, "project")), EMPTY_STATUS_PAGE_FORM));
+    return htmlResponse(await pageHtml(access, projectFor(access, param(event, "project")), EMPTY_STATUS_PAGE_FORM));
   });
 
   route("POST", "/projects/:project/status-pages", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const form = await writeForm(event, access); // refuses read-only viewers and stale forms
-    onlyAdmin(access);
+    mayChange(access);
     const typed = { slug: (form.get("slug") ?? "").trim(), title: form.get("title") ?? "", checks: form.getAll("check") };
     const at = clock.now();
     const input = statusPageInputOf({ slug: typed.slug, title: typed.title, checks: typed.checks }, at);
     const added = input.ok ? await addStatusPage(pool, project.id, input.value, at) : input;
-    if (!added.ok) return htmlResponse(await pageHtml(access.viewer, project, { ...typed, error: reasonOf(added.failure) }), 400);
+    if (!added.ok) return htmlResponse(await pageHtml(access, project, { ...typed, error: reasonOf(added.failure) }), 400);
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "status_page.created", target: auditTarget.statusPage(typed.slug), at });
     return redirect(`/projects/${project.id}/status-pages`);
   });
@@ -50,7 +50,7 @@ export function statusPageRoutes(ctx: DashboardContext): void {
   route("GET", "/projects/:project/status-pages/:slug/delete", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    onlyAdmin(access);
+    mayChange(access);
     return htmlResponse(statusPageDeletePage(access.viewer, pageFor(project, param(event, "slug"))));
   });
 
@@ -58,7 +58,7 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access);
-    onlyAdmin(access);
+    mayChange(access);
     const at = clock.now();
     unwrap(await removeStatusPage(pool, project.id, param(event, "slug"), at));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "status_page.deleted", target: auditTarget.statusPage(param(event, "slug")), at });

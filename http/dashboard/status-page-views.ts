@@ -25,21 +25,22 @@ ${form.error === null ? "" : html`<p class="error" role="alert">${form.error}</p
 <button type="submit">Create status page</button></form>`;
 }
 
-export function statusPagesPage(viewer: Viewer, opts: { project: Project; checks: readonly Check[]; form: StatusPageForm }): string {
-  const { project, checks, form } = opts;
+/** `canChange`: the session may create and delete status pages (the admin token, a manager or an owner). */
+export function statusPagesPage(viewer: Viewer, opts: { project: Project; checks: readonly Check[]; form: StatusPageForm; canChange: boolean }): string {
+  const { project, checks, form, canChange } = opts;
   const pages = project.statusPages ?? [];
   const row = (page: StatusPage) => html`<tr data-slug="${page.slug}"><td>${page.title}</td>
 <td><a href="/status/${page.slug}">/status/${page.slug}</a></td><td>${page.checks.length}</td>
-${viewer.admin ? html`<td><a class="button danger" href="/projects/${project.id}/status-pages/${page.slug}/delete" aria-label="Delete ${page.title}">Delete</a></td>` : ""}</tr>`;
+${canChange ? html`<td><a class="button danger" href="/projects/${project.id}/status-pages/${page.slug}/delete" aria-label="Delete ${page.title}">Delete</a></td>` : ""}</tr>`;
   return documentOf({
     title: `Status pages · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
     body: html`<h1>Status pages</h1>
 <p>A status page shows chosen checks of this project to anyone with its address, without signing in: each check's name, status and uptime over 90 days, and the incidents.</p>
-${pages.length === 0 ? html`<p class="none">No status pages yet.</p>` : html`<table class="list status-pages"><thead><tr><th scope="col">Title</th><th scope="col">Public page</th><th scope="col">Checks</th>${viewer.admin ? html`<th scope="col"></th>` : ""}</tr></thead>
+${pages.length === 0 ? html`<p class="none">No status pages yet.</p>` : html`<table class="list status-pages"><thead><tr><th scope="col">Title</th><th scope="col">Public page</th><th scope="col">Checks</th>${canChange ? html`<th scope="col"></th>` : ""}</tr></thead>
 <tbody>${pages.map(row)}</tbody></table>`}
-${viewer.admin ? addForm(viewer, project, checks, form) : html`<p>Only the admin token creates and deletes status pages.</p>`}`,
+${canChange ? addForm(viewer, project, checks, form) : html`<p>Only the admin token, and a project's managers and owners, create and delete status pages.</p>`}`,
   });
 }
 

@@ -1,8 +1,8 @@
 // The manager and owner roles in a real browser (Debian's chromium driven by playwright-core) against a real
 // hcd process on loopback: what each is shown and may do from the pages, and the forms only a higher role
 // may send, forged with the session's own security token, refused with nothing changed (read back through
-// the admin API). A manager removes an integration and gives roles below owner; an owner also mutes the
-// project and gives or takes an owner's role; managing the project itself stays with the admin token.
+// the admin API). A manager removes an integration, creates a key anew, makes a status page and gives roles
+// below owner; an owner also mutes, renames and deletes the project and gives or takes an owner's role.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { BrowserContext, Page } from "playwright-core";
@@ -27,11 +27,13 @@ await whenChromium("roles browser tests", async () => {
     .map((m) => `${m.email} ${m.role}`).sort();
   const channelNames = async () => (await adminGet<{ channels: { name: string }[] }>(`/admin/v1/projects/${project.id}/channels`)).channels.map((c) => c.name).sort();
   const mutedUntil = async () => (await adminGet<{ muted_until: string | null }>(`/admin/v1/projects/${project.id}`)).muted_until;
+  const projectNow = () => adminGet<ProjectJson>(`/admin/v1/projects/${project.id}`);
 
   test.before(async () => {
     const { server } = rig();
     project = await createProject(server, TOKEN, { name: "Ops" });
     for (const name of ["Hook", "Spare hook"]) await addChannel(server, TOKEN, project.id, { kind: "webhook", name, value: "http://127.0.0.1:9/hook" });
+    await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "Nightly backup" } }));
     for (const [email, role] of [["mgr@example.org", "manager"], ["own@example.org", "owner"], ["boss@example.org", "owner"], ["dev@example.org", "member"]]) {
       const made = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
       await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${made.id}`, { headers: admin, body: { role } }));
@@ -62,7 +64,7 @@ await whenChromium("roles browser tests", async () => {
     assert.match(answer.text, `the role ${role} in this project does not allow`);
   };
 
-  test("a manager is shown and may use integrations, keys and members below owner", async () => {
+  test("a manager is shown and may use integrations, keys, status pages and members below owner", async () => {
     const page = await signedIn("mgr@example.org");
     await page.goto(`${url()}/projects/${project.id}/integrations`);
     await page.getByRole("link", { name: "Remove Spare hook" }).click();
@@ -74,7 +76,23 @@ await whenChromium("roles browser tests", async () => {
     await page.getByText("Read-write API key").click();
     await page.getByText(project.api_key).waitFor();
     assert.is(await page.getByRole("button", { name: "Save mute" }).count(), 0, "no mute for a manager");
-    assert.is(await page.getByRole("link", { name: /delete the project/ }).count(), 0, "no project management for a manager");
+    assert.is(await page.getByRole("link", { name: /delete the project/ }).count(), 0, "no renaming or deleting the project for a manager");
+    await page.getByRole("link", { name: "Create or revoke keys" }).click();
+    assert.is(await page.getByRole("button", { name: "Rename project" }).count(), 0);
+    assert.is(await page.getByRole("link", { name: /Delete this project/ }).count(), 0);
+    const readonlyBefore = (await projectNow()).api_key_readonly;
+    await page.getByRole("button", { name: "Create a new read-only API key" }).click();
+    await page.getByText("A new key was created").waitFor();
+    const readonlyAfter = (await projectNow()).api_key_readonly;
+    assert.ok(readonlyAfter !== "" && readonlyAfter !== readonlyBefore, "a new read-only key");
+
+    await page.goto(`${url()}/projects/${project.id}/status-pages`);
+    await page.getByLabel("Title").fill("Managed page");
+    await page.getByLabel(/Address/).fill("managed");
+    await page.getByLabel("Nightly backup").check();
+    await page.getByRole("button", { name: "Create status page" }).click();
+    await page.getByRole("link", { name: "/status/managed" }).waitFor();
+    assert.is((await fetch(`${url()}/status/managed.json`)).status, 200);
 
     await page.goto(`${url()}/projects/${project.id}/members`);
     assert.equal(await page.locator("#member-role option").allTextContents(), ["readonly", "member", "manager"], "no owner among the roles a manager gives");
@@ -101,19 +119,18 @@ await whenChromium("roles browser tests", async () => {
 
     refusedAs(await forge(page, `/projects/${project.id}/mute`, { until: "2099-01-01T00:00:00Z" }), "manager");
     assert.is(await mutedUntil(), null);
-    const deleted = await forge(page, `/projects/${project.id}/delete`, {});
-    assert.is(deleted.status, 403, deleted.text);
-    assert.equal((await adminGet<{ projects: { id: string }[] }>("/admin/v1/projects")).projects.map((p) => p.id), [project.id]);
+    refusedAs(await forge(page, `/projects/${project.id}/delete`, {}), "manager");
+    refusedAs(await forge(page, `/projects/${project.id}/rename`, { name: "Taken over" }), "manager");
+    assert.equal((await adminGet<{ projects: { id: string; name: string }[] }>("/admin/v1/projects")).projects.map((p) => [p.id, p.name]), [[project.id, "Ops"]]);
   });
 
-  test("an owner is shown and may use the mute and an owner's role; managing the project is refused", async () => {
+  test("an owner is shown and may use the mute, an owner's role, and the project's name, keys and deletion", async () => {
     const page = await signedIn("own@example.org");
     await page.goto(`${url()}/projects/${project.id}/settings`);
     await page.getByLabel(/Mute the project's notifications until/).fill("2099-01-01T00:00:00Z");
     await page.getByRole("button", { name: "Save mute" }).click();
     await page.getByText("Maintenance mute saved.").waitFor();
     assert.is(await mutedUntil(), "2099-01-01T00:00:00+00:00");
-    assert.is(await page.getByRole("link", { name: /delete the project/ }).count(), 0, "no link to what the owner is refused");
 
     await page.goto(`${url()}/projects/${project.id}/members`);
     assert.equal(await page.locator("#member-role option").allTextContents(), ["readonly", "member", "manager", "owner"]);
@@ -124,13 +141,20 @@ await whenChromium("roles browser tests", async () => {
     await page.locator("table.members tr", { hasText: "mgr@example.org" }).waitFor({ state: "detached" });
     assert.equal(await members(), ["boss@example.org manager", "dev@example.org readonly", "own@example.org owner"]);
 
-    const keyBefore = (await adminGet<ProjectJson>(`/admin/v1/projects/${project.id}`)).api_key;
-    for (const path of ["/delete", "/rename", "/keys/read-write"]) {
-      const answer = await forge(page, `/projects/${project.id}${path}`, { name: "Taken over" });
-      assert.is(answer.status, 403, `${path}: ${answer.text}`);
-    }
-    const after = await adminGet<ProjectJson>(`/admin/v1/projects/${project.id}`);
-    assert.equal([after.name, after.api_key], ["Ops", keyBefore], "not renamed, key unchanged");
+    await page.goto(`${url()}/projects/${project.id}/settings`);
+    await page.getByRole("link", { name: "Rename, create or revoke keys, delete the project" }).click();
+    await page.getByLabel("Project name").fill("Ops team");
+    await page.getByRole("button", { name: "Rename project" }).click();
+    await page.getByText("Project renamed.").waitFor();
+    assert.is((await projectNow()).name, "Ops team");
+    const keyBefore = (await projectNow()).api_key;
+    await page.getByRole("button", { name: "Create a new read-write API key" }).click();
+    await page.getByText("A new key was created").waitFor();
+    assert.not.equal((await projectNow()).api_key, keyBefore);
+    await page.getByRole("link", { name: /Delete this project/ }).click();
+    await page.getByRole("button", { name: "Delete the project for good" }).click();
+    await page.waitForURL(`${url()}/`);
+    assert.equal((await adminGet<{ projects: unknown[] }>("/admin/v1/projects")).projects, []);
   });
 
   test.run();

@@ -68,7 +68,7 @@ async function browserTests(): Promise<void> {
     await signIn(keyPage, server.url, project.api_key);
     await keyPage.goto(`${server.url}/projects/${project.id}/status-pages`);
     await keyPage.getByRole("link", { name: "/status/listed" }).waitFor();
-    await keyPage.getByText("Only the admin token creates and deletes status pages.").waitFor();
+    await keyPage.getByText("Only the admin token, and a project's managers and owners, create and delete status pages.").waitFor();
     assert.is(await keyPage.getByRole("button", { name: "Create status page" }).count(), 0);
     const status = await keyPage.evaluate(async ({ id, uuid }) => {
       const csrf = (document.querySelector("input[name=csrf]") as HTMLInputElement).value;
