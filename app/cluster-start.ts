@@ -9,6 +9,7 @@ import { DashboardSessions } from "../cluster/dashboard-sessions.ts";
 import { openReplicatedAccounts } from "../cluster/replicated-accounts.ts";
 import { openReplicatedAudit } from "../cluster/replicated-audit.ts";
 import { openSignInBucket } from "../cluster/sign-in-bucket.ts";
+import { openSentStream } from "../cluster/sent-stream.ts";
 import type { SignInStore } from "../host/sign-in-store.ts";
 import { AuditTrail, storedLimits } from "../host/audit.ts";
 import { Accounts } from "../host/accounts.ts";
@@ -32,11 +33,12 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
   const { connection } = connected;
   const audit = new AuditTrail(await openReplicatedAudit({ connection, replicas: cluster.replicas, limits: storedLimits(auditLimits) })); // every node's changes, listed on any
   const accountsStore = await openReplicatedAccounts({ connection, replicas: cluster.replicas }); // users and roles, on every node
-  const notifications = await NotificationQueue.open({ connection, replicas: cluster.replicas });
+  const sent = await openSentStream({ connection, replicas: cluster.replicas }); // delivered notifications, for the checks' pages
+  const notifications = await NotificationQueue.open({ connection, replicas: cluster.replicas, sent });
   const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
   const signIn = await openSignInBucket({ connection, replicas: cluster.replicas }); // sign-in limits and second-factor steps, on every node
   const node = await createClusterPool({
-    connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: cluster.partitions, notifications,
+    connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: cluster.partitions, notifications, sent,
     openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: cluster.replicas }),
     onClose: async () => {
       sessions.close();

@@ -14,6 +14,7 @@ import { FailureEpisodes } from "../host/failure-episodes.ts";
 import { ShardedPool } from "../host/pool.ts";
 import type { Pool } from "../host/pool-api.ts";
 import { log } from "../host/log.ts";
+import type { SentStream } from "./sent-stream.ts";
 import { DirectoryReplica } from "./directory-replica.ts";
 import type { NotificationSink, PartitionHistoryStore } from "./partition-host.ts";
 import { PartitionHost } from "./partition-host.ts";
@@ -31,6 +32,8 @@ export type ClusterPoolOptions = {
   readonly partitionCount?: number;
   /** Where notifications wait (the whole cluster's queue) and what is waiting in it. */
   readonly notifications: NotificationSink & { pending(): Promise<OutboxEntry[]> };
+  /** Delivered notifications, listed on each check's page (cluster/sent-stream.ts). */
+  readonly sent?: Pick<SentStream, "list">;
   /** Opens a partition's history of pings and flips (cluster/partition-history.ts). */
   readonly openHistory: (partition: number) => Promise<PartitionHistoryStore>;
   readonly clock?: () => Millis;
@@ -84,6 +87,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
         openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
         replica: () => node.replica(partition),
         pendingNotifications: () => options.notifications.pending(),
+        sentNotices: options.sent === undefined ? undefined : (uuid) => options.sent!.list(uuid),
       });
       hosts.set(partition, host);
       return host.replicaOptions();

@@ -9,7 +9,7 @@
 // stored in the history, and what it changed of the directory published to the replicated directory (a
 // replayed record's were published by the owner that submitted it; a takeover reconciles the partition's
 // keys instead). A new check is in the directory of this node before its creation is answered.
-import type { Changes, OutboxEntry } from "../engine/changes.ts";
+import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardPingResult } from "../engine/commands.ts";
@@ -54,6 +54,8 @@ export type PartitionHostDeps = {
   readonly replica: () => PartitionReplica | null;
   /** The waiting notifications (the whole cluster's: asked of one partition only, see "outbox"). */
   readonly pendingNotifications?: () => Promise<OutboxEntry[]>;
+  /** A check's delivered notifications, newest first (cluster/sent-stream.ts); none: the list is empty. */
+  readonly sentNotices?: (checkUuid: string) => Promise<SentNotice[]>;
 };
 
 export class PartitionHost {
@@ -105,8 +107,7 @@ export class PartitionHost {
       case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
       case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
       case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
-      // the cluster's deliveries keep no record of what they sent: the check's known, its list empty
-      case "listSent": return this.#read((shard) => { const found = checkByRef(shard, r.projectId, { uuid: r.uuid }); return found.ok ? ok([]) : found; });
+      case "listSent": return this.#listSent(r.projectId, r.uuid);
       case "probe": this.#replica(); return;
       case "pruneFlips": return 0; // the history keeps each check's newest flips only (its stream's limit per subject)
       case "outbox": return this.partition === 0 ? ((await this.#deps.pendingNotifications?.()) ?? []) : [];
@@ -152,6 +153,12 @@ export class PartitionHost {
     if (!found.ok) return found;
     const pings = await this.#historyStore().pings(uuid, pingsListed(pingLogLimit));
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
+  }
+
+  async #listSent(projectId: string, uuid: string): Promise<Outcome<SentNotice[]>> {
+    const found = this.#read((shard) => checkByRef(shard, projectId, { uuid }));
+    if (!found.ok) return found;
+    return ok((await this.#deps.sentNotices?.(found.value.uuid)) ?? []);
   }
 
   async #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {

@@ -3,11 +3,10 @@
 // a project's newest AUDIT_MAX_EVENTS (max_msgs_per_subject) for AUDIT_MAX_AGE_DAYS (max_age), as the
 // single-node log does; a page's cursor is the stream sequence of the oldest event it shows.
 //
-// A page is read from the project's subject up to its cursor through an ephemeral consumer: at most
-// AUDIT_MAX_EVENTS small messages, read only when someone opens the log.
+// A page is read from the project's subject up to its cursor (subject-reader.ts): at most AUDIT_MAX_EVENTS
+// small messages, read only when someone opens the log.
 import { randomUUID } from "node:crypto";
-import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, jetstream } from "@nats-io/jetstream";
-import type { JsMsg } from "@nats-io/jetstream";
+import { DiscardPolicy, RetentionPolicy, StorageType, jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { nanos } from "@nats-io/nats-core";
 import type { AuditPage, AuditStore, StoredAuditEvent } from "../host/audit.ts";
@@ -15,10 +14,8 @@ import { ServiceUnavailableError } from "../host/unavailable.ts";
 import type { AuditLimits } from "../persistence/audit-log.ts";
 import { ensureStream, managerOf } from "./jetstream-setup.ts";
 import { unanswered } from "./nats-errors.ts";
-import { within } from "./within.ts";
+import { readSubjectUpTo } from "./subject-reader.ts";
 
-/** How long a page's read waits for its next message before it fails (the stream without a leader). */
-const READ_IDLE_MS = 10_000;
 const PUBLISH_ATTEMPTS = 3;
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
@@ -44,29 +41,9 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
   });
   const subjectOf = (projectId: string) => `${prefix}.${projectId}`;
 
-  /** The subject's messages up to sequence `to` (which the caller saw stored), oldest first. */
-  const readUpTo = async (subject: string, to: number): Promise<{ seq: number; event: StoredAuditEvent }[]> => {
-    const created = await jsm.consumers.add(stream, {
-      filter_subject: subject, deliver_policy: DeliverPolicy.All, ack_policy: AckPolicy.None, mem_storage: true,
-      inactive_threshold: nanos(30_000), // left behind by a reader that died: removed
-    });
-    const consumer = await js.consumers.get(stream, created.name);
-    const messages = await consumer.consume({ max_messages: 1_000 });
-    const out: { seq: number; event: StoredAuditEvent }[] = [];
-    const iterator = messages[Symbol.asyncIterator]();
-    try {
-      for (;;) {
-        const step: IteratorResult<JsMsg> = await within(iterator.next(), READ_IDLE_MS, `${stream}: no message of ${subject} for ${READ_IDLE_MS} ms`);
-        if (step.done === true || step.value.seq > to) break;
-        out.push({ seq: step.value.seq, event: JSON.parse(fromUtf8.decode(step.value.data)) as StoredAuditEvent });
-        if (step.value.seq === to) break;
-      }
-    } finally {
-      messages.stop();
-      void jsm.consumers.delete(stream, created.name).catch(() => {});
-    }
-    return out;
-  };
+  /** The subject's events up to sequence `to` (which the caller saw stored), oldest first. */
+  const readUpTo = async (subject: string, to: number): Promise<{ seq: number; event: StoredAuditEvent }[]> =>
+    (await readSubjectUpTo(js, jsm, stream, subject, to)).map(({ seq, data }) => ({ seq, event: JSON.parse(fromUtf8.decode(data)) as StoredAuditEvent }));
 
   return {
     async append(projectId, event) {

@@ -24,10 +24,11 @@
 // enqueued: what single-node mode fills in from its tables when it reads the outbox (a deadline flip's
 // last ping, persistence/outbox.ts; an up flip's downSinceAt, host/shard-host.ts) must be in it already.
 import type { OutboxEntry } from "../engine/changes.ts";
-import { hasGivenUp } from "../engine/changes.ts";
+import { hasGivenUp, sentNoticeOf } from "../engine/changes.ts";
 import type { Millis } from "../engine/model.ts";
 import { NotificationStream, WORKING_EVERY_MS } from "../cluster/notification-stream.ts";
 import type { NatsConnection, TakenEntry } from "../cluster/notification-stream.ts";
+import type { SentStream } from "../cluster/sent-stream.ts";
 import { log } from "../host/log.ts";
 import type { DelivererOptions, Outbox } from "./deliverer.ts";
 import { Deliverer } from "./deliverer.ts";
@@ -40,6 +41,8 @@ export type NotificationQueueOptions = {
   subject?: string; // default "hcd.notify"
   consumer?: string; // durable consumer name shared by every node, default "deliver"
   ackTimeoutMs?: number; // publish ack wait, default 5_000
+  /** Where a delivered notification is recorded for its check's page (cluster/sent-stream.ts); none: not recorded. */
+  sent?: Pick<SentStream, "record">;
 };
 
 /** How much later than the entry it waits behind a held-back entry is handed back for. */
@@ -58,12 +61,15 @@ export class NotificationQueue {
   #scheduled = false;
   #closing = false;
 
-  private constructor(stream: NotificationStream) {
+  readonly #sent: Pick<SentStream, "record"> | null;
+
+  private constructor(stream: NotificationStream, sent: Pick<SentStream, "record"> | null) {
     this.#stream = stream;
+    this.#sent = sent;
   }
 
   static async open(options: NotificationQueueOptions): Promise<NotificationQueue> {
-    return new NotificationQueue(await NotificationStream.open(options));
+    return new NotificationQueue(await NotificationStream.open(options), options.sent ?? null);
   }
 
   /**
@@ -181,6 +187,15 @@ export class NotificationQueue {
       outboxHas: (id) => this.#active() && this.#held.has(id),
       outboxDelete: async (id) => {
         await this.#release(id)?.taken.settle();
+      },
+      outboxDelivered: async (entry, sentAt) => {
+        // recorded before it is settled: a node lost in between sends it again and records it again (stored
+        // once: the record's message id is the entry's); a record that fails loses the line on the check's
+        // page, never the delivery
+        if (this.#sent !== null && this.#held.has(entry.id)) {
+          await this.#sent.record(sentNoticeOf(entry, sentAt)).catch((error: unknown) => log.warn({ err: error, entry: entry.id }, "cluster: a delivered notification could not be recorded for its check's page"));
+        }
+        await this.#release(entry.id)?.taken.settle();
       },
       outboxUpdate: async (entry) => {
         const held = this.#held.get(entry.id);

@@ -1,0 +1,51 @@
+// The cluster's record of delivered notifications, for each check's page: one replicated JetStream stream
+// with a subject per check (`hcd.sent.<check uuid>`), keeping each check's newest KEPT_PER_CHECK as the
+// single node's sent log does (max_msgs_per_subject), for at most a year. Any node that delivers records
+// here; any node lists a check's. A record's message id is its outbox entry's id, so a delivery recorded
+// twice (a node lost between recording and settling) is stored once.
+import { DiscardPolicy, RetentionPolicy, StorageType, jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { nanos } from "@nats-io/nats-core";
+import type { SentNotice } from "../engine/changes.ts";
+import { KEPT_PER_CHECK } from "../persistence/sent-log.ts";
+import { ensureStream, managerOf } from "./jetstream-setup.ts";
+import { resendUnanswered } from "./resend.ts";
+import { readSubject } from "./subject-reader.ts";
+
+const KEPT_FOR_MS = 365 * 86_400_000; // a deleted check's records go at the latest then
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+export type SentStream = {
+  /** Keeps `notice` among its check's delivered notifications; resolves once stored. */
+  record(notice: SentNotice): Promise<void>;
+  /** A check's delivered notifications, newest first. */
+  list(checkUuid: string): Promise<SentNotice[]>;
+};
+
+/** Opens (creating unless it exists) the stream of delivered notifications. */
+export async function openSentStream(options: { connection: NatsConnection; replicas: number; stream?: string; subjectPrefix?: string; keptPerCheck?: number }): Promise<SentStream> {
+  const stream = options.stream ?? "hcd-sent";
+  const prefix = options.subjectPrefix ?? "hcd.sent";
+  const js = jetstream(options.connection);
+  const jsm = await managerOf(options.connection);
+  await ensureStream(jsm, {
+    name: stream, subjects: [`${prefix}.*`], num_replicas: options.replicas, storage: StorageType.File,
+    retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
+    max_msgs_per_subject: options.keptPerCheck ?? KEPT_PER_CHECK, max_age: nanos(KEPT_FOR_MS), max_msgs: -1, max_bytes: -1,
+  });
+  const subjectOf = (checkUuid: string) => {
+    if (!/^[A-Za-z0-9_-]+$/.test(checkUuid)) throw new Error(`not a check uuid a subject can carry: ${JSON.stringify(checkUuid)}`);
+    return `${prefix}.${checkUuid}`;
+  };
+  return {
+    async record(notice) {
+      const publish = (timeout: number) => js.publish(subjectOf(notice.checkUuid), utf8.encode(JSON.stringify(notice)), { msgID: notice.id, timeout });
+      await resendUnanswered(publish, { timeoutMs: 5_000, forMs: 15_000 });
+    },
+    async list(checkUuid) {
+      const stored = await readSubject(js, jsm, stream, subjectOf(checkUuid));
+      return stored.map(({ data }) => JSON.parse(fromUtf8.decode(data)) as SentNotice).reverse();
+    },
+  };
+}
