@@ -3,6 +3,7 @@
 // is collected with its fields (test/http/dashboard-crawl.ts), and each is posted as the page would post
 // it but with no CSRF token, an empty one, and another live session's token: every post is refused with
 // the 403 of a bad token, and nothing the admin API, the API or the account page shows has changed.
+// A post from another site (its Origin) is refused even with the right token, the sign-in forms too.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { generateSync } from "otplib"; // only to type a right code into the second-factor forms: TOTP itself is test/http/second-factor.test.ts's
@@ -26,7 +27,8 @@ let ownerSecret = ""; // the owner's TOTP secret, once turned on
 const signedIn = { admin: { cookie: "", csrf: "" }, owner: { cookie: "", csrf: "" } };
 
 test.before(async () => {
-  server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
+  // API_RATE_LIMIT=0: the before/after reads of every field of the project are more than 100 API calls a minute
+  server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, API_RATE_LIMIT: "0" } });
   project = await createProject(server, TOKEN, { name: "Ops" });
   const base = `/admin/v1/projects/${project.id}`;
   const adminPost = (path: string, body: Record<string, unknown>) => ok<Record<string, unknown>>(call(server.url, "POST", path, { headers: admin, body }));
@@ -53,8 +55,8 @@ test.after(async () => {
 });
 
 /** Posts a form body (fields in order, repeated names kept) with a cookie; never follows a redirect. */
-async function post(url: string, fields: readonly [string, string][], cookie: string) {
-  const response = await fetch(url, { method: "POST", body: new URLSearchParams(fields.map(([k, v]) => [k, v])), redirect: "manual", headers: { cookie } });
+async function post(url: string, fields: readonly [string, string][], cookie: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { method: "POST", body: new URLSearchParams(fields.map(([k, v]) => [k, v])), redirect: "manual", headers: { cookie, ...headers } });
   return { status: response.status, text: await response.text(), setCookie: response.headers.get("set-cookie") ?? "" };
 }
 /** Signs in with a form of the sign-in page; returns the session cookie (name=value) and its pages' CSRF token. */
@@ -194,6 +196,35 @@ test("with the second factor on, the account page's turn-off form refuses a post
   const again = await post(`${server.url}/signin/password`, [["email", OWNER], ["password", PASSWORD]], "");
   assert.is(again.status, 200, "the password alone no longer signs in");
   assert.match(again.text, /name="pending"/);
+  // the same form and code with the session's own token is taken: the refusals above were the token's
+  const taken = await post(off[0].action, withCode[0].fields, signedIn.owner.cookie);
+  assert.is(taken.status, 200, taken.text);
+  assert.match(taken.text, /The second factor is off/);
+});
+
+test("a post from another site's page is refused even with the right token; so are the sign-in forms, which have none", async () => {
+  const evil = { origin: "https://evil.example" };
+  const before = await everything();
+  const { forms } = await crawlForms(server.url, signedIn.admin.cookie);
+  const rename = forms.find((form) => routeOf(form.action) === "/projects/:id/rename");
+  assert.ok(rename);
+  const renamed = await post(rename.action, [...filled(rename).filter(([name]) => name !== "name"), ["name", "Forged"]], signedIn.admin.cookie, evil);
+  assert.is(renamed.status, 403, renamed.text);
+  assert.match(renamed.text, /cross-site request refused/);
+  assert.is(await everything(), before, "nothing changed");
+
+  const signInPage = await crawlForms(server.url, "");
+  const typed: Record<string, string> = { key: TOKEN, email: OWNER.replace("owner", "member"), password: PASSWORD };
+  const signIns = signInPage.forms.map((form) => ({ ...form, fields: form.fields.map(([name, value]): [string, string] => [name, typed[name] ?? value]) }));
+  assert.equal(signIns.map((form) => routeOf(form.action)).sort(), ["/signin", "/signin/password"], "the sign-in page's forms");
+  for (const form of signIns) {
+    const refused = await post(form.action, form.fields, "", evil);
+    assert.is(refused.status, 403, `${form.action}: ${refused.text}`);
+    assert.is(refused.setCookie, "", "no session");
+    const taken = await post(form.action, form.fields, "", { origin: new URL(server.url).origin }); // the site's own page
+    assert.is(taken.status, 303, `${form.action}: ${taken.text}`);
+    assert.match(taken.setCookie, /^hcd_session=./);
+  }
 });
 
 test.run();
