@@ -1,9 +1,10 @@
-// CSRF on every dashboard form against a real hcd process on loopback: signed in with the admin token
-// and as a project's owner, the dashboard is crawled from "/" along its links, every <form method="post">
-// is collected with its fields (test/http/dashboard-crawl.ts), and each is posted as the page would post
-// it but with no CSRF token, an empty one, and another live session's token: every post is refused with
-// the 403 of a bad token, and nothing the admin API, the API or the account page shows has changed.
-// A post from another site (its Origin) is refused even with the right token, the sign-in forms too.
+// CSRF on every dashboard form against a real hcd process on loopback: signed in with the admin token,
+// as a project's owner and with a project API key, the dashboard is crawled from "/" along its links,
+// every <form method="post"> is collected with its fields (test/http/dashboard-crawl.ts), and each is
+// posted as the page would post it but with no CSRF token, an empty one, and another live session's
+// token: every post is refused with the 403 of a bad token, and nothing the admin API, the API or the
+// account page shows has changed. A post from another site (its Origin) is refused even with the right
+// token, the sign-in forms too.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { generateSync } from "otplib"; // only to type a right code into the second-factor forms: TOTP itself is test/http/second-factor.test.ts's
@@ -149,15 +150,24 @@ const OWNER_ROUTES = [
   "/checks/:id/integrations",
 ];
 
-test("every form of the admin token's pages refuses a post without the session's CSRF token, and nothing changes", async () => {
-  const { pages, forms } = await crawlForms(server.url, signedIn.admin.cookie);
-  const routes = new Set(forms.map((form) => routeOf(form.action)));
-  assert.equal(ADMIN_ROUTES.filter((route) => !routes.has(route)), [], `the crawl of ${pages.length} pages found every form`);
+/**
+ * Crawls the pages of a session, checks that the crawl found at least the forms of `routes` and the
+ * number of distinct actions and forms given, and posts each form forged (`assertForgedRefused`).
+ */
+async function crawlAndForge(session: { cookie: string }, otherToken: string, routes: readonly string[], least: { actions: number; forms: number }): Promise<FoundForm[]> {
+  const { pages, forms } = await crawlForms(server.url, session.cookie);
+  const found = new Set(forms.map((form) => routeOf(form.action)));
+  assert.equal(routes.filter((route) => !found.has(route)), [], `the crawl of ${pages.length} pages found every form`);
   const actions = new Set(forms.map((form) => form.action));
-  assert.ok(actions.size >= 30, `${actions.size} distinct form actions`);
+  assert.ok(actions.size >= least.actions, `${actions.size} distinct form actions`);
   const posted = distinct(forms);
-  assert.ok(posted.length >= 50, `${posted.length} distinct forms (the integrations' kinds apart)`);
-  await assertForgedRefused(posted, signedIn.admin.cookie, signedIn.owner.csrf);
+  assert.ok(posted.length >= least.forms, `${posted.length} distinct forms (the integrations' kinds apart)`);
+  await assertForgedRefused(posted, session.cookie, otherToken);
+  return forms;
+}
+
+test("every form of the admin token's pages refuses a post without the session's CSRF token, and nothing changes", async () => {
+  const forms = await crawlAndForge(signedIn.admin, signedIn.owner.csrf, ADMIN_ROUTES, { actions: 30, forms: 50 });
 
   // the same session with its own token is taken: the refusals above were the token's
   const pause = forms.find((form) => form.action === `${server.url}/checks/${checkId}/pause`);
@@ -167,14 +177,7 @@ test("every form of the admin token's pages refuses a post without the session's
 });
 
 test("every form of an owner's pages, the account's too, refuses a post without the session's CSRF token, and nothing changes", async () => {
-  const { pages, forms } = await crawlForms(server.url, signedIn.owner.cookie);
-  const routes = new Set(forms.map((form) => routeOf(form.action)));
-  assert.equal(OWNER_ROUTES.filter((route) => !routes.has(route)), [], `the crawl of ${pages.length} pages found every form`);
-  const actions = new Set(forms.map((form) => form.action));
-  assert.ok(actions.size >= 20, `${actions.size} distinct form actions`);
-  const posted = distinct(forms);
-  assert.ok(posted.length >= 45, `${posted.length} distinct forms (the integrations' kinds apart)`);
-  await assertForgedRefused(posted, signedIn.owner.cookie, signedIn.admin.csrf);
+  const forms = await crawlAndForge(signedIn.owner, signedIn.admin.csrf, OWNER_ROUTES, { actions: 25, forms: 50 });
 
   // with its own token the turn-on form (and the code filled in for it) is taken: the second factor is on
   const on = forms.find((form) => routeOf(form.action) === "/account/second-factor/on");
@@ -225,6 +228,15 @@ test("a post from another site's page is refused even with the right token; so a
     assert.is(taken.status, 303, `${form.action}: ${taken.text}`);
     assert.match(taken.setCookie, /^hcd_session=./);
   }
+});
+
+test("every form of a project API key's pages refuses a post without the session's CSRF token, and nothing changes", async () => {
+  const key = await signIn("/signin", { key: project.api_key });
+  const routes = [
+    "/signout", "/projects/:id/checks/new", "/projects/:id/integrations/:id/test", "/projects/:id/integrations/:id/remove", "/checks/:id/edit",
+    "/checks/:id/delete", "/checks/:id/pause", "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge", "/checks/:id/integrations",
+  ];
+  await crawlAndForge(key, signedIn.admin.csrf, routes, { actions: 15, forms: 18 });
 });
 
 test.run();

@@ -82,16 +82,19 @@ export async function crawlForms(siteUrl: string, cookie: string, maxPages = 300
     const url = queue.shift() as string;
     const response = await fetch(url, { headers: { cookie }, redirect: "manual" });
     const text = await response.text();
+    const follow = (link: string) => {
+      const target = new URL(link, url);
+      if (target.origin !== origin || !DASHBOARD_PATH.test(target.pathname) || target.pathname.endsWith("/rows")) return;
+      const next = origin + target.pathname;
+      if (!seen.has(next)) { seen.add(next); queue.push(next); }
+    };
+    const location = response.headers.get("location");
+    if (response.status >= 300 && response.status < 400 && location !== null) follow(location); // an API key's "/" leads to its project
     if (response.status !== 200 || !(response.headers.get("content-type") ?? "").startsWith("text/html")) continue;
     pages.push(url);
     const found = formsAndLinks(text, url);
     forms.push(...found.forms);
-    for (const link of found.links) {
-      const target = new URL(link);
-      if (target.origin !== origin || !DASHBOARD_PATH.test(target.pathname) || target.pathname.endsWith("/rows")) continue;
-      const next = origin + target.pathname;
-      if (!seen.has(next)) { seen.add(next); queue.push(next); }
-    }
+    for (const link of found.links) follow(link);
   }
   return { pages, forms };
 }
