@@ -1,8 +1,9 @@
 // The dashboard's session cookie against real hcd processes on loopback: every answer that sets it (each
-// way of signing in, each way of signing out) marks it HttpOnly and SameSite=Strict for the whole site,
-// and also Secure when SITE_ROOT is an https:// address (hcd behind a TLS proxy, still plain HTTP here);
-// and no sign-in keeps a session id the client sent before it (no session fixation): a new id each time,
-// the id sent opening what it opened before and nothing more.
+// way of signing in: admin token, API key, password, password and second factor, SSO through a real
+// OpenID Connect provider, invitation; each way of signing out) marks it HttpOnly and SameSite=Strict for
+// the whole site, and also Secure when SITE_ROOT is an https:// address (hcd behind a TLS proxy, still
+// plain HTTP here), as the SSO state cookie is; and no sign-in keeps a session id the client sent before
+// it (no session fixation): a new id each time, the id sent opening what it opened before and nothing more.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { generateSync } from "otplib"; // only to type a right code when turning the second factor on
@@ -10,24 +11,40 @@ import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
 import { call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
 import { formsAndLinks } from "./dashboard-crawl.ts";
+import type { OidcProviderRig } from "../dashboard/oidc-provider-rig.ts";
+import { startOidcProvider, startSignIn, throughProvider } from "../dashboard/oidc-provider-rig.ts";
 
 const TOKEN = "session-cookies-admin-token-0123456789";
 const admin = { authorization: `Bearer ${TOKEN}` };
 const PASSWORD = "correct horse battery";
 const COOKIE = "hcd_session";
+const CLIENT_SECRET = "session-cookies-client-secret-0123456789";
 
-/** One hcd process with a project, a user with a password and a user with the second factor on. */
-type Site = { server: RealServer; project: ProjectJson; recoveryCodes: string[]; invites: number };
+/**
+ * One hcd process with its OpenID Connect provider, where it is reached from (`site`: SITE_ROOT), a
+ * project, users with a password, one with the second factor on and one signing in with SSO.
+ */
+type Site = { server: RealServer; site: string; provider: OidcProviderRig; project: ProjectJson; recoveryCodes: string[]; invites: number };
 const dirs = [tempDir(), tempDir()];
+const providers: OidcProviderRig[] = [];
 let plain: Site;
 let https: Site;
 
 test.before(async () => {
-  plain = await prepare(await startServer({ dataDir: dirs[0].path, env: { ADMIN_TOKEN: TOKEN } }));
-  https = await prepare(await startServer({ dataDir: dirs[1].path, env: { ADMIN_TOKEN: TOKEN, SITE_ROOT: "https://hcd.example.org" } }));
+  for (const [i, siteRoot] of [[0, null], [1, "https://hcd.example.org"]] as const) {
+    const provider = await startOidcProvider({ sso: { email: "sso@example.org", email_verified: true } });
+    providers.push(provider);
+    const oidc = { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET };
+    const server = await startServer({ dataDir: dirs[i].path, env: { ADMIN_TOKEN: TOKEN, ...oidc, ...(siteRoot === null ? {} : { SITE_ROOT: siteRoot }) } });
+    const site = siteRoot ?? `http://localhost:${server.port}`; // SITE_ROOT's default
+    provider.configure(site, "hcd", CLIENT_SECRET);
+    if (i === 0) plain = await prepare(server, site, provider);
+    else https = await prepare(server, site, provider);
+  }
 });
 test.after(async () => {
   for (const site of [plain, https]) if (site) assert.is(await stopServer(site.server), 0, site.server.output());
+  for (const provider of providers) await provider.close();
   for (const dir of dirs) dir.remove();
 });
 
@@ -47,9 +64,9 @@ function formFields(html: string, action: string): [string, string][] {
   return [...form.fields];
 }
 
-async function prepare(server: RealServer): Promise<Site> {
+async function prepare(server: RealServer, site: string, provider: OidcProviderRig): Promise<Site> {
   const project = await createProject(server, TOKEN, { name: "Ops" });
-  for (const email of ["ann@example.org", "tf@example.org", "mallory@example.org"]) {
+  for (const email of ["ann@example.org", "tf@example.org", "mallory@example.org", "sso@example.org"]) {
     const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
     await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "owner" } }));
   }
@@ -60,7 +77,7 @@ async function prepare(server: RealServer): Promise<Site> {
   assert.is(on.status, 200, on.text);
   const recoveryCodes = [...on.text.matchAll(/<li><code>([0-9a-f-]{19})<\/code><\/li>/g)].map((m) => m[1]);
   assert.is(recoveryCodes.length, 10, on.text);
-  return { server, project, recoveryCodes, invites: 0 };
+  return { server, site, provider, project, recoveryCodes, invites: 0 };
 }
 
 /** The `name=value` of the session cookie an answer set (it must set exactly one). */
@@ -89,6 +106,13 @@ const SIGN_INS: Record<string, (site: Site, cookie: string) => Promise<Answer>> 
     const code = site.recoveryCodes.shift() ?? "";
     return post(site.server, "/signin/code", [...formFields(first.text, "/signin/code").filter(([name]) => name !== "code"), ["code", code]], cookie);
   },
+  "SSO": async (site, cookie) => {
+    const started = await startSignIn(site.server.url);
+    const back = await throughProvider(started.providerUrl, "sso"); // an address at SITE_ROOT, which is this process
+    assert.is(back.origin, new URL(site.site).origin);
+    const response = await fetch(site.server.url + back.pathname + back.search, { redirect: "manual", headers: { cookie: [started.stateCookie, cookie].filter((c) => c !== "").join("; ") } });
+    return { status: response.status, text: await response.text(), location: "", setCookies: response.headers.getSetCookie() };
+  },
   "invitation": async (site, cookie) => {
     const email = `invited-${site.invites++}@example.org`;
     const made = await ok<{ invite_url: string }>(call(site.server.url, "POST", "/admin/v1/users", { headers: admin, body: { email } }));
@@ -108,7 +132,10 @@ async function whoIs(site: Site, cookie: string): Promise<string> {
 }
 const WHO: Record<string, string> = {
   "admin token": "admin token", "API key": "API key", "password": "user ann@example.org", "password and second factor": "user tf@example.org",
+  "SSO": "user sso@example.org",
 };
+/** The status of a sign-in's answer: a redirect home, but a page after SSO (see http/dashboard/oidc-routes.ts). */
+const signedInStatus = (way: string) => way === "SSO" ? 200 : 303;
 
 /** Every Set-Cookie of the session cookie a site answers with: each sign-in, and each sign-out (that clears it). */
 async function everySessionCookie(site: Site): Promise<[string, string][]> {
@@ -116,7 +143,7 @@ async function everySessionCookie(site: Site): Promise<[string, string][]> {
   const cookies: Record<string, string> = {};
   for (const [way, signIn] of Object.entries(SIGN_INS)) {
     const answer = await signIn(site, "");
-    assert.is(answer.status, 303, `${way}: ${answer.text.slice(0, 300)}`);
+    assert.is(answer.status, signedInStatus(way), `${way}: ${answer.text.slice(0, 300)}`);
     cookies[way] = cookieOf(answer);
     found.push([`sign-in: ${way}`, answer.setCookies.find((c) => c.startsWith(`${COOKIE}=`)) ?? ""]);
   }
@@ -147,16 +174,33 @@ function problemsOf(label: string, setCookie: string, secure: boolean): string[]
   return problems.map((problem) => `${label}: ${problem} (${setCookie})`);
 }
 
+/** The SSO state cookie (hcd_oidc): HttpOnly, SameSite=Lax (it must come back with the provider's redirect), only for /signin/oidc. */
+async function stateCookieProblems(site: Site, secure: boolean): Promise<string[]> {
+  const response = await fetch(`${site.server.url}/signin/oidc`, { method: "POST", redirect: "manual" });
+  await response.text();
+  const set = response.headers.getSetCookie().filter((c) => c.startsWith("hcd_oidc="));
+  if (set.length !== 1) return [`POST /signin/oidc: ${response.status}, state cookies ${JSON.stringify(set)}`];
+  const attributes = attributesOf(set[0]);
+  const problems = [];
+  if (!attributes.has("httponly")) problems.push("not HttpOnly");
+  if (attributes.get("samesite")?.toLowerCase() !== "lax") problems.push(`SameSite=${attributes.get("samesite")}`);
+  if (attributes.get("path") !== "/signin/oidc") problems.push(`Path=${attributes.get("path")}`);
+  if (attributes.has("secure") !== secure) problems.push(secure ? "not Secure" : "Secure on plain http");
+  return problems.map((problem) => `SSO state cookie: ${problem} (${set[0]})`);
+}
+
 test("on plain http every session cookie set is HttpOnly, SameSite=Strict, for the whole site and not Secure", async () => {
   const cookies = await everySessionCookie(plain);
-  assert.is(cookies.length, 7, "five sign-ins and two sign-outs");
+  assert.is(cookies.length, 8, "six sign-ins and two sign-outs");
   assert.equal(cookies.flatMap(([label, setCookie]) => problemsOf(label, setCookie, false)), []);
+  assert.equal(await stateCookieProblems(plain, false), []);
 });
 
 test("with an https:// SITE_ROOT every session cookie set is also Secure", async () => {
   const cookies = await everySessionCookie(https);
-  assert.is(cookies.length, 7, "five sign-ins and two sign-outs");
+  assert.is(cookies.length, 8, "six sign-ins and two sign-outs");
   assert.equal(cookies.flatMap(([label, setCookie]) => problemsOf(label, setCookie, true)), []);
+  assert.equal(await stateCookieProblems(https, true), []);
 });
 
 test("a session id sent before signing in is never the one after it, whichever way, and opens no more than before", async () => {
@@ -169,7 +213,7 @@ test("a session id sent before signing in is never the one after it, whichever w
   for (const [way, signIn] of Object.entries(SIGN_INS)) {
     for (const [planted, was] of [[mallory, "user mallory@example.org"], [madeUp, "nobody"]]) {
       const answer = await signIn(site, planted);
-      assert.is(answer.status, 303, `${way}: ${answer.text.slice(0, 300)}`);
+      assert.is(answer.status, signedInStatus(way), `${way}: ${answer.text.slice(0, 300)}`);
       const after = cookieOf(answer);
       assert.is.not(after, planted, `${way}: a new session id, not the one sent`);
       assert.ok(after.length >= `${COOKIE}=`.length + 43, `${way}: a fresh random id (${after})`);
