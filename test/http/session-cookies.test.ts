@@ -155,6 +155,9 @@ async function everySessionCookie(site: Site): Promise<[string, string][]> {
   const own = await post(site.server, "/account/sessions/signout", formFields(account.text, "/account/sessions/signout"), cookies.password);
   assert.is(own.status, 303, own.text);
   found.push(["account page: sign out this session", own.setCookies.find((c) => c.startsWith(`${COOKIE}=`)) ?? ""]);
+  // cleared in the browser and ended on the server: a copy of the old cookie opens nothing
+  assert.is(await whoIs(site, cookies["admin token"]), "nobody", "signed out");
+  assert.is(await whoIs(site, cookies.password), "nobody", "signed out from the account page");
   return found;
 }
 
