@@ -24,7 +24,7 @@ const CLIENT_SECRET = "session-cookies-client-secret-0123456789";
  * One hcd process with its OpenID Connect provider, where it is reached from (`site`: SITE_ROOT), a
  * project, users with a password, one with the second factor on and one signing in with SSO.
  */
-type Site = { server: RealServer; site: string; provider: OidcProviderRig; project: ProjectJson; recoveryCodes: string[]; invites: number };
+type Site = { server: RealServer; site: string; project: ProjectJson; recoveryCodes: string[]; invites: number };
 const dirs = [tempDir(), tempDir()];
 const providers: OidcProviderRig[] = [];
 let plain: Site;
@@ -38,8 +38,8 @@ test.before(async () => {
     const server = await startServer({ dataDir: dirs[i].path, env: { ADMIN_TOKEN: TOKEN, ...oidc, ...(siteRoot === null ? {} : { SITE_ROOT: siteRoot }) } });
     const site = siteRoot ?? `http://localhost:${server.port}`; // SITE_ROOT's default
     provider.configure(site, "hcd", CLIENT_SECRET);
-    if (i === 0) plain = await prepare(server, site, provider);
-    else https = await prepare(server, site, provider);
+    if (i === 0) plain = await prepare(server, site);
+    else https = await prepare(server, site);
   }
 });
 test.after(async () => {
@@ -64,7 +64,7 @@ function formFields(html: string, action: string): [string, string][] {
   return [...form.fields];
 }
 
-async function prepare(server: RealServer, site: string, provider: OidcProviderRig): Promise<Site> {
+async function prepare(server: RealServer, site: string): Promise<Site> {
   const project = await createProject(server, TOKEN, { name: "Ops" });
   for (const email of ["ann@example.org", "tf@example.org", "mallory@example.org", "sso@example.org"]) {
     const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
@@ -77,7 +77,7 @@ async function prepare(server: RealServer, site: string, provider: OidcProviderR
   assert.is(on.status, 200, on.text);
   const recoveryCodes = [...on.text.matchAll(/<li><code>([0-9a-f-]{19})<\/code><\/li>/g)].map((m) => m[1]);
   assert.is(recoveryCodes.length, 10, on.text);
-  return { server, site, provider, project, recoveryCodes, invites: 0 };
+  return { server, site, project, recoveryCodes, invites: 0 };
 }
 
 /** The `name=value` of the session cookie an answer set (it must set exactly one). */
