@@ -141,8 +141,10 @@ const ADMIN_ROUTES = [
   "/projects/:id/keys/read-only/revoke", "/projects/:id/delete", "/checks/:id/edit", "/checks/:id/delete", "/checks/:id/pause",
   "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge", "/checks/:id/integrations",
 ];
-/** Those an owner's pages have: the project's check, integration, member and mute forms, and the account's. */
+/** Those an owner's pages have: the project's check, integration, member, status page, mute and management forms, and the account's. */
 const OWNER_ROUTES = [
+  "/projects/:id/status-pages", "/projects/:id/status-pages/ops/delete", "/projects/:id/rename", "/projects/:id/keys/read-write",
+  "/projects/:id/keys/read-write/revoke", "/projects/:id/keys/read-only", "/projects/:id/keys/read-only/revoke", "/projects/:id/delete",
   "/signout", "/account/sessions/signout", "/account/second-factor/on", "/projects/:id/checks/new", "/projects/:id/mute",
   "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete", "/projects/:id/integrations", "/projects/:id/integrations/:id/edit",
   "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test", "/projects/:id/members", "/projects/:id/members/:id/remove",
