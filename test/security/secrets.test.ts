@@ -50,7 +50,7 @@ test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), neve
   }
 });
 
-test("API keys, the admin token and badge signatures are compared with timingSafeEqual", () => {
+test("API keys, the admin token, badge signatures, CSRF tokens and password hashes are compared with timingSafeEqual", () => {
   const keys = source("host/project-keys.ts");
   const authenticate = /authenticate\(apiKey: string\): Caller \| null \{[\s\S]*?\n {2}\}/.exec(keys)?.[0] ?? "";
   assert.match(authenticate, /timingSafeEqual\(a, b\)/, "ProjectKeys.authenticate compares the stored key in constant time");
@@ -60,6 +60,9 @@ test("API keys, the admin token and badge signatures are compared with timingSaf
   assert.match(admin, /timingSafeEqual\(given, expected\)/, "the admin token is compared in constant time");
   assert.match(admin, /createHash\("sha256"\)/, "over equal-length digests");
   assert.match(source("http/badge-urls.ts"), /timingSafeEqual\(ours, theirs\)/);
+  const csrf = /export function csrfMatches[\s\S]*?\n\}/.exec(source("http/dashboard/sessions.ts"))?.[0] ?? "";
+  assert.match(csrf, /timingSafeEqual\(a, b\)/, "a form's CSRF token is compared in constant time");
+  assert.match(source("host/passwords.ts"), /timingSafeEqual\(given, expected\)/, "a password's hash is compared in constant time");
   assert.not.match(auth, /=== token\b|\btoken ===|apiKey === (?!null|"")/, "no plain comparison of secrets");
 });
 
