@@ -16,7 +16,7 @@ import { BoundedMap } from "../lib/bounded-map.ts";
 
 export type ScheduleKind = "cron" | "oncalendar";
 
-const SECOND = 1000, MINUTE = 60 * SECOND, DAY = 86_400 * SECOND, WEEK = 7 * DAY;
+const SECOND = 1000, MINUTE = 60 * SECOND;
 const PARSES_CAP = 4096;
 
 // ---- Wall-clock search ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Admin API request bodies → operations (CONTRACT.md "Admin API"): projects, channels, maintenance windows,
 // the clock, pruning.
 import type { Channel, ChannelKind, ChannelValue, Millis, NtfySpec, WebhookSpec } from "../engine/model.ts";
-import { assertNever, CHANNEL_KINDS, LIMITS, SECOND } from "../engine/model.ts";
+import { CHANNEL_KINDS, LIMITS, SECOND } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
 import type { ChannelInput, MaintenanceInput, ProjectInput } from "../host/pool-api.ts";

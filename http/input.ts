@@ -1,14 +1,13 @@
 // Request bodies and queries → engine commands (seconds → ms). Every 400 of the API is decided here,
 // for the whole request, before any command runs: bad input never changes state.
 // Reference: research/healthchecks-api.md §3 (bodies), §4 (strict types), §5 (semantics), §11 (flip filters).
-import type { ChannelKind, ChannelValue, CheckSpec, Millis, NtfySpec, UniqueField, WebhookSpec } from "../engine/model.ts";
-import { assertNever, CHANNEL_KINDS, LIMITS, SECOND, UNIQUE_FIELDS } from "../engine/model.ts";
+import type { CheckSpec, Millis, UniqueField } from "../engine/model.ts";
+import { LIMITS, SECOND, UNIQUE_FIELDS } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
-import type { ChannelInput, CheckQuery, FlipQuery, ProjectInput } from "../host/pool-api.ts";
+import type { CheckQuery, FlipQuery } from "../host/pool-api.ts";
 import { canonicalZone } from "../engine/zones.ts";
 import { validateSchedule } from "../engine/schedule.ts";
-import { httpError } from "./errors.ts";
 import type { JsonObject } from "./body.ts";
 import { isSlug, isUuid } from "../engine/ids.ts";
 import { slugify } from "../lib/slugify.ts";

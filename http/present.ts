@@ -5,7 +5,6 @@ import { hasGivenUp } from "../engine/changes.ts";
 import { isoMicros, isoSeconds } from "../lib/iso-dates.ts";
 import { tagsOf } from "../engine/model.ts";
 import type { Channel, Check, Flip, MaintenanceWindow, Millis, PingRecord, Project } from "../engine/model.ts";
-import { SECOND } from "../engine/model.ts";
 import { badgeSignature } from "./badge-urls.ts";
 import type { ApiVersion } from "../host/api-versions.ts";
 import { apiRootOf } from "../host/api-versions.ts";

@@ -7,7 +7,7 @@
 import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import type { Changes, OutboxEntry, PingWrite, SentNotice } from "../engine/changes.ts";
+import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
 import { applyChanges, bulkWrites, ChangesMerger, checkpointedSeq, dropMark, encodeJournal, encodeProbe, intakeMark, issueBulk, markCheckpointed, splitChanges } from "./journal.ts";
 import type { BulkWrite } from "./journal.ts";

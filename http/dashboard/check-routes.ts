@@ -3,7 +3,7 @@
 import type { H3Event } from "h3";
 import { HTTPResponse } from "h3";
 import type { Millis } from "../../engine/model.ts";
-import { httpError, reasonOf, unwrap } from "../errors.ts";
+import { httpError, unwrap } from "../errors.ts";
 import { checkRequestOf, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
 import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES, withPreset } from "./check-form.ts";

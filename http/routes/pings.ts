@@ -7,7 +7,6 @@ import { HTTPError, HTTPResponse } from "h3";
 import type { Failure } from "../../engine/outcome.ts";
 import type { Millis, PingSignal, Project } from "../../engine/model.ts";
 import { KEYWORD_BODY_BYTES } from "../../engine/classify.ts";
-import { LIMITS } from "../../engine/model.ts";
 import { isSlugSegment, isUuid, isUuidAnyCase } from "../../engine/ids.ts";
 import type { PingTarget, Pool } from "../../host/pool-api.ts";
 import { lookUp } from "../../host/pool-api.ts";
