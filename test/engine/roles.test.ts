@@ -13,6 +13,7 @@ const TABLE: [Action, readonly [boolean, boolean, boolean, boolean]][] = [
   ["integrations.test", [false, true, true, true]],
   ["integrations.change", [false, false, true, true]],
   ["keys.view", [false, false, true, true]],
+  ["keys.change", [false, false, true, true]],
   ["members.change", [false, false, true, true]],
   ["statusPages.change", [false, false, true, true]],
   ["project.change", [false, false, false, true]],

@@ -113,9 +113,15 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean): Promise<NatsCluster
     });
   };
 
-  /** A server is ready when its /jsz names a meta leader (one alone leads itself). */
+  /**
+   * A server is ready when its /jsz names a meta leader (one alone leads itself). The monitor port must be
+   * this slot's server's (its /varz names the slot's client port): another test's server that took the port
+   * first answers too, while this slot's own server is failing to bind it.
+   */
   const metaLeader = async (slot: Slot): Promise<string | null> => {
     try {
+      const varz = (await (await fetch(`http://127.0.0.1:${slot.monitorPort}/varz`, { signal: AbortSignal.timeout(1_000) })).json()) as { port?: number };
+      if (varz.port !== slot.clientPort) return null;
       const response = await fetch(`http://127.0.0.1:${slot.monitorPort}/jsz`, { signal: AbortSignal.timeout(1_000) });
       const jsz = (await response.json()) as { meta_cluster?: { leader?: string }; config?: unknown };
       if (size === 1) return jsz.config ? slot.name : null;
