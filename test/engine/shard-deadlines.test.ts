@@ -108,4 +108,15 @@ test("a reminder a ping finds due, and the ping, change state fields only (the s
   assert.equal([changes.stateOnly, changes.statusOnly, changes.alertOnly], [true, undefined, undefined]);
 });
 
+test("an advance that sends reminders only changes the alerting state only (the store may journal just that)", () => {
+  const { shard, ping } = setUp({ reminderIntervalMs: HOUR });
+  shard.advance(at("01:00"));
+  ping("01:00", "fail");
+  shard.takeChanges();
+  shard.advance(at("03:30"));
+  const changes = shard.takeChanges();
+  assert.equal(heard(changes), ["reminder 1@02:00", "reminder 2@03:00"]);
+  assert.equal([changes.alertOnly, changes.statusOnly, changes.stateOnly], [true, undefined, undefined]);
+});
+
 test.run();
