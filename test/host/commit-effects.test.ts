@@ -1,8 +1,9 @@
 import "../write-faults-on.ts"; // first: arms persistence/write-faults.ts before the store's modules load
 // What a shard host's commit does besides writing (host/shard-host.ts #commitAfter): it wakes the
-// deliverer only when it queued notifications, counts its flips and its duration for /metrics, counts
-// the changes refused while commits fail; and the rebuild after a failed commit loads this shard's
-// projects only. Real stores (LMDB and the log in a temp dir), two shard hosts on one DATA_DIR.
+// deliverer only when it queued notifications, counts its flips and its duration for /metrics, logs a
+// slow one, writes nothing for no change, counts the changes refused while commits fail; and the
+// rebuild after a failed commit loads this shard's projects only. Real stores (LMDB and the log in a
+// temp dir), two shard hosts on one DATA_DIR; a stalling disk is the store's own commit after a wait.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { randomUUID } from "node:crypto";
@@ -46,7 +47,8 @@ async function setUp() {
 }
 
 test("a commit wakes the deliverer only when it queued notifications, and counts its flips", async () => {
-  const { hosts: [host], owned: [mine], end } = await setUp();
+  const { hosts: [host, other], owned, end } = await setUp();
+  const mine = owned[0];
   try {
     const woken: number[] = [];
     host.onOutbox = (at) => { woken.push(at); };
@@ -58,6 +60,9 @@ test("a commit wakes the deliverer only when it queued notifications, and counts
     assert.ok(failed.ok);
     assert.equal(woken, [T0 + 2 * MINUTE], "the down notification is waiting: woken once, at the commit's instant");
     assert.equal(host.counters.flips, { down: 1 });
+    // a host with no deliverer to wake (onOutbox unset) commits its notifications all the same
+    const [theirs] = await other.apply({ kind: "pingBatch", pings: [pingOf({ uuid: owned[1].uuid }, T0 + 2 * MINUTE, { signal: "fail" })] });
+    assert.ok(theirs.ok);
   } finally {
     await end();
   }
@@ -73,7 +78,37 @@ test("each commit's duration is observed once, and is no longer than the request
     assert.is(host.counters.commitSeconds.count, before + 1);
     const observed = host.counters.commitSeconds.sum - sumBefore;
     assert.ok(observed >= 0 && observed <= tookSeconds, `observed ${observed} s, the request took ${tookSeconds} s`);
+    // a command that changes nothing (the check is not down) writes no commit
+    const refused = await host.apply({ kind: "acknowledgeCheck", projectId: mine.projectId, uuid: mine.uuid, by: "ops", at: T0 + 2 * MINUTE });
+    assert.not.ok(refused.ok);
+    assert.is(host.counters.commitSeconds.count, before + 1, "no commit for no change");
   } finally {
+    await end();
+  }
+});
+
+test("a commit that takes a second or more is logged as slow, with its duration and its pings", async () => {
+  const { hosts: [host], owned: [mine], end } = await setUp();
+  const lines: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  const store = host.store() as unknown as { commit: (record: unknown) => Promise<void> };
+  try {
+    // the store's own commit, after a wait of 1.1 s (a disk that stalls)
+    const commit = store.commit.bind(store);
+    store.commit = async (record) => { await new Promise((resolve) => setTimeout(resolve, 1_100)); await commit(record); };
+    const startedAt = performance.now();
+    const [answer] = await host.apply({ kind: "pingBatch", pings: [pingOf({ uuid: mine.uuid }, T0 + MINUTE)] });
+    const tookSeconds = (performance.now() - startedAt) / 1000;
+    assert.ok(answer.ok);
+    const slow = lines.filter((l) => l.includes("slow commit"));
+    assert.is(slow.length, 1, lines.join(""));
+    const seconds = Number(/seconds=([0-9.]+)/.exec(slow[0])?.[1]);
+    assert.ok(seconds >= 1.1 && seconds <= tookSeconds + 0.001, `logged ${seconds} s; the request took ${tookSeconds} s`);
+    assert.match(slow[0], /pings=1\b/);
+  } finally {
+    process.stderr.write = write;
+    delete (store as Partial<typeof store>).commit; // the prototype's again
     await end();
   }
 });
