@@ -29,13 +29,15 @@ export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
   readonly mark?: ClockMark | null;
   /** How often the intake log lets go of the segments every shard has committed (default 10 s). */
   readonly intakeTrimEveryMs?: number;
+  /** How long an acknowledged ping may wait for its shard when no other request goes to it (default 50 ms). */
+  readonly intakeHandOffMs?: number;
 };
 
 /** Starts a pool whose shards live in this thread (tests; the same ShardHost code as the workers). */
 export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
   const intakeLeft = leftIntake(options.dataDir);
   const hosts = await openHosts({ ...options, intakeLeft });
-  const intake = new PingIntake(options.dataDir, options.durability, hosts.map((host) => inProcessHandle(host)), { trimEveryMs: options.intakeTrimEveryMs });
+  const intake = new PingIntake(options.dataDir, options.durability, hosts.map((host) => inProcessHandle(host)), { trimEveryMs: options.intakeTrimEveryMs, handOffMs: options.intakeHandOffMs });
   const pool = new ShardedPool(intake.handles(), async () => {});
   await pool.init();
   useIntake(pool, intake, options.dataDir, intakeLeft);
@@ -113,7 +115,7 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     // comlink's Remote type loses apply's generic pairing; the worker serves the same ShardHost.apply
     handles.push(wrap(nodeEndpoint(worker)) as unknown as ShardHandle);
   }
-  const intake = new PingIntake(options.dataDir, options.durability, handles, { trimEveryMs: options.intakeTrimEveryMs });
+  const intake = new PingIntake(options.dataDir, options.durability, handles, { trimEveryMs: options.intakeTrimEveryMs, handOffMs: options.intakeHandOffMs });
   const pool = new ShardedPool(intake.handles(), async () => {
     for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
     await Promise.all(workers.map((w) => w.terminate()));

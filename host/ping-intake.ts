@@ -22,8 +22,9 @@ import { log } from "./log.ts";
 import type { ShardHandle } from "./shard-host.ts";
 import { WriteFailures } from "./write-failures.ts";
 
-// How long an acknowledged ping may wait for its shard (when no other request for the shard comes first).
-// Deadlines wait for the pings stamped before them: see `earliestUnhandedAt` and host/deadline-ticker.ts.
+// How long an acknowledged ping may wait for its shard (when no other request for the shard comes first;
+// the default of the `handOffMs` option). Deadlines wait for the pings stamped before them: see
+// `earliestUnhandedAt` and host/deadline-ticker.ts.
 export const HANDOFF_MS = 50;
 
 // How often the log starts a new segment and lets go of the segments every shard has committed.
@@ -53,10 +54,16 @@ export class PingIntake {
   readonly #writing: Map<Millis, number>[];
   #trimming = false;
   readonly #trimTimer: ReturnType<typeof setInterval>;
+  readonly #handOffMs: number;
 
-  /** `trimEveryMs`: how often committed segments are let go (default 10 s; tests make it short). */
-  constructor(dataDir: string, durability: Durability, shards: readonly ShardHandle[], options: { trimEveryMs?: number } = {}) {
+  /**
+   * `trimEveryMs`: how often committed segments are let go (default 10 s; tests make it short).
+   * `handOffMs`: how long an acknowledged ping may wait for its shard (default HANDOFF_MS; tests make it
+   * long to keep pings waiting while the log is trimmed).
+   */
+  constructor(dataDir: string, durability: Durability, shards: readonly ShardHandle[], options: { trimEveryMs?: number; handOffMs?: number } = {}) {
     this.#shards = shards;
+    this.#handOffMs = options.handOffMs ?? HANDOFF_MS;
     this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
     this.#writes = new WriteFailures("ping intake", dataDir);
     this.#queues = shards.map(() => []);
@@ -122,7 +129,7 @@ export class PingIntake {
     this.#writes.succeeded("commit");
     this.#queues[index].push({ position, record });
     if (this.#handOff === null) {
-      this.#handOff = setTimeout(() => this.#postAll(), HANDOFF_MS);
+      this.#handOff = setTimeout(() => this.#postAll(), this.#handOffMs);
       this.#handOff.unref();
     }
   }

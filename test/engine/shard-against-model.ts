@@ -1,11 +1,13 @@
 // Runs one random history through a real Shard and through the reference model, step by step, and throws
 // at the first difference in status (stored and as the API shows it), n_pings, last_ping, the open run or
 // the flips, or at the first broken invariant: flips in time order, none stamped before the check's last
-// recorded event, each ping logged once with n = its n_pings. Shared by the fast test and the stress test.
+// recorded event, each ping logged once with n = its n_pings, the wheel's next instant the checks' earliest
+// deadline. Shared by the fast test and the stress test.
 import * as assert from "uvu/assert";
 import fc from "fast-check";
 import { Shard } from "../../engine/shard.ts";
 import { statusAt } from "../../engine/status.ts";
+import { deadlineAt } from "../../engine/alerting.ts";
 import type { CheckSpec, Millis } from "../../engine/model.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 import type { Step } from "./reference-model.ts";
@@ -42,7 +44,19 @@ export function runOnShard(specs: readonly CheckSpec[], steps: readonly Step[]):
     assert.is(answer, accepted, `${where}: accepted`);
     record(shard, uuids, recorded, where);
     for (const [index, uuid] of uuids.entries()) compare(shard, uuid, model, index, recorded[index], `${where}, check ${index}`);
+    assert.is(shard.nextDueAt(), earliestDeadline(shard, uuids), `${where}: the wheel's next instant is the checks' earliest deadline`);
   }
+}
+
+/** The earliest of the checks' deadlines (engine/alerting.ts deadlineAt), or null when none has one. */
+function earliestDeadline(shard: Shard, uuids: readonly string[]): Millis | null {
+  let earliest: Millis | null = null;
+  for (const uuid of uuids) {
+    const found = shard.getCheck("p", uuid);
+    const at = found.ok ? deadlineAt(found.value) : null;
+    if (at !== null && (earliest === null || at < earliest)) earliest = at;
+  }
+  return earliest;
 }
 
 function applyToShard(shard: Shard, step: Step, uuids: readonly string[], at: Millis): boolean {

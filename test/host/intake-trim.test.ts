@@ -8,7 +8,8 @@ import { createInProcessPool } from "../../app/pools.ts";
 import type { PoolOptions } from "../../app/pools.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import type { Pool } from "../../host/pool-api.ts";
-import { INTAKE_DIR } from "../../persistence/intake.ts";
+import { shardOf } from "../../host/routing.ts";
+import { INTAKE_DIR, intakeWriters, readIntake } from "../../persistence/intake.ts";
 import { tempDir } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -58,6 +59,45 @@ test("older intake segments go once every shard has committed them; every acknow
     const page = await pool.listPings(project.id, uuid);
     assert.ok(page.ok);
     assert.is(page.value.check.nPings, sent, "every acknowledged ping kept, once");
+  } finally {
+    await pool.close();
+    dir.remove();
+  }
+});
+
+test("a trim keeps the segment of an acknowledged ping still waiting for its shard, while later pings to another shard were handed over", async () => {
+  const dir = tempDir();
+  // the hand-off timer never fires here: a ping waits until another request goes to its shard
+  const pool = await createInProcessPool({ ...options(dir.path), intakeTrimEveryMs: 10, intakeHandOffMs: HOUR });
+  try {
+    // a check in each of the two shards
+    const checkIn: { projectId: string; uuid: string }[] = [];
+    for (let n = 0; checkIn[0] === undefined || checkIn[1] === undefined; n++) {
+      if (n > 50) throw new Error("no project in each shard");
+      const project = await pool.createProject({ name: `p${n}`, checkLimit: 10, pingLogLimit: 1000, pingBodyLimit: 100 }, T0);
+      const shard = shardOf(project.id, 2);
+      if (checkIn[shard] !== undefined) continue;
+      const made = await pool.createCheck(project.id, { name: "c", timeoutMs: DAY, graceMs: HOUR }, [], T0);
+      if (!made.ok) throw new Error("no check");
+      checkIn[shard] = { projectId: project.id, uuid: made.value.check.uuid };
+    }
+    const ping = (to: { projectId: string; uuid: string }, at: number) => pool.ping(to.projectId, { target: { uuid: to.uuid }, signal: "success",
+      exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1", ua: "job", rid: null, body: null, at });
+    // the ping to shard 0 is acknowledged and waits (no other request goes to shard 0 from here on)
+    const waitingAt = T0 + MINUTE;
+    await ping(checkIn[0], waitingAt);
+    // pings to shard 1, each handed over at once by a read of its check, until the log has rolled to a
+    // fourth segment: a trim has then run to its end after later pings than the waiting one were handed
+    const giveUpAt = Date.now() + 10_000;
+    for (let n = 2; segments(dir.path).at(-1)! < 4; n++) {
+      if (Date.now() > giveUpAt) assert.unreachable(`segments on disk: ${JSON.stringify(segments(dir.path))}`);
+      await ping(checkIn[1], T0 + n * MINUTE);
+      await pool.getCheck(checkIn[1].projectId, { uuid: checkIn[1].uuid });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const [{ writer }] = intakeWriters(dir.path);
+    const kept = readIntake(dir.path, writer).filter((r) => r.entry.command.at === waitingAt);
+    assert.is(kept.length, 1, "the waiting ping is still in the intake log: a crash now would replay it");
   } finally {
     await pool.close();
     dir.remove();
