@@ -9,10 +9,9 @@ import type { Access, DashboardContext } from "./context.ts";
 import { permit } from "./permits.ts";
 import type { MaintenanceForm } from "./maintenance-pages.ts";
 import { maintenanceDeletePage } from "./maintenance-pages.ts";
-import type { Viewer } from "./pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
-type SettingsHtml = (viewer: Viewer, project: Project, opts: { mute: null; maintenance?: MaintenanceForm }) => Promise<string>;
+type SettingsHtml = (access: Access, project: Project, opts: { mute: null; maintenance?: MaintenanceForm }) => Promise<string>;
 
 /** Registers the maintenance windows' actions; `settingsHtml` renders the settings page (with a rejected form). */
 export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsHtml): void {
@@ -32,7 +31,7 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
     const input = maintenanceInputOf({ name: values.name, schedule: values.schedule, tz: values.tz === "" ? "UTC" : values.tz, duration });
     if (!input.ok) {
       const errorField = input.failure.code === "invalid" ? input.failure.field : null;
-      return htmlResponse(await settingsHtml(access.viewer, project, { mute: null, maintenance: { values, error: reasonOf(input.failure), errorField } }), 400);
+      return htmlResponse(await settingsHtml(access, project, { mute: null, maintenance: { values, error: reasonOf(input.failure), errorField } }), 400);
     }
     const at = clock.now();
     const window = unwrap(await pool.addMaintenance(project.id, input.value, at));

@@ -3,8 +3,8 @@
 import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
 import type { OutboxEntry, SentNotice } from "../../engine/changes.ts";
 import { downAt, statusAt } from "../../engine/status.ts";
-import { mayDo, roleOf } from "../../engine/roles.ts";
 import { agoText, durationText } from "./format.ts";
+import type { ManageOffer } from "./permits.ts";
 import type { Html, Value } from "./html.ts";
 import { html, raw } from "./html.ts";
 import { timeHtml } from "./time-html.ts";
@@ -305,21 +305,19 @@ export function settingsPage(viewer: Viewer, opts: {
   maintenance: Html;
   /** A line saying what the last action did ("Maintenance mute saved."); none on a plain visit. */
   notice?: string | null;
+  /** What the project's management page offers this viewer (permits.ts manageOffer): the link says so. */
+  manage: ManageOffer;
 }): string {
   const { project } = opts;
   const mutedUntil = project.mutedUntilAt ?? null;
   const muted = mutedUntil !== null && mutedUntil > opts.at;
   const mute = opts.mute ?? { error: null, until: mutedUntil === null ? "" : new Date(mutedUntil).toISOString() };
-  // the admin token, a manager (the keys) and an owner (everything) manage the project (project-routes.ts)
-  const role = viewer.user === undefined ? null : roleOf(viewer.user.role);
-  const managesProject = viewer.user === undefined ? viewer.admin && !viewer.readonly : role !== null && mayDo(role, "keys.change");
-  const ownsProject = viewer.user === undefined || (role !== null && mayDo(role, "project.change"));
   const secret = (label: string, value: string) => html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}" aria-label="Copy the ${label.toLowerCase()}">Copy</button></div></details>`;
   return documentOf({
     title: `Settings · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
-    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${managesProject ? html`<p><a href="/projects/${project.id}/manage">${ownsProject ? "Rename, create or revoke keys, delete the project" : "Create or revoke keys"}</a></p>` : ""}<h2>API keys</h2>
+    body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${opts.manage.keys ? html`<p><a href="/projects/${project.id}/manage">${opts.manage.project ? "Rename, create or revoke keys, delete the project" : "Create or revoke keys"}</a></p>` : ""}<h2>API keys</h2>
 ${viewer.readonly || viewer.hideKeys === true ? html`<p>Keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>

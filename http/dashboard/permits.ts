@@ -14,6 +14,13 @@ export function allows(access: Access, action: Action, opts: { keys: boolean }):
   return opts.keys && !access.caller.readonly;
 }
 
+/** What a project's management offers the session: `project` rename and delete, `keys` create and revoke keys (never to an API key). */
+export type ManageOffer = { readonly project: boolean; readonly keys: boolean };
+
+export function manageOffer(access: Access): ManageOffer {
+  return { project: allows(access, "project.change", { keys: false }), keys: allows(access, "keys.change", { keys: false }) };
+}
+
 /** Throws 403 unless the session may do `action`; `refusal` is what an API key is told. */
 export function permit(access: Access, action: Action, opts: { keys: boolean; refusal: string }): void {
   if (allows(access, action, opts)) return;

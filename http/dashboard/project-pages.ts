@@ -6,6 +6,7 @@ import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
 import { button, csrfField, documentOf, projectNav } from "./pages.ts";
+import type { ManageOffer } from "./permits.ts";
 
 /** The rename form as typed, with the admin API's error when it was refused. */
 export type RenameForm = { readonly name: string; readonly error: string | null };
@@ -16,9 +17,6 @@ function keyRow(viewer: Viewer, project: Project, label: string, kind: "read-wri
 <td>${value === "" ? html`<span class="none">None (revoked)</span>` : html`<details><summary>Show</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}" aria-label="Copy the ${label}">Copy</button></div></details>`}</td>
 <td>${button(viewer, action, value === "" ? `Create ${label}` : `Create a new ${label}`)}${value === "" ? "" : html` ${button(viewer, `${action}/revoke`, `Revoke ${label}`, "danger")}`}</td></tr>`;
 }
-
-/** What the session may do there: `project` rename and delete, `keys` create and revoke keys. */
-export type ManageOffer = { readonly project: boolean; readonly keys: boolean };
 
 export function projectManagePage(viewer: Viewer, opts: { project: Project; rename: RenameForm; done: string | null; may: ManageOffer }): string {
   const { project, rename, may } = opts;

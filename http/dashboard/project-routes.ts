@@ -8,7 +8,7 @@ import type { Access, DashboardContext } from "./context.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
 import { projectDeletePage, projectManagePage } from "./project-pages.ts";
-import { allows, permit } from "./permits.ts";
+import { manageOffer, permit } from "./permits.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 const DONE: Readonly<Record<string, string>> = {
@@ -27,8 +27,6 @@ export function projectRoutes(ctx: DashboardContext): void {
     permit(access, action, { keys: false, refusal: "only the admin token, or a project's manager or owner, manages a project" });
     return project;
   };
-  /** What the management page offers this session. */
-  const offered = (access: Access) => ({ project: allows(access, "project.change", { keys: false }), keys: allows(access, "keys.change", { keys: false }) });
   const keyOf = (kind: string) => {
     const key = Object.hasOwn(API_KEY_KINDS, kind) ? API_KEY_KINDS[kind] : undefined;
     if (key === undefined) throw httpError(404, "no such key");
@@ -39,7 +37,7 @@ export function projectRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = managedProject(access, param(event, "project"), "keys.change");
     const done = DONE[event.url.searchParams.get("done") ?? ""] ?? null;
-    return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done, may: offered(access) }));
+    return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done, may: manageOffer(access) }));
   });
 
   route("POST", "/projects/:project/rename", async (event) => {
@@ -48,7 +46,7 @@ export function projectRoutes(ctx: DashboardContext): void {
     const project = managedProject(access, param(event, "project"), "project.change");
     const typed = form.get("name") ?? "";
     const name = projectNameOf({ name: typed });
-    if (!name.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: typed, error: reasonOf(name.failure) }, done: null, may: offered(access) }), 400);
+    if (!name.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: typed, error: reasonOf(name.failure) }, done: null, may: manageOffer(access) }), 400);
     const at = clock.now();
     const renamed = unwrap(await pool.changeProject(project.id, { kind: "rename", name: name.value }, at));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.renamed", target: auditTarget.project(renamed), at });

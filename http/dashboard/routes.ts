@@ -55,7 +55,7 @@ import { Accounts } from "../../host/accounts.ts";
 import { accountRoutes } from "./account-routes.ts";
 import { oidcRoutes } from "./oidc-routes.ts";
 import { memberRoutes } from "./member-routes.ts";
-import { permit } from "./permits.ts";
+import { manageOffer, permit } from "./permits.ts";
 import { userAccess } from "./user-access.ts";
 import { MemorySignInStore } from "../../host/sign-in-store.ts";
 
@@ -329,20 +329,20 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   });
 
   /** The settings page with the project as the directory has it now (its maintenance windows just changed, maybe). */
-  const settingsHtml = async (viewer: Viewer, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm; notice?: string | null }): Promise<string> => {
+  const settingsHtml = async (access: Access, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm; notice?: string | null }): Promise<string> => {
     const project = pool.listProjects().find((p) => p.id === stale.id) ?? stale;
     const checks = await pool.listChecks(project.id, { tags: [] });
     const at = clock.now();
     const form = opts.maintenance ?? { values: EMPTY_MAINTENANCE_FORM, error: null, errorField: null };
-    const maintenance = maintenanceSection(viewer, { project, at, form });
-    return settingsPage(viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance, notice: opts.notice });
+    const maintenance = maintenanceSection(access.viewer, { project, at, form });
+    return settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance, notice: opts.notice, manage: manageOffer(access) });
   };
 
   route("GET", "/projects/:project/settings", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const notice = event.url.searchParams.get("done") === "mute" ? "Maintenance mute saved." : null;
-    return htmlResponse(await settingsHtml(access.viewer, project, { mute: null, notice }));
+    return htmlResponse(await settingsHtml(access, project, { mute: null, notice }));
   });
 
   // the project-wide mute (a maintenance window): the admin API's rules and texts
@@ -354,7 +354,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const until = (form.get("until") ?? "").trim();
     const untilAt = projectMuteOf({ until: until === "" ? null : until }); // an emptied field unmutes
     if (!untilAt.ok) {
-      return htmlResponse(await settingsHtml(access.viewer, project, { mute: { error: reasonOf(untilAt.failure), until } }), 400);
+      return htmlResponse(await settingsHtml(access, project, { mute: { error: reasonOf(untilAt.failure), until } }), 400);
     }
     const at = clock.now();
     unwrap(await pool.muteProject(project.id, untilAt.value, at));
