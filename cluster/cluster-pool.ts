@@ -87,7 +87,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
         openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
         replica: () => node.replica(partition),
         pendingNotifications: () => options.notifications.pending(),
-        sentNotices: options.sent === undefined ? undefined : (uuid) => options.sent!.list(uuid),
+        sent: options.sent,
       });
       hosts.set(partition, host);
       return host.replicaOptions();

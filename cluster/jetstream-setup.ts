@@ -9,6 +9,7 @@ import type { JetStreamClient, JetStreamManager, StreamConfig } from "@nats-io/j
 import { Kvm } from "@nats-io/kv";
 import type { KV, KvOptions } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { nanos } from "@nats-io/nats-core";
 import { streamNotFound, unanswered } from "./nats-errors.ts";
 
 /**
@@ -52,6 +53,14 @@ export async function ensureStream(jsm: JetStreamManager, config: Partial<Stream
 /** The settings of a stream whose messages are kept until the code lets them go (a purge), never dropped for space or age. */
 export function keptUntilPurged(subjects: string[]): Partial<StreamConfig> {
   return { subjects, storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0 };
+}
+
+/** The settings of a stream with a subject per key (`<prefix>.<key>`), each keeping its newest `perSubject` for at most `maxAgeMs` (the audit log, sent notices). */
+export function newestPerSubject(prefix: string, perSubject: number, maxAgeMs: number): Partial<StreamConfig> {
+  return {
+    subjects: [`${prefix}.*`], storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
+    max_msgs_per_subject: perSubject, max_age: nanos(maxAgeMs), max_msgs: -1, max_bytes: -1,
+  };
 }
 
 /** How to reach one of a partition's streams (its log, its snapshots, its history). */

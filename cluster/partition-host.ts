@@ -26,6 +26,7 @@ import type { ShardStats } from "../host/shard-stats.ts";
 import { countFlip, heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
 import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "../host/shard-reads.ts";
 import type { DirectoryChanges } from "./directory-replica.ts";
+import type { SentStream } from "./sent-stream.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions } from "./partition-replica.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 
@@ -54,8 +55,8 @@ export type PartitionHostDeps = {
   readonly replica: () => PartitionReplica | null;
   /** The waiting notifications (the whole cluster's: asked of one partition only, see "outbox"). */
   readonly pendingNotifications?: () => Promise<OutboxEntry[]>;
-  /** A check's delivered notifications, newest first (cluster/sent-stream.ts); none: the list is empty. */
-  readonly sentNotices?: (checkUuid: string) => Promise<SentNotice[]>;
+  /** Delivered notifications, a check's listed newest first (cluster/sent-stream.ts); none: the list is empty. */
+  readonly sent?: Pick<SentStream, "list">;
 };
 
 export class PartitionHost {
@@ -158,7 +159,7 @@ export class PartitionHost {
   async #listSent(projectId: string, uuid: string): Promise<Outcome<SentNotice[]>> {
     const found = this.#read((shard) => checkByRef(shard, projectId, { uuid }));
     if (!found.ok) return found;
-    return ok((await this.#deps.sentNotices?.(found.value.uuid)) ?? []);
+    return ok((await this.#deps.sent?.list(found.value.uuid)) ?? []);
   }
 
   async #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {

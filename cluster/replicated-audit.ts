@@ -6,17 +6,17 @@
 // A page is read from the project's subject up to its cursor (subject-reader.ts): at most AUDIT_MAX_EVENTS
 // small messages, read only when someone opens the log.
 import { randomUUID } from "node:crypto";
-import { DiscardPolicy, RetentionPolicy, StorageType, jetstream } from "@nats-io/jetstream";
+import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { nanos } from "@nats-io/nats-core";
 import type { AuditPage, AuditStore, StoredAuditEvent } from "../host/audit.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
 import type { AuditLimits } from "../persistence/audit-log.ts";
-import { ensureStream, managerOf } from "./jetstream-setup.ts";
-import { unanswered } from "./nats-errors.ts";
+import { ensureStream, managerOf, newestPerSubject } from "./jetstream-setup.ts";
+import { resendUnanswered } from "./resend.ts";
 import { readSubjectUpTo } from "./subject-reader.ts";
 
-const PUBLISH_ATTEMPTS = 3;
+const ACK_TIMEOUT_MS = 5_000;
+const PUBLISH_ATTEMPTS = 3; // first ack waits an event is sent again for
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
@@ -34,11 +34,7 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
   const prefix = options.subjectPrefix ?? "hcd.audit";
   const js = jetstream(options.connection);
   const jsm = await managerOf(options.connection);
-  await ensureStream(jsm, {
-    name: stream, subjects: [`${prefix}.*`], num_replicas: options.replicas, storage: StorageType.File,
-    retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
-    max_msgs_per_subject: options.limits.maxEvents, max_age: nanos(options.limits.maxAgeMs), max_msgs: -1, max_bytes: -1,
-  });
+  await ensureStream(jsm, { name: stream, num_replicas: options.replicas, ...newestPerSubject(prefix, options.limits.maxEvents, options.limits.maxAgeMs) });
   const subjectOf = (projectId: string) => `${prefix}.${projectId}`;
 
   /** The subject's events up to sequence `to` (which the caller saw stored), oldest first. */
@@ -48,14 +44,8 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
   return {
     async append(projectId, event) {
       const msgID = randomUUID(); // the same on every attempt: a resent event the stream already holds is stored once
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await js.publish(subjectOf(projectId), utf8.encode(JSON.stringify(event)), { msgID, timeout: 5_000 });
-          return;
-        } catch (error) {
-          if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error)) throw error;
-        }
-      }
+      const publish = (timeout: number) => js.publish(subjectOf(projectId), utf8.encode(JSON.stringify(event)), { msgID, timeout });
+      await resendUnanswered(publish, { timeoutMs: ACK_TIMEOUT_MS, forMs: PUBLISH_ATTEMPTS * ACK_TIMEOUT_MS });
     },
     async page(projectId, opts): Promise<AuditPage> {
       const subject = subjectOf(projectId);

@@ -3,12 +3,11 @@
 // single node's sent log does (max_msgs_per_subject), for at most a year. Any node that delivers records
 // here; any node lists a check's. A record's message id is its outbox entry's id, so a delivery recorded
 // twice (a node lost between recording and settling) is stored once.
-import { DiscardPolicy, RetentionPolicy, StorageType, jetstream } from "@nats-io/jetstream";
+import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { nanos } from "@nats-io/nats-core";
 import type { SentNotice } from "../engine/changes.ts";
 import { KEPT_PER_CHECK } from "../persistence/sent-log.ts";
-import { ensureStream, managerOf } from "./jetstream-setup.ts";
+import { ensureStream, managerOf, newestPerSubject } from "./jetstream-setup.ts";
 import { resendUnanswered } from "./resend.ts";
 import { readSubject } from "./subject-reader.ts";
 
@@ -29,11 +28,7 @@ export async function openSentStream(options: { connection: NatsConnection; repl
   const prefix = options.subjectPrefix ?? "hcd.sent";
   const js = jetstream(options.connection);
   const jsm = await managerOf(options.connection);
-  await ensureStream(jsm, {
-    name: stream, subjects: [`${prefix}.*`], num_replicas: options.replicas, storage: StorageType.File,
-    retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
-    max_msgs_per_subject: options.keptPerCheck ?? KEPT_PER_CHECK, max_age: nanos(KEPT_FOR_MS), max_msgs: -1, max_bytes: -1,
-  });
+  await ensureStream(jsm, { name: stream, num_replicas: options.replicas, ...newestPerSubject(prefix, options.keptPerCheck ?? KEPT_PER_CHECK, KEPT_FOR_MS) });
   const subjectOf = (checkUuid: string) => {
     if (!/^[A-Za-z0-9_-]+$/.test(checkUuid)) throw new Error(`not a check uuid a subject can carry: ${JSON.stringify(checkUuid)}`);
     return `${prefix}.${checkUuid}`;
