@@ -6,13 +6,10 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { SentNotice } from "../../engine/changes.ts";
 import { openSentStream } from "../../cluster/sent-stream.ts";
-import { haveProgram } from "../ops/extras.ts";
-import { startNatsCluster } from "../stress/nats-cluster.ts";
-import { tempDir } from "../helpers.ts";
 import { httpReceiver } from "../notify/receivers.ts";
-import type { RealServer } from "../security/real-server.ts";
-import { addChannel, call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok } from "../security/real-server.ts";
 import { withNatsServer } from "./held-appends.ts";
+import { until, withTwoNodes } from "./two-nodes.ts";
 
 const TOKEN = "sent-notices-admin-token-0123456789";
 
@@ -35,46 +32,26 @@ test("a check's delivered notifications: its newest kept, newest first, a record
   });
 });
 
-/** Retries `attempt` until it returns true; fails after 20 s (a failure deadline, not a wait that passes). */
-async function until(what: string, attempt: () => Promise<boolean>): Promise<void> {
-  const failAt = Date.now() + 20_000;
-  while (!(await attempt())) {
-    if (Date.now() > failAt) throw new Error(`not within 20 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 test("a down delivered by the cluster shows as sent on the check's page of either node", async () => {
-  if (!haveProgram("nats-server", "delivered notifications across cluster nodes")) return;
-  const nats = await startNatsCluster({ size: 1 });
   const receiver = await httpReceiver();
-  const dirs = [tempDir(), tempDir()];
-  const nodes: RealServer[] = [];
   try {
-    for (const [i, dir] of dirs.entries()) {
-      nodes.push(await startServer({ dataDir: dir.path, env: {
-        NATS_URL: nats.urls.join(","), NODE_ID: `node-${i}`, ADMIN_TOKEN: TOKEN, CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
-      } }));
-    }
-    const [a, b] = nodes;
-    const project = await createProject(a, TOKEN, { name: "Alerts" });
-    await addChannel(a, TOKEN, project.id, { kind: "webhook", name: "local hook", value: `${receiver.url}/hook` });
-    const check = await ok<{ ping_url: string }>(call(a.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "alerting", channels: "*" } }));
-    const uuid = check.ping_url.split("/").pop() ?? "";
-    const down = receiver.nextRequest();
-    assert.is((await call(a.url, "POST", `/ping/${uuid}/fail`)).status, 200);
-    assert.match((await down).body, '"status": "down"');
-    for (const node of nodes) {
-      const signIn = await fetch(`${node.url}/signin`, { method: "POST", body: new URLSearchParams({ key: TOKEN }), redirect: "manual" });
-      const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
-      await until(`the down shown as sent on ${node.url}`, async () =>
-        (await (await fetch(`${node.url}/checks/${uuid}`, { headers: { cookie } })).text()).includes("notification of &quot;down&quot; sent via local hook"));
-    }
+    await withTwoNodes("delivered notifications across cluster nodes", { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" }, async (a, b) => {
+      const project = await createProject(a, TOKEN, { name: "Alerts" });
+      await addChannel(a, TOKEN, project.id, { kind: "webhook", name: "local hook", value: `${receiver.url}/hook` });
+      const check = await ok<{ ping_url: string }>(call(a.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "alerting", channels: "*" } }));
+      const uuid = check.ping_url.split("/").pop() ?? "";
+      const down = receiver.nextRequest();
+      assert.is((await call(a.url, "POST", `/ping/${uuid}/fail`)).status, 200);
+      assert.match((await down).body, '"status": "down"');
+      for (const node of [a, b]) {
+        const signIn = await fetch(`${node.url}/signin`, { method: "POST", body: new URLSearchParams({ key: TOKEN }), redirect: "manual" });
+        const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
+        await until(`the down shown as sent on ${node.url}`, async () =>
+          (await (await fetch(`${node.url}/checks/${uuid}`, { headers: { cookie } })).text()).includes("notification of &quot;down&quot; sent via local hook"), 20_000);
+      }
+    });
   } finally {
     await receiver.close();
-    for (const node of nodes) assert.is(await stopServer(node), 0, node.output());
-    await nats.close();
-    for (const dir of dirs) dir.remove();
   }
 });
 

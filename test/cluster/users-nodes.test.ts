@@ -4,35 +4,16 @@
 // second, then ends it.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { haveProgram } from "../ops/extras.ts";
-import { startNatsCluster } from "../stress/nats-cluster.ts";
-import { tempDir } from "../helpers.ts";
 import type { RealServer } from "../security/real-server.ts";
-import { call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
+import { call, createProject, ok } from "../security/real-server.ts";
+import { until, withTwoNodes } from "./two-nodes.ts";
 
 const TOKEN = "users-nodes-admin-token-0123456789";
 const admin = { authorization: `Bearer ${TOKEN}` };
 const PASSWORD = "one password, two nodes";
 
-/** Retries `attempt` until it returns true; fails after 10 s (a failure deadline, not a wait that passes). */
-async function until(what: string, attempt: () => Promise<boolean>): Promise<void> {
-  const failAt = Date.now() + 10_000;
-  while (!(await attempt())) {
-    if (Date.now() > failAt) throw new Error(`not within 10 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 test("a user made on node a signs in on node b, wrong passwords on a block sign-in on b, and their removal on a ends the session on b", async () => {
-  if (!haveProgram("nats-server", "users across cluster nodes")) return;
-  const nats = await startNatsCluster({ size: 1 });
-  const dirs = [tempDir(), tempDir()];
-  const nodes: RealServer[] = [];
-  try {
-    for (const [i, dir] of dirs.entries()) {
-      nodes.push(await startServer({ dataDir: dir.path, env: { NATS_URL: nats.urls.join(","), NODE_ID: `node-${i}`, ADMIN_TOKEN: TOKEN, CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1" } }));
-    }
-    const [a, b] = nodes;
+  await withTwoNodes("users across cluster nodes", { ADMIN_TOKEN: TOKEN }, async (a, b) => {
     const project = await createProject(a, TOKEN, { name: "Shared" });
     const user = await ok<{ id: string }>(call(a.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "both@example.org", password: PASSWORD } }));
     // through node b: the user and the project must have reached it first
@@ -58,11 +39,7 @@ test("a user made on node a signs in on node b, wrong passwords on a block sign-
     assert.is((await call(a.url, "DELETE", `/admin/v1/users/${user.id}`, { headers: admin })).status, 204);
     await until("the session on node b ended", async () => (await page()).status === 303);
     console.log(`users across nodes: a role taken away on node a was in force on node b after ${roleMs} ms, a removed user's session ended after ${Date.now() - sent} ms (asked every 50 ms)`);
-  } finally {
-    for (const node of nodes) assert.is(await stopServer(node), 0, node.output());
-    await nats.close();
-    for (const dir of dirs) dir.remove();
-  }
+  });
 });
 
 test.run();
