@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startNatsCluster } from "../test/stress/nats-cluster.ts";
+import type { NatsServer } from "../test/stress/nats-cluster.ts";
 import { profileDetails } from "./cpu-profile.ts";
 import { median } from "./measure.ts";
 import { runPeak, writePaths } from "./load.ts";
@@ -26,7 +27,15 @@ type Run = {
   readonly setup: string; readonly perSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number; readonly seconds: number;
   /** CPU seconds of the hcd processes, and of the NATS servers (0 for single node). */
   readonly serverCpuSeconds: number; readonly hcdCpuSeconds: number;
+  /** Messages the NATS servers took in from clients and routes, and sent out, during the run (0 for single node). */
+  readonly natsMessagesIn: number; readonly natsMessagesOut: number;
 };
+
+/** The messages every NATS server has taken in and sent out so far (its /varz counts clients' and routes' both). */
+async function natsMessages(monitorUrls: readonly string[]): Promise<{ in: number; out: number }> {
+  const counts = await Promise.all(monitorUrls.map(async (url) => (await (await fetch(`${url}/varz`)).json()) as { in_msgs: number; out_msgs: number }));
+  return { in: counts.reduce((sum, c) => sum + c.in_msgs, 0), out: counts.reduce((sum, c) => sum + c.out_msgs, 0) };
+}
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 function cpuSeconds(pid: number): number {
@@ -56,19 +65,23 @@ async function fill(url: string): Promise<string[]> {
 }
 
 /** Runs the load on every server at once, the connections shared out; sums requests, takes the worst p99. */
-async function load(servers: readonly ServerProcess[], paths: readonly string[], seconds: number, natsPids: readonly number[], setup: string): Promise<Run> {
-  const pids = [...servers.map((s) => s.pid), ...natsPids];
+async function load(servers: readonly ServerProcess[], paths: readonly string[], seconds: number, nats: readonly NatsServer[], setup: string): Promise<Run> {
+  const pids = [...servers.map((s) => s.pid), ...nats.map((s) => s.pid() ?? 0)];
+  const monitors = nats.map((s) => s.monitorUrl);
   const file = writePaths(paths);
   try {
+    const messagesBefore = await natsMessages(monitors);
     const cpuBefore = pids.map(cpuSeconds);
     const results: PeakResult[] = await Promise.all(servers.map((server) => runPeak({
       url: server.url, pathsFile: file.file, paths, connections: Math.round(CONNECTIONS / servers.length), seconds,
     })));
     const used = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
+    const messagesAfter = await natsMessages(monitors);
     const serverCpuSeconds = used.reduce((a, b) => a + b, 0), hcdCpuSeconds = used.slice(0, servers.length).reduce((a, b) => a + b, 0);
     return {
       setup, perSecond: results.reduce((sum, r) => sum + r.perSecond, 0), p50Ms: median(results.map((r) => r.p50Ms)),
       p99Ms: Math.max(...results.map((r) => r.p99Ms)), failures: results.reduce((sum, r) => sum + r.failures, 0), serverCpuSeconds, hcdCpuSeconds, seconds,
+      natsMessagesIn: messagesAfter.in - messagesBefore.in, natsMessagesOut: messagesAfter.out - messagesBefore.out,
     };
   } finally {
     file.remove();
@@ -100,7 +113,7 @@ async function cluster(seconds: number): Promise<Run> {
       } }));
     }
     const paths = await fill(servers[0].url);
-    return await load(servers, paths, seconds, nats.servers.map((s) => s.pid() ?? 0), "3 nodes + 3 NATS servers");
+    return await load(servers, paths, seconds, nats.servers, "3 nodes + 3 NATS servers");
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await nats.close();
@@ -122,6 +135,7 @@ for (let round = 0; round < rounds; round++) {
   process.stderr.write(`  single: ${Math.round(singleRuns.at(-1)!.perSecond)} pings/s, p99 ${singleRuns.at(-1)!.p99Ms} ms\n`);
 }
 const med = (runs: Run[], key: "perSecond" | "p50Ms" | "p99Ms" | "serverCpuSeconds") => median(runs.map((r) => r[key]));
+const perPing = (r: Run, count: number) => (count / (r.perSecond * r.seconds)).toFixed(1);
 const cpuPerPing = (runs: Run[]) => median(runs.map((r) => (r.serverCpuSeconds * 1e6) / (r.perSecond * r.seconds)));
 const figures: Figure[] = [
   { scenario: "cluster", figure: "pings/s through 3 nodes (R3)", value: med(clusterRuns, "perSecond"), unit: "pings/s", baseline: { value: med(singleRuns, "perSecond"), label: "single node" } },
@@ -132,11 +146,11 @@ const details = [
   ...(profileDir === null ? [] : ["PROFILED (--cpu-prof on the first cluster node): the cluster's figures are lower than usual.", ""]),
   `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run, ${rounds} rounds, the setups taking turns; cluster: ${PARTITIONS} partitions, every process on this machine.`,
   "",
-  "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS |",
-  "|---|---|---|---|---|---|---|---|",
+  "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS | NATS messages in per ping | out per ping |",
+  "|---|---|---|---|---|---|---|---|---|---|",
   ...[...clusterRuns, ...singleRuns].map((r) => {
     const per = (cpu: number) => Math.round((cpu * 1e6) / (r.perSecond * r.seconds));
-    return `| ${r.setup} | ${Math.round(r.perSecond).toLocaleString("en")} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.failures} | ${per(r.serverCpuSeconds)} | ${per(r.hcdCpuSeconds)} | ${per(r.serverCpuSeconds - r.hcdCpuSeconds)} |`;
+    return `| ${r.setup} | ${Math.round(r.perSecond).toLocaleString("en")} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.failures} | ${per(r.serverCpuSeconds)} | ${per(r.hcdCpuSeconds)} | ${per(r.serverCpuSeconds - r.hcdCpuSeconds)} | ${perPing(r, r.natsMessagesIn)} | ${perPing(r, r.natsMessagesOut)} |`;
   }),
 ];
 if (profileDir !== null) {

@@ -13,6 +13,8 @@ export type NatsServer = {
   readonly name: string;
   readonly clientPort: number;
   readonly url: string;
+  /** The server's monitoring endpoint (/varz, /jsz, ...). */
+  readonly monitorUrl: string;
   running(): boolean;
   /** The running process's pid, or null while stopped. */
   pid(): number | null;
@@ -158,7 +160,7 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean): Promise<NatsCluster
   for (const slot of slots) launch(slot);
   const cluster: NatsCluster = {
     servers: slots.map((slot) => ({
-      name: slot.name, clientPort: slot.clientPort, url: `nats://127.0.0.1:${slot.clientPort}`,
+      name: slot.name, clientPort: slot.clientPort, url: `nats://127.0.0.1:${slot.clientPort}`, monitorUrl: `http://127.0.0.1:${slot.monitorPort}`,
       running: () => running(slot), pid: () => (running(slot) ? slot.child!.pid ?? null : null), output: () => slot.log.join(""),
     })),
     urls: slots.map((s) => `nats://127.0.0.1:${s.clientPort}`),
