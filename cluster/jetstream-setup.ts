@@ -78,6 +78,7 @@ export type PartitionStreamOptions = {
 
 /** One of a partition's streams, opened: its name, the start of its subjects, and the clients that use it. */
 export type PartitionStream = {
+  readonly connection: NatsConnection;
   readonly stream: string;
   readonly subject: string;
   readonly js: JetStreamClient;
@@ -95,5 +96,5 @@ export async function openPartitionStream(options: PartitionStreamOptions, defau
   const subject = `${options.subjectPrefix ?? defaults.subjectPrefix}.${options.partition}`;
   const jsm = await managerOf(options.connection);
   await ensureStream(jsm, { ...settings(subject), name: stream, num_replicas: options.replicas });
-  return { stream, subject, js: jetstream(options.connection), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 };
+  return { connection: options.connection, stream, subject, js: jetstream(options.connection), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 };
 }

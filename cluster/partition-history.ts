@@ -27,17 +27,20 @@
 // and purges again. A deletion first waits for every earlier record's PubAcks, so no ping of the check
 // lands after its purge.
 //
-// Publishes are pipelined: a record's messages are all sent at once, and a record sent while earlier
-// ones wait for their PubAcks goes right after them. What is stored is always the start of what was sent,
-// never with a hole: a message sent while earlier ones are unanswered expects the one sent before it to be
-// the stream's last (Nats-Expected-Last-Msg-Id, checked after the duplicate check, so a replay's
-// duplicates pass), so when one is lost (a leader change) every later one is refused too, and
-// lastRecorded() is a position before which nothing is missing. After a failed record() every later one
-// is refused (HistoryGapError): the owner opens the history again and replays from lastRecorded(), as it
-// does at a takeover. A message sent when nothing is in flight expects nothing: every earlier one is
+// Publishes are pipelined and grouped: the records of one turn of the event loop (those of a log message,
+// applied together) go out as one chain of messages, and only the chain's last message asks for a PubAck;
+// a chain sent while earlier ones wait for theirs goes right after them. What is stored is always the
+// start of what was sent, never with a hole: a message sent while earlier ones are unanswered expects the
+// one sent before it to be the stream's last (Nats-Expected-Last-Msg-Id, checked after the duplicate
+// check, so a replay's duplicates pass), so when one is lost (a leader change) every later one is refused
+// too, and the last one's PubAck means the whole chain is stored; lastRecorded() is a position before
+// which nothing is missing. (A PubAck a message at a time cost as much again: a request, its timer and
+// its answer per ping, on the node and on the servers.) After a failed record() every later one is
+// refused (HistoryGapError): the owner opens the history again and replays from lastRecorded(), as it
+// does at a takeover. A chain sent when nothing is in flight expects nothing: every earlier one is
 // stored, and a leader elected after a quiet spell longer than the duplicate window no longer knows the
-// last id. A publish left unanswered (the stream electing a leader) is sent again with the same message
-// id, so it is stored once.
+// last id. A chain's last message left unanswered (the stream electing a leader) is sent again with the
+// same message id, so it is stored once.
 //
 // Reads see every acknowledged write: each starts with a message get (answered by the stream's leader,
 // never by a lagging replica; jetstream-log.ts lastPosition) of the subject's newest message, then reads
@@ -49,9 +52,10 @@
 // sent), so the newest `limit` pings, or one ping's body, are found by a binary search of single message
 // gets (next_by_subj from a sequence) instead of reading the whole subject: log2 of the stream's length.
 import { wirePackr as packr } from "./wire-packr.ts";
-import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, DiscardPolicy, PubHeaders, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { ConsumerInfo, JetStreamClient, JetStreamManager, PubAck, StoredMsg } from "@nats-io/jetstream";
 import { headers, nanos } from "@nats-io/nats-core";
+import type { MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import type { Changes } from "../engine/changes.ts";
 import { LIMITS } from "../engine/model.ts";
 import type { Flip, PingRecord } from "../engine/model.ts";
@@ -75,7 +79,25 @@ const DUPLICATE_WINDOW_MS = 10 * 60_000;
 const PUBLISH_ATTEMPTS = 3;
 const READ_IDLE_MS = 10_000;
 
-type Outgoing = { readonly subject: string; readonly data: Uint8Array; readonly id: string };
+type Outgoing = { readonly subject: string; readonly data: Uint8Array; readonly id: string; readonly position: number };
+
+/** Most messages sent as one chain (one PubAck); the records of a turn beyond it go in the next. */
+const GROUP_MESSAGES = 256;
+
+/** The headers of a message sent without asking for its PubAck: what js.publish would set. */
+function messageHeaders(message: Outgoing, expectId: string | null): MsgHdrs {
+  const h = headers();
+  h.set(POSITION_HEADER, String(message.position));
+  h.set(PubHeaders.MsgIdHdr, message.id);
+  if (expectId !== null) h.set(PubHeaders.ExpectedLastMsgIdHdr, expectId);
+  return h;
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
+  let resolve!: () => void, reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  return { promise, resolve, reject };
+}
 
 /**
  * A record refused because an earlier one failed: messages sent after a lost one are missing too, so the
@@ -88,6 +110,7 @@ export class HistoryGapError extends Error {
 export class PartitionHistory {
   readonly stream: string;
   readonly #subject: string;
+  readonly #connection: NatsConnection;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #ackTimeoutMs: number;
@@ -95,7 +118,9 @@ export class PartitionHistory {
   #sent: Promise<void> = Promise.resolve();
   /** The records whose PubAcks are still coming (settled or not, each removes itself). */
   readonly #inFlight = new Set<Promise<unknown>>();
-  /** The id of the last message sent, and how many sent are still unanswered. */
+  /** The records of this turn, waiting to be sent together. */
+  #group: { messages: Outgoing[]; done: ReturnType<typeof deferred> } | null = null;
+  /** The id of the last message sent, and how many units sent are still unanswered. */
   #lastSentId: string | null = null;
   #unanswered = 0;
   /** Why an earlier record failed; from then on every record is refused. */
@@ -104,6 +129,7 @@ export class PartitionHistory {
   private constructor(options: PartitionStream) {
     this.stream = options.stream;
     this.#subject = options.subject;
+    this.#connection = options.connection;
     this.#js = options.js;
     this.#jsm = options.jsm;
     this.#ackTimeoutMs = options.ackTimeoutMs;
@@ -131,7 +157,7 @@ export class PartitionHistory {
     const outgoing: Outgoing[] = [];
     // the first record of a message keeps the ids of the time each record was a message of its own
     const place = index === 0 ? `${position}` : `${position}.${index}`;
-    const add = (subject: string, data: Uint8Array) => outgoing.push({ subject, data, id: `${this.stream}:${place}:${outgoing.length}` });
+    const add = (subject: string, data: Uint8Array) => outgoing.push({ subject, data, id: `${this.stream}:${place}:${outgoing.length}`, position });
     // a check deleted by the same record keeps nothing of it
     for (const ping of changes.pings) {
       if (deleted.has(ping.checkUuid)) continue;
@@ -143,7 +169,33 @@ export class PartitionHistory {
     }
     for (const uuid of deleted) add(this.#kindSubject("del", uuid), encodeDeletedMessage(uuid));
     if (outgoing.length === 0) return Promise.resolve();
+    if (deleted.size > 0) {
+      this.#sendGroup(); // the records before it go first
+      return this.#sendUnit(outgoing, deleted);
+    }
+    // the records of one turn (a log message's, as they are applied) go out as one chain with one PubAck
+    const group = this.#group ??= { messages: [], done: deferred() };
+    group.messages.push(...outgoing);
+    if (group.messages.length >= GROUP_MESSAGES) this.#sendGroup();
+    else if (group.messages.length === outgoing.length) setImmediate(() => this.#sendGroup());
+    return group.done.promise;
+  }
 
+  /** Sends the records waiting to go together, if any. */
+  #sendGroup(): void {
+    const group = this.#group;
+    if (group === null) return;
+    this.#group = null;
+    this.#sendUnit(group.messages, new Set()).then(group.done.resolve, group.done.reject);
+  }
+
+  /**
+   * Sends `outgoing` as one chain after the units sent before, then purges the `deleted` checks' pings and
+   * flips. Every message but the last goes without asking for a PubAck: each expects the one before it to
+   * be the stream's last, so the last one's PubAck says the whole chain is stored (a message lost on the
+   * way makes every later one refused, the last one too).
+   */
+  #sendUnit(outgoing: readonly Outgoing[], deleted: ReadonlySet<string>): Promise<void> {
     const previousSent = this.#sent;
     const earlier = deleted.size === 0 ? [] : [...this.#inFlight];
     let markSent!: () => void;
@@ -153,28 +205,29 @@ export class PartitionHistory {
         await previousSent; // in position order, after the records before
         if (earlier.length > 0) await Promise.allSettled(earlier); // no ping of a deleted check lands after its purge
       } finally {
-        // sent now (synchronously, below) or never: either way the next record may go
+        // sent now (synchronously, below) or never: either way the next unit may go
         queueMicrotask(markSent);
       }
-      if (this.#failed !== null) throw new HistoryGapError(`${this.stream}: position ${position} refused, an earlier record failed (${this.#failed.message})`);
-      const acks = outgoing.map((message) => {
-        // chained to the one before while that one is unanswered: stored only right after it
-        const expectId = this.#unanswered > 0 ? this.#lastSentId : null;
-        this.#lastSentId = message.id;
-        this.#unanswered++;
-        const ack = this.#publish(message, position, expectId);
-        const answered = () => { this.#unanswered--; };
-        ack.then(answered, answered);
-        return ack;
-      });
+      if (this.#failed !== null) throw new HistoryGapError(`${this.stream}: position ${outgoing[0].position} refused, an earlier record failed (${this.#failed.message})`);
       try {
-        const results = await Promise.allSettled(acks);
-        const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-        if (failed !== undefined) throw failed.reason;
+        // chained to the unit before while that one is unanswered: stored only right after it
+        let expectId = this.#unanswered > 0 ? this.#lastSentId : null;
+        for (const message of outgoing.slice(0, -1)) {
+          this.#connection.publish(message.subject, message.data, { headers: messageHeaders(message, expectId) });
+          expectId = message.id;
+        }
+        const last = outgoing[outgoing.length - 1];
+        this.#lastSentId = last.id;
+        this.#unanswered++;
+        const answered = () => { this.#unanswered--; };
+        const ack = this.#publish(last, expectId);
+        ack.then(answered, answered);
+        await ack;
         for (const uuid of deleted) {
           for (const kind of ["ping", "flip"] as const) await this.#jsm.streams.purge(this.stream, { filter: this.#kindSubject(kind, uuid) });
         }
       } catch (error) {
+        // a message not sent (too large, the connection closed) or refused: the later ones are refused too
         this.#failed ??= error as Error;
         throw error;
       }
@@ -350,9 +403,9 @@ export class PartitionHistory {
     return this.#jsm.streams.getMessage(this.stream, query as { seq: number });
   }
 
-  async #publish(message: Outgoing, position: number, expectId: string | null): Promise<PubAck> {
+  async #publish(message: Outgoing, expectId: string | null): Promise<PubAck> {
     const h = headers();
-    h.set(POSITION_HEADER, String(position));
+    h.set(POSITION_HEADER, String(message.position));
     const expect = expectId === null ? undefined : { lastMsgID: expectId };
     for (let attempt = 1; ; attempt++) {
       try {
