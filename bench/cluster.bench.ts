@@ -21,8 +21,10 @@ import { createCheck, createProject, mapConcurrently, shuffled, startHcd } from 
 import type { ServerProcess } from "./servers.ts";
 
 const profileDir = process.env.HCD_BENCH_PROFILE === "1" ? mkdtempSync(join(tmpdir(), "hcd-bench-profile-")) : null;
-// HCD_BENCH_CONNECTIONS: more connections put more pings in flight per partition (batches of more records)
-const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = Number(process.env.HCD_BENCH_CONNECTIONS ?? 30), PARTITIONS = 16;
+// HCD_BENCH_CONNECTIONS: more connections put more pings in flight per partition (batches of more records);
+// HCD_BENCH_PARTITIONS: fewer partitions do too
+const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = Number(process.env.HCD_BENCH_CONNECTIONS ?? 30);
+const PARTITIONS = Number(process.env.HCD_BENCH_PARTITIONS ?? 16);
 type Run = {
   readonly setup: string; readonly perSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number; readonly seconds: number;
   /** CPU seconds of the hcd processes, and of the NATS servers (0 for single node). */
