@@ -140,9 +140,10 @@ const med = (runs: Run[], key: "perSecond" | "p50Ms" | "p99Ms" | "serverCpuSecon
 const perPing = (r: Run, count: number) => (count / (r.perSecond * r.seconds)).toFixed(1);
 const cpuPerPing = (runs: Run[]) => median(runs.map((r) => (r.serverCpuSeconds * 1e6) / (r.perSecond * r.seconds)));
 const figures: Figure[] = [
-  { scenario: "cluster", figure: "pings/s through 3 nodes (R3)", value: med(clusterRuns, "perSecond"), unit: "pings/s", baseline: { value: med(singleRuns, "perSecond"), label: "single node" } },
-  { scenario: "cluster", figure: "p99 ms through 3 nodes (R3)", value: med(clusterRuns, "p99Ms"), unit: "ms", baseline: { value: med(singleRuns, "p99Ms"), label: "single node" } },
-  { scenario: "cluster", figure: "server CPU µs per ping, 3 nodes + NATS", value: cpuPerPing(clusterRuns), unit: "µs", baseline: { value: cpuPerPing(singleRuns), label: "single node" } },
+  { scenario: "cluster", figure: "pings/s through 3 nodes (R3)", value: med(clusterRuns, "perSecond"), unit: "pings/s", baseline: { value: med(singleRuns, "perSecond"), label: "single node" }, target: { op: ">=", value: 0.3, on: "ratio" } },
+  { scenario: "cluster", figure: "p99 ms through 3 nodes (R3)", value: med(clusterRuns, "p99Ms"), unit: "ms", baseline: { value: med(singleRuns, "p99Ms"), label: "single node" }, target: { op: "<=", value: 3, on: "ratio" } },
+  { scenario: "cluster", figure: "p99 ms through 3 nodes (R3), at most 50 ms", value: med(clusterRuns, "p99Ms"), unit: "ms", baseline: { value: med(singleRuns, "p99Ms"), label: "single node" }, target: { op: "<=", value: 50, on: "value" } },
+  { scenario: "cluster", figure: "server CPU µs per ping, 3 nodes + NATS", value: cpuPerPing(clusterRuns), unit: "µs", baseline: { value: cpuPerPing(singleRuns), label: "single node" }, target: { op: "<=", value: 3, on: "ratio" } },
 ];
 const details = [
   ...(profileDir === null ? [] : ["PROFILED (--cpu-prof on the first cluster node): the cluster's figures are lower than usual.", ""]),
