@@ -99,12 +99,15 @@ export class Shard {
   }
 
   takeChanges(): Changes {
-    const taken = this.#changes;
-    // only deadline steps since the last take: the store may journal just each check's status (see Changes)
-    const statusOnly = taken.checks.length > 0 && this.#deadlineSteps === taken.checks.length;
-    const alertOnly = !statusOnly && taken.checks.length > 0 && this.#noticeSteps === taken.checks.length;
-    const stateOnly = !statusOnly && !alertOnly && taken.checks.length > 0 && this.#stateSteps === taken.checks.length;
-    const changes = statusOnly ? { ...taken, statusOnly } : alertOnly ? { ...taken, alertOnly } : stateOnly ? { ...taken, stateOnly } : taken;
+    const taken = this.#changes, n = taken.checks.length;
+    // the narrowest that holds when every check change since the last take was one kind of step (see
+    // Changes): deadline steps only (just each check's status), notices only (just the alerting state),
+    // or steps (just the state fields); notices and deadline steps are steps too, so the order decides
+    const changes = n === 0 ? taken
+      : this.#deadlineSteps === n ? { ...taken, statusOnly: true }
+      : this.#noticeSteps === n ? { ...taken, alertOnly: true }
+      : this.#stateSteps === n ? { ...taken, stateOnly: true }
+      : taken;
     this.#changes = noChanges();
     this.#deadlineSteps = 0;
     this.#stateSteps = 0;
