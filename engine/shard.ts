@@ -112,11 +112,10 @@ export class Shard {
     this.#deadlineSteps = 0;
     this.#stateSteps = 0;
     this.#noticeSteps = 0;
-    if (changes.checks.length < 2) return changes;
     // a batch of pings steps the same checks many times: store each check's last state once
     const last = new Map<string, Check>();
     for (const check of changes.checks) last.set(check.uuid, check);
-    return last.size === changes.checks.length ? changes : { ...changes, checks: [...last.values()] };
+    return { ...changes, checks: [...last.values()] };
   }
 
   /**
@@ -571,7 +570,6 @@ export class Shard {
 
   /** Queues a notice's notifications: the check's down state at the notice's instant, to every assigned channel. */
   #queueNotice(check: Check, notice: Notice): void {
-    if (check.channels.length === 0) return;
     const flip: Flip = { checkUuid: check.uuid, n: check.nFlips, at: notice.at, from: "down", to: "down", reason: "", notify: true };
     this.#queueNotifications(check, flip, null, notice);
   }

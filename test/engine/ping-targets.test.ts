@@ -32,6 +32,12 @@ test("a slug names the project's check with that slug; no new check is made for 
   assert.is(check.ok && check.value.status, "up");
 });
 
+test("a ping by uuid finds its check; it was not created", () => {
+  const shard = setUp();
+  const pinged = shard.ping(pingOf({ uuid: nthId(1) }, T0 + MINUTE));
+  assert.equal(pinged.ok && pinged.value, { checkUuid: nthId(1), created: false, badgeKey: nthId(2) });
+});
+
 test("an unknown slug without create, an unknown ping key, an unknown uuid: not_found, and nothing is stored", () => {
   const shard = setUp();
   for (const target of [bySlug("nightly", false), bySlug("backup", true, "pk-other"), { uuid: nthId(99) }]) {
@@ -61,6 +67,12 @@ test("an unknown slug with create makes the check: named by its slug, every chan
   if (!check.ok) return;
   assert.equal([check.value.name, check.value.slug, check.value.channels, check.value.createdAt], ["nightly", "nightly", ["ch-a", "ch-b"], T0 + MINUTE]);
   assert.equal([check.value.status, check.value.nPings], ["up", 1]);
+  // the rest is a new check's defaults (the API's): every ping counts, a cron schedule of every minute unused
+  const { tags, desc, kind, schedule, tz, manualResume, methods, startKw, successKw, failureKw, filterSubject, filterBody, filterHttpBody, filterDefaultFail } = check.value;
+  assert.equal({ tags, desc, kind, schedule, tz, manualResume, methods, startKw, successKw, failureKw, filterSubject, filterBody, filterHttpBody, filterDefaultFail },
+    { tags: "", desc: "", kind: "simple", schedule: "* * * * *", tz: "UTC", manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "",
+      filterSubject: false, filterBody: false, filterHttpBody: false, filterDefaultFail: false });
+  assert.equal([check.value.timeoutMs, check.value.graceMs], [86_400_000, 3_600_000]);
   const changes = shard.takeChanges();
   assert.equal(changes.pings.map((p) => [p.checkUuid, p.record.n]), [[nthId(3), 1]]);
   assert.equal(changes.checks.map((c) => [c.uuid, c.slug, c.nPings]), [[nthId(3), "nightly", 1]]);

@@ -67,6 +67,18 @@ test("a deadline's flip and a reminder in one take: state fields only, neither o
   assert.equal(flags(changes), [undefined, true, undefined]);
 });
 
+test("a deadline's flip that starts an outage's reminders, alone in a take: not a status-only change", () => {
+  const { shard, a, b } = setUp(HOUR);
+  shard.ping(pingOf({ uuid: a }, T0));
+  shard.pauseCheck("p", b, T0);
+  shard.takeChanges();
+  shard.advance(T0 + HOUR + 2 * MINUTE); // a down at T0 + 1 h 1 min; its first reminder an hour later
+  const changes = shard.takeChanges();
+  assert.equal(changes.flips.map((f) => [f.to, f.at]), [["down", T0 + HOUR + MINUTE]]);
+  assert.equal(changes.checks.map((c) => [c.name, c.alert?.dueAt]), [["a", T0 + 2 * HOUR + MINUTE]]);
+  assert.equal(flags(changes), [undefined, true, undefined]);
+});
+
 test("pendingNotifications counts the notifications not yet taken", () => {
   const { shard, a, b } = setUp();
   assert.is(shard.pendingNotifications(), 0);
