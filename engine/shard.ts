@@ -457,7 +457,7 @@ export class Shard {
         const current = check ? deadlineAt(check) : null;
         if (!check || current === null) continue;
         if (current > now) { this.#wheel.set(uuid, current); continue; }
-        const next = deadlineAt(this.#fire(check, current, { rearm: false, deadline: true }));
+        const next = deadlineAt(this.#fire(check, current, false));
         if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
     }
@@ -502,7 +502,7 @@ export class Shard {
   #catchUp(check: Check, at: Millis): Check {
     let current = check;
     for (let dueAt = deadlineAt(current); dueAt !== null && dueAt <= at; ) {
-      current = this.#fire(current, dueAt, { rearm: true, deadline: false });
+      current = this.#fire(current, dueAt, true);
       const next = deadlineAt(current);
       if (next === null || next <= dueAt) break; // settled
       dueAt = next;
@@ -511,13 +511,18 @@ export class Shard {
   }
 
   /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next notice. */
-  #fire(check: Check, at: Millis, opts: { rearm: boolean; deadline: boolean }): Check {
+  #fire(check: Check, at: Millis, rearm: boolean): Check {
     // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
-    if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, opts);
+    if (check.alert?.dueAt !== at) {
+      const fired = this.#apply(onDeadline(check, at), null, rearm);
+      // a flip that planned no notice changed only status and nFlips (`check` is the stored one): the store may log just those
+      if (fired.alert === check.alert) this.#deadlineSteps++;
+      return fired;
+    }
     // a notice changes the check's alerting state only (no flips to settle): stored as is, no step around it
     const due = onNoticeDue(check, at, this.#muteOf(check, at));
     this.#state.putCheck(due.check);
-    if (opts.rearm) this.#arm(due.check);
+    if (rearm) this.#arm(due.check);
     this.#changes.checks.push(due.check);
     this.#stateSteps++; // only the alerting state changed: the store may log just the state fields,
     this.#noticeSteps++; // or just the alerting state when every change since the last take is a notice's
@@ -589,17 +594,14 @@ export class Shard {
   }
 
   /** Stores a step's check and flips, and queues the notifications its flips call for. */
-  #apply(step: Step, lastPing: LastPing | null, opts: { rearm: boolean; deadline?: boolean } = { rearm: true }): Check {
+  #apply(step: Step, lastPing: LastPing | null, rearm = true): Check {
     // flips notify unless muted, and start or end an outage (engine/alerting.ts)
     const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check, step.flips[0].at));
     const check = settled === null ? step.check : settled.check;
-    const alertBefore = opts.deadline === true ? this.#state.check(check.uuid)?.alert : undefined;
     this.#state.putCheck(check);
-    if (opts.rearm) this.#arm(check);
+    if (rearm) this.#arm(check);
     this.#changes.checks.push(check);
     this.#stateSteps++; // a step changes state fields only: the store may log just those
-    // a deadline's flip that planned no notice changed only status and nFlips: the store may log just those
-    if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
     if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downFacts(step.check, flip) : null);
     for (const flip of step.flips) if ((flip.from === "down") !== (flip.to === "down")) this.#holdDependents(check.uuid, flip.at);
