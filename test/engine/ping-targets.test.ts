@@ -93,4 +93,9 @@ test("auto-provisioning goes up to twice the check limit (2 here: 4 checks), the
   assert.equal(made.ok ? made.value : made.failure, { code: "check_limit" });
 });
 
+test("a check the API makes with no fields has no name and no slug", () => {
+  const made = setUp().createCheck("p", {}, [], T0 + MINUTE);
+  assert.equal(made.ok && [made.value.check.name, made.value.check.slug, made.value.created], ["", "", true]);
+});
+
 test.run();

@@ -61,4 +61,17 @@ test("a run still open past its grace (no max_duration): a timeout, whose notifi
   assert.equal(["runStartedAt" in outbox[0], "downtime" in outbox[0], "reminder" in outbox[0]], [false, false, false]);
 });
 
+test("a run that took too long while hcd was not running: the down notification names both the run's start and the downtime", () => {
+  const { shard, uuid } = setUp();
+  shard.updateCheck("p", uuid, { maxDurationMs: 30 * MINUTE }, T0);
+  shard.ping(pingOf({ uuid }, T0 + 10 * MINUTE, { signal: "start" }));
+  shard.takeChanges();
+  const downtime = { fromAt: T0 + 20 * MINUTE, toAt: T0 + 50 * MINUTE }; // the run's limit (T0 + 40 min) fell inside
+  assert.is(shard.holdForDowntime(downtime, downtime.toAt), 1);
+  shard.advance(T0 + 2 * HOUR); // judged a grace (1 min) after the downtime's end
+  const { outbox, flips } = shard.takeChanges();
+  assert.equal(flips.map((f) => [f.to, f.reason, f.at]), [["down", "duration", T0 + 51 * MINUTE]]);
+  assert.equal([outbox[0].downtime, outbox[0].runStartedAt], [downtime, T0 + 10 * MINUTE]);
+});
+
 test.run();
