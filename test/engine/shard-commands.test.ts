@@ -85,8 +85,8 @@ test("the channel's kind cannot change; its name and value can", () => {
 
 test("unique creation updates the first match instead; the API stops at the check limit exactly", () => {
   const shard = setUp();
-  const again = shard.createCheck("p", { name: "db", desc: "the database" }, ["name"], T0 + MINUTE);
-  assert.equal(again.ok && [again.value.created, again.value.check.uuid, again.value.check.desc], [false, nthId(1), "the database"]);
+  const again = shard.createCheck("p", { name: "db", desc: "the database", channels: { refs: ["ops"] } }, ["name"], T0 + MINUTE);
+  assert.equal(again.ok && [again.value.created, again.value.check.uuid, again.value.check.desc, again.value.check.channels], [false, nthId(1), "the database", ["ch"]]);
   const second = shard.createCheck("p", { name: "web" }, ["name"], T0 + MINUTE);
   assert.equal(second.ok && [second.value.created, second.value.check.name], [true, "web"]);
   assert.equal(failure(shard.createCheck("p", { name: "third" }, [], T0 + MINUTE)), { code: "check_limit" });
@@ -109,7 +109,10 @@ test("a status page may show only the project's own checks; a rename through app
 test("maintenance windows: an unknown one is not_found; removing the last leaves none; a mute through apply is stored", () => {
   const shard = setUp();
   assert.ok(shard.addMaintenance("p", WINDOW, T0).ok);
-  assert.equal(failure(shard.removeMaintenance("p", "w2", T0 + MINUTE)), { code: "not_found", what: "maintenance window" });
+  assert.equal(failure(shard.removeMaintenance("p", "w3", T0 + MINUTE)), { code: "not_found", what: "maintenance window" });
+  assert.ok(shard.addMaintenance("p", { ...WINDOW, id: "w2" }, T0).ok);
+  const one = shard.removeMaintenance("p", "w2", T0 + MINUTE);
+  assert.equal(one.ok && one.value.maintenance?.map((w) => w.id), ["w1"]);
   const removed = shard.removeMaintenance("p", "w1", T0 + MINUTE);
   assert.is(removed.ok ? removed.value.maintenance : "refused", undefined);
   const muted = shard.apply({ kind: "muteProject", projectId: "p", untilAt: T0 + HOUR, at: T0 + MINUTE });
