@@ -33,7 +33,7 @@ const testsOf = {
   "engine/shard-state.ts": ["test/engine/shard", "test/engine/own-copy", "test/engine/remove-channel"],
   "engine/shard.ts": ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries", "test/replay",
     "test/engine/downtime", "test/engine/maintenance", "test/engine/depends-on", "test/engine/acknowledge", "test/engine/max-duration", "test/engine/update-channel",
-    "test/engine/failure-streak", "test/engine/check-directory"],
+    "test/engine/failure-streak", "test/engine/check-directory", "test/engine/ping-targets", "test/engine/ping-records", "test/engine/taken-changes", "test/engine/queued-notifications", "test/engine/shard-commands"],
   "engine/simulate.ts": ["test/engine/simulate"],
   "engine/status.ts": ["test/engine/status", "test/engine/transition", "test/engine/downtime", "test/engine/max-duration"],
   "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting", "test/engine/downtime", "test/engine/failure-streak"],

@@ -99,21 +99,23 @@ export class Shard {
   }
 
   takeChanges(): Changes {
-    const taken = this.#changes;
-    // only deadline steps since the last take: the store may journal just each check's status (see Changes)
-    const statusOnly = taken.checks.length > 0 && this.#deadlineSteps === taken.checks.length;
-    const alertOnly = !statusOnly && taken.checks.length > 0 && this.#noticeSteps === taken.checks.length;
-    const stateOnly = !statusOnly && !alertOnly && taken.checks.length > 0 && this.#stateSteps === taken.checks.length;
-    const changes = statusOnly ? { ...taken, statusOnly } : alertOnly ? { ...taken, alertOnly } : stateOnly ? { ...taken, stateOnly } : taken;
+    const taken = this.#changes, n = taken.checks.length;
+    // the narrowest that holds when every check change since the last take was one kind of step (see
+    // Changes): deadline steps only (just each check's status), notices only (just the alerting state),
+    // or steps (just the state fields); notices and deadline steps are steps too, so the order decides
+    const changes = n === 0 ? taken
+      : this.#deadlineSteps === n ? { ...taken, statusOnly: true }
+      : this.#noticeSteps === n ? { ...taken, alertOnly: true }
+      : this.#stateSteps === n ? { ...taken, stateOnly: true }
+      : taken;
     this.#changes = noChanges();
     this.#deadlineSteps = 0;
     this.#stateSteps = 0;
     this.#noticeSteps = 0;
-    if (changes.checks.length < 2) return changes;
     // a batch of pings steps the same checks many times: store each check's last state once
     const last = new Map<string, Check>();
     for (const check of changes.checks) last.set(check.uuid, check);
-    return last.size === changes.checks.length ? changes : { ...changes, checks: [...last.values()] };
+    return { ...changes, checks: [...last.values()] };
   }
 
   /**
@@ -455,7 +457,7 @@ export class Shard {
         const current = check ? deadlineAt(check) : null;
         if (!check || current === null) continue;
         if (current > now) { this.#wheel.set(uuid, current); continue; }
-        const next = deadlineAt(this.#fire(check, current, { rearm: false, deadline: true }));
+        const next = deadlineAt(this.#fire(check, current, false));
         if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
     }
@@ -500,7 +502,7 @@ export class Shard {
   #catchUp(check: Check, at: Millis): Check {
     let current = check;
     for (let dueAt = deadlineAt(current); dueAt !== null && dueAt <= at; ) {
-      current = this.#fire(current, dueAt, { rearm: true, deadline: false });
+      current = this.#fire(current, dueAt, true);
       const next = deadlineAt(current);
       if (next === null || next <= dueAt) break; // settled
       dueAt = next;
@@ -509,13 +511,18 @@ export class Shard {
   }
 
   /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next notice. */
-  #fire(check: Check, at: Millis, opts: { rearm: boolean; deadline: boolean }): Check {
+  #fire(check: Check, at: Millis, rearm: boolean): Check {
     // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
-    if (check.alert?.dueAt !== at) return this.#apply(onDeadline(check, at), null, opts);
+    if (check.alert?.dueAt !== at) {
+      const fired = this.#apply(onDeadline(check, at), null, rearm);
+      // a flip that planned no notice changed only status and nFlips (`check` is the stored one): the store may log just those
+      if (fired.alert === check.alert) this.#deadlineSteps++;
+      return fired;
+    }
     // a notice changes the check's alerting state only (no flips to settle): stored as is, no step around it
     const due = onNoticeDue(check, at, this.#muteOf(check, at));
     this.#state.putCheck(due.check);
-    if (opts.rearm) this.#arm(due.check);
+    if (rearm) this.#arm(due.check);
     this.#changes.checks.push(due.check);
     this.#stateSteps++; // only the alerting state changed: the store may log just the state fields,
     this.#noticeSteps++; // or just the alerting state when every change since the last take is a notice's
@@ -568,7 +575,6 @@ export class Shard {
 
   /** Queues a notice's notifications: the check's down state at the notice's instant, to every assigned channel. */
   #queueNotice(check: Check, notice: Notice): void {
-    if (check.channels.length === 0) return;
     const flip: Flip = { checkUuid: check.uuid, n: check.nFlips, at: notice.at, from: "down", to: "down", reason: "", notify: true };
     this.#queueNotifications(check, flip, null, notice);
   }
@@ -588,17 +594,14 @@ export class Shard {
   }
 
   /** Stores a step's check and flips, and queues the notifications its flips call for. */
-  #apply(step: Step, lastPing: LastPing | null, opts: { rearm: boolean; deadline?: boolean } = { rearm: true }): Check {
+  #apply(step: Step, lastPing: LastPing | null, rearm = true): Check {
     // flips notify unless muted, and start or end an outage (engine/alerting.ts)
     const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check, step.flips[0].at));
     const check = settled === null ? step.check : settled.check;
-    const alertBefore = opts.deadline === true ? this.#state.check(check.uuid)?.alert : undefined;
     this.#state.putCheck(check);
-    if (opts.rearm) this.#arm(check);
+    if (rearm) this.#arm(check);
     this.#changes.checks.push(check);
     this.#stateSteps++; // a step changes state fields only: the store may log just those
-    // a deadline's flip that planned no notice changed only status and nFlips: the store may log just those
-    if (opts.deadline === true && check.alert === alertBefore) this.#deadlineSteps++;
     for (const flip of step.flips) this.#changes.flips.push(flip);
     if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downFacts(step.check, flip) : null);
     for (const flip of step.flips) if ((flip.from === "down") !== (flip.to === "down")) this.#holdDependents(check.uuid, flip.at);

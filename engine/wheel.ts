@@ -28,8 +28,9 @@ export class TimerWheel<K> {
   readonly #overdue = new Set<K>(); // keys set with a deadline before the current tick
   readonly #dueAt = new Map<K, Millis>();
   #tick: number;
-  #earliestAt: Millis | null = null; // cache for nextDueAt; valid when #earliestKnown
-  #earliestKnown = true;
+  // cache for nextDueAt: the earliest deadline waiting (null: none), or NaN once it left (not known: NaN
+  // compares false with every deadline, so a set never takes it for an earlier one)
+  #earliestAt: Millis | null = null;
 
   constructor(opts: { tickMs: number; slots: number; now: Millis }) {
     if (!(opts.tickMs > 0) || !Number.isInteger(opts.slots) || opts.slots < 1) throw new Error("TimerWheel: bad tickMs or slots");
@@ -50,7 +51,7 @@ export class TimerWheel<K> {
     if (tick < this.#tick) this.#overdue.add(key); // a past deadline fires on the next advance
     else this.#slots[this.#slotOf(tick)].add(key);
     this.#dueAt.set(key, at);
-    if (this.#earliestKnown && (this.#earliestAt === null || at < this.#earliestAt)) this.#earliestAt = at;
+    if (this.#earliestAt === null || at < this.#earliestAt) this.#earliestAt = at;
   }
 
   /** Removes `key`; returns false when it was not waiting. */
@@ -59,7 +60,7 @@ export class TimerWheel<K> {
     if (at === undefined) return false;
     this.#dueAt.delete(key);
     if (!this.#overdue.delete(key)) this.#slots[this.#slotOf(Math.floor(at / this.#tickMs))].delete(key);
-    if (at === this.#earliestAt) this.#earliestKnown = false;
+    if (at === this.#earliestAt) this.#earliestAt = NaN;
     return true;
   }
 
@@ -70,11 +71,10 @@ export class TimerWheel<K> {
 
   /** Returns the earliest deadline waiting (epoch ms), or null when empty; O(n) after the earliest leaves. */
   nextDueAt(): Millis | null {
-    if (!this.#earliestKnown) {
+    if (Number.isNaN(this.#earliestAt)) {
       let earliest: Millis | null = null;
       for (const at of this.#dueAt.values()) if (earliest === null || at < earliest) earliest = at;
       this.#earliestAt = earliest;
-      this.#earliestKnown = true;
     }
     return this.#earliestAt;
   }
@@ -99,7 +99,7 @@ export class TimerWheel<K> {
     this.#tick = Math.max(this.#tick, last);
     for (let j = 0; j < keys.length; j++) {
       this.#dueAt.delete(keys[j]);
-      if (ats[j] === this.#earliestAt) this.#earliestKnown = false;
+      if (ats[j] === this.#earliestAt) this.#earliestAt = NaN;
     }
     // earliest first; keys due at the same instant keep the order they were found in (a stable sort)
     const order = Array.from(keys, (_key, j) => j).sort((a, b) => ats[a] - ats[b]);

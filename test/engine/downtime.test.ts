@@ -59,6 +59,7 @@ test("a deadline that fell in hcd's downtime waits for the grace since hcd came 
   // the silent check's down notification names the downtime; the pinged one's later one does not
   const [entry] = changes.outbox;
   assert.equal(entry.downtime, DOWNTIME);
+  assert.is("runStartedAt" in entry, false, "no run start, not even null");
   const mail = render(entry, { siteRoot: "http://hcd.example", siteName: "hcd" }) as EmailMessage;
   assert.match(mail.text, "hcd was not running from 2026-06-01T12:00:01+00:00 to 2026-06-01T12:02:31+00:00 (2 minutes, 30 seconds)");
 });

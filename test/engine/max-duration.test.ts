@@ -102,6 +102,7 @@ test("the down notification says the run is taking too long and when it started;
   const { outbox } = run(MAX_3H, [[1, "success"], [10, "start"], [10 * 60, "advance"]]);
   assert.is(outbox.length, 1);
   assert.is(outbox[0].runStartedAt, T0 + 10 * MINUTE);
+  assert.is("downtime" in outbox[0], false, "no downtime, not even undefined");
   const mail = render(outbox[0], { siteRoot: "http://hcd.example", siteName: "hcd" }) as EmailMessage;
   assert.match(mail.text, "the run is taking too long: started at 2026-06-01T00:10:00+00:00");
   const missed = run(MAX_3H, [[1, "success"], [3 * 24 * 60, "advance"]]).outbox;
