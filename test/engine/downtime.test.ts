@@ -114,4 +114,15 @@ test("a shard that loads checks does not apply a command before their last event
   assert.equal(restored.takeChanges().pings.map((p) => p.record.at), [LAST_PING_AT]);
 });
 
+test("a loaded check whose last event is a start (which leaves last_ping alone) bounds a later command as well", () => {
+  const { shard, uuids: [uuid] } = shardWithChecks(["started"]);
+  shard.apply({ kind: "ping", ping: pingOf({ uuid }, LAST_PING_AT + 10 * SECOND, { signal: "start" }) });
+  const stored = checkOf(shard, uuid);
+  assert.is(stored.lastPingAt, LAST_PING_AT, "a start leaves last_ping as it was");
+  const restored = new Shard({ newId: sequentialIds(), now: T0 });
+  restored.load(scenarioProject("p"), [], [stored]);
+  restored.apply({ kind: "ping", ping: pingOf({ uuid }, LAST_PING_AT + 5 * SECOND) });
+  assert.equal(restored.takeChanges().pings.map((p) => p.record.at), [LAST_PING_AT + 10 * SECOND]);
+});
+
 test.run();

@@ -93,6 +93,23 @@ test("unique creation updates the first match instead; the API stops at the chec
   assert.is(shard.checkUuids("p").length, 2);
 });
 
+test("unique creation that would make the matched check depend on itself is refused; nothing changes", () => {
+  const shard = setUp();
+  const db = nthId(1);
+  const refused = shard.createCheck("p", { name: "db", dependsOn: [db] }, ["name"], T0 + MINUTE);
+  assert.is(refused.ok ? "ok" : refused.failure.code, "invalid");
+  nothingChanged(shard, "after the refusal");
+  const check = shard.getCheck("p", db);
+  assert.is(check.ok && check.value.dependsOn, undefined);
+});
+
+test("routes() names every check with its project and badge key", () => {
+  const shard = setUp();
+  const checks = [nthId(1), nthId(3)].map((uuid) => { const found = shard.getCheck(uuid === nthId(1) ? "p" : "q", uuid); if (!found.ok) throw new Error("no check"); return found.value; });
+  assert.equal([...shard.routes()].sort(), checks.map((c) => [c.uuid, c.projectId, c.badgeKey]).sort());
+  assert.is(new Set(checks.map((c) => c.badgeKey)).size, 2, "two distinct badge keys");
+});
+
 test("a status page may show only the project's own checks; a rename through apply is stored", () => {
   const shard = setUp();
   const page = (checks: string[]) => ({ kind: "addStatusPage" as const, page: { slug: "status", title: "Status", checks, createdAt: T0 } });
