@@ -84,7 +84,7 @@ type Outgoing = { readonly subject: string; readonly data: Uint8Array; readonly 
 /** Most messages sent as one chain (one PubAck); the records of a turn beyond it go in the next. */
 const GROUP_MESSAGES = 256;
 
-/** The headers of a message sent without asking for its PubAck: what js.publish would set. */
+/** The headers of a chain's message: its position, its id (duplicates dropped) and the id it must follow. */
 function messageHeaders(message: Outgoing, expectId: string | null): MsgHdrs {
   const h = headers();
   h.set(POSITION_HEADER, String(message.position));
@@ -403,13 +403,12 @@ export class PartitionHistory {
     return this.#jsm.streams.getMessage(this.stream, query as { seq: number });
   }
 
+  /** Sends a chain's last message (or a lone one) and waits for its PubAck: the same headers as the others. */
   async #publish(message: Outgoing, expectId: string | null): Promise<PubAck> {
-    const h = headers();
-    h.set(POSITION_HEADER, String(message.position));
-    const expect = expectId === null ? undefined : { lastMsgID: expectId };
+    const h = messageHeaders(message, expectId);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#js.publish(message.subject, message.data, { msgID: message.id, headers: h, expect, timeout: this.#ackTimeoutMs });
+        return await this.#js.publish(message.subject, message.data, { headers: h, timeout: this.#ackTimeoutMs });
       } catch (error) {
         if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error)) throw error;
       }
