@@ -7,6 +7,7 @@ import type { Channel, Check, Flip, PingRecord, Project } from "../engine/model.
 import { checkWith, LIMITS } from "../engine/model.ts";
 import type { Pool, PingCommand, PingResult } from "../host/pool-api.ts";
 import type { Outcome } from "../engine/outcome.ts";
+import type { PingWrite } from "../engine/changes.ts";
 import { fail } from "../engine/outcome.ts";
 
 let counter = 0;
@@ -42,6 +43,11 @@ export function check(overrides: Partial<Check> = {}): Check {
 export function ping(overrides: Partial<PingRecord> = {}): PingRecord {
   return { n: 1, at: 0, kind: "success", scheme: "http", remoteAddr: "127.0.0.1", method: "GET", ua: "", rid: null,
     exitStatus: null, bodySize: 0, ...overrides };
+}
+
+/** Returns the history write of ping `n` of check `checkUuid` (at T + n seconds, `body` stored whole, 1,000 kept). */
+export function pingWrite(projectId: string, checkUuid: string, n: number, t: number, body: Uint8Array | null = null, ua = "test"): PingWrite {
+  return { projectId, checkUuid, record: ping({ n, at: t + n * 1_000, ua, bodySize: body?.length ?? 0 }), body, keep: 1_000 };
 }
 
 /** Returns a flip; override any field. */

@@ -5,7 +5,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { PingWrite } from "../../engine/changes.ts";
-import type { PingRecord } from "../../engine/model.ts";
+import { pingWrite as historyPing } from "../helpers.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { T0, withNatsServer } from "./held-appends.ts";
@@ -15,13 +15,7 @@ const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
 const PARTITION = 5;
 
-function pingWrite(checkUuid: string, n: number, body: Uint8Array | null = null): PingWrite {
-  const record: PingRecord = {
-    n, at: T0 + n * 1_000, kind: "success", scheme: "http", remoteAddr: "127.0.0.1", method: "GET", ua: "test",
-    rid: null, exitStatus: null, bodySize: body?.length ?? 0,
-  };
-  return { projectId: PROJECT, checkUuid, record, body, keep: 1_000 };
-}
+const pingWrite = (checkUuid: string, n: number, body: Uint8Array | null = null) => historyPing(PROJECT, checkUuid, n, T0, body);
 const pings = (...writes: PingWrite[]) => ({ pings: writes, flips: [], deletedChecks: [] });
 const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
 

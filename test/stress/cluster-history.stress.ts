@@ -12,6 +12,7 @@ import type { Flip, PingRecord } from "../../engine/model.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { haveProgram } from "../ops/extras.ts";
+import { pingWrite as historyPing } from "../helpers.ts";
 import { retryUntil, withNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "a partition's ping logs and flips on a JetStream cluster");
@@ -28,12 +29,7 @@ const eventually = <T>(attempt: () => Promise<T>): Promise<T> => retryUntil(atte
 const bodyOf = (n: number) => new TextEncoder().encode(`body of ping ${n}`);
 const hasBody = (n: number) => n % 7 === 0;
 function pingWrite(checkUuid: string, n: number): PingWrite {
-  const body = hasBody(n) ? bodyOf(n) : null;
-  const record: PingRecord = {
-    n, at: T0 + n * 1_000, kind: "success", scheme: "http", remoteAddr: "127.0.0.1", method: "GET", ua: "stress",
-    rid: null, exitStatus: null, bodySize: body?.length ?? 0,
-  };
-  return { projectId: PROJECT, checkUuid, record, body, keep: 1_000 };
+  return historyPing(PROJECT, checkUuid, n, T0, hasBody(n) ? bodyOf(n) : null, "stress");
 }
 const flipOf = (checkUuid: string, n: number): Flip =>
   ({ checkUuid, n, at: T0 + n * MINUTE, from: n % 2 === 0 ? "down" : "up", to: n % 2 === 0 ? "up" : "down", reason: n % 2 === 0 ? "" : "timeout", notify: true });
