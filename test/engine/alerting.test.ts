@@ -200,13 +200,13 @@ test("a deadline's flip that plans a reminder is handed over whole, not as a sta
   for (const [spec, statusOnly] of [[{ reminderIntervalMs: HOUR }, undefined], [{}, true]] as const) {
     const shard = new Shard({ newId: sequentialIds(), now: T0 });
     shard.createProject(scenarioProject("p"), T0);
-    const made = shard.createCheck("p", { timeoutMs: DAY, ...spec }, [], T0);
+    const made = shard.createCheck("p", { timeoutMs: DAY, graceMs: HOUR, ...spec }, [], T0);
     if (!made.ok) throw new Error("create failed");
     shard.ping(pingOf({ uuid: made.value.check.uuid }, T0 + MINUTE));
     shard.takeChanges();
-    shard.advance(T0 + 2 * DAY);
+    shard.advance(T0 + MINUTE + DAY + HOUR); // the down deadline only: its first reminder is an hour later
     const changes = shard.takeChanges();
-    assert.equal(changes.flips.map((f) => f.to), ["down"]);
+    assert.equal(changes.flips.map((f) => [f.to, f.at]), [["down", T0 + MINUTE + DAY + HOUR]]);
     assert.is(changes.statusOnly, statusOnly, JSON.stringify(spec));
   }
 });
