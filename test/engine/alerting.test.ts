@@ -141,13 +141,15 @@ for (const [stop, event] of [["pause", "pause"], ["delete", "delete"]] as const)
   });
 }
 
-test("reminders: a deadline's down flip starts them too, and an interval set while down counts from then", () => {
+test("reminders: a deadline's down flip starts them too, and an interval set while down counts from then (also with depends_on)", () => {
   const down = 1 + 25 * H;
-  const { heard: notes } = run({}, [
-    [1, "success"], [down + 30, "advance"], [down + 40, "update", { reminderIntervalMs: 5 * MINUTE }], [down + 52, "advance"],
-    [down + 53, "update", { reminderIntervalMs: 0 }], [down + 5 * H, "advance"],
-  ]);
-  assert.equal(notes, [`down@${down}`, `reminder 1@${down + 45}`, `reminder 2@${down + 50}`]);
+  for (const withDependencies of [{}, { dependsOn: [] }]) {
+    const { heard: notes } = run({}, [
+      [1, "success"], [down + 30, "advance"], [down + 40, "update", { reminderIntervalMs: 5 * MINUTE, ...withDependencies }], [down + 52, "advance"],
+      [down + 53, "update", { reminderIntervalMs: 0, ...withDependencies }], [down + 5 * H, "advance"],
+    ]);
+    assert.equal(notes, [`down@${down}`, `reminder 1@${down + 45}`, `reminder 2@${down + 50}`], JSON.stringify(withDependencies));
+  }
 });
 
 // ---- muted_until and the project mute ----
@@ -168,12 +170,14 @@ test("a mute that ends while up: nothing is sent, though the check went down and
   assert.equal(notes, [`down@${10 * H + 1}`], "only the down after the mute");
 });
 
-test("a mute set while down holds reminders; clearing it sends the down notification at once", () => {
-  const { heard: notes } = run({ reminderIntervalMs: HOUR }, [
-    [1, "success"], [FAIL_AT, "fail"], [FAIL_AT + 30, "update", { mutedUntilAt: T0 + 10 * HOUR }], [5 * H, "advance"],
-    [5 * H + 15, "update", { mutedUntilAt: null }], [6 * H + 20, "advance"],
-  ]);
-  assert.equal(notes, [`down@${FAIL_AT}`, `down (mute ended)@${5 * H + 15}`, `reminder 1@${6 * H + 15}`]);
+test("a mute set while down holds reminders (also in the update that sets depends_on); clearing it sends the down notification at once", () => {
+  for (const withDependencies of [{}, { dependsOn: [] }]) {
+    const { heard: notes } = run({ reminderIntervalMs: HOUR }, [
+      [1, "success"], [FAIL_AT, "fail"], [FAIL_AT + 30, "update", { mutedUntilAt: T0 + 10 * HOUR, ...withDependencies }], [5 * H, "advance"],
+      [5 * H + 15, "update", { mutedUntilAt: null }], [6 * H + 20, "advance"],
+    ]);
+    assert.equal(notes, [`down@${FAIL_AT}`, `down (mute ended)@${5 * H + 15}`, `reminder 1@${6 * H + 15}`], JSON.stringify(withDependencies));
+  }
 });
 
 // [name, check mute end, project mute (set at minute 0), project mute changes, expected notifications]

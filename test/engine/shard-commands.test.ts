@@ -62,6 +62,21 @@ test("a check of another project is forbidden to read and to change; an unknown 
   assert.is(mine.ok && mine.value.name, "other");
 });
 
+test("pause, resume, acknowledge and delete: an unknown check is not_found, another project's is forbidden; nothing changed", () => {
+  const shard = setUp();
+  const at = T0 + MINUTE;
+  for (const [uuid, expected] of [[nthId(99), { code: "not_found", what: "check" }], [nthId(3), { code: "forbidden" }]] as const) {
+    const answers = {
+      pause: shard.pauseCheck("p", uuid, at),
+      resume: shard.resumeCheck("p", uuid, at),
+      acknowledge: shard.acknowledgeCheck("p", uuid, "ops", at),
+      delete: shard.deleteCheck("p", uuid, at),
+    };
+    for (const [command, answer] of Object.entries(answers)) assert.equal(failure(answer), expected, `${command} ${uuid}`);
+  }
+  nothingChanged(shard, "after the refusals");
+});
+
 test("an update or creation naming an unknown channel, or a dependency on another project's check, is refused whole", () => {
   const shard = setUp();
   const db = nthId(1);
