@@ -148,6 +148,18 @@ test("deleting the dependency releases the check", () => {
   assert.equal([t.get("web").dependsOn, t.get("web").alert?.heldBy], [undefined, undefined]);
 });
 
+test("deleting one of two dependencies keeps the other; the deletion is handed over and answered with no channels", () => {
+  const t = setUp();
+  assert.ok(t.update("web", { dependsOn: [t.uuids.db, t.uuids.api] }).ok);
+  const db = t.get("db");
+  t.shard.takeChanges();
+  const deleted = t.shard.deleteCheck("p", t.uuids.db, T0 + 30 * MINUTE);
+  assert.equal(deleted.ok && deleted.value, { ...db, channels: [] });
+  assert.equal(db.channels, ["c-p"], "the check had its channel");
+  assert.equal(t.shard.takeChanges().deletedChecks, [{ projectId: "p", uuid: t.uuids.db }]);
+  assert.equal(t.get("web").dependsOn, [t.uuids.api]);
+});
+
 test("refused: the check itself, a cycle (direct or longer), another project's check, an unknown uuid; nothing changes", () => {
   const t = setUp();
   assert.ok(t.update("web", { dependsOn: [t.uuids.db] }).ok);

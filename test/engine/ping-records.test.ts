@@ -56,4 +56,15 @@ test("the user agent is cut to 200 characters", () => {
   assert.is(written({ ua }).record.ua, "a".repeat(150) + "b".repeat(50));
 });
 
+test("a ping without a body is classified as one with an empty body: no keyword matches it, so it is ignored", () => {
+  const shard = new Shard({ newId: sequentialIds(), now: T0 });
+  shard.createProject(scenarioProject("p"), T0);
+  const made = shard.createCheck("p", { name: "job", timeoutMs: HOUR, graceMs: MINUTE, filterHttpBody: true, failureKw: "here" }, [], T0);
+  if (!made.ok) throw new Error(JSON.stringify(made.failure));
+  const uuid = made.value.check.uuid;
+  shard.ping(pingOf({ uuid }, T0 + MINUTE, { body: null }));
+  shard.ping(pingOf({ uuid }, T0 + 2 * MINUTE, { body: bytes("Stryker was here!") }));
+  assert.equal(shard.takeChanges().pings.map((p) => p.record.kind), ["ign", "fail"]);
+});
+
 test.run();
