@@ -25,7 +25,7 @@ const testsOf = {
   "engine/durations.ts": ["test/engine/durations"],
   "engine/ids.ts": [],
   "engine/maintenance.ts": ["test/engine/maintenance"],
-  "engine/model.ts": ["test/engine/outbox-entries", "test/engine/transition"],
+  "engine/model.ts": ["test/engine/model", "test/engine/outbox-entries", "test/engine/transition"],
   "engine/oncalendar.ts": ["test/engine/schedule"],
   "engine/outcome.ts": [],
   "engine/project-changes.ts": ["test/engine/project-changes", "test/engine/shard-commands"],

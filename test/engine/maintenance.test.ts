@@ -7,7 +7,7 @@ import { Shard } from "../../engine/shard.ts";
 import type { Changes } from "../../engine/changes.ts";
 import type { CheckSpec, MaintenanceWindow, Millis, PingSignal } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
-import { maintenanceEndAt } from "../../engine/maintenance.ts";
+import { maintenanceEndAt, nextMaintenanceAt } from "../../engine/maintenance.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 
 const DAY1 = Date.UTC(2026, 5, 1); // 2026-06-01T00:00Z
@@ -140,6 +140,49 @@ test("a loaded project (a restart) keeps its windows: the next start is armed, a
   again.ping(pingOf({ uuid: t.uuid }, at("02:20", DAY1 + DAY), { signal: "fail" }));
   again.advance(at("04:30", DAY1 + DAY));
   assert.equal(heard(again.takeChanges()), ["down (window ended)@04:00", "up@05:30", "down (window ended)@04:00"]);
+});
+
+test("several windows: the mute at an instant ends with the latest of those running; the next start is the earliest", () => {
+  const early: MaintenanceWindow = { ...NIGHTLY, id: "w2", schedule: "30 1 * * *", durationMs: 3 * HOUR }; // 01:30-04:30
+  const short: MaintenanceWindow = { ...NIGHTLY, id: "w3", schedule: "0 3 * * *", durationMs: 15 * MINUTE }; // 03:00-03:15
+  for (const windows of [[NIGHTLY, early, short], [short, early, NIGHTLY], [early, NIGHTLY]]) {
+    const order = windows.map((w) => w.id).join(",");
+    assert.is(hhmm(maintenanceEndAt(windows, at("03:05"))!), "04:30", order);
+    assert.is(hhmm(maintenanceEndAt(windows, at("02:00"))!), "04:30", order);
+    assert.is(maintenanceEndAt(windows, at("04:30")), null, `${order}: the instant the last ends`);
+    assert.is(hhmm(nextMaintenanceAt(windows, at("00:00"))!), "01:30", order);
+    assert.is(hhmm(nextMaintenanceAt(windows, at("01:30"))!), "02:00", `${order}: after a start, strictly`);
+  }
+  assert.is(hhmm(maintenanceEndAt([NIGHTLY, short], at("03:05"))!), "04:00", "the longer of two running");
+  assert.is(hhmm(maintenanceEndAt([short, NIGHTLY], at("03:05"))!), "04:00", "in either order");
+  assert.is(maintenanceEndAt(undefined, at("03:00")), null);
+  assert.is(nextMaintenanceAt([], at("03:00")), null);
+});
+
+test("a window that starts every minute and lasts an hour: the mute at an instant ends an hour after the latest start", () => {
+  const dense: MaintenanceWindow = { ...NIGHTLY, schedule: "* * * * *", durationMs: HOUR };
+  assert.is(maintenanceEndAt([dense], at("10:00")), at("11:00"));
+  assert.is(maintenanceEndAt([dense], at("10:00") + 30_000), at("11:00"), "between two starts: the last one");
+  const sparse: MaintenanceWindow = { ...NIGHTLY, schedule: "0 */6 * * *", durationMs: 5 * HOUR }; // 00, 06, 12, 18 for 5 hours
+  assert.is(maintenanceEndAt([sparse], at("10:59")), at("11:00"));
+  assert.is(maintenanceEndAt([sparse], at("11:00")), null);
+  assert.is(maintenanceEndAt([sparse], at("06:00")), at("11:00"), "the instant it starts");
+});
+
+test("a window whose schedule never fires again mutes nothing and hides no other window's start", () => {
+  const never: MaintenanceWindow = { ...NIGHTLY, id: "w9", schedule: "0 0 30 2 *" }; // February 30th
+  for (const windows of [[never, NIGHTLY], [NIGHTLY, never]]) {
+    assert.is(hhmm(nextMaintenanceAt(windows, at("00:00"))!), "02:00");
+    assert.is(hhmm(maintenanceEndAt(windows, at("03:00"))!), "04:00");
+  }
+  assert.is(maintenanceEndAt([never], at("03:00")), null);
+  assert.is(nextMaintenanceAt([never], at("03:00")), null);
+});
+
+test("an OnCalendar window starting every 10 seconds: the mute ends a duration after the latest start, the instant of a start included", () => {
+  const tenSeconds: MaintenanceWindow = { ...NIGHTLY, schedule: "*:*:0/10", durationMs: MINUTE };
+  assert.is(maintenanceEndAt([tenSeconds], at("10:00") + 35_000), at("10:01") + 30_000);
+  assert.is(maintenanceEndAt([tenSeconds], at("10:00") + 30_000), at("10:01") + 30_000, "at a start");
 });
 
 test.run();
