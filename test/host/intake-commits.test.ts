@@ -1,9 +1,9 @@
 import "../write-faults-on.ts"; // first: arms persistence/write-faults.ts before the store's modules load
 // When a shard host commits the pings its intake hands it (host/shard-host.ts #intakePings .. #commitIntake):
 // a batch that queued a notification at once, others within the intake delay (or with the next commit),
-// a read of the ping log first; each applied ping moves the host's clock and the check's version. And the
-// replay after a crash: only this shard's pings, only those past its marks. Real shard hosts on real stores
-// in temp dirs; intake batches are built from records as the intake log writes them.
+// a read of the ping log first, unless commits are failing (then neither a read nor a backup is a change
+// refused); each applied ping moves the host's clock and the check's version. Real shard hosts on real
+// stores in temp dirs; intake batches are built from records as the intake log writes them.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { randomUUID } from "node:crypto";
@@ -159,6 +159,34 @@ test("a backup may begin while commits fail when no intake ping waits: holding c
     await host.apply({ kind: "holdCheckpoints" });
     await host.apply({ kind: "releaseCheckpoints" });
   } finally {
+    setWriteFault(join(dir, LOG_DIR), null);
+    await end();
+  }
+});
+
+test("while commits fail a read answers from the store and commits no intake ping: it is not counted as a change refused", async () => {
+  const { dir, host, projectId, uuid, end } = await setUp({ intakeCommitMs: HOUR });
+  const lines: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  try {
+    setWriteFault(join(dir, LOG_DIR), "EIO");
+    const failed = await host.apply({ kind: "updateCheck", projectId, uuid, spec: { name: "renamed" }, at: T0 + MINUTE }).then(() => null, (e: unknown) => e);
+    assert.ok(isStoreUnavailable(failed), "the commit fails: commits are failing from now on");
+    await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(1, [[projectId, pingOf({ uuid }, T0 + 2 * MINUTE)]]) });
+    const page = await host.apply({ kind: "listPings", projectId, uuid, pingLogLimit: 100 });
+    assert.ok(page.ok);
+    assert.is(page.value.pings.length, 0, "the ping log as the store holds it");
+    assert.is(await host.apply({ kind: "commitIntake", writer: WRITER }), 1, "the ping handed over is not in the shard's log yet");
+    setWriteFault(join(dir, LOG_DIR), null);
+    const giveUpAt = Date.now() + 20_000;
+    while (!lines.some((l) => l.includes("the store accepts writes again"))) {
+      if (Date.now() > giveUpAt) assert.unreachable(`writes never accepted again: ${lines.join("")}`);
+      await sleep(50);
+    }
+    assert.match(lines.find((l) => l.includes("the store accepts writes again"))!, /\(0 changes refused meanwhile\)/);
+  } finally {
+    process.stderr.write = write;
     setWriteFault(join(dir, LOG_DIR), null);
     await end();
   }
