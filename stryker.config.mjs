@@ -45,7 +45,8 @@ const testsOf = {
   "host/ping-intake.ts": ["test/host/ping-intake", "test/host/intake-truncation", "test/host/intake-trim", "test/host/deadlines-order", "test/host/intake-write-fails", "test/persistence/intake", "test/host/restarts-model", "test/engine/pool"],
   // the intake, commit and rebuild code (`npm run mutate:host` narrows it to those lines)
   "host/shard-host.ts": ["test/host/commit-effects", "test/host/intake-truncation", "test/host/deadlines-order", "test/host/failed-commit", "test/host/failed-checkpoint", "test/host/rebuild-failures",
-    "test/host/intake-write-fails", "test/persistence/intake", "test/persistence/disk-full", "test/host/restarts-model", "test/engine/pool"],
+    "test/host/intake-write-fails", "test/persistence/intake", "test/persistence/disk-full", "test/host/restarts-model", "test/engine/pool",
+    "test/host/intake-commits", "test/host/intake-replay"],
 };
 /** The lines of `file` from the line holding `from` up to the one before the line holding `to`, as Stryker's `file:start-end`. */
 function linesOf(file, from, to) {

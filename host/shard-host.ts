@@ -50,6 +50,8 @@ export type ShardHostOptions = {
   readonly applyMissedDeadlines: boolean;
   /** Intake logs of front ends gone (a crash): their pings past this shard's marks are applied at open. */
   readonly intakeLeft?: readonly string[];
+  /** How long applied intake pings may wait for a commit (INTAKE_COMMIT_MS unless given). */
+  readonly intakeCommitMs?: number;
 };
 
 /**
@@ -278,7 +280,7 @@ export class ShardHost {
       this.#applyIntake(writer, positions[i], projectId, command);
     }
     if (this.#shard.pendingNotifications() > 0) this.#commitIntakeSoon(0);
-    else this.#commitIntakeSoon(INTAKE_COMMIT_MS);
+    else this.#commitIntakeSoon(this.#options.intakeCommitMs ?? INTAKE_COMMIT_MS);
   }
 
   #applyIntake(writer: string, position: number, projectId: string, command: PingCommand): void {
