@@ -29,7 +29,7 @@ const testsOf = {
   "engine/oncalendar.ts": ["test/engine/schedule"],
   "engine/outcome.ts": [],
   "engine/project-changes.ts": ["test/engine/project-changes", "test/engine/shard-commands"],
-  "engine/replay.ts": ["test/replay"],
+  "engine/replay.ts": ["test/engine/replay-refusals", "test/replay"],
   "engine/roles.ts": ["test/engine/roles"],
   "engine/schedule.ts": ["test/engine/schedule"],
   "engine/shard-state.ts": ["test/engine/shard", "test/engine/own-copy", "test/engine/remove-channel"],
