@@ -13,6 +13,10 @@ const scope = process.env.MUTATE_SCOPE === "host" ? "host" : "engine";
 // files it mutates, so that `--mutate engine/transition.ts` runs a few test files per mutant, not all.
 // Every engine file also gets the model-based test, which drives the whole Shard.
 const MODEL = "test/engine/status-model";
+// the Shard's tests (the slow replay last)
+const SHARD = ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries",
+  "test/engine/downtime", "test/engine/maintenance", "test/engine/depends-on", "test/engine/acknowledge", "test/engine/max-duration", "test/engine/update-channel",
+  "test/engine/failure-streak", "test/engine/check-directory", "test/engine/ping-targets", "test/engine/ping-records", "test/engine/taken-changes", "test/engine/queued-notifications", "test/engine/shard-commands", "test/engine/shard-deadlines", "test/replay"];
 const testsOf = {
   "engine/alerting.ts": ["test/engine/alerting", "test/engine/alerting-rules", "test/engine/transition", "test/engine/outbox-entries", "test/engine/notifications",
     "test/engine/downtime", "test/engine/acknowledge", "test/engine/depends-on", "test/engine/failure-streak", "test/engine/max-duration",
@@ -32,11 +36,9 @@ const testsOf = {
   "engine/replay.ts": ["test/engine/replay-refusals", "test/replay"],
   "engine/roles.ts": ["test/engine/roles"],
   "engine/schedule.ts": ["test/engine/schedule"],
-  // the shard's state is read and written only through the Shard: its tests are the Shard's (below)
-  "engine/shard-state.ts": [],
-  "engine/shard.ts": ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries",
-    "test/engine/downtime", "test/engine/maintenance", "test/engine/depends-on", "test/engine/acknowledge", "test/engine/max-duration", "test/engine/update-channel",
-    "test/engine/failure-streak", "test/engine/check-directory", "test/engine/ping-targets", "test/engine/ping-records", "test/engine/taken-changes", "test/engine/queued-notifications", "test/engine/shard-commands", "test/engine/shard-deadlines", "test/replay"],
+  // the shard's state: its own test, then the Shard's, which reads and writes it
+  "engine/shard-state.ts": ["test/engine/shard-state", ...SHARD],
+  "engine/shard.ts": SHARD,
   "engine/simulate.ts": ["test/engine/simulate"],
   "engine/status.ts": ["test/engine/status", "test/engine/transition", "test/engine/downtime", "test/engine/max-duration"],
   "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting", "test/engine/downtime", "test/engine/failure-streak"],
@@ -49,7 +51,6 @@ const testsOf = {
     "test/host/intake-write-fails", "test/persistence/intake", "test/persistence/disk-full", "test/host/restarts-model", "test/engine/pool",
     "test/host/intake-commits", "test/host/intake-replay"],
 };
-testsOf["engine/shard-state.ts"] = testsOf["engine/shard.ts"];
 /** The lines of `file` from the line holding `from` up to the one before the line holding `to`, as Stryker's `file:start-end`. */
 function linesOf(file, from, to) {
   const lines = readFileSync(file, "utf8").split("\n");

@@ -24,8 +24,11 @@ export class ShardState {
 
   /** Stores a project (new, or changed); a new one starts with no channels and no checks. */
   putProject(project: Project): void {
+    const before = this.#projects.get(project.id);
+    // a ping key that changed (a deleted project's is cleared) names the project no more
+    if (before !== undefined && before.pingKey !== project.pingKey) this.#pingKeys.delete(before.pingKey);
     this.#projects.set(project.id, project);
-    this.#pingKeys.set(project.pingKey, project.id);
+    if (project.pingKey !== "") this.#pingKeys.set(project.pingKey, project.id);
     if (!this.#byProject.has(project.id)) this.#byProject.set(project.id, new Set());
     if (!this.#channels.has(project.id)) this.#channels.set(project.id, []);
   }
