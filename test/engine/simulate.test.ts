@@ -67,7 +67,42 @@ test("entries outside [since, until] are left out; the live check's state is not
   assert.is(result.value.downtimeMs % SECOND, 0);
 });
 
+test("a ping exactly at until is replayed, one exactly at since too", () => {
+  const result = simulate(base({ pings: [logged(T0), logged(T0 + 10 * HOUR)] }));
+  assert.ok(result.ok);
+  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + HOUR + MINUTE, up: 0 }, { at: T0 + 10 * HOUR, up: 1 }]);
+});
 
+test("pauses and resumes inside [since, until] are replayed at their instants; those outside are not", () => {
+  // pinged at 0, paused at 30 min (no down at 1 h 1 min), resumed at 3 h (new: no deadline), pinged at 5 h
+  const pings = [logged(T0), logged(T0 + 5 * HOUR)];
+  const pauses = [{ at: T0 - HOUR, paused: true }, { at: T0 + 30 * MINUTE, paused: true }, { at: T0 + 3 * HOUR, paused: false }, { at: T0 + 11 * HOUR, paused: true }];
+  const result = simulate(base({ pings, pauses: [...pauses].reverse() }));
+  assert.ok(result.ok);
+  // the pause and the resume (to new) are flips of their own, shown as not up
+  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + 30 * MINUTE, up: 0 }, { at: T0 + 3 * HOUR, up: 0 },
+    { at: T0 + 5 * HOUR, up: 1 }, { at: T0 + 6 * HOUR + MINUTE, up: 0 }]);
+  assert.is(result.value.downCount, 1, "a pause is no down flip");
+  // without the pauses: down at 1 h 1 min
+  const plain = simulate(base({ pings }));
+  assert.ok(plain.ok);
+  assert.equal(plain.value.flips[1], { at: T0 + HOUR + MINUTE, up: 0 });
+});
+
+test("a logged ignored ping is replayed as a log entry: it neither starts nor ends a period", () => {
+  const result = simulate(base({ pings: [logged(T0), logged(T0 + 50 * MINUTE, { kind: "ign" }), logged(T0 + 90 * MINUTE, { kind: "ign" })] }));
+  assert.ok(result.ok);
+  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + HOUR + MINUTE, up: 0 }]);
+});
+
+test("email pings are classified again by the check's subject keywords", () => {
+  const mail = (subject: string) => logged(0, { scheme: "email", method: "email", email: { subject, text: "" } });
+  const pings = [{ ...mail("backup OK"), at: T0 }, { ...mail("backup FAILED"), at: T0 + 10 * MINUTE }, { ...mail("backup OK"), at: T0 + 20 * MINUTE }];
+  const filtering = check({ timeoutMs: HOUR, graceMs: MINUTE, filterSubject: true, successKw: "OK", failureKw: "FAILED" });
+  const result = simulate(base({ check: filtering, pings }));
+  assert.ok(result.ok);
+  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + 10 * MINUTE, up: 0 }, { at: T0 + 20 * MINUTE, up: 1 }, { at: T0 + 80 * MINUTE + MINUTE, up: 0 }]);
+});
 
 test("a history replayed under the project's maintenance windows: the notifications sent, and the down ones the windows held", () => {
   // hourly pings, 1 min grace; windows at 02:00 and 08:00 UTC for 2 hours each
