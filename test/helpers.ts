@@ -61,6 +61,18 @@ export function channel(overrides: Partial<Channel> = {}): Channel {
     createdAt: 0, ...overrides };
 }
 
+/**
+ * Asks `condition` every 20 ms until it holds; fails after `failAfterMs` (a failure deadline for a marker
+ * that must come, not a wait that passes).
+ */
+export async function until(what: string, condition: () => boolean | Promise<boolean>, failAfterMs = 10_000): Promise<void> {
+  const failAt = Date.now() + failAfterMs;
+  while (!(await condition())) {
+    if (Date.now() > failAt) throw new Error(`not within ${failAfterMs / 1000} s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Returns a new empty temp folder and a function that removes it. */
 export function tempDir(prefix = "hcd-test-"): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));

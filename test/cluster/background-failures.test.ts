@@ -12,6 +12,7 @@ import { FailureEpisodes } from "../../host/failure-episodes.ts";
 import { createMetrics } from "../../http/metrics.ts";
 import { NotificationQueue } from "../../notify/cluster-queue.ts";
 import { withNatsServer } from "./held-appends.ts";
+import { until } from "../helpers.ts";
 
 type Line = { level: string; fields: Record<string, unknown>; message: string };
 
@@ -33,15 +34,6 @@ test("an episode logs its first failure and its end; the failures between are on
   assert.is(lines.length, 4);
 });
 
-/** Resolves once `condition` holds (checked every 20 ms); fails after 30 s. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const giveUpAt = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > giveUpAt) assert.unreachable(`not within 30 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** The value of the sample `series` (name and labels exactly as exposed), or undefined. */
 function sample(text: string, series: string): number | undefined {
   const line = text.split("\n").find((l) => l.startsWith(series + " "));
@@ -59,12 +51,12 @@ test("a node whose snapshots fail logs the first and counts every one in /metric
       openHistory: (partition) => PartitionHistory.open({ connection: nc, partition, replicas: 1 }),
     });
     try {
-      await until(() => node.served().length > 0, "the partition served");
+      await until("the partition served", () => node.served().length > 0, 30_000);
       await (await managerOf(nc)).streams.delete("HCD_SNAP_0"); // every snapshot from now on fails
       const ATTEMPTS = 3;
       for (let i = 0; i < ATTEMPTS && failures.counts().snapshot.failures < ATTEMPTS; i++) {
         await node.pool.createProject({ name: `p${i}`, checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, Date.now()); // a record: a snapshot is due after each (snapshotEvery 1)
-        await until(() => failures.counts().snapshot.failures > i, `snapshot failure ${i + 1} counted`);
+        await until(`snapshot failure ${i + 1} counted`, () => failures.counts().snapshot.failures > i, 30_000);
       }
       const counts = failures.counts().snapshot;
       assert.ok(counts.failures >= ATTEMPTS, `${counts.failures} failures counted`);

@@ -8,19 +8,10 @@ import { PingWatermarks } from "../../cluster/ping-watermarks.ts";
 import { PartitionNode } from "../../cluster/partition-node.ts";
 import { PartitionReplica } from "../../cluster/partition-replica.ts";
 import type { Millis } from "../../engine/model.ts";
-import { project } from "../helpers.ts";
+import { project, until } from "../helpers.ts";
 import { pingOf, SECOND, T0, withNatsServer } from "./held-appends.ts";
 
 const PARTITIONS = 4;
-
-/** Waits (polling) until `condition` holds; fails after 10 s. */
-async function until(what: string, condition: () => boolean): Promise<void> {
-  const giveUpAt = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > giveUpAt) throw new Error(`never: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 test("an owner judges a partition only up to just before the earliest ping another node still has on its way to it", async () => {
   await withNatsServer("watermarks of pings on their way", async (connect) => {

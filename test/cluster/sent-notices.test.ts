@@ -9,7 +9,8 @@ import { openSentStream } from "../../cluster/sent-stream.ts";
 import { httpReceiver } from "../notify/receivers.ts";
 import { addChannel, call, createProject, ok } from "../security/real-server.ts";
 import { withNatsServer } from "./held-appends.ts";
-import { until, withTwoNodes } from "./two-nodes.ts";
+import { withTwoNodes } from "./two-nodes.ts";
+import { until } from "../helpers.ts";
 
 const TOKEN = "sent-notices-admin-token-0123456789";
 

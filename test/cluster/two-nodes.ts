@@ -25,11 +25,3 @@ export async function withTwoNodes(purpose: string, env: Record<string, string>,
   }
 }
 
-/** Asks `attempt` every 50 ms until it answers true; fails after `failAfterMs` (a failure deadline, not a wait that passes). */
-export async function until(what: string, attempt: () => Promise<boolean>, failAfterMs = 10_000): Promise<void> {
-  const failAt = Date.now() + failAfterMs;
-  while (!(await attempt())) {
-    if (Date.now() > failAt) throw new Error(`not within ${failAfterMs / 1000} s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

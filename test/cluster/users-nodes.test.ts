@@ -6,7 +6,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { RealServer } from "../security/real-server.ts";
 import { call, createProject, ok } from "../security/real-server.ts";
-import { until, withTwoNodes } from "./two-nodes.ts";
+import { withTwoNodes } from "./two-nodes.ts";
+import { until } from "../helpers.ts";
 
 const TOKEN = "users-nodes-admin-token-0123456789";
 const admin = { authorization: `Bearer ${TOKEN}` };

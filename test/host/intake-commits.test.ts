@@ -16,7 +16,7 @@ import { encodeIntake, intakeShard } from "../../persistence/intake.ts";
 import { LOG_DIR } from "../../persistence/open.ts";
 import { setWriteFault } from "../../persistence/write-faults.ts";
 import { pingOf, scenarioProject } from "../../bench/scenarios.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, until } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const WRITER = "front-1";
@@ -52,13 +52,7 @@ async function setUp(extra: Partial<ShardHostOptions> = {}) {
   const woken: number[] = [];
   host.onOutbox = (at) => { woken.push(at); };
   /** Resolves once `n` commits were made since the set-up (fails after a long wait). */
-  const commitsReach = async (n: number) => {
-    const giveUpAt = Date.now() + 10_000;
-    while (commits() - base < n) {
-      if (Date.now() > giveUpAt) assert.unreachable(`${commits() - base} commits, not ${n}`);
-      await sleep(5);
-    }
-  };
+  const commitsReach = (n: number) => until(`${n} commits`, () => commits() - base >= n);
   const nPings = async () => {
     const check = await host.apply({ kind: "getCheck", projectId, ref: { uuid } });
     if (!check.ok) throw new Error("check gone");
@@ -179,11 +173,7 @@ test("while commits fail a read answers from the store and commits no intake pin
     assert.is(page.value.pings.length, 0, "the ping log as the store holds it");
     assert.is(await host.apply({ kind: "commitIntake", writer: WRITER }), 1, "the ping handed over is not in the shard's log yet");
     setWriteFault(join(dir, LOG_DIR), null);
-    const giveUpAt = Date.now() + 20_000;
-    while (!lines.some((l) => l.includes("the store accepts writes again"))) {
-      if (Date.now() > giveUpAt) assert.unreachable(`writes never accepted again: ${lines.join("")}`);
-      await sleep(50);
-    }
+    await until("writes accepted again", () => lines.some((l) => l.includes("the store accepts writes again")), 20_000);
     assert.match(lines.find((l) => l.includes("the store accepts writes again"))!, /\(0 changes refused meanwhile\)/);
   } finally {
     process.stderr.write = write;

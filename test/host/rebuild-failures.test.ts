@@ -7,17 +7,9 @@ import * as assert from "uvu/assert";
 import { randomUUID } from "node:crypto";
 import { ShardHost } from "../../host/shard-host.ts";
 import { scenarioProject } from "../../bench/scenarios.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, until } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
-
-/** Waits until `done()` holds, checking every 50 ms (at most 20 s). */
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !done(); waited += 50) {
-    if (waited > 20_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 test("a failing rebuild is logged once per episode and counted; a later rebuild ends the episode and writes resume", async () => {
   const dir = tempDir();
@@ -35,16 +27,16 @@ test("a failing rebuild is logged once per episode and counted; a later rebuild 
       .then(() => null, (error: unknown) => error as Error);
     assert.ok(refused !== null, "the failed commit is refused");
     assert.is(host.counters.commitFailures, 1);
-    await until(() => host.counters.rebuildFailures >= 3, "three failed rebuilds (the first, then the probe's retries)");
+    await until("three failed rebuilds (the first, then the probe's retries)", () => host.counters.rebuildFailures >= 3, 20_000);
     const failedLines = lines.filter((l) => l.includes("rebuilding from the store after a failed commit failed"));
     assert.is(failedLines.length, 1, lines.join(""));
     assert.match(failedLines[0], /a record the load does not understand/);
     assert.is((await host.apply({ kind: "stats", at: T0 + 2 })).rebuildFailures, host.counters.rebuildFailures);
 
     delete store.loadDurable; // the prototype's again: the next probe rebuilds
-    await until(() => lines.some((l) => l.includes("rebuilding from the store after a failed commit succeeded after")), "the end of the episode");
+    await until("the end of the episode", () => lines.some((l) => l.includes("rebuilding from the store after a failed commit succeeded after")), 20_000);
     delete store.commit;
-    await until(() => lines.some((l) => l.includes("the store accepts writes again")), "writes accepted again");
+    await until("writes accepted again", () => lines.some((l) => l.includes("the store accepts writes again")), 20_000);
     const made = await host.apply({ kind: "createCheck", projectId: project.id, spec: { name: "c" }, unique: [], at: T0 + 3 });
     assert.ok(made.ok);
     assert.is(lines.filter((l) => l.includes("rebuilding from the store after a failed commit failed")).length, 1, "still one line for the episode");
