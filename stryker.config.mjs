@@ -24,7 +24,7 @@ const testsOf = {
   "engine/changes.ts": ["test/engine/changes", "test/engine/shard", "test/engine/outbox-entries", "test/engine/remove-channel"],
   "engine/classify.ts": ["test/engine/classify"],
   "engine/commands.ts": [],
-  "engine/cron.ts": ["test/engine/schedule"],
+  "engine/cron.ts": ["test/engine/cron", "test/engine/schedule"],
   "engine/dependencies.ts": ["test/engine/dependencies", "test/engine/depends-on"],
   "engine/durations.ts": ["test/engine/durations"],
   "engine/ids.ts": [],
