@@ -10,11 +10,11 @@ export const systemClock: Clock = { kind: "real", now: () => Date.now() };
  * Returns the real wall clock, except that it never goes back: not before `floorAt` (the instant a
  * previous run reached) nor before an instant it already returned. A system clock stepped back (NTP,
  * a restart on a machine whose clock is behind) holds time still until it catches up, so no ping, flip
- * or notification is stamped before one already recorded.
+ * or notification is stamped before one already recorded. `wall` is the system clock (a test's own in tests).
  */
-export function monotonicClock(floorAt: Millis | null): Clock {
+export function monotonicClock(floorAt: Millis | null, wall: () => Millis = Date.now): Clock {
   let lastAt = floorAt ?? -Infinity;
-  return { kind: "real", now: () => (lastAt = Math.max(lastAt, Date.now())) };
+  return { kind: "real", now: () => (lastAt = Math.max(lastAt, wall())) };
 }
 
 /** A clock that moves only when told (CLOCK=virtual: tests and replay). */

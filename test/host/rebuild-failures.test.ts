@@ -8,6 +8,9 @@ import { randomUUID } from "node:crypto";
 import { ShardHost } from "../../host/shard-host.ts";
 import { scenarioProject } from "../../bench/scenarios.ts";
 import { tempDir, until } from "../helpers.ts";
+import { createMetrics } from "../../http/metrics.ts";
+import { systemClock } from "../../host/clock.ts";
+import type { Pool } from "../../host/pool-api.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -32,6 +35,12 @@ test("a failing rebuild is logged once per episode and counted; a later rebuild 
     assert.is(failedLines.length, 1, lines.join(""));
     assert.match(failedLines[0], /a record the load does not understand/);
     assert.is((await host.apply({ kind: "stats", at: T0 + 2 })).rebuildFailures, host.counters.rebuildFailures);
+    // /metrics reads the shards' stats (a pool of this one host: /metrics asks a pool for nothing else)
+    const pool = { stats: async (at: number) => ({ shards: [await host.apply({ kind: "stats", at })], queued: [0] }) } as unknown as Pool;
+    const { body } = await createMetrics(pool, systemClock).exposition();
+    const counted = Number(/^hcd_rebuild_failures_total (\d+)$/m.exec(body)?.[1]);
+    assert.ok(counted >= 3, `hcd_rebuild_failures_total ${counted}`);
+    assert.match(body, /^hcd_commit_failures_total 1$/m);
 
     delete store.loadDurable; // the prototype's again: the next probe rebuilds
     await until("the end of the episode", () => lines.some((l) => l.includes("rebuilding from the store after a failed commit succeeded after")), 20_000);
