@@ -43,7 +43,7 @@ const testsOf = {
   "engine/status.ts": ["test/engine/status", "test/engine/transition", "test/engine/downtime", "test/engine/max-duration"],
   "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting", "test/engine/downtime", "test/engine/failure-streak"],
   "engine/wheel.ts": ["test/engine/wheel", "test/engine/shard"],
-  "engine/zones.ts": ["test/engine/schedule"],
+  "engine/zones.ts": ["test/engine/zones", "test/engine/schedule"],
   "host/intake-ledger.ts": ["test/host/intake-ledger", "test/persistence/intake"],
   "host/ping-intake.ts": ["test/host/ping-intake", "test/host/intake-truncation", "test/host/intake-trim", "test/host/deadlines-order", "test/host/intake-write-fails", "test/persistence/intake", "test/host/restarts-model", "test/engine/pool"],
   // the intake, commit and rebuild code (`npm run mutate:host` narrows it to those lines)
