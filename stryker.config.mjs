@@ -30,7 +30,7 @@ const testsOf = {
   "engine/ids.ts": ["test/engine/ids"],
   "engine/maintenance.ts": ["test/engine/maintenance"],
   "engine/model.ts": ["test/engine/model", "test/engine/outbox-entries", "test/engine/transition"],
-  "engine/oncalendar.ts": ["test/engine/schedule"],
+  "engine/oncalendar.ts": ["test/engine/oncalendar", "test/engine/schedule"],
   "engine/outcome.ts": ["test/engine/shard-state"],
   "engine/project-changes.ts": ["test/engine/project-changes", "test/engine/shard-commands"],
   "engine/replay.ts": ["test/engine/replay-refusals", "test/replay"],
