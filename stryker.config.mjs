@@ -35,7 +35,7 @@ const testsOf = {
   "engine/project-changes.ts": ["test/engine/project-changes", "test/engine/shard-commands"],
   "engine/replay.ts": ["test/engine/replay-refusals", "test/replay"],
   "engine/roles.ts": ["test/engine/roles"],
-  "engine/schedule.ts": ["test/engine/schedule"],
+  "engine/schedule.ts": ["test/engine/schedule-rules", "test/engine/schedule"],
   // the shard's state: its own test, then the Shard's, which reads and writes it
   "engine/shard-state.ts": ["test/engine/shard-state", ...SHARD],
   "engine/shard.ts": SHARD,
