@@ -125,4 +125,15 @@ test("a loaded check whose last event is a start (which leaves last_ping alone) 
   assert.equal(restored.takeChanges().pings.map((p) => p.record.at), [LAST_PING_AT + 10 * SECOND]);
 });
 
+test("a loaded check with no open run and no outage bounds a later command by its last ping only", () => {
+  const { shard, uuids: [uuid] } = shardWithChecks(["idle"]);
+  const stored = checkOf(shard, uuid);
+  assert.is(stored.lastStartAt, null);
+  const restored = new Shard({ newId: sequentialIds(), now: T0 });
+  restored.load(scenarioProject("p"), [], [stored]);
+  restored.apply({ kind: "ping", ping: pingOf({ uuid }, LAST_PING_AT + 5 * SECOND) });
+  assert.equal(restored.takeChanges().pings.map((p) => p.record.at), [LAST_PING_AT + 5 * SECOND]);
+  assert.is(checkOf(restored, uuid).lastPingAt, LAST_PING_AT + 5 * SECOND);
+});
+
 test.run();
