@@ -73,6 +73,12 @@ export async function until(what: string, condition: () => boolean | Promise<boo
   }
 }
 
+/** Returns the value of the sample `series` in a /metrics exposition (name and labels exactly as exposed), or undefined. */
+export function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(series + " "));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 /** Returns a new empty temp folder and a function that removes it. */
 export function tempDir(prefix = "hcd-test-"): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));

@@ -12,7 +12,7 @@ import { FailureEpisodes } from "../../host/failure-episodes.ts";
 import { createMetrics } from "../../http/metrics.ts";
 import { NotificationQueue } from "../../notify/cluster-queue.ts";
 import { withNatsServer } from "./held-appends.ts";
-import { until } from "../helpers.ts";
+import { sample, until } from "../helpers.ts";
 
 type Line = { level: string; fields: Record<string, unknown>; message: string };
 
@@ -34,11 +34,6 @@ test("an episode logs its first failure and its end; the failures between are on
   assert.is(lines.length, 4);
 });
 
-/** The value of the sample `series` (name and labels exactly as exposed), or undefined. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(series + " "));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 test("a node whose snapshots fail logs the first and counts every one in /metrics", async () => {
   await withNatsServer("snapshot failures counted in /metrics", async (connect) => {

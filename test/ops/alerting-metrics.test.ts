@@ -4,7 +4,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { tempDir } from "../helpers.ts";
+import { sample, tempDir } from "../helpers.ts";
 import type { ProjectJson } from "../security/real-server.ts";
 import { call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
 import { haveProgram } from "./extras.ts";
@@ -12,11 +12,6 @@ import { haveProgram } from "./extras.ts";
 const ADMIN = "admin-token-alerting-metrics-0123456789";
 const SCRAPER = "scraper-token-alerting-0123456789";
 
-/** Returns the value of the sample `series` (name and labels exactly as exposed), or undefined. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(series + " "));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 const FIGURES = ["hcd_checks_acknowledged", "hcd_checks_held", "hcd_projects_in_maintenance", "hcd_run_too_long_total"] as const;
 

@@ -5,7 +5,7 @@ import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tempDir } from "../helpers.ts";
+import { sample, tempDir } from "../helpers.ts";
 import { startServer, stopServer } from "../security/real-server.ts";
 import { haveProgram } from "./extras.ts";
 import { pingKindOf, routeOf } from "../../http/metrics.ts";
@@ -13,11 +13,6 @@ import { pingKindOf, routeOf } from "../../http/metrics.ts";
 const ADMIN = "admin-token-metrics-test-0123456789";
 const SCRAPER = "scraper-token-0123456789";
 
-/** Returns the value of the sample `series` (name and labels exactly as exposed), or undefined. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(series + " "));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 test("/metrics counts pings, flips, notifications and API requests, and passes promtool", async () => {
   const hooks: string[] = [];
