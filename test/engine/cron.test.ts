@@ -4,15 +4,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { daysInMonth, nextTable, parseCron, stepTerm } from "../../engine/cron.ts";
-import { nextAfter } from "../../engine/schedule.ts";
+import { series } from "./schedule-series.ts";
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().replace(".000Z", "Z"));
 /** The next `n` occurrences after `from` (UTC unless a zone is given), as ISO strings. */
-function next(expr: string, from: string, n: number, tz = "UTC"): (string | null)[] {
-  const out: (string | null)[] = [];
-  for (let t: number | null = Date.parse(from); out.length < n && t !== null;) out.push(iso((t = nextAfter(expr, tz, t))));
-  return out;
-}
+const next = (expr: string, from: string, n: number, tz = "UTC") => series(expr, tz, from, n);
 
 test("days in a month: leap years every 4, not every 100, again every 400", () => {
   assert.equal([2023, 2024, 1900, 2000, 2100].map((y) => daysInMonth(y, 2)), [28, 29, 28, 29, 28]);

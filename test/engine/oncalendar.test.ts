@@ -4,10 +4,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { parseOnCalendarLine } from "../../engine/oncalendar.ts";
-import { nextAfter } from "../../engine/schedule.ts";
+import { series } from "./schedule-series.ts";
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().replace(".000Z", "Z"));
-const nextUtc = (expr: string, from: string) => iso(nextAfter(expr, "UTC", Date.parse(from)));
+const nextUtc = (expr: string, from: string) => series(expr, "UTC", from, 1)[0];
 
 test("every weekday by its full name and its first three letters, in any case", () => {
   // 1 January 2024 is a Monday

@@ -4,19 +4,9 @@ import * as assert from "uvu/assert";
 import { canonicalZone } from "../../engine/zones.ts";
 import { guessKind, nextAfter, validateSchedule } from "../../engine/schedule.ts";
 import { haveProgram } from "../ops/extras.ts";
+import { iso, series } from "./schedule-series.ts";
 
 const at = (iso: string) => Date.parse(iso);
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().replace(".000Z", "Z"));
-/** Returns the next `n` occurrences after `fromIso`, as ISO strings (null once there are none). */
-function series(expr: string, tz: string, fromIso: string, n: number): (string | null)[] {
-  const out: (string | null)[] = [];
-  let t: number | null = at(fromIso);
-  while (out.length < n && t !== null) {
-    t = nextAfter(expr, tz, t);
-    out.push(iso(t));
-  }
-  return out;
-}
 
 // ---- guessKind, canonicalZone ---------------------------------------------------------------
 const kinds: [expr: string, want: "cron" | "oncalendar"][] = [
