@@ -38,7 +38,7 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
   const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
   const signIn = await openSignInBucket({ connection, replicas: cluster.replicas }); // sign-in limits and second-factor steps, on every node
   const node = await createClusterPool({
-    connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: cluster.partitions, notifications, sent,
+    connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: connected.partitionCount, notifications, sent,
     openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: cluster.replicas }),
     onClose: async () => {
       sessions.close();

@@ -60,7 +60,7 @@ export type ClusterSettings = {
   readonly natsTls: boolean; // tls:// URLs: every connection uses TLS and verifies the server's certificate
   readonly natsTlsCa: string | null; // NATS_TLS_CA: the CA file that certificate is verified against (else the system's)
   readonly nodeId: string;
-  readonly partitions: number; // CLUSTER_PARTITIONS: fixed for the life of the cluster
+  readonly partitions: number | null; // CLUSTER_PARTITIONS, null when unset: the cluster keeps the count its first node chose
   readonly replicas: number; // CLUSTER_REPLICAS: copies of every stream (3 on a three-server cluster)
 };
 
@@ -184,7 +184,7 @@ export function readSettings(env: Env): Settings {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`NODE_ID=${nodeId}: letters, digits, "_" and "-" only (at most 64)`);
     if (value("ADMIN_TOKEN") === undefined) problems.push("ADMIN_TOKEN: required with NATS_URL (every node must have the same)");
     if (clock !== "real") problems.push("CLOCK=virtual: not available with NATS_URL (the nodes share the real clock)");
-    cluster = { ...nats, nodeId, partitions: integer("CLUSTER_PARTITIONS", 64, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5) };
+    cluster = { ...nats, nodeId, partitions: value("CLUSTER_PARTITIONS") === undefined ? null : integer("CLUSTER_PARTITIONS", 0, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5) };
   } else {
     for (const name of ["NATS_CREDS", "NATS_TLS_CA"]) if (value(name) !== undefined) problems.push(`${name}: only with NATS_URL`);
   }

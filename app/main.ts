@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   let cluster: ClusterConnection | null = null;
   if (settings.cluster !== null) {
     try {
-      cluster = await connectCluster({ access: natsAccessOf(settings.cluster), node: settings.cluster.nodeId, replicas: settings.cluster.replicas });
+      cluster = await connectCluster({ access: natsAccessOf(settings.cluster), node: settings.cluster.nodeId, replicas: settings.cluster.replicas, partitions: settings.cluster.partitions });
     } catch (error) {
       throw new StartError(`cannot join the cluster at NATS_URL: ${messageOf(error)}`);
     }
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     log.fatal(`lost the cluster at NATS_URL: ${messageOf(error)}`);
     process.exit(1);
   });
-  const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${config.cluster.partitions} partitions` : `${config.shards} shards`;
+  const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${cluster?.partitionCount} partitions` : `${config.shards} shards`;
   // the NATS password and token masked (the URLs hold none: config.ts took them out)
   const clustered = config.cluster !== null ? { ...config, cluster: maskedConfig(config.cluster) } : config;
   const shown = config.oidc !== null ? { ...clustered, oidc: maskedConfig(config.oidc) } : clustered; // its client secret masked

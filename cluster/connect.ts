@@ -10,6 +10,7 @@ import { connect } from "@nats-io/transport-node";
 import type { NodeConnectionOptions as ConnectionOptions } from "@nats-io/transport-node";
 import { log } from "../host/log.ts";
 import { credentialsRefused, tlsFailure, tlsNotOffered } from "./nats-errors.ts";
+import { clusterPartitionCount } from "./partition-count.ts";
 import { sharedSecret } from "./shared-secret.ts";
 
 /** How long a node waits at start for a NATS server to answer before it gives up (a supervisor restarts it). */
@@ -18,7 +19,11 @@ const START_WAIT_MS = 30_000;
 const DIAL_TIMEOUT_MS = 10_000;
 const RETRY_MS = 500;
 
-export type ClusterConnection = { readonly connection: NatsConnection; readonly badgeSecret: string };
+export type ClusterConnection = {
+  readonly connection: NatsConnection; readonly badgeSecret: string;
+  /** The cluster's partition count (cluster/partition-count.ts). */
+  readonly partitionCount: number;
+};
 
 /** How a node proves itself to NATS and checks the servers. */
 export type NatsAccess = {
@@ -42,11 +47,15 @@ export class NatsTrustError extends Error {
   }
 }
 
-/** Connects to the NATS servers and reads (or creates) the cluster's badge secret. */
-export async function connectCluster(options: { access: NatsAccess; node: string; replicas: number }): Promise<ClusterConnection> {
+/**
+ * Connects to the NATS servers and reads (or creates) what every node shares from the start: the badge
+ * secret and the partition count (`partitions`: the configured one, null when not set).
+ */
+export async function connectCluster(options: { access: NatsAccess; node: string; replicas: number; partitions: number | null }): Promise<ClusterConnection> {
   const connection = await connectAtStart(connectionOptions(options.access, options.node));
   try {
-    return { connection, badgeSecret: await sharedSecret(connection, options.replicas, "badge") };
+    const badgeSecret = await sharedSecret(connection, options.replicas, "badge");
+    return { connection, badgeSecret, partitionCount: await clusterPartitionCount(connection, options.replicas, options.partitions) };
   } catch (error) {
     await connection.close();
     throw error;

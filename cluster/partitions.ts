@@ -9,8 +9,12 @@
 
 import { fnv1a32 } from "../host/routing.ts";
 
-/** The partition count a cluster uses unless configured otherwise. */
-export const DEFAULT_PARTITION_COUNT = 64;
+/**
+ * The partition count a new cluster takes unless configured otherwise: a few per node of three (each
+ * partition's log messages hold the pings that reach it together, so fewer partitions mean fuller
+ * messages: bench/RESULTS.md "Cluster efficiency"), with room for more nodes.
+ */
+export const DEFAULT_PARTITION_COUNT = 16;
 
 /** The partition (0 ≤ p < count) that owns the project with this id. */
 export function partitionOf(projectId: string, count: number = DEFAULT_PARTITION_COUNT): number {

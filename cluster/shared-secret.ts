@@ -1,6 +1,7 @@
-// Secrets every node of a cluster must share, kept in a replicated KV bucket: the first node to start
+// Values every node of a cluster must share, kept in replicated KV buckets: the first node to start
 // writes one, every later node reads it. The badge secret signs badge URLs, and a URL one node hands out
-// must be valid on every other (in single-node mode it lives in DATA_DIR/badge-secret).
+// must be valid on every other (in single-node mode it lives in DATA_DIR/badge-secret); the partition
+// count (cluster/partition-count.ts) places every project, so no two nodes may differ on it.
 //
 // The first write is a publish that expects the key's stream to be empty (the stream-wide expected last
 // sequence, which Debian's 2.9.10 serializes, unlike the KV client's create: see ownership.ts), so two
@@ -12,13 +13,20 @@ import { openBucket } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 
 /** Returns the cluster's secret `name` (letters, digits, "-"), creating it on first use. */
-export async function sharedSecret(connection: NatsConnection, replicas: number, name: string, bucket = "hcd-secret"): Promise<string> {
-  const kvName = `${bucket}-${name}`;
+export function sharedSecret(connection: NatsConnection, replicas: number, name: string, bucket = "hcd-secret"): Promise<string> {
+  return sharedValue(connection, replicas, `${bucket}-${name}`, () => randomBytes(32).toString("base64url"));
+}
+
+/**
+ * Returns the value kept in bucket `kvName`; when there is none yet, writes `first()`'s, unless another
+ * node's write came first (then that one is returned).
+ */
+export async function sharedValue(connection: NatsConnection, replicas: number, kvName: string, first: () => string | Promise<string>): Promise<string> {
   const kv = await openBucket(connection, kvName, { replicas, history: 1, allow_direct: false });
   const stored = await kv.get("value");
   if (stored !== null && stored.operation === "PUT") return stored.string();
   try {
-    await jetstream(connection).publish(`$KV.${kvName}.value`, randomBytes(32).toString("base64url"), { expect: { lastSequence: 0 }, timeout: 5_000 });
+    await jetstream(connection).publish(`$KV.${kvName}.value`, await first(), { expect: { lastSequence: 0 }, timeout: 5_000 });
   } catch (error) {
     if (!wrongLastSequence(error)) throw error;
   }

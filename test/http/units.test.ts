@@ -101,7 +101,7 @@ test("config: NATS_URL turns on cluster mode, with NODE_ID and the shared settin
   const s = readSettings({ NATS_URL: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", NODE_ID: "node-2", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_PARTITIONS: "16", CLUSTER_REPLICAS: "1" });
   assert.equal(s.cluster, { natsUrls: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"], natsUser: null, natsPassword: null, natsToken: null,
     natsCreds: null, natsTls: false, natsTlsCa: null, nodeId: "node-2", partitions: 16, replicas: 1 });
-  assert.equal(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.partitions, 64);
+  assert.equal(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.partitions, null, "unset: the cluster's stored count is taken (cluster/partition-count.ts)");
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222" }), /ADMIN_TOKEN: required with NATS_URL/);
   assert.throws(() => readSettings({ NATS_URL: "http://a", ADMIN_TOKEN: "0123456789abcdef" }), /NATS_URL: expected/);
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", NODE_ID: "a b" }), /NODE_ID=a b/);

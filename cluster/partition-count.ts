@@ -1,0 +1,46 @@
+// How many partitions the cluster has: chosen by the first node that starts (CLUSTER_PARTITIONS, or the
+// default), kept in the cluster, and the same on every node from then on. A node configured with another
+// count would place projects in other partitions than its peers (two owners, two logs for one project),
+// so it does not start.
+//
+// A cluster from before the count was kept has none stored: its count is read from the partition leases
+// it made (one bucket per partition, cluster/ownership.ts), so it keeps the one it was started with even
+// where that was an older default.
+import type { NatsConnection } from "@nats-io/nats-core";
+import { managerOf } from "./jetstream-setup.ts";
+import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
+import { sharedValue } from "./shared-secret.ts";
+
+const BUCKET = "hcd-partitions";
+
+/** The cluster's partition count differs from the one this node was configured with. */
+export class PartitionCountError extends Error {
+  override get name() {
+    return "PartitionCountError";
+  }
+}
+
+/**
+ * Returns the cluster's partition count, storing `configured` (or, when null, the default) if the cluster
+ * has none yet; throws PartitionCountError when `configured` is not null and differs from the stored one.
+ */
+export async function clusterPartitionCount(connection: NatsConnection, replicas: number, configured: number | null, leaseBucket = "hcd-owner"): Promise<number> {
+  const stored = Number(await sharedValue(connection, replicas, BUCKET, async () =>
+    String(await leasedPartitions(connection, leaseBucket) ?? configured ?? DEFAULT_PARTITION_COUNT)));
+  if (!Number.isInteger(stored) || stored < 1) throw new PartitionCountError(`the cluster's partition count is not a positive integer (bucket ${BUCKET})`);
+  if (configured !== null && configured !== stored) {
+    throw new PartitionCountError(`CLUSTER_PARTITIONS=${configured}, but this cluster has ${stored} partitions, fixed when it first started: set CLUSTER_PARTITIONS=${stored} or leave it unset`);
+  }
+  return stored;
+}
+
+/** The count a cluster's partition leases were made for (the highest partition's + 1), or null when there are none. */
+async function leasedPartitions(connection: NatsConnection, leaseBucket: string): Promise<number | null> {
+  const pattern = new RegExp(`^KV_${leaseBucket.replace(/[^A-Za-z0-9]/g, "\\$&")}-(\\d+)$`);
+  let highest = -1;
+  for await (const name of (await managerOf(connection)).streams.names()) {
+    const match = pattern.exec(name);
+    if (match !== null) highest = Math.max(highest, Number(match[1]));
+  }
+  return highest < 0 ? null : highest + 1;
+}
