@@ -9,6 +9,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { startNatsCluster } from "../test/stress/nats-cluster.ts";
 import type { NatsServer } from "../test/stress/nats-cluster.ts";
 import { profileDetails } from "./cpu-profile.ts";
@@ -31,7 +33,25 @@ type Run = {
   readonly serverCpuSeconds: number; readonly hcdCpuSeconds: number;
   /** Messages the NATS servers took in from clients and routes, and sent out, during the run (0 for single node). */
   readonly natsMessagesIn: number; readonly natsMessagesOut: number;
+  /** Messages stored during the run in the partitions' log streams and in their history streams (0 for single node). */
+  readonly logMessages: number; readonly historyMessages: number;
 };
+
+/** How many messages the partitions' log and history streams have stored so far (each stream's last sequence, summed). */
+async function storedMessages(urls: readonly string[]): Promise<{ log: number; history: number }> {
+  if (urls.length === 0) return { log: 0, history: 0 };
+  const nc = await connect({ servers: [...urls] });
+  try {
+    const sums = { log: 0, history: 0 };
+    for await (const info of (await jetstreamManager(nc)).streams.list()) {
+      if (info.config.name.startsWith("HCD_LOG_")) sums.log += info.state.last_seq;
+      if (info.config.name.startsWith("HCD_HIST_")) sums.history += info.state.last_seq;
+    }
+    return sums;
+  } finally {
+    await nc.close();
+  }
+}
 
 /** The messages every NATS server has taken in and sent out so far (its /varz counts clients' and routes' both). */
 async function natsMessages(monitorUrls: readonly string[]): Promise<{ in: number; out: number }> {
@@ -72,6 +92,7 @@ async function load(servers: readonly ServerProcess[], paths: readonly string[],
   const monitors = nats.map((s) => s.monitorUrl);
   const file = writePaths(paths);
   try {
+    const storedBefore = await storedMessages(nats.map((n) => n.url));
     const messagesBefore = await natsMessages(monitors);
     const cpuBefore = pids.map(cpuSeconds);
     const results: PeakResult[] = await Promise.all(servers.map((server) => runPeak({
@@ -79,11 +100,13 @@ async function load(servers: readonly ServerProcess[], paths: readonly string[],
     })));
     const used = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
     const messagesAfter = await natsMessages(monitors);
+    const storedAfter = await storedMessages(nats.map((n) => n.url));
     const serverCpuSeconds = used.reduce((a, b) => a + b, 0), hcdCpuSeconds = used.slice(0, servers.length).reduce((a, b) => a + b, 0);
     return {
       setup, perSecond: results.reduce((sum, r) => sum + r.perSecond, 0), p50Ms: median(results.map((r) => r.p50Ms)),
       p99Ms: Math.max(...results.map((r) => r.p99Ms)), failures: results.reduce((sum, r) => sum + r.failures, 0), serverCpuSeconds, hcdCpuSeconds, seconds,
       natsMessagesIn: messagesAfter.in - messagesBefore.in, natsMessagesOut: messagesAfter.out - messagesBefore.out,
+      logMessages: storedAfter.log - storedBefore.log, historyMessages: storedAfter.history - storedBefore.history,
     };
   } finally {
     file.remove();
@@ -137,7 +160,7 @@ for (let round = 0; round < rounds; round++) {
   process.stderr.write(`  single: ${Math.round(singleRuns.at(-1)!.perSecond)} pings/s, p99 ${singleRuns.at(-1)!.p99Ms} ms\n`);
 }
 const med = (runs: Run[], key: "perSecond" | "p50Ms" | "p99Ms" | "serverCpuSeconds") => median(runs.map((r) => r[key]));
-const perPing = (r: Run, count: number) => (count / (r.perSecond * r.seconds)).toFixed(1);
+const perPing = (r: Run, count: number, digits = 1) => (count / (r.perSecond * r.seconds)).toFixed(digits);
 const cpuPerPing = (runs: Run[]) => median(runs.map((r) => (r.serverCpuSeconds * 1e6) / (r.perSecond * r.seconds)));
 const figures: Figure[] = [
   { scenario: "cluster", figure: "pings/s through 3 nodes (R3)", value: med(clusterRuns, "perSecond"), unit: "pings/s", baseline: { value: med(singleRuns, "perSecond"), label: "single node" }, target: { op: ">=", value: 0.3, on: "ratio" } },
@@ -149,11 +172,11 @@ const details = [
   ...(profileDir === null ? [] : ["PROFILED (--cpu-prof on the first cluster node): the cluster's figures are lower than usual.", ""]),
   `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run, ${rounds} rounds, the setups taking turns; cluster: ${PARTITIONS} partitions, every process on this machine.`,
   "",
-  "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS | NATS messages in per ping | out per ping |",
-  "|---|---|---|---|---|---|---|---|---|---|",
+  "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS | NATS messages in per ping | out per ping | log / history messages stored per ping |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
   ...[...clusterRuns, ...singleRuns].map((r) => {
     const per = (cpu: number) => Math.round((cpu * 1e6) / (r.perSecond * r.seconds));
-    return `| ${r.setup} | ${Math.round(r.perSecond).toLocaleString("en")} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.failures} | ${per(r.serverCpuSeconds)} | ${per(r.hcdCpuSeconds)} | ${per(r.serverCpuSeconds - r.hcdCpuSeconds)} | ${perPing(r, r.natsMessagesIn)} | ${perPing(r, r.natsMessagesOut)} |`;
+    return `| ${r.setup} | ${Math.round(r.perSecond).toLocaleString("en")} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.failures} | ${per(r.serverCpuSeconds)} | ${per(r.hcdCpuSeconds)} | ${per(r.serverCpuSeconds - r.hcdCpuSeconds)} | ${perPing(r, r.natsMessagesIn)} | ${perPing(r, r.natsMessagesOut)} | ${perPing(r, r.logMessages, 2)} / ${perPing(r, r.historyMessages, 2)} |`;
   }),
 ];
 if (profileDir !== null) {
