@@ -1,8 +1,9 @@
 // One partition on the node that owns it, serving the same requests a single-node shard host serves
 // (host/shard-host.ts's HostRequest), so that the pool (host/pool.ts) works unchanged over partitions:
 // commands go through the partition's log (PartitionReplica.submit: answered once replicated, applied and
-// their effects stored), reads are answered from the in-memory shard, and ping logs and flips from the
-// partition's history in JetStream.
+// their directory keys published; their history and notifications follow), reads are answered from the
+// in-memory shard, and ping logs and flips from the partition's history in JetStream (once the history
+// of every record applied before the read is stored).
 //
 // The effects of each applied record, in this order: its notifications queued (before its history, whose
 // last position a new owner reads to learn which records' effects are stored), its pings and flips
@@ -27,7 +28,7 @@ import { countFlip, heapFigures, newShardCounters, observe } from "../host/shard
 import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "../host/shard-reads.ts";
 import type { DirectoryChanges } from "./directory-replica.ts";
 import type { SentStream } from "./sent-stream.ts";
-import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions } from "./partition-replica.ts";
+import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions, RecordEffects } from "./partition-replica.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 
 /** Where a partition's ping logs and flips are kept (cluster/partition-history.ts). */
@@ -67,6 +68,8 @@ export class PartitionHost {
   readonly counters = newShardCounters();
   /** Resolves when the last record's history may be written (its notifications queued, the one before it started). */
   #historyTurn: Promise<unknown> = Promise.resolve();
+  /** Resolves once the history of every record applied so far is stored: reads of the history wait for it, as a ping is answered before its history is stored. */
+  #historyStored: Promise<unknown> = Promise.resolve();
   #history: PartitionHistoryStore | null = null;
 
   constructor(partition: number, deps: PartitionHostDeps) {
@@ -81,6 +84,7 @@ export class PartitionHost {
       recordedUpTo: async () => {
         this.#history = await this.#deps.openHistory();
         this.#historyTurn = Promise.resolve();
+        this.#historyStored = Promise.resolve();
         return this.#history.lastRecorded();
       },
       onApplied: ({ changes }) => this.#versions.note(changes),
@@ -150,6 +154,7 @@ export class PartitionHost {
   }
 
   async #listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<PingPage>> {
+    await this.#historyStored;
     const found = this.#read((shard) => shard.getCheck(projectId, uuid));
     if (!found.ok) return found;
     const pings = await this.#historyStore().pings(uuid, pingsListed(pingLogLimit));
@@ -163,6 +168,7 @@ export class PartitionHost {
   }
 
   async #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {
+    await this.#historyStored;
     const found = this.#read((shard) => shard.getCheck(projectId, uuid));
     if (!found.ok) return found;
     if (!pingKept(found.value, n, pingLogLimit)) return fail({ code: "not_found", what: "ping" });
@@ -171,6 +177,7 @@ export class PartitionHost {
   }
 
   async #listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {
+    await this.#historyStored;
     const found = this.#read((shard) => checkByRef(shard, projectId, ref));
     if (!found.ok) return found;
     return ok(await this.#historyStore().flips(found.value.uuid, query));
@@ -188,8 +195,13 @@ export class PartitionHost {
    * is written in that order even while an earlier record's notifications are still being queued (a
    * record's history is started after its own notifications are queued and after the earlier record's
    * history was started), so the history's last position always means "every effect up to here is stored".
+   *
+   * The record's submitter waits only for its directory keys (a new check is known to this node's lookups
+   * before its creation is answered): its notifications and history follow the answer, as a new owner
+   * carries them out again from the log after the last position the history holds, and this node's reads
+   * of the history wait for what is in flight. A ping is answered a history write sooner.
    */
-  #effects(applied: AppliedRecord): Promise<void> {
+  #effects(applied: AppliedRecord): RecordEffects {
     const { changes, position, index } = applied;
     const notified = changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
     const turn = notified === null ? this.#historyTurn : this.#historyTurn.then(() => notified);
@@ -197,11 +209,13 @@ export class PartitionHost {
       ? turn.then(() => this.#historyStore().record(position, changes, index)) : turn;
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`
+    this.#historyStored = Promise.all([this.#historyStored, recorded]).catch(() => {}); // a failure stops the replica: its reads are refused
     const published = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
     for (const flip of changes.flips) countFlip(this.counters, flip);
-    return Promise.all([recorded, published]).then(async ([, revision]) => {
+    const beforeAnswer = published.then(async (revision) => {
       if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer
     });
+    return { stored: Promise.all([recorded, beforeAnswer]).then(() => {}), beforeAnswer };
   }
 
   /** Completes up flips' and reminders' notifications with when the check went down (as the single-node host does). */

@@ -29,7 +29,8 @@
 // What a record did outside the shard (its pings and flips in the partition's history, its notifications
 // queued, the directory's keys) is carried out by the `effects` hook, started for each record in log
 // order (the hook keeps that order in what it writes), and a submitter is answered only once its record's
-// effects and every earlier record's are stored. A snapshot waits for the effects of every record it
+// effects and every earlier record's are stored, or, when the hook splits them, the part it names for the
+// answer (a ping is answered before its history is stored: partition-host.ts). A snapshot waits for the effects of every record it
 // covers, and a new owner carries out again the effects of the replayed records from `recordedUpTo()` on
 // (the last one an earlier owner stored, perhaps in part): none is lost between an acknowledgement and a
 // crash, and the stores drop what is carried out twice by its message id. A failed effect stops the
@@ -47,6 +48,14 @@ import type { PartitionRecord } from "./partition-codec.ts";
 import { decodeMessage, encodeRecord, loadSnapshot, logMessagesOf, snapshotOf } from "./partition-codec.ts";
 import type { SaveOutcome } from "./snapshot-store.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
+
+/**
+ * What a record's effects hook returns: a promise of all of them stored, which its submitter waits for;
+ * or, split, all of them stored (`stored`, which snapshots wait for and whose failure stops the replica)
+ * and the part its submitter must wait for (`beforeAnswer`): the rest can follow the answer, as a new
+ * owner carries it out again from the log.
+ */
+export type RecordEffects = Promise<void> | { readonly stored: Promise<void>; readonly beforeAnswer: Promise<void> };
 
 export type PartitionReplicaOptions = {
   connection: NatsConnection;
@@ -68,7 +77,7 @@ export type PartitionReplicaOptions = {
   /** Called for every record applied (replayed or submitted), in log order, with what it changed. */
   onApplied?: (applied: AppliedRecord) => void;
   /** Carries out what a record did outside the shard; called in log order as each is applied, without waiting for the earlier ones (see above). */
-  effects?: (applied: AppliedRecord) => Promise<void>;
+  effects?: (applied: AppliedRecord) => RecordEffects;
   /** The position up to which an earlier owner carried out the effects (read at each takeover; default 0). */
   recordedUpTo?: () => Promise<number>;
   /** Asked right before each fence: who writes under which lease (written into the fence); throws when the lease is not this node's any more. */
@@ -136,12 +145,14 @@ export class PartitionReplica {
   readonly #maxMessageBytes: number;
   readonly #newId: () => string;
   readonly #onApplied: (applied: AppliedRecord) => void;
-  readonly #effectsOf: ((applied: AppliedRecord) => Promise<void>) | null;
+  readonly #effectsOf: ((applied: AppliedRecord) => RecordEffects) | null;
   readonly #recordedUpTo: () => Promise<number>;
   readonly #fenceToken: (() => Promise<FenceToken>) | null;
   readonly #onSnapshot: (error: unknown) => void;
   /** The effects of the records applied so far, chained in log order (rejected once one failed). */
   #effects: Promise<void> = Promise.resolve();
+  /** The parts of those effects that their submitters wait for, chained in log order. */
+  #beforeAnswer: Promise<void> = Promise.resolve();
   /** Records at or below this position had their effects carried out by an earlier owner. */
   #effectsFrom = 0;
   #shard: Shard | null = null;
@@ -234,6 +245,7 @@ export class PartitionReplica {
       const token = this.#fenceToken === null ? undefined : await this.#fenceToken(); // the lease read again, right before
       const fencedAt = await this.#log.fence(token);
       this.#effects = Promise.resolve();
+      this.#beforeAnswer = Promise.resolve();
       this.#effectsFrom = await this.#recordedUpTo(); // read after the fence: no earlier owner stores more
       let replayed = 0;
       try {
@@ -378,10 +390,10 @@ export class PartitionReplica {
           const answers = pending.records.map((record) => {
             if (index === messages[message].count) { message += 1; index = 0; }
             const position = positions[message];
-            const { result, changes, effects } = this.#apply(position, index++, record, false);
-            return { submitted: { position, result, changes }, effects };
+            const { result, changes, beforeAnswer } = this.#apply(position, index++, record, false);
+            return { submitted: { position, result, changes }, beforeAnswer };
           });
-          answers[answers.length - 1].effects.then(() => pending.resolve(answers.map((a) => a.submitted)), pending.reject);
+          answers[answers.length - 1].beforeAnswer.then(() => pending.resolve(answers.map((a) => a.submitted)), pending.reject);
         }
       } catch (error) {
         for (const pending of batch) pending.reject(error); // those answered already keep their answer
@@ -409,7 +421,7 @@ export class PartitionReplica {
   }
 
   /** Applies the record at `index` of the log message at `position`: a message's records in one go, index 0 first. */
-  #apply(position: number, index: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; effects: Promise<void> } {
+  #apply(position: number, index: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; beforeAnswer: Promise<void> } {
     const shard = this.#shard;
     if (shard === null) throw new Error(`partition ${this.partition}: no shard to apply to`);
     if (index === 0 ? position <= this.#applied : position !== this.#applied) throw new Error(`partition ${this.partition}: record ${position}.${index} after ${this.#applied}: out of order`);
@@ -426,10 +438,12 @@ export class PartitionReplica {
       // started now, in log order (the stores keep that order while earlier ones are in flight), and
       // counted done once every earlier record's are
       const started = effectsOf(applied);
-      this.#effects = Promise.all([this.#effects, started]).then(() => {});
+      const [stored, beforeAnswer] = started instanceof Promise ? [started, started] : [started.stored, started.beforeAnswer];
+      this.#effects = Promise.all([this.#effects, stored]).then(() => {});
       this.#effects.catch((error: unknown) => this.#effectFailed(error));
+      this.#beforeAnswer = Promise.all([this.#beforeAnswer, beforeAnswer]).then(() => {});
     }
-    return { result, changes, effects: this.#effects };
+    return { result, changes, beforeAnswer: this.#beforeAnswer };
   }
 
   /** A record's effects could not be stored: stop writing; the state is rebuilt by the next takeover. */
