@@ -1,5 +1,6 @@
-// The records a partition's owner stores in its history within one turn go to a real nats-server as one
-// chain of messages of which only the last asks for a PubAck. The chain holds only if each message is
+// The records a partition's owner stores in its history within one turn, or handed over in later turns
+// within the history's wait, go to a real nats-server as one chain of messages of which only the last asks
+// for a PubAck. The chain holds only if each message is
 // stored right after the one before it: a message the server refuses in the middle must leave every later
 // one unstored and the whole group rejected, never a history with a hole that still reports success.
 import { test } from "uvu";
@@ -68,6 +69,28 @@ test("a message the server refuses in the middle of a chain: the later ones are 
     assert.equal((await again.pings(A, 10)).map((p) => p.n), [3, 2, 1]);
     assert.equal((await again.pings(B, 10)).map((p) => p.n), [2, 1]);
     assert.equal((await again.pingBody(B, 1))?.length, 100_000);
+  });
+});
+
+test("records handed over in separate turns within the wait go as one chain: a refused message fails the records before it too", async () => {
+  await withNatsServer("the history's chain across turns", async (connect) => {
+    const nc = await connect();
+    const history = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1, groupWaitMs: 2_000 });
+    await history.record(1, pings(pingWrite(A, 1)));
+    const jsm = await managerOf(nc);
+    const info = await jsm.streams.info(history.stream);
+    await jsm.streams.update(history.stream, { ...info.config, max_msg_size: 64 * 1024 });
+    const laterTurn = () => new Promise((resolve) => setTimeout(resolve, 1));
+    // A2, then (turns later) B1 too large for the stream: alone, A2 would be its own chain and stored
+    const second = errorOf(history.record(2, pings(pingWrite(A, 2))));
+    await laterTurn();
+    const third = errorOf(history.record(3, pings(pingWrite(B, 1, new Uint8Array(100_000)))));
+    await laterTurn();
+    const fourth = errorOf(history.record(4, pings(pingWrite(A, 3))));
+    assert.instance(await second, Error, "A2 went in one chain with the refused message after it");
+    assert.instance(await third, Error);
+    assert.instance(await fourth, Error);
+    assert.equal((await history.pings(A, 10)).map((p) => p.n), [2, 1], "the chain's start is stored, nothing after the refused message");
   });
 });
 
