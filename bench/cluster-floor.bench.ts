@@ -6,13 +6,12 @@
 // cluster bench counts, they are the floor under a cluster ping's cost that no change inside hcd removes.
 // Run: npm run -s build && node dist/bench/cluster-floor.bench.js [secondsPerVariant, default 5] [rounds, default 3]
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsCluster } from "../test/stress/nats-cluster.ts";
 import type { NatsCluster } from "../test/stress/nats-cluster.ts";
-import { median } from "./measure.ts";
+import { cpuSecondsOf, median, natsMessages } from "./measure.ts";
 
 const IN_FLIGHT = 30, PAYLOAD_BYTES = 200;
 // a cluster of P partitions writes a log stream and a history stream for each: 8 streams for 4, 32 for 16
@@ -24,16 +23,9 @@ const REQUEST = "request through another server";
 const VARIANTS: readonly Variant[] = [...STREAM_COUNTS.map(publishVariant), REQUEST];
 type Row = { readonly variant: Variant; readonly perSecond: number; readonly natsUs: number; readonly clientUs: number; readonly natsInPerMessage: number };
 
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function natsIn(cluster: NatsCluster): Promise<number> {
-  const counts = await Promise.all(cluster.servers.map(async (s) => ((await (await fetch(`${s.monitorUrl}/varz`)).json()) as { in_msgs: number }).in_msgs));
-  return counts.reduce((a, b) => a + b, 0);
-}
+/** CPU seconds a running process has used so far. */
+const cpuSeconds = (pid: number): number => cpuSecondsOf(pid) ?? 0;
+const natsIn = async (cluster: NatsCluster): Promise<number> => (await natsMessages(cluster.servers.map((s) => s.monitorUrl))).in;
 
 /** Runs `send` closed-loop with IN_FLIGHT at once for `seconds`; returns how many completed. */
 async function closedLoop(seconds: number, send: () => Promise<unknown>): Promise<number> {

@@ -6,7 +6,7 @@
 // Run: npm run -s build && node dist/bench/cluster.bench.js [secondsPerRun, default 10] [rounds, default 2]
 // HCD_BENCH_PROFILE=1 runs the first cluster node with --cpu-prof and adds where its time goes (every thread).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -14,13 +14,16 @@ import { connect } from "@nats-io/transport-node";
 import { startNatsCluster } from "../test/stress/nats-cluster.ts";
 import type { NatsServer } from "../test/stress/nats-cluster.ts";
 import { profileDetails } from "./cpu-profile.ts";
-import { median } from "./measure.ts";
+import { cpuSecondsOf, median, natsMessages } from "./measure.ts";
 import { runPeak, writePaths } from "./load.ts";
 import type { PeakResult } from "./load.ts";
 import { finishScenario } from "./report.ts";
 import type { Figure } from "./report.ts";
 import { createCheck, createProject, mapConcurrently, shuffled, startHcd } from "./servers.ts";
 import type { ServerProcess } from "./servers.ts";
+
+/** CPU seconds a running process has used so far. */
+const cpuSeconds = (pid: number): number => cpuSecondsOf(pid) ?? 0;
 
 const profileDir = process.env.HCD_BENCH_PROFILE === "1" ? mkdtempSync(join(tmpdir(), "hcd-bench-profile-")) : null;
 // HCD_BENCH_CONNECTIONS: more connections put more pings in flight per partition (batches of more records);
@@ -51,18 +54,6 @@ async function storedMessages(urls: readonly string[]): Promise<{ log: number; h
   } finally {
     await nc.close();
   }
-}
-
-/** The messages every NATS server has taken in and sent out so far (its /varz counts clients' and routes' both). */
-async function natsMessages(monitorUrls: readonly string[]): Promise<{ in: number; out: number }> {
-  const counts = await Promise.all(monitorUrls.map(async (url) => (await (await fetch(`${url}/varz`)).json()) as { in_msgs: number; out_msgs: number }));
-  return { in: counts.reduce((sum, c) => sum + c.in_msgs, 0), out: counts.reduce((sum, c) => sum + c.out_msgs, 0) };
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz here)
 }
 
 /** `make`, sent again while it is answered 503 (a cluster that has just started hands its partitions out). */

@@ -30,6 +30,12 @@ export function cpuSecondsOf(pid: number): number | null {
   return ticksOf(`/proc/${pid}/stat`);
 }
 
+/** The messages every NATS server has taken in and sent out so far (its /varz monitor counts clients' and routes' both). */
+export async function natsMessages(monitorUrls: readonly string[]): Promise<{ in: number; out: number }> {
+  const counts = await Promise.all(monitorUrls.map(async (url) => (await (await fetch(`${url}/varz`)).json()) as { in_msgs: number; out_msgs: number }));
+  return { in: counts.reduce((sum, c) => sum + c.in_msgs, 0), out: counts.reduce((sum, c) => sum + c.out_msgs, 0) };
+}
+
 /** Returns CPU seconds of process `pid` split into its main thread and all its other threads, or null. */
 export function threadCpuOf(pid: number): { main: number; others: number } | null {
   try {

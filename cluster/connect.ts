@@ -54,8 +54,10 @@ export class NatsTrustError extends Error {
 export async function connectCluster(options: { access: NatsAccess; node: string; replicas: number; partitions: number | null }): Promise<ClusterConnection> {
   const connection = await connectAtStart(connectionOptions(options.access, options.node));
   try {
-    const badgeSecret = await sharedSecret(connection, options.replicas, "badge");
-    return { connection, badgeSecret, partitionCount: await clusterPartitionCount(connection, options.replicas, options.partitions) };
+    const [badgeSecret, partitionCount] = await Promise.all([
+      sharedSecret(connection, options.replicas, "badge"), clusterPartitionCount(connection, options.replicas, options.partitions),
+    ]);
+    return { connection, badgeSecret, partitionCount };
   } catch (error) {
     await connection.close();
     throw error;

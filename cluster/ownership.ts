@@ -93,7 +93,7 @@ export class Ownership {
     this.#jsm = stores.jsm;
     this.#nodes = stores.nodes;
     this.#requestTimeoutMs = stores.requestTimeoutMs;
-    this.#bucket = options.bucket ?? "hcd-owner";
+    this.#bucket = options.bucket ?? LEASE_BUCKET;
     this.node = options.node;
     this.partitionCount = options.partitionCount;
     this.#leaseMs = options.leaseMs ?? 6_000;
@@ -112,7 +112,7 @@ export class Ownership {
     const leaseMs = options.leaseMs ?? 6_000, renewEveryMs = options.renewEveryMs ?? 2_000;
     if (renewEveryMs * 2 > leaseMs) throw new Error("renewEveryMs must be at most half of leaseMs: one late round must not lose the lease");
     const js = jetstream(options.connection);
-    const bucket = options.bucket ?? "hcd-owner";
+    const bucket = options.bucket ?? LEASE_BUCKET;
     // allow_direct off: reads come from the stream leader, so a round sees the latest revisions (a stale read
     // would only make a CAS fail, but every failure costs a round)
     const open = (name: string) => openBucket(options.connection, name, { replicas: options.replicas, history: 1, allow_direct: false });
@@ -314,6 +314,14 @@ export class Ownership {
 
 /** The one key of a partition's lease bucket. */
 export const LEASE_KEY = "owner";
+/** The lease buckets' name unless a test names its own: partition p's bucket is `${LEASE_BUCKET}-${p}`. */
+export const LEASE_BUCKET = "hcd-owner";
 export const leaseBucket = (bucket: string, partition: number) => `${bucket}-${partition}`;
+/** The partition whose lease bucket is kept in JetStream stream `stream`, or null for any other stream. */
+export function leasedPartitionOf(stream: string, bucket: string): number | null {
+  const prefix = `KV_${leaseBucket(bucket, 0).slice(0, -1)}`; // "KV_<bucket>-"
+  const rest = stream.startsWith(prefix) ? stream.slice(prefix.length) : "";
+  return /^\d+$/.test(rest) ? Number(rest) : null;
+}
 const leaseSubject = (bucket: string, partition: number) => `$KV.${leaseBucket(bucket, partition)}.${LEASE_KEY}`;
 export const presenceKey = (node: string) => `node.${node}`;

@@ -8,6 +8,7 @@
 // where that was an older default.
 import type { NatsConnection } from "@nats-io/nats-core";
 import { managerOf } from "./jetstream-setup.ts";
+import { LEASE_BUCKET, leasedPartitionOf } from "./ownership.ts";
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 import { sharedValue } from "./shared-secret.ts";
 
@@ -24,7 +25,7 @@ export class PartitionCountError extends Error {
  * Returns the cluster's partition count, storing `configured` (or, when null, the default) if the cluster
  * has none yet; throws PartitionCountError when `configured` is not null and differs from the stored one.
  */
-export async function clusterPartitionCount(connection: NatsConnection, replicas: number, configured: number | null, leaseBucket = "hcd-owner"): Promise<number> {
+export async function clusterPartitionCount(connection: NatsConnection, replicas: number, configured: number | null, leaseBucket = LEASE_BUCKET): Promise<number> {
   const stored = Number(await sharedValue(connection, replicas, BUCKET, async () =>
     String(await leasedPartitions(connection, leaseBucket) ?? configured ?? DEFAULT_PARTITION_COUNT)));
   if (!Number.isInteger(stored) || stored < 1) throw new PartitionCountError(`the cluster's partition count is not a positive integer (bucket ${BUCKET})`);
@@ -36,11 +37,7 @@ export async function clusterPartitionCount(connection: NatsConnection, replicas
 
 /** The count a cluster's partition leases were made for (the highest partition's + 1), or null when there are none. */
 async function leasedPartitions(connection: NatsConnection, leaseBucket: string): Promise<number | null> {
-  const pattern = new RegExp(`^KV_${leaseBucket.replace(/[^A-Za-z0-9]/g, "\\$&")}-(\\d+)$`);
   let highest = -1;
-  for await (const name of (await managerOf(connection)).streams.names()) {
-    const match = pattern.exec(name);
-    if (match !== null) highest = Math.max(highest, Number(match[1]));
-  }
+  for await (const name of (await managerOf(connection)).streams.names()) highest = Math.max(highest, leasedPartitionOf(name, leaseBucket) ?? -1);
   return highest < 0 ? null : highest + 1;
 }
