@@ -221,7 +221,8 @@ export class PartitionHost {
   /** Completes up flips' and reminders' notifications with when the check went down (as the single-node host does). */
   async #withDownSince(changes: Changes): Promise<OutboxEntry[]> {
     const here = new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
-    const flipNumber = async (uuid: string, n: number) => here.get(`${uuid} ${n}`) ?? this.#historyStore().flipNumber(uuid, n);
+    // an earlier record's flip may still be on its way to the history (the answer does not wait for it)
+    const flipNumber = async (uuid: string, n: number) => here.get(`${uuid} ${n}`) ?? (await this.#historyStored, this.#historyStore().flipNumber(uuid, n));
     return Promise.all(changes.outbox.map(async (entry) => {
       if (hasGivenUp(entry) || entry.downSinceAt !== null) return entry;
       const n = entry.reminder !== undefined ? entry.flip.n : entry.flip.to === "up" ? entry.flip.n - 1 : null;
