@@ -1,6 +1,6 @@
 // The servers the benches drive: hcd as `node dist/app/main.js` (a real process with its shard workers),
-// the bare node:http baseline (bench/bare-server.ts), the durable one (bench/durable-bare-server.ts), and
-// the admin/API calls that fill hcd with checks.
+// the bare node:http baseline (bench/bare-server.ts), the durable one (bench/durable-bare-server.ts), the
+// replicated one (bench/replicated-bare-server.ts), and the admin/API calls that fill hcd with checks.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -11,6 +11,7 @@ export const ADMIN_TOKEN = "hcd-bench-admin-token";
 const HCD_MAIN = fileURLToPath(new URL("../app/main.js", import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL("./bare-server.js", import.meta.url));
 const DURABLE_BARE_SERVER = fileURLToPath(new URL("./durable-bare-server.js", import.meta.url));
+const REPLICATED_BARE_SERVER = fileURLToPath(new URL("./replicated-bare-server.js", import.meta.url));
 
 /** A running server process: its base URL, pid, and how to stop it. */
 export type ServerProcess = {
@@ -48,6 +49,14 @@ export function startBare(port = 0): Promise<ServerProcess> {
  */
 export function startDurableBare(dataDir: string): Promise<ServerProcess> {
   return startProcess([DURABLE_BARE_SERVER], { ...process.env, PORT: "0", DATA_DIR: dataDir }, /durable bare: listening on (\S+)/);
+}
+
+/**
+ * Starts the replicated bare server (answers "OK" once the request's record is stored on a quorum of the
+ * NATS servers at `natsUrl`, one message per event-loop turn into its own R3 stream `BARE_<id>`).
+ */
+export function startReplicatedBare(natsUrl: string, id: string): Promise<ServerProcess> {
+  return startProcess([REPLICATED_BARE_SERVER], { ...process.env, PORT: "0", NATS_URL: natsUrl, BARE_ID: id }, /replicated bare: listening on (\S+)/);
 }
 
 /** Returns a TCP port that was free a moment ago on 127.0.0.1. */

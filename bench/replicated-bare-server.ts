@@ -1,0 +1,70 @@
+// The replicated baseline: bare node:http that makes each request durable on a quorum of NATS servers
+// before it answers, the least any cluster that acknowledges a ping only once it is replicated must do.
+// Each request's record (the durable bare server's: time, method, path, address, user agent, body) joins
+// the event-loop turn's group; each group is one message published into this server's own R3 stream,
+// groups pipelined (no fence, no wait for the one before), and each request is answered "OK" when its
+// group's PubAck arrives. Every server stores what it receives: no forwarding to an owner, no history,
+// no state, no parsing. The stream keeps its last 64 MiB. Prints "replicated bare: listening on <url>".
+// NATS_URL: the servers (comma-separated, required); BARE_ID: this server's stream (default "0").
+import { createServer } from "node:http";
+import type { ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+
+const MAX_BODY_BYTES = 100_000;
+const natsUrl = process.env.NATS_URL;
+if (natsUrl === undefined) throw new Error("NATS_URL is required");
+const id = process.env.BARE_ID ?? "0";
+const subject = `bare.${id}`;
+// the cluster's client options that bear on cost: no stack trace made per request
+const nc = await connect({ servers: natsUrl.split(","), noAsyncTraces: true });
+const jsm = await jetstreamManager(nc);
+await jsm.streams.add({
+  name: `BARE_${id}`, subjects: [subject], num_replicas: 3, storage: StorageType.File, retention: RetentionPolicy.Limits,
+  discard: DiscardPolicy.Old, max_bytes: 64 * 1024 * 1024,
+});
+const js = jetstream(nc);
+
+let group: { record: Buffer; res: ServerResponse }[] = [];
+let scheduled = false;
+
+/** Publishes the turn's records as one message; answers their requests once it is stored on a quorum. */
+function publishGroup(): void {
+  scheduled = false;
+  const answering = group;
+  group = [];
+  js.publish(subject, Buffer.concat(answering.map((g) => g.record)), { timeout: 10_000 }).then(() => {
+    for (const { res } of answering) {
+      if (!res.destroyed) res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": "2" }).end("OK");
+    }
+  }, () => {
+    for (const { res } of answering) if (!res.destroyed) res.writeHead(503).end();
+  });
+}
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on("data", (chunk: Buffer) => {
+    if (size < MAX_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_BODY_BYTES - size));
+    size += chunk.length;
+  });
+  req.on("end", () => {
+    const record = Buffer.from(JSON.stringify({
+      at: Date.now(), method: req.method, url: req.url, addr: req.socket.remoteAddress, ua: req.headers["user-agent"] ?? "",
+      body: Buffer.concat(chunks).toString("latin1"),
+    }) + "\n");
+    group.push({ record, res });
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(publishGroup);
+    }
+  });
+});
+server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
+  console.log(`replicated bare: listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+});
+process.on("SIGTERM", () => {
+  void nc.close().finally(() => process.exit(0));
+});
