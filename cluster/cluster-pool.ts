@@ -1,7 +1,8 @@
 // A cluster node's pool: the same Pool the HTTP, SMTP and admin front ends use in single-node mode
 // (host/pool.ts), over the cluster's partitions instead of local shards. Lookups are answered from the
 // replicated directory every node watches; every other request goes to its project's partition through a
-// PartitionHandle (this node's own host when it owns the partition, else the owner over NATS).
+// PartitionHandle (this node's own host when it owns the partition, else the owner over NATS; ping
+// batches first to the owner node with its other partitions' batches, node-forwarding.ts).
 //
 // The node claims its share of the partitions (ownership.ts), takes each one over (partition-replica.ts),
 // makes the directory's keys of the partition exactly its state, and only then answers requests for it.
@@ -20,6 +21,7 @@ import type { NotificationSink, PartitionHistoryStore } from "./partition-host.t
 import { PartitionHost } from "./partition-host.ts";
 import { PartitionNode } from "./partition-node.ts";
 import { NotOwnerError } from "./partition-replica.ts";
+import { NodeForwarder, serveNode } from "./node-forwarding.ts";
 import { PartitionHandle, servePartition, stopServingPartition } from "./partition-rpc.ts";
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 import { PingWatermarks } from "./ping-watermarks.ts";
@@ -115,16 +117,27 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       else if (status.type === "reconnect") connected = true;
     }
   })().catch(() => {}); // ends with the connection
+  // this node's host of a partition while it serves it: requests from this node and from others reach it
+  const local = (partition: number) => (node.replica(partition) !== null && serving.has(partition) ? hosts.get(partition) ?? null : null);
+  const servingNode = serveNode(connection, options.node, local);
+  const forwarder = new NodeForwarder(connection);
   const handles = Array.from({ length: partitionCount }, (_, partition) => new PartitionHandle({
-    connection, partition, connected: () => connected,
-    local: () => (node.replica(partition) !== null && serving.has(partition) ? hosts.get(partition) ?? null : null),
+    connection, partition, connected: () => connected, local: () => local(partition),
     directorySynced: () => directory.synced(),
+    forward: {
+      leaseholder: () => {
+        const holder = node.leaseholder(partition);
+        return holder === options.node ? null : holder;
+      },
+      send: (to, request) => forwarder.send(to, partition, request),
+    },
   }));
   pool = new ShardedPool(handles, async () => {
     clearInterval(followServed);
     watermarks.close();
     await node.stop();
     for (const partition of [...serving.keys()]) stopServing(partition);
+    stopServingPartition(servingNode); // drained, as a partition's: what arrived is answered (NotOwnerError)
     await directory.close();
     await options.onClose?.();
   }, directory);

@@ -86,6 +86,8 @@ export class Ownership {
   #round: Promise<RoundReport> | null = null;
   /** Every node's last presence, kept current by a watch on the presence bucket. */
   readonly #presence = new Map<string, Lease>();
+  /** Every partition's lease as this node last read or wrote it: where its requests are sent first. */
+  readonly #leases = new Map<number, Lease>();
   #presenceWatch: { stop(): void } | null = null;
 
   private constructor(stores: { js: JetStreamClient; jsm: JetStreamManager; nodes: KV; requestTimeoutMs: number }, options: OwnershipOptions) {
@@ -162,6 +164,15 @@ export class Ownership {
     return held !== undefined && leaseHeld(held, now, this.#skewMarginMs);
   }
 
+  /**
+   * The node whose lease on the partition this node last read (or wrote), while that lease has not run out
+   * by this node's clock; null when none. A hint only: the partition may have changed hands since.
+   */
+  leaseholder(partition: number, now: number = this.#clock()): string | null {
+    const lease = this.#leases.get(partition);
+    return lease !== undefined && !leaseExpired(lease, now) ? lease.node : null;
+  }
+
   /** The revision this node holds the partition at (its fencing token), if it holds it. */
   revisionOf(partition: number): number | undefined {
     return this.#held.get(partition)?.revision;
@@ -211,6 +222,11 @@ export class Ownership {
       }
       return key;
     });
+    read.forEach((key, partition) => {
+      if (key === null) return;
+      if (key.lease === null) this.#leases.delete(partition);
+      else this.#leases.set(partition, key.lease);
+    });
     const steps = planRound({ me: this.node, now, keys, live });
     const report: RoundReport = { steps, done: [], conflicts: [], errors: [], unanswered };
     await Promise.all(steps.map(async (step) => {
@@ -228,6 +244,7 @@ export class Ownership {
     const now = this.#clock();
     if (step.kind === "release") {
       this.#lose(step.partition); // stop owning before anyone can see the partition free
+      this.#leases.delete(step.partition);
       return (await this.#write(step.partition, null, step.revision)) !== null;
     }
     const lease = newLease(this.node, now, this.#leaseMs);
@@ -244,6 +261,7 @@ export class Ownership {
     }
     const gained = !this.#held.has(step.partition);
     this.#held.set(step.partition, { revision, expiresAt: lease.expiresAt });
+    this.#leases.set(step.partition, lease);
     if (gained) this.#onGained(step.partition, revision, previous);
     return true;
   }

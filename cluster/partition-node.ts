@@ -181,6 +181,11 @@ export class PartitionNode {
     return replica.read(query);
   }
 
+  /** The node that held the partition's lease when this node last looked (a hint: it may have changed hands since), or null. */
+  leaseholder(partition: number): string | null {
+    return this.#owned().leaseholder(partition);
+  }
+
   /** The partition's replica when this node owns it and has taken it over, else null. */
   replica(partition: number): PartitionReplica | null {
     const replica = this.#replicas.get(partition);

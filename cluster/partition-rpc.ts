@@ -10,7 +10,9 @@
 // deadlines it has judged (LatePingError): these become ServiceUnavailableError (503), as does
 // everything while this node can't reach NATS — it must not acknowledge what it can't replicate. A
 // NotOwnerError means nothing of the request was appended (a ping batch is appended whole or not at all,
-// PartitionReplica.submitAll), so it is sent again whole. Reads are sent again on timeouts too.
+// PartitionReplica.submitAll), so it is sent again whole. Reads are sent again on timeouts too. A ping
+// batch's first try goes to the node holding the partition's lease, with that node's other partitions'
+// batches (node-forwarding.ts); sent again, it goes through the partition's subject.
 import { wirePackr as packr } from "./wire-packr.ts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-host.ts";
@@ -80,21 +82,27 @@ export function stopServingPartition(subscription: Subscription): void {
 }
 
 async function answer(host: PartitionHost, message: Msg): Promise<void> {
+  const reply = await replyOf(host, () => decodeRequest(message.data));
+  try {
+    message.respond(encodeReply(reply));
+  } catch {
+    // the connection closed meanwhile: the asker times out
+  }
+}
+
+/** Carries out a request on this node's host of its partition; what it returned or threw, as an answer. */
+export async function replyOf(host: PartitionHost, request: () => HostRequest): Promise<Reply> {
   let reply: Reply;
   const startedAt = Date.now();
   try {
-    reply = { ok: true, value: await host.apply(decodeRequest(message.data)) };
+    reply = { ok: true, value: await host.apply(request()) };
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     reply = { ok: false, name: failure.name, message: failure.message };
   }
   const ms = Date.now() - startedAt;
   if (ms >= 1_000) log.warn({ partition: host.partition, ms, ok: reply.ok }, "cluster: a partition's request took long to answer");
-  try {
-    message.respond(encodeReply(reply));
-  } catch {
-    // the connection closed meanwhile: the asker times out
-  }
+  return reply;
 }
 
 export type PartitionHandleOptions = {
@@ -110,6 +118,11 @@ export type PartitionHandleOptions = {
   readonly requestTimeoutMs?: number;
   /** How long a request is sent again while no owner answers (default 20 s: a takeover takes up to about 15). */
   readonly retryForMs?: number;
+  /**
+   * Where a ping batch goes on its first try: to the node holding the partition's lease, with the batches
+   * of its other partitions (node-forwarding.ts). Absent, or no leaseholder known: the partition's subject.
+   */
+  readonly forward?: { readonly leaseholder: () => string | null; send(node: string, request: HostRequest): Promise<Reply> };
 };
 
 /** A partition as the pool reaches it from this node (the pool's ShardHandle). */
@@ -129,7 +142,7 @@ export class PartitionHandle implements ShardHandle {
       const local = this.#options.local();
       try {
         if (local !== null) return await local.apply(request); // its effects are in this node's directory already
-        const value = await this.#ask(request, read) as HostResultOf<R>;
+        const value = await this.#ask(request, read, attempt) as HostResultOf<R>;
         if (!read && changesDirectory(request, value)) await this.#options.directorySynced();
         return value;
       } catch (error) {
@@ -139,16 +152,18 @@ export class PartitionHandle implements ShardHandle {
     }
   }
 
-  async #ask(request: HostRequest, read: boolean): Promise<unknown> {
-    let message: Msg;
+  async #ask(request: HostRequest, read: boolean, attempt: number): Promise<unknown> {
+    // sent again, it goes through the partition's subject: the leaseholder known here may be out of date
+    const leaseholder = request.kind === "pingBatch" && attempt === 0 ? this.#options.forward?.leaseholder() ?? null : null;
+    let reply: Reply;
     try {
-      message = await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request), { timeout: this.#options.requestTimeoutMs ?? 10_000 });
+      reply = leaseholder !== null ? await this.#options.forward!.send(leaseholder, request)
+        : decodeReply((await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request), { timeout: this.#options.requestTimeoutMs ?? 10_000 })).data);
     } catch (error) {
       if (noResponders(error)) throw new Retry("no owner answers"); // nobody subscribed: not delivered, safe to send again
       if (timedOut(error) && read) throw new Retry("timed out");
       throw error;
     }
-    const reply = decodeReply(message.data);
     if (reply.ok) return reply.value;
     if (reply.name === "NotOwnerError") throw new Retry(reply.message); // refused before anything was applied
     const failure = new Error(reply.message);
