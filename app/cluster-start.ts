@@ -39,6 +39,7 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
   const signIn = await openSignInBucket({ connection, replicas: cluster.replicas }); // sign-in limits and second-factor steps, on every node
   const node = await createClusterPool({
     connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: connected.partitionCount, notifications, sent,
+    snapshotEvery: cluster.snapshotEvery,
     openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: cluster.replicas }),
     onClose: async () => {
       sessions.close();

@@ -62,6 +62,7 @@ export type ClusterSettings = {
   readonly nodeId: string;
   readonly partitions: number | null; // CLUSTER_PARTITIONS, null when unset: the cluster keeps the count its first node chose
   readonly replicas: number; // CLUSTER_REPLICAS: copies of every stream (3 on a three-server cluster)
+  readonly snapshotEvery: number; // CLUSTER_SNAPSHOT_EVERY: records between a partition's snapshots (its held pings stored then)
 };
 
 /** The finished configuration the server runs with. */
@@ -184,7 +185,8 @@ export function readSettings(env: Env): Settings {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`NODE_ID=${nodeId}: letters, digits, "_" and "-" only (at most 64)`);
     if (value("ADMIN_TOKEN") === undefined) problems.push("ADMIN_TOKEN: required with NATS_URL (every node must have the same)");
     if (clock !== "real") problems.push("CLOCK=virtual: not available with NATS_URL (the nodes share the real clock)");
-    cluster = { ...nats, nodeId, partitions: value("CLUSTER_PARTITIONS") === undefined ? null : integer("CLUSTER_PARTITIONS", 0, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5) };
+    cluster = { ...nats, nodeId, partitions: value("CLUSTER_PARTITIONS") === undefined ? null : integer("CLUSTER_PARTITIONS", 0, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5),
+      snapshotEvery: integer("CLUSTER_SNAPSHOT_EVERY", 10_000, 100, 1_000_000) };
   } else {
     for (const name of ["NATS_CREDS", "NATS_TLS_CA"]) if (value(name) !== undefined) problems.push(`${name}: only with NATS_URL`);
   }

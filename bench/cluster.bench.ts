@@ -34,6 +34,10 @@ const profileDir = process.env.HCD_BENCH_PROFILE === "1" ? mkdtempSync(join(tmpd
 // HCD_BENCH_PARTITIONS: fewer partitions do too; a list (6,16) runs a cluster of each count in every
 // round, the targets judged on the first
 const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = Number(process.env.HCD_BENCH_CONNECTIONS ?? 30);
+// HCD_BENCH_SNAPSHOT_EVERY: records between a partition's snapshots. An owner stores the pings it holds
+// at each snapshot, so the run must see several (the product's default, 10,000, is minutes of this load):
+// the default here, 500, is a few per partition in a 10 s run, each storing about 20 pings of a check.
+const SNAPSHOT_EVERY = Number(process.env.HCD_BENCH_SNAPSHOT_EVERY ?? 500);
 const PARTITION_COUNTS = (process.env.HCD_BENCH_PARTITIONS ?? "16").split(",").map(Number);
 type Run = {
   readonly setup: string; readonly perSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number; readonly seconds: number;
@@ -131,7 +135,7 @@ async function cluster(seconds: number, partitions: number): Promise<Run> {
       const profiled = profileDir !== null && i === 0;
       servers.push(await startHcd({ dataDir: dirs[i], nodeArgs: profiled ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [], env: {
         NATS_URL: [...nats.urls.slice(i), ...nats.urls.slice(0, i)].join(","), NODE_ID: `node${i}`, CLUSTER_PARTITIONS: String(partitions),
-        CLUSTER_REPLICAS: "3", SITE_ROOT: "http://hcd.bench",
+        CLUSTER_REPLICAS: "3", SITE_ROOT: "http://hcd.bench", CLUSTER_SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
       } }));
     }
     const paths = await fill(servers[0].url);

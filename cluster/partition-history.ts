@@ -2,13 +2,16 @@
 // what the previous owner stored (single-node mode keeps them in LMDB: persistence/ping-log.ts,
 // flip-log.ts).
 //
-// One R3 file stream per partition, a subject per check and kind: `<prefix>.<p>.ping.<uuid>` (a
-// PingRecord and its body in one message), `<prefix>.<p>.flip.<uuid>` and `<prefix>.<p>.del.<uuid>` (a
-// deleted check's tombstone). JetStream itself keeps each check's newest pings: max_msgs_per_subject =
-// LIMITS.maxPingsListed (1,000, the most the API ever lists) with discard Old, so a log is trimmed as it
-// is appended to and nobody runs a trim. The cap is per subject, so flips are capped the same way: a
-// check keeps its newest 1,000 flips (single-node mode keeps them by age, pruneFlips). A project's
-// ping_log_limit is below that cap or equal to it; readers ask for at most that many.
+// One R3 file stream per partition, a subject per check and kind: `<prefix>.<p>.ping.<uuid>` (a segment:
+// many pings of the check, records and bodies, in one message; or, as stored before segments, one ping),
+// `<prefix>.<p>.flip.<uuid>` and `<prefix>.<p>.del.<uuid>` (a deleted check's tombstone). The owner holds
+// the pings it applies in memory (ping-tail.ts) and stores them at each snapshot, a segment per check of
+// up to SEGMENT_PINGS: a ping costs a share of a message, not a message (the log holds the pings meanwhile,
+// and a new owner's replay holds them again). A check's oldest segments are trimmed by a purge that keeps
+// its newest ones holding LIMITS.maxPingsListed (1,000, the most the API ever lists) and one more; behind
+// that, max_msgs_per_subject = 1,000 with discard Old caps every subject, so flips are capped the same way:
+// a check keeps its newest 1,000 flips (single-node mode keeps them by age, pruneFlips). A project's
+// ping_log_limit is below 1,000 or equal to it; readers ask for at most that many.
 //
 // Every message carries the log position of the record that produced it (header Hcd-Position) and a
 // message id of stream, position (with the record's index in its log message, when not the first) and
@@ -45,12 +48,15 @@
 // Reads see every acknowledged write: each starts with a message get (answered by the stream's leader,
 // never by a lagging replica; jetstream-log.ts lastPosition) of the subject's newest message, then reads
 // the subject with an ephemeral consumer until that message's sequence, which waits for a lagging
-// replica to catch up. There is no batch get on 2.9.10, and a walk of single gets is slower (measured
+// replica to catch up. A ping stored twice (segments of pings a new owner's replay held again) is listed once. There is no batch get on 2.9.10, and a walk of single gets is slower (measured
 // here on three local servers: a check's 1,000 pings in 50-120 ms through a consumer, 480-660 ms by
 // 1,000 gets), so gets are the way only when no consumer can be made (the cluster without a meta leader
-// after a server's loss, which leaves the stream's own leader answering gets). A ping's number n rises with the stream sequence within its subject (stored in the order
-// sent), so the newest `limit` pings, or one ping's body, are found by a binary search of single message
-// gets (next_by_subj from a sequence) instead of reading the whole subject: log2 of the stream's length.
+// after a server's loss, which leaves the stream's own leader answering gets). The newest ping of a subject's
+// messages never falls from one message to the next (stored in the order sent; a replay's segment ends no
+// earlier than what was stored before it), so the newest `limit` pings, or one ping's body, are found by a
+// binary search of single message gets (next_by_subj from a sequence) instead of reading the whole subject:
+// log2 of the stream's length.
+import { randomUUID } from "node:crypto";
 import { wirePackr as packr } from "./wire-packr.ts";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, PubHeaders, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { ConsumerInfo, JetStreamClient, JetStreamManager, PubAck, StoredMsg } from "@nats-io/jetstream";
@@ -62,7 +68,9 @@ import type { Flip, PingRecord } from "../engine/model.ts";
 import type { FlipQuery } from "../host/pool-api.ts";
 import { openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
+import { log } from "../host/log.ts";
 import { unanswered } from "./nats-errors.ts";
+import type { HeldPing } from "./ping-tail.ts";
 import { within } from "./within.ts";
 
 /**
@@ -74,13 +82,17 @@ import { within } from "./within.ts";
 export type PartitionHistoryOptions = PartitionStreamOptions & { readonly groupWaitMs?: number };
 
 /** The first value of every message: what the rest is. Never renumbered; a new format gets a new id. */
-const MESSAGE_IDS = { ping: 1, flip: 2, deleted: 3 } as const;
+const MESSAGE_IDS = { ping: 1, flip: 2, deleted: 3, segment: 4 } as const;
 const POSITION_HEADER = "Hcd-Position";
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
 const PUBLISH_ATTEMPTS = 3;
 const READ_IDLE_MS = 10_000;
 
 type Outgoing = { readonly subject: string; readonly data: Uint8Array; readonly id: string; readonly position: number };
+
+/** Most pings, and bytes of them, in one segment message (a larger ping goes alone: it fit in the log's message). */
+const SEGMENT_PINGS = 250;
+const SEGMENT_BYTES = 256 * 1024;
 
 /** Most messages sent as one chain (one PubAck); the records beyond it go in the next. */
 const GROUP_MESSAGES = 256;
@@ -136,6 +148,11 @@ export class PartitionHistory {
   #failed: Error | null = null;
 
   readonly #groupWaitMs: number;
+  /** Makes this opening's segment ids its own: a segment is never dropped as another's duplicate. */
+  readonly #openingId = randomUUID();
+  #segmentsSent = 0;
+  /** Per check, how many pings each segment this opening stored holds, oldest first (what trimming counts). */
+  readonly #segmentSizes = new Map<string, number[]>();
 
   private constructor(options: PartitionStream, groupWaitMs: number) {
     this.#groupWaitMs = groupWaitMs;
@@ -179,7 +196,10 @@ export class PartitionHistory {
     for (const flip of changes.flips) {
       if (!deleted.has(flip.checkUuid)) add(this.#kindSubject("flip", flip.checkUuid), encodeFlipMessage(flip));
     }
-    for (const uuid of deleted) add(this.#kindSubject("del", uuid), encodeDeletedMessage(uuid));
+    for (const uuid of deleted) {
+      add(this.#kindSubject("del", uuid), encodeDeletedMessage(uuid));
+      this.#segmentSizes.delete(uuid);
+    }
     if (outgoing.length === 0) return Promise.resolve();
     if (deleted.size > 0) {
       this.#sendGroup(); // the records before it go first
@@ -191,6 +211,52 @@ export class PartitionHistory {
     if (group.messages.length >= GROUP_MESSAGES) this.#sendGroup();
     else if (group.messages.length === outgoing.length) setTimeout(() => this.#sendGroup(), this.#groupWaitMs);
     return group.done.promise;
+  }
+
+  /**
+   * Stores held pings (ping-tail.ts) as segments: per check, its pings in messages of up to SEGMENT_PINGS
+   * (and SEGMENT_BYTES) on its ping subject, in the chain after every record sent before, each message
+   * carrying `position` (the last record whose pings it holds: every earlier record's history was sent
+   * before it). Resolves once all are acknowledged; a failure refuses every later record, as record()'s
+   * does. A ping stored twice (a takeover's replay of pings an earlier owner had stored) is listed once.
+   * Then each check's oldest segments are trimmed once its newer ones hold the most the API lists.
+   */
+  async storeSegments(position: number, held: ReadonlyMap<string, readonly HeldPing[]>): Promise<void> {
+    const outgoing: Outgoing[] = [];
+    const sizes = new Map<string, number[]>();
+    for (const [uuid, pings] of held) {
+      const subject = this.#kindSubject("ping", uuid);
+      for (const segment of segmentsOf(pings)) {
+        outgoing.push({ subject, data: encodeSegmentMessage(segment), id: `${this.stream}:segment:${this.#openingId}:${this.#segmentsSent++}`, position });
+        const counts = sizes.get(uuid) ?? [];
+        sizes.set(uuid, counts);
+        counts.push(segment.length);
+      }
+    }
+    if (outgoing.length === 0) return;
+    this.#sendGroup(); // the records before it go first
+    await this.#sendUnit(outgoing, new Set());
+    await Promise.all([...sizes].map(([uuid, counts]) => this.#trim(uuid, counts)));
+  }
+
+  /**
+   * Keeps a check's newest segments that hold the most the API lists, and one more (a segment stored while
+   * the purge is on its way would otherwise push one of them out): a purge that keeps that many newest
+   * messages of the subject. A failed trim only keeps more.
+   */
+  async #trim(uuid: string, stored: readonly number[]): Promise<void> {
+    const sizes = this.#segmentSizes.get(uuid) ?? [];
+    this.#segmentSizes.set(uuid, sizes);
+    sizes.push(...stored);
+    let keep = 0;
+    for (let i = sizes.length - 1, pings = 0; i >= 0 && pings < LIMITS.maxPingsListed; i--) { pings += sizes[i]; keep++; }
+    if (sizes.length <= keep + 1) return;
+    sizes.splice(0, sizes.length - (keep + 1));
+    try {
+      await this.#jsm.streams.purge(this.stream, { filter: this.#kindSubject("ping", uuid), keep: keep + 1 });
+    } catch (error) {
+      log.warn({ stream: this.stream, err: error }, "cluster: a check's oldest ping segments could not be trimmed");
+    }
   }
 
   /** Sends the records waiting to go together, if any. */
@@ -272,18 +338,20 @@ export class PartitionHistory {
     return 0;
   }
 
-  /** The check's newest pings, newest first, at most `limit` (at most 1,000 are kept). */
+  /** The check's newest stored pings, newest first, at most `limit` (at most 1,000 are kept). */
   async pings(checkUuid: string, limit: number): Promise<PingRecord[]> {
     if (limit < 1) return [];
     const subject = this.#kindSubject("ping", checkUuid);
     const newest = await this.#get({ last_by_subj: subject });
     if (newest === null) return [];
-    const newestRecord = decodePing(newest.data).record;
-    if (limit === 1) return [newestRecord];
-    const from = newestRecord.n - limit + 1 <= 1 ? 1 : (await this.#firstPingFrom(subject, newestRecord.n - limit + 1, newest.seq)).message.seq;
-    const records: PingRecord[] = [];
-    for (const message of await this.#read(subject, from, newest.seq)) records.push(decodePing(message.data).record);
-    return records.sort((a, b) => b.n - a.n).slice(0, limit);
+    const newestPings = decodePings(newest.data);
+    const from = Math.max(1, newestOf(newestPings) - limit + 1);
+    let messages: StoredMsgLike[] = [newest];
+    if (newestPings[0].record.n > from) {
+      const first = from === 1 ? 1 : (await this.#firstHolding(subject, from, newest.seq)).message.seq;
+      if (first < newest.seq) messages = await this.#read(subject, first, newest.seq);
+    }
+    return newestFirst(messages.flatMap((message) => decodePings(message.data).map((ping) => ping.record)), limit);
   }
 
   /** Ping n's stored body, or null when it has none or is no longer kept. */
@@ -292,10 +360,10 @@ export class PartitionHistory {
     const subject = this.#kindSubject("ping", checkUuid);
     const newest = await this.#get({ last_by_subj: subject });
     if (newest === null) return null;
-    const newestPing = decodePing(newest.data);
-    if (n >= newestPing.record.n) return n === newestPing.record.n ? newestPing.body : null;
-    const { ping } = await this.#firstPingFrom(subject, n, newest.seq);
-    return ping.record.n === n ? ping.body : null; // above n: n is no longer kept
+    const newestPings = decodePings(newest.data);
+    if (n > newestOf(newestPings)) return null;
+    const holding = n >= newestPings[0].record.n ? newestPings : (await this.#firstHolding(subject, n, newest.seq)).pings;
+    return holding.find((ping) => ping.record.n === n)?.body ?? null; // none: n is no longer kept
   }
 
   /** The check's flips with fromAt <= at < toAt (either bound optional), newest first. */
@@ -324,12 +392,14 @@ export class PartitionHistory {
   }
 
   /**
-   * The first kept ping of the subject with a number at or above `n` (the oldest kept when all are above),
-   * by a binary search of message gets over the sequences up to `newestSeq` (a ping there has n at least).
+   * The first kept message of the subject whose newest ping is numbered `n` or above (the oldest kept when
+   * all are), by a binary search of message gets over the sequences up to `newestSeq` (its newest ping is at
+   * least n). The newest ping of a subject's messages never falls from one to the next (segments hold
+   * pings one after another, a replay's copy ends no earlier), so that message holds ping n if it is kept.
    */
-  async #firstPingFrom(subject: string, n: number, newestSeq: number): Promise<{ message: StoredMsg; ping: DecodedPing }> {
+  async #firstHolding(subject: string, n: number, newestSeq: number): Promise<{ message: StoredMsg; pings: DecodedPing[] }> {
     let low = 1, high = newestSeq;
-    let best: { message: StoredMsg; ping: DecodedPing } | null = null;
+    let best: { message: StoredMsg; pings: DecodedPing[] } | null = null;
     while (low <= high) {
       const middle = Math.floor((low + high) / 2);
       const message = await this.#get({ seq: middle, next_by_subj: subject });
@@ -337,9 +407,9 @@ export class PartitionHistory {
         high = middle - 1; // nothing of the subject from here on up to the newest (purged meanwhile)
         continue;
       }
-      const ping = decodePing(message.data);
-      if (ping.record.n >= n) {
-        best = { message, ping };
+      const pings = decodePings(message.data);
+      if (newestOf(pings) >= n) {
+        best = { message, pings };
         high = middle - 1;
       } else {
         low = message.seq + 1;
@@ -451,9 +521,53 @@ export function encodeDeletedMessage(uuid: string): Uint8Array {
   return packr.pack([MESSAGE_IDS.deleted, uuid]);
 }
 
+/** A segment's message: [4, its pings' records, their bodies (null for none)], pings in increasing number. */
+export function encodeSegmentMessage(pings: readonly HeldPing[]): Uint8Array {
+  return packr.pack([MESSAGE_IDS.segment, pings.map((ping) => ping.record), pings.map((ping) => ping.body)]);
+}
+
 export function decodePing(bytes: Uint8Array): DecodedPing {
   const [record, body] = open(bytes, "ping", 2);
   return { record: record as PingRecord, body: body === null ? null : new Uint8Array(body as Uint8Array) };
+}
+
+/** The pings of a message on a ping subject, in increasing number: a segment's, or the one of a ping's message. */
+export function decodePings(bytes: Uint8Array): DecodedPing[] {
+  const value: unknown = packr.unpack(bytes);
+  if (Array.isArray(value) && value[0] === MESSAGE_IDS.ping && value.length === 3) return [{ record: value[1] as PingRecord, body: value[2] === null ? null : new Uint8Array(value[2] as Uint8Array) }];
+  const [id, records, bodies] = Array.isArray(value) ? value as [unknown, unknown, unknown] : [];
+  if (id !== MESSAGE_IDS.segment || !Array.isArray(records) || !Array.isArray(bodies) || records.length === 0 || records.length !== bodies.length) {
+    throw new Error(`not a history ping or segment message (message id ${Array.isArray(value) ? String(value[0]) : typeof value})`);
+  }
+  return records.map((record: PingRecord, i) => ({ record, body: bodies[i] === null ? null : new Uint8Array(bodies[i] as Uint8Array) }));
+}
+
+/** Splits a check's held pings into segments of at most SEGMENT_PINGS and SEGMENT_BYTES (a larger ping alone). */
+function segmentsOf(pings: readonly HeldPing[]): HeldPing[][] {
+  const segments: HeldPing[][] = [];
+  let current: HeldPing[] = [], bytes = 0;
+  for (const ping of pings) {
+    const size = 128 + (ping.body?.length ?? 0);
+    if (current.length > 0 && (current.length >= SEGMENT_PINGS || bytes + size > SEGMENT_BYTES)) {
+      segments.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(ping);
+    bytes += size;
+  }
+  if (current.length > 0) segments.push(current);
+  return segments;
+}
+
+function newestOf(pings: readonly DecodedPing[]): number {
+  return pings[pings.length - 1].record.n;
+}
+
+/** The newest `limit` of the records, newest first, each number once (a replay may have stored some twice). */
+function newestFirst(records: readonly PingRecord[], limit: number): PingRecord[] {
+  const byNumber = new Map(records.map((record) => [record.n, record]));
+  return [...byNumber.values()].sort((a, b) => b.n - a.n).slice(0, limit);
 }
 
 export function decodeFlip(bytes: Uint8Array): Flip {

@@ -2,14 +2,17 @@
 // (host/shard-host.ts's HostRequest), so that the pool (host/pool.ts) works unchanged over partitions:
 // commands go through the partition's log (PartitionReplica.submit: answered once replicated, applied and
 // their directory keys published; their history and notifications follow), reads are answered from the
-// in-memory shard, and ping logs and flips from the partition's history in JetStream (once the history
-// of every record applied before the read is stored).
+// in-memory shard, ping logs from the pings this owner holds (ping-tail.ts) and the partition's history
+// in JetStream, and flips from the history (once the history of every record applied before the read is
+// stored).
 //
 // The effects of each applied record, in this order: its notifications queued (before its history, whose
-// last position a new owner reads to learn which records' effects are stored), its pings and flips
-// stored in the history, and what it changed of the directory published to the replicated directory (a
-// replayed record's were published by the owner that submitted it; a takeover reconciles the partition's
-// keys instead). A new check is in the directory of this node before its creation is answered.
+// last position a new owner reads to learn which records' effects are stored), its flips stored in the
+// history, and what it changed of the directory published to the replicated directory (a replayed
+// record's were published by the owner that submitted it; a takeover reconciles the partition's keys
+// instead). A new check is in the directory of this node before its creation is answered. Its pings are
+// held, replayed records' too, and stored in the history's segments at the next snapshot (or sooner when
+// HELD_BYTES are held), in that same order after the records before.
 import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { pingDurations } from "../engine/durations.ts";
@@ -30,10 +33,19 @@ import type { DirectoryChanges } from "./directory-replica.ts";
 import type { SentStream } from "./sent-stream.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions, RecordEffects } from "./partition-replica.ts";
 import { NotOwnerError } from "./partition-replica.ts";
+import type { HeldPing } from "./ping-tail.ts";
+import { PingTail } from "./ping-tail.ts";
+
+/**
+ * Above this many bytes of held pings, a record's effects store them (in the history's segments) without
+ * waiting for the next snapshot: what an owner holds in memory for its history stays bounded.
+ */
+const HELD_BYTES = 16 * 1024 * 1024;
 
 /** Where a partition's ping logs and flips are kept (cluster/partition-history.ts). */
 export type PartitionHistoryStore = {
   record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">, index?: number): Promise<void>;
+  storeSegments(position: number, held: ReadonlyMap<string, readonly HeldPing[]>): Promise<void>;
   lastRecorded(): Promise<number>;
   pings(checkUuid: string, limit: number): Promise<PingRecord[]>;
   pingBody(checkUuid: string, n: number): Promise<Uint8Array | null>;
@@ -58,6 +70,8 @@ export type PartitionHostDeps = {
   readonly pendingNotifications?: () => Promise<OutboxEntry[]>;
   /** Delivered notifications, a check's listed newest first (cluster/sent-stream.ts); none: the list is empty. */
   readonly sent?: Pick<SentStream, "list">;
+  /** Above this many bytes of held pings they are stored before the next snapshot (default HELD_BYTES). */
+  readonly heldBytes?: number;
 };
 
 export class PartitionHost {
@@ -71,6 +85,10 @@ export class PartitionHost {
   /** Resolves once the history of every record applied so far is stored: reads of the history wait for it, as a ping is answered before its history is stored. */
   #historyStored: Promise<unknown> = Promise.resolve();
   #history: PartitionHistoryStore | null = null;
+  /** The pings applied and not yet stored in the history (ping-tail.ts): stored at each snapshot. */
+  readonly #held = new PingTail();
+  /** A store of held pings started because too many bytes were held, until it is done (one at a time). */
+  #storingHeld: Promise<void> | null = null;
 
   constructor(partition: number, deps: PartitionHostDeps) {
     this.partition = partition;
@@ -78,16 +96,22 @@ export class PartitionHost {
   }
 
   /** The replica options that make the partition's log carry out this host's effects. */
-  replicaOptions(): Pick<PartitionReplicaOptions, "effects" | "recordedUpTo" | "onApplied"> {
+  replicaOptions(): Pick<PartitionReplicaOptions, "effects" | "recordedUpTo" | "onApplied" | "beforeSnapshot"> {
     return {
       effects: (applied) => this.#effects(applied),
       recordedUpTo: async () => {
+        // at each takeover, before the replay after its snapshot: the replay holds the pings again
+        this.#held.clear();
         this.#history = await this.#deps.openHistory();
         this.#historyTurn = Promise.resolve();
         this.#historyStored = Promise.resolve();
         return this.#history.lastRecorded();
       },
-      onApplied: ({ changes }) => this.#versions.note(changes),
+      onApplied: ({ changes }) => {
+        this.#versions.note(changes);
+        this.#held.apply(changes.pings, changes.deletedChecks);
+      },
+      beforeSnapshot: (covered) => this.#storeHeld(covered),
     };
   }
 
@@ -154,10 +178,13 @@ export class PartitionHost {
   }
 
   async #listPings(projectId: string, uuid: string, pingLogLimit: number): Promise<Outcome<PingPage>> {
-    await this.#historyStored;
     const found = this.#read((shard) => shard.getCheck(projectId, uuid));
     if (!found.ok) return found;
-    const pings = await this.#historyStore().pings(uuid, pingsListed(pingLogLimit));
+    const limit = pingsListed(pingLogLimit);
+    const held = this.#held.newest(uuid, limit).map((ping) => ping.record);
+    const stored = held.length >= limit ? [] : await this.#historyStore().pings(uuid, limit);
+    // a ping released meanwhile is in both: listed once
+    const pings = [...new Map([...held, ...stored].map((record) => [record.n, record])).values()].sort((a, b) => b.n - a.n).slice(0, limit);
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
 
@@ -168,11 +195,11 @@ export class PartitionHost {
   }
 
   async #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Promise<Outcome<Uint8Array>> {
-    await this.#historyStored;
     const found = this.#read((shard) => shard.getCheck(projectId, uuid));
     if (!found.ok) return found;
     if (!pingKept(found.value, n, pingLogLimit)) return fail({ code: "not_found", what: "ping" });
-    const body = await this.#historyStore().pingBody(uuid, n);
+    const held = this.#held.find(uuid, n);
+    const body = held !== undefined ? held.body : await this.#historyStore().pingBody(uuid, n);
     return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
   }
 
@@ -205,10 +232,12 @@ export class PartitionHost {
     const { changes, position, index } = applied;
     const notified = changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
     const turn = notified === null ? this.#historyTurn : this.#historyTurn.then(() => notified);
-    const recorded = changes.pings.length + changes.flips.length + changes.deletedChecks.length > 0
-      ? turn.then(() => this.#historyStore().record(position, changes, index)) : turn;
+    // its pings are held (onApplied) and stored with the others at the next snapshot
+    const history = { pings: [], flips: changes.flips, deletedChecks: changes.deletedChecks };
+    const written = history.flips.length + history.deletedChecks.length > 0 ? turn.then(() => this.#historyStore().record(position, history, index)) : turn;
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`
+    const recorded = this.#held.bytes > (this.#deps.heldBytes ?? HELD_BYTES) && this.#storingHeld === null ? Promise.all([written, this.#storeHeldNow(position)]) : written;
     this.#historyStored = Promise.all([this.#historyStored, recorded]).catch(() => {}); // a failure stops the replica: its reads are refused
     const published = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
     for (const flip of changes.flips) countFlip(this.counters, flip);
@@ -216,6 +245,26 @@ export class PartitionHost {
       if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer
     });
     return { stored: Promise.all([recorded, beforeAnswer]).then(() => {}), beforeAnswer };
+  }
+
+  /**
+   * Stores the held pings not yet on their way (those of the records up to `position`) in the history's
+   * segments, after every history write of those records has been sent (so the segments' position means
+   * what a record's does: everything before it is stored), and lets them go once acknowledged.
+   */
+  #storeHeld(position: number): Promise<void> {
+    const taken = this.#held.take();
+    if (taken.size === 0) return Promise.resolve();
+    return this.#historyTurn.then(() => this.#historyStore().storeSegments(position, taken)).then(() => this.#held.release(taken));
+  }
+
+  /** Stores the held pings before the next snapshot (too many bytes held); the next such store waits until this one is done. */
+  #storeHeldNow(position: number): Promise<void> {
+    const storing = this.#storeHeld(position);
+    this.#storingHeld = storing;
+    const done = () => { this.#storingHeld = null; };
+    storing.then(done, done);
+    return storing;
   }
 
   /** Completes up flips' and reminders' notifications with when the check went down (as the single-node host does). */

@@ -31,7 +31,7 @@
 // order (the hook keeps that order in what it writes), and a submitter is answered only once its record's
 // effects and every earlier record's are stored, or, when the hook splits them, the part it names for the
 // answer (a ping is answered before its history is stored: partition-host.ts). A snapshot waits for the effects of every record it
-// covers, and a new owner carries out again the effects of the replayed records from `recordedUpTo()` on
+// covers (and for what `beforeSnapshot` stores of them), and a new owner carries out again the effects of the replayed records from `recordedUpTo()` on
 // (the last one an earlier owner stored, perhaps in part): none is lost between an acknowledgement and a
 // crash, and the stores drop what is carried out twice by its message id. A failed effect stops the
 // replica (stale) like a failed append.
@@ -80,6 +80,12 @@ export type PartitionReplicaOptions = {
   effects?: (applied: AppliedRecord) => RecordEffects;
   /** The position up to which an earlier owner carried out the effects (read at each takeover; default 0). */
   recordedUpTo?: () => Promise<number>;
+  /**
+   * Stores what the hook keeps of the records up to `covered` outside the log (the pings of partition-host.ts),
+   * called as a snapshot of them is taken: the snapshot is stored, and the log below it let go, only after.
+   * A failure stops the replica like a failed effect.
+   */
+  beforeSnapshot?: (covered: number) => Promise<void>;
   /** Asked right before each fence: who writes under which lease (written into the fence); throws when the lease is not this node's any more. */
   fenceToken?: () => Promise<FenceToken>;
   /** Called when an automatic snapshot fails, and with null once one is stored again. */
@@ -147,6 +153,7 @@ export class PartitionReplica {
   readonly #onApplied: (applied: AppliedRecord) => void;
   readonly #effectsOf: ((applied: AppliedRecord) => RecordEffects) | null;
   readonly #recordedUpTo: () => Promise<number>;
+  readonly #beforeSnapshot: (covered: number) => Promise<void>;
   readonly #fenceToken: (() => Promise<FenceToken>) | null;
   readonly #onSnapshot: (error: unknown) => void;
   /** The effects of the records applied so far, chained in log order (rejected once one failed). */
@@ -182,6 +189,7 @@ export class PartitionReplica {
     this.#onApplied = options.onApplied ?? (() => {});
     this.#effectsOf = options.effects ?? null;
     this.#recordedUpTo = options.recordedUpTo ?? (() => Promise.resolve(0));
+    this.#beforeSnapshot = options.beforeSnapshot ?? (() => Promise.resolve());
     this.#fenceToken = options.fenceToken ?? null;
     this.#onSnapshot = options.onSnapshot ?? (() => {});
   }
@@ -336,7 +344,9 @@ export class PartitionReplica {
     const state = snapshotOf(this.#shard, this.#latestAt); // taken now, in step with `covered`
     const taken = this.#sinceSnapshot;
     const effectsStored = this.#effects; // of every record up to `covered`: the log below it is let go
-    this.#snapshotting = effectsStored.then(() => this.#snapshots.save(covered, state)).then(async (outcome) => {
+    const kept = this.#beforeSnapshot(covered);
+    kept.catch((error: unknown) => this.#effectFailed(error));
+    this.#snapshotting = Promise.all([effectsStored, kept]).then(() => this.#snapshots.save(covered, state)).then(async (outcome) => {
       if (outcome.saved) {
         await this.#log.truncateBelow(covered + 1);
         this.#snapshotBase = covered;

@@ -1,10 +1,12 @@
 // A ping is answered once its partition's log holds it and the shard applied it, before its history is
-// stored (a new owner stores that again from the log); a read of the check's pings on the owner then
-// waits for the history in flight, so it lists the ping it answered. The history here is held in memory
-// until released, so a read that did not wait would list nothing.
+// stored: the owner holds it in memory (a new owner holds it again from the log) and lists it from there,
+// stores it with the others at the next snapshot, and lists it from the history once stored. A flip's
+// history is on its way when the answer goes; what needs it waits for it. The history here is held in
+// memory until released, so a read that did not wait would list nothing.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Changes, OutboxEntry } from "../../engine/changes.ts";
+import type { HeldPing } from "../../cluster/ping-tail.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
 import { DirectoryReplica } from "../../cluster/directory-replica.ts";
 import { PartitionHost } from "../../cluster/partition-host.ts";
@@ -26,6 +28,9 @@ class HeldHistory implements PartitionHistoryStore {
   #heldRecords = 0;
   #recordHeld = () => {};
   readonly firstHeld = new Promise<void>((resolve) => { this.#recordHeld = resolve; });
+  #segmentsCalled = () => {};
+  /** Resolves when held pings are first given to be stored. */
+  readonly segmentsCalled = new Promise<void>((resolve) => { this.#segmentsCalled = resolve; });
 
   hold(): void {
     this.#held = new Promise((resolve) => { this.#release = resolve; });
@@ -47,6 +52,10 @@ class HeldHistory implements PartitionHistoryStore {
     this.#flips.push(...changes.flips);
     this.#last = position;
   }
+  async storeSegments(position: number, held: ReadonlyMap<string, readonly HeldPing[]>): Promise<void> {
+    this.#segmentsCalled();
+    await this.record(position, { pings: [...held].flatMap(([checkUuid, pings]) => pings.map((ping) => ({ checkUuid, record: ping.record }))), flips: [], deletedChecks: [] } as unknown as Changes);
+  }
   async lastRecorded(): Promise<number> {
     return this.#last;
   }
@@ -64,7 +73,7 @@ class HeldHistory implements PartitionHistoryStore {
   }
 }
 
-test("a ping is answered while its history is still being stored; a read of its pings waits for it and lists it", async () => {
+test("a ping is answered before its history is stored; it is listed from memory, then stored at the snapshot and listed from the history", async () => {
   await withNatsServer("a ping answered before its history", async (connect) => {
     const nc = await connect();
     const directory = await DirectoryReplica.open({ connection: nc, replicas: 1 });
@@ -86,18 +95,24 @@ test("a ping is answered while its history is still being stored; a read of its 
       const uuid = created.value.check.uuid;
 
       history.hold();
-      const answer = host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + SECOND, "rid-1")] });
-      await history.firstHeld; // the ping's history is on its way, and held there
-      const answered = await within(answer, 20_000, "the ping's answer waited for its history");
+      const answered = await within(host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + SECOND, "rid-1")] }), 20_000, "the ping's answer waited for its history");
       assert.equal(answered.map((r) => r.ok), [true]);
-      assert.is(history.heldRecords, 1, "answered while its history is held");
+      const list = async () => {
+        const page = await host.apply({ kind: "listPings", projectId: owner.id, uuid, pingLogLimit: 100 });
+        assert.ok(page.ok);
+        return page.value.pings.map((p) => p.n);
+      };
+      assert.equal(await list(), [1], "listed from what the owner holds");
+      assert.equal(await history.pings(uuid, 100), [], "not stored yet");
 
-      const read = host.apply({ kind: "listPings", projectId: owner.id, uuid, pingLogLimit: 100 });
+      const snapshot = replica.snapshot();
+      await history.segmentsCalled; // the snapshot stores the held pings first, and that write is held here
+      assert.is(history.heldRecords, 2, "two writes held: the ping's flip (new to up), then the held pings' segments");
+      assert.equal(await list(), [1], "still listed while its segment is on its way");
       history.release();
-      const page = await read;
-      assert.ok(page.ok);
-      assert.equal(page.value.pings.map((p) => p.n), [1], "the read waited for the history of the ping it follows");
-      assert.is(page.value.check.nPings, 1);
+      assert.ok((await snapshot).saved);
+      assert.equal((await history.pings(uuid, 100)).map((p) => p.n), [1], "stored in the history by the snapshot");
+      assert.equal(await list(), [1], "listed once, from the history");
     } finally {
       replica?.abandon();
       await directory.close();

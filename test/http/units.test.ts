@@ -98,9 +98,11 @@ test("config: the notification kinds' endpoints and tokens are read, URLs withou
 });
 
 test("config: NATS_URL turns on cluster mode, with NODE_ID and the shared settings", () => {
-  const s = readSettings({ NATS_URL: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", NODE_ID: "node-2", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_PARTITIONS: "16", CLUSTER_REPLICAS: "1" });
+  const s = readSettings({ NATS_URL: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", NODE_ID: "node-2", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_PARTITIONS: "16", CLUSTER_REPLICAS: "1", CLUSTER_SNAPSHOT_EVERY: "500" });
   assert.equal(s.cluster, { natsUrls: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"], natsUser: null, natsPassword: null, natsToken: null,
-    natsCreds: null, natsTls: false, natsTlsCa: null, nodeId: "node-2", partitions: 16, replicas: 1 });
+    natsCreds: null, natsTls: false, natsTlsCa: null, nodeId: "node-2", partitions: 16, replicas: 1, snapshotEvery: 500 });
+  assert.is(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.snapshotEvery, 10_000);
+  assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_SNAPSHOT_EVERY: "10" }), /CLUSTER_SNAPSHOT_EVERY/);
   assert.equal(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.partitions, null, "unset: the cluster's stored count is taken (cluster/partition-count.ts)");
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222" }), /ADMIN_TOKEN: required with NATS_URL/);
   assert.throws(() => readSettings({ NATS_URL: "http://a", ADMIN_TOKEN: "0123456789abcdef" }), /NATS_URL: expected/);

@@ -38,6 +38,9 @@ export type CheckerCluster = {
   close(): Promise<void>;
 };
 
+/** Records between a partition's snapshots in the checker's cluster (the product's default is 10,000). */
+const SNAPSHOT_EVERY = 200;
+
 export async function startCheckerCluster(options: { token: string; partitions: number; siteRoot: string }): Promise<CheckerCluster> {
   const nats = await startNatsCluster({ size: 3, noAdvertise: true });
   const relays = await Promise.all(NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => faultRelay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))));
@@ -52,6 +55,9 @@ export async function startCheckerCluster(options: { token: string; partitions: 
     const server = await startServer({ dataDir: dirs[i].path, env: {
       NATS_URL: relays[i].map((r) => r.url).join(","), NODE_ID: NODES[i], ADMIN_TOKEN: options.token, SITE_ROOT: options.siteRoot,
       CLUSTER_PARTITIONS: String(options.partitions), CLUSTER_REPLICAS: "3", API_RATE_LIMIT: "0", LOG_LEVEL: "info", LOG_FORMAT: "json",
+      // snapshots every few hundred records: the held pings are stored in the history, and the log let go,
+      // many times in a run, under the faults as well
+      CLUSTER_SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
     } });
     const entry = { name: NODES[i], server, expected: false };
     started.push(entry);
