@@ -20,11 +20,14 @@
 // failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
 // partition) and replay from the position it has applied: a record is in the log at least once.
 import type { JetStreamClient, JetStreamManager, StoredMsg } from "@nats-io/jetstream";
+import { PubHeaders } from "@nats-io/jetstream";
 import { headers } from "@nats-io/nats-core";
 import type { CommandLog } from "./command-log.ts";
 import { keptUntilPurged, openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 import { unanswered, wrongLastSequence } from "./nats-errors.ts";
+import { replyInboxOf } from "./reply-inbox.ts";
+import type { ReplyInbox } from "./reply-inbox.ts";
 
 const FENCE_HEADER = "Hcd-Fence";
 const FENCE_NODE_HEADER = "Hcd-Fence-Node";
@@ -59,6 +62,8 @@ export class JetStreamLog implements CommandLog {
   readonly subject: string;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
+  /** Where appends' PubAcks come (one subscription and one timer for all of them). */
+  readonly #inbox: ReplyInbox;
   readonly #ackTimeoutMs: number;
   /** The sequence the next appended record will get, or null while this writer is not fenced. */
   #next: number | null = null;
@@ -68,6 +73,7 @@ export class JetStreamLog implements CommandLog {
     this.subject = options.subject;
     this.#js = options.js;
     this.#jsm = options.jsm;
+    this.#inbox = replyInboxOf(options.connection);
     this.#ackTimeoutMs = options.ackTimeoutMs;
   }
 
@@ -116,7 +122,11 @@ export class JetStreamLog implements CommandLog {
     const first = this.#next;
     this.#next += records.length;
     // every record in flight at once, each fenced on the sequence of the one before it
-    const acks = records.map((bytes, i) => this.#js.publish(this.subject, bytes, { expect: { lastSequence: first + i - 1 }, timeout: this.#ackTimeoutMs }));
+    const acks = records.map((bytes, i) => {
+      const expect = headers();
+      expect.set(PubHeaders.ExpectedLastSeqHdr, String(first + i - 1));
+      return this.#inbox.publish(this.subject, bytes, { headers: expect, timeoutMs: this.#ackTimeoutMs });
+    });
     // every answer is awaited: the first record that failed says why (the ones after it fail on the fence
     // because it is missing, whatever its own reason was)
     return Promise.allSettled(acks).then((results) => {

@@ -14,6 +14,7 @@ import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { HostRequest } from "../host/shard-host.ts";
 import type { PartitionHost } from "./partition-host.ts";
 import { replyOf } from "./partition-rpc.ts";
+import { replyInboxOf } from "./reply-inbox.ts";
 import type { Reply } from "./partition-rpc.ts";
 
 /** One partition's request inside a node's request. */
@@ -98,7 +99,7 @@ export class NodeForwarder {
   }
 
   #request(node: string, bytes: Uint8Array, answers: { resolve: (reply: Reply) => void; reject: (error: unknown) => void }[]): void {
-    this.#connection.request(nodeSubject(node), bytes, { timeout: this.#timeoutMs }).then((message) => {
+    replyInboxOf(this.#connection).request(nodeSubject(node), bytes, { timeoutMs: this.#timeoutMs }).then((message) => {
       const replies = packr.unpack(message.data) as Reply[];
       if (!Array.isArray(replies) || replies.length !== answers.length) throw new Error(`${node} answered ${Array.isArray(replies) ? replies.length : "no"} replies to ${answers.length} requests`);
       answers.forEach((answer, i) => answer.resolve(replies[i]));

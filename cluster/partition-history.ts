@@ -59,7 +59,7 @@
 import { randomUUID } from "node:crypto";
 import { wirePackr as packr } from "./wire-packr.ts";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, PubHeaders, RetentionPolicy, StorageType } from "@nats-io/jetstream";
-import type { ConsumerInfo, JetStreamClient, JetStreamManager, PubAck, StoredMsg } from "@nats-io/jetstream";
+import type { ConsumerInfo, JetStreamClient, JetStreamManager, StoredMsg } from "@nats-io/jetstream";
 import { headers, nanos } from "@nats-io/nats-core";
 import type { MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import type { Changes } from "../engine/changes.ts";
@@ -71,6 +71,8 @@ import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.
 import { log } from "../host/log.ts";
 import { unanswered } from "./nats-errors.ts";
 import type { HeldPing } from "./ping-tail.ts";
+import { replyInboxOf } from "./reply-inbox.ts";
+import type { PubAck } from "./reply-inbox.ts";
 import { within } from "./within.ts";
 
 /**
@@ -490,7 +492,7 @@ export class PartitionHistory {
     const h = messageHeaders(message, expectId);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#js.publish(message.subject, message.data, { headers: h, timeout: this.#ackTimeoutMs });
+        return await replyInboxOf(this.#connection).publish(message.subject, message.data, { headers: h, timeoutMs: this.#ackTimeoutMs });
       } catch (error) {
         if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error)) throw error;
       }

@@ -1,6 +1,7 @@
 // What the cluster tests of a partition's log share: one real nats-server with JetStream (skipped with one
 // line when it is not installed, a failure under HCD_REQUIRE_EXTRAS=1), and a connection whose log
 // appends are stored at once but answered late, when the test says so, as a slow quorum answers them.
+import { createInbox } from "@nats-io/nats-core";
 import type { NatsConnection, RequestOptions } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import type { PingCommand, ShardCommand } from "../../engine/commands.ts";
@@ -75,8 +76,10 @@ export function heldAppends(nc: NatsConnection, subjectPrefix = "hcd.log."): Hel
 }
 
 /**
- * `nc`, but each request's answer (a JetStream publish's PubAck among them: the client publishes by a
- * request) is handed over only after `after(subject, options)` resolves, or replaced by what it throws.
+ * `nc`, but each request's answer (a JetStream publish's PubAck among them) is handed over only after
+ * `after(subject, options)` resolves, or replaced by what it throws: a request() rejects with it, and the
+ * answer to a message published with a reply subject (cluster/reply-inbox.ts) is dropped, so its request
+ * times out. The message itself is delivered at once.
  */
 export function answeredLate(nc: NatsConnection, after: (subject: string, options: Partial<RequestOptions> | undefined) => Promise<void>): NatsConnection {
   return new Proxy(nc, {
@@ -86,6 +89,22 @@ export function answeredLate(nc: NatsConnection, after: (subject: string, option
           const answer = await target.request(...args);
           await after(args[0], args[2]);
           return answer;
+        };
+      }
+      if (property === "publish") {
+        return (...[subject, data, options]: Parameters<NatsConnection["publish"]>) => {
+          const reply = options?.reply;
+          if (reply === undefined) return target.publish(subject, data, options);
+          // the answer comes to a relay of ours first, and goes on to `reply` once `after` allows it
+          const relay = createInbox();
+          target.subscribe(relay, {
+            max: 1,
+            callback: (error, answer) => {
+              if (error !== null) return;
+              after(subject, options).then(() => target.publish(reply, answer.data, { headers: answer.headers }), () => {});
+            },
+          });
+          target.publish(subject, data, { ...options, reply: relay });
         };
       }
       const value = Reflect.get(target, property, target) as unknown;
