@@ -27,13 +27,17 @@ export function openBucket(connection: NatsConnection, name: string, options: Pa
   return createIdempotently(() => new Kvm(jetstream(connection)).create(name, options));
 }
 
-/** Runs `create` again when it times out without an answer, up to `attempts` times; other errors are thrown at once. */
+/**
+ * Runs `create` again when it times out without an answer, or when the stream it creates or looks up is
+ * not found (another node creating the same bucket at that moment: seen once as a "stream not found" out
+ * of a bucket's create while two nodes opened it), up to `attempts` times; other errors are thrown at once.
+ */
 export async function createIdempotently<T>(create: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await create();
     } catch (error) {
-      if (attempt >= attempts || !unanswered(error)) throw error;
+      if (attempt >= attempts || !(unanswered(error) || streamNotFound(error))) throw error;
     }
   }
 }
