@@ -12,8 +12,8 @@ import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
+import { answerOk, readRecord } from "./request-record.ts";
 
-const MAX_BODY_BYTES = 100_000;
 const WRAP_BYTES = 64 * 1024 * 1024;
 const dataDir = process.env.DATA_DIR;
 if (dataDir === undefined) throw new Error("DATA_DIR is required");
@@ -34,22 +34,12 @@ function writeGroup(): void {
   for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, end + done);
   end += bytes.length;
   for (const { res } of answering) {
-    if (!res.destroyed) res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": "2" }).end("OK");
+    answerOk(res);
   }
 }
 
 const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  req.on("data", (chunk: Buffer) => {
-    if (size < MAX_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_BODY_BYTES - size));
-    size += chunk.length;
-  });
-  req.on("end", () => {
-    const record = Buffer.from(JSON.stringify({
-      at: Date.now(), method: req.method, url: req.url, addr: req.socket.remoteAddress, ua: req.headers["user-agent"] ?? "",
-      body: Buffer.concat(chunks).toString("latin1"),
-    }));
+  readRecord(req, (record) => {
     const frame = Buffer.allocUnsafe(8 + record.length);
     frame.writeUInt32LE(record.length, 0);
     frame.writeUInt32LE(crc32(record), 4);

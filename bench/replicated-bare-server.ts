@@ -11,8 +11,10 @@ import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { answerOk, readRecord } from "./request-record.ts";
 
-const MAX_BODY_BYTES = 100_000;
+const NEWLINE = Buffer.from("\n");
+
 const natsUrl = process.env.NATS_URL;
 if (natsUrl === undefined) throw new Error("NATS_URL is required");
 const id = process.env.BARE_ID ?? "0";
@@ -34,9 +36,9 @@ function publishGroup(): void {
   scheduled = false;
   const answering = group;
   group = [];
-  js.publish(subject, Buffer.concat(answering.map((g) => g.record)), { timeout: 10_000 }).then(() => {
+  js.publish(subject, Buffer.concat(answering.flatMap((g) => [g.record, NEWLINE])), { timeout: 10_000 }).then(() => {
     for (const { res } of answering) {
-      if (!res.destroyed) res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": "2" }).end("OK");
+      answerOk(res);
     }
   }, () => {
     for (const { res } of answering) if (!res.destroyed) res.writeHead(503).end();
@@ -44,17 +46,7 @@ function publishGroup(): void {
 }
 
 const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  req.on("data", (chunk: Buffer) => {
-    if (size < MAX_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_BODY_BYTES - size));
-    size += chunk.length;
-  });
-  req.on("end", () => {
-    const record = Buffer.from(JSON.stringify({
-      at: Date.now(), method: req.method, url: req.url, addr: req.socket.remoteAddress, ua: req.headers["user-agent"] ?? "",
-      body: Buffer.concat(chunks).toString("latin1"),
-    }) + "\n");
+  readRecord(req, (record) => {
     group.push({ record, res });
     if (!scheduled) {
       scheduled = true;
