@@ -9,12 +9,11 @@ import type { Changes, OutboxEntry } from "../../engine/changes.ts";
 import type { HeldPing } from "../../cluster/ping-tail.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
 import { DirectoryReplica } from "../../cluster/directory-replica.ts";
-import { PartitionHost } from "../../cluster/partition-host.ts";
 import type { PartitionHistoryStore } from "../../cluster/partition-host.ts";
-import { PartitionReplica } from "../../cluster/partition-replica.ts";
 import { within } from "../../cluster/within.ts";
-import { project } from "../helpers.ts";
 import { pingCommand, SECOND, T0, withNatsServer } from "./held-appends.ts";
+import { newCheck, newProject, partitionOwner } from "./partition-owner.ts";
+import type { TestOwner } from "./partition-owner.ts";
 
 const PARTITION = 3;
 
@@ -78,21 +77,12 @@ test("a ping is answered before its history is stored; it is listed from memory,
     const nc = await connect();
     const directory = await DirectoryReplica.open({ connection: nc, replicas: 1 });
     const history = new HeldHistory();
-    let replica: PartitionReplica | null = null;
-    const host = new PartitionHost(PARTITION, {
-      openHistory: async () => history,
-      notifications: { enqueue: async () => {} },
-      directory,
-      replica: () => (replica?.state === "owner" ? replica : null),
-    });
+    let owned: TestOwner | null = null;
     try {
-      replica = await PartitionReplica.open({ connection: nc, partition: PARTITION, replicas: 1, ...host.replicaOptions() });
-      await replica.takeOver(T0);
-      const owner = project({ createdAt: T0 });
-      await host.apply({ kind: "createProject", project: owner, at: T0 });
-      const created = await host.apply({ kind: "createCheck", projectId: owner.id, spec: { name: "c", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
-      assert.ok(created.ok);
-      const uuid = created.value.check.uuid;
+      owned = await partitionOwner(nc, PARTITION, { openHistory: async () => history, notifications: { enqueue: async () => {} }, directory });
+      const { host, replica } = owned;
+      const owner = await newProject(host);
+      const uuid = await newCheck(host, owner);
 
       history.hold();
       const answered = await within(host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + SECOND, "rid-1")] }), 20_000, "the ping's answer waited for its history");
@@ -114,7 +104,7 @@ test("a ping is answered before its history is stored; it is listed from memory,
       assert.equal((await history.pings(uuid, 100)).map((p) => p.n), [1], "stored in the history by the snapshot");
       assert.equal(await list(), [1], "listed once, from the history");
     } finally {
-      replica?.abandon();
+      owned?.replica.abandon();
       await directory.close();
     }
   });
@@ -128,23 +118,18 @@ test("an up flip's notification names when the check went down, though the down 
     const queued: OutboxEntry[] = [];
     let markUpQueued = () => {};
     const upQueued = new Promise<void>((resolve) => { markUpQueued = resolve; });
-    let replica: PartitionReplica | null = null;
-    const host = new PartitionHost(PARTITION, {
-      openHistory: async () => history,
-      notifications: { enqueue: async (entries) => { queued.push(...entries); if (entries.some((e) => e.flip.to === "up")) markUpQueued(); } },
-      directory,
-      replica: () => (replica?.state === "owner" ? replica : null),
-    });
+    let owned: TestOwner | null = null;
     try {
-      replica = await PartitionReplica.open({ connection: nc, partition: PARTITION, replicas: 1, ...host.replicaOptions() });
-      await replica.takeOver(T0);
-      const owner = project({ createdAt: T0 });
-      await host.apply({ kind: "createProject", project: owner, at: T0 });
+      owned = await partitionOwner(nc, PARTITION, {
+        openHistory: async () => history,
+        notifications: { enqueue: async (entries) => { queued.push(...entries); if (entries.some((e) => e.flip.to === "up")) markUpQueued(); } },
+        directory,
+      });
+      const { host } = owned;
+      const owner = await newProject(host);
       const channel = { id: "00000000-0000-4000-8000-0000000000c1", projectId: owner.id, name: "ops", kind: "email" as const, value: { kind: "email" as const, address: "ops@example.com" }, createdAt: T0 };
       await host.apply({ kind: "addChannel", channel, at: T0 });
-      const created = await host.apply({ kind: "createCheck", projectId: owner.id, spec: { name: "c", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND, channels: { all: true } }, unique: [], at: T0 });
-      assert.ok(created.ok);
-      const uuid = created.value.check.uuid;
+      const uuid = await newCheck(host, owner, { timeoutMs: 60 * SECOND, channels: { all: true } });
       await host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + SECOND)] });
 
       history.hold();
@@ -156,7 +141,7 @@ test("an up flip's notification names when the check went down, though the down 
       const up = queued.find((e) => e.flip.to === "up");
       assert.is(up?.downSinceAt, downAt, "the up notification says since when the check was down");
     } finally {
-      replica?.abandon();
+      owned?.replica.abandon();
       await directory.close();
     }
   });

@@ -5,11 +5,11 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { DirectoryReplica } from "../../cluster/directory-replica.ts";
 import { PartitionHistory } from "../../cluster/partition-history.ts";
-import { PartitionHost } from "../../cluster/partition-host.ts";
-import { PartitionReplica } from "../../cluster/partition-replica.ts";
+import type { PartitionHost, PartitionHostDeps } from "../../cluster/partition-host.ts";
 import type { HeldPing } from "../../cluster/ping-tail.ts";
-import { project } from "../helpers.ts";
 import { pingCommand, SECOND, T0, withNatsServer } from "./held-appends.ts";
+import { newCheck, newProject, partitionOwner } from "./partition-owner.ts";
+import type { TestOwner } from "./partition-owner.ts";
 
 const PARTITION = 4;
 
@@ -17,27 +17,20 @@ test("pings held by an owner that is gone: the next owner lists them all, once, 
   await withNatsServer("held pings across a takeover", async (connect) => {
     const nc = await connect();
     const directory = await DirectoryReplica.open({ connection: nc, replicas: 1 });
-    const owners: PartitionReplica[] = [];
+    const owners: TestOwner[] = [];
     const ownerOn = async (at: number) => {
-      let replica: PartitionReplica | null = null;
-      const host = new PartitionHost(PARTITION, {
+      const owned = await partitionOwner(nc, PARTITION, {
         openHistory: () => PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 }),
         notifications: { enqueue: async () => {} },
         directory,
-        replica: () => (replica?.state === "owner" ? replica : null),
-      });
-      replica = await PartitionReplica.open({ connection: nc, partition: PARTITION, replicas: 1, ...host.replicaOptions() });
-      owners.push(replica);
-      await replica.takeOver(at);
-      return { host, replica };
+      }, at);
+      owners.push(owned);
+      return owned;
     };
     try {
       const first = await ownerOn(T0);
-      const owner = project({ createdAt: T0 });
-      await first.host.apply({ kind: "createProject", project: owner, at: T0 });
-      const created = await first.host.apply({ kind: "createCheck", projectId: owner.id, spec: { name: "c", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
-      assert.ok(created.ok);
-      const uuid = created.value.check.uuid;
+      const owner = await newProject(first.host);
+      const uuid = await newCheck(first.host, owner);
       const ping = async (host: PartitionHost, n: number) => {
         const [answer] = await host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + n * SECOND, `rid-${n}`)] });
         assert.ok(answer.ok);
@@ -62,7 +55,7 @@ test("pings held by an owner that is gone: the next owner lists them all, once, 
       assert.equal((await history.pings(uuid, 100)).map((p) => p.n), [6, 5, 4, 3, 2, 1], "stored by the next snapshot");
       assert.equal(await listed(second.host), [6, 5, 4, 3, 2, 1]);
     } finally {
-      for (const replica of owners) replica.abandon();
+      for (const { replica } of owners) replica.abandon();
       await directory.close();
     }
   });
@@ -72,10 +65,10 @@ test("an owner holding more bytes of pings than it may stores them before the ne
   await withNatsServer("held pings over their bytes", async (connect) => {
     const nc = await connect();
     const directory = await DirectoryReplica.open({ connection: nc, replicas: 1 });
-    let replica: PartitionReplica | null = null;
+    let owned: TestOwner | null = null;
     let markStored = (_: number[]) => {};
     const stored = new Promise<number[]>((resolve) => { markStored = resolve; });
-    const host = new PartitionHost(PARTITION, {
+    const deps: Omit<PartitionHostDeps, "replica"> = {
       openHistory: async () => {
         const history = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
         const storeSegments = history.storeSegments.bind(history);
@@ -88,17 +81,12 @@ test("an owner holding more bytes of pings than it may stores them before the ne
       },
       notifications: { enqueue: async () => {} },
       directory,
-      replica: () => (replica?.state === "owner" ? replica : null),
       heldBytes: 10_000,
-    });
+    };
     try {
-      replica = await PartitionReplica.open({ connection: nc, partition: PARTITION, replicas: 1, ...host.replicaOptions() });
-      await replica.takeOver(T0);
-      const owner = project({ createdAt: T0, pingBodyLimit: 100_000 });
-      await host.apply({ kind: "createProject", project: owner, at: T0 });
-      const created = await host.apply({ kind: "createCheck", projectId: owner.id, spec: { name: "c", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
-      assert.ok(created.ok);
-      const uuid = created.value.check.uuid;
+      owned = await partitionOwner(nc, PARTITION, deps);
+      const { host, replica } = owned;
+      const uuid = await newCheck(host, await newProject(host, { pingBodyLimit: 100_000 }));
       const history = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
       const body = new Uint8Array(6_000).fill(0x61);
       for (let n = 1; n <= 2; n++) {
@@ -111,7 +99,7 @@ test("an owner holding more bytes of pings than it may stores them before the ne
       assert.is(replica.snapshotSequence, 0, "no snapshot was stored");
       assert.is((await history.pingBody(uuid, 2))?.length, 6_000);
     } finally {
-      replica?.abandon();
+      owned?.replica.abandon();
       await directory.close();
     }
   });
