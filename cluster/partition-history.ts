@@ -70,6 +70,7 @@ import { openPartitionStream } from "./jetstream-setup.ts";
 import type { PartitionStream, PartitionStreamOptions } from "./jetstream-setup.ts";
 import { log } from "../host/log.ts";
 import { unanswered } from "./nats-errors.ts";
+import { sizeOf } from "./ping-tail.ts";
 import type { HeldPing } from "./ping-tail.ts";
 import { replyInboxOf } from "./reply-inbox.ts";
 import type { PubAck } from "./reply-inbox.ts";
@@ -549,7 +550,7 @@ function segmentsOf(pings: readonly HeldPing[]): HeldPing[][] {
   const segments: HeldPing[][] = [];
   let current: HeldPing[] = [], bytes = 0;
   for (const ping of pings) {
-    const size = 128 + (ping.body?.length ?? 0);
+    const size = sizeOf(ping);
     if (current.length > 0 && (current.length >= SEGMENT_PINGS || bytes + size > SEGMENT_BYTES)) {
       segments.push(current);
       current = [];
@@ -567,7 +568,7 @@ function newestOf(pings: readonly DecodedPing[]): number {
 }
 
 /** The newest `limit` of the records, newest first, each number once (a replay may have stored some twice). */
-function newestFirst(records: readonly PingRecord[], limit: number): PingRecord[] {
+export function newestFirst(records: readonly PingRecord[], limit: number): PingRecord[] {
   const byNumber = new Map(records.map((record) => [record.n, record]));
   return [...byNumber.values()].sort((a, b) => b.n - a.n).slice(0, limit);
 }

@@ -32,6 +32,7 @@ import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "../ho
 import type { DirectoryChanges } from "./directory-replica.ts";
 import type { SentStream } from "./sent-stream.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions, RecordEffects } from "./partition-replica.ts";
+import { newestFirst } from "./partition-history.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 import type { HeldPing } from "./ping-tail.ts";
 import { PingTail } from "./ping-tail.ts";
@@ -183,8 +184,7 @@ export class PartitionHost {
     const limit = pingsListed(pingLogLimit);
     const held = this.#held.newest(uuid, limit).map((ping) => ping.record);
     const stored = held.length >= limit ? [] : await this.#historyStore().pings(uuid, limit);
-    // a ping released meanwhile is in both: listed once
-    const pings = [...new Map([...held, ...stored].map((record) => [record.n, record])).values()].sort((a, b) => b.n - a.n).slice(0, limit);
+    const pings = newestFirst([...held, ...stored], limit); // a ping released meanwhile is in both: listed once
     return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
   }
 

@@ -11,7 +11,8 @@ export type HeldPing = { readonly record: PingRecord; readonly body: Uint8Array 
 /** Bytes a held ping counts for besides its body: its record, roughly, as stored. */
 const RECORD_BYTES = 128;
 
-function sizeOf(ping: HeldPing): number {
+/** Roughly how many bytes a ping takes held or stored: its record and its body. */
+export function sizeOf(ping: HeldPing): number {
   return RECORD_BYTES + (ping.body?.length ?? 0);
 }
 
