@@ -45,11 +45,11 @@ type Run = {
   readonly serverCpuSeconds: number; readonly hcdCpuSeconds: number;
   /** Messages the NATS servers took in from clients and routes, and sent out, during the run (0 for single node). */
   readonly natsMessagesIn: number; readonly natsMessagesOut: number;
-  /** Messages stored during the run in the partitions' log streams and in their history streams (0 for single node). */
+  /** Messages stored during the run in the logs (the intake stream and the partitions' logs) and in the history streams (0 for single node). */
   readonly logMessages: number; readonly historyMessages: number;
 };
 
-/** How many messages the partitions' log and history streams have stored so far (each stream's last sequence, summed). */
+/** How many messages the logs (the intake stream and the partitions' logs) and the history streams have stored so far (each stream's last sequence, summed). */
 async function storedMessages(urls: readonly string[]): Promise<{ log: number; history: number }> {
   if (urls.length === 0) return { log: 0, history: 0 };
   const nc = await connect({ servers: [...urls] });
@@ -57,7 +57,7 @@ async function storedMessages(urls: readonly string[]): Promise<{ log: number; h
     const sums = { log: 0, history: 0 };
     for await (const info of (await jetstreamManager(nc)).streams.list()) {
       // the replicated bare servers' streams count as logs
-      if (info.config.name.startsWith("HCD_LOG_") || info.config.name.startsWith("BARE_")) sums.log += info.state.last_seq;
+      if (info.config.name.startsWith("HCD_LOG_") || info.config.name === "HCD_INTAKE" || info.config.name.startsWith("BARE_")) sums.log += info.state.last_seq;
       if (info.config.name.startsWith("HCD_HIST_")) sums.history += info.state.last_seq;
     }
     return sums;

@@ -2,7 +2,9 @@
 // (host/pool.ts), over the cluster's partitions instead of local shards. Lookups are answered from the
 // replicated directory every node watches; every other request goes to its project's partition through a
 // PartitionHandle (this node's own host when it owns the partition, else the owner over NATS; ping
-// batches first to the owner node with its other partitions' batches, node-forwarding.ts).
+// batches by slug first to the owner node with its other partitions' batches, node-forwarding.ts). Pings by
+// check uuid are answered once stored in the intake stream (intake-stream.ts), from which each owner takes
+// its partitions' pings into their logs (intake-follower.ts).
 //
 // The node claims its share of the partitions (ownership.ts), takes each one over (partition-replica.ts),
 // makes the directory's keys of the partition exactly its state, and only then answers requests for it.
@@ -25,6 +27,12 @@ import { NodeForwarder, serveNode } from "./node-forwarding.ts";
 import { PartitionHandle, servePartition, stopServingPartition } from "./partition-rpc.ts";
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 import { PingWatermarks } from "./ping-watermarks.ts";
+import { IntakeFollower } from "./intake-follower.ts";
+import { INTAKE_STREAM, IntakePublisher, openIntakeStream } from "./intake-stream.ts";
+import { managerOf } from "./jetstream-setup.ts";
+
+/** How often the intake stream is purged below what every partition's log holds. */
+const PURGE_EVERY_MS = 30_000;
 
 export type ClusterPoolOptions = {
   readonly connection: NatsConnection;
@@ -44,6 +52,8 @@ export type ClusterPoolOptions = {
   readonly advanceEveryMs?: number;
   /** Records between a partition's snapshots (default 10,000). */
   readonly snapshotEvery?: number;
+  /** How often the node serving partition 0 purges the intake stream below what every partition's log holds (default 30 s). */
+  readonly intakePurgeEveryMs?: number;
   /** Where failed snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
   readonly failures?: FailureEpisodes;
   /** Run by the pool's close() after the node has stopped (what the caller opened for it). */
@@ -69,10 +79,10 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const hosts = new Map<number, PartitionHost>();
   const serving = new Map<number, Subscription>();
   let pool: ShardedPool | null = null; // made below, once the partitions' handles exist
-  const watermarks = new PingWatermarks({
-    connection, node: options.node, partitionCount, clock: options.clock ?? Date.now,
-    unansweredSince: (partition) => pool?.earliestUnansweredPingAt(partition) ?? null,
-  });
+  await openIntakeStream(connection, replicas);
+  let connected = true;
+  const intake = new IntakePublisher({ connection, connected: () => connected });
+  const follower = new IntakeFollower({ connection, replicaOf: (partition) => node.replica(partition) });
   const stopServing = (partition: number) => {
     const subscription = serving.get(partition);
     if (subscription !== undefined) stopServingPartition(subscription);
@@ -83,13 +93,15 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     connection, node: options.node, partitionCount, replicas, clock: options.clock,
     leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, advanceEveryMs: options.advanceEveryMs,
     replica: { snapshotEvery: options.snapshotEvery }, failures,
-    judgeUpTo: (partition, now) => watermarks.judgeUpTo(partition, now),
+    intakeMark: (partition) => follower.markOf(partition),
+    judgeUpTo: (partition, now, handed) => watermarks.judgeUpTo(partition, now, handed),
     prepare: async (partition) => {
       const host = new PartitionHost(partition, {
         openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
         replica: () => node.replica(partition),
         pendingNotifications: () => options.notifications.pending(),
         sent: options.sent,
+        intakeReached: (seq) => follower.reached(partition, seq),
       });
       hosts.set(partition, host);
       return host.replicaOptions();
@@ -99,18 +111,26 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       const reconciled = await directory.reconcile(partition, projects, routes);
       await directory.caughtUpTo(reconciled.revision);
       if (replica.state !== "owner") throw new NotOwnerError(`partition ${partition}: lost during its takeover`); // onLost ran meanwhile
+      follower.join(partition, replica.intakeMark); // before it is served: a request waits for the pings before it
       stopServing(partition);
       serving.set(partition, servePartition(connection, partition, hosts.get(partition)!));
       log.info({ partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length }, "cluster: partition taken over");
     },
     onDropped: (partition) => hosts.delete(partition), // its caches go with its shard; a later gain prepares a fresh host
     onLost: (partition) => {
+      follower.leave(partition);
       stopServing(partition);
       log.info({ partition }, "cluster: partition lost");
     },
   });
 
-  let connected = true;
+  // made once the node is: its first publication lists the partitions served (none yet)
+  const watermarks = new PingWatermarks({
+    connection, node: options.node, partitionCount, clock: options.clock ?? Date.now,
+    unansweredSince: (partition) => pool?.earliestUnansweredPingAt(partition) ?? null,
+    storedUpTo: () => intake.storedUpTo,
+    floors: () => node.ready().map((partition) => [partition, node.replica(partition)?.intakeStored ?? 0] as const),
+  });
   void (async () => {
     for await (const status of connection.status()) {
       if (status.type === "disconnect") connected = false;
@@ -121,9 +141,19 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const local = (partition: number) => (node.replica(partition) !== null && serving.has(partition) ? hosts.get(partition) ?? null : null);
   const servingNode = serveNode(connection, options.node, local);
   const forwarder = new NodeForwarder(connection);
+  // the intake stream's last position: every ping answered before a request was asked is at or below it
+  const intakeManager = managerOf(connection);
+  const intakeEnd = async () => {
+    try {
+      return (await (await intakeManager).streams.info(INTAKE_STREAM)).state.last_seq;
+    } catch {
+      return Math.max(intake.storedUpTo, watermarks.newestSeq()); // what this node knows of without asking
+    }
+  };
   const handles = Array.from({ length: partitionCount }, (_, partition) => new PartitionHandle({
     connection, partition, connected: () => connected, local: () => local(partition),
     directorySynced: () => directory.synced(),
+    intakeAfter: () => intakeEnd(),
     forward: {
       leaseholder: () => {
         const holder = node.leaseholder(partition);
@@ -134,6 +164,8 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   }));
   pool = new ShardedPool(handles, async () => {
     clearInterval(followServed);
+    clearInterval(purging);
+    follower.close();
     watermarks.close();
     await node.stop();
     for (const partition of [...serving.keys()]) stopServing(partition);
@@ -151,6 +183,14 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       else if (served && !serving.has(partition) && host !== undefined) serving.set(partition, servePartition(connection, partition, host));
     }
   }, 1_000);
+  pool.useIntake(intake);
+  // the node serving partition 0 lets go of the intake messages every partition's log holds
+  const purging = setInterval(() => {
+    const floor = watermarks.floor((options.clock ?? Date.now)());
+    if (floor === null || floor <= 0 || node.replica(0) === null) return;
+    void intakeManager.then((jsm) => jsm.streams.purge(INTAKE_STREAM, { seq: floor + 1 }))
+      .catch((error: unknown) => log.warn({ err: error, floor }, "cluster: the intake stream could not be purged; tried again later"));
+  }, options.intakePurgeEveryMs ?? PURGE_EVERY_MS);
   node.start();
   return {
     pool,

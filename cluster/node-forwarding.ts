@@ -17,8 +17,8 @@ import { replyOf } from "./partition-rpc.ts";
 import { replyInboxOf } from "./reply-inbox.ts";
 import type { Reply } from "./partition-rpc.ts";
 
-/** One partition's request inside a node's request. */
-type Entry = readonly [partition: number, request: HostRequest];
+/** One partition's request inside a node's request, and the intake position it is carried out after (partition-rpc.ts). */
+type Entry = readonly [partition: number, request: HostRequest, after: number];
 
 /** Above this many bytes, a node's request is sent as one request per partition instead (NATS refuses messages over its max_payload, 1 MiB by default). */
 const MAX_REQUEST_BYTES = 256 * 1024;
@@ -45,11 +45,11 @@ async function answerAll(hostOf: (partition: number) => PartitionHost | null, me
     respond(message, [{ ok: false, name: "TypeError", message: `not a node request: ${(error as Error).message}` }]);
     return;
   }
-  respond(message, await Promise.all(entries.map(([partition, request]): Promise<Reply> => {
+  respond(message, await Promise.all(entries.map(([partition, request, after]): Promise<Reply> => {
     const host = hostOf(partition);
     return host === null
       ? Promise.resolve({ ok: false, name: "NotOwnerError", message: `partition ${partition} is not served by this node` })
-      : replyOf(host, () => request);
+      : replyOf(host, () => ({ request, after: after ?? 0 }));
   })));
 }
 
@@ -74,11 +74,11 @@ export class NodeForwarder {
   }
 
   /** Resolves with the partition's answer from `node`; rejects as the request did (no responders, a timeout). */
-  send(node: string, partition: number, request: HostRequest): Promise<Reply> {
+  send(node: string, partition: number, request: HostRequest, after = 0): Promise<Reply> {
     return new Promise((resolve, reject) => {
       let queue = this.#queued.get(node);
       if (queue === undefined) this.#queued.set(node, queue = { entries: [], answers: [] });
-      queue.entries.push([partition, request]);
+      queue.entries.push([partition, request, after]);
       queue.answers.push({ resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;

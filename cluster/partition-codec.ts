@@ -22,25 +22,33 @@ export type RecordKind = keyof typeof RECORD_IDS;
 
 // copyBuffers: a decoded ping body must not point into the message's buffer, which the client reuses
 
-/** One command of a partition's log and the ids its application may hand out, in order. */
-export type PartitionRecord = { readonly command: ShardCommand; readonly ids: readonly string[] };
+/**
+ * One command of a partition's log and the ids its application may hand out, in order; a ping taken from
+ * the intake stream (or an advance that records how far it was read) carries that stream's position.
+ */
+export type PartitionRecord = { readonly command: ShardCommand; readonly ids: readonly string[]; readonly intake?: number };
 
 /** One project as a snapshot holds it: channels in creation order, checks by uuid. */
 export type SnapshotProject = { readonly project: Project; readonly channels: readonly Channel[]; readonly checks: readonly Check[] };
 
-/** A partition's state: every project, and the latest instant a command applied to it carried (the wheel starts there). */
-export type PartitionSnapshot = { readonly at: Millis; readonly projects: readonly SnapshotProject[] };
+/**
+ * A partition's state: every project, the latest instant a command applied to it carried (the wheel starts
+ * there), and how far its pings were taken from the intake stream (0: none).
+ */
+export type PartitionSnapshot = { readonly at: Millis; readonly projects: readonly SnapshotProject[]; readonly intake: number };
 
 /** Where a stored snapshot's body is and which log position it covers (every record up to it, inclusive). */
 export type SnapshotHead = { readonly logSequence: number; readonly firstChunk: number; readonly chunks: number; readonly bytes: number };
 
 export function encodeRecord(record: PartitionRecord): Uint8Array {
-  return packr.pack([RECORD_IDS.command, record.command, record.ids]);
+  return packr.pack(record.intake === undefined ? [RECORD_IDS.command, record.command, record.ids] : [RECORD_IDS.command, record.command, record.ids, record.intake]);
 }
 
 export function decodeRecord(bytes: Uint8Array): PartitionRecord {
-  const [command, ids] = open(bytes, "command", 2);
-  return { command: withPlainBody(command as ShardCommand), ids: ids as string[] };
+  const [command, ids, intake] = open(bytes, "command", 2, 3);
+  if (intake !== undefined && typeof intake !== "number") throw new Error("not a partition command record (its intake position is not a number)");
+  return intake === undefined ? { command: withPlainBody(command as ShardCommand), ids: ids as string[] }
+    : { command: withPlainBody(command as ShardCommand), ids: ids as string[], intake };
 }
 
 /**
@@ -85,24 +93,25 @@ export function decodeMessage(bytes: Uint8Array): PartitionRecord[] {
 }
 
 /** Returns the shard's whole state at `at` (the latest instant it applied). */
-export function snapshotOf(shard: Shard, at: Millis): PartitionSnapshot {
+export function snapshotOf(shard: Shard, at: Millis, intake: number): PartitionSnapshot {
   const projects = shard.projects().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((project) => ({
     project,
     channels: shard.channels(project.id),
     checks: shard.listChecks(project.id, { tags: [] }).sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0)),
   }));
-  return { at, projects };
+  return { at, projects, intake };
 }
 
 export function encodeSnapshot(snapshot: PartitionSnapshot): Uint8Array {
-  return packr.pack([RECORD_IDS.snapshot, snapshot.at, snapshot.projects.map((p) => [p.project, p.channels, p.checks])]);
+  return packr.pack([RECORD_IDS.snapshot, snapshot.at, snapshot.projects.map((p) => [p.project, p.channels, p.checks]), snapshot.intake]);
 }
 
 export function decodeSnapshot(bytes: Uint8Array): PartitionSnapshot {
-  const [at, projects] = open(bytes, "snapshot", 2);
+  const [at, projects, intake] = open(bytes, "snapshot", 2, 3); // a snapshot stored before the intake stream has no position
   return {
     at: at as Millis,
     projects: (projects as [Project, Channel[], Check[]][]).map(([project, channels, checks]) => ({ project, channels, checks })),
+    intake: typeof intake === "number" ? intake : 0,
   };
 }
 
@@ -120,10 +129,10 @@ export function decodeSnapshotHead(bytes: Uint8Array): SnapshotHead {
   return { logSequence: logSequence as number, firstChunk: firstChunk as number, chunks: chunks as number, bytes: size as number };
 }
 
-/** Decodes a message of the given kind and returns its values after the record id; throws on any other kind. */
-function open(bytes: Uint8Array, kind: RecordKind, fields: number): unknown[] {
+/** Decodes a message of the given kind and returns its values after the record id (fields to mostFields of them); throws on any other kind. */
+function open(bytes: Uint8Array, kind: RecordKind, fields: number, mostFields = fields): unknown[] {
   const value: unknown = packr.unpack(bytes);
-  if (!Array.isArray(value) || value[0] !== RECORD_IDS[kind] || value.length !== fields + 1) {
+  if (!Array.isArray(value) || value[0] !== RECORD_IDS[kind] || value.length < fields + 1 || value.length > mostFields + 1) {
     throw new Error(`not a partition ${kind} record (record id ${Array.isArray(value) ? String(value[0]) : typeof value})`);
   }
   return value.slice(1);

@@ -73,6 +73,8 @@ export type PartitionHostDeps = {
   readonly sent?: Pick<SentStream, "list">;
   /** Above this many bytes of held pings they are stored before the next snapshot (default HELD_BYTES). */
   readonly heldBytes?: number;
+  /** Resolves once the partition's pings from the intake stream up to a position are applied (cluster/intake-follower.ts reached). */
+  readonly intakeReached?: (seq: number) => Promise<void>;
 };
 
 export class PartitionHost {
@@ -117,6 +119,12 @@ export class PartitionHost {
   }
 
   /** Serves one request (a command through the log, or a read); NotOwnerError while this node does not serve the partition. */
+  /** Carries out `request` once the partition's pings from the intake stream up to `after` are applied: it sees every ping answered before it was asked. */
+  async applyAfter<R extends HostRequest>(request: R, after: number): Promise<HostResultOf<R>> {
+    if (after > 0 && this.#deps.intakeReached !== undefined) await this.#deps.intakeReached(after);
+    return this.apply(request);
+  }
+
   async apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> {
     return (await this.#serve(request)) as HostResultOf<R>; // #serve's switch pairs each kind with its result
   }

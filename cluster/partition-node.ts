@@ -18,6 +18,9 @@ import type { PartitionReplicaOptions, Submitted, TakeoverReport } from "./parti
 import { NotOwnerError, PartitionReplica } from "./partition-replica.ts";
 import { partitionOf } from "./partitions.ts";
 
+/** How often an owned partition's log records how far the intake stream was read, when no ping or advance did. */
+const MARK_EVERY_MS = 5_000;
+
 export type PartitionNodeOptions = {
   connection: NatsConnection;
   node: string;
@@ -35,8 +38,13 @@ export type PartitionNodeOptions = {
   replica?: Omit<PartitionReplicaOptions, "connection" | "partition" | "replicas">;
   /** Options of a partition's replica that depend on the partition (its effects), asked for once before it opens. */
   prepare?: (partition: number) => Promise<Partial<PartitionReplicaOptions>>;
-  /** How far a partition's deadlines may be judged at `now` (cluster/ping-watermarks.ts; default: up to now). */
-  judgeUpTo?: (partition: number, now: Millis) => Millis;
+  /**
+   * How far the intake stream's pings of the partition are queued for its log (intake-follower.ts markOf:
+   * it sends the lingering ones first), or null; an advance records it every few seconds.
+   */
+  intakeMark?: (partition: number) => number | null;
+  /** How far a partition's deadlines may be judged at `now`, its intake pings queued up to `handed` (cluster/ping-watermarks.ts; default: up to now). */
+  judgeUpTo?: (partition: number, now: Millis, handed: number) => Millis;
   /** Called after each takeover this node completes; the partition is served once this resolves. */
   onTakeover?: (partition: number, report: TakeoverReport, replica: PartitionReplica) => void | Promise<void>;
   /** Called when a partition is no longer this node's. */
@@ -56,6 +64,7 @@ export class PartitionNode {
   readonly #gaining = new Set<number>(); // partitions being taken over
   readonly #served = new Set<number>(); // partitions taken over here, onTakeover done, and not lost since
   readonly #unsnapshotSince = new Map<number, Millis>(); // owned partitions: when records were first seen past the last snapshot
+  readonly #markedAt = new Map<number, Millis>(); // owned partitions: when an advance last recorded how far the intake stream was read
   #ownership: Ownership | null = null;
   #timer: NodeJS.Timeout | null = null;
 
@@ -84,6 +93,7 @@ export class PartitionNode {
         // partition is not owned any more, and a gain later opens a fresh replica
         if (!node.#gaining.has(partition)) node.#drop(partition);
         node.#unsnapshotSince.delete(partition);
+        node.#markedAt.delete(partition);
         options.onLost?.(partition);
       },
       onRound: (outcome) => node.#roundDone(outcome),
@@ -101,10 +111,15 @@ export class PartitionNode {
           // an advance is a log record: appended only when a deadline is due, not every tick; and never
           // past a ping some node has stamped and not yet had answered (it may be on its way here)
           const now = this.#clock(), due = replica.read((shard) => shard.nextDueAt());
-          const upTo = this.#options.judgeUpTo?.(partition, now) ?? now;
-          if (due !== null && due <= upTo) {
+          const handed = this.#options.intakeMark?.(partition) ?? null;
+          const upTo = this.#options.judgeUpTo?.(partition, now, handed ?? 0) ?? now;
+          // how far the intake stream was read is recorded every few seconds even when nothing is due: a
+          // takeover reads the stream on from there, not from the partition's last ping
+          const mark = handed !== null && handed > replica.intakeMark && now - (this.#markedAt.get(partition) ?? 0) >= MARK_EVERY_MS;
+          if (upTo > -Infinity && ((due !== null && due <= upTo) || mark)) {
+            if (mark) this.#markedAt.set(partition, now);
             // refused: lost (not a failure), or retried next tick
-            replica.advance(upTo).then(() => this.#failures.succeeded("advance", `partition ${partition}`), (error: unknown) => {
+            replica.advance(upTo, handed ?? undefined).then(() => this.#failures.succeeded("advance", `partition ${partition}`), (error: unknown) => {
               if (!(error instanceof NotOwnerError)) this.#failures.failed("advance", `partition ${partition}`, error);
             });
           }

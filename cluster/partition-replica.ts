@@ -38,7 +38,7 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Changes } from "../engine/changes.ts";
-import type { ShardCommand, ShardResultOf } from "../engine/commands.ts";
+import type { PingCommand, ShardCommand, ShardResultOf } from "../engine/commands.ts";
 import type { Flip, Millis } from "../engine/model.ts";
 import { Shard } from "../engine/shard.ts";
 import { log } from "../host/log.ts";
@@ -166,6 +166,8 @@ export class PartitionReplica {
   #state: ReplicaState = "idle";
   #applied = 0; // position of the last record applied
   #latestAt: Millis = 0; // latest instant a command applied carried
+  #intakeApplied = 0; // how far the intake stream's pings are in the log and applied (the records' largest position)
+  #intakeQueued = 0; // how far they are queued for the log (submitIntake, an advance's mark)
   #judgedUpTo: Millis = 0; // deadlines up to here are judged (or held): a ping stamped then or before is refused
   #snapshotBase = 0; // position the last stored (or loaded) snapshot covers
   #sinceSnapshot = 0; // records applied after the state the last stored (or loaded) snapshot holds: a message holds many
@@ -204,6 +206,19 @@ export class PartitionReplica {
 
   get state(): ReplicaState {
     return this.#state;
+  }
+
+  /**
+   * How far the intake stream was read for this partition: every ping of it up to this position is in the
+   * log (or queued for it), and a new owner reads the stream on from the applied part (cluster/intake-follower.ts).
+   */
+  get intakeMark(): number {
+    return Math.max(this.#intakeApplied, this.#intakeQueued);
+  }
+
+  /** How far the intake stream's pings of this partition are in its log: the stream may let go of what every partition's log holds. */
+  get intakeStored(): number {
+    return this.#intakeApplied;
   }
 
   /** The position of the last record applied. */
@@ -250,6 +265,8 @@ export class PartitionReplica {
       this.#snapshotBase = this.#applied;
       this.#sinceSnapshot = 0;
       this.#latestAt = stored?.snapshot.at ?? 0;
+      this.#intakeApplied = stored?.snapshot.intake ?? 0;
+      this.#intakeQueued = 0;
       const token = this.#fenceToken === null ? undefined : await this.#fenceToken(); // the lease read again, right before
       const fencedAt = await this.#log.fence(token);
       this.#effects = Promise.resolve();
@@ -315,6 +332,29 @@ export class PartitionReplica {
     });
   }
 
+  /**
+   * Appends pings taken from the intake stream (each with its message's position, in stream order) and
+   * applies them like any ping, except that none is refused as late: each was acknowledged when its
+   * message was stored, so it is applied at its own stamp even past deadlines judged already (which the
+   * watermarks prevent: cluster/ping-watermarks.ts). Positions at or below intakeMark are not appended again.
+   */
+  submitIntake(pings: readonly { readonly seq: number; readonly ping: PingCommand }[]): Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]> {
+    if (this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
+    const fresh = pings.filter(({ seq }) => seq > this.intakeMark);
+    if (fresh.length === 0) return Promise.resolve([]);
+    const late = fresh.filter(({ ping }) => ping.at <= this.#judgedUpTo).length;
+    if (late > 0) log.warn({ partition: this.partition, late }, "cluster: acknowledged pings reached their owner after deadlines past their stamps were judged");
+    this.#intakeQueued = fresh[fresh.length - 1].seq;
+    const records = fresh.map(({ seq, ping }): PartitionRecord => {
+      const command = { kind: "ping" as const, ping };
+      return { command, ids: this.#idsFor(command), intake: seq };
+    });
+    return new Promise<Submitted<ShardCommand>[]>((resolve, reject) => {
+      this.#queue.push({ records, bytes: records.map(encodeRecord), resolve, reject });
+      this.#startFlush();
+    }) as Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]>;
+  }
+
   /** Starts a flush unless one runs; one that ends with commands queued meanwhile (in its last microtasks) is followed by another. */
   #startFlush(): void {
     if (this.#flushing !== null) return;
@@ -328,9 +368,18 @@ export class PartitionReplica {
    * than the stamps of the pings still on their way to this owner (cluster/ping-watermarks.ts): a ping
    * stamped at or before it is refused from then on (LatePingError).
    */
-  advance(now: Millis): Promise<Submitted<{ kind: "advance"; at: Millis }>> {
-    if (this.#state === "owner") this.#judgedUpTo = Math.max(this.#judgedUpTo, now); // before any later submission is queued
-    return this.submit({ kind: "advance", at: now });
+  advance(now: Millis, intakeMark?: number): Promise<Submitted<{ kind: "advance"; at: Millis }>> {
+    if (this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: ${this.#state}, not the owner`));
+    this.#judgedUpTo = Math.max(this.#judgedUpTo, now); // before any later submission is queued
+    if (intakeMark === undefined || intakeMark <= this.intakeMark) return this.submit({ kind: "advance", at: now });
+    // the intake stream read up to intakeMark, with no ping for this partition past intakeMark's queued ones: recorded
+    this.#intakeQueued = intakeMark;
+    const command = { kind: "advance" as const, at: now };
+    return new Promise<Submitted<ShardCommand>[]>((resolve, reject) => {
+      const records: PartitionRecord[] = [{ command, ids: [], intake: intakeMark }];
+      this.#queue.push({ records, bytes: records.map(encodeRecord), resolve, reject });
+      this.#startFlush();
+    }).then((applied) => applied[0] as Submitted<{ kind: "advance"; at: Millis }>);
   }
 
   /**
@@ -341,7 +390,7 @@ export class PartitionReplica {
     if (this.#snapshotting !== null) return this.#snapshotting;
     if (this.#shard === null || this.#state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: not the owner`));
     const covered = this.#applied;
-    const state = snapshotOf(this.#shard, this.#latestAt); // taken now, in step with `covered`
+    const state = snapshotOf(this.#shard, this.#latestAt, this.#intakeApplied); // taken now, in step with `covered`
     const taken = this.#sinceSnapshot;
     const effectsStored = this.#effects; // of every record up to `covered`: the log below it is let go
     const kept = this.#beforeSnapshot(covered);
@@ -441,6 +490,7 @@ export class PartitionReplica {
     this.#applied = position;
     this.#sinceSnapshot += 1;
     this.#latestAt = Math.max(this.#latestAt, record.command.kind === "ping" ? record.command.ping.at : record.command.at);
+    if (record.intake !== undefined) this.#intakeApplied = Math.max(this.#intakeApplied, record.intake);
     const applied: AppliedRecord = { position, index, command: record.command, changes, replayed };
     this.#onApplied(applied);
     const effectsOf = this.#effectsOf;

@@ -13,6 +13,10 @@
 // PartitionReplica.submitAll), so it is sent again whole. Reads are sent again on timeouts too. A ping
 // batch's first try goes to the node holding the partition's lease, with that node's other partitions'
 // batches (node-forwarding.ts); sent again, it goes through the partition's subject.
+//
+// Pings by check uuid reach the owner through the intake stream instead (intake-follower.ts): a read or a
+// change carries the stream's last position when it was asked, and the owner carries it out once the
+// pings of its partition up to there are applied, so a read after a ping (through any node) sees it.
 import { wirePackr as packr } from "./wire-packr.ts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-host.ts";
@@ -29,19 +33,29 @@ const READS = new Set<HostRequest["kind"]>([
   "listFlips", "probe", "stats", "outbox", "pruneFlips",
 ]);
 
+/** Requests that need not see the pings answered before them: a ping by slug, and the node's own health and figures. */
+const BLIND_TO_INTAKE = new Set<HostRequest["kind"]>(["pingBatch", "probe", "stats", "outbox", "pruneFlips", "close"]);
+
 /** Changes after which the asking node's directory must hold what the owner published before answering. */
 const CHANGES_DIRECTORY = new Set<HostRequest["kind"]>(["createProject", "muteProject", "changeProject", "addMaintenance", "removeMaintenance", "createCheck", "deleteCheck"]);
 
 /** A request's answer: its result, or the name and message of what it threw. */
 export type Reply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
 
-/** The bytes of a request on the wire: the HostRequest itself as msgpack, its field names inside. */
-export function encodeRequest(request: HostRequest): Uint8Array {
-  return packr.pack(request);
+/** A request as the owner carries it out: once the partition's intake pings up to `after` are applied. */
+export type Asked = { readonly request: HostRequest; readonly after: number };
+
+/**
+ * The bytes of a request on the wire: the HostRequest itself as msgpack, its field names inside, and the
+ * intake position it waits for (when there is one) as one more field, which a build before it ignores.
+ */
+export function encodeRequest(request: HostRequest, after = 0): Uint8Array {
+  return packr.pack(after > 0 ? { ...request, intakeAfter: after } : request);
 }
 
-export function decodeRequest(bytes: Uint8Array): HostRequest {
-  return packr.unpack(bytes) as HostRequest;
+export function decodeRequest(bytes: Uint8Array): Asked {
+  const { intakeAfter, ...request } = packr.unpack(bytes) as HostRequest & { intakeAfter?: unknown };
+  return { request: request as HostRequest, after: typeof intakeAfter === "number" ? intakeAfter : 0 };
 }
 
 /** The bytes of an answer on the wire, as msgpack. */
@@ -91,11 +105,12 @@ async function answer(host: PartitionHost, message: Msg): Promise<void> {
 }
 
 /** Carries out a request on this node's host of its partition; what it returned or threw, as an answer. */
-export async function replyOf(host: PartitionHost, request: () => HostRequest): Promise<Reply> {
+export async function replyOf(host: PartitionHost, asked: () => Asked): Promise<Reply> {
   let reply: Reply;
   const startedAt = Date.now();
   try {
-    reply = { ok: true, value: await host.apply(request()) };
+    const { request, after } = asked();
+    reply = { ok: true, value: await (after > 0 ? host.applyAfter(request, after) : host.apply(request)) };
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     reply = { ok: false, name: failure.name, message: failure.message };
@@ -114,6 +129,8 @@ export type PartitionHandleOptions = {
   readonly connected: () => boolean;
   /** Resolves once this node's directory holds everything written to the bucket before the call. */
   readonly directorySynced: () => Promise<unknown>;
+  /** The intake stream position of every ping answered so far (by any node): a request is carried out after them (default 0). */
+  readonly intakeAfter?: () => Promise<number>;
   /** How long one request waits for the owner's answer (default 10 s). */
   readonly requestTimeoutMs?: number;
   /** How long a request is sent again while no owner answers (default 20 s: a takeover takes up to about 15). */
@@ -122,7 +139,7 @@ export type PartitionHandleOptions = {
    * Where a ping batch goes on its first try: to the node holding the partition's lease, with the batches
    * of its other partitions (node-forwarding.ts). Absent, or no leaseholder known: the partition's subject.
    */
-  readonly forward?: { readonly leaseholder: () => string | null; send(node: string, request: HostRequest): Promise<Reply> };
+  readonly forward?: { readonly leaseholder: () => string | null; send(node: string, request: HostRequest, after: number): Promise<Reply> };
 };
 
 /** A partition as the pool reaches it from this node (the pool's ShardHandle). */
@@ -137,12 +154,13 @@ export class PartitionHandle implements ShardHandle {
     if (request.kind === "close") return undefined as HostResultOf<R>; // the pool's close stops the node, not the owners
     if (!this.#options.connected()) throw new ServiceUnavailableError("this node is cut off from the cluster");
     const read = READS.has(request.kind);
+    const after = BLIND_TO_INTAKE.has(request.kind) ? 0 : (await this.#options.intakeAfter?.()) ?? 0;
     const until = Date.now() + (this.#options.retryForMs ?? 20_000);
     for (let attempt = 0; ; attempt++) {
       const local = this.#options.local();
       try {
-        if (local !== null) return await local.apply(request); // its effects are in this node's directory already
-        const value = await this.#ask(request, read, attempt) as HostResultOf<R>;
+        if (local !== null) return await (after > 0 ? local.applyAfter(request, after) : local.apply(request)); // its effects are in this node's directory already
+        const value = await this.#ask(request, after, read, attempt) as HostResultOf<R>;
         if (!read && changesDirectory(request, value)) await this.#options.directorySynced();
         return value;
       } catch (error) {
@@ -152,13 +170,13 @@ export class PartitionHandle implements ShardHandle {
     }
   }
 
-  async #ask(request: HostRequest, read: boolean, attempt: number): Promise<unknown> {
+  async #ask(request: HostRequest, after: number, read: boolean, attempt: number): Promise<unknown> {
     // sent again, it goes through the partition's subject: the leaseholder known here may be out of date
     const leaseholder = request.kind === "pingBatch" && attempt === 0 ? this.#options.forward?.leaseholder() ?? null : null;
     let reply: Reply;
     try {
-      reply = leaseholder !== null ? await this.#options.forward!.send(leaseholder, request)
-        : decodeReply((await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request), { timeout: this.#options.requestTimeoutMs ?? 10_000 })).data);
+      reply = leaseholder !== null ? await this.#options.forward!.send(leaseholder, request, after)
+        : decodeReply((await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request, after), { timeout: this.#options.requestTimeoutMs ?? 10_000 })).data);
     } catch (error) {
       if (noResponders(error)) throw new Retry("no owner answers"); // nobody subscribed: not delivered, safe to send again
       if (timedOut(error) && read) throw new Retry("timed out");

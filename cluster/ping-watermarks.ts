@@ -1,20 +1,31 @@
 // How far a partition's owner may judge deadlines: not past a ping that some node has stamped and not yet
-// had answered, for it may still be on its way to the owner. Every node publishes, four times a second,
-// its watermark per partition (just before the earliest stamp of its pings for that partition still
-// unanswered, else just before its clock's now) on `hcd.watermarks`; an owner judges a partition's deadlines up to the
-// lowest watermark of the nodes heard from lately, and its own.
+// had taken into the partition's log, for it may still be on its way to the owner. Every node publishes,
+// four times a second, on `hcd.watermarks`: its watermark per partition (just before the earliest stamp of
+// its pings for that partition still unanswered, else just before its clock's now) and the intake stream
+// position its answered pings are at or below. An owner judges a partition's deadlines up to the lowest
+// watermark of the nodes heard from lately (itself included) whose position it has handed the partition
+// (intake-follower.ts): the earlier pings are then in its queue, ahead of the advance.
 //
-// A node not heard from for `staleAfterMs` (stopped, frozen, cut off) holds nobody back; a ping it stamped
-// before then and delivers late is refused by the owner (PartitionReplica's LatePingError: answered 503,
-// never acknowledged and then judged late).
+// A node not heard from for `staleAfterMs` (stopped, frozen, cut off) holds nobody back; a ping by slug it
+// stamped before then and delivers late is refused by the owner (PartitionReplica's LatePingError: answered
+// 503, never acknowledged and then judged late).
+//
+// The same messages carry, for each partition a node serves, how far its log holds the intake stream's
+// pings: below the lowest of all partitions' the stream may be purged (floor()).
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { Millis } from "../engine/model.ts";
 import { wirePackr as packr } from "./wire-packr.ts";
 
 const SUBJECT = "hcd.watermarks";
 
-/** One node's watermarks as published: its name and, per partition, the instant it may be judged up to. */
-type Published = { readonly node: string; readonly marks: readonly Millis[] };
+/**
+ * One node's watermarks as published: its name; per partition, the instant it may be judged up to once the
+ * intake stream is read up to `seq`; and for each partition it serves, how far its log holds the stream's pings.
+ */
+type Published = { readonly node: string; readonly marks: readonly Millis[]; readonly seq: number; readonly floors: readonly (readonly [partition: number, floor: number])[] };
+
+/** How many of a node's latest publications are kept: an owner whose reading lags uses the newest it has read past. */
+const KEPT = 24;
 
 export type PingWatermarksOptions = {
   readonly connection: NatsConnection;
@@ -22,6 +33,10 @@ export type PingWatermarksOptions = {
   readonly partitionCount: number;
   /** The earliest stamp of this node's pings for the partition not yet answered, or null. */
   readonly unansweredSince: (partition: number) => Millis | null;
+  /** The intake stream position this node's answered pings are at or below. */
+  readonly storedUpTo: () => number;
+  /** For each partition this node serves, how far its log holds the intake stream's pings. */
+  readonly floors: () => (readonly [partition: number, floor: number])[];
   /** This node's wall clock (epoch ms): the stamps' clock. */
   readonly clock: () => Millis;
   /** How often this node publishes (default 250 ms). */
@@ -32,7 +47,7 @@ export type PingWatermarksOptions = {
 
 export class PingWatermarks {
   readonly #options: PingWatermarksOptions;
-  readonly #heard = new Map<string, { marks: readonly Millis[]; heardAt: Millis }>();
+  readonly #heard = new Map<string, { published: Published[]; heardAt: Millis }>();
   readonly #subscription: Subscription;
   readonly #timer: NodeJS.Timeout;
 
@@ -42,28 +57,63 @@ export class PingWatermarks {
       callback: (error, message) => {
         if (error !== null) return;
         const heard = decode(message.data);
-        if (heard !== null && heard.node !== options.node) this.#heard.set(heard.node, { marks: heard.marks, heardAt: options.clock() });
+        if (heard !== null && heard.node !== options.node) this.#hear(heard);
       },
     });
     this.#timer = setInterval(() => this.#publish(), options.publishEveryMs ?? 250);
     this.#publish();
   }
 
-  /** How far `partition`'s deadlines may be judged at `now`: the lowest of this node's watermark and those of the nodes heard from lately. */
-  judgeUpTo(partition: number, now: Millis): Millis {
-    let upTo = this.#own(partition, now);
+  /**
+   * How far `partition`'s deadlines may be judged at `now`, its intake pings handed over up to `handed`:
+   * the lowest watermark of the nodes heard from lately (this one too), each from its newest publication
+   * whose position is handed; -Infinity while some node has none.
+   */
+  judgeUpTo(partition: number, now: Millis, handed: number): Millis {
+    let upTo = Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1;
     const staleAfter = this.#options.staleAfterMs ?? 2_000;
-    for (const [node, { marks, heardAt }] of this.#heard) {
-      if (now - heardAt > staleAfter) this.#heard.delete(node);
-      else if (partition < marks.length) upTo = Math.min(upTo, marks[partition]);
+    const ownRead = this.#options.storedUpTo() <= handed; // every ping this node answered is handed: its live watermark above holds
+    for (const [node, { published, heardAt }] of this.#heard) {
+      if (node === this.#options.node ? ownRead : now - heardAt > staleAfter) {
+        if (node !== this.#options.node) this.#heard.delete(node);
+        continue;
+      }
+      let read: Published | undefined;
+      for (let i = published.length - 1; i >= 0 && read === undefined; i--) if (published[i].seq <= handed) read = published[i];
+      if (read === undefined) return -Infinity;
+      if (partition < read.marks.length) upTo = Math.min(upTo, read.marks[partition]);
     }
     return upTo;
+  }
+
+  /** The newest intake stream position heard from any node lately: a request asked after it waits for the pings at or below it. */
+  newestSeq(): number {
+    let newest = 0;
+    for (const { published } of this.#heard.values()) newest = Math.max(newest, published[published.length - 1].seq);
+    return newest;
+  }
+
+  /** The lowest of every partition's floor heard lately (how far its log holds the intake stream's pings), or null while some partition's is not known. */
+  floor(now: Millis): number | null {
+    const staleAfter = this.#options.staleAfterMs ?? 2_000;
+    const floors = new Array<number | undefined>(this.#options.partitionCount);
+    for (const { published, heardAt } of this.#heard.values()) {
+      if (now - heardAt > staleAfter) continue;
+      for (const [partition, floor] of published[published.length - 1].floors) floors[partition] = Math.max(floors[partition] ?? 0, floor);
+    }
+    let lowest = Infinity;
+    for (let partition = 0; partition < floors.length; partition++) {
+      const floor = floors[partition];
+      if (floor === undefined) return null;
+      lowest = Math.min(lowest, floor);
+    }
+    return lowest;
   }
 
   /** The nodes whose watermarks count now (heard from within staleAfterMs of `now`), by name. */
   heardFrom(now: Millis): string[] {
     const staleAfter = this.#options.staleAfterMs ?? 2_000;
-    return [...this.#heard].filter(([, { heardAt }]) => now - heardAt <= staleAfter).map(([node]) => node).sort();
+    return [...this.#heard].filter(([node, { heardAt }]) => node !== this.#options.node && now - heardAt <= staleAfter).map(([node]) => node).sort();
   }
 
   close(): void {
@@ -71,16 +121,23 @@ export class PingWatermarks {
     this.#subscription.unsubscribe();
   }
 
-  /** Just before this node's earliest unanswered stamp, or before now: a ping stamped from now on is later than it. */
-  #own(partition: number, now: Millis): Millis {
-    return Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1;
+  #hear(heard: Published): void {
+    let node = this.#heard.get(heard.node);
+    if (node === undefined) this.#heard.set(heard.node, node = { published: [], heardAt: 0 });
+    node.heardAt = this.#options.clock();
+    node.published.push(heard);
+    if (node.published.length > KEPT) node.published.shift();
   }
 
   #publish(): void {
     const now = this.#options.clock();
-    const marks = Array.from({ length: this.#options.partitionCount }, (_, partition) => this.#own(partition, now));
+    // the position first: a ping answered after it is read has a later stamp than the marks below
+    const seq = this.#options.storedUpTo();
+    const marks = Array.from({ length: this.#options.partitionCount }, (_, partition) => Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1);
+    const published: Published = { node: this.#options.node, marks, seq, floors: this.#options.floors() };
+    this.#hear(published); // this node's own count as any other's
     try {
-      this.#options.connection.publish(SUBJECT, packr.pack({ node: this.#options.node, marks } satisfies Published));
+      this.#options.connection.publish(SUBJECT, packr.pack(published));
     } catch {
       // the connection is closed or closing: nothing to hold back any more
     }
@@ -92,7 +149,8 @@ function decode(bytes: Uint8Array): Published | null {
   try {
     const value = packr.unpack(bytes) as Partial<Published>;
     if (typeof value?.node !== "string" || !Array.isArray(value.marks) || !value.marks.every((m) => typeof m === "number")) return null;
-    return { node: value.node, marks: value.marks };
+    if (typeof value.seq !== "number" || !Array.isArray(value.floors) || !value.floors.every((f) => Array.isArray(f) && typeof f[0] === "number" && typeof f[1] === "number")) return null;
+    return { node: value.node, marks: value.marks, seq: value.seq, floors: value.floors };
   } catch {
     return null;
   }

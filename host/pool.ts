@@ -21,11 +21,17 @@ import type { DeadlineTicker } from "./deadline-ticker.ts";
 import { startDeadlineTicker } from "./deadline-ticker.ts";
 
 
+/**
+ * Where pings by check uuid are acknowledged before their shard applies them: this process's intake log
+ * (ping-intake.ts), or in cluster mode the cluster's intake stream (cluster/intake-stream.ts).
+ */
+export type PingAcknowledger = Pick<PingIntake, "send" | "drain" | "earliestUnhandedAt" | "probe" | "close">;
+
 export class ShardedPool implements Pool {
   readonly #shards: ShardHandle[];
   readonly #onClose: () => Promise<void>;
   readonly #pings: PingBatches;
-  #intake: PingIntake | null = null;
+  #intake: PingAcknowledger | null = null;
   #mark: ClockMark | null = null;
   #ticker: DeadlineTicker | null = null;
   #closed = false;
@@ -42,7 +48,7 @@ export class ShardedPool implements Pool {
   }
 
   /** Acknowledges pings by check uuid from `intake` (ping-intake.ts) rather than after their shard's commit. */
-  useIntake(intake: PingIntake): void {
+  useIntake(intake: PingAcknowledger): void {
     this.#intake = intake;
   }
 
@@ -293,7 +299,8 @@ export class ShardedPool implements Pool {
    * judge deadlines past a ping still on its way to it (cluster/ping-watermarks.ts).
    */
   earliestUnansweredPingAt(index: number): Millis | null {
-    return this.#pings.earliestUnansweredAt(index);
+    const batched = this.#pings.earliestUnansweredAt(index), acknowledging = this.#intake?.earliestUnhandedAt(index) ?? null;
+    return batched === null ? acknowledging : acknowledging === null ? batched : Math.min(batched, acknowledging);
   }
 
   /**

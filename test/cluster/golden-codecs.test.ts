@@ -2,7 +2,8 @@
 // snapshot head (cluster/partition-codec.ts), a notification of the shared outbox stream
 // (cluster/notification-stream.ts), a lease (cluster/leases.ts), a project of the replicated directory
 // (cluster/directory-keys.ts), the messages of a partition's history (cluster/partition-history.ts) and
-// the requests to a partition's owner with their answers (cluster/partition-rpc.ts).
+// the requests to a partition's owner with their answers (cluster/partition-rpc.ts), and a message of the
+// intake stream (cluster/intake-stream.ts).
 // Nodes of different builds read each other's messages, and the streams outlive every build: each fixed
 // value (test/golden-values.ts) must encode to the bytes written here, and those bytes must decode to it.
 import { test } from "uvu";
@@ -13,6 +14,7 @@ import { decodeEntry, encodeEntry } from "../../cluster/notification-stream.ts";
 import { decodeLease, encodeLease } from "../../cluster/leases.ts";
 import { decodeFlip, decodePing, encodeDeletedMessage, encodeFlipMessage, encodePingMessage } from "../../cluster/partition-history.ts";
 import { decodeReply, decodeRequest, encodeReply, encodeRequest } from "../../cluster/partition-rpc.ts";
+import { decodeIntake, encodeIntake } from "../../cluster/intake-stream.ts";
 import type { Reply } from "../../cluster/partition-rpc.ts";
 import type { HostRequest } from "../../host/shard-host.ts";
 import { unpack } from "msgpackr";
@@ -37,6 +39,19 @@ test("a partition's ping record: [1, the command, the ids it hands out]", () => 
   assert.equal(decodeRecord(fromHex(hex)), record);
 });
 
+test("a partition's ping taken from the intake stream: [1, the command, the ids, its intake position]", () => {
+  const record: PartitionRecord = { command: { kind: "ping", ping: PING_COMMAND }, ids: [], intake: 4321 };
+  const hex = `
+    9401d4724092a46b696e64a470696e67a470696e67d472419aa6746172676574a67369676e616caa6578697453746174
+    7573a66d6574686f64a6736368656d65aa72656d6f746541646472a27561a3726964a4626f6479a26174d4724291a475
+    756964d92463306666656530302d313233342d343536372d383961622d636465663031323334353637a7737563636573
+    7300a4504f5354a56874747073a93139322e302e322e37aa6375726c2f382e352e30d92430626164633064652d303030
+    302d343030302d383030302d303030303030303030303032c4026f6bcb4279b76db926000090cd10e1
+  `;
+  same(encodeRecord(record), hex, "intake ping record");
+  assert.equal(decodeRecord(fromHex(hex)), record);
+});
+
 test("a partition's record of a new check, with the uuid and badge key it hands out", () => {
   const record: PartitionRecord = {
     command: { kind: "createCheck", projectId: PROJECT_ID, spec: { name: "nightly", timeoutMs: 86_400_000 }, unique: [], at: AT },
@@ -53,8 +68,38 @@ test("a partition's record of a new check, with the uuid and badge key it hands 
   assert.equal(decodeRecord(fromHex(hex)), record);
 });
 
-test("a partition snapshot: [2, at, [[project, channels, checks], ...]]", () => {
-  const snapshot: PartitionSnapshot = { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [CHECK] }] };
+test("a partition snapshot: [2, at, [[project, channels, checks], ...], intake position]", () => {
+  const snapshot: PartitionSnapshot = { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [CHECK] }], intake: 4321 };
+  const hex = `
+    9402cb4279b76db92600009193d472409aa26964a46e616d65a66170694b6579ae6170694b6579526561646f6e6c79a7
+    70696e674b6579a862616467654b6579aa636865636b4c696d6974ac70696e674c6f674c696d6974ad70696e67426f64
+    794c696d6974a9637265617465644174d92430663165326433632d346235612d343937382d383639352d613462336332
+    643165306639a74261636b757073bf72772d6b65792d303132333435363738396162636465663031323334353637bf72
+    6f2d6b65792d303132333435363738396162636465663031323334353637b870696e676b65792d303132333435363738
+    39616263646566aa62616467652d3031323314cc64cd2710cb4279b76daa80000091d4724196a26964a970726f6a6563
+    744964a46e616d65a46b696e64a576616c7565a9637265617465644174d92430613062306330642d306530662d346131
+    622d386332642d336534663561366237633864d92430663165326433632d346235612d343937382d383639352d613462
+    336332643165306639a36f7073a5656d61696cd4724292a46b696e64a761646472657373a5656d61696caf6f70734065
+    78616d706c652e636f6dcb4279b76daa80000091d47243dc0024a475756964a970726f6a6563744964a862616467654b
+    6579a46e616d65a4736c7567a474616773a464657363a46b696e64a974696d656f75744d73a767726163654d73a87363
+    686564756c65a2747aac6d616e75616c526573756d65a76d6574686f6473a773746172744b77a9737563636573734b77
+    a96661696c7572654b77ad66696c7465725375626a656374aa66696c746572426f6479ae66696c74657248747470426f
+    6479b166696c74657244656661756c744661696ca86368616e6e656c73a9637265617465644174a6737461747573a66e
+    50696e6773a66e466c697073aa6c61737450696e674174ab6c61737453746172744174ac6c6173745374617274526964
+    ae6c6173744475726174696f6e4d73b06661696c7572655468726573686f6c64b272656d696e646572496e7465727661
+    6c4d73ac6d75746564556e74696c4174ad6d61784475726174696f6e4d73a9646570656e64734f6ea5616c657274d924
+    63306666656530302d313233342d343536372d383961622d636465663031323334353637d92430663165326433632d34
+    6235612d343937382d383639352d613462336332643165306639d92462346436653030302d303030302d343030302d38
+    3030302d303030303030303030303031a76e696768746c79a76e696768746c79a770726f64206462a0a673696d706c65
+    ce05265c00ce0036ee80a92a202a202a202a202aa3555443c2a0a0a0a0c2c2c2c291d92430613062306330642d306530
+    662d346131622d386332642d336534663561366237633864cb4279b76daa800000a275700101cb4279b76db9260000c0
+    c0c0d40000d40000d40000d40000d40000d40000cd10e1
+  `;
+  same(encodeSnapshot(snapshot), hex, "snapshot");
+  assert.equal(decodeSnapshot(fromHex(hex)), snapshot);
+});
+
+test("a partition snapshot written before the intake stream reads back at intake position 0", () => {
   const hex = `
     9302cb4279b76db92600009193d472409aa26964a46e616d65a66170694b6579ae6170694b6579526561646f6e6c79a7
     70696e674b6579a862616467654b6579aa636865636b4c696d6974ac70696e674c6f674c696d6974ad70696e67426f64
@@ -80,8 +125,7 @@ test("a partition snapshot: [2, at, [[project, channels, checks], ...]]", () => 
     662d346131622d386332642d336534663561366237633864cb4279b76daa800000a275700101cb4279b76db9260000c0
     c0c0d40000d40000d40000d40000d40000d40000
   `;
-  same(encodeSnapshot(snapshot), hex, "snapshot");
-  assert.equal(decodeSnapshot(fromHex(hex)), snapshot);
+  assert.equal(decodeSnapshot(fromHex(hex)), { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [CHECK] }], intake: 0 });
 });
 
 test("a partition snapshot written before max_duration and depends_on reads back with them unset", () => {
@@ -111,7 +155,7 @@ test("a partition snapshot written before max_duration and depends_on reads back
     cb4279b76daa800000a275700101cb4279b76db9260000c0c0c0d40000d40000d40000d40000
   `;
   const { maxDurationMs: _m, dependsOn: _d, ...before } = CHECK;
-  assert.equal(decodeSnapshot(fromHex(hex)), { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }] });
+  assert.equal(decodeSnapshot(fromHex(hex)), { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }], intake: 0 });
 });
 
 test("a snapshot head: [3, log sequence, first chunk, chunks, bytes]", () => {
@@ -201,8 +245,25 @@ test("a request to a partition's owner and its answers: the HostRequest and the 
     652d303030302d343030302d383030302d303030303030303030303032c4026f6bcb4279b76db9260000
   `;
   same(encodeRequest(request), requestHex, "request");
-  const decoded = decodeRequest(fromHex(requestHex)) as Extract<HostRequest, { kind: "pingBatch" }>;
-  assert.equal({ ...decoded, pings: decoded.pings.map((p) => ({ ...p, body: p.body && new Uint8Array(p.body) })) }, request);
+  const decoded = decodeRequest(fromHex(requestHex));
+  const batch = decoded.request as Extract<HostRequest, { kind: "pingBatch" }>;
+  assert.equal({ ...batch, pings: batch.pings.map((p) => ({ ...p, body: p.body && new Uint8Array(p.body) })) }, request);
+  assert.is(decoded.after, 0, "a request that waits for no intake position has none on the wire (as before it existed)");
+
+  // one that waits for the intake stream's pings up to a position carries it as one more field
+  const afterHex = `
+    d4724093a46b696e64a570696e6773ab696e74616b654166746572a970696e67426174636891d472419aa67461726765
+    74a67369676e616caa65786974537461747573a66d6574686f64a6736368656d65aa72656d6f746541646472a27561a3
+    726964a4626f6479a26174d4724291a475756964d92463306666656530302d313233342d343536372d383961622d6364
+    65663031323334353637a77375636365737300a4504f5354a56874747073a93139322e302e322e37aa6375726c2f382e
+    352e30d92430626164633064652d303030302d343030302d383030302d303030303030303030303032c4026f6bcb4279
+    b76db9260000cc4d
+  `;
+  same(encodeRequest(request, 77), afterHex, "request after an intake position");
+  const waiting = decodeRequest(fromHex(afterHex));
+  assert.is(waiting.after, 77);
+  assert.is(waiting.request.kind, "pingBatch");
+  assert.not.ok("intakeAfter" in waiting.request, "the position is taken off the request");
 
   const answer: Reply = { ok: true, value: [{ ok: true, value: { checkUuid: CHECK_UUID, created: false, badgeKey: CHECK.badgeKey } }] };
   const answerHex = `
@@ -220,6 +281,22 @@ test("a request to a partition's owner and its answers: the HostRequest and the 
   `;
   same(encodeReply(refusal), refusalHex, "refusal");
   assert.equal(decodeReply(fromHex(refusalHex)), refusal);
+});
+
+test("an intake message: [1, [[partition, its pings as [[project id, the ping], ...]], ...]]", () => {
+  const hex = `
+    9201919205c4f89192d92430663165326433632d346235612d343937382d383639352d613462336332643165306639d4
+    72409aa6746172676574a67369676e616caa65786974537461747573a66d6574686f64a6736368656d65aa72656d6f74
+    6541646472a27561a3726964a4626f6479a26174d4724191a475756964d92463306666656530302d313233342d343536
+    372d383961622d636465663031323334353637a77375636365737300a4504f5354a56874747073a93139322e302e322e
+    37aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d383030302d30303030303030303030
+    3032c4026f6bcb4279b76db9260000
+  `;
+  same(encodeIntake([[5, PROJECT_ID, PING_COMMAND]]), hex, "intake message");
+  const decoded = decodeIntake(fromHex(hex), () => true);
+  assert.equal(decoded.map(([partition, projectId, ping]) => [partition, projectId, { ...ping, body: ping.body && new Uint8Array(ping.body) }]), [[5, PROJECT_ID, PING_COMMAND]]);
+  assert.equal(decodeIntake(fromHex(hex), (partition) => partition !== 5), [], "a partition not wanted is not decoded");
+  assert.throws(() => decodeIntake(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 }), () => true), /not an intake message/);
 });
 
 test.run();

@@ -72,7 +72,7 @@ test("each kind of message refuses to be read as another", () => {
 test("a decoded snapshot holds the projects, channels in creation order, and checks with their state", () => {
   const original = recordShard(T0);
   for (const record of history) original.apply(record);
-  const decoded = decodeSnapshot(encodeSnapshot(snapshotOf(original.shard, T0 + 10 * SECOND)));
+  const decoded = decodeSnapshot(encodeSnapshot(snapshotOf(original.shard, T0 + 10 * SECOND, 0)));
   assert.is(decoded.at, T0 + 10 * SECOND);
   assert.equal(decoded.projects.map((p) => p.project), [owner]);
   assert.equal(decoded.projects[0].channels.map((c) => c.name), ["zeta", "alpha"]);
@@ -85,7 +85,7 @@ test("a shard loaded from a decoded snapshot, given the same later commands, fli
   for (const record of history) original.apply(record);
   original.shard.takeChanges();
   const copy = recordShard(T0 + 10 * SECOND);
-  loadSnapshot(copy.shard, decodeSnapshot(encodeSnapshot(snapshotOf(original.shard, T0 + 10 * SECOND))));
+  loadSnapshot(copy.shard, decodeSnapshot(encodeSnapshot(snapshotOf(original.shard, T0 + 10 * SECOND, 0))));
 
   // last ping at T0+10 s, timeout 60 s, grace 30 s: down at T0+100 s, whenever the advance comes
   const later: PartitionRecord[] = [

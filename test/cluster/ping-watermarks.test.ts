@@ -21,39 +21,40 @@ test("an owner judges a partition only up to just before the earliest ping anoth
     const start = (node: "a" | "b", connection: NatsConnection) => new PingWatermarks({
       connection, node, partitionCount: PARTITIONS, clock, publishEveryMs: 20, staleAfterMs: 2 * SECOND,
       unansweredSince: (partition) => unanswered[node].get(partition) ?? null,
+      storedUpTo: () => 0, floors: () => [],
     });
     const [connectionA, connectionB] = [await connect(), await connect()];
     const a = start("a", connectionA), b = start("b", connectionB);
     try {
       await until("a hears from b", () => a.heardFrom(now).includes("b"));
-      assert.is(a.judgeUpTo(2, now), now - 1, "nothing on its way: up to just before now (a ping stamped now is later)");
+      assert.is(a.judgeUpTo(2, now, 0), now - 1, "nothing on its way: up to just before now (a ping stamped now is later)");
 
       now = T0 + 10 * SECOND;
       unanswered.b.set(2, T0 + 5 * SECOND); // b stamped a ping for partition 2 and has no answer yet
       // b's marks of the same message: its ping holds partition 2 just before its stamp, and no other partition
-      await until("b's ping holds partition 2", () => a.judgeUpTo(2, now) === T0 + 5 * SECOND - 1);
-      assert.is(a.judgeUpTo(1, now), now - 1, "the other partitions are not held");
+      await until("b's ping holds partition 2", () => a.judgeUpTo(2, now, 0) === T0 + 5 * SECOND - 1);
+      assert.is(a.judgeUpTo(1, now, 0), now - 1, "the other partitions are not held");
 
       unanswered.a.set(3, T0 + 7 * SECOND); // the owner's own ping on its way counts as well
-      assert.is(a.judgeUpTo(3, now), T0 + 7 * SECOND - 1);
+      assert.is(a.judgeUpTo(3, now, 0), T0 + 7 * SECOND - 1);
 
       unanswered.b.delete(2); // answered
-      await until("b's answered ping holds nothing", () => a.judgeUpTo(2, now) === now - 1);
+      await until("b's answered ping holds nothing", () => a.judgeUpTo(2, now, 0) === now - 1);
 
       unanswered.b.set(2, T0 + 9 * SECOND);
-      await until("held again", () => a.judgeUpTo(2, now) === T0 + 9 * SECOND - 1);
+      await until("held again", () => a.judgeUpTo(2, now, 0) === T0 + 9 * SECOND - 1);
       b.close(); // b stops (frozen, cut off, killed): after staleAfterMs it holds nobody back
       await connectionB.flush();
       await connectionA.flush(); // a has taken in everything b published
       now += 2 * SECOND;
-      assert.is(a.judgeUpTo(2, now), T0 + 9 * SECOND - 1, "still held within staleAfterMs of b's last word");
+      assert.is(a.judgeUpTo(2, now, 0), T0 + 9 * SECOND - 1, "still held within staleAfterMs of b's last word");
       now += 1;
-      assert.is(a.judgeUpTo(2, now), now - 1, "b not heard for longer than staleAfterMs");
+      assert.is(a.judgeUpTo(2, now, 0), now - 1, "b not heard for longer than staleAfterMs");
       assert.equal(a.heardFrom(now), []);
 
       connectionA.publish("hcd.watermarks", new TextEncoder().encode("not a watermark")); // anything may be published there
       await connectionA.flush();
-      assert.is(a.judgeUpTo(2, now), now - 1);
+      assert.is(a.judgeUpTo(2, now, 0), now - 1);
     } finally {
       a.close();
       b.close();

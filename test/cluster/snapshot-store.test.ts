@@ -34,7 +34,7 @@ test("a snapshot replaced while it is read: the reader reads the newer one", asy
   await withNatsServer("a snapshot replaced under its reader", async (connect) => {
     const nc = await connect();
     const writer = await SnapshotStore.open({ connection: nc, partition: 0, replicas: 1 });
-    assert.equal((await writer.save(10, { at: T0, projects: [] })).saved, true);
+    assert.equal((await writer.save(10, { at: T0, projects: [], intake: 0 })).saved, true);
     let replaced = false;
     const reader = await SnapshotStore.open({
       partition: 0, replicas: 1,
@@ -42,7 +42,7 @@ test("a snapshot replaced while it is read: the reader reads the newer one", asy
       connection: askedAfter(nc, "$JS.API.STREAM.MSG.GET.HCD_SNAP_0", async (payload) => {
         if (replaced || typeof (payload as { seq?: unknown }).seq !== "number") return;
         replaced = true;
-        assert.equal((await writer.save(20, { at: T0 + SECOND, projects: [] })).saved, true);
+        assert.equal((await writer.save(20, { at: T0 + SECOND, projects: [], intake: 0 })).saved, true);
       }),
     });
     const loaded = await reader.load();

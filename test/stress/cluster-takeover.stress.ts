@@ -166,7 +166,7 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     const saved = await eventually(() => b.snapshot());
     assert.ok(saved.saved, "B's snapshot is stored");
     const store = await eventually(async () => SnapshotStore.open({ connection: await connection(leader), partition: PARTITION, replicas: 3 }));
-    const stale = await eventually(() => store.save(a.applied, snapshotOf(b.read((shard) => shard), T0)));
+    const stale = await eventually(() => store.save(a.applied, snapshotOf(b.read((shard) => shard), T0, 0)));
     assert.equal(stale, { saved: false, newer: afterLate.position });
     assert.is((await eventually(() => store.load()))?.logSequence, afterLate.position);
 
@@ -188,14 +188,14 @@ test("a snapshot larger than a chunk is stored in 256 kB chunks and reads back w
     const owner = project({ id: "00000000-0000-4000-8000-0000000000cc", createdAt: T0 });
     // 700 checks with a 1,000-character description each: about 1 MB of body
     const checks = Array.from({ length: 700 }, (_, i) => check({ projectId: owner.id, uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, desc: "d".repeat(1_000) }));
-    const snapshot = { at: T0, projects: [{ project: owner, channels: [], checks }] };
+    const snapshot = { at: T0, projects: [{ project: owner, channels: [], checks }], intake: 0 };
     const saved = await eventually(() => store.save(40, snapshot));
     assert.ok(saved.saved && saved.head.chunks >= 3, `stored in ${saved.saved ? saved.head.chunks : 0} chunks`);
     assert.ok(saved.saved && saved.head.bytes > 700_000);
     const loaded = await eventually(async () => (await SnapshotStore.open({ connection: await connection(1), partition: 2, replicas: 3 })).load());
     assert.is(loaded?.logSequence, 40);
     assert.equal(loaded?.snapshot, snapshot);
-    assert.equal(await eventually(() => store.save(39, { at: T0, projects: [] })), { saved: false, newer: 40 });
+    assert.equal(await eventually(() => store.save(39, { at: T0, projects: [], intake: 0 })), { saved: false, newer: 40 });
     assert.is((await eventually(() => store.load()))?.snapshot.projects[0].checks.length, 700);
   });
 });

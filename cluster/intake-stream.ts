@@ -1,0 +1,184 @@
+// Pings by check uuid made durable where they arrive: every node appends the pings of an event-loop turn,
+// whichever partitions they belong to, to the cluster's one intake stream (R3) as one message, and answers
+// them once it is stored. Each partition's owner reads the stream (intake-follower.ts) and takes its
+// pings into its log. A ping then costs a share of one replicated message instead of a message of its
+// partition's log and, on two nodes of three, a request to the owner. The single-node intake log
+// (host/ping-intake.ts) does the same on one machine.
+//
+// One append is in flight at a time: the pings that arrive meanwhile go together in the next (group
+// commit). A message holds at most MAX_MESSAGE_BYTES of pings; a larger turn goes as several, sent at once.
+// An append that fails answers its pings 503 (ServiceUnavailableError): one that timed out may be stored
+// all the same and applied, as a ping answered 503 by a single node may have been.
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { PingCommand } from "../engine/commands.ts";
+import type { Millis } from "../engine/model.ts";
+import { ServiceUnavailableError } from "../host/unavailable.ts";
+import { ensureStream, keptUntilPurged, managerOf } from "./jetstream-setup.ts";
+import { replyInboxOf } from "./reply-inbox.ts";
+import { wirePackr as packr } from "./wire-packr.ts";
+
+export const INTAKE_STREAM = "HCD_INTAKE";
+const SUBJECT = "hcd.intake";
+/** The first value of every intake message; a future format gets another. */
+const INTAKE_RECORD_ID = 1;
+/** Most bytes of pings in one message (NATS refuses messages over its max_payload, 1 MiB by default). */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+/** One ping as the intake stream holds it: its partition, its project, the command. */
+export type IntakePing = readonly [partition: number, projectId: string, ping: PingCommand];
+
+/** Creates the intake stream unless it exists: kept until the partitions' owners have taken its pings into their logs (purged then). */
+export async function openIntakeStream(connection: NatsConnection, replicas: number): Promise<void> {
+  await ensureStream(await managerOf(connection), { ...keptUntilPurged([SUBJECT]), name: INTAKE_STREAM, num_replicas: replicas });
+}
+
+/**
+ * An intake message: its pings in a section per partition, each section encoded on its own, so that a
+ * node decodes only the sections of the partitions it serves (every node reads every message).
+ */
+export function encodeIntake(pings: readonly IntakePing[]): Uint8Array {
+  const sections = new Map<number, [string, PingCommand][]>();
+  for (const [partition, projectId, ping] of pings) {
+    let section = sections.get(partition);
+    if (section === undefined) sections.set(partition, section = []);
+    section.push([projectId, ping]);
+  }
+  return packr.pack([INTAKE_RECORD_ID, [...sections].map(([partition, section]) => [partition, packr.pack(section)])]);
+}
+
+/** The pings of an intake message of the partitions `wanted` keeps, in the order they were appended; throws when it is not one. */
+export function decodeIntake(bytes: Uint8Array, wanted: (partition: number) => boolean): IntakePing[] {
+  const value: unknown = packr.unpack(bytes);
+  if (!Array.isArray(value) || value[0] !== INTAKE_RECORD_ID || !Array.isArray(value[1])) throw new Error("not an intake message");
+  const pings: IntakePing[] = [];
+  for (const [partition, section] of value[1] as [unknown, unknown][]) {
+    if (typeof partition !== "number" || !(section instanceof Uint8Array)) throw new Error("not an intake section");
+    if (!wanted(partition)) continue;
+    for (const [projectId, ping] of packr.unpack(section) as [unknown, PingCommand][]) {
+      if (typeof projectId !== "string" || typeof ping?.at !== "number") throw new Error("not an intake ping");
+      // a decoded body must be the plain Uint8Array the shard compares, not a view into the message's buffer
+      pings.push([partition, projectId, ping.body === null ? ping : { ...ping, body: new Uint8Array(ping.body) }]);
+    }
+  }
+  return pings;
+}
+
+type Waiting = { readonly ping: IntakePing; readonly bytes: number; readonly resolve: () => void; readonly reject: (error: unknown) => void };
+
+export type IntakePublisherOptions = {
+  readonly connection: NatsConnection;
+  /** False while this node is cut off from NATS: pings are answered 503 at once. */
+  readonly connected: () => boolean;
+  /** How long an append waits for its PubAck (default 5,000 ms). */
+  readonly ackTimeoutMs?: number;
+};
+
+/** This node's appends to the intake stream (the pool's intake: host/pool.ts useIntake). */
+export class IntakePublisher {
+  readonly #options: IntakePublisherOptions;
+  #queued: Waiting[] = [];
+  #sending: Promise<void> | null = null;
+  // per partition, the stamps of its pings not yet answered (queued or in flight), with how many carry each
+  readonly #unanswered = new Map<number, Map<Millis, number>>();
+  #storedUpTo = 0;
+  #closed = false;
+
+  constructor(options: IntakePublisherOptions) {
+    this.#options = options;
+  }
+
+  /** The largest position of this node's appended messages: every ping it has answered is at or below it. */
+  get storedUpTo(): number {
+    return this.#storedUpTo;
+  }
+
+  /** Appends the ping to the intake stream and resolves once it is stored; rejects with ServiceUnavailableError when it could not be. */
+  send(partition: number, projectId: string, ping: PingCommand): Promise<void> {
+    if (this.#closed) return Promise.reject(new ServiceUnavailableError("this node is stopping"));
+    if (!this.#options.connected()) return Promise.reject(new ServiceUnavailableError("this node is cut off from the cluster"));
+    const entry: IntakePing = [partition, projectId, ping];
+    return new Promise<void>((resolve, reject) => {
+      this.#queued.push({ ping: entry, bytes: sizeOf(ping), resolve, reject });
+      this.#count(partition, ping.at, 1);
+      if (this.#sending === null) this.#sending = this.#sendAll();
+    });
+  }
+
+  /** The earliest stamp of this node's pings for the partition not yet answered, or null. */
+  earliestUnhandedAt(partition: number): Millis | null {
+    const stamps = this.#unanswered.get(partition);
+    if (stamps === undefined) return null;
+    let earliest: Millis | null = null;
+    for (const at of stamps.keys()) if (earliest === null || at < earliest) earliest = at;
+    return earliest;
+  }
+
+  /** Resolves once every ping sent so far is answered. */
+  async drain(): Promise<void> {
+    while (this.#sending !== null) await this.#sending;
+  }
+
+  async probe(): Promise<void> {
+    if (!this.#options.connected()) throw new ServiceUnavailableError("this node is cut off from the cluster");
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.drain();
+  }
+
+  /** Appends what is queued, a group at a time (those queued meanwhile go in the next), until nothing is. */
+  async #sendAll(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve)); // the rest of this turn's pings join the first group
+    while (this.#queued.length > 0) {
+      const group = this.#queued;
+      this.#queued = [];
+      await Promise.all(messagesOf(group).map((message) => this.#append(message)));
+    }
+    this.#sending = null;
+  }
+
+  async #append(group: Waiting[]): Promise<void> {
+    try {
+      const ack = await replyInboxOf(this.#options.connection).publish(SUBJECT, encodeIntake(group.map((w) => w.ping)), { timeoutMs: this.#options.ackTimeoutMs ?? 5_000 });
+      this.#storedUpTo = Math.max(this.#storedUpTo, ack.seq); // before the answers: a watermark read after one covers it
+      for (const waiting of group) waiting.resolve();
+    } catch (error) {
+      const failure = new ServiceUnavailableError(`the intake stream did not store the ping: ${(error as Error)?.message ?? String(error)}`);
+      for (const waiting of group) waiting.reject(failure);
+    } finally {
+      for (const { ping: [partition, , ping] } of group) this.#count(partition, ping.at, -1);
+    }
+  }
+
+  #count(partition: number, at: Millis, by: 1 | -1): void {
+    let stamps = this.#unanswered.get(partition);
+    if (stamps === undefined) this.#unanswered.set(partition, stamps = new Map());
+    const count = (stamps.get(at) ?? 0) + by;
+    if (count > 0) stamps.set(at, count);
+    else stamps.delete(at);
+    if (stamps.size === 0) this.#unanswered.delete(partition);
+  }
+}
+
+/** The group as messages of at most MAX_MESSAGE_BYTES each (a larger ping alone). */
+function messagesOf(group: Waiting[]): Waiting[][] {
+  const messages: Waiting[][] = [];
+  let current: Waiting[] = [], size = 0;
+  for (const waiting of group) {
+    if (current.length > 0 && size + waiting.bytes > MAX_MESSAGE_BYTES) {
+      messages.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(waiting);
+    size += waiting.bytes;
+  }
+  if (current.length > 0) messages.push(current);
+  return messages;
+}
+
+/** About how many bytes a ping takes in a message. */
+function sizeOf(ping: PingCommand): number {
+  return 128 + ping.ua.length + ping.remoteAddr.length + (ping.body?.length ?? 0) + (ping.email === undefined ? 0 : ping.email.subject.length + ping.email.text.length);
+}
