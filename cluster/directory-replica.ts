@@ -79,6 +79,9 @@ type Write = { readonly key: string; readonly value: Uint8Array | null }; // nul
 const KV_OPERATION = "KV-Operation";
 const PUBLISH_CONCURRENCY = 512;
 
+/** What publish() answers for changes that write no key: the caller has nothing to wait for. */
+export const NOTHING_PUBLISHED: Promise<number> = Promise.resolve(0);
+
 export class DirectoryReplica extends DirectoryLookups {
   readonly bucket: string;
   readonly #js: JetStreamClient;
@@ -209,6 +212,7 @@ export class DirectoryReplica extends DirectoryLookups {
       const key = checkKey(this.#partition(projectId), projectId, uuid);
       writes.set(key, { key, value: null });
     }
+    if (writes.size === 0) return NOTHING_PUBLISHED; // a change of a check's state only (a ping): nothing to wait for
     return this.#enqueue(() => this.#write([...writes.values()], changes));
   }
 

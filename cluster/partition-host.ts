@@ -30,6 +30,7 @@ import type { ShardStats } from "../host/shard-stats.ts";
 import { countFlip, heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
 import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "../host/shard-reads.ts";
 import type { DirectoryChanges } from "./directory-replica.ts";
+import { NOTHING_PUBLISHED } from "./directory-replica.ts";
 import type { SentStream } from "./sent-stream.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions, RecordEffects } from "./partition-replica.ts";
 import { newestFirst } from "./partition-history.ts";
@@ -238,6 +239,11 @@ export class PartitionHost {
    */
   #effects(applied: AppliedRecord): RecordEffects {
     const { changes, position, index } = applied;
+    const published = applied.replayed ? NOTHING_PUBLISHED : this.#deps.directory.publish(changes);
+    const storeHeld = this.#held.bytes > (this.#deps.heldBytes ?? HELD_BYTES) && this.#storingHeld === null;
+    if (published === NOTHING_PUBLISHED && !storeHeld && changes.outbox.length + changes.flips.length + changes.deletedChecks.length === 0) {
+      return null; // most pings: nothing to store or wait for but their holding (onApplied)
+    }
     const notified = changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
     const turn = notified === null ? this.#historyTurn : this.#historyTurn.then(() => notified);
     // its pings are held (onApplied) and stored with the others at the next snapshot
@@ -245,9 +251,8 @@ export class PartitionHost {
     const written = history.flips.length + history.deletedChecks.length > 0 ? turn.then(() => this.#historyStore().record(position, history, index)) : turn;
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`
-    const recorded = this.#held.bytes > (this.#deps.heldBytes ?? HELD_BYTES) && this.#storingHeld === null ? Promise.all([written, this.#storeHeldNow(position)]) : written;
+    const recorded = storeHeld ? Promise.all([written, this.#storeHeldNow(position)]) : written;
     this.#historyStored = Promise.all([this.#historyStored, recorded]).catch(() => {}); // a failure stops the replica: its reads are refused
-    const published = applied.replayed ? Promise.resolve(0) : this.#deps.directory.publish(changes);
     for (const flip of changes.flips) countFlip(this.counters, flip);
     const beforeAnswer = published.then(async (revision) => {
       if (revision > 0) await this.#deps.directory.caughtUpTo(revision); // this node's lookups see it before the answer

@@ -53,9 +53,9 @@ import { SnapshotStore } from "./snapshot-store.ts";
  * What a record's effects hook returns: a promise of all of them stored, which its submitter waits for;
  * or, split, all of them stored (`stored`, which snapshots wait for and whose failure stops the replica)
  * and the part its submitter must wait for (`beforeAnswer`): the rest can follow the answer, as a new
- * owner carries it out again from the log.
+ * owner carries it out again from the log. Null: the record has no effect to wait for.
  */
-export type RecordEffects = Promise<void> | { readonly stored: Promise<void>; readonly beforeAnswer: Promise<void> };
+export type RecordEffects = Promise<void> | { readonly stored: Promise<void>; readonly beforeAnswer: Promise<void> } | null;
 
 export type PartitionReplicaOptions = {
   connection: NatsConnection;
@@ -498,10 +498,12 @@ export class PartitionReplica {
       // started now, in log order (the stores keep that order while earlier ones are in flight), and
       // counted done once every earlier record's are
       const started = effectsOf(applied);
-      const [stored, beforeAnswer] = started instanceof Promise ? [started, started] : [started.stored, started.beforeAnswer];
-      this.#effects = Promise.all([this.#effects, stored]).then(() => {});
-      this.#effects.catch((error: unknown) => this.#effectFailed(error));
-      this.#beforeAnswer = Promise.all([this.#beforeAnswer, beforeAnswer]).then(() => {});
+      if (started !== null) {
+        const [stored, beforeAnswer] = started instanceof Promise ? [started, started] : [started.stored, started.beforeAnswer];
+        this.#effects = Promise.all([this.#effects, stored]).then(() => {});
+        this.#effects.catch((error: unknown) => this.#effectFailed(error));
+        this.#beforeAnswer = Promise.all([this.#beforeAnswer, beforeAnswer]).then(() => {});
+      }
     }
     return { result, changes, beforeAnswer: this.#beforeAnswer };
   }
