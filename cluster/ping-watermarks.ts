@@ -6,7 +6,8 @@
 // watermark of the nodes heard from lately (itself included) whose position it has handed the partition
 // (intake-follower.ts): the earlier pings are then in its queue, ahead of the advance.
 //
-// A node not heard from for `staleAfterMs` (stopped, frozen, cut off) holds nobody back; a ping by slug it
+// A node not heard from for `staleAfterMs` (stopped, frozen, cut off) holds nobody back once the pings it
+// last said it had answered are read; a ping by slug it
 // stamped before then and delivers late is refused by the owner (PartitionReplica's LatePingError: answered
 // 503, never acknowledged and then judged late).
 //
@@ -75,6 +76,8 @@ export class PingWatermarks {
     const ownRead = this.#options.storedUpTo() <= handed; // every ping this node answered is handed: its live watermark above holds
     for (const [node, { published, heardAt }] of this.#heard) {
       if (node === this.#options.node ? ownRead : now - heardAt > staleAfter) {
+        // a node gone quiet holds nobody back once the pings it last said it answered are read
+        if (node !== this.#options.node && published[published.length - 1].seq > handed) return -Infinity;
         if (node !== this.#options.node) this.#heard.delete(node);
         continue;
       }

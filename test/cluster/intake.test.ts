@@ -86,6 +86,34 @@ test("answered pings reach their partition's log once: across a takeover, and wh
   });
 });
 
+test("a partition joining behind the reader's position makes it go back: the joiner gets its pings, the others none twice", async () => {
+  await withNatsServer("intake reader going back for a joiner", async (connect) => {
+    const nc = await connect();
+    await openIntakeStream(nc, 1);
+    const front = new IntakePublisher({ connection: nc, connected: () => true });
+    const first = await ownerWithCheck(nc, 1), second = await ownerWithCheck(nc, 3);
+    const follower = new IntakeFollower({ connection: nc, replicaOf: (p) => (p === 1 ? first.replica : p === 3 ? second.replica : null), lingerMs: 5 });
+    try {
+      follower.join(1, 0);
+      for (let i = 1; i <= 6; i++) {
+        await Promise.all([front.send(1, first.owner.id, pingCommand(first.uuid, T0 + i * SECOND)), front.send(3, second.owner.id, pingCommand(second.uuid, T0 + i * SECOND))]);
+      }
+      await follower.reached(1, front.storedUpTo);
+      assert.is(follower.received, front.storedUpTo, "the reader is at the stream's end");
+      assert.is(nPingsOf(second.replica, second.owner.id, second.uuid), 0, "partition 3 not joined: nothing handed to it");
+
+      follower.join(3, 0); // its log holds none of the stream: the reader goes back to the start
+      await follower.reached(3, front.storedUpTo);
+      assert.is(nPingsOf(second.replica, second.owner.id, second.uuid), 6, "the joiner got the pings the reader had passed");
+      await front.send(1, first.owner.id, pingCommand(first.uuid, T0 + 7 * SECOND));
+      await follower.reached(1, front.storedUpTo);
+      assert.is(nPingsOf(first.replica, first.owner.id, first.uuid), 7, "partition 1 read again from the start took none twice");
+    } finally {
+      follower.close();
+    }
+  });
+});
+
 test("a snapshot keeps how far the stream was read: a new owner starts there and applies each later ping once", async () => {
   await withNatsServer("intake position in a snapshot", async (connect) => {
     const [ncA, ncB] = [await connect(), await connect()];
@@ -166,6 +194,28 @@ test("an owner judges only up to what the nodes answered and it has read: a node
       floors.b = [[2, 3], [3, 4]];
       await until("every partition's floor known", () => a.floor(now) !== null);
       assert.is(a.floor(now), 3, "the lowest of the partitions' floors");
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
+
+test("a node gone quiet holds nobody back once the pings it said it answered are read", async () => {
+  await withNatsServer("a quiet node's last position", async (connect) => {
+    let now: Millis = T0;
+    const start = (node: string, stored: number, connection: NatsConnection) => new PingWatermarks({
+      connection, node, partitionCount: PARTITIONS, clock: () => now, publishEveryMs: 20, staleAfterMs: 2 * SECOND,
+      unansweredSince: () => null, storedUpTo: () => stored, floors: () => [],
+    });
+    const a = start("a", 0, await connect()), b = start("b", 10, await connect());
+    try {
+      await until("a hears b's position", () => a.newestSeq() === 10);
+      b.close(); // killed: its last word says it answered pings up to position 10
+      now += 3 * SECOND;
+      assert.is(a.judgeUpTo(2, now, 9), -Infinity, "b is quiet, but its answered pings are not all read");
+      assert.is(a.judgeUpTo(2, now, 10), now - 1, "read: b holds nobody back");
+      assert.equal(a.heardFrom(now), []);
     } finally {
       a.close();
       b.close();
