@@ -12,6 +12,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { PingCommand } from "../engine/commands.ts";
 import type { Millis } from "../engine/model.ts";
+import { StampCounts } from "../lib/stamp-counts.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
 import { ensureStream, keptUntilPurged, managerOf } from "./jetstream-setup.ts";
 import { replyInboxOf } from "./reply-inbox.ts";
@@ -78,8 +79,7 @@ export class IntakePublisher {
   readonly #options: IntakePublisherOptions;
   #queued: Waiting[] = [];
   #sending: Promise<void> | null = null;
-  // per partition, the stamps of its pings not yet answered (queued or in flight), with how many carry each
-  readonly #unanswered = new Map<number, Map<Millis, number>>();
+  readonly #unanswered = new Map<number, StampCounts>(); // per partition, the stamps of its pings not yet answered
   #storedUpTo = 0;
   #closed = false;
 
@@ -99,18 +99,14 @@ export class IntakePublisher {
     const entry: IntakePing = [partition, projectId, ping];
     return new Promise<void>((resolve, reject) => {
       this.#queued.push({ ping: entry, bytes: sizeOf(ping), resolve, reject });
-      this.#count(partition, ping.at, 1);
+      this.#unansweredOf(partition).add(ping.at);
       if (this.#sending === null) this.#sending = this.#sendAll();
     });
   }
 
   /** The earliest stamp of this node's pings for the partition not yet answered, or null. */
   earliestUnhandedAt(partition: number): Millis | null {
-    const stamps = this.#unanswered.get(partition);
-    if (stamps === undefined) return null;
-    let earliest: Millis | null = null;
-    for (const at of stamps.keys()) if (earliest === null || at < earliest) earliest = at;
-    return earliest;
+    return this.#unanswered.get(partition)?.earliest() ?? null;
   }
 
   /** Resolves once every ping sent so far is answered. */
@@ -147,17 +143,18 @@ export class IntakePublisher {
       const failure = new ServiceUnavailableError(`the intake stream did not store the ping: ${(error as Error)?.message ?? String(error)}`);
       for (const waiting of group) waiting.reject(failure);
     } finally {
-      for (const { ping: [partition, , ping] } of group) this.#count(partition, ping.at, -1);
+      for (const { ping: [partition, , ping] } of group) {
+        const stamps = this.#unansweredOf(partition);
+        stamps.remove(ping.at);
+        if (stamps.empty) this.#unanswered.delete(partition);
+      }
     }
   }
 
-  #count(partition: number, at: Millis, by: 1 | -1): void {
+  #unansweredOf(partition: number): StampCounts {
     let stamps = this.#unanswered.get(partition);
-    if (stamps === undefined) this.#unanswered.set(partition, stamps = new Map());
-    const count = (stamps.get(at) ?? 0) + by;
-    if (count > 0) stamps.set(at, count);
-    else stamps.delete(at);
-    if (stamps.size === 0) this.#unanswered.delete(partition);
+    if (stamps === undefined) this.#unanswered.set(partition, stamps = new StampCounts());
+    return stamps;
   }
 }
 

@@ -325,9 +325,13 @@ export class PartitionReplica {
     if (commands.length === 0) return Promise.resolve([]);
     const late = commands.find((command) => command.kind === "ping" && command.ping.at <= this.#judgedUpTo);
     if (late !== undefined) return Promise.reject(new LatePingError(`partition ${this.partition}: a ping stamped at or before ${new Date(this.#judgedUpTo).toISOString()}, whose deadlines are judged`));
-    const records = commands.map((command): PartitionRecord => ({ command, ids: this.#idsFor(command) }));
-    return new Promise<Submitted<C>[]>((resolve, reject) => {
-      this.#queue.push({ records, bytes: records.map(encodeRecord), resolve: resolve as (applied: Submitted<ShardCommand>[]) => void, reject });
+    return this.#enqueue(commands.map((command): PartitionRecord => ({ command, ids: this.#idsFor(command) }))) as Promise<Submitted<C>[]>;
+  }
+
+  /** Queues records for the next append; resolves once each is applied, in order. */
+  #enqueue(records: PartitionRecord[]): Promise<Submitted<ShardCommand>[]> {
+    return new Promise<Submitted<ShardCommand>[]>((resolve, reject) => {
+      this.#queue.push({ records, bytes: records.map(encodeRecord), resolve, reject });
       this.#startFlush();
     });
   }
@@ -345,14 +349,10 @@ export class PartitionReplica {
     const late = fresh.filter(({ ping }) => ping.at <= this.#judgedUpTo).length;
     if (late > 0) log.warn({ partition: this.partition, late }, "cluster: acknowledged pings reached their owner after deadlines past their stamps were judged");
     this.#intakeQueued = fresh[fresh.length - 1].seq;
-    const records = fresh.map(({ seq, ping }): PartitionRecord => {
+    return this.#enqueue(fresh.map(({ seq, ping }): PartitionRecord => {
       const command = { kind: "ping" as const, ping };
       return { command, ids: this.#idsFor(command), intake: seq };
-    });
-    return new Promise<Submitted<ShardCommand>[]>((resolve, reject) => {
-      this.#queue.push({ records, bytes: records.map(encodeRecord), resolve, reject });
-      this.#startFlush();
-    }) as Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]>;
+    })) as Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]>;
   }
 
   /** Starts a flush unless one runs; one that ends with commands queued meanwhile (in its last microtasks) is followed by another. */
@@ -374,12 +374,8 @@ export class PartitionReplica {
     if (intakeMark === undefined || intakeMark <= this.intakeMark) return this.submit({ kind: "advance", at: now });
     // the intake stream read up to intakeMark, with no ping for this partition past intakeMark's queued ones: recorded
     this.#intakeQueued = intakeMark;
-    const command = { kind: "advance" as const, at: now };
-    return new Promise<Submitted<ShardCommand>[]>((resolve, reject) => {
-      const records: PartitionRecord[] = [{ command, ids: [], intake: intakeMark }];
-      this.#queue.push({ records, bytes: records.map(encodeRecord), resolve, reject });
-      this.#startFlush();
-    }).then((applied) => applied[0] as Submitted<{ kind: "advance"; at: Millis }>);
+    return this.#enqueue([{ command: { kind: "advance", at: now }, ids: [], intake: intakeMark }])
+      .then((applied) => applied[0] as Submitted<{ kind: "advance"; at: Millis }>);
   }
 
   /**

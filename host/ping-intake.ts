@@ -18,6 +18,7 @@ import type { Millis } from "../engine/model.ts";
 import type { FileLog } from "../persistence/file-log.ts";
 import { encodeIntake, intakeShard, intakeWriters, openIntakeLog } from "../persistence/intake.ts";
 import type { Durability } from "../persistence/open.ts";
+import { StampCounts } from "../lib/stamp-counts.ts";
 import { log } from "./log.ts";
 import type { ShardHandle } from "./shard-host.ts";
 import { WriteFailures } from "./write-failures.ts";
@@ -49,9 +50,7 @@ export class PingIntake {
   #handOff: ReturnType<typeof setTimeout> | null = null;
   #posted = 0; // the last position handed to a shard
   #inFlight = 0; // appends not yet resolved
-  // per shard, the stamps of its pings whose append has not resolved yet, with how many pings carry each:
-  // a group write holds hundreds at a time, and a ping's entry and exit must not cost a scan of them
-  readonly #writing: Map<Millis, number>[];
+  readonly #writing: StampCounts[]; // per shard, the stamps of its pings whose append has not resolved yet
   #trimming = false;
   readonly #trimTimer: ReturnType<typeof setInterval>;
   readonly #handOffMs: number;
@@ -67,7 +66,7 @@ export class PingIntake {
     this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
     this.#writes = new WriteFailures("ping intake", dataDir);
     this.#queues = shards.map(() => []);
-    this.#writing = shards.map(() => new Map());
+    this.#writing = shards.map(() => new StampCounts());
     this.#handles = shards.map((shard, index) => ({
       apply: (request) => {
         this.#post(index);
@@ -91,9 +90,7 @@ export class PingIntake {
    * no bound here.
    */
   earliestUnhandedAt(index: number): Millis | null {
-    let earliest: Millis | null = null;
-    for (const at of this.#writing[index].keys()) if (earliest === null || at < earliest) earliest = at;
-    return earliest;
+    return this.#writing[index].earliest();
   }
 
   /** True while intake writes fail (an episode: the status endpoint answers 500). */
@@ -113,7 +110,7 @@ export class PingIntake {
     }
     this.#inFlight++;
     const writing = this.#writing[index];
-    writing.set(command.at, (writing.get(command.at) ?? 0) + 1);
+    writing.add(command.at);
     let position: number;
     try {
       [position] = await this.#log.append([record]);
@@ -122,9 +119,7 @@ export class PingIntake {
       throw this.#writes.error();
     } finally {
       this.#inFlight--;
-      const left = writing.get(command.at)! - 1;
-      if (left === 0) writing.delete(command.at);
-      else writing.set(command.at, left);
+      writing.remove(command.at);
     }
     this.#writes.succeeded("commit");
     this.#queues[index].push({ position, record });

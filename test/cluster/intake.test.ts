@@ -40,6 +40,11 @@ async function ownerWithCheck(connection: NatsConnection, partition: number) {
   return { replica, owner, uuid: created.result.value.check.uuid };
 }
 
+/** A node's watermarks on the test's clock, publishing every 20 ms, quiet after 2 s. */
+const watermarksOf = (connection: NatsConnection, node: string, clock: () => Millis,
+  state: Pick<ConstructorParameters<typeof PingWatermarks>[0], "unansweredSince" | "storedUpTo" | "floors">) =>
+  new PingWatermarks({ connection, node, partitionCount: PARTITIONS, clock, publishEveryMs: 20, staleAfterMs: 2 * SECOND, ...state });
+
 const nPingsOf = (replica: PartitionReplica, projectId: string, uuid: string) =>
   replica.read((shard) => { const found = shard.getCheck(projectId, uuid); return found.ok ? found.value.nPings : -1; });
 
@@ -166,10 +171,8 @@ test("an owner judges only up to what the nodes answered and it has read: a node
     const stored = { a: 0, b: 0 };
     const floors: Record<"a" | "b", [number, number][]> = { a: [[0, 5], [1, 7]], b: [[2, 3]] };
     const unanswered = { a: new Map<number, Millis>(), b: new Map<number, Millis>() };
-    const start = (node: "a" | "b", connection: NatsConnection) => new PingWatermarks({
-      connection, node, partitionCount: PARTITIONS, clock: () => now, publishEveryMs: 20, staleAfterMs: 2 * SECOND,
-      unansweredSince: (partition) => unanswered[node].get(partition) ?? null,
-      storedUpTo: () => stored[node], floors: () => floors[node],
+    const start = (node: "a" | "b", connection: NatsConnection) => watermarksOf(connection, node, () => now, {
+      unansweredSince: (partition) => unanswered[node].get(partition) ?? null, storedUpTo: () => stored[node], floors: () => floors[node],
     });
     const a = start("a", await connect()), b = start("b", await connect());
     try {
@@ -204,10 +207,8 @@ test("an owner judges only up to what the nodes answered and it has read: a node
 test("a node gone quiet holds nobody back once the pings it said it answered are read", async () => {
   await withNatsServer("a quiet node's last position", async (connect) => {
     let now: Millis = T0;
-    const start = (node: string, stored: number, connection: NatsConnection) => new PingWatermarks({
-      connection, node, partitionCount: PARTITIONS, clock: () => now, publishEveryMs: 20, staleAfterMs: 2 * SECOND,
-      unansweredSince: () => null, storedUpTo: () => stored, floors: () => [],
-    });
+    const start = (node: string, stored: number, connection: NatsConnection) =>
+      watermarksOf(connection, node, () => now, { unansweredSince: () => null, storedUpTo: () => stored, floors: () => [] });
     const a = start("a", 0, await connect()), b = start("b", 10, await connect());
     try {
       await until("a hears b's position", () => a.newestSeq() === 10);
