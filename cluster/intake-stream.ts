@@ -16,7 +16,7 @@ import { StampCounts } from "../lib/stamp-counts.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
 import { ensureStream, keptUntilPurged, managerOf } from "./jetstream-setup.ts";
 import { replyInboxOf } from "./reply-inbox.ts";
-import { wirePackr as packr } from "./wire-packr.ts";
+import { wireEnvelopePackr, wirePackr as packr } from "./wire-packr.ts";
 
 export const INTAKE_STREAM = "HCD_INTAKE";
 const SUBJECT = "hcd.intake";
@@ -49,7 +49,7 @@ export function encodeIntake(pings: readonly IntakePing[]): Uint8Array {
 
 /** The pings of an intake message of the partitions `wanted` keeps, in the order they were appended; throws when it is not one. */
 export function decodeIntake(bytes: Uint8Array, wanted: (partition: number) => boolean): IntakePing[] {
-  const value: unknown = packr.unpack(bytes);
+  const value: unknown = wireEnvelopePackr.unpack(bytes);
   if (!Array.isArray(value) || value[0] !== INTAKE_RECORD_ID || !Array.isArray(value[1])) throw new Error("not an intake message");
   const pings: IntakePing[] = [];
   for (const [partition, section] of value[1] as [unknown, unknown][]) {

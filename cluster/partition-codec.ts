@@ -11,7 +11,7 @@
 // its own: a log written before batches existed (one command message per position) still replays. A
 // snapshot keeps each project's channels in their creation order (the order notifications
 // go out in), not the sorted order of ShardSnapshot.
-import { wirePackr as packr } from "./wire-packr.ts";
+import { wireEnvelopePackr, wirePackr as packr } from "./wire-packr.ts";
 import type { ShardCommand } from "../engine/commands.ts";
 import type { Channel, Check, Millis, Project } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";
@@ -82,7 +82,7 @@ export function logMessagesOf(encodedRecords: readonly Uint8Array[], maxBytes: n
 
 /** Returns the records of one log message: a command message (as every message was before batches) or a batch message. */
 export function decodeMessage(bytes: Uint8Array): PartitionRecord[] {
-  const value: unknown = packr.unpack(bytes);
+  const value: unknown = wireEnvelopePackr.unpack(bytes);
   if (Array.isArray(value) && value[0] === RECORD_IDS.batch && value.length === 2 && Array.isArray(value[1])) {
     return (value[1] as unknown[]).map((inner) => {
       if (!(inner instanceof Uint8Array)) throw new Error(`not a partition batch record (an element of ${typeof inner})`);

@@ -5,3 +5,10 @@
 import { Packr } from "msgpackr";
 
 export const wirePackr = new Packr({ copyBuffers: true });
+
+/**
+ * The same format, decoding binaries as views into the message: only for an envelope whose binaries (its
+ * sections, its records) are decoded by wirePackr before the decoding call returns. A copy costs a buffer
+ * of its own each, several times the decoding of a small section.
+ */
+export const wireEnvelopePackr = new Packr();
