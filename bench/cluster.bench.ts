@@ -5,8 +5,9 @@
 // is one hcd with its default shards. A third setup, three replicated bare servers on the same three
 // nats-server processes (bench/replicated-bare-server.ts: each request stored on a quorum, one message per
 // event-loop turn, nothing else), is the least any cluster that acknowledges a ping once replicated must
-// spend on this machine: the limit under the cluster's figures. The setups take turns; each figure is the
-// median of the rounds.
+// spend on this machine: the limit under the cluster's figures. A fourth, the same servers publishing into
+// one shared stream that each reads all of, is the limit of a cluster whose nodes take their pings from one
+// intake stream, as hcd's do. The setups take turns; each figure is the median of the rounds.
 // Run: npm run -s build && node dist/bench/cluster.bench.js [secondsPerRun, default 10] [rounds, default 2]
 // HCD_BENCH_PROFILE=1 runs the first cluster node with --cpu-prof and adds where its time goes (every thread).
 import { spawnSync } from "node:child_process";
@@ -147,14 +148,17 @@ async function cluster(seconds: number, partitions: number): Promise<Run> {
   }
 }
 
-/** Three replicated bare servers, each on its own NATS server first, as the cluster's nodes are. */
-async function replicatedBare(seconds: number): Promise<Run> {
+/**
+ * Three replicated bare servers, each on its own NATS server first, as the cluster's nodes are; with
+ * `sharedRead`, publishing into one stream that each reads all of, as hcd's nodes do the intake stream.
+ */
+async function replicatedBare(seconds: number, sharedRead: boolean): Promise<Run> {
   const nats = await startNatsCluster({ size: 3 });
   const servers: ServerProcess[] = [];
   try {
-    for (let i = 0; i < 3; i++) servers.push(await startReplicatedBare([...nats.urls.slice(i), ...nats.urls.slice(0, i)].join(","), String(i)));
+    for (let i = 0; i < 3; i++) servers.push(await startReplicatedBare([...nats.urls.slice(i), ...nats.urls.slice(0, i)].join(","), String(i), sharedRead));
     const paths = Array.from({ length: PROJECTS * CHECKS_PER_PROJECT }, (_, i) => `/ping/00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
-    return await load(servers, paths, seconds, nats.servers, "3 replicated bare + 3 NATS servers");
+    return await load(servers, paths, seconds, nats.servers, sharedRead ? SHARED_READ_SETUP : "3 replicated bare + 3 NATS servers");
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await nats.close();
@@ -168,14 +172,17 @@ if (spawnSync("sh", ["-c", "command -v nats-server"]).status !== 0) {
 const seconds = Number(process.argv[2] ?? 10);
 const rounds = Number(process.argv[3] ?? 2);
 const runsOf = new Map(PARTITION_COUNTS.map((partitions) => [partitions, [] as Run[]]));
-const singleRuns: Run[] = [], bareRuns: Run[] = [];
+const singleRuns: Run[] = [], bareRuns: Run[] = [], sharedReadRuns: Run[] = [];
+const SHARED_READ_SETUP = "3 replicated bare, one stream all read + 3 NATS servers";
 for (let round = 0; round < rounds; round++) {
   for (const [partitions, runs] of runsOf) {
     runs.push(await cluster(seconds, partitions));
     process.stderr.write(`  cluster, ${partitions} partitions: ${Math.round(runs.at(-1)!.perSecond)} pings/s, p99 ${runs.at(-1)!.p99Ms} ms\n`);
   }
-  bareRuns.push(await replicatedBare(seconds));
+  bareRuns.push(await replicatedBare(seconds, false));
   process.stderr.write(`  replicated bare: ${Math.round(bareRuns.at(-1)!.perSecond)} pings/s, p99 ${bareRuns.at(-1)!.p99Ms} ms\n`);
+  sharedReadRuns.push(await replicatedBare(seconds, true));
+  process.stderr.write(`  replicated bare, one stream read by all: ${Math.round(sharedReadRuns.at(-1)!.perSecond)} pings/s, p99 ${sharedReadRuns.at(-1)!.p99Ms} ms\n`);
   singleRuns.push(await single(seconds));
   process.stderr.write(`  single: ${Math.round(singleRuns.at(-1)!.perSecond)} pings/s, p99 ${singleRuns.at(-1)!.p99Ms} ms\n`);
 }
@@ -199,6 +206,10 @@ const figures: Figure[] = [
   { scenario: "cluster", figure: "limit: pings/s through 3 replicated bare servers (R3)", value: med(bareRuns, "perSecond"), unit: "pings/s", baseline: { value: med(singleRuns, "perSecond"), label: "single node" } },
   { scenario: "cluster", figure: "limit: p99 ms through 3 replicated bare servers (R3)", value: med(bareRuns, "p99Ms"), unit: "ms", baseline: { value: med(singleRuns, "p99Ms"), label: "single node" } },
   { scenario: "cluster", figure: "limit: server CPU µs per ping, 3 replicated bare + NATS", value: cpuPerPing(bareRuns), unit: "µs", baseline: { value: cpuPerPing(singleRuns), label: "single node" } },
+  // the limit of a cluster whose nodes read one shared intake stream: the same, every server reading it all
+  { scenario: "cluster", figure: "limit: pings/s, 3 replicated bare, one stream all read", value: med(sharedReadRuns, "perSecond"), unit: "pings/s", baseline: { value: med(singleRuns, "perSecond"), label: "single node" } },
+  { scenario: "cluster", figure: "limit: p99 ms, 3 replicated bare, one stream all read", value: med(sharedReadRuns, "p99Ms"), unit: "ms", baseline: { value: med(singleRuns, "p99Ms"), label: "single node" } },
+  { scenario: "cluster", figure: "limit: server CPU µs per ping, 3 replicated bare, one stream all read", value: cpuPerPing(sharedReadRuns), unit: "µs", baseline: { value: cpuPerPing(singleRuns), label: "single node" } },
 ];
 const details = [
   ...(profileDir === null ? [] : ["PROFILED (--cpu-prof on the first cluster node): the cluster's figures are lower than usual.", ""]),
@@ -206,7 +217,7 @@ const details = [
   "",
   "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS | NATS messages in per ping | out per ping | log / history messages stored per ping |",
   "|---|---|---|---|---|---|---|---|---|---|---|",
-  ...[...[...runsOf.values()].flat(), ...bareRuns, ...singleRuns].map((r) => {
+  ...[...[...runsOf.values()].flat(), ...bareRuns, ...sharedReadRuns, ...singleRuns].map((r) => {
     const per = (cpu: number) => Math.round((cpu * 1e6) / (r.perSecond * r.seconds));
     return `| ${r.setup} | ${Math.round(r.perSecond).toLocaleString("en")} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.failures} | ${per(r.serverCpuSeconds)} | ${per(r.hcdCpuSeconds)} | ${per(r.serverCpuSeconds - r.hcdCpuSeconds)} | ${perPing(r, r.natsMessagesIn)} | ${perPing(r, r.natsMessagesOut)} | ${perPing(r, r.logMessages, 2)} / ${perPing(r, r.historyMessages, 2)} |`;
   }),

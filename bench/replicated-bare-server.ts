@@ -6,10 +6,13 @@
 // group's PubAck arrives. Every server stores what it receives: no forwarding to an owner, no history,
 // no state, no parsing. The stream keeps its last 64 MiB. Prints "replicated bare: listening on <url>".
 // NATS_URL: the servers (comma-separated, required); BARE_ID: this server's stream (default "0").
+// BARE_SHARED_READ=1: every server publishes into one shared stream instead and reads all of it back
+// with an ordered consumer, decoding nothing: the least a cluster pays whose nodes take their partitions'
+// pings from one shared intake stream, as hcd's do (cluster/intake-follower.ts).
 import { createServer } from "node:http";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { answerOk, readRecord } from "./request-record.ts";
 
@@ -17,7 +20,8 @@ const NEWLINE = Buffer.from("\n");
 
 const natsUrl = process.env.NATS_URL;
 if (natsUrl === undefined) throw new Error("NATS_URL is required");
-const id = process.env.BARE_ID ?? "0";
+const sharedRead = process.env.BARE_SHARED_READ === "1";
+const id = sharedRead ? "SHARED" : process.env.BARE_ID ?? "0";
 const subject = `bare.${id}`;
 // the cluster's client options that bear on cost: no stack trace made per request
 const nc = await connect({ servers: natsUrl.split(","), noAsyncTraces: true });
@@ -27,6 +31,15 @@ await jsm.streams.add({
   discard: DiscardPolicy.Old, max_bytes: 64 * 1024 * 1024,
 });
 const js = jetstream(nc);
+if (sharedRead) void readAll();
+
+/** Reads every message of the shared stream as it comes, as each hcd node reads the intake stream. */
+async function readAll(): Promise<void> {
+  const messages = await (await js.consumers.get(`BARE_${id}`, { deliver_policy: DeliverPolicy.New })).consume({ max_messages: 512 });
+  let bytes = 0;
+  for await (const message of messages) bytes += message.data.length;
+  console.log(`replicated bare: read ${bytes} bytes`);
+}
 
 let group: { record: Buffer; res: ServerResponse }[] = [];
 let scheduled = false;

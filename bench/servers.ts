@@ -53,10 +53,11 @@ export function startDurableBare(dataDir: string): Promise<ServerProcess> {
 
 /**
  * Starts the replicated bare server (answers "OK" once the request's record is stored on a quorum of the
- * NATS servers at `natsUrl`, one message per event-loop turn into its own R3 stream `BARE_<id>`).
+ * NATS servers at `natsUrl`, one message per event-loop turn into its own R3 stream `BARE_<id>`); with
+ * `sharedRead`, into one stream all of them share, each reading all of it back.
  */
-export function startReplicatedBare(natsUrl: string, id: string): Promise<ServerProcess> {
-  return startProcess([REPLICATED_BARE_SERVER], { ...process.env, PORT: "0", NATS_URL: natsUrl, BARE_ID: id }, /replicated bare: listening on (\S+)/);
+export function startReplicatedBare(natsUrl: string, id: string, sharedRead = false): Promise<ServerProcess> {
+  return startProcess([REPLICATED_BARE_SERVER], { ...process.env, PORT: "0", NATS_URL: natsUrl, BARE_ID: id, BARE_SHARED_READ: sharedRead ? "1" : "0" }, /replicated bare: listening on (\S+)/);
 }
 
 /** Returns a TCP port that was free a moment ago on 127.0.0.1. */
