@@ -93,7 +93,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     connection, node: options.node, partitionCount, replicas, clock: options.clock,
     leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, advanceEveryMs: options.advanceEveryMs,
     replica: { snapshotEvery: options.snapshotEvery }, failures,
-    intakeMark: (partition) => follower.markOf(partition),
+    intakeMark: (partition) => follower.sendLingering(partition),
     judgeUpTo: (partition, now, handed) => watermarks.judgeUpTo(partition, now, handed),
     prepare: async (partition) => {
       const host = new PartitionHost(partition, {

@@ -1,7 +1,7 @@
 // An owner's reading of the intake stream (intake-stream.ts): one ordered consumer per node hands each
 // partition this node serves the pings of it, in stream order, and the partition's replica appends them
 // to its log (PartitionReplica.submitIntake) a group at a time: what arrived for it within lingerMs goes
-// in one append. No ping waits on this for its answer; reads and deadlines do (reached(), markOf()).
+// in one append. No ping waits on this for its answer; reads and deadlines do (reached(), sendLingering()).
 //
 // A partition joins at the position its log holds its pings up to (the replica's intakeMark after a
 // takeover): when the consumer has gone past it, the consumer starts again from there, and every
@@ -88,7 +88,7 @@ export class IntakeFollower {
    * Sends `partition`'s lingering pings to its log and returns the last position handed to it (every ping
    * of it up to there is queued for its log: an advance may record it), or null when it is not joined.
    */
-  markOf(partition: number): number | null {
+  sendLingering(partition: number): number | null {
     const joined = this.#joined.get(partition);
     if (joined === undefined) return null;
     this.#append(joined);

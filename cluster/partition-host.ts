@@ -119,13 +119,16 @@ export class PartitionHost {
     };
   }
 
-  /** Serves one request (a command through the log, or a read); NotOwnerError while this node does not serve the partition. */
-  /** Carries out `request` once the partition's pings from the intake stream up to `after` are applied: it sees every ping answered before it was asked. */
+  /**
+   * Carries out `request` once the partition's pings from the intake stream up to `after` are applied (at
+   * once for 0): it sees every ping answered before it was asked.
+   */
   async applyAfter<R extends HostRequest>(request: R, after: number): Promise<HostResultOf<R>> {
     if (after > 0 && this.#deps.intakeReached !== undefined) await this.#deps.intakeReached(after);
     return this.apply(request);
   }
 
+  /** Serves one request (a command through the log, or a read); NotOwnerError while this node does not serve the partition. */
   async apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> {
     return (await this.#serve(request)) as HostResultOf<R>; // #serve's switch pairs each kind with its result
   }

@@ -39,7 +39,7 @@ export type PartitionNodeOptions = {
   /** Options of a partition's replica that depend on the partition (its effects), asked for once before it opens. */
   prepare?: (partition: number) => Promise<Partial<PartitionReplicaOptions>>;
   /**
-   * How far the intake stream's pings of the partition are queued for its log (intake-follower.ts markOf:
+   * How far the intake stream's pings of the partition are queued for its log (intake-follower.ts sendLingering:
    * it sends the lingering ones first), or null; an advance records it every few seconds.
    */
   intakeMark?: (partition: number) => number | null;

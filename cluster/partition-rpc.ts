@@ -110,7 +110,7 @@ export async function replyOf(host: PartitionHost, asked: () => Asked): Promise<
   const startedAt = Date.now();
   try {
     const { request, after } = asked();
-    reply = { ok: true, value: await (after > 0 ? host.applyAfter(request, after) : host.apply(request)) };
+    reply = { ok: true, value: await host.applyAfter(request, after) };
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     reply = { ok: false, name: failure.name, message: failure.message };
@@ -159,7 +159,7 @@ export class PartitionHandle implements ShardHandle {
     for (let attempt = 0; ; attempt++) {
       const local = this.#options.local();
       try {
-        if (local !== null) return await (after > 0 ? local.applyAfter(request, after) : local.apply(request)); // its effects are in this node's directory already
+        if (local !== null) return await local.applyAfter(request, after); // its effects are in this node's directory already
         const value = await this.#ask(request, after, read, attempt) as HostResultOf<R>;
         if (!read && changesDirectory(request, value)) await this.#options.directorySynced();
         return value;

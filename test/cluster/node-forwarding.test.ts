@@ -22,7 +22,7 @@ function host(partition: number) {
   const applied: HostRequest[] = [];
   const stand = {
     partition,
-    apply: async (request: HostRequest) => {
+    applyAfter: async (request: HostRequest) => {
       applied.push(request);
       return RESULTS(partition, (request as unknown as { pings: unknown[] }).pings.length);
     },

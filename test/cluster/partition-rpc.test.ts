@@ -19,14 +19,14 @@ const REQUEST: HostRequest = { kind: "probe" };
 /** A host that no longer owns the partition: every request refused, as PartitionHost does then. */
 function formerOwner() {
   const seen: HostRequest[] = [];
-  const host = { partition: PARTITION, apply: async (request: HostRequest) => { seen.push(request); throw new NotOwnerError("not served here"); } };
+  const host = { partition: PARTITION, applyAfter: async (request: HostRequest) => { seen.push(request); throw new NotOwnerError("not served here"); } };
   return { host: host as unknown as PartitionHost, seen };
 }
 
 /** The new owner: applies (counts) every request it is given. */
 function owner() {
   const applied: HostRequest[] = [];
-  const host = { partition: PARTITION, apply: async (request: HostRequest) => { applied.push(request); return "applied"; } };
+  const host = { partition: PARTITION, applyAfter: async (request: HostRequest) => { applied.push(request); return "applied"; } };
   return { host: host as unknown as PartitionHost, applied };
 }
 
