@@ -12,6 +12,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsCluster } from "../test/stress/nats-cluster.ts";
 import type { NatsCluster } from "../test/stress/nats-cluster.ts";
 import { cpuSecondsOf, median, natsMessages } from "./measure.ts";
+import { benchNatsProcs } from "./servers.ts";
 
 const IN_FLIGHT = 30, PAYLOAD_BYTES = 200;
 // a cluster of P partitions writes a log stream and a history stream for each: 8 streams for 4, 32 for 16
@@ -57,7 +58,7 @@ async function measure(cluster: NatsCluster, variant: Variant, seconds: number, 
 }
 
 async function round(seconds: number): Promise<Row[]> {
-  const cluster = await startNatsCluster({ size: 3 });
+  const cluster = await startNatsCluster({ size: 3, goMaxProcs: benchNatsProcs() });
   const connections: NatsConnection[] = [];
   try {
     // the client beside server 0 (as a node beside its own server); the responder on server 1

@@ -10,6 +10,7 @@
 // intake stream, as hcd's do. The setups take turns; each figure is the median of the rounds.
 // Run: npm run -s build && node dist/bench/cluster.bench.js [secondsPerRun, default 10] [rounds, default 2]
 // HCD_BENCH_PROFILE=1 runs the first cluster node with --cpu-prof and adds where its time goes (every thread).
+// HCD_BENCH_NATS_PROCS: each nats-server's GOMAXPROCS, 1 by default (servers.ts benchNatsProcs).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +25,7 @@ import { runPeak, writePaths } from "./load.ts";
 import type { PeakResult } from "./load.ts";
 import { finishScenario } from "./report.ts";
 import type { Figure } from "./report.ts";
-import { createCheck, createProject, mapConcurrently, shuffled, startHcd, startReplicatedBare } from "./servers.ts";
+import { benchNatsProcs, createCheck, createProject, mapConcurrently, shuffled, startHcd, startReplicatedBare } from "./servers.ts";
 import type { ServerProcess } from "./servers.ts";
 
 /** CPU seconds a running process has used so far. */
@@ -40,6 +41,8 @@ const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = Number(process.env.H
 // the default here, 500, is a few per partition in a 10 s run, each storing about 20 pings of a check.
 const SNAPSHOT_EVERY = Number(process.env.HCD_BENCH_SNAPSHOT_EVERY ?? 500);
 const PARTITION_COUNTS = (process.env.HCD_BENCH_PARTITIONS ?? "16").split(",").map(Number);
+// HCD_BENCH_WARMUP_SECONDS: the load each setup gets, unmeasured, before its measured run (default 3)
+const WARMUP_SECONDS = Number(process.env.HCD_BENCH_WARMUP_SECONDS ?? 3);
 type Run = {
   readonly setup: string; readonly perSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number; readonly seconds: number;
   /** CPU seconds of the hcd processes, and of the NATS servers (0 for single node). */
@@ -94,6 +97,8 @@ async function load(servers: readonly ServerProcess[], paths: readonly string[],
   const monitors = nats.map((s) => s.monitorUrl);
   const file = writePaths(paths);
   try {
+    // the same load first, unmeasured: every setup is measured warm (compiled code, streams and leaders in place)
+    if (WARMUP_SECONDS > 0) await Promise.all(servers.map((server) => runPeak({ url: server.url, pathsFile: file.file, paths, connections: Math.round(CONNECTIONS / servers.length), seconds: WARMUP_SECONDS })));
     const storedBefore = await storedMessages(nats.map((n) => n.url));
     const messagesBefore = await natsMessages(monitors);
     const cpuBefore = pids.map(cpuSeconds);
@@ -128,7 +133,7 @@ async function single(seconds: number): Promise<Run> {
 }
 
 async function cluster(seconds: number, partitions: number): Promise<Run> {
-  const nats = await startNatsCluster({ size: 3 });
+  const nats = await startNatsCluster({ size: 3, goMaxProcs: benchNatsProcs() });
   const dirs = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), "hcd-bench-node-")));
   const servers: ServerProcess[] = [];
   try {
@@ -153,7 +158,7 @@ async function cluster(seconds: number, partitions: number): Promise<Run> {
  * `sharedRead`, publishing into one stream that each reads all of, as hcd's nodes do the intake stream.
  */
 async function replicatedBare(seconds: number, sharedRead: boolean): Promise<Run> {
-  const nats = await startNatsCluster({ size: 3 });
+  const nats = await startNatsCluster({ size: 3, goMaxProcs: benchNatsProcs() });
   const servers: ServerProcess[] = [];
   try {
     for (let i = 0; i < 3; i++) servers.push(await startReplicatedBare([...nats.urls.slice(i), ...nats.urls.slice(0, i)].join(","), String(i), sharedRead));
@@ -213,7 +218,7 @@ const figures: Figure[] = [
 ];
 const details = [
   ...(profileDir === null ? [] : ["PROFILED (--cpu-prof on the first cluster node): the cluster's figures are lower than usual.", ""]),
-  `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run, ${rounds} rounds, the setups taking turns; every process on this machine. "of it hcd" is the replicated bare servers' CPU in their rows, and their streams' messages count as log messages.`,
+  `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run after ${WARMUP_SECONDS} s of the same load unmeasured, ${rounds} rounds, the setups taking turns; every process on this machine, each nats-server's Go runtime on ${benchNatsProcs() ?? "every"} core${benchNatsProcs() === 1 ? "" : "s"} (HCD_BENCH_NATS_PROCS). "of it hcd" is the replicated bare servers' CPU in their rows, and their streams' messages count as log messages.`,
   "",
   "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS | NATS messages in per ping | out per ping | log / history messages stored per ping |",
   "|---|---|---|---|---|---|---|---|---|---|---|",

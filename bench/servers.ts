@@ -159,3 +159,14 @@ export function shuffled<T>(items: readonly T[]): T[] {
   }
   return copy;
 }
+
+/**
+ * The cores each nats-server's Go runtime runs on in the cluster benches (GOMAXPROCS), from
+ * HCD_BENCH_NATS_PROCS: they run three machines' servers on this machine's cores, so each gets one (the
+ * default), as a NATS server that shares its machine with an hcd node is set to its share of the cores;
+ * "all" leaves Go's default (every core, each of three runtimes contending for all of them).
+ */
+export function benchNatsProcs(): number | undefined {
+  const setting = process.env.HCD_BENCH_NATS_PROCS ?? "1";
+  return setting === "all" ? undefined : Number(setting);
+}

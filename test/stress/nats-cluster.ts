@@ -45,13 +45,14 @@ const READY_TIMEOUT_MS = 30_000;
 /**
  * `noAdvertise`: the servers do not tell clients of each other, so a client reaches only the URLs it was
  * given (a test that cuts a client off through a relay must not see it reconnect around the relay).
+ * `goMaxProcs`: the cores each server's Go runtime runs on (GOMAXPROCS; by default all the machine's).
  */
-export async function startNatsCluster(options: { size?: 1 | 3; noAdvertise?: boolean } = {}): Promise<NatsCluster> {
+export async function startNatsCluster(options: { size?: 1 | 3; noAdvertise?: boolean; goMaxProcs?: number } = {}): Promise<NatsCluster> {
   // a port found free can still be taken before the server binds it (by another test's processes): then
   // the whole cluster starts again on other ports
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(options.size ?? 3, options.noAdvertise ?? false);
+      return await startOnce(options.size ?? 3, options.noAdvertise ?? false, options.goMaxProcs);
     } catch (error) {
       if (attempt === 3 || !(error instanceof PortTakenError)) throw error;
     }
@@ -84,7 +85,7 @@ async function freePort(): Promise<number> {
   }
 }
 
-async function startOnce(size: 1 | 3, noAdvertise: boolean): Promise<NatsCluster> {
+async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number | undefined): Promise<NatsCluster> {
   const dir = tempDir("hcd-nats-");
   const slots: Slot[] = [];
   for (let i = 0; i < size; i++) {
@@ -99,7 +100,8 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean): Promise<NatsCluster
     const args = ["-a", "127.0.0.1", "-p", String(slot.clientPort), "-m", String(slot.monitorPort), "-n", slot.name, "-js", "-sd", slot.storeDir];
     if (size > 1) args.push("--cluster_name", "hcd", "--cluster", `nats://127.0.0.1:${slot.routePort}`, "--routes", routes);
     if (noAdvertise) args.push("--no_advertise=true");
-    const child = spawn("nats-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const env = goMaxProcs === undefined ? process.env : { ...process.env, GOMAXPROCS: String(goMaxProcs) };
+    const child = spawn("nats-server", args, { stdio: ["ignore", "pipe", "pipe"], env });
     const keep = (chunk: Buffer) => {
       slot.log.push(chunk.toString());
       if (slot.log.length > 400) slot.log.splice(0, 200);
