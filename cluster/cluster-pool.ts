@@ -82,7 +82,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   await openIntakeStream(connection, replicas);
   let connected = true;
   const intake = new IntakePublisher({ connection, connected: () => connected });
-  const follower = new IntakeFollower({ connection, replicaOf: (partition) => node.replica(partition) });
+  const follower = new IntakeFollower({ connection });
   const stopServing = (partition: number) => {
     const subscription = serving.get(partition);
     if (subscription !== undefined) stopServingPartition(subscription);
@@ -95,6 +95,13 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     replica: { snapshotEvery: options.snapshotEvery }, failures,
     intakeMark: (partition) => follower.sendLingering(partition),
     judgeUpTo: (partition, now, handed) => watermarks.judgeUpTo(partition, now, handed),
+    // before a new owner judges anything: every ping acknowledged before the takeover is in its log, at its own stamp
+    catchUp: async (partition, replica, now) => {
+      const end = await intakeEnd();
+      follower.join(partition, replica.intakeMark, replica);
+      await follower.reached(partition, end);
+      return watermarks.judgeUpTo(partition, now, follower.sendLingering(partition) ?? 0);
+    },
     prepare: async (partition) => {
       const host = new PartitionHost(partition, {
         openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
@@ -111,7 +118,6 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       const reconciled = await directory.reconcile(partition, projects, routes);
       await directory.caughtUpTo(reconciled.revision);
       if (replica.state !== "owner") throw new NotOwnerError(`partition ${partition}: lost during its takeover`); // onLost ran meanwhile
-      follower.join(partition, replica.intakeMark); // before it is served: a request waits for the pings before it
       stopServing(partition);
       serving.set(partition, servePartition(connection, partition, hosts.get(partition)!));
       log.info({ partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length }, "cluster: partition taken over");

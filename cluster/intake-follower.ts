@@ -3,10 +3,12 @@
 // to its log (PartitionReplica.submitIntake) a group at a time: what arrived for it within lingerMs goes
 // in one append. No ping waits on this for its answer; reads and deadlines do (reached(), sendLingering()).
 //
-// A partition joins at the position its log holds its pings up to (the replica's intakeMark after a
-// takeover): when the consumer has gone past it, the consumer starts again from there, and every
-// partition skips what it was handed already, so a ping reaches its partition's log once, in order.
-// A partition whose append failed is dropped; its next takeover joins it again from its log.
+// A partition joins with its replica, during the replica's takeover and before it judges any deadline
+// (PartitionReplica.takeOver's catchUp), at the position its log holds its pings up to (intakeMark):
+// when the consumer has gone past it, the consumer starts again from there, and every partition skips
+// what it was handed already, so a ping reaches its partition's log once, in order. A partition stays
+// joined for as long as its replica takes its pings: one that refuses them (deposed, stale, taken over
+// again) or whose append failed is dropped, and its next takeover joins it again from its log.
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import type { ConsumerMessages } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -26,11 +28,16 @@ const REACHED_TIMEOUT_MS = 10_000;
  */
 const LINGER_MS = 100;
 
+/** What the follower needs of a partition's replica. */
+export type IntakeReplica = Pick<PartitionReplica, "submitIntake">;
+
 type Waiter = { readonly seq: number; readonly resolve: () => void; readonly reject: (error: unknown) => void; readonly timer: ReturnType<typeof setTimeout> };
 
 /** A partition this node serves, as the follower hands it pings. */
 type Joined = {
   readonly partition: number;
+  /** Where its pings go: the replica taking it over or owning it. */
+  readonly replica: IntakeReplica;
   /** The last position handed to it: its pings up to here are lingering, appended or on their way. */
   mark: number;
   lingering: { readonly seq: number; readonly ping: PingCommand }[];
@@ -42,8 +49,6 @@ type Joined = {
 
 export type IntakeFollowerOptions = {
   readonly connection: NatsConnection;
-  /** The partition's replica while this node serves it, else null. */
-  readonly replicaOf: (partition: number) => Pick<PartitionReplica, "submitIntake"> | null;
   /** How long a partition's pings wait for others to share an append (default LINGER_MS). */
   readonly lingerMs?: number;
 };
@@ -65,10 +70,13 @@ export class IntakeFollower {
     return this.#received;
   }
 
-  /** Starts handing `partition` the pings after `mark` (where its log holds them up to); the consumer goes back there if it has passed it. */
-  join(partition: number, mark: number): void {
+  /**
+   * Starts handing `replica` its partition's pings after `mark` (where its log holds them up to), until
+   * it refuses them or the partition leaves; the consumer goes back there if it has passed it.
+   */
+  join(partition: number, mark: number, replica: IntakeReplica): void {
     this.leave(partition);
-    this.#joined.set(partition, { partition, mark, lingering: [], timer: null, appending: [], waiters: [] });
+    this.#joined.set(partition, { partition, replica, mark, lingering: [], timer: null, appending: [], waiters: [] });
     if (this.#generation === 0 || mark < this.#received) this.#start(Math.min(mark, this.#received) + 1);
   }
 
@@ -177,14 +185,10 @@ export class IntakeFollower {
     if (joined.lingering.length === 0) return;
     const pings = joined.lingering;
     joined.lingering = [];
-    const replica = this.#options.replicaOf(joined.partition);
-    if (replica === null) {
-      this.leave(joined.partition); // no longer served: its next owner reads them from its log's mark
-      return;
-    }
     const appending = { first: pings[0].seq };
     joined.appending.push(appending);
-    replica.submitIntake(pings).then(() => {
+    // refused (NotOwnerError) once the replica is not the writer: its next owner reads them from its log's mark
+    joined.replica.submitIntake(pings).then(() => {
       joined.appending.splice(joined.appending.indexOf(appending), 1);
       this.#answerWaiters(joined);
     }, (error: unknown) => {

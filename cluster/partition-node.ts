@@ -45,6 +45,8 @@ export type PartitionNodeOptions = {
   intakeMark?: (partition: number) => number | null;
   /** How far a partition's deadlines may be judged at `now`, its intake pings queued up to `handed` (cluster/ping-watermarks.ts; default: up to now). */
   judgeUpTo?: (partition: number, now: Millis, handed: number) => Millis;
+  /** A takeover's catch-up (PartitionReplica.takeOver): the partition's acknowledged pings its log lacks, before any deadline is judged. */
+  catchUp?: (partition: number, replica: PartitionReplica, now: Millis) => Promise<Millis>;
   /** Called after each takeover this node completes; the partition is served once this resolves. */
   onTakeover?: (partition: number, report: TakeoverReport, replica: PartitionReplica) => void | Promise<void>;
   /** Called when a partition is no longer this node's. */
@@ -238,7 +240,8 @@ export class PartitionNode {
             });
             this.#replicas.set(partition, replica);
           }
-          const report = await replica.takeOver(this.#clock(), ownerSeenAt);
+          const catchUp = this.#options.catchUp;
+          const report = await replica.takeOver(this.#clock(), ownerSeenAt, catchUp === undefined ? null : (taking, now) => catchUp(partition, taking, now));
           if (report.held > 0) log.info({ partition, held: report.held }, `cluster: partition ${partition} had no owner for a while: ${report.held} check(s) whose deadline fell in that time are judged once their grace has passed`);
           // lost while taking over (released to a node that joined, or the lease ran out): not served here
           if (!this.#owned().owns(partition)) {

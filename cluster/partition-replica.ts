@@ -13,8 +13,9 @@
 // takeOver(now) makes this node the partition's writer: it loads the newest snapshot, fences the log
 // (from then on the previous owner's appends are refused on the expected last sequence), replays every
 // record after the snapshot strictly (a log truncated under the read means a newer snapshot: it loads
-// that one and starts again, never skipping a command), and then applies an advance to `now` through
-// the log, so deadlines that fell due while no node owned the partition flip at their own due times.
+// that one and starts again, never skipping a command), takes in the pings acknowledged while no node
+// owned the partition (its catch-up: each applied at its own stamp, as none is judged yet), and then
+// applies an advance through the log, so deadlines that fell due meanwhile flip at their own due times.
 //
 // After an append fails the replica stops writing: refused on the fence, another node owns the partition
 // (deposed); any other failure may have stored part of the batch, so the state is rebuilt by takeOver.
@@ -119,6 +120,14 @@ export type TakeoverReport = {
 };
 
 export type ReplicaState = "idle" | "owner" | "deposed" | "stale";
+
+/**
+ * Run by a takeover once the replica writes and before it judges any deadline: hands it the pings
+ * acknowledged for the partition that its log lacks (submitIntake), and answers how far its deadlines may
+ * be judged at `now` (the pings still on their way hold that back), -Infinity for not yet. A failure ends
+ * the takeover (it is tried again).
+ */
+export type TakeoverCatchUp = (replica: PartitionReplica, now: Millis) => Promise<Millis>;
 
 /** Commands submitted together: appended in one append, never split. */
 type Pending = { records: PartitionRecord[]; bytes: Uint8Array[]; resolve: (applied: Submitted<ShardCommand>[]) => void; reject: (error: unknown) => void };
@@ -243,15 +252,17 @@ export class PartitionReplica {
   }
 
   /**
-   * Loads the newest snapshot, fences the log, replays after the snapshot, then advances to `now` through
-   * the log. A call while a takeover runs gets that takeover's answer (two at once would replay into one shard).
+   * Loads the newest snapshot, fences the log, replays after the snapshot, runs `catchUp`, then holds the
+   * checks due while nobody owned the partition and advances as far as `catchUp` allows (to `now` without
+   * one) through the log. A call while a takeover runs gets that takeover's answer (two at once would
+   * replay into one shard).
    */
-  takeOver(now: Millis, ownerSeenAt: Millis | null = null): Promise<TakeoverReport> {
-    this.#takingOver ??= this.#takeOver(now, ownerSeenAt).finally(() => { this.#takingOver = null; });
+  takeOver(now: Millis, ownerSeenAt: Millis | null = null, catchUp: TakeoverCatchUp | null = null): Promise<TakeoverReport> {
+    this.#takingOver ??= this.#takeOver(now, ownerSeenAt, catchUp).finally(() => { this.#takingOver = null; });
     return this.#takingOver;
   }
 
-  async #takeOver(now: Millis, ownerSeenAt: Millis | null): Promise<TakeoverReport> {
+  async #takeOver(now: Millis, ownerSeenAt: Millis | null, catchUp: TakeoverCatchUp | null): Promise<TakeoverReport> {
     this.#state = "idle";
     this.#generation += 1;
     const abandons = this.#abandons;
@@ -291,11 +302,14 @@ export class PartitionReplica {
       // the checks due after `fromAt` are held, not judged: a ping stamped in that time still keeps its check up
       const fromAt = Math.max(this.#latestAt, ownerSeenAt ?? 0);
       this.#judgedUpTo = fromAt;
+      const upTo = catchUp === null ? now : Math.min(now, await this.#catchUp(catchUp, now));
+      if (this.#abandons !== abandons) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
       const held = await this.#holdForDowntime(fromAt, now);
-      const advanced = await this.submit({ kind: "advance", at: now });
+      // judged only as far as the pings on their way allow; the node's timer takes it on from there
+      const advanced = upTo > this.#judgedUpTo ? await this.advance(upTo) : null;
       return {
         snapshotSequence: stored?.logSequence ?? null, snapshotBytes: stored?.bytes ?? 0, fencedAt, replayed, restarts,
-        flips: advanced.changes.flips, held,
+        flips: advanced?.changes.flips ?? [], held,
       };
     }
   }
@@ -308,7 +322,18 @@ export class PartitionReplica {
    */
   async #holdForDowntime(fromAt: Millis, now: Millis): Promise<number> {
     if (fromAt <= 0 || now <= fromAt) return 0; // a partition with no history: nothing fell due
-    return (await this.submit({ kind: "holdForDowntime", downtime: { fromAt, toAt: now }, at: now })).result;
+    // stamped at the last instant applied, not `now`: a ping stamped before `now` and still on its way keeps its stamp
+    return (await this.submit({ kind: "holdForDowntime", downtime: { fromAt, toAt: now }, at: this.#latestAt })).result;
+  }
+
+  /** Runs a takeover's catch-up; a failed one leaves the replica stale (not writing) until it is taken over again. */
+  async #catchUp(catchUp: TakeoverCatchUp, now: Millis): Promise<Millis> {
+    try {
+      return await catchUp(this, now);
+    } catch (error) {
+      if (this.#state === "owner") this.#state = "stale";
+      throw error;
+    }
   }
 
   /** Appends the command to the log and, once acknowledged, applies it in log order; rejects when not the writer or the append fails. */

@@ -54,9 +54,8 @@ test("answered pings reach their partition's log once: across a takeover, and wh
     await openIntakeStream(ncFront, 1);
     const front = new IntakePublisher({ connection: ncFront, connected: () => true });
     const a = await ownerWithCheck(ncA, 2);
-    let servedByA = true;
-    const followerA = new IntakeFollower({ connection: ncA, replicaOf: (p) => (p === 2 && servedByA ? a.replica : null), lingerMs: 5 });
-    followerA.join(2, a.replica.intakeMark);
+    const followerA = new IntakeFollower({ connection: ncA, lingerMs: 5 });
+    followerA.join(2, a.replica.intakeMark, a.replica);
     const other = projectIn(1); // a partition nobody reads here: its pings share the messages and are skipped
     const send = (n: number, from: number) => Promise.all(Array.from({ length: n }, (_, i) => Promise.all([
       front.send(2, a.owner.id, pingCommand(a.uuid, T0 + (from + i) * SECOND)),
@@ -70,7 +69,6 @@ test("answered pings reach their partition's log once: across a takeover, and wh
     assert.ok(markOfA > 0 && markOfA <= front.storedUpTo);
 
     // A loses the partition; pings are still answered (they are in the stream) while nobody owns it
-    servedByA = false;
     a.replica.abandon();
     followerA.leave(2);
     await send(10, 100);
@@ -79,14 +77,80 @@ test("answered pings reach their partition's log once: across a takeover, and wh
     await b.takeOver(T0 + 200 * SECOND);
     assert.is(nPingsOf(b, a.owner.id, a.uuid), 20, "the log replayed: A's pings, once");
     assert.is(b.intakeMark, markOfA, "the log says how far A read the stream");
-    const followerB = new IntakeFollower({ connection: ncB, replicaOf: (p) => (p === 2 ? b : null), lingerMs: 5 });
+    const followerB = new IntakeFollower({ connection: ncB, lingerMs: 5 });
     try {
-      followerB.join(2, b.intakeMark);
+      followerB.join(2, b.intakeMark, b);
       await followerB.reached(2, front.storedUpTo);
       assert.is(nPingsOf(b, a.owner.id, a.uuid), 30, "B took the pings answered while nobody owned the partition, and none of A's again");
     } finally {
       followerA.close();
       followerB.close();
+    }
+  });
+});
+
+test("a takeover takes in the pings answered while nobody owned the partition before it judges: each keeps its own stamp", async () => {
+  await withNatsServer("intake pings before a takeover judges", async (connect) => {
+    const [ncA, ncB] = [await connect(), await connect()];
+    await openIntakeStream(ncA, 1);
+    const front = new IntakePublisher({ connection: ncA, connected: () => true });
+    const a = await ownerWithCheck(ncA, 2);
+    a.replica.abandon();
+    await front.send(2, a.owner.id, pingCommand(a.uuid, T0 + 100 * SECOND)); // answered: in the stream, no owner
+
+    const b = await PartitionReplica.open({ connection: ncB, partition: 2, replicas: 1 });
+    const follower = new IntakeFollower({ connection: ncB, lingerMs: 5 });
+    try {
+      let judgedBefore: number | null = null;
+      await b.takeOver(T0 + 200 * SECOND, null, async (replica, now) => {
+        follower.join(2, replica.intakeMark, replica);
+        await follower.reached(2, front.storedUpTo);
+        judgedBefore = replica.applied;
+        return now;
+      });
+      const check = b.read((shard) => shard.getCheck(a.owner.id, a.uuid));
+      assert.ok(check.ok);
+      assert.is(check.value.nPings, 1);
+      assert.is(check.value.lastPingAt, T0 + 100 * SECOND, "applied at its own stamp, not at the takeover's instant");
+      assert.ok(judgedBefore !== null && b.applied > judgedBefore, "the takeover's advance came after the caught-up ping");
+    } finally {
+      follower.close();
+    }
+  });
+});
+
+test("a node taking a partition over applies the pings answered while nobody owned it at their own stamps", async () => {
+  await withNatsServer("intake pings through a node's takeover", async (connect) => {
+    const [ncA, ncB, ncFront] = [await connect(), await connect(), await connect()];
+    const notifications = await NotificationQueue.open({ connection: ncFront, replicas: 1 });
+    const nodeOn = (connection: NatsConnection, name: string) => createClusterPool({
+      connection, node: name, replicas: 1, partitionCount: 2, notifications, advanceEveryMs: 100,
+      openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: 1 }),
+    });
+    const a = await nodeOn(ncA, "a");
+    let projectId: string, uuid: string;
+    try {
+      await until("node a serves both partitions", () => a.served().length === 2, 30_000);
+      projectId = (await a.pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, Date.now())).id;
+      const created = await a.pool.createCheck(projectId, { name: "c", timeoutMs: 86_400 * SECOND }, [], Date.now());
+      assert.ok(created.ok);
+      uuid = created.value.check.uuid;
+    } finally {
+      await a.close(); // releases both partitions: nobody owns them
+    }
+    const front = new IntakePublisher({ connection: ncFront, connected: () => true });
+    const stamp = Date.now();
+    await front.send(partitionOf(projectId, 2), projectId, pingCommand(uuid, stamp));
+    const b = await nodeOn(ncB, "b");
+    try {
+      await until("node b serves both partitions", () => b.served().length === 2, 30_000);
+      const read = await b.pool.getCheck(projectId, { uuid });
+      assert.ok(read.ok);
+      assert.is(read.value.nPings, 1);
+      assert.is(read.value.lastPingAt, stamp, "the ping kept its stamp through the takeover");
+    } finally {
+      await b.close();
+      await notifications.close();
     }
   });
 });
@@ -97,9 +161,9 @@ test("a partition joining behind the reader's position makes it go back: the joi
     await openIntakeStream(nc, 1);
     const front = new IntakePublisher({ connection: nc, connected: () => true });
     const first = await ownerWithCheck(nc, 1), second = await ownerWithCheck(nc, 3);
-    const follower = new IntakeFollower({ connection: nc, replicaOf: (p) => (p === 1 ? first.replica : p === 3 ? second.replica : null), lingerMs: 5 });
+    const follower = new IntakeFollower({ connection: nc, lingerMs: 5 });
     try {
-      follower.join(1, 0);
+      follower.join(1, 0, first.replica);
       for (let i = 1; i <= 6; i++) {
         await Promise.all([front.send(1, first.owner.id, pingCommand(first.uuid, T0 + i * SECOND)), front.send(3, second.owner.id, pingCommand(second.uuid, T0 + i * SECOND))]);
       }
@@ -107,7 +171,7 @@ test("a partition joining behind the reader's position makes it go back: the joi
       assert.is(follower.received, front.storedUpTo, "the reader is at the stream's end");
       assert.is(nPingsOf(second.replica, second.owner.id, second.uuid), 0, "partition 3 not joined: nothing handed to it");
 
-      follower.join(3, 0); // its log holds none of the stream: the reader goes back to the start
+      follower.join(3, 0, second.replica); // its log holds none of the stream: the reader goes back to the start
       await follower.reached(3, front.storedUpTo);
       assert.is(nPingsOf(second.replica, second.owner.id, second.uuid), 6, "the joiner got the pings the reader had passed");
       await front.send(1, first.owner.id, pingCommand(first.uuid, T0 + 7 * SECOND));
@@ -125,8 +189,8 @@ test("a snapshot keeps how far the stream was read: a new owner starts there and
     await openIntakeStream(ncA, 1);
     const front = new IntakePublisher({ connection: ncB, connected: () => true });
     const a = await ownerWithCheck(ncA, 0);
-    const followerA = new IntakeFollower({ connection: ncA, replicaOf: () => a.replica, lingerMs: 5 });
-    followerA.join(0, 0);
+    const followerA = new IntakeFollower({ connection: ncA, lingerMs: 5 });
+    followerA.join(0, 0, a.replica);
     for (let i = 1; i <= 5; i++) await front.send(0, a.owner.id, pingCommand(a.uuid, T0 + i * SECOND));
     await followerA.reached(0, front.storedUpTo);
     const saved = await a.replica.snapshot();
@@ -139,9 +203,9 @@ test("a snapshot keeps how far the stream was read: a new owner starts there and
     const report = await b.takeOver(T0 + 60 * SECOND);
     assert.is(report.snapshotSequence, a.replica.applied, "taken over from A's snapshot");
     assert.is(b.intakeMark, 5, "the snapshot's position: the fifth message of the stream");
-    const followerB = new IntakeFollower({ connection: ncB, replicaOf: () => b, lingerMs: 5 });
+    const followerB = new IntakeFollower({ connection: ncB, lingerMs: 5 });
     try {
-      followerB.join(0, b.intakeMark);
+      followerB.join(0, b.intakeMark, b);
       await followerB.reached(0, front.storedUpTo);
       assert.is(nPingsOf(b, a.owner.id, a.uuid), 8);
     } finally {
