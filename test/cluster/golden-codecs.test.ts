@@ -296,6 +296,11 @@ test("an intake message: [1, [[partition, its pings as [[project id, the ping], 
   const decoded = decodeIntake(fromHex(hex), () => true);
   assert.equal(decoded.map(([partition, projectId, ping]) => [partition, projectId, { ...ping, body: ping.body && new Uint8Array(ping.body) }]), [[5, PROJECT_ID, PING_COMMAND]]);
   assert.equal(decodeIntake(fromHex(hex), (partition) => partition !== 5), [], "a partition not wanted is not decoded");
+  // the client may hand the next message in the same buffer: nothing decoded may be a view into it
+  const reused = fromHex(hex);
+  const kept = decodeIntake(reused, () => true);
+  reused.fill(0);
+  assert.equal(kept, [[5, PROJECT_ID, PING_COMMAND]], "what was decoded is unchanged once the message's buffer is overwritten");
   assert.throws(() => decodeIntake(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 }), () => true), /not an intake message/);
 });
 

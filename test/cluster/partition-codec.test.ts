@@ -58,6 +58,10 @@ test("a log message holds one record as a command message, several as a batch me
   assert.equal(decodeMessage(batch), history);
   const body = decodeMessage(batch)[4].command;
   assert.ok(body.kind === "ping" && body.ping.body?.constructor === Uint8Array);
+  const reused = batch.slice();
+  const kept = decodeMessage(reused);
+  reused.fill(0); // the client may hand the next message in the same buffer: nothing decoded may be a view into it
+  assert.equal(kept, history, "what was decoded is unchanged once the message's buffer is overwritten");
   assert.throws(() => decodeRecord(batch), /not a partition command record/);
   assert.throws(() => decodeMessage(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 })), /not a partition command record/);
 });
