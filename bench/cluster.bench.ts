@@ -43,6 +43,7 @@ const SNAPSHOT_EVERY = Number(process.env.HCD_BENCH_SNAPSHOT_EVERY ?? 500);
 const PARTITION_COUNTS = (process.env.HCD_BENCH_PARTITIONS ?? "16").split(",").map(Number);
 // HCD_BENCH_WARMUP_SECONDS: the load each setup gets, unmeasured, before its measured run (default 3)
 const WARMUP_SECONDS = Number(process.env.HCD_BENCH_WARMUP_SECONDS ?? 3);
+const NATS_PROCS = benchNatsProcs();
 type Run = {
   readonly setup: string; readonly perSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly failures: number; readonly seconds: number;
   /** CPU seconds of the hcd processes, and of the NATS servers (0 for single node). */
@@ -97,14 +98,15 @@ async function load(servers: readonly ServerProcess[], paths: readonly string[],
   const monitors = nats.map((s) => s.monitorUrl);
   const file = writePaths(paths);
   try {
+    const loadFor = (forSeconds: number): Promise<PeakResult[]> => Promise.all(servers.map((server) => runPeak({
+      url: server.url, pathsFile: file.file, paths, connections: Math.round(CONNECTIONS / servers.length), seconds: forSeconds,
+    })));
     // the same load first, unmeasured: every setup is measured warm (compiled code, streams and leaders in place)
-    if (WARMUP_SECONDS > 0) await Promise.all(servers.map((server) => runPeak({ url: server.url, pathsFile: file.file, paths, connections: Math.round(CONNECTIONS / servers.length), seconds: WARMUP_SECONDS })));
+    if (WARMUP_SECONDS > 0) await loadFor(WARMUP_SECONDS);
     const storedBefore = await storedMessages(nats.map((n) => n.url));
     const messagesBefore = await natsMessages(monitors);
     const cpuBefore = pids.map(cpuSeconds);
-    const results: PeakResult[] = await Promise.all(servers.map((server) => runPeak({
-      url: server.url, pathsFile: file.file, paths, connections: Math.round(CONNECTIONS / servers.length), seconds,
-    })));
+    const results = await loadFor(seconds);
     const used = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
     const messagesAfter = await natsMessages(monitors);
     const storedAfter = await storedMessages(nats.map((n) => n.url));
@@ -133,7 +135,7 @@ async function single(seconds: number): Promise<Run> {
 }
 
 async function cluster(seconds: number, partitions: number): Promise<Run> {
-  const nats = await startNatsCluster({ size: 3, goMaxProcs: benchNatsProcs() });
+  const nats = await startNatsCluster({ size: 3, goMaxProcs: NATS_PROCS });
   const dirs = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), "hcd-bench-node-")));
   const servers: ServerProcess[] = [];
   try {
@@ -158,7 +160,7 @@ async function cluster(seconds: number, partitions: number): Promise<Run> {
  * `sharedRead`, publishing into one stream that each reads all of, as hcd's nodes do the intake stream.
  */
 async function replicatedBare(seconds: number, sharedRead: boolean): Promise<Run> {
-  const nats = await startNatsCluster({ size: 3, goMaxProcs: benchNatsProcs() });
+  const nats = await startNatsCluster({ size: 3, goMaxProcs: NATS_PROCS });
   const servers: ServerProcess[] = [];
   try {
     for (let i = 0; i < 3; i++) servers.push(await startReplicatedBare([...nats.urls.slice(i), ...nats.urls.slice(0, i)].join(","), String(i), sharedRead));
@@ -218,7 +220,7 @@ const figures: Figure[] = [
 ];
 const details = [
   ...(profileDir === null ? [] : ["PROFILED (--cpu-prof on the first cluster node): the cluster's figures are lower than usual.", ""]),
-  `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run after ${WARMUP_SECONDS} s of the same load unmeasured, ${rounds} rounds, the setups taking turns; every process on this machine, each nats-server's Go runtime on ${benchNatsProcs() ?? "every"} core${benchNatsProcs() === 1 ? "" : "s"} (HCD_BENCH_NATS_PROCS). "of it hcd" is the replicated bare servers' CPU in their rows, and their streams' messages count as log messages.`,
+  `${PROJECTS} projects × ${CHECKS_PER_PROJECT} checks, GET pings, ${CONNECTIONS} connections in total (shared out over the nodes), ${seconds} s per run after ${WARMUP_SECONDS} s of the same load unmeasured, ${rounds} rounds, the setups taking turns; every process on this machine, each nats-server's Go runtime on ${NATS_PROCS ?? "every"} core${NATS_PROCS === 1 ? "" : "s"} (HCD_BENCH_NATS_PROCS). "of it hcd" is the replicated bare servers' CPU in their rows, and their streams' messages count as log messages.`,
   "",
   "| setup | pings/s | p50 | p99 | failures | server CPU µs per ping | of it hcd | of it NATS | NATS messages in per ping | out per ping | log / history messages stored per ping |",
   "|---|---|---|---|---|---|---|---|---|---|---|",

@@ -6,7 +6,7 @@
 // group's PubAck arrives. Every server stores what it receives: no forwarding to an owner, no history,
 // no state, no parsing. The stream keeps its last 64 MiB. Prints "replicated bare: listening on <url>".
 // NATS_URL: the servers (comma-separated, required); BARE_ID: this server's stream (default "0").
-// BARE_SHARED_READ=1: every server publishes into one shared stream instead and reads all of it back
+// BARE_SHARED_READ=1: every server publishes into one shared stream instead (BARE_ID is not used) and reads all of it back
 // with an ordered consumer, decoding nothing: the least a cluster pays whose nodes take their partitions'
 // pings from one shared intake stream, as hcd's do (cluster/intake-follower.ts).
 import { createServer } from "node:http";
@@ -33,12 +33,10 @@ await jsm.streams.add({
 const js = jetstream(nc);
 if (sharedRead) void readAll();
 
-/** Reads every message of the shared stream as it comes, as each hcd node reads the intake stream. */
+/** Reads every message of the shared stream as it comes, as each hcd node reads the intake stream (nothing decoded: each is dropped). */
 async function readAll(): Promise<void> {
   const messages = await (await js.consumers.get(`BARE_${id}`, { deliver_policy: DeliverPolicy.New })).consume({ max_messages: 512 });
-  let bytes = 0;
-  for await (const message of messages) bytes += message.data.length;
-  console.log(`replicated bare: read ${bytes} bytes`);
+  for await (const message of messages) void message;
 }
 
 let group: { record: Buffer; res: ServerResponse }[] = [];

@@ -168,5 +168,8 @@ export function shuffled<T>(items: readonly T[]): T[] {
  */
 export function benchNatsProcs(): number | undefined {
   const setting = process.env.HCD_BENCH_NATS_PROCS ?? "1";
-  return setting === "all" ? undefined : Number(setting);
+  if (setting === "all") return undefined;
+  const procs = Number(setting);
+  if (!Number.isInteger(procs) || procs < 1) throw new Error(`HCD_BENCH_NATS_PROCS: "${setting}" is neither a number of cores (1 or more) nor "all"`);
+  return procs;
 }
