@@ -58,7 +58,7 @@ test("a log message holds one record as a command message, several as a batch me
   assert.equal(decodeMessage(batch), history);
   const body = decodeMessage(batch)[4].command;
   assert.ok(body.kind === "ping" && body.ping.body?.constructor === Uint8Array);
-  const reused = batch.slice();
+  const reused = new Uint8Array(batch); // a copy (a Buffer's slice is a view)
   const kept = decodeMessage(reused);
   reused.fill(0); // the client may hand the next message in the same buffer: nothing decoded may be a view into it
   assert.equal(kept, history, "what was decoded is unchanged once the message's buffer is overwritten");
