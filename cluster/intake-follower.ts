@@ -26,7 +26,8 @@ const REACHED_TIMEOUT_MS = 10_000;
  * How long a partition's pings wait for others to share its next append (at most 256 wait). Nothing waits
  * on it: a ping is answered once in the intake stream, and a read or an advance sends the waiting pings at
  * once (the node's timer asks every second: partition-node.ts). Each log append is replicated on its own,
- * so fewer and fuller appends cost the cluster less: a second measured 0.9x the CPU per ping of 100 ms (bench/cluster.bench.ts, six alternated runs each).
+ * so fewer and fuller appends cost the cluster less: a second took 0.9x the CPU per ping of 100 ms
+ * (bench/cluster.bench.ts, six alternated runs each).
  */
 const LINGER_MS = 1_000;
 
