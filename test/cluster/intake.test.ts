@@ -11,7 +11,7 @@ import { IntakeFollower } from "../../cluster/intake-follower.ts";
 import { INTAKE_STREAM, IntakePublisher, openIntakeStream } from "../../cluster/intake-stream.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { PartitionHistory } from "../../cluster/partition-history.ts";
-import { PartitionReplica } from "../../cluster/partition-replica.ts";
+import { NotOwnerError, PartitionReplica } from "../../cluster/partition-replica.ts";
 import { partitionOf } from "../../cluster/partitions.ts";
 import { PingWatermarks } from "../../cluster/ping-watermarks.ts";
 import type { Millis } from "../../engine/model.ts";
@@ -113,6 +113,39 @@ test("a takeover takes in the pings answered while nobody owned the partition be
       assert.is(check.value.nPings, 1);
       assert.is(check.value.lastPingAt, T0 + 100 * SECOND, "applied at its own stamp, not at the takeover's instant");
       assert.ok(judgedBefore !== null && b.applied > judgedBefore, "the takeover's advance came after the caught-up ping");
+    } finally {
+      follower.close();
+    }
+  });
+});
+
+test("a takeover whose catch-up fails writes nothing more until taken over again; the next one takes the pings in", async () => {
+  await withNatsServer("a failed takeover catch-up", async (connect) => {
+    const nc = await connect();
+    await openIntakeStream(nc, 1);
+    const front = new IntakePublisher({ connection: nc, connected: () => true });
+    const a = await ownerWithCheck(nc, 1);
+    a.replica.abandon();
+    await front.send(1, a.owner.id, pingCommand(a.uuid, T0 + 50 * SECOND));
+
+    const b = await PartitionReplica.open({ connection: nc, partition: 1, replicas: 1 });
+    const failing = b.takeOver(T0 + 60 * SECOND, null, async () => { throw new Error("the intake stream did not answer"); });
+    assert.match(String(await failing.then(() => "taken over", (error: unknown) => error)), /did not answer/);
+    assert.is(b.state, "stale", "not the writer after a failed catch-up");
+    const refused = await b.submit({ kind: "advance", at: T0 + 61 * SECOND }).then(() => null, (error: unknown) => error);
+    assert.instance(refused, NotOwnerError, "a command is refused, not appended");
+
+    const follower = new IntakeFollower({ connection: nc, lingerMs: 5 });
+    try {
+      await b.takeOver(T0 + 62 * SECOND, null, async (replica, now) => {
+        follower.join(1, replica.intakeMark, replica);
+        await follower.reached(1, front.storedUpTo);
+        return now;
+      });
+      assert.is(b.state, "owner");
+      const check = b.read((shard) => shard.getCheck(a.owner.id, a.uuid));
+      assert.ok(check.ok);
+      assert.is(check.value.lastPingAt, T0 + 50 * SECOND, "the second takeover took the ping in at its stamp");
     } finally {
       follower.close();
     }
