@@ -147,7 +147,10 @@ export class JetStreamLog implements CommandLog {
   /**
    * Yields the records from `from` up to the log's end as it was when the read began; markers are skipped.
    * With `strict`, throws a TruncatedError when records at or after `from` were let go (instead of going
-   * on from the first record still held): a takeover must never skip a command.
+   * on from the first record still held): a takeover must never skip a command. Whether they were is
+   * asked of the leader, by the gets themselves, never of stream info: a replica that has lost sight of
+   * its leader answers info with its own state, and one did so here for minutes with a first sequence past
+   * records the leader still held, failing every takeover of the partition while its pings went unjudged.
    *
    * The records are read by message gets, READ_WINDOW in flight at once, not through a consumer: a get is
    * answered by the stream's leader, while creating a consumer needs the cluster's meta leader, which
@@ -159,17 +162,13 @@ export class JetStreamLog implements CommandLog {
     const end = await this.lastPosition();
     const start = Math.max(from, 1);
     if (start > end) return;
-    if (options.strict) {
-      const first = (await this.#jsm.streams.info(this.stream)).state.first_seq;
-      if (first > start) throw new TruncatedError(`${this.stream}: asked to read from ${start}, the log holds ${first} onwards`);
-    }
     const idleMs = options.idleTimeoutMs ?? 10_000;
     for (let window = start; window <= end; window += READ_WINDOW) {
       const last = Math.min(window + READ_WINDOW - 1, end);
       const got = await Promise.all(Array.from({ length: last - window + 1 }, (_, i) => this.#getRecord(window + i, idleMs)));
       for (const [i, message] of got.entries()) {
         if (message === null) {
-          // let go between the check above and this get: a strict reader must not skip it
+          // let go (the log is only ever cut from below): a strict reader must not skip it
           if (options.strict) throw new TruncatedError(`${this.stream}: asked to read from ${start}, record ${window + i} is gone`);
           continue;
         }

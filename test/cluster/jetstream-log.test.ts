@@ -1,0 +1,60 @@
+// A partition's log read strictly (a takeover's replay): records let go are refused, never skipped, and
+// whether they were is what the stream's leader holds, not what stream info says. One real nats-server;
+// a replica that has lost sight of its leader is played by rewriting the info answers on the connection.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { JetStreamLog, TruncatedError } from "../../cluster/jetstream-log.ts";
+import { withNatsServer } from "./held-appends.ts";
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+async function strictRead(log: JetStreamLog, from: number): Promise<string[] | unknown> {
+  const read: string[] = [];
+  try {
+    for await (const { position, bytes } of log.readFrom(from, { strict: true })) read.push(`${position}:${new TextDecoder().decode(bytes)}`);
+    return read;
+  } catch (error) {
+    return error;
+  }
+}
+
+/** `nc`, but every stream info answer says the stream's first sequence is `firstSeq`, as a replica behind or astray would. */
+function infoAnswersFirst(nc: NatsConnection, firstSeq: number): NatsConnection {
+  return new Proxy(nc, {
+    get(target, property) {
+      if (property === "request") {
+        return async (...args: Parameters<NatsConnection["request"]>) => {
+          const answer = await target.request(...args);
+          if (!args[0].startsWith("$JS.API.STREAM.INFO.")) return answer;
+          const info = answer.json<{ state: { first_seq: number } }>();
+          info.state.first_seq = firstSeq;
+          return { ...answer, data: text(JSON.stringify(info)), json: () => info, string: () => JSON.stringify(info) };
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+test("a strict read goes by the records the leader holds: all of them whatever stream info says, refused once some are let go", async () => {
+  await withNatsServer("a strict read of a partition's log", async (connect) => {
+    const nc = await connect();
+    const writer = await JetStreamLog.open({ connection: nc, partition: 4, replicas: 1 });
+    assert.is(await writer.fence(), 1);
+    assert.equal(await writer.append([text("a"), text("b"), text("c")]), [2, 3, 4]);
+
+    // info says the log holds 4 onwards; the leader holds 1 onwards: every record from 2 is read
+    const astray = await JetStreamLog.open({ connection: infoAnswersFirst(nc, 4), partition: 4, replicas: 1 });
+    assert.equal(await strictRead(astray, 2), ["2:a", "3:b", "4:c"]);
+
+    // the records below 4 let go: a strict read from 2 is refused, from 4 reads on
+    await writer.truncateBelow(4);
+    const reader = await JetStreamLog.open({ connection: nc, partition: 4, replicas: 1 });
+    assert.instance(await strictRead(reader, 2), TruncatedError);
+    assert.equal(await strictRead(reader, 4), ["4:c"]);
+  });
+});
+
+test.run();
