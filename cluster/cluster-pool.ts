@@ -28,7 +28,7 @@ import { PartitionHandle, servePartition, stopServingPartition } from "./partiti
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 import { PingWatermarks } from "./ping-watermarks.ts";
 import { IntakeFollower } from "./intake-follower.ts";
-import { INTAKE_STREAM, IntakePublisher, openIntakeStream } from "./intake-stream.ts";
+import { INTAKE_STREAM, IntakePublisher, intakeEndOf, openIntakeStream } from "./intake-stream.ts";
 import { managerOf } from "./jetstream-setup.ts";
 
 /** How often the intake stream is purged below what every partition's log holds. */
@@ -151,7 +151,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const intakeManager = managerOf(connection);
   const intakeEnd = async () => {
     try {
-      return (await (await intakeManager).streams.info(INTAKE_STREAM)).state.last_seq;
+      return await intakeEndOf(await intakeManager);
     } catch {
       return Math.max(intake.storedUpTo, watermarks.newestSeq()); // what this node knows of without asking
     }

@@ -9,6 +9,7 @@
 // commit). A message holds at most MAX_MESSAGE_BYTES of pings; a larger turn goes as several, sent at once.
 // An append that fails answers its pings 503 (ServiceUnavailableError): one that timed out may be stored
 // all the same and applied, as a ping answered 503 by a single node may have been.
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { PingCommand } from "../engine/commands.ts";
 import type { Millis } from "../engine/model.ts";
@@ -31,6 +32,14 @@ export type IntakePing = readonly [partition: number, projectId: string, ping: P
 /** Creates the intake stream unless it exists: kept until the partitions' owners have taken its pings into their logs (purged then). */
 export async function openIntakeStream(connection: NatsConnection, replicas: number): Promise<void> {
   await ensureStream(await managerOf(connection), { ...keptUntilPurged([SUBJECT]), name: INTAKE_STREAM, num_replicas: replicas });
+}
+
+/**
+ * The stream's last position (0 when it holds nothing: every ping is in its partition's log), asked of
+ * the stream's leader by a message get: stream info may be answered by a replica behind or astray.
+ */
+export async function intakeEndOf(jsm: JetStreamManager): Promise<number> {
+  return (await jsm.streams.getMessage(INTAKE_STREAM, { last_by_subj: SUBJECT }))?.seq ?? 0;
 }
 
 /**
