@@ -301,7 +301,8 @@ export class PartitionReplica {
       this.#state = "owner";
       // the checks due after `fromAt` are held, not judged: a ping stamped in that time still keeps its check up
       const fromAt = Math.max(this.#latestAt, ownerSeenAt ?? 0);
-      this.#judgedUpTo = fromAt;
+      // no deadline past the log's last instant was judged: the catch-up's pings after it are not late
+      this.#judgedUpTo = this.#latestAt;
       const upTo = catchUp === null ? now : Math.min(now, await this.#catchUp(catchUp, now));
       if (this.#abandons !== abandons) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
       const held = await this.#holdForDowntime(fromAt, now);
