@@ -12,6 +12,7 @@ import { PartitionHandle, rpcSubject, servePartition, stopServingPartition } fro
 import { encodeRequest } from "../../cluster/partition-rpc.ts";
 import type { HostRequest } from "../../host/shard-host.ts";
 import { withNatsServer } from "./held-appends.ts";
+import { until } from "../helpers.ts";
 
 const PARTITION = 5;
 const REQUEST: HostRequest = { kind: "probe" };
@@ -46,6 +47,8 @@ async function holdableRelay(target: string) {
     url: `nats://127.0.0.1:${(server.address() as { port: number }).port}`,
     hold: () => { holding = true; },
     release: () => { holding = false; for (const { client, bytes } of held.splice(0)) client.write(bytes); },
+    /** What the server has sent the client and the relay holds, as text (the NATS protocol's lines). */
+    heldText: () => Buffer.concat(held.map((h) => h.bytes)).toString("latin1"),
     close: () => server.close(),
   };
 }
@@ -87,7 +90,8 @@ test("a request already on its way to an owner that stops serving is still answe
 
       relay.hold();
       const answer = handleOn(asker).apply({ kind: "pauseCheck" } as HostRequest).then((value) => ({ value }), (error: Error) => ({ error: error.name }));
-      await asker.flush(); // the server has routed the request to the old owner (held on its way): the unsubscription below comes after it
+      // the server has routed the request to the old owner (held on its way): the unsubscription below comes after it
+      await until("the request is on its way to the old owner", () => relay.heldText().includes("MSG "));
       stopServingPartition(subscription);
       servePartition(newNode, PARTITION, current.host);
       await newNode.flush();
