@@ -12,6 +12,7 @@ import { INTAKE_STREAM, IntakePublisher, openIntakeStream } from "../../cluster/
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { PartitionHistory } from "../../cluster/partition-history.ts";
 import { NotOwnerError, PartitionReplica } from "../../cluster/partition-replica.ts";
+import type { TakeoverCatchUp } from "../../cluster/partition-replica.ts";
 import { partitionOf } from "../../cluster/partitions.ts";
 import { PingWatermarks } from "../../cluster/ping-watermarks.ts";
 import type { Millis } from "../../engine/model.ts";
@@ -38,6 +39,24 @@ async function ownerWithCheck(connection: NatsConnection, partition: number) {
   const created = await replica.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "nightly", timeoutMs: 86_400 * SECOND }, unique: [], at: T0 });
   assert.ok(created.result.ok);
   return { replica, owner, uuid: created.result.value.check.uuid };
+}
+
+/**
+ * A takeover's catch-up as a node makes it (cluster-pool.ts): `follower` joined at the log's mark, every
+ * ping up to the stream position `upTo` applied, then judged up to the takeover's instant.
+ */
+const catchUpThrough = (follower: IntakeFollower, partition: number, upTo: number): TakeoverCatchUp => async (replica, now) => {
+  follower.join(partition, replica.intakeMark, replica);
+  await follower.reached(partition, upTo);
+  return now;
+};
+
+/** The owner with a check on `partition` of `connection` given up, and one ping for the check answered by `front` while nobody owns it. */
+async function abandonedWithPing(connection: NatsConnection, front: IntakePublisher, partition: number, at: Millis) {
+  const owner = await ownerWithCheck(connection, partition);
+  owner.replica.abandon();
+  await front.send(partition, owner.owner.id, pingCommand(owner.uuid, at)); // answered: in the stream, no owner
+  return owner;
 }
 
 /** A node's watermarks on the test's clock, publishing every 20 ms, quiet after 2 s. */
@@ -94,19 +113,17 @@ test("a takeover takes in the pings answered while nobody owned the partition be
     const [ncA, ncB] = [await connect(), await connect()];
     await openIntakeStream(ncA, 1);
     const front = new IntakePublisher({ connection: ncA, connected: () => true });
-    const a = await ownerWithCheck(ncA, 2);
-    a.replica.abandon();
-    await front.send(2, a.owner.id, pingCommand(a.uuid, T0 + 100 * SECOND)); // answered: in the stream, no owner
+    const a = await abandonedWithPing(ncA, front, 2, T0 + 100 * SECOND);
 
     const b = await PartitionReplica.open({ connection: ncB, partition: 2, replicas: 1 });
     const follower = new IntakeFollower({ connection: ncB, lingerMs: 5 });
     try {
       let judgedBefore: number | null = null;
+      const catchUp = catchUpThrough(follower, 2, front.storedUpTo);
       await b.takeOver(T0 + 200 * SECOND, null, async (replica, now) => {
-        follower.join(2, replica.intakeMark, replica);
-        await follower.reached(2, front.storedUpTo);
+        const upTo = await catchUp(replica, now);
         judgedBefore = replica.applied;
-        return now;
+        return upTo;
       });
       const check = b.read((shard) => shard.getCheck(a.owner.id, a.uuid));
       assert.ok(check.ok);
@@ -124,9 +141,7 @@ test("a takeover whose catch-up fails writes nothing more until taken over again
     const nc = await connect();
     await openIntakeStream(nc, 1);
     const front = new IntakePublisher({ connection: nc, connected: () => true });
-    const a = await ownerWithCheck(nc, 1);
-    a.replica.abandon();
-    await front.send(1, a.owner.id, pingCommand(a.uuid, T0 + 50 * SECOND));
+    const a = await abandonedWithPing(nc, front, 1, T0 + 50 * SECOND);
 
     const b = await PartitionReplica.open({ connection: nc, partition: 1, replicas: 1 });
     const failing = b.takeOver(T0 + 60 * SECOND, null, async () => { throw new Error("the intake stream did not answer"); });
@@ -137,11 +152,7 @@ test("a takeover whose catch-up fails writes nothing more until taken over again
 
     const follower = new IntakeFollower({ connection: nc, lingerMs: 5 });
     try {
-      await b.takeOver(T0 + 62 * SECOND, null, async (replica, now) => {
-        follower.join(1, replica.intakeMark, replica);
-        await follower.reached(1, front.storedUpTo);
-        return now;
-      });
+      await b.takeOver(T0 + 62 * SECOND, null, catchUpThrough(follower, 1, front.storedUpTo));
       assert.is(b.state, "owner");
       const check = b.read((shard) => shard.getCheck(a.owner.id, a.uuid));
       assert.ok(check.ok);
