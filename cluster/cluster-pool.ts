@@ -54,7 +54,7 @@ export type ClusterPoolOptions = {
   readonly snapshotEvery?: number;
   /** How often the node serving partition 0 purges the intake stream below what every partition's log holds (default 30 s). */
   readonly intakePurgeEveryMs?: number;
-  /** Where failed snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
+  /** Where failed takeovers, snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
   readonly failures?: FailureEpisodes;
   /** Run by the pool's close() after the node has stopped (what the caller opened for it). */
   readonly onClose?: () => Promise<void>;
@@ -65,7 +65,7 @@ export type ClusterPool = {
   readonly pool: Pool;
   /** The partitions this node serves now, lowest first. */
   served(): number[];
-  /** Failed snapshots, advances and ownership rounds, for /metrics. */
+  /** Failed takeovers, snapshots, advances and ownership rounds, for /metrics. */
   readonly failures: FailureEpisodes;
   /** Stops claiming, releases this node's partitions (others take them at once), closes the pool, then runs onClose. */
   close(): Promise<void>;

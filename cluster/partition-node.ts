@@ -53,7 +53,7 @@ export type PartitionNodeOptions = {
   onLost?: (partition: number) => void;
   /** Called when this node forgets a lost partition's replica: what `prepare` made for it can go too. */
   onDropped?: (partition: number) => void;
-  /** Where failed snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
+  /** Where failed takeovers, snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
   failures?: FailureEpisodes;
 };
 
@@ -96,6 +96,7 @@ export class PartitionNode {
         if (!node.#gaining.has(partition)) node.#drop(partition);
         node.#unsnapshotSince.delete(partition);
         node.#markedAt.delete(partition);
+        node.#failures.forget(`partition ${partition}`);
         options.onLost?.(partition);
       },
       onRound: (outcome) => node.#roundDone(outcome),
@@ -250,12 +251,15 @@ export class PartitionNode {
           }
           await this.#options.onTakeover?.(partition, report, replica);
           this.#served.add(partition);
+          this.#failures.succeeded("takeover", `partition ${partition}`);
           return;
         } catch (error) {
-          if (!(error instanceof NotOwnerError)) log.warn({ partition, attempt, err: error }, "cluster: a takeover failed, trying again");
+          // while it fails the partition's pings are taken but not judged: counted in /metrics, logged once
+          if (!(error instanceof NotOwnerError)) this.#failures.failed("takeover", `partition ${partition}`, error);
           await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
         }
       }
+      this.#failures.forget(`partition ${partition}`); // lost while failing: no longer this node's to report
     } finally {
       this.#gaining.delete(partition);
       // lost meanwhile (not merely near its lease's end, which a renewal mends): nothing kept of it

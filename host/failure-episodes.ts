@@ -1,12 +1,12 @@
-// Failures of background work that no request reports (a cluster partition's snapshot or advance, an
-// ownership round) as episodes, one per subject (host/retried-failure.ts): the first failure of a subject
+// Failures of background work that no request reports (a cluster partition's takeover, snapshot or
+// advance, an ownership round) as episodes, one per subject (host/retried-failure.ts): the first failure of a subject
 // is logged, the ones after it only counted, and the first success after them ends the episode with one
 // more line. /metrics reads the counts: how many failed in all, how many subjects are failing now, and
 // the longest streak.
 import { log } from "./log.ts";
 import { RetriedFailure } from "./retried-failure.ts";
 
-export const BACKGROUND_WORK = ["snapshot", "advance", "ownership_round"] as const;
+export const BACKGROUND_WORK = ["takeover", "snapshot", "advance", "ownership_round"] as const;
 export type BackgroundWork = (typeof BACKGROUND_WORK)[number];
 
 /** Per kind of work: failures in all, subjects failing now, and the most failures in a row among them. */
@@ -44,6 +44,11 @@ export class FailureEpisodes {
     const key = `${work} ${subject}`;
     this.#ongoing.get(key)?.succeeded();
     this.#ongoing.delete(key);
+  }
+
+  /** Ends every episode on `subject` without a word (a partition that went to another node: its work is not this one's). */
+  forget(subject: string): void {
+    for (const key of [...this.#ongoing.keys()]) if (key.slice(key.indexOf(" ") + 1) === subject) this.#ongoing.delete(key);
   }
 
   counts(): EpisodeCounts {

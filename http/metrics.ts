@@ -92,7 +92,7 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
     return counts === undefined ? [] : BACKGROUND_WORK.map((work) => ({ labels: { work }, value: pick(counts[work]) }));
   };
   const fromCluster = background === undefined ? [] : [
-    family("hcd_cluster_background_failures_total", "A cluster node's failed snapshots, advances and ownership rounds, by work.", "counter", episodes((c) => c.failures)),
+    family("hcd_cluster_background_failures_total", "A cluster node's failed takeovers, snapshots, advances and ownership rounds, by work.", "counter", episodes((c) => c.failures)),
     family("hcd_cluster_background_failing", "Partitions (or this node's ownership rounds) whose last attempt at the work failed, by work.", "gauge", episodes((c) => c.failing)),
     family("hcd_cluster_background_failure_streak", "The most failures in a row of the work on one partition (or of the ownership rounds), by work.", "gauge", episodes((c) => c.streak)),
   ];

@@ -6,6 +6,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createClusterPool } from "../../cluster/cluster-pool.ts";
 import { PartitionHistory } from "../../cluster/partition-history.ts";
+import { PartitionNode } from "../../cluster/partition-node.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { systemClock } from "../../host/clock.ts";
 import { FailureEpisodes } from "../../host/failure-episodes.ts";
@@ -23,7 +24,8 @@ test("an episode logs its first failure and its end; the failures between are on
   episodes.failed("advance", "partition 1", new Error("timeout"));
   assert.equal(lines.map((l) => [l.level, l.fields.work, l.fields.subject]), [["warn", "snapshot", "partition 4"], ["warn", "advance", "partition 1"]]);
   assert.equal(episodes.counts(), {
-    snapshot: { failures: 3, failing: 1, streak: 3 }, advance: { failures: 1, failing: 1, streak: 1 }, ownership_round: { failures: 0, failing: 0, streak: 0 },
+    takeover: { failures: 0, failing: 0, streak: 0 }, snapshot: { failures: 3, failing: 1, streak: 3 }, advance: { failures: 1, failing: 1, streak: 1 },
+    ownership_round: { failures: 0, failing: 0, streak: 0 },
   });
   episodes.succeeded("snapshot", "partition 4");
   episodes.succeeded("snapshot", "partition 4"); // no episode: nothing to say
@@ -32,6 +34,39 @@ test("an episode logs its first failure and its end; the failures between are on
   // a new episode is logged again
   episodes.failed("snapshot", "partition 4", new Error("no stream"));
   assert.is(lines.length, 4);
+  // a partition gone to another node: its episodes end without a line, the others stay
+  episodes.forget("partition 4");
+  assert.equal([episodes.counts().snapshot.failing, episodes.counts().advance.failing], [0, 1]);
+  assert.is(lines.length, 4);
+});
+
+test("a partition whose takeover keeps failing is counted as failing, logged once, and served once a takeover succeeds", async () => {
+  await withNatsServer("takeover failures counted", async (connect) => {
+    const nc = await connect();
+    const lines: Line[] = [];
+    const failures = new FailureEpisodes((level, fields, message) => lines.push({ level, fields, message }));
+    let failing = true;
+    const node = await PartitionNode.open({
+      connection: nc, node: "a", partitionCount: 1, replicas: 1, failures,
+      catchUp: async (_partition, _replica, now) => {
+        if (failing) throw new Error("the intake stream did not answer");
+        return now;
+      },
+    });
+    node.start();
+    try {
+      await until("three failed takeovers", () => failures.counts().takeover.failures >= 3, 30_000);
+      assert.is(node.replica(0), null, "not served while its takeover fails");
+      assert.equal(failures.counts().takeover.failing, 1);
+      assert.equal(lines.map((l) => [l.level, l.fields.work, l.fields.subject]), [["warn", "takeover", "partition 0"]], "logged once");
+      failing = false;
+      await until("the partition served", () => node.replica(0) !== null, 30_000);
+      assert.equal(failures.counts().takeover.failing, 0);
+      assert.equal(lines.slice(1).map((l) => [l.level, l.fields.work]), [["info", "takeover"]], "its end logged");
+    } finally {
+      await node.stop();
+    }
+  });
 });
 
 
