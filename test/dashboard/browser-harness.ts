@@ -51,10 +51,24 @@ export function browserRig(env: Record<string, string>): { rig: () => BrowserRig
   };
 }
 
-/** A fresh browser profile (its own cookies), 1200x800 unless `options` say otherwise. */
-export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, ...options });
+/** The live pages' refresh period (http/dashboard/static/dashboard.js refreshLive). */
+const LIVE_REFRESH_MS = 5_000;
+
+/**
+ * A fresh browser profile (its own cookies), 1200x800 unless `options` say otherwise. With `liveRefreshMs`,
+ * its pages' 5 s live refreshes come that often instead (a test of what a refresh shows, not of its
+ * period); other timers keep theirs. Not for tests that measure a layout a refresh may swap under them.
+ */
+export async function newContext(browser: Browser, options: BrowserContextOptions & { liveRefreshMs?: number } = {}): Promise<BrowserContext> {
+  const { liveRefreshMs, ...contextOptions } = options;
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, ...contextOptions });
   context.setDefaultTimeout(10_000);
+  if (liveRefreshMs !== undefined) {
+    await context.addInitScript(([every, period]) => {
+      const setTimeoutOf = window.setTimeout.bind(window);
+      window.setTimeout = ((handler: TimerHandler, ms?: number, ...rest: unknown[]) => setTimeoutOf(handler, ms === period ? every : ms, ...rest)) as typeof window.setTimeout;
+    }, [liveRefreshMs, LIVE_REFRESH_MS] as const);
+  }
   return context;
 }
 
