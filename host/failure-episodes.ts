@@ -1,8 +1,8 @@
 // Failures of background work that no request reports (a cluster partition's takeover, snapshot or
-// advance, an ownership round) as episodes, one per subject (host/retried-failure.ts): the first failure of a subject
-// is logged, the ones after it only counted, and the first success after them ends the episode with one
-// more line. /metrics reads the counts: how many failed in all, how many subjects are failing now, and
-// the longest streak.
+// advance, an ownership round) as episodes, one per subject (host/retried-failure.ts): the first failure
+// of a subject is logged, the ones after it only counted, and the first success after them ends the
+// episode with one more line. /metrics reads the counts: how many failed in all, how many subjects are
+// failing now, and the longest streak.
 import { log } from "./log.ts";
 import { RetriedFailure } from "./retried-failure.ts";
 
