@@ -3,13 +3,13 @@
 // must be valid on every other (in single-node mode it lives in DATA_DIR/badge-secret); the partition
 // count (cluster/partition-count.ts) places every project, so no two nodes may differ on it.
 //
-// The first write is a publish that expects the key's stream to be empty (the stream-wide expected last
-// sequence, which Debian's 2.9.10 serializes, unlike the KV client's create: see ownership.ts), so two
-// nodes starting at once can't both win; the loser reads the winner's.
+// Every node's start writes with a publish that expects the key's stream to be empty (the stream-wide
+// expected last sequence, which Debian's 2.9.10 serializes, unlike the KV client's create: see
+// ownership.ts), so only the first write is stored, also when two nodes start at once; each then reads it.
 import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { openBucket } from "./jetstream-setup.ts";
+import { createIdempotently, openBucket } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 
 /** Returns the cluster's secret `name` (letters, digits, "-"), creating it on first use. */
@@ -23,14 +23,16 @@ export function sharedSecret(connection: NatsConnection, replicas: number, name:
  */
 export async function sharedValue(connection: NatsConnection, replicas: number, kvName: string, first: () => string | Promise<string>): Promise<string> {
   const kv = await openBucket(connection, kvName, { replicas, history: 1, allow_direct: false });
-  const stored = await kv.get("value");
-  if (stored !== null && stored.operation === "PUT") return stored.string();
+  // written before anything is read: a message get on a bucket another node is creating at that moment
+  // crashes Debian's nats-server 2.9.10 alone (seen here: a nil pointer in jsMsgGetRequest, 1 start in 20),
+  // while a publish is stored only once the stream is up; it is sent again while unanswered
   try {
-    await jetstream(connection).publish(`$KV.${kvName}.value`, await first(), { expect: { lastSequence: 0 }, timeout: 5_000 });
+    const value = await first();
+    await createIdempotently(() => jetstream(connection).publish(`$KV.${kvName}.value`, value, { expect: { lastSequence: 0 }, timeout: 5_000 }));
   } catch (error) {
-    if (!wrongLastSequence(error)) throw error;
+    if (!wrongLastSequence(error)) throw error; // another node's write came first: read back below
   }
   const written = await kv.get("value");
-  if (written === null) throw new Error(`${kvName}: no value after the first write`);
+  if (written === null || written.operation !== "PUT") throw new Error(`${kvName}: no value after the first write`);
   return written.string();
 }
