@@ -10,7 +10,7 @@ import { Kvm } from "@nats-io/kv";
 import type { KV, KvOptions } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { nanos } from "@nats-io/nats-core";
-import { streamNotFound, unanswered } from "./nats-errors.ts";
+import { streamNotFound, subjectsOverlap, unanswered } from "./nats-errors.ts";
 
 /**
  * The connection's JetStream manager, without the account-info request the client sends by default to
@@ -28,17 +28,19 @@ export function openBucket(connection: NatsConnection, name: string, options: Pa
 }
 
 /**
- * Runs `create` again when it times out without an answer, or when the stream it creates or looks up is
- * not found (another node creating the same bucket at that moment: seen once as a "stream not found" out
- * of a bucket's create while two nodes opened it), up to `attempts` times; other errors are thrown at once.
+ * Runs `create` again, 100 ms later and more each time, when it went unanswered (a timeout; no responders:
+ * also a publish to a stream still being set up), or when another node creating the same stream at that
+ * moment got in its way (seen as a "stream not found" out of a bucket's create while two nodes opened it,
+ * and as "subjects overlap with an existing stream"), up to `attempts` times; other errors are thrown at once.
  */
 export async function createIdempotently<T>(create: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await create();
     } catch (error) {
-      if (attempt >= attempts || !(unanswered(error) || streamNotFound(error))) throw error;
+      if (attempt >= attempts || !(unanswered(error) || streamNotFound(error) || subjectsOverlap(error))) throw error;
     }
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
 }
 

@@ -40,6 +40,11 @@ export function wrongLastSequence(error: unknown): boolean {
   return jetStreamCode(error) === JetStreamApiCodes.StreamWrongLastSequence;
 }
 
+/** A stream create refused because another stream takes its subjects: on 2.9.10 also the loser of two creates of one stream at once. */
+export function subjectsOverlap(error: unknown): boolean {
+  return jetStreamCode(error) === 10065; // JSStreamSubjectOverlapErr (the client names no constant for it)
+}
+
 export function streamNotFound(error: unknown): boolean {
   return jetStreamCode(error) === JetStreamApiCodes.StreamNotFound;
 }

@@ -7,14 +7,14 @@ import { jetstream, jetstreamManager, AckPolicy } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createIdempotently } from "../../cluster/jetstream-setup.ts";
-import { consumerNotFound, credentialsRefused, jetStreamCode, noResponders, streamNotFound, timedOut, unanswered, wrongLastSequence } from "../../cluster/nats-errors.ts";
+import { consumerNotFound, credentialsRefused, jetStreamCode, noResponders, streamNotFound, subjectsOverlap, timedOut, unanswered, wrongLastSequence } from "../../cluster/nats-errors.ts";
 import { connect } from "@nats-io/transport-node";
 import { tempDir } from "../helpers.ts";
 import { haveProgram } from "../ops/extras.ts";
 import { withNatsServer } from "./held-appends.ts";
 import { startConfiguredNats } from "./nats-trust-setup.ts";
 
-const RECOGNISERS = { noResponders, timedOut, unanswered, wrongLastSequence, streamNotFound, consumerNotFound, credentialsRefused };
+const RECOGNISERS = { noResponders, timedOut, unanswered, wrongLastSequence, streamNotFound, subjectsOverlap, consumerNotFound, credentialsRefused };
 type Name = keyof typeof RECOGNISERS;
 
 /** The names of the recognisers that say yes to `error`, in RECOGNISERS' order. */
@@ -57,7 +57,7 @@ test("JetStream: a publish no stream takes is no responders; a JetStream request
   });
 });
 
-test("JetStream's refusals: wrong last sequence (stream-wide and per subject), no such stream, no such consumer", async () => {
+test("JetStream's refusals: wrong last sequence (stream-wide and per subject), no such stream, subjects taken, no such consumer", async () => {
   await withNatsServer("JetStream's API errors", async (connect) => {
     const nc = await connect();
     await stream(nc, "ERRS", ["errs.>"]);
@@ -75,6 +75,9 @@ test("JetStream's refusals: wrong last sequence (stream-wide and per subject), n
     // a stream name taken with another configuration: a refusal nothing here retries
     const inUse = await failureOf("a stream name in use", () => jsm.streams.add({ name: "ERRS", subjects: ["other.>"] }));
     assert.equal([recognisedAs(inUse), jetStreamCode(inUse)], [[], 10058]);
+    // another stream's subjects: what the loser of two creates of one stream at once may be told
+    const overlap = await failureOf("a stream over another's subjects", () => jsm.streams.add({ name: "OVER", subjects: ["errs.a"] }));
+    assert.equal([recognisedAs(overlap), jetStreamCode(overlap)], [["subjectsOverlap"], 10065]);
     let creates = 0;
     assert.is(await failureOf("a create refused", () => createIdempotently(() => { creates += 1; return jsm.streams.add({ name: "ERRS", subjects: ["other.>"] }); })).then(() => creates), 1);
     await jsm.consumers.add("ERRS", { durable_name: "c", ack_policy: AckPolicy.None });
