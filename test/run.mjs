@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const root = "dist/test";
 const args = process.argv.slice(2);
@@ -34,16 +35,35 @@ function collect(dir) {
 }
 const files = collect(root).sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
 
-/** Runs one file to its end (or its timeout), collecting its output. */
+const hangReport = fileURLToPath(new URL("./hang-report.mjs", import.meta.url));
+/** How long a file's process may stay up after its tests' summary before it is asked what holds it open. */
+const LINGER_AFTER_SUMMARY_MS = 30_000;
+
+/**
+ * Runs one file to its end (or its timeout), collecting its output. A process still up well after its
+ * tests' summary is held open by something its tests left behind: it is asked what (hang-report.mjs), then
+ * ended, and the file fails.
+ */
 function runFile(file) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [file], { env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", hangReport, file], { env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
-    child.stdout.on("data", (chunk) => { out += chunk; });
-    child.stderr.on("data", (chunk) => { out += chunk; });
+    let lingering = null;
+    const collect = (chunk) => {
+      out += chunk;
+      if (lingering === null && /Total:\s+\d+[\s\S]*Duration:/.test(out)) {
+        lingering = setTimeout(() => {
+          out += `\n(still running ${LINGER_AFTER_SUMMARY_MS / 1000} s after its summary)\n`;
+          child.kill("SIGUSR2");
+          setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+        }, LINGER_AFTER_SUMMARY_MS);
+      }
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
     const timer = timeoutMs > 0 ? setTimeout(() => { out += `\n(killed after the ${timeoutMs / 1000} s timeout)\n`; child.kill("SIGKILL"); }, timeoutMs) : null;
-    child.on("close", (status) => { if (timer) clearTimeout(timer); resolve({ status, out, seconds: (Date.now() - started) / 1000 }); });
+    child.on("close", (status) => { if (timer) clearTimeout(timer); if (lingering) clearTimeout(lingering); resolve({ status, out, seconds: (Date.now() - started) / 1000 }); });
   });
 }
 
