@@ -321,7 +321,7 @@ export class DirectoryReplica extends DirectoryLookups {
   /**
    * Starts the watch again when it has applied nothing since the last check while the bucket was already
    * ahead of it then: its consumer was lost (its server died while this connection stayed up), which the
-   * client itself notices only after missed heartbeats (10 s), and its new consumer can take longer still.
+   * client itself notices only after two missed heartbeats of 30 s, and its new consumer can take longer still.
    */
   async #checkStall(): Promise<void> {
     const bucket = (await this.#kv.status()).streamInfo.state.last_seq;
