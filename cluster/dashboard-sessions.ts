@@ -9,7 +9,7 @@
 // bucket on its own.
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createIdempotently, openBucket } from "./jetstream-setup.ts";
+import { openBucket, retriedWhileSettling } from "./jetstream-setup.ts";
 
 /** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
@@ -73,7 +73,7 @@ export class DashboardSessions {
 
   /** Hears the removals from now on (the watch's first values are the bucket's present ones: only deletions count). */
   async #follow(): Promise<void> {
-    const watch = await createIdempotently(() => this.#kv.watch({ key: "s.*" }));
+    const watch = await retriedWhileSettling(() => this.#kv.watch({ key: "s.*" }));
     this.#watch = watch;
     void (async () => {
       for await (const entry of watch) {

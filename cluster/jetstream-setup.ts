@@ -24,19 +24,20 @@ export function managerOf(connection: NatsConnection, timeoutMs?: number): Promi
 
 /** Opens KV bucket `name`, creating it with `options` unless it exists (whatever configuration it has then). */
 export function openBucket(connection: NatsConnection, name: string, options: Partial<KvOptions>): Promise<KV> {
-  return createIdempotently(() => new Kvm(jetstream(connection)).create(name, options));
+  return retriedWhileSettling(() => new Kvm(jetstream(connection)).create(name, options));
 }
 
 /**
- * Runs `create` again, 100 ms later and more each time, when it went unanswered (a timeout; no responders:
- * also a publish to a stream still being set up), or when another node creating the same stream at that
- * moment got in its way (seen as a "stream not found" out of a bucket's create while two nodes opened it,
- * and as "subjects overlap with an existing stream"), up to `attempts` times; other errors are thrown at once.
+ * Runs `ask` (a stream's or bucket's creation, a watch, a first write) again, 100 ms later and more each
+ * time, while what it needs is still settling: when it went unanswered (a timeout; no responders: also a
+ * publish to a stream still being set up), or when another node creating the same stream at that moment got
+ * in its way (seen as a "stream not found" out of a bucket's create while two nodes opened it, and as
+ * "subjects overlap with an existing stream"), up to `attempts` times; other errors are thrown at once.
  */
-export async function createIdempotently<T>(create: () => Promise<T>, attempts = 5): Promise<T> {
+export async function retriedWhileSettling<T>(ask: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await create();
+      return await ask();
     } catch (error) {
       if (attempt >= attempts || !(unanswered(error) || streamNotFound(error) || subjectsOverlap(error))) throw error;
     }
@@ -46,7 +47,7 @@ export async function createIdempotently<T>(create: () => Promise<T>, attempts =
 
 /** Creates stream `config.name` with `config` unless it exists (whatever configuration it has then). */
 export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
-  await createIdempotently(async () => {
+  await retriedWhileSettling(async () => {
     try {
       await jsm.streams.info(config.name);
     } catch (error) {

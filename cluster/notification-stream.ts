@@ -43,7 +43,7 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import type { Millis } from "../engine/model.ts";
 import { HOUR } from "../engine/model.ts";
 import { log } from "../host/log.ts";
-import { createIdempotently, ensureStream, managerOf } from "./jetstream-setup.ts";
+import { ensureStream, managerOf, retriedWhileSettling } from "./jetstream-setup.ts";
 import { consumerNotFound } from "./nats-errors.ts";
 import { resendUnanswered } from "./resend.ts";
 
@@ -128,7 +128,7 @@ export class NotificationStream {
       retention: RetentionPolicy.Workqueue, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     });
-    await createIdempotently(async () => {
+    await retriedWhileSettling(async () => {
       try {
         await jsm.consumers.info(stream, consumer);
       } catch (error) {

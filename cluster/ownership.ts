@@ -31,7 +31,7 @@ import { jetstream } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createIdempotently, managerOf, openBucket } from "./jetstream-setup.ts";
+import { managerOf, openBucket, retriedWhileSettling } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
 import { decodeLease, encodeLease, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "./leases.ts";
@@ -328,7 +328,7 @@ export class Ownership {
 
   /** Starts following the presence bucket (the last value of every key, then every change). */
   async #watchPresence(): Promise<void> {
-    const watch = await createIdempotently(() => this.#nodes.watch({ key: "node.*" }));
+    const watch = await retriedWhileSettling(() => this.#nodes.watch({ key: "node.*" }));
     this.#presenceWatch = watch;
     if (this.#stopped) watch.stop();
     void (async () => {

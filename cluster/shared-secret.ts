@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createIdempotently, openBucket } from "./jetstream-setup.ts";
+import { openBucket, retriedWhileSettling } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 
 /** Returns the cluster's secret `name` (letters, digits, "-"), creating it on first use. */
@@ -28,7 +28,7 @@ export async function sharedValue(connection: NatsConnection, replicas: number, 
   // while a publish is stored only once the stream is up; it is sent again while unanswered
   try {
     const value = await first();
-    await createIdempotently(() => jetstream(connection).publish(`$KV.${kvName}.value`, value, { expect: { lastSequence: 0 }, timeout: 5_000 }));
+    await retriedWhileSettling(() => jetstream(connection).publish(`$KV.${kvName}.value`, value, { expect: { lastSequence: 0 }, timeout: 5_000 }));
   } catch (error) {
     if (!wrongLastSequence(error)) throw error; // another node's write came first: read back below
   }

@@ -6,7 +6,7 @@ import * as assert from "uvu/assert";
 import { jetstream, jetstreamManager, AckPolicy } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createIdempotently } from "../../cluster/jetstream-setup.ts";
+import { retriedWhileSettling } from "../../cluster/jetstream-setup.ts";
 import { consumerNotFound, credentialsRefused, jetStreamCode, noResponders, streamNotFound, subjectsOverlap, timedOut, unanswered, wrongLastSequence } from "../../cluster/nats-errors.ts";
 import { connect } from "@nats-io/transport-node";
 import { tempDir } from "../helpers.ts";
@@ -79,7 +79,7 @@ test("JetStream's refusals: wrong last sequence (stream-wide and per subject), n
     const overlap = await failureOf("a stream over another's subjects", () => jsm.streams.add({ name: "OVER", subjects: ["errs.a"] }));
     assert.equal([recognisedAs(overlap), jetStreamCode(overlap)], [["subjectsOverlap"], 10065]);
     let creates = 0;
-    assert.is(await failureOf("a create refused", () => createIdempotently(() => { creates += 1; return jsm.streams.add({ name: "ERRS", subjects: ["other.>"] }); })).then(() => creates), 1);
+    assert.is(await failureOf("a create refused", () => retriedWhileSettling(() => { creates += 1; return jsm.streams.add({ name: "ERRS", subjects: ["other.>"] }); })).then(() => creates), 1);
     await jsm.consumers.add("ERRS", { durable_name: "c", ack_policy: AckPolicy.None });
     assert.is((await jsm.consumers.info("ERRS", "c")).name, "c", "a consumer that exists is found");
   });
