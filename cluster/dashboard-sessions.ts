@@ -9,7 +9,8 @@
 // bucket on its own.
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { openBucket, retriedWhileSettling } from "./jetstream-setup.ts";
+import { BucketFollower } from "./bucket-follower.ts";
+import { openBucket } from "./jetstream-setup.ts";
 
 /** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
@@ -25,7 +26,7 @@ const fromUtf8 = new TextDecoder();
 export class DashboardSessions {
   readonly #kv: KV;
   readonly #listeners: ((id: string) => void)[] = [];
-  #watch: { stop(): void } | null = null;
+  #watch: BucketFollower | null = null;
 
   private constructor(kv: KV) {
     this.#kv = kv;
@@ -73,15 +74,19 @@ export class DashboardSessions {
 
   /** Hears the removals from now on (the watch's first values are the bucket's present ones: only deletions count). */
   async #follow(): Promise<void> {
-    const watch = await retriedWhileSettling(() => this.#kv.watch({ key: "s.*" }));
-    this.#watch = watch;
-    void (async () => {
-      for await (const entry of watch) {
-        if (entry.operation === "PUT") continue;
+    this.#watch = await BucketFollower.start(this.#kv, {
+      key: "s.*",
+      onEntry: (entry) => {
+        if (entry.operation === "PUT") return;
         const id = entry.key.slice("s.".length);
         for (const listener of this.#listeners) listener(id);
-      }
-    })().catch(() => {}); // the watch ends with the connection
+      },
+    });
+  }
+
+  /** How many times the watch of removals was started again (it stalled or ended). */
+  get watchRestarts(): number {
+    return this.#watch?.restarts ?? 0;
   }
 }
 

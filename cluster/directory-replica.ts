@@ -34,6 +34,7 @@ import type { NatsConnection, QueuedIterator, Status } from "@nats-io/nats-core"
 import type { Changes } from "../engine/changes.ts";
 import type { Project } from "../engine/model.ts";
 import { DirectoryLookups } from "../host/directory-lookups.ts";
+import { watchStalled } from "./bucket-follower.ts";
 import { checkKey, decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
 import { openBucket } from "./jetstream-setup.ts";
 import { resendUnanswered } from "./resend.ts";
@@ -325,7 +326,7 @@ export class DirectoryReplica extends DirectoryLookups {
    */
   async #checkStall(): Promise<void> {
     const bucket = (await this.#kv.status()).streamInfo.state.last_seq;
-    const stalled = this.#revision === this.#lastCheck.applied && this.#revision < this.#lastCheck.bucket;
+    const stalled = watchStalled(this.#lastCheck, this.#revision);
     this.#lastCheck = { applied: this.#revision, bucket };
     if (stalled && !this.#closed) this.#watch?.stop();
   }

@@ -12,7 +12,8 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { AccountsStore } from "../host/accounts.ts";
 import type { AccountsDocument } from "../persistence/accounts-file.ts";
 import { EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
-import { openBucket, retriedWhileSettling } from "./jetstream-setup.ts";
+import { BucketFollower } from "./bucket-follower.ts";
+import { openBucket } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 
 const KEY = "document";
@@ -39,12 +40,10 @@ export async function openReplicatedAccounts(options: { connection: NatsConnecti
     for (const listener of listeners) listener(document);
   };
   const initial = latest.document;
-  const watch = await retriedWhileSettling(() => kv.watch({ key: KEY }));
-  void (async () => {
-    for await (const entry of watch) {
-      if (entry.operation === "PUT") learn(JSON.parse(fromUtf8.decode(entry.value)) as AccountsDocument, entry.revision);
-    }
-  })();
+  const follower = await BucketFollower.start(kv, {
+    key: KEY,
+    onEntry: (entry) => { if (entry.operation === "PUT") learn(JSON.parse(fromUtf8.decode(entry.value)) as AccountsDocument, entry.revision); },
+  });
   return {
     initial,
     async change(edit) {
@@ -68,7 +67,7 @@ export async function openReplicatedAccounts(options: { connection: NatsConnecti
       listeners.push(listener);
     },
     close() {
-      watch.stop();
+      follower.stop();
     },
   };
 }
