@@ -21,7 +21,7 @@ export type BucketFollowerOptions = {
   readonly key: string;
   /** Every entry, in revision order; an entry may come again after a restart (its revision tells). */
   readonly onEntry: (entry: KvWatchEntry) => void;
-  /** How often the watch is looked at (default 2,000 ms). */
+  /** How often the watch is looked at (default 2,000 ms; 0: never, the caller tells it with expect()). */
   readonly checkEveryMs?: number;
 };
 
@@ -45,14 +45,22 @@ export class BucketFollower {
     const follower = new BucketFollower(kv, options);
     const first = await follower.#open();
     void follower.#follow(first);
-    follower.#timer = setInterval(() => void follower.#look().catch(() => {}), options.checkEveryMs ?? 2_000);
-    follower.#timer.unref();
+    const every = options.checkEveryMs ?? 2_000;
+    if (every > 0) {
+      follower.#timer = setInterval(() => void follower.#look().catch(() => {}), every);
+      follower.#timer.unref();
+    }
     return follower;
   }
 
   /** How many times the watch was started again. */
   get restarts(): number {
     return this.#restarts;
+  }
+
+  /** Starts the watch again unless it has applied `revision`, one the caller wrote a while ago (a free look). */
+  expect(revision: number): void {
+    if (this.#applied < revision && !this.#closed) this.#watch?.stop();
   }
 
   stop(): void {

@@ -31,7 +31,8 @@ import { jetstream } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { managerOf, openBucket, retriedWhileSettling } from "./jetstream-setup.ts";
+import { BucketFollower } from "./bucket-follower.ts";
+import { managerOf, openBucket } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 import type { Lease, LeaseKey, Step } from "./leases.ts";
 import { decodeLease, encodeLease, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "./leases.ts";
@@ -88,13 +89,9 @@ export class Ownership {
   readonly #presence = new Map<string, Lease>();
   /** Every partition's lease as this node last read or wrote it: where its requests are sent first. */
   readonly #leases = new Map<number, Lease>();
-  #presenceWatch: { stop(): void } | null = null;
-  /** The presence bucket's revision of this node's last presence write, and the newest revision its watch applied. */
+  #presenceFollower: BucketFollower | null = null;
+  /** The presence bucket's revision of this node's last presence write. */
   #presenceWritten = 0;
-  #presenceSeen = 0;
-  #rewatching: Promise<void> | null = null;
-  #presenceRewatches = 0;
-  #stopped = false;
 
   private constructor(stores: { js: JetStreamClient; jsm: JetStreamManager; nodes: KV; requestTimeoutMs: number }, options: OwnershipOptions) {
     this.#js = stores.js;
@@ -153,13 +150,11 @@ export class Ownership {
   /** Stops renewing and releases every held partition, so the others need not wait for the leases to run out. */
   async stop(): Promise<void> {
     this.pause();
-    this.#stopped = true;
     await this.#round?.catch(() => {});
-    await this.#rewatching;
     const held = [...this.#held.entries()];
     await Promise.allSettled(held.map(([partition, { revision }]) => this.#apply({ kind: "release", partition, revision }, null)));
     await this.#nodes.put(presenceKey(this.node), encodeLease({ node: this.node, writtenAt: this.#clock(), expiresAt: this.#clock() })).catch(() => {});
-    this.#presenceWatch?.stop();
+    this.#presenceFollower?.stop();
   }
 
   /** The partitions this node counts itself owner of at `now`, lowest first. */
@@ -210,9 +205,8 @@ export class Ownership {
     const noted = (what: string) => (error: unknown) => { unanswered.push(`${what}: ${String((error as Error)?.message ?? error)}`); return null; };
     // Each read or write stands alone: while a bucket elects a new leader (its server lost) its requests time
     // out, and the partitions whose buckets answer must still be renewed and claimed meanwhile.
-    // the watch has not applied this node's own presence of a round ago: its consumer was lost with its server
-    // while this connection stayed up, which the client notices only after two missed heartbeats of 30 s
-    if (this.#presenceSeen < this.#presenceWritten) this.#rewatchPresence();
+    // a watch that has not applied this node's own presence of a round ago has gone silent: started again
+    this.#presenceFollower?.expect(this.#presenceWritten);
     const written = await this.#js.publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodeLease(newLease(this.node, now, this.#leaseMs)), { timeout: this.#requestTimeoutMs })
       .catch(noted("presence"));
     if (written !== null) this.#presenceWritten = written.seq;
@@ -328,32 +322,21 @@ export class Ownership {
 
   /** Starts following the presence bucket (the last value of every key, then every change). */
   async #watchPresence(): Promise<void> {
-    const watch = await retriedWhileSettling(() => this.#nodes.watch({ key: "node.*" }));
-    this.#presenceWatch = watch;
-    if (this.#stopped) watch.stop();
-    void (async () => {
-      for await (const entry of watch) {
-        this.#presenceSeen = Math.max(this.#presenceSeen, entry.revision);
+    this.#presenceFollower = await BucketFollower.start(this.#nodes, {
+      key: "node.*",
+      checkEveryMs: 0, // each round's own presence write tells whether the watch still follows (expect())
+      onEntry: (entry) => {
         const lease = entry.operation === "PUT" ? decodeLease(entry.value) : null;
         const node = entry.key.slice("node.".length);
         if (lease) this.#presence.set(node, lease);
         else this.#presence.delete(node);
-      }
-    })().catch(() => {}); // the watch ends with the connection
+      },
+    });
   }
 
-  /** Stops the presence watch and starts another (one at a time; one that cannot start is tried again next round). */
-  #rewatchPresence(): void {
-    if (this.#rewatching !== null || this.#stopped) return;
-    this.#presenceWatch?.stop();
-    this.#presenceWatch = null;
-    this.#presenceRewatches += 1;
-    this.#rewatching = this.#watchPresence().catch(() => {}).finally(() => { this.#rewatching = null; });
-  }
-
-  /** How many times the presence watch was started again because it had stalled. */
+  /** How many times the presence watch was started again (it went silent or ended). */
   get presenceRewatches(): number {
-    return this.#presenceRewatches;
+    return this.#presenceFollower?.restarts ?? 0;
   }
 
 }
