@@ -37,9 +37,13 @@ const profileDir = process.env.HCD_BENCH_PROFILE === "1" ? mkdtempSync(join(tmpd
 // round, the targets judged on the first
 const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = Number(process.env.HCD_BENCH_CONNECTIONS ?? 30);
 // HCD_BENCH_SNAPSHOT_EVERY: records between a partition's snapshots. An owner stores the pings it holds
-// at each snapshot, so the run must see several (the product's default, 10,000, is minutes of this load):
-// the default here, 500, is a few per partition in a 10 s run, each storing about 20 pings of a check.
-const SNAPSHOT_EVERY = Number(process.env.HCD_BENCH_SNAPSHOT_EVERY ?? 500);
+// at each snapshot, so every measured run must pay for some. The product's default, 10,000, is about 45 s of
+// this load per partition (200-240 records/s each), longer than a run; the default here, 2,000, is 8-10 s,
+// so each partition stores one or two in a run (3 s of warm-up and 10 measured), at five times the
+// product's rate. 500, the default before, stored one every 2-3 s, twenty times the product's rate, and
+// cost the cluster about 30% of its CPU per ping (bench/RESULTS.md "Cluster efficiency: snapshots at a
+// product's rate").
+const SNAPSHOT_EVERY = Number(process.env.HCD_BENCH_SNAPSHOT_EVERY ?? 2_000);
 const PARTITION_COUNTS = (process.env.HCD_BENCH_PARTITIONS ?? "16").split(",").map(Number);
 // HCD_BENCH_WARMUP_SECONDS: the load each setup gets, unmeasured, before its measured run (default 3)
 const WARMUP_SECONDS = Number(process.env.HCD_BENCH_WARMUP_SECONDS ?? 3);
