@@ -26,7 +26,7 @@ const fromUtf8 = new TextDecoder();
 export class DashboardSessions {
   readonly #kv: KV;
   readonly #listeners: ((id: string) => void)[] = [];
-  #watch: BucketFollower | null = null;
+  #follower: BucketFollower | null = null;
 
   private constructor(kv: KV) {
     this.#kv = kv;
@@ -69,12 +69,12 @@ export class DashboardSessions {
   }
 
   close(): void {
-    this.#watch?.stop();
+    this.#follower?.stop();
   }
 
   /** Hears the removals from now on (the watch's first values are the bucket's present ones: only deletions count). */
   async #follow(): Promise<void> {
-    this.#watch = await BucketFollower.start(this.#kv, {
+    this.#follower = await BucketFollower.start(this.#kv, {
       key: "s.*",
       onEntry: (entry) => {
         if (entry.operation === "PUT") return;
@@ -86,7 +86,7 @@ export class DashboardSessions {
 
   /** How many times the watch of removals was started again (it stalled or ended). */
   get watchRestarts(): number {
-    return this.#watch?.restarts ?? 0;
+    return this.#follower?.restarts ?? 0;
   }
 }
 
