@@ -4,7 +4,7 @@ import { reasonOf } from "../http/errors.ts";
 import { replayLines } from "./replay-lines.ts";
 
 export const REPLAY_HELP = `  hcd replay FILE
-        runs a scenario (README "Replaying a scenario") on a fresh engine with a virtual clock and prints
+        runs a scenario (docs/simulation-and-replay.md) on a fresh engine with a virtual clock and prints
         every flip, notification and refused command as a JSON line, then {"digest": ...} of the final state`;
 
 /** Runs `hcd replay`; returns the exit status (0 ok, 1 bad or unreadable file, 2 usage error). */

@@ -31,7 +31,7 @@ Usage:
   hcd project list
   hcd project mute --project ID (--until ISO-8601 | --clear)
         a maintenance window: no notification of the project's checks until then; --clear ends it
-  hcd channel add --project ID --kind KIND --value VALUE [--name NAME]   (KIND: README "Notifications")
+  hcd channel add --project ID --kind KIND --value VALUE [--name NAME]   (KIND: docs/notifications.md)
         VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
   hcd channel update --project ID --channel CHANNEL-ID --value VALUE [--name NAME]
         a new value (as channel add takes it for the channel's kind) and name; the kind stays

@@ -1,4 +1,4 @@
-// A scenario file (README "Replaying a scenario") → the engine's replay commands. Check fields, channels and
+// A scenario file (docs/simulation-and-replay.md) → the engine's replay commands. Check fields, channels and
 // project limits go through the API's own validation (input.ts), so a scenario says what a client would.
 import type { Millis, PingSignal } from "../engine/model.ts";
 import { PING_SIGNALS, SECOND } from "../engine/model.ts";

@@ -7,7 +7,7 @@ import { AuditLog } from "../persistence/audit-log.ts";
 
 export type { AuditPage, StoredAuditEvent };
 
-/** Every action the audit log names (README "Audit log" lists them): "<object>.<what happened>". */
+/** Every action the audit log names (docs/dashboard-and-teams.md, "Audit log", lists them): "<object>.<what happened>". */
 export const AUDIT_ACTIONS = [
   "project.created", "project.renamed", "project.muted", "project.unmuted", "project.deleted",
   "check.created", "check.updated", "check.paused", "check.resumed", "check.deleted", "check.acknowledged",

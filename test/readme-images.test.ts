@@ -1,28 +1,24 @@
-// Every picture the README shows is in the repository (a path the .gitignore hides would be missing from
-// a fresh clone, so the check runs against git's own list of files when git is there).
+// The pictures of the documentation: the README shows the dashboard, every picture a page shows is a
+// tracked file (test/docs-links.test.ts checks it for every page), and every screenshot that
+// `npm run screenshots` makes in docs/screenshots/ is shown on some page.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { docFiles, links, ROOT } from "./docs-files.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-const images = [...readme.matchAll(/(?:src="|\]\()((?:docs|contrib)\/[^")]+\.(?:png|jpg|svg))/g)].map((m) => m[1]);
+const pictures = docFiles().flatMap(links).filter((link) => link.picture)
+  .map((link) => ({ file: link.file, path: normalize(join(dirname(link.file), link.target)) }));
 
-function tracked(): Set<string> | null {
-  try {
-    return new Set(execFileSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" }).split("\n"));
-  } catch {
-    return null; // not a git checkout: the files on disk are all there is
-  }
-}
+test("the README shows a screenshot of the dashboard", () => {
+  assert.ok(pictures.some((p) => p.file === "README.md" && p.path.startsWith("docs/screenshots/")), "no screenshot in README.md");
+});
 
-test("the README's pictures exist and are tracked", () => {
-  assert.ok(images.length >= 10, `found ${images.length} pictures`);
-  const files = tracked();
-  const missing = images.filter((path) => !existsSync(join(ROOT, path)) || (files !== null && !files.has(path)));
-  assert.equal(missing, []);
+test("every screenshot in docs/screenshots/ is shown on a page", () => {
+  const shown = new Set(pictures.map((p) => p.path));
+  const made = readdirSync(join(ROOT, "docs", "screenshots")).filter((name) => name.endsWith(".png"));
+  assert.ok(made.length >= 10, `found ${made.length} screenshots`);
+  assert.equal(made.filter((name) => !shown.has(`docs/screenshots/${name}`)), []);
 });
 
 test.run();

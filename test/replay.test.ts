@@ -1,4 +1,4 @@
-// Scenario files replayed from an empty engine: identical state and flips every time, the README's example
+// Scenario files replayed from an empty engine: identical state and flips every time, docs/simulation-and-replay.md's example
 // line for line, and `hcd replay` giving the same bytes in two processes.
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -60,17 +60,17 @@ test("a different seed gives a different history", () => {
   assert.not.equal(run(mixedWeek(1)).flips, run(mixedWeek(2)).flips);
 });
 
-/** The scenario of the README's "Replaying a scenario" section (the JSON block after its marker line). */
-function readmeScenario(): unknown {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const block = /<!-- replay example -->\s*```json\n([\s\S]*?)```/.exec(readme);
-  assert.ok(block, "the README has the replay example");
+/** The scenario of docs/simulation-and-replay.md's "Replaying a scenario" section (the JSON block after its marker line). */
+function documentedScenario(): unknown {
+  const page = readFileSync(join(ROOT, "docs", "simulation-and-replay.md"), "utf8");
+  const block = /<!-- replay example -->\s*```json\n([\s\S]*?)```/.exec(page);
+  assert.ok(block, "docs/simulation-and-replay.md has the replay example");
   return JSON.parse(block[1]);
 }
 
-test("the README's example prints the hand-computed flips and notifications", () => {
+test("docs/simulation-and-replay.md's example prints the hand-computed flips and notifications", () => {
   const lines: string[] = [];
-  const done = replayLines(readmeScenario(), (line) => lines.push(line));
+  const done = replayLines(documentedScenario(), (line) => lines.push(line));
   assert.ok(done.ok);
   const digest = lines.pop() ?? "";
   assert.match(digest, /^\{"digest":"[0-9a-f]{64}"\}$/);

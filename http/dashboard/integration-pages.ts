@@ -18,7 +18,7 @@ export type IntegrationRow = {
   readonly checks: readonly Check[];
 };
 
-/** What each of the first five kinds' value field expects (the admin API's values, see README "Notifications"). */
+/** What each of the first five kinds' value field expects (the admin API's values, see docs/notifications.md). */
 const VALUE_HINTS: Record<Exclude<ChannelKind, ServiceKind>, string> = {
   email: "an address: oncall@example.com",
   webhook: 'a URL (POSTs the check as JSON), or a JSON object: {"url_down": "https://...", "method_down": "POST", "body_down": "$NAME is $STATUS"}',

@@ -10,7 +10,7 @@ import { BoundedMap } from "../../lib/bounded-map.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { UPTIME_DAYS, uptimeOf } from "./uptime.ts";
 
-/** How long a worked-out page is served as it is (the README says so). */
+/** How long a worked-out page is served as it is (docs/dashboard-and-teams.md, "Status pages", says so). */
 export const STATUS_CACHE_MS = 5_000;
 
 /** One check on the page: its name and status word, never its uuid, keys or pings. */

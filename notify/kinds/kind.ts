@@ -52,7 +52,7 @@ export type FormField = {
 export const URL_FORM: readonly FormField[] = [{ name: "url", label: "Webhook URL", input: "secret", required: true }];
 
 export type ServiceKindModule = {
-  /** What the value holds, for the dashboard and the README. */
+  /** What the value holds, for the dashboard and docs/notifications.md. */
   readonly help: string;
   /** The inputs of its form on the dashboard, in order. */
   readonly form: readonly FormField[];

@@ -1,4 +1,4 @@
-// The README's cluster example, run: three nats-server from contrib/nats/nats-server.conf (only its ports,
+// The cluster example of docs/cluster.md, run: three nats-server from contrib/nats/nats-server.conf (only its ports,
 // paths, host names and the two passwords replaced) form their routes over TLS with the route password,
 // a node joins over TLS with the client password and serves a ping on R3 streams, and a server with the
 // wrong route password, or a certificate of another CA, is not let in as a route.
@@ -15,8 +15,8 @@ import { call, ok, startServer, stopServer } from "../security/real-server.ts";
 import type { ConfiguredNats } from "./nats-trust-setup.ts";
 import { makeCertificates, startConfiguredNats } from "./nats-trust-setup.ts";
 
-const HAVE_NATS = haveProgram("nats-server", "the README's authenticated NATS cluster");
-const HAVE_OPENSSL = haveProgram("openssl", "the README's authenticated NATS cluster");
+const HAVE_NATS = haveProgram("nats-server", "docs/cluster.md's authenticated NATS cluster");
+const HAVE_OPENSSL = haveProgram("openssl", "docs/cluster.md's authenticated NATS cluster");
 const EXAMPLE = readFileSync(fileURLToPath(new URL("../../../contrib/nats/nats-server.conf", import.meta.url)), "utf8");
 const TOKEN = "nats-example-admin-token-0123456789";
 

@@ -1,4 +1,4 @@
-// `npm run screenshots`: the pictures of every dashboard page in docs/screenshots/ (shown in the README),
+// `npm run screenshots`: the pictures of every dashboard page in docs/screenshots/ (shown in docs/dashboard-and-teams.md),
 // taken in Chromium from a real hcd with a small example project: checks up, late, down, paused and new,
 // an integration, a maintenance window and a status page. Each picture is the visible part of
 // the page at 1100x760 (the phone one at 390x760), so the files stay small.

@@ -68,7 +68,7 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
       return message === null ? null : decodeLease(message.data)?.node ?? null;
     };
     // the set-up's writes wait until the partitions are shared out: one that reaches a node just as it hands
-    // its partition to a node joining may time out (a 503, as the README says), and the set-up is not what is tested
+    // its partition to a node joining may time out (a 503, as docs/cluster.md says), and the set-up is not what is tested
     await waitFor(async () => {
       const owners = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => ownerOf(p)));
       return NODES.every((node) => owners.filter((o) => o === node).length >= Math.floor(PARTITIONS / NODES.length)) ? true : undefined;
