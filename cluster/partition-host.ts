@@ -137,7 +137,7 @@ export class PartitionHost {
     switch (r.kind) {
       case "createProject": case "muteProject": case "addChannel": case "removeChannel": case "updateChannel": case "createCheck":
       case "updateCheck": case "pauseCheck": case "resumeCheck": case "deleteCheck": case "advance": case "holdForDowntime":
-      case "acknowledgeCheck": case "changeProject": case "addMaintenance": case "removeMaintenance":
+      case "acknowledgeCheck": case "changeProject": case "addMaintenance": case "removeMaintenance": case "importCheck": case "importPings":
         return (await this.#replica().submit(r)).result;
       case "pingBatch": return this.#pingBatch(r.pings);
       case "channels": return this.#read((shard) => shard.channels(r.projectId));

@@ -19,7 +19,7 @@ export type PingWrite = {
 export type NoticeCheck = Pick<Check, "uuid" | "name" | "slug" | "tags" | "desc" | "kind" | "timeoutMs" | "schedule" | "tz" | "nPings" | "createdAt">;
 
 /** What an entry keeps of its channel: all but what the entry has already (its project) or never shows (when it was made). */
-export type NoticeChannel = Pick<Channel, "id" | "name" | "kind" | "value">;
+export type NoticeChannel = Pick<Channel, "id" | "name" | "kind" | "value" | "needsSettings">;
 
 /** A notification waiting in the durable outbox: the check (what it shows of it) and channel as they were at the flip. */
 export type OutboxEntry = {
@@ -52,7 +52,8 @@ export function noticeCheckOf(check: Check): NoticeCheck {
 
 /** Returns the part of the channel an entry keeps. */
 export function noticeChannelOf(channel: Channel): NoticeChannel {
-  return { id: channel.id, name: channel.name, kind: channel.kind, value: channel.value };
+  const kept = { id: channel.id, name: channel.name, kind: channel.kind, value: channel.value };
+  return channel.needsSettings === true ? { ...kept, needsSettings: true } : kept;
 }
 
 /** Returns true when the entry carries the whole check (not just its NoticeCheck). */

@@ -3,6 +3,7 @@
 import type { Channel, Check, CheckSpec, Downtime, MaintenanceWindow, Millis, PingSignal, Project, UniqueField } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import type { ProjectChange } from "./project-changes.ts";
+import type { CheckImport, ImportedPing, ImportResult } from "./check-import.ts";
 
 /** How a ping names its check. */
 export type PingTarget =
@@ -49,6 +50,10 @@ export type ShardCommand =
   /** Acknowledges a down check's outage (CONTRACT "Alerting, second part"); `by` names who ("api", "dashboard"). */
   | { readonly kind: "acknowledgeCheck"; readonly projectId: string; readonly uuid: string; readonly by: string; readonly at: Millis }
   | { readonly kind: "ping"; readonly ping: PingCommand }
+  /** A check brought over whole (engine/check-import.ts): made with its uuid, state and flips, or its settings brought up to date. */
+  | { readonly kind: "importCheck"; readonly projectId: string; readonly check: CheckImport; readonly at: Millis }
+  /** Past pings of an imported check, each numbered as it was (at most its n_pings); one already logged is written again as it is. */
+  | { readonly kind: "importPings"; readonly projectId: string; readonly uuid: string; readonly pings: readonly ImportedPing[]; readonly at: Millis }
   | { readonly kind: "advance"; readonly at: Millis }
   /** hcd judged no deadline during `downtime` (it was stopped): hold the checks whose deadline fell in it. */
   | { readonly kind: "holdForDowntime"; readonly downtime: Downtime; readonly at: Millis };
@@ -73,6 +78,8 @@ export type ShardResults = {
   readonly deleteCheck: Outcome<Check>;
   readonly acknowledgeCheck: Outcome<Check>;
   readonly ping: Outcome<ShardPingResult>;
+  readonly importCheck: Outcome<{ check: Check; result: ImportResult }>;
+  readonly importPings: Outcome<number>;
   readonly advance: void;
   readonly holdForDowntime: number; // how many checks it holds
 };

@@ -54,7 +54,16 @@ export type Project = {
   readonly statusPages?: readonly StatusPage[];
   /** When the project was deleted: the record stays as a tombstone with no keys, and names nothing. */
   readonly deletedAt?: Millis;
+  /** API keys brought over from Healthchecks in its hashed form (host/project-keys.ts verifies them); absent = none. */
+  readonly hashedApiKeys?: HashedApiKeys;
 };
+
+/**
+ * API keys as Healthchecks stores them since v3.11: "<first 8 characters after the prefix>.<hex HMAC-SHA256
+ * of the whole key, keyed by its SECRET_KEY>" (null: that key is not one of these), with the secret that
+ * verifies them. A key created anew or revoked in hcd drops its hash.
+ */
+export type HashedApiKeys = { readonly secretKey: string; readonly apiKey: string | null; readonly apiKeyReadonly: string | null };
 
 /** A public status page: chosen checks of the project shown at /status/<slug> without sign-in. */
 export type StatusPage = {
@@ -102,6 +111,8 @@ export type Channel = {
   readonly kind: ChannelKind;
   readonly value: ChannelValue;
   readonly createdAt: Millis;
+  /** Imported without its settings (a stub of its kind's empty value): nothing is sent until they are given; absent = has them. */
+  readonly needsSettings?: true;
 };
 
 export type Check = {
@@ -172,6 +183,17 @@ export function checkWith(check: Check, changes?: Partial<Check>): Check {
   };
   if (changes !== undefined) Object.assign(copy, changes);
   return copy;
+}
+
+/** Returns a new check of the project with its ids: simple, timeout 1 day, grace 1 hour, never pinged. */
+export function freshCheck(ids: { readonly uuid: string; readonly badgeKey: string; readonly projectId: string }, at: Millis): Check {
+  return checkWith({
+    uuid: ids.uuid, projectId: ids.projectId, badgeKey: ids.badgeKey, name: "", slug: "", tags: "", desc: "", kind: "simple",
+    timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
+    manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
+    filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
+    status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
+  });
 }
 
 /**

@@ -26,7 +26,7 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
   if (project.deletedAt !== undefined) return fail({ code: "not_found", what: "project" });
   switch (change.kind) {
     case "rename": return ok({ ...project, name: change.name });
-    case "setKey": return ok({ ...project, [change.key]: change.value });
+    case "setKey": return ok(withoutHashedKey({ ...project, [change.key]: change.value }, change.key));
     case "addStatusPage": {
       const pages = project.statusPages ?? [];
       if (pages.some((page) => page.slug === change.page.slug)) return invalid("slug", "is already taken");
@@ -41,8 +41,17 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       return ok({ ...project, statusPages: left.length === 0 ? undefined : left });
     }
     case "delete": {
-      const { statusPages: _pages, maintenance: _windows, ...kept } = project;
+      const { statusPages: _pages, maintenance: _windows, hashedApiKeys: _hashed, ...kept } = project;
       return ok({ ...kept, apiKey: "", apiKeyReadonly: "", pingKey: "", deletedAt: change.at });
     }
   }
+}
+
+/** The project without the imported hash of key `key` (created anew or revoked: the old key stops working), and without the secret once no hash is left. */
+function withoutHashedKey(project: Project, key: ApiKeyKind): Project {
+  const hashed = project.hashedApiKeys;
+  if (hashed === undefined) return project;
+  const left = { ...hashed, [key]: null };
+  const { hashedApiKeys: _dropped, ...rest } = project;
+  return left.apiKey === null && left.apiKeyReadonly === null ? rest : { ...rest, hashedApiKeys: left };
 }

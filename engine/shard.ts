@@ -5,7 +5,7 @@ import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry,
 import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { assertNever, checkWith, LIMITS, outboxEntryId } from "./model.ts";
+import { assertNever, checkWith, freshCheck, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
@@ -21,6 +21,8 @@ import { TimerWheel } from "./wheel.ts";
 import { ShardState } from "./shard-state.ts";
 import type { ShardSnapshot } from "./shard-state.ts";
 import type { CheckQuery, PingCommand, ShardCommand, ShardPingResult, ShardResultOf } from "./commands.ts";
+import type { CheckImport, ImportedPing, ImportResult } from "./check-import.ts";
+import { importedCheckOf, importResultOf } from "./check-import.ts";
 
 export type ShardOptions = {
   /** Returns a fresh random uuid; injected so that replays are deterministic. */
@@ -155,6 +157,8 @@ export class Shard {
       case "deleteCheck": return this.deleteCheck(c.projectId, c.uuid, c.at);
       case "acknowledgeCheck": return this.acknowledgeCheck(c.projectId, c.uuid, c.by, c.at);
       case "ping": return this.ping(c.ping);
+      case "importCheck": return this.importCheck(c.projectId, c.check, c.at);
+      case "importPings": return this.importPings(c.projectId, c.uuid, c.pings, c.at);
       case "advance": return this.advance(c.at);
       case "holdForDowntime": return this.holdForDowntime(c.downtime, c.at);
       default: return assertNever(c);
@@ -212,7 +216,8 @@ export class Shard {
     const known = this.#state.channels(projectId).find((c) => c.id === channelId);
     if (known === undefined) return fail({ code: "not_found", what: "channel" });
     if (change.value.kind !== known.kind) return invalid("kind", `cannot change (the integration is ${known.kind})`);
-    const updated: Channel = { ...known, name: change.name, value: change.value };
+    const { needsSettings: _given, ...settled } = known; // a stub given its settings is one no more
+    const updated: Channel = { ...settled, name: change.name, value: change.value };
     this.#state.replaceChannel(updated);
     this.#changes.channels.push(updated);
     return ok(updated);
@@ -272,6 +277,45 @@ export class Shard {
     const dependencies = this.#validDependencies(projectId, uuid, spec);
     if (!dependencies.ok) return dependencies;
     return ok(this.#dueAfterChange(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at), at));
+  }
+
+  /**
+   * Brings a check over (engine/check-import.ts): a new one is made whole with its uuid, state and flips
+   * (within the project's check limit); one already in the project takes the imported settings when they
+   * differ, and keeps its state and history; another project's is forbidden.
+   */
+  importCheck(projectId: string, imported: CheckImport, at: Millis): Outcome<{ check: Check; result: ImportResult }> {
+    const project = this.#state.project(projectId);
+    if (!project) return fail({ code: "not_found", what: "project" });
+    const existing = this.#state.check(imported.uuid);
+    if (existing !== undefined && existing.projectId !== projectId) return fail({ code: "forbidden" });
+    const channels = this.#state.resolveChannels(projectId, imported.spec.channels);
+    if (!channels.ok) return channels;
+    const result = importResultOf(existing ?? null, imported, channels.value);
+    if (existing !== undefined) {
+      if (result === "unchanged") return ok({ check: existing, result });
+      const updated = this.updateCheck(projectId, imported.uuid, { ...imported.spec, dependsOn: undefined }, at);
+      return updated.ok ? ok({ check: updated.value, result }) : updated;
+    }
+    if (this.#state.checkCountOf(projectId) >= project.checkLimit) return fail({ code: "check_limit" });
+    const made = importedCheckOf(projectId, imported, channels.value);
+    for (const flip of made.flips) this.#changes.flips.push(flip);
+    return ok({ check: this.#store(made.check), result });
+  }
+
+  /** Logs past pings of an imported check as they were numbered (at most its n_pings), bodies cut to the project's limit; returns how many. */
+  importPings(projectId: string, uuid: string, pings: readonly ImportedPing[], at: Millis): Outcome<number> {
+    void at;
+    const found = this.getCheck(projectId, uuid);
+    const project = this.#state.project(projectId);
+    if (!found.ok || project === undefined) return found.ok ? fail({ code: "not_found", what: "project" }) : found;
+    const beyond = pings.find((ping) => ping.record.n < 1 || ping.record.n > found.value.nPings);
+    if (beyond !== undefined) return invalid("pings", `has ping ${beyond.record.n}, outside 1 to the check's n_pings (${found.value.nPings})`);
+    for (const { record, body } of pings) {
+      const stored = storedBody(body, project.pingBodyLimit);
+      this.#changes.pings.push({ projectId, checkUuid: uuid, record: { ...record, bodySize: stored?.length ?? 0 }, body: stored, keep: project.pingLogLimit });
+    }
+    return ok(pings.length);
   }
 
   /**
@@ -657,13 +701,8 @@ export class Shard {
   }
 
   #newCheck(projectId: string, at: Millis): Check {
-    return checkWith({
-      uuid: this.#newId(), projectId, badgeKey: this.#newId(), name: "", slug: "", tags: "", desc: "", kind: "simple",
-      timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
-      manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
-      filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
-      status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
-    });
+    const uuid = this.#newId(); // the uuid first, then the badge key: the order a cluster's record hands them out
+    return freshCheck({ uuid, badgeKey: this.#newId(), projectId }, at);
   }
 }
 

@@ -11,7 +11,7 @@ import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Role } from "../engine/roles.ts";
 import type { AccountsDocument, StoredGrant, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
-import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { DECOY_HASH, djangoHashProblem, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
 
 /** How long an invitation link opens its account (CONTRACT: 7 days). */
@@ -70,15 +70,22 @@ export class Accounts {
 
   /**
    * Adds a user: with a password, or with an invitation token (returned once; only its hash is kept) that
-   * sets one within 7 days and then gives `grant`'s role, if any.
+   * sets one within 7 days and then gives `grant`'s role, if any; or, brought over from Healthchecks, with
+   * its Django password hash (`passwordHash`; null: none and no invitation).
    */
-  async createUser(input: { email: unknown; password?: unknown }, at: Millis, grant?: StoredGrant): Promise<Outcome<NewUser>> {
+  async createUser(input: { email: unknown; password?: unknown; passwordHash?: unknown }, at: Millis, grant?: StoredGrant): Promise<Outcome<NewUser>> {
     const email = emailOf(input.email);
     if (email === null) return invalid("email", "email must be an email address");
     if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
-    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    if (input.password !== undefined && input.passwordHash !== undefined) return invalid("password_hash", "password_hash and password cannot be given together");
+    // a user brought over from Healthchecks keeps its Django hash until the next sign-in replaces it
+    // (null: none, and no invitation either: they sign in through SSO or set a password by a reset)
+    if (input.passwordHash !== undefined && input.passwordHash !== null && (typeof input.passwordHash !== "string" || !isDjangoHash(input.passwordHash))) {
+      return invalid("password_hash", typeof input.passwordHash === "string" ? `is ${djangoHashProblem(input.passwordHash) ?? "not kept"}` : "is not a string or null");
+    }
+    const passwordHash = input.passwordHash !== undefined ? input.passwordHash as string | null : input.password === undefined ? null : await hashPassword(input.password);
     const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at };
-    const inviteToken = passwordHash === null ? randomBytes(32).toString("base64url") : null;
+    const inviteToken = passwordHash === null && input.passwordHash === undefined ? randomBytes(32).toString("base64url") : null;
     const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, ...(grant === undefined ? {} : { grant }) }];
     let taken = false;
     await this.#change((d) => {
@@ -123,8 +130,14 @@ export class Accounts {
   async signIn(emailText: string, password: string): Promise<User | null> {
     const email = emailOf(emailText);
     const user = email === null ? undefined : this.#document.users.find((u) => u.email === email);
-    const matches = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
-    return matches && user?.passwordHash != null ? userOf(user) : null;
+    const stored = user?.passwordHash ?? null;
+    const matches = await verifyPassword(password, stored ?? DECOY_HASH);
+    if (!matches || user === undefined || stored === null) return null;
+    if (isDjangoHash(stored)) { // brought over from Healthchecks: replaced by hcd's own now that the password is known
+      const replaced = await hashPassword(password);
+      await this.#editUser(user.id, (u) => (u.passwordHash === stored ? { ...u, passwordHash: replaced } : null));
+    }
+    return userOf(user);
   }
 
   /**

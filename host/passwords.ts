@@ -2,7 +2,9 @@
 // r = 8, p = 1 (OWASP's minimum for scrypt), a 16-byte random salt and a 32-byte key, which takes
 // 32 MiB and some tens of milliseconds a hash, off the event loop (libuv's thread pool). Stored as
 // "scrypt$N$r$p$salt$key" (base64url), so a later change of parameters still verifies older hashes.
-import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+// Users brought over from Healthchecks keep their Django hash ("pbkdf2_sha256$iterations$salt$hash",
+// Django's default, or pbkdf2_sha1) until their first sign-in, which replaces it with hcd's own.
+import { pbkdf2, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const SALT_BYTES = 16;
@@ -21,6 +23,7 @@ export async function hashPassword(password: string): Promise<string> {
 
 /** Returns true when `password` is the one `stored` was made from (constant-time compare); false for a malformed hash. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  if (isDjangoHash(stored)) return verifyDjangoHash(password, stored);
   const [scheme, n, r, p, salt, key] = stored.split("$");
   if (scheme !== "scrypt" || key === undefined) return false;
   const expected = Buffer.from(key, "base64url");
@@ -35,6 +38,46 @@ function derive(password: string, salt: Buffer, opts: { N: number; r: number; p:
   return new Promise((resolve, reject) => {
     scrypt(password.normalize("NFC"), salt, opts.keyBytes, { N: opts.N, r: opts.r, p: opts.p, maxmem: MAX_MEMORY }, (error, key) => {
       if (error === null) resolve(key);
+      else reject(error);
+    });
+  });
+}
+
+/** Django's PBKDF2 hashers (django/contrib/auth/hashers.py): the algorithm, its digest and the digest's length in bytes. */
+const DJANGO_PBKDF2 = { pbkdf2_sha256: { digest: "sha256", bytes: 32 }, pbkdf2_sha1: { digest: "sha1", bytes: 20 } } as const;
+/** The most iterations a brought-over hash may ask for: Django 5.2 uses 1,000,000; more would let a hostile database stall sign-ins. */
+export const DJANGO_MAX_ITERATIONS = 10_000_000;
+
+/**
+ * Returns why a Django password hash cannot be kept, or null when it can: "<pbkdf2_sha256|pbkdf2_sha1>$<iterations>$<salt>$<base64 digest>".
+ * Django's other hashers (argon2, bcrypt, scrypt) and unusable passwords ("!...") are not kept.
+ */
+export function djangoHashProblem(stored: string): string | null {
+  const parts = stored.split("$");
+  const algorithm = parts[0];
+  if (stored.startsWith("!") || stored === "") return "no usable password";
+  if (!Object.hasOwn(DJANGO_PBKDF2, algorithm)) return `a password hash of another kind (${algorithm.slice(0, 20)}) than pbkdf2_sha256 or pbkdf2_sha1`;
+  const { bytes } = DJANGO_PBKDF2[algorithm as keyof typeof DJANGO_PBKDF2];
+  const [, iterations, salt, digest] = parts;
+  if (parts.length !== 4 || !/^[1-9][0-9]{0,7}$/.test(iterations) || Number(iterations) > DJANGO_MAX_ITERATIONS) return "a malformed password hash (iterations)";
+  if (salt === "" || salt.length > 128) return "a malformed password hash (salt)";
+  if (!/^[A-Za-z0-9+/]+=*$/.test(digest) || Buffer.from(digest, "base64").length !== bytes) return "a malformed password hash (digest)";
+  return null;
+}
+
+/** True for a stored hash of Django's kept form (brought over, to be replaced at the next sign-in). */
+export function isDjangoHash(stored: string): boolean {
+  return stored.startsWith("pbkdf2_") && djangoHashProblem(stored) === null;
+}
+
+function verifyDjangoHash(password: string, stored: string): Promise<boolean> {
+  const [algorithm, iterations, salt, digest] = stored.split("$");
+  const { digest: hash, bytes } = DJANGO_PBKDF2[algorithm as keyof typeof DJANGO_PBKDF2];
+  const expected = Buffer.from(digest, "base64");
+  return new Promise((resolve, reject) => {
+    // Django hashes the password's UTF-8 bytes as given (no normalisation) with the salt's
+    pbkdf2(Buffer.from(password, "utf8"), Buffer.from(salt, "utf8"), Number(iterations), bytes, hash, (error, key) => {
+      if (error === null) resolve(key.length === expected.length && timingSafeEqual(key, expected));
       else reject(error);
     });
   });

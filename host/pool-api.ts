@@ -2,8 +2,9 @@
 // the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
 import type { CheckView } from "./check-json.ts";
 import type {
-  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField,
+  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, HashedApiKeys, MaintenanceWindow, Millis, PingRecord, Project, UniqueField,
 } from "../engine/model.ts";
+import type { CheckImport, ImportedPing, ImportResult } from "../engine/check-import.ts";
 import type { ProjectChange } from "../engine/project-changes.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import type { OutboxEntry, SentNotice } from "../engine/changes.ts";
@@ -20,9 +21,22 @@ export type ProjectInput = {
   readonly checkLimit: number;
   readonly pingLogLimit: number;
   readonly pingBodyLimit: number;
+  /** A project brought over from elsewhere keeps its id and keys (validated and unused elsewhere); absent = new ones. */
+  readonly kept?: KeptProjectIds;
 };
 
-export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue };
+/** The ids and keys a project brought over keeps; each absent one is made new. */
+export type KeptProjectIds = {
+  readonly id?: string;
+  readonly apiKey?: string;
+  readonly apiKeyReadonly?: string;
+  readonly pingKey?: string;
+  readonly badgeKey?: string;
+  readonly hashedApiKeys?: HashedApiKeys;
+};
+
+/** A channel to add; `id` keeps the id it had where it was imported from, `needsSettings` marks a stub (engine/model.ts Channel). */
+export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly id?: string; readonly needsSettings?: true };
 
 /** A project's checks since a version (Pool.checksSince). */
 export type ChecksSince = { readonly version: string; readonly whole: boolean; readonly checks: readonly Check[]; readonly removed: readonly string[] };
@@ -115,6 +129,10 @@ export type Pool = {
   /** Creates, or with `unique` updates the first matching check (created: false). */
   createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>>;
   updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>>;
+  /** Brings a check over (engine/check-import.ts): made whole with its uuid, state and flips, or its settings updated; forbidden when another project has its uuid. */
+  importCheck(projectId: string, check: CheckImport, at: Millis): Promise<Outcome<{ check: Check; result: ImportResult }>>;
+  /** Logs past pings of a check of the project (numbered as they were, at most its n_pings); returns how many. */
+  importPings(projectId: string, uuid: string, pings: readonly ImportedPing[], at: Millis): Promise<Outcome<number>>;
   pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
   resumeCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>>;
   /** Acknowledges a down check's outage (`by`: "api", "dashboard"): reminders stop until it ends; not_down when it is not down. */

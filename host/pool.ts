@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
 import type { ProjectChange } from "../engine/project-changes.ts";
+import type { CheckImport, ImportedPing, ImportResult } from "../engine/check-import.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { lookUp } from "./pool-api.ts";
@@ -94,10 +95,11 @@ export class ShardedPool implements Pool {
   // ---- admin ----
 
   async createProject(input: ProjectInput, at: Millis): Promise<Project> {
+    const kept = input.kept ?? {};
     const project: Project = {
-      id: randomUUID(), name: input.name, apiKey: secret(24), apiKeyReadonly: secret(24), pingKey: secret(16),
-      badgeKey: randomUUID(), checkLimit: input.checkLimit, pingLogLimit: input.pingLogLimit,
-      pingBodyLimit: input.pingBodyLimit, createdAt: at,
+      id: kept.id ?? randomUUID(), name: input.name, apiKey: kept.apiKey ?? secret(24), apiKeyReadonly: kept.apiKeyReadonly ?? secret(24),
+      pingKey: kept.pingKey ?? secret(16), badgeKey: kept.badgeKey ?? randomUUID(), checkLimit: input.checkLimit, pingLogLimit: input.pingLogLimit,
+      pingBodyLimit: input.pingBodyLimit, createdAt: at, ...(kept.hashedApiKeys === undefined ? {} : { hashedApiKeys: kept.hashedApiKeys }),
     };
     const stored = await this.#shardFor(project.id).apply({ kind: "createProject", project, at });
     this.#directory.learnProjects([stored]);
@@ -136,7 +138,8 @@ export class ShardedPool implements Pool {
 
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    const channel: Channel = { id: randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at };
+    const channel: Channel = { id: input.id ?? randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at,
+      ...(input.needsSettings === true ? { needsSettings: true } : {}) };
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
@@ -186,6 +189,19 @@ export class ShardedPool implements Pool {
   async updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>> {
     const owned = await this.#owned(projectId, { uuid });
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "updateCheck", projectId, uuid, spec, at }) : owned;
+  }
+
+  async importCheck(projectId: string, check: CheckImport, at: Millis): Promise<Outcome<{ check: Check; result: ImportResult }>> {
+    const owner = await lookUp(this, () => this.#directory.projectIdOfCheck(check.uuid) ?? null);
+    if (owner !== null && owner !== projectId) return fail({ code: "forbidden" });
+    const result = await this.#shardFor(projectId).apply({ kind: "importCheck", projectId, check, at });
+    if (result.ok && result.value.result === "created") this.#directory.addCheck(check.uuid, projectId, result.value.check.badgeKey);
+    return result;
+  }
+
+  async importPings(projectId: string, uuid: string, pings: readonly ImportedPing[], at: Millis): Promise<Outcome<number>> {
+    const owned = await this.#owned(projectId, { uuid });
+    return owned.ok ? this.#shardFor(projectId).apply({ kind: "importPings", projectId, uuid, pings, at }) : owned;
   }
 
   async pauseCheck(projectId: string, uuid: string, at: Millis): Promise<Outcome<Check>> {

@@ -199,7 +199,7 @@ export class ShardHost {
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
       case "createProject": case "muteProject": case "changeProject": case "addMaintenance": case "removeMaintenance": case "addChannel": case "updateChannel": case "createCheck": case "updateCheck":
-      case "pauseCheck": case "resumeCheck": case "deleteCheck": case "holdForDowntime": case "acknowledgeCheck":
+      case "pauseCheck": case "resumeCheck": case "deleteCheck": case "holdForDowntime": case "acknowledgeCheck": case "importCheck": case "importPings":
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
       case "removeChannel": return this.#removeChannel(r);
       case "pingBatch": return this.#pingBatch(r.pings);

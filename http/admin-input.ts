@@ -10,6 +10,7 @@ import { canonicalZone } from "../engine/zones.ts";
 import type { JsonObject } from "./body.ts";
 import type { ServiceKinds } from "./deps.ts";
 import { isoInstantOf } from "./input.ts";
+import { isUuid } from "../engine/ids.ts";
 
 /** Returns the project to create from an admin request body; invalid → 400 outcome. */
 export function projectInputOf(body: JsonObject): Outcome<ProjectInput> {
@@ -41,9 +42,30 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
   if (kind === undefined) return invalid("kind", `must be one of ${CHANNEL_KINDS.join(", ")}`);
   const name = channelNameOf(Object.hasOwn(body, "name") ? body.name : "");
   if (!name.ok) return name;
+  // brought over from elsewhere: its id kept, and without its settings when they could not be read (a stub)
+  const id = Object.hasOwn(body, "id") ? body.id : undefined;
+  if (id !== undefined && (typeof id !== "string" || !isUuid(id))) return invalid("id", "must be a lower-case uuid");
+  const kept = id === undefined ? {} : { id: id as string };
+  const stub = Object.hasOwn(body, "needs_settings") ? body.needs_settings : false;
+  if (typeof stub !== "boolean") return invalid("needs_settings", "must be a boolean");
+  if (stub) {
+    if (Object.hasOwn(body, "value")) return invalid("value", "must be absent when needs_settings is true");
+    return ok({ kind, name: name.value, value: stubValueOf(kind), needsSettings: true, ...kept });
+  }
   const value = channelValueOf(kind, body.value, services);
   if (!value.ok) return value;
-  return ok({ kind, name: name.value, value: value.value });
+  return ok({ kind, name: name.value, value: value.value, ...kept });
+}
+
+/** The value of a stub of `kind`: its kind's empty value, which nothing is sent to (Channel.needsSettings). */
+export function stubValueOf(kind: ChannelKind): ChannelValue {
+  switch (kind) {
+    case "email": return { kind, address: "" };
+    case "slack": case "discord": return { kind, url: "" };
+    case "webhook": return { kind, json: false, spec: { method_down: "POST", url_down: "", body_down: "", headers_down: {}, method_up: "POST", url_up: "", body_up: "", headers_up: {} } };
+    case "ntfy": return { kind, spec: { url: "", topic: "", priority_down: 3, priority_up: 3 } };
+    default: return { kind, fields: {} };
+  }
 }
 
 function channelNameOf(name: unknown): Outcome<string> {

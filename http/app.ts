@@ -13,6 +13,7 @@ import { userRoutes } from "./routes/users.ts";
 import { Accounts } from "../host/accounts.ts";
 import { adminStatusPageRoutes } from "./routes/admin-status-pages.ts";
 import { adminProjectSettingsRoutes } from "./routes/admin-project-settings.ts";
+import { adminImportRoutes } from "./routes/admin-import.ts";
 import { statusPageRoutes } from "./status/public-routes.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { badgeRoutes } from "./routes/badges.ts";
@@ -54,6 +55,7 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   userRoutes(app, deps, { report });
   adminStatusPageRoutes(app, deps, { report });
   adminProjectSettingsRoutes(app, deps, { report });
+  adminImportRoutes(app, deps, { report });
   statusPageRoutes(app, deps, { report }); // public: /status/<slug>
   auditRoutes(app, deps, { report });
   pingRoutes(app, deps);

@@ -51,7 +51,8 @@ export function presentChannelStates(channels: readonly Channel[], outbox: reado
       const entries = distinctById(outbox).filter((entry) => entry.channel.id === channel.id);
       const failed = entries.filter(hasGivenUp).length;
       const withError = entries.filter((entry) => entry.lastError !== null);
-      return { ...presentChannel(channel), pending: entries.length - failed, failed, last_error: withError.at(-1)?.lastError ?? null };
+      return { ...presentChannel(channel), pending: entries.length - failed, failed, last_error: withError.at(-1)?.lastError ?? null,
+        needs_settings: channel.needsSettings === true };
     }),
   };
 }
@@ -101,6 +102,9 @@ export function presentProject(project: Project): Record<string, unknown> {
     ping_log_limit: project.pingLogLimit,
     ping_body_limit: project.pingBodyLimit,
     muted_until: isoSeconds(project.mutedUntilAt ?? null),
+    // keys brought over from Healthchecks as its hashes (their plain text is not known here): which ones still work
+    hashed_keys: project.hashedApiKeys === undefined ? [] : [
+      ...(project.hashedApiKeys.apiKey === null ? [] : ["read-write"]), ...(project.hashedApiKeys.apiKeyReadonly === null ? [] : ["read-only"])],
   };
 }
 

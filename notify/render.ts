@@ -53,6 +53,8 @@ export type Delivery = HttpRequest | HttpSequence | CommandRun | EmailMessage;
 export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null {
   const direction = entry.flip.to;
   if (direction !== "up" && direction !== "down") return null; // fact sheet §1: only up and down notify
+  // imported without its settings (a stub): refused for good, so the outbox shows what it missed
+  if (entry.channel.needsSettings === true) throw new Error(`the ${entry.channel.kind} integration "${entry.channel.name}" needs its settings: it was imported without them`);
   const facts = factsOf(entry, direction, opts);
   const value = entry.channel.value;
   switch (value.kind) {

@@ -30,6 +30,7 @@ const VALUE_HINTS: Record<Exclude<ChannelKind, ServiceKind>, string> = {
 /** Where an integration sends, secrets masked: a URL's origin only (its path may hold a token), a kind's secret fields as ****. */
 function targetOf(channel: Channel, kinds: Pick<ServiceKinds, "form">): string {
   const origin = (url: string) => { try { return `${new URL(url).origin}/…`; } catch { return "…"; } };
+  if (channel.needsSettings === true) return "needs its settings (imported without them): Edit to give them; nothing is sent until then";
   const value = channel.value;
   switch (value.kind) {
     case "email": return value.address;

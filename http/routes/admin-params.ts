@@ -7,9 +7,9 @@ import type { JsonObject } from "../body.ts";
 import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { httpError, unwrap } from "../errors.ts";
 
-/** The request's body as a JSON object (400 when it is not one). */
-export async function jsonBody(event: H3Event): Promise<JsonObject> {
-  return unwrap(parseJsonObject(await readBodyBytes(event.req)));
+/** The request's body as a JSON object (400 when it is not one; 413 over `limit` bytes, default the API's). */
+export async function jsonBody(event: H3Event, limit?: number): Promise<JsonObject> {
+  return unwrap(parseJsonObject(await readBodyBytes(event.req, limit)));
 }
 
 /** The project the URL's `:id` names; 404 when there is none. */

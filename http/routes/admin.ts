@@ -16,6 +16,8 @@ import { httpError, renderError, unwrap } from "../errors.ts";
 import { channelEditOf, channelInputOf, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
 import { presentChannel, presentChannelStates, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
+import { keptProjectOf } from "../import-input.ts";
+import type { KeptProjectIds, Pool } from "../../host/pool-api.ts";
 import type { AuditAction } from "../../host/audit.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
 
@@ -34,9 +36,15 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     },
     POST: async (event) => {
       admin(event);
-      const input = unwrap(projectInputOf(await jsonBody(event)));
+      const body = await jsonBody(event);
+      const input = unwrap(projectInputOf(body));
+      // a project brought over from elsewhere keeps its id and keys (docs/moving-from-healthchecks.md)
+      const kept = unwrap(keptProjectOf(body));
+      await pool.catchUp();
+      const taken = keptIdsTaken(pool, kept);
+      if (taken !== null) throw httpError(409, taken);
       const at = clock.now();
-      const project = await pool.createProject(input, at);
+      const project = await pool.createProject({ ...input, kept }, at);
       await record(project.id, "project.created", auditTarget.project(project), at);
       return json(presentProject(project), 201);
     },
@@ -53,7 +61,9 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       admin(event);
       const projectId = projectIdOf(deps, event);
       const input = unwrap(channelInputOf(await jsonBody(event), deps.serviceKinds));
-      const loop = groupProblem(input, await pool.listChannels(projectId));
+      const channels = await pool.listChannels(projectId);
+      if (input.id !== undefined && channels.some((c) => c.id === input.id)) throw httpError(409, "the project has a channel with this id");
+      const loop = groupProblem(input, channels);
       if (loop !== null) throw httpError(400, loop);
       const at = clock.now();
       const channel = unwrap(await pool.addChannel(projectId, input, at));
@@ -184,4 +194,15 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
 
 function clockView(now: Millis): { now: string } {
   return { now: new Date(now).toISOString() };
+}
+
+/** Why a kept id or key cannot be a new project's (another project has it; a deleted project's id may be used again), or null. */
+function keptIdsTaken(pool: Pool, kept: KeptProjectIds): string | null {
+  if (kept.id !== undefined && pool.listProjects().some((p) => p.id === kept.id)) return "a project with this id exists";
+  if (kept.pingKey !== undefined && pool.projectByPingKey(kept.pingKey) !== null) return "another project has this ping_key";
+  for (const key of [kept.apiKey, kept.apiKeyReadonly]) {
+    if (key !== undefined && key !== "" && pool.authenticate(key) !== null) return "another project has this API key";
+  }
+  if (kept.apiKey !== undefined && kept.apiKey !== "" && kept.apiKey === kept.apiKeyReadonly) return "api_key and api_key_readonly are the same";
+  return null;
 }

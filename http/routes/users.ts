@@ -35,7 +35,9 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       admin(event);
       const body = await jsonBody(event);
       const password = body.password === null ? undefined : body.password; // null as absent: an invitation
-      const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
+      // a user brought over from Healthchecks: its Django hash, replaced at the first sign-in (null: no password, no invitation)
+      const passwordHash = Object.hasOwn(body, "password_hash") ? body.password_hash : undefined;
+      const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password, passwordHash }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
       if (inviteToken === null) return json(user, 201);
       const inviteUrl = `${config.siteRoot}/invite/${inviteToken}`;
       void mailInvitation(deps.sendUserMail, { to: user.email, link: inviteUrl, role: null }); // when SMTP_URL is set; the answer carries the link either way
