@@ -5,24 +5,18 @@
 //   - without: directly on DATA_DIR through an in-process pool, for when the server is stopped.
 // Both paths send the same admin API request to the same app (over HTTP, or in-process), so they
 // validate and answer alike.
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { systemClock } from "../host/clock.ts";
-import { createApp } from "../http/app.ts";
-import { readMail } from "../mail/message.ts";
-import { sendTestNotification } from "../notify/test-notification.ts";
-import { serviceKindsOf } from "../notify/kinds/service.ts";
 import type { JsonObject } from "../http/body.ts";
-import { ConfigError, loadBadgeSecret, readSettings } from "./config.ts";
+import { ConfigError, readSettings } from "./config.ts";
+import { openInProcessAdmin } from "./in-process-admin.ts";
 import type { Settings } from "./config.ts";
-import { createInProcessPool } from "./pools.ts";
-import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
 import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
 import { repairCommand } from "./cli-repair.ts";
+import { IMPORT_FLAGS, IMPORT_HELP, IMPORT_OPTIONS, importCommand, ImportUsageError } from "./import/cli-import.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
 
@@ -51,6 +45,7 @@ Usage:
         DIR/damaged/ and prints what was lost (file, offset, bytes, records_lost); deletes nothing
 ${SIMULATE_HELP}
 ${REPLAY_HELP}
+${IMPORT_HELP}
   hcd --help
 
 Where the data is:
@@ -82,10 +77,11 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "backup": ["out"],
   "restore": ["in", "data-dir"],
   "repair": ["data-dir"],
+  "import": IMPORT_OPTIONS,
 };
 
 /** Options that take no value. */
-const FLAGS = new Set(["clear"]);
+const FLAGS = new Set<string>(["clear", ...IMPORT_FLAGS]);
 
 /** Returns the command words and options of argv (node:util's parseArgs, strict). */
 function argsOf(argv: readonly string[]): Args | "help" {
@@ -121,7 +117,7 @@ function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
   const command = [noun, verb].filter((w) => w !== undefined).join(" ");
   const allowed = COMMAND_OPTIONS[command];
-  if (allowed === undefined || ["simulate", "replay", "backup", "restore", "repair"].includes(command)) {
+  if (allowed === undefined || ["simulate", "replay", "backup", "restore", "repair", "import"].includes(command)) {
     throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -200,33 +196,13 @@ async function overHttp(op: Operation, url: string, token: string): Promise<{ st
   return answerOf(await fetch(new URL(op.path, url.endsWith("/") ? url : url + "/"), requestInit(op, token)));
 }
 
-/**
- * Answers an operation on a stopped server's DATA_DIR: the same admin API, served in-process by the same
- * app over an in-process pool, so both paths validate and answer alike. The pool applies no deadlines and
- * sends no notifications (passive): the server does that when it next starts. Commands carry the real time.
- */
+/** Answers an operation on a stopped server's DATA_DIR: the same admin API, served in-process (app/in-process-admin.ts). */
 async function direct(op: Operation, settings: Settings): Promise<{ status: number; json: unknown }> {
-  const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
-  const lock = lockDataDir(settings.dataDir); // a server running on it refuses this, and this it
-  const pool = await createInProcessPool({
-    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
-    notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
-  }).catch((error: unknown) => {
-    lock.release();
-    throw error;
-  });
+  const admin = await openInProcessAdmin(settings);
   try {
-    const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
-    const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, services: settings.services,
-      channels: (projectId: string) => pool.listChannels(projectId) };
-    const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: serviceKindsOf(settings.services),
-      sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
-      config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings),
-        metricsToken: null, dataDir: settings.dataDir } });
-    return answerOf(await app.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, token))));
+    return answerOf(await admin.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, admin.token))));
   } finally {
-    await pool.close();
-    lock.release();
+    await admin.close();
   }
 }
 
@@ -291,6 +267,12 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       const url = args.options.url ?? env.HCD_URL;
       return await backupCommand(out, settings, url ? { url, token: () => adminTokenOf(args, settings) } : null);
     }
+    if (args.words[0] === "import") {
+      allowedOptions("import", args);
+      const url = args.options.url ?? env.HCD_URL ?? null;
+      return await importCommand(args.words.slice(1), args.options, env, {
+        url, token: () => adminTokenOf(args, readSettings(env)), settings: () => readSettings(env) });
+    }
     if (args.words[0] === "simulate") {
       allowedOptions("simulate", args);
       if (args.words.length > 1) throw new UsageError(`unexpected argument: ${args.words[1]}`);
@@ -303,7 +285,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     console.log(JSON.stringify(answer.json, null, 2));
     return answer.status < 400 ? 0 : 1;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof ImportUsageError) {
       console.error(`hcd: ${error.message}\n\n${HELP}`);
       return 2;
     }

@@ -41,7 +41,8 @@ export function importedCheckOf(projectId: string, imported: CheckImport, channe
   const settled = applySpec(freshCheck({ uuid, badgeKey, projectId }, state.createdAt), { ...imported.spec, dependsOn: undefined }, { channelIds });
   const check = checkWith(settled, {
     status: state.status, nPings: state.nPings, nFlips: flips.length, lastPingAt: state.lastPingAt, lastStartAt: state.lastStartAt,
-    lastStartRid: state.lastStartRid, lastDurationMs: state.lastDurationMs,
+    // Healthchecks keeps a finished run's id: here a run id is the open run's only
+    lastStartRid: state.lastStartAt === null ? null : state.lastStartRid, lastDurationMs: state.lastDurationMs,
   });
   return { check, flips };
 }
@@ -70,6 +71,5 @@ export function sameSettings(a: Check, b: Check): boolean {
 /** Returns why a state cannot be a check's, or null when it can. */
 export function stateProblem(state: ImportedState): string | null {
   if (state.status === "up" && state.lastPingAt === null) return "a check that is up has a last ping";
-  if (state.lastStartRid !== null && state.lastStartAt === null) return "a run id needs a run start";
   return null;
 }
