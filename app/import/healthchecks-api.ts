@@ -173,7 +173,8 @@ function openRun(pings: readonly PingJson[]): { date: string; rid: string | null
 /** The check's flips, oldest first, as the admin API takes them; the API shows only up (1) or not (0): a not-up is "down". */
 async function flipsOf(api: SourceApi, version: number, uuid: string): Promise<Record<string, unknown>[] | string> {
   const answer = await api.getJson(`/api/v${version}/checks/${uuid}/flips/`);
-  const list = (answer.json as { flips?: unknown } | undefined)?.flips;
+  // Healthchecks answers {"flips": [...]}, hcd a bare list
+  const list = Array.isArray(answer.json) ? answer.json : (answer.json as { flips?: unknown } | undefined)?.flips;
   if (answer.status !== 200 || !Array.isArray(list)) return `its flips could not be read (GET .../flips/ answered ${answer.status})`;
   const flips = list.flatMap((item) => {
     const f = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
