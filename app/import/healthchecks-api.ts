@@ -138,6 +138,8 @@ async function checkOf(api: SourceApi, version: number, item: unknown, history: 
   }
   const precise = (listed ?? []).find((ping) => (ping.type === "success" || ping.type === "fail") && typeof body.last_ping === "string" && Math.abs(Date.parse(ping.date) - Date.parse(body.last_ping)) < 1000);
   if (precise !== undefined) body.last_ping = precise.date;
+  // the API shows whole seconds (0 for a run under one): the ping that ended the run has it to the microsecond
+  if (precise !== undefined && typeof precise.duration === "number" && typeof json.last_duration === "number") body.last_duration = precise.duration;
   if (history) {
     const flips = await flipsOf(api, version, uuid);
     if (typeof flips === "string") notes.push(flips);

@@ -52,7 +52,7 @@ const KEPT = ["name", "slug", "tags", "desc", "grace", "timeout", "schedule", "t
  * its ping log (type, date to the millisecond, n, scheme, address, method, user agent, run id, duration) and its flips.
  * `history` false: pings and flips are not compared. Returns "" when they agree.
  */
-export async function differencesFromRecordings(dir: string, p: "p1" | "p2", url: string, key: string, opts: { history: boolean }): Promise<string> {
+export async function differencesFromRecordings(dir: string, p: "p1" | "p2", url: string, key: string, opts: { history: boolean; bodies?: boolean }): Promise<string> {
   const problems: string[] = [];
   const get = async (path: string) => {
     const res = await fetch(`${url}${path}`, { headers: { "x-api-key": key } });
@@ -78,7 +78,8 @@ export async function differencesFromRecordings(dir: string, p: "p1" | "p2", url
     const theirPings = recorded<{ pings: Json[] }>(dir, `${p}/v3/checks/${uuid}.pings.json`).pings;
     const ourPings = (await get(`/api/v3/checks/${uuid}/pings/`)).pings as Json[];
     // hcd keeps instants to the millisecond and shows durations to the hundredth of a second
-    const ping = (x: Json) => JSON.stringify([x.type, Date.parse(String(x.date)), x.n, x.scheme, x.remote_addr, x.method, x.ua, x.rid, x.body_url === null]);
+    // (bodies false: which pings have a body is not compared, where the source could not give them all)
+    const ping = (x: Json) => JSON.stringify([x.type, Date.parse(String(x.date)), x.n, x.scheme, x.remote_addr, x.method, x.ua, x.rid, opts.bodies === false || x.body_url === null]);
     const a = ourPings.map(ping).join("\n"), b = theirPings.map(ping).join("\n");
     if (a !== b) problems.push(`${String(expected.name)}: pings\n${a}\nnot\n${b}`);
     const durations = (list: Json[]) => list.map((x) => (typeof x.duration === "number" ? x.duration : null));
