@@ -186,7 +186,7 @@ async function readPings(db: ReferenceDb, checkId: number, limit: number): Promi
     const kind = textAt(row, "kind");
     return {
       n: integerAt(row, "n", 0), date: isoAt(row, "created"), type: kind === "" ? "success" : kind,
-      scheme: textAt(row, "scheme"), method: textAt(row, "method"), remote_addr: textAt(row, "remote_addr"), ua: textAt(row, "ua"),
+      scheme: textAt(row, "scheme"), method: textAt(row, "method"), remote_addr: textAt(row, "remote_addr").trim(), ua: textAt(row, "ua"), // an address in a char(39) copy is padded
       rid: optionalUuidAt(row, "rid"), exitstatus: integerAt(row, "exitstatus", null),
       body_base64: body === null || body.length === 0 ? null : Buffer.from(body).toString("base64"),
     };
