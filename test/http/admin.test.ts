@@ -23,7 +23,7 @@ test("projects: create answers 201 with fresh random keys and the defaults; list
   const res = await api.admin("POST", "/admin/v1/projects", { name: "Ops" });
   assert.is(res.status, 201);
   const project = res.json as Json;
-  assert.equal(Object.keys(project).sort(), ["api_key", "api_key_readonly", "check_limit", "id", "muted_until", "name", "ping_body_limit", "ping_key", "ping_log_limit"]);
+  assert.equal(Object.keys(project).sort(), ["api_key", "api_key_readonly", "check_limit", "hashed_keys", "id", "muted_until", "name", "ping_body_limit", "ping_key", "ping_log_limit"]);
   assert.equal([project.name, project.check_limit, project.ping_log_limit, project.ping_body_limit, project.muted_until], ["Ops", 20, 100, 10000, null]);
   for (const key of ["api_key", "api_key_readonly", "ping_key"]) assert.ok((project[key] as string).length >= 22, key);
   assert.is.not(project.api_key, project.api_key_readonly);

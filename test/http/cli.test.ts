@@ -113,7 +113,7 @@ test("without --url, project create and list answer as the admin API does (201 s
     const made = await cli(["project", "create", "--name", "ops", "--check-limit", "5"], env);
     assert.is(made.status, 0);
     const project = made.json as Json;
-    assert.equal(Object.keys(project).sort(), ["api_key", "api_key_readonly", "check_limit", "id", "muted_until", "name", "ping_body_limit", "ping_key", "ping_log_limit"]);
+    assert.equal(Object.keys(project).sort(), ["api_key", "api_key_readonly", "check_limit", "hashed_keys", "id", "muted_until", "name", "ping_body_limit", "ping_key", "ping_log_limit"]);
     assert.is(project.check_limit, 5);
     const listed = await cli(["project", "list"], env);
     assert.equal(listed, { status: 0, json: { projects: [project] } });
