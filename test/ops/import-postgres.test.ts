@@ -6,7 +6,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import initSqlJs from "sql.js";
@@ -19,7 +19,11 @@ import { differencesFromRecordings, fixtureKeys, requireFixture } from "./health
 import { counts, hcdImport } from "./import-run.ts";
 
 const TOKEN = "import-pg-admin-token-0123456789";
-const BIN = "/usr/lib/postgresql/15/bin";
+/** Debian's PostgreSQL programs, the newest version installed (/usr/lib/postgresql/<version>/bin). */
+const BIN = (() => {
+  const versions = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql").filter((v) => /^\d+$/.test(v)).sort((x, y) => Number(y) - Number(x)) : [];
+  return `/usr/lib/postgresql/${versions[0] ?? "15"}/bin`;
+})();
 const FIXTURE = requireFixture("the PostgreSQL import");
 const WHOLE = { projects: 2, checks: 19, channels: 10, users: 3, pings: 35, flips: 22 };
 /** The tables the import reads, in an order their references allow. */
