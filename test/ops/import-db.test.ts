@@ -8,7 +8,8 @@ import * as assert from "uvu/assert";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import initSqlJs from "sql.js";
-import { tempDir } from "../helpers.ts";
+import { tempDir, until } from "../helpers.ts";
+import { httpReceiver } from "../notify/receivers.ts";
 import { startServer, stopServer } from "../security/real-server.ts";
 import type { RealServer } from "../security/real-server.ts";
 import { runCli } from "../../app/cli.ts";
@@ -123,6 +124,46 @@ if (FIXTURE !== null) {
         p1.channels.map((c) => `${c.code} ${c.kind} ${c.name} false`).sort());
     } finally {
       if (server !== null) assert.is(await stopServer(server), 0, server.output());
+      dir.remove();
+    }
+  });
+
+  test("an integration's settings come over: the webhook sends as Healthchecks' did (its recorded requests)", async () => {
+    const receiver = await httpReceiver();
+    const dir = tempDir();
+    try {
+      // the fixture's webhooks pointed at this test's receiver; the other integrations (real services) left out
+      const SQL = await initSqlJs();
+      const copy = new SQL.Database(readFileSync(db));
+      copy.run("DELETE FROM api_channel_checks WHERE channel_id IN (SELECT id FROM api_channel WHERE kind != 'webhook')");
+      copy.run("DELETE FROM api_channel WHERE kind != 'webhook'");
+      copy.run("UPDATE api_channel SET value = replace(value, 'http://127.0.0.1:18301', ?)", [receiver.url]);
+      const file = join(dir.path, "webhooks.sqlite3");
+      writeFileSync(file, copy.export());
+      copy.close();
+      const env = { DATA_DIR: join(dir.path, "data") };
+      assert.is((await hcdImport(["--db", file, "--secret-key", keys.secret_key], env)).status, 0);
+      const server = await startServer({ dataDir: env.DATA_DIR, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+      try {
+        const flaky = p1.checks.find((c) => c.slug === "flaky-job")!;
+        const sink = JSON.parse(readFileSync(join(FIXTURE, "webhook_sink.json"), "utf8")) as { method: string; path: string; headers: Record<string, string>; body: string }[];
+        const [down, up] = [sink.find((r) => r.path === `/hooks/down?check=${flaky.uuid}`)!, sink.find((r) => r.path === `/hooks/up/${flaky.uuid}`)!];
+        // Flaky job (every 5 minutes, 2 of grace) is long overdue: hcd sends its down
+        await until("Flaky job's down notification", () => receiver.requests.some((r) => r.path === down.path));
+        const sent = receiver.requests.find((r) => r.path === down.path)!;
+        assert.equal([sent.method, sent.headers["content-type"], sent.headers["x-auth-token"]], [down.method, down.headers["Content-Type"], down.headers["X-Auth-Token"]]);
+        const fields = (body: string) => Object.keys(JSON.parse(body.replace(/"body": ".*"}$/s, '"body": ""}')) as object);
+        assert.equal(fields(sent.body), fields(down.body), "the body template");
+        assert.match(sent.body, /^\{"check": "Flaky job", "status": "down", "tags": "staging", "at": "/);
+        assert.is((await fetch(`${server.url}/ping/${flaky.uuid}`)).status, 200);
+        await until("Flaky job's up notification", () => receiver.requests.some((r) => r.path === up.path));
+        const back = receiver.requests.find((r) => r.path === up.path)!;
+        assert.equal([back.method, back.headers["x-auth-token"], back.body], [up.method, up.headers["X-Auth-Token"], up.body], "exactly as Healthchecks sent it");
+      } finally {
+        assert.is(await stopServer(server), 0, server.output());
+      }
+    } finally {
+      await receiver.close();
       dir.remove();
     }
   });
