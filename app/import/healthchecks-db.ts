@@ -21,6 +21,9 @@ const FLIPS_KEPT = 1_000;
 
 /** Reads everything the import brings from the database. */
 export async function readDatabase(db: ReferenceDb, options: DbImportOptions): Promise<Source> {
+  for (const table of ["auth_user", "accounts_profile", "accounts_project", "api_check", "api_channel", "api_channel_checks", "api_ping", "api_flip"]) {
+    if ((await db.columns(table)).size === 0) throw new RowError(`${db.label} has no ${table} table: it is not a Healthchecks database (or not one of version 2 or later)`);
+  }
   const skipped: Skipped[] = [];
   const users = new Map<number, Row>();
   for (const row of await db.query("SELECT * FROM auth_user ORDER BY id")) users.set(integerAt(row, "id", 0), row);

@@ -233,7 +233,7 @@ if (FIXTURE !== null) {
     }
   });
 
-  test("a file that is not a database, and a missing one, end the import with a clear error", async () => {
+  test("a file that is not a database, another application's database, and a missing file end the import with a clear error", async () => {
     const dir = tempDir();
     try {
       const junk = join(dir.path, "junk.sqlite3");
@@ -242,6 +242,14 @@ if (FIXTURE !== null) {
       const refused = await hcdImport(["--db", junk], env);
       assert.is(refused.status, 1);
       assert.match(refused.stderr, /junk\.sqlite3 is not a SQLite database/);
+      const SQL = await initSqlJs();
+      const other = new SQL.Database();
+      other.run("CREATE TABLE notes (id integer, text varchar)");
+      writeFileSync(join(dir.path, "other.sqlite3"), other.export());
+      other.close();
+      const foreign = await hcdImport(["--db", join(dir.path, "other.sqlite3")], env);
+      assert.is(foreign.status, 1);
+      assert.match(foreign.stderr, /other\.sqlite3 has no auth_user table: it is not a Healthchecks database/);
       const missing = await hcdImport(["--db", join(dir.path, "nowhere.sqlite3")], env);
       assert.is(missing.status, 1);
       assert.match(missing.stderr, /nowhere\.sqlite3/);
