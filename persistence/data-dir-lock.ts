@@ -1,13 +1,14 @@
-// One process per DATA_DIR: an exclusive flock(2) on DATA_DIR/lock, held for the process's life. The
-// kernel drops it when the holder dies however it dies (kill -9 included), and it is seen by every
-// process that opens the same file, also from another PID namespace or container on the same host
-// (a pid or a unix socket's name is not). fs-ext calls flock itself: Node has no binding of its own.
+// One process per DATA_DIR: an exclusive open-file-description lock (fcntl F_OFD_SETLK) on DATA_DIR/lock,
+// held for the process's life. The kernel drops it when the holder dies however it dies (kill -9 included),
+// and it is seen by every process that opens the same file, also from another PID namespace or container
+// on the same host. Node has no binding of its own: fs-native-extensions ships it prebuilt (no compiler).
 import { closeSync, constants, existsSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { makeDir } from "./open.ts";
 
-const { flockSync } = createRequire(import.meta.url)("fs-ext") as { flockSync(fd: number, flags: "exnb" | "un"): void };
+/** true when the lock was taken, false when another open file holds it (EAGAIN); throws on other errors. */
+const { tryLock } = createRequire(import.meta.url)("fs-native-extensions") as { tryLock(fd: number): boolean };
 
 /** The lock file's name in a data directory. */
 export const LOCK_FILE = "lock";
@@ -22,20 +23,22 @@ export type DataDirLock = { release(): void };
 
 /**
  * Takes the lock of `dataDir` (created if missing) without waiting; throws DataDirInUseError when another
- * process holds it. Another open of the same file in this process is refused too (flock locks belong to
- * the open file, not to the process).
+ * process holds it. Another open of the same file in this process is refused too (the lock belongs to the
+ * open file, not to the process).
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   makeDir(dataDir);
   const fd = openSync(join(dataDir, LOCK_FILE), constants.O_RDWR | constants.O_CREAT, 0o600);
+  let taken: boolean;
   try {
-    flockSync(fd, "exnb");
+    taken = tryLock(fd);
   } catch (error) {
     closeSync(fd);
-    if ((error as NodeJS.ErrnoException).code === "EWOULDBLOCK" || (error as NodeJS.ErrnoException).code === "EAGAIN") {
-      throw new DataDirInUseError(`${dataDir} is in use by another hcd process (it holds ${join(dataDir, LOCK_FILE)})`);
-    }
     throw error;
+  }
+  if (!taken) {
+    closeSync(fd);
+    throw new DataDirInUseError(`${dataDir} is in use by another hcd process (it holds ${join(dataDir, LOCK_FILE)})`);
   }
   let held = true;
   return {
