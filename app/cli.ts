@@ -12,6 +12,7 @@ import type { JsonObject } from "../http/body.ts";
 import { ConfigError, readSettings } from "./config.ts";
 import { openInProcessAdmin } from "./in-process-admin.ts";
 import type { Settings } from "./config.ts";
+import { VERSION } from "./version.ts";
 import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
 import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
@@ -47,6 +48,8 @@ ${SIMULATE_HELP}
 ${REPLAY_HELP}
 ${IMPORT_HELP}
   hcd --help
+  hcd --version
+        prints this release's version (the running server's: the X-Hcd-Version header of /api/v3/status/)
 
 Where the data is:
   --url URL      the running server (or HCD_URL); the change goes through its admin API
@@ -236,6 +239,10 @@ function adminTokenOf(args: Args, settings: Settings): string {
 /** Runs the CLI on argv; returns the exit status. */
 export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
   try {
+    if (argv.length === 1 && argv[0] === "--version") {
+      console.log(`hcd ${VERSION}`);
+      return 0;
+    }
     const args = argsOf(argv);
     if (args === "help" || args.words.length === 0) {
       console.log(HELP);

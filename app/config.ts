@@ -13,6 +13,7 @@ import { serviceSettingsOf } from "../notify/kinds/settings.ts";
 import type { OidcNewUsers, OidcSettings } from "../host/oidc.ts";
 import { roleOf, ROLES } from "../engine/roles.ts";
 import { isLoopbackHttp } from "../host/oidc.ts";
+import { VERSION } from "./version.ts";
 
 export const CLOCK_KINDS = ["real", "virtual"] as const;
 export const LOG_FORMATS = ["json", "text"] as const;
@@ -70,6 +71,7 @@ export type Config = Omit<Settings, "siteRoot" | "adminToken"> & {
   readonly siteRoot: string; // no trailing slash
   readonly adminToken: string;
   readonly badgeSecret: string; // signs badge URLs; never sent anywhere
+  readonly version: string; // this release (package.json)
 };
 
 /** A configuration problem, with every bad variable named in the message. */
@@ -293,7 +295,7 @@ function readSecret(path: string): string | null {
 /** Returns the finished Config; SITE_ROOT defaults to http://localhost:<the port actually bound>. */
 export function finishConfig(settings: Settings, opts: { adminToken: string; badgeSecret: string; boundPort: number }): Config {
   return {
-    ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken, badgeSecret: opts.badgeSecret,
+    ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken, badgeSecret: opts.badgeSecret, version: VERSION,
   };
 }
 

@@ -20,6 +20,7 @@ export type HttpConfig = {
   readonly metricsToken: string | null; // a Bearer token for /metrics besides the admin token
   readonly dataDir: string; // where a backup's scratch copy is made (on the data's file system)
   readonly oidc?: OidcSettings | null; // "Sign in with SSO" when set
+  readonly version?: string; // this release (package.json), sent by /api/v3/status/ as X-Hcd-Version
 };
 
 /** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */

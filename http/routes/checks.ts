@@ -171,16 +171,18 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     },
   }, cors);
 
-  // research §14: no key, no CORS, any method; a failing store read answers 500
+  // research §14: no key, no CORS, any method; a failing store read answers 500. The body stays the
+  // reference's; hcd's release goes in a header, for monitors and upgrade scripts
+  const released: Record<string, string> = config.version === undefined ? {} : { "x-hcd-version": config.version };
   app.all(apiPath("/status"), async (event) => {
     versionOf(event); // a version not served: 404
     try {
       await pool.probe();
     } catch (error) {
       opts.report(error);
-      return jsonResponse({ error: "store unavailable" }, 500);
+      return jsonResponse({ error: "store unavailable" }, 500, released);
     }
-    return jsonResponse({ status: "OK" }, 200);
+    return jsonResponse({ status: "OK" }, 200, released);
   });
 }
 

@@ -11,6 +11,7 @@ import { tempDir } from "../helpers.ts";
 const MAIN = fileURLToPath(new URL("../../app/main.js", import.meta.url));
 const BIN = fileURLToPath(new URL("../../../bin/hcd.mjs", import.meta.url));
 const TOKEN = "main-test-admin-token-0123456789";
+const RELEASE = (JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8")) as { version: string }).version;
 
 type Server = { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> };
 
@@ -55,7 +56,9 @@ test("starts, serves the API, exits 0 on SIGTERM, and a restart restores project
     assert.is(ping_url, `${first.url.replace("127.0.0.1", "localhost")}/ping/${uuid}`, "SITE_ROOT defaults to the port actually bound");
     const advanced = await fetch(`${first.url}/admin/v1/clock`, { method: "POST", headers: admin, body: JSON.stringify({ advance: 10 }) });
     assert.is(advanced.status, 200);
-    assert.is((await fetch(`${first.url}/api/v3/status/`)).status, 200);
+    const status = await fetch(`${first.url}/api/v3/status/`);
+    assert.is(status.status, 200);
+    assert.is(status.headers.get("x-hcd-version"), RELEASE, "the release, in a header: the body stays the reference's");
     const badgesText = await (await fetch(`${first.url}/api/v3/badges/`, { headers: { "x-api-key": project.api_key } })).text();
     const badgePath = new URL((JSON.parse(badgesText) as { badges: Record<string, { json3: string }> }).badges["*"].json3).pathname;
     assert.is((await fetch(first.url + badgePath)).status, 200);
@@ -73,6 +76,16 @@ test("starts, serves the API, exits 0 on SIGTERM, and a restart restores project
   } finally {
     dir.remove();
   }
+});
+
+test("hcd --version prints package.json's version, which CHANGELOG.md's newest release names", () => {
+  const run = spawnSync(process.execPath, [BIN, "--version"], { encoding: "utf8", timeout: 20_000 });
+  assert.is(run.status, 0, run.stderr);
+  assert.is(run.stdout, `hcd ${RELEASE}\n`);
+  const changelog = readFileSync(fileURLToPath(new URL("../../../CHANGELOG.md", import.meta.url)), "utf8");
+  const newest = /^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(changelog);
+  assert.ok(newest !== null, "CHANGELOG.md has a release heading: ## [x.y.z] - YYYY-MM-DD");
+  assert.is(newest![1], RELEASE);
 });
 
 test("invalid configuration exits 1 with a message naming the variable", () => {
