@@ -13,6 +13,7 @@ import { ConfigError, readSettings } from "./config.ts";
 import { openInProcessAdmin } from "./in-process-admin.ts";
 import type { Settings } from "./config.ts";
 import { VERSION } from "./version.ts";
+import { withSecretFiles } from "./secret-files.ts";
 import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
 import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
@@ -270,7 +271,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       }
       const out = args.options.out;
       if (out === undefined) throw new UsageError("backup needs --out FILE");
-      const settings = readSettings(env);
+      const settings = readSettings(withSecretFiles(env));
       const url = args.options.url ?? env.HCD_URL;
       return await backupCommand(out, settings, url ? { url, token: () => adminTokenOf(args, settings) } : null);
     }
@@ -286,7 +287,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       return await runSimulate(args.options, env);
     }
     const op = operationOf(args);
-    const settings = readSettings(env);
+    const settings = readSettings(withSecretFiles(env));
     const url = args.options.url ?? env.HCD_URL;
     const answer = url ? await overHttp(op, url, adminTokenOf(args, settings)) : await direct(op, settings);
     console.log(JSON.stringify(answer.json, null, 2));

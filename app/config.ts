@@ -29,6 +29,7 @@ export type Settings = {
   readonly dataDir: string;
   readonly siteRoot: string | null; // null = http://localhost:<bound port>
   readonly adminToken: string | null;
+  readonly badgeSecret: string | null; // BADGE_SECRET; null: DATA_DIR/badge-secret (a cluster: the cluster's own)
   readonly shards: number;
   readonly smtpPort: number | null;
   readonly emailDomain: string;
@@ -67,7 +68,7 @@ export type ClusterSettings = {
 };
 
 /** The finished configuration the server runs with. */
-export type Config = Omit<Settings, "siteRoot" | "adminToken"> & {
+export type Config = Omit<Settings, "siteRoot" | "adminToken" | "badgeSecret"> & {
   readonly siteRoot: string; // no trailing slash
   readonly adminToken: string;
   readonly badgeSecret: string; // signs badge URLs; never sent anywhere
@@ -175,6 +176,8 @@ export function readSettings(env: Env): Settings {
   const services = serviceSettingsOf(value);
   problems.push(...services.problems);
   const adminToken = value("ADMIN_TOKEN") ?? null;
+  const badgeSecret = value("BADGE_SECRET") ?? null;
+  if (badgeSecret !== null && badgeSecret.length < 32) problems.push("BADGE_SECRET: expected at least 32 characters (e.g. openssl rand -base64 32)");
   const emailDomain = value("EMAIL_DOMAIN") ?? "localhost";
   if (!/^[A-Za-z0-9.-]+$/.test(emailDomain)) problems.push(`EMAIL_DOMAIN=${emailDomain}: expected a domain name`);
 
@@ -199,6 +202,7 @@ export function readSettings(env: Env): Settings {
     dataDir: value("DATA_DIR") ?? "./data",
     siteRoot,
     adminToken,
+    badgeSecret,
     shards: integer("SHARDS", availableParallelism(), 1, 256),
     smtpPort,
     emailDomain,
@@ -260,9 +264,9 @@ export function loadAdminToken(settings: Settings): { token: string; generated: 
   return { token: secret, generated };
 }
 
-/** Returns the secret that signs badge URLs: DATA_DIR/badge-secret, created on first start, kept across restarts. */
+/** Returns the secret that signs badge URLs: BADGE_SECRET, else DATA_DIR/badge-secret, created on first start, kept across restarts. */
 export function loadBadgeSecret(settings: Settings): string {
-  return readOrCreateSecret(settings.dataDir, "badge-secret").secret;
+  return settings.badgeSecret ?? readOrCreateSecret(settings.dataDir, "badge-secret").secret;
 }
 
 /** Returns the secret stored in DATA_DIR/`name`, or a new random one written there (owner-only, never overwritten). */

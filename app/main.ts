@@ -30,6 +30,7 @@ import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, natsAccessOf, readSettings } from "./config.ts";
 import type { SignInStore } from "../host/sign-in-store.ts";
+import { withSecretFiles } from "./secret-files.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
 // Slow and idle clients must not hold the server: a request's headers must arrive within 10 s of its
@@ -40,7 +41,7 @@ const TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 60_000, connectionsCh
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function main(): Promise<void> {
-  const settings = readSettings(process.env);
+  const settings = readSettings(withSecretFiles(process.env));
   // One process per DATA_DIR (CONTRACT.md), taken before anything reads, replays or removes what is in
   // it; held until the process ends, when the kernel drops it (kill -9 included). A cluster node keeps
   // only its admin token there.
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   let badgeSecret: string;
   try {
     admin = loadAdminToken(settings);
-    badgeSecret = cluster?.badgeSecret ?? loadBadgeSecret(settings);
+    badgeSecret = settings.badgeSecret ?? cluster?.badgeSecret ?? loadBadgeSecret(settings);
   } catch (error) {
     throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
   }

@@ -75,6 +75,9 @@ export function serviceSettingsOf(read: (name: string) => string | undefined): {
   return { settings: Object.fromEntries(entries) as ServiceSettings, problems };
 }
 
+/** The environment names of the secret settings (each may also be given as `<NAME>_FILE`, app/secret-files.ts). */
+export const SECRET_SERVICE_SETTINGS: readonly string[] = Object.values(NAMES).filter(([, , secret]) => secret).map(([name]) => name);
+
 /** The secret settings' values that are set, to be cut out of any error text. */
 export function settingSecrets(settings: ServiceSettings): string[] {
   return Object.entries(NAMES).flatMap(([key, [, , secret]]) => {

@@ -95,6 +95,29 @@ test("invalid configuration exits 1 with a message naming the variable", () => {
   assert.match(run.stderr, /DURABILITY/);
 });
 
+test("a secret from <NAME>_FILE: the server takes the admin token from its file; given twice, or an unreadable file, it exits 1 naming the variable", async () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir.path, "admin-token-secret");
+    writeFileSync(file, `${TOKEN}-file\n`);
+    const server = await start({ DATA_DIR: join(dir.path, "data"), ADMIN_TOKEN_FILE: file });
+    try {
+      const projects = await fetch(`${server.url}/admin/v1/projects`, { headers: { authorization: `Bearer ${TOKEN}-file` } });
+      assert.is(projects.status, 200, "the file's token, its newline cut");
+    } finally {
+      assert.is(await stop(server), 0);
+    }
+    for (const env of [{ ADMIN_TOKEN: TOKEN, ADMIN_TOKEN_FILE: file }, { ADMIN_TOKEN_FILE: join(dir.path, "no-such-file") }]) {
+      const run = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", DATA_DIR: join(dir.path, "data"), ...env }, encoding: "utf8", timeout: 20_000 });
+      assert.is(run.status, 1, run.stdout + run.stderr);
+      assert.match(run.stderr, /ADMIN_TOKEN_FILE/);
+      assert.not.match(run.stderr + run.stdout, new RegExp(TOKEN), "the token is never printed");
+    }
+  } finally {
+    dir.remove();
+  }
+});
+
 test("a corrupt store exits 1 at start with a message naming the file", () => {
   const dir = tempDir();
   try {

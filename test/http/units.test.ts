@@ -2,13 +2,15 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { HTTPError } from "h3";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { MINUTE, SECOND } from "../../engine/model.ts";
 import { fail, ok } from "../../engine/outcome.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import { apiKeyOf, authorizeAdmin, RateLimiter } from "../../http/auth.ts";
 import { badgeSignature } from "../../http/badge-urls.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, natsAccessOf, readSettings } from "../../app/config.ts";
+import { withSecretFiles } from "../../app/secret-files.ts";
 import { renderError, statusOf, unwrap } from "../../http/errors.ts";
 import { channelsOf, checkQueryOf, checkRequestOf, flipQueryOf } from "../../http/input.ts";
 import { parseJsonObject, readBodyBytes } from "../../http/body.ts";
@@ -34,7 +36,7 @@ const REAL_SERVICES = {
 test("config: defaults", () => {
   const s = readSettings({});
   assert.equal({ ...s, shards: 0 }, {
-    port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, shards: 0, smtpPort: null,
+    port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, badgeSecret: null, shards: 0, smtpPort: null,
     emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, services: REAL_SERVICES, durability: "flush", clock: "real", apiRateLimit: 100,
     maxConnections: 4096,
     metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, cluster: null, auditMaxAgeDays: 90, auditMaxEvents: 10_000, oidc: null,
@@ -58,9 +60,10 @@ test("config: every variable is read", () => {
     METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes",
     AUDIT_MAX_AGE_DAYS: "30", AUDIT_MAX_EVENTS: "500",
     OIDC_ISSUER: "https://login.example.com/", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: "s3cret", OIDC_DEFAULT_ROLE: "readonly:0b5e-project",
+    BADGE_SECRET: "b".repeat(32),
   });
   assert.equal(s, {
-    port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef",
+    port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef", badgeSecret: "b".repeat(32),
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
     services: REAL_SERVICES, durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
     metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, cluster: null, auditMaxAgeDays: 30, auditMaxEvents: 500,
@@ -182,6 +185,76 @@ test("config: the badge secret is generated once into DATA_DIR (owner-only), rea
     } finally {
       other.remove();
     }
+  } finally {
+    dir.remove();
+  }
+});
+
+test("config: BADGE_SECRET, when set, signs badges instead of DATA_DIR/badge-secret (none is made); shorter than 32 characters is refused", () => {
+  const dir = tempDir();
+  try {
+    assert.is(loadBadgeSecret(readSettings({ DATA_DIR: dir.path, BADGE_SECRET: "s".repeat(40) })), "s".repeat(40));
+    assert.not.ok(existsSync(join(dir.path, "badge-secret")));
+    assert.throws(() => readSettings({ BADGE_SECRET: "short" }), /BADGE_SECRET: expected at least 32 characters/);
+  } finally {
+    dir.remove();
+  }
+});
+
+// CONTRACT.md "Container image and compose files": every secret setting, each notification service's token
+// and NATS_URL (it may carry a password) also as <NAME>_FILE
+const FROM_FILES: Record<string, [value: string, read: (s: ReturnType<typeof readSettings>) => unknown]> = {
+  ADMIN_TOKEN: ["admin-token-from-a-file-0123456789", (s) => s.adminToken],
+  SMTP_URL: ["smtp://hcd:p@ss@mail.example.com:587", (s) => s.smtpUrl],
+  METRICS_TOKEN: ["scraper-token-from-a-file", (s) => s.metricsToken],
+  OIDC_CLIENT_SECRET: ["oidc-secret-from-a-file", (s) => s.oidc?.clientSecret],
+  BADGE_SECRET: ["badge-secret-from-a-file-0123456789abcdef", (s) => s.badgeSecret],
+  NATS_URL: ["nats://hcd:nats-pass@nats-1:4222", (s) => s.cluster?.natsPassword === "nats-pass" ? "nats://hcd:nats-pass@nats-1:4222" : s.cluster],
+  TELEGRAM_BOT_TOKEN: ["123:telegram-from-a-file", (s) => s.services.telegramBotToken],
+  PUSHOVER_API_TOKEN: ["pushover-from-a-file", (s) => s.services.pushoverApiToken],
+  MATRIX_ACCESS_TOKEN: ["matrix-from-a-file", (s) => s.services.matrixAccessToken],
+  TWILIO_AUTH: ["twilio-from-a-file", (s) => s.services.twilioAuth],
+  TRELLO_APP_KEY: ["trello-from-a-file", (s) => s.services.trelloAppKey],
+};
+
+test("config: each secret setting read from <NAME>_FILE, its trailing line ending cut (\\n, \\r\\n, several)", () => {
+  const dir = tempDir();
+  try {
+    const env: Record<string, string> = { OIDC_ISSUER: "https://login.example.com", OIDC_CLIENT_ID: "hcd" };
+    const endings = ["\n", "\r\n", "\n\n", ""];
+    Object.entries(FROM_FILES).forEach(([name, [value]], i) => {
+      writeFileSync(join(dir.path, name), value + endings[i % endings.length]);
+      env[`${name}_FILE`] = join(dir.path, name);
+    });
+    const resolved = withSecretFiles(env);
+    for (const [name, [value]] of Object.entries(FROM_FILES)) assert.is(resolved[name], value, name);
+    const settings = readSettings(resolved);
+    for (const [name, [value, read]] of Object.entries(FROM_FILES)) assert.is(read(settings), value, name);
+  } finally {
+    dir.remove();
+  }
+});
+
+test("config: <NAME> and <NAME>_FILE both set, a file that can't be read, an empty file: one error naming each, never a value", () => {
+  const dir = tempDir();
+  try {
+    writeFileSync(join(dir.path, "empty"), "\n");
+    writeFileSync(join(dir.path, "token"), "file-value-0123456789");
+    mkdirSync(join(dir.path, "a-directory"));
+    const attempt = () => withSecretFiles({
+      ADMIN_TOKEN: "env-value-0123456789", ADMIN_TOKEN_FILE: join(dir.path, "token"),
+      SMTP_URL_FILE: join(dir.path, "missing"), METRICS_TOKEN_FILE: join(dir.path, "a-directory"), TWILIO_AUTH_FILE: join(dir.path, "empty"),
+    });
+    assert.throws(attempt, (error: Error) => error instanceof ConfigError);
+    const message = (() => { try { attempt(); return ""; } catch (error) { return (error as Error).message; } })();
+    assert.match(message, /ADMIN_TOKEN and ADMIN_TOKEN_FILE are both set/);
+    assert.match(message, /SMTP_URL_FILE=\S+missing: cannot read it \(ENOENT\)/);
+    assert.match(message, /METRICS_TOKEN_FILE=\S+a-directory: cannot read it \(EISDIR\)/);
+    assert.match(message, /TWILIO_AUTH_FILE=\S+empty: the file is empty/);
+    assert.not.match(message, /env-value|file-value/);
+    // a setting that is not a secret has no _FILE form: it stays an unknown variable, read by nothing
+    assert.is(withSecretFiles({ PORT_FILE: join(dir.path, "token") }).PORT, undefined);
+    assert.is(readSettings(withSecretFiles({ ADMIN_TOKEN: "only-the-variable-0123" })).adminToken, "only-the-variable-0123");
   } finally {
     dir.remove();
   }
