@@ -8,8 +8,8 @@
 // contains one of these run one at a time, with no other file but the --beside ones: the cluster tests,
 // whose three nats-server and three nodes time elections and leases, and the tests that compare latencies
 // with a baseline), --beside=<a,b> (files that mostly wait on the real clock for minutes: each starts at
-// once in a lane of its own, beside everything else). Other arguments keep only the files whose path
-// contains one of them.
+// once in a lane of its own, beside everything else), --except=<a,b> (leave out the files whose path contains
+// one of these). Other arguments keep only the files whose path contains one of them.
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -24,7 +24,7 @@ const jobs = Math.max(1, Number(option("jobs") ?? 1));
 const verbose = args.includes("--verbose");
 const bail = args.includes("--bail");
 const listOption = (name) => (option(name) ?? "").split(",").filter((t) => t !== "");
-const alone = listOption("alone"), beside = listOption("beside");
+const alone = listOption("alone"), beside = listOption("beside"), except = listOption("except");
 const only = args.filter((a) => !a.startsWith("--"));
 function collect(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -33,7 +33,7 @@ function collect(dir) {
     return name.endsWith(suffix) ? [path] : [];
   });
 }
-const files = collect(root).sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+const files = collect(root).sort().filter((f) => (only.length === 0 || only.some((o) => f.includes(o))) && !except.some((e) => f.includes(e)));
 
 const hangReport = fileURLToPath(new URL("./hang-report.mjs", import.meta.url));
 /** How long a file's process may stay up after its tests' summary before it is asked what holds it open. */
