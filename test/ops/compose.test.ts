@@ -49,8 +49,7 @@ const isHcd = (service: Service) => service.image?.startsWith("hcd:") === true;
 /** The names docs/configuration.md's table lists (every backticked NAME in a row's first cell). */
 function documentedSettings(): Set<string> {
   const names = new Set<string>();
-  const page = existsSync(join(ROOT, "docs/configuration.md")) ? "docs/configuration.md" : "README.md";
-  for (const line of readFileSync(join(ROOT, page), "utf8").split("\n")) {
+  for (const line of readFileSync(join(ROOT, "docs/configuration.md"), "utf8").split("\n")) {
     if (!line.startsWith("|")) continue;
     for (const [, name] of line.split("|")[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(name);
   }
