@@ -279,7 +279,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       allowedOptions("import", args);
       const url = args.options.url ?? env.HCD_URL ?? null;
       return await importCommand(args.words.slice(1), args.options, env, {
-        url, token: () => adminTokenOf(args, readSettings(env)), settings: () => readSettings(env) });
+        url, token: () => adminTokenOf(args, readSettings(withSecretFiles(env))), settings: () => readSettings(withSecretFiles(env)) });
     }
     if (args.words[0] === "simulate") {
       allowedOptions("simulate", args);
