@@ -50,6 +50,11 @@ export function noticeCheckOf(check: Check): NoticeCheck {
     timeoutMs: check.timeoutMs, schedule: check.schedule, tz: check.tz, nPings: check.nPings, createdAt: check.createdAt };
 }
 
+/** What an outbox entry of `channel` carries of the check (as the shard queues it): the whole check when its channel needs it. */
+export function entryCheckOf(channel: NoticeChannel, check: Check): NoticeCheck | Check {
+  return rendersCheckJson(channel) ? check : noticeCheckOf(check);
+}
+
 /** Returns the part of the channel an entry keeps. */
 export function noticeChannelOf(channel: Channel): NoticeChannel {
   const kept = { id: channel.id, name: channel.name, kind: channel.kind, value: channel.value };
@@ -62,11 +67,13 @@ export function isWholeCheck(check: NoticeCheck | Check): check is Check {
 }
 
 /**
- * Returns true when the channel's notifications contain the check's API JSON, which needs the whole check:
- * a JSON webhook, or a webhook with $JSON in any of its templates (URLs, bodies, header values).
+ * Returns true when the channel's notifications may contain the check's API JSON, which needs the whole
+ * check: a JSON webhook, a webhook with $JSON in any of its templates (URLs, bodies, header values), or a
+ * group (its members are read when it is delivered, and any of them may be such a webhook by then).
  */
 export function rendersCheckJson(channel: NoticeChannel): boolean {
   const value = channel.value;
+  if (value.kind === "group") return true;
   if (value.kind !== "webhook") return false;
   if (value.json) return true;
   const spec = value.spec;

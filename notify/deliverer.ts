@@ -144,6 +144,24 @@ export class Deliverer {
     }
   }
 
+  /**
+   * Sends one entry at once, outside the outbox ("Test" on the integrations page): the same rendering,
+   * group fan-out and reading of answers as a real delivery, no retry. Resolves with null when it was
+   * accepted, else the error a real delivery would store.
+   */
+  async sendOnce(entry: OutboxEntry, now: Millis): Promise<string | null> {
+    try {
+      const tried = entry.channel.value.kind === "group" ? await this.#tryGroup(entry, now) : await this.#tryOne(entry, now, false);
+      if (tried === "sent") return null;
+      if (tried === "nothing" || tried === "gone") {
+        return entry.channel.value.kind === "group" ? "this group has no integrations to send to" : `this integration sends nothing for a ${entry.flip.to} notification`;
+      }
+      return tried.error;
+    } finally {
+      this.#groupDone.delete(entry.id);
+    }
+  }
+
   /** Tries one entry; returns its stored new state after a failure, or null once it is delivered (deleted). */
   async #attempt(entry: OutboxEntry, now: Millis): Promise<OutboxEntry | null> {
     const { outbox } = this.#settings;

@@ -4,7 +4,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Channel } from "../../engine/model.ts";
-import { project as projectOf } from "../helpers.ts";
+import { HOUR, MINUTE } from "../../engine/model.ts";
+import { Shard } from "../../engine/shard.ts";
+import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
+import { channel, project as projectOf } from "../helpers.ts";
 import { sendTestNotification } from "../../notify/test-notification.ts";
 import { hasGivenUp } from "../../engine/changes.ts";
 import { httpReceiver } from "./receivers.ts";
@@ -83,6 +86,55 @@ test("Test through a group sends the sample to each member and names a failing o
     assert.is(error, "phone: Received status code 500");
     assert.equal(rx.requests.map((r) => r.path).sort(), ["/gotify/message", `/tg/bot${BOT_TOKEN}/sendMessage`]);
     assert.match(JSON.parse(rx.requests.find((r) => r.path.startsWith("/tg"))?.body ?? "{}").text, /TEST<\/a> is <b>DOWN<\/b>/);
+  } finally {
+    await rx.close();
+  }
+});
+
+/** A shard whose check "nightly" notifies only a group of a JSON webhook (the URL form) and a $JSON webhook. */
+function shardWithGroup(base: string) {
+  const t0 = DOWN_AT - HOUR;
+  const spec = { method_down: "POST", url_down: "", body_down: "", headers_down: {}, method_up: "POST", url_up: "", body_up: "", headers_up: {} };
+  const jsonHook = channel({ id: "11111111-1111-4111-8111-111111111111", projectId: "p", name: "json hook", kind: "webhook",
+    value: { kind: "webhook", spec: { ...spec, url_down: `${base}/json`, url_up: `${base}/json` }, json: true } });
+  const templated = channel({ id: "22222222-2222-4222-8222-222222222222", projectId: "p", name: "templated", kind: "webhook",
+    value: { kind: "webhook", spec: { ...spec, url_down: `${base}/templated`, body_down: "$JSON" }, json: false } });
+  const grp = channel({ id: "33333333-3333-4333-8333-333333333333", projectId: "p", name: "everyone", kind: "group",
+    value: { kind: "group", fields: { channels: `${jsonHook.id},${templated.id}` } } });
+  const channels = [jsonHook, templated, grp];
+  const shard = new Shard({ newId: sequentialIds(), now: t0 });
+  shard.createProject(scenarioProject("p"), t0);
+  for (const c of channels) shard.addChannel(c, t0);
+  const made = shard.createCheck("p", { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE, channels: { refs: [grp.id] } }, [], t0);
+  if (!made.ok) throw new Error("create failed");
+  shard.takeChanges();
+  return { shard, uuid: made.value.check.uuid, grp, channels, lookup: async () => channels };
+}
+
+test("a real flip through a group reaches members that send the check's JSON (the entry carries the whole check)", async () => {
+  const rx = await httpReceiver();
+  try {
+    const { shard, uuid, lookup } = shardWithGroup(rx.url);
+    assert.ok(shard.ping(pingOf({ uuid }, DOWN_AT, { signal: "fail" })).ok);
+    const entries = shard.takeChanges().outbox;
+    assert.is(entries.length, 1);
+    const { outbox, deliverer } = await delivererOf(entries, rx.url, { channels: lookup });
+    await deliverer.deliverDue(DOWN_AT);
+    assert.equal(outbox.all(), [], String(outbox.all()[0]?.lastError));
+    const bodies = Object.fromEntries(rx.requests.map((r) => [r.path, JSON.parse(r.body) as { name: string; status: string }]));
+    assert.equal([bodies["/json"]?.name, bodies["/json"]?.status, bodies["/templated"]?.name], ["nightly", "down", "nightly"]);
+  } finally {
+    await rx.close();
+  }
+});
+
+test("Test through a group whose members send the check's JSON takes the real path: the JSON arrives at each", async () => {
+  const rx = await httpReceiver();
+  try {
+    const { grp, lookup } = shardWithGroup(rx.url);
+    const opts = { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null, services: settingsAt(rx.url), channels: lookup };
+    assert.is(await sendTestNotification(projectOf({ id: "p", name: "Ops" }), grp, DOWN_AT, opts), null);
+    assert.equal(rx.requests.map((r) => [r.path, (JSON.parse(r.body) as { name: string }).name]).sort(), [["/json", "TEST"], ["/templated", "TEST"]]);
   } finally {
     await rx.close();
   }
