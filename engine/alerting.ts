@@ -91,16 +91,17 @@ export function settleFlips(check: Check, flips: readonly Flip[], mutedUntilAt: 
 }
 
 /**
- * Applies the outage notice due at `at` (its dueAt): still muted → it waits for the mute's end (a reminder
- * inside a mute is not sent); the held down notification → sent, and reminders resume from now; else the
- * next reminder. The one after is planned reminder_interval later.
+ * Applies the outage notice due at `at` (its dueAt): still muted → the held down notification waits for the
+ * mute's end, and a reminder inside a mute is skipped (the next is one interval after the mute's end: an
+ * outage already notified is never notified again as new); the held down notification → sent, and
+ * reminders resume from now; else the next reminder. The one after is planned reminder_interval later.
  */
 export function onNoticeDue(check: Check, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
   const alert = check.alert;
   if (alert === undefined || alert.dueAt === null) return { check, notice: null };
   if (check.status !== "down") return { check: withAlert(check, { ...alert, dueAt: null, held: false }), notice: null };
   if (alert.heldBy !== undefined) return { check: withAlert(check, { ...alert, dueAt: null, held: true }), notice: null }; // waits for the dependency
-  if (isMuted(mutedUntilAt, at)) return { check: withAlert(check, { ...alert, dueAt: mutedUntilAt, held: true }), notice: null };
+  if (mutedUntilAt !== null && isMuted(mutedUntilAt, at)) return { check: withAlert(check, { ...alert, dueAt: alert.held ? mutedUntilAt : nextReminderAt(check, mutedUntilAt) }), notice: null };
   const next = nextReminderAt(check, at);
   if (alert.held) {
     return { check: withAlert(check, { ...alert, dueAt: next, held: false }), notice: { at, reminder: null, downSinceAt: alert.downSinceAt } };
@@ -111,9 +112,11 @@ export function onNoticeDue(check: Check, at: Millis, mutedUntilAt: Millis | nul
 
 /**
  * Re-plans a down check's next notice at `at` after its mute (own or project's) or reminder interval
- * changed (`before` = the check as it was): a mute now in effect holds the down notification until it
- * ends; a mute that ended (cleared or moved into the past) while holding it sends it now; a new interval
- * counts from now. A check that is not down has nothing to plan.
+ * changed (`before` = the check as it was): a down notification not sent yet (held) waits for the end of
+ * a mute now in effect, and is sent now once no mute holds it; an outage whose down notification was
+ * sent is never notified again as new: a mute only moves its next reminder to one interval after the
+ * mute's end, and once no mute holds it the next reminder is at most one interval from now. A check that
+ * is not down has nothing to plan.
  */
 export function replanNotices(before: Check, after: Check, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
   if (after.status !== "down") return { check: after, notice: null };
@@ -122,16 +125,19 @@ export function replanNotices(before: Check, after: Check, at: Millis, mutedUnti
     if (alert.held && alert.dueAt === null) return { check: after, notice: null };
     return { check: withAlert(after, { ...alert, dueAt: null, held: true }), notice: null };
   }
-  if (isMuted(mutedUntilAt, at)) {
-    if (alert.held && alert.dueAt === mutedUntilAt) return { check: after, notice: null };
-    return { check: withAlert(after, { ...alert, dueAt: mutedUntilAt, held: true }), notice: null };
+  if (mutedUntilAt !== null && isMuted(mutedUntilAt, at)) {
+    const dueAt = alert.held ? mutedUntilAt : nextReminderAt(after, mutedUntilAt);
+    return alert.dueAt === dueAt ? { check: after, notice: null } : { check: withAlert(after, { ...alert, dueAt }), notice: null };
   }
   if (alert.held) {
     return { check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at), held: false }),
       notice: { at, reminder: null, downSinceAt: alert.downSinceAt } };
   }
-  if ((before.reminderIntervalMs ?? 0) === (after.reminderIntervalMs ?? 0)) return { check: after, notice: null };
-  return { check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at) }), notice: null };
+  const next = nextReminderAt(after, at);
+  const sameInterval = (before.reminderIntervalMs ?? 0) === (after.reminderIntervalMs ?? 0);
+  // a reminder planned past a mute that no longer holds it comes one interval from now at the latest
+  if (sameInterval && (alert.dueAt === null ? next === null : next === null || alert.dueAt <= next)) return { check: after, notice: null };
+  return { check: withAlert(after, { ...alert, dueAt: next }), notice: null };
 }
 
 /**

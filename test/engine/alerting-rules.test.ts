@@ -24,11 +24,12 @@ test("onNoticeDue: a check no longer down forgets the notice and sends nothing",
     { check: { ...given, alert: { failures: 1, downSinceAt: T0, dueAt: null, held: false, reminders: 0 } }, notice: null });
 });
 
-test("onNoticeDue: inside a mute the notice waits for the mute's end, held", () => {
-  const given = check({ status: "down", reminderIntervalMs: HOUR, alert: outage() });
+test("onNoticeDue: inside a mute a held down notification waits for the mute's end; a reminder is skipped to one interval after it", () => {
   const muteEndAt = T0 + 3 * HOUR;
-  assert.equal(onNoticeDue(given, T0 + HOUR, muteEndAt),
-    { check: { ...given, alert: outage({ dueAt: muteEndAt, held: true }) }, notice: null });
+  const held = check({ status: "down", reminderIntervalMs: HOUR, alert: outage({ held: true }) });
+  assert.equal(onNoticeDue(held, T0 + HOUR, muteEndAt), { check: { ...held, alert: outage({ dueAt: muteEndAt, held: true }) }, notice: null });
+  const notified = check({ status: "down", reminderIntervalMs: HOUR, alert: outage() });
+  assert.equal(onNoticeDue(notified, T0 + HOUR, muteEndAt), { check: { ...notified, alert: outage({ dueAt: muteEndAt + HOUR }) }, notice: null });
 });
 
 test("replanNotices: a check that is not down has nothing to plan, muted or not", () => {

@@ -170,14 +170,35 @@ test("a mute that ends while up: nothing is sent, though the check went down and
   assert.equal(notes, [`down@${10 * H + 1}`], "only the down after the mute");
 });
 
-test("a mute set while down holds reminders (also in the update that sets depends_on); clearing it sends the down notification at once", () => {
+test("a mute set while down holds reminders (also in the update that sets depends_on); clearing it does not notify the outage again: reminders count from the clearing", () => {
   for (const withDependencies of [{}, { dependsOn: [] }]) {
     const { heard: notes } = run({ reminderIntervalMs: HOUR }, [
       [1, "success"], [FAIL_AT, "fail"], [FAIL_AT + 30, "update", { mutedUntilAt: T0 + 10 * HOUR, ...withDependencies }], [5 * H, "advance"],
       [5 * H + 15, "update", { mutedUntilAt: null }], [6 * H + 20, "advance"],
     ]);
-    assert.equal(notes, [`down@${FAIL_AT}`, `down (mute ended)@${5 * H + 15}`, `reminder 1@${6 * H + 15}`], JSON.stringify(withDependencies));
+    assert.equal(notes, [`down@${FAIL_AT}`, `reminder 1@${6 * H + 15}`], JSON.stringify(withDependencies));
   }
+});
+
+test("an outage notified before a mute is not notified again when the mute is cleared or runs out (check and project mutes, no reminders)", () => {
+  const events = (mute: Event, clear: Event): Event[] => [[1, "success"], [FAIL_AT, "fail"], mute, clear, [12 * H, "advance"]];
+  const cases: [string, Event[]][] = [
+    ["check mute cleared", events([FAIL_AT + 30, "update", { mutedUntilAt: T0 + 10 * HOUR }], [5 * H, "update", { mutedUntilAt: null }])],
+    ["check mute runs out", events([FAIL_AT + 30, "update", { mutedUntilAt: T0 + 5 * HOUR }], [6 * H, "advance"])],
+    ["project mute cleared", events([FAIL_AT + 30, "mute project", 10 * H], [5 * H, "mute project", null])],
+    ["project mute runs out", events([FAIL_AT + 30, "mute project", 5 * H], [6 * H, "advance"])],
+  ];
+  for (const [name, list] of cases) assert.equal(run({}, list).heard, [`down@${FAIL_AT}`], name);
+  // muted again and cleared again: still nothing; an up after the mute is heard
+  const { heard: again } = run({}, [[1, "success"], [FAIL_AT, "fail"], [FAIL_AT + 30, "mute project", 5 * H], [5 * H, "mute project", null],
+    [6 * H, "mute project", 8 * H], [7 * H, "mute project", null], [9 * H, "success"]]);
+  assert.equal(again, [`down@${FAIL_AT}`, `up@${9 * H}`]);
+});
+
+test("an outage that began inside a mute is notified once when the mute ends, and not again by a later mute's end", () => {
+  const { heard: notes } = run({}, [[0, "mute project", 5 * H], [1, "success"], [FAIL_AT, "fail"], [6 * H, "mute project", 8 * H],
+    [7 * H, "mute project", null], [12 * H, "advance"]]);
+  assert.equal(notes, [`down (mute ended)@${5 * H}`]);
 });
 
 // [name, check mute end, project mute (set at minute 0), project mute changes, expected notifications]

@@ -1,7 +1,7 @@
 // A small executable model of the reference's status rules, written from the fact sheet
 // (research/healthchecks-ping.md §2-5, §7-8) and the contract, not from the engine: what a ping means,
-// what it does to status, last_ping, n_pings and the open run, when a check goes down, and which flips
-// are recorded when. The property tests run the same random histories through it and through hcd and
+// what it does to status, last_ping, n_pings and the open run, when a check goes down, which flips
+// are recorded when, and which of them notify under a check's mute (muted_until). The property tests run the same random histories through it and through hcd and
 // compare the two after every step; fast-check's arbitraries for those histories live here too.
 import fc from "fast-check";
 import type { CheckSpec, Millis, PingSignal } from "../../engine/model.ts";
@@ -17,6 +17,7 @@ export type Step =
       readonly rid: string | null; readonly method: "GET" | "POST"; readonly body: string }
   | { readonly kind: "update"; readonly check: number; readonly spec: CheckSpec }
   | { readonly kind: "pause" | "resume"; readonly check: number }
+  | { readonly kind: "mute"; readonly check: number; readonly forMs: Millis | null } // muted_until = now + forMs; null clears it
   | { readonly kind: "advance"; readonly ms: Millis };
 
 export type ModelFlip = readonly [at: Millis, from: ModelStatus, to: ModelStatus];
@@ -42,6 +43,10 @@ export type ModelCheck = {
   // before the downtime's end plus its grace; ended by its next flip or success or failure signal
   heldUntilDowntimeEnd: Millis | null;
   flips: ModelFlip[];
+  mutedUntilAt: Millis | null;
+  // a down flip the mute kept silent: notified once when no mute holds it any more, never if the outage ended first
+  downHeld: boolean;
+  notices: ("down" | "up")[]; // what the check's integrations heard, in order
 };
 
 // Fixed-offset zones only: the model then needs no DST rules (the engine's schedule tests cover those).
@@ -69,7 +74,7 @@ export class ReferenceModel {
       const settings: Settings = { timeoutMs: DAY, graceMs: HOUR, cron: null, tz: "UTC", methods: "", manualResume: false,
         successKw: "", failureKw: "", startKw: "", filterHttpBody: false, filterDefaultFail: false, failureThreshold: 1 };
       const check: ModelCheck = { settings, status: "new", nPings: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null,
-        failures: 0, lastEventAt: T0, heldUntilDowntimeEnd: null, flips: [] };
+        failures: 0, lastEventAt: T0, heldUntilDowntimeEnd: null, flips: [], mutedUntilAt: null, downHeld: false, notices: [] };
       update(check, spec);
       return check;
     });
@@ -99,6 +104,10 @@ export class ReferenceModel {
         if (check.status !== "paused") return false; // 409 not_paused
         check.lastPingAt = null; check.lastStartAt = null; check.lastStartRid = null;
         flip(check, "new", this.now);
+        return true;
+      case "mute":
+        check.mutedUntilAt = step.forMs === null ? null : this.now + step.forMs;
+        muteEnds(check, this.now);
         return true;
     }
   }
@@ -139,11 +148,22 @@ export class ReferenceModel {
   /** sendalerts: a check whose going_down_after has passed and that get_status calls down is stored down. */
   #catchUp(check: ModelCheck, notBeforeAt = -Infinity): void {
     const downAt = goingDownAfter(check);
-    if (downAt === null || downAt > this.now) return;
     // The reference stamps the flip at going_down_after; the contract: never before anything recorded, and
     // a deadline a settings change moved into the past is stamped at the change (`notBeforeAt`).
-    flip(check, "down", Math.max(downAt, check.lastEventAt, notBeforeAt));
+    if (downAt !== null && downAt <= this.now) flip(check, "down", Math.max(downAt, check.lastEventAt, notBeforeAt));
+    muteEnds(check, this.now);
   }
+}
+
+/** Notifications beyond the flips: a down flip a mute kept silent is heard once no mute holds it (an outage notified before a mute never again). */
+function muteEnds(check: ModelCheck, at: Millis): void {
+  if (!check.downHeld || isMutedAt(check, at)) return;
+  check.downHeld = false;
+  if (check.status === "down") check.notices.push("down");
+}
+
+function isMutedAt(check: ModelCheck, at: Millis): boolean {
+  return check.mutedUntilAt !== null && at < check.mutedUntilAt;
 }
 
 /** Returns the next expected ping of a stored-up check (timeout or schedule), else null (get_grace_start without a run). */
@@ -169,6 +189,10 @@ function heldUntilAt(check: ModelCheck): Millis | null {
 
 function flip(check: ModelCheck, to: ModelStatus, at: Millis): void {
   if (check.status === to) return;
+  // a flip to down notifies, and one to up from down; while muted nothing is heard, and a silent down waits for the mute's end
+  const notifies = to === "down" || (to === "up" && check.status === "down");
+  if (notifies && !isMutedAt(check, at)) check.notices.push(to === "down" ? "down" : "up");
+  check.downHeld = to === "down" && isMutedAt(check, at);
   check.flips.push([at, check.status, to]);
   check.status = to;
   check.heldUntilDowntimeEnd = null; // any flip ends a downtime's hold
@@ -263,5 +287,6 @@ export function stepArb(checks: number): fc.Arbitrary<Step> {
       ms: fc.oneof(fc.integer({ min: 0, max: 3 * MINUTE }), fc.integer({ min: HOUR, max: 3 * DAY })) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("update" as const), check, spec: specArb }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("pause" as const, "resume" as const), check }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant("mute" as const), check, forMs: fc.constantFrom(null, MINUTE, HOUR, DAY) }) },
   );
 }

@@ -1,6 +1,6 @@
 // Runs one random history through a real Shard and through the reference model, step by step, and throws
 // at the first difference in status (stored and as the API shows it), n_pings, last_ping, the open run or
-// the flips, or at the first broken invariant: flips in time order, none stamped before the check's last
+// the flips or the notifications heard (mutes included), or at the first broken invariant: flips in time order, none stamped before the check's last
 // recorded event, each ping logged once with n = its n_pings, the wheel's next instant the checks' earliest
 // deadline. Shared by the fast test and the stress test.
 import * as assert from "uvu/assert";
@@ -21,21 +21,22 @@ export const historyArb = fc.record({
   steps: fc.array(stepArb(CHECKS), { maxLength: 60, size: "max" }),
 });
 
-/** What the engine recorded of each check so far, to check the invariants against. */
-type Recorded = { lastEventAt: Millis; flips: [Millis, string, string][]; pingNs: number[] };
+/** What the engine recorded of each check so far, to check the invariants against, and what its channel heard. */
+type Recorded = { lastEventAt: Millis; flips: [Millis, string, string][]; pingNs: number[]; notices: string[] };
 
 /** Throws (an assertion error) at the first step where the shard and the model disagree. */
 export function runOnShard(specs: readonly CheckSpec[], steps: readonly Step[]): void {
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   shard.createProject(scenarioProject("p"), T0);
+  shard.addChannel({ id: "c", projectId: "p", name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, T0);
   const uuids = specs.map((spec) => {
-    const made = shard.createCheck("p", spec, [], T0);
+    const made = shard.createCheck("p", { ...spec, channels: { all: true } }, [], T0);
     if (!made.ok) throw new Error(`spec refused: ${JSON.stringify(made.failure)}`);
     return made.value.check.uuid;
   });
   shard.takeChanges();
   const model = new ReferenceModel(specs);
-  const recorded: Recorded[] = uuids.map(() => ({ lastEventAt: T0, flips: [], pingNs: [] }));
+  const recorded: Recorded[] = uuids.map(() => ({ lastEventAt: T0, flips: [], pingNs: [], notices: [] }));
   for (const [i, step] of steps.entries()) {
     const accepted = model.apply(step);
     const at = model.now;
@@ -70,6 +71,7 @@ function applyToShard(shard: Shard, step: Step, uuids: readonly string[], at: Mi
     case "update": return shard.updateCheck("p", uuids[step.check], step.spec, at).ok;
     case "pause": return shard.pauseCheck("p", uuids[step.check], at).ok;
     case "resume": return shard.resumeCheck("p", uuids[step.check], at).ok;
+    case "mute": return shard.updateCheck("p", uuids[step.check], { mutedUntilAt: step.forMs === null ? null : at + step.forMs }, at).ok;
   }
 }
 
@@ -86,6 +88,10 @@ function record(shard: Shard, uuids: readonly string[], recorded: Recorded[], wh
     seen.flips.push([f.at, f.from, f.to]);
     seen.lastEventAt = Math.max(seen.lastEventAt, f.at);
   }
+  for (const entry of changes.outbox) {
+    assert.is(entry.reminder, undefined, `${where}: no reminders without reminder_interval`);
+    recorded[uuids.indexOf(entry.check.uuid)].notices.push(entry.flip.to);
+  }
   for (const p of changes.pings) {
     const seen = recorded[uuids.indexOf(p.checkUuid)];
     assert.ok(p.record.at >= seen.lastEventAt, `${where}: ping stamped before the check's last recorded event`);
@@ -99,6 +105,7 @@ function compare(shard: Shard, uuid: string, model: ReferenceModel, index: numbe
   if (!found.ok) throw new Error(`${where}: check gone`);
   const check = found.value, want = model.checks[index];
   assert.equal(seen.flips, want.flips, `${where}: flips`);
+  assert.equal(seen.notices, want.notices, `${where}: notifications heard`);
   assert.is(check.status, want.status, `${where}: stored status`);
   assert.is(statusAt(check, model.now), model.apiStatus(index), `${where}: status at now`);
   assert.is(check.nPings, want.nPings, `${where}: n_pings`);

@@ -70,6 +70,7 @@ async function applyStep({ step, at, projectId, uuids }: Extract<DriverRequest, 
     case "update": return (await pool.updateCheck(projectId, uuids[step.check], step.spec, at)).ok;
     case "pause": return (await pool.pauseCheck(projectId, uuids[step.check], at)).ok;
     case "resume": return (await pool.resumeCheck(projectId, uuids[step.check], at)).ok;
+    case "mute": return (await pool.updateCheck(projectId, uuids[step.check], { mutedUntilAt: step.forMs === null ? null : at + step.forMs }, at)).ok;
   }
 }
 
