@@ -73,13 +73,13 @@ ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p
 }
 
 /** The sign-in's second step: the code of the user's authenticator app, or a recovery code. */
-export function codePage(opts: { pending: string; error: string | null }): string {
+export function codePage(opts: { pending: string; error: string | null; next?: string }): string {
   return documentOf({
     title: "Second factor",
     viewer: null,
     body: html`<section class="card narrow"><h1>Second factor</h1>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-<form method="post" action="/signin/code"><input type="hidden" name="pending" value="${opts.pending}">
+<form method="post" action="/signin/code"><input type="hidden" name="pending" value="${opts.pending}">${opts.next === undefined || opts.next === "/" ? "" : html`<input type="hidden" name="next" value="${opts.next}">`}
 <label for="code">Code</label>
 <input id="code" name="code" autocomplete="one-time-code" required autofocus>
 <p class="hint">The 6 digits your authenticator app shows, or one of your recovery codes.</p>

@@ -15,7 +15,7 @@ import { log } from "../../host/log.ts";
 import type { DashboardContext } from "./context.ts";
 import { errorPage, signInPage } from "./pages.ts";
 import type { Viewer } from "./pages.ts";
-import { formOf, htmlResponse, param, redirect, sessionCookie, SignInNeeded } from "./responses.ts";
+import { formOf, htmlResponse, nextPage, param, redirect, sessionCookie, SignInNeeded } from "./responses.ts";
 import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SignInLimits } from "./sign-in-limits.ts";
@@ -47,10 +47,10 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   const pending = deps.signInStore;
   const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined, sso: Boolean(config.oidc) });
 
-  const openSession = async (user: User, at: Millis) => {
+  const openSession = async (user: User, at: Millis, next = "/") => {
     const session = sessions.open({ kind: "user", userId: user.id }, at); // always a new id: no session fixation
     await deps.share(session, at);
-    return redirect("/", { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
+    return redirect(nextPage(next), { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
   };
 
   route("POST", "/signin/password", async (event) => {
@@ -68,9 +68,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (accounts.hasSecondFactor(user.id)) {
       const id = randomBytes(32).toString("base64url");
       await pending.putPending(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
-      return htmlResponse(codePage({ pending: id, error: null }));
+      return htmlResponse(codePage({ pending: id, error: null, next: nextPage(form.get("next")) }));
     }
-    return openSession(user, now);
+    return openSession(user, now, nextPage(form.get("next")));
   });
 
   route("POST", "/signin/code", async (event) => {
@@ -87,12 +87,12 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (await limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
     if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
       await limits.count(keys, now);
-      return htmlResponse(codePage({ pending: id, error: "Wrong code." }), 401);
+      return htmlResponse(codePage({ pending: id, error: "Wrong code.", next: nextPage(form.get("next")) }), 401);
     }
     await pending.dropPending(id);
     const user = accounts.userById(waiting.userId);
     if (user === null) return htmlResponse(signIn("Wrong email or password."), 401);
-    return openSession(user, now);
+    return openSession(user, now, nextPage(form.get("next")));
   });
 
   const requireUser = (event: H3Event) => {

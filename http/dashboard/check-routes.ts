@@ -4,9 +4,9 @@ import type { H3Event } from "h3";
 import { HTTPResponse } from "h3";
 import type { Millis } from "../../engine/model.ts";
 import { httpError, unwrap } from "../errors.ts";
-import { checkRequestOf, pingNumberOf } from "../input.ts";
+import { checkRequestOf, isUniqueKey, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
-import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES, withPreset } from "./check-form.ts";
+import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES, refFor, withPreset } from "./check-form.ts";
 import type { AuditAction } from "../../host/audit.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
@@ -23,6 +23,20 @@ import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts"
 export function checkPageRoutes(ctx: DashboardContext): void {
   const { deps, route, requireAccess, writeForm, checkFor, formHtml, whatIfOf } = ctx;
   const { pool, clock, config } = deps;
+
+  // the links in notifications: SITE_ROOT/cloaked/<unique_key>/ (the reference's check link) and PagerDuty's
+  // client_url SITE_ROOT/checks/<uuid>/details/ open the check's page; signed out, after the sign-in
+  const openCheck = async (event: H3Event) => {
+    const access = requireAccess(event);
+    const key = param(event, "ref");
+    const projects = access.caller === "admin" ? pool.listProjects() : [access.caller.project];
+    for (const project of isUniqueKey(key) ? projects : []) {
+      const found = await pool.getCheck(project.id, { uniqueKey: key });
+      if (found.ok) return redirect(`/checks/${refFor(access.viewer, found.value)}`);
+    }
+    return redirect(`/checks/${(await checkFor(access, key)).ref}`); // a uuid; anything else is a 404
+  };
+  for (const path of ["/cloaked/:ref", "/cloaked/:ref/", "/checks/:ref/details", "/checks/:ref/details/"]) route("GET", path, openCheck);
 
   route("GET", "/checks/:ref", async (event) => {
     const access = requireAccess(event);

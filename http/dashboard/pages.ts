@@ -73,13 +73,14 @@ export function button(viewer: Viewer, action: string, label: string, cls = ""):
 }
 
 /** The sign-in page; `reset`: a "Forgot your password?" link (only when SMTP_URL is set). */
-export function signInPage(error: string | null, opts: { reset?: boolean; sso?: boolean } = {}): string {
+export function signInPage(error: string | null, opts: { reset?: boolean; sso?: boolean; next?: string } = {}): string {
+  const next = opts.next === undefined || opts.next === "/" ? "" : html`<input type="hidden" name="next" value="${opts.next}">`;
   return documentOf({
     title: "Sign in",
     viewer: null,
     body: html`<section class="card narrow"><h1>Sign in</h1>
 ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
-<form method="post" action="/signin">
+<form method="post" action="/signin">${next}
 <label for="key">Admin token or API key</label>
 <input id="key" name="key" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button>
@@ -87,7 +88,7 @@ ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
 <p class="hint">The admin token opens every project; a project's API key opens that project, its read-only key opens it read-only.</p>
 </section>
 <section class="card narrow"><h2>Sign in with your account</h2>
-<form method="post" action="/signin/password">
+<form method="post" action="/signin/password">${next}
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required>
 <label for="password">Password</label>
@@ -95,7 +96,7 @@ ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
 <button type="submit">Sign in</button>
 </form>
 ${opts.reset === true ? html`<p><a href="/reset">Forgot your password?</a></p>` : ""}
-${opts.sso === true ? html`<form method="post" action="/signin/oidc"><button type="submit">Sign in with SSO</button></form>` : ""}
+${opts.sso === true ? html`<form method="post" action="/signin/oidc">${next}<button type="submit">Sign in with SSO</button></form>` : ""}
 </section>`,
   });
 }

@@ -94,6 +94,19 @@ export function notModified(etag: string): HTTPResponse {
   return new HTTPResponse(null, { status: 304, headers: { ...SECURITY_HEADERS, etag } });
 }
 
+/**
+ * Where a sign-in goes on: the `next` page it was sent from when that is a path of this site (never
+ * another host: no "//", no backslash, no scheme), else the first page.
+ */
+export function nextPage(next: string | null | undefined): string {
+  return typeof next === "string" && /^\/(?![/\\])[^\s\\]*$/.test(next) && next.length <= 2000 ? next : "/";
+}
+
+/** The sign-in page's address that comes back to `path` once signed in. */
+export function signInFor(path: string): string {
+  return path === "/" ? "/" : `/?next=${encodeURIComponent(path)}`;
+}
+
 export function redirect(location: string, headers: Record<string, string> = {}): HTTPResponse {
   return new HTTPResponse(null, { status: 303, headers: { ...SECURITY_HEADERS, ...headers, location } });
 }
@@ -113,7 +126,7 @@ export class FailureCounter {
   }
 }
 
-export type Asset = { readonly body: string; readonly type: string };
+export type Asset = { readonly body: string | Uint8Array<ArrayBuffer>; readonly type: string };
 
 /** Reads the stylesheet, script and icon once: from the sources next to this file, or from the repository when running from dist/. */
 export function loadAssets(): Record<string, Asset> {
@@ -124,5 +137,7 @@ export function loadAssets(): Record<string, Asset> {
     "check-form.js": { body: readFileSync(new URL("check-form.js", dir), "utf8"), type: "text/javascript; charset=utf-8" },
     "dashboard.css": { body: readFileSync(new URL("dashboard.css", dir), "utf8"), type: "text/css; charset=utf-8" },
     "favicon.svg": { body: readFileSync(new URL("favicon.svg", dir), "utf8"), type: "image/svg+xml" },
+    // the icon Slack and Discord show beside a notification (their icon_url takes no SVG)
+    "img/logo.png": { body: new Uint8Array(readFileSync(new URL("img/logo.png", dir))), type: "image/png" },
   };
 }

@@ -44,7 +44,7 @@ import { compressedResponse, compressNow, encodingFor, MIN_BYTES } from "./compr
 import { plainFormError } from "./form-errors.ts";
 import {
   COOKIE, cookieOf, FailureCounter, formOf, htmlResponse, loadAssets, param, redirect, refuseCrossSite, SECURITY_HEADERS,
-  sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded,
+  nextPage, sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded, signInFor,
 } from "./responses.ts";
 import type { Asset } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
@@ -189,7 +189,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
         if (session?.principal.kind === "user") await resolveProject(event, session.principal.userId);
         return await handler(event);
       } catch (error) {
-        if (error instanceof SignInNeeded) return method === "GET" ? redirect("/") : htmlResponse(signInPage("Please sign in."), 401);
+        // a page asked for signed out: sign in, then that page (a link in a notification lands on its check)
+        if (error instanceof SignInNeeded) return method === "GET" ? redirect(signInFor(event.url.pathname + event.url.search)) : htmlResponse(signInPage("Please sign in."), 401);
         const viewer = accessOf(event)?.viewer ?? null;
         if (HTTPError.isError(error) && !error.unhandled) return htmlResponse(errorPage(viewer, error.status, error.message), error.status);
         opts.report(HTTPError.isError(error) && error.cause instanceof Error ? error.cause : error);
@@ -204,13 +205,15 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   route("GET", "/", async (event) => {
     const user = signedInUser(event);
+    const next = event.url.searchParams.get("next");
+    if (next !== null && nextPage(next) !== "/" && (user !== null || accessOf(event) !== null)) return redirect(nextPage(next)); // signed in already
     if (user !== null) { // a user sees the projects they hold a role in
       const viewer = { csrf: user.session.csrf, readonly: true, admin: false, user: { email: user.user.email, role: null } };
       const theirs = new Set(accounts.membershipsOf(user.user.id).map((m) => m.projectId));
       return htmlResponse(await projectsHtml(viewer, null, theirs));
     }
     const access = accessOf(event);
-    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined, sso: Boolean(config.oidc) }));
+    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined, sso: Boolean(config.oidc), next: nextPage(next) }));
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
     return livePageResponse(event, await projectsHtml(access.viewer, null));
   });
@@ -231,7 +234,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
     const now = realClock.now();
     if (failures.isBlocked(address, now)) return htmlResponse(signInPage("Too many failed attempts: wait a minute and try again."), 429);
-    const key = (await formOf(event)).get("key") ?? "";
+    const form = await formOf(event);
+    const key = form.get("key") ?? "";
+    const next = nextPage(form.get("next"));
     let principal = principalOf(key);
     if (principal === null && key !== "") {
       await pool.catchUp(); // a key created on another node a moment ago
@@ -239,11 +244,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     }
     if (principal === null) {
       failures.count(address, now);
-      return htmlResponse(signInPage("Wrong admin token or API key."), 401);
+      return htmlResponse(signInPage("Wrong admin token or API key.", { next }), 401);
     }
     const session = sessions.open(principal, now);
     await share(session, now);
-    return redirect("/", { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
+    return redirect(next, { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
   });
   const principalOf = (key: string): Principal | null => {
     if (key === "") return null;
@@ -384,7 +389,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
 /** The handler of a static file: its bytes compressed once per encoding (at start), the one each request takes. */
 function staticFile(asset: Asset): (event: H3Event) => HTTPResponse {
-  const plain = new TextEncoder().encode(asset.body);
+  const plain = typeof asset.body === "string" ? new TextEncoder().encode(asset.body) : asset.body;
   const bodies: Record<Encoding, Uint8Array<ArrayBuffer>> = { br: compressNow(plain, "br"), gzip: compressNow(plain, "gzip") };
   const headers = { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "public, max-age=300", vary: "Accept-Encoding" };
   return (event) => {
