@@ -35,6 +35,8 @@ export type ServiceKinds = {
   help(kind: ServiceKind): string;
   /** The inputs of the kind's own form on the integrations page. */
   form(kind: ServiceKind): readonly KindFormField[];
+  /** The kinds that run a program or reach any host on the server's behalf (shell, apprise): the operator's alone. */
+  operatorOnly(kind: ServiceKind): boolean;
 };
 
 /** One input of a kind's form: a field of its value (list: comma-separated, sent as an array). */
@@ -44,6 +46,8 @@ export type KindFormField = {
   readonly input: "text" | "secret" | "number" | "list" | "bool";
   readonly required: boolean;
   readonly hint?: string;
+  /** Where the message and the secrets go (a server URL, a site): changing it asks for the secret fields again. */
+  readonly target?: boolean;
 };
 
 /** A dashboard session as the nodes of a cluster share it (the same fields as dashboard/sessions.ts's Session). */

@@ -6,7 +6,7 @@ import type { Channel, Project, ServiceFields } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { channelEditOf, channelInputOf, channelRenameOf, groupProblem } from "../admin-input.ts";
 import type { JsonObject } from "../body.ts";
-import { allows, permit } from "./permits.ts";
+import { allows, permit, permitKind } from "./permits.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
 import { keptSecrets, valueOfFields } from "./kind-forms.ts";
 import { presentChannelStates } from "../present.ts";
@@ -22,6 +22,7 @@ import { BoundedMap } from "../../lib/bounded-map.ts";
 export function integrationRoutes(ctx: DashboardContext): void {
   const { deps, route, requireAccess, writeForm, projectFor } = ctx;
   const { pool, clock } = deps;
+  const operatorOnly = (channel: Channel) => "fields" in channel.value && deps.serviceKinds.operatorOnly(channel.value.kind);
 
   type IntegrationsForm = { error: string | null; values: { kind: string; name: string; value: string }; tested?: { channel: Channel; error: string | null }; notice?: string | null };
   /** Each session's last "Test" result, until the page it was redirected to shows it. */
@@ -58,6 +59,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     await writeForm(event, access);
     const channel = (await pool.listChannels(project.id)).find((c) => c.id === param(event, "channel"));
     if (channel === undefined) throw httpError(404, "integration not found");
+    permitKind(access, channel.kind, operatorOnly(channel)); // "Test" runs nothing but what the operator configured
     const error = await deps.sendTestNotification(project, channel, clock.now());
     // POST, redirect, GET: the result is shown once by the page the browser is sent to, so a reload
     // shows the list again instead of sending another test
@@ -91,6 +93,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     permit(access, "integrations.change", { keys: false, refusal: "only the admin token edits integrations" });
     const channel = (await pool.listChannels(project.id)).find((c) => c.id === channelId);
     if (channel === undefined) throw httpError(404, "integration not found");
+    permitKind(access, channel.kind, operatorOnly(channel));
     return channel;
   };
 
@@ -117,8 +120,10 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const failed = (error: string) => htmlResponse(editIntegrationPage(access.viewer, { project, channel, serviceKinds: deps.serviceKinds, error, posted }), 400);
     let input;
     if (fromFields && "fields" in stored) {
-      // the kind's own form: a secret left empty keeps the stored one (the form never shows it)
-      input = channelEditOf({ name, value: keptSecrets(given, fields, stored.fields) as JsonObject }, channel, deps.serviceKinds);
+      // the kind's own form: a secret left empty keeps the stored one (the form never shows it), unless the destination changed
+      const kept = keptSecrets(given, fields, stored.fields);
+      if ("problem" in kept) return failed(kept.problem);
+      input = channelEditOf({ name, value: kept.value as JsonObject }, channel, deps.serviceKinds);
     } else if (raw === "") {
       input = channelRenameOf(name, channel); // empty keeps the stored value: it may hold a secret, and is not shown
     } else {
@@ -147,6 +152,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const values = { kind: form.get("kind") ?? "", name: form.get("name") ?? "", value: form.get("value") ?? "" };
     const failed = (error: string) => integrationsHtml(access, project, { error, values }).then((page) => htmlResponse(page, 400));
     const kind = SERVICE_KINDS.find((k) => k === values.kind);
+    if (kind !== undefined) permitKind(access, kind, deps.serviceKinds.operatorOnly(kind));
     // a kind's own form: its inputs are the value's fields
     let value: unknown = form.get("form") === "fields" && kind !== undefined ? valueOfFields(form, deps.serviceKinds.form(kind)) : values.value.trim();
     // as the CLI's --value: JSON when it starts with { or ", else a plain string

@@ -36,13 +36,20 @@ ${kinds.form(kind).map((field) => input(kind, field, current))}
 <button type="submit">Save</button></form>`;
 }
 
-/** Puts the stored secret back in each secret field the edit form left empty (the form never shows it). */
-export function keptSecrets(value: Record<string, unknown>, fields: readonly KindFormField[], stored: ServiceFields): Record<string, unknown> {
+/**
+ * Puts the stored secret back in each secret field the edit form left empty (the form never shows it),
+ * unless a target field (where the message and its secrets go: a server URL, a site) changed: a stored
+ * secret never follows a new destination, so then each secret must be typed again (`problem` names it).
+ */
+export function keptSecrets(value: Record<string, unknown>, fields: readonly KindFormField[], stored: ServiceFields): { value: Record<string, unknown> } | { problem: string } {
   const kept = { ...value };
+  const moved = fields.find((field) => field.target === true && String(value[field.name] ?? "") !== String(stored[field.name] ?? ""));
   for (const field of fields) {
-    if (field.input === "secret" && (kept[field.name] ?? "") === "" && stored[field.name] !== undefined) kept[field.name] = stored[field.name];
+    if (field.input !== "secret" || (kept[field.name] ?? "") !== "" || stored[field.name] === undefined) continue;
+    if (moved !== undefined) return { problem: `value.${field.name}: type the ${field.label} again: the ${moved.label} changed, and a stored secret is never sent to a new destination` };
+    kept[field.name] = stored[field.name];
   }
-  return kept;
+  return { value: kept };
 }
 
 /** One collapsed form per kind of notify/kinds/, each adding an integration of its kind. */

@@ -14,6 +14,22 @@ export function allows(access: Access, action: Action, opts: { keys: boolean }):
   return opts.keys && !access.caller.readonly;
 }
 
+/**
+ * Whether the session may add, edit or test the kinds that run a program or reach any host on the
+ * server's behalf (shell, apprise): the operator alone, never a project's manager or owner. The operator
+ * is the admin token (an instance admin too, once a user can be one: extend this function).
+ */
+export function mayConfigureOperatorKinds(access: Access): boolean {
+  return access.caller === "admin";
+}
+
+/** Throws 403 unless the session may configure a kind that only the operator configures (`kind`, when it is one). */
+export function permitKind(access: Access, kind: string, operatorOnly: boolean): void {
+  if (operatorOnly && !mayConfigureOperatorKinds(access)) {
+    throw httpError(403, `only the operator (the admin token) adds, edits or tests ${kind} integrations: they run programs or reach any host from this server`);
+  }
+}
+
 /** What a project's management offers the session: `project` rename and delete, `keys` create and revoke keys (never to an API key). */
 export type ManageOffer = { readonly project: boolean; readonly keys: boolean };
 

@@ -14,6 +14,7 @@ export const apprise: ServiceKindModule = {
   help: '{"url": "tgram://bottoken/ChatID"}: one Apprise URL (only with APPRISE_ENABLED=true)',
   form: [{ name: "url", label: "Apprise URL", input: "secret", required: true }],
   secretFields: ["url"],
+  operatorOnly: true,
   enabled: (settings) => settings.appriseEnabled ? null : "apprise notifications are off on this server (APPRISE_ENABLED)",
   parse(value) {
     const url = isObject(value) ? value.url : value;

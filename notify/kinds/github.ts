@@ -14,7 +14,7 @@ function body(m: ServiceMessage): string {
 
 export const github: ServiceKindModule = {
   help: '{"repo": "owner/name", "token": "a token that may create issues", "labels"?: "bug,monitoring"}: an issue per down',
-  form: [{ name: "repo", label: "Repository", input: "text", required: true, hint: "owner/name" }, { name: "token", label: "Token", input: "secret", required: true },
+  form: [{ name: "repo", label: "Repository", input: "text", required: true, hint: "owner/name", target: true }, { name: "token", label: "Token", input: "secret", required: true },
     { name: "labels", label: "Labels", input: "text", required: false, hint: "comma-separated" }],
   secretFields: ["token"],
   parse(value) {

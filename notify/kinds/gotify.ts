@@ -18,7 +18,7 @@ function markdown(m: ServiceMessage): string {
 
 export const gotify: ServiceKindModule = {
   help: '{"url": "https://gotify.example.com", "token": "...", "priority": 5, "priority_up": 5}: an application token; priority 0 sends nothing',
-  form: [{ name: "url", label: "Server URL", input: "text", required: true }, { name: "token", label: "Application token", input: "secret", required: true },
+  form: [{ name: "url", label: "Server URL", input: "text", required: true, target: true }, { name: "token", label: "Application token", input: "secret", required: true },
     { name: "priority", label: "Priority when down", input: "number", required: false, hint: "0 to 10, default 5; 0 sends nothing" },
     { name: "priority_up", label: "Priority when up", input: "number", required: false }],
   secretFields: ["token"],

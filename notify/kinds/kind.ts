@@ -46,6 +46,8 @@ export type FormField = {
   readonly input: "text" | "secret" | "number" | "list" | "bool"; // list: comma-separated, sent as an array
   readonly required: boolean;
   readonly hint?: string;
+  /** Where the message (and the kind's secrets) go: changing it asks for the secret fields again. */
+  readonly target?: boolean;
 };
 
 /** A form of one required URL field, the value of the webhook-like kinds. */
@@ -62,6 +64,11 @@ export type ServiceKindModule = {
   readonly secretFields: readonly string[];
   /** The requests to make, in order, or one command (none: this direction sends nothing); throws when the server lacks a setting. */
   render(fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): readonly HttpRequest[] | readonly [CommandRun];
+  /**
+   * Runs a program or reaches any host on the server's behalf, past the private-address rule (shell,
+   * apprise): only the operator adds, edits or tests it (http/dashboard/permits.ts mayConfigureOperatorKinds).
+   */
+  readonly operatorOnly?: boolean;
   /** Whether this server offers the kind (default: yes); the admin API refuses a kind it does not. */
   enabled?(settings: ServiceSettings): string | null;
   /** Reads a failed answer; default: `defaultRefusal`. */

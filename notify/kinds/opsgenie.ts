@@ -8,7 +8,7 @@ const REGIONS: Record<string, string> = { us: "https://api.opsgenie.com", eu: "h
 
 export const opsgenie: ServiceKindModule = {
   help: '{"key": "...", "region": "us"}: an API integration key; region "us" or "eu"',
-  form: [{ name: "key", label: "API key", input: "secret", required: true }, { name: "region", label: "Region", input: "text", required: false, hint: "us or eu" }],
+  form: [{ name: "key", label: "API key", input: "secret", required: true }, { name: "region", label: "Region", input: "text", required: false, hint: "us or eu", target: true }],
   secretFields: ["key"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with key and region");

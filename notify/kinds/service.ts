@@ -51,5 +51,6 @@ export function serviceKindsOf(settings: ServiceSettings) {
   return {
     parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings), help: serviceHelp,
     form: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].form,
+    operatorOnly: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].operatorOnly === true,
   };
 }

@@ -1,10 +1,10 @@
 // Shell: runs a command on this server for a down or an up (reference hc/integrations/shell), only with
-// SHELL_ENABLED=true. The command is split into its arguments once, here, and run without a shell:
-// a placeholder ($NAME, $CODE, ...) becomes part of one argument, never more arguments or shell syntax,
-// and the facts are also in the command's environment (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...).
+// SHELL_ENABLED=true and configured by the operator alone (operatorOnly). The command is split into its
+// arguments once, here, and run as written without a shell; the check's facts (its name and tags, which
+// members write) reach it only as environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...),
+// never substituted into the command: a script run with `/bin/sh -c '... "$NAME" ...'` reads them as data.
 import { invalid, ok } from "../../engine/outcome.ts";
 import type { Outcome } from "../../engine/outcome.ts";
-import { substitute } from "../render.ts";
 import type { ServiceKindModule, ServiceMessage } from "./kind.ts";
 import { isObject } from "./kind.ts";
 
@@ -45,16 +45,23 @@ export function splitArguments(line: string): Outcome<string[]> {
   return ok(args);
 }
 
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"]);
+
 function commandOf(value: Record<string, unknown>, field: "cmd_down" | "cmd_up"): Outcome<string> {
   const cmd = value[field] ?? "";
   if (typeof cmd !== "string" || cmd.length > CMD_MAX) return invalid(`value.${field}`, `must be a string of at most ${CMD_MAX} characters`);
   const args = splitArguments(cmd);
   if (!args.ok) return invalid(`value.${field}`, args.failure.code === "invalid" ? args.failure.reason : "is not a command");
   if (args.value.length > 0 && args.value[0].includes("$")) return invalid(`value.${field}`, "must start with the program to run, not a placeholder");
+  // placeholders are never replaced in the command: outside a shell's script they would reach the program as written
+  const program = (args.value[0] ?? "").split("/").pop() ?? "";
+  if (!SHELLS.has(program) && args.value.slice(1).some((arg) => /\$[A-Z]/.test(arg))) {
+    return invalid(`value.${field}`, `passes a placeholder to ${program}, which would get it as written: the check's facts are environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...); read them in a script, e.g. /bin/sh -c '${args.value.join(" ").replaceAll("'", "").replace(/\$([A-Z][A-Z0-9]*)/g, '"$$$1"')}'`);
+  }
   return ok(cmd.trim());
 }
 
-/** The facts as placeholders (the reference's order) and environment variables. */
+/** The facts as environment variables (the reference's placeholders without their "$"). */
 function variables(m: ServiceMessage): [key: string, value: string][] {
   const tags = m.check.tags.split(" ").filter((tag) => tag !== "");
   return [["CODE", m.check.uuid], ["STATUS", m.direction], ["NOW", m.at], ["NAME", m.check.name], ["SLUG", m.check.slug],
@@ -62,9 +69,10 @@ function variables(m: ServiceMessage): [key: string, value: string][] {
 }
 
 export const shell: ServiceKindModule = {
-  help: '{"cmd_down": "/usr/local/bin/page-oncall $NAME", "cmd_up": ""}: run without a shell; an empty command does nothing (only with SHELL_ENABLED=true)',
+  help: '{"cmd_down": "/bin/sh -c \'page-oncall \"$NAME is $STATUS\"\'", "cmd_up": ""}: run as written, without a shell of its own; the check\'s facts are environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...); an empty command does nothing (only with SHELL_ENABLED=true, added by the operator)',
   form: [{ name: "cmd_down", label: "Command when down", input: "text", required: false }, { name: "cmd_up", label: "Command when up", input: "text", required: false }],
   secretFields: [],
+  operatorOnly: true,
   enabled: (settings) => settings.shellEnabled ? null : "shell notifications are off on this server (SHELL_ENABLED)",
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with cmd_down and cmd_up");
@@ -80,8 +88,6 @@ export const shell: ServiceKindModule = {
     const args = splitArguments(String(m.direction === "up" ? fields.cmd_up : fields.cmd_down));
     if (!args.ok) throw new Error("the command no longer parses");
     if (args.value.length === 0) return [];
-    const vars = variables(m);
-    const placeholders = vars.map(([key, value]): [string, string] => [`$${key}`, value]);
-    return [{ kind: "command", argv: args.value.map((arg, i) => i === 0 ? arg : substitute(arg, placeholders)), env: Object.fromEntries(vars) }];
+    return [{ kind: "command", argv: args.value, env: Object.fromEntries(variables(m)) }];
   },
 };

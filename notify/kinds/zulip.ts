@@ -6,8 +6,8 @@ import { defaultRefusal, formRequest, inlineReason, isHttpUrl, isObject, jsonFie
 
 export const zulip: ServiceKindModule = {
   help: '{"bot_email": "alerts-bot@org.zulipchat.com", "api_key": "...", "site": "https://org.zulipchat.com", "mtype": "stream" or "private", "to": "a stream, or a user", "topic": optional}',
-  form: [{ name: "bot_email", label: "Bot email", input: "text", required: true }, { name: "api_key", label: "Bot API key", input: "secret", required: true },
-    { name: "site", label: "Site", input: "text", required: false, hint: "default: the bot's domain" },
+  form: [{ name: "bot_email", label: "Bot email", input: "text", required: true, target: true }, { name: "api_key", label: "Bot API key", input: "secret", required: true },
+    { name: "site", label: "Site", input: "text", required: false, hint: "default: the bot's domain", target: true },
     { name: "mtype", label: "Send to", input: "text", required: true, hint: "stream or private" }, { name: "to", label: "Stream or user", input: "text", required: true },
     { name: "topic", label: "Topic", input: "text", required: false }],
   secretFields: ["api_key"],

@@ -76,7 +76,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
     const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
-    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config), serviceKinds: serviceKindsOf(config.services) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
+    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config, pool), serviceKinds: serviceKindsOf(config.services) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
     const newProject = (overrides: Partial<{ checkLimit: number; name: string }> = {}) =>
       pool.createProject({ name: overrides.name ?? "test", checkLimit: overrides.checkLimit ?? 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, clock.now());
     const project = await newProject();
@@ -150,7 +150,7 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
     const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const app = new H3({ silent: true, onError: (error: HTTPError) => { if (error.unhandled) unexpected.push(error.cause ?? error); } });
-    register(app, { pool, clock, config, readMail, sendTestNotification: testNotifierOf(config), serviceKinds: serviceKindsOf(config.services) });
+    register(app, { pool, clock, config, readMail, sendTestNotification: testNotifierOf(config, pool), serviceKinds: serviceKindsOf(config.services) });
     const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, ...options.projectInput }, options.startAt);
     await body({ app, pool, clock, config, project, unexpected });
     assert.equal(unexpected, [], "no unhandled errors");
@@ -161,8 +161,9 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
 }
 
 /** The process's test notification, with the test configuration's options. */
-function testNotifierOf(config: Config): SendTestNotification {
-  const options = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl };
+function testNotifierOf(config: Config, pool: Pool): SendTestNotification {
+  const options = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
+    channels: (projectId: string) => pool.listChannels(projectId) };
   return (project, channel, at) => sendTestNotification(project, channel, at, options);
 }
 

@@ -87,7 +87,7 @@ test("admin API: an invalid value answers 400 with an error naming its field, an
 }));
 
 test("admin API: shell is refused unless SHELL_ENABLED=true, and then takes its commands", async () => {
-  const value = { cmd_down: "/usr/local/bin/page-oncall $NAME", cmd_up: "" };
+  const value = { cmd_down: `/bin/sh -c '/usr/local/bin/page-oncall "$NAME"'`, cmd_up: "" };
   await withApi(async (api) => {
     const res = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "shell", value });
     assert.is(res.status, 400);
