@@ -90,7 +90,8 @@ export type WebhookSpec = {
   readonly method_up: string; readonly url_up: string; readonly body_up: string;
   readonly headers_up: Readonly<Record<string, string>>;
 };
-export type NtfySpec = { readonly url: string; readonly topic: string; readonly priority_down: number; readonly priority_up: number };
+/** An ntfy channel; `token`: an access token for a protected topic or server (absent: none). */
+export type NtfySpec = { readonly url: string; readonly topic: string; readonly priority_down: number; readonly priority_up: number; readonly token?: string };
 
 /** A channel's value, normalised at creation: email address, webhook spec, chat webhook URL, ntfy spec. */
 export type ChannelValue =

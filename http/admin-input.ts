@@ -162,7 +162,10 @@ function channelValueOf(kind: ChannelKind, value: unknown, services: Pick<Servic
       if (!down.ok) return down;
       const up = priority("priority_up", 3);
       if (!up.ok) return up;
-      const spec: NtfySpec = { url: value.url.replace(/\/+$/, ""), topic: value.topic, priority_down: down.value, priority_up: up.value };
+      const token = value.token ?? "";
+      // an access token (ntfy's tk_..., or any the server takes) for a protected topic: sent as a bearer token
+      if (typeof token !== "string" || token.length > 100 || /[\s\u0000-\u001f\u007f]/.test(token)) return invalid("value.token", "must be an access token of at most 100 characters, without spaces");
+      const spec: NtfySpec = { url: value.url.replace(/\/+$/, ""), topic: value.topic, priority_down: down.value, priority_up: up.value, ...(token === "" ? {} : { token }) };
       return ok({ kind, spec });
     }
     default: {

@@ -237,7 +237,8 @@ function renderNtfy(spec: NtfySpec, facts: Facts): HttpRequest | null {
     tags: [facts.direction === "up" ? "green_circle" : "red_circle"],
     actions: [{ action: "view", label: `View on ${facts.opts.siteName}`, url: cloakedUrl(check, facts.opts.siteRoot) }],
   };
-  return { kind: "http", method: "POST", url: server, headers: { "Content-Type": "application/json" }, body: pyJson(payload) };
+  const auth: Record<string, string> = spec.token === undefined || spec.token === "" ? {} : { Authorization: `Bearer ${spec.token}` };
+  return { kind: "http", method: "POST", url: server, headers: { "Content-Type": "application/json", ...auth }, body: pyJson(payload) };
 }
 
 // ---- email (fact sheet §7) -----------------------------------------------------------------------
