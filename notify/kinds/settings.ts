@@ -17,14 +17,19 @@ export type ServiceSettings = {
   readonly twilioAuth: string | null;
   readonly twilioFrom: string | null;
   readonly twilioApiUrl: string;
+  readonly twilioMessagingServiceSid: string | null; // WhatsApp: the Messaging Service its templates are sent through
+  readonly whatsappDownContentSid: string | null; // WhatsApp: the approved message template of a down (HX...)
+  readonly whatsappUpContentSid: string | null; // and of an up
+  readonly signalCliSocket: string | null; // signal-cli's JSON-RPC socket: a UNIX socket path, or host:port
   readonly githubApiUrl: string;
   readonly trelloAppKey: string | null;
   readonly trelloApiUrl: string;
   readonly shellEnabled: boolean; // SHELL_ENABLED: the shell kind runs commands on this server
   readonly appriseEnabled: boolean; // APPRISE_ENABLED: the apprise kind runs the apprise command
+  readonly twilioUseWhatsapp: boolean; // TWILIO_USE_WHATSAPP: the whatsapp kind is offered
 };
 
-type TextSetting = { [K in keyof ServiceSettings]: ServiceSettings[K] extends boolean ? never : K }[keyof ServiceSettings];
+export type TextSetting = { [K in keyof ServiceSettings]: ServiceSettings[K] extends boolean ? never : K }[keyof ServiceSettings];
 
 /** Every text setting's environment name, its default (null = unset) and whether it is a secret. */
 const NAMES: Record<TextSetting, [name: string, fallback: string | null, secret: boolean]> = {
@@ -41,13 +46,19 @@ const NAMES: Record<TextSetting, [name: string, fallback: string | null, secret:
   twilioAuth: ["TWILIO_AUTH", null, true],
   twilioFrom: ["TWILIO_FROM", null, false],
   twilioApiUrl: ["TWILIO_API_URL", "https://api.twilio.com", false],
+  twilioMessagingServiceSid: ["TWILIO_MESSAGING_SERVICE_SID", null, false],
+  whatsappDownContentSid: ["WHATSAPP_DOWN_CONTENT_SID", null, false],
+  whatsappUpContentSid: ["WHATSAPP_UP_CONTENT_SID", null, false],
+  signalCliSocket: ["SIGNAL_CLI_SOCKET", null, false],
   githubApiUrl: ["GITHUB_API_URL", "https://api.github.com", false],
   trelloAppKey: ["TRELLO_APP_KEY", null, true],
   trelloApiUrl: ["TRELLO_API_URL", "https://api.trello.com", false],
 };
 
 /** The switches, off unless set to true (true/false, 1/0, yes/no, on/off). */
-const FLAGS: Record<Exclude<keyof ServiceSettings, TextSetting>, string> = { shellEnabled: "SHELL_ENABLED", appriseEnabled: "APPRISE_ENABLED" };
+const FLAGS: Record<Exclude<keyof ServiceSettings, TextSetting>, string> = {
+  shellEnabled: "SHELL_ENABLED", appriseEnabled: "APPRISE_ENABLED", twilioUseWhatsapp: "TWILIO_USE_WHATSAPP",
+};
 
 /** The settings with nothing set: the real services, no tokens, every switch off. */
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = serviceSettingsOf(() => undefined).settings;
@@ -84,6 +95,12 @@ export function settingSecrets(settings: ServiceSettings): string[] {
     const value = settings[key as TextSetting];
     return secret && typeof value === "string" && value !== "" ? [value] : [];
   });
+}
+
+/** The first of `keys` the server lacks, by its variable's name; null when it has them all. */
+export function missingSetting(settings: ServiceSettings, keys: readonly TextSetting[]): string | null {
+  const missing = keys.find((key) => settings[key] === null || settings[key] === "");
+  return missing === undefined ? null : NAMES[missing][0];
 }
 
 /** The value of a required setting; throws naming its variable when the server lacks it. */

@@ -9,7 +9,8 @@ import type { HttpRequest } from "../render.ts";
 import type { FormField, Refusal, ServiceKindModule, ServiceMessage } from "./kind.ts";
 import { defaultRefusal, formRequest, inlineReason, isObject, lineAfterHeadline } from "./kind.ts";
 import type { ServiceSettings } from "./settings.ts";
-import { required } from "./settings.ts";
+import { missingSetting, required } from "./settings.ts";
+import { pyJson } from "../py-json.ts";
 
 const INVALID_NUMBER = 21211; // Twilio's error code for a number it cannot send to
 
@@ -64,13 +65,28 @@ export const sms: ServiceKindModule = {
   refusal,
 };
 
+/** What WhatsApp needs of the server: Twilio's account, a WhatsApp sender, its Messaging Service and two approved templates. */
+const WHATSAPP_SETTINGS = ["twilioAccount", "twilioAuth", "twilioFrom", "twilioMessagingServiceSid", "whatsappDownContentSid", "whatsappUpContentSid"] as const;
+
 export const whatsapp: ServiceKindModule = {
-  help: '{"phone": "+15551234567", "notify_down"?: true, "notify_up"?: true} (TWILIO_FROM must be a WhatsApp sender)',
+  help: '{"phone": "+15551234567", "notify_down"?: true, "notify_up"?: true}: the approved message templates of WHATSAPP_DOWN_CONTENT_SID / WHATSAPP_UP_CONTENT_SID with the check\'s name',
   form: DIRECTIONS,
   secretFields: [],
+  enabled(settings) {
+    if (!settings.twilioUseWhatsapp) return "whatsapp notifications are off on this server (TWILIO_USE_WHATSAPP)";
+    const missing = missingSetting(settings, WHATSAPP_SETTINGS);
+    return missing === null ? null : `whatsapp notifications are off on this server (${missing} is not set)`;
+  },
   parse: (value) => parsePhone(value, true),
+  // WhatsApp refuses free text a business starts outside a 24-hour window: the reference sends an approved
+  // template (Twilio's Content API) whose one variable is the check's name; a reminder is a down
   render: (fields, m, settings) => wanted(fields, m)
-    ? [post(settings, "Messages", { To: `whatsapp:${String(fields.phone)}`, From: `whatsapp:${required(settings, "twilioFrom")}`, Body: text(m) })] : [],
+    ? [post(settings, "Messages", {
+      To: `whatsapp:${String(fields.phone)}`, From: `whatsapp:${required(settings, "twilioFrom")}`,
+      MessagingServiceSid: required(settings, "twilioMessagingServiceSid"),
+      ContentSid: required(settings, m.direction === "up" ? "whatsappUpContentSid" : "whatsappDownContentSid"),
+      ContentVariables: pyJson({ 1: m.name }),
+    })] : [],
   refusal,
 };
 

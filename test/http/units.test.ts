@@ -31,6 +31,7 @@ const REAL_SERVICES = {
   pushoverApiToken: null, pushoverApiUrl: "https://api.pushover.net", opsgenieApiUrl: null, matrixHomeserver: null, matrixAccessToken: null,
   pushbulletApiUrl: "https://api.pushbullet.com", shellEnabled: false, appriseEnabled: false, twilioAccount: null, twilioAuth: null, twilioFrom: null,
   twilioApiUrl: "https://api.twilio.com", githubApiUrl: "https://api.github.com", trelloAppKey: null, trelloApiUrl: "https://api.trello.com",
+  twilioMessagingServiceSid: null, whatsappDownContentSid: null, whatsappUpContentSid: null, signalCliSocket: null, twilioUseWhatsapp: false,
 };
 
 test("config: defaults", () => {
@@ -88,13 +89,15 @@ test("config: the notification kinds' endpoints and tokens are read, URLs withou
     PUSHOVER_API_TOKEN: "po", PUSHOVER_API_URL: "http://proxy/po", OPSGENIE_API_URL: "http://proxy/og",
     MATRIX_HOMESERVER: "https://matrix.example.org/", MATRIX_ACCESS_TOKEN: "mx", PUSHBULLET_API_URL: "http://proxy/pb", SHELL_ENABLED: "yes",
     TWILIO_ACCOUNT: "AC1", TWILIO_AUTH: "tw", TWILIO_FROM: "+1555", TWILIO_API_URL: "http://proxy/tw/", GITHUB_API_URL: "http://proxy/gh",
-    TRELLO_APP_KEY: "tk", TRELLO_API_URL: "http://proxy/tr",
+    TRELLO_APP_KEY: "tk", TRELLO_API_URL: "http://proxy/tr", TWILIO_USE_WHATSAPP: "true", TWILIO_MESSAGING_SERVICE_SID: "MG1",
+    WHATSAPP_DOWN_CONTENT_SID: "HX1", WHATSAPP_UP_CONTENT_SID: "HX2", SIGNAL_CLI_SOCKET: "/run/signal-cli/socket",
   }).services, {
     telegramBotToken: "1:tg", telegramApiUrl: "http://proxy:8080/tg", pagerdutyEventsUrl: "http://proxy/pd",
     pushoverApiToken: "po", pushoverApiUrl: "http://proxy/po", opsgenieApiUrl: "http://proxy/og",
     matrixHomeserver: "https://matrix.example.org", matrixAccessToken: "mx", pushbulletApiUrl: "http://proxy/pb", shellEnabled: true, appriseEnabled: false,
     twilioAccount: "AC1", twilioAuth: "tw", twilioFrom: "+1555", twilioApiUrl: "http://proxy/tw", githubApiUrl: "http://proxy/gh",
-    trelloAppKey: "tk", trelloApiUrl: "http://proxy/tr",
+    trelloAppKey: "tk", trelloApiUrl: "http://proxy/tr", twilioMessagingServiceSid: "MG1", whatsappDownContentSid: "HX1",
+    whatsappUpContentSid: "HX2", signalCliSocket: "/run/signal-cli/socket", twilioUseWhatsapp: true,
   });
   assert.throws(() => readSettings({ SHELL_ENABLED: "maybe" }), /SHELL_ENABLED: expected true or false/);
   assert.throws(() => readSettings({ TELEGRAM_API_URL: "api.telegram.org" }), /TELEGRAM_API_URL: expected an http\(s\) URL/);

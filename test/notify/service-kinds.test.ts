@@ -8,8 +8,9 @@ import { httpReceiver } from "./receivers.ts";
 import type { Direction } from "./service-kinds-fixture.ts";
 import {
   BOT_TOKEN, closeOutboxes, DOWNTIME_LINE, delivererOf, entryOf, LINK, MATRIX_TOKEN, PUSHOVER_TOKEN, REASON, REMINDER_AT, REMINDER_LINE,
-  serviceChannel, TRELLO_KEY, TWILIO_AUTH, UNIQUE_KEY,
+  serviceChannel, settingsAt, TRELLO_KEY, TWILIO_AUTH, UNIQUE_KEY,
 } from "./service-kinds-fixture.ts";
+import { parseServiceValue } from "../../notify/kinds/service.ts";
 
 test.after.each(closeOutboxes);
 
@@ -180,10 +181,12 @@ const CASES: Case[] = [
     assert.equal(form(request), { To: "+15551234567", From: "+15550001111", Body: expected });
   } },
   { kind: "whatsapp", value: () => "+15551234567", expect(direction, requests) {
-    const body = form(one(requests, "POST", "/tw/2010-04-01/Accounts/AC123/Messages.json", "application/x-www-form-urlencoded"));
-    const expected = { down: `hcd: The check "Backup" is DOWN (${REASON}).`, up: `hcd: The check "Backup" is UP. ${DOWNTIME_LINE}`,
-      reminder: `hcd: The check "Backup" is still DOWN. ${REMINDER_LINE}` }[direction];
-    assert.equal(body, { To: "whatsapp:+15551234567", From: "whatsapp:+15550001111", Body: expected });
+    const request = one(requests, "POST", "/tw/2010-04-01/Accounts/AC123/Messages.json", "application/x-www-form-urlencoded");
+    assert.is(request.headers.authorization, `Basic ${Buffer.from(`AC123:${TWILIO_AUTH}`).toString("base64")}`);
+    // the reference's request: an approved template (Content API) through the Messaging Service, the name its one variable
+    const template = direction === "up" ? "HXup000123456789abcdef0123456789ab" : "HXdown0123456789abcdef0123456789ab";
+    assert.equal(form(request), { To: "whatsapp:+15551234567", From: "whatsapp:+15550001111", MessagingServiceSid: "MG0123456789abcdef0123456789abcdef",
+      ContentSid: template, ContentVariables: '{"1": "Backup"}' });
   } },
   { kind: "call", value: () => ({ phone: "+15551234567" }), expect(direction, requests) {
     if (direction === "up") return assert.equal(requests, [], "no call for an up");
@@ -228,5 +231,15 @@ for (const c of CASES) {
     }
   });
 }
+
+test("whatsapp is offered only with TWILIO_USE_WHATSAPP and its Messaging Service and templates, as the reference's", () => {
+  const full = settingsAt("http://127.0.0.1:9");
+  for (const [settings, reason] of [[{ ...full, twilioUseWhatsapp: false }, "whatsapp notifications are off on this server (TWILIO_USE_WHATSAPP)"],
+    [{ ...full, whatsappUpContentSid: null }, "whatsapp notifications are off on this server (WHATSAPP_UP_CONTENT_SID is not set)"],
+    [{ ...full, twilioMessagingServiceSid: null }, "whatsapp notifications are off on this server (TWILIO_MESSAGING_SERVICE_SID is not set)"]] as const) {
+    assert.equal(parseServiceValue("whatsapp", "+15551234567", settings), { ok: false, failure: { code: "invalid", field: "kind", reason } });
+  }
+  assert.ok(parseServiceValue("whatsapp", "+15551234567", full).ok);
+});
 
 test.run();
