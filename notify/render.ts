@@ -35,6 +35,9 @@ export type HttpRequest = {
 /** A command run without a shell: its argument vector and the variables added to its environment. */
 export type CommandRun = { readonly kind: "command"; readonly argv: readonly string[]; readonly env: Readonly<Record<string, string>> };
 
+/** One JSON-RPC request line to a local daemon's socket (signal-cli), its id to find the reply by. */
+export type JsonRpcCall = { readonly kind: "jsonrpc"; readonly socket: string; readonly id: string; readonly line: string };
+
 /** Requests made one after another, each needing success before the next (Pushover's cancel, then its message). */
 export type HttpSequence = { readonly kind: "sequence"; readonly requests: readonly HttpRequest[] };
 
@@ -47,7 +50,7 @@ export type EmailMessage = {
   readonly html: string;
 };
 
-export type Delivery = HttpRequest | HttpSequence | CommandRun | EmailMessage;
+export type Delivery = HttpRequest | HttpSequence | CommandRun | JsonRpcCall | EmailMessage;
 
 /** Returns what to send for the entry, or null when its channel does nothing for this flip (a no-op). */
 export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null {

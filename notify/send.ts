@@ -1,5 +1,5 @@
 // The only notify code that touches sockets and timers: one HTTP request (redirects, private-address
-// guard, deadline) or one email over SMTP. Results are values; nothing here throws for a failed send.
+// guard, deadline) or one email over SMTP; a command (command.ts) or a JSON-RPC call (json-rpc.ts) through them. Results are values; nothing here throws for a failed send.
 import { lookup as dnsLookup } from "node:dns";
 import type { LookupAddress, LookupOptions } from "node:dns";
 import * as http from "node:http";
@@ -7,8 +7,9 @@ import * as https from "node:https";
 import { isIP } from "node:net";
 import nodemailer from "nodemailer";
 import { isPrivateAddress } from "./private-ip.ts";
-import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence } from "./render.ts";
+import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence, JsonRpcCall } from "./render.ts";
 import { runCommand } from "./command.ts";
+import { sendJsonRpc } from "./json-rpc.ts";
 
 /** Outcome of one send: permanent = retrying cannot help. `status`/`responseBody` come from the last HTTP answer. */
 export type SendResult =
@@ -104,7 +105,8 @@ export async function sendHttpSequence(sequence: HttpSequence, opts: HttpOptions
 }
 
 /** Sends a delivery other than an email: one request, a sequence, or a command (run within the same deadline). */
-export function sendRequests(delivery: HttpRequest | HttpSequence | CommandRun, opts: HttpOptions): Promise<SendResult> {
+export function sendRequests(delivery: HttpRequest | HttpSequence | CommandRun | JsonRpcCall, opts: HttpOptions): Promise<SendResult> {
+  if (delivery.kind === "jsonrpc") return sendJsonRpc(delivery, opts.timeoutMs);
   if (delivery.kind === "command") return runCommand(delivery, opts.timeoutMs);
   return delivery.kind === "sequence" ? sendHttpSequence(delivery, opts) : sendHttp(delivery, opts);
 }

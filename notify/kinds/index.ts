@@ -17,6 +17,7 @@ import { po } from "./po.ts";
 import { pushbullet } from "./pushbullet.ts";
 import { rocketchat } from "./rocketchat.ts";
 import { shell } from "./shell.ts";
+import { signal } from "./signal.ts";
 import { spike } from "./spike.ts";
 import { telegram } from "./telegram.ts";
 import { trello } from "./trello.ts";
@@ -26,5 +27,5 @@ import { zulip } from "./zulip.ts";
 
 export const SERVICE_KIND_MODULES: Readonly<Record<ServiceKind, ServiceKindModule>> = {
   telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie, mattermost, rocketchat, zulip, pushbullet, victorops,
-  pagertree, spike, shell, github, trello, sms, whatsapp, call, apprise, group,
+  pagertree, spike, shell, github, trello, sms, whatsapp, call, apprise, group, signal,
 };

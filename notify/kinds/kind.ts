@@ -6,7 +6,7 @@ import type { Outcome } from "../../engine/outcome.ts";
 import { invalid, ok } from "../../engine/outcome.ts";
 import type { JsonValue } from "../py-json.ts";
 import { pyJson } from "../py-json.ts";
-import type { CommandRun, HttpRequest } from "../render.ts";
+import type { CommandRun, HttpRequest, JsonRpcCall } from "../render.ts";
 import type { ServiceSettings } from "./settings.ts";
 
 /** One message, the same facts every kind words its own way; built from the outbox entry by render.ts. */
@@ -63,7 +63,7 @@ export type ServiceKindModule = {
   /** Fields whose values are secrets: never shown, and cut out of any error text. */
   readonly secretFields: readonly string[];
   /** The requests to make, in order, or one command (none: this direction sends nothing); throws when the server lacks a setting. */
-  render(fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): readonly HttpRequest[] | readonly [CommandRun];
+  render(fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): readonly HttpRequest[] | readonly [CommandRun] | readonly [JsonRpcCall];
   /**
    * Runs a program or reaches any host on the server's behalf, past the private-address rule (shell,
    * apprise): only the operator adds, edits or tests it (http/dashboard/permits.ts mayConfigureOperatorKinds).

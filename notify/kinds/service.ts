@@ -15,7 +15,7 @@ export function renderService(kind: ServiceKind, fields: ServiceFields, message:
   const requests = SERVICE_KIND_MODULES[kind].render(fields, message, settings);
   if (requests.length === 0) return null;
   const [first] = requests;
-  if (requests.length === 1 || first.kind === "command") return first;
+  if (requests.length === 1 || first.kind !== "http") return first;
   return { kind: "sequence", requests: requests.filter((r): r is HttpRequest => r.kind === "http") };
 }
 

@@ -16,7 +16,7 @@ import { settingsAt } from "../notify/service-kinds-fixture.ts";
 import { ADMIN_TOKEN, SITE, withServedApi } from "./harness.ts";
 
 const PROVIDER = "http://provider.test"; // the providers' endpoints: never followed, only this site's links are
-const SETTINGS = settingsAt(PROVIDER);
+const SETTINGS = { ...settingsAt(PROVIDER), signalCliSocket: "/run/signal-cli/socket" };
 
 /** A value of each kind as the admin API takes it; a kind missing here fails the test (its links would go unchecked). */
 const VALUES: Record<ChannelKind, unknown> = {
@@ -26,9 +26,10 @@ const VALUES: Record<ChannelKind, unknown> = {
   gotify: { url: PROVIDER, token: "t" }, matrix: { room_id: "!room:example.org" }, googlechat: { url: `${PROVIDER}/chat` },
   opsgenie: { key: "og-key" }, mattermost: { url: `${PROVIDER}/mm` }, rocketchat: `${PROVIDER}/rc`,
   zulip: { bot_email: "bot@org.example", api_key: "k", site: PROVIDER, mtype: "stream", to: "ops" }, pushbullet: { token: "pb" },
-  victorops: `${PROVIDER}/vo`, pagertree: `${PROVIDER}/pt`, spike: { url: `${PROVIDER}/spike` }, shell: { cmd_down: "/bin/true $NAME", cmd_up: "/bin/true" },
+  victorops: `${PROVIDER}/vo`, pagertree: `${PROVIDER}/pt`, spike: { url: `${PROVIDER}/spike` }, shell: { cmd_down: `/bin/sh -c 'true "$NAME"'`, cmd_up: "/bin/true" },
   github: { repo: "acme/ops", token: "gh" }, trello: { list_id: "0123456789abcdef01234567", token: "tr" }, sms: { phone: "+15551234567" },
   whatsapp: { phone: "+15551234567" }, call: { phone: "+15551234567" }, apprise: { url: "json://provider.test/x" },
+  signal: { value: "+15551234567", up: true, down: true },
   group: null, // a group sends its members' messages: every other kind here
 };
 
@@ -36,12 +37,13 @@ const VALUES: Record<ChannelKind, unknown> = {
  * Kinds whose messages carry no link to this site, as the reference's (a text message, a call, a command);
  * a webhook sends what its templates say ($JSON is the check's API representation, whose URLs the API serves).
  */
-const WITHOUT_LINKS = new Set<ChannelKind>(["webhook", "victorops", "spike", "sms", "whatsapp", "call", "shell", "group"]);
+const WITHOUT_LINKS = new Set<ChannelKind>(["webhook", "victorops", "spike", "sms", "whatsapp", "call", "shell", "signal", "group"]);
 
 /** Every string a delivery sends: URLs, header values, bodies (JSON and form bodies decoded too), commands. */
 function textsOf(delivery: Delivery): string[] {
   if (delivery.kind === "email") return [delivery.text, delivery.html];
   if (delivery.kind === "command") return [...delivery.argv, ...Object.values(delivery.env)];
+  if (delivery.kind === "jsonrpc") return [delivery.line, JSON.stringify(JSON.parse(delivery.line))];
   const requests = delivery.kind === "sequence" ? delivery.requests : [delivery];
   return requests.flatMap((r) => {
     const body = r.body ?? "";

@@ -38,7 +38,7 @@ export function settingsAt(base: string): ServiceSettings {
     matrixHomeserver: `${base}/mx`, matrixAccessToken: MATRIX_TOKEN, pushbulletApiUrl: `${base}/pb`, shellEnabled: true, appriseEnabled: true,
     twilioAccount: "AC123", twilioAuth: TWILIO_AUTH, twilioFrom: "+15550001111", twilioApiUrl: `${base}/tw`,
     twilioUseWhatsapp: true, twilioMessagingServiceSid: "MG0123456789abcdef0123456789abcdef", whatsappDownContentSid: "HXdown0123456789abcdef0123456789ab",
-    whatsappUpContentSid: "HXup000123456789abcdef0123456789ab", signalCliSocket: null,
+    whatsappUpContentSid: "HXup000123456789abcdef0123456789ab", signalCliSocket: "/run/signal-cli/socket",
     githubApiUrl: `${base}/gh`, trelloAppKey: TRELLO_KEY, trelloApiUrl: `${base}/tr`,
   };
 }
