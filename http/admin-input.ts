@@ -91,6 +91,14 @@ export function channelEditOf(body: JsonObject, channel: Channel, services: Pick
   return channelInputOf({ kind: channel.kind, name: Object.hasOwn(body, "name") ? body.name : channel.name, value: body.value }, services);
 }
 
+/** Completes an input with what its kind asks its provider once when it is saved (http/deps.ts ServiceKinds.prepare). */
+export async function preparedInput(input: ChannelInput, services: Pick<ServiceKinds, "prepare">): Promise<Outcome<ChannelInput>> {
+  const value = input.value;
+  if (!("fields" in value)) return ok(input);
+  const fields = await services.prepare(value.kind, value.fields);
+  return fields.ok ? ok({ ...input, value: { kind: value.kind, fields: fields.value } }) : fields;
+}
+
 /**
  * A group's members must be channels of its project and not groups, so that groups never loop; returns
  * the problem, or null (for any other kind too).

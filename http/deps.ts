@@ -37,6 +37,8 @@ export type ServiceKinds = {
   form(kind: ServiceKind): readonly KindFormField[];
   /** The kinds that run a program or reach any host on the server's behalf (shell, apprise): the operator's alone. */
   operatorOnly(kind: ServiceKind): boolean;
+  /** What the kind asks its provider once when an integration is saved (a Matrix alias → its room id). */
+  prepare(kind: ServiceKind, fields: ServiceFields): Promise<Outcome<ServiceFields>>;
 };
 
 /** One input of a kind's form: a field of its value (list: comma-separated, sent as an array). */

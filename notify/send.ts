@@ -13,7 +13,7 @@ import { sendJsonRpc } from "./json-rpc.ts";
 
 /** Outcome of one send: permanent = retrying cannot help. `status`/`responseBody` come from the last HTTP answer. */
 export type SendResult =
-  | { readonly ok: true; readonly status: number | null }
+  | { readonly ok: true; readonly status: number | null; readonly responseBody?: string }
   | {
     readonly ok: false; readonly error: string; readonly permanent: boolean; readonly status: number | null; readonly responseBody: string;
     /** The answer's Retry-After header as sent (seconds or an HTTP date: when to come back); absent = none. */
@@ -83,7 +83,7 @@ export async function sendHttp(request: HttpRequest, given: HttpOptions): Promis
         continue;
       }
       const text = answer.body.toString("utf8");
-      if (SUCCESS.has(answer.status)) return { ok: true, status: answer.status };
+      if (SUCCESS.has(answer.status)) return { ok: true, status: answer.status, responseBody: answer.body.toString("utf8") };
       return { ok: false, error: `Received status code ${answer.status}`, permanent: false, status: answer.status, responseBody: text,
         ...(answer.retryAfter === null ? {} : { retryAfter: answer.retryAfter }) };
     }

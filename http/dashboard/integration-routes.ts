@@ -4,7 +4,7 @@
 // (admin token only, as adding).
 import type { Channel, Project, ServiceFields } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { channelEditOf, channelInputOf, channelRenameOf, groupProblem } from "../admin-input.ts";
+import { channelEditOf, channelInputOf, channelRenameOf, groupProblem, preparedInput } from "../admin-input.ts";
 import type { JsonObject } from "../body.ts";
 import { allows, permit, permitKind } from "./permits.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
@@ -134,10 +134,12 @@ export function integrationRoutes(ctx: DashboardContext): void {
       input = channelEditOf({ name, value: value as JsonObject }, channel, deps.serviceKinds);
     }
     if (!input.ok) return failed(reasonOf(input.failure));
-    const loop = groupProblem(input.value, await pool.listChannels(project.id));
+    const prepared = await preparedInput(input.value, deps.serviceKinds);
+    if (!prepared.ok) return failed(reasonOf(prepared.failure));
+    const loop = groupProblem(prepared.value, await pool.listChannels(project.id));
     if (loop !== null) return failed(loop);
     const at = clock.now();
-    const updated = await pool.updateChannel(project.id, channel.id, input.value, at);
+    const updated = await pool.updateChannel(project.id, channel.id, prepared.value, at);
     if (!updated.ok) return failed(reasonOf(updated.failure));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.updated", target: auditTarget.channel(updated.value), at });
     return redirect(`/projects/${project.id}/integrations`);
@@ -161,10 +163,12 @@ export function integrationRoutes(ctx: DashboardContext): void {
     }
     const input = channelInputOf({ kind: values.kind, name: values.name, value }, deps.serviceKinds);
     if (!input.ok) return failed(reasonOf(input.failure));
-    const loop = groupProblem(input.value, await pool.listChannels(project.id));
+    const prepared = await preparedInput(input.value, deps.serviceKinds);
+    if (!prepared.ok) return failed(reasonOf(prepared.failure));
+    const loop = groupProblem(prepared.value, await pool.listChannels(project.id));
     if (loop !== null) return failed(loop);
     const at = clock.now();
-    const added = await pool.addChannel(project.id, input.value, at);
+    const added = await pool.addChannel(project.id, prepared.value, at);
     if (!added.ok) return failed(reasonOf(added.failure));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.added", target: auditTarget.channel(added.value), at });
     return redirect(`/projects/${project.id}/integrations`);

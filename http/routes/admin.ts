@@ -13,7 +13,7 @@ import { endpoint, json } from "../endpoint.ts";
 import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, renderError, unwrap } from "../errors.ts";
-import { channelEditOf, channelInputOf, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
+import { channelEditOf, channelInputOf, preparedInput, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
 import { presentChannel, presentChannelStates, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { keptProjectOf } from "../import-input.ts";
@@ -60,7 +60,7 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     POST: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
-      const input = unwrap(channelInputOf(await jsonBody(event), deps.serviceKinds));
+      const input = unwrap(await preparedInput(unwrap(channelInputOf(await jsonBody(event), deps.serviceKinds)), deps.serviceKinds));
       const channels = await pool.listChannels(projectId);
       if (input.id !== undefined && channels.some((c) => c.id === input.id)) throw httpError(409, "the project has a channel with this id");
       const loop = groupProblem(input, channels);
@@ -81,7 +81,7 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const channels = await pool.listChannels(projectId);
       const channel = channels.find((c) => c.id === event.context.params?.channel);
       if (channel === undefined) throw httpError(404, "channel not found");
-      const input = unwrap(channelEditOf(await jsonBody(event), channel, deps.serviceKinds));
+      const input = unwrap(await preparedInput(unwrap(channelEditOf(await jsonBody(event), channel, deps.serviceKinds)), deps.serviceKinds));
       const loop = groupProblem(input, channels);
       if (loop !== null) throw httpError(400, loop);
       const at = clock.now();

@@ -36,6 +36,9 @@ export type ServiceMessage = {
   readonly at: string; // the flip's instant, "2020-01-01T01:00:00+00:00"
 };
 
+/** A setup request (ServiceKindModule.setup): the field it is about (named in any problem) and how its answer reads. */
+export type SetupCall = { readonly request: HttpRequest; readonly field: string; read(status: number, body: string): Outcome<ServiceFields> };
+
 /** A provider's refusal as the delivery state shows it, and whether retrying can help. */
 export type Refusal = { readonly error: string; readonly permanent: boolean };
 
@@ -71,6 +74,11 @@ export type ServiceKindModule = {
   readonly operatorOnly?: boolean;
   /** Whether this server offers the kind (default: yes); the admin API refuses a kind it does not. */
   enabled?(settings: ServiceSettings): string | null;
+  /**
+   * A request to make once when the integration is added or edited, and how its answer completes the
+   * fields (Matrix: a room alias joined and resolved to its room id); null = nothing to ask.
+   */
+  setup?(fields: ServiceFields, settings: ServiceSettings): SetupCall | null;
   /** Reads a failed answer; default: `defaultRefusal`. */
   refusal?(status: number, body: string): Refusal;
 };

@@ -8,7 +8,8 @@ import { defaultRefusal } from "./kind.ts";
 import { SERVICE_KIND_MODULES } from "./index.ts";
 import type { ServiceSettings } from "./settings.ts";
 import { DEFAULT_SERVICE_SETTINGS, settingSecrets } from "./settings.ts";
-import { invalid } from "../../engine/outcome.ts";
+import { invalid, ok } from "../../engine/outcome.ts";
+import { sendHttp } from "../send.ts";
 
 /** What to send for a service kind's message; null = nothing in this direction. */
 export function renderService(kind: ServiceKind, fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): Delivery | null {
@@ -41,6 +42,25 @@ export function parseServiceValue(kind: ServiceKind, value: unknown, settings: S
   return off === null ? module.parse(value) : invalid("kind", off);
 }
 
+/**
+ * Completes a checked value with what its kind asks its provider once, when the integration is added or
+ * edited (a Matrix room alias resolved to its room id); a refusal or an unreachable server names the field.
+ */
+export async function prepareServiceValue(kind: ServiceKind, fields: ServiceFields, settings: ServiceSettings): Promise<Outcome<ServiceFields>> {
+  let call;
+  try {
+    call = SERVICE_KIND_MODULES[kind].setup?.(fields, settings) ?? null;
+  } catch (error) { // a setting the server lacks
+    return invalid("kind", error instanceof Error ? error.message : String(error));
+  }
+  if (call === null) return ok(fields);
+  const result = await sendHttp(call.request, { timeoutMs: SETUP_TIMEOUT_MS, maxResponseBytes: 64 * 1024, allowPrivateIps: false });
+  if (result.status === null) return invalid(call.field, maskSecrets(`could not be checked: ${result.ok ? "no answer" : result.error}`, kind, fields, settings));
+  return call.read(result.status, result.responseBody ?? "");
+}
+
+const SETUP_TIMEOUT_MS = 10_000;
+
 /** What a service kind's value holds, for the dashboard's hints. */
 export function serviceHelp(kind: ServiceKind): string {
   return SERVICE_KIND_MODULES[kind].help;
@@ -52,5 +72,6 @@ export function serviceKindsOf(settings: ServiceSettings) {
     parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings), help: serviceHelp,
     form: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].form,
     operatorOnly: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].operatorOnly === true,
+    prepare: (kind: ServiceKind, fields: ServiceFields) => prepareServiceValue(kind, fields, settings),
   };
 }
