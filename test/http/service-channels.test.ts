@@ -18,6 +18,7 @@ const VALID: [kind: string, value: unknown][] = [
   ["po", { user_key: "po-secret-user-1", priority: 2, priority_up: -3 }],
   ["gotify", { url: "https://gotify.example", token: "gotify-secret-1" }],
   ["matrix", { room_id: "!abc:matrix.example" }],
+  ["signal", { value: "+15551234567", up: true, down: false }],
   ["googlechat", { url: "https://chat.googleapis.com/v1/spaces/x/messages" }],
   ["opsgenie", { key: "opsgenie-secret-1", region: "eu" }],
   ["mattermost", "https://mm.example/hooks/x"],
@@ -44,6 +45,7 @@ const INVALID: [kind: string, value: unknown, field: string][] = [
   ["gotify", { url: "https://gotify.example" }, "value.token"],
   ["gotify", { url: "gotify.example", token: "t" }, "value.url"],
   ["matrix", { room_id: "room" }, "value.room_id"],
+  ["signal", { value: "+1234" }, "value.value"],
   ["googlechat", { url: 5 }, "value.url"],
   ["opsgenie", { key: "k", region: "mars" }, "value.region"],
   ["mattermost", "not a url", "value"],
@@ -61,6 +63,10 @@ const INVALID: [kind: string, value: unknown, field: string][] = [
   ["trello", { list_id: "nope", token: "t" }, "value.list_id"],
 ];
 
+/** The settings that offer the kinds a server offers only when set up for them (whatsapp, signal). */
+const OFFERED = { TWILIO_USE_WHATSAPP: "true", TWILIO_ACCOUNT: "AC1", TWILIO_AUTH: "tw", TWILIO_FROM: "+15550001111",
+  TWILIO_MESSAGING_SERVICE_SID: "MG1", WHATSAPP_DOWN_CONTENT_SID: "HX1", WHATSAPP_UP_CONTENT_SID: "HX2", SIGNAL_CLI_SOCKET: "/run/signal-cli/socket" };
+
 test("admin API: each kind's value is accepted (201) and /api/v3/channels/ lists the reference's kind names, no secret anywhere", () => withApi(async (api) => {
   const path = `/admin/v1/projects/${api.project.id}/channels`;
   for (const [kind, value] of VALID) {
@@ -74,7 +80,7 @@ test("admin API: each kind's value is accepted (201) and /api/v3/channels/ lists
   for (const text of [listed.text, states.text]) {
     for (const secret of SECRETS) assert.not.ok(text.includes(secret), `${secret} shown`);
   }
-}));
+}, { env: OFFERED }));
 
 test("admin API: an invalid value answers 400 with an error naming its field, and adds nothing", () => withApi(async (api) => {
   for (const [kind, value, field] of INVALID) {
@@ -84,7 +90,7 @@ test("admin API: an invalid value answers 400 with an error naming its field, an
     assert.ok(typeof error === "string" && error.includes(field), `${kind}: ${String(error)}`);
   }
   assert.equal((await api.call("GET", "/api/v3/channels/")).json, { channels: [] });
-}));
+}, { env: OFFERED }));
 
 test("admin API: shell is refused unless SHELL_ENABLED=true, and then takes its commands", async () => {
   const value = { cmd_down: `/bin/sh -c '/usr/local/bin/page-oncall "$NAME"'`, cmd_up: "" };
