@@ -42,6 +42,8 @@ export type OutboxEntry = {
   readonly attempts: number;
   readonly nextAttemptAt: Millis;
   readonly lastError: string | null;
+  /** When the last failed attempt was made (absent: none yet, or stored before this was kept). */
+  readonly lastAttemptAt?: Millis;
 };
 
 /** Returns the part of the check a notification shows (a new object: the check's other fields are not kept alive). */

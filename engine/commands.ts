@@ -43,7 +43,7 @@ export type ShardCommand =
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
   /** Replaces a channel's name and value; its kind stays (a value of another kind is refused). */
-  | { readonly kind: "updateChannel"; readonly projectId: string; readonly channelId: string; readonly name: string; readonly value: Channel["value"]; readonly at: Millis }
+  | { readonly kind: "updateChannel"; readonly projectId: string; readonly channelId: string; readonly name: string; readonly value: Channel["value"]; readonly newChecks?: boolean; readonly at: Millis }
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }

@@ -114,6 +114,8 @@ export type Channel = {
   readonly createdAt: Millis;
   /** Imported without its settings (a stub of its kind's empty value): nothing is sent until they are given; absent = has them. */
   readonly needsSettings?: true;
+  /** Whether new checks (the dashboard's "Add check", a ping's auto-created check) get this integration; absent = true. */
+  readonly newChecks?: boolean;
 };
 
 export type Check = {

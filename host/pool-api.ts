@@ -35,8 +35,11 @@ export type KeptProjectIds = {
   readonly hashedApiKeys?: HashedApiKeys;
 };
 
-/** A channel to add; `id` keeps the id it had where it was imported from, `needsSettings` marks a stub (engine/model.ts Channel). */
-export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly id?: string; readonly needsSettings?: true };
+/**
+ * A channel to add or edit; `id` keeps the id it had where it was imported from, `needsSettings` marks a
+ * stub (engine/model.ts Channel); `newChecks` absent: true when added, unchanged when edited.
+ */
+export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly id?: string; readonly needsSettings?: true; readonly newChecks?: boolean };
 
 /** A project's checks since a version (Pool.checksSince). */
 export type ChecksSince = { readonly version: string; readonly whole: boolean; readonly checks: readonly Check[]; readonly removed: readonly string[] };

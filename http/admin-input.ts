@@ -54,7 +54,9 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
   }
   const value = channelValueOf(kind, body.value, services);
   if (!value.ok) return value;
-  return ok({ kind, name: name.value, value: value.value, ...kept });
+  const newChecks = body.new_checks;
+  if (newChecks !== undefined && typeof newChecks !== "boolean") return invalid("new_checks", "must be true or false");
+  return ok({ kind, name: name.value, value: value.value, ...kept, ...(newChecks === undefined ? {} : { newChecks }) });
 }
 
 /** The value of a stub of `kind`: its kind's empty value, which nothing is sent to (Channel.needsSettings). */
@@ -88,13 +90,14 @@ export function channelRenameOf(name: unknown, channel: Channel): Outcome<Channe
 export function channelEditOf(body: JsonObject, channel: Channel, services: Pick<ServiceKinds, "parse">): Outcome<ChannelInput> {
   if (Object.hasOwn(body, "kind") && body.kind !== channel.kind) return invalid("kind", `cannot change (the integration is ${channel.kind})`);
   if (!Object.hasOwn(body, "value")) return invalid("value", "is missing");
-  return channelInputOf({ kind: channel.kind, name: Object.hasOwn(body, "name") ? body.name : channel.name, value: body.value }, services);
+  return channelInputOf({ kind: channel.kind, name: Object.hasOwn(body, "name") ? body.name : channel.name, value: body.value,
+    ...(Object.hasOwn(body, "new_checks") ? { new_checks: body.new_checks } : {}) }, services);
 }
 
 /** Completes an input with what its kind asks its provider once when it is saved (http/deps.ts ServiceKinds.prepare). */
 export async function preparedInput(input: ChannelInput, services: Pick<ServiceKinds, "prepare">): Promise<Outcome<ChannelInput>> {
   const value = input.value;
-  if (!("fields" in value)) return ok(input);
+  if (!("fields" in value) || input.needsSettings === true) return ok(input); // a stub asks nothing: it has no settings yet
   const fields = await services.prepare(value.kind, value.fields);
   return fields.ok ? ok({ ...input, value: { kind: value.kind, fields: fields.value } }) : fields;
 }

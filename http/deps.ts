@@ -21,6 +21,7 @@ export type HttpConfig = {
   readonly dataDir: string; // where a backup's scratch copy is made (on the data's file system)
   readonly oidc?: OidcSettings | null; // "Sign in with SSO" when set
   readonly version?: string; // this release (package.json), sent by /api/v3/status/ as X-Hcd-Version
+  readonly smtpUrl?: string | null; // outbound mail (SMTP_URL); null or absent: email integrations are not offered
 };
 
 /** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */
@@ -37,6 +38,8 @@ export type ServiceKinds = {
   form(kind: ServiceKind): readonly KindFormField[];
   /** The kinds that run a program or reach any host on the server's behalf (shell, apprise): the operator's alone. */
   operatorOnly(kind: ServiceKind): boolean;
+  /** Why this server cannot send the kind (a switch off, a token not set), or null when it can. */
+  unavailable(kind: ServiceKind): string | null;
   /** What the kind asks its provider once when an integration is saved (a Matrix alias → its room id). */
   prepare(kind: ServiceKind, fields: ServiceFields): Promise<Outcome<ServiceFields>>;
 };
@@ -45,7 +48,8 @@ export type ServiceKinds = {
 export type KindFormField = {
   readonly name: string;
   readonly label: string;
-  readonly input: "text" | "secret" | "number" | "list" | "bool";
+  readonly input: "text" | "secret" | "number" | "list" | "bool" | "textarea" | "select";
+  readonly options?: readonly (readonly [value: string, label: string])[]; // a select's choices
   readonly required: boolean;
   readonly hint?: string;
   /** Where the message and the secrets go (a server URL, a site): changing it asks for the secret fields again. */

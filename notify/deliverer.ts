@@ -248,7 +248,7 @@ export class Deliverer {
     // a Retry-After longer than the backoff is honoured (up to a day): sooner would only be refused again
     const backoff = Math.max(Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs), Math.min(failure.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
     const nextAttemptAt = done ? GAVE_UP_AT : now + backoff;
-    const updated: OutboxEntry = { ...entry, attempts, nextAttemptAt, lastError: failure.error };
+    const updated: OutboxEntry = { ...entry, attempts, nextAttemptAt, lastError: failure.error, lastAttemptAt: now };
     await this.#settings.outbox.outboxUpdate(updated);
     this.#settings.onResult(entry, done ? "given_up" : "failed", failure.error);
     return updated;

@@ -1,31 +1,28 @@
-// The integrations page: each integration with its kind, assigned checks and delivery state, and (admin)
-// the form that adds one (any kind, the value as the admin API takes it) and the page that edits one.
-import type { Channel, ChannelKind, Check, Project, ServiceFields, ServiceKind } from "../../engine/model.ts";
-import { CHANNEL_KINDS, SERVICE_KINDS } from "../../engine/model.ts";
+// The integrations page: each integration with its kind, assigned checks and delivery state (the last
+// delivery's status, time and error); "Add an integration" (the kinds offered, then a kind's own page with
+// what to paste where and its form), the page that edits one, and the check page's toggles.
+import type { Channel, ChannelKind, Check, Millis, Project, ServiceKind } from "../../engine/model.ts";
+import { SERVICE_KINDS } from "../../engine/model.ts";
+import { timeHtml } from "./time-html.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
 import type { ServiceKinds } from "../deps.ts";
-import { kindEditForm, kindForms } from "./kind-forms.ts";
+import { KIND_PAGES } from "./kind-catalog.ts";
 import { documentOf, projectNav } from "./pages.ts";
 
-/** One integration with what the admin API reports of its deliveries. */
+/** One integration with what the admin API reports of its deliveries, and its last delivery. */
 export type IntegrationRow = {
   readonly channel: Channel;
   readonly pending: number;
   readonly failed: number;
   readonly lastError: string | null;
   readonly checks: readonly Check[];
+  readonly last: LastDelivery | null;
 };
 
-/** What each of the first five kinds' value field expects (the admin API's values, see docs/notifications.md). */
-const VALUE_HINTS: Record<Exclude<ChannelKind, ServiceKind>, string> = {
-  email: "an address: oncall@example.com",
-  webhook: 'a URL (POSTs the check as JSON), or a JSON object: {"url_down": "https://...", "method_down": "POST", "body_down": "$NAME is $STATUS"}',
-  slack: "the incoming-webhook URL",
-  discord: "the webhook URL",
-  ntfy: 'a topic URL (https://ntfy.sh/my-alerts), or {"url": "https://ntfy.example.com", "topic": "ops", "priority_down": 5}',
-};
+/** The newest delivery attempt of an integration: sent, or failed (to be retried, or given up) with its error. */
+export type LastDelivery = { readonly at: Millis; readonly status: "sent" | "failed" | "given up"; readonly error: string | null; readonly check: string };
 
 /** Where an integration sends, secrets masked: a URL's origin only (its path may hold a token), a kind's secret fields as ****. */
 function targetOf(channel: Channel, kinds: Pick<ServiceKinds, "form">): string {
@@ -45,7 +42,7 @@ function targetOf(channel: Channel, kinds: Pick<ServiceKinds, "form">): string {
   }
 }
 
-function isServiceKind(kind: ChannelKind): kind is ServiceKind {
+export function isServiceKind(kind: ChannelKind): kind is ServiceKind {
   return SERVICE_KINDS.some((k) => k === kind);
 }
 
@@ -66,78 +63,75 @@ function assignedChecksCell(checks: readonly Check[]): Html {
   return html`<details class="assigned"${checks.length <= NAMES_SHOWN ? html` open` : ""}><summary>${count}</summary><ul>${shown}${more > 0 ? html`<li>and ${more} more</li>` : ""}</ul></details>`;
 }
 
+/** The deliveries cell: pending and failed counts, and the last delivery's status, time and error. */
+function deliveriesCell(row: IntegrationRow): Html {
+  const last = row.last;
+  const lastLine = last === null ? html`<br><span class="hint">nothing sent yet</span>`
+    : html`<br>last: <b>${last.status}</b> ${timeHtml(last.at)} (${last.check})${last.error === null ? "" : html`<br><span class="error">${last.error}</span>`}`;
+  return html`${row.pending} pending, ${row.failed} failed${lastLine}`;
+}
+
 export function integrationsPage(viewer: Viewer, opts: {
-  project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; canRemove?: boolean; error: string | null; values: { kind: string; name: string; value: string };
-  /** The kinds of notify/kinds/: what each value holds, and each kind's form. */
-  serviceKinds: Pick<ServiceKinds, "help" | "form">;
+  project: Project; rows: readonly IntegrationRow[]; canAdd: boolean; canRemove?: boolean; canEdit: (channel: Channel) => boolean;
   /** The outcome of a "Test", shown above the list. */
   tested?: { readonly channel: Channel; readonly error: string | null };
+  /** An integration just added: a notice with its "Send test notification" button. */
+  added?: Channel;
   /** A line saying what the last action did ("Integration removed."); none on a plain visit. */
   notice?: string | null;
+  serviceKinds: Pick<ServiceKinds, "form">;
 }): string {
   const base = `/projects/${opts.project.id}/integrations`;
-  const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${row.channel.kind}</td><td class="target">${targetOf(row.channel, opts.serviceKinds)}</td>
-<td>${assignedChecksCell(row.checks)}</td>
-<td>${row.pending} pending, ${row.failed} failed${row.lastError === null ? "" : html`<br><span class="error">last error: ${row.lastError}</span>`}</td>
-<td>${viewer.readonly ? "" : html`<form method="post" action="${base}/${row.channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
-<button type="submit" aria-label="Test ${row.channel.name}">Test</button></form>
-${opts.canAdd ? html`<a class="button" href="${base}/${row.channel.id}/edit" aria-label="Edit ${row.channel.name}">Edit</a> ` : ""}${opts.canRemove === false ? "" : html`<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}`}</td></tr>`);
+  const testButton = (channel: Channel, label: string) => html`<form method="post" action="${base}/${channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
+<button type="submit" aria-label="${label} ${channel.name}">${label === "Test" ? "Test" : "Send test notification"}</button></form>`;
+  const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${KIND_PAGES[row.channel.kind].title}</td><td class="target">${targetOf(row.channel, opts.serviceKinds)}</td>
+<td>${assignedChecksCell(row.checks)}${row.channel.newChecks === false ? "" : html`<br><span class="hint">added to new checks</span>`}</td>
+<td>${deliveriesCell(row)}</td>
+<td>${viewer.readonly ? "" : html`${testButton(row.channel, "Test")}
+${opts.canEdit(row.channel) ? html`<a class="button" href="${base}/${row.channel.id}/edit" aria-label="Edit ${row.channel.name}">Edit</a> ` : ""}${opts.canRemove === false ? "" : html`<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}`}</td></tr>`);
   const tested = opts.tested;
-  const v = opts.values;
   return documentOf({
     title: `Integrations · ${opts.project.name}`,
     viewer,
     nav: projectNav(opts.project, viewer),
     body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Integrations</h1>
+${opts.added === undefined ? "" : html`<div class="notice" role="status"><p>Integration “${opts.added.name === "" ? "(unnamed)" : opts.added.name}” added. Check that it works:</p>${testButton(opts.added, "Send test notification")}</div>`}
 ${tested === undefined ? "" : tested.error === null
     ? html`<p class="notice" role="status">Test notification sent through ${tested.channel.name}: accepted.</p>`
     : html`<p class="error" role="alert">Test notification through ${tested.channel.name} failed: ${tested.error}</p>`}
+${opts.canAdd ? html`<p><a class="button" href="${base}/add">Add an integration</a></p>` : ""}
 <div id="live-integrations" data-live>${opts.rows.length === 0 ? html`<p>No integrations yet.</p>` : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Target</th><th scope="col">Assigned checks</th><th scope="col">Deliveries</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`}</div>
-<p class="hint">Assign integrations to a check on the check's page.</p>
-${!opts.canAdd ? "" : html`<h2>Add an integration</h2>
-${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-<form method="post" action="${base}" class="check-form"><input type="hidden" name="csrf" value="${viewer.csrf}">
-<label for="i-kind">Kind</label><select id="i-kind" name="kind">${CHANNEL_KINDS.map((k) => html`<option value="${k}"${k === v.kind ? html` selected` : ""}>${k}</option>`)}</select>
-<label for="i-name">Name</label><input id="i-name" name="name" value="${v.name}" maxlength="100">
-<label for="i-value">Value</label><textarea id="i-value" name="value" rows="3" required>${v.value}</textarea>
-<ul class="hint">${CHANNEL_KINDS.map((k) => html`<li><b>${k}</b>: ${isServiceKind(k) ? opts.serviceKinds.help(k) : VALUE_HINTS[k]}</li>`)}</ul>
-<button type="submit">Add integration</button></form>
-<h2>Or add one with its own form</h2>
-${kindForms(base, viewer.csrf, opts.serviceKinds)}`}`,
+<p class="hint">Assign integrations to a check on the check's page.</p>`,
   });
 }
 
-/**
- * "Edit": the kind's own form holding the integration's fields (a kind of notify/kinds/), or the value as
- * the admin API takes it (the first five kinds); a secret (a token, a key, a webhook URL) is never shown
- * back, and left empty it stays as stored.
- */
-export function editIntegrationPage(viewer: Viewer, opts: {
-  project: Project; channel: Channel; serviceKinds: Pick<ServiceKinds, "help" | "form">; error: string | null;
-  /** What the form posted, shown back after a refusal; absent: the stored name and value. */
-  posted?: { readonly name: string; readonly fields?: ServiceFields; readonly value?: string };
-}): string {
-  const action = `/projects/${opts.project.id}/integrations/${opts.channel.id}/edit`;
-  const { channel } = opts;
-  const name = opts.posted?.name ?? channel.name;
-  const stored = channel.value;
-  const form = "fields" in stored && isServiceKind(channel.kind)
-    ? kindEditForm(action, viewer.csrf, opts.serviceKinds, channel.kind, name, opts.posted?.fields ?? stored.fields)
-    : html`<p class="hint">${isServiceKind(channel.kind) ? "" : VALUE_HINTS[channel.kind]}</p>
-<form method="post" action="${action}" class="check-form"><input type="hidden" name="csrf" value="${viewer.csrf}">
-<label for="i-name">Name</label><input id="i-name" name="name" value="${name}" maxlength="100">
-<label for="i-value">Value</label><textarea id="i-value" name="value" rows="3">${opts.posted?.value ?? (stored.kind === "email" ? stored.address : "")}</textarea>
-${stored.kind === "email" ? "" : html`<span class="hint">leave empty to keep (the stored value may hold a secret: it is not shown)</span>`}
-<button type="submit">Save</button></form>`;
+/** "Add an integration": the kinds this server can send and this session may add, each a link to its form. */
+export function addIntegrationPage(viewer: Viewer, opts: { project: Project; kinds: readonly ChannelKind[]; unavailable: readonly (readonly [ChannelKind, string])[] }): string {
+  const base = `/projects/${opts.project.id}/integrations`;
   return documentOf({
-    title: "Edit integration",
+    title: "Add an integration",
     viewer,
     nav: projectNav(opts.project, viewer),
-    body: html`<h1>Edit the ${channel.kind} integration “${channel.name === "" ? "(unnamed)" : channel.name}”</h1>
-${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-${form}
-<p><a class="button" href="/projects/${opts.project.id}/integrations">Cancel</a></p>`,
+    body: html`<h1>Add an integration</h1>
+<ul class="kinds">${opts.kinds.map((kind) => html`<li><a href="${base}/add/${kind}">${KIND_PAGES[kind].title}</a> <span class="hint">${KIND_PAGES[kind].intro.split(". ")[0]}.</span></li>`)}</ul>
+${opts.unavailable.length === 0 ? "" : html`<details><summary>Not offered on this server (${opts.unavailable.length})</summary><ul class="hint">${opts.unavailable.map(([kind, why]) => html`<li>${KIND_PAGES[kind].title}: ${why}</li>`)}</ul></details>`}
+<p><a class="button" href="${base}">Cancel</a></p>`,
+  });
+}
+
+/** A kind's page: what to paste where, and its form (to add one, or to edit one: its stored non-secret values shown). */
+export function kindPage(viewer: Viewer, opts: { project: Project; kind: ChannelKind; form: Html; editing: Channel | null }): string {
+  const page = KIND_PAGES[opts.kind];
+  const title = opts.editing === null ? `Add ${page.title}` : `Edit the ${page.title} integration “${opts.editing.name === "" ? "(unnamed)" : opts.editing.name}”`;
+  return documentOf({
+    title,
+    viewer,
+    nav: projectNav(opts.project, viewer),
+    body: html`<h1>${title}</h1>
+<p class="intro">${page.intro}</p>
+${opts.form}
+<p><a class="button" href="/projects/${opts.project.id}/integrations${opts.editing === null ? "/add" : ""}">Cancel</a></p>`,
   });
 }
 

@@ -1,39 +1,68 @@
-// The integrations page's own form for each kind beyond the first five: one input per field of the
-// kind's value (its module's form), posted to the same route as the JSON form, which turns the inputs
-// back into the value (`valueOfFields`). Secrets are password inputs, never shown back. The same inputs,
-// prefilled, edit an existing integration of the kind.
-import type { ServiceFields, ServiceKind } from "../../engine/model.ts";
-import { SERVICE_KINDS } from "../../engine/model.ts";
-import type { KindFormField, ServiceKinds } from "../deps.ts";
+// The form of one notification kind, to add an integration or edit one: a labelled input per field of
+// its value (notify/kinds/ module fields, or kind-catalog.ts's for the first five), each field's error
+// next to it, secrets as password inputs never shown back (left empty on an edit, the stored one is kept
+// unless the destination changed), and the "add to new checks" switch. Also the posted inputs → a value.
+import type { Channel, ServiceFields } from "../../engine/model.ts";
+import type { KindFormField } from "../deps.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 
-/**
- * One input of a kind's form, empty (adding) or holding `current`, the stored field (editing). A secret
- * is never shown back: editing leaves its input empty, and empty keeps the stored one (keptSecrets).
- */
-function input(kind: ServiceKind, field: KindFormField, current?: ServiceFields): Html {
-  const id = `k-${kind}-${field.name}`;
+export type KindFormView = {
+  readonly action: string;
+  readonly csrf: string;
+  readonly kind: string;
+  readonly fields: readonly KindFormField[];
+  /** The current values: what was posted, or (editing) what is stored; secrets are never rendered. */
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly name: string;
+  readonly newChecks: boolean;
+  readonly editing: boolean;
+  /** Each field's problem by field name ("name" for the label); "" = the form's own (shown above it). */
+  readonly errors: Readonly<Record<string, string>>;
+  /** A group's choices: the project's other integrations. */
+  readonly members?: readonly Channel[];
+  readonly submit: string;
+};
+
+function fieldInput(view: KindFormView, field: KindFormField): Html {
+  const id = `k-${field.name}`;
   const name = `f.${field.name}`;
-  const editing = current !== undefined;
-  const stored = current?.[field.name] ?? null;
+  const error = view.errors[field.name];
+  const described = error === undefined ? "" : html` aria-invalid="true" aria-describedby="${id}-error"`;
+  const current = view.values[field.name];
+  const shown = current === undefined || current === null ? "" : String(current);
   const secret = field.input === "secret";
-  const value = !editing || secret || stored === null ? "" : String(stored);
-  const required = field.required && !(editing && secret);
-  const control = field.input === "bool"
-    ? html`<input id="${id}" name="${name}" type="checkbox"${!editing || (stored !== null && Number(stored) !== 0 && stored !== "false") ? html` checked` : ""}>`
-    : html`<input id="${id}" name="${name}" type="${secret ? "password" : field.input === "number" ? "number" : "text"}" value="${value}"${required ? html` required` : ""} autocomplete="off">`;
-  const hint = editing && secret ? "leave empty to keep" : field.hint;
-  return html`<label for="${id}">${field.label}</label>${control}${hint === undefined ? "" : html`<span class="hint">${hint}</span>`}`;
+  const required = field.required && !(view.editing && secret) ? html` required` : "";
+  let control: Html;
+  if (field.input === "bool") {
+    const on = current === undefined ? !view.editing : current === true || (current !== false && Number(current) !== 0 && current !== "false");
+    control = html`<input id="${id}" name="${name}" type="checkbox"${on ? html` checked` : ""}${described}>`;
+  } else if (field.input === "select") {
+    control = html`<select id="${id}" name="${name}"${described}>${(field.options ?? []).map(([value, label]) => html`<option value="${value}"${value === shown ? html` selected` : ""}>${label}</option>`)}</select>`;
+  } else if (field.input === "textarea") {
+    control = html`<textarea id="${id}" name="${name}" rows="3"${described}>${shown}</textarea>`;
+  } else if (field.name === "channels" && view.members !== undefined) { // a group: its members picked from the project's integrations
+    const picked = new Set(shown.split(",").filter((member) => member !== ""));
+    control = html`<fieldset id="${id}"${described}>${view.members.map((member) => html`<label class="choice"><input type="checkbox" name="${name}" value="${member.id}"${picked.has(member.id) ? html` checked` : ""}> ${member.name === "" ? "(unnamed)" : member.name} (${member.kind})</label>`)}</fieldset>`;
+  } else if (secret && field.input === "secret" && field.name.startsWith("headers_")) {
+    control = html`<textarea id="${id}" name="${name}" rows="2" autocomplete="off"${described}></textarea>`;
+  } else {
+    const type = secret ? "password" : field.input === "number" ? "number" : "text";
+    control = html`<input id="${id}" name="${name}" type="${type}" value="${secret ? "" : shown}"${required} autocomplete="off"${described}>`;
+  }
+  const hint = view.editing && secret ? `${field.hint === undefined ? "" : `${field.hint}; `}leave empty to keep the stored one` : field.hint;
+  return html`<div class="field"><label for="${id}">${field.label}</label>${control}${hint === undefined ? "" : html`<span class="hint">${hint}</span>`}${error === undefined ? "" : html`<span class="error field-error" id="${id}-error">${error}</span>`}</div>`;
 }
 
-/** The form of `kind` editing a channel of it: its fields prefilled from `current`, secrets empty. */
-export function kindEditForm(action: string, csrf: string, kinds: Pick<ServiceKinds, "help" | "form">, kind: ServiceKind, name: string, current: ServiceFields): Html {
-  return html`<p class="hint">${kinds.help(kind)}</p>
-<form method="post" action="${action}" class="check-form"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="form" value="fields">
-<label for="k-${kind}-name">Label</label><input id="k-${kind}-name" name="name" maxlength="100" value="${name}">
-${kinds.form(kind).map((field) => input(kind, field, current))}
-<button type="submit">Save</button></form>`;
+/** The whole form: label, the kind's fields, "add to new checks", and the submit button. */
+export function kindFormHtml(view: KindFormView): Html {
+  const nameError = view.errors.name;
+  return html`${view.errors[""] === undefined ? "" : html`<p class="error" role="alert">${view.errors[""]}</p>`}
+<form method="post" action="${view.action}" class="check-form kind-form" novalidate><input type="hidden" name="csrf" value="${view.csrf}"><input type="hidden" name="form" value="fields">
+<div class="field"><label for="k-name">Name</label><input id="k-name" name="name" maxlength="100" value="${view.name}"${nameError === undefined ? "" : html` aria-invalid="true" aria-describedby="k-name-error"`}><span class="hint">how this integration is listed (optional)</span>${nameError === undefined ? "" : html`<span class="error field-error" id="k-name-error">${nameError}</span>`}</div>
+${view.fields.map((field) => fieldInput(view, field))}
+<div class="field"><label class="choice"><input type="checkbox" name="new_checks" value="1"${view.newChecks ? html` checked` : ""}> Add to new checks</label><span class="hint">new checks (and checks a ping creates) get this integration</span></div>
+<button type="submit">${view.submit}</button></form>`;
 }
 
 /**
@@ -41,38 +70,31 @@ ${kinds.form(kind).map((field) => input(kind, field, current))}
  * unless a target field (where the message and its secrets go: a server URL, a site) changed: a stored
  * secret never follows a new destination, so then each secret must be typed again (`problem` names it).
  */
-export function keptSecrets(value: Record<string, unknown>, fields: readonly KindFormField[], stored: ServiceFields): { value: Record<string, unknown> } | { problem: string } {
+export function keptSecrets(value: Record<string, unknown>, fields: readonly KindFormField[], stored: ServiceFields): { value: Record<string, unknown> } | { problem: string; field: string } {
   const kept = { ...value };
-  const moved = fields.find((field) => field.target === true && String(value[field.name] ?? "") !== String(stored[field.name] ?? ""));
+  const isEmpty = (name: string) => String(value[name] ?? "") === "";
+  const moved = fields.find((field) => field.target === true && !(field.input === "secret" && isEmpty(field.name))
+    && String(value[field.name] ?? "") !== String(stored[field.name] ?? ""));
   for (const field of fields) {
-    if (field.input !== "secret" || (kept[field.name] ?? "") !== "" || stored[field.name] === undefined) continue;
-    if (moved !== undefined) return { problem: `value.${field.name}: type the ${field.label} again: the ${moved.label} changed, and a stored secret is never sent to a new destination` };
+    if (field.input !== "secret" || !isEmpty(field.name) || stored[field.name] === undefined || stored[field.name] === "") continue;
+    if (moved !== undefined) return { field: field.name, problem: `type the ${field.label} again: the ${moved.label} changed, and a stored secret is never sent to a new destination` };
     kept[field.name] = stored[field.name];
   }
   return { value: kept };
 }
 
-/** One collapsed form per kind of notify/kinds/, each adding an integration of its kind. */
-export function kindForms(action: string, csrf: string, kinds: Pick<ServiceKinds, "help" | "form">): Html {
-  return html`${SERVICE_KINDS.map((kind) => html`<details class="kind-form"><summary>${kind}</summary>
-<p class="hint">${kinds.help(kind)}</p>
-<form method="post" action="${action}" class="check-form"><input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="kind" value="${kind}"><input type="hidden" name="form" value="fields">
-<label for="k-${kind}-name">Label</label><input id="k-${kind}-name" name="name" maxlength="100">
-${kinds.form(kind).map((field) => input(kind, field))}
-<button type="submit">Add ${kind} integration</button></form></details>`)}`;
-}
-
-/** The value a kind's form posted: each field from its input (numbers as numbers, lists as arrays); empty optional inputs left out. */
+/** The values a kind's form posted: each field from its input (numbers as numbers, lists as arrays); empty optional inputs left out. */
 export function valueOfFields(form: URLSearchParams, fields: readonly KindFormField[]): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   for (const field of fields) {
     const raw = (form.get(`f.${field.name}`) ?? "").trim();
     if (field.input === "bool") value[field.name] = raw !== "";
-    else if (raw === "" && !field.required) continue;
+    else if (field.input === "list") {
+      const items = form.getAll(`f.${field.name}`).flatMap((item) => item.split(",")).map((item) => item.trim()).filter((item) => item !== "");
+      if (items.length > 0 || field.required) value[field.name] = items;
+    } else if (raw === "" && !field.required && field.input !== "secret") continue;
     else if (field.input === "number" && /^-?\d+$/.test(raw)) value[field.name] = Number(raw);
-    else if (field.input === "list") value[field.name] = raw.split(",").map((item) => item.trim()).filter((item) => item !== "");
-    else value[field.name] = raw;
+    else value[field.name] = field.input === "textarea" || field.name.startsWith("headers_") ? (form.get(`f.${field.name}`) ?? "") : raw;
   }
   return value;
 }

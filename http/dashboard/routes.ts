@@ -327,7 +327,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
     if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true }));
     const at = clock.now();
-    const created = await pool.createCheck(project.id, request.value.spec, [], at);
+    // a new check gets the project's integrations that are "added to new checks" (the reference: all of them)
+    const defaults = (await pool.listChannels(project.id)).filter((c) => c.newChecks !== false).map((c) => c.id);
+    const spec = request.value.spec.channels === undefined && defaults.length > 0 ? { ...request.value.spec, channels: { refs: defaults } } : request.value.spec;
+    const created = await pool.createCheck(project.id, spec, [], at);
     if (!created.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: created.failure }), 400);
     await recordDashboardChange({ deps }, access, { projectId: project.id, action: "check.created", target: auditTarget.check(created.value.check), at });
     return redirect(`/checks/${created.value.check.uuid}?done=created`);

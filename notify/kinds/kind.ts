@@ -7,7 +7,7 @@ import { invalid, ok } from "../../engine/outcome.ts";
 import type { JsonValue } from "../py-json.ts";
 import { pyJson } from "../py-json.ts";
 import type { CommandRun, HttpRequest, JsonRpcCall } from "../render.ts";
-import type { ServiceSettings } from "./settings.ts";
+import type { ServiceSettings, TextSetting } from "./settings.ts";
 
 /** One message, the same facts every kind words its own way; built from the outbox entry by render.ts. */
 export type ServiceMessage = {
@@ -46,7 +46,8 @@ export type Refusal = { readonly error: string; readonly permanent: boolean };
 export type FormField = {
   readonly name: string;
   readonly label: string;
-  readonly input: "text" | "secret" | "number" | "list" | "bool"; // list: comma-separated, sent as an array
+  readonly input: "text" | "secret" | "number" | "list" | "bool" | "textarea" | "select"; // list: comma-separated, sent as an array
+  readonly options?: readonly (readonly [value: string, label: string])[]; // a select's choices
   readonly required: boolean;
   readonly hint?: string;
   /** Where the message (and the kind's secrets) go: changing it asks for the secret fields again. */
@@ -72,6 +73,8 @@ export type ServiceKindModule = {
    * apprise): only the operator adds, edits or tests it (http/dashboard/permits.ts mayConfigureOperatorKinds).
    */
   readonly operatorOnly?: boolean;
+  /** The server settings it cannot send without (a bot token, an account): the dashboard does not offer it without them. */
+  readonly needs?: readonly TextSetting[];
   /** Whether this server offers the kind (default: yes); the admin API refuses a kind it does not. */
   enabled?(settings: ServiceSettings): string | null;
   /**

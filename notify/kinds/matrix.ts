@@ -56,6 +56,7 @@ const ROOM_ID = /^![^:\s]+:[^\s]+$/;
 export const matrix: ServiceKindModule = {
   help: '{"room_id": "!abc:example.org"} or a room alias "#ops:example.org", which the account of MATRIX_ACCESS_TOKEN joins when the integration is saved (the room id is kept)',
   form: [{ name: "room_id", label: "Room id or alias", input: "text", required: true, hint: "!id:server or #alias:server" }],
+  needs: ["matrixHomeserver", "matrixAccessToken"],
   secretFields: [],
   parse(value) {
     const room = isObject(value) ? value.room_id : value;

@@ -22,6 +22,7 @@ export const po: ServiceKindModule = {
   form: [{ name: "user_key", label: "User key", input: "secret", required: true },
     { name: "priority", label: "Priority when down", input: "number", required: false, hint: "-2 to 2; 2 repeats until acknowledged; -3 sends nothing" },
     { name: "priority_up", label: "Priority when up", input: "number", required: false }],
+  needs: ["pushoverApiToken"],
   secretFields: ["user_key"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with user_key");

@@ -7,7 +7,7 @@ import type { Refusal, ServiceMessage } from "./kind.ts";
 import { defaultRefusal } from "./kind.ts";
 import { SERVICE_KIND_MODULES } from "./index.ts";
 import type { ServiceSettings } from "./settings.ts";
-import { DEFAULT_SERVICE_SETTINGS, settingSecrets } from "./settings.ts";
+import { DEFAULT_SERVICE_SETTINGS, missingSetting, settingSecrets } from "./settings.ts";
 import { invalid, ok } from "../../engine/outcome.ts";
 import { sendHttp } from "../send.ts";
 
@@ -72,6 +72,11 @@ export function serviceKindsOf(settings: ServiceSettings) {
     parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings), help: serviceHelp,
     form: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].form,
     operatorOnly: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].operatorOnly === true,
+    unavailable: (kind: ServiceKind) => {
+      const module = SERVICE_KIND_MODULES[kind];
+      const missing = missingSetting(settings, module.needs ?? []);
+      return module.enabled?.(settings) ?? (missing === null ? null : `${missing} is not set on this server`);
+    },
     prepare: (kind: ServiceKind, fields: ServiceFields) => prepareServiceValue(kind, fields, settings),
   };
 }

@@ -27,6 +27,7 @@ export const telegram: ServiceKindModule = {
   help: '{"chat_id": 123456789} (a chat the bot of TELEGRAM_BOT_TOKEN is in; "@channelname" also works), optionally "thread_id"',
   form: [{ name: "chat_id", label: "Chat id", input: "text", required: true, hint: "the chat's numeric id, or @channelname" },
     { name: "thread_id", label: "Topic (thread) id", input: "number", required: false }],
+  needs: ["telegramBotToken"],
   secretFields: [],
   parse(value) {
     const v = isObject(value) ? value : { chat_id: value };

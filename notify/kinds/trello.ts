@@ -19,6 +19,7 @@ function desc(m: ServiceMessage): string {
 export const trello: ServiceKindModule = {
   help: '{"list_id": "...", "token": "..."}: a member\'s token for TRELLO_APP_KEY; a card per down',
   form: [{ name: "list_id", label: "List id", input: "text", required: true, target: true }, { name: "token", label: "Token", input: "secret", required: true }],
+  needs: ["trelloAppKey"],
   secretFields: ["token"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with list_id and token");

@@ -59,6 +59,7 @@ export const sms: ServiceKindModule = {
   help: '{"phone": "+15551234567", "notify_down"?: true, "notify_up"?: true}',
   form: DIRECTIONS,
   secretFields: [],
+  needs: ["twilioAccount", "twilioAuth", "twilioFrom"],
   parse: (value) => parsePhone(value, true),
   render: (fields, m, settings) => wanted(fields, m)
     ? [post(settings, "Messages", { To: String(fields.phone), From: required(settings, "twilioFrom"), Body: text(m) })] : [],
@@ -94,6 +95,7 @@ export const call: ServiceKindModule = {
   help: '{"phone": "+15551234567"}: a call that reads the alert out, for a down only',
   form: [PHONE],
   secretFields: [],
+  needs: ["twilioAccount", "twilioAuth", "twilioFrom"],
   parse: (value) => parsePhone(value, false),
   render(fields, m, settings) {
     if (m.direction !== "down") return [];

@@ -32,7 +32,7 @@ test("the edit form keeps secrets out and in, refuses bad input, and only an adm
     const form = await admin.page(`${base}/${pb.id}/edit`);
     assert.is(form.status, 200);
     assert.not.match(form.text, "pushbullet-secret-1");
-    assert.match(form.text, /type="password" value=""[^>]*>\s*<span class="hint">leave empty to keep<\/span>/);
+    assert.match(form.text, /type="password" value=""[^>]*><span class="hint">leave empty to keep the stored one<\/span>/);
     assert.match((await admin.page(`${base}/${chat.id}/edit`)).text, /name="f.chat_id" type="text" value="111"/);
 
     // a new label, the token left empty: the stored token is kept
@@ -44,19 +44,23 @@ test("the edit form keeps secrets out and in, refuses bad input, and only an adm
     const pushed = receiver.requests.find((r) => r.path === "/pb/v2/pushes");
     assert.is(pushed?.headers["access-token"], "pushbullet-secret-1");
 
-    // the first five kinds: a webhook's value (its URL may hold a secret) is not shown, and left empty it stays
+    // the first five kinds have their own forms too: a webhook's URLs and headers (they may hold a secret) are not shown,
+    // and left empty they stay; its method and body are
     const hook = await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "hook", value: `${receiver.url}/hook-secret-path` });
-    assert.not.match((await admin.page(`${base}/${hook.id}/edit`)).text, "hook-secret-path");
-    assert.is((await admin.post(`${base}/${hook.id}/edit`, { name: "hook 2", value: "" })).status, 303);
+    const hookForm = (await admin.page(`${base}/${hook.id}/edit`)).text;
+    assert.not.match(hookForm, "hook-secret-path");
+    assert.match(hookForm, /<textarea id="k-body_down" name="f.body_down" rows="3">\$JSON<\/textarea>/);
+    const keep = { "f.url_down": "", "f.method_down": "POST", "f.body_down": "$JSON", "f.headers_down": "", "f.url_up": "", "f.method_up": "POST", "f.body_up": "$JSON", "f.headers_up": "" };
+    assert.is((await admin.post(`${base}/${hook.id}/edit`, { form: "fields", name: "hook 2", ...keep })).status, 303);
     await admin.post(`${base}/${hook.id}/test`, {});
     assert.ok(receiver.requests.some((r) => r.path === "/hook-secret-path"), "the kept URL");
     assert.match((await admin.page(base)).text, "hook 2");
-    const badHook = await admin.post(`${base}/${hook.id}/edit`, { name: "hook 3", value: "not a url" });
-    assert.equal([badHook.status, /must be an http\(s\) URL/.test(badHook.text)], [400, true]);
+    const badHook = await admin.post(`${base}/${hook.id}/edit`, { form: "fields", name: "hook 3", ...keep, "f.url_down": "not a url", "f.headers_down": "Content-Type: application/json", "f.url_up": `${receiver.url}/up`, "f.headers_up": "Content-Type: application/json" });
+    assert.equal([badHook.status, /id="k-url_down-error">[^<]*http\(s\) URL/.test(badHook.text)], [400, true], badHook.text);
 
     const bad = await admin.post(`${base}/${chat.id}/edit`, { form: "fields", name: "chat", "f.chat_id": "not a chat" });
     assert.is(bad.status, 400);
-    assert.match(bad.text, /value.chat_id/);
+    assert.match(bad.text, /id="k-chat_id-error">must be a chat id/);
     const refusals: (readonly [{ status: number; text: string }, number])[] = [
       [await admin.post(`${base}/${chat.id}/edit`, { form: "fields", name: "x", "f.chat_id": "222" }, false), 403],
       [await admin.post(`${base}/00000000-0000-4000-8000-000000000000/edit`, { form: "fields", name: "x", "f.chat_id": "222" }), 404],

@@ -135,7 +135,7 @@ async function assertForgedRefused(forms: readonly FoundForm[], cookie: string, 
 /** The dashboard's POST routes behind a session that the admin token's pages have forms for. */
 const ADMIN_ROUTES = [
   "/signout", "/projects", "/projects/:id/checks/new", "/projects/:id/mute", "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete",
-  "/projects/:id/integrations", "/projects/:id/integrations/:id/edit", "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test",
+  "/projects/:id/integrations/add/webhook", "/projects/:id/integrations/:id/edit", "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test",
   "/projects/:id/status-pages", "/projects/:id/status-pages/ops/delete", "/projects/:id/members", "/projects/:id/members/:id/remove",
   "/projects/:id/rename", "/projects/:id/keys/read-write", "/projects/:id/keys/read-write/revoke", "/projects/:id/keys/read-only",
   "/projects/:id/keys/read-only/revoke", "/projects/:id/delete", "/checks/:id/edit", "/checks/:id/delete", "/checks/:id/pause",
@@ -146,7 +146,7 @@ const OWNER_ROUTES = [
   "/projects/:id/status-pages", "/projects/:id/status-pages/ops/delete", "/projects/:id/rename", "/projects/:id/keys/read-write",
   "/projects/:id/keys/read-write/revoke", "/projects/:id/keys/read-only", "/projects/:id/keys/read-only/revoke", "/projects/:id/delete",
   "/signout", "/account/sessions/signout", "/account/second-factor/on", "/projects/:id/checks/new", "/projects/:id/mute",
-  "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete", "/projects/:id/integrations", "/projects/:id/integrations/:id/edit",
+  "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete", "/projects/:id/integrations/add/webhook", "/projects/:id/integrations/:id/edit",
   "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test", "/projects/:id/members", "/projects/:id/members/:id/remove",
   "/checks/:id/edit", "/checks/:id/delete", "/checks/:id/pause", "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge",
   "/checks/:id/integrations",
