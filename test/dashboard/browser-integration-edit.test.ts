@@ -80,10 +80,10 @@ async function browserTests(): Promise<void> {
     const chat = page.getByLabel("Chat id");
     assert.is(await chat.inputValue(), "1111");
     await chat.fill("not a chat");
-    await page.getByRole("button", { name: "Save" }).click();
-    await page.getByText(/value\.chat_id.*must be a chat id/).waitFor();
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await page.locator("#k-chat_id-error").getByText(/must be a chat id/).waitFor(); // next to its field
     await page.getByLabel("Chat id").fill("2222");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "Save integration" }).click();
     await page.getByRole("button", { name: "Test ops chat" }).click();
     await page.getByText("Test notification sent through ops chat: accepted.").waitFor();
     const sent = await requestMatching((r) => r.path === "/tg/bot5:edit-bot/sendMessage");
@@ -96,9 +96,9 @@ async function browserTests(): Promise<void> {
     const token = page.getByLabel("Access token");
     assert.is(await token.inputValue(), "");
     assert.not.match(await page.content(), "pb-secret-token-1");
-    await page.getByText("leave empty to keep").waitFor();
-    await page.getByLabel("Label").fill("phone 2");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("leave empty to keep the stored one").waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("phone 2");
+    await page.getByRole("button", { name: "Save integration" }).click();
     await page.getByRole("button", { name: "Test phone 2" }).click();
     await page.getByText("Test notification sent through phone 2: accepted.").waitFor();
     const pushed = await requestMatching((r) => r.path === "/pb/v2/pushes");

@@ -326,16 +326,29 @@ async function browserTests(): Promise<void> {
     assert.is(await rw.locator("#bold").count(), 0);
   });
 
-  test("the admin adds a webhook integration; a project key turns it on for a check", async () => {
+  test("the admin adds a webhook integration with its form (a bad URL shown next to it), tests it; a project key turns it on for a check", async () => {
     const page = adminPage;
     await page.goto(`${server.url}/projects/${project.id}/integrations`);
-    await page.getByLabel("Kind").selectOption("webhook");
-    await page.getByLabel("Name").fill("local hook");
-    await page.getByLabel("Value").fill("ftp://nowhere");
-    await page.getByRole("button", { name: "Add integration" }).click();
-    await page.getByText("json validation error: value must be an http(s) URL or a webhook object").waitFor();
-    await page.getByLabel("Value").fill(receiverUrl());
-    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.getByRole("link", { name: "Add an integration" }).click();
+    // kinds this server cannot send are not offered: no SMTP_URL, no shell, no Twilio account
+    for (const absent of ["Email", "Shell command", "SMS"]) assert.is(await page.locator("ul.kinds").getByRole("link", { name: absent, exact: true }).count(), 0, absent);
+    await page.locator("ul.kinds").getByRole("link", { name: "Webhook", exact: true }).click();
+    await page.getByRole("heading", { name: "Add Webhook" }).waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("local hook");
+    await page.getByLabel("URL when down").fill("ftp://nowhere");
+    await page.getByLabel("Body when down").fill("$JSON");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    // the error next to its field, the other values kept
+    await page.locator("#k-url_down-error").getByText(/http\(s\) URL/).waitFor();
+    assert.is(await page.getByLabel("Body when down").inputValue(), "$JSON");
+    await page.getByLabel("URL when down").fill(receiverUrl());
+    await page.getByLabel("Headers when down").fill("Content-Type: application/json");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    // saved: "Send test notification" right away
+    await page.getByText("Integration “local hook” added.").waitFor();
+    await page.getByRole("button", { name: "Send test notification local hook" }).click();
+    await page.getByText("Test notification sent through local hook: accepted.").waitFor();
+    assert.is((await waitForBody((json) => json.name === "TEST")).status, "down");
     await page.getByRole("cell", { name: "local hook", exact: true }).waitFor();
     const { channels } = await api<{ channels: { id: string; name: string }[] }>("GET", "/api/v3/channels/");
     const hook = channels.find((c) => c.name === "local hook");
@@ -343,7 +356,7 @@ async function browserTests(): Promise<void> {
     // a project key sees the list but gets no form
     await rw.goto(`${server.url}/projects/${project.id}/integrations`);
     await rw.getByRole("cell", { name: "local hook", exact: true }).waitFor();
-    assert.is(await rw.getByRole("button", { name: "Add integration" }).count(), 0);
+    assert.is(await rw.getByRole("link", { name: "Add an integration" }).count(), 0);
     await rw.goto(`${server.url}/checks/${uuid}`);
     await rw.getByRole("button", { name: "Turn on local hook" }).click();
     await rw.getByText("Changes saved.").waitFor();
@@ -353,34 +366,48 @@ async function browserTests(): Promise<void> {
     // "Test" sends a sample notification at once and shows the outcome
     await rw.getByRole("button", { name: "Test local hook" }).click();
     await rw.getByText("Test notification sent through local hook: accepted.").waitFor();
-    assert.is((await waitForBody((json) => json.name === "TEST")).status, "down");
     await shot(rw, "integrations");
-    await page.getByLabel("Name").fill("dead hook");
-    await page.getByLabel("Value").fill("http://127.0.0.1:9/nobody-listens");
-    await page.getByRole("button", { name: "Add integration" }).click();
+    await page.goto(`${server.url}/projects/${project.id}/integrations/add/webhook`);
+    await page.getByLabel("Name", { exact: true }).fill("dead hook");
+    await page.getByLabel("URL when down").fill("http://127.0.0.1:9/nobody-listens");
+    await page.getByRole("button", { name: "Save integration" }).click();
     await page.getByRole("button", { name: "Test dead hook" }).click();
     await page.getByText(/^Test notification through dead hook failed: \S/).waitFor();
   });
 
-  test("the admin adds a telegram integration with its own form (a bad chat id shown), and its Test reaches the bot API", async () => {
+  test("the admin adds a telegram and an ntfy integration with their forms (a bad chat id shown next to it); Tests reach them; edit shows the stored values", async () => {
     const page = adminPage;
-    await page.goto(`${server.url}/projects/${project.id}/integrations`);
-    const form = page.locator("details.kind-form").filter({ has: page.locator("summary", { hasText: /^telegram$/ }) });
-    await form.locator("summary").click();
-    await form.getByLabel("Label").fill("ops chat");
-    await form.getByLabel("Chat id").fill("not a chat");
-    await form.getByRole("button", { name: "Add telegram integration" }).click();
-    await page.getByText(/value\.chat_id.*must be a chat id/).waitFor();
-    const again = page.locator("details.kind-form").filter({ has: page.locator("summary", { hasText: /^telegram$/ }) });
-    await again.locator("summary").click();
-    await again.getByLabel("Label").fill("ops chat");
-    await again.getByLabel("Chat id").fill("12345");
-    await again.getByRole("button", { name: "Add telegram integration" }).click();
-    await page.getByRole("cell", { name: "ops chat", exact: true }).waitFor();
-    await page.getByRole("button", { name: "Test ops chat" }).click();
+    await page.goto(`${server.url}/projects/${project.id}/integrations/add`);
+    await page.locator("ul.kinds").getByRole("link", { name: "Telegram", exact: true }).click();
+    await page.getByText("paste the chat's id").waitFor(); // what to paste where
+    await page.getByLabel("Name", { exact: true }).fill("ops chat");
+    await page.getByLabel("Chat id").fill("not a chat");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await page.locator("#k-chat_id-error").getByText(/must be a chat id/).waitFor();
+    await page.getByLabel("Chat id").fill("12345");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await page.getByRole("button", { name: "Send test notification ops chat" }).click();
     await page.getByText("Test notification sent through ops chat: accepted.").waitFor();
     const sent = await waitForBody((json) => (json as { chat_id?: number }).chat_id === 12345) as { text?: string };
     assert.match(sent.text ?? "", /^🔴 The check <a href="[^"]+">TEST<\/a> is <b>DOWN<\/b>/);
+    // ntfy: server, topic, a token for a protected topic, priorities as choices
+    await page.goto(`${server.url}/projects/${project.id}/integrations/add/ntfy`);
+    await page.getByLabel("Name", { exact: true }).fill("phones");
+    await page.getByLabel("Server").fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}`);
+    await page.getByLabel("Topic").fill("ops-alerts");
+    await page.getByLabel("Access token").fill("tk_browser_secret");
+    await page.getByLabel("Priority when down").selectOption("5");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await page.getByRole("button", { name: "Send test notification phones" }).click();
+    await page.getByText("Test notification sent through phones: accepted.").waitFor();
+    const published = await waitForBody((json) => (json as { topic?: string }).topic === "ops-alerts") as { priority?: number };
+    assert.is(published.priority, 5);
+    // its edit page shows what is stored, but not the token
+    await page.getByRole("link", { name: "Edit phones" }).click();
+    assert.equal([await page.getByLabel("Topic").inputValue(), await page.getByLabel("Priority when down").inputValue(), await page.getByLabel("Access token").inputValue()],
+      ["ops-alerts", "5", ""]);
+    assert.not.match(await page.content(), "tk_browser_secret");
+    await shot(page, "integration-edit");
   });
 
   test("a project key removes an integration (confirmed, CSRF-checked); the API no longer lists it, nor its check", async () => {
@@ -528,7 +555,7 @@ async function browserTests(): Promise<void> {
     await page.getByLabel("Admin token or API key").waitFor();
     const after = await fetch(`${server.url}/projects/${project.id}/checks`, { headers: { cookie }, redirect: "manual" });
     assert.is(after.status, 303);
-    assert.is(after.headers.get("location"), "/");
+    assert.is(after.headers.get("location"), `/?next=${encodeURIComponent(`/projects/${project.id}/checks`)}`, "the sign-in page, then back");
   });
 
   test("a project key cannot open another project or its checks", async () => {
