@@ -50,6 +50,7 @@ export type KindFormField = {
   readonly label: string;
   readonly input: "text" | "secret" | "number" | "list" | "bool" | "textarea" | "select";
   readonly options?: readonly (readonly [value: string, label: string])[]; // a select's choices
+  readonly initial?: string; // what a new integration's form holds (a select's choice)
   readonly required: boolean;
   readonly hint?: string;
   /** Where the message and the secrets go (a server URL, a site): changing it asks for the secret fields again. */

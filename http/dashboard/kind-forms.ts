@@ -29,7 +29,7 @@ function fieldInput(view: KindFormView, field: KindFormField): Html {
   const name = `f.${field.name}`;
   const error = view.errors[field.name];
   const described = error === undefined ? "" : html` aria-invalid="true" aria-describedby="${id}-error"`;
-  const current = view.values[field.name];
+  const current = view.values[field.name] ?? (view.editing ? undefined : field.initial);
   const shown = current === undefined || current === null ? "" : String(current);
   const secret = field.input === "secret";
   const required = field.required && !(view.editing && secret) ? html` required` : "";

@@ -48,6 +48,7 @@ export type FormField = {
   readonly label: string;
   readonly input: "text" | "secret" | "number" | "list" | "bool" | "textarea" | "select"; // list: comma-separated, sent as an array
   readonly options?: readonly (readonly [value: string, label: string])[]; // a select's choices
+  readonly initial?: string; // what a new integration's form holds (a select's choice)
   readonly required: boolean;
   readonly hint?: string;
   /** Where the message (and the kind's secrets) go: changing it asks for the secret fields again. */

@@ -404,8 +404,8 @@ async function browserTests(): Promise<void> {
     assert.is(published.priority, 5);
     // its edit page shows what is stored, but not the token
     await page.getByRole("link", { name: "Edit phones" }).click();
-    assert.equal([await page.getByLabel("Topic").inputValue(), await page.getByLabel("Priority when down").inputValue(), await page.getByLabel("Access token").inputValue()],
-      ["ops-alerts", "5", ""]);
+    assert.equal([await page.getByLabel("Topic").inputValue(), await page.getByLabel("Priority when down").inputValue(),
+      await page.getByLabel("Priority when up").inputValue(), await page.getByLabel("Access token").inputValue()], ["ops-alerts", "5", "3", ""], "the up priority as the form first held it: the reference's 3");
     assert.not.match(await page.content(), "tk_browser_secret");
     await shot(page, "integration-edit");
   });
