@@ -67,7 +67,7 @@ async function setUp(server: RealServer, webhook: string, check: Record<string, 
 const down = (at: number, reminder: 0 | 1): Heard => ({ path: "/down", status: "down", reminder: String(reminder), now: isoSeconds(at) ?? "" });
 const up = (at: number): Heard => ({ path: "/up", status: "up", reminder: "0", now: isoSeconds(at) ?? "" });
 
-test("threshold and project mute in the real server: down on the 2nd failure, held during the mute, one down at its end", async () => {
+test("threshold and project mute in the real server: down on the 2nd failure; a mute after it pages nothing again, reminders resume after it", async () => {
   const dir = tempDir();
   const { receiver, answered } = await webhookReceiver();
   const server = await startServer({ dataDir: dir.path, env: ENV });
@@ -82,11 +82,12 @@ test("threshold and project mute in the real server: down on the 2nd failure, he
     const muted = await ok<{ muted_until: string }>(call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`,
       { headers: ADMIN, body: { until: new Date(t0 + 1500 * S).toISOString() } }));
     assert.is(muted.muted_until, isoSeconds(t0 + 1500 * S));
-    await advance(server, 1490); // t0 + 1500: the reminder at t0 + 610 and t0 + 1210 fell inside the mute
-    await until(answered, 2, "notifications");
+    // t0 + 1500: the reminder due at t0 + 610 fell inside the mute and is skipped; the outage was notified
+    // before the mute, so its end sends no second down: the next reminder is one interval after it
+    await advance(server, 1490);
     await advance(server, 600);
-    await until(answered, 3, "notifications");
-    assert.equal(answered, [down(t0 + 10 * S, 0), down(t0 + 1500 * S, 0), down(t0 + 2100 * S, 1)]);
+    await until(answered, 2, "notifications");
+    assert.equal(answered, [down(t0 + 10 * S, 0), down(t0 + 2100 * S, 1)]);
     const check = await ok<{ status: string; failure_threshold: number }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }));
     assert.equal([check.status, check.failure_threshold], ["down", 2]);
   } finally {
