@@ -81,7 +81,7 @@ function mapped(kind: string, stored: string): ChannelMapping {
     }
     case "shell": {
       const sh = doc();
-      return { value: { cmd_down: sh.cmd_down, cmd_up: sh.cmd_up }, notes: [] };
+      return { value: { cmd_down: throughShell(text(sh.cmd_down ?? "")), cmd_up: throughShell(text(sh.cmd_up ?? "")) }, notes: [] };
     }
     case "sms": case "whatsapp": {
       const phone = doc();
@@ -117,4 +117,15 @@ export function uuidOf(value: unknown): string | null {
   const hex = value.replace(/-/g, "").toLowerCase();
   if (!/^[0-9a-f]{32}$/.test(hex)) return null;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * A Healthchecks shell command as hcd runs one: Healthchecks hands the line to a shell with the check's
+ * name and tags quoted into it; hcd substitutes nothing and gives them as environment variables, so the
+ * line runs in `/bin/sh -c` with each of those placeholders read as a quoted variable ("$NAME").
+ */
+export function throughShell(line: string): string {
+  if (line.trim() === "") return "";
+  const quoted = line.replace(/\$(NAME|TAGS|TAG\d+)\b/g, '"$$$1"');
+  return `/bin/sh -c '${quoted.replaceAll("'", "'\\''")}'`;
 }

@@ -44,7 +44,9 @@ test("each kind's stored value becomes the value hcd sends to", () => {
   assert.equal(kept("call", json({ value: "+15551234567" })), { kind: "call", fields: { phone: "+15551234567" } });
   assert.equal(kept("opsgenie", json({ key: "k-1", region: "eu" })), { kind: "opsgenie", fields: { key: "k-1", region: "eu" } });
   assert.equal(kept("matrix", "!room:example.org"), { kind: "matrix", fields: { room_id: "!room:example.org" } });
-  assert.equal(kept("shell", json({ cmd_down: "/usr/local/bin/page $NAME", cmd_up: "" })), { kind: "shell", fields: { cmd_down: "/usr/local/bin/page $NAME", cmd_up: "" } });
+  // Healthchecks runs it in a shell with the name quoted into it; hcd runs it in /bin/sh -c with the name a quoted variable
+  assert.equal(kept("shell", json({ cmd_down: "/usr/local/bin/page $NAME 'a b'", cmd_up: "" })),
+    { kind: "shell", fields: { cmd_down: String.raw`/bin/sh -c '/usr/local/bin/page "$NAME" '\''a b'\'''`, cmd_up: "" } });
   assert.equal(kept("mattermost", "https://mm.example.org/hooks/abc"), { kind: "mattermost", fields: { url: "https://mm.example.org/hooks/abc" } });
   assert.equal(kept("group", "2223ad7d40714377a4c88f7eec2a8c18,4d9073a3-82f6-4989-8ccf-ddd7c55f0569"),
     { kind: "group", fields: { channels: "2223ad7d-4071-4377-a4c8-8f7eec2a8c18,4d9073a3-82f6-4989-8ccf-ddd7c55f0569" } });
