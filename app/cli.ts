@@ -19,6 +19,7 @@ import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
 import { repairCommand } from "./cli-repair.ts";
 import { IMPORT_FLAGS, IMPORT_HELP, IMPORT_OPTIONS, importCommand, ImportUsageError } from "./import/cli-import.ts";
+import { applyCommand, AS_CODE_HELP, exportCommand, schemaCommand } from "./as-code/commands.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
 
@@ -45,6 +46,7 @@ Usage:
   hcd repair --data-dir DIR
         on a stopped DATA_DIR that hcd refuses to start on (a damaged log file): moves the damage into
         DIR/damaged/ and prints what was lost (file, offset, bytes, records_lost); deletes nothing
+${AS_CODE_HELP}
 ${SIMULATE_HELP}
 ${REPLAY_HELP}
 ${IMPORT_HELP}
@@ -82,15 +84,21 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "restore": ["in", "data-dir"],
   "repair": ["data-dir"],
   "import": IMPORT_OPTIONS,
+  "export": ["project", "include-secrets"],
+  "apply": ["file", "dry-run", "prune"],
+  "schema": [],
 };
 
 /** Options that take no value. */
-const FLAGS = new Set<string>(["clear", ...IMPORT_FLAGS]);
+const FLAGS = new Set<string>(["clear", "include-secrets", "dry-run", "prune", ...IMPORT_FLAGS]);
+
+/** Options with a one-letter form. */
+const SHORT: Readonly<Record<string, string>> = { file: "f" };
 
 /** Returns the command words and options of argv (node:util's parseArgs, strict). */
 function argsOf(argv: readonly string[]): Args | "help" {
   const known = new Set<string>([...COMMON_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat()]);
-  const options = Object.fromEntries([...known].map((name) => [name, { type: FLAGS.has(name) ? "boolean" as const : "string" as const }]));
+  const options = Object.fromEntries([...known].map((name) => [name, { type: FLAGS.has(name) ? "boolean" as const : "string" as const, ...(SHORT[name] ? { short: SHORT[name] } : {}) }]));
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
@@ -121,7 +129,7 @@ function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
   const command = [noun, verb].filter((w) => w !== undefined).join(" ");
   const allowed = COMMAND_OPTIONS[command];
-  if (allowed === undefined || ["simulate", "replay", "backup", "restore", "repair", "import"].includes(command)) {
+  if (allowed === undefined || ["simulate", "replay", "backup", "restore", "repair", "import", "export", "apply", "schema"].includes(command)) {
     throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -280,6 +288,19 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       const url = args.options.url ?? env.HCD_URL ?? null;
       return await importCommand(args.words.slice(1), args.options, env, {
         url, token: () => adminTokenOf(args, readSettings(withSecretFiles(env))), settings: () => readSettings(withSecretFiles(env)) });
+    }
+    if (args.words[0] === "export" || args.words[0] === "apply" || args.words[0] === "schema") {
+      const [noun, ...more] = args.words;
+      allowedOptions(noun, args);
+      if (more.length > 0) throw new UsageError(`unexpected argument: ${more[0]}`);
+      if (noun === "schema") return schemaCommand();
+      const settings = readSettings(env);
+      const url = args.options.url ?? env.HCD_URL;
+      const remote = url ? { url, token: () => adminTokenOf(args, settings) } : null;
+      if (noun === "export") return await exportCommand({ project: args.options.project, includeSecrets: args.options["include-secrets"] !== undefined }, settings, remote);
+      const file = args.options.file;
+      if (file === undefined) throw new UsageError("apply needs -f FILE (- for standard input)");
+      return await applyCommand({ file, dryRun: args.options["dry-run"] !== undefined, prune: args.options.prune !== undefined }, settings, remote, env);
     }
     if (args.words[0] === "simulate") {
       allowedOptions("simulate", args);

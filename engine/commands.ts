@@ -38,13 +38,15 @@ export type ShardCommand =
   | { readonly kind: "muteProject"; readonly projectId: string; readonly untilAt: Millis | null; readonly at: Millis }
   /** A change to the project record alone: its name, a key, its status pages (engine/project-changes.ts). */
   | { readonly kind: "changeProject"; readonly projectId: string; readonly change: ProjectChange; readonly at: Millis }
+  /** Adds a window, or replaces the project's window of the same id in place. */
   | { readonly kind: "addMaintenance"; readonly projectId: string; readonly window: MaintenanceWindow; readonly at: Millis }
   | { readonly kind: "removeMaintenance"; readonly projectId: string; readonly windowId: string; readonly at: Millis }
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
   /** Replaces a channel's name and value; its kind stays (a value of another kind is refused). */
   | { readonly kind: "updateChannel"; readonly projectId: string; readonly channelId: string; readonly name: string; readonly value: Channel["value"]; readonly newChecks?: boolean; readonly at: Millis }
-  | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis }
+  /** `uuid`: the new check's, given (a check brought from elsewhere keeps its ping URL); absent: a fresh one. */
+  | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis; readonly uuid?: string }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
   /** Acknowledges a down check's outage (CONTRACT "Alerting, second part"); `by` names who ("api", "dashboard"). */

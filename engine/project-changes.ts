@@ -1,5 +1,5 @@
 // Changes to a project record alone, which touch none of its checks' states: a new name, a key created or
-// revoked, a status page added or removed. One pure function applies each, so the shard, replays and the
+// revoked, a status page added, edited or removed. One pure function applies each, so the shard, replays and the
 // cluster's replicas agree on the result.
 import type { Millis, Project, StatusPage } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
@@ -14,6 +14,8 @@ export type ProjectChange =
   | { readonly kind: "setKey"; readonly key: ApiKeyKind; readonly value: string }
   | { readonly kind: "addStatusPage"; readonly page: StatusPage }
   | { readonly kind: "removeStatusPage"; readonly slug: string }
+  /** A new title and list of checks for the page of `page.slug`; its slug and creation time stay. */
+  | { readonly kind: "updateStatusPage"; readonly page: StatusPage }
   /** The last step of deleting a project (its checks and channels removed first): every key and page goes. */
   | { readonly kind: "delete"; readonly at: Millis };
 
@@ -33,6 +35,15 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
       if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
       return ok({ ...project, statusPages: [...pages, change.page] });
+    }
+    case "updateStatusPage": {
+      const pages = project.statusPages ?? [];
+      const held = pages.find((page) => page.slug === change.page.slug);
+      if (held === undefined) return fail({ code: "not_found", what: "status page" });
+      const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
+      if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
+      const updated: StatusPage = { ...change.page, createdAt: held.createdAt };
+      return ok({ ...project, statusPages: pages.map((page) => (page === held ? updated : page)) });
     }
     case "removeStatusPage": {
       const pages = project.statusPages ?? [];

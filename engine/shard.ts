@@ -150,7 +150,7 @@ export class Shard {
       case "addChannel": return this.addChannel(c.channel, c.at);
       case "removeChannel": return this.removeChannel(c.projectId, c.channelId, c.at);
       case "updateChannel": return this.updateChannel(c.projectId, c.channelId, { name: c.name, value: c.value, newChecks: c.newChecks }, c.at);
-      case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at);
+      case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at, c.uuid);
       case "updateCheck": return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
       case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
       case "resumeCheck": return this.resumeCheck(c.projectId, c.uuid, c.at);
@@ -250,10 +250,14 @@ export class Shard {
     return found.ok ? ok(this.#catchUp(found.value, at)) : found;
   }
 
-  /** Creates a check, or with `unique` updates the first check matching on those fields. */
-  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Outcome<{ check: Check; created: boolean }> {
+  /**
+   * Creates a check, or with `unique` updates the first check matching on those fields. `uuid`: the new
+   * check's own (a check moved from another host keeps its ping URL); invalid when a check has it.
+   */
+  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis, uuid?: string): Outcome<{ check: Check; created: boolean }> {
     const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
+    if (uuid !== undefined && this.#state.check(uuid) !== undefined) return invalid("uuid", "is taken by another check");
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
     const match = this.#state.findUnique(projectId, spec, unique);
@@ -264,7 +268,8 @@ export class Shard {
       return ok({ check: this.#dueAfterChange(this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), at), created: false });
     }
     if (this.#state.checkCountOf(projectId) >= project.checkLimit) return fail({ code: "check_limit" });
-    const fresh = this.#newCheck(projectId, at);
+    const made = this.#newCheck(projectId, at); // its two ids drawn either way: a replay draws the same
+    const fresh = uuid === undefined ? made : checkWith(made, { uuid });
     const check = this.#storeUpdate(fresh, applySpec(fresh, spec, { channelIds: channels.value }), spec, at);
     return ok({ check, created: true });
   }
@@ -355,12 +360,15 @@ export class Shard {
 
   /**
    * Adds a recurring maintenance window to a project (CONTRACT "Alerting, second part"): each time its
-   * schedule fires, the project is muted for its duration, as by a project mute.
+   * schedule fires, the project is muted for its duration, as by a project mute. A window with the id of
+   * one the project has replaces it in place (an edit).
    */
   addMaintenance(projectId: string, window: MaintenanceWindow, at: Millis): Outcome<Project> {
     const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
-    return ok(this.#changeProject({ ...project, maintenance: [...(project.maintenance ?? []), window] }, at));
+    const windows = project.maintenance ?? [];
+    const replaced = windows.some((w) => w.id === window.id) ? windows.map((w) => (w.id === window.id ? window : w)) : [...windows, window];
+    return ok(this.#changeProject({ ...project, maintenance: replaced }, at));
   }
 
   /** Removes a maintenance window; a check its mute held is notified at once (not_found: no such project or window). */

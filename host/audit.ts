@@ -12,9 +12,9 @@ export const AUDIT_ACTIONS = [
   "project.created", "project.renamed", "project.muted", "project.unmuted", "project.deleted",
   "check.created", "check.updated", "check.paused", "check.resumed", "check.deleted", "check.acknowledged", "check.imported",
   "channel.added", "channel.updated", "channel.removed",
-  "maintenance.added", "maintenance.removed",
+  "maintenance.added", "maintenance.updated", "maintenance.removed",
   "key.created", "key.revoked",
-  "status_page.created", "status_page.deleted",
+  "status_page.created", "status_page.updated", "status_page.deleted",
   "member.invited", "member.role_set", "member.removed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -102,6 +102,8 @@ export type Pool = {
   listChannels(projectId: string): Promise<Channel[]>;
   /** Adds a recurring maintenance window to the project (its id chosen here); not_found for an unknown project. */
   addMaintenance(projectId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>>;
+  /** Replaces a maintenance window's name, schedule, zone and duration (its id stays); not_found for an unknown project or window. */
+  updateMaintenance(projectId: string, windowId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>>;
   /** Removes a maintenance window; not_found for an unknown project or window. */
   removeMaintenance(projectId: string, windowId: string, at: Millis): Promise<Outcome<Project>>;
   /** Changes the project record alone: its name, an API key, its status pages; not_found for an unknown project. */
@@ -129,8 +131,11 @@ export type Pool = {
    */
   listChecksJson(projectId: string, query: CheckQuery, view: CheckView): Promise<Uint8Array>;
   getCheck(projectId: string, ref: CheckRef): Promise<Outcome<Check>>;
-  /** Creates, or with `unique` updates the first matching check (created: false). */
-  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>>;
+  /**
+   * Creates, or with `unique` updates the first matching check (created: false). `uuid`: the new check's
+   * own (a check moved from another host keeps its ping URL); invalid when any check has it.
+   */
+  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis, uuid?: string): Promise<Outcome<{ check: Check; created: boolean }>>;
   updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>>;
   /** Brings a check over (engine/check-import.ts): made whole with its uuid, state and flips, or its settings updated; forbidden when another project has its uuid. */
   importCheck(projectId: string, check: CheckImport, at: Millis): Promise<Outcome<{ check: Check; result: ImportResult }>>;

@@ -6,7 +6,7 @@ import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Mill
 import type { ProjectChange } from "../engine/project-changes.ts";
 import type { CheckImport, ImportedPing, ImportResult } from "../engine/check-import.ts";
 import type { Outcome } from "../engine/outcome.ts";
-import { fail, ok } from "../engine/outcome.ts";
+import { fail, invalid, ok } from "../engine/outcome.ts";
 import { lookUp } from "./pool-api.ts";
 import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, MaintenanceInput, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
 import type { OutboxEntry, SentNotice } from "../engine/changes.ts";
@@ -129,6 +129,16 @@ export class ShardedPool implements Pool {
     return ok(window);
   }
 
+  async updateMaintenance(projectId: string, windowId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>> {
+    const held = this.#directory.projectById(projectId)?.maintenance?.find((w) => w.id === windowId);
+    if (held === undefined) return fail({ code: "not_found", what: "maintenance window" });
+    const window: MaintenanceWindow = { ...input, id: windowId, createdAt: held.createdAt };
+    const replaced = await this.#shardFor(projectId).apply({ kind: "addMaintenance", projectId, window, at });
+    if (!replaced.ok) return replaced;
+    this.#directory.learnProjects([replaced.value]);
+    return ok(window);
+  }
+
   async removeMaintenance(projectId: string, windowId: string, at: Millis): Promise<Outcome<Project>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
     const removed = await this.#shardFor(projectId).apply({ kind: "removeMaintenance", projectId, windowId, at });
@@ -181,8 +191,11 @@ export class ShardedPool implements Pool {
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "getCheck", projectId, ref }) : owned;
   }
 
-  async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis): Promise<Outcome<{ check: Check; created: boolean }>> {
-    const result = await this.#shardFor(projectId).apply({ kind: "createCheck", projectId, spec, unique, at });
+  async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis, uuid?: string): Promise<Outcome<{ check: Check; created: boolean }>> {
+    // a uuid is unique over every project, which no shard alone can judge
+    if (uuid !== undefined && (await lookUp(this, () => this.#directory.projectOfCheck(uuid))) !== null) return invalid("uuid", "is taken by another check");
+    const command = { kind: "createCheck", projectId, spec, unique, at } as const;
+    const result = await this.#shardFor(projectId).apply(uuid === undefined ? command : { ...command, uuid });
     if (result.ok) this.#directory.addCheck(result.value.check.uuid, projectId, result.value.check.badgeKey);
     return result;
   }

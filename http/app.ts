@@ -12,6 +12,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { userRoutes } from "./routes/users.ts";
 import { Accounts } from "../host/accounts.ts";
 import { adminStatusPageRoutes } from "./routes/admin-status-pages.ts";
+import { adminCheckRoutes } from "./routes/admin-checks.ts";
 import { adminProjectSettingsRoutes } from "./routes/admin-project-settings.ts";
 import { adminImportRoutes } from "./routes/admin-import.ts";
 import { statusPageRoutes } from "./status/public-routes.ts";
@@ -54,6 +55,7 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   adminRoutes(app, deps, { report });
   userRoutes(app, deps, { report });
   adminStatusPageRoutes(app, deps, { report });
+  adminCheckRoutes(app, deps, { report });
   adminProjectSettingsRoutes(app, deps, { report });
   adminImportRoutes(app, deps, { report });
   statusPageRoutes(app, deps, { report }); // public: /status/<slug>

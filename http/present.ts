@@ -4,7 +4,7 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { isoMicros, isoSeconds } from "../lib/iso-dates.ts";
 import { tagsOf } from "../engine/model.ts";
-import type { Channel, Check, Flip, MaintenanceWindow, Millis, PingRecord, Project } from "../engine/model.ts";
+import type { Channel, ChannelValue, Check, Flip, MaintenanceWindow, Millis, PingRecord, Project } from "../engine/model.ts";
 import { badgeSignature } from "./badge-urls.ts";
 import type { ApiVersion } from "../host/api-versions.ts";
 import { apiRootOf } from "../host/api-versions.ts";
@@ -38,6 +38,27 @@ export function presentFlip(flip: Flip): { timestamp: string | null; up: 0 | 1 }
 /** Returns an integration as the API shows it. */
 export function presentChannel(channel: Channel): { id: string; name: string; kind: string } {
   return { id: channel.id, name: channel.name, kind: channel.kind };
+}
+
+/**
+ * Returns a channel's value as the admin API takes it when the channel is added (http/admin-input.ts): the
+ * address or URL of the kinds that take a string (a webhook that posts the check's JSON: its URL), else the
+ * object of its fields, a yes-or-no field of the kind's form (`form`) as true or false again. Adding a
+ * channel with it gives the same stored value.
+ */
+export function presentChannelValue(value: ChannelValue, form: readonly { readonly name: string; readonly input: string }[] = []): unknown {
+  switch (value.kind) {
+    case "email": return value.address;
+    case "slack": case "discord": return value.url;
+    case "webhook": return value.json ? value.spec.url_down : { ...value.spec };
+    case "ntfy": return { ...value.spec };
+    default: {
+      if (!("fields" in value)) return null;
+      const fields: Record<string, unknown> = { ...value.fields };
+      for (const field of form) if (field.input === "bool" && typeof fields[field.name] === "number") fields[field.name] = fields[field.name] !== 0;
+      return fields;
+    }
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { jsonBody, projectOfUrl } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { statusPageInputOf } from "../status/status-page-input.ts";
-import { addStatusPage, presentStatusPage, removeStatusPage, SLUG_TAKEN } from "../status/status-pages.ts";
+import { addStatusPage, presentStatusPage, removeStatusPage, SLUG_TAKEN, updateStatusPage } from "../status/status-pages.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
 
 export function adminStatusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
@@ -37,6 +37,16 @@ export function adminStatusPageRoutes(app: H3, deps: AppDeps, opts: { report: Er
   }, options);
 
   endpoint(app, "/admin/v1/projects/:id/status-pages/:slug", {
+    // an edit: a new title and list of checks, checked as when the page is added; the slug stays
+    PUT: async (event) => {
+      const project = projectOf(event), slug = event.context.params?.slug ?? "", at = clock.now();
+      const body = await jsonBody(event);
+      if (Object.hasOwn(body, "slug") && body.slug !== slug) throw httpError(400, "json validation error: slug cannot change (add a page and delete this one)");
+      const page = unwrap(statusPageInputOf({ ...body, slug }, at));
+      const updated = unwrap(await updateStatusPage(pool, project.id, page, at));
+      await recordChange(deps.audit, { projectId: project.id, actor: { kind: "admin" }, action: "status_page.updated", target: auditTarget.statusPage(slug), at });
+      return json(presentStatusPage(updated.statusPages?.find((p) => p.slug === slug) ?? page, config.siteRoot));
+    },
     DELETE: async (event) => {
       const project = projectOf(event), slug = event.context.params?.slug ?? "", at = clock.now();
       unwrap(await removeStatusPage(pool, project.id, slug, at));

@@ -6,7 +6,8 @@ import { HTTPResponse } from "h3";
 import { Readable } from "node:stream";
 import { backupStream } from "../../host/backup.ts";
 import { VirtualClock } from "../../host/clock.ts";
-import type { Millis } from "../../engine/model.ts";
+import type { ChannelKind, Millis, ServiceKind } from "../../engine/model.ts";
+import { SERVICE_KINDS } from "../../engine/model.ts";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
@@ -14,7 +15,7 @@ import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, renderError, unwrap } from "../errors.ts";
 import { channelEditOf, channelInputOf, preparedInput, clockAdvanceOf, groupProblem, maintenanceInputOf, projectInputOf, projectMuteOf, pruneBeforeOf } from "../admin-input.ts";
-import { presentChannel, presentChannelStates, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
+import { presentChannel, presentChannelStates, presentChannelValue, presentMaintenance, presentOutbox, presentProject } from "../present.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { keptProjectOf } from "../import-input.ts";
 import type { KeptProjectIds, Pool } from "../../host/pool-api.ts";
@@ -75,6 +76,15 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   // Removing an integration: no check notifies it any more, and its waiting notifications are dropped.
   // Editing one: a new name and value, checked as when it was added; its kind stays.
   endpoint(app, "/admin/v1/projects/:id/channels/:channel", {
+    // one integration with its value as channel add takes it (its secrets too: the admin token may set them anyway)
+    GET: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const channel = (await pool.listChannels(projectId)).find((c) => c.id === event.context.params?.channel);
+      if (channel === undefined) throw httpError(404, "channel not found");
+      const form = isServiceKind(channel.kind) ? deps.serviceKinds.form(channel.kind) : [];
+      return json({ ...presentChannel(channel), value: presentChannelValue(channel.value, form) });
+    },
     PUT: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
@@ -131,6 +141,16 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
     },
   }, options);
   endpoint(app, "/admin/v1/projects/:id/maintenance/:window", {
+    // an edit: the window keeps its id; the same fields and rules as adding one
+    PUT: async (event) => {
+      admin(event);
+      const projectId = projectIdOf(deps, event);
+      const input = unwrap(maintenanceInputOf(await jsonBody(event)));
+      const at = clock.now();
+      const window = unwrap(await pool.updateMaintenance(projectId, event.context.params?.window ?? "", input, at));
+      await record(projectId, "maintenance.updated", auditTarget.maintenance(window), at);
+      return json(presentMaintenance(window));
+    },
     DELETE: async (event) => {
       admin(event);
       const projectId = projectIdOf(deps, event);
@@ -205,4 +225,8 @@ function keptIdsTaken(pool: Pool, kept: KeptProjectIds): string | null {
   }
   if (kept.apiKey !== undefined && kept.apiKey !== "" && kept.apiKey === kept.apiKeyReadonly) return "api_key and api_key_readonly are the same";
   return null;
+}
+
+function isServiceKind(kind: ChannelKind): kind is ServiceKind {
+  return (SERVICE_KINDS as readonly string[]).includes(kind);
 }

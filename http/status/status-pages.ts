@@ -25,6 +25,11 @@ export async function addStatusPage(pool: Pool, projectId: string, page: StatusP
   return pool.changeProject(projectId, { kind: "addStatusPage", page }, at);
 }
 
+/** Gives the page of `page.slug` a new title and list of checks; not_found when the project has no such page. */
+export function updateStatusPage(pool: Pool, projectId: string, page: StatusPage, at: Millis): Promise<Outcome<Project>> {
+  return pool.changeProject(projectId, { kind: "updateStatusPage", page }, at);
+}
+
 export function removeStatusPage(pool: Pool, projectId: string, slug: string, at: Millis): Promise<Outcome<Project>> {
   return pool.changeProject(projectId, { kind: "removeStatusPage", slug }, at);
 }

@@ -1,0 +1,71 @@
+// What hcd holds now, read through the admin API (never the store): projects with their channels (values
+// included), checks, status pages and maintenance windows, in the shapes the API answers. `hcd export`
+// writes it out; `hcd apply` compares the file with it.
+import type { AdminClient } from "./admin-client.ts";
+import { call } from "./admin-client.ts";
+import type { CheckSettings } from "./document.ts";
+import { isoSecond, tagList } from "./document.ts";
+
+export type LiveProject = {
+  readonly id: string;
+  readonly name: string;
+  readonly check_limit: number;
+  readonly ping_log_limit: number;
+  readonly ping_body_limit: number;
+};
+export type LiveChannel = { readonly id: string; readonly name: string; readonly kind: string; readonly value: unknown };
+/** A check as the admin API shows it (host/check-json.ts, read-write view). */
+export type LiveCheck = Readonly<Record<string, unknown>> & { readonly uuid: string; readonly slug: string; readonly name: string };
+export type LiveStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
+export type LiveMaintenance = { readonly id: string; readonly name: string; readonly schedule: string; readonly tz: string; readonly duration: number };
+
+export type LiveProjectState = {
+  readonly project: LiveProject;
+  readonly channels: readonly LiveChannel[];
+  readonly checks: readonly LiveCheck[];
+  readonly statusPages: readonly LiveStatusPage[];
+  readonly maintenance: readonly LiveMaintenance[];
+};
+
+const enc = encodeURIComponent;
+
+export async function listProjects(client: AdminClient): Promise<LiveProject[]> {
+  return ((await call(client, "GET", "/admin/v1/projects")) as { projects: LiveProject[] }).projects;
+}
+
+/** Everything of one project. */
+export async function readProject(client: AdminClient, project: LiveProject): Promise<LiveProjectState> {
+  const base = `/admin/v1/projects/${enc(project.id)}`;
+  const listed = ((await call(client, "GET", `${base}/channels`)) as { channels: { id: string }[] }).channels;
+  const channels: LiveChannel[] = [];
+  for (const { id } of listed) channels.push(await call(client, "GET", `${base}/channels/${enc(id)}`) as LiveChannel);
+  const checks = ((await call(client, "GET", `${base}/checks`)) as { checks: LiveCheck[] }).checks;
+  const statusPages = ((await call(client, "GET", `${base}/status-pages`)) as { status_pages: LiveStatusPage[] }).status_pages;
+  const maintenance = ((await call(client, "GET", `${base}/maintenance`)) as { maintenance: LiveMaintenance[] }).maintenance;
+  return { project, channels, checks, statusPages, maintenance };
+}
+
+/** A live check's settings as the comparison holds them (document.ts CheckSettings). */
+export function settingsOfLive(check: LiveCheck): CheckSettings {
+  const scheduled = typeof check.schedule === "string";
+  const text = (field: string) => (typeof check[field] === "string" ? check[field] : "");
+  const flag = (field: string) => check[field] === true;
+  const int = (field: string, fallback: number) => (typeof check[field] === "number" ? check[field] : fallback);
+  return {
+    name: check.name, slug: check.slug, tags: tagList(text("tags")), desc: text("desc"),
+    timeout: scheduled ? null : int("timeout", 86_400),
+    schedule: scheduled ? text("schedule") : null,
+    tz: scheduled ? text("tz") : null,
+    grace: int("grace", 3_600), manual_resume: flag("manual_resume"), methods: text("methods"),
+    start_kw: text("start_kw"), success_kw: text("success_kw"), failure_kw: text("failure_kw"),
+    filter_subject: flag("filter_subject"), filter_body: flag("filter_body"), filter_http_body: flag("filter_http_body"),
+    filter_default_fail: flag("filter_default_fail"), failure_threshold: int("failure_threshold", 1),
+    reminder_interval: int("reminder_interval", 0), max_duration: int("max_duration", 0),
+    muted_until: typeof check.muted_until === "string" ? isoSecond(check.muted_until) : null,
+  };
+}
+
+/** A comma-separated list of the API ("" = none) as ids. */
+export function idsOf(value: unknown): string[] {
+  return typeof value === "string" ? value.split(",").filter((id) => id !== "") : [];
+}
