@@ -106,7 +106,7 @@ type Hider = ((field: string, leaf: (string | number)[]) => string) | null;
 function channelEntry(channel: LiveChannel, ref: (id: string) => string, hide: Hider): Record<string, unknown> {
   let value: unknown;
   if (channel.kind === "group") {
-    value = { channels: idsOf((channel.value as { channels?: unknown }).channels).map(ref) };
+    value = { channels: idsOf((channel.value as { channels?: unknown }).channels).map(ref).sort() };
   } else {
     value = literal(channel.value);
     if (hide !== null) {
@@ -137,9 +137,10 @@ function checkEntry(check: LiveCheck, channelRef: (id: string) => string, checkR
     if (!differs(value, CHECK_DEFAULTS[name as keyof CheckSettings])) continue;
     entry[name] = literal(value);
   }
-  const channels = idsOf(check.channels).map(channelRef);
+  // sorted by what the file names them by: ids differ from one hcd to another, names do not
+  const channels = idsOf(check.channels).map(channelRef).sort();
   if (channels.length > 0) entry.channels = channels;
-  const dependsOn = idsOf(check.depends_on).map(checkRef);
+  const dependsOn = idsOf(check.depends_on).map(checkRef).sort();
   if (dependsOn.length > 0) entry.depends_on = dependsOn;
   return entry;
 }
@@ -150,7 +151,7 @@ function differs(a: unknown, b: unknown): boolean {
 
 /** A value with every `${` written as `$${`, so that apply reads the text back as it is, not as a variable. */
 function literal(value: unknown): unknown {
-  if (typeof value === "string") return value.replaceAll("${", "$${");
+  if (typeof value === "string") return value.replaceAll("${", () => "$${"); // a function: "$$" in a replacement string is one "$"
   if (Array.isArray(value)) return value.map(literal);
   if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]));
   return value;

@@ -44,7 +44,7 @@ function validator(): ReturnType<Ajv["compile"]> {
 /** Reads the text of an apply file (`source` names it in messages) with the environment `env`; throws FileError. */
 export function readApplyFile(text: string, source: string, env: Readonly<Record<string, string | undefined>>): HcdFile {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, version: "1.2", schema: "core", strict: true });
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true, version: "1.2", schema: "core", strict: true });
   const lineOf = (path: FilePath): number | null => lineIn(doc, lines, path);
   const fail = (problems: readonly FileProblem[]): never => {
     throw new FileError(source, problems.map((p) => ({ ...p, line: lineOf(p.path) })));
