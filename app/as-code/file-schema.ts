@@ -69,7 +69,7 @@ const CHANNEL: Schema = {
   type: "object", additionalProperties: false, required: ["name", "kind", "value"],
   properties: {
     id: { ...UUID, description: "the channel's id, when it has one here (an exported file names it); else it is matched by name" },
-    name: { type: "string", minLength: 1, maxLength: LIMITS.nameMaxChars, description: "unique in the project: checks name their channels by it" },
+    name: { type: "string", maxLength: LIMITS.nameMaxChars, description: "unique in the project: checks name their channels by it (an entry without id needs one)" },
     kind: { enum: [...CHANNEL_KINDS] },
     value: { description: "what the kind takes; write a secret as ${NAME}, read from the environment" },
   },
@@ -122,7 +122,7 @@ const MAINTENANCE: Schema = {
   type: "object", additionalProperties: false, required: ["name", "schedule", "duration"],
   properties: {
     id: { ...UUID, description: "the window's id, when it has one here; else it is matched by name" },
-    name: { type: "string", minLength: 1, maxLength: LIMITS.nameMaxChars },
+    name: { type: "string", maxLength: LIMITS.nameMaxChars, description: "an entry without id needs one" },
     schedule: { type: "string", minLength: 1, maxLength: LIMITS.scheduleMaxChars, description: "cron or OnCalendar: when each window starts" },
     tz: { type: "string", description: "default UTC" },
     duration: seconds(LIMITS.maintenanceMinMs, LIMITS.maintenanceMaxMs, "seconds each window lasts"),
@@ -134,7 +134,7 @@ const PROJECT: Schema = {
   description: "a project, matched by its id, else by its name; a section left out (channels, checks, ...) is left as it is",
   properties: {
     id: { ...UUID, description: "the project's id, when it has one here; else it is matched by name" },
-    name: { type: "string", minLength: 1, maxLength: LIMITS.nameMaxChars },
+    name: { type: "string", maxLength: LIMITS.nameMaxChars, description: "an entry without id needs one" },
     check_limit: { type: "integer", minimum: 0, maximum: 1_000_000, description: "left as it is when not written" },
     ping_log_limit: { type: "integer", minimum: 1, maximum: 1_000_000, description: "left as it is when not written" },
     ping_body_limit: { type: "integer", minimum: 0, maximum: 10_000_000, description: "bytes; left as it is when not written" },

@@ -138,6 +138,7 @@ function meaningProblems(file: HcdFile): FileProblem[] {
   uniqueBy(file.projects, (p) => (p.id === undefined ? p.name : undefined), ["projects"], "name (give each its id)", at);
   const pageSlugs = new Map<string, FilePath>();
   file.projects.forEach((project, i) => {
+    if (project.id === undefined && project.name === "") at(["projects", i, "name"], "is empty: an entry without id is matched by its name");
     projectProblems(project, ["projects", i], at);
     (project.status_pages ?? []).forEach((page, j) => {
       const held = pageSlugs.get(page.slug);
@@ -150,16 +151,24 @@ function meaningProblems(file: HcdFile): FileProblem[] {
 
 function projectProblems(project: FileProject, base: FilePath, at: (path: FilePath, message: string) => void): void {
   const channels = project.channels ?? [];
-  uniqueBy(channels, (c) => c.name, [...base, "channels"], "name", at);
+  uniqueBy(channels, (c) => (c.id === undefined && c.name !== "" ? c.name : undefined), [...base, "channels"], "name (give each its id)", at);
   uniqueBy(channels, (c) => c.id, [...base, "channels"], "id", at);
-  const channelRef = (ref: string) => channels.find((c) => c.name === ref || c.id === ref);
+  /** The channel a reference names: by id, else by a name only one channel has; undefined after noting an ambiguous one. */
+  const channelRef = (ref: string, path?: FilePath) => {
+    const byId = channels.find((c) => c.id === ref);
+    if (byId !== undefined) return byId;
+    const byName = channels.filter((c) => c.name === ref);
+    if (byName.length > 1 && path !== undefined) at(path, `names ${byName.length} channels (${ref}): name it by its id`);
+    return byName.length === 1 ? byName[0] : undefined;
+  };
   channels.forEach((channel, i) => {
     const path = [...base, "channels", i];
+    if (channel.id === undefined && channel.name === "") at([...path, "name"], "is empty: an entry without id is matched by its name");
     if (channel.kind === "group") {
       const members = (channel.value as { channels: string[] }).channels;
       members.forEach((ref, j) => {
-        const member = channelRef(ref);
-        if (project.channels !== undefined && member === undefined) at([...path, "value", "channels", j], `names no channel of this project: ${ref}`);
+        const member = channelRef(ref, [...path, "value", "channels", j]);
+        if (member === undefined && channels.every((c) => c.name !== ref)) at([...path, "value", "channels", j], `names no channel of this project: ${ref}`);
         else if (member?.kind === "group") at([...path, "value", "channels", j], `names a group (${ref}): a group cannot contain a group`);
       });
       return;
@@ -184,9 +193,11 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
     if (check.muted_until !== undefined && check.muted_until !== null && isoSecond(check.muted_until) === null) at([...path, "muted_until"], "is not an ISO 8601 date and time");
     const request = checkRequestOf(checkBody(check, { channels: [], dependsOn: [] }), null);
     if (!request.ok) at(request.failure.code === "invalid" && request.failure.field !== "" ? [...path, request.failure.field] : path, reasonText(request.failure));
-    (check.channels ?? []).forEach((ref, j) => {
-      if (project.channels !== undefined && channelRef(ref) === undefined) at([...path, "channels", j], `names no channel of this project: ${ref}`);
-    });
+    if (project.channels !== undefined) {
+      (check.channels ?? []).forEach((ref, j) => {
+        if (channelRef(ref, [...path, "channels", j]) === undefined && channels.every((c) => c.name !== ref)) at([...path, "channels", j], `names no channel of this project: ${ref}`);
+      });
+    }
     (check.depends_on ?? []).forEach((ref, j) => {
       const target = resolve(ref, [...path, "depends_on", j]);
       if (target === check) at([...path, "depends_on", j], "names the check itself");
@@ -207,6 +218,7 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
   uniqueBy(windows, (w) => w.id, [...base, "maintenance"], "id", at);
   uniqueBy(windows, (w) => (w.id === undefined ? w.name : undefined), [...base, "maintenance"], "name (give each its id)", at);
   windows.forEach((window, i) => {
+    if (window.id === undefined && window.name === "") at([...base, "maintenance", i, "name"], "is empty: an entry without id is matched by its name");
     const input = maintenanceInputOf({ name: window.name, schedule: window.schedule, tz: window.tz ?? "UTC", duration: window.duration });
     if (!input.ok) at(input.failure.code === "invalid" ? [...base, "maintenance", i, input.failure.field] : [...base, "maintenance", i], reasonText(input.failure));
   });
