@@ -213,7 +213,7 @@ export function checkChanges(context: ProjectContext): Change[] {
     if (!sameSet(dependencyKeys, idsOf(found.depends_on))) details.push("depends_on");
     if (details.length === 0) continue;
     changes.push({ verb: "update", what: "check", label, details, phase: PHASE.checkUpdate, run: async (client, runIds) => {
-      await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/checks/${enc(found.uuid)}`, body(runIds));
+      await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/checks/${enc(found.uuid)}`, body(runIds));
       return `updated ${label}`;
     } });
   }

@@ -1,6 +1,6 @@
 // /admin/v1/projects/<id>/checks: a project's checks for the admin token (what `hcd export` reads and
 // `hcd apply` writes): listed, created (with a uuid of its own, so a moved check keeps its ping URL), read,
-// edited and deleted by uuid or by slug. The Management API's validation and answers (http/input.ts,
+// edited (POST, as the Management API edits) and deleted by uuid or by slug. The Management API's validation and answers (http/input.ts,
 // host/check-json.ts), without an API key: a project whose keys are revoked stays manageable.
 import type { H3, H3Event } from "h3";
 import type { Check, Millis } from "../../engine/model.ts";
@@ -68,7 +68,8 @@ export function adminCheckRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
       const project = projectOf(event);
       return json(presentCheck(await checkOf(project.id, event), view(clock.now())));
     },
-    PUT: async (event) => {
+    // an edit, as POST /api/v3/checks/<uuid> makes one: the same body, the fields sent change
+    POST: async (event) => {
       const project = projectOf(event);
       const stored = await checkOf(project.id, event); // 404 before a bad body's 400, as the API decides
       const body = await jsonBody(event);

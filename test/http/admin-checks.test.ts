@@ -27,7 +27,7 @@ test("checks: created with a given uuid (its ping URL kept), listed, read and ed
   const listed = await admin(url, "GET", base);
   assert.equal((listed.json.checks as Json[]).map((c) => c.uuid), [U1]);
   assert.equal((await admin(url, "GET", `${base}/nightly`)).json.uuid, U1);
-  const edited = await admin(url, "PUT", `${base}/nightly`, { grace: 900, timeout: 3600 });
+  const edited = await admin(url, "POST", `${base}/nightly`, { grace: 900, timeout: 3600 });
   assert.is(edited.status, 200, edited.text);
   assert.equal([edited.json.grace, edited.json.timeout, edited.json.schedule], [900, 3600, undefined], "a timeout makes it simple again, as the API does");
   assert.equal((await api.call("GET", `${api.root}/checks/${U1}`)).json, edited.json, "the Management API shows the same check");
@@ -45,15 +45,15 @@ test("checks: a uuid taken anywhere, a bad uuid, an ambiguous slug, another proj
   assert.is((await admin(url, "POST", base, { uuid: U1.toUpperCase() })).status, 400);
   assert.is((await admin(url, "POST", base, { uuid: 5 })).status, 400);
   assert.is((await admin(url, "GET", `${base}/${U1}`)).status, 404, "another project's check is not found here");
-  assert.is((await admin(url, "PUT", `${base}/${U1}`, { name: "stolen" })).status, 404);
+  assert.is((await admin(url, "POST", `${base}/${U1}`, { name: "stolen" })).status, 404);
   assert.is((await admin(url, "DELETE", `${base}/${U1}`)).status, 404);
   for (let i = 0; i < 2; i++) assert.is((await admin(url, "POST", base, { name: `twin ${i}`, slug: "twin" })).status, 201);
-  const ambiguous = await admin(url, "PUT", `${base}/twin`, { grace: 600 });
+  const ambiguous = await admin(url, "POST", `${base}/twin`, { grace: 600 });
   assert.is(ambiguous.status, 409);
   assert.match(String(ambiguous.json.error), /ambiguous slug: 2 checks/);
   const one = (await admin(url, "POST", base, { name: "one", slug: "one" })).json;
   for (const body of [{ grace: 5 }, { uuid: U1 }, { unique: ["name"] }, { schedule: "not cron" }, { tz: "Mars/Base" }]) {
-    const refused = await admin(url, "PUT", `${base}/one`, body);
+    const refused = await admin(url, "POST", `${base}/one`, body);
     assert.is(refused.status, 400, JSON.stringify(body));
   }
   assert.equal((await admin(url, "GET", `${base}/one`)).json, { ...one, next_ping: null }, "nothing changed");
