@@ -114,8 +114,8 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       return host.replicaOptions();
     },
     onTakeover: async (partition, report, replica) => {
-      const [projects, routes] = replica.read((shard) => [shard.projects(), [...shard.routes()]] as const);
-      const reconciled = await directory.reconcile(partition, projects, routes);
+      const [projects, routes, pushTokens] = replica.read((shard) => [shard.projects(), [...shard.routes()], [...shard.pushTokens()]] as const);
+      const reconciled = await directory.reconcile(partition, projects, routes, pushTokens);
       await directory.caughtUpTo(reconciled.revision);
       if (replica.state !== "owner") throw new NotOwnerError(`partition ${partition}: lost during its takeover`); // onLost ran meanwhile
       stopServing(partition);

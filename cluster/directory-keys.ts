@@ -3,7 +3,8 @@
 //
 //   p.<partition>.<project id>              → the project record as JSON, as the single-node store keeps it
 //                                             (its keys in clear: read-write, read-only, ping and badge keys)
-//   c.<partition>.<project id>.<check uuid> → the check's badge key (UTF-8)
+//   c.<partition>.<project id>.<check uuid> → the check's badge key (UTF-8), then "\n" and its Uptime Kuma
+//                                             push token when it has one
 //
 // The partition is the project's (partitions.ts): its owner is the only writer of those keys, and one
 // subject filter (`p.<partition>.>`, `c.<partition>.>`) lists what a partition wrote. A check's key names
@@ -100,4 +101,17 @@ export function decodeBadgeKey(value: Uint8Array): string | null {
   } catch {
     return null;
   }
+}
+
+/** A check's value: its badge key, and its push token when it has one (a value without one is the badge key's alone). */
+export function encodeCheckValue(badgeKey: string, pushToken: string | undefined): Uint8Array {
+  return utf8.encode(pushToken === undefined ? badgeKey : `${badgeKey}\n${pushToken}`);
+}
+
+/** The badge key and push token a check's value holds, or null when it is not UTF-8 text. */
+export function decodeCheckValue(value: Uint8Array): { badgeKey: string; pushToken: string | undefined } | null {
+  const text = decodeBadgeKey(value);
+  if (text === null) return null;
+  const cut = text.indexOf("\n");
+  return cut === -1 ? { badgeKey: text, pushToken: undefined } : { badgeKey: text.slice(0, cut), pushToken: text.slice(cut + 1) };
 }

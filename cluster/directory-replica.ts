@@ -35,7 +35,7 @@ import type { Changes } from "../engine/changes.ts";
 import type { Project } from "../engine/model.ts";
 import { DirectoryLookups } from "../host/directory-lookups.ts";
 import { watchStalled } from "./bucket-follower.ts";
-import { checkKey, decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
+import { checkKey, decodeCheckValue, decodeProject, encodeCheckValue, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
 import { openBucket } from "./jetstream-setup.ts";
 import { resendUnanswered } from "./resend.ts";
 import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
@@ -62,6 +62,9 @@ export type DirectoryChanges = Pick<Changes, "projects" | "checks" | "deletedChe
 
 /** A check's route: [uuid, project id, badge key] (Shard.routes() yields these). */
 export type CheckRoute = readonly [string, string, string];
+
+/** A check's push token: [uuid, token] (Shard.pushTokens() yields these). */
+export type CheckPushToken = readonly [string, string];
 
 /** What the copy has applied, for tests and metrics. */
 export type DirectoryStats = {
@@ -151,6 +154,7 @@ export class DirectoryReplica extends DirectoryLookups {
   override addChecks(): void {}
   override addCheck(): void {}
   override deleteCheck(): void {}
+  override setPushToken(): void {}
 
   get checkCount(): number {
     return this.checks.size;
@@ -206,7 +210,7 @@ export class DirectoryReplica extends DirectoryLookups {
     if (!stateOnly) {
       for (const check of changes.checks) {
         const key = checkKey(this.#partition(check.projectId), check.projectId, check.uuid);
-        writes.set(key, { key, value: encodeBadgeKey(check.badgeKey) });
+        writes.set(key, { key, value: encodeCheckValue(check.badgeKey, check.pushToken) });
       }
     }
     for (const { projectId, uuid } of changes.deletedChecks) {
@@ -222,12 +226,13 @@ export class DirectoryReplica extends DirectoryLookups {
    * takeover): puts what differs and deletes the keys of projects and checks it no longer holds. Resolves
    * with how many keys were put and deleted, and the last revision written.
    */
-  reconcile(partition: number, projects: readonly Project[], checks: Iterable<CheckRoute>): Promise<{ put: number; deleted: number; revision: number }> {
+  reconcile(partition: number, projects: readonly Project[], checks: Iterable<CheckRoute>, pushTokens: Iterable<CheckPushToken> = []): Promise<{ put: number; deleted: number; revision: number }> {
     return this.#enqueue(async () => {
       await this.synced(); // the copy now holds the bucket's values: a put it already holds is left out
       const wanted: Write[] = [];
       for (const project of projects) wanted.push({ key: projectKey(partition, project.id), value: encodeProject(project) });
-      for (const [uuid, projectId, badgeKey] of checks) wanted.push({ key: checkKey(partition, projectId, uuid), value: encodeBadgeKey(badgeKey) });
+      const tokens = new Map(pushTokens);
+      for (const [uuid, projectId, badgeKey] of checks) wanted.push({ key: checkKey(partition, projectId, uuid), value: encodeCheckValue(badgeKey, tokens.get(uuid)) });
       const filters = partitionFilters(partition);
       const present = new Set<string>(); // the bucket's live keys of the partition
       for (const filter of [filters.projects, filters.checks]) {
@@ -284,8 +289,9 @@ export class DirectoryReplica extends DirectoryLookups {
       const project = projects.get(key.projectId);
       return held !== null && project !== undefined && JSON.stringify(held) === JSON.stringify(project);
     }
-    const badgeKey = decodeBadgeKey(write.value!);
-    return this.checks.projectOf(key.uuid) === key.projectId && badgeKey !== null && this.checks.checkOfBadge(badgeKey) === key.uuid;
+    const value = decodeCheckValue(write.value!);
+    return this.checks.projectOf(key.uuid) === key.projectId && value !== null && this.checks.checkOfBadge(value.badgeKey) === key.uuid
+      && (value.pushToken === undefined ? this.pushTokenOf(key.uuid) === undefined : this.pushTokenHolder(value.pushToken) === key.uuid);
   }
 
   /** Sends the writes (pipelined, each sent again while unanswered); resolves with the highest revision written. */
@@ -389,11 +395,13 @@ export class DirectoryReplica extends DirectoryLookups {
     }
     if (removed) {
       this.checks.delete(key.uuid);
+      this.putPushToken(key.uuid, undefined);
       return true;
     }
-    const badgeKey = decodeBadgeKey(entry.value);
-    if (badgeKey === null) return false;
-    this.checks.add(key.uuid, key.projectId, badgeKey);
+    const value = decodeCheckValue(entry.value);
+    if (value === null) return false;
+    this.checks.add(key.uuid, key.projectId, value.badgeKey);
+    this.putPushToken(key.uuid, value.pushToken);
     return true;
   }
 }

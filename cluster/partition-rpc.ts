@@ -194,6 +194,7 @@ class Retry extends Error {}
 
 function changesDirectory(request: HostRequest, value: unknown): boolean {
   if (CHANGES_DIRECTORY.has(request.kind)) return true;
+  if (request.kind === "updateCheck" && request.spec.pushToken !== undefined) return true; // a push token routes pings (directory-keys.ts)
   return request.kind === "pingBatch" && (value as { ok: boolean; value?: { created?: boolean } }[]).some((r) => r.ok && r.value?.created === true);
 }
 

@@ -28,3 +28,13 @@ export function isSlug(text: string): boolean {
 export function isSlugSegment(text: string): boolean {
   return SLUG_SEGMENT.test(text);
 }
+
+const PUSH_TOKEN = /^[A-Za-z0-9_-]{10,128}$/;
+
+/**
+ * Returns true for an Uptime Kuma push token as a check may carry one: 10 to 128 letters, digits, "-" or "_"
+ * (Kuma makes 32 letters and digits, 10 before its 1.x push tokens grew; a path segment as it is).
+ */
+export function isPushToken(text: string): boolean {
+  return PUSH_TOKEN.test(text);
+}

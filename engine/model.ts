@@ -161,6 +161,8 @@ export type Check = {
   readonly dependsOn?: readonly string[];
   /** The alerting state (engine/alerting.ts); absent = nothing counted and no outage notice pending. */
   readonly alert?: AlertState;
+  /** An Uptime Kuma push monitor's token: GET /api/push/<token> pings this check (http/routes/kuma-push.ts); unique over every project; absent = none. */
+  readonly pushToken?: string;
 };
 
 export type Writable<T> = { -readonly [K in keyof T]: T[K] };
@@ -182,7 +184,7 @@ export function checkWith(check: Check, changes?: Partial<Check>): Check {
     nPings: check.nPings, nFlips: check.nFlips, lastPingAt: check.lastPingAt, lastStartAt: check.lastStartAt,
     lastStartRid: check.lastStartRid, lastDurationMs: check.lastDurationMs, failureThreshold: check.failureThreshold,
     reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, maxDurationMs: check.maxDurationMs,
-    dependsOn: check.dependsOn, alert: check.alert,
+    dependsOn: check.dependsOn, alert: check.alert, pushToken: check.pushToken,
   };
   if (changes !== undefined) Object.assign(copy, changes);
   return copy;
@@ -309,6 +311,7 @@ export type CheckSpec = {
   readonly mutedUntilAt?: Millis | null;
   readonly maxDurationMs?: Millis; // 0 = off
   readonly dependsOn?: readonly string[]; // check uuids, validated by the shard (same project, no cycle); [] = none
+  readonly pushToken?: string | null; // null = none; unique over every project, which the pool judges
   /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
   readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
 };

@@ -172,6 +172,11 @@ export class ShardState {
     for (const check of this.#checks.values()) yield [check.uuid, check.projectId, check.badgeKey];
   }
 
+  /** Yields [uuid, push token] of every check that has one. */
+  *pushTokens(): Generator<[string, string]> {
+    for (const check of this.#checks.values()) if (check.pushToken !== undefined) yield [check.uuid, check.pushToken];
+  }
+
   /** Returns the whole state (projects, channels, checks), sorted for stable comparison. */
   snapshot(): ShardSnapshot {
     const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);

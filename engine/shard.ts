@@ -94,6 +94,11 @@ export class Shard {
     return this.#state.routes();
   }
 
+  /** Yields [uuid, push token] of every check that has one (the pool's push token directory). */
+  pushTokens(): Generator<[string, string]> {
+    return this.#state.pushTokens();
+  }
+
   /** Returns and clears what the commands since the last call want stored. */
   /** Returns how many notifications the changes not yet taken hold (a host commits those without delay). */
   pendingNotifications(): number {

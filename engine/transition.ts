@@ -114,6 +114,7 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
     mutedUntilAt: spec.mutedUntilAt === undefined ? check.mutedUntilAt : spec.mutedUntilAt,
     maxDurationMs: spec.maxDurationMs === undefined ? check.maxDurationMs : spec.maxDurationMs,
     dependsOn: spec.dependsOn === undefined ? check.dependsOn : spec.dependsOn.length === 0 ? undefined : [...new Set(spec.dependsOn)].sort(),
+    pushToken: spec.pushToken === undefined ? check.pushToken : spec.pushToken ?? undefined,
   });
 }
 

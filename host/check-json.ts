@@ -76,6 +76,9 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     result.pause_url = `${updateUrl}/pause`;
     result.resume_url = `${updateUrl}/resume`;
     result.channels = [...check.channels].sort().join(",");
+    // project extension: only on a check that has one (the default shape stays the reference's); a ping
+    // credential, as the uuid is: never for read-only keys
+    if (check.pushToken !== undefined) result.push_token = check.pushToken;
   }
   if (check.kind === "simple") {
     result.timeout = Math.floor(check.timeoutMs / SECOND);

@@ -1,5 +1,5 @@
 // The lookups that route a request without asking a shard: an API key to its project and access, a ping
-// key, a check's uuid or a badge key to the project (and check) it names. Over the main thread's directory
+// key, a check's uuid, a badge key or an Uptime Kuma push token to the project (and check) it names. Over the main thread's directory
 // (project keys: project-keys.ts; check uuids and badge keys: check-directory.ts); the single-node pool
 // and a cluster node's replicated directory both extend it, each keeping the two up to date its own way.
 import type { Project } from "../engine/model.ts";
@@ -11,6 +11,8 @@ import { ProjectKeys } from "./project-keys.ts";
 export class DirectoryLookups {
   protected readonly projects = new ProjectKeys();
   protected readonly checks = new CheckDirectory(); // check uuid → project id, check badge key → check uuid
+  readonly #pushTokens = new Map<string, string>(); // Uptime Kuma push token → check uuid (few checks have one)
+  readonly #tokenOf = new Map<string, string>(); // check uuid → its push token
 
   authenticate(apiKey: string): Caller | null {
     return this.projects.authenticate(apiKey);
@@ -36,6 +38,23 @@ export class DirectoryLookups {
     const uuid = this.checks.checkOfBadge(badgeKey);
     const project = uuid === undefined ? null : this.projectOfCheck(uuid);
     return uuid !== undefined && project ? { uuid, project } : null;
+  }
+
+  /** The check whose Uptime Kuma push token this is, with its project; null when none. */
+  checkByPushToken(token: string): { uuid: string; project: Project } | null {
+    const uuid = this.#pushTokens.get(token);
+    const project = uuid === undefined ? null : this.projectOfCheck(uuid);
+    return uuid !== undefined && project ? { uuid, project } : null;
+  }
+
+  /** The check that has this push token, if any (its uuid). */
+  pushTokenHolder(token: string): string | undefined {
+    return this.#pushTokens.get(token);
+  }
+
+  /** A check's push token, if it has one. */
+  pushTokenOf(uuid: string): string | undefined {
+    return this.#tokenOf.get(uuid);
   }
 
   listProjects(): Project[] {
@@ -68,5 +87,23 @@ export class DirectoryLookups {
 
   deleteCheck(uuid: string): void {
     this.checks.delete(uuid);
+    this.putPushToken(uuid, undefined);
+  }
+
+  /** A check's push token is now `token` (undefined: it has none). */
+  setPushToken(uuid: string, token: string | undefined): void {
+    this.putPushToken(uuid, token);
+  }
+
+  /** The one place the push token maps change (a cluster node's copy calls it from the bucket). */
+  protected putPushToken(uuid: string, token: string | undefined): void {
+    const held = this.#tokenOf.get(uuid);
+    if (held === token) return;
+    if (held !== undefined && this.#pushTokens.get(held) === uuid) this.#pushTokens.delete(held);
+    if (token === undefined) this.#tokenOf.delete(uuid);
+    else {
+      this.#tokenOf.set(uuid, token);
+      this.#pushTokens.set(token, uuid);
+    }
   }
 }

@@ -78,6 +78,8 @@ export type Pool = {
   projectByBadgeKey(badgeKey: string): Project | null;
   /** Returns the check uuid and project for a check badge key, or null. */
   checkByBadgeKey(badgeKey: string): { readonly uuid: string; readonly project: Project } | null;
+  /** Returns the check uuid and project for an Uptime Kuma push token (a check's push_token), or null. */
+  checkByPushToken(token: string): { readonly uuid: string; readonly project: Project } | null;
   /** Returns every project. */
   listProjects(): Project[];
   /**

@@ -39,6 +39,8 @@ export class ShardedPool implements Pool {
   #lastBackup: Promise<void> = Promise.resolve();
 
   readonly #directory: DirectoryLookups;
+  /** Push tokens of creates and updates on their way (#withPushToken). */
+  readonly #pushTokensHeld = new Set<string>();
 
   /** `directory`: where lookups are answered (default: one learnt from the shards by init()). */
   constructor(shards: ShardHandle[], onClose: () => Promise<void>, directory: DirectoryLookups = new DirectoryLookups()) {
@@ -59,6 +61,7 @@ export class ShardedPool implements Pool {
       const directory = await s.apply({ kind: "directory" });
       this.#directory.learnProjects(directory.projects);
       this.#directory.addChecks(directory.checks);
+      for (const [uuid, token] of directory.pushTokens) this.#directory.setPushToken(uuid, token);
     }));
   }
 
@@ -82,6 +85,10 @@ export class ShardedPool implements Pool {
 
   checkByBadgeKey(badgeKey: string): { uuid: string; project: Project } | null {
     return this.#directory.checkByBadgeKey(badgeKey);
+  }
+
+  checkByPushToken(token: string): { uuid: string; project: Project } | null {
+    return this.#directory.checkByPushToken(token);
   }
 
   listProjects(): Project[] {
@@ -194,15 +201,44 @@ export class ShardedPool implements Pool {
   async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis, uuid?: string): Promise<Outcome<{ check: Check; created: boolean }>> {
     // a uuid is unique over every project, which no shard alone can judge
     if (uuid !== undefined && (await lookUp(this, () => this.#directory.projectOfCheck(uuid))) !== null) return invalid("uuid", "is taken by another check");
-    const command = { kind: "createCheck", projectId, spec, unique, at } as const;
-    const result = await this.#shardFor(projectId).apply(uuid === undefined ? command : { ...command, uuid });
-    if (result.ok) this.#directory.addCheck(result.value.check.uuid, projectId, result.value.check.badgeKey);
-    return result;
+    return this.#withPushToken(spec, null, async () => {
+      const command = { kind: "createCheck", projectId, spec, unique, at } as const;
+      const result = await this.#shardFor(projectId).apply(uuid === undefined ? command : { ...command, uuid });
+      if (result.ok) {
+        this.#directory.addCheck(result.value.check.uuid, projectId, result.value.check.badgeKey);
+        this.#directory.setPushToken(result.value.check.uuid, result.value.check.pushToken);
+      }
+      return result;
+    });
   }
 
   async updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>> {
     const owned = await this.#owned(projectId, { uuid });
-    return owned.ok ? this.#shardFor(projectId).apply({ kind: "updateCheck", projectId, uuid, spec, at }) : owned;
+    if (!owned.ok) return owned;
+    return this.#withPushToken(spec, uuid, async () => {
+      const result = await this.#shardFor(projectId).apply({ kind: "updateCheck", projectId, uuid, spec, at });
+      if (result.ok) this.#directory.setPushToken(uuid, result.value.pushToken);
+      return result;
+    });
+  }
+
+  /**
+   * Runs a create or an update whose spec may give a push token: a token is unique over every project,
+   * which no shard alone can judge, so it is held here from the check until the change is answered (two
+   * requests for one token at once: the second is refused); invalid when another check (not `uuid`) has it.
+   */
+  async #withPushToken<T>(spec: CheckSpec, uuid: string | null, change: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    const token = spec.pushToken;
+    if (token === undefined || token === null) return change();
+    await this.#directory.catchUp(); // cluster mode: a token another node just gave
+    const holder = this.#directory.pushTokenHolder(token);
+    if ((holder !== undefined && holder !== uuid) || this.#pushTokensHeld.has(token)) return invalid("push_token", "is taken by another check");
+    this.#pushTokensHeld.add(token);
+    try {
+      return await change();
+    } finally {
+      this.#pushTokensHeld.delete(token);
+    }
   }
 
   async importCheck(projectId: string, check: CheckImport, at: Millis): Promise<Outcome<{ check: Check; result: ImportResult }>> {

@@ -67,6 +67,8 @@ export type ShardDirectory = {
   readonly projects: Project[];
   /** uuid, project and badge key of every check, packed (one typed array to copy, not a million arrays). */
   readonly checks: PackedChecks;
+  /** [uuid, push token] of the checks that have one (few). */
+  readonly pushTokens: [string, string][];
 };
 
 /** A check's ping log page: newest first, with each ping's run duration. */
@@ -183,7 +185,7 @@ export class ShardHost {
 
   /** Returns this shard's projects and check routing entries. */
   directory(): ShardDirectory {
-    return { projects: this.#shard.projects(), checks: packChecks(this.#shard.routes(), this.#shard.checkCount) };
+    return { projects: this.#shard.projects(), checks: packChecks(this.#shard.routes(), this.#shard.checkCount), pushTokens: [...this.#shard.pushTokens()] };
   }
 
   /** Returns the store (for the deliverer's outbox access inside this thread). */

@@ -22,6 +22,7 @@ import { dashboardRoutes } from "./dashboard/routes.ts";
 import { isDashboardPath, notFoundPage } from "./dashboard/not-found.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
+import { kumaPushRoutes } from "./routes/kuma-push.ts";
 import { projectMetricsRoutes } from "./routes/project-metrics.ts";
 import type { MetricsSource } from "./routes/metrics.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -61,6 +62,7 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   statusPageRoutes(app, deps, { report }); // public: /status/<slug>
   auditRoutes(app, deps, { report });
   pingRoutes(app, deps);
+  kumaPushRoutes(app, deps); // Uptime Kuma's push URLs: /api/push/<token>
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/
   projectMetricsRoutes(app, deps);

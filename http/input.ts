@@ -9,7 +9,7 @@ import type { CheckQuery, FlipQuery } from "../host/pool-api.ts";
 import { canonicalZone } from "../engine/zones.ts";
 import { validateSchedule } from "../engine/schedule.ts";
 import type { JsonObject } from "./body.ts";
-import { isSlug, isUuid } from "../engine/ids.ts";
+import { isPushToken, isSlug, isUuid } from "../engine/ids.ts";
 import { slugify } from "../lib/slugify.ts";
 import type { ApiVersion } from "../host/api-versions.ts";
 import { slugFollowsName } from "../host/api-versions.ts";
@@ -165,10 +165,10 @@ const KNOWN_FIELDS = [
   "name", "slug", "tags", "desc", "timeout", "grace", "schedule", "tz", "manual_resume", "methods", "channels",
   "unique", "start_kw", "success_kw", "failure_kw", "subject", "subject_fail",
   "filter_subject", "filter_body", "filter_http_body", "filter_default_fail",
-  "failure_threshold", "reminder_interval", "max_duration", "depends_on", // not muted_until: null is its "not muted"
+  "failure_threshold", "reminder_interval", "max_duration", "depends_on", // not muted_until, push_token: null is their "none"
 ] as const;
 
-type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt" | "maxDurationMs" | "dependsOn">;
+type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt" | "maxDurationMs" | "dependsOn" | "pushToken">;
 
 /** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check", "Alerting, second part"); invalid → 400 outcome. */
 function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
@@ -201,6 +201,14 @@ function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
     const uuids = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
     if (!uuids.every(isUuid)) return invalid("depends_on", "is not a comma-separated list of check uuids");
     spec.dependsOn = uuids;
+  }
+  if (Object.hasOwn(body, "push_token")) {
+    // unique over every project: the pool judges that (host/pool.ts)
+    const value = body.push_token;
+    if (value !== null && value !== "" && (typeof value !== "string" || !isPushToken(value))) {
+      return invalid("push_token", "must be 10 to 128 letters, digits, '-' or '_' (an Uptime Kuma push token), or null");
+    }
+    spec.pushToken = value === "" ? null : value;
   }
   if (Object.hasOwn(body, "muted_until")) {
     const value = body.muted_until;

@@ -34,6 +34,7 @@ export type FileCheck = {
   readonly muted_until?: string | null;
   readonly depends_on?: readonly string[];
   readonly channels?: readonly string[];
+  readonly push_token?: string | null;
 };
 
 export type FileStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
@@ -81,12 +82,13 @@ export type CheckSettings = {
   readonly reminder_interval: number;
   readonly max_duration: number;
   readonly muted_until: string | null; // ISO 8601 to the second, UTC ("...Z"), or null
+  readonly push_token: string | null; // an Uptime Kuma push token, or null
 };
 
 export const CHECK_DEFAULTS = {
   name: "", slug: "", tags: [], desc: "", timeout: 86_400, schedule: null, tz: null, grace: 3_600, manual_resume: false, methods: "",
   start_kw: "", success_kw: "", failure_kw: "", filter_subject: false, filter_body: false, filter_http_body: false, filter_default_fail: false,
-  failure_threshold: 1, reminder_interval: 0, max_duration: 0, muted_until: null,
+  failure_threshold: 1, reminder_interval: 0, max_duration: 0, muted_until: null, push_token: null,
 } as const satisfies CheckSettings;
 
 /** The settings' names, in the order files and plans show them. */
@@ -129,5 +131,6 @@ export function settingsOfFile(check: FileCheck): CheckSettings {
     reminder_interval: check.reminder_interval ?? CHECK_DEFAULTS.reminder_interval,
     max_duration: check.max_duration ?? CHECK_DEFAULTS.max_duration,
     muted_until: check.muted_until === undefined || check.muted_until === null ? null : isoSecond(check.muted_until),
+    push_token: check.push_token === undefined || check.push_token === "" ? null : check.push_token,
   };
 }

@@ -104,6 +104,7 @@ const CHECK: Schema = {
     muted_until: { type: ["string", "null"], description: "ISO 8601: no notification before then" },
     depends_on: { type: "array", items: { type: "string" }, description: "uuids or slugs of checks of this file's project" },
     channels: { type: "array", items: { type: "string" }, description: "names (or ids) of the project's channels it notifies" },
+    push_token: { anyOf: [{ type: "string", pattern: "^[A-Za-z0-9_-]{10,128}$" }, { type: "null" }], description: "an Uptime Kuma push monitor's token: /api/push/<token> pings the check" },
   },
   not: { required: ["timeout", "schedule"] },
   dependencies: { tz: ["schedule"] },

@@ -62,6 +62,7 @@ export function settingsOfLive(check: LiveCheck): CheckSettings {
     filter_default_fail: flag("filter_default_fail"), failure_threshold: int("failure_threshold", 1),
     reminder_interval: int("reminder_interval", 0), max_duration: int("max_duration", 0),
     muted_until: typeof check.muted_until === "string" ? isoSecond(check.muted_until) : null,
+    push_token: typeof check.push_token === "string" ? check.push_token : null,
   };
 }
 

@@ -13,6 +13,7 @@ export function checkBody(check: FileCheck, resolved: { channels: readonly strin
     filter_http_body: s.filter_http_body, filter_default_fail: s.filter_default_fail, failure_threshold: s.failure_threshold,
     reminder_interval: s.reminder_interval, max_duration: s.max_duration,
     muted_until: check.muted_until ?? null, // as written: the server reads it
+    push_token: s.push_token,
     depends_on: [...resolved.dependsOn].join(","), channels: [...resolved.channels].join(","),
   };
   if (s.schedule === null) body.timeout = s.timeout;

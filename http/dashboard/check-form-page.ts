@@ -27,6 +27,8 @@ export type CheckFormValues = FilterValues & {
   readonly max_duration: string;
   /** The chosen dependencies' uuids, comma-separated (the API's depends_on). */
   readonly depends_on: string;
+  /** An Uptime Kuma push monitor's token ("" = none). */
+  readonly push_token: string;
 };
 
 /** A simulation of the form's settings over the check's logged pings (null window: no pings logged). */
@@ -41,7 +43,7 @@ export type DependencyChoice = { readonly uuid: string; readonly name: string };
 
 /** The form's fields that show their own error (the others' errors go above the form). */
 const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set(["name", "slug", "tags", "timeout", "schedule", "tz", "grace", "failure_threshold",
-  "reminder_interval", "muted_until", "max_duration", "depends_on", "methods", "start_kw", "success_kw", "failure_kw"]);
+  "reminder_interval", "muted_until", "max_duration", "depends_on", "methods", "start_kw", "success_kw", "failure_kw", "push_token"]);
 
 /** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
 function whatIfText(whatIf: WhatIf): string {
@@ -126,6 +128,8 @@ ${field("max_duration", "Down when a started run has not finished after N second
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
 ${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
 ${filterFieldset(v, { field: (id, label) => field(id, label), invalid: invalidMark, fieldError })}
+<fieldset><legend>Uptime Kuma</legend>
+${field("push_token", "Push token: Kuma's push URL /api/push/<token> pings this check (empty = none)", html` autocomplete="off" spellcheck="false" pattern="[A-Za-z0-9_\-]{10,128}"`)}</fieldset>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}
 ${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
 ${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}

@@ -18,7 +18,7 @@ export const NOTICES: Record<string, string> = {
 
 export const EMPTY_FORM: CheckFormValues = {
   name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "1", timeout_unit: "days", grace: "1", grace_unit: "hours", schedule: "", tz: "UTC",
-  failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "", ...EMPTY_FILTERS,
+  failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "", push_token: "", ...EMPTY_FILTERS,
 };
 
 /** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
@@ -36,6 +36,7 @@ export function formValuesOf(form: URLSearchParams): CheckFormValues {
     schedule: get("schedule"), tz: get("tz").trim(), ...filterValuesOf(form),
     failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
     max_duration: get("max_duration").trim(), depends_on: form.getAll("depends_on").join(","), // one value per chosen check
+    push_token: get("push_token").trim(),
   };
 }
 
@@ -52,6 +53,7 @@ export function formValuesOfCheck(check: Check): CheckFormValues {
     failure_threshold: String(check.failureThreshold ?? 1), reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
     muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
     max_duration: String(Math.floor((check.maxDurationMs ?? 0) / 1000)), depends_on: (check.dependsOn ?? []).join(","),
+    push_token: check.pushToken ?? "",
   };
 }
 
@@ -83,6 +85,7 @@ export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
   if (values.max_duration !== "") body.max_duration = number(values.max_duration);
   body.depends_on = values.depends_on; // no check chosen: no dependency
   body.muted_until = values.muted_until === "" ? null : values.muted_until; // an emptied field unmutes
+  body.push_token = values.push_token === "" ? null : values.push_token; // an emptied field takes the token away
   return body;
 }
 
