@@ -53,6 +53,10 @@ export function plainFormError(failure: Failure, project: Pick<Project, "checkLi
     if (text.pattern !== undefined && (failure.reason === "does not match pattern" || failure.reason.startsWith("is not a valid"))) return text.pattern;
   }
   if (failure.field === "depends_on") return `Depends on: ${failure.reason}.`;
+  if (failure.field === "push_token") {
+    return failure.reason === "is taken by another check" ? "Push token: another check has this token (a token pings one check)."
+      : "Push token must be 10 to 128 letters, digits, - or _ (Uptime Kuma's are 32 letters and digits), or empty.";
+  }
   // a sentence of its own (the schedule kind's), or a field this form has no words for
   return failure.reason.startsWith("is ") ? reasonOf(failure) : failure.reason;
 }
