@@ -124,7 +124,8 @@ test("a bad file is refused before any request, each problem with its line and p
     [["projects:", "  - name: p", "    channels:", "      - {name: m, kind: email, value: a@b.c}", "      - {name: m, kind: email, value: b@b.c}",
       "    checks:", "      - {slug: a, channels: [m, nope], depends_on: [b]}", "      - {slug: b, depends_on: [a], tz: Europe/Riga, schedule: '0 3 * * *'}",
       "      - {slug: c, schedule: 'not cron'}", "      - {name: no key}", "    maintenance:", "      - {name: w, schedule: '0 2 * * *', tz: Mars/Base, duration: 3600}"].join("\n"), [
-      /bad\.yaml:5: projects\[0\]\.channels\[1\]: has the same name as projects\[0\]\.channels\[0\]: m/,
+      /bad\.yaml:5: projects\[0\]\.channels\[1\]: has the same name \(give each its id\) as projects\[0\]\.channels\[0\]: m/,
+      /bad\.yaml:7: projects\[0\]\.checks\[0\]\.channels\[0\]: names 2 channels \(m\): name it by its id/,
       /bad\.yaml:7: projects\[0\]\.checks\[0\]\.channels\[1\]: names no channel of this project: nope/,
       /projects\[0\]\.checks\[0\]: depends on itself through a → b → a/, /bad\.yaml:9: projects\[0\]\.checks\[2\]\.schedule: is not a valid cron or OnCalendar expression/,
       /bad\.yaml:10: projects\[0\]\.checks\[3\]: needs a uuid or a slug/, /bad\.yaml:12: projects\[0\]\.maintenance\[0\]\.tz: is not a valid timezone/,
