@@ -106,6 +106,8 @@ test("${NAME} is read from the environment (a whole number too, $${ stays litera
   assert.equal([hook.value.url_down, hook.value.body_down, hook.value.headers_down], ["https://hooks.example.com/p/q", "${kept} $NAME", { Authorization: "Bearer t0ken" }]);
   const check = await adminCall<Json>(server, "GET", `${base}/checks/envy`);
   assert.equal([check.timeout, check.manual_resume], [7200, true]);
+  const again = await hcdIn(["apply", "-f", file, "--dry-run", ...remote(server)], env);
+  assert.equal(again.stdout.trim().split("\n")[0], "No changes: hcd matches the file.", "a value written short (no method, no up direction) is compared as the server stores it");
   const changed = await hcdIn(["apply", "-f", file, "--dry-run", ...remote(server)], { ...env, HOOK_TOKEN: "rotated" });
   assert.match(changed.stdout, /~ update channel "hook" \(webhook\) in project "env": value$/m, "a changed secret is a change, not shown");
   assert.not.ok(changed.stdout.includes("rotated"));
