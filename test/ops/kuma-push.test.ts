@@ -7,7 +7,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
-import { tempDir } from "../helpers.ts";
+import { tempDir, until } from "../helpers.ts";
+import { INTAKE_DIR } from "../../persistence/intake.ts";
+import { setWriteFault } from "../../persistence/write-faults.ts";
 import { call, ok, startServer, stopServer } from "../security/real-server.ts";
 import type { RealServer } from "../security/real-server.ts";
 import { session } from "../dashboard/form-session.ts";
@@ -122,6 +124,28 @@ test("a push answered is stored: none lost to kill -9, and tokens route again af
   assert.is((await check(uuid)).n_pings, 20, "every push answered was stored");
   assert.equal((await push(`${token}?status=down`)).json, { ok: true }, "the token routes after the restart");
   assert.is((await check(uuid)).status, "down");
+});
+
+test("a push the store cannot take is not acknowledged: 503 {\"ok\":false}, not counted; answered again once it can", async () => {
+  const faulty = tempDir();
+  const data = join(faulty.path, "data");
+  const node = await startServer({ dataDir: data, env: { ...SERVER_ENV, NODE_ENV: "test" } }); // NODE_ENV=test arms persistence/write-faults.ts
+  try {
+    const mine = await adminCall<{ api_key: string }>(node, "POST", "/admin/v1/projects", { name: "faulty" });
+    const token = "FaultyDiskToken0123";
+    const uuid = (await ok<Json>(call(node.url, "POST", "/api/v3/checks/", { key: mine.api_key, body: { name: "f", push_token: token } }))).uuid as string;
+    const pushTo = async () => { const res = await fetch(`${node.url}/api/push/${token}?status=up`); return { status: res.status, json: await res.json() as Json }; };
+    assert.equal(await pushTo(), { status: 200, json: { ok: true } });
+    setWriteFault(join(data, INTAKE_DIR), "ENOSPC");
+    assert.equal(await pushTo(), { status: 503, json: { ok: false, msg: "service unavailable, try again" } }, "the intake log refused it: no {ok: true}");
+    setWriteFault(join(data, INTAKE_DIR), null);
+    await until("the intake log takes writes again", async () => (await pushTo()).status === 200);
+    const checked = await ok<Json>(call(node.url, "GET", `/api/v3/checks/${uuid}`, { key: mine.api_key }));
+    assert.is(checked.n_pings, 2, "the refused push was not counted");
+  } finally {
+    assert.is(await stopServer(node), 0, node.output());
+    faulty.remove();
+  }
 });
 
 test.run();
