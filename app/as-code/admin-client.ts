@@ -1,16 +1,8 @@
 // The admin API as `hcd export` and `hcd apply` call it, many requests in one run: over HTTP to a running
-// server (--url, a cluster node too), or in-process on a stopped DATA_DIR through the same app over an
-// in-process pool opened once (as app/cli.ts does for one request), so both ways validate and answer alike.
-import { randomBytes } from "node:crypto";
-import { systemClock } from "../../host/clock.ts";
-import { createApp } from "../../http/app.ts";
-import { readMail } from "../../mail/message.ts";
-import { sendTestNotification } from "../../notify/test-notification.ts";
-import { serviceKindsOf } from "../../notify/kinds/service.ts";
-import { lockDataDir } from "../../persistence/data-dir-lock.ts";
-import { loadBadgeSecret } from "../config.ts";
+// server (--url, a cluster node too), or in-process on a stopped DATA_DIR through the same app
+// (app/in-process-admin.ts, opened once), so both ways validate, answer and record alike.
 import type { Settings } from "../config.ts";
-import { createInProcessPool } from "../pools.ts";
+import { openInProcessAdmin } from "../in-process-admin.ts";
 
 export type AdminAnswer = { readonly status: number; readonly json: unknown };
 
@@ -47,37 +39,18 @@ export function httpAdminClient(url: string, token: string): AdminClient {
 }
 
 /**
- * The admin API on a stopped server's DATA_DIR, locked while the client is open (a running server refuses
- * it, and it a server). Applies no deadlines and sends nothing: the server does that when it next starts.
+ * The admin API on a stopped server's DATA_DIR (app/in-process-admin.ts: locked while the client is open,
+ * its users and audit log kept). Applies no deadlines and sends nothing: the server does that when it next starts.
  */
 export async function dataDirAdminClient(settings: Settings): Promise<AdminClient> {
-  const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
-  const lock = lockDataDir(settings.dataDir);
-  const pool = await createInProcessPool({
-    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
-    notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
-  }).catch((error: unknown) => {
-    lock.release();
-    throw error;
-  });
-  const token = randomBytes(32).toString("base64url"); // this client's own: nothing else reaches the app
-  const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, services: settings.services,
-    channels: (projectId: string) => pool.listChannels(projectId) };
-  const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: serviceKindsOf(settings.services),
-    sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
-    config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings),
-      metricsToken: null, dataDir: settings.dataDir } });
+  const admin = await openInProcessAdmin(settings);
   let closed = false;
   return {
-    request: async (method, path, body) => answerOf(await app.fetch(new Request(new URL(path, "http://localhost/"), init(method, token, body)))),
+    request: async (method, path, body) => answerOf(await admin.fetch(new Request(new URL(path, "http://localhost/"), init(method, admin.token, body)))),
     close: async () => {
       if (closed) return;
       closed = true;
-      try {
-        await pool.close();
-      } finally {
-        lock.release();
-      }
+      await admin.close();
     },
   };
 }

@@ -6,7 +6,10 @@ export type FileChannel = {
   readonly id?: string;
   readonly name: string;
   readonly kind: string;
-  readonly value: unknown;
+  /** What the kind takes; absent only with `needs_settings`. */
+  readonly value?: unknown;
+  /** A channel whose settings the file does not know (one brought over as a stub): made a stub, its settings here left alone. */
+  readonly needs_settings?: true;
 };
 
 export type FileCheck = {

@@ -104,6 +104,7 @@ function refNamer(entries: readonly { id: string; name: string }[]): (id: string
 type Hider = ((field: string, leaf: (string | number)[]) => string) | null;
 
 function channelEntry(channel: LiveChannel, ref: (id: string) => string, hide: Hider): Record<string, unknown> {
+  if (channel.needs_settings === true) return { id: channel.id, name: channel.name, kind: channel.kind, needs_settings: true };
   let value: unknown;
   if (channel.kind === "group") {
     value = { channels: idsOf((channel.value as { channels?: unknown }).channels).map(ref).sort() };

@@ -66,12 +66,13 @@ function valueOf(kind: string): Schema {
 }
 
 const CHANNEL: Schema = {
-  type: "object", additionalProperties: false, required: ["name", "kind", "value"],
+  type: "object", additionalProperties: false, required: ["name", "kind"],
   properties: {
     id: { ...UUID, description: "the channel's id, when it has one here (an exported file names it); else it is matched by name" },
     name: { type: "string", maxLength: LIMITS.nameMaxChars, description: "unique in the project: checks name their channels by it (an entry without id needs one)" },
     kind: { enum: [...CHANNEL_KINDS] },
     value: { description: "what the kind takes; write a secret as ${NAME}, read from the environment" },
+    needs_settings: { const: true, description: "instead of value: the file does not know the settings (a stub brought over); they are left as they are here" },
   },
   allOf: CHANNEL_KINDS.map((kind) => ({ if: { properties: { kind: { const: kind } }, required: ["kind"] }, then: { properties: { value: valueOf(kind) } } })),
 };

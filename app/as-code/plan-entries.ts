@@ -79,8 +79,10 @@ export function channelChanges(context: ProjectContext): Change[] {
     const members = group ? membersOf(entry, label) : [];
     const body = (runIds: Ids) => channelBody(entry, group ? members.map((m) => channelIdAtRun(runIds, m)) : null);
     if (found === null) {
-      changes.push({ verb: "create", what: "channel", label, details: [], phase: group ? PHASE.group : PHASE.channel, run: async (client, runIds) => {
-        const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/channels`, body(runIds))) as { id: string };
+      // made with the file's id when it has one: the next run (here or on the hcd it came from) matches it by id
+      const request = (runIds: Ids) => (entry.id === undefined ? body(runIds) : { ...body(runIds), id: entry.id });
+      changes.push({ verb: "create", what: "channel", label, details: entry.needs_settings === true ? ["needs its settings"] : [], phase: group ? PHASE.group : PHASE.channel, run: async (client, runIds) => {
+        const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/channels`, request(runIds))) as { id: string };
         runIds.channels.set(entry, made.id);
         return `created ${label} (id ${made.id})`;
       } });
@@ -92,13 +94,20 @@ export function channelChanges(context: ProjectContext): Change[] {
     }
     const details: string[] = [];
     if (found.name !== entry.name) details.push(`name ${JSON.stringify(found.name)} → ${JSON.stringify(entry.name)}`);
-    const valueDiffers = group
-      ? !sameSet(members.map((m) => channelKey(context, m)), idsOf((found.value as { channels?: unknown }).channels))
-      : JSON.stringify(storedValue(entry.kind, entry.value)) !== JSON.stringify(found.value);
+    // a file that does not know the settings (needs_settings) leaves them as they are here
+    const valueDiffers = entry.needs_settings === true ? false : group
+      ? !sameSet(members.map((m) => channelKey(context, m)), idsOf((found.value as { channels?: unknown } | undefined)?.channels))
+      : found.needs_settings === true || JSON.stringify(storedValue(entry.kind, entry.value)) !== JSON.stringify(found.value);
     if (valueDiffers) details.push(group ? "members" : "value"); // a value's text is never shown: it may hold a secret
     if (details.length === 0) continue;
+    if (entry.needs_settings === true && found.needs_settings === true) {
+      context.problems.push(`${label}: it needs its settings here and the file has none: give it a value to rename it`);
+      continue;
+    }
+    // a rename of an entry without settings keeps the value here
+    const edit = (runIds: Ids) => (entry.needs_settings === true ? { name: entry.name, value: found.value } : body(runIds));
     changes.push({ verb: "update", what: "channel", label, details, phase: group ? PHASE.groupUpdate : PHASE.channelUpdate, run: async (client, runIds) => {
-      await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/channels/${enc(found.id)}`, body(runIds));
+      await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/channels/${enc(found.id)}`, edit(runIds));
       return `updated ${label}`;
     } });
   }

@@ -71,7 +71,8 @@ const LIMITS = ["check_limit", "ping_log_limit", "ping_body_limit"] as const;
 function projectChanges(context: ProjectContext): Change[] {
   const { file, live, label, ids } = context;
   if (live === null) {
-    const body: Record<string, unknown> = { name: file.name };
+    // made with the file's id when it has one: the next run (here or on the hcd it came from) matches it by id
+    const body: Record<string, unknown> = file.id === undefined ? { name: file.name } : { name: file.name, id: file.id };
     for (const limit of LIMITS) if (file[limit] !== undefined) body[limit] = file[limit];
     return [{
       verb: "create", what: "project", label, details: LIMITS.filter((l) => file[l] !== undefined).map((l) => `${l} ${file[l]}`), phase: PHASE.project,

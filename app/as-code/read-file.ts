@@ -164,6 +164,11 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
   channels.forEach((channel, i) => {
     const path = [...base, "channels", i];
     if (channel.id === undefined && channel.name === "") at([...path, "name"], "is empty: an entry without id is matched by its name");
+    if ((channel.value === undefined) === (channel.needs_settings === undefined)) {
+      at(path, channel.value === undefined ? "needs a value (or needs_settings: true)" : "has both a value and needs_settings: one or the other");
+      return;
+    }
+    if (channel.needs_settings === true) return;
     if (channel.kind === "group") {
       const members = (channel.value as { channels: string[] }).channels;
       members.forEach((ref, j) => {

@@ -1,6 +1,7 @@
 // /admin/v1/projects/<id>/checks: a project's checks for the admin token (what `hcd export` reads and
 // `hcd apply` writes): listed, created (with a uuid of its own, so a moved check keeps its ping URL), read,
-// edited (POST, as the Management API edits) and deleted by uuid or by slug. The Management API's validation and answers (http/input.ts,
+// edited (POST, as the Management API edits) and deleted by uuid or by slug; the path's PUT, a check brought
+// over whole, is the import's (admin-import.ts). The Management API's validation and answers (http/input.ts,
 // host/check-json.ts), without an API key: a project whose keys are revoked stays manageable.
 import type { H3, H3Event } from "h3";
 import type { Check, Millis } from "../../engine/model.ts";
@@ -16,6 +17,7 @@ import type { CheckView } from "../../host/check-json.ts";
 import { presentCheck } from "../../host/check-json.ts";
 import type { AuditAction } from "../../host/audit.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
+import { importedCheckPut } from "./admin-import.ts";
 
 export function adminCheckRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
   const { pool, clock, config } = deps;
@@ -31,7 +33,7 @@ export function adminCheckRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
 
   /** The check the URL's `:check` names in the project: its uuid, or a slug only one of its checks has. */
   const checkOf = async (projectId: string, event: H3Event): Promise<Check> => {
-    const ref = event.context.params?.check ?? "";
+    const ref = event.context.params?.uuid ?? ""; // a uuid or a slug: the path's one name, shared with the import's PUT
     if (isUuid(ref)) {
       const found = await pool.getCheck(projectId, { uuid: ref });
       if (!found.ok && found.failure.code === "forbidden") throw httpError(404, "check not found in this project");
@@ -63,7 +65,8 @@ export function adminCheckRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
     },
   }, options);
 
-  endpoint(app, "/admin/v1/projects/:id/checks/:check", {
+  endpoint(app, "/admin/v1/projects/:id/checks/:uuid", {
+    PUT: importedCheckPut(deps), // a check brought over whole (http/routes/admin-import.ts)
     GET: async (event) => {
       const project = projectOf(event);
       return json(presentCheck(await checkOf(project.id, event), view(clock.now())));

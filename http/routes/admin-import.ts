@@ -11,6 +11,7 @@ import type { Pool } from "../../host/pool-api.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
+import type { Handler } from "../endpoint.ts";
 import { endpoint, json } from "../endpoint.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
@@ -35,22 +36,8 @@ export function adminImportRoutes(app: H3, deps: AppDeps, opts: { report: ErrorR
     },
   }, options);
 
-  // A check put whole: made with its uuid, settings, state and past flips, or, already in the project, its
-  // settings brought up to date (its state and history stay hcd's). "result": created, updated or unchanged.
-  endpoint(app, "/admin/v1/projects/:id/checks/:uuid", {
-    PUT: async (event) => {
-      admin(event);
-      const projectId = projectIdOf(deps, event);
-      const at = clock.now();
-      const { check, dryRun } = unwrap(checkImportOf(uuidOf(event), await jsonBody(event, IMPORT_BODY_BYTES), at));
-      if (dryRun) return json({ uuid: check.uuid, result: await dryRunResult(pool, projectId, check), dry_run: true });
-      const imported = await pool.importCheck(projectId, check, at);
-      if (!imported.ok && imported.failure.code === "forbidden") throw httpError(409, "another project has a check with this uuid");
-      const { check: stored, result } = unwrap(imported);
-      if (result !== "unchanged") await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "check.imported", target: auditTarget.check(stored), at });
-      return json({ uuid: stored.uuid, result }, result === "created" ? 201 : 200);
-    },
-  }, options);
+  // PUT /admin/v1/projects/<id>/checks/<uuid> (a check put whole) is served with the path's other methods
+  // by http/routes/admin-checks.ts: importedCheckPut below.
 
   // Past pings of a check, numbered as they were (at most its n_pings); those its log already holds are
   // left out, and so are those older than its log keeps. "added": how many were logged.
@@ -71,6 +58,27 @@ export function adminImportRoutes(app: H3, deps: AppDeps, opts: { report: ErrorR
       return json({ added: unwrap(await pool.importPings(projectId, uuidOf(event), missing, at)) });
     },
   }, options);
+}
+
+/**
+ * PUT /admin/v1/projects/<id>/checks/<uuid>: a check put whole: made with its uuid, settings, state and past
+ * flips, or, already in the project, its settings brought up to date (its state and history stay hcd's).
+ * "result": created, updated or unchanged.
+ */
+export function importedCheckPut(deps: AppDeps): Handler {
+  const { pool, clock, config } = deps;
+  return async (event) => {
+    authorizeAdmin(event.req.headers, config.adminToken);
+    const projectId = projectIdOf(deps, event);
+    const at = clock.now();
+    const { check, dryRun } = unwrap(checkImportOf(event.context.params?.uuid ?? "", await jsonBody(event, IMPORT_BODY_BYTES), at));
+    if (dryRun) return json({ uuid: check.uuid, result: await dryRunResult(pool, projectId, check), dry_run: true });
+    const imported = await pool.importCheck(projectId, check, at);
+    if (!imported.ok && imported.failure.code === "forbidden") throw httpError(409, "another project has a check with this uuid");
+    const { check: stored, result } = unwrap(imported);
+    if (result !== "unchanged") await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "check.imported", target: auditTarget.check(stored), at });
+    return json({ uuid: stored.uuid, result }, result === "created" ? 201 : 200);
+  };
 }
 
 /** What importing `check` would do, without doing it. */

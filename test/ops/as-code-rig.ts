@@ -93,6 +93,8 @@ export async function richProject(server: RealServer): Promise<Rich> {
   await add("sms", "sms", { phone: "+15551234567", notify_up: false });
   await add("shell", "shell", { cmd_down: "logger down $NAME", cmd_up: "" });
   await add("everyone", "group", { channels: [channels.mail, channels.slack] });
+  // a stub brought over without its settings (an import's): the file knows only that it needs them
+  channels["old pager"] = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, { name: "old pager", kind: "pd", needs_settings: true })).id;
 
   const checks: Record<string, string> = {};
   const create = async (key: string, body: Json) => {

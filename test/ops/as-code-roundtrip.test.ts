@@ -74,8 +74,9 @@ test("the export applied to an empty hcd (a stopped DATA_DIR) makes the same pro
   const target = join(dir.path, "target");
   const first = await hcdIn(["apply", "-f", file], { ...RICH_SECRETS, DATA_DIR: target, SHELL_ENABLED: "true" });
   assert.is(first.status, 0, first.stderr + first.stdout);
-  assert.match(first.stdout, /Plan: 23 to create, 0 to change, 0 to delete\./, "1 project, 13 channels, 5 checks, 2 pages, 2 windows");
-  assert.equal(first.stdout.split("\n").filter((l) => l.startsWith("created ")).length, 23);
+  assert.match(first.stdout, /Plan: 24 to create, 0 to change, 0 to delete\./, "1 project, 14 channels, 5 checks, 2 pages, 2 windows");
+  assert.equal(first.stdout.split("\n").filter((l) => l.startsWith("created ")).length, 24);
+  assert.match(first.stdout, /\+ create channel "old pager" \(pd\) in project "rich": needs its settings/);
   const second = await hcd(["apply", "-f", file, "--prune"], { ...RICH_SECRETS, DATA_DIR: target, SHELL_ENABLED: "true" });
   assert.equal([second.status, second.stdout.trim()], [0, "No changes: hcd matches the file."]);
 
@@ -86,7 +87,10 @@ test("the export applied to an empty hcd (a stopped DATA_DIR) makes the same pro
     assert.equal(portable(again.stdout), portable(original.stdout), "the same project, checks, channels (values too), pages and windows");
     for (const uuid of Object.values(rich.checks)) assert.is((await fetch(`${moved.url}/ping/${uuid}`)).status, 200, `ping URL ${uuid} works after the move`);
     const { projects } = await adminCall<{ projects: Json[] }>(moved, "GET", "/admin/v1/projects");
-    assert.equal(projects.map((p) => [p.name, p.check_limit, p.ping_log_limit, p.ping_body_limit]), [["rich", 50, 200, 20_000]]);
+    assert.equal(projects.map((p) => [p.id, p.name, p.check_limit, p.ping_log_limit, p.ping_body_limit]), [[rich.project.id, "rich", 50, 200, 20_000]], "made with its id");
+    const { channels } = await adminCall<{ channels: Json[] }>(moved, "GET", `/admin/v1/projects/${rich.project.id}/channels`);
+    assert.equal(channels.map((c) => c.id).sort(), Object.values(rich.channels).sort(), "channels made with their ids");
+    assert.equal(channels.find((c) => c.id === rich.channels["old pager"])?.needs_settings, true, "a stub stays a stub");
   } finally {
     assert.is(await stopServer(moved), 0, moved.output());
   }
