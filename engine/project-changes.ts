@@ -5,11 +5,16 @@ import type { Millis, Project, StatusPage } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 
+/** A project's limits to set; an absent one stays as it is. */
+export type ProjectLimits = { readonly checkLimit?: number; readonly pingLogLimit?: number; readonly pingBodyLimit?: number };
+
 /** Which of a project's API keys: read-write or read-only. */
 export type ApiKeyKind = "apiKey" | "apiKeyReadonly";
 
 export type ProjectChange =
   | { readonly kind: "rename"; readonly name: string }
+  /** A new name and the limits given (those absent stay): PUT /admin/v1/projects/<id>. */
+  | { readonly kind: "edit"; readonly name: string; readonly limits: ProjectLimits }
   /** A new key, or "" for none: a revoked key authenticates nothing (an empty key is never accepted). */
   | { readonly kind: "setKey"; readonly key: ApiKeyKind; readonly value: string }
   | { readonly kind: "addStatusPage"; readonly page: StatusPage }
@@ -28,6 +33,7 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
   if (project.deletedAt !== undefined) return fail({ code: "not_found", what: "project" });
   switch (change.kind) {
     case "rename": return ok({ ...project, name: change.name });
+    case "edit": return ok({ ...project, name: change.name, ...change.limits });
     case "setKey": return ok(withoutHashedKey({ ...project, [change.key]: change.value }, change.key));
     case "addStatusPage": {
       const pages = project.statusPages ?? [];

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import type { Millis, Project } from "../engine/model.ts";
 import { LIMITS } from "../engine/model.ts";
-import type { ApiKeyKind } from "../engine/project-changes.ts";
+import type { ApiKeyKind, ProjectLimits } from "../engine/project-changes.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Pool } from "../host/pool-api.ts";
@@ -20,6 +20,25 @@ export function projectNameOf(body: JsonObject): Outcome<string> {
   if (name.trim() === "") return invalid("name", "must not be blank");
   if ([...name].length > LIMITS.nameMaxChars) return invalid("name", `is too long (at most ${LIMITS.nameMaxChars} characters)`);
   return ok(name.trim());
+}
+
+/**
+ * A project's edit from `{"name": str, "check_limit"?, "ping_log_limit"?, "ping_body_limit"?}`: the name as
+ * projectNameOf checks it, each limit in the range a new project's takes (http/admin-input.ts projectInputOf).
+ */
+export function projectEditOf(body: JsonObject): Outcome<{ name: string; limits: ProjectLimits }> {
+  const name = projectNameOf(body);
+  if (!name.ok) return name;
+  const limits: { -readonly [K in keyof ProjectLimits]: ProjectLimits[K] } = {};
+  for (const [field, key, min, max] of [["check_limit", "checkLimit", 0, 1_000_000], ["ping_log_limit", "pingLogLimit", 1, 1_000_000],
+    ["ping_body_limit", "pingBodyLimit", 0, 10_000_000]] as const) {
+    if (!Object.hasOwn(body, field)) continue;
+    const value = body[field];
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid(field, "is not an integer");
+    if (value < min || value > max) return invalid(field, `must be from ${min} to ${max}`);
+    limits[key] = value;
+  }
+  return ok({ name: name.value, limits });
 }
 
 /** A fresh API key, as the pool makes them at a project's creation (24 random bytes, base64url). */

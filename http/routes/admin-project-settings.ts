@@ -8,7 +8,7 @@ import { jsonBody, projectOfUrl } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
 import { presentProject } from "../present.ts";
-import { API_KEY_KINDS, deleteProject, newApiKey, projectNameOf, setApiKey } from "../project-settings.ts";
+import { API_KEY_KINDS, deleteProject, newApiKey, projectEditOf, setApiKey } from "../project-settings.ts";
 import type { Millis } from "../../engine/model.ts";
 import type { AuditAction } from "../../host/audit.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
@@ -32,11 +32,14 @@ export function adminProjectSettingsRoutes(app: H3, deps: AppDeps, opts: { repor
     GET: async (event) => json(presentProject(projectOf(event))),
     PUT: async (event) => {
       const project = projectOf(event);
-      const name = unwrap(projectNameOf(await jsonBody(event)));
+      const { name, limits } = unwrap(projectEditOf(await jsonBody(event)));
       const at = clock.now();
-      const renamed = unwrap(await pool.changeProject(project.id, { kind: "rename", name }, at));
-      await record(project.id, "project.renamed", auditTarget.project(renamed), at);
-      return json(presentProject(renamed));
+      const changed = unwrap(await pool.changeProject(project.id, { kind: "edit", name, limits }, at));
+      if (changed.name !== project.name) await record(project.id, "project.renamed", auditTarget.project(changed), at);
+      if (changed.checkLimit !== project.checkLimit || changed.pingLogLimit !== project.pingLogLimit || changed.pingBodyLimit !== project.pingBodyLimit) {
+        await record(project.id, "project.limits_changed", auditTarget.project(changed), at);
+      }
+      return json(presentProject(changed));
     },
     DELETE: async (event) => {
       const project = projectOf(event), at = clock.now();

@@ -130,4 +130,16 @@ test("status pages and maintenance windows are edited in place; bad edits are re
   assert.equal((await admin(url, "GET", windows)).json, { maintenance: [changed.json] });
 }));
 
+test("a project's limits are set by PUT /admin/v1/projects/<id> with its name; a bad one is refused, changing nothing", () => withServedApi(async (api, url) => {
+  const path = `/admin/v1/projects/${api.project.id}`;
+  for (const body of [{ name: "p", check_limit: -1 }, { name: "p", ping_log_limit: 0 }, { name: "p", ping_body_limit: 10_000_001 }, { name: "p", check_limit: "5" }, { check_limit: 5 }]) {
+    assert.is((await admin(url, "PUT", path, body)).status, 400, JSON.stringify(body));
+  }
+  assert.equal([(await admin(url, "GET", path)).json.check_limit, (await admin(url, "GET", path)).json.name], [20, "test"], "nothing changed");
+  const changed = await admin(url, "PUT", path, { name: "test", check_limit: 1, ping_body_limit: 5 });
+  assert.equal([changed.status, changed.json.check_limit, changed.json.ping_log_limit, changed.json.ping_body_limit], [200, 1, 100, 5], "the limit not given stays");
+  assert.is((await admin(url, "POST", `${path}/checks`, { name: "one" })).status, 201);
+  assert.is((await admin(url, "POST", `${path}/checks`, { name: "two" })).status, 403, "the new check limit holds");
+}));
+
 test.run();

@@ -31,6 +31,7 @@ test("--dry-run changes nothing, with creations, changes and deletions planned; 
   const rich = await richProject(server);
   const exported = parse((await hcdIn(["export", "--include-secrets", ...remote(server)])).stdout) as { projects: Json[] };
   const project = exported.projects[0] as { checks: Json[]; channels: Json[]; status_pages: Json[]; maintenance?: Json[] } & Json;
+  project.check_limit = 60;
   project.checks = project.checks.filter((c) => c.uuid !== rich.checks.bare).map((c) => (c.slug === "hourly-sync" ? { ...c, grace: 600 } : c));
   project.checks.push({ slug: "new-one", name: "New one", schedule: "0 4 * * *", channels: ["mail", "pager2"] });
   project.channels.push({ name: "pager2", kind: "pd", value: { service_key: "another" } });
@@ -43,6 +44,7 @@ test("--dry-run changes nothing, with creations, changes and deletions planned; 
   const dry = await hcdIn(["apply", "-f", file, "--dry-run", "--prune", ...remote(server)]);
   assert.is(dry.status, 0, dry.stderr);
   assert.equal(dry.stdout.split("\n").filter((l) => /^ {2}[+~-] /.test(l)), [
+    '  ~ update project "rich": check_limit 50 → 60',
     '  + create channel "pager2" (pd) in project "rich"',
     '  + create check "new-one" in project "rich"',
     '  ~ update check "hourly-sync" in project "rich": grace 300 → 600',
@@ -58,6 +60,7 @@ test("--dry-run changes nothing, with creations, changes and deletions planned; 
   const base = `/admin/v1/projects/${rich.project.id}`;
   assert.is((await adminCall<Json>(server, "GET", `${base}/checks/${rich.checks.bare}`)).uuid, rich.checks.bare, "without --prune nothing is deleted");
   assert.is((await adminCall<Json>(server, "GET", `${base}/checks/hourly-sync`)).grace, 600);
+  assert.is((await adminCall<Json>(server, "GET", base)).check_limit, 60, "the project's limit changed");
   const made = await adminCall<Json>(server, "GET", `${base}/checks/new-one`);
   assert.equal([made.schedule, made.tz, made.timeout], ["0 4 * * *", "UTC", undefined]);
 
