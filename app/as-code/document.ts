@@ -6,6 +6,8 @@ export type FileChannel = {
   readonly id?: string;
   readonly name: string;
   readonly kind: string;
+  /** Whether new checks (and checks a ping creates) get it; absent: yes. */
+  readonly new_checks?: boolean;
   /** What the kind takes; absent only with `needs_settings`. */
   readonly value?: unknown;
   /** A channel whose settings the file does not know (one brought over as a stub): made a stub, its settings here left alone. */

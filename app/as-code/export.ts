@@ -104,7 +104,8 @@ function refNamer(entries: readonly { id: string; name: string }[]): (id: string
 type Hider = ((field: string, leaf: (string | number)[]) => string) | null;
 
 function channelEntry(channel: LiveChannel, ref: (id: string) => string, hide: Hider): Record<string, unknown> {
-  if (channel.needs_settings === true) return { id: channel.id, name: channel.name, kind: channel.kind, needs_settings: true };
+  const head = { id: channel.id, name: channel.name, kind: channel.kind, ...(channel.new_checks === false ? { new_checks: false } : {}) };
+  if (channel.needs_settings === true) return { ...head, needs_settings: true };
   let value: unknown;
   if (channel.kind === "group") {
     value = { channels: idsOf((channel.value as { channels?: unknown }).channels).map(ref).sort() };
@@ -118,7 +119,7 @@ function channelEntry(channel: LiveChannel, ref: (id: string) => string, hide: H
       }
     }
   }
-  return { id: channel.id, name: channel.name, kind: channel.kind, value };
+  return { ...head, value };
 }
 
 function checkEntry(check: LiveCheck, channelRef: (id: string) => string, checkRef: (uuid: string) => string): Record<string, unknown> {

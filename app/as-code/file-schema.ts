@@ -71,6 +71,7 @@ const CHANNEL: Schema = {
     id: { ...UUID, description: "the channel's id, when it has one here (an exported file names it); else it is matched by name" },
     name: { type: "string", maxLength: LIMITS.nameMaxChars, description: "unique in the project: checks name their channels by it (an entry without id needs one)" },
     kind: { enum: [...CHANNEL_KINDS] },
+    new_checks: { type: "boolean", description: "new checks (and checks a ping creates) get it; default true" },
     value: { description: "what the kind takes; write a secret as ${NAME}, read from the environment" },
     needs_settings: { const: true, description: "instead of value: the file does not know the settings (a stub brought over); they are left as they are here" },
   },

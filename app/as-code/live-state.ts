@@ -14,7 +14,7 @@ export type LiveProject = {
   readonly ping_body_limit: number;
 };
 /** A channel with its value; a stub brought over without its settings has `needs_settings` and no value. */
-export type LiveChannel = { readonly id: string; readonly name: string; readonly kind: string; readonly value?: unknown; readonly needs_settings?: true };
+export type LiveChannel = { readonly id: string; readonly name: string; readonly kind: string; readonly new_checks?: boolean; readonly value?: unknown; readonly needs_settings?: true };
 /** A check as the admin API shows it (host/check-json.ts, read-write view). */
 export type LiveCheck = Readonly<Record<string, unknown>> & { readonly uuid: string; readonly slug: string; readonly name: string };
 export type LiveStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };

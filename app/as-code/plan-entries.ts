@@ -94,6 +94,7 @@ export function channelChanges(context: ProjectContext): Change[] {
     }
     const details: string[] = [];
     if (found.name !== entry.name) details.push(`name ${JSON.stringify(found.name)} → ${JSON.stringify(entry.name)}`);
+    if ((found.new_checks ?? true) !== (entry.new_checks ?? true)) details.push(`new_checks ${found.new_checks ?? true} → ${entry.new_checks ?? true}`);
     // a file that does not know the settings (needs_settings) leaves them as they are here
     const valueDiffers = entry.needs_settings === true ? false : group
       ? !sameSet(members.map((m) => channelKey(context, m)), idsOf((found.value as { channels?: unknown } | undefined)?.channels))
@@ -105,7 +106,7 @@ export function channelChanges(context: ProjectContext): Change[] {
       continue;
     }
     // a rename of an entry without settings keeps the value here
-    const edit = (runIds: Ids) => (entry.needs_settings === true ? { name: entry.name, value: found.value } : body(runIds));
+    const edit = (runIds: Ids) => (entry.needs_settings === true ? { name: entry.name, new_checks: entry.new_checks ?? true, value: found.value } : body(runIds));
     changes.push({ verb: "update", what: "channel", label, details, phase: group ? PHASE.groupUpdate : PHASE.channelUpdate, run: async (client, runIds) => {
       await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/channels/${enc(found.id)}`, edit(runIds));
       return `updated ${label}`;

@@ -23,9 +23,10 @@ export function checkBody(check: FileCheck, resolved: { channels: readonly strin
 
 /** The body that adds a channel (or edits one: its kind stays); a group's members already ids. */
 export function channelBody(channel: FileChannel, memberIds: readonly string[] | null): Record<string, unknown> {
-  if (channel.needs_settings === true) return { kind: channel.kind, name: channel.name, needs_settings: true };
+  const newChecks = channel.new_checks ?? true;
+  if (channel.needs_settings === true) return { kind: channel.kind, name: channel.name, new_checks: newChecks, needs_settings: true };
   const value = channel.kind === "group" ? { channels: [...(memberIds ?? [])] } : channel.value;
-  return { kind: channel.kind, name: channel.name, value };
+  return { kind: channel.kind, name: channel.name, new_checks: newChecks, value };
 }
 
 export function maintenanceBody(window: FileMaintenance): Record<string, unknown> {

@@ -92,7 +92,7 @@ test("channels: GET one answers its value as channel add takes it, for every kin
     const made = await admin(url, "POST", base, { ...channel, name: `c${i}` });
     assert.is(made.status, 201, made.text);
     const read = await admin(url, "GET", `${base}/${made.json.id}`);
-    assert.equal(Object.keys(read.json), ["id", "name", "kind", "value"]);
+    assert.equal(Object.keys(read.json), ["id", "name", "kind", "new_checks", "value"]);
     const again = await admin(url, "POST", base, { kind: channel.kind, name: `again${i}`, value: read.json.value });
     assert.is(again.status, 201, `${channel.kind}: ${again.text}`);
     const reread = await admin(url, "GET", `${base}/${again.json.id}`);

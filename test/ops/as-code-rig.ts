@@ -84,14 +84,15 @@ export async function richProject(server: RealServer): Promise<Rich> {
   });
   await add("hook json", "webhook", RICH_SECRETS.HCD_RICH_HOOK_JSON_URL);
   await add("slack", "slack", RICH_SECRETS.HCD_RICH_SLACK_URL);
-  await add("discord", "discord", RICH_SECRETS.HCD_RICH_DISCORD_URL);
+  channels.discord = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`,
+    { name: "discord", kind: "discord", value: RICH_SECRETS.HCD_RICH_DISCORD_URL, new_checks: false })).id; // not added to new checks
   await add("ntfy", "ntfy", { url: "https://ntfy.example.com", topic: "ops-alerts", priority_down: 5, priority_up: 2 });
   await add("pagerduty", "pd", { service_key: RICH_SECRETS.HCD_RICH_PAGERDUTY_SERVICE_KEY });
   await add("gotify", "gotify", { url: "https://gotify.example.com", token: RICH_SECRETS.HCD_RICH_GOTIFY_TOKEN, priority: 8 });
   await add("zulip", "zulip", { bot_email: "bot@zulip.example.com", api_key: RICH_SECRETS.HCD_RICH_ZULIP_API_KEY, mtype: "stream", to: "ops", topic: "alerts" });
   await add("telegram", "telegram", { chat_id: "-1001234" });
   await add("sms", "sms", { phone: "+15551234567", notify_up: false });
-  await add("shell", "shell", { cmd_down: "logger down $NAME", cmd_up: "" });
+  await add("shell", "shell", { cmd_down: "/bin/sh -c 'logger down \"$NAME\"'", cmd_up: "" });
   await add("everyone", "group", { channels: [channels.mail, channels.slack] });
   // a stub brought over without its settings (an import's): the file knows only that it needs them
   channels["old pager"] = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, { name: "old pager", kind: "pd", needs_settings: true })).id;
