@@ -30,10 +30,10 @@ test("a token given, moved and taken away through one node routes, or stops, at 
       const moved = `${token}Moved`;
       await ok(call(other.url, "POST", `/api/v3/checks/${made.uuid as string}`, { key: project.api_key, body: { push_token: moved } }));
       // a hit is not checked again: the other node's copy of the directory follows the bucket within its replication delay
-      await until("the old token names nothing at the first node", async () => JSON.stringify(await push(asked, token)) === JSON.stringify(NOT_FOUND));
+      await until("the old token names nothing at the first node", async () => JSON.stringify(await push(asked, token)) === JSON.stringify(NOT_FOUND), 30_000);
       assert.equal(await push(asked, moved), { ok: true });
       await ok(call(asked.url, "POST", `/api/v3/checks/${made.uuid as string}`, { key: project.api_key, body: { push_token: null } }));
-      await until("a token taken away names nothing at the other node", async () => JSON.stringify(await push(other, moved)) === JSON.stringify(NOT_FOUND));
+      await until("a token taken away names nothing at the other node", async () => JSON.stringify(await push(other, moved)) === JSON.stringify(NOT_FOUND), 30_000);
       const check = await ok<Json>(call(other.url, "GET", `/api/v3/checks/${made.uuid as string}`, { key: project.api_key }));
       assert.ok(Number(check.n_pings) >= 2, "both pushes answered {ok: true} are in its log"); // (a push the lagging copy still routed: one more)
     }

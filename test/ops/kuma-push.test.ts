@@ -139,7 +139,7 @@ test("a push the store cannot take is not acknowledged: 503 {\"ok\":false}, not 
     setWriteFault(join(data, INTAKE_DIR), "ENOSPC");
     assert.equal(await pushTo(), { status: 503, json: { ok: false, msg: "service unavailable, try again" } }, "the intake log refused it: no {ok: true}");
     setWriteFault(join(data, INTAKE_DIR), null);
-    await until("the intake log takes writes again", async () => (await pushTo()).status === 200);
+    await until("the intake log takes writes again", async () => (await pushTo()).status === 200, 30_000);
     const checked = await ok<Json>(call(node.url, "GET", `/api/v3/checks/${uuid}`, { key: mine.api_key }));
     assert.is(checked.n_pings, 2, "the refused push was not counted");
   } finally {
