@@ -151,6 +151,7 @@ await whenChromium("check edit form browser tests", async () => {
       await page.locator("#f-schedule").fill(expression);
       await page.getByLabel("Time zone").selectOption("Europe/Riga");
       await page.getByRole("button", { name: "Preview the next pings" }).click();
+      await page.locator(".next .zoned").first().waitFor(); // the preview is a new page: wait for it before reading
       return page.locator(".next .zoned").allTextContents();
     };
     const cron = await preview("Cron expression", "0 3 * * *");

@@ -26,7 +26,8 @@ test("a stub says it needs its settings until an edit gives them; then it sends"
     assert.is((await admin.post(`${base}/${id}/test`, {})).status, 303);
     assert.match((await admin.page(`${base}?tested=${id}`)).text, /needs its settings: it was imported without them/, "the test's result, shown once");
     assert.is(receiver.requests.length, 0);
-    assert.is((await admin.post(`${base}/${id}/edit`, { name: "Incident webhook", value: `${receiver.url}/hook` })).status, 303);
+    const edited = await admin.post(`${base}/${id}/edit`, { name: "Incident webhook", "f.url_down": `${receiver.url}/hook`, "f.method_down": "POST", "f.body_down": "$JSON" });
+    assert.is(edited.status, 303, edited.text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").slice(0, 2000));
     const page = (await admin.page(base)).text;
     assert.not.match(page, /needs its settings/);
     assert.is((await admin.post(`${base}/${id}/test`, {})).status, 303);

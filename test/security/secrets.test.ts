@@ -44,7 +44,7 @@ test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), neve
   assert.match(pool, /apiKey: kept\.apiKey \?\? secret\(24\), apiKeyReadonly: kept\.apiKeyReadonly \?\? secret\(24\)/);
   assert.match(pool, /pingKey: kept\.pingKey \?\? secret\(16\)/);
   assert.match(pool, /function secret\(bytes: number\): string \{\s*return randomBytes\(bytes\)\.toString\("base64url"\);/);
-  assert.match(pool, /badgeKey: randomUUID\(\)/);
+  assert.match(pool, /badgeKey: kept\.badgeKey \?\? randomUUID\(\)/);
   // the admin token and the badge secret
   assert.match(source("app/config.ts"), /const secret = randomBytes\(32\)\.toString\("base64url"\);/);
   for (const file of ["host/pool.ts", "host/project-keys.ts", "app/config.ts", "http/auth.ts", "app/shard-setup.ts"]) {
