@@ -219,10 +219,8 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${cluster?.partitionCount} partitions` : `${config.shards} shards`;
-  // the NATS password and token masked (the URLs hold none: config.ts took them out)
-  const clustered = config.cluster !== null ? { ...config, cluster: maskedConfig(config.cluster) } : config;
-  const shown = config.oidc !== null ? { ...clustered, oidc: maskedConfig(config.oidc) } : clustered; // its client secret masked
-  log.info({ config: maskedConfig(shown) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
+  // every secret masked at any depth: the NATS password and token, the OIDC client secret, the service tokens
+  log.info({ config: maskedConfig(config) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
 }
 
 class StartError extends Error {}

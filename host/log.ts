@@ -40,13 +40,25 @@ function writeText(line: string): void {
 /** The process's logger, configured from LOG_FORMAT and LOG_LEVEL. */
 export const log: Logger = createLogger(process.env.LOG_FORMAT?.trim().toLowerCase() ?? "text", process.env.LOG_LEVEL?.trim().toLowerCase() || "info");
 
-/** Returns the configuration as it may be logged: tokens masked, SMTP_URL without its password. */
+/** A setting's name that holds a secret, at any depth of the configuration (TWILIO_AUTH is `twilioAuth`). */
+const SECRET_NAME = /token|password|secret|key|auth/i;
+
+/**
+ * Returns the configuration as it may be logged: every setting whose name is a secret's masked at any depth
+ * (the service tokens sit under `services`, the NATS password under `cluster`), URLs without their password.
+ */
 export function maskedConfig(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const masked: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    if (/token|password|secret|key/i.test(key)) masked[key] = value === null || value === undefined ? value : "[masked]";
+    if (SECRET_NAME.test(key)) masked[key] = value === null || value === undefined || typeof value === "boolean" ? value : "[masked]";
     else if (typeof value === "string" && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(value)) masked[key] = value.replace(/\/\/([^/:@]*)(:[^/@]*)?@/, (_m, user: string, pass?: string) => `//${user}${pass ? ":[masked]" : ""}@`);
+    else if (Array.isArray(value)) masked[key] = value.map((item: unknown) => (isRecord(item) ? maskedConfig(item) : item));
+    else if (isRecord(value)) masked[key] = maskedConfig(value);
     else masked[key] = value;
   }
   return masked;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }

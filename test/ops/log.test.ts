@@ -80,4 +80,9 @@ test("maskedConfig masks tokens and URL passwords and keeps the rest", () => {
     { port: 8000, adminToken: "[masked]", metricsToken: null, smtpUrl: "smtps://u:[masked]@mail:465", siteRoot: "https://hc.example" });
 });
 
+test("maskedConfig masks at every depth: the service tokens under services, a password in a nested list", () => {
+  assert.equal(maskedConfig({ services: { telegramBotToken: "tg", twilioAuth: "tw", twilioAccount: "AC1", shellEnabled: false }, cluster: { servers: [{ url: "nats://u:p@h:4222", password: "p" }] } }),
+    { services: { telegramBotToken: "[masked]", twilioAuth: "[masked]", twilioAccount: "AC1", shellEnabled: false }, cluster: { servers: [{ url: "nats://u:[masked]@h:4222", password: "[masked]" }] } });
+});
+
 test.run();

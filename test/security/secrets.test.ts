@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "./real-server.ts";
 import { call, createProject, rawRequest, startServer, stopServer } from "./real-server.ts";
+import { serviceSettingsOf, settingSecrets } from "../../notify/kinds/settings.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const source = (path: string) => readFileSync(join(ROOT, path), "utf8");
@@ -140,5 +141,40 @@ test("a generated admin token appears once, in the line announcing it; a restart
     dir.remove();
   }
 });
+
+/**
+ * Every secret setting, each set to a value that names its variable: the service tokens are found through
+ * the kinds' own secret flags (a new secret setting of a kind is in this list without an edit here).
+ */
+function secretSettings(): Record<string, string> {
+  const marked = (name: string) => `SECRET-${name}-value`;
+  const services = settingSecrets(serviceSettingsOf((name) => (name.endsWith("_URL") || name === "MATRIX_HOMESERVER" ? undefined : marked(name))).settings);
+  const serviceNames = services.map((value) => /^SECRET-(.+)-value$/.exec(value)?.[1] ?? "");
+  const env: Record<string, string> = Object.fromEntries(serviceNames.map((name) => [name, marked(name)]));
+  return {
+    ...env, MATRIX_HOMESERVER: "https://matrix.example.org", ADMIN_TOKEN: marked("ADMIN_TOKEN"), METRICS_TOKEN: marked("METRICS_TOKEN"),
+    SMTP_URL: `smtp://mailer:${marked("SMTP_PASSWORD")}@127.0.0.1:9`,
+    OIDC_ISSUER: "http://127.0.0.1:9/issuer", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: marked("OIDC_CLIENT_SECRET"),
+  };
+}
+
+for (const format of ["text", "json"]) {
+  test(`no secret setting (service tokens included) is in the start log (LOG_FORMAT=${format})`, async () => {
+    const dir = tempDir();
+    const env = secretSettings();
+    assert.ok(["TELEGRAM_BOT_TOKEN", "TWILIO_AUTH", "MATRIX_ACCESS_TOKEN", "PUSHOVER_API_TOKEN", "TRELLO_APP_KEY"].every((name) => name in env), Object.keys(env).join(" "));
+    const server = await startServer({ dataDir: dir.path, env: { ...env, LOG_FORMAT: format } });
+    try {
+      assert.is((await call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } })).status, 200);
+    } finally {
+      assert.is(await stopServer(server), 0);
+      dir.remove();
+    }
+    assert.match(server.output(), /listening on/, "the start line was captured");
+    assert.match(server.output(), /telegramBotToken/, "the start line lists the service settings");
+    const leaked = Object.values(env).flatMap((value) => [...value.matchAll(/SECRET-[A-Z_]+-value/g)].map((m) => m[0])).filter((secret) => server.output().includes(secret));
+    assert.equal(leaked, [], server.output());
+  });
+}
 
 test.run();
