@@ -28,6 +28,7 @@ import { AuditTrail } from "../host/audit.ts";
 import type { SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
+import { OWNER_ONLY_UMASK, ownerOnlyDataDir } from "../persistence/data-dir-modes.ts";
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, natsAccessOf, readSettings } from "./config.ts";
 import type { SignInStore } from "../host/sign-in-store.ts";
 import { withSecretFiles } from "./secret-files.ts";
@@ -42,6 +43,15 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function main(): Promise<void> {
   const settings = readSettings(withSecretFiles(process.env));
+  // DATA_DIR is the owner's alone: everything this process (and its worker threads) creates is 0600/0700,
+  // and what an older version or a hand left wider is tightened now, said in one line
+  process.umask(OWNER_ONLY_UMASK);
+  try {
+    const tightened = ownerOnlyDataDir(settings.dataDir);
+    if (tightened > 0) log.warn({ dataDir: settings.dataDir, paths: tightened }, "DATA_DIR was readable by other users: tightened to owner-only (directories 0700, files 0600)");
+  } catch (error) {
+    throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
+  }
   // One process per DATA_DIR (CONTRACT.md), taken before anything reads, replays or removes what is in
   // it; held until the process ends, when the kernel drops it (kill -9 included). A cluster node keeps
   // only its admin token there.

@@ -53,7 +53,7 @@ export class AccountsFile {
   save(document: AccountsDocument): void {
     const path = join(this.#dir, FILE);
     const temporary = `${path}.tmp`;
-    writeFileSync(temporary, JSON.stringify(document));
+    writeFileSync(temporary, JSON.stringify(document), { mode: 0o600 }); // password hashes and TOTP secrets: the owner's alone
     const fd = openSync(temporary, "r");
     try {
       fsyncSync(fd);
