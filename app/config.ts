@@ -6,6 +6,7 @@ import { availableParallelism, hostname } from "node:os";
 import { join } from "node:path";
 import type { NatsAccess, NatsCredentials } from "../cluster/connect.ts";
 import { isHttpUrl } from "../http/admin-input.ts";
+import { proxyEntryProblem } from "../http/client-address.ts";
 import { DURABILITIES } from "../persistence/open.ts";
 import type { Durability } from "../persistence/open.ts";
 import type { ServiceSettings } from "../notify/kinds/settings.ts";
@@ -44,6 +45,9 @@ export type Settings = {
   readonly logFormat: LogFormat;
   readonly logLevel: LogLevel;
   readonly accessLog: boolean; // one log line per answered request (off by default)
+  // TRUSTED_PROXIES: the reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client
+  // the sign-in limits count (empty: the connection's own address; the header is the client's text)
+  readonly trustedProxies: readonly string[];
   readonly auditMaxAgeDays: number; // AUDIT_MAX_AGE_DAYS: a project's audit events older than this go (default 90)
   readonly auditMaxEvents: number; // AUDIT_MAX_EVENTS: at most this many per project, the oldest go first (default 10,000)
   readonly cluster: ClusterSettings | null; // null: single-node mode (no NATS_URL)
@@ -219,6 +223,7 @@ export function readSettings(env: Env): Settings {
     logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "text"),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     accessLog: flag("LOG_ACCESS"),
+    trustedProxies: readTrustedProxies(value("TRUSTED_PROXIES"), problems),
     auditMaxAgeDays: integer("AUDIT_MAX_AGE_DAYS", 90, 1, 36_500),
     auditMaxEvents: integer("AUDIT_MAX_EVENTS", 10_000, 1, 10_000_000),
     cluster,
@@ -226,6 +231,16 @@ export function readSettings(env: Env): Settings {
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return settings;
+}
+
+/** TRUSTED_PROXIES: comma-separated addresses or CIDR ranges, each checked. */
+function readTrustedProxies(raw: string | undefined, problems: string[]): string[] {
+  const entries = (raw ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  for (const entry of entries) {
+    const problem = proxyEntryProblem(entry);
+    if (problem !== null) problems.push(`TRUSTED_PROXIES=${problem}`);
+  }
+  return entries;
 }
 
 /** The three OIDC_* settings, all or none; the issuer on https (plain http only to this machine); OIDC_DEFAULT_ROLE only with them. */

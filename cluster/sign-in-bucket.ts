@@ -4,7 +4,8 @@
 // sign-ons started with the provider (`o.<state>`, taken once by a delete that expects the read revision,
 // so two nodes given the same callback can't both take it). An entry goes
 // 15 minutes after its last write (the bucket's age limit), the longest any of it matters. A failure is
-// counted by compare-and-set, made again when another node counted one meanwhile.
+// counted by compare-and-set, made again when another node counted one meanwhile (a few times: a burst
+// that keeps winning the race is refused, never waited out).
 import { createHash } from "node:crypto";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -38,18 +39,21 @@ export async function openSignInBucket(options: { connection: NatsConnection; re
     },
     async editFailures(key, edit) {
       const stored = failureKey(key);
-      for (let attempt = 1; ; attempt++) {
+      for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
         const now = await read<Millis[]>(stored);
-        const next = utf8.encode(JSON.stringify(edit(now?.value ?? [])));
+        const edited = edit(now?.value ?? []);
+        if (edited === null) return false;
+        const next = utf8.encode(JSON.stringify(edited));
         try {
           if (now === null) await kv.create(stored, next);
           else await kv.update(stored, next, now.revision);
-          return;
+          return true;
         } catch (error) {
           // another node wrote first (a create finds the key there, an update a newer revision): again on its value
-          if (attempt >= ATTEMPTS || !wrongLastSequence(error)) throw error;
+          if (!wrongLastSequence(error)) throw error;
         }
       }
+      return false; // others kept writing first: a burst, which the caller refuses rather than wait out
     },
     async putPending(id, pending) {
       await kv.put(`p.${id}`, utf8.encode(JSON.stringify(pending)));

@@ -16,8 +16,12 @@ export type SsoStart = { readonly url: string; readonly state: string; readonly 
 export type SignInStore = {
   /** The failure times kept for `key` ("address:…", "account:…"), oldest first. */
   failures(key: string): Promise<readonly Millis[]>;
-  /** Replaces the failure times of `key` by what `edit` makes of the stored ones (made again if another node changed them meanwhile). */
-  editFailures(key: string, edit: (times: readonly Millis[]) => readonly Millis[]): Promise<void>;
+  /**
+   * Replaces the failure times of `key` by what `edit` makes of the stored ones (null: leave them), made again
+   * on the newer times if another node changed them meanwhile. Resolves true once `edit`'s times are stored;
+   * false when `edit` left them, or when other nodes kept changing them first (a burst: the caller refuses).
+   */
+  editFailures(key: string, edit: (times: readonly Millis[]) => readonly Millis[] | null): Promise<boolean>;
   putPending(id: string, pending: PendingSignIn): Promise<void>;
   pending(id: string): Promise<PendingSignIn | null>;
   dropPending(id: string): Promise<void>;
@@ -40,8 +44,11 @@ export class MemorySignInStore implements SignInStore {
     return this.#failures.get(key) ?? [];
   }
 
-  async editFailures(key: string, edit: (times: readonly Millis[]) => readonly Millis[]): Promise<void> {
-    this.#failures.set(key, edit(this.#failures.get(key) ?? []));
+  async editFailures(key: string, edit: (times: readonly Millis[]) => readonly Millis[] | null): Promise<boolean> {
+    const edited = edit(this.#failures.get(key) ?? []); // read and written in one turn: nothing comes between
+    if (edited === null) return false;
+    this.#failures.set(key, edited);
+    return true;
   }
 
   async putPending(id: string, pending: PendingSignIn): Promise<void> {

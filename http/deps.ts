@@ -22,6 +22,7 @@ export type HttpConfig = {
   readonly oidc?: OidcSettings | null; // "Sign in with SSO" when set
   readonly version?: string; // this release (package.json), sent by /api/v3/status/ as X-Hcd-Version
   readonly smtpUrl?: string | null; // outbound mail (SMTP_URL); null or absent: email integrations are not offered
+  readonly trustedProxies?: readonly string[]; // TRUSTED_PROXIES: whose X-Forwarded-For the sign-in limits believe
 };
 
 /** Decodes a stored mail into what the email keyword rules search (given by the process: mail is parsed off this thread). */

@@ -6,7 +6,6 @@ import type { Accounts, User } from "../../host/accounts.ts";
 import type { Clock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf } from "../errors.ts";
-import { remoteAddress } from "../routes/pings.ts";
 import { accountPage, codePage, invitePage, resetPage } from "./account-pages.ts";
 import { newSecret, secretUri } from "../../host/second-factor.ts";
 import { randomBytes } from "node:crypto";
@@ -18,7 +17,7 @@ import type { Viewer } from "./pages.ts";
 import { formOf, htmlResponse, nextPage, param, redirect, sessionCookie, SignInNeeded } from "./responses.ts";
 import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
-import { SignInLimits } from "./sign-in-limits.ts";
+import { SIGN_IN_FAILURES, SignInLimits, signInKeys } from "./sign-in-limits.ts";
 import type { SignInStore } from "../../host/sign-in-store.ts";
 
 export type AccountRouteDeps = {
@@ -34,6 +33,8 @@ export type AccountRouteDeps = {
   readonly unshare: (id: string) => Promise<void>;
   /** The session of the request when a user who still exists opened it, or null. */
   readonly signedInUser: (event: H3Event) => { readonly session: Session; readonly user: User } | null;
+  /** The client's address as the sign-in limits count it (http/client-address.ts). */
+  readonly clientAddressOf: (event: H3Event) => string;
 };
 
 /** Registers the routes of users' sign-in, account page and invitations. */
@@ -53,18 +54,16 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return redirect(nextPage(next), { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
   };
 
+  const TOO_MANY = "Too many failed sign-ins: wait 15 minutes and try again.";
   route("POST", "/signin/password", async (event) => {
-    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
     const form = await formOf(event);
     const email = (form.get("email") ?? "").trim().toLowerCase();
-    const keys = [`address:${address}`, `account:${email}`];
     const now = realClock.now();
-    if (await limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    const attempt = await limits.attempt(signInKeys(email, deps.clientAddressOf(event)), now); // counted before the password is checked
+    if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
     const user = await accounts.signIn(email, form.get("password") ?? "");
-    if (user === null) {
-      await limits.count(keys, now);
-      return htmlResponse(signIn("Wrong email or password."), 401); // the same for an email without an account
-    }
+    if (user === null) return htmlResponse(signIn("Wrong email or password."), 401); // the same for an email without an account
+    await attempt.succeeded();
     if (accounts.hasSecondFactor(user.id)) {
       const id = randomBytes(32).toString("base64url");
       await pending.putPending(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
@@ -74,7 +73,6 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   });
 
   route("POST", "/signin/code", async (event) => {
-    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
     const form = await formOf(event);
     const id = form.get("pending") ?? "";
     const now = realClock.now();
@@ -83,12 +81,12 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       await pending.dropPending(id);
       return htmlResponse(signIn("The sign-in took too long or was already used: sign in again."), 401);
     }
-    const keys = [`address:${address}`, `account:${waiting.email}`]; // the same counts as passwords
-    if (await limits.isBlocked(keys, now)) return htmlResponse(signIn("Too many failed sign-ins: wait 15 minutes and try again."), 429);
+    const attempt = await limits.attempt(signInKeys(waiting.email, deps.clientAddressOf(event)), now); // the same counts as passwords
+    if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
     if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
-      await limits.count(keys, now);
       return htmlResponse(codePage({ pending: id, error: "Wrong code.", next: nextPage(form.get("next")) }), 401);
     }
+    await attempt.succeeded();
     await pending.dropPending(id);
     const user = accounts.userById(waiting.userId);
     if (user === null) return htmlResponse(signIn("Wrong email or password."), 401);
@@ -183,12 +181,11 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   });
   route("POST", "/reset", async (event) => {
     if (sendUserMail === undefined) return htmlResponse(errorPage(null, 404, "Password reset by email is off: SMTP_URL is not set."), 404);
-    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
     const email = ((await formOf(event)).get("email") ?? "").trim().toLowerCase();
-    const keys = [`reset-address:${address}`, `reset-account:${email}`];
+    const address = deps.clientAddressOf(event);
+    const keys = [{ key: `reset-address:${address}`, limit: SIGN_IN_FAILURES }, { key: `reset-account:${email}`, limit: SIGN_IN_FAILURES }];
     const now = realClock.now();
-    if (await limits.isBlocked(keys, now)) return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429);
-    await limits.count(keys, now);
+    if (await limits.attempt(keys, now) === null) return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429); // every request counts
     void (async () => {
       const started = await accounts.startReset(email, now);
       if (started === null) return;

@@ -23,7 +23,7 @@ import type { JsonObject } from "../body.ts";
 import { simulateStoredCheck } from "../simulate-check.ts";
 import { simulationRequestOf } from "../simulate-input.ts";
 import { presentBadges } from "../present.ts";
-import { remoteAddress } from "../routes/pings.ts";
+import { clientAddress, trustedProxiesOf } from "../client-address.ts";
 import { checkBodyOf, EMPTY_FORM, formValuesOf, previewOf, refFor, withPreset } from "./check-form.ts";
 import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, CheckForm, DashboardContext } from "./context.ts";
@@ -116,6 +116,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (session !== null && session.expiresAt - copy.until >= HOUR) void share(session, now).catch(() => {});
   };
   const failures = new FailureCounter(SIGN_IN_FAILURES_PER_MINUTE);
+  const trustedProxies = trustedProxiesOf(config.trustedProxies ?? []);
+  const clientAddressOf = (event: H3Event) =>
+    clientAddress(event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip, event.req.headers.get("x-forwarded-for"), trustedProxies);
   const secureCookie = config.siteRoot.startsWith("https:");
   const siteOrigin = new URL(config.siteRoot).origin;
   const assets = loadAssets();
@@ -231,7 +234,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   };
 
   route("POST", "/signin", async (event) => {
-    const address = remoteAddress(undefined, event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip);
+    const address = clientAddressOf(event);
     const now = realClock.now();
     if (failures.isBlocked(address, now)) return htmlResponse(signInPage("Too many failed attempts: wait a minute and try again."), 429);
     const form = await formOf(event);
@@ -379,8 +382,9 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   integrationRoutes(ctx);
   memberRoutes(ctx, accounts);
   const signInStore = deps.signInStore ?? new MemorySignInStore();
-  accountRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser, signInStore });
-  if (config.oidc) oidcRoutes(ctx, { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser, signInStore }, config.oidc);
+  const accountDeps = { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser, signInStore, clientAddressOf };
+  accountRoutes(ctx, accountDeps);
+  if (config.oidc) oidcRoutes(ctx, accountDeps, config.oidc);
   auditPageRoutes(ctx);
 
   // --- static files ----------------------------------------------------------------------------

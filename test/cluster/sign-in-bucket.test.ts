@@ -1,5 +1,6 @@
-// The sign-in state of a cluster in a real nats-server's KV bucket: failures counted through two nodes at
-// once are all kept (compare-and-set), so the limit of SignInLimits holds across nodes; a sign-in waiting
+// The sign-in state of a cluster in a real nats-server's KV bucket: attempts through two nodes at once take
+// no more places than the limit and every place taken is kept (compare-and-set), so the limit of
+// SignInLimits holds across nodes; a success gives its place back; a sign-in waiting
 // for its second factor, stored through one node, is found and dropped through the other; a single sign-on
 // started through one node is taken once, on whichever node; an id that is not one the dashboard makes
 // names nothing.
@@ -16,18 +17,29 @@ test("failures counted on two nodes at once add up to one limit; a pending sign-
   const ran = await withNatsServer("the sign-in bucket", async (connect) => {
     const [storeA, storeB] = await Promise.all([connect(), connect()].map(async (nc) => openSignInBucket({ connection: await nc, replicas: 1, bucket: "test-signin" })));
     const a = new SignInLimits(storeA), b = new SignInLimits(storeB);
-    const keys = ["address:10.0.0.7", "account:ann@example.org"];
-    // half the limit through each node, all at once
-    await Promise.all(Array.from({ length: SIGN_IN_FAILURES }, (_, i) => (i % 2 === 0 ? a : b).count(keys, AT + i)));
+    const keys = [{ key: "pair:ann@example.org 10.0.0.7", limit: SIGN_IN_FAILURES }, { key: "account:ann@example.org", limit: 100 }];
+    // twice the limit through the two nodes, all at once: no more attempts than the limit get a place, and
+    // every place taken is stored (none lost to a concurrent write)
+    const burst = await Promise.all(Array.from({ length: 2 * SIGN_IN_FAILURES }, (_, i) => (i % 2 === 0 ? a : b).attempt(keys, AT + i)));
+    const granted = burst.flatMap((attempt, i) => (attempt === null ? [] : [AT + i]));
+    assert.ok(granted.length >= 1 && granted.length <= SIGN_IN_FAILURES, `granted ${granted.length}`);
     const sorted = (times: readonly number[]) => [...times].sort((x, y) => x - y);
-    const expected = Array.from({ length: SIGN_IN_FAILURES }, (_, i) => AT + i);
     for (const store of [storeA, storeB]) {
-      assert.equal(sorted(await store.failures("account:ann@example.org")), expected, "no failure lost to a concurrent write");
-      assert.equal(sorted(await store.failures("address:10.0.0.7")), expected);
+      assert.equal(sorted(await store.failures("pair:ann@example.org 10.0.0.7")), granted, "every place taken is stored, no other");
+      assert.equal(sorted(await store.failures("account:ann@example.org")), granted, "a refused attempt gave its other places back");
     }
-    assert.is(await a.isBlocked(keys, AT + 60_000), true);
-    assert.is(await b.isBlocked(["address:10.0.0.7"], AT + 60_000), true, "the address alone is blocked on the other node");
-    assert.is(await b.isBlocked(["address:10.0.0.8", "account:bo@example.org"], AT + 60_000), false, "other keys are not");
+    // one at a time until refused: the limit exactly, across both nodes
+    let more = 0;
+    while (await (more % 2 === 0 ? b : a).attempt(keys, AT + 1_000 + more) !== null) more++;
+    assert.is(granted.length + more, SIGN_IN_FAILURES);
+    assert.is(await a.attempt([{ key: "pair:ann@example.org 10.0.0.7", limit: SIGN_IN_FAILURES }], AT + 60_000), null, "the pair alone is blocked on the other node");
+    // a success gives its place back
+    const other = [{ key: "pair:bo@example.org 10.0.0.8", limit: SIGN_IN_FAILURES }];
+    const won = await b.attempt(other, AT + 60_000);
+    assert.ok(won !== null, "other keys are not blocked");
+    assert.is((await storeA.failures(other[0].key)).length, 1);
+    await won.succeeded();
+    assert.equal(await storeA.failures(other[0].key), [], "given back");
 
     const id = randomBytes(32).toString("base64url");
     await storeA.putPending(id, { userId: "u1", email: "ann@example.org", expiresAt: AT + 300_000 });
