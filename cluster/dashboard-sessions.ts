@@ -15,7 +15,8 @@ import { openBucket } from "./jetstream-setup.ts";
 /** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
   readonly id: string;
-  readonly principal: { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string } | { readonly kind: "user"; readonly userId: string };
+  readonly principal: { readonly kind: "admin"; readonly tokenHash: string } | { readonly kind: "key"; readonly apiKey: string }
+    | { readonly kind: "user"; readonly userId: string; readonly generation: number };
   readonly csrf: string;
   readonly expiresAt: number;
 };

@@ -156,6 +156,37 @@ export class Accounts {
     return user === undefined ? null : { user: userOf(user), token };
   }
 
+  /** The generation the user's sessions must have been opened under to go on (see StoredUser), or null when there is no such user. */
+  sessionGeneration(userId: string): number | null {
+    const user = this.#document.users.find((u) => u.id === userId);
+    return user === undefined ? null : user.sessionGeneration ?? 0;
+  }
+
+  /**
+   * Replaces the password of a user who proves the current one; every session of the user ends (a new
+   * generation). An invalid new password is refused before anything is checked.
+   */
+  async changePassword(userId: string, current: string, next: unknown): Promise<Outcome<User>> {
+    if (!isPassword(next)) return invalid("password", `the new password must be ${MIN_PASSWORD_LENGTH} or more characters`);
+    const stored = this.#document.users.find((u) => u.id === userId);
+    if (stored === undefined) return fail({ code: "not_found", what: "user" });
+    if (stored.passwordHash === null || !await verifyPassword(current, stored.passwordHash)) return invalid("current", "the current password is wrong");
+    const passwordHash = await hashPassword(next);
+    const found = await this.#editUser(userId, (u) => ({ ...u, passwordHash, sessionGeneration: (u.sessionGeneration ?? 0) + 1 }));
+    return found ? ok(userOf(stored)) : fail({ code: "not_found", what: "user" });
+  }
+
+  /** True when the user has a password (not a single sign-on user, nor one whose invitation is still unused). */
+  hasPassword(userId: string): boolean {
+    return (this.#document.users.find((u) => u.id === userId)?.passwordHash ?? null) !== null;
+  }
+
+  /** Returns true when `password` is the user's (used before a change that asks for it again). */
+  async passwordMatches(userId: string, password: string): Promise<boolean> {
+    const hash = this.#document.users.find((u) => u.id === userId)?.passwordHash ?? null;
+    return verifyPassword(password, hash ?? DECOY_HASH).then((matches) => matches && hash !== null);
+  }
+
   /** True when the user has turned the second factor on: a password alone then opens no session. */
   hasSecondFactor(userId: string): boolean {
     return (this.#document.users.find((u) => u.id === userId)?.secondFactor ?? null) !== null;
@@ -170,14 +201,14 @@ export class Accounts {
     let onAlready = false;
     const found = await this.#editUser(userId, (u) => {
       onAlready = (u.secondFactor ?? null) !== null;
-      return onAlready ? null : { ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes } };
+      return onAlready ? null : { ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes }, sessionGeneration: (u.sessionGeneration ?? 0) + 1 };
     });
     if (onAlready) return invalid("code", "the second factor is already on: turn it off first to use a new secret");
     return found ? ok(codes) : fail({ code: "not_found", what: "user" });
   }
 
   async disableSecondFactor(userId: string): Promise<void> {
-    await this.#editUser(userId, (u) => ({ ...u, secondFactor: null }));
+    await this.#editUser(userId, (u) => ({ ...u, secondFactor: null, sessionGeneration: (u.sessionGeneration ?? 0) + 1 }));
   }
 
   /** Returns true when `code` is the user's current TOTP code (never one already used) or one of their unused recovery codes, which it uses up. */
@@ -246,7 +277,7 @@ export class Accounts {
       const members = grants.reduce((kept, grant) => [...kept.filter((m) => !(m.projectId === grant.projectId && m.userId === invited.id)),
         { projectId: grant.projectId, userId: invited.id, role: grant.role }], d.members);
       return { ...d, members,
-        users: d.users.map((u) => (u === invited ? { ...u, passwordHash } : u)),
+        users: d.users.map((u) => (u === invited ? { ...u, passwordHash, sessionGeneration: (u.sessionGeneration ?? 0) + 1 } : u)), // the old password's sessions end
         invites: d.invites.filter((i) => i.userId !== invited.id && i.expiresAt > at) }; // theirs used, and the expired ones with them
     });
     return user === undefined ? fail({ code: "not_found", what: "invitation" }) : ok(userOf(user));

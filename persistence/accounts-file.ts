@@ -18,6 +18,11 @@ export type StoredUser = {
   readonly createdAt: Millis;
   /** The TOTP second factor when turned on: its secret (base32), the last time step used (no code twice), the SHA-256 of each unused recovery code. */
   readonly secondFactor?: StoredSecondFactor | null;
+  /**
+   * Moves on each change that must end the user's sessions (a new password, the second factor on or off):
+   * a session opened under another generation is over, on every node (absent: 0).
+   */
+  readonly sessionGeneration?: number;
 };
 export type StoredSecondFactor = { readonly secret: string; readonly lastStep: number; readonly recoveryHashes: readonly string[] };
 /** An invitation (or a reset): only the SHA-256 of its token is kept, so the file does not open accounts; `grant`: the role its use gives. */

@@ -1,5 +1,5 @@
-// The pages of a user's own account: their sessions with a "Sign out" for each, and the invitation page
-// that sets a password.
+// The pages of a user's own account: their sessions with a "Sign out" for each, the password and the second
+// factor; the invitation page that sets a password.
 import type { Millis } from "../../engine/model.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { html } from "./html.ts";
@@ -13,9 +13,10 @@ export type SecondFactorView = { readonly on: true } | { readonly on: false; rea
 
 /** The account page: the user's email, every session they have open, and the second factor. */
 export function accountPage(viewer: Viewer, opts: {
-  email: string; sessions: readonly SessionRow[]; notice: string | null;
-  secondFactor: SecondFactorView; error?: string | null; recoveryCodes?: readonly string[];
+  email: string; sessions: readonly SessionRow[]; notice: string | null; hasPassword: boolean;
+  secondFactor: SecondFactorView; error?: string | null; passwordError?: string | null; recoveryCodes?: readonly string[];
 }): string {
+  const passwordField = (id: string) => opts.hasPassword ? html`<label for="${id}">Your password</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>` : "";
   const rows = opts.sessions.map((s) => html`<tr><td>${s.openedAt === null ? "unknown" : isoSeconds(s.openedAt)}</td><td>${s.current ? "this browser" : ""}</td>
 <td><form method="post" action="/account/sessions/signout" class="inline">${csrfField(viewer)}<input type="hidden" name="session" value="${s.handle}">
 <button type="submit" aria-label="Sign out the session opened ${s.openedAt === null ? "" : isoSeconds(s.openedAt)}">Sign out</button></form></td></tr>`);
@@ -26,6 +27,12 @@ export function accountPage(viewer: Viewer, opts: {
 ${opts.notice === null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}
 <h2>Sessions</h2>
 <table class="list sessions"><thead><tr><th scope="col">Signed in at</th><th scope="col"></th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table>
+${opts.hasPassword ? html`<h2>Password</h2>
+${opts.passwordError == null ? "" : html`<p class="error" role="alert">${opts.passwordError}</p>`}
+<form method="post" action="/account/password">${csrfField(viewer)}
+<label for="current-password">Current password</label><input id="current-password" name="current" type="password" autocomplete="current-password" required>
+<label for="changed-password">New password</label><input id="changed-password" name="password" type="password" autocomplete="new-password" minlength="12" required>
+<button type="submit">Change password</button></form><p class="hint">Every other session of your account is signed out.</p>` : ""}
 <h2>Second factor</h2>
 ${opts.error == null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 ${opts.recoveryCodes === undefined ? "" : html`<p role="status">The second factor is on. Keep these recovery codes somewhere safe: each signs in once instead of a code, and they are shown only now.</p>
@@ -37,7 +44,8 @@ ${opts.secondFactor.on ? html`<p>On: a sign-in asks for the code of your authent
 <p>Secret: <code class="totp-secret">${opts.secondFactor.secret}</code></p><p><a href="${opts.secondFactor.uri}">${opts.secondFactor.uri}</a></p>
 <form method="post" action="/account/second-factor/on">${csrfField(viewer)}<input type="hidden" name="secret" value="${opts.secondFactor.secret}">
 <label for="on-code">Code</label><input id="on-code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
-<button type="submit">Turn on</button></form>`}`,
+${passwordField("on-password")}
+<button type="submit">Turn on</button></form><p class="hint">Turning it on or off signs out every other session of your account.</p>`}`,
   });
 }
 

@@ -20,6 +20,9 @@ import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SIGN_IN_FAILURES, SignInLimits, signInKeys } from "./sign-in-limits.ts";
 import type { SignInStore } from "../../host/sign-in-store.ts";
 
+/** How recent a session must be to change the sign-in of a user who has no password (a single sign-on user). */
+const RECENT_SIGN_IN_MS = 10 * MINUTE;
+
 export type AccountRouteDeps = {
   readonly accounts: Accounts;
   readonly sessions: SessionStore;
@@ -46,16 +49,25 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   // sign-ins whose password was right and whose second factor is still to come: a random id (in the code
   // form, never in a URL) → the user, for 5 minutes
   const pending = deps.signInStore;
+  const TOO_MANY = "Too many failed sign-ins: wait 15 minutes and try again.";
   const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined, sso: Boolean(config.oidc) });
 
-  const openSession = async (user: User, at: Millis, next = "/") => {
-    const session = sessions.open({ kind: "user", userId: user.id }, at); // always a new id: no session fixation
+  /** A new session of the user (always a new id: no session fixation), under their current session generation. */
+  const newSession = async (user: User, at: Millis) => {
+    const session = sessions.open({ kind: "user", userId: user.id, generation: accounts.sessionGeneration(user.id) ?? 0 }, at);
     await deps.share(session, at);
-    return redirect(nextPage(next), { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
+    return { session, cookie: sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) };
+  };
+  const openSession = async (user: User, at: Millis, next = "/") => redirect(nextPage(next), { "set-cookie": (await newSession(user, at)).cookie });
+  /** After a change that ended every session of the user (a new generation): this browser's ends too, and a new one takes its place. */
+  const reopened = async (found: ReturnType<typeof requireUser>) => {
+    sessions.close(found.session.id);
+    await deps.unshare(found.session.id);
+    const { session, cookie } = await newSession(found.user, realClock.now());
+    return { found: { ...found, session, viewer: { ...found.viewer, csrf: session.csrf } }, cookie };
   };
 
-  const TOO_MANY = "Too many failed sign-ins: wait 15 minutes and try again.";
-  route("POST", "/signin/password", async (event) => {
+    route("POST", "/signin/password", async (event) => {
     const form = await formOf(event);
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const now = realClock.now();
@@ -93,6 +105,11 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return openSession(user, now, nextPage(form.get("next")));
   });
 
+  /** The user's sessions this node holds that are still in force (those of an older generation end on their next request). */
+  const liveSessionsOf = (userId: string) => {
+    const generation = accounts.sessionGeneration(userId);
+    return sessions.ofUser(userId, realClock.now()).filter((s) => s.principal.kind === "user" && s.principal.generation === generation);
+  };
   const requireUser = (event: H3Event) => {
     const found = deps.signedInUser(event);
     if (found === null) throw new SignInNeeded();
@@ -100,13 +117,13 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return { ...found, viewer };
   };
 
-  const accountHtml = (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; recoveryCodes?: string[]; secret?: string }) => {
+  const accountHtml = (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; passwordError?: string | null; recoveryCodes?: string[]; secret?: string }) => {
     const { session, user, viewer } = found;
-    const rows = sessions.ofUser(user.id, realClock.now())
+    const rows = liveSessionsOf(user.id)
       .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
     const secondFactor = accounts.hasSecondFactor(user.id) ? { on: true as const }
       : { on: false as const, ...(opts.secret === undefined ? newSecret(user.email) : { secret: opts.secret, uri: secretUri(user.email, opts.secret) }) };
-    return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, ...opts });
+    return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, hasPassword: accounts.hasPassword(user.id), ...opts });
   };
 
   route("GET", "/account", async (event) => {
@@ -120,13 +137,33 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (!csrfMatches(found.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
     return { found, form };
   };
+  /**
+   * What a change of the account's sign-in asks besides the session: the password, when the user has one
+   * (counted as a sign-in attempt); else a session opened within RECENT_SIGN_IN_MS (a single sign-on user).
+   */
+  const proven = async (event: H3Event, found: ReturnType<typeof requireUser>, password: string): Promise<string | null> => {
+    const now = realClock.now();
+    if (!accounts.hasPassword(found.user.id)) {
+      return now - (found.session.openedAt ?? 0) <= RECENT_SIGN_IN_MS ? null : "Sign out and in again (within 10 minutes) to change this.";
+    }
+    const attempt = await limits.attempt(signInKeys(found.user.email, deps.clientAddressOf(event)), now);
+    if (attempt === null) return TOO_MANY;
+    if (!await accounts.passwordMatches(found.user.id, password)) return "The password is wrong.";
+    await attempt.succeeded();
+    return null;
+  };
+  // turning the second factor on asks for the password (a stolen session must not enrol its own
+  // authenticator), and ends every other session of the user
   route("POST", "/account/second-factor/on", async (event) => {
     const { found, form } = await accountForm(event);
     const secret = form.get("secret") ?? "";
     if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw httpError(400, "the secret is not one this page made: reload the page");
+    const refused = await proven(event, found, form.get("password") ?? "");
+    if (refused !== null) return htmlResponse(accountHtml(found, { notice: null, error: refused, secret }), refused === TOO_MANY ? 429 : 400);
     const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
     if (!enabled.ok) return htmlResponse(accountHtml(found, { notice: null, error: reasonOf(enabled.failure), secret }), 400);
-    return htmlResponse(accountHtml(found, { notice: null, recoveryCodes: enabled.value }));
+    const next = await reopened(found);
+    return htmlResponse(accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }), 200, { "set-cookie": next.cookie });
   });
   route("POST", "/account/second-factor/off", async (event) => {
     const { found, form } = await accountForm(event);
@@ -134,14 +171,27 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       return htmlResponse(accountHtml(found, { notice: null, error: "Wrong code: the second factor stays on." }), 400);
     }
     await accounts.disableSecondFactor(found.user.id);
-    return htmlResponse(accountHtml(found, { notice: "The second factor is off." }));
+    const next = await reopened(found);
+    return htmlResponse(accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
+  });
+  // a new password, with the current one: every other session of the user ends
+  route("POST", "/account/password", async (event) => {
+    const { found, form } = await accountForm(event);
+    const attempt = await limits.attempt(signInKeys(found.user.email, deps.clientAddressOf(event)), realClock.now());
+    if (attempt === null) return htmlResponse(accountHtml(found, { notice: null, passwordError: TOO_MANY }), 429);
+    const changed = await accounts.changePassword(found.user.id, form.get("current") ?? "", form.get("password") ?? "");
+    const guessed = !changed.ok && changed.failure.code === "invalid" && changed.failure.field === "current";
+    if (!guessed) await attempt.succeeded(); // only a wrong current password stays counted
+    if (!changed.ok) return htmlResponse(accountHtml(found, { notice: null, passwordError: reasonOf(changed.failure) }), 400);
+    const next = await reopened(found);
+    return htmlResponse(accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
   });
 
   route("POST", "/account/sessions/signout", async (event) => {
     const { session, user } = requireUser(event);
     const form = await formOf(event);
     if (!csrfMatches(session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
-    const ended = sessions.ofUser(user.id, realClock.now()).find((s) => sessionHandle(s) === form.get("session"));
+    const ended = liveSessionsOf(user.id).find((s) => sessionHandle(s) === form.get("session"));
     if (ended === undefined) throw httpError(404, "no such session (it may have ended already)");
     sessions.close(ended.id);
     await deps.unshare(ended.id);

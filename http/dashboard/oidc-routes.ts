@@ -61,7 +61,7 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
     if (!email.ok) return refused(403, email.reason);
     const user = await accounts.userOfEmail(email.email, settings.newUsers, now); // made on first sign-in when OIDC_DEFAULT_ROLE says so
     if (user === null) return refused(403, "No account has this email address: ask an administrator to invite you.");
-    const session = sessions.open({ kind: "user", userId: user.id }, now); // always a new id: no session fixation
+    const session = sessions.open({ kind: "user", userId: user.id, generation: accounts.sessionGeneration(user.id) ?? 0 }, now); // always a new id: no session fixation
     await deps.share(session, now);
     // a page rather than a redirect: after the provider's cross-site redirect, the SameSite=Strict session
     // cookie is sent only from a navigation this site starts

@@ -48,7 +48,7 @@ import {
 } from "./responses.ts";
 import type { Asset } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
-import { csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
+import { adminTokenHash, csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 import type { Session } from "./sessions.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 import { Accounts } from "../../host/accounts.ts";
@@ -131,7 +131,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (session === null) return null;
     if (session.principal.kind === "user") return userAccessOf(event);
     const caller = callerOf(session.principal);
-    if (caller === null) { // the key no longer opens anything
+    if (caller === null) { // the key no longer opens anything, or ADMIN_TOKEN changed
       sessions.close(session.id);
       void unshare(session.id);
       return null;
@@ -139,8 +139,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const readonly = caller !== "admin" && caller.readonly;
     return { session, caller, viewer: { csrf: session.csrf, readonly, admin: caller === "admin" } };
   };
+  // an admin session lasts only while ADMIN_TOKEN is the token it was opened with (a rolling restart with a
+  // new one ends it on every node); a key session only while its key opens its project
+  const currentAdminHash = adminTokenHash(config.adminToken);
   const callerOf = (principal: Exclude<Principal, { kind: "user" }>): Caller | "admin" | null =>
-    principal.kind === "admin" ? "admin" : pool.authenticate(principal.apiKey);
+    principal.kind === "admin" ? (principal.tokenHash === currentAdminHash ? "admin" : null) : pool.authenticate(principal.apiKey);
   const requireAccess = (event: H3Event): Access => {
     const access = accessOf(event);
     if (access !== null) return access;
@@ -257,7 +260,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (key === "") return null;
     try {
       authorizeAdmin(new Headers({ authorization: `Bearer ${key}` }), config.adminToken);
-      return { kind: "admin" };
+      return { kind: "admin", tokenHash: currentAdminHash };
     } catch {
       return pool.authenticate(key) === null ? null : { kind: "key", apiKey: key };
     }

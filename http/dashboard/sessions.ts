@@ -1,6 +1,7 @@
-// Dashboard sessions: a random id in a cookie, everything else in this server-side map. The key a
-// session was opened with stays here (never in a cookie or URL) and is checked again on every request,
-// so a session can never do more than its key can.
+// Dashboard sessions: a random id in a cookie, everything else in this server-side map. What a session was
+// opened with is checked again on every request, so a session never outlives it: the key (never in a
+// cookie or URL), a digest of the admin token (a changed ADMIN_TOKEN ends its sessions), the user's session
+// generation (a new password, the second factor on or off end every session opened before, on every node).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { HOUR } from "../../engine/model.ts";
@@ -11,7 +12,8 @@ import { BoundedMap } from "../../lib/bounded-map.ts";
  * or a user by email and password (their roles read from host/accounts.ts on each request).
  */
 export type Principal =
-  | { readonly kind: "admin" } | { readonly kind: "key"; readonly apiKey: string } | { readonly kind: "user"; readonly userId: string };
+  | { readonly kind: "admin"; readonly tokenHash: string } | { readonly kind: "key"; readonly apiKey: string }
+  | { readonly kind: "user"; readonly userId: string; readonly generation: number };
 
 /** Who is acting, as a record of changes names them: never a secret (a key is named, not shown). */
 export type Actor =
@@ -79,6 +81,11 @@ export class SessionStore {
     if (session.expiresAt <= at) return;
     this.#sessions.set(session.id, { ...session });
   }
+}
+
+/** The digest of the admin token an admin session keeps and is checked against (never the token itself). */
+export function adminTokenHash(token: string): string {
+  return createHash("sha256").update(`hcd admin session\0${token}`).digest("base64url");
 }
 
 /** Returns true when the form's CSRF token is the session's (constant-time). */

@@ -1,6 +1,6 @@
 // A user's session on a request: the project the request is about (named in its URL, or the project of
 // the check it names), and the user's access there with their role (engine/roles.ts), as routes.ts's
-// Access. A removed user's sessions end on their next request.
+// Access. A removed user's sessions, and those opened under an older session generation, end on their next request.
 import type { H3Event } from "h3";
 import type { Accounts } from "../../host/accounts.ts";
 import type { Clock } from "../../host/clock.ts";
@@ -30,12 +30,16 @@ export function userAccess(deps: { pool: Pool; accounts: Accounts; sessions: Ses
     }
     if (projectId !== null) projectOfRequest.set(event, projectId);
   };
-  /** The request's session when a user opened it and still exists; a removed user's sessions end here. */
+  /**
+   * The request's session when a user opened it, still exists and has not ended their sessions since (a new
+   * password, the second factor on or off: a new generation, in the accounts every node shares); any other
+   * user's session ends here.
+   */
   const signedInUser = (event: H3Event) => {
     const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
     if (session === null || session.principal.kind !== "user") return null;
     const user = accounts.userById(session.principal.userId);
-    if (user === null) {
+    if (user === null || accounts.sessionGeneration(user.id) !== (session.principal.generation ?? 0)) {
       sessions.close(session.id);
       void unshare(session.id);
       return null;

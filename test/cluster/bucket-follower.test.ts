@@ -84,7 +84,7 @@ test("a sign-out reaches a node whose watch of the sessions lost its consumer", 
       const removed: string[] = [];
       b.onRemoved((id) => removed.push(id));
       const id = "s".repeat(43);
-      await a.put({ id, principal: { kind: "admin" }, csrf: "c", expiresAt: Date.now() + DAY });
+      await a.put({ id, principal: { kind: "admin", tokenHash: "h" }, csrf: "c", expiresAt: Date.now() + DAY });
       assert.ok(await b.get(id), "the session is found on node b");
       assert.is(await dropConsumers(ncA, "KV_test-sessions"), 2, "one watch per node");
 

@@ -17,7 +17,7 @@ test("every interpolation is escaped; fragments built by html are kept; lists ar
 
 test("a session lives while used within its idle time, and ends when closed or idle too long", () => {
   const store = new SessionStore();
-  const session = store.open({ kind: "admin" }, 1_000);
+  const session = store.open({ kind: "admin", tokenHash: "h" }, 1_000);
   assert.is(store.find(session.id, 1_000 + SESSION_IDLE_MS - 1)?.id, session.id, "renewed by this use");
   const usedAt = 1_000 + SESSION_IDLE_MS - 1;
   assert.is(store.find(session.id, usedAt + SESSION_IDLE_MS - 1)?.id, session.id);
@@ -36,13 +36,13 @@ test("a session another node opened is held once adopted, unless it has expired"
   store.adopt(opened, 2_000);
   assert.ok(store.has(opened.id));
   assert.equal(store.find(opened.id, 3_000)?.principal, { kind: "key", apiKey: "k" });
-  const expired = new SessionStore().open({ kind: "admin" }, 0);
+  const expired = new SessionStore().open({ kind: "admin", tokenHash: "h" }, 0);
   store.adopt(expired, SESSION_IDLE_MS);
   assert.not.ok(store.has(expired.id), "its idle time is over");
 });
 
 test("the CSRF token must match exactly", () => {
-  const session = new SessionStore().open({ kind: "admin" }, 0);
+  const session = new SessionStore().open({ kind: "admin", tokenHash: "h" }, 0);
   assert.ok(csrfMatches(session, session.csrf));
   assert.not.ok(csrfMatches(session, null));
   assert.not.ok(csrfMatches(session, ""));

@@ -61,10 +61,12 @@ await whenChromium("second factor browser tests", async () => {
     assert.match(secret, /^[A-Z2-7]{16,}$/);
     assert.is(await page.getByRole("link", { name: new RegExp(`^otpauth://totp/.*secret=${secret}`) }).count(), 1, "the link for a phone");
     await page.getByLabel("Code").fill(totp(secret, stepNow() - 20)); // ten minutes old
+    await page.getByLabel("Your password").fill(PASSWORD);
     await page.getByRole("button", { name: "Turn on" }).click();
     await page.getByRole("alert").getByText("the code is not the app's current one").waitFor();
     enabledStep = stepNow();
     await page.getByLabel("Code").fill(totp(secret, enabledStep));
+    await page.getByLabel("Your password").fill(PASSWORD);
     await page.getByRole("button", { name: "Turn on" }).click();
     await page.getByText("The second factor is on.").waitFor();
     recovery = await page.locator("ul.recovery-codes code").allTextContents();
@@ -75,10 +77,10 @@ await whenChromium("second factor browser tests", async () => {
     assert.is(await page.locator("ul.recovery-codes").count(), 0, "shown only once");
   });
 
-  test("while on, the session alone cannot put another secret in its place (turning it off needs a code)", async () => {
+  test("while on, the session and the password cannot put another secret in its place (turning it off needs a code)", async () => {
     const csrf = await page.locator("input[name='csrf']").first().inputValue();
     const other = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"; // a secret of someone else's choosing, with its own valid code
-    const answer = await page.request.post(`${url()}/account/second-factor/on`, { form: { csrf, secret: other, code: totp(other, stepNow()) }, maxRedirects: 0 });
+    const answer = await page.request.post(`${url()}/account/second-factor/on`, { form: { csrf, secret: other, code: totp(other, stepNow()), password: PASSWORD }, maxRedirects: 0 });
     assert.is(answer.status(), 400);
     assert.match(await answer.text(), "already on");
     // the next tests sign in with the codes of the first secret and its recovery codes: they still hold

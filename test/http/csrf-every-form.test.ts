@@ -78,6 +78,7 @@ function filled(form: FoundForm): [string, string][] {
   const typed: Record<string, string> = {
     name: "forged", title: "Forged", slug: "forged", email: "forged@example.org", value: "http://127.0.0.1:9/forged",
     schedule: "0 4 * * *", until: "2100-01-01T00:00", "f.url": "http://127.0.0.1:9/forged", code: secret === undefined ? "" : generateSync({ secret }),
+    current: PASSWORD, password: form.action.endsWith("/account/password") ? "a forged new password" : PASSWORD,
   };
   return form.fields.map(([name, value]) => [name, value === "" && Object.hasOwn(typed, name) ? typed[name] : value]);
 }
@@ -145,7 +146,7 @@ const ADMIN_ROUTES = [
 const OWNER_ROUTES = [
   "/projects/:id/status-pages", "/projects/:id/status-pages/ops/delete", "/projects/:id/rename", "/projects/:id/keys/read-write",
   "/projects/:id/keys/read-write/revoke", "/projects/:id/keys/read-only", "/projects/:id/keys/read-only/revoke", "/projects/:id/delete",
-  "/signout", "/account/sessions/signout", "/account/second-factor/on", "/projects/:id/checks/new", "/projects/:id/mute",
+  "/signout", "/account/sessions/signout", "/account/second-factor/on", "/account/password", "/projects/:id/checks/new", "/projects/:id/mute",
   "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete", "/projects/:id/integrations/add/webhook", "/projects/:id/integrations/:id/edit",
   "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test", "/projects/:id/members", "/projects/:id/members/:id/remove",
   "/checks/:id/edit", "/checks/:id/delete", "/checks/:id/pause", "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge",
@@ -188,6 +189,9 @@ test("every form of an owner's pages, the account's too, refuses a post without 
   const taken = await post(on.action, filled(on), signedIn.owner.cookie);
   assert.is(taken.status, 200, taken.text);
   assert.match(taken.text, /recovery codes/);
+  // turning it on signed out the owner's other sessions and gave this browser a new one
+  signedIn.owner.cookie = taken.setCookie.split(";")[0];
+  signedIn.owner.csrf = /name="csrf" value="([^"]+)"/.exec(taken.text)?.[1] ?? "";
 });
 
 test("with the second factor on, the account page's turn-off form refuses a post without the CSRF token, and it stays on", async () => {
@@ -205,6 +209,8 @@ test("with the second factor on, the account page's turn-off form refuses a post
   const taken = await post(off[0].action, withCode[0].fields, signedIn.owner.cookie);
   assert.is(taken.status, 200, taken.text);
   assert.match(taken.text, /The second factor is off/);
+  signedIn.owner.cookie = taken.setCookie.split(";")[0]; // turning it off signed out the owner's other sessions: this browser has a new one
+  signedIn.owner.csrf = /name="csrf" value="([^"]+)"/.exec(taken.text)?.[1] ?? "";
 });
 
 test("a post from another site's page is refused even with the right token; so are the sign-in forms, which have none", async () => {

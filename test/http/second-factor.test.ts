@@ -27,9 +27,9 @@ test("a second factor turned on is asked after the password; no code twice, reco
     const csrf = /name="csrf" value="([^"]+)"/.exec(account)?.[1] ?? "";
     assert.ok(secret.length >= 16, account);
 
-    assert.is((await post("/account/second-factor/on", { csrf, secret, code: totp(secret, stepNow() - 20) }, cookie)).status, 400, "a code of ten minutes ago");
+    assert.is((await post("/account/second-factor/on", { csrf, secret, code: totp(secret, stepNow() - 20), password: PASSWORD }, cookie)).status, 400, "a code of ten minutes ago");
     const enabledAt = stepNow();
-    const on = await post("/account/second-factor/on", { csrf, secret, code: totp(secret, enabledAt) }, cookie);
+    const on = await post("/account/second-factor/on", { csrf, secret, code: totp(secret, enabledAt), password: PASSWORD }, cookie);
     assert.is(on.status, 200, on.text);
     const recovery = [...on.text.matchAll(/<li><code>([0-9a-f-]{19})<\/code><\/li>/g)].map((m) => m[1]);
     assert.is(recovery.length, 10);

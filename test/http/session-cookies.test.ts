@@ -73,7 +73,7 @@ async function prepare(server: RealServer, site: string): Promise<Site> {
   const cookie = cookieOf(await post(server, "/signin/password", [["email", "tf@example.org"], ["password", PASSWORD]]));
   const fields = formFields((await get(server, "/account", cookie)).text, "/account/second-factor/on");
   const secret = fields.find(([name]) => name === "secret")?.[1] ?? "";
-  const on = await post(server, "/account/second-factor/on", [...fields.filter(([name]) => name !== "code"), ["code", generateSync({ secret })]], cookie);
+  const on = await post(server, "/account/second-factor/on", [...fields.filter(([name]) => name !== "code" && name !== "password"), ["code", generateSync({ secret })], ["password", PASSWORD]], cookie);
   assert.is(on.status, 200, on.text);
   const recoveryCodes = [...on.text.matchAll(/<li><code>([0-9a-f-]{19})<\/code><\/li>/g)].map((m) => m[1]);
   assert.is(recoveryCodes.length, 10, on.text);
