@@ -13,6 +13,8 @@ import type { AccountsDocument, StoredGrant, StoredInvite, StoredMember, StoredU
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
 import { DECOY_HASH, djangoHashProblem, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
+import type { InviterKey, LinkKind } from "./invitations.ts";
+import { hasJoined, linkOf, setsPassword, withGrantAccepted, withPasswordSet } from "./invitations.ts";
 
 /** How long an invitation link opens its account (CONTRACT: 7 days). */
 export const INVITE_MS = 7 * DAY;
@@ -70,10 +72,10 @@ export class Accounts {
 
   /**
    * Adds a user: with a password, or with an invitation token (returned once; only its hash is kept) that
-   * sets one within 7 days and then gives `grant`'s role, if any; or, brought over from Healthchecks, with
-   * its Django password hash (`passwordHash`; null: none and no invitation).
+   * sets one within 7 days and then gives `grant`'s role, if any (`inviter` made the invitation); or, brought
+   * over from Healthchecks, with its Django password hash (`passwordHash`; null: none and no invitation).
    */
-  async createUser(input: { email: unknown; password?: unknown; passwordHash?: unknown }, at: Millis, grant?: StoredGrant): Promise<Outcome<NewUser>> {
+  async createUser(input: { email: unknown; password?: unknown; passwordHash?: unknown }, at: Millis, grant?: StoredGrant, inviter: InviterKey = "admin"): Promise<Outcome<NewUser>> {
     const email = emailOf(input.email);
     if (email === null) return invalid("email", "email must be an email address");
     if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
@@ -84,9 +86,9 @@ export class Accounts {
       return invalid("password_hash", typeof input.passwordHash === "string" ? `is ${djangoHashProblem(input.passwordHash) ?? "not kept"}` : "is not a string or null");
     }
     const passwordHash = input.passwordHash !== undefined ? input.passwordHash as string | null : input.password === undefined ? null : await hashPassword(input.password);
-    const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at };
     const inviteToken = passwordHash === null && input.passwordHash === undefined ? randomBytes(32).toString("base64url") : null;
-    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, ...(grant === undefined ? {} : { grant }) }];
+    const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at, ...(inviteToken !== null ? { openedBy: inviter } : {}) };
+    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, setsPassword: true, invitedBy: inviter, ...(grant === undefined ? {} : { grant }) }];
     let taken = false;
     await this.#change((d) => {
       taken = d.users.some((u) => u.email === email);
@@ -96,34 +98,42 @@ export class Accounts {
   }
 
   /**
-   * The user with this email, made now when there is none and `create` says so (no password: they sign in
-   * through the identity provider, or set one by a reset), with `create.grant`'s role; null when there is
-   * none and nothing is made.
+   * The user a single sign-on with this (verified) email signs in, who has joined from now on: made now
+   * when there is none and `create` says so (no password: they sign in through the identity provider, or
+   * set one by a reset), with `create.grant`'s role, returned as `granted`; null when there is none and
+   * nothing is made.
    */
-  async userOfEmail(emailText: string, create: { grant: { role: Role; projectId: string } | null } | null, at: Millis): Promise<User | null> {
+  async userOfEmail(emailText: string, create: { grant: { role: Role; projectId: string } | null } | null, at: Millis): Promise<{ user: User; granted: StoredGrant | null } | null> {
     const email = emailOf(emailText);
     if (email === null) return null;
     const found = this.#document.users.find((u) => u.email === email);
-    if (found !== undefined || create === null) return found === undefined ? null : userOf(found);
-    const made: StoredUser = { id: randomUUID(), email, passwordHash: null, createdAt: at };
-    let user: StoredUser = made;
+    if (found === undefined && create === null) return null;
+    if (found?.sso === true) return { user: userOf(found), granted: null };
+    const made: StoredUser = { id: randomUUID(), email, passwordHash: null, createdAt: at, sso: true };
+    let user: StoredUser = made, granted: StoredGrant | null = null;
     await this.#change((d) => {
-      user = d.users.find((u) => u.email === email) ?? made; // again on the newest document: another sign-in may have made them
-      if (user !== made) return null;
+      const existing = d.users.find((u) => u.email === email); // again on the newest document: another sign-in may have made them
+      if (existing !== undefined) {
+        user = existing;
+        return existing.sso === true ? null : { ...d, users: d.users.map((u) => (u === existing ? { ...u, sso: true } : u)) };
+      }
+      if (create === null) return null; // removed meanwhile
+      user = made;
+      granted = create.grant;
       const members = create.grant === null ? d.members : [...d.members, { projectId: create.grant.projectId, userId: made.id, role: create.grant.role }];
       return { ...d, users: [...d.users, made], members };
     });
-    return userOf(user);
+    return { user: userOf(user), granted };
   }
 
-  /** Removes a user with their invitations and roles; false when there is no such user. */
-  async deleteUser(id: string): Promise<boolean> {
-    let found = false;
+  /** Removes a user with their invitations and roles; returns the roles they held (to record), or null when there is no such user. */
+  async deleteUser(id: string): Promise<StoredMember[] | null> {
+    let removed: StoredMember[] | null = null;
     await this.#change((d) => {
-      found = d.users.some((u) => u.id === id);
-      return !found ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
+      removed = d.users.some((u) => u.id === id) ? d.members.filter((m) => m.userId === id) : null;
+      return removed === null ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
     });
-    return found;
+    return removed;
   }
 
   /** Returns the user whose password this is, or null for a wrong password and an unknown email alike (both take one hash). */
@@ -231,26 +241,37 @@ export class Accounts {
     return accepted;
   }
 
-  /** The user an unused, unexpired invitation (or reset) token opens, or null. */
-  invited(token: string, at: Millis): User | null {
-    const invite = this.#invite(token, at);
-    return invite === undefined ? null : this.userById(invite.userId);
+  /** What an unused, unexpired link's token opens: its user, what it may do (host/invitations.ts) and the role it gives; null when nothing. */
+  link(token: string, at: Millis): { user: User; kind: LinkKind; grant: StoredGrant | null } | null {
+    const link = linkOf(this.#document, sha256(token), at);
+    return link === null ? null : { user: userOf(link.user), kind: link.kind, grant: link.invite.grant ?? null };
   }
 
-  /** True while the user has an invitation (not a reset) not used yet and not expired: they have not joined yet. */
-  isInvited(userId: string, at: Millis): boolean {
-    return this.#document.invites.some((i) => i.userId === userId && i.expiresAt > at && i.grant !== undefined);
+  /** True once the user has a password or has signed in through the identity provider (host/invitations.ts). */
+  hasJoined(userId: string): boolean {
+    const user = this.#document.users.find((u) => u.id === userId);
+    return user !== undefined && hasJoined(user);
   }
 
-  /** A new invitation token (returned once) for a user not joined yet, giving `grant`'s role when used within 7 days; null when there is no such user. */
-  async inviteAgain(userId: string, grant: StoredGrant, at: Millis): Promise<string | null> {
+  /**
+   * A new invitation token (returned once) for a user who has not joined yet, giving `grant`'s role when used
+   * within 7 days, in place of the inviter's older one to the same project; `setsPassword` says whether its
+   * link sets the password (only for the account's own inviter or the admin token; else it gives the role
+   * once the user signs in); null when there is no such user.
+   */
+  async inviteAgain(userId: string, grant: StoredGrant, at: Millis, inviter: InviterKey): Promise<{ token: string; setsPassword: boolean } | null> {
     const token = randomBytes(32).toString("base64url");
-    let found = false;
+    let made: { token: string; setsPassword: boolean } | null = null;
     await this.#change((d) => {
-      found = d.users.some((u) => u.id === userId);
-      return found ? { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId, expiresAt: at + INVITE_MS, grant }] } : null;
+      const user = d.users.find((u) => u.id === userId);
+      if (user === undefined) return null;
+      made = { token, setsPassword: setsPassword(user, inviter) };
+      const invite: StoredInvite = { tokenHash: sha256(token), userId, expiresAt: at + INVITE_MS, grant, setsPassword: made.setsPassword, invitedBy: inviter };
+      // the inviter's own older invitation of this user to this project is replaced (its link no longer works); others' stay
+      const replaced = (i: StoredInvite) => i.userId === userId && i.grant?.projectId === grant.projectId && i.invitedBy === inviter;
+      return { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at && !replaced(i)), invite] };
     });
-    return found ? token : null;
+    return made;
   }
 
   /** The invitations to `projectId` not used yet and not expired at `at`, oldest first. */
@@ -261,26 +282,31 @@ export class Accounts {
     });
   }
 
-  /** Sets the password of the invited user, gives the roles of all their invitations, and uses them (and any reset link) up. */
-  async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<User>> {
+  /**
+   * Sets the password through a reset link or an invitation that sets one (host/invitations.ts): the user's
+   * sessions end, the invitation's own role (only it) is given, the link and the user's resets are used up.
+   */
+  async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<{ user: User; grant: StoredGrant | null }>> {
     if (!isPassword(password)) return invalid("password", `password must be ${MIN_PASSWORD_LENGTH} or more characters`);
     const passwordHash = await hashPassword(password);
-    const hash = sha256(token);
-    let user: StoredUser | undefined;
+    let set: { user: User; grant: StoredGrant | null } | null = null;
     await this.#change((d) => {
-      const invite = d.invites.find((i) => i.tokenHash === hash && i.expiresAt > at); // again: it may have been used meanwhile
-      user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
-      if (invite === undefined || user === undefined) return null;
-      const invited = user;
-      // the email is proven: every role the user is invited to is given, and all their links are used up
-      const grants = d.invites.flatMap((i) => (i.userId === invited.id && i.expiresAt > at && i.grant !== undefined ? [i.grant] : []));
-      const members = grants.reduce((kept, grant) => [...kept.filter((m) => !(m.projectId === grant.projectId && m.userId === invited.id)),
-        { projectId: grant.projectId, userId: invited.id, role: grant.role }], d.members);
-      return { ...d, members,
-        users: d.users.map((u) => (u === invited ? { ...u, passwordHash, sessionGeneration: (u.sessionGeneration ?? 0) + 1 } : u)), // the old password's sessions end
-        invites: d.invites.filter((i) => i.userId !== invited.id && i.expiresAt > at) }; // theirs used, and the expired ones with them
+      const done = withPasswordSet(d, sha256(token), passwordHash, at);
+      set = done === null ? null : { user: userOf(done.link.user), grant: done.link.invite.grant ?? null };
+      return done?.document ?? null;
     });
-    return user === undefined ? fail({ code: "not_found", what: "invitation" }) : ok(userOf(user));
+    return set === null ? fail({ code: "not_found", what: "invitation" }) : ok(set);
+  }
+
+  /** Gives the signed-in user `userId` the role of the invitation `token` made for them, and uses it up; null when it is not theirs (or used, expired). */
+  async acceptGrant(token: string, userId: string, at: Millis): Promise<StoredGrant | null> {
+    let grant: StoredGrant | null = null;
+    await this.#change((d) => {
+      const done = withGrantAccepted(d, sha256(token), userId, at);
+      grant = done?.grant ?? null;
+      return done?.document ?? null;
+    });
+    return grant;
   }
 
   /** Gives `userId` `role` in `projectId` (replacing any role held there); false when there is no such user. */
@@ -346,6 +372,11 @@ function emailOf(text: unknown): string | null {
   if (typeof text !== "string") return null;
   const email = text.trim().toLowerCase();
   return email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email) ? email : null;
+}
+
+/** Why `value` can't be a password (too short, too long), or null. */
+export function passwordProblem(value: unknown): string | null {
+  return isPassword(value) ? null : `The password must be ${MIN_PASSWORD_LENGTH} or more characters.`;
 }
 
 function isPassword(value: unknown): value is string {

@@ -15,7 +15,7 @@ export const AUDIT_ACTIONS = [
   "maintenance.added", "maintenance.updated", "maintenance.removed",
   "key.created", "key.revoked",
   "status_page.created", "status_page.updated", "status_page.deleted",
-  "member.invited", "member.role_set", "member.removed",
+  "member.invited", "member.accepted", "member.role_set", "member.removed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -26,7 +26,9 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export type AuditActor =
   | { readonly kind: "admin" }
   | { readonly kind: "apiKey"; readonly name: string | null; readonly readonly: boolean }
-  | { readonly kind: "user"; readonly email: string };
+  | { readonly kind: "user"; readonly email: string }
+  /** hcd itself, acting on a setting or a request that names no one (OIDC_DEFAULT_ROLE, a ping's ?create=1). */
+  | { readonly kind: "system"; readonly name: string };
 
 /** Returns the actor as the log shows it: "admin token", the key's name, "API key (read-write)", or the user's email. */
 export function actorName(actor: AuditActor): string {
@@ -34,6 +36,7 @@ export function actorName(actor: AuditActor): string {
     case "admin": return "admin token";
     case "apiKey": return actor.name ?? `API key (${actor.readonly ? "read-only" : "read-write"})`;
     case "user": return actor.email;
+    case "system": return actor.name;
   }
 }
 

@@ -23,10 +23,22 @@ export type StoredUser = {
    * a session opened under another generation is over, on every node (absent: 0).
    */
   readonly sessionGeneration?: number;
+  /** Who invited the account into being ("admin", or "<project id> <user id>"): only their re-invitation may set its password (host/invitations.ts). */
+  readonly openedBy?: string;
+  /** True once the user signed in through the identity provider: they have joined, without a password. */
+  readonly sso?: boolean;
 };
 export type StoredSecondFactor = { readonly secret: string; readonly lastStep: number; readonly recoveryHashes: readonly string[] };
-/** An invitation (or a reset): only the SHA-256 of its token is kept, so the file does not open accounts; `grant`: the role its use gives. */
-export type StoredInvite = { readonly tokenHash: string; readonly userId: string; readonly expiresAt: Millis; readonly grant?: StoredGrant };
+/**
+ * An invitation (or a reset, without a grant): only the SHA-256 of its token is kept, so the file does not
+ * open accounts; `grant`: the role its use gives; `setsPassword`: false when its link only gives the role to
+ * the user signed in (host/invitations.ts; absent in older records: true).
+ */
+export type StoredInvite = {
+  readonly tokenHash: string; readonly userId: string; readonly expiresAt: Millis; readonly grant?: StoredGrant; readonly setsPassword?: boolean;
+  /** Who made it ("admin", or "<project id> <user id>"): their new invitation of the same user to the same project replaces it. */
+  readonly invitedBy?: string;
+};
 export type StoredGrant = { readonly projectId: string; readonly role: Role };
 export type StoredMember = { readonly projectId: string; readonly userId: string; readonly role: Role };
 

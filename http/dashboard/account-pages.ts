@@ -49,8 +49,8 @@ ${passwordField("on-password")}
   });
 }
 
-/** The page an invitation link opens: a password to choose. */
-export function invitePage(opts: { email: string; error: string | null }): string {
+/** The page a link that sets a password opens: the password to choose, and the second factor's code when the user has it on. */
+export function invitePage(opts: { email: string; error: string | null; code: boolean }): string {
   return documentOf({
     title: "Choose a password",
     viewer: null,
@@ -59,9 +59,26 @@ ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p
 <form method="post">
 <label for="new-password">Password</label>
 <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="12" required autofocus>
+${opts.code ? html`<label for="code">Code</label>
+<input id="code" name="code" autocomplete="one-time-code" required>
+<p class="hint">Your second factor is on: the 6 digits your authenticator app shows, or one of your recovery codes.</p>` : ""}
 <button type="submit">Set password</button>
 </form></section>`,
   });
+}
+
+/**
+ * The page of an invitation that gives a role to an account that signs in: "accept" for its user signed
+ * in (`viewer`), else what to do first.
+ */
+export function grantPage(viewer: Viewer | null, opts: { email: string; role: string; project: string; state: "accept" | "sign-in" | "not-set-up" }): string {
+  const what = html`the role <strong>${opts.role}</strong> in the project <strong>${opts.project}</strong> to <strong>${opts.email}</strong>`;
+  const body = opts.state === "accept"
+    ? html`<p>This invitation gives ${what}.</p><form method="post">${viewer === null ? "" : csrfField(viewer)}<button type="submit">Accept</button></form>`
+    : opts.state === "sign-in"
+      ? html`<p>This invitation gives ${what}. <a href="/">Sign in</a> as ${opts.email}, then open this link again.</p>`
+      : html`<p>This invitation gives ${what}, whose account is not set up yet: set it up with its first invitation link (or a password reset), sign in, then open this link again.</p>`;
+  return documentOf({ title: "Invitation", viewer, body: html`<section class="card narrow"><h1>Invitation</h1>${body}</section>` });
 }
 
 /** The page that sends a password reset link: one field, and the same notice whatever the email. */

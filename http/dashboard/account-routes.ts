@@ -1,6 +1,7 @@
 // Users in the dashboard: sign-in by email and password (rate limited per account and per address, one
-// answer for an unknown email and a wrong password), the account page with every session and a "Sign
-// out" for each, and the invitation link that sets a password (host/accounts.ts keeps the users).
+// answer for an unknown email and a wrong password) and its second factor, the account page with every
+// session and a "Sign out" for each, the password and the second factor, and the password reset by email
+// (host/accounts.ts keeps the users; invite-routes.ts takes the links).
 import type { H3Event } from "h3";
 import type { Accounts, User } from "../../host/accounts.ts";
 import type { Clock } from "../../host/clock.ts";
@@ -40,7 +41,14 @@ export type AccountRouteDeps = {
   readonly clientAddressOf: (event: H3Event) => string;
 };
 
-/** Registers the routes of users' sign-in, account page and invitations. */
+/** A new session of the user (always a new id: no session fixation), under their current session generation, shared with the other nodes; and its cookie. */
+export async function newUserSession(deps: AccountRouteDeps, user: User, at: Millis): Promise<{ session: Session; cookie: string }> {
+  const session = deps.sessions.open({ kind: "user", userId: user.id, generation: deps.accounts.sessionGeneration(user.id) ?? 0 }, at);
+  await deps.share(session, at);
+  return { session, cookie: sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: deps.secureCookie }) };
+}
+
+/** Registers the routes of users' sign-in, account page, password reset. */
 export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): void {
   const { route } = ctx;
   const { accounts, sessions, realClock, secureCookie } = deps;
@@ -52,12 +60,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   const TOO_MANY = "Too many failed sign-ins: wait 15 minutes and try again.";
   const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined, sso: Boolean(config.oidc) });
 
-  /** A new session of the user (always a new id: no session fixation), under their current session generation. */
-  const newSession = async (user: User, at: Millis) => {
-    const session = sessions.open({ kind: "user", userId: user.id, generation: accounts.sessionGeneration(user.id) ?? 0 }, at);
-    await deps.share(session, at);
-    return { session, cookie: sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) };
-  };
+  const newSession = (user: User, at: Millis) => newUserSession(deps, user, at);
   const openSession = async (user: User, at: Millis, next = "/") => redirect(nextPage(next), { "set-cookie": (await newSession(user, at)).cookie });
   /** After a change that ended every session of the user (a new generation): this browser's ends too, and a new one takes its place. */
   const reopened = async (found: ReturnType<typeof requireUser>) => {
@@ -197,28 +200,6 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     await deps.unshare(ended.id);
     if (ended.id === session.id) return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
     return redirect("/account?done=signout");
-  });
-
-  const NO_INVITATION = "This invitation link is unknown, used or expired: ask for a new one.";
-  route("GET", "/invite/:token", async (event) => {
-    const user = accounts.invited(param(event, "token"), realClock.now());
-    if (user === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
-    return htmlResponse(invitePage({ email: user.email, error: null }));
-  });
-
-  route("POST", "/invite/:token", async (event) => {
-    const token = param(event, "token");
-    const now = realClock.now();
-    const user = accounts.invited(token, now);
-    if (user === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
-    const accepted = await accounts.acceptInvite(token, (await formOf(event)).get("password") ?? "", now);
-    if (!accepted.ok && accepted.failure.code === "invalid") return htmlResponse(invitePage({ email: user.email, error: reasonOf(accepted.failure) }), 400);
-    if (!accepted.ok) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
-    for (const open of sessions.ofUser(accepted.value.id, now)) { // a new password ends every session of the old one
-      sessions.close(open.id);
-      await deps.unshare(open.id);
-    }
-    return openSession(accepted.value, now);
   });
 
   // Password reset, only when SMTP_URL is set: the link goes to the user's email and nowhere else. The

@@ -12,7 +12,8 @@ import { csrfField, documentOf, projectNav } from "./pages.ts";
 
 export type MemberRow = { readonly id: string; readonly email: string; readonly role: Role };
 /** An invitation just made, shown once to the one who made it. */
-export type Invited = { readonly email: string; readonly role: Role; readonly link: string; readonly mail: InvitationMail };
+/** An invitation just made; `setsPassword` false: the email's account exists but is not set up, and the link gives the role once it signs in. */
+export type Invited = { readonly email: string; readonly role: Role; readonly link: string; readonly mail: InvitationMail; readonly setsPassword: boolean };
 
 const MAIL_WORDS: Record<InvitationMail, string> = {
   sent: "It was sent to that email; you may also give the link yourself.",
@@ -39,7 +40,9 @@ export function membersPage(viewer: Viewer, opts: {
     nav: projectNav(opts.project, viewer),
     body: html`<h1>Members</h1>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-${opts.invited === null ? "" : html`<div class="notice" role="status"><p>Invitation for ${opts.invited.email} (${opts.invited.role}): this link sets a password once, within 7 days. ${MAIL_WORDS[opts.invited.mail]}</p>
+${opts.invited === null ? "" : html`<div class="notice" role="status"><p>Invitation for ${opts.invited.email} (${opts.invited.role}): ${opts.invited.setsPassword
+    ? "this link sets a password once, within 7 days."
+    : "this email was invited by someone else and has not set up its account yet: this link gives the role, within 7 days, once that account signs in."} ${MAIL_WORDS[opts.invited.mail]}</p>
 <p><input class="invite-link" aria-label="Invitation link" readonly value="${opts.invited.link}"></p></div>`}
 ${opts.members.length === 0 ? html`<p class="none">No members.</p>` : html`<table class="list members"><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table>`}
 ${opts.assignable.length === 0 ? "" : html`<h2>Add a member</h2>

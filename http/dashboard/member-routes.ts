@@ -66,22 +66,27 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const user = accounts.listUsers().find((u) => u.email === email);
     const now = systemClock.now(); // real time: an invitation lasts 7 real days, whatever CLOCK says
-    if (user === undefined || accounts.isInvited(user.id, now)) { // a new email, or one invited before who has not joined yet
+    if (user === undefined || !accounts.hasJoined(user.id)) { // a new email, or one invited before who has not joined yet
       mayChange(access, null, role);
       const grant = { projectId: project.id, role };
-      let invitee = user, token: string | null;
+      // the invitation is this inviter's, for this project: its link sets a password only for an account it
+      // brings into being (host/invitations.ts), else it gives this role alone once that account signs in
+      const inviter = access.caller === "admin" ? "admin" : `${project.id} ${access.user?.id ?? ""}`;
+      let invitee = user, token: string | null, setsPassword = true;
       if (invitee === undefined) {
-        const made = await accounts.createUser({ email }, now, grant);
+        const made = await accounts.createUser({ email }, now, grant, inviter);
         if (!made.ok) return htmlResponse(membersHtml(access, project, `The email is not valid: ${reasonOf(made.failure)}.`), 400);
         ({ user: invitee, inviteToken: token } = made.value);
       } else {
-        token = await accounts.inviteAgain(invitee.id, grant, now);
+        const again = await accounts.inviteAgain(invitee.id, grant, now, inviter);
+        token = again?.token ?? null;
+        setsPassword = again?.setsPassword ?? true;
       }
       if (token === null) throw httpError(404, "user not found"); // removed meanwhile
       await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.invited", target: auditTarget.member(invitee, role), at: ctx.deps.clock.now() });
       const link = `${config.siteRoot}/invite/${token}`;
       const mail = await mailInvitation(sendUserMail, { to: email, link, role: `${role} of the project ${project.name}` });
-      return htmlResponse(membersHtml(access, project, null, { email, role, link, mail }));
+      return htmlResponse(membersHtml(access, project, null, { email, role, link, mail, setsPassword }));
     }
     mayChange(access, accounts.roleIn(user.id, project.id), role);
     await accounts.setRole(project.id, user.id, role);

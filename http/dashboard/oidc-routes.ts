@@ -2,13 +2,18 @@
 // /signin/oidc/callback opens a session for the user whose email the provider has verified. A callback
 // is taken once: its state must be one this server started, not used yet, younger than 10 minutes, and
 // the one in this browser's cookie (so nobody can finish a sign-in they started in someone else's browser).
-// A verified email no user has is refused, or makes its user when OIDC_DEFAULT_ROLE is set.
+// A verified email no user has is refused, or makes its user when OIDC_DEFAULT_ROLE is set (the role given
+// is recorded in its project's audit log). A user who turned on hcd's own second factor is asked its code.
 import type { Millis } from "../../engine/model.ts";
 import { MINUTE } from "../../engine/model.ts";
 import type { OidcSettings, OidcStart } from "../../host/oidc.ts";
 import { OidcClient, verifiedEmailOf } from "../../host/oidc.ts";
 import { log } from "../../host/log.ts";
 import type { AccountRouteDeps } from "./account-routes.ts";
+import { newUserSession } from "./account-routes.ts";
+import { codePage } from "./account-pages.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
+import { randomBytes } from "node:crypto";
 import type { DashboardContext } from "./context.ts";
 import { html } from "./html.ts";
 import { documentOf, errorPage } from "./pages.ts";
@@ -21,7 +26,7 @@ const START_MS = 10 * MINUTE;
 /** Registers the SSO routes for the provider in `settings`. */
 export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settings: OidcSettings): void {
   const { route } = ctx;
-  const { accounts, sessions, realClock, secureCookie } = deps;
+  const { accounts, realClock, secureCookie } = deps;
   const oidc = new OidcClient(settings, `${ctx.deps.config.siteRoot}/signin/oidc/callback`);
   const started = deps.signInStore; // by state: in memory, or shared by a cluster's nodes
   const stateCookie = (value: string, maxAgeMs: Millis) => // Lax: it must come back with the provider's redirect
@@ -59,10 +64,19 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
     }
     const email = verifiedEmailOf(claims);
     if (!email.ok) return refused(403, email.reason);
-    const user = await accounts.userOfEmail(email.email, settings.newUsers, now); // made on first sign-in when OIDC_DEFAULT_ROLE says so
-    if (user === null) return refused(403, "No account has this email address: ask an administrator to invite you.");
-    const session = sessions.open({ kind: "user", userId: user.id, generation: accounts.sessionGeneration(user.id) ?? 0 }, now); // always a new id: no session fixation
-    await deps.share(session, now);
+    const found = await accounts.userOfEmail(email.email, settings.newUsers, now); // made on first sign-in when OIDC_DEFAULT_ROLE says so
+    if (found === null) return refused(403, "No account has this email address: ask an administrator to invite you.");
+    const { user, granted } = found;
+    if (granted !== null) { // OIDC_DEFAULT_ROLE gave a role: recorded in its project
+      await recordChange(ctx.deps.audit, { projectId: granted.projectId, actor: { kind: "system", name: "OIDC_DEFAULT_ROLE" }, action: "member.role_set",
+        target: auditTarget.member(user, granted.role), at: ctx.deps.clock.now() });
+    }
+    if (accounts.hasSecondFactor(user.id)) { // the user turned on hcd's own second factor: asked here too, as after a password
+      const id = randomBytes(32).toString("base64url");
+      await deps.signInStore.putPending(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
+      return htmlResponse(codePage({ pending: id, error: null }), 200, { "set-cookie": stateCookie("", 0) });
+    }
+    const { session } = await newUserSession(deps, user, now);
     // a page rather than a redirect: after the provider's cross-site redirect, the SameSite=Strict session
     // cookie is sent only from a navigation this site starts
     const response = htmlResponse(continuePage("Signed in", "/"), 200, { "set-cookie": stateCookie("", 0) });

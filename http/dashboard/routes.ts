@@ -53,6 +53,7 @@ import type { Session } from "./sessions.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 import { Accounts } from "../../host/accounts.ts";
 import { accountRoutes } from "./account-routes.ts";
+import { inviteRoutes } from "./invite-routes.ts";
 import { oidcRoutes } from "./oidc-routes.ts";
 import { memberRoutes } from "./member-routes.ts";
 import { manageOffer, permit } from "./permits.ts";
@@ -387,6 +388,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const signInStore = deps.signInStore ?? new MemorySignInStore();
   const accountDeps = { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser, signInStore, clientAddressOf };
   accountRoutes(ctx, accountDeps);
+  inviteRoutes(ctx, accountDeps);
   if (config.oidc) oidcRoutes(ctx, accountDeps, config.oidc);
   auditPageRoutes(ctx);
 

@@ -48,7 +48,13 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
   endpoint(app, "/admin/v1/users/:user", {
     DELETE: async (event) => {
       admin(event);
-      await accounts.deleteUser(userOf(event, "user").id); // the dashboard ends their sessions on their next request
+      const user = userOf(event, "user");
+      const removed = await accounts.deleteUser(user.id); // the dashboard ends their sessions on their next request
+      if (removed === null) throw httpError(404, "user not found"); // removed meanwhile
+      const at = deps.clock.now();
+      for (const { projectId } of removed) { // each project they held a role in records it
+        await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.removed", target: auditTarget.member(user, null), at });
+      }
       return json(null, 204);
     },
   }, options);

@@ -17,11 +17,11 @@ test("an invitation opens its account until 7 days have passed, not after", asyn
   const made = await accounts.createUser({ email: "a@example.org" }, AT);
   assert.ok(made.ok);
   const token = made.value.inviteToken ?? "";
-  assert.is(accounts.invited(token, AT + WEEK - 1)?.email, "a@example.org");
-  assert.is(accounts.invited(token, AT + WEEK), null);
+  assert.is(accounts.link(token, AT + WEEK - 1)?.user.email, "a@example.org");
+  assert.is(accounts.link(token, AT + WEEK), null);
   const late = await accounts.acceptInvite(token, PASSWORD, AT + WEEK);
   assert.equal(late, { ok: false, failure: { code: "not_found", what: "invitation" } });
-  assert.is(accounts.invited("another token", AT), null);
+  assert.is(accounts.link("another token", AT), null);
 });
 
 test("an invitation with a role gives it when used within 7 days, once; an expired one gives nothing", async () => {

@@ -83,7 +83,7 @@ test("a manager's invitation: the link is shown and emailed, sets a password onc
   assert.not.match((await get(`${server.url}/projects/${project.id}/members`, manager.cookie)).text, /Invitations not used yet/);
 });
 
-test("inviting an email again before it joined makes a new link and gives no role; using one link uses up both", async () => {
+test("inviting an email again before it joined makes a new link in place of the inviter's older one, and gives no role", async () => {
   const manager = await signedIn(server.url, "mgr3@example.org", "manager");
   const invite = async (role: string) => {
     const answer = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "twice@example.org", role }, manager.cookie);
@@ -96,13 +96,14 @@ test("inviting an email again before it joined makes a new link and gives no rol
   assert.not.ok((await membersOf(server.url, project.id)).some((m) => m.email === "twice@example.org"), "no role before a link is used");
   assert.is((await post(server.url + second, { password: PASSWORD })).status, 303);
   assert.equal((await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role), ["member"], "the newest invitation's role");
-  assert.is((await post(server.url + first, { password: "another long password" })).status, 404, "the older link is used up too");
+  assert.is((await post(server.url + first, { password: "another long password" })).status, 404, "the older link was replaced");
   const joined = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "twice@example.org", role: "readonly" }, manager.cookie);
   assert.is(joined.status, 303, "once joined, the form changes the role at once");
   assert.equal((await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role), ["readonly"]);
   const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }));
   assert.equal(events.filter((e) => e.target.includes("twice@example.org")).map((e) => [e.actor, e.action, / as (\w+)$/.exec(e.target)?.[1]]), [
-    ["mgr3@example.org", "member.role_set", "readonly"], ["mgr3@example.org", "member.invited", "member"], ["mgr3@example.org", "member.invited", "readonly"],
+    ["mgr3@example.org", "member.role_set", "readonly"], ["twice@example.org", "member.accepted", "member"], ["mgr3@example.org", "member.invited", "member"],
+    ["mgr3@example.org", "member.invited", "readonly"],
   ], "the audit log, newest first");
 });
 

@@ -9,6 +9,8 @@ import type { OidcProviderRig } from "../dashboard/oidc-provider-rig.ts";
 import { startOidcProvider, startSignIn, throughProvider } from "../dashboard/oidc-provider-rig.ts";
 import type { RealServer } from "../security/real-server.ts";
 import { call, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { csrfOf, getPage, postForm, signInUser } from "../security/form-client.ts";
+import { stepNow, totp } from "../totp-codes.ts";
 
 const TOKEN = "sso-users-admin-token-0123456789";
 const CLIENT_SECRET = "sso-users-client-secret-0123456789";
@@ -71,6 +73,9 @@ test("a first sign-in with a verified email makes its user, member of the defaul
   assert.is(first.status, 200, first.page);
   assert.is(first.email, "dan@example.com");
   assert.equal((await members()).map((m) => [m.email, m.role]), [["dan@example.com", "member"]]);
+  const audit = await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${projectId}/audit`, { headers: admin }));
+  assert.ok(audit.events.some((e) => e.actor === "OIDC_DEFAULT_ROLE" && e.action === "member.role_set" && /"dan@example\.com" .* as member$/.test(e.target)),
+    `the role OIDC_DEFAULT_ROLE gave is recorded: ${JSON.stringify(audit.events)}`);
   const again = await ssoSignIn("dan");
   assert.is(again.email, "dan@example.com");
   assert.equal((await users()).filter((u) => u.email === "dan@example.com").length, 1, "one user, not two");
@@ -94,6 +99,24 @@ test("an ID token without an email: the email and its verification come from the
   assert.is(made.status, 200, made.page);
   assert.is(made.email, "fay@example.com");
   assert.ok((await members()).some((m) => m.email === "fay@example.com" && m.role === "member"));
+});
+
+test("a user who turned on hcd's own second factor is asked its code after the provider too", async () => {
+  const password = "a long enough password";
+  const cookie = (await signInUser(server, "ida@example.com", password)).cookie;
+  const secret = /class="totp-secret">([A-Z2-7]+)</.exec((await getPage(server.url, "/account", cookie)).text)?.[1] ?? "";
+  const step = stepNow();
+  const on = await postForm(server.url, "/account/second-factor/on", { csrf: await csrfOf(server.url, cookie), secret, code: totp(secret, step), password }, { cookie });
+  assert.is(on.status, 200, on.text.slice(0, 300));
+  const sso = await ssoSignIn("ida");
+  assert.is(sso.status, 200, sso.page);
+  assert.is(sso.email, null, "no session from the provider alone");
+  const pending = /name="pending" value="([^"]+)"/.exec(sso.page)?.[1] ?? "";
+  assert.ok(pending !== "", sso.page);
+  assert.is((await postForm(server.url, "/signin/code", { pending, code: "000000" === totp(secret, step + 1) ? "111111" : "000000" })).status, 401);
+  const signedIn = await postForm(server.url, "/signin/code", { pending, code: totp(secret, step + 1) });
+  assert.is(signedIn.status, 303, signedIn.text.slice(0, 300));
+  assert.match((await getPage(server.url, "/account", signedIn.cookie)).text, /ida@example\.com/);
 });
 
 test.run();

@@ -1,0 +1,65 @@
+// What an invitation link may do, as rules over the accounts document. Each invitation gives only its own
+// role, in its own project. A link sets a password only while its user has not joined yet, and only when
+// its invitation made the account (or a re-invitation by the same inviter, or the admin token's), or it is
+// a password reset, which goes to the email alone; any other invitation gives its role to a user who opens
+// the link signed in as that user. So a link shown to an inviter never sets the password of an account
+// someone else invited (nor one that has a password), and never hands over another project's role.
+import type { Millis } from "../engine/model.ts";
+import type { AccountsDocument, StoredGrant, StoredInvite, StoredUser } from "../persistence/accounts-file.ts";
+
+/** Who made an invitation: "admin" (the admin token), or "<project id> <user id>" (a project's member). */
+export type InviterKey = string;
+
+/** What a link is: a password reset; an invitation that sets the password; one that gives its role to the user signed in. */
+export type LinkKind = "reset" | "sets-password" | "grant-only";
+
+/** An unused, unexpired link: its record, its user and what it may do now. */
+export type Link = { readonly invite: StoredInvite; readonly user: StoredUser; readonly kind: LinkKind };
+
+/** True once the user has a password or has signed in through the identity provider. */
+export function hasJoined(user: StoredUser): boolean {
+  return user.passwordHash !== null || user.sso === true;
+}
+
+/** The link whose token has `tokenHash`, unused and unexpired at `at`, with what it may do; null when none. */
+export function linkOf(d: AccountsDocument, tokenHash: string, at: Millis): Link | null {
+  const invite = d.invites.find((i) => i.tokenHash === tokenHash && i.expiresAt > at);
+  const user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
+  if (invite === undefined || user === undefined) return null;
+  const kind: LinkKind = invite.grant === undefined ? "reset"
+    : invite.setsPassword !== false && !hasJoined(user) ? "sets-password" : "grant-only"; // an older record without the flag: as it was made
+  return { invite, user, kind };
+}
+
+/** Whether a new invitation of `user` by `inviter` may set the password: only while nobody joined, for the account's own inviter or the admin token. */
+export function setsPassword(user: StoredUser, inviter: InviterKey): boolean {
+  return !hasJoined(user) && (inviter === "admin" || user.openedBy === inviter);
+}
+
+/**
+ * The document with the password of a reset's or a "sets-password" invitation's user set (their sessions
+ * ended: a new generation), the invitation's role given, that link and the user's resets used up; null when
+ * the link is not (any longer) one that sets a password.
+ */
+export function withPasswordSet(d: AccountsDocument, tokenHash: string, passwordHash: string, at: Millis): { document: AccountsDocument; link: Link } | null {
+  const link = linkOf(d, tokenHash, at); // again on the newest document: it may have been used meanwhile
+  if (link === null || link.kind === "grant-only") return null;
+  const { user, invite } = link;
+  const users = d.users.map((u) => (u === user ? { ...u, passwordHash, sessionGeneration: (u.sessionGeneration ?? 0) + 1 } : u));
+  const invites = d.invites.filter((i) => i !== invite && i.expiresAt > at && !(i.userId === user.id && i.grant === undefined));
+  return { document: { ...withRole(d, user.id, invite.grant), users, invites }, link };
+}
+
+/** The document with a "grant-only" (or any grant) link's role given to `userId`, the user it invites, and the link used up; null otherwise. */
+export function withGrantAccepted(d: AccountsDocument, tokenHash: string, userId: string, at: Millis): { document: AccountsDocument; grant: StoredGrant } | null {
+  const link = linkOf(d, tokenHash, at);
+  const grant = link?.invite.grant;
+  if (link === null || grant === undefined || link.user.id !== userId) return null;
+  return { document: { ...withRole(d, userId, grant), invites: d.invites.filter((i) => i !== link.invite && i.expiresAt > at) }, grant };
+}
+
+function withRole(d: AccountsDocument, userId: string, grant: StoredGrant | undefined): AccountsDocument {
+  if (grant === undefined) return d;
+  const others = d.members.filter((m) => !(m.projectId === grant.projectId && m.userId === userId));
+  return { ...d, members: [...others, { projectId: grant.projectId, userId, role: grant.role }] };
+}
