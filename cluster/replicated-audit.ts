@@ -1,16 +1,19 @@
-// The audit log of a cluster: one replicated JetStream stream with a subject per project
-// (`hcd.audit.<project id>`), so a change recorded on any node is listed by every node. The stream keeps
-// a project's newest AUDIT_MAX_EVENTS (max_msgs_per_subject) for AUDIT_MAX_AGE_DAYS (max_age), as the
-// single-node log does; a page's cursor is the stream sequence of the oldest event it shows.
+// The audit log of a cluster: one replicated JetStream stream with a subject per project and group of one
+// actor's one action (`hcd.audit.<project id>.<group>`, persistence/audit-log.ts auditGroupOf), so a change
+// recorded on any node is listed by every node. The stream keeps each group's newest AUDIT_MAX_EVENTS
+// (max_msgs_per_subject) for AUDIT_MAX_AGE_DAYS (max_age), as the single-node log does: an actor's flood
+// pushes out only its own older events of that action. A page's cursor is the stream sequence of the oldest
+// event it shows; events of an older version (`hcd.audit.<project id>`, one subject a project) are read too.
 //
-// A page is read from the project's subject up to its cursor (subject-reader.ts): at most AUDIT_MAX_EVENTS
-// small messages, read only when someone opens the log.
+// A page is read from the project's subjects up to its cursor (subject-reader.ts), read only when someone
+// opens the log.
 import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { AuditPage, AuditStore, StoredAuditEvent } from "../host/audit.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
 import type { AuditLimits } from "../persistence/audit-log.ts";
+import { auditGroupOf } from "../persistence/audit-log.ts";
 import { ensureStream, managerOf, newestPerSubject } from "./jetstream-setup.ts";
 import { resendUnanswered } from "./resend.ts";
 import { readSubjectUpTo } from "./subject-reader.ts";
@@ -34,26 +37,30 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
   const prefix = options.subjectPrefix ?? "hcd.audit";
   const js = jetstream(options.connection);
   const jsm = await managerOf(options.connection);
-  await ensureStream(jsm, { name: stream, num_replicas: options.replicas, ...newestPerSubject(prefix, options.limits.maxEvents, options.limits.maxAgeMs) });
-  const subjectOf = (projectId: string) => `${prefix}.${projectId}`;
+  const subjects = [`${prefix}.>`]; // a project's groups, and an older version's project subjects
+  await ensureStream(jsm, { name: stream, num_replicas: options.replicas, ...newestPerSubject(prefix, options.limits.maxEvents, options.limits.maxAgeMs), subjects });
+  const info = await jsm.streams.info(stream);
+  if (!info.config.subjects.includes(subjects[0])) await jsm.streams.update(stream, { ...info.config, subjects }); // made by an older version: widened
+  const subjectOf = (projectId: string, event: StoredAuditEvent) => `${prefix}.${projectId}.${auditGroupOf(event)}`;
 
-  /** The subject's events up to sequence `to` (which the caller saw stored), oldest first. */
-  const readUpTo = async (subject: string, to: number): Promise<{ seq: number; event: StoredAuditEvent }[]> =>
-    (await readSubjectUpTo(js, jsm, stream, subject, to)).map(({ seq, data }) => ({ seq, event: JSON.parse(fromUtf8.decode(data)) as StoredAuditEvent }));
+  /** The events of `subject` (a wildcard: the project's groups; literal: an older version's), up to the cursor, oldest first. */
+  const readUpTo = async (subject: string, before: number | null): Promise<{ seq: number; event: StoredAuditEvent }[]> => {
+    const newest = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+    if (newest === null) return [];
+    const to = before === null ? newest.seq : Math.min(newest.seq, before - 1);
+    if (to < 1) return [];
+    return (await readSubjectUpTo(js, jsm, stream, subject, to)).map(({ seq, data }) => ({ seq, event: JSON.parse(fromUtf8.decode(data)) as StoredAuditEvent }));
+  };
 
   return {
     async append(projectId, event) {
       const msgID = randomUUID(); // the same on every attempt: a resent event the stream already holds is stored once
-      const publish = (timeout: number) => js.publish(subjectOf(projectId), utf8.encode(JSON.stringify(event)), { msgID, timeout });
+      const publish = (timeout: number) => js.publish(subjectOf(projectId, event), utf8.encode(JSON.stringify(event)), { msgID, timeout });
       await resendUnanswered(publish, { timeoutMs: ACK_TIMEOUT_MS, forMs: PUBLISH_ATTEMPTS * ACK_TIMEOUT_MS });
     },
     async page(projectId, opts): Promise<AuditPage> {
-      const subject = subjectOf(projectId);
-      const newest = await jsm.streams.getMessage(stream, { last_by_subj: subject });
-      if (newest === null) return { events: [], next: null };
-      const to = opts.before === null ? newest.seq : Math.min(newest.seq, opts.before - 1);
-      if (to < 1) return { events: [], next: null };
-      const older = (await readUpTo(subject, to)).reverse().slice(0, opts.limit + 1);
+      const [grouped, legacy] = await Promise.all([readUpTo(`${prefix}.${projectId}.*`, opts.before), readUpTo(`${prefix}.${projectId}`, opts.before)]);
+      const older = [...grouped, ...legacy].sort((x, y) => y.seq - x.seq).slice(0, opts.limit + 1);
       const more = older.length > opts.limit;
       if (more) older.pop();
       return { events: older.map(({ seq, event }) => ({ ...event, seq })), next: more ? older[older.length - 1].seq : null };

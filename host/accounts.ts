@@ -65,6 +65,12 @@ export class Accounts {
     return this.#document.users.map(userOf);
   }
 
+  /** The id of the user with this email, or null. */
+  userIdOfEmail(emailText: string): string | null {
+    const email = emailOf(emailText);
+    return this.#document.users.find((u) => u.email === email)?.id ?? null;
+  }
+
   userById(id: string): User | null {
     const found = this.#document.users.find((u) => u.id === id);
     return found === undefined ? null : userOf(found);

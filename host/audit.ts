@@ -16,7 +16,17 @@ export const AUDIT_ACTIONS = [
   "key.created", "key.revoked",
   "status_page.created", "status_page.updated", "status_page.deleted",
   "member.invited", "member.accepted", "member.role_set", "member.removed",
+  // the instance's own log (INSTANCE_LOG): users, their sign-ins and sign-in settings, backups
+  "user.created", "user.deleted", "account.signed_in", "account.sign_in_failed", "account.password_changed", "account.password_reset",
+  "account.joined", "account.second_factor_on", "account.second_factor_off", "backup.created",
 ] as const;
+
+/**
+ * The log of what belongs to no project but to the instance (read with GET /admin/v1/audit): users made and
+ * removed, sign-ins and failed ones, passwords and second factors changed, backups. Not a project id (those
+ * are UUIDs), and never shown on a project's page.
+ */
+export const INSTANCE_LOG = "_instance";
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
@@ -49,6 +59,9 @@ export const auditTarget = {
   /** A key by what it may do (never its value). */
   key: (name: string) => `API key ${JSON.stringify(name)}`,
   statusPage: (slug: string) => `status page ${JSON.stringify(slug)}`,
+  /** A user's account and how (by password, from an address...), for the instance's log. */
+  account: (user: { readonly email: string; readonly id: string | null }, how: string) =>
+    `user ${JSON.stringify(user.email)}${user.id === null ? "" : ` ${user.id}`}${how === "" ? "" : ` ${how}`}`,
   /** A user by email, and the role given when there is one. */
   member: (user: { readonly email: string; readonly id: string }, role: string | null) =>
     `user ${JSON.stringify(user.email)} ${user.id}${role === null ? "" : ` as ${role}`}`,

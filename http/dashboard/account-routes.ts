@@ -19,6 +19,7 @@ import { formOf, htmlResponse, nextPage, param, redirect, sessionCookie, SignInN
 import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SIGN_IN_FAILURES, SignInLimits, signInKeys } from "./sign-in-limits.ts";
+import { recordAccountEvent } from "./audit-routes.ts";
 import type { SignInStore } from "../../host/sign-in-store.ts";
 
 /** How recent a session must be to change the sign-in of a user who has no password (a single sign-on user). */
@@ -74,16 +75,21 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const form = await formOf(event);
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const now = realClock.now();
-    const attempt = await limits.attempt(signInKeys(email, deps.clientAddressOf(event)), now); // counted before the password is checked
+    const attempt = await limits.attempt(signInKeys(email, deps.clientAddressOf(event)), now); // counted before the password is checked (and recorded)
     if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
+    const address = deps.clientAddressOf(event);
     const user = await accounts.signIn(email, form.get("password") ?? "");
-    if (user === null) return htmlResponse(signIn("Wrong email or password."), 401); // the same for an email without an account
+    if (user === null) { // the same answer for an email without an account
+      await recordAccountEvent(ctx, "account.sign_in_failed", { email, id: accounts.userIdOfEmail(email) }, `by password from ${address}`);
+      return htmlResponse(signIn("Wrong email or password."), 401);
+    }
     await attempt.succeeded();
     if (accounts.hasSecondFactor(user.id)) {
       const id = randomBytes(32).toString("base64url");
       await pending.putPending(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
       return htmlResponse(codePage({ pending: id, error: null, next: nextPage(form.get("next")) }));
     }
+    await recordAccountEvent(ctx, "account.signed_in", user, `by password from ${address}`);
     return openSession(user, now, nextPage(form.get("next")));
   });
 
@@ -98,13 +104,16 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     }
     const attempt = await limits.attempt(signInKeys(waiting.email, deps.clientAddressOf(event)), now); // the same counts as passwords
     if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
+    const address = deps.clientAddressOf(event);
     if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
+      await recordAccountEvent(ctx, "account.sign_in_failed", { email: waiting.email, id: waiting.userId }, `by code from ${address}`);
       return htmlResponse(codePage({ pending: id, error: "Wrong code.", next: nextPage(form.get("next")) }), 401);
     }
     await attempt.succeeded();
     await pending.dropPending(id);
     const user = accounts.userById(waiting.userId);
     if (user === null) return htmlResponse(signIn("Wrong email or password."), 401);
+    await recordAccountEvent(ctx, "account.signed_in", user, `by a second factor's code from ${address}`);
     return openSession(user, now, nextPage(form.get("next")));
   });
 
@@ -165,6 +174,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (refused !== null) return htmlResponse(accountHtml(found, { notice: null, error: refused, secret }), refused === TOO_MANY ? 429 : 400);
     const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
     if (!enabled.ok) return htmlResponse(accountHtml(found, { notice: null, error: reasonOf(enabled.failure), secret }), 400);
+    await recordAccountEvent(ctx, "account.second_factor_on", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
     return htmlResponse(accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }), 200, { "set-cookie": next.cookie });
   });
@@ -174,6 +184,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       return htmlResponse(accountHtml(found, { notice: null, error: "Wrong code: the second factor stays on." }), 400);
     }
     await accounts.disableSecondFactor(found.user.id);
+    await recordAccountEvent(ctx, "account.second_factor_off", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
     return htmlResponse(accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
   });
@@ -186,6 +197,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const guessed = !changed.ok && changed.failure.code === "invalid" && changed.failure.field === "current";
     if (!guessed) await attempt.succeeded(); // only a wrong current password stays counted
     if (!changed.ok) return htmlResponse(accountHtml(found, { notice: null, passwordError: reasonOf(changed.failure) }), 400);
+    await recordAccountEvent(ctx, "account.password_changed", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
     return htmlResponse(accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
   });

@@ -2,7 +2,7 @@
 // changes (through host/audit.ts recordChange, as every surface), and the audit log page.
 import type { Millis } from "../../engine/model.ts";
 import type { AuditAction, AuditActor } from "../../host/audit.ts";
-import { recordChange } from "../../host/audit.ts";
+import { auditTarget, INSTANCE_LOG, recordChange } from "../../host/audit.ts";
 import { unwrap } from "../errors.ts";
 import { auditQueryOf } from "../audit-query.ts";
 import type { Access, DashboardContext } from "./context.ts";
@@ -19,6 +19,15 @@ export function auditActorOf(access: Access): AuditActor {
 /** Records a change made through the dashboard, after it succeeded. */
 export function recordDashboardChange(ctx: Pick<DashboardContext, "deps">, access: Access, change: { projectId: string; action: AuditAction; target: string; at: Millis }): Promise<void> {
   return recordChange(ctx.deps.audit, { ...change, actor: auditActorOf(access) });
+}
+
+/**
+ * Records an event of an account in the instance's log: `who` is the user (their email; `id` null for an
+ * email no user has, named "unknown email" as the actor) or the admin token; `how` says by what and from where.
+ */
+export function recordAccountEvent(ctx: Pick<DashboardContext, "deps">, action: AuditAction, who: { email: string; id: string | null } | "admin", how: string): Promise<void> {
+  const actor: AuditActor = who === "admin" ? { kind: "admin" } : who.id === null ? { kind: "system", name: "unknown email" } : { kind: "user", email: who.email };
+  return recordChange(ctx.deps.audit, { projectId: INSTANCE_LOG, actor, action, target: who === "admin" ? `admin token ${how}` : auditTarget.account(who, how), at: ctx.deps.clock.now() });
 }
 
 /** Registers the audit log page: /projects/<id>/audit[?before=<cursor>]. */

@@ -15,6 +15,7 @@ import { errorPage } from "./pages.ts";
 import { formOf, htmlResponse, param, redirect } from "./responses.ts";
 import { csrfMatches } from "./sessions.ts";
 import { SignInLimits, signInKeys } from "./sign-in-limits.ts";
+import { recordAccountEvent } from "./audit-routes.ts";
 
 const NO_INVITATION = "This invitation link is unknown, used or expired: ask for a new one.";
 
@@ -69,11 +70,16 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
     if (code) { // the second factor is not only as strong as the mailbox: its code first, counted as a sign-in's
       const attempt = await limits.attempt(signInKeys(link.user.email, deps.clientAddressOf(event)), now);
       if (attempt === null) return again("Too many failed sign-ins: wait 15 minutes and try again.", 429);
-      if (!await accounts.checkSecondFactor(link.user.id, form.get("code") ?? "", now)) return again("Wrong code: the password is unchanged.", 401);
+      if (!await accounts.checkSecondFactor(link.user.id, form.get("code") ?? "", now)) {
+        await recordAccountEvent(ctx, "account.sign_in_failed", link.user, `by code on a password link from ${deps.clientAddressOf(event)}`);
+        return again("Wrong code: the password is unchanged.", 401);
+      }
       await attempt.succeeded();
     }
     const accepted = await accounts.acceptInvite(token, password, now); // the old password's sessions end on every node
     if (!accepted.ok) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    const how = `${link.kind === "reset" ? "by an emailed reset link" : "by an invitation link"} from ${deps.clientAddressOf(event)}`;
+    await recordAccountEvent(ctx, link.kind === "reset" ? "account.password_reset" : "account.joined", accepted.value.user, how);
     if (accepted.value.grant !== null) await recordGrant(accepted.value.user, accepted.value.grant);
     return redirect("/", { "set-cookie": (await newUserSession(deps, accepted.value.user, now)).cookie });
   });

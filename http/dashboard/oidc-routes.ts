@@ -12,6 +12,7 @@ import { log } from "../../host/log.ts";
 import type { AccountRouteDeps } from "./account-routes.ts";
 import { newUserSession } from "./account-routes.ts";
 import { codePage } from "./account-pages.ts";
+import { recordAccountEvent } from "./audit-routes.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
 import { randomBytes } from "node:crypto";
 import type { DashboardContext } from "./context.ts";
@@ -76,6 +77,7 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
       await deps.signInStore.putPending(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
       return htmlResponse(codePage({ pending: id, error: null }), 200, { "set-cookie": stateCookie("", 0) });
     }
+    await recordAccountEvent(ctx, "account.signed_in", user, `by single sign-on from ${deps.clientAddressOf(event)}`);
     const { session } = await newUserSession(deps, user, now);
     // a page rather than a redirect: after the provider's cross-site redirect, the SameSite=Strict session
     // cookie is sent only from a navigation this site starts

@@ -27,7 +27,7 @@ import { clientAddress, trustedProxiesOf } from "../client-address.ts";
 import { checkBodyOf, EMPTY_FORM, formValuesOf, previewOf, refFor, withPreset } from "./check-form.ts";
 import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, CheckForm, DashboardContext } from "./context.ts";
-import { auditPageRoutes, recordDashboardChange } from "./audit-routes.ts";
+import { auditPageRoutes, recordAccountEvent, recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
 import { integrationRoutes } from "./integration-routes.ts";
 import type { MaintenanceForm } from "./maintenance-pages.ts";
@@ -255,6 +255,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     }
     const session = sessions.open(principal, now);
     await share(session, now);
+    if (principal.kind === "admin") await recordAccountEvent({ deps }, "account.signed_in", "admin", `from ${address}`);
     return redirect(next, { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
   });
   const principalOf = (key: string): Principal | null => {

@@ -20,7 +20,7 @@ import { isoSeconds } from "../../lib/iso-dates.ts";
 import { keptProjectOf } from "../import-input.ts";
 import type { KeptProjectIds, Pool } from "../../host/pool-api.ts";
 import type { AuditAction } from "../../host/audit.ts";
-import { auditTarget, recordChange } from "../../host/audit.ts";
+import { auditTarget, INSTANCE_LOG, recordChange } from "../../host/audit.ts";
 
 /** Registers the admin API routes on `app`. */
 export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
@@ -194,6 +194,8 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       admin(event);
       if (event.req.method !== "POST") throw httpError(405, "method not allowed", { allow: "POST" });
       const stream = await backupStream(pool, { dataDir: config.dataDir, scratchParent: config.dataDir, at: new Date(clock.now()), audit: deps.audit });
+      // recorded once its copy is made (so not in the backup itself): who took the whole store away
+      await recordChange(deps.audit, { projectId: INSTANCE_LOG, actor: { kind: "admin" }, action: "backup.created", target: "the whole store", at: clock.now() });
       return new HTTPResponse(Readable.toWeb(stream) as ReadableStream, { status: 200, headers: {
         "content-type": "application/octet-stream", "cache-control": "no-store",
         "content-disposition": 'attachment; filename="hcd.backup"',

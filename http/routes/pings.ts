@@ -16,6 +16,8 @@ import type { AppDeps } from "../deps.ts";
 import { pingFailureOf } from "../errors.ts";
 import { readBodyCut, readNodeBodyCut } from "../body.ts";
 import { log } from "../../host/log.ts";
+import type { AuditTrail } from "../../host/audit.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */
 export type PingPath =
@@ -129,7 +131,7 @@ function failureAnswer(failure: Failure): PingAnswer {
 }
 
 /** Answers one ping (spec §4.4, fact sheet §2): route, look up, validate, read the body, one pool call. */
-export async function answerPing(request: PingRequest, ctx: { pool: Pool; at: Millis }): Promise<PingAnswer> {
+export async function answerPing(request: PingRequest, ctx: { pool: Pool; at: Millis; audit?: AuditTrail }): Promise<PingAnswer> {
   const { pool, at } = ctx;
   const path = parsePingPath(request.pathname);
   if (path === null) return ANSWERS.notFound;
@@ -166,6 +168,10 @@ export async function answerPing(request: PingRequest, ctx: { pool: Pool; at: Mi
     ua: ua ?? "", rid: query.rid ?? null, body, at, // the shard cuts the user agent to LIMITS.uaMaxChars
   });
   if (!outcome.ok) return failureAnswer(outcome.failure);
+  if (outcome.value.created && path.by === "slug") { // a new check is a change, whoever made it: recorded before the 201
+    await recordChange(ctx.audit, { projectId: project.id, actor: { kind: "system", name: "ping by slug (?create=1)" }, action: "check.created",
+      target: auditTarget.check({ name: path.slug, uuid: outcome.value.checkUuid }), at });
+  }
   return successAnswer(outcome.value.created ? 201 : 200, project.pingBodyLimit);
 }
 
@@ -174,7 +180,7 @@ export function pingRoutes(app: H3, deps: AppDeps): void {
   const { pool, clock } = deps;
   const responses = new WeakMap<PingAnswer, HTTPResponse>(); // h3 copies a response's headers: share them
   app.all("/ping/**", async (event) => {
-    const answer = await answerPing(webPingRequest(event), { pool, at: clock.now() });
+    const answer = await answerPing(webPingRequest(event), { pool, at: clock.now(), audit: deps.audit });
     let response = responses.get(answer);
     if (response === undefined) {
       response = new HTTPResponse(answer.text, { status: answer.status, headers: answer.headers });
@@ -189,7 +195,7 @@ export function pingRoutes(app: H3, deps: AppDeps): void {
  * request to the caller (false). The hot path skips h3's web Request and Response: measured here,
  * h3 costs about 30% of a bare server's requests/s; the routing and answers are the same code.
  */
-export function pingListener(deps: Pick<AppDeps, "pool" | "clock">,
+export function pingListener(deps: Pick<AppDeps, "pool" | "clock" | "audit">,
   observe?: (pathname: string, status: number, seconds: number) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { pool, clock } = deps;
   return (req, res) => {
@@ -206,7 +212,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock">,
       socketAddress: req.socket.remoteAddress,
       readBody: (limit) => readNodeBodyCut(req, limit),
     };
-    answerPing(request, { pool, at }).catch((error: unknown) => {
+    answerPing(request, { pool, at, audit: deps.audit }).catch((error: unknown) => {
       if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
       if (isServiceUnavailable(error)) return ANSWERS.unavailable; // cluster mode: not replicated, not acknowledged
       if (!isStoreUnavailable(error)) log.error({ err: error }, "unexpected error on a ping"); // logged once per episode by its shard

@@ -13,7 +13,7 @@ import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
 import { mailInvitation } from "../invitation-mail.ts";
-import { auditTarget, recordChange } from "../../host/audit.ts";
+import { auditTarget, INSTANCE_LOG, recordChange } from "../../host/audit.ts";
 
 /** Registers the users and members routes of the admin API on `app`. */
 export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Accounts }, opts: { report: ErrorReporter }): void {
@@ -38,6 +38,8 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       // a user brought over from Healthchecks: its Django hash, replaced at the first sign-in (null: no password, no invitation)
       const passwordHash = Object.hasOwn(body, "password_hash") ? body.password_hash : undefined;
       const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password, passwordHash }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
+      const how = inviteToken !== null ? "invited" : passwordHash !== undefined ? "brought over from Healthchecks" : "with a password";
+      await recordChange(deps.audit, { projectId: INSTANCE_LOG, actor: { kind: "admin" }, action: "user.created", target: auditTarget.account(user, how), at: deps.clock.now() });
       if (inviteToken === null) return json(user, 201);
       const inviteUrl = `${config.siteRoot}/invite/${inviteToken}`;
       void mailInvitation(deps.sendUserMail, { to: user.email, link: inviteUrl, role: null }); // when SMTP_URL is set; the answer carries the link either way
@@ -52,6 +54,7 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const removed = await accounts.deleteUser(user.id); // the dashboard ends their sessions on their next request
       if (removed === null) throw httpError(404, "user not found"); // removed meanwhile
       const at = deps.clock.now();
+      await recordChange(deps.audit, { projectId: INSTANCE_LOG, actor: { kind: "admin" }, action: "user.deleted", target: auditTarget.account(user, ""), at });
       for (const { projectId } of removed) { // each project they held a role in records it
         await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.removed", target: auditTarget.member(user, null), at });
       }

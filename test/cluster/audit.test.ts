@@ -9,6 +9,8 @@ import type { RealServer } from "../security/real-server.ts";
 import { call, ok, startServer, stopServer } from "../security/real-server.ts";
 import type { ConfiguredNats } from "./nats-trust-setup.ts";
 import { startConfiguredNats } from "./nats-trust-setup.ts";
+import { connect } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 
 const HAVE_NATS = haveProgram("nats-server", "the audit log through a cluster");
 const TOKEN = "cluster-audit-admin-token-0123456789";
@@ -58,6 +60,35 @@ test("every node lists every change of the project, whichever node received it, 
     assert.is(rest.next, null);
   } finally {
     for (const node of nodes) assert.is(await stopServer(node), 0);
+    await nats?.stop();
+    dir.remove();
+  }
+});
+
+test("each actor's each action keeps its newest AUDIT_MAX_EVENTS: a key's flood of changes leaves the admin token's events; an older version's events are still read", async () => {
+  if (!HAVE_NATS) return;
+  const dir = tempDir("hcd-cluster-audit-cap-");
+  let nats: ConfiguredNats | null = null;
+  let node: RealServer | null = null;
+  try {
+    nats = await startConfiguredNats({ dir: dir.path, config: "" });
+    const env = { DATA_DIR: `${dir.path}/node`, ADMIN_TOKEN: TOKEN, NATS_URL: `nats://${nats.address}`, NODE_ID: "a", CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1", AUDIT_MAX_EVENTS: "3" };
+    // the stream as an older version made it (a subject per project), with one event of that version in it
+    const nc = await connect({ servers: nats.address });
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: "hcd-audit", subjects: ["hcd.audit.*"], max_msgs_per_subject: 3 });
+    node = await startServer({ dataDir: "", env });
+    const project = await ok<{ id: string; api_key: string }>(call(node.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "Flooded" } }));
+    await jetstream(nc).publish(`hcd.audit.${project.id}`, JSON.stringify({ at: Date.now(), actor: "older version", action: "check.deleted", target: "check \"old\"" }));
+    await nc.close();
+    for (const name of ["a", "b", "c", "d", "e", "f"]) await ok(call(node.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } }));
+    const events = (await ok<{ events: { actor: string; action: string; target: string }[] }>(call(node.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }))).events;
+    assert.equal(events.map((e) => `${e.actor} | ${e.action} | ${e.target.split(" ")[1]}`), [
+      'API key (read-write) | check.created | "f"', 'API key (read-write) | check.created | "e"', 'API key (read-write) | check.created | "d"',
+      'older version | check.deleted | "old"', 'admin token | project.created | "Flooded"',
+    ]);
+  } finally {
+    if (node !== null) assert.is(await stopServer(node), 0, node.output());
     await nats?.stop();
     dir.remove();
   }
