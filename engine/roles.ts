@@ -7,13 +7,15 @@ export type Role = (typeof ROLES)[number];
 
 /** Everything a user may be allowed or refused in a project. */
 export const ACTIONS = [
-  "project.view", // its checks, their status and events, its settings page without keys
+  "project.view", // its checks (by unique_key, never a uuid), their status and events, its settings page without keys
+  "audit.view", // the project's audit log, with the emails of who did what (check uuids shown as unique_key below checks.pingUrls)
   "checks.change", // create, edit, pause, resume, ping now, delete a check
   "checks.integrations", // which integrations a check notifies
   "checks.pingLog", // a check's ping log and ping bodies (as the read-only API key, a readonly user sees neither)
+  "checks.pingUrls", // the checks' ping URLs: their uuids, and the project's ping key (in every URL by slug), as the reference's members see them
   "integrations.test", // send a test notification
   "integrations.change", // add, edit, remove an integration
-  "keys.view", // the project's API keys and ping key
+  "keys.view", // the project's API keys (read-write and read-only)
   "keys.change", // create an API key anew, revoke one
   "members.change", // give or take a role below owner
   "statusPages.change", // public status pages and badges' settings
@@ -24,9 +26,11 @@ export type Action = (typeof ACTIONS)[number];
 /** The least role that may do each action. */
 const LEAST_ROLE: { readonly [A in Action]: Role } = {
   "project.view": "readonly",
+  "audit.view": "readonly",
   "checks.change": "member",
   "checks.integrations": "member",
   "checks.pingLog": "member",
+  "checks.pingUrls": "member",
   "integrations.test": "member",
   "integrations.change": "manager",
   "keys.view": "manager",

@@ -8,6 +8,12 @@ import { auditQueryOf } from "../audit-query.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { auditPage } from "./audit-pages.ts";
 import { htmlResponse, param } from "./responses.ts";
+import { permit } from "./permits.ts";
+import { seesPingUrls } from "./pages.ts";
+import { uniqueKeyOf } from "../../host/unique-key.ts";
+
+/** Every uuid in a text (any case). */
+const UUIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** Returns the actor of a signed-in request: the admin token, or the project key the session was opened with. */
 export function auditActorOf(access: Access): AuditActor {
@@ -36,8 +42,13 @@ export function auditPageRoutes(ctx: DashboardContext): void {
   route("GET", "/projects/:project/audit", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
+    // the members' emails: users (readonly and up) and the admin token; of the keys only the read-write one,
+    // never the read-only key, which is made to be shared with dashboards
+    permit(access, "audit.view", { keys: true, refusal: "the read-only key does not read the audit log" });
     const query = unwrap(auditQueryOf(event.url.searchParams));
     const page = await deps.audit?.page(project.id, query) ?? { events: [], next: null };
-    return htmlResponse(auditPage(access.viewer, { project, rows: page.events, next: page.next, first: query.before === null }));
+    // a check's uuid is its ping URL: who may not see ping URLs reads its unique_key in its place
+    const rows = seesPingUrls(access.viewer) ? page.events : page.events.map((row) => ({ ...row, target: row.target.replace(UUIDS, (uuid) => uniqueKeyOf(uuid.toLowerCase())) }));
+    return htmlResponse(auditPage(access.viewer, { project, rows, next: page.next, first: query.before === null }));
   });
 }

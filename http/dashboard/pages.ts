@@ -18,8 +18,12 @@ export { checkFormPage } from "./check-form-page.ts";
 /** Who is looking: what to render for them. */
 export type Viewer = {
   readonly csrf: string; readonly readonly: boolean; readonly admin: boolean;
-  /** A user signed in by email: shown in the header with their role; `hideKeys` when the role does not see the project's keys. */
+  /**
+   * A user signed in by email: shown in the header with their role; what engine/roles.ts keeps from their
+   * role: `hideKeys` the API keys, `hidePingUrls` the check uuids and the ping key, `hideAudit` the audit log.
+   */
   readonly user?: { readonly email: string; readonly role: string | null }; readonly hideKeys?: boolean;
+  readonly hidePingUrls?: boolean; readonly hideAudit?: boolean;
 };
 
 export const STATUS_WORDS = ["down", "grace", "started", "up", "new", "paused"] as const;
@@ -108,7 +112,7 @@ export function errorPage(viewer: Viewer | null, status: number, message: string
 export function projectNav(project: Project, viewer: Viewer): Html {
   const base = `/projects/${project.id}`;
   // read-only keys don't see integrations (as GET /api/v3/channels/ refuses them)
-  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/status-pages">Status pages</a> <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""} <a href="${base}/audit">Audit log</a></nav>`;
+  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/status-pages">Status pages</a> <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""}${seesAudit(viewer) ? html` <a href="${base}/audit">Audit log</a>` : ""}</nav>`;
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
@@ -198,6 +202,16 @@ export function statusSentence(check: Check, flips: readonly Flip[], at: Millis)
   }
 }
 
+/** True when the viewer sees ping URLs (check uuids, the ping key): not read-only keys, and users as engine/roles.ts's checks.pingUrls says. */
+export function seesPingUrls(viewer: Viewer): boolean {
+  return viewer.hidePingUrls !== undefined ? !viewer.hidePingUrls : !viewer.readonly;
+}
+
+/** True when the viewer reads the audit log: users as engine/roles.ts's audit.view says, the admin token, a read-write key (not a read-only key). */
+export function seesAudit(viewer: Viewer): boolean {
+  return viewer.user !== undefined ? viewer.hideAudit !== true : viewer.admin || !viewer.readonly;
+}
+
 export function checkPage(viewer: Viewer, data: CheckPage): string {
   const { check, project } = data;
   const base = `/checks/${data.ref}`;
@@ -222,7 +236,7 @@ ${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `$
 ${projectMuteLine(project, data.at)}
 ${controls}</div>
 <section><h2>How to ping</h2>
-${viewer.readonly ? html`<p>Ping URLs are not shown to read-only keys.</p>` : html`
+${!seesPingUrls(viewer) ? html`<p>Ping URLs are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`
 <p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl, "uuid")}
 ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl, "slug")}`}
 <p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>
@@ -319,7 +333,8 @@ export function settingsPage(viewer: Viewer, opts: {
     viewer,
     nav: projectNav(project, viewer),
     body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${opts.manage.keys ? html`<p><a href="/projects/${project.id}/manage">${opts.manage.project ? "Rename, create or revoke keys, delete the project" : "Create or revoke keys"}</a></p>` : ""}<h2>API keys</h2>
-${viewer.readonly || viewer.hideKeys === true ? html`<p>Keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}${secret("Ping key", project.pingKey)}`}
+${viewer.readonly || viewer.hideKeys === true ? html`<p>API keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}`}
+${seesPingUrls(viewer) ? secret("Ping key", project.pingKey) : ""}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>
 ${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" role="alert">${mute.error}</p>`}

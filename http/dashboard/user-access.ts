@@ -58,7 +58,8 @@ export function userAccess(deps: { pool: Pool; accounts: Accounts; sessions: Ses
     const readonly = !mayDo(role, "checks.change");
     return { session, caller: { project, readonly }, user: { id: user.id, email: user.email, role },
       // `admin`: the project's own controls (mute, maintenance windows), which an owner may use
-      viewer: { csrf: session.csrf, readonly, admin: mayDo(role, "project.change"), user: { email: user.email, role }, hideKeys: !mayDo(role, "keys.view") } };
+      viewer: { csrf: session.csrf, readonly, admin: mayDo(role, "project.change"), user: { email: user.email, role },
+        hideKeys: !mayDo(role, "keys.view"), hidePingUrls: !mayDo(role, "checks.pingUrls"), hideAudit: !mayDo(role, "audit.view") } };
   };
   return { resolveProject, signedInUser, userAccessOf };
 }

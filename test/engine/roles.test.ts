@@ -7,9 +7,11 @@ import { ACTIONS, mayAssign, mayDo, ROLES, roleOf } from "../../engine/roles.ts"
 // columns: readonly, member, manager, owner (CONTRACT "Users, roles and sign-in")
 const TABLE: [Action, readonly [boolean, boolean, boolean, boolean]][] = [
   ["project.view", [true, true, true, true]],
+  ["audit.view", [true, true, true, true]],
   ["checks.change", [false, true, true, true]],
   ["checks.integrations", [false, true, true, true]],
   ["checks.pingLog", [false, true, true, true]],
+  ["checks.pingUrls", [false, true, true, true]], // as the reference: members see ping URLs and the ping key, read-only users not
   ["integrations.test", [false, true, true, true]],
   ["integrations.change", [false, false, true, true]],
   ["keys.view", [false, false, true, true]],
