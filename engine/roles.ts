@@ -40,6 +40,11 @@ const LEAST_ROLE: { readonly [A in Action]: Role } = {
   "project.change": "owner",
 };
 
+/** The least role that may do `action` (the table's row). */
+export function leastRoleFor(action: Action): Role {
+  return LEAST_ROLE[action];
+}
+
 /** Returns true when a user holding `role` may do `action`. */
 export function mayDo(role: Role, action: Action): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(LEAST_ROLE[action]);
