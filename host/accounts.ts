@@ -22,6 +22,8 @@ export const INVITE_MS = 7 * DAY;
 export const RESET_MS = HOUR;
 
 export type User = { readonly id: string; readonly email: string };
+/** The role an invitation (or OIDC_DEFAULT_ROLE) gives in a project. */
+export type Grant = StoredGrant;
 /** An invitation not used yet that gives a role in a project. */
 export type PendingInvite = { readonly email: string; readonly role: Role; readonly expiresAt: Millis };
 export type NewUser = { readonly user: User; readonly inviteToken: string | null };

@@ -5,8 +5,7 @@
 import type { H3Event } from "h3";
 import { auditTarget, recordChange } from "../../host/audit.ts";
 import { passwordProblem } from "../../host/accounts.ts";
-import type { StoredGrant } from "../../persistence/accounts-file.ts";
-import type { User } from "../../host/accounts.ts";
+import type { Grant as StoredGrant, User } from "../../host/accounts.ts";
 import type { AccountRouteDeps } from "./account-routes.ts";
 import { newUserSession } from "./account-routes.ts";
 import { grantPage, invitePage } from "./account-pages.ts";
