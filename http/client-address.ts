@@ -3,6 +3,7 @@
 // a trusted proxy). A header from anywhere else is the client's own text and is not believed. An IPv6 client
 // is counted by its /64, which one machine usually holds whole.
 import { BlockList, isIP } from "node:net";
+import type { H3Event } from "h3";
 
 /** Returns the reason `entry` is not an address or a CIDR range (TRUSTED_PROXIES), or null when it is one. */
 export function proxyEntryProblem(entry: string): string | null {
@@ -24,6 +25,12 @@ export function trustedProxiesOf(entries: readonly string[]): BlockList | null {
     else list.addSubnet(address, Number(bits), type);
   }
   return list;
+}
+
+/** The client address of a request as the limits count it, behind the proxies TRUSTED_PROXIES names (`entries`). */
+export function clientAddressOfRequests(entries: readonly string[]): (event: H3Event) => string {
+  const trusted = trustedProxiesOf(entries);
+  return (event) => clientAddress(event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip, event.req.headers.get("x-forwarded-for"), trusted);
 }
 
 /** The client's address as the limits count it: see the file's opening comment. */

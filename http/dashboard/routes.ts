@@ -23,7 +23,7 @@ import type { JsonObject } from "../body.ts";
 import { simulateStoredCheck } from "../simulate-check.ts";
 import { simulationRequestOf } from "../simulate-input.ts";
 import { presentBadges } from "../present.ts";
-import { clientAddress, trustedProxiesOf } from "../client-address.ts";
+import { clientAddressOfRequests } from "../client-address.ts";
 import { checkBodyOf, EMPTY_FORM, formValuesOf, previewOf, refFor, withPreset } from "./check-form.ts";
 import { checkPageRoutes } from "./check-routes.ts";
 import type { Access, CheckForm, DashboardContext } from "./context.ts";
@@ -117,9 +117,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (session !== null && session.expiresAt - copy.until >= HOUR) void share(session, now).catch(() => {});
   };
   const failures = new FailureCounter(SIGN_IN_FAILURES_PER_MINUTE);
-  const trustedProxies = trustedProxiesOf(config.trustedProxies ?? []);
-  const clientAddressOf = (event: H3Event) =>
-    clientAddress(event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip, event.req.headers.get("x-forwarded-for"), trustedProxies);
+  const clientAddressOf = clientAddressOfRequests(config.trustedProxies ?? []);
   const secureCookie = config.siteRoot.startsWith("https:");
   const siteOrigin = new URL(config.siteRoot).origin;
   const assets = loadAssets();
@@ -140,8 +138,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const readonly = caller !== "admin" && caller.readonly;
     return { session, caller, viewer: { csrf: session.csrf, readonly, admin: caller === "admin" } };
   };
-  // an admin session lasts only while ADMIN_TOKEN is the token it was opened with (a rolling restart with a
-  // new one ends it on every node); a key session only while its key opens its project
+  // an admin session lasts while ADMIN_TOKEN is the token it was opened with, a key session while its key opens its project
   const currentAdminHash = adminTokenHash(config.adminToken);
   const callerOf = (principal: Exclude<Principal, { kind: "user" }>): Caller | "admin" | null =>
     principal.kind === "admin" ? (principal.tokenHash === currentAdminHash ? "admin" : null) : pool.authenticate(principal.apiKey);
