@@ -40,7 +40,7 @@ test("config: defaults", () => {
     port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, badgeSecret: null, shards: 0, smtpPort: null,
     emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, services: REAL_SERVICES, durability: "flush", clock: "real", apiRateLimit: 100,
     maxConnections: 4096,
-    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, cluster: null, auditMaxAgeDays: 90, auditMaxEvents: 10_000, oidc: null,
+    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, trustedProxies: [], cluster: null, auditMaxAgeDays: 90, auditMaxEvents: 10_000, oidc: null,
   });
   assert.ok(s.shards >= 1);
   assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot, "http://localhost:41234");
@@ -58,7 +58,7 @@ test("config: every variable is read", () => {
     SHARDS: "3", SMTP_PORT: "2525", EMAIL_DOMAIN: "hc.example.com", SMTP_URL: "smtp://u:p@mail:587",
     INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", DURABILITY: "commit", CLOCK: "virtual", API_RATE_LIMIT: "0",
     MAX_CONNECTIONS: "500",
-    METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes",
+    METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes", TRUSTED_PROXIES: "10.0.0.0/8, ::1",
     AUDIT_MAX_AGE_DAYS: "30", AUDIT_MAX_EVENTS: "500",
     OIDC_ISSUER: "https://login.example.com/", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: "s3cret", OIDC_DEFAULT_ROLE: "readonly:0b5e-project",
     BADGE_SECRET: "b".repeat(32),
@@ -67,7 +67,7 @@ test("config: every variable is read", () => {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef", badgeSecret: "b".repeat(32),
     shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
     services: REAL_SERVICES, durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
-    metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, cluster: null, auditMaxAgeDays: 30, auditMaxEvents: 500,
+    metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, trustedProxies: ["10.0.0.0/8", "::1"], cluster: null, auditMaxAgeDays: 30, auditMaxEvents: 500,
     oidc: { issuer: "https://login.example.com/", clientId: "hcd", clientSecret: "s3cret", newUsers: { grant: { role: "readonly", projectId: "0b5e-project" } } },
   });
 });
