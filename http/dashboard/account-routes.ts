@@ -71,13 +71,13 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return { found: { ...found, session, viewer: { ...found.viewer, csrf: session.csrf } }, cookie };
   };
 
-    route("POST", "/signin/password", async (event) => {
+  route("POST", "/signin/password", async (event) => {
     const form = await formOf(event);
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const now = realClock.now();
-    const attempt = await limits.attempt(signInKeys(email, deps.clientAddressOf(event)), now); // counted before the password is checked (and recorded)
-    if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
     const address = deps.clientAddressOf(event);
+    const attempt = await limits.attempt(signInKeys(email, address), now); // counted before the password is checked
+    if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
     const user = await accounts.signIn(email, form.get("password") ?? "");
     if (user === null) { // the same answer for an email without an account
       await recordAccountEvent(ctx, "account.sign_in_failed", { email, id: accounts.userIdOfEmail(email) }, `by password from ${address}`);
@@ -102,9 +102,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       await pending.dropPending(id);
       return htmlResponse(signIn("The sign-in took too long or was already used: sign in again."), 401);
     }
-    const attempt = await limits.attempt(signInKeys(waiting.email, deps.clientAddressOf(event)), now); // the same counts as passwords
-    if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
     const address = deps.clientAddressOf(event);
+    const attempt = await limits.attempt(signInKeys(waiting.email, address), now); // the same counts as passwords
+    if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
     if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
       await recordAccountEvent(ctx, "account.sign_in_failed", { email: waiting.email, id: waiting.userId }, `by code from ${address}`);
       return htmlResponse(codePage({ pending: id, error: "Wrong code.", next: nextPage(form.get("next")) }), 401);
