@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { createInProcessPool } from "./pools.ts";
 import { ArchiveError, unpackArchive, verifyArchive } from "../host/backup-archive.ts";
 import { backupStream } from "../host/backup.ts";
-import { AuditTrail } from "../host/audit.ts";
+import { AuditTrail, INSTANCE_LOG, recordChange } from "../host/audit.ts";
 import { assertDataDirFree, lockDataDir } from "../persistence/data-dir-lock.ts";
 import type { Settings } from "./config.ts";
 
@@ -38,6 +38,8 @@ export async function backupCommand(out: string, settings: Settings, remote: { u
         const audit = AuditTrail.open(settings.dataDir);
         try {
           await pipeline(await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date(), audit }), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+          // recorded in the instance's log of the directory it was taken from (as the server records its own)
+          await recordChange(audit, { projectId: INSTANCE_LOG, actor: { kind: "system", name: "hcd backup" }, action: "backup.created", target: "the whole store (stopped DATA_DIR)", at: Date.now() });
         } finally {
           await audit.close();
           await pool.close();

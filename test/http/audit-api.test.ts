@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../helpers.ts";
+import { AuditTrail, INSTANCE_LOG } from "../../host/audit.ts";
 import { addChannel, call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
 import type { RealServer } from "../security/real-server.ts";
 
@@ -146,6 +147,10 @@ test("the log survives a restart and is in a backup (of a running server and of 
     const offline = join(dir.path, "offline.backup"), again = join(dir.path, "again");
     const stopped = spawnSync(process.execPath, [HCD, "backup", "--out", offline], { encoding: "utf8", env: { ...process.env, DATA_DIR: original } });
     assert.is(stopped.status, 0, stopped.stderr);
+    const trail = AuditTrail.open(original); // each backup is in the instance's log of the directory it copied
+    const taken = (await trail.page(INSTANCE_LOG, { limit: 50, before: null })).events.map((e) => `${e.actor} | ${e.action}`);
+    await trail.close();
+    assert.equal(taken.filter((line) => line.endsWith("backup.created")), ["hcd backup | backup.created", "admin token | backup.created"]);
     assert.is(spawnSync(process.execPath, [HCD, "restore", "--in", offline, "--data-dir", again], { encoding: "utf8" }).status, 0);
     assert.is(await stopServer(server), 0, server.output());
     server = await startServer({ dataDir: again, env });
