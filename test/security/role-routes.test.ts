@@ -34,6 +34,7 @@ const ROWS: Row[] = [
   { route: "/checks/:ref/integrations", action: "checks.integrations", fields: (m) => ({ channel: m.channel, on: "1" }) },
   { route: "/projects/:project/integrations/:channel/test", action: "integrations.test" },
   { route: "/projects/:project/integrations", action: "integrations.change", fields: () => ({ kind: "webhook", name: "added hook", value: "http://127.0.0.1:9/added" }) },
+  { route: "/projects/:project/integrations/add/:kind", action: "integrations.change", fields: () => ({ form: "fields", name: "team", "f.url": "https://hooks.slack.test/services/T/B/x" }) },
   { route: "/projects/:project/integrations/:channel/edit", action: "integrations.change", fields: () => ({ name: "edited hook", value: "http://127.0.0.1:9/edited" }) },
   { route: "/projects/:project/integrations/:channel/remove", action: "integrations.change" },
   { route: "/projects/:project/keys/:kind", action: "keys.change" },
@@ -122,7 +123,7 @@ async function fresh(): Promise<Made> {
 function pathOf(route: string, made: Made): string {
   const ref = route.endsWith("/acknowledge") ? made.down : route.endsWith("/resume") ? made.paused : made.check;
   return route.replace(":project", made.project.id).replace(":ref", ref).replace(":channel", made.channel)
-    .replace(":window", made.window).replace(":slug", made.slug).replace(":user", made.target).replace(":kind", "read-write");
+    .replace(":window", made.window).replace(":slug", made.slug).replace(":user", made.target).replace(":kind", route.includes("/add/") ? "slack" : "read-write");
 }
 const below = (role: Role): Role | null => (ROLES.indexOf(role) === 0 ? null : ROLES[ROLES.indexOf(role) - 1]);
 
