@@ -7,7 +7,7 @@ import { Shard } from "../../engine/shard.ts";
 import type { Changes } from "../../engine/changes.ts";
 import type { CheckSpec, Millis, PingSignal } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
-import { decodeJournal, encodeJournal } from "../../persistence/journal.ts";
+import { decodeJournal, encodeJournal } from "../../persistence/journal-codec.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 
 const T0 = Date.UTC(2026, 5, 1);

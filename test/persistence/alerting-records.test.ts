@@ -7,7 +7,7 @@ import type { Changes } from "../../engine/changes.ts";
 import type { Check } from "../../engine/model.ts";
 import { HOUR } from "../../engine/model.ts";
 import { Shard } from "../../engine/shard.ts";
-import { decodeJournal, encodeJournal } from "../../persistence/journal.ts";
+import { decodeJournal, encodeJournal } from "../../persistence/journal-codec.ts";
 import { openStore } from "../../persistence/store.ts";
 import { presentCheck } from "../../host/check-json.ts";
 import { pingOf } from "../../bench/scenarios.ts";

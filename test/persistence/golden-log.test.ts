@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import { decodeIntake, encodeIntake } from "../../persistence/intake.ts";
-import { decodeJournal, encodeJournal, encodeProbe } from "../../persistence/journal.ts";
+import { decodeJournal, encodeJournal, encodeProbe } from "../../persistence/journal-codec.ts";
 import type { Changes } from "../../engine/changes.ts";
 import type { Check } from "../../engine/model.ts";
 import { BODY, CHECK, DOWN_FLIP, FLIP, fromHex, INTAKE_ENTRY, OUTBOX_ENTRY, PING_WRITE, PROJECT, CHANNEL, toHex } from "../golden-values.ts";

@@ -8,7 +8,7 @@ import { Shard } from "../../engine/shard.ts";
 import type { Changes, OutboxEntry } from "../../engine/changes.ts";
 import type { Channel, Check, WebhookSpec } from "../../engine/model.ts";
 import { HOUR, MINUTE } from "../../engine/model.ts";
-import { decodeJournal, encodeJournal } from "../../persistence/journal.ts";
+import { decodeJournal, encodeJournal } from "../../persistence/journal-codec.ts";
 import { openStore } from "../../persistence/store.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 import { ping, tempDir } from "../helpers.ts";
