@@ -15,6 +15,7 @@
 // HELD_BYTES are held), in that same order after the records before.
 import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
+import { downSinceFlipNumber, withDownSince } from "../engine/down-since.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardPingResult } from "../engine/commands.ts";
 import type { Flip, Millis, PingRecord } from "../engine/model.ts";
@@ -289,11 +290,8 @@ export class PartitionHost {
     // an earlier record's flip may still be on its way to the history (the answer does not wait for it)
     const flipNumber = async (uuid: string, n: number) => here.get(`${uuid} ${n}`) ?? (await this.#historyStored, this.#historyStore().flipNumber(uuid, n));
     return Promise.all(changes.outbox.map(async (entry) => {
-      if (hasGivenUp(entry) || entry.downSinceAt !== null) return entry;
-      const n = entry.reminder !== undefined ? entry.flip.n : entry.flip.to === "up" ? entry.flip.n - 1 : null;
-      if (n === null) return entry;
-      const down = await flipNumber(entry.check.uuid, n);
-      return down?.to === "down" ? { ...entry, downSinceAt: down.at } : entry;
+      const n = hasGivenUp(entry) ? null : downSinceFlipNumber(entry);
+      return n === null ? entry : withDownSince(entry, await flipNumber(entry.check.uuid, n));
     }));
   }
 }

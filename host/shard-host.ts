@@ -4,6 +4,7 @@
 import type { Durability } from "../persistence/open.ts";
 import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
+import { downSinceFlipNumber, withDownSince } from "../engine/down-since.ts";
 import { pingDurations } from "../engine/durations.ts";
 import type { ShardCommand, ShardPingResult, ShardResults } from "../engine/commands.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
@@ -526,27 +527,18 @@ export class ShardHost {
   }
 
   /**
-   * Completes notifications with what only the logs know: for up flips, when the check went down (the
-   * last ping of a deadline's flip is filled in when the outbox is read: persistence/outbox.ts).
+   * Completes notifications with what only the logs know: for up flips and reminders, when the check went down
+   * (the last ping of a deadline's flip is filled in when the outbox is read: persistence/outbox.ts).
    */
   #withLogDetails(changes: Changes): Changes {
     if (changes.outbox.length === 0) return changes;
-    // this commit's flips by check and number: an up flip's notification looks up the flip before it
-    // (a lookup per entry, not a scan: a burst of up flips must not cost flips x entries)
+    // this commit's flips by check and number: a lookup per entry, not a scan (a burst of up flips must not cost flips x entries)
     let flipsHere: Map<string, Flip> | null = null;
     const outbox = changes.outbox.map((entry) => {
-      const uuid = entry.check.uuid;
-      let downSinceAt: Millis | null = entry.downSinceAt; // a reminder's, when its outage began under alerting
-      if (entry.reminder !== undefined && downSinceAt === null) {
-        const downFlip = this.#store.flipNumber(uuid, entry.flip.n);
-        downSinceAt = downFlip?.to === "down" ? downFlip.at : null;
-      } else if (entry.flip.to === "up") {
-        flipsHere ??= new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
-        const previous = flipsHere.get(`${uuid} ${entry.flip.n - 1}`) ?? this.#store.flipNumber(uuid, entry.flip.n - 1);
-        downSinceAt = previous?.to === "down" ? previous.at : null;
-      }
-      // unchanged entries stay the same objects: a burst of 100,000 deadlines' notifications copies nothing
-      return downSinceAt === entry.downSinceAt ? entry : { ...entry, downSinceAt };
+      const n = downSinceFlipNumber(entry);
+      if (n === null) return entry; // unchanged entries stay the same objects: a burst of 100,000 deadlines' notifications copies nothing
+      flipsHere ??= new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
+      return withDownSince(entry, flipsHere.get(`${entry.check.uuid} ${n}`) ?? this.#store.flipNumber(entry.check.uuid, n));
     });
     return { ...changes, outbox };
   }
