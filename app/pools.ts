@@ -6,7 +6,7 @@ import { wrap } from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import type { Millis } from "../engine/model.ts";
 import type { Pool } from "../host/pool-api.ts";
-import type { ShardHandle } from "../host/shard-host.ts";
+import type { ShardHandle } from "../host/shard-requests.ts";
 import { ShardedPool } from "../host/pool.ts";
 import { leftIntake, PingIntake } from "../host/ping-intake.ts";
 import { removeIntake } from "../persistence/intake.ts";

@@ -5,7 +5,7 @@ import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import type { ShardSetup } from "./shard-setup.ts";
 import { openShardHost } from "./shard-setup.ts";
 import type { ShardHost } from "../host/shard-host.ts";
-import type { ShardDirectory, ShardHandle } from "../host/shard-host.ts";
+import type { ShardDirectory, ShardHandle } from "../host/shard-requests.ts";
 
 if (!parentPort) throw new Error("shard.worker must run as a worker thread");
 const ready: Promise<ShardHost> = openShardHost(workerData as ShardSetup);

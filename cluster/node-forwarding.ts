@@ -11,7 +11,7 @@
 // also sent again that way. A request that timed out is not sent again (it may have been applied).
 import { wirePackr as packr } from "./wire-packr.ts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
-import type { HostRequest } from "../host/shard-host.ts";
+import type { HostRequest } from "../host/shard-requests.ts";
 import type { PartitionHost } from "./partition-host.ts";
 import { replyOf } from "./partition-rpc.ts";
 import { replyInboxOf } from "./reply-inbox.ts";

@@ -26,7 +26,7 @@ import type { Shard } from "../engine/shard.ts";
 import type { CheckRef, FlipQuery, PingCommand } from "../host/pool-api.ts";
 import { PresentedChecks } from "../host/presented-checks.ts";
 import { ProjectVersions } from "../host/project-versions.ts";
-import type { HostRequest, HostResultOf, PingPage } from "../host/shard-host.ts";
+import type { HostRequest, HostResultOf, PingPage } from "../host/shard-requests.ts";
 import type { ShardStats } from "../host/shard-stats.ts";
 import { countFlip, heapFigures, newShardCounters, observe } from "../host/shard-stats.ts";
 import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "../host/shard-reads.ts";

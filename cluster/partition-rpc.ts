@@ -19,7 +19,7 @@
 // pings of its partition up to there are applied, so a read after a ping (through any node) sees it.
 import { wirePackr as packr } from "./wire-packr.ts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
-import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-host.ts";
+import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-requests.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
 import { log } from "../host/log.ts";
 import { noResponders, timedOut } from "./nats-errors.ts";

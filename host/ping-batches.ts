@@ -5,7 +5,7 @@
 import type { PingCommand, ShardPingResult } from "../engine/commands.ts";
 import type { Millis } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
-import type { ShardHandle } from "./shard-host.ts";
+import type { ShardHandle } from "./shard-requests.ts";
 
 type Queued = { command: PingCommand; resolve: (r: Outcome<ShardPingResult>) => void; reject: (e: unknown) => void };
 

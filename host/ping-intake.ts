@@ -20,7 +20,7 @@ import { encodeIntake, intakeShard, intakeWriters, openIntakeLog } from "../pers
 import type { Durability } from "../persistence/open.ts";
 import { StampCounts } from "../lib/stamp-counts.ts";
 import { log } from "./log.ts";
-import type { ShardHandle } from "./shard-host.ts";
+import type { ShardHandle } from "./shard-requests.ts";
 import { WriteFailures } from "./write-failures.ts";
 
 // How long an acknowledged ping may wait for its shard (when no other request for the shard comes first;

@@ -15,7 +15,7 @@ import { shardOf } from "./routing.ts";
 import { DirectoryLookups } from "./directory-lookups.ts";
 import { PingBatches } from "./ping-batches.ts";
 import type { PingIntake } from "./ping-intake.ts";
-import type { ShardHandle } from "./shard-host.ts";
+import type { ShardHandle } from "./shard-requests.ts";
 import type { ClockMark } from "../persistence/clock-mark.ts";
 import type { Clock } from "./clock.ts";
 import type { DeadlineTicker } from "./deadline-ticker.ts";

@@ -6,18 +6,17 @@ import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { downSinceFlipNumber, withDownSince } from "../engine/down-since.ts";
 import { pingDurations } from "../engine/durations.ts";
-import type { ShardCommand, ShardPingResult, ShardResults } from "../engine/commands.ts";
-import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
+import type { ShardPingResult } from "../engine/commands.ts";
+import type { Channel, Check, Flip, Millis } from "../engine/model.ts";
 import { assertNever } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, ok } from "../engine/outcome.ts";
 import { Shard } from "../engine/shard.ts";
-import type { ChecksSince, CheckQuery, CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
+import type { CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
 import { openStore, Store } from "../persistence/store.ts";
 import { decodeIntake, intakeShard, readIntake } from "../persistence/intake.ts";
 import { IntakeLedger } from "./intake-ledger.ts";
 import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "./shard-reads.ts";
-import type { CheckView } from "./check-json.ts";
 import { PresentedChecks } from "./presented-checks.ts";
 import { ProjectVersions } from "./project-versions.ts";
 import { shardOf } from "./routing.ts";
@@ -26,15 +25,13 @@ import { hasGivenUp } from "../engine/changes.ts";
 import type { ShardStats } from "./shard-stats.ts";
 import { countFlip, heapFigures, newShardCounters, observe } from "./shard-stats.ts";
 import { log } from "./log.ts";
-
-const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
-import type { PackedChecks } from "./check-directory.ts";
 import { RetriedFailure } from "./retried-failure.ts";
+import { CommitEpisode } from "./commit-episode.ts";
+import type { HostRequest, HostResultOf, IntakeBatch, PingPage, ShardDirectory } from "./shard-requests.ts";
 import { isStoreUnavailable, WriteFailures } from "./write-failures.ts";
 
-// After a failed commit, how often the host tries a write of the same size to learn that the store
-// accepts writes again (changes are refused until then).
-const PROBE_EVERY_MS = 1_000;
+const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
+
 // Pings the front end acknowledged from its intake log reach this shard's own log with its next commit,
 // at most this long after they were applied (sooner when a deadline or an API change commits first, or
 // when they raise a notification). What is not committed yet is replayed from the intake log after a crash.
@@ -55,91 +52,12 @@ export type ShardHostOptions = {
   readonly intakeCommitMs?: number;
 };
 
-/**
- * Pings of an intake log, as the front end hands them to their shard once they are durable there: their
- * positions, and their records as written (persistence/intake.ts) one after the other in `bytes`, the
- * i-th ending at ends[i]. One buffer crosses to the shard's thread as one copy; objects would be cloned
- * field by field, which at the peak rate was a tenth of the front end's thread.
- */
-export type IntakeBatch = { readonly positions: readonly number[]; readonly ends: readonly number[]; readonly bytes: Uint8Array };
-
-/** What the pool needs to route requests to this shard. */
-export type ShardDirectory = {
-  readonly projects: Project[];
-  /** uuid, project and badge key of every check, packed (one typed array to copy, not a million arrays). */
-  readonly checks: PackedChecks;
-  /** [uuid, push token] of the checks that have one (few). */
-  readonly pushTokens: [string, string][];
-};
-
-/** A check's ping log page: newest first, with each ping's run duration. */
-export type PingPage = { check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] };
-
-/** Every request the pool sends a shard host, as data (the same in a worker thread and in-process). */
-export type HostRequest =
-  | Exclude<ShardCommand, { kind: "ping" }>
-  | { readonly kind: "pingBatch"; readonly pings: readonly PingCommand[] }
-  | { readonly kind: "intakePings"; readonly writer: string; readonly batch: IntakeBatch }
-  | { readonly kind: "commitIntake"; readonly writer: string }
-  /** The deadline ticker's (host/deadline-ticker.ts): deadlines up to `at`, then a checkpoint when due. */
-  | { readonly kind: "tick"; readonly at: Millis }
-  | { readonly kind: "directory" | "probe" | "outbox" | "close" }
-  | { readonly kind: "channels"; readonly projectId: string }
-  | { readonly kind: "projectVersion"; readonly projectId: string }
-  | { readonly kind: "checksSince"; readonly projectId: string; readonly since: string | null }
-  | { readonly kind: "listChecks"; readonly projectId: string; readonly query: CheckQuery }
-  | { readonly kind: "listChecksJson"; readonly projectId: string; readonly query: CheckQuery; readonly view: CheckView }
-  | { readonly kind: "getCheck"; readonly projectId: string; readonly ref: CheckRef }
-  | { readonly kind: "listPings"; readonly projectId: string; readonly uuid: string; readonly pingLogLimit: number }
-  | { readonly kind: "pingBody"; readonly projectId: string; readonly uuid: string; readonly n: number; readonly pingLogLimit: number }
-  | { readonly kind: "listFlips"; readonly projectId: string; readonly ref: CheckRef; readonly query: FlipQuery }
-  | { readonly kind: "listSent"; readonly projectId: string; readonly uuid: string }
-  | { readonly kind: "pruneFlips"; readonly beforeAt: Millis }
-  | { readonly kind: "stats"; readonly at: Millis }
-  | { readonly kind: "holdCheckpoints" | "releaseCheckpoints" }
-  | { readonly kind: "copyStore"; readonly dir: string };
-
-/** What each request answers. */
-type HostResults = Omit<ShardResults, "ping"> & {
-  readonly pingBatch: Outcome<ShardPingResult>[];
-  readonly intakePings: void;
-  readonly commitIntake: number | null;
-  readonly tick: void;
-  readonly directory: ShardDirectory;
-  readonly probe: void;
-  readonly outbox: OutboxEntry[];
-  readonly listSent: Outcome<SentNotice[]>;
-  readonly close: void;
-  readonly channels: Channel[];
-  readonly projectVersion: string;
-  readonly checksSince: ChecksSince;
-  readonly listChecks: Check[];
-  readonly listChecksJson: Uint8Array;
-  readonly getCheck: Outcome<Check>;
-  readonly listPings: Outcome<PingPage>;
-  readonly pingBody: Outcome<Uint8Array>;
-  readonly listFlips: Outcome<Flip[]>;
-  readonly pruneFlips: number;
-  readonly stats: ShardStats;
-  readonly holdCheckpoints: void;
-  readonly releaseCheckpoints: void;
-  readonly copyStore: void;
-};
-
-export type HostResultOf<R extends HostRequest> = HostResults[R["kind"]];
-
-/** A shard host as the pool reaches it: one `apply` of requests as data (a worker hop or not). */
-export type ShardHandle = { apply<R extends HostRequest>(request: R): Promise<HostResultOf<R>> };
-
 export class ShardHost {
   #shard: Shard; // replaced by one rebuilt from the store when a commit failed after the shard applied it
   readonly #store: Store;
   readonly #options: ShardHostOptions;
   readonly #writes: WriteFailures;
-  #committing = 0; // commits in flight
-  #stale = false; // the shard holds changes of a failed commit: rebuild once no commit is in flight
-  #probeBytes = 0; // the size of the last failed commit's record
-  #probing: ReturnType<typeof setInterval> | null = null;
+  readonly #episode: CommitEpisode; // after a failed commit: the rebuild and the probe writes
   #lastAt: Millis;
   readonly #closers: (() => void | Promise<void>)[] = [];
   readonly #presented = new PresentedChecks();
@@ -165,6 +83,19 @@ export class ShardHost {
     this.#lastAt = startAt;
     this.#owns = owns;
     this.#intake = new IntakeLedger(intakeShard(options.index, options.count));
+    this.#episode = new CommitEpisode({
+      rebuild: () => this.#rebuild(),
+      mayTry: (bytes) => this.#writes.mayTry(bytes),
+      probeWrite: (bytes) => this.#store.probeWrite(bytes),
+      recovered: () => {
+        this.#writes.succeeded("commit");
+        if (this.#intake.pending) this.#commitIntakeSoon(0);
+      },
+      probeFailed: (error) => {
+        this.counters.probeFailures++;
+        this.#writes.failed("commit", error);
+      },
+    });
     store.onCheckpoint = (seconds) => observe(this.counters.checkpointSeconds, seconds);
   }
 
@@ -327,7 +258,7 @@ export class ShardHost {
    * unless commits are failing, when the read shows what the store holds.
    */
   async #logIntake(): Promise<void> {
-    if (this.#intake.pending && this.#probing === null) await this.#commitIntake().catch(() => {});
+    if (this.#intake.pending && !this.#episode.failing) await this.#commitIntake().catch(() => {});
   }
 
   /** Commits what the intake pings applied so far changed, if a commit has not already. */
@@ -429,7 +360,7 @@ export class ShardHost {
     // the intake pings applied here go to this shard's log; if that fails, the intake log keeps them for a restart
     await this.#logIntake();
     if (this.#intakeCommit !== null) clearTimeout(this.#intakeCommit);
-    this.#stopProbing();
+    this.#episode.stop();
     for (const closer of this.#closers.splice(0)) await closer();
     await this.#store.close();
   }
@@ -439,7 +370,7 @@ export class ShardHost {
   /** Runs a command on the shard, then commits what it changed; resolves with its result after the commit. */
   async #commitAfter<T>(at: Millis, command: () => T): Promise<T> {
     // While commits fail nothing is applied: the shard must never hold what the store does not.
-    if (this.#probing !== null) {
+    if (this.#episode.failing) {
       this.#writes.refused();
       throw this.#writes.error();
     }
@@ -451,7 +382,7 @@ export class ShardHost {
     const changes = marks.length === 0 ? taken : { ...taken, intake: marks };
     if (!isEmpty(changes)) {
       const record = this.#withLogDetails(changes);
-      this.#committing++;
+      this.#episode.started();
       const startedAt = performance.now();
       try {
         await this.#store.commit(record);
@@ -460,13 +391,10 @@ export class ShardHost {
         // The shard applied these changes (and maybe later ones, committed on top of them): it is
         // rebuilt from the store once no commit is in flight, and changes wait until a write succeeds.
         this.#writes.failed("commit", error);
-        this.#stale = true;
-        this.#probeBytes = Math.max(this.#probeBytes, Store.recordSize(record));
-        this.#startProbing();
+        this.#episode.failed(Store.recordSize(record));
         throw this.#writes.error();
       } finally {
-        this.#committing--;
-        if (this.#stale && this.#committing === 0) this.#rebuild();
+        this.#episode.settled();
       }
       this.#intake.logged(marks);
       const seconds = (performance.now() - startedAt) / 1000;
@@ -479,7 +407,7 @@ export class ShardHost {
   }
 
   /** Replaces the shard with one loaded from what the store holds (the tables plus the log). */
-  #rebuild(): void {
+  #rebuild(): boolean {
     const { index, count, newId } = this.#options;
     try {
       const shard = new Shard({ newId, now: this.#lastAt });
@@ -490,40 +418,14 @@ export class ShardHost {
       for (const command of this.#intake.commands()) shard.apply({ kind: "ping", ping: command });
       this.#shard = shard;
       this.#versions.reset();
-      this.#stale = false;
       this.#rebuilds.succeeded();
+      return true;
     } catch (error) {
       // the store can't be read either, or the load failed: the probe tries again, and says so
       this.counters.rebuildFailures++;
       this.#rebuilds.failed(error);
+      return false;
     }
-  }
-
-  /** Every PROBE_EVERY_MS until a write as large as the failed commit succeeds: then changes are accepted again. */
-  #startProbing(): void {
-    if (this.#probing !== null) return;
-    let busy = false;
-    this.#probing = setInterval(() => {
-      if (busy || this.#committing > 0) return;
-      if (this.#stale) this.#rebuild();
-      if (this.#stale || !this.#writes.mayTry(this.#probeBytes)) return;
-      busy = true;
-      this.#store.probeWrite(this.#probeBytes).then(() => {
-        this.#stopProbing();
-        this.#probeBytes = 0;
-        this.#writes.succeeded("commit");
-        if (this.#intake.pending) this.#commitIntakeSoon(0);
-      }, (error: unknown) => {
-        this.counters.probeFailures++;
-        this.#writes.failed("commit", error);
-      }).finally(() => { busy = false; });
-    }, PROBE_EVERY_MS);
-    this.#probing.unref();
-  }
-
-  #stopProbing(): void {
-    if (this.#probing !== null) clearInterval(this.#probing);
-    this.#probing = null;
   }
 
   /**

@@ -16,7 +16,7 @@ import { decodeFlip, decodePing, encodeDeletedMessage, encodeFlipMessage, encode
 import { decodeReply, decodeRequest, encodeReply, encodeRequest } from "../../cluster/partition-rpc.ts";
 import { decodeIntake, encodeIntake } from "../../cluster/intake-stream.ts";
 import type { Reply } from "../../cluster/partition-rpc.ts";
-import type { HostRequest } from "../../host/shard-host.ts";
+import type { HostRequest } from "../../host/shard-requests.ts";
 import { unpack } from "msgpackr";
 import { decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject } from "../../cluster/directory-keys.ts";
 import { AT, BODY, CHANNEL, CHECK, CHECK_UUID, DOWN_FLIP, fromHex, OUTBOX_ENTRY, PING_COMMAND, PING_RECORD, PROJECT, PROJECT_ID, toHex } from "../golden-values.ts";

@@ -9,7 +9,7 @@ import { NodeForwarder, nodeSubject, serveNode } from "../../cluster/node-forwar
 import type { PartitionHost } from "../../cluster/partition-host.ts";
 import { PartitionHandle, rpcSubject, servePartition } from "../../cluster/partition-rpc.ts";
 import { noResponders } from "../../cluster/nats-errors.ts";
-import type { HostRequest } from "../../host/shard-host.ts";
+import type { HostRequest } from "../../host/shard-requests.ts";
 import { withNatsServer } from "./held-appends.ts";
 
 const BATCH = (n: number): HostRequest => ({ kind: "pingBatch", pings: Array.from({ length: n }, () => ({})) } as unknown as HostRequest);

@@ -10,7 +10,7 @@ import type { PartitionHost } from "../../cluster/partition-host.ts";
 import { NotOwnerError } from "../../cluster/partition-replica.ts";
 import { PartitionHandle, rpcSubject, servePartition, stopServingPartition } from "../../cluster/partition-rpc.ts";
 import { encodeRequest } from "../../cluster/partition-rpc.ts";
-import type { HostRequest } from "../../host/shard-host.ts";
+import type { HostRequest } from "../../host/shard-requests.ts";
 import { withNatsServer } from "./held-appends.ts";
 import { until } from "../helpers.ts";
 

@@ -7,7 +7,7 @@ import type { PingCommand, ShardPingResult } from "../../engine/commands.ts";
 import type { Outcome } from "../../engine/outcome.ts";
 import { ok } from "../../engine/outcome.ts";
 import { PingBatches } from "../../host/ping-batches.ts";
-import type { HostRequest, ShardHandle } from "../../host/shard-host.ts";
+import type { HostRequest, ShardHandle } from "../../host/shard-requests.ts";
 import { pingCommand, T0 } from "../cluster/held-appends.ts";
 
 /** A shard that answers each batch when the test says so. */
