@@ -201,3 +201,15 @@ export async function replayRecords(tables: Tables, records: readonly WrittenRec
 export async function dropMark(tables: Tables, writer: string): Promise<void> {
   await tables.meta.remove(["checkpointed", writer]);
 }
+
+const MAX_ID_CHARS = 128; // every id in a key; LMDB keys hold at most 511 bytes
+
+/** Returns why a commit's keys can't be stored, or null when they can (checked on the commit path: no copies). */
+export function keyProblem(changes: Changes): string | null {
+  const bad = (id: unknown) => typeof id !== "string" || id.length === 0 || id.length > MAX_ID_CHARS;
+  const any = <T>(list: readonly T[], ...ids: ((item: T) => unknown)[]) => list.some((item) => ids.some((id) => bad(id(item))));
+  const broken = any(changes.projects, (p) => p.id) || any(changes.channels, (c) => c.projectId, (c) => c.id)
+    || any(changes.checks, (c) => c.projectId, (c) => c.uuid) || any(changes.deletedChecks, (d) => d.projectId, (d) => d.uuid)
+    || any(changes.pings, (p) => p.checkUuid) || any(changes.flips, (f) => f.checkUuid) || any(changes.outbox, (e) => e.id);
+  return broken ? `an id is empty or longer than ${MAX_ID_CHARS} characters` : null;
+}

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
-import { applyChanges, bulkWrites, ChangesMerger, checkpointedSeq, dropMark, intakeMark, issueBulk, markCheckpointed, splitChanges } from "./journal.ts";
+import { applyChanges, bulkWrites, ChangesMerger, checkpointedSeq, dropMark, intakeMark, issueBulk, keyProblem, markCheckpointed, splitChanges } from "./journal.ts";
 import { encodeJournal, encodeProbe } from "./journal-codec.ts";
 import type { BulkWrite } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
@@ -19,7 +19,7 @@ import { tolerateLmdbBatchRejections } from "./lmdb-rejections.ts";
 import { outboxAll, outboxDue, outboxHas, outboxReplace } from "./outbox.ts";
 import { pingBody, pingNumbered, pingPage } from "./ping-log.ts";
 import { recordDelivered, sentNotices } from "./sent-log.ts";
-import { loadChannels, loadChecks, loadProjects } from "./snapshots.ts";
+import { loadChannels, loadChecks, loadDurable, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
 import { FAULTS_ARMED, failIfInjected } from "./write-faults.ts";
 import { LOG_DIR, makeDir, observed, openTables, READABLE_SCHEMAS, SCHEMA_VERSION } from "./open.ts";
@@ -186,28 +186,9 @@ export class Store {
    * commit failed after its changes were applied in memory).
    */
   loadDurable(accept: (projectId: string) => boolean): { project: Project; channels: Channel[]; checks: Check[] }[] {
-    const projects = new Map<string, Project>();
-    const channels = new Map<string, Map<string, Channel>>();
-    const checks = new Map<string, Map<string, Check>>();
-    const addProject = (project: Project) => {
-      projects.set(project.id, project);
-      if (!channels.has(project.id)) channels.set(project.id, new Map(loadChannels(this.#tables, project.id).map((c) => [c.id, c])));
-      if (!checks.has(project.id)) checks.set(project.id, new Map(loadChecks(this.#tables, project.id).map((c) => [c.uuid, c])));
-    };
-    for (const project of loadProjects(this.#tables)) if (accept(project.id)) addProject(project);
-    for (const list of [...this.#applying, this.#pending]) {
-      for (const { changes } of list) {
-        for (const project of changes.projects) if (accept(project.id)) addProject(project);
-        for (const channel of changes.channels) channels.get(channel.projectId)?.set(channel.id, channel);
-        for (const check of changes.checks) checks.get(check.projectId)?.set(check.uuid, check);
-        for (const { projectId, uuid } of changes.deletedChecks) checks.get(projectId)?.delete(uuid);
-        for (const { projectId, id } of changes.deletedChannels ?? []) channels.get(projectId)?.delete(id);
-      }
-    }
-    return [...projects.values()].map((project) => ({
-      project, channels: [...(channels.get(project.id)?.values() ?? [])], checks: [...(checks.get(project.id)?.values() ?? [])],
-    }));
+    return loadDurable(this.#tables, [...this.#applying.flat(), ...this.#pending].map((j) => j.changes), accept);
   }
+
 
   /**
    * Applies every commit logged so far to the tables, then drops them from the log; resolves when the
@@ -468,15 +449,3 @@ type Journaled = { seq: number; readonly changes: Changes };
 
 /** The process identity of a backup's log copies: no running process has it (see process-identity.ts). */
 const COPIED_IDENTITY = "0-0-0";
-
-const MAX_ID_CHARS = 128; // every id in a key; LMDB keys hold at most 511 bytes
-
-/** Returns why a commit's keys can't be stored, or null when they can (checked on the commit path: no copies). */
-function keyProblem(changes: Changes): string | null {
-  const bad = (id: unknown) => typeof id !== "string" || id.length === 0 || id.length > MAX_ID_CHARS;
-  const any = <T>(list: readonly T[], ...ids: ((item: T) => unknown)[]) => list.some((item) => ids.some((id) => bad(id(item))));
-  const broken = any(changes.projects, (p) => p.id) || any(changes.channels, (c) => c.projectId, (c) => c.id)
-    || any(changes.checks, (c) => c.projectId, (c) => c.uuid) || any(changes.deletedChecks, (d) => d.projectId, (d) => d.uuid)
-    || any(changes.pings, (p) => p.checkUuid) || any(changes.flips, (f) => f.checkUuid) || any(changes.outbox, (e) => e.id);
-  return broken ? `an id is empty or longer than ${MAX_ID_CHARS} characters` : null;
-}
