@@ -4,7 +4,7 @@
 // are passed in. A reminder and a mute's end are deadlines like a missed ping: the check's AlertState
 // keeps the one notice of its outage still to come (dueAt), the shard's wheel fires it at that instant,
 // and a replay of the same events gives the same notices.
-import type { Acknowledgement, AlertState, Check, Downtime, Flip, Millis } from "./model.ts";
+import type { Acknowledgement, AlertState, Check, Downtime, Flip, Millis, RunPeriod } from "./model.ts";
 import { checkWith } from "./model.ts";
 import { downAt } from "./status.ts";
 
@@ -16,12 +16,18 @@ export type Notice = { readonly at: Millis; readonly reminder: number | null; re
 
 const NO_FLIPS: readonly Flip[] = Object.freeze([]);
 
-/** Returns when the check's wheel entry fires: its down deadline or its outage's next notice, the earlier; null = never. */
+/** Returns when the check's wheel entry fires: its down deadline, its outage's next notice or escalation step, the earliest; null = never. */
 export function deadlineAt(check: Check): Millis | null {
   const down = downAt(check);
-  const due = check.alert?.dueAt ?? null; // one read for a check without alerting state
-  if (due === null) return down;
-  return down === null || due < down ? due : down;
+  const alert = check.alert; // one read for a check without alerting state
+  if (alert === undefined) return down;
+  const due = earlier(alert.dueAt, alert.escalateAt ?? null);
+  return earlier(down, due);
+}
+
+function earlier(a: Millis | null, b: Millis | null): Millis | null {
+  if (a === null) return b;
+  return b === null || a <= b ? a : b;
 }
 
 /**
@@ -70,6 +76,15 @@ export function countFailure(check: Check): { check: Check; goesDown: boolean } 
 export function resetFailures(check: Check): Check {
   const alert = check.alert;
   return alert === undefined || alert.failures === 0 ? check : withAlert(check, { ...alert, failures: 0 });
+}
+
+/** Returns the check with its max_runs_per_period count (undefined: none counted). */
+export function withPeriod(check: Check, period: RunPeriod | undefined): Check {
+  const alert = check.alert;
+  if (alert?.period === period) return check;
+  if (period !== undefined) return withAlert(check, { ...alertOf(check), period });
+  const { period: _dropped, ...rest } = alertOf(check);
+  return withAlert(check, rest);
 }
 
 /**
@@ -149,7 +164,8 @@ export function acknowledge(check: Check, ack: Acknowledgement): Check | null {
   if (check.status !== "down") return null;
   const alert = alertOf(check);
   if (alert.acknowledged !== undefined) return check;
-  return withAlert(check, { ...alert, acknowledged: ack, dueAt: alert.held ? alert.dueAt : null });
+  const { escalateAt: _stopped, ...rest } = alert; // escalation stops too
+  return withAlert(check, { ...rest, acknowledged: ack, dueAt: alert.held ? alert.dueAt : null });
 }
 
 /**
@@ -163,7 +179,8 @@ export function setHeldBy(check: Check, heldBy: string | null, at: Millis, muted
   if ((alert.heldBy ?? null) === heldBy) return { check, notice: null };
   const { heldBy: _before, ...rest } = alert;
   if (heldBy !== null) {
-    return { check: withAlert(check, check.status === "down" ? { ...rest, heldBy, held: true, dueAt: null } : { ...rest, heldBy }), notice: null };
+    const { escalateAt: _waits, ...waiting } = rest; // escalation waits for the dependency too (engine/escalation.ts plans it again)
+    return { check: withAlert(check, check.status === "down" ? { ...waiting, heldBy, held: true, dueAt: null } : { ...rest, heldBy }), notice: null };
   }
   const released = withAlert(check, rest);
   return check.status === "down" ? replanNotices(released, released, at, mutedUntilAt) : { check: released, notice: null };
@@ -192,21 +209,28 @@ function startOutage(check: Check, at: Millis, heldUntilAt: Millis | null): Chec
   const heldBy = check.alert?.heldBy;
   const dueAt = heldBy !== undefined ? null : heldUntilAt ?? nextReminderAt(check, at);
   const held = heldUntilAt !== null || heldBy !== undefined;
-  const alert: AlertState = { failures: alertOf(check).failures, downSinceAt: at, dueAt, held, reminders: 0 };
-  return withAlert(check, heldBy === undefined ? alert : { ...alert, heldBy });
+  return withAlert(check, kept(check, { failures: alertOf(check).failures, downSinceAt: at, dueAt, held, reminders: 0 }));
 }
 
 /** Any flip but down: the outage is over, and nothing it planned is sent (a dependency's hold stays). */
 function endOutage(check: Check): Check {
   if (check.alert === undefined) return check;
-  const heldBy = check.alert.heldBy;
-  return withAlert(check, heldBy === undefined ? { ...NOTHING, failures: check.alert.failures } : { ...NOTHING, failures: check.alert.failures, heldBy });
+  return withAlert(check, kept(check, { ...NOTHING, failures: check.alert.failures }));
+}
+
+/** `alert` with what outlives an outage's start and end: a dependency's hold and the period's run count. */
+function kept(check: Check, alert: AlertState): AlertState {
+  const heldBy = check.alert?.heldBy, period = check.alert?.period;
+  if (heldBy === undefined && period === undefined) return alert;
+  if (period === undefined) return { ...alert, heldBy };
+  return heldBy === undefined ? { ...alert, period } : { ...alert, heldBy, period };
 }
 
 /** Returns the check with `alert`; a state with nothing in it is left out (undefined). */
-function withAlert(check: Check, alert: AlertState): Check {
+export function withAlert(check: Check, alert: AlertState): Check {
   const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held
-    && alert.downtime === undefined && alert.acknowledged === undefined && alert.heldBy === undefined;
+    && alert.downtime === undefined && alert.acknowledged === undefined && alert.heldBy === undefined
+    && alert.escalated === undefined && alert.escalateAt === undefined && alert.period === undefined;
   if (!empty) return checkWith(check, { alert });
   return check.alert === undefined ? check : checkWith(check, { alert: undefined });
 }

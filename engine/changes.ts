@@ -1,5 +1,6 @@
 // What a shard produced and the host must store, in one commit, before it answers anyone.
 import type { Channel, Check, Downtime, Flip, Millis, PingRecord, Project } from "./model.ts";
+import type { RunFacts } from "./runs.ts";
 
 /** One ping to append to a check's log; `keep` = the project's ping_log_limit (older entries go). */
 export type PingWrite = {
@@ -39,6 +40,12 @@ export type OutboxEntry = {
   readonly downtime?: Downtime;
   /** A down flip of an open run that outlived max_duration ("duration"): when that run started, which the message names; absent = none. */
   readonly runStartedAt?: Millis;
+  /** A down flip or a failure by a run rule (too fast, too often, an overlap): what the message says of the run; absent = none. */
+  readonly run?: RunFacts;
+  /** An escalation step's notification: its number (1 = the policy's first), its flip the down state at its instant; absent = none. */
+  readonly escalation?: number;
+  /** A failure that found the check down (every_failure): the n of its ping, its flip the down state at the ping; absent = none. */
+  readonly failedAgain?: number;
   readonly attempts: number;
   readonly nextAttemptAt: Millis;
   readonly lastError: string | null;

@@ -31,8 +31,12 @@ export type ServiceKind = (typeof SERVICE_KINDS)[number];
 export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy", ...SERVICE_KINDS] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-/** "duration": an open run outlived the check's max_duration. */
-export const FLIP_REASONS = ["", "timeout", "fail", "duration"] as const;
+/**
+ * "duration": an open run outlived the check's max_duration; "too_fast": a run ended in success sooner than
+ * its min_duration; "overlap": a run started or ended while another was open (alert_on_overlap);
+ * "too_often": more successes in one period than max_runs_per_period.
+ */
+export const FLIP_REASONS = ["", "timeout", "fail", "duration", "too_fast", "overlap", "too_often"] as const;
 export type FlipReason = (typeof FLIP_REASONS)[number];
 
 export type Project = {
@@ -52,6 +56,8 @@ export type Project = {
   readonly maintenance?: readonly MaintenanceWindow[];
   /** Public status pages (CONTRACT "Status pages"), in creation order; absent = none. */
   readonly statusPages?: readonly StatusPage[];
+  /** The escalation policy of the project's checks that have none of their own (engine/escalation.ts); absent = none. */
+  readonly escalation?: readonly EscalationStep[];
   /** When the project was deleted: the record stays as a tombstone with no keys, and names nothing. */
   readonly deletedAt?: Millis;
   /** API keys brought over from Healthchecks in its hashed form (host/project-keys.ts verifies them); absent = none. */
@@ -116,7 +122,15 @@ export type Channel = {
   readonly needsSettings?: true;
   /** Whether new checks (the dashboard's "Add check", a ping's auto-created check) get this integration; absent = true. */
   readonly newChecks?: boolean;
+  /** Notified of every failure signal of its checks, not only of the change to down (`every_failure`); absent = not. */
+  readonly everyFailure?: boolean;
 };
+
+/**
+ * A step of an escalation policy: once a check has been down `afterMs` since its down flip and its outage
+ * is not acknowledged, `channels` (ids of the project's channels, sorted) are notified too.
+ */
+export type EscalationStep = { readonly afterMs: Millis; readonly channels: readonly string[] };
 
 export type Check = {
   readonly uuid: string;
@@ -159,6 +173,14 @@ export type Check = {
   readonly maxDurationMs?: Millis;
   /** Uuids of checks of the same project this one depends on, sorted: while one is down its down notifications wait; absent = none. */
   readonly dependsOn?: readonly string[];
+  /** A run that ends in success sooner than this after its start counts as a failure (too fast); 0 = off; absent = 0. */
+  readonly minDurationMs?: Millis;
+  /** A start or another run's success while a run is open (an overlap) counts as a failure; absent = false (the overlap is only noted). */
+  readonly alertOnOverlap?: boolean;
+  /** More success signals than this in one period (engine/runs.ts) count as a failure; 0 = off; absent = 0. */
+  readonly maxRunsPerPeriod?: number;
+  /** The check's own escalation policy ([] = none); absent = its project's. */
+  readonly escalation?: readonly EscalationStep[];
   /** The alerting state (engine/alerting.ts); absent = nothing counted and no outage notice pending. */
   readonly alert?: AlertState;
   /** An Uptime Kuma push monitor's token: GET /api/push/<token> pings this check (http/routes/kuma-push.ts); unique over every project; absent = none. */
@@ -184,7 +206,8 @@ export function checkWith(check: Check, changes?: Partial<Check>): Check {
     nPings: check.nPings, nFlips: check.nFlips, lastPingAt: check.lastPingAt, lastStartAt: check.lastStartAt,
     lastStartRid: check.lastStartRid, lastDurationMs: check.lastDurationMs, failureThreshold: check.failureThreshold,
     reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, maxDurationMs: check.maxDurationMs,
-    dependsOn: check.dependsOn, alert: check.alert, pushToken: check.pushToken,
+    dependsOn: check.dependsOn, minDurationMs: check.minDurationMs, alertOnOverlap: check.alertOnOverlap,
+    maxRunsPerPeriod: check.maxRunsPerPeriod, escalation: check.escalation, alert: check.alert, pushToken: check.pushToken,
   };
   if (changes !== undefined) Object.assign(copy, changes);
   return copy;
@@ -218,7 +241,16 @@ export type AlertState = {
   readonly heldBy?: string;
   /** The current outage was acknowledged (CONTRACT "Alerting, second part"): no more reminders for it; absent = not. */
   readonly acknowledged?: Acknowledgement;
+  /** How many steps of the escalation policy the current outage reached; absent = none. */
+  readonly escalated?: number;
+  /** When the outage's next escalation step is due; absent = none planned. */
+  readonly escalateAt?: Millis;
+  /** The success signals counted in the current period under max_runs_per_period (engine/runs.ts); absent = none counted. */
+  readonly period?: RunPeriod;
 };
+
+/** A period of max_runs_per_period: it lasts until `endAt` (exclusive) and has seen `runs` success signals. */
+export type RunPeriod = { readonly endAt: Millis; readonly runs: number };
 
 /** Who acknowledged an outage, and when ("api" for the management API, "dashboard" for the dashboard). */
 export type Acknowledgement = { readonly at: Millis; readonly by: string };
@@ -242,7 +274,16 @@ export type PingRecord = {
   readonly rid: string | null; // lower-case canonical uuid
   readonly exitStatus: number | null;
   readonly bodySize: number; // bytes stored separately; 0 = no body
+  /** What the run rules made of the ping (engine/runs.ts), shown with it; absent = nothing. */
+  readonly note?: PingNote;
 };
+
+/**
+ * A ping's note: "overlap" (a start, or another run's success, while a run was open), "too_fast" (its run
+ * ended sooner than min_duration), "too_often" (more successes in its period than max_runs_per_period).
+ */
+export const PING_NOTES = ["overlap", "too_fast", "too_often"] as const;
+export type PingNote = (typeof PING_NOTES)[number];
 
 /** A recorded status change. Pause and resume flips are recorded too (the API shows them as up: 0). */
 export type Flip = {
@@ -285,6 +326,11 @@ export const LIMITS = {
   maintenanceMaxMs: 604_800 * SECOND,
   maxDurationMinMs: 60 * SECOND,
   maxDurationMaxMs: 604_800 * SECOND,
+  minDurationMaxMs: 604_800 * SECOND, // min_duration: 0 (off), or 1 s and more
+  maxRunsPerPeriodMax: 1_000,
+  escalationStepsMax: 2, // a second and a third set of integrations
+  escalationAfterMinMs: 60 * SECOND,
+  escalationAfterMaxMs: 604_800 * SECOND,
 } as const;
 
 /** The fields of a check a client may set (create/update), already validated, in engine units. */
@@ -312,19 +358,29 @@ export type CheckSpec = {
   readonly maxDurationMs?: Millis; // 0 = off
   readonly dependsOn?: readonly string[]; // check uuids, validated by the shard (same project, no cycle); [] = none
   readonly pushToken?: string | null; // null = none; unique over every project, which the pool judges
+  readonly minDurationMs?: Millis; // 0 = off
+  readonly alertOnOverlap?: boolean;
+  readonly maxRunsPerPeriod?: number; // 0 = off
+  /** Steps with channel references (ids or names), resolved by the shard; [] = none; null = the project's policy. */
+  readonly escalation?: readonly EscalationSpecStep[] | null;
   /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
   readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
 };
+
+/** An escalation step as a client gives it: its channels by id or name, resolved by the shard. */
+export type EscalationSpecStep = { readonly afterMs: Millis; readonly channels: { readonly all: true } | { readonly refs: readonly string[] } };
 
 export const UNIQUE_FIELDS = ["name", "slug", "tags", "timeout", "grace"] as const;
 export type UniqueField = (typeof UNIQUE_FIELDS)[number];
 
 /**
  * Returns an outbox entry's id: the zero-padded flip time, check uuid, flip n and channel id, then for a
- * notice "-r<n>" (the n-th reminder) or "-m" (the down notification a mute held; notice 0); null = a flip's.
+ * notice "-r<n>" (the n-th reminder) or "-m" (the down notification a mute held; notice 0), or a text
+ * notice as it is after a "-" ("e2": the second escalation step, "f17": the failure of the 17th ping);
+ * null = a flip's.
  */
-export function outboxEntryId(flipAt: Millis, checkUuid: string, flipN: number, channelId: string, notice: number | null): string {
-  const suffix = notice === null ? "" : notice === 0 ? "-m" : `-r${notice}`;
+export function outboxEntryId(flipAt: Millis, checkUuid: string, flipN: number, channelId: string, notice: number | string | null): string {
+  const suffix = notice === null ? "" : typeof notice === "string" ? `-${notice}` : notice === 0 ? "-m" : `-r${notice}`;
   // the flip time's text once per instant: a burst's entries (100,000 at the top of the hour) share it
   if (flipAt !== lastIdAt) {
     lastIdAt = flipAt;

@@ -1,7 +1,7 @@
 // What a shard holds in memory, indexed the ways its commands look things up: projects (by id and by ping
 // key), each project's channels and checks, and checks by uuid. No rules live here: the Shard decides what
 // changes; this keeps the indexes in step and answers lookups.
-import type { Channel, Check, CheckSpec, Project, UniqueField, Writable } from "./model.ts";
+import type { Channel, Check, CheckSpec, EscalationStep, Project, UniqueField, Writable } from "./model.ts";
 import { checkWith, tagsOf } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { invalid, ok } from "./outcome.ts";
@@ -97,6 +97,21 @@ export class ShardState {
       ids.add(found[0].id);
     }
     return ok([...ids].sort());
+  }
+
+  /**
+   * Resolves an escalation policy's channel references (as resolveChannels, the field named "escalation"):
+   * undefined = leave unchanged, null = the project's policy.
+   */
+  resolveEscalation(projectId: string, steps: CheckSpec["escalation"]): Outcome<readonly EscalationStep[] | null | undefined> {
+    if (steps === undefined || steps === null) return ok(steps);
+    const resolved: EscalationStep[] = [];
+    for (const step of steps) {
+      const channels = this.resolveChannels(projectId, step.channels);
+      if (!channels.ok) return channels.failure.code === "invalid" ? invalid("escalation", channels.failure.reason) : channels;
+      resolved.push({ afterMs: step.afterMs, channels: channels.value ?? [] });
+    }
+    return ok(resolved);
   }
 
   // ---- checks ----

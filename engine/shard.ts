@@ -4,12 +4,14 @@
 import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
-import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Downtime, EscalationStep, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
 import { assertNever, checkWith, freshCheck, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
-import { acknowledge, deadlineAt, holdForDowntime, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
+import { acknowledge, deadlineAt, holdForDowntime, isMuted, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
+import { escalatedChannels, onEscalationDue, planEscalation, policyOf } from "./escalation.ts";
+import type { RunFacts } from "./runs.ts";
 import { Dependents, dependencyProblem, downDependencyOf } from "./dependencies.ts";
 import { maintenanceEndAt, nextMaintenanceAt } from "./maintenance.ts";
 import type { ProjectChange } from "./project-changes.ts";
@@ -265,17 +267,20 @@ export class Shard {
     if (uuid !== undefined && this.#state.check(uuid) !== undefined) return invalid("uuid", "is taken by another check");
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
+    const escalation = this.#state.resolveEscalation(projectId, spec.escalation);
+    if (!escalation.ok) return escalation;
+    const resolved = { channelIds: channels.value, escalation: escalation.value };
     const match = this.#state.findUnique(projectId, spec, unique);
     const dependencies = this.#validDependencies(projectId, match?.uuid ?? null, spec);
     if (!dependencies.ok) return dependencies;
     if (match) {
       const due = this.#catchUp(match, at);
-      return ok({ check: this.#dueAfterChange(this.#storeUpdate(due, applySpec(due, spec, { channelIds: channels.value }), spec, at), at), created: false });
+      return ok({ check: this.#dueAfterChange(this.#storeUpdate(due, applySpec(due, spec, resolved), spec, at), at), created: false });
     }
     if (this.#state.checkCountOf(projectId) >= project.checkLimit) return fail({ code: "check_limit" });
     const made = this.#newCheck(projectId, at); // its two ids drawn either way: a replay draws the same
     const fresh = uuid === undefined ? made : checkWith(made, { uuid });
-    const check = this.#storeUpdate(fresh, applySpec(fresh, spec, { channelIds: channels.value }), spec, at);
+    const check = this.#storeUpdate(fresh, applySpec(fresh, spec, resolved), spec, at);
     return ok({ check, created: true });
   }
 
@@ -285,9 +290,12 @@ export class Shard {
     if (!found.ok) return found;
     const channels = this.#state.resolveChannels(projectId, spec.channels);
     if (!channels.ok) return channels;
+    const escalation = this.#state.resolveEscalation(projectId, spec.escalation);
+    if (!escalation.ok) return escalation;
     const dependencies = this.#validDependencies(projectId, uuid, spec);
     if (!dependencies.ok) return dependencies;
-    return ok(this.#dueAfterChange(this.#storeUpdate(found.value, applySpec(found.value, spec, { channelIds: channels.value }), spec, at), at));
+    const resolved = { channelIds: channels.value, escalation: escalation.value };
+    return ok(this.#dueAfterChange(this.#storeUpdate(found.value, applySpec(found.value, spec, resolved), spec, at), at));
   }
 
   /**
@@ -360,6 +368,7 @@ export class Shard {
     this.#state.putProject(changed.value);
     this.#changes.projects.push(changed.value);
     if (changed.value.maintenance !== project.maintenance) this.#armMaintenance(changed.value, at); // a deleted project's windows go
+    if (changed.value.escalation !== project.escalation) this.#replanEscalations(projectId, at);
     return changed;
   }
 
@@ -399,11 +408,28 @@ export class Shard {
     return changed;
   }
 
-  /** Plans a down check's notices again at `at` under the mutes in effect then. */
+  /** Plans a down check's notices (and its next escalation step) again at `at` under the mutes in effect then. */
   #replan(check: Check, at: Millis): void {
     const planned = replanNotices(check, check, at, this.#muteOf(check, at));
-    if (planned.check !== check) this.#store(planned.check);
-    if (planned.notice !== null) this.#queueNotice(planned.check, planned.notice);
+    const escalating = planEscalation(planned.check, this.#policyOf(planned.check), at);
+    if (escalating !== check) this.#store(escalating);
+    if (planned.notice !== null) this.#queueNotice(escalating, planned.notice);
+  }
+
+  /** The project's escalation policy changed at `at`: its down checks that follow it plan their next step again. */
+  #replanEscalations(projectId: string, at: Millis): void {
+    for (const uuid of this.#state.checkUuids(projectId)) {
+      const found = this.#state.check(uuid);
+      if (found === undefined || found.escalation !== undefined) continue;
+      const check = this.#catchUp(found, at);
+      const planned = planEscalation(check, this.#policyOf(check), at);
+      if (planned !== check) this.#store(planned);
+    }
+  }
+
+  /** The escalation policy in effect for the check: its own, else its project's. */
+  #policyOf(check: Check): readonly EscalationStep[] {
+    return policyOf(check, this.#state.project(check.projectId)?.escalation);
   }
 
   /** Arms the wheel for the project's next maintenance window start after `afterAt` (none: disarmed). */
@@ -488,14 +514,21 @@ export class Shard {
       : classify(check, { signal: command.signal, exitStatus: command.exitStatus, method: command.method, body: command.body ?? "" });
     const step = onPing(check, kind, command.rid, command.at);
     const stored = storedBody(command.body, project.pingBodyLimit);
-    const record: PingRecord = {
+    const note = step.note ?? null;
+    const record: PingRecord = note === null ? {
       n: step.check.nPings, at: command.at, kind, scheme: command.scheme, remoteAddr: command.remoteAddr,
       method: command.method, ua: command.ua.slice(0, LIMITS.uaMaxChars), rid: command.rid,
       exitStatus: command.exitStatus, bodySize: stored?.length ?? 0,
+    } : {
+      n: step.check.nPings, at: command.at, kind, scheme: command.scheme, remoteAddr: command.remoteAddr,
+      method: command.method, ua: command.ua.slice(0, LIMITS.uaMaxChars), rid: command.rid,
+      exitStatus: command.exitStatus, bodySize: stored?.length ?? 0, note,
     };
     const write: PingWrite = { projectId: check.projectId, checkUuid: check.uuid, record, body: stored, keep: project.pingLogLimit };
     this.#changes.pings.push(write);
-    this.#apply(step, { record, body: write.body });
+    const after = this.#apply(step, { record, body: write.body });
+    // a failure that found the check down already: the integrations that hear of every failure hear of it
+    if (step.failure != null && step.flips.length === 0 && after.status === "down") this.#queueFailedAgain(after, step, { record, body: write.body });
     return ok({ checkUuid: check.uuid, created, badgeKey: check.badgeKey });
   }
 
@@ -568,24 +601,46 @@ export class Shard {
     return current;
   }
 
-  /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next notice. */
+  /** Applies the deadline due at `at` (deadlineAt): the missed ping's, else the outage's next escalation step and notice. */
   #fire(check: Check, at: Millis, rearm: boolean): Check {
-    // `at` is deadlineAt(check): the notice's when it is its dueAt (a check with one is down: no down deadline)
-    if (check.alert?.dueAt !== at) {
+    // `at` is deadlineAt(check): the notice's or escalation's when it is their due time (a check with one is down: no down deadline)
+    const escalating = check.alert?.escalateAt === at;
+    if (check.alert?.dueAt !== at && !escalating) {
       const fired = this.#apply(onDeadline(check, at), null, rearm);
       // a flip that planned no notice changed only status and nFlips (`check` is the stored one): the store may log just those
       if (fired.alert === check.alert) this.#deadlineSteps++;
       return fired;
     }
     // a notice changes the check's alerting state only (no flips to settle): stored as is, no step around it
-    const due = onNoticeDue(check, at, this.#muteOf(check, at));
+    const mute = this.#muteOf(check, at);
+    const escalated = escalating ? onEscalationDue(check, this.#policyOf(check), at, mute) : { check, reached: [] };
+    const due = escalated.check.alert?.dueAt === at ? onNoticeDue(escalated.check, at, mute) : { check: escalated.check, notice: null };
     this.#state.putCheck(due.check);
     if (rearm) this.#arm(due.check);
     this.#changes.checks.push(due.check);
     this.#stateSteps++; // only the alerting state changed: the store may log just the state fields,
     this.#noticeSteps++; // or just the alerting state when every change since the last take is a notice's
+    for (const step of escalated.reached) {
+      const flip: Flip = { checkUuid: check.uuid, n: due.check.nFlips, at, from: "down", to: "down", reason: "", notify: true };
+      this.#queueNotifications(due.check, flip, null, null,
+        { channels: step.channels, notice: `e${step.level}`, downSinceAt: due.check.alert?.downSinceAt ?? null, facts: { escalation: step.level } });
+    }
     if (due.notice !== null) this.#queueNotice(due.check, due.notice);
     return due.check;
+  }
+
+  /**
+   * Queues a failure that found the check down (no flip of its own) to its integrations that hear of every
+   * failure (every_failure), unless a mute or a dependency holds its notifications.
+   */
+  #queueFailedAgain(check: Check, step: Step, lastPing: LastPing): void {
+    const at = lastPing.record.at;
+    if (check.alert?.heldBy !== undefined || isMuted(this.#muteOf(check, at), at)) return;
+    const channels = this.#state.channels(check.projectId).filter((c) => c.everyFailure === true && check.channels.includes(c.id)).map((c) => c.id);
+    if (channels.length === 0) return;
+    const flip: Flip = { checkUuid: check.uuid, n: check.nFlips, at, from: "down", to: "down", reason: step.failure ?? "fail", notify: true };
+    const facts: EntryFacts = step.facts == null ? { failedAgain: lastPing.record.n } : { failedAgain: lastPing.record.n, run: step.facts };
+    this.#queueNotifications(check, flip, lastPing, null, { channels, notice: `f${lastPing.record.n}`, downSinceAt: check.alert?.downSinceAt ?? null, facts });
   }
 
   /** Returns the mute in effect for the check: the later of its own and its project's; null = none. */
@@ -595,15 +650,23 @@ export class Shard {
     return project?.maintenance === undefined ? muted : muteEndOf(muted, maintenanceEndAt(project.maintenance, at));
   }
 
-  /** Stores an updated check; a changed mute or reminder interval re-plans its outage's notices from `at`. */
+  /** Stores an updated check; a changed escalation policy plans the outage's next step again from `at`. */
   #storeUpdate(before: Check, after: Check, spec: CheckSpec, at: Millis): Check {
+    const stored = this.#storeSettings(before, after, spec, at);
+    if (spec.escalation === undefined) return stored;
+    const planned = planEscalation(stored, this.#policyOf(stored), at);
+    return planned === stored ? stored : this.#store(planned);
+  }
+
+  /** Stores an updated check; a changed mute or reminder interval re-plans its outage's notices from `at`. */
+  #storeSettings(before: Check, after: Check, spec: CheckSpec, at: Millis): Check {
     if (spec.dependsOn !== undefined) {
       this.#dependents.replace(after.uuid, before.dependsOn, after.dependsOn);
       // new dependencies: held if one of them is down, released if none is
       const held = setHeldBy(after, downDependencyOf(after, (id) => this.#state.check(id)), at, this.#muteOf(after, at));
-      const stored = this.#store(held.check);
+      const stored = this.#store(planEscalation(held.check, this.#policyOf(held.check), at));
       if (held.notice !== null) this.#queueNotice(stored, held.notice);
-      return spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined ? stored : this.#storeUpdate(before, stored, { ...spec, dependsOn: undefined }, at);
+      return spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined ? stored : this.#storeSettings(before, stored, { ...spec, dependsOn: undefined }, at);
     }
     if (spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined) return this.#store(after);
     const planned = replanNotices(before, after, at, this.#muteOf(after, at));
@@ -626,8 +689,9 @@ export class Shard {
       if (found === undefined) continue;
       const check = this.#catchUp(found, at);
       const held = setHeldBy(check, downDependencyOf(check, (id) => this.#state.check(id)), at, this.#muteOf(check, at));
-      if (held.check !== check) this.#store(held.check);
-      if (held.notice !== null) this.#queueNotice(held.check, held.notice);
+      const planned = planEscalation(held.check, this.#policyOf(held.check), at); // released: the next step counts on
+      if (planned !== check) this.#store(planned);
+      if (held.notice !== null) this.#queueNotice(planned, held.notice);
     }
   }
 
@@ -655,29 +719,43 @@ export class Shard {
   #apply(step: Step, lastPing: LastPing | null, rearm = true): Check {
     // flips notify unless muted, and start or end an outage (engine/alerting.ts)
     const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check, step.flips[0].at));
-    const check = settled === null ? step.check : settled.check;
+    // a down flip plans the outage's first escalation step (engine/escalation.ts); any other flip ended it
+    const policy = settled === null ? null : this.#policyOf(step.check);
+    const check = settled === null ? step.check : step.flips[0].to === "down" && policy !== null ? planEscalation(settled.check, policy, step.flips[0].at) : settled.check;
     this.#state.putCheck(check);
     if (rearm) this.#arm(check);
     this.#changes.checks.push(check);
     this.#stateSteps++; // a step changes state fields only: the store may log just those
     for (const flip of step.flips) this.#changes.flips.push(flip);
-    if (settled !== null) for (const flip of settled.notify) this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downFacts(step.check, flip) : null);
+    if (settled !== null) {
+      for (const flip of settled.notify) {
+        this.#queueNotifications(check, flip, lastPing, null, flip.to === "down" ? downFacts(step, flip) : null);
+        // the integrations an escalation reached hear of the outage's end too
+        const escalated = flip.to === "up" && policy !== null ? escalatedChannels(step.check, policy) : null;
+        if (escalated !== null && escalated.length > 0) this.#queueNotifications(check, flip, lastPing, null, { channels: escalated });
+      }
+    }
     for (const flip of step.flips) if ((flip.from === "down") !== (flip.to === "down")) this.#holdDependents(check.uuid, flip.at);
     return check;
   }
 
-  /** Queues the flip's (or notice's) notification to each channel assigned to the check, in the project's channel order. */
-  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, facts: DownFacts | null = null): void {
-    if (check.channels.length === 0) return; // most checks of a burst of flips
+  /**
+   * Queues the flip's (or notice's) notification to each channel assigned to the check (or, with
+   * `extra.channels`, to those), in the project's channel order; `extra` adds what the entry says beyond it.
+   */
+  #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, extra: Extra | null = null): void {
+    const assigned = extra?.channels ?? check.channels;
+    if (assigned.length === 0) return; // most checks of a burst of flips
     const projectName = this.#state.project(check.projectId)?.name ?? "";
     // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
     const reminder = notice?.reminder ?? null;
-    const noticeN = notice === null ? null : reminder ?? 0;
+    const noticeN = extra?.notice ?? (notice === null ? null : reminder ?? 0);
     let shown: NoticeCheck | null = null; // one per check, shared by the entries of its channels
     const lastRecord = lastPing?.record ?? null, lastBody = lastPing?.body ?? null;
-    const downSinceAt = notice?.downSinceAt ?? null; // the host fills in what the log knows
+    const downSinceAt = extra?.downSinceAt ?? notice?.downSinceAt ?? null; // the host fills in what the log knows
+    const facts = extra?.facts ?? null;
     for (const channel of this.#state.channels(check.projectId)) {
-      if (!check.channels.includes(channel.id)) continue; // a check's channels are few: no Set
+      if (!assigned.includes(channel.id)) continue; // a check's channels are few: no Set
       const id = outboxEntryId(flip.at, check.uuid, flip.n, channel.id, noticeN);
       const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
       let kept = this.#noticeChannels.get(channel);
@@ -720,15 +798,23 @@ export class Shard {
   }
 }
 
-/** What a down notification names beyond its flip: hcd's own downtime its deadline fell in, the start of a run that took too long. */
-type DownFacts = { readonly downtime?: Downtime; readonly runStartedAt?: Millis };
+/**
+ * What an entry says beyond its flip: hcd's own downtime its deadline fell in, the start of a run that
+ * took too long, the run rule that made it fail, the escalation step it is, the ping it failed again at.
+ */
+type EntryFacts = Pick<OutboxEntry, "downtime" | "runStartedAt" | "run" | "escalation" | "failedAgain">;
 
-/** Returns the facts of a down flip of `check` (the check before the flip settled: a downtime hold still on it), or null when none. */
-function downFacts(check: Check, flip: Flip): DownFacts | null {
-  const downtime = check.alert?.downtime;
-  const runStartedAt = flip.reason === "duration" ? check.lastStartAt : null;
-  if (downtime === undefined && runStartedAt === null) return null;
-  return runStartedAt === null ? { downtime } : downtime === undefined ? { runStartedAt } : { downtime, runStartedAt };
+/** How a notification differs from a flip's to the check's channels: other channels, an id suffix (outboxEntryId's notice), facts. */
+type Extra = { readonly channels?: readonly string[]; readonly notice?: string; readonly downSinceAt?: Millis | null; readonly facts?: EntryFacts };
+
+/** Returns the facts of a down flip of a step (its check before the flip settled: a downtime hold still on it), or null when none. */
+function downFacts(step: Step, flip: Flip): Extra | null {
+  const check = step.check;
+  const facts: { -readonly [K in keyof EntryFacts]: EntryFacts[K] } = {};
+  if (check.alert?.downtime !== undefined) facts.downtime = check.alert.downtime;
+  if (flip.reason === "duration" && check.lastStartAt !== null) facts.runStartedAt = check.lastStartAt;
+  if (step.facts != null) facts.run = step.facts;
+  return facts.downtime === undefined && facts.runStartedAt === undefined && facts.run === undefined ? null : { facts };
 }
 
 /** Returns the part of a ping body the log keeps: the first `limitBytes` bytes (a copy when cut), or null for none. */

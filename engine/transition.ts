@@ -1,23 +1,35 @@
 // Every change a check undergoes: (check, event, time) → the new check plus the flips to record.
 // Pure: the host stores what these return and re-arms the wheel from downAt(step.check).
-import type { Check, CheckSpec, Flip, FlipReason, Millis, PingKind, Status } from "./model.ts";
+import type { Check, CheckSpec, EscalationStep, Flip, FlipReason, Millis, PingKind, PingNote, Status } from "./model.ts";
 import { assertNever, checkWith } from "./model.ts";
-import { countFailure, endDowntimeHold, resetFailures } from "./alerting.ts";
+import { countFailure, endDowntimeHold, resetFailures, withPeriod } from "./alerting.ts";
+import type { RunFacts } from "./runs.ts";
+import { judgeStart, judgeSuccess } from "./runs.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, ok } from "./outcome.ts";
 import type { ScheduleKind } from "./schedule.ts";
 import { guessKind } from "./schedule.ts";
 import { downAt, runLimitAt, statusAt } from "./status.ts";
 
-/** A check after an event, and the flips (0 or 1) the event produced. */
-export type Step = { readonly check: Check; readonly flips: Flip[] };
+/**
+ * A check after an event, and the flips (0 or 1) the event produced. A ping's step also says what the run
+ * rules made of it (`note`) and, when it counted as a failure, which (`failure`, with the run's `facts`).
+ */
+export type Step = {
+  readonly check: Check; readonly flips: Flip[];
+  readonly note?: PingNote | null; readonly failure?: FlipReason | null; readonly facts?: RunFacts | null;
+};
 
 /** Applies a ping already classified as `kind` (see classify.ts) that arrived at `at` (reference Check.ping). */
 export function onPing(check: Check, kind: PingKind, rid: string | null, at: Millis): Step {
   const nPings = check.nPings + 1;
   switch (kind) {
-    case "start": // opens a run (overwriting an open one); status and last ping untouched, even when down
-      return { check: checkWith(check, { nPings, lastStartAt: at, lastStartRid: rid }), flips: [] };
+    case "start": { // opens a run (overwriting an open one); status and last ping untouched, even when down
+      const judged = judgeStart(check); // a run still open: an overlap (a failure under alert_on_overlap)
+      const started = checkWith(check, { nPings, lastStartAt: at, lastStartRid: rid });
+      if (judged.failure === null) return judged.note === null ? { check: started, flips: [] } : { check: started, flips: [], note: judged.note };
+      return failed(started, judged.failure, at, judged);
+    }
     case "log":
     case "ign":
       return { check: checkWith(check, { nPings }), flips: [] };
@@ -26,23 +38,34 @@ export function onPing(check: Check, kind: PingKind, rid: string | null, at: Mil
       const runOpen = check.lastStartAt !== null;
       const paired = runOpen && check.lastStartRid === rid; // two missing rids pair too
       const endsRun = paired || kind === "fail" || rid === null; // another run's success leaves this one open
+      const judged = kind === "success" ? judgeSuccess(check, rid, at) : null; // min_duration, overlap, max_runs_per_period
       // a signal after hcd's own downtime: the check's deadlines count from it, no longer from the downtime
-      const next = checkWith(endDowntimeHold(check), {
+      const next = checkWith(endDowntimeHold(judged === null ? check : withPeriod(check, judged.period)), {
         nPings,
         lastPingAt: at,
         lastDurationMs: paired && check.lastStartAt !== null ? at - check.lastStartAt : null,
         lastStartAt: endsRun ? null : check.lastStartAt,
         lastStartRid: endsRun ? null : check.lastStartRid,
       });
-      if (kind === "success") return flipTo(resetFailures(next), { to: "up", at, reason: "" });
-      // failure_threshold: down only on the N-th consecutive failure signal; earlier ones leave the status
-      const failure = countFailure(next);
-      if (!failure.goesDown) return { check: failure.check, flips: [] };
-      return flipTo(failure.check, { to: "down", at, reason: "fail" });
+      if (judged !== null && judged.failure === null) {
+        const up = flipTo(resetFailures(next), { to: "up", at, reason: "" });
+        return judged.note === null ? up : { ...up, note: judged.note };
+      }
+      return failed(next, judged?.failure ?? "fail", at, judged);
     }
     default:
       return assertNever(kind);
   }
+}
+
+/**
+ * A signal that counts as a failure (a failure signal, or a run rule's `reason`): down only on the N-th
+ * consecutive one (failure_threshold); earlier ones leave the status as it was.
+ */
+function failed(check: Check, reason: FlipReason, at: Millis, judged: { note: PingNote | null; facts: RunFacts | null } | null): Step {
+  const failure = countFailure(check);
+  const step = failure.goesDown ? flipTo(failure.check, { to: "down", at, reason }) : { check: failure.check, flips: [] };
+  return judged === null ? { ...step, failure: reason } : { ...step, note: judged.note, failure: reason, facts: judged.facts };
 }
 
 /** Pauses the check at `at`: a flip to paused without notification; a no-op when already paused. */
@@ -77,6 +100,8 @@ export function onDeadline(check: Check, at: Millis, notBeforeAt: Millis = -Infi
 /** Options for applySpec: ids the shard already resolved, and the kind validateSchedule returned. */
 export type ResolvedSpec = {
   readonly channelIds?: readonly string[]; // replaces the check's channels; absent = unchanged
+  /** The escalation policy with its channels resolved: null = the project's; absent = unchanged. */
+  readonly escalation?: readonly EscalationStep[] | null;
   readonly scheduleKind?: ScheduleKind; // kind of spec.schedule; absent = guessKind(spec.schedule)
 };
 
@@ -115,6 +140,10 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
     maxDurationMs: spec.maxDurationMs === undefined ? check.maxDurationMs : spec.maxDurationMs,
     dependsOn: spec.dependsOn === undefined ? check.dependsOn : spec.dependsOn.length === 0 ? undefined : [...new Set(spec.dependsOn)].sort(),
     pushToken: spec.pushToken === undefined ? check.pushToken : spec.pushToken ?? undefined,
+    minDurationMs: spec.minDurationMs === undefined ? check.minDurationMs : spec.minDurationMs,
+    alertOnOverlap: spec.alertOnOverlap === undefined ? check.alertOnOverlap : spec.alertOnOverlap,
+    maxRunsPerPeriod: spec.maxRunsPerPeriod === undefined ? check.maxRunsPerPeriod : spec.maxRunsPerPeriod,
+    escalation: resolved.escalation === undefined ? check.escalation : resolved.escalation ?? undefined,
   });
 }
 

@@ -21,7 +21,10 @@ type CheckEvent =
   | { readonly kind: "notice"; readonly at: Millis; readonly entry: OutboxEntry }
   | { readonly kind: "sent"; readonly at: Millis; readonly sent: SentNotice };
 
-const FLIP_REASON_TEXT = { timeout: "no ping in time", fail: "failure signal", duration: "run took too long" } as const;
+const FLIP_REASON_TEXT = {
+  timeout: "no ping in time", fail: "failure signal", duration: "run took too long", too_fast: "run finished too fast",
+  overlap: "runs overlapped", too_often: "ran too often",
+} as const;
 
 /** The page of events a request asks for: `?events=<n>`, 1 when absent; anything but a whole number from 1 is a 400. */
 export function eventsPageOf(search: URLSearchParams): number {

@@ -20,13 +20,17 @@ export type Step =
   | { readonly kind: "mute"; readonly check: number; readonly forMs: Millis | null } // muted_until = now + forMs; null clears it
   | { readonly kind: "advance"; readonly ms: Millis };
 
-export type ModelFlip = readonly [at: Millis, from: ModelStatus, to: ModelStatus];
+/** A flip and its reason: "" (a success, pause or resume), "timeout", "fail", "too_fast", "overlap", "too_often". */
+export type ModelFlip = readonly [at: Millis, from: ModelStatus, to: ModelStatus, reason: string];
 type ModelStatus = "new" | "up" | "down" | "paused";
 
 type Settings = {
   timeoutMs: Millis; graceMs: Millis; cron: string | null; tz: string; methods: "" | "POST"; manualResume: boolean;
   successKw: string; failureKw: string; startKw: string; filterHttpBody: boolean; filterDefaultFail: boolean;
   failureThreshold: number;
+  minDurationMs: Millis; // 0 = off
+  alertOnOverlap: boolean;
+  maxRunsPerPeriod: number; // 0 = off
 };
 
 /** One check as the reference keeps it, plus what hcd adds: the failure count and the last recorded instant. */
@@ -38,6 +42,9 @@ export type ModelCheck = {
   lastStartAt: Millis | null;
   lastStartRid: string | null;
   failures: number; // failure signals since the last success (failure_threshold)
+  // max_runs_per_period: the current period's end and the successes counted in it (null: none counted)
+  period: { endAt: Millis; runs: number } | null;
+  notes: (string | null)[]; // each ping's note as the contract names it: "overlap", "too_fast", "too_often", or none
   lastEventAt: Millis; // the latest ping or flip recorded: nothing is stamped before it (contract)
   // hcd's own downtime its deadline fell in (contract "hcd's own downtime and clock"): not judged down
   // before the downtime's end plus its grace; ended by its next flip or success or failure signal
@@ -72,9 +79,10 @@ export class ReferenceModel {
   constructor(specs: readonly CheckSpec[]) {
     this.checks = specs.map((spec) => {
       const settings: Settings = { timeoutMs: DAY, graceMs: HOUR, cron: null, tz: "UTC", methods: "", manualResume: false,
-        successKw: "", failureKw: "", startKw: "", filterHttpBody: false, filterDefaultFail: false, failureThreshold: 1 };
+        successKw: "", failureKw: "", startKw: "", filterHttpBody: false, filterDefaultFail: false, failureThreshold: 1,
+        minDurationMs: 0, alertOnOverlap: false, maxRunsPerPeriod: 0 };
       const check: ModelCheck = { settings, status: "new", nPings: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null,
-        failures: 0, lastEventAt: T0, heldUntilDowntimeEnd: null, flips: [], mutedUntilAt: null, downHeld: false, notices: [] };
+        failures: 0, period: null, notes: [], lastEventAt: T0, heldUntilDowntimeEnd: null, flips: [], mutedUntilAt: null, downHeld: false, notices: [] };
       update(check, spec);
       return check;
     });
@@ -98,12 +106,12 @@ export class ReferenceModel {
       case "pause":
         if (check.status === "paused") return true; // a no-op, no flip
         check.lastStartAt = null; check.lastStartRid = null;
-        flip(check, "paused", this.now);
+        flip(check, "paused", this.now, "");
         return true;
       case "resume":
         if (check.status !== "paused") return false; // 409 not_paused
         check.lastPingAt = null; check.lastStartAt = null; check.lastStartRid = null;
-        flip(check, "new", this.now);
+        flip(check, "new", this.now, "");
         return true;
       case "mute":
         check.mutedUntilAt = step.forMs === null ? null : this.now + step.forMs;
@@ -150,7 +158,7 @@ export class ReferenceModel {
     const downAt = goingDownAfter(check);
     // The reference stamps the flip at going_down_after; the contract: never before anything recorded, and
     // a deadline a settings change moved into the past is stamped at the change (`notBeforeAt`).
-    if (downAt !== null && downAt <= this.now) flip(check, "down", Math.max(downAt, check.lastEventAt, notBeforeAt));
+    if (downAt !== null && downAt <= this.now) flip(check, "down", Math.max(downAt, check.lastEventAt, notBeforeAt), "timeout");
     muteEnds(check, this.now);
   }
 }
@@ -187,13 +195,13 @@ function heldUntilAt(check: ModelCheck): Millis | null {
   return check.heldUntilDowntimeEnd === null ? null : check.heldUntilDowntimeEnd + check.settings.graceMs;
 }
 
-function flip(check: ModelCheck, to: ModelStatus, at: Millis): void {
+function flip(check: ModelCheck, to: ModelStatus, at: Millis, reason: string): void {
   if (check.status === to) return;
   // a flip to down notifies, and one to up from down; while muted nothing is heard, and a silent down waits for the mute's end
   const notifies = to === "down" || (to === "up" && check.status === "down");
   if (notifies && !isMutedAt(check, at)) check.notices.push(to === "down" ? "down" : "up");
   check.downHeld = to === "down" && isMutedAt(check, at);
-  check.flips.push([at, check.status, to]);
+  check.flips.push([at, check.status, to, reason]);
   check.status = to;
   check.heldUntilDowntimeEnd = null; // any flip ends a downtime's hold
   check.lastEventAt = Math.max(check.lastEventAt, at);
@@ -220,21 +228,63 @@ function kindOf(check: ModelCheck, step: Extract<Step, { kind: "ping" }>): strin
   return check.status === "paused" && s.manualResume ? "ign" : kind;
 }
 
-/** Check.ping (fact sheet §3 table), with failure_threshold (contract): down on the N-th consecutive failure. */
+/**
+ * Check.ping (fact sheet §3 table), with failure_threshold (contract): down on the N-th consecutive failure;
+ * and the run rules (contract "Alerting, third part"): a start while a run is open is an overlap; a success
+ * is too fast when it ends its own open run (the same rid, or both none) sooner than min_duration after its
+ * start, an overlap when it names another run than the open one, too often when it is the period's
+ * (max_runs_per_period + 1)-th success or later. Too fast and too often count as a failure, an overlap only
+ * under alert_on_overlap.
+ */
 function ping(check: ModelCheck, step: Extract<Step, { kind: "ping" }>, at: Millis): void {
   const kind = kindOf(check, step);
+  const s = check.settings;
   check.nPings += 1;
   check.lastEventAt = Math.max(check.lastEventAt, at);
-  if (kind === "start") { check.lastStartAt = at; check.lastStartRid = step.rid; return; }
+  if (kind === "start") {
+    const overlap = check.lastStartAt !== null;
+    check.lastStartAt = at; check.lastStartRid = step.rid;
+    check.notes.push(overlap ? "overlap" : null);
+    if (overlap && s.alertOnOverlap) failure(check, at, "overlap");
+    return;
+  }
+  check.notes.push(null);
   if (kind !== "success" && kind !== "fail") return;
+  let rule: string | null = null;
+  if (kind === "success") {
+    const ownRun = check.lastStartAt !== null && check.lastStartRid === step.rid;
+    const otherRun = check.lastStartAt !== null && !ownRun && step.rid !== null;
+    const tooFast = s.minDurationMs > 0 && ownRun && at - (check.lastStartAt ?? at) < s.minDurationMs;
+    let tooOften = false;
+    if (s.maxRunsPerPeriod === 0) check.period = null;
+    else {
+      if (check.period !== null && at < check.period.endAt) check.period.runs += 1;
+      else check.period = { endAt: periodEnd(check, at), runs: 1 };
+      tooOften = check.period.runs > s.maxRunsPerPeriod;
+    }
+    const note = tooFast ? "too_fast" : tooOften ? "too_often" : otherRun ? "overlap" : null;
+    check.notes[check.notes.length - 1] = note;
+    rule = tooFast ? "too_fast" : tooOften ? "too_often" : otherRun && s.alertOnOverlap ? "overlap" : null;
+  }
   check.heldUntilDowntimeEnd = null; // the deadlines count from this signal again
   check.lastPingAt = at;
   if (check.lastStartAt !== null && (check.lastStartRid === step.rid || kind === "fail" || step.rid === null)) {
     check.lastStartAt = null; check.lastStartRid = null;
   }
-  if (kind === "success") { check.failures = 0; flip(check, "up", at); return; }
-  check.failures += 1; // every failure counts, whatever the threshold was when it came
-  if (check.failures >= check.settings.failureThreshold) flip(check, "down", at);
+  if (kind === "success" && rule === null) { check.failures = 0; flip(check, "up", at, ""); return; }
+  failure(check, at, rule ?? "fail");
+}
+
+/** A signal that counts as a failure: every one counts, whatever the threshold was when it came. */
+function failure(check: ModelCheck, at: Millis, reason: string): void {
+  check.failures += 1;
+  if (check.failures >= check.settings.failureThreshold) flip(check, "down", at, reason);
+}
+
+/** The end of a period of max_runs_per_period that a success at `at` starts: the schedule's next time, or timeout less grace (at least half the timeout). */
+function periodEnd(check: ModelCheck, at: Millis): Millis {
+  const { cron, tz, timeoutMs, graceMs } = check.settings;
+  return cron === null ? at + timeoutMs - Math.min(graceMs, timeoutMs / 2) : nextCronAt(cron, tz, at);
 }
 
 /** An API update: a schedule makes the check cron, a timeout (without one) makes it simple; status stays. */
@@ -253,6 +303,9 @@ function update(check: ModelCheck, spec: CheckSpec): void {
   s.filterHttpBody = spec.filterHttpBody ?? s.filterHttpBody;
   s.filterDefaultFail = spec.filterDefaultFail ?? s.filterDefaultFail;
   s.failureThreshold = spec.failureThreshold ?? s.failureThreshold;
+  s.minDurationMs = spec.minDurationMs ?? s.minDurationMs;
+  s.alertOnOverlap = spec.alertOnOverlap ?? s.alertOnOverlap;
+  s.maxRunsPerPeriod = spec.maxRunsPerPeriod ?? s.maxRunsPerPeriod;
 }
 
 // ---- histories (fast-check arbitraries) ----
@@ -271,6 +324,9 @@ export const specArb: fc.Arbitrary<CheckSpec> = fc.record({
   filterHttpBody: fc.boolean(),
   filterDefaultFail: fc.boolean(),
   failureThreshold: fc.integer({ min: 1, max: 3 }),
+  minDurationMs: fc.constantFrom(0, 30 * SECOND, 2 * MINUTE, HOUR),
+  alertOnOverlap: fc.boolean(),
+  maxRunsPerPeriod: fc.constantFrom(0, 1, 2),
 }, { requiredKeys: [] });
 
 const bodyArb = fc.constantFrom("", "all ok", "  fine ", "bad run", "go", "bad but ok", "okay go", "nothing", "Bad OK");

@@ -22,7 +22,7 @@ export const historyArb = fc.record({
 });
 
 /** What the engine recorded of each check so far, to check the invariants against, and what its channel heard. */
-type Recorded = { lastEventAt: Millis; flips: [Millis, string, string][]; pingNs: number[]; notices: string[] };
+type Recorded = { lastEventAt: Millis; flips: [Millis, string, string, string][]; pingNs: number[]; notes: (string | null)[]; notices: string[] };
 
 /** Throws (an assertion error) at the first step where the shard and the model disagree. */
 export function runOnShard(specs: readonly CheckSpec[], steps: readonly Step[]): void {
@@ -36,7 +36,7 @@ export function runOnShard(specs: readonly CheckSpec[], steps: readonly Step[]):
   });
   shard.takeChanges();
   const model = new ReferenceModel(specs);
-  const recorded: Recorded[] = uuids.map(() => ({ lastEventAt: T0, flips: [], pingNs: [], notices: [] }));
+  const recorded: Recorded[] = uuids.map(() => ({ lastEventAt: T0, flips: [], pingNs: [], notes: [], notices: [] }));
   for (const [i, step] of steps.entries()) {
     const accepted = model.apply(step);
     const at = model.now;
@@ -85,7 +85,7 @@ function record(shard: Shard, uuids: readonly string[], recorded: Recorded[], wh
     const seen = recorded[uuids.indexOf(f.checkUuid)];
     assert.ok(f.at >= seen.lastEventAt, `${where}: flip ${f.from}→${f.to} at T0+${f.at - T0} stamped before the check's last recorded event (T0+${seen.lastEventAt - T0})`);
     assert.is(f.n, seen.flips.length + 1, `${where}: flips numbered in order`);
-    seen.flips.push([f.at, f.from, f.to]);
+    seen.flips.push([f.at, f.from, f.to, f.reason]);
     seen.lastEventAt = Math.max(seen.lastEventAt, f.at);
   }
   for (const entry of changes.outbox) {
@@ -96,6 +96,7 @@ function record(shard: Shard, uuids: readonly string[], recorded: Recorded[], wh
     const seen = recorded[uuids.indexOf(p.checkUuid)];
     assert.ok(p.record.at >= seen.lastEventAt, `${where}: ping stamped before the check's last recorded event`);
     seen.pingNs.push(p.record.n);
+    seen.notes.push(p.record.note ?? null);
     seen.lastEventAt = p.record.at;
   }
 }
@@ -112,4 +113,5 @@ function compare(shard: Shard, uuid: string, model: ReferenceModel, index: numbe
   assert.equal(seen.pingNs, Array.from({ length: want.nPings }, (_, n) => n + 1), `${where}: each ping logged once, numbered by n_pings`);
   assert.is(check.lastPingAt, want.lastPingAt, `${where}: last_ping`);
   assert.is(check.lastStartAt, want.lastStartAt, `${where}: the open run`);
+  assert.equal(seen.notes, want.notes, `${where}: each ping's note (overlap, too fast, too often)`);
 }

@@ -47,7 +47,7 @@ for (const [name, given, kind, rid, want] of completions) {
 const others: [string, Check, PingKind, string | null, Partial<Check>][] = [
   ["start opens a run without touching status or last ping", check({ status: "up", lastPingAt: 0 }), "start", A,
     { lastStartAt: AT, lastStartRid: A }],
-  ["start overwrites an open run", running(A), "start", B, { lastStartAt: AT, lastStartRid: B }],
+  ["start overwrites an open run (noted as an overlap)", running(A), "start", B, { lastStartAt: AT, lastStartRid: B }],
   ["start on a down check keeps it down but opens a run", check({ status: "down", lastPingAt: 0 }), "start", null,
     { lastStartAt: AT, lastStartRid: null }],
   ["start on a paused check keeps it paused", check({ status: "paused" }), "start", null, { lastStartAt: AT }],
@@ -56,7 +56,8 @@ const others: [string, Check, PingKind, string | null, Partial<Check>][] = [
   ["ign only counts", running(A, { lastDurationMs: 3 }), "ign", null, {}],
 ];
 for (const [name, given, kind, rid, want] of others) {
-  test(name, () => assert.equal(onPing(given, kind, rid, AT), { check: { ...given, nPings: given.nPings + 1, ...want }, flips: [] }));
+  const note = kind === "start" && given.lastStartAt !== null ? { note: "overlap" } : {};
+  test(name, () => assert.equal(onPing(given, kind, rid, AT), { check: { ...given, nPings: given.nPings + 1, ...want }, flips: [], ...note }));
 }
 
 test("every ping kind counts once", () => {

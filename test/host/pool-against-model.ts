@@ -128,7 +128,7 @@ export async function runOnPool(specs: readonly CheckSpec[], steps: readonly Res
       const now = model.now;
       for (const [index, read] of (await reads(driver, projectId, uuids)).entries()) {
         const want = model.checks[index], { check } = read, at = `${where}, check ${index}`;
-        const flips = [...read.flips].reverse().map((f) => [f.at, f.from, f.to]);
+        const flips = [...read.flips].reverse().map((f) => [f.at, f.from, f.to, f.reason]);
         assert.equal(flips, want.flips, `${at}: flips`);
         assert.ok(flips.every((f, k) => k === 0 || f[0] >= flips[k - 1][0]), `${at}: flips in time order`);
         assert.is(check.status, want.status, `${at}: stored status`);
@@ -137,6 +137,7 @@ export async function runOnPool(specs: readonly CheckSpec[], steps: readonly Res
         assert.equal(read.pings.map((p) => p.n), Array.from({ length: want.nPings }, (_, n) => n + 1), `${at}: each acknowledged ping logged once`);
         assert.is(check.lastPingAt, want.lastPingAt, `${at}: last_ping`);
         assert.is(check.lastStartAt, want.lastStartAt, `${at}: the open run`);
+        assert.equal(read.pings.map((p) => p.note ?? null), want.notes, `${at}: each ping's note (overlap, too fast, too often), kept across restarts`);
       }
     }
     await driver.request({ op: "close" });

@@ -34,7 +34,7 @@ const ENTRIES: [table: string, key: Key, hex: string][] = [
       302d383030302d303030303030303030303031a76e696768746c79a76e696768746c79a770726f64206462a0a673696d
       706c65ce05265c00ce0036ee80a92a202a202a202a202aa3555443c2a0a0a0a0c2c2c2c291d92430613062306330642d
       306530662d346131622d386332642d336534663561366237633864cb4279b76daa800000a275700101cb4279b76db926
-      0000c0c0c0d40000d40000d40000d40000d40000d40000d40000
+      0000c0c0c0d40000d40000d40000d40000d40000d40000d40000d40000d40000d40000d40000
     `],
   ["pings", ["c0ffee00-1234-4567-89ab-cdef01234567",1], `
       924001cb4279b76db9260000a773756363657373a56874747073a93139322e302e322e37a4504f5354aa6375726c2f38
@@ -75,14 +75,15 @@ const SHARED: Record<string, string> = {
     61646472657373
   `,
   checks: `
-    91dc0025a475756964a970726f6a6563744964a862616467654b6579a46e616d65a4736c7567a474616773a464657363
+    91dc0029a475756964a970726f6a6563744964a862616467654b6579a46e616d65a4736c7567a474616773a464657363
     a46b696e64a974696d656f75744d73a767726163654d73a87363686564756c65a2747aac6d616e75616c526573756d65
     a76d6574686f6473a773746172744b77a9737563636573734b77a96661696c7572654b77ad66696c7465725375626a65
     6374aa66696c746572426f6479ae66696c74657248747470426f6479b166696c74657244656661756c744661696ca863
     68616e6e656c73a9637265617465644174a6737461747573a66e50696e6773a66e466c697073aa6c61737450696e6741
     74ab6c61737453746172744174ac6c6173745374617274526964ae6c6173744475726174696f6e4d73b06661696c7572
     655468726573686f6c64b272656d696e646572496e74657276616c4d73ac6d75746564556e74696c4174ad6d61784475
-    726174696f6e4d73a9646570656e64734f6ea5616c657274a970757368546f6b656e
+    726174696f6e4d73a9646570656e64734f6ead6d696e4475726174696f6e4d73ae616c6572744f6e4f7665726c6170b0
+    6d617852756e73506572506572696f64aa657363616c6174696f6ea5616c657274a970757368546f6b656e
   `,
   pings: `
     919aa16ea26174a46b696e64a6736368656d65aa72656d6f746541646472a66d6574686f64a27561a3726964aa657869
@@ -168,7 +169,51 @@ test("a store holding these bytes reads back the fixed values", async () => {
   }
 });
 
-test("a check stored before push tokens reads back with none", async () => {
+test("a check stored before the run rules and escalation reads back with them unset", async () => {
+  // the check's value and the checks table's shared structures as the build before the run rules wrote them
+  const entry = `
+      40d92463306666656530302d313233342d343536372d383961622d636465663031323334353637d92430663165326433
+      632d346235612d343937382d383639352d613462336332643165306639d92462346436653030302d303030302d343030
+      302d383030302d303030303030303030303031a76e696768746c79a76e696768746c79a770726f64206462a0a673696d
+      706c65ce05265c00ce0036ee80a92a202a202a202a202aa3555443c2a0a0a0a0c2c2c2c291d92430613062306330642d
+      306530662d346131622d386332642d336534663561366237633864cb4279b76daa800000a275700101cb4279b76db926
+      0000c0c0c0d40000d40000d40000d40000d40000d40000d40000
+    `;
+  const shared = `
+    91dc0025a475756964a970726f6a6563744964a862616467654b6579a46e616d65a4736c7567a474616773a464657363
+    a46b696e64a974696d656f75744d73a767726163654d73a87363686564756c65a2747aac6d616e75616c526573756d65
+    a76d6574686f6473a773746172744b77a9737563636573734b77a96661696c7572654b77ad66696c7465725375626a65
+    6374aa66696c746572426f6479ae66696c74657248747470426f6479b166696c74657244656661756c744661696ca863
+    68616e6e656c73a9637265617465644174a6737461747573a66e50696e6773a66e466c697073aa6c61737450696e6741
+    74ab6c61737453746172744174ac6c6173745374617274526964ae6c6173744475726174696f6e4d73b06661696c7572
+    655468726573686f6c64b272656d696e646572496e74657276616c4d73ac6d75746564556e74696c4174ad6d61784475
+    726174696f6e4d73a9646570656e64734f6ea5616c657274a970757368546f6b656e
+  `;
+  const dir = tempDir();
+  try {
+    const env = open(dir.path, { maxDbs: 16 });
+    const projects = env.openDB<Uint8Array, Key>("projects", { encoding: "binary" });
+    await projects.put(STRUCTURES, fromHex(SHARED.projects));
+    const [, projectKey, projectHex] = ENTRIES[0];
+    await projects.put(projectKey, fromHex(projectHex));
+    const checks = env.openDB<Uint8Array, Key>("checks", { encoding: "binary" });
+    await checks.put(STRUCTURES, fromHex(shared));
+    await checks.put([PROJECT_ID, CHECK_UUID], fromHex(entry));
+    await env.openDB<Uint8Array, Key>("meta", { encoding: "binary" }).put("schema", fromHex("02"));
+    await env.close();
+    const store = await openStore(dir.path, { durability: "flush" });
+    try {
+      const { minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
+      assert.equal(store.loadChecks(PROJECT_ID), [before]);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    dir.remove();
+  }
+});
+
+test("a check stored before push tokens and the run rules reads back with neither", async () => {
   // the check's value and the checks table's shared structures as the build before push tokens wrote them
   const entry = `
       40d92463306666656530302d313233342d343536372d383961622d636465663031323334353637d92430663165326433
@@ -202,7 +247,7 @@ test("a check stored before push tokens reads back with none", async () => {
     await env.close();
     const store = await openStore(dir.path, { durability: "flush" });
     try {
-      const { pushToken: _p, ...before } = CHECK;
+      const { pushToken: _p, minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
       assert.equal(store.loadChecks(PROJECT_ID), [before]);
     } finally {
       await store.close();
@@ -245,7 +290,7 @@ test("a check stored before max_duration and depends_on reads back with them uns
     await env.close();
     const store = await openStore(dir.path, { durability: "flush" });
     try {
-      const { maxDurationMs: _m, dependsOn: _d, pushToken: _p, ...before } = CHECK;
+      const { maxDurationMs: _m, dependsOn: _d, pushToken: _p, minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
       assert.equal(store.loadChecks(PROJECT_ID), [before]);
     } finally {
       await store.close();
