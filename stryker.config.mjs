@@ -16,11 +16,13 @@ const MODEL = "test/engine/status-model";
 // the Shard's tests (the slow replay last)
 const SHARD = ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries",
   "test/engine/downtime", "test/engine/maintenance", "test/engine/depends-on", "test/engine/acknowledge", "test/engine/max-duration", "test/engine/update-channel",
-  "test/engine/failure-streak", "test/engine/check-directory", "test/engine/ping-targets", "test/engine/ping-records", "test/engine/taken-changes", "test/engine/queued-notifications", "test/engine/shard-commands", "test/engine/shard-deadlines", "test/replay"];
+  "test/engine/failure-streak", "test/engine/check-directory", "test/engine/ping-targets", "test/engine/ping-records", "test/engine/taken-changes", "test/engine/queued-notifications", "test/engine/shard-commands", "test/engine/shard-deadlines", "test/engine/run-rules", "test/engine/escalation", "test/engine/every-failure", "test/replay"];
 const testsOf = {
   "engine/alerting.ts": ["test/engine/alerting", "test/engine/alerting-rules", "test/engine/transition", "test/engine/outbox-entries", "test/engine/notifications",
     "test/engine/downtime", "test/engine/acknowledge", "test/engine/depends-on", "test/engine/failure-streak", "test/engine/max-duration",
-    "test/persistence/alerting-records", "test/persistence/notice-records"],
+    "test/persistence/alerting-records", "test/persistence/notice-records", "test/engine/run-rules", "test/engine/escalation", "test/engine/every-failure"],
+  "engine/escalation.ts": ["test/engine/escalation", "test/engine/every-failure"],
+  "engine/runs.ts": ["test/engine/run-rules", "test/engine/transition"],
   "engine/changes.ts": ["test/engine/changes", "test/engine/shard", "test/engine/outbox-entries", "test/engine/remove-channel"],
   "engine/classify.ts": ["test/engine/classify"],
   "engine/commands.ts": [],
@@ -41,7 +43,7 @@ const testsOf = {
   "engine/shard.ts": SHARD,
   "engine/simulate.ts": ["test/engine/simulate"],
   "engine/status.ts": ["test/engine/status", "test/engine/transition", "test/engine/downtime", "test/engine/max-duration"],
-  "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting", "test/engine/downtime", "test/engine/failure-streak"],
+  "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting", "test/engine/downtime", "test/engine/failure-streak", "test/engine/run-rules"],
   "engine/wheel.ts": ["test/engine/wheel", "test/engine/shard"],
   "engine/zones.ts": ["test/engine/zones", "test/engine/schedule"],
   "host/intake-ledger.ts": ["test/host/intake-ledger", "test/persistence/intake"],

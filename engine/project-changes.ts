@@ -1,7 +1,7 @@
 // Changes to a project record alone, which touch none of its checks' states: a new name, a key created or
 // revoked, a status page added, edited or removed. One pure function applies each, so the shard, replays and the
 // cluster's replicas agree on the result.
-import type { Millis, Project, StatusPage } from "./model.ts";
+import type { EscalationSpecStep, Millis, Project, StatusPage } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 
@@ -21,6 +21,8 @@ export type ProjectChange =
   | { readonly kind: "removeStatusPage"; readonly slug: string }
   /** A new title and list of checks for the page of `page.slug`; its slug and creation time stay. */
   | { readonly kind: "updateStatusPage"; readonly page: StatusPage }
+  /** The escalation policy of the project's checks without their own (channels by id or name; [] = none): the shard resolves it. */
+  | { readonly kind: "setEscalation"; readonly steps: readonly EscalationSpecStep[] }
   /** The last step of deleting a project (its checks and channels removed first): every key and page goes. */
   | { readonly kind: "delete"; readonly at: Millis };
 
@@ -57,8 +59,9 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       if (left.length === pages.length) return fail({ code: "not_found", what: "status page" });
       return ok({ ...project, statusPages: left.length === 0 ? undefined : left });
     }
+    case "setEscalation": return invalid("escalation", "is set by the shard, which knows the project's channels");
     case "delete": {
-      const { statusPages: _pages, maintenance: _windows, hashedApiKeys: _hashed, ...kept } = project;
+      const { statusPages: _pages, maintenance: _windows, hashedApiKeys: _hashed, escalation: _policy, ...kept } = project;
       return ok({ ...kept, apiKey: "", apiKeyReadonly: "", pingKey: "", deletedAt: change.at });
     }
   }

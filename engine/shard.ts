@@ -4,7 +4,7 @@
 import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
 import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
 import { classify, classifyEmail } from "./classify.ts";
-import type { Channel, Check, CheckSpec, Downtime, EscalationStep, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
+import type { Channel, Check, CheckSpec, Downtime, EscalationSpecStep, EscalationStep, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
 import { assertNever, checkWith, freshCheck, LIMITS, outboxEntryId } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
@@ -207,7 +207,19 @@ export class Shard {
     if (removed === undefined) return fail({ code: "not_found", what: "channel" });
     for (const uuid of this.#state.checkUuids(projectId)) {
       const check = this.#state.check(uuid);
-      if (check !== undefined && check.channels.includes(channelId)) this.#store(checkWith(check, { channels: check.channels.filter((id) => id !== channelId) }));
+      if (check === undefined) continue;
+      const escalation = check.escalation === undefined ? undefined : withoutChannel(check.escalation, channelId);
+      if (check.channels.includes(channelId) || escalation !== check.escalation) {
+        this.#store(checkWith(check, { channels: check.channels.filter((id) => id !== channelId), escalation }));
+      }
+    }
+    const project = this.#state.project(projectId);
+    const policy = project?.escalation === undefined ? undefined : withoutChannel(project.escalation, channelId);
+    if (project !== undefined && policy !== project.escalation) {
+      const { escalation: _before, ...rest } = project;
+      const changed = policy === undefined || policy.length === 0 ? rest : { ...rest, escalation: policy };
+      this.#state.putProject(changed);
+      this.#changes.projects.push(changed);
     }
     this.#changes.deletedChannels.push({ projectId, id: channelId });
     return ok(removed);
@@ -363,12 +375,12 @@ export class Shard {
   changeProject(projectId: string, change: ProjectChange, at: Millis): Outcome<Project> {
     const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
+    if (change.kind === "setEscalation") return this.#setEscalation(project, change.steps, at);
     const changed = applyProjectChange(project, change, (uuid) => this.#state.check(uuid)?.projectId === projectId);
     if (!changed.ok) return changed;
     this.#state.putProject(changed.value);
     this.#changes.projects.push(changed.value);
     if (changed.value.maintenance !== project.maintenance) this.#armMaintenance(changed.value, at); // a deleted project's windows go
-    if (changed.value.escalation !== project.escalation) this.#replanEscalations(projectId, at);
     return changed;
   }
 
@@ -408,23 +420,25 @@ export class Shard {
     return changed;
   }
 
+  /**
+   * Sets the project's escalation policy (its channels resolved as a check's): the down checks that follow
+   * it plan their next step again from `at`.
+   */
+  #setEscalation(project: Project, steps: readonly EscalationSpecStep[], at: Millis): Outcome<Project> {
+    if (project.deletedAt !== undefined) return fail({ code: "not_found", what: "project" });
+    const resolved = this.#state.resolveEscalation(project.id, steps);
+    if (!resolved.ok) return resolved;
+    const { escalation: _before, ...rest } = project;
+    const policy = resolved.value ?? [];
+    return ok(this.#changeProject(policy.length === 0 ? rest : { ...rest, escalation: policy }, at));
+  }
+
   /** Plans a down check's notices (and its next escalation step) again at `at` under the mutes in effect then. */
   #replan(check: Check, at: Millis): void {
     const planned = replanNotices(check, check, at, this.#muteOf(check, at));
     const escalating = planEscalation(planned.check, this.#policyOf(planned.check), at);
     if (escalating !== check) this.#store(escalating);
     if (planned.notice !== null) this.#queueNotice(escalating, planned.notice);
-  }
-
-  /** The project's escalation policy changed at `at`: its down checks that follow it plan their next step again. */
-  #replanEscalations(projectId: string, at: Millis): void {
-    for (const uuid of this.#state.checkUuids(projectId)) {
-      const found = this.#state.check(uuid);
-      if (found === undefined || found.escalation !== undefined) continue;
-      const check = this.#catchUp(found, at);
-      const planned = planEscalation(check, this.#policyOf(check), at);
-      if (planned !== check) this.#store(planned);
-    }
   }
 
   /** The escalation policy in effect for the check: its own, else its project's. */
@@ -620,12 +634,12 @@ export class Shard {
     this.#changes.checks.push(due.check);
     this.#stateSteps++; // only the alerting state changed: the store may log just the state fields,
     this.#noticeSteps++; // or just the alerting state when every change since the last take is a notice's
+    if (due.notice !== null) this.#queueNotice(due.check, due.notice);
     for (const step of escalated.reached) {
       const flip: Flip = { checkUuid: check.uuid, n: due.check.nFlips, at, from: "down", to: "down", reason: "", notify: true };
       this.#queueNotifications(due.check, flip, null, null,
         { channels: step.channels, notice: `e${step.level}`, downSinceAt: due.check.alert?.downSinceAt ?? null, facts: { escalation: step.level } });
     }
-    if (due.notice !== null) this.#queueNotice(due.check, due.notice);
     return due.check;
   }
 
@@ -815,6 +829,12 @@ function downFacts(step: Step, flip: Flip): Extra | null {
   if (flip.reason === "duration" && check.lastStartAt !== null) facts.runStartedAt = check.lastStartAt;
   if (step.facts != null) facts.run = step.facts;
   return facts.downtime === undefined && facts.runStartedAt === undefined && facts.run === undefined ? null : { facts };
+}
+
+/** Returns the policy without channel `id` (a step left with none is dropped), or the same policy when it never names it. */
+function withoutChannel(policy: readonly EscalationStep[], id: string): readonly EscalationStep[] {
+  if (!policy.some((step) => step.channels.includes(id))) return policy;
+  return policy.map((step) => ({ afterMs: step.afterMs, channels: step.channels.filter((c) => c !== id) })).filter((step) => step.channels.length > 0);
 }
 
 /** Returns the part of a ping body the log keeps: the first `limitBytes` bytes (a copy when cut), or null for none. */
