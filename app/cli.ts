@@ -78,7 +78,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "channel list": ["project"],
   "outbox": [],
   "prune": ["before"],
-  "simulate": ["check", "timeout", "grace", "schedule", "tz", "failure-threshold", "since", "key"],
+  "simulate": ["check", "timeout", "grace", "schedule", "tz", "failure-threshold", "max-duration", "min-duration", "max-runs-per-period", "alert-on-overlap", "since", "key"],
   "replay": [],
   "backup": ["out"],
   "restore": ["in", "data-dir"],

@@ -26,12 +26,16 @@ export function presentEvent(event: ReplayEvent): Record<string, unknown> {
       return { at: new Date(at).toISOString(), check: event.check, flip: { from, to, reason } };
     }
     case "notification": {
-      const { flip, channel, reminder } = event.entry;
-      // a reminder says which; a flip's notification (and a held down notification) does not
-      const notification = reminder === undefined ? { channel: channel.name, kind: channel.kind, status: flip.to }
-        : { channel: channel.name, kind: channel.kind, status: flip.to, reminder };
+      const { flip, channel, reminder, escalation, failedAgain } = event.entry;
+      // a reminder, an escalation step or a failure while down says which; a flip's notification (and a held down notification) does not
+      const notification: Record<string, unknown> = { channel: channel.name, kind: channel.kind, status: flip.to };
+      if (reminder !== undefined) notification.reminder = reminder;
+      if (escalation !== undefined) notification.escalation = escalation;
+      if (failedAgain !== undefined) notification.failure = flip.reason;
       return { at: new Date(flip.at).toISOString(), check: event.check, notification };
     }
+    case "note":
+      return { at: new Date(event.ping.at).toISOString(), check: event.check, ping: { kind: event.ping.kind, note: event.ping.note } };
     case "refused":
       return { at: new Date(event.command.at).toISOString(), command: event.index, refused: reasonOf(event.failure) };
   }

@@ -10,7 +10,7 @@ import type { JsonObject } from "../http/body.ts";
 import { channelInputOf, maintenanceInputOf, projectInputOf } from "../http/admin-input.ts";
 import { serviceKindsOf } from "../notify/kinds/service.ts";
 import { DEFAULT_SERVICE_SETTINGS } from "../notify/kinds/settings.ts";
-import { checkRequestOf } from "../http/input.ts";
+import { checkRequestOf, escalationOf } from "../http/input.ts";
 import { isUuid } from "../engine/ids.ts";
 
 /** A scenario as JSON: what `hcd replay FILE` reads and bench/scenarios.ts writes. */
@@ -29,6 +29,7 @@ export type ScenarioFileCommand = { readonly at: number } & (
       readonly email?: { readonly subject: string; readonly text: string } }
   | { readonly do: "pause" | "resume" | "acknowledge"; readonly check: string }
   | { readonly do: "maintenance"; readonly name?: string; readonly schedule: string; readonly tz?: string; readonly duration: number }
+  | { readonly do: "escalation"; readonly steps: unknown }
   | { readonly do: "advance" }
 );
 
@@ -62,10 +63,10 @@ export function scenarioOf(value: unknown): Outcome<ReplayScenario> {
 }
 
 function commandOf(item: JsonObject, at: Millis): Outcome<ReplayCommand> {
-  const DOS = ["channel", "create", "update", "ping", "pause", "resume", "acknowledge", "maintenance", "advance"];
+  const DOS = ["channel", "create", "update", "ping", "pause", "resume", "acknowledge", "maintenance", "escalation", "advance"];
   if (!DOS.includes(item.do as string)) return invalid("do", `must be one of ${DOS.join(", ")}`);
   const label = item.check;
-  const needsCheck = item.do !== "channel" && item.do !== "advance" && item.do !== "maintenance";
+  const needsCheck = item.do !== "channel" && item.do !== "advance" && item.do !== "maintenance" && item.do !== "escalation";
   if (needsCheck && (typeof label !== "string" || label === "")) return invalid("check", "must name a check (any label)");
   const check = label as string;
   switch (item.do) {
@@ -93,6 +94,10 @@ function commandOf(item: JsonObject, at: Millis): Outcome<ReplayCommand> {
     case "maintenance": {
       const window = maintenanceInputOf(item);
       return window.ok ? ok({ at, command: "maintenance", window: window.value }) : window;
+    }
+    case "escalation": {
+      const steps = escalationOf(item.steps ?? null);
+      return steps.ok ? ok({ at, command: "escalation", steps: steps.value ?? [] }) : steps;
     }
     default:
       return invalid("do", `must be one of ${DOS.join(", ")}`);

@@ -2,20 +2,22 @@
 // Pure and deterministic: ids come from a counter, every command carries its instant, and before each
 // command every deadline due by its instant fires at its own due time, as a running server's clock would.
 import type { OutboxEntry } from "./changes.ts";
-import type { ChannelKind, ChannelValue, CheckSpec, Flip, MaintenanceWindow, Millis, PingSignal, Project } from "./model.ts";
+import type { ChannelKind, ChannelValue, CheckSpec, EscalationSpecStep, Flip, MaintenanceWindow, Millis, PingRecord, PingSignal, Project } from "./model.ts";
 import type { Failure } from "./outcome.ts";
 import { Shard } from "./shard.ts";
 import type { ShardSnapshot } from "./shard-state.ts";
 
 /** A check is named by the scenario's own label; its uuid is assigned when it is created. */
 export type ReplayCommand = { readonly at: Millis } & (
-  | { readonly command: "channel"; readonly channel: { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue } }
+  | { readonly command: "channel"; readonly channel: { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly everyFailure?: boolean } }
   | { readonly command: "create"; readonly check: string; readonly spec: CheckSpec }
   | { readonly command: "update"; readonly check: string; readonly spec: CheckSpec }
   | { readonly command: "ping"; readonly check: string; readonly ping: ReplayPing }
   | { readonly command: "pause" | "resume" | "acknowledge"; readonly check: string }
   /** A recurring maintenance window of the scenario's project (CONTRACT "Alerting, second part"). */
   | { readonly command: "maintenance"; readonly window: Omit<MaintenanceWindow, "id" | "createdAt"> }
+  /** The escalation policy of the scenario's project (CONTRACT "Alerting, third part"). */
+  | { readonly command: "escalation"; readonly steps: readonly EscalationSpecStep[] }
   | { readonly command: "advance" }
 );
 
@@ -37,6 +39,8 @@ export type ReplayScenario = {
 /** What a replay reports, in the order it happened. */
 export type ReplayEvent =
   | { readonly event: "flip"; readonly check: string; readonly flip: Flip }
+  /** A ping the run rules noted (an overlap, a run too fast or too often). */
+  | { readonly event: "note"; readonly check: string; readonly ping: PingRecord }
   | { readonly event: "notification"; readonly check: string; readonly entry: OutboxEntry }
   | { readonly event: "refused"; readonly index: number; readonly command: ReplayCommand; readonly failure: Failure };
 
@@ -72,6 +76,10 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
       notifications.set(key, [...(notifications.get(key) ?? []), entry]);
     }
     const events: ReplayEvent[] = [];
+    // a noted ping first: at its instant it comes before the flip it causes
+    for (const write of changes.pings) {
+      if (write.record.note !== undefined) events.push({ event: "note", check: labels.get(write.checkUuid) ?? write.checkUuid, ping: write.record });
+    }
     for (const flip of changes.flips) {
       const check = labels.get(flip.checkUuid) ?? flip.checkUuid;
       events.push({ event: "flip", check, flip });
@@ -81,7 +89,8 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
     for (const entry of changes.outbox) {
       if (isNotice(entry)) events.push({ event: "notification", check: labels.get(entry.flip.checkUuid) ?? entry.flip.checkUuid, entry });
     }
-    const atOf = (event: ReplayEvent) => (event.event === "flip" ? event.flip.at : event.event === "notification" ? event.entry.flip.at : 0);
+    const atOf = (event: ReplayEvent) => (event.event === "flip" ? event.flip.at : event.event === "notification" ? event.entry.flip.at
+      : event.event === "note" ? event.ping.at : 0);
     events.sort((a, b) => atOf(a) - atOf(b)); // stable: a flip's notifications stay after it
     for (const event of events) emit(event);
   };
@@ -142,6 +151,11 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
       case "maintenance":
         shard.apply({ kind: "addMaintenance", projectId, window: { id: newId(), ...command.window, createdAt: command.at }, at: command.at });
         break;
+      case "escalation": {
+        const set = shard.apply({ kind: "changeProject", projectId, change: { kind: "setEscalation", steps: command.steps }, at: command.at });
+        if (!set.ok) refuse(set.failure);
+        break;
+      }
       case "advance":
         break; // the clock moved to `at` above
     }

@@ -1,9 +1,10 @@
 // What-if replay of one check's history: its logged pings run through a fresh in-memory Shard on a
-// virtual clock with candidate settings (timeout, grace, schedule + tz, failure threshold, max duration),
+// virtual clock with candidate settings (timeout, grace, schedule + tz, failure threshold, the run rules,
+// an escalation policy),
 // under the project's recurring maintenance windows, which decide which notifications would have gone out.
 // Pure: it reads no clock and touches nothing the live check owns; the caller passes the log and the instants.
 import type { OutboxEntry } from "./changes.ts";
-import type { Channel, Check, CheckSpec, Flip, Millis, PingKind, PingSignal, Project } from "./model.ts";
+import type { Channel, Check, CheckSpec, EscalationStep, Flip, Millis, PingKind, PingSignal, Project } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { ok } from "./outcome.ts";
 import { Shard } from "./shard.ts";
@@ -29,6 +30,11 @@ export type SimulationSettings = {
   readonly tz?: string;
   readonly failureThreshold?: number;
   readonly maxDurationMs?: Millis; // 0 = off
+  readonly minDurationMs?: Millis; // 0 = off
+  readonly alertOnOverlap?: boolean;
+  readonly maxRunsPerPeriod?: number; // 0 = off
+  /** When each escalation step comes ([] = none, null = the project's); its integrations are the counted one. */
+  readonly escalation?: readonly { readonly afterMs: Millis }[] | null;
 };
 
 export type SimulatedFlip = { readonly at: Millis; readonly up: 0 | 1 };
@@ -36,9 +42,12 @@ export type SimulatedFlip = { readonly at: Millis; readonly up: 0 | 1 };
 /**
  * The notifications the simulated check would have sent to an integration: down ones (at the change, or
  * at the end of the maintenance window that held them while the check was still down), up ones, reminders
- * (the check's reminder interval), and the down changes whose notification a window held at that instant.
+ * (the check's reminder interval), the down changes whose notification a window held at that instant, and
+ * the escalation steps reached.
  */
-export type SimulatedNotifications = { readonly down: number; readonly up: number; readonly reminders: number; readonly held: number };
+export type SimulatedNotifications = {
+  readonly down: number; readonly up: number; readonly reminders: number; readonly held: number; readonly escalations: number;
+};
 
 export type Simulation = {
   readonly flips: SimulatedFlip[]; // oldest first
@@ -75,9 +84,9 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
   const shard = new Shard({ newId: () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, "0")}`, now: sinceAt });
   // a copy of the project with its recurring windows but not its one-off mute (an instant set at some
   // time, not a rule of the past), and one channel of its own: what would be queued to it is counted
-  const { mutedUntilAt: _mute, ...rules } = project;
+  const { mutedUntilAt: _mute, escalation: policy, ...rules } = project;
   const counted: Channel = { id: COUNTED_CHANNEL, projectId: project.id, name: "", kind: "email", value: { kind: "email", address: "" }, createdAt: sinceAt };
-  shard.load({ ...rules, checkLimit: 1 }, [counted], []);
+  shard.load(policy === undefined ? { ...rules, checkLimit: 1 } : { ...rules, checkLimit: 1, escalation: countedPolicy(policy) }, [counted], []);
   const spec: CheckSpec = { ...simulatedSpec(input.check, input.settings), reminderIntervalMs: input.check.reminderIntervalMs ?? 0, channels: { refs: [COUNTED_CHANNEL] } };
   const created = shard.apply({ kind: "createCheck", projectId: project.id, spec, unique: [], at: sinceAt });
   if (!created.ok) return created;
@@ -86,7 +95,7 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
   const entries: (LoggedPing | LoggedPause)[] = [...input.pauses.filter(inWindow), ...input.pings.filter(inWindow)];
   entries.sort((a, b) => a.at - b.at); // stable: at the same instant a pause or resume goes first
   const flips: { at: Millis; to: string }[] = [];
-  const sent = { down: 0, up: 0, reminders: 0, atChange: 0 };
+  const sent = { down: 0, up: 0, reminders: 0, atChange: 0, escalations: 0 };
   let downsToNotify = 0; // down changes whose notification goes out unless a window holds it
   for (const entry of entries) {
     if ("paused" in entry) {
@@ -104,7 +113,7 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
   }
   shard.apply({ kind: "advance", at: untilAt });
   take(shard.takeChanges());
-  const notifications = { down: sent.down, up: sent.up, reminders: sent.reminders, held: Math.max(0, downsToNotify - sent.atChange) };
+  const notifications = { down: sent.down, up: sent.up, reminders: sent.reminders, held: Math.max(0, downsToNotify - sent.atChange), escalations: sent.escalations };
   return ok({ ...summarize(flips, untilAt), notifications });
 
   function take(changes: { readonly flips: readonly Flip[]; readonly outbox: readonly OutboxEntry[] }): void {
@@ -117,8 +126,9 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
 }
 
 /** Counts one queued notification: a reminder, an up, or a down one (at its change, or held and sent later). */
-function countNotification(sent: { down: number; up: number; reminders: number; atChange: number }, entry: OutboxEntry): void {
-  if (entry.reminder !== undefined) sent.reminders++;
+function countNotification(sent: { down: number; up: number; reminders: number; atChange: number; escalations: number }, entry: OutboxEntry): void {
+  if (entry.escalation !== undefined) sent.escalations++;
+  else if (entry.reminder !== undefined) sent.reminders++;
   else if (entry.flip.to === "up") sent.up++;
   else if (entry.flip.to === "down") {
     sent.down++;
@@ -160,6 +170,16 @@ export function simulatedSpec(check: Check, settings: SimulationSettings): Check
     filterDefaultFail: check.filterDefaultFail,
     failureThreshold: settings.failureThreshold ?? check.failureThreshold ?? 1,
     maxDurationMs: settings.maxDurationMs ?? check.maxDurationMs ?? 0,
+    minDurationMs: settings.minDurationMs ?? check.minDurationMs ?? 0,
+    alertOnOverlap: settings.alertOnOverlap ?? check.alertOnOverlap ?? false,
+    maxRunsPerPeriod: settings.maxRunsPerPeriod ?? check.maxRunsPerPeriod ?? 0,
   };
-  return spec;
+  // the steps notify the counted integration (the check's own ones are the live project's)
+  const steps = settings.escalation !== undefined ? settings.escalation : check.escalation ?? null;
+  return steps === null ? spec : { ...spec, escalation: steps.map((step) => ({ afterMs: step.afterMs, channels: { refs: [COUNTED_CHANNEL] } })) };
+}
+
+/** A policy whose steps notify the counted integration instead of the live project's. */
+function countedPolicy(policy: readonly EscalationStep[]): EscalationStep[] {
+  return policy.map((step) => ({ afterMs: step.afterMs, channels: [COUNTED_CHANNEL] }));
 }

@@ -9,7 +9,7 @@ export type { AuditPage, StoredAuditEvent };
 
 /** Every action the audit log names (docs/dashboard-and-teams.md, "Audit log", lists them): "<object>.<what happened>". */
 export const AUDIT_ACTIONS = [
-  "project.created", "project.renamed", "project.limits_changed", "project.muted", "project.unmuted", "project.deleted",
+  "project.created", "project.renamed", "project.limits_changed", "project.muted", "project.unmuted", "project.deleted", "project.escalation_set",
   "check.created", "check.updated", "check.paused", "check.resumed", "check.deleted", "check.acknowledged", "check.imported",
   "channel.added", "channel.updated", "channel.removed",
   "maintenance.added", "maintenance.updated", "maintenance.removed",

@@ -1,6 +1,6 @@
 // The check's API JSON shape (reference Check.to_dict, research/healthchecks-api.md §7): one home for the
 // API's answers, the host's cache of presented checks and the webhook's $JSON.
-import type { Check, Millis, Status } from "../engine/model.ts";
+import type { Check, EscalationStep, Millis, Status } from "../engine/model.ts";
 import { SECOND } from "../engine/model.ts";
 import { isoSeconds } from "../lib/iso-dates.ts";
 import { nextPingAt, statusAt } from "../engine/status.ts";
@@ -61,6 +61,13 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
     // a read-only key sees the checks it names by their unique_key: a uuid is a ping capability
     depends_on: (check.dependsOn ?? []).map((uuid) => (view.readonly ? uniqueKeyOf(uuid) : uuid)).join(","),
     held_by: heldByOf(check, view),
+    // CONTRACT "Alerting, third part"
+    min_duration: Math.floor((check.minDurationMs ?? 0) / SECOND),
+    alert_on_overlap: check.alertOnOverlap ?? false,
+    max_runs_per_period: check.maxRunsPerPeriod ?? 0,
+    // a read-only key sees when each step comes, not which integrations it notifies (as it sees no channels)
+    escalation: check.escalation === undefined ? null : escalationJson(check.escalation, view.readonly),
+    escalated: check.alert?.escalated ?? 0,
   };
   if (check.lastDurationMs !== null && check.lastDurationMs > 0) result.last_duration = Math.floor(check.lastDurationMs / SECOND);
   if (view.readonly) {
@@ -89,6 +96,12 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
   return result;
 }
 
+
+/** Each step's `after` in seconds and, unless `readonly`, its integrations' ids (a read-only key sees no channels). */
+export function escalationJson(policy: readonly EscalationStep[], readonly: boolean): Record<string, unknown>[] {
+  return policy.map((step) => (readonly ? { after: Math.floor(step.afterMs / SECOND) }
+    : { after: Math.floor(step.afterMs / SECOND), channels: [...step.channels].sort().join(",") }));
+}
 
 function heldByOf(check: Check, view: CheckView): string | null {
   const uuid = check.alert?.heldBy;

@@ -15,6 +15,7 @@ import { adminStatusPageRoutes } from "./routes/admin-status-pages.ts";
 import { adminCheckRoutes } from "./routes/admin-checks.ts";
 import { adminProjectSettingsRoutes } from "./routes/admin-project-settings.ts";
 import { adminImportRoutes } from "./routes/admin-import.ts";
+import { adminEscalationRoutes } from "./routes/admin-escalation.ts";
 import { statusPageRoutes } from "./status/public-routes.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { badgeRoutes } from "./routes/badges.ts";
@@ -59,6 +60,7 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   adminCheckRoutes(app, deps, { report });
   adminProjectSettingsRoutes(app, deps, { report });
   adminImportRoutes(app, deps, { report });
+  adminEscalationRoutes(app, deps, { report });
   statusPageRoutes(app, deps, { report }); // public: /status/<slug>
   auditRoutes(app, deps, { report });
   pingRoutes(app, deps);

@@ -1,7 +1,7 @@
 // Request bodies and queries → engine commands (seconds → ms). Every 400 of the API is decided here,
 // for the whole request, before any command runs: bad input never changes state.
 // Reference: research/healthchecks-api.md §3 (bodies), §4 (strict types), §5 (semantics), §11 (flip filters).
-import type { CheckSpec, Millis, UniqueField } from "../engine/model.ts";
+import type { CheckSpec, EscalationSpecStep, Millis, UniqueField } from "../engine/model.ts";
 import { LIMITS, SECOND, UNIQUE_FIELDS } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
@@ -166,9 +166,11 @@ const KNOWN_FIELDS = [
   "unique", "start_kw", "success_kw", "failure_kw", "subject", "subject_fail",
   "filter_subject", "filter_body", "filter_http_body", "filter_default_fail",
   "failure_threshold", "reminder_interval", "max_duration", "depends_on", // not muted_until, push_token: null is their "none"
+  "min_duration", "alert_on_overlap", "max_runs_per_period", // not escalation: null is its "the project's policy"
 ] as const;
 
-type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt" | "maxDurationMs" | "dependsOn" | "pushToken">;
+type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt" | "maxDurationMs" | "dependsOn" | "pushToken"
+  | "minDurationMs" | "alertOnOverlap" | "maxRunsPerPeriod" | "escalation">;
 
 /** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check", "Alerting, second part"); invalid → 400 outcome. */
 function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
@@ -216,7 +218,65 @@ function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
     if (value !== null && at === null) return invalid("muted_until", "is not an ISO 8601 date and time, or null");
     spec.mutedUntilAt = at;
   }
+  const runs = runRulesOf(body);
+  if (!runs.ok) return runs;
+  Object.assign(spec, runs.value);
+  if (Object.hasOwn(body, "escalation")) {
+    const policy = escalationOf(body.escalation);
+    if (!policy.ok) return policy;
+    spec.escalation = policy.value;
+  }
   return ok(spec);
+}
+
+/** The run rules of a create/update body (CONTRACT "Alerting, third part"): min_duration, alert_on_overlap, max_runs_per_period. */
+function runRulesOf(body: JsonObject): Outcome<Pick<CheckSpec, "minDurationMs" | "alertOnOverlap" | "maxRunsPerPeriod">> {
+  const spec: { minDurationMs?: Millis; alertOnOverlap?: boolean; maxRunsPerPeriod?: number } = {};
+  if (Object.hasOwn(body, "min_duration")) {
+    const value = body.min_duration;
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid("min_duration", "is not an integer");
+    if (value < 0) return invalid("min_duration", "is too small (0, or 1 and more)");
+    if (value * SECOND > LIMITS.minDurationMaxMs) return invalid("min_duration", "is too large");
+    spec.minDurationMs = value * SECOND;
+  }
+  if (Object.hasOwn(body, "alert_on_overlap")) {
+    if (typeof body.alert_on_overlap !== "boolean") return invalid("alert_on_overlap", "is not a boolean");
+    spec.alertOnOverlap = body.alert_on_overlap;
+  }
+  if (Object.hasOwn(body, "max_runs_per_period")) {
+    const value = body.max_runs_per_period;
+    if (typeof value !== "number" || !Number.isInteger(value)) return invalid("max_runs_per_period", "is not an integer");
+    if (value < 0) return invalid("max_runs_per_period", "is too small (0, or 1 and more)");
+    if (value > LIMITS.maxRunsPerPeriodMax) return invalid("max_runs_per_period", "is too large");
+    spec.maxRunsPerPeriod = value;
+  }
+  return ok(spec);
+}
+
+/**
+ * Returns an escalation policy as a body gives it (CONTRACT "Alerting, third part"): null (the project's),
+ * or a list of at most two steps `{"after": seconds, "channels": "*" or ids or names, comma-separated}`,
+ * each later than the one before; invalid → 400 outcome on the field "escalation". Also the project's.
+ */
+export function escalationOf(value: unknown): Outcome<EscalationSpecStep[] | null> {
+  if (value === null) return ok(null);
+  if (!Array.isArray(value)) return invalid("escalation", "is not a list of steps, or null");
+  if (value.length > LIMITS.escalationStepsMax) return invalid("escalation", `has more than ${LIMITS.escalationStepsMax} steps`);
+  const steps: EscalationSpecStep[] = [];
+  for (const [i, item] of value.entries()) {
+    const where = `step ${i + 1}`;
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return invalid("escalation", `${where} is not an object with after and channels`);
+    const { after, channels } = item as Record<string, unknown>;
+    if (typeof after !== "number" || !Number.isInteger(after)) return invalid("escalation", `${where}: after is not an integer`);
+    if (after * SECOND < LIMITS.escalationAfterMinMs) return invalid("escalation", `${where}: after is too small (60 and more)`);
+    if (after * SECOND > LIMITS.escalationAfterMaxMs) return invalid("escalation", `${where}: after is too large`);
+    if (i > 0 && after * SECOND <= steps[i - 1].afterMs) return invalid("escalation", `${where}: after must be later than the step before`);
+    if (typeof channels !== "string" || channels.trim() === "") return invalid("escalation", `${where}: channels is not a non-empty string`);
+    const refs = channelsOf(channels);
+    if (!refs.ok) return invalid("escalation", `${where}: ${refs.failure.code === "invalid" ? refs.failure.reason : "bad channels"}`);
+    steps.push({ afterMs: after * SECOND, channels: refs.value });
+  }
+  return ok(steps);
 }
 
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;

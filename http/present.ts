@@ -4,10 +4,11 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { isoMicros, isoSeconds } from "../lib/iso-dates.ts";
 import { tagsOf } from "../engine/model.ts";
-import type { Channel, ChannelValue, Check, Flip, MaintenanceWindow, Millis, PingRecord, Project } from "../engine/model.ts";
+import type { Channel, ChannelValue, Check, EscalationStep, Flip, MaintenanceWindow, Millis, PingRecord, Project } from "../engine/model.ts";
 import { badgeSignature } from "./badge-urls.ts";
 import type { ApiVersion } from "../host/api-versions.ts";
 import { apiRootOf } from "../host/api-versions.ts";
+import { escalationJson } from "../host/check-json.ts";
 
 /** Returns a ping log entry as the API (`version`, default 3) shows it; `durationMs` is its matched run duration, or null. */
 export function presentPing(ping: PingRecord, opts: { checkUuid: string; siteRoot: string; durationMs: Millis | null; version?: ApiVersion }): Record<string, unknown> {
@@ -111,6 +112,9 @@ function distinctById(outbox: readonly OutboxEntry[]): OutboxEntry[] {
 export function presentMaintenance(window: MaintenanceWindow): Record<string, unknown> {
   return { id: window.id, name: window.name, schedule: window.schedule, tz: window.tz, duration: Math.floor(window.durationMs / 1000) };
 }
+
+/** An escalation policy as the API shows it (one home: host/check-json.ts). */
+export const presentEscalation = (policy: readonly EscalationStep[], readonly: boolean) => escalationJson(policy, readonly);
 
 export function presentProject(project: Project): Record<string, unknown> {
   return {

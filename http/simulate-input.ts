@@ -1,6 +1,6 @@
 // The body of POST /api/v3/checks/<uuid>/simulate → candidate settings and the window start. The period
-// fields, failure_threshold and max_duration go through the update's own validation (checkRequestOf), so they fail with
-// the same texts.
+// fields, failure_threshold, the run rules and escalation go through the update's own validation
+// (checkRequestOf), so they fail with the same texts.
 import type { Millis } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
@@ -9,7 +9,8 @@ import type { JsonObject } from "./body.ts";
 import { checkRequestOf } from "./input.ts";
 
 /** The settings a simulation may vary, as the update API names them. */
-const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz", "failure_threshold", "max_duration"] as const;
+const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz", "failure_threshold", "max_duration", "min_duration", "alert_on_overlap",
+  "max_runs_per_period", "escalation"] as const;
 
 export type SimulationRequest = { readonly settings: SimulationSettings; readonly sinceAt: Millis | null };
 
@@ -19,7 +20,7 @@ export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest
   for (const field of PERIOD_FIELDS) if (Object.hasOwn(body, field)) period[field] = body[field];
   const request = checkRequestOf(period, null);
   if (!request.ok) return request;
-  const { timeoutMs, graceMs, schedule, tz, failureThreshold, maxDurationMs } = request.value.spec;
+  const { timeoutMs, graceMs, schedule, tz, failureThreshold, maxDurationMs, minDurationMs, alertOnOverlap, maxRunsPerPeriod, escalation } = request.value.spec;
   const since = sinceOf(body);
   if (!since.ok) return since;
   const settings: { -readonly [K in keyof SimulationSettings]: SimulationSettings[K] } = {};
@@ -29,6 +30,11 @@ export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest
   if (tz !== undefined) settings.tz = tz;
   if (failureThreshold !== undefined) settings.failureThreshold = failureThreshold;
   if (maxDurationMs !== undefined) settings.maxDurationMs = maxDurationMs;
+  if (minDurationMs !== undefined) settings.minDurationMs = minDurationMs;
+  if (alertOnOverlap !== undefined) settings.alertOnOverlap = alertOnOverlap;
+  if (maxRunsPerPeriod !== undefined) settings.maxRunsPerPeriod = maxRunsPerPeriod;
+  // the steps' integrations are not simulated (the counted one stands for them): when each comes is
+  if (escalation !== undefined) settings.escalation = escalation === null ? null : escalation.map((step) => ({ afterMs: step.afterMs }));
   return ok({ settings, sinceAt: since.value });
 }
 

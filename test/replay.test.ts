@@ -124,7 +124,7 @@ test("a bad scenario file is refused with the command and the API's reason", () 
     [{ start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "ping", check: "a", exit_status: 256 }] },
       "commands[0]: json validation error: exit_status must be an integer from 0 to 255"],
     [{ start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "jump" }] },
-      "commands[0]: json validation error: do must be one of channel, create, update, ping, pause, resume, acknowledge, maintenance, advance"],
+      "commands[0]: json validation error: do must be one of channel, create, update, ping, pause, resume, acknowledge, maintenance, escalation, advance"],
   ];
   for (const [file, reason] of cases) {
     const lines: string[] = [];

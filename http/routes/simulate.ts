@@ -45,7 +45,7 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
  */
 export function presentSimulation(result: Simulation): {
   flips: { timestamp: string | null; up: 0 | 1 }[]; down_count: number; downtime_seconds: number;
-  notifications: { down: number; up: number; reminders: number; held: number };
+  notifications: { down: number; up: number; reminders: number; held: number; escalations: number };
 } {
   return {
     flips: result.flips.map((flip) => ({ timestamp: isoSeconds(flip.at), up: flip.up })),

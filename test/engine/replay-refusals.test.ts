@@ -18,6 +18,7 @@ function run(commands: ReplayCommand[], checkLimit?: number): string[] {
   replay(scenario(commands, checkLimit), (event: ReplayEvent) => {
     if (event.event === "flip") events.push(`flip ${event.check} ${event.flip.from}>${event.flip.to}@${at(event.flip.at)}`);
     else if (event.event === "notification") events.push(`notify ${event.check} ${event.entry.reminder === undefined ? event.entry.flip.to : `reminder ${event.entry.reminder}`}@${at(event.entry.flip.at)} ${event.entry.channel.name}`);
+    else if (event.event === "note") events.push(`note ${event.check} ${event.ping.note}@${at(event.ping.at)}`);
     else events.push(`refused ${event.index} ${JSON.stringify(event.failure)}`);
   });
   return events;

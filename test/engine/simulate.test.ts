@@ -15,7 +15,8 @@ test("the simulated spec keeps the check's rules and takes the candidate period 
   const cron = check({ kind: "cron", schedule: "0 3 * * *", tz: "Europe/Riga", timeoutMs: HOUR, graceMs: 5 * MINUTE,
     filterHttpBody: true, successKw: "OK", methods: "POST", manualResume: true });
   const rules = { manualResume: true, methods: "POST", startKw: "", successKw: "OK", failureKw: "", filterSubject: false,
-    filterBody: false, filterHttpBody: true, filterDefaultFail: false, failureThreshold: 1, maxDurationMs: 0 };
+    filterBody: false, filterHttpBody: true, filterDefaultFail: false, failureThreshold: 1, maxDurationMs: 0,
+    minDurationMs: 0, alertOnOverlap: false, maxRunsPerPeriod: 0 };
   assert.equal(simulatedSpec(cron, {}), { schedule: "0 3 * * *", graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
   // a timeout alone turns it into a simple check; a tz alone keeps the schedule
   assert.equal(simulatedSpec(cron, { timeoutMs: 2 * HOUR }), { timeoutMs: 2 * HOUR, graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
@@ -115,12 +116,12 @@ test("a history replayed under the project's maintenance windows: the notificati
   const windowed = simulate({ ...input, project: project({ maintenance }) });
   assert.ok(windowed.ok);
   assert.is(windowed.value.downCount, 5);
-  assert.equal(windowed.value.notifications, { down: 4, up: 3, reminders: 0, held: 3 });
+  assert.equal(windowed.value.notifications, { down: 4, up: 3, reminders: 0, held: 3, escalations: 0 });
   // the same history without windows: every change is notified at once
   const plain = simulate(input);
   assert.ok(plain.ok);
   assert.is(plain.value.downCount, 5);
-  assert.equal(plain.value.notifications, { down: 5, up: 4, reminders: 0, held: 0 });
+  assert.equal(plain.value.notifications, { down: 5, up: 4, reminders: 0, held: 0, escalations: 0 });
   assert.equal(plain.value.flips, windowed.value.flips, "windows change what is sent, not the status");
 });
 
@@ -132,9 +133,9 @@ test("the check's reminder interval: reminders while down, none inside a window"
   const input = base({ check: check({ timeoutMs: 30 * MINUTE, graceMs: MINUTE, reminderIntervalMs: HOUR }), pings: [logged(T0)], sinceAt: T0, untilAt: T0 + 6 * HOUR + 30 * MINUTE });
   const plain = simulate(input);
   assert.ok(plain.ok);
-  assert.equal(plain.value.notifications, { down: 1, up: 0, reminders: 5, held: 0 }); // 01:31 ... 05:31
+  assert.equal(plain.value.notifications, { down: 1, up: 0, reminders: 5, held: 0, escalations: 0 }); // 01:31 ... 05:31
   const windowed = simulate({ ...input, project: project({ maintenance }) });
   assert.ok(windowed.ok);
-  assert.equal(windowed.value.notifications, { down: 1, up: 0, reminders: 3, held: 0 });
+  assert.equal(windowed.value.notifications, { down: 1, up: 0, reminders: 3, held: 0, escalations: 0 });
 });
 test.run();

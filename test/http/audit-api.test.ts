@@ -35,6 +35,7 @@ test("each change through the admin API and API v1, v2, v3 is recorded with its 
     await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/channels/${channel.id}`, { headers: admin, body: { name: "hook 2", value: "http://127.0.0.1:9/y" } }));
     await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: admin, body: { until: "2099-01-01T00:00:00Z" } }));
     await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: admin, body: { until: null } }));
+    await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/escalation`, { headers: admin, body: { escalation: [{ after: 600, channels: "hook 2" }] } }));
     const window = await ok<{ id: string }>(call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`,
       { headers: admin, body: { name: "nightly", schedule: "0 3 * * *", tz: "UTC", duration: 3600 } }));
     assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/maintenance/${window.id}`, { headers: admin })).status, 204);
@@ -75,6 +76,7 @@ test("each change through the admin API and API v1, v2, v3 is recorded with its 
       `admin token | channel.removed | webhook integration "hook 2" ${channel.id}`,
       `admin token | maintenance.removed | maintenance window "nightly" ${window.id}`,
       `admin token | maintenance.added | maintenance window "nightly" ${window.id}`,
+      `admin token | project.escalation_set | ${p}`,
       `admin token | project.unmuted | ${p}`,
       `admin token | project.muted | ${p}`,
       `admin token | channel.updated | webhook integration "hook 2" ${channel.id}`,

@@ -11,14 +11,14 @@ const COMMON = [
   "name", "slug", "tags", "desc", "grace", "n_pings", "status", "started", "last_ping", "next_ping", "manual_resume",
   "methods", "subject", "subject_fail", "start_kw", "success_kw", "failure_kw", "filter_subject", "filter_body",
   "filter_http_body", "filter_default_fail", "badge_url", "failure_threshold", "reminder_interval", "muted_until",
-  "max_duration", "acknowledged", "depends_on", "held_by",
+  "max_duration", "acknowledged", "depends_on", "held_by", "min_duration", "alert_on_overlap", "max_runs_per_period", "escalation", "escalated",
 ];
 const READ_WRITE = ["uuid", "ping_url", "update_url", "pause_url", "resume_url", "channels"];
 const sorted = (keys: string[]) => [...keys].sort();
 type Json = Record<string, unknown>;
 const each = (name: string, body: (api: Api) => Promise<void>, options?: ApiOptions) => testEachVersion(test, name, body, options);
 
-each("create answers 201 with the defaults and the 32 fields of a simple check", async (api) => {
+each("create answers 201 with the defaults and the 37 fields of a simple check", async (api) => {
   const res = await api.call("POST", `${api.root}/checks/`, { body: { name: "Backups" } });
   assert.is(res.status, 201);
   const check = res.json as Json;
@@ -30,6 +30,7 @@ each("create answers 201 with the defaults and the 32 fields of a simple check",
     last_ping: null, next_ping: null, manual_resume: false, methods: "", subject: "", subject_fail: "",
     start_kw: "", success_kw: "", failure_kw: "", filter_subject: false, filter_body: false, filter_http_body: false,
     filter_default_fail: false, badge_url: check.badge_url, failure_threshold: 1, reminder_interval: 0, muted_until: null, max_duration: 0, acknowledged: false, depends_on: "", held_by: null,
+    min_duration: 0, alert_on_overlap: false, max_runs_per_period: 0, escalation: null, escalated: 0,
     uuid, ping_url: `${SITE}/ping/${uuid}`, update_url: `${SITE}${api.root}/checks/${uuid}`, pause_url: `${SITE}${api.root}/checks/${uuid}/pause`,
     resume_url: `${SITE}${api.root}/checks/${uuid}/resume`, channels: "", timeout: 86400,
   });
@@ -51,7 +52,8 @@ each("create stores every field it is given", async (api) => {
       last_ping: null, next_ping: null, manual_resume: true, methods: "POST", subject: "ok,done", subject_fail: "ERR",
       start_kw: "go", success_kw: "ok,done", failure_kw: "ERR", filter_subject: true, filter_body: true,
       filter_http_body: true, filter_default_fail: true, channels: "", timeout: 120,
-      failure_threshold: 1, reminder_interval: 0, muted_until: null, max_duration: 0, acknowledged: false, depends_on: "", held_by: null, uuid: 0, ping_url: 0, update_url: 0, pause_url: 0, resume_url: 0, badge_url: 0,
+      failure_threshold: 1, reminder_interval: 0, muted_until: null, max_duration: 0, acknowledged: false, depends_on: "", held_by: null,
+      min_duration: 0, alert_on_overlap: false, max_runs_per_period: 0, escalation: null, escalated: 0, uuid: 0, ping_url: 0, update_url: 0, pause_url: 0, resume_url: 0, badge_url: 0,
     },
   );
   const got = await api.call("GET", `${api.root}/checks/${check.uuid}`);
