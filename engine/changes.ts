@@ -152,6 +152,9 @@ export type SentNotice = {
   readonly flipAt: Millis;
   readonly to: Flip["to"];
   readonly reminder?: number;
+  /** An escalation step's (its number) or a failure's while down (its ping's n): absent for the others. */
+  readonly escalation?: number;
+  readonly failedAgain?: number;
   readonly channel: { readonly id: string; readonly name: string; readonly kind: string };
 };
 
@@ -160,7 +163,9 @@ export function sentNoticeOf(entry: OutboxEntry, sentAt: Millis): SentNotice {
   const { id, name, kind } = entry.channel;
   return {
     id: entry.id, checkUuid: entry.check.uuid, sentAt, flipAt: entry.flip.at, to: entry.flip.to,
-    ...(entry.reminder === undefined ? {} : { reminder: entry.reminder }), channel: { id, name, kind },
+    ...(entry.reminder === undefined ? {} : { reminder: entry.reminder }),
+    ...(entry.escalation === undefined ? {} : { escalation: entry.escalation }),
+    ...(entry.failedAgain === undefined ? {} : { failedAgain: entry.failedAgain }), channel: { id, name, kind },
   };
 }
 

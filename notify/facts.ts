@@ -50,7 +50,16 @@ export type Facts = {
   readonly opts: RenderOptions;
   /** A reminder ("still down"): the outage's n-th, and when it began if known; null = a status change. */
   readonly reminder: { readonly n: number; readonly downSinceAt: Millis | null } | null;
+  /** An escalation step ("still down, not acknowledged"): its number, and when the outage began if known; null = none. */
+  readonly escalation: { readonly step: number; readonly downSinceAt: Millis | null } | null;
+  /** A failure that found the check down already (every_failure): when the outage began if known; null = none. */
+  readonly failedAgain: { readonly downSinceAt: Millis | null } | null;
 };
+
+/** True for a message about an outage that goes on (a reminder, an escalation step, a failure while down), not a status change. */
+export function isStillDown(facts: Pick<Facts, "reminder" | "escalation" | "failedAgain">): boolean {
+  return facts.reminder !== null || facts.escalation !== null || facts.failedAgain !== null;
+}
 
 export function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOptions): Facts {
   const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
@@ -62,6 +71,8 @@ export function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOp
     body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
     bodyBytes: bytes?.length ?? 0, projectName: entry.projectName ?? "", opts,
     reminder: entry.reminder === undefined ? null : { n: entry.reminder, downSinceAt },
+    escalation: entry.escalation === undefined ? null : { step: entry.escalation, downSinceAt },
+    failedAgain: entry.failedAgain === undefined ? null : { downSinceAt },
   };
 }
 
@@ -72,15 +83,32 @@ function downtimeClause(entry: RenderEntry): string {
   return `; hcd was not running from ${isoSeconds(downtime.fromAt)} to ${isoSeconds(downtime.toAt)} (${formatDowntime(downtime.toAt - downtime.fromAt)})`;
 }
 
-/** The flip's reason in words; an open run that outlived max_duration names when it started. */
+/** The flip's reason in words; an open run that outlived max_duration names when it started; a run rule says what it saw. */
 function reasonOf(entry: RenderEntry): string {
-  if (entry.flip.reason !== "duration") return reasonLong(entry.flip.reason);
-  return `the run is taking too long: started at ${entry.runStartedAt === undefined ? "an unknown time" : isoSeconds(entry.runStartedAt)}`;
+  if (entry.flip.reason === "duration") {
+    return `the run is taking too long: started at ${entry.runStartedAt === undefined ? "an unknown time" : isoSeconds(entry.runStartedAt)}`;
+  }
+  const run = entry.run;
+  if (run === undefined) return reasonLong(entry.flip.reason);
+  switch (run.rule) {
+    case "too_fast": return `the run finished too fast: finished in ${seconds(run.durationMs)}, expected at least ${seconds(run.minDurationMs)}`;
+    case "too_often": return `it ran too often: ${run.runs} successful runs in one period, at most ${run.maxRuns} expected`;
+    case "overlap": return `runs overlapped: a run started at ${isoSeconds(run.openSinceAt)} was still going`;
+    default: return assertNever(run);
+  }
+}
+
+/** A run's duration as the too-fast reason states it: "3 s" (whole seconds, rounded down). */
+function seconds(ms: Millis): string {
+  return `${Math.floor(ms / 1000)} s`;
 }
 
 export function reasonLong(reason: string): string {
   if (reason === "timeout") return "success signal did not arrive on time, grace time passed";
   if (reason === "fail") return "received a failure signal";
+  if (reason === "too_fast") return "the run finished too fast";
+  if (reason === "too_often") return "it ran too often";
+  if (reason === "overlap") return "runs overlapped";
   return "";
 }
 
@@ -98,6 +126,8 @@ export function pingKindLabel(ping: PingRecord, started: "Start" | "Started"): s
 
 export function statusLine(facts: Facts): string | null {
   if (facts.reminder !== null) return reminderLine(facts.reminder, facts.at);
+  if (facts.escalation !== null) return `Escalated (step ${facts.escalation.step}): ${sinceText("down", facts.escalation.downSinceAt, facts.at)}, and not acknowledged.`;
+  if (facts.failedAgain !== null) return `Failed again: ${facts.reason === "" ? "a failure" : facts.reason}; ${sinceText("still down", facts.failedAgain.downSinceAt, facts.at)}.`;
   if (facts.reason !== "") return `Reason: ${facts.reason}.`;
   if (facts.downtimeMs !== null) return `The downtime lasted ${formatDowntime(facts.downtimeMs)}.`;
   return null;
@@ -109,9 +139,14 @@ export function reminderLine(reminder: NonNullable<Facts["reminder"]>, at: Milli
   return `Still down${since}, ${reminder.n} reminder${reminder.n === 1 ? "" : "s"} so far.`;
 }
 
-/** "is DOWN", or "is still DOWN" for a reminder. */
+/** "down since 2026-01-01T00:00:00+00:00 (15 minutes)", or just `word` when the outage's start is unknown. */
+function sinceText(word: string, downSinceAt: Millis | null, at: Millis): string {
+  return downSinceAt === null ? word : `${word} since ${isoSeconds(downSinceAt)} (${formatDowntime(at - downSinceAt)})`;
+}
+
+/** "is DOWN", or "is still DOWN" for a reminder, an escalation step or a failure while down. */
 export function isWord(facts: Facts): string {
-  return `is ${facts.reminder !== null ? "still " : ""}${facts.direction.toUpperCase()}`;
+  return `is ${isStillDown(facts) ? "still " : ""}${facts.direction.toUpperCase()}`;
 }
 
 /** Returns the last ping body cut to `max` characters plus "\n[truncated]", or null without a body. */

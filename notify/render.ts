@@ -14,7 +14,7 @@ import { renderService } from "./kinds/service.ts";
 import { serviceMessageOf } from "./kinds/message.ts";
 import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
 import type { Facts, RenderEntry, RenderOptions } from "./facts.ts";
-import { cloakedUrl, cutBody, factsOf, isWord, pingKindLabel, reminderLine, statusLine } from "./facts.ts";
+import { cloakedUrl, cutBody, factsOf, isStillDown, isWord, pingKindLabel, statusLine } from "./facts.ts";
 export type { EntryExtras, RenderEntry, RenderOptions } from "./facts.ts";
 export { cloakedUrl } from "./facts.ts";
 
@@ -284,7 +284,8 @@ function renderEmail(address: string, facts: Facts): EmailMessage {
   const bodyNote = `Showing the last ${EMAIL_BODY_MAX} bytes of ${facts.bodyBytes} bytes total.`;
   const status = statusLine(facts);
 
-  const text: string[] = [facts.reminder !== null ? `The check "${name}" is still ${direction}.` : `The check "${name}" has gone ${direction}.`];
+  const still = isStillDown(facts);
+  const text: string[] = [still ? `The check "${name}" is still ${direction}.` : `The check "${name}" has gone ${direction}.`];
   if (status !== null) text.push(status);
   text.push("", `View on ${opts.siteName}:`, link);
   if (check.desc) text.push("", "Description:", "------------", check.desc);
@@ -296,7 +297,7 @@ function renderEmail(address: string, facts: Facts): EmailMessage {
   text.push("", "--", `Regards, ${opts.siteName}`);
 
   const e = escapeHtml;
-  const headline = facts.reminder !== null ? `"${e(name)}" is still DOWN. ${e(reminderLine(facts.reminder, facts.at))}`
+  const headline = still ? `"${e(name)}" is still DOWN. ${e(status ?? "")}`
     : direction === "down"
     ? `"${e(name)}" is DOWN${facts.reason ? ` (${e(facts.reason)})` : ""}.`
     : `"${e(name)}" is UP.${facts.downtimeMs !== null ? ` The downtime lasted ${formatDowntime(facts.downtimeMs)}.` : ""}`;
@@ -311,6 +312,7 @@ function renderEmail(address: string, facts: Facts): EmailMessage {
   }
   html.push(`<p style="color: #666666">&mdash;<br>${e(opts.siteName)}</p>`);
 
-  return { kind: "email", to: address, subject: `${facts.reminder !== null ? "Reminder: " : ""}${direction.toUpperCase()} | ${name}`,
+  const prefix = facts.reminder !== null ? "Reminder: " : facts.escalation !== null ? "Escalated: " : facts.failedAgain !== null ? "Failed again: " : "";
+  return { kind: "email", to: address, subject: `${prefix}${direction.toUpperCase()} | ${name}`,
     text: text.join("\n") + "\n", html: html.join("\n") + "\n" };
 }

@@ -2,12 +2,14 @@
 // days with quick picks; or a cron or OnCalendar expression with its time zone: only the chosen kind's
 // inputs show, by CSS alone), alerting, filtering rules, and the preview of every kind. Errors are shown
 // next to their field.
-import type { Millis, Project } from "../../engine/model.ts";
+import type { Channel, Millis, Project } from "../../engine/model.ts";
 import { durationText } from "./format.ts";
 import type { DurationUnit } from "./duration-field.ts";
 import { amountText, durationInputs, secondsOf } from "./duration-field.ts";
 import type { FilterValues } from "./filter-fields.ts";
 import { filterFieldset } from "./filter-fields.ts";
+import type { RunRuleValues } from "./run-rule-fields.ts";
+import { escalationFieldset, runRuleInputs } from "./run-rule-fields.ts";
 import type { Html, Value } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
@@ -19,7 +21,7 @@ export const SCHEDULE_KINDS = ["simple", "cron", "oncalendar"] as const;
 export type ScheduleFormKind = (typeof SCHEDULE_KINDS)[number];
 
 /** The add/edit form's values, as typed (numbers stay text until the API's rules read them; period and grace with their units). */
-export type CheckFormValues = FilterValues & {
+export type CheckFormValues = FilterValues & RunRuleValues & {
   readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
   readonly kind: ScheduleFormKind; readonly timeout: string; readonly timeout_unit: DurationUnit; readonly grace: string; readonly grace_unit: DurationUnit;
   readonly schedule: string; readonly tz: string;
@@ -43,7 +45,8 @@ export type DependencyChoice = { readonly uuid: string; readonly name: string };
 
 /** The form's fields that show their own error (the others' errors go above the form). */
 const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set(["name", "slug", "tags", "timeout", "schedule", "tz", "grace", "failure_threshold",
-  "reminder_interval", "muted_until", "max_duration", "depends_on", "methods", "start_kw", "success_kw", "failure_kw", "push_token"]);
+  "reminder_interval", "muted_until", "max_duration", "depends_on", "methods", "start_kw", "success_kw", "failure_kw", "push_token", "min_duration",
+  "max_runs_per_period", "escalation"]);
 
 /** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
 function whatIfText(whatIf: WhatIf): string {
@@ -90,6 +93,8 @@ export function checkFormPage(viewer: Viewer, opts: {
   errorField?: string | null;
   /** The project's other checks, by name: the choices of depends_on. */
   dependencies: readonly DependencyChoice[];
+  /** The project's integrations: the choices of each escalation step. */
+  channels: readonly Pick<Channel, "id" | "name" | "kind">[];
 }): string {
   const v = opts.values;
   const fieldError = (id: string) => (opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}" role="alert">${opts.error}</p>` : "");
@@ -124,9 +129,11 @@ ${field("failure_threshold", "Down after this many failures in a row (1-100)", h
 ${field("reminder_interval", "Reminder every N seconds while down (0 = none, or 300 and more)", html` inputmode="numeric"`)}
 ${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}
 ${field("max_duration", "Down when a started run has not finished after N seconds (0 = off, or 60-604800)", html` inputmode="numeric"`)}
+${runRuleInputs(v, { field: (id, label) => field(id, label, html` inputmode="numeric"`) })}
 <label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
 ${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
+${escalationFieldset(v, { channels: opts.channels, invalid: invalidMark, fieldError })}
 ${filterFieldset(v, { field: (id, label) => field(id, label), invalid: invalidMark, fieldError })}
 <fieldset><legend>Uptime Kuma</legend>
 ${field("push_token", "Push token: Kuma's push URL /api/push/<token> pings this check (empty = none)", html` autocomplete="off" spellcheck="false" pattern="[A-Za-z0-9_\-]{10,128}"`)}</fieldset>

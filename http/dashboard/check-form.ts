@@ -6,6 +6,7 @@ import { uniqueKeyOf } from "../../host/unique-key.ts";
 import type { CheckFormValues } from "./check-form-page.ts";
 import { presetOf, secondsOf, splitSeconds, unitOf } from "./duration-field.ts";
 import { EMPTY_FILTERS, filterBodyOf, filterValuesOf, filterValuesOfCheck } from "./filter-fields.ts";
+import { EMPTY_RUN_RULES, runRuleBodyOf, runRuleValuesOf, runRuleValuesOfCheck } from "./run-rule-fields.ts";
 import type { StatusWord, Viewer } from "./pages.ts";
 import type { ChecksFilter } from "./checks-list.ts";
 import { STATUS_WORDS } from "./pages.ts";
@@ -18,7 +19,7 @@ export const NOTICES: Record<string, string> = {
 
 export const EMPTY_FORM: CheckFormValues = {
   name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "1", timeout_unit: "days", grace: "1", grace_unit: "hours", schedule: "", tz: "UTC",
-  failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "", push_token: "", ...EMPTY_FILTERS,
+  failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "", push_token: "", ...EMPTY_FILTERS, ...EMPTY_RUN_RULES,
 };
 
 /** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
@@ -37,6 +38,7 @@ export function formValuesOf(form: URLSearchParams): CheckFormValues {
     failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
     max_duration: get("max_duration").trim(), depends_on: form.getAll("depends_on").join(","), // one value per chosen check
     push_token: get("push_token").trim(),
+    ...runRuleValuesOf(form),
   };
 }
 
@@ -54,6 +56,7 @@ export function formValuesOfCheck(check: Check): CheckFormValues {
     muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
     max_duration: String(Math.floor((check.maxDurationMs ?? 0) / 1000)), depends_on: (check.dependsOn ?? []).join(","),
     push_token: check.pushToken ?? "",
+    ...runRuleValuesOfCheck(check),
   };
 }
 
@@ -86,7 +89,7 @@ export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
   body.depends_on = values.depends_on; // no check chosen: no dependency
   body.muted_until = values.muted_until === "" ? null : values.muted_until; // an emptied field unmutes
   body.push_token = values.push_token === "" ? null : values.push_token; // an emptied field takes the token away
-  return body;
+  return { ...body, ...runRuleBodyOf(values) };
 }
 
 /** The next five expected pings of a cron / OnCalendar form (none for simple periods or invalid input). */

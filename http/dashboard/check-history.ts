@@ -80,16 +80,31 @@ function flipRow(flip: Flip, statusBadge: (word: Flip["to"]) => Html): Html {
 <td colspan="5">status changed: ${flip.from} → ${statusBadge(flip.to)}${flip.reason === "" ? "" : html` (${FLIP_REASON_TEXT[flip.reason]})`}</td></tr>`;
 }
 
+/** What the run rules noted of a ping (CONTRACT "Alerting, third part"). */
+const NOTE_TEXT = {
+  overlap: "overlap: another run was still going", too_fast: "too fast: the run was shorter than the check's min_duration",
+  too_often: "too often: more runs in this period than the check's max_runs_per_period",
+} as const;
+
 function pingRow({ ping, durationMs }: LoggedPing, base: string): Html {
-  return html`<tr class="ping ping-${ping.kind}"><td>${timeHtml(ping.at)}</td><td>${ping.kind === "ign" ? "ignored" : ping.kind}${ping.exitStatus === null ? "" : html` (exit ${ping.exitStatus})`}</td>
+  const note = ping.note === undefined ? "" : html` <span class="ping-note note-${ping.note}">${NOTE_TEXT[ping.note]}</span>`;
+  return html`<tr class="ping ping-${ping.kind}"><td>${timeHtml(ping.at)}</td><td>${ping.kind === "ign" ? "ignored" : ping.kind}${ping.exitStatus === null ? "" : html` (exit ${ping.exitStatus})`}${note}</td>
 <td>${ping.scheme} ${ping.method} from ${ping.remoteAddr}</td><td class="ua">${ping.ua}</td>
 <td>${durationMs === null ? "" : durationText(durationMs)}</td>
 <td>${ping.bodySize > 0 ? html`<a href="${base}/pings/${ping.n}/body">body (${ping.bodySize} bytes)</a>` : ""}</td></tr>`;
 }
 
 /** A notification not delivered yet: waiting for its first try, failing (and retried), or given up. */
+/** What a notification was: a status change's, a reminder, an escalation step, a failure while down. */
+function noticeWhat(notice: Pick<OutboxEntry, "reminder" | "escalation" | "failedAgain">, to: string): string {
+  if (notice.reminder !== undefined) return `reminder ${notice.reminder}`;
+  if (notice.escalation !== undefined) return `escalation step ${notice.escalation}`;
+  if (notice.failedAgain !== undefined) return "notification of another failure";
+  return `notification of "${to}"`;
+}
+
 function noticeRow(entry: OutboxEntry): Html {
-  const what = entry.reminder === undefined ? `notification of "${entry.flip.to}"` : `reminder ${entry.reminder}`;
+  const what = noticeWhat(entry, entry.flip.to);
   const state = hasGivenUp(entry) ? `delivery failed, given up after ${entry.attempts} attempts`
     : entry.lastError === null ? "waiting to be sent"
     : html`delivery failed (${entry.attempts === 1 ? "1 attempt" : `${entry.attempts} attempts`}), next try ${timeHtml(entry.nextAttemptAt)}`;
@@ -99,7 +114,7 @@ function noticeRow(entry: OutboxEntry): Html {
 
 /** A notification its channel accepted. */
 function sentRow(sent: SentNotice): Html {
-  const what = sent.reminder === undefined ? `notification of "${sent.to}"` : `reminder ${sent.reminder}`;
+  const what = noticeWhat(sent, sent.to);
   return html`<tr class="notice notice-sent"><td>${timeHtml(sent.sentAt)}</td>
 <td colspan="5">${what} sent via ${sent.channel.name === "" ? sent.channel.kind : sent.channel.name}</td></tr>`;
 }

@@ -1,12 +1,12 @@
 // The small marks next to a check's status word, in the checks table and on its page: what alerting does
-// to its notices now (muted, acknowledged, held by a dependency) and a failure threshold partly reached
+// to its notices now (muted, acknowledged, held by a dependency, escalated) and a failure threshold partly reached
 // ("2 of 3 failures": still up, one more failure makes it down).
 import type { Check, Millis, Project } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import { timeHtml } from "./time-html.ts";
 
-export const MARK_KINDS = ["muted", "failures", "acknowledged", "held"] as const;
+export const MARK_KINDS = ["muted", "failures", "acknowledged", "held", "escalated"] as const;
 export type MarkKind = (typeof MARK_KINDS)[number];
 /** One mark: its kind (its CSS class, mark-<kind>) and its words. */
 export type Mark = { readonly kind: MarkKind; readonly text: string };
@@ -20,6 +20,8 @@ export function checkMarksOf(check: Check, opts: { at: Millis; nameOf: (uuid: st
   const failures = check.alert?.failures ?? 0;
   if (threshold > 1 && failures > 0 && failures < threshold) marks.push({ kind: "failures", text: `${failures} of ${threshold} failures` });
   if (check.alert?.acknowledged !== undefined) marks.push({ kind: "acknowledged", text: "acknowledged" });
+  const escalated = check.alert?.escalated ?? 0;
+  if (escalated > 0) marks.push({ kind: "escalated", text: `escalated (step ${escalated})` });
   const heldBy = check.alert?.heldBy;
   if (heldBy !== undefined) {
     const name = opts.nameOf(heldBy);

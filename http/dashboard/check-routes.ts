@@ -56,7 +56,9 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const notices = access.viewer.readonly ? [] : checkNotices(await pool.listOutbox(), check.uuid);
     const sent = access.viewer.readonly ? [] : unwrap(await pool.listSent(project.id, check.uuid));
     const pingEmail = config.smtpPort === null ? null : `${check.uuid}@${config.emailDomain}`; // as the API's ping_email
-    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, eventsPage, notices, sent, pingEmail }));
+    const channelNames = new Map(channels.map((c) => [c.id, c.name === "" ? c.kind : `${c.name} (${c.kind})`]));
+    const channelNameOf = (id: string) => channelNames.get(id);
+    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, channelNameOf, eventsPage, notices, sent, pingEmail }));
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids

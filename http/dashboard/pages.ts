@@ -181,6 +181,8 @@ export type CheckPage = {
   readonly integrations: Html;
   /** The name of a check of the project by uuid (the dependency holding this one); undefined = none such. */
   readonly nameOf: (uuid: string) => string | undefined;
+  /** The name of an integration of the project by id (escalation steps); undefined = not shown to this viewer. */
+  readonly channelNameOf?: (id: string) => string | undefined;
 };
 
 /** Returns what follows the status word on a check's page: "since ...", "running for ...". */
@@ -250,6 +252,7 @@ ${checkBadgeHtml(check, data.siteRoot)}
 <dt>Description</dt><dd class="desc">${check.desc === "" ? "none" : check.desc}</dd>
 <dt>Filtering</dt><dd>${filteringText(check)}</dd>
 <dt>Alerting</dt><dd class="alerting">${alertingText(check, data.at)}</dd>
+<dt>Escalation</dt><dd class="escalation">${escalationText(check, data.project, data.channelNameOf ?? (() => undefined))}</dd>
 <dt>Pings</dt><dd>${check.nPings}</dd>
 </dl></section>
 ${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Integrations</h2>${data.integrations}</section>`}
@@ -268,9 +271,32 @@ function alertingText(check: Check, at: Millis): Html {
     reminderMs === 0 ? "no reminders" : `a reminder every ${durationText(reminderMs)} while down`,
     mutedUntil !== null && mutedUntil > at ? html`muted until ${timeHtml(mutedUntil)}` : "not muted",
     ...((check.maxDurationMs ?? 0) > 0 ? [`a run is down after ${durationText(check.maxDurationMs ?? 0)}`] : []),
+    ...((check.minDurationMs ?? 0) > 0 ? [`a run that succeeds in less than ${durationText(check.minDurationMs ?? 0)} is a failure`] : []),
+    ...((check.maxRunsPerPeriod ?? 0) > 0 ? [`more than ${check.maxRunsPerPeriod === 1 ? "one run" : `${check.maxRunsPerPeriod} runs`} in one period is a failure`] : []),
+    check.alertOnOverlap === true ? "overlapping runs are a failure" : "overlapping runs are noted",
     ...(check.alert?.acknowledged !== undefined ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`] : []),
   ];
   return html`${parts.map((part, i) => (i === 0 ? part : html`; ${part}`))}`;
+}
+
+/**
+ * The check's escalation policy in words ("after 15 minutes down, also pager (email); after 1 hour, also
+ * boss (sms); unless acknowledged"), whose it is, and how far the current outage got.
+ */
+function escalationText(check: Check, project: Project, channelNameOf: (id: string) => string | undefined): Html {
+  const policy = check.escalation ?? project.escalation ?? [];
+  const whose = check.escalation === undefined ? "the project's policy" : "this check's own policy";
+  if (policy.length === 0) return html`none (${whose})`;
+  const names = (ids: readonly string[]) => {
+    const known = ids.map(channelNameOf).filter((name) => name !== undefined);
+    return known.length === ids.length ? known.join(", ") : `${ids.length === 1 ? "one more integration" : `${ids.length} more integrations`}`;
+  };
+  const steps = policy.map((step) => `after ${durationText(step.afterMs)} down, also ${names(step.channels)}`).join("; ");
+  const alert = check.alert;
+  const reached = alert?.escalated ?? 0;
+  const state = reached > 0 ? html`; this outage reached step ${reached} of ${policy.length}` : "";
+  const next = alert?.escalateAt === undefined ? "" : html`; the next step comes ${timeHtml(alert.escalateAt)} unless the outage is acknowledged`;
+  return html`${steps}; unless the outage is acknowledged (${whose})${state}${next}`;
 }
 
 function filteringText(check: Check): string {

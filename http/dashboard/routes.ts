@@ -305,7 +305,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const dependencies = others.map((c) => ({ uuid: c.uuid, name: c.name })).sort((a, b) => a.name.localeCompare(b.name));
     const error = opts.error === null ? null : plainFormError(opts.error, project);
     const errorField = opts.error?.code === "invalid" ? opts.error.field : null;
-    return checkFormPage(viewer, { ...opts, error, errorField, dependencies, project, preview: previewOf(opts.values, clock.now()) });
+    const channels = (await pool.listChannels(project.id)).map((c) => ({ id: c.id, name: c.name, kind: c.kind }));
+    return checkFormPage(viewer, { ...opts, error, errorField, dependencies, channels, project, preview: previewOf(opts.values, clock.now()) });
   };
   /** The edit form's settings tried on the check's logged pings: the API's simulate, as one line. */
   const whatIfOf = async (project: Project, check: Check, values: CheckFormValues): Promise<WhatIf> => {

@@ -5,7 +5,7 @@ import { tagsOf } from "../../engine/model.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { uniqueKeyOf } from "../../host/unique-key.ts";
 import type { Facts } from "../facts.ts";
-import { cloakedUrl, cutBody, isWord, pingKindLabel, statusLine } from "../facts.ts";
+import { cloakedUrl, cutBody, isStillDown, isWord, pingKindLabel, statusLine } from "../facts.ts";
 import { formatAgo, formatPeriod } from "../wording.ts";
 import type { ServiceMessage } from "./kind.ts";
 
@@ -21,8 +21,9 @@ export function serviceMessageOf(facts: Facts, entryId: string): ServiceMessage 
   const lastPing = ping === null ? "Never" : `${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`;
   details.push(["Total Pings", String(ping?.n ?? 0)], ["Last Ping", lastPing]);
   return {
-    direction: facts.direction, reminder: facts.reminder !== null, name: facts.name, title: `${facts.name} ${isWord(facts)}`,
-    statusLine: statusLine(facts), reason: facts.reminder === null ? facts.reason : "", link: cloakedUrl(check, opts.siteRoot),
+    // an escalation step or a failure while down reads as a reminder does ("still DOWN"), its line says which
+    direction: facts.direction, reminder: isStillDown(facts), name: facts.name, title: `${facts.name} ${isWord(facts)}`,
+    statusLine: statusLine(facts), reason: facts.reminder === null && facts.escalation === null ? facts.reason : "", link: cloakedUrl(check, opts.siteRoot),
     detailsUrl: `${opts.siteRoot}/checks/${check.uuid}/details/`, incidentKey: uniqueKeyOf(check.uuid),
     idempotencyKey: createHash("sha1").update(entryId).digest("hex"), desc: check.desc, projectName: facts.projectName, tags,
     check: { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags }, at: isoSeconds(facts.at),

@@ -97,7 +97,7 @@ test("URL-form webhook POSTs the check's JSON on down and up", () => {
     assert.equal(Object.keys(json), ["name", "slug", "tags", "desc", "grace", "n_pings", "status", "started", "last_ping",
       "next_ping", "manual_resume", "methods", "subject", "subject_fail", "start_kw", "success_kw", "failure_kw",
       "filter_subject", "filter_body", "filter_http_body", "filter_default_fail", "badge_url", "failure_threshold",
-      "reminder_interval", "muted_until", "max_duration", "acknowledged", "depends_on", "held_by", "uuid", "ping_url", "update_url", "pause_url", "resume_url", "channels", "timeout"]);
+      "reminder_interval", "muted_until", "max_duration", "acknowledged", "depends_on", "held_by", "min_duration", "alert_on_overlap", "max_runs_per_period", "escalation", "escalated", "uuid", "ping_url", "update_url", "pause_url", "resume_url", "channels", "timeout"]);
     assert.equal([json.name, json.status, json.n_pings, json.last_ping, json.channels, json.timeout, json.grace],
       ["api", to, 4, "2020-01-01T00:59:00+00:00", "a,b", 86400, 3600]);
     assert.is(json.ping_url, `https://hc.example.com/ping/${c.uuid}`);
