@@ -18,6 +18,7 @@ import type { ShardSetup } from "./shard-setup.ts";
 import type { Clock } from "../host/clock.ts";
 import { systemClock, VirtualClock } from "../host/clock.ts";
 import type { ClockMark } from "../persistence/clock-mark.ts";
+import { UnknownTimeFile } from "../persistence/unknown-time.ts";
 
 export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
   readonly shards: number;
@@ -47,9 +48,10 @@ export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
 
 /**
  * Starts judging deadlines once every shard is open, right before the pool takes requests: first the
- * checks whose deadline fell while hcd was not running are held (CONTRACT "hcd's own downtime and
- * clock": from the previous run's mark to now), then what fell due meanwhile is applied, then (a real
- * clock) the deadline ticker takes over. A passive pool (the CLI on a stopped DATA_DIR) judges nothing.
+ * stretch hcd was not running (from the previous run's mark to now) is recorded as unknown time and the
+ * checks whose deadline fell in it are held (CONTRACT "hcd's own downtime and clock"), then what fell due
+ * meanwhile is applied, then (a real clock) the deadline ticker takes over. A passive pool (the CLI on a
+ * stopped DATA_DIR) judges nothing.
  */
 async function startJudging(pool: ShardedPool, options: PoolOptions): Promise<void> {
   if (options.passive === true) return;
@@ -59,6 +61,10 @@ async function startJudging(pool: ShardedPool, options: PoolOptions): Promise<vo
   const at = clock.now();
   const fromAt = mark?.lastAt ?? null;
   const downtime = real && fromAt !== null && at > fromAt ? { fromAt, toAt: at } : null;
+  // the stretch is on disk before any request is served: status pages and uptime show it as unknown
+  const unknown = UnknownTimeFile.open(options.dataDir);
+  if (downtime !== null) unknown.record(downtime);
+  pool.useUnknownTime(async () => unknown.spans());
   const held = await pool.resumeAfter(downtime, at);
   if (downtime !== null) {
     log.info({ from: new Date(downtime.fromAt).toISOString(), to: new Date(downtime.toAt).toISOString(), seconds: Math.round((at - fromAt!) / 1000), held },

@@ -25,7 +25,9 @@ import { PartitionNode } from "./partition-node.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 import { NodeForwarder, serveNode } from "./node-forwarding.ts";
 import { PartitionHandle, servePartition, stopServingPartition } from "./partition-rpc.ts";
-import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
+import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
+import { UnknownTimeBucket } from "./unknown-time-bucket.ts";
+import { mergeSpans } from "../persistence/unknown-time.ts";
 import { PingWatermarks } from "./ping-watermarks.ts";
 import { IntakeFollower } from "./intake-follower.ts";
 import { INTAKE_STREAM, IntakePublisher, intakeEndOf, openIntakeStream } from "./intake-stream.ts";
@@ -75,6 +77,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const { connection, replicas } = options;
   const partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
   const directory = await DirectoryReplica.open({ connection, replicas, partitionCount });
+  const unknownTime = await UnknownTimeBucket.open({ connection, replicas, clock: options.clock });
   const failures = options.failures ?? new FailureEpisodes();
   const hosts = new Map<number, PartitionHost>();
   const serving = new Map<number, Subscription>();
@@ -114,6 +117,8 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       return host.replicaOptions();
     },
     onTakeover: async (partition, report, replica) => {
+      // the time without an owner is stored before the partition is served: status pages show it as unknown
+      if (report.unowned !== null) await unknownTime.record(partition, report.unowned);
       const [projects, routes, pushTokens] = replica.read((shard) => [shard.projects(), [...shard.routes()], [...shard.pushTokens()]] as const);
       const reconciled = await directory.reconcile(partition, projects, routes, pushTokens);
       await directory.caughtUpTo(reconciled.revision);
@@ -190,6 +195,8 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     }
   }, 1_000);
   pool.useIntake(intake);
+  pool.useUnknownTime(async (projectId) => projectId !== null ? unknownTime.spans(partitionOf(projectId, partitionCount))
+    : mergeSpans((await Promise.all(Array.from({ length: partitionCount }, (_, partition) => unknownTime.spans(partition)))).flat()));
   // the node serving partition 0 lets go of the intake messages every partition's log holds
   const purging = setInterval(() => {
     const floor = watermarks.floor((options.clock ?? Date.now)());

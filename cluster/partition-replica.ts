@@ -40,7 +40,7 @@ import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Changes } from "../engine/changes.ts";
 import type { PingCommand, ShardCommand, ShardResultOf } from "../engine/commands.ts";
-import type { Flip, Millis } from "../engine/model.ts";
+import type { Downtime, Flip, Millis } from "../engine/model.ts";
 import { Shard } from "../engine/shard.ts";
 import { log } from "../host/log.ts";
 import { FencedError, JetStreamLog, TruncatedError } from "./jetstream-log.ts";
@@ -115,6 +115,8 @@ export type TakeoverReport = {
   readonly restarts: number;
   /** How many checks the partition's time without an owner holds (#holdForDowntime). */
   readonly held: number;
+  /** The partition's time without an owner (from the last instant its log shows judged to the takeover), or null when it has no history. */
+  readonly unowned: Downtime | null;
   /** The flips of the advance to `now` that ends the takeover (deadlines that fell due meanwhile). */
   readonly flips: readonly Flip[];
 };
@@ -310,7 +312,7 @@ export class PartitionReplica {
       const advanced = upTo > this.#judgedUpTo ? await this.advance(upTo) : null;
       return {
         snapshotSequence: stored?.logSequence ?? null, snapshotBytes: stored?.bytes ?? 0, fencedAt, replayed, restarts,
-        flips: advanced?.changes.flips ?? [], held,
+        flips: advanced?.changes.flips ?? [], held, unowned: fromAt > 0 && now > fromAt ? { fromAt, toAt: now } : null,
       };
     }
   }

@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { Readable, Transform } from "node:stream";
 import { isSegmentName } from "../persistence/file-log.ts";
 import { ACCOUNTS_FILE } from "../persistence/accounts-file.ts";
+import { UNKNOWN_TIME_FILE } from "../persistence/unknown-time.ts";
 
 const MAGIC = Buffer.from("HCDBACKUP1\n", "ascii");
 const DIGEST_BYTES = 32;
@@ -108,7 +109,8 @@ function parseHeader(bytes: Buffer, file: string): Header {
   // the only paths an archive may hold, each once: the tables, the badge secret, the users, the audit log, logs (or an older store's journal)
   const seen = new Set<string>();
   const allowedOnce = (path: string) => {
-    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === ACCOUNTS_FILE || path === AUDIT_FILE || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
+    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === ACCOUNTS_FILE || path === AUDIT_FILE || path === UNKNOWN_TIME_FILE
+      || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
     seen.add(path);
     return true;
   };

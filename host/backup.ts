@@ -7,10 +7,11 @@ import type { Pool } from "./pool-api.ts";
 import { AUDIT_FILE, BADGE_SECRET_FILE, packArchive, storeFiles } from "./backup-archive.ts";
 import type { AuditTrail } from "./audit.ts";
 import { ACCOUNTS_FILE } from "../persistence/accounts-file.ts";
+import { UNKNOWN_TIME_FILE } from "../persistence/unknown-time.ts";
 
 /**
  * Returns the archive of a fresh copy of the store, made in a temporary directory under `scratchParent`
- * (on the data's file system: the copy may be large), with DATA_DIR's badge secret and users when there
+ * (on the data's file system: the copy may be large), with DATA_DIR's badge secret, users and unknown time when there
  * are, and a copy of the audit log when given;
  * the directory goes when the stream closes.
  */
@@ -25,7 +26,7 @@ export async function backupStream(pool: Pool, opts: { dataDir: string; scratchP
       files.push(AUDIT_FILE);
     }
     // DATA_DIR's own small files, when there: each is replaced whole by a rename, so a copy is one version of it
-    for (const name of [BADGE_SECRET_FILE, ACCOUNTS_FILE]) {
+    for (const name of [BADGE_SECRET_FILE, ACCOUNTS_FILE, UNKNOWN_TIME_FILE]) {
       if (!existsSync(join(opts.dataDir, name))) continue;
       copyFileSync(join(opts.dataDir, name), join(scratch, name));
       files.push(name);

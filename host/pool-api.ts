@@ -2,7 +2,7 @@
 // the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
 import type { CheckView } from "./check-json.ts";
 import type {
-  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Flip, HashedApiKeys, MaintenanceWindow, Millis, PingRecord, Project, UniqueField,
+  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Downtime, Flip, HashedApiKeys, MaintenanceWindow, Millis, PingRecord, Project, UniqueField,
 } from "../engine/model.ts";
 import type { CheckImport, ImportedPing, ImportResult } from "../engine/check-import.ts";
 import type { ProjectChange } from "../engine/project-changes.ts";
@@ -157,6 +157,12 @@ export type Pool = {
   listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>>;
   /** A check's delivered notifications, newest first (the newest 100; none in cluster mode, whose deliveries keep no record). */
   listSent(projectId: string, uuid: string): Promise<Outcome<SentNotice[]>>;
+  /**
+   * The stretches of time the project's checks were not watched (CONTRACT "Alerting, third part"): hcd was
+   * not running (single node), or the project's partition had no owner (cluster); oldest first, merged.
+   * null: every project's (cluster: every partition's, merged).
+   */
+  unknownTime(projectId: string | null): Promise<readonly Downtime[]>;
 
   // Pings: answered once the ping is durable. The edge resolves the owning project once (its key or the
   // check's uuid, through projectOfCheck / projectByPingKey) and passes it along.

@@ -41,6 +41,8 @@ export class ShardedPool implements Pool {
   readonly #directory: DirectoryLookups;
   /** Push tokens of creates and updates on their way (#withPushToken). */
   readonly #pushTokensHeld = new Set<string>();
+  // none recorded until the start-up says where they are (a passive pool, the CLI on a stopped DATA_DIR: none)
+  #unknownTime: (projectId: string | null) => Promise<readonly Downtime[]> = async () => [];
 
   /** `directory`: where lookups are answered (default: one learnt from the shards by init()). */
   constructor(shards: ShardHandle[], onClose: () => Promise<void>, directory: DirectoryLookups = new DirectoryLookups()) {
@@ -294,6 +296,15 @@ export class ShardedPool implements Pool {
   async listSent(projectId: string, uuid: string): Promise<Outcome<SentNotice[]>> {
     const owned = await this.#owned(projectId, { uuid });
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "listSent", projectId, uuid }) : owned;
+  }
+
+  /** Where the stretches of unwatched time come from: set by the start-up (single node: DATA_DIR/unknown-time; cluster: its bucket). */
+  useUnknownTime(source: (projectId: string | null) => Promise<readonly Downtime[]>): void {
+    this.#unknownTime = source;
+  }
+
+  unknownTime(projectId: string | null): Promise<readonly Downtime[]> {
+    return this.#unknownTime(projectId);
   }
 
   async listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Promise<Outcome<Flip[]>> {

@@ -10,6 +10,9 @@ import { BACKGROUND_WORK } from "../host/failure-episodes.ts";
 import type { Pool, PoolStats } from "../host/pool-api.ts";
 import type { HistogramData } from "../host/shard-stats.ts";
 import { histogram, observe } from "../host/shard-stats.ts";
+import type { Downtime } from "../engine/model.ts";
+import { DAY } from "../engine/model.ts";
+import { UPTIME_DAYS, unknownWithin } from "./status/uptime.ts";
 
 export type Metrics = {
   /** A ping was answered: its URL path, the answer's status and the seconds since the request arrived. */
@@ -49,6 +52,7 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
   const requestChildren = new Map<string, Counter.Internal>();
 
   let stats: PoolStats = { shards: [], queued: [] }; // set at the start of each scrape, read by the families below
+  let unknown: readonly Downtime[] = []; // likewise: the stretches hcd did not watch
   const sum = (pick: (s: PoolStats["shards"][number]) => number) => stats.shards.reduce((total, s) => total + pick(s), 0);
   const byKey = (pick: (s: PoolStats["shards"][number]) => Record<string, number>) => {
     const totals = new Map<string, number>();
@@ -74,6 +78,10 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
     family("hcd_checks_held", "Checks whose notifications a down dependency holds (depends_on).", "gauge", () => [{ value: sum((s) => s.alerting.held) }]),
     family("hcd_projects_in_maintenance", "Projects a recurring maintenance window mutes now.", "gauge", () => [{ value: sum((s) => s.alerting.projectsInMaintenance) }]),
     family("hcd_run_too_long_total", "Down changes of a run that outlived its check's max_duration.", "counter", () => [{ value: sum((s) => s.runTooLong) }]),
+    family("hcd_unknown_time_seconds", "Seconds of the last 90 days in which hcd did not watch checks (not running, or a cluster partition without an owner): their status then is unknown, neither up nor down.", "gauge",
+      () => [{ value: Math.round(unknownWithin(clock.now() - UPTIME_DAYS * DAY, clock.now(), unknown) / 1000) }]),
+    family("hcd_unknown_time_stretches", "Stretches of the last 90 days in which hcd did not watch checks.", "gauge",
+      () => [{ value: unknown.filter((u) => u.toAt > clock.now() - UPTIME_DAYS * DAY).length }]),
     family("hcd_outbox_pending", "Notifications waiting to be delivered.", "gauge", () => [{ value: sum((s) => s.outboxPending) }]),
     family("hcd_outbox_given_up", "Notifications given up and kept in the outbox.", "gauge", () => [{ value: sum((s) => s.outboxGivenUp) }]),
     family("hcd_journal_pending_commits", "Commits in the command log not yet applied to the tables.", "gauge", () => [{ value: sum((s) => s.journalPending) }]),
@@ -120,6 +128,7 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
     exposition() {
       const run = scraping.then(async () => {
         stats = await pool.stats(clock.now());
+        unknown = await pool.unknownTime(null);
         return { contentType: registry.contentType, body: await registry.metrics() };
       });
       scraping = run.catch(() => undefined);

@@ -58,7 +58,8 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const pingEmail = config.smtpPort === null ? null : `${check.uuid}@${config.emailDomain}`; // as the API's ping_email
     const channelNames = new Map(channels.map((c) => [c.id, c.name === "" ? c.kind : `${c.name} (${c.kind})`]));
     const channelNameOf = (id: string) => channelNames.get(id);
-    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, channelNameOf, eventsPage, notices, sent, pingEmail }));
+    const unknown = await pool.unknownTime(project.id);
+    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, channelNameOf, eventsPage, notices, sent, pingEmail, unknown }));
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids

@@ -1,6 +1,7 @@
 // The dashboard's pages as typed template functions: data in, a complete HTML document out (the checks
 // list is checks-list.ts). Every value is interpolated through `html`, which escapes it.
-import type { Check, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
+import type { Check, Downtime, Flip, Millis, PingRecord, Project } from "../../engine/model.ts";
+import { unknownWithin } from "../status/uptime.ts";
 import type { OutboxEntry, SentNotice } from "../../engine/changes.ts";
 import { downAt, statusAt } from "../../engine/status.ts";
 import { agoText, durationText } from "./format.ts";
@@ -183,6 +184,8 @@ export type CheckPage = {
   readonly nameOf: (uuid: string) => string | undefined;
   /** The name of an integration of the project by id (escalation steps); undefined = not shown to this viewer. */
   readonly channelNameOf?: (id: string) => string | undefined;
+  /** The stretches hcd did not watch the project's checks (unknown time); absent = none. */
+  readonly unknown?: readonly Downtime[];
 };
 
 /** Returns what follows the status word on a check's page: "since ...", "running for ...". */
@@ -256,7 +259,7 @@ ${checkBadgeHtml(check, data.siteRoot)}
 <dt>Pings</dt><dd>${check.nPings}</dd>
 </dl></section>
 ${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Integrations</h2>${data.integrations}</section>`}
-<section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at)}</section>
+<section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at, check.createdAt, data.unknown ?? [])}</section>
 <section id="live-events" data-live><h2>Events</h2>${eventsSection({ flips: data.flips, pings: data.pings, notices: data.notices, sent: data.sent, page: data.eventsPage, base, statusBadge })}</section>`,
   });
 }
@@ -309,13 +312,17 @@ function filteringText(check: Check): string {
   return parts.length === 0 ? "none: every ping counts as its URL says" : parts.join("; ");
 }
 
-/** Incidents (flips to down) and total downtime in each of the last 3 calendar months (UTC). */
-function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
+/**
+ * Incidents (flips to down), total downtime and unknown time (hcd not watching: neither up nor down, left
+ * out of the downtime) in each of the last 3 calendar months (UTC).
+ */
+function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis, createdAt: Millis, unknown: readonly Downtime[]): Html {
   const now = new Date(at);
   const months = [0, 1, 2].map((back) => {
     const startAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1);
     const endAt = Math.min(at, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
-    return { label: new Date(startAt).toISOString().slice(0, 7), startAt, endAt, incidents: 0, downMs: 0 };
+    const unknownMs = unknownWithin(Math.max(startAt, createdAt), endAt, unknown);
+    return { label: new Date(startAt).toISOString().slice(0, 7), startAt, endAt, incidents: 0, downMs: 0, unknownMs };
   });
   const flips = [...flipsNewestFirst].reverse();
   flips.forEach((flip, i) => {
@@ -323,11 +330,14 @@ function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis): Html {
     const until = flips[i + 1]?.at ?? at;
     for (const month of months) {
       if (flip.at >= month.startAt && flip.at < month.endAt) month.incidents++;
-      month.downMs += Math.max(0, Math.min(until, month.endAt) - Math.max(flip.at, month.startAt));
+      const from = Math.max(flip.at, month.startAt), to = Math.min(until, month.endAt);
+      if (to > from) month.downMs += to - from - unknownWithin(from, to, unknown);
     }
   });
-  return html`<table class="list"><thead><tr><th scope="col">Month</th><th scope="col">Incidents</th><th scope="col">Downtime</th></tr></thead>
-<tbody>${months.map((m) => html`<tr><td>${m.label}</td><td>${m.incidents}</td><td>${m.downMs === 0 ? "none" : durationText(m.downMs)}</td></tr>`)}</tbody></table>`;
+  const any = months.some((m) => m.unknownMs > 0);
+  return html`<table class="list downtime"><thead><tr><th scope="col">Month</th><th scope="col">Incidents</th><th scope="col">Downtime</th><th scope="col">Unknown</th></tr></thead>
+<tbody>${months.map((m) => html`<tr><td>${m.label}</td><td>${m.incidents}</td><td>${m.downMs === 0 ? "none" : durationText(m.downMs)}</td><td class="unknown">${m.unknownMs === 0 ? "none" : durationText(m.unknownMs)}</td></tr>`)}</tbody></table>
+${any ? html`<p class="hint unknown-note">Unknown: time hcd was not watching this check (not running, or moving its work between servers). Its status then is not known, so that time counts as neither up nor down.</p>` : ""}`;
 }
 
 export function deletePage(viewer: Viewer, opts: { project: Project; check: Check; ref: string }): string {

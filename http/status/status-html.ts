@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { DAY } from "../../engine/model.ts";
 import type { Html } from "../dashboard/html.ts";
+import { durationText } from "../dashboard/format.ts";
 import { html, raw } from "../dashboard/html.ts";
 import type { StatusCheck, StatusView } from "./status-view.ts";
 
@@ -15,6 +16,7 @@ main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margi
 .word{font-weight:600}.up{color:#00703c}.down{color:#b32d2e}.grace{color:#8a6100}.new,.paused{color:#50575e}
 .bars{display:flex;gap:1px;height:2rem;margin:.5rem 0 .2rem}.bars span{flex:1;border-radius:1px;background:#c3c4c7}
 .bars .full{background:#2e9e5b}.bars .most{background:#9bc53d}.bars .some{background:#e0a526}.bars .low{background:#c9372c}
+.bars .unknown{background:repeating-linear-gradient(45deg,#c3c4c7 0 3px,#f0f0f1 3px 6px)}.unknown-note{color:#50575e;font-size:.85rem}
 .legend{display:flex;justify-content:space-between;color:#50575e;font-size:.85rem}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #dcdcde}
 footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}`;
@@ -25,17 +27,19 @@ export const STATUS_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHa
 const dayText = (at: Millis) => new Date(at).toISOString().slice(0, 10);
 const timeText = (at: Millis) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
-/** A day's bar: its class by how much of the day was up, and its date and share on hover. */
-function bar(percent: number | null, dayAt: Millis): Html {
-  const cls = percent === null ? "none" : percent >= 100 ? "full" : percent >= 99 ? "most" : percent >= 90 ? "some" : "low";
-  return html`<span class="${cls}" title="${dayText(dayAt)}: ${percent === null ? "no data" : `${percent}% up`}"></span>`;
+/** A day's bar: its class by how much of the day was up (a day known only as unknown: striped), and its date, share and unknown time on hover. */
+function bar(percent: number | null, unknownMs: Millis, dayAt: Millis): Html {
+  const cls = percent === null ? (unknownMs > 0 ? "unknown" : "none") : percent >= 100 ? "full" : percent >= 99 ? "most" : percent >= 90 ? "some" : "low";
+  const share = percent === null ? (unknownMs > 0 ? "unknown" : "no data") : `${percent}% up`;
+  return html`<span class="${cls}" title="${dayText(dayAt)}: ${share}${percent !== null && unknownMs > 0 ? `, ${durationText(unknownMs)} unknown` : ""}"></span>`;
 }
 
 function checkBlock(check: StatusCheck, firstDayAt: Millis): Html {
   return html`<section class="check"><div class="head"><span class="name">${check.name}</span>
 <span><span class="word ${check.status}">${check.status}</span> · <span class="uptime">${check.uptimePercent}%</span> uptime over 90 days</span></div>
-<div class="bars" role="img" aria-label="Uptime per day over the last 90 days">${check.days.map((percent, i) => bar(percent, firstDayAt + i * DAY))}</div>
-<div class="legend"><span>90 days ago</span><span>today</span></div></section>`;
+<div class="bars" role="img" aria-label="Uptime per day over the last 90 days">${check.days.map((percent, i) => bar(percent, check.unknownDays[i], firstDayAt + i * DAY))}</div>
+<div class="legend"><span>90 days ago</span><span>today</span></div>
+${check.unknownMs === 0 ? "" : html`<p class="unknown-note">Unknown for ${durationText(check.unknownMs)}: the monitor was not watching then, so that time counts as neither up nor down.</p>`}</section>`;
 }
 
 export function statusPageHtml(view: StatusView): string {
@@ -49,5 +53,8 @@ ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.started
 <body><main><h1>${view.title}</h1>
 ${view.checks.map((check) => checkBlock(check, view.firstDayAt))}
 <h2>Incidents</h2>${incidents}
+${view.unknown.length === 0 ? "" : html`<h2>Unknown time</h2><p>The monitor itself was not watching in these stretches (not running, or moving its work between servers): the checks' status then is unknown, and the uptime figures leave that time out.</p>
+<table><thead><tr><th scope="col">Not watched from</th><th scope="col">to</th><th scope="col">for</th></tr></thead><tbody>
+${view.unknown.map((u) => html`<tr class="unknown-stretch"><td>${timeText(u.fromAt)}</td><td>${timeText(u.toAt)}</td><td>${durationText(u.toAt - u.fromAt)}</td></tr>`)}</tbody></table>`}
 <footer>As of ${timeText(view.at)}.</footer></main></body></html>`.text;
 }

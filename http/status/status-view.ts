@@ -1,7 +1,7 @@
 // What a public status page shows, worked out from its checks and their flips, and kept for a few seconds:
 // requests in that time (and those arriving while it is worked out) share one computation, so a page
 // asked for 100 times a second costs the shards one round of reads per check every few seconds.
-import type { Millis, Project, StatusPage } from "../../engine/model.ts";
+import type { Downtime, Millis, Project, StatusPage } from "../../engine/model.ts";
 import { DAY } from "../../engine/model.ts";
 import { statusAt } from "../../engine/status.ts";
 import type { Clock } from "../../host/clock.ts";
@@ -13,12 +13,17 @@ import { UPTIME_DAYS, uptimeOf } from "./uptime.ts";
 /** How long a worked-out page is served as it is (docs/dashboard-and-teams.md, "Status pages", says so). */
 export const STATUS_CACHE_MS = 5_000;
 
-/** One check on the page: its name and status word, never its uuid, keys or pings. */
-export type StatusCheck = { readonly name: string; readonly status: string; readonly uptimePercent: number; readonly days: readonly (number | null)[] };
+/** One check on the page: its name and status word, never its uuid, keys or pings; its unknown time (hcd not watching) apart. */
+export type StatusCheck = {
+  readonly name: string; readonly status: string; readonly uptimePercent: number; readonly days: readonly (number | null)[];
+  readonly unknownMs: Millis; readonly unknownDays: readonly Millis[];
+};
 export type StatusIncident = { readonly check: string; readonly startedAt: Millis; readonly endedAt: Millis | null };
 export type StatusView = {
   readonly title: string; readonly at: Millis; readonly firstDayAt: Millis;
   readonly checks: readonly StatusCheck[]; readonly incidents: readonly StatusIncident[];
+  /** The stretches hcd did not watch the project's checks in the window, newest first. */
+  readonly unknown: readonly Downtime[];
 };
 
 type Entry = { readonly page: StatusPage; readonly until: Millis; readonly view: Promise<StatusView> };
@@ -49,13 +54,18 @@ export class StatusViews {
 
   async #compute(project: Project, page: StatusPage, now: Millis): Promise<StatusView> {
     const firstDayAt = Math.floor(now / DAY) * DAY - (UPTIME_DAYS - 1) * DAY;
+    const unknown = (await this.#pool.unknownTime(project.id)).filter((stretch) => stretch.toAt > firstDayAt && stretch.fromAt < now);
     const shown = await Promise.all(page.checks.map(async (uuid) => {
       const found = await this.#pool.getCheck(project.id, { uuid });
       if (!found.ok) return null; // deleted since the page was made: left out
       const check = found.value;
       const flips = await this.#pool.listFlips(project.id, { uuid }, { fromAt: Math.max(firstDayAt, check.createdAt) });
-      const uptime = uptimeOf({ flips: flips.ok ? flips.value : [], status: check.status, createdAt: check.createdAt, now });
-      return { check: { name: check.name === "" ? "(unnamed)" : check.name, status: statusAt(check, now), uptimePercent: uptime.percent, days: uptime.days }, incidents: uptime.incidents };
+      const uptime = uptimeOf({ flips: flips.ok ? flips.value : [], status: check.status, createdAt: check.createdAt, now, unknown });
+      return {
+        check: { name: check.name === "" ? "(unnamed)" : check.name, status: statusAt(check, now), uptimePercent: uptime.percent, days: uptime.days,
+          unknownMs: uptime.unknownMs, unknownDays: uptime.unknownDays },
+        incidents: uptime.incidents,
+      };
     }));
     const checks: StatusCheck[] = [];
     const incidents: StatusIncident[] = [];
@@ -65,7 +75,7 @@ export class StatusViews {
       for (const incident of item.incidents) incidents.push({ check: item.check.name, startedAt: incident.startedAt, endedAt: incident.endedAt });
     }
     incidents.sort((a, b) => b.startedAt - a.startedAt); // newest first
-    return { title: page.title, at: now, firstDayAt, checks, incidents };
+    return { title: page.title, at: now, firstDayAt, checks, incidents, unknown: [...unknown].reverse() };
   }
 }
 
@@ -73,7 +83,9 @@ export class StatusViews {
 export function statusJson(view: StatusView): Record<string, unknown> {
   return {
     title: view.title,
-    checks: view.checks.map((c) => ({ name: c.name, status: c.status, uptime_90d: c.uptimePercent })),
+    checks: view.checks.map((c) => ({ name: c.name, status: c.status, uptime_90d: c.uptimePercent, unknown_90d: Math.round(c.unknownMs / 1000) })),
     incidents: view.incidents.map((i) => ({ check: i.check, started: isoSeconds(i.startedAt), ended: isoSeconds(i.endedAt) })),
+    // hcd's own time away: the checks' status is not known then (neither up nor down)
+    unknown: view.unknown.map((u) => ({ from: isoSeconds(u.fromAt), to: isoSeconds(u.toAt) })),
   };
 }

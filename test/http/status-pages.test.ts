@@ -92,13 +92,14 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
   assert.equal(doc, {
     title: "Acme & <b>co</b>",
     checks: [
-      { name: "<script>alert(1)</script> backup", status: "up", uptime_90d: pct(7200 - 3660) },
-      { name: "mailer", status: "down", uptime_90d: pct(10_800 - 1860) },
+      { name: "<script>alert(1)</script> backup", status: "up", uptime_90d: pct(7200 - 3660), unknown_90d: 0 },
+      { name: "mailer", status: "down", uptime_90d: pct(10_800 - 1860), unknown_90d: 0 },
     ],
     incidents: [
       { check: "<script>alert(1)</script> backup", started: iso(3660), ended: iso(7200) },
       { check: "mailer", started: iso(1860), ended: null },
     ],
+    unknown: [],
   });
 
   const page = await fetch(`${url}/status/acme`);

@@ -29,6 +29,28 @@ test("paused time is not watched; a day's bar is its own share; an incident that
   assert.equal(uptime.incidents, [{ startedAt: created + 6 * HOUR, endedAt: created + 12 * HOUR }]);
 });
 
+test("unknown time (hcd not watching) is neither up nor down: left out of the shares, counted apart, per day too", () => {
+  const created = TODAY - DAY;
+  const flips = [
+    flip({ n: 1, at: created, from: "new", to: "up" }),
+    flip({ n: 2, at: created + 6 * HOUR, from: "up", to: "down" }),
+    flip({ n: 3, at: created + 12 * HOUR, from: "down", to: "up" }),
+  ];
+  // hcd was away from 10:00 to 14:00 yesterday (2 h of the down period, 2 h up) and 02:00-04:00 today
+  const unknown = [{ fromAt: created + 10 * HOUR, toAt: created + 14 * HOUR }, { fromAt: TODAY + 2 * HOUR, toAt: TODAY + 4 * HOUR }];
+  const uptime = uptimeOf({ flips, status: "up", createdAt: created, now: NOW, unknown });
+  // known: yesterday 20 h (down 4 h), today 10 h; 30 h known, 4 h down
+  assert.is(uptime.percent, Math.round((26 / 30) * 10_000) / 100);
+  assert.equal(uptime.days.slice(88), [80, 100]);
+  assert.equal(uptime.unknownDays.slice(88), [4 * HOUR, 2 * HOUR]);
+  assert.is(uptime.unknownMs, 6 * HOUR);
+  assert.equal(uptime.incidents, [{ startedAt: created + 6 * HOUR, endedAt: created + 12 * HOUR }], "incidents follow the flips, as they were");
+  const before = uptimeOf({ flips, status: "up", createdAt: created, now: NOW, unknown: [{ fromAt: created - 5 * HOUR, toAt: created + HOUR }] });
+  assert.is(before.unknownMs, HOUR, "only from the check's creation on");
+  const paused = uptimeOf({ flips: [flip({ n: 1, at: created, from: "new", to: "paused" })], status: "paused", createdAt: created, now: NOW, unknown });
+  assert.equal([paused.unknownMs, paused.days.slice(88)], [0, [null, null]], "a paused check was not watched anyway");
+});
+
 test("down since before the 90 days: counted from their start, and the incident has not ended", () => {
   const created = FIRST_DAY - 30 * DAY;
   const wentDown = FIRST_DAY - 10 * DAY;
