@@ -54,19 +54,24 @@ export class StatusViews {
 
   async #compute(project: Project, page: StatusPage, now: Millis): Promise<StatusView> {
     const firstDayAt = Math.floor(now / DAY) * DAY - (UPTIME_DAYS - 1) * DAY;
-    const unknown = (await this.#pool.unknownTime(project.id)).filter((stretch) => stretch.toAt > firstDayAt && stretch.fromAt < now);
-    const shown = await Promise.all(page.checks.map(async (uuid) => {
+    // the checks first: a partition serves them only once its time without an owner is stored, so it is read after
+    const read = await Promise.all(page.checks.map(async (uuid) => {
       const found = await this.#pool.getCheck(project.id, { uuid });
       if (!found.ok) return null; // deleted since the page was made: left out
-      const check = found.value;
-      const flips = await this.#pool.listFlips(project.id, { uuid }, { fromAt: Math.max(firstDayAt, check.createdAt) });
-      const uptime = uptimeOf({ flips: flips.ok ? flips.value : [], status: check.status, createdAt: check.createdAt, now, unknown });
+      const flips = await this.#pool.listFlips(project.id, { uuid }, { fromAt: Math.max(firstDayAt, found.value.createdAt) });
+      return { check: found.value, flips: flips.ok ? flips.value : [] };
+    }));
+    const unknown = (await this.#pool.unknownTime(project.id)).filter((stretch) => stretch.toAt > firstDayAt && stretch.fromAt < now);
+    const shown = read.map((item) => {
+      if (item === null) return null;
+      const { check, flips } = item;
+      const uptime = uptimeOf({ flips, status: check.status, createdAt: check.createdAt, now, unknown });
       return {
         check: { name: check.name === "" ? "(unnamed)" : check.name, status: statusAt(check, now), uptimePercent: uptime.percent, days: uptime.days,
           unknownMs: uptime.unknownMs, unknownDays: uptime.unknownDays },
         incidents: uptime.incidents,
       };
-    }));
+    });
     const checks: StatusCheck[] = [];
     const incidents: StatusIncident[] = [];
     for (const item of shown) {
