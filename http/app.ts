@@ -24,6 +24,7 @@ import { isDashboardPath, notFoundPage } from "./dashboard/not-found.ts";
 import { checkRoutes } from "./routes/checks.ts";
 import { pingRoutes } from "./routes/pings.ts";
 import { kumaPushRoutes } from "./routes/kuma-push.ts";
+import { alertmanagerRoutes } from "./routes/alertmanager.ts";
 import { projectMetricsRoutes } from "./routes/project-metrics.ts";
 import type { MetricsSource } from "./routes/metrics.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -65,6 +66,7 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   auditRoutes(app, deps, { report });
   pingRoutes(app, deps);
   kumaPushRoutes(app, deps); // Uptime Kuma's push URLs: /api/push/<token>
+  alertmanagerRoutes(app, deps, { report }); // pings from Prometheus Alertmanager's webhook
   badgeRoutes(app, deps);
   dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/
   projectMetricsRoutes(app, deps);
