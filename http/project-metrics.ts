@@ -1,5 +1,7 @@
 // The reference's per-project Prometheus exposition (hc/integrations/prometheus/views.py `metrics`):
-// byte for byte the same text, so existing scrape configs and Grafana dashboards keep working.
+// byte for byte the same text, so existing scrape configs and Grafana dashboards keep working; hcd's own
+// families follow it under names of their own (CONTRACT "Alerting, third part": each check's last ping and
+// last run duration).
 import type { Check, Millis } from "../engine/model.ts";
 import { statusAt } from "../engine/status.ts";
 import { uniqueKeyOf } from "../host/unique-key.ts";
@@ -56,5 +58,12 @@ export function renderProjectMetrics(checks: readonly Check[], at: Millis): stri
   family("hc_checks_total", "The total number of checks.", [`hc_checks_total ${rows.length}\n`]);
   lines.push("\n");
   family("hc_checks_down_total", "The number of checks currently down.", [`hc_checks_down_total ${down}\n`]);
+  lines.push("\n");
+  // hcd's own: a check that never had one has no sample
+  family("hcd_check_last_ping_timestamp_seconds", "When the check's last success or failure signal arrived, in seconds since the Unix epoch.",
+    ordered.flatMap((check, i) => (check.lastPingAt === null ? [] : [`hcd_check_last_ping_timestamp_seconds${rows[i].labels} ${check.lastPingAt / 1000}\n`])));
+  lines.push("\n");
+  family("hcd_check_last_duration_seconds", "How long the check's last run took, from its start signal to its success or failure signal.",
+    ordered.flatMap((check, i) => (check.lastDurationMs === null || check.lastDurationMs <= 0 ? [] : [`hcd_check_last_duration_seconds${rows[i].labels} ${check.lastDurationMs / 1000}\n`])));
   return lines.join("");
 }

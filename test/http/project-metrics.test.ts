@@ -2,7 +2,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createHash } from "node:crypto";
-import { withApi } from "./harness.ts";
+import { T0, withApi } from "./harness.ts";
 
 // the reference's Check.unique_key, written out here independently of hcd's code
 const uniqueKey = (uuid: string) => createHash("sha1").update(uuid.replace(/-/g, "").slice(0, 16)).digest("hex");
@@ -26,6 +26,8 @@ test("the exposition is the reference's, byte for byte: statuses, label escaping
   await api.ping(uuid(started), { signal: "start" });
   at(120); // web is past its 60 s timeout: in its grace time
 
+  at(3); // the started check's run ends: it has a duration
+  await api.ping(uuid(started));
   const res = await api.call("GET", `/projects/${api.project.id}/metrics/${api.project.apiKeyReadonly}`, { key: null });
   assert.is(res.status, 200);
   assert.is(res.headers.get("content-type"), "text/plain");
@@ -35,7 +37,7 @@ test("the exposition is the reference's, byte for byte: statuses, label escaping
     [labels(late, "web", "prod"), 1, 0, 1, 0],
     [labels(paused, "paused", ""), 1, 0, 0, 1],
     [labels(failed, "failed", "db zeta"), 0, 0, 0, 0],
-    [labels(started, "started", ""), 1, 1, 0, 0],
+    [labels(started, "started", ""), 1, 0, 0, 0],
   ] as const;
   const expected =
     "# HELP hc_check_up Whether the check is currently up (1 for yes, 0 for no).\n# TYPE hc_check_up gauge\n" +
@@ -50,21 +52,31 @@ test("the exposition is the reference's, byte for byte: statuses, label escaping
     'hc_tag_up{tag="db"} 0\nhc_tag_up{tag="prod"} 1\nhc_tag_up{tag="zeta"} 0\n\n' +
     "# HELP hc_checks_total The total number of checks.\n# TYPE hc_checks_total gauge\nhc_checks_total 5\n\n" +
     "# HELP hc_checks_down_total The number of checks currently down.\n# TYPE hc_checks_down_total gauge\nhc_checks_down_total 1\n";
-  assert.fixture(res.text, expected);
+  // hcd's own families follow the reference's text, which is left as it was
+  const pingedAt = (offsetS: number) => String((T0 + offsetS * 1000) / 1000);
+  const own = "\n# HELP hcd_check_last_ping_timestamp_seconds When the check's last success or failure signal arrived, in seconds since the Unix epoch.\n" +
+    "# TYPE hcd_check_last_ping_timestamp_seconds gauge\n" +
+    `hcd_check_last_ping_timestamp_seconds${rows[0][0]} ${pingedAt(4)}\nhcd_check_last_ping_timestamp_seconds${rows[1][0]} ${pingedAt(4)}\n` +
+    `hcd_check_last_ping_timestamp_seconds${rows[3][0]} ${pingedAt(4)}\nhcd_check_last_ping_timestamp_seconds${rows[4][0]} ${pingedAt(127)}\n\n` +
+    "# HELP hcd_check_last_duration_seconds How long the check's last run took, from its start signal to its success or failure signal.\n" +
+    "# TYPE hcd_check_last_duration_seconds gauge\n" + `hcd_check_last_duration_seconds${rows[4][0]} 123\n`;
+  assert.ok(res.text.startsWith(expected), "the reference's families, byte for byte, come first");
+  assert.fixture(res.text, expected + own);
 
   // the Bearer form and the legacy alias answer the same bytes
   const bearer = await api.call("GET", `/projects/${api.project.id}/metrics/`, { key: null, headers: { authorization: `Bearer ${api.project.apiKeyReadonly}` } });
   assert.is(bearer.status, 200);
-  assert.fixture(bearer.text, expected);
+  assert.fixture(bearer.text, expected + own);
   const legacy = await api.call("GET", `/projects/${api.project.id}/checks/metrics/${api.project.apiKeyReadonly}`, { key: null });
-  assert.fixture(legacy.text, expected);
+  assert.fixture(legacy.text, expected + own);
 }));
 
 test("an empty project has the families and zero totals", () => withApi(async (api) => {
   const res = await api.call("GET", `/projects/${api.project.id}/metrics/${api.project.apiKeyReadonly}`, { key: null });
   assert.is(res.status, 200);
   assert.ok(res.text.includes("# TYPE hc_tag_up gauge\n\n# HELP hc_checks_total"));
-  assert.ok(res.text.endsWith("hc_checks_total 0\n\n# HELP hc_checks_down_total The number of checks currently down.\n# TYPE hc_checks_down_total gauge\nhc_checks_down_total 0\n"));
+  assert.ok(res.text.includes("hc_checks_total 0\n\n# HELP hc_checks_down_total The number of checks currently down.\n# TYPE hc_checks_down_total gauge\nhc_checks_down_total 0\n"));
+  assert.ok(res.text.endsWith("# TYPE hcd_check_last_duration_seconds gauge\n"), "hcd's own families, with no samples");
 }));
 
 test("the reference's refusals: 401 without Bearer, 400 for a key of the wrong length, 403 for a read-write or unknown key, 404 for a bad id", () => withApi(async (api) => {
