@@ -379,6 +379,12 @@ ${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" r
 <input id="f-mute-until" name="until" value="${mute.until}" placeholder="2026-01-01T00:00:00Z">
 <button type="submit">Save mute</button></form>`}
 ${opts.maintenance}
+<h2>Reports</h2>
+<p>The downtime of every check (incidents, time down, time unknown and uptime) as a spreadsheet (CSV, UTC):
+<a class="button" href="/projects/${project.id}/downtime.csv?by=month">by month</a>
+<a class="button" href="/projects/${project.id}/downtime.csv?by=week">by week</a>
+<a class="button" href="/projects/${project.id}/downtime.csv?by=day">by day</a></p>
+<p class="hint">The same through the API: <code>GET /api/v3/downtime.csv?by=month&amp;from=2026-01-01&amp;to=2026-04-01</code>. Monthly or weekly email reports: on your account page.</p>
 <h2>Badges</h2><table class="list"><thead><tr><th scope="col">Tag</th><th scope="col">Preview</th><th scope="col">URLs</th></tr></thead><tbody>
 ${Object.entries(opts.badges).map(([tag, urls]) => html`<tr><td>${tag === "*" ? "all checks" : tag}</td><td><img src="${new URL(urls.svg3).pathname}" alt="badge of ${tag}"></td>
 <td><ul class="urls">${Object.entries(urls).map(([kind, url]) => html`<li>${kind}: <code>${url}</code></li>`)}</ul></td></tr>`)}

@@ -42,6 +42,8 @@ import { livePageResponse } from "./live-page.ts";
 import type { Encoding } from "./compression.ts";
 import { compressedResponse, compressNow, encodingFor, MIN_BYTES } from "./compression.ts";
 import { plainFormError } from "./form-errors.ts";
+import { downtimeCsv } from "../downtime-report.ts";
+import { downtimeQueryOf, projectDowntimeRows } from "../downtime-export.ts";
 import {
   COOKIE, cookieOf, FailureCounter, formOf, htmlResponse, loadAssets, param, redirect, refuseCrossSite, SECURITY_HEADERS,
   nextPage, sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded, signInFor,
@@ -357,6 +359,19 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const project = projectFor(access, param(event, "project"));
     const notice = event.url.searchParams.get("done") === "mute" ? "Maintenance mute saved." : null;
     return htmlResponse(await settingsHtml(access, project, { mute: null, notice }));
+  });
+
+  // the project's downtime per check and period as CSV: the API's export (http/downtime-export.ts)
+  route("GET", "/projects/:project/downtime.csv", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    const now = clock.now();
+    const query = unwrap(downtimeQueryOf(event.url.searchParams, now));
+    const rows = await projectDowntimeRows(pool, project, query, now, access.viewer.readonly);
+    return new HTTPResponse(downtimeCsv(rows, access.viewer.readonly ? "unique_key" : "uuid"), { status: 200, headers: {
+      ...SECURITY_HEADERS, "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="downtime-${query.unit}-${query.periods[0]?.label ?? "none"}.csv"`,
+    } });
   });
 
   // the project-wide mute (a maintenance window): the admin API's rules and texts

@@ -21,6 +21,7 @@ import { parseJsonObject, readBodyBytes } from "../body.ts";
 import { presentBadges, presentChannel, presentFlip, presentPing } from "../present.ts";
 import { presentCheck } from "../../host/check-json.ts";
 import { simulateRoutes } from "./simulate.ts";
+import { downtimeRoutes } from "./downtime.ts";
 import { apiPath, inVersions, versionOf } from "../versioned-routes.ts";
 import type { AuditAction } from "../../host/audit.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
@@ -154,6 +155,7 @@ export function checkRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
   }, byUuidOrKey);
 
   simulateRoutes(app, deps, { report: opts.report, callerOf });
+  downtimeRoutes(app, deps, { report: opts.report, callerOf });
 
   endpoint(app, apiPath("/channels"), {
     GET: async (event) => {

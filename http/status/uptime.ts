@@ -34,7 +34,7 @@ export function unknownWithin(fromAt: Millis, toAt: Millis, stretches: readonly 
  * The check's statuses as periods over [fromAt, toAt), and the status it has at toAt: `flips` in any order
  * (those up to toAt count: one at toAt itself ends the last period), `status` the one it has now.
  */
-function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis, toAt: Millis): { periods: { from: Millis; to: Millis; status: Status }[]; last: Status } {
+export function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis, toAt: Millis): { periods: { from: Millis; to: Millis; status: Status }[]; last: Status } {
   const ordered = [...flips].filter((flip) => flip.at <= toAt).sort((a, b) => a.at - b.at || a.n - b.n);
   const periods: { from: Millis; to: Millis; status: Status }[] = [];
   let at = fromAt;
