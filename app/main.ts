@@ -32,6 +32,7 @@ import { OWNER_ONLY_UMASK, ownerOnlyDataDir } from "../persistence/data-dir-mode
 import { ConfigError, finishConfig, loadAdminToken, loadBadgeSecret, natsAccessOf, readSettings } from "./config.ts";
 import type { SignInStore } from "../host/sign-in-store.ts";
 import { withSecretFiles } from "./secret-files.ts";
+import { ReportScheduler } from "../notify/report-scheduler.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get this long before their connections are cut
 // Slow and idle clients must not hold the server: a request's headers must arrive within 10 s of its
@@ -164,6 +165,9 @@ async function main(): Promise<void> {
   const smtpUrl = config.smtpUrl;
   const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
     (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;
+  // the users' weekly and monthly email reports, once each, while SMTP_URL is set
+  const reports = smtpUrl === null ? null : new ReportScheduler({ accounts, pool, now: () => clock.now(), node: settings.cluster?.nodeId ?? "local",
+    siteRoot: config.siteRoot, send: (message) => sendEmail(message, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 }) });
   // every change is recorded in DATA_DIR/audit (a cluster node: in the cluster's audit stream)
   const audit = clusterAudit ?? AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
   const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, signInStore, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),
@@ -205,7 +209,7 @@ async function main(): Promise<void> {
       if (!res.headersSent) res.setHeader("connection", "close");
       else res.once("finish", () => res.socket?.end());
     }
-    await Promise.all([closed, smtp?.close()]);
+    await Promise.all([closed, smtp?.close(), reports?.stop()]); // a report being sent is sent and marked first
     await reader?.close();
     await pool.close(); // pending writes are stored before this resolves
     await audit.close();
@@ -231,6 +235,7 @@ async function main(): Promise<void> {
   const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${cluster?.partitionCount} partitions` : `${config.shards} shards`;
   // every secret masked at any depth: the NATS password and token, the OIDC client secret, the service tokens
   log.info({ config: maskedConfig(config) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
+  reports?.start();
 }
 
 class StartError extends Error {}

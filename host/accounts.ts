@@ -354,6 +354,22 @@ export class Accounts {
     return this.#document.invites.find((i) => i.tokenHash === hash && i.expiresAt > at);
   }
 
+  /** The stored record of a user (its email reports' state among the rest), or null. */
+  storedUser(id: string): StoredUser | null {
+    return this.#document.users.find((u) => u.id === id) ?? null;
+  }
+
+  /**
+   * Replaces one user's record by `edit`'s, made on the newest document (in a cluster, again on the winner's
+   * when another node stored first); returns the record stored, or null when `edit` changed nothing or there
+   * is no such user.
+   */
+  async updateUser(userId: string, edit: (user: StoredUser) => StoredUser | null): Promise<StoredUser | null> {
+    let stored: StoredUser | null = null;
+    await this.#editUser(userId, (user) => (stored = edit(user)));
+    return stored;
+  }
+
   /** Replaces one user's record by `edit`'s (null: nothing to change); false when there is no such user. */
   async #editUser(userId: string, edit: (user: StoredUser) => StoredUser | null): Promise<boolean> {
     let found = false;

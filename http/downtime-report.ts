@@ -1,78 +1,13 @@
 // A project's downtime per check and period (CONTRACT "Alerting, third part"): incidents (changes to down),
 // time down and time unknown (hcd not watching) in each UTC day, week (from Monday) or month, from the
 // checks' flips; the CSV export of the API and the dashboard, and the email reports, read it. Pure.
-import type { Downtime, Flip, Millis, Status } from "../engine/model.ts";
-import { DAY } from "../engine/model.ts";
-import { periodsOf, unknownWithin } from "./status/uptime.ts";
+import type { PeriodDowntime } from "../engine/downtime-periods.ts";
 
-export const PERIOD_UNITS = ["day", "week", "month"] as const;
-export type PeriodUnit = (typeof PERIOD_UNITS)[number];
+export { downtimeByPeriod } from "../engine/downtime-periods.ts";
+export type { PeriodDowntime } from "../engine/downtime-periods.ts";
 
-/** A period of the report: its label ("2026-03", "2026-03-09"), and its UTC start and end (exclusive). */
-export type Period = { readonly label: string; readonly startAt: Millis; readonly endAt: Millis };
-
-/** One check's figures in one period; watchedMs: the time it was watched and known (neither new, paused nor unknown). */
-export type PeriodDowntime = { readonly incidents: number; readonly downMs: Millis; readonly unknownMs: Millis; readonly watchedMs: Millis };
-
-/** The UTC periods of `unit` that meet [fromAt, toAt), oldest first: whole periods (the last ends after toAt when toAt falls inside it). */
-export function periodsBetween(unit: PeriodUnit, fromAt: Millis, toAt: Millis): Period[] {
-  const periods: Period[] = [];
-  for (let startAt = periodStartOf(unit, fromAt); startAt < toAt; ) {
-    const endAt = nextPeriodAt(unit, startAt);
-    periods.push({ label: labelOf(unit, startAt), startAt, endAt });
-    startAt = endAt;
-  }
-  return periods;
-}
-
-/** The start of the UTC period of `unit` holding `at`. */
-export function periodStartOf(unit: PeriodUnit, at: Millis): Millis {
-  const day = Math.floor(at / DAY) * DAY;
-  if (unit === "day") return day;
-  if (unit === "week") return day - ((new Date(day).getUTCDay() + 6) % 7) * DAY; // Monday
-  const date = new Date(at);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-}
-
-function nextPeriodAt(unit: PeriodUnit, startAt: Millis): Millis {
-  if (unit === "day") return startAt + DAY;
-  if (unit === "week") return startAt + 7 * DAY;
-  const date = new Date(startAt);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-}
-
-function labelOf(unit: PeriodUnit, startAt: Millis): string {
-  return new Date(startAt).toISOString().slice(0, unit === "month" ? 7 : 10);
-}
-
-/**
- * A check's figures in each period, up to `now` (a period's part after `now` is not counted): `flips` from
- * the first period's start on, in any order; `status` its stored status now; time before `createdAt` and in
- * new or paused periods is not watched, time in an unknown stretch is counted as unknown only.
- */
-export function downtimeByPeriod(opts: {
-  readonly flips: readonly Flip[]; readonly status: Status; readonly createdAt: Millis; readonly now: Millis;
-  readonly periods: readonly Period[]; readonly unknown: readonly Downtime[];
-}): PeriodDowntime[] {
-  const { periods: report, unknown, now } = opts;
-  if (report.length === 0) return [];
-  const fromAt = Math.max(report[0].startAt, opts.createdAt);
-  const toAt = Math.min(now, report[report.length - 1].endAt);
-  const { periods } = toAt > fromAt ? periodsOf(opts.flips, opts.status, fromAt, toAt) : { periods: [] };
-  return report.map((period) => {
-    let downMs = 0, unknownMs = 0, watchedMs = 0;
-    for (const p of periods) {
-      const from = Math.max(p.from, period.startAt), to = Math.min(p.to, period.endAt);
-      if (to <= from || p.status === "new" || p.status === "paused") continue;
-      const notKnown = unknownWithin(from, to, unknown);
-      unknownMs += notKnown;
-      watchedMs += to - from - notKnown;
-      if (p.status === "down") downMs += to - from - notKnown;
-    }
-    const incidents = opts.flips.filter((f) => f.to === "down" && f.at >= period.startAt && f.at < period.endAt && f.at <= now).length;
-    return { incidents, downMs, unknownMs, watchedMs };
-  });
-}
+export { PERIOD_UNITS, periodsBetween, periodStartOf } from "../lib/utc-periods.ts";
+export type { Period, PeriodUnit } from "../lib/utc-periods.ts";
 
 /** One row of the CSV: a check's figures in one period. */
 export type DowntimeRow = { readonly period: string; readonly check: string; readonly id: string } & PeriodDowntime;

@@ -48,6 +48,10 @@ export type EmailMessage = {
   readonly subject: string;
   readonly text: string;
   readonly html: string;
+  /** The Message-ID to send it with (a report sent again is the same message); absent: the SMTP library's own. */
+  readonly messageId?: string;
+  /** Headers besides the usual ones (a report's List-Unsubscribe); absent: none. */
+  readonly headers?: Readonly<Record<string, string>>;
 };
 
 export type Delivery = HttpRequest | HttpSequence | CommandRun | JsonRpcCall | EmailMessage;

@@ -224,7 +224,8 @@ export async function sendEmail(message: EmailMessage, opts: EmailOptions): Prom
     url: opts.smtpUrl, connectionTimeout: opts.timeoutMs, greetingTimeout: opts.timeoutMs, socketTimeout: opts.timeoutMs,
   });
   try {
-    await transporter.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    await transporter.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text, html: message.html,
+      ...(message.messageId === undefined ? {} : { messageId: message.messageId }), ...(message.headers === undefined ? {} : { headers: { ...message.headers } }) });
     return { ok: true, status: null };
   } catch (error) {
     return { ok: false, error: describeSmtpError(error), permanent: false, status: null, responseBody: "" };

@@ -27,6 +27,17 @@ export type StoredUser = {
   readonly openedBy?: string;
   /** True once the user signed in through the identity provider: they have joined, without a password. */
   readonly sso?: boolean;
+  /** Email reports (host/report-claims.ts): how often, the last period reported, and a report being sent; absent = none. */
+  readonly reports?: StoredReports;
+};
+/**
+ * A user's email reports: `every` week or month; `doneUpTo` the label of the last period reported (or of the
+ * one before the user chose them); `claim` a report being sent: its period, the node sending it and since when.
+ */
+export type StoredReports = {
+  readonly every: "weekly" | "monthly";
+  readonly doneUpTo: string;
+  readonly claim?: { readonly period: string; readonly by: string; readonly at: Millis };
 };
 export type StoredSecondFactor = { readonly secret: string; readonly lastStep: number; readonly recoveryHashes: readonly string[] };
 /**

@@ -1,5 +1,7 @@
-// The pages of a user's own account: their sessions with a "Sign out" for each, the password and the second
-// factor; the invitation page that sets a password.
+// The pages of a user's own account: their sessions with a "Sign out" for each, the password, the email
+// reports and the second factor; the invitation page that sets a password.
+import type { ReportChoice } from "../../host/report-claims.ts";
+import { REPORT_CHOICES } from "../../host/report-claims.ts";
 import type { Millis } from "../../engine/model.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { html } from "./html.ts";
@@ -15,6 +17,8 @@ export type SecondFactorView = { readonly on: true } | { readonly on: false; rea
 export function accountPage(viewer: Viewer, opts: {
   email: string; sessions: readonly SessionRow[]; notice: string | null; hasPassword: boolean;
   secondFactor: SecondFactorView; error?: string | null; passwordError?: string | null; recoveryCodes?: readonly string[];
+  /** The user's email reports (off, weekly, monthly), and whether hcd can send email (SMTP_URL). */
+  reports: { readonly choice: ReportChoice; readonly mailOn: boolean };
 }): string {
   const passwordField = (id: string) => opts.hasPassword ? html`<label for="${id}">Your password</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>` : "";
   const rows = opts.sessions.map((s) => html`<tr><td>${s.openedAt === null ? "unknown" : isoSeconds(s.openedAt)}</td><td>${s.current ? "this browser" : ""}</td>
@@ -33,6 +37,13 @@ ${opts.passwordError == null ? "" : html`<p class="error" role="alert">${opts.pa
 <label for="current-password">Current password</label><input id="current-password" name="current" type="password" autocomplete="current-password" required>
 <label for="changed-password">New password</label><input id="changed-password" name="password" type="password" autocomplete="new-password" minlength="12" required>
 <button type="submit">Change password</button></form><p class="hint">Every other session of your account is signed out.</p>` : ""}
+<h2>Email reports</h2>
+<p>A summary of your projects' checks and their downtime (UTC weeks from Monday, or calendar months), sent to ${opts.email} after each period.</p>
+${opts.reports.mailOn ? "" : html`<p class="hint">This server sends no email yet (SMTP_URL is not set): reports go out once it does.</p>`}
+<form method="post" action="/account/reports" class="row">${csrfField(viewer)}
+<label for="f-reports">Email reports</label>
+<select id="f-reports" name="reports">${REPORT_CHOICES.map((choice) => html`<option value="${choice}"${choice === opts.reports.choice ? html` selected` : ""}>${REPORT_LABELS[choice]}</option>`)}</select>
+<button type="submit">Save reports</button></form>
 <h2>Second factor</h2>
 ${opts.error == null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
 ${opts.recoveryCodes === undefined ? "" : html`<p role="status">The second factor is on. Keep these recovery codes somewhere safe: each signs in once instead of a code, and they are shown only now.</p>
@@ -48,6 +59,8 @@ ${passwordField("on-password")}
 <button type="submit">Turn on</button></form><p class="hint">Turning it on or off signs out every other session of your account.</p>`}`,
   });
 }
+
+const REPORT_LABELS: Record<ReportChoice, string> = { off: "Off", weekly: "Weekly (each Monday)", monthly: "Monthly (each 1st)" };
 
 /** The page a link that sets a password opens: the password to choose, and the second factor's code when the user has it on. */
 export function invitePage(opts: { email: string; error: string | null; code: boolean }): string {

@@ -2,6 +2,7 @@
 // answer for an unknown email and a wrong password) and its second factor, the account page with every
 // session and a "Sign out" for each, the password and the second factor, and the password reset by email
 // (host/accounts.ts keeps the users; invite-routes.ts takes the links).
+import { REPORT_CHOICES, reportChoiceOf, withReports } from "../../host/report-claims.ts";
 import type { H3Event } from "h3";
 import type { Accounts, User } from "../../host/accounts.ts";
 import type { Clock } from "../../host/clock.ts";
@@ -135,7 +136,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
     const secondFactor = accounts.hasSecondFactor(user.id) ? { on: true as const }
       : { on: false as const, ...(opts.secret === undefined ? newSecret(user.email) : { secret: opts.secret, uri: secretUri(user.email, opts.secret) }) };
-    return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, hasPassword: accounts.hasPassword(user.id), ...opts });
+    const stored = accounts.storedUser(user.id);
+    const reports = { choice: stored === null ? "off" as const : reportChoiceOf(stored), mailOn: sendUserMail !== undefined };
+    return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, hasPassword: accounts.hasPassword(user.id), reports, ...opts });
   };
 
   route("GET", "/account", async (event) => {
@@ -200,6 +203,15 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     await recordAccountEvent(ctx, "account.password_changed", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
     return htmlResponse(accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
+  });
+
+  // the user's email reports: off, weekly or monthly (host/report-claims.ts)
+  route("POST", "/account/reports", async (event) => {
+    const { found, form } = await accountForm(event);
+    const choice = REPORT_CHOICES.find((c) => c === form.get("reports"));
+    if (choice === undefined) return htmlResponse(accountHtml(found, { notice: null, error: "Email reports must be off, weekly or monthly." }), 400);
+    await accounts.updateUser(found.user.id, (user) => withReports(user, choice, ctx.deps.clock.now())); // hcd's clock: the periods a report covers
+    return htmlResponse(accountHtml(found, { notice: choice === "off" ? "Email reports are off." : `Email reports: ${choice}.` }));
   });
 
   route("POST", "/account/sessions/signout", async (event) => {

@@ -354,6 +354,8 @@ export function settingsPage(viewer: Viewer, opts: {
   project: Project; badges: Record<string, Record<string, string>>; at: Millis; mute: { error: string | null; until: string } | null;
   /** The recurring maintenance windows' section (maintenance-pages.ts). */
   maintenance: Html;
+  /** The project's escalation policy's section (project-escalation.ts). */
+  escalation: Html;
   /** A line saying what the last action did ("Maintenance mute saved."); none on a plain visit. */
   notice?: string | null;
   /** What the project's management page offers this viewer (permits.ts manageOffer): the link says so. */
@@ -379,6 +381,7 @@ ${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" r
 <input id="f-mute-until" name="until" value="${mute.until}" placeholder="2026-01-01T00:00:00Z">
 <button type="submit">Save mute</button></form>`}
 ${opts.maintenance}
+${opts.escalation}
 <h2>Reports</h2>
 <p>The downtime of every check (incidents, time down, time unknown and uptime) as a spreadsheet (CSV, UTC):
 <a class="button" href="/projects/${project.id}/downtime.csv?by=month">by month</a>

@@ -33,6 +33,8 @@ import { integrationRoutes } from "./integration-routes.ts";
 import type { MaintenanceForm } from "./maintenance-pages.ts";
 import { EMPTY_MAINTENANCE_FORM, maintenanceSection } from "./maintenance-pages.ts";
 import { maintenanceRoutes } from "./maintenance-routes.ts";
+import type { ProjectEscalationForm } from "./project-escalation.ts";
+import { mayChangeEscalation, projectEscalationForm, projectEscalationRoutes, projectEscalationSection } from "./project-escalation.ts";
 import { statusPageRoutes } from "./status-page-routes.ts";
 import { projectRoutes } from "./project-routes.ts";
 import type { CheckFormValues, Viewer, WhatIf } from "./pages.ts";
@@ -345,19 +347,24 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   });
 
   /** The settings page with the project as the directory has it now (its maintenance windows just changed, maybe). */
-  const settingsHtml = async (access: Access, stale: Project, opts: { mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm; notice?: string | null }): Promise<string> => {
+  const settingsHtml = async (access: Access, stale: Project, opts: {
+    mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm; escalation?: ProjectEscalationForm; notice?: string | null;
+  }): Promise<string> => {
     const project = pool.listProjects().find((p) => p.id === stale.id) ?? stale;
     const checks = await pool.listChecks(project.id, { tags: [] });
     const at = clock.now();
     const form = opts.maintenance ?? { values: EMPTY_MAINTENANCE_FORM, error: null, errorField: null };
     const maintenance = maintenanceSection(access.viewer, { project, at, form });
-    return settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance, notice: opts.notice, manage: manageOffer(access) });
+    const channels = access.viewer.readonly ? [] : await pool.listChannels(project.id);
+    const escalation = projectEscalationSection(access.viewer, { project, channels, form: opts.escalation ?? projectEscalationForm(project), editable: mayChangeEscalation(access) });
+    return settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance, escalation, notice: opts.notice, manage: manageOffer(access) });
   };
 
   route("GET", "/projects/:project/settings", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    const notice = event.url.searchParams.get("done") === "mute" ? "Maintenance mute saved." : null;
+    const done = event.url.searchParams.get("done");
+    const notice = done === "mute" ? "Maintenance mute saved." : done === "escalation" ? "Escalation policy saved." : null;
     return htmlResponse(await settingsHtml(access, project, { mute: null, notice }));
   });
 
@@ -395,6 +402,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   checksListRoutes(ctx);
   checkPageRoutes(ctx);
   maintenanceRoutes(ctx, settingsHtml);
+  projectEscalationRoutes(ctx, settingsHtml);
   statusPageRoutes(ctx);
   projectRoutes(ctx);
   integrationRoutes(ctx);

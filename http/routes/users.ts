@@ -2,6 +2,7 @@
 // dashboard's users, invited by a one-use link (also sent to their email when SMTP_URL is set) or given a
 // password, and their roles in projects.
 // Every request needs `Authorization: Bearer <ADMIN_TOKEN>`.
+import { REPORT_CHOICES, reportChoiceOf, withReports } from "../../host/report-claims.ts";
 import type { H3, H3Event } from "h3";
 import type { Accounts, User } from "../../host/accounts.ts";
 import { systemClock } from "../../host/clock.ts";
@@ -59,6 +60,24 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
         await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.removed", target: auditTarget.member(user, null), at });
       }
       return json(null, 204);
+    },
+  }, options);
+
+  // a user's email reports (CONTRACT "Alerting, third part"): off, weekly or monthly
+  endpoint(app, "/admin/v1/users/:user/reports", {
+    GET: async (event) => {
+      admin(event);
+      const stored = accounts.storedUser(userOf(event, "user").id);
+      return json({ reports: stored === null ? "off" : reportChoiceOf(stored) });
+    },
+    PUT: async (event) => {
+      admin(event);
+      const user = userOf(event, "user");
+      const asked = (await jsonBody(event)).reports;
+      const choice = REPORT_CHOICES.find((c) => c === asked);
+      if (choice === undefined) throw httpError(400, "reports must be off, weekly or monthly");
+      const stored = await accounts.updateUser(user.id, (u) => withReports(u, choice, deps.clock.now())) ?? accounts.storedUser(user.id);
+      return json({ reports: stored === null ? "off" : reportChoiceOf(stored) });
     },
   }, options);
 

@@ -4,6 +4,9 @@
 // or a partition without an owner) is unknown: neither up nor down, left out of the shares and counted
 // apart. Pure: the flips, the check's creation and status, the unknown stretches and the instant come in.
 import type { Downtime, Flip, Millis, Status } from "../../engine/model.ts";
+import { periodsOf, unknownWithin } from "../../engine/downtime-periods.ts";
+
+export { unknownWithin };
 import { DAY } from "../../engine/model.ts";
 
 export const UPTIME_DAYS = 90;
@@ -22,31 +25,6 @@ export type Uptime = {
   readonly unknownMs: Millis;
   readonly incidents: readonly Incident[];
 };
-
-/** How much of [fromAt, toAt) lies in the stretches (merged: none overlaps another). */
-export function unknownWithin(fromAt: Millis, toAt: Millis, stretches: readonly Downtime[]): Millis {
-  let total = 0;
-  for (const stretch of stretches) total += Math.max(0, Math.min(toAt, stretch.toAt) - Math.max(fromAt, stretch.fromAt));
-  return total;
-}
-
-/**
- * The check's statuses as periods over [fromAt, toAt), and the status it has at toAt: `flips` in any order
- * (those up to toAt count: one at toAt itself ends the last period), `status` the one it has now.
- */
-export function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis, toAt: Millis): { periods: { from: Millis; to: Millis; status: Status }[]; last: Status } {
-  const ordered = [...flips].filter((flip) => flip.at <= toAt).sort((a, b) => a.at - b.at || a.n - b.n);
-  const periods: { from: Millis; to: Millis; status: Status }[] = [];
-  let at = fromAt;
-  let current = ordered.find((flip) => flip.at >= fromAt)?.from ?? status; // before the window's first flip
-  for (const flip of ordered) {
-    if (flip.at > at) periods.push({ from: at, to: flip.at, status: current });
-    if (flip.at >= at) at = flip.at;
-    current = flip.to;
-  }
-  if (toAt > at) periods.push({ from: at, to: toAt, status: current });
-  return { periods, last: current };
-}
 
 const percentOf = (down: Millis, watched: Millis) => (watched === 0 ? 100 : Math.round(((watched - down) / watched) * 10_000) / 100);
 
