@@ -135,4 +135,45 @@ test("reminders logged as patches replay after a kill -9 to the same state, and 
   }
 });
 
+test("escalation steps and failures while down go through the log whole and replay after a kill -9 as committed", async () => {
+  const dir = tempDir();
+  const shard = new Shard({ newId: sequentialIds(), now: T0 });
+  shard.createProject(scenarioProject("p"), T0);
+  shard.addChannel({ ...CHANNELS[0], everyFailure: true }, T0);
+  shard.addChannel({ id: "pager", projectId: "p", name: "pager", kind: "email", value: { kind: "email", address: "p@b.c" }, createdAt: T0 }, T0);
+  const made = shard.createCheck("p", { name: "job", timeoutMs: HOUR, graceMs: MINUTE, channels: { refs: ["email"] },
+    escalation: [{ afterMs: 15 * MINUTE, channels: { refs: ["pager"] } }] }, [], T0);
+  if (!made.ok) throw new Error("create failed");
+  const uuid = made.value.check.uuid;
+  const crashed = await openStore(dir.path, { durability: "commit" });
+  try {
+    await crashed.commit(shard.takeChanges());
+    await crashed.checkpoint();
+    const committed: Changes[] = [];
+    shard.ping(pingOf({ uuid }, T0 + MINUTE, { signal: "fail" })); // down: its flip's notification
+    committed.push(shard.takeChanges());
+    shard.ping(pingOf({ uuid }, T0 + 2 * MINUTE, { signal: "fail" })); // again: the every_failure integration's
+    committed.push(shard.takeChanges());
+    shard.advance(T0 + 16 * MINUTE); // the escalation step
+    committed.push(shard.takeChanges());
+    assert.equal(committed.map((c) => c.outbox.map((e) => e.id.split("-").at(-1))), [["email"], ["f2"], ["e1"]]);
+    assert.equal([committed[1].stateOnly, committed[2].alertOnly], [true, true], "the lean records, with the entries stored whole");
+    for (const changes of committed) await crashed.commit(changes);
+    const reopened = await openStore(dir.path, { durability: "commit" }); // as after kill -9: the log replayed
+    try {
+      const sent = committed.flatMap((c) => c.outbox).sort((a, b) => (a.id < b.id ? -1 : 1));
+      // an entry queued without a last ping (a notice's) is read with the check's last ping, as a reminder is
+      const lastPing = committed[1].pings[0].record;
+      assert.equal(reopened.outboxAll(), sent.map((e) => (e.lastPing === null ? { ...e, lastPing } : e)), "every entry as committed, escalation and failure fields included");
+      assert.equal(reopened.outboxAll().map((e) => [e.escalation, e.failedAgain]), sent.map((e) => [e.escalation, e.failedAgain]));
+      assert.equal(reopened.loadChecks("p")[0].alert?.escalated, 1);
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    await crashed.close();
+    dir.remove();
+  }
+});
+
 test.run();
