@@ -20,10 +20,10 @@ export type RunJudgement = {
 
 /** A start signal: while a run is open it is an overlap, a failure under alert_on_overlap. */
 export function judgeStart(check: Check): RunJudgement {
-  const open = check.lastStartAt;
-  if (open === null) return { note: null, failure: null, facts: null, period: check.alert?.period };
-  const failure = check.alertOnOverlap === true ? "overlap" : null;
-  return { note: "overlap", failure, facts: failure === null ? null : { rule: "overlap", openSinceAt: open }, period: check.alert?.period };
+  const open = check.lastStartAt, period = check.alert?.period;
+  if (open === null) return { note: null, failure: null, facts: null, period };
+  if (check.alertOnOverlap !== true) return { note: "overlap", failure: null, facts: null, period };
+  return { note: "overlap", failure: "overlap", facts: { rule: "overlap", openSinceAt: open }, period };
 }
 
 /**
@@ -33,19 +33,19 @@ export function judgeStart(check: Check): RunJudgement {
  * too_fast, too_often and overlap that holds; the failure the first that counts as one.
  */
 export function judgeSuccess(check: Check, rid: string | null, at: Millis): RunJudgement {
-  const open = check.lastStartAt;
-  const paired = open !== null && check.lastStartRid === rid; // two missing rids pair too (transition.ts)
-  const overlap = open !== null && !paired && rid !== null;
-  const minMs = check.minDurationMs ?? 0;
-  const tooFast = open !== null && paired && minMs > 0 && at - open < minMs;
   const max = check.maxRunsPerPeriod ?? 0;
   const period = max > 0 ? countRun(check, at) : undefined;
-  const tooOften = period !== undefined && period.runs > max;
-  const note = tooFast ? "too_fast" : tooOften ? "too_often" : overlap ? "overlap" : null;
-  const facts: RunFacts | null = tooFast && open !== null ? { rule: "too_fast", durationMs: at - open, minDurationMs: minMs }
-    : tooOften ? { rule: "too_often", runs: period.runs, maxRuns: max }
-    : overlap && open !== null && check.alertOnOverlap === true ? { rule: "overlap", openSinceAt: open } : null;
-  return { note, failure: facts === null ? null : facts.rule, facts, period };
+  const often: RunFacts | null = period !== undefined && period.runs > max ? { rule: "too_often", runs: period.runs, maxRuns: max } : null;
+  const open = check.lastStartAt;
+  if (open === null) return often === null ? { note: null, failure: null, facts: null, period } : { note: "too_often", failure: "too_often", facts: often, period };
+  const paired = check.lastStartRid === rid; // two missing rids pair too (transition.ts)
+  const minMs = check.minDurationMs ?? 0; // 0: no run is shorter
+  if (paired && at - open < minMs) return { note: "too_fast", failure: "too_fast", facts: { rule: "too_fast", durationMs: at - open, minDurationMs: minMs }, period };
+  if (often !== null) return { note: "too_often", failure: "too_often", facts: often, period };
+  if (paired || rid === null) return { note: null, failure: null, facts: null, period }; // the run's own end, or a success that ends any run
+  // another run's success while this one is open: an overlap
+  if (check.alertOnOverlap !== true) return { note: "overlap", failure: null, facts: null, period };
+  return { note: "overlap", failure: "overlap", facts: { rule: "overlap", openSinceAt: open }, period };
 }
 
 /**

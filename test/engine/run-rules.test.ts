@@ -141,6 +141,27 @@ test("periodEndAt: a simple check's is at least half its timeout away; a cron ch
   assert.equal(countRun(cron, T0 + MINUTE), { endAt: T0 + 15 * MINUTE, runs: 1 });
 });
 
+test("a schedule that never fires again has no period: nothing is counted, no run is too often", () => {
+  const spec: CheckSpec = { schedule: "2020-01-01 00:00:00", tz: "UTC", maxRunsPerPeriod: 1 };
+  const { shard, uuid } = setUp(spec);
+  const check = shard.listChecks("p", { tags: [] })[0];
+  assert.is(countRun(check, T0), undefined);
+  for (const second of [1, 2, 3]) assert.ok(shard.ping(pingOf({ uuid }, T0 + second * SECOND, {})).ok);
+  assert.equal(shard.takeChanges().flips.map((f) => f.to), ["up"]);
+  assert.is(shard.listChecks("p", { tags: [] })[0].alert, undefined, "no period kept");
+});
+
+test("min_duration with runs matched by rid: an overlapping success is not timed, its own run's end is", () => {
+  const { flips, notes, outbox } = run({ minDurationMs: 60 * SECOND, alertOnOverlap: true }, [[0, "start", RID_A], [5, "success", RID_B]]);
+  assert.equal([flips, notes], [["down@5 overlap"], [null, "overlap"]]);
+  assert.equal(outbox[0].run, { rule: "overlap", openSinceAt: T0 });
+});
+
+test("a too fast run that is also the period's second counts as too fast (the note and the reason name one rule)", () => {
+  const { flips, notes } = run({ minDurationMs: 60 * SECOND, maxRunsPerPeriod: 1 }, [[0, "success"], [10, "start"], [12, "success"]]);
+  assert.equal([flips, notes], [["up@0", "down@12 too_fast"], [null, null, "too_fast"]]);
+});
+
 test("a failure signal neither counts as a run nor ends the period", () => {
   const spec = { maxRunsPerPeriod: 1 };
   assert.equal(run(spec, [[0, "success"], [10, "fail"], [20, "success"]]).flips, ["up@0", "down@10 fail"],
