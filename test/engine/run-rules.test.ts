@@ -119,6 +119,10 @@ test("max_runs_per_period 1 on a simple check: a second success within timeout l
   assert.equal(run(spec, [[0, "success"], [23 * 3600, "success"]]).flips, ["up@0"], "a success up to the grace early starts a new period");
 });
 
+test("max_runs_per_period: a run with a start that is the period's second is too often too", () => {
+  assert.equal(run({ maxRunsPerPeriod: 1 }, [[0, "success"], [10, "start"], [20, "success"]]).flips, ["up@0", "down@20 too_often"]);
+});
+
 test("max_runs_per_period 2: the third success in one period is too often; the next period counts from one", () => {
   const spec = { maxRunsPerPeriod: 2 };
   const { flips, notes } = run(spec, [[0, "success"], [10, "success"], [20, "success"], [23 * 3600 + 20, "success"]]);
