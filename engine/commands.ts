@@ -44,7 +44,7 @@ export type ShardCommand =
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
   /** Replaces a channel's name and value; its kind stays (a value of another kind is refused). */
-  | { readonly kind: "updateChannel"; readonly projectId: string; readonly channelId: string; readonly name: string; readonly value: Channel["value"]; readonly newChecks?: boolean; readonly at: Millis }
+  | { readonly kind: "updateChannel"; readonly projectId: string; readonly channelId: string; readonly name: string; readonly value: Channel["value"]; readonly newChecks?: boolean; readonly everyFailure?: boolean; readonly at: Millis }
   /** `uuid`: the new check's, given (a check brought from elsewhere keeps its ping URL); absent: a fresh one. */
   | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis; readonly uuid?: string }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }

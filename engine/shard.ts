@@ -156,7 +156,7 @@ export class Shard {
       case "removeMaintenance": return this.removeMaintenance(c.projectId, c.windowId, c.at);
       case "addChannel": return this.addChannel(c.channel, c.at);
       case "removeChannel": return this.removeChannel(c.projectId, c.channelId, c.at);
-      case "updateChannel": return this.updateChannel(c.projectId, c.channelId, { name: c.name, value: c.value, newChecks: c.newChecks }, c.at);
+      case "updateChannel": return this.updateChannel(c.projectId, c.channelId, { name: c.name, value: c.value, newChecks: c.newChecks, everyFailure: c.everyFailure }, c.at);
       case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at, c.uuid);
       case "updateCheck": return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
       case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
@@ -229,15 +229,17 @@ export class Shard {
    * Replaces a channel's name and value, keeping its id, kind and creation time: checks keep notifying it,
    * and notifications already in the outbox keep the channel as it was when they were queued.
    */
-  updateChannel(projectId: string, channelId: string, change: Pick<Channel, "name" | "value" | "newChecks">, at: Millis): Outcome<Channel> {
+  updateChannel(projectId: string, channelId: string, change: Pick<Channel, "name" | "value" | "newChecks" | "everyFailure">, at: Millis): Outcome<Channel> {
     void at;
     if (!this.#state.project(projectId)) return fail({ code: "not_found", what: "project" });
     const known = this.#state.channels(projectId).find((c) => c.id === channelId);
     if (known === undefined) return fail({ code: "not_found", what: "channel" });
     if (change.value.kind !== known.kind) return invalid("kind", `cannot change (the integration is ${known.kind})`);
     const newChecks = change.newChecks ?? known.newChecks; // absent: unchanged
-    const { needsSettings: _given, newChecks: _was, ...settled } = known; // a stub given its settings is one no more
-    const updated: Channel = { ...settled, name: change.name, value: change.value, ...(newChecks === false ? { newChecks } : {}) };
+    const everyFailure = change.everyFailure ?? known.everyFailure;
+    const { needsSettings: _given, newChecks: _was, everyFailure: _before, ...settled } = known; // a stub given its settings is one no more
+    const updated: Channel = { ...settled, name: change.name, value: change.value, ...(newChecks === false ? { newChecks } : {}),
+      ...(everyFailure === true ? { everyFailure } : {}) };
     this.#state.replaceChannel(updated);
     this.#changes.channels.push(updated);
     return ok(updated);

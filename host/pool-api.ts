@@ -39,7 +39,10 @@ export type KeptProjectIds = {
  * A channel to add or edit; `id` keeps the id it had where it was imported from, `needsSettings` marks a
  * stub (engine/model.ts Channel); `newChecks` absent: true when added, unchanged when edited.
  */
-export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly id?: string; readonly needsSettings?: true; readonly newChecks?: boolean };
+export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly id?: string; readonly needsSettings?: true; readonly newChecks?: boolean;
+  /** every_failure (CONTRACT "Alerting, third part"): absent = false when added, unchanged when edited. */
+  readonly everyFailure?: boolean;
+};
 
 /** A project's checks since a version (Pool.checksSince). */
 export type ChecksSince = { readonly version: string; readonly whole: boolean; readonly checks: readonly Check[]; readonly removed: readonly string[] };

@@ -158,7 +158,8 @@ export class ShardedPool implements Pool {
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
     const channel: Channel = { id: input.id ?? randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at,
-      ...(input.needsSettings === true ? { needsSettings: true } : {}), ...(input.newChecks === false ? { newChecks: false } : {}) };
+      ...(input.needsSettings === true ? { needsSettings: true } : {}), ...(input.newChecks === false ? { newChecks: false } : {}),
+      ...(input.everyFailure === true ? { everyFailure: true } : {}) };
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
@@ -170,7 +171,7 @@ export class ShardedPool implements Pool {
   async updateChannel(projectId: string, channelId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
     return this.#shardFor(projectId).apply({ kind: "updateChannel", projectId, channelId, name: input.name, value: input.value, at,
-      ...(input.newChecks === undefined ? {} : { newChecks: input.newChecks }) });
+      ...(input.newChecks === undefined ? {} : { newChecks: input.newChecks }), ...(input.everyFailure === undefined ? {} : { everyFailure: input.everyFailure }) });
   }
 
   async listChannels(projectId: string): Promise<Channel[]> {

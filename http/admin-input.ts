@@ -56,7 +56,11 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
   if (!value.ok) return value;
   const newChecks = body.new_checks;
   if (newChecks !== undefined && typeof newChecks !== "boolean") return invalid("new_checks", "must be true or false");
-  return ok({ kind, name: name.value, value: value.value, ...kept, ...(newChecks === undefined ? {} : { newChecks }) });
+  // CONTRACT "Alerting, third part": told of every failure while its checks are down, not only of the change
+  const everyFailure = body.every_failure;
+  if (everyFailure !== undefined && typeof everyFailure !== "boolean") return invalid("every_failure", "must be true or false");
+  return ok({ kind, name: name.value, value: value.value, ...kept, ...(newChecks === undefined ? {} : { newChecks }),
+    ...(everyFailure === undefined ? {} : { everyFailure }) });
 }
 
 /** The value of a stub of `kind`: its kind's empty value, which nothing is sent to (Channel.needsSettings). */
@@ -91,7 +95,8 @@ export function channelEditOf(body: JsonObject, channel: Channel, services: Pick
   if (Object.hasOwn(body, "kind") && body.kind !== channel.kind) return invalid("kind", `cannot change (the integration is ${channel.kind})`);
   if (!Object.hasOwn(body, "value")) return invalid("value", "is missing");
   return channelInputOf({ kind: channel.kind, name: Object.hasOwn(body, "name") ? body.name : channel.name, value: body.value,
-    ...(Object.hasOwn(body, "new_checks") ? { new_checks: body.new_checks } : {}) }, services);
+    ...(Object.hasOwn(body, "new_checks") ? { new_checks: body.new_checks } : {}),
+    ...(Object.hasOwn(body, "every_failure") ? { every_failure: body.every_failure } : {}) }, services);
 }
 
 /** Completes an input with what its kind asks its provider once when it is saved (http/deps.ts ServiceKinds.prepare). */

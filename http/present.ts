@@ -74,7 +74,7 @@ export function presentChannelStates(channels: readonly Channel[], outbox: reado
       const failed = entries.filter(hasGivenUp).length;
       const withError = entries.filter((entry) => entry.lastError !== null);
       return { ...presentChannel(channel), pending: entries.length - failed, failed, last_error: withError.at(-1)?.lastError ?? null,
-        needs_settings: channel.needsSettings === true };
+        needs_settings: channel.needsSettings === true, every_failure: channel.everyFailure === true };
     }),
   };
 }

@@ -43,7 +43,7 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
 
   /** The kind's page with its form: adding (`editing` null) or editing a channel. */
   const formPage = async (access: Access, project: Project, kind: ChannelKind, editing: Channel | null,
-    state: { values: Record<string, unknown>; name: string; newChecks: boolean; errors: Errors }, status = 200) => {
+    state: { values: Record<string, unknown>; name: string; newChecks: boolean; everyFailure: boolean; errors: Errors }, status = 200) => {
     const base = `/projects/${project.id}/integrations`;
     const members = kind === "group" ? (await pool.listChannels(project.id)).filter((c) => c.kind !== "group") : undefined;
     const form = kindFormHtml({ action: editing === null ? `${base}/add/${kind}` : `${base}/${editing.id}/edit`, csrf: access.viewer.csrf, kind,
@@ -79,7 +79,7 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     if (isServiceKind(kind)) permitKind(access, kind, serviceKinds.operatorOnly(kind));
     const why = unavailable(kind);
     if (why !== null) throw httpError(404, `this server does not send ${kind} notifications: ${why}`);
-    return formPage(access, project, kind, null, { values: {}, name: "", newChecks: true, errors: {} });
+    return formPage(access, project, kind, null, { values: {}, name: "", newChecks: true, everyFailure: false, errors: {} });
   });
 
   /** Checks and saves a posted form (adding when `editing` is null); the form again with its errors, or a redirect. */
@@ -87,9 +87,10 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     const form = await writeForm(event, access);
     const name = form.get("name") ?? "";
     const newChecks = form.get("new_checks") !== null;
+    const everyFailure = form.get("every_failure") !== null;
     const fields = fieldsOf(kind);
     let values = valueOfFields(form, fields);
-    const again = (errors: Errors) => formPage(access, project, kind, editing, { values, name, newChecks, errors }, 400);
+    const again = (errors: Errors) => formPage(access, project, kind, editing, { values, name, newChecks, everyFailure, errors }, 400);
     if (editing !== null) { // a secret left empty keeps the stored one, unless the destination changed
       const value = editing.value;
       const stored = "fields" in value ? value.fields : isServiceKind(kind) ? {} : OWN_FORMS[kind].storedOf(value);
@@ -98,7 +99,7 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
       values = kept.value;
     }
     const value = isServiceKind(kind) ? values : OWN_FORMS[kind].valueOf(values);
-    const input = channelInputOf({ kind, name, value: value as JsonObject, new_checks: newChecks }, serviceKinds);
+    const input = channelInputOf({ kind, name, value: value as JsonObject, new_checks: newChecks, every_failure: everyFailure }, serviceKinds);
     if (!input.ok) return again(errorsOf(kind, input.failure));
     const prepared = await preparedInput(input.value, serviceKinds);
     if (!prepared.ok) return again(errorsOf(kind, prepared.failure));
@@ -136,7 +137,7 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     const channel = await editable(access, project, param(event, "channel"));
     const value = channel.value;
     const values = "fields" in value ? { ...value.fields } : isServiceKind(channel.kind) ? {} : OWN_FORMS[channel.kind].storedOf(value);
-    return formPage(access, project, channel.kind, channel, { values, name: channel.name, newChecks: channel.newChecks !== false, errors: {} });
+    return formPage(access, project, channel.kind, channel, { values, name: channel.name, newChecks: channel.newChecks !== false, everyFailure: channel.everyFailure === true, errors: {} });
   });
 
   route("POST", "/projects/:project/integrations/:channel/edit", async (event) => {

@@ -85,7 +85,7 @@ export function integrationsPage(viewer: Viewer, opts: {
   const testButton = (channel: Channel, label: string) => html`<form method="post" action="${base}/${channel.id}/test" class="inline"><input type="hidden" name="csrf" value="${viewer.csrf}">
 <button type="submit" aria-label="${label} ${channel.name}">${label === "Test" ? "Test" : "Send test notification"}</button></form>`;
   const rows = opts.rows.map((row) => html`<tr><td>${row.channel.name === "" ? "(unnamed)" : row.channel.name}</td><td>${KIND_PAGES[row.channel.kind].title}</td><td class="target">${targetOf(row.channel, opts.serviceKinds)}</td>
-<td>${assignedChecksCell(row.checks)}${row.channel.newChecks === false ? "" : html`<br><span class="hint">added to new checks</span>`}</td>
+<td>${assignedChecksCell(row.checks)}${row.channel.newChecks === false ? "" : html`<br><span class="hint">added to new checks</span>`}${row.channel.everyFailure === true ? html`<br><span class="hint">notified on every failure</span>` : ""}</td>
 <td>${deliveriesCell(row)}</td>
 <td>${viewer.readonly ? "" : html`${testButton(row.channel, "Test")}
 ${opts.canEdit(row.channel) ? html`<a class="button" href="${base}/${row.channel.id}/edit" aria-label="Edit ${row.channel.name}">Edit</a> ` : ""}${opts.canRemove === false ? "" : html`<a class="button danger" href="${base}/${row.channel.id}/remove" aria-label="Remove ${row.channel.name}">Remove</a>`}`}</td></tr>`);

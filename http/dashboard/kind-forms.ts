@@ -16,6 +16,8 @@ export type KindFormView = {
   readonly values: Readonly<Record<string, unknown>>;
   readonly name: string;
   readonly newChecks: boolean;
+  /** every_failure: told of every failure while a check is down, not only of the change. */
+  readonly everyFailure: boolean;
   readonly editing: boolean;
   /** Each field's problem by field name ("name" for the label); "" = the form's own (shown above it). */
   readonly errors: Readonly<Record<string, string>>;
@@ -62,6 +64,7 @@ export function kindFormHtml(view: KindFormView): Html {
 <div class="field"><label for="k-name">Name</label><input id="k-name" name="name" maxlength="100" value="${view.name}"${nameError === undefined ? "" : html` aria-invalid="true" aria-describedby="k-name-error"`}><span class="hint">how this integration is listed (optional)</span>${nameError === undefined ? "" : html`<span class="error field-error" id="k-name-error">${nameError}</span>`}</div>
 ${view.fields.map((field) => fieldInput(view, field))}
 <div class="field"><label class="choice"><input type="checkbox" name="new_checks" value="1"${view.newChecks ? html` checked` : ""}> Add to new checks</label><span class="hint">new checks (and checks a ping creates) get this integration</span></div>
+<div class="field"><label class="choice"><input type="checkbox" name="every_failure" value="1"${view.everyFailure ? html` checked` : ""}> Notify on every failure</label><span class="hint">not only when a check goes down: each further failure while it is down too</span></div>
 <button type="submit">${view.submit}</button></form>`;
 }
 

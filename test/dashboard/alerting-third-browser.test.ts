@@ -144,5 +144,27 @@ async function browserTests(): Promise<void> {
     assert.is((await checkOf(job.uuid)).escalation, null);
   });
 
+  test("an integration's form sets \"Notify on every failure\" (every_failure), shown again when edited", async () => {
+    const adminPage = await signedIn(TOKEN);
+    await adminPage.goto(`${server.url}/projects/${project.id}/integrations/add/webhook`);
+    await adminPage.getByLabel("Name", { exact: true }).fill("every hook");
+    await adminPage.getByLabel("URL when down").fill("https://hooks.example.com/down");
+    assert.is(await adminPage.getByLabel("Notify on every failure").isChecked(), false, "off unless chosen");
+    await adminPage.getByLabel("Notify on every failure").check();
+    await adminPage.getByRole("button", { name: "Save integration" }).click();
+    await adminPage.getByText("Integration “every hook” added.").waitFor();
+    const listed = async () => (await ok<{ channels: { name: string; every_failure: boolean; id: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }))).channels.find((c) => c.name === "every hook");
+    const saved = await listed();
+    assert.is(saved?.every_failure, true);
+    await adminPage.getByText("notified on every failure").waitFor();
+    await adminPage.goto(`${server.url}/projects/${project.id}/integrations/${saved?.id}/edit`);
+    assert.is(await adminPage.getByLabel("Notify on every failure").isChecked(), true, "the saved choice is shown again");
+    await adminPage.getByLabel("Notify on every failure").uncheck();
+    await adminPage.getByRole("button", { name: "Save integration" }).click();
+    await adminPage.waitForURL(/done=saved/);
+    assert.is((await listed())?.every_failure, false);
+  });
+
   test.run();
 }
