@@ -14,8 +14,6 @@ export function policyOf(check: Check, projectPolicy: readonly EscalationStep[] 
   return check.escalation ?? projectPolicy ?? NO_ESCALATION;
 }
 
-const NO_IDS: readonly string[] = Object.freeze([]);
-
 /** A step reached: its number (1 = the policy's first) and the integrations it notifies. */
 export type Escalation = { readonly level: number; readonly channels: readonly string[] };
 
@@ -66,11 +64,9 @@ export function onEscalationDue(check: Check, policy: readonly EscalationStep[],
  * its end too (the up notification).
  */
 export function escalatedChannels(check: Check, policy: readonly EscalationStep[]): readonly string[] {
-  const levels = check.alert?.escalated ?? 0;
-  if (levels === 0) return NO_IDS;
   const ids = new Set<string>();
-  for (const step of policy.slice(0, levels)) for (const id of step.channels) if (!check.channels.includes(id)) ids.add(id);
-  return [...ids].sort();
+  for (const step of policy.slice(0, check.alert?.escalated ?? 0)) for (const id of step.channels) if (!check.channels.includes(id)) ids.add(id);
+  return [...ids];
 }
 
 function withEscalateAt(alert: AlertState, escalateAt: Millis | undefined): AlertState {

@@ -10,6 +10,7 @@ import type { OutboxEntry } from "../../engine/changes.ts";
 import type { Channel, CheckSpec, Millis } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
+import { escalatedChannels, onEscalationDue, planEscalation } from "../../engine/escalation.ts";
 
 const T0 = Date.UTC(2026, 5, 1);
 const at = (minute: number): Millis => T0 + minute * MINUTE;
@@ -184,6 +185,65 @@ test("a reminder and a step due at the same instant are both sent", () => {
   const { shard, uuid } = setUp({ escalation: POLICY, reminderIntervalMs: 15 * MINUTE });
   const out = outage(shard, uuid, 20);
   assert.equal(out.filter((line) => line.startsWith("16 ")).sort(), ["16 first down", "16 second e1"]);
+});
+
+test("a policy given to a check that is up, acknowledged or held plans nothing; the wheel stays as it was", () => {
+  const { shard, uuid } = setUp({});
+  shard.ping(pingOf({ uuid }, at(1), {}));
+  const upAt = shard.nextDueAt();
+  shard.updateCheck("p", uuid, { escalation: POLICY }, at(2));
+  assert.is(shard.nextDueAt(), upAt, "up: only its period's deadline");
+  assert.is(shard.listChecks("p", { tags: [] })[0].alert?.escalateAt, undefined);
+  shard.ping(pingOf({ uuid }, at(3), { signal: "fail" }));
+  shard.acknowledgeCheck("p", uuid, "api", at(4));
+  shard.updateCheck("p", uuid, { escalation: [{ afterMs: 30 * MINUTE, channels: { refs: ["third"] } }] }, at(5));
+  assert.is(shard.nextDueAt(), null, "acknowledged: nothing due");
+  const shard2 = new Shard({ newId: sequentialIds(), now: T0 });
+  const { uuid: parent } = setUp({}, shard2);
+  const child = shard2.createCheck("p", { timeoutMs: DAY, channels: { refs: ["first"] }, dependsOn: [parent] }, [], T0);
+  if (!child.ok) throw new Error("create failed");
+  shard2.ping(pingOf({ uuid: parent }, at(0), { signal: "fail" }));
+  shard2.ping(pingOf({ uuid: child.value.check.uuid }, at(1), { signal: "fail" }));
+  shard2.updateCheck("p", child.value.check.uuid, { escalation: POLICY }, at(2));
+  assert.is(shard2.getCheck("p", child.value.check.uuid).ok && shard2.listChecks("p", { tags: [] }).find((c) => c.uuid === child.value.check.uuid)?.alert?.escalateAt, undefined, "held: nothing planned");
+});
+
+test("an integration both assigned to the check and in a step hears of the recovery once", () => {
+  const { shard, uuid } = setUp({ channels: { refs: ["first", "second"] }, escalation: POLICY });
+  outage(shard, uuid, 20);
+  shard.ping(pingOf({ uuid }, at(21), { signal: "success" }));
+  assert.equal(sent(shard.takeChanges().outbox).sort(), ["21 first up", "21 second up"]);
+});
+
+const down = (alert: Partial<NonNullable<import("../../engine/model.ts").Check["alert"]>>, status: "down" | "up" = "down") => {
+  const { shard, uuid } = setUp({});
+  const check = shard.getCheck("p", uuid);
+  if (!check.ok) throw new Error("no check");
+  return { ...check.value, status, alert: { failures: 0, downSinceAt: at(1), dueAt: null, held: false, reminders: 0, ...alert } };
+};
+const STEPS = [{ afterMs: 15 * MINUTE, channels: ["second"] }, { afterMs: 60 * MINUTE, channels: ["third"] }];
+
+test("planEscalation: the same plan is the same check; a plan that ends leaves no key behind", () => {
+  const planned = down({ escalateAt: at(16) });
+  assert.is(planEscalation(planned, STEPS, at(2)), planned, "nothing to change: the check itself");
+  const over = planEscalation(down({ escalateAt: at(16), escalated: 2 }), STEPS, at(70));
+  assert.equal(over.alert, { failures: 0, downSinceAt: at(1), dueAt: null, held: false, reminders: 0, escalated: 2 }, "past the last step: no escalateAt at all");
+  assert.equal(planEscalation(down({}, "up"), STEPS, at(2)).alert?.escalateAt, undefined);
+  assert.equal(planEscalation(down({ acknowledged: { at: at(2), by: "api" } }), STEPS, at(2)).alert?.escalateAt, undefined);
+  assert.equal(planEscalation(down({ heldBy: "x" }), STEPS, at(2)).alert?.escalateAt, undefined);
+});
+
+test("onEscalationDue: nothing reached for a check no longer down, acknowledged or held; every step due at once after a long wait", () => {
+  for (const [alert, status] of [[{ escalateAt: at(16) }, "up"], [{ escalateAt: at(16), acknowledged: { at: at(2), by: "api" } }, "down"],
+    [{ escalateAt: at(16), heldBy: "x" }, "down"]] as const) {
+    const due = onEscalationDue(down(alert, status), STEPS, at(16), null);
+    assert.equal([due.reached, due.check.alert?.escalateAt, due.check.alert?.escalated], [[], undefined, undefined], JSON.stringify(alert));
+  }
+  const late = onEscalationDue(down({ escalateAt: at(16) }), STEPS, at(120), null);
+  assert.equal([late.reached, late.check.alert?.escalated, late.check.alert?.escalateAt], [[{ level: 1, channels: ["second"] }, { level: 2, channels: ["third"] }], 2, undefined]);
+  const muted = onEscalationDue(down({ escalateAt: at(16) }), STEPS, at(16), at(40));
+  assert.equal([muted.reached, muted.check.alert?.escalateAt], [[], at(40)], "muted: it waits for the mute's end");
+  assert.equal(escalatedChannels({ ...down({ escalated: 2 }), channels: ["second"] }, STEPS), ["third"], "the check's own channels are not escalated to");
 });
 
 test.run();
