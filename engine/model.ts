@@ -25,7 +25,7 @@ export type CheckKind = (typeof CHECK_KINDS)[number];
 export const SERVICE_KINDS = [
   "telegram", "msteamsw", "pd", "po", "gotify", "matrix", "googlechat", "opsgenie", "mattermost", "rocketchat", "zulip",
   "pushbullet", "victorops", "pagertree", "spike", "shell", "github", "trello", "sms", "whatsapp", "call",
-  "apprise", "group", "signal",
+  "apprise", "group", "signal", "alertmanager",
 ] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];
 export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy", ...SERVICE_KINDS] as const;

@@ -47,6 +47,7 @@ export const KIND_PAGES: Readonly<Record<ChannelKind, KindPage>> = {
   call: { title: "Phone call", intro: "Calls the number through this server's Twilio account when a check goes down and reads the alert out. Give the number in international form." },
   apprise: { title: "Apprise", intro: "Sends through Apprise (only the operator adds these): paste one Apprise URL, e.g. tgram://bottoken/ChatID or mailto://user:pass@example.com (see Apprise's wiki for every service)." },
   group: { title: "Group", intro: "Sends each notification to several integrations of this project at once: pick them below (a group cannot contain a group)." },
+  alertmanager: { title: "Prometheus Alertmanager", intro: "Sends each check that goes down to your Alertmanager as a firing alert (alertname CheckDown, with the check's name, id and project as labels) and resolves it when the check is up again, so Alertmanager's routes, grouping and silences apply. Paste Alertmanager's address; hcd posts to its /api/v2/alerts." },
   signal: { title: "Signal", intro: "Sends a Signal message from this server's signal-cli account. Give the recipient's phone number in international form, or their Signal username (name.01). They receive it from this server's number." },
 };
 

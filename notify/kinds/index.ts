@@ -2,6 +2,7 @@
 // kind is its module here plus its name there.
 import type { ServiceKind } from "../../engine/model.ts";
 import type { ServiceKindModule } from "./kind.ts";
+import { alertmanager } from "./alertmanager.ts";
 import { apprise } from "./apprise.ts";
 import { github } from "./github.ts";
 import { googlechat } from "./googlechat.ts";
@@ -27,5 +28,5 @@ import { zulip } from "./zulip.ts";
 
 export const SERVICE_KIND_MODULES: Readonly<Record<ServiceKind, ServiceKindModule>> = {
   telegram, msteamsw, pd, po, gotify, matrix, googlechat, opsgenie, mattermost, rocketchat, zulip, pushbullet, victorops,
-  pagertree, spike, shell, github, trello, sms, whatsapp, call, apprise, group, signal,
+  pagertree, spike, shell, github, trello, sms, whatsapp, call, apprise, group, signal, alertmanager,
 };

@@ -26,6 +26,7 @@ if (!existsSync(CHROMIUM)) {
     console.log(`SKIP: dashboard alerting (third part) browser tests: ${CHROMIUM} not installed`);
     test("dashboard alerting (third part) browser tests skipped: chromium not installed", () => {});
   }
+
   test.run();
 } else {
   await browserTests();
@@ -164,6 +165,28 @@ async function browserTests(): Promise<void> {
     await adminPage.getByRole("button", { name: "Save integration" }).click();
     await adminPage.waitForURL(/done=saved/);
     assert.is((await listed())?.every_failure, false);
+  });
+
+  test("the Prometheus Alertmanager integration's form: its URL, labels and token, a bad label refused in the form", async () => {
+    const adminPage = await signedIn(TOKEN);
+    await adminPage.goto(`${server.url}/projects/${project.id}/integrations/add/alertmanager`);
+    await adminPage.getByLabel("Name", { exact: true }).fill("am");
+    await adminPage.getByLabel("Alertmanager URL").fill("https://am.example.com/");
+    await adminPage.getByLabel("Labels").fill("check=x");
+    await adminPage.getByRole("button", { name: "Save integration" }).click();
+    await adminPage.getByText("is set by hcd").waitFor();
+    await adminPage.getByLabel("Labels").fill("team=ops\nenv=prod");
+    await adminPage.getByLabel("Bearer token").fill("am-token");
+    await adminPage.getByRole("button", { name: "Save integration" }).click();
+    await adminPage.getByText("Integration “am” added.").waitFor();
+    const listed = await ok<{ channels: { id: string; name: string; kind: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
+    const saved = listed.channels.find((c) => c.name === "am");
+    assert.is(saved?.kind, "alertmanager");
+    // the stored value as the edit form shows it again: the URL without its slash, one label a line
+    await adminPage.goto(`${server.url}/projects/${project.id}/integrations/${saved?.id}/edit`);
+    assert.is(await adminPage.getByLabel("Alertmanager URL").inputValue(), "https://am.example.com");
+    assert.is(await adminPage.getByLabel("Labels").inputValue(), "team=ops\nenv=prod");
   });
 
   test.run();

@@ -29,7 +29,7 @@ const VALUES: Record<ChannelKind, unknown> = {
   victorops: `${PROVIDER}/vo`, pagertree: `${PROVIDER}/pt`, spike: { url: `${PROVIDER}/spike` }, shell: { cmd_down: `/bin/sh -c 'true "$NAME"'`, cmd_up: "/bin/true" },
   github: { repo: "acme/ops", token: "gh" }, trello: { list_id: "0123456789abcdef01234567", token: "tr" }, sms: { phone: "+15551234567" },
   whatsapp: { phone: "+15551234567" }, call: { phone: "+15551234567" }, apprise: { url: "json://provider.test/x" },
-  signal: { value: "+15551234567", up: true, down: true },
+  signal: { value: "+15551234567", up: true, down: true }, alertmanager: { url: PROVIDER, labels: "team=ops" },
   group: null, // a group sends its members' messages: every other kind here
 };
 
