@@ -48,19 +48,19 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
   const kept = id === undefined ? {} : { id: id as string };
   const stub = Object.hasOwn(body, "needs_settings") ? body.needs_settings : false;
   if (typeof stub !== "boolean") return invalid("needs_settings", "must be a boolean");
-  if (stub) {
-    if (Object.hasOwn(body, "value")) return invalid("value", "must be absent when needs_settings is true");
-    return ok({ kind, name: name.value, value: stubValueOf(kind), needsSettings: true, ...kept });
-  }
-  const value = channelValueOf(kind, body.value, services);
-  if (!value.ok) return value;
   const newChecks = body.new_checks;
   if (newChecks !== undefined && typeof newChecks !== "boolean") return invalid("new_checks", "must be true or false");
   // CONTRACT "Alerting, third part": told of every failure while its checks are down, not only of the change
   const everyFailure = body.every_failure;
   if (everyFailure !== undefined && typeof everyFailure !== "boolean") return invalid("every_failure", "must be true or false");
-  return ok({ kind, name: name.value, value: value.value, ...kept, ...(newChecks === undefined ? {} : { newChecks }),
-    ...(everyFailure === undefined ? {} : { everyFailure }) });
+  const options = { ...(newChecks === undefined ? {} : { newChecks }), ...(everyFailure === undefined ? {} : { everyFailure }) };
+  if (stub) {
+    if (Object.hasOwn(body, "value")) return invalid("value", "must be absent when needs_settings is true");
+    return ok({ kind, name: name.value, value: stubValueOf(kind), needsSettings: true, ...kept, ...options });
+  }
+  const value = channelValueOf(kind, body.value, services);
+  if (!value.ok) return value;
+  return ok({ kind, name: name.value, value: value.value, ...kept, ...options });
 }
 
 /** The value of a stub of `kind`: its kind's empty value, which nothing is sent to (Channel.needsSettings). */

@@ -8,6 +8,8 @@ export type FileChannel = {
   readonly kind: string;
   /** Whether new checks (and checks a ping creates) get it; absent: yes. */
   readonly new_checks?: boolean;
+  /** Whether it is told of every failure while a check is down, not only of the change; absent: no. */
+  readonly every_failure?: boolean;
   /** What the kind takes; absent only with `needs_settings`. */
   readonly value?: unknown;
   /** A channel whose settings the file does not know (one brought over as a stub): made a stub, its settings here left alone. */
@@ -40,7 +42,15 @@ export type FileCheck = {
   readonly depends_on?: readonly string[];
   readonly channels?: readonly string[];
   readonly push_token?: string | null;
+  readonly min_duration?: number;
+  readonly alert_on_overlap?: boolean;
+  readonly max_runs_per_period?: number;
+  /** The check's own escalation policy ([] = none); absent or null: its project's. */
+  readonly escalation?: readonly FileEscalationStep[] | null;
 };
+
+/** A step of an escalation policy: after so many seconds down and not acknowledged, these channels (names or ids) too. */
+export type FileEscalationStep = { readonly after: number; readonly channels: readonly string[] };
 
 export type FileStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
 
@@ -52,6 +62,8 @@ export type FileProject = {
   readonly check_limit?: number;
   readonly ping_log_limit?: number;
   readonly ping_body_limit?: number;
+  /** The escalation policy of the project's checks without their own ([] = none); absent: left as it is. */
+  readonly escalation?: readonly FileEscalationStep[];
   /** A section left out is not managed: nothing in it is created, changed or deleted. */
   readonly channels?: readonly FileChannel[];
   readonly checks?: readonly FileCheck[];
@@ -88,12 +100,16 @@ export type CheckSettings = {
   readonly max_duration: number;
   readonly muted_until: string | null; // ISO 8601 to the second, UTC ("...Z"), or null
   readonly push_token: string | null; // an Uptime Kuma push token, or null
+  readonly min_duration: number;
+  readonly alert_on_overlap: boolean;
+  readonly max_runs_per_period: number;
 };
 
 export const CHECK_DEFAULTS = {
   name: "", slug: "", tags: [], desc: "", timeout: 86_400, schedule: null, tz: null, grace: 3_600, manual_resume: false, methods: "",
   start_kw: "", success_kw: "", failure_kw: "", filter_subject: false, filter_body: false, filter_http_body: false, filter_default_fail: false,
   failure_threshold: 1, reminder_interval: 0, max_duration: 0, muted_until: null, push_token: null,
+  min_duration: 0, alert_on_overlap: false, max_runs_per_period: 0,
 } as const satisfies CheckSettings;
 
 /** The settings' names, in the order files and plans show them. */
@@ -137,5 +153,8 @@ export function settingsOfFile(check: FileCheck): CheckSettings {
     max_duration: check.max_duration ?? CHECK_DEFAULTS.max_duration,
     muted_until: check.muted_until === undefined || check.muted_until === null ? null : isoSecond(check.muted_until),
     push_token: check.push_token === undefined || check.push_token === "" ? null : check.push_token,
+    min_duration: check.min_duration ?? CHECK_DEFAULTS.min_duration,
+    alert_on_overlap: check.alert_on_overlap ?? CHECK_DEFAULTS.alert_on_overlap,
+    max_runs_per_period: check.max_runs_per_period ?? CHECK_DEFAULTS.max_runs_per_period,
   };
 }

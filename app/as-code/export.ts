@@ -9,7 +9,8 @@ import type { AdminClient } from "./admin-client.ts";
 import type { CheckSettings } from "./document.ts";
 import { CHECK_DEFAULTS, CHECK_SETTING_NAMES } from "./document.ts";
 import type { LiveChannel, LiveCheck, LiveProjectState } from "./live-state.ts";
-import { idsOf, listProjects, readProject, settingsOfLive } from "./live-state.ts";
+import type { LiveEscalationStep } from "./live-state.ts";
+import { escalationOfLive, idsOf, listProjects, readProject, settingsOfLive } from "./live-state.ts";
 import { secretFieldsOf } from "./secrets.ts";
 
 export type ExportOptions = {
@@ -78,6 +79,7 @@ function projectEntry(state: LiveProjectState, secret: SecretNamer, includeSecre
     id: project.id, name: project.name,
     check_limit: project.check_limit, ping_log_limit: project.ping_log_limit, ping_body_limit: project.ping_body_limit,
   };
+  if (state.escalation.length > 0) entry.escalation = stepsEntry(state.escalation, channelRef);
   entry.channels = state.channels.map((channel, j) => channelEntry(channel, channelRef, includeSecrets ? null : (field, leaf) => {
     const placeholder = secret(`project ${JSON.stringify(project.name)}, channel ${JSON.stringify(channel.name)} (${channel.kind}), ${field}`,
       envName(["HCD", project.name, channel.name === "" ? channel.kind : channel.name, field]));
@@ -104,7 +106,8 @@ function refNamer(entries: readonly { id: string; name: string }[]): (id: string
 type Hider = ((field: string, leaf: (string | number)[]) => string) | null;
 
 function channelEntry(channel: LiveChannel, ref: (id: string) => string, hide: Hider): Record<string, unknown> {
-  const head = { id: channel.id, name: channel.name, kind: channel.kind, ...(channel.new_checks === false ? { new_checks: false } : {}) };
+  const head = { id: channel.id, name: channel.name, kind: channel.kind, ...(channel.new_checks === false ? { new_checks: false } : {}),
+    ...(channel.every_failure === true ? { every_failure: true } : {}) };
   if (channel.needs_settings === true) return { ...head, needs_settings: true };
   let value: unknown;
   if (channel.kind === "group") {
@@ -144,7 +147,14 @@ function checkEntry(check: LiveCheck, channelRef: (id: string) => string, checkR
   if (channels.length > 0) entry.channels = channels;
   const dependsOn = idsOf(check.depends_on).map(checkRef).sort();
   if (dependsOn.length > 0) entry.depends_on = dependsOn;
+  const escalation = escalationOfLive(check);
+  if (escalation !== null) entry.escalation = stepsEntry(escalation, channelRef); // [] too: none, not the project's
   return entry;
+}
+
+/** An escalation policy as the file writes it: each step's channels by their names. */
+function stepsEntry(steps: readonly LiveEscalationStep[], channelRef: (id: string) => string): Record<string, unknown>[] {
+  return steps.map((step) => ({ after: step.after, channels: idsOf(step.channels).map(channelRef).sort() }));
 }
 
 function differs(a: unknown, b: unknown): boolean {

@@ -72,10 +72,23 @@ const CHANNEL: Schema = {
     name: { type: "string", maxLength: LIMITS.nameMaxChars, description: "unique in the project: checks name their channels by it (an entry without id needs one)" },
     kind: { enum: [...CHANNEL_KINDS] },
     new_checks: { type: "boolean", description: "new checks (and checks a ping creates) get it; default true" },
+    every_failure: { type: "boolean", description: "told of every failure while a check is down, not only of the change; default false" },
     value: { description: "what the kind takes; write a secret as ${NAME}, read from the environment" },
     needs_settings: { const: true, description: "instead of value: the file does not know the settings (a stub brought over); they are left as they are here" },
   },
   allOf: CHANNEL_KINDS.map((kind) => ({ if: { properties: { kind: { const: kind } }, required: ["kind"] }, then: { properties: { value: valueOf(kind) } } })),
+};
+
+/** An escalation policy: at most two steps, each later than the one before (the server checks the order). */
+const ESCALATION: Schema = {
+  type: "array", maxItems: LIMITS.escalationStepsMax,
+  items: {
+    type: "object", additionalProperties: false, required: ["after", "channels"],
+    properties: {
+      after: seconds(LIMITS.escalationAfterMinMs, LIMITS.escalationAfterMaxMs, "seconds down and not acknowledged before this step notifies"),
+      channels: { type: "array", minItems: 1, items: { type: "string" }, description: "names (or ids) of the project's channels this step notifies too" },
+    },
+  },
 };
 
 const CHECK: Schema = {
@@ -107,6 +120,10 @@ const CHECK: Schema = {
     depends_on: { type: "array", items: { type: "string" }, description: "uuids or slugs of checks of this file's project" },
     channels: { type: "array", items: { type: "string" }, description: "names (or ids) of the project's channels it notifies" },
     push_token: { anyOf: [{ type: "string", pattern: "^[A-Za-z0-9_-]{10,128}$" }, { type: "null" }], description: "an Uptime Kuma push monitor's token: /api/push/<token> pings the check" },
+    min_duration: { type: "integer", minimum: 0, maximum: s(LIMITS.minDurationMaxMs), description: "seconds: a run that succeeds sooner is a failure; 0 = off" },
+    alert_on_overlap: { type: "boolean", description: "a start or success while a run is open is a failure (else only noted)" },
+    max_runs_per_period: { type: "integer", minimum: 0, maximum: LIMITS.maxRunsPerPeriodMax, description: "more successes than this in one period are a failure; 0 = off" },
+    escalation: { anyOf: [ESCALATION, { type: "null" }], description: "the check's own escalation policy ([] = none); not written or null: its project's" },
   },
   not: { required: ["timeout", "schedule"] },
   dependencies: { tz: ["schedule"] },
@@ -141,6 +158,7 @@ const PROJECT: Schema = {
     check_limit: { type: "integer", minimum: 0, maximum: 1_000_000, description: "left as it is when not written" },
     ping_log_limit: { type: "integer", minimum: 1, maximum: 1_000_000, description: "left as it is when not written" },
     ping_body_limit: { type: "integer", minimum: 0, maximum: 10_000_000, description: "bytes; left as it is when not written" },
+    escalation: { ...ESCALATION, description: "the escalation policy of its checks without their own ([] = none); left as it is when not written" },
     channels: { type: "array", items: CHANNEL },
     checks: { type: "array", items: CHECK },
     status_pages: { type: "array", items: STATUS_PAGE },

@@ -14,10 +14,12 @@ export type LiveProject = {
   readonly ping_body_limit: number;
 };
 /** A channel with its value; a stub brought over without its settings has `needs_settings` and no value. */
-export type LiveChannel = { readonly id: string; readonly name: string; readonly kind: string; readonly new_checks?: boolean; readonly value?: unknown; readonly needs_settings?: true };
+export type LiveChannel = { readonly id: string; readonly name: string; readonly kind: string; readonly new_checks?: boolean; readonly every_failure?: boolean; readonly value?: unknown; readonly needs_settings?: true };
 /** A check as the admin API shows it (host/check-json.ts, read-write view). */
 export type LiveCheck = Readonly<Record<string, unknown>> & { readonly uuid: string; readonly slug: string; readonly name: string };
 export type LiveStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
+/** A step of an escalation policy as the API shows it: `channels` the ids, comma-separated. */
+export type LiveEscalationStep = { readonly after: number; readonly channels: string };
 export type LiveMaintenance = { readonly id: string; readonly name: string; readonly schedule: string; readonly tz: string; readonly duration: number };
 
 export type LiveProjectState = {
@@ -26,6 +28,8 @@ export type LiveProjectState = {
   readonly checks: readonly LiveCheck[];
   readonly statusPages: readonly LiveStatusPage[];
   readonly maintenance: readonly LiveMaintenance[];
+  /** The project's escalation policy ([] = none). */
+  readonly escalation: readonly LiveEscalationStep[];
 };
 
 const enc = encodeURIComponent;
@@ -43,7 +47,8 @@ export async function readProject(client: AdminClient, project: LiveProject): Pr
   const checks = ((await call(client, "GET", `${base}/checks`)) as { checks: LiveCheck[] }).checks;
   const statusPages = ((await call(client, "GET", `${base}/status-pages`)) as { status_pages: LiveStatusPage[] }).status_pages;
   const maintenance = ((await call(client, "GET", `${base}/maintenance`)) as { maintenance: LiveMaintenance[] }).maintenance;
-  return { project, channels, checks, statusPages, maintenance };
+  const escalation = ((await call(client, "GET", `${base}/escalation`)) as { escalation: LiveEscalationStep[] }).escalation;
+  return { project, channels, checks, statusPages, maintenance, escalation };
 }
 
 /** A live check's settings as the comparison holds them (document.ts CheckSettings). */
@@ -64,7 +69,13 @@ export function settingsOfLive(check: LiveCheck): CheckSettings {
     reminder_interval: int("reminder_interval", 0), max_duration: int("max_duration", 0),
     muted_until: typeof check.muted_until === "string" ? isoSecond(check.muted_until) : null,
     push_token: typeof check.push_token === "string" ? check.push_token : null,
+    min_duration: int("min_duration", 0), alert_on_overlap: flag("alert_on_overlap"), max_runs_per_period: int("max_runs_per_period", 0),
   };
+}
+
+/** A check's own escalation policy as the API shows it; null: its project's. */
+export function escalationOfLive(check: LiveCheck): LiveEscalationStep[] | null {
+  return Array.isArray(check.escalation) ? check.escalation as LiveEscalationStep[] : null;
 }
 
 /** A comma-separated list of the API ("" = none) as ids. */

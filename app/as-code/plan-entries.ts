@@ -11,49 +11,16 @@ import { call } from "./admin-client.ts";
 import type { CheckSettings, FileChannel, FileCheck } from "./document.ts";
 import { CHECK_SETTING_NAMES, settingsOfFile } from "./document.ts";
 import type { LiveCheck } from "./live-state.ts";
-import { idsOf, settingsOfLive } from "./live-state.ts";
+import { escalationOfLive, idsOf, settingsOfLive } from "./live-state.ts";
 import type { Change, Ids, ProjectContext } from "./plan-model.ts";
 import { matchEntries, PHASE } from "./plan-model.ts";
+import type { ChannelTarget } from "./plan-channel-refs.ts";
+import { channelIdAtRun, channelKey, channelTarget, escalationTargets, sameSet, sameSteps, stepIdsAtRun } from "./plan-channel-refs.ts";
 import { channelBody, checkBody, maintenanceBody, statusPageBody } from "./requests.ts";
 
 const enc = encodeURIComponent;
 
 // ---- channels ----
-
-/** Where a file names a channel: its entry in the file (a managed section), or a channel here by id (not managed). */
-type ChannelTarget = { readonly entry: FileChannel } | { readonly id: string };
-
-/** Resolves a check's or group's channel reference (a name, or an id); null after recording a problem. */
-function channelTarget(context: ProjectContext, ref: string, where: string): ChannelTarget | null {
-  const { file, live } = context;
-  if (file.channels !== undefined) {
-    const entry = file.channels.find((c) => c.id === undefined && c.name === ref) ?? file.channels.find((c) => c.id === ref) ?? file.channels.find((c) => c.name === ref);
-    if (entry !== undefined) return { entry };
-  } else {
-    const byName = (live?.channels ?? []).filter((c) => c.name === ref);
-    const byId = (live?.channels ?? []).find((c) => c.id === ref);
-    if (byId !== undefined) return { id: byId.id };
-    if (byName.length === 1) return { id: byName[0].id };
-    if (byName.length > 1) {
-      context.problems.push(`${where}: ${byName.length} channels of ${context.label} are named ${JSON.stringify(ref)}; name it by its id`);
-      return null;
-    }
-  }
-  context.problems.push(`${where}: ${context.label} has no channel ${JSON.stringify(ref)}`);
-  return null;
-}
-
-/** The key a target is compared by (its id here, or "new:" and its place in the file), and its id once applied. */
-function channelKey(context: ProjectContext, target: ChannelTarget): string {
-  if ("id" in target) return target.id;
-  return context.ids.channels.get(target.entry) ?? `new:${context.file.channels?.indexOf(target.entry)}`;
-}
-function channelIdAtRun(ids: Ids, target: ChannelTarget): string {
-  if ("id" in target) return target.id;
-  const id = ids.channels.get(target.entry);
-  if (id === undefined) throw new Error(`channel ${JSON.stringify(target.entry.name)} was not created`);
-  return id;
-}
 
 /** A channel's value as the server would store and show it, or null when the server's parser refuses it. */
 function storedValue(kind: string, value: unknown): unknown {
@@ -95,6 +62,7 @@ export function channelChanges(context: ProjectContext): Change[] {
     const details: string[] = [];
     if (found.name !== entry.name) details.push(`name ${JSON.stringify(found.name)} → ${JSON.stringify(entry.name)}`);
     if ((found.new_checks ?? true) !== (entry.new_checks ?? true)) details.push(`new_checks ${found.new_checks ?? true} → ${entry.new_checks ?? true}`);
+    if ((found.every_failure ?? false) !== (entry.every_failure ?? false)) details.push(`every_failure ${found.every_failure ?? false} → ${entry.every_failure ?? false}`);
     // a file that does not know the settings (needs_settings) leaves them as they are here
     const valueDiffers = entry.needs_settings === true ? false : group
       ? !sameSet(members.map((m) => channelKey(context, m)), idsOf((found.value as { channels?: unknown } | undefined)?.channels))
@@ -106,7 +74,7 @@ export function channelChanges(context: ProjectContext): Change[] {
       continue;
     }
     // a rename of an entry without settings keeps the value here
-    const edit = (runIds: Ids) => (entry.needs_settings === true ? { name: entry.name, new_checks: entry.new_checks ?? true, value: found.value } : body(runIds));
+    const edit = (runIds: Ids) => (entry.needs_settings === true ? { name: entry.name, new_checks: entry.new_checks ?? true, every_failure: entry.every_failure ?? false, value: found.value } : body(runIds));
     changes.push({ verb: "update", what: "channel", label, details, phase: group ? PHASE.groupUpdate : PHASE.channelUpdate, run: async (client, runIds) => {
       await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/channels/${enc(found.id)}`, edit(runIds));
       return `updated ${label}`;
@@ -203,8 +171,10 @@ export function checkChanges(context: ProjectContext): Change[] {
     const label = `check ${checkName(entry)} in ${projectLabel}`;
     const channels = (entry.channels ?? []).map((ref) => channelTarget(context, ref, label)).filter((t): t is ChannelTarget => t !== null);
     const dependsOn = (entry.depends_on ?? []).map((ref) => checkTarget(context, ref, label)).filter((t): t is CheckTarget => t !== null);
+    const escalation = entry.escalation == null ? null : escalationTargets(context, entry.escalation, `${label}, escalation`);
     const body = (runIds: Ids) => checkBody(entry, {
       channels: channels.map((t) => channelIdAtRun(runIds, t)), dependsOn: dependsOn.map((t) => checkUuidAtRun(runIds, t)),
+      escalation: escalation === null ? null : stepIdsAtRun(runIds, escalation),
     });
     if (found === null) {
       creates.push({ entry, change: { verb: "create", what: "check", label, details: entry.uuid === undefined ? [] : [`uuid ${entry.uuid}`], phase: PHASE.checkCreate,
@@ -221,6 +191,7 @@ export function checkChanges(context: ProjectContext): Change[] {
     if (!sameSet(channelKeys, idsOf(found.channels))) details.push("channels");
     const dependencyKeys = dependsOn.map((t) => checkKey(context, t));
     if (!sameSet(dependencyKeys, idsOf(found.depends_on))) details.push("depends_on");
+    if (!sameSteps(context, escalation, escalationOfLive(found))) details.push("escalation");
     if (details.length === 0) continue;
     changes.push({ verb: "update", what: "check", label, details, phase: PHASE.checkUpdate, run: async (client, runIds) => {
       await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/checks/${enc(found.uuid)}`, body(runIds));
@@ -337,8 +308,4 @@ export function maintenanceChanges(context: ProjectContext): Change[] {
   }
   for (const window of left) changes.push(...dropped(context, "maintenance window", `maintenance window ${JSON.stringify(window.name)}`, PHASE.maintenanceDelete, `maintenance/${enc(window.id)}`));
   return changes;
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());
 }

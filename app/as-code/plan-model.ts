@@ -44,8 +44,8 @@ export class PlanError extends Error {
 
 /** The order of the phases: creations before the changes that name them, deletions last. */
 export const PHASE = {
-  project: 0, channel: 1, group: 2, channelUpdate: 3, groupUpdate: 4, checkCreate: 5, checkUpdate: 6,
-  pageDelete: 7, page: 8, maintenance: 9, checkDelete: 10, groupDelete: 11, channelDelete: 12, maintenanceDelete: 13,
+  project: 0, channel: 1, group: 2, channelUpdate: 3, groupUpdate: 4, escalation: 5, checkCreate: 6, checkUpdate: 7,
+  pageDelete: 8, page: 9, maintenance: 10, checkDelete: 11, groupDelete: 12, channelDelete: 13, maintenanceDelete: 14,
 } as const;
 
 /** What a project's entries are planned against. */

@@ -9,6 +9,7 @@ import { call } from "./admin-client.ts";
 import type { LiveProject, LiveProjectState, LiveStatusPage } from "./live-state.ts";
 import { listProjects, readProject } from "./live-state.ts";
 import { channelChanges, checkChanges, maintenanceChanges, statusPageChanges } from "./plan-entries.ts";
+import { projectEscalationChanges } from "./plan-channel-refs.ts";
 import type { Change, Ids, Plan, ProjectContext } from "./plan-model.ts";
 import { PHASE, PlanError } from "./plan-model.ts";
 
@@ -38,7 +39,7 @@ export async function makePlan(client: AdminClient, file: HcdFile, options: { pr
         return id;
       },
     };
-    changes.push(...projectChanges(context), ...channelChanges(context), ...checkChanges(context), ...statusPageChanges(context), ...maintenanceChanges(context));
+    changes.push(...projectChanges(context), ...channelChanges(context), ...projectEscalationChanges(context), ...checkChanges(context), ...statusPageChanges(context), ...maintenanceChanges(context));
   }
   if (problems.length > 0) throw new PlanError(problems);
   const ordered = changes.map((change, i) => ({ change, i })).sort((a, b) => a.change.phase - b.change.phase || a.i - b.i).map((x) => x.change);

@@ -8,16 +8,16 @@ import type { ErrorObject } from "ajv";
 import { LineCounter, parseDocument } from "yaml";
 import type { Document } from "yaml";
 import type { ServiceKind } from "../../engine/model.ts";
-import { checkRequestOf } from "../../http/input.ts";
+import { checkRequestOf, escalationOf } from "../../http/input.ts";
 import { channelInputOf, maintenanceInputOf } from "../../http/admin-input.ts";
 import { statusPageInputOf } from "../../http/status/status-page-input.ts";
 import { SERVICE_KIND_MODULES } from "../../notify/kinds/index.ts";
-import type { FileCheck, FileProject, HcdFile } from "./document.ts";
+import type { FileCheck, FileEscalationStep, FileProject, HcdFile } from "./document.ts";
 import { isoSecond } from "./document.ts";
 import type { FilePath } from "./env-refs.ts";
 import { substituteEnv } from "./env-refs.ts";
 import { FILE_SCHEMA } from "./file-schema.ts";
-import { checkBody } from "./requests.ts";
+import { checkBody, stepsBody } from "./requests.ts";
 
 export type FileProblem = { readonly path: FilePath; readonly message: string };
 
@@ -182,6 +182,16 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
     if (!parsed.ok) at([...path, "value"], reasonText(parsed.failure));
   });
 
+  /** Each escalation step's channels name channels of the file's project. */
+  const stepRefs = (steps: readonly FileEscalationStep[], path: FilePath) => steps.forEach((step, i) => step.channels.forEach((ref, j) => {
+    if (channelRef(ref, [...path, i, "channels", j]) === undefined && channels.every((c) => c.name !== ref)) at([...path, i, "channels", j], `names no channel of this project: ${ref}`);
+  }));
+  if (project.escalation !== undefined) {
+    const policy = escalationOf(stepsBody(stepsOfAny(project.escalation) ?? []));
+    if (!policy.ok) at([...base, "escalation"], reasonText(policy.failure));
+    if (project.channels !== undefined) stepRefs(project.escalation, [...base, "escalation"]);
+  }
+
   const checks = project.checks ?? [];
   uniqueBy(checks, (c) => c.uuid, [...base, "checks"], "uuid", at);
   uniqueBy(checks, (c) => (c.uuid === undefined && c.slug !== "" ? c.slug : undefined), [...base, "checks"], "slug (give each its uuid)", at);
@@ -196,12 +206,13 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
     const path = [...base, "checks", i];
     if (check.uuid === undefined && (check.slug ?? "") === "") at(path, "needs a uuid or a slug: a check is matched by one of them");
     if (check.muted_until !== undefined && check.muted_until !== null && isoSecond(check.muted_until) === null) at([...path, "muted_until"], "is not an ISO 8601 date and time");
-    const request = checkRequestOf(checkBody(check, { channels: [], dependsOn: [] }), null);
+    const request = checkRequestOf(checkBody(check, { channels: [], dependsOn: [], escalation: stepsOfAny(check.escalation ?? null) }), null);
     if (!request.ok) at(request.failure.code === "invalid" && request.failure.field !== "" ? [...path, request.failure.field] : path, reasonText(request.failure));
     if (project.channels !== undefined) {
       (check.channels ?? []).forEach((ref, j) => {
         if (channelRef(ref, [...path, "channels", j]) === undefined && channels.every((c) => c.name !== ref)) at([...path, "channels", j], `names no channel of this project: ${ref}`);
       });
+      stepRefs(check.escalation ?? [], [...path, "escalation"]);
     }
     (check.depends_on ?? []).forEach((ref, j) => {
       const target = resolve(ref, [...path, "depends_on", j]);
@@ -228,6 +239,12 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
     if (!input.ok) at(input.failure.code === "invalid" ? [...base, "maintenance", i, input.failure.field] : [...base, "maintenance", i], reasonText(input.failure));
   });
 }
+
+/** Steps as the API's checks see them, each channel reference standing for some channel (the plan resolves them). */
+function stepsOfAny(steps: readonly FileEscalationStep[] | null) {
+  return steps === null ? null : steps.map((step) => ({ after: step.after, channels: step.channels.length === 0 ? [] : [ANY_CHANNEL] }));
+}
+const ANY_CHANNEL = "00000000-0000-4000-8000-000000000000";
 
 /** A service kind's value checked by its own parser, whether or not this process's settings offer the kind (the server's do). */
 function parseAnyService(kind: ServiceKind, value: unknown) {

@@ -5,7 +5,7 @@ import type { FileChannel, FileCheck, FileMaintenance, FileStatusPage } from "./
 import { settingsOfFile } from "./document.ts";
 
 /** The body that creates or edits a check as the file has it; `channels` and `dependsOn` are ids and uuids. */
-export function checkBody(check: FileCheck, resolved: { channels: readonly string[]; dependsOn: readonly string[] }): Record<string, unknown> {
+export function checkBody(check: FileCheck, resolved: { channels: readonly string[]; dependsOn: readonly string[]; escalation: ResolvedSteps | null }): Record<string, unknown> {
   const s = settingsOfFile(check);
   const body: Record<string, unknown> = {
     name: s.name, slug: s.slug, tags: s.tags.join(" "), desc: s.desc, grace: s.grace, manual_resume: s.manual_resume, methods: s.methods,
@@ -14,6 +14,8 @@ export function checkBody(check: FileCheck, resolved: { channels: readonly strin
     reminder_interval: s.reminder_interval, max_duration: s.max_duration,
     muted_until: check.muted_until ?? null, // as written: the server reads it
     push_token: s.push_token,
+    min_duration: s.min_duration, alert_on_overlap: s.alert_on_overlap, max_runs_per_period: s.max_runs_per_period,
+    escalation: resolved.escalation === null ? null : stepsBody(resolved.escalation), // null: the project's policy
     depends_on: [...resolved.dependsOn].join(","), channels: [...resolved.channels].join(","),
   };
   if (s.schedule === null) body.timeout = s.timeout;
@@ -21,12 +23,20 @@ export function checkBody(check: FileCheck, resolved: { channels: readonly strin
   return body;
 }
 
+/** An escalation policy's steps with their channels resolved to ids. */
+export type ResolvedSteps = readonly { readonly after: number; readonly channels: readonly string[] }[];
+
+/** The steps as the API takes them (a check's `escalation`, a project's policy). */
+export function stepsBody(steps: ResolvedSteps): Record<string, unknown>[] {
+  return steps.map((step) => ({ after: step.after, channels: [...step.channels].join(",") }));
+}
+
 /** The body that adds a channel (or edits one: its kind stays); a group's members already ids. */
 export function channelBody(channel: FileChannel, memberIds: readonly string[] | null): Record<string, unknown> {
-  const newChecks = channel.new_checks ?? true;
-  if (channel.needs_settings === true) return { kind: channel.kind, name: channel.name, new_checks: newChecks, needs_settings: true };
+  const options = { new_checks: channel.new_checks ?? true, every_failure: channel.every_failure ?? false };
+  if (channel.needs_settings === true) return { kind: channel.kind, name: channel.name, ...options, needs_settings: true };
   const value = channel.kind === "group" ? { channels: [...(memberIds ?? [])] } : channel.value;
-  return { kind: channel.kind, name: channel.name, new_checks: newChecks, value };
+  return { kind: channel.kind, name: channel.name, ...options, value };
 }
 
 export function maintenanceBody(window: FileMaintenance): Record<string, unknown> {

@@ -83,10 +83,11 @@ export function adminRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporte
       const channel = (await pool.listChannels(projectId)).find((c) => c.id === event.context.params?.channel);
       if (channel === undefined) throw httpError(404, "channel not found");
       // a stub brought over without its settings (docs/moving-from-healthchecks.md) has no value to show
-      const newChecks = channel.newChecks !== false; // "add to new checks": absent means yes
-      if (channel.needsSettings === true) return json({ ...presentChannel(channel), new_checks: newChecks, needs_settings: true });
+      // "add to new checks": absent means yes; "notify on every failure": absent means no
+      const options = { new_checks: channel.newChecks !== false, every_failure: channel.everyFailure === true };
+      if (channel.needsSettings === true) return json({ ...presentChannel(channel), ...options, needs_settings: true });
       const form = isServiceKind(channel.kind) ? deps.serviceKinds.form(channel.kind) : [];
-      return json({ ...presentChannel(channel), new_checks: newChecks, value: presentChannelValue(channel.value, form) });
+      return json({ ...presentChannel(channel), ...options, value: presentChannelValue(channel.value, form) });
     },
     PUT: async (event) => {
       admin(event);

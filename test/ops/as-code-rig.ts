@@ -1,6 +1,7 @@
 // What the tests of `hcd export` and `hcd apply` share: the CLI as a child process, a rich project made
 // through the real APIs of a real server (every check kind, schedules, alerting fields, channels of many
-// kinds, status pages, maintenance windows), and everything the admin API shows as one text to compare.
+// kinds, one told of every failure, run rules, escalation policies of a check and of the project, status pages,
+// maintenance windows), and everything the admin API shows as one text to compare.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { runCli } from "../../app/cli.ts";
@@ -86,7 +87,8 @@ export async function richProject(server: RealServer): Promise<Rich> {
   await add("slack", "slack", RICH_SECRETS.HCD_RICH_SLACK_URL);
   channels.discord = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`,
     { name: "discord", kind: "discord", value: RICH_SECRETS.HCD_RICH_DISCORD_URL, new_checks: false })).id; // not added to new checks
-  await add("ntfy", "ntfy", { url: "https://ntfy.example.com", topic: "ops-alerts", priority_down: 5, priority_up: 2 });
+  channels.ntfy = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, { name: "ntfy", kind: "ntfy",
+    value: { url: "https://ntfy.example.com", topic: "ops-alerts", priority_down: 5, priority_up: 2 }, every_failure: true })).id; // told of every failure
   await add("pagerduty", "pd", { service_key: RICH_SECRETS.HCD_RICH_PAGERDUTY_SERVICE_KEY });
   await add("gotify", "gotify", { url: "https://gotify.example.com", token: RICH_SECRETS.HCD_RICH_GOTIFY_TOKEN, priority: 8 });
   await add("zulip", "zulip", { bot_email: "bot@zulip.example.com", api_key: RICH_SECRETS.HCD_RICH_ZULIP_API_KEY, mtype: "stream", to: "ops", topic: "alerts" });
@@ -104,14 +106,18 @@ export async function richProject(server: RealServer): Promise<Rich> {
   await create("simple", {
     name: "Nightly backup", slug: "nightly-backup", tags: "prod db", desc: "Dumps the database.\nSee the runbook.", timeout: 86_400, grace: 1_800,
     channels: `${channels.mail},${channels.everyone}`, failure_threshold: 2, reminder_interval: 3_600, max_duration: 7_200,
+    min_duration: 60, alert_on_overlap: true, max_runs_per_period: 3,
+    escalation: [{ after: 600, channels: channels.slack }, { after: 3_600, channels: `${channels.pagerduty},${channels.sms}` }],
   });
   await create("cron", { name: "Hourly sync", slug: "hourly-sync", schedule: "5 * * * 1-5", tz: "Europe/Riga", grace: 300, methods: "POST",
     manual_resume: true, channels: `${channels.slack},${channels["hook object"]}`, depends_on: checks.simple });
   await create("oncalendar", { name: "Weekly report", slug: "weekly-report", schedule: "Mon *-*-* 06:30:00\nFri *-*-* 18:00", tz: "America/New_York",
     start_kw: "begin", success_kw: "SUCCESS,done", failure_kw: "ERROR", filter_subject: true, filter_body: true, filter_http_body: true, filter_default_fail: true,
     muted_until: "2031-02-03T04:05:06Z" });
-  await create("bare", { name: "" }); // no name, no slug: known by its uuid alone
+  await create("bare", { name: "", escalation: [] }); // no name, no slug: known by its uuid alone; no escalation, not the project's
   await create("utc cron", { name: "utc", slug: "utc-cron", schedule: "*/15 * * * *", channels: "*" });
+
+  await adminCall(server, "PUT", `/admin/v1/projects/${project.id}/escalation`, { escalation: [{ after: 1_800, channels: channels.mail }] });
 
   const pages = (body: Json) => adminCall(server, "POST", `/admin/v1/projects/${project.id}/status-pages`, body);
   await pages({ slug: "rich-public", title: "Public services", checks: [checks.cron, checks.simple] });
@@ -132,7 +138,7 @@ export async function everything(server: RealServer): Promise<string> {
     const values = [];
     for (const channel of channels) values.push(await adminCall(server, "GET", `${base}/channels/${String(channel.id)}`));
     all.push({
-      project, channels: values, checks: await adminCall(server, "GET", `${base}/checks`),
+      project, channels: values, escalation: await adminCall(server, "GET", `${base}/escalation`), checks: await adminCall(server, "GET", `${base}/checks`),
       pages: await adminCall(server, "GET", `${base}/status-pages`), windows: await adminCall(server, "GET", `${base}/maintenance`),
     });
   }

@@ -74,7 +74,8 @@ test("the export applied to an empty hcd (a stopped DATA_DIR) makes the same pro
   const target = join(dir.path, "target");
   const first = await hcdIn(["apply", "-f", file], { ...RICH_SECRETS, DATA_DIR: target, SHELL_ENABLED: "true" });
   assert.is(first.status, 0, first.stderr + first.stdout);
-  assert.match(first.stdout, /Plan: 24 to create, 0 to change, 0 to delete\./, "1 project, 14 channels, 5 checks, 2 pages, 2 windows");
+  assert.match(first.stdout, /Plan: 24 to create, 1 to change, 0 to delete\./, "1 project, 14 channels, 5 checks, 2 pages, 2 windows; the project's escalation policy");
+  assert.match(first.stdout, /^updated the escalation policy of project "rich"$/m);
   assert.equal(first.stdout.split("\n").filter((l) => l.startsWith("created ")).length, 24);
   assert.match(first.stdout, /\+ create channel "old pager" \(pd\) in project "rich": needs its settings/);
   const second = await hcd(["apply", "-f", file, "--prune"], { ...RICH_SECRETS, DATA_DIR: target, SHELL_ENABLED: "true" });
