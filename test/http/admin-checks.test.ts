@@ -84,6 +84,7 @@ const CHANNELS: Json[] = [
   { kind: "mattermost", value: { url: "https://mm.example.com/hook" } },
   { kind: "github", value: { repo: "acme/ops", token: "ghp" } },
   { kind: "matrix", value: { room_id: "!room:example.com" } },
+  { kind: "alertmanager", value: { url: "https://am.example.com/", labels: "team=ops, env=prod", token: "am-token" } },
 ];
 
 test("channels: GET one answers its value as channel add takes it, for every kind: adding that value again stores the same", () => withServedApi(async (api, url) => {
@@ -92,7 +93,7 @@ test("channels: GET one answers its value as channel add takes it, for every kin
     const made = await admin(url, "POST", base, { ...channel, name: `c${i}` });
     assert.is(made.status, 201, made.text);
     const read = await admin(url, "GET", `${base}/${made.json.id}`);
-    assert.equal(Object.keys(read.json), ["id", "name", "kind", "new_checks", "value"]);
+    assert.equal(Object.keys(read.json), ["id", "name", "kind", "new_checks", "every_failure", "value"]);
     const again = await admin(url, "POST", base, { kind: channel.kind, name: `again${i}`, value: read.json.value });
     assert.is(again.status, 201, `${channel.kind}: ${again.text}`);
     const reread = await admin(url, "GET", `${base}/${again.json.id}`);

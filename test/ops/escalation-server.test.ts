@@ -20,8 +20,9 @@ test("a step reaches its integration once the virtual clock passes it, not again
   let server: RealServer = await startServer({ dataDir: dir.path, env });
   try {
     const project = await createProject(server, TOKEN, { name: "Ops" });
+    const ids: Record<string, string> = {};
     for (const [name, receiver] of [["ops", ops], ["pager", pager], ["lead", lead]] as const) {
-      await addChannel(server, TOKEN, project.id, { kind: "webhook", name, value: { method_down: "POST", url_down: `${receiver.url}/${name}`, body_down: "$NAME is $STATUS", method_up: "POST", url_up: `${receiver.url}/${name}-up`, body_up: "$NAME is $STATUS" } });
+      ids[name] = (await addChannel(server, TOKEN, project.id, { kind: "webhook", name, value: { method_down: "POST", url_down: `${receiver.url}/${name}`, body_down: "$NAME is $STATUS", method_up: "POST", url_up: `${receiver.url}/${name}-up`, body_up: "$NAME is $STATUS" } })).id;
     }
     const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: {
       name: "backup", timeout: 3600, channels: "ops", escalation: [{ after: 900, channels: "pager" }, { after: 3600, channels: "lead" }] } }));
@@ -51,8 +52,9 @@ test("a step reaches its integration once the virtual clock passes it, not again
     // a channel's notifications go out in the order of their flips: a step sent again after the restart
     // would have reached the pager before the recovery
     assert.equal(pager.requests.map((r) => r.path), ["/pager", "/pager-up"]);
-    const outbox = await ok<{ outbox: unknown[] }>(call(server.url, "GET", "/admin/v1/outbox", { headers: admin }));
-    assert.equal([lead.requests, outbox.outbox], [[], []], "nothing was ever queued for the second step");
+    // the recoveries just delivered may still be leaving the outbox: only the lead's entries count
+    const outbox = await ok<{ outbox: { channel: string }[] }>(call(server.url, "GET", "/admin/v1/outbox", { headers: admin }));
+    assert.equal([lead.requests, outbox.outbox.filter((entry) => entry.channel === ids.lead)], [[], []], "nothing was ever queued for the second step");
   } finally {
     await stopServer(server);
     for (const receiver of [ops, pager, lead]) await receiver.close();
