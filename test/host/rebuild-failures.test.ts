@@ -36,7 +36,7 @@ test("a failing rebuild is logged once per episode and counted; a later rebuild 
     assert.match(failedLines[0], /a record the load does not understand/);
     assert.is((await host.apply({ kind: "stats", at: T0 + 2 })).rebuildFailures, host.counters.rebuildFailures);
     // /metrics reads the shards' stats (a pool of this one host: /metrics asks a pool for nothing else)
-    const pool = { stats: async (at: number) => ({ shards: [await host.apply({ kind: "stats", at })], queued: [0] }) } as unknown as Pool;
+    const pool = { stats: async (at: number) => ({ shards: [await host.apply({ kind: "stats", at })], queued: [0] }), unknownTime: async () => [] } as unknown as Pool;
     const { body } = await createMetrics(pool, systemClock).exposition();
     const counted = sample(body, "hcd_rebuild_failures_total") ?? 0;
     assert.ok(counted >= 3, `hcd_rebuild_failures_total ${counted}`);
