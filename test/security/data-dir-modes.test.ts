@@ -1,7 +1,7 @@
 // DATA_DIR is the owner's alone: a first start under the usual umask 022 creates it 0700 and every file in
 // it 0600 (accounts.json, the LMDB files of the store and the audit log, the logs, the admin token), a backup
 // is written 0600, and a directory left wider (an older version, a hand) is tightened at the next start
-// with one log line.
+// with one log line. The CLI, on a stopped DATA_DIR it creates, makes it owner-only as well.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
@@ -51,6 +51,18 @@ test("a first start under umask 022 makes DATA_DIR 0700 and every file in it 060
   for (const name of ["/accounts.json", "/data.mdb", "/audit/data.mdb", "/admin-token"]) {
     assert.ok(listing.some((line) => line.endsWith(` ${name}`)), `${name} is there: ${listing.join("\n")}`);
   }
+  assert.equal(wider(listing), [], listing.join("\n"));
+  root.remove();
+});
+
+test("the CLI on a stopped DATA_DIR it creates (hcd project create, no --url) makes it 0700 and its files 0600 too", () => {
+  process.umask(0o022);
+  const root = tempDir();
+  const dataDir = join(root.path, "cli", "data"); // neither exists yet
+  const made = spawnSync(process.execPath, [HCD, "project", "create", "--name", "P"], { encoding: "utf8", env: { ...process.env, DATA_DIR: dataDir } });
+  assert.is(made.status, 0, made.stderr);
+  const listing = modes(dataDir);
+  assert.ok(listing.some((line) => line.endsWith(" /data.mdb")), listing.join("\n"));
   assert.equal(wider(listing), [], listing.join("\n"));
   root.remove();
 });
