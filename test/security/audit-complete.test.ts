@@ -60,7 +60,8 @@ test("a check made by a ping with ?create=1 is recorded", async () => {
   const made = await call(server.url, "GET", `/ping/${project.ping_key}/made-by-ping?create=1`);
   assert.is(made.status, 201);
   const uuid = (await ok<{ checks: { slug: string; uuid: string }[] }>(call(server.url, "GET", "/api/v3/checks/", { key: project.api_key }))).checks.find((c) => c.slug === "made-by-ping")?.uuid;
-  assert.ok(lines(await logOf(`/admin/v1/projects/${project.id}/audit`)).includes(`ping by slug (?create=1) | check.created | check "made-by-ping" ${uuid}`));
+  const log = lines(await logOf(`/admin/v1/projects/${project.id}/audit`));
+  assert.ok(log.includes(`ping by slug (?create=1) | check.created | check "made-by-ping" ${uuid}`), `no check.created by the ping in: ${log.join("\n")}`);
 });
 
 test("sign-ins, failed ones, the second factor on and off, a password change and a backup are in the instance's log", async () => {
