@@ -79,7 +79,13 @@ test("changing an integration's destination asks for its secret again: Test neve
       const gotify = await add({ kind: "gotify", name: "ops gotify", value: { url: first.url, token: "GOTIFY-APP-TOKEN-SECRET" } });
       const zulip = await add({ kind: "zulip", name: "ops zulip", value: { bot_email: "bot@zulip.corp.example", api_key: "ZULIP-BOT-API-KEY-SECRET",
         site: first.url, mtype: "stream", to: "ops" } });
+      const ntfy = await add({ kind: "ntfy", name: "ops ntfy", value: { url: first.url, topic: "ops", token: "tk_NTFY-ACCESS-TOKEN-SECRET" } });
+      const hook = await add({ kind: "webhook", name: "ops hook", value: { url_down: `${first.url}/down`, method_down: "POST", body_down: "down",
+        headers_down: { Authorization: "Bearer WEBHOOK-HEADER-SECRET" } } });
       const edits: [string, Record<string, string>, string][] = [
+        [ntfy, { "f.url": moved.url, "f.topic": "ops", "f.token": "" }, "type the Access token again: the Server changed"],
+        [ntfy, { "f.url": first.url, "f.topic": "elsewhere", "f.token": "" }, "type the Access token again: the Topic changed"],
+        [hook, { "f.url_down": `${moved.url}/down`, "f.method_down": "POST", "f.body_down": "down", "f.headers_down": "" }, "type the Headers when down again: the URL when down changed"],
         [gotify, { "f.url": moved.url, "f.token": "" }, "type the Application token again: the Server URL changed"],
         [zulip, { "f.bot_email": "bot@zulip.corp.example", "f.site": moved.url, "f.api_key": "", "f.mtype": "stream", "f.to": "ops" }, "type the Bot API key again: the Site changed"],
         [zulip, { "f.bot_email": "bot@other.example", "f.site": first.url, "f.api_key": "", "f.mtype": "stream", "f.to": "ops" }, "type the Bot API key again: the Bot email changed"],
@@ -91,8 +97,8 @@ test("changing an integration's destination asks for its secret again: Test neve
       }
       // the same destination keeps the secret (a label change); Test then goes where it always went
       assert.is((await manager.post(`${P}/${gotify}/edit`, { name: "renamed", form: "fields", "f.url": first.url, "f.token": "" })).status, 303);
-      for (const id of [gotify, zulip]) assert.is((await manager.post(`${P}/${id}/test`, {})).status, 303);
-      assert.is(first.requests.length, 2, "both Tests reached the first receiver");
+      for (const id of [gotify, zulip, ntfy, hook]) assert.is((await manager.post(`${P}/${id}/test`, {})).status, 303);
+      assert.is(first.requests.length, 4, "every Test reached the first receiver");
       assert.equal(moved.requests, [], "the moved destination got nothing");
       assert.is(first.requests.find((r) => r.path === "/message")?.headers["x-gotify-key"], "GOTIFY-APP-TOKEN-SECRET");
       // typed again, the new destination is taken
