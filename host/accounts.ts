@@ -21,7 +21,8 @@ export const INVITE_MS = 7 * DAY;
 /** How long a password reset link sent by email sets a new password. */
 export const RESET_MS = HOUR;
 
-export type User = { readonly id: string; readonly email: string };
+/** A user as the admin API shows them; `admin`: an instance admin (does in the dashboard all that the admin token does). */
+export type User = { readonly id: string; readonly email: string; readonly admin: boolean };
 /** The role an invitation (or OIDC_DEFAULT_ROLE) gives in a project. */
 export type Grant = StoredGrant;
 /** An invitation not used yet that gives a role in a project. */
@@ -83,7 +84,7 @@ export class Accounts {
    * sets one within 7 days and then gives `grant`'s role, if any (`inviter` made the invitation); or, brought
    * over from Healthchecks, with its Django password hash (`passwordHash`; null: none and no invitation).
    */
-  async createUser(input: { email: unknown; password?: unknown; passwordHash?: unknown }, at: Millis, grant?: StoredGrant, inviter: InviterKey = "admin"): Promise<Outcome<NewUser>> {
+  async createUser(input: { email: unknown; password?: unknown; passwordHash?: unknown; admin?: unknown }, at: Millis, grant?: StoredGrant, inviter: InviterKey = "admin"): Promise<Outcome<NewUser>> {
     const email = emailOf(input.email);
     if (email === null) return invalid("email", "email must be an email address");
     if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
@@ -93,9 +94,10 @@ export class Accounts {
     if (input.passwordHash !== undefined && input.passwordHash !== null && (typeof input.passwordHash !== "string" || !isDjangoHash(input.passwordHash))) {
       return invalid("password_hash", typeof input.passwordHash === "string" ? `is ${djangoHashProblem(input.passwordHash) ?? "not kept"}` : "is not a string or null");
     }
+    if (input.admin !== undefined && typeof input.admin !== "boolean") return invalid("admin", "admin must be true or false");
     const passwordHash = input.passwordHash !== undefined ? input.passwordHash as string | null : input.password === undefined ? null : await hashPassword(input.password);
     const inviteToken = passwordHash === null && input.passwordHash === undefined ? randomBytes(32).toString("base64url") : null;
-    const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at, ...(inviteToken !== null ? { openedBy: inviter } : {}) };
+    const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at, ...(inviteToken !== null ? { openedBy: inviter } : {}), ...(input.admin === true ? { admin: true } : {}) };
     const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, setsPassword: true, invitedBy: inviter, ...(grant === undefined ? {} : { grant }) }];
     let taken = false;
     await this.#change((d) => {
@@ -142,6 +144,21 @@ export class Accounts {
       return removed === null ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
     });
     return removed;
+  }
+
+  /** Makes the user an instance admin, or takes it away; false when there is no such user. */
+  async setAdmin(userId: string, admin: boolean): Promise<boolean> {
+    return this.#editUser(userId, (u) => ((u.admin === true) === admin ? null : { ...u, admin }));
+  }
+
+  /** True when the user exists and is an instance admin. */
+  isAdmin(userId: string): boolean {
+    return this.#document.users.find((u) => u.id === userId)?.admin === true;
+  }
+
+  /** The number of users (none yet: the first start's log and the sign-in page say how to make the first admin). */
+  userCount(): number {
+    return this.#document.users.length;
   }
 
   /** Returns the user whose password this is, or null for a wrong password and an unknown email alike (both take one hash). */
@@ -388,7 +405,7 @@ export class Accounts {
 }
 
 function userOf(user: StoredUser): User {
-  return { id: user.id, email: user.email };
+  return { id: user.id, email: user.email, admin: user.admin === true };
 }
 
 /** The email as kept (trimmed, lowercased), or null when it is not one. */

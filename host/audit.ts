@@ -17,7 +17,7 @@ export const AUDIT_ACTIONS = [
   "status_page.created", "status_page.updated", "status_page.deleted",
   "member.invited", "member.accepted", "member.role_set", "member.removed",
   // the instance's own log (INSTANCE_LOG): users, their sign-ins and sign-in settings, backups
-  "user.created", "user.deleted", "account.signed_in", "account.sign_in_failed", "account.password_changed", "account.password_reset",
+  "user.created", "user.deleted", "user.admin_granted", "user.admin_revoked", "account.signed_in", "account.sign_in_failed", "account.password_changed", "account.password_reset",
   "account.joined", "account.second_factor_on", "account.second_factor_off", "backup.created",
 ] as const;
 

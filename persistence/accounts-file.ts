@@ -29,6 +29,8 @@ export type StoredUser = {
   readonly sso?: boolean;
   /** Email reports (host/report-claims.ts): how often, the last period reported, and a report being sent; absent = none. */
   readonly reports?: StoredReports;
+  /** An instance admin: in the dashboard they do all that the admin token does (absent: false). */
+  readonly admin?: boolean;
 };
 /**
  * A user's email reports: `every` week or month; `doneUpTo` the label of the last period reported (or of the

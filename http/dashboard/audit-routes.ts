@@ -17,8 +17,8 @@ const UUIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** Returns the actor of a signed-in request: the admin token, or the project key the session was opened with. */
 export function auditActorOf(access: Access): AuditActor {
+  if (access.user !== undefined) return { kind: "user", email: access.user.email }; // an instance admin too
   if (access.caller === "admin") return { kind: "admin" };
-  if (access.user !== undefined) return { kind: "user", email: access.user.email };
   return { kind: "apiKey", name: null, readonly: access.caller.readonly };
 }
 

@@ -61,7 +61,7 @@ export function documentOf(opts: { title: string; viewer: Viewer | null; body: H
 </head><body data-title="${title} · hcd">
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}
-${viewer === null ? "" : html`<span class="who">${viewer.user !== undefined ? html`${viewer.user.email}${viewer.user.role === null ? "" : ` (${viewer.user.role})`} <a href="/account">Account</a>` : viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
+${viewer === null ? "" : html`<span class="who">${viewer.admin && (viewer.user === undefined || viewer.user.role === "instance admin") ? html`<a href="/users">Users</a> ` : ""}${viewer.user !== undefined ? html`${viewer.user.email}${viewer.user.role === null ? "" : ` (${viewer.user.role})`} <a href="/account">Account</a>` : viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
 <form method="post" action="/signout" class="inline">${csrfField(viewer)}<button type="submit">Sign out</button></form>`}
 </header>
 <main id="main" tabindex="-1">${opts.body}</main>

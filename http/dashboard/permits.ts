@@ -17,16 +17,16 @@ export function allows(access: Access, action: Action, opts: { keys: boolean }):
 /**
  * Whether the session may add, edit or test the kinds that run a program or reach any host on the
  * server's behalf (shell, apprise): the operator alone, never a project's manager or owner. The operator
- * is the admin token (an instance admin too, once a user can be one: extend this function).
+ * is the admin token or an instance admin (a user with "admin": true, whose session's caller is "admin").
  */
 export function mayConfigureOperatorKinds(access: Access): boolean {
-  return access.caller === "admin";
+  return access.caller === "admin" && (access.user === undefined || access.user.admin === true);
 }
 
 /** Throws 403 unless the session may configure a kind that only the operator configures (`kind`, when it is one). */
 export function permitKind(access: Access, kind: string, operatorOnly: boolean): void {
   if (operatorOnly && !mayConfigureOperatorKinds(access)) {
-    throw httpError(403, `only the operator (the admin token) adds, edits or tests ${kind} integrations: they run programs or reach any host from this server`);
+    throw httpError(403, `only the operator (an instance admin or the admin token) adds, edits or tests ${kind} integrations: they run programs or reach any host from this server`);
   }
 }
 
@@ -46,10 +46,10 @@ export function permit(access: Access, action: Action, opts: { keys: boolean; re
 
 /** Who the session acts as, for a record of changes. */
 export function actorOf(access: Access): Actor {
+  if (access.user !== undefined) return { kind: "user", email: access.user.email, id: access.user.id }; // an instance admin too
   if (access.caller === "admin") return { kind: "admin" };
-  if (access.user !== undefined) return { kind: "user", email: access.user.email, id: access.user.id };
   return { kind: "key", name: access.caller.readonly ? "read-only API key" : "API key" };
 }
 
-/** A signed-in user as a request sees them: their role in the project the request is about. */
-export type UserAccess = { readonly id: string; readonly email: string; readonly role: Role };
+/** A signed-in user as a request sees them: their role in the project the request is about; `admin`: an instance admin (the session's caller is "admin"). */
+export type UserAccess = { readonly id: string; readonly email: string; readonly role: Role; readonly admin?: boolean };

@@ -60,6 +60,7 @@ import { accountRoutes } from "./account-routes.ts";
 import { inviteRoutes } from "./invite-routes.ts";
 import { oidcRoutes } from "./oidc-routes.ts";
 import { memberRoutes } from "./member-routes.ts";
+import { userAdminRoutes } from "./user-admin-routes.ts";
 import { manageOffer, permit } from "./permits.ts";
 import { userAccess } from "./user-access.ts";
 import { MemorySignInStore } from "../../host/sign-in-store.ts";
@@ -128,11 +129,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
 
   // --- request helpers -------------------------------------------------------------------------
 
-  const { resolveProject, signedInUser, userAccessOf } = userAccess({ pool, accounts, sessions, realClock, unshare });
+  const { resolveProject, signedInUser, userAccessOf, instanceAdminAccess } = userAccess({ pool, accounts, sessions, realClock, unshare });
   const accessOf = (event: H3Event): Access | null => {
     const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
     if (session === null) return null;
-    if (session.principal.kind === "user") return userAccessOf(event);
+    if (session.principal.kind === "user") return instanceAdminAccess(event) ?? userAccessOf(event);
     const caller = callerOf(session.principal);
     if (caller === null) { // the key no longer opens anything, or ADMIN_TOKEN changed
       sessions.close(session.id);
@@ -215,7 +216,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const user = signedInUser(event);
     const next = event.url.searchParams.get("next");
     if (next !== null && nextPage(next) !== "/" && (user !== null || accessOf(event) !== null)) return redirect(nextPage(next)); // signed in already
-    if (user !== null) { // a user sees the projects they hold a role in
+    if (user !== null && !user.user.admin) { // a user sees the projects they hold a role in (an instance admin, all)
       const viewer = { csrf: user.session.csrf, readonly: true, admin: false, user: { email: user.user.email, role: null } };
       const theirs = new Set(accounts.membershipsOf(user.user.id).map((m) => m.projectId));
       return htmlResponse(await projectsHtml(viewer, null, theirs));
@@ -283,7 +284,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   route("POST", "/projects", async (event) => {
     const access = requireAccess(event);
     const form = await writeForm(event, access);
-    if (access.caller !== "admin") throw httpError(403, "only the admin token creates projects");
+    if (access.caller !== "admin") throw httpError(403, "only an instance admin (or the admin token) creates projects");
     const name = form.get("name") ?? "";
     // a blank name would make a row and a nav link with nothing to click
     if (name.trim() === "") return htmlResponse(await projectsHtml(access.viewer, "The name is empty: type a name with at least one letter or digit."), 400);
@@ -407,6 +408,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   projectRoutes(ctx);
   integrationRoutes(ctx);
   memberRoutes(ctx, accounts);
+  userAdminRoutes(ctx, accounts);
   const signInStore = deps.signInStore ?? new MemorySignInStore();
   const accountDeps = { accounts, sessions, realClock, secureCookie, share, unshare, signedInUser, signInStore, clientAddressOf };
   accountRoutes(ctx, accountDeps);

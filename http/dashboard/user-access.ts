@@ -61,5 +61,16 @@ export function userAccess(deps: { pool: Pool; accounts: Accounts; sessions: Ses
       viewer: { csrf: session.csrf, readonly, admin: mayDo(role, "project.change"), user: { email: user.email, role },
         hideKeys: !mayDo(role, "keys.view"), hidePingUrls: !mayDo(role, "checks.pingUrls"), hideAudit: !mayDo(role, "audit.view") } };
   };
-  return { resolveProject, signedInUser, userAccessOf };
+  /**
+   * An instance admin's access: all that the admin token's is (caller "admin"), in every project whether or
+   * not they hold a role there, recorded under their own email; null for any other session.
+   */
+  const instanceAdminAccess = (event: H3Event): Access | null => {
+    const found = signedInUser(event);
+    if (found === null || !found.user.admin) return null;
+    const { session, user } = found;
+    return { session, caller: "admin", user: { id: user.id, email: user.email, role: "owner", admin: true },
+      viewer: { csrf: session.csrf, readonly: false, admin: true, user: { email: user.email, role: "instance admin" } } };
+  };
+  return { resolveProject, signedInUser, userAccessOf, instanceAdminAccess };
 }

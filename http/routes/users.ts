@@ -38,8 +38,8 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const password = body.password === null ? undefined : body.password; // null as absent: an invitation
       // a user brought over from Healthchecks: its Django hash, replaced at the first sign-in (null: no password, no invitation)
       const passwordHash = Object.hasOwn(body, "password_hash") ? body.password_hash : undefined;
-      const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password, passwordHash }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
-      const how = inviteToken !== null ? "invited" : passwordHash !== undefined ? "brought over from Healthchecks" : "with a password";
+      const { user, inviteToken } = unwrap(await accounts.createUser({ email: body.email, password, passwordHash, admin: body.admin }, systemClock.now())); // real time: an invitation lasts 7 real days, whatever CLOCK says
+      const how = (inviteToken !== null ? "invited" : passwordHash !== undefined ? "brought over from Healthchecks" : "with a password") + (user.admin ? " as an instance admin" : "");
       await recordChange(deps.audit, { projectId: INSTANCE_LOG, actor: { kind: "admin" }, action: "user.created", target: auditTarget.account(user, how), at: deps.clock.now() });
       if (inviteToken === null) return json(user, 201);
       const inviteUrl = `${config.siteRoot}/invite/${inviteToken}`;
@@ -49,6 +49,22 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
   }, options);
 
   endpoint(app, "/admin/v1/users/:user", {
+    GET: async (event) => {
+      admin(event);
+      return json(userOf(event, "user"));
+    },
+    // {"admin": true | false}: makes the user an instance admin, or takes it away
+    PUT: async (event) => {
+      admin(event);
+      const user = userOf(event, "user");
+      const body = await jsonBody(event);
+      if (typeof body.admin !== "boolean") throw httpError(400, "json validation error: admin must be true or false");
+      if (!await accounts.setAdmin(user.id, body.admin)) throw httpError(404, "user not found");
+      if (user.admin !== body.admin) {
+        await recordChange(deps.audit, { projectId: INSTANCE_LOG, actor: { kind: "admin" }, action: body.admin ? "user.admin_granted" : "user.admin_revoked", target: auditTarget.account(user, ""), at: deps.clock.now() });
+      }
+      return json({ ...user, admin: body.admin });
+    },
     DELETE: async (event) => {
       admin(event);
       const user = userOf(event, "user");

@@ -59,7 +59,7 @@ test("a user made with a password is listed and signs in; the admin token is nee
   const made = await createUser({ email: "Ann@Example.org", password: PASSWORD });
   assert.is(made.status, 201, made.text);
   const user = JSON.parse(made.text) as UserJson;
-  assert.equal(Object.keys(user).sort(), ["email", "id"]);
+  assert.equal(Object.keys(user).sort(), ["admin", "email", "id"]);
   assert.is(user.email, "ann@example.org");
   const list = await ok<{ users: UserJson[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
   assert.ok(list.users.some((u) => u.id === user.id && u.email === "ann@example.org"));
@@ -113,7 +113,7 @@ test("roles: set, checked, listed and taken away", async () => {
   const user = await ok<UserJson>(createUser({ email: "cy@example.org", password: PASSWORD }));
   const set = await setRole(user.id, "manager");
   assert.is(set.status, 200, set.text);
-  assert.equal(JSON.parse(set.text), { id: user.id, email: "cy@example.org", role: "manager" });
+  assert.equal(JSON.parse(set.text), { id: user.id, email: "cy@example.org", admin: false, role: "manager" });
   assert.is((await setRole(user.id, "admin")).status, 400);
   assert.is((await setRole(user.id, null)).status, 400);
   assert.is((await setRole("no-such-user", "member")).status, 404);

@@ -44,10 +44,10 @@ test("a manager can neither add, edit nor Test a shell or apprise integration; t
       for (const [kind, fields] of [["shell", { "f.cmd_down": command }], ["apprise", { "f.url": "json://127.0.0.1:9/internal" }]] as const) {
         const refused = await manager.post(P, { kind, name: kind, form: "fields", ...fields });
         assert.is(refused.status, 403, `manager adds ${kind}`);
-        assert.match(refused.text, `only the operator (the admin token) adds, edits or tests ${kind} integrations`);
+        assert.match(refused.text, `only the operator (an instance admin or the admin token) adds, edits or tests ${kind} integrations`);
         const kindPage = await manager.post(`${P}/add/${kind}`, { name: kind, ...fields }); // the kind's own add page
         assert.is(kindPage.status, 403, `manager adds ${kind} on its page`);
-        assert.match(kindPage.text, `only the operator (the admin token) adds, edits or tests ${kind} integrations`);
+        assert.match(kindPage.text, `only the operator (an instance admin or the admin token) adds, edits or tests ${kind} integrations`);
       }
       const added = (await api.admin("GET", `/admin/v1/projects/${api.project.id}/channels`)).json as { channels: { kind: string }[] };
       assert.equal(added.channels.filter((c) => c.kind === "shell" || c.kind === "apprise"), [], "the manager added none");
