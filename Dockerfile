@@ -56,6 +56,8 @@ VOLUME /data
 EXPOSE 8000
 USER 10001:10001
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 CMD ["node", "bin/healthcheck.mjs"]
+# The first instance admin (no token to paste; docs/install.md):
+#   echo "$PASSWORD" | docker exec -i hcd node bin/hcd.mjs user create --url http://localhost:8000 --email you@example.org --admin
 # SIGTERM: stop accepting, finish in-flight requests (10 s at most), store pending writes, exit 0
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/app/main.js"]

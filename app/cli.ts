@@ -28,6 +28,10 @@ Usage:
   hcd project list
   hcd project mute --project ID (--until ISO-8601 | --clear)
         a maintenance window: no notification of the project's checks until then; --clear ends it
+  hcd user create --email EMAIL [--admin]
+        a dashboard user (--admin: an instance admin, who does all the admin token does); the password is
+        read from standard input (echo "$PASSWORD" | hcd user create ...), else an invitation link is printed
+  hcd user list
   hcd channel add --project ID --kind KIND --value VALUE [--name NAME]   (KIND: docs/notifications.md)
         VALUE is a string (address, URL, topic URL) or a JSON object (webhook and ntfy specs)
   hcd channel update --project ID --channel CHANNEL-ID --value VALUE [--name NAME]
@@ -73,6 +77,8 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "project create": ["name", "check-limit", "ping-log-limit", "ping-body-limit"],
   "project list": [],
   "project mute": ["project", "until", "clear"],
+  "user create": ["email", "admin"],
+  "user list": [],
   "channel add": ["project", "kind", "value", "name"],
   "channel update": ["project", "channel", "value", "name"],
   "channel list": ["project"],
@@ -90,7 +96,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Options that take no value. */
-const FLAGS = new Set<string>(["clear", "include-secrets", "dry-run", "prune", ...IMPORT_FLAGS]);
+const FLAGS = new Set<string>(["admin", "clear", "include-secrets", "dry-run", "prune", ...IMPORT_FLAGS]);
 
 /** Options with a one-letter form. */
 const SHORT: Readonly<Record<string, string>> = { file: "f" };
@@ -123,7 +129,7 @@ function allowedOptions(command: string, args: Args): void {
 }
 
 /** One admin operation: the admin API request that performs it. */
-type Operation = { readonly method: "GET" | "POST" | "PUT"; readonly path: string; readonly body?: JsonObject };
+type Operation = { readonly method: "GET" | "POST" | "PUT"; readonly path: string; readonly body?: JsonObject; readonly passwordFromStdin?: boolean };
 
 function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
@@ -166,6 +172,12 @@ function operationOf(args: Args): Operation {
       }
       return { method: "POST", path: `/admin/v1/projects/${encodeURIComponent(id)}/mute`, body: { until: until ?? null } };
     }
+    case "user create": {
+      if (opt("email") === undefined) throw new UsageError("user create needs --email");
+      return { method: "POST", path: "/admin/v1/users", body: { email: opt("email"), admin: args.options.admin !== undefined }, passwordFromStdin: true };
+    }
+    case "user list":
+      return { method: "GET", path: "/admin/v1/users" };
     case "channel add": {
       const raw = opt("value");
       if (opt("kind") === undefined || raw === undefined) throw new UsageError("channel add needs --project, --kind and --value");
@@ -191,6 +203,19 @@ function operationOf(args: Args): Operation {
       return { method: "POST", path: "/admin/v1/prune", body };
     }
   }
+}
+
+/**
+ * The password piped to standard input (its one trailing line end dropped), or null when standard input is
+ * a terminal or empty (then the user gets an invitation link). Never an argument: arguments are visible to
+ * every user of the machine in the process list.
+ */
+async function passwordOfStdin(): Promise<string | null> {
+  if (process.stdin.isTTY === true) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return text === "" ? null : text;
 }
 
 /** A --value that parses as a JSON object or string is taken as JSON; anything else is the string itself. */
@@ -307,7 +332,9 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       if (args.words.length > 1) throw new UsageError(`unexpected argument: ${args.words[1]}`);
       return await runSimulate(args.options, env);
     }
-    const op = operationOf(args);
+    const parsed = operationOf(args);
+    const password = parsed.passwordFromStdin === true ? await passwordOfStdin() : null;
+    const op = password === null ? parsed : { ...parsed, body: { ...parsed.body, password } };
     const settings = readSettings(withSecretFiles(env));
     const url = args.options.url ?? env.HCD_URL;
     const answer = url ? await overHttp(op, url, adminTokenOf(args, settings)) : await direct(op, settings);

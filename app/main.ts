@@ -236,6 +236,13 @@ async function main(): Promise<void> {
   // every secret masked at any depth: the NATS password and token, the OIDC client secret, the service tokens
   log.info({ config: maskedConfig(config) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
   reports?.start();
+  if (accounts.userCount() === 0) log.info(firstAdminHint(config.siteRoot));
+}
+
+/** What the first start's log (and the sign-in page of an instance with no users) says: how to make the first instance admin. */
+export function firstAdminHint(siteRoot: string): string {
+  return `no users yet: make the first instance admin with  echo "$PASSWORD" | npx hcd user create --url ${siteRoot} --email you@example.org --admin  `
+    + `(without --url while hcd is stopped; without a password on standard input it prints an invitation link), then sign in at ${siteRoot}/`;
 }
 
 class StartError extends Error {}

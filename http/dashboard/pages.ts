@@ -78,13 +78,16 @@ export function button(viewer: Viewer, action: string, label: string, cls = ""):
 }
 
 /** The sign-in page; `reset`: a "Forgot your password?" link (only when SMTP_URL is set). */
-export function signInPage(error: string | null, opts: { reset?: boolean; sso?: boolean; next?: string } = {}): string {
+export function signInPage(error: string | null, opts: { reset?: boolean; sso?: boolean; next?: string; firstAdmin?: string } = {}): string {
   const next = opts.next === undefined || opts.next === "/" ? "" : html`<input type="hidden" name="next" value="${opts.next}">`;
   return documentOf({
     title: "Sign in",
     viewer: null,
     body: html`<section class="card narrow"><h1>Sign in</h1>
 ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
+${opts.firstAdmin === undefined ? "" : html`<div class="notice" id="first-admin"><p>No users yet. On the server, make the first instance admin:</p>
+<pre><code>echo "$PASSWORD" | npx hcd user create --url ${opts.firstAdmin} --email you@example.org --admin</code></pre>
+<p>(the admin token is read from <code>ADMIN_TOKEN</code> or <code>DATA_DIR/admin-token</code>; without a password on standard input it prints an invitation link). Then sign in below with that email and password. Until then the admin token from the server's log opens every project.</p></div>`}
 <form method="post" action="/signin">${next}
 <label for="key">Admin token or API key</label>
 <input id="key" name="key" type="password" autocomplete="current-password" required autofocus>

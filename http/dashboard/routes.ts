@@ -222,7 +222,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
       return htmlResponse(await projectsHtml(viewer, null, theirs));
     }
     const access = accessOf(event);
-    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined, sso: Boolean(config.oidc), next: nextPage(next) }));
+    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined, sso: Boolean(config.oidc), next: nextPage(next),
+      ...(accounts.userCount() === 0 ? { firstAdmin: config.siteRoot } : {}) }));
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
     return livePageResponse(event, await projectsHtml(access.viewer, null));
   });
