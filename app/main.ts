@@ -24,8 +24,10 @@ import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
 import { createApp } from "../http/app.ts";
 import { Accounts } from "../host/accounts.ts";
+import { SessionFile } from "../persistence/session-file.ts";
+import { SESSION_IDLE_MS } from "../http/dashboard/sessions.ts";
 import { AuditTrail } from "../host/audit.ts";
-import type { SharedSessions } from "../http/deps.ts";
+import type { SharedSession, SharedSessions } from "../http/deps.ts";
 import { pingListener } from "../http/routes/pings.ts";
 import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { OWNER_ONLY_UMASK, ownerOnlyDataDir } from "../persistence/data-dir-modes.ts";
@@ -162,6 +164,7 @@ async function main(): Promise<void> {
     channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
   const accounts = clusterAccounts ?? Accounts.open(config.dataDir); // single node: DATA_DIR/accounts.json
+  sharedSessions ??= new SessionFile<SharedSession>(config.dataDir, SESSION_IDLE_MS); // single node: DATA_DIR/sessions.json, so a restart signs nobody out
   const smtpUrl = config.smtpUrl;
   const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
     (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;

@@ -3,14 +3,18 @@
 // on any node ends it everywhere. Each node keeps the sessions it has seen in memory (the dashboard's own
 // store) and asks the bucket only for a cookie it does not know; removals reach every node through a watch.
 //
+// Each session is kept under the SHA-256 of its id (persistence/session-file.ts's sessionKeyOf), never the
+// id, and its value holds everything but the id: the bucket opens no session. A session an older node kept
+// under its id is moved under its key when first read, so a rolling upgrade signs nobody out.
 // A session's value holds the key it was opened with, as the directory's bucket holds project keys: a
 // secret in a value, never in a subject or key. The bucket's age limit is the dashboard's idle limit, and
 // a node renews a session's copy at most once an hour while it is used, so a forgotten session leaves the
 // bucket on its own.
-import type { KV } from "@nats-io/kv";
+import type { KV, KvEntry } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { BucketFollower } from "./bucket-follower.ts";
 import { openBucket } from "./jetstream-setup.ts";
+import { sessionKeyOf } from "../persistence/session-file.ts";
 
 /** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
@@ -44,25 +48,26 @@ export class DashboardSessions {
   }
 
   async put(session: SessionRecord): Promise<void> {
-    await this.#kv.put(keyOf(session.id), utf8.encode(JSON.stringify(session)));
+    const { id, ...kept } = session;
+    await this.#kv.put(keyOf(id), utf8.encode(JSON.stringify(kept)));
   }
 
   async remove(id: string): Promise<void> {
     if (!validId(id)) return;
     await this.#kv.delete(keyOf(id));
+    if (await this.#kv.get(legacyKeyOf(id)) !== null) await this.#kv.delete(legacyKeyOf(id));
   }
 
   /** The stored session, or null (none, removed, or an id that could not be a session's). */
   async get(id: string): Promise<SessionRecord | null> {
     if (!validId(id)) return null; // a cookie is the client's: never a key pattern
-    const entry = await this.#kv.get(keyOf(id));
-    if (entry === null || entry.operation !== "PUT") return null;
-    try {
-      const value = JSON.parse(fromUtf8.decode(entry.value)) as SessionRecord;
-      return value.id === id && typeof value.csrf === "string" && typeof value.expiresAt === "number" ? value : null;
-    } catch {
-      return null;
-    }
+    const found = recordOf(await this.#kv.get(keyOf(id)), id);
+    if (found !== null) return found;
+    const legacy = recordOf(await this.#kv.get(legacyKeyOf(id)), id); // kept by an older node under its id
+    if (legacy === null) return null;
+    await this.put(legacy);
+    await this.#kv.delete(legacyKeyOf(id));
+    return legacy;
   }
 
   onRemoved(listener: (id: string) => void): void {
@@ -79,8 +84,10 @@ export class DashboardSessions {
       key: "s.*",
       onEntry: (entry) => {
         if (entry.operation === "PUT") return;
-        const id = entry.key.slice("s.".length);
-        for (const listener of this.#listeners) listener(id);
+        const name = entry.key.slice("s.".length);
+        // "h" and 64 hex digits: a session's key; else the id an older node kept a session under
+        const key = name.length === 65 && name.startsWith("h") ? name.slice(1) : sessionKeyOf(name);
+        for (const listener of this.#listeners) listener(key);
       },
     });
   }
@@ -96,6 +103,24 @@ function validId(id: string): boolean {
   return /^[A-Za-z0-9_-]{43}$/.test(id);
 }
 
+/** The bucket's key of a session: "s.h" and the SHA-256 of its id. */
 function keyOf(id: string): string {
+  return `s.h${sessionKeyOf(id)}`;
+}
+
+/** Where an older node kept a session: under its id. */
+function legacyKeyOf(id: string): string {
   return `s.${id}`;
+}
+
+/** The session of an entry read for `id`, or null (none, removed, or not a session's value). */
+function recordOf(entry: KvEntry | null, id: string): SessionRecord | null {
+  if (entry === null || entry.operation !== "PUT") return null;
+  try {
+    const value = JSON.parse(fromUtf8.decode(entry.value)) as Omit<SessionRecord, "id"> & { id?: string };
+    if (value.id !== undefined && value.id !== id) return null;
+    return typeof value.csrf === "string" && typeof value.expiresAt === "number" ? { ...value, id } : null;
+  } catch {
+    return null;
+  }
 }

@@ -68,8 +68,9 @@ export type SharedSession = {
 };
 
 /**
- * Dashboard sessions shared by the nodes of a cluster, so that a session opened on one node is known on
- * every other (single-node mode: absent, the sessions are this process's alone).
+ * Where dashboard sessions are kept beyond this process, so a restart signs nobody out: DATA_DIR on a single
+ * node (persistence/session-file.ts), the cluster's bucket, where a session opened on one node is known on
+ * every other. Kept under the SHA-256 of their id, never the id (absent: this process's memory alone).
  */
 export type SharedSessions = {
   /** Stores a session opened or renewed here; resolves once stored. */
@@ -78,8 +79,8 @@ export type SharedSessions = {
   remove(id: string): Promise<void>;
   /** The stored session with this id, or null. */
   get(id: string): Promise<SharedSession | null>;
-  /** Hears every session another node removed (signed out, or its key no longer opens anything). */
-  onRemoved(listener: (id: string) => void): void;
+  /** Hears every session another node removed (signed out, or its key no longer opens anything), by its key (host/session-key.ts). */
+  onRemoved(listener: (key: string) => void): void;
 };
 
 /** What every route module receives. The process gives what the HTTP edge must not do itself. */

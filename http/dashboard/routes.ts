@@ -55,6 +55,7 @@ import type { Principal } from "./sessions.ts";
 import { adminTokenHash, csrfMatches, MAX_SESSIONS, SESSION_IDLE_MS, SessionStore } from "./sessions.ts";
 import type { Session } from "./sessions.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
+import { sessionKeyOf } from "../../host/session-key.ts";
 import { Accounts } from "../../host/accounts.ts";
 import { accountRoutes } from "./account-routes.ts";
 import { inviteRoutes } from "./invite-routes.ts";
@@ -82,7 +83,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     sessions.close(id);
     sharedCopies.delete(id);
   };
-  shared?.onRemoved(forget); // at once, while the watch of removals runs
+  shared?.onRemoved((key) => { // at once, while the watch of removals runs; it names the session's key, never its id
+    sessions.closeKey(key);
+    for (const [id] of sharedCopies.entries()) if (sessionKeyOf(id) === key) sharedCopies.delete(id);
+  });
   /** Shares a session opened or renewed here; another node that gets the cookie then finds it. */
   const share = async (session: Session, at: Millis): Promise<void> => {
     if (shared === undefined) return;

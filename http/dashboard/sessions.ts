@@ -6,6 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { HOUR } from "../../engine/model.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
+import { sessionKeyOf } from "../../host/session-key.ts";
 
 /**
  * Who signed in: the admin token, a project API key (read-write or read-only, decided on each request),
@@ -35,36 +36,43 @@ export const SESSION_IDLE_MS = 12 * HOUR;
 export const MAX_SESSIONS = 10_000;
 
 export class SessionStore {
-  readonly #sessions = new BoundedMap<string, Session>(MAX_SESSIONS); // oldest used first
+  // by the SHA-256 of the id (the key every store uses), oldest used first
+  readonly #sessions = new BoundedMap<string, Session>(MAX_SESSIONS);
 
   /** Opens a session for `principal` at `at`. */
   open(principal: Principal, at: Millis): Session {
     const session: Session = { id: token(), principal, csrf: token(), expiresAt: at + SESSION_IDLE_MS, openedAt: at };
-    this.#sessions.set(session.id, session);
+    this.#sessions.set(sessionKeyOf(session.id), session);
     return session;
   }
 
   /** Returns the live session with this id and renews it, or null (unknown or expired). */
   find(id: string | null, at: Millis): Session | null {
-    if (id === null) return null;
-    const session = this.#sessions.get(id);
+    if (id === null || id === "") return null;
+    const key = sessionKeyOf(id);
+    const session = this.#sessions.get(key);
     if (session === undefined) return null;
     if (session.expiresAt <= at) {
-      this.#sessions.delete(id);
+      this.#sessions.delete(key);
       return null;
     }
     session.expiresAt = at + SESSION_IDLE_MS;
-    this.#sessions.touch(id);
+    this.#sessions.touch(key);
     return session;
   }
 
   close(id: string): void {
-    this.#sessions.delete(id);
+    this.#sessions.delete(sessionKeyOf(id));
+  }
+
+  /** Ends the session kept under `key` (a removal heard from another node names the key, not the id). */
+  closeKey(key: string): void {
+    this.#sessions.delete(key);
   }
 
   /** True when a session with this id is held here (expired or not; nothing renewed). */
   has(id: string): boolean {
-    return this.#sessions.has(id);
+    return this.#sessions.has(sessionKeyOf(id));
   }
 
   /** The live sessions of a user, oldest first. */
@@ -76,10 +84,10 @@ export class SessionStore {
     return found.sort((a, b) => (a.openedAt ?? 0) - (b.openedAt ?? 0));
   }
 
-  /** Holds a session another node opened (cluster mode), unless it has expired by `at`. */
+  /** Holds a session read from the store (after a restart, or opened by another node), unless it has expired by `at`. */
   adopt(session: Session, at: Millis): void {
     if (session.expiresAt <= at) return;
-    this.#sessions.set(session.id, { ...session });
+    this.#sessions.set(sessionKeyOf(session.id), { ...session });
   }
 }
 

@@ -9,6 +9,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
 import { BucketFollower, watchStalled } from "../../cluster/bucket-follower.ts";
 import { DashboardSessions } from "../../cluster/dashboard-sessions.ts";
+import { sessionKeyOf } from "../../persistence/session-file.ts";
 import { managerOf, openBucket } from "../../cluster/jetstream-setup.ts";
 import { openReplicatedAccounts } from "../../cluster/replicated-accounts.ts";
 import { Accounts } from "../../host/accounts.ts";
@@ -82,14 +83,14 @@ test("a sign-out reaches a node whose watch of the sessions lost its consumer", 
     const [a, b] = [await open(ncA), await open(ncB)];
     try {
       const removed: string[] = [];
-      b.onRemoved((id) => removed.push(id));
+      b.onRemoved((key) => removed.push(key)); // a removal names the session's key, never its id
       const id = "s".repeat(43);
       await a.put({ id, principal: { kind: "admin", tokenHash: "h" }, csrf: "c", expiresAt: Date.now() + DAY });
       assert.ok(await b.get(id), "the session is found on node b");
       assert.is(await dropConsumers(ncA, "KV_test-sessions"), 2, "one watch per node");
 
       await a.remove(id);
-      await until("node b hears the sign-out", () => removed.includes(id), 20_000);
+      await until("node b hears the sign-out", () => removed.includes(sessionKeyOf(id)), 20_000);
       assert.ok(b.watchRestarts >= 1, `node b's watch restarts: ${b.watchRestarts}`);
     } finally {
       a.close();
