@@ -21,6 +21,7 @@ import type { ClusterSettings } from "./config.ts";
 
 export type NotifySettings = {
   readonly siteRoot: string; readonly allowPrivateIps: boolean; readonly smtpUrl: string | null;
+  readonly fromAddress?: string; // DEFAULT_FROM_EMAIL (default hcd@localhost)
   readonly services?: ServiceSettings; // the kinds of notify/kinds/: tokens and endpoints
 };
 
@@ -49,7 +50,7 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
     },
   });
   notifications.startDelivering({
-    siteRoot: notify.siteRoot, allowPrivateIps: notify.allowPrivateIps, smtpUrl: notify.smtpUrl ?? undefined, fromAddress: "hcd@localhost", services: notify.services,
+    siteRoot: notify.siteRoot, allowPrivateIps: notify.allowPrivateIps, smtpUrl: notify.smtpUrl ?? undefined, fromAddress: notify.fromAddress ?? "hcd@localhost", services: notify.services,
     channels: (projectId) => node.pool.listChannels(projectId),
     onResult: (entry, result, error) => {
       if (result === "sent") return;

@@ -35,6 +35,8 @@ export type Settings = {
   readonly smtpPort: number | null;
   readonly emailDomain: string;
   readonly smtpUrl: string | null;
+  /** DEFAULT_FROM_EMAIL: the From of every mail hcd sends (alerts, invitations, password resets, test notifications). */
+  readonly defaultFromEmail: string;
   readonly allowPrivateIps: boolean;
   readonly services: ServiceSettings; // the endpoints and tokens of the kinds of notify/kinds/ (TELEGRAM_BOT_TOKEN, ...)
   readonly durability: Durability;
@@ -182,6 +184,8 @@ export function readSettings(env: Env): Settings {
   const adminToken = value("ADMIN_TOKEN") ?? null;
   const badgeSecret = value("BADGE_SECRET") ?? null;
   if (badgeSecret !== null && badgeSecret.length < 32) problems.push("BADGE_SECRET: expected at least 32 characters (e.g. openssl rand -base64 32)");
+  const defaultFromEmail = value("DEFAULT_FROM_EMAIL") ?? "hcd@localhost";
+  if (!/^[^\s@<>"]+@[A-Za-z0-9.-]+$/.test(defaultFromEmail)) problems.push(`DEFAULT_FROM_EMAIL=${defaultFromEmail}: expected an email address (like hcd@example.org)`);
   const emailDomain = value("EMAIL_DOMAIN") ?? "localhost";
   if (!/^[A-Za-z0-9.-]+$/.test(emailDomain)) problems.push(`EMAIL_DOMAIN=${emailDomain}: expected a domain name`);
 
@@ -211,6 +215,7 @@ export function readSettings(env: Env): Settings {
     smtpPort,
     emailDomain,
     smtpUrl,
+    defaultFromEmail,
     allowPrivateIps: flag("INTEGRATIONS_ALLOW_PRIVATE_IPS"),
     services: services.settings,
     durability: oneOf("DURABILITY", DURABILITIES, "flush"),

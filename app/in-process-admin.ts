@@ -24,14 +24,14 @@ export async function openInProcessAdmin(settings: Settings): Promise<InProcessA
   const lock = lockDataDir(settings.dataDir); // a server running on it refuses this, and this it
   const pool = await createInProcessPool({
     dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
-    notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl },
+    notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, fromAddress: settings.defaultFromEmail },
   }).catch((error: unknown) => {
     lock.release();
     throw error;
   });
   const audit = AuditTrail.open(settings.dataDir, { maxAgeDays: settings.auditMaxAgeDays, maxEvents: settings.auditMaxEvents });
   const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
-  const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, services: settings.services,
+  const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, fromAddress: settings.defaultFromEmail, services: settings.services,
     channels: (projectId: string) => pool.listChannels(projectId) };
   const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: serviceKindsOf(settings.services), audit,
     accounts: Accounts.open(settings.dataDir),

@@ -141,11 +141,11 @@ async function main(): Promise<void> {
   try {
     if (settings.cluster !== null && cluster !== null) {
       ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts, audit: clusterAudit, signIn: signInStore } = await startClusterNode(settings.cluster, cluster,
-        { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
+        { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, fromAddress: config.defaultFromEmail, services: config.services },
         { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents }));
     } else pool = await createWorkerPool({
       dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
-      startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services },
+      startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, fromAddress: config.defaultFromEmail, services: config.services },
     });
   } catch (error) {
     server.close();
@@ -160,17 +160,17 @@ async function main(): Promise<void> {
   let reader: MailReader | null = null;
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
-  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
+  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, fromAddress: config.defaultFromEmail, services: config.services,
     channels: (projectId: string) => pool.listChannels(projectId) };
   const metrics = createMetrics(pool, clock, backgroundFailures);
   const accounts = clusterAccounts ?? Accounts.open(config.dataDir); // single node: DATA_DIR/accounts.json
   sharedSessions ??= new SessionFile<SharedSession>(config.dataDir, SESSION_IDLE_MS); // single node: DATA_DIR/sessions.json, so a restart signs nobody out
   const smtpUrl = config.smtpUrl;
   const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
-    (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 })).ok;
+    (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: config.defaultFromEmail, timeoutMs: 10_000 })).ok;
   // the users' weekly and monthly email reports, once each, while SMTP_URL is set
   const reports = smtpUrl === null ? null : new ReportScheduler({ accounts, pool, now: () => clock.now(), node: settings.cluster?.nodeId ?? "local",
-    siteRoot: config.siteRoot, send: (message) => sendEmail(message, { smtpUrl, from: "hcd@localhost", timeoutMs: 10_000 }) });
+    siteRoot: config.siteRoot, send: (message) => sendEmail(message, { smtpUrl, from: config.defaultFromEmail, timeoutMs: 10_000 }) });
   // every change is recorded in DATA_DIR/audit (a cluster node: in the cluster's audit stream)
   const audit = clusterAudit ?? AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
   const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, signInStore, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),

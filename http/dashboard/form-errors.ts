@@ -44,7 +44,7 @@ const TEXT_RULES: Record<string, { label: string; maxChars: number; pattern?: st
 /** The check form's error about `failure`, in plain words that name the limit; the API's own text for what the form does not know. */
 export function plainFormError(failure: Failure, project: Pick<Project, "checkLimit">): string {
   if (failure.code === "check_limit") {
-    return `This project has reached its limit of ${project.checkLimit} check${project.checkLimit === 1 ? "" : "s"}: delete a check first, or ask the operator to raise the project's check limit.`;
+    return `This project has reached its limit of ${project.checkLimit} check${project.checkLimit === 1 ? "" : "s"}: delete a check first, or ask an instance admin to raise the check limit (on the project's Manage page).`;
   }
   if (failure.code !== "invalid") return reasonOf(failure);
   const rule = RULES[failure.field];

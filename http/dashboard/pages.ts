@@ -6,6 +6,7 @@ import type { OutboxEntry, SentNotice } from "../../engine/changes.ts";
 import { downAt, statusAt } from "../../engine/status.ts";
 import { agoText, durationText } from "./format.ts";
 import type { ManageOffer } from "./permits.ts";
+import { LIMITS } from "../../engine/model.ts";
 import type { Html, Value } from "./html.ts";
 import { html, raw } from "./html.ts";
 import { timeHtml } from "./time-html.ts";
@@ -15,6 +16,13 @@ import { checkMarksOf, marksHtml, projectMuteLine } from "./check-marks.ts";
 // the check form's page lives in its own module; its names are also this module's, as before
 export type { CheckFormValues, DependencyChoice, WhatIf } from "./check-form-page.ts";
 export { checkFormPage } from "./check-form-page.ts";
+
+/**
+ * The check limit the dashboard's "Create a project" offers: 10,000, the reference's own for an instance
+ * without payments (Healthchecks gives each account 10,000 checks when USE_PAYMENTS is off, its default):
+ * a team's own instance is not a free plan. The admin API keeps the contract's default of 20.
+ */
+export const DASHBOARD_CHECK_LIMIT = 10_000;
 
 /** Who is looking: what to render for them. */
 export type Viewer = {
@@ -66,6 +74,13 @@ ${viewer === null ? "" : html`<span class="who">${viewer.admin && (viewer.user =
 </header>
 <main id="main" tabindex="-1">${opts.body}</main>
 </body></html>`.text;
+}
+
+/** The three limit fields, filled with `values` (the create form's and the Manage page's). */
+export function limitFields(values: { readonly checkLimit: string; readonly pingLogLimit: string; readonly pingBodyLimit: string }, prefix: string): Html {
+  return html`<label for="${prefix}-check-limit">Check limit</label><input id="${prefix}-check-limit" name="check_limit" type="number" min="0" max="1000000" required value="${values.checkLimit}">
+<label for="${prefix}-ping-log-limit">Pings kept per check</label><input id="${prefix}-ping-log-limit" name="ping_log_limit" type="number" min="1" max="1000000" required value="${values.pingLogLimit}">
+<label for="${prefix}-ping-body-limit">Ping body limit (bytes)</label><input id="${prefix}-ping-body-limit" name="ping_body_limit" type="number" min="0" max="10000000" required value="${values.pingBodyLimit}">`;
 }
 
 export function csrfField(viewer: Viewer): Html {
@@ -138,6 +153,7 @@ ${!viewer.admin ? "" : html`<h2>Create a project</h2>
 ${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">${error}</p>`}
 <form method="post" action="/projects" class="row">${csrfField(viewer)}
 <label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100"${error === null ? "" : html` aria-invalid="true" aria-describedby="e-project-name"`}>
+${limitFields({ checkLimit: String(DASHBOARD_CHECK_LIMIT), pingLogLimit: String(LIMITS.defaultPingLogLimit), pingBodyLimit: String(LIMITS.defaultPingBodyLimit) }, "new")}
 <button type="submit">Create project</button></form>`}`,
   });
 }

@@ -30,11 +30,12 @@ export function permitKind(access: Access, kind: string, operatorOnly: boolean):
   }
 }
 
-/** What a project's management offers the session: `project` rename and delete, `keys` create and revoke keys (never to an API key). */
-export type ManageOffer = { readonly project: boolean; readonly keys: boolean };
+/** What a project's management offers the session: `project` rename and delete, `keys` create and revoke keys (never to an API key), `limits` change its limits. */
+export type ManageOffer = { readonly project: boolean; readonly keys: boolean; readonly limits: boolean };
 
+/** `limits`: the project's check, ping-log and body limits, which the admin token and instance admins alone change. */
 export function manageOffer(access: Access): ManageOffer {
-  return { project: allows(access, "project.change", { keys: false }), keys: allows(access, "keys.change", { keys: false }) };
+  return { project: allows(access, "project.change", { keys: false }), keys: allows(access, "keys.change", { keys: false }), limits: access.caller === "admin" };
 }
 
 /** Throws 403 unless the session may do `action`; `refusal` is what an API key is told. */

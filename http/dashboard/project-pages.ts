@@ -5,7 +5,7 @@ import type { Project } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./pages.ts";
-import { button, csrfField, documentOf, projectNav } from "./pages.ts";
+import { button, csrfField, documentOf, limitFields, projectNav } from "./pages.ts";
 import type { ManageOffer } from "./permits.ts";
 
 /** The rename form as typed, with the admin API's error when it was refused. */
@@ -18,8 +18,12 @@ function keyRow(viewer: Viewer, project: Project, label: string, kind: "read-wri
 <td>${button(viewer, action, value === "" ? `Create ${label}` : `Create a new ${label}`)}${value === "" ? "" : html` ${button(viewer, `${action}/revoke`, `Revoke ${label}`, "danger")}`}</td></tr>`;
 }
 
-export function projectManagePage(viewer: Viewer, opts: { project: Project; rename: RenameForm; done: string | null; may: ManageOffer }): string {
+/** The limits form as typed, with the admin API's error when it was refused. */
+export type LimitsForm = { readonly checkLimit: string; readonly pingLogLimit: string; readonly pingBodyLimit: string; readonly error: string | null };
+
+export function projectManagePage(viewer: Viewer, opts: { project: Project; rename: RenameForm; done: string | null; may: ManageOffer; limits?: LimitsForm }): string {
   const { project, rename, may } = opts;
+  const limits = opts.limits ?? { checkLimit: String(project.checkLimit), pingLogLimit: String(project.pingLogLimit), pingBodyLimit: String(project.pingBodyLimit), error: null };
   return documentOf({
     title: `Manage · ${project.name}`,
     viewer,
@@ -31,6 +35,12 @@ ${rename.error === null ? "" : html`<p class="error" role="alert">${rename.error
 <form method="post" action="/projects/${project.id}/rename" class="check-form">${csrfField(viewer)}
 <label for="f-project-name">Project name</label><input id="f-project-name" name="name" value="${rename.name}" required maxlength="100">
 <button type="submit">Rename project</button></form>`}
+<h2>Limits</h2>
+${!may.limits ? html`<p>At most ${project.checkLimit} checks, ${project.pingLogLimit} pings kept per check, ping bodies up to ${project.pingBodyLimit} bytes. An instance admin changes these.</p>` : html`
+${limits.error === null ? "" : html`<p class="error" role="alert">${limits.error}</p>`}
+<form method="post" action="/projects/${project.id}/limits" class="check-form">${csrfField(viewer)}
+${limitFields(limits, "f")}
+<button type="submit">Save limits</button></form>`}
 <h2>Keys</h2>
 <p>A key created anew replaces the old one, which stops working at once; a revoked key works no more until one is created.</p>
 <table class="list keys"><tbody>

@@ -3,7 +3,8 @@
 // The admin token may all of it; a user as their role allows (engine/roles.ts: keys a manager's, the rest an owner's).
 import type { Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
-import { API_KEY_KINDS, deleteProject, newApiKey, projectNameOf, setApiKey } from "../project-settings.ts";
+import { API_KEY_KINDS, deleteProject, newApiKey, projectEditOf, projectNameOf, setApiKey } from "../project-settings.ts";
+import type { Failure } from "../../engine/outcome.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
@@ -12,7 +13,7 @@ import { manageOffer, permit } from "./permits.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 const DONE: Readonly<Record<string, string>> = {
-  renamed: "Project renamed.", "key-created": "A new key was created; the old one works no more.", "key-revoked": "The key was revoked.",
+  renamed: "Project renamed.", limits: "Limits saved.", "key-created": "A new key was created; the old one works no more.", "key-revoked": "The key was revoked.",
 };
 
 export function projectRoutes(ctx: DashboardContext): void {
@@ -53,6 +54,20 @@ export function projectRoutes(ctx: DashboardContext): void {
     return redirect(`/projects/${project.id}/manage?done=renamed`);
   });
 
+  route("POST", "/projects/:project/limits", async (event) => {
+    const access = requireAccess(event);
+    const form = await writeForm(event, access);
+    const project = projectFor(access, param(event, "project"));
+    if (access.caller !== "admin") throw httpError(403, "only an instance admin (or the admin token) changes a project's limits");
+    const typed = { checkLimit: form.get("check_limit") ?? "", pingLogLimit: form.get("ping_log_limit") ?? "", pingBodyLimit: form.get("ping_body_limit") ?? "" };
+    const edit = projectEditOf({ name: project.name, check_limit: numberOf(typed.checkLimit), ping_log_limit: numberOf(typed.pingLogLimit), ping_body_limit: numberOf(typed.pingBodyLimit) });
+    if (!edit.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done: null, may: manageOffer(access), limits: { ...typed, error: plainLimitError(edit.failure) } }), 400);
+    const at = clock.now();
+    const changed = unwrap(await pool.changeProject(project.id, { kind: "edit", name: project.name, limits: edit.value.limits }, at));
+    await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.limits_changed", target: auditTarget.project(changed), at });
+    return redirect(`/projects/${project.id}/manage?done=limits`);
+  });
+
   route("POST", "/projects/:project/keys/:kind", async (event) => {
     const access = requireAccess(event);
     await writeForm(event, access);
@@ -89,4 +104,17 @@ export function projectRoutes(ctx: DashboardContext): void {
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.deleted", target: auditTarget.project(project), at });
     return redirect("/");
   });
+}
+
+/** A typed number as the admin API's JSON would carry it (text that is not one stays text, and is refused as not an integer). */
+export function numberOf(text: string): number | string {
+  return /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
+}
+
+const LIMIT_NAMES: Readonly<Record<string, string>> = { check_limit: "The check limit", ping_log_limit: "Pings kept per check", ping_body_limit: "The ping body limit" };
+
+/** A limit's error in the form's words: "The check limit must be from 0 to 1000000." */
+export function plainLimitError(failure: Failure): string {
+  if (failure.code !== "invalid") return reasonOf(failure);
+  return `${LIMIT_NAMES[failure.field] ?? failure.field} ${failure.reason === "is not an integer" ? "must be a whole number" : failure.reason}.`;
 }

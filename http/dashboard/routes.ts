@@ -11,7 +11,7 @@ import type { Clock } from "../../host/clock.ts";
 import { systemClock } from "../../host/clock.ts";
 import type { Caller, CheckRef } from "../../host/pool-api.ts";
 import type { Check, Millis, Project } from "../../engine/model.ts";
-import { HOUR } from "../../engine/model.ts";
+import { HOUR, LIMITS } from "../../engine/model.ts";
 import { isUuid } from "../../engine/ids.ts";
 import type { AppDeps } from "../deps.ts";
 import { authorizeAdmin } from "../auth.ts";
@@ -36,9 +36,9 @@ import { maintenanceRoutes } from "./maintenance-routes.ts";
 import type { ProjectEscalationForm } from "./project-escalation.ts";
 import { mayChangeEscalation, projectEscalationForm, projectEscalationRoutes, projectEscalationSection } from "./project-escalation.ts";
 import { statusPageRoutes } from "./status-page-routes.ts";
-import { projectRoutes } from "./project-routes.ts";
+import { numberOf, plainLimitError, projectRoutes } from "./project-routes.ts";
 import type { CheckFormValues, Viewer, WhatIf } from "./pages.ts";
-import { checkFormPage, errorPage, projectsPage, settingsPage, signInPage, statusWordOf } from "./pages.ts";
+import { checkFormPage, DASHBOARD_CHECK_LIMIT, errorPage, projectsPage, settingsPage, signInPage, statusWordOf } from "./pages.ts";
 import { checksListRoutes } from "./checks-list-routes.ts";
 import { livePageResponse } from "./live-page.ts";
 import type { Encoding } from "./compression.ts";
@@ -293,7 +293,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const name = form.get("name") ?? "";
     // a blank name would make a row and a nav link with nothing to click
     if (name.trim() === "") return htmlResponse(await projectsHtml(access.viewer, "The name is empty: type a name with at least one letter or digit."), 400);
-    const input = projectInputOf({ name });
+    const limit = (field: string, fallback: number) => (form.get(field) === null ? fallback : numberOf(form.get(field) ?? ""));
+    const input = projectInputOf({ name, check_limit: limit("check_limit", DASHBOARD_CHECK_LIMIT), ping_log_limit: limit("ping_log_limit", LIMITS.defaultPingLogLimit),
+      ping_body_limit: limit("ping_body_limit", LIMITS.defaultPingBodyLimit) });
+    if (!input.ok && input.failure.code === "invalid" && input.failure.field !== "name") return htmlResponse(await projectsHtml(access.viewer, plainLimitError(input.failure)), 400);
     if (!input.ok) return htmlResponse(await projectsHtml(access.viewer, reasonOf(input.failure)), 400);
     const at = clock.now();
     const project = await pool.createProject(input.value, at);

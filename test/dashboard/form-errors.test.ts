@@ -64,7 +64,7 @@ await whenChromium("dashboard form error browser tests", async () => {
     await page.goto(`${url()}/projects/${project.id}/checks/new`);
     await page.getByLabel("Name").fill("one too many");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.getByText("This project has reached its limit of 1 check: delete a check first, or ask the operator to raise the project's check limit.").waitFor();
+    await page.getByText("This project has reached its limit of 1 check: delete a check first, or ask an instance admin to raise the check limit (on the project's Manage page).").waitFor();
     const { checks } = await ok<{ checks: unknown[] }>(call(url(), "GET", "/api/v3/checks/", { key: project.api_key }));
     assert.is(checks.length, 1, "nothing more was made");
   });

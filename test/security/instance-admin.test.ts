@@ -69,4 +69,43 @@ test("an instance admin does in the dashboard what the admin token does; a plain
   assert.ok(own.events.some((e) => e.actor === "root@corp.example" && e.action === "channel.added"), JSON.stringify(own.events.slice(0, 5)));
 });
 
+test("limits: the create form offers them (10,000 checks by default), an admin changes them, an owner cannot; the limit message names who raises it", async () => {
+  const root = (await signInUser(server, "root@corp.example", PASSWORD)).cookie;
+  const home = await getPage(server.url, "/", root);
+  assert.match(home.text, `name="check_limit" type="number" min="0" max="1000000" required value="10000"`);
+  const csrf = await csrfOf(server.url, root, "/");
+  const bad = await postForm(server.url, "/projects", { csrf, name: "Bad", check_limit: "many", ping_log_limit: "100", ping_body_limit: "10000" }, { cookie: root });
+  assert.is(bad.status, 400);
+  assert.match(bad.text, "The check limit must be a whole number.");
+  const made = await postForm(server.url, "/projects", { csrf, name: "Small", check_limit: "1", ping_log_limit: "50", ping_body_limit: "500" }, { cookie: root });
+  assert.is(made.status, 303, made.text.slice(0, 200));
+  const id = /\/projects\/([0-9a-f-]{36})\//.exec(made.location ?? "")?.[1] ?? "";
+  type Limits = { check_limit: number; ping_log_limit: number; ping_body_limit: number; api_key: string };
+  const read = () => ok<Limits>(call(server.url, "GET", `/admin/v1/projects/${id}`, { headers: admin }));
+  assert.equal(await read().then((p) => [p.check_limit, p.ping_log_limit, p.ping_body_limit]), [1, 50, 500]);
+  // an owner of the project (not an admin) sees the limits, and cannot change them
+  const owner = await ok<UserJson>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "owner-small@corp.example", password: PASSWORD } }));
+  await ok(call(server.url, "PUT", `/admin/v1/projects/${id}/members/${owner.id}`, { headers: admin, body: { role: "owner" } }));
+  const ownerCookie = (await signInUser(server, "owner-small@corp.example", PASSWORD)).cookie;
+  const manage = await getPage(server.url, `/projects/${id}/manage`, ownerCookie);
+  assert.match(manage.text, "At most 1 checks, 50 pings kept per check");
+  const ownerCsrf = await csrfOf(server.url, ownerCookie, `/projects/${id}/manage`);
+  const refused = await postForm(server.url, `/projects/${id}/limits`, { csrf: ownerCsrf, check_limit: "100", ping_log_limit: "50", ping_body_limit: "500" }, { cookie: ownerCookie });
+  assert.is(refused.status, 403);
+  // the second check is refused with words that say who raises the limit
+  const check = { csrf: ownerCsrf, name: "c", kind: "simple", timeout: "1", timeout_unit: "hours", grace: "1", grace_unit: "hours" };
+  assert.is((await postForm(server.url, `/projects/${id}/checks/new`, check, { cookie: ownerCookie })).status, 303);
+  const full = await postForm(server.url, `/projects/${id}/checks/new`, check, { cookie: ownerCookie });
+  assert.is(full.status, 400);
+  assert.match(full.text, "ask an instance admin to raise the check limit (on the project");
+  // the admin raises it on the Manage page
+  const raised = await postForm(server.url, `/projects/${id}/limits`, { csrf, check_limit: "3000", ping_log_limit: "60", ping_body_limit: "600" }, { cookie: root });
+  assert.is(raised.status, 303, raised.text.slice(0, 200));
+  assert.equal(await read().then((p) => [p.check_limit, p.ping_log_limit, p.ping_body_limit]), [3000, 60, 600]);
+  assert.is((await postForm(server.url, `/projects/${id}/checks/new`, check, { cookie: ownerCookie })).status, 303, "room again");
+  const tooBig = await postForm(server.url, `/projects/${id}/limits`, { csrf, check_limit: "2000000", ping_log_limit: "60", ping_body_limit: "600" }, { cookie: root });
+  assert.is(tooBig.status, 400);
+  assert.match(tooBig.text, "The check limit must be from 0 to 1000000.");
+});
+
 test.run();

@@ -53,6 +53,7 @@ const ROWS: Row[] = [
   { route: "/projects/:project/maintenance", action: "project.change", fields: () => ({ name: "quiet", schedule: "0 3 * * *", tz: "UTC", duration: "3600" }) },
   { route: "/projects/:project/maintenance/:window/delete", action: "project.change" },
   { route: "/projects/:project/rename", action: "project.change", fields: () => ({ name: "Renamed" }) },
+  { route: "/projects/:project/limits", action: "admin token only", fields: () => ({ check_limit: "500", ping_log_limit: "200", ping_body_limit: "20000" }) },
   { route: "/projects/:project/delete", action: "project.change" },
   // a session's own: sign-in, sign-out, the account's settings (each asks its own proof), links, resets
   ...["/signin", "/signin/password", "/signin/code", "/signin/oidc", "/signout", "/account/sessions/signout", "/account/second-factor/on",
