@@ -38,7 +38,7 @@ test("config: defaults", () => {
   const s = readSettings({});
   assert.equal({ ...s, shards: 0 }, {
     port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, badgeSecret: null, shards: 0, smtpPort: null,
-    emailDomain: "localhost", smtpUrl: null, allowPrivateIps: false, services: REAL_SERVICES, durability: "flush", clock: "real", apiRateLimit: 100,
+    emailDomain: "localhost", smtpUrl: null, defaultFromEmail: "hcd@localhost", allowPrivateIps: false, services: REAL_SERVICES, durability: "flush", clock: "real", apiRateLimit: 100,
     maxConnections: 4096,
     metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, trustedProxies: [], cluster: null, auditMaxAgeDays: 90, auditMaxEvents: 10_000, oidc: null,
   });
@@ -55,7 +55,7 @@ test("config: the API rate limit is off by default under CLOCK=virtual, and can 
 test("config: every variable is read", () => {
   const s = readSettings({
     PORT: "9000", HOST: "0.0.0.0", DATA_DIR: "/tmp/x", SITE_ROOT: "https://hc.example.com/", ADMIN_TOKEN: "0123456789abcdef",
-    SHARDS: "3", SMTP_PORT: "2525", EMAIL_DOMAIN: "hc.example.com", SMTP_URL: "smtp://u:p@mail:587",
+    SHARDS: "3", SMTP_PORT: "2525", EMAIL_DOMAIN: "hc.example.com", SMTP_URL: "smtp://u:p@mail:587", DEFAULT_FROM_EMAIL: "alerts@hc.example.com",
     INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", DURABILITY: "commit", CLOCK: "virtual", API_RATE_LIMIT: "0",
     MAX_CONNECTIONS: "500",
     METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes", TRUSTED_PROXIES: "10.0.0.0/8, ::1",
@@ -65,7 +65,7 @@ test("config: every variable is read", () => {
   });
   assert.equal(s, {
     port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef", badgeSecret: "b".repeat(32),
-    shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", allowPrivateIps: true,
+    shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", defaultFromEmail: "alerts@hc.example.com", allowPrivateIps: true,
     services: REAL_SERVICES, durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
     metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, trustedProxies: ["10.0.0.0/8", "::1"], cluster: null, auditMaxAgeDays: 30, auditMaxEvents: 500,
     oidc: { issuer: "https://login.example.com/", clientId: "hcd", clientSecret: "s3cret", newUsers: { grant: { role: "readonly", projectId: "0b5e-project" } } },
