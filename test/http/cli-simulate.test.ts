@@ -36,7 +36,7 @@ test("hcd simulate prints the flips, down count and downtime; bad flags are the 
         flips: [{ timestamp: iso(0), up: 1 }, { timestamp: iso(2400), up: 0 }, { timestamp: iso(3500), up: 1 },
           { timestamp: iso(5900), up: 0 }, { timestamp: iso(7000), up: 1 }],
         down_count: 2, downtime_seconds: 2200,
-        notifications: { down: 2, up: 2, reminders: 0, held: 0 }, // the first up (of a new check) is not notified
+        notifications: { down: 2, up: 2, reminders: 0, held: 0, escalations: 0 }, // the first up (of a new check) is not notified
       },
     });
     const since = await cli(["simulate", "--check", uuid, "--grace", "600", "--timeout", "1800", "--since", iso(3000).slice(0, 19), "--url", url, `--key=${api.project.apiKey}`], {}); // keys are base64url: one may start with "-", which only --key=VALUE passes

@@ -49,7 +49,7 @@ async function channelStates(api: Api): Promise<Json[]> {
 test("the outbox and the channel list are empty before any flip", () => withApi(async (api) => {
   const id = await addChannel(api, "email", "ops", "ops@example.com");
   assert.equal(await outbox(api), []);
-  assert.equal(await channelStates(api), [{ id, name: "ops", kind: "email", pending: 0, failed: 0, last_error: null, needs_settings: false }]);
+  assert.equal(await channelStates(api), [{ id, name: "ops", kind: "email", pending: 0, failed: 0, last_error: null, needs_settings: false, every_failure: false }]);
 }));
 
 test("a failed delivery stays in the outbox with its attempt, retry time and error; the channel counts it as pending", () => withApi(async (api) => {
@@ -68,8 +68,8 @@ test("a failed delivery stays in the outbox with its attempt, retry time and err
   assert.type(entry.id, "string");
   assert.ok((entry.last_error ?? "").length > 0, "the error is kept");
   assert.equal(await channelStates(api), [
-    { id: hook, name: "hook", kind: "webhook", pending: 1, failed: 0, last_error: entry.last_error, needs_settings: false },
-    { id: quiet, name: "quiet", kind: "webhook", pending: 0, failed: 0, last_error: null, needs_settings: false },
+    { id: hook, name: "hook", kind: "webhook", pending: 1, failed: 0, last_error: entry.last_error, needs_settings: false, every_failure: false },
+    { id: quiet, name: "quiet", kind: "webhook", pending: 0, failed: 0, last_error: null, needs_settings: false, every_failure: false },
   ]);
 }));
 
@@ -86,7 +86,7 @@ test("after the last attempt the entry is given up: next_attempt null, counted a
   const [entry] = await outboxWhen(api, (entries) => entries[0]?.given_up === true, "giving up");
   assert.equal([entry.attempts, entry.next_attempt, entry.given_up], [8, null, true]);
   assert.ok((entry.last_error ?? "").length > 0);
-  assert.equal(await channelStates(api), [{ id: hook, name: "hook", kind: "webhook", pending: 0, failed: 1, last_error: entry.last_error, needs_settings: false }]);
+  assert.equal(await channelStates(api), [{ id: hook, name: "hook", kind: "webhook", pending: 0, failed: 1, last_error: entry.last_error, needs_settings: false, every_failure: false }]);
 }));
 
 test("the outbox lists every project's entries in flip order; a channel list shows only its own project", () => withApi(async (api) => {

@@ -61,7 +61,7 @@ test("restart: a page added before it is listed and served after it; one removed
       assert.equal(listed.status_pages.map((p) => p.slug), ["kept"]);
       const page = await fetch(`${url}/status/kept.json`);
       assert.is(page.status, 200);
-      assert.equal(await page.json(), { title: "Kept page", checks: [{ name: "nightly backup", status: "new", uptime_90d: 100 }], incidents: [] });
+      assert.equal(await page.json(), { title: "Kept page", checks: [{ name: "nightly backup", status: "new", uptime_90d: 100, unknown_90d: 0 }], incidents: [], unknown: [] });
       assert.is((await fetch(`${url}/status/gone`)).status, 404);
     });
   } finally {
