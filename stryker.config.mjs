@@ -1,13 +1,13 @@
-// Mutation testing (npm run mutate, npm run mutate:host): StrykerJS changes one operator or condition at
-// a time in the engine (or the host's intake, commit and rebuild code) and runs the fast tests that cover
-// it; a mutant every test survives is a rule no test pins down. Not in CI: on 2 cores the engine run
+// Mutation testing (npm run mutate, npm run mutate:host, npm run mutate:cluster): StrykerJS changes one
+// operator or condition at a time in the engine (or the host's intake, commit and rebuild code, or the
+// cluster's partition log and history) and runs the tests that cover it; a mutant every test survives is a rule no test pins down. Not in CI: on 2 cores the engine run
 // takes tens of minutes. The tests run from dist/, so the sandbox is compiled once (buildCommand) and
 // each run selects its mutant through the environment (Stryker's mutant switching).
 // Narrow a run with `npm run mutate -- --mutate engine/transition.ts`; incremental mode keeps earlier
 // results in reports/stryker-incremental.json, so a second run only tests what changed.
 import { readFileSync } from "node:fs";
 
-const scope = process.env.MUTATE_SCOPE === "host" ? "host" : "engine";
+const scope = ["host", "cluster"].includes(process.env.MUTATE_SCOPE) ? process.env.MUTATE_SCOPE : "engine";
 
 // The test files (paths under dist/test) that exercise each source file; a run takes the union for the
 // files it mutates, so that `--mutate engine/transition.ts` runs a few test files per mutant, not all.
@@ -54,6 +54,17 @@ const testsOf = {
     "test/host/intake-write-fails", "test/persistence/intake", "test/persistence/disk-full", "test/host/restarts-model", "test/engine/pool",
     "test/host/intake-commits", "test/host/intake-replay"],
 };
+// the cluster's partition replica and history: tests on one real nats-server each (a few seconds a file)
+const REPLICA = ["test/cluster/partition-replica", "test/cluster/group-commit", "test/cluster/partition-fence", "test/cluster/partition-downtime",
+  "test/cluster/held-pings-takeover", "test/cluster/ping-batch", "test/cluster/intake", "test/cluster/answer-before-history", "test/cluster/background-failures",
+  "test/cluster/partition-alerting", "test/cluster/update-channel"];
+const HISTORY = ["test/cluster/golden-codecs", "test/cluster/history-chains", "test/cluster/ping-segments", "test/cluster/held-pings-takeover",
+  "test/cluster/answer-before-history", "test/cluster/background-failures", "test/cluster/group-commit", "test/cluster/intake", "test/cluster/ping-batch"];
+const clusterTestsOf = {
+  "cluster/partition-replica.ts": REPLICA,
+  "cluster/partition-history.ts": HISTORY,
+};
+Object.assign(testsOf, clusterTestsOf);
 /** The lines of `file` from the line holding `from` up to the one before the line holding `to`, as Stryker's `file:start-end`. */
 function linesOf(file, from, to) {
   const lines = readFileSync(file, "utf8").split("\n");
@@ -66,6 +77,7 @@ const hostParts = [linesOf("host/shard-host.ts", "  async #pingBatch(", "  #getC
 const allOf = {
   engine: Object.keys(testsOf).filter((f) => f.startsWith("engine/")),
   host: [...Object.keys(testsOf).filter((f) => f.startsWith("host/") && f !== "host/shard-host.ts"), ...hostParts],
+  cluster: Object.keys(clusterTestsOf),
 };
 
 // `--mutate a.ts,b.ts:10-20` on the command line narrows the files (Stryker reads it too)
