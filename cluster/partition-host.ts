@@ -34,7 +34,8 @@ import type { DirectoryChanges } from "./directory-replica.ts";
 import { NOTHING_PUBLISHED } from "./directory-replica.ts";
 import type { SentStream } from "./sent-stream.ts";
 import type { AppliedRecord, PartitionReplica, PartitionReplicaOptions, RecordEffects } from "./partition-replica.ts";
-import { newestFirst } from "./partition-history.ts";
+import { newestFirst } from "./history-codec.ts";
+import type { HistoryRecord } from "./history-writer.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 import type { HeldPing } from "./ping-tail.ts";
 import { PingTail } from "./ping-tail.ts";
@@ -47,7 +48,7 @@ const HELD_BYTES = 16 * 1024 * 1024;
 
 /** Where a partition's ping logs and flips are kept (cluster/partition-history.ts). */
 export type PartitionHistoryStore = {
-  record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">, index?: number): Promise<void>;
+  record(position: number, changes: HistoryRecord, index?: number): Promise<void>;
   storeSegments(position: number, held: ReadonlyMap<string, readonly HeldPing[]>): Promise<void>;
   lastRecorded(): Promise<number>;
   pings(checkUuid: string, limit: number): Promise<PingRecord[]>;
@@ -251,7 +252,7 @@ export class PartitionHost {
     const notified = changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
     const turn = notified === null ? this.#historyTurn : this.#historyTurn.then(() => notified);
     // its pings are held (onApplied) and stored with the others at the next snapshot
-    const history = { pings: [], flips: changes.flips, deletedChecks: changes.deletedChecks };
+    const history = { flips: changes.flips, deletedChecks: changes.deletedChecks };
     const written = history.flips.length + history.deletedChecks.length > 0 ? turn.then(() => this.#historyStore().record(position, history, index)) : turn;
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`

@@ -1,10 +1,7 @@
-// Requests answered on one subscription of the connection (`<inbox>.<token>`) and timed out by one sweep,
-// for the requests a ping pays for (a log append's PubAck, a history chain's, a batch forwarded to the
-// owner node): the client's request() spends a timer, a subscription entry and an Error (made to cancel
-// the request even once it is answered) on each. They fail as the client's do (nats-errors.ts): a
-// TimeoutError, a NoRespondersError, a JetStreamApiError for a refused publish.
+// The requests a ping pays for (a log append's PubAck, a history chain's, a batch forwarded to the owner
+// node) answered on one subscription per connection and timed out by one sweep, failing as the client's do.
 import { JetStreamApiError } from "@nats-io/jetstream";
-import type { ApiError } from "@nats-io/jetstream";
+import type { ApiError, PubAck } from "@nats-io/jetstream";
 import { ClosedConnectionError, createInbox, NoRespondersError, TimeoutError } from "@nats-io/nats-core";
 import type { Msg, MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 
@@ -13,6 +10,11 @@ const SWEEP_MS = 100;
 
 type Waiting = { readonly subject: string; readonly deadline: number; readonly resolve: (message: Msg) => void; readonly reject: (error: unknown) => void };
 
+/**
+ * The client's request() spends a timer, a subscription entry and an Error (made to cancel the request
+ * even once it is answered) on each request; this spends a map entry. Failures are the client's own
+ * (nats-errors.ts): a TimeoutError, a NoRespondersError, a JetStreamApiError for a refused publish.
+ */
 export class ReplyInbox {
   readonly #connection: NatsConnection;
   readonly #prefix: string;
@@ -86,14 +88,14 @@ export class ReplyInbox {
   }
 }
 
-export type PubAck = { readonly stream: string; readonly seq: number; readonly duplicate: boolean };
-
-/** A JetStream publish's answer: its PubAck, or the refusal it carries thrown as a JetStreamApiError. */
+/** A JetStream publish's answer: its PubAck (the client's type), or the refusal it carries thrown as a JetStreamApiError. */
 export function pubAckOf(message: Msg): PubAck {
-  const answer = JSON.parse(new TextDecoder().decode(message.data)) as { stream?: unknown; seq?: unknown; duplicate?: unknown; error?: ApiError };
+  const answer = JSON.parse(new TextDecoder().decode(message.data)) as { stream?: unknown; domain?: unknown; seq?: unknown; duplicate?: unknown; error?: ApiError };
   if (answer.error !== undefined) throw new JetStreamApiError(answer.error);
   if (typeof answer.stream !== "string" || answer.stream === "" || typeof answer.seq !== "number") throw new Error("not a PubAck");
-  return { stream: answer.stream, seq: answer.seq, duplicate: answer.duplicate === true };
+  const ack: PubAck = { stream: answer.stream, seq: answer.seq, duplicate: answer.duplicate === true };
+  if (typeof answer.domain === "string") ack.domain = answer.domain;
+  return ack;
 }
 
 const inboxes = new WeakMap<NatsConnection, ReplyInbox>();

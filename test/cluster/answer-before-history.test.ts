@@ -5,7 +5,8 @@
 // memory until released, so a read that did not wait would list nothing.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { Changes, OutboxEntry } from "../../engine/changes.ts";
+import type { OutboxEntry } from "../../engine/changes.ts";
+import type { HistoryRecord } from "../../cluster/history-writer.ts";
 import type { HeldPing } from "../../cluster/ping-tail.ts";
 import type { Flip, PingRecord } from "../../engine/model.ts";
 import { DirectoryReplica } from "../../cluster/directory-replica.ts";
@@ -41,19 +42,22 @@ class HeldHistory implements PartitionHistoryStore {
   get heldRecords(): number {
     return this.#heldRecords;
   }
-  async record(position: number, changes: Pick<Changes, "pings" | "flips" | "deletedChecks">): Promise<void> {
+  async record(position: number, changes: HistoryRecord): Promise<void> {
+    await this.#stored(position, new Map(), changes.flips);
+  }
+  async storeSegments(position: number, held: ReadonlyMap<string, readonly HeldPing[]>): Promise<void> {
+    this.#segmentsCalled();
+    await this.#stored(position, held, []);
+  }
+  async #stored(position: number, held: ReadonlyMap<string, readonly HeldPing[]>, flips: readonly Flip[]): Promise<void> {
     if (this.#held !== null) {
       this.#heldRecords += 1;
       this.#recordHeld();
       await this.#held;
     }
-    for (const ping of changes.pings) this.#pings.set(ping.checkUuid, [...(this.#pings.get(ping.checkUuid) ?? []), ping.record]);
-    this.#flips.push(...changes.flips);
+    for (const [checkUuid, pings] of held) this.#pings.set(checkUuid, [...(this.#pings.get(checkUuid) ?? []), ...pings.map((ping) => ping.record)]);
+    this.#flips.push(...flips);
     this.#last = position;
-  }
-  async storeSegments(position: number, held: ReadonlyMap<string, readonly HeldPing[]>): Promise<void> {
-    this.#segmentsCalled();
-    await this.record(position, { pings: [...held].flatMap(([checkUuid, pings]) => pings.map((ping) => ({ checkUuid, record: ping.record }))), flips: [], deletedChecks: [] } as unknown as Changes);
   }
   async lastRecorded(): Promise<number> {
     return this.#last;

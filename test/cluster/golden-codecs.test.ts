@@ -1,7 +1,7 @@
 // Golden bytes of the cluster's stored and wire formats: a partition's command records, snapshot and
 // snapshot head (cluster/partition-codec.ts), a notification of the shared outbox stream
 // (cluster/notification-stream.ts), a lease (cluster/leases.ts), a project of the replicated directory
-// (cluster/directory-keys.ts), the messages of a partition's history (cluster/partition-history.ts) and
+// (cluster/directory-keys.ts), the messages of a partition's history (cluster/history-codec.ts) and
 // the requests to a partition's owner with their answers (cluster/partition-rpc.ts), and a message of the
 // intake stream (cluster/intake-stream.ts).
 // Nodes of different builds read each other's messages, and the streams outlive every build: each fixed
@@ -12,7 +12,7 @@ import type { PartitionRecord, PartitionSnapshot, SnapshotHead } from "../../clu
 import { decodeRecord, decodeSnapshot, decodeSnapshotHead, encodeRecord, encodeSnapshot, encodeSnapshotHead } from "../../cluster/partition-codec.ts";
 import { decodeEntry, encodeEntry } from "../../cluster/notification-stream.ts";
 import { decodeLease, encodeLease } from "../../cluster/leases.ts";
-import { decodeFlip, decodePing, encodeDeletedMessage, encodeFlipMessage, encodePingMessage } from "../../cluster/partition-history.ts";
+import { decodeFlip, decodePings, encodeDeletedMessage, encodeFlipMessage, encodeSegmentMessage } from "../../cluster/history-codec.ts";
 import { decodeReply, decodeRequest, encodeReply, encodeRequest } from "../../cluster/partition-rpc.ts";
 import { decodeIntake, encodeIntake } from "../../cluster/intake-stream.ts";
 import type { Reply } from "../../cluster/partition-rpc.ts";
@@ -278,15 +278,26 @@ test("a lease and a directory project are JSON, a check's badge key plain UTF-8"
   assert.is(decodeBadgeKey(fromHex("62616467652d30313233")), "badge-0123");
 });
 
-test("a partition's history: a ping [1, record, body], a flip [2, flip], a deleted check [3, uuid]", () => {
+test("a partition's history: a segment [4, records, bodies], a ping as stored before segments [1, record, body], a flip [2, flip], a deleted check [3, uuid]", () => {
+  const second = { ...PING_RECORD, n: PING_RECORD.n + 1 };
+  const segmentHex = `
+    930492d472409aa16ea26174a46b696e64a6736368656d65aa72656d6f746541646472a66d6574686f64a27561a37269
+    64aa65786974537461747573a8626f647953697a6501cb4279b76db9260000a773756363657373a56874747073a93139
+    322e302e322e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d38303030
+    2d30303030303030303030303200024002cb4279b76db9260000a773756363657373a56874747073a93139322e302e32
+    2e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d383030302d30303030
+    3030303030303032000292c4026f6bc0
+  `;
+  same(encodeSegmentMessage([{ record: PING_RECORD, body: BODY }, { record: second, body: null }]), segmentHex, "segment message");
+  assert.equal(decodePings(fromHex(segmentHex)), [{ record: PING_RECORD, body: BODY }, { record: second, body: null }]);
+  // no longer written, still read: a stream outlives the build that wrote it
   const pingHex = `
     9301d472409aa16ea26174a46b696e64a6736368656d65aa72656d6f746541646472a66d6574686f64a27561a3726964
     aa65786974537461747573a8626f647953697a6501cb4279b76db9260000a773756363657373a56874747073a9313932
     2e302e322e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d383030302d
     3030303030303030303030320002c4026f6b
   `;
-  same(encodePingMessage(PING_RECORD, BODY), pingHex, "ping message");
-  assert.equal(decodePing(fromHex(pingHex)), { record: PING_RECORD, body: BODY });
+  assert.equal(decodePings(fromHex(pingHex)), [{ record: PING_RECORD, body: BODY }]);
   const flipHex = `
     9202d4724097a9636865636b55756964a16ea26174a466726f6da2746fa6726561736f6ea66e6f74696679d924633066
     66656530302d313233342d343536372d383961622d63646566303132333435363702cb4279b7c38dce0000a27570a464

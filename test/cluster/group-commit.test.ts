@@ -1,7 +1,7 @@
 // Group commit into a partition's log, against one real nats-server: commands appended together travel
 // as one log message (a batch) up to a size bound, replay on a takeover and after a snapshot as the
 // records they hold, a log written one record per message before batches existed still replays, and a
-// batch whose history an earlier owner stored in part is completed by the next owner, each ping once.
+// batch whose history an earlier owner stored in part is completed by the next owner, each flip once.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { JetStreamLog } from "../../cluster/jetstream-log.ts";
@@ -152,13 +152,13 @@ test("a log written one record per message (before batches) replays, and batches
   });
 });
 
-test("a batch message whose history the previous owner stored in part: the next owner stores the rest, each ping once", async () => {
+test("a batch message whose history the previous owner stored in part: the next owner stores the rest, each flip once", async () => {
   await withNatsServer("a batch's history completed by the next owner", async (connect) => {
     const nc = await connect();
     const historyOfA = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
     let markPartial = () => {};
     const partial = new Promise<void>((resolve) => { markPartial = resolve; });
-    // A stops after the history of the batch's first two pings: the rest of its records' never comes
+    // A stops after the history of the batch's first two records: the rest of its records' never comes
     const effectsOfA = async ({ position, index, command, changes }: AppliedRecord) => {
       if (command.kind === "ping" && index >= 2) {
         markPartial();
@@ -171,17 +171,22 @@ test("a batch message whose history the previous owner stored in part: the next 
     const a = await PartitionReplica.open(options(effectsOfA, historyOfA));
     await a.takeOver(T0);
     const check = await projectWithCheck(a);
-    const sent = rids(5, "part");
-    a.submitAll(sent.map((rid, i) => pingOf(check.uuid, T0 + (i + 1) * SECOND, rid))).catch(() => {});
+    // failure, success, failure, ...: every ping of the batch flips the check
+    const sent = rids(5, "part").map((rid, i) => {
+      const ping = pingOf(check.uuid, T0 + (i + 1) * SECOND, rid);
+      return { ...ping, ping: { ...ping.ping, signal: i % 2 === 0 ? "fail" as const : "success" as const } };
+    });
+    a.submitAll(sent).catch(() => {});
     await partial;
     a.abandon();
 
     const historyOfB = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
     const b = await PartitionReplica.open(options((applied) => historyOfB.record(applied.position, applied.changes, applied.index), historyOfB));
     await b.takeOver(T0 + 30 * SECOND);
-    const stored = await historyOfB.pings(check.uuid, 100);
-    assert.equal(stored.map((p) => p.rid).reverse(), sent, "every ping of the batch in the history, once");
-    assert.equal(stored.map((p) => p.n).reverse(), [1, 2, 3, 4, 5]);
+    const stored = await historyOfB.flips(check.uuid, {});
+    assert.equal(stored.map((f) => f.n), [5, 4, 3, 2, 1], "every flip of the batch in the history, once");
+    assert.equal(stored.map((f) => f.at).reverse(), sent.map((command) => command.ping.at));
+    assert.equal(stored.map((f) => f.to).reverse(), ["down", "up", "down", "up", "down"]);
   });
 });
 

@@ -1,12 +1,16 @@
 // A partition's pings stored as segments (many pings of one check in one message) on a real nats-server:
-// read back together with pings stored a message each, bodies found inside them, a ping a takeover's
+// read back together with pings stored a message each (as before segments), bodies found inside them, a ping a takeover's
 // replay stored twice listed once, and a check's oldest segments trimmed once newer ones hold the most
 // the API lists.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { PingWrite } from "../../engine/changes.ts";
 import { pingWrite as historyPing } from "../helpers.ts";
+import { jetstream } from "@nats-io/jetstream";
+import { headers } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
+import { wirePackr } from "../../cluster/wire-packr.ts";
 import { PartitionHistory } from "../../cluster/partition-history.ts";
 import type { HeldPing } from "../../cluster/ping-tail.ts";
 import { T0, withNatsServer } from "./held-appends.ts";
@@ -23,6 +27,14 @@ const held = (from: number, to: number, bodies: ReadonlyMap<number, Uint8Array> 
   })]]);
 const range = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => from - i);
 
+/** Stores ping n as a message of its own, [1, record, body], as the history stored pings before segments. */
+async function storeAsBefore(nc: NatsConnection, n: number): Promise<void> {
+  const h = headers();
+  h.set("Hcd-Position", String(n));
+  const ping = write(n);
+  await jetstream(nc).publish(`hcd.hist.${PARTITION}.ping.${A}`, wirePackr.pack([1, ping.record, ping.body]), { headers: h });
+}
+
 async function messagesOf(history: PartitionHistory, connect: () => ReturnType<Parameters<Parameters<typeof withNatsServer>[1]>[0]>): Promise<number> {
   const jsm = await managerOf(await connect());
   const info = await jsm.streams.info(history.stream, { subjects_filter: ">" });
@@ -31,8 +43,9 @@ async function messagesOf(history: PartitionHistory, connect: () => ReturnType<P
 
 test("segments: many pings a message, read with pings stored a message each; bodies inside; a ping stored twice listed once", async () => {
   await withNatsServer("the history's ping segments", async (connect) => {
-    const history = await PartitionHistory.open({ connection: await connect(), partition: PARTITION, replicas: 1 });
-    for (let n = 1; n <= 3; n++) await history.record(n, { pings: [write(n)], flips: [], deletedChecks: [] });
+    const nc = await connect();
+    const history = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
+    for (let n = 1; n <= 3; n++) await storeAsBefore(nc, n);
     const body = new TextEncoder().encode("ping 150's body");
     await history.storeSegments(10, held(4, 300, new Map([[150, body]])));
     assert.is(await messagesOf(history, connect), 3 + 2, "297 pings in two segments (250 and 47) after the 3 single messages");
