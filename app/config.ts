@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, hostname } from "node:os";
 import { join } from "node:path";
 import type { NatsAccess, NatsCredentials } from "../cluster/connect.ts";
+import { DEFAULT_SNAPSHOT_EVERY } from "../cluster/partitions.ts";
 import { isHttpUrl } from "../http/admin-input.ts";
 import { proxyEntryProblem } from "../http/client-address.ts";
 import { DURABILITIES } from "../persistence/open.ts";
@@ -199,7 +200,7 @@ export function readSettings(env: Env): Settings {
     if (value("ADMIN_TOKEN") === undefined) problems.push("ADMIN_TOKEN: required with NATS_URL (every node must have the same)");
     if (clock !== "real") problems.push("CLOCK=virtual: not available with NATS_URL (the nodes share the real clock)");
     cluster = { ...nats, nodeId, partitions: value("CLUSTER_PARTITIONS") === undefined ? null : integer("CLUSTER_PARTITIONS", 0, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5),
-      snapshotEvery: integer("CLUSTER_SNAPSHOT_EVERY", 10_000, 100, 1_000_000) };
+      snapshotEvery: integer("CLUSTER_SNAPSHOT_EVERY", DEFAULT_SNAPSHOT_EVERY, 100, 1_000_000) };
   } else {
     for (const name of ["NATS_CREDS", "NATS_TLS_CA"]) if (value(name) !== undefined) problems.push(`${name}: only with NATS_URL`);
   }

@@ -52,7 +52,7 @@ export type ClusterPoolOptions = {
   readonly leaseMs?: number;
   readonly renewEveryMs?: number;
   readonly advanceEveryMs?: number;
-  /** Records between a partition's snapshots (default 10,000). */
+  /** Records between a partition's snapshots (default DEFAULT_SNAPSHOT_EVERY, partitions.ts). */
   readonly snapshotEvery?: number;
   /** How often the node serving partition 0 purges the intake stream below what every partition's log holds (default 30 s). */
   readonly intakePurgeEveryMs?: number;

@@ -80,10 +80,20 @@ export class HistoryWriter {
   #segmentsSent = 0;
   /** Per check, how many pings each segment this opening stored holds, oldest first (what trimming counts). */
   readonly #segmentSizes = new Map<string, number[]>();
+  /** Records at or below this position may be stored already: a new owner's replay from lastRecorded(). */
+  #mayBeStoredUpTo = 0;
 
   constructor(stream: PartitionStream, groupWaitMs: number) {
     this.#stream = stream;
     this.#groupWaitMs = groupWaitMs;
+  }
+
+  /**
+   * Records at or below `position` may be stored already (lastRecorded() answered it: a new owner replays
+   * from there): each goes alone (#sendUnit), as its messages may be dropped as duplicates.
+   */
+  mayBeStoredUpTo(position: number): void {
+    this.#mayBeStoredUpTo = Math.max(this.#mayBeStoredUpTo, position);
   }
 
   /**
@@ -108,9 +118,10 @@ export class HistoryWriter {
       this.#segmentSizes.delete(uuid);
     }
     if (outgoing.length === 0) return Promise.resolve();
-    if (deleted.size > 0) {
+    const stored = position <= this.#mayBeStoredUpTo;
+    if (deleted.size > 0 || stored) {
       this.#sendGroup(); // the records before it go first
-      return this.#sendUnit(outgoing, deleted);
+      return this.#sendUnit(outgoing, deleted, stored);
     }
     // the records applied within groupWaitMs go out as one chain with one PubAck
     const group = this.#group ??= { messages: [], done: deferred() };
@@ -178,7 +189,9 @@ export class HistoryWriter {
    * Sends `outgoing` as one chain after the units sent before, then purges the `deleted` checks' pings and
    * flips (never by sequence: docs/cluster.md, NATS server notes). Steps:
    * 1. wait until the unit before has been sent (position order); a unit with deletions also waits for
-   *    every unit in flight to be answered, so no ping of a deleted check lands after its purge;
+   *    every unit in flight to be answered, so no ping of a deleted check lands after its purge; so does a
+   *    unit `alone` (one that may be stored already: a message dropped as a duplicate does not become the
+   *    stream's last, so no chain may expect it), and the unit after it waits for its PubAck (step 4);
    * 2. refuse (HistoryGapError) if an earlier unit failed;
    * 3. publish every message but the last without asking for a PubAck, each expecting the one before it
    *    to be the stream's last (Nats-Expected-Last-Msg-Id, checked after the duplicate check, so a
@@ -186,14 +199,15 @@ export class HistoryWriter {
    *    unanswered, and nothing when none is (every earlier unit is stored, and a leader elected after a
    *    quiet spell longer than the duplicate window no longer knows the last id);
    * 4. send the last message and wait for its PubAck, sending it again with the same id while unanswered:
-   *    since a lost message makes every later one refused, that PubAck means the whole chain is stored;
+   *    since a lost message makes every later one refused, that PubAck means the whole chain is stored
+   *    (after a unit alone, the next one is sent only now, expecting nothing);
    * 5. purge the deleted checks' ping and flip subjects (the tombstone stays the stream's last message, so
    *    lastRecorded() finds it; a takeover between the two stores it again and purges again).
    * A failure at 3-5 is kept: every later unit is refused at step 2.
    */
-  #sendUnit(outgoing: readonly Outgoing[], deleted: ReadonlySet<string>): Promise<void> {
+  #sendUnit(outgoing: readonly Outgoing[], deleted: ReadonlySet<string>, alone = false): Promise<void> {
     const previousSent = this.#sent;
-    const earlier = deleted.size === 0 ? [] : [...this.#inFlight];
+    const earlier = deleted.size === 0 && !alone ? [] : [...this.#inFlight];
     let markSent!: () => void;
     this.#sent = new Promise((resolve) => { markSent = resolve; });
     const stored = (async () => {
@@ -201,8 +215,8 @@ export class HistoryWriter {
         await previousSent; // 1.
         if (earlier.length > 0) await Promise.allSettled(earlier);
       } finally {
-        // sent now (synchronously, below) or never: either way the next unit may go
-        queueMicrotask(markSent);
+        // sent now (synchronously, below) or never: either way the next unit may go (once this one is answered, when alone)
+        if (!alone) queueMicrotask(markSent);
       }
       if (this.#failed !== null) throw new HistoryGapError(`${this.#stream.stream}: position ${outgoing[0].position} refused, an earlier record failed (${this.#failed.message})`);
       try {
@@ -231,7 +245,10 @@ export class HistoryWriter {
       }
     })();
     this.#inFlight.add(stored);
-    const forget = () => { this.#inFlight.delete(stored); };
+    const forget = () => {
+      this.#inFlight.delete(stored);
+      if (alone) markSent();
+    };
     stored.then(forget, forget);
     return stored;
   }

@@ -65,8 +65,14 @@ export class PartitionHistory {
     return this.#writer.storeSegments(position, held);
   }
 
-  lastRecorded(): Promise<number> {
-    return this.#reader.lastRecorded();
+  /**
+   * The position of the last record that stored something (HistoryReader.lastRecorded); a new owner replays
+   * from there, so the writer takes the records up to it as possibly stored already.
+   */
+  async lastRecorded(): Promise<number> {
+    const last = await this.#reader.lastRecorded();
+    this.#writer.mayBeStoredUpTo(last);
+    return last;
   }
 
   pings(checkUuid: string, limit: number): Promise<PingRecord[]> {

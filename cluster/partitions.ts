@@ -16,6 +16,9 @@ import { fnv1a32 } from "../host/routing.ts";
  */
 export const DEFAULT_PARTITION_COUNT = 16;
 
+/** Records between a partition's snapshots unless configured (CLUSTER_SNAPSHOT_EVERY): a takeover replays at most this many. */
+export const DEFAULT_SNAPSHOT_EVERY = 10_000;
+
 /** The partition (0 ≤ p < count) that owns the project with this id. */
 export function partitionOf(projectId: string, count: number = DEFAULT_PARTITION_COUNT): number {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`partition count must be a positive integer, not ${count}`);

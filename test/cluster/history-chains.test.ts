@@ -6,7 +6,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Flip } from "../../engine/model.ts";
-import { flip } from "../helpers.ts";
+import { flip, ping } from "../helpers.ts";
 import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { T0, withNatsServer } from "./held-appends.ts";
@@ -97,6 +97,23 @@ test("records handed over in separate turns within the wait go as one chain: a r
     assert.instance(await third, Error);
     assert.instance(await fourth, Error);
     assert.equal(numbers(await history.flips(A, {})), [2, 1], "the chain's start is stored, nothing after the refused message");
+  });
+});
+
+test("a new owner's replay of the record at lastRecorded(), whose flips were stored before a segment: stored once, and the records after it too", async () => {
+  await withNatsServer("a replayed record followed by new ones", async (connect) => {
+    const nc = await connect();
+    const first = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
+    await first.record(1, flips(flipOf(A, 1), flipOf(B, 1)));
+    // the owner's held pings stored at a snapshot covering record 1: the stream's last message is not a flip
+    await first.storeSegments(1, new Map([[A, [{ record: ping({ n: 1, at: T0 }), body: null }]]]));
+    // a new owner replays from lastRecorded() (1): record 1's flips again (duplicates), and record 2's, in one turn
+    const again = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
+    assert.is(await again.lastRecorded(), 1);
+    await Promise.all([again.record(1, flips(flipOf(A, 1), flipOf(B, 1))), again.record(2, flips(flipOf(A, 2)))]);
+    assert.equal(numbers(await again.flips(A, {})), [2, 1]);
+    assert.equal(numbers(await again.flips(B, {})), [1]);
+    assert.is(await again.lastRecorded(), 2);
   });
 });
 
