@@ -55,14 +55,22 @@ const testsOf = {
     "test/host/intake-commits", "test/host/intake-replay"],
 };
 // the cluster's partition replica and history: tests on one real nats-server each (a few seconds a file)
-const REPLICA = ["test/cluster/partition-replica", "test/cluster/group-commit", "test/cluster/partition-fence", "test/cluster/partition-downtime",
+const REPLICA = ["test/cluster/replica-state", "test/cluster/partition-replica", "test/cluster/group-commit", "test/cluster/partition-fence", "test/cluster/partition-downtime",
   "test/cluster/held-pings-takeover", "test/cluster/ping-batch", "test/cluster/intake", "test/cluster/answer-before-history", "test/cluster/background-failures",
   "test/cluster/partition-alerting", "test/cluster/update-channel"];
 const HISTORY = ["test/cluster/golden-codecs", "test/cluster/history-chains", "test/cluster/ping-segments", "test/cluster/held-pings-takeover",
   "test/cluster/answer-before-history", "test/cluster/background-failures", "test/cluster/group-commit", "test/cluster/intake", "test/cluster/ping-batch"];
 const clusterTestsOf = {
   "cluster/partition-replica.ts": REPLICA,
+  "cluster/replica-appends.ts": REPLICA,
+  "cluster/replica-restore.ts": REPLICA,
+  "cluster/replica-state.ts": REPLICA,
+  "cluster/applied-shard.ts": REPLICA,
+  "cluster/record-effects.ts": REPLICA,
   "cluster/partition-history.ts": HISTORY,
+  "cluster/history-writer.ts": HISTORY,
+  "cluster/history-reader.ts": HISTORY,
+  "cluster/history-codec.ts": HISTORY,
 };
 Object.assign(testsOf, clusterTestsOf);
 /** The lines of `file` from the line holding `from` up to the one before the line holding `to`, as Stryker's `file:start-end`. */
