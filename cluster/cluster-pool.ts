@@ -10,7 +10,7 @@
 // makes the directory's keys of the partition exactly its state, and only then answers requests for it.
 // The partition's routing is the pool's shard routing: shardOf (host/routing.ts) and partitionOf
 // (partitions.ts) are the same FNV-1a hash for the ASCII uuids that project ids are.
-import type { NatsConnection, Subscription } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { Millis } from "../engine/model.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
 import { FailureEpisodes } from "../host/failure-episodes.ts";
@@ -24,7 +24,7 @@ import { PartitionHost } from "./partition-host.ts";
 import { PartitionNode } from "./partition-node.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 import { NodeForwarder, serveNode } from "./node-forwarding.ts";
-import { PartitionHandle, servePartition, stopServingPartition } from "./partition-rpc.ts";
+import { PartitionHandle, PartitionSubscriptions, stopServingPartition } from "./partition-rpc.ts";
 import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
 import { UnknownTimeBucket } from "./unknown-time-bucket.ts";
 import { mergeSpans } from "../persistence/unknown-time.ts";
@@ -80,17 +80,15 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const unknownTime = await UnknownTimeBucket.open({ connection, replicas, clock: options.clock });
   const failures = options.failures ?? new FailureEpisodes();
   const hosts = new Map<number, PartitionHost>();
-  const serving = new Map<number, Subscription>();
   let pool: ShardedPool | null = null; // made below, once the partitions' handles exist
   await openIntakeStream(connection, replicas);
   let connected = true;
   const intake = new IntakePublisher({ connection, connected: () => connected });
   const follower = new IntakeFollower({ connection });
-  const stopServing = (partition: number) => {
-    const subscription = serving.get(partition);
-    if (subscription !== undefined) stopServingPartition(subscription);
-    serving.delete(partition);
-  };
+  // this node's host of a partition while it serves it (PartitionNode.replica(), the one rule): requests from
+  // this node and from others reach it, the latter through a subscription kept to the same rule
+  const local = (partition: number) => (node.replica(partition) !== null ? hosts.get(partition) ?? null : null);
+  const subscriptions = new PartitionSubscriptions(connection, local);
 
   const node: PartitionNode = await PartitionNode.open({
     connection, node: options.node, partitionCount, replicas, clock: options.clock,
@@ -123,14 +121,13 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       const reconciled = await directory.reconcile(partition, projects, routes, pushTokens);
       await directory.caughtUpTo(reconciled.revision);
       if (replica.state !== "owner") throw new NotOwnerError(`partition ${partition}: lost during its takeover`); // onLost ran meanwhile
-      stopServing(partition);
-      serving.set(partition, servePartition(connection, partition, hosts.get(partition)!));
       log.info({ partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length }, "cluster: partition taken over");
     },
+    onServed: (partition) => subscriptions.follow(partition),
     onDropped: (partition) => hosts.delete(partition), // its caches go with its shard; a later gain prepares a fresh host
     onLost: (partition) => {
       follower.leave(partition);
-      stopServing(partition);
+      subscriptions.follow(partition);
       log.info({ partition }, "cluster: partition lost");
     },
   });
@@ -148,8 +145,6 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       else if (status.type === "reconnect") connected = true;
     }
   })().catch(() => {}); // ends with the connection
-  // this node's host of a partition while it serves it: requests from this node and from others reach it
-  const local = (partition: number) => (node.replica(partition) !== null && serving.has(partition) ? hosts.get(partition) ?? null : null);
   const servingNode = serveNode(connection, options.node, local);
   const forwarder = new NodeForwarder(connection);
   // the intake stream's last position: every ping answered before a request was asked is at or below it
@@ -179,20 +174,15 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     follower.close();
     watermarks.close();
     await node.stop();
-    for (const partition of [...serving.keys()]) stopServing(partition);
+    subscriptions.close();
     stopServingPartition(servingNode); // drained, as a partition's: what arrived is answered (NotOwnerError)
     await directory.close();
     await options.onClose?.();
   }, directory);
-  // A partition is subscribed to exactly while this node serves it. A node that no longer does (its lease
-  // lapsed, its replica stopped, or the connection came back and resubscribed what it served before a cut)
-  // must not stay subscribed: its queue group's share of the requests would each cost their askers a retry.
+  // a partition stops being served without an event too (its lease lapsed by the clock, its replica stopped
+  // after a failed write): its subscription follows within a second
   const followServed = setInterval(() => {
-    for (let partition = 0; partition < partitionCount; partition++) {
-      const served = node.replica(partition) !== null, host = hosts.get(partition);
-      if (!served && serving.has(partition)) stopServing(partition);
-      else if (served && !serving.has(partition) && host !== undefined) serving.set(partition, servePartition(connection, partition, host));
-    }
+    for (let partition = 0; partition < partitionCount; partition++) subscriptions.follow(partition);
   }, 1_000);
   pool.useIntake(intake);
   pool.useUnknownTime(async (projectId) => projectId !== null ? unknownTime.spans(partitionOf(projectId, partitionCount))
@@ -207,7 +197,7 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   node.start();
   return {
     pool,
-    served: () => node.ready().filter((partition) => serving.has(partition)),
+    served: () => node.ready(),
     failures,
     close: () => pool.close(),
   };

@@ -1,19 +1,16 @@
-// Partition leases, judged without a clock of their own: every function takes `now`, so the decisions
-// (who may claim, who still owns, what a node does on its next round) are plain data in, plain data out.
-//
-// Debian's nats-server 2.9 has no per-key TTL in KV, so a lease carries its own expiry: the writer's clock
-// at the write plus the lease length. A claimant may take a partition once its own clock has passed that
-// expiry; the claim is a compare-and-set on the revision it read, so of two claimants only one can win,
-// and a renewal that lands first makes both claims fail. The owner stops counting itself owner a margin
-// before the expiry (skewMarginMs), which covers clocks that differ between machines by less than that.
-//
-// Sharing: every node also renews a presence key; with `live` nodes present, a node aims to hold
-// ceil(partitions / live). It claims free partitions up to that, starting at a point derived from its name
-// so that claimants spread out instead of all racing for partition 0, and releases what it holds above it,
-// so a node that joins late gets its share.
+// Partition leases and node presences, judged without a clock of their own: every function takes `now`, so
+// who may claim, who still owns and what a node does on its next round are plain data in, plain data out.
 import { fnv1a32 } from "../host/routing.ts";
 
+/**
+ * A partition's lease, or a node's presence: its expiry is the writer's clock at the write plus the lease
+ * length (the server has no per-key TTL: docs/cluster.md, NATS server notes). A claimant may take it once
+ * its own clock has passed the expiry.
+ */
 export type Lease = { readonly node: string; readonly writtenAt: number; readonly expiresAt: number };
+
+/** A node's presence: whether it hands partitions off now (it then takes none, and shares are counted without it). */
+export type Presence = Lease & { readonly handingOff: boolean };
 
 /** A partition's key as read: at a revision, with a lease or none (released, or never claimed). */
 export type LeaseKey = { readonly revision: number; readonly lease: Lease | null };
@@ -44,11 +41,28 @@ export function encodeLease(lease: Lease | null): Uint8Array {
 
 /** Reads a stored value; empty or unreadable counts as no lease (a claim over it is still a CAS). */
 export function decodeLease(bytes: Uint8Array): Lease | null {
+  const value = parsed(bytes);
+  return value === null ? null : { node: value.node, writtenAt: value.writtenAt, expiresAt: value.expiresAt };
+}
+
+/** A presence is stored as a lease, with `handingOff: true` only while the node hands partitions off. */
+export function encodePresence(presence: Presence): Uint8Array {
+  const { node, writtenAt, expiresAt } = presence;
+  return utf8.encode(JSON.stringify(presence.handingOff ? { node, writtenAt, expiresAt, handingOff: true } : { node, writtenAt, expiresAt }));
+}
+
+/** Reads a stored presence (a lease without the flag hands nothing off); empty or unreadable is none. */
+export function decodePresence(bytes: Uint8Array): Presence | null {
+  const value = parsed(bytes);
+  return value === null ? null : { node: value.node, writtenAt: value.writtenAt, expiresAt: value.expiresAt, handingOff: value.handingOff === true };
+}
+
+function parsed(bytes: Uint8Array): (Lease & { readonly handingOff?: unknown }) | null {
   if (bytes.length === 0) return null;
   try {
-    const value = JSON.parse(fromUtf8.decode(bytes)) as Partial<Lease>;
+    const value = JSON.parse(fromUtf8.decode(bytes)) as Partial<Lease> & { handingOff?: unknown };
     if (typeof value.node !== "string" || !Number.isFinite(value.writtenAt) || !Number.isFinite(value.expiresAt)) return null;
-    return { node: value.node, writtenAt: value.writtenAt!, expiresAt: value.expiresAt! };
+    return value as Lease & { handingOff?: unknown };
   } catch {
     return null;
   }
@@ -59,7 +73,7 @@ export function leaseExpired(lease: Lease, now: number): boolean {
   return now >= lease.expiresAt;
 }
 
-/** Whether the lease's holder still counts itself owner at `now`: it stops a margin before the expiry. */
+/** Whether the lease's holder still counts itself owner at `now`: it stops a margin before the expiry (clocks of different machines may differ by less than that). */
 export function leaseHeld(lease: { expiresAt: number }, now: number, skewMarginMs: number): boolean {
   return now < lease.expiresAt - skewMarginMs;
 }
@@ -70,26 +84,45 @@ export function fairShare(partitionCount: number, live: number): number {
 }
 
 /**
- * What `me` does this round, given every partition's key (index = partition; null when it could not be
- * read this round, and then it is left alone) and the live node count (me included).
+ * How many nodes take partitions at `now`: `me` unless it hands some off, and every other node whose
+ * presence has not run out and who hands nothing off. A node handing off is not counted, so the others'
+ * shares grow to take what it lets go.
  */
-export function planRound(view: { me: string; now: number; keys: readonly (LeaseKey | null)[]; live: number }): Step[] {
+export function takers(presences: Iterable<Presence>, me: string, meHandingOff: boolean, now: number): number {
+  let count = meHandingOff ? 0 : 1;
+  for (const presence of presences) if (presence.node !== me && !presence.handingOff && !leaseExpired(presence, now)) count += 1;
+  return count;
+}
+
+/**
+ * What `me` does this round, given every partition's key (index = partition; null when it could not be
+ * read this round, and then it is left alone), the count of nodes taking partitions (takers()) and the
+ * partitions `me` hands off:
+ * - a partition handed off is released, and none is claimed while any is;
+ * - of the rest, `me` keeps up to its fair share (the lowest: every node agrees which ones move, so they
+ *   move once) and releases the others;
+ * - it claims free or expired partitions up to its share, nearest first from a point derived from its
+ *   name, so that claimants spread out instead of all racing for partition 0.
+ */
+export function planRound(view: { me: string; now: number; keys: readonly (LeaseKey | null)[]; live: number; handingOff?: ReadonlySet<number> }): Step[] {
   const { me, now, keys } = view;
+  const handingOff = view.handingOff ?? new Set<number>();
   const steps: Step[] = [];
   const mine: { partition: number; revision: number }[] = [];
   const free: { partition: number; revision: number }[] = [];
   keys.forEach((key, partition) => {
     if (key === null) return;
-    if (key.lease?.node === me) mine.push({ partition, revision: key.revision });
-    else if (key.lease === null || leaseExpired(key.lease, now)) free.push({ partition, revision: key.revision });
+    if (key.lease?.node === me) {
+      if (handingOff.has(partition)) steps.push({ kind: "release", partition, revision: key.revision });
+      else mine.push({ partition, revision: key.revision });
+    } else if (key.lease === null || leaseExpired(key.lease, now)) free.push({ partition, revision: key.revision });
   });
   const share = fairShare(keys.length, view.live);
   const surplus = Math.max(0, mine.length - share);
-  // keep the lowest partitions, let the highest go: every node agrees which ones move, so they move once
   mine.forEach(({ partition, revision }, i) => {
     steps.push(i < mine.length - surplus ? { kind: "renew", partition, revision } : { kind: "release", partition, revision });
   });
-  const wanted = Math.max(0, share - mine.length);
+  const wanted = handingOff.size > 0 ? 0 : Math.max(0, share - mine.length);
   const start = fnv1a32(me) % Math.max(1, keys.length);
   const byDistance = free.slice().sort((a, b) => rotated(a.partition, start, keys.length) - rotated(b.partition, start, keys.length));
   for (const { partition, revision } of byDistance.slice(0, wanted)) {

@@ -34,8 +34,8 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { BucketFollower } from "./bucket-follower.ts";
 import { managerOf, openBucket } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
-import type { Lease, LeaseKey, Step } from "./leases.ts";
-import { decodeLease, encodeLease, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "./leases.ts";
+import type { Lease, LeaseKey, Presence, Step } from "./leases.ts";
+import { decodeLease, decodePresence, encodeLease, encodePresence, leaseExpired, leaseHeld, newLease, planRound, takers, validNodeName } from "./leases.ts";
 
 export type OwnershipOptions = {
   connection: NatsConnection;
@@ -86,7 +86,9 @@ export class Ownership {
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<RoundReport> | null = null;
   /** Every node's last presence, kept current by a watch on the presence bucket. */
-  readonly #presence = new Map<string, Lease>();
+  readonly #presence = new Map<string, Presence>();
+  /** The partitions this node hands off, each until when (handOff()). */
+  readonly #handingOff = new Map<number, number>();
   /** Every partition's lease as this node last read or wrote it: where its requests are sent first. */
   readonly #leases = new Map<number, Lease>();
   #presenceFollower: BucketFollower | null = null;
@@ -157,14 +159,28 @@ export class Ownership {
     this.#presenceFollower?.stop();
   }
 
-  /** The partitions this node counts itself owner of at `now`, lowest first. */
+  /** The partitions this node counts itself owner of at `now` (not those it hands off), lowest first. */
   owned(now: number = this.#clock()): number[] {
-    return [...this.#held.entries()].filter(([, held]) => leaseHeld(held, now, this.#skewMarginMs)).map(([p]) => p).sort((a, b) => a - b);
+    return [...this.#held.keys()].filter((p) => this.owns(p, now)).sort((a, b) => a - b);
   }
 
   owns(partition: number, now: number = this.#clock()): boolean {
     const held = this.#held.get(partition);
-    return held !== undefined && leaseHeld(held, now, this.#skewMarginMs);
+    return held !== undefined && leaseHeld(held, now, this.#skewMarginMs) && !this.#handsOff(partition, now);
+  }
+
+  /**
+   * Hands `partition` off for `forMs`: not owned from now on, released at the next round, and not claimed
+   * again until then; meanwhile this node's presence says it hands off, so the other nodes' shares are
+   * counted without it and one of them takes the partition.
+   */
+  handOff(partition: number, forMs: number): void {
+    this.#handingOff.set(partition, this.#clock() + forMs);
+  }
+
+  /** Whether another node takes partitions now (one would take a partition handed off). */
+  othersTake(now: number = this.#clock()): boolean {
+    return takers(this.#presence.values(), this.node, true, now) > 0;
   }
 
   /**
@@ -207,10 +223,16 @@ export class Ownership {
     // out, and the partitions whose buckets answer must still be renewed and claimed meanwhile.
     // a watch that has not applied this node's own presence of a round ago has gone silent: started again
     this.#presenceFollower?.expect(this.#presenceWritten);
-    const written = await this.#js.publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodeLease(newLease(this.node, now, this.#leaseMs)), { timeout: this.#requestTimeoutMs })
+    for (const [partition, until] of this.#handingOff) if (until <= now) this.#handingOff.delete(partition);
+    const handingOff = new Set(this.#handingOff.keys());
+    const presence: Presence = { ...newLease(this.node, now, this.#leaseMs), handingOff: handingOff.size > 0 };
+    const written = await this.#js.publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodePresence(presence), { timeout: this.#requestTimeoutMs })
       .catch(noted("presence"));
     if (written !== null) this.#presenceWritten = written.seq;
-    const live = this.#liveNodes(now);
+    // the presences watched (a lookup per round would create a consumer each time, which can wait seconds on
+    // a lost server); a watch that falls behind makes others look gone: this node then aims at a larger
+    // share, but can still only claim partitions that are free or whose leases ran out
+    const live = takers(this.#presence.values(), this.node, presence.handingOff, now);
     const read = await Promise.all(Array.from({ length: this.partitionCount }, (_, p) => this.#read(p).catch(noted(`read ${p}`))));
     const keys = read.map((key, partition): LeaseKey | null => {
       const held = this.#held.get(partition);
@@ -233,7 +255,7 @@ export class Ownership {
       if (key.lease === null) this.#leases.delete(partition);
       else this.#leases.set(partition, key.lease);
     });
-    const steps = planRound({ me: this.node, now, keys, live });
+    const steps = planRound({ me: this.node, now, keys, live, handingOff });
     const report: RoundReport = { steps, done: [], conflicts: [], errors: [], unanswered };
     await Promise.all(steps.map(async (step) => {
       try {
@@ -308,16 +330,8 @@ export class Ownership {
     return { revision: message.seq, lease: deleted ? null : decodeLease(message.data) };
   }
 
-  /**
-   * Counts the nodes whose presence has not run out, this one included, from the watched presences (a
-   * lookup per round would create a consumer each time, which can wait seconds on a lost server). A watch
-   * that falls behind makes others look gone: this node then aims at a larger share, but can still only
-   * claim partitions that are free or whose leases ran out.
-   */
-  #liveNodes(now: number): number {
-    let live = 1;
-    for (const [node, lease] of this.#presence) if (node !== this.node && !leaseExpired(lease, now)) live += 1;
-    return live;
+  #handsOff(partition: number, now: number): boolean {
+    return (this.#handingOff.get(partition) ?? -Infinity) > now;
   }
 
   /** Starts following the presence bucket (the last value of every key, then every change). */
@@ -326,9 +340,9 @@ export class Ownership {
       key: "node.*",
       checkEveryMs: 0, // each round's own presence write tells whether the watch still follows (expect())
       onEntry: (entry) => {
-        const lease = entry.operation === "PUT" ? decodeLease(entry.value) : null;
+        const presence = entry.operation === "PUT" ? decodePresence(entry.value) : null;
         const node = entry.key.slice("node.".length);
-        if (lease) this.#presence.set(node, lease);
+        if (presence) this.#presence.set(node, presence);
         else this.#presence.delete(node);
       },
     });

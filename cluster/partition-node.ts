@@ -20,6 +20,10 @@ import { partitionOf } from "./partitions.ts";
 
 /** How often an owned partition's log records how far the intake stream was read, when no ping or advance did. */
 const MARK_EVERY_MS = 5_000;
+/** How long a partition's takeovers may keep failing before the node hands it off to another. */
+const HAND_OFF_AFTER_MS = 30_000;
+/** How long a node that handed a partition off takes no partition (the others' shares are counted without it). */
+const HAND_OFF_FOR_MS = 60_000;
 
 export type PartitionNodeOptions = {
   connection: NatsConnection;
@@ -49,12 +53,18 @@ export type PartitionNodeOptions = {
   catchUp?: (partition: number, replica: PartitionReplica, now: Millis) => Promise<Millis>;
   /** Called after each takeover this node completes; the partition is served once this resolves. */
   onTakeover?: (partition: number, report: TakeoverReport, replica: PartitionReplica) => void | Promise<void>;
+  /** Called once a partition is served here (replica() answers it), right after onTakeover. */
+  onServed?: (partition: number) => void;
   /** Called when a partition is no longer this node's. */
   onLost?: (partition: number) => void;
   /** Called when this node forgets a lost partition's replica: what `prepare` made for it can go too. */
   onDropped?: (partition: number) => void;
   /** Where failed takeovers, snapshots, advances and ownership rounds are logged and counted (default: a fresh one). */
   failures?: FailureEpisodes;
+  /** A partition whose takeovers keep failing this long is handed off to another node (default HAND_OFF_AFTER_MS). */
+  handOffAfterMs?: number;
+  /** And this node takes no partition for this long after (default HAND_OFF_FOR_MS). */
+  handOffForMs?: number;
 };
 
 export class PartitionNode {
@@ -204,11 +214,14 @@ export class PartitionNode {
     return this.#owned().leaseholder(partition);
   }
 
-  /** The partition's replica when this node owns it and has taken it over, else null. */
+  /**
+   * The one rule of "partition p is served here": its replica, when this node holds its lease (by its own
+   * clock, the margin before the expiry included), has taken it over and run onTakeover since it last
+   * gained it, and the replica still writes; else null.
+   */
   replica(partition: number): PartitionReplica | null {
     const replica = this.#replicas.get(partition);
-    return replica !== undefined && replica.state === "owner" && this.#served.has(partition) && this.#owned().owns(partition) && !this.#gaining.has(partition)
-      ? replica : null;
+    return replica !== undefined && replica.state === "owner" && this.#served.has(partition) && this.#owned().owns(partition) ? replica : null;
   }
 
   #ready(projectId: string): PartitionReplica | null {
@@ -220,11 +233,24 @@ export class PartitionNode {
     return new NotOwnerError(`${this.node} does not own partition ${partitionOf(projectId, this.#options.partitionCount)}`);
   }
 
-  /** Takes a gained partition over, trying again while it is still this node's (a takeover can fail while JetStream elects a leader). */
+  /**
+   * Takes a gained partition over:
+   * 1. one gain at a time per partition; not served from now until it succeeds;
+   * 2. open the partition's replica unless this node keeps one (prepare: its host and effects);
+   * 3. take it over (PartitionReplica.takeOver: snapshot, fence, replay, catch-up, downtime hold, advance);
+   * 4. lost meanwhile (released to a node that joined, or the lease ran out): abandon it, not served here;
+   * 5. run onTakeover (the directory made exactly its state), then serve it (onServed);
+   * 6. on a failure (JetStream electing a leader, a catch-up that timed out): count it, wait (250 ms,
+   *    doubling up to 2 s) and try again while the partition is still this node's; after handOffAfterMs
+   *    of failures, while another node takes partitions, hand it off (Ownership.handOff): released at the
+   *    next round, and the others' shares counted without this node, so one of them takes it.
+   * Invariant: served (replica()) only between a successful step 5 and the partition's loss or next gain.
+   */
   async #gain(partition: number, ownerSeenAt: Millis | null): Promise<void> {
     if (this.#gaining.has(partition)) return;
     this.#gaining.add(partition);
     this.#served.delete(partition);
+    let failingSince: Millis | null = null;
     try {
       for (let attempt = 0; this.#owned().owns(partition); attempt++) {
         try {
@@ -251,11 +277,18 @@ export class PartitionNode {
           }
           await this.#options.onTakeover?.(partition, report, replica);
           this.#served.add(partition);
+          this.#options.onServed?.(partition);
           this.#failures.succeeded("takeover", `partition ${partition}`);
           return;
         } catch (error) {
           // while it fails the partition's pings are taken but not judged: counted in /metrics, logged once
           if (!(error instanceof NotOwnerError)) this.#failures.failed("takeover", `partition ${partition}`, error);
+          failingSince ??= this.#clock();
+          if (this.#clock() - failingSince >= (this.#options.handOffAfterMs ?? HAND_OFF_AFTER_MS) && this.#owned().othersTake()) {
+            log.warn({ partition, failingForMs: this.#clock() - failingSince }, "cluster: a partition's takeovers keep failing; handed off to another node");
+            this.#owned().handOff(partition, this.#options.handOffForMs ?? HAND_OFF_FOR_MS);
+            break;
+          }
           await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
         }
       }

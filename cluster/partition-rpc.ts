@@ -95,6 +95,39 @@ export function stopServingPartition(subscription: Subscription): void {
   subscription.drain().catch(() => subscription.unsubscribe()); // the connection closed: nothing more arrives
 }
 
+/**
+ * A node's subscriptions to its partitions' requests, each kept to what `hostOf` says: subscribed to its
+ * host of now exactly while the partition is served here (a host made again after a drop is subscribed
+ * afresh), so that no queue group's share of requests reaches a node that would refuse them.
+ */
+export class PartitionSubscriptions {
+  readonly #connection: NatsConnection;
+  readonly #hostOf: (partition: number) => PartitionHost | null;
+  readonly #subscribed = new Map<number, { readonly host: PartitionHost; readonly subscription: Subscription }>();
+
+  constructor(connection: NatsConnection, hostOf: (partition: number) => PartitionHost | null) {
+    this.#connection = connection;
+    this.#hostOf = hostOf;
+  }
+
+  /** Subscribes or unsubscribes `partition` as its host says now. */
+  follow(partition: number): void {
+    const host = this.#hostOf(partition), now = this.#subscribed.get(partition);
+    if (now?.host === host) return;
+    if (now !== undefined) {
+      stopServingPartition(now.subscription);
+      this.#subscribed.delete(partition);
+    }
+    if (host !== null) this.#subscribed.set(partition, { host, subscription: servePartition(this.#connection, partition, host) });
+  }
+
+  /** Drains every subscription: what arrived is answered. */
+  close(): void {
+    for (const { subscription } of this.#subscribed.values()) stopServingPartition(subscription);
+    this.#subscribed.clear();
+  }
+}
+
 async function answer(host: PartitionHost, message: Msg): Promise<void> {
   const reply = await replyOf(host, () => decodeRequest(message.data));
   try {

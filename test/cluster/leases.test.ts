@@ -3,7 +3,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { LeaseKey, Step } from "../../cluster/leases.ts";
-import { decodeLease, encodeLease, fairShare, leaseExpired, leaseHeld, newLease, planRound, validNodeName } from "../../cluster/leases.ts";
+import { decodeLease, decodePresence, encodeLease, encodePresence, fairShare, leaseExpired, leaseHeld, newLease, planRound, takers, validNodeName } from "../../cluster/leases.ts";
 import { fnv1a32 } from "../../host/routing.ts";
 
 const lease = (node: string, expiresAt: number) => ({ node, writtenAt: expiresAt - 6_000, expiresAt });
@@ -101,6 +101,51 @@ test("planRound: after a node's leases run out, the survivors take all of its pa
   assert.equal(holders("a"), [0, 3, 5, 6, 8, 9]);
   assert.equal(holders("b"), [1, 2, 4, 7, 10, 11]);
   assert.equal(holders("c"), [], "none of c's partitions is left to it");
+});
+
+test("a presence is stored as a lease, with the hand-off flag only while set; a lease read as a presence hands nothing off", () => {
+  const presence = { ...newLease("n1", 5, 10), handingOff: false };
+  assert.equal(decodePresence(encodePresence(presence)), presence);
+  assert.equal(new TextDecoder().decode(encodePresence(presence)), '{"node":"n1","writtenAt":5,"expiresAt":15}');
+  assert.equal(decodePresence(encodePresence({ ...presence, handingOff: true })), { ...presence, handingOff: true });
+  assert.equal(decodePresence(encodeLease(newLease("n2", 1, 2))), { node: "n2", writtenAt: 1, expiresAt: 3, handingOff: false });
+  assert.is(decodePresence(new Uint8Array(0)), null);
+  assert.is(decodePresence(new TextEncoder().encode('{"node":"a"}')), null);
+});
+
+test("takers: me unless I hand off, and every other node present that hands nothing off", () => {
+  const now = 10_000;
+  const present = (node: string, handingOff = false, expiresAt = now + 1) => ({ ...lease(node, expiresAt), handingOff });
+  const table: [string, Parameters<typeof takers>[0], boolean, number][] = [
+    ["alone", [], false, 1],
+    ["alone, handing off", [], true, 0],
+    ["my own presence is not counted twice", [present("a")], false, 1],
+    ["two others", [present("b"), present("c")], false, 3],
+    ["one other hands off", [present("b", true), present("c")], false, 2],
+    ["one other's presence ran out (at exactly now)", [present("b"), present("c", false, now)], false, 2],
+    ["I hand off: the others only", [present("a", true), present("b"), present("c")], true, 2],
+  ];
+  for (const [name, presences, meHandingOff, expected] of table) assert.is(takers(presences, "a", meHandingOff, now), expected, name);
+});
+
+test("planRound: a node handing partitions off releases them, renews the rest and claims nothing", () => {
+  const now = 10_000;
+  const keys = [at(1, lease("a", now + 1)), at(2, lease("a", now + 1)), at(3, null), at(4, lease("b", now - 1))];
+  assert.equal(sortSteps(planRound({ me: "a", now, keys, live: 2, handingOff: new Set([1]) })),
+    [{ kind: "renew", partition: 0, revision: 1 }, { kind: "release", partition: 1, revision: 2 }]);
+  // not handing off: the same keys give the usual round
+  assert.equal(sortSteps(planRound({ me: "a", now, keys, live: 2, handingOff: new Set() })),
+    [{ kind: "renew", partition: 0, revision: 1 }, { kind: "renew", partition: 1, revision: 2 }]);
+});
+
+test("planRound: shares counted without a node handing off give its partitions a taker beyond the old share", () => {
+  const now = 10_000;
+  // 8 partitions held 3/3/2 by a, b, c; a released 0 and 1 (handed off), so they are free
+  const keys = [at(5, null), at(5, null), at(1, lease("a", now + 1)), at(1, lease("b", now + 1)), at(1, lease("b", now + 1)), at(1, lease("b", now + 1)), at(1, lease("c", now + 1)), at(1, lease("c", now + 1))];
+  const claims = (me: string, live: number) => planRound({ me, now, keys, live }).filter((step) => step.kind === "claim").length;
+  assert.is(claims("b", 3), 0, "counting a, b is at its share of 3");
+  assert.is(claims("b", 2), 1, "without a, b's share is 4");
+  assert.is(claims("c", 2), 2, "and c's: 2 more");
 });
 
 test.run();
