@@ -1,21 +1,15 @@
 // An owner's reading of the intake stream (intake-stream.ts): one ordered consumer per node hands each
-// partition this node serves the pings of it, in stream order, and the partition's replica appends them
-// to its log (PartitionReplica.submitIntake) a group at a time: what arrived for it within lingerMs goes
-// in one append. No ping waits on this for its answer; reads and deadlines do (reached(), sendLingering()).
-//
-// A partition joins with its replica, during the replica's takeover and before it judges any deadline
-// (PartitionReplica.takeOver's catchUp), at the position its log holds its pings up to (intakeMark):
-// when the consumer has gone past it, the consumer starts again from there, and every partition skips
-// what it was handed already, so a ping reaches its partition's log once, in order. A partition stays
-// joined for as long as its replica takes its pings: one that refuses them (deposed, stale, taken over
-// again) or whose append failed is dropped, and its next takeover joins it again from its log.
+// partition this node serves its pings in stream order, appended to its log a group at a time.
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
-import type { ConsumerMessages } from "@nats-io/jetstream";
+import type { ConsumerMessages, JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { PingCommand } from "../engine/commands.ts";
 import { log } from "../host/log.ts";
 import { ServiceUnavailableError } from "../host/unavailable.ts";
+import { watchStalled } from "./bucket-follower.ts";
+import type { WatchLook } from "./bucket-follower.ts";
 import { decodeIntake, INTAKE_STREAM } from "./intake-stream.ts";
+import { managerOf } from "./jetstream-setup.ts";
 import { NotOwnerError } from "./partition-replica.ts";
 import type { PartitionReplica } from "./partition-replica.ts";
 
@@ -25,11 +19,12 @@ const REACHED_TIMEOUT_MS = 10_000;
 /**
  * How long a partition's pings wait for others to share its next append (at most 256 wait). Nothing waits
  * on it: a ping is answered once in the intake stream, and a read or an advance sends the waiting pings at
- * once (the node's timer asks every second: partition-node.ts). Each log append is replicated on its own,
- * so fewer and fuller appends cost the cluster less: a second took 0.9x the CPU per ping of 100 ms
- * (bench/cluster.bench.ts, six alternated runs each).
+ * once (the node's timer asks every second: partition-node.ts). Fewer and fuller appends cost the cluster
+ * less (measured: bench/RESULTS.md).
  */
 const LINGER_MS = 1_000;
+/** How often the stream is looked at to tell whether the reading went silent. */
+const CHECK_EVERY_MS = 2_000;
 
 /** What the follower needs of a partition's replica. */
 export type IntakeReplica = Pick<PartitionReplica, "submitIntake">;
@@ -54,8 +49,16 @@ export type IntakeFollowerOptions = {
   readonly connection: NatsConnection;
   /** How long a partition's pings wait for others to share an append (default LINGER_MS). */
   readonly lingerMs?: number;
+  /** How often the stream is looked at to tell whether the reading went silent (default CHECK_EVERY_MS; 0: never). */
+  readonly checkEveryMs?: number;
 };
 
+/**
+ * Invariants: a ping reaches its partition's log once and in stream order (a partition skips what it was
+ * handed already, whatever position the consumer starts again from); a partition is joined only while its
+ * replica takes its pings (one that refuses them, or whose append failed, is dropped, and its next
+ * takeover joins it again from its log's mark).
+ */
 export class IntakeFollower {
   readonly #options: IntakeFollowerOptions;
   readonly #joined = new Map<number, Joined>();
@@ -63,6 +66,10 @@ export class IntakeFollower {
   #generation = 0; // raised by every start: an older consumer's messages are not handled
   #messages: ConsumerMessages | null = null;
   #closed = false;
+  #look: WatchLook = { applied: 0, bucket: 0 };
+  #looking: ReturnType<typeof setInterval> | null = null;
+  #manager: Promise<JetStreamManager> | null = null;
+  #restarts = 0;
 
   constructor(options: IntakeFollowerOptions) {
     this.#options = options;
@@ -73,9 +80,15 @@ export class IntakeFollower {
     return this.#received;
   }
 
+  /** How many times the reading started again after it failed or went silent. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
   /**
    * Starts handing `replica` its partition's pings after `mark` (where its log holds them up to), until
-   * it refuses them or the partition leaves; the consumer goes back there if it has passed it.
+   * it refuses them or the partition leaves; the consumer goes back there if it has passed it. A partition
+   * joins during its replica's takeover, before anything is judged (PartitionReplica.takeOver's catchUp).
    */
   join(partition: number, mark: number, replica: IntakeReplica): void {
     this.leave(partition);
@@ -127,10 +140,14 @@ export class IntakeFollower {
     this.#closed = true;
     this.#generation += 1;
     this.#messages?.stop();
+    if (this.#looking !== null) clearInterval(this.#looking);
     for (const partition of [...this.#joined.keys()]) this.leave(partition);
   }
 
-  /** Reads the stream from position `from` on, in place of any earlier reading. */
+  /**
+   * Reads the stream from position `from` on, in place of any earlier reading; the first start also starts
+   * the looks at the stream that start the reading again when it went silent (#lookAtStream).
+   */
   #start(from: number): void {
     if (this.#closed) return;
     const generation = ++this.#generation;
@@ -140,8 +157,35 @@ export class IntakeFollower {
     void this.#run(from, generation).catch((error: unknown) => {
       if (generation !== this.#generation) return;
       log.warn({ err: error, from }, "cluster: reading the intake stream failed; starting again");
-      setTimeout(() => { if (generation === this.#generation) this.#start(this.#received + 1); }, 500);
+      setTimeout(() => {
+        if (generation !== this.#generation) return;
+        this.#restarts += 1;
+        this.#start(this.#received + 1);
+      }, 500);
     });
+    const every = this.#options.checkEveryMs ?? CHECK_EVERY_MS;
+    if (this.#looking === null && every > 0) {
+      this.#looking = setInterval(() => void this.#lookAtStream().catch(() => {}), every);
+      this.#looking.unref();
+    }
+  }
+
+  /**
+   * A consumer lost with its server while this connection stays up delivers nothing more, and the client
+   * notices only after missed heartbeats (docs/cluster.md, NATS server notes). So the stream's last
+   * position is looked at every checkEveryMs, and a reading that was handed nothing between two looks while
+   * the stream was already ahead of it at the first (watchStalled, the watches' rule) starts again after
+   * the last position it handed out.
+   */
+  async #lookAtStream(): Promise<void> {
+    const jsm = await (this.#manager ??= managerOf(this.#options.connection));
+    const stream = (await jsm.streams.info(INTAKE_STREAM)).state.last_seq;
+    const stalled = watchStalled(this.#look, this.#received);
+    this.#look = { applied: this.#received, bucket: stream };
+    if (!stalled || this.#closed) return;
+    log.warn({ received: this.#received, stream }, "cluster: the intake stream's reading went silent; starting again");
+    this.#restarts += 1;
+    this.#start(this.#received + 1);
   }
 
   async #run(from: number, generation: number): Promise<void> {
