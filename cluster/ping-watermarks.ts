@@ -1,18 +1,5 @@
-// How far a partition's owner may judge deadlines: not past a ping that some node has stamped and not yet
-// had taken into the partition's log, for it may still be on its way to the owner. Every node publishes,
-// four times a second, on `hcd.watermarks`: its watermark per partition (just before the earliest stamp of
-// its pings for that partition still unanswered, else just before its clock's now) and the intake stream
-// position its answered pings are at or below. An owner judges a partition's deadlines up to the lowest
-// watermark of the nodes heard from lately (itself included) whose position it has handed the partition
-// (intake-follower.ts): the earlier pings are then in its queue, ahead of the advance.
-//
-// A node not heard from for `staleAfterMs` (stopped, frozen, cut off) holds nobody back once the pings it
-// last said it had answered are read; a ping by slug it
-// stamped before then and delivers late is refused by the owner (PartitionReplica's LatePingError: answered
-// 503, never acknowledged and then judged late).
-//
-// The same messages carry, for each partition a node serves, how far its log holds the intake stream's
-// pings: below the lowest of all partitions' the stream may be purged (floor()).
+// How far a partition's owner may judge deadlines: not past a ping some node has stamped and not yet had
+// taken into the partition's log. Every node publishes its watermarks on `hcd.watermarks` (docs/cluster.md).
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { Millis } from "../engine/model.ts";
 import { wirePackr as packr } from "./wire-packr.ts";
@@ -67,18 +54,21 @@ export class PingWatermarks {
 
   /**
    * How far `partition`'s deadlines may be judged at `now`, its intake pings handed over up to `handed`:
-   * the lowest watermark of the nodes heard from lately (this one too), each from its newest publication
-   * whose position is handed; -Infinity while some node has none.
+   * the lowest watermark of the nodes heard from lately, each from its newest publication whose position is
+   * handed; -Infinity while some node has none. This node counts as any other, heard now, its newest
+   * publication being what it would publish now.
    */
   judgeUpTo(partition: number, now: Millis, handed: number): Millis {
-    let upTo = Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1;
     const staleAfter = this.#options.staleAfterMs ?? 2_000;
-    const ownRead = this.#options.storedUpTo() <= handed; // every ping this node answered is handed: its live watermark above holds
-    for (const [node, { published, heardAt }] of this.#heard) {
-      if (node === this.#options.node ? ownRead : now - heardAt > staleAfter) {
+    const live = this.#publication(now);
+    const heard = new Map(this.#heard);
+    heard.set(live.node, { published: [...(heard.get(live.node)?.published ?? []), live], heardAt: now });
+    let upTo = live.marks[partition];
+    for (const [node, { published, heardAt }] of heard) {
+      if (now - heardAt > staleAfter) {
         // a node gone quiet holds nobody back once the pings it last said it answered are read
-        if (node !== this.#options.node && published[published.length - 1].seq > handed) return -Infinity;
-        if (node !== this.#options.node) this.#heard.delete(node);
+        if (published[published.length - 1].seq > handed) return -Infinity;
+        this.#heard.delete(node);
         continue;
       }
       let read: Published | undefined;
@@ -113,7 +103,7 @@ export class PingWatermarks {
     return lowest;
   }
 
-  /** The nodes whose watermarks count now (heard from within staleAfterMs of `now`), by name. */
+  /** The other nodes whose watermarks count now (heard from within staleAfterMs of `now`), by name. */
   heardFrom(now: Millis): string[] {
     const staleAfter = this.#options.staleAfterMs ?? 2_000;
     return [...this.#heard].filter(([node, { heardAt }]) => node !== this.#options.node && now - heardAt <= staleAfter).map(([node]) => node).sort();
@@ -132,12 +122,16 @@ export class PingWatermarks {
     if (node.published.length > KEPT) node.published.shift();
   }
 
-  #publish(): void {
-    const now = this.#options.clock();
+  /** What this node publishes at `now`: its marks, the position its answered pings are at or below, its floors. */
+  #publication(now: Millis): Published {
     // the position first: a ping answered after it is read has a later stamp than the marks below
     const seq = this.#options.storedUpTo();
     const marks = Array.from({ length: this.#options.partitionCount }, (_, partition) => Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1);
-    const published: Published = { node: this.#options.node, marks, seq, floors: this.#options.floors() };
+    return { node: this.#options.node, marks, seq, floors: this.#options.floors() };
+  }
+
+  #publish(): void {
+    const published = this.#publication(this.#options.clock());
     this.#hear(published); // this node's own count as any other's
     try {
       this.#options.connection.publish(SUBJECT, packr.pack(published));

@@ -62,6 +62,26 @@ test("an owner judges a partition only up to just before the earliest ping anoth
   });
 });
 
+test("an owner's own watermark is its state now once its answered pings are handed, else its newest publication they are handed up to", async () => {
+  await withNatsServer("an owner's own watermark", async (connect) => {
+    let now: Millis = T0, stored = 0;
+    // publishes once, at the start (T0, nothing answered): every later judgement sees that one publication
+    const alone = new PingWatermarks({
+      connection: await connect(), node: "a", partitionCount: PARTITIONS, clock: () => now, publishEveryMs: 3_600 * SECOND,
+      unansweredSince: () => null, storedUpTo: () => stored, floors: () => [],
+    });
+    try {
+      now = T0 + 10 * SECOND;
+      assert.is(alone.judgeUpTo(1, now, 0), now - 1, "its answered pings all handed: up to just before now, not its publication's T0");
+      stored = 5; // pings answered since, up to intake position 5
+      assert.is(alone.judgeUpTo(1, now, 3), T0 - 1, "handed up to 3 only: its publication of position 0 holds");
+      assert.is(alone.judgeUpTo(1, now, 5), now - 1, "handed up to 5: its state now");
+    } finally {
+      alone.close();
+    }
+  });
+});
+
 test("an owner refuses a ping stamped at or before the deadlines it has judged, and nothing of its batch is appended", async () => {
   await withNatsServer("late pings refused by the owner", async (connect) => {
     const replica = await PartitionReplica.open({ connection: await connect(), partition: 1, replicas: 1 });
