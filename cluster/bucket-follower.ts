@@ -1,9 +1,5 @@
-// Following a KV bucket with a watch that starts again when it goes silent. A watch whose consumer was lost
-// with its server while this connection stayed up delivers nothing more, and the client notices only after
-// two missed heartbeats of 30 s: a node would not hear a sign-out or a removed user for that long. So the
-// bucket's last revision is looked at every checkEveryMs, and a watch that applied nothing between two
-// looks while the bucket was already ahead of it at the first starts again after its last revision; one
-// that ends (its consumer could not be made again) starts again too, after a pause.
+// Following a KV bucket with a watch that starts again after its last revision when it ends or goes silent
+// (its consumer lost with its server while the connection stays up).
 import type { KV, KvWatchEntry } from "@nats-io/kv";
 import { ClosedConnectionError } from "@nats-io/nats-core";
 import { retriedWhileSettling } from "./jetstream-setup.ts";
@@ -25,6 +21,12 @@ export type BucketFollowerOptions = {
   readonly checkEveryMs?: number;
 };
 
+/**
+ * The client notices a lost consumer only after missed heartbeats (docs/cluster.md, NATS server notes): a
+ * node would not hear a sign-out for a minute. So the bucket is looked at every checkEveryMs, and a watch
+ * that applied nothing between two looks while the bucket was ahead at the first (watchStalled) starts
+ * again; one that ends starts again after a pause (100 ms, doubling up to 2 s).
+ */
 export class BucketFollower {
   readonly #kv: KV;
   readonly #options: BucketFollowerOptions;

@@ -1,15 +1,5 @@
-// A cluster node's pool: the same Pool the HTTP, SMTP and admin front ends use in single-node mode
-// (host/pool.ts), over the cluster's partitions instead of local shards. Lookups are answered from the
-// replicated directory every node watches; every other request goes to its project's partition through a
-// PartitionHandle (this node's own host when it owns the partition, else the owner over NATS; ping
-// batches by slug first to the owner node with its other partitions' batches, node-forwarding.ts). Pings by
-// check uuid are answered once stored in the intake stream (intake-stream.ts), from which each owner takes
-// its partitions' pings into their logs (intake-follower.ts).
-//
-// The node claims its share of the partitions (ownership.ts), takes each one over (partition-replica.ts),
-// makes the directory's keys of the partition exactly its state, and only then answers requests for it.
-// The partition's routing is the pool's shard routing: shardOf (host/routing.ts) and partitionOf
-// (partitions.ts) are the same FNV-1a hash for the ASCII uuids that project ids are.
+// A cluster node's pool: the single-node Pool (host/pool.ts) over PartitionHandles, lookups from the replicated
+// directory, pings by check uuid answered from the intake stream; the wiring of one node's cluster parts.
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Millis } from "../engine/model.ts";
 import type { OutboxEntry } from "../engine/changes.ts";
@@ -73,6 +63,11 @@ export type ClusterPool = {
   close(): Promise<void>;
 };
 
+/**
+ * Starts a node: it claims its share of the partitions, takes each over, makes the directory's keys of the
+ * partition exactly its state, and only then serves it. A partition's routing is the pool's shard routing
+ * (shardOf and partitionOf are the same FNV-1a hash for the ASCII uuids project ids are).
+ */
 export async function createClusterPool(options: ClusterPoolOptions): Promise<ClusterPool> {
   const { connection, replicas } = options;
   const partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;

@@ -1,8 +1,5 @@
-// A cluster node's connection to the NATS servers, and the secrets every node shares (shared-secret.ts).
-// NATS is a trust boundary: whoever may connect can read every API key and command every partition, so
-// the connection authenticates (user and password, token, or credentials file) and may require TLS. At start,
-// a server not up yet is waited for; a refusal of the credentials or of the server's certificate is not
-// (waiting would change nothing): the node gives up at once, naming the NATS or TLS error.
+// A cluster node's connection to the NATS servers, a trust boundary (credentials, TLS when asked), and the
+// secrets every node shares (shared-secret.ts).
 import { readFileSync } from "node:fs";
 import { credsAuthenticator } from "@nats-io/nats-core";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -72,8 +69,8 @@ export function connectionOptions(access: NatsAccess, node: string): ConnectionO
     // client still gives up when a server refuses the credentials twice in a row (main.ts then exits).
     maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000, maxPingOut: 2,
     // without it the client makes an Error (a stack trace) for every request, a JetStream publish among
-    // them, in case it fails: 7% of a node's CPU under load (bench/RESULTS.md, cluster, 2026-11-27). The
-    // errors still say what failed; they lose only the caller's frames.
+    // them, in case it fails (measured: docs/cluster.md, NATS server notes). The errors still say what
+    // failed; they lose only the caller's frames.
     noAsyncTraces: true,
   };
   // an object (even empty) makes the client require TLS of every server; rejectUnauthorized is its default

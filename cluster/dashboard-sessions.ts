@@ -1,15 +1,5 @@
-// The dashboard's sessions shared by every node of a cluster, in a replicated KV bucket: a session opened on
-// one node (its id is the browser's cookie) is found by any other node that gets the cookie, and a sign-out
-// on any node ends it everywhere. Each node keeps the sessions it has seen in memory (the dashboard's own
-// store) and asks the bucket only for a cookie it does not know; removals reach every node through a watch.
-//
-// Each session is kept under the SHA-256 of its id (persistence/session-file.ts's sessionKeyOf), never the
-// id, and its value holds everything but the id: the bucket opens no session. A session an older node kept
-// under its id is moved under its key when first read, so a rolling upgrade signs nobody out.
-// A session's value holds the key it was opened with, as the directory's bucket holds project keys: a
-// secret in a value, never in a subject or key. The bucket's age limit is the dashboard's idle limit, and
-// a node renews a session's copy at most once an hour while it is used, so a forgotten session leaves the
-// bucket on its own.
+// The dashboard's sessions every node shares, in a replicated KV bucket: found by any node that gets the cookie,
+// ended everywhere by a sign-out on one (a watch of removals).
 import type { KV, KvEntry } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { BucketFollower } from "./bucket-follower.ts";
@@ -28,6 +18,15 @@ export type SessionRecord = {
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
+/**
+ * Each node keeps the sessions it has seen in memory and asks the bucket only for a cookie it does not know.
+ * Each session is kept under the SHA-256 of its id (persistence/session-file.ts's sessionKeyOf), never the id,
+ * its value holding everything but the id; a session an older node kept under its id is moved under its key
+ * when first read, so a rolling upgrade signs nobody out.
+ * A session's value holds the key it was opened with (a secret in a value, never in a key). The bucket's
+ * age limit is the dashboard's idle limit, and a used session's copy is renewed at most once an hour, so a
+ * forgotten session leaves the bucket on its own.
+ */
 export class DashboardSessions {
   readonly #kv: KV;
   readonly #listeners: ((id: string) => void)[] = [];

@@ -1,20 +1,12 @@
-// The replicated directory's key layout and values: what one KV bucket holds so that any node can route a
-// request (an API key, a ping key, a check uuid, a badge key) to its project without the partition's state.
-//
-//   p.<partition>.<project id>              → the project record as JSON, as the single-node store keeps it
-//                                             (its keys in clear: read-write, read-only, ping and badge keys)
-//   c.<partition>.<project id>.<check uuid> → the check's badge key (UTF-8), then "\n" and its Uptime Kuma
-//                                             push token when it has one
-//
-// The partition is the project's (partitions.ts): its owner is the only writer of those keys, and one
-// subject filter (`p.<partition>.>`, `c.<partition>.>`) lists what a partition wrote. A check's key names
-// its project, so a deletion marker (which has no value) still says which check of which project went.
-// Secrets are only ever in values, never in keys, which NATS shows in subjects, advisories and logs.
-//
-// KV keys allow [-/_=.a-zA-Z0-9]; ids are uuids as hcd makes them and go in as they are. An id with any
-// other character (never made by hcd, but a store may hold one) goes in as "_" + its base64url, which no
-// id written as it is starts with, so every id has exactly one token and every token one id.
+// The replicated directory's key layout: `p.<partition>.<project id>` → the project record as JSON,
+// `c.<partition>.<project id>.<check uuid>` → its badge key, then "\n" and its Uptime Kuma push token when
+// it has one; secrets only in values, never in keys.
 import type { Project } from "../engine/model.ts";
+
+// A partition's owner is the only writer of its keys, and `p.<partition>.>` / `c.<partition>.>` list what
+// it wrote; a check's key names its project, so a deletion marker says which check of which project went.
+// KV keys allow [-/_=.a-zA-Z0-9]: an id with any other character goes in as "_" + its base64url, which no
+// id written as it is starts with, so every id has exactly one token and every token one id.
 
 /** What one key names. */
 export type DirectoryKey =

@@ -1,30 +1,5 @@
-// The directory replicated to every node: the projects with their keys, and every check's uuid → project
-// and badge key, in one JetStream KV bucket (R3 on a three-server cluster; layout in directory-keys.ts).
-// Each node watches the bucket and keeps its own copy in the single-node directory's classes
-// (host/project-keys.ts, host/check-directory.ts), so that it answers the same lookups as a single-node
-// pool (authenticate, projectByPingKey, projectOfCheck, projectByBadgeKey, checkByBadgeKey, listProjects)
-// without asking the partition's owner. A ping by ping key + slug resolves the project here; the slug is
-// the owner's to resolve, as in single-node mode, where the shard does it.
-//
-// Writers: a partition's owner, after it committed a change, hands what the shard changed to publish():
-// created or changed projects and checks are put, deleted checks deleted. Changes that only moved checks'
-// state (pings, deadlines, alerting: Changes' statusOnly, stateOnly, alertOnly) carry nothing the directory
-// holds and write nothing. A new owner (or one that may have lost a publish: it failed, or the process died
-// between its commit and its publish) calls reconcile() with the partition's whole state: the bucket's keys
-// of that partition become exactly those. Publishes of one writer go out one after another, each put or
-// delete sent again (with the same message id, so the stream keeps it once) while JetStream does not answer,
-// as when the bucket's leader is being elected again after a server's loss.
-//
-// Readers: the watch starts with every key's last value (a node started late catches up from the bucket,
-// not from a log) and then follows each change in revision order, deletions included. When the connection
-// comes back after NATS was unreachable, when the watch ends, or when it stalls behind the bucket (its
-// consumer lost with its server), it starts again after the last revision applied, so nothing written
-// meanwhile is missed. synced() waits until the copy holds everything the
-// bucket held when it was called.
-//
-// Keys are stored as the single-node store keeps them, in clear (persistence/snapshots.ts stores the
-// Project record whole): whoever can read the bucket can read every project's keys, as whoever can read
-// DATA_DIR can. Nothing here logs a value.
+// The directory (projects and their keys, each check's uuid → project and badge key) in a replicated KV
+// bucket, watched by every node into the single-node directory's classes so any node answers lookups.
 import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamPublishOptions } from "@nats-io/jetstream";
@@ -86,6 +61,16 @@ const PUBLISH_CONCURRENCY = 512;
 /** What publish() answers for changes that write no key: the caller has nothing to wait for. */
 export const NOTHING_PUBLISHED: Promise<number> = Promise.resolve(0);
 
+/**
+ * Writers: a partition's owner publishes what a committed change did to projects and checks (pings,
+ * deadlines and alerting write nothing); a new owner, or one that may have lost a publish, reconciles the
+ * partition: its keys become exactly its state. One writer's publishes go one after another, each sent
+ * again under the same message id while unanswered.
+ * Readers: the watch starts with every key's last value and follows each change in revision order; it
+ * starts again after the last revision applied when the connection comes back, when it ends, or when it
+ * stalls behind the bucket (watchStalled). synced() waits until the copy holds what the bucket held.
+ * Keys are stored in clear, as the single-node store keeps them; nothing here logs a value.
+ */
 export class DirectoryReplica extends DirectoryLookups {
   readonly bucket: string;
   readonly #js: JetStreamClient;

@@ -182,7 +182,7 @@ export class HistoryReader {
     return out;
   }
 
-  /** The subject's messages from `from` up to `to`, one message get after another (slower than a consumer: bench/RESULTS.md). */
+  /** The subject's messages from `from` up to `to`, one message get after another (slower than a consumer: docs/cluster.md, NATS server notes). */
   async #readByGets(subject: string, from: number, to: number): Promise<StoredMsgLike[]> {
     const out: StoredMsgLike[] = [];
     for (let seq = Math.max(1, from); seq <= to;) {

@@ -20,7 +20,7 @@ const PUBLISH_ATTEMPTS = 3;
 /** Most messages sent as one chain (one PubAck); the records beyond it go in the next. */
 const GROUP_MESSAGES = 256;
 /**
- * How long the records applied after a chain's first one may join it (measured: bench/RESULTS.md). A ping
+ * How long the records applied after a chain's first one may join it (measured: docs/cluster.md, NATS server notes). A ping
  * is answered before its history is stored (partition-host.ts), so the wait delays only the owner's reads.
  */
 export const GROUP_WAIT_MS = 25;

@@ -20,7 +20,7 @@ const REACHED_TIMEOUT_MS = 10_000;
  * How long a partition's pings wait for others to share its next append (at most 256 wait). Nothing waits
  * on it: a ping is answered once in the intake stream, and a read or an advance sends the waiting pings at
  * once (the node's timer asks every second: partition-node.ts). Fewer and fuller appends cost the cluster
- * less (measured: bench/RESULTS.md).
+ * less (measured: docs/cluster.md, NATS server notes).
  */
 const LINGER_MS = 1_000;
 /** How often the stream is looked at to tell whether the reading went silent. */

@@ -1,14 +1,5 @@
-// Pings by check uuid made durable where they arrive: every node appends the pings of an event-loop turn,
-// whichever partitions they belong to, to the cluster's one intake stream (R3) as one message, and answers
-// them once it is stored. Each partition's owner reads the stream (intake-follower.ts) and takes its
-// pings into its log. A ping then costs a share of one replicated message instead of a message of its
-// partition's log and, on two nodes of three, a request to the owner. The single-node intake log
-// (host/ping-intake.ts) does the same on one machine.
-//
-// One append is in flight at a time: the pings that arrive meanwhile go together in the next (group
-// commit). A message holds at most MAX_MESSAGE_BYTES of pings; a larger turn goes as several, sent at once.
-// An append that fails answers its pings 503 (ServiceUnavailableError): one that timed out may be stored
-// all the same and applied, as a ping answered 503 by a single node may have been.
+// The cluster's intake stream (HCD_INTAKE, R3): a node appends the pings by check uuid of an event-loop turn
+// as one message and answers them once stored; each owner takes its partitions' pings into their logs.
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { PingCommand } from "../engine/commands.ts";
@@ -84,6 +75,11 @@ export type IntakePublisherOptions = {
 };
 
 /** This node's appends to the intake stream (the pool's intake: host/pool.ts useIntake). */
+/**
+ * One append in flight at a time: the pings arriving meanwhile go together in the next (group commit), at
+ * most MAX_MESSAGE_BYTES a message. An append that fails answers its pings 503; one that timed out may be
+ * stored and applied all the same, as a ping a single node answered 503 may have been.
+ */
 export class IntakePublisher {
   readonly #options: IntakePublisherOptions;
   #queued: Waiting[] = [];

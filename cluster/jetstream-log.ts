@@ -1,24 +1,5 @@
-// A partition's command log as a JetStream stream, replicated to a quorum (R3 on three servers) before an
-// append resolves.
-//
-// One stream per partition, not one stream with a subject per partition, because of fencing: in a stream
-// of its own a partition's sequences are dense, so a writer knows the sequence each record of a batch
-// will get before any PubAck comes back and can send the whole batch at once, every record carrying
-// "expected last sequence = the one before mine" (Nats-Expected-Last-Sequence). In a shared stream the
-// other partitions' records interleave, so only the first record of a batch could be fenced (by
-// Nats-Expected-Last-Subject-Sequence) without waiting for each PubAck in turn, and a deposed owner's
-// later records could slip in. The cost is one Raft group per partition, which JetStream carries at the
-// partition counts hcd uses (16-256). Positions are the stream's sequences. And only the stream-wide check
-// is serialized by Debian's 2.9.10 in a cluster: the per-subject one lets two concurrent writers at the same
-// sequence both succeed (nats-server issue #4320, fixed in 2.9.21; see ownership.ts).
-//
-// Writing needs fence() first: it appends a marker at the stream's current end, under that end as the
-// expected last sequence, so from then on any append by an earlier writer (a deposed owner that still
-// thinks it owns the partition) fails on the sequence check. The marker names the writer's node and the
-// lease revision it holds the partition at (read again from the lease bucket right before the fence). Readers skip markers. Any failed append
-// leaves the writer unfenced: some records of the batch may be stored (those before the first that
-// failed, or a timed-out one), so the owner must call fence() again (after checking it still owns the
-// partition) and replay from the position it has applied: a record is in the log at least once.
+// A partition's command log as a JetStream stream of its own, replicated before an append resolves, with
+// fenced, pipelined appends so a deposed owner is refused.
 import type { JetStreamClient, JetStreamManager, StoredMsg } from "@nats-io/jetstream";
 import { PubHeaders } from "@nats-io/jetstream";
 import { headers } from "@nats-io/nats-core";
@@ -57,6 +38,17 @@ export type JetStreamLogOptions = PartitionStreamOptions;
 /** Who fenced the log, under which lease: written into the marker, so an incident can be read afterwards. */
 export type FenceToken = { readonly node: string; readonly leaseRevision: number };
 
+/**
+ * One stream per partition, not a subject per partition in a shared stream: a partition's sequences are then
+ * dense, so a writer knows each record's sequence before any PubAck and sends a whole batch at once, every
+ * record expecting "the last sequence is the one before mine" (Nats-Expected-Last-Sequence, the stream-wide
+ * check the server serializes: docs/cluster.md, NATS server notes). Positions are the stream's sequences.
+ * Invariants:
+ * - writing needs fence() first: a marker at the stream's end (naming the node and its lease revision),
+ *   after which any append by an earlier writer fails on the sequence check; readers skip markers;
+ * - a failed append leaves the writer unfenced (part of the batch may be stored): the owner fences again
+ *   and replays from what it applied, so a record is in the log at least once, in one order.
+ */
 export class JetStreamLog implements CommandLog {
   readonly stream: string;
   readonly subject: string;
@@ -154,9 +146,8 @@ export class JetStreamLog implements CommandLog {
    *
    * The records are read by message gets, READ_WINDOW in flight at once, not through a consumer: a get is
    * answered by the stream's leader, while creating a consumer needs the cluster's meta leader, which
-   * after a server's loss can leave creations unanswered for a minute (seen here: a takeover failing on
-   * consumer creation for over 60 s while the stream itself answered). A get left unanswered for
-   * `idleTimeoutMs` rejects, and its caller reads again.
+   * after a server's loss can leave creations unanswered for a minute (docs/cluster.md, NATS server notes).
+   * A get left unanswered for `idleTimeoutMs` rejects, and its caller reads again.
    */
   async *readFrom(from: number, options: { strict?: boolean; idleTimeoutMs?: number } = {}): AsyncIterable<{ position: number; bytes: Uint8Array }> {
     const end = await this.lastPosition();
@@ -190,7 +181,7 @@ export class JetStreamLog implements CommandLog {
   }
 
   async truncateBelow(position: number): Promise<void> {
-    // nothing is below sequence 1, and a purge below 1 empties the whole stream on Debian's 2.9.10
+    // nothing is below sequence 1, and a purge below 1 may empty the whole stream (docs/cluster.md, NATS server notes)
     if (position <= 1) return;
     await this.#jsm.streams.purge(this.stream, { seq: position });
   }
@@ -199,7 +190,7 @@ export class JetStreamLog implements CommandLog {
    * The position of the last record (or marker); 0 when nothing was ever written. Asked of the stream's
    * leader (a message get, never answered by a replica): stream info may be answered by a replica that is
    * still catching up after a restart, and a read that ended at its stale end would miss acknowledged
-   * records (seen here after the leader's SIGKILL and return). The reads up to this end are message
+   * records (docs/cluster.md, NATS server notes). The reads up to this end are message
    * gets, answered by the leader too.
    */
   async lastPosition(): Promise<number> {

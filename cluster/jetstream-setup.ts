@@ -1,9 +1,5 @@
-// Creating the cluster's streams and buckets, which every node does at start-up, often at the same moment
-// as the others, and opening a partition's streams (its log, snapshots and history), which a node does at
-// each takeover. Creation is idempotent (the same configuration again is accepted), but Debian's 2.9.10
-// sometimes leaves a create request unanswered when another node creates the same stream concurrently
-// (seen here: a timeout on one of three nodes opening the same buckets), so a request that times out is
-// simply sent again.
+// Creating the cluster's streams and buckets idempotently (every node does at start, often at once), asking
+// again while they settle, and opening a partition's streams at each takeover.
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager, StreamConfig } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";

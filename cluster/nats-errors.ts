@@ -1,13 +1,12 @@
-// How the NATS client (@nats-io/* v3) reports the failures the cluster code tells apart, in one place.
-// test/cluster/nats-errors.test.ts provokes each of them on a real nats-server and checks it is recognised.
-//
-// A request nobody answered: no subscriber at all (the server's 503 status, which the client turns into a
-// RequestError caused by a NoRespondersError; for a JetStream request or publish, a "jetstream is not
-// enabled" error caused by that RequestError: a stream without a leader while one is elected), or no
-// answer in time (a TimeoutError). JetStream's refusals are JetStreamApiErrors carrying the server's
-// err_code. A message get that finds nothing is no error in v3 (the client answers null), nor is a KV get.
+// The one place that recognises the NATS client's failures (@nats-io/* v3), each provoked on a real server
+// by test/cluster/nats-errors.test.ts.
 import { AuthorizationError, ConnectionError, InvalidArgumentError, NoRespondersError, TimeoutError, UserAuthenticationExpiredError } from "@nats-io/nats-core";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+
+// A request nobody answered: no subscriber at all (the server's 503 status, a RequestError caused by a
+// NoRespondersError; for JetStream, a "jetstream is not enabled" error caused by it: a stream electing a
+// leader), or no answer in time (a TimeoutError). JetStream's refusals are JetStreamApiErrors carrying the
+// server's err_code. A message get or a KV get that finds nothing is no error in v3 (null).
 
 /** The error and every error it was caused by, outermost first. */
 function* chain(error: unknown): Generator<unknown> {
@@ -40,7 +39,7 @@ export function wrongLastSequence(error: unknown): boolean {
   return jetStreamCode(error) === JetStreamApiCodes.StreamWrongLastSequence;
 }
 
-/** A stream create refused because another stream takes its subjects: on 2.9.10 also the loser of two creates of one stream at once. */
+/** A stream create refused because another stream takes its subjects (also the loser of two creates of one stream at once: docs/cluster.md, NATS server notes). */
 export function subjectsOverlap(error: unknown): boolean {
   return jetStreamCode(error) === 10065; // JSStreamSubjectOverlapErr (the client names no constant for it)
 }

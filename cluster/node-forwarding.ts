@@ -1,14 +1,5 @@
-// Ping batches forwarded per owner node, not per partition: the batches queued in one event-loop turn for
-// partitions whose lease one node holds go to that node (`hcd.node.<node>`) as one request, and it answers
-// each from its own host of the partition, all in one reply. A node owns several partitions, so this saves
-// the requests (a message each way, a wake-up of both nodes and of the servers) the per-partition route
-// spends on each.
-//
-// Only a batch's first try takes this route. The leaseholder is what the sender's last ownership round
-// read, and may be out of date: a node that does not serve a partition answers its batch NotOwnerError
-// before applying anything, and the sender sends it again through the partition's own subject
-// (partition-rpc.ts), which only the serving owner answers. A node gone answers nothing: no responders,
-// also sent again that way. A request that timed out is not sent again (it may have been applied).
+// Ping batches of one turn forwarded per owner node (`hcd.node.<node>`), one request for all the partitions
+// whose lease that node holds, instead of a request per partition.
 import { wirePackr as packr } from "./wire-packr.ts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { HostRequest } from "../host/shard-requests.ts";
@@ -22,6 +13,11 @@ type Entry = readonly [partition: number, request: HostRequest, after: number];
 
 /** Above this many bytes, a node's request is sent as one request per partition instead (NATS refuses messages over its max_payload, 1 MiB by default). */
 const MAX_REQUEST_BYTES = 256 * 1024;
+
+// Only a batch's first try takes this route, to the leaseholder of the sender's last round: a node that does
+// not serve a partition refuses its batch before applying anything (NotOwnerError), and the sender sends it
+// again through the partition's own subject (partition-rpc.ts); so does a node gone (no responders). A
+// request that timed out is not sent again (it may have been applied).
 
 export function nodeSubject(node: string): string {
   return `hcd.node.${node}`;

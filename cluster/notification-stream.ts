@@ -1,39 +1,5 @@
-// The cluster's notifications as a JetStream work queue: one R3 stream that holds every outbox entry
-// still to send, and one durable pull consumer that every node pulls from, so each entry is in one node's
-// hands at a time. This file is the JetStream part only (the stream, publishing, taking and settling
-// entries); notify/cluster-queue.ts runs the single-node deliverer over it.
-//
-// Stream: work-queue retention (an entry leaves the stream when it is acknowledged, i.e. delivered or given
-// up), on disk, `replicas` copies, never dropped for age or space. Each entry is published with its id as
-// the message id, and the stream drops a second message with the same id within its duplicate window: a
-// partition's takeover replays the commands after the last snapshot and so produces the same entries (the
-// ids are deterministic) that the deposed owner may already have enqueued. The window is one hour
-// (DUPLICATE_WINDOW_MS): the server keeps every id published in the window (about 100 bytes each, a few
-// MB at ten notifications a second), and a takeover within 15 s of the owner's silence replays records
-// appended shortly before it, unless the partition's last snapshot is older than that; a replay of records
-// older than the window (a quiet partition: snapshots come every 10,000 records) enqueues their entries
-// again, and they are sent twice. The id dedupes whatever happened to the first copy: an entry already
-// delivered (acknowledged and gone) is dropped too, the server remembers the id, not the message.
-//
-// Consumer: explicit acks, ack wait 30 s (ACK_WAIT_MS). An entry in a node's hands is kept from the others
-// by `working()` every 10 s while it waits for a send slot or is being sent (a send may take 10 s, longer
-// with redirects and a queue of entries before it), so the ack wait only decides how soon the entries of a
-// node that died are handed to another: half a minute, well inside the minutes a notification may take.
-// max_deliver is unlimited: the limit on attempts is the deliverer's (maxAttempts, counted in the entry
-// itself), and deliveries also count the entries of a node that died and the early returns of an entry
-// waiting for its retry time, neither of which should ever give an entry up; an entry past max_deliver
-// would stay in the stream, never delivered and never reported. max_ack_pending is unlimited too: entries
-// waiting for a retry (a negative ack with a delay) count as pending, and a cap would let one dead
-// receiver's backlog stop every other channel's notifications.
-//
-// A failed attempt's new state (attempts, last error, retry time) is published as a new message (message
-// id `<id>#<attempts>`) before the old one is acknowledged, so a retry survives the node that made it; a
-// node that dies between the two leaves both, and the entry may be sent twice (at least once).
-//
-// Debian's 2.9.10: a create request may go unanswered while another node creates the same stream
-// (jetstream-setup.ts), and a publish times out or finds no responders while the stream elects a leader
-// (about 4-5 s after its leader's server was killed, measured here); both are sent again, a publish for up
-// to three ack waits and with the same message id, so a copy that did land is dropped.
+// The cluster's notifications as a JetStream work queue (one R3 stream, one durable pull consumer every node
+// shares), the JetStream part only: notify/cluster-queue.ts runs the single-node deliverer over it.
 import { wirePackr as packr } from "./wire-packr.ts";
 import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, ReplayPolicy, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, MsgRequest, StoredMsg } from "@nats-io/jetstream";
@@ -96,6 +62,22 @@ export function decodeEntry(bytes: Uint8Array): OutboxEntry {
   return entry.lastPingBody === null ? entry : { ...entry, lastPingBody: new Uint8Array(entry.lastPingBody) };
 }
 
+/**
+ * Invariants:
+ * - an entry leaves the stream when acknowledged (delivered or given up); it is never dropped for age or
+ *   space, and it is in one node's hands at a time (explicit acks; working() every 10 s keeps it there
+ *   while it waits for a send slot or is sent; the ack wait, 30 s, only decides how soon a dead node's
+ *   entries go to another);
+ * - an entry is published under its id as message id: a takeover's replay enqueues the same entries
+ *   (deterministic ids) and the stream drops them within the duplicate window (one hour; a replay of
+ *   records older than that, from a quiet partition, enqueues them again: sent twice, never lost);
+ * - a failed attempt's new state is published (message id `<id>#<attempts>`) before the old message is
+ *   acknowledged: a retry survives its node (at least once);
+ * - no limit on deliveries or on pending acks: attempts are the deliverer's to count, and one dead
+ *   receiver's backlog must not stop every other channel's notifications;
+ * - a create or publish left unanswered (the stream electing a leader) is sent again, a publish for up to
+ *   three ack waits under the same message id (docs/cluster.md, NATS server notes).
+ */
 export class NotificationStream {
   readonly stream: string;
   readonly subject: string;
@@ -271,12 +253,12 @@ export class NotificationStream {
       }
     };
     for (let i = 0; i < seqs.length; i += GETS_AT_ONCE) {
-      // { seq }, not the bare number the client also takes: that one is answered "invalid json" by 2.9.10
+      // { seq }, not the bare number the client also takes (docs/cluster.md, NATS server notes)
       const got = await Promise.all(seqs.slice(i, i + GETS_AT_ONCE).map((seq) => this.#get({ seq })));
       for (const message of got) if (message !== null) keep(message.data);
     }
     for (let seq = Math.max(state.last_seq + 1, 1); ;) {
-      // the first message at or after seq (2.9's message get takes next_by_subj; the client's type lacks it)
+      // the first message at or after seq (the server's message get takes next_by_subj; the client's type lacks it)
       const message = await this.#get({ seq, next_by_subj: this.subject } as unknown as MsgRequest);
       if (message === null) return entries;
       keep(message.data);

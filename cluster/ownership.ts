@@ -1,32 +1,5 @@
-// Which node owns which partition, kept in replicated JetStream KV buckets (R3 on three servers).
-//
-// Each round (every renewEveryMs) a node: renews its presence key in the `<bucket>-nodes` bucket, counts
-// the live nodes (from a watch on that bucket), reads every partition's lease (from its stream's leader), and carries out planRound
-// (leases.ts): renew what it holds, claim free or expired partitions up to its fair share, release what it
-// holds above it. Every write to a lease is a compare-and-set on the revision just read, so two nodes can
-// never both win it: the loser's write fails and it drops the partition. A round's requests wait half a
-// round at most, and a bucket that does not answer (its leader being elected again after a server's
-// loss) is skipped for that round, so it cannot hold up the renewal of the others.
-//
-// One bucket per partition (`<bucket>-<p>`, one key), not one bucket with a key per partition: the KV
-// client's compare-and-set (Nats-Expected-Last-Subject-Sequence) is not serialized by Debian's 2.9.10 in
-// a cluster — two concurrent updates at the same revision can both succeed (nats-server issue #4320,
-// fixed in 2.9.21; measured here: both won in 213 of 300 races). The stream-wide
-// Nats-Expected-Last-Sequence is serialized (one winner in 300 of 300), and in a bucket of one key the
-// stream's sequence is the key's revision, so leases are written by publishing with that header.
-// test/stress/cluster-ownership.stress.ts races two claimants to keep this true.
-//
-// A node that stops renewing (dead, paused, cut off) stops counting itself owner a margin before its
-// lease runs out (owns() is judged on its own clock), and the others claim its partitions once the lease
-// has run out by theirs: with the defaults (6 s leases, a round every 2 s) within about 8 s (measured:
-// 8.0 s for a paused node, 8.9 s for one cut off with its NATS server). The revision a node holds a
-// partition at is the fencing token written into the partition's log fence, after confirm() read the
-// lease again. This assumes the nodes' clocks differ by less than skewMarginMs (500 ms) and that a node
-// paused between confirm() and its fence (milliseconds) is not paused past its lease: a node beyond
-// either bound may fence in after the rightful owner; the log stays linear (every append is fenced) but
-// both serve reads from their own memory until the next round deposes one. A renewal left without an
-// answer (a client-side timeout) may still have landed: the next round's read recognises it by its lease
-// value and keeps the partition, instead of losing it and claiming it again (a whole takeover).
+// Which node owns which partition: leases in replicated KV buckets (one per partition), claimed, renewed and
+// released by compare-and-set on their revision each round, as leases.ts plans it.
 import { jetstream } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
@@ -65,6 +38,22 @@ export type RoundReport = { steps: Step[]; done: Step[]; conflicts: Step[]; erro
 
 type Held = { revision: number; expiresAt: number };
 
+/**
+ * Each round (every renewEveryMs) a node renews its presence, reads every lease from its stream's leader,
+ * and carries out planRound. Invariants:
+ * - every lease write is a compare-and-set on the revision just read (the stream-wide expected last
+ *   sequence: one bucket per partition, one key; docs/cluster.md, NATS server notes), so two nodes never
+ *   both win a partition: the loser drops it;
+ * - a round's requests wait half a round at most, and a bucket that does not answer is skipped for that
+ *   round: it cannot hold up the renewal of the others;
+ * - a node counts itself owner on its own clock, stopping skewMarginMs before its lease's expiry; the
+ *   others claim once the lease has run out by theirs (the design assumes clocks within that margin and no
+ *   pause between confirm() and the fence longer than a lease);
+ * - a renewal left without an answer may have landed: the next round recognises its value and keeps the
+ *   partition rather than losing it and claiming it again (a whole takeover);
+ * - a partition handed off (handOff) is not owned from then on, released at the next round, and this node
+ *   claims none until the hand-off is over.
+ */
 export class Ownership {
   readonly node: string;
   readonly partitionCount: number;
@@ -112,7 +101,7 @@ export class Ownership {
     this.#onRound = options.onRound ?? (() => {});
   }
 
-  /** Opens (or creates) the buckets, one by one (about a third of a second each here); no round runs until start() or round(). */
+  /** Opens (or creates) the buckets, one by one; no round runs until start() or round(). */
   static async open(options: OwnershipOptions): Promise<Ownership> {
     if (!validNodeName(options.node)) throw new Error(`node name "${options.node}": letters, digits, "_" and "-" only`);
     if (!Number.isInteger(options.partitionCount) || options.partitionCount < 1) throw new Error("partitionCount must be a positive integer");

@@ -1,20 +1,14 @@
-// The bytes of a partition's records and snapshots, as the JetStream streams carry them. msgpack with the
-// record definitions inside each message (self-describing: a node decodes what another node encoded with
-// no shared structures to keep in step), and every message opens with a fixed record id saying what it
-// is, so a reader refuses bytes of another kind (a snapshot read as a command, a future format) instead of
-// misreading them.
-//
-// A command record carries the ids the shard will hand out while applying it (a new check's uuid and
-// badge key): the owner draws them before the append, so every node that replays the record creates the
-// same check. Several records appended together travel as one batch message (one JetStream message, one
-// position, the records in their order inside it), each record inside it encoded as a command message of
-// its own: a log written before batches existed (one command message per position) still replays. A
-// snapshot keeps each project's channels in their creation order (the order notifications
-// go out in), not the sorted order of ShardSnapshot.
+// The bytes of a partition's log records and snapshots: self-describing msgpack, each message opening with a
+// fixed record id, so a reader refuses another kind instead of misreading it.
 import { wireEnvelopePackr, wirePackr as packr } from "./wire-packr.ts";
 import type { ShardCommand } from "../engine/commands.ts";
 import type { Channel, Check, Millis, Project } from "../engine/model.ts";
 import type { Shard } from "../engine/shard.ts";
+
+// A command record carries the ids the shard hands out applying it (drawn by the owner before the append,
+// so every replay creates the same check). Records appended together are one batch message, each inside
+// encoded as a command message of its own: a log of one command per position still replays. A snapshot
+// keeps each project's channels in creation order (the order notifications go out in).
 
 /** The first value of every encoded message: what the rest is. Never renumbered; a new format gets a new id. */
 export const RECORD_IDS = { command: 1, snapshot: 2, snapshotHead: 3, batch: 4 } as const;

@@ -1,11 +1,5 @@
-// How many partitions the cluster has: chosen by the first node that starts (CLUSTER_PARTITIONS, or the
-// default), kept in the cluster, and the same on every node from then on. A node configured with another
-// count would place projects in other partitions than its peers (two owners, two logs for one project),
-// so it does not start.
-//
-// A cluster from before the count was kept has none stored: its count is read from the partition leases
-// it made (one bucket per partition, cluster/ownership.ts), so it keeps the one it was started with even
-// where that was an older default.
+// The cluster's partition count: chosen by its first node, kept in the cluster, taken by every later node; a
+// node configured with another does not start (it would place projects in other partitions).
 import type { NatsConnection } from "@nats-io/nats-core";
 import { managerOf } from "./jetstream-setup.ts";
 import { LEASE_BUCKET, leasedPartitionOf } from "./ownership.ts";
@@ -20,6 +14,9 @@ export class PartitionCountError extends Error {
     return "PartitionCountError";
   }
 }
+
+// A cluster from before the count was kept has none stored: its count is read from the partition leases it
+// made (a bucket per partition), so it keeps the one it was started with.
 
 /**
  * Returns the cluster's partition count, storing `configured` (or, when null, the default) if the cluster

@@ -1,18 +1,5 @@
-// One partition on the node that owns it, serving the same requests a single-node shard host serves
-// (host/shard-host.ts's HostRequest), so that the pool (host/pool.ts) works unchanged over partitions:
-// commands go through the partition's log (PartitionReplica.submit: answered once replicated, applied and
-// their directory keys published; their history and notifications follow), reads are answered from the
-// in-memory shard, ping logs from the pings this owner holds (ping-tail.ts) and the partition's history
-// in JetStream, and flips from the history (once the history of every record applied before the read is
-// stored).
-//
-// The effects of each applied record, in this order: its notifications queued (before its history, whose
-// last position a new owner reads to learn which records' effects are stored), its flips stored in the
-// history, and what it changed of the directory published to the replicated directory (a replayed
-// record's were published by the owner that submitted it; a takeover reconciles the partition's keys
-// instead). A new check is in the directory of this node before its creation is answered. Its pings are
-// held, replayed records' too, and stored in the history's segments at the next snapshot (or sooner when
-// HELD_BYTES are held), in that same order after the records before.
+// One partition on its owner, serving the single-node shard host's requests (host/shard-host.ts) so the pool
+// works unchanged: commands through the log, reads from the shard, ping logs and flips from the history.
 import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { downSinceFlipNumber, withDownSince } from "../engine/down-since.ts";
@@ -80,6 +67,15 @@ export type PartitionHostDeps = {
   readonly intakeReached?: (seq: number) => Promise<void>;
 };
 
+/**
+ * The effects of each applied record, started in log order: its notifications queued (before its history,
+ * whose last position tells a new owner which records' effects are stored), its flips and deleted checks
+ * in the history, what it changed of the directory published (a replayed record's were published by its
+ * submitter; a takeover reconciles instead); its pings held and stored as segments at the next snapshot
+ * (or sooner past HELD_BYTES). A submitter waits for its directory keys only: a new check is in this node's
+ * directory before its creation is answered; its history and notifications follow, and reads of the
+ * history wait for them.
+ */
 export class PartitionHost {
   readonly partition: number;
   readonly #deps: PartitionHostDeps;

@@ -1,10 +1,5 @@
-// One node's partitions: ownership decides which partitions are this node's, and each one gained gets a
-// PartitionReplica that takes it over (snapshot, fence, replay, advance to now); each one lost is
-// abandoned. A timer advances every owned partition's shard through its log, as the single-node shard's
-// timer advances its wheel, and takes over again every partition the node holds but does not serve: its
-// replica stopped after a failed write (its state is rebuilt from the snapshot and the log), or a takeover
-// gave up while the lease had lapsed for a moment before a renewal kept it. Commands for a project whose partition this node does not own are refused:
-// the caller sends them to the owner instead.
+// One node's partitions: those ownership gives it taken over by their replicas, those it loses abandoned, the
+// owned ones advanced on a timer, and commands for partitions it does not serve refused (NotOwnerError).
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { ShardCommand } from "../engine/commands.ts";
 import type { Millis } from "../engine/model.ts";
@@ -67,6 +62,11 @@ export type PartitionNodeOptions = {
   handOffForMs?: number;
 };
 
+/**
+ * The timer also takes over again every partition the node holds but does not serve: its replica stopped
+ * after a failed write (rebuilt from the snapshot and the log), or a takeover gave up while the lease had
+ * lapsed for a moment before a renewal kept it.
+ */
 export class PartitionNode {
   readonly node: string;
   readonly #options: PartitionNodeOptions;

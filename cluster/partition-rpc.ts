@@ -1,22 +1,5 @@
-// Requests to a partition's owner from any node: core NATS request/reply on `hcd.rpc.<partition>`, which
-// only the owner subscribes to once it has taken the partition over (and leaves when it loses it).
-//
-// A node that owns the partition answers from its own host without a hop. Otherwise the request goes to
-// the owner; while nobody answers (no subscriber: the owner died and another is taking over, up to about
-// 15 s) or the one answering says it no longer owns the partition, it is sent again until `retryForMs`.
-// A change whose request timed out is not sent again (it may have been applied: a ping counted twice
-// would be wrong), and neither is one the owner failed to store or appended before it gave the partition
-// up (SupersededError: the next owner applies it), nor a ping batch the owner refused as stamped before
-// deadlines it has judged (LatePingError): these become ServiceUnavailableError (503), as does
-// everything while this node can't reach NATS — it must not acknowledge what it can't replicate. A
-// NotOwnerError means nothing of the request was appended (a ping batch is appended whole or not at all,
-// PartitionReplica.submitAll), so it is sent again whole. Reads are sent again on timeouts too. A ping
-// batch's first try goes to the node holding the partition's lease, with that node's other partitions'
-// batches (node-forwarding.ts); sent again, it goes through the partition's subject.
-//
-// Pings by check uuid reach the owner through the intake stream instead (intake-follower.ts): a read or a
-// change carries the stream's last position when it was asked, and the owner carries it out once the
-// pings of its partition up to there are applied, so a read after a ping (through any node) sees it.
+// Requests to a partition's owner from any node, over NATS request/reply on `hcd.rpc.<partition>` (only the
+// owner subscribes), answered at once when this node is the owner.
 import { wirePackr as packr } from "./wire-packr.ts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { HostRequest, HostResultOf, ShardHandle } from "../host/shard-requests.ts";
@@ -175,6 +158,16 @@ export type PartitionHandleOptions = {
   readonly forward?: { readonly leaseholder: () => string | null; send(node: string, request: HostRequest, after: number): Promise<Reply> };
 };
 
+/**
+ * Invariants: nothing is acknowledged that may not be replicated (a node cut off from NATS answers 503);
+ * a request is sent again only when nothing of it can have been applied (no subscriber, or NotOwnerError:
+ * a ping batch is appended whole or not at all), and reads on timeouts too; a change whose request timed
+ * out, one the owner failed to store, one superseded by a takeover, or a batch refused as late becomes
+ * ServiceUnavailableError (503), never a second application. A read or change carries the intake
+ * stream's last position and is carried out once the partition's pings up to there are applied, so a read
+ * after a ping through any node sees it. A ping batch's first try goes to the leaseholder node
+ * (node-forwarding.ts).
+ */
 /** A partition as the pool reaches it from this node (the pool's ShardHandle). */
 export class PartitionHandle implements ShardHandle {
   readonly #options: PartitionHandleOptions;

@@ -1,18 +1,11 @@
-// Which partition a project belongs to. In cluster mode each partition has one owning node at a time and
-// its own command log, so a project's commands are applied in one order by one node. The count is fixed
-// for the life of a cluster: changing it would move projects between partitions (their logs and
-// snapshots with them), so it is a setting chosen once, not something nodes negotiate.
-//
-// The hash is host/routing.ts's 32-bit FNV-1a over the id's UTF-8 bytes, the one a single node's shards
-// use: stable across processes, Node versions and machines, cheap, and even enough over uuid-shaped ids
-// for 16-256 partitions (test/cluster/partitions.test.ts measures the spread).
-
+// Which partition a project belongs to (host/routing.ts's FNV-1a of its id, as a single node's shards), and
+// the partitions' defaults; the count is fixed for the life of a cluster.
 import { fnv1a32 } from "../host/routing.ts";
 
 /**
  * The partition count a new cluster takes unless configured otherwise: a few per node of three (each
  * partition's log messages hold the pings that reach it together, so fewer partitions mean fuller
- * messages: bench/RESULTS.md "Cluster efficiency"), with room for more nodes.
+ * messages: docs/cluster.md, "Measured, and on paper"), with room for more nodes.
  */
 export const DEFAULT_PARTITION_COUNT = 16;
 

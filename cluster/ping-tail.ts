@@ -1,7 +1,5 @@
-// The pings a partition's owner has applied and not yet stored in its history (partition-history.ts
-// storeSegments): held in memory per check, listed together with the stored ones, and let go once the
-// segments holding them are acknowledged. They are in the partition's log meanwhile, which is not let go
-// below them (a snapshot stores them first), so a new owner rebuilds them by its replay.
+// The pings a partition's owner applied and has not stored in its history yet, held per check, listed with the
+// stored ones, let go once their segments are acknowledged (the log holds them meanwhile).
 import type { PingWrite } from "../engine/changes.ts";
 import { LIMITS } from "../engine/model.ts";
 import type { PingRecord } from "../engine/model.ts";

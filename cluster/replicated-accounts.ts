@@ -1,12 +1,5 @@
-// The dashboard's users, invitations and roles shared by every node of a cluster: one document in a
-// replicated KV bucket (it holds password hashes and invitation hashes, never a password or a token),
-// watched by every node into its Accounts (host/accounts.ts), so a user made, a role changed or a user
-// removed on one node holds on every other as soon as the watch brings it (well within a second).
-//
-// A change is compare-and-set: the edit is applied to the newest stored document and published expecting
-// the stream's last sequence to be that document's (the bucket holds this one key, so the stream-wide
-// expectation, which Debian's 2.9.10 serializes, is the key's; 0 for the first); when another node stored
-// first, the edit is made again on its document.
+// The dashboard's users, invitations and roles shared by every node: one document in a replicated KV bucket,
+// changed by compare-and-set and watched by every node into its Accounts (host/accounts.ts).
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { AccountsStore } from "../host/accounts.ts";
@@ -20,6 +13,12 @@ const KEY = "document";
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
+/**
+ * The document holds password and invitation hashes, never a password or a token. A change is applied to
+ * the newest stored document and published expecting the stream's last sequence to be that document's (the
+ * bucket holds one key, so the stream-wide expectation is the key's; 0 for the first); when another node
+ * stored first, the change is made again on its document.
+ */
 /** Opens (or creates) the bucket and returns the store, following every node's changes from now on. */
 export async function openReplicatedAccounts(options: { connection: NatsConnection; replicas: number; bucket?: string }): Promise<AccountsStore & { close(): void }> {
   const bucket = options.bucket ?? "hcd-accounts";

@@ -1,12 +1,5 @@
-// The audit log of a cluster: one replicated JetStream stream with a subject per project and group of one
-// actor's one action (`hcd.audit.<project id>.<group>`, persistence/audit-log.ts auditGroupOf), so a change
-// recorded on any node is listed by every node. The stream keeps each group's newest AUDIT_MAX_EVENTS
-// (max_msgs_per_subject) for AUDIT_MAX_AGE_DAYS (max_age), as the single-node log does: an actor's flood
-// pushes out only its own older events of that action. A page's cursor is the stream sequence of the oldest
-// event it shows; events of an older version (`hcd.audit.<project id>`, one subject a project) are read too.
-//
-// A page is read from the project's subjects up to its cursor (subject-reader.ts), read only when someone
-// opens the log.
+// The cluster's audit log: one replicated stream with a subject per project and group of one actor's one
+// action (`hcd.audit.<project id>.<group>`), each group's newest AUDIT_MAX_EVENTS kept for AUDIT_MAX_AGE_DAYS.
 import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";

@@ -1,8 +1,5 @@
-// The cluster's record of delivered notifications, for each check's page: one replicated JetStream stream
-// with a subject per check (`hcd.sent.<check uuid>`), keeping each check's newest KEPT_PER_CHECK as the
-// single node's sent log does (max_msgs_per_subject), for at most a year. Any node that delivers records
-// here; any node lists a check's. A record's message id is its outbox entry's id, so a delivery recorded
-// twice (a node lost between recording and settling) is stored once.
+// The cluster's delivered notifications for each check's page: a replicated stream with a subject per check,
+// its newest KEPT_PER_CHECK kept for a year, recorded under the outbox entry's id (a second record is a duplicate).
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { SentNotice } from "../engine/changes.ts";

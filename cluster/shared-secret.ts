@@ -1,16 +1,13 @@
-// Values every node of a cluster must share, kept in replicated KV buckets: the first node to start
-// writes one, every later node reads it. The badge secret signs badge URLs, and a URL one node hands out
-// must be valid on every other (in single-node mode it lives in DATA_DIR/badge-secret); the partition
-// count (cluster/partition-count.ts) places every project, so no two nodes may differ on it.
-//
-// Every node's start writes with a publish that expects the key's stream to be empty (the stream-wide
-// expected last sequence, which Debian's 2.9.10 serializes, unlike the KV client's create: see
-// ownership.ts), so only the first write is stored, also when two nodes start at once; each then reads it.
+// Values every node must share, in replicated KV buckets: the badge secret (a badge URL from one node must be
+// valid on every other) and the partition count; the first node writes one, the others read it.
 import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { openBucket, retriedWhileSettling } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
+
+// The first write expects the key's stream to be empty (the stream-wide expected last sequence, which the
+// server serializes: docs/cluster.md, NATS server notes), so only one is stored when two nodes start at once.
 
 /** Returns the cluster's secret `name` (letters, digits, "-"), creating it on first use. */
 export function sharedSecret(connection: NatsConnection, replicas: number, name: string, bucket = "hcd-secret"): Promise<string> {
@@ -23,9 +20,9 @@ export function sharedSecret(connection: NatsConnection, replicas: number, name:
  */
 export async function sharedValue(connection: NatsConnection, replicas: number, kvName: string, first: () => string | Promise<string>): Promise<string> {
   const kv = await openBucket(connection, kvName, { replicas, history: 1, allow_direct: false });
-  // written before anything is read: a message get on a bucket another node is creating at that moment
-  // crashes Debian's nats-server 2.9.10 alone (seen here: a nil pointer in jsMsgGetRequest, 1 start in 20),
-  // while a publish is stored only once the stream is up; it is sent again while unanswered
+  // written before anything is read: a message get on a bucket another node is creating at that moment can
+  // crash a lone server (docs/cluster.md, NATS server notes), while a publish is stored only once the stream
+  // is up; it is sent again while unanswered
   try {
     const value = await first();
     await retriedWhileSettling(() => jetstream(connection).publish(`$KV.${kvName}.value`, value, { expect: { lastSequence: 0 }, timeout: 5_000 }));

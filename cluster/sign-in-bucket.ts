@@ -1,11 +1,5 @@
-// The dashboard's sign-in state shared by every node of a cluster (host/sign-in-store.ts), in a replicated
-// KV bucket: failures counted against an account or an address (`f.<sha-256 of the key>`: emails and
-// addresses never appear in a key), sign-ins waiting for their second factor (`p.<id>`) and single
-// sign-ons started with the provider (`o.<state>`, taken once by a delete that expects the read revision,
-// so two nodes given the same callback can't both take it). An entry goes
-// 15 minutes after its last write (the bucket's age limit), the longest any of it matters. A failure is
-// counted by compare-and-set, made again when another node counted one meanwhile (a few times: a burst
-// that keeps winning the race is refused, never waited out).
+// The dashboard's sign-in state every node shares, in a replicated KV bucket: failures per account or address,
+// sign-ins waiting for their second factor, single sign-ons started; each entry gone 15 minutes after its last write.
 import { createHash } from "node:crypto";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -22,6 +16,11 @@ const fromUtf8 = new TextDecoder();
 const PENDING_ID = /^[A-Za-z0-9_-]{43}$/;
 
 const failureKey = (key: string) => `f.${createHash("sha256").update(key).digest("hex")}`;
+
+// Keys: `f.<sha-256 of the key>` (emails and addresses never in a key), `p.<id>`, `o.<state>` (taken once,
+// by a delete that expects the read revision: two nodes given the same callback can't both take it). A
+// failure is counted by compare-and-set, made again when another node counted one meanwhile (a few times: a
+// burst that keeps winning the race is refused, never waited out).
 
 /** Opens (or creates) the bucket. */
 export async function openSignInBucket(options: { connection: NatsConnection; replicas: number; bucket?: string }): Promise<SignInStore> {

@@ -1,14 +1,5 @@
-// A partition's snapshots in JetStream: one R3 stream per partition holding the newest snapshot as chunks
-// of at most 256 kB (a message stays well under the server's 1 MB payload limit) followed by a head
-// message naming the chunks and the log position the snapshot covers.
-//
-// Every message is published with the stream-wide expected last sequence (the one before it, the whole
-// snapshot pipelined as the log's batches are), and a writer first reads the newest head and writes only
-// when its snapshot covers a later log position. So a deposed owner can't put an older snapshot over a
-// newer one: either it reads the newer head and skips, or the newer one lands between its read and its
-// publish and its messages are refused on the sequence. Once the head is stored, everything before the
-// snapshot's first chunk is let go; a reader that was reading an older snapshot at that moment fails and
-// reads the newest one again.
+// A partition's newest snapshot in an R3 stream of its own: chunks of at most 256 kB, then a head naming
+// them and the log position covered; never written over a newer one.
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { headers } from "@nats-io/nats-core";
 import { keptUntilPurged, openPartitionStream } from "./jetstream-setup.ts";
@@ -28,6 +19,14 @@ export type StoredSnapshot = { readonly logSequence: number; readonly snapshot: 
 /** What a save did: stored (at the head's stream sequence), or skipped because a snapshot at `newer` (≥ ours) is there. */
 export type SaveOutcome = { readonly saved: true; readonly head: SnapshotHead } | { readonly saved: false; readonly newer: number };
 
+/**
+ * Invariants:
+ * - every message is published with the stream-wide expected last sequence (a snapshot pipelined as the
+ *   log's batches are), and a writer first reads the newest head and writes only a snapshot of a later
+ *   position: a deposed owner either skips, or its messages are refused on the sequence;
+ * - once a head is stored, everything before its first chunk is let go; a reader of an older snapshot
+ *   then fails and reads the newest one again.
+ */
 export class SnapshotStore {
   readonly stream: string;
   readonly #chunkSubject: string;
@@ -81,8 +80,8 @@ export class SnapshotStore {
       }
       throw failed.reason;
     }
-    // older snapshots go; nothing is below sequence 1, and a purge below 1 empties the whole stream on
-    // Debian's 2.9.10 (seen here: a first snapshot's chunks gone with it)
+    // older snapshots go; nothing is below sequence 1, and a purge below 1 may empty the whole stream
+    // (docs/cluster.md, NATS server notes)
     if (head.firstChunk > 1) await this.#jsm.streams.purge(this.stream, { seq: head.firstChunk });
     return { saved: true, head };
   }
