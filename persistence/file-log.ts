@@ -38,6 +38,7 @@ import { join } from "node:path";
 import type { CommandLog, LogRecord } from "./command-log.ts";
 import { frame, readFrames } from "./log-frames.ts";
 import { ownIdentity } from "./process-identity.ts";
+import { noteDirSynced } from "./sync-notes.ts";
 import { FAULTS_ARMED, injectedFault } from "./write-faults.ts";
 
 export { frame, unframe } from "./log-frames.ts";
@@ -161,6 +162,7 @@ export function syncDir(dir: string): void {
   } finally {
     closeSync(fd);
   }
+  noteDirSynced(dir);
 }
 
 type Segment = { readonly name: string; readonly handle: Promise<FileHandle>; end: number; lastPosition: number; busy: boolean };
