@@ -10,8 +10,9 @@
 //   4. a node is cut off from NATS (its relays drop every connection and refuse new ones): it answers
 //      pings 503 instead of acknowledging what it can't replicate, while the other two go on; then its
 //      relays come back.
-// Afterwards every acknowledged ping is in its check's log, n_pings counts the log (no ping is counted
-// that the log does not hold), and every node answers the API the same (the same dump of every project).
+// Afterwards every acknowledged ping is in its check's log, once (the load sends each once, with a rid of
+// its own), n_pings counts the log (no ping is counted that the log does not hold), and every node answers
+// the API the same (the same dump of every project).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { randomUUID } from "node:crypto";
@@ -192,10 +193,14 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
       return answer.status === 200 ? JSON.parse(answer.text) as T : undefined;
     }, 180_000, `${path} answered again`);
     for (const { uuid, project } of checks) {
-      const { pings } = await answered<{ pings: { n: number; rid?: string }[] }>(`/api/v3/checks/${uuid}/pings/`, project.api_key);
+      const { pings } = await answered<{ pings: { n: number; rid?: string | null }[] }>(`/api/v3/checks/${uuid}/pings/`, project.api_key);
       const logged = new Set(pings.map((p) => p.rid));
       const missing = [...acked.get(uuid)!].filter((rid) => !logged.has(rid));
       assert.equal(missing, [], `check ${uuid}: acknowledged pings missing from the log`);
+      // every ping of the load carries a fresh rid and none is sent again: a rid twice is a ping applied twice
+      const rids = pings.flatMap((p) => (p.rid === undefined || p.rid === null || p.rid === "" ? [] : [p.rid]));
+      const twice = rids.filter((rid, i) => rids.indexOf(rid) !== i);
+      assert.equal(twice, [], `check ${uuid}: pings in the log twice`);
       const check = await answered<{ n_pings: number }>(`/api/v3/checks/${uuid}`, project.api_key);
       assert.is(check.n_pings, pings.length, `check ${uuid}: n_pings against its log`);
       assert.ok(pings.length >= acked.get(uuid)!.size);
