@@ -41,7 +41,7 @@ const PROJECTS = 16, CHECKS_PER_PROJECT = 25, CONNECTIONS = Number(process.env.H
 // this load per partition (200-240 records/s each), longer than a run; the default here, 2,000, is 8-10 s,
 // so each partition stores one or two in a run (3 s of warm-up and 10 measured), at five times the
 // product's rate. 500, the default before, stored one every 2-3 s, twenty times the product's rate, and
-// cost the cluster about 30% of its CPU per ping (bench/RESULTS.md "Cluster efficiency: snapshots at a
+// cost the cluster about 30% of its CPU per ping (docs/benchmarks.md "Cluster efficiency: snapshots at a
 // product's rate").
 const SNAPSHOT_EVERY = Number(process.env.HCD_BENCH_SNAPSHOT_EVERY ?? 2_000);
 const PARTITION_COUNTS = (process.env.HCD_BENCH_PARTITIONS ?? "16").split(",").map(Number);

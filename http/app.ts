@@ -35,6 +35,8 @@ export type AppOptions = {
   readonly report?: ErrorReporter;
   /** The clock of the API rate limit's minute windows (default: the real clock, whatever CLOCK says). */
   readonly rateClock?: Clock;
+  /** The clock of the dashboard's sessions and sign-in windows (default: the real clock, whatever CLOCK says). */
+  readonly sessionClock?: Clock;
   /** hcd's own metrics, served at /metrics (absent: no such route). */
   readonly metrics?: MetricsSource;
 };
@@ -68,7 +70,7 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   kumaPushRoutes(app, deps); // Uptime Kuma's push URLs: /api/push/<token>
   alertmanagerRoutes(app, deps, { report }); // pings from Prometheus Alertmanager's webhook
   badgeRoutes(app, deps);
-  dashboardRoutes(app, deps, { report }); // the web dashboard at SITE_ROOT/
+  dashboardRoutes(app, deps, { report, sessionClock: options.sessionClock }); // the web dashboard at SITE_ROOT/
   projectMetricsRoutes(app, deps);
   if (options.metrics !== undefined) metricsRoutes(app, deps, options.metrics);
   return app;

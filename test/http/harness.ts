@@ -54,6 +54,8 @@ export type Api = {
 
 export type ApiOptions = {
   apiRateLimit?: number; rateClock?: Clock; clock?: "virtual" | "real"; pool?: (pool: Pool) => Pool;
+  /** The dashboard's session and sign-in clock (default: the real clock). */
+  sessionClock?: Clock;
   /** Number of shards of the in-process pool (default 2). */
   shards?: number;
   /** Extra environment for the app's config (e.g. SMTP_PORT, EMAIL_DOMAIN). */
@@ -76,7 +78,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
     const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
-    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config, pool), serviceKinds: serviceKindsOf(config.services) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock });
+    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config, pool), serviceKinds: serviceKindsOf(config.services) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock, sessionClock: options.sessionClock });
     const newProject = (overrides: Partial<{ checkLimit: number; name: string }> = {}) =>
       pool.createProject({ name: overrides.name ?? "test", checkLimit: overrides.checkLimit ?? 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, clock.now());
     const project = await newProject();
