@@ -5,54 +5,29 @@
 // to change for a read-only key, whose writes the server refuses). Every change is verified through the APIs.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { call, createProject, ok } from "../security/real-server.ts";
+import { browserRig, whenChromium } from "./browser-harness.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "alerting-dashboard-admin-token-0123456789";
 
 type CheckJson = { uuid: string; name: string; status: string; max_duration: number; depends_on: string; held_by?: string; acknowledged: boolean };
 type WindowJson = { id: string; name: string; schedule: string; tz: string; duration: number };
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
-    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
-  } else {
-    console.log(`SKIP: dashboard alerting browser tests: ${CHROMIUM} not installed`);
-    test("dashboard alerting browser tests skipped: chromium not installed", () => {});
-  }
-  test.run();
-} else {
-  await browserTests();
-}
+await whenChromium("dashboard alerting browser tests", browserTests);
 
 async function browserTests(): Promise<void> {
-  const { chromium } = await import("playwright-core");
-  const dir = tempDir();
   let server: RealServer;
   let browser: Browser;
   let project: ProjectJson;
   const contexts: BrowserContext[] = [];
   const admin = { authorization: `Bearer ${TOKEN}` };
 
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, CLOCK: "virtual" });
   test.before(async () => {
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual" } });
+    ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-  });
-
-  test.after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    if (server) {
-      const trouble = troubleIn(server.output());
-      await stopServer(server);
-      dir.remove();
-      assert.equal(trouble, [], "no unexpected errors in the server's output");
-    }
   });
 
   /** A fresh browser profile (its own cookies), signed in with `key`. */

@@ -25,22 +25,27 @@ export async function whenChromium(what: string, tests: () => Promise<void>): Pr
 /** One hcd process and one headless Chromium, started by test.before and stopped by test.after (which fails on errors in the server's output). */
 export type BrowserRig = { readonly server: RealServer; readonly browser: Browser };
 
-export function browserRig(env: Record<string, string>): { rig: () => BrowserRig } {
+/**
+ * The rig of a test file: its server started with `env` (or what `env()` answers in test.before, for
+ * settings known only then, like a receiver's port), and one Chromium; a test makes a context of its own.
+ * test.after closes both and fails on errors in the server's output or a server that did not exit 0.
+ */
+export function browserRig(env: Record<string, string> | (() => Record<string, string>)): { rig: () => BrowserRig } {
   const dir = tempDir();
   let server: RealServer | undefined;
   let browser: Browser | undefined;
   test.before(async () => {
-    const { chromium } = await import("playwright-core");
-    server = await startServer({ dataDir: dir.path, env });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    server = await startServer({ dataDir: dir.path, env: typeof env === "function" ? env() : env });
+    browser = await launchChromium();
   });
   test.after(async () => {
     await browser?.close();
     if (server) {
       const trouble = troubleIn(server.output());
-      await stopServer(server);
+      const code = await stopServer(server);
       dir.remove();
       assert.equal(trouble, [], "no unexpected errors in the server's output");
+      assert.is(code, 0, `the server exited ${code}:\n${server.output()}`);
     }
   });
   return {

@@ -4,32 +4,18 @@
 // shows its token empty ("leave empty to keep"), and after saving it empty the "Test" still carries it.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { tempDir } from "../helpers.ts";
 import { httpReceiver } from "../notify/receivers.ts";
 import type { Captured } from "../notify/receivers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { addChannel, createProject, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { addChannel, createProject } from "../security/real-server.ts";
+import { browserRig, whenChromium } from "./browser-harness.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "browser-edit-admin-token-0123456789";
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
-    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
-  } else {
-    console.log(`SKIP: dashboard integration edit browser tests: ${CHROMIUM} not installed`);
-    test("dashboard integration edit browser tests skipped: chromium not installed", () => {});
-  }
-  test.run();
-} else {
-  await browserTests();
-}
+await whenChromium("dashboard integration edit browser tests", browserTests);
 
 async function browserTests(): Promise<void> {
-  const { chromium } = await import("playwright-core");
-  const dir = tempDir();
   const receiver = await httpReceiver();
   let server: RealServer;
   let browser: Browser;
@@ -47,13 +33,14 @@ async function browserTests(): Promise<void> {
     }
   };
 
+  test.after(() => receiver.close());
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+    TELEGRAM_BOT_TOKEN: "5:edit-bot", TELEGRAM_API_URL: `${receiver.url}/tg`, PUSHBULLET_API_URL: `${receiver.url}/pb` });
   test.before(async () => {
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
-      TELEGRAM_BOT_TOKEN: "5:edit-bot", TELEGRAM_API_URL: `${receiver.url}/tg`, PUSHBULLET_API_URL: `${receiver.url}/pb` } });
+    ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
     await addChannel(server, TOKEN, project.id, { kind: "telegram", name: "ops chat", value: { chat_id: 1111 } });
     await addChannel(server, TOKEN, project.id, { kind: "pushbullet", name: "phone", value: { token: "pb-secret-token-1" } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
@@ -63,16 +50,6 @@ async function browserTests(): Promise<void> {
     await page.getByRole("button", { name: "Sign out" }).waitFor();
   });
 
-  test.after(async () => {
-    await browser?.close();
-    await receiver.close();
-    if (server) {
-      const trouble = troubleIn(server.output());
-      await stopServer(server);
-      dir.remove();
-      assert.equal(trouble, [], "no unexpected errors in the server's output");
-    }
-  });
 
   test("Edit changes a telegram integration's chat id, and its Test goes to the new chat with the server's bot token", async () => {
     await page.goto(`${server.url}/projects/${project.id}/integrations`);

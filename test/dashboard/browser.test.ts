@@ -5,37 +5,24 @@
 // cases. Screenshots of every page go to screenshots/dashboard/ (ignored by git).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { call, createProject, ok } from "../security/real-server.ts";
+import { browserRig, whenChromium } from "./browser-harness.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "dashboard-test-admin-token-0123456789";
 const SHOTS = fileURLToPath(new URL("../../../screenshots/dashboard/", import.meta.url));
 const XSS_NAME = `<img src=x onerror="console.log('xss-fired');alert('xss')">`;
 
 type CheckJson = { uuid: string; name: string; slug: string; tags: string; status: string; timeout?: number; grace: number; n_pings: number; desc: string };
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
-    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
-  } else {
-    console.log(`SKIP: dashboard browser tests: ${CHROMIUM} not installed`);
-    test("dashboard browser tests skipped: chromium not installed", () => {});
-  }
-  test.run();
-} else {
-  await browserTests();
-}
+await whenChromium("dashboard browser tests", browserTests);
 
 async function browserTests(): Promise<void> {
-  const { chromium } = await import("playwright-core");
-  const dir = tempDir();
   let server: RealServer;
   let browser: Browser;
   let project: ProjectJson;
@@ -66,23 +53,14 @@ async function browserTests(): Promise<void> {
     mkdirSync(SHOTS, { recursive: true });
     receiver.listen(0, "127.0.0.1");
     await new Promise((resolve) => receiver.once("listening", resolve));
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
-      TELEGRAM_BOT_TOKEN: "1:browser-bot", TELEGRAM_API_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tg` } });
+  });
+  test.after(() => { receiver.close(); });
+  const { rig } = browserRig(() => ({ ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+    TELEGRAM_BOT_TOKEN: "1:browser-bot", TELEGRAM_API_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tg` }));
+  test.before(async () => {
+    ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
     other = await createProject(server, TOKEN, { name: "Other team" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-  });
-
-  test.after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    receiver.close();
-    if (server) {
-      const trouble = troubleIn(server.output());
-      await stopServer(server);
-      dir.remove();
-      assert.equal(trouble, [], "no unexpected errors in the server's output");
-    }
   });
 
   /** A fresh browser profile (its own cookies), signed in with `key`. */

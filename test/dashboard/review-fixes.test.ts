@@ -4,30 +4,16 @@
 // success even through a body filter.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { addChannel, call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok } from "../security/real-server.ts";
+import { browserRig, whenChromium } from "./browser-harness.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "review-fixes-admin-token-0123456789";
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
-    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
-  } else {
-    console.log(`SKIP: dashboard review-fix browser tests: ${CHROMIUM} not installed`);
-    test("dashboard review-fix browser tests skipped: chromium not installed", () => {});
-  }
-  test.run();
-} else {
-  await browserTests();
-}
+await whenChromium("dashboard review-fix browser tests", browserTests);
 
 async function browserTests(): Promise<void> {
-  const { chromium } = await import("playwright-core");
-  const dir = tempDir();
   let server: RealServer;
   let browser: Browser;
   let context: BrowserContext;
@@ -41,25 +27,16 @@ async function browserTests(): Promise<void> {
     await on.getByRole("button", { name: "Sign out" }).waitFor();
   };
 
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN });
   test.before(async () => {
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
+    ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     await signIn(page, TOKEN);
   });
 
-  test.after(async () => {
-    await browser?.close();
-    if (server) {
-      const trouble = troubleIn(server.output());
-      await stopServer(server);
-      dir.remove();
-      assert.equal(trouble, [], "no unexpected errors in the server's output");
-    }
-  });
 
   test("an open checks list shows 'Signed out' when the session ends in another tab, and clears it after signing in again", async () => {
     await page.goto(`${server.url}/projects/${project.id}/checks`);

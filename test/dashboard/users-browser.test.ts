@@ -4,32 +4,18 @@
 // account page of another browser.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { tempDir } from "../helpers.ts";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
-import { addChannel, call, createProject, ok, startServer, stopServer, troubleIn } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok } from "../security/real-server.ts";
+import { browserRig, whenChromium } from "./browser-harness.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "users-browser-admin-token-0123456789";
 const PASSWORD = "a long enough password";
 const admin = { authorization: `Bearer ${TOKEN}` };
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.HCD_REQUIRE_EXTRAS === "1") {
-    test("chromium is installed (HCD_REQUIRE_EXTRAS=1)", () => assert.unreachable(`${CHROMIUM} is missing`));
-  } else {
-    console.log(`SKIP: users browser tests: ${CHROMIUM} not installed`);
-    test("users browser tests skipped: chromium not installed", () => {});
-  }
-  test.run();
-} else {
-  await browserTests();
-}
+await whenChromium("users browser tests", browserTests);
 
 async function browserTests(): Promise<void> {
-  const { chromium } = await import("playwright-core");
-  const dir = tempDir();
   let server: RealServer;
   let browser: Browser;
   let project: ProjectJson;
@@ -56,25 +42,14 @@ async function browserTests(): Promise<void> {
     return page;
   };
 
+  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" });
   test.before(async () => {
-    server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+    ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
     await createProject(server, TOKEN, { name: "Other team" });
     checkUuid = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "Nightly backup" } }))).uuid;
     channelId = (await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "Hook", value: "http://127.0.0.1:9/hook" })).id;
     await ok(call(server.url, "POST", "/api/v3/checks/" + checkUuid, { key: project.api_key, body: { channels: "*" } }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-  });
-
-  test.after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    if (server) {
-      const trouble = troubleIn(server.output());
-      assert.is(await stopServer(server), 0, server.output());
-      assert.equal(trouble, [], "no unexpected errors in the server's output");
-    }
-    dir.remove();
   });
 
   test("a wrong password is refused with the same words as an unknown email", async () => {

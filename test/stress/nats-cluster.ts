@@ -39,10 +39,15 @@ type Slot = {
   child: ChildProcess | null; exited: Promise<void> | null; log: string[];
 };
 
-const READY_TIMEOUT_MS = 30_000;
+/** How long a start waits for a meta leader: generous, as elections are slow on a busy machine. */
+const READY_TIMEOUT_MS = 120_000;
 
-/** Starts `size` servers (1 or 3) and resolves when JetStream is ready on each. */
+/** The servers this process started and has not seen exit: killed when it exits, so a test that failed leaves none behind. */
+const launched = new Set<ChildProcess>();
+process.once("exit", () => { for (const child of launched) child.kill("SIGKILL"); });
+
 /**
+ * Starts `size` servers (1 or 3) and resolves when JetStream is ready on each.
  * `noAdvertise`: the servers do not tell clients of each other, so a client reaches only the URLs it was
  * given (a test that cuts a client off through a relay must not see it reconnect around the relay).
  * `goMaxProcs`: the cores each server's Go runtime runs on (GOMAXPROCS; by default all the machine's).
@@ -102,6 +107,8 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
     if (noAdvertise) args.push("--no_advertise=true");
     const env = goMaxProcs === undefined ? process.env : { ...process.env, GOMAXPROCS: String(goMaxProcs) };
     const child = spawn("nats-server", args, { stdio: ["ignore", "pipe", "pipe"], env });
+    launched.add(child);
+    child.once("exit", () => launched.delete(child));
     const keep = (chunk: Buffer) => {
       slot.log.push(chunk.toString());
       if (slot.log.length > 400) slot.log.splice(0, 200);
