@@ -26,6 +26,15 @@ async function setUp(server: RealServer): Promise<{ apiKey: string; uuids: strin
   return { apiKey: project.api_key, uuids };
 }
 
+/** Waits until `answered()` reaches `count` (the load is real), polling; fails after a generous deadline. */
+async function untilAnswered(answered: () => number, count: number): Promise<void> {
+  const failAt = Date.now() + 120_000;
+  while (answered() < count) {
+    if (Date.now() > failAt) throw new Error(`only ${answered()} pings answered in 120 s`);
+    await sleep(50);
+  }
+}
+
 /** Restarts on the same DATA_DIR and returns the acknowledged pings that are missing. */
 async function afterRestart(dataDir: string, apiKey: string, tally: PingTally, cutTally?: PingTally): Promise<{ lost: string[]; acknowledged: number; processedButCut: string[] }> {
   const again = await startServer({ dataDir, env: { ADMIN_TOKEN: TOKEN } });
@@ -46,19 +55,21 @@ for (const fault of ["throw", "exit", "terminate"] as const) {
       const tally = newTally(uuids);
       let stopped = false;
       const load = pingUntil({ url: server.url, uuids, clients: 32, tally, stop: () => stopped });
-      await sleep(1_500);
+      await untilAnswered(() => tally.answered, 50);
       const faultAt = Date.now();
       server.child.kill("SIGUSR2");
-      const exit = await Promise.race([server.exited, sleep(10_000).then(() => null)]);
+      let deadline: NodeJS.Timeout | undefined;
+      const exit = await Promise.race([server.exited, new Promise<null>((resolve) => { deadline = setTimeout(() => resolve(null), 120_000); })]); // a failure deadline
+      clearTimeout(deadline);
       stopped = true;
       await load;
-      assert.ok(exit !== null, `still running 10 s after the fault:\n${server.output()}`);
+      assert.ok(exit !== null, `still running 120 s after the fault:\n${server.output()}`);
       assert.equal(exit, { code: 70, signal: null }, server.output());
       const message = fault === "throw" ? /hcd: shard 0 crashed: injected fault/ : /hcd: shard 0 crashed: exited with code \d/;
       assert.match(server.output(), message);
       const { lost, acknowledged } = await afterRestart(dir.path, apiKey, tally);
       console.log(`  worker fault "${fault}": exit 70 after ${Date.now() - faultAt} ms; ${acknowledged} pings acknowledged, ${lost.length} lost after restart; ${tally.reset} requests cut by the exit`);
-      assert.ok(acknowledged > 20, `the load was real: ${acknowledged}`);
+      assert.ok(acknowledged >= 50, `the load was real: ${acknowledged}`);
       assert.equal(lost, []);
     } finally {
       dir.remove();
@@ -78,7 +89,7 @@ test("SIGTERM mid-load: exit 0, every started request answered, every acknowledg
       pingUntil({ url: server.url, uuids, clients: 32, tally: fresh, stop: () => stopped }),
       pingUntil({ url: server.url, uuids, clients: 16, tally: kept, stop: () => stopped, send: keptAliveRequest }),
     ];
-    await sleep(1_500);
+    await untilAnswered(() => fresh.answered + kept.answered, 100);
     const before = fresh.answered + kept.answered;
     const signalledAt = Date.now();
     const code = await stopServer(server);
@@ -96,7 +107,7 @@ test("SIGTERM mid-load: exit 0, every started request answered, every acknowledg
       `${acknowledged} acknowledged, ${lost.length} lost after restart; shutdown took ${shutdownMs} ms`);
     // kept-alive resets are the HTTP/1.1 race of a request sent on a connection the server closes as idle;
     // they are reported, not asserted (reported as an open gap)
-    assert.ok(before > 100, `the load was real: ${before}`);
+    assert.ok(before >= 100, `the load was real: ${before}`);
     assert.equal([fresh500, kept500], [[], []], "no 5xx during shutdown");
     assert.equal([fresh.other, kept.other], [[], []]);
     // A fresh connection still in the kernel's accept queue when the listener closes is reset before the
