@@ -27,6 +27,11 @@ export async function withNatsServer(purpose: string, run: (connect: (servers?: 
       connections.push(nc);
       return nc;
     }, cluster.urls);
+  } catch (error) {
+    // a server that died under the test (nats-server 2.9.10 has crashed alone: docs/cluster.md, NATS server notes) says why
+    const gone = cluster.servers.filter((server) => !server.running());
+    if (gone.length > 0 && error instanceof Error) error.message += `\n(nats-server ${gone.map((s) => s.name).join(", ")} exited:)\n${gone.map((s) => s.output().slice(-4_000)).join("\n")}`;
+    throw error;
   } finally {
     await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
     await cluster.close();
