@@ -4,7 +4,7 @@
 // started again on the same ports and store, as a machine's loss and return.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { connect as netConnect, createServer } from "node:net";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { tempDir } from "../helpers.ts";
@@ -69,6 +69,15 @@ class PortTakenError extends Error {}
 /** Ports handed out in this process, so that no two slots get the same one. */
 const handedOut = new Set<number>();
 
+/** Whether a loopback port takes a TCP connection now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ host: "127.0.0.1", port });
+    socket.once("connect", () => { socket.destroy(); resolve(true); });
+    socket.once("error", () => resolve(false));
+  });
+}
+
 /**
  * A loopback port that nothing listens on, below Linux's ephemeral range (32768-60999), so that no
  * outgoing connection (the servers' own routes to each other among them) is given it before its server
@@ -125,9 +134,10 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
   };
 
   /**
-   * A server is ready when its /jsz names a meta leader (one alone leads itself). The monitor port must be
-   * this slot's server's (its /varz names the slot's client port): another test's server that took the port
-   * first answers too, while this slot's own server is failing to bind it.
+   * A server is ready when its /jsz names a meta leader (one alone leads itself) and its client port takes
+   * connections (the server answers on its monitor port before it listens for clients). The monitor port
+   * must be this slot's server's (its /varz names the slot's client port): another test's server that took
+   * the port first answers too, while this slot's own server is failing to bind it.
    */
   const metaLeader = async (slot: Slot): Promise<string | null> => {
     try {
@@ -135,8 +145,8 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
       if (varz.port !== slot.clientPort) return null;
       const response = await fetch(`http://127.0.0.1:${slot.monitorPort}/jsz`, { signal: AbortSignal.timeout(1_000) });
       const jsz = (await response.json()) as { meta_cluster?: { leader?: string }; config?: unknown };
-      if (size === 1) return jsz.config ? slot.name : null;
-      return jsz.meta_cluster?.leader || null;
+      const leader = size === 1 ? (jsz.config ? slot.name : null) : jsz.meta_cluster?.leader || null;
+      return leader !== null && (await accepts(slot.clientPort)) ? leader : null;
     } catch {
       return null;
     }
