@@ -4,16 +4,19 @@
 // the order of messages, not by a delay. The instant every shard has judged up to is kept in the clock
 // mark, which tells the next start since when hcd was not running.
 import type { Clock } from "./clock.ts";
-import type { ShardedPool } from "./pool.ts";
 import type { ClockMark } from "../persistence/clock-mark.ts";
+import type { Millis } from "../engine/model.ts";
 import { log } from "./log.ts";
 
 const TICK_MS = 1_000;
 
 export type DeadlineTicker = { stop(): Promise<void> };
 
+/** What the ticker judges: the pool's deadlines up to `now`, answering the instant every shard has judged up to. */
+export type Judged = { judgeDeadlines(now: Millis): Promise<Millis> };
+
 /** Judges the pool's deadlines every second until stopped; `mark` (when given) records how far they were judged. */
-export function startDeadlineTicker(pool: ShardedPool, clock: Clock, mark: ClockMark | null): DeadlineTicker {
+export function startDeadlineTicker(pool: Judged, clock: Clock, mark: ClockMark | null): DeadlineTicker {
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running !== null) return; // a slow shard must not pile up ticks

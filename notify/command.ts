@@ -1,8 +1,8 @@
 // The only notify code that starts a process: the shell kind's command, run from its argument vector
 // with execFile (never through a shell), the check's facts in its environment, within a deadline.
 import { execFile } from "node:child_process";
-import type { CommandRun } from "./render.ts";
-import type { SendResult } from "./send.ts";
+import type { CommandRun } from "./delivery.ts";
+import type { SendResult } from "./delivery.ts";
 
 const OUTPUT_MAX_BYTES = 64 * 1024; // what a command may print before it is stopped; nothing reads it
 

@@ -1,8 +1,8 @@
 // The only notify code that talks JSON-RPC over a stream socket (signal-cli's daemon): one request line
 // sent, the reply with its id read back within a deadline. Results are values; nothing here throws.
 import { connect } from "node:net";
-import type { JsonRpcCall } from "./render.ts";
-import type { SendResult } from "./send.ts";
+import type { JsonRpcCall } from "./delivery.ts";
+import type { SendResult } from "./delivery.ts";
 
 const MAX_REPLY_BYTES = 1024 * 1024;
 

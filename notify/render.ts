@@ -13,48 +13,13 @@ import { presentCheck } from "../host/check-json.ts";
 import { renderService } from "./kinds/service.ts";
 import { serviceMessageOf } from "./kinds/message.ts";
 import { DEFAULT_SERVICE_SETTINGS } from "./kinds/settings.ts";
+import type { Delivery, EmailMessage, HttpMethod, HttpRequest } from "./delivery.ts";
+import { HTTP_METHODS } from "./delivery.ts";
 import type { Facts, RenderEntry, RenderOptions } from "./facts.ts";
 import { cloakedUrl, cutBody, factsOf, isStillDown, isWord, pingKindLabel, statusLine } from "./facts.ts";
 export type { EntryExtras, RenderEntry, RenderOptions } from "./facts.ts";
 export { cloakedUrl } from "./facts.ts";
 
-export const HTTP_METHODS = ["GET", "POST", "PUT"] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-
-/** One HTTP request to make; `body` is sent as UTF-8, null = none. */
-export type HttpRequest = {
-  readonly kind: "http";
-  readonly method: HttpMethod;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | null;
-  /** Sent to an endpoint the operator set (a setting such as TELEGRAM_API_URL), not one a user gave: no private-address rule. */
-  readonly operatorEndpoint?: boolean;
-};
-
-/** A command run without a shell: its argument vector and the variables added to its environment. */
-export type CommandRun = { readonly kind: "command"; readonly argv: readonly string[]; readonly env: Readonly<Record<string, string>> };
-
-/** One JSON-RPC request line to a local daemon's socket (signal-cli), its id to find the reply by. */
-export type JsonRpcCall = { readonly kind: "jsonrpc"; readonly socket: string; readonly id: string; readonly line: string };
-
-/** Requests made one after another, each needing success before the next (Pushover's cancel, then its message). */
-export type HttpSequence = { readonly kind: "sequence"; readonly requests: readonly HttpRequest[] };
-
-/** One alert email (multipart/alternative); the sender fills in From and Message-ID. */
-export type EmailMessage = {
-  readonly kind: "email";
-  readonly to: string;
-  readonly subject: string;
-  readonly text: string;
-  readonly html: string;
-  /** The Message-ID to send it with (a report sent again is the same message); absent: the SMTP library's own. */
-  readonly messageId?: string;
-  /** Headers besides the usual ones (a report's List-Unsubscribe); absent: none. */
-  readonly headers?: Readonly<Record<string, string>>;
-};
-
-export type Delivery = HttpRequest | HttpSequence | CommandRun | JsonRpcCall | EmailMessage;
 
 /** Returns what to send for the entry, or null when its channel does nothing for this flip (a no-op). */
 export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null {

@@ -14,8 +14,8 @@ import type { Period } from "../lib/utc-periods.ts";
 import { lastEndedPeriod } from "../lib/utc-periods.ts";
 import type { ReportProject } from "./reports.ts";
 import { renderReport } from "./reports.ts";
-import type { EmailMessage } from "./render.ts";
-import type { SendResult } from "./send.ts";
+import type { EmailMessage } from "./delivery.ts";
+import type { SendResult } from "./delivery.ts";
 
 export type ReportSchedulerOptions = {
   readonly accounts: Accounts;

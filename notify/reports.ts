@@ -6,7 +6,7 @@
 import type { PeriodDowntime } from "../engine/downtime-periods.ts";
 import { escapeHtml } from "../lib/html.ts";
 import type { Period } from "../lib/utc-periods.ts";
-import type { EmailMessage } from "./render.ts";
+import type { EmailMessage } from "./delivery.ts";
 import { formatDowntime } from "./wording.ts";
 
 /** One check of a report: its name, status word now, and its figures in each of the report's periods (null: it did not exist yet). */

@@ -7,18 +7,10 @@ import * as https from "node:https";
 import { isIP } from "node:net";
 import nodemailer from "nodemailer";
 import { isPrivateAddress } from "./private-ip.ts";
-import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence, JsonRpcCall } from "./render.ts";
+import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence, JsonRpcCall, SendResult } from "./delivery.ts";
 import { runCommand } from "./command.ts";
 import { sendJsonRpc } from "./json-rpc.ts";
 
-/** Outcome of one send: permanent = retrying cannot help. `status`/`responseBody` come from the last HTTP answer. */
-export type SendResult =
-  | { readonly ok: true; readonly status: number | null; readonly responseBody?: string }
-  | {
-    readonly ok: false; readonly error: string; readonly permanent: boolean; readonly status: number | null; readonly responseBody: string;
-    /** The answer's Retry-After header as sent (seconds or an HTTP date: when to come back); absent = none. */
-    readonly retryAfter?: string;
-  };
 
 export type HttpOptions = {
   readonly timeoutMs: number; // the whole exchange, redirects included

@@ -1,13 +1,14 @@
 // Reads the import lines of every source file and fails on any import that breaks the layering
 // rules: every import points down the layers, engine/ is pure, only persistence/ imports lmdb, the edges
-// never touch the store.
+// never touch the store, and no files import each other in a circle.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const IMPORT = /^\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']/gm;
+// `import … from "x"` and `export … from "x"` (types too), `import "x"` and `import("x")`
+const IMPORT = /^\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm;
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -19,7 +20,7 @@ function sources(dir: string): string[] {
 
 function imports(file: string): { spec: string; typeOnly: boolean }[] {
   const text = readFileSync(join(ROOT, file), "utf8");
-  return [...text.matchAll(IMPORT)].map((m) => ({ spec: m[1], typeOnly: /^\s*(?:import|export)\s+type\s/.test(m[0]) }));
+  return [...text.matchAll(IMPORT)].map((m) => ({ spec: m[1] ?? m[2] ?? m[3], typeOnly: /^\s*(?:import|export)\s+type\s/.test(m[0]) }));
 }
 
 /** Resolves a relative import to a repo path ("engine/model.ts"); packages stay as they are. */
@@ -122,6 +123,76 @@ test("no Date.now(), argument-less new Date() or timers in the engine core or li
   const offenders = files.filter((f) => f.startsWith("engine/") || f.startsWith("lib/"))
     .filter((f) => /Date\.now\(\)|new Date\(\)|setTimeout\(|setInterval\(/.test(readFileSync(join(ROOT, f), "utf8")));
   assert.equal(offenders, []);
+});
+
+/**
+ * The circles of a graph of files (its strongly connected components of more than one file, or a file
+ * importing itself), each as one path around it, a file → b file → … → a file (Tarjan's algorithm).
+ */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], onStack = new Set<string>();
+  const found: string[] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component = new Set<string>();
+    let top: string;
+    do {
+      top = stack.pop()!;
+      onStack.delete(top);
+      component.add(top);
+    } while (top !== file);
+    if (component.size > 1 || (graph.get(file) ?? []).includes(file)) found.push(pathAround(graph, component, file));
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** One way around a circle's files from `start` back to it, by breadth-first search inside the component. */
+function pathAround(graph: ReadonlyMap<string, readonly string[]>, component: ReadonlySet<string>, start: string): string {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    for (const next of graph.get(file) ?? []) {
+      if (!component.has(next)) continue;
+      if (next === start) {
+        const back: string[] = [];
+        for (let at = file; at !== start; at = cameFrom.get(at)!) back.push(at);
+        return [start, ...back.reverse(), start].join(" → ");
+      }
+      if (!cameFrom.has(next)) {
+        cameFrom.set(next, file);
+        queue.push(next);
+      }
+    }
+  }
+  return [...component].join(", ");
+}
+
+test("the circle finder finds circles, with their way around, and nothing in a graph without one", () => {
+  const graph = (edges: Record<string, string[]>) => new Map(Object.entries(edges));
+  assert.equal(circles(graph({ a: ["b"], b: ["c"], c: [] })), []);
+  assert.equal(circles(graph({ a: ["b", "c"], b: ["d"], c: ["d"], d: [] })), [], "a diamond is no circle");
+  assert.equal(circles(graph({ a: ["b"], b: ["a"] })), ["a → b → a"]);
+  assert.equal(circles(graph({ x: ["a"], a: ["b"], b: ["c"], c: ["a"] })), ["a → b → c → a"]);
+  assert.equal(circles(graph({ a: ["a"] })), ["a → a"]);
+  assert.equal(circles(graph({ a: ["b"], b: ["a"], c: ["d"], d: ["c"] })).length, 2);
+});
+
+test("no import circles: no source file imports itself through others (type imports count: they tie files as much)", () => {
+  const graph = new Map(files.map((file) => [file, imports(file).map(({ spec }) => target(file, spec)).filter((to) => files.includes(to))]));
+  assert.ok([...graph.values()].some((edges) => edges.length > 0), "the graph has edges");
+  assert.equal(circles(graph), []);
 });
 
 test.run();

@@ -5,8 +5,8 @@ import { REPORT_CHOICES } from "../../host/report-claims.ts";
 import type { Millis } from "../../engine/model.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { csrfField, documentOf } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { csrfField, documentOf } from "./page-frame.ts";
 
 export type SessionRow = { readonly handle: string; readonly openedAt: Millis | null; readonly current: boolean };
 

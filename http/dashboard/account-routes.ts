@@ -15,7 +15,7 @@ import { MINUTE } from "../../engine/model.ts";
 import { log } from "../../host/log.ts";
 import type { DashboardContext } from "./context.ts";
 import { errorPage, signInPage } from "./pages.ts";
-import type { Viewer } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
 import { formOf, htmlResponse, nextPage, param, redirect, sessionCookie, SignInNeeded } from "./responses.ts";
 import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";

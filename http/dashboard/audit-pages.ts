@@ -3,8 +3,8 @@
 import type { Millis, Project } from "../../engine/model.ts";
 import { exactText } from "./format.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { documentOf, projectNav } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { documentOf, projectNav } from "./page-frame.ts";
 
 /** One row as the page shows it. */
 export type AuditRow = { readonly at: Millis; readonly actor: string; readonly action: string; readonly target: string };

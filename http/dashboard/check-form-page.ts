@@ -12,8 +12,8 @@ import type { RunRuleValues } from "./run-rule-fields.ts";
 import { escalationFieldset, runRuleInputs } from "./run-rule-fields.ts";
 import type { Html, Value } from "./html.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { csrfField, documentOf, projectNav } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { csrfField, documentOf, projectNav } from "./page-frame.ts";
 import { timeHtml } from "./time-html.ts";
 import { timeZoneSelect } from "./time-zones.ts";
 

@@ -7,7 +7,8 @@ import type { CheckFormValues } from "./check-form-page.ts";
 import { presetOf, secondsOf, splitSeconds, unitOf } from "./duration-field.ts";
 import { EMPTY_FILTERS, filterBodyOf, filterValuesOf, filterValuesOfCheck } from "./filter-fields.ts";
 import { EMPTY_RUN_RULES, runRuleBodyOf, runRuleValuesOf, runRuleValuesOfCheck } from "./run-rule-fields.ts";
-import type { StatusWord, Viewer } from "./pages.ts";
+import type { StatusWord } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
 import type { ChecksFilter } from "./checks-list.ts";
 import { STATUS_WORDS } from "./pages.ts";
 

@@ -9,8 +9,10 @@ import type { RowMemoRender } from "./row-memo.ts";
 import { joinRows } from "./row-memo.ts";
 import type { Mark } from "./check-marks.ts";
 import { checkMarksOf, marksChangeAt, marksHtml, marksKey, projectMuteLine } from "./check-marks.ts";
-import type { StatusWord, Viewer } from "./pages.ts";
-import { documentOf, projectNav, scheduleText, STATUS_WORDS, statusBadge, statusWordOf, tagsOf } from "./pages.ts";
+import type { StatusWord } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { scheduleText, STATUS_WORDS, statusBadge, statusWordOf, tagsOf } from "./pages.ts";
+import { documentOf, projectNav } from "./page-frame.ts";
 
 /**
  * Returns a check's status word at `at` and an instant after `at` before which time alone does not change

@@ -5,9 +5,13 @@ import type { Caller } from "../../host/pool-api.ts";
 import type { Check, Project } from "../../engine/model.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import type { AppDeps } from "../deps.ts";
-import type { CheckFormValues, Viewer, WhatIf } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import type { CheckFormValues, WhatIf } from "./check-form-page.ts";
 import type { Session } from "./sessions.ts";
-import type { UserAccess } from "./permits.ts";
+import type { Role } from "../../engine/roles.ts";
+
+/** A signed-in user as a request sees them: their role in the project the request is about; `admin`: an instance admin (the session's caller is "admin"). */
+export type UserAccess = { readonly id: string; readonly email: string; readonly role: Role; readonly admin?: boolean };
 
 /** A signed-in request: its session, what to render, and the caller behind it (for a user: their project and role in it). */
 export type Access = { readonly session: Session; readonly viewer: Viewer; readonly caller: Caller | "admin"; readonly user?: UserAccess };

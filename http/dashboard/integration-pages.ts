@@ -6,10 +6,10 @@ import { SERVICE_KINDS } from "../../engine/model.ts";
 import { timeHtml } from "./time-html.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
 import type { ServiceKinds } from "../deps.ts";
 import { KIND_PAGES } from "./kind-catalog.ts";
-import { documentOf, projectNav } from "./pages.ts";
+import { documentOf, projectNav } from "./page-frame.ts";
 
 /** One integration with what the admin API reports of its deliveries, and its last delivery. */
 export type IntegrationRow = {

@@ -7,8 +7,8 @@ import { durationText } from "./format.ts";
 import { timeHtml } from "./time-html.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { button, csrfField, documentOf, projectNav } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { button, csrfField, documentOf, projectNav } from "./page-frame.ts";
 
 /** The add form's fields as typed (the duration stays text until the admin API's rules read it). */
 export type MaintenanceFormValues = { readonly name: string; readonly schedule: string; readonly tz: string; readonly duration: string };

@@ -7,8 +7,8 @@ import type { PendingInvite } from "../../host/accounts.ts";
 import type { InvitationMail } from "../invitation-mail.ts";
 import { exactText } from "./format.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { csrfField, documentOf, projectNav } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { csrfField, documentOf, projectNav } from "./page-frame.ts";
 
 export type MemberRow = { readonly id: string; readonly email: string; readonly role: Role };
 /** An invitation just made, shown once to the one who made it. */

@@ -17,7 +17,8 @@ import { auditTarget, recordChange } from "../../host/audit.ts";
 import { randomBytes } from "node:crypto";
 import type { DashboardContext } from "./context.ts";
 import { html } from "./html.ts";
-import { documentOf, errorPage } from "./pages.ts";
+import { errorPage } from "./pages.ts";
+import { documentOf } from "./page-frame.ts";
 import { cookieOf, htmlResponse, sessionCookie } from "./responses.ts";
 import { SESSION_IDLE_MS } from "./sessions.ts";
 

@@ -13,9 +13,8 @@ import { timeHtml } from "./time-html.ts";
 import { eventsSection } from "./check-history.ts";
 import { checkBadgeHtml, usageExamplesHtml } from "./usage-examples.ts";
 import { checkMarksOf, marksHtml, projectMuteLine } from "./check-marks.ts";
-// the check form's page lives in its own module; its names are also this module's, as before
-export type { CheckFormValues, DependencyChoice, WhatIf } from "./check-form-page.ts";
-export { checkFormPage } from "./check-form-page.ts";
+import type { Viewer } from "./page-frame.ts";
+import { button, csrfField, documentOf, projectNav } from "./page-frame.ts";
 
 /**
  * The check limit the dashboard's "Create a project" offers: 10,000, the reference's own for an instance
@@ -23,17 +22,6 @@ export { checkFormPage } from "./check-form-page.ts";
  * a team's own instance is not a free plan. The admin API keeps the contract's default of 20.
  */
 export const DASHBOARD_CHECK_LIMIT = 10_000;
-
-/** Who is looking: what to render for them. */
-export type Viewer = {
-  readonly csrf: string; readonly readonly: boolean; readonly admin: boolean;
-  /**
-   * A user signed in by email: shown in the header with their role; what engine/roles.ts keeps from their
-   * role: `hideKeys` the API keys, `hidePingUrls` the check uuids and the ping key, `hideAudit` the audit log.
-   */
-  readonly user?: { readonly email: string; readonly role: string | null }; readonly hideKeys?: boolean;
-  readonly hidePingUrls?: boolean; readonly hideAudit?: boolean;
-};
 
 export const STATUS_WORDS = ["down", "grace", "started", "up", "new", "paused"] as const;
 export type StatusWord = (typeof STATUS_WORDS)[number];
@@ -56,40 +44,11 @@ export function statusBadge(word: StatusWord): Html {
   return html`<span class="status status-${word}"><span class="icon" aria-hidden="true">${ICONS[word]}</span> <span class="word">${word}</span></span>`;
 }
 
-/** A complete page: header with navigation and "Sign out", the body, the stylesheet and script served by hcd. */
-export function documentOf(opts: { title: string; viewer: Viewer | null; body: Html; nav?: Html; down?: number }): string {
-  const { title, viewer } = opts;
-  const shown = opts.down ? `(${opts.down} down) ${title} · hcd` : `${title} · hcd`;
-  return "<!doctype html>\n" + html`<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${shown}</title>
-<link rel="stylesheet" href="/static/dashboard.css">
-<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-<script src="/static/dashboard.js" defer></script>
-</head><body data-title="${title} · hcd">
-<a class="skip-link" href="#main">Skip to content</a>
-<header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}
-${viewer === null ? "" : html`<span class="who">${viewer.admin && (viewer.user === undefined || viewer.user.role === "instance admin") ? html`<a href="/users">Users</a> ` : ""}${viewer.user !== undefined ? html`${viewer.user.email}${viewer.user.role === null ? "" : ` (${viewer.user.role})`} <a href="/account">Account</a>` : viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
-<form method="post" action="/signout" class="inline">${csrfField(viewer)}<button type="submit">Sign out</button></form>`}
-</header>
-<main id="main" tabindex="-1">${opts.body}</main>
-</body></html>`.text;
-}
-
 /** The three limit fields, filled with `values` (the create form's and the Manage page's). */
 export function limitFields(values: { readonly checkLimit: string; readonly pingLogLimit: string; readonly pingBodyLimit: string }, prefix: string): Html {
   return html`<label for="${prefix}-check-limit">Check limit</label><input id="${prefix}-check-limit" name="check_limit" type="number" min="0" max="1000000" required value="${values.checkLimit}">
 <label for="${prefix}-ping-log-limit">Pings kept per check</label><input id="${prefix}-ping-log-limit" name="ping_log_limit" type="number" min="1" max="1000000" required value="${values.pingLogLimit}">
 <label for="${prefix}-ping-body-limit">Ping body limit (bytes)</label><input id="${prefix}-ping-body-limit" name="ping_body_limit" type="number" min="0" max="10000000" required value="${values.pingBodyLimit}">`;
-}
-
-export function csrfField(viewer: Viewer): Html {
-  return html`<input type="hidden" name="csrf" value="${viewer.csrf}">`;
-}
-
-/** A form posting to `action` with its CSRF token and one submit button. */
-export function button(viewer: Viewer, action: string, label: string, cls = ""): Html {
-  return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}<button type="submit" class="${cls}">${label}</button></form>`;
 }
 
 /** The sign-in page; `reset`: a "Forgot your password?" link (only when SMTP_URL is set). */
@@ -126,12 +85,6 @@ ${opts.sso === true ? html`<form method="post" action="/signin/oidc">${next}<but
 
 export function errorPage(viewer: Viewer | null, status: number, message: string): string {
   return documentOf({ title: `Error ${status}`, viewer, body: html`<h1>Error ${status}</h1><p role="alert">${message}</p><p><a href="/">Back</a></p>` });
-}
-
-export function projectNav(project: Project, viewer: Viewer): Html {
-  const base = `/projects/${project.id}`;
-  // read-only keys don't see integrations (as GET /api/v3/channels/ refuses them)
-  return html`<nav aria-label="Project"><a href="${base}/checks">${project.name}</a>${viewer.readonly ? "" : html` <a href="${base}/integrations">Integrations</a>`} <a href="${base}/status-pages">Status pages</a> <a href="${base}/settings">Settings</a>${viewer.user !== undefined || viewer.admin ? html` <a href="${base}/members">Members</a>` : ""}${seesAudit(viewer) ? html` <a href="${base}/audit">Audit log</a>` : ""}</nav>`;
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
@@ -229,11 +182,6 @@ export function statusSentence(check: Check, flips: readonly Flip[], at: Millis)
 /** True when the viewer sees ping URLs (check uuids, the ping key): not read-only keys, and users as engine/roles.ts's checks.pingUrls says. */
 export function seesPingUrls(viewer: Viewer): boolean {
   return viewer.hidePingUrls !== undefined ? !viewer.hidePingUrls : !viewer.readonly;
-}
-
-/** True when the viewer reads the audit log: users as engine/roles.ts's audit.view says, the admin token, a read-write key (not a read-only key). */
-export function seesAudit(viewer: Viewer): boolean {
-  return viewer.user !== undefined ? viewer.hideAudit !== true : viewer.admin || !viewer.readonly;
 }
 
 export function checkPage(viewer: Viewer, data: CheckPage): string {

@@ -51,6 +51,3 @@ export function actorOf(access: Access): Actor {
   if (access.caller === "admin") return { kind: "admin" };
   return { kind: "key", name: access.caller.readonly ? "read-only API key" : "API key" };
 }
-
-/** A signed-in user as a request sees them: their role in the project the request is about; `admin`: an instance admin (the session's caller is "admin"). */
-export type UserAccess = { readonly id: string; readonly email: string; readonly role: Role; readonly admin?: boolean };

@@ -11,8 +11,8 @@ import type { Access, DashboardContext } from "./context.ts";
 import { allows, permit } from "./permits.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { csrfField } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { csrfField } from "./page-frame.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 /** The form's steps as typed: each step's `after` as text and its integrations' ids. */

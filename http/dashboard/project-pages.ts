@@ -4,8 +4,9 @@
 import type { Project } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { button, csrfField, documentOf, limitFields, projectNav } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { button, csrfField, documentOf, projectNav } from "./page-frame.ts";
+import { limitFields } from "./pages.ts";
 import type { ManageOffer } from "./permits.ts";
 
 /** The rename form as typed, with the admin API's error when it was refused. */

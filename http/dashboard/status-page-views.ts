@@ -4,8 +4,8 @@
 import type { Check, Project, StatusPage } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { button, csrfField, documentOf, projectNav } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { button, csrfField, documentOf, projectNav } from "./page-frame.ts";
 
 /** The add form as typed: what to show again with the admin API's error when it is refused. */
 export type StatusPageForm = { readonly slug: string; readonly title: string; readonly checks: readonly string[]; readonly error: string | null };

@@ -10,8 +10,8 @@ import type { InvitationMail } from "../invitation-mail.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { html } from "./html.ts";
-import type { Viewer } from "./pages.ts";
-import { csrfField, documentOf } from "./pages.ts";
+import type { Viewer } from "./page-frame.ts";
+import { csrfField, documentOf } from "./page-frame.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 type Invited = { readonly email: string; readonly link: string; readonly mail: InvitationMail };

@@ -6,7 +6,7 @@ import type { Outcome } from "../../engine/outcome.ts";
 import { invalid, ok } from "../../engine/outcome.ts";
 import type { JsonValue } from "../py-json.ts";
 import { pyJson } from "../py-json.ts";
-import type { CommandRun, HttpRequest, JsonRpcCall } from "../render.ts";
+import type { CommandRun, HttpRequest, JsonRpcCall } from "../delivery.ts";
 import type { ServiceSettings, TextSetting } from "./settings.ts";
 
 /** One message, the same facts every kind words its own way; built from the outbox entry by render.ts. */

@@ -5,7 +5,7 @@
 import { invalid, ok } from "../../engine/outcome.ts";
 import { escapeHtml as e } from "../../lib/html.ts";
 import type { ServiceFields } from "../../engine/model.ts";
-import type { HttpRequest } from "../render.ts";
+import type { HttpRequest } from "../delivery.ts";
 import type { ServiceKindModule, ServiceMessage, SetupCall } from "./kind.ts";
 import { inlineReason, isObject, jsonField, jsonRequest, lineAfterHeadline } from "./kind.ts";
 import type { ServiceSettings } from "./settings.ts";

@@ -2,7 +2,7 @@
 // failed answer reads, and the secrets cut out of what is stored or shown.
 import type { ServiceFields, ServiceKind } from "../../engine/model.ts";
 import type { Outcome } from "../../engine/outcome.ts";
-import type { Delivery, HttpRequest } from "../render.ts";
+import type { Delivery, HttpRequest } from "../delivery.ts";
 import type { Refusal, ServiceMessage } from "./kind.ts";
 import { defaultRefusal } from "./kind.ts";
 import { SERVICE_KIND_MODULES } from "./index.ts";

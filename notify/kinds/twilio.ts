@@ -5,7 +5,7 @@ import { invalid, ok } from "../../engine/outcome.ts";
 import type { Outcome } from "../../engine/outcome.ts";
 import type { ServiceFields } from "../../engine/model.ts";
 import { escapeHtml } from "../../lib/html.ts";
-import type { HttpRequest } from "../render.ts";
+import type { HttpRequest } from "../delivery.ts";
 import type { FormField, Refusal, ServiceKindModule, ServiceMessage } from "./kind.ts";
 import { defaultRefusal, formRequest, inlineReason, isObject, lineAfterHeadline } from "./kind.ts";
 import type { ServiceSettings } from "./settings.ts";

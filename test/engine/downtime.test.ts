@@ -8,7 +8,7 @@ import { MINUTE, SECOND } from "../../engine/model.ts";
 import { statusAt } from "../../engine/status.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 import { render } from "../../notify/render.ts";
-import type { EmailMessage } from "../../notify/render.ts";
+import type { EmailMessage } from "../../notify/delivery.ts";
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 // the check: timeout 60 s, grace 60 s, its job pings every 30 s; hcd stopped 1 s after a ping, back 150 s later

@@ -12,7 +12,7 @@ import { simulate } from "../../engine/simulate.ts";
 import { replay } from "../../engine/replay.ts";
 import type { ReplayEvent } from "../../engine/replay.ts";
 import { render } from "../../notify/render.ts";
-import type { EmailMessage } from "../../notify/render.ts";
+import type { EmailMessage } from "../../notify/delivery.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 
 const T0 = Date.UTC(2026, 5, 1);

@@ -9,7 +9,7 @@ import { entryCheckOf, noticeChannelOf } from "../../engine/changes.ts";
 import type { Channel, ChannelKind, Check } from "../../engine/model.ts";
 import { CHANNEL_KINDS, HOUR } from "../../engine/model.ts";
 import { channelInputOf } from "../../http/admin-input.ts";
-import type { Delivery } from "../../notify/render.ts";
+import type { Delivery } from "../../notify/delivery.ts";
 import { render } from "../../notify/render.ts";
 import { serviceKindsOf } from "../../notify/kinds/service.ts";
 import { settingsAt } from "../notify/service-kinds-fixture.ts";

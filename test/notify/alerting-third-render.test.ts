@@ -9,7 +9,7 @@ import type { OutboxEntry } from "../../engine/changes.ts";
 import type { Channel, CheckSpec } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE, SECOND } from "../../engine/model.ts";
 import { render } from "../../notify/render.ts";
-import type { EmailMessage } from "../../notify/render.ts";
+import type { EmailMessage } from "../../notify/delivery.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 
 const T0 = Date.UTC(2026, 5, 1);

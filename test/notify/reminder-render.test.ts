@@ -4,7 +4,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Channel } from "../../engine/model.ts";
 import { HOUR } from "../../engine/model.ts";
-import type { Delivery } from "../../notify/render.ts";
+import type { Delivery } from "../../notify/delivery.ts";
 import { render } from "../../notify/render.ts";
 import { channel, check } from "../helpers.ts";
 import { outboxEntry } from "./memory-outbox.ts";

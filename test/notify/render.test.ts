@@ -5,7 +5,7 @@ import { DAY, HOUR, MINUTE } from "../../engine/model.ts";
 import { noticeChannelOf, noticeCheckOf } from "../../engine/changes.ts";
 import { isPrivateAddress } from "../../notify/private-ip.ts";
 import { pyJson } from "../../notify/py-json.ts";
-import type { Delivery, HttpRequest } from "../../notify/render.ts";
+import type { Delivery, HttpRequest } from "../../notify/delivery.ts";
 import { cloakedUrl, isPermanentResponse, ntfyTarget, pyQuote, render, substitute } from "../../notify/render.ts";
 import { formatAgo, formatDowntime, formatPeriod } from "../../notify/wording.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";

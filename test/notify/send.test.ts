@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { isPrivateAddress } from "../../notify/private-ip.ts";
-import type { HttpRequest } from "../../notify/render.ts";
+import type { HttpRequest } from "../../notify/delivery.ts";
 import type { HttpOptions } from "../../notify/send.ts";
 import { sendEmail, sendHttp } from "../../notify/send.ts";
 import { httpReceiver, smtpReceiver } from "./receivers.ts";
