@@ -115,7 +115,7 @@ function argsOf(argv: readonly string[]): Args | "help" {
   // a flag given reads as "" (present), like an option with a value; absent stays undefined
   const values = Object.fromEntries(Object.entries(parsed.values).filter(([name]) => name !== "help")
     .map(([name, value]) => [name, value === true ? "" : value === false ? undefined : value]));
-  return { words: parsed.positionals, options: values as Record<string, string | undefined> };
+  return { words: parsed.positionals, options: values };
 }
 
 /** Refuses any option given that `command` does not take. */

@@ -175,7 +175,7 @@ async function main(): Promise<void> {
   const audit = clusterAudit ?? AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
   const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, signInStore, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
-  const pings = pingListener({ pool, clock, audit }, metrics.observePing); // the hot path answers /ping/… without h3's web objects
+  const pings = pingListener({ pool, clock, audit }, (pathname, status, seconds) => metrics.observePing(pathname, status, seconds)); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
     if (accessLog) logAccess(req, res);
     if (pings(req, res)) return;

@@ -21,7 +21,7 @@ export function withSecretFiles(env: Env, read: (path: string) => string = (path
     const path = env[`${name}_FILE`];
     if (path === undefined || path.trim() === "") continue;
     delete resolved[`${name}_FILE`];
-    if (env[name] !== undefined && env[name]!.trim() !== "") {
+    if (env[name] !== undefined && env[name].trim() !== "") {
       problems.push(`${name} and ${name}_FILE are both set: set one of them`);
       continue;
     }

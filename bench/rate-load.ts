@@ -50,7 +50,7 @@ async function run(options: RateLoadOptions): Promise<RateLoadResult> {
   const backlog: number[] = []; // due instants (ns since start) of requests not yet sent
   let backlogHead = 0;
   const latenciesMs: number[] = [];
-  let next = 0, scheduled = 0, sent = 0, completed = 0, non200 = 0, errors = 0, maxBacklog = 0;
+  let next = 0, scheduled = 0, completed = 0, non200 = 0, errors = 0, maxBacklog = 0;
   const intervalNs = 1e9 / options.rate;
   const warmupNs = options.warmupSeconds * 1e9;
   const endNs = warmupNs + options.seconds * 1e9;
@@ -66,7 +66,6 @@ async function run(options: RateLoadOptions): Promise<RateLoadResult> {
       connection.busy = true;
       connection.dueNs = backlog[backlogHead++];
       connection.socket.write(requests[next++ % requests.length]);
-      sent++;
     }
     if (backlogHead > 10_000) { backlog.splice(0, backlogHead); backlogHead = 0; }
   };

@@ -197,7 +197,7 @@ export class HistoryReader {
   /** A message get (answered by the stream's leader); null when there is no such message. */
   #get(query: { seq: number; next_by_subj?: string } | { last_by_subj: string }): Promise<StoredMsg | null> {
     // next_by_subj: the first message at or after seq on the subject; the client's types lack it
-    return this.#stream.jsm.streams.getMessage(this.#stream.stream, query as { seq: number });
+    return this.#stream.jsm.streams.getMessage(this.#stream.stream, query);
   }
 
   #subjectOf(kind: HistoryKind, checkUuid: string): string {

@@ -248,7 +248,8 @@ export class Ownership {
     const report: RoundReport = { steps, done: [], conflicts: [], errors: [], unanswered };
     await Promise.all(steps.map(async (step) => {
       try {
-        (await this.#apply(step, keys[step.partition]?.lease ?? null)) ? report.done.push(step) : report.conflicts.push(step);
+        if (await this.#apply(step, keys[step.partition]?.lease ?? null)) report.done.push(step);
+        else report.conflicts.push(step);
       } catch (error) {
         report.errors.push({ step, error: String((error as Error).message ?? error) });
       }

@@ -38,7 +38,7 @@ export function encodeRequest(request: HostRequest, after = 0): Uint8Array {
 
 export function decodeRequest(bytes: Uint8Array): Asked {
   const { intakeAfter, ...request } = packr.unpack(bytes) as HostRequest & { intakeAfter?: unknown };
-  return { request: request as HostRequest, after: typeof intakeAfter === "number" ? intakeAfter : 0 };
+  return { request, after: typeof intakeAfter === "number" ? intakeAfter : 0 };
 }
 
 /** The bytes of an answer on the wire, as msgpack. */

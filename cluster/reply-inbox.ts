@@ -43,7 +43,7 @@ export class ReplyInbox {
         this.#connection.publish(subject, data, { reply: this.#prefix + token, headers: options.headers });
       } catch (error) {
         this.#waiting.delete(token);
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
       if (this.#sweeper === null) {

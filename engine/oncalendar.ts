@@ -18,8 +18,7 @@ const SPECIALS: ReadonlyMap<string, string> = new Map(Object.entries({
   semiannually: "*-01,07-01 00:00:00",
 }));
 
-const FIELDS = ["dow", "year", "month", "day", "hour", "minute", "second"] as const;
-type Field = (typeof FIELDS)[number];
+type Field = "dow" | "year" | "month" | "day" | "hour" | "minute" | "second";
 const RANGES: Record<Field, readonly [number, number]> = {
   dow: [0, 6], year: [1970, ONCALENDAR_MAX_YEAR - 1], month: [1, 12], day: [1, 31], hour: [0, 23], minute: [0, 59], second: [0, 59],
 };

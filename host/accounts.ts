@@ -95,7 +95,7 @@ export class Accounts {
       return invalid("password_hash", typeof input.passwordHash === "string" ? `is ${djangoHashProblem(input.passwordHash) ?? "not kept"}` : "is not a string or null");
     }
     if (input.admin !== undefined && typeof input.admin !== "boolean") return invalid("admin", "admin must be true or false");
-    const passwordHash = input.passwordHash !== undefined ? input.passwordHash as string | null : input.password === undefined ? null : await hashPassword(input.password);
+    const passwordHash = input.passwordHash !== undefined ? input.passwordHash : input.password === undefined ? null : await hashPassword(input.password);
     const inviteToken = passwordHash === null && input.passwordHash === undefined ? randomBytes(32).toString("base64url") : null;
     const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at, ...(inviteToken !== null ? { openedBy: inviter } : {}), ...(input.admin === true ? { admin: true } : {}) };
     const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, setsPassword: true, invitedBy: inviter, ...(grant === undefined ? {} : { grant }) }];

@@ -104,8 +104,8 @@ function parseHeader(bytes: Buffer, file: string): Header {
   } catch {
     throw new ArchiveError(`${file} is corrupt: its header is not JSON`);
   }
-  const header = parsed as Partial<Header> | null;
-  const files = header?.files;
+  const header = parsed as { created?: unknown; files?: unknown } | null;
+  const files: unknown = header?.files;
   // the only paths an archive may hold, each once: the tables, the badge secret, the users, the audit log, logs (or an older store's journal)
   const seen = new Set<string>();
   const allowedOnce = (path: string) => {
@@ -114,8 +114,13 @@ function parseHeader(bytes: Buffer, file: string): Header {
     seen.add(path);
     return true;
   };
-  const valid = typeof header?.created === "string" && Array.isArray(files) && files.some((f) => f?.path === TABLES_FILE) && files.every((f) =>
-    typeof f === "object" && f !== null && typeof f.path === "string" && allowedOnce(f.path) && Number.isSafeInteger(f.size) && f.size >= 0);
+  const isEntry = (f: unknown): f is Header["files"][number] => {
+    const { path, size } = (typeof f === "object" && f !== null ? f : {}) as { path?: unknown; size?: unknown };
+    return typeof path === "string" && typeof size === "number" && Number.isSafeInteger(size) && size >= 0;
+  };
+  const entries: readonly unknown[] = Array.isArray(files) ? files : [];
+  const valid = typeof header?.created === "string" && Array.isArray(files) && entries.some((f) => isEntry(f) && f.path === TABLES_FILE) && entries.every((f) =>
+    isEntry(f) && allowedOnce(f.path));
   if (!valid) throw new ArchiveError(`${file} is corrupt: its header lists unexpected files`);
   return header as Header;
 }

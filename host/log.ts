@@ -31,7 +31,7 @@ export function createLogger(format: string, level: string): Logger {
 function writeText(line: string): void {
   const { level, msg, err, ...fields } = JSON.parse(line) as { level: number; msg?: string; err?: { stack?: string; message?: string } } & Record<string, unknown>;
   const extra = Object.entries(fields).map(([key, value]) => ` ${key}=${typeof value === "string" ? value : JSON.stringify(value)}`).join("");
-  const error = err === undefined ? "" : `: ${err.stack ?? err.message ?? String(err)}`;
+  const error = err === undefined ? "" : `: ${err.stack ?? err.message ?? JSON.stringify(err)}`;
   const text = `hcd: ${msg ?? ""}${error}${extra}\n`;
   if (level >= 40 || TEXT_LEVELS[level] === undefined) process.stderr.write(text);
   else process.stdout.write(text);

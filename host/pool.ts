@@ -415,7 +415,7 @@ export class ShardedPool implements Pool {
         await Promise.all(this.#shards.map(async (s, i) => { await s.apply({ kind: "holdCheckpoints" }); held[i] = true; }));
         await this.#shards[0].apply({ kind: "copyStore", dir });
       } finally {
-        await Promise.all(this.#shards.map((s, i) => (held[i] ? s.apply({ kind: "releaseCheckpoints" }) : undefined)));
+        await Promise.all(this.#shards.filter((_, i) => held[i]).map((s) => s.apply({ kind: "releaseCheckpoints" })));
       }
     });
     this.#lastBackup = run.catch(() => undefined); // one backup at a time

@@ -45,7 +45,7 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
   // brought over from elsewhere: its id kept, and without its settings when they could not be read (a stub)
   const id = Object.hasOwn(body, "id") ? body.id : undefined;
   if (id !== undefined && (typeof id !== "string" || !isUuid(id))) return invalid("id", "must be a lower-case uuid");
-  const kept = id === undefined ? {} : { id: id as string };
+  const kept = id === undefined ? {} : { id };
   const stub = Object.hasOwn(body, "needs_settings") ? body.needs_settings : false;
   if (typeof stub !== "boolean") return invalid("needs_settings", "must be a boolean");
   const newChecks = body.new_checks;

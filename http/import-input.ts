@@ -5,7 +5,7 @@
 import type { CheckImport, ImportedFlip, ImportedPing } from "../engine/check-import.ts";
 import { stateProblem } from "../engine/check-import.ts";
 import { isSlugSegment, isUuid } from "../engine/ids.ts";
-import type { HashedApiKeys, Millis, PingKind, Status } from "../engine/model.ts";
+import type { HashedApiKeys, Millis, PingKind } from "../engine/model.ts";
 import { FLIP_REASONS, LIMITS, PING_KINDS, SECOND, STATUSES } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
@@ -108,8 +108,8 @@ export function checkImportOf(uuid: string, body: JsonObject, at: Millis): Outco
   }
   const flips = flipsOf(body.flips ?? [], at);
   if (!flips.ok) return flips;
-  const state = { status, nPings, lastPingAt: lastPing.value, lastStartAt: lastStart.value, lastStartRid: rid as string | null,
-    lastDurationMs: duration === null ? null : Math.round((duration as number) * SECOND), createdAt: created.value ?? at };
+  const state = { status, nPings, lastPingAt: lastPing.value, lastStartAt: lastStart.value, lastStartRid: rid,
+    lastDurationMs: duration === null ? null : Math.round(duration * SECOND), createdAt: created.value ?? at };
   const problem = stateProblem(state);
   if (problem !== null) return invalid("status", problem);
   const dryRun = body.dry_run ?? false;
@@ -162,7 +162,7 @@ function pingOf(item: unknown, at: Millis): Outcome<ImportedPing> {
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) return invalid("n", "must be a positive integer");
   const date = instantOf(item, "date", null, at);
   if (!date.ok || date.value === null) return invalid("date", "must be an ISO 8601 date and time, not in the future");
-  const kind = PING_KINDS.find((k) => k === (item.type ?? "success")) as PingKind | undefined;
+  const kind: PingKind | undefined = PING_KINDS.find((k) => k === (item.type ?? "success"));
   if (kind === undefined) return invalid("type", `must be one of ${PING_KINDS.join(", ")}`);
   const text = (field: string, fallback: string, max: number): Outcome<string> => {
     const value = item[field] ?? fallback;
@@ -184,10 +184,10 @@ function pingOf(item: unknown, at: Millis): Outcome<ImportedPing> {
   }
   const encoded = item.body_base64 ?? null;
   if (encoded !== null && (typeof encoded !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded))) return invalid("body_base64", "must be null or base64");
-  const body = encoded === null || encoded === "" ? null : new Uint8Array(Buffer.from(encoded as string, "base64"));
+  const body = encoded === null || encoded === "" ? null : new Uint8Array(Buffer.from(encoded, "base64"));
   return ok({
     record: { n, at: date.value, kind, scheme: scheme.value, remoteAddr: remoteAddr.value, method: method.value, ua: ua.value,
-      rid: rid as string | null, exitStatus: exitStatus as number | null, bodySize: body?.length ?? 0 },
+      rid, exitStatus, bodySize: body?.length ?? 0 },
     body,
   });
 }

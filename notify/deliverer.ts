@@ -114,7 +114,7 @@ export class Deliverer {
       queues.set(key, [...(queues.get(key) ?? []), entry]);
     }
     const runs = [...queues].map(([key, entries]) => this.#runQueue(key, entries.sort(byFlipOrder), now));
-    const storeErrors = (await Promise.allSettled(runs)).flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+    const storeErrors = (await Promise.allSettled(runs)).flatMap((r) => r.status === "rejected" ? [r.reason as unknown] : []);
     if (storeErrors.length > 0) throw new AggregateError(storeErrors, "outbox write failed");
   }
 

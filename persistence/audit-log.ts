@@ -42,9 +42,9 @@ export class AuditLog {
 
   private constructor(env: RootDatabase<unknown, Key>, limits: AuditLimits) {
     this.#env = env;
-    this.#events = env.openDB<unknown, Key>("events", {}) as Table;
-    this.#groups = env.openDB<unknown, Key>("groups", {}) as Table;
-    this.#meta = env.openDB<unknown, Key>("meta", {}) as Table;
+    this.#events = env.openDB<unknown, Key>("events", {});
+    this.#groups = env.openDB<unknown, Key>("groups", {});
+    this.#meta = env.openDB<unknown, Key>("meta", {});
     this.#limits = limits;
     const seq = this.#meta.get("seq");
     this.#seq = typeof seq === "number" ? seq : 0;

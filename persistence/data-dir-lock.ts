@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { makeDir } from "./open.ts";
 
 /** true when the lock was taken, false when another open file holds it (EAGAIN); throws on other errors. */
-const { tryLock } = createRequire(import.meta.url)("fs-native-extensions") as { tryLock(fd: number): boolean };
+const { tryLock } = createRequire(import.meta.url)("fs-native-extensions") as { tryLock: (fd: number) => boolean };
 
 /** The lock file's name in a data directory. */
 export const LOCK_FILE = "lock";

@@ -79,7 +79,7 @@ export async function openTables(dir: string, options: StoreOptions): Promise<{ 
       env, projects: named("projects"), channels: named("channels"), checks: named("checks"),
       pings: named("pings"), bodies: named("bodies"), flips: named("flips"), outbox: named("outbox"), meta: named("meta"),
       // newer than the others: a store written before it has it only once opened for writing
-      sent: (env.openDB<unknown, Key>("sent", TABLE_OPTIONS.sent) as Table | undefined) ?? null,
+      sent: env.openDB<unknown, Key>("sent", TABLE_OPTIONS.sent) ?? null,
     };
     const schema = tables.meta.get("schema");
     const fresh = schema === undefined && !readOnly;

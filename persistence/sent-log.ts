@@ -4,7 +4,7 @@
 // store has none (null): no notices.
 import type { SentNotice } from "../engine/changes.ts";
 import { removeRange, under, valuesIn } from "./tables.ts";
-import type { Table, Tables } from "./tables.ts";
+import type { Tables } from "./tables.ts";
 
 /** How many delivered notifications of one check are kept (older ones go as newer ones come). */
 export const KEPT_PER_CHECK = 100;
@@ -28,5 +28,5 @@ export function sentNotices(tables: Tables, checkUuid: string): SentNotice[] {
 
 /** Removes a check's delivered notifications (the check was deleted); call inside a write transaction. */
 export function removeSent(tables: Tables, checkUuid: string): void {
-  if (tables.sent !== null) removeRange(tables.sent as Table, under(checkUuid));
+  if (tables.sent !== null) removeRange(tables.sent, under(checkUuid));
 }

@@ -25,7 +25,7 @@ export function httpAdmin(url: string, token: string): AdminClient {
       try {
         res = await fetch(target, { ...init(method, token, body), signal: AbortSignal.timeout(REQUEST_MS) });
       } catch (error) {
-        throw new Error(`hcd at ${target.origin} did not answer ${method} ${path}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`hcd at ${target.origin} did not answer ${method} ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
       return answerOf(res);
     },

@@ -45,7 +45,7 @@ async function openSqlite(path: string): Promise<ReferenceDb> {
     await query("SELECT count(*) FROM sqlite_master"); // not a database: "file is not a database" now, not later
   } catch (error) {
     db.close();
-    throw new Error(`${path} is not a SQLite database: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${path} is not a SQLite database: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   return {
     label: path,
@@ -59,15 +59,16 @@ const TIMESTAMP_WITHOUT_ZONE = 1114;
 
 async function openPostgres(url: string): Promise<ReferenceDb> {
   // a timestamp without a zone (a converted database) is UTC, as Django wrote it: kept as text, read as UTC
+  const builtIn = (oid: number, format?: "text" | "binary"): ((text: string) => unknown) => pg.types.getTypeParser(oid, format) as (text: string) => unknown;
   const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => oid === TIMESTAMP_WITHOUT_ZONE ? (text: string) => text
-    : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser };
+    : builtIn(oid, format)) as typeof pg.types.getTypeParser };
   const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 30_000, query_timeout: 300_000 });
   client.on("error", () => {}); // a connection lost between queries fails the next query, with its error
   const label = redacted(url);
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(`cannot connect to ${label}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cannot connect to ${label}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   const query = async (sql: string, params: readonly (string | number)[] = []): Promise<Row[]> => {
     let n = 0;

@@ -9,7 +9,6 @@ import { CHANNEL_KINDS } from "../../engine/model.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import { auditTarget } from "../../host/audit.ts";
 import { channelInputOf, groupProblem, preparedInput } from "../admin-input.ts";
-import type { JsonObject } from "../body.ts";
 import type { KindFormField } from "../deps.ts";
 import { httpError, reasonOf } from "../errors.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
@@ -99,7 +98,7 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
       values = kept.value;
     }
     const value = isServiceKind(kind) ? values : OWN_FORMS[kind].valueOf(values);
-    const input = channelInputOf({ kind, name, value: value as JsonObject, new_checks: newChecks, every_failure: everyFailure }, serviceKinds);
+    const input = channelInputOf({ kind, name, value, new_checks: newChecks, every_failure: everyFailure }, serviceKinds);
     if (!input.ok) return again(errorsOf(kind, input.failure));
     const prepared = await preparedInput(input.value, serviceKinds);
     if (!prepared.ok) return again(errorsOf(kind, prepared.failure));

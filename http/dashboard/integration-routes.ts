@@ -2,10 +2,9 @@
 // process's test notification; shell and apprise only by the operator), removing one (any session that
 // may write), and adding one from its admin API value (scripts); the add and edit pages are in
 // integration-form-routes.ts.
-import type { Channel, Project, ServiceFields } from "../../engine/model.ts";
+import type { Channel, Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { channelInputOf, groupProblem, preparedInput } from "../admin-input.ts";
-import type { JsonObject } from "../body.ts";
 import { allows, mayConfigureOperatorKinds, permit, permitKind } from "./permits.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
 import { valueOfFields } from "./kind-forms.ts";

@@ -4,6 +4,7 @@
 // module plus one entry here (the Record's type makes a missing entry a compile error).
 import type { ChannelKind, ChannelValue, ServiceKind } from "../../engine/model.ts";
 import type { KindFormField } from "../deps.ts";
+import { valueText } from "../../lib/value-text.ts";
 
 export type KindPage = {
   readonly title: string;
@@ -57,14 +58,14 @@ const METHODS: readonly (readonly [string, string])[] = [["POST", "POST"], ["GET
 /** "Name: value" lines ↔ a headers object. */
 function headersOf(text: unknown): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const line of String(text ?? "").split("\n")) {
+  for (const line of valueText(text).split("\n")) {
     const at = line.indexOf(":");
     if (line.trim() !== "") headers[at < 0 ? line.trim() : line.slice(0, at).trim()] = at < 0 ? "" : line.slice(at + 1).trim();
   }
   return headers;
 }
 
-const text = (value: unknown) => String(value ?? "");
+const text = valueText;
 
 const urlForm = (label: string): OwnForm => ({
   fields: [{ name: "url", label, input: "secret", required: true, target: true, hint: "kept secret: it holds the webhook's token" }],

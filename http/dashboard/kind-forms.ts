@@ -4,6 +4,7 @@
 // unless the destination changed), and the "add to new checks" switch. Also the posted inputs → a value.
 import type { Channel, ServiceFields } from "../../engine/model.ts";
 import type { KindFormField } from "../deps.ts";
+import { valueText } from "../../lib/value-text.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 
@@ -32,7 +33,7 @@ function fieldInput(view: KindFormView, field: KindFormField): Html {
   const error = view.errors[field.name];
   const described = error === undefined ? "" : html` aria-invalid="true" aria-describedby="${id}-error"`;
   const current = view.values[field.name] ?? (view.editing ? undefined : field.initial);
-  const shown = current === undefined || current === null ? "" : String(current);
+  const shown = valueText(current);
   const secret = field.input === "secret";
   const required = field.required && !(view.editing && secret) ? html` required` : "";
   let control: Html;
@@ -75,9 +76,9 @@ ${view.fields.map((field) => fieldInput(view, field))}
  */
 export function keptSecrets(value: Record<string, unknown>, fields: readonly KindFormField[], stored: ServiceFields): { value: Record<string, unknown> } | { problem: string; field: string } {
   const kept = { ...value };
-  const isEmpty = (name: string) => String(value[name] ?? "") === "";
+  const isEmpty = (name: string) => valueText(value[name]) === "";
   const moved = fields.find((field) => field.target === true && !(field.input === "secret" && isEmpty(field.name))
-    && String(value[field.name] ?? "") !== String(stored[field.name] ?? ""));
+    && valueText(value[field.name]) !== String(stored[field.name] ?? ""));
   for (const field of fields) {
     if (field.input !== "secret" || !isEmpty(field.name) || stored[field.name] === undefined || stored[field.name] === "") continue;
     if (moved !== undefined) return { field: field.name, problem: `type the ${field.label} again: the ${moved.label} changed, and a stored secret is never sent to a new destination` };

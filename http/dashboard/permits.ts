@@ -1,7 +1,7 @@
 // What a dashboard session may do beyond reading: the admin token everything, a user what their role in
 // the project allows (engine/roles.ts, the one home of those rules), an API key what it could before
 // users existed (a read-write key the check actions, never what only the admin token did).
-import type { Action, Role } from "../../engine/roles.ts";
+import type { Action } from "../../engine/roles.ts";
 import { mayDo } from "../../engine/roles.ts";
 import { httpError } from "../errors.ts";
 import type { Access } from "./context.ts";

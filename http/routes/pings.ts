@@ -222,7 +222,7 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock" | "audit">,
       res.writeHead(answer.status, answer.headers);
       res.end(answer.text);
       observe?.(request.pathname, answer.status, (performance.now() - arrivedAt) / 1000);
-    });
+    }).catch((error: unknown) => log.error({ err: error }, "answering a ping failed"));
     return true;
   };
 }

@@ -6,6 +6,7 @@ import { noticeChannelOf } from "../../engine/changes.ts";
 import type { Channel } from "../../engine/model.ts";
 import { invalid, ok } from "../../engine/outcome.ts";
 import type { ServiceKindModule } from "./kind.ts";
+import { valueText } from "../../lib/value-text.ts";
 import { isObject } from "./kind.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -13,7 +14,7 @@ const MAX_MEMBERS = 50;
 
 /** The ids a group's value names. */
 export function memberIds(fields: Readonly<Record<string, unknown>>): string[] {
-  return String(fields.channels ?? "").split(",").filter((id) => id !== "");
+  return valueText(fields.channels).split(",").filter((id) => id !== "");
 }
 
 /** The channels of `projectChannels` a group sends to: those it names, never a group (no loops). */

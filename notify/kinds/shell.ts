@@ -69,7 +69,7 @@ function variables(m: ServiceMessage): [key: string, value: string][] {
 }
 
 export const shell: ServiceKindModule = {
-  help: '{"cmd_down": "/bin/sh -c \'page-oncall \"$NAME is $STATUS\"\'", "cmd_up": ""}: run as written, without a shell of its own; the check\'s facts are environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...); an empty command does nothing (only with SHELL_ENABLED=true, added by the operator)',
+  help: '{"cmd_down": "/bin/sh -c \'page-oncall \\"$NAME is $STATUS\\"\'", "cmd_up": ""}: run as written, without a shell of its own; the check\'s facts are environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...); an empty command does nothing (only with SHELL_ENABLED=true, added by the operator)',
   form: [{ name: "cmd_down", label: "Command when down", input: "text", required: false }, { name: "cmd_up", label: "Command when up", input: "text", required: false }],
   secretFields: [],
   operatorOnly: true,

@@ -5,6 +5,7 @@ import { invalid, ok } from "../../engine/outcome.ts";
 import type { Refusal, ServiceKindModule, ServiceMessage } from "./kind.ts";
 import { isObject } from "./kind.ts";
 import { pyJson } from "../py-json.ts";
+import { valueText } from "../../lib/value-text.ts";
 import { required } from "./settings.ts";
 
 /** Text with style ranges ("start:length:BOLD", start and length in characters), as signal-cli takes it. */
@@ -49,7 +50,7 @@ function refusal(_status: number, body: string): Refusal {
     // Signal wants a captcha solved on the sending account before it sends more: the operator's task, then a retry works
     if (result.type === "RATE_LIMIT_FAILURE" && typeof result.token === "string") return { error: "CAPTCHA proof required", permanent: false };
   }
-  return { error: `signal-cli call failed (${String(reply.error?.code ?? "unknown")})`, permanent: false };
+  return { error: `signal-cli call failed (${valueText(reply.error?.code ?? "unknown")})`, permanent: false };
 }
 
 export const signal: ServiceKindModule = {

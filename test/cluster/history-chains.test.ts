@@ -11,7 +11,6 @@ import { managerOf } from "../../cluster/jetstream-setup.ts";
 import { HistoryGapError, PartitionHistory } from "../../cluster/partition-history.ts";
 import { T0, withNatsServer } from "./held-appends.ts";
 
-const PROJECT = "00000000-0000-4000-8000-0000000000aa";
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
 /** A check whose flips' messages (its uuid on every one) are far larger than the others'. */

@@ -275,7 +275,7 @@ test("an acknowledged ping that reaches its owner after deadlines past its stamp
 
 test("an owner judges only up to what the nodes answered and it has read: a node's watermark counts once its position is read", async () => {
   await withNatsServer("watermarks with intake positions", async (connect) => {
-    let now: Millis = T0;
+    const now: Millis = T0;
     const stored = { a: 0, b: 0 };
     const floors: Record<"a" | "b", [number, number][]> = { a: [[0, 5], [1, 7]], b: [[2, 3]] };
     const unanswered = { a: new Map<number, Millis>(), b: new Map<number, Millis>() };

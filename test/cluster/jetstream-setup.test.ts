@@ -34,7 +34,7 @@ test("a create whose stream is not found (another node creating it meanwhile) is
 test("it gives up after the attempts it was given, with the last error", async () => {
   let calls = 0;
   const error = await retriedWhileSettling(async () => { calls += 1; throw new TimeoutError(); }, 4).catch((e: Error) => e);
-  assert.equal([(error as Error).name, calls], ["TimeoutError", 4]);
+  assert.equal([error.name, calls], ["TimeoutError", 4]);
 });
 
 test("any other error is thrown at once", async () => {

@@ -12,7 +12,7 @@ import { pingCommand, T0, withNatsServer } from "./held-appends.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
-async function strictRead(log: JetStreamLog, from: number): Promise<string[] | unknown> {
+async function strictRead(log: JetStreamLog, from: number): Promise<unknown> {
   const read: string[] = [];
   try {
     for await (const { position, bytes } of log.readFrom(from, { strict: true })) read.push(`${position}:${new TextDecoder().decode(bytes)}`);

@@ -25,7 +25,7 @@ test("the next owner of a partition holds a channel as its last edit left it", a
 
     const b = await PartitionReplica.open({ connection: await connect(), partition: PARTITION, replicas: 1, newId });
     await b.takeOver(T0 + 60_000, T0 + 5_000);
-    const held = await b.read((shard) => shard.channels(owner.id).map((c) => [c.id, c.name, c.value]));
+    const held = b.read((shard) => shard.channels(owner.id).map((c) => [c.id, c.name, c.value]));
     assert.equal(held, [[channel.id, "oncall", { kind: "email", address: "new@example.com" }]]);
   });
 });

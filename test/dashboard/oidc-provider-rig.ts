@@ -28,7 +28,7 @@ export async function startOidcProvider(people: Record<string, Person>): Promise
   let provider: Provider | undefined;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (provider === undefined) { res.statusCode = 503; res.end(); return; }
-    provider.callback()(req, res);
+    void provider.callback()(req, res); // Koa answers its own errors
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -104,6 +104,7 @@ await whenChromium("dashboard polish browser tests", async () => {
     const words = async () => phone.locator("table.list :is(th, td, button, a)").evaluateAll((all, count) => all
       // a word shown (not one for screen readers only, which sits in a 1-pixel box)
       .filter((el) => /^\S+$/.test(el.textContent?.trim() ?? "") && getComputedStyle(el).display !== "none" && el.querySelector(".visually-hidden") === null)
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the page's side: the counting function comes over as its source
       .map((el) => [el.textContent?.trim(), new Function("cell", `return (${count})(cell)`)(el)]), linesOfWord.toString());
     const broken = (found: unknown[][]) => found.filter(([, lines]) => lines !== 1);
     const eventWords = await words();

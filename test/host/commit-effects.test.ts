@@ -91,7 +91,7 @@ test("a commit that takes a second or more is logged as slow, with its duration 
   const { hosts: [host], owned: [mine], end } = await setUp();
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; });
   const store = host.store() as unknown as { commit: (record: unknown) => Promise<void> };
   try {
     // the store's own commit, after a wait of 1.1 s (a disk that stalls)
@@ -118,7 +118,7 @@ test("the rebuild after a failed commit loads this shard's projects only, and ch
   await other.checkpoint(); // the other shard's project is in the store's tables, where a rebuild reads
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; });
   try {
     setWriteFault(join(dir, LOG_DIR), "EIO");
     const refused = await host.apply({ kind: "updateCheck", projectId: mine.projectId, uuid: mine.uuid, spec: { name: "lost" }, at: T0 + MINUTE })

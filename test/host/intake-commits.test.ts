@@ -163,7 +163,7 @@ test("while commits fail a read answers from the store and commits no intake pin
   const { dir, host, projectId, uuid, end } = await setUp({ intakeCommitMs: HOUR });
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; });
   try {
     setWriteFault(join(dir, LOG_DIR), "EIO");
     const failed = await host.apply({ kind: "updateCheck", projectId, uuid, spec: { name: "renamed" }, at: T0 + MINUTE }).then(() => null, (e: unknown) => e);

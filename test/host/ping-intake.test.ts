@@ -5,6 +5,7 @@ import "../write-faults-on.ts"; // first: arms persistence/write-faults.ts (NODE
 // ping, a probe tries a real write, the episode ends on the first success, by a probe or a ping).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { inspect } from "node:util";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createInProcessPool } from "../../app/pools.ts";
@@ -129,7 +130,7 @@ test("while intake writes fail a probe tries a real write and fails; once they s
     setWriteFault(join(dir, INTAKE_DIR), null);
     let probed: unknown = "not yet";
     while (probed !== null) {
-      if (Date.now() > giveUpAt + 20_000) assert.unreachable(`the probe never succeeded: ${String(probed)}`);
+      if (Date.now() > giveUpAt + 20_000) assert.unreachable(`the probe never succeeded: ${inspect(probed)}`);
       probed = await intake.probe().then(() => null, (e: unknown) => e);
       if (probed !== null) await sleep(50);
     }
@@ -152,7 +153,7 @@ test("once intake writes succeed again the first acknowledged ping ends the epis
       if (Date.now() > giveUpAt) assert.unreachable("no ping was taken again");
       const sent = await intake.send(0, projectId, ping(uuid, T0 + n * MINUTE)).then(() => null, (e: unknown) => e);
       if (sent === null) break;
-      assert.ok(isStoreUnavailable(sent), String(sent));
+      assert.ok(isStoreUnavailable(sent), inspect(sent));
       await sleep(50);
     }
     assert.not.ok(intake.failing, "the acknowledged ping ended the episode");

@@ -35,7 +35,7 @@ export function restartHistoryArb(maxSteps: number) {
   return fc.record({
     specs: fc.array(specArb, { minLength: CHECKS, maxLength: CHECKS }),
     steps: fc.array(fc.oneof(
-      { weight: 5, arbitrary: stepArb(CHECKS) as fc.Arbitrary<RestartStep> },
+      { weight: 5, arbitrary: stepArb(CHECKS) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant("restart" as const), gapMs: gapArb }) },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant("crash" as const), inFlight: fc.option(ping, { freq: 2 }), delayMs: fc.integer({ min: 0, max: 15 }), gapMs: gapArb }) },
     ), { maxLength: maxSteps, size: "max" }),

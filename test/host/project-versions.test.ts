@@ -10,7 +10,7 @@ import { ProjectVersions } from "../../host/project-versions.ts";
 
 const touched = (...checks: [projectId: string, uuid: string][]): Changes =>
   ({ ...noChanges(), checks: checks.map(([projectId, uuid]) => ({ projectId, uuid }) as Check) });
-const deleted = (projectId: string, uuid: string): Changes => ({ ...noChanges(), deletedChecks: [{ projectId, uuid }] }) as unknown as Changes;
+const deleted = (projectId: string, uuid: string): Changes => ({ ...noChanges(), deletedChecks: [{ projectId, uuid }] });
 
 test("a watched project: the checks changed and deleted after a version, and none after the current one", () => {
   const versions = new ProjectVersions();

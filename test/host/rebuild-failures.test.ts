@@ -18,7 +18,7 @@ test("a failing rebuild is logged once per episode and counted; a later rebuild 
   const dir = tempDir();
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; });
   const host = await ShardHost.open({ dataDir: dir.path, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
   try {
     const project = await host.apply({ kind: "createProject", project: scenarioProject("p"), at: T0 });

@@ -31,7 +31,7 @@ async function start(dataDir: string): Promise<Server> {
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
-    exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
+    void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
   });
   return { child, url, exited };
 }

@@ -93,7 +93,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
       }
       const res = await app.request(path, { method, headers, body: typeof requestBody === "string" || requestBody === undefined ? requestBody : new Uint8Array(requestBody) });
       const text = await res.text();
-      let json: unknown = undefined;
+      let json: unknown;
       try {
         json = text === "" ? undefined : JSON.parse(text);
       } catch {

@@ -34,7 +34,7 @@ test("a check put whole: its uuid, settings, state and flips as given; again: un
   const check = await get(api, `/checks/${UUID}`);
   assert.equal([check.name, check.slug, check.tags, check.desc, check.timeout, check.grace, check.status, check.n_pings, check.last_ping, check.last_duration, check.badge_url],
     ["Backup DB", "backup-db", "prod db", "nightly dump", 86_400, 3_600, "up", 4, iso(T0 - HOUR).replace(".000Z", "+00:00"), 12, "http://hc.test/b/2/8530b991-e358-4c68-beab-7cf59f237d7a.svg"]);
-  assert.equal(await get(api, `/checks/${UUID}/flips/`) as unknown, [
+  assert.equal(await get(api, `/checks/${UUID}/flips/`), [
     { timestamp: iso(T0 - 2 * HOUR).replace(".000Z", "+00:00"), up: 1 }, { timestamp: iso(T0 - 3 * HOUR).replace(".000Z", "+00:00"), up: 0 }]);
   assert.equal((await put(api, imported())).json, { uuid: UUID, result: "unchanged" });
   await api.ping(UUID);

@@ -31,7 +31,7 @@ async function start(env: Record<string, string>): Promise<Server> {
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
-    exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+    void exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
   });
   return { child, url, output: () => output, exited };
 }
@@ -85,7 +85,7 @@ test("hcd --version prints package.json's version, which CHANGELOG.md's newest r
   const changelog = readFileSync(fileURLToPath(new URL("../../../CHANGELOG.md", import.meta.url)), "utf8");
   const newest = /^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(changelog);
   assert.ok(newest !== null, "CHANGELOG.md has a release heading: ## [x.y.z] - YYYY-MM-DD");
-  assert.is(newest![1], RELEASE);
+  assert.is(newest[1], RELEASE);
 });
 
 test("invalid configuration exits 1 with a message naming the variable", () => {

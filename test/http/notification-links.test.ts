@@ -119,7 +119,7 @@ test("every link of every kind's message opens the check, signed in or through t
     for (const kind of CHANNEL_KINDS) {
       assert.ok(Object.hasOwn(VALUES, kind), `a value of ${kind} to render its message`);
       if (kind === "group") continue;
-      const input = channelInputOf({ kind, name: kind, value: VALUES[kind] as string }, kinds);
+      const input = channelInputOf({ kind, name: kind, value: VALUES[kind] }, kinds);
       assert.ok(input.ok, `${kind}: ${JSON.stringify(input)}`);
       if (!input.ok) continue;
       const channel: Channel = { id: `c-${kind}`, projectId: api.project.id, createdAt: check.createdAt, ...input.value };

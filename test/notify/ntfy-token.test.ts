@@ -13,7 +13,7 @@ test.after.each(closeOutboxes);
 const kinds = serviceKindsOf(settingsAt("http://127.0.0.1:9"));
 
 function ntfyChannel(value: unknown) {
-  const input = channelInputOf({ kind: "ntfy", name: "phone", value: value as string }, kinds);
+  const input = channelInputOf({ kind: "ntfy", name: "phone", value }, kinds);
   if (!input.ok) throw new Error(JSON.stringify(input.failure));
   return channel({ kind: "ntfy", value: input.value.value });
 }
@@ -36,7 +36,7 @@ test("a token goes as a bearer token to the ntfy server; without one no Authoriz
 
 test("a token that is not a string, too long or with spaces is refused naming value.token", () => {
   for (const token of [5, "x".repeat(101), "tk_a b", "tk_\n"]) {
-    const input = channelInputOf({ kind: "ntfy", value: { url: "https://ntfy.sh", topic: "t", token } as unknown as string }, kinds);
+    const input = channelInputOf({ kind: "ntfy", value: { url: "https://ntfy.sh", topic: "t", token } }, kinds);
     assert.equal(input.ok ? null : input.failure.code === "invalid" && input.failure.field, "value.token", JSON.stringify(token));
   }
 });

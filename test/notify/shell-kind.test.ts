@@ -9,7 +9,7 @@ import { hasGivenUp } from "../../engine/changes.ts";
 import { check } from "../helpers.ts";
 import { tempDir } from "../helpers.ts";
 import { parseServiceValue } from "../../notify/kinds/service.ts";
-import { splitArguments } from "../../notify/kinds/shell.ts";
+import { shell, splitArguments } from "../../notify/kinds/shell.ts";
 import { closeOutboxes, delivererOf, DOWN_AT, entryOf, REMINDER_AT, serviceChannel, settingsAt } from "./service-kinds-fixture.ts";
 
 test.after.each(closeOutboxes);
@@ -100,6 +100,13 @@ test("values: refused without SHELL_ENABLED, and a command a shell would be need
   // a shell's script reads the facts from its environment: accepted
   assert.ok(parseServiceValue("shell", { cmd_down: `/bin/sh -c 'page-oncall "$NAME"'` }, on).ok);
   assert.equal(splitArguments(`a 'b c' "d \\"e\\" $X" f\\ g ''`), { ok: true, value: ["a", "b c", 'd "e" $X', "f g", ""] });
+});
+
+test("the shell kind's help shows a value that is valid JSON, and one the kind accepts", () => {
+  const example = shell.help.slice(0, shell.help.indexOf("}:") + 1);
+  const value = JSON.parse(example) as Record<string, string>;
+  assert.is(value.cmd_down, `/bin/sh -c 'page-oncall "$NAME is $STATUS"'`);
+  assert.ok(parseServiceValue("shell", value, { ...settingsAt("http://x"), shellEnabled: true }).ok);
 });
 
 test.run();

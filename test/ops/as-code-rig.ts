@@ -39,7 +39,7 @@ export async function hcdIn(args: readonly string[], env: Record<string, string>
   const [log, error, write] = [console.log, console.error, process.stdout.write];
   console.log = (...parts: unknown[]) => { out.push(parts.join(" ") + "\n"); };
   console.error = (...parts: unknown[]) => { err.push(parts.join(" ") + "\n"); };
-  process.stdout.write = ((chunk: string | Uint8Array) => { out.push(String(chunk)); return true; }) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => { out.push(String(chunk)); return true; });
   try {
     return { status: await runCli(args, env), stdout: out.join(""), stderr: err.join("") };
   } finally {

@@ -4,7 +4,7 @@
 // fires at its old due time). Restore refuses a non-empty directory and truncated or corrupt files.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,7 +47,7 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
     for (let p = 0; p < 4; p++) {
       const project = await createProject(server, ADMIN, { name: `p${p}`, ping_log_limit: 1000 });
       const a = api(server, project);
-      const loaded = [];
+      const loaded: string[] = [];
       for (let i = 0; i < 2; i++) loaded.push((await a.create({ name: `load${i}` })).uuid as string);
       const up = (await a.create({ name: "up", timeout: 3600, grace: 600 })).uuid as string;
       const down = (await a.create({ name: "down" })).uuid as string;

@@ -90,17 +90,17 @@ for (const file of FILES) {
     for (const [name, service] of Object.entries(compose.services)) {
       const where = `${file}: ${name}`;
       assert.ok(service.image !== undefined, `${where}: an image name`);
-      assert.match(service.image!, /^[a-z0-9./-]+:[\w.-]+$/, `${where}: a tagged image`);
-      assert.not.match(service.image!, /:latest$/, `${where}: a pinned tag`);
+      assert.match(service.image, /^[a-z0-9./-]+:[\w.-]+$/, `${where}: a tagged image`);
+      assert.not.match(service.image, /:latest$/, `${where}: a pinned tag`);
       if (isHcd(service)) {
         assert.is(service.image, `hcd:${RELEASE}`, `${where}: tagged with the release`);
         const context = typeof service.build === "string" ? service.build : service.build?.context;
         assert.ok(context !== undefined && existsSync(join(base, context, "Dockerfile")), `${where}: builds from a context holding the Dockerfile`);
         assert.ok((service.volumes ?? []).some((volume) => volume.endsWith(":/data")), `${where}: a volume at /data (DATA_DIR)`);
-        assert.equal(service.healthcheck?.test, ["CMD", ...JSON.parse(imageCheck![1]) as string[]], `${where}: the image's own healthcheck`);
+        assert.equal(service.healthcheck?.test, ["CMD", ...JSON.parse(imageCheck[1]) as string[]], `${where}: the image's own healthcheck`);
       } else {
         // sync_interval is 2.10's; 2.10.20-2.10.22 could lose a whole stream after a crash
-        const [major, minor, patch] = (/^nats:(\d+)\.(\d+)(?:\.(\d+))?/.exec(service.image!) ?? []).slice(1).map((part) => part === undefined ? undefined : Number(part));
+        const [major, minor, patch] = (/^nats:(\d+)\.(\d+)(?:\.(\d+))?/.exec(service.image) ?? []).slice(1).map((part) => part === undefined ? undefined : Number(part));
         const recent = major !== undefined && (major > 2 || minor! > 10 || (minor === 10 && patch !== undefined && patch >= 23));
         assert.ok(recent, `${where}: nats-server 2.10.23 or newer, its tag saying so: ${service.image}`);
       }
@@ -124,9 +124,9 @@ for (const file of FILES) {
       }
       const check = service.healthcheck;
       assert.ok(check !== undefined, `${where}: a healthcheck`);
-      assert.ok(Array.isArray(check!.test) && ["CMD", "CMD-SHELL"].includes(check!.test[0]) && check!.test.length > 1, `${where}: healthcheck test ${JSON.stringify(check!.test)}`);
-      for (const duration of [check!.interval, check!.timeout, check!.start_period]) assert.ok(duration === undefined || /^(\d+(ms|s|m|h))+$/.test(duration), `${where}: duration ${duration}`);
-      assert.ok(check!.retries === undefined || (Number.isInteger(check!.retries) && check!.retries > 0), `${where}: retries`);
+      assert.ok(Array.isArray(check.test) && ["CMD", "CMD-SHELL"].includes(check.test[0]) && check.test.length > 1, `${where}: healthcheck test ${JSON.stringify(check.test)}`);
+      for (const duration of [check.interval, check.timeout, check.start_period]) assert.ok(duration === undefined || /^(\d+(ms|s|m|h))+$/.test(duration), `${where}: duration ${duration}`);
+      assert.ok(check.retries === undefined || (Number.isInteger(check.retries) && check.retries > 0), `${where}: retries`);
     }
   });
 }

@@ -28,7 +28,7 @@ function contender(dataDir: string): { child: ChildProcess; said: Promise<string
   const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["pipe", "pipe", "inherit"] });
   let out = "";
   const said = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const lines = out.split("\n").filter((line) => line !== "" && line !== "ready");
       if (lines.length > 0) resolve(lines[0]);

@@ -24,7 +24,7 @@ test("LOG_FORMAT=json: start and stop with the configuration masked, access line
     secrets.push(hookSecret);
     await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/channels`, { headers: { authorization: `Bearer ${ADMIN}` },
       body: { kind: "webhook", value: `http://127.0.0.1:${await closedPort()}/${hookSecret}` } }));
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c", slug: "job", channels: "*" } }));
+    await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c", slug: "job", channels: "*" } }));
     const body = "ping-body-that-is-not-logged";
     secrets.push(body);
     assert.is((await call(server.url, "POST", `/ping/${project.ping_key}/job`, { body })).status, 200);
@@ -58,8 +58,8 @@ test("LOG_FORMAT=json: start and stop with the configuration masked, access line
 test("text form: 'hcd: <message>' with fields and the error's stack; levels below LOG_LEVEL are dropped", () => {
   const written: [string, string][] = [];
   const [out, err] = [process.stdout.write, process.stderr.write];
-  process.stdout.write = ((text: string) => { written.push(["out", text]); return true; }) as typeof process.stdout.write;
-  process.stderr.write = ((text: string) => { written.push(["err", text]); return true; }) as typeof process.stderr.write;
+  process.stdout.write = ((text: string) => { written.push(["out", text]); return true; });
+  process.stderr.write = ((text: string) => { written.push(["err", text]); return true; });
   try {
     const logger = createLogger("text", "info");
     logger.debug("not shown");

@@ -129,7 +129,7 @@ test("an intake log of another process that still runs is left alone; once that 
     `import { ownIdentity } from ${JSON.stringify(identityModule)}; console.log(ownIdentity()); setInterval(() => {}, 1000);`],
     { stdio: ["ignore", "pipe", "inherit"] });
   try {
-    const [line] = await once(other.stdout!, "data") as [Buffer];
+    const [line] = await once(other.stdout, "data") as [Buffer];
     const identity = line.toString().trim();
     let pool = await createInProcessPool(options(dir.path, 1));
     const { project, uuid } = await projectWithCheck(pool);

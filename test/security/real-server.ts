@@ -55,7 +55,7 @@ export async function startServer(options: StartOptions): Promise<RealServer> {
     };
     child.stdout?.on("data", look);
     child.stderr?.on("data", look);
-    exited.then(({ code }) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+    void exited.then(({ code }) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
   });
   return {
     child, pid: child.pid ?? -1, url, port: Number(new URL(url).port), output: () => output, exited, alive: () => running,
@@ -213,13 +213,16 @@ export function rawRequest(port: number, request: string | Buffer | readonly (st
     socket.on("end", () => finish("closed"));
     socket.on("close", () => finish("closed"));
     socket.on("error", (error) => { if (process.env.RAW_DEBUG) console.log("raw error", error); finish(raw === "" ? "reset" : "closed"); });
-    socket.on("connect", async () => {
+    socket.on("connect", () => {
       const parts = typeof request === "string" || Buffer.isBuffer(request) ? [request] : request;
-      for (const part of parts) {
-        if (done) return;
-        socket.write(part);
-        if (opts.gapMs) await new Promise((r) => setTimeout(r, opts.gapMs));
-      }
+      const send = async () => {
+        for (const part of parts) {
+          if (done) return;
+          socket.write(part);
+          if (opts.gapMs) await new Promise((r) => setTimeout(r, opts.gapMs));
+        }
+      };
+      send().catch(() => finish("closed"));
     });
   });
 }

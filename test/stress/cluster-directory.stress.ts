@@ -108,12 +108,6 @@ function assertSameAnswers(pool: Pool, watchers: readonly DirectoryReplica[], pr
 
 const changes = (part: Partial<DirectoryChanges>): DirectoryChanges => ({ projects: [], checks: [], deletedChecks: [], ...part });
 
-async function getCheck(pool: Pool, projectId: string, uuid: string): Promise<Check> {
-  const got = await pool.getCheck(projectId, { uuid });
-  if (!got.ok) throw new Error(`check ${uuid} not found`);
-  return got.value;
-}
-
 /** Pings that create checks by slug (batched by the pool, so thousands are quick); returns the created checks. */
 async function createBySlug(pool: Pool, project: Project, slugs: string[], at: number): Promise<Check[]> {
   const results = await Promise.all(slugs.map((slug) => {

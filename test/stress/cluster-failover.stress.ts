@@ -33,7 +33,6 @@ import { startNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "cluster failover of three hcd nodes");
 const TOKEN = "cluster-failover-admin-token-0123456789";
-const ADMIN = { authorization: `Bearer ${TOKEN}` };
 const PARTITIONS = 8;
 const SITE_ROOT = "http://hcd.cluster.test";
 const NODES = ["a", "b", "c"] as const;
@@ -140,8 +139,8 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     const victimIndex = NODES.indexOf(victim as (typeof NODES)[number]);
     assert.ok(Date.now() < dueAt - 40_000, `the set-up took until ${Math.round((dueAt - Date.now()) / 1000)} s before the due time`);
     while (Date.now() < dueAt - 40_000) await new Promise((r) => setTimeout(r, 200));
-    servers.get(victim!)!.child.kill("SIGKILL");
-    await servers.get(victim!)!.exited;
+    servers.get(victim)!.child.kill("SIGKILL");
+    await servers.get(victim)!.exited;
     const killedAt = Date.now();
     phase = "node killed";
 

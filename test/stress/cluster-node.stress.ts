@@ -88,7 +88,7 @@ test("a frozen node's partitions are taken over by another, which judges a deadl
 
     const late = await x.submit(owner.id, { kind: "advance", at: Date.now() }).then(() => null, (error: unknown) => error);
     assert.ok(late instanceof Error, "x's commands are refused once its leases ran out");
-    console.log(`  partition ${partition} taken over by y ${tookMs} ms after x froze; down flip at ping + ${down[0].at - pingAt} ms; x refused with ${(late as Error).name}`);
+    console.log(`  partition ${partition} taken over by y ${tookMs} ms after x froze; down flip at ping + ${down[0].at - pingAt} ms; x refused with ${(late).name}`);
   } finally {
     for (const node of nodes) node.pause();
     await Promise.all(connections.map((nc) => nc.close().catch(() => {})));

@@ -88,9 +88,9 @@ test("a node that stops renewing loses all its partitions to the others within 1
       return watch;
     }));
 
-    let released: number[] = [];
+    let released: number[];
     const sampler = sampleOwnership(owners);
-    let sampled: { samples: number; doubled: string[] } = { samples: 0, doubled: [] };
+    let sampled: { samples: number; doubled: string[] };
     try {
       for (const owner of owners) owner.start();
       const ownedByAll = (list: Ownership[]) => new Set(list.flatMap((o) => o.owned())).size === PARTITIONS;
@@ -158,7 +158,7 @@ test("an owner cut off from NATS stops counting itself owner, the others take ov
       connection: await connection(i, { only: true }), node, partitionCount: PARTITIONS, replicas: 3,
     })));
     const sampler = sampleOwnership(owners);
-    let result: { samples: number; doubled: string[] } | null = null;
+    let result: { samples: number; doubled: string[] };
     try {
       for (const owner of owners) owner.start();
       const [a, b, c] = owners;

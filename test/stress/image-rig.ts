@@ -144,8 +144,8 @@ export function runContained(rootfs: string, opts: { user: string; workdir: stri
   ].join(" && ");
   const child = spawn("unshare", ["--pid", "--fork", "--mount", `--mount-proc=${rootfs}/proc`, "--kill-child", "sh", "-c", script], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr!.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, exited, output: () => output };
 }

@@ -122,8 +122,8 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
       slot.log.push(chunk.toString());
       if (slot.log.length > 400) slot.log.splice(0, 200);
     };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
     // a spawn that fails (no nats-server on PATH) ends like an exit, with the reason in the log
     child.once("error", (error) => keep(Buffer.from(`spawn failed: ${error.message}\n`)));
     slot.child = child;
