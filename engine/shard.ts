@@ -11,7 +11,6 @@ import { fail, invalid, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
 import { acknowledge, deadlineAt, holdForDowntime, isMuted, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
 import { escalatedChannels, onEscalationDue, planEscalation, policyOf } from "./escalation.ts";
-import type { RunFacts } from "./runs.ts";
 import { Dependents, dependencyProblem, downDependencyOf } from "./dependencies.ts";
 import { maintenanceEndAt, nextMaintenanceAt } from "./maintenance.ts";
 import type { ProjectChange } from "./project-changes.ts";

@@ -366,11 +366,6 @@ export class Accounts {
     return this.#document.members.filter((m) => m.userId === userId);
   }
 
-  #invite(token: string, at: Millis): StoredInvite | undefined {
-    const hash = sha256(token);
-    return this.#document.invites.find((i) => i.tokenHash === hash && i.expiresAt > at);
-  }
-
   /** The stored record of a user (its email reports' state among the rest), or null. */
   storedUser(id: string): StoredUser | null {
     return this.#document.users.find((u) => u.id === id) ?? null;

@@ -92,10 +92,10 @@ function alertsOf(bytes: Uint8Array): Alert[] {
   } catch {
     throw httpError(400, "the body is not JSON: an Alertmanager webhook payload was expected");
   }
-  const list = typeof payload === "object" && payload !== null ? (payload as { alerts?: unknown }).alerts : undefined;
+  const list: unknown = typeof payload === "object" && payload !== null ? (payload as { alerts?: unknown }).alerts : undefined;
   if (!Array.isArray(list)) throw httpError(400, "alerts: an Alertmanager webhook payload has a list of alerts");
   if (list.length > MAX_ALERTS) throw httpError(400, `alerts: at most ${MAX_ALERTS} a payload`);
-  return list.map((item, i) => {
+  return (list as unknown[]).map((item, i) => {
     const alert = typeof item === "object" && item !== null ? item as { status?: unknown; labels?: unknown } : null;
     const labels = alert?.labels;
     if (alert === null || (alert.status !== "firing" && alert.status !== "resolved")) throw httpError(400, `alerts[${i}].status must be firing or resolved`);

@@ -6,7 +6,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Shard } from "../../engine/shard.ts";
 import type { OutboxEntry } from "../../engine/changes.ts";
-import type { CheckSpec, Millis, PingRecord, PingSignal } from "../../engine/model.ts";
+import type { CheckSpec, PingRecord, PingSignal } from "../../engine/model.ts";
 import { DAY, HOUR, MINUTE, SECOND } from "../../engine/model.ts";
 import { countRun, periodEndAt } from "../../engine/runs.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";

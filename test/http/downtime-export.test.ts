@@ -64,7 +64,7 @@ test("GET /api/v3/downtime.csv: by month by default; a read-only key sees unique
   const pct = Math.round(((2 * HOUR - down) / (2 * HOUR)) * 10_000) / 100;
   assert.is(res.text, [
     "period,check,uuid,incidents,downtime_seconds,unknown_seconds,uptime_percent",
-    "2025-11,backup," + backup.uuid + ",0,0,0,", "2025-12,backup," + backup.uuid + ",0,0,0,",
+    `2025-11,backup,${String(backup.uuid)},0,0,0,`, `2025-12,backup,${String(backup.uuid)},0,0,0,`,
     `2026-01,backup,${backup.uuid},1,${down / 1000},0,${pct}`,
   ].join("\r\n") + "\r\n");
   const ro = await api.call("GET", "/api/v3/downtime.csv?by=day&from=2026-01-15&to=2026-01-16", { key: api.project.apiKeyReadonly });

@@ -72,8 +72,8 @@ const cookies = new Map<Role, string>();
 let instanceAdmin = ""; // a user with "admin": true and no role in any project
 const userIds = new Map<Role, string>();
 let dashboardPosts: string[] = [];
-let apiRoutes: { route: string; methods: string[] }[] = [];
-let adminRoutes: string[] = [];
+const apiRoutes: { route: string; methods: string[] }[] = [];
+const adminRoutes: string[] = [];
 
 test.before(async () => {
   await withApi(async (api) => { // the routes as the app registers them (the same createApp the server runs)
