@@ -1,11 +1,13 @@
 // Shard: owns a disjoint set of projects with their channels and checks, in memory, and one timer
 // wheel of their deadlines. Every command takes `at` last and is applied synchronously; what must be
 // stored accumulates until the host takes it with `takeChanges()` and commits it before answering.
-import type { Changes, GatheredChanges, NoticeChannel, NoticeCheck, OutboxEntry, PingWrite } from "./changes.ts";
-import { noChanges, noticeChannelOf, noticeCheckOf, rendersCheckJson } from "./changes.ts";
+import type { Changes, GatheredChanges, NoticeChannel, PingWrite } from "./changes.ts";
+import { noChanges } from "./changes.ts";
+import { downFacts, pushOutboxEntries } from "./outbox-entries.ts";
+import type { EntryFacts, Extra, LastPing } from "./outbox-entries.ts";
 import { classify, classifyEmail } from "./classify.ts";
 import type { Channel, Check, CheckSpec, Downtime, EscalationSpecStep, EscalationStep, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
-import { assertNever, checkWith, freshCheck, LIMITS, outboxEntryId } from "./model.ts";
+import { assertNever, checkWith, freshCheck, LIMITS } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
@@ -31,9 +33,6 @@ export type ShardOptions = {
   /** The instant the shard starts at (its wheel starts there). */
   readonly now: Millis;
 };
-
-/** The ping that caused a step, for the notifications it raises. */
-type LastPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
 
 const WHEEL = { tickMs: 1_000, slots: 4_096 };
 // the wheel's key of a project's next maintenance window start (check uuids never start so)
@@ -754,37 +753,11 @@ export class Shard {
     return check;
   }
 
-  /**
-   * Queues the flip's (or notice's) notification to each channel assigned to the check (or, with
-   * `extra.channels`, to those), in the project's channel order; `extra` adds what the entry says beyond it.
-   */
+  /** Queues the flip's (or notice's) notification to each channel assigned to the check (or to `extra.channels`): outbox-entries.ts. */
   #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, extra: Extra | null = null): void {
-    const assigned = extra?.channels ?? check.channels;
-    if (assigned.length === 0) return; // most checks of a burst of flips
+    if ((extra?.channels ?? check.channels).length === 0) return; // most checks of a burst of flips
     const projectName = this.#state.project(check.projectId)?.name ?? "";
-    // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
-    const reminder = notice?.reminder ?? null;
-    const noticeN = extra?.notice ?? (notice === null ? null : reminder ?? 0);
-    let shown: NoticeCheck | null = null; // one per check, shared by the entries of its channels
-    const lastRecord = lastPing?.record ?? null, lastBody = lastPing?.body ?? null;
-    const downSinceAt = extra?.downSinceAt ?? notice?.downSinceAt ?? null; // the host fills in what the log knows
-    const facts = extra?.facts ?? null;
-    for (const channel of this.#state.channels(check.projectId)) {
-      if (!assigned.includes(channel.id)) continue; // a check's channels are few: no Set
-      const id = outboxEntryId(flip.at, check.uuid, flip.n, channel.id, noticeN);
-      const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
-      let kept = this.#noticeChannels.get(channel);
-      if (kept === undefined) this.#noticeChannels.set(channel, kept = noticeChannelOf(channel));
-      // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
-      this.#changes.outbox.push(facts !== null
-        ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, ...facts }
-        : reminder === null
-        ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
-        : { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-          downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, reminder });
-    }
+    pushOutboxEntries(this.#changes.outbox, { check, flip, lastPing, notice, extra, projectName, channels: this.#state.channels(check.projectId), kept: this.#noticeChannels });
   }
 
   #pingTarget(command: PingCommand): Outcome<{ check: Check; created: boolean }> {
@@ -811,25 +784,6 @@ export class Shard {
     const uuid = this.#newId(); // the uuid first, then the badge key: the order a cluster's record hands them out
     return freshCheck({ uuid, badgeKey: this.#newId(), projectId }, at);
   }
-}
-
-/**
- * What an entry says beyond its flip: hcd's own downtime its deadline fell in, the start of a run that
- * took too long, the run rule that made it fail, the escalation step it is, the ping it failed again at.
- */
-type EntryFacts = Pick<OutboxEntry, "downtime" | "runStartedAt" | "run" | "escalation" | "failedAgain">;
-
-/** How a notification differs from a flip's to the check's channels: other channels, an id suffix (outboxEntryId's notice), facts. */
-type Extra = { readonly channels?: readonly string[]; readonly notice?: string; readonly downSinceAt?: Millis | null; readonly facts?: EntryFacts };
-
-/** Returns the facts of a down flip of a step (its check before the flip settled: a downtime hold still on it), or null when none. */
-function downFacts(step: Step, flip: Flip): Extra | null {
-  const check = step.check;
-  const facts: { -readonly [K in keyof EntryFacts]: EntryFacts[K] } = {};
-  if (check.alert?.downtime !== undefined) facts.downtime = check.alert.downtime;
-  if (flip.reason === "duration" && check.lastStartAt !== null) facts.runStartedAt = check.lastStartAt;
-  if (step.facts != null) facts.run = step.facts;
-  return facts.downtime === undefined && facts.runStartedAt === undefined && facts.run === undefined ? null : { facts };
 }
 
 /** Returns the policy without channel `id` (a step left with none is dropped), or the same policy when it never names it. */
