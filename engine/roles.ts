@@ -60,3 +60,22 @@ export function mayAssign(role: Role, target: Role): boolean {
 export function roleOf(text: unknown): Role | null {
   return ROLES.find((role) => role === text) ?? null;
 }
+
+/** One role held in one project. */
+export type Membership = { readonly projectId: string; readonly userId: string; readonly role: Role };
+
+/**
+ * Returns true when giving `userId` the role `next` in `projectId` (null: taking their role away) would
+ * leave a project that has an owner with none: the last owner can't be demoted or removed (the reference's
+ * project always has its owner); a project with no owner (made by the admin token) may be given one.
+ */
+export function leavesNoOwner(members: readonly Membership[], projectId: string, userId: string, next: Role | null): boolean {
+  if (next === "owner") return false;
+  const owners = members.filter((m) => m.projectId === projectId && m.role === "owner");
+  return owners.length > 0 && owners.every((m) => m.userId === userId);
+}
+
+/** The projects in which `userId` is the only owner (their account can't be deleted by themselves while there is one). */
+export function lastOwnedBy(members: readonly Membership[], userId: string): string[] {
+  return members.filter((m) => m.userId === userId && m.role === "owner" && leavesNoOwner(members, m.projectId, userId, null)).map((m) => m.projectId);
+}

@@ -9,6 +9,7 @@ import { DAY, HOUR } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Role } from "../engine/roles.ts";
+import { lastOwnedBy, leavesNoOwner } from "../engine/roles.ts";
 import type { AccountsDocument, StoredGrant, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
 import { DECOY_HASH, djangoHashProblem, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
@@ -136,14 +137,19 @@ export class Accounts {
     return { user: userOf(user), granted };
   }
 
-  /** Removes a user with their invitations and roles; returns the roles they held (to record), or null when there is no such user. */
-  async deleteUser(id: string): Promise<StoredMember[] | null> {
-    let removed: StoredMember[] | null = null;
+  /**
+   * Removes a user with their invitations and roles; returns the roles they held (to record), or null when
+   * there is no such user; with `keepOwners`, nothing is removed while they are a project's only owner
+   * (`lastOwnerOf` names those projects): a user deleting their own account.
+   */
+  async deleteUser(id: string, opts: { keepOwners?: boolean } = {}): Promise<{ removed: StoredMember[] } | { lastOwnerOf: string[] } | null> {
+    let outcome: { removed: StoredMember[] } | { lastOwnerOf: string[] } | null = null;
     await this.#change((d) => {
-      removed = d.users.some((u) => u.id === id) ? d.members.filter((m) => m.userId === id) : null;
-      return removed === null ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
+      const lastOwnerOf = opts.keepOwners === true ? lastOwnedBy(d.members, id) : [];
+      outcome = !d.users.some((u) => u.id === id) ? null : lastOwnerOf.length > 0 ? { lastOwnerOf } : { removed: d.members.filter((m) => m.userId === id) };
+      return outcome === null || !("removed" in outcome) ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
     });
-    return removed;
+    return outcome;
   }
 
   /** Makes the user an instance admin, or takes it away; false when there is no such user. */
@@ -334,26 +340,29 @@ export class Accounts {
     return grant;
   }
 
-  /** Gives `userId` `role` in `projectId` (replacing any role held there); false when there is no such user. */
-  async setRole(projectId: string, userId: string, role: Role): Promise<boolean> {
-    let found = false;
+  /**
+   * Gives `userId` `role` in `projectId` (replacing any role held there): "no_user" when there is no such
+   * user, "last_owner" (nothing changed) when they are the project's only owner and `role` is not owner.
+   */
+  async setRole(projectId: string, userId: string, role: Role): Promise<"set" | "no_user" | "last_owner"> {
+    let outcome: "set" | "no_user" | "last_owner" = "no_user";
     await this.#change((d) => {
-      found = d.users.some((u) => u.id === userId);
+      outcome = !d.users.some((u) => u.id === userId) ? "no_user" : leavesNoOwner(d.members, projectId, userId, role) ? "last_owner" : "set";
       const others = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
-      return found ? { ...d, members: [...others, { projectId, userId, role }] } : null;
+      return outcome === "set" ? { ...d, members: [...others, { projectId, userId, role }] } : null;
     });
-    return found;
+    return outcome;
   }
 
-  /** Takes the user's role in the project away; false when they held none. */
-  async removeMember(projectId: string, userId: string): Promise<boolean> {
-    let found = false;
+  /** Takes the user's role in the project away: "not_member" when they held none, "last_owner" (nothing changed) when they are its only owner. */
+  async removeMember(projectId: string, userId: string): Promise<"removed" | "not_member" | "last_owner"> {
+    let outcome: "removed" | "not_member" | "last_owner" = "not_member";
     await this.#change((d) => {
       const members = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
-      found = members.length < d.members.length;
-      return found ? { ...d, members } : null;
+      outcome = members.length === d.members.length ? "not_member" : leavesNoOwner(d.members, projectId, userId, null) ? "last_owner" : "removed";
+      return outcome === "removed" ? { ...d, members } : null;
     });
-    return found;
+    return outcome;
   }
 
   /** The user's role in the project, or null when they have none. */

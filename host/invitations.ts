@@ -4,6 +4,7 @@
 // a password reset, which goes to the email alone; any other invitation gives its role to a user who opens
 // the link signed in as that user. So a link shown to an inviter never sets the password of an account
 // someone else invited (nor one that has a password), and never hands over another project's role.
+import { leavesNoOwner } from "../engine/roles.ts";
 import type { Millis } from "../engine/model.ts";
 import type { AccountsDocument, StoredGrant, StoredInvite, StoredUser } from "../persistence/accounts-file.ts";
 
@@ -58,8 +59,9 @@ export function withGrantAccepted(d: AccountsDocument, tokenHash: string, userId
   return { document: { ...withRole(d, userId, grant), invites: d.invites.filter((i) => i !== link.invite && i.expiresAt > at) }, grant };
 }
 
+/** The document with the grant's role given, except to a project's only owner, who stays one. */
 function withRole(d: AccountsDocument, userId: string, grant: StoredGrant | undefined): AccountsDocument {
-  if (grant === undefined) return d;
+  if (grant === undefined || leavesNoOwner(d.members, grant.projectId, userId, grant.role)) return d;
   const others = d.members.filter((m) => !(m.projectId === grant.projectId && m.userId === userId));
   return { ...d, members: [...others, { projectId: grant.projectId, userId, role: grant.role }] };
 }

@@ -59,6 +59,11 @@ export function httpError(status: number, message: string, headers?: HeadersInit
   return new HTTPError({ status, message, headers });
 }
 
+/** Why the only owner of a project can't be demoted or removed (by anyone: the admin gives another owner first). */
+export function lastOwnerError(email: string): string {
+  return `${email} is the only owner of this project: make another member owner first`;
+}
+
 /** Returns the value of a successful outcome; throws the failure's HTTPError otherwise. */
 export function unwrap<T>(outcome: Outcome<T>): T {
   if (outcome.ok) return outcome.value;

@@ -1,5 +1,6 @@
 // A project's members in the dashboard: who holds which role, and adding, changing and removing them as
-// engine/roles.ts allows (managers below owner, owners any role; the admin token any). An email no user has
+// engine/roles.ts allows (managers below owner, owners any role; the admin token any), never leaving a
+// project that has an owner with none. An email no user has
 // gets an invitation: a one-use link, valid 7 days, that sets the new user's password and gives the role;
 // shown to the inviter on the page (never in a URL) and sent to the email when SMTP_URL is set. API keys
 // do not manage members.
@@ -9,7 +10,7 @@ import { mailInvitation } from "../invitation-mail.ts";
 import type { Project } from "../../engine/model.ts";
 import type { Role } from "../../engine/roles.ts";
 import { mayAssign, roleOf, ROLES } from "../../engine/roles.ts";
-import { httpError, reasonOf } from "../errors.ts";
+import { httpError, lastOwnerError, reasonOf } from "../errors.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import type { Invited } from "./member-pages.ts";
 import { membersPage } from "./member-pages.ts";
@@ -89,7 +90,9 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
       return htmlResponse(membersHtml(access, project, null, { email, role, link, mail, setsPassword }));
     }
     mayChange(access, accounts.roleIn(user.id, project.id), role);
-    await accounts.setRole(project.id, user.id, role);
+    const set = await accounts.setRole(project.id, user.id, role);
+    if (set === "no_user") throw httpError(404, "user not found"); // removed meanwhile
+    if (set === "last_owner") return htmlResponse(membersHtml(access, project, `${lastOwnerError(user.email)}.`), 400);
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.role_set", target: auditTarget.member(user, role), at: ctx.deps.clock.now() });
     return redirect(`/projects/${project.id}/members`);
   });
@@ -103,8 +106,10 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const role = accounts.roleIn(userId, project.id);
     if (role === null) throw httpError(404, "member not found");
     mayChange(access, role, null);
-    await accounts.removeMember(project.id, userId);
     const removed = accounts.userById(userId);
+    const outcome = await accounts.removeMember(project.id, userId);
+    if (outcome === "not_member") throw httpError(404, "member not found");
+    if (outcome === "last_owner") return htmlResponse(membersHtml(access, project, `${lastOwnerError(removed?.email ?? "This member")}.`), 400);
     if (removed !== null) await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.removed", target: auditTarget.member(removed, null), at: ctx.deps.clock.now() });
     return redirect(`/projects/${project.id}/members`);
   });

@@ -72,8 +72,10 @@ export function userAdminRoutes(ctx: DashboardContext, accounts: Accounts): void
     await writeForm(event, access);
     const user = userOf(param(event, "user"));
     if (user.id === access.user?.id) return htmlResponse(page(access, "To remove your own account, use your Account page."), 400);
-    const removed = await accounts.deleteUser(user.id); // the dashboard ends their sessions on their next request
-    if (removed === null) throw httpError(404, "user not found");
+    // an admin may remove a project's only owner (recovery: a lost or compromised account), then gives it another
+    const outcome = await accounts.deleteUser(user.id); // the dashboard ends their sessions on their next request
+    if (outcome === null || !("removed" in outcome)) throw httpError(404, "user not found");
+    const { removed } = outcome;
     const at = ctx.deps.clock.now();
     await recordDashboardChange(ctx, access, { projectId: INSTANCE_LOG, action: "user.deleted", target: auditTarget.account(user, ""), at });
     for (const { projectId } of removed) await recordDashboardChange(ctx, access, { projectId, action: "member.removed", target: auditTarget.member(user, null), at });

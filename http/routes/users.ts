@@ -12,7 +12,7 @@ import { authorizeAdmin } from "../auth.ts";
 import { endpoint, json } from "../endpoint.ts";
 import { jsonBody, projectIdOf } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
-import { httpError, unwrap } from "../errors.ts";
+import { httpError, lastOwnerError, unwrap } from "../errors.ts";
 import { mailInvitation } from "../invitation-mail.ts";
 import { auditTarget, INSTANCE_LOG, recordChange } from "../../host/audit.ts";
 
@@ -68,8 +68,10 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
     DELETE: async (event) => {
       admin(event);
       const user = userOf(event, "user");
-      const removed = await accounts.deleteUser(user.id); // the dashboard ends their sessions on their next request
-      if (removed === null) throw httpError(404, "user not found"); // removed meanwhile
+      // the admin may remove a project's only owner (recovery: a lost or compromised account), then gives it another
+      const outcome = await accounts.deleteUser(user.id); // the dashboard ends their sessions on their next request
+      if (outcome === null || !("removed" in outcome)) throw httpError(404, "user not found"); // removed meanwhile
+      const { removed } = outcome;
       const at = deps.clock.now();
       await recordChange(deps.audit, { projectId: INSTANCE_LOG, actor: { kind: "admin" }, action: "user.deleted", target: auditTarget.account(user, ""), at });
       for (const { projectId } of removed) { // each project they held a role in records it
@@ -116,7 +118,9 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       const user = userOf(event, "user");
       const role = roleOf((await jsonBody(event)).role);
       if (role === null) throw httpError(400, `role must be one of ${ROLES.join(", ")}`);
-      await accounts.setRole(projectId, user.id, role);
+      const set = await accounts.setRole(projectId, user.id, role);
+      if (set === "no_user") throw httpError(404, "user not found");
+      if (set === "last_owner") throw httpError(400, lastOwnerError(user.email));
       await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.role_set", target: auditTarget.member(user, role), at: deps.clock.now() });
       return json({ ...user, role });
     },
@@ -124,7 +128,9 @@ export function userRoutes(app: H3, deps: AppDeps & { readonly accounts: Account
       admin(event);
       const projectId = projectIdOf(deps, event);
       const user = userOf(event, "user");
-      if (!await accounts.removeMember(projectId, user.id)) throw httpError(404, "member not found");
+      const removed = await accounts.removeMember(projectId, user.id);
+      if (removed === "not_member") throw httpError(404, "member not found");
+      if (removed === "last_owner") throw httpError(400, lastOwnerError(user.email));
       await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "member.removed", target: auditTarget.member(user, null), at: deps.clock.now() });
       return json(null, 204);
     },

@@ -32,7 +32,7 @@ test("users and roles stored through one node reach the other; concurrent change
 
       // both nodes at once: a role in two projects, each made on a document the other may have changed
       const [onA, onB] = await Promise.all([a.setRole("p1", id, "owner"), b.setRole("p2", id, "readonly")]);
-      assert.ok(onA && onB);
+      assert.equal([onA, onB], ["set", "set"]);
       for (const node of [a, b]) {
         await eventually("both roles on every node", () => node.roleIn(id, "p1") === "owner" && node.roleIn(id, "p2") === "readonly");
       }

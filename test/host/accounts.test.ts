@@ -64,9 +64,12 @@ test("users and roles read back from the file are the ones written", async () =>
     const accounts = Accounts.open(dir.path);
     const made = await accounts.createUser({ email: "c@example.org", password: PASSWORD }, AT);
     assert.ok(made.ok);
-    assert.ok(await accounts.setRole("p1", made.value.user.id, "manager"));
-    assert.ok(await accounts.setRole("p1", made.value.user.id, "owner")); // replaces, not adds
-    assert.not.ok(await accounts.setRole("p1", "nobody", "owner"));
+    assert.is(await accounts.setRole("p1", made.value.user.id, "manager"), "set");
+    assert.is(await accounts.setRole("p1", made.value.user.id, "owner"), "set"); // replaces, not adds
+    assert.is(await accounts.setRole("p1", "nobody", "owner"), "no_user");
+    assert.is(await accounts.setRole("p1", made.value.user.id, "member"), "last_owner", "the only owner stays one");
+    assert.is(await accounts.removeMember("p1", made.value.user.id), "last_owner");
+    assert.equal(await accounts.deleteUser(made.value.user.id, { keepOwners: true }), { lastOwnerOf: ["p1"] });
     const again = Accounts.open(dir.path);
     assert.equal(again.listUsers(), [made.value.user]);
     assert.is(again.roleIn(made.value.user.id, "p1"), "owner");
