@@ -4,14 +4,14 @@ import type { ReportChoice } from "../../host/report-claims.ts";
 import { REPORT_CHOICES } from "../../host/report-claims.ts";
 import type { Millis } from "../../engine/model.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
-import { html } from "./html.ts";
+import { html, raw } from "./html.ts";
 import type { Viewer } from "./page-frame.ts";
 import { csrfField, documentOf } from "./page-frame.ts";
 
 export type SessionRow = { readonly handle: string; readonly openedAt: Millis | null; readonly current: boolean };
 
 /** The second factor as the account page shows it: on, or off with a fresh secret to turn it on with. */
-export type SecondFactorView = { readonly on: true } | { readonly on: false; readonly secret: string; readonly uri: string };
+export type SecondFactorView = { readonly on: true } | { readonly on: false; readonly secret: string; readonly uri: string; /** the URI as a QR code, SVG markup made by the qrcode library */ readonly qr: string };
 
 /** The account page: the user's email, every session they have open, and the second factor. */
 export function accountPage(viewer: Viewer, opts: {
@@ -51,7 +51,8 @@ ${opts.recoveryCodes === undefined ? "" : html`<p role="status">The second facto
 ${opts.secondFactor.on ? html`<p>On: a sign-in asks for the code of your authenticator app after the password.</p>
 <form method="post" action="/account/second-factor/off">${csrfField(viewer)}
 <label for="off-code">Code</label><input id="off-code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
-<button type="submit">Turn off</button></form>` : html`<p>Off. To turn it on, add this secret to an authenticator app (or open the link on the phone), then type the code it shows.</p>
+<button type="submit">Turn off</button></form>` : html`<p>Off. To turn it on, scan this QR code with an authenticator app (or add the secret by hand, or open the link on the phone), then type the code it shows.</p>
+<figure class="totp-qr" role="img" aria-label="QR image of the link below, for an authenticator app to scan">${raw(opts.secondFactor.qr)}</figure>
 <p>Secret: <code class="totp-secret">${opts.secondFactor.secret}</code></p><p><a href="${opts.secondFactor.uri}">${opts.secondFactor.uri}</a></p>
 <form method="post" action="/account/second-factor/on">${csrfField(viewer)}<input type="hidden" name="secret" value="${opts.secondFactor.secret}">
 <label for="on-code">Code</label><input id="on-code" name="code" inputmode="numeric" autocomplete="one-time-code" required>

@@ -10,6 +10,7 @@ import type { Millis } from "../../engine/model.ts";
 import { httpError, reasonOf } from "../errors.ts";
 import { accountPage, codePage, resetPage } from "./account-pages.ts";
 import { newSecret, secretUri } from "../../host/second-factor.ts";
+import QRCode from "qrcode";
 import { randomBytes } from "node:crypto";
 import { MINUTE } from "../../engine/model.ts";
 import { log } from "../../host/log.ts";
@@ -22,6 +23,11 @@ import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SIGN_IN_FAILURES, SignInLimits, signInKeys } from "./sign-in-limits.ts";
 import { recordAccountEvent } from "./audit-routes.ts";
 import type { SignInStore } from "../../host/sign-in-store.ts";
+
+/** The otpauth:// URI as a QR code for an authenticator app to scan: an inline SVG (no request, no script, no inline style). */
+function qrSvg(uri: string): Promise<string> {
+  return QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2, width: 200 });
+}
 
 /** How recent a session must be to change the sign-in of a user who has no password (a single sign-on user). */
 const RECENT_SIGN_IN_MS = 10 * MINUTE;
@@ -130,12 +136,12 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return { ...found, viewer };
   };
 
-  const accountHtml = (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; passwordError?: string | null; recoveryCodes?: string[]; secret?: string }) => {
+  const accountHtml = async (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; passwordError?: string | null; recoveryCodes?: string[]; secret?: string }) => {
     const { session, user, viewer } = found;
     const rows = liveSessionsOf(user.id)
       .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
-    const secondFactor = accounts.hasSecondFactor(user.id) ? { on: true as const }
-      : { on: false as const, ...(opts.secret === undefined ? newSecret(user.email) : { secret: opts.secret, uri: secretUri(user.email, opts.secret) }) };
+    const fresh = opts.secret === undefined ? newSecret(user.email) : { secret: opts.secret, uri: secretUri(user.email, opts.secret) };
+    const secondFactor = accounts.hasSecondFactor(user.id) ? { on: true as const } : { on: false as const, ...fresh, qr: await qrSvg(fresh.uri) };
     const stored = accounts.storedUser(user.id);
     const reports = { choice: stored === null ? "off" as const : reportChoiceOf(stored), mailOn: sendUserMail !== undefined };
     return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, hasPassword: accounts.hasPassword(user.id), reports, ...opts });
@@ -143,7 +149,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
 
   route("GET", "/account", async (event) => {
     const notice = event.url.searchParams.get("done") === "signout" ? "Session signed out." : null;
-    return htmlResponse(accountHtml(requireUser(event), { notice }));
+    return htmlResponse(await accountHtml(requireUser(event), { notice }));
   });
 
   const accountForm = async (event: H3Event) => {
@@ -174,44 +180,44 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const secret = form.get("secret") ?? "";
     if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw httpError(400, "the secret is not one this page made: reload the page");
     const refused = await proven(event, found, form.get("password") ?? "");
-    if (refused !== null) return htmlResponse(accountHtml(found, { notice: null, error: refused, secret }), refused === TOO_MANY ? 429 : 400);
+    if (refused !== null) return htmlResponse(await accountHtml(found, { notice: null, error: refused, secret }), refused === TOO_MANY ? 429 : 400);
     const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
-    if (!enabled.ok) return htmlResponse(accountHtml(found, { notice: null, error: reasonOf(enabled.failure), secret }), 400);
+    if (!enabled.ok) return htmlResponse(await accountHtml(found, { notice: null, error: reasonOf(enabled.failure), secret }), 400);
     await recordAccountEvent(ctx, "account.second_factor_on", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
-    return htmlResponse(accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }), 200, { "set-cookie": next.cookie });
+    return htmlResponse(await accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }), 200, { "set-cookie": next.cookie });
   });
   route("POST", "/account/second-factor/off", async (event) => {
     const { found, form } = await accountForm(event);
     if (!await accounts.checkSecondFactor(found.user.id, form.get("code") ?? "", realClock.now())) {
-      return htmlResponse(accountHtml(found, { notice: null, error: "Wrong code: the second factor stays on." }), 400);
+      return htmlResponse(await accountHtml(found, { notice: null, error: "Wrong code: the second factor stays on." }), 400);
     }
     await accounts.disableSecondFactor(found.user.id);
     await recordAccountEvent(ctx, "account.second_factor_off", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
-    return htmlResponse(accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
+    return htmlResponse(await accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
   });
   // a new password, with the current one: every other session of the user ends
   route("POST", "/account/password", async (event) => {
     const { found, form } = await accountForm(event);
     const attempt = await limits.attempt(signInKeys(found.user.email, deps.clientAddressOf(event)), realClock.now());
-    if (attempt === null) return htmlResponse(accountHtml(found, { notice: null, passwordError: TOO_MANY }), 429);
+    if (attempt === null) return htmlResponse(await accountHtml(found, { notice: null, passwordError: TOO_MANY }), 429);
     const changed = await accounts.changePassword(found.user.id, form.get("current") ?? "", form.get("password") ?? "");
     const guessed = !changed.ok && changed.failure.code === "invalid" && changed.failure.field === "current";
     if (!guessed) await attempt.succeeded(); // only a wrong current password stays counted
-    if (!changed.ok) return htmlResponse(accountHtml(found, { notice: null, passwordError: reasonOf(changed.failure) }), 400);
+    if (!changed.ok) return htmlResponse(await accountHtml(found, { notice: null, passwordError: reasonOf(changed.failure) }), 400);
     await recordAccountEvent(ctx, "account.password_changed", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
-    return htmlResponse(accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
+    return htmlResponse(await accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
   });
 
   // the user's email reports: off, weekly or monthly (host/report-claims.ts)
   route("POST", "/account/reports", async (event) => {
     const { found, form } = await accountForm(event);
     const choice = REPORT_CHOICES.find((c) => c === form.get("reports"));
-    if (choice === undefined) return htmlResponse(accountHtml(found, { notice: null, error: "Email reports must be off, weekly or monthly." }), 400);
+    if (choice === undefined) return htmlResponse(await accountHtml(found, { notice: null, error: "Email reports must be off, weekly or monthly." }), 400);
     await accounts.updateUser(found.user.id, (user) => withReports(user, choice, ctx.deps.clock.now())); // hcd's clock: the periods a report covers
-    return htmlResponse(accountHtml(found, { notice: choice === "off" ? "Email reports are off." : `Email reports: ${choice}.` }));
+    return htmlResponse(await accountHtml(found, { notice: choice === "off" ? "Email reports are off." : `Email reports: ${choice}.` }));
   });
 
   route("POST", "/account/sessions/signout", async (event) => {

@@ -56,8 +56,13 @@ await whenChromium("second factor browser tests", async () => {
   let secret = "", enabledStep = 0, recovery: string[] = [];
   test("turned on from the account page with the code of the secret it shows; recovery codes shown once", async () => {
     await signInWithPassword(page, url(), EMAIL, PASSWORD);
+    const blocked: string[] = [];
+    page.on("console", (message) => { if (/Content Security Policy/i.test(message.text())) blocked.push(message.text()); });
     await page.getByRole("link", { name: "Account" }).click();
     secret = (await page.locator("code.totp-secret").textContent()) ?? "";
+    const qr = await page.getByRole("img", { name: /QR image/ }).locator("svg").boundingBox();
+    assert.ok(qr !== null && qr.width >= 150 && qr.height === qr.width, `the QR code drawn square and large enough to scan: ${JSON.stringify(qr)}`);
+    assert.equal(blocked, [], "nothing on the page blocked by its Content-Security-Policy");
     assert.match(secret, /^[A-Z2-7]{16,}$/);
     assert.is(await page.getByRole("link", { name: new RegExp(`^otpauth://totp/.*secret=${secret}`) }).count(), 1, "the link for a phone");
     await page.getByLabel("Code").fill(totp(secret, stepNow() - 20)); // ten minutes old
