@@ -217,6 +217,25 @@ export class Accounts {
     return found ? ok(userOf(stored)) : fail({ code: "not_found", what: "user" });
   }
 
+  /**
+   * Gives the user a new email (unique among users, as every email is) and ends every session of theirs (a
+   * new generation); the caller proves the password first. Returns the user as they were (the old email).
+   */
+  async changeEmail(userId: string, next: unknown): Promise<Outcome<User>> {
+    const email = emailOf(next);
+    if (email === null) return invalid("email", "the new email is not an email address");
+    let before: StoredUser | undefined, taken = false;
+    await this.#change((d) => {
+      before = d.users.find((u) => u.id === userId);
+      taken = d.users.some((u) => u.email === email && u.id !== userId);
+      return before === undefined || taken || before.email === email ? null
+        : { ...d, users: d.users.map((u) => (u === before ? { ...u, email, sessionGeneration: (u.sessionGeneration ?? 0) + 1 } : u)) };
+    });
+    if (before === undefined) return fail({ code: "not_found", what: "user" });
+    if (taken) return invalid("email", "another user has this email");
+    return before.email === email ? invalid("email", "this is your email already") : ok(userOf(before));
+  }
+
   /** True when the user has a password (not a single sign-on user, nor one whose invitation is still unused). */
   hasPassword(userId: string): boolean {
     return (this.#document.users.find((u) => u.id === userId)?.passwordHash ?? null) !== null;
@@ -235,7 +254,7 @@ export class Accounts {
 
   /** Turns the second factor on with `secret` once `code` proves the app has it; returns the recovery codes (shown once). */
   async enableSecondFactor(userId: string, secret: string, code: string, at: Millis): Promise<Outcome<string[]>> {
-    const step = await codeStep(secret, code.trim(), { at, afterStep: null });
+    const step = await codeStep(secret, code.replace(/\s+/g, ""), { at, afterStep: null }); // "123 456", as many apps show it
     if (step === null) return invalid("code", "the code is not the app's current one: check the phone's clock and try the next code");
     const { codes, hashes } = newRecoveryCodes();
     // on already: a new secret would replace the one that turning off asks a code of, with the session alone
@@ -256,7 +275,7 @@ export class Accounts {
   async checkSecondFactor(userId: string, code: string, at: Millis): Promise<boolean> {
     const factor = this.#document.users.find((u) => u.id === userId)?.secondFactor ?? null;
     if (factor === null) return false;
-    const step = await codeStep(factor.secret, code.trim(), { at, afterStep: factor.lastStep });
+    const step = await codeStep(factor.secret, code.replace(/\s+/g, ""), { at, afterStep: factor.lastStep });
     let accepted = false;
     await this.#editUser(userId, (u) => {
       const current = u.secondFactor ?? null;

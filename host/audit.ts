@@ -18,7 +18,7 @@ export const AUDIT_ACTIONS = [
   "member.invited", "member.accepted", "member.role_set", "member.removed",
   // the instance's own log (INSTANCE_LOG): users, their sign-ins and sign-in settings, backups
   "user.created", "user.deleted", "user.admin_granted", "user.admin_revoked", "account.signed_in", "account.sign_in_failed", "account.password_changed", "account.password_reset",
-  "account.joined", "account.second_factor_on", "account.second_factor_off", "backup.created",
+  "account.joined", "account.second_factor_on", "account.second_factor_off", "account.email_changed", "account.deleted", "backup.created",
 ] as const;
 
 /**

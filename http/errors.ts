@@ -59,6 +59,13 @@ export function httpError(status: number, message: string, headers?: HeadersInit
   return new HTTPError({ status, message, headers });
 }
 
+/** A failure as a sentence for a person on a page: an invalid field's reason alone, without the API's "json validation error: <field>" prefix. */
+export function sentenceOf(failure: Failure): string {
+  // a reason that does not name its field gets it in front ("slug" + "is already taken")
+  const text = failure.code !== "invalid" ? reasonOf(failure) : failure.reason.includes(failure.field) ? failure.reason : `${failure.field} ${failure.reason}`;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;
+}
+
 /** Why the only owner of a project can't be demoted or removed (by anyone: the admin gives another owner first). */
 export function lastOwnerError(email: string): string {
   return `${email} is the only owner of this project: make another member owner first`;

@@ -1,5 +1,5 @@
-// The pages of a user's own account: their sessions with a "Sign out" for each, the password, the email
-// reports and the second factor; the invitation page that sets a password.
+// The pages of a user's own account: their sessions with a "Sign out" for each, the email, the password, the
+// email reports, the second factor and deleting the account; the invitation page that sets a password.
 import type { ReportChoice } from "../../host/report-claims.ts";
 import { REPORT_CHOICES } from "../../host/report-claims.ts";
 import type { Millis } from "../../engine/model.ts";
@@ -17,10 +17,11 @@ export type SecondFactorView = { readonly on: true } | { readonly on: false; rea
 export function accountPage(viewer: Viewer, opts: {
   email: string; sessions: readonly SessionRow[]; notice: string | null; hasPassword: boolean;
   secondFactor: SecondFactorView; error?: string | null; passwordError?: string | null; recoveryCodes?: readonly string[];
+  emailError?: string; deleteError?: string;
   /** The user's email reports (off, weekly, monthly), and whether hcd can send email (SMTP_URL). */
   reports: { readonly choice: ReportChoice; readonly mailOn: boolean };
 }): string {
-  const passwordField = (id: string) => opts.hasPassword ? html`<label for="${id}">Your password</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>` : "";
+  const passwordField = (id: string, label = "Your password") => opts.hasPassword ? html`<label for="${id}">${label}</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>` : "";
   const rows = opts.sessions.map((s) => html`<tr><td>${s.openedAt === null ? "unknown" : isoSeconds(s.openedAt)}</td><td>${s.current ? "this browser" : ""}</td>
 <td><form method="post" action="/account/sessions/signout" class="inline">${csrfField(viewer)}<input type="hidden" name="session" value="${s.handle}">
 <button type="submit" aria-label="Sign out the session opened ${s.openedAt === null ? "" : isoSeconds(s.openedAt)}">Sign out</button></form></td></tr>`);
@@ -31,6 +32,12 @@ export function accountPage(viewer: Viewer, opts: {
 ${opts.notice === null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}
 <h2>Sessions</h2>
 <table class="list sessions"><thead><tr><th scope="col">Signed in at</th><th scope="col"></th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table>
+<h2>Email</h2>
+${opts.emailError === undefined ? "" : html`<p class="error" role="alert">${opts.emailError}</p>`}
+<form method="post" action="/account/email">${csrfField(viewer)}
+<label for="new-email">New email</label><input id="new-email" name="email" type="email" autocomplete="email" required>
+${passwordField("email-password", "Password, to confirm the new email")}
+<button type="submit">Change email</button></form><p class="hint">You sign in with the new email from now on; every other session of your account is signed out.</p>
 ${opts.hasPassword ? html`<h2>Password</h2>
 ${opts.passwordError == null ? "" : html`<p class="error" role="alert">${opts.passwordError}</p>`}
 <form method="post" action="/account/password">${csrfField(viewer)}
@@ -57,7 +64,13 @@ ${opts.secondFactor.on ? html`<p>On: a sign-in asks for the code of your authent
 <form method="post" action="/account/second-factor/on">${csrfField(viewer)}<input type="hidden" name="secret" value="${opts.secondFactor.secret}">
 <label for="on-code">Code</label><input id="on-code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
 ${passwordField("on-password")}
-<button type="submit">Turn on</button></form><p class="hint">Turning it on or off signs out every other session of your account.</p>`}`,
+<button type="submit">Turn on</button></form><p class="hint">Turning it on or off signs out every other session of your account.</p>`}
+<h2>Delete your account</h2>
+${opts.deleteError === undefined ? "" : html`<p class="error" role="alert">${opts.deleteError}</p>`}
+<p>Your account, its sessions and your roles in every project are removed for good; the projects and their checks stay. The only owner of a project makes another member owner first.</p>
+<form method="post" action="/account/delete">${csrfField(viewer)}
+${passwordField("delete-password", "Password, to confirm the deletion")}
+<button type="submit" class="danger">Delete my account</button></form>`,
   });
 }
 

@@ -1,13 +1,14 @@
 // Users in the dashboard: sign-in by email and password (rate limited per account and per address, one
 // answer for an unknown email and a wrong password) and its second factor, the account page with every
-// session and a "Sign out" for each, the password and the second factor, and the password reset by email
+// session and a "Sign out" for each, the email, the password and the second factor, deleting the account,
+// and the password reset by email
 // (host/accounts.ts keeps the users; invite-routes.ts takes the links).
 import { REPORT_CHOICES, reportChoiceOf, withReports } from "../../host/report-claims.ts";
 import type { H3Event } from "h3";
 import type { Accounts, User } from "../../host/accounts.ts";
 import type { Clock } from "../../host/clock.ts";
 import type { Millis } from "../../engine/model.ts";
-import { httpError, reasonOf } from "../errors.ts";
+import { httpError, sentenceOf } from "../errors.ts";
 import { accountPage, codePage, resetPage } from "./account-pages.ts";
 import { newSecret, secretUri } from "../../host/second-factor.ts";
 import QRCode from "qrcode";
@@ -22,6 +23,7 @@ import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SIGN_IN_FAILURES, SignInLimits, signInKeys } from "./sign-in-limits.ts";
 import { recordAccountEvent } from "./audit-routes.ts";
+import { auditTarget, recordChange } from "../../host/audit.ts";
 import type { SignInStore } from "../../host/sign-in-store.ts";
 
 /** The otpauth:// URI as a QR code for an authenticator app to scan: an inline SVG (no request, no script, no inline style). */
@@ -136,7 +138,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return { ...found, viewer };
   };
 
-  const accountHtml = async (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; passwordError?: string | null; recoveryCodes?: string[]; secret?: string }) => {
+  const accountHtml = async (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; passwordError?: string | null; emailError?: string; deleteError?: string; recoveryCodes?: string[]; secret?: string }) => {
     const { session, user, viewer } = found;
     const rows = liveSessionsOf(user.id)
       .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
@@ -182,7 +184,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const refused = await proven(event, found, form.get("password") ?? "");
     if (refused !== null) return htmlResponse(await accountHtml(found, { notice: null, error: refused, secret }), refused === TOO_MANY ? 429 : 400);
     const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
-    if (!enabled.ok) return htmlResponse(await accountHtml(found, { notice: null, error: reasonOf(enabled.failure), secret }), 400);
+    if (!enabled.ok) return htmlResponse(await accountHtml(found, { notice: null, error: sentenceOf(enabled.failure), secret }), 400);
     await recordAccountEvent(ctx, "account.second_factor_on", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
     return htmlResponse(await accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }), 200, { "set-cookie": next.cookie });
@@ -205,10 +207,53 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const changed = await accounts.changePassword(found.user.id, form.get("current") ?? "", form.get("password") ?? "");
     const guessed = !changed.ok && changed.failure.code === "invalid" && changed.failure.field === "current";
     if (!guessed) await attempt.succeeded(); // only a wrong current password stays counted
-    if (!changed.ok) return htmlResponse(await accountHtml(found, { notice: null, passwordError: reasonOf(changed.failure) }), 400);
+    if (!changed.ok) return htmlResponse(await accountHtml(found, { notice: null, passwordError: sentenceOf(changed.failure) }), 400);
     await recordAccountEvent(ctx, "account.password_changed", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
     return htmlResponse(await accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
+  });
+
+  // a new email, with the password (a single sign-on user's email is the identity provider's): unique, every
+  // other session ends, and the old address is told when hcd sends mail
+  route("POST", "/account/email", async (event) => {
+    const { found, form } = await accountForm(event);
+    const refusedAs = async (error: string, status = 400) => htmlResponse(await accountHtml(found, { notice: null, emailError: error }), status);
+    if (accounts.storedUser(found.user.id)?.sso === true) return refusedAs("Your account signs in through single sign-on: its email is the identity provider's.");
+    const refused = await proven(event, found, form.get("password") ?? "");
+    if (refused !== null) return refusedAs(refused, refused === TOO_MANY ? 429 : 400);
+    const changed = await accounts.changeEmail(found.user.id, form.get("email"));
+    if (!changed.ok) return refusedAs(sentenceOf(changed.failure));
+    const user = accounts.userById(found.user.id) ?? found.user;
+    await recordAccountEvent(ctx, "account.email_changed", user, `from ${changed.value.email}, from ${deps.clientAddressOf(event)}`);
+    void sendUserMail?.(changed.value.email, "Your hcd email was changed", `The email of your hcd account (${config.siteRoot}) is now ${user.email}.\n\nIf you did not change it, ask your hcd administrator to look into it.\n`).catch(() => false);
+    const next = await reopened({ ...found, user, viewer: { ...found.viewer, user: { email: user.email, role: null } } });
+    return htmlResponse(await accountHtml(next.found, { notice: `Your email is now ${user.email}. Every other session has been signed out.` }), 200, { "set-cookie": next.cookie });
+  });
+
+  // deleting one's own account, with the password: refused while they are a project's only owner; every
+  // session ends, and each project they had a role in records their leaving
+  route("POST", "/account/delete", async (event) => {
+    const { found, form } = await accountForm(event);
+    const refusedAs = async (error: string, status = 400) => htmlResponse(await accountHtml(found, { notice: null, deleteError: error }), status);
+    const refused = await proven(event, found, form.get("password") ?? "");
+    if (refused !== null) return refusedAs(refused, refused === TOO_MANY ? 429 : 400);
+    const live = liveSessionsOf(found.user.id);
+    const outcome = await accounts.deleteUser(found.user.id, { keepOwners: true });
+    if (outcome === null) throw new SignInNeeded(); // removed meanwhile
+    if ("lastOwnerOf" in outcome) {
+      const names = outcome.lastOwnerOf.map((id) => ctx.deps.pool.listProjects().find((p) => p.id === id)?.name ?? id);
+      return refusedAs(`You are the only owner of ${names.map((n) => JSON.stringify(n)).join(", ")}: make another member owner first (on the project's Members page), or ask an admin to delete the project.`);
+    }
+    const at = ctx.deps.clock.now();
+    await recordAccountEvent(ctx, "account.deleted", found.user, `from ${deps.clientAddressOf(event)}`);
+    for (const { projectId } of outcome.removed) {
+      await recordChange(ctx.deps.audit, { projectId, actor: { kind: "user", email: found.user.email }, action: "member.removed", target: auditTarget.member(found.user, null), at });
+    }
+    for (const session of [found.session, ...live]) { // here and on every node now (the others' also end on their next request)
+      sessions.close(session.id);
+      await deps.unshare(session.id);
+    }
+    return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
   });
 
   // the user's email reports: off, weekly or monthly (host/report-claims.ts)

@@ -146,7 +146,7 @@ const ADMIN_ROUTES = [
 const OWNER_ROUTES = [
   "/projects/:id/status-pages", "/projects/:id/status-pages/ops/delete", "/projects/:id/rename", "/projects/:id/keys/read-write",
   "/projects/:id/keys/read-write/revoke", "/projects/:id/keys/read-only", "/projects/:id/keys/read-only/revoke", "/projects/:id/delete",
-  "/signout", "/account/sessions/signout", "/account/second-factor/on", "/account/password", "/projects/:id/checks/new", "/projects/:id/mute",
+  "/signout", "/account/sessions/signout", "/account/second-factor/on", "/account/password", "/account/email", "/account/delete", "/projects/:id/checks/new", "/projects/:id/mute",
   "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete", "/projects/:id/integrations/add/webhook", "/projects/:id/integrations/:id/edit",
   "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test", "/projects/:id/members", "/projects/:id/members/:id/remove",
   "/checks/:id/edit", "/checks/:id/delete", "/checks/:id/pause", "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge",

@@ -57,7 +57,7 @@ const ROWS: Row[] = [
   { route: "/projects/:project/delete", action: "project.change" },
   // a session's own: sign-in, sign-out, the account's settings (each asks its own proof), links, resets
   ...["/signin", "/signin/password", "/signin/code", "/signin/oidc", "/signout", "/account/sessions/signout", "/account/second-factor/on",
-    "/account/second-factor/off", "/account/password", "/account/reports", "/invite/:token", "/reset"].map((route): Row => ({ route, action: "no project role" })),
+    "/account/second-factor/off", "/account/password", "/account/email", "/account/delete", "/account/reports", "/invite/:token", "/reset"].map((route): Row => ({ route, action: "no project role" })),
 ];
 
 /** The Management API's writes: each takes the read-write key and refuses the read-only one. */

@@ -80,7 +80,7 @@ test("changing the password needs the current one and ends every other session o
   const csrf = await csrfOf(server.url, mine);
   const wrong = await postForm(server.url, "/account/password", { csrf, current: "not the password", password: "a brand new password" }, { cookie: mine });
   assert.is(wrong.status, 400);
-  assert.match(wrong.text, /the current password is wrong/);
+  assert.match(wrong.text, /The current password is wrong\./);
   assert.is(await accountStatus(other), 200, "nothing ended");
   const short = await postForm(server.url, "/account/password", { csrf, current: PASSWORD, password: "short" }, { cookie: mine });
   assert.is(short.status, 400);

@@ -8,7 +8,8 @@ import QRCode from "qrcode";
 import { tempDir } from "../helpers.ts";
 import type { RealServer } from "./real-server.ts";
 import { call, ok, startServer, stopServer } from "./real-server.ts";
-import { getPage, signInUser } from "./form-client.ts";
+import { csrfOf, getPage, postForm, signInUser } from "./form-client.ts";
+import { stepNow, totp } from "../totp-codes.ts";
 
 const TOKEN = "totp-qr-admin-token-0123456789abcdef";
 const EMAIL = "qr.user+ops@corp.example", PASSWORD = "a long password for the qr";
@@ -47,6 +48,22 @@ test("the set-up shows the otpauth URI of the shown secret as an inline SVG QR c
   const secondSecret = /<code class="totp-secret">([A-Z2-7]+)<\/code>/.exec(again.text)?.[1] ?? "";
   assert.is.not(secondSecret, secret);
   assert.not.match(again.text, svg);
+});
+
+test("a wrong code is refused in plain words; the code typed as \"123 456\", as apps show it, turns it on", async () => {
+  const cookie = (await signInUser(server, EMAIL, PASSWORD)).cookie;
+  const page = (await getPage(server.url, "/account", cookie)).text;
+  const secret = /<code class="totp-secret">([A-Z2-7]+)<\/code>/.exec(page)?.[1] ?? "";
+  const csrf = await csrfOf(server.url, cookie);
+  const step = stepNow();
+  const wrong = await postForm(server.url, "/account/second-factor/on", { csrf, secret, code: totp(secret, step + 10), password: PASSWORD }, { cookie });
+  assert.is(wrong.status, 400);
+  assert.match(wrong.text, "The code is not the app&#39;s current one: check the phone&#39;s clock and try the next code.");
+  assert.not.match(wrong.text, "json validation error");
+  const code = totp(secret, step);
+  const on = await postForm(server.url, "/account/second-factor/on", { csrf, secret, code: `${code.slice(0, 3)} ${code.slice(3)}`, password: PASSWORD }, { cookie });
+  assert.is(on.status, 200, on.text.slice(0, 300));
+  assert.match(on.text, "The second factor is on.");
 });
 
 test.run();
