@@ -167,7 +167,10 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
   }
   if (part.length > 0) endPart();
   memo.done();
-  const tail = (data.checks.length === 0 ? `<tr><td colspan="6">No checks match.</td></tr>` : pagerRow(data.filter, data.paging)) + "</tbody>";
+  const { q, status, tag } = data.filter;
+  // an empty project says how to begin; a filter that finds nothing says so
+  const none = q === "" && status === "" && tag === "" ? `No checks yet. "Add check" makes the first one (a member or above), or create one through the API with the project's key.` : "No checks match.";
+  const tail = (data.checks.length === 0 ? `<tr><td colspan="6">${none}</td></tr>` : pagerRow(data.filter, data.paging)) + "</tbody>";
   full.push(tail);
   changed?.push(tail);
   return { full, changed };

@@ -13,7 +13,7 @@ export function pingNowPlan(check: Check): PingNowPlan {
   // a keyword that also matches a failure keyword would be read as a failure (failure keywords come first)
   const keyword = check.successKw.split(",").map((k) => k.trim()).find((k) => k !== "" && !matchKeywords(k, check.failureKw));
   if (keyword === undefined) {
-    return { ok: false, error: "This check reads its pings' bodies for keywords and has no success keyword, so a ping from here cannot count as a success: add a success keyword through the API, or ping from the job itself." };
+    return { ok: false, error: "This check reads its pings' bodies for keywords and has no success keyword, so a ping from here cannot count as a success: add one under \"Success keywords\" in the check's Edit form (Filtering rules), or ping from the job itself." };
   }
   return { ok: true, body: new TextEncoder().encode(keyword), done: "ping-keyword" };
 }

@@ -1,7 +1,7 @@
 // The dashboard's status pages of a project: list, create (a checkbox per check) and delete with a
 // confirmation, through the admin API's rules and texts (http/status/) and the same pool calls.
 import type { Project } from "../../engine/model.ts";
-import { httpError, reasonOf, unwrap } from "../errors.ts";
+import { httpError, sentenceOf, unwrap } from "../errors.ts";
 import { statusPageInputOf } from "../status/status-page-input.ts";
 import { addStatusPage, removeStatusPage } from "../status/status-pages.ts";
 import type { Access, DashboardContext } from "./context.ts";
@@ -36,7 +36,7 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     const at = clock.now();
     const input = statusPageInputOf({ slug: typed.slug, title: typed.title, checks: typed.checks }, at);
     const added = input.ok ? await addStatusPage(pool, project.id, input.value, at) : input;
-    if (!added.ok) return htmlResponse(await pageHtml(access, project, { ...typed, error: reasonOf(added.failure) }), 400);
+    if (!added.ok) return htmlResponse(await pageHtml(access, project, { ...typed, error: sentenceOf(added.failure) }), 400);
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "status_page.created", target: auditTarget.statusPage(typed.slug), at });
     return redirect(`/projects/${project.id}/status-pages`);
   });

@@ -42,7 +42,8 @@ async function browserTests(): Promise<void> {
     await page.getByLabel(/Address/).fill("taken");
     await page.getByLabel("<b>db</b> backup").check();
     await page.getByRole("button", { name: "Create status page" }).click();
-    await page.getByRole("alert").getByText("slug is already taken").waitFor();
+    await page.getByRole("alert").getByText("Slug is already taken.").waitFor();
+    assert.not.match(await page.getByRole("alert").textContent() ?? "", "json validation error", "plain words, not the API's");
     assert.ok(await page.getByLabel("<b>db</b> backup").isChecked(), "the ticked check stays ticked");
     await page.getByLabel(/Address/).fill("ops");
     await page.getByRole("button", { name: "Create status page" }).click();

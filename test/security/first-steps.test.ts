@@ -1,0 +1,43 @@
+// Small dashboard words on a real server over HTTP: an empty project's checks page says how to add the
+// first check (a filter that finds nothing still says "No checks match."), and "Ping now" on a check that
+// reads bodies without a success keyword points at the Edit form's field, not at the API.
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { tempDir } from "../helpers.ts";
+import type { RealServer } from "./real-server.ts";
+import { call, createProject, ok, startServer, stopServer } from "./real-server.ts";
+import { csrfOf, getPage, postForm, signInKey } from "./form-client.ts";
+
+const TOKEN = "first-steps-admin-token-0123456789ab";
+
+let server: RealServer;
+const dir = tempDir();
+test.before(async () => { server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } }); });
+test.after(async () => {
+  if (server) assert.is(await stopServer(server), 0, server.output());
+  dir.remove();
+});
+
+test("an empty project says how to add the first check; an empty filter result says no check matches", async () => {
+  const project = await createProject(server, TOKEN, { name: "Empty" });
+  const cookie = await signInKey(server.url, TOKEN);
+  const empty = await getPage(server.url, `/projects/${project.id}/checks`, cookie);
+  assert.is(empty.status, 200);
+  assert.match(empty.text, `No checks yet. "Add check" makes the first one`);
+  assert.not.match(empty.text, "No checks match.");
+  const filtered = await getPage(server.url, `/projects/${project.id}/checks?q=nothing-like-this`, cookie);
+  assert.match(filtered.text, "No checks match.");
+});
+
+test("Ping now refused on a check reading bodies without a success keyword names the Edit form's field", async () => {
+  const project = await createProject(server, TOKEN, { name: "Keywords" });
+  const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "reads bodies", filter_http_body: true, failure_kw: "ERROR" } }));
+  const cookie = await signInKey(server.url, TOKEN);
+  const csrf = await csrfOf(server.url, cookie, `/projects/${project.id}/checks`);
+  const refused = await postForm(server.url, `/checks/${check.uuid}/ping`, { csrf }, { cookie });
+  assert.is(refused.status, 400, refused.text.slice(0, 300));
+  assert.match(refused.text, "add one under &quot;Success keywords&quot; in the check&#39;s Edit form");
+  assert.not.match(refused.text, "through the API");
+});
+
+test.run();
