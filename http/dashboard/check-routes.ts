@@ -13,6 +13,7 @@ import { auditTarget } from "../../host/audit.ts";
 import type { DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
+import { readonlyWho } from "./page-frame.ts";
 import { checkNotices, eventsPageOf } from "./check-history.ts";
 import { pingNowPlan } from "./ping-now.ts";
 import { livePageResponse } from "./live-page.ts";
@@ -111,14 +112,14 @@ export function checkPageRoutes(ctx: DashboardContext): void {
   route("GET", "/checks/:ref/delete", async (event) => {
     const access = requireAccess(event);
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
     return htmlResponse(deletePage(access.viewer, { project, check, ref }));
   });
 
   route("GET", "/checks/:ref/edit", async (event) => {
     const access = requireAccess(event);
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
     return htmlResponse(await formHtml(access.viewer, project, { values: formValuesOfCheck(check), error: null, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid }));
   });
 
@@ -146,7 +147,7 @@ export function checkPageRoutes(ctx: DashboardContext): void {
   route("GET", "/checks/:ref/pings/:n/body", async (event) => {
     const access = requireAccess(event);
     const { project, check } = await checkFor(access, param(event, "ref"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: ping bodies are not shown");
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: ping bodies are not shown`);
     const n = pingNumberOf(param(event, "n"));
     if (n === null) throw httpError(404, "ping not found");
     const body = unwrap(await pool.pingBody(project.id, check.uuid, n));

@@ -3,6 +3,7 @@
 // to their field; a saved integration comes back with "Send test notification". Editing shows the stored
 // non-secret values; a secret left empty is kept unless the destination changed. The values go through the
 // admin API's checks (admin-input.ts), so both accept the same.
+import { readonlyWho } from "./page-frame.ts";
 import type { H3Event } from "h3";
 import type { Channel, ChannelKind, Project } from "../../engine/model.ts";
 import { CHANNEL_KINDS } from "../../engine/model.ts";
@@ -132,7 +133,7 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
   route("GET", "/projects/:project/integrations/:channel/edit", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
     const channel = await editable(access, project, param(event, "channel"));
     const value = channel.value;
     const values = "fields" in value ? { ...value.fields } : isServiceKind(channel.kind) ? {} : OWN_FORMS[channel.kind].storedOf(value);

@@ -14,6 +14,7 @@ import { auditTarget } from "../../host/audit.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { integrationsPage, removeIntegrationPage } from "./integration-pages.ts";
 import { errorPage } from "./pages.ts";
+import { readonlyWho } from "./page-frame.ts";
 import { integrationFormRoutes } from "./integration-form-routes.ts";
 import { lastDeliveries } from "./last-deliveries.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
@@ -50,7 +51,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
   route("GET", "/projects/:project/integrations", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: integrations are not shown"); // as GET /api/v3/channels/
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: integrations are not shown`); // as GET /api/v3/channels/
     const channels = await pool.listChannels(project.id);
     const result = testResults.get(access.session.id);
     const channel = result === undefined || result.channelId !== event.url.searchParams.get("tested") ? undefined : channels.find((c) => c.id === result.channelId);
@@ -79,7 +80,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
   route("GET", "/projects/:project/integrations/:channel/remove", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    permit(access, "integrations.change", { keys: true, refusal: "read-only key: changes are not allowed" });
+    permit(access, "integrations.change", { keys: true, refusal: `${readonlyWho(access.viewer)}: changes are not allowed` });
     const channel = (await pool.listChannels(project.id)).find((c) => c.id === param(event, "channel"));
     if (channel === undefined) throw httpError(404, "integration not found");
     const checks = (await pool.listChecks(project.id, { tags: [] })).filter((c) => c.channels.includes(channel.id));
@@ -90,7 +91,7 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     await writeForm(event, access); // the CSRF token, and no read-only session
-    permit(access, "integrations.change", { keys: true, refusal: "read-only key: changes are not allowed" });
+    permit(access, "integrations.change", { keys: true, refusal: `${readonlyWho(access.viewer)}: changes are not allowed` });
     const at = clock.now();
     const removed = unwrap(await pool.removeChannel(project.id, param(event, "channel"), at));
     await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.removed", target: auditTarget.channel(removed), at });

@@ -1,5 +1,6 @@
 // The settings page's recurring maintenance windows: add and delete (with a confirmation page), through the
 // admin API's rules and texts (http/admin-input.ts) and the same pool calls. Only the admin token may.
+import { readonlyWho } from "./page-frame.ts";
 import type { Project } from "../../engine/model.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { maintenanceInputOf } from "../admin-input.ts";
@@ -49,7 +50,7 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
   route("GET", "/projects/:project/maintenance/:window/delete", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
     onlyAdmin(access);
     return htmlResponse(maintenanceDeletePage(access.viewer, windowFor(project, param(event, "window"))));
   });

@@ -4,6 +4,11 @@ import type { Project } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 
+/** Who a read-only refusal names: a user's role ("your role (readonly)"), or the read-only key a session signed in with. */
+export function readonlyWho(viewer: Viewer): string {
+  return viewer.user !== undefined ? `your role (${viewer.user.role ?? "readonly"})` : "read-only key";
+}
+
 /** Who is looking: what to render for them. */
 export type Viewer = {
   readonly csrf: string; readonly readonly: boolean; readonly admin: boolean;

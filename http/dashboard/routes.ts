@@ -38,6 +38,7 @@ import { mayChangeEscalation, projectEscalationForm, projectEscalationRoutes, pr
 import { statusPageRoutes } from "./status-page-routes.ts";
 import { numberOf, plainLimitError, projectRoutes } from "./project-routes.ts";
 import type { Viewer } from "./page-frame.ts";
+import { readonlyWho } from "./page-frame.ts";
 import type { CheckFormValues, WhatIf } from "./check-form-page.ts";
 import { DASHBOARD_CHECK_LIMIT, errorPage, projectsPage, settingsPage, signInPage, statusWordOf } from "./pages.ts";
 import { checkFormPage } from "./check-form-page.ts";
@@ -165,7 +166,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const form = await formOf(event);
     if (!csrfMatches(access.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
     if (access.user !== undefined) permit(access, "checks.change", { keys: true, refusal: "" }); // every form asks at least this
-    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
     return form;
   };
   const projectFor = (access: Access, projectId: string): Project => {
@@ -311,7 +312,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   route("GET", "/projects/:project/checks/new", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
-    if (access.viewer.readonly) throw httpError(403, "read-only key: changes are not allowed");
+    if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
     return htmlResponse(await formHtml(access.viewer, project, { values: EMPTY_FORM, error: null, action: `/projects/${project.id}/checks/new`, title: "Add check" }));
   });
 

@@ -1,12 +1,13 @@
 // Small dashboard words on a real server over HTTP: an empty project's checks page says how to add the
 // first check (a filter that finds nothing still says "No checks match."), and "Ping now" on a check that
-// reads bodies without a success keyword points at the Edit form's field, not at the API.
+// reads bodies without a success keyword points at the Edit form's field, not at the API; a readonly user's
+// refusals name their role, not a "read-only key" they never had.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
 import type { RealServer } from "./real-server.ts";
 import { call, createProject, ok, startServer, stopServer } from "./real-server.ts";
-import { csrfOf, getPage, postForm, signInKey } from "./form-client.ts";
+import { csrfOf, getPage, postForm, signInKey, signInUser } from "./form-client.ts";
 
 const TOKEN = "first-steps-admin-token-0123456789ab";
 
@@ -38,6 +39,23 @@ test("Ping now refused on a check reading bodies without a success keyword names
   assert.is(refused.status, 400, refused.text.slice(0, 300));
   assert.match(refused.text, "add one under &quot;Success keywords&quot; in the check&#39;s Edit form");
   assert.not.match(refused.text, "through the API");
+});
+
+test("a readonly user is refused by their role, not told about keys", async () => {
+  const project = await createProject(server, TOKEN, { name: "Watched" });
+  const admin = { authorization: `Bearer ${TOKEN}` };
+  const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "viewer@corp.example", password: "a viewer's long password" } }));
+  await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "readonly" } }));
+  const cookie = (await signInUser(server, "viewer@corp.example", "a viewer's long password")).cookie;
+  const integrations = await getPage(server.url, `/projects/${project.id}/integrations`, cookie);
+  assert.is(integrations.status, 403);
+  assert.match(integrations.text, "your role (readonly): integrations are not shown");
+  const form = await getPage(server.url, `/projects/${project.id}/checks/new`, cookie);
+  assert.is(form.status, 403);
+  assert.match(form.text, "your role (readonly): changes are not allowed");
+  for (const text of [integrations.text, form.text]) assert.not.match(text, "read-only key");
+  const key = await signInKey(server.url, project.api_key_readonly);
+  assert.match((await getPage(server.url, `/projects/${project.id}/integrations`, key)).text, "read-only key: integrations are not shown", "a read-only key's session is still told so");
 });
 
 test.run();
