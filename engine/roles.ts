@@ -77,5 +77,7 @@ export function leavesNoOwner(members: readonly Membership[], projectId: string,
 
 /** The projects in which `userId` is the only owner (their account can't be deleted by themselves while there is one). */
 export function lastOwnedBy(members: readonly Membership[], userId: string): string[] {
-  return members.filter((m) => m.userId === userId && m.role === "owner" && leavesNoOwner(members, m.projectId, userId, null)).map((m) => m.projectId);
+  return members
+    .filter((m) => m.userId === userId && m.role === "owner" && leavesNoOwner(members, m.projectId, userId, null))
+    .map((m) => m.projectId);
 }

@@ -13,7 +13,9 @@ const TOKEN = "first-steps-admin-token-0123456789ab";
 
 let server: RealServer;
 const dir = tempDir();
-test.before(async () => { server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } }); });
+test.before(async () => {
+  server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
+});
 test.after(async () => {
   if (server) assert.is(await stopServer(server), 0, server.output());
   dir.remove();
@@ -32,7 +34,12 @@ test("an empty project says how to add the first check; an empty filter result s
 
 test("Ping now refused on a check reading bodies without a success keyword names the Edit form's field", async () => {
   const project = await createProject(server, TOKEN, { name: "Keywords" });
-  const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "reads bodies", filter_http_body: true, failure_kw: "ERROR" } }));
+  const check = await ok<{ uuid: string }>(
+    call(server.url, "POST", "/api/v3/checks/", {
+      key: project.api_key,
+      body: { name: "reads bodies", filter_http_body: true, failure_kw: "ERROR" },
+    }),
+  );
   const cookie = await signInKey(server.url, TOKEN);
   const csrf = await csrfOf(server.url, cookie, `/projects/${project.id}/checks`);
   const refused = await postForm(server.url, `/checks/${check.uuid}/ping`, { csrf }, { cookie });
@@ -44,7 +51,12 @@ test("Ping now refused on a check reading bodies without a success keyword names
 test("a readonly user is refused by their role, not told about keys", async () => {
   const project = await createProject(server, TOKEN, { name: "Watched" });
   const admin = { authorization: `Bearer ${TOKEN}` };
-  const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "viewer@corp.example", password: "a viewer's long password" } }));
+  const user = await ok<{ id: string }>(
+    call(server.url, "POST", "/admin/v1/users", {
+      headers: admin,
+      body: { email: "viewer@corp.example", password: "a viewer's long password" },
+    }),
+  );
   await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "readonly" } }));
   const cookie = (await signInUser(server, "viewer@corp.example", "a viewer's long password")).cookie;
   const integrations = await getPage(server.url, `/projects/${project.id}/integrations`, cookie);
@@ -55,7 +67,11 @@ test("a readonly user is refused by their role, not told about keys", async () =
   assert.match(form.text, "your role (readonly): changes are not allowed");
   for (const text of [integrations.text, form.text]) assert.not.match(text, "read-only key");
   const key = await signInKey(server.url, project.api_key_readonly);
-  assert.match((await getPage(server.url, `/projects/${project.id}/integrations`, key)).text, "read-only key: integrations are not shown", "a read-only key's session is still told so");
+  assert.match(
+    (await getPage(server.url, `/projects/${project.id}/integrations`, key)).text,
+    "read-only key: integrations are not shown",
+    "a read-only key's session is still told so",
+  );
 });
 
 test.run();

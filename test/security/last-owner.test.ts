@@ -20,12 +20,17 @@ const users: Record<string, UserJson> = {};
 const dir = tempDir();
 
 const makeUser = async (email: string, extra: Record<string, unknown> = {}) => {
-  users[email] = await ok<UserJson>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD, ...extra } }));
+  users[email] = await ok<UserJson>(
+    call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD, ...extra } }),
+  );
   return users[email];
 };
-const putRole = (email: string, role: string) => call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${users[email].id}`, { headers: admin, body: { role } });
+const putRole = (email: string, role: string) =>
+  call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${users[email].id}`, { headers: admin, body: { role } });
 const roles = async () => {
-  const { members } = await ok<{ members: (UserJson & { role: string })[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }));
+  const { members } = await ok<{ members: (UserJson & { role: string })[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }),
+  );
   return Object.fromEntries(members.map((m) => [m.email, m.role]));
 };
 
@@ -46,10 +51,20 @@ test.after(async () => {
 test("the only owner can't demote or remove themselves on the members page", async () => {
   const alice = (await signInUser(server, "alice@corp.example", PASSWORD)).cookie;
   const csrf = await csrfOf(server.url, alice);
-  const demoted = await postForm(server.url, `/projects/${project.id}/members`, { csrf, email: "alice@corp.example", role: "manager" }, { cookie: alice });
+  const demoted = await postForm(
+    server.url,
+    `/projects/${project.id}/members`,
+    { csrf, email: "alice@corp.example", role: "manager" },
+    { cookie: alice },
+  );
   assert.is(demoted.status, 400, demoted.text.slice(0, 300));
   assert.match(demoted.text, "alice@corp.example is the only owner of this project: make another member owner first.");
-  const removed = await postForm(server.url, `/projects/${project.id}/members/${users["alice@corp.example"].id}/remove`, { csrf }, { cookie: alice });
+  const removed = await postForm(
+    server.url,
+    `/projects/${project.id}/members/${users["alice@corp.example"].id}/remove`,
+    { csrf },
+    { cookie: alice },
+  );
   assert.is(removed.status, 400, removed.text.slice(0, 300));
   assert.match(removed.text, "is the only owner of this project");
   assert.equal(await roles(), { "alice@corp.example": "owner", "bob@corp.example": "manager" });
@@ -58,15 +73,29 @@ test("the only owner can't demote or remove themselves on the members page", asy
 test("the admin token and an instance admin can't either, in the dashboard or the admin API", async () => {
   const refusedApi = await putRole("alice@corp.example", "readonly");
   assert.is(refusedApi.status, 400);
-  assert.equal(JSON.parse(refusedApi.text), { error: "alice@corp.example is the only owner of this project: make another member owner first" });
-  const deleted = await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/members/${users["alice@corp.example"].id}`, { headers: admin });
+  assert.equal(JSON.parse(refusedApi.text), {
+    error: "alice@corp.example is the only owner of this project: make another member owner first",
+  });
+  const deleted = await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/members/${users["alice@corp.example"].id}`, {
+    headers: admin,
+  });
   assert.is(deleted.status, 400);
   assert.match(JSON.parse(deleted.text).error, "only owner");
   for (const cookie of [await signInKey(server.url, TOKEN), (await signInUser(server, "root@corp.example", PASSWORD)).cookie]) {
     const csrf = await csrfOf(server.url, cookie, `/projects/${project.id}/members`);
-    const demoted = await postForm(server.url, `/projects/${project.id}/members`, { csrf, email: "alice@corp.example", role: "member" }, { cookie });
+    const demoted = await postForm(
+      server.url,
+      `/projects/${project.id}/members`,
+      { csrf, email: "alice@corp.example", role: "member" },
+      { cookie },
+    );
     assert.is(demoted.status, 400, demoted.text.slice(0, 300));
-    const removed = await postForm(server.url, `/projects/${project.id}/members/${users["alice@corp.example"].id}/remove`, { csrf }, { cookie });
+    const removed = await postForm(
+      server.url,
+      `/projects/${project.id}/members/${users["alice@corp.example"].id}/remove`,
+      { csrf },
+      { cookie },
+    );
     assert.is(removed.status, 400, removed.text.slice(0, 300));
   }
   assert.equal(await roles(), { "alice@corp.example": "owner", "bob@corp.example": "manager" });
@@ -75,25 +104,48 @@ test("the admin token and an instance admin can't either, in the dashboard or th
 test("with a second owner, the first may step down; the admin gives an owner to a project left with none", async () => {
   const alice = (await signInUser(server, "alice@corp.example", PASSWORD)).cookie;
   const csrf = await csrfOf(server.url, alice);
-  const promoted = await postForm(server.url, `/projects/${project.id}/members`, { csrf, email: "bob@corp.example", role: "owner" }, { cookie: alice });
+  const promoted = await postForm(
+    server.url,
+    `/projects/${project.id}/members`,
+    { csrf, email: "bob@corp.example", role: "owner" },
+    { cookie: alice },
+  );
   assert.is(promoted.status, 303, promoted.text.slice(0, 300));
-  const stepped = await postForm(server.url, `/projects/${project.id}/members`, { csrf, email: "alice@corp.example", role: "manager" }, { cookie: alice });
+  const stepped = await postForm(
+    server.url,
+    `/projects/${project.id}/members`,
+    { csrf, email: "alice@corp.example", role: "manager" },
+    { cookie: alice },
+  );
   assert.is(stepped.status, 303, stepped.text.slice(0, 300));
   assert.equal(await roles(), { "alice@corp.example": "manager", "bob@corp.example": "owner" });
   // the admin removes bob's whole account (recovery: a lost or compromised account), which may leave no owner
   assert.is((await call(server.url, "DELETE", `/admin/v1/users/${users["bob@corp.example"].id}`, { headers: admin })).status, 204);
   assert.equal(await roles(), { "alice@corp.example": "manager" });
   // a manager can't make themselves owner; the admin (an instance admin here) can
-  const selfPromoted = await postForm(server.url, `/projects/${project.id}/members`, { csrf, email: "alice@corp.example", role: "owner" }, { cookie: alice });
+  const selfPromoted = await postForm(
+    server.url,
+    `/projects/${project.id}/members`,
+    { csrf, email: "alice@corp.example", role: "owner" },
+    { cookie: alice },
+  );
   assert.is(selfPromoted.status, 403);
   const root = (await signInUser(server, "root@corp.example", PASSWORD)).cookie;
   const rootCsrf = await csrfOf(server.url, root, `/projects/${project.id}/members`);
-  const restored = await postForm(server.url, `/projects/${project.id}/members`, { csrf: rootCsrf, email: "alice@corp.example", role: "owner" }, { cookie: root });
+  const restored = await postForm(
+    server.url,
+    `/projects/${project.id}/members`,
+    { csrf: rootCsrf, email: "alice@corp.example", role: "owner" },
+    { cookie: root },
+  );
   assert.is(restored.status, 303, restored.text.slice(0, 300));
   assert.equal(await roles(), { "alice@corp.example": "owner" });
   // and through the admin API on a project that never had an owner
   const bare = await createProject(server, TOKEN, { name: "Bare" });
-  const given = await call(server.url, "PUT", `/admin/v1/projects/${bare.id}/members/${users["alice@corp.example"].id}`, { headers: admin, body: { role: "owner" } });
+  const given = await call(server.url, "PUT", `/admin/v1/projects/${bare.id}/members/${users["alice@corp.example"].id}`, {
+    headers: admin,
+    body: { role: "owner" },
+  });
   assert.is(given.status, 200, given.text);
 });
 

@@ -25,7 +25,8 @@ const makeUser = async (email: string) => {
   users[email] = await ok<UserJson>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
   return users[email];
 };
-const putRole = (project: ProjectJson, email: string, role: string) => ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${users[email].id}`, { headers: admin, body: { role } }));
+const putRole = (project: ProjectJson, email: string, role: string) =>
+  ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${users[email].id}`, { headers: admin, body: { role } }));
 const signedIn = async (cookie: string) => (await getPage(server.url, "/account", cookie)).text.includes("Signed in as");
 const session = async (email: string) => {
   const cookie = (await signInUser(server, email, PASSWORD)).cookie;
@@ -49,7 +50,8 @@ test.after(async () => {
 });
 
 test("a new email asks the password, must be free and valid, ends every other session, and is recorded", async () => {
-  const here = await session("ann@corp.example"), there = await session("ann@corp.example");
+  const here = await session("ann@corp.example"),
+    there = await session("ann@corp.example");
   const csrf = await csrfOf(server.url, here);
   const change = (fields: Record<string, string>) => postForm(server.url, "/account/email", { csrf, ...fields }, { cookie: here });
   const wrong = await change({ email: "ann.new@corp.example", password: "not the password at all" });
@@ -73,13 +75,19 @@ test("a new email asks the password, must be free and valid, ends every other se
   assert.ok((await signInUser(server, "ann.new@corp.example", PASSWORD)).cookie !== "");
   // the old address is told (a positive marker: the mail itself, within 20 s)
   for (const until = Date.now() + 20_000; smtp.mails.length === 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(smtp.mails.map((m) => [m.to && "text" in m.to ? m.to.text : "", m.subject]), [["ann@corp.example", "Your hcd email was changed"]]);
+  assert.equal(
+    smtp.mails.map((m) => [m.to && "text" in m.to ? m.to.text : "", m.subject]),
+    [["ann@corp.example", "Your hcd email was changed"]],
+  );
   assert.match(smtp.mails[0].text ?? "", "is now ann.new@corp.example");
   const listed = await ok<{ users: UserJson[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
   assert.is(listed.users.find((u) => u.id === users["ann@corp.example"].id)?.email, "ann.new@corp.example");
   const audit = await ok<AuditJson>(call(server.url, "GET", "/admin/v1/audit", { headers: admin }));
   const event = audit.events.find((e) => e.action === "account.email_changed");
-  assert.ok(event !== undefined && event.actor === "ann.new@corp.example" && event.target.includes("from ann@corp.example"), JSON.stringify(audit.events.slice(0, 3)));
+  assert.ok(
+    event !== undefined && event.actor === "ann.new@corp.example" && event.target.includes("from ann@corp.example"),
+    JSON.stringify(audit.events.slice(0, 3)),
+  );
 });
 
 test("deleting one's account asks the password and is refused while the only owner of a project", async () => {
@@ -92,12 +100,17 @@ test("deleting one's account asks the password and is refused while the only own
   assert.is(lastOwner.status, 400);
   assert.match(lastOwner.text, "You are the only owner of &quot;Carol&#39;s own&quot;: make another member owner first");
   assert.ok(await signedIn(here));
-  assert.ok((await ok<{ users: UserJson[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }))).users.some((u) => u.email === "carol@corp.example"));
+  assert.ok(
+    (await ok<{ users: UserJson[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }))).users.some(
+      (u) => u.email === "carol@corp.example",
+    ),
+  );
 });
 
 test("with another owner, the account goes: every session ends, its roles go, and it is recorded", async () => {
   await putRole(owned, "dave@corp.example", "owner");
-  const here = await session("carol@corp.example"), there = await session("carol@corp.example");
+  const here = await session("carol@corp.example"),
+    there = await session("carol@corp.example");
   const csrf = await csrfOf(server.url, here);
   const deleted = await postForm(server.url, "/account/delete", { csrf, password: PASSWORD }, { cookie: here });
   assert.is(deleted.status, 303, deleted.text.slice(0, 300));
@@ -107,12 +120,20 @@ test("with another owner, the account goes: every session ends, its roles go, an
   assert.is((await signInUser(server, "carol@corp.example", PASSWORD)).cookie, "");
   const { users: left } = await ok<{ users: UserJson[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
   assert.not.ok(left.some((u) => u.email === "carol@corp.example"));
-  const { members } = await ok<{ members: UserJson[] }>(call(server.url, "GET", `/admin/v1/projects/${shared.id}/members`, { headers: admin }));
+  const { members } = await ok<{ members: UserJson[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${shared.id}/members`, { headers: admin }),
+  );
   assert.equal(members, []);
   const instance = await ok<AuditJson>(call(server.url, "GET", "/admin/v1/audit", { headers: admin }));
-  assert.ok(instance.events.some((e) => e.action === "account.deleted" && e.actor === "carol@corp.example"), JSON.stringify(instance.events.slice(0, 3)));
+  assert.ok(
+    instance.events.some((e) => e.action === "account.deleted" && e.actor === "carol@corp.example"),
+    JSON.stringify(instance.events.slice(0, 3)),
+  );
   const project = await ok<AuditJson>(call(server.url, "GET", `/admin/v1/projects/${shared.id}/audit`, { headers: admin }));
-  assert.ok(project.events.some((e) => e.action === "member.removed" && e.actor === "carol@corp.example"), JSON.stringify(project.events.slice(0, 3)));
+  assert.ok(
+    project.events.some((e) => e.action === "member.removed" && e.actor === "carol@corp.example"),
+    JSON.stringify(project.events.slice(0, 3)),
+  );
 });
 
 test.run();

@@ -12,13 +12,19 @@ import { csrfOf, getPage, postForm, signInUser } from "./form-client.ts";
 import { stepNow, totp } from "../totp-codes.ts";
 
 const TOKEN = "totp-qr-admin-token-0123456789abcdef";
-const EMAIL = "qr.user+ops@corp.example", PASSWORD = "a long password for the qr";
+const EMAIL = "qr.user+ops@corp.example",
+  PASSWORD = "a long password for the qr";
 
 let server: RealServer;
 const dir = tempDir();
 test.before(async () => {
   server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
-  await ok(call(server.url, "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${TOKEN}` }, body: { email: EMAIL, password: PASSWORD } }));
+  await ok(
+    call(server.url, "POST", "/admin/v1/users", {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: { email: EMAIL, password: PASSWORD },
+    }),
+  );
 });
 test.after(async () => {
   if (server) assert.is(await stopServer(server), 0, server.output());
@@ -37,7 +43,11 @@ test("the set-up shows the otpauth URI of the shown secret as an inline SVG QR c
   const svg = /<figure class="totp-qr"[^>]*>(<svg[\s\S]*?<\/svg>\s*)<\/figure>/.exec(page)?.[1] ?? "";
   const drawn = /<path stroke="#000000" d="([^"]+)"/.exec(svg)?.[1] ?? "";
   assert.ok(drawn.length > 1000, `a QR code's modules, not an empty path: ${svg.slice(0, 300)}`);
-  assert.is(svg, await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2, width: 200 }), "the library's QR code of that very URI");
+  assert.is(
+    svg,
+    await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2, width: 200 }),
+    "the library's QR code of that very URI",
+  );
   // nothing the CSP blocks and nothing fetched: no <img>, no script, no style attribute, no external reference
   assert.not.match(svg, /<img|<script|style=|href=|url\(/);
   const csp = response.headers.get("content-security-policy") ?? "";
@@ -50,18 +60,28 @@ test("the set-up shows the otpauth URI of the shown secret as an inline SVG QR c
   assert.not.match(again.text, svg);
 });
 
-test("a wrong code is refused in plain words; the code typed as \"123 456\", as apps show it, turns it on", async () => {
+test('a wrong code is refused in plain words; the code typed as "123 456", as apps show it, turns it on', async () => {
   const cookie = (await signInUser(server, EMAIL, PASSWORD)).cookie;
   const page = (await getPage(server.url, "/account", cookie)).text;
   const secret = /<code class="totp-secret">([A-Z2-7]+)<\/code>/.exec(page)?.[1] ?? "";
   const csrf = await csrfOf(server.url, cookie);
   const step = stepNow();
-  const wrong = await postForm(server.url, "/account/second-factor/on", { csrf, secret, code: totp(secret, step + 10), password: PASSWORD }, { cookie });
+  const wrong = await postForm(
+    server.url,
+    "/account/second-factor/on",
+    { csrf, secret, code: totp(secret, step + 10), password: PASSWORD },
+    { cookie },
+  );
   assert.is(wrong.status, 400);
   assert.match(wrong.text, "The code is not the app&#39;s current one: check the phone&#39;s clock and try the next code.");
   assert.not.match(wrong.text, "json validation error");
   const code = totp(secret, step);
-  const on = await postForm(server.url, "/account/second-factor/on", { csrf, secret, code: `${code.slice(0, 3)} ${code.slice(3)}`, password: PASSWORD }, { cookie });
+  const on = await postForm(
+    server.url,
+    "/account/second-factor/on",
+    { csrf, secret, code: `${code.slice(0, 3)} ${code.slice(3)}`, password: PASSWORD },
+    { cookie },
+  );
   assert.is(on.status, 200, on.text.slice(0, 300));
   assert.match(on.text, "The second factor is on.");
 });
