@@ -21,9 +21,12 @@ async function eventually(what: string, seen: () => boolean): Promise<void> {
 
 test("users and roles stored through one node reach the other; concurrent changes are all kept", async () => {
   const ran = await withNatsServer("replicated accounts", async (connect) => {
-    const [storeA, storeB] = await Promise.all([connect(), connect()].map(async (nc) => openReplicatedAccounts({ connection: await nc, replicas: 1, bucket: "test-accounts" })));
+    const [storeA, storeB] = await Promise.all(
+      [connect(), connect()].map(async (nc) => openReplicatedAccounts({ connection: await nc, replicas: 1, bucket: "test-accounts" })),
+    );
     try {
-      const a = new Accounts(storeA), b = new Accounts(storeB);
+      const a = new Accounts(storeA),
+        b = new Accounts(storeB);
       const made = await a.createUser({ email: "ann@example.org", password: PASSWORD }, AT);
       assert.ok(made.ok);
       const id = made.value.user.id;
@@ -44,8 +47,46 @@ test("users and roles stored through one node reach the other; concurrent change
       assert.ok(await b.deleteUser(id));
       await eventually("the removal on node a", () => a.userById(id) === null && a.roleIn(id, "p1") === null);
       const storeC = await openReplicatedAccounts({ connection: await connect(), replicas: 1, bucket: "test-accounts" });
-      assert.equal(new Accounts(storeC).listUsers().map((u) => u.email), ["bo@example.org"], "a node started later reads the same");
+      assert.equal(
+        new Accounts(storeC).listUsers().map((u) => u.email),
+        ["bo@example.org"],
+        "a node started later reads the same",
+      );
       storeC.close();
+    } finally {
+      storeA.close();
+      storeB.close();
+    }
+  });
+  if (!ran) console.log("replicated accounts: skipped");
+});
+
+test("two owners stepping down at once on two nodes: one of them stays owner", async () => {
+  const ran = await withNatsServer("replicated accounts, last owner", async (connect) => {
+    const [storeA, storeB] = await Promise.all(
+      [connect(), connect()].map(async (nc) => openReplicatedAccounts({ connection: await nc, replicas: 1, bucket: "test-owners" })),
+    );
+    try {
+      const a = new Accounts(storeA),
+        b = new Accounts(storeB);
+      const ids: string[] = [];
+      for (const email of ["one@example.org", "two@example.org"]) {
+        const made = await a.createUser({ email, password: PASSWORD }, AT);
+        assert.ok(made.ok);
+        ids.push(made.value.user.id);
+        assert.is(await a.setRole("p1", made.value.user.id, "owner"), "set");
+      }
+      await eventually("both owners on node b", () => ids.every((id) => b.roleIn(id, "p1") === "owner"));
+      // each node sees two owners, so each alone may step down; made again on the winner's document, one is refused
+      const outcomes = await Promise.all([a.setRole("p1", ids[0], "manager"), b.removeMember("p1", ids[1])]);
+      assert.equal(
+        [...outcomes].sort(),
+        outcomes[0] === "set" ? ["last_owner", "set"] : ["last_owner", "removed"],
+        JSON.stringify(outcomes),
+      );
+      await eventually("the same one owner on both nodes", () =>
+        [a, b].every((node) => ids.filter((id) => node.roleIn(id, "p1") === "owner").length === 1),
+      );
     } finally {
       storeA.close();
       storeB.close();
