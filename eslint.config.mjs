@@ -21,7 +21,16 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: "error" },
     rules: {
       // a value left out of a copy by destructuring (`const { key: _key, ...rest } = record`) is the point
-      "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          ignoreRestSiblings: true,
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          caughtErrors: "none",
+        },
+      ],
       // an async function without await still returns a promise, which the promise rules above follow: style only
       "@typescript-eslint/require-await": "off",
       // control characters in the expressions that strip them from untrusted text are the point

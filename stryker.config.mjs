@@ -14,13 +14,49 @@ const scope = ["host", "cluster"].includes(process.env.MUTATE_SCOPE) ? process.e
 // Every engine file also gets the model-based test, which drives the whole Shard.
 const MODEL = "test/engine/status-model";
 // the Shard's tests (the slow replay last)
-const SHARD = ["test/engine/shard", "test/engine/alerting", "test/engine/own-copy", "test/engine/remove-channel", "test/engine/outbox-entries",
-  "test/engine/downtime", "test/engine/maintenance", "test/engine/depends-on", "test/engine/acknowledge", "test/engine/max-duration", "test/engine/update-channel",
-  "test/engine/failure-streak", "test/engine/check-directory", "test/engine/ping-targets", "test/engine/ping-records", "test/engine/taken-changes", "test/engine/queued-notifications", "test/engine/shard-commands", "test/engine/shard-deadlines", "test/engine/run-rules", "test/engine/escalation", "test/engine/every-failure", "test/replay"];
+const SHARD = [
+  "test/engine/shard",
+  "test/engine/alerting",
+  "test/engine/own-copy",
+  "test/engine/remove-channel",
+  "test/engine/outbox-entries",
+  "test/engine/downtime",
+  "test/engine/maintenance",
+  "test/engine/depends-on",
+  "test/engine/acknowledge",
+  "test/engine/max-duration",
+  "test/engine/update-channel",
+  "test/engine/failure-streak",
+  "test/engine/check-directory",
+  "test/engine/ping-targets",
+  "test/engine/ping-records",
+  "test/engine/taken-changes",
+  "test/engine/queued-notifications",
+  "test/engine/shard-commands",
+  "test/engine/shard-deadlines",
+  "test/engine/run-rules",
+  "test/engine/escalation",
+  "test/engine/every-failure",
+  "test/replay",
+];
 const testsOf = {
-  "engine/alerting.ts": ["test/engine/alerting", "test/engine/alerting-rules", "test/engine/transition", "test/engine/outbox-entries", "test/engine/notifications",
-    "test/engine/downtime", "test/engine/acknowledge", "test/engine/depends-on", "test/engine/failure-streak", "test/engine/max-duration",
-    "test/persistence/alerting-records", "test/persistence/notice-records", "test/engine/run-rules", "test/engine/escalation", "test/engine/every-failure"],
+  "engine/alerting.ts": [
+    "test/engine/alerting",
+    "test/engine/alerting-rules",
+    "test/engine/transition",
+    "test/engine/outbox-entries",
+    "test/engine/notifications",
+    "test/engine/downtime",
+    "test/engine/acknowledge",
+    "test/engine/depends-on",
+    "test/engine/failure-streak",
+    "test/engine/max-duration",
+    "test/persistence/alerting-records",
+    "test/persistence/notice-records",
+    "test/engine/run-rules",
+    "test/engine/escalation",
+    "test/engine/every-failure",
+  ],
   "engine/escalation.ts": ["test/engine/escalation", "test/engine/every-failure"],
   "engine/runs.ts": ["test/engine/run-rules", "test/engine/transition"],
   "engine/downtime-periods.ts": ["test/http/uptime", "test/http/downtime-export"],
@@ -44,22 +80,70 @@ const testsOf = {
   "engine/shard.ts": SHARD,
   "engine/simulate.ts": ["test/engine/simulate", "test/http/alerting-third"],
   "engine/status.ts": ["test/engine/status", "test/engine/transition", "test/engine/downtime", "test/engine/max-duration"],
-  "engine/transition.ts": ["test/engine/transition", "test/engine/status", "test/engine/alerting", "test/engine/downtime", "test/engine/failure-streak", "test/engine/run-rules"],
+  "engine/transition.ts": [
+    "test/engine/transition",
+    "test/engine/status",
+    "test/engine/alerting",
+    "test/engine/downtime",
+    "test/engine/failure-streak",
+    "test/engine/run-rules",
+  ],
   "engine/wheel.ts": ["test/engine/wheel", "test/engine/shard"],
   "engine/zones.ts": ["test/engine/zones", "test/engine/schedule"],
   "host/intake-ledger.ts": ["test/host/intake-ledger", "test/persistence/intake"],
-  "host/ping-intake.ts": ["test/host/ping-intake", "test/host/intake-truncation", "test/host/intake-trim", "test/host/deadlines-order", "test/host/intake-write-fails", "test/persistence/intake", "test/host/restarts-model", "test/engine/pool"],
+  "host/ping-intake.ts": [
+    "test/host/ping-intake",
+    "test/host/intake-truncation",
+    "test/host/intake-trim",
+    "test/host/deadlines-order",
+    "test/host/intake-write-fails",
+    "test/persistence/intake",
+    "test/host/restarts-model",
+    "test/engine/pool",
+  ],
   // the intake, commit and rebuild code (`npm run mutate:host` narrows it to those lines)
-  "host/shard-host.ts": ["test/host/commit-effects", "test/host/intake-truncation", "test/host/deadlines-order", "test/host/failed-commit", "test/host/failed-checkpoint", "test/host/rebuild-failures",
-    "test/host/intake-write-fails", "test/persistence/intake", "test/persistence/disk-full", "test/host/restarts-model", "test/engine/pool",
-    "test/host/intake-commits", "test/host/intake-replay"],
+  "host/shard-host.ts": [
+    "test/host/commit-effects",
+    "test/host/intake-truncation",
+    "test/host/deadlines-order",
+    "test/host/failed-commit",
+    "test/host/failed-checkpoint",
+    "test/host/rebuild-failures",
+    "test/host/intake-write-fails",
+    "test/persistence/intake",
+    "test/persistence/disk-full",
+    "test/host/restarts-model",
+    "test/engine/pool",
+    "test/host/intake-commits",
+    "test/host/intake-replay",
+  ],
 };
 // the cluster's partition replica and history: tests on one real nats-server each (a few seconds a file)
-const REPLICA = ["test/cluster/replica-state", "test/cluster/partition-replica", "test/cluster/group-commit", "test/cluster/partition-fence", "test/cluster/partition-downtime",
-  "test/cluster/held-pings-takeover", "test/cluster/ping-batch", "test/cluster/intake", "test/cluster/answer-before-history", "test/cluster/background-failures",
-  "test/cluster/partition-alerting", "test/cluster/update-channel"];
-const HISTORY = ["test/cluster/golden-codecs", "test/cluster/history-chains", "test/cluster/ping-segments", "test/cluster/held-pings-takeover",
-  "test/cluster/answer-before-history", "test/cluster/background-failures", "test/cluster/group-commit", "test/cluster/intake", "test/cluster/ping-batch"];
+const REPLICA = [
+  "test/cluster/replica-state",
+  "test/cluster/partition-replica",
+  "test/cluster/group-commit",
+  "test/cluster/partition-fence",
+  "test/cluster/partition-downtime",
+  "test/cluster/held-pings-takeover",
+  "test/cluster/ping-batch",
+  "test/cluster/intake",
+  "test/cluster/answer-before-history",
+  "test/cluster/background-failures",
+  "test/cluster/partition-alerting",
+  "test/cluster/update-channel",
+];
+const HISTORY = [
+  "test/cluster/golden-codecs",
+  "test/cluster/history-chains",
+  "test/cluster/ping-segments",
+  "test/cluster/held-pings-takeover",
+  "test/cluster/answer-before-history",
+  "test/cluster/background-failures",
+  "test/cluster/group-commit",
+  "test/cluster/intake",
+  "test/cluster/ping-batch",
+];
 const clusterTestsOf = {
   "cluster/partition-replica.ts": REPLICA,
   "cluster/replica-appends.ts": REPLICA,
@@ -76,12 +160,16 @@ Object.assign(testsOf, clusterTestsOf);
 /** The lines of `file` from the line holding `from` up to the one before the line holding `to`, as Stryker's `file:start-end`. */
 function linesOf(file, from, to) {
   const lines = readFileSync(file, "utf8").split("\n");
-  const start = lines.findIndex((l) => l.includes(from)) + 1, end = lines.findIndex((l) => l.includes(to));
+  const start = lines.findIndex((l) => l.includes(from)) + 1,
+    end = lines.findIndex((l) => l.includes(to));
   if (start < 1 || end < start) throw new Error(`stryker.config.mjs: ${from} .. ${to} not found in ${file}`);
   return `${file}:${start}-${end}`;
 }
 // of the shard host, its intake (pings handed over by the intake log), commit and rebuild code only
-const hostParts = [linesOf("host/shard-host.ts", "  async #pingBatch(", "  #getCheck(projectId"), linesOf("host/shard-host.ts", "  async #commitAfter<T>(", "  #withLogDetails(changes")];
+const hostParts = [
+  linesOf("host/shard-host.ts", "  async #pingBatch(", "  #getCheck(projectId"),
+  linesOf("host/shard-host.ts", "  async #commitAfter<T>(", "  #withLogDetails(changes"),
+];
 const allOf = {
   engine: Object.keys(testsOf).filter((f) => f.startsWith("engine/")),
   host: [...Object.keys(testsOf).filter((f) => f.startsWith("host/") && f !== "host/shard-host.ts"), ...hostParts],
@@ -90,10 +178,12 @@ const allOf = {
 
 // `--mutate a.ts,b.ts:10-20` on the command line narrows the files (Stryker reads it too)
 const flag = process.argv.findIndex((a) => a === "--mutate" || a === "-m" || a.startsWith("--mutate="));
-const given = flag < 0 ? null : (process.argv[flag].includes("=") ? process.argv[flag].split("=")[1] : process.argv[flag + 1]);
+const given = flag < 0 ? null : process.argv[flag].includes("=") ? process.argv[flag].split("=")[1] : process.argv[flag + 1];
 const files = given === null ? allOf[scope] : given.split(",").map((f) => f.split(":")[0]);
 const mutate = allOf[scope];
-const tests = [...new Set(files.map((f) => f.split(":")[0]).flatMap((f) => [...(testsOf[f] ?? []), ...(f.startsWith("engine/") ? [MODEL] : [])]))];
+const tests = [
+  ...new Set(files.map((f) => f.split(":")[0]).flatMap((f) => [...(testsOf[f] ?? []), ...(f.startsWith("engine/") ? [MODEL] : [])])),
+];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -20,7 +20,8 @@ export async function backupCommand(out: string, settings: Settings, remote: { u
   try {
     if (remote !== null) {
       const res = await fetch(new URL("admin/v1/backup", remote.url.endsWith("/") ? remote.url : remote.url + "/"), {
-        method: "POST", headers: { authorization: `Bearer ${remote.token()}` },
+        method: "POST",
+        headers: { authorization: `Bearer ${remote.token()}` },
       });
       if (res.status !== 200 || res.body === null) {
         console.error(`hcd: backup refused by the server: ${res.status} ${await res.text()}`);
@@ -32,14 +33,28 @@ export async function backupCommand(out: string, settings: Settings, remote: { u
       const lock = lockDataDir(settings.dataDir);
       try {
         const pool = await createInProcessPool({
-          dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
+          dataDir: settings.dataDir,
+          shards: 1,
+          durability: "flush",
+          clock: "virtual",
+          startAt: Date.now(),
+          passive: true,
           notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
         });
         const audit = AuditTrail.open(settings.dataDir);
         try {
-          await pipeline(await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date(), audit }), createWriteStream(partial, { flags: "wx", mode: 0o600 }));
+          await pipeline(
+            await backupStream(pool, { dataDir: settings.dataDir, scratchParent: dirname(resolve(out)), at: new Date(), audit }),
+            createWriteStream(partial, { flags: "wx", mode: 0o600 }),
+          );
           // recorded in the instance's log of the directory it was taken from (as the server records its own)
-          await recordChange(audit, { projectId: INSTANCE_LOG, actor: { kind: "system", name: "hcd backup" }, action: "backup.created", target: "the whole store (stopped DATA_DIR)", at: Date.now() });
+          await recordChange(audit, {
+            projectId: INSTANCE_LOG,
+            actor: { kind: "system", name: "hcd backup" },
+            action: "backup.created",
+            target: "the whole store (stopped DATA_DIR)",
+            at: Date.now(),
+          });
         } finally {
           await audit.close();
           await pool.close();

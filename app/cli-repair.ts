@@ -15,13 +15,24 @@ export async function repairCommand(dataDir: string): Promise<number> {
   }
   try {
     const moved = await repairDamage(dataDir, new Date());
-    console.log(JSON.stringify({
-      data_dir: dataDir,
-      damaged: moved.map((m) => ({
-        file: m.file, offset: m.offset, bytes: m.bytes, records_lost: m.recordsLost, reason: m.reason,
-        moved_to: m.movedTo, records_kept: m.recordsKept,
-      })),
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          data_dir: dataDir,
+          damaged: moved.map((m) => ({
+            file: m.file,
+            offset: m.offset,
+            bytes: m.bytes,
+            records_lost: m.recordsLost,
+            reason: m.reason,
+            moved_to: m.movedTo,
+            records_kept: m.recordsKept,
+          })),
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   } catch (error) {
     console.error(`hcd: repair failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -9,14 +9,26 @@ export const SIMULATE_HELP = `  hcd simulate --check UUID [--timeout S] [--grace
         read-only key`;
 
 /** The flags passed on as fields of the request body, with the field each becomes. */
-const FIELDS = [["timeout", "timeout"], ["grace", "grace"], ["schedule", "schedule"], ["tz", "tz"],
-  ["failure-threshold", "failure_threshold"], ["max-duration", "max_duration"], ["min-duration", "min_duration"],
-  ["max-runs-per-period", "max_runs_per_period"], ["alert-on-overlap", "alert_on_overlap"], ["since", "since"]] as const;
+const FIELDS = [
+  ["timeout", "timeout"],
+  ["grace", "grace"],
+  ["schedule", "schedule"],
+  ["tz", "tz"],
+  ["failure-threshold", "failure_threshold"],
+  ["max-duration", "max_duration"],
+  ["min-duration", "min_duration"],
+  ["max-runs-per-period", "max_runs_per_period"],
+  ["alert-on-overlap", "alert_on_overlap"],
+  ["since", "since"],
+] as const;
 const NUMERIC = new Set(["timeout", "grace", "failure_threshold", "max_duration", "min_duration", "max_runs_per_period"]);
 const BOOLEAN = new Set(["alert_on_overlap"]);
 
 /** Runs `hcd simulate`; returns the exit status (0 ok, 1 refused or failed, 2 usage error). */
-export async function runSimulate(options: Readonly<Record<string, string | undefined>>, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function runSimulate(
+  options: Readonly<Record<string, string | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const uuid = options["check"];
   const url = options["url"] ?? env.HCD_URL;
   const key = options["key"] ?? env.HCD_API_KEY;
@@ -29,11 +41,18 @@ export async function runSimulate(options: Readonly<Record<string, string | unde
     const raw = options[flag];
     // numbers go as numbers; anything else as it was typed, for the server to refuse with its usual text
     if (raw === undefined) continue;
-    body[field] = NUMERIC.has(field) && /^\d+$/.test(raw) ? Number(raw) : BOOLEAN.has(field) && (raw === "true" || raw === "false") ? raw === "true" : raw;
+    body[field] =
+      NUMERIC.has(field) && /^\d+$/.test(raw)
+        ? Number(raw)
+        : BOOLEAN.has(field) && (raw === "true" || raw === "false")
+          ? raw === "true"
+          : raw;
   }
   const path = `api/v3/checks/${encodeURIComponent(uuid)}/simulate`;
   const res = await fetch(new URL(path, url.endsWith("/") ? url : url + "/"), {
-    method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body),
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   let json: unknown;

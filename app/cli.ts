@@ -82,17 +82,30 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "channel add": ["project", "kind", "value", "name"],
   "channel update": ["project", "channel", "value", "name"],
   "channel list": ["project"],
-  "outbox": [],
-  "prune": ["before"],
-  "simulate": ["check", "timeout", "grace", "schedule", "tz", "failure-threshold", "max-duration", "min-duration", "max-runs-per-period", "alert-on-overlap", "since", "key"],
-  "replay": [],
-  "backup": ["out"],
-  "restore": ["in", "data-dir"],
-  "repair": ["data-dir"],
-  "import": IMPORT_OPTIONS,
-  "export": ["project", "include-secrets"],
-  "apply": ["file", "dry-run", "prune"],
-  "schema": [],
+  outbox: [],
+  prune: ["before"],
+  simulate: [
+    "check",
+    "timeout",
+    "grace",
+    "schedule",
+    "tz",
+    "failure-threshold",
+    "max-duration",
+    "min-duration",
+    "max-runs-per-period",
+    "alert-on-overlap",
+    "since",
+    "key",
+  ],
+  replay: [],
+  backup: ["out"],
+  restore: ["in", "data-dir"],
+  repair: ["data-dir"],
+  import: IMPORT_OPTIONS,
+  export: ["project", "include-secrets"],
+  apply: ["file", "dry-run", "prune"],
+  schema: [],
 };
 
 /** Options that take no value. */
@@ -104,17 +117,30 @@ const SHORT: Readonly<Record<string, string>> = { file: "f" };
 /** Returns the command words and options of argv (node:util's parseArgs, strict). */
 function argsOf(argv: readonly string[]): Args | "help" {
   const known = new Set<string>([...COMMON_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat()]);
-  const options = Object.fromEntries([...known].map((name) => [name, { type: FLAGS.has(name) ? "boolean" as const : "string" as const, ...(SHORT[name] ? { short: SHORT[name] } : {}) }]));
+  const options = Object.fromEntries(
+    [...known].map((name) => [
+      name,
+      { type: FLAGS.has(name) ? ("boolean" as const) : ("string" as const), ...(SHORT[name] ? { short: SHORT[name] } : {}) },
+    ]),
+  );
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   if (parsed.values.help === true) return "help";
   // a flag given reads as "" (present), like an option with a value; absent stays undefined
-  const values = Object.fromEntries(Object.entries(parsed.values).filter(([name]) => name !== "help")
-    .map(([name, value]) => [name, value === true ? "" : value === false ? undefined : value]));
+  const values = Object.fromEntries(
+    Object.entries(parsed.values)
+      .filter(([name]) => name !== "help")
+      .map(([name, value]) => [name, value === true ? "" : value === false ? undefined : value]),
+  );
   return { words: parsed.positionals, options: values };
 }
 
@@ -129,13 +155,21 @@ function allowedOptions(command: string, args: Args): void {
 }
 
 /** One admin operation: the admin API request that performs it. */
-type Operation = { readonly method: "GET" | "POST" | "PUT"; readonly path: string; readonly body?: JsonObject; readonly passwordFromStdin?: boolean };
+type Operation = {
+  readonly method: "GET" | "POST" | "PUT";
+  readonly path: string;
+  readonly body?: JsonObject;
+  readonly passwordFromStdin?: boolean;
+};
 
 function operationOf(args: Args): Operation {
   const [noun, verb, ...rest] = args.words;
   const command = [noun, verb].filter((w) => w !== undefined).join(" ");
   const allowed = COMMAND_OPTIONS[command];
-  if (allowed === undefined || ["simulate", "replay", "backup", "restore", "repair", "import", "export", "apply", "schema"].includes(command)) {
+  if (
+    allowed === undefined ||
+    ["simulate", "replay", "backup", "restore", "repair", "import", "export", "apply", "schema"].includes(command)
+  ) {
     throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -155,7 +189,11 @@ function operationOf(args: Args): Operation {
   switch (command) {
     case "project create": {
       const body: Record<string, unknown> = { name: opt("name") };
-      for (const [flag, field] of [["check-limit", "check_limit"], ["ping-log-limit", "ping_log_limit"], ["ping-body-limit", "ping_body_limit"]]) {
+      for (const [flag, field] of [
+        ["check-limit", "check_limit"],
+        ["ping-log-limit", "ping_log_limit"],
+        ["ping-body-limit", "ping_body_limit"],
+      ]) {
         const value = int(flag);
         if (value !== undefined) body[field] = value;
       }
@@ -174,7 +212,12 @@ function operationOf(args: Args): Operation {
     }
     case "user create": {
       if (opt("email") === undefined) throw new UsageError("user create needs --email");
-      return { method: "POST", path: "/admin/v1/users", body: { email: opt("email"), admin: args.options.admin !== undefined }, passwordFromStdin: true };
+      return {
+        method: "POST",
+        path: "/admin/v1/users",
+        body: { email: opt("email"), admin: args.options.admin !== undefined },
+        passwordFromStdin: true,
+      };
     }
     case "user list":
       return { method: "GET", path: "/admin/v1/users" };
@@ -197,7 +240,8 @@ function operationOf(args: Args): Operation {
       return { method: "GET", path: project() };
     case "outbox":
       return { method: "GET", path: "/admin/v1/outbox" };
-    default: { // prune
+    default: {
+      // prune
       const body: Record<string, unknown> = {};
       if (opt("before") !== undefined) body.before = opt("before");
       return { method: "POST", path: "/admin/v1/prune", body };
@@ -214,7 +258,9 @@ async function passwordOfStdin(): Promise<string | null> {
   if (process.stdin.isTTY === true) return null;
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  const text = Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
   return text === "" ? null : text;
 }
 
@@ -298,7 +344,8 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       allowedOptions(noun, args);
       if (more.length > 0) throw new UsageError(`unexpected argument: ${more[0]}`);
       if (noun === "restore") {
-        const file = args.options.in, dataDir = args.options["data-dir"];
+        const file = args.options.in,
+          dataDir = args.options["data-dir"];
         if (file === undefined || dataDir === undefined) throw new UsageError("restore needs --in FILE and --data-dir DIR");
         return await restoreCommand(file, dataDir);
       }
@@ -312,7 +359,10 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       allowedOptions("import", args);
       const url = args.options.url ?? env.HCD_URL ?? null;
       return await importCommand(args.words.slice(1), args.options, env, {
-        url, token: () => adminTokenOf(args, readSettings(withSecretFiles(env))), settings: () => readSettings(withSecretFiles(env)) });
+        url,
+        token: () => adminTokenOf(args, readSettings(withSecretFiles(env))),
+        settings: () => readSettings(withSecretFiles(env)),
+      });
     }
     if (args.words[0] === "export" || args.words[0] === "apply" || args.words[0] === "schema") {
       const [noun, ...more] = args.words;
@@ -322,10 +372,20 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       const settings = readSettings(env);
       const url = args.options.url ?? env.HCD_URL;
       const remote = url ? { url, token: () => adminTokenOf(args, settings) } : null;
-      if (noun === "export") return await exportCommand({ project: args.options.project, includeSecrets: args.options["include-secrets"] !== undefined }, settings, remote);
+      if (noun === "export")
+        return await exportCommand(
+          { project: args.options.project, includeSecrets: args.options["include-secrets"] !== undefined },
+          settings,
+          remote,
+        );
       const file = args.options.file;
       if (file === undefined) throw new UsageError("apply needs -f FILE (- for standard input)");
-      return await applyCommand({ file, dryRun: args.options["dry-run"] !== undefined, prune: args.options.prune !== undefined }, settings, remote, env);
+      return await applyCommand(
+        { file, dryRun: args.options["dry-run"] !== undefined, prune: args.options.prune !== undefined },
+        settings,
+        remote,
+        env,
+      );
     }
     if (args.words[0] === "simulate") {
       allowedOptions("simulate", args);

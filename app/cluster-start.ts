@@ -20,7 +20,9 @@ import type { ServiceSettings } from "../notify/kinds/settings.ts";
 import type { ClusterSettings } from "./config.ts";
 
 export type NotifySettings = {
-  readonly siteRoot: string; readonly allowPrivateIps: boolean; readonly smtpUrl: string | null;
+  readonly siteRoot: string;
+  readonly allowPrivateIps: boolean;
+  readonly smtpUrl: string | null;
   readonly fromAddress?: string; // DEFAULT_FROM_EMAIL (default hcd@localhost)
   readonly services?: ServiceSettings; // the kinds of notify/kinds/: tokens and endpoints
 };
@@ -29,8 +31,19 @@ export type NotifySettings = {
  * Starts the node's pool, its share of notification delivery, and the dashboard sessions, users, sign-in state and audit log every node shares;
  * the pool's close() stops all of it and closes the connection.
  */
-export async function startClusterNode(cluster: ClusterSettings, connected: ClusterConnection, notify: NotifySettings,
-  auditLimits: { maxAgeDays: number; maxEvents: number }): Promise<{ pool: Pool; sessions: DashboardSessions; failures: FailureEpisodes; accounts: Accounts; audit: AuditTrail; signIn: SignInStore }> {
+export async function startClusterNode(
+  cluster: ClusterSettings,
+  connected: ClusterConnection,
+  notify: NotifySettings,
+  auditLimits: { maxAgeDays: number; maxEvents: number },
+): Promise<{
+  pool: Pool;
+  sessions: DashboardSessions;
+  failures: FailureEpisodes;
+  accounts: Accounts;
+  audit: AuditTrail;
+  signIn: SignInStore;
+}> {
   const { connection } = connected;
   const audit = new AuditTrail(await openReplicatedAudit({ connection, replicas: cluster.replicas, limits: storedLimits(auditLimits) })); // every node's changes, listed on any
   const accountsStore = await openReplicatedAccounts({ connection, replicas: cluster.replicas }); // users and roles, on every node
@@ -39,7 +52,12 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
   const sessions = await DashboardSessions.open({ connection, replicas: cluster.replicas, idleMs: SESSION_IDLE_MS });
   const signIn = await openSignInBucket({ connection, replicas: cluster.replicas }); // sign-in limits and second-factor steps, on every node
   const node = await createClusterPool({
-    connection, node: cluster.nodeId, replicas: cluster.replicas, partitionCount: connected.partitionCount, notifications, sent,
+    connection,
+    node: cluster.nodeId,
+    replicas: cluster.replicas,
+    partitionCount: connected.partitionCount,
+    notifications,
+    sent,
     snapshotEvery: cluster.snapshotEvery,
     openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: cluster.replicas }),
     onClose: async () => {
@@ -49,16 +67,29 @@ export async function startClusterNode(cluster: ClusterSettings, connected: Clus
       await connection.drain().catch(() => connection.close());
     },
   });
-  notifications.startDelivering({
-    siteRoot: notify.siteRoot, allowPrivateIps: notify.allowPrivateIps, smtpUrl: notify.smtpUrl ?? undefined, fromAddress: notify.fromAddress ?? "hcd@localhost", services: notify.services,
-    channels: (projectId) => node.pool.listChannels(projectId),
-    onResult: (entry, result, error) => {
-      if (result === "sent") return;
-      // ids only: a channel's value (a webhook URL, an address) may hold a secret
-      const fields = { channel: entry.channel.id, kind: entry.channel.kind, check: entry.check.uuid, attempts: entry.attempts + 1, error };
-      if (result === "given_up") log.error(fields, "notification given up");
-      else log.warn(fields, "notification delivery failed, will retry");
+  notifications.startDelivering(
+    {
+      siteRoot: notify.siteRoot,
+      allowPrivateIps: notify.allowPrivateIps,
+      smtpUrl: notify.smtpUrl ?? undefined,
+      fromAddress: notify.fromAddress ?? "hcd@localhost",
+      services: notify.services,
+      channels: (projectId) => node.pool.listChannels(projectId),
+      onResult: (entry, result, error) => {
+        if (result === "sent") return;
+        // ids only: a channel's value (a webhook URL, an address) may hold a secret
+        const fields = {
+          channel: entry.channel.id,
+          kind: entry.channel.kind,
+          check: entry.check.uuid,
+          attempts: entry.attempts + 1,
+          error,
+        };
+        if (result === "given_up") log.error(fields, "notification given up");
+        else log.warn(fields, "notification delivery failed, will retry");
+      },
     },
-  }, Date.now);
+    Date.now,
+  );
   return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore), audit, signIn };
 }

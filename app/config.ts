@@ -91,7 +91,10 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-type NatsAccessSettings = Pick<ClusterSettings, "natsUrls" | "natsUser" | "natsPassword" | "natsToken" | "natsCreds" | "natsTls" | "natsTlsCa">;
+type NatsAccessSettings = Pick<
+  ClusterSettings,
+  "natsUrls" | "natsUser" | "natsPassword" | "natsToken" | "natsCreds" | "natsTls" | "natsTlsCa"
+>;
 
 /** A NATS URL: scheme, optional user:password@ or token@ (percent-encoded), host (name, IPv4 or [IPv6]), optional port. */
 const NATS_URL = /^(nats|tls):\/\/(?:([^@/\s]*)@)?((?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?)$/;
@@ -101,10 +104,21 @@ const NATS_URL = /^(nats|tls):\/\/(?:([^@/\s]*)@)?((?:\[[0-9A-Fa-f:.]+\]|[A-Za-z
  * Messages never repeat NATS_URL: it may hold a password.
  */
 function readNatsAccess(natsUrl: string, creds: string | null, tlsCa: string | null, problems: string[]): NatsAccessSettings {
-  const urls = natsUrl.split(",").map((url) => url.trim()).filter((url) => url !== "");
+  const urls = natsUrl
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url !== "");
   const parsed = urls.map((url) => NATS_URL.exec(url));
   const good = parsed.filter((match) => match !== null);
-  const access: NatsAccessSettings = { natsUrls: [], natsUser: null, natsPassword: null, natsToken: null, natsCreds: creds, natsTls: false, natsTlsCa: tlsCa };
+  const access: NatsAccessSettings = {
+    natsUrls: [],
+    natsUser: null,
+    natsPassword: null,
+    natsToken: null,
+    natsCreds: creds,
+    natsTls: false,
+    natsTlsCa: tlsCa,
+  };
   if (good.length !== urls.length || urls.length === 0) {
     problems.push("NATS_URL: expected comma-separated nats://[user:password@]host:port or tls://...");
     return access;
@@ -184,9 +198,11 @@ export function readSettings(env: Env): Settings {
   problems.push(...services.problems);
   const adminToken = value("ADMIN_TOKEN") ?? null;
   const badgeSecret = value("BADGE_SECRET") ?? null;
-  if (badgeSecret !== null && badgeSecret.length < 32) problems.push("BADGE_SECRET: expected at least 32 characters (e.g. openssl rand -base64 32)");
+  if (badgeSecret !== null && badgeSecret.length < 32)
+    problems.push("BADGE_SECRET: expected at least 32 characters (e.g. openssl rand -base64 32)");
   const defaultFromEmail = value("DEFAULT_FROM_EMAIL") ?? "hcd@localhost";
-  if (!/^[^\s@<>"]+@[A-Za-z0-9.-]+$/.test(defaultFromEmail)) problems.push(`DEFAULT_FROM_EMAIL=${defaultFromEmail}: expected an email address (like hcd@example.org)`);
+  if (!/^[^\s@<>"]+@[A-Za-z0-9.-]+$/.test(defaultFromEmail))
+    problems.push(`DEFAULT_FROM_EMAIL=${defaultFromEmail}: expected an email address (like hcd@example.org)`);
   const emailDomain = value("EMAIL_DOMAIN") ?? "localhost";
   if (!/^[A-Za-z0-9.-]+$/.test(emailDomain)) problems.push(`EMAIL_DOMAIN=${emailDomain}: expected a domain name`);
 
@@ -199,8 +215,13 @@ export function readSettings(env: Env): Settings {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`NODE_ID=${nodeId}: letters, digits, "_" and "-" only (at most 64)`);
     if (value("ADMIN_TOKEN") === undefined) problems.push("ADMIN_TOKEN: required with NATS_URL (every node must have the same)");
     if (clock !== "real") problems.push("CLOCK=virtual: not available with NATS_URL (the nodes share the real clock)");
-    cluster = { ...nats, nodeId, partitions: value("CLUSTER_PARTITIONS") === undefined ? null : integer("CLUSTER_PARTITIONS", 0, 1, 1024), replicas: integer("CLUSTER_REPLICAS", 3, 1, 5),
-      snapshotEvery: integer("CLUSTER_SNAPSHOT_EVERY", DEFAULT_SNAPSHOT_EVERY, 100, 1_000_000) };
+    cluster = {
+      ...nats,
+      nodeId,
+      partitions: value("CLUSTER_PARTITIONS") === undefined ? null : integer("CLUSTER_PARTITIONS", 0, 1, 1024),
+      replicas: integer("CLUSTER_REPLICAS", 3, 1, 5),
+      snapshotEvery: integer("CLUSTER_SNAPSHOT_EVERY", DEFAULT_SNAPSHOT_EVERY, 100, 1_000_000),
+    };
   } else {
     for (const name of ["NATS_CREDS", "NATS_TLS_CA"]) if (value(name) !== undefined) problems.push(`${name}: only with NATS_URL`);
   }
@@ -241,7 +262,10 @@ export function readSettings(env: Env): Settings {
 
 /** TRUSTED_PROXIES: comma-separated addresses or CIDR ranges, each checked. */
 function readTrustedProxies(raw: string | undefined, problems: string[]): string[] {
-  const entries = (raw ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const entries = (raw ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
   for (const entry of entries) {
     const problem = proxyEntryProblem(entry);
     if (problem !== null) problems.push(`TRUSTED_PROXIES=${problem}`);
@@ -251,7 +275,9 @@ function readTrustedProxies(raw: string | undefined, problems: string[]): string
 
 /** The three OIDC_* settings, all or none; the issuer on https (plain http only to this machine); OIDC_DEFAULT_ROLE only with them. */
 function readOidc(value: (name: string) => string | undefined, problems: string[]): OidcSettings | null {
-  const issuer = value("OIDC_ISSUER"), clientId = value("OIDC_CLIENT_ID"), clientSecret = value("OIDC_CLIENT_SECRET");
+  const issuer = value("OIDC_ISSUER"),
+    clientId = value("OIDC_CLIENT_ID"),
+    clientSecret = value("OIDC_CLIENT_SECRET");
   const defaultRole = value("OIDC_DEFAULT_ROLE");
   if (issuer === undefined && clientId === undefined && clientSecret === undefined) {
     if (defaultRole !== undefined) problems.push("OIDC_DEFAULT_ROLE: only with OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET");
@@ -261,7 +287,8 @@ function readOidc(value: (name: string) => string | undefined, problems: string[
     problems.push("OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three or none");
     return null;
   }
-  if (!issuer.startsWith("https://") && !isLoopbackHttp(issuer)) problems.push(`OIDC_ISSUER=${issuer}: expected an https URL (http only to localhost)`);
+  if (!issuer.startsWith("https://") && !isLoopbackHttp(issuer))
+    problems.push(`OIDC_ISSUER=${issuer}: expected an https URL (http only to localhost)`);
   return { issuer, clientId, clientSecret, newUsers: readNewUsers(defaultRole, problems) }; // the issuer as the provider spells it: discovery compares it exactly
 }
 
@@ -270,7 +297,8 @@ function readNewUsers(raw: string | undefined, problems: string[]): OidcNewUsers
   if (raw === undefined) return null;
   if (raw === "none") return { grant: null };
   const at = raw.indexOf(":");
-  const role = roleOf(raw.slice(0, at)), projectId = raw.slice(at + 1);
+  const role = roleOf(raw.slice(0, at)),
+    projectId = raw.slice(at + 1);
   if (at < 0 || role === null || !/^[\w-]{1,64}$/.test(projectId)) {
     problems.push(`OIDC_DEFAULT_ROLE=${raw}: expected none or <role>:<project id>, the role one of ${ROLES.join(", ")}`);
     return null;
@@ -320,16 +348,23 @@ function readSecret(path: string): string | null {
 /** Returns the finished Config; SITE_ROOT defaults to http://localhost:<the port actually bound>. */
 export function finishConfig(settings: Settings, opts: { adminToken: string; badgeSecret: string; boundPort: number }): Config {
   return {
-    ...settings, siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`, adminToken: opts.adminToken, badgeSecret: opts.badgeSecret, version: VERSION,
+    ...settings,
+    siteRoot: settings.siteRoot ?? `http://localhost:${opts.boundPort}`,
+    adminToken: opts.adminToken,
+    badgeSecret: opts.badgeSecret,
+    version: VERSION,
   };
 }
 
 /** The cluster connection's servers, credentials and TLS, as cluster/connect.ts takes them. */
 export function natsAccessOf(cluster: ClusterSettings): NatsAccess {
   const credentials: NatsCredentials | null =
-    cluster.natsUser !== null ? { kind: "password", user: cluster.natsUser, password: cluster.natsPassword ?? "" }
-    : cluster.natsToken !== null ? { kind: "token", token: cluster.natsToken }
-    : cluster.natsCreds !== null ? { kind: "creds", file: cluster.natsCreds }
-    : null;
+    cluster.natsUser !== null
+      ? { kind: "password", user: cluster.natsUser, password: cluster.natsPassword ?? "" }
+      : cluster.natsToken !== null
+        ? { kind: "token", token: cluster.natsToken }
+        : cluster.natsCreds !== null
+          ? { kind: "creds", file: cluster.natsCreds }
+          : null;
   return { urls: cluster.natsUrls, credentials, tls: cluster.natsTls ? { caFile: cluster.natsTlsCa } : null };
 }

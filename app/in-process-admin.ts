@@ -23,7 +23,12 @@ export async function openInProcessAdmin(settings: Settings): Promise<InProcessA
   const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
   const lock = lockDataDir(settings.dataDir); // a server running on it refuses this, and this it
   const pool = await createInProcessPool({
-    dataDir: settings.dataDir, shards: 1, durability: "flush", clock: "virtual", startAt: Date.now(), passive: true,
+    dataDir: settings.dataDir,
+    shards: 1,
+    durability: "flush",
+    clock: "virtual",
+    startAt: Date.now(),
+    passive: true,
     notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, fromAddress: settings.defaultFromEmail },
   }).catch((error: unknown) => {
     lock.release();
@@ -31,13 +36,33 @@ export async function openInProcessAdmin(settings: Settings): Promise<InProcessA
   });
   const audit = AuditTrail.open(settings.dataDir, { maxAgeDays: settings.auditMaxAgeDays, maxEvents: settings.auditMaxEvents });
   const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
-  const notifyOptions = { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, fromAddress: settings.defaultFromEmail, services: settings.services,
-    channels: (projectId: string) => pool.listChannels(projectId) };
-  const app = createApp({ pool, clock: systemClock, readMail, serviceKinds: serviceKindsOf(settings.services), audit,
+  const notifyOptions = {
+    siteRoot,
+    allowPrivateIps: settings.allowPrivateIps,
+    smtpUrl: settings.smtpUrl,
+    fromAddress: settings.defaultFromEmail,
+    services: settings.services,
+    channels: (projectId: string) => pool.listChannels(projectId),
+  };
+  const app = createApp({
+    pool,
+    clock: systemClock,
+    readMail,
+    serviceKinds: serviceKindsOf(settings.services),
+    audit,
     accounts: Accounts.open(settings.dataDir),
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
-    config: { siteRoot, adminToken: token, apiRateLimit: 0, smtpPort: null, emailDomain: settings.emailDomain, badgeSecret: loadBadgeSecret(settings),
-      metricsToken: null, dataDir: settings.dataDir } });
+    config: {
+      siteRoot,
+      adminToken: token,
+      apiRateLimit: 0,
+      smtpPort: null,
+      emailDomain: settings.emailDomain,
+      badgeSecret: loadBadgeSecret(settings),
+      metricsToken: null,
+      dataDir: settings.dataDir,
+    },
+  });
   return {
     token,
     fetch: async (request) => app.fetch(request),

@@ -51,7 +51,11 @@ async function main(): Promise<void> {
   process.umask(OWNER_ONLY_UMASK);
   try {
     const tightened = ownerOnlyDataDir(settings.dataDir);
-    if (tightened > 0) log.warn({ dataDir: settings.dataDir, paths: tightened }, "DATA_DIR was readable by other users: tightened to owner-only (directories 0700, files 0600)");
+    if (tightened > 0)
+      log.warn(
+        { dataDir: settings.dataDir, paths: tightened },
+        "DATA_DIR was readable by other users: tightened to owner-only (directories 0700, files 0600)",
+      );
   } catch (error) {
     throw new StartError(`cannot use DATA_DIR=${settings.dataDir}: ${messageOf(error)}`);
   }
@@ -69,7 +73,12 @@ async function main(): Promise<void> {
   let cluster: ClusterConnection | null = null;
   if (settings.cluster !== null) {
     try {
-      cluster = await connectCluster({ access: natsAccessOf(settings.cluster), node: settings.cluster.nodeId, replicas: settings.cluster.replicas, partitions: settings.cluster.partitions });
+      cluster = await connectCluster({
+        access: natsAccessOf(settings.cluster),
+        node: settings.cluster.nodeId,
+        replicas: settings.cluster.replicas,
+        partitions: settings.cluster.partitions,
+      });
     } catch (error) {
       throw new StartError(`cannot join the cluster at NATS_URL: ${messageOf(error)}`);
     }
@@ -86,7 +95,8 @@ async function main(): Promise<void> {
   if (generated) {
     // printed once, on purpose, in text form only (CONTRACT.md); JSON logs name the file instead, as a
     // log store must never hold a secret
-    if (settings.logFormat === "text") console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
+    if (settings.logFormat === "text")
+      console.log(`hcd: generated an admin token (stored in ${settings.dataDir}/admin-token): ${adminToken}`);
     else log.info({ file: `${settings.dataDir}/admin-token` }, "generated an admin token, stored in the file");
   }
   // How far the previous run judged deadlines (single node: a cluster's partitions keep their own time).
@@ -100,7 +110,8 @@ async function main(): Promise<void> {
   }
   // CLOCK=virtual starts where the previous run's virtual clock stood (else at the real now) and then
   // moves only through POST /admin/v1/clock; the real clock never goes back before the previous run's mark
-  const clock: Clock = settings.clock === "virtual" ? new VirtualClock(mark?.lastAt ?? systemClock.now()) : monotonicClock(mark?.lastAt ?? null);
+  const clock: Clock =
+    settings.clock === "virtual" ? new VirtualClock(mark?.lastAt ?? systemClock.now()) : monotonicClock(mark?.lastAt ?? null);
 
   // Bind first: SITE_ROOT defaults to the port actually bound (PORT=0 picks a free one).
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
@@ -140,19 +151,49 @@ async function main(): Promise<void> {
   let signInStore: SignInStore | undefined; // cluster mode: sign-in limits and second-factor steps every node shares
   try {
     if (settings.cluster !== null && cluster !== null) {
-      ({ pool, sessions: sharedSessions, failures: backgroundFailures, accounts: clusterAccounts, audit: clusterAudit, signIn: signInStore } = await startClusterNode(settings.cluster, cluster,
-        { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, fromAddress: config.defaultFromEmail, services: config.services },
-        { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents }));
-    } else pool = await createWorkerPool({
-      dataDir: config.dataDir, shards: config.shards, durability: config.durability, clock: config.clock,
-      startAt: clock.now(), clockNow: clock, mark, notify: { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, fromAddress: config.defaultFromEmail, services: config.services },
-    });
+      ({
+        pool,
+        sessions: sharedSessions,
+        failures: backgroundFailures,
+        accounts: clusterAccounts,
+        audit: clusterAudit,
+        signIn: signInStore,
+      } = await startClusterNode(
+        settings.cluster,
+        cluster,
+        {
+          siteRoot: config.siteRoot,
+          allowPrivateIps: config.allowPrivateIps,
+          smtpUrl: config.smtpUrl,
+          fromAddress: config.defaultFromEmail,
+          services: config.services,
+        },
+        { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents },
+      ));
+    } else
+      pool = await createWorkerPool({
+        dataDir: config.dataDir,
+        shards: config.shards,
+        durability: config.durability,
+        clock: config.clock,
+        startAt: clock.now(),
+        clockNow: clock,
+        mark,
+        notify: {
+          siteRoot: config.siteRoot,
+          allowPrivateIps: config.allowPrivateIps,
+          smtpUrl: config.smtpUrl,
+          fromAddress: config.defaultFromEmail,
+          services: config.services,
+        },
+      });
   } catch (error) {
     server.close();
     if (cluster !== null) throw new StartError(`cannot start the cluster node: ${messageOf(error)}`);
     // a damaged log file (persistence/file-log.ts) is refused, never read past: the operator decides
     const repair = /\blog file .* (is damaged at offset|can't be read)/.test(messageOf(error))
-      ? ` (\`npx hcd repair --data-dir ${config.dataDir}\` moves it aside and reports what is lost)` : "";
+      ? ` (\`npx hcd repair --data-dir ${config.dataDir}\` moves it aside and reports what is lost)`
+      : "";
     throw new StartError(`cannot open the store in DATA_DIR=${config.dataDir}: ${messageOf(error)}${repair}`);
   }
   // One mail parser on a worker thread, started when first needed: inbound mail and the simulation of
@@ -160,21 +201,56 @@ async function main(): Promise<void> {
   let reader: MailReader | null = null;
   const mailReader = () => (reader ??= startMailReader());
   const readMail = async (raw: Uint8Array) => (await mailReader().read(raw)).content;
-  const notifyOptions = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, fromAddress: config.defaultFromEmail, services: config.services,
-    channels: (projectId: string) => pool.listChannels(projectId) };
+  const notifyOptions = {
+    siteRoot: config.siteRoot,
+    allowPrivateIps: config.allowPrivateIps,
+    smtpUrl: config.smtpUrl,
+    fromAddress: config.defaultFromEmail,
+    services: config.services,
+    channels: (projectId: string) => pool.listChannels(projectId),
+  };
   const metrics = createMetrics(pool, clock, backgroundFailures);
   const accounts = clusterAccounts ?? Accounts.open(config.dataDir); // single node: DATA_DIR/accounts.json
   sharedSessions ??= new SessionFile<SharedSession>(config.dataDir, SESSION_IDLE_MS); // single node: DATA_DIR/sessions.json, so a restart signs nobody out
   const smtpUrl = config.smtpUrl;
-  const sendUserMail = smtpUrl === null ? undefined : async (to: string, subject: string, text: string) =>
-    (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: config.defaultFromEmail, timeoutMs: 10_000 })).ok;
+  const sendUserMail =
+    smtpUrl === null
+      ? undefined
+      : async (to: string, subject: string, text: string) =>
+          (await sendEmail({ kind: "email", to, subject, text, html: "" }, { smtpUrl, from: config.defaultFromEmail, timeoutMs: 10_000 }))
+            .ok;
   // the users' weekly and monthly email reports, once each, while SMTP_URL is set
-  const reports = smtpUrl === null ? null : new ReportScheduler({ accounts, pool, now: () => clock.now(), node: settings.cluster?.nodeId ?? "local",
-    siteRoot: config.siteRoot, send: (message) => sendEmail(message, { smtpUrl, from: config.defaultFromEmail, timeoutMs: 10_000 }) });
+  const reports =
+    smtpUrl === null
+      ? null
+      : new ReportScheduler({
+          accounts,
+          pool,
+          now: () => clock.now(),
+          node: settings.cluster?.nodeId ?? "local",
+          siteRoot: config.siteRoot,
+          send: (message) => sendEmail(message, { smtpUrl, from: config.defaultFromEmail, timeoutMs: 10_000 }),
+        });
   // every change is recorded in DATA_DIR/audit (a cluster node: in the cluster's audit stream)
   const audit = clusterAudit ?? AuditTrail.open(config.dataDir, { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents });
-  const app = toNodeHandler(createApp({ pool, clock, config, readMail, sharedSessions, signInStore, accounts, sendUserMail, audit, serviceKinds: serviceKindsOf(config.services),
-    sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions) }, { metrics }));
+  const app = toNodeHandler(
+    createApp(
+      {
+        pool,
+        clock,
+        config,
+        readMail,
+        sharedSessions,
+        signInStore,
+        accounts,
+        sendUserMail,
+        audit,
+        serviceKinds: serviceKindsOf(config.services),
+        sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
+      },
+      { metrics },
+    ),
+  );
   const pings = pingListener({ pool, clock, audit }, (pathname, status, seconds) => metrics.observePing(pathname, status, seconds)); // the hot path answers /ping/… without h3's web objects
   handle = (req, res) => {
     if (accessLog) logAccess(req, res);
@@ -186,12 +262,19 @@ async function main(): Promise<void> {
   let smtp: InboundSmtp | null = null;
   if (config.smtpPort !== null) {
     try {
-      smtp = await startInboundSmtp({ port: config.smtpPort, host: config.host, domain: config.emailDomain, pool, clock,
-        reader: mailReader(), onError: (error) => log.warn({ err: error }, "smtp"),
+      smtp = await startInboundSmtp({
+        port: config.smtpPort,
+        host: config.host,
+        domain: config.emailDomain,
+        pool,
+        clock,
+        reader: mailReader(),
+        onError: (error) => log.warn({ err: error }, "smtp"),
         onOutcome: (result, reason) => {
           metrics.observeSmtp(result);
           if (result === "refused") log.info({ reason }, "smtp: refused"); // the reply only: addresses hold ping keys
-        } });
+        },
+      });
     } catch (error) {
       server.close();
       await pool.close();
@@ -235,17 +318,23 @@ async function main(): Promise<void> {
     log.fatal(`lost the cluster at NATS_URL: ${messageOf(error)}`);
     process.exit(1);
   });
-  const layout = config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${cluster?.partitionCount} partitions` : `${config.shards} shards`;
+  const layout =
+    config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${cluster?.partitionCount} partitions` : `${config.shards} shards`;
   // every secret masked at any depth: the NATS password and token, the OIDC client secret, the service tokens
-  log.info({ config: maskedConfig(config) }, `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`);
+  log.info(
+    { config: maskedConfig(config) },
+    `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`,
+  );
   reports?.start();
   if (accounts.userCount() === 0) log.info(firstAdminHint(config.siteRoot));
 }
 
 /** What the first start's log (and the sign-in page of an instance with no users) says: how to make the first instance admin. */
 export function firstAdminHint(siteRoot: string): string {
-  return `no users yet: make the first instance admin with  echo "$PASSWORD" | npx hcd user create --url ${siteRoot} --email you@example.org --admin  `
-    + `(without --url while hcd is stopped; without a password on standard input it prints an invitation link), then sign in at ${siteRoot}/`;
+  return (
+    `no users yet: make the first instance admin with  echo "$PASSWORD" | npx hcd user create --url ${siteRoot} --email you@example.org --admin  ` +
+    `(without --url while hcd is stopped; without a password on standard input it prints an invitation link), then sign in at ${siteRoot}/`
+  );
 }
 
 class StartError extends Error {}
@@ -260,8 +349,17 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 /** Logs a request once answered: method, route (ids and keys replaced: a ping URL may hold a ping key), status, ms. */
 function logAccess(req: IncomingMessage, res: ServerResponse): void {
   const startedAt = performance.now();
-  res.once("finish", () => log.info({ method: req.method, route: routeOf(pathOf(req.url ?? "/")), status: res.statusCode,
-    ms: Math.round((performance.now() - startedAt) * 10) / 10 }, "request"));
+  res.once("finish", () =>
+    log.info(
+      {
+        method: req.method,
+        route: routeOf(pathOf(req.url ?? "/")),
+        status: res.statusCode,
+        ms: Math.round((performance.now() - startedAt) * 10) / 10,
+      },
+      "request",
+    ),
+  );
 }
 
 function pathOf(url: string): string {

@@ -38,7 +38,12 @@ export type PoolOptions = Omit<ShardSetup, "index" | "count" | "startAt"> & {
 export async function createInProcessPool(options: PoolOptions): Promise<Pool> {
   const intakeLeft = leftIntake(options.dataDir);
   const hosts = await openHosts({ ...options, intakeLeft });
-  const intake = new PingIntake(options.dataDir, options.durability, hosts.map((host) => inProcessHandle(host)), { trimEveryMs: options.intakeTrimEveryMs, handOffMs: options.intakeHandOffMs });
+  const intake = new PingIntake(
+    options.dataDir,
+    options.durability,
+    hosts.map((host) => inProcessHandle(host)),
+    { trimEveryMs: options.intakeTrimEveryMs, handOffMs: options.intakeHandOffMs },
+  );
   const pool = new ShardedPool(intake.handles(), async () => {});
   await pool.init();
   useIntake(pool, intake, options.dataDir, intakeLeft);
@@ -67,8 +72,15 @@ async function startJudging(pool: ShardedPool, options: PoolOptions): Promise<vo
   pool.useUnknownTime(async () => unknown.spans());
   const held = await pool.resumeAfter(downtime, at);
   if (downtime !== null) {
-    log.info({ from: new Date(downtime.fromAt).toISOString(), to: new Date(downtime.toAt).toISOString(), seconds: Math.round((at - fromAt!) / 1000), held },
-      `hcd was not running for ${Math.round((at - fromAt!) / 1000)} s: ${held} check(s) whose deadline fell in that time are judged once their grace has passed`);
+    log.info(
+      {
+        from: new Date(downtime.fromAt).toISOString(),
+        to: new Date(downtime.toAt).toISOString(),
+        seconds: Math.round((at - fromAt!) / 1000),
+        held,
+      },
+      `hcd was not running for ${Math.round((at - fromAt!) / 1000)} s: ${held} check(s) whose deadline fell in that time are judged once their grace has passed`,
+    );
   }
   mark?.record(at);
   pool.judgeFromNowOn(mark, real ? clock : null);
@@ -104,7 +116,9 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   const handles: ShardHandle[] = [];
   let started = false;
   let failStart: (error: Error) => void = () => {};
-  const startFailed = new Promise<never>((_resolve, reject) => { failStart = reject; });
+  const startFailed = new Promise<never>((_resolve, reject) => {
+    failStart = reject;
+  });
   startFailed.catch(() => {}); // observed through the race below
   for (let index = 0; index < options.shards; index++) {
     const { clockNow: _clock, mark: _mark, ...plain } = options; // plain data only crosses to a worker
@@ -121,7 +135,10 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
     // comlink's Remote type loses apply's generic pairing; the worker serves the same ShardHost.apply
     handles.push(wrap(nodeEndpoint(worker)) as unknown as ShardHandle);
   }
-  const intake = new PingIntake(options.dataDir, options.durability, handles, { trimEveryMs: options.intakeTrimEveryMs, handOffMs: options.intakeHandOffMs });
+  const intake = new PingIntake(options.dataDir, options.durability, handles, {
+    trimEveryMs: options.intakeTrimEveryMs,
+    handOffMs: options.intakeHandOffMs,
+  });
   const pool = new ShardedPool(intake.handles(), async () => {
     for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit");
     await Promise.all(workers.map((w) => w.terminate()));
@@ -131,7 +148,10 @@ export async function createWorkerPool(options: PoolOptions): Promise<Pool> {
   } catch (error) {
     // a worker's failed open may still arrive as its "error" event after its request's answer said so:
     // it is handled (dropped), else it would end the process before the start error is printed
-    for (const w of workers) w.removeAllListeners("error").removeAllListeners("exit").on("error", () => {});
+    for (const w of workers)
+      w.removeAllListeners("error")
+        .removeAllListeners("exit")
+        .on("error", () => {});
     await Promise.all(workers.map((w) => w.terminate()));
     throw error;
   }

@@ -24,9 +24,16 @@ export type ScenarioFile = {
 export type ScenarioFileCommand = { readonly at: number } & (
   | { readonly do: "channel"; readonly kind: string; readonly name?: string; readonly value: unknown }
   | { readonly do: "create" | "update"; readonly check: string; readonly fields?: JsonObject }
-  | { readonly do: "ping"; readonly check: string; readonly signal?: PingSignal; readonly exit_status?: number;
-      readonly rid?: string; readonly method?: string; readonly body?: string;
-      readonly email?: { readonly subject: string; readonly text: string } }
+  | {
+      readonly do: "ping";
+      readonly check: string;
+      readonly signal?: PingSignal;
+      readonly exit_status?: number;
+      readonly rid?: string;
+      readonly method?: string;
+      readonly body?: string;
+      readonly email?: { readonly subject: string; readonly text: string };
+    }
   | { readonly do: "pause" | "resume" | "acknowledge"; readonly check: string }
   | { readonly do: "maintenance"; readonly name?: string; readonly schedule: string; readonly tz?: string; readonly duration: number }
   | { readonly do: "escalation"; readonly steps: unknown }
@@ -51,7 +58,8 @@ export function scenarioOf(value: unknown): Outcome<ReplayScenario> {
   for (const [index, item] of value.commands.entries()) {
     const where = `commands[${index}]`;
     if (!isObject(item)) return bad(`${where} is not an object`);
-    if (typeof item.at !== "number" || !Number.isFinite(item.at) || item.at < 0) return bad(`${where}.at must be a number of seconds after start`);
+    if (typeof item.at !== "number" || !Number.isFinite(item.at) || item.at < 0)
+      return bad(`${where}.at must be a number of seconds after start`);
     const at: Millis = startAt + Math.round(item.at * SECOND);
     if (at < lastAt) return bad(`${where}.at is earlier than the command before it`);
     lastAt = at;
@@ -118,7 +126,10 @@ function pingOf(item: JsonObject): Outcome<ReplayPing> {
   const body = item.body ?? null;
   if (body !== null && typeof body !== "string") return invalid("body", "must be a string");
   const ping: ReplayPing = {
-    signal: signal as PingSignal, exitStatus, rid: rid === null ? null : rid.toLowerCase(), method,
+    signal: signal as PingSignal,
+    exitStatus,
+    rid: rid === null ? null : rid.toLowerCase(),
+    method,
     body: body === null ? null : new TextEncoder().encode(body),
   };
   if (item.email === undefined) return ok(ping);

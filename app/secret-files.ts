@@ -5,7 +5,15 @@ import { SECRET_SERVICE_SETTINGS } from "../notify/kinds/settings.ts";
 import { ConfigError } from "./config.ts";
 
 /** The settings that may come from a file: every one that holds a password, token or key. */
-export const SECRET_SETTINGS: readonly string[] = ["ADMIN_TOKEN", "SMTP_URL", "METRICS_TOKEN", "OIDC_CLIENT_SECRET", "BADGE_SECRET", "NATS_URL", ...SECRET_SERVICE_SETTINGS];
+export const SECRET_SETTINGS: readonly string[] = [
+  "ADMIN_TOKEN",
+  "SMTP_URL",
+  "METRICS_TOKEN",
+  "OIDC_CLIENT_SECRET",
+  "BADGE_SECRET",
+  "NATS_URL",
+  ...SECRET_SERVICE_SETTINGS,
+];
 
 type Env = Readonly<Record<string, string | undefined>>;
 

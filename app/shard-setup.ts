@@ -46,8 +46,11 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   if (setup.passive === true) return host;
   const deliverer = new Deliverer({
     outbox: shardOutbox(host.store(), setup.index, setup.count),
-    siteRoot: setup.notify.siteRoot, allowPrivateIps: setup.notify.allowPrivateIps,
-    smtpUrl: setup.notify.smtpUrl ?? undefined, fromAddress: setup.notify.fromAddress ?? "hcd@localhost", services: setup.notify.services,
+    siteRoot: setup.notify.siteRoot,
+    allowPrivateIps: setup.notify.allowPrivateIps,
+    smtpUrl: setup.notify.smtpUrl ?? undefined,
+    fromAddress: setup.notify.fromAddress ?? "hcd@localhost",
+    services: setup.notify.services,
     channels: (projectId) => host.apply({ kind: "channels", projectId }),
     onResult: (entry, result, error) => {
       const key = `${entry.channel.kind}\t${result}`;
@@ -63,7 +66,9 @@ export async function openShardHost(setup: ShardSetup): Promise<ShardHost> {
   // The deliverer reads the outbox from the tables: checkpoint the log first.
   const inFlight = new Set<Promise<void>>();
   const deliver = (now: Millis) => {
-    const run = host.checkpointForOutbox().then(() => deliverer.deliverDue(now))
+    const run = host
+      .checkpointForOutbox()
+      .then(() => deliverer.deliverDue(now))
       .catch(report("notification delivery"))
       .finally(() => inFlight.delete(run));
     inFlight.add(run);

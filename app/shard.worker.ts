@@ -10,7 +10,11 @@ import type { ShardDirectory, ShardHandle } from "../host/shard-requests.ts";
 if (!parentPort) throw new Error("shard.worker must run as a worker thread");
 const ready: Promise<ShardHost> = openShardHost(workerData as ShardSetup);
 // A failed start surfaces as the Worker's "error" event, with its message, in the pool.
-ready.catch((error: unknown) => setImmediate(() => { throw error; }));
+ready.catch((error: unknown) =>
+  setImmediate(() => {
+    throw error;
+  }),
+);
 
 // Every request waits for the host to be open, so the pool may send at once. A list's document and the
 // directory's packed checks are fresh buffers nothing here keeps: they move to the main thread instead of
@@ -30,6 +34,8 @@ const handle: ShardHandle = {
 
 /** True when `value` is a typed array over the whole of its buffer (so moving the buffer moves nothing else). */
 function whole(value: unknown): value is Uint8Array | Uint32Array {
-  return (value instanceof Uint8Array || value instanceof Uint32Array) && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength;
+  return (
+    (value instanceof Uint8Array || value instanceof Uint32Array) && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+  );
 }
 expose(handle, nodeEndpoint(parentPort));

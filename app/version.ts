@@ -3,4 +3,5 @@
 import { readFileSync } from "node:fs";
 
 /** The version of this release, from the package.json beside dist/ (or the sources). */
-export const VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+  .version;

@@ -11,7 +11,20 @@ import { msSince } from "./measure.ts";
 import { appendResults, printSummary } from "./report.ts";
 import type { ScenarioResult } from "./report.ts";
 
-const SCENARIOS = ["wheel", "engine", "store", "pings", "writes", "pingcpu", "tail", "mixed", "scale", "startup", "simulate", "dashboard"] as const;
+const SCENARIOS = [
+  "wheel",
+  "engine",
+  "store",
+  "pings",
+  "writes",
+  "pingcpu",
+  "tail",
+  "mixed",
+  "scale",
+  "startup",
+  "simulate",
+  "dashboard",
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Runs one scenario's script in a child process; returns its result, or a failed row when it did not finish. */
@@ -21,7 +34,10 @@ async function runScenario(name: Scenario, env: NodeJS.ProcessEnv, handOverDir: 
   const flags = name === "scale" ? ["--expose-gc"] : [];
   let stderrTail = "";
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [...flags, script], { env: { ...env, HCD_BENCH_FIGURES: handOver }, stdio: ["ignore", "inherit", "pipe"] });
+    const child = spawn(process.execPath, [...flags, script], {
+      env: { ...env, HCD_BENCH_FIGURES: handOver },
+      stdio: ["ignore", "inherit", "pipe"],
+    });
     child.stderr.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
       stderrTail = (stderrTail + chunk.toString()).slice(-4000);
@@ -29,16 +45,30 @@ async function runScenario(name: Scenario, env: NodeJS.ProcessEnv, handOverDir: 
     child.once("exit", (exitCode) => resolve(exitCode));
   });
   if (code === 0 && existsSync(handOver)) return JSON.parse(readFileSync(handOver, "utf8")) as ScenarioResult;
-  const reason = stderrTail.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("hcd bench:")).slice(-6);
+  const reason = stderrTail
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !l.startsWith("hcd bench:"))
+    .slice(-6);
   return {
     scenario: name,
-    figures: [{ scenario: name, figure: `the run failed (exit code ${code})`, value: Number.NaN, unit: "", target: { op: "<=", value: 0, on: "value" } }],
+    figures: [
+      {
+        scenario: name,
+        figure: `the run failed (exit code ${code})`,
+        value: Number.NaN,
+        unit: "",
+        target: { op: "<=", value: 0, on: "value" },
+      },
+    ],
     details: ["The run failed; the end of its output:", "", "```", ...reason, "```"],
   };
 }
 
 if (process.argv[1]?.endsWith("all.bench.js")) {
-  const only = (process.env.HCD_BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const only = (process.env.HCD_BENCH_ONLY ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const chosen = SCENARIOS.filter((s) => only.length === 0 || only.includes(s));
   const handOverDir = mkdtempSync(join(tmpdir(), "hcd-bench-all-"));
   const storeDir = join(handOverDir, "store"); // written by scale, read by startup
@@ -56,6 +86,9 @@ if (process.argv[1]?.endsWith("all.bench.js")) {
   }
   const seconds = msSince(started) / 1000;
   printSummary(results.flatMap((r) => r.figures));
-  appendResults(`all (npm run bench${only.length > 0 ? `, HCD_BENCH_ONLY=${only.join(",")}` : ""}${process.env.HCD_BENCH_SCALE ? `, HCD_BENCH_SCALE=${process.env.HCD_BENCH_SCALE}` : ""}), ${Math.round(seconds)} s`, results);
+  appendResults(
+    `all (npm run bench${only.length > 0 ? `, HCD_BENCH_ONLY=${only.join(",")}` : ""}${process.env.HCD_BENCH_SCALE ? `, HCD_BENCH_SCALE=${process.env.HCD_BENCH_SCALE}` : ""}), ${Math.round(seconds)} s`,
+    results,
+  );
   console.log(`\nall benches: ${Math.round(seconds)} s; appended to bench/RESULTS.md`);
 }

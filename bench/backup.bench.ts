@@ -36,7 +36,8 @@ async function runBackupBench(): Promise<ScenarioResult> {
       }
       const pathsFile = writePaths(paths);
       try {
-        const load = (seconds: number) => runFixedRate({ url: server.url, pathsFile: pathsFile.file, rate, seconds, warmupSeconds: 1, connections: 50 });
+        const load = (seconds: number) =>
+          runFixedRate({ url: server.url, pathsFile: pathsFile.file, rate, seconds, warmupSeconds: 1, connections: 50 });
         const alone = await load(10);
         const out = join(dir, "hcd.backup");
         const started = process.hrtime.bigint();
@@ -44,8 +45,13 @@ async function runBackupBench(): Promise<ScenarioResult> {
         const backup = new Promise<number | null>((resolve) => {
           // after the load's warm-up second, so the backup falls inside the measured part
           setTimeout(() => {
-            const child = spawn(process.execPath, [HCD, "backup", "--out", out, "--url", server.url, "--token", ADMIN_TOKEN], { stdio: "ignore" });
-            child.once("exit", (code) => { backupSeconds = Number(process.hrtime.bigint() - started) / 1e9 - 1.5; resolve(code); });
+            const child = spawn(process.execPath, [HCD, "backup", "--out", out, "--url", server.url, "--token", ADMIN_TOKEN], {
+              stdio: "ignore",
+            });
+            child.once("exit", (code) => {
+              backupSeconds = Number(process.hrtime.bigint() - started) / 1e9 - 1.5;
+              resolve(code);
+            });
           }, 1_500);
         });
         const during = await load(10);
@@ -55,8 +61,13 @@ async function runBackupBench(): Promise<ScenarioResult> {
         return {
           scenario: SCENARIO,
           figures: [
-            { scenario: SCENARIO, figure: `ping p99 at ${rate}/s during a backup of ${fmt(count)} checks`, value: during.p99Ms, unit: "ms",
-              baseline: { value: alone.p99Ms, label: "the same load without a backup" } },
+            {
+              scenario: SCENARIO,
+              figure: `ping p99 at ${rate}/s during a backup of ${fmt(count)} checks`,
+              value: during.p99Ms,
+              unit: "ms",
+              baseline: { value: alone.p99Ms, label: "the same load without a backup" },
+            },
             { scenario: SCENARIO, figure: `backup of ${fmt(count)} checks (under load)`, value: backupSeconds, unit: "s" },
           ],
           details: [

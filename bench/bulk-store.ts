@@ -23,13 +23,16 @@ export type BulkStore = {
 };
 
 /** Writes `count` checks to a store in `dir` (created if missing), 100 per commit, 10,000 per event-loop turn. */
-export async function writeBulkStore(dir: string, options: { count: number; burst: number; at: number; progress?: Progress }): Promise<BulkStore> {
+export async function writeBulkStore(
+  dir: string,
+  options: { count: number; burst: number; at: number; progress?: Progress },
+): Promise<BulkStore> {
   const { count, burst, at } = options;
   const store = await openStore(dir, { durability: "commit" });
   const projects: Project[] = [];
   const burstProjectIds: string[] = [];
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
   const started = process.hrtime.bigint();
   let burstWriteSeconds = 0;
   try {
@@ -37,14 +40,26 @@ export async function writeBulkStore(dir: string, options: { count: number; burs
       const commits: Promise<void>[] = [];
       for (let p = first; p < Math.min(count, first + 10 * CHECKS_PER_PROJECT); p += CHECKS_PER_PROJECT) {
         const inBurst = p < burst;
-        const owner = project({ id: randomUUID(), name: `bulk ${p / CHECKS_PER_PROJECT}`, badgeKey: randomUUID(), checkLimit: CHECKS_PER_PROJECT * 2, createdAt: at });
+        const owner = project({
+          id: randomUUID(),
+          name: `bulk ${p / CHECKS_PER_PROJECT}`,
+          badgeKey: randomUUID(),
+          checkLimit: CHECKS_PER_PROJECT * 2,
+          createdAt: at,
+        });
         projects.push(owner);
         if (inBurst) burstProjectIds.push(owner.id);
-        const checks = Array.from({ length: Math.min(CHECKS_PER_PROJECT, count - p) }, (_, i) => check({
-          uuid: randomUUID(), badgeKey: randomUUID(), projectId: owner.id, name: `nightly backup ${p + i}`, tags: "prod backup",
-          createdAt: at - DAY,
-          ...(inBurst ? {} : { status: "up", nPings: 1, nFlips: 1, timeoutMs: 30 * DAY, lastPingAt: at - Math.floor(random() * DAY) }),
-        }));
+        const checks = Array.from({ length: Math.min(CHECKS_PER_PROJECT, count - p) }, (_, i) =>
+          check({
+            uuid: randomUUID(),
+            badgeKey: randomUUID(),
+            projectId: owner.id,
+            name: `nightly backup ${p + i}`,
+            tags: "prod backup",
+            createdAt: at - DAY,
+            ...(inBurst ? {} : { status: "up", nPings: 1, nFlips: 1, timeoutMs: 30 * DAY, lastPingAt: at - Math.floor(random() * DAY) }),
+          }),
+        );
         // commits of 100 checks: the journal's checkpoint merges 256 commits, and at 54d2d46 a merge of more
         // than ~100,000 checks overflows the stack (mergeChanges: push(...checks.values()))
         for (let c = 0; c < checks.length; c += 100) {

@@ -8,7 +8,10 @@ type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; 
 
 /** Returns markdown lines summarizing each profile (threads ordered by busy time, the busiest first). */
 export function summarizeProfiles(files: readonly string[]): string[] {
-  const summaries = files.filter((f) => f.endsWith(".cpuprofile")).map(summarize).sort((a, b) => b.busyUs - a.busyUs);
+  const summaries = files
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .map(summarize)
+    .sort((a, b) => b.busyUs - a.busyUs);
   return summaries.flatMap((s) => s.lines);
 }
 
@@ -17,12 +20,17 @@ function summarize(file: string): { busyUs: number; lines: string[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0)));
-  const groups = new Map<string, number>(), functions = new Map<string, number>();
-  let idleUs = 0, busyUs = 0;
+  const groups = new Map<string, number>(),
+    functions = new Map<string, number>();
+  let idleUs = 0,
+    busyUs = 0;
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)?.callFrame;
     if (frame === undefined) continue;
-    if (frame.functionName === "(idle)") { idleUs += us; continue; }
+    if (frame.functionName === "(idle)") {
+      idleUs += us;
+      continue;
+    }
     busyUs += us;
     const group = groupOf(frame.url, frame.functionName);
     groups.set(group, (groups.get(group) ?? 0) + us);
@@ -35,11 +43,16 @@ function summarize(file: string): { busyUs: number; lines: string[] } {
   const thread = /\.(\d+)\.(\d+)\.\d+\.cpuprofile$/.exec(basename(file));
   const lines = [
     `Thread ${thread ? `pid ${thread[1]} thread ${thread[2]}` : basename(file)}: busy ${(busyUs / 1e6).toFixed(1)} s of ${(wallUs / 1e6).toFixed(1)} s profiled ` +
-    `(idle ${(idleUs / 1e6).toFixed(1)} s)`, "",
-    "| self time by file / package | share of busy |", "|---|---|",
-    ...top(groups, 10).map(([g, us]) => `| ${g} | ${share(us)} |`), "",
-    "| top functions (self time) | share of busy |", "|---|---|",
-    ...top(functions, 12).map(([f, us]) => `| ${f.replaceAll("|", "\\|")} | ${share(us)} |`), "",
+      `(idle ${(idleUs / 1e6).toFixed(1)} s)`,
+    "",
+    "| self time by file / package | share of busy |",
+    "|---|---|",
+    ...top(groups, 10).map(([g, us]) => `| ${g} | ${share(us)} |`),
+    "",
+    "| top functions (self time) | share of busy |",
+    "|---|---|",
+    ...top(functions, 12).map(([f, us]) => `| ${f.replaceAll("|", "\\|")} | ${share(us)} |`),
+    "",
   ];
   return { busyUs, lines };
 }
@@ -61,6 +74,10 @@ function shortUrl(url: string): string {
 
 /** Returns the details section a bench prints for the profiles written to `dir` (--cpu-prof). */
 export function profileDetails(dir: string): string[] {
-  return ["", "Where hcd's time goes (--cpu-prof, self time by file, then the top functions):", "",
-    ...summarizeProfiles(readdirSync(dir).map((file) => join(dir, file)))];
+  return [
+    "",
+    "Where hcd's time goes (--cpu-prof, self time by file, then the top functions):",
+    "",
+    ...summarizeProfiles(readdirSync(dir).map((file) => join(dir, file))),
+  ];
 }

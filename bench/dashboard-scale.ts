@@ -20,10 +20,14 @@ const BROWSER_ENCODINGS = "gzip, deflate, br, zstd";
 type ColdLoad = { readonly domContentLoadedMs: number; readonly transferredBytes: number; readonly decodedBytes: number };
 
 export type BigProjectResult = {
-  readonly serverMs: number; readonly apiMs: number; readonly apiBytes: number; readonly pageHtmlBytes: number;
+  readonly serverMs: number;
+  readonly apiMs: number;
+  readonly apiBytes: number;
+  readonly pageHtmlBytes: number;
   /** null when chromium is not installed. */
   readonly browser: {
-    readonly checks: ColdLoad; readonly signIn: ColdLoad;
+    readonly checks: ColdLoad;
+    readonly signIn: ColdLoad;
     readonly idle: { readonly bytes: number; readonly requests: number; readonly statuses: string };
   } | null;
 };
@@ -90,17 +94,20 @@ async function idlePage(browser: Browser, url: string, cookie: string): Promise<
     const page = await context.newPage();
     await page.goto(url, { waitUntil: "load" });
     await page.waitForResponse((r) => r.url().includes("/checks/rows"), { timeout: 20_000 });
-    let bytes = 0, requests = 0;
+    let bytes = 0,
+      requests = 0;
     const statuses = new Map<number, number>();
     const counting: Promise<void>[] = [];
     const onResponse = (response: PlaywrightResponse) => {
-      counting.push((async () => {
-        await response.finished(); // a 304's empty body too
-        const sizes = await response.request().sizes();
-        bytes += sizes.requestHeadersSize + sizes.requestBodySize + sizes.responseHeadersSize + sizes.responseBodySize;
-        requests++;
-        statuses.set(response.status(), (statuses.get(response.status()) ?? 0) + 1);
-      })());
+      counting.push(
+        (async () => {
+          await response.finished(); // a 304's empty body too
+          const sizes = await response.request().sizes();
+          bytes += sizes.requestHeadersSize + sizes.requestBodySize + sizes.responseHeadersSize + sizes.responseBodySize;
+          requests++;
+          statuses.set(response.status(), (statuses.get(response.status()) ?? 0) + 1);
+        })(),
+      );
     };
     page.on("response", onResponse);
     await sleep(IDLE_MS);
@@ -116,9 +123,14 @@ async function idlePage(browser: Browser, url: string, cookie: string): Promise<
 export async function measureBigProject(base: string, cookie: string, onStep: (what: string) => void): Promise<BigProjectResult> {
   onStep(`${BIG} checks, each pinged once`);
   const keys = await createProject(base, "ten thousand", BIG);
-  const uuids = await mapConcurrently(Array.from({ length: BIG }, (_, i) => i), 16, (i) =>
-    createCheck(base, keys.apiKey, { name: `job ${i}`, slug: `job-${i}`, tags: `t${i % 7} prod`, timeout: 86_400, grace: 3600 }));
-  await mapConcurrently(uuids, 16, async (uuid) => { await (await fetch(`${base}/ping/${uuid}`)).arrayBuffer(); });
+  const uuids = await mapConcurrently(
+    Array.from({ length: BIG }, (_, i) => i),
+    16,
+    (i) => createCheck(base, keys.apiKey, { name: `job ${i}`, slug: `job-${i}`, tags: `t${i % 7} prod`, timeout: 86_400, grace: 3600 }),
+  );
+  await mapConcurrently(uuids, 16, async (uuid) => {
+    await (await fetch(`${base}/ping/${uuid}`)).arrayBuffer();
+  });
   await sleep(1_000); // the pings' commits, within half a second
   const pageUrl = `${base}/projects/${keys.id}/checks`;
   onStep(`the ${BIG}-check page's server time`);
@@ -148,18 +160,19 @@ export function bigProjectDetails(result: BigProjectResult): string[] {
   const kb = (bytes: number) => `${fmt(bytes / 1000)} kB`;
   const lines = [
     `${BIG} checks in one project, each pinged once (its row shows a last ping). The checks page (its first 100 rows), ` +
-    `${3 * LOADS} requests after ${WARMUP} warm-up ones, Accept-Encoding "${BROWSER_ENCODINGS}": median ${fmt(result.serverMs)} ms ` +
-    `(client included); its HTML ${kb(result.pageHtmlBytes)} uncompressed. GET /api/v3/checks/ of the same checks: ${fmt(result.apiMs)} ms, ${kb(result.apiBytes)}.`,
+      `${3 * LOADS} requests after ${WARMUP} warm-up ones, Accept-Encoding "${BROWSER_ENCODINGS}": median ${fmt(result.serverMs)} ms ` +
+      `(client included); its HTML ${kb(result.pageHtmlBytes)} uncompressed. GET /api/v3/checks/ of the same checks: ${fmt(result.apiMs)} ms, ${kb(result.apiBytes)}.`,
   ];
   const b = result.browser;
   if (b === null) return [...lines, "", "In a browser: skipped, /usr/bin/chromium is not installed."];
   return [
-    ...lines, "",
+    ...lines,
+    "",
     `In chromium (playwright-core, headless), ${LOADS} cold loads (a fresh profile each: page, stylesheet, script, icon from the server) after ${WARMUP}, medians: ` +
-    `checks page DOMContentLoaded ${fmt(b.checks.domContentLoadedMs)} ms, ${kb(b.checks.transferredBytes)} transferred, ${kb(b.checks.decodedBytes)} decoded; ` +
-    `sign-in page DOMContentLoaded ${fmt(b.signIn.domContentLoadedMs)} ms, ${kb(b.signIn.transferredBytes)} transferred.`,
+      `checks page DOMContentLoaded ${fmt(b.checks.domContentLoadedMs)} ms, ${kb(b.checks.transferredBytes)} transferred, ${kb(b.checks.decodedBytes)} decoded; ` +
+      `sign-in page DOMContentLoaded ${fmt(b.signIn.domContentLoadedMs)} ms, ${kb(b.signIn.transferredBytes)} transferred.`,
     "",
     `An idle open checks page of that project over ${IDLE_MS / 1000} s (nothing changes; its refresh every 3 s with If-None-Match): ` +
-    `${b.idle.requests} requests (${b.idle.statuses}), ${kb(b.idle.bytes)} transferred, request and response headers included.`,
+      `${b.idle.requests} requests (${b.idle.statuses}), ${kb(b.idle.bytes)} transferred, request and response headers included.`,
   ];
 }

@@ -36,34 +36,52 @@ function pureShard(checks: number, pings: number): EngineBenchRow {
   return { variant: "pure Shard, one thread, no store", pings, seconds, perSecond: pings / seconds };
 }
 
-async function throughPool(variant: string, make: (o: PoolOptions) => Promise<Pool>, shards: number, durability: "flush" | "commit", checks: number, pings: number, concurrency: number): Promise<EngineBenchRow> {
+async function throughPool(
+  variant: string,
+  make: (o: PoolOptions) => Promise<Pool>,
+  shards: number,
+  durability: "flush" | "commit",
+  checks: number,
+  pings: number,
+  concurrency: number,
+): Promise<EngineBenchRow> {
   const dir = mkdtempSync(join(tmpdir(), "hcd-bench-"));
-  const pool = await make({ dataDir: dir, shards, durability, startAt: T0, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null } });
+  const pool = await make({
+    dataDir: dir,
+    shards,
+    durability,
+    startAt: T0,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
+  });
   try {
     const uuids: string[] = [];
     const projectIds = new Map<string, string>(); // check uuid → project id, as an edge resolves it
     const projects = Math.max(1, Math.min(100, Math.floor(checks / 100)));
     for (let p = 0; p < projects; p++) {
       const project = await pool.createProject({ name: `p${p}`, checkLimit: checks, pingLogLimit: 100, pingBodyLimit: 10_000 }, T0);
-      await Promise.all(Array.from({ length: checks / projects }, async () => {
-        const made = await pool.createCheck(project.id, {}, [], T0);
-        if (made.ok) {
-          uuids.push(made.value.check.uuid);
-          projectIds.set(made.value.check.uuid, project.id);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: checks / projects }, async () => {
+          const made = await pool.createCheck(project.id, {}, [], T0);
+          if (made.ok) {
+            uuids.push(made.value.check.uuid);
+            projectIds.set(made.value.check.uuid, project.id);
+          }
+        }),
+      );
     }
     let sent = 0;
     const started = performance.now();
     // `concurrency` clients, each sending its next ping when the last was acknowledged
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (sent < pings) {
-        const i = sent++;
-        const result = await pool.ping(projectIds.get(uuids[i % uuids.length]) ?? "", pingOf({ uuid: uuids[i % uuids.length] }, T0 + i));
-        if (!result.ok) throw new Error(`ping failed: ${JSON.stringify(result.failure)}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (sent < pings) {
+          const i = sent++;
+          const result = await pool.ping(projectIds.get(uuids[i % uuids.length]) ?? "", pingOf({ uuid: uuids[i % uuids.length] }, T0 + i));
+          if (!result.ok) throw new Error(`ping failed: ${JSON.stringify(result.failure)}`);
+        }
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
     return { variant, pings, seconds, perSecond: pings / seconds };
   } finally {
@@ -74,7 +92,8 @@ async function throughPool(variant: string, make: (o: PoolOptions) => Promise<Po
 
 /** Runs every variant and returns the rows. */
 export async function runEngineBench(opts: { checks?: number; pings?: number } = {}): Promise<EngineBenchRow[]> {
-  const checks = opts.checks ?? 10_000, pings = opts.pings ?? 100_000;
+  const checks = opts.checks ?? 10_000,
+    pings = opts.pings ?? 100_000;
   const shards = availableParallelism();
   const rows: EngineBenchRow[] = [pureShard(checks, pings * 3)];
   rows.push(await throughPool("in-process pool, 1 shard, durability=commit", createInProcessPool, 1, "commit", checks, pings, 256));
@@ -85,8 +104,11 @@ export async function runEngineBench(opts: { checks?: number; pings?: number } =
 }
 
 export function formatEngineBench(rows: EngineBenchRow[]): string[] {
-  return ["| variant | pings | seconds | pings/s |", "|---|---|---|---|",
-    ...rows.map((r) => `| ${r.variant} | ${r.pings} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString("en")} |`)];
+  return [
+    "| variant | pings | seconds | pings/s |",
+    "|---|---|---|---|",
+    ...rows.map((r) => `| ${r.variant} | ${r.pings} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString("en")} |`),
+  ];
 }
 
 export function printEngineBench(rows: EngineBenchRow[]): void {
@@ -97,7 +119,9 @@ export function printEngineBench(rows: EngineBenchRow[]): void {
 export function engineResult(rows: EngineBenchRow[]): ScenarioResult {
   const pure = rows[0];
   const baseline = { value: pure.perSecond, label: "pure Shard" };
-  const figures: Figure[] = rows.slice(1).filter((r) => r.variant.includes("flush"))
+  const figures: Figure[] = rows
+    .slice(1)
+    .filter((r) => r.variant.includes("flush"))
     .map((r) => ({ scenario: "engine", figure: `pings/s, ${r.variant}`, value: r.perSecond, unit: "pings/s", baseline }));
   return { scenario: "engine", figures, details: formatEngineBench(rows) };
 }

@@ -14,7 +14,8 @@ import { finishScenario } from "./report.ts";
 import type { Figure } from "./report.ts";
 import { pingOf } from "./scenarios.ts";
 
-const RUNS = 5, DECODINGS = 20_000;
+const RUNS = 5,
+  DECODINGS = 20_000;
 const copyingEnvelope = new Packr({ copyBuffers: true });
 
 /** The decoding before: the envelope with copied sections, then each wanted section's pings. */
@@ -28,25 +29,51 @@ function decodeCopying(bytes: Uint8Array, wanted: (partition: number) => boolean
 /** Median µs per decoding of `bytes` by `decode`. */
 function microsPer(decode: () => unknown): number {
   for (let i = 0; i < DECODINGS; i++) decode();
-  return median(Array.from({ length: RUNS }, () => {
-    const started = performance.now();
-    for (let i = 0; i < DECODINGS; i++) decode();
-    return ((performance.now() - started) * 1000) / DECODINGS;
-  }));
+  return median(
+    Array.from({ length: RUNS }, () => {
+      const started = performance.now();
+      for (let i = 0; i < DECODINGS; i++) decode();
+      return ((performance.now() - started) * 1000) / DECODINGS;
+    }),
+  );
 }
 
 const figures: Figure[] = [];
-const details = ["| pings (partitions) in the message | bytes | envelope alone, µs (copied) | every ping, µs (copied) |", "|---|---|---|---|"];
+const details = [
+  "| pings (partitions) in the message | bytes | envelope alone, µs (copied) | every ping, µs (copied) |",
+  "|---|---|---|---|",
+];
 for (const count of [1, 5, 20]) {
-  const pings: IntakePing[] = Array.from({ length: count }, (_, i) => [i, `project-${i}`, pingOf({ uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }, Date.UTC(2026, 0, 1) + i)]);
+  const pings: IntakePing[] = Array.from({ length: count }, (_, i) => [
+    i,
+    `project-${i}`,
+    pingOf({ uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }, Date.UTC(2026, 0, 1) + i),
+  ]);
   const bytes = encodeIntake(pings);
-  const none = () => false, every = () => true;
-  const envelope = microsPer(() => decodeIntake(bytes, none)), envelopeBefore = microsPer(() => decodeCopying(bytes, none));
-  const all = microsPer(() => decodeIntake(bytes, every)), allBefore = microsPer(() => decodeCopying(bytes, every));
-  details.push(`| ${count} | ${bytes.length} | ${envelope.toFixed(2)} (${envelopeBefore.toFixed(2)}) | ${all.toFixed(2)} (${allBefore.toFixed(2)}) |`);
+  const none = () => false,
+    every = () => true;
+  const envelope = microsPer(() => decodeIntake(bytes, none)),
+    envelopeBefore = microsPer(() => decodeCopying(bytes, none));
+  const all = microsPer(() => decodeIntake(bytes, every)),
+    allBefore = microsPer(() => decodeCopying(bytes, every));
+  details.push(
+    `| ${count} | ${bytes.length} | ${envelope.toFixed(2)} (${envelopeBefore.toFixed(2)}) | ${all.toFixed(2)} (${allBefore.toFixed(2)}) |`,
+  );
   figures.push(
-    { scenario: "intake codec", figure: `envelope of ${count} partitions' pings, µs per message`, value: envelope, unit: "µs", baseline: { value: envelopeBefore, label: "sections copied" } },
-    { scenario: "intake codec", figure: `every ping of a message of ${count}, µs per message`, value: all, unit: "µs", baseline: { value: allBefore, label: "sections copied" } },
+    {
+      scenario: "intake codec",
+      figure: `envelope of ${count} partitions' pings, µs per message`,
+      value: envelope,
+      unit: "µs",
+      baseline: { value: envelopeBefore, label: "sections copied" },
+    },
+    {
+      scenario: "intake codec",
+      figure: `every ping of a message of ${count}, µs per message`,
+      value: all,
+      unit: "µs",
+      baseline: { value: allBefore, label: "sections copied" },
+    },
   );
 }
 finishScenario({ scenario: "intake codec", figures, details });

@@ -32,14 +32,17 @@ export function cpuSecondsOf(pid: number): number | null {
 
 /** The messages every NATS server has taken in and sent out so far (its /varz monitor counts clients' and routes' both). */
 export async function natsMessages(monitorUrls: readonly string[]): Promise<{ in: number; out: number }> {
-  const counts = await Promise.all(monitorUrls.map(async (url) => (await (await fetch(`${url}/varz`)).json()) as { in_msgs: number; out_msgs: number }));
+  const counts = await Promise.all(
+    monitorUrls.map(async (url) => (await (await fetch(`${url}/varz`)).json()) as { in_msgs: number; out_msgs: number }),
+  );
   return { in: counts.reduce((sum, c) => sum + c.in_msgs, 0), out: counts.reduce((sum, c) => sum + c.out_msgs, 0) };
 }
 
 /** Returns CPU seconds of process `pid` split into its main thread and all its other threads, or null. */
 export function threadCpuOf(pid: number): { main: number; others: number } | null {
   try {
-    let main = 0, others = 0;
+    let main = 0,
+      others = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const seconds = ticksOf(`/proc/${pid}/task/${tid}/stat`) ?? 0;
       if (Number(tid) === pid) main += seconds;
@@ -145,7 +148,8 @@ export function writeBytesOf(pid: number | "self" = "self"): number | null {
 export function deviceBytesWritten(path: string): number | null {
   try {
     const dev = statSync(path).dev;
-    const major = (dev >> 8) & 0xfff, minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+    const major = (dev >> 8) & 0xfff,
+      minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
     const fields = readFileSync(`/sys/dev/block/${major}:${minor}/stat`, "utf8").trim().split(/\s+/);
     const sectors = Number(fields[6]); // sectors written, 512 bytes each whatever the device's own size
     return Number.isFinite(sectors) ? sectors * 512 : null;
@@ -160,11 +164,16 @@ export function deviceBytesWritten(path: string): number | null {
  */
 export async function settledWriteBytes(pid: number | "self", options: { minMs: number; quietMs: number; maxMs: number }): Promise<number> {
   const started = process.hrtime.bigint();
-  let last = writeBytesOf(pid) ?? Number.NaN, quietSince = msSince(started);
+  let last = writeBytesOf(pid) ?? Number.NaN,
+    quietSince = msSince(started);
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = writeBytesOf(pid) ?? Number.NaN, elapsed = msSince(started);
-    if (now !== last) { last = now; quietSince = elapsed; }
+    const now = writeBytesOf(pid) ?? Number.NaN,
+      elapsed = msSince(started);
+    if (now !== last) {
+      last = now;
+      quietSince = elapsed;
+    }
     if (elapsed >= options.maxMs || (elapsed >= options.minMs && elapsed - quietSince >= options.quietMs)) return last;
   }
 }

@@ -23,20 +23,34 @@ export type PingFixture = {
 };
 
 /** Starts hcd in a fresh DATA_DIR and creates `projects` x `perProject` checks through /api/v3. */
-export async function startPingFixture(options: { projects?: number; perProject?: number; nodeArgs?: string[] } = {}): Promise<PingFixture> {
-  const projects = options.projects ?? 10, perProject = options.perProject ?? 100;
+export async function startPingFixture(
+  options: { projects?: number; perProject?: number; nodeArgs?: string[] } = {},
+): Promise<PingFixture> {
+  const projects = options.projects ?? 10,
+    perProject = options.perProject ?? 100;
   const dataDir = mkdtempSync(join(tmpdir(), "hcd-bench-durable-"));
   let hcd: ServerProcess | null = null;
   try {
     const server = await startHcd({ dataDir, nodeArgs: options.nodeArgs ?? [] });
     hcd = server;
-    const keys = await mapConcurrently(Array.from({ length: projects }, (_, i) => i), 4, (i) => createProject(server.url, `bench-${i}`, perProject * 2));
-    const uuids = await mapConcurrently(Array.from({ length: projects * perProject }, (_, i) => keys[i % projects]), 16,
-      (project, i) => createCheck(server.url, project.apiKey, { name: `check ${i}`, timeout: 86_400, grace: 3_600 }));
+    const keys = await mapConcurrently(
+      Array.from({ length: projects }, (_, i) => i),
+      4,
+      (i) => createProject(server.url, `bench-${i}`, perProject * 2),
+    );
+    const uuids = await mapConcurrently(
+      Array.from({ length: projects * perProject }, (_, i) => keys[i % projects]),
+      16,
+      (project, i) => createCheck(server.url, project.apiKey, { name: `check ${i}`, timeout: 86_400, grace: 3_600 }),
+    );
     const paths = shuffled(uuids.map((uuid) => `/ping/${uuid}`));
     const file = writePaths(paths);
     return {
-      hcd: server, paths, pathsFile: file.file, checks: uuids.length, dataDir,
+      hcd: server,
+      paths,
+      pathsFile: file.file,
+      checks: uuids.length,
+      dataDir,
       close: async () => {
         await server.stop();
         file.remove();

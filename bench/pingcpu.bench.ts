@@ -29,12 +29,15 @@ type Measured = { readonly load: RateLoadResult; readonly cpuUsPerPing: number }
 
 /** Runs the CPU-per-ping bench and returns its figures and detail lines. */
 export async function runPingCpuBench(): Promise<ScenarioResult> {
-  const runs = Number(process.env.HCD_BENCH_RUNS ?? 3), seconds = Number(process.env.HCD_BENCH_SECONDS ?? 8);
+  const runs = Number(process.env.HCD_BENCH_RUNS ?? 3),
+    seconds = Number(process.env.HCD_BENCH_SECONDS ?? 8);
   const profile = process.env.HCD_BENCH_PROFILE === "1";
   const progress = new Progress(SCENARIO);
   const profileDir = mkdtempSync(join(tmpdir(), "hcd-bench-prof-"));
   const durableDir = mkdtempSync(join(tmpdir(), "hcd-bench-durable-bare-"));
-  let fixture: PingFixture | null = null, bare: ServerProcess | null = null, durable: ServerProcess | null = null;
+  let fixture: PingFixture | null = null,
+    bare: ServerProcess | null = null,
+    durable: ServerProcess | null = null;
   try {
     progress.update(0, 1, "creating 1,000 checks", true);
     const f = await startPingFixture({ nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [] });
@@ -44,8 +47,15 @@ export async function runPingCpuBench(): Promise<ScenarioResult> {
     const durableServer = durable;
     const fixed = async (server: ServerProcess, runSeconds = seconds): Promise<Measured> => {
       const before = cpuSecondsOf(server.pid) ?? Number.NaN;
-      const load = await runFixedRate({ url: server.url, pathsFile: f.pathsFile, rate: RATE, seconds: runSeconds, warmupSeconds: WARMUP_SECONDS,
-        connections: CONNECTIONS, body: PING_BODY });
+      const load = await runFixedRate({
+        url: server.url,
+        pathsFile: f.pathsFile,
+        rate: RATE,
+        seconds: runSeconds,
+        warmupSeconds: WARMUP_SECONDS,
+        connections: CONNECTIONS,
+        body: PING_BODY,
+      });
       const cpu = (cpuSecondsOf(server.pid) ?? Number.NaN) - before;
       if (load.non200 + load.errors > 0) throw new Error(`pingcpu bench: ${load.non200 + load.errors} failed or non-200 answers`);
       // the CPU window spans the warm-up too: divide by every request sent in it
@@ -53,37 +63,87 @@ export async function runPingCpuBench(): Promise<ScenarioResult> {
     };
     const steps = 3 + 3 * runs;
     let step = 0;
-    progress.update(++step, steps, "warm-up bare", true); await fixed(bare, 2);
-    progress.update(++step, steps, "warm-up durable bare", true); await fixed(durableServer, 2);
-    progress.update(++step, steps, "warm-up hcd", true); await fixed(f.hcd, 2);
-    const bareRuns: Measured[] = [], durableRuns: Measured[] = [], hcdRuns: Measured[] = [];
+    progress.update(++step, steps, "warm-up bare", true);
+    await fixed(bare, 2);
+    progress.update(++step, steps, "warm-up durable bare", true);
+    await fixed(durableServer, 2);
+    progress.update(++step, steps, "warm-up hcd", true);
+    await fixed(f.hcd, 2);
+    const bareRuns: Measured[] = [],
+      durableRuns: Measured[] = [],
+      hcdRuns: Measured[] = [];
     for (let r = 0; r < runs; r++) {
-      progress.update(++step, steps, `run ${r + 1}/${runs}: bare`, true); bareRuns.push(await fixed(bare));
-      progress.update(++step, steps, `run ${r + 1}/${runs}: durable bare`, true); durableRuns.push(await fixed(durableServer));
-      progress.update(++step, steps, `run ${r + 1}/${runs}: hcd`, true); hcdRuns.push(await fixed(f.hcd));
+      progress.update(++step, steps, `run ${r + 1}/${runs}: bare`, true);
+      bareRuns.push(await fixed(bare));
+      progress.update(++step, steps, `run ${r + 1}/${runs}: durable bare`, true);
+      durableRuns.push(await fixed(durableServer));
+      progress.update(++step, steps, `run ${r + 1}/${runs}: hcd`, true);
+      hcdRuns.push(await fixed(f.hcd));
     }
     progress.done();
     const details = [
       `hcd: DURABILITY=flush, CLOCK=real, default SHARDS, 1,000 checks in 10 projects. Load: ${RATE} POST pings/s with a 35-byte body, ` +
-      `open loop over ${CONNECTIONS} keep-alive connections, ${seconds} s after a ${WARMUP_SECONDS} s warm-up, runs alternated bare, durable bare, hcd (${runs} each). ` +
-      "Durable bare: node:http writing each request's record (about 200 bytes) to an O_DSYNC file, one write per event-loop turn, before it answers. " +
-      `CPU: the server process (all threads) over the whole run, divided by the requests sent.${profile ? " PROFILED (--cpu-prof): hcd's figures are higher than usual." : ""}`, "",
-      "| run | server | achieved/s | p50 ms | p99 ms | max ms | CPU per ping (µs) |", "|---|---|---|---|---|---|---|",
-      ...bareRuns.flatMap((b, r) => [["bare", b], ["durable bare", durableRuns[r]], ["hcd", hcdRuns[r]]] as const).map(([name, m], i) =>
-        `| ${Math.floor(i / 3) + 1} | ${name} | ${fmt(m.load.achievedRate)} | ${fmt(m.load.p50Ms)} | ${fmt(m.load.p99Ms)} | ${fmt(m.load.maxMs)} | ${fmt(m.cpuUsPerPing)} |`),
+        `open loop over ${CONNECTIONS} keep-alive connections, ${seconds} s after a ${WARMUP_SECONDS} s warm-up, runs alternated bare, durable bare, hcd (${runs} each). ` +
+        "Durable bare: node:http writing each request's record (about 200 bytes) to an O_DSYNC file, one write per event-loop turn, before it answers. " +
+        `CPU: the server process (all threads) over the whole run, divided by the requests sent.${profile ? " PROFILED (--cpu-prof): hcd's figures are higher than usual." : ""}`,
+      "",
+      "| run | server | achieved/s | p50 ms | p99 ms | max ms | CPU per ping (µs) |",
+      "|---|---|---|---|---|---|---|",
+      ...bareRuns
+        .flatMap(
+          (b, r) =>
+            [
+              ["bare", b],
+              ["durable bare", durableRuns[r]],
+              ["hcd", hcdRuns[r]],
+            ] as const,
+        )
+        .map(
+          ([name, m], i) =>
+            `| ${Math.floor(i / 3) + 1} | ${name} | ${fmt(m.load.achievedRate)} | ${fmt(m.load.p50Ms)} | ${fmt(m.load.p99Ms)} | ${fmt(m.load.maxMs)} | ${fmt(m.cpuUsPerPing)} |`,
+        ),
     ];
     const figures: Figure[] = [
-      { scenario: SCENARIO, figure: `server CPU per ping at a fixed ${RATE}/s, median of ${runs}`, value: median(hcdRuns.map((m) => m.cpuUsPerPing)), unit: "µs",
-        baseline: { value: median(bareRuns.map((m) => m.cpuUsPerPing)), label: "bare node:http, same rate" }, target: { op: "<=", value: 2, on: "ratio" } },
-      { scenario: SCENARIO, figure: `p99 latency at a fixed ${RATE}/s`, value: median(hcdRuns.map((m) => m.load.p99Ms)), unit: "ms",
-        baseline: { value: median(bareRuns.map((m) => m.load.p99Ms)), label: "bare, same rate" }, target: { op: "<=", value: 8, on: "value" } },
+      {
+        scenario: SCENARIO,
+        figure: `server CPU per ping at a fixed ${RATE}/s, median of ${runs}`,
+        value: median(hcdRuns.map((m) => m.cpuUsPerPing)),
+        unit: "µs",
+        baseline: { value: median(bareRuns.map((m) => m.cpuUsPerPing)), label: "bare node:http, same rate" },
+        target: { op: "<=", value: 2, on: "ratio" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: `p99 latency at a fixed ${RATE}/s`,
+        value: median(hcdRuns.map((m) => m.load.p99Ms)),
+        unit: "ms",
+        baseline: { value: median(bareRuns.map((m) => m.load.p99Ms)), label: "bare, same rate" },
+        target: { op: "<=", value: 8, on: "value" },
+      },
       // the floor: what the durable write alone costs, against the same targets
-      { scenario: SCENARIO, figure: `floor: durable bare's CPU per request at ${RATE}/s, median of ${runs}`, value: median(durableRuns.map((m) => m.cpuUsPerPing)), unit: "µs",
-        baseline: { value: median(bareRuns.map((m) => m.cpuUsPerPing)), label: "bare node:http, same rate" }, target: { op: "<=", value: 2, on: "ratio" } },
-      { scenario: SCENARIO, figure: `floor: durable bare's p99 latency at ${RATE}/s`, value: median(durableRuns.map((m) => m.load.p99Ms)), unit: "ms",
-        baseline: { value: median(bareRuns.map((m) => m.load.p99Ms)), label: "bare, same rate" }, target: { op: "<=", value: 8, on: "value" } },
-      { scenario: SCENARIO, figure: `hcd's CPU per ping against durable bare's, at ${RATE}/s`, value: median(hcdRuns.map((m) => m.cpuUsPerPing)), unit: "µs",
-        baseline: { value: median(durableRuns.map((m) => m.cpuUsPerPing)), label: "durable bare, same rate" } },
+      {
+        scenario: SCENARIO,
+        figure: `floor: durable bare's CPU per request at ${RATE}/s, median of ${runs}`,
+        value: median(durableRuns.map((m) => m.cpuUsPerPing)),
+        unit: "µs",
+        baseline: { value: median(bareRuns.map((m) => m.cpuUsPerPing)), label: "bare node:http, same rate" },
+        target: { op: "<=", value: 2, on: "ratio" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: `floor: durable bare's p99 latency at ${RATE}/s`,
+        value: median(durableRuns.map((m) => m.load.p99Ms)),
+        unit: "ms",
+        baseline: { value: median(bareRuns.map((m) => m.load.p99Ms)), label: "bare, same rate" },
+        target: { op: "<=", value: 8, on: "value" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: `hcd's CPU per ping against durable bare's, at ${RATE}/s`,
+        value: median(hcdRuns.map((m) => m.cpuUsPerPing)),
+        unit: "µs",
+        baseline: { value: median(durableRuns.map((m) => m.cpuUsPerPing)), label: "durable bare, same rate" },
+      },
     ];
     await f.close();
     fixture = null;

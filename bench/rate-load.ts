@@ -41,16 +41,29 @@ export type RateLoadResult = {
 type Connection = { socket: Socket; dueNs: number; busy: boolean; buffer: Buffer };
 
 async function run(options: RateLoadOptions): Promise<RateLoadResult> {
-  const paths = readFileSync(options.pathsFile, "utf8").split("\n").filter((p) => p !== "");
-  const head = (p: string) => `${options.body === undefined ? "GET" : "POST"} ${p} HTTP/1.1\r\nHost: ${options.host}:${options.port}\r\nUser-Agent: hcd-bench\r\n`;
-  const requests = paths.map((p) => Buffer.from(options.body === undefined ? `${head(p)}\r\n`
-    : `${head(p)}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(options.body)}\r\n\r\n${options.body}`));
+  const paths = readFileSync(options.pathsFile, "utf8")
+    .split("\n")
+    .filter((p) => p !== "");
+  const head = (p: string) =>
+    `${options.body === undefined ? "GET" : "POST"} ${p} HTTP/1.1\r\nHost: ${options.host}:${options.port}\r\nUser-Agent: hcd-bench\r\n`;
+  const requests = paths.map((p) =>
+    Buffer.from(
+      options.body === undefined
+        ? `${head(p)}\r\n`
+        : `${head(p)}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(options.body)}\r\n\r\n${options.body}`,
+    ),
+  );
   const connections: Connection[] = await Promise.all(Array.from({ length: options.connections }, () => open(options)));
   const idle: Connection[] = [...connections];
   const backlog: number[] = []; // due instants (ns since start) of requests not yet sent
   let backlogHead = 0;
   const latenciesMs: number[] = [];
-  let next = 0, scheduled = 0, completed = 0, non200 = 0, errors = 0, maxBacklog = 0;
+  let next = 0,
+    scheduled = 0,
+    completed = 0,
+    non200 = 0,
+    errors = 0,
+    maxBacklog = 0;
   const intervalNs = 1e9 / options.rate;
   const warmupNs = options.warmupSeconds * 1e9;
   const endNs = warmupNs + options.seconds * 1e9;
@@ -67,7 +80,10 @@ async function run(options: RateLoadOptions): Promise<RateLoadResult> {
       connection.dueNs = backlog[backlogHead++];
       connection.socket.write(requests[next++ % requests.length]);
     }
-    if (backlogHead > 10_000) { backlog.splice(0, backlogHead); backlogHead = 0; }
+    if (backlogHead > 10_000) {
+      backlog.splice(0, backlogHead);
+      backlogHead = 0;
+    }
   };
 
   for (const connection of connections) {
@@ -87,7 +103,9 @@ async function run(options: RateLoadOptions): Promise<RateLoadResult> {
       idle.push(connection);
       dispatch();
     });
-    connection.socket.on("error", () => { errors++; });
+    connection.socket.on("error", () => {
+      errors++;
+    });
   }
 
   await new Promise<void>((resolve) => {
@@ -106,14 +124,25 @@ async function run(options: RateLoadOptions): Promise<RateLoadResult> {
   const cpu = process.cpuUsage(cpuAtWarmup ?? undefined);
   // let the requests still in flight finish (at most 5 s), so that a slow tail is counted, not dropped
   const drainUntil = now() + 5e9;
-  while ((connections.some((c) => c.busy) || backlogHead < backlog.length) && now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
+  while ((connections.some((c) => c.busy) || backlogHead < backlog.length) && now() < drainUntil)
+    await new Promise((r) => setTimeout(r, 5));
   for (const connection of connections) connection.socket.destroy();
   const sorted = Float64Array.from(latenciesMs).sort();
   const measuredSent = Math.max(0, scheduled - Math.ceil(warmupNs / intervalNs));
   return {
-    sent: measuredSent, completed, non200, errors, seconds: options.seconds, achievedRate: completed / options.seconds,
-    p50Ms: percentile(sorted, 50), p90Ms: percentile(sorted, 90), p99Ms: percentile(sorted, 99), p999Ms: percentile(sorted, 99.9),
-    maxMs: sorted.length > 0 ? sorted[sorted.length - 1] : Number.NaN, maxBacklog, cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    sent: measuredSent,
+    completed,
+    non200,
+    errors,
+    seconds: options.seconds,
+    achievedRate: completed / options.seconds,
+    p50Ms: percentile(sorted, 50),
+    p90Ms: percentile(sorted, 90),
+    p99Ms: percentile(sorted, 99),
+    p999Ms: percentile(sorted, 99.9),
+    maxMs: sorted.length > 0 ? sorted[sorted.length - 1] : Number.NaN,
+    maxBacklog,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
 }
 

@@ -62,11 +62,14 @@ async function pureShard(): Promise<void> {
     if (made.ok) uuids.push(made.value.check.uuid);
   }
   shard.takeChanges();
-  let started = performance.now(), cpuAt = cpuMs();
+  let started = performance.now(),
+    cpuAt = cpuMs();
   for (const uuid of uuids) shard.ping(pingOf({ uuid }, T0 + 500, { signal: "fail" }));
   const downs = shard.takeChanges().outbox.length;
-  const downMs = performance.now() - started, downCpu = cpuMs() - cpuAt;
-  let reminderMs = 0, reminderCpu = 0;
+  const downMs = performance.now() - started,
+    downCpu = cpuMs() - cpuAt;
+  let reminderMs = 0,
+    reminderCpu = 0;
   const reminders = await profiled("engine-alone", () => {
     started = performance.now();
     cpuAt = cpuMs();
@@ -77,36 +80,75 @@ async function pureShard(): Promise<void> {
     return queued;
   });
   if (downs !== CHECKS || reminders !== CHECKS) throw new Error(`pure shard queued ${downs} downs, ${reminders} reminders`);
-  console.log(`engine alone (Shard, no store): ${CHECKS} fail pings ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline); ` +
-    `one advance queuing ${reminders} reminders ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms (${(reminderMs / downMs).toFixed(2)}x)`);
+  console.log(
+    `engine alone (Shard, no store): ${CHECKS} fail pings ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline); ` +
+      `one advance queuing ${reminders} reminders ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms (${(reminderMs / downMs).toFixed(2)}x)`,
+  );
 }
 
 async function main(): Promise<void> {
   await pureShard();
   const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-"));
-  const host = await ShardHost.open({ dataDir: dir, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: true });
+  const host = await ShardHost.open({
+    dataDir: dir,
+    durability: "flush",
+    index: 0,
+    count: 1,
+    startAt: T0,
+    newId: randomUUID,
+    applyMissedDeadlines: true,
+  });
   try {
     const uuids: string[] = [];
     for (let p = 0; p < CHECKS / PER_PROJECT; p++) {
-      const project = await host.apply({ kind: "createProject", project: { ...scenarioProject(`p${p}`), checkLimit: PER_PROJECT }, at: T0 });
-      const added = await host.apply({ kind: "addChannel", channel: { id: randomUUID(), projectId: project.id, name: "ops", kind: "email",
-        value: { kind: "email", address: "ops@example.com" }, createdAt: T0 }, at: T0 });
+      const project = await host.apply({
+        kind: "createProject",
+        project: { ...scenarioProject(`p${p}`), checkLimit: PER_PROJECT },
+        at: T0,
+      });
+      const added = await host.apply({
+        kind: "addChannel",
+        channel: {
+          id: randomUUID(),
+          projectId: project.id,
+          name: "ops",
+          kind: "email",
+          value: { kind: "email", address: "ops@example.com" },
+          createdAt: T0,
+        },
+        at: T0,
+      });
       if (!added.ok) throw new Error("channel");
-      const made = await Promise.all(Array.from({ length: PER_PROJECT }, () =>
-        host.apply({ kind: "createCheck", projectId: project.id, spec: { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, unique: [], at: T0 })));
+      const made = await Promise.all(
+        Array.from({ length: PER_PROJECT }, () =>
+          host.apply({
+            kind: "createCheck",
+            projectId: project.id,
+            spec: { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } },
+            unique: [],
+            at: T0,
+          }),
+        ),
+      );
       for (const m of made) if (m.ok) uuids.push(m.value.check.uuid);
     }
     await host.checkpoint();
     // every check fails at the same instant: down, its down notification queued, its first reminder due at T0 + 1 h
     const downAt = T0 + 500;
-    let started = performance.now(), cpuAt = cpuMs();
+    let started = performance.now(),
+      cpuAt = cpuMs();
     for (let i = 0; i < uuids.length; i += 10_000) {
-      await host.apply({ kind: "pingBatch", pings: uuids.slice(i, i + 10_000).map((uuid) => pingOf({ uuid }, downAt, { signal: "fail" })) });
+      await host.apply({
+        kind: "pingBatch",
+        pings: uuids.slice(i, i + 10_000).map((uuid) => pingOf({ uuid }, downAt, { signal: "fail" })),
+      });
     }
-    const downMs = performance.now() - started, downCpu = cpuMs() - cpuAt;
+    const downMs = performance.now() - started,
+      downCpu = cpuMs() - cpuAt;
     await host.checkpoint();
     const afterDown = (await host.apply({ kind: "outbox" })).length;
-    let reminderMs = 0, reminderCpu = 0;
+    let reminderMs = 0,
+      reminderCpu = 0;
     await profiled("committed", async () => {
       started = performance.now();
       cpuAt = cpuMs();
@@ -118,9 +160,13 @@ async function main(): Promise<void> {
     const reminders = all.filter((entry) => entry.reminder === 1).length;
     if (afterDown !== uuids.length || reminders !== uuids.length) throw new Error(`queued ${afterDown} downs, ${reminders} reminders`);
     console.log(`${uuids.length} checks, hourly reminders, one channel each; DURABILITY=flush, one shard, machine shared (busy)`);
-    console.log(`  ${uuids.length} fail pings in batches of 10,000 (down notifications queued): ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline)`);
-    console.log(`  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms ` +
-      `(${(reminderMs / downMs).toFixed(2)}x the baseline)`);
+    console.log(
+      `  ${uuids.length} fail pings in batches of 10,000 (down notifications queued): ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline)`,
+    );
+    console.log(
+      `  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms ` +
+        `(${(reminderMs / downMs).toFixed(2)}x the baseline)`,
+    );
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
@@ -131,40 +177,63 @@ async function main(): Promise<void> {
 async function workerPool(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "hcd-reminders-pool-"));
   const shards = availableParallelism();
-  const pool = await createWorkerPool({ dataDir: dir, shards, durability: "flush", clock: "virtual", startAt: T0,
-    notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null }, passive: true });
+  const pool = await createWorkerPool({
+    dataDir: dir,
+    shards,
+    durability: "flush",
+    clock: "virtual",
+    startAt: T0,
+    notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
+    passive: true,
+  });
   try {
     const targets: [string, string][] = []; // [projectId, uuid]
     for (let p = 0; p < CHECKS / PER_PROJECT; p++) {
       const project = await pool.createProject({ name: `p${p}`, checkLimit: PER_PROJECT, pingLogLimit: 100, pingBodyLimit: 10_000 }, T0);
-      const added = await pool.addChannel(project.id, { kind: "email", name: "ops", value: { kind: "email", address: "ops@example.com" } }, T0);
+      const added = await pool.addChannel(
+        project.id,
+        { kind: "email", name: "ops", value: { kind: "email", address: "ops@example.com" } },
+        T0,
+      );
       if (!added.ok) throw new Error("channel");
-      const made = await Promise.all(Array.from({ length: PER_PROJECT }, () => pool.createCheck(project.id,
-        { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0)));
+      const made = await Promise.all(
+        Array.from({ length: PER_PROJECT }, () =>
+          pool.createCheck(project.id, { timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0),
+        ),
+      );
       for (const m of made) if (m.ok) targets.push([project.id, m.value.check.uuid]);
     }
     // every check pinged at the same instant (up), so their deadlines and then their reminders share a second
     const pingAt = T0 + 500;
     for (let i = 0; i < targets.length; i += 10_000) {
-      const results = await Promise.all(targets.slice(i, i + 10_000).map(([projectId, uuid]) => pool.ping(projectId, pingOf({ uuid }, pingAt))));
+      const results = await Promise.all(
+        targets.slice(i, i + 10_000).map(([projectId, uuid]) => pool.ping(projectId, pingOf({ uuid }, pingAt))),
+      );
       if (results.some((r) => !r.ok)) throw new Error("a ping failed");
     }
     const downAt = pingAt + HOUR + MINUTE;
     await pool.advance(downAt - 1); // nothing due yet: this advance only moves the wheels
-    let started = performance.now(), cpuAt = cpuMs();
+    let started = performance.now(),
+      cpuAt = cpuMs();
     await pool.advance(downAt); // the baseline: every check down by its deadline, its down notification queued
-    const downMs = performance.now() - started, downCpu = cpuMs() - cpuAt;
+    const downMs = performance.now() - started,
+      downCpu = cpuMs() - cpuAt;
     const downs = (await pool.listOutbox()).length; // reading the outbox checkpoints it: nothing left to write below
     started = performance.now();
     cpuAt = cpuMs();
     await pool.advance(downAt + HOUR); // every first reminder, queued and committed
-    const reminderMs = performance.now() - started, reminderCpu = cpuMs() - cpuAt;
+    const reminderMs = performance.now() - started,
+      reminderCpu = cpuMs() - cpuAt;
     const reminders = (await pool.listOutbox()).filter((entry) => entry.reminder === 1).length;
     if (downs !== targets.length || reminders !== targets.length) throw new Error(`pool queued ${downs} downs, ${reminders} reminders`);
     console.log(`worker pool (${shards} shards, as the server runs), DURABILITY=flush:`);
-    console.log(`  one advance flipping ${downs} checks down by their deadlines, notifications queued: ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline)`);
-    console.log(`  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms ` +
-      `(${(reminderMs / downMs).toFixed(2)}x the baseline)`);
+    console.log(
+      `  one advance flipping ${downs} checks down by their deadlines, notifications queued: ${downMs.toFixed(0)} ms, CPU ${downCpu.toFixed(0)} ms (baseline)`,
+    );
+    console.log(
+      `  one advance queuing ${reminders} reminders due in the same second: ${reminderMs.toFixed(0)} ms, CPU ${reminderCpu.toFixed(0)} ms ` +
+        `(${(reminderMs / downMs).toFixed(2)}x the baseline)`,
+    );
   } finally {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });

@@ -21,14 +21,19 @@ const NEWLINE = Buffer.from("\n");
 const natsUrl = process.env.NATS_URL;
 if (natsUrl === undefined) throw new Error("NATS_URL is required");
 const sharedRead = process.env.BARE_SHARED_READ === "1";
-const id = sharedRead ? "SHARED" : process.env.BARE_ID ?? "0";
+const id = sharedRead ? "SHARED" : (process.env.BARE_ID ?? "0");
 const subject = `bare.${id}`;
 // the cluster's client options that bear on cost: no stack trace made per request
 const nc = await connect({ servers: natsUrl.split(","), noAsyncTraces: true });
 const jsm = await jetstreamManager(nc);
 await jsm.streams.add({
-  name: `BARE_${id}`, subjects: [subject], num_replicas: 3, storage: StorageType.File, retention: RetentionPolicy.Limits,
-  discard: DiscardPolicy.Old, max_bytes: 64 * 1024 * 1024,
+  name: `BARE_${id}`,
+  subjects: [subject],
+  num_replicas: 3,
+  storage: StorageType.File,
+  retention: RetentionPolicy.Limits,
+  discard: DiscardPolicy.Old,
+  max_bytes: 64 * 1024 * 1024,
 });
 const js = jetstream(nc);
 if (sharedRead) void readAll();
@@ -47,13 +52,16 @@ function publishGroup(): void {
   scheduled = false;
   const answering = group;
   group = [];
-  js.publish(subject, Buffer.concat(answering.flatMap((g) => [g.record, NEWLINE])), { timeout: 10_000 }).then(() => {
-    for (const { res } of answering) {
-      answerOk(res);
-    }
-  }, () => {
-    for (const { res } of answering) if (!res.destroyed) res.writeHead(503).end();
-  });
+  js.publish(subject, Buffer.concat(answering.flatMap((g) => [g.record, NEWLINE])), { timeout: 10_000 }).then(
+    () => {
+      for (const { res } of answering) {
+        answerOk(res);
+      }
+    },
+    () => {
+      for (const { res } of answering) if (!res.destroyed) res.writeHead(503).end();
+    },
+  );
 }
 
 const server = createServer((req, res) => {

@@ -40,7 +40,8 @@ export function shortfallOf(figure: Figure): string | null {
   if (actual === null || !Number.isFinite(actual)) return `${figure.scenario}: ${figure.figure}: not measured`;
   const unit = target.on === "ratio" ? "" : ` ${figure.unit}`;
   const what = target.on === "ratio" ? `ratio ${fmt(actual)}` : `${fmt(actual)}${unit}`;
-  const off = target.op === ">=" ? `${pct((target.value - actual) / target.value)} short of` : `${pct((actual - target.value) / target.value)} over`;
+  const off =
+    target.op === ">=" ? `${pct((target.value - actual) / target.value)} short of` : `${pct((actual - target.value) / target.value)} over`;
   return `${figure.scenario}: ${figure.figure}: ${what} is ${off} the target ${target.op === ">=" ? "≥" : "≤"} ${fmt(target.value)}${unit}`;
 }
 
@@ -53,9 +54,14 @@ export function summaryTable(figures: readonly Figure[]): string[] {
   const lines = ["| scenario | figure | value | same-run baseline | ratio | target | verdict |", "|---|---|---|---|---|---|---|"];
   for (const f of figures) {
     const ratio = ratioOf(f);
-    const target = f.target === undefined ? "" : `${f.target.on === "ratio" ? "ratio " : ""}${f.target.op === ">=" ? "≥" : "≤"} ${fmt(f.target.value)}${f.target.on === "value" ? ` ${f.unit}` : ""}`;
+    const target =
+      f.target === undefined
+        ? ""
+        : `${f.target.on === "ratio" ? "ratio " : ""}${f.target.op === ">=" ? "≥" : "≤"} ${fmt(f.target.value)}${f.target.on === "value" ? ` ${f.unit}` : ""}`;
     const baseline = f.baseline ? `${fmt(f.baseline.value)} ${f.unit} (${f.baseline.label})` : "";
-    lines.push(`| ${f.scenario} | ${f.figure} | ${fmt(f.value)} ${f.unit} | ${baseline} | ${ratio === null ? "" : fmt(ratio)} | ${target} | ${verdictOf(f)} |`);
+    lines.push(
+      `| ${f.scenario} | ${f.figure} | ${fmt(f.value)} ${f.unit} | ${baseline} | ${ratio === null ? "" : fmt(ratio)} | ${target} | ${verdictOf(f)} |`,
+    );
   }
   return lines;
 }
@@ -83,7 +89,9 @@ export function machineLine(): string {
   } catch {
     // not a git checkout: the commit stays unknown
   }
-  const load = loadavg().map((l) => l.toFixed(1)).join(" ");
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
   return `nproc ${availableParallelism()} · ${model} · node ${process.version} · linux ${release()} · commit ${commit} · load average at the end ${load}`;
 }
 
@@ -93,11 +101,18 @@ export function appendResults(title: string, results: readonly ScenarioResult[])
   const when = new Date().toISOString().replace("T", " ").slice(0, 16) + " UTC";
   const misses = figures.map(shortfallOf).filter((s): s is string => s !== null);
   const section = [
-    "", `## ${when} · ${title}`, "", machineLine(), "", ...summaryTable(figures), "",
+    "",
+    `## ${when} · ${title}`,
+    "",
+    machineLine(),
+    "",
+    ...summaryTable(figures),
+    "",
     ...(misses.length > 0 ? ["Missed targets:", ...misses.map((m) => `- ${m}`), ""] : []),
-    ...results.flatMap((r) => r.details.length > 0 ? [`### ${r.scenario}`, "", ...r.details, ""] : []),
+    ...results.flatMap((r) => (r.details.length > 0 ? [`### ${r.scenario}`, "", ...r.details, ""] : [])),
   ];
-  if (!existsSync(RESULTS)) writeFileSync(RESULTS, "# Bench results\n\nAppended by `npm run bench` and by each bench run alone; newest last.\n");
+  if (!existsSync(RESULTS))
+    writeFileSync(RESULTS, "# Bench results\n\nAppended by `npm run bench` and by each bench run alone; newest last.\n");
   appendFileSync(RESULTS, section.join("\n"));
 }
 

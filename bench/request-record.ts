@@ -12,10 +12,20 @@ export function readRecord(req: IncomingMessage, kept: (record: Buffer) => void)
     if (size < MAX_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_BODY_BYTES - size));
     size += chunk.length;
   });
-  req.on("end", () => kept(Buffer.from(JSON.stringify({
-    at: Date.now(), method: req.method, url: req.url, addr: req.socket.remoteAddress, ua: req.headers["user-agent"] ?? "",
-    body: Buffer.concat(chunks).toString("latin1"),
-  }))));
+  req.on("end", () =>
+    kept(
+      Buffer.from(
+        JSON.stringify({
+          at: Date.now(),
+          method: req.method,
+          url: req.url,
+          addr: req.socket.remoteAddress,
+          ua: req.headers["user-agent"] ?? "",
+          body: Buffer.concat(chunks).toString("latin1"),
+        }),
+      ),
+    ),
+  );
 }
 
 /** Answers a kept request as hcd answers a ping: 200 "OK". */

@@ -17,8 +17,14 @@ if (dataDir === undefined || !(Number(shards) >= 1) || !Number.isFinite(Number(s
 }
 const before = memoryOf();
 const started = process.hrtime.bigint();
-const pool = await createWorkerPool({ dataDir, shards: Number(shards), durability: "flush", clock: "virtual", startAt: Number(startAt),
-  notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null } });
+const pool = await createWorkerPool({
+  dataDir,
+  shards: Number(shards),
+  durability: "flush",
+  clock: "virtual",
+  startAt: Number(startAt),
+  notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
+});
 const seconds = msSince(started) / 1000;
 const loaded = memoryOf();
 await pool.close();

@@ -32,12 +32,14 @@ import { pingOf } from "./scenarios.ts";
 
 const SCENARIO = "scale";
 const RESTORE_PROCESS = fileURLToPath(new URL("./restore-process.js", import.meta.url));
-const KIB = 1024, MIB = 1024 * 1024;
+const KIB = 1024,
+  MIB = 1024 * 1024;
 
 /** Returns the check count to bench: HCD_BENCH_SCALE (default 1,000,000). */
 export function benchScale(): number {
   const scale = Number(process.env.HCD_BENCH_SCALE ?? 1_000_000);
-  if (!Number.isInteger(scale) || scale < 1000) throw new Error(`HCD_BENCH_SCALE=${process.env.HCD_BENCH_SCALE}: expected an integer ≥ 1000`);
+  if (!Number.isInteger(scale) || scale < 1000)
+    throw new Error(`HCD_BENCH_SCALE=${process.env.HCD_BENCH_SCALE}: expected an integer ≥ 1000`);
   return scale;
 }
 
@@ -55,8 +57,14 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
   const dir = options.keepDir ?? mkdtempSync(join(tmpdir(), "hcd-bench-scale-"));
   const progress = new Progress(SCENARIO);
   const at = Math.floor(Date.now() / 1000) * 1000; // the virtual clock starts at the real now, so the store suits a real-clock server later
-  const poolOptions = (): PoolOptions => ({ dataDir: dir, shards, durability: "flush", clock: "virtual", startAt: at,
-    notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null } });
+  const poolOptions = (): PoolOptions => ({
+    dataDir: dir,
+    shards,
+    durability: "flush",
+    clock: "virtual",
+    startAt: at,
+    notify: { siteRoot: "http://localhost", allowPrivateIps: false, smtpUrl: null },
+  });
   try {
     if (!collectGarbage()) throw new Error("scale bench: run node with --expose-gc");
     // what a worker pool costs with no checks at all (threads, isolates, modules): the fixed part of its figure
@@ -104,7 +112,9 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
 
     // restore: the worker pool, as the server starts it (a fresh process)
     progress.update(3, 5, `opening the worker pool (${shards} shards) in a fresh process`, true);
-    const fresh = JSON.parse(execFileSync(process.execPath, [RESTORE_PROCESS, dir, String(shards), String(at)], { encoding: "utf8" })) as RestoreReport;
+    const fresh = JSON.parse(
+      execFileSync(process.execPath, [RESTORE_PROCESS, dir, String(shards), String(at)], { encoding: "utf8" }),
+    ) as RestoreReport;
 
     // and in this process, beside what the bench did before (its heap figures and the burst below)
     progress.update(3, 5, `opening the worker pool (${shards} shards)`, true);
@@ -132,7 +142,9 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
     started = process.hrtime.bigint();
     for (let i = 0; i < burstUuids.length; i += 10_000) {
       progress.update(i, burstUuids.length, "burst checks pinged at one instant", true);
-      const results = await Promise.all(burstUuids.slice(i, i + 10_000).map((uuid) => pool.ping(burstProjects.get(uuid) ?? "", pingOf({ uuid }, pingAt))));
+      const results = await Promise.all(
+        burstUuids.slice(i, i + 10_000).map((uuid) => pool.ping(burstProjects.get(uuid) ?? "", pingOf({ uuid }, pingAt))),
+      );
       if (results.some((r) => !r.ok)) throw new Error("scale bench: a burst ping failed");
     }
     const pingSeconds = msSince(started) / 1000;
@@ -143,10 +155,12 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
     await pool.advance(dueAt);
     const burstSeconds = msSince(started) / 1000;
     let down = 0;
-    for (const projectId of written.burstProjectIds) down += (await pool.listChecks(projectId, { tags: [] })).filter((c) => c.status === "down").length;
+    for (const projectId of written.burstProjectIds)
+      down += (await pool.listChecks(projectId, { tags: [] })).filter((c) => c.status === "down").length;
     if (down !== burstUuids.length) throw new Error(`scale bench: ${down} of ${burstUuids.length} burst checks are down after the advance`);
     const flips = await pool.listFlips(written.burstProjectIds[0], { uuid: burstUuids[0] }, {});
-    if (!flips.ok || flips.value[0]?.to !== "down" || flips.value[0]?.at !== dueAt) throw new Error("scale bench: the burst flip was not stored at its deadline");
+    if (!flips.ok || flips.value[0]?.to !== "down" || flips.value[0]?.at !== dueAt)
+      throw new Error("scale bench: the burst flip was not stored at its deadline");
     progress.update(5, 5, "closing the worker pool", true);
     started = process.hrtime.bigint();
     await pool.close();
@@ -156,9 +170,10 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
     const perCheck = (a: Memory, b: Memory, key: keyof Memory) => (b[key] - a[key]) / count;
     const details = [
       `${fmt(count)} checks in ${fmt(written.projects.length)} projects of 1,000 (random uuids; ${fmt(count - burst)} "up" with deadlines weeks away, ` +
-      `${fmt(burst)} "new" for the burst). Pools: ${shards} shards, DURABILITY=flush, virtual clock. No notification channels (a flip writes no outbox entry).`,
+        `${fmt(burst)} "new" for the burst). Pools: ${shards} shards, DURABILITY=flush, virtual clock. No notification channels (a flip writes no outbox entry).`,
       "",
-      "| step | figure |", "|---|---|",
+      "| step | figure |",
+      "|---|---|",
       `| write through Store.commit (100 checks a commit, 100 commits a turn, durability commit) | ${written.writeSeconds.toFixed(1)} s (${fmt(count / written.writeSeconds)} checks/s) |`,
       `| data.mdb after the write | ${fmt(storeBytes / MIB)} MiB (${fmt(storeBytes / count)} B per check) |`,
       `| in-process pool open (${shards} shards in one thread) | ${inProcessRestoreSeconds.toFixed(1)} s |`,
@@ -168,38 +183,80 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
       `| read + decode every check through the Store alone (restore floor) | ${floorSeconds.toFixed(1)} s |`,
       `| worker pool open in a fresh process, as a server starts (restore, ${shards} workers) | ${fresh.seconds.toFixed(1)} s |`,
       `| RSS growth of that process with the worker pool open (no GC forced), per check (total / anonymous / file-backed) | ` +
-      `${fmt(perCheck(fresh.before, fresh.loaded, "rss"))} / ${fmt(perCheck(fresh.before, fresh.loaded, "anon"))} / ${fmt(perCheck(fresh.before, fresh.loaded, "file"))} B |`,
+        `${fmt(perCheck(fresh.before, fresh.loaded, "rss"))} / ${fmt(perCheck(fresh.before, fresh.loaded, "anon"))} / ${fmt(perCheck(fresh.before, fresh.loaded, "file"))} B |`,
       `| worker pool open in this process (after its in-process pool was opened and closed) | ${restoreSeconds.toFixed(1)} s |`,
       `| RSS growth of this process with the worker pool open (no GC forced in the workers), per check (total / anonymous / file-backed) | ` +
-      `${fmt(perCheck(workersBefore, workersLoaded, "rss"))} / ${fmt(perCheck(workersBefore, workersLoaded, "anon"))} / ${fmt(perCheck(workersBefore, workersLoaded, "file"))} B |`,
+        `${fmt(perCheck(workersBefore, workersLoaded, "rss"))} / ${fmt(perCheck(workersBefore, workersLoaded, "anon"))} / ${fmt(perCheck(workersBefore, workersLoaded, "file"))} B |`,
       `| the same for a worker pool on an empty store (its fixed part: threads, isolates, modules) | ` +
-      `${fmt((emptyLoaded.rss - emptyBefore.rss) / MIB)} / ${fmt((emptyLoaded.anon - emptyBefore.anon) / MIB)} / ${fmt((emptyLoaded.file - emptyBefore.file) / MIB)} MiB ` +
-      `(${fmt((emptyLoaded.rss - emptyBefore.rss) / count)} B per check at this scale) |`,
+        `${fmt((emptyLoaded.rss - emptyBefore.rss) / MIB)} / ${fmt((emptyLoaded.anon - emptyBefore.anon) / MIB)} / ${fmt((emptyLoaded.file - emptyBefore.file) / MIB)} MiB ` +
+        `(${fmt((emptyLoaded.rss - emptyBefore.rss) / count)} B per check at this scale) |`,
       `| each worker's JS heap, used / reserved / outside (buffers), per check of its shard ` +
-      `(minus an empty worker's) | ${workerHeaps.map((h, i) => heapPerCheck(h, emptyHeaps[i], count / shards)).join("; ")} |`,
+        `(minus an empty worker's) | ${workerHeaps.map((h, i) => heapPerCheck(h, emptyHeaps[i], count / shards)).join("; ")} |`,
       `| an empty worker's JS heap, used / reserved / outside | ${emptyHeaps.map((h) => `${fmt(h.usedBytes / MIB)} / ${fmt(h.totalBytes / MIB)} / ${fmt(h.externalBytes / MIB)} MiB`).join("; ")} |`,
       `| main thread with the worker pool open (no GC forced), JS heap used / array buffers, minus before, per check | ` +
-      `${fmt((mainLoaded.heapUsed - mainBefore.heapUsed) / count)} / ${fmt((mainLoaded.arrayBuffers - mainBefore.arrayBuffers) / count)} B |`,
+        `${fmt((mainLoaded.heapUsed - mainBefore.heapUsed) / count)} / ${fmt((mainLoaded.arrayBuffers - mainBefore.arrayBuffers) / count)} B |`,
       `| ${fmt(burstUuids.length)} pings at one instant, 10,000 in flight | ${pingSeconds.toFixed(1)} s (${fmt(burstUuids.length / pingSeconds)} pings/s) |`,
       `| data.mdb growth per ping (ping record + updated check) | ${fmt(bytesPerPing)} B |`,
       `| advance past ${fmt(burstUuids.length)} deadlines due in the same ms, until every flip is committed | ${(burstSeconds * 1000).toFixed(0)} ms |`,
       `| worker pool close | ${closeSeconds.toFixed(1)} s |`,
     ];
     const figures: Figure[] = [
-      { scenario: SCENARIO, figure: `anonymous RSS per check, ${fmt(count)} checks (in-process pool)`, value: perCheck(before, loaded, "anon"), unit: "B",
-        target: { op: "<=", value: KIB, on: "value" } },
+      {
+        scenario: SCENARIO,
+        figure: `anonymous RSS per check, ${fmt(count)} checks (in-process pool)`,
+        value: perCheck(before, loaded, "anon"),
+        unit: "B",
+        target: { op: "<=", value: KIB, on: "value" },
+      },
       { scenario: SCENARIO, figure: "total RSS per check incl. mmapped store pages", value: perCheck(before, loaded, "rss"), unit: "B" },
-      { scenario: SCENARIO, figure: `RSS growth per check, ${fmt(count)} checks, worker pool (the server's, a fresh process)`, value: perCheck(fresh.before, fresh.loaded, "rss"), unit: "B",
-        target: { op: "<=", value: KIB, on: "value" } },
-      { scenario: SCENARIO, figure: "anonymous RSS growth per check, worker pool", value: perCheck(fresh.before, fresh.loaded, "anon"), unit: "B" },
-      { scenario: SCENARIO, figure: "file-backed RSS growth per check (mmapped store pages), worker pool", value: perCheck(fresh.before, fresh.loaded, "file"), unit: "B" },
-      { scenario: SCENARIO, figure: "RSS growth per check, worker pool opened in the bench's process", value: perCheck(workersBefore, workersLoaded, "rss"), unit: "B" },
+      {
+        scenario: SCENARIO,
+        figure: `RSS growth per check, ${fmt(count)} checks, worker pool (the server's, a fresh process)`,
+        value: perCheck(fresh.before, fresh.loaded, "rss"),
+        unit: "B",
+        target: { op: "<=", value: KIB, on: "value" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: "anonymous RSS growth per check, worker pool",
+        value: perCheck(fresh.before, fresh.loaded, "anon"),
+        unit: "B",
+      },
+      {
+        scenario: SCENARIO,
+        figure: "file-backed RSS growth per check (mmapped store pages), worker pool",
+        value: perCheck(fresh.before, fresh.loaded, "file"),
+        unit: "B",
+      },
+      {
+        scenario: SCENARIO,
+        figure: "RSS growth per check, worker pool opened in the bench's process",
+        value: perCheck(workersBefore, workersLoaded, "rss"),
+        unit: "B",
+      },
       { scenario: SCENARIO, figure: `write ${fmt(count)} checks (Store.commit)`, value: written.writeSeconds, unit: "s" },
-      { scenario: SCENARIO, figure: `restore ${fmt(count)} checks (worker pool open, a fresh process)`, value: fresh.seconds, unit: "s",
-        baseline: { value: floorSeconds, label: "Store read + decode alone" }, target: { op: "<=", value: 10, on: "value" } },
-      { scenario: SCENARIO, figure: `restore ${fmt(count)} checks (worker pool opened in the bench's process)`, value: restoreSeconds, unit: "s" },
-      { scenario: SCENARIO, figure: `top of the hour: ${fmt(burstUuids.length)} flips due in one second, until written`, value: burstSeconds, unit: "s",
-        baseline: { value: written.burstWriteSeconds, label: `bulk Store write of ${fmt(burst)} checks` }, target: { op: "<=", value: 1, on: "value" } },
+      {
+        scenario: SCENARIO,
+        figure: `restore ${fmt(count)} checks (worker pool open, a fresh process)`,
+        value: fresh.seconds,
+        unit: "s",
+        baseline: { value: floorSeconds, label: "Store read + decode alone" },
+        target: { op: "<=", value: 10, on: "value" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: `restore ${fmt(count)} checks (worker pool opened in the bench's process)`,
+        value: restoreSeconds,
+        unit: "s",
+      },
+      {
+        scenario: SCENARIO,
+        figure: `top of the hour: ${fmt(burstUuids.length)} flips due in one second, until written`,
+        value: burstSeconds,
+        unit: "s",
+        baseline: { value: written.burstWriteSeconds, label: `bulk Store write of ${fmt(burst)} checks` },
+        target: { op: "<=", value: 1, on: "value" },
+      },
       { scenario: SCENARIO, figure: "store size per check", value: storeBytes / count, unit: "B" },
       { scenario: SCENARIO, figure: "store growth per ping", value: bytesPerPing, unit: "B" },
     ];
@@ -213,7 +270,9 @@ export async function runScaleBench(options: { checks?: number; keepDir?: string
 if (process.argv[1]?.endsWith("scale.bench.js")) {
   if (!collectGarbage()) {
     // the RSS figures need a full GC before each reading: run again with --expose-gc
-    const rerun = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: "inherit" });
+    const rerun = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, process.argv[1], ...process.argv.slice(2)], {
+      stdio: "inherit",
+    });
     process.exit(rerun.status ?? 1);
   }
   const result = await runScaleBench({ keepDir: process.env.HCD_BENCH_STORE_DIR || undefined });

@@ -28,14 +28,35 @@ export function seeded(seed: number): () => number {
 }
 
 export function scenarioProject(id: string, overrides: Partial<Project> = {}): Project {
-  return { id, name: id, apiKey: `rw-${id}`, apiKeyReadonly: `ro-${id}`, pingKey: `pk-${id}`, badgeKey: `bk-${id}`,
-    checkLimit: 1_000_000, pingLogLimit: LIMITS.defaultPingLogLimit, pingBodyLimit: LIMITS.defaultPingBodyLimit,
-    createdAt: 0, ...overrides };
+  return {
+    id,
+    name: id,
+    apiKey: `rw-${id}`,
+    apiKeyReadonly: `ro-${id}`,
+    pingKey: `pk-${id}`,
+    badgeKey: `bk-${id}`,
+    checkLimit: 1_000_000,
+    pingLogLimit: LIMITS.defaultPingLogLimit,
+    pingBodyLimit: LIMITS.defaultPingBodyLimit,
+    createdAt: 0,
+    ...overrides,
+  };
 }
 
 export function pingOf(target: PingCommand["target"], at: Millis, extra: Partial<PingCommand> = {}): PingCommand {
-  return { target, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
-    ua: "bench", rid: null, body: null, at, ...extra };
+  return {
+    target,
+    signal: "success",
+    exitStatus: null,
+    method: "GET",
+    scheme: "http",
+    remoteAddr: "10.0.0.1",
+    ua: "bench",
+    rid: null,
+    body: null,
+    at,
+    ...extra,
+  };
 }
 
 /**
@@ -50,9 +71,15 @@ export function mixedWeek(seed = 7, checks = 40): ScenarioFile {
   const day = 86_400;
   commands.push({ at: 0, do: "channel", kind: "webhook", name: "hook", value: "https://example.com/hook" });
   for (let i = 0; i < checks; i++) {
-    const fields = i % 3 === 0
-      ? { slug: `job-${i}`, schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0], tz: "Europe/Riga", grace: 5 * minute }
-      : { slug: `job-${i}`, timeout: (1 + (i % 5)) * 3600, grace: 10 * minute, manual_resume: i === 1 };
+    const fields =
+      i % 3 === 0
+        ? {
+            slug: `job-${i}`,
+            schedule: ["0 * * * *", "30 3 * * *", "*/15 * * * *"][i % 9 === 0 ? 1 : 0],
+            tz: "Europe/Riga",
+            grace: 5 * minute,
+          }
+        : { slug: `job-${i}`, timeout: (1 + (i % 5)) * 3600, grace: 10 * minute, manual_resume: i === 1 };
     commands.push({ at: 0, do: "create", check: `job-${i}`, fields: { ...fields, channels: i % 4 === 0 ? "hook" : "" } });
   }
   const signals = ["success", "success", "success", "start", "fail", "log"] as const;
@@ -61,7 +88,12 @@ export function mixedWeek(seed = 7, checks = 40): ScenarioFile {
       const r = random();
       if (r < 0.08) {
         const signal = signals[Math.floor(random() * signals.length)];
-        const rid = random() < 0.5 ? undefined : `00000000-0000-4000-9000-${Math.floor(random() * 4).toString().padStart(12, "0")}`;
+        const rid =
+          random() < 0.5
+            ? undefined
+            : `00000000-0000-4000-9000-${Math.floor(random() * 4)
+                .toString()
+                .padStart(12, "0")}`;
         commands.push({ at, do: "ping", check: `job-${i}`, signal, ...(rid === undefined ? {} : { rid }) });
       }
     }

@@ -13,13 +13,21 @@ function lookUps(exprs: readonly [string, string][]): number {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const far: [string, string][] = [["* * 29 2 *", "Europe/Riga"], ["*-02-29 12:00", "Australia/Sydney"]];
-const near: [string, string][] = [["* * * * *", "Europe/Riga"], ["*-*-* *:*", "Australia/Sydney"]];
+const far: [string, string][] = [
+  ["* * 29 2 *", "Europe/Riga"],
+  ["*-02-29 12:00", "Australia/Sydney"],
+];
+const near: [string, string][] = [
+  ["* * * * *", "Europe/Riga"],
+  ["*-*-* *:*", "Australia/Sydney"],
+];
 const farMs: number[] = [];
 const nearMs: number[] = [];
 for (let run = 0; run < 7; run++) {
   nearMs.push(lookUps(near));
   farMs.push(lookUps(far));
 }
-console.log(`400 look-ups, median of 7: next minute ${median(nearMs).toFixed(1)} ms, 4 years away ${median(farMs).toFixed(1)} ms, ` +
-  `ratio ${(median(farMs) / median(nearMs)).toFixed(1)}x`);
+console.log(
+  `400 look-ups, median of 7: next minute ${median(nearMs).toFixed(1)} ms, 4 years away ${median(farMs).toFixed(1)} ms, ` +
+    `ratio ${(median(farMs) / median(nearMs)).toFixed(1)}x`,
+);

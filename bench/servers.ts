@@ -32,8 +32,17 @@ export type ServerProcess = {
  */
 export function startHcd(options: { dataDir: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<ServerProcess> {
   const env: Record<string, string | undefined> = {
-    ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: options.dataDir, ADMIN_TOKEN, DURABILITY: "flush",
-    CLOCK: "real", API_RATE_LIMIT: "0", SMTP_PORT: undefined, SHARDS: undefined, ...options.env,
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: options.dataDir,
+    ADMIN_TOKEN,
+    DURABILITY: "flush",
+    CLOCK: "real",
+    API_RATE_LIMIT: "0",
+    SMTP_PORT: undefined,
+    SHARDS: undefined,
+    ...options.env,
   };
   return startProcess([...(options.nodeArgs ?? []), HCD_MAIN], env, /hcd: listening on (\S+)/);
 }
@@ -57,7 +66,11 @@ export function startDurableBare(dataDir: string): Promise<ServerProcess> {
  * `sharedRead`, into one stream all of them share, each reading all of it back.
  */
 export function startReplicatedBare(natsUrl: string, id: string, sharedRead = false): Promise<ServerProcess> {
-  return startProcess([REPLICATED_BARE_SERVER], { ...process.env, PORT: "0", NATS_URL: natsUrl, BARE_ID: id, BARE_SHARED_READ: sharedRead ? "1" : "0" }, /replicated bare: listening on (\S+)/);
+  return startProcess(
+    [REPLICATED_BARE_SERVER],
+    { ...process.env, PORT: "0", NATS_URL: natsUrl, BARE_ID: id, BARE_SHARED_READ: sharedRead ? "1" : "0" },
+    /replicated bare: listening on (\S+)/,
+  );
 }
 
 /** Returns a TCP port that was free a moment ago on 127.0.0.1. */
@@ -77,18 +90,31 @@ function startProcess(args: string[], env: Record<string, string | undefined>, r
   const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   let exitCode: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => { exitCode = code; resolve(code); }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      exitCode = code;
+      resolve(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`no "listening" line within 300 s:\n${output}`)); }, 300_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no "listening" line within 300 s:\n${output}`));
+    }, 300_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = ready.exec(output);
       if (match === null || exitCode !== undefined) return;
       clearTimeout(timer);
       child.stdout?.off("data", onData);
-      child.stdout?.on("data", (more: Buffer) => { output += more.toString(); });
+      child.stdout?.on("data", (more: Buffer) => {
+        output += more.toString();
+      });
       resolve({
-        url: match[1], pid: child.pid ?? 0, child, listeningMs: Number(process.hrtime.bigint() - startedNs) / 1e6,
+        url: match[1],
+        pid: child.pid ?? 0,
+        child,
+        listeningMs: Number(process.hrtime.bigint() - startedNs) / 1e6,
         output: () => output,
         stop: async () => {
           if (exitCode !== undefined) return exitCode;
@@ -101,8 +127,13 @@ function startProcess(args: string[], env: Record<string, string | undefined>, r
       });
     };
     child.stdout?.on("data", onData);
-    child.stderr?.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with code ${code} before listening:\n${output}`)); });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with code ${code} before listening:\n${output}`));
+    });
   });
 }
 
@@ -110,9 +141,15 @@ function startProcess(args: string[], env: Record<string, string | undefined>, r
 export type ProjectKeys = { readonly id: string; readonly apiKey: string; readonly pingKey: string };
 
 /** Calls hcd's HTTP API and returns status and parsed JSON; throws on a status other than `expect`. */
-export async function callJson(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; expect?: number[] } = {}): Promise<{ status: number; json: unknown }> {
+export async function callJson(
+  base: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; expect?: number[] } = {},
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(base + path, {
-    method, headers: { "content-type": "application/json", ...options.headers },
+    method,
+    headers: { "content-type": "application/json", ...options.headers },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await response.text();
@@ -123,7 +160,8 @@ export async function callJson(base: string, method: string, path: string, optio
 /** Creates a project through the admin API. */
 export async function createProject(base: string, name: string, checkLimit: number): Promise<ProjectKeys> {
   const { json } = await callJson(base, "POST", "/admin/v1/projects", {
-    body: { name, check_limit: checkLimit }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: { name, check_limit: checkLimit },
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
   });
   const project = json as { id: string; api_key: string; ping_key: string };
   return { id: project.id, apiKey: project.api_key, pingKey: project.ping_key };
@@ -136,15 +174,21 @@ export async function createCheck(base: string, apiKey: string, spec: Record<str
 }
 
 /** Runs `work` for every item with at most `concurrency` running at once; returns the results in order. */
-export async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index], index);
+      }
+    }),
+  );
   return results;
 }
 
@@ -170,6 +214,7 @@ export function benchNatsProcs(): number | undefined {
   const setting = process.env.HCD_BENCH_NATS_PROCS ?? "1";
   if (setting === "all") return undefined;
   const procs = Number(setting);
-  if (!Number.isInteger(procs) || procs < 1) throw new Error(`HCD_BENCH_NATS_PROCS: "${setting}" is neither a number of cores (1 or more) nor "all"`);
+  if (!Number.isInteger(procs) || procs < 1)
+    throw new Error(`HCD_BENCH_NATS_PROCS: "${setting}" is neither a number of cores (1 or more) nor "all"`);
   return procs;
 }

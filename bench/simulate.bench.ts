@@ -31,7 +31,10 @@ export async function runSimulateBench(): Promise<ScenarioResult> {
   try {
     const base = server.url;
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const { json } = await callJson(base, "POST", "/admin/v1/projects", { body: { name: "simulate", ping_log_limit: ENTRIES }, headers: admin });
+    const { json } = await callJson(base, "POST", "/admin/v1/projects", {
+      body: { name: "simulate", ping_log_limit: ENTRIES },
+      headers: admin,
+    });
     const apiKey = (json as { api_key: string }).api_key;
     const uuid = await createCheck(base, apiKey, { name: "hourly-ish", timeout: 3600, grace: 60 });
     // a job that runs every 3,500 s, one run in ten late by 10 minutes: a history with flips in it
@@ -45,21 +48,36 @@ export async function runSimulateBench(): Promise<ScenarioResult> {
     const logged = (listed.json as { pings: unknown[] }).pings.length;
     if (logged !== ENTRIES) throw new Error(`expected ${ENTRIES} logged pings, got ${logged}`);
     const candidate = { timeout: 1800, grace: 600 };
-    const answer = (await callJson(base, "POST", `/api/v3/checks/${uuid}/simulate`, { body: candidate, headers })).json as { down_count: number };
+    const answer = (await callJson(base, "POST", `/api/v3/checks/${uuid}/simulate`, { body: candidate, headers })).json as {
+      down_count: number;
+    };
     const listMs = await timed(RUNS, () => callJson(base, "GET", `/api/v3/checks/${uuid}/pings`, { headers }));
     const simulateMs = await timed(RUNS, () => callJson(base, "POST", `/api/v3/checks/${uuid}/simulate`, { body: candidate, headers }));
     const ownMs = await timed(RUNS, () => callJson(base, "POST", `/api/v3/checks/${uuid}/simulate`, { body: {}, headers }));
     const baseline = { value: listMs, label: `GET /pings of the same ${fmt(ENTRIES)} entries` };
     const figures: Figure[] = [
-      { scenario: SCENARIO, figure: `simulate ${fmt(ENTRIES)} logged pings, timeout 1800 grace 600 (median of ${RUNS})`, value: simulateMs, unit: "ms",
-        baseline, target: { op: "<=", value: 50, on: "value" } },
-      { scenario: SCENARIO, figure: `simulate ${fmt(ENTRIES)} logged pings, the check's own settings (median of ${RUNS})`, value: ownMs, unit: "ms",
-        baseline, target: { op: "<=", value: 50, on: "value" } },
+      {
+        scenario: SCENARIO,
+        figure: `simulate ${fmt(ENTRIES)} logged pings, timeout 1800 grace 600 (median of ${RUNS})`,
+        value: simulateMs,
+        unit: "ms",
+        baseline,
+        target: { op: "<=", value: 50, on: "value" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: `simulate ${fmt(ENTRIES)} logged pings, the check's own settings (median of ${RUNS})`,
+        value: ownMs,
+        unit: "ms",
+        baseline,
+        target: { op: "<=", value: 50, on: "value" },
+      },
     ];
     const details = [
       `A check pinged ${fmt(ENTRIES)} times, every 3,500 s with one run in ten 600 s late, on a virtual clock;`,
       `the candidate settings give ${answer.down_count} down flips. Medians of ${RUNS} sequential requests over loopback:`,
-      "", "```",
+      "",
+      "```",
       `GET  /pings     ${listMs.toFixed(2)} ms (baseline: the log read the simulation starts with)`,
       `POST /simulate  ${simulateMs.toFixed(2)} ms (candidate settings)`,
       `POST /simulate  ${ownMs.toFixed(2)} ms (own settings)`,

@@ -41,7 +41,9 @@ export async function runStartupBench(options: { storeDir?: string; runs?: numbe
 
     const total = 3 * runs;
     let step = 0;
-    const bare: Start[] = [], empty: Start[] = [], big: Start[] = [];
+    const bare: Start[] = [],
+      empty: Start[] = [],
+      big: Start[] = [];
     for (let r = 0; r < runs; r++) {
       progress.update(++step, total, `bare node:http, run ${r + 1}`, true);
       bare.push(await timeStart((port) => startBare(port), UNKNOWN_CHECK, null));
@@ -58,20 +60,38 @@ export async function runStartupBench(options: { storeDir?: string; runs?: numbe
       `| ${name} | ${starts.map((s) => fmt(s.answeredMs)).join(", ")} | ${fmt(median(starts.map((s) => s.listeningMs)))} | ${fmt(median(starts.map((s) => s.stopMs)))} |`;
     const details = [
       `Each run spawns a fresh process (default SHARDS, DURABILITY=flush, CLOCK=real) and pings every 5 ms from the moment of the spawn. ` +
-      `Store: ${fmt(checks)} checks${buildSeconds === null ? " (kept by the scale bench)" : `, built through Store.commit in ${buildSeconds.toFixed(1)} s`}.`,
+        `Store: ${fmt(checks)} checks${buildSeconds === null ? " (kept by the scale bench)" : `, built through Store.commit in ${buildSeconds.toFixed(1)} s`}.`,
       "",
-      "| server | spawn → first answered ping, each run (ms) | spawn → \"listening\" line, median (ms) | SIGTERM → exit, median (ms) |",
+      '| server | spawn → first answered ping, each run (ms) | spawn → "listening" line, median (ms) | SIGTERM → exit, median (ms) |',
       "|---|---|---|---|",
-      row("bare node:http", bare), row("hcd, empty store", empty), row(`hcd, ${fmt(checks)} checks`, big),
+      row("bare node:http", bare),
+      row("hcd, empty store", empty),
+      row(`hcd, ${fmt(checks)} checks`, big),
     ];
     const answered = (starts: Start[]) => median(starts.map((s) => s.answeredMs));
     const figures: Figure[] = [
-      { scenario: SCENARIO, figure: "spawn → first answered ping, empty store", value: answered(empty), unit: "ms",
-        baseline: { value: answered(bare), label: "bare node:http" } },
-      { scenario: SCENARIO, figure: `spawn → first answered ping, ${fmt(checks)} checks`, value: answered(big) / 1000, unit: "s",
-        baseline: { value: answered(empty) / 1000, label: "hcd, empty store" }, target: { op: "<=", value: 10, on: "value" } },
-      { scenario: SCENARIO, figure: `SIGTERM → exit, ${fmt(checks)} checks`, value: median(big.map((s) => s.stopMs)), unit: "ms",
-        baseline: { value: median(empty.map((s) => s.stopMs)), label: "hcd, empty store" } },
+      {
+        scenario: SCENARIO,
+        figure: "spawn → first answered ping, empty store",
+        value: answered(empty),
+        unit: "ms",
+        baseline: { value: answered(bare), label: "bare node:http" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: `spawn → first answered ping, ${fmt(checks)} checks`,
+        value: answered(big) / 1000,
+        unit: "s",
+        baseline: { value: answered(empty) / 1000, label: "hcd, empty store" },
+        target: { op: "<=", value: 10, on: "value" },
+      },
+      {
+        scenario: SCENARIO,
+        figure: `SIGTERM → exit, ${fmt(checks)} checks`,
+        value: median(big.map((s) => s.stopMs)),
+        unit: "ms",
+        baseline: { value: median(empty.map((s) => s.stopMs)), label: "hcd, empty store" },
+      },
     ];
     return { scenario: SCENARIO, figures, details };
   } finally {
@@ -102,7 +122,9 @@ async function timeOneStart(start: (port: number) => Promise<ServerProcess>, uui
   const started = process.hrtime.bigint();
   const server = start(port);
   let failed = false;
-  void server.catch(() => { failed = true; });
+  void server.catch(() => {
+    failed = true;
+  });
   let answeredMs = Number.NaN;
   while (!failed) {
     const status = await ping(port, uuid);

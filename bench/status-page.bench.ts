@@ -32,7 +32,13 @@ function pageLoad(url: string): { stop: () => Promise<{ latencies: number[]; sta
     inFlight.add(request);
     void request.finally(() => inFlight.delete(request));
   }, 1000 / PAGE_RATE);
-  return { stop: async () => { clearInterval(timer); await Promise.all(inFlight); return { latencies, statuses }; } };
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+      return { latencies, statuses };
+    },
+  };
 }
 
 const runs = Number(process.env.HCD_BENCH_RUNS ?? 3);
@@ -41,12 +47,21 @@ const dir = mkdtempSync(join(tmpdir(), "hcd-bench-status-"));
 const server = await startHcd({ dataDir: dir });
 try {
   const project = await createProject(server.url, "status", CHECKS + 1000);
-  const uuids = await mapConcurrently(Array.from({ length: CHECKS }, (_, i) => i), 16, (i) => createCheck(server.url, project.apiKey, { name: `service ${i}`, timeout: 3600, grace: 600 }));
-  await callJson(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: { slug: "bench", title: "Bench", checks: uuids }, expect: [201] });
+  const uuids = await mapConcurrently(
+    Array.from({ length: CHECKS }, (_, i) => i),
+    16,
+    (i) => createCheck(server.url, project.apiKey, { name: `service ${i}`, timeout: 3600, grace: 600 }),
+  );
+  await callJson(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: { slug: "bench", title: "Bench", checks: uuids },
+    expect: [201],
+  });
   const pingPaths = shuffled(uuids.map((uuid) => `/ping/${uuid}`));
   const paths = writePaths(pingPaths);
   try {
-    const peak = async () => (await runPeak({ url: server.url, pathsFile: paths.file, paths: pingPaths, connections: CONNECTIONS, seconds })).perSecond;
+    const peak = async () =>
+      (await runPeak({ url: server.url, pathsFile: paths.file, paths: pingPaths, connections: CONNECTIONS, seconds })).perSecond;
     /** The server's CPU milliseconds per request over `count` sequential ones. */
     const cpuPer = async (count: number, url: (i: number) => string) => {
       const before = cpuSecondsOf(server.pid) ?? 0;
@@ -58,7 +73,9 @@ try {
     const pingCpuMs = await cpuPer(2000, (i) => `${server.url}${pingPaths[i % pingPaths.length]}`);
     await runPeak({ url: server.url, pathsFile: paths.file, paths: pingPaths, connections: CONNECTIONS, seconds: 2 }); // warm-up
     const alone: number[] = [await peak()];
-    const ratios: number[] = [], withPage: number[] = [], latencies: number[] = [];
+    const ratios: number[] = [],
+      withPage: number[] = [],
+      latencies: number[] = [];
     for (let run = 0; run < runs; run++) {
       await sleep(1_000);
       const load = pageLoad(`${server.url}/status/bench`);
@@ -71,12 +88,19 @@ try {
       withPage.push(loaded);
       ratios.push(loaded / ((alone.at(-2)! + alone.at(-1)!) / 2));
     }
-    console.log(JSON.stringify({
-      checks: CHECKS, page_requests_per_second: PAGE_RATE, pings_per_second_alone: alone.map(Math.round), pings_per_second_with_page: withPage.map(Math.round),
-      median_ratio: Math.round(median(ratios) * 1000) / 1000, page_median_ms: Math.round(median(latencies) * 10) / 10,
-      page_cpu_ms: Math.round(pageCpuMs * 1000) / 1000, ping_cpu_ms: Math.round(pingCpuMs * 1000) / 1000,
-      page_load_in_pings_per_second: Math.round((PAGE_RATE * pageCpuMs) / pingCpuMs),
-    }));
+    console.log(
+      JSON.stringify({
+        checks: CHECKS,
+        page_requests_per_second: PAGE_RATE,
+        pings_per_second_alone: alone.map(Math.round),
+        pings_per_second_with_page: withPage.map(Math.round),
+        median_ratio: Math.round(median(ratios) * 1000) / 1000,
+        page_median_ms: Math.round(median(latencies) * 10) / 10,
+        page_cpu_ms: Math.round(pageCpuMs * 1000) / 1000,
+        ping_cpu_ms: Math.round(pingCpuMs * 1000) / 1000,
+        page_load_in_pings_per_second: Math.round((PAGE_RATE * pageCpuMs) / pingCpuMs),
+      }),
+    );
   } finally {
     paths.remove();
   }

@@ -13,7 +13,13 @@ import type { Figure, ScenarioResult } from "./report.ts";
 
 /** One measured variant: pings committed per second. */
 export type StoreBenchRow = { readonly variant: string; readonly pings: number; readonly seconds: number; readonly pingsPerSec: number };
-type Variant = { readonly name: string; readonly durability: Durability; readonly perTurn: number; readonly pingsPerCommit: number; readonly bodyBytes: number };
+type Variant = {
+  readonly name: string;
+  readonly durability: Durability;
+  readonly perTurn: number;
+  readonly pingsPerCommit: number;
+  readonly bodyBytes: number;
+};
 
 const KEEP = 20; // small enough that trimming runs during the bench (each check gets > 20 pings)
 const VARIANTS: readonly Variant[] = [
@@ -42,13 +48,23 @@ async function benchVariant(variant: Variant, count: number, seconds: number): P
     let checks: Check[] = Array.from({ length: count }, () => check({ projectId: owner.id }));
     await store.commit({ ...empty(), projects: [owner], checks });
     const body = variant.bodyBytes > 0 ? new Uint8Array(variant.bodyBytes).fill(120) : null;
-    let next = 0, pings = 0, at = 0;
+    let next = 0,
+      pings = 0,
+      at = 0;
     const pingNext = (): { check: Check; write: PingWrite } => {
       const index = next++ % count;
       const updated: Check = { ...checks[index], nPings: checks[index].nPings + 1, lastPingAt: ++at, status: "up" };
       checks[index] = updated;
-      return { check: updated, write: { projectId: owner.id, checkUuid: updated.uuid, keep: KEEP, body,
-        record: ping({ n: updated.nPings, at, bodySize: body?.length ?? 0 }) } };
+      return {
+        check: updated,
+        write: {
+          projectId: owner.id,
+          checkUuid: updated.uuid,
+          keep: KEEP,
+          body,
+          record: ping({ n: updated.nPings, at, bodySize: body?.length ?? 0 }),
+        },
+      };
     };
     const started = process.hrtime.bigint(); // benches may time themselves
     const deadline = started + BigInt(Math.round(seconds * 1e9));
@@ -91,7 +107,15 @@ export async function benchRestore(count: number): Promise<{ checks: number; wri
     for (let first = 0; first < count; first += 1000) {
       const owner = project();
       const checks = Array.from({ length: Math.min(1000, count - first) }, () =>
-        check({ projectId: owner.id, status: "up", nPings: 5, lastPingAt: 1_700_000_000_000, name: "nightly backup", slug: "nightly-backup" }));
+        check({
+          projectId: owner.id,
+          status: "up",
+          nPings: 5,
+          lastPingAt: 1_700_000_000_000,
+          name: "nightly backup",
+          slug: "nightly-backup",
+        }),
+      );
       await writer.commit({ ...empty(), projects: [owner], checks });
     }
     const writeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -118,7 +142,10 @@ export function formatStoreBench(rows: readonly StoreBenchRow[], checks: number)
   return [
     `Store.commit, ${checks.toLocaleString("en")} checks, each ping its own Changes (check + ping record), keep ${KEEP}`,
     `${"variant".padEnd(44)} ${"pings".padStart(9)} ${"pings/s".padStart(10)}`,
-    ...rows.map((r) => `${r.variant.padEnd(44)} ${r.pings.toLocaleString("en").padStart(9)} ${Math.round(r.pingsPerSec).toLocaleString("en").padStart(10)}`),
+    ...rows.map(
+      (r) =>
+        `${r.variant.padEnd(44)} ${r.pings.toLocaleString("en").padStart(9)} ${Math.round(r.pingsPerSec).toLocaleString("en").padStart(10)}`,
+    ),
   ];
 }
 
@@ -133,13 +160,29 @@ type Restore = Awaited<ReturnType<typeof benchRestore>>;
 export function storeResult(rows: readonly StoreBenchRow[], checks: number, restore: Restore): ScenarioResult {
   const rate = (variant: string) => rows.find((r) => r.variant === variant)?.pingsPerSec ?? Number.NaN;
   const figures: Figure[] = [
-    { scenario: "store", figure: "pings/s, one commit at a time, flush", value: rate("one at a time, flush"), unit: "pings/s",
-      baseline: { value: rate("one at a time, commit"), label: "durability commit" } },
-    { scenario: "store", figure: "pings/s, 1,000 commits per turn, flush", value: rate("1,000 commits per turn, flush"), unit: "pings/s",
-      baseline: { value: rate("1,000 commits per turn, commit"), label: "durability commit" } },
-    { scenario: "store", figure: `restore ${restore.checks.toLocaleString("en")} checks (loadProjects + loadChecks)`, value: restore.restoreSeconds, unit: "s" },
+    {
+      scenario: "store",
+      figure: "pings/s, one commit at a time, flush",
+      value: rate("one at a time, flush"),
+      unit: "pings/s",
+      baseline: { value: rate("one at a time, commit"), label: "durability commit" },
+    },
+    {
+      scenario: "store",
+      figure: "pings/s, 1,000 commits per turn, flush",
+      value: rate("1,000 commits per turn, flush"),
+      unit: "pings/s",
+      baseline: { value: rate("1,000 commits per turn, commit"), label: "durability commit" },
+    },
+    {
+      scenario: "store",
+      figure: `restore ${restore.checks.toLocaleString("en")} checks (loadProjects + loadChecks)`,
+      value: restore.restoreSeconds,
+      unit: "s",
+    },
   ];
-  const restoreLine = `restore: ${restore.checks.toLocaleString("en")} checks written in ${restore.writeSeconds.toFixed(1)} s, ` +
+  const restoreLine =
+    `restore: ${restore.checks.toLocaleString("en")} checks written in ${restore.writeSeconds.toFixed(1)} s, ` +
     `loaded (loadProjects + loadChecks each) in ${restore.restoreSeconds.toFixed(2)} s`;
   return { scenario: "store", figures, details: ["```", ...formatStoreBench(rows, checks), "", restoreLine, "```"] };
 }

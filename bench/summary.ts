@@ -14,19 +14,25 @@ type Run = { readonly title: string; readonly at: string; readonly machine: stri
 
 /** The dated runs of the log with a table of the usual columns, each with its machine line. */
 export function runsOf(log: string): Run[] {
-  return log.split(/^## /m).slice(1).flatMap((section): Run[] => {
-    const lines = section.split("\n");
-    const at = /^(\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(lines[0])?.[1];
-    const start = lines.indexOf(HEADER);
-    if (at === undefined || start < 0) return [];
-    const rows: Row[] = [];
-    for (const line of lines.slice(start + 2)) {
-      if (!line.startsWith("| ")) break;
-      const cells = line.slice(2, -2).split(" | ").map((cell) => cell.trim());
-      rows.push({ scenario: cells[0], cells });
-    }
-    return [{ title: lines[0].trim(), at, machine: lines.find((line) => line.startsWith("nproc")) ?? "", rows }];
-  });
+  return log
+    .split(/^## /m)
+    .slice(1)
+    .flatMap((section): Run[] => {
+      const lines = section.split("\n");
+      const at = /^(\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(lines[0])?.[1];
+      const start = lines.indexOf(HEADER);
+      if (at === undefined || start < 0) return [];
+      const rows: Row[] = [];
+      for (const line of lines.slice(start + 2)) {
+        if (!line.startsWith("| ")) break;
+        const cells = line
+          .slice(2, -2)
+          .split(" | ")
+          .map((cell) => cell.trim());
+        rows.push({ scenario: cells[0], cells });
+      }
+      return [{ title: lines[0].trim(), at, machine: lines.find((line) => line.startsWith("nproc")) ?? "", rows }];
+    });
 }
 
 /** Per scenario, the newest run's headline rows: up to three, those with a target first. */
@@ -61,7 +67,8 @@ function table(summary: ReturnType<typeof summaryOf>): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const readme = readFileSync(README, "utf8");
-  const from = readme.indexOf(BEGIN), to = readme.indexOf(END);
+  const from = readme.indexOf(BEGIN),
+    to = readme.indexOf(END);
   if (from < 0 || to < from) throw new Error(`${README}: no ${BEGIN} ... ${END}`);
   const summary = summaryOf(runsOf(readFileSync(RESULTS, "utf8")));
   writeFileSync(README, `${readme.slice(0, from + BEGIN.length)}\n${table(summary)}\n${readme.slice(to)}`);

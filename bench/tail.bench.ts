@@ -23,32 +23,57 @@ const WARMUP_SECONDS = 1;
 export async function runTailBench(): Promise<ScenarioResult> {
   const seconds = Number(process.env.HCD_BENCH_SECONDS ?? 70);
   const progress = new Progress(SCENARIO);
-  let fixture: PingFixture | null = null, bare: ServerProcess | null = null;
+  let fixture: PingFixture | null = null,
+    bare: ServerProcess | null = null;
   try {
     progress.update(0, 2, "creating 1,000 checks", true);
     const f = await startPingFixture();
     fixture = f;
     bare = await startBare();
-    const fixed = (server: ServerProcess): Promise<RateLoadResult> => runFixedRate({ url: server.url, pathsFile: f.pathsFile, rate: RATE, seconds,
-      warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, body: PING_BODY });
+    const fixed = (server: ServerProcess): Promise<RateLoadResult> =>
+      runFixedRate({
+        url: server.url,
+        pathsFile: f.pathsFile,
+        rate: RATE,
+        seconds,
+        warmupSeconds: WARMUP_SECONDS,
+        connections: CONNECTIONS,
+        body: PING_BODY,
+      });
     progress.update(1, 2, `bare, ${seconds} s`, true);
     const bareRun = await fixed(bare);
     progress.update(2, 2, `hcd, ${seconds} s`, true);
     const hcdRun = await fixed(f.hcd);
     progress.done();
-    for (const [name, run] of [["bare", bareRun], ["hcd", hcdRun]] as const) {
+    for (const [name, run] of [
+      ["bare", bareRun],
+      ["hcd", hcdRun],
+    ] as const) {
       if (run.non200 + run.errors > 0) throw new Error(`tail bench: ${name}: ${run.non200 + run.errors} failed or non-200 answers`);
     }
     const details = [
       `hcd: DURABILITY=flush, CLOCK=real, default SHARDS, 1,000 checks in 10 projects. Load: ${RATE} POST pings/s with a 35-byte body, ` +
-      `open loop over ${CONNECTIONS} keep-alive connections, ${seconds} s after a ${WARMUP_SECONDS} s warm-up (a shard checkpoints a minute after its ` +
-      "oldest logged commit), bare then hcd. Latency from when each request was due.", "",
-      "| server | requests | p50 ms | p99 ms | p99.9 ms | max ms |", "|---|---|---|---|---|---|",
-      ...([["bare", bareRun], ["hcd", hcdRun]] as const).map(([name, run]) =>
-        `| ${name} | ${fmt(run.completed)} | ${fmt(run.p50Ms)} | ${fmt(run.p99Ms)} | ${fmt(run.p999Ms)} | ${fmt(run.maxMs)} |`),
+        `open loop over ${CONNECTIONS} keep-alive connections, ${seconds} s after a ${WARMUP_SECONDS} s warm-up (a shard checkpoints a minute after its ` +
+        "oldest logged commit), bare then hcd. Latency from when each request was due.",
+      "",
+      "| server | requests | p50 ms | p99 ms | p99.9 ms | max ms |",
+      "|---|---|---|---|---|---|",
+      ...(
+        [
+          ["bare", bareRun],
+          ["hcd", hcdRun],
+        ] as const
+      ).map(
+        ([name, run]) =>
+          `| ${name} | ${fmt(run.completed)} | ${fmt(run.p50Ms)} | ${fmt(run.p99Ms)} | ${fmt(run.p999Ms)} | ${fmt(run.maxMs)} |`,
+      ),
     ];
     const figure = (label: string, value: number, base: number, target?: number): Figure => ({
-      scenario: SCENARIO, figure: `${label} at a fixed ${RATE}/s over ${seconds} s`, value, unit: "ms", baseline: { value: base, label: "bare, same rate" },
+      scenario: SCENARIO,
+      figure: `${label} at a fixed ${RATE}/s over ${seconds} s`,
+      value,
+      unit: "ms",
+      baseline: { value: base, label: "bare, same rate" },
       ...(target === undefined ? {} : { target: { op: "<=" as const, value: target, on: "value" as const } }),
     });
     const figures: Figure[] = [

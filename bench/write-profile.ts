@@ -19,21 +19,37 @@ const BODY = new Uint8Array(35).fill(120);
 
 /** Bytes per ping of one shape: journal (commits, synced), checkpoint (tables + journal removal), and what was touched. */
 export type WriteProfileRow = {
-  readonly perTurn: number; readonly journalPerPing: number; readonly checkpointPerPing: number;
-  readonly checkpointPerCheck: number; readonly checksTouched: number;
+  readonly perTurn: number;
+  readonly journalPerPing: number;
+  readonly checkpointPerPing: number;
+  readonly checkpointPerCheck: number;
+  readonly checksTouched: number;
 };
 
 /**
  * Sizes of what one ping writes, as encoded (before LMDB pages); `compactRecord`: the ping as a compact
  * log entry would be (its PingWrite and the check's changed fields), for the redesign's estimate.
  */
-export type RecordSizes = { readonly journalRecord: number; readonly compactRecord: number; readonly checkRow: number; readonly pingRecord: number; readonly body: number };
+export type RecordSizes = {
+  readonly journalRecord: number;
+  readonly compactRecord: number;
+  readonly checkRow: number;
+  readonly pingRecord: number;
+  readonly body: number;
+};
 
 /** Bytes per record of the same traffic appended to a plain file, one write + fdatasync per turn (the candidate log medium). */
 export type FileAppendRow = { readonly perTurn: number; readonly recordBytes: number; readonly perRecord: number };
 
 /** One checkpoint of a store whose ping logs are full: bytes written per ping, and the tables' pages then. */
-export type FullLogRow = { readonly checkpoint: number; readonly pings: number; readonly perPing: number; readonly perCheck: number; readonly trims: number; readonly pingLeafPages: number };
+export type FullLogRow = {
+  readonly checkpoint: number;
+  readonly pings: number;
+  readonly perPing: number;
+  readonly perCheck: number;
+  readonly trims: number;
+  readonly pingLeafPages: number;
+};
 
 const FULL_KEEP = LIMITS.defaultPingLogLimit;
 const FULL_PER_CHECK = 12; // pings of each check per checkpoint: a steady 200/s for a minute over 1,000 checks
@@ -43,7 +59,9 @@ async function storeWithChecks(prefix: string): Promise<{ dir: ReturnType<typeof
   const dir = tempDir(prefix);
   const store = await openStore(dir.path, { durability: "flush" });
   const owner = project();
-  const checks: Check[] = Array.from({ length: CHECKS }, () => check({ projectId: owner.id, name: "nightly backup", slug: "nightly-backup" }));
+  const checks: Check[] = Array.from({ length: CHECKS }, () =>
+    check({ projectId: owner.id, name: "nightly backup", slug: "nightly-backup" }),
+  );
   await store.commit({ ...none(), projects: [owner], checks });
   await store.checkpoint();
   return { dir, store, checks };
@@ -53,8 +71,13 @@ async function storeWithChecks(prefix: string): Promise<{ dir: ReturnType<typeof
 function pingChangesOf(checks: Check[], index: number, at: number, keep: number): Changes {
   const updated: Check = { ...checks[index], nPings: checks[index].nPings + 1, lastPingAt: at, status: "up" };
   checks[index] = updated;
-  const write: PingWrite = { projectId: updated.projectId, checkUuid: updated.uuid, keep, body: BODY,
-    record: ping({ n: updated.nPings, at, method: "POST", remoteAddr: "127.0.0.1", ua: "hcd-bench", bodySize: BODY.length }) };
+  const write: PingWrite = {
+    projectId: updated.projectId,
+    checkUuid: updated.uuid,
+    keep,
+    body: BODY,
+    record: ping({ n: updated.nPings, at, method: "POST", remoteAddr: "127.0.0.1", ua: "hcd-bench", bodySize: BODY.length }),
+  };
   return { ...none(), checks: [updated], pings: [write], stateOnly: true }; // as the shard marks a ping's changes
 }
 
@@ -66,7 +89,8 @@ function pingChangesOf(checks: Check[], index: number, at: number, keep: number)
 export async function runFullLogProfile(): Promise<FullLogRow[]> {
   const { dir, store, checks } = await storeWithChecks("hcd-bench-full-");
   try {
-    let at = Date.now(), seed = 11;
+    let at = Date.now(),
+      seed = 11;
     const pingOf = (index: number): Changes => pingChangesOf(checks, index, ++at, FULL_KEEP);
     const round = async (perCheck: number) => {
       const order = Array.from({ length: perCheck * CHECKS }, (_, i) => i % CHECKS);
@@ -77,7 +101,8 @@ export async function runFullLogProfile(): Promise<FullLogRow[]> {
       }
       for (let i = 0; i < order.length; i += 20) await Promise.all(order.slice(i, i + 20).map((index) => store.commit(pingOf(index))));
     };
-    for (let filled = 0; filled < FULL_KEEP; filled += 25) { // filled as a steady stream fills them: a checkpoint per 25 pings of each check
+    for (let filled = 0; filled < FULL_KEEP; filled += 25) {
+      // filled as a steady stream fills them: a checkpoint per 25 pings of each check
       await round(25);
       await store.checkpoint();
     }
@@ -89,9 +114,14 @@ export async function runFullLogProfile(): Promise<FullLogRow[]> {
       await store.checkpoint();
       const after = await settledWriteBytes("self", { minMs: 200, quietMs: 300, maxMs: 5_000 });
       const pings = FULL_PER_CHECK * CHECKS;
-      rows.push({ checkpoint: r, pings, perPing: (after - before) / pings, perCheck: (after - before) / CHECKS,
+      rows.push({
+        checkpoint: r,
+        pings,
+        perPing: (after - before) / pings,
+        perCheck: (after - before) / CHECKS,
         trims: floorOf(newest, FULL_KEEP) > floorOf(newest - FULL_PER_CHECK, FULL_KEEP) ? CHECKS : 0,
-        pingLeafPages: store.tableStats("pings").leafPages });
+        pingLeafPages: store.tableStats("pings").leafPages,
+      });
     }
     return rows;
   } finally {
@@ -113,14 +143,23 @@ export async function runWriteProfile(runs = 3): Promise<{ rows: WriteProfileRow
       sizes ??= run.sizes;
     }
     const med = (pick: (row: WriteProfileRow) => number) => median(measured.map(pick));
-    rows.push({ perTurn, journalPerPing: med((m) => m.journalPerPing), checkpointPerPing: med((m) => m.checkpointPerPing),
-      checkpointPerCheck: med((m) => m.checkpointPerCheck), checksTouched: med((m) => m.checksTouched) });
+    rows.push({
+      perTurn,
+      journalPerPing: med((m) => m.journalPerPing),
+      checkpointPerPing: med((m) => m.checkpointPerPing),
+      checkpointPerCheck: med((m) => m.checkpointPerCheck),
+      checksTouched: med((m) => m.checksTouched),
+    });
   }
   const known = sizes as RecordSizes;
   const fileAppends: FileAppendRow[] = [];
   for (const perTurn of [20, 1]) {
     for (const recordBytes of [known.journalRecord, known.compactRecord]) {
-      fileAppends.push({ perTurn, recordBytes, perRecord: median(Array.from({ length: runs }, () => fileAppendOnce(perTurn, recordBytes))) });
+      fileAppends.push({
+        perTurn,
+        recordBytes,
+        perRecord: median(Array.from({ length: runs }, () => fileAppendOnce(perTurn, recordBytes))),
+      });
     }
   }
   return { rows, sizes: known, fileAppends };
@@ -146,7 +185,8 @@ function fileAppendOnce(perTurn: number, recordBytes: number): number {
 async function profileOnce(perTurn: number): Promise<{ row: WriteProfileRow; sizes: RecordSizes }> {
   const { dir, store, checks } = await storeWithChecks("hcd-bench-writes-");
   try {
-    let at = Date.now(), seed = 7;
+    let at = Date.now(),
+      seed = 7;
     const pingChanges = (): Changes => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
       const index = (seed >>> 12) % CHECKS; // the high bits: the low ones of this generator cycle quickly
@@ -166,10 +206,20 @@ async function profileOnce(perTurn: number): Promise<{ row: WriteProfileRow; siz
     const afterCheckpoint = await settledWriteBytes("self", { minMs: 200, quietMs: 300, maxMs: 5_000 });
     const ping0 = (sample as Changes).pings[0];
     return {
-      row: { perTurn, journalPerPing: (afterJournal - beforeJournal) / COMMITS, checkpointPerPing: (afterCheckpoint - afterJournal) / COMMITS,
-        checkpointPerCheck: (afterCheckpoint - afterJournal) / touched.size, checksTouched: touched.size },
-      sizes: { journalRecord: Store.recordSize(sample as Changes), compactRecord: compactSize(sample as Changes), checkRow: pack((sample as Changes).checks[0]).length,
-        pingRecord: pack(ping0.record).length, body: BODY.length },
+      row: {
+        perTurn,
+        journalPerPing: (afterJournal - beforeJournal) / COMMITS,
+        checkpointPerPing: (afterCheckpoint - afterJournal) / COMMITS,
+        checkpointPerCheck: (afterCheckpoint - afterJournal) / touched.size,
+        checksTouched: touched.size,
+      },
+      sizes: {
+        journalRecord: Store.recordSize(sample as Changes),
+        compactRecord: compactSize(sample as Changes),
+        checkRow: pack((sample as Changes).checks[0]).length,
+        pingRecord: pack(ping0.record).length,
+        body: BODY.length,
+      },
     };
   } finally {
     await store.close();

@@ -28,7 +28,7 @@ export function staleSource(root = ROOT) {
   while (dirs.length > 0) {
     const dir = dirs.pop();
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name.startsWith(".") || SKIPPED.has(entry.name) && dir === root) continue;
+      if (entry.name.startsWith(".") || (SKIPPED.has(entry.name) && dir === root)) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) dirs.push(path);
       else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
@@ -48,7 +48,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
     const run = spawnSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.json")], { stdio: "inherit" });
     if (run.status !== 0) {
-      console.error(run.error ? `hcd: cannot run the TypeScript compiler: ${run.error.message} (npm ci installs it)` : "hcd: the build failed");
+      console.error(
+        run.error ? `hcd: cannot run the TypeScript compiler: ${run.error.message} (npm ci installs it)` : "hcd: the build failed",
+      );
       process.exit(1);
     }
   }

@@ -74,9 +74,15 @@ export class AppliedShard {
    * first), reports it (onApplied) and starts its effects; returns the shard's answer, what it changed
    * and what its submitter waits for. Throws on a record out of order.
    */
-  apply(position: number, index: number, record: PartitionRecord, replayed: boolean): { result: ShardResultOf<ShardCommand>; changes: Changes; beforeAnswer: Promise<void> } {
+  apply(
+    position: number,
+    index: number,
+    record: PartitionRecord,
+    replayed: boolean,
+  ): { result: ShardResultOf<ShardCommand>; changes: Changes; beforeAnswer: Promise<void> } {
     const shard = this.#current();
-    if (index === 0 ? position <= this.#applied : position !== this.#applied) throw new Error(`partition ${this.#partition}: record ${position}.${index} after ${this.#applied}: out of order`);
+    if (index === 0 ? position <= this.#applied : position !== this.#applied)
+      throw new Error(`partition ${this.#partition}: record ${position}.${index} after ${this.#applied}: out of order`);
     this.#ids = [...record.ids];
     const result = shard.apply(record.command);
     const changes = shard.takeChanges();

@@ -73,7 +73,9 @@ export class BucketFollower {
 
   async #open(): Promise<AsyncIterable<KvWatchEntry> & { stop(): void }> {
     const from = this.#applied;
-    const watch = await retriedWhileSettling(() => this.#kv.watch(from > 0 ? { key: this.#options.key, resumeFromRevision: from + 1 } : { key: this.#options.key }));
+    const watch = await retriedWhileSettling(() =>
+      this.#kv.watch(from > 0 ? { key: this.#options.key, resumeFromRevision: from + 1 } : { key: this.#options.key }),
+    );
     this.#watch = watch;
     if (this.#closed) watch.stop();
     return watch;

@@ -82,13 +82,20 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
   const follower = new IntakeFollower({ connection });
   // this node's host of a partition while it serves it (PartitionNode.replica(), the one rule): requests from
   // this node and from others reach it, the latter through a subscription kept to the same rule
-  const local = (partition: number) => (node.replica(partition) !== null ? hosts.get(partition) ?? null : null);
+  const local = (partition: number) => (node.replica(partition) !== null ? (hosts.get(partition) ?? null) : null);
   const subscriptions = new PartitionSubscriptions(connection, local);
 
   const node: PartitionNode = await PartitionNode.open({
-    connection, node: options.node, partitionCount, replicas, clock: options.clock,
-    leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, advanceEveryMs: options.advanceEveryMs,
-    replica: { snapshotEvery: options.snapshotEvery }, failures,
+    connection,
+    node: options.node,
+    partitionCount,
+    replicas,
+    clock: options.clock,
+    leaseMs: options.leaseMs,
+    renewEveryMs: options.renewEveryMs,
+    advanceEveryMs: options.advanceEveryMs,
+    replica: { snapshotEvery: options.snapshotEvery },
+    failures,
     intakeMark: (partition) => follower.sendLingering(partition),
     judgeUpTo: (partition, now, handed) => watermarks.judgeUpTo(partition, now, handed),
     // before a new owner judges anything: every ping acknowledged before the takeover is in its log, at its own stamp
@@ -100,7 +107,9 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     },
     prepare: async (partition) => {
       const host = new PartitionHost(partition, {
-        openHistory: () => options.openHistory(partition), notifications: options.notifications, directory,
+        openHistory: () => options.openHistory(partition),
+        notifications: options.notifications,
+        directory,
         replica: () => node.replica(partition),
         pendingNotifications: () => options.notifications.pending(),
         sent: options.sent,
@@ -112,11 +121,16 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
     onTakeover: async (partition, report, replica) => {
       // the time without an owner is stored before the partition is served: status pages show it as unknown
       if (report.unowned !== null) await unknownTime.record(partition, report.unowned);
-      const [projects, routes, pushTokens] = replica.read((shard) => [shard.projects(), [...shard.routes()], [...shard.pushTokens()]] as const);
+      const [projects, routes, pushTokens] = replica.read(
+        (shard) => [shard.projects(), [...shard.routes()], [...shard.pushTokens()]] as const,
+      );
       const reconciled = await directory.reconcile(partition, projects, routes, pushTokens);
       await directory.caughtUpTo(reconciled.revision);
       if (replica.state !== "owner") throw new NotOwnerError(`partition ${partition}: lost during its takeover`); // onLost ran meanwhile
-      log.info({ partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length }, "cluster: partition taken over");
+      log.info(
+        { partition, replayed: report.replayed, snapshot: report.snapshotSequence, flips: report.flips.length },
+        "cluster: partition taken over",
+      );
     },
     onServed: (partition) => subscriptions.follow(partition),
     onDropped: (partition) => hosts.delete(partition), // its caches go with its shard; a later gain prepares a fresh host
@@ -129,7 +143,10 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
 
   // made once the node is: its first publication lists the partitions served (none yet)
   const watermarks = new PingWatermarks({
-    connection, node: options.node, partitionCount, clock: options.clock ?? Date.now,
+    connection,
+    node: options.node,
+    partitionCount,
+    clock: options.clock ?? Date.now,
     unansweredSince: (partition) => pool?.earliestUnansweredPingAt(partition) ?? null,
     storedUpTo: () => intake.storedUpTo,
     floors: () => node.ready().map((partition) => [partition, node.replica(partition)?.intakeStored ?? 0] as const),
@@ -151,42 +168,57 @@ export async function createClusterPool(options: ClusterPoolOptions): Promise<Cl
       return Math.max(intake.storedUpTo, watermarks.newestSeq()); // what this node knows of without asking
     }
   };
-  const handles = Array.from({ length: partitionCount }, (_, partition) => new PartitionHandle({
-    connection, partition, connected: () => connected, local: () => local(partition),
-    directorySynced: () => directory.synced(),
-    intakeAfter: () => intakeEnd(),
-    forward: {
-      leaseholder: () => {
-        const holder = node.leaseholder(partition);
-        return holder === options.node ? null : holder;
-      },
-      send: (to, request) => forwarder.send(to, partition, request),
+  const handles = Array.from(
+    { length: partitionCount },
+    (_, partition) =>
+      new PartitionHandle({
+        connection,
+        partition,
+        connected: () => connected,
+        local: () => local(partition),
+        directorySynced: () => directory.synced(),
+        intakeAfter: () => intakeEnd(),
+        forward: {
+          leaseholder: () => {
+            const holder = node.leaseholder(partition);
+            return holder === options.node ? null : holder;
+          },
+          send: (to, request) => forwarder.send(to, partition, request),
+        },
+      }),
+  );
+  pool = new ShardedPool(
+    handles,
+    async () => {
+      clearInterval(followServed);
+      clearInterval(purging);
+      follower.close();
+      watermarks.close();
+      await node.stop();
+      subscriptions.close();
+      stopServingPartition(servingNode); // drained, as a partition's: what arrived is answered (NotOwnerError)
+      await directory.close();
+      await options.onClose?.();
     },
-  }));
-  pool = new ShardedPool(handles, async () => {
-    clearInterval(followServed);
-    clearInterval(purging);
-    follower.close();
-    watermarks.close();
-    await node.stop();
-    subscriptions.close();
-    stopServingPartition(servingNode); // drained, as a partition's: what arrived is answered (NotOwnerError)
-    await directory.close();
-    await options.onClose?.();
-  }, directory);
+    directory,
+  );
   // a partition stops being served without an event too (its lease lapsed by the clock, its replica stopped
   // after a failed write): its subscription follows within a second
   const followServed = setInterval(() => {
     for (let partition = 0; partition < partitionCount; partition++) subscriptions.follow(partition);
   }, 1_000);
   pool.useIntake(intake);
-  pool.useUnknownTime(async (projectId) => projectId !== null ? unknownTime.spans(partitionOf(projectId, partitionCount))
-    : mergeSpans((await Promise.all(Array.from({ length: partitionCount }, (_, partition) => unknownTime.spans(partition)))).flat()));
+  pool.useUnknownTime(async (projectId) =>
+    projectId !== null
+      ? unknownTime.spans(partitionOf(projectId, partitionCount))
+      : mergeSpans((await Promise.all(Array.from({ length: partitionCount }, (_, partition) => unknownTime.spans(partition)))).flat()),
+  );
   // the node serving partition 0 lets go of the intake messages every partition's log holds
   const purging = setInterval(() => {
     const floor = watermarks.floor((options.clock ?? Date.now)());
     if (floor === null || floor <= 0 || node.replica(0) === null) return;
-    void intakeManager.then((jsm) => jsm.streams.purge(INTAKE_STREAM, { seq: floor + 1 }))
+    void intakeManager
+      .then((jsm) => jsm.streams.purge(INTAKE_STREAM, { seq: floor + 1 }))
       .catch((error: unknown) => log.warn({ err: error, floor }, "cluster: the intake stream could not be purged; tried again later"));
   }, options.intakePurgeEveryMs ?? PURGE_EVERY_MS);
   node.start();

@@ -17,7 +17,8 @@ const DIAL_TIMEOUT_MS = 10_000;
 const RETRY_MS = 500;
 
 export type ClusterConnection = {
-  readonly connection: NatsConnection; readonly badgeSecret: string;
+  readonly connection: NatsConnection;
+  readonly badgeSecret: string;
   /** The cluster's partition count (cluster/partition-count.ts). */
   readonly partitionCount: number;
 };
@@ -48,11 +49,17 @@ export class NatsTrustError extends Error {
  * Connects to the NATS servers and reads (or creates) what every node shares from the start: the badge
  * secret and the partition count (`partitions`: the configured one, null when not set).
  */
-export async function connectCluster(options: { access: NatsAccess; node: string; replicas: number; partitions: number | null }): Promise<ClusterConnection> {
+export async function connectCluster(options: {
+  access: NatsAccess;
+  node: string;
+  replicas: number;
+  partitions: number | null;
+}): Promise<ClusterConnection> {
   const connection = await connectAtStart(connectionOptions(options.access, options.node));
   try {
     const [badgeSecret, partitionCount] = await Promise.all([
-      sharedSecret(connection, options.replicas, "badge"), clusterPartitionCount(connection, options.replicas, options.partitions),
+      sharedSecret(connection, options.replicas, "badge"),
+      clusterPartitionCount(connection, options.replicas, options.partitions),
     ]);
     return { connection, badgeSecret, partitionCount };
   } catch (error) {
@@ -64,17 +71,23 @@ export async function connectCluster(options: { access: NatsAccess; node: string
 /** The client's options for `access`; throws NatsTrustError when a file it names can't be read. */
 export function connectionOptions(access: NatsAccess, node: string): ConnectionOptions {
   const base: ConnectionOptions = {
-    servers: [...access.urls], name: `hcd-${node}`, timeout: DIAL_TIMEOUT_MS,
+    servers: [...access.urls],
+    name: `hcd-${node}`,
+    timeout: DIAL_TIMEOUT_MS,
     // reconnect without end (to any server of the list): a node cut off answers 503 until it is back. The
     // client still gives up when a server refuses the credentials twice in a row (main.ts then exits).
-    maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000, maxPingOut: 2,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    pingInterval: 2_000,
+    maxPingOut: 2,
     // without it the client makes an Error (a stack trace) for every request, a JetStream publish among
     // them, in case it fails (measured: docs/cluster.md, NATS server notes). The errors still say what
     // failed; they lose only the caller's frames.
     noAsyncTraces: true,
   };
   // an object (even empty) makes the client require TLS of every server; rejectUnauthorized is its default
-  if (access.tls !== null) base.tls = access.tls.caFile === null ? {} : { ca: readFileOf("NATS_TLS_CA", access.tls.caFile).toString("utf8") };
+  if (access.tls !== null)
+    base.tls = access.tls.caFile === null ? {} : { ca: readFileOf("NATS_TLS_CA", access.tls.caFile).toString("utf8") };
   const credentials = access.credentials;
   if (credentials?.kind === "password") return { ...base, user: credentials.user, pass: credentials.password };
   if (credentials?.kind === "token") return { ...base, token: credentials.token };
@@ -86,14 +99,17 @@ export function connectionOptions(access: NatsAccess, node: string): ConnectionO
     } catch (error) {
       throw new NatsTrustError(`NATS_CREDS=${file}: not a NATS credentials file (a user JWT and its nkey seed): ${messageOf(error)}`);
     }
-    return { ...base, authenticator: credsAuthenticator(() => {
-      try {
-        last = readFileSync(file);
-      } catch {
-        // a file being replaced: the last one read still serves
-      }
-      return last;
-    }) };
+    return {
+      ...base,
+      authenticator: credsAuthenticator(() => {
+        try {
+          last = readFileSync(file);
+        } catch {
+          // a file being replaced: the last one read still serves
+        }
+        return last;
+      }),
+    };
   }
   return base;
 }
@@ -114,7 +130,8 @@ export async function connectAtStart(options: ConnectionOptions, waitMs = START_
     }
     // the client reports the last server's error: with several, an answer from one that is up (a refusal)
     // may be hidden behind one that is down, so each is asked alone
-    const refusal = trustRefusal(failure) ?? (options.servers !== undefined && options.servers.length > 1 ? await refusalOfAny(options) : null);
+    const refusal =
+      trustRefusal(failure) ?? (options.servers !== undefined && options.servers.length > 1 ? await refusalOfAny(options) : null);
     if (refusal !== null) throw refusal;
     if (Date.now() >= until) throw new Error(`no NATS server answered within ${Math.round(waitMs / 1000)} s: ${messageOf(failure)}`);
     if (!waiting) log.warn(`waiting for NATS: ${messageOf(failure)} (for ${Math.round(waitMs / 1000)} s at most)`);

@@ -9,7 +9,9 @@ import { sessionKeyOf } from "../persistence/session-file.ts";
 /** A dashboard session (the same fields as http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
   readonly id: string;
-  readonly principal: { readonly kind: "admin"; readonly tokenHash: string } | { readonly kind: "key"; readonly apiKey: string }
+  readonly principal:
+    | { readonly kind: "admin"; readonly tokenHash: string }
+    | { readonly kind: "key"; readonly apiKey: string }
     | { readonly kind: "user"; readonly userId: string; readonly generation: number };
   readonly csrf: string;
   readonly expiresAt: number;
@@ -37,9 +39,17 @@ export class DashboardSessions {
   }
 
   /** Opens (or creates) the bucket and starts hearing removals. `idleMs`: the dashboard's idle limit. */
-  static async open(options: { connection: NatsConnection; replicas: number; idleMs: number; bucket?: string }): Promise<DashboardSessions> {
+  static async open(options: {
+    connection: NatsConnection;
+    replicas: number;
+    idleMs: number;
+    bucket?: string;
+  }): Promise<DashboardSessions> {
     const kv = await openBucket(options.connection, options.bucket ?? "hcd-sessions", {
-      replicas: options.replicas, history: 1, ttl: options.idleMs, allow_direct: false,
+      replicas: options.replicas,
+      history: 1,
+      ttl: options.idleMs,
+      allow_direct: false,
     });
     const sessions = new DashboardSessions(kv);
     await sessions.#follow();
@@ -54,7 +64,7 @@ export class DashboardSessions {
   async remove(id: string): Promise<void> {
     if (!validId(id)) return;
     await this.#kv.delete(keyOf(id));
-    if (await this.#kv.get(legacyKeyOf(id)) !== null) await this.#kv.delete(legacyKeyOf(id));
+    if ((await this.#kv.get(legacyKeyOf(id))) !== null) await this.#kv.delete(legacyKeyOf(id));
   }
 
   /** The stored session, or null (none, removed, or an id that could not be a session's). */

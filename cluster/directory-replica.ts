@@ -10,7 +10,16 @@ import type { Changes } from "../engine/changes.ts";
 import type { Project } from "../engine/model.ts";
 import { DirectoryLookups } from "../host/directory-lookups.ts";
 import { watchStalled } from "./bucket-follower.ts";
-import { checkKey, decodeCheckValue, decodeProject, encodeCheckValue, encodeProject, parseKey, partitionFilters, projectKey } from "./directory-keys.ts";
+import {
+  checkKey,
+  decodeCheckValue,
+  decodeProject,
+  encodeCheckValue,
+  encodeProject,
+  parseKey,
+  partitionFilters,
+  projectKey,
+} from "./directory-keys.ts";
 import { openBucket } from "./jetstream-setup.ts";
 import { resendUnanswered } from "./resend.ts";
 import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
@@ -126,10 +135,16 @@ export class DirectoryReplica extends DirectoryLookups {
 
   // ---- lookups: the same answers as the single-node pool's directory (host/pool.ts) ----
 
-
   /** Catches up with the bucket (one request shared by every caller meanwhile: a flood of unknown keys costs one at a time). */
   override catchUp(): Promise<void> {
-    this.#catchingUp ??= this.synced().then(() => {}, () => {}).finally(() => { this.#catchingUp = null; });
+    this.#catchingUp ??= this.synced()
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        this.#catchingUp = null;
+      });
     return this.#catchingUp;
   }
 
@@ -165,7 +180,10 @@ export class DirectoryReplica extends DirectoryLookups {
           else resolve();
         },
       };
-      const timer = setTimeout(() => waiter.settle(new Error(`directory: revision ${revision} not applied within ${timeoutMs} ms (at ${this.#revision})`)), timeoutMs);
+      const timer = setTimeout(
+        () => waiter.settle(new Error(`directory: revision ${revision} not applied within ${timeoutMs} ms (at ${this.#revision})`)),
+        timeoutMs,
+      );
       this.#waiters.push(waiter);
     });
   }
@@ -189,7 +207,10 @@ export class DirectoryReplica extends DirectoryLookups {
   publish(changes: DirectoryChanges): Promise<number> {
     const writes = new Map<string, Write>(); // by key: the last write of a key wins, deletions after upserts (as the store applies them)
     for (const project of changes.projects) {
-      writes.set(projectKey(this.#partition(project.id), project.id), { key: projectKey(this.#partition(project.id), project.id), value: encodeProject(project) });
+      writes.set(projectKey(this.#partition(project.id), project.id), {
+        key: projectKey(this.#partition(project.id), project.id),
+        value: encodeProject(project),
+      });
     }
     const stateOnly = changes.statusOnly === true || changes.stateOnly === true || changes.alertOnly === true;
     if (!stateOnly) {
@@ -211,13 +232,19 @@ export class DirectoryReplica extends DirectoryLookups {
    * takeover): puts what differs and deletes the keys of projects and checks it no longer holds. Resolves
    * with how many keys were put and deleted, and the last revision written.
    */
-  reconcile(partition: number, projects: readonly Project[], checks: Iterable<CheckRoute>, pushTokens: Iterable<CheckPushToken> = []): Promise<{ put: number; deleted: number; revision: number }> {
+  reconcile(
+    partition: number,
+    projects: readonly Project[],
+    checks: Iterable<CheckRoute>,
+    pushTokens: Iterable<CheckPushToken> = [],
+  ): Promise<{ put: number; deleted: number; revision: number }> {
     return this.#enqueue(async () => {
       await this.synced(); // the copy now holds the bucket's values: a put it already holds is left out
       const wanted: Write[] = [];
       for (const project of projects) wanted.push({ key: projectKey(partition, project.id), value: encodeProject(project) });
       const tokens = new Map(pushTokens);
-      for (const [uuid, projectId, badgeKey] of checks) wanted.push({ key: checkKey(partition, projectId, uuid), value: encodeCheckValue(badgeKey, tokens.get(uuid)) });
+      for (const [uuid, projectId, badgeKey] of checks)
+        wanted.push({ key: checkKey(partition, projectId, uuid), value: encodeCheckValue(badgeKey, tokens.get(uuid)) });
       const filters = partitionFilters(partition);
       const present = new Set<string>(); // the bucket's live keys of the partition
       for (const filter of [filters.projects, filters.checks]) {
@@ -275,8 +302,12 @@ export class DirectoryReplica extends DirectoryLookups {
       return held !== null && project !== undefined && JSON.stringify(held) === JSON.stringify(project);
     }
     const value = decodeCheckValue(write.value!);
-    return this.checks.projectOf(key.uuid) === key.projectId && value !== null && this.checks.checkOfBadge(value.badgeKey) === key.uuid
-      && (value.pushToken === undefined ? this.pushTokenOf(key.uuid) === undefined : this.pushTokenHolder(value.pushToken) === key.uuid);
+    return (
+      this.checks.projectOf(key.uuid) === key.projectId &&
+      value !== null &&
+      this.checks.checkOfBadge(value.badgeKey) === key.uuid &&
+      (value.pushToken === undefined ? this.pushTokenOf(key.uuid) === undefined : this.pushTokenHolder(value.pushToken) === key.uuid)
+    );
   }
 
   /** Sends the writes (pipelined, each sent again while unanswered); resolves with the highest revision written. */
@@ -297,7 +328,8 @@ export class DirectoryReplica extends DirectoryLookups {
       options.headers = headers();
       options.headers.set(KV_OPERATION, "DEL");
     }
-    const publish = async (timeout: number) => (await this.#js.publish(subject, write.value ?? new Uint8Array(0), { ...options, timeout })).seq;
+    const publish = async (timeout: number) =>
+      (await this.#js.publish(subject, write.value ?? new Uint8Array(0), { ...options, timeout })).seq;
     const seq = await resendUnanswered(publish, { timeoutMs: this.#ackTimeoutMs, forMs: this.#retryForMs });
     this.#written = Math.max(this.#written, seq); // each acknowledged write, even when another of its publish fails
     return seq;
@@ -394,4 +426,3 @@ export class DirectoryReplica extends DirectoryLookups {
 function sameKeys(a: Project, b: Project): boolean {
   return a.apiKey === b.apiKey && a.apiKeyReadonly === b.apiKeyReadonly && a.pingKey === b.pingKey && a.badgeKey === b.badgeKey;
 }
-

@@ -46,9 +46,16 @@ export function encodeSegmentMessage(pings: readonly HeldPing[]): Uint8Array {
  */
 export function decodePings(bytes: Uint8Array): DecodedPing[] {
   const value: unknown = packr.unpack(bytes);
-  if (Array.isArray(value) && value[0] === MESSAGE_IDS.ping && value.length === 3) return [{ record: value[1] as PingRecord, body: value[2] === null ? null : new Uint8Array(value[2] as Uint8Array) }];
-  const [id, records, bodies] = Array.isArray(value) ? value as [unknown, unknown, unknown] : [];
-  if (id !== MESSAGE_IDS.segment || !Array.isArray(records) || !Array.isArray(bodies) || records.length === 0 || records.length !== bodies.length) {
+  if (Array.isArray(value) && value[0] === MESSAGE_IDS.ping && value.length === 3)
+    return [{ record: value[1] as PingRecord, body: value[2] === null ? null : new Uint8Array(value[2] as Uint8Array) }];
+  const [id, records, bodies] = Array.isArray(value) ? (value as [unknown, unknown, unknown]) : [];
+  if (
+    id !== MESSAGE_IDS.segment ||
+    !Array.isArray(records) ||
+    !Array.isArray(bodies) ||
+    records.length === 0 ||
+    records.length !== bodies.length
+  ) {
     throw new Error(`not a history ping or segment message (message id ${Array.isArray(value) ? String(value[0]) : typeof value})`);
   }
   return records.map((record: PingRecord, i) => ({ record, body: bodies[i] === null ? null : new Uint8Array(bodies[i] as Uint8Array) }));
@@ -61,7 +68,8 @@ export function decodeFlip(bytes: Uint8Array): Flip {
 /** Splits a check's held pings into segments of at most SEGMENT_PINGS and SEGMENT_BYTES (a larger ping alone). */
 export function segmentsOf(pings: readonly HeldPing[]): HeldPing[][] {
   const segments: HeldPing[][] = [];
-  let current: HeldPing[] = [], bytes = 0;
+  let current: HeldPing[] = [],
+    bytes = 0;
   for (const ping of pings) {
     const size = sizeOf(ping);
     if (current.length > 0 && (current.length >= SEGMENT_PINGS || bytes + size > SEGMENT_BYTES)) {

@@ -62,7 +62,10 @@ export class HistoryReader {
       const first = from === 1 ? 1 : (await this.#firstHolding(subject, from, newest.seq)).message.seq;
       if (first < newest.seq) messages = await this.#read(subject, first, newest.seq);
     }
-    return newestFirst(messages.flatMap((message) => decodePings(message.data).map((ping) => ping.record)), limit);
+    return newestFirst(
+      messages.flatMap((message) => decodePings(message.data).map((ping) => ping.record)),
+      limit,
+    );
   }
 
   /** Ping n's stored body, or null when it has none or is no longer kept. */
@@ -79,7 +82,8 @@ export class HistoryReader {
 
   /** The check's flips with fromAt <= at < toAt (either bound optional), newest first. */
   async flips(checkUuid: string, query: FlipQuery): Promise<Flip[]> {
-    const fromAt = query.fromAt ?? -Infinity, toAt = query.toAt ?? Infinity;
+    const fromAt = query.fromAt ?? -Infinity,
+      toAt = query.toAt ?? Infinity;
     return (await this.#allFlips(checkUuid)).filter((flip) => flip.at >= fromAt && flip.at < toAt);
   }
 
@@ -96,7 +100,7 @@ export class HistoryReader {
   /** Every kept flip of the check, newest first (by time, then number, as flip-log.ts orders them). */
   async #allFlips(checkUuid: string, newest?: StoredMsg): Promise<Flip[]> {
     const subject = this.#subjectOf("flip", checkUuid);
-    const last = newest ?? await this.#get({ last_by_subj: subject });
+    const last = newest ?? (await this.#get({ last_by_subj: subject }));
     if (last === null) return [];
     const flips = (await this.#read(subject, 1, last.seq)).map((message) => decodeFlip(message.data));
     return flips.sort((a, b) => b.at - a.at || b.n - a.n);
@@ -112,7 +116,8 @@ export class HistoryReader {
    * stored before it), so the message found holds ping n if it is kept.
    */
   async #firstHolding(subject: string, n: number, newestSeq: number): Promise<{ message: StoredMsg; pings: DecodedPing[] }> {
-    let low = 1, high = newestSeq;
+    let low = 1,
+      high = newestSeq;
     let best: { message: StoredMsg; pings: DecodedPing[] } | null = null;
     while (low <= high) {
       const middle = Math.floor((low + high) / 2);
@@ -144,8 +149,12 @@ export class HistoryReader {
     try {
       // a consumer created by a request whose answer was lost is removed once inactive
       created = await jsm.consumers.add(stream, {
-        filter_subject: subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from),
-        ack_policy: AckPolicy.None, mem_storage: true, inactive_threshold: nanos(30_000), // left behind by a reader that died: removed
+        filter_subject: subject,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: Math.max(1, from),
+        ack_policy: AckPolicy.None,
+        mem_storage: true,
+        inactive_threshold: nanos(30_000), // left behind by a reader that died: removed
       });
     } catch {
       // the meta leader answers consumer creation, and after a server's loss the cluster may have none for
@@ -154,18 +163,27 @@ export class HistoryReader {
     }
     const drop = () => void jsm.consumers.delete(stream, created.name).catch(() => {});
     const starting = js.consumers.get(stream, created.name).then((consumer) => consumer.consume({ max_messages: 1_000 }));
-    const messages = await within(starting, READ_IDLE_MS, `${stream}: no consumer of ${subject} after ${READ_IDLE_MS} ms`).catch((error: unknown) => {
-      void starting.then((late) => late.stop(), () => {});
-      drop();
-      throw error;
-    });
+    const messages = await within(starting, READ_IDLE_MS, `${stream}: no consumer of ${subject} after ${READ_IDLE_MS} ms`).catch(
+      (error: unknown) => {
+        void starting.then(
+          (late) => late.stop(),
+          () => {},
+        );
+        drop();
+        throw error;
+      },
+    );
     const out: StoredMsgLike[] = [];
     const iterator = messages[Symbol.asyncIterator]();
     try {
       for (;;) {
-        const step = await within(iterator.next(), READ_IDLE_MS, `${stream}: no message of ${subject} for ${READ_IDLE_MS} ms reading ${from}..${to}`).catch(async (error: unknown) => {
+        const step = await within(
+          iterator.next(),
+          READ_IDLE_MS,
+          `${stream}: no message of ${subject} for ${READ_IDLE_MS} ms reading ${from}..${to}`,
+        ).catch(async (error: unknown) => {
           // purged meanwhile (the check deleted): what was read is all there is
-          if (await this.#get({ seq: to }) === null) return null;
+          if ((await this.#get({ seq: to })) === null) return null;
           throw error;
         });
         if (step === null) break;

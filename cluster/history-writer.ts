@@ -12,7 +12,14 @@ import type { PartitionStream } from "./jetstream-setup.ts";
 import { unanswered } from "./nats-errors.ts";
 import type { HeldPing } from "./ping-tail.ts";
 import { replyInboxOf } from "./reply-inbox.ts";
-import { encodeDeletedMessage, encodeFlipMessage, encodeSegmentMessage, historySubject, POSITION_HEADER, segmentsOf } from "./history-codec.ts";
+import {
+  encodeDeletedMessage,
+  encodeFlipMessage,
+  encodeSegmentMessage,
+  historySubject,
+  POSITION_HEADER,
+  segmentsOf,
+} from "./history-codec.ts";
 import type { HistoryKind } from "./history-codec.ts";
 
 /** How many times a chain's last message is sent while its PubAck does not come. */
@@ -49,7 +56,10 @@ function messageHeaders(message: Outgoing, expectId: string | null): MsgHdrs {
 
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
   let resolve!: () => void, reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
@@ -108,7 +118,8 @@ export class HistoryWriter {
     const outgoing: Outgoing[] = [];
     // the first record of a message keeps the ids of the time each record was a message of its own
     const place = index === 0 ? `${position}` : `${position}.${index}`;
-    const add = (subject: string, data: Uint8Array) => outgoing.push({ subject, data, id: `${this.#stream.stream}:${place}:${outgoing.length}`, position });
+    const add = (subject: string, data: Uint8Array) =>
+      outgoing.push({ subject, data, id: `${this.#stream.stream}:${place}:${outgoing.length}`, position });
     // a check deleted by the same record keeps nothing of it
     for (const flip of changes.flips) {
       if (!deleted.has(flip.checkUuid)) add(this.#subjectOf("flip", flip.checkUuid), encodeFlipMessage(flip));
@@ -124,7 +135,7 @@ export class HistoryWriter {
       return this.#sendUnit(outgoing, deleted, stored);
     }
     // the records applied within groupWaitMs go out as one chain with one PubAck
-    const group = this.#group ??= { messages: [], done: deferred() };
+    const group = (this.#group ??= { messages: [], done: deferred() });
     group.messages.push(...outgoing);
     if (group.messages.length >= GROUP_MESSAGES) this.#sendGroup();
     else if (group.messages.length === outgoing.length) setTimeout(() => this.#sendGroup(), this.#groupWaitMs);
@@ -145,7 +156,12 @@ export class HistoryWriter {
     for (const [uuid, pings] of held) {
       const subject = this.#subjectOf("ping", uuid);
       for (const segment of segmentsOf(pings)) {
-        outgoing.push({ subject, data: encodeSegmentMessage(segment), id: `${this.#stream.stream}:segment:${this.#openingId}:${this.#segmentsSent++}`, position });
+        outgoing.push({
+          subject,
+          data: encodeSegmentMessage(segment),
+          id: `${this.#stream.stream}:segment:${this.#openingId}:${this.#segmentsSent++}`,
+          position,
+        });
         const counts = sizes.get(uuid) ?? [];
         sizes.set(uuid, counts);
         counts.push(segment.length);
@@ -167,7 +183,10 @@ export class HistoryWriter {
     this.#segmentSizes.set(uuid, sizes);
     sizes.push(...stored);
     let keep = 0;
-    for (let i = sizes.length - 1, pings = 0; i >= 0 && pings < LIMITS.maxPingsListed; i--) { pings += sizes[i]; keep++; }
+    for (let i = sizes.length - 1, pings = 0; i >= 0 && pings < LIMITS.maxPingsListed; i--) {
+      pings += sizes[i];
+      keep++;
+    }
     if (sizes.length <= keep + 1) return;
     sizes.splice(0, sizes.length - (keep + 1));
     try {
@@ -209,7 +228,9 @@ export class HistoryWriter {
     const previousSent = this.#sent;
     const earlier = deleted.size === 0 && !alone ? [] : [...this.#inFlight];
     let markSent!: () => void;
-    this.#sent = new Promise((resolve) => { markSent = resolve; });
+    this.#sent = new Promise((resolve) => {
+      markSent = resolve;
+    });
     const stored = (async () => {
       try {
         await previousSent; // 1.
@@ -218,7 +239,10 @@ export class HistoryWriter {
         // sent now (synchronously, below) or never: either way the next unit may go (once this one is answered, when alone)
         if (!alone) queueMicrotask(markSent);
       }
-      if (this.#failed !== null) throw new HistoryGapError(`${this.#stream.stream}: position ${outgoing[0].position} refused, an earlier record failed (${this.#failed.message})`);
+      if (this.#failed !== null)
+        throw new HistoryGapError(
+          `${this.#stream.stream}: position ${outgoing[0].position} refused, an earlier record failed (${this.#failed.message})`,
+        );
       try {
         // 3. chained to the unit before while that one is unanswered: stored only right after it
         let expectId = this.#unanswered > 0 ? this.#lastSentId : null;
@@ -230,13 +254,16 @@ export class HistoryWriter {
         const last = outgoing[outgoing.length - 1];
         this.#lastSentId = last.id;
         this.#unanswered++;
-        const answered = () => { this.#unanswered--; };
+        const answered = () => {
+          this.#unanswered--;
+        };
         const ack = this.#publish(last, expectId);
         ack.then(answered, answered);
         await ack;
         // 5.
         for (const uuid of deleted) {
-          for (const kind of ["ping", "flip"] as const) await this.#stream.jsm.streams.purge(this.#stream.stream, { filter: this.#subjectOf(kind, uuid) });
+          for (const kind of ["ping", "flip"] as const)
+            await this.#stream.jsm.streams.purge(this.#stream.stream, { filter: this.#subjectOf(kind, uuid) });
         }
       } catch (error) {
         // a message not sent (too large, the connection closed) or refused: the later ones are refused too
@@ -258,7 +285,10 @@ export class HistoryWriter {
     const h = messageHeaders(message, expectId);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await replyInboxOf(this.#stream.connection).publish(message.subject, message.data, { headers: h, timeoutMs: this.#stream.ackTimeoutMs });
+        return await replyInboxOf(this.#stream.connection).publish(message.subject, message.data, {
+          headers: h,
+          timeoutMs: this.#stream.ackTimeoutMs,
+        });
       } catch (error) {
         if (attempt >= PUBLISH_ATTEMPTS || !unanswered(error)) throw error;
       }

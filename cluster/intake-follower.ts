@@ -29,7 +29,12 @@ const CHECK_EVERY_MS = 2_000;
 /** What the follower needs of a partition's replica. */
 export type IntakeReplica = Pick<PartitionReplica, "submitIntake">;
 
-type Waiter = { readonly seq: number; readonly resolve: () => void; readonly reject: (error: unknown) => void; readonly timer: ReturnType<typeof setTimeout> };
+type Waiter = {
+  readonly seq: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+};
 
 /** A partition this node serves, as the follower hands it pings. */
 type Joined = {
@@ -129,7 +134,11 @@ export class IntakeFollower {
       const timer = setTimeout(() => {
         const at = joined.waiters.indexOf(waiter);
         if (at >= 0) joined.waiters.splice(at, 1);
-        reject(new ServiceUnavailableError(`partition ${partition}: the pings acknowledged before this request were not applied within ${REACHED_TIMEOUT_MS / 1000} s`));
+        reject(
+          new ServiceUnavailableError(
+            `partition ${partition}: the pings acknowledged before this request were not applied within ${REACHED_TIMEOUT_MS / 1000} s`,
+          ),
+        );
       }, REACHED_TIMEOUT_MS);
       const waiter: Waiter = { seq, resolve, reject, timer };
       joined.waiters.push(waiter);
@@ -189,7 +198,10 @@ export class IntakeFollower {
   }
 
   async #run(from: number, generation: number): Promise<void> {
-    const consumer = await jetstream(this.#options.connection).consumers.get(INTAKE_STREAM, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
+    const consumer = await jetstream(this.#options.connection).consumers.get(INTAKE_STREAM, {
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: from,
+    });
     if (generation !== this.#generation) return;
     const messages = await consumer.consume({ max_messages: 512 });
     if (generation !== this.#generation) {
@@ -235,13 +247,20 @@ export class IntakeFollower {
     const appending = { first: pings[0].seq };
     joined.appending.push(appending);
     // refused (NotOwnerError) once the replica is not the writer: its next owner reads them from its log's mark
-    joined.replica.submitIntake(pings).then(() => {
-      joined.appending.splice(joined.appending.indexOf(appending), 1);
-      this.#answerWaiters(joined);
-    }, (error: unknown) => {
-      if (!(error instanceof NotOwnerError)) log.warn({ partition: joined.partition, err: error }, "cluster: a partition's intake pings were not appended; its next takeover reads them again");
-      if (this.#joined.get(joined.partition) === joined) this.leave(joined.partition);
-    });
+    joined.replica.submitIntake(pings).then(
+      () => {
+        joined.appending.splice(joined.appending.indexOf(appending), 1);
+        this.#answerWaiters(joined);
+      },
+      (error: unknown) => {
+        if (!(error instanceof NotOwnerError))
+          log.warn(
+            { partition: joined.partition, err: error },
+            "cluster: a partition's intake pings were not appended; its next takeover reads them again",
+          );
+        if (this.#joined.get(joined.partition) === joined) this.leave(joined.partition);
+      },
+    );
   }
 
   #answerWaiters(joined: Joined): void {

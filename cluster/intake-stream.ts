@@ -41,7 +41,7 @@ export function encodeIntake(pings: readonly IntakePing[]): Uint8Array {
   const sections = new Map<number, [string, PingCommand][]>();
   for (const [partition, projectId, ping] of pings) {
     let section = sections.get(partition);
-    if (section === undefined) sections.set(partition, section = []);
+    if (section === undefined) sections.set(partition, (section = []));
     section.push([projectId, ping]);
   }
   return packr.pack([INTAKE_RECORD_ID, [...sections].map(([partition, section]) => [partition, packr.pack(section)])]);
@@ -64,7 +64,12 @@ export function decodeIntake(bytes: Uint8Array, wanted: (partition: number) => b
   return pings;
 }
 
-type Waiting = { readonly ping: IntakePing; readonly bytes: number; readonly resolve: () => void; readonly reject: (error: unknown) => void };
+type Waiting = {
+  readonly ping: IntakePing;
+  readonly bytes: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+};
 
 export type IntakePublisherOptions = {
   readonly connection: NatsConnection;
@@ -141,14 +146,20 @@ export class IntakePublisher {
 
   async #append(group: Waiting[]): Promise<void> {
     try {
-      const ack = await replyInboxOf(this.#options.connection).publish(SUBJECT, encodeIntake(group.map((w) => w.ping)), { timeoutMs: this.#options.ackTimeoutMs ?? 5_000 });
+      const ack = await replyInboxOf(this.#options.connection).publish(SUBJECT, encodeIntake(group.map((w) => w.ping)), {
+        timeoutMs: this.#options.ackTimeoutMs ?? 5_000,
+      });
       this.#storedUpTo = Math.max(this.#storedUpTo, ack.seq); // before the answers: a watermark read after one covers it
       for (const waiting of group) waiting.resolve();
     } catch (error) {
-      const failure = new ServiceUnavailableError(`the intake stream did not store the ping: ${(error as Error)?.message ?? String(error)}`);
+      const failure = new ServiceUnavailableError(
+        `the intake stream did not store the ping: ${(error as Error)?.message ?? String(error)}`,
+      );
       for (const waiting of group) waiting.reject(failure);
     } finally {
-      for (const { ping: [partition, , ping] } of group) {
+      for (const {
+        ping: [partition, , ping],
+      } of group) {
         const stamps = this.#unansweredOf(partition);
         stamps.remove(ping.at);
         if (stamps.empty) this.#unanswered.delete(partition);
@@ -158,7 +169,7 @@ export class IntakePublisher {
 
   #unansweredOf(partition: number): StampCounts {
     let stamps = this.#unanswered.get(partition);
-    if (stamps === undefined) this.#unanswered.set(partition, stamps = new StampCounts());
+    if (stamps === undefined) this.#unanswered.set(partition, (stamps = new StampCounts()));
     return stamps;
   }
 }
@@ -166,7 +177,8 @@ export class IntakePublisher {
 /** The group as messages of at most MAX_MESSAGE_BYTES each (a larger ping alone). */
 function messagesOf(group: Waiting[]): Waiting[][] {
   const messages: Waiting[][] = [];
-  let current: Waiting[] = [], size = 0;
+  let current: Waiting[] = [],
+    size = 0;
   for (const waiting of group) {
     if (current.length > 0 && size + waiting.bytes > MAX_MESSAGE_BYTES) {
       messages.push(current);
@@ -182,5 +194,11 @@ function messagesOf(group: Waiting[]): Waiting[][] {
 
 /** About how many bytes a ping takes in a message. */
 function sizeOf(ping: PingCommand): number {
-  return 128 + ping.ua.length + ping.remoteAddr.length + (ping.body?.length ?? 0) + (ping.email === undefined ? 0 : ping.email.subject.length + ping.email.text.length);
+  return (
+    128 +
+    ping.ua.length +
+    ping.remoteAddr.length +
+    (ping.body?.length ?? 0) +
+    (ping.email === undefined ? 0 : ping.email.subject.length + ping.email.text.length)
+  );
 }

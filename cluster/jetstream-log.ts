@@ -72,7 +72,9 @@ export class JetStreamLog implements CommandLog {
   /** Creates the partition's stream if it does not exist and returns its log, not yet fenced for writing. */
   static async open(options: JetStreamLogOptions): Promise<JetStreamLog> {
     // records stay until a snapshot lets them go (truncateBelow)
-    return new JetStreamLog(await openPartitionStream(options, { streamPrefix: "HCD_LOG", subjectPrefix: "hcd.log" }, (subject) => keptUntilPurged([subject])));
+    return new JetStreamLog(
+      await openPartitionStream(options, { streamPrefix: "HCD_LOG", subjectPrefix: "hcd.log" }, (subject) => keptUntilPurged([subject])),
+    );
   }
 
   /** Whether appends are allowed now (fenced and no append has failed since). */
@@ -97,7 +99,11 @@ export class JetStreamLog implements CommandLog {
         marker.set(FENCE_REVISION_HEADER, String(token.leaseRevision));
       }
       try {
-        const ack = await this.#js.publish(this.subject, EMPTY, { headers: marker, expect: { lastSequence: last }, timeout: this.#ackTimeoutMs });
+        const ack = await this.#js.publish(this.subject, EMPTY, {
+          headers: marker,
+          expect: { lastSequence: last },
+          timeout: this.#ackTimeoutMs,
+        });
         this.#next = ack.seq + 1;
         return ack.seq;
       } catch (error) {
@@ -109,7 +115,8 @@ export class JetStreamLog implements CommandLog {
   }
 
   append(records: readonly Uint8Array[]): Promise<number[]> {
-    if (this.#next === null) return Promise.reject(new FencedError(`${this.stream}: not fenced for writing (fence() first, or again after a failed append)`));
+    if (this.#next === null)
+      return Promise.reject(new FencedError(`${this.stream}: not fenced for writing (fence() first, or again after a failed append)`));
     if (records.length === 0) return Promise.resolve([]);
     const first = this.#next;
     this.#next += records.length;
@@ -131,7 +138,10 @@ export class JetStreamLog implements CommandLog {
         });
       }
       this.#next = null;
-      if (wrongLastSequence(failed.reason)) throw new FencedError(`${this.stream}: refused, the log's end is not where this writer left it (${(failed.reason as Error).message})`);
+      if (wrongLastSequence(failed.reason))
+        throw new FencedError(
+          `${this.stream}: refused, the log's end is not where this writer left it (${(failed.reason as Error).message})`,
+        );
       throw failed.reason;
     });
   }
@@ -149,7 +159,10 @@ export class JetStreamLog implements CommandLog {
    * after a server's loss can leave creations unanswered for a minute (docs/cluster.md, NATS server notes).
    * A get left unanswered for `idleTimeoutMs` rejects, and its caller reads again.
    */
-  async *readFrom(from: number, options: { strict?: boolean; idleTimeoutMs?: number } = {}): AsyncIterable<{ position: number; bytes: Uint8Array }> {
+  async *readFrom(
+    from: number,
+    options: { strict?: boolean; idleTimeoutMs?: number } = {},
+  ): AsyncIterable<{ position: number; bytes: Uint8Array }> {
     const end = await this.lastPosition();
     const start = Math.max(from, 1);
     if (start > end) return;

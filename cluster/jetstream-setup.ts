@@ -55,14 +55,28 @@ export async function ensureStream(jsm: JetStreamManager, config: Partial<Stream
 
 /** The settings of a stream whose messages are kept until the code lets them go (a purge), never dropped for space or age. */
 export function keptUntilPurged(subjects: string[]): Partial<StreamConfig> {
-  return { subjects, storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0 };
+  return {
+    subjects,
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.New,
+    max_msgs: -1,
+    max_bytes: -1,
+    max_age: 0,
+  };
 }
 
 /** The settings of a stream with a subject per key (`<prefix>.<key>`), each keeping its newest `perSubject` for at most `maxAgeMs` (the audit log, sent notices). */
 export function newestPerSubject(prefix: string, perSubject: number, maxAgeMs: number): Partial<StreamConfig> {
   return {
-    subjects: [`${prefix}.*`], storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
-    max_msgs_per_subject: perSubject, max_age: nanos(maxAgeMs), max_msgs: -1, max_bytes: -1,
+    subjects: [`${prefix}.*`],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    max_msgs_per_subject: perSubject,
+    max_age: nanos(maxAgeMs),
+    max_msgs: -1,
+    max_bytes: -1,
   };
 }
 
@@ -93,11 +107,21 @@ export type PartitionStream = {
  * Opens one of a partition's streams (names from `defaults` unless the options give prefixes), creating
  * it with the settings `settings` gives for its subject unless it exists.
  */
-export async function openPartitionStream(options: PartitionStreamOptions, defaults: { streamPrefix: string; subjectPrefix: string },
-  settings: (subject: string) => Partial<StreamConfig>): Promise<PartitionStream> {
+export async function openPartitionStream(
+  options: PartitionStreamOptions,
+  defaults: { streamPrefix: string; subjectPrefix: string },
+  settings: (subject: string) => Partial<StreamConfig>,
+): Promise<PartitionStream> {
   const stream = `${options.streamPrefix ?? defaults.streamPrefix}_${options.partition}`;
   const subject = `${options.subjectPrefix ?? defaults.subjectPrefix}.${options.partition}`;
   const jsm = await managerOf(options.connection);
   await ensureStream(jsm, { ...settings(subject), name: stream, num_replicas: options.replicas });
-  return { connection: options.connection, stream, subject, js: jetstream(options.connection), jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 };
+  return {
+    connection: options.connection,
+    stream,
+    subject,
+    js: jetstream(options.connection),
+    jsm,
+    ackTimeoutMs: options.ackTimeoutMs ?? 5_000,
+  };
 }

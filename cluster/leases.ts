@@ -48,13 +48,17 @@ export function decodeLease(bytes: Uint8Array): Lease | null {
 /** A presence is stored as a lease, with `handingOff: true` only while the node hands partitions off. */
 export function encodePresence(presence: Presence): Uint8Array {
   const { node, writtenAt, expiresAt } = presence;
-  return utf8.encode(JSON.stringify(presence.handingOff ? { node, writtenAt, expiresAt, handingOff: true } : { node, writtenAt, expiresAt }));
+  return utf8.encode(
+    JSON.stringify(presence.handingOff ? { node, writtenAt, expiresAt, handingOff: true } : { node, writtenAt, expiresAt }),
+  );
 }
 
 /** Reads a stored presence (a lease without the flag hands nothing off); empty or unreadable is none. */
 export function decodePresence(bytes: Uint8Array): Presence | null {
   const value = parsed(bytes);
-  return value === null ? null : { node: value.node, writtenAt: value.writtenAt, expiresAt: value.expiresAt, handingOff: value.handingOff === true };
+  return value === null
+    ? null
+    : { node: value.node, writtenAt: value.writtenAt, expiresAt: value.expiresAt, handingOff: value.handingOff === true };
 }
 
 function parsed(bytes: Uint8Array): (Lease & { readonly handingOff?: unknown }) | null {
@@ -104,7 +108,13 @@ export function takers(presences: Iterable<Presence>, me: string, meHandingOff: 
  * - it claims free or expired partitions up to its share, nearest first from a point derived from its
  *   name, so that claimants spread out instead of all racing for partition 0.
  */
-export function planRound(view: { me: string; now: number; keys: readonly (LeaseKey | null)[]; live: number; handingOff?: ReadonlySet<number> }): Step[] {
+export function planRound(view: {
+  me: string;
+  now: number;
+  keys: readonly (LeaseKey | null)[];
+  live: number;
+  handingOff?: ReadonlySet<number>;
+}): Step[] {
   const { me, now, keys } = view;
   const handingOff = view.handingOff ?? new Set<number>();
   const steps: Step[] = [];

@@ -1,6 +1,13 @@
 // The one place that recognises the NATS client's failures (@nats-io/* v3), each provoked on a real server
 // by test/cluster/nats-errors.test.ts.
-import { AuthorizationError, ConnectionError, InvalidArgumentError, NoRespondersError, TimeoutError, UserAuthenticationExpiredError } from "@nats-io/nats-core";
+import {
+  AuthorizationError,
+  ConnectionError,
+  InvalidArgumentError,
+  NoRespondersError,
+  TimeoutError,
+  UserAuthenticationExpiredError,
+} from "@nats-io/nats-core";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 
 // A request nobody answered: no subscriber at all (the server's 503 status, a RequestError caused by a
@@ -63,7 +70,11 @@ export function tlsNotOffered(error: unknown): boolean {
   // the client says so in words only: "server does not support 'tls'" when the server's INFO offers no
   // TLS, "'tls' is not available on this server" when the socket did not end up encrypted
   for (const e of chain(error)) {
-    if ((e instanceof ConnectionError || e instanceof InvalidArgumentError) && /does not support 'tls'|'tls' is not available/.test(e.message)) return true;
+    if (
+      (e instanceof ConnectionError || e instanceof InvalidArgumentError) &&
+      /does not support 'tls'|'tls' is not available/.test(e.message)
+    )
+      return true;
   }
   return false;
 }

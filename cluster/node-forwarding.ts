@@ -41,12 +41,17 @@ async function answerAll(hostOf: (partition: number) => PartitionHost | null, me
     respond(message, [{ ok: false, name: "TypeError", message: `not a node request: ${(error as Error).message}` }]);
     return;
   }
-  respond(message, await Promise.all(entries.map(([partition, request, after]): Promise<Reply> => {
-    const host = hostOf(partition);
-    return host === null
-      ? Promise.resolve({ ok: false, name: "NotOwnerError", message: `partition ${partition} is not served by this node` })
-      : replyOf(host, () => ({ request, after: after ?? 0 }));
-  })));
+  respond(
+    message,
+    await Promise.all(
+      entries.map(([partition, request, after]): Promise<Reply> => {
+        const host = hostOf(partition);
+        return host === null
+          ? Promise.resolve({ ok: false, name: "NotOwnerError", message: `partition ${partition} is not served by this node` })
+          : replyOf(host, () => ({ request, after: after ?? 0 }));
+      }),
+    ),
+  );
 }
 
 function respond(message: Msg, replies: Reply[]): void {
@@ -73,7 +78,7 @@ export class NodeForwarder {
   send(node: string, partition: number, request: HostRequest, after = 0): Promise<Reply> {
     return new Promise((resolve, reject) => {
       let queue = this.#queued.get(node);
-      if (queue === undefined) this.#queued.set(node, queue = { entries: [], answers: [] });
+      if (queue === undefined) this.#queued.set(node, (queue = { entries: [], answers: [] }));
       queue.entries.push([partition, request, after]);
       queue.answers.push({ resolve, reject });
       if (!this.#scheduled) {
@@ -95,10 +100,14 @@ export class NodeForwarder {
   }
 
   #request(node: string, bytes: Uint8Array, answers: { resolve: (reply: Reply) => void; reject: (error: unknown) => void }[]): void {
-    replyInboxOf(this.#connection).request(nodeSubject(node), bytes, { timeoutMs: this.#timeoutMs }).then((message) => {
-      const replies = packr.unpack(message.data) as Reply[];
-      if (!Array.isArray(replies) || replies.length !== answers.length) throw new Error(`${node} answered ${Array.isArray(replies) ? replies.length : "no"} replies to ${answers.length} requests`);
-      answers.forEach((answer, i) => answer.resolve(replies[i]));
-    }).catch((error: unknown) => answers.forEach((answer) => answer.reject(error)));
+    replyInboxOf(this.#connection)
+      .request(nodeSubject(node), bytes, { timeoutMs: this.#timeoutMs })
+      .then((message) => {
+        const replies = packr.unpack(message.data) as Reply[];
+        if (!Array.isArray(replies) || replies.length !== answers.length)
+          throw new Error(`${node} answered ${Array.isArray(replies) ? replies.length : "no"} replies to ${answers.length} requests`);
+        answers.forEach((answer, i) => answer.resolve(replies[i]));
+      })
+      .catch((error: unknown) => answers.forEach((answer) => answer.reject(error)));
   }
 }

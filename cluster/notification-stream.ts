@@ -91,7 +91,14 @@ export class NotificationStream {
   #batch: ConsumerMessages | null = null;
   #wake: (() => void) | null = null;
 
-  private constructor(options: { stream: string; subject: string; consumer: string; connection: NatsConnection; jsm: JetStreamManager; ackTimeoutMs: number }) {
+  private constructor(options: {
+    stream: string;
+    subject: string;
+    consumer: string;
+    connection: NatsConnection;
+    jsm: JetStreamManager;
+    ackTimeoutMs: number;
+  }) {
     this.stream = options.stream;
     this.subject = options.subject;
     this.consumer = options.consumer;
@@ -103,11 +110,20 @@ export class NotificationStream {
 
   /** Creates the stream and its shared consumer unless they exist (every node does, often at once). */
   static async open(options: NotificationStreamOptions): Promise<NotificationStream> {
-    const stream = options.stream ?? "HCD_NOTIFY", subject = options.subject ?? "hcd.notify", consumer = options.consumer ?? "deliver";
+    const stream = options.stream ?? "HCD_NOTIFY",
+      subject = options.subject ?? "hcd.notify",
+      consumer = options.consumer ?? "deliver";
     const jsm = await managerOf(options.connection);
     await ensureStream(jsm, {
-      name: stream, subjects: [subject], num_replicas: options.replicas, storage: StorageType.File,
-      retention: RetentionPolicy.Workqueue, discard: DiscardPolicy.New, max_msgs: -1, max_bytes: -1, max_age: 0,
+      name: stream,
+      subjects: [subject],
+      num_replicas: options.replicas,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Workqueue,
+      discard: DiscardPolicy.New,
+      max_msgs: -1,
+      max_bytes: -1,
+      max_age: 0,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     });
     await retriedWhileSettling(async () => {
@@ -116,12 +132,24 @@ export class NotificationStream {
       } catch (error) {
         if (!consumerNotFound(error)) throw error;
         await jsm.consumers.add(stream, {
-          durable_name: consumer, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, replay_policy: ReplayPolicy.Instant,
-          ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1, max_ack_pending: -1,
+          durable_name: consumer,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          replay_policy: ReplayPolicy.Instant,
+          ack_wait: nanos(ACK_WAIT_MS),
+          max_deliver: -1,
+          max_ack_pending: -1,
         });
       }
     });
-    return new NotificationStream({ stream, subject, consumer, connection: options.connection, jsm, ackTimeoutMs: options.ackTimeoutMs ?? 5_000 });
+    return new NotificationStream({
+      stream,
+      subject,
+      consumer,
+      connection: options.connection,
+      jsm,
+      ackTimeoutMs: options.ackTimeoutMs ?? 5_000,
+    });
   }
 
   /** Whether this node's connection is gone for good: what it holds can no longer be settled. */
@@ -185,7 +213,9 @@ export class NotificationStream {
     while (!this.#stopped && !this.closed) {
       const wanted = room();
       if (wanted <= 0) {
-        await new Promise<void>((wake) => { this.#wake = wake; });
+        await new Promise<void>((wake) => {
+          this.#wake = wake;
+        });
         continue;
       }
       try {
@@ -210,7 +240,8 @@ export class NotificationStream {
     let entry: OutboxEntry;
     try {
       entry = decodeEntry(message.data);
-    } catch (error) { // bytes no node can read will not improve: out of the queue, and said so
+    } catch (error) {
+      // bytes no node can read will not improve: out of the queue, and said so
       log.error({ err: error, stream: this.stream, seq: message.seq }, "a notification message could not be read; dropped");
       message.term();
       return null;
@@ -218,16 +249,19 @@ export class NotificationStream {
     const quietly = (what: string, act: () => void) => {
       try {
         act();
-      } catch (error) { // the connection is gone: the entry comes back to some node after the ack wait
+      } catch (error) {
+        // the connection is gone: the entry comes back to some node after the ack wait
         log.debug({ err: error, id: entry.id }, `notification ${what} not sent`);
       }
     };
     return {
-      entry, seq: message.seq,
-      settle: () => message.ackAck({ timeout: this.#ackTimeoutMs }).catch((error: unknown) => {
-        log.warn({ err: error, id: entry.id }, "a notification's ack was not confirmed; it may be sent again");
-        return false;
-      }),
+      entry,
+      seq: message.seq,
+      settle: () =>
+        message.ackAck({ timeout: this.#ackTimeoutMs }).catch((error: unknown) => {
+          log.warn({ err: error, id: entry.id }, "a notification's ack was not confirmed; it may be sent again");
+          return false;
+        }),
       handBack: (delayMs) => quietly("hand-back", () => message.nak(Math.max(0, Math.ceil(delayMs)))),
       working: () => quietly("progress", () => message.working()),
     };

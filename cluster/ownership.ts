@@ -8,7 +8,18 @@ import { BucketFollower } from "./bucket-follower.ts";
 import { managerOf, openBucket } from "./jetstream-setup.ts";
 import { wrongLastSequence } from "./nats-errors.ts";
 import type { Lease, LeaseKey, Presence, Step } from "./leases.ts";
-import { decodeLease, decodePresence, encodeLease, encodePresence, leaseExpired, leaseHeld, newLease, planRound, takers, validNodeName } from "./leases.ts";
+import {
+  decodeLease,
+  decodePresence,
+  encodeLease,
+  encodePresence,
+  leaseExpired,
+  leaseHeld,
+  newLease,
+  planRound,
+  takers,
+  validNodeName,
+} from "./leases.ts";
 
 export type OwnershipOptions = {
   connection: NatsConnection;
@@ -84,7 +95,10 @@ export class Ownership {
   /** The presence bucket's revision of this node's last presence write. */
   #presenceWritten = 0;
 
-  private constructor(stores: { js: JetStreamClient; jsm: JetStreamManager; nodes: KV; requestTimeoutMs: number }, options: OwnershipOptions) {
+  private constructor(
+    stores: { js: JetStreamClient; jsm: JetStreamManager; nodes: KV; requestTimeoutMs: number },
+    options: OwnershipOptions,
+  ) {
     this.#js = stores.js;
     this.#jsm = stores.jsm;
     this.#nodes = stores.nodes;
@@ -104,8 +118,10 @@ export class Ownership {
   /** Opens (or creates) the buckets, one by one; no round runs until start() or round(). */
   static async open(options: OwnershipOptions): Promise<Ownership> {
     if (!validNodeName(options.node)) throw new Error(`node name "${options.node}": letters, digits, "_" and "-" only`);
-    if (!Number.isInteger(options.partitionCount) || options.partitionCount < 1) throw new Error("partitionCount must be a positive integer");
-    const leaseMs = options.leaseMs ?? 6_000, renewEveryMs = options.renewEveryMs ?? 2_000;
+    if (!Number.isInteger(options.partitionCount) || options.partitionCount < 1)
+      throw new Error("partitionCount must be a positive integer");
+    const leaseMs = options.leaseMs ?? 6_000,
+      renewEveryMs = options.renewEveryMs ?? 2_000;
     if (renewEveryMs * 2 > leaseMs) throw new Error("renewEveryMs must be at most half of leaseMs: one late round must not lose the lease");
     const js = jetstream(options.connection);
     const bucket = options.bucket ?? LEASE_BUCKET;
@@ -127,7 +143,11 @@ export class Ownership {
   start(): void {
     if (this.#timer !== null) return;
     // a failed round (no NATS) is retried next time; leases run out on their own
-    const run = () => void this.round().then((report) => this.#onRound({ report }), (error: unknown) => this.#onRound({ error }));
+    const run = () =>
+      void this.round().then(
+        (report) => this.#onRound({ report }),
+        (error: unknown) => this.#onRound({ error }),
+      );
     run();
     this.#timer = setInterval(run, this.#renewEveryMs);
   }
@@ -144,7 +164,9 @@ export class Ownership {
     await this.#round?.catch(() => {});
     const held = [...this.#held.entries()];
     await Promise.allSettled(held.map(([partition, { revision }]) => this.#apply({ kind: "release", partition, revision }, null)));
-    await this.#nodes.put(presenceKey(this.node), encodeLease({ node: this.node, writtenAt: this.#clock(), expiresAt: this.#clock() })).catch(() => {});
+    await this.#nodes
+      .put(presenceKey(this.node), encodeLease({ node: this.node, writtenAt: this.#clock(), expiresAt: this.#clock() }))
+      .catch(() => {});
     this.#presenceFollower?.stop();
   }
 
@@ -200,14 +222,19 @@ export class Ownership {
 
   /** One round: presence, read, plan, write. Rounds never overlap. */
   round(): Promise<RoundReport> {
-    this.#round ??= this.#runRound().finally(() => { this.#round = null; });
+    this.#round ??= this.#runRound().finally(() => {
+      this.#round = null;
+    });
     return this.#round;
   }
 
   async #runRound(): Promise<RoundReport> {
     const now = this.#clock();
     const unanswered: string[] = [];
-    const noted = (what: string) => (error: unknown) => { unanswered.push(`${what}: ${String((error as Error)?.message ?? error)}`); return null; };
+    const noted = (what: string) => (error: unknown) => {
+      unanswered.push(`${what}: ${String((error as Error)?.message ?? error)}`);
+      return null;
+    };
     // Each read or write stands alone: while a bucket elects a new leader (its server lost) its requests time
     // out, and the partitions whose buckets answer must still be renewed and claimed meanwhile.
     // a watch that has not applied this node's own presence of a round ago has gone silent: started again
@@ -215,7 +242,8 @@ export class Ownership {
     for (const [partition, until] of this.#handingOff) if (until <= now) this.#handingOff.delete(partition);
     const handingOff = new Set(this.#handingOff.keys());
     const presence: Presence = { ...newLease(this.node, now, this.#leaseMs), handingOff: handingOff.size > 0 };
-    const written = await this.#js.publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodePresence(presence), { timeout: this.#requestTimeoutMs })
+    const written = await this.#js
+      .publish(`$KV.${this.#bucket}-nodes.${presenceKey(this.node)}`, encodePresence(presence), { timeout: this.#requestTimeoutMs })
       .catch(noted("presence"));
     if (written !== null) this.#presenceWritten = written.seq;
     // the presences watched (a lookup per round would create a consumer each time, which can wait seconds on
@@ -231,7 +259,13 @@ export class Ownership {
       }
       const unanswered = this.#unanswered.get(partition);
       this.#unanswered.delete(partition);
-      if (held && unanswered && key.lease?.node === this.node && key.lease.writtenAt === unanswered.writtenAt && key.lease.expiresAt === unanswered.expiresAt) {
+      if (
+        held &&
+        unanswered &&
+        key.lease?.node === this.node &&
+        key.lease.writtenAt === unanswered.writtenAt &&
+        key.lease.expiresAt === unanswered.expiresAt
+      ) {
         // this node's own renewal, whose answer was lost, landed: still held, at that write's revision
         this.#held.set(partition, { revision: key.revision, expiresAt: unanswered.expiresAt });
       } else if (held && (key.revision !== held.revision || key.lease?.node !== this.node)) {
@@ -246,14 +280,16 @@ export class Ownership {
     });
     const steps = planRound({ me: this.node, now, keys, live, handingOff });
     const report: RoundReport = { steps, done: [], conflicts: [], errors: [], unanswered };
-    await Promise.all(steps.map(async (step) => {
-      try {
-        if (await this.#apply(step, keys[step.partition]?.lease ?? null)) report.done.push(step);
-        else report.conflicts.push(step);
-      } catch (error) {
-        report.errors.push({ step, error: String((error as Error).message ?? error) });
-      }
-    }));
+    await Promise.all(
+      steps.map(async (step) => {
+        try {
+          if (await this.#apply(step, keys[step.partition]?.lease ?? null)) report.done.push(step);
+          else report.conflicts.push(step);
+        } catch (error) {
+          report.errors.push({ step, error: String((error as Error).message ?? error) });
+        }
+      }),
+    );
     return report;
   }
 
@@ -287,7 +323,10 @@ export class Ownership {
   /** Writes a lease (or a release) at `revision`: the new revision, or null when the compare-and-set failed; other errors (no quorum, timeouts) throw. */
   async #write(partition: number, lease: Lease | null, revision: number): Promise<number | null> {
     try {
-      const ack = await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(lease), { expect: { lastSequence: revision }, timeout: this.#requestTimeoutMs });
+      const ack = await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(lease), {
+        expect: { lastSequence: revision },
+        timeout: this.#requestTimeoutMs,
+      });
       return ack.seq;
     } catch (error) {
       if (wrongLastSequence(error)) return null;
@@ -304,8 +343,15 @@ export class Ownership {
     if (entry === null) {
       // a lease never written: write "released" once so that every claim is a CAS on a revision. Two nodes
       // doing this at once both write "released" (harmless), and the message id makes the second a duplicate.
-      await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(null), { msgID: `${leaseBucket(this.#bucket, partition)}-first`, expect: { lastSubjectSequence: 0 }, timeout: this.#requestTimeoutMs })
-        .catch((error: unknown) => { if (!wrongLastSequence(error)) throw error; });
+      await this.#js
+        .publish(leaseSubject(this.#bucket, partition), encodeLease(null), {
+          msgID: `${leaseBucket(this.#bucket, partition)}-first`,
+          expect: { lastSubjectSequence: 0 },
+          timeout: this.#requestTimeoutMs,
+        })
+        .catch((error: unknown) => {
+          if (!wrongLastSequence(error)) throw error;
+        });
       entry = await this.#lastEntry(partition);
       if (entry === null) throw new Error(`${leaseBucket(this.#bucket, partition)}: no lease after the first write`);
     }
@@ -314,7 +360,9 @@ export class Ownership {
 
   /** The lease's last revision, asked of its bucket's stream leader (a message get); null when never written. */
   async #lastEntry(partition: number): Promise<LeaseKey | null> {
-    const message = await this.#jsm.streams.getMessage(`KV_${leaseBucket(this.#bucket, partition)}`, { last_by_subj: leaseSubject(this.#bucket, partition) });
+    const message = await this.#jsm.streams.getMessage(`KV_${leaseBucket(this.#bucket, partition)}`, {
+      last_by_subj: leaseSubject(this.#bucket, partition),
+    });
     if (message === null) return null;
     const deleted = message.header?.get("KV-Operation"); // DEL or PURGE: never written by hcd, read as released
     return { revision: message.seq, lease: deleted ? null : decodeLease(message.data) };
@@ -342,7 +390,6 @@ export class Ownership {
   get presenceRewatches(): number {
     return this.#presenceFollower?.restarts ?? 0;
   }
-
 }
 
 /** The one key of a partition's lease bucket. */

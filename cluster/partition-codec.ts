@@ -35,13 +35,19 @@ export type PartitionSnapshot = { readonly at: Millis; readonly projects: readon
 export type SnapshotHead = { readonly logSequence: number; readonly firstChunk: number; readonly chunks: number; readonly bytes: number };
 
 export function encodeRecord(record: PartitionRecord): Uint8Array {
-  return packr.pack(record.intake === undefined ? [RECORD_IDS.command, record.command, record.ids] : [RECORD_IDS.command, record.command, record.ids, record.intake]);
+  return packr.pack(
+    record.intake === undefined
+      ? [RECORD_IDS.command, record.command, record.ids]
+      : [RECORD_IDS.command, record.command, record.ids, record.intake],
+  );
 }
 
 export function decodeRecord(bytes: Uint8Array): PartitionRecord {
   const [command, ids, intake] = open(bytes, "command", 2, 3);
-  if (intake !== undefined && typeof intake !== "number") throw new Error("not a partition command record (its intake position is not a number)");
-  return intake === undefined ? { command: withPlainBody(command as ShardCommand), ids: ids as string[] }
+  if (intake !== undefined && typeof intake !== "number")
+    throw new Error("not a partition command record (its intake position is not a number)");
+  return intake === undefined
+    ? { command: withPlainBody(command as ShardCommand), ids: ids as string[] }
     : { command: withPlainBody(command as ShardCommand), ids: ids as string[], intake };
 }
 
@@ -60,7 +66,8 @@ export function encodeMessage(encodedRecords: readonly Uint8Array[]): Uint8Array
  */
 export function logMessagesOf(encodedRecords: readonly Uint8Array[], maxBytes: number): { bytes: Uint8Array; count: number }[] {
   const messages: { bytes: Uint8Array; count: number }[] = [];
-  let group: Uint8Array[] = [], size = 0;
+  let group: Uint8Array[] = [],
+    size = 0;
   for (const bytes of encodedRecords) {
     if (group.length > 0 && size + bytes.length > maxBytes) {
       messages.push({ bytes: encodeMessage(group), count: group.length });
@@ -88,11 +95,14 @@ export function decodeMessage(bytes: Uint8Array): PartitionRecord[] {
 
 /** Returns the shard's whole state at `at` (the latest instant it applied). */
 export function snapshotOf(shard: Shard, at: Millis, intake: number): PartitionSnapshot {
-  const projects = shard.projects().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((project) => ({
-    project,
-    channels: shard.channels(project.id),
-    checks: shard.listChecks(project.id, { tags: [] }).sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0)),
-  }));
+  const projects = shard
+    .projects()
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((project) => ({
+      project,
+      channels: shard.channels(project.id),
+      checks: shard.listChecks(project.id, { tags: [] }).sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0)),
+    }));
   return { at, projects, intake };
 }
 

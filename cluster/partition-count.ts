@@ -22,12 +22,23 @@ export class PartitionCountError extends Error {
  * Returns the cluster's partition count, storing `configured` (or, when null, the default) if the cluster
  * has none yet; throws PartitionCountError when `configured` is not null and differs from the stored one.
  */
-export async function clusterPartitionCount(connection: NatsConnection, replicas: number, configured: number | null, leaseBucket = LEASE_BUCKET): Promise<number> {
-  const stored = Number(await sharedValue(connection, replicas, BUCKET, async () =>
-    String(await leasedPartitions(connection, leaseBucket) ?? configured ?? DEFAULT_PARTITION_COUNT)));
-  if (!Number.isInteger(stored) || stored < 1) throw new PartitionCountError(`the cluster's partition count is not a positive integer (bucket ${BUCKET})`);
+export async function clusterPartitionCount(
+  connection: NatsConnection,
+  replicas: number,
+  configured: number | null,
+  leaseBucket = LEASE_BUCKET,
+): Promise<number> {
+  const stored = Number(
+    await sharedValue(connection, replicas, BUCKET, async () =>
+      String((await leasedPartitions(connection, leaseBucket)) ?? configured ?? DEFAULT_PARTITION_COUNT),
+    ),
+  );
+  if (!Number.isInteger(stored) || stored < 1)
+    throw new PartitionCountError(`the cluster's partition count is not a positive integer (bucket ${BUCKET})`);
   if (configured !== null && configured !== stored) {
-    throw new PartitionCountError(`CLUSTER_PARTITIONS=${configured}, but this cluster has ${stored} partitions, fixed when it first started: set CLUSTER_PARTITIONS=${stored} or leave it unset`);
+    throw new PartitionCountError(
+      `CLUSTER_PARTITIONS=${configured}, but this cluster has ${stored} partitions, fixed when it first started: set CLUSTER_PARTITIONS=${stored} or leave it unset`,
+    );
   }
   return stored;
 }
@@ -35,6 +46,7 @@ export async function clusterPartitionCount(connection: NatsConnection, replicas
 /** The count a cluster's partition leases were made for (the highest partition's + 1), or null when there are none. */
 async function leasedPartitions(connection: NatsConnection, leaseBucket: string): Promise<number | null> {
   let highest = -1;
-  for await (const name of (await managerOf(connection)).streams.names()) highest = Math.max(highest, leasedPartitionOf(name, leaseBucket) ?? -1);
+  for await (const name of (await managerOf(connection)).streams.names())
+    highest = Math.max(highest, leasedPartitionOf(name, leaseBucket) ?? -1);
   return highest < 0 ? null : highest + 1;
 }

@@ -49,8 +49,15 @@ export class PartitionHistory {
   static async open(options: PartitionHistoryOptions): Promise<PartitionHistory> {
     // not keptUntilPurged, as the log's streams are: a check keeps its newest pings only
     const opened = await openPartitionStream(options, { streamPrefix: "HCD_HIST", subjectPrefix: "hcd.hist" }, (subject) => ({
-      subjects: [`${subject}.>`], storage: StorageType.File, retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old,
-      max_msgs_per_subject: LIMITS.maxPingsListed, max_msgs: -1, max_bytes: -1, max_age: 0, duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      subjects: [`${subject}.>`],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_msgs_per_subject: LIMITS.maxPingsListed,
+      max_msgs: -1,
+      max_bytes: -1,
+      max_age: 0,
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     }));
     return new PartitionHistory(opened.stream, new HistoryWriter(opened, options.groupWaitMs ?? GROUP_WAIT_MS), new HistoryReader(opened));
   }

@@ -133,33 +133,71 @@ export class PartitionHost {
 
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
-      case "createProject": case "muteProject": case "addChannel": case "removeChannel": case "updateChannel": case "createCheck":
-      case "updateCheck": case "pauseCheck": case "resumeCheck": case "deleteCheck": case "advance": case "holdForDowntime":
-      case "acknowledgeCheck": case "changeProject": case "addMaintenance": case "removeMaintenance": case "importCheck": case "importPings":
+      case "createProject":
+      case "muteProject":
+      case "addChannel":
+      case "removeChannel":
+      case "updateChannel":
+      case "createCheck":
+      case "updateCheck":
+      case "pauseCheck":
+      case "resumeCheck":
+      case "deleteCheck":
+      case "advance":
+      case "holdForDowntime":
+      case "acknowledgeCheck":
+      case "changeProject":
+      case "addMaintenance":
+      case "removeMaintenance":
+      case "importCheck":
+      case "importPings":
         return (await this.#replica().submit(r)).result;
-      case "pingBatch": return this.#pingBatch(r.pings);
-      case "channels": return this.#read((shard) => shard.channels(r.projectId));
-      case "projectVersion": return this.#read(() => this.#versions.versionOf(r.projectId));
-      case "checksSince": return this.#read((shard) => checksSince(shard, this.#versions, r.projectId, r.since));
-      case "listChecks": return this.#read((shard) => shard.listChecks(r.projectId, r.query));
-      case "listChecksJson": return this.#read((shard) => this.#presented.listJson(shard.listChecks(r.projectId, r.query), r.view));
-      case "getCheck": return this.#read((shard) => checkByRef(shard, r.projectId, r.ref));
-      case "listPings": return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
-      case "pingBody": return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
-      case "listFlips": return this.#listFlips(r.projectId, r.ref, r.query);
-      case "listSent": return this.#listSent(r.projectId, r.uuid);
-      case "probe": this.#replica(); return;
-      case "pruneFlips": return 0; // the history keeps each check's newest flips only (its stream's limit per subject)
-      case "outbox": return this.partition === 0 ? ((await this.#deps.pendingNotifications?.()) ?? []) : [];
-      case "stats": return this.#stats(r.at);
-      case "directory": throw new Error("the directory is replicated in cluster mode, not asked of partitions");
-      case "close": return;
-      case "intakePings": case "commitIntake":
+      case "pingBatch":
+        return this.#pingBatch(r.pings);
+      case "channels":
+        return this.#read((shard) => shard.channels(r.projectId));
+      case "projectVersion":
+        return this.#read(() => this.#versions.versionOf(r.projectId));
+      case "checksSince":
+        return this.#read((shard) => checksSince(shard, this.#versions, r.projectId, r.since));
+      case "listChecks":
+        return this.#read((shard) => shard.listChecks(r.projectId, r.query));
+      case "listChecksJson":
+        return this.#read((shard) => this.#presented.listJson(shard.listChecks(r.projectId, r.query), r.view));
+      case "getCheck":
+        return this.#read((shard) => checkByRef(shard, r.projectId, r.ref));
+      case "listPings":
+        return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
+      case "pingBody":
+        return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
+      case "listFlips":
+        return this.#listFlips(r.projectId, r.ref, r.query);
+      case "listSent":
+        return this.#listSent(r.projectId, r.uuid);
+      case "probe":
+        this.#replica();
+        return;
+      case "pruneFlips":
+        return 0; // the history keeps each check's newest flips only (its stream's limit per subject)
+      case "outbox":
+        return this.partition === 0 ? ((await this.#deps.pendingNotifications?.()) ?? []) : [];
+      case "stats":
+        return this.#stats(r.at);
+      case "directory":
+        throw new Error("the directory is replicated in cluster mode, not asked of partitions");
+      case "close":
+        return;
+      case "intakePings":
+      case "commitIntake":
         throw new Error("a cluster node has no intake log: its pings go through the partition's replicated log");
-      case "tick": throw new Error("a partition's deadlines are applied by its owner's own timer");
-      case "holdCheckpoints": case "releaseCheckpoints": case "copyStore":
+      case "tick":
+        throw new Error("a partition's deadlines are applied by its owner's own timer");
+      case "holdCheckpoints":
+      case "releaseCheckpoints":
+      case "copyStore":
         throw new Error("backup is not available in cluster mode: the cluster's streams are its copies");
-      default: return assertNever(r);
+      default:
+        return assertNever(r);
     }
   }
 
@@ -221,7 +259,10 @@ export class PartitionHost {
   }
 
   async #stats(at: Millis): Promise<ShardStats> {
-    const { checks, alerting } = await figuresAt(this.#read((shard) => shard), at);
+    const { checks, alerting } = await figuresAt(
+      this.#read((shard) => shard),
+      at,
+    );
     return { ...this.counters, checks, alerting, outboxPending: 0, outboxGivenUp: 0, journalPending: 0, heap: heapFigures() };
   }
 
@@ -242,14 +283,22 @@ export class PartitionHost {
     const { changes, position, index } = applied;
     const published = applied.replayed ? NOTHING_PUBLISHED : this.#deps.directory.publish(changes);
     const storeHeld = this.#held.bytes > (this.#deps.heldBytes ?? HELD_BYTES) && this.#storingHeld === null;
-    if (published === NOTHING_PUBLISHED && !storeHeld && changes.outbox.length + changes.flips.length + changes.deletedChecks.length === 0) {
+    if (
+      published === NOTHING_PUBLISHED &&
+      !storeHeld &&
+      changes.outbox.length + changes.flips.length + changes.deletedChecks.length === 0
+    ) {
       return null; // most pings: nothing to store or wait for but their holding (onApplied)
     }
-    const notified = changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
+    const notified =
+      changes.outbox.length > 0 ? this.#withDownSince(changes).then((entries) => this.#deps.notifications.enqueue(entries)) : null;
     const turn = notified === null ? this.#historyTurn : this.#historyTurn.then(() => notified);
     // its pings are held (onApplied) and stored with the others at the next snapshot
     const history = { flips: changes.flips, deletedChecks: changes.deletedChecks };
-    const written = history.flips.length + history.deletedChecks.length > 0 ? turn.then(() => this.#historyStore().record(position, history, index)) : turn;
+    const written =
+      history.flips.length + history.deletedChecks.length > 0
+        ? turn.then(() => this.#historyStore().record(position, history, index))
+        : turn;
     this.#historyTurn = turn;
     turn.catch(() => {}); // the failure reaches the replica through `recorded`
     const recorded = storeHeld ? Promise.all([written, this.#storeHeldNow(position)]) : written;
@@ -276,7 +325,9 @@ export class PartitionHost {
   #storeHeldNow(position: number): Promise<void> {
     const storing = this.#storeHeld(position);
     this.#storingHeld = storing;
-    const done = () => { this.#storingHeld = null; };
+    const done = () => {
+      this.#storingHeld = null;
+    };
     storing.then(done, done);
     return storing;
   }
@@ -285,10 +336,13 @@ export class PartitionHost {
   async #withDownSince(changes: Changes): Promise<OutboxEntry[]> {
     const here = new Map(changes.flips.map((f) => [`${f.checkUuid} ${f.n}`, f] as const));
     // an earlier record's flip may still be on its way to the history (the answer does not wait for it)
-    const flipNumber = async (uuid: string, n: number) => here.get(`${uuid} ${n}`) ?? (await this.#historyStored, this.#historyStore().flipNumber(uuid, n));
-    return Promise.all(changes.outbox.map(async (entry) => {
-      const n = hasGivenUp(entry) ? null : downSinceFlipNumber(entry);
-      return n === null ? entry : withDownSince(entry, await flipNumber(entry.check.uuid, n));
-    }));
+    const flipNumber = async (uuid: string, n: number) =>
+      here.get(`${uuid} ${n}`) ?? (await this.#historyStored, this.#historyStore().flipNumber(uuid, n));
+    return Promise.all(
+      changes.outbox.map(async (entry) => {
+        const n = hasGivenUp(entry) ? null : downSinceFlipNumber(entry);
+        return n === null ? entry : withDownSince(entry, await flipNumber(entry.check.uuid, n));
+      }),
+    );
   }
 }

@@ -91,8 +91,13 @@ export class PartitionNode {
   static async open(options: PartitionNodeOptions): Promise<PartitionNode> {
     const node = new PartitionNode(options);
     node.#ownership = await Ownership.open({
-      connection: options.connection, node: options.node, partitionCount: options.partitionCount, replicas: options.replicas,
-      leaseMs: options.leaseMs, renewEveryMs: options.renewEveryMs, clock: node.#clock,
+      connection: options.connection,
+      node: options.node,
+      partitionCount: options.partitionCount,
+      replicas: options.replicas,
+      leaseMs: options.leaseMs,
+      renewEveryMs: options.renewEveryMs,
+      clock: node.#clock,
       onGained: (partition, revision, previous) => {
         log.info({ partition, revision }, "cluster: partition gained");
         // another node's lease: that node was last seen serving the partition when it wrote it
@@ -123,7 +128,8 @@ export class PartitionNode {
         if (replica !== undefined && replica.state === "owner" && this.#served.has(partition)) {
           // an advance is a log record: appended only when a deadline is due, not every tick; and never
           // past a ping some node has stamped and not yet had answered (it may be on its way here)
-          const now = this.#clock(), due = replica.read((shard) => shard.nextDueAt());
+          const now = this.#clock(),
+            due = replica.read((shard) => shard.nextDueAt());
           const handed = this.#options.intakeMark?.(partition) ?? null;
           const upTo = this.#options.judgeUpTo?.(partition, now, handed ?? 0) ?? now;
           // how far the intake stream was read is recorded every few seconds even when nothing is due: a
@@ -132,9 +138,12 @@ export class PartitionNode {
           if (upTo > -Infinity && ((due !== null && due <= upTo) || mark)) {
             if (mark) this.#markedAt.set(partition, now);
             // refused: lost (not a failure), or retried next tick
-            replica.advance(upTo, handed ?? undefined).then(() => this.#failures.succeeded("advance", `partition ${partition}`), (error: unknown) => {
-              if (!(error instanceof NotOwnerError)) this.#failures.failed("advance", `partition ${partition}`, error);
-            });
+            replica.advance(upTo, handed ?? undefined).then(
+              () => this.#failures.succeeded("advance", `partition ${partition}`),
+              (error: unknown) => {
+                if (!(error instanceof NotOwnerError)) this.#failures.failed("advance", `partition ${partition}`, error);
+              },
+            );
           }
           this.#snapshotIfOld(partition, replica, now);
         } else if (!this.#gaining.has(partition)) {
@@ -161,8 +170,12 @@ export class PartitionNode {
     else if (now - since >= (this.#options.snapshotAfterMs ?? 5 * 60_000)) {
       this.#unsnapshotSince.delete(partition);
       // tried again a while later; the count-based snapshots go on
-      replica.snapshot().then(() => this.#failures.succeeded("snapshot", `partition ${partition}`),
-        (error: unknown) => { if (!(error instanceof NotOwnerError)) this.#failures.failed("snapshot", `partition ${partition}`, error); });
+      replica.snapshot().then(
+        () => this.#failures.succeeded("snapshot", `partition ${partition}`),
+        (error: unknown) => {
+          if (!(error instanceof NotOwnerError)) this.#failures.failed("snapshot", `partition ${partition}`, error);
+        },
+      );
     }
   }
 
@@ -221,13 +234,14 @@ export class PartitionNode {
    */
   replica(partition: number): PartitionReplica | null {
     const replica = this.#replicas.get(partition);
-    return replica !== undefined && replica.state === "owner" && this.#served.has(partition) && this.#owned().owns(partition) ? replica : null;
+    return replica !== undefined && replica.state === "owner" && this.#served.has(partition) && this.#owned().owns(partition)
+      ? replica
+      : null;
   }
 
   #ready(projectId: string): PartitionReplica | null {
     return this.replica(partitionOf(projectId, this.#options.partitionCount));
   }
-
 
   #notOwner(projectId: string): NotOwnerError {
     return new NotOwnerError(`${this.node} does not own partition ${partitionOf(projectId, this.#options.partitionCount)}`);
@@ -258,7 +272,11 @@ export class PartitionNode {
           if (replica === undefined) {
             const prepared = (await this.#options.prepare?.(partition)) ?? {};
             replica = await PartitionReplica.open({
-              ...this.#options.replica, ...prepared, connection: this.#options.connection, partition, replicas: this.#options.replicas,
+              ...this.#options.replica,
+              ...prepared,
+              connection: this.#options.connection,
+              partition,
+              replicas: this.#options.replicas,
               fenceToken: () => this.#fenceToken(partition),
               onSnapshot: (error) => {
                 if (error === null) this.#failures.succeeded("snapshot", `partition ${partition}`);
@@ -268,8 +286,16 @@ export class PartitionNode {
             this.#replicas.set(partition, replica);
           }
           const catchUp = this.#options.catchUp;
-          const report = await replica.takeOver(this.#clock(), ownerSeenAt, catchUp === undefined ? null : (taking, now) => catchUp(partition, taking, now));
-          if (report.held > 0) log.info({ partition, held: report.held }, `cluster: partition ${partition} had no owner for a while: ${report.held} check(s) whose deadline fell in that time are judged once their grace has passed`);
+          const report = await replica.takeOver(
+            this.#clock(),
+            ownerSeenAt,
+            catchUp === undefined ? null : (taking, now) => catchUp(partition, taking, now),
+          );
+          if (report.held > 0)
+            log.info(
+              { partition, held: report.held },
+              `cluster: partition ${partition} had no owner for a while: ${report.held} check(s) whose deadline fell in that time are judged once their grace has passed`,
+            );
           // lost while taking over (released to a node that joined, or the lease ran out): not served here
           if (!this.#owned().owns(partition)) {
             replica.abandon();
@@ -285,7 +311,10 @@ export class PartitionNode {
           if (!(error instanceof NotOwnerError)) this.#failures.failed("takeover", `partition ${partition}`, error);
           failingSince ??= this.#clock();
           if (this.#clock() - failingSince >= (this.#options.handOffAfterMs ?? HAND_OFF_AFTER_MS) && this.#owned().othersTake()) {
-            log.warn({ partition, failingForMs: this.#clock() - failingSince }, "cluster: a partition's takeovers keep failing; handed off to another node");
+            log.warn(
+              { partition, failingForMs: this.#clock() - failingSince },
+              "cluster: a partition's takeovers keep failing; handed off to another node",
+            );
             this.#owned().handOff(partition, this.#options.handOffForMs ?? HAND_OFF_FOR_MS);
             break;
           }
@@ -309,10 +338,16 @@ export class PartitionNode {
 
   /** A round that failed, or could not read or write some leases, is a failure of this node's ownership rounds. */
   #roundDone(outcome: { report: RoundReport } | { error: unknown }): void {
-    const trouble = "error" in outcome ? outcome.error
-      : outcome.report.errors.length + outcome.report.unanswered.length > 0
-        ? new Error([...outcome.report.errors.map((e) => `${e.step.kind} ${e.step.partition}: ${e.error}`), ...outcome.report.unanswered].join("; "))
-        : null;
+    const trouble =
+      "error" in outcome
+        ? outcome.error
+        : outcome.report.errors.length + outcome.report.unanswered.length > 0
+          ? new Error(
+              [...outcome.report.errors.map((e) => `${e.step.kind} ${e.step.partition}: ${e.error}`), ...outcome.report.unanswered].join(
+                "; ",
+              ),
+            )
+          : null;
     if (trouble === null) this.#failures.succeeded("ownership_round", this.node);
     else this.#failures.failed("ownership_round", this.node, trouble);
   }

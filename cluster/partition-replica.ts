@@ -107,7 +107,10 @@ export class PartitionReplica {
     this.#effects = new EffectChain(options.effects ?? null, (error) => this.#effectFailed(error));
     this.#shard = new AppliedShard(this.partition, options.onApplied ?? (() => {}), this.#effects);
     this.#appends = new AppendQueue({
-      partition: this.partition, log, maxBatch: options.maxBatch ?? 256, maxMessageBytes: options.maxMessageBytes ?? 256 * 1024,
+      partition: this.partition,
+      log,
+      maxBatch: options.maxBatch ?? 256,
+      maxMessageBytes: options.maxMessageBytes ?? 256 * 1024,
       standing: () => this.#standing,
       appendFailed: (error, generation) => this.#become({ kind: "appendFailed", generation, fenced: error instanceof FencedError }),
       apply: (position, index, record) => {
@@ -121,7 +124,12 @@ export class PartitionReplica {
 
   /** Opens (or creates) the partition's log and snapshot streams; the replica is idle until takeOver(). */
   static async open(options: PartitionReplicaOptions): Promise<PartitionReplica> {
-    const common = { connection: options.connection, partition: options.partition, replicas: options.replicas, ackTimeoutMs: options.ackTimeoutMs };
+    const common = {
+      connection: options.connection,
+      partition: options.partition,
+      replicas: options.replicas,
+      ackTimeoutMs: options.ackTimeoutMs,
+    };
     const log = await JetStreamLog.open({ ...common, streamPrefix: options.logStreamPrefix });
     const snapshots = await SnapshotStore.open({ ...common, streamPrefix: options.snapshotStreamPrefix });
     return new PartitionReplica(options, log, snapshots);
@@ -170,7 +178,9 @@ export class PartitionReplica {
    * answer (two at once would replay into one shard).
    */
   takeOver(now: Millis, ownerSeenAt: Millis | null = null, catchUp: TakeoverCatchUp | null = null): Promise<TakeoverReport> {
-    this.#takingOver ??= this.#takeOver(now, ownerSeenAt, catchUp).finally(() => { this.#takingOver = null; });
+    this.#takingOver ??= this.#takeOver(now, ownerSeenAt, catchUp).finally(() => {
+      this.#takingOver = null;
+    });
     return this.#takingOver;
   }
 
@@ -191,9 +201,18 @@ export class PartitionReplica {
     this.#become({ kind: "takeoverStarted" }); // 1.
     while (this.#appends.flushing !== null) await this.#appends.flushing; // 2.
     this.#intakeQueued = 0;
-    const restored = await restoreFromLog({ // 3.
-      log: this.#log, snapshots: this.#snapshots, shard: this.#shard, effects: this.#effects, fenceToken: this.#fenceToken, recordedUpTo: this.#recordedUpTo,
-    }, now);
+    const restored = await restoreFromLog(
+      {
+        // 3.
+        log: this.#log,
+        snapshots: this.#snapshots,
+        shard: this.#shard,
+        effects: this.#effects,
+        fenceToken: this.#fenceToken,
+        recordedUpTo: this.#recordedUpTo,
+      },
+      now,
+    );
     this.#become({ kind: "replayed" }); // 4.
     if (this.#standing.abandoned) throw new NotOwnerError(`partition ${this.partition}: given up during its takeover`);
     const latestAt = this.#shard.latestAt;
@@ -204,8 +223,16 @@ export class PartitionReplica {
     const held = await this.#holdForDowntime(fromAt, now); // 6.
     const advanced = upTo > this.#judgedUpTo ? await this.advance(upTo) : null; // 7.
     const { stored, fencedAt, replayed, restarts } = restored;
-    return { snapshotSequence: stored?.logSequence ?? null, snapshotBytes: stored?.bytes ?? 0, fencedAt, replayed, restarts, flips: advanced?.changes.flips ?? [], held,
-      unowned: fromAt > 0 && now > fromAt ? { fromAt, toAt: now } : null };
+    return {
+      snapshotSequence: stored?.logSequence ?? null,
+      snapshotBytes: stored?.bytes ?? 0,
+      fencedAt,
+      replayed,
+      restarts,
+      flips: advanced?.changes.flips ?? [],
+      held,
+      unowned: fromAt > 0 && now > fromAt ? { fromAt, toAt: now } : null,
+    };
   }
 
   /**
@@ -242,8 +269,15 @@ export class PartitionReplica {
     if (this.#standing.state !== "owner") return Promise.reject(this.#notOwner());
     if (commands.length === 0) return Promise.resolve([]);
     const late = commands.find((command) => command.kind === "ping" && command.ping.at <= this.#judgedUpTo);
-    if (late !== undefined) return Promise.reject(new LatePingError(`partition ${this.partition}: a ping stamped at or before ${new Date(this.#judgedUpTo).toISOString()}, whose deadlines are judged`));
-    return this.#appends.enqueue(commands.map((command): PartitionRecord => ({ command, ids: this.#idsFor(command) }))) as Promise<Submitted<C>[]>;
+    if (late !== undefined)
+      return Promise.reject(
+        new LatePingError(
+          `partition ${this.partition}: a ping stamped at or before ${new Date(this.#judgedUpTo).toISOString()}, whose deadlines are judged`,
+        ),
+      );
+    return this.#appends.enqueue(commands.map((command): PartitionRecord => ({ command, ids: this.#idsFor(command) }))) as Promise<
+      Submitted<C>[]
+    >;
   }
 
   /**
@@ -252,17 +286,25 @@ export class PartitionReplica {
    * message was stored, so it is applied at its own stamp even past deadlines judged already (which the
    * watermarks prevent: cluster/ping-watermarks.ts). Positions at or below intakeMark are not appended again.
    */
-  submitIntake(pings: readonly { readonly seq: number; readonly ping: PingCommand }[]): Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]> {
+  submitIntake(
+    pings: readonly { readonly seq: number; readonly ping: PingCommand }[],
+  ): Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]> {
     if (this.#standing.state !== "owner") return Promise.reject(this.#notOwner());
     const fresh = pings.filter(({ seq }) => seq > this.intakeMark);
     if (fresh.length === 0) return Promise.resolve([]);
     const late = fresh.filter(({ ping }) => ping.at <= this.#judgedUpTo).length;
-    if (late > 0) log.warn({ partition: this.partition, late }, "cluster: acknowledged pings reached their owner after deadlines past their stamps were judged");
+    if (late > 0)
+      log.warn(
+        { partition: this.partition, late },
+        "cluster: acknowledged pings reached their owner after deadlines past their stamps were judged",
+      );
     this.#intakeQueued = fresh[fresh.length - 1].seq;
-    return this.#appends.enqueue(fresh.map(({ seq, ping }): PartitionRecord => {
-      const command = { kind: "ping" as const, ping };
-      return { command, ids: this.#idsFor(command), intake: seq };
-    })) as Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]>;
+    return this.#appends.enqueue(
+      fresh.map(({ seq, ping }): PartitionRecord => {
+        const command = { kind: "ping" as const, ping };
+        return { command, ids: this.#idsFor(command), intake: seq };
+      }),
+    ) as Promise<Submitted<{ kind: "ping"; ping: PingCommand }>[]>;
   }
 
   /**
@@ -276,7 +318,8 @@ export class PartitionReplica {
     if (intakeMark === undefined || intakeMark <= this.intakeMark) return this.submit({ kind: "advance", at: now });
     // the intake stream read up to intakeMark, with no ping for this partition past intakeMark's queued ones: recorded
     this.#intakeQueued = intakeMark;
-    return this.#appends.enqueue([{ command: { kind: "advance", at: now }, ids: [], intake: intakeMark }])
+    return this.#appends
+      .enqueue([{ command: { kind: "advance", at: now }, ids: [], intake: intakeMark }])
       .then((applied) => applied[0] as Submitted<{ kind: "advance"; at: Millis }>);
   }
 
@@ -287,18 +330,24 @@ export class PartitionReplica {
    */
   snapshot(): Promise<SaveOutcome> {
     if (this.#snapshotting !== null) return this.#snapshotting;
-    if (!this.#shard.loaded || this.#standing.state !== "owner") return Promise.reject(new NotOwnerError(`partition ${this.partition}: not the owner`));
+    if (!this.#shard.loaded || this.#standing.state !== "owner")
+      return Promise.reject(new NotOwnerError(`partition ${this.partition}: not the owner`));
     const { covered, state, taken } = this.#shard.snapshot(); // taken now, in step with `covered`
     const effectsStored = this.#effects.stored; // of every record up to `covered`: the log below it is let go
     const kept = this.#beforeSnapshot(covered);
     kept.catch((error: unknown) => this.#effectFailed(error));
-    this.#snapshotting = Promise.all([effectsStored, kept]).then(() => this.#snapshots.save(covered, state)).then(async (outcome) => {
-      if (outcome.saved) {
-        await this.#log.truncateBelow(covered + 1);
-        this.#shard.snapshotStored(covered, taken);
-      }
-      return outcome;
-    }).finally(() => { this.#snapshotting = null; });
+    this.#snapshotting = Promise.all([effectsStored, kept])
+      .then(() => this.#snapshots.save(covered, state))
+      .then(async (outcome) => {
+        if (outcome.saved) {
+          await this.#log.truncateBelow(covered + 1);
+          this.#shard.snapshotStored(covered, taken);
+        }
+        return outcome;
+      })
+      .finally(() => {
+        this.#snapshotting = null;
+      });
     return this.#snapshotting;
   }
 
@@ -316,7 +365,10 @@ export class PartitionReplica {
   /** Every snapshotEvery records, after a batch: a snapshot unless one is being stored. */
   #snapshotIfDue(): void {
     if (this.#shard.sinceSnapshot >= this.#snapshotEvery && this.#snapshotting === null) {
-      const stored = (error: unknown) => { this.#lastSnapshotError = error; this.#onSnapshot(error); };
+      const stored = (error: unknown) => {
+        this.#lastSnapshotError = error;
+        this.#onSnapshot(error);
+      };
       this.snapshot().then(() => stored(null), stored);
     }
   }
@@ -346,7 +398,8 @@ export class PartitionReplica {
 
   /** The ids a command may hand out while applied: a new check's uuid and badge key. */
   #idsFor(command: ShardCommand): string[] {
-    const creates = command.kind === "createCheck" || (command.kind === "ping" && "pingKey" in command.ping.target && command.ping.target.create);
+    const creates =
+      command.kind === "createCheck" || (command.kind === "ping" && "pingKey" in command.ping.target && command.ping.target.create);
     return creates ? [this.#newId(), this.#newId()] : [];
   }
 }

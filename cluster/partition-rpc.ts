@@ -12,18 +12,38 @@ import type { PartitionHost } from "./partition-host.ts";
 // copyBuffers: a decoded body must not point into the message's buffer, which the client reuses
 
 const READS = new Set<HostRequest["kind"]>([
-  "channels", "projectVersion", "checksSince", "listChecks", "listChecksJson", "getCheck", "listPings", "pingBody",
-  "listFlips", "probe", "stats", "outbox", "pruneFlips",
+  "channels",
+  "projectVersion",
+  "checksSince",
+  "listChecks",
+  "listChecksJson",
+  "getCheck",
+  "listPings",
+  "pingBody",
+  "listFlips",
+  "probe",
+  "stats",
+  "outbox",
+  "pruneFlips",
 ]);
 
 /** Requests that need not see the pings answered before them: a ping by slug, and the node's own health and figures. */
 const BLIND_TO_INTAKE = new Set<HostRequest["kind"]>(["pingBatch", "probe", "stats", "outbox", "pruneFlips", "close"]);
 
 /** Changes after which the asking node's directory must hold what the owner published before answering. */
-const CHANGES_DIRECTORY = new Set<HostRequest["kind"]>(["createProject", "muteProject", "changeProject", "addMaintenance", "removeMaintenance", "createCheck", "deleteCheck"]);
+const CHANGES_DIRECTORY = new Set<HostRequest["kind"]>([
+  "createProject",
+  "muteProject",
+  "changeProject",
+  "addMaintenance",
+  "removeMaintenance",
+  "createCheck",
+  "deleteCheck",
+]);
 
 /** A request's answer: its result, or the name and message of what it threw. */
-export type Reply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
+export type Reply =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
 
 /** A request as the owner carries it out: once the partition's intake pings up to `after` are applied. */
 export type Asked = { readonly request: HostRequest; readonly after: number };
@@ -95,7 +115,8 @@ export class PartitionSubscriptions {
 
   /** Subscribes or unsubscribes `partition` as its host says now. */
   follow(partition: number): void {
-    const host = this.#hostOf(partition), now = this.#subscribed.get(partition);
+    const host = this.#hostOf(partition),
+      now = this.#subscribed.get(partition);
     if (now?.host === host) return;
     if (now !== undefined) {
       stopServingPartition(now.subscription);
@@ -180,17 +201,18 @@ export class PartitionHandle implements ShardHandle {
     if (request.kind === "close") return undefined as HostResultOf<R>; // the pool's close stops the node, not the owners
     if (!this.#options.connected()) throw new ServiceUnavailableError("this node is cut off from the cluster");
     const read = READS.has(request.kind);
-    const after = BLIND_TO_INTAKE.has(request.kind) ? 0 : (await this.#options.intakeAfter?.()) ?? 0;
+    const after = BLIND_TO_INTAKE.has(request.kind) ? 0 : ((await this.#options.intakeAfter?.()) ?? 0);
     const until = Date.now() + (this.#options.retryForMs ?? 20_000);
     for (let attempt = 0; ; attempt++) {
       const local = this.#options.local();
       try {
         if (local !== null) return await local.applyAfter(request, after); // its effects are in this node's directory already
-        const value = await this.#ask(request, after, read, attempt) as HostResultOf<R>;
+        const value = (await this.#ask(request, after, read, attempt)) as HostResultOf<R>;
         if (!read && changesDirectory(request, value)) await this.#options.directorySynced();
         return value;
       } catch (error) {
-        if (!(error instanceof Retry || error instanceof NotOwnerError) || Date.now() >= until) throw unavailable(error, this.#options.partition);
+        if (!(error instanceof Retry || error instanceof NotOwnerError) || Date.now() >= until)
+          throw unavailable(error, this.#options.partition);
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 1_000)));
     }
@@ -198,11 +220,19 @@ export class PartitionHandle implements ShardHandle {
 
   async #ask(request: HostRequest, after: number, read: boolean, attempt: number): Promise<unknown> {
     // sent again, it goes through the partition's subject: the leaseholder known here may be out of date
-    const leaseholder = request.kind === "pingBatch" && attempt === 0 ? this.#options.forward?.leaseholder() ?? null : null;
+    const leaseholder = request.kind === "pingBatch" && attempt === 0 ? (this.#options.forward?.leaseholder() ?? null) : null;
     let reply: Reply;
     try {
-      reply = leaseholder !== null ? await this.#options.forward!.send(leaseholder, request, after)
-        : decodeReply((await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request, after), { timeout: this.#options.requestTimeoutMs ?? 10_000 })).data);
+      reply =
+        leaseholder !== null
+          ? await this.#options.forward!.send(leaseholder, request, after)
+          : decodeReply(
+              (
+                await this.#options.connection.request(rpcSubject(this.#options.partition), encodeRequest(request, after), {
+                  timeout: this.#options.requestTimeoutMs ?? 10_000,
+                })
+              ).data,
+            );
     } catch (error) {
       if (noResponders(error)) throw new Retry("no owner answers"); // nobody subscribed: not delivered, safe to send again
       if (timedOut(error) && read) throw new Retry("timed out");
@@ -221,7 +251,10 @@ class Retry extends Error {}
 function changesDirectory(request: HostRequest, value: unknown): boolean {
   if (CHANGES_DIRECTORY.has(request.kind)) return true;
   if (request.kind === "updateCheck" && request.spec.pushToken !== undefined) return true; // a push token routes pings (directory-keys.ts)
-  return request.kind === "pingBatch" && (value as { ok: boolean; value?: { created?: boolean } }[]).some((r) => r.ok && r.value?.created === true);
+  return (
+    request.kind === "pingBatch" &&
+    (value as { ok: boolean; value?: { created?: boolean } }[]).some((r) => r.ok && r.value?.created === true)
+  );
 }
 
 let lastLoggedAt = 0;

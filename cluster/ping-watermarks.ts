@@ -10,7 +10,12 @@ const SUBJECT = "hcd.watermarks";
  * One node's watermarks as published: its name; per partition, the instant it may be judged up to once the
  * intake stream is read up to `seq`; and for each partition it serves, how far its log holds the stream's pings.
  */
-type Published = { readonly node: string; readonly marks: readonly Millis[]; readonly seq: number; readonly floors: readonly (readonly [partition: number, floor: number])[] };
+type Published = {
+  readonly node: string;
+  readonly marks: readonly Millis[];
+  readonly seq: number;
+  readonly floors: readonly (readonly [partition: number, floor: number])[];
+};
 
 /** How many of a node's latest publications are kept: an owner whose reading lags uses the newest it has read past. */
 const KEPT = 24;
@@ -106,7 +111,10 @@ export class PingWatermarks {
   /** The other nodes whose watermarks count now (heard from within staleAfterMs of `now`), by name. */
   heardFrom(now: Millis): string[] {
     const staleAfter = this.#options.staleAfterMs ?? 2_000;
-    return [...this.#heard].filter(([node, { heardAt }]) => node !== this.#options.node && now - heardAt <= staleAfter).map(([node]) => node).sort();
+    return [...this.#heard]
+      .filter(([node, { heardAt }]) => node !== this.#options.node && now - heardAt <= staleAfter)
+      .map(([node]) => node)
+      .sort();
   }
 
   close(): void {
@@ -116,7 +124,7 @@ export class PingWatermarks {
 
   #hear(heard: Published): void {
     let node = this.#heard.get(heard.node);
-    if (node === undefined) this.#heard.set(heard.node, node = { published: [], heardAt: 0 });
+    if (node === undefined) this.#heard.set(heard.node, (node = { published: [], heardAt: 0 }));
     node.heardAt = this.#options.clock();
     node.published.push(heard);
     if (node.published.length > KEPT) node.published.shift();
@@ -126,7 +134,10 @@ export class PingWatermarks {
   #publication(now: Millis): Published {
     // the position first: a ping answered after it is read has a later stamp than the marks below
     const seq = this.#options.storedUpTo();
-    const marks = Array.from({ length: this.#options.partitionCount }, (_, partition) => Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1);
+    const marks = Array.from(
+      { length: this.#options.partitionCount },
+      (_, partition) => Math.min(now, this.#options.unansweredSince(partition) ?? now) - 1,
+    );
     return { node: this.#options.node, marks, seq, floors: this.#options.floors() };
   }
 
@@ -146,7 +157,12 @@ function decode(bytes: Uint8Array): Published | null {
   try {
     const value = packr.unpack(bytes) as Partial<Published>;
     if (typeof value?.node !== "string" || !Array.isArray(value.marks) || !value.marks.every((m) => typeof m === "number")) return null;
-    if (typeof value.seq !== "number" || !Array.isArray(value.floors) || !value.floors.every((f) => Array.isArray(f) && typeof f[0] === "number" && typeof f[1] === "number")) return null;
+    if (
+      typeof value.seq !== "number" ||
+      !Array.isArray(value.floors) ||
+      !value.floors.every((f) => Array.isArray(f) && typeof f[0] === "number" && typeof f[1] === "number")
+    )
+      return null;
     return { node: value.node, marks: value.marks, seq: value.seq, floors: value.floors };
   } catch {
     return null;

@@ -11,7 +11,12 @@ import { NotOwnerError, SupersededError } from "./replica-types.ts";
 import type { Submitted } from "./replica-types.ts";
 
 /** Commands submitted together: appended in one append, never split. */
-type Pending = { records: PartitionRecord[]; bytes: Uint8Array[]; resolve: (applied: Submitted<ShardCommand>[]) => void; reject: (error: unknown) => void };
+type Pending = {
+  records: PartitionRecord[];
+  bytes: Uint8Array[];
+  resolve: (applied: Submitted<ShardCommand>[]) => void;
+  reject: (error: unknown) => void;
+};
 
 export type AppendQueueOptions = {
   readonly partition: number;
@@ -25,7 +30,11 @@ export type AppendQueueOptions = {
   /** An append sent in `generation` failed (the replica's standing changes; the queue refuses what waits). */
   readonly appendFailed: (error: unknown, generation: number) => void;
   /** Applies an appended record (a record of the message at `position`, at `index` in it); what its submitter waits for. */
-  readonly apply: (position: number, index: number, record: PartitionRecord) => { submitted: Submitted<ShardCommand>; beforeAnswer: Promise<void> };
+  readonly apply: (
+    position: number,
+    index: number,
+    record: PartitionRecord,
+  ) => { submitted: Submitted<ShardCommand>; beforeAnswer: Promise<void> };
   /** Called after each batch applied (a snapshot may be due). */
   readonly afterBatch: () => void;
   /** The flush itself failed (an apply threw): nothing more is written. */
@@ -64,7 +73,10 @@ export class AppendQueue {
     if (this.#flushing !== null) return;
     const flushing = this.#flush().catch((error: unknown) => this.#options.flushFailed(error));
     this.#flushing = flushing;
-    void flushing.then(() => { this.#flushing = null; if (this.#queue.length > 0) this.#startFlush(); });
+    void flushing.then(() => {
+      this.#flushing = null;
+      if (this.#queue.length > 0) this.#startFlush();
+    });
   }
 
   /**
@@ -90,7 +102,10 @@ export class AppendQueue {
         continue;
       }
       const generation = before.generation;
-      const messages = logMessagesOf(batch.flatMap((pending) => pending.bytes), this.#options.maxMessageBytes);
+      const messages = logMessagesOf(
+        batch.flatMap((pending) => pending.bytes),
+        this.#options.maxMessageBytes,
+      );
       let positions: number[];
       try {
         positions = await this.#options.log.append(messages.map((message) => message.bytes));
@@ -101,14 +116,19 @@ export class AppendQueue {
         break;
       }
       if (!sameGeneration(standing(), generation)) {
-        for (const pending of batch) pending.reject(new SupersededError(`partition ${partition}: appended, then taken over again before it was applied`));
+        for (const pending of batch)
+          pending.reject(new SupersededError(`partition ${partition}: appended, then taken over again before it was applied`));
         continue;
       }
       try {
-        let message = 0, index = 0;
+        let message = 0,
+          index = 0;
         for (const pending of batch) {
           const answers = pending.records.map((record) => {
-            if (index === messages[message].count) { message += 1; index = 0; }
+            if (index === messages[message].count) {
+              message += 1;
+              index = 0;
+            }
             return this.#options.apply(positions[message], index++, record);
           });
           answers[answers.length - 1].beforeAnswer.then(() => pending.resolve(answers.map((a) => a.submitted)), pending.reject);
@@ -123,8 +143,10 @@ export class AppendQueue {
 
   /** The next pendings to append together: up to maxBatch records, and at least one pending (never split). */
   #takeBatch(): Pending[] {
-    let count = this.#queue[0].records.length, taken = 1;
-    while (taken < this.#queue.length && count + this.#queue[taken].records.length <= this.#options.maxBatch) count += this.#queue[taken++].records.length;
+    let count = this.#queue[0].records.length,
+      taken = 1;
+    while (taken < this.#queue.length && count + this.#queue[taken].records.length <= this.#options.maxBatch)
+      count += this.#queue[taken++].records.length;
     return this.#queue.splice(0, taken);
   }
 }

@@ -22,7 +22,12 @@ export type RestoreParts = {
   readonly recordedUpTo: () => Promise<number>;
 };
 
-export type Restored = { readonly stored: StoredSnapshot | null; readonly fencedAt: number; readonly replayed: number; readonly restarts: number };
+export type Restored = {
+  readonly stored: StoredSnapshot | null;
+  readonly fencedAt: number;
+  readonly replayed: number;
+  readonly restarts: number;
+};
 
 /**
  * Rebuilds the shard for a new owner:

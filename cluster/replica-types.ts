@@ -15,7 +15,13 @@ export type RecordEffects = Promise<void> | { readonly stored: Promise<void>; re
  * One record as applied: its log position (its message's), its index in that message (0 for a message of
  * one record), the command, what the shard changed, and whether a takeover replayed it.
  */
-export type AppliedRecord = { readonly position: number; readonly index: number; readonly command: ShardCommand; readonly changes: Changes; readonly replayed: boolean };
+export type AppliedRecord = {
+  readonly position: number;
+  readonly index: number;
+  readonly command: ShardCommand;
+  readonly changes: Changes;
+  readonly replayed: boolean;
+};
 
 /** A submitted command once applied: its position (its log message's), the shard's answer and what it changed. */
 export type Submitted<C extends ShardCommand> = { readonly position: number; readonly result: ShardResultOf<C>; readonly changes: Changes };

@@ -20,7 +20,11 @@ const fromUtf8 = new TextDecoder();
  * stored first, the change is made again on its document.
  */
 /** Opens (or creates) the bucket and returns the store, following every node's changes from now on. */
-export async function openReplicatedAccounts(options: { connection: NatsConnection; replicas: number; bucket?: string }): Promise<AccountsStore & { close(): void }> {
+export async function openReplicatedAccounts(options: {
+  connection: NatsConnection;
+  replicas: number;
+  bucket?: string;
+}): Promise<AccountsStore & { close(): void }> {
   const bucket = options.bucket ?? "hcd-accounts";
   const js = jetstream(options.connection);
   const kv = await openBucket(options.connection, bucket, { replicas: options.replicas, history: 1, allow_direct: false });
@@ -41,7 +45,9 @@ export async function openReplicatedAccounts(options: { connection: NatsConnecti
   const initial = latest.document;
   const follower = await BucketFollower.start(kv, {
     key: KEY,
-    onEntry: (entry) => { if (entry.operation === "PUT") learn(JSON.parse(fromUtf8.decode(entry.value)) as AccountsDocument, entry.revision); },
+    onEntry: (entry) => {
+      if (entry.operation === "PUT") learn(JSON.parse(fromUtf8.decode(entry.value)) as AccountsDocument, entry.revision);
+    },
   });
   return {
     initial,
@@ -54,7 +60,10 @@ export async function openReplicatedAccounts(options: { connection: NatsConnecti
           return latest.document;
         }
         try {
-          const ack = await js.publish(`$KV.${bucket}.${KEY}`, utf8.encode(JSON.stringify(next)), { expect: { lastSequence: revision }, timeout: 5_000 });
+          const ack = await js.publish(`$KV.${bucket}.${KEY}`, utf8.encode(JSON.stringify(next)), {
+            expect: { lastSequence: revision },
+            timeout: 5_000,
+          });
           learn(next, ack.seq);
           return latest.document;
         } catch (error) {

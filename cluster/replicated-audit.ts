@@ -31,7 +31,12 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
   const js = jetstream(options.connection);
   const jsm = await managerOf(options.connection);
   const subjects = [`${prefix}.>`]; // a project's groups, and an older version's project subjects
-  await ensureStream(jsm, { name: stream, num_replicas: options.replicas, ...newestPerSubject(prefix, options.limits.maxEvents, options.limits.maxAgeMs), subjects });
+  await ensureStream(jsm, {
+    name: stream,
+    num_replicas: options.replicas,
+    ...newestPerSubject(prefix, options.limits.maxEvents, options.limits.maxAgeMs),
+    subjects,
+  });
   const info = await jsm.streams.info(stream);
   if (!info.config.subjects.includes(subjects[0])) await jsm.streams.update(stream, { ...info.config, subjects }); // made by an older version: widened
   const subjectOf = (projectId: string, event: StoredAuditEvent) => `${prefix}.${projectId}.${auditGroupOf(event)}`;
@@ -42,7 +47,10 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
     if (newest === null) return [];
     const to = before === null ? newest.seq : Math.min(newest.seq, before - 1);
     if (to < 1) return [];
-    return (await readSubjectUpTo(js, jsm, stream, subject, to)).map(({ seq, data }) => ({ seq, event: JSON.parse(fromUtf8.decode(data)) as StoredAuditEvent }));
+    return (await readSubjectUpTo(js, jsm, stream, subject, to)).map(({ seq, data }) => ({
+      seq,
+      event: JSON.parse(fromUtf8.decode(data)) as StoredAuditEvent,
+    }));
   };
 
   return {
@@ -52,7 +60,10 @@ export async function openReplicatedAudit(options: ReplicatedAuditOptions): Prom
       await resendUnanswered(publish, { timeoutMs: ACK_TIMEOUT_MS, forMs: PUBLISH_ATTEMPTS * ACK_TIMEOUT_MS });
     },
     async page(projectId, opts): Promise<AuditPage> {
-      const [grouped, legacy] = await Promise.all([readUpTo(`${prefix}.${projectId}.*`, opts.before), readUpTo(`${prefix}.${projectId}`, opts.before)]);
+      const [grouped, legacy] = await Promise.all([
+        readUpTo(`${prefix}.${projectId}.*`, opts.before),
+        readUpTo(`${prefix}.${projectId}`, opts.before),
+      ]);
       const older = [...grouped, ...legacy].sort((x, y) => y.seq - x.seq).slice(0, opts.limit + 1);
       const more = older.length > opts.limit;
       if (more) older.pop();

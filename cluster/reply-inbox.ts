@@ -8,7 +8,12 @@ import type { Msg, MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 /** How often unanswered requests are looked at: a request times out up to this much after its timeout. */
 const SWEEP_MS = 100;
 
-type Waiting = { readonly subject: string; readonly deadline: number; readonly resolve: (message: Msg) => void; readonly reject: (error: unknown) => void };
+type Waiting = {
+  readonly subject: string;
+  readonly deadline: number;
+  readonly resolve: (message: Msg) => void;
+  readonly reject: (error: unknown) => void;
+};
 
 /**
  * The client's request() spends a timer, a subscription entry and an Error (made to cancel the request
@@ -26,7 +31,11 @@ export class ReplyInbox {
   constructor(connection: NatsConnection) {
     this.#connection = connection;
     this.#prefix = `${createInbox()}.`;
-    connection.subscribe(`${this.#prefix}*`, { callback: (error, message) => { if (error === null) this.#answer(message); } });
+    connection.subscribe(`${this.#prefix}*`, {
+      callback: (error, message) => {
+        if (error === null) this.#answer(message);
+      },
+    });
     void connection.closed().then(() => {
       this.#closed = true;
       this.#failAll(new ClosedConnectionError());
@@ -90,7 +99,13 @@ export class ReplyInbox {
 
 /** A JetStream publish's answer: its PubAck (the client's type), or the refusal it carries thrown as a JetStreamApiError. */
 export function pubAckOf(message: Msg): PubAck {
-  const answer = JSON.parse(new TextDecoder().decode(message.data)) as { stream?: unknown; domain?: unknown; seq?: unknown; duplicate?: unknown; error?: ApiError };
+  const answer = JSON.parse(new TextDecoder().decode(message.data)) as {
+    stream?: unknown;
+    domain?: unknown;
+    seq?: unknown;
+    duplicate?: unknown;
+    error?: ApiError;
+  };
   if (answer.error !== undefined) throw new JetStreamApiError(answer.error);
   if (typeof answer.stream !== "string" || answer.stream === "" || typeof answer.seq !== "number") throw new Error("not a PubAck");
   const ack: PubAck = { stream: answer.stream, seq: answer.seq, duplicate: answer.duplicate === true };

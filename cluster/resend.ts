@@ -18,7 +18,7 @@ const LONGEST_PAUSE_MS = 1_000;
 export async function resendUnanswered<T>(send: (timeoutMs: number) => Promise<T>, limits: ResendLimits): Promise<T> {
   const until = Date.now() + limits.forMs;
   let timeoutMs = limits.timeoutMs;
-  for (let pause = FIRST_PAUSE_MS; ; ) {
+  for (let pause = FIRST_PAUSE_MS; ;) {
     try {
       return await send(Math.max(1, Math.min(timeoutMs, until - Date.now())));
     } catch (error) {

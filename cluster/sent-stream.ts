@@ -20,19 +20,30 @@ export type SentStream = {
 };
 
 /** Opens (creating unless it exists) the stream of delivered notifications. */
-export async function openSentStream(options: { connection: NatsConnection; replicas: number; stream?: string; subjectPrefix?: string; keptPerCheck?: number }): Promise<SentStream> {
+export async function openSentStream(options: {
+  connection: NatsConnection;
+  replicas: number;
+  stream?: string;
+  subjectPrefix?: string;
+  keptPerCheck?: number;
+}): Promise<SentStream> {
   const stream = options.stream ?? "hcd-sent";
   const prefix = options.subjectPrefix ?? "hcd.sent";
   const js = jetstream(options.connection);
   const jsm = await managerOf(options.connection);
-  await ensureStream(jsm, { name: stream, num_replicas: options.replicas, ...newestPerSubject(prefix, options.keptPerCheck ?? KEPT_PER_CHECK, KEPT_FOR_MS) });
+  await ensureStream(jsm, {
+    name: stream,
+    num_replicas: options.replicas,
+    ...newestPerSubject(prefix, options.keptPerCheck ?? KEPT_PER_CHECK, KEPT_FOR_MS),
+  });
   const subjectOf = (checkUuid: string) => {
     if (!/^[A-Za-z0-9_-]+$/.test(checkUuid)) throw new Error(`not a check uuid a subject can carry: ${JSON.stringify(checkUuid)}`);
     return `${prefix}.${checkUuid}`;
   };
   return {
     async record(notice) {
-      const publish = (timeout: number) => js.publish(subjectOf(notice.checkUuid), utf8.encode(JSON.stringify(notice)), { msgID: notice.id, timeout });
+      const publish = (timeout: number) =>
+        js.publish(subjectOf(notice.checkUuid), utf8.encode(JSON.stringify(notice)), { msgID: notice.id, timeout });
       await resendUnanswered(publish, { timeoutMs: 5_000, forMs: 15_000 });
     },
     async list(checkUuid) {

@@ -18,14 +18,21 @@ export function sharedSecret(connection: NatsConnection, replicas: number, name:
  * Returns the value kept in bucket `kvName`; when there is none yet, writes `first()`'s, unless another
  * node's write came first (then that one is returned).
  */
-export async function sharedValue(connection: NatsConnection, replicas: number, kvName: string, first: () => string | Promise<string>): Promise<string> {
+export async function sharedValue(
+  connection: NatsConnection,
+  replicas: number,
+  kvName: string,
+  first: () => string | Promise<string>,
+): Promise<string> {
   const kv = await openBucket(connection, kvName, { replicas, history: 1, allow_direct: false });
   // written before anything is read: a message get on a bucket another node is creating at that moment can
   // crash a lone server (docs/cluster.md, NATS server notes), while a publish is stored only once the stream
   // is up; it is sent again while unanswered
   try {
     const value = await first();
-    await retriedWhileSettling(() => jetstream(connection).publish(`$KV.${kvName}.value`, value, { expect: { lastSequence: 0 }, timeout: 5_000 }));
+    await retriedWhileSettling(() =>
+      jetstream(connection).publish(`$KV.${kvName}.value`, value, { expect: { lastSequence: 0 }, timeout: 5_000 }),
+    );
   } catch (error) {
     if (!wrongLastSequence(error)) throw error; // another node's write came first: read back below
   }

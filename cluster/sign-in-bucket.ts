@@ -25,7 +25,10 @@ const failureKey = (key: string) => `f.${createHash("sha256").update(key).digest
 /** Opens (or creates) the bucket. */
 export async function openSignInBucket(options: { connection: NatsConnection; replicas: number; bucket?: string }): Promise<SignInStore> {
   const kv: KV = await openBucket(options.connection, options.bucket ?? "hcd-signin", {
-    replicas: options.replicas, history: 1, ttl: KEEP_MS, allow_direct: false,
+    replicas: options.replicas,
+    history: 1,
+    ttl: KEEP_MS,
+    allow_direct: false,
   });
   const read = async <T>(key: string): Promise<{ value: T; revision: number } | null> => {
     const entry = await kv.get(key);

@@ -46,7 +46,11 @@ export class SnapshotStore {
 
   /** Creates the partition's snapshot stream if it does not exist. */
   static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
-    return new SnapshotStore(await openPartitionStream(options, { streamPrefix: "HCD_SNAP", subjectPrefix: "hcd.snap" }, (subject) => keptUntilPurged([`${subject}.*`])));
+    return new SnapshotStore(
+      await openPartitionStream(options, { streamPrefix: "HCD_SNAP", subjectPrefix: "hcd.snap" }, (subject) =>
+        keptUntilPurged([`${subject}.*`]),
+      ),
+    );
   }
 
   /** The newest stored head, or null when no snapshot was ever stored. */
@@ -63,15 +67,21 @@ export class SnapshotStore {
     const newest = await this.head();
     if (newest !== null && newest.head.logSequence >= logSequence) return { saved: false, newer: newest.head.logSequence };
     const last = (await this.#jsm.streams.info(this.stream)).state.last_seq;
-    if (newest !== null && newest.sequence > last) throw new Error(`${this.stream}: stream info behind its head (${last} < ${newest.sequence}); try again`);
+    if (newest !== null && newest.sequence > last)
+      throw new Error(`${this.stream}: stream info behind its head (${last} < ${newest.sequence}); try again`);
     const body = encodeSnapshot(snapshot);
     const chunks: Uint8Array[] = [];
     for (let offset = 0; offset < body.length; offset += CHUNK_BYTES) chunks.push(body.subarray(offset, offset + CHUNK_BYTES));
     const head: SnapshotHead = { logSequence, firstChunk: last + 1, chunks: chunks.length, bytes: body.length };
-    const messages = [...chunks.map((bytes) => ({ subject: this.#chunkSubject, bytes })), { subject: this.#headSubject, bytes: encodeSnapshotHead(head) }];
+    const messages = [
+      ...chunks.map((bytes) => ({ subject: this.#chunkSubject, bytes })),
+      { subject: this.#headSubject, bytes: encodeSnapshotHead(head) },
+    ];
     const marked = headers();
     marked.set("Hcd-Log-Sequence", String(logSequence));
-    const acks = messages.map((m, i) => this.#js.publish(m.subject, m.bytes, { headers: marked, expect: { lastSequence: last + i }, timeout: this.#ackTimeoutMs }));
+    const acks = messages.map((m, i) =>
+      this.#js.publish(m.subject, m.bytes, { headers: marked, expect: { lastSequence: last + i }, timeout: this.#ackTimeoutMs }),
+    );
     const results = await Promise.allSettled(acks);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed !== undefined) {
@@ -99,11 +109,13 @@ export class SnapshotStore {
       }
       if (parts.length === newest.head.chunks) {
         const body = Buffer.concat(parts);
-        if (body.length !== newest.head.bytes) throw new Error(`${this.stream}: snapshot of ${newest.head.bytes} bytes read as ${body.length}`);
+        if (body.length !== newest.head.bytes)
+          throw new Error(`${this.stream}: snapshot of ${newest.head.bytes} bytes read as ${body.length}`);
         return { logSequence: newest.head.logSequence, snapshot: decodeSnapshot(body), bytes: body.length };
       }
       // a newer snapshot replaced this one while it was read: its chunks are gone; read the newer one
-      if (attempt >= 5) throw new Error(`${this.stream}: snapshot chunk ${newest.head.firstChunk + parts.length} gone, ${attempt + 1} times`);
+      if (attempt >= 5)
+        throw new Error(`${this.stream}: snapshot chunk ${newest.head.firstChunk + parts.length} gone, ${attempt + 1} times`);
     }
   }
 }

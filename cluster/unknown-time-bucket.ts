@@ -33,7 +33,12 @@ export class UnknownTimeBucket {
   }
 
   /** Opens (or creates) the bucket. */
-  static async open(options: { connection: NatsConnection; replicas: number; bucket?: string; clock?: () => Millis }): Promise<UnknownTimeBucket> {
+  static async open(options: {
+    connection: NatsConnection;
+    replicas: number;
+    bucket?: string;
+    clock?: () => Millis;
+  }): Promise<UnknownTimeBucket> {
     const bucket = options.bucket ?? "hcd-unknown-time";
     const kv = await openBucket(options.connection, bucket, { replicas: options.replicas, history: 1, allow_direct: false });
     return new UnknownTimeBucket(kv, options.connection, bucket, options.clock ?? Date.now);
@@ -46,10 +51,14 @@ export class UnknownTimeBucket {
     const js = jetstream(this.#connection);
     for (;;) {
       const { spans, revision } = await this.#read(partition);
-      const next = mergeSpans([...spans, span]).filter((s) => s.toAt > span.toAt - KEEP_MS).slice(-MAX_SPANS);
+      const next = mergeSpans([...spans, span])
+        .filter((s) => s.toAt > span.toAt - KEEP_MS)
+        .slice(-MAX_SPANS);
       try {
-        await js.publish(`$KV.${this.#bucket}.${key}`, utf8.encode(JSON.stringify(next.map((s) => [s.fromAt, s.toAt]))),
-          { expect: { lastSubjectSequence: revision }, timeout: 5_000 });
+        await js.publish(`$KV.${this.#bucket}.${key}`, utf8.encode(JSON.stringify(next.map((s) => [s.fromAt, s.toAt]))), {
+          expect: { lastSubjectSequence: revision },
+          timeout: 5_000,
+        });
         this.#cache.delete(partition);
         return;
       } catch (error) {
@@ -65,7 +74,9 @@ export class UnknownTimeBucket {
     if (kept !== undefined && now < kept.until) return kept.spans;
     const spans = this.#read(partition).then((read) => read.spans);
     this.#cache.set(partition, { until: now + CACHE_MS, spans });
-    spans.catch(() => { if (this.#cache.get(partition)?.spans === spans) this.#cache.delete(partition); }); // a failure is not kept
+    spans.catch(() => {
+      if (this.#cache.get(partition)?.spans === spans) this.#cache.delete(partition);
+    }); // a failure is not kept
     return spans;
   }
 
@@ -74,8 +85,9 @@ export class UnknownTimeBucket {
     if (entry === null || entry.operation !== "PUT") return { spans: [], revision: entry?.revision ?? 0 };
     const parsed: unknown = JSON.parse(fromUtf8.decode(entry.value));
     const spans = Array.isArray(parsed)
-      ? parsed.filter((pair): pair is [number, number] => Array.isArray(pair) && pair.length === 2 && pair.every(Number.isFinite))
-        .map(([fromAt, toAt]) => ({ fromAt, toAt }))
+      ? parsed
+          .filter((pair): pair is [number, number] => Array.isArray(pair) && pair.length === 2 && pair.every(Number.isFinite))
+          .map(([fromAt, toAt]) => ({ fromAt, toAt }))
       : [];
     return { spans, revision: entry.revision };
   }

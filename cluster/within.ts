@@ -3,6 +3,8 @@
 /** Resolves as `promise` does, or rejects with Error(message) after `ms`, whichever comes first. */
 export function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

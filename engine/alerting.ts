@@ -116,13 +116,20 @@ export function onNoticeDue(check: Check, at: Millis, mutedUntilAt: Millis | nul
   if (alert === undefined || alert.dueAt === null) return { check, notice: null };
   if (check.status !== "down") return { check: withAlert(check, { ...alert, dueAt: null, held: false }), notice: null };
   if (alert.heldBy !== undefined) return { check: withAlert(check, { ...alert, dueAt: null, held: true }), notice: null }; // waits for the dependency
-  if (mutedUntilAt !== null && isMuted(mutedUntilAt, at)) return { check: withAlert(check, { ...alert, dueAt: alert.held ? mutedUntilAt : nextReminderAt(check, mutedUntilAt) }), notice: null };
+  if (mutedUntilAt !== null && isMuted(mutedUntilAt, at))
+    return { check: withAlert(check, { ...alert, dueAt: alert.held ? mutedUntilAt : nextReminderAt(check, mutedUntilAt) }), notice: null };
   const next = nextReminderAt(check, at);
   if (alert.held) {
-    return { check: withAlert(check, { ...alert, dueAt: next, held: false }), notice: { at, reminder: null, downSinceAt: alert.downSinceAt } };
+    return {
+      check: withAlert(check, { ...alert, dueAt: next, held: false }),
+      notice: { at, reminder: null, downSinceAt: alert.downSinceAt },
+    };
   }
   const reminders = alert.reminders + 1;
-  return { check: withAlert(check, { ...alert, dueAt: next, reminders }), notice: { at, reminder: reminders, downSinceAt: alert.downSinceAt } };
+  return {
+    check: withAlert(check, { ...alert, dueAt: next, reminders }),
+    notice: { at, reminder: reminders, downSinceAt: alert.downSinceAt },
+  };
 }
 
 /**
@@ -133,10 +140,16 @@ export function onNoticeDue(check: Check, at: Millis, mutedUntilAt: Millis | nul
  * mute's end, and once no mute holds it the next reminder is at most one interval from now. A check that
  * is not down has nothing to plan.
  */
-export function replanNotices(before: Check, after: Check, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
+export function replanNotices(
+  before: Check,
+  after: Check,
+  at: Millis,
+  mutedUntilAt: Millis | null,
+): { check: Check; notice: Notice | null } {
   if (after.status !== "down") return { check: after, notice: null };
   const alert = alertOf(after);
-  if (alert.heldBy !== undefined) { // a dependency is down: the down notification waits for it, whatever the mute
+  if (alert.heldBy !== undefined) {
+    // a dependency is down: the down notification waits for it, whatever the mute
     if (alert.held && alert.dueAt === null) return { check: after, notice: null };
     return { check: withAlert(after, { ...alert, dueAt: null, held: true }), notice: null };
   }
@@ -145,8 +158,10 @@ export function replanNotices(before: Check, after: Check, at: Millis, mutedUnti
     return alert.dueAt === dueAt ? { check: after, notice: null } : { check: withAlert(after, { ...alert, dueAt }), notice: null };
   }
   if (alert.held) {
-    return { check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at), held: false }),
-      notice: { at, reminder: null, downSinceAt: alert.downSinceAt } };
+    return {
+      check: withAlert(after, { ...alert, dueAt: nextReminderAt(after, at), held: false }),
+      notice: { at, reminder: null, downSinceAt: alert.downSinceAt },
+    };
   }
   const next = nextReminderAt(after, at);
   const sameInterval = (before.reminderIntervalMs ?? 0) === (after.reminderIntervalMs ?? 0);
@@ -174,13 +189,21 @@ export function acknowledge(check: Check, ack: Acknowledgement): Check | null {
  * wait; released while the check is still down, the down notification is sent once (or, muted, at the
  * mute's end) and reminders count from then.
  */
-export function setHeldBy(check: Check, heldBy: string | null, at: Millis, mutedUntilAt: Millis | null): { check: Check; notice: Notice | null } {
+export function setHeldBy(
+  check: Check,
+  heldBy: string | null,
+  at: Millis,
+  mutedUntilAt: Millis | null,
+): { check: Check; notice: Notice | null } {
   const alert = alertOf(check);
   if ((alert.heldBy ?? null) === heldBy) return { check, notice: null };
   const { heldBy: _before, ...rest } = alert;
   if (heldBy !== null) {
     const { escalateAt: _waits, ...waiting } = rest; // escalation waits for the dependency too (engine/escalation.ts plans it again)
-    return { check: withAlert(check, check.status === "down" ? { ...waiting, heldBy, held: true, dueAt: null } : { ...rest, heldBy }), notice: null };
+    return {
+      check: withAlert(check, check.status === "down" ? { ...waiting, heldBy, held: true, dueAt: null } : { ...rest, heldBy }),
+      notice: null,
+    };
   }
   const released = withAlert(check, rest);
   return check.status === "down" ? replanNotices(released, released, at, mutedUntilAt) : { check: released, notice: null };
@@ -207,7 +230,7 @@ function nextReminderAt(check: Check, at: Millis): Millis | null {
 function startOutage(check: Check, at: Millis, heldUntilAt: Millis | null): Check {
   if (heldUntilAt === null && (check.reminderIntervalMs ?? 0) === 0 && check.alert === undefined) return check; // the reference's cost
   const heldBy = check.alert?.heldBy;
-  const dueAt = heldBy !== undefined ? null : heldUntilAt ?? nextReminderAt(check, at);
+  const dueAt = heldBy !== undefined ? null : (heldUntilAt ?? nextReminderAt(check, at));
   const held = heldUntilAt !== null || heldBy !== undefined;
   return withAlert(check, kept(check, { failures: alertOf(check).failures, downSinceAt: at, dueAt, held, reminders: 0 }));
 }
@@ -220,7 +243,8 @@ function endOutage(check: Check): Check {
 
 /** `alert` with what outlives an outage's start and end: a dependency's hold and the period's run count. */
 function kept(check: Check, alert: AlertState): AlertState {
-  const heldBy = check.alert?.heldBy, period = check.alert?.period;
+  const heldBy = check.alert?.heldBy,
+    period = check.alert?.period;
   if (heldBy === undefined && period === undefined) return alert;
   if (period === undefined) return { ...alert, heldBy };
   return heldBy === undefined ? { ...alert, period } : { ...alert, heldBy, period };
@@ -228,9 +252,18 @@ function kept(check: Check, alert: AlertState): AlertState {
 
 /** Returns the check with `alert`; a state with nothing in it is left out (undefined). */
 export function withAlert(check: Check, alert: AlertState): Check {
-  const empty = alert.failures === 0 && alert.dueAt === null && alert.downSinceAt === null && alert.reminders === 0 && !alert.held
-    && alert.downtime === undefined && alert.acknowledged === undefined && alert.heldBy === undefined
-    && alert.escalated === undefined && alert.escalateAt === undefined && alert.period === undefined;
+  const empty =
+    alert.failures === 0 &&
+    alert.dueAt === null &&
+    alert.downSinceAt === null &&
+    alert.reminders === 0 &&
+    !alert.held &&
+    alert.downtime === undefined &&
+    alert.acknowledged === undefined &&
+    alert.heldBy === undefined &&
+    alert.escalated === undefined &&
+    alert.escalateAt === undefined &&
+    alert.period === undefined;
   if (!empty) return checkWith(check, { alert });
   return check.alert === undefined ? check : checkWith(check, { alert: undefined });
 }

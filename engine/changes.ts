@@ -17,7 +17,10 @@ export type PingWrite = {
  * record is most of an entry's bytes, and at the top of the hour a shard journals tens of thousands of
  * entries at once. Only a channel that sends the check's API JSON (rendersCheckJson) gets the whole check.
  */
-export type NoticeCheck = Pick<Check, "uuid" | "name" | "slug" | "tags" | "desc" | "kind" | "timeoutMs" | "schedule" | "tz" | "nPings" | "createdAt">;
+export type NoticeCheck = Pick<
+  Check,
+  "uuid" | "name" | "slug" | "tags" | "desc" | "kind" | "timeoutMs" | "schedule" | "tz" | "nPings" | "createdAt"
+>;
 
 /** What an entry keeps of its channel: all but what the entry has already (its project) or never shows (when it was made). */
 export type NoticeChannel = Pick<Channel, "id" | "name" | "kind" | "value" | "needsSettings">;
@@ -55,8 +58,19 @@ export type OutboxEntry = {
 
 /** Returns the part of the check a notification shows (a new object: the check's other fields are not kept alive). */
 export function noticeCheckOf(check: Check): NoticeCheck {
-  return { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind,
-    timeoutMs: check.timeoutMs, schedule: check.schedule, tz: check.tz, nPings: check.nPings, createdAt: check.createdAt };
+  return {
+    uuid: check.uuid,
+    name: check.name,
+    slug: check.slug,
+    tags: check.tags,
+    desc: check.desc,
+    kind: check.kind,
+    timeoutMs: check.timeoutMs,
+    schedule: check.schedule,
+    tz: check.tz,
+    nPings: check.nPings,
+    createdAt: check.createdAt,
+  };
 }
 
 /** What an outbox entry of `channel` carries of the check (as the shard queues it): the whole check when its channel needs it. */
@@ -86,7 +100,14 @@ export function rendersCheckJson(channel: NoticeChannel): boolean {
   if (value.kind !== "webhook") return false;
   if (value.json) return true;
   const spec = value.spec;
-  const templates = [spec.url_down, spec.body_down, spec.url_up, spec.body_up, ...Object.values(spec.headers_down), ...Object.values(spec.headers_up)];
+  const templates = [
+    spec.url_down,
+    spec.body_down,
+    spec.url_up,
+    spec.body_up,
+    ...Object.values(spec.headers_down),
+    ...Object.values(spec.headers_up),
+  ];
   return templates.some((template) => template.includes("$JSON"));
 }
 
@@ -162,10 +183,15 @@ export type SentNotice = {
 export function sentNoticeOf(entry: OutboxEntry, sentAt: Millis): SentNotice {
   const { id, name, kind } = entry.channel;
   return {
-    id: entry.id, checkUuid: entry.check.uuid, sentAt, flipAt: entry.flip.at, to: entry.flip.to,
+    id: entry.id,
+    checkUuid: entry.check.uuid,
+    sentAt,
+    flipAt: entry.flip.at,
+    to: entry.flip.to,
     ...(entry.reminder === undefined ? {} : { reminder: entry.reminder }),
     ...(entry.escalation === undefined ? {} : { escalation: entry.escalation }),
-    ...(entry.failedAgain === undefined ? {} : { failedAgain: entry.failedAgain }), channel: { id, name, kind },
+    ...(entry.failedAgain === undefined ? {} : { failedAgain: entry.failedAgain }),
+    channel: { id, name, kind },
   };
 }
 

@@ -35,14 +35,35 @@ export type ImportResult = "created" | "updated" | "unchanged";
 export type ImportedPing = { readonly record: PingRecord; readonly body: Uint8Array | null };
 
 /** Returns the new check of `projectId` that `imported` describes (channels already resolved to ids) and its flips, numbered. */
-export function importedCheckOf(projectId: string, imported: CheckImport, channelIds: readonly string[] | undefined): { check: Check; flips: Flip[] } {
+export function importedCheckOf(
+  projectId: string,
+  imported: CheckImport,
+  channelIds: readonly string[] | undefined,
+): { check: Check; flips: Flip[] } {
   const { uuid, badgeKey, state } = imported;
-  const flips = imported.flips.map((flip, i): Flip => ({ checkUuid: uuid, n: i + 1, at: flip.at, from: flip.from, to: flip.to, reason: flip.reason, notify: false }));
-  const settled = applySpec(freshCheck({ uuid, badgeKey, projectId }, state.createdAt), { ...imported.spec, dependsOn: undefined }, { channelIds });
+  const flips = imported.flips.map((flip, i): Flip => ({
+    checkUuid: uuid,
+    n: i + 1,
+    at: flip.at,
+    from: flip.from,
+    to: flip.to,
+    reason: flip.reason,
+    notify: false,
+  }));
+  const settled = applySpec(
+    freshCheck({ uuid, badgeKey, projectId }, state.createdAt),
+    { ...imported.spec, dependsOn: undefined },
+    { channelIds },
+  );
   const check = checkWith(settled, {
-    status: state.status, nPings: state.nPings, nFlips: flips.length, lastPingAt: state.lastPingAt, lastStartAt: state.lastStartAt,
+    status: state.status,
+    nPings: state.nPings,
+    nFlips: flips.length,
+    lastPingAt: state.lastPingAt,
+    lastStartAt: state.lastStartAt,
     // Healthchecks keeps a finished run's id: here a run id is the open run's only
-    lastStartRid: state.lastStartAt === null ? null : state.lastStartRid, lastDurationMs: state.lastDurationMs,
+    lastStartRid: state.lastStartAt === null ? null : state.lastStartRid,
+    lastDurationMs: state.lastDurationMs,
   });
   return { check, flips };
 }
@@ -57,15 +78,37 @@ export function importResultOf(existing: Check | null, imported: CheckImport, ch
 }
 
 const SETTINGS = [
-  "name", "slug", "tags", "desc", "kind", "timeoutMs", "graceMs", "schedule", "tz", "manualResume", "methods", "startKw", "successKw",
-  "failureKw", "filterSubject", "filterBody", "filterHttpBody", "filterDefaultFail", "failureThreshold", "reminderIntervalMs",
-  "mutedUntilAt", "maxDurationMs",
+  "name",
+  "slug",
+  "tags",
+  "desc",
+  "kind",
+  "timeoutMs",
+  "graceMs",
+  "schedule",
+  "tz",
+  "manualResume",
+  "methods",
+  "startKw",
+  "successKw",
+  "failureKw",
+  "filterSubject",
+  "filterBody",
+  "filterHttpBody",
+  "filterDefaultFail",
+  "failureThreshold",
+  "reminderIntervalMs",
+  "mutedUntilAt",
+  "maxDurationMs",
 ] as const satisfies readonly (keyof Check)[];
 
 /** True when the two records have the same settings (the fields an import brings, channels included). */
 export function sameSettings(a: Check, b: Check): boolean {
-  return SETTINGS.every((field) => (a[field] ?? null) === (b[field] ?? null))
-    && a.channels.length === b.channels.length && a.channels.every((id, i) => id === b.channels[i]);
+  return (
+    SETTINGS.every((field) => (a[field] ?? null) === (b[field] ?? null)) &&
+    a.channels.length === b.channels.length &&
+    a.channels.every((id, i) => id === b.channels[i])
+  );
 }
 
 /** Returns why a state cannot be a check's, or null when it can. */

@@ -6,9 +6,7 @@ import type { ProjectChange } from "./project-changes.ts";
 import type { CheckImport, ImportedPing, ImportResult } from "./check-import.ts";
 
 /** How a ping names its check. */
-export type PingTarget =
-  | { readonly uuid: string }
-  | { readonly pingKey: string; readonly slug: string; readonly create: boolean };
+export type PingTarget = { readonly uuid: string } | { readonly pingKey: string; readonly slug: string; readonly create: boolean };
 
 /** A ping as the front end received it; the shard classifies it (URL signal, method, keywords). */
 export type PingCommand = {
@@ -44,9 +42,25 @@ export type ShardCommand =
   | { readonly kind: "addChannel"; readonly channel: Channel; readonly at: Millis }
   | { readonly kind: "removeChannel"; readonly projectId: string; readonly channelId: string; readonly at: Millis }
   /** Replaces a channel's name and value; its kind stays (a value of another kind is refused). */
-  | { readonly kind: "updateChannel"; readonly projectId: string; readonly channelId: string; readonly name: string; readonly value: Channel["value"]; readonly newChecks?: boolean; readonly everyFailure?: boolean; readonly at: Millis }
+  | {
+      readonly kind: "updateChannel";
+      readonly projectId: string;
+      readonly channelId: string;
+      readonly name: string;
+      readonly value: Channel["value"];
+      readonly newChecks?: boolean;
+      readonly everyFailure?: boolean;
+      readonly at: Millis;
+    }
   /** `uuid`: the new check's, given (a check brought from elsewhere keeps its ping URL); absent: a fresh one. */
-  | { readonly kind: "createCheck"; readonly projectId: string; readonly spec: CheckSpec; readonly unique: readonly UniqueField[]; readonly at: Millis; readonly uuid?: string }
+  | {
+      readonly kind: "createCheck";
+      readonly projectId: string;
+      readonly spec: CheckSpec;
+      readonly unique: readonly UniqueField[];
+      readonly at: Millis;
+      readonly uuid?: string;
+    }
   | { readonly kind: "updateCheck"; readonly projectId: string; readonly uuid: string; readonly spec: CheckSpec; readonly at: Millis }
   | { readonly kind: "pauseCheck" | "resumeCheck" | "deleteCheck"; readonly projectId: string; readonly uuid: string; readonly at: Millis }
   /** Acknowledges a down check's outage (CONTRACT "Alerting, second part"); `by` names who ("api", "dashboard"). */
@@ -55,7 +69,13 @@ export type ShardCommand =
   /** A check brought over whole (engine/check-import.ts): made with its uuid, state and flips, or its settings brought up to date. */
   | { readonly kind: "importCheck"; readonly projectId: string; readonly check: CheckImport; readonly at: Millis }
   /** Past pings of an imported check, each numbered as it was (at most its n_pings); one already logged is written again as it is. */
-  | { readonly kind: "importPings"; readonly projectId: string; readonly uuid: string; readonly pings: readonly ImportedPing[]; readonly at: Millis }
+  | {
+      readonly kind: "importPings";
+      readonly projectId: string;
+      readonly uuid: string;
+      readonly pings: readonly ImportedPing[];
+      readonly at: Millis;
+    }
   | { readonly kind: "advance"; readonly at: Millis }
   /** hcd judged no deadline during `downtime` (it was stopped): hold the checks whose deadline fell in it. */
   | { readonly kind: "holdForDowntime"; readonly downtime: Downtime; readonly at: Millis };

@@ -50,12 +50,16 @@ export function stepped(values: readonly number[], step: number): number[] {
  */
 export function stepTerm(base: ReadonlySet<number>, step: number, last: number): Set<number> {
   if (base.size === 1) return new Set(stepped(rangeOf([...base][0], last), step));
-  return new Set(stepped([...base].sort((a, b) => a - b), step));
+  return new Set(
+    stepped(
+      [...base].sort((a, b) => a - b),
+      step,
+    ),
+  );
 }
 
 /** Returns the integers start…end, both included. */
-export const rangeOf = (start: number, end: number): number[] =>
-  Array.from({ length: Math.max(0, end - start + 1) }, (_, i) => start + i);
+export const rangeOf = (start: number, end: number): number[] => Array.from({ length: Math.max(0, end - start + 1) }, (_, i) => start + i);
 
 const FIELDS = ["minute", "hour", "day", "month", "dow"] as const;
 type Field = (typeof FIELDS)[number];

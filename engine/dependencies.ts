@@ -54,7 +54,7 @@ export class Dependents {
     }
     for (const dependency of after ?? NONE) {
       let set = this.#of.get(dependency);
-      if (set === undefined) this.#of.set(dependency, set = new Set());
+      if (set === undefined) this.#of.set(dependency, (set = new Set()));
       set.add(uuid);
     }
   }

@@ -16,7 +16,12 @@ export function unknownWithin(fromAt: Millis, toAt: Millis, stretches: readonly 
  * The check's statuses as periods over [fromAt, toAt), and the status it has at toAt: `flips` in any order
  * (those up to toAt count: one at toAt itself ends the last period), `status` the one it has now.
  */
-export function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis, toAt: Millis): { periods: { from: Millis; to: Millis; status: Status }[]; last: Status } {
+export function periodsOf(
+  flips: readonly Flip[],
+  status: Status,
+  fromAt: Millis,
+  toAt: Millis,
+): { periods: { from: Millis; to: Millis; status: Status }[]; last: Status } {
   const ordered = [...flips].filter((flip) => flip.at <= toAt).sort((a, b) => a.at - b.at || a.n - b.n);
   const periods: { from: Millis; to: Millis; status: Status }[] = [];
   let at = fromAt;
@@ -31,7 +36,12 @@ export function periodsOf(flips: readonly Flip[], status: Status, fromAt: Millis
 }
 
 /** One check's figures in one period; watchedMs: the time it was watched and known (neither new, paused nor unknown). */
-export type PeriodDowntime = { readonly incidents: number; readonly downMs: Millis; readonly unknownMs: Millis; readonly watchedMs: Millis };
+export type PeriodDowntime = {
+  readonly incidents: number;
+  readonly downMs: Millis;
+  readonly unknownMs: Millis;
+  readonly watchedMs: Millis;
+};
 
 /**
  * A check's figures in each period, up to `now` (a period's part after `now` is not counted): `flips` from
@@ -39,8 +49,12 @@ export type PeriodDowntime = { readonly incidents: number; readonly downMs: Mill
  * new or paused periods is not watched, time in an unknown stretch is counted as unknown only.
  */
 export function downtimeByPeriod(opts: {
-  readonly flips: readonly Flip[]; readonly status: Status; readonly createdAt: Millis; readonly now: Millis;
-  readonly periods: readonly Period[]; readonly unknown: readonly Downtime[];
+  readonly flips: readonly Flip[];
+  readonly status: Status;
+  readonly createdAt: Millis;
+  readonly now: Millis;
+  readonly periods: readonly Period[];
+  readonly unknown: readonly Downtime[];
 }): PeriodDowntime[] {
   const { periods: report, unknown, now } = opts;
   if (report.length === 0) return [];
@@ -48,9 +62,12 @@ export function downtimeByPeriod(opts: {
   const toAt = Math.min(now, report[report.length - 1].endAt);
   const { periods } = toAt > fromAt ? periodsOf(opts.flips, opts.status, fromAt, toAt) : { periods: [] };
   return report.map((period) => {
-    let downMs = 0, unknownMs = 0, watchedMs = 0;
+    let downMs = 0,
+      unknownMs = 0,
+      watchedMs = 0;
     for (const p of periods) {
-      const from = Math.max(p.from, period.startAt), to = Math.min(p.to, period.endAt);
+      const from = Math.max(p.from, period.startAt),
+        to = Math.min(p.to, period.endAt);
       if (to <= from || p.status === "new" || p.status === "paused") continue;
       const notKnown = unknownWithin(from, to, unknown);
       unknownMs += notKnown;
@@ -61,4 +78,3 @@ export function downtimeByPeriod(opts: {
     return { incidents, downMs, unknownMs, watchedMs };
   });
 }
-

@@ -40,8 +40,12 @@ export function planEscalation(check: Check, policy: readonly EscalationStep[], 
  * mute or a dependency may have held several), unless the outage is over or acknowledged (nothing), or
  * muted at `at` (it waits for the mute's end). Returns the check with the next step planned.
  */
-export function onEscalationDue(check: Check, policy: readonly EscalationStep[], at: Millis, mutedUntilAt: Millis | null):
-  { check: Check; reached: readonly Escalation[] } {
+export function onEscalationDue(
+  check: Check,
+  policy: readonly EscalationStep[],
+  at: Millis,
+  mutedUntilAt: Millis | null,
+): { check: Check; reached: readonly Escalation[] } {
   const alert = check.alert;
   if (alert === undefined) return { check, reached: [] };
   if (isMuted(mutedUntilAt, at) && check.status === "down" && alert.acknowledged === undefined && alert.heldBy === undefined) {
@@ -65,7 +69,8 @@ export function onEscalationDue(check: Check, policy: readonly EscalationStep[],
  */
 export function escalatedChannels(check: Check, policy: readonly EscalationStep[]): readonly string[] {
   const ids = new Set<string>();
-  for (const step of policy.slice(0, check.alert?.escalated ?? 0)) for (const id of step.channels) if (!check.channels.includes(id)) ids.add(id);
+  for (const step of policy.slice(0, check.alert?.escalated ?? 0))
+    for (const id of step.channels) if (!check.channels.includes(id)) ids.add(id);
   return [...ids];
 }
 

@@ -33,7 +33,12 @@ function lastStartAt(window: MaintenanceWindow, at: Millis): Millis | null {
   for (let backMs = Math.min(MINUTE, window.durationMs); ; backMs = Math.min(2 * backMs, window.durationMs)) {
     let startAt = nextAfter(window.schedule, window.tz, at - backMs);
     if (startAt !== null && startAt <= at) {
-      for (let next = nextAfter(window.schedule, window.tz, startAt); next !== null && next <= at; next = nextAfter(window.schedule, window.tz, next)) startAt = next;
+      for (
+        let next = nextAfter(window.schedule, window.tz, startAt);
+        next !== null && next <= at;
+        next = nextAfter(window.schedule, window.tz, next)
+      )
+        startAt = next;
       return startAt;
     }
     if (backMs >= window.durationMs) return null;

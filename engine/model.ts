@@ -23,9 +23,31 @@ export type CheckKind = (typeof CHECK_KINDS)[number];
  * message (CONTRACT "Notification kinds"); the engine stores their values as given.
  */
 export const SERVICE_KINDS = [
-  "telegram", "msteamsw", "pd", "po", "gotify", "matrix", "googlechat", "opsgenie", "mattermost", "rocketchat", "zulip",
-  "pushbullet", "victorops", "pagertree", "spike", "shell", "github", "trello", "sms", "whatsapp", "call",
-  "apprise", "group", "signal", "alertmanager",
+  "telegram",
+  "msteamsw",
+  "pd",
+  "po",
+  "gotify",
+  "matrix",
+  "googlechat",
+  "opsgenie",
+  "mattermost",
+  "rocketchat",
+  "zulip",
+  "pushbullet",
+  "victorops",
+  "pagertree",
+  "spike",
+  "shell",
+  "github",
+  "trello",
+  "sms",
+  "whatsapp",
+  "call",
+  "apprise",
+  "group",
+  "signal",
+  "alertmanager",
 ] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];
 export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy", ...SERVICE_KINDS] as const;
@@ -91,13 +113,23 @@ export type MaintenanceWindow = {
 
 /** Webhook channel value: the reference's per-direction request. An empty URL = no request. */
 export type WebhookSpec = {
-  readonly method_down: string; readonly url_down: string; readonly body_down: string;
+  readonly method_down: string;
+  readonly url_down: string;
+  readonly body_down: string;
   readonly headers_down: Readonly<Record<string, string>>;
-  readonly method_up: string; readonly url_up: string; readonly body_up: string;
+  readonly method_up: string;
+  readonly url_up: string;
+  readonly body_up: string;
   readonly headers_up: Readonly<Record<string, string>>;
 };
 /** An ntfy channel; `token`: an access token for a protected topic or server (absent: none). */
-export type NtfySpec = { readonly url: string; readonly topic: string; readonly priority_down: number; readonly priority_up: number; readonly token?: string };
+export type NtfySpec = {
+  readonly url: string;
+  readonly topic: string;
+  readonly priority_down: number;
+  readonly priority_up: number;
+  readonly token?: string;
+};
 
 /** A channel's value, normalised at creation: email address, webhook spec, chat webhook URL, ntfy spec. */
 export type ChannelValue =
@@ -198,16 +230,47 @@ export type Writable<T> = { -readonly [K in keyof T]: T[K] };
  */
 export function checkWith(check: Check, changes?: Partial<Check>): Check {
   const copy: Writable<Check> = {
-    uuid: check.uuid, projectId: check.projectId, badgeKey: check.badgeKey, name: check.name, slug: check.slug, tags: check.tags,
-    desc: check.desc, kind: check.kind, timeoutMs: check.timeoutMs, graceMs: check.graceMs, schedule: check.schedule, tz: check.tz,
-    manualResume: check.manualResume, methods: check.methods, startKw: check.startKw, successKw: check.successKw,
-    failureKw: check.failureKw, filterSubject: check.filterSubject, filterBody: check.filterBody, filterHttpBody: check.filterHttpBody,
-    filterDefaultFail: check.filterDefaultFail, channels: check.channels, createdAt: check.createdAt, status: check.status,
-    nPings: check.nPings, nFlips: check.nFlips, lastPingAt: check.lastPingAt, lastStartAt: check.lastStartAt,
-    lastStartRid: check.lastStartRid, lastDurationMs: check.lastDurationMs, failureThreshold: check.failureThreshold,
-    reminderIntervalMs: check.reminderIntervalMs, mutedUntilAt: check.mutedUntilAt, maxDurationMs: check.maxDurationMs,
-    dependsOn: check.dependsOn, minDurationMs: check.minDurationMs, alertOnOverlap: check.alertOnOverlap,
-    maxRunsPerPeriod: check.maxRunsPerPeriod, escalation: check.escalation, alert: check.alert, pushToken: check.pushToken,
+    uuid: check.uuid,
+    projectId: check.projectId,
+    badgeKey: check.badgeKey,
+    name: check.name,
+    slug: check.slug,
+    tags: check.tags,
+    desc: check.desc,
+    kind: check.kind,
+    timeoutMs: check.timeoutMs,
+    graceMs: check.graceMs,
+    schedule: check.schedule,
+    tz: check.tz,
+    manualResume: check.manualResume,
+    methods: check.methods,
+    startKw: check.startKw,
+    successKw: check.successKw,
+    failureKw: check.failureKw,
+    filterSubject: check.filterSubject,
+    filterBody: check.filterBody,
+    filterHttpBody: check.filterHttpBody,
+    filterDefaultFail: check.filterDefaultFail,
+    channels: check.channels,
+    createdAt: check.createdAt,
+    status: check.status,
+    nPings: check.nPings,
+    nFlips: check.nFlips,
+    lastPingAt: check.lastPingAt,
+    lastStartAt: check.lastStartAt,
+    lastStartRid: check.lastStartRid,
+    lastDurationMs: check.lastDurationMs,
+    failureThreshold: check.failureThreshold,
+    reminderIntervalMs: check.reminderIntervalMs,
+    mutedUntilAt: check.mutedUntilAt,
+    maxDurationMs: check.maxDurationMs,
+    dependsOn: check.dependsOn,
+    minDurationMs: check.minDurationMs,
+    alertOnOverlap: check.alertOnOverlap,
+    maxRunsPerPeriod: check.maxRunsPerPeriod,
+    escalation: check.escalation,
+    alert: check.alert,
+    pushToken: check.pushToken,
   };
   if (changes !== undefined) Object.assign(copy, changes);
   return copy;
@@ -216,11 +279,36 @@ export function checkWith(check: Check, changes?: Partial<Check>): Check {
 /** Returns a new check of the project with its ids: simple, timeout 1 day, grace 1 hour, never pinged. */
 export function freshCheck(ids: { readonly uuid: string; readonly badgeKey: string; readonly projectId: string }, at: Millis): Check {
   return checkWith({
-    uuid: ids.uuid, projectId: ids.projectId, badgeKey: ids.badgeKey, name: "", slug: "", tags: "", desc: "", kind: "simple",
-    timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
-    manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
-    filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
-    status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
+    uuid: ids.uuid,
+    projectId: ids.projectId,
+    badgeKey: ids.badgeKey,
+    name: "",
+    slug: "",
+    tags: "",
+    desc: "",
+    kind: "simple",
+    timeoutMs: LIMITS.defaultTimeoutMs,
+    graceMs: LIMITS.defaultGraceMs,
+    schedule: "* * * * *",
+    tz: "UTC",
+    manualResume: false,
+    methods: "",
+    startKw: "",
+    successKw: "",
+    failureKw: "",
+    filterSubject: false,
+    filterBody: false,
+    filterHttpBody: false,
+    filterDefaultFail: false,
+    channels: [],
+    createdAt: at,
+    status: "new",
+    nPings: 0,
+    nFlips: 0,
+    lastPingAt: null,
+    lastStartAt: null,
+    lastStartRid: null,
+    lastDurationMs: null,
   });
 }
 
@@ -368,7 +456,10 @@ export type CheckSpec = {
 };
 
 /** An escalation step as a client gives it: its channels by id or name, resolved by the shard. */
-export type EscalationSpecStep = { readonly afterMs: Millis; readonly channels: { readonly all: true } | { readonly refs: readonly string[] } };
+export type EscalationSpecStep = {
+  readonly afterMs: Millis;
+  readonly channels: { readonly all: true } | { readonly refs: readonly string[] };
+};
 
 export const UNIQUE_FIELDS = ["name", "slug", "tags", "timeout", "grace"] as const;
 export type UniqueField = (typeof UNIQUE_FIELDS)[number];
@@ -399,5 +490,8 @@ export function assertNever(value: never): never {
 
 /** Returns the tags of a check: split on spaces, trimmed, empties dropped (reference tags_list). */
 export function tagsOf(tags: string): string[] {
-  return tags.split(" ").map((t) => t.trim()).filter((t) => t !== "");
+  return tags
+    .split(" ")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
 }

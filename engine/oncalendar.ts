@@ -6,21 +6,29 @@ import { daysInMonth, nextTable, rangeOf, stepTerm, weekdayOf } from "./cron.ts"
 /** OnCalendar iteration stops at this year, like systemd. */
 export const ONCALENDAR_MAX_YEAR = 2200;
 
-const SPECIALS: ReadonlyMap<string, string> = new Map(Object.entries({
-  minutely: "*-*-* *:*:00",
-  hourly: "*-*-* *:00:00",
-  daily: "*-*-* 00:00:00",
-  monthly: "*-*-01 00:00:00",
-  weekly: "Mon *-*-* 00:00:00",
-  yearly: "*-01-01 00:00:00",
-  annually: "*-01-01 00:00:00",
-  quarterly: "*-01,04,07,10-01 00:00:00",
-  semiannually: "*-01,07-01 00:00:00",
-}));
+const SPECIALS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    minutely: "*-*-* *:*:00",
+    hourly: "*-*-* *:00:00",
+    daily: "*-*-* 00:00:00",
+    monthly: "*-*-01 00:00:00",
+    weekly: "Mon *-*-* 00:00:00",
+    yearly: "*-01-01 00:00:00",
+    annually: "*-01-01 00:00:00",
+    quarterly: "*-01,04,07,10-01 00:00:00",
+    semiannually: "*-01,07-01 00:00:00",
+  }),
+);
 
 type Field = "dow" | "year" | "month" | "day" | "hour" | "minute" | "second";
 const RANGES: Record<Field, readonly [number, number]> = {
-  dow: [0, 6], year: [1970, ONCALENDAR_MAX_YEAR - 1], month: [1, 12], day: [1, 31], hour: [0, 23], minute: [0, 59], second: [0, 59],
+  dow: [0, 6],
+  year: [1970, ONCALENDAR_MAX_YEAR - 1],
+  month: [1, 12],
+  day: [1, 31],
+  hour: [0, 23],
+  minute: [0, 59],
+  second: [0, 59],
 };
 const DAY_NAMES = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
 const DAY_NAMES_SHORT = DAY_NAMES.map((name) => name.slice(0, 3));
@@ -87,10 +95,15 @@ function yearTable(years: ReadonlySet<number>): (year: number) => number {
 /** Returns the pattern of one OnCalendar line without a trailing zone, or null when the reference would reject it. */
 export function parseOnCalendarLine(line: string): WallPattern | null {
   const expression = SPECIALS.get(line.toLowerCase()) ?? line;
-  const parts = expression.replaceAll("~", "-~").split(/\s+/).filter((part) => part !== "");
+  const parts = expression
+    .replaceAll("~", "-~")
+    .split(/\s+/)
+    .filter((part) => part !== "");
   if (parts.length === 0) return null;
   try {
-    let hours = new Set([0]), minutes = new Set([0]), seconds = new Set([0]);
+    let hours = new Set([0]),
+      minutes = new Set([0]),
+      seconds = new Set([0]);
     if (parts[parts.length - 1].includes(":")) {
       const time = (parts.pop() ?? "").split(":");
       if (time.length !== 2 && time.length !== 3) return null;
@@ -98,7 +111,9 @@ export function parseOnCalendarLine(line: string): WallPattern | null {
       minutes = items("minute", time[1]);
       seconds = items("second", time[2] ?? "0");
     }
-    let years = new Set(rangeOf(...RANGES.year)), months = new Set(rangeOf(1, 12)), days = new Set(rangeOf(1, 31));
+    let years = new Set(rangeOf(...RANGES.year)),
+      months = new Set(rangeOf(1, 12)),
+      days = new Set(rangeOf(1, 31));
     const last = parts[parts.length - 1];
     if (last !== undefined && last.includes("-") && "0123456789*".includes(last[0])) {
       const date = (parts.pop() ?? "").split("-");

@@ -17,7 +17,12 @@ export type LastPing = { readonly record: PingRecord; readonly body: Uint8Array 
 export type EntryFacts = Pick<OutboxEntry, "downtime" | "runStartedAt" | "run" | "escalation" | "failedAgain">;
 
 /** How a notification differs from a flip's to the check's channels: other channels, an id suffix (outboxEntryId's notice), facts. */
-export type Extra = { readonly channels?: readonly string[]; readonly notice?: string; readonly downSinceAt?: Millis | null; readonly facts?: EntryFacts };
+export type Extra = {
+  readonly channels?: readonly string[];
+  readonly notice?: string;
+  readonly downSinceAt?: Millis | null;
+  readonly facts?: EntryFacts;
+};
 
 /** Returns the facts of a down flip of a step (its check before the flip settled: a downtime hold still on it), or null when none. */
 export function downFacts(step: Step, flip: Flip): Extra | null {
@@ -52,9 +57,10 @@ export function pushOutboxEntries(outbox: OutboxEntry[], n: Notification): void 
   const assigned = extra?.channels ?? check.channels;
   // a notice's id differs from its flip's: "-r<n>" for the n-th reminder, "-m" for the down notification a mute held
   const reminder = notice?.reminder ?? null;
-  const noticeN = extra?.notice ?? (notice === null ? null : reminder ?? 0);
+  const noticeN = extra?.notice ?? (notice === null ? null : (reminder ?? 0));
   let shown: NoticeCheck | null = null; // one per check, shared by the entries of its channels
-  const lastRecord = n.lastPing?.record ?? null, lastBody = n.lastPing?.body ?? null;
+  const lastRecord = n.lastPing?.record ?? null,
+    lastBody = n.lastPing?.body ?? null;
   const downSinceAt = extra?.downSinceAt ?? notice?.downSinceAt ?? null; // the host fills in what the log knows
   const facts = extra?.facts ?? null;
   for (const channel of n.channels) {
@@ -62,15 +68,55 @@ export function pushOutboxEntries(outbox: OutboxEntry[], n: Notification): void 
     const id = outboxEntryId(flip.at, check.uuid, flip.n, channel.id, noticeN);
     const carried = rendersCheckJson(channel) ? check : (shown ??= noticeCheckOf(check));
     let kept = n.kept.get(channel);
-    if (kept === undefined) n.kept.set(channel, kept = noticeChannelOf(channel));
+    if (kept === undefined) n.kept.set(channel, (kept = noticeChannelOf(channel)));
     // one literal each (a reminder's "reminder" absent on a flip's notification), no copy to add it
-    outbox.push(facts !== null
-      ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-        downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, ...facts }
-      : reminder === null
-      ? { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-        downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null }
-      : { id, projectId: check.projectId, check: carried, flip, channel: kept, lastPing: lastRecord, lastPingBody: lastBody, projectName,
-        downSinceAt, attempts: 0, nextAttemptAt: flip.at, lastError: null, reminder });
+    outbox.push(
+      facts !== null
+        ? {
+            id,
+            projectId: check.projectId,
+            check: carried,
+            flip,
+            channel: kept,
+            lastPing: lastRecord,
+            lastPingBody: lastBody,
+            projectName,
+            downSinceAt,
+            attempts: 0,
+            nextAttemptAt: flip.at,
+            lastError: null,
+            ...facts,
+          }
+        : reminder === null
+          ? {
+              id,
+              projectId: check.projectId,
+              check: carried,
+              flip,
+              channel: kept,
+              lastPing: lastRecord,
+              lastPingBody: lastBody,
+              projectName,
+              downSinceAt,
+              attempts: 0,
+              nextAttemptAt: flip.at,
+              lastError: null,
+            }
+          : {
+              id,
+              projectId: check.projectId,
+              check: carried,
+              flip,
+              channel: kept,
+              lastPing: lastRecord,
+              lastPingBody: lastBody,
+              projectName,
+              downSinceAt,
+              attempts: 0,
+              nextAttemptAt: flip.at,
+              lastError: null,
+              reminder,
+            },
+    );
   }
 }

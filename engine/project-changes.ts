@@ -34,9 +34,12 @@ export type ProjectChange =
 export function applyProjectChange(project: Project, change: ProjectChange, ownsCheck: (uuid: string) => boolean): Outcome<Project> {
   if (project.deletedAt !== undefined) return fail({ code: "not_found", what: "project" });
   switch (change.kind) {
-    case "rename": return ok({ ...project, name: change.name });
-    case "edit": return ok({ ...project, name: change.name, ...change.limits });
-    case "setKey": return ok(withoutHashedKey({ ...project, [change.key]: change.value }, change.key));
+    case "rename":
+      return ok({ ...project, name: change.name });
+    case "edit":
+      return ok({ ...project, name: change.name, ...change.limits });
+    case "setKey":
+      return ok(withoutHashedKey({ ...project, [change.key]: change.value }, change.key));
     case "addStatusPage": {
       const pages = project.statusPages ?? [];
       if (pages.some((page) => page.slug === change.page.slug)) return invalid("slug", "is already taken");
@@ -59,7 +62,8 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       if (left.length === pages.length) return fail({ code: "not_found", what: "status page" });
       return ok({ ...project, statusPages: left.length === 0 ? undefined : left });
     }
-    case "setEscalation": return invalid("escalation", "is set by the shard, which knows the project's channels");
+    case "setEscalation":
+      return invalid("escalation", "is set by the shard, which knows the project's channels");
     case "delete": {
       const { statusPages: _pages, maintenance: _windows, hashedApiKeys: _hashed, escalation: _policy, ...kept } = project;
       return ok({ ...kept, apiKey: "", apiKeyReadonly: "", pingKey: "", deletedAt: change.at });

@@ -2,14 +2,33 @@
 // Pure and deterministic: ids come from a counter, every command carries its instant, and before each
 // command every deadline due by its instant fires at its own due time, as a running server's clock would.
 import type { OutboxEntry } from "./changes.ts";
-import type { ChannelKind, ChannelValue, CheckSpec, EscalationSpecStep, Flip, MaintenanceWindow, Millis, PingRecord, PingSignal, Project } from "./model.ts";
+import type {
+  ChannelKind,
+  ChannelValue,
+  CheckSpec,
+  EscalationSpecStep,
+  Flip,
+  MaintenanceWindow,
+  Millis,
+  PingRecord,
+  PingSignal,
+  Project,
+} from "./model.ts";
 import type { Failure } from "./outcome.ts";
 import { Shard } from "./shard.ts";
 import type { ShardSnapshot } from "./shard-state.ts";
 
 /** A check is named by the scenario's own label; its uuid is assigned when it is created. */
 export type ReplayCommand = { readonly at: Millis } & (
-  | { readonly command: "channel"; readonly channel: { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly everyFailure?: boolean } }
+  | {
+      readonly command: "channel";
+      readonly channel: {
+        readonly kind: ChannelKind;
+        readonly name: string;
+        readonly value: ChannelValue;
+        readonly everyFailure?: boolean;
+      };
+    }
   | { readonly command: "create"; readonly check: string; readonly spec: CheckSpec }
   | { readonly command: "update"; readonly check: string; readonly spec: CheckSpec }
   | { readonly command: "ping"; readonly check: string; readonly ping: ReplayPing }
@@ -59,9 +78,16 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
   const shard = new Shard({ newId, now: scenario.startAt });
   const projectId = newId();
   const project: Project = {
-    id: projectId, name: scenario.project.name, apiKey: `rw-${projectId}`, apiKeyReadonly: `ro-${projectId}`,
-    pingKey: `pk-${projectId}`, badgeKey: `bk-${projectId}`, checkLimit: scenario.project.checkLimit,
-    pingLogLimit: scenario.project.pingLogLimit, pingBodyLimit: scenario.project.pingBodyLimit, createdAt: scenario.startAt,
+    id: projectId,
+    name: scenario.project.name,
+    apiKey: `rw-${projectId}`,
+    apiKeyReadonly: `ro-${projectId}`,
+    pingKey: `pk-${projectId}`,
+    badgeKey: `bk-${projectId}`,
+    checkLimit: scenario.project.checkLimit,
+    pingLogLimit: scenario.project.pingLogLimit,
+    pingBodyLimit: scenario.project.pingBodyLimit,
+    createdAt: scenario.startAt,
   };
   shard.apply({ kind: "createProject", project, at: scenario.startAt });
   const uuids = new Map<string, string>(); // label → uuid
@@ -78,7 +104,8 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
     const events: ReplayEvent[] = [];
     // a noted ping first: at its instant it comes before the flip it causes
     for (const write of changes.pings) {
-      if (write.record.note !== undefined) events.push({ event: "note", check: labels.get(write.checkUuid) ?? write.checkUuid, ping: write.record });
+      if (write.record.note !== undefined)
+        events.push({ event: "note", check: labels.get(write.checkUuid) ?? write.checkUuid, ping: write.record });
     }
     for (const flip of changes.flips) {
       const check = labels.get(flip.checkUuid) ?? flip.checkUuid;
@@ -89,8 +116,14 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
     for (const entry of changes.outbox) {
       if (isNotice(entry)) events.push({ event: "notification", check: labels.get(entry.flip.checkUuid) ?? entry.flip.checkUuid, entry });
     }
-    const atOf = (event: ReplayEvent) => (event.event === "flip" ? event.flip.at : event.event === "notification" ? event.entry.flip.at
-      : event.event === "note" ? event.ping.at : 0);
+    const atOf = (event: ReplayEvent) =>
+      event.event === "flip"
+        ? event.flip.at
+        : event.event === "notification"
+          ? event.entry.flip.at
+          : event.event === "note"
+            ? event.ping.at
+            : 0;
     events.sort((a, b) => atOf(a) - atOf(b)); // stable: a flip's notifications stay after it
     for (const event of events) emit(event);
   };
@@ -105,14 +138,24 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
     };
     switch (command.command) {
       case "channel": {
-        const added = shard.apply({ kind: "addChannel", channel: { id: newId(), projectId, ...command.channel, createdAt: command.at }, at: command.at });
+        const added = shard.apply({
+          kind: "addChannel",
+          channel: { id: newId(), projectId, ...command.channel, createdAt: command.at },
+          at: command.at,
+        });
         if (!added.ok) refuse(added.failure);
         break;
       }
       case "create": {
-        if (uuids.has(command.check)) { refuse({ code: "invalid", field: "check", reason: `${command.check} exists already` }); break; }
+        if (uuids.has(command.check)) {
+          refuse({ code: "invalid", field: "check", reason: `${command.check} exists already` });
+          break;
+        }
         const created = shard.apply({ kind: "createCheck", projectId, spec: command.spec, unique: [], at: command.at });
-        if (!created.ok) { refuse(created.failure); break; }
+        if (!created.ok) {
+          refuse(created.failure);
+          break;
+        }
         uuids.set(command.check, created.value.check.uuid);
         labels.set(created.value.check.uuid, command.check);
         break;
@@ -127,18 +170,28 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
         const uuid = uuidOf(command.check);
         if (uuid === null) break;
         const { email, ...ping } = command.ping;
-        const pinged = shard.apply({ kind: "ping", ping: {
-          target: { uuid }, ...ping, ...(email ? { email } : {}), scheme: email ? "email" : "http",
-          remoteAddr: "192.0.2.1", ua: "hcd replay", at: command.at,
-        } });
+        const pinged = shard.apply({
+          kind: "ping",
+          ping: {
+            target: { uuid },
+            ...ping,
+            ...(email ? { email } : {}),
+            scheme: email ? "email" : "http",
+            remoteAddr: "192.0.2.1",
+            ua: "hcd replay",
+            at: command.at,
+          },
+        });
         if (!pinged.ok) refuse(pinged.failure);
         break;
       }
       case "pause":
       case "resume": {
         const uuid = uuidOf(command.check);
-        const done = uuid === null ? null
-          : shard.apply({ kind: command.command === "pause" ? "pauseCheck" : "resumeCheck", projectId, uuid, at: command.at });
+        const done =
+          uuid === null
+            ? null
+            : shard.apply({ kind: command.command === "pause" ? "pauseCheck" : "resumeCheck", projectId, uuid, at: command.at });
         if (done && !done.ok) refuse(done.failure);
         break;
       }
@@ -149,10 +202,20 @@ export function replay(scenario: ReplayScenario, emit: (event: ReplayEvent) => v
         break;
       }
       case "maintenance":
-        shard.apply({ kind: "addMaintenance", projectId, window: { id: newId(), ...command.window, createdAt: command.at }, at: command.at });
+        shard.apply({
+          kind: "addMaintenance",
+          projectId,
+          window: { id: newId(), ...command.window, createdAt: command.at },
+          at: command.at,
+        });
         break;
       case "escalation": {
-        const set = shard.apply({ kind: "changeProject", projectId, change: { kind: "setEscalation", steps: command.steps }, at: command.at });
+        const set = shard.apply({
+          kind: "changeProject",
+          projectId,
+          change: { kind: "setEscalation", steps: command.steps },
+          at: command.at,
+        });
         if (!set.ok) refuse(set.failure);
         break;
       }

@@ -15,12 +15,16 @@ export type RunFacts =
  * none) with its facts, and the period's count after it.
  */
 export type RunJudgement = {
-  readonly note: PingNote | null; readonly failure: FlipReason | null; readonly facts: RunFacts | null; readonly period: RunPeriod | undefined;
+  readonly note: PingNote | null;
+  readonly failure: FlipReason | null;
+  readonly facts: RunFacts | null;
+  readonly period: RunPeriod | undefined;
 };
 
 /** A start signal: while a run is open it is an overlap, a failure under alert_on_overlap. */
 export function judgeStart(check: Check): RunJudgement {
-  const open = check.lastStartAt, period = check.alert?.period;
+  const open = check.lastStartAt,
+    period = check.alert?.period;
   if (open === null) return { note: null, failure: null, facts: null, period };
   if (check.alertOnOverlap !== true) return { note: "overlap", failure: null, facts: null, period };
   return { note: "overlap", failure: "overlap", facts: { rule: "overlap", openSinceAt: open }, period };
@@ -37,10 +41,14 @@ export function judgeSuccess(check: Check, rid: string | null, at: Millis): RunJ
   const period = max > 0 ? countRun(check, at) : undefined;
   const often: RunFacts | null = period !== undefined && period.runs > max ? { rule: "too_often", runs: period.runs, maxRuns: max } : null;
   const open = check.lastStartAt;
-  if (open === null) return often === null ? { note: null, failure: null, facts: null, period } : { note: "too_often", failure: "too_often", facts: often, period };
+  if (open === null)
+    return often === null
+      ? { note: null, failure: null, facts: null, period }
+      : { note: "too_often", failure: "too_often", facts: often, period };
   const paired = check.lastStartRid === rid; // two missing rids pair too (transition.ts)
   const minMs = check.minDurationMs ?? 0; // 0: no run is shorter
-  if (paired && at - open < minMs) return { note: "too_fast", failure: "too_fast", facts: { rule: "too_fast", durationMs: at - open, minDurationMs: minMs }, period };
+  if (paired && at - open < minMs)
+    return { note: "too_fast", failure: "too_fast", facts: { rule: "too_fast", durationMs: at - open, minDurationMs: minMs }, period };
   if (often !== null) return { note: "too_often", failure: "too_often", facts: often, period };
   if (paired || rid === null) return { note: null, failure: null, facts: null, period }; // the run's own end, or a success that ends any run
   // another run's success while this one is open: an overlap

@@ -13,36 +13,82 @@ import { invalid, ok } from "./outcome.ts";
 import { canonicalZone, gapEndWall, instantsAt, offsetAt, segmentAt, utcYear } from "./zones.ts";
 import { BoundedMap } from "../lib/bounded-map.ts";
 
-
 export type ScheduleKind = "cron" | "oncalendar";
 
-const SECOND = 1000, MINUTE = 60 * SECOND;
+const SECOND = 1000,
+  MINUTE = 60 * SECOND;
 const PARSES_CAP = 4096;
 
 // ---- Wall-clock search ---------------------------------------------------------------------
 /** Returns the first wall time ≥ `from` (to the second) matching `p` and before `until`, or null. */
 function nextWall(p: WallPattern, from: Millis, until: Millis): Millis | null {
   const start = new Date(from);
-  let year = start.getUTCFullYear(), month = start.getUTCMonth() + 1, day = start.getUTCDate();
-  let hour = start.getUTCHours(), minute = start.getUTCMinutes(), second = start.getUTCSeconds();
+  let year = start.getUTCFullYear(),
+    month = start.getUTCMonth() + 1,
+    day = start.getUTCDate();
+  let hour = start.getUTCHours(),
+    minute = start.getUTCMinutes(),
+    second = start.getUTCSeconds();
   for (;;) {
     if (Date.UTC(year, month - 1, day) >= until) return null;
     const y = p.nextYear(year);
     if (y < 0) return null;
-    if (y !== year) { year = y; month = 1; day = 1; hour = minute = second = 0; }
+    if (y !== year) {
+      year = y;
+      month = 1;
+      day = 1;
+      hour = minute = second = 0;
+    }
     const m = p.months[month];
-    if (m < 0) { year += 1; month = 1; day = 1; hour = minute = second = 0; continue; }
-    if (m !== month) { month = m; day = 1; hour = minute = second = 0; }
-    if (day > daysInMonth(year, month)) { month += 1; day = 1; hour = minute = second = 0; continue; }
-    if (!p.dayMatches(year, month, day)) { day += 1; hour = minute = second = 0; continue; }
+    if (m < 0) {
+      year += 1;
+      month = 1;
+      day = 1;
+      hour = minute = second = 0;
+      continue;
+    }
+    if (m !== month) {
+      month = m;
+      day = 1;
+      hour = minute = second = 0;
+    }
+    if (day > daysInMonth(year, month)) {
+      month += 1;
+      day = 1;
+      hour = minute = second = 0;
+      continue;
+    }
+    if (!p.dayMatches(year, month, day)) {
+      day += 1;
+      hour = minute = second = 0;
+      continue;
+    }
     const h = p.hours[hour];
-    if (h < 0) { day += 1; hour = minute = second = 0; continue; }
-    if (h !== hour) { hour = h; minute = second = 0; }
+    if (h < 0) {
+      day += 1;
+      hour = minute = second = 0;
+      continue;
+    }
+    if (h !== hour) {
+      hour = h;
+      minute = second = 0;
+    }
     const mi = p.minutes[minute];
-    if (mi < 0) { hour += 1; minute = second = 0; continue; }
-    if (mi !== minute) { minute = mi; second = 0; }
+    if (mi < 0) {
+      hour += 1;
+      minute = second = 0;
+      continue;
+    }
+    if (mi !== minute) {
+      minute = mi;
+      second = 0;
+    }
     const s = p.seconds[second];
-    if (s < 0) { minute += 1; second = 0; continue; }
+    if (s < 0) {
+      minute += 1;
+      second = 0;
+      continue;
+    }
     const wall = Date.UTC(year, month - 1, day, hour, minute, s);
     return wall < until ? wall : null;
   }
@@ -134,8 +180,10 @@ function nextOnCalendar(lines: readonly OnCalendarLine[], zone: string, afterAt:
 }
 
 // ---- Public API ----------------------------------------------------------------------------
-type Parsed = { readonly kind: "cron"; readonly cron: CronSchedule }
-  | { readonly kind: "oncalendar"; readonly lines: readonly OnCalendarLine[] } | null;
+type Parsed =
+  | { readonly kind: "cron"; readonly cron: CronSchedule }
+  | { readonly kind: "oncalendar"; readonly lines: readonly OnCalendarLine[] }
+  | null;
 const parses = new BoundedMap<string, Parsed>(PARSES_CAP);
 
 function parse(expr: string): Parsed {
@@ -163,7 +211,8 @@ export function guessKind(expr: string): ScheduleKind {
 }
 
 const VALIDATION_START = Date.UTC(2000, 0, 1);
-const EARLIEST = Date.UTC(1900, 0, 1), LATEST = Date.UTC(3000, 0, 1);
+const EARLIEST = Date.UTC(1900, 0, 1),
+  LATEST = Date.UTC(3000, 0, 1);
 
 /** Validates a schedule and zone as the reference does (parses, and runs at least once after 2000-01-01 UTC); returns the kind. */
 export function validateSchedule(expr: string, tz: string): Outcome<ScheduleKind> {

@@ -172,11 +172,26 @@ export class ShardState {
     const wanted: ((c: Check) => boolean)[] = [];
     for (const field of unique) {
       switch (field) {
-        case "name": if (spec.name === undefined) return null; wanted.push((c) => c.name === spec.name); break;
-        case "slug": if (spec.slug === undefined) return null; wanted.push((c) => c.slug === spec.slug); break;
-        case "tags": if (spec.tags === undefined) return null; wanted.push((c) => c.tags === spec.tags); break;
-        case "timeout": if (spec.timeoutMs === undefined) return null; wanted.push((c) => c.timeoutMs === spec.timeoutMs); break;
-        case "grace": if (spec.graceMs === undefined) return null; wanted.push((c) => c.graceMs === spec.graceMs); break;
+        case "name":
+          if (spec.name === undefined) return null;
+          wanted.push((c) => c.name === spec.name);
+          break;
+        case "slug":
+          if (spec.slug === undefined) return null;
+          wanted.push((c) => c.slug === spec.slug);
+          break;
+        case "tags":
+          if (spec.tags === undefined) return null;
+          wanted.push((c) => c.tags === spec.tags);
+          break;
+        case "timeout":
+          if (spec.timeoutMs === undefined) return null;
+          wanted.push((c) => c.timeoutMs === spec.timeoutMs);
+          break;
+        case "grace":
+          if (spec.graceMs === undefined) return null;
+          wanted.push((c) => c.graceMs === spec.graceMs);
+          break;
       }
     }
     return this.listChecks(projectId, { tags: [] }).find((c) => wanted.every((w) => w(c))) ?? null;
@@ -194,7 +209,10 @@ export class ShardState {
 
   /** Returns the whole state (projects, channels, checks), sorted for stable comparison. */
   snapshot(): ShardSnapshot {
-    const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+    const byId =
+      <T>(key: (x: T) => string) =>
+      (a: T, b: T) =>
+        key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
     return {
       projects: [...this.#projects.values()].sort(byId((p) => p.id)),
       channels: [...this.#channels.values()].flat().sort(byId((c) => c.id)),
@@ -212,11 +230,21 @@ export class ShardState {
     // a copy of one shape (checkWith), then field by field: measured, applying the changes as an object
     // (Object.assign) took a third of a loaded check's time at a million checks
     const copy: Writable<Check> = checkWith(check);
-    copy.uuid = ownCopy(check.uuid); copy.projectId = this.#shared(check.projectId); copy.badgeKey = ownCopy(check.badgeKey);
-    copy.name = ownCopy(check.name); copy.slug = ownCopy(check.slug); copy.desc = ownCopy(check.desc); copy.tz = this.#shared(check.tz);
-    copy.schedule = this.#shared(check.schedule); copy.kind = this.#shared(check.kind); copy.status = this.#shared(check.status);
-    copy.methods = this.#shared(check.methods); copy.tags = this.#shared(check.tags); copy.startKw = ownCopy(check.startKw);
-    copy.successKw = ownCopy(check.successKw); copy.failureKw = ownCopy(check.failureKw);
+    copy.uuid = ownCopy(check.uuid);
+    copy.projectId = this.#shared(check.projectId);
+    copy.badgeKey = ownCopy(check.badgeKey);
+    copy.name = ownCopy(check.name);
+    copy.slug = ownCopy(check.slug);
+    copy.desc = ownCopy(check.desc);
+    copy.tz = this.#shared(check.tz);
+    copy.schedule = this.#shared(check.schedule);
+    copy.kind = this.#shared(check.kind);
+    copy.status = this.#shared(check.status);
+    copy.methods = this.#shared(check.methods);
+    copy.tags = this.#shared(check.tags);
+    copy.startKw = ownCopy(check.startKw);
+    copy.successKw = ownCopy(check.successKw);
+    copy.failureKw = ownCopy(check.failureKw);
     copy.lastStartRid = check.lastStartRid === null ? null : ownCopy(check.lastStartRid);
     copy.channels = check.channels.length === 0 ? NO_CHANNELS : check.channels.map((id) => ownCopy(id));
     return copy;

@@ -6,12 +6,35 @@ import { noChanges } from "./changes.ts";
 import { downFacts, pushOutboxEntries } from "./outbox-entries.ts";
 import type { EntryFacts, Extra, LastPing } from "./outbox-entries.ts";
 import { classify, classifyEmail } from "./classify.ts";
-import type { Channel, Check, CheckSpec, Downtime, EscalationSpecStep, EscalationStep, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "./model.ts";
+import type {
+  Channel,
+  Check,
+  CheckSpec,
+  Downtime,
+  EscalationSpecStep,
+  EscalationStep,
+  Flip,
+  MaintenanceWindow,
+  Millis,
+  PingRecord,
+  Project,
+  UniqueField,
+} from "./model.ts";
 import { assertNever, checkWith, freshCheck, LIMITS } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 import type { Notice } from "./alerting.ts";
-import { acknowledge, deadlineAt, holdForDowntime, isMuted, muteEndOf, onNoticeDue, replanNotices, setHeldBy, settleFlips } from "./alerting.ts";
+import {
+  acknowledge,
+  deadlineAt,
+  holdForDowntime,
+  isMuted,
+  muteEndOf,
+  onNoticeDue,
+  replanNotices,
+  setHeldBy,
+  settleFlips,
+} from "./alerting.ts";
 import { escalatedChannels, onEscalationDue, planEscalation, policyOf } from "./escalation.ts";
 import { Dependents, dependencyProblem, downDependencyOf } from "./dependencies.ts";
 import { maintenanceEndAt, nextMaintenanceAt } from "./maintenance.ts";
@@ -75,7 +98,12 @@ export class Shard {
       this.#dependents.replace(check.uuid, undefined, check.dependsOn);
       const at = deadlineAt(check);
       if (at !== null) this.#wheel.set(check.uuid, at); // a loaded check is not in the wheel yet: nothing to delete
-      this.#lastAt = Math.max(this.#lastAt, check.lastPingAt ?? -Infinity, check.lastStartAt ?? -Infinity, check.alert?.downSinceAt ?? -Infinity);
+      this.#lastAt = Math.max(
+        this.#lastAt,
+        check.lastPingAt ?? -Infinity,
+        check.lastStartAt ?? -Infinity,
+        check.alert?.downSinceAt ?? -Infinity,
+      );
     }
   }
 
@@ -106,15 +134,21 @@ export class Shard {
   }
 
   takeChanges(): Changes {
-    const taken = this.#changes, n = taken.checks.length;
+    const taken = this.#changes,
+      n = taken.checks.length;
     // the narrowest that holds when every check change since the last take was one kind of step (see
     // Changes): deadline steps only (just each check's status), notices only (just the alerting state),
     // or steps (just the state fields); notices and deadline steps are steps too, so the order decides
-    const changes = n === 0 ? taken
-      : this.#deadlineSteps === n ? { ...taken, statusOnly: true }
-      : this.#noticeSteps === n ? { ...taken, alertOnly: true }
-      : this.#stateSteps === n ? { ...taken, stateOnly: true }
-      : taken;
+    const changes =
+      n === 0
+        ? taken
+        : this.#deadlineSteps === n
+          ? { ...taken, statusOnly: true }
+          : this.#noticeSteps === n
+            ? { ...taken, alertOnly: true }
+            : this.#stateSteps === n
+              ? { ...taken, stateOnly: true }
+              : taken;
     this.#changes = noChanges();
     this.#deadlineSteps = 0;
     this.#stateSteps = 0;
@@ -147,26 +181,51 @@ export class Shard {
 
   #dispatch(c: ShardCommand): ShardResultOf<ShardCommand> {
     switch (c.kind) {
-      case "createProject": return this.createProject(c.project, c.at);
-      case "muteProject": return this.muteProject(c.projectId, c.untilAt, c.at);
-      case "changeProject": return this.changeProject(c.projectId, c.change, c.at);
-      case "addMaintenance": return this.addMaintenance(c.projectId, c.window, c.at);
-      case "removeMaintenance": return this.removeMaintenance(c.projectId, c.windowId, c.at);
-      case "addChannel": return this.addChannel(c.channel, c.at);
-      case "removeChannel": return this.removeChannel(c.projectId, c.channelId, c.at);
-      case "updateChannel": return this.updateChannel(c.projectId, c.channelId, { name: c.name, value: c.value, newChecks: c.newChecks, everyFailure: c.everyFailure }, c.at);
-      case "createCheck": return this.createCheck(c.projectId, c.spec, c.unique, c.at, c.uuid);
-      case "updateCheck": return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
-      case "pauseCheck": return this.pauseCheck(c.projectId, c.uuid, c.at);
-      case "resumeCheck": return this.resumeCheck(c.projectId, c.uuid, c.at);
-      case "deleteCheck": return this.deleteCheck(c.projectId, c.uuid, c.at);
-      case "acknowledgeCheck": return this.acknowledgeCheck(c.projectId, c.uuid, c.by, c.at);
-      case "ping": return this.ping(c.ping);
-      case "importCheck": return this.importCheck(c.projectId, c.check, c.at);
-      case "importPings": return this.importPings(c.projectId, c.uuid, c.pings, c.at);
-      case "advance": return this.advance(c.at);
-      case "holdForDowntime": return this.holdForDowntime(c.downtime, c.at);
-      default: return assertNever(c);
+      case "createProject":
+        return this.createProject(c.project, c.at);
+      case "muteProject":
+        return this.muteProject(c.projectId, c.untilAt, c.at);
+      case "changeProject":
+        return this.changeProject(c.projectId, c.change, c.at);
+      case "addMaintenance":
+        return this.addMaintenance(c.projectId, c.window, c.at);
+      case "removeMaintenance":
+        return this.removeMaintenance(c.projectId, c.windowId, c.at);
+      case "addChannel":
+        return this.addChannel(c.channel, c.at);
+      case "removeChannel":
+        return this.removeChannel(c.projectId, c.channelId, c.at);
+      case "updateChannel":
+        return this.updateChannel(
+          c.projectId,
+          c.channelId,
+          { name: c.name, value: c.value, newChecks: c.newChecks, everyFailure: c.everyFailure },
+          c.at,
+        );
+      case "createCheck":
+        return this.createCheck(c.projectId, c.spec, c.unique, c.at, c.uuid);
+      case "updateCheck":
+        return this.updateCheck(c.projectId, c.uuid, c.spec, c.at);
+      case "pauseCheck":
+        return this.pauseCheck(c.projectId, c.uuid, c.at);
+      case "resumeCheck":
+        return this.resumeCheck(c.projectId, c.uuid, c.at);
+      case "deleteCheck":
+        return this.deleteCheck(c.projectId, c.uuid, c.at);
+      case "acknowledgeCheck":
+        return this.acknowledgeCheck(c.projectId, c.uuid, c.by, c.at);
+      case "ping":
+        return this.ping(c.ping);
+      case "importCheck":
+        return this.importCheck(c.projectId, c.check, c.at);
+      case "importPings":
+        return this.importPings(c.projectId, c.uuid, c.pings, c.at);
+      case "advance":
+        return this.advance(c.at);
+      case "holdForDowntime":
+        return this.holdForDowntime(c.downtime, c.at);
+      default:
+        return assertNever(c);
     }
   }
 
@@ -227,7 +286,12 @@ export class Shard {
    * Replaces a channel's name and value, keeping its id, kind and creation time: checks keep notifying it,
    * and notifications already in the outbox keep the channel as it was when they were queued.
    */
-  updateChannel(projectId: string, channelId: string, change: Pick<Channel, "name" | "value" | "newChecks" | "everyFailure">, at: Millis): Outcome<Channel> {
+  updateChannel(
+    projectId: string,
+    channelId: string,
+    change: Pick<Channel, "name" | "value" | "newChecks" | "everyFailure">,
+    at: Millis,
+  ): Outcome<Channel> {
     void at;
     if (!this.#state.project(projectId)) return fail({ code: "not_found", what: "project" });
     const known = this.#state.channels(projectId).find((c) => c.id === channelId);
@@ -236,8 +300,13 @@ export class Shard {
     const newChecks = change.newChecks ?? known.newChecks; // absent: unchanged
     const everyFailure = change.everyFailure ?? known.everyFailure;
     const { needsSettings: _given, newChecks: _was, everyFailure: _before, ...settled } = known; // a stub given its settings is one no more
-    const updated: Channel = { ...settled, name: change.name, value: change.value, ...(newChecks === false ? { newChecks } : {}),
-      ...(everyFailure === true ? { everyFailure } : {}) };
+    const updated: Channel = {
+      ...settled,
+      name: change.name,
+      value: change.value,
+      ...(newChecks === false ? { newChecks } : {}),
+      ...(everyFailure === true ? { everyFailure } : {}),
+    };
     this.#state.replaceChannel(updated);
     this.#changes.channels.push(updated);
     return ok(updated);
@@ -273,7 +342,13 @@ export class Shard {
    * Creates a check, or with `unique` updates the first check matching on those fields. `uuid`: the new
    * check's own (a check moved from another host keeps its ping URL); invalid when a check has it.
    */
-  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis, uuid?: string): Outcome<{ check: Check; created: boolean }> {
+  createCheck(
+    projectId: string,
+    spec: CheckSpec,
+    unique: readonly UniqueField[],
+    at: Millis,
+    uuid?: string,
+  ): Outcome<{ check: Check; created: boolean }> {
     const project = this.#state.project(projectId);
     if (!project) return fail({ code: "not_found", what: "project" });
     if (uuid !== undefined && this.#state.check(uuid) !== undefined) return invalid("uuid", "is taken by another check");
@@ -341,10 +416,17 @@ export class Shard {
     const project = this.#state.project(projectId);
     if (!found.ok || project === undefined) return found.ok ? fail({ code: "not_found", what: "project" }) : found;
     const beyond = pings.find((ping) => ping.record.n < 1 || ping.record.n > found.value.nPings);
-    if (beyond !== undefined) return invalid("pings", `has ping ${beyond.record.n}, outside 1 to the check's n_pings (${found.value.nPings})`);
+    if (beyond !== undefined)
+      return invalid("pings", `has ping ${beyond.record.n}, outside 1 to the check's n_pings (${found.value.nPings})`);
     for (const { record, body } of pings) {
       const stored = storedBody(body, project.pingBodyLimit);
-      this.#changes.pings.push({ projectId, checkUuid: uuid, record: { ...record, bodySize: stored?.length ?? 0 }, body: stored, keep: project.pingLogLimit });
+      this.#changes.pings.push({
+        projectId,
+        checkUuid: uuid,
+        record: { ...record, bodySize: stored?.length ?? 0 },
+        body: stored,
+        keep: project.pingLogLimit,
+      });
     }
     return ok(pings.length);
   }
@@ -412,7 +494,10 @@ export class Shard {
    */
   #changeProject(changed: Project, at: Millis): Project {
     const projectId = changed.id;
-    const due = this.#state.checkUuids(projectId).flatMap((uuid) => { const check = this.#state.check(uuid); return check ? [this.#catchUp(check, at)] : []; });
+    const due = this.#state.checkUuids(projectId).flatMap((uuid) => {
+      const check = this.#state.check(uuid);
+      return check ? [this.#catchUp(check, at)] : [];
+    });
     this.#state.putProject(changed);
     this.#changes.projects.push(changed);
     this.#armMaintenance(changed, at);
@@ -529,20 +614,39 @@ export class Shard {
     const step = onPing(check, kind, command.rid, command.at);
     const stored = storedBody(command.body, project.pingBodyLimit);
     const note = step.note ?? null;
-    const record: PingRecord = note === null ? {
-      n: step.check.nPings, at: command.at, kind, scheme: command.scheme, remoteAddr: command.remoteAddr,
-      method: command.method, ua: command.ua.slice(0, LIMITS.uaMaxChars), rid: command.rid,
-      exitStatus: command.exitStatus, bodySize: stored?.length ?? 0,
-    } : {
-      n: step.check.nPings, at: command.at, kind, scheme: command.scheme, remoteAddr: command.remoteAddr,
-      method: command.method, ua: command.ua.slice(0, LIMITS.uaMaxChars), rid: command.rid,
-      exitStatus: command.exitStatus, bodySize: stored?.length ?? 0, note,
-    };
+    const record: PingRecord =
+      note === null
+        ? {
+            n: step.check.nPings,
+            at: command.at,
+            kind,
+            scheme: command.scheme,
+            remoteAddr: command.remoteAddr,
+            method: command.method,
+            ua: command.ua.slice(0, LIMITS.uaMaxChars),
+            rid: command.rid,
+            exitStatus: command.exitStatus,
+            bodySize: stored?.length ?? 0,
+          }
+        : {
+            n: step.check.nPings,
+            at: command.at,
+            kind,
+            scheme: command.scheme,
+            remoteAddr: command.remoteAddr,
+            method: command.method,
+            ua: command.ua.slice(0, LIMITS.uaMaxChars),
+            rid: command.rid,
+            exitStatus: command.exitStatus,
+            bodySize: stored?.length ?? 0,
+            note,
+          };
     const write: PingWrite = { projectId: check.projectId, checkUuid: check.uuid, record, body: stored, keep: project.pingLogLimit };
     this.#changes.pings.push(write);
     const after = this.#apply(step, { record, body: write.body });
     // a failure that found the check down already: the integrations that hear of every failure hear of it
-    if (step.failure != null && step.flips.length === 0 && after.status === "down") this.#queueFailedAgain(after, step, { record, body: write.body });
+    if (step.failure != null && step.flips.length === 0 && after.status === "down")
+      this.#queueFailedAgain(after, step, { record, body: write.body });
     return ok({ checkUuid: check.uuid, created, badgeKey: check.badgeKey });
   }
 
@@ -557,11 +661,17 @@ export class Shard {
     // outlived its grace after a late deadline) is set in the past and comes back in the next round.
     for (let due = this.#wheel.advance(now); due.length > 0; due = this.#wheel.advance(now)) {
       for (const uuid of due) {
-        if (uuid.startsWith(MAINTENANCE_KEY)) { this.#maintenanceDue(uuid.slice(MAINTENANCE_KEY.length), now); continue; }
+        if (uuid.startsWith(MAINTENANCE_KEY)) {
+          this.#maintenanceDue(uuid.slice(MAINTENANCE_KEY.length), now);
+          continue;
+        }
         const check = this.#state.check(uuid);
         const current = check ? deadlineAt(check) : null;
         if (!check || current === null) continue;
-        if (current > now) { this.#wheel.set(uuid, current); continue; }
+        if (current > now) {
+          this.#wheel.set(uuid, current);
+          continue;
+        }
         const next = deadlineAt(this.#fire(check, current, false));
         if (next !== null && next > current) this.#wheel.set(uuid, next); // settled otherwise: never re-fire an instant
       }
@@ -572,7 +682,10 @@ export class Shard {
   #maintenanceDue(projectId: string, now: Millis): void {
     const startAt = this.#maintenanceNext.get(projectId);
     if (startAt === undefined) return;
-    if (startAt > now) { this.#wheel.set(MAINTENANCE_KEY + projectId, startAt); return; }
+    if (startAt > now) {
+      this.#wheel.set(MAINTENANCE_KEY + projectId, startAt);
+      return;
+    }
     // applied at its instant, or (found late, after a command stamped later) at that command's: never back in time
     this.#startMaintenance(projectId, Math.max(startAt, this.#lastAt));
   }
@@ -606,7 +719,7 @@ export class Shard {
   /** Applies the check's deadlines that fell due by `at`, each stamped with its own due time. */
   #catchUp(check: Check, at: Millis): Check {
     let current = check;
-    for (let dueAt = deadlineAt(current); dueAt !== null && dueAt <= at; ) {
+    for (let dueAt = deadlineAt(current); dueAt !== null && dueAt <= at;) {
       current = this.#fire(current, dueAt, true);
       const next = deadlineAt(current);
       if (next === null || next <= dueAt) break; // settled
@@ -637,8 +750,12 @@ export class Shard {
     if (due.notice !== null) this.#queueNotice(due.check, due.notice);
     for (const step of escalated.reached) {
       const flip: Flip = { checkUuid: check.uuid, n: due.check.nFlips, at, from: "down", to: "down", reason: "", notify: true };
-      this.#queueNotifications(due.check, flip, null, null,
-        { channels: step.channels, notice: `e${step.level}`, downSinceAt: due.check.alert?.downSinceAt ?? null, facts: { escalation: step.level } });
+      this.#queueNotifications(due.check, flip, null, null, {
+        channels: step.channels,
+        notice: `e${step.level}`,
+        downSinceAt: due.check.alert?.downSinceAt ?? null,
+        facts: { escalation: step.level },
+      });
     }
     return due.check;
   }
@@ -650,11 +767,27 @@ export class Shard {
   #queueFailedAgain(check: Check, step: Step, lastPing: LastPing): void {
     const at = lastPing.record.at;
     if (check.alert?.heldBy !== undefined || isMuted(this.#muteOf(check, at), at)) return;
-    const channels = this.#state.channels(check.projectId).filter((c) => c.everyFailure === true && check.channels.includes(c.id)).map((c) => c.id);
+    const channels = this.#state
+      .channels(check.projectId)
+      .filter((c) => c.everyFailure === true && check.channels.includes(c.id))
+      .map((c) => c.id);
     if (channels.length === 0) return;
-    const flip: Flip = { checkUuid: check.uuid, n: check.nFlips, at, from: "down", to: "down", reason: step.failure ?? "fail", notify: true };
+    const flip: Flip = {
+      checkUuid: check.uuid,
+      n: check.nFlips,
+      at,
+      from: "down",
+      to: "down",
+      reason: step.failure ?? "fail",
+      notify: true,
+    };
     const facts: EntryFacts = step.facts == null ? { failedAgain: lastPing.record.n } : { failedAgain: lastPing.record.n, run: step.facts };
-    this.#queueNotifications(check, flip, lastPing, null, { channels, notice: `f${lastPing.record.n}`, downSinceAt: check.alert?.downSinceAt ?? null, facts });
+    this.#queueNotifications(check, flip, lastPing, null, {
+      channels,
+      notice: `f${lastPing.record.n}`,
+      downSinceAt: check.alert?.downSinceAt ?? null,
+      facts,
+    });
   }
 
   /** Returns the mute in effect for the check: the later of its own and its project's; null = none. */
@@ -677,10 +810,17 @@ export class Shard {
     if (spec.dependsOn !== undefined) {
       this.#dependents.replace(after.uuid, before.dependsOn, after.dependsOn);
       // new dependencies: held if one of them is down, released if none is
-      const held = setHeldBy(after, downDependencyOf(after, (id) => this.#state.check(id)), at, this.#muteOf(after, at));
+      const held = setHeldBy(
+        after,
+        downDependencyOf(after, (id) => this.#state.check(id)),
+        at,
+        this.#muteOf(after, at),
+      );
       const stored = this.#store(planEscalation(held.check, this.#policyOf(held.check), at));
       if (held.notice !== null) this.#queueNotice(stored, held.notice);
-      return spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined ? stored : this.#storeSettings(before, stored, { ...spec, dependsOn: undefined }, at);
+      return spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined
+        ? stored
+        : this.#storeSettings(before, stored, { ...spec, dependsOn: undefined }, at);
     }
     if (spec.mutedUntilAt === undefined && spec.reminderIntervalMs === undefined) return this.#store(after);
     const planned = replanNotices(before, after, at, this.#muteOf(after, at));
@@ -702,7 +842,12 @@ export class Shard {
       const found = this.#state.check(dependent);
       if (found === undefined) continue;
       const check = this.#catchUp(found, at);
-      const held = setHeldBy(check, downDependencyOf(check, (id) => this.#state.check(id)), at, this.#muteOf(check, at));
+      const held = setHeldBy(
+        check,
+        downDependencyOf(check, (id) => this.#state.check(id)),
+        at,
+        this.#muteOf(check, at),
+      );
       const planned = planEscalation(held.check, this.#policyOf(held.check), at); // released: the next step counts on
       if (planned !== check) this.#store(planned);
       if (held.notice !== null) this.#queueNotice(planned, held.notice);
@@ -735,7 +880,12 @@ export class Shard {
     const settled = step.flips.length === 0 ? null : settleFlips(step.check, step.flips, this.#muteOf(step.check, step.flips[0].at));
     // a down flip plans the outage's first escalation step (engine/escalation.ts); any other flip ended it
     const policy = settled === null ? null : this.#policyOf(step.check);
-    const check = settled === null ? step.check : step.flips[0].to === "down" && policy !== null ? planEscalation(settled.check, policy, step.flips[0].at) : settled.check;
+    const check =
+      settled === null
+        ? step.check
+        : step.flips[0].to === "down" && policy !== null
+          ? planEscalation(settled.check, policy, step.flips[0].at)
+          : settled.check;
     this.#state.putCheck(check);
     if (rearm) this.#arm(check);
     this.#changes.checks.push(check);
@@ -757,7 +907,16 @@ export class Shard {
   #queueNotifications(check: Check, flip: Flip, lastPing: LastPing | null, notice: Notice | null, extra: Extra | null = null): void {
     if ((extra?.channels ?? check.channels).length === 0) return; // most checks of a burst of flips
     const projectName = this.#state.project(check.projectId)?.name ?? "";
-    pushOutboxEntries(this.#changes.outbox, { check, flip, lastPing, notice, extra, projectName, channels: this.#state.channels(check.projectId), kept: this.#noticeChannels });
+    pushOutboxEntries(this.#changes.outbox, {
+      check,
+      flip,
+      lastPing,
+      notice,
+      extra,
+      projectName,
+      channels: this.#state.channels(check.projectId),
+      kept: this.#noticeChannels,
+    });
   }
 
   #pingTarget(command: PingCommand): Outcome<{ check: Check; created: boolean }> {
@@ -775,8 +934,14 @@ export class Shard {
     if (!target.create || this.#state.checkCountOf(project.id) >= 2 * project.checkLimit) {
       return fail({ code: "not_found", what: "check" });
     }
-    const allChannels = this.#state.channels(project.id).filter((c) => c.newChecks !== false).map((c) => c.id).sort(); // the reference: every integration; here those "added to new checks"
-    const check = this.#store(checkWith(this.#newCheck(project.id, command.at), { name: target.slug, slug: target.slug, channels: allChannels }));
+    const allChannels = this.#state
+      .channels(project.id)
+      .filter((c) => c.newChecks !== false)
+      .map((c) => c.id)
+      .sort(); // the reference: every integration; here those "added to new checks"
+    const check = this.#store(
+      checkWith(this.#newCheck(project.id, command.at), { name: target.slug, slug: target.slug, channels: allChannels }),
+    );
     return ok({ check, created: true });
   }
 
@@ -789,7 +954,9 @@ export class Shard {
 /** Returns the policy without channel `id` (a step left with none is dropped), or the same policy when it never names it. */
 function withoutChannel(policy: readonly EscalationStep[], id: string): readonly EscalationStep[] {
   if (!policy.some((step) => step.channels.includes(id))) return policy;
-  return policy.map((step) => ({ afterMs: step.afterMs, channels: step.channels.filter((c) => c !== id) })).filter((step) => step.channels.length > 0);
+  return policy
+    .map((step) => ({ afterMs: step.afterMs, channels: step.channels.filter((c) => c !== id) }))
+    .filter((step) => step.channels.length > 0);
 }
 
 /** Returns the part of a ping body the log keeps: the first `limitBytes` bytes (a copy when cut), or null for none. */

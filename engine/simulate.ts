@@ -46,7 +46,11 @@ export type SimulatedFlip = { readonly at: Millis; readonly up: 0 | 1 };
  * the escalation steps reached.
  */
 export type SimulatedNotifications = {
-  readonly down: number; readonly up: number; readonly reminders: number; readonly held: number; readonly escalations: number;
+  readonly down: number;
+  readonly up: number;
+  readonly reminders: number;
+  readonly held: number;
+  readonly escalations: number;
 };
 
 export type Simulation = {
@@ -85,9 +89,24 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
   // a copy of the project with its recurring windows but not its one-off mute (an instant set at some
   // time, not a rule of the past), and one channel of its own: what would be queued to it is counted
   const { mutedUntilAt: _mute, escalation: policy, ...rules } = project;
-  const counted: Channel = { id: COUNTED_CHANNEL, projectId: project.id, name: "", kind: "email", value: { kind: "email", address: "" }, createdAt: sinceAt };
-  shard.load(policy === undefined ? { ...rules, checkLimit: 1 } : { ...rules, checkLimit: 1, escalation: countedPolicy(policy) }, [counted], []);
-  const spec: CheckSpec = { ...simulatedSpec(input.check, input.settings), reminderIntervalMs: input.check.reminderIntervalMs ?? 0, channels: { refs: [COUNTED_CHANNEL] } };
+  const counted: Channel = {
+    id: COUNTED_CHANNEL,
+    projectId: project.id,
+    name: "",
+    kind: "email",
+    value: { kind: "email", address: "" },
+    createdAt: sinceAt,
+  };
+  shard.load(
+    policy === undefined ? { ...rules, checkLimit: 1 } : { ...rules, checkLimit: 1, escalation: countedPolicy(policy) },
+    [counted],
+    [],
+  );
+  const spec: CheckSpec = {
+    ...simulatedSpec(input.check, input.settings),
+    reminderIntervalMs: input.check.reminderIntervalMs ?? 0,
+    channels: { refs: [COUNTED_CHANNEL] },
+  };
   const created = shard.apply({ kind: "createCheck", projectId: project.id, spec, unique: [], at: sinceAt });
   if (!created.ok) return created;
   const uuid = created.value.check.uuid;
@@ -102,18 +121,35 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
       // a resume of a check the simulation has not paused (it was paused before `since`) is a no-op
       shard.apply({ kind: entry.paused ? "pauseCheck" : "resumeCheck", projectId: project.id, uuid, at: entry.at });
     } else {
-      const pinged = shard.apply({ kind: "ping", ping: {
-        target: { uuid }, signal: signalOf(entry.kind), exitStatus: entry.exitStatus, method: entry.method,
-        scheme: entry.scheme, remoteAddr: "", ua: "", rid: entry.rid, body: entry.body,
-        ...(entry.email ? { email: entry.email } : {}), at: entry.at,
-      } });
+      const pinged = shard.apply({
+        kind: "ping",
+        ping: {
+          target: { uuid },
+          signal: signalOf(entry.kind),
+          exitStatus: entry.exitStatus,
+          method: entry.method,
+          scheme: entry.scheme,
+          remoteAddr: "",
+          ua: "",
+          rid: entry.rid,
+          body: entry.body,
+          ...(entry.email ? { email: entry.email } : {}),
+          at: entry.at,
+        },
+      });
       if (!pinged.ok) return pinged;
     }
     take(shard.takeChanges()); // taken as they come: memory stays flat
   }
   shard.apply({ kind: "advance", at: untilAt });
   take(shard.takeChanges());
-  const notifications = { down: sent.down, up: sent.up, reminders: sent.reminders, held: Math.max(0, downsToNotify - sent.atChange), escalations: sent.escalations };
+  const notifications = {
+    down: sent.down,
+    up: sent.up,
+    reminders: sent.reminders,
+    held: Math.max(0, downsToNotify - sent.atChange),
+    escalations: sent.escalations,
+  };
   return ok({ ...summarize(flips, untilAt), notifications });
 
   function take(changes: { readonly flips: readonly Flip[]; readonly outbox: readonly OutboxEntry[] }): void {
@@ -126,7 +162,10 @@ export function simulate(input: SimulationInput): Outcome<Simulation> {
 }
 
 /** Counts one queued notification: a reminder, an up, or a down one (at its change, or held and sent later). */
-function countNotification(sent: { down: number; up: number; reminders: number; atChange: number; escalations: number }, entry: OutboxEntry): void {
+function countNotification(
+  sent: { down: number; up: number; reminders: number; atChange: number; escalations: number },
+  entry: OutboxEntry,
+): void {
   if (entry.escalation !== undefined) sent.escalations++;
   else if (entry.reminder !== undefined) sent.reminders++;
   else if (entry.flip.to === "up") sent.up++;
@@ -158,15 +197,26 @@ function signalOf(kind: PingKind): PingSignal {
 /** Returns the spec of a fresh check with the live check's rules and the candidate settings on top (update semantics). */
 export function simulatedSpec(check: Check, settings: SimulationSettings): CheckSpec {
   // as an update: a schedule makes it a cron/OnCalendar check, a timeout alone a simple one
-  const period: CheckSpec = settings.schedule !== undefined ? { schedule: settings.schedule }
-    : settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs }
-    : check.kind === "simple" ? { timeoutMs: check.timeoutMs } : { schedule: check.schedule };
+  const period: CheckSpec =
+    settings.schedule !== undefined
+      ? { schedule: settings.schedule }
+      : settings.timeoutMs !== undefined
+        ? { timeoutMs: settings.timeoutMs }
+        : check.kind === "simple"
+          ? { timeoutMs: check.timeoutMs }
+          : { schedule: check.schedule };
   const spec: CheckSpec = {
     ...period,
-    graceMs: settings.graceMs ?? check.graceMs, tz: settings.tz ?? check.tz,
-    manualResume: check.manualResume, methods: check.methods,
-    startKw: check.startKw, successKw: check.successKw, failureKw: check.failureKw,
-    filterSubject: check.filterSubject, filterBody: check.filterBody, filterHttpBody: check.filterHttpBody,
+    graceMs: settings.graceMs ?? check.graceMs,
+    tz: settings.tz ?? check.tz,
+    manualResume: check.manualResume,
+    methods: check.methods,
+    startKw: check.startKw,
+    successKw: check.successKw,
+    failureKw: check.failureKw,
+    filterSubject: check.filterSubject,
+    filterBody: check.filterBody,
+    filterHttpBody: check.filterHttpBody,
     filterDefaultFail: check.filterDefaultFail,
     failureThreshold: settings.failureThreshold ?? check.failureThreshold ?? 1,
     maxDurationMs: settings.maxDurationMs ?? check.maxDurationMs ?? 0,
@@ -175,8 +225,10 @@ export function simulatedSpec(check: Check, settings: SimulationSettings): Check
     maxRunsPerPeriod: settings.maxRunsPerPeriod ?? check.maxRunsPerPeriod ?? 0,
   };
   // the steps notify the counted integration (the check's own ones are the live project's)
-  const steps = settings.escalation !== undefined ? settings.escalation : check.escalation ?? null;
-  return steps === null ? spec : { ...spec, escalation: steps.map((step) => ({ afterMs: step.afterMs, channels: { refs: [COUNTED_CHANNEL] } })) };
+  const steps = settings.escalation !== undefined ? settings.escalation : (check.escalation ?? null);
+  return steps === null
+    ? spec
+    : { ...spec, escalation: steps.map((step) => ({ afterMs: step.afterMs, channels: { refs: [COUNTED_CHANNEL] } })) };
 }
 
 /** A policy whose steps notify the counted integration instead of the live project's. */

@@ -76,10 +76,12 @@ export function dueDownAt(check: Check): Millis | null {
 function expectedAfterLastPing(check: Check): Millis | null {
   if (check.lastPingAt === null) return null; // stored up always has a last ping; stay total anyway
   switch (check.kind) {
-    case "simple": return check.lastPingAt + check.timeoutMs;
+    case "simple":
+      return check.lastPingAt + check.timeoutMs;
     case "cron":
-    case "oncalendar": return nextAfter(check.schedule, check.tz, check.lastPingAt);
-    default: return assertNever(check.kind);
+    case "oncalendar":
+      return nextAfter(check.schedule, check.tz, check.lastPingAt);
+    default:
+      return assertNever(check.kind);
   }
 }
-

@@ -16,18 +16,23 @@ import { downAt, runLimitAt, statusAt } from "./status.ts";
  * rules made of it (`note`) and, when it counted as a failure, which (`failure`, with the run's `facts`).
  */
 export type Step = {
-  readonly check: Check; readonly flips: Flip[];
-  readonly note?: PingNote | null; readonly failure?: FlipReason | null; readonly facts?: RunFacts | null;
+  readonly check: Check;
+  readonly flips: Flip[];
+  readonly note?: PingNote | null;
+  readonly failure?: FlipReason | null;
+  readonly facts?: RunFacts | null;
 };
 
 /** Applies a ping already classified as `kind` (see classify.ts) that arrived at `at` (reference Check.ping). */
 export function onPing(check: Check, kind: PingKind, rid: string | null, at: Millis): Step {
   const nPings = check.nPings + 1;
   switch (kind) {
-    case "start": { // opens a run (overwriting an open one); status and last ping untouched, even when down
+    case "start": {
+      // opens a run (overwriting an open one); status and last ping untouched, even when down
       const judged = judgeStart(check); // a run still open: an overlap (a failure under alert_on_overlap)
       const started = checkWith(check, { nPings, lastStartAt: at, lastStartRid: rid });
-      if (judged.failure === null) return judged.note === null ? { check: started, flips: [] } : { check: started, flips: [], note: judged.note };
+      if (judged.failure === null)
+        return judged.note === null ? { check: started, flips: [] } : { check: started, flips: [], note: judged.note };
       return failed(started, judged.failure, at, judged);
     }
     case "log":
@@ -115,7 +120,7 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
   // a dictionary, measured 45 us a create instead of 1.
   const schedule = spec.schedule !== undefined && spec.schedule !== "" ? spec.schedule : null;
   return checkWith(check, {
-    kind: schedule !== null ? resolved.scheduleKind ?? guessKind(schedule) : spec.timeoutMs !== undefined ? "simple" : check.kind,
+    kind: schedule !== null ? (resolved.scheduleKind ?? guessKind(schedule)) : spec.timeoutMs !== undefined ? "simple" : check.kind,
     schedule: schedule ?? check.schedule,
     timeoutMs: schedule === null && spec.timeoutMs !== undefined ? spec.timeoutMs : check.timeoutMs,
     name: spec.name ?? check.name,
@@ -138,12 +143,13 @@ export function applySpec(check: Check, spec: CheckSpec, resolved: ResolvedSpec 
     reminderIntervalMs: spec.reminderIntervalMs === undefined ? check.reminderIntervalMs : spec.reminderIntervalMs,
     mutedUntilAt: spec.mutedUntilAt === undefined ? check.mutedUntilAt : spec.mutedUntilAt,
     maxDurationMs: spec.maxDurationMs === undefined ? check.maxDurationMs : spec.maxDurationMs,
-    dependsOn: spec.dependsOn === undefined ? check.dependsOn : spec.dependsOn.length === 0 ? undefined : [...new Set(spec.dependsOn)].sort(),
-    pushToken: spec.pushToken === undefined ? check.pushToken : spec.pushToken ?? undefined,
+    dependsOn:
+      spec.dependsOn === undefined ? check.dependsOn : spec.dependsOn.length === 0 ? undefined : [...new Set(spec.dependsOn)].sort(),
+    pushToken: spec.pushToken === undefined ? check.pushToken : (spec.pushToken ?? undefined),
     minDurationMs: spec.minDurationMs === undefined ? check.minDurationMs : spec.minDurationMs,
     alertOnOverlap: spec.alertOnOverlap === undefined ? check.alertOnOverlap : spec.alertOnOverlap,
     maxRunsPerPeriod: spec.maxRunsPerPeriod === undefined ? check.maxRunsPerPeriod : spec.maxRunsPerPeriod,
-    escalation: resolved.escalation === undefined ? check.escalation : resolved.escalation ?? undefined,
+    escalation: resolved.escalation === undefined ? check.escalation : (resolved.escalation ?? undefined),
   });
 }
 
@@ -152,8 +158,15 @@ function flipTo(check: Check, change: { to: Status; at: Millis; reason: FlipReas
   const from = check.status;
   if (from === change.to) return { check, flips: [] };
   const n = check.nFlips + 1;
-  const flip: Flip = { checkUuid: check.uuid, n, at: change.at, from, to: change.to, reason: change.reason,
-    notify: notifies(from, change.to) };
+  const flip: Flip = {
+    checkUuid: check.uuid,
+    n,
+    at: change.at,
+    from,
+    to: change.to,
+    reason: change.reason,
+    notify: notifies(from, change.to),
+  };
   return { check: checkWith(check, { status: change.to, nFlips: n }), flips: [flip] };
 }
 

@@ -48,7 +48,8 @@ export class TimerWheel<K> {
   set(key: K, at: Millis): void {
     this.delete(key);
     const tick = Math.floor(at / this.#tickMs);
-    if (tick < this.#tick) this.#overdue.add(key); // a past deadline fires on the next advance
+    if (tick < this.#tick)
+      this.#overdue.add(key); // a past deadline fires on the next advance
     else this.#slots[this.#slotOf(tick)].add(key);
     this.#dueAt.set(key, at);
     if (this.#earliestAt === null || at < this.#earliestAt) this.#earliestAt = at;
@@ -83,12 +84,16 @@ export class TimerWheel<K> {
   advance(now: Millis): K[] {
     const last = Math.floor(now / this.#tickMs);
     const visits = Math.min(Math.max(last - this.#tick + 1, 1), this.#slots.length); // one turn sees every slot
-    const keys: K[] = [], ats: Millis[] = [];
+    const keys: K[] = [],
+      ats: Millis[] = [];
     const collect = (set: Set<K>) => {
       const before = keys.length;
       for (const key of set) {
         const at = this.#dueAt.get(key) as Millis; // every key of a slot or the overdue set is in the Map
-        if (at <= now) { keys.push(key); ats.push(at); }
+        if (at <= now) {
+          keys.push(key);
+          ats.push(at);
+        }
       }
       // a set that fell due whole (every check of the same second) is emptied at once, not key by key
       if (keys.length - before === set.size) set.clear();

@@ -6,7 +6,9 @@
 import type { Millis } from "./model.ts";
 import { BoundedMap } from "../lib/bounded-map.ts";
 
-const SECOND = 1000, DAY = 86_400 * SECOND, WEEK = 7 * DAY;
+const SECOND = 1000,
+  DAY = 86_400 * SECOND,
+  WEEK = 7 * DAY;
 
 // ---- Zone names ----------------------------------------------------------------------------
 // Current IANA names (tzdata 2025b, backzone build) by area, and legacy names by the zone they map
@@ -156,10 +158,12 @@ const LEGACY_BY_ZONE: Readonly<Record<string, string>> = {
   "Pacific/Pago_Pago": "Pacific/Samoa US/Samoa",
   "Pacific/Pohnpei": "Pacific/Ponape",
 };
-const ZONES: ReadonlySet<string> = new Set(Object.entries(ZONES_BY_AREA)
-  .flatMap(([area, names]) => names.split(/\s+/).map((name) => (area === "" ? name : `${area}/${name}`))));
-const LEGACY: ReadonlyMap<string, string> = new Map(Object.entries(LEGACY_BY_ZONE)
-  .flatMap(([zone, names]) => names.split(/\s+/).map((name) => [name, zone] as const)));
+const ZONES: ReadonlySet<string> = new Set(
+  Object.entries(ZONES_BY_AREA).flatMap(([area, names]) => names.split(/\s+/).map((name) => (area === "" ? name : `${area}/${name}`))),
+);
+const LEGACY: ReadonlyMap<string, string> = new Map(
+  Object.entries(LEGACY_BY_ZONE).flatMap(([zone, names]) => names.split(/\s+/).map((name) => [name, zone] as const)),
+);
 
 /** Returns the canonical IANA name for `name` (legacy names mapped, case-sensitive), or null when unknown. */
 export function canonicalZone(name: string): string | null {
@@ -175,8 +179,16 @@ function formatterFor(zone: string): Intl.DateTimeFormat | null {
   let formatter = formatters.get(zone);
   if (formatter === undefined) {
     try {
-      formatter = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric",
-        month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+      formatter = new Intl.DateTimeFormat("en-US", {
+        timeZone: zone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "numeric",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+        second: "numeric",
+      });
     } catch {
       formatter = null;
     }
@@ -199,7 +211,6 @@ type Segment = { readonly startAt: Millis; readonly offsetMs: number };
 const zoneYears = new Map<string, BoundedMap<number, readonly Segment[]>>(); // keys: known zone names only
 const YEARS_PER_ZONE = 256;
 
-
 /** Returns the UTC year of `at` without allocating a Date. */
 export function utcYear(at: Millis): number {
   const year = Math.floor(at / 31_556_952_000) + 1970; // mean Gregorian year, then correct by one
@@ -212,24 +223,31 @@ function segmentsOf(zone: string, year: number): readonly Segment[] {
   if (years === undefined) zoneYears.set(zone, (years = new BoundedMap(YEARS_PER_ZONE)));
   const known = years.get(year);
   if (known !== undefined) return known;
-  const startAt = Date.UTC(year, 0, 1), lastAt = Date.UTC(year + 1, 0, 1) - SECOND;
+  const startAt = Date.UTC(year, 0, 1),
+    lastAt = Date.UTC(year + 1, 0, 1) - SECOND;
   const segments: Segment[] = [{ startAt, offsetMs: probeOffset(zone, startAt) }];
   const fixed = zone === "UTC" || zone === "GMT" || zone.startsWith("Etc/");
-  let lo = startAt, loOffset = segments[0].offsetMs, hi = fixed ? lastAt : Math.min(startAt + WEEK, lastAt);
+  let lo = startAt,
+    loOffset = segments[0].offsetMs,
+    hi = fixed ? lastAt : Math.min(startAt + WEEK, lastAt);
   while (!fixed) {
     const hiOffset = probeOffset(zone, hi);
     if (hiOffset !== loOffset) {
-      let a = lo, b = hi; // offset(a) = loOffset, offset(b) differs: bisect to the first second that differs
+      let a = lo,
+        b = hi; // offset(a) = loOffset, offset(b) differs: bisect to the first second that differs
       while (b - a > SECOND) {
         const mid = a + Math.floor((b - a) / 2 / SECOND) * SECOND;
-        if (probeOffset(zone, mid) === loOffset) a = mid; else b = mid;
+        if (probeOffset(zone, mid) === loOffset) a = mid;
+        else b = mid;
       }
-      lo = b; loOffset = probeOffset(zone, b);
+      lo = b;
+      loOffset = probeOffset(zone, b);
       segments.push({ startAt: b, offsetMs: loOffset });
       continue; // look again at what is left of [b, hi]
     }
     if (hi >= lastAt) break;
-    lo = hi; hi = Math.min(hi + WEEK, lastAt);
+    lo = hi;
+    hi = Math.min(hi + WEEK, lastAt);
   }
   years.set(year, segments);
   return segments;
@@ -256,7 +274,8 @@ export function offsetAt(zone: string, at: Millis): number {
 /** Returns the instants whose wall-clock time in `zone` is `wall` (wall time written as UTC ms), earliest first: none in a spring gap, two in an autumn overlap. */
 export function instantsAt(zone: string, wall: Millis): Millis[] {
   const found: Millis[] = [];
-  for (const near of [wall - DAY, wall + DAY]) { // the offsets in force a day either side
+  for (const near of [wall - DAY, wall + DAY]) {
+    // the offsets in force a day either side
     const at = wall - offsetAt(zone, near);
     if (at + offsetAt(zone, at) === wall && !found.includes(at)) found.push(at);
   }

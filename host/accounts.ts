@@ -45,7 +45,9 @@ export class Accounts {
   constructor(store: AccountsStore) {
     this.#store = store;
     this.#document = store.initial;
-    store.onStored?.((document) => { this.#document = document; });
+    store.onStored?.((document) => {
+      this.#document = document;
+    });
   }
 
   /** The accounts kept in `dataDir` (read now), or, without one, in memory only (tests of the HTTP edge). */
@@ -85,21 +87,55 @@ export class Accounts {
    * sets one within 7 days and then gives `grant`'s role, if any (`inviter` made the invitation); or, brought
    * over from Healthchecks, with its Django password hash (`passwordHash`; null: none and no invitation).
    */
-  async createUser(input: { email: unknown; password?: unknown; passwordHash?: unknown; admin?: unknown }, at: Millis, grant?: StoredGrant, inviter: InviterKey = "admin"): Promise<Outcome<NewUser>> {
+  async createUser(
+    input: { email: unknown; password?: unknown; passwordHash?: unknown; admin?: unknown },
+    at: Millis,
+    grant?: StoredGrant,
+    inviter: InviterKey = "admin",
+  ): Promise<Outcome<NewUser>> {
     const email = emailOf(input.email);
     if (email === null) return invalid("email", "email must be an email address");
-    if (input.password !== undefined && !isPassword(input.password)) return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
-    if (input.password !== undefined && input.passwordHash !== undefined) return invalid("password_hash", "password_hash and password cannot be given together");
+    if (input.password !== undefined && !isPassword(input.password))
+      return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
+    if (input.password !== undefined && input.passwordHash !== undefined)
+      return invalid("password_hash", "password_hash and password cannot be given together");
     // a user brought over from Healthchecks keeps its Django hash until the next sign-in replaces it
     // (null: none, and no invitation either: they sign in through SSO or set a password by a reset)
-    if (input.passwordHash !== undefined && input.passwordHash !== null && (typeof input.passwordHash !== "string" || !isDjangoHash(input.passwordHash))) {
-      return invalid("password_hash", typeof input.passwordHash === "string" ? `is ${djangoHashProblem(input.passwordHash) ?? "not kept"}` : "is not a string or null");
+    if (
+      input.passwordHash !== undefined &&
+      input.passwordHash !== null &&
+      (typeof input.passwordHash !== "string" || !isDjangoHash(input.passwordHash))
+    ) {
+      return invalid(
+        "password_hash",
+        typeof input.passwordHash === "string" ? `is ${djangoHashProblem(input.passwordHash) ?? "not kept"}` : "is not a string or null",
+      );
     }
     if (input.admin !== undefined && typeof input.admin !== "boolean") return invalid("admin", "admin must be true or false");
-    const passwordHash = input.passwordHash !== undefined ? input.passwordHash : input.password === undefined ? null : await hashPassword(input.password);
+    const passwordHash =
+      input.passwordHash !== undefined ? input.passwordHash : input.password === undefined ? null : await hashPassword(input.password);
     const inviteToken = passwordHash === null && input.passwordHash === undefined ? randomBytes(32).toString("base64url") : null;
-    const user: StoredUser = { id: randomUUID(), email, passwordHash, createdAt: at, ...(inviteToken !== null ? { openedBy: inviter } : {}), ...(input.admin === true ? { admin: true } : {}) };
-    const invites: StoredInvite[] = inviteToken === null ? [] : [{ tokenHash: sha256(inviteToken), userId: user.id, expiresAt: at + INVITE_MS, setsPassword: true, invitedBy: inviter, ...(grant === undefined ? {} : { grant }) }];
+    const user: StoredUser = {
+      id: randomUUID(),
+      email,
+      passwordHash,
+      createdAt: at,
+      ...(inviteToken !== null ? { openedBy: inviter } : {}),
+      ...(input.admin === true ? { admin: true } : {}),
+    };
+    const invites: StoredInvite[] =
+      inviteToken === null
+        ? []
+        : [
+            {
+              tokenHash: sha256(inviteToken),
+              userId: user.id,
+              expiresAt: at + INVITE_MS,
+              setsPassword: true,
+              invitedBy: inviter,
+              ...(grant === undefined ? {} : { grant }),
+            },
+          ];
     let taken = false;
     await this.#change((d) => {
       taken = d.users.some((u) => u.email === email);
@@ -114,14 +150,19 @@ export class Accounts {
    * set one by a reset), with `create.grant`'s role, returned as `granted`; null when there is none and
    * nothing is made.
    */
-  async userOfEmail(emailText: string, create: { grant: { role: Role; projectId: string } | null } | null, at: Millis): Promise<{ user: User; granted: StoredGrant | null } | null> {
+  async userOfEmail(
+    emailText: string,
+    create: { grant: { role: Role; projectId: string } | null } | null,
+    at: Millis,
+  ): Promise<{ user: User; granted: StoredGrant | null } | null> {
     const email = emailOf(emailText);
     if (email === null) return null;
     const found = this.#document.users.find((u) => u.email === email);
     if (found === undefined && create === null) return null;
     if (found?.sso === true) return { user: userOf(found), granted: null };
     const made: StoredUser = { id: randomUUID(), email, passwordHash: null, createdAt: at, sso: true };
-    let user: StoredUser = made, granted: StoredGrant | null = null;
+    let user: StoredUser = made,
+      granted: StoredGrant | null = null;
     await this.#change((d) => {
       const existing = d.users.find((u) => u.email === email); // again on the newest document: another sign-in may have made them
       if (existing !== undefined) {
@@ -131,7 +172,8 @@ export class Accounts {
       if (create === null) return null; // removed meanwhile
       user = made;
       granted = create.grant;
-      const members = create.grant === null ? d.members : [...d.members, { projectId: create.grant.projectId, userId: made.id, role: create.grant.role }];
+      const members =
+        create.grant === null ? d.members : [...d.members, { projectId: create.grant.projectId, userId: made.id, role: create.grant.role }];
       return { ...d, users: [...d.users, made], members };
     });
     return { user: userOf(user), granted };
@@ -142,12 +184,25 @@ export class Accounts {
    * there is no such user; with `keepOwners`, nothing is removed while they are a project's only owner
    * (`lastOwnerOf` names those projects): a user deleting their own account.
    */
-  async deleteUser(id: string, opts: { keepOwners?: boolean } = {}): Promise<{ removed: StoredMember[] } | { lastOwnerOf: string[] } | null> {
+  async deleteUser(
+    id: string,
+    opts: { keepOwners?: boolean } = {},
+  ): Promise<{ removed: StoredMember[] } | { lastOwnerOf: string[] } | null> {
     let outcome: { removed: StoredMember[] } | { lastOwnerOf: string[] } | null = null;
     await this.#change((d) => {
       const lastOwnerOf = opts.keepOwners === true ? lastOwnedBy(d.members, id) : [];
-      outcome = !d.users.some((u) => u.id === id) ? null : lastOwnerOf.length > 0 ? { lastOwnerOf } : { removed: d.members.filter((m) => m.userId === id) };
-      return outcome === null || !("removed" in outcome) ? null : { users: d.users.filter((u) => u.id !== id), invites: d.invites.filter((i) => i.userId !== id), members: d.members.filter((m) => m.userId !== id) };
+      outcome = !d.users.some((u) => u.id === id)
+        ? null
+        : lastOwnerOf.length > 0
+          ? { lastOwnerOf }
+          : { removed: d.members.filter((m) => m.userId === id) };
+      return outcome === null || !("removed" in outcome)
+        ? null
+        : {
+            users: d.users.filter((u) => u.id !== id),
+            invites: d.invites.filter((i) => i.userId !== id),
+            members: d.members.filter((m) => m.userId !== id),
+          };
     });
     return outcome;
   }
@@ -174,7 +229,8 @@ export class Accounts {
     const stored = user?.passwordHash ?? null;
     const matches = await verifyPassword(password, stored ?? DECOY_HASH);
     if (!matches || user === undefined || stored === null) return null;
-    if (isDjangoHash(stored)) { // brought over from Healthchecks: replaced by hcd's own now that the password is known
+    if (isDjangoHash(stored)) {
+      // brought over from Healthchecks: replaced by hcd's own now that the password is known
       const replaced = await hashPassword(password);
       await this.#editUser(user.id, (u) => (u.passwordHash === stored ? { ...u, passwordHash: replaced } : null));
     }
@@ -192,7 +248,10 @@ export class Accounts {
     await this.#change((d) => {
       user = d.users.find((u) => u.email === email);
       if (user === undefined) return null;
-      return { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId: user.id, expiresAt: at + RESET_MS }] };
+      return {
+        ...d,
+        invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId: user.id, expiresAt: at + RESET_MS }],
+      };
     });
     return user === undefined ? null : { user: userOf(user), token };
   }
@@ -200,7 +259,7 @@ export class Accounts {
   /** The generation the user's sessions must have been opened under to go on (see StoredUser), or null when there is no such user. */
   sessionGeneration(userId: string): number | null {
     const user = this.#document.users.find((u) => u.id === userId);
-    return user === undefined ? null : user.sessionGeneration ?? 0;
+    return user === undefined ? null : (user.sessionGeneration ?? 0);
   }
 
   /**
@@ -211,7 +270,8 @@ export class Accounts {
     if (!isPassword(next)) return invalid("password", `the new password must be ${MIN_PASSWORD_LENGTH} or more characters`);
     const stored = this.#document.users.find((u) => u.id === userId);
     if (stored === undefined) return fail({ code: "not_found", what: "user" });
-    if (stored.passwordHash === null || !await verifyPassword(current, stored.passwordHash)) return invalid("current", "the current password is wrong");
+    if (stored.passwordHash === null || !(await verifyPassword(current, stored.passwordHash)))
+      return invalid("current", "the current password is wrong");
     const passwordHash = await hashPassword(next);
     const found = await this.#editUser(userId, (u) => ({ ...u, passwordHash, sessionGeneration: (u.sessionGeneration ?? 0) + 1 }));
     return found ? ok(userOf(stored)) : fail({ code: "not_found", what: "user" });
@@ -224,11 +284,13 @@ export class Accounts {
   async changeEmail(userId: string, next: unknown): Promise<Outcome<User>> {
     const email = emailOf(next);
     if (email === null) return invalid("email", "the new email is not an email address");
-    let before: StoredUser | undefined, taken = false;
+    let before: StoredUser | undefined,
+      taken = false;
     await this.#change((d) => {
       before = d.users.find((u) => u.id === userId);
       taken = d.users.some((u) => u.email === email && u.id !== userId);
-      return before === undefined || taken || before.email === email ? null
+      return before === undefined || taken || before.email === email
+        ? null
         : { ...d, users: d.users.map((u) => (u === before ? { ...u, email, sessionGeneration: (u.sessionGeneration ?? 0) + 1 } : u)) };
     });
     if (before === undefined) return fail({ code: "not_found", what: "user" });
@@ -261,7 +323,9 @@ export class Accounts {
     let onAlready = false;
     const found = await this.#editUser(userId, (u) => {
       onAlready = (u.secondFactor ?? null) !== null;
-      return onAlready ? null : { ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes }, sessionGeneration: (u.sessionGeneration ?? 0) + 1 };
+      return onAlready
+        ? null
+        : { ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes }, sessionGeneration: (u.sessionGeneration ?? 0) + 1 };
     });
     if (onAlready) return invalid("code", "the second factor is already on: turn it off first to use a new secret");
     return found ? ok(codes) : fail({ code: "not_found", what: "user" });
@@ -280,7 +344,8 @@ export class Accounts {
     await this.#editUser(userId, (u) => {
       const current = u.secondFactor ?? null;
       if (current === null) return null;
-      if (step !== null && step > current.lastStep) { // again on the newest document: another sign-in may have used it
+      if (step !== null && step > current.lastStep) {
+        // again on the newest document: another sign-in may have used it
         accepted = true;
         return { ...u, secondFactor: { ...current, lastStep: step } };
       }
@@ -309,14 +374,26 @@ export class Accounts {
    * link sets the password (only for the account's own inviter or the admin token; else it gives the role
    * once the user signs in); null when there is no such user.
    */
-  async inviteAgain(userId: string, grant: StoredGrant, at: Millis, inviter: InviterKey): Promise<{ token: string; setsPassword: boolean } | null> {
+  async inviteAgain(
+    userId: string,
+    grant: StoredGrant,
+    at: Millis,
+    inviter: InviterKey,
+  ): Promise<{ token: string; setsPassword: boolean } | null> {
     const token = randomBytes(32).toString("base64url");
     let made: { token: string; setsPassword: boolean } | null = null;
     await this.#change((d) => {
       const user = d.users.find((u) => u.id === userId);
       if (user === undefined) return null;
       made = { token, setsPassword: setsPassword(user, inviter) };
-      const invite: StoredInvite = { tokenHash: sha256(token), userId, expiresAt: at + INVITE_MS, grant, setsPassword: made.setsPassword, invitedBy: inviter };
+      const invite: StoredInvite = {
+        tokenHash: sha256(token),
+        userId,
+        expiresAt: at + INVITE_MS,
+        grant,
+        setsPassword: made.setsPassword,
+        invitedBy: inviter,
+      };
       // the inviter's own older invitation of this user to this project is replaced (its link no longer works); others' stay
       const replaced = (i: StoredInvite) => i.userId === userId && i.grant?.projectId === grant.projectId && i.invitedBy === inviter;
       return { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at && !replaced(i)), invite] };
@@ -328,7 +405,9 @@ export class Accounts {
   pendingInvites(projectId: string, at: Millis): PendingInvite[] {
     return this.#document.invites.flatMap((invite) => {
       const user = invite.grant?.projectId === projectId && invite.expiresAt > at ? this.userById(invite.userId) : null;
-      return user === null || invite.grant === undefined ? [] : [{ email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
+      return user === null || invite.grant === undefined
+        ? []
+        : [{ email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
     });
   }
 
@@ -366,7 +445,11 @@ export class Accounts {
   async setRole(projectId: string, userId: string, role: Role): Promise<"set" | "no_user" | "last_owner"> {
     let outcome: "set" | "no_user" | "last_owner" = "no_user";
     await this.#change((d) => {
-      outcome = !d.users.some((u) => u.id === userId) ? "no_user" : leavesNoOwner(d.members, projectId, userId, role) ? "last_owner" : "set";
+      outcome = !d.users.some((u) => u.id === userId)
+        ? "no_user"
+        : leavesNoOwner(d.members, projectId, userId, role)
+          ? "last_owner"
+          : "set";
       const others = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
       return outcome === "set" ? { ...d, members: [...others, { projectId, userId, role }] } : null;
     });
@@ -378,7 +461,8 @@ export class Accounts {
     let outcome: "removed" | "not_member" | "last_owner" = "not_member";
     await this.#change((d) => {
       const members = d.members.filter((m) => !(m.projectId === projectId && m.userId === userId));
-      outcome = members.length === d.members.length ? "not_member" : leavesNoOwner(d.members, projectId, userId, null) ? "last_owner" : "removed";
+      outcome =
+        members.length === d.members.length ? "not_member" : leavesNoOwner(d.members, projectId, userId, null) ? "last_owner" : "removed";
       return outcome === "removed" ? { ...d, members } : null;
     });
     return outcome;

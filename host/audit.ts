@@ -9,16 +9,50 @@ export type { AuditPage, StoredAuditEvent };
 
 /** Every action the audit log names (docs/dashboard-and-teams.md, "Audit log", lists them): "<object>.<what happened>". */
 export const AUDIT_ACTIONS = [
-  "project.created", "project.renamed", "project.limits_changed", "project.muted", "project.unmuted", "project.deleted", "project.escalation_set",
-  "check.created", "check.updated", "check.paused", "check.resumed", "check.deleted", "check.acknowledged", "check.imported",
-  "channel.added", "channel.updated", "channel.removed",
-  "maintenance.added", "maintenance.updated", "maintenance.removed",
-  "key.created", "key.revoked",
-  "status_page.created", "status_page.updated", "status_page.deleted",
-  "member.invited", "member.accepted", "member.role_set", "member.removed",
+  "project.created",
+  "project.renamed",
+  "project.limits_changed",
+  "project.muted",
+  "project.unmuted",
+  "project.deleted",
+  "project.escalation_set",
+  "check.created",
+  "check.updated",
+  "check.paused",
+  "check.resumed",
+  "check.deleted",
+  "check.acknowledged",
+  "check.imported",
+  "channel.added",
+  "channel.updated",
+  "channel.removed",
+  "maintenance.added",
+  "maintenance.updated",
+  "maintenance.removed",
+  "key.created",
+  "key.revoked",
+  "status_page.created",
+  "status_page.updated",
+  "status_page.deleted",
+  "member.invited",
+  "member.accepted",
+  "member.role_set",
+  "member.removed",
   // the instance's own log (INSTANCE_LOG): users, their sign-ins and sign-in settings, backups
-  "user.created", "user.deleted", "user.admin_granted", "user.admin_revoked", "account.signed_in", "account.sign_in_failed", "account.password_changed", "account.password_reset",
-  "account.joined", "account.second_factor_on", "account.second_factor_off", "account.email_changed", "account.deleted", "backup.created",
+  "user.created",
+  "user.deleted",
+  "user.admin_granted",
+  "user.admin_revoked",
+  "account.signed_in",
+  "account.sign_in_failed",
+  "account.password_changed",
+  "account.password_reset",
+  "account.joined",
+  "account.second_factor_on",
+  "account.second_factor_off",
+  "account.email_changed",
+  "account.deleted",
+  "backup.created",
 ] as const;
 
 /**
@@ -43,10 +77,14 @@ export type AuditActor =
 /** Returns the actor as the log shows it: "admin token", the key's name, "API key (read-write)", or the user's email. */
 export function actorName(actor: AuditActor): string {
   switch (actor.kind) {
-    case "admin": return "admin token";
-    case "apiKey": return actor.name ?? `API key (${actor.readonly ? "read-only" : "read-write"})`;
-    case "user": return actor.email;
-    case "system": return actor.name;
+    case "admin":
+      return "admin token";
+    case "apiKey":
+      return actor.name ?? `API key (${actor.readonly ? "read-only" : "read-write"})`;
+    case "user":
+      return actor.email;
+    case "system":
+      return actor.name;
   }
 }
 
@@ -107,7 +145,12 @@ export class AuditTrail {
 
   /** Stores a change; resolves once it is durable. */
   record(change: Change): Promise<void> {
-    return this.#store.append(change.projectId, { at: change.at, actor: actorName(change.actor), action: change.action, target: change.target });
+    return this.#store.append(change.projectId, {
+      at: change.at,
+      actor: actorName(change.actor),
+      action: change.action,
+      target: change.target,
+    });
   }
 
   /** Returns a project's events before the cursor `before` (null: the newest), newest first. */

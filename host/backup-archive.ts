@@ -7,7 +7,18 @@
 //   the files' bytes, in header order
 //   SHA-256 of every byte above        32 bytes
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, openSync, readdirSync, readSync, closeSync, rmSync, statSync } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  closeSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable, Transform } from "node:stream";
@@ -27,7 +38,11 @@ const isLogFile = (path: string) => path.startsWith("log/") && isSegmentName(pat
 
 /** Returns the store's files in `dir` (paths relative to it) as an archive lists them: the logs, then the tables. */
 export function storeFiles(dir: string): string[] {
-  const logs = existsSync(join(dir, "log")) ? readdirSync(join(dir, "log")).filter(isSegmentName).map((name) => `log/${name}`) : [];
+  const logs = existsSync(join(dir, "log"))
+    ? readdirSync(join(dir, "log"))
+        .filter(isSegmentName)
+        .map((name) => `log/${name}`)
+    : [];
   return [...logs.sort(), TABLES_FILE];
 }
 /** The audit log's LMDB data file (persistence/audit-log.ts, DATA_DIR/audit): in archives made since it exists. */
@@ -51,7 +66,10 @@ export function packArchive(dir: string, files: readonly string[], created: Date
   length.writeUInt32BE(headerBytes.length);
   async function* chunks(): AsyncGenerator<Buffer> {
     const hash = createHash("sha256");
-    const emit = (chunk: Buffer) => { hash.update(chunk); return chunk; };
+    const emit = (chunk: Buffer) => {
+      hash.update(chunk);
+      return chunk;
+    };
     yield emit(MAGIC);
     yield emit(length);
     yield emit(headerBytes);
@@ -85,7 +103,8 @@ export function readArchiveHeader(file: string): { header: Header; dataStart: nu
     const headerLength = head.readUInt32BE(MAGIC.length);
     if (headerLength > MAX_HEADER_BYTES) throw new ArchiveError(`${file} is corrupt: header length ${headerLength}`);
     const headerBytes = Buffer.alloc(headerLength);
-    if (readSync(fd, headerBytes, 0, headerLength, head.length) < headerLength) throw new ArchiveError(`${file} is truncated: it ends inside its header`);
+    if (readSync(fd, headerBytes, 0, headerLength, head.length) < headerLength)
+      throw new ArchiveError(`${file} is truncated: it ends inside its header`);
     const header = parseHeader(headerBytes, file);
     const dataStart = head.length + headerLength;
     const total = dataStart + header.files.reduce((sum, f) => sum + f.size, 0) + DIGEST_BYTES;
@@ -109,8 +128,19 @@ function parseHeader(bytes: Buffer, file: string): Header {
   // the only paths an archive may hold, each once: the tables, the badge secret, the users, the audit log, logs (or an older store's journal)
   const seen = new Set<string>();
   const allowedOnce = (path: string) => {
-    if (!(path === TABLES_FILE || path === BADGE_SECRET_FILE || path === ACCOUNTS_FILE || path === AUDIT_FILE || path === UNKNOWN_TIME_FILE
-      || path === LEGACY_JOURNAL_FILE || isLogFile(path)) || seen.has(path)) return false;
+    if (
+      !(
+        path === TABLES_FILE ||
+        path === BADGE_SECRET_FILE ||
+        path === ACCOUNTS_FILE ||
+        path === AUDIT_FILE ||
+        path === UNKNOWN_TIME_FILE ||
+        path === LEGACY_JOURNAL_FILE ||
+        isLogFile(path)
+      ) ||
+      seen.has(path)
+    )
+      return false;
     seen.add(path);
     return true;
   };
@@ -119,8 +149,11 @@ function parseHeader(bytes: Buffer, file: string): Header {
     return typeof path === "string" && typeof size === "number" && Number.isSafeInteger(size) && size >= 0;
   };
   const entries: readonly unknown[] = Array.isArray(files) ? files : [];
-  const valid = typeof header?.created === "string" && Array.isArray(files) && entries.some((f) => isEntry(f) && f.path === TABLES_FILE) && entries.every((f) =>
-    isEntry(f) && allowedOnce(f.path));
+  const valid =
+    typeof header?.created === "string" &&
+    Array.isArray(files) &&
+    entries.some((f) => isEntry(f) && f.path === TABLES_FILE) &&
+    entries.every((f) => isEntry(f) && allowedOnce(f.path));
   if (!valid) throw new ArchiveError(`${file} is corrupt: its header lists unexpected files`);
   return header as Header;
 }
@@ -131,7 +164,8 @@ function parseHeader(bytes: Buffer, file: string): Header {
  */
 export async function unpackArchive(file: string, dir: string): Promise<Header> {
   const { header, dataStart, total } = readArchiveHeader(file);
-  if (existsSync(dir) && readdirSync(dir).length > 0) throw new ArchiveError(`${dir} is not empty: restore only into a new or empty directory`);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new ArchiveError(`${dir} is not empty: restore only into a new or empty directory`);
   mkdirSync(dir, { recursive: true });
   const hash = createHash("sha256");
   hash.update(readAt(file, dataStart, 0));
@@ -141,14 +175,24 @@ export async function unpackArchive(file: string, dir: string): Promise<Header> 
       const target = join(dir, entry.path);
       mkdirSync(dirname(target), { recursive: true });
       if (entry.size > 0) {
-        const hashing = new Transform({ transform(chunk: Buffer, _encoding, done) { hash.update(chunk); done(null, chunk); } });
-        await pipeline(createReadStream(file, { start: offset, end: offset + entry.size - 1 }), hashing, createWriteStream(target, { flags: "wx", mode: 0o600 }));
+        const hashing = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        });
+        await pipeline(
+          createReadStream(file, { start: offset, end: offset + entry.size - 1 }),
+          hashing,
+          createWriteStream(target, { flags: "wx", mode: 0o600 }),
+        );
       } else {
         await pipeline(Readable.from([]), createWriteStream(target, { flags: "wx", mode: 0o600 }));
       }
       offset += entry.size;
     }
-    if (!hash.digest().equals(readAt(file, DIGEST_BYTES, total - DIGEST_BYTES))) throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
+    if (!hash.digest().equals(readAt(file, DIGEST_BYTES, total - DIGEST_BYTES)))
+      throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
     return header;
   } catch (error) {
     for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true }); // leave it empty, as found
@@ -163,7 +207,8 @@ export async function verifyArchive(file: string): Promise<Header> {
   if (total > DIGEST_BYTES) {
     for await (const chunk of createReadStream(file, { start: 0, end: total - DIGEST_BYTES - 1 })) hash.update(chunk as Buffer);
   }
-  if (!hash.digest().equals(readAt(file, DIGEST_BYTES, total - DIGEST_BYTES))) throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
+  if (!hash.digest().equals(readAt(file, DIGEST_BYTES, total - DIGEST_BYTES)))
+    throw new ArchiveError(`${file} is corrupt: its checksum does not match its contents`);
   return header;
 }
 

@@ -15,7 +15,10 @@ import { UNKNOWN_TIME_FILE } from "../persistence/unknown-time.ts";
  * are, and a copy of the audit log when given;
  * the directory goes when the stream closes.
  */
-export async function backupStream(pool: Pool, opts: { dataDir: string; scratchParent: string; at: Date; audit?: AuditTrail }): Promise<Readable> {
+export async function backupStream(
+  pool: Pool,
+  opts: { dataDir: string; scratchParent: string; at: Date; audit?: AuditTrail },
+): Promise<Readable> {
   const scratch = mkdtempSync(join(opts.scratchParent, ".backup-"));
   const remove = () => rmSync(scratch, { recursive: true, force: true });
   try {

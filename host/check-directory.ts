@@ -174,7 +174,9 @@ export class CheckDirectory {
 
   /** Returns the entry whose key at `offset` equals the parsed #key, or -1. */
   #find(table: Uint32Array, offset: number): number {
-    const k = this.#key, entries = this.#entries, mask = table.length - 1;
+    const k = this.#key,
+      entries = this.#entries,
+      mask = table.length - 1;
     for (let slot = hash(k[0], k[1], k[2], k[3]) & mask; ; slot = (slot + 1) & mask) {
       const held = table[slot];
       if (held === 0) return -1;
@@ -224,7 +226,10 @@ for (let i = 0; i < 6; i++) HEX[97 + i] = 10 + i;
 export function parseUuid(text: string, out: Uint32Array, at: number): boolean {
   if (text.length !== UUID_LENGTH) return false;
   if (text.charCodeAt(8) !== 45 || text.charCodeAt(13) !== 45 || text.charCodeAt(18) !== 45 || text.charCodeAt(23) !== 45) return false; // "-"
-  let word = 0, nibbles = 0, index = at, invalid = 0;
+  let word = 0,
+    nibbles = 0,
+    index = at,
+    invalid = 0;
   for (let i = 0; i < UUID_LENGTH; i++) {
     if (i === 8 || i === 13 || i === 18 || i === 23) continue;
     const code = text.charCodeAt(i);

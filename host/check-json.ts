@@ -96,11 +96,13 @@ export function presentCheck(check: Check, view: CheckView): Record<string, unkn
   return result;
 }
 
-
 /** Each step's `after` in seconds and, unless `readonly`, its integrations' ids (a read-only key sees no channels). */
 export function escalationJson(policy: readonly EscalationStep[], readonly: boolean): Record<string, unknown>[] {
-  return policy.map((step) => (readonly ? { after: Math.floor(step.afterMs / SECOND) }
-    : { after: Math.floor(step.afterMs / SECOND), channels: [...step.channels].sort().join(",") }));
+  return policy.map((step) =>
+    readonly
+      ? { after: Math.floor(step.afterMs / SECOND) }
+      : { after: Math.floor(step.afterMs / SECOND), channels: [...step.channels].sort().join(",") },
+  );
 }
 
 function heldByOf(check: Check, view: CheckView): string | null {

@@ -69,11 +69,19 @@ export class CommitEpisode {
       if (this.#stale) this.#rebuild();
       if (this.#stale || !this.#hooks.mayTry(this.#probeBytes)) return;
       busy = true;
-      this.#hooks.probeWrite(this.#probeBytes).then(() => {
-        this.stop();
-        this.#probeBytes = 0;
-        this.#hooks.recovered();
-      }, (error: unknown) => this.#hooks.probeFailed(error)).finally(() => { busy = false; });
+      this.#hooks
+        .probeWrite(this.#probeBytes)
+        .then(
+          () => {
+            this.stop();
+            this.#probeBytes = 0;
+            this.#hooks.recovered();
+          },
+          (error: unknown) => this.#hooks.probeFailed(error),
+        )
+        .finally(() => {
+          busy = false;
+        });
     }, PROBE_EVERY_MS);
     this.#probing.unref();
   }

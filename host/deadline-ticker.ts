@@ -20,10 +20,13 @@ export function startDeadlineTicker(pool: Judged, clock: Clock, mark: ClockMark 
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running !== null) return; // a slow shard must not pile up ticks
-    running = pool.judgeDeadlines(clock.now())
+    running = pool
+      .judgeDeadlines(clock.now())
       .then((judgedAt) => mark?.record(judgedAt))
       .catch((error: unknown) => log.error({ err: error }, "judging deadlines failed"))
-      .finally(() => { running = null; });
+      .finally(() => {
+        running = null;
+      });
   };
   const timer = setInterval(tick, TICK_MS);
   timer.unref();

@@ -31,7 +31,12 @@ export class FailureEpisodes {
     let episode = this.#ongoing.get(key);
     if (episode === undefined) {
       episode = new RetriedFailure({
-        started: (err) => this.#log("warn", { work, subject, err }, "cluster: background work failed; further failures are counted in /metrics until it succeeds"),
+        started: (err) =>
+          this.#log(
+            "warn",
+            { work, subject, err },
+            "cluster: background work failed; further failures are counted in /metrics until it succeeds",
+          ),
         ended: (failures, seconds) => this.#log("info", { work, subject, failures, seconds }, "cluster: background work succeeds again"),
       });
       this.#ongoing.set(key, episode);
@@ -52,8 +57,9 @@ export class FailureEpisodes {
   }
 
   counts(): EpisodeCounts {
-    const counts = Object.fromEntries(BACKGROUND_WORK.map((work) => [work, { failures: this.#failures.get(work) ?? 0, failing: 0, streak: 0 }])) as
-      Record<BackgroundWork, { failures: number; failing: number; streak: number }>;
+    const counts = Object.fromEntries(
+      BACKGROUND_WORK.map((work) => [work, { failures: this.#failures.get(work) ?? 0, failing: 0, streak: 0 }]),
+    ) as Record<BackgroundWork, { failures: number; failing: number; streak: number }>;
     for (const [key, episode] of this.#ongoing) {
       const entry = counts[key.slice(0, key.indexOf(" ")) as BackgroundWork];
       entry.failing += 1;

@@ -27,8 +27,8 @@ export function linkOf(d: AccountsDocument, tokenHash: string, at: Millis): Link
   const invite = d.invites.find((i) => i.tokenHash === tokenHash && i.expiresAt > at);
   const user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
   if (invite === undefined || user === undefined) return null;
-  const kind: LinkKind = invite.grant === undefined ? "reset"
-    : invite.setsPassword !== false && !hasJoined(user) ? "sets-password" : "grant-only"; // an older record without the flag: as it was made
+  const kind: LinkKind =
+    invite.grant === undefined ? "reset" : invite.setsPassword !== false && !hasJoined(user) ? "sets-password" : "grant-only"; // an older record without the flag: as it was made
   return { invite, user, kind };
 }
 
@@ -42,7 +42,12 @@ export function setsPassword(user: StoredUser, inviter: InviterKey): boolean {
  * ended: a new generation), the invitation's role given, that link and the user's resets used up; null when
  * the link is not (any longer) one that sets a password.
  */
-export function withPasswordSet(d: AccountsDocument, tokenHash: string, passwordHash: string, at: Millis): { document: AccountsDocument; link: Link } | null {
+export function withPasswordSet(
+  d: AccountsDocument,
+  tokenHash: string,
+  passwordHash: string,
+  at: Millis,
+): { document: AccountsDocument; link: Link } | null {
   const link = linkOf(d, tokenHash, at); // again on the newest document: it may have been used meanwhile
   if (link === null || link.kind === "grant-only") return null;
   const { user, invite } = link;
@@ -52,7 +57,12 @@ export function withPasswordSet(d: AccountsDocument, tokenHash: string, password
 }
 
 /** The document with a "grant-only" (or any grant) link's role given to `userId`, the user it invites, and the link used up; null otherwise. */
-export function withGrantAccepted(d: AccountsDocument, tokenHash: string, userId: string, at: Millis): { document: AccountsDocument; grant: StoredGrant } | null {
+export function withGrantAccepted(
+  d: AccountsDocument,
+  tokenHash: string,
+  userId: string,
+  at: Millis,
+): { document: AccountsDocument; grant: StoredGrant } | null {
   const link = linkOf(d, tokenHash, at);
   const grant = link?.invite.grant;
   if (link === null || grant === undefined || link.user.id !== userId) return null;

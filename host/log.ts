@@ -20,7 +20,22 @@ export function createLogger(format: string, level: string): Logger {
     level: LEVELS.has(level) ? level : "info",
     base: { pid: process.pid },
     // belt and braces: these fields never leave the process, whoever passes them
-    redact: { paths: ["apiKey", "api_key", "token", "adminToken", "metricsToken", "password", "body", "*.apiKey", "*.adminToken", "*.metricsToken", "*.password"], censor: "[masked]" },
+    redact: {
+      paths: [
+        "apiKey",
+        "api_key",
+        "token",
+        "adminToken",
+        "metricsToken",
+        "password",
+        "body",
+        "*.apiKey",
+        "*.adminToken",
+        "*.metricsToken",
+        "*.password",
+      ],
+      censor: "[masked]",
+    },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (format === "json") return pino(options, pino.destination({ dest: 1, sync: true }));
@@ -29,8 +44,14 @@ export function createLogger(format: string, level: string): Logger {
 
 /** Writes one pino JSON line as text: "hcd: <msg>[: <error>] key=value ...". */
 function writeText(line: string): void {
-  const { level, msg, err, ...fields } = JSON.parse(line) as { level: number; msg?: string; err?: { stack?: string; message?: string } } & Record<string, unknown>;
-  const extra = Object.entries(fields).map(([key, value]) => ` ${key}=${typeof value === "string" ? value : JSON.stringify(value)}`).join("");
+  const { level, msg, err, ...fields } = JSON.parse(line) as {
+    level: number;
+    msg?: string;
+    err?: { stack?: string; message?: string };
+  } & Record<string, unknown>;
+  const extra = Object.entries(fields)
+    .map(([key, value]) => ` ${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join("");
   const error = err === undefined ? "" : `: ${err.stack ?? err.message ?? JSON.stringify(err)}`;
   const text = `hcd: ${msg ?? ""}${error}${extra}\n`;
   if (level >= 40 || TEXT_LEVELS[level] === undefined) process.stderr.write(text);
@@ -38,7 +59,10 @@ function writeText(line: string): void {
 }
 
 /** The process's logger, configured from LOG_FORMAT and LOG_LEVEL. */
-export const log: Logger = createLogger(process.env.LOG_FORMAT?.trim().toLowerCase() ?? "text", process.env.LOG_LEVEL?.trim().toLowerCase() || "info");
+export const log: Logger = createLogger(
+  process.env.LOG_FORMAT?.trim().toLowerCase() ?? "text",
+  process.env.LOG_LEVEL?.trim().toLowerCase() || "info",
+);
 
 /** A setting's name that holds a secret, at any depth of the configuration (TWILIO_AUTH is `twilioAuth`). */
 const SECRET_NAME = /token|password|secret|key|auth/i;
@@ -51,7 +75,8 @@ export function maskedConfig(config: Readonly<Record<string, unknown>>): Record<
   const masked: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
     if (SECRET_NAME.test(key)) masked[key] = value === null || value === undefined || typeof value === "boolean" ? value : "[masked]";
-    else if (typeof value === "string" && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(value)) masked[key] = value.replace(/\/\/([^/:@]*)(:[^/@]*)?@/, (_m, user: string, pass?: string) => `//${user}${pass ? ":[masked]" : ""}@`);
+    else if (typeof value === "string" && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(value))
+      masked[key] = value.replace(/\/\/([^/:@]*)(:[^/@]*)?@/, (_m, user: string, pass?: string) => `//${user}${pass ? ":[masked]" : ""}@`);
     else if (Array.isArray(value)) masked[key] = value.map((item: unknown) => (isRecord(item) ? maskedConfig(item) : item));
     else if (isRecord(value)) masked[key] = maskedConfig(value);
     else masked[key] = value;

@@ -12,7 +12,12 @@ import type { Role } from "../engine/roles.ts";
 export type OidcNewUsers = { readonly grant: { readonly role: Role; readonly projectId: string } | null } | null;
 
 /** OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, and OIDC_DEFAULT_ROLE (absent: null). */
-export type OidcSettings = { readonly issuer: string; readonly clientId: string; readonly clientSecret: string; readonly newUsers: OidcNewUsers };
+export type OidcSettings = {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly newUsers: OidcNewUsers;
+};
 
 /** One started sign-in: the URL to send the browser to and what its callback is checked against. */
 export type OidcStart = { readonly url: string; readonly state: string; readonly nonce: string; readonly codeVerifier: string };
@@ -34,8 +39,12 @@ export class OidcClient {
     const state = client.randomState();
     const nonce = client.randomNonce();
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: this.#redirectUri, scope: "openid email", state, nonce,
-      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: "S256",
+      redirect_uri: this.#redirectUri,
+      scope: "openid email",
+      state,
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: "S256",
     });
     return { url: url.href, state, nonce, codeVerifier };
   }
@@ -48,7 +57,10 @@ export class OidcClient {
   async finish(callbackUrl: URL, started: OidcStart): Promise<Record<string, unknown>> {
     const config = await this.#discovered();
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
-      pkceCodeVerifier: started.codeVerifier, expectedState: started.state, expectedNonce: started.nonce, idTokenExpected: true,
+      pkceCodeVerifier: started.codeVerifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+      idTokenExpected: true,
     });
     const claims: Record<string, unknown> = { ...tokens.claims() };
     if (typeof claims.email === "string" || typeof claims.sub !== "string") return claims;
@@ -60,9 +72,16 @@ export class OidcClient {
     if (this.#config === null) {
       const { issuer, clientId, clientSecret } = this.#settings;
       const insecure = isLoopbackHttp(issuer); // plain http only to a provider on this machine (config refuses others)
-      this.#config = client.discovery(new URL(issuer), clientId, clientSecret, undefined,
-        insecure ? { execute: [client.allowInsecureRequests] } : undefined);
-      this.#config.catch(() => { this.#config = null; }); // a provider that was down is asked again next time
+      this.#config = client.discovery(
+        new URL(issuer),
+        clientId,
+        clientSecret,
+        undefined,
+        insecure ? { execute: [client.allowInsecureRequests] } : undefined,
+      );
+      this.#config.catch(() => {
+        this.#config = null;
+      }); // a provider that was down is asked again next time
     }
     return this.#config;
   }

@@ -27,7 +27,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, key] = stored.split("$");
   if (scheme !== "scrypt" || key === undefined) return false;
   const expected = Buffer.from(key, "base64url");
-  const given = await derive(password, Buffer.from(salt, "base64url"), { N: Number(n), r: Number(r), p: Number(p), keyBytes: expected.length });
+  const given = await derive(password, Buffer.from(salt, "base64url"), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    keyBytes: expected.length,
+  });
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
@@ -56,10 +61,12 @@ export function djangoHashProblem(stored: string): string | null {
   const parts = stored.split("$");
   const algorithm = parts[0];
   if (stored.startsWith("!") || stored === "") return "no usable password";
-  if (!Object.hasOwn(DJANGO_PBKDF2, algorithm)) return `a password hash of another kind (${algorithm.slice(0, 20)}) than pbkdf2_sha256 or pbkdf2_sha1`;
+  if (!Object.hasOwn(DJANGO_PBKDF2, algorithm))
+    return `a password hash of another kind (${algorithm.slice(0, 20)}) than pbkdf2_sha256 or pbkdf2_sha1`;
   const { bytes } = DJANGO_PBKDF2[algorithm as keyof typeof DJANGO_PBKDF2];
   const [, iterations, salt, digest] = parts;
-  if (parts.length !== 4 || !/^[1-9][0-9]{0,7}$/.test(iterations) || Number(iterations) > DJANGO_MAX_ITERATIONS) return "a malformed password hash (iterations)";
+  if (parts.length !== 4 || !/^[1-9][0-9]{0,7}$/.test(iterations) || Number(iterations) > DJANGO_MAX_ITERATIONS)
+    return "a malformed password hash (iterations)";
   if (salt === "" || salt.length > 128) return "a malformed password hash (salt)";
   if (!/^[A-Za-z0-9+/]+=*$/.test(digest) || Buffer.from(digest, "base64").length !== bytes) return "a malformed password hash (digest)";
   return null;

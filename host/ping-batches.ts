@@ -44,7 +44,8 @@ export class PingBatches {
 
   /** Returns the earliest stamp of the pings for shard `index` not yet answered (waiting or in flight), or null. */
   earliestUnansweredAt(index: number): Millis | null {
-    const waiting = this.earliestWaitingAt(index), inFlight = this.#inFlightEarliest[index];
+    const waiting = this.earliestWaitingAt(index),
+      inFlight = this.#inFlightEarliest[index];
     return waiting === null ? inFlight : inFlight === null ? waiting : Math.min(waiting, inFlight);
   }
 

@@ -37,7 +37,9 @@ const running = new Set<string>();
 
 /** Returns the intake logs in `dataDir` that no running process writes: what a crash left, to replay. */
 export function leftIntake(dataDir: string): string[] {
-  return intakeWriters(dataDir).filter(({ writer, own }) => !own || !running.has(writer)).map(({ writer }) => writer);
+  return intakeWriters(dataDir)
+    .filter(({ writer, own }) => !own || !running.has(writer))
+    .map(({ writer }) => writer);
 }
 
 export class PingIntake {
@@ -60,7 +62,12 @@ export class PingIntake {
    * `handOffMs`: how long an acknowledged ping may wait for its shard (default HANDOFF_MS; tests make it
    * long to keep pings waiting while the log is trimmed).
    */
-  constructor(dataDir: string, durability: Durability, shards: readonly ShardHandle[], options: { trimEveryMs?: number; handOffMs?: number } = {}) {
+  constructor(
+    dataDir: string,
+    durability: Durability,
+    shards: readonly ShardHandle[],
+    options: { trimEveryMs?: number; handOffMs?: number } = {},
+  ) {
     this.#shards = shards;
     this.#handOffMs = options.handOffMs ?? HANDOFF_MS;
     this.#log = openIntakeLog(dataDir, this.#writer, durability === "flush");
@@ -177,11 +184,12 @@ export class PingIntake {
     this.#posted = Math.max(this.#posted, queue[queue.length - 1].position);
     const ends: number[] = [];
     let size = 0;
-    for (const { record } of queue) ends.push(size += record.length);
+    for (const { record } of queue) ends.push((size += record.length));
     const bytes = new Uint8Array(size); // a buffer of its own: a view into a larger one would be copied whole
     queue.forEach(({ record }, i) => bytes.set(record, i === 0 ? 0 : ends[i - 1]));
     const batch = { positions: queue.map((q) => q.position), ends, bytes };
-    this.#shards[index].apply({ kind: "intakePings", writer: this.#writer, batch })
+    this.#shards[index]
+      .apply({ kind: "intakePings", writer: this.#writer, batch })
       .catch((error: unknown) => log.error({ err: error, shard: index }, "a shard failed to apply acknowledged pings"));
   }
 

@@ -2,7 +2,19 @@
 // the worker pool (SHARDS worker threads, production) and the in-process pool (tests).
 import type { CheckView } from "./check-json.ts";
 import type {
-  Channel, ChannelKind, ChannelValue, Check, CheckSpec, Downtime, Flip, HashedApiKeys, MaintenanceWindow, Millis, PingRecord, Project, UniqueField,
+  Channel,
+  ChannelKind,
+  ChannelValue,
+  Check,
+  CheckSpec,
+  Downtime,
+  Flip,
+  HashedApiKeys,
+  MaintenanceWindow,
+  Millis,
+  PingRecord,
+  Project,
+  UniqueField,
 } from "../engine/model.ts";
 import type { CheckImport, ImportedPing, ImportResult } from "../engine/check-import.ts";
 import type { ProjectChange } from "../engine/project-changes.ts";
@@ -39,13 +51,24 @@ export type KeptProjectIds = {
  * A channel to add or edit; `id` keeps the id it had where it was imported from, `needsSettings` marks a
  * stub (engine/model.ts Channel); `newChecks` absent: true when added, unchanged when edited.
  */
-export type ChannelInput = { readonly kind: ChannelKind; readonly name: string; readonly value: ChannelValue; readonly id?: string; readonly needsSettings?: true; readonly newChecks?: boolean;
+export type ChannelInput = {
+  readonly kind: ChannelKind;
+  readonly name: string;
+  readonly value: ChannelValue;
+  readonly id?: string;
+  readonly needsSettings?: true;
+  readonly newChecks?: boolean;
   /** every_failure (CONTRACT "Alerting, third part"): absent = false when added, unchanged when edited. */
   readonly everyFailure?: boolean;
 };
 
 /** A project's checks since a version (Pool.checksSince). */
-export type ChecksSince = { readonly version: string; readonly whole: boolean; readonly checks: readonly Check[]; readonly removed: readonly string[] };
+export type ChecksSince = {
+  readonly version: string;
+  readonly whole: boolean;
+  readonly checks: readonly Check[];
+  readonly removed: readonly string[];
+};
 
 /** Who is calling the management API: the key's project, and whether the key is the read-only one. */
 export type Caller = { readonly project: Project; readonly readonly: boolean };
@@ -59,7 +82,6 @@ export type PoolStats = { readonly shards: readonly ShardStats[]; readonly queue
 
 /** A check addressed by the caller: by uuid, or (read endpoints) by unique_key. */
 export type CheckRef = { readonly uuid: string } | { readonly uniqueKey: string };
-
 
 /** Runs a directory lookup; on a miss, once more after the directory caught up (a key or check another node has just created). */
 export async function lookUp<T>(pool: Pick<Pool, "catchUp">, find: () => T | null): Promise<T | null> {
@@ -140,7 +162,13 @@ export type Pool = {
    * Creates, or with `unique` updates the first matching check (created: false). `uuid`: the new check's
    * own (a check moved from another host keeps its ping URL); invalid when any check has it.
    */
-  createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis, uuid?: string): Promise<Outcome<{ check: Check; created: boolean }>>;
+  createCheck(
+    projectId: string,
+    spec: CheckSpec,
+    unique: readonly UniqueField[],
+    at: Millis,
+    uuid?: string,
+  ): Promise<Outcome<{ check: Check; created: boolean }>>;
   updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>>;
   /** Brings a check over (engine/check-import.ts): made whole with its uuid, state and flips, or its settings updated; forbidden when another project has its uuid. */
   importCheck(projectId: string, check: CheckImport, at: Millis): Promise<Outcome<{ check: Check; result: ImportResult }>>;

@@ -2,13 +2,37 @@
 // (its lookups: directory-lookups.ts) and pings batched per shard (ping-batches.ts). It checks that a
 // check belongs to the caller's project before a shard sees it.
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Channel, Check, CheckSpec, Downtime, Flip, MaintenanceWindow, Millis, PingRecord, Project, UniqueField } from "../engine/model.ts";
+import type {
+  Channel,
+  Check,
+  CheckSpec,
+  Downtime,
+  Flip,
+  MaintenanceWindow,
+  Millis,
+  PingRecord,
+  Project,
+  UniqueField,
+} from "../engine/model.ts";
 import type { ProjectChange } from "../engine/project-changes.ts";
 import type { CheckImport, ImportedPing, ImportResult } from "../engine/check-import.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
 import { lookUp } from "./pool-api.ts";
-import type { Caller, ChannelInput, ChecksSince, CheckQuery, CheckRef, FlipQuery, MaintenanceInput, PingCommand, PingResult, Pool, PoolStats, ProjectInput } from "./pool-api.ts";
+import type {
+  Caller,
+  ChannelInput,
+  ChecksSince,
+  CheckQuery,
+  CheckRef,
+  FlipQuery,
+  MaintenanceInput,
+  PingCommand,
+  PingResult,
+  Pool,
+  PoolStats,
+  ProjectInput,
+} from "./pool-api.ts";
 import type { OutboxEntry, SentNotice } from "../engine/changes.ts";
 import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
@@ -20,7 +44,6 @@ import type { ClockMark } from "../persistence/clock-mark.ts";
 import type { Clock } from "./clock.ts";
 import type { DeadlineTicker } from "./deadline-ticker.ts";
 import { startDeadlineTicker } from "./deadline-ticker.ts";
-
 
 /**
  * Where pings by check uuid are acknowledged before their shard applies them: this process's intake log
@@ -59,12 +82,14 @@ export class ShardedPool implements Pool {
 
   async init(): Promise<void> {
     // learn each shard's directory as it arrives, while the others are still loading
-    await Promise.all(this.#shards.map(async (s) => {
-      const directory = await s.apply({ kind: "directory" });
-      this.#directory.learnProjects(directory.projects);
-      this.#directory.addChecks(directory.checks);
-      for (const [uuid, token] of directory.pushTokens) this.#directory.setPushToken(uuid, token);
-    }));
+    await Promise.all(
+      this.#shards.map(async (s) => {
+        const directory = await s.apply({ kind: "directory" });
+        this.#directory.learnProjects(directory.projects);
+        this.#directory.addChecks(directory.checks);
+        for (const [uuid, token] of directory.pushTokens) this.#directory.setPushToken(uuid, token);
+      }),
+    );
   }
 
   // ---- directory ----
@@ -106,9 +131,17 @@ export class ShardedPool implements Pool {
   async createProject(input: ProjectInput, at: Millis): Promise<Project> {
     const kept = input.kept ?? {};
     const project: Project = {
-      id: kept.id ?? randomUUID(), name: input.name, apiKey: kept.apiKey ?? secret(24), apiKeyReadonly: kept.apiKeyReadonly ?? secret(24),
-      pingKey: kept.pingKey ?? secret(16), badgeKey: kept.badgeKey ?? randomUUID(), checkLimit: input.checkLimit, pingLogLimit: input.pingLogLimit,
-      pingBodyLimit: input.pingBodyLimit, createdAt: at, ...(kept.hashedApiKeys === undefined ? {} : { hashedApiKeys: kept.hashedApiKeys }),
+      id: kept.id ?? randomUUID(),
+      name: input.name,
+      apiKey: kept.apiKey ?? secret(24),
+      apiKeyReadonly: kept.apiKeyReadonly ?? secret(24),
+      pingKey: kept.pingKey ?? secret(16),
+      badgeKey: kept.badgeKey ?? randomUUID(),
+      checkLimit: input.checkLimit,
+      pingLogLimit: input.pingLogLimit,
+      pingBodyLimit: input.pingBodyLimit,
+      createdAt: at,
+      ...(kept.hashedApiKeys === undefined ? {} : { hashedApiKeys: kept.hashedApiKeys }),
     };
     const stored = await this.#shardFor(project.id).apply({ kind: "createProject", project, at });
     this.#directory.learnProjects([stored]);
@@ -157,9 +190,17 @@ export class ShardedPool implements Pool {
 
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    const channel: Channel = { id: input.id ?? randomUUID(), projectId, name: input.name, kind: input.kind, value: input.value, createdAt: at,
-      ...(input.needsSettings === true ? { needsSettings: true } : {}), ...(input.newChecks === false ? { newChecks: false } : {}),
-      ...(input.everyFailure === true ? { everyFailure: true } : {}) };
+    const channel: Channel = {
+      id: input.id ?? randomUUID(),
+      projectId,
+      name: input.name,
+      kind: input.kind,
+      value: input.value,
+      createdAt: at,
+      ...(input.needsSettings === true ? { needsSettings: true } : {}),
+      ...(input.newChecks === false ? { newChecks: false } : {}),
+      ...(input.everyFailure === true ? { everyFailure: true } : {}),
+    };
     return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
   }
 
@@ -170,8 +211,16 @@ export class ShardedPool implements Pool {
 
   async updateChannel(projectId: string, channelId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    return this.#shardFor(projectId).apply({ kind: "updateChannel", projectId, channelId, name: input.name, value: input.value, at,
-      ...(input.newChecks === undefined ? {} : { newChecks: input.newChecks }), ...(input.everyFailure === undefined ? {} : { everyFailure: input.everyFailure }) });
+    return this.#shardFor(projectId).apply({
+      kind: "updateChannel",
+      projectId,
+      channelId,
+      name: input.name,
+      value: input.value,
+      at,
+      ...(input.newChecks === undefined ? {} : { newChecks: input.newChecks }),
+      ...(input.everyFailure === undefined ? {} : { everyFailure: input.everyFailure }),
+    });
   }
 
   async listChannels(projectId: string): Promise<Channel[]> {
@@ -201,9 +250,16 @@ export class ShardedPool implements Pool {
     return owned.ok ? this.#shardFor(projectId).apply({ kind: "getCheck", projectId, ref }) : owned;
   }
 
-  async createCheck(projectId: string, spec: CheckSpec, unique: readonly UniqueField[], at: Millis, uuid?: string): Promise<Outcome<{ check: Check; created: boolean }>> {
+  async createCheck(
+    projectId: string,
+    spec: CheckSpec,
+    unique: readonly UniqueField[],
+    at: Millis,
+    uuid?: string,
+  ): Promise<Outcome<{ check: Check; created: boolean }>> {
     // a uuid is unique over every project, which no shard alone can judge
-    if (uuid !== undefined && (await lookUp(this, () => this.#directory.projectOfCheck(uuid))) !== null) return invalid("uuid", "is taken by another check");
+    if (uuid !== undefined && (await lookUp(this, () => this.#directory.projectOfCheck(uuid))) !== null)
+      return invalid("uuid", "is taken by another check");
     return this.#withPushToken(spec, null, async () => {
       const command = { kind: "createCheck", projectId, spec, unique, at } as const;
       const result = await this.#shardFor(projectId).apply(uuid === undefined ? command : { ...command, uuid });
@@ -235,7 +291,8 @@ export class ShardedPool implements Pool {
     if (token === undefined || token === null) return change();
     await this.#directory.catchUp(); // cluster mode: a token another node just gave
     const holder = this.#directory.pushTokenHolder(token);
-    if ((holder !== undefined && holder !== uuid) || this.#pushTokensHeld.has(token)) return invalid("push_token", "is taken by another check");
+    if ((holder !== undefined && holder !== uuid) || this.#pushTokensHeld.has(token))
+      return invalid("push_token", "is taken by another check");
     this.#pushTokensHeld.add(token);
     try {
       return await change();
@@ -280,7 +337,10 @@ export class ShardedPool implements Pool {
     return result;
   }
 
-  async listPings(projectId: string, uuid: string): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
+  async listPings(
+    projectId: string,
+    uuid: string,
+  ): Promise<Outcome<{ check: Check; pings: PingRecord[]; durationsMs: (Millis | null)[] }>> {
     const owned = await this.#owned(projectId, { uuid });
     const project = this.#directory.projectById(projectId);
     if (!owned.ok || !project) return owned.ok ? fail({ code: "not_found" }) : owned;
@@ -351,11 +411,13 @@ export class ShardedPool implements Pool {
    * are due; returns the instant every shard has judged up to. The deadline ticker's call.
    */
   async judgeDeadlines(now: Millis): Promise<Millis> {
-    const judged = await Promise.all(this.#shards.map(async (s, index) => {
-      const at = this.watermarkOf(index, now);
-      await s.apply({ kind: "tick", at });
-      return at;
-    }));
+    const judged = await Promise.all(
+      this.#shards.map(async (s, index) => {
+        const at = this.watermarkOf(index, now);
+        await s.apply({ kind: "tick", at });
+        return at;
+      }),
+    );
     return Math.min(...judged);
   }
 
@@ -377,7 +439,8 @@ export class ShardedPool implements Pool {
    * judge deadlines past a ping still on its way to it (cluster/ping-watermarks.ts).
    */
   earliestUnansweredPingAt(index: number): Millis | null {
-    const batched = this.#pings.earliestUnansweredAt(index), acknowledging = this.#intake?.earliestUnhandedAt(index) ?? null;
+    const batched = this.#pings.earliestUnansweredAt(index),
+      acknowledging = this.#intake?.earliestUnhandedAt(index) ?? null;
     return batched === null ? acknowledging : acknowledging === null ? batched : Math.min(batched, acknowledging);
   }
 
@@ -412,7 +475,12 @@ export class ShardedPool implements Pool {
       const held = this.#shards.map(() => false);
       try {
         // every shard stops checkpointing (pings still commit to the log), then one copies the files
-        await Promise.all(this.#shards.map(async (s, i) => { await s.apply({ kind: "holdCheckpoints" }); held[i] = true; }));
+        await Promise.all(
+          this.#shards.map(async (s, i) => {
+            await s.apply({ kind: "holdCheckpoints" });
+            held[i] = true;
+          }),
+        );
         await this.#shards[0].apply({ kind: "copyStore", dir });
       } finally {
         await Promise.all(this.#shards.filter((_, i) => held[i]).map((s) => s.apply({ kind: "releaseCheckpoints" })));
@@ -449,7 +517,6 @@ export class ShardedPool implements Pool {
     if (owner === null) return fail({ code: "not_found", what: "check" });
     return owner === projectId ? ok(true) : fail({ code: "forbidden" });
   }
-
 }
 
 /** Returns a random URL-safe secret of `bytes` random bytes (CSPRNG). */

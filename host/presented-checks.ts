@@ -34,7 +34,9 @@ export class PresentedChecks {
   }
 }
 
-const OPEN = Buffer.from('{"checks":['), COMMA = Buffer.from(","), CLOSE = Buffer.from("]}");
+const OPEN = Buffer.from('{"checks":['),
+  COMMA = Buffer.from(","),
+  CLOSE = Buffer.from("]}");
 
 /** Returns the list document holding the given JSON values, in an ArrayBuffer of its own (so it can be transferred). */
 function listDocument(parts: readonly Buffer[]): Uint8Array {

@@ -24,7 +24,8 @@ export class ProjectKeys {
       this.#projects.set(project.id, project);
       // a revoked key is "": never accepted (authenticate refuses it first), so it is not kept
       if (project.apiKey !== "") this.#apiKeys.set(digest(project.apiKey), { projectId: project.id, readonly: false, key: project.apiKey });
-      if (project.apiKeyReadonly !== "") this.#apiKeys.set(digest(project.apiKeyReadonly), { projectId: project.id, readonly: true, key: project.apiKeyReadonly });
+      if (project.apiKeyReadonly !== "")
+        this.#apiKeys.set(digest(project.apiKeyReadonly), { projectId: project.id, readonly: true, key: project.apiKeyReadonly });
       this.#pingKeys.set(project.pingKey, project.id);
       this.#badgeKeys.set(project.badgeKey, project.id);
       this.#learnHashed(project);
@@ -34,7 +35,10 @@ export class ProjectKeys {
   #learnHashed(project: Project): void {
     const hashed = project.hashedApiKeys;
     if (hashed === undefined) return;
-    for (const [stored, readonly] of [[hashed.apiKey, false], [hashed.apiKeyReadonly, true]] as const) {
+    for (const [stored, readonly] of [
+      [hashed.apiKey, false],
+      [hashed.apiKeyReadonly, true],
+    ] as const) {
       const match = stored === null ? null : /^([^.]{8})\.([0-9a-f]{64})$/.exec(stored);
       if (match === null) continue;
       const entries = this.#hashedKeys.get(match[1]) ?? [];
@@ -66,7 +70,8 @@ export class ProjectKeys {
     if (apiKey === "") return null;
     const entry = this.#apiKeys.get(digest(apiKey));
     if (!entry) return this.#authenticateHashed(apiKey);
-    const a = Buffer.from(entry.key), b = Buffer.from(apiKey);
+    const a = Buffer.from(entry.key),
+      b = Buffer.from(apiKey);
     if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
     const project = this.#projects.get(entry.projectId);
     return project ? { project, readonly: entry.readonly } : null;

@@ -21,10 +21,16 @@ export class RetriedFailure {
    * lines by `write` (default: the log, as errors); or the reports themselves.
    */
   constructor(what: string | EpisodeReports, write: (line: string) => void = (line) => log.error(line)) {
-    this.#reports = typeof what !== "string" ? what : {
-      started: (error) => write(`${what} failed (${error instanceof Error ? error.message : String(error)}); retrying, further failures are counted, not logged`),
-      ended: (failures, seconds) => write(`${what} succeeded after ${failures} failed attempts in ${seconds} s`),
-    };
+    this.#reports =
+      typeof what !== "string"
+        ? what
+        : {
+            started: (error) =>
+              write(
+                `${what} failed (${error instanceof Error ? error.message : String(error)}); retrying, further failures are counted, not logged`,
+              ),
+            ended: (failures, seconds) => write(`${what} succeeded after ${failures} failed attempts in ${seconds} s`),
+          };
   }
 
   /** True while an episode lasts. */

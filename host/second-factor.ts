@@ -33,7 +33,11 @@ export async function codeStep(secret: string, code: string, opts: { at: Millis;
 
 /** Fresh recovery codes (shown once) and the hashes kept of them. */
 export function newRecoveryCodes(): { codes: string[]; hashes: string[] } {
-  const codes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(8).toString("hex").replace(/(.{4})(?!$)/g, "$1-"));
+  const codes = Array.from({ length: RECOVERY_CODES }, () =>
+    randomBytes(8)
+      .toString("hex")
+      .replace(/(.{4})(?!$)/g, "$1-"),
+  );
   return { codes, hashes: codes.map(recoveryHash) };
 }
 

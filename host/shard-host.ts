@@ -79,7 +79,10 @@ export class ShardHost {
     this.#options = options;
     this.#writes = new WriteFailures(`shard ${options.index}`, options.dataDir);
     this.#rebuilds = new RetriedFailure(`shard ${options.index}: rebuilding from the store after a failed commit`);
-    this.#ticks = { deadlines: new RetriedFailure(`shard ${options.index}: applying deadlines`), checkpoint: new RetriedFailure(`shard ${options.index}: checkpoint`) };
+    this.#ticks = {
+      deadlines: new RetriedFailure(`shard ${options.index}: applying deadlines`),
+      checkpoint: new RetriedFailure(`shard ${options.index}: checkpoint`),
+    };
     this.#lastAt = startAt;
     this.#owns = owns;
     this.#intake = new IntakeLedger(intakeShard(options.index, options.count));
@@ -107,7 +110,13 @@ export class ShardHost {
       if (shardOf(project.id, options.count) !== options.index) continue;
       shard.load(project, store.loadChannels(project.id), store.loadChecks(project.id));
     }
-    const host = new ShardHost(shard, store, options.startAt, (entry) => shardOf(entry.projectId, options.count) === options.index, options);
+    const host = new ShardHost(
+      shard,
+      store,
+      options.startAt,
+      (entry) => shardOf(entry.projectId, options.count) === options.index,
+      options,
+    );
     // acknowledged pings a crash left in intake logs, before the deadlines that passed since
     host.#replayIntake(options.intakeLeft ?? []);
     if (options.applyMissedDeadlines) await host.advance(options.startAt);
@@ -117,7 +126,11 @@ export class ShardHost {
 
   /** Returns this shard's projects and check routing entries. */
   directory(): ShardDirectory {
-    return { projects: this.#shard.projects(), checks: packChecks(this.#shard.routes(), this.#shard.checkCount), pushTokens: [...this.#shard.pushTokens()] };
+    return {
+      projects: this.#shard.projects(),
+      checks: packChecks(this.#shard.routes(), this.#shard.checkCount),
+      pushTokens: [...this.#shard.pushTokens()],
+    };
   }
 
   /** Returns the store (for the deliverer's outbox access inside this thread). */
@@ -132,40 +145,84 @@ export class ShardHost {
 
   async #serve(r: HostRequest): Promise<HostResultOf<HostRequest>> {
     switch (r.kind) {
-      case "createProject": case "muteProject": case "changeProject": case "addMaintenance": case "removeMaintenance": case "addChannel": case "updateChannel": case "createCheck": case "updateCheck":
-      case "pauseCheck": case "resumeCheck": case "deleteCheck": case "holdForDowntime": case "acknowledgeCheck": case "importCheck": case "importPings":
+      case "createProject":
+      case "muteProject":
+      case "changeProject":
+      case "addMaintenance":
+      case "removeMaintenance":
+      case "addChannel":
+      case "updateChannel":
+      case "createCheck":
+      case "updateCheck":
+      case "pauseCheck":
+      case "resumeCheck":
+      case "deleteCheck":
+      case "holdForDowntime":
+      case "acknowledgeCheck":
+      case "importCheck":
+      case "importPings":
         return this.#commitAfter(r.at, () => this.#shard.apply(r));
-      case "removeChannel": return this.#removeChannel(r);
-      case "pingBatch": return this.#pingBatch(r.pings);
-      case "intakePings": return this.#intakePings(r.writer, r.batch);
-      case "commitIntake": return this.#commitIntakeOf(r.writer);
-      case "advance": return this.advance(r.at);
-      case "tick": return this.#tick(r.at);
-      case "directory": return this.directory();
-      case "channels": return this.#shard.channels(r.projectId);
-      case "projectVersion": return this.#versions.versionOf(r.projectId);
-      case "checksSince": return checksSince(this.#shard, this.#versions, r.projectId, r.since);
-      case "listChecks": return this.#shard.listChecks(r.projectId, r.query);
-      case "listChecksJson": return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
-      case "getCheck": return this.#getCheck(r.projectId, r.ref);
+      case "removeChannel":
+        return this.#removeChannel(r);
+      case "pingBatch":
+        return this.#pingBatch(r.pings);
+      case "intakePings":
+        return this.#intakePings(r.writer, r.batch);
+      case "commitIntake":
+        return this.#commitIntakeOf(r.writer);
+      case "advance":
+        return this.advance(r.at);
+      case "tick":
+        return this.#tick(r.at);
+      case "directory":
+        return this.directory();
+      case "channels":
+        return this.#shard.channels(r.projectId);
+      case "projectVersion":
+        return this.#versions.versionOf(r.projectId);
+      case "checksSince":
+        return checksSince(this.#shard, this.#versions, r.projectId, r.since);
+      case "listChecks":
+        return this.#shard.listChecks(r.projectId, r.query);
+      case "listChecksJson":
+        return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
+      case "getCheck":
+        return this.#getCheck(r.projectId, r.ref);
       // the ping log and flips are read from the store: what intake pings wrote must be in it first
-      case "listPings": await this.#logIntake(); return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
-      case "pingBody": await this.#logIntake(); return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
-      case "listFlips": await this.#logIntake(); return this.#listFlips(r.projectId, r.ref, r.query);
-      case "listSent": return this.#listSent(r.projectId, r.uuid);
-      case "probe": return this.#probe();
-      case "pruneFlips": return this.#store.pruneFlips(r.beforeAt);
-      case "outbox": return this.#outbox();
-      case "stats": return this.#stats(r.at);
+      case "listPings":
+        await this.#logIntake();
+        return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
+      case "pingBody":
+        await this.#logIntake();
+        return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
+      case "listFlips":
+        await this.#logIntake();
+        return this.#listFlips(r.projectId, r.ref, r.query);
+      case "listSent":
+        return this.#listSent(r.projectId, r.uuid);
+      case "probe":
+        return this.#probe();
+      case "pruneFlips":
+        return this.#store.pruneFlips(r.beforeAt);
+      case "outbox":
+        return this.#outbox();
+      case "stats":
+        return this.#stats(r.at);
       case "holdCheckpoints":
         await this.#commitIntake(); // a backup holds every ping acknowledged before it began
         this.#releaseCheckpoints = await this.#store.holdCheckpoints();
         return;
-      case "releaseCheckpoints": this.#releaseCheckpoints?.(); this.#releaseCheckpoints = null; return;
+      case "releaseCheckpoints":
+        this.#releaseCheckpoints?.();
+        this.#releaseCheckpoints = null;
+        return;
       // a compacted copy of the whole store (every shard's): every shard must hold its checkpoints
-      case "copyStore": return this.#store.copyTo(r.dir);
-      case "close": return this.close();
-      default: return assertNever(r);
+      case "copyStore":
+        return this.#store.copyTo(r.dir);
+      case "close":
+        return this.close();
+      default:
+        return assertNever(r);
     }
   }
 
@@ -316,13 +373,22 @@ export class ShardHost {
   /** Returns this shard's counters and its checks by status at `at`, its outbox and log backlog (for /metrics). */
   async #stats(at: Millis): Promise<ShardStats> {
     const { checks, alerting } = await figuresAt(this.#shard, at);
-    let outboxPending = 0, outboxGivenUp = 0;
+    let outboxPending = 0,
+      outboxGivenUp = 0;
     for (const entry of this.#store.outboxAll()) {
       if (!this.#owns(entry)) continue;
       if (hasGivenUp(entry)) outboxGivenUp++;
       else outboxPending++;
     }
-    return { ...this.counters, checks, alerting, outboxPending, outboxGivenUp, journalPending: this.#store.journaledCommits(), heap: heapFigures() };
+    return {
+      ...this.counters,
+      checks,
+      alerting,
+      outboxPending,
+      outboxGivenUp,
+      journalPending: this.#store.journaledCommits(),
+      heap: heapFigures(),
+    };
   }
 
   async #outbox(): Promise<OutboxEntry[]> {
@@ -344,11 +410,14 @@ export class ShardHost {
   /** Applies what the log holds to the tables (when due, and before reads of the outbox). */
   checkpoint(): Promise<void> {
     if (!this.#writes.mayTry(0)) return Promise.reject(this.#writes.error()); // what it would apply stays in the log
-    return this.#store.checkpoint().then(() => this.#writes.succeeded("checkpoint"), (error: unknown) => {
-      this.counters.checkpointFailures++;
-      this.#writes.failed("checkpoint", error); // what it took stays journaled: the next checkpoint retries it
-      throw this.#writes.error();
-    });
+    return this.#store.checkpoint().then(
+      () => this.#writes.succeeded("checkpoint"),
+      (error: unknown) => {
+        this.counters.checkpointFailures++;
+        this.#writes.failed("checkpoint", error); // what it took stays journaled: the next checkpoint retries it
+        throw this.#writes.error();
+      },
+    );
   }
 
   /** Registers something to stop when the host closes (its timer). */
@@ -399,7 +468,8 @@ export class ShardHost {
       this.#intake.logged(marks);
       const seconds = (performance.now() - startedAt) / 1000;
       observe(this.counters.commitSeconds, seconds);
-      if (seconds >= SLOW_COMMIT_SECONDS) log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
+      if (seconds >= SLOW_COMMIT_SECONDS)
+        log.warn({ seconds: Math.round(seconds * 1000) / 1000, pings: changes.pings.length }, "slow commit");
       for (const flip of changes.flips) countFlip(this.counters, flip);
       if (changes.outbox.length > 0) this.onOutbox?.(this.#lastAt);
     }

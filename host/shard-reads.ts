@@ -18,7 +18,8 @@ import { uniqueKeyOf } from "./unique-key.ts";
 export function checksSince(shard: Shard, versions: ProjectVersions, projectId: string, since: string | null): ChecksSince {
   const { version, uuids } = versions.changedSince(projectId, since);
   if (uuids === null) return { version, whole: true, checks: shard.listChecks(projectId, { tags: [] }), removed: [] };
-  const checks: Check[] = [], removed: string[] = [];
+  const checks: Check[] = [],
+    removed: string[] = [];
   for (const uuid of uuids) {
     const found = shard.getCheck(projectId, uuid);
     if (found.ok) checks.push(found.value);

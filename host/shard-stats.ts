@@ -47,8 +47,15 @@ export type ShardCounters = {
 
 export function newShardCounters(): ShardCounters {
   return {
-    flips: {}, runTooLong: 0, notifications: {}, commitFailures: 0, rebuildFailures: 0, checkpointFailures: 0, probeFailures: 0,
-    commitSeconds: histogram(COMMIT_SECONDS_BOUNDS), groupSize: histogram(GROUP_SIZE_BOUNDS),
+    flips: {},
+    runTooLong: 0,
+    notifications: {},
+    commitFailures: 0,
+    rebuildFailures: 0,
+    checkpointFailures: 0,
+    probeFailures: 0,
+    commitSeconds: histogram(COMMIT_SECONDS_BOUNDS),
+    groupSize: histogram(GROUP_SIZE_BOUNDS),
     checkpointSeconds: histogram(CHECKPOINT_SECONDS_BOUNDS),
   };
 }
@@ -86,7 +93,12 @@ export function countFlip(counters: ShardCounters, flip: Flip): void {
 }
 
 /** Adds what alerting holds back in one project at `at` to `into`: its acknowledged and held checks, and whether a window mutes it. */
-export function addAlertingFigures(into: { acknowledged: number; held: number; projectsInMaintenance: number }, project: Project, checks: readonly Check[], at: Millis): void {
+export function addAlertingFigures(
+  into: { acknowledged: number; held: number; projectsInMaintenance: number },
+  project: Project,
+  checks: readonly Check[],
+  at: Millis,
+): void {
   if (project.maintenance !== undefined && maintenanceEndAt(project.maintenance, at) !== null) into.projectsInMaintenance++;
   for (const check of checks) {
     if (check.alert?.acknowledged !== undefined) into.acknowledged++;

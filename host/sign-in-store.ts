@@ -11,7 +11,13 @@ import { BoundedMap } from "../lib/bounded-map.ts";
 export type PendingSignIn = { readonly userId: string; readonly email: string; readonly expiresAt: Millis };
 
 /** A single sign-on started with the identity provider (host/oidc.ts's OidcStart), kept by its state until it expires. */
-export type SsoStart = { readonly url: string; readonly state: string; readonly nonce: string; readonly codeVerifier: string; readonly expiresAt: Millis };
+export type SsoStart = {
+  readonly url: string;
+  readonly state: string;
+  readonly nonce: string;
+  readonly codeVerifier: string;
+  readonly expiresAt: Millis;
+};
 
 export type SignInStore = {
   /** The failure times kept for `key` ("address:…", "account:…"), oldest first. */

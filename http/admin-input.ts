@@ -66,11 +66,30 @@ export function channelInputOf(body: JsonObject, services: Pick<ServiceKinds, "p
 /** The value of a stub of `kind`: its kind's empty value, which nothing is sent to (Channel.needsSettings). */
 export function stubValueOf(kind: ChannelKind): ChannelValue {
   switch (kind) {
-    case "email": return { kind, address: "" };
-    case "slack": case "discord": return { kind, url: "" };
-    case "webhook": return { kind, json: false, spec: { method_down: "POST", url_down: "", body_down: "", headers_down: {}, method_up: "POST", url_up: "", body_up: "", headers_up: {} } };
-    case "ntfy": return { kind, spec: { url: "", topic: "", priority_down: 3, priority_up: 3 } };
-    default: return { kind, fields: {} };
+    case "email":
+      return { kind, address: "" };
+    case "slack":
+    case "discord":
+      return { kind, url: "" };
+    case "webhook":
+      return {
+        kind,
+        json: false,
+        spec: {
+          method_down: "POST",
+          url_down: "",
+          body_down: "",
+          headers_down: {},
+          method_up: "POST",
+          url_up: "",
+          body_up: "",
+          headers_up: {},
+        },
+      };
+    case "ntfy":
+      return { kind, spec: { url: "", topic: "", priority_down: 3, priority_up: 3 } };
+    default:
+      return { kind, fields: {} };
   }
 }
 
@@ -92,11 +111,19 @@ export function channelRenameOf(name: unknown, channel: Channel): Outcome<Channe
  * than the channel's is refused (an integration keeps its kind).
  */
 export function channelEditOf(body: JsonObject, channel: Channel, services: Pick<ServiceKinds, "parse">): Outcome<ChannelInput> {
-  if (Object.hasOwn(body, "kind") && body.kind !== channel.kind) return invalid("kind", `cannot change (the integration is ${channel.kind})`);
+  if (Object.hasOwn(body, "kind") && body.kind !== channel.kind)
+    return invalid("kind", `cannot change (the integration is ${channel.kind})`);
   if (!Object.hasOwn(body, "value")) return invalid("value", "is missing");
-  return channelInputOf({ kind: channel.kind, name: Object.hasOwn(body, "name") ? body.name : channel.name, value: body.value,
-    ...(Object.hasOwn(body, "new_checks") ? { new_checks: body.new_checks } : {}),
-    ...(Object.hasOwn(body, "every_failure") ? { every_failure: body.every_failure } : {}) }, services);
+  return channelInputOf(
+    {
+      kind: channel.kind,
+      name: Object.hasOwn(body, "name") ? body.name : channel.name,
+      value: body.value,
+      ...(Object.hasOwn(body, "new_checks") ? { new_checks: body.new_checks } : {}),
+      ...(Object.hasOwn(body, "every_failure") ? { every_failure: body.every_failure } : {}),
+    },
+    services,
+  );
 }
 
 /** Completes an input with what its kind asks its provider once when it is saved (http/deps.ts ServiceKinds.prepare). */
@@ -113,7 +140,9 @@ export async function preparedInput(input: ChannelInput, services: Pick<ServiceK
  */
 export function groupProblem(input: ChannelInput, projectChannels: readonly Channel[]): string | null {
   if (input.value.kind !== "group" || !("fields" in input.value)) return null;
-  for (const id of String(input.value.fields.channels ?? "").split(",").filter((member) => member !== "")) {
+  for (const id of String(input.value.fields.channels ?? "")
+    .split(",")
+    .filter((member) => member !== "")) {
     const member = projectChannels.find((channel) => channel.id === id);
     if (member === undefined) return `value.channels: ${id} is not a channel of this project`;
     if (member.kind === "group") return `value.channels: ${id} is a group (a group cannot contain a group)`;
@@ -138,8 +167,14 @@ function channelValueOf(kind: ChannelKind, value: unknown, services: Pick<Servic
         if (!isHttpUrl(value)) return invalid("value", "must be an http(s) URL or a webhook object");
         // URL form: POST the check's JSON representation on every up and down change
         const spec: WebhookSpec = {
-          method_down: "POST", url_down: value, body_down: "", headers_down: {},
-          method_up: "POST", url_up: value, body_up: "", headers_up: {},
+          method_down: "POST",
+          url_down: value,
+          body_down: "",
+          headers_down: {},
+          method_up: "POST",
+          url_up: value,
+          body_up: "",
+          headers_up: {},
         };
         return ok({ kind, spec, json: true });
       }
@@ -150,8 +185,14 @@ function channelValueOf(kind: ChannelKind, value: unknown, services: Pick<Servic
       if (!up.ok) return up;
       if (down.value.url === "" && up.value.url === "") return invalid("value", "needs url_down or url_up");
       const spec: WebhookSpec = {
-        method_down: down.value.method, url_down: down.value.url, body_down: down.value.body, headers_down: down.value.headers,
-        method_up: up.value.method, url_up: up.value.url, body_up: up.value.body, headers_up: up.value.headers,
+        method_down: down.value.method,
+        url_down: down.value.url,
+        body_down: down.value.body,
+        headers_down: down.value.headers,
+        method_up: up.value.method,
+        url_up: up.value.url,
+        body_up: up.value.body,
+        headers_up: up.value.headers,
       };
       return ok({ kind, spec, json: false });
     }
@@ -168,11 +209,14 @@ function channelValueOf(kind: ChannelKind, value: unknown, services: Pick<Servic
       }
       if (!isPlainObject(value)) return invalid("value", "must be a topic URL or an ntfy object");
       if (typeof value.url !== "string" || !isHttpUrl(value.url)) return invalid("value.url", "must be an http(s) URL");
-      if (typeof value.topic !== "string" || value.topic === "" || value.topic.includes("/")) return invalid("value.topic", "must be a topic name");
+      if (typeof value.topic !== "string" || value.topic === "" || value.topic.includes("/"))
+        return invalid("value.topic", "must be a topic name");
       const priority = (field: "priority_down" | "priority_up", fallback: number): Outcome<number> => {
         if (!Object.hasOwn(value, field)) return ok(fallback);
         const p = value[field];
-        return typeof p === "number" && Number.isInteger(p) && p >= 0 && p <= 5 ? ok(p) : invalid(`value.${field}`, "must be an integer from 0 to 5");
+        return typeof p === "number" && Number.isInteger(p) && p >= 0 && p <= 5
+          ? ok(p)
+          : invalid(`value.${field}`, "must be an integer from 0 to 5");
       };
       const down = priority("priority_down", 3);
       if (!down.ok) return down;
@@ -180,8 +224,15 @@ function channelValueOf(kind: ChannelKind, value: unknown, services: Pick<Servic
       if (!up.ok) return up;
       const token = value.token ?? "";
       // an access token (ntfy's tk_..., or any the server takes) for a protected topic: sent as a bearer token
-      if (typeof token !== "string" || token.length > 100 || /[\s\u0000-\u001f\u007f]/.test(token)) return invalid("value.token", "must be an access token of at most 100 characters, without spaces");
-      const spec: NtfySpec = { url: value.url.replace(/\/+$/, ""), topic: value.topic, priority_down: down.value, priority_up: up.value, ...(token === "" ? {} : { token }) };
+      if (typeof token !== "string" || token.length > 100 || /[\s\u0000-\u001f\u007f]/.test(token))
+        return invalid("value.token", "must be an access token of at most 100 characters, without spaces");
+      const spec: NtfySpec = {
+        url: value.url.replace(/\/+$/, ""),
+        topic: value.topic,
+        priority_down: down.value,
+        priority_up: up.value,
+        ...(token === "" ? {} : { token }),
+      };
       return ok({ kind, spec });
     }
     default: {
@@ -191,14 +242,19 @@ function channelValueOf(kind: ChannelKind, value: unknown, services: Pick<Servic
   }
 }
 
-function webhookDirectionOf(value: JsonObject, direction: "down" | "up"): Outcome<{ method: string; url: string; body: string; headers: Record<string, string> }> {
-  const get = (field: string, fallback: unknown) => (Object.hasOwn(value, `${field}_${direction}`) ? value[`${field}_${direction}`] : fallback);
+function webhookDirectionOf(
+  value: JsonObject,
+  direction: "down" | "up",
+): Outcome<{ method: string; url: string; body: string; headers: Record<string, string> }> {
+  const get = (field: string, fallback: unknown) =>
+    Object.hasOwn(value, `${field}_${direction}`) ? value[`${field}_${direction}`] : fallback;
   const method = get("method", "GET");
   if (typeof method !== "string" || !WEBHOOK_METHODS.some((m) => m === method.toUpperCase())) {
     return invalid(`value.method_${direction}`, `must be one of ${WEBHOOK_METHODS.join(", ")}`);
   }
   const url = get("url", "");
-  if (typeof url !== "string" || (url !== "" && !isHttpUrl(url))) return invalid(`value.url_${direction}`, "must be empty or an http(s) URL");
+  if (typeof url !== "string" || (url !== "" && !isHttpUrl(url)))
+    return invalid(`value.url_${direction}`, "must be empty or an http(s) URL");
   const body = get("body", "");
   if (typeof body !== "string") return invalid(`value.body_${direction}`, "is not a string");
   const headers = get("headers", {});
@@ -206,7 +262,8 @@ function webhookDirectionOf(value: JsonObject, direction: "down" | "up"): Outcom
     return invalid(`value.headers_${direction}`, "must be an object of header name to string value");
   }
   for (const header of Object.keys(headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) return invalid(`value.headers_${direction}`, `has an invalid header name: ${header}`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header))
+      return invalid(`value.headers_${direction}`, `has an invalid header name: ${header}`);
   }
   return ok({ method: method.toUpperCase(), url, body, headers: headers as Record<string, string> });
 }
@@ -218,7 +275,8 @@ function isPlainObject(value: unknown): value is JsonObject {
 /** Returns the virtual clock step of an admin clock request, in ms; invalid → 400 outcome. */
 export function clockAdvanceOf(body: JsonObject): Outcome<Millis> {
   const advance = body.advance;
-  if (typeof advance !== "number" || !Number.isFinite(advance) || advance < 0) return invalid("advance", "must be a non-negative number of seconds");
+  if (typeof advance !== "number" || !Number.isFinite(advance) || advance < 0)
+    return invalid("advance", "must be a non-negative number of seconds");
   if (advance > 100 * 365 * 86_400) return invalid("advance", "is too large");
   return ok(Math.round(advance * SECOND));
 }
@@ -266,11 +324,18 @@ export function maintenanceInputOf(body: JsonObject): Outcome<MaintenanceInput> 
   const tz = typeof tzText === "string" ? canonicalZone(tzText) : null;
   if (tz === null) return invalid("tz", "is not a valid timezone");
   const schedule = body.schedule;
-  if (typeof schedule !== "string" || schedule.trim() === "" || [...schedule].length > LIMITS.scheduleMaxChars || !validateSchedule(schedule, tz).ok) {
+  if (
+    typeof schedule !== "string" ||
+    schedule.trim() === "" ||
+    [...schedule].length > LIMITS.scheduleMaxChars ||
+    !validateSchedule(schedule, tz).ok
+  ) {
     return invalid("schedule", "is required and must be a valid cron or OnCalendar expression");
   }
   const duration = body.duration;
-  if (typeof duration !== "number" || !Number.isInteger(duration)) return invalid("duration", "is required and must be an integer (seconds)");
-  if (duration * SECOND < LIMITS.maintenanceMinMs || duration * SECOND > LIMITS.maintenanceMaxMs) return invalid("duration", "must be from 60 to 604800");
+  if (typeof duration !== "number" || !Number.isInteger(duration))
+    return invalid("duration", "is required and must be an integer (seconds)");
+  if (duration * SECOND < LIMITS.maintenanceMinMs || duration * SECOND > LIMITS.maintenanceMaxMs)
+    return invalid("duration", "must be from 60 to 604800");
   return ok({ name, schedule, tz, durationMs: duration * SECOND });
 }

@@ -46,7 +46,9 @@ export function createApp(given: AppDeps, options: AppOptions = {}): H3 {
   const deps = { ...given, accounts: given.accounts ?? Accounts.open(null) }; // users in memory unless the process keeps them
   const reportAll = options.report ?? ((error: unknown) => log.error({ err: error }, "unexpected error"));
   // a store that refuses writes is logged once per episode by its shard, not once per request
-  const report = (error: unknown) => { if (!isStoreUnavailable(error)) reportAll(error); };
+  const report = (error: unknown) => {
+    if (!isStoreUnavailable(error)) reportAll(error);
+  };
   const app = new H3({
     silent: true, // unexpected errors go to `report`, once
     onError: (error: HTTPError, event: H3Event) => {

@@ -23,8 +23,15 @@ export const SHIELDS_COLORS = { up: "success", late: "important", down: "critica
 
 /** Widths in px of the characters the reference measures (Verdana 11 px); any other character is 7 px wide. */
 export const WIDTHS: Readonly<Record<string, number>> = widthTable({
-  3: "ijlI", 4: "frJ-", 5: "t", 6: "cesx1FLP_",
-  7: "abdghknopquvyz023456789BEKRSTXYZ", 8: "ACDHNUV", 9: "wGOQ", 10: "mM", 11: "W",
+  3: "ijlI",
+  4: "frJ-",
+  5: "t",
+  6: "cesx1FLP_",
+  7: "abdghknopquvyz023456789BEKRSTXYZ",
+  8: "ACDHNUV",
+  9: "wGOQ",
+  10: "mM",
+  11: "W",
 });
 const DEFAULT_WIDTH = 7;
 
@@ -40,7 +47,8 @@ export function textWidth(text: string): number {
 
 /** Returns the JSON badge `{status, total, grace, down}`; new, paused and up count as up. */
 export function badgeJson(statuses: readonly (Status | "grace")[], states: BadgeStates): BadgeSummary {
-  let grace = 0, down = 0;
+  let grace = 0,
+    down = 0;
   for (const status of statuses) {
     if (status === "down") down += 1;
     else if (status === "grace") grace += 1;

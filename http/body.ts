@@ -53,14 +53,18 @@ export function parseJsonObject(bytes: Uint8Array, opts: { nullAsEmpty: boolean 
   }
   // project decision: pause/resume take a JSON null as an empty body (the Ansible collection sends it)
   if (value === null && opts.nullAsEmpty) return ok({});
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return invalid("", "json validation error: value is not an object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return invalid("", "json validation error: value is not an object");
   return ok(value as JsonObject);
 }
 
 /** A validated create/update request: the spec in engine units and the upsert fields. */
 
 /** Returns a Node request's body cut to `limit` bytes, or null when there is none. */
-export function readNodeBodyCut(req: NodeJS.EventEmitter & { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, limit: number): Promise<Uint8Array | null> {
+export function readNodeBodyCut(
+  req: NodeJS.EventEmitter & { readonly headers: Readonly<Record<string, string | string[] | undefined>> },
+  limit: number,
+): Promise<Uint8Array | null> {
   const headers = req.headers;
   const length = headers["content-length"];
   if (headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return Promise.resolve(null);
@@ -90,7 +94,10 @@ function collect(source: NodeJS.EventEmitter, limit: number): Promise<Uint8Array
   return new Promise((resolve, reject) => {
     let ended = false;
     source.on("data", (chunk: Buffer) => kept.add(chunk));
-    source.on("end", () => { ended = true; resolve(kept.result()); });
+    source.on("end", () => {
+      ended = true;
+      resolve(kept.result());
+    });
     // the client went away mid-body: a 400 nobody reads, not a server error
     const incomplete = () => reject(httpError(400, "request body incomplete"));
     source.on("error", incomplete);

@@ -10,7 +10,8 @@ export function proxyEntryProblem(entry: string): string | null {
   const [address, bits, extra] = entry.split("/");
   const family = isIP(address);
   if (family === 0 || extra !== undefined) return `${entry}: expected an IP address or a CIDR range (10.0.0.0/8, fd00::/8)`;
-  if (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))) return `${entry}: the prefix length is out of range`;
+  if (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)))
+    return `${entry}: the prefix length is out of range`;
   return null;
 }
 
@@ -30,14 +31,18 @@ export function trustedProxiesOf(entries: readonly string[]): BlockList | null {
 /** The client address of a request as the limits count it, behind the proxies TRUSTED_PROXIES names (`entries`). */
 export function clientAddressOfRequests(entries: readonly string[]): (event: H3Event) => string {
   const trusted = trustedProxiesOf(entries);
-  return (event) => clientAddress(event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip, event.req.headers.get("x-forwarded-for"), trusted);
+  return (event) =>
+    clientAddress(event.runtime?.node?.req.socket?.remoteAddress ?? event.req.ip, event.req.headers.get("x-forwarded-for"), trusted);
 }
 
 /** The client's address as the limits count it: see the file's opening comment. */
 export function clientAddress(socketAddress: string | undefined, forwardedFor: string | null, trusted: BlockList | null): string {
   let address = plain(socketAddress ?? "");
   if (trusted !== null && forwardedFor !== null && isTrusted(trusted, address)) {
-    const hops = forwardedFor.split(",").map((hop) => plain(hop.trim())).filter((hop) => hop !== "");
+    const hops = forwardedFor
+      .split(",")
+      .map((hop) => plain(hop.trim()))
+      .filter((hop) => hop !== "");
     while (hops.length > 0) {
       address = hops.pop() ?? address;
       if (!isTrusted(trusted, address)) break;
@@ -61,7 +66,11 @@ function plain(address: string): string {
 function countedAs(address: string): string {
   if (isIP(address) !== 6) return address;
   const [head, tail = ""] = address.toLowerCase().split("::");
-  const left = head === "" ? [] : head.split(":"), right = tail === "" ? [] : tail.split(":");
+  const left = head === "" ? [] : head.split(":"),
+    right = tail === "" ? [] : tail.split(":");
   const groups = address.includes("::") ? [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }

@@ -61,7 +61,9 @@ export type KindFormField = {
 /** A dashboard session as the nodes of a cluster share it (the same fields as dashboard/sessions.ts's Session). */
 export type SharedSession = {
   readonly id: string;
-  readonly principal: { readonly kind: "admin"; readonly tokenHash: string } | { readonly kind: "key"; readonly apiKey: string }
+  readonly principal:
+    | { readonly kind: "admin"; readonly tokenHash: string }
+    | { readonly kind: "key"; readonly apiKey: string }
     | { readonly kind: "user"; readonly userId: string; readonly generation: number };
   readonly csrf: string;
   readonly expiresAt: Millis;

@@ -27,27 +27,47 @@ export function downtimeQueryOf(search: URLSearchParams, now: Millis): Outcome<D
     const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : NaN;
     return Number.isFinite(at) && new Date(at).toISOString().startsWith(text) ? ok(at) : invalid(name, "must be a date, YYYY-MM-DD");
   };
-  const from = date("from"), to = date("to");
+  const from = date("from"),
+    to = date("to");
   if (!from.ok) return from;
   if (!to.ok) return to;
   const toAt = to.value ?? now;
-  const fromAt = from.value ?? (unit === "day" ? periodStartOf("day", now) - 29 * DAY : unit === "week" ? periodStartOf("week", now) - 11 * 7 * DAY
-    : Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth() - 2, 1));
+  const fromAt =
+    from.value ??
+    (unit === "day"
+      ? periodStartOf("day", now) - 29 * DAY
+      : unit === "week"
+        ? periodStartOf("week", now) - 11 * 7 * DAY
+        : Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth() - 2, 1));
   if (toAt <= fromAt) return invalid("to", "must be after from");
   const periods = periodsBetween(unit, fromAt, toAt);
-  if (periods.length > MAX_PERIODS) return invalid("from", `gives more than ${MAX_PERIODS} periods: choose a shorter range or a longer period`);
+  if (periods.length > MAX_PERIODS)
+    return invalid("from", `gives more than ${MAX_PERIODS} periods: choose a shorter range or a longer period`);
   return ok({ unit, periods });
 }
 
 /** Every check's figures in each period, checks in creation order; a read-only key sees unique keys, not uuids. */
-export async function projectDowntimeRows(pool: Pool, project: Project, query: DowntimeQuery, now: Millis, readonly: boolean): Promise<DowntimeRow[]> {
+export async function projectDowntimeRows(
+  pool: Pool,
+  project: Project,
+  query: DowntimeQuery,
+  now: Millis,
+  readonly: boolean,
+): Promise<DowntimeRow[]> {
   const checks = (await pool.listChecks(project.id, { tags: [] })).sort((a, b) => a.createdAt - b.createdAt);
   const unknown = await pool.unknownTime(project.id);
   const rows: DowntimeRow[] = [];
   for (const check of checks) {
     const flips = await pool.listFlips(project.id, { uuid: check.uuid }, { fromAt: query.periods[0]?.startAt ?? now });
     if (!flips.ok) continue; // deleted meanwhile
-    const figures = downtimeByPeriod({ flips: flips.value, status: check.status, createdAt: check.createdAt, now, periods: query.periods, unknown });
+    const figures = downtimeByPeriod({
+      flips: flips.value,
+      status: check.status,
+      createdAt: check.createdAt,
+      now,
+      periods: query.periods,
+      unknown,
+    });
     const id = readonly ? uniqueKeyOf(check.uuid) : check.uuid;
     query.periods.forEach((period, i) => rows.push({ period: period.label, check: check.name, id, ...figures[i] }));
   }

@@ -22,7 +22,17 @@ export function downtimeCsv(rows: readonly DowntimeRow[], idColumn: "uuid" | "un
   const lines = [["period", "check", idColumn, "incidents", "downtime_seconds", "unknown_seconds", "uptime_percent"].join(",")];
   for (const row of rows) {
     const uptime = row.watchedMs === 0 ? "" : String(Math.round(((row.watchedMs - row.downMs) / row.watchedMs) * 10_000) / 100);
-    lines.push([row.period, cell(row.check), row.id, String(row.incidents), String(Math.round(row.downMs / 1000)), String(Math.round(row.unknownMs / 1000)), uptime].join(","));
+    lines.push(
+      [
+        row.period,
+        cell(row.check),
+        row.id,
+        String(row.incidents),
+        String(Math.round(row.downMs / 1000)),
+        String(Math.round(row.unknownMs / 1000)),
+        uptime,
+      ].join(","),
+    );
   }
   return lines.join("\r\n") + "\r\n";
 }

@@ -28,11 +28,11 @@ export function endpoint(app: H3, path: string, handlers: Partial<Record<Verb, H
   const methods = VERBS.filter((verb) => handlers[verb] !== undefined);
   const headers: Record<string, string> = options.cors
     ? {
-      "access-control-allow-origin": "*",
-      "access-control-allow-headers": "X-Api-Key, Content-Type",
-      "access-control-allow-methods": [...methods, "OPTIONS"].join(", "),
-      "access-control-max-age": "600",
-    }
+        "access-control-allow-origin": "*",
+        "access-control-allow-headers": "X-Api-Key, Content-Type",
+        "access-control-allow-methods": [...methods, "OPTIONS"].join(", "),
+        "access-control-max-age": "600",
+      }
     : {};
   app.all(path, async (event) => {
     try {
@@ -40,7 +40,8 @@ export function endpoint(app: H3, path: string, handlers: Partial<Record<Verb, H
       const method = event.req.method;
       if (method === "OPTIONS" && options.cors) return new HTTPResponse(null, { status: 204, headers });
       const handler = VERBS.find((verb) => verb === method && handlers[verb] !== undefined);
-      if (handler === undefined) throw httpError(405, "method not allowed", { allow: [...methods, ...(options.cors ? ["OPTIONS"] : [])].join(", ") });
+      if (handler === undefined)
+        throw httpError(405, "method not allowed", { allow: [...methods, ...(options.cors ? ["OPTIONS"] : [])].join(", ") });
       return toResponse(await (handlers[handler] as Handler)(event), headers);
     } catch (error) {
       return renderError(error, { report: options.report, headers });

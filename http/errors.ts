@@ -6,8 +6,14 @@ import { assertNever } from "../engine/model.ts";
 import { isServiceUnavailable } from "../host/unavailable.ts";
 
 const STATUS = {
-  unauthorized: 401, forbidden: 403, check_limit: 403, not_found: 404,
-  not_paused: 409, not_down: 409, ambiguous_slug: 409, invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  check_limit: 403,
+  not_found: 404,
+  not_paused: 409,
+  not_down: 409,
+  ambiguous_slug: 409,
+  invalid: 400,
 } satisfies Record<Failure["code"], number>; // a new code without a status won't compile
 
 /** Returns the HTTP status of a failure. */
@@ -18,16 +24,25 @@ export function statusOf(failure: Failure): number {
 /** Returns the human-readable reason shown in the error body. */
 export function reasonOf(failure: Failure): string {
   switch (failure.code) {
-    case "unauthorized": return "wrong api key";
-    case "forbidden": return "forbidden";
-    case "not_found": return failure.what ? `${failure.what} not found` : "not found";
-    case "not_paused": return "check is not paused";
-    case "not_down": return "check is not down";
-    case "check_limit": return "check limit reached";
-    case "ambiguous_slug": return "ambiguous slug";
+    case "unauthorized":
+      return "wrong api key";
+    case "forbidden":
+      return "forbidden";
+    case "not_found":
+      return failure.what ? `${failure.what} not found` : "not found";
+    case "not_paused":
+      return "check is not paused";
+    case "not_down":
+      return "check is not down";
+    case "check_limit":
+      return "check limit reached";
+    case "ambiguous_slug":
+      return "ambiguous slug";
     // the reference's wording: "json validation error: <field> <reason>"
-    case "invalid": return failure.field === "" ? failure.reason : `json validation error: ${failure.field} ${failure.reason}`;
-    default: return assertNever(failure);
+    case "invalid":
+      return failure.field === "" ? failure.reason : `json validation error: ${failure.field} ${failure.reason}`;
+    default:
+      return assertNever(failure);
   }
 }
 
@@ -62,7 +77,12 @@ export function httpError(status: number, message: string, headers?: HeadersInit
 /** A failure as a sentence for a person on a page: an invalid field's reason alone, without the API's "json validation error: <field>" prefix. */
 export function sentenceOf(failure: Failure): string {
   // a reason that does not name its field gets it in front ("slug" + "is already taken")
-  const text = failure.code !== "invalid" ? reasonOf(failure) : failure.reason.includes(failure.field) ? failure.reason : `${failure.field} ${failure.reason}`;
+  const text =
+    failure.code !== "invalid"
+      ? reasonOf(failure)
+      : failure.reason.includes(failure.field)
+        ? failure.reason
+        : `${failure.field} ${failure.reason}`;
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;
 }
 

@@ -32,15 +32,20 @@ export function keptProjectOf(body: JsonObject): Outcome<KeptProjectIds> {
     if (typeof body.id !== "string" || !isUuid(body.id)) return invalid("id", "must be a lower-case uuid");
     kept.id = body.id;
   }
-  for (const [field, key] of [["api_key", "apiKey"], ["api_key_readonly", "apiKeyReadonly"]] as const) {
+  for (const [field, key] of [
+    ["api_key", "apiKey"],
+    ["api_key_readonly", "apiKeyReadonly"],
+  ] as const) {
     if (!Object.hasOwn(body, field)) continue;
     const value = body[field];
-    if (typeof value !== "string" || (value !== "" && !API_KEY.test(value))) return invalid(field, "must be empty or 16 to 128 letters, digits, '-' or '_'");
+    if (typeof value !== "string" || (value !== "" && !API_KEY.test(value)))
+      return invalid(field, "must be empty or 16 to 128 letters, digits, '-' or '_'");
     kept[key] = value;
   }
   if (Object.hasOwn(body, "ping_key")) {
     const value = body.ping_key;
-    if (typeof value !== "string" || value.length < 8 || value.length > 128 || !isSlugSegment(value)) return invalid("ping_key", "must be 8 to 128 letters, digits, '-' or '_'");
+    if (typeof value !== "string" || value.length < 8 || value.length > 128 || !isSlugSegment(value))
+      return invalid("ping_key", "must be 8 to 128 letters, digits, '-' or '_'");
     kept.pingKey = value;
   }
   if (Object.hasOwn(body, "hashed_api_keys")) {
@@ -55,11 +60,14 @@ export function keptProjectOf(body: JsonObject): Outcome<KeptProjectIds> {
 function hashedKeysOf(value: unknown): Outcome<HashedApiKeys> {
   if (!isObject(value)) return invalid("hashed_api_keys", "must be an object");
   const secretKey = value.secret_key;
-  if (typeof secretKey !== "string" || secretKey === "" || secretKey.length > 1024) return invalid("hashed_api_keys.secret_key", "must be a non-empty string");
+  if (typeof secretKey !== "string" || secretKey === "" || secretKey.length > 1024)
+    return invalid("hashed_api_keys.secret_key", "must be a non-empty string");
   const key = (field: "api_key" | "api_key_readonly"): Outcome<string | null> => {
     const stored = Object.hasOwn(value, field) ? value[field] : null;
     if (stored === null) return ok(null);
-    return typeof stored === "string" && HASHED_KEY.test(stored) ? ok(stored) : invalid(`hashed_api_keys.${field}`, "must be null or as Healthchecks stores a hashed key (8 characters, '.', 64 hex digits)");
+    return typeof stored === "string" && HASHED_KEY.test(stored)
+      ? ok(stored)
+      : invalid(`hashed_api_keys.${field}`, "must be null or as Healthchecks stores a hashed key (8 characters, '.', 64 hex digits)");
   };
   const apiKey = key("api_key");
   if (!apiKey.ok) return apiKey;
@@ -71,8 +79,26 @@ function hashedKeysOf(value: unknown): Outcome<HashedApiKeys> {
 
 /** The settings fields of an imported check, as the Management API takes them. */
 const SETTINGS_FIELDS = [
-  "name", "slug", "tags", "desc", "timeout", "grace", "schedule", "tz", "manual_resume", "methods", "start_kw", "success_kw", "failure_kw",
-  "filter_subject", "filter_body", "filter_http_body", "filter_default_fail", "channels", "failure_threshold", "reminder_interval",
+  "name",
+  "slug",
+  "tags",
+  "desc",
+  "timeout",
+  "grace",
+  "schedule",
+  "tz",
+  "manual_resume",
+  "methods",
+  "start_kw",
+  "success_kw",
+  "failure_kw",
+  "filter_subject",
+  "filter_body",
+  "filter_http_body",
+  "filter_default_fail",
+  "channels",
+  "failure_threshold",
+  "reminder_interval",
   "max_duration",
 ] as const;
 
@@ -92,7 +118,8 @@ export function checkImportOf(uuid: string, body: JsonObject, at: Millis): Outco
   const status = STATUSES.find((s) => s === (body.status ?? "new"));
   if (status === undefined) return invalid("status", `must be one of ${STATUSES.join(", ")}`);
   const nPings = body.n_pings ?? 0;
-  if (typeof nPings !== "number" || !Number.isSafeInteger(nPings) || nPings < 0) return invalid("n_pings", "must be a non-negative integer");
+  if (typeof nPings !== "number" || !Number.isSafeInteger(nPings) || nPings < 0)
+    return invalid("n_pings", "must be a non-negative integer");
   const instant = (field: string, fallback: Millis | null): Outcome<Millis | null> => instantOf(body, field, fallback, at);
   const lastPing = instant("last_ping", null);
   if (!lastPing.ok) return lastPing;
@@ -108,8 +135,15 @@ export function checkImportOf(uuid: string, body: JsonObject, at: Millis): Outco
   }
   const flips = flipsOf(body.flips ?? [], at);
   if (!flips.ok) return flips;
-  const state = { status, nPings, lastPingAt: lastPing.value, lastStartAt: lastStart.value, lastStartRid: rid,
-    lastDurationMs: duration === null ? null : Math.round(duration * SECOND), createdAt: created.value ?? at };
+  const state = {
+    status,
+    nPings,
+    lastPingAt: lastPing.value,
+    lastStartAt: lastStart.value,
+    lastStartRid: rid,
+    lastDurationMs: duration === null ? null : Math.round(duration * SECOND),
+    createdAt: created.value ?? at,
+  };
   const problem = stateProblem(state);
   if (problem !== null) return invalid("status", problem);
   const dryRun = body.dry_run ?? false;
@@ -125,13 +159,21 @@ function flipsOf(value: unknown, at: Millis): Outcome<ImportedFlip[]> {
     if (!isObject(item)) return invalid(`flips[${i}]`, "must be an object");
     const when = instantOf(item, "timestamp", null, at);
     if (!when.ok) return invalid(`flips[${i}].timestamp`, "must be an ISO 8601 date and time, not in the future");
-    const from = STATUSES.find((s) => s === item.from), to = STATUSES.find((s) => s === item.to);
+    const from = STATUSES.find((s) => s === item.from),
+      to = STATUSES.find((s) => s === item.to);
     const reason = FLIP_REASONS.find((r) => r === (item.reason ?? ""));
-    if (when.value === null || from === undefined || to === undefined) return invalid(`flips[${i}]`, `needs a timestamp, and from and to among ${STATUSES.join(", ")}`);
-    if (reason === undefined) return invalid(`flips[${i}].reason`, `must be one of ${FLIP_REASONS.map((r) => JSON.stringify(r)).join(", ")}`);
+    if (when.value === null || from === undefined || to === undefined)
+      return invalid(`flips[${i}]`, `needs a timestamp, and from and to among ${STATUSES.join(", ")}`);
+    if (reason === undefined)
+      return invalid(`flips[${i}].reason`, `must be one of ${FLIP_REASONS.map((r) => JSON.stringify(r)).join(", ")}`);
     flips.push({ at: when.value, from, to, reason });
   }
-  return ok(flips.map((flip, i) => ({ flip, i })).sort((a, b) => a.flip.at - b.flip.at || a.i - b.i).map(({ flip }) => flip));
+  return ok(
+    flips
+      .map((flip, i) => ({ flip, i }))
+      .sort((a, b) => a.flip.at - b.flip.at || a.i - b.i)
+      .map(({ flip }) => flip),
+  );
 }
 
 /**
@@ -141,12 +183,17 @@ function flipsOf(value: unknown, at: Millis): Outcome<ImportedFlip[]> {
 export function pingsImportOf(body: JsonObject, at: Millis): Outcome<{ pings: ImportedPing[]; dryRun: boolean }> {
   const list = body.pings;
   if (!Array.isArray(list)) return invalid("pings", "must be an array");
-  if (list.length > MAX_IMPORTED_PINGS) return invalid("pings", `has more than ${MAX_IMPORTED_PINGS} pings (send them in several requests)`);
+  if (list.length > MAX_IMPORTED_PINGS)
+    return invalid("pings", `has more than ${MAX_IMPORTED_PINGS} pings (send them in several requests)`);
   const pings: ImportedPing[] = [];
   const seen = new Set<number>();
   for (const [i, item] of list.entries()) {
     const ping = pingOf(item, at);
-    if (!ping.ok) return invalid(`pings[${i}]${ping.failure.code === "invalid" ? `.${ping.failure.field}` : ""}`, ping.failure.code === "invalid" ? ping.failure.reason : "is invalid");
+    if (!ping.ok)
+      return invalid(
+        `pings[${i}]${ping.failure.code === "invalid" ? `.${ping.failure.field}` : ""}`,
+        ping.failure.code === "invalid" ? ping.failure.reason : "is invalid",
+      );
     if (seen.has(ping.value.record.n)) return invalid(`pings[${i}].n`, "is given twice");
     seen.add(ping.value.record.n);
     pings.push(ping.value);
@@ -183,11 +230,22 @@ function pingOf(item: unknown, at: Millis): Outcome<ImportedPing> {
     return invalid("exitstatus", "must be null or an integer from 0 to 255");
   }
   const encoded = item.body_base64 ?? null;
-  if (encoded !== null && (typeof encoded !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded))) return invalid("body_base64", "must be null or base64");
+  if (encoded !== null && (typeof encoded !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)))
+    return invalid("body_base64", "must be null or base64");
   const body = encoded === null || encoded === "" ? null : new Uint8Array(Buffer.from(encoded, "base64"));
   return ok({
-    record: { n, at: date.value, kind, scheme: scheme.value, remoteAddr: remoteAddr.value, method: method.value, ua: ua.value,
-      rid, exitStatus, bodySize: body?.length ?? 0 },
+    record: {
+      n,
+      at: date.value,
+      kind,
+      scheme: scheme.value,
+      remoteAddr: remoteAddr.value,
+      method: method.value,
+      ua: ua.value,
+      rid,
+      exitStatus,
+      bodySize: body?.length ?? 0,
+    },
     body,
   });
 }
@@ -205,4 +263,3 @@ function instantOf(body: JsonObject, field: string, fallback: Millis | null, at:
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-

@@ -19,7 +19,6 @@ export type CheckRequest = { readonly spec: CheckSpec; readonly unique: readonly
 /** Stored keywords an update starts from: the deprecated subject fields recompute filter_subject from them. */
 export type StoredKeywords = { readonly successKw: string; readonly failureKw: string };
 
-
 /**
  * Returns the validated create/update request (spec §4.2/§4.3, reference strict typing); invalid → 400 outcome.
  * `stored` is the check being updated (create: none), for the deprecated subject/subject_fail inputs.
@@ -162,15 +161,49 @@ export function requestInVersion(request: CheckRequest, version: ApiVersion): Ch
 }
 
 const KNOWN_FIELDS = [
-  "name", "slug", "tags", "desc", "timeout", "grace", "schedule", "tz", "manual_resume", "methods", "channels",
-  "unique", "start_kw", "success_kw", "failure_kw", "subject", "subject_fail",
-  "filter_subject", "filter_body", "filter_http_body", "filter_default_fail",
-  "failure_threshold", "reminder_interval", "max_duration", "depends_on", // not muted_until, push_token: null is their "none"
-  "min_duration", "alert_on_overlap", "max_runs_per_period", // not escalation: null is its "the project's policy"
+  "name",
+  "slug",
+  "tags",
+  "desc",
+  "timeout",
+  "grace",
+  "schedule",
+  "tz",
+  "manual_resume",
+  "methods",
+  "channels",
+  "unique",
+  "start_kw",
+  "success_kw",
+  "failure_kw",
+  "subject",
+  "subject_fail",
+  "filter_subject",
+  "filter_body",
+  "filter_http_body",
+  "filter_default_fail",
+  "failure_threshold",
+  "reminder_interval",
+  "max_duration",
+  "depends_on", // not muted_until, push_token: null is their "none"
+  "min_duration",
+  "alert_on_overlap",
+  "max_runs_per_period", // not escalation: null is its "the project's policy"
 ] as const;
 
-type AlertingSpec = Pick<CheckSpec, "failureThreshold" | "reminderIntervalMs" | "mutedUntilAt" | "maxDurationMs" | "dependsOn" | "pushToken"
-  | "minDurationMs" | "alertOnOverlap" | "maxRunsPerPeriod" | "escalation">;
+type AlertingSpec = Pick<
+  CheckSpec,
+  | "failureThreshold"
+  | "reminderIntervalMs"
+  | "mutedUntilAt"
+  | "maxDurationMs"
+  | "dependsOn"
+  | "pushToken"
+  | "minDurationMs"
+  | "alertOnOverlap"
+  | "maxRunsPerPeriod"
+  | "escalation"
+>;
 
 /** Returns the alerting fields of a create/update body (CONTRACT "Alerting fields of a check", "Alerting, second part"); invalid → 400 outcome. */
 function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
@@ -185,7 +218,8 @@ function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
   if (Object.hasOwn(body, "reminder_interval")) {
     const value = body.reminder_interval;
     if (typeof value !== "number" || !Number.isInteger(value)) return invalid("reminder_interval", "is not an integer");
-    if (value !== 0 && value * SECOND < LIMITS.reminderIntervalMinMs) return invalid("reminder_interval", "is too small (0, or 300 and more)");
+    if (value !== 0 && value * SECOND < LIMITS.reminderIntervalMinMs)
+      return invalid("reminder_interval", "is too small (0, or 300 and more)");
     if (value * SECOND > LIMITS.reminderIntervalMaxMs) return invalid("reminder_interval", "is too large");
     spec.reminderIntervalMs = value * SECOND;
   }
@@ -200,7 +234,10 @@ function alertingOf(body: JsonObject): Outcome<AlertingSpec> {
     // the shard judges the rest (checks of this project, no cycle): it knows the checks
     const value = body.depends_on;
     if (typeof value !== "string") return invalid("depends_on", "is not a string");
-    const uuids = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    const uuids = value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
     if (!uuids.every(isUuid)) return invalid("depends_on", "is not a comma-separated list of check uuids");
     spec.dependsOn = uuids;
   }
@@ -265,13 +302,15 @@ export function escalationOf(value: unknown): Outcome<EscalationSpecStep[] | nul
   const steps: EscalationSpecStep[] = [];
   for (const [i, item] of value.entries()) {
     const where = `step ${i + 1}`;
-    if (typeof item !== "object" || item === null || Array.isArray(item)) return invalid("escalation", `${where} is not an object with after and channels`);
+    if (typeof item !== "object" || item === null || Array.isArray(item))
+      return invalid("escalation", `${where} is not an object with after and channels`);
     const { after, channels } = item as Record<string, unknown>;
     if (typeof after !== "number" || !Number.isInteger(after)) return invalid("escalation", `${where}: after is not an integer`);
     if (after * SECOND < LIMITS.escalationAfterMinMs) return invalid("escalation", `${where}: after is too small (60 and more)`);
     if (after * SECOND > LIMITS.escalationAfterMaxMs) return invalid("escalation", `${where}: after is too large`);
     if (i > 0 && after * SECOND <= steps[i - 1].afterMs) return invalid("escalation", `${where}: after must be later than the step before`);
-    if (typeof channels !== "string" || channels.trim() === "") return invalid("escalation", `${where}: channels is not a non-empty string`);
+    if (typeof channels !== "string" || channels.trim() === "")
+      return invalid("escalation", `${where}: channels is not a non-empty string`);
     const refs = channelsOf(channels);
     if (!refs.ok) return invalid("escalation", `${where}: ${refs.failure.code === "invalid" ? refs.failure.reason : "bad channels"}`);
     steps.push({ afterMs: after * SECOND, channels: refs.value });
@@ -292,8 +331,15 @@ export function isoInstantOf(text: string): Millis | null {
   const ms = Math.floor(Number(`0.${m[7] ?? "0"}`) * 1000);
   const local = Date.UTC(year, month - 1, day, hour, minute, second, ms);
   const back = new Date(local);
-  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day
-    || back.getUTCHours() !== hour || back.getUTCMinutes() !== minute || back.getUTCSeconds() !== second) return null;
+  if (
+    back.getUTCFullYear() !== year ||
+    back.getUTCMonth() !== month - 1 ||
+    back.getUTCDate() !== day ||
+    back.getUTCHours() !== hour ||
+    back.getUTCMinutes() !== minute ||
+    back.getUTCSeconds() !== second
+  )
+    return null;
   const zone = (m[8] ?? "Z").toUpperCase();
   if (zone === "Z") return local;
   const digits = zone.slice(1).replace(":", "");
@@ -343,20 +389,23 @@ export function flipQueryOf(params: URLSearchParams, at: Millis): Outcome<FlipQu
   const start = params.get("start");
   if (start !== null) {
     const value = pythonInt(start);
-    if (value === null || value < 0 || value > TIMESTAMP_MAX) return invalid("", "invalid query parameter start: expected an integer from 0 to 10000000000");
+    if (value === null || value < 0 || value > TIMESTAMP_MAX)
+      return invalid("", "invalid query parameter start: expected an integer from 0 to 10000000000");
     fromAt = value * SECOND;
   }
   const end = params.get("end");
   if (end !== null) {
     const value = pythonInt(end);
-    if (value === null || value < 0 || value > TIMESTAMP_MAX) return invalid("", "invalid query parameter end: expected an integer from 0 to 10000000000");
+    if (value === null || value < 0 || value > TIMESTAMP_MAX)
+      return invalid("", "invalid query parameter end: expected an integer from 0 to 10000000000");
     toAt = value * SECOND;
   }
   const seconds = params.get("seconds");
   if (seconds !== null && seconds.trim() !== "") {
     // Django IntegerField: whitespace and a trailing ".0" are accepted; 0 means no filter
     const value = pythonInt(seconds.trim().replace(/\.0*$/, ""));
-    if (value === null || value < 0 || value > 31_536_000) return invalid("", "invalid query parameter seconds: expected an integer from 0 to 31536000");
+    if (value === null || value < 0 || value > 31_536_000)
+      return invalid("", "invalid query parameter seconds: expected an integer from 0 to 31536000");
     if (value > 0) fromAt = Math.max(fromAt ?? -Infinity, at - value * SECOND);
   }
   const query: { fromAt?: Millis; toAt?: Millis } = {};

@@ -7,7 +7,10 @@ import type { AppDeps } from "./deps.ts";
 export type InvitationMail = "sent" | "failed" | "off";
 
 /** Sends the invitation at `link` to `to`; `role` names what the link gives ("member of the project Ops"), if anything. */
-export async function mailInvitation(send: AppDeps["sendUserMail"], invitation: { to: string; link: string; role: string | null }): Promise<InvitationMail> {
+export async function mailInvitation(
+  send: AppDeps["sendUserMail"],
+  invitation: { to: string; link: string; role: string | null },
+): Promise<InvitationMail> {
   const { to, link, role } = invitation;
   if (send === undefined) return "off";
   const what = role === null ? "an account on hcd" : `an account on hcd, ${role}`;

@@ -43,12 +43,23 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   // gauges named *_total break Prometheus's naming rules (promtool check metrics refuses them); their
   // per-type forms (nodejs_active_handles{type}, ...) stay
-  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) registry.removeSingleMetric(name);
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+    registry.removeSingleMetric(name);
   // pings are counted in plain numbers (prom-client's counter and histogram cost about 1 us a ping, measured)
   const pingCounts = new Float64Array(PING_KINDS.length * PING_OUTCOMES.length); // [kind * outcomes + outcome]
   const pingSeconds = histogram(LATENCY_BOUNDS);
-  const requests = new Counter({ name: "hcd_http_requests_total", help: "HTTP requests other than pings, by route and status.", labelNames: ["route", "status"], registers: [registry] });
-  const smtp = new Counter({ name: "hcd_smtp_messages_total", help: "Inbound mail messages and recipients, by result (accepted, refused).", labelNames: ["result"], registers: [registry] });
+  const requests = new Counter({
+    name: "hcd_http_requests_total",
+    help: "HTTP requests other than pings, by route and status.",
+    labelNames: ["route", "status"],
+    registers: [registry],
+  });
+  const smtp = new Counter({
+    name: "hcd_smtp_messages_total",
+    help: "Inbound mail messages and recipients, by result (accepted, refused).",
+    labelNames: ["result"],
+    registers: [registry],
+  });
   const requestChildren = new Map<string, Counter.Internal>();
 
   let stats: PoolStats = { shards: [], queued: [] }; // set at the start of each scrape, read by the families below
@@ -61,49 +72,115 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
   };
   const fromShards = [
     family("hcd_pings_total", "Pings answered, by kind (success, start, fail, log) and outcome.", "counter", () =>
-      PING_KINDS.flatMap((kind, k) => PING_OUTCOMES.map((outcome, o) => ({ labels: { kind, outcome }, value: pingCounts[k * PING_OUTCOMES.length + o] })))
-        .filter((sample) => sample.value > 0)),
+      PING_KINDS.flatMap((kind, k) =>
+        PING_OUTCOMES.map((outcome, o) => ({ labels: { kind, outcome }, value: pingCounts[k * PING_OUTCOMES.length + o] })),
+      ).filter((sample) => sample.value > 0),
+    ),
     histogramFamily("hcd_ping_duration_seconds", "Seconds from a ping's arrival to its answer (once it is durable).", () => [pingSeconds]),
     family("hcd_checks", "Checks by the status the API shows now.", "gauge", () =>
-      [...byKey((s) => s.checks)].map(([status, value]) => ({ labels: { status }, value }))),
+      [...byKey((s) => s.checks)].map(([status, value]) => ({ labels: { status }, value })),
+    ),
     family("hcd_flips_total", "Status changes committed, by the status changed to.", "counter", () =>
-      [...byKey((s) => s.flips)].map(([to, value]) => ({ labels: { to }, value }))),
+      [...byKey((s) => s.flips)].map(([to, value]) => ({ labels: { to }, value })),
+    ),
     family("hcd_notifications_total", "Notification attempts by channel kind and result (sent, failed, given_up).", "counter", () =>
       [...byKey((s) => s.notifications)].map(([key, value]) => {
         const [kind, result] = key.split("\t");
         return { labels: { kind, result }, value };
-      })),
+      }),
+    ),
     // CONTRACT "Alerting, second part": what alerting holds back now, and the runs that took too long
-    family("hcd_checks_acknowledged", "Checks whose current outage is acknowledged (no reminders until they go up).", "gauge", () => [{ value: sum((s) => s.alerting.acknowledged) }]),
-    family("hcd_checks_held", "Checks whose notifications a down dependency holds (depends_on).", "gauge", () => [{ value: sum((s) => s.alerting.held) }]),
-    family("hcd_projects_in_maintenance", "Projects a recurring maintenance window mutes now.", "gauge", () => [{ value: sum((s) => s.alerting.projectsInMaintenance) }]),
-    family("hcd_run_too_long_total", "Down changes of a run that outlived its check's max_duration.", "counter", () => [{ value: sum((s) => s.runTooLong) }]),
-    family("hcd_unknown_time_seconds", "Seconds of the last 90 days in which hcd did not watch checks (not running, or a cluster partition without an owner): their status then is unknown, neither up nor down.", "gauge",
-      () => [{ value: Math.round(unknownWithin(clock.now() - UPTIME_DAYS * DAY, clock.now(), unknown) / 1000) }]),
-    family("hcd_unknown_time_stretches", "Stretches of the last 90 days in which hcd did not watch checks.", "gauge",
-      () => [{ value: unknown.filter((u) => u.toAt > clock.now() - UPTIME_DAYS * DAY).length }]),
+    family("hcd_checks_acknowledged", "Checks whose current outage is acknowledged (no reminders until they go up).", "gauge", () => [
+      { value: sum((s) => s.alerting.acknowledged) },
+    ]),
+    family("hcd_checks_held", "Checks whose notifications a down dependency holds (depends_on).", "gauge", () => [
+      { value: sum((s) => s.alerting.held) },
+    ]),
+    family("hcd_projects_in_maintenance", "Projects a recurring maintenance window mutes now.", "gauge", () => [
+      { value: sum((s) => s.alerting.projectsInMaintenance) },
+    ]),
+    family("hcd_run_too_long_total", "Down changes of a run that outlived its check's max_duration.", "counter", () => [
+      { value: sum((s) => s.runTooLong) },
+    ]),
+    family(
+      "hcd_unknown_time_seconds",
+      "Seconds of the last 90 days in which hcd did not watch checks (not running, or a cluster partition without an owner): their status then is unknown, neither up nor down.",
+      "gauge",
+      () => [{ value: Math.round(unknownWithin(clock.now() - UPTIME_DAYS * DAY, clock.now(), unknown) / 1000) }],
+    ),
+    family("hcd_unknown_time_stretches", "Stretches of the last 90 days in which hcd did not watch checks.", "gauge", () => [
+      { value: unknown.filter((u) => u.toAt > clock.now() - UPTIME_DAYS * DAY).length },
+    ]),
     family("hcd_outbox_pending", "Notifications waiting to be delivered.", "gauge", () => [{ value: sum((s) => s.outboxPending) }]),
-    family("hcd_outbox_given_up", "Notifications given up and kept in the outbox.", "gauge", () => [{ value: sum((s) => s.outboxGivenUp) }]),
-    family("hcd_journal_pending_commits", "Commits in the command log not yet applied to the tables.", "gauge", () => [{ value: sum((s) => s.journalPending) }]),
-    family("hcd_commit_failures_total", "Commits that failed (the request was answered with an error).", "counter", () => [{ value: sum((s) => s.commitFailures) }]),
-    family("hcd_checkpoint_failures_total", "Checkpoints that failed (retried by the next one; the log keeps what they took).", "counter", () => [{ value: sum((s) => s.checkpointFailures) }]),
-    family("hcd_write_probe_failures_total", "Probe writes that failed while commits were refused (retried every second until one succeeds).", "counter", () => [{ value: sum((s) => s.probeFailures) }]),
-    family("hcd_rebuild_failures_total", "Rebuilds of a shard from the store after a failed commit that failed too (retried until one succeeds).", "counter", () => [{ value: sum((s) => s.rebuildFailures) }]),
+    family("hcd_outbox_given_up", "Notifications given up and kept in the outbox.", "gauge", () => [
+      { value: sum((s) => s.outboxGivenUp) },
+    ]),
+    family("hcd_journal_pending_commits", "Commits in the command log not yet applied to the tables.", "gauge", () => [
+      { value: sum((s) => s.journalPending) },
+    ]),
+    family("hcd_commit_failures_total", "Commits that failed (the request was answered with an error).", "counter", () => [
+      { value: sum((s) => s.commitFailures) },
+    ]),
+    family(
+      "hcd_checkpoint_failures_total",
+      "Checkpoints that failed (retried by the next one; the log keeps what they took).",
+      "counter",
+      () => [{ value: sum((s) => s.checkpointFailures) }],
+    ),
+    family(
+      "hcd_write_probe_failures_total",
+      "Probe writes that failed while commits were refused (retried every second until one succeeds).",
+      "counter",
+      () => [{ value: sum((s) => s.probeFailures) }],
+    ),
+    family(
+      "hcd_rebuild_failures_total",
+      "Rebuilds of a shard from the store after a failed commit that failed too (retried until one succeeds).",
+      "counter",
+      () => [{ value: sum((s) => s.rebuildFailures) }],
+    ),
     family("hcd_shard_queue_depth", "Pings waiting for their shard's batch in flight, by shard.", "gauge", () =>
-      stats.queued.map((value, shard) => ({ labels: { shard: String(shard) }, value }))),
-    histogramFamily("hcd_commit_duration_seconds", "Seconds a shard's commit took to become durable.", () => stats.shards.map((s) => s.commitSeconds)),
-    histogramFamily("hcd_commit_group_size", "Pings a shard took at once: one commit of a group, or one hand-off of pings acknowledged from the intake log.", () => stats.shards.map((s) => s.groupSize)),
-    histogramFamily("hcd_checkpoint_duration_seconds", "Seconds a checkpoint took to apply logged commits to the tables.", () => stats.shards.map((s) => s.checkpointSeconds)),
+      stats.queued.map((value, shard) => ({ labels: { shard: String(shard) }, value })),
+    ),
+    histogramFamily("hcd_commit_duration_seconds", "Seconds a shard's commit took to become durable.", () =>
+      stats.shards.map((s) => s.commitSeconds),
+    ),
+    histogramFamily(
+      "hcd_commit_group_size",
+      "Pings a shard took at once: one commit of a group, or one hand-off of pings acknowledged from the intake log.",
+      () => stats.shards.map((s) => s.groupSize),
+    ),
+    histogramFamily("hcd_checkpoint_duration_seconds", "Seconds a checkpoint took to apply logged commits to the tables.", () =>
+      stats.shards.map((s) => s.checkpointSeconds),
+    ),
   ];
   const episodes = (pick: (counts: EpisodeCounts[BackgroundWork]) => number) => () => {
     const counts = background?.counts();
     return counts === undefined ? [] : BACKGROUND_WORK.map((work) => ({ labels: { work }, value: pick(counts[work]) }));
   };
-  const fromCluster = background === undefined ? [] : [
-    family("hcd_cluster_background_failures_total", "A cluster node's failed takeovers, snapshots, advances and ownership rounds, by work.", "counter", episodes((c) => c.failures)),
-    family("hcd_cluster_background_failing", "Partitions (or this node's ownership rounds) whose last attempt at the work failed, by work.", "gauge", episodes((c) => c.failing)),
-    family("hcd_cluster_background_failure_streak", "The most failures in a row of the work on one partition (or of the ownership rounds), by work.", "gauge", episodes((c) => c.streak)),
-  ];
+  const fromCluster =
+    background === undefined
+      ? []
+      : [
+          family(
+            "hcd_cluster_background_failures_total",
+            "A cluster node's failed takeovers, snapshots, advances and ownership rounds, by work.",
+            "counter",
+            episodes((c) => c.failures),
+          ),
+          family(
+            "hcd_cluster_background_failing",
+            "Partitions (or this node's ownership rounds) whose last attempt at the work failed, by work.",
+            "gauge",
+            episodes((c) => c.failing),
+          ),
+          family(
+            "hcd_cluster_background_failure_streak",
+            "The most failures in a row of the work on one partition (or of the ownership rounds), by work.",
+            "gauge",
+            episodes((c) => c.streak),
+          ),
+        ];
   for (const metric of [...fromShards, ...fromCluster]) registry.registerMetric(metric as never);
 
   let scraping: Promise<unknown> = Promise.resolve(); // one scrape at a time: they share `stats`
@@ -151,7 +228,9 @@ function histogramFamily(name: string, help: string, parts: () => HistogramData[
     if (list.length === 0) return [];
     const bounds = list[0].bounds;
     const samples: Sample[] = bounds.map((bound, i) => ({
-      metricName: `${name}_bucket`, labels: { le: String(bound) }, value: list.reduce((total, h) => total + h.counts[i], 0),
+      metricName: `${name}_bucket`,
+      labels: { le: String(bound) },
+      value: list.reduce((total, h) => total + h.counts[i], 0),
     }));
     const count = list.reduce((total, h) => total + h.count, 0);
     samples.push({ metricName: `${name}_bucket`, labels: { le: "+Inf" }, value: count });
@@ -173,8 +252,34 @@ export function pingKindOf(pathname: string): number {
 
 // Words that may appear as path segments in a route label. Anything else (ids, keys, slugs, typos) is
 // replaced, so untrusted paths cannot grow the number of series.
-const ROUTE_WORDS = new Set(["api", "v1", "v2", "v3", "checks", "pause", "resume", "pings", "flips", "body", "channels", "badges",
-  "status", "simulate", "admin", "projects", "outbox", "clock", "prune", "backup", "mute", "metrics", "badge", "b", "ping", ""]);
+const ROUTE_WORDS = new Set([
+  "api",
+  "v1",
+  "v2",
+  "v3",
+  "checks",
+  "pause",
+  "resume",
+  "pings",
+  "flips",
+  "body",
+  "channels",
+  "badges",
+  "status",
+  "simulate",
+  "admin",
+  "projects",
+  "outbox",
+  "clock",
+  "prune",
+  "backup",
+  "mute",
+  "metrics",
+  "badge",
+  "b",
+  "ping",
+  "",
+]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Returns a request path as a route label: ids as :id, numbers as :n, other unknown segments as :key (at most 7 segments). */

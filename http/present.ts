@@ -4,14 +4,27 @@ import type { OutboxEntry } from "../engine/changes.ts";
 import { hasGivenUp } from "../engine/changes.ts";
 import { isoMicros, isoSeconds } from "../lib/iso-dates.ts";
 import { tagsOf } from "../engine/model.ts";
-import type { Channel, ChannelValue, Check, EscalationStep, Flip, MaintenanceWindow, Millis, PingRecord, Project } from "../engine/model.ts";
+import type {
+  Channel,
+  ChannelValue,
+  Check,
+  EscalationStep,
+  Flip,
+  MaintenanceWindow,
+  Millis,
+  PingRecord,
+  Project,
+} from "../engine/model.ts";
 import { badgeSignature } from "./badge-urls.ts";
 import type { ApiVersion } from "../host/api-versions.ts";
 import { apiRootOf } from "../host/api-versions.ts";
 import { escalationJson } from "../host/check-json.ts";
 
 /** Returns a ping log entry as the API (`version`, default 3) shows it; `durationMs` is its matched run duration, or null. */
-export function presentPing(ping: PingRecord, opts: { checkUuid: string; siteRoot: string; durationMs: Millis | null; version?: ApiVersion }): Record<string, unknown> {
+export function presentPing(
+  ping: PingRecord,
+  opts: { checkUuid: string; siteRoot: string; durationMs: Millis | null; version?: ApiVersion },
+): Record<string, unknown> {
   const apiRoot = apiRootOf(opts.siteRoot, opts.version ?? 3);
   const result: Record<string, unknown> = {
     type: ping.kind,
@@ -49,14 +62,20 @@ export function presentChannel(channel: Channel): { id: string; name: string; ki
  */
 export function presentChannelValue(value: ChannelValue, form: readonly { readonly name: string; readonly input: string }[] = []): unknown {
   switch (value.kind) {
-    case "email": return value.address;
-    case "slack": case "discord": return value.url;
-    case "webhook": return value.json ? value.spec.url_down : { ...value.spec };
-    case "ntfy": return { ...value.spec };
+    case "email":
+      return value.address;
+    case "slack":
+    case "discord":
+      return value.url;
+    case "webhook":
+      return value.json ? value.spec.url_down : { ...value.spec };
+    case "ntfy":
+      return { ...value.spec };
     default: {
       if (!("fields" in value)) return null;
       const fields: Record<string, unknown> = { ...value.fields };
-      for (const field of form) if (field.input === "bool" && typeof fields[field.name] === "number") fields[field.name] = fields[field.name] !== 0;
+      for (const field of form)
+        if (field.input === "bool" && typeof fields[field.name] === "number") fields[field.name] = fields[field.name] !== 0;
       return fields;
     }
   }
@@ -67,14 +86,23 @@ export function presentChannelValue(value: ChannelValue, form: readonly { readon
  * be tried, `failed` ones given up, and `last_error`, the error of the newest notification (flip order)
  * that failed, or null. Delivered entries leave the outbox, so an error followed by a success is gone.
  */
-export function presentChannelStates(channels: readonly Channel[], outbox: readonly OutboxEntry[]): { channels: Record<string, unknown>[] } {
+export function presentChannelStates(
+  channels: readonly Channel[],
+  outbox: readonly OutboxEntry[],
+): { channels: Record<string, unknown>[] } {
   return {
     channels: channels.map((channel) => {
       const entries = distinctById(outbox).filter((entry) => entry.channel.id === channel.id);
       const failed = entries.filter(hasGivenUp).length;
       const withError = entries.filter((entry) => entry.lastError !== null);
-      return { ...presentChannel(channel), pending: entries.length - failed, failed, last_error: withError.at(-1)?.lastError ?? null,
-        needs_settings: channel.needsSettings === true, every_failure: channel.everyFailure === true };
+      return {
+        ...presentChannel(channel),
+        pending: entries.length - failed,
+        failed,
+        last_error: withError.at(-1)?.lastError ?? null,
+        needs_settings: channel.needsSettings === true,
+        every_failure: channel.everyFailure === true,
+      };
     }),
   };
 }
@@ -128,8 +156,13 @@ export function presentProject(project: Project): Record<string, unknown> {
     ping_body_limit: project.pingBodyLimit,
     muted_until: isoSeconds(project.mutedUntilAt ?? null),
     // keys brought over from Healthchecks as its hashes (their plain text is not known here): which ones still work
-    hashed_keys: project.hashedApiKeys === undefined ? [] : [
-      ...(project.hashedApiKeys.apiKey === null ? [] : ["read-write"]), ...(project.hashedApiKeys.apiKeyReadonly === null ? [] : ["read-only"])],
+    hashed_keys:
+      project.hashedApiKeys === undefined
+        ? []
+        : [
+            ...(project.hashedApiKeys.apiKey === null ? [] : ["read-write"]),
+            ...(project.hashedApiKeys.apiKeyReadonly === null ? [] : ["read-only"]),
+          ],
   };
 }
 
@@ -152,7 +185,11 @@ export function badgeUrls(project: Project, tag: string, opts: { siteRoot: strin
 }
 
 /** Returns the project's badges: "*" plus every tag of its checks (spec §2.5). */
-export function presentBadges(project: Project, checks: readonly Check[], opts: { siteRoot: string; badgeSecret: string }): { badges: Record<string, Record<string, string>> } {
+export function presentBadges(
+  project: Project,
+  checks: readonly Check[],
+  opts: { siteRoot: string; badgeSecret: string },
+): { badges: Record<string, Record<string, string>> } {
   const tags = new Set<string>(["*"]);
   for (const check of checks) for (const tag of tagsOf(check.tags)) tags.add(tag);
   const badges: Record<string, Record<string, string>> = {};

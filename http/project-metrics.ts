@@ -22,25 +22,41 @@ export function renderProjectMetrics(checks: readonly Check[], at: Millis): stri
     labels: `{name="${escapeLabel(check.name)}", tags="${escapeLabel(check.tags)}", unique_key="${uniqueKeyOf(check.uuid)}"}`,
     status: statusAt(check, at),
     started: check.lastStartAt !== null ? 1 : 0,
-    tags: check.tags.split(" ").map((tag) => tag.trim()).filter((tag) => tag !== ""), // the reference's tags_list()
+    tags: check.tags
+      .split(" ")
+      .map((tag) => tag.trim())
+      .filter((tag) => tag !== ""), // the reference's tags_list()
   }));
   const lines: string[] = [];
   const family = (name: string, help: string, values: readonly string[]) => {
     lines.push(`# HELP ${name} ${help}\n`, `# TYPE ${name} gauge\n`, ...values);
   };
-  family("hc_check_up", "Whether the check is currently up (1 for yes, 0 for no).",
-    rows.map((r) => `hc_check_up${r.labels} ${r.status === "down" ? 0 : 1}\n`));
+  family(
+    "hc_check_up",
+    "Whether the check is currently up (1 for yes, 0 for no).",
+    rows.map((r) => `hc_check_up${r.labels} ${r.status === "down" ? 0 : 1}\n`),
+  );
   lines.push("\n");
-  family("hc_check_started", "Whether the check is currently started (1 for yes, 0 for no).",
-    rows.map((r) => `hc_check_started${r.labels} ${r.started}\n`));
+  family(
+    "hc_check_started",
+    "Whether the check is currently started (1 for yes, 0 for no).",
+    rows.map((r) => `hc_check_started${r.labels} ${r.started}\n`),
+  );
   lines.push("\n");
-  family("hc_check_grace", "Whether the check is currently in the grace period (1 for yes, 0 for no).",
-    rows.map((r) => `hc_check_grace${r.labels} ${r.status === "grace" ? 1 : 0}\n`));
+  family(
+    "hc_check_grace",
+    "Whether the check is currently in the grace period (1 for yes, 0 for no).",
+    rows.map((r) => `hc_check_grace${r.labels} ${r.status === "grace" ? 1 : 0}\n`),
+  );
   lines.push("\n");
-  family("hc_check_paused", "Whether the check is currently paused (1 for yes, 0 for no).",
-    rows.map((r) => `hc_check_paused${r.labels} ${r.status === "paused" ? 1 : 0}\n`));
+  family(
+    "hc_check_paused",
+    "Whether the check is currently paused (1 for yes, 0 for no).",
+    rows.map((r) => `hc_check_paused${r.labels} ${r.status === "paused" ? 1 : 0}\n`),
+  );
 
-  const allTags = new Set<string>(), downTags = new Set<string>();
+  const allTags = new Set<string>(),
+    downTags = new Set<string>();
   let down = 0;
   for (const row of rows) {
     for (const tag of row.tags) allTags.add(tag);
@@ -52,18 +68,33 @@ export function renderProjectMetrics(checks: readonly Check[], at: Millis): stri
   lines.push("\n");
   // Python's sorted() on str: by code point, which is what comparing UTF-16 code units gives outside astral planes
   const sortedTags = [...allTags].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  family("hc_tag_up", "Whether all checks with this tag are up (1 for yes, 0 for no).",
-    sortedTags.map((tag) => `hc_tag_up{tag="${escapeLabel(tag)}"} ${downTags.has(tag) ? 0 : 1}\n`));
+  family(
+    "hc_tag_up",
+    "Whether all checks with this tag are up (1 for yes, 0 for no).",
+    sortedTags.map((tag) => `hc_tag_up{tag="${escapeLabel(tag)}"} ${downTags.has(tag) ? 0 : 1}\n`),
+  );
   lines.push("\n");
   family("hc_checks_total", "The total number of checks.", [`hc_checks_total ${rows.length}\n`]);
   lines.push("\n");
   family("hc_checks_down_total", "The number of checks currently down.", [`hc_checks_down_total ${down}\n`]);
   lines.push("\n");
   // hcd's own: a check that never had one has no sample
-  family("hcd_check_last_ping_timestamp_seconds", "When the check's last success or failure signal arrived, in seconds since the Unix epoch.",
-    ordered.flatMap((check, i) => (check.lastPingAt === null ? [] : [`hcd_check_last_ping_timestamp_seconds${rows[i].labels} ${check.lastPingAt / 1000}\n`])));
+  family(
+    "hcd_check_last_ping_timestamp_seconds",
+    "When the check's last success or failure signal arrived, in seconds since the Unix epoch.",
+    ordered.flatMap((check, i) =>
+      check.lastPingAt === null ? [] : [`hcd_check_last_ping_timestamp_seconds${rows[i].labels} ${check.lastPingAt / 1000}\n`],
+    ),
+  );
   lines.push("\n");
-  family("hcd_check_last_duration_seconds", "How long the check's last run took, from its start signal to its success or failure signal.",
-    ordered.flatMap((check, i) => (check.lastDurationMs === null || check.lastDurationMs <= 0 ? [] : [`hcd_check_last_duration_seconds${rows[i].labels} ${check.lastDurationMs / 1000}\n`])));
+  family(
+    "hcd_check_last_duration_seconds",
+    "How long the check's last run took, from its start signal to its success or failure signal.",
+    ordered.flatMap((check, i) =>
+      check.lastDurationMs === null || check.lastDurationMs <= 0
+        ? []
+        : [`hcd_check_last_duration_seconds${rows[i].labels} ${check.lastDurationMs / 1000}\n`],
+    ),
+  );
   return lines.join("");
 }

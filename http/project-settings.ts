@@ -30,8 +30,11 @@ export function projectEditOf(body: JsonObject): Outcome<{ name: string; limits:
   const name = projectNameOf(body);
   if (!name.ok) return name;
   const limits: { -readonly [K in keyof ProjectLimits]: ProjectLimits[K] } = {};
-  for (const [field, key, min, max] of [["check_limit", "checkLimit", 0, 1_000_000], ["ping_log_limit", "pingLogLimit", 1, 1_000_000],
-    ["ping_body_limit", "pingBodyLimit", 0, 10_000_000]] as const) {
+  for (const [field, key, min, max] of [
+    ["check_limit", "checkLimit", 0, 1_000_000],
+    ["ping_log_limit", "pingLogLimit", 1, 1_000_000],
+    ["ping_body_limit", "pingBodyLimit", 0, 10_000_000],
+  ] as const) {
     if (!Object.hasOwn(body, field)) continue;
     const value = body[field];
     if (typeof value !== "number" || !Number.isInteger(value)) return invalid(field, "is not an integer");

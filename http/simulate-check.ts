@@ -12,7 +12,12 @@ import type { SimulationRequest } from "./simulate-input.ts";
 
 /** Simulates `check` over its logged `pings` (from pool.listPings) from the request's since (or the oldest ping) to `untilAt`. */
 export async function simulateStoredCheck(
-  deps: Pick<AppDeps, "pool" | "readMail">, project: Project, check: Check, pings: readonly PingRecord[], request: SimulationRequest, untilAt: Millis,
+  deps: Pick<AppDeps, "pool" | "readMail">,
+  project: Project,
+  check: Check,
+  pings: readonly PingRecord[],
+  request: SimulationRequest,
+  untilAt: Millis,
 ): Promise<Outcome<Simulation & { readonly sinceAt: Millis }>> {
   const oldest = oldestAt(pings);
   const sinceAt = request.sinceAt ?? oldest ?? untilAt;
@@ -35,7 +40,12 @@ function oldestAt(pings: readonly PingRecord[]): Millis | null {
 }
 
 /** Returns the log entries with the bodies the check's keyword rules read (only those: each is a store read). */
-async function loggedPings({ pool, readMail }: Pick<AppDeps, "pool" | "readMail">, projectId: string, check: Check, pings: readonly PingRecord[]): Promise<LoggedPing[]> {
+async function loggedPings(
+  { pool, readMail }: Pick<AppDeps, "pool" | "readMail">,
+  projectId: string,
+  check: Check,
+  pings: readonly PingRecord[],
+): Promise<LoggedPing[]> {
   const emailRules = check.filterSubject || check.filterBody;
   const out: LoggedPing[] = [];
   for (const ping of pings) {

@@ -9,8 +9,18 @@ import type { JsonObject } from "./body.ts";
 import { checkRequestOf } from "./input.ts";
 
 /** The settings a simulation may vary, as the update API names them. */
-const PERIOD_FIELDS = ["timeout", "grace", "schedule", "tz", "failure_threshold", "max_duration", "min_duration", "alert_on_overlap",
-  "max_runs_per_period", "escalation"] as const;
+const PERIOD_FIELDS = [
+  "timeout",
+  "grace",
+  "schedule",
+  "tz",
+  "failure_threshold",
+  "max_duration",
+  "min_duration",
+  "alert_on_overlap",
+  "max_runs_per_period",
+  "escalation",
+] as const;
 
 export type SimulationRequest = { readonly settings: SimulationSettings; readonly sinceAt: Millis | null };
 
@@ -20,7 +30,8 @@ export function simulationRequestOf(body: JsonObject): Outcome<SimulationRequest
   for (const field of PERIOD_FIELDS) if (Object.hasOwn(body, field)) period[field] = body[field];
   const request = checkRequestOf(period, null);
   if (!request.ok) return request;
-  const { timeoutMs, graceMs, schedule, tz, failureThreshold, maxDurationMs, minDurationMs, alertOnOverlap, maxRunsPerPeriod, escalation } = request.value.spec;
+  const { timeoutMs, graceMs, schedule, tz, failureThreshold, maxDurationMs, minDurationMs, alertOnOverlap, maxRunsPerPeriod, escalation } =
+    request.value.spec;
   const since = sinceOf(body);
   if (!since.ok) return since;
   const settings: { -readonly [K in keyof SimulationSettings]: SimulationSettings[K] } = {};

@@ -12,7 +12,7 @@ export type Period = { readonly label: string; readonly startAt: number; readonl
 /** The UTC periods of `unit` that meet [fromAt, toAt), oldest first: whole periods (the last ends after toAt when toAt falls inside it). */
 export function periodsBetween(unit: PeriodUnit, fromAt: number, toAt: number): Period[] {
   const periods: Period[] = [];
-  for (let startAt = periodStartOf(unit, fromAt); startAt < toAt; ) {
+  for (let startAt = periodStartOf(unit, fromAt); startAt < toAt;) {
     const endAt = nextPeriodAt(unit, startAt);
     periods.push({ label: labelOf(unit, startAt), startAt, endAt });
     startAt = endAt;

@@ -19,7 +19,8 @@ export function parseRecipient(address: string, domain: string): Recipient {
   // any case is accepted and normalised, as the reference's lookup does; the lookup decides whether it exists
   if (isUuidAnyCase(mailbox)) return { kind: "uuid", uuid: mailbox.toLowerCase() };
   const plus = mailbox.indexOf("+");
-  const pingKey = mailbox.slice(0, plus), slug = mailbox.slice(plus + 1);
+  const pingKey = mailbox.slice(0, plus),
+    slug = mailbox.slice(plus + 1);
   const fits = (part: string) => part.length >= 1 && part.length <= MAX_PART_CHARS;
   if (plus < 0 || !fits(pingKey) || !fits(slug) || !isSlugSegment(pingKey) || !isSlug(slug)) return { kind: "invalid_mailbox" };
   return { kind: "slug", pingKey, slug };

@@ -9,18 +9,25 @@ const SKIPPED = new Set(["script", "style"]); // their content is code, not text
 export function htmlToText(html: string): string {
   const texts: string[] = [];
   let skipping: string | null = null; // the script or style element whose content is being dropped
-  const parser = new Parser({
-    onopentagname(name) {
-      if (skipping === null && SKIPPED.has(name)) skipping = name;
+  const parser = new Parser(
+    {
+      onopentagname(name) {
+        if (skipping === null && SKIPPED.has(name)) skipping = name;
+      },
+      onclosetag(name) {
+        if (name === skipping) skipping = null;
+      },
+      ontext(text) {
+        if (skipping === null) texts.push(text);
+      },
     },
-    onclosetag(name) {
-      if (name === skipping) skipping = null;
-    },
-    ontext(text) {
-      if (skipping === null) texts.push(text);
-    },
-  }, { decodeEntities: true, lowerCaseTags: true });
+    { decodeEntities: true, lowerCaseTags: true },
+  );
   parser.end(html);
   // tags add no spaces: <b>a</b>b → ab; every whitespace run (NBSP included) becomes one space
-  return texts.join("").split(/\s+/).filter((word) => word !== "").join(" ");
+  return texts
+    .join("")
+    .split(/\s+/)
+    .filter((word) => word !== "")
+    .join(" ");
 }

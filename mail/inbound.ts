@@ -86,18 +86,32 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
       if (ledger.pinged(message.digest, target.uuid)) continue; // by an earlier try of this same message
       targets.push(target);
     }
-    const outcomes = await Promise.allSettled(targets.map((target) => pool.ping(target.project.id, {
-      target: { uuid: target.uuid }, signal: "success", exitStatus: null, rid: null,
-      method: "", scheme: "email", // as the reference records mail (fact sheet notify §8)
-      remoteAddr: session.remoteAddress, ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars),
-      body: cutBody(raw, target.project.pingBodyLimit), email: message.content, at,
-    }))); // a failed outcome is the same race as above; a rejection is a 451
+    const outcomes = await Promise.allSettled(
+      targets.map((target) =>
+        pool.ping(target.project.id, {
+          target: { uuid: target.uuid },
+          signal: "success",
+          exitStatus: null,
+          rid: null,
+          method: "",
+          scheme: "email", // as the reference records mail (fact sheet notify §8)
+          remoteAddr: session.remoteAddress,
+          ua: emailUserAgent(mailFrom, LIMITS.uaMaxChars),
+          body: cutBody(raw, target.project.pingBodyLimit),
+          email: message.content,
+          at,
+        }),
+      ),
+    ); // a failed outcome is the same race as above; a rejection is a 451
     const failure = outcomes.find((outcome) => outcome.status === "rejected");
     if (failure === undefined) {
       ledger.forget(message.digest);
       return null;
     }
-    ledger.remember(message.digest, targets.filter((_target, i) => outcomes[i].status === "fulfilled").map((target) => target.uuid));
+    ledger.remember(
+      message.digest,
+      targets.filter((_target, i) => outcomes[i].status === "fulfilled").map((target) => target.uuid),
+    );
     throw failure.reason;
   }
 

@@ -8,9 +8,11 @@ const port = parentPort;
 if (port === null) throw new Error("mail-read.worker.ts runs as a worker thread");
 
 port.on("message", ({ id, raw }: ReadRequest) => {
-  readMail(raw).then(
-    (content): ReadReply => ({ id, ok: true, content, digest: createHash("sha256").update(raw).digest("base64url") }),
-    (error: unknown): ReadReply => ({ id, ok: false, message: error instanceof Error ? error.message : String(error) }),
-  ).then((reply) => port.postMessage(reply))
+  readMail(raw)
+    .then(
+      (content): ReadReply => ({ id, ok: true, content, digest: createHash("sha256").update(raw).digest("base64url") }),
+      (error: unknown): ReadReply => ({ id, ok: false, message: error instanceof Error ? error.message : String(error) }),
+    )
+    .then((reply) => port.postMessage(reply))
     .catch((error: unknown) => port.postMessage({ id, ok: false, message: String(error) } satisfies ReadReply));
 });

@@ -94,10 +94,13 @@ export class NotificationQueue {
     // the deliverer looks at no more than a batch at once; more is asked for once a quarter of it is free
     // (one pull per entry sent would make the pull's round trip the pace)
     const batch = options.batchSize ?? DEFAULT_BATCH;
-    this.#stream.startTaking(() => {
-      const free = batch - this.#held.size;
-      return !this.#closing && free >= Math.ceil(batch / 4) ? free : 0;
-    }, (taken) => this.#arrived(taken));
+    this.#stream.startTaking(
+      () => {
+        const free = batch - this.#held.size;
+        return !this.#closing && free >= Math.ceil(batch / 4) ? free : 0;
+      },
+      (taken) => this.#arrived(taken),
+    );
     this.#working = setInterval(() => {
       for (const { taken } of this.#held.values()) taken.working();
     }, WORKING_EVERY_MS);
@@ -161,7 +164,8 @@ export class NotificationQueue {
     setImmediate(() => {
       this.#scheduled = false;
       if (!this.#active() || this.#deliverer === null) return;
-      const run = this.#deliverer.deliverDue(this.#now())
+      const run = this.#deliverer
+        .deliverDue(this.#now())
         .catch((error: unknown) => log.error({ err: error }, "notification delivery failed"))
         .finally(() => this.#runs.delete(run));
       this.#runs.add(run);
@@ -179,8 +183,11 @@ export class NotificationQueue {
     return {
       outboxDue: (at, limit) => {
         if (!this.#active()) return [];
-        return [...this.#held.values()].map((h) => h.entry).filter((entry) => entry.nextAttemptAt <= at)
-          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+        return [...this.#held.values()]
+          .map((h) => h.entry)
+          .filter((entry) => entry.nextAttemptAt <= at)
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit);
       },
       // false once this node cannot settle what it holds: the deliverer then skips the send, and the
       // entry goes to another node (at once after close(), after the ack wait when the connection is gone)
@@ -193,7 +200,11 @@ export class NotificationQueue {
         // once: the record's message id is the entry's); a record that fails loses the line on the check's
         // page, never the delivery
         if (this.#sent !== null && this.#held.has(entry.id)) {
-          await this.#sent.record(sentNoticeOf(entry, sentAt)).catch((error: unknown) => log.warn({ err: error, entry: entry.id }, "cluster: a delivered notification could not be recorded for its check's page"));
+          await this.#sent
+            .record(sentNoticeOf(entry, sentAt))
+            .catch((error: unknown) =>
+              log.warn({ err: error, entry: entry.id }, "cluster: a delivered notification could not be recorded for its check's page"),
+            );
         }
         await this.#release(entry.id)?.taken.settle();
       },
@@ -205,11 +216,13 @@ export class NotificationQueue {
           await held.taken.settle();
           return;
         }
-        if (entry.attempts > held.entry.attempts) { // a failed attempt: its state outlives this node
+        if (entry.attempts > held.entry.attempts) {
+          // a failed attempt: its state outlives this node
           this.#release(entry.id);
           try {
             await this.#stream.publish([entry], (e) => `${e.id}#${e.attempts}`);
-          } catch (error) { // the old state comes back at the retry time, or after the ack wait
+          } catch (error) {
+            // the old state comes back at the retry time, or after the ack wait
             held.taken.handBack(entry.nextAttemptAt - this.#now());
             throw error;
           }

@@ -90,8 +90,19 @@ export class Deliverer {
 
   constructor(options: DelivererOptions) {
     this.#settings = {
-      siteName: "hcd", maxAttempts: 8, baseBackoffMs: 10_000, maxBackoffMs: HOUR, timeoutMs: 10_000, concurrency: 16,
-      batchSize: 200, maxResponseBytes: 64 * 1024, onResult: IGNORE_RESULT, services: DEFAULT_SERVICE_SETTINGS, ...options, smtpUrl: options.smtpUrl, channels: options.channels,
+      siteName: "hcd",
+      maxAttempts: 8,
+      baseBackoffMs: 10_000,
+      maxBackoffMs: HOUR,
+      timeoutMs: 10_000,
+      concurrency: 16,
+      batchSize: 200,
+      maxResponseBytes: 64 * 1024,
+      onResult: IGNORE_RESULT,
+      services: DEFAULT_SERVICE_SETTINGS,
+      ...options,
+      smtpUrl: options.smtpUrl,
+      channels: options.channels,
     };
   }
 
@@ -107,14 +118,15 @@ export class Deliverer {
     for (const entry of this.#settings.outbox.outboxDue(now, this.#settings.batchSize)) {
       if (hasGivenUp(entry)) continue;
       const key = queueKey(entry);
-      if (this.#busyQueues.has(key)) { // still sending from an earlier call: it looks again when done
+      if (this.#busyQueues.has(key)) {
+        // still sending from an earlier call: it looks again when done
         this.#skipped.add(key);
         continue;
       }
       queues.set(key, [...(queues.get(key) ?? []), entry]);
     }
     const runs = [...queues].map(([key, entries]) => this.#runQueue(key, entries.sort(byFlipOrder), now));
-    const storeErrors = (await Promise.allSettled(runs)).flatMap((r) => r.status === "rejected" ? [r.reason as unknown] : []);
+    const storeErrors = (await Promise.allSettled(runs)).flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
     if (storeErrors.length > 0) throw new AggregateError(storeErrors, "outbox write failed");
   }
 
@@ -154,7 +166,9 @@ export class Deliverer {
       const tried = entry.channel.value.kind === "group" ? await this.#tryGroup(entry, now) : await this.#tryOne(entry, now, false);
       if (tried === "sent") return null;
       if (tried === "nothing" || tried === "gone") {
-        return entry.channel.value.kind === "group" ? "this group has no integrations to send to" : `this integration sends nothing for a ${entry.flip.to} notification`;
+        return entry.channel.value.kind === "group"
+          ? "this group has no integrations to send to"
+          : `this integration sends nothing for a ${entry.flip.to} notification`;
       }
       return tried.error;
     } finally {
@@ -184,22 +198,24 @@ export class Deliverer {
     let delivery: Delivery | null;
     try {
       delivery = render(entry, { siteRoot: this.#settings.siteRoot, siteName: this.#settings.siteName, services: this.#settings.services });
-    } catch (error) { // a value the renderer cannot use (e.g. a malformed URL, a setting the server lacks) will not improve with retries
+    } catch (error) {
+      // a value the renderer cannot use (e.g. a malformed URL, a setting the server lacks) will not improve with retries
       return { error: `Cannot build the message: ${String(error)}`, permanent: true, retryAfterMs: null };
     }
     if (delivery === null) return "nothing";
-    const result = await this.#withSlot(() => checkGone && this.#settings.outbox.outboxHas?.(entry.id) === false
-      ? Promise.resolve(null)
-      : this.#send(entry, delivery, now));
+    const result = await this.#withSlot(() =>
+      checkGone && this.#settings.outbox.outboxHas?.(entry.id) === false ? Promise.resolve(null) : this.#send(entry, delivery, now),
+    );
     if (result === null) return "gone";
     if (result.ok) return "sent";
     const retryAfterMs = retryAfterOf(result.retryAfter ?? null, now);
     const value = entry.channel.value;
-    if ("fields" in value && result.status !== null) { // a kind of notify/kinds/: its own reading of the answer
+    if ("fields" in value && result.status !== null) {
+      // a kind of notify/kinds/: its own reading of the answer
       return { ...serviceRefusal(value.kind, value.fields, this.#settings.services, result.status, result.responseBody), retryAfterMs };
     }
-    const permanent = result.permanent ||
-      (result.status !== null && isPermanentResponse(entry.channel.kind, result.status, result.responseBody));
+    const permanent =
+      result.permanent || (result.status !== null && isPermanentResponse(entry.channel.kind, result.status, result.responseBody));
     return { error: result.error, permanent, retryAfterMs };
   }
 
@@ -216,11 +232,15 @@ export class Deliverer {
     if (members.length === 0) return "nothing";
     const done = this.#groupDone.get(entry.id) ?? new Set<string>();
     const failures: Failure[] = [];
-    await Promise.all(members.filter((member) => !done.has(member.id)).map(async (member) => {
-      const tried = await this.#tryOne(memberEntry(entry, member), now, false);
-      if (typeof tried === "string" || tried.permanent) done.add(member.id);
-      if (typeof tried !== "string") failures.push({ ...tried, error: `${member.name || member.kind}: ${tried.error}` });
-    }));
+    await Promise.all(
+      members
+        .filter((member) => !done.has(member.id))
+        .map(async (member) => {
+          const tried = await this.#tryOne(memberEntry(entry, member), now, false);
+          if (typeof tried === "string" || tried.permanent) done.add(member.id);
+          if (typeof tried !== "string") failures.push({ ...tried, error: `${member.name || member.kind}: ${tried.error}` });
+        }),
+    );
     if (failures.length === 0) {
       this.#groupDone.delete(entry.id);
       return "sent";
@@ -246,7 +266,10 @@ export class Deliverer {
     const { maxAttempts, baseBackoffMs, maxBackoffMs } = this.#settings;
     const done = failure.permanent || attempts >= maxAttempts;
     // a Retry-After longer than the backoff is honoured (up to a day): sooner would only be refused again
-    const backoff = Math.max(Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs), Math.min(failure.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
+    const backoff = Math.max(
+      Math.min(baseBackoffMs * 2 ** entry.attempts, maxBackoffMs),
+      Math.min(failure.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS),
+    );
     const nextAttemptAt = done ? GAVE_UP_AT : now + backoff;
     const updated: OutboxEntry = { ...entry, attempts, nextAttemptAt, lastError: failure.error, lastAttemptAt: now };
     await this.#settings.outbox.outboxUpdate(updated);
@@ -291,7 +314,8 @@ export class Deliverer {
     this.#restored = true;
     for (const entry of this.#settings.outbox.outboxAll?.() ?? []) {
       if (entry.attempts === 0 || hasGivenUp(entry)) continue;
-      const key = queueKey(entry), known = this.#blockers.get(key);
+      const key = queueKey(entry),
+        known = this.#blockers.get(key);
       if (known === undefined || byFlipOrder(entry, known) < 0) this.#blockers.set(key, entry);
     }
   }

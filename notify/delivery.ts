@@ -42,7 +42,11 @@ export type Delivery = HttpRequest | HttpSequence | CommandRun | JsonRpcCall | E
 export type SendResult =
   | { readonly ok: true; readonly status: number | null; readonly responseBody?: string }
   | {
-    readonly ok: false; readonly error: string; readonly permanent: boolean; readonly status: number | null; readonly responseBody: string;
-    /** The answer's Retry-After header as sent (seconds or an HTTP date: when to come back); absent = none. */
-    readonly retryAfter?: string;
-  };
+      readonly ok: false;
+      readonly error: string;
+      readonly permanent: boolean;
+      readonly status: number | null;
+      readonly responseBody: string;
+      /** The answer's Retry-After header as sent (seconds or an HTTP date: when to come back); absent = none. */
+      readonly retryAfter?: string;
+    };

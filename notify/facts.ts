@@ -65,11 +65,18 @@ export function factsOf(entry: RenderEntry, direction: Direction, opts: RenderOp
   const bytes = entry.lastPing !== null && entry.lastPingBody ? entry.lastPingBody : null;
   const downSinceAt = entry.downSinceAt ?? null;
   return {
-    check: entry.check, channel: entry.channel, direction, at: entry.flip.at, reason: reasonOf(entry) + downtimeClause(entry),
+    check: entry.check,
+    channel: entry.channel,
+    direction,
+    at: entry.flip.at,
+    reason: reasonOf(entry) + downtimeClause(entry),
     downtimeMs: direction === "up" && entry.flip.from === "down" && downSinceAt !== null ? entry.flip.at - downSinceAt : null,
-    name: entry.check.name || entry.check.uuid, ping: entry.lastPing,
+    name: entry.check.name || entry.check.uuid,
+    ping: entry.lastPing,
     body: bytes === null || bytes.length === 0 ? null : new TextDecoder("utf-8").decode(bytes),
-    bodyBytes: bytes?.length ?? 0, projectName: entry.projectName ?? "", opts,
+    bodyBytes: bytes?.length ?? 0,
+    projectName: entry.projectName ?? "",
+    opts,
     reminder: entry.reminder === undefined ? null : { n: entry.reminder, downSinceAt },
     escalation: entry.escalation === undefined ? null : { step: entry.escalation, downSinceAt },
     failedAgain: entry.failedAgain === undefined ? null : { downSinceAt },
@@ -91,10 +98,14 @@ function reasonOf(entry: RenderEntry): string {
   const run = entry.run;
   if (run === undefined) return reasonLong(entry.flip.reason);
   switch (run.rule) {
-    case "too_fast": return `the run finished too fast: finished in ${seconds(run.durationMs)}, expected at least ${seconds(run.minDurationMs)}`;
-    case "too_often": return `it ran too often: ${run.runs} successful runs in one period, at most ${run.maxRuns} expected`;
-    case "overlap": return `runs overlapped: a run started at ${isoSeconds(run.openSinceAt)} was still going`;
-    default: return assertNever(run);
+    case "too_fast":
+      return `the run finished too fast: finished in ${seconds(run.durationMs)}, expected at least ${seconds(run.minDurationMs)}`;
+    case "too_often":
+      return `it ran too often: ${run.runs} successful runs in one period, at most ${run.maxRuns} expected`;
+    case "overlap":
+      return `runs overlapped: a run started at ${isoSeconds(run.openSinceAt)} was still going`;
+    default:
+      return assertNever(run);
   }
 }
 
@@ -115,19 +126,27 @@ export function reasonLong(reason: string): string {
 /** "Success", "Failure", "Exit status N", "Start", "Log", "Ignored" (reference formatted_kind). */
 export function pingKindLabel(ping: PingRecord, started: "Start" | "Started"): string {
   switch (ping.kind) {
-    case "success": return "Success";
-    case "fail": return ping.exitStatus !== null && ping.exitStatus > 0 ? `Exit status ${ping.exitStatus}` : "Failure";
-    case "start": return started;
-    case "log": return "Log";
-    case "ign": return "Ignored";
-    default: return assertNever(ping.kind);
+    case "success":
+      return "Success";
+    case "fail":
+      return ping.exitStatus !== null && ping.exitStatus > 0 ? `Exit status ${ping.exitStatus}` : "Failure";
+    case "start":
+      return started;
+    case "log":
+      return "Log";
+    case "ign":
+      return "Ignored";
+    default:
+      return assertNever(ping.kind);
   }
 }
 
 export function statusLine(facts: Facts): string | null {
   if (facts.reminder !== null) return reminderLine(facts.reminder, facts.at);
-  if (facts.escalation !== null) return `Escalated (step ${facts.escalation.step}): ${sinceText("down", facts.escalation.downSinceAt, facts.at)}, and not acknowledged.`;
-  if (facts.failedAgain !== null) return `Failed again: ${facts.reason === "" ? "a failure" : facts.reason}; ${sinceText("still down", facts.failedAgain.downSinceAt, facts.at)}.`;
+  if (facts.escalation !== null)
+    return `Escalated (step ${facts.escalation.step}): ${sinceText("down", facts.escalation.downSinceAt, facts.at)}, and not acknowledged.`;
+  if (facts.failedAgain !== null)
+    return `Failed again: ${facts.reason === "" ? "a failure" : facts.reason}; ${sinceText("still down", facts.failedAgain.downSinceAt, facts.at)}.`;
   if (facts.reason !== "") return `Reason: ${facts.reason}.`;
   if (facts.downtimeMs !== null) return `The downtime lasted ${formatDowntime(facts.downtimeMs)}.`;
   return null;
@@ -135,7 +154,8 @@ export function statusLine(facts: Facts): string | null {
 
 /** "Still down since 2026-01-01T00:00:00+00:00 (2 hours, 0 minutes), 2 reminders so far." */
 export function reminderLine(reminder: NonNullable<Facts["reminder"]>, at: Millis): string {
-  const since = reminder.downSinceAt === null ? "" : ` since ${isoSeconds(reminder.downSinceAt)} (${formatDowntime(at - reminder.downSinceAt)})`;
+  const since =
+    reminder.downSinceAt === null ? "" : ` since ${isoSeconds(reminder.downSinceAt)} (${formatDowntime(at - reminder.downSinceAt)})`;
   return `Still down${since}, ${reminder.n} reminder${reminder.n === 1 ? "" : "s"} so far.`;
 }
 

@@ -15,7 +15,11 @@ export function sendJsonRpc(call: JsonRpcCall, timeoutMs: number): Promise<SendR
   return new Promise((resolve) => {
     const failed = (error: string): SendResult => ({ ok: false, error, permanent: false, status: null, responseBody: "" });
     const tcp = /^[^/]+:\d+$/.exec(call.socket) !== null;
-    const socket = tcp ? connect({ host: call.socket.slice(0, call.socket.lastIndexOf(":")), port: Number(call.socket.slice(call.socket.lastIndexOf(":") + 1)) })
+    const socket = tcp
+      ? connect({
+          host: call.socket.slice(0, call.socket.lastIndexOf(":")),
+          port: Number(call.socket.slice(call.socket.lastIndexOf(":") + 1)),
+        })
       : connect({ path: call.socket });
     let buffered = "";
     let done = false;
@@ -37,8 +41,13 @@ export function sendJsonRpc(call: JsonRpcCall, timeoutMs: number): Promise<SendR
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         let reply: unknown;
-        try { reply = JSON.parse(line); } catch { return finish(failed("signal-cli call failed (unexpected response)")); }
-        if (typeof reply !== "object" || reply === null || Array.isArray(reply)) return finish(failed("signal-cli call failed (unexpected response)"));
+        try {
+          reply = JSON.parse(line);
+        } catch {
+          return finish(failed("signal-cli call failed (unexpected response)"));
+        }
+        if (typeof reply !== "object" || reply === null || Array.isArray(reply))
+          return finish(failed("signal-cli call failed (unexpected response)"));
         if ((reply as { id?: unknown }).id !== call.id) continue; // a notification or another call's reply
         const error = (reply as { error?: unknown }).error;
         if (error === undefined || error === null) return finish({ ok: true, status: null });

@@ -20,22 +20,28 @@ import { cloakedUrl, cutBody, factsOf, isStillDown, isWord, pingKindLabel, statu
 export type { EntryExtras, RenderEntry, RenderOptions } from "./facts.ts";
 export { cloakedUrl } from "./facts.ts";
 
-
 /** Returns what to send for the entry, or null when its channel does nothing for this flip (a no-op). */
 export function render(entry: RenderEntry, opts: RenderOptions): Delivery | null {
   const direction = entry.flip.to;
   if (direction !== "up" && direction !== "down") return null; // fact sheet §1: only up and down notify
   // imported without its settings (a stub): refused for good, so the outbox shows what it missed
-  if (entry.channel.needsSettings === true) throw new Error(`the ${entry.channel.kind} integration "${entry.channel.name}" needs its settings: it was imported without them`);
+  if (entry.channel.needsSettings === true)
+    throw new Error(`the ${entry.channel.kind} integration "${entry.channel.name}" needs its settings: it was imported without them`);
   const facts = factsOf(entry, direction, opts);
   const value = entry.channel.value;
   switch (value.kind) {
-    case "webhook": return value.json ? renderJsonWebhook(value.spec, facts) : renderWebhook(value.spec, facts);
-    case "slack": return renderSlackalike(value.url, facts, "slack");
-    case "discord": return renderSlackalike(discordUrl(value.url), facts, "discord");
-    case "ntfy": return renderNtfy(value.spec, facts);
-    case "email": return renderEmail(value.address, facts);
-    default: return renderService(value.kind, value.fields, serviceMessageOf(facts, entry.id), opts.services ?? DEFAULT_SERVICE_SETTINGS);
+    case "webhook":
+      return value.json ? renderJsonWebhook(value.spec, facts) : renderWebhook(value.spec, facts);
+    case "slack":
+      return renderSlackalike(value.url, facts, "slack");
+    case "discord":
+      return renderSlackalike(discordUrl(value.url), facts, "discord");
+    case "ntfy":
+      return renderNtfy(value.spec, facts);
+    case "email":
+      return renderEmail(value.address, facts);
+    default:
+      return renderService(value.kind, value.fields, serviceMessageOf(facts, entry.id), opts.services ?? DEFAULT_SERVICE_SETTINGS);
   }
 }
 
@@ -69,10 +75,16 @@ type Where = "url" | "headers" | "body";
 function placeholders(facts: Facts, where: Where, templates: readonly string[]): [key: string, value: string][] {
   const { check, ping } = facts;
   const list: [string, string][] = [
-    ["$CODE", check.uuid], ["$STATUS", facts.direction], ["$NOW", isoSeconds(facts.at)],
-    ["$NAME_JSON", pyJson(check.name)], ["$NAME", check.name], ["$SLUG", check.slug], ["$TAGS", check.tags],
+    ["$CODE", check.uuid],
+    ["$STATUS", facts.direction],
+    ["$NOW", isoSeconds(facts.at)],
+    ["$NAME_JSON", pyJson(check.name)],
+    ["$NAME", check.name],
+    ["$SLUG", check.slug],
+    ["$TAGS", check.tags],
   ];
-  if (templates.some((template) => template.includes("$JSON"))) list.push(["$JSON", pyJson(checkJson(check, facts.at, facts.opts.siteRoot))]);
+  if (templates.some((template) => template.includes("$JSON")))
+    list.push(["$JSON", pyJson(checkJson(check, facts.at, facts.opts.siteRoot))]);
   if (where === "body") list.push(["$BODY_JSON", pyJson(facts.body ?? "")], ["$BODY", facts.body ?? ""]);
   list.push(["$EXITSTATUS", String(ping?.exitStatus ?? -1)]);
   list.push(["$REMINDER", facts.reminder === null ? "0" : "1"]); // hcd's own: 1 for a "still down" reminder
@@ -84,11 +96,16 @@ function placeholders(facts: Facts, where: Where, templates: readonly string[]):
 /** Replaces placeholders in one pass: text produced by a substitution is never scanned again. */
 export function substitute(template: string, values: readonly [key: string, value: string][]): string {
   const [head, ...pieces] = template.split("$");
-  return head + pieces.map((rest) => {
-    const piece = `$${rest}`;
-    const hit = values.find(([key]) => piece.startsWith(key));
-    return hit === undefined ? piece : hit[1] + piece.slice(hit[0].length);
-  }).join("");
+  return (
+    head +
+    pieces
+      .map((rest) => {
+        const piece = `$${rest}`;
+        const hit = values.find(([key]) => piece.startsWith(key));
+        return hit === undefined ? piece : hit[1] + piece.slice(hit[0].length);
+      })
+      .join("")
+  );
 }
 
 /** Percent-encodes like Python's quote(): UTF-8, keeps A–Z a–z 0–9 _ . - ~ and /. */
@@ -123,19 +140,33 @@ function renderWebhook(spec: WebhookSpec, facts: Facts): HttpRequest | null {
   const method = methodOf(up ? spec.method_up : spec.method_down);
   const bodyTemplate = up ? spec.body_up : spec.body_down;
   const headerTemplates = Object.entries(up ? spec.headers_up : spec.headers_down);
-  const headerValues = placeholders(facts, "headers", headerTemplates.map(([, value]) => value));
+  const headerValues = placeholders(
+    facts,
+    "headers",
+    headerTemplates.map(([, value]) => value),
+  );
   const headers = Object.fromEntries(headerTemplates.map(([name, value]) => [name, latin1Header(substitute(value, headerValues))]));
   const withBody = method !== "GET" && bodyTemplate !== "";
-  return { kind: "http", method, url: substitute(urlTemplate, placeholders(facts, "url", [urlTemplate])), headers,
-    body: withBody ? substitute(bodyTemplate, placeholders(facts, "body", [bodyTemplate])) : null };
+  return {
+    kind: "http",
+    method,
+    url: substitute(urlTemplate, placeholders(facts, "url", [urlTemplate])),
+    headers,
+    body: withBody ? substitute(bodyTemplate, placeholders(facts, "body", [bodyTemplate])) : null,
+  };
 }
 
 // Project (CONTRACT channel values): a plain URL = POST the check's JSON on every up and down change
 function renderJsonWebhook(spec: WebhookSpec, facts: Facts): HttpRequest | null {
   const url = (facts.direction === "up" ? spec.url_up : spec.url_down) || spec.url_down || spec.url_up;
   if (url === "") return null;
-  return { kind: "http", method: "POST", url, headers: { "Content-Type": "application/json" },
-    body: pyJson(checkJson(facts.check, facts.at, facts.opts.siteRoot)) };
+  return {
+    kind: "http",
+    method: "POST",
+    url,
+    headers: { "Content-Type": "application/json" },
+    body: pyJson(checkJson(facts.check, facts.at, facts.opts.siteRoot)),
+  };
 }
 
 // ---- Slack and Discord (fact sheet §5) -----------------------------------------------------------
@@ -150,13 +181,16 @@ function renderSlackalike(url: string, facts: Facts, flavour: "slack" | "discord
   const { check, ping, name, direction } = facts;
   const fields: JsonValue[] = [];
   const add = (title: string, value: string, short = true) => fields.push(short ? { title, value, short } : { title, value });
-  const fixAsterisks = (s: string) => flavour === "slack" ? s.replaceAll("*", "\u034f*") : s.replaceAll("*", "\\*");
+  const fixAsterisks = (s: string) => (flavour === "slack" ? s.replaceAll("*", "\u034f*") : s.replaceAll("*", "\\*"));
   if (check.desc) add("Description", check.desc, false);
   if (facts.projectName) add("Project", facts.projectName);
   const tags = tagsOf(check.tags);
   if (tags.length > 0) add("Tags", tags.map((t) => `\`${t}\``).join(" "));
   if (check.kind === "simple") add("Period", formatPeriod(check.timeoutMs));
-  else { add("Schedule", fixAsterisks(check.schedule)); add("Time Zone", check.tz); }
+  else {
+    add("Schedule", fixAsterisks(check.schedule));
+    add("Time Zone", check.tz);
+  }
   add("Total Pings", String(ping?.n ?? 0));
   add("Last Ping", ping === null ? "Never" : `${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`);
   const body = cutBody(facts.body, 1000);
@@ -164,15 +198,17 @@ function renderSlackalike(url: string, facts: Facts, flavour: "slack" | "discord
   const payload: JsonValue = {
     username: facts.opts.siteName,
     icon_url: `${facts.opts.siteRoot}/static/img/logo.png`,
-    attachments: [{
-      color: direction === "up" ? "good" : "danger",
-      fallback: `The check "${name}" ${isWord(facts)}.`,
-      mrkdwn_in: ["fields"],
-      title: `\u201c${name}\u201d ${isWord(facts)}.`,
-      title_link: cloakedUrl(check, facts.opts.siteRoot),
-      text: statusLine(facts),
-      fields,
-    }],
+    attachments: [
+      {
+        color: direction === "up" ? "good" : "danger",
+        fallback: `The check "${name}" ${isWord(facts)}.`,
+        mrkdwn_in: ["fields"],
+        title: `\u201c${name}\u201d ${isWord(facts)}.`,
+        title_link: cloakedUrl(check, facts.opts.siteRoot),
+        text: statusLine(facts),
+        fields,
+      },
+    ],
   };
   return { kind: "http", method: "POST", url, headers: { "Content-Type": "application/json" }, body: pyJson(payload) };
 }
@@ -204,8 +240,11 @@ function renderNtfy(spec: NtfySpec, facts: Facts): HttpRequest | null {
   lines.push(ping === null ? "**Last Ping:** Never" : `**Last Ping:** ${pingKindLabel(ping, "Start")}, ${formatAgo(ping.at, facts.at)}`);
   const { server, topic } = ntfyTarget(spec);
   const payload: JsonValue = {
-    topic, priority, title: `${facts.name} ${isWord(facts)}`,
-    message: lines.map(escapeHtml).join("\n"), markdown: true,
+    topic,
+    priority,
+    title: `${facts.name} ${isWord(facts)}`,
+    message: lines.map(escapeHtml).join("\n"),
+    markdown: true,
     tags: [facts.direction === "up" ? "green_circle" : "red_circle"],
     actions: [{ action: "view", label: `View on ${facts.opts.siteName}`, url: cloakedUrl(check, facts.opts.siteRoot) }],
   };
@@ -219,18 +258,21 @@ const EMAIL_BODY_MAX = 10_000;
 
 /** Wraps each line at `width` columns on spaces (Django's wordwrap: long words are not broken). */
 function wordWrap(text: string, width: number): string {
-  return text.split("\n").map((line) => {
-    const out: string[] = [];
-    let rest = line;
-    while (rest.length > width) {
-      const cut = rest.lastIndexOf(" ", width);
-      if (cut <= 0) break;
-      out.push(rest.slice(0, cut));
-      rest = rest.slice(cut + 1);
-    }
-    out.push(rest);
-    return out.join("\n");
-  }).join("\n");
+  return text
+    .split("\n")
+    .map((line) => {
+      const out: string[] = [];
+      let rest = line;
+      while (rest.length > width) {
+        const cut = rest.lastIndexOf(" ", width);
+        if (cut <= 0) break;
+        out.push(rest.slice(0, cut));
+        rest = rest.slice(cut + 1);
+      }
+      out.push(rest);
+      return out.join("\n");
+    })
+    .join("\n");
 }
 
 function renderEmail(address: string, facts: Facts): EmailMessage {
@@ -266,22 +308,36 @@ function renderEmail(address: string, facts: Facts): EmailMessage {
   text.push("", "--", `Regards, ${opts.siteName}`);
 
   const e = escapeHtml;
-  const headline = still ? `"${e(name)}" is still DOWN. ${e(status ?? "")}`
+  const headline = still
+    ? `"${e(name)}" is still DOWN. ${e(status ?? "")}`
     : direction === "down"
-    ? `"${e(name)}" is DOWN${facts.reason ? ` (${e(facts.reason)})` : ""}.`
-    : `"${e(name)}" is UP.${facts.downtimeMs !== null ? ` The downtime lasted ${formatDowntime(facts.downtimeMs)}.` : ""}`;
+      ? `"${e(name)}" is DOWN${facts.reason ? ` (${e(facts.reason)})` : ""}.`
+      : `"${e(name)}" is UP.${facts.downtimeMs !== null ? ` The downtime lasted ${formatDowntime(facts.downtimeMs)}.` : ""}`;
   const html: string[] = [`<!DOCTYPE html>`, `<p>${headline} <a href="${e(link)}">View on ${e(opts.siteName)}&hellip;</a></p>`];
   if (check.desc) html.push(`<p><b>Description</b><br>${e(check.desc).replaceAll("\n", "<br>")}</p>`);
-  html.push("<table>", ...details.map(([label, value]) =>
-    `<tr><td style="padding-right: 32px; vertical-align: top;"><b>${e(label)}</b></td><td>${e(value)}</td></tr>`), "</table>");
+  html.push(
+    "<table>",
+    ...details.map(
+      ([label, value]) => `<tr><td style="padding-right: 32px; vertical-align: top;"><b>${e(label)}</b></td><td>${e(value)}</td></tr>`,
+    ),
+    "</table>",
+  );
   if (body !== null) {
-    html.push("<p><b>Last Ping Body</b></p>",
-      `<pre style="font-family: monospace; line-height: 1em;">${e(body).replaceAll("\n", "<br>")}</pre>`);
+    html.push(
+      "<p><b>Last Ping Body</b></p>",
+      `<pre style="font-family: monospace; line-height: 1em;">${e(body).replaceAll("\n", "<br>")}</pre>`,
+    );
     if (bodyTooLong) html.push(`<p>${e(bodyNote)}</p>`);
   }
   html.push(`<p style="color: #666666">&mdash;<br>${e(opts.siteName)}</p>`);
 
-  const prefix = facts.reminder !== null ? "Reminder: " : facts.escalation !== null ? "Escalated: " : facts.failedAgain !== null ? "Failed again: " : "";
-  return { kind: "email", to: address, subject: `${prefix}${direction.toUpperCase()} | ${name}`,
-    text: text.join("\n") + "\n", html: html.join("\n") + "\n" };
+  const prefix =
+    facts.reminder !== null ? "Reminder: " : facts.escalation !== null ? "Escalated: " : facts.failedAgain !== null ? "Failed again: " : "";
+  return {
+    kind: "email",
+    to: address,
+    subject: `${prefix}${direction.toUpperCase()} | ${name}`,
+    text: text.join("\n") + "\n",
+    html: html.join("\n") + "\n",
+  };
 }

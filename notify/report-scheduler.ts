@@ -42,7 +42,9 @@ export class ReportScheduler {
 
   /** Looks for due reports now and then every `everyMs`. */
   start(): void {
-    const run = () => { if (this.#running === null) void this.tick().catch((error: unknown) => log.error({ err: error }, "email reports: a round failed")); };
+    const run = () => {
+      if (this.#running === null) void this.tick().catch((error: unknown) => log.error({ err: error }, "email reports: a round failed"));
+    };
     this.#timer = setInterval(run, this.#options.everyMs ?? 60_000);
     this.#timer.unref();
     run();
@@ -58,7 +60,9 @@ export class ReportScheduler {
   /** Sends every report due now; resolves with how many were sent. One round at a time. */
   tick(): Promise<number> {
     if (this.#running !== null) return this.#running;
-    const round = this.#round().finally(() => { this.#running = null; });
+    const round = this.#round().finally(() => {
+      this.#running = null;
+    });
     this.#running = round;
     return round;
   }
@@ -72,17 +76,25 @@ export class ReportScheduler {
       const period = stored === null ? null : dueReport(stored, now);
       if (stored === null || period === null || stored.reports === undefined) continue;
       // claimed on the newest record: another node's fresh claim, or a report done meanwhile, leaves it
-      const mine = await accounts.updateUser(user.id, (u) => (dueReport(u, now)?.label === period.label ? claimed(u, period, node, now) : null));
+      const mine = await accounts.updateUser(user.id, (u) =>
+        dueReport(u, now)?.label === period.label ? claimed(u, period, node, now) : null,
+      );
       if (mine === null || mine.reports === undefined) continue;
       const every = mine.reports.every;
       const periods = [lastEndedPeriod(every === "weekly" ? "week" : "month", period.startAt), period];
       const projects = await this.#projectsOf(user.id, periods, now);
-      if (projects.every((project) => project.checks.length === 0)) { // nothing to report: done without a message
+      if (projects.every((project) => project.checks.length === 0)) {
+        // nothing to report: done without a message
         await accounts.updateUser(user.id, (u) => completed(u, period));
         continue;
       }
       const message = renderReport({
-        to: user.email, every, periods, projects, siteRoot: this.#options.siteRoot, siteName: this.#options.siteName ?? "hcd",
+        to: user.email,
+        every,
+        periods,
+        projects,
+        siteRoot: this.#options.siteRoot,
+        siteName: this.#options.siteName ?? "hcd",
         messageId: `<report-${user.id}-${period.label}@${hostOf(this.#options.siteRoot)}>`,
       });
       const result = await this.#options.send(message);
@@ -109,7 +121,11 @@ export class ReportScheduler {
         const flips = await pool.listFlips(project.id, { uuid: check.uuid }, { fromAt: periods[0].startAt });
         if (!flips.ok) continue;
         const figures = downtimeByPeriod({ flips: flips.value, status: check.status, createdAt: check.createdAt, now, periods, unknown });
-        checks.push({ name: check.name, status: statusAt(check, now), periods: figures.map((f, i) => (check.createdAt >= periods[i].endAt ? null : f)) });
+        checks.push({
+          name: check.name,
+          status: statusAt(check, now),
+          periods: figures.map((f, i) => (check.createdAt >= periods[i].endAt ? null : f)),
+        });
       }
       projects.push({ name: project.name, checks });
     }

@@ -30,42 +30,60 @@ const MONTHS = ["January", "February", "March", "April", "May", "June", "July", 
 /** "In January" / "Last week (March 2 to March 8)". */
 function whenText(report: Report): string {
   const last = report.periods[report.periods.length - 1];
-  const start = new Date(last.startAt), end = new Date(last.endAt - 1);
+  const start = new Date(last.startAt),
+    end = new Date(last.endAt - 1);
   if (report.every === "monthly") return `In ${MONTHS[start.getUTCMonth()]}`;
   return `Last week (${MONTHS[start.getUTCMonth()]} ${start.getUTCDate()} to ${MONTHS[end.getUTCMonth()]} ${end.getUTCDate()})`;
 }
 
 /** A period's column heading: "Jan 2026" / "Mar 2 - Mar 8". */
 function headingOf(report: Report, period: Period): string {
-  const start = new Date(period.startAt), end = new Date(period.endAt - 1);
+  const start = new Date(period.startAt),
+    end = new Date(period.endAt - 1);
   const short = (d: Date) => `${MONTHS[d.getUTCMonth()].slice(0, 3)} ${d.getUTCDate()}`;
-  return report.every === "monthly" ? `${MONTHS[start.getUTCMonth()].slice(0, 3)} ${start.getUTCFullYear()}` : `${short(start)} - ${short(end)}`;
+  return report.every === "monthly"
+    ? `${MONTHS[start.getUTCMonth()].slice(0, 3)} ${start.getUTCFullYear()}`
+    : `${short(start)} - ${short(end)}`;
 }
 
 /** A check's cell for one period: its downtimes and their total, "All good!", or nothing before it existed; unknown time after. */
 function cellText(figures: PeriodDowntime | null): string {
   if (figures === null) return "";
-  const down = figures.incidents === 0 ? "All good!"
-    : `${figures.incidents} downtime${figures.incidents === 1 ? "" : "s"}, ${formatDowntime(figures.downMs)} total`;
+  const down =
+    figures.incidents === 0
+      ? "All good!"
+      : `${figures.incidents} downtime${figures.incidents === 1 ? "" : "s"}, ${formatDowntime(figures.downMs)} total`;
   return figures.unknownMs === 0 ? down : `${down} (unknown for ${formatDowntime(figures.unknownMs)}: hcd was not watching)`;
 }
 
 /** Returns the report as an email (the caller sends it with its Message-ID and List-Unsubscribe headers). */
-export function renderReport(report: Report): EmailMessage & { readonly headers: Readonly<Record<string, string>>; readonly messageId: string } {
+export function renderReport(
+  report: Report,
+): EmailMessage & { readonly headers: Readonly<Record<string, string>>; readonly messageId: string } {
   const last = report.periods.length - 1;
-  let nChecks = 0, nTimes = 0;
+  let nChecks = 0,
+    nTimes = 0;
   for (const project of report.projects) {
     for (const check of project.checks) {
       const incidents = check.periods[last]?.incidents ?? 0;
-      if (incidents > 0) { nChecks++; nTimes += incidents; }
+      if (incidents > 0) {
+        nChecks++;
+        nTimes += incidents;
+      }
     }
   }
   const when = whenText(report);
-  const summary = nChecks === 0 ? `${when}, no checks had downtimes. Nice!`
-    : `${when}, ${nChecks} check${nChecks === 1 ? "" : "s"} had ${nTimes} downtime event${nTimes === 1 ? "" : "s"}.`;
+  const summary =
+    nChecks === 0
+      ? `${when}, no checks had downtimes. Nice!`
+      : `${when}, ${nChecks} check${nChecks === 1 ? "" : "s"} had ${nTimes} downtime event${nTimes === 1 ? "" : "s"}.`;
   const accountUrl = `${report.siteRoot}/account`;
-  const sorted = report.projects.map((project) => ({ ...project, checks: [...project.checks].sort((a, b) =>
-    (b.periods[last]?.downMs ?? 0) - (a.periods[last]?.downMs ?? 0) || a.name.localeCompare(b.name)) }));
+  const sorted = report.projects.map((project) => ({
+    ...project,
+    checks: [...project.checks].sort(
+      (a, b) => (b.periods[last]?.downMs ?? 0) - (a.periods[last]?.downMs ?? 0) || a.name.localeCompare(b.name),
+    ),
+  }));
   const headings = report.periods.map((period) => headingOf(report, period));
   const status = (word: string) => (word === "down" ? "DOWN" : word);
 
@@ -74,25 +92,44 @@ export function renderReport(report: Report): EmailMessage & { readonly headers:
     text.push(`Project "${project.name}"`, "");
     for (const check of project.checks) {
       text.push(`${status(check.status)}  ${check.name === "" ? "(unnamed)" : check.name}`);
-      check.periods.forEach((figures, i) => { if (figures !== null) text.push(`    ${headings[i]}: ${cellText(figures)}`); });
+      check.periods.forEach((figures, i) => {
+        if (figures !== null) text.push(`    ${headings[i]}: ${cellText(figures)}`);
+      });
     }
     text.push("");
   }
-  text.push(`You get this report ${report.every === "weekly" ? "every week" : "every month"}; change that on your account page: ${accountUrl}`, "", "--", `Cheers,`, report.siteName);
+  text.push(
+    `You get this report ${report.every === "weekly" ? "every week" : "every month"}; change that on your account page: ${accountUrl}`,
+    "",
+    "--",
+    `Cheers,`,
+    report.siteName,
+  );
 
   const e = escapeHtml;
   const html = [`<!DOCTYPE html>`, `<p>Hello,</p>`, `<p>${e(summary)}</p>`];
   for (const project of sorted) {
-    html.push(`<h3>${e(project.name)}</h3>`, `<table cellpadding="6" cellspacing="0"><tr><th>Status</th><th>Check</th>${headings.map((h) => `<th>${e(h)}</th>`).join("")}</tr>`);
+    html.push(
+      `<h3>${e(project.name)}</h3>`,
+      `<table cellpadding="6" cellspacing="0"><tr><th>Status</th><th>Check</th>${headings.map((h) => `<th>${e(h)}</th>`).join("")}</tr>`,
+    );
     for (const check of project.checks) {
-      html.push(`<tr><td>${e(status(check.status))}</td><td>${check.name === "" ? "<i>unnamed</i>" : e(check.name)}</td>${check.periods.map((figures) => `<td>${e(cellText(figures))}</td>`).join("")}</tr>`);
+      html.push(
+        `<tr><td>${e(status(check.status))}</td><td>${check.name === "" ? "<i>unnamed</i>" : e(check.name)}</td>${check.periods.map((figures) => `<td>${e(cellText(figures))}</td>`).join("")}</tr>`,
+      );
     }
     html.push("</table>");
   }
-  html.push(`<p style="color: #666666">You get this report ${report.every === "weekly" ? "every week" : "every month"}; <a href="${e(accountUrl)}">change that on your account page</a>.<br>&mdash;<br>${e(report.siteName)}</p>`);
+  html.push(
+    `<p style="color: #666666">You get this report ${report.every === "weekly" ? "every week" : "every month"}; <a href="${e(accountUrl)}">change that on your account page</a>.<br>&mdash;<br>${e(report.siteName)}</p>`,
+  );
   return {
-    kind: "email", to: report.to, subject: report.every === "weekly" ? "Weekly Report" : "Monthly Report",
-    text: text.join("\n") + "\n", html: html.join("\n") + "\n",
-    messageId: report.messageId, headers: { "List-Unsubscribe": `<${accountUrl}>` },
+    kind: "email",
+    to: report.to,
+    subject: report.every === "weekly" ? "Weekly Report" : "Monthly Report",
+    text: text.join("\n") + "\n",
+    html: html.join("\n") + "\n",
+    messageId: report.messageId,
+    headers: { "List-Unsubscribe": `<${accountUrl}>` },
   };
 }

@@ -11,7 +11,6 @@ import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence, J
 import { runCommand } from "./command.ts";
 import { sendJsonRpc } from "./json-rpc.ts";
 
-
 export type HttpOptions = {
   readonly timeoutMs: number; // the whole exchange, redirects included
   readonly maxResponseBytes: number;
@@ -76,8 +75,14 @@ export async function sendHttp(request: HttpRequest, given: HttpOptions): Promis
       }
       const text = answer.body.toString("utf8");
       if (SUCCESS.has(answer.status)) return { ok: true, status: answer.status, responseBody: answer.body.toString("utf8") };
-      return { ok: false, error: `Received status code ${answer.status}`, permanent: false, status: answer.status, responseBody: text,
-        ...(answer.retryAfter === null ? {} : { retryAfter: answer.retryAfter }) };
+      return {
+        ok: false,
+        error: `Received status code ${answer.status}`,
+        permanent: false,
+        status: answer.status,
+        responseBody: text,
+        ...(answer.retryAfter === null ? {} : { retryAfter: answer.retryAfter }),
+      };
     }
   } catch (error) {
     return failed(abort.signal.aborted ? new SendFailure("Connection timed out") : error, null, "");
@@ -126,8 +131,20 @@ function describeSocketError(error: unknown): string {
   if (code === PRIVATE_CODE) return PRIVATE_REFUSED;
   if (["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "EAI_NONAME"].includes(code)) return "Could not resolve host";
   if (code === "ETIMEDOUT" || code === "ABORT_ERR") return "Connection timed out";
-  if (["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "ECONNABORTED", "EADDRNOTAVAIL",
-    "ERR_SOCKET_CLOSED", "UND_ERR_SOCKET"].includes(code)) return "Connection failed";
+  if (
+    [
+      "ECONNREFUSED",
+      "ECONNRESET",
+      "EHOSTUNREACH",
+      "ENETUNREACH",
+      "EPIPE",
+      "ECONNABORTED",
+      "EADDRNOTAVAIL",
+      "ERR_SOCKET_CLOSED",
+      "UND_ERR_SOCKET",
+    ].includes(code)
+  )
+    return "Connection failed";
   if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|EPROTO|ERR_OSSL)/.test(code)) return "TLS handshake failed";
   return `HTTP request failed, code: ${code || "unknown"}`;
 }
@@ -154,8 +171,12 @@ function guardedLookup(refused: (address: string) => boolean) {
 }
 
 type Exchange = {
-  url: URL; method: HttpMethod; headers: Record<string, string>; body: Buffer | null;
-  opts: HttpOptions; signal: AbortSignal;
+  url: URL;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  opts: HttpOptions;
+  signal: AbortSignal;
 };
 
 /** One request/response on a fresh connection; rejects with the socket error or SendFailure. */
@@ -173,29 +194,46 @@ function exchange({ url, method, headers, body, opts, signal }: Exchange): Promi
     const transport = url.protocol === "https:" ? https : http;
     const requestHeaders: Record<string, string> = { ...headers };
     if (body !== null) requestHeaders["Content-Length"] = String(body.length);
-    const req = transport.request({
-      protocol: url.protocol, hostname: host, port: url.port || undefined, path: `${url.pathname}${url.search}`,
-      method, headers: requestHeaders, lookup: guardedLookup(refusal(opts)), agent: false, signal,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const retryAfter = res.headers["retry-after"];
-      const finish = () => resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null,
-        retryAfter: typeof retryAfter === "string" ? retryAfter : null,
-        body: Buffer.concat(chunks).subarray(0, opts.maxResponseBytes) });
-      res.on("data", (chunk: Buffer) => {
-        if (size >= opts.maxResponseBytes) return;
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= opts.maxResponseBytes) { // enough to judge the answer: stop reading
-          finish();
-          res.destroy();
-        }
-      });
-      res.on("end", finish);
-      res.on("error", reject);
-      res.on("close", () => { if (!res.complete && size < opts.maxResponseBytes) reject(new SendFailure("Connection failed")); });
-    });
+    const req = transport.request(
+      {
+        protocol: url.protocol,
+        hostname: host,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers: requestHeaders,
+        lookup: guardedLookup(refusal(opts)),
+        agent: false,
+        signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const retryAfter = res.headers["retry-after"];
+        const finish = () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            location: res.headers.location ?? null,
+            retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+            body: Buffer.concat(chunks).subarray(0, opts.maxResponseBytes),
+          });
+        res.on("data", (chunk: Buffer) => {
+          if (size >= opts.maxResponseBytes) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= opts.maxResponseBytes) {
+            // enough to judge the answer: stop reading
+            finish();
+            res.destroy();
+          }
+        });
+        res.on("end", finish);
+        res.on("error", reject);
+        res.on("close", () => {
+          if (!res.complete && size < opts.maxResponseBytes) reject(new SendFailure("Connection failed"));
+        });
+      },
+    );
     req.on("error", reject);
     req.end(body ?? undefined);
   });
@@ -213,11 +251,21 @@ export async function sendEmail(message: EmailMessage, opts: EmailOptions): Prom
     return { ok: false, error: "Email is not configured: SMTP_URL is not set", permanent: false, status: null, responseBody: "" };
   }
   const transporter = nodemailer.createTransport({
-    url: opts.smtpUrl, connectionTimeout: opts.timeoutMs, greetingTimeout: opts.timeoutMs, socketTimeout: opts.timeoutMs,
+    url: opts.smtpUrl,
+    connectionTimeout: opts.timeoutMs,
+    greetingTimeout: opts.timeoutMs,
+    socketTimeout: opts.timeoutMs,
   });
   try {
-    await transporter.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text, html: message.html,
-      ...(message.messageId === undefined ? {} : { messageId: message.messageId }), ...(message.headers === undefined ? {} : { headers: { ...message.headers } }) });
+    await transporter.sendMail({
+      from: opts.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
+      ...(message.headers === undefined ? {} : { headers: { ...message.headers } }),
+    });
     return { ok: true, status: null };
   } catch (error) {
     return { ok: false, error: describeSmtpError(error), permanent: false, status: null, responseBody: "" };

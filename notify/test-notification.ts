@@ -34,22 +34,64 @@ const NO_OUTBOX: Outbox = { outboxDue: () => [], outboxUpdate: async () => {}, o
 export async function sendTestNotification(project: Project, channel: Channel, at: Millis, opts: TestOptions): Promise<string | null> {
   const sample = sampleCheck(project, at);
   const entry: OutboxEntry = {
-    id: `test-${randomUUID()}`, projectId: project.id, check: entryCheckOf(channel, sample), channel: noticeChannelOf(channel), projectName: project.name,
+    id: `test-${randomUUID()}`,
+    projectId: project.id,
+    check: entryCheckOf(channel, sample),
+    channel: noticeChannelOf(channel),
+    projectName: project.name,
     flip: { checkUuid: sample.uuid, n: 1, at, from: "up", to: "down", reason: "timeout", notify: true },
-    lastPing: null, lastPingBody: null, downSinceAt: null, attempts: 0, nextAttemptAt: at, lastError: null,
+    lastPing: null,
+    lastPingBody: null,
+    downSinceAt: null,
+    attempts: 0,
+    nextAttemptAt: at,
+    lastError: null,
   };
-  const deliverer = new Deliverer({ outbox: NO_OUTBOX, siteRoot: opts.siteRoot, siteName: "hcd", allowPrivateIps: opts.allowPrivateIps,
-    smtpUrl: opts.smtpUrl ?? undefined, fromAddress: opts.fromAddress ?? "hcd@localhost", timeoutMs: TIMEOUT_MS, services: opts.services ?? DEFAULT_SERVICE_SETTINGS,
-    channels: opts.channels });
+  const deliverer = new Deliverer({
+    outbox: NO_OUTBOX,
+    siteRoot: opts.siteRoot,
+    siteName: "hcd",
+    allowPrivateIps: opts.allowPrivateIps,
+    smtpUrl: opts.smtpUrl ?? undefined,
+    fromAddress: opts.fromAddress ?? "hcd@localhost",
+    timeoutMs: TIMEOUT_MS,
+    services: opts.services ?? DEFAULT_SERVICE_SETTINGS,
+    channels: opts.channels,
+  });
   return deliverer.sendOnce(entry, at);
 }
 
 function sampleCheck(project: Project, at: Millis): Check {
   return {
-    uuid: SAMPLE_UUID, projectId: project.id, badgeKey: SAMPLE_UUID, name: "TEST", slug: "test", tags: "", desc: "",
-    kind: "simple", timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
-    manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
-    filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: at,
-    status: "down", nPings: 0, nFlips: 1, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
+    uuid: SAMPLE_UUID,
+    projectId: project.id,
+    badgeKey: SAMPLE_UUID,
+    name: "TEST",
+    slug: "test",
+    tags: "",
+    desc: "",
+    kind: "simple",
+    timeoutMs: LIMITS.defaultTimeoutMs,
+    graceMs: LIMITS.defaultGraceMs,
+    schedule: "* * * * *",
+    tz: "UTC",
+    manualResume: false,
+    methods: "",
+    startKw: "",
+    successKw: "",
+    failureKw: "",
+    filterSubject: false,
+    filterBody: false,
+    filterHttpBody: false,
+    filterDefaultFail: false,
+    channels: [],
+    createdAt: at,
+    status: "down",
+    nPings: 0,
+    nFlips: 1,
+    lastPingAt: null,
+    lastStartAt: null,
+    lastStartRid: null,
+    lastDurationMs: null,
   };
 }

@@ -2,7 +2,11 @@
 // Django's naturaltime and date filters). Pure: every "now" is passed in.
 import type { Millis } from "../engine/model.ts";
 
-const SECOND_S = 1, MINUTE_S = 60, HOUR_S = 3600, DAY_S = 86_400, WEEK_S = 7 * DAY_S;
+const SECOND_S = 1,
+  MINUTE_S = 60,
+  HOUR_S = 3600,
+  DAY_S = 86_400,
+  WEEK_S = 7 * DAY_S;
 
 function plural(n: number, unit: string): string {
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
@@ -12,7 +16,12 @@ function plural(n: number, unit: string): string {
 export function formatPeriod(durationMs: Millis): string {
   let remaining = Math.floor(durationMs / 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [["week", WEEK_S], ["day", DAY_S], ["hour", HOUR_S], ["minute", MINUTE_S]] as const) {
+  for (const [unit, size] of [
+    ["week", WEEK_S],
+    ["day", DAY_S],
+    ["hour", HOUR_S],
+    ["minute", MINUTE_S],
+  ] as const) {
     if (unit === "week" && remaining % size !== 0) continue; // "8 days", not "1 week 1 day"
     const n = Math.floor(remaining / size);
     remaining -= n * size;
@@ -24,8 +33,10 @@ export function formatPeriod(durationMs: Millis): string {
 /** Returns a downtime like "2 days, 3 hours" or "45 seconds" (fact sheet §1, format_duration_for_sentence). */
 export function formatDowntime(durationMs: Millis): string {
   const total = Math.max(0, Math.floor(durationMs / 1000));
-  const days = Math.floor(total / DAY_S), hours = Math.floor((total % DAY_S) / HOUR_S);
-  const minutes = Math.floor((total % HOUR_S) / MINUTE_S), seconds = total % MINUTE_S;
+  const days = Math.floor(total / DAY_S),
+    hours = Math.floor((total % DAY_S) / HOUR_S);
+  const minutes = Math.floor((total % HOUR_S) / MINUTE_S),
+    seconds = total % MINUTE_S;
   if (days > 0) return `${plural(days, "day")}, ${plural(hours, "hour")}`;
   if (hours > 0) return `${plural(hours, "hour")}, ${plural(minutes, "minute")}`;
   if (minutes > 0) return `${plural(minutes, "minute")}, ${plural(seconds, "second")}`;
@@ -48,8 +59,14 @@ export function formatAgo(at: Millis, nowAt: Millis): string {
 
 // Django timesince: the largest non-zero unit and, if non-zero, the unit right below it
 function timeSince(seconds: number): string {
-  const units = [["year", 365 * DAY_S], ["month", 30 * DAY_S], ["week", WEEK_S], ["day", DAY_S],
-    ["hour", HOUR_S], ["minute", MINUTE_S]] as const;
+  const units = [
+    ["year", 365 * DAY_S],
+    ["month", 30 * DAY_S],
+    ["week", WEEK_S],
+    ["day", DAY_S],
+    ["hour", HOUR_S],
+    ["minute", MINUTE_S],
+  ] as const;
   const first = units.findIndex(([, size]) => seconds >= size);
   const [unit, size] = units[first];
   const n = Math.floor(seconds / size);
@@ -75,6 +92,8 @@ export function shortDate(at: Millis): string {
 export function rfc2822(at: Millis): string {
   const d = new Date(at);
   const pad = (n: number) => String(n).padStart(2, "0");
-  return `${WEEKDAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+  return (
+    `${WEEKDAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`
+  );
 }

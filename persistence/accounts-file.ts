@@ -48,7 +48,11 @@ export type StoredSecondFactor = { readonly secret: string; readonly lastStep: n
  * the user signed in (host/invitations.ts; absent in older records: true).
  */
 export type StoredInvite = {
-  readonly tokenHash: string; readonly userId: string; readonly expiresAt: Millis; readonly grant?: StoredGrant; readonly setsPassword?: boolean;
+  readonly tokenHash: string;
+  readonly userId: string;
+  readonly expiresAt: Millis;
+  readonly grant?: StoredGrant;
+  readonly setsPassword?: boolean;
   /** Who made it ("admin", or "<project id> <user id>"): their new invitation of the same user to the same project replaces it. */
   readonly invitedBy?: string;
 };

@@ -87,14 +87,22 @@ export class AuditLog {
     const counts = new Map<string, number>([[counted, (this.#counts.get(counted) ?? this.#groups.getKeysCount(groupRange())) + 1]]);
     const pruned: [string, string, number][] = []; // [projectId, group, seq]
     const oldestKeptAt = event.at - this.#limits.maxAgeMs;
-    for (const { key, value } of this.#events.getRange(under(projectId))) { // by age: the project's oldest first
+    for (const { key, value } of this.#events.getRange(under(projectId))) {
+      // by age: the project's oldest first
       if ((value as StoredAuditEvent).at >= oldestKeptAt) break;
-      const old = auditGroupOf(value as StoredAuditEvent), oldKey = `${projectId} ${old}`;
+      const old = auditGroupOf(value as StoredAuditEvent),
+        oldKey = `${projectId} ${old}`;
       pruned.push([projectId, old, (key as [string, number])[1]]);
-      counts.set(oldKey, (counts.get(oldKey) ?? this.#counts.get(oldKey) ?? this.#groups.getKeysCount({ start: [projectId, old], end: [projectId, old + "\u0001"] })) - 1);
+      counts.set(
+        oldKey,
+        (counts.get(oldKey) ??
+          this.#counts.get(oldKey) ??
+          this.#groups.getKeysCount({ start: [projectId, old], end: [projectId, old + "\u0001"] })) - 1,
+      );
     }
     const gone = new Set(pruned.map(([, , n]) => n));
-    for (const { key } of this.#groups.getRange(groupRange())) { // by count: this group's oldest first
+    for (const { key } of this.#groups.getRange(groupRange())) {
+      // by count: this group's oldest first
       if ((counts.get(counted) ?? 0) <= this.#limits.maxEvents) break;
       const n = (key as [string, string, number])[2];
       if (gone.has(n)) continue;

@@ -18,7 +18,8 @@ export function ownerOnlyDataDir(dataDir: string): number {
   const visit = (path: string): void => {
     const stat = lstatSync(path);
     if (stat.isSymbolicLink()) return;
-    if ((stat.mode & 0o077) !== 0) { // the group's or others' bits: the owner's stay (a file 0644 becomes 0600)
+    if ((stat.mode & 0o077) !== 0) {
+      // the group's or others' bits: the owner's stay (a file 0644 becomes 0600)
       chmodSync(path, (stat.mode & 0o700) | (stat.isDirectory() ? 0o700 : 0));
       tightened++;
     }

@@ -106,9 +106,11 @@ export class LogDamageError extends Error {
   override readonly name = "LogDamageError";
   readonly damage: SegmentDamage;
   constructor(damage: SegmentDamage) {
-    super(damage.offset === null
-      ? `log file ${damage.file} can't be read: ${damage.reason}`
-      : `log file ${damage.file} is damaged at offset ${damage.offset}: ${damage.reason}; ${damage.recordsLost} records from there on can't be read`);
+    super(
+      damage.offset === null
+        ? `log file ${damage.file} can't be read: ${damage.reason}`
+        : `log file ${damage.file} is damaged at offset ${damage.offset}: ${damage.reason}; ${damage.recordsLost} records from there on can't be read`,
+    );
     this.damage = damage;
   }
 }
@@ -119,7 +121,11 @@ export class LogDamageError extends Error {
  * already, and skipping them is no damage (log-frames.ts). A file gone since the listing reads as empty:
  * another opener replayed and removed it.
  */
-export function inspectSegments(dir: string, segments: readonly SegmentFile[], floor = 0): { records: LogRecord[]; damages: SegmentDamage[] } {
+export function inspectSegments(
+  dir: string,
+  segments: readonly SegmentFile[],
+  floor = 0,
+): { records: LogRecord[]; damages: SegmentDamage[] } {
   const records: LogRecord[] = [];
   const damages: SegmentDamage[] = [];
   for (const segment of segments) {
@@ -134,7 +140,14 @@ export function inspectSegments(dir: string, segments: readonly SegmentFile[], f
     }
     const read = readFrames(bytes, records.at(-1)?.position ?? 0, floor);
     for (const record of read.records) records.push(record);
-    if (read.damage !== null) damages.push({ file, offset: read.damage.offset, bytes: bytes.length - read.damage.offset, recordsLost: read.damage.recordsLost, reason: read.damage.reason });
+    if (read.damage !== null)
+      damages.push({
+        file,
+        offset: read.damage.offset,
+        bytes: bytes.length - read.damage.offset,
+        recordsLost: read.damage.recordsLost,
+        reason: read.damage.reason,
+      });
   }
   return { records, damages };
 }
@@ -166,7 +179,12 @@ export function syncDir(dir: string): void {
 }
 
 type Segment = { readonly name: string; readonly handle: Promise<FileHandle>; end: number; lastPosition: number; busy: boolean };
-type Waiting = { readonly frames: Buffer[]; readonly positions: number[]; readonly resolve: (positions: number[]) => void; readonly reject: (error: unknown) => void };
+type Waiting = {
+  readonly frames: Buffer[];
+  readonly positions: number[];
+  readonly resolve: (positions: number[]) => void;
+  readonly reject: (error: unknown) => void;
+};
 
 /** One writer's log in `dir`: appends are grouped and written together (with `sync`, durably). */
 export class FileLog implements CommandLog {
@@ -222,7 +240,7 @@ export class FileLog implements CommandLog {
     this.#segments = this.#segments.filter((s) => !gone.includes(s));
     for (const segment of gone) {
       const handle = await segment.handle.catch(() => null);
-      const spared = this.#spare === null && handle !== null && await this.#retire(segment.name, handle);
+      const spared = this.#spare === null && handle !== null && (await this.#retire(segment.name, handle));
       await handle?.close().catch(() => {});
       if (!spared) rmSync(join(this.#dir, segment.name), { force: true });
     }
@@ -293,7 +311,13 @@ export class FileLog implements CommandLog {
       for (const w of group) w.resolve(w.positions);
     } catch (error) {
       for (const w of group) w.reject(error);
-      if (await segment.handle.then(() => false, () => true)) { // never opened: the next group tries a new one
+      if (
+        await segment.handle.then(
+          () => false,
+          () => true,
+        )
+      ) {
+        // never opened: the next group tries a new one
         this.#segments = this.#segments.filter((s) => s !== segment);
         this.#rollPending = true;
       }
@@ -315,9 +339,10 @@ export class FileLog implements CommandLog {
     this.#spare = null;
     const dsync = this.#sync ? constants.O_DSYNC : 0;
     // the spare when there is one (written over from its start), else a new file
-    const opened = spare !== null
-      ? rename(spare, path).then(() => open(path, constants.O_WRONLY | dsync))
-      : open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | dsync, 0o600);
+    const opened =
+      spare !== null
+        ? rename(spare, path).then(() => open(path, constants.O_WRONLY | dsync))
+        : open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | dsync, 0o600);
     const handle = opened.then((file) => {
       if (this.#sync) syncDir(this.#dir); // the file's name must survive power loss with its records
       return file;

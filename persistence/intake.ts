@@ -69,7 +69,9 @@ export function readIntake(dataDir: string, writer: string): IntakeRecord[] {
   const dir = join(dataDir, INTAKE_DIR);
   const files = segmentFiles(dir).filter((file) => file.writer === writer);
   // an empty record is a probe's (host/ping-intake.ts): a write that tells whether the disk takes writes again
-  return readSegments(dir, files).flatMap((record) => (record.bytes.length === 0 ? [] : [{ position: record.position, entry: decodeIntake(record.bytes) }]));
+  return readSegments(dir, files).flatMap((record) =>
+    record.bytes.length === 0 ? [] : [{ position: record.position, entry: decodeIntake(record.bytes) }],
+  );
 }
 
 /** Removes the files of intake logs `writers` (their records are in the shards' commits), and spares no writer uses. */
@@ -78,6 +80,7 @@ export function removeIntake(dataDir: string, writers: readonly string[]): void 
   const dir = join(dataDir, INTAKE_DIR);
   const gone = new Set(writers);
   for (const file of segmentFiles(dir)) if (gone.has(file.writer)) rmSync(join(dir, file.name), { force: true });
-  for (const spare of spareFiles(dir)) if (writers.some((writer) => spare.name.includes(`_${writer}_`))) rmSync(join(dir, spare.name), { force: true });
+  for (const spare of spareFiles(dir))
+    if (writers.some((writer) => spare.name.includes(`_${writer}_`))) rmSync(join(dir, spare.name), { force: true });
   syncDir(dir);
 }

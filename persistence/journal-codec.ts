@@ -23,9 +23,18 @@ type StatusPatch = readonly [projectId: string, uuid: string, status: Check["sta
  * has none). Logged instead of the whole check: a ping's record then holds about what the ping itself
  * brought, a third of its size with the whole check.
  */
-type StatePatch = readonly [projectId: string, uuid: string, status: Check["status"], nPings: number, nFlips: number,
-  lastPingAt: Check["lastPingAt"], lastStartAt: Check["lastStartAt"], lastStartRid: Check["lastStartRid"],
-  lastDurationMs: Check["lastDurationMs"], alert?: Check["alert"]];
+type StatePatch = readonly [
+  projectId: string,
+  uuid: string,
+  status: Check["status"],
+  nPings: number,
+  nFlips: number,
+  lastPingAt: Check["lastPingAt"],
+  lastStartAt: Check["lastStartAt"],
+  lastStartRid: Check["lastStartRid"],
+  lastDurationMs: Check["lastDurationMs"],
+  alert?: Check["alert"],
+];
 
 /**
  * A check's change that is only its alerting state ([projectId, uuid, alert], alert absent when the
@@ -42,8 +51,18 @@ type AlertPatch = readonly [projectId: string, uuid: string, alert?: Check["aler
  * reminders at once, and a whole entry is about 390 bytes, most of it repeating its check and channel.
  * reminder: its number, 0 for a held down notification; channel: an index into the record's channels.
  */
-type NoticeRow = readonly [patch: number, channel: number, flipN: number, flipAt: Millis, reminder: number, nPings: number,
-  lastPing: OutboxEntry["lastPing"], lastPingBody: OutboxEntry["lastPingBody"], downSinceAt: Millis | null, projectName: string];
+type NoticeRow = readonly [
+  patch: number,
+  channel: number,
+  flipN: number,
+  flipAt: Millis,
+  reminder: number,
+  nPings: number,
+  lastPing: OutboxEntry["lastPing"],
+  lastPingBody: OutboxEntry["lastPingBody"],
+  downSinceAt: Millis | null,
+  projectName: string,
+];
 
 /**
  * A ping in a state-only record, stored as what it adds to its check's patch in the same record (the
@@ -51,8 +70,21 @@ type NoticeRow = readonly [patch: number, channel: number, flipN: number, flipAt
  * names, no ids twice. A ping's record is about 220 bytes this way instead of 390, and a synced group of
  * 20 of them fills one 4 kB page of the log instead of two.
  */
-type PingRow = readonly [patch: number, keep: number, body: Uint8Array | null, n: number, at: Millis, kind: PingRecord["kind"], scheme: string,
-  remoteAddr: string, method: string, ua: string, rid: string | null, exitStatus: number | null, bodySize: number];
+type PingRow = readonly [
+  patch: number,
+  keep: number,
+  body: Uint8Array | null,
+  n: number,
+  at: Millis,
+  kind: PingRecord["kind"],
+  scheme: string,
+  remoteAddr: string,
+  method: string,
+  ua: string,
+  rid: string | null,
+  exitStatus: number | null,
+  bodySize: number,
+];
 
 const LISTS = ["projects", "channels", "checks", "deletedChecks", "deletedChannels", "pings", "flips", "outbox", "intake"] as const;
 
@@ -85,7 +117,17 @@ export function encodeJournal(changes: Changes): Uint8Array {
   } else if (changes.stateOnly === true) {
     delete stored.checks;
     stored.states = changes.checks.map((c): StatePatch => {
-      const fields = [c.projectId, c.uuid, c.status, c.nPings, c.nFlips, c.lastPingAt, c.lastStartAt, c.lastStartRid, c.lastDurationMs] as const;
+      const fields = [
+        c.projectId,
+        c.uuid,
+        c.status,
+        c.nPings,
+        c.nFlips,
+        c.lastPingAt,
+        c.lastStartAt,
+        c.lastStartRid,
+        c.lastDurationMs,
+      ] as const;
       return c.alert === undefined ? fields : [...fields, c.alert];
     });
     withNoticeRows(stored, changes);
@@ -110,7 +152,7 @@ function withPingRows(stored: Record<string, unknown>, changes: Changes): void {
     let patch: number | undefined = i < checks.length && checks[i].uuid === write.checkUuid ? i : undefined;
     if (patch === undefined) {
       if (patchIndex === null) {
-        const index = patchIndex = new Map<string, number>();
+        const index = (patchIndex = new Map<string, number>());
         checks.forEach((check, at) => index.set(check.uuid, at));
       }
       patch = patchIndex.get(write.checkUuid);
@@ -140,14 +182,19 @@ function withNoticeRows(stored: Record<string, unknown>, changes: Changes): void
   const checks = changes.checks;
   // a notice's entries follow its check's change, in the same order: a cursor finds them, a map the rest
   let patchIndex: Map<string, number> | null = null;
-  let cursor = 0, rows = 0;
+  let cursor = 0,
+    rows = 0;
   const outbox = changes.outbox.map((entry) => {
     const uuid = entry.flip.checkUuid;
-    let patch: number | undefined = cursor < checks.length && checks[cursor].uuid === uuid ? cursor
-      : cursor + 1 < checks.length && checks[cursor + 1].uuid === uuid ? cursor + 1 : undefined;
+    let patch: number | undefined =
+      cursor < checks.length && checks[cursor].uuid === uuid
+        ? cursor
+        : cursor + 1 < checks.length && checks[cursor + 1].uuid === uuid
+          ? cursor + 1
+          : undefined;
     if (patch === undefined) {
       if (patchIndex === null) {
-        const index = patchIndex = new Map<string, number>();
+        const index = (patchIndex = new Map<string, number>());
         checks.forEach((check, i) => index.set(check.uuid, i));
       }
       patch = patchIndex.get(uuid);
@@ -168,11 +215,17 @@ function withNoticeRows(stored: Record<string, unknown>, changes: Changes): void
  * `patch`), or null when the entry is not exactly what decodeNoticeRow rebuilds from one (then it is
  * stored whole): a notice's entry as the shard queues it, never tried yet, showing its check's config.
  */
-function noticeRowOf(entry: OutboxEntry, check: Check, patch: number, channelIndex: Map<OutboxEntry["channel"], number>,
-  channels: OutboxEntry["channel"][]): NoticeRow | null {
+function noticeRowOf(
+  entry: OutboxEntry,
+  check: Check,
+  patch: number,
+  channelIndex: Map<OutboxEntry["channel"], number>,
+  channels: OutboxEntry["channel"][],
+): NoticeRow | null {
   const { flip, check: shown } = entry;
   if (flip.from !== "down" || flip.to !== "down" || flip.reason !== "" || !flip.notify || flip.checkUuid !== check.uuid) return null;
-  if (entry.attempts !== 0 || entry.nextAttemptAt !== flip.at || entry.lastError !== null || entry.projectId !== check.projectId) return null;
+  if (entry.attempts !== 0 || entry.nextAttemptAt !== flip.at || entry.lastError !== null || entry.projectId !== check.projectId)
+    return null;
   if ("status" in shown || !showsConfigOf(shown, check)) return null; // a whole check (a JSON channel's) is stored whole
   const reminder = entry.reminder ?? 0;
   if (entry.id !== outboxEntryId(flip.at, check.uuid, flip.n, entry.channel.id, reminder)) return null;
@@ -181,16 +234,37 @@ function noticeRowOf(entry: OutboxEntry, check: Check, patch: number, channelInd
     channel = channels.push(entry.channel) - 1;
     channelIndex.set(entry.channel, channel);
   }
-  return [patch, channel, flip.n, flip.at, reminder, shown.nPings, entry.lastPing, entry.lastPingBody, entry.downSinceAt, entry.projectName];
+  return [
+    patch,
+    channel,
+    flip.n,
+    flip.at,
+    reminder,
+    shown.nPings,
+    entry.lastPing,
+    entry.lastPingBody,
+    entry.downSinceAt,
+    entry.projectName,
+  ];
 }
 
 const SHOWN_FIELDS = 11; // a NoticeCheck's
 
 /** Returns true when `shown` has exactly a NoticeCheck's fields, each but nPings (state) the check's (config, which a patch leaves as it was). */
 function showsConfigOf(shown: NoticeCheck, check: Check): boolean {
-  if (shown.uuid !== check.uuid || shown.name !== check.name || shown.slug !== check.slug || shown.tags !== check.tags || shown.desc !== check.desc
-    || shown.kind !== check.kind || shown.timeoutMs !== check.timeoutMs || shown.schedule !== check.schedule || shown.tz !== check.tz
-    || shown.createdAt !== check.createdAt) return false;
+  if (
+    shown.uuid !== check.uuid ||
+    shown.name !== check.name ||
+    shown.slug !== check.slug ||
+    shown.tags !== check.tags ||
+    shown.desc !== check.desc ||
+    shown.kind !== check.kind ||
+    shown.timeoutMs !== check.timeoutMs ||
+    shown.schedule !== check.schedule ||
+    shown.tz !== check.tz ||
+    shown.createdAt !== check.createdAt
+  )
+    return false;
   let fields = 0;
   for (const _key in shown) fields++;
   return fields === SHOWN_FIELDS;
@@ -203,11 +277,49 @@ function decodeNoticeRow(row: NoticeRow, check: Check, channels: readonly Outbox
   const flip = { checkUuid: check.uuid, n, at, from: "down", to: "down", reason: "", notify: true } as const;
   const id = outboxEntryId(at, check.uuid, n, channel.id, reminder);
   // as engine/changes.ts noticeCheckOf makes it (noticeRowOf stores no other shape)
-  const shown: NoticeCheck = { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind,
-    timeoutMs: check.timeoutMs, schedule: check.schedule, tz: check.tz, nPings, createdAt: check.createdAt };
+  const shown: NoticeCheck = {
+    uuid: check.uuid,
+    name: check.name,
+    slug: check.slug,
+    tags: check.tags,
+    desc: check.desc,
+    kind: check.kind,
+    timeoutMs: check.timeoutMs,
+    schedule: check.schedule,
+    tz: check.tz,
+    nPings,
+    createdAt: check.createdAt,
+  };
   return reminder === 0
-    ? { id, projectId: check.projectId, check: shown, flip, channel, lastPing, lastPingBody, projectName, downSinceAt, attempts: 0, nextAttemptAt: at, lastError: null }
-    : { id, projectId: check.projectId, check: shown, flip, channel, lastPing, lastPingBody, projectName, downSinceAt, attempts: 0, nextAttemptAt: at, lastError: null, reminder };
+    ? {
+        id,
+        projectId: check.projectId,
+        check: shown,
+        flip,
+        channel,
+        lastPing,
+        lastPingBody,
+        projectName,
+        downSinceAt,
+        attempts: 0,
+        nextAttemptAt: at,
+        lastError: null,
+      }
+    : {
+        id,
+        projectId: check.projectId,
+        check: shown,
+        flip,
+        channel,
+        lastPing,
+        lastPingBody,
+        projectName,
+        downSinceAt,
+        attempts: 0,
+        nextAttemptAt: at,
+        lastError: null,
+        reminder,
+      };
 }
 
 /**
@@ -231,7 +343,8 @@ export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, 
     if (base !== undefined) patched.push({ ...base, status, nFlips });
   }
   const byPatch: (Check | undefined)[] = []; // the checks of a state-only or alert-only record by their patches' index (a NoticeRow's)
-  for (const [projectId, uuid, status, nPings, nFlips, lastPingAt, lastStartAt, lastStartRid, lastDurationMs, alert] of record.states ?? []) {
+  for (const [projectId, uuid, status, nPings, nFlips, lastPingAt, lastStartAt, lastStartRid, lastDurationMs, alert] of record.states ??
+    []) {
     const base = lastState(projectId, uuid);
     if (base === undefined) {
       byPatch.push(undefined);
@@ -255,15 +368,25 @@ export function decodeJournal(bytes: Uint8Array, lastState: (projectId: string, 
   }
   const channels = record.noticeChannels;
   // a NoticeRow goes with its check's patch (whose check is unknown: the entry can't be shown, as the check is gone)
-  const outbox = channels === undefined ? record.outbox as OutboxEntry[] | undefined : record.outbox?.flatMap((entry) => {
-    if (!Array.isArray(entry)) return [entry as OutboxEntry];
-    const row = entry as NoticeRow, check = byPatch[row[0]];
-    return check === undefined ? [] : [decodeNoticeRow(row, check, channels)];
-  });
+  const outbox =
+    channels === undefined
+      ? (record.outbox as OutboxEntry[] | undefined)
+      : record.outbox?.flatMap((entry) => {
+          if (!Array.isArray(entry)) return [entry as OutboxEntry];
+          const row = entry as NoticeRow,
+            check = byPatch[row[0]];
+          return check === undefined ? [] : [decodeNoticeRow(row, check, channels)];
+        });
   const changes: Changes = {
-    projects: record.projects ?? [], channels: record.channels ?? [], checks: record.checks ?? [], deletedChecks: record.deletedChecks ?? [],
-    deletedChannels: record.deletedChannels ?? [], flips: record.flips ?? [], outbox: outbox ?? [],
-    pings: record.pings?.map((ping) => (Array.isArray(ping) ? decodePingRow(ping as PingRow, record.states ?? []) : ping as PingWrite)) ?? [],
+    projects: record.projects ?? [],
+    channels: record.channels ?? [],
+    checks: record.checks ?? [],
+    deletedChecks: record.deletedChecks ?? [],
+    deletedChannels: record.deletedChannels ?? [],
+    flips: record.flips ?? [],
+    outbox: outbox ?? [],
+    pings:
+      record.pings?.map((ping) => (Array.isArray(ping) ? decodePingRow(ping as PingRow, record.states ?? []) : (ping as PingWrite))) ?? [],
     ...(record.intake === undefined ? {} : { intake: record.intake }),
   };
   return patched.length === 0 ? changes : { ...changes, checks: [...changes.checks, ...patched] };

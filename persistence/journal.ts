@@ -25,7 +25,17 @@ export function mergeChanges(list: readonly Changes[]): Changes {
  */
 export class ChangesMerger {
   readonly #checks = new Map<string, Check>();
-  readonly #merged = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [], intake: [] } satisfies Changes;
+  readonly #merged = {
+    projects: [],
+    channels: [],
+    checks: [],
+    deletedChecks: [],
+    deletedChannels: [],
+    pings: [],
+    flips: [],
+    outbox: [],
+    intake: [],
+  } satisfies Changes;
 
   add(changes: Changes): void {
     const merged = this.#merged;
@@ -81,7 +91,8 @@ export function applyChanges(tables: Tables, changes: Changes): void {
     removeChannelEntries(tables, projectId, id);
   }
   for (const mark of changes.intake ?? []) {
-    if (mark.position > intakeMark(tables, mark.writer, mark.shard)) tables.meta.putSync(["intake", mark.writer, mark.shard], mark.position);
+    if (mark.position > intakeMark(tables, mark.writer, mark.shard))
+      tables.meta.putSync(["intake", mark.writer, mark.shard], mark.position);
   }
 }
 
@@ -106,13 +117,29 @@ export function splitChanges(changes: Changes, size: number): { bulk: Changes[];
   const bulk: Changes[] = [];
   for (let i = 0; i === 0 || i < Math.max(checks.length, pings.length); i += size) {
     bulk.push({
-      projects: i === 0 ? changes.projects : [], channels: i === 0 ? changes.channels : [], flips: i === 0 ? changes.flips : [],
-      checks: checks.slice(i, i + size), pings: pings.slice(i, i + size), deletedChecks: [], deletedChannels: [], outbox: [],
+      projects: i === 0 ? changes.projects : [],
+      channels: i === 0 ? changes.channels : [],
+      flips: i === 0 ? changes.flips : [],
+      checks: checks.slice(i, i + size),
+      pings: pings.slice(i, i + size),
+      deletedChecks: [],
+      deletedChannels: [],
+      outbox: [],
     });
   }
   return {
     bulk,
-    rest: { projects: [], channels: [], checks: [], pings: [], flips: [], deletedChecks: changes.deletedChecks, deletedChannels: changes.deletedChannels ?? [], outbox: changes.outbox, intake: changes.intake ?? [] },
+    rest: {
+      projects: [],
+      channels: [],
+      checks: [],
+      pings: [],
+      flips: [],
+      deletedChecks: changes.deletedChecks,
+      deletedChannels: changes.deletedChannels ?? [],
+      outbox: changes.outbox,
+      intake: changes.intake ?? [],
+    },
   };
 }
 
@@ -145,7 +172,9 @@ export function* bulkWrites(tables: Tables, bulk: Changes): Generator<BulkWrite>
   for (const flip of bulk.flips) yield flipPut(tables, flip);
   for (const [checkUuid, trim] of trims) {
     const removes: BulkWrite[] = [];
-    trimPings(tables, checkUuid, trim, (table, key) => { removes.push({ table, key, remove: true }); });
+    trimPings(tables, checkUuid, trim, (table, key) => {
+      removes.push({ table, key, remove: true });
+    });
     yield* removes;
   }
 }
@@ -184,7 +213,7 @@ export async function replayRecords(tables: Tables, records: readonly WrittenRec
     const fresh = records.filter((r) => r.seq > checkpointedSeq(tables, r.writer));
     // a patch applies to its check's newest state: an earlier fresh record's, else the tables'
     const latest = new Map<string, Check>();
-    const lastState = (projectId: string, uuid: string) => latest.get(uuid) ?? tables.checks.get([projectId, uuid]) as Check | undefined;
+    const lastState = (projectId: string, uuid: string) => latest.get(uuid) ?? (tables.checks.get([projectId, uuid]) as Check | undefined);
     const decoded = fresh.map((r) => {
       const changes = decodeJournal(r.bytes, lastState);
       for (const check of changes.checks) latest.set(check.uuid, check);
@@ -208,8 +237,25 @@ const MAX_ID_CHARS = 128; // every id in a key; LMDB keys hold at most 511 bytes
 export function keyProblem(changes: Changes): string | null {
   const bad = (id: unknown) => typeof id !== "string" || id.length === 0 || id.length > MAX_ID_CHARS;
   const any = <T>(list: readonly T[], ...ids: ((item: T) => unknown)[]) => list.some((item) => ids.some((id) => bad(id(item))));
-  const broken = any(changes.projects, (p) => p.id) || any(changes.channels, (c) => c.projectId, (c) => c.id)
-    || any(changes.checks, (c) => c.projectId, (c) => c.uuid) || any(changes.deletedChecks, (d) => d.projectId, (d) => d.uuid)
-    || any(changes.pings, (p) => p.checkUuid) || any(changes.flips, (f) => f.checkUuid) || any(changes.outbox, (e) => e.id);
+  const broken =
+    any(changes.projects, (p) => p.id) ||
+    any(
+      changes.channels,
+      (c) => c.projectId,
+      (c) => c.id,
+    ) ||
+    any(
+      changes.checks,
+      (c) => c.projectId,
+      (c) => c.uuid,
+    ) ||
+    any(
+      changes.deletedChecks,
+      (d) => d.projectId,
+      (d) => d.uuid,
+    ) ||
+    any(changes.pings, (p) => p.checkUuid) ||
+    any(changes.flips, (f) => f.checkUuid) ||
+    any(changes.outbox, (e) => e.id);
   return broken ? `an id is empty or longer than ${MAX_ID_CHARS} characters` : null;
 }

@@ -62,7 +62,8 @@ export function readFrames(bytes: Buffer, after = 0, floor = 0): { records: LogR
 /** Reads frames from `start` while they read; returns them, where it stopped and why (null: at the end). */
 function walk(bytes: Buffer, start: number, after: number): { records: LogRecord[]; offset: number; reason: string | null } {
   const records: LogRecord[] = [];
-  let offset = start, last = after;
+  let offset = start,
+    last = after;
   while (offset < bytes.length) {
     const reason = frameProblem(bytes, offset, last);
     if (reason !== null) return { records, offset, reason };
@@ -79,7 +80,8 @@ function walk(bytes: Buffer, start: number, after: number): { records: LogRecord
 function frameProblem(bytes: Buffer, offset: number, last: number): string | null {
   if (offset + HEADER_BYTES > bytes.length) return "a frame header cut short";
   const length = bytes.readUInt32LE(offset);
-  if (length > MAX_RECORD_BYTES || offset + HEADER_BYTES + length > bytes.length) return `a frame of ${length} bytes runs past the end of the file`;
+  if (length > MAX_RECORD_BYTES || offset + HEADER_BYTES + length > bytes.length)
+    return `a frame of ${length} bytes runs past the end of the file`;
   const position = bytes.readDoubleLE(offset + 8);
   if (!Number.isSafeInteger(position) || position <= last) return `a frame of position ${position} does not follow position ${last}`;
   if (crc32(bytes.subarray(offset + 8, offset + HEADER_BYTES + length)) !== bytes.readUInt32LE(offset + 4)) {

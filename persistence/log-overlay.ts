@@ -24,8 +24,16 @@ export class LogOverlay {
 
   /** Removes commits (the tables hold them now, or they failed). */
   remove(commits: readonly Changes[]): void {
-    removeAll(this.#pings, commits.flatMap((c) => c.pings), (write) => write.checkUuid);
-    removeAll(this.#flips, commits.flatMap((c) => c.flips), (flip) => flip.checkUuid);
+    removeAll(
+      this.#pings,
+      commits.flatMap((c) => c.pings),
+      (write) => write.checkUuid,
+    );
+    removeAll(
+      this.#flips,
+      commits.flatMap((c) => c.flips),
+      (flip) => flip.checkUuid,
+    );
     for (const changes of commits) this.#outbox -= changes.outbox.length;
   }
 

@@ -26,7 +26,7 @@ export async function findDamage(dataDir: string): Promise<SegmentDamage[]> {
   return [join(dataDir, LOG_DIR), join(dataDir, INTAKE_DIR)].flatMap((dir) => {
     const byWriter = new Map<string, ReturnType<typeof segmentFiles>>();
     for (const file of segmentFiles(dir)) byWriter.set(file.writer, [...(byWriter.get(file.writer) ?? []), file]);
-    const floorOf = (writer: string) => (dir === join(dataDir, LOG_DIR) ? checkpointed.get(writer) ?? 0 : 0);
+    const floorOf = (writer: string) => (dir === join(dataDir, LOG_DIR) ? (checkpointed.get(writer) ?? 0) : 0);
     return [...byWriter].flatMap(([writer, files]) => inspectSegments(dir, files, floorOf(writer)).damages);
   });
 }

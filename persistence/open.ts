@@ -48,7 +48,6 @@ const LEGACY_JOURNAL_DIR = "journal";
 /** What a replay read and the store may remove once the tables are on disk: logs of crashed writers. */
 export type Leftovers = { readonly logFiles: readonly string[]; readonly legacyJournal: boolean };
 
-
 /**
  * Returns `write`, whose failure no longer leaves an unhandled rejection behind: a failed LMDB
  * transaction rejects each of its writes with an error whose `commitError` is one more promise, rejected
@@ -76,14 +75,22 @@ export async function openTables(dir: string, options: StoreOptions): Promise<{ 
       return db;
     };
     const tables: Tables = {
-      env, projects: named("projects"), channels: named("channels"), checks: named("checks"),
-      pings: named("pings"), bodies: named("bodies"), flips: named("flips"), outbox: named("outbox"), meta: named("meta"),
+      env,
+      projects: named("projects"),
+      channels: named("channels"),
+      checks: named("checks"),
+      pings: named("pings"),
+      bodies: named("bodies"),
+      flips: named("flips"),
+      outbox: named("outbox"),
+      meta: named("meta"),
       // newer than the others: a store written before it has it only once opened for writing
       sent: env.openDB<unknown, Key>("sent", TABLE_OPTIONS.sent) ?? null,
     };
     const schema = tables.meta.get("schema");
     const fresh = schema === undefined && !readOnly;
-    if (!fresh && !READABLE_SCHEMAS.includes(schema)) throw new Error(`schema version ${String(schema)}, this build reads ${READABLE_SCHEMAS.join(" and ")}`);
+    if (!fresh && !READABLE_SCHEMAS.includes(schema))
+      throw new Error(`schema version ${String(schema)}, this build reads ${READABLE_SCHEMAS.join(" and ")}`);
     if (!readOnly && schema !== SCHEMA_VERSION) await observed(tables.meta.put("schema", SCHEMA_VERSION)); // new, or upgraded from 1
     if (readOnly) return { tables, leftovers: { logFiles: [], legacyJournal: false } };
     // commits a crash left in the logs reach the tables before anything reads them
@@ -110,7 +117,8 @@ function readLogs(logDir: string, checkpointed: (writer: string) => number): { r
   const records: WrittenRecord[] = [];
   const crashed: string[] = [];
   for (const [writer, files] of byWriter) {
-    for (const record of readSegments(logDir, files, checkpointed(writer))) records.push({ writer, seq: record.position, bytes: record.bytes });
+    for (const record of readSegments(logDir, files, checkpointed(writer)))
+      records.push({ writer, seq: record.position, bytes: record.bytes });
     for (const file of files) if (file.identity !== own && !isRunning(file.identity)) crashed.push(join(logDir, file.name));
   }
   // a crashed writer's spare holds no record of its own (file-log.ts): it goes with its logs

@@ -37,7 +37,7 @@ export function pingPut(tables: Tables, write: PingWrite): Put {
 
 /** Returns the record of an entry. */
 function recordOf(entry: Entry): PingRecord {
-  return Array.isArray(entry) ? (entry as readonly [PingRecord, Uint8Array])[0] : entry as PingRecord;
+  return Array.isArray(entry) ? (entry as readonly [PingRecord, Uint8Array])[0] : (entry as PingRecord);
 }
 
 /** What to trim of one check after appending: the newest n written, how many were appended, and keep. */
@@ -50,7 +50,9 @@ export function trimsOf(writes: readonly PingWrite[]): Map<string, Trim> {
     const seen = trims.get(write.checkUuid);
     const newest = seen === undefined || write.record.n >= seen.newestN;
     trims.set(write.checkUuid, {
-      newestN: newest ? write.record.n : seen.newestN, keep: newest ? write.keep : seen.keep, appended: (seen?.appended ?? 0) + 1,
+      newestN: newest ? write.record.n : seen.newestN,
+      keep: newest ? write.keep : seen.keep,
+      appended: (seen?.appended ?? 0) + 1,
     });
   }
   return trims;
@@ -69,7 +71,8 @@ export function keptAfter(write: PingWrite, trim: Trim | undefined): boolean {
 export function trimPings(tables: Tables, checkUuid: string, trim: Trim, remove: (table: Table, key: Key) => unknown): void {
   // A log holds one unbroken run of n, trimmed from the bottom to its floor, so the appends move the floor
   // from floorOf(newest before them) to floorOf(newest): point removes of the keys between, no cursor.
-  const before = floorOf(trim.newestN - trim.appended, trim.keep), after = floorOf(trim.newestN, trim.keep);
+  const before = floorOf(trim.newestN - trim.appended, trim.keep),
+    after = floorOf(trim.newestN, trim.keep);
   for (let n = Math.max(1, before + 1); n <= after; n++) {
     remove(tables.pings, [checkUuid, n]);
     remove(tables.bodies, [checkUuid, n]);
@@ -96,7 +99,7 @@ export function pingPage(tables: Tables, checkUuid: string, limit: number): Ping
 
 /** Returns a check's ping n, or undefined when it was never logged or has been trimmed. */
 export function pingNumbered(tables: Tables, checkUuid: string, n: number): PingRecord | undefined {
-  const entry = n > 0 ? tables.pings.get([checkUuid, n]) as Entry | undefined : undefined;
+  const entry = n > 0 ? (tables.pings.get([checkUuid, n]) as Entry | undefined) : undefined;
   return entry === undefined ? undefined : recordOf(entry);
 }
 

@@ -46,7 +46,9 @@ let cachedBootId: string | undefined;
 function bootId(): string {
   if (cachedBootId !== undefined) return cachedBootId;
   try {
-    cachedBootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").replace(/[^0-9a-f]/g, "").slice(0, 8);
+    cachedBootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8")
+      .replace(/[^0-9a-f]/g, "")
+      .slice(0, 8);
   } catch {
     cachedBootId = "0";
   }

@@ -15,7 +15,11 @@ export function sessionKeyOf(id: string): string {
 
 /** A session as the dashboard holds it (http/dashboard/sessions.ts's Session). */
 export type SessionRecord = {
-  readonly id: string; readonly principal: unknown; readonly csrf: string; readonly expiresAt: number; readonly openedAt?: number;
+  readonly id: string;
+  readonly principal: unknown;
+  readonly csrf: string;
+  readonly expiresAt: number;
+  readonly openedAt?: number;
 };
 /** What is kept of it: everything but its id. */
 type Kept = Omit<SessionRecord, "id">;
@@ -67,7 +71,7 @@ export class SessionFile<R extends SessionRecord = SessionRecord> {
   /** The kept session whose id this is, or null. */
   async get(id: string): Promise<R | null> {
     const kept = this.#kept.get(sessionKeyOf(id));
-    return kept === undefined ? null : { ...kept, id } as R;
+    return kept === undefined ? null : ({ ...kept, id } as R);
   }
 
   /** A single node hears no other node's removals. */

@@ -44,7 +44,11 @@ export function removeChannel(tables: Tables, projectId: string, id: string): vo
  * The projects `accept` takes, with their channels and checks, as the tables hold them with `logged` (commits in
  * the log, not yet applied to the tables, oldest first) applied over them.
  */
-export function loadDurable(tables: Tables, logged: readonly Changes[], accept: (projectId: string) => boolean): { project: Project; channels: Channel[]; checks: Check[] }[] {
+export function loadDurable(
+  tables: Tables,
+  logged: readonly Changes[],
+  accept: (projectId: string) => boolean,
+): { project: Project; channels: Channel[]; checks: Check[] }[] {
   const projects = new Map<string, Project>();
   const channels = new Map<string, Map<string, Channel>>();
   const checks = new Map<string, Map<string, Check>>();
@@ -62,6 +66,8 @@ export function loadDurable(tables: Tables, logged: readonly Changes[], accept: 
     for (const { projectId, id } of changes.deletedChannels ?? []) channels.get(projectId)?.delete(id);
   }
   return [...projects.values()].map((project) => ({
-    project, channels: [...(channels.get(project.id)?.values() ?? [])], checks: [...(checks.get(project.id)?.values() ?? [])],
+    project,
+    channels: [...(channels.get(project.id)?.values() ?? [])],
+    checks: [...(checks.get(project.id)?.values() ?? [])],
   }));
 }

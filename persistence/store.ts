@@ -9,7 +9,18 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
-import { applyChanges, bulkWrites, ChangesMerger, checkpointedSeq, dropMark, intakeMark, issueBulk, keyProblem, markCheckpointed, splitChanges } from "./journal.ts";
+import {
+  applyChanges,
+  bulkWrites,
+  ChangesMerger,
+  checkpointedSeq,
+  dropMark,
+  intakeMark,
+  issueBulk,
+  keyProblem,
+  markCheckpointed,
+  splitChanges,
+} from "./journal.ts";
 import { encodeJournal, encodeProbe } from "./journal-codec.ts";
 import type { BulkWrite } from "./journal.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
@@ -24,7 +35,6 @@ import type { Tables } from "./tables.ts";
 import { FAULTS_ARMED, failIfInjected } from "./write-faults.ts";
 import { LOG_DIR, makeDir, observed, openTables, READABLE_SCHEMAS, SCHEMA_VERSION } from "./open.ts";
 import type { Durability, Leftovers, StoreOptions } from "./open.ts";
-
 
 // A checkpoint runs once this much is in the log, or its oldest commit is this old. Each checkpoint
 // rewrites a page or more of every check it touches (checks and ping logs are keyed by check, so pages
@@ -106,14 +116,20 @@ export class Store {
     // what the replay applied from crashed writers' logs goes once the tables are on disk: a write of
     // our own, flushed, syncs every commit before it
     const { logFiles, legacyJournal } = leftovers;
-    this.#cleanup = logFiles.length === 0 && !legacyJournal ? Promise.resolve() : observed(tables.meta.put("schema", SCHEMA_VERSION))
-      .then(() => tables.env.flushed)
-      .then(() => {
-        for (const file of logFiles) rmSync(file, { force: true });
-        if (logFiles.length > 0) syncDir(join(dir, LOG_DIR));
-        if (legacyJournal) rmSync(join(dir, "journal"), { recursive: true, force: true });
-      })
-      .then(() => undefined, () => undefined); // left behind, their records are skipped by their marks
+    this.#cleanup =
+      logFiles.length === 0 && !legacyJournal
+        ? Promise.resolve()
+        : observed(tables.meta.put("schema", SCHEMA_VERSION))
+            .then(() => tables.env.flushed)
+            .then(() => {
+              for (const file of logFiles) rmSync(file, { force: true });
+              if (logFiles.length > 0) syncDir(join(dir, LOG_DIR));
+              if (legacyJournal) rmSync(join(dir, "journal"), { recursive: true, force: true });
+            })
+            .then(
+              () => undefined,
+              () => undefined,
+            ); // left behind, their records are skipped by their marks
   }
 
   /** Returns every project, ordered by id. */
@@ -152,20 +168,26 @@ export class Store {
     this.#overlay.add(changes);
     // Only a commit the log holds may be checkpointed: one whose write failed (a full disk, EIO) leaves
     // no trace in the tables either. The log resolves appends in order, so #pending stays in order.
-    const written = this.#log.append([record]).then(([seq]) => {
-      journaled.seq = seq;
-      this.#unwrite(journaled);
-      this.#pending.push(journaled);
-      this.#pendingPings += changes.pings.length;
-      this.#pendingBytes += record.length;
-      this.#pendingSince ??= performance.now();
-      const full = this.#pending.length >= CHECKPOINT_COMMITS || this.#pendingPings >= CHECKPOINT_PINGS || this.#pendingBytes >= CHECKPOINT_LOG_BYTES;
-      if (full) void this.checkpoint().catch(() => {});
-    }, (error: unknown) => {
-      this.#unwrite(journaled);
-      this.#overlay.remove([changes]);
-      throw error;
-    });
+    const written = this.#log.append([record]).then(
+      ([seq]) => {
+        journaled.seq = seq;
+        this.#unwrite(journaled);
+        this.#pending.push(journaled);
+        this.#pendingPings += changes.pings.length;
+        this.#pendingBytes += record.length;
+        this.#pendingSince ??= performance.now();
+        const full =
+          this.#pending.length >= CHECKPOINT_COMMITS ||
+          this.#pendingPings >= CHECKPOINT_PINGS ||
+          this.#pendingBytes >= CHECKPOINT_LOG_BYTES;
+        if (full) void this.checkpoint().catch(() => {});
+      },
+      (error: unknown) => {
+        this.#unwrite(journaled);
+        this.#overlay.remove([changes]);
+        throw error;
+      },
+    );
     this.#lastWrite = written.catch(() => undefined);
     return written;
   }
@@ -186,9 +208,12 @@ export class Store {
    * commit failed after its changes were applied in memory).
    */
   loadDurable(accept: (projectId: string) => boolean): { project: Project; channels: Channel[]; checks: Check[] }[] {
-    return loadDurable(this.#tables, [...this.#applying.flat(), ...this.#pending].map((j) => j.changes), accept);
+    return loadDurable(
+      this.#tables,
+      [...this.#applying.flat(), ...this.#pending].map((j) => j.changes),
+      accept,
+    );
   }
-
 
   /**
    * Applies every commit logged so far to the tables, then drops them from the log; resolves when the
@@ -200,7 +225,11 @@ export class Store {
    * pings a check: transactions of 1,000 pings wrote 5.3-9.5 kB a ping, one transaction 2.2-3.8 kB).
    */
   checkpoint(): Promise<void> {
-    if (this.#held !== null) return this.#afterHold ??= this.#held.then(() => { this.#afterHold = null; return this.checkpoint(); });
+    if (this.#held !== null)
+      return (this.#afterHold ??= this.#held.then(() => {
+        this.#afterHold = null;
+        return this.checkpoint();
+      }));
     const taken = this.#pending.splice(0); // commits logged before this call
     this.#pendingPings = 0;
     this.#pendingBytes = 0;
@@ -209,7 +238,9 @@ export class Store {
     if (taken.length === 0) return this.#lastCheckpoint;
     this.#log.roll(); // later commits go to a new segment, so that the ones holding `taken` can go
     this.#applying.push(taken);
-    const settled = () => { this.#applying = this.#applying.filter((list) => list !== taken); };
+    const settled = () => {
+      this.#applying = this.#applying.filter((list) => list !== taken);
+    };
     const inTables = async () => {
       settled();
       for (let i = 0; i < taken.length; i += CHECKPOINT_COMMIT_SLICE) {
@@ -217,48 +248,56 @@ export class Store {
         this.#overlay.remove(taken.slice(i, i + CHECKPOINT_COMMIT_SLICE).map((t) => t.changes));
       }
     };
-    const tables = this.#tables, writer = this.#writer;
+    const tables = this.#tables,
+      writer = this.#writer;
     const lastSeq = taken[taken.length - 1].seq;
     const startedAt = performance.now();
     // Another thread's replay may have applied some already (a shard that opened while we wrote).
     // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
     // back: the last transaction checks each entry against the mark inside it.
     const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.seq] as const)));
-    const applied = Promise.all([this.#lastCheckpoint, checkpointsOfThisThread]).then(async () => {
-      if (FAULTS_ARMED) failIfInjected(this.#dir);
-      const merger = new ChangesMerger();
-      for (let i = 0; i < taken.length; i++) {
-        merger.add(taken[i].changes);
-        if ((i + 1) % CHECKPOINT_COMMIT_SLICE === 0) await nextTurn();
-      }
-      const { bulk, rest } = splitChanges(merger.result(), CHECKPOINT_BATCH);
-      for (const piece of bulk) {
-        const writes: BulkWrite[] = [];
-        for (const write of bulkWrites(tables, piece)) {
-          if (writes.push(write) % CHECKPOINT_ENCODE_SLICE === 0) await nextTurn();
+    const applied = Promise.all([this.#lastCheckpoint, checkpointsOfThisThread])
+      .then(async () => {
+        if (FAULTS_ARMED) failIfInjected(this.#dir);
+        const merger = new ChangesMerger();
+        for (let i = 0; i < taken.length; i++) {
+          merger.add(taken[i].changes);
+          if ((i + 1) % CHECKPOINT_COMMIT_SLICE === 0) await nextTurn();
         }
-        await observed(tables.env.batch(() => issueBulk(writes)));
-      }
-      await observed(tables.env.childTransaction(() => {
-        const doneNow = checkpointedSeq(tables, writer);
-        applyChanges(tables, { ...rest, outbox: rest.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
-        markCheckpointed(tables, writer, lastSeq);
-      }));
-    }).then(async () => {
-      await inTables();
-      this.onCheckpoint?.((performance.now() - startedAt) / 1000);
-      // the tables hold them now; once that is on disk they may leave the log (a record left behind by
-      // a crash here is skipped by its mark)
-      if (this.#durability === "flush") await tables.env.flushed;
-      this.#checkpointed = Math.max(this.#checkpointed, lastSeq);
-      await this.#log.truncateBelow(lastSeq + 1).catch(() => undefined);
-    }, (error: unknown) => {
-      settled();
-      this.#pending.unshift(...taken); // still journaled: the next checkpoint (or a restart) applies them
-      this.#pendingSince ??= performance.now();
-      this.#checkpointFailed = true;
-      throw error;
-    });
+        const { bulk, rest } = splitChanges(merger.result(), CHECKPOINT_BATCH);
+        for (const piece of bulk) {
+          const writes: BulkWrite[] = [];
+          for (const write of bulkWrites(tables, piece)) {
+            if (writes.push(write) % CHECKPOINT_ENCODE_SLICE === 0) await nextTurn();
+          }
+          await observed(tables.env.batch(() => issueBulk(writes)));
+        }
+        await observed(
+          tables.env.childTransaction(() => {
+            const doneNow = checkpointedSeq(tables, writer);
+            applyChanges(tables, { ...rest, outbox: rest.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
+            markCheckpointed(tables, writer, lastSeq);
+          }),
+        );
+      })
+      .then(
+        async () => {
+          await inTables();
+          this.onCheckpoint?.((performance.now() - startedAt) / 1000);
+          // the tables hold them now; once that is on disk they may leave the log (a record left behind by
+          // a crash here is skipped by its mark)
+          if (this.#durability === "flush") await tables.env.flushed;
+          this.#checkpointed = Math.max(this.#checkpointed, lastSeq);
+          await this.#log.truncateBelow(lastSeq + 1).catch(() => undefined);
+        },
+        (error: unknown) => {
+          settled();
+          this.#pending.unshift(...taken); // still journaled: the next checkpoint (or a restart) applies them
+          this.#pendingSince ??= performance.now();
+          this.#checkpointFailed = true;
+          throw error;
+        },
+      );
     this.#lastCheckpoint = applied.catch(() => undefined); // a later checkpoint doesn't inherit this failure
     checkpointsOfThisThread = this.#lastCheckpoint;
     return applied;
@@ -321,7 +360,9 @@ export class Store {
   async holdCheckpoints(): Promise<() => void> {
     if (this.#held !== null) throw new Error("checkpoints are already held");
     let release = () => {};
-    this.#held = new Promise<void>((resolve) => { release = resolve; });
+    this.#held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     await this.#lastCheckpoint;
     return () => {
       this.#held = null;
@@ -338,7 +379,8 @@ export class Store {
    * the open removes them once the tables hold them.
    */
   async copyTo(dir: string): Promise<void> {
-    const from = join(this.#dir, LOG_DIR), to = join(dir, LOG_DIR);
+    const from = join(this.#dir, LOG_DIR),
+      to = join(dir, LOG_DIR);
     makeDir(to);
     for (const file of segmentFiles(from)) {
       try {

@@ -2,7 +2,7 @@
 // started with NODE_ENV=test, so a test sees a running server sync a log's directory. Elsewhere a no-op.
 import { appendFileSync } from "node:fs";
 
-const NOTES = process.env.NODE_ENV === "test" ? process.env.HCD_SYNC_NOTES ?? null : null;
+const NOTES = process.env.NODE_ENV === "test" ? (process.env.HCD_SYNC_NOTES ?? null) : null;
 
 /** Notes that `dir` was synced, once the sync returned (a no-op unless armed). */
 export function noteDirSynced(dir: string): void {

@@ -45,7 +45,9 @@ export class UnknownTimeFile {
    */
   record(span: Downtime): void {
     if (span.toAt <= span.fromAt) return;
-    const kept = mergeSpans([...this.#spans, span]).filter((s) => s.toAt > span.toAt - KEEP_MS).slice(-MAX_SPANS);
+    const kept = mergeSpans([...this.#spans, span])
+      .filter((s) => s.toAt > span.toAt - KEEP_MS)
+      .slice(-MAX_SPANS);
     if (kept.length === this.#spans.length + 1 && kept.at(-1) === span) append(this.#path, span);
     else rewrite(this.#path, kept);
     this.#spans = kept;
@@ -79,8 +81,10 @@ function encode(spans: readonly Downtime[]): Buffer {
 
 function decode(bytes: Buffer): Downtime[] {
   const spans: Downtime[] = [];
-  for (let at = 0; at + RECORD <= bytes.length; at += RECORD) { // a torn last record is left out
-    const fromAt: Millis = bytes.readDoubleBE(at), toAt: Millis = bytes.readDoubleBE(at + 8);
+  for (let at = 0; at + RECORD <= bytes.length; at += RECORD) {
+    // a torn last record is left out
+    const fromAt: Millis = bytes.readDoubleBE(at),
+      toAt: Millis = bytes.readDoubleBE(at + 8);
     if (Number.isFinite(fromAt) && Number.isFinite(toAt) && toAt > fromAt) spans.push({ fromAt, toAt });
   }
   return mergeSpans(spans);

@@ -48,49 +48,68 @@ const folderOf = (path: string) => path.split("/")[0];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 
 const rules: [string, (file: string, to: string, typeOnly: boolean) => string | null][] = [
-  ["every import points down the layers (lib ← engine ← persistence ← host ← cluster ← http, notify, mail ← app)",
+  [
+    "every import points down the layers (lib ← engine ← persistence ← host ← cluster ← http, notify, mail ← app)",
     (file, to) => {
       if (!existsSync(join(ROOT, to))) return null; // a package
-      const from = folderOf(file), into = folderOf(to);
+      const from = folderOf(file),
+        into = folderOf(to);
       if (from === into) return null;
       if (layerOf(into) === -1) return `${into}/ is not a layer`;
       if (layerOf(into) > layerOf(from)) return "upward";
       if (layerOf(into) === layerOf(from)) return "sideways between edges";
       return null;
-    }],
-  ["the engine core and lib are pure: no node: modules, no packages",
+    },
+  ],
+  [
+    "the engine core and lib are pure: no node: modules, no packages",
     (file, to) => {
       if (!file.startsWith("engine/") && !file.startsWith("lib/")) return null;
       if (to.startsWith("node:")) return "node module";
       if (!to.startsWith("engine/") && !to.startsWith("lib/")) return "package";
       return null;
-    }],
+    },
+  ],
   ["only persistence/ imports lmdb", (file, to) => (to === "lmdb" && !file.startsWith("persistence/") ? "lmdb" : null)],
   ["only cluster/ imports the NATS client", (file, to) => (/^(nats$|@nats-io\/)/.test(to) && !file.startsWith("cluster/") ? "nats" : null)],
-  ["persistence/ imports only types from the engine (and engine/model.ts)",
+  [
+    "persistence/ imports only types from the engine (and engine/model.ts)",
     (file, to, typeOnly) => {
       if (!file.startsWith("persistence/")) return null;
       if (to.startsWith("engine/") && !typeOnly && to !== "engine/model.ts") return "engine code";
       return null;
-    }],
-  ["the edges never open the store: http/, notify/ and mail/ don't import persistence/ or lmdb",
-    (file, to) => (/^(http|notify|mail)\//.test(file) && (to.startsWith("persistence/") || to === "lmdb") ? "store" : null)],
+    },
+  ],
+  [
+    "the edges never open the store: http/, notify/ and mail/ don't import persistence/ or lmdb",
+    (file, to) => (/^(http|notify|mail)\//.test(file) && (to.startsWith("persistence/") || to === "lmdb") ? "store" : null),
+  ],
 ];
 
-const folders = readdirSync(ROOT).filter((name) => !name.startsWith(".") && !OUTSIDE.has(name) && statSync(join(ROOT, name)).isDirectory())
+const folders = readdirSync(ROOT)
+  .filter((name) => !name.startsWith(".") && !OUTSIDE.has(name) && statSync(join(ROOT, name)).isDirectory())
   .filter((name) => sources(name).length > 0);
 const files = folders.flatMap((dir) => sources(dir));
 
 test("every folder with sources has a layer", () => {
-  assert.equal(folders.filter((folder) => layerOf(folder) === -1), []);
+  assert.equal(
+    folders.filter((folder) => layerOf(folder) === -1),
+    [],
+  );
 });
 
 test("there are sources to check", () => {
   assert.ok(files.length > 10);
   assert.ok(files.includes("engine/shard.ts"));
   const seen = imports("host/pool.ts");
-  assert.ok(seen.some((i) => i.spec === "node:crypto" && !i.typeOnly), "value imports are seen");
-  assert.ok(seen.some((i) => i.spec === "./pool-api.ts" && i.typeOnly), "type imports are seen as such");
+  assert.ok(
+    seen.some((i) => i.spec === "node:crypto" && !i.typeOnly),
+    "value imports are seen",
+  );
+  assert.ok(
+    seen.some((i) => i.spec === "./pool-api.ts" && i.typeOnly),
+    "type imports are seen as such",
+  );
 });
 
 test("the layer rule refuses upward and sideways imports and allows downward ones", () => {
@@ -120,7 +139,8 @@ for (const [name, rule] of rules) {
 }
 
 test("no Date.now(), argument-less new Date() or timers in the engine core or lib", () => {
-  const offenders = files.filter((f) => f.startsWith("engine/") || f.startsWith("lib/"))
+  const offenders = files
+    .filter((f) => f.startsWith("engine/") || f.startsWith("lib/"))
     .filter((f) => /Date\.now\(\)|new Date\(\)|setTimeout\(|setInterval\(/.test(readFileSync(join(ROOT, f), "utf8")));
   assert.equal(offenders, []);
 });
@@ -130,7 +150,10 @@ test("no Date.now(), argument-less new Date() or timers in the engine core or li
  * importing itself), each as one path around it, a file → b file → … → a file (Tarjan's algorithm).
  */
 function circles(graph: ReadonlyMap<string, readonly string[]>): string[] {
-  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], onStack = new Set<string>();
+  const index = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: string[] = [],
+    onStack = new Set<string>();
   const found: string[] = [];
   const visit = (file: string) => {
     index.set(file, index.size);
@@ -190,8 +213,18 @@ test("the circle finder finds circles, with their way around, and nothing in a g
 });
 
 test("no import circles: no source file imports itself through others (type imports count: they tie files as much)", () => {
-  const graph = new Map(files.map((file) => [file, imports(file).map(({ spec }) => target(file, spec)).filter((to) => files.includes(to))]));
-  assert.ok([...graph.values()].some((edges) => edges.length > 0), "the graph has edges");
+  const graph = new Map(
+    files.map((file) => [
+      file,
+      imports(file)
+        .map(({ spec }) => target(file, spec))
+        .filter((to) => files.includes(to)),
+    ]),
+  );
+  assert.ok(
+    [...graph.values()].some((edges) => edges.length > 0),
+    "the graph has edges",
+  );
   assert.equal(circles(graph), []);
 });
 

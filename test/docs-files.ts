@@ -8,17 +8,29 @@ export const ROOT = join(import.meta.dirname, "..", "..");
 
 /** README.md, docs/*.md, ARCHITECTURE.md and CHANGELOG.md when present, as repository paths. */
 export function docFiles(): string[] {
-  const pages = readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`);
+  const pages = readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`);
   return ["README.md", ...pages, "ARCHITECTURE.md", "CHANGELOG.md"].filter((path) => existsSync(join(ROOT, path)));
 }
 
 /** The text without fenced or indented code blocks and inline code, lines kept (so line numbers hold). */
 export function withoutCode(text: string): string {
   const out: string[] = [];
-  let fenced = false, previousBlank = true, indented = false;
+  let fenced = false,
+    previousBlank = true,
+    indented = false;
   for (const line of text.split("\n")) {
-    if (/^\s*```/.test(line)) { fenced = !fenced; out.push(""); continue; }
-    if (fenced) { out.push(""); continue; }
+    if (/^\s*```/.test(line)) {
+      fenced = !fenced;
+      out.push("");
+      continue;
+    }
+    if (fenced) {
+      out.push("");
+      continue;
+    }
     const blank = line.trim() === "";
     indented = /^( {4}|\t)/.test(line) && (indented || previousBlank);
     previousBlank = blank;
@@ -32,16 +44,25 @@ export type Link = { file: string; line: number; target: string; picture: boolea
 /** Every link and picture of a file: Markdown `[text](target)`, `![alt](target)`, and HTML src= / href=. */
 export function links(file: string): Link[] {
   const text = withoutCode(readFileSync(join(ROOT, file), "utf8"));
-  return text.split("\n").flatMap((line, index) => [
-    ...[...line.matchAll(/(!?)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({ target: m[2], picture: m[1] === "!" })),
-    ...[...line.matchAll(/<(img|a)\s[^>]*?\b(src|href)="([^"]+)"/g)].map((m) => ({ target: m[3], picture: m[1] === "img" })),
-  ].map((found) => ({ file, line: index + 1, ...found })));
+  return text.split("\n").flatMap((line, index) =>
+    [
+      ...[...line.matchAll(/(!?)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({
+        target: m[2],
+        picture: m[1] === "!",
+      })),
+      ...[...line.matchAll(/<(img|a)\s[^>]*?\b(src|href)="([^"]+)"/g)].map((m) => ({ target: m[3], picture: m[1] === "img" })),
+    ].map((found) => ({ file, line: index + 1, ...found })),
+  );
 }
 
 /** GitHub's anchor of a heading: its text as shown, lower case, punctuation dropped, spaces as hyphens. */
 export function anchorOf(heading: string): string {
   const shown = heading.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1");
-  return shown.trim().toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, "").replace(/ /g, "-");
+  return shown
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M} _-]/gu, "")
+    .replace(/ /g, "-");
 }
 
 /** The anchors a file offers: its headings' (a repeated one gets -1, -2, ...) and explicit id= / name=. */

@@ -31,7 +31,10 @@ test("GitHub's anchors of headings", () => {
 test("the documentation is found, with its links", () => {
   for (const page of ["README.md", "docs/configuration.md", "docs/api.md", "ARCHITECTURE.md"]) assert.ok(files.includes(page), page);
   assert.ok(relative.length >= 100, `found ${relative.length} relative links`);
-  assert.ok(relative.some((link) => link.target.includes("#")), "some links have anchors");
+  assert.ok(
+    relative.some((link) => link.target.includes("#")),
+    "some links have anchors",
+  );
 });
 
 test("every relative link leads to a file that exists", () => {
@@ -41,12 +44,15 @@ test("every relative link leads to a file that exists", () => {
 
 test("every #anchor is a heading of the page it names", () => {
   const offered = new Map<string, Set<string>>();
-  const broken = relative.filter((link) => link.target.includes("#")).filter((link) => {
-    const path = pathOf(link);
-    if (!path.endsWith(".md") || !existsSync(join(ROOT, path))) return true;
-    if (!offered.has(path)) offered.set(path, anchors(path));
-    return !offered.get(path)!.has(decodeURIComponent(link.target.slice(link.target.indexOf("#") + 1)));
-  }).map(where);
+  const broken = relative
+    .filter((link) => link.target.includes("#"))
+    .filter((link) => {
+      const path = pathOf(link);
+      if (!path.endsWith(".md") || !existsSync(join(ROOT, path))) return true;
+      if (!offered.has(path)) offered.set(path, anchors(path));
+      return !offered.get(path)!.has(decodeURIComponent(link.target.slice(link.target.indexOf("#") + 1)));
+    })
+    .map(where);
   assert.equal(broken, []);
 });
 
@@ -54,7 +60,9 @@ test("every picture is tracked", () => {
   const pictures = relative.filter((link) => link.picture);
   assert.ok(pictures.length >= 10, `found ${pictures.length} pictures`);
   const tracked = trackedFiles();
-  const missing = pictures.filter((link) => !existsSync(join(ROOT, pathOf(link))) || (tracked !== null && !tracked.has(pathOf(link)))).map(where);
+  const missing = pictures
+    .filter((link) => !existsSync(join(ROOT, pathOf(link))) || (tracked !== null && !tracked.has(pathOf(link))))
+    .map(where);
   assert.equal(missing, []);
 });
 

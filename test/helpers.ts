@@ -22,31 +22,85 @@ export function uuid(): string {
 export function project(overrides: Partial<Project> = {}): Project {
   const id = overrides.id ?? uuid();
   return {
-    id, name: "test", apiKey: `rw-${id}`, apiKeyReadonly: `ro-${id}`, pingKey: `pk-${id}`, badgeKey: `bk-${id}`,
-    checkLimit: LIMITS.defaultCheckLimit, pingLogLimit: LIMITS.defaultPingLogLimit,
-    pingBodyLimit: LIMITS.defaultPingBodyLimit, createdAt: 0, ...overrides,
+    id,
+    name: "test",
+    apiKey: `rw-${id}`,
+    apiKeyReadonly: `ro-${id}`,
+    pingKey: `pk-${id}`,
+    badgeKey: `bk-${id}`,
+    checkLimit: LIMITS.defaultCheckLimit,
+    pingLogLimit: LIMITS.defaultPingLogLimit,
+    pingBodyLimit: LIMITS.defaultPingBodyLimit,
+    createdAt: 0,
+    ...overrides,
   };
 }
 
 /** Returns a new simple check (timeout 1 day, grace 1 hour); override any field. */
 export function check(overrides: Partial<Check> = {}): Check {
-  return checkWith({
-    uuid: uuid(), projectId: "p", badgeKey: uuid(), name: "", slug: "", tags: "", desc: "", kind: "simple",
-    timeoutMs: LIMITS.defaultTimeoutMs, graceMs: LIMITS.defaultGraceMs, schedule: "* * * * *", tz: "UTC",
-    manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "", filterSubject: false,
-    filterBody: false, filterHttpBody: false, filterDefaultFail: false, channels: [], createdAt: 0,
-    status: "new", nPings: 0, nFlips: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null, lastDurationMs: null,
-  }, overrides);
+  return checkWith(
+    {
+      uuid: uuid(),
+      projectId: "p",
+      badgeKey: uuid(),
+      name: "",
+      slug: "",
+      tags: "",
+      desc: "",
+      kind: "simple",
+      timeoutMs: LIMITS.defaultTimeoutMs,
+      graceMs: LIMITS.defaultGraceMs,
+      schedule: "* * * * *",
+      tz: "UTC",
+      manualResume: false,
+      methods: "",
+      startKw: "",
+      successKw: "",
+      failureKw: "",
+      filterSubject: false,
+      filterBody: false,
+      filterHttpBody: false,
+      filterDefaultFail: false,
+      channels: [],
+      createdAt: 0,
+      status: "new",
+      nPings: 0,
+      nFlips: 0,
+      lastPingAt: null,
+      lastStartAt: null,
+      lastStartRid: null,
+      lastDurationMs: null,
+    },
+    overrides,
+  );
 }
 
 /** Returns a ping log entry; override any field. */
 export function ping(overrides: Partial<PingRecord> = {}): PingRecord {
-  return { n: 1, at: 0, kind: "success", scheme: "http", remoteAddr: "127.0.0.1", method: "GET", ua: "", rid: null,
-    exitStatus: null, bodySize: 0, ...overrides };
+  return {
+    n: 1,
+    at: 0,
+    kind: "success",
+    scheme: "http",
+    remoteAddr: "127.0.0.1",
+    method: "GET",
+    ua: "",
+    rid: null,
+    exitStatus: null,
+    bodySize: 0,
+    ...overrides,
+  };
 }
 
 /** Returns the history write of ping `n` of check `checkUuid` (at T + n seconds, `body` stored whole, 1,000 kept). */
-export function pingWrite(projectId: string, checkUuid: string, n: number, t: number, body: Uint8Array | null = null, ua = "test"): PingWrite {
+export function pingWrite(
+  projectId: string,
+  checkUuid: string,
+  n: number,
+  t: number,
+  body: Uint8Array | null = null,
+  ua = "test",
+): PingWrite {
   return { projectId, checkUuid, record: ping({ n, at: t + n * 1_000, ua, bodySize: body?.length ?? 0 }), body, keep: 1_000 };
 }
 
@@ -57,8 +111,15 @@ export function flip(overrides: Partial<Flip> = {}): Flip {
 
 /** Returns an email channel; override any field. */
 export function channel(overrides: Partial<Channel> = {}): Channel {
-  return { id: uuid(), projectId: "p", name: "", kind: "email", value: { kind: "email", address: "ops@example.com" },
-    createdAt: 0, ...overrides };
+  return {
+    id: uuid(),
+    projectId: "p",
+    name: "",
+    kind: "email",
+    value: { kind: "email", address: "ops@example.com" },
+    createdAt: 0,
+    ...overrides,
+  };
 }
 
 /**

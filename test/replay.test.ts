@@ -80,10 +80,13 @@ test("docs/simulation-and-replay.md's example prints the hand-computed flips and
     JSON.stringify({ at: `2026-03-28T${at}.000Z`, check: "backup", notification: { channel: "oncall", kind: "email", status } });
   assert.equal(lines, [
     flip("00:01:00", "new", "up", ""), // the first ping (new → up notifies no one)
-    flip("00:55:00", "up", "down", "fail"), note("00:55:00", "down"), // exit status 1
-    flip("01:05:00", "down", "up", ""), note("01:05:00", "up"),
+    flip("00:55:00", "up", "down", "fail"),
+    note("00:55:00", "down"), // exit status 1
+    flip("01:05:00", "down", "up", ""),
+    note("01:05:00", "up"),
     // last ping 01:05 + timeout 1 h + grace 10 min
-    flip("02:15:00", "up", "down", "timeout"), note("02:15:00", "down"),
+    flip("02:15:00", "up", "down", "timeout"),
+    note("02:15:00", "down"),
     flip("02:30:00", "down", "paused", ""),
     flip("02:40:00", "paused", "new", ""),
     JSON.stringify({ at: "2026-03-28T02:41:40.000Z", command: 9, refused: "check is not paused" }),
@@ -117,14 +120,28 @@ test("a bad scenario file is refused with the command and the API's reason", () 
     [[], "the file is not a JSON object"],
     [{ start: "yesterday", commands: [] }, "start must be an ISO 8601 date and time with a zone"],
     [{ start: "2026-01-01T00:00:00Z" }, "commands must be a list"],
-    [{ start: "2026-01-01T00:00:00Z", commands: [{ at: 5, do: "advance" }, { at: 4, do: "advance" }] },
-      "commands[1].at is earlier than the command before it"],
-    [{ start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "create", check: "a", fields: { timeout: 5 } }] },
-      "commands[0]: json validation error: timeout is too small"],
-    [{ start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "ping", check: "a", exit_status: 256 }] },
-      "commands[0]: json validation error: exit_status must be an integer from 0 to 255"],
-    [{ start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "jump" }] },
-      "commands[0]: json validation error: do must be one of channel, create, update, ping, pause, resume, acknowledge, maintenance, escalation, advance"],
+    [
+      {
+        start: "2026-01-01T00:00:00Z",
+        commands: [
+          { at: 5, do: "advance" },
+          { at: 4, do: "advance" },
+        ],
+      },
+      "commands[1].at is earlier than the command before it",
+    ],
+    [
+      { start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "create", check: "a", fields: { timeout: 5 } }] },
+      "commands[0]: json validation error: timeout is too small",
+    ],
+    [
+      { start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "ping", check: "a", exit_status: 256 }] },
+      "commands[0]: json validation error: exit_status must be an integer from 0 to 255",
+    ],
+    [
+      { start: "2026-01-01T00:00:00Z", commands: [{ at: 0, do: "jump" }] },
+      "commands[0]: json validation error: do must be one of channel, create, update, ping, pause, resume, acknowledge, maintenance, escalation, advance",
+    ],
   ];
   for (const [file, reason] of cases) {
     const lines: string[] = [];

@@ -31,7 +31,9 @@ const verbose = args.includes("--verbose");
 const bail = args.includes("--bail");
 const record = option("record");
 const listOption = (name) => (option(name) ?? "").split(",").filter((t) => t !== "");
-const alone = listOption("alone"), beside = listOption("beside"), except = listOption("except");
+const alone = listOption("alone"),
+  beside = listOption("beside"),
+  except = listOption("except");
 const only = args.filter((a) => !a.startsWith("--"));
 function collect(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -40,7 +42,9 @@ function collect(dir) {
     return name.endsWith(suffix) ? [path] : [];
   });
 }
-const files = collect(root).sort().filter((f) => (only.length === 0 || only.some((o) => f.includes(o))) && !except.some((e) => f.includes(e)));
+const files = collect(root)
+  .sort()
+  .filter((f) => (only.length === 0 || only.some((o) => f.includes(o))) && !except.some((e) => f.includes(e)));
 
 /** Seconds each file took alone, by its source path (test/…/x.test.ts); a file not in it is guessed from its kind. */
 const durations = JSON.parse(readFileSync(fileURLToPath(new URL("./durations.json", import.meta.url)), "utf8"));
@@ -74,7 +78,11 @@ function signalGroup(pid, signal) {
 function runFile(file) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ["--import", hangReport, file], { env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(process.execPath, ["--import", hangReport, file], {
+      env: { ...process.env, FORCE_COLOR: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     groups.add(child.pid);
     let out = "";
     let lingering = null;
@@ -90,11 +98,14 @@ function runFile(file) {
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
-    const timer = timeoutMs > 0 ? setTimeout(() => {
-      out += `\n(ended after the ${timeoutMs / 1000} s timeout)\n`;
-      signalGroup(child.pid, "SIGTERM");
-      setTimeout(() => signalGroup(child.pid, "SIGKILL"), 5_000).unref();
-    }, timeoutMs) : null;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            out += `\n(ended after the ${timeoutMs / 1000} s timeout)\n`;
+            signalGroup(child.pid, "SIGTERM");
+            setTimeout(() => signalGroup(child.pid, "SIGKILL"), 5_000).unref();
+          }, timeoutMs)
+        : null;
     child.on("close", (status) => {
       if (timer) clearTimeout(timer);
       if (lingering) clearTimeout(lingering);
@@ -111,19 +122,32 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-let passed = 0, failed = 0, total = 0, stop = false;
+let passed = 0,
+  failed = 0,
+  total = 0,
+  stop = false;
 const failures = [];
 const measured = {};
 async function runOne(file) {
   const run = await runFile(file);
   const p = Number(/Passed:\s+(\d+)/.exec(run.out)?.[1] ?? 0);
   const t = Number(/Total:\s+(\d+)/.exec(run.out)?.[1] ?? 0);
-  total += t; passed += p;
+  total += t;
+  passed += p;
   const ok = run.status === 0 && t > 0 && p === t;
-  if (!ok) { failed += Math.max(1, t - p); failures.push(file); }
+  if (!ok) {
+    failed += Math.max(1, t - p);
+    failures.push(file);
+  }
   measured[sourceOf(file)] = Math.round(run.seconds * 10) / 10;
   console.log(`${ok ? "ok  " : "FAIL"} ${file}  ${p}/${t}  ${run.seconds.toFixed(1)}s`);
-  if (!ok || verbose) console.log(run.out.split("\n").map((l) => "    " + l).join("\n"));
+  if (!ok || verbose)
+    console.log(
+      run.out
+        .split("\n")
+        .map((l) => "    " + l)
+        .join("\n"),
+    );
   if (!ok && bail) stop = true;
 }
 
@@ -137,7 +161,10 @@ async function schedule(queue, room) {
     while (!stop && (next = waiting.findIndex((file) => running.size === 0 || used + weightOf(file) <= room)) >= 0) {
       const [file] = waiting.splice(next, 1);
       used += weightOf(file);
-      const done = runOne(file).then(() => { used -= weightOf(file); running.delete(done); });
+      const done = runOne(file).then(() => {
+        used -= weightOf(file);
+        running.delete(done);
+      });
       running.add(done);
     }
     if (running.size === 0) break;
@@ -151,7 +178,13 @@ const matches = (list) => (file) => list.some((text) => file.includes(text));
 const besides = files.filter(matches(beside)).map((file) => runOne(file));
 const others = files.filter((file) => !matches(beside)(file));
 for (const file of others.filter(matches(alone))) if (!stop) await runOne(file);
-await Promise.all([...besides, schedule(others.filter((file) => !matches(alone)(file)), jobs)]);
+await Promise.all([
+  ...besides,
+  schedule(
+    others.filter((file) => !matches(alone)(file)),
+    jobs,
+  ),
+]);
 console.log(`\n${files.length} files, room for ${jobs} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`);
 if (failures.length) console.log(`failed files: ${failures.join(", ")}`);
 console.log(`${passed} passed, ${failed} failed`);

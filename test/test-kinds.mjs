@@ -1,7 +1,7 @@
 // What a compiled test file starts, read from what it imports (test/run.mjs weighs files by it): a browser,
 // an hcd server process, a nats-server, or nothing but itself. A helper named here starts that kind.
 const MARKERS = [
-  ["browser", ["/browser-harness.js", "\"playwright-core\""]],
+  ["browser", ["/browser-harness.js", '"playwright-core"']],
   ["server", ["/real-server.js", "/server-process.js", "/two-nodes.js", "/oidc-provider-rig.js", "node:child_process"]],
   ["nats", ["/nats-cluster.js", "/held-appends.js", "/nats-trust-setup.js"]],
 ];

@@ -46,7 +46,8 @@ export async function dataDirAdminClient(settings: Settings): Promise<AdminClien
   const admin = await openInProcessAdmin(settings);
   let closed = false;
   return {
-    request: async (method, path, body) => answerOf(await admin.fetch(new Request(new URL(path, "http://localhost/"), init(method, admin.token, body)))),
+    request: async (method, path, body) =>
+      answerOf(await admin.fetch(new Request(new URL(path, "http://localhost/"), init(method, admin.token, body)))),
     close: async () => {
       if (closed) return;
       closed = true;

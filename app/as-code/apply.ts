@@ -12,7 +12,11 @@ const SIGN = { create: "+", update: "~", delete: "-" } as const;
 export function planLines(plan: Plan): string[] {
   const lines = plan.changes.map((c) => `  ${SIGN[c.verb]} ${c.verb} ${c.label}${c.details.length > 0 ? `: ${c.details.join("; ")}` : ""}`);
   const count = (verb: Change["verb"]) => plan.changes.filter((c) => c.verb === verb).length;
-  lines.push(plan.changes.length === 0 ? "No changes: hcd matches the file." : `Plan: ${count("create")} to create, ${count("update")} to change, ${count("delete")} to delete.`);
+  lines.push(
+    plan.changes.length === 0
+      ? "No changes: hcd matches the file."
+      : `Plan: ${count("create")} to create, ${count("update")} to change, ${count("delete")} to delete.`,
+  );
   if (plan.unmanaged.length > 0) {
     lines.push(`Not in the file, kept (--prune deletes them): ${plan.unmanaged.length}`);
     for (const label of plan.unmanaged) lines.push(`  = ${label}`);
@@ -23,7 +27,11 @@ export function planLines(plan: Plan): string[] {
 export type ApplyResult = { readonly applied: number; readonly planned: number; readonly failed: string | null };
 
 /** Plans, prints the plan, and unless `dryRun` applies it, printing each change made. */
-export async function applyFile(client: AdminClient, file: HcdFile, options: { dryRun: boolean; prune: boolean; print: (line: string) => void }): Promise<ApplyResult> {
+export async function applyFile(
+  client: AdminClient,
+  file: HcdFile,
+  options: { dryRun: boolean; prune: boolean; print: (line: string) => void },
+): Promise<ApplyResult> {
   const { plan, ids } = await makePlan(client, file, { prune: options.prune });
   for (const line of planLines(plan)) options.print(line);
   if (options.dryRun) {

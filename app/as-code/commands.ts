@@ -32,9 +32,15 @@ async function withClient<T>(settings: Settings, remote: Remote, run: (client: A
   }
 }
 
-export async function exportCommand(options: { project?: string; includeSecrets: boolean }, settings: Settings, remote: Remote): Promise<number> {
+export async function exportCommand(
+  options: { project?: string; includeSecrets: boolean },
+  settings: Settings,
+  remote: Remote,
+): Promise<number> {
   try {
-    const text = await withClient(settings, remote, (client) => exportText(client, { projectId: options.project, includeSecrets: options.includeSecrets, at: new Date() }));
+    const text = await withClient(settings, remote, (client) =>
+      exportText(client, { projectId: options.project, includeSecrets: options.includeSecrets, at: new Date() }),
+    );
     process.stdout.write(text);
     return 0;
   } catch (error) {
@@ -46,8 +52,12 @@ export async function exportCommand(options: { project?: string; includeSecrets:
   }
 }
 
-export async function applyCommand(options: { file: string; dryRun: boolean; prune: boolean }, settings: Settings, remote: Remote,
-  env: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function applyCommand(
+  options: { file: string; dryRun: boolean; prune: boolean },
+  settings: Settings,
+  remote: Remote,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   let text: string;
   try {
     text = readFileSync(options.file === "-" ? 0 : options.file, "utf8");
@@ -57,11 +67,17 @@ export async function applyCommand(options: { file: string; dryRun: boolean; pru
   }
   try {
     const file = readApplyFile(text, options.file === "-" ? "<stdin>" : options.file, env); // before any request: a bad file changes nothing
-    const result = await withClient(settings, remote, (client) => applyFile(client, file, { dryRun: options.dryRun, prune: options.prune, print: (line) => console.log(line) }));
+    const result = await withClient(settings, remote, (client) =>
+      applyFile(client, file, { dryRun: options.dryRun, prune: options.prune, print: (line) => console.log(line) }),
+    );
     return result.failed === null ? 0 : 1;
   } catch (error) {
     if (error instanceof FileError || error instanceof PlanError || error instanceof AdminError) {
-      console.error(error instanceof PlanError ? `hcd: apply: the file cannot be applied here; nothing was changed:\n${error.message}` : `hcd: apply: ${error.message}`);
+      console.error(
+        error instanceof PlanError
+          ? `hcd: apply: the file cannot be applied here; nothing was changed:\n${error.message}`
+          : `hcd: apply: ${error.message}`,
+      );
       return 1;
     }
     throw error;

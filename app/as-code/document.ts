@@ -54,7 +54,13 @@ export type FileEscalationStep = { readonly after: number; readonly channels: re
 
 export type FileStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
 
-export type FileMaintenance = { readonly id?: string; readonly name: string; readonly schedule: string; readonly tz?: string; readonly duration: number };
+export type FileMaintenance = {
+  readonly id?: string;
+  readonly name: string;
+  readonly schedule: string;
+  readonly tz?: string;
+  readonly duration: number;
+};
 
 export type FileProject = {
   readonly id?: string;
@@ -106,10 +112,31 @@ export type CheckSettings = {
 };
 
 export const CHECK_DEFAULTS = {
-  name: "", slug: "", tags: [], desc: "", timeout: 86_400, schedule: null, tz: null, grace: 3_600, manual_resume: false, methods: "",
-  start_kw: "", success_kw: "", failure_kw: "", filter_subject: false, filter_body: false, filter_http_body: false, filter_default_fail: false,
-  failure_threshold: 1, reminder_interval: 0, max_duration: 0, muted_until: null, push_token: null,
-  min_duration: 0, alert_on_overlap: false, max_runs_per_period: 0,
+  name: "",
+  slug: "",
+  tags: [],
+  desc: "",
+  timeout: 86_400,
+  schedule: null,
+  tz: null,
+  grace: 3_600,
+  manual_resume: false,
+  methods: "",
+  start_kw: "",
+  success_kw: "",
+  failure_kw: "",
+  filter_subject: false,
+  filter_body: false,
+  filter_http_body: false,
+  filter_default_fail: false,
+  failure_threshold: 1,
+  reminder_interval: 0,
+  max_duration: 0,
+  muted_until: null,
+  push_token: null,
+  min_duration: 0,
+  alert_on_overlap: false,
+  max_runs_per_period: 0,
 } as const satisfies CheckSettings;
 
 /** The settings' names, in the order files and plans show them. */
@@ -135,9 +162,9 @@ export function settingsOfFile(check: FileCheck): CheckSettings {
     slug: check.slug ?? CHECK_DEFAULTS.slug,
     tags: tagList(check.tags),
     desc: check.desc ?? CHECK_DEFAULTS.desc,
-    timeout: scheduled ? null : check.timeout ?? CHECK_DEFAULTS.timeout,
+    timeout: scheduled ? null : (check.timeout ?? CHECK_DEFAULTS.timeout),
     schedule: check.schedule ?? null,
-    tz: scheduled ? check.tz ?? "UTC" : null,
+    tz: scheduled ? (check.tz ?? "UTC") : null,
     grace: check.grace ?? CHECK_DEFAULTS.grace,
     manual_resume: check.manual_resume ?? CHECK_DEFAULTS.manual_resume,
     methods: check.methods ?? CHECK_DEFAULTS.methods,

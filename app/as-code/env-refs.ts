@@ -5,7 +5,11 @@
 export type FilePath = readonly (string | number)[];
 
 /** What substitution did: the document with every reference replaced, and where a whole value was one reference. */
-export type Substituted = { readonly document: unknown; readonly whole: readonly FilePath[]; readonly problems: readonly { path: FilePath; message: string }[] };
+export type Substituted = {
+  readonly document: unknown;
+  readonly whole: readonly FilePath[];
+  readonly problems: readonly { path: FilePath; message: string }[];
+};
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}?/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -29,7 +33,10 @@ export function substituteEnv(document: unknown, env: Readonly<Record<string, st
     return text.replace(REFERENCE, (match, name: string | undefined) => {
       if (match === "$${") return "${";
       if (!match.endsWith("}") || name === undefined || !NAME.test(name)) {
-        problems.push({ path, message: `${JSON.stringify(match)} is not a variable reference: write \${NAME} (letters, digits, _), or $\${ for a literal \${` });
+        problems.push({
+          path,
+          message: `${JSON.stringify(match)} is not a variable reference: write \${NAME} (letters, digits, _), or $\${ for a literal \${`,
+        });
         return match;
       }
       const found = env[name];

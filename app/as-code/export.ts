@@ -38,14 +38,21 @@ export async function exportText(client: AdminClient, options: ExportOptions): P
   const variables = new Set<string>();
   const document = {
     version: 1,
-    projects: states.map((state, i) => projectEntry(state, (what, wanted) => {
-      let variable = wanted, n = 2;
-      while (variables.has(variable)) variable = `${wanted}_${n++}`;
-      variables.add(variable);
-      const placeholder = { variable, what, path: ["projects", i] as (string | number)[] };
-      placeholders.push(placeholder);
-      return placeholder;
-    }, options.includeSecrets)),
+    projects: states.map((state, i) =>
+      projectEntry(
+        state,
+        (what, wanted) => {
+          let variable = wanted,
+            n = 2;
+          while (variables.has(variable)) variable = `${wanted}_${n++}`;
+          variables.add(variable);
+          const placeholder = { variable, what, path: ["projects", i] as (string | number)[] };
+          placeholders.push(placeholder);
+          return placeholder;
+        },
+        options.includeSecrets,
+      ),
+    ),
   };
   const doc = new Document(document);
   for (const p of placeholders) {
@@ -76,16 +83,29 @@ function projectEntry(state: LiveProjectState, secret: SecretNamer, includeSecre
   const channelRef = refNamer(state.channels.map((c) => ({ id: c.id, name: c.name })));
   const checkRef = refNamer(state.checks.map((c) => ({ id: c.uuid, name: c.slug })));
   const entry: Record<string, unknown> = {
-    id: project.id, name: project.name,
-    check_limit: project.check_limit, ping_log_limit: project.ping_log_limit, ping_body_limit: project.ping_body_limit,
+    id: project.id,
+    name: project.name,
+    check_limit: project.check_limit,
+    ping_log_limit: project.ping_log_limit,
+    ping_body_limit: project.ping_body_limit,
   };
   if (state.escalation.length > 0) entry.escalation = stepsEntry(state.escalation, channelRef);
-  entry.channels = state.channels.map((channel, j) => channelEntry(channel, channelRef, includeSecrets ? null : (field, leaf) => {
-    const placeholder = secret(`project ${JSON.stringify(project.name)}, channel ${JSON.stringify(channel.name)} (${channel.kind}), ${field}`,
-      envName(["HCD", project.name, channel.name === "" ? channel.kind : channel.name, field]));
-    placeholder.path.push("channels", j, "value", ...leaf);
-    return placeholder.variable;
-  }));
+  entry.channels = state.channels.map((channel, j) =>
+    channelEntry(
+      channel,
+      channelRef,
+      includeSecrets
+        ? null
+        : (field, leaf) => {
+            const placeholder = secret(
+              `project ${JSON.stringify(project.name)}, channel ${JSON.stringify(channel.name)} (${channel.kind}), ${field}`,
+              envName(["HCD", project.name, channel.name === "" ? channel.kind : channel.name, field]),
+            );
+            placeholder.path.push("channels", j, "value", ...leaf);
+            return placeholder.variable;
+          },
+    ),
+  );
   entry.checks = state.checks.map((check) => checkEntry(check, channelRef, checkRef));
   entry.status_pages = state.statusPages.map((page) => ({ slug: page.slug, title: page.title, checks: page.checks.map(checkRef) }));
   entry.maintenance = state.maintenance.map((w) => ({ id: w.id, name: w.name, schedule: w.schedule, tz: w.tz, duration: w.duration }));
@@ -106,12 +126,21 @@ function refNamer(entries: readonly { id: string; name: string }[]): (id: string
 type Hider = ((field: string, leaf: (string | number)[]) => string) | null;
 
 function channelEntry(channel: LiveChannel, ref: (id: string) => string, hide: Hider): Record<string, unknown> {
-  const head = { id: channel.id, name: channel.name, kind: channel.kind, ...(channel.new_checks === false ? { new_checks: false } : {}),
-    ...(channel.every_failure === true ? { every_failure: true } : {}) };
+  const head = {
+    id: channel.id,
+    name: channel.name,
+    kind: channel.kind,
+    ...(channel.new_checks === false ? { new_checks: false } : {}),
+    ...(channel.every_failure === true ? { every_failure: true } : {}),
+  };
   if (channel.needs_settings === true) return { ...head, needs_settings: true };
   let value: unknown;
   if (channel.kind === "group") {
-    value = { channels: idsOf((channel.value as { channels?: unknown }).channels).map(ref).sort() };
+    value = {
+      channels: idsOf((channel.value as { channels?: unknown }).channels)
+        .map(ref)
+        .sort(),
+    };
   } else {
     value = literal(channel.value);
     if (hide !== null) {
@@ -170,11 +199,22 @@ function literal(value: unknown): unknown {
 }
 
 function setIn(target: Record<string, unknown>, path: readonly (string | number)[], value: unknown): void {
-  const holder = path.slice(0, -1).reduce<Record<string | number, unknown>>((node, key) => node[key] as Record<string | number, unknown>, target);
+  const holder = path
+    .slice(0, -1)
+    .reduce<Record<string | number, unknown>>((node, key) => node[key] as Record<string | number, unknown>, target);
   holder[path[path.length - 1]] = value;
 }
 
 /** An environment variable's name from its parts: upper-case letters, digits and "_". */
 function envName(parts: readonly string[]): string {
-  return parts.map((part) => part.normalize("NFKD").replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "").toUpperCase()).filter((p) => p !== "").join("_");
+  return parts
+    .map((part) =>
+      part
+        .normalize("NFKD")
+        .replace(/[^A-Za-z0-9]+/g, "_")
+        .replace(/^_+|_+$/g, "")
+        .toUpperCase(),
+    )
+    .filter((p) => p !== "")
+    .join("_");
 }

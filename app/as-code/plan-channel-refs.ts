@@ -17,7 +17,10 @@ export type ChannelTarget = { readonly entry: FileChannel } | { readonly id: str
 export function channelTarget(context: ProjectContext, ref: string, where: string): ChannelTarget | null {
   const { file, live } = context;
   if (file.channels !== undefined) {
-    const entry = file.channels.find((c) => c.id === undefined && c.name === ref) ?? file.channels.find((c) => c.id === ref) ?? file.channels.find((c) => c.name === ref);
+    const entry =
+      file.channels.find((c) => c.id === undefined && c.name === ref) ??
+      file.channels.find((c) => c.id === ref) ??
+      file.channels.find((c) => c.name === ref);
     if (entry !== undefined) return { entry };
   } else {
     const byName = (live?.channels ?? []).filter((c) => c.name === ref);
@@ -51,7 +54,9 @@ export type StepTargets = readonly { readonly after: number; readonly channels: 
 export function escalationTargets(context: ProjectContext, steps: readonly FileEscalationStep[], where: string): StepTargets {
   return steps.map((step, i) => ({
     after: step.after,
-    channels: step.channels.map((ref) => channelTarget(context, ref, `${where}, step ${i + 1}`)).filter((t): t is ChannelTarget => t !== null),
+    channels: step.channels
+      .map((ref) => channelTarget(context, ref, `${where}, step ${i + 1}`))
+      .filter((t): t is ChannelTarget => t !== null),
   }));
 }
 
@@ -62,8 +67,17 @@ export function stepIdsAtRun(ids: Ids, steps: StepTargets): ResolvedSteps {
 /** Whether the wanted steps (null: the project's policy) are the ones here: the same `after`s, each with the same channels. */
 export function sameSteps(context: ProjectContext, want: StepTargets | null, have: readonly LiveEscalationStep[] | null): boolean {
   if (want === null || have === null) return want === have;
-  return want.length === have.length && want.every((step, i) => step.after === have[i].after
-    && sameSet(step.channels.map((t) => channelKey(context, t)), idsOf(have[i].channels)));
+  return (
+    want.length === have.length &&
+    want.every(
+      (step, i) =>
+        step.after === have[i].after &&
+        sameSet(
+          step.channels.map((t) => channelKey(context, t)),
+          idsOf(have[i].channels),
+        ),
+    )
+  );
 }
 
 export function sameSet(a: readonly string[], b: readonly string[]): boolean {
@@ -76,8 +90,19 @@ export function projectEscalationChanges(context: ProjectContext): Change[] {
   if (file.escalation === undefined) return [];
   const steps = escalationTargets(context, file.escalation, `${label}, escalation`);
   if (sameSteps(context, steps, live?.escalation ?? [])) return [];
-  return [{ verb: "update", what: "project", label, details: ["escalation"], phase: PHASE.escalation, run: async (client, runIds) => {
-    await call(client, "PUT", `/admin/v1/projects/${encodeURIComponent(context.projectId())}/escalation`, { escalation: stepsBody(stepIdsAtRun(runIds, steps)) });
-    return `updated the escalation policy of ${label}`;
-  } }];
+  return [
+    {
+      verb: "update",
+      what: "project",
+      label,
+      details: ["escalation"],
+      phase: PHASE.escalation,
+      run: async (client, runIds) => {
+        await call(client, "PUT", `/admin/v1/projects/${encodeURIComponent(context.projectId())}/escalation`, {
+          escalation: stepsBody(stepIdsAtRun(runIds, steps)),
+        });
+        return `updated the escalation policy of ${label}`;
+      },
+    },
+  ];
 }

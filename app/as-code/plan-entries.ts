@@ -34,11 +34,20 @@ export function channelChanges(context: ProjectContext): Change[] {
   const { file, live, label: projectLabel, ids } = context;
   if (file.channels === undefined) return [];
   const liveChannels = live?.channels ?? [];
-  const { matched, left } = matchEntries(file.channels, liveChannels, (c) => c.id, (c) => c.id, (c) => c.name, (c) => c.name);
+  const { matched, left } = matchEntries(
+    file.channels,
+    liveChannels,
+    (c) => c.id,
+    (c) => c.id,
+    (c) => c.name,
+    (c) => c.name,
+  );
   for (const [entry, found] of matched) if (found !== null) ids.channels.set(entry, found.id);
   const changes: Change[] = [];
-  const membersOf = (entry: FileChannel, where: string) => ((entry.value as { channels?: string[] }).channels ?? [])
-    .map((ref) => channelTarget(context, ref, where)).filter((t): t is ChannelTarget => t !== null);
+  const membersOf = (entry: FileChannel, where: string) =>
+    ((entry.value as { channels?: string[] }).channels ?? [])
+      .map((ref) => channelTarget(context, ref, where))
+      .filter((t): t is ChannelTarget => t !== null);
   for (const entry of file.channels) {
     const found = matched.get(entry) ?? null;
     const group = entry.kind === "group";
@@ -48,25 +57,44 @@ export function channelChanges(context: ProjectContext): Change[] {
     if (found === null) {
       // made with the file's id when it has one: the next run (here or on the hcd it came from) matches it by id
       const request = (runIds: Ids) => (entry.id === undefined ? body(runIds) : { ...body(runIds), id: entry.id });
-      changes.push({ verb: "create", what: "channel", label, details: entry.needs_settings === true ? ["needs its settings"] : [], phase: group ? PHASE.group : PHASE.channel, run: async (client, runIds) => {
-        const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/channels`, request(runIds))) as { id: string };
-        runIds.channels.set(entry, made.id);
-        return `created ${label} (id ${made.id})`;
-      } });
+      changes.push({
+        verb: "create",
+        what: "channel",
+        label,
+        details: entry.needs_settings === true ? ["needs its settings"] : [],
+        phase: group ? PHASE.group : PHASE.channel,
+        run: async (client, runIds) => {
+          const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/channels`, request(runIds))) as {
+            id: string;
+          };
+          runIds.channels.set(entry, made.id);
+          return `created ${label} (id ${made.id})`;
+        },
+      });
       continue;
     }
     if (found.kind !== entry.kind) {
-      context.problems.push(`${label}: it is a ${found.kind} channel here, and a channel keeps its kind; give the file's entry another name (and --prune the old one)`);
+      context.problems.push(
+        `${label}: it is a ${found.kind} channel here, and a channel keeps its kind; give the file's entry another name (and --prune the old one)`,
+      );
       continue;
     }
     const details: string[] = [];
     if (found.name !== entry.name) details.push(`name ${JSON.stringify(found.name)} → ${JSON.stringify(entry.name)}`);
-    if ((found.new_checks ?? true) !== (entry.new_checks ?? true)) details.push(`new_checks ${found.new_checks ?? true} → ${entry.new_checks ?? true}`);
-    if ((found.every_failure ?? false) !== (entry.every_failure ?? false)) details.push(`every_failure ${found.every_failure ?? false} → ${entry.every_failure ?? false}`);
+    if ((found.new_checks ?? true) !== (entry.new_checks ?? true))
+      details.push(`new_checks ${found.new_checks ?? true} → ${entry.new_checks ?? true}`);
+    if ((found.every_failure ?? false) !== (entry.every_failure ?? false))
+      details.push(`every_failure ${found.every_failure ?? false} → ${entry.every_failure ?? false}`);
     // a file that does not know the settings (needs_settings) leaves them as they are here
-    const valueDiffers = entry.needs_settings === true ? false : group
-      ? !sameSet(members.map((m) => channelKey(context, m)), idsOf((found.value as { channels?: unknown } | undefined)?.channels))
-      : found.needs_settings === true || JSON.stringify(storedValue(entry.kind, entry.value)) !== JSON.stringify(found.value);
+    const valueDiffers =
+      entry.needs_settings === true
+        ? false
+        : group
+          ? !sameSet(
+              members.map((m) => channelKey(context, m)),
+              idsOf((found.value as { channels?: unknown } | undefined)?.channels),
+            )
+          : found.needs_settings === true || JSON.stringify(storedValue(entry.kind, entry.value)) !== JSON.stringify(found.value);
     if (valueDiffers) details.push(group ? "members" : "value"); // a value's text is never shown: it may hold a secret
     if (details.length === 0) continue;
     if (entry.needs_settings === true && found.needs_settings === true) {
@@ -74,14 +102,32 @@ export function channelChanges(context: ProjectContext): Change[] {
       continue;
     }
     // a rename of an entry without settings keeps the value here
-    const edit = (runIds: Ids) => (entry.needs_settings === true ? { name: entry.name, new_checks: entry.new_checks ?? true, every_failure: entry.every_failure ?? false, value: found.value } : body(runIds));
-    changes.push({ verb: "update", what: "channel", label, details, phase: group ? PHASE.groupUpdate : PHASE.channelUpdate, run: async (client, runIds) => {
-      await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/channels/${enc(found.id)}`, edit(runIds));
-      return `updated ${label}`;
-    } });
+    const edit = (runIds: Ids) =>
+      entry.needs_settings === true
+        ? { name: entry.name, new_checks: entry.new_checks ?? true, every_failure: entry.every_failure ?? false, value: found.value }
+        : body(runIds);
+    changes.push({
+      verb: "update",
+      what: "channel",
+      label,
+      details,
+      phase: group ? PHASE.groupUpdate : PHASE.channelUpdate,
+      run: async (client, runIds) => {
+        await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/channels/${enc(found.id)}`, edit(runIds));
+        return `updated ${label}`;
+      },
+    });
   }
-  for (const channel of left) changes.push(...dropped(context, "channel", `channel ${JSON.stringify(channel.name)} (${channel.kind})`,
-    channel.kind === "group" ? PHASE.groupDelete : PHASE.channelDelete, `channels/${enc(channel.id)}`));
+  for (const channel of left)
+    changes.push(
+      ...dropped(
+        context,
+        "channel",
+        `channel ${JSON.stringify(channel.name)} (${channel.kind})`,
+        channel.kind === "group" ? PHASE.groupDelete : PHASE.channelDelete,
+        `channels/${enc(channel.id)}`,
+      ),
+    );
   return changes;
 }
 
@@ -92,10 +138,19 @@ function dropped(context: ProjectContext, what: string, name: string, phase: num
     context.unmanaged.push(label);
     return [];
   }
-  return [{ verb: "delete", what, label, details: [], phase, run: async (client) => {
-    await call(client, "DELETE", `/admin/v1/projects/${enc(context.projectId())}/${path}`);
-    return `deleted ${label}`;
-  } }];
+  return [
+    {
+      verb: "delete",
+      what,
+      label,
+      details: [],
+      phase,
+      run: async (client) => {
+        await call(client, "DELETE", `/admin/v1/projects/${enc(context.projectId())}/${path}`);
+        return `deleted ${label}`;
+      },
+    },
+  ];
 }
 
 // ---- checks ----
@@ -114,7 +169,9 @@ function checkTarget(context: ProjectContext, ref: string, where: string): Check
     const bySlug = (live?.checks ?? []).filter((c) => c.slug === ref && ref !== "");
     if (bySlug.length === 1) return { uuid: bySlug[0].uuid };
     if (bySlug.length > 1) {
-      context.problems.push(`${where}: ${bySlug.length} checks of ${context.label} have the slug ${JSON.stringify(ref)}; name it by its uuid`);
+      context.problems.push(
+        `${where}: ${bySlug.length} checks of ${context.label} have the slug ${JSON.stringify(ref)}; name it by its uuid`,
+      );
       return null;
     }
   }
@@ -134,7 +191,13 @@ function checkUuidAtRun(ids: Ids, target: CheckTarget): string {
 }
 
 function checkName(check: { uuid?: string; slug?: string; name?: string }): string {
-  return JSON.stringify(check.slug !== undefined && check.slug !== "" ? check.slug : check.name !== undefined && check.name !== "" ? check.name : check.uuid ?? "");
+  return JSON.stringify(
+    check.slug !== undefined && check.slug !== ""
+      ? check.slug
+      : check.name !== undefined && check.name !== ""
+        ? check.name
+        : (check.uuid ?? ""),
+  );
 }
 
 /** The file check's settings with its zone as the server stores it (a legacy name becomes its canonical one). */
@@ -158,7 +221,10 @@ export function checkChanges(context: ProjectContext): Change[] {
   for (const entry of file.checks) {
     if (matched.has(entry)) continue;
     const bySlug = liveChecks.filter((c) => !taken.has(c) && c.slug === entry.slug);
-    if (bySlug.length > 1) context.problems.push(`check ${checkName(entry)} in ${projectLabel}: ${bySlug.length} checks here have this slug; give the file's entry the uuid of one`);
+    if (bySlug.length > 1)
+      context.problems.push(
+        `check ${checkName(entry)} in ${projectLabel}: ${bySlug.length} checks here have this slug; give the file's entry the uuid of one`,
+      );
     matched.set(entry, bySlug.length === 1 ? bySlug[0] : null);
     if (bySlug.length === 1) taken.add(bySlug[0]);
   }
@@ -172,18 +238,29 @@ export function checkChanges(context: ProjectContext): Change[] {
     const channels = (entry.channels ?? []).map((ref) => channelTarget(context, ref, label)).filter((t): t is ChannelTarget => t !== null);
     const dependsOn = (entry.depends_on ?? []).map((ref) => checkTarget(context, ref, label)).filter((t): t is CheckTarget => t !== null);
     const escalation = entry.escalation == null ? null : escalationTargets(context, entry.escalation, `${label}, escalation`);
-    const body = (runIds: Ids) => checkBody(entry, {
-      channels: channels.map((t) => channelIdAtRun(runIds, t)), dependsOn: dependsOn.map((t) => checkUuidAtRun(runIds, t)),
-      escalation: escalation === null ? null : stepIdsAtRun(runIds, escalation),
-    });
+    const body = (runIds: Ids) =>
+      checkBody(entry, {
+        channels: channels.map((t) => channelIdAtRun(runIds, t)),
+        dependsOn: dependsOn.map((t) => checkUuidAtRun(runIds, t)),
+        escalation: escalation === null ? null : stepIdsAtRun(runIds, escalation),
+      });
     if (found === null) {
-      creates.push({ entry, change: { verb: "create", what: "check", label, details: entry.uuid === undefined ? [] : [`uuid ${entry.uuid}`], phase: PHASE.checkCreate,
-        run: async (client, runIds) => {
-          const request = entry.uuid === undefined ? body(runIds) : { ...body(runIds), uuid: entry.uuid };
-          const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/checks`, request)) as { uuid: string };
-          runIds.checks.set(entry, made.uuid);
-          return `created ${label} (uuid ${made.uuid})`;
-        } } });
+      creates.push({
+        entry,
+        change: {
+          verb: "create",
+          what: "check",
+          label,
+          details: entry.uuid === undefined ? [] : [`uuid ${entry.uuid}`],
+          phase: PHASE.checkCreate,
+          run: async (client, runIds) => {
+            const request = entry.uuid === undefined ? body(runIds) : { ...body(runIds), uuid: entry.uuid };
+            const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/checks`, request)) as { uuid: string };
+            runIds.checks.set(entry, made.uuid);
+            return `created ${label} (uuid ${made.uuid})`;
+          },
+        },
+      });
       continue;
     }
     const details = settingDetails(settingsOfLive(found), wantedSettings(entry));
@@ -193,10 +270,17 @@ export function checkChanges(context: ProjectContext): Change[] {
     if (!sameSet(dependencyKeys, idsOf(found.depends_on))) details.push("depends_on");
     if (!sameSteps(context, escalation, escalationOfLive(found))) details.push("escalation");
     if (details.length === 0) continue;
-    changes.push({ verb: "update", what: "check", label, details, phase: PHASE.checkUpdate, run: async (client, runIds) => {
-      await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/checks/${enc(found.uuid)}`, body(runIds));
-      return `updated ${label}`;
-    } });
+    changes.push({
+      verb: "update",
+      what: "check",
+      label,
+      details,
+      phase: PHASE.checkUpdate,
+      run: async (client, runIds) => {
+        await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/checks/${enc(found.uuid)}`, body(runIds));
+        return `updated ${label}`;
+      },
+    });
   }
   for (const check of liveChecks.filter((c) => !taken.has(c))) {
     changes.push(...dropped(context, "check", `check ${checkName(check)}`, PHASE.checkDelete, `checks/${enc(check.uuid)}`));
@@ -251,31 +335,52 @@ export function statusPageChanges(context: ProjectContext): Change[] {
   const changes: Change[] = [];
   const named = new Set(file.status_pages.map((p) => p.slug));
   for (const page of livePages.filter((p) => !named.has(p.slug))) {
-    changes.push(...dropped(context, "status page", `status page ${JSON.stringify(page.slug)}`, PHASE.pageDelete, `status-pages/${enc(page.slug)}`));
+    changes.push(
+      ...dropped(context, "status page", `status page ${JSON.stringify(page.slug)}`, PHASE.pageDelete, `status-pages/${enc(page.slug)}`),
+    );
   }
   for (const page of file.status_pages) {
     const label = `status page ${JSON.stringify(page.slug)} in ${projectLabel}`;
     const targets = page.checks.map((ref) => checkTarget(context, ref, label)).filter((t): t is CheckTarget => t !== null);
-    const body = (runIds: Ids) => statusPageBody(page, targets.map((t) => checkUuidAtRun(runIds, t)));
+    const body = (runIds: Ids) =>
+      statusPageBody(
+        page,
+        targets.map((t) => checkUuidAtRun(runIds, t)),
+      );
     const found = livePages.find((p) => p.slug === page.slug);
     if (found === undefined) {
       const owner = context.slugs.get(page.slug);
-      if (owner !== undefined && owner !== live?.project.id) context.problems.push(`${label}: the slug is taken by a page of project ${owner}`);
-      changes.push({ verb: "create", what: "status page", label, details: [], phase: PHASE.page, run: async (client, runIds) => {
-        await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/status-pages`, body(runIds));
-        return `created ${label}`;
-      } });
+      if (owner !== undefined && owner !== live?.project.id)
+        context.problems.push(`${label}: the slug is taken by a page of project ${owner}`);
+      changes.push({
+        verb: "create",
+        what: "status page",
+        label,
+        details: [],
+        phase: PHASE.page,
+        run: async (client, runIds) => {
+          await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/status-pages`, body(runIds));
+          return `created ${label}`;
+        },
+      });
       continue;
     }
     const details: string[] = [];
     if (found.title !== page.title.trim()) details.push(`title ${JSON.stringify(found.title)} → ${JSON.stringify(page.title.trim())}`);
     if (JSON.stringify(targets.map((t) => checkKey(context, t))) !== JSON.stringify(found.checks)) details.push("checks");
     if (details.length === 0) continue;
-    changes.push({ verb: "update", what: "status page", label, details, phase: PHASE.page, run: async (client, runIds) => {
-      const { title, checks } = body(runIds);
-      await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/status-pages/${enc(page.slug)}`, { title, checks });
-      return `updated ${label}`;
-    } });
+    changes.push({
+      verb: "update",
+      what: "status page",
+      label,
+      details,
+      phase: PHASE.page,
+      run: async (client, runIds) => {
+        const { title, checks } = body(runIds);
+        await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/status-pages/${enc(page.slug)}`, { title, checks });
+        return `updated ${label}`;
+      },
+    });
   }
   return changes;
 }
@@ -285,27 +390,64 @@ export function statusPageChanges(context: ProjectContext): Change[] {
 export function maintenanceChanges(context: ProjectContext): Change[] {
   const { file, live, label: projectLabel } = context;
   if (file.maintenance === undefined) return [];
-  const { matched, left } = matchEntries(file.maintenance, live?.maintenance ?? [], (w) => w.id, (w) => w.id, (w) => w.name, (w) => w.name);
+  const { matched, left } = matchEntries(
+    file.maintenance,
+    live?.maintenance ?? [],
+    (w) => w.id,
+    (w) => w.id,
+    (w) => w.name,
+    (w) => w.name,
+  );
   const changes: Change[] = [];
   for (const window of file.maintenance) {
     const found = matched.get(window) ?? null;
     const label = `maintenance window ${JSON.stringify(window.name)} in ${projectLabel}`;
     const body = maintenanceBody(window);
     if (found === null) {
-      changes.push({ verb: "create", what: "maintenance window", label, details: [], phase: PHASE.maintenance, run: async (client) => {
-        const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/maintenance`, body)) as { id: string };
-        return `created ${label} (id ${made.id})`;
-      } });
+      changes.push({
+        verb: "create",
+        what: "maintenance window",
+        label,
+        details: [],
+        phase: PHASE.maintenance,
+        run: async (client) => {
+          const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/maintenance`, body)) as { id: string };
+          return `created ${label} (id ${made.id})`;
+        },
+      });
       continue;
     }
-    const want = { name: window.name, schedule: window.schedule, tz: canonicalZone(window.tz ?? "UTC") ?? window.tz, duration: window.duration };
-    const details = (["name", "schedule", "tz", "duration"] as const).filter((f) => found[f] !== want[f]).map((f) => `${f} ${JSON.stringify(found[f])} → ${JSON.stringify(want[f])}`);
+    const want = {
+      name: window.name,
+      schedule: window.schedule,
+      tz: canonicalZone(window.tz ?? "UTC") ?? window.tz,
+      duration: window.duration,
+    };
+    const details = (["name", "schedule", "tz", "duration"] as const)
+      .filter((f) => found[f] !== want[f])
+      .map((f) => `${f} ${JSON.stringify(found[f])} → ${JSON.stringify(want[f])}`);
     if (details.length === 0) continue;
-    changes.push({ verb: "update", what: "maintenance window", label, details, phase: PHASE.maintenance, run: async (client) => {
-      await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/maintenance/${enc(found.id)}`, body);
-      return `updated ${label}`;
-    } });
+    changes.push({
+      verb: "update",
+      what: "maintenance window",
+      label,
+      details,
+      phase: PHASE.maintenance,
+      run: async (client) => {
+        await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/maintenance/${enc(found.id)}`, body);
+        return `updated ${label}`;
+      },
+    });
   }
-  for (const window of left) changes.push(...dropped(context, "maintenance window", `maintenance window ${JSON.stringify(window.name)}`, PHASE.maintenanceDelete, `maintenance/${enc(window.id)}`));
+  for (const window of left)
+    changes.push(
+      ...dropped(
+        context,
+        "maintenance window",
+        `maintenance window ${JSON.stringify(window.name)}`,
+        PHASE.maintenanceDelete,
+        `maintenance/${enc(window.id)}`,
+      ),
+    );
   return changes;
 }

@@ -44,8 +44,21 @@ export class PlanError extends Error {
 
 /** The order of the phases: creations before the changes that name them, deletions last. */
 export const PHASE = {
-  project: 0, channel: 1, group: 2, channelUpdate: 3, groupUpdate: 4, escalation: 5, checkCreate: 6, checkUpdate: 7,
-  pageDelete: 8, page: 9, maintenance: 10, checkDelete: 11, groupDelete: 12, channelDelete: 13, maintenanceDelete: 14,
+  project: 0,
+  channel: 1,
+  group: 2,
+  channelUpdate: 3,
+  groupUpdate: 4,
+  escalation: 5,
+  checkCreate: 6,
+  checkUpdate: 7,
+  pageDelete: 8,
+  page: 9,
+  maintenance: 10,
+  checkDelete: 11,
+  groupDelete: 12,
+  channelDelete: 13,
+  maintenanceDelete: 14,
 } as const;
 
 /** What a project's entries are planned against. */
@@ -65,8 +78,14 @@ export type ProjectContext = {
 };
 
 /** Matches file entries with live ones: by id first (where the file has one that exists here), then by name among the rest. */
-export function matchEntries<F, L>(entries: readonly F[], live: readonly L[], idOf: (f: F) => string | undefined, liveId: (l: L) => string,
-  nameOf: (f: F) => string, liveName: (l: L) => string): { matched: Map<F, L | null>; left: L[] } {
+export function matchEntries<F, L>(
+  entries: readonly F[],
+  live: readonly L[],
+  idOf: (f: F) => string | undefined,
+  liveId: (l: L) => string,
+  nameOf: (f: F) => string,
+  liveName: (l: L) => string,
+): { matched: Map<F, L | null>; left: L[] } {
   const matched = new Map<F, L | null>();
   const taken = new Set<L>();
   for (const entry of entries) {

@@ -21,10 +21,13 @@ export async function makePlan(client: AdminClient, file: HcdFile, options: { pr
   const states = new Map<FileProject, LiveProjectState>();
   const slugs = new Map<string, string>();
   for (const project of live) {
-    const pages = ((await call(client, "GET", `/admin/v1/projects/${encodeURIComponent(project.id)}/status-pages`)) as { status_pages: LiveStatusPage[] }).status_pages;
+    const pages = (
+      (await call(client, "GET", `/admin/v1/projects/${encodeURIComponent(project.id)}/status-pages`)) as { status_pages: LiveStatusPage[] }
+    ).status_pages;
     for (const page of pages) slugs.set(page.slug, project.id);
   }
-  for (const [fileProject, liveProject] of matched) if (liveProject !== null) states.set(fileProject, await readProject(client, liveProject));
+  for (const [fileProject, liveProject] of matched)
+    if (liveProject !== null) states.set(fileProject, await readProject(client, liveProject));
   const ids: Ids = { projects: new Map(), channels: new Map(), checks: new Map() };
   const changes: Change[] = [];
   const unmanaged: string[] = [];
@@ -32,22 +35,43 @@ export async function makePlan(client: AdminClient, file: HcdFile, options: { pr
     const state = states.get(fileProject) ?? null;
     if (state !== null) ids.projects.set(fileProject, state.project.id);
     const context: ProjectContext = {
-      file: fileProject, live: state, label: `project ${JSON.stringify(fileProject.name)}`, prune: options.prune, ids, slugs, problems, unmanaged,
+      file: fileProject,
+      live: state,
+      label: `project ${JSON.stringify(fileProject.name)}`,
+      prune: options.prune,
+      ids,
+      slugs,
+      problems,
+      unmanaged,
       projectId: () => {
         const id = ids.projects.get(fileProject);
         if (id === undefined) throw new Error(`${fileProject.name}: the project was not created`);
         return id;
       },
     };
-    changes.push(...projectChanges(context), ...channelChanges(context), ...projectEscalationChanges(context), ...checkChanges(context), ...statusPageChanges(context), ...maintenanceChanges(context));
+    changes.push(
+      ...projectChanges(context),
+      ...channelChanges(context),
+      ...projectEscalationChanges(context),
+      ...checkChanges(context),
+      ...statusPageChanges(context),
+      ...maintenanceChanges(context),
+    );
   }
   if (problems.length > 0) throw new PlanError(problems);
-  const ordered = changes.map((change, i) => ({ change, i })).sort((a, b) => a.change.phase - b.change.phase || a.i - b.i).map((x) => x.change);
+  const ordered = changes
+    .map((change, i) => ({ change, i }))
+    .sort((a, b) => a.change.phase - b.change.phase || a.i - b.i)
+    .map((x) => x.change);
   return { plan: { changes: ordered, unmanaged }, ids };
 }
 
 /** Each file project's project here: its id's, else the one project of its name, else none (it is created). */
-function matchProjects(projects: readonly FileProject[], live: readonly LiveProject[], problems: string[]): Map<FileProject, LiveProject | null> {
+function matchProjects(
+  projects: readonly FileProject[],
+  live: readonly LiveProject[],
+  problems: string[],
+): Map<FileProject, LiveProject | null> {
   const matched = new Map<FileProject, LiveProject | null>();
   const taken = new Set<string>();
   for (const project of projects) {
@@ -60,7 +84,10 @@ function matchProjects(projects: readonly FileProject[], live: readonly LiveProj
   for (const project of projects) {
     if (matched.has(project)) continue;
     const byName = live.filter((p) => p.name === project.name && !taken.has(p.id));
-    if (byName.length > 1) problems.push(`project ${JSON.stringify(project.name)}: ${byName.length} projects here have this name; give the file's entry the id of one (${byName.map((p) => p.id).join(", ")})`);
+    if (byName.length > 1)
+      problems.push(
+        `project ${JSON.stringify(project.name)}: ${byName.length} projects here have this name; give the file's entry the id of one (${byName.map((p) => p.id).join(", ")})`,
+      );
     matched.set(project, byName.length === 1 ? byName[0] : null);
     if (byName.length === 1) taken.add(byName[0].id);
   }
@@ -75,14 +102,20 @@ function projectChanges(context: ProjectContext): Change[] {
     // made with the file's id when it has one: the next run (here or on the hcd it came from) matches it by id
     const body: Record<string, unknown> = file.id === undefined ? { name: file.name } : { name: file.name, id: file.id };
     for (const limit of LIMITS) if (file[limit] !== undefined) body[limit] = file[limit];
-    return [{
-      verb: "create", what: "project", label, details: LIMITS.filter((l) => file[l] !== undefined).map((l) => `${l} ${file[l]}`), phase: PHASE.project,
-      run: async (client) => {
-        const made = (await call(client, "POST", "/admin/v1/projects", body)) as { id: string };
-        ids.projects.set(file, made.id);
-        return `created ${label} (id ${made.id})`;
+    return [
+      {
+        verb: "create",
+        what: "project",
+        label,
+        details: LIMITS.filter((l) => file[l] !== undefined).map((l) => `${l} ${file[l]}`),
+        phase: PHASE.project,
+        run: async (client) => {
+          const made = (await call(client, "POST", "/admin/v1/projects", body)) as { id: string };
+          ids.projects.set(file, made.id);
+          return `created ${label} (id ${made.id})`;
+        },
       },
-    }];
+    ];
   }
   const details: string[] = [];
   const body: Record<string, unknown> = { name: file.name };
@@ -94,13 +127,23 @@ function projectChanges(context: ProjectContext): Change[] {
     if (wanted !== live.project[limit]) details.push(`${limit} ${live.project[limit]} → ${wanted}`);
   }
   if (details.length === 0) return [];
-  return [{
-    verb: "update", what: "project", label, details, phase: PHASE.project,
-    run: async (client) => {
-      const changed = (await call(client, "PUT", `/admin/v1/projects/${encodeURIComponent(live.project.id)}`, body)) as Record<string, unknown>;
-      const ignored = LIMITS.filter((l) => body[l] !== undefined && changed[l] !== body[l]);
-      if (ignored.length > 0) throw new Error(`PUT /admin/v1/projects/${live.project.id}: this server did not change ${ignored.join(", ")}`);
-      return `updated ${label}`;
+  return [
+    {
+      verb: "update",
+      what: "project",
+      label,
+      details,
+      phase: PHASE.project,
+      run: async (client) => {
+        const changed = (await call(client, "PUT", `/admin/v1/projects/${encodeURIComponent(live.project.id)}`, body)) as Record<
+          string,
+          unknown
+        >;
+        const ignored = LIMITS.filter((l) => body[l] !== undefined && changed[l] !== body[l]);
+        if (ignored.length > 0)
+          throw new Error(`PUT /admin/v1/projects/${live.project.id}: this server did not change ${ignored.join(", ")}`);
+        return `updated ${label}`;
+      },
     },
-  }];
+  ];
 }

@@ -25,7 +25,11 @@ export type FileProblem = { readonly path: FilePath; readonly message: string };
 export class FileError extends Error {
   readonly problems: readonly (FileProblem & { line: number | null })[];
   constructor(source: string, problems: readonly (FileProblem & { line: number | null })[]) {
-    super(problems.map((p) => `${source}${p.line === null ? "" : `:${p.line}`}: ${formatPath(p.path)}${p.path.length > 0 ? ": " : ""}${p.message}`).join("\n"));
+    super(
+      problems
+        .map((p) => `${source}${p.line === null ? "" : `:${p.line}`}: ${formatPath(p.path)}${p.path.length > 0 ? ": " : ""}${p.message}`)
+        .join("\n"),
+    );
     this.problems = problems;
   }
 }
@@ -44,14 +48,27 @@ function validator(): ReturnType<Ajv["compile"]> {
 /** Reads the text of an apply file (`source` names it in messages) with the environment `env`; throws FileError. */
 export function readApplyFile(text: string, source: string, env: Readonly<Record<string, string | undefined>>): HcdFile {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true, version: "1.2", schema: "core", strict: true });
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    prettyErrors: true,
+    version: "1.2",
+    schema: "core",
+    strict: true,
+  });
   const lineOf = (path: FilePath): number | null => lineIn(doc, lines, path);
   const fail = (problems: readonly FileProblem[]): never => {
-    throw new FileError(source, problems.map((p) => ({ ...p, line: lineOf(p.path) })));
+    throw new FileError(
+      source,
+      problems.map((p) => ({ ...p, line: lineOf(p.path) })),
+    );
   };
   const syntax = [...doc.errors, ...doc.warnings];
   if (syntax.length > 0) {
-    throw new FileError(source, syntax.map((e) => ({ path: [], message: `${e.message.split("\n")[0]}`, line: e.linePos?.[0].line ?? null })));
+    throw new FileError(
+      source,
+      syntax.map((e) => ({ path: [], message: `${e.message.split("\n")[0]}`, line: e.linePos?.[0].line ?? null })),
+    );
   }
   let raw: unknown;
   try {
@@ -83,7 +100,10 @@ function coercePlaceholders(document: unknown, whole: readonly FilePath[]): unkn
   for (const path of whole) {
     const type = wanted.get(path.map((p) => `/${String(p).replaceAll("~", "~0").replaceAll("/", "~1")}`).join(""));
     if (type === undefined) continue;
-    const holder = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], document) as Record<string | number, unknown>;
+    const holder = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], document) as Record<
+      string | number,
+      unknown
+    >;
     const text = String(holder[path[path.length - 1]]).trim();
     if (/integer|number/.test(type) && /^-?\d+(\.\d+)?$/.test(text)) holder[path[path.length - 1]] = Number(text);
     else if (/boolean/.test(type) && (text === "true" || text === "false")) holder[path[path.length - 1]] = text === "true";
@@ -94,7 +114,14 @@ function coercePlaceholders(document: unknown, whole: readonly FilePath[]): unkn
 
 /** The schema's errors as problems: one per place, "if"/"anyOf" wrappers left out when a precise one is there. */
 function schemaProblems(errors: readonly ErrorObject[]): FileProblem[] {
-  const precise = errors.filter((e) => e.keyword !== "if" && !(e.keyword === "anyOf" && errors.some((o) => o !== e && o.instancePath.startsWith(e.instancePath) && o.keyword !== "anyOf" && o.keyword !== "if")));
+  const precise = errors.filter(
+    (e) =>
+      e.keyword !== "if" &&
+      !(
+        e.keyword === "anyOf" &&
+        errors.some((o) => o !== e && o.instancePath.startsWith(e.instancePath) && o.keyword !== "anyOf" && o.keyword !== "if")
+      ),
+  );
   const seen = new Set<string>();
   const problems: FileProblem[] = [];
   for (const error of precise.length > 0 ? precise : errors) {
@@ -102,9 +129,12 @@ function schemaProblems(errors: readonly ErrorObject[]): FileProblem[] {
     let message = error.message ?? "is not valid";
     if (error.keyword === "additionalProperties") message = `has an unknown field: ${String(error.params.additionalProperty)}`;
     else if (error.keyword === "required") message = `needs ${String(error.params.missingProperty)}`;
-    else if (error.keyword === "enum") message = `must be one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-    else if (error.keyword === "not" && /\/checks\/\d+$/.test(error.instancePath)) message = "has both timeout and schedule: a check has one or the other";
-    else if (error.keyword === "dependencies") message = `has ${String(error.params.property)} without ${String(error.params.missingProperty)}`;
+    else if (error.keyword === "enum")
+      message = `must be one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    else if (error.keyword === "not" && /\/checks\/\d+$/.test(error.instancePath))
+      message = "has both timeout and schedule: a check has one or the other";
+    else if (error.keyword === "dependencies")
+      message = `has ${String(error.params.property)} without ${String(error.params.missingProperty)}`;
     const key = `${formatPath(path)}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -115,10 +145,13 @@ function schemaProblems(errors: readonly ErrorObject[]): FileProblem[] {
 
 function pathOf(pointer: string): FilePath {
   if (pointer === "") return [];
-  return pointer.slice(1).split("/").map((part) => {
-    const key = part.replaceAll("~1", "/").replaceAll("~0", "~");
-    return /^\d+$/.test(key) ? Number(key) : key;
-  });
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((part) => {
+      const key = part.replaceAll("~1", "/").replaceAll("~0", "~");
+      return /^\d+$/.test(key) ? Number(key) : key;
+    });
 }
 
 /** The line of the value at `path` in the YAML document (1-based), or null. */
@@ -138,11 +171,16 @@ function meaningProblems(file: HcdFile): FileProblem[] {
   uniqueBy(file.projects, (p) => (p.id === undefined ? p.name : undefined), ["projects"], "name (give each its id)", at);
   const pageSlugs = new Map<string, FilePath>();
   file.projects.forEach((project, i) => {
-    if (project.id === undefined && project.name === "") at(["projects", i, "name"], "is empty: an entry without id is matched by its name");
+    if (project.id === undefined && project.name === "")
+      at(["projects", i, "name"], "is empty: an entry without id is matched by its name");
     projectProblems(project, ["projects", i], at);
     (project.status_pages ?? []).forEach((page, j) => {
       const held = pageSlugs.get(page.slug);
-      if (held !== undefined) at(["projects", i, "status_pages", j, "slug"], `is also the slug of ${formatPath(held)}: a status page's slug is unique on the server`);
+      if (held !== undefined)
+        at(
+          ["projects", i, "status_pages", j, "slug"],
+          `is also the slug of ${formatPath(held)}: a status page's slug is unique on the server`,
+        );
       pageSlugs.set(page.slug, ["projects", i, "status_pages", j]);
     });
   });
@@ -151,7 +189,13 @@ function meaningProblems(file: HcdFile): FileProblem[] {
 
 function projectProblems(project: FileProject, base: FilePath, at: (path: FilePath, message: string) => void): void {
   const channels = project.channels ?? [];
-  uniqueBy(channels, (c) => (c.id === undefined && c.name !== "" ? c.name : undefined), [...base, "channels"], "name (give each its id)", at);
+  uniqueBy(
+    channels,
+    (c) => (c.id === undefined && c.name !== "" ? c.name : undefined),
+    [...base, "channels"],
+    "name (give each its id)",
+    at,
+  );
   uniqueBy(channels, (c) => c.id, [...base, "channels"], "id", at);
   /** The channel a reference names: by id, else by a name only one channel has; undefined after noting an ambiguous one. */
   const channelRef = (ref: string, path?: FilePath) => {
@@ -165,7 +209,10 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
     const path = [...base, "channels", i];
     if (channel.id === undefined && channel.name === "") at([...path, "name"], "is empty: an entry without id is matched by its name");
     if ((channel.value === undefined) === (channel.needs_settings === undefined)) {
-      at(path, channel.value === undefined ? "needs a value (or needs_settings: true)" : "has both a value and needs_settings: one or the other");
+      at(
+        path,
+        channel.value === undefined ? "needs a value (or needs_settings: true)" : "has both a value and needs_settings: one or the other",
+      );
       return;
     }
     if (channel.needs_settings === true) return;
@@ -173,7 +220,8 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
       const members = (channel.value as { channels: string[] }).channels;
       members.forEach((ref, j) => {
         const member = channelRef(ref, [...path, "value", "channels", j]);
-        if (member === undefined && channels.every((c) => c.name !== ref)) at([...path, "value", "channels", j], `names no channel of this project: ${ref}`);
+        if (member === undefined && channels.every((c) => c.name !== ref))
+          at([...path, "value", "channels", j], `names no channel of this project: ${ref}`);
         else if (member?.kind === "group") at([...path, "value", "channels", j], `names a group (${ref}): a group cannot contain a group`);
       });
       return;
@@ -183,9 +231,13 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
   });
 
   /** Each escalation step's channels name channels of the file's project. */
-  const stepRefs = (steps: readonly FileEscalationStep[], path: FilePath) => steps.forEach((step, i) => step.channels.forEach((ref, j) => {
-    if (channelRef(ref, [...path, i, "channels", j]) === undefined && channels.every((c) => c.name !== ref)) at([...path, i, "channels", j], `names no channel of this project: ${ref}`);
-  }));
+  const stepRefs = (steps: readonly FileEscalationStep[], path: FilePath) =>
+    steps.forEach((step, i) =>
+      step.channels.forEach((ref, j) => {
+        if (channelRef(ref, [...path, i, "channels", j]) === undefined && channels.every((c) => c.name !== ref))
+          at([...path, i, "channels", j], `names no channel of this project: ${ref}`);
+      }),
+    );
   if (project.escalation !== undefined) {
     const policy = escalationOf(stepsBody(stepsOfAny(project.escalation) ?? []));
     if (!policy.ok) at([...base, "escalation"], reasonText(policy.failure));
@@ -194,23 +246,43 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
 
   const checks = project.checks ?? [];
   uniqueBy(checks, (c) => c.uuid, [...base, "checks"], "uuid", at);
-  uniqueBy(checks, (c) => (c.uuid === undefined && c.slug !== "" ? c.slug : undefined), [...base, "checks"], "slug (give each its uuid)", at);
+  uniqueBy(
+    checks,
+    (c) => (c.uuid === undefined && c.slug !== "" ? c.slug : undefined),
+    [...base, "checks"],
+    "slug (give each its uuid)",
+    at,
+  );
   const checkRefs = (ref: string) => checks.filter((c) => c.uuid === ref || (c.slug !== undefined && c.slug !== "" && c.slug === ref));
   const resolve = (ref: string, path: FilePath): FileCheck | null => {
     const found = checkRefs(ref);
     if (found.length === 1) return found[0];
-    at(path, found.length === 0 ? `names no check of this file's project: ${ref}` : `names ${found.length} checks (slug ${ref}): name it by its uuid`);
+    at(
+      path,
+      found.length === 0
+        ? `names no check of this file's project: ${ref}`
+        : `names ${found.length} checks (slug ${ref}): name it by its uuid`,
+    );
     return null;
   };
   checks.forEach((check, i) => {
     const path = [...base, "checks", i];
     if (check.uuid === undefined && (check.slug ?? "") === "") at(path, "needs a uuid or a slug: a check is matched by one of them");
-    if (check.muted_until !== undefined && check.muted_until !== null && isoSecond(check.muted_until) === null) at([...path, "muted_until"], "is not an ISO 8601 date and time");
-    const request = checkRequestOf(checkBody(check, { channels: [], dependsOn: [], escalation: stepsOfAny(check.escalation ?? null) }), null);
-    if (!request.ok) at(request.failure.code === "invalid" && request.failure.field !== "" ? [...path, request.failure.field] : path, reasonText(request.failure));
+    if (check.muted_until !== undefined && check.muted_until !== null && isoSecond(check.muted_until) === null)
+      at([...path, "muted_until"], "is not an ISO 8601 date and time");
+    const request = checkRequestOf(
+      checkBody(check, { channels: [], dependsOn: [], escalation: stepsOfAny(check.escalation ?? null) }),
+      null,
+    );
+    if (!request.ok)
+      at(
+        request.failure.code === "invalid" && request.failure.field !== "" ? [...path, request.failure.field] : path,
+        reasonText(request.failure),
+      );
     if (project.channels !== undefined) {
       (check.channels ?? []).forEach((ref, j) => {
-        if (channelRef(ref, [...path, "channels", j]) === undefined && channels.every((c) => c.name !== ref)) at([...path, "channels", j], `names no channel of this project: ${ref}`);
+        if (channelRef(ref, [...path, "channels", j]) === undefined && channels.every((c) => c.name !== ref))
+          at([...path, "channels", j], `names no channel of this project: ${ref}`);
       });
       stepRefs(check.escalation ?? [], [...path, "escalation"]);
     }
@@ -219,14 +291,21 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
       if (target === check) at([...path, "depends_on", j], "names the check itself");
     });
   });
-  const cycle = dependencyCycle(checks, (ref) => { const found = checkRefs(ref); return found.length === 1 ? found[0] : null; });
+  const cycle = dependencyCycle(checks, (ref) => {
+    const found = checkRefs(ref);
+    return found.length === 1 ? found[0] : null;
+  });
   if (cycle !== null) at([...base, "checks", checks.indexOf(cycle[0])], `depends on itself through ${cycle.map(labelOf).join(" → ")}`);
 
   (project.status_pages ?? []).forEach((page, i) => {
     const path = [...base, "status_pages", i];
     if (project.checks !== undefined) page.checks.forEach((ref, j) => resolve(ref, [...path, "checks", j]));
-    const input = statusPageInputOf({ slug: page.slug, title: page.title, checks: page.checks.map(() => "00000000-0000-4000-8000-000000000000") }, 0);
-    if (!input.ok && input.failure.code === "invalid" && input.failure.field !== "checks") at([...path, input.failure.field], reasonText(input.failure));
+    const input = statusPageInputOf(
+      { slug: page.slug, title: page.title, checks: page.checks.map(() => "00000000-0000-4000-8000-000000000000") },
+      0,
+    );
+    if (!input.ok && input.failure.code === "invalid" && input.failure.field !== "checks")
+      at([...path, input.failure.field], reasonText(input.failure));
     if (new Set(page.checks).size !== page.checks.length) at([...path, "checks"], "names a check twice");
   });
 
@@ -234,9 +313,14 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
   uniqueBy(windows, (w) => w.id, [...base, "maintenance"], "id", at);
   uniqueBy(windows, (w) => (w.id === undefined ? w.name : undefined), [...base, "maintenance"], "name (give each its id)", at);
   windows.forEach((window, i) => {
-    if (window.id === undefined && window.name === "") at([...base, "maintenance", i, "name"], "is empty: an entry without id is matched by its name");
+    if (window.id === undefined && window.name === "")
+      at([...base, "maintenance", i, "name"], "is empty: an entry without id is matched by its name");
     const input = maintenanceInputOf({ name: window.name, schedule: window.schedule, tz: window.tz ?? "UTC", duration: window.duration });
-    if (!input.ok) at(input.failure.code === "invalid" ? [...base, "maintenance", i, input.failure.field] : [...base, "maintenance", i], reasonText(input.failure));
+    if (!input.ok)
+      at(
+        input.failure.code === "invalid" ? [...base, "maintenance", i, input.failure.field] : [...base, "maintenance", i],
+        reasonText(input.failure),
+      );
   });
 }
 
@@ -256,7 +340,7 @@ function reasonText(failure: { code: string; field?: string; reason?: string }):
 }
 
 function labelOf(check: FileCheck): string {
-  return check.slug !== undefined && check.slug !== "" ? check.slug : check.uuid ?? "?";
+  return check.slug !== undefined && check.slug !== "" ? check.slug : (check.uuid ?? "?");
 }
 
 /** A chain of depends_on that comes back to where it started, or null. */
@@ -281,7 +365,13 @@ function dependencyCycle(checks: readonly FileCheck[], find: (ref: string) => Fi
   return null;
 }
 
-function uniqueBy<T>(items: readonly T[], key: (item: T) => string | undefined, base: FilePath, what: string, at: (path: FilePath, message: string) => void): void {
+function uniqueBy<T>(
+  items: readonly T[],
+  key: (item: T) => string | undefined,
+  base: FilePath,
+  what: string,
+  at: (path: FilePath, message: string) => void,
+): void {
   const first = new Map<string, number>();
   items.forEach((item, i) => {
     const value = key(item);

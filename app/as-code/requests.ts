@@ -5,18 +5,37 @@ import type { FileChannel, FileCheck, FileMaintenance, FileStatusPage } from "./
 import { settingsOfFile } from "./document.ts";
 
 /** The body that creates or edits a check as the file has it; `channels` and `dependsOn` are ids and uuids. */
-export function checkBody(check: FileCheck, resolved: { channels: readonly string[]; dependsOn: readonly string[]; escalation: ResolvedSteps | null }): Record<string, unknown> {
+export function checkBody(
+  check: FileCheck,
+  resolved: { channels: readonly string[]; dependsOn: readonly string[]; escalation: ResolvedSteps | null },
+): Record<string, unknown> {
   const s = settingsOfFile(check);
   const body: Record<string, unknown> = {
-    name: s.name, slug: s.slug, tags: s.tags.join(" "), desc: s.desc, grace: s.grace, manual_resume: s.manual_resume, methods: s.methods,
-    start_kw: s.start_kw, success_kw: s.success_kw, failure_kw: s.failure_kw, filter_subject: s.filter_subject, filter_body: s.filter_body,
-    filter_http_body: s.filter_http_body, filter_default_fail: s.filter_default_fail, failure_threshold: s.failure_threshold,
-    reminder_interval: s.reminder_interval, max_duration: s.max_duration,
+    name: s.name,
+    slug: s.slug,
+    tags: s.tags.join(" "),
+    desc: s.desc,
+    grace: s.grace,
+    manual_resume: s.manual_resume,
+    methods: s.methods,
+    start_kw: s.start_kw,
+    success_kw: s.success_kw,
+    failure_kw: s.failure_kw,
+    filter_subject: s.filter_subject,
+    filter_body: s.filter_body,
+    filter_http_body: s.filter_http_body,
+    filter_default_fail: s.filter_default_fail,
+    failure_threshold: s.failure_threshold,
+    reminder_interval: s.reminder_interval,
+    max_duration: s.max_duration,
     muted_until: check.muted_until ?? null, // as written: the server reads it
     push_token: s.push_token,
-    min_duration: s.min_duration, alert_on_overlap: s.alert_on_overlap, max_runs_per_period: s.max_runs_per_period,
+    min_duration: s.min_duration,
+    alert_on_overlap: s.alert_on_overlap,
+    max_runs_per_period: s.max_runs_per_period,
     escalation: resolved.escalation === null ? null : stepsBody(resolved.escalation), // null: the project's policy
-    depends_on: [...resolved.dependsOn].join(","), channels: [...resolved.channels].join(","),
+    depends_on: [...resolved.dependsOn].join(","),
+    channels: [...resolved.channels].join(","),
   };
   if (s.schedule === null) body.timeout = s.timeout;
   else Object.assign(body, { schedule: s.schedule, tz: s.tz });

@@ -16,8 +16,12 @@ export function secretFieldsOf(kind: string, value: unknown): SecretField[] {
   const present = (v: unknown) => typeof v === "string" && v !== "";
   const object = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : null;
   switch (kind) {
-    case "email": case "group": return [];
-    case "slack": case "discord": return present(value) ? [{ leaf: [], label: "url" }] : [];
+    case "email":
+    case "group":
+      return [];
+    case "slack":
+    case "discord":
+      return present(value) ? [{ leaf: [], label: "url" }] : [];
     case "webhook": {
       if (object === null) return present(value) ? [{ leaf: [], label: "url" }] : [];
       const fields: SecretField[] = [];
@@ -26,12 +30,14 @@ export function secretFieldsOf(kind: string, value: unknown): SecretField[] {
         const headers = object[`headers_${direction}`];
         if (typeof headers !== "object" || headers === null) continue;
         for (const [name, header] of Object.entries(headers)) {
-          if (CREDENTIAL_HEADER.test(name) && present(header)) fields.push({ leaf: [`headers_${direction}`, name], label: `${name} header ${direction}` });
+          if (CREDENTIAL_HEADER.test(name) && present(header))
+            fields.push({ leaf: [`headers_${direction}`, name], label: `${name} header ${direction}` });
         }
       }
       return fields;
     }
-    case "ntfy": return object !== null && present(object.token) ? [{ leaf: ["token"], label: "token" }] : [];
+    case "ntfy":
+      return object !== null && present(object.token) ? [{ leaf: ["token"], label: "token" }] : [];
     default: {
       if (!isServiceKind(kind) || object === null) return [];
       return SERVICE_KIND_MODULES[kind].secretFields.filter((name) => present(object[name])).map((name) => ({ leaf: [name], label: name }));

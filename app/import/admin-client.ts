@@ -25,7 +25,10 @@ export function httpAdmin(url: string, token: string): AdminClient {
       try {
         res = await fetch(target, { ...init(method, token, body), signal: AbortSignal.timeout(REQUEST_MS) });
       } catch (error) {
-        throw new Error(`hcd at ${target.origin} did not answer ${method} ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(
+          `hcd at ${target.origin} did not answer ${method} ${path}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       return answerOf(res);
     },
@@ -37,7 +40,8 @@ export function httpAdmin(url: string, token: string): AdminClient {
 export async function inProcessAdmin(settings: Settings): Promise<AdminClient> {
   const admin = await openInProcessAdmin(settings);
   return {
-    call: async (method, path, body) => answerOf(await admin.fetch(new Request(new URL(path, "http://localhost/"), init(method, admin.token, body)))),
+    call: async (method, path, body) =>
+      answerOf(await admin.fetch(new Request(new URL(path, "http://localhost/"), init(method, admin.token, body)))),
     close: () => admin.close(),
   };
 }

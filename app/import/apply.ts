@@ -57,7 +57,11 @@ async function placeProject(project: SourceProject, admin: AdminClient, summary:
   if (existing.status === 200) {
     const pingKey = project.create.ping_key;
     if (typeof pingKey === "string" && pingKey !== stringField(existing, "ping_key")) {
-      summary.skipped.push({ kind: "project", name: project.name, reason: "it exists in hcd with another ping key, which is kept: slug URLs use that one" });
+      summary.skipped.push({
+        kind: "project",
+        name: project.name,
+        reason: "it exists in hcd with another ping key, which is kept: slug URLs use that one",
+      });
     }
     return { id, exists: true, pingLogLimit: numberField(existing, "ping_log_limit"), made: false };
   }
@@ -67,8 +71,13 @@ async function placeProject(project: SourceProject, admin: AdminClient, summary:
   const limit = typeof project.create.ping_log_limit === "number" ? project.create.ping_log_limit : 100;
   if (options.dryRun) return { id, exists: false, pingLogLimit: limit, made: true };
   const made = await admin.call("POST", "/admin/v1/projects", { ...project.create, id });
-  if (made.status === 409 && /API key/.test(errorOf(made))) { // the source's key is another hcd project's: this one gets new keys
-    summary.skipped.push({ kind: "project", name: project.name, reason: `its API keys are another hcd project's: it gets new ones (${errorOf(made)})` });
+  if (made.status === 409 && /API key/.test(errorOf(made))) {
+    // the source's key is another hcd project's: this one gets new keys
+    summary.skipped.push({
+      kind: "project",
+      name: project.name,
+      reason: `its API keys are another hcd project's: it gets new ones (${errorOf(made)})`,
+    });
     const { api_key: _rw, api_key_readonly: _ro, hashed_api_keys: _hashed, ...rest } = project.create;
     expect(await admin.call("POST", "/admin/v1/projects", { ...rest, id }), [201], "POST /admin/v1/projects");
   } else {
@@ -78,7 +87,13 @@ async function placeProject(project: SourceProject, admin: AdminClient, summary:
 }
 
 /** Makes the channels hcd has not got yet; returns the ids the project now has of the source's. */
-async function importChannels(project: SourceProject, state: ProjectState, admin: AdminClient, summary: Summary, options: ApplyOptions): Promise<Set<string>> {
+async function importChannels(
+  project: SourceProject,
+  state: ProjectState,
+  admin: AdminClient,
+  summary: Summary,
+  options: ApplyOptions,
+): Promise<Set<string>> {
   const there = new Set<string>();
   if (state.exists) {
     const listed = await admin.call("GET", `/admin/v1/projects/${state.id}/channels`);
@@ -90,7 +105,10 @@ async function importChannels(project: SourceProject, state: ProjectState, admin
   const ordered = [...project.channels.filter((c) => c.kind !== "group"), ...project.channels.filter((c) => c.kind === "group")];
   for (const channel of ordered) {
     const label = `${channel.kind} "${channel.name}"`;
-    if (there.has(channel.id)) { available.add(channel.id); continue; }
+    if (there.has(channel.id)) {
+      available.add(channel.id);
+      continue;
+    }
     const value = channel.kind === "group" ? groupOf(channel, available) : channel.value;
     if (channel.kind === "group" && value === undefined && channel.value !== undefined) {
       summary.skipped.push({ kind: "channel", name: label, reason: "none of its members was brought over" });
@@ -107,11 +125,19 @@ async function importChannels(project: SourceProject, state: ProjectState, admin
     let made = await admin.call("POST", path, value === undefined ? { ...base, needs_settings: true } : { ...base, value });
     if (made.status === 400 && value !== undefined && !/^json validation error: kind /.test(errorOf(made))) {
       // hcd refuses its settings (a kind this server does not offer, a value it does not take): a stub keeps its assignments
-      summary.skipped.push({ kind: "channel", name: label, reason: `its settings are not kept (${errorOf(made)}): it needs them given again` });
+      summary.skipped.push({
+        kind: "channel",
+        name: label,
+        reason: `its settings are not kept (${errorOf(made)}): it needs them given again`,
+      });
       made = await admin.call("POST", path, { ...base, needs_settings: true });
     }
     if (made.status === 400) {
-      summary.skipped.push({ kind: "channel", name: label, reason: `hcd does not take it (${errorOf(made)}); its checks are not assigned to it` });
+      summary.skipped.push({
+        kind: "channel",
+        name: label,
+        reason: `hcd does not take it (${errorOf(made)}); its checks are not assigned to it`,
+      });
       continue;
     }
     expect(made, [201, 409], `POST ${path}`);
@@ -130,7 +156,15 @@ function groupOf(channel: SourceChannel, available: ReadonlySet<string>): unknow
   return kept.length === 0 ? undefined : { channels: kept };
 }
 
-async function importCheck(check: SourceCheck, state: ProjectState, channels: ReadonlySet<string>, admin: AdminClient, summary: Summary, options: ApplyOptions, nth: string): Promise<void> {
+async function importCheck(
+  check: SourceCheck,
+  state: ProjectState,
+  channels: ReadonlySet<string>,
+  admin: AdminClient,
+  summary: Summary,
+  options: ApplyOptions,
+  nth: string,
+): Promise<void> {
   const name = check.name === "" ? check.uuid : check.name;
   for (const note of check.notes) summary.skipped.push({ kind: "check", name, reason: note });
   const body: Record<string, unknown> = { ...check.body, channels: check.channels.filter((id) => channels.has(id)).join(",") };
@@ -152,16 +186,30 @@ async function importCheck(check: SourceCheck, state: ProjectState, channels: Re
   if (result === "created") summary.flips += flips;
   if (result !== "unchanged") summary.checks++;
   const added = check.pings === null ? 0 : await importPings(check, name, state, result, admin, summary, options);
-  options.progress(`check ${nth} "${name}": ${result}${check.pings === null ? "" : `, ${added} pings`}${result === "created" && flips > 0 ? `, ${flips} flips` : ""}`);
+  options.progress(
+    `check ${nth} "${name}": ${result}${check.pings === null ? "" : `, ${added} pings`}${result === "created" && flips > 0 ? `, ${flips} flips` : ""}`,
+  );
 }
 
 /** Sends the check's past pings the log does not hold yet, newest first, a bounded request at a time; returns how many were added. */
-async function importPings(check: SourceCheck, name: string, state: ProjectState, result: string, admin: AdminClient, summary: Summary, options: ApplyOptions): Promise<number> {
+async function importPings(
+  check: SourceCheck,
+  name: string,
+  state: ProjectState,
+  result: string,
+  admin: AdminClient,
+  summary: Summary,
+  options: ApplyOptions,
+): Promise<number> {
   let pings: readonly SourcePing[];
   try {
     pings = await check.pings!();
   } catch (error) {
-    summary.skipped.push({ kind: "pings", name, reason: `its pings could not be read: ${error instanceof Error ? error.message : String(error)}` });
+    summary.skipped.push({
+      kind: "pings",
+      name,
+      reason: `its pings could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    });
     return 0;
   }
   if (options.dryRun && (!state.exists || result === "created")) {
@@ -186,7 +234,8 @@ async function importPings(check: SourceCheck, name: string, state: ProjectState
 
 function batchesOf(pings: readonly SourcePing[]): SourcePing[][] {
   const batches: SourcePing[][] = [];
-  let batch: SourcePing[] = [], bytes = 0;
+  let batch: SourcePing[] = [],
+    bytes = 0;
   for (const ping of pings) {
     const size = typeof ping.body_base64 === "string" ? ping.body_base64.length : 0;
     if (batch.length > 0 && (batch.length >= PINGS_PER_REQUEST || bytes + size > PING_BYTES_PER_REQUEST)) {
@@ -202,7 +251,13 @@ function batchesOf(pings: readonly SourcePing[]): SourcePing[][] {
 }
 
 /** Makes the users hcd has not got (matched by email) and gives each the roles they had where hcd gives them none yet. */
-async function importUsers(users: readonly SourceUser[], placed: readonly { project: SourceProject; state: ProjectState }[], admin: AdminClient, summary: Summary, options: ApplyOptions): Promise<void> {
+async function importUsers(
+  users: readonly SourceUser[],
+  placed: readonly { project: SourceProject; state: ProjectState }[],
+  admin: AdminClient,
+  summary: Summary,
+  options: ApplyOptions,
+): Promise<void> {
   if (users.length === 0 && placed.every(({ project }) => project.members.length === 0)) return;
   const listed = await admin.call("GET", "/admin/v1/users");
   expect(listed, [200], "GET /admin/v1/users");
@@ -215,7 +270,11 @@ async function importUsers(users: readonly SourceUser[], placed: readonly { proj
   for (const user of users) {
     const email = user.email.toLowerCase();
     if (ids.has(email)) continue;
-    if (options.dryRun) { changed.add(email); ids.set(email, ""); continue; }
+    if (options.dryRun) {
+      changed.add(email);
+      ids.set(email, "");
+      continue;
+    }
     const made = await admin.call("POST", "/admin/v1/users", { email: user.email, password_hash: user.passwordHash });
     if (made.status === 400) {
       summary.skipped.push({ kind: "user", name: user.email, reason: errorOf(made) });
@@ -243,7 +302,11 @@ async function importUsers(users: readonly SourceUser[], placed: readonly { proj
       if (id !== "" && roles.has(id)) continue; // hcd's role is kept
       changed.add(email);
       if (options.dryRun) continue;
-      expect(await admin.call("PUT", `/admin/v1/projects/${state.id}/members/${id}`, { role: member.role }), [200], "PUT /admin/v1/projects/<id>/members/<user>");
+      expect(
+        await admin.call("PUT", `/admin/v1/projects/${state.id}/members/${id}`, { role: member.role }),
+        [200],
+        "PUT /admin/v1/projects/<id>/members/<user>",
+      );
     }
   }
   summary.users += changed.size;
@@ -278,4 +341,3 @@ function arrayField(answer: AdminAnswer, field: string): unknown[] {
   if (!Array.isArray(value)) throw new ImportError(`hcd's answer has no ${field} list`);
   return value;
 }
-

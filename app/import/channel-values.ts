@@ -32,15 +32,18 @@ function mapped(kind: string, stored: string): ChannelMapping {
     case "email": {
       if (!stored.startsWith("{")) return { value: stored, notes: [] };
       const email = doc();
-      const notes = email.up === false || email.down === false
-        ? [`its "${email.down === false ? "no down" : "no up"} notifications" choice is not kept: hcd's email integrations send both`] : [];
+      const notes =
+        email.up === false || email.down === false
+          ? [`its "${email.down === false ? "no down" : "no up"} notifications" choice is not kept: hcd's email integrations send both`]
+          : [];
       return { value: text(email.value), notes };
     }
     case "webhook": {
       const { name: _name, ...spec } = doc(); // the reference keeps the channel's name in its value too
       return { value: spec, notes: [] };
     }
-    case "slack": return { value: stored.startsWith("{") ? text(object(doc().incoming_webhook).url) : stored, notes: [] };
+    case "slack":
+      return { value: stored.startsWith("{") ? text(object(doc().incoming_webhook).url) : stored, notes: [] };
     case "discord": {
       const url = text(object(doc().webhook).url);
       return { value: url.startsWith("https://discordapp.com/") ? `https://discord.com/${url.slice(23)}` : url, notes: [] };
@@ -48,28 +51,40 @@ function mapped(kind: string, stored: string): ChannelMapping {
     case "ntfy": {
       const ntfy = doc();
       const token = typeof ntfy.token === "string" && ntfy.token !== "" ? { token: ntfy.token } : {};
-      return { value: { url: text(ntfy.url), topic: text(ntfy.topic), priority_down: ntfy.priority, priority_up: ntfy.priority_up, ...token }, notes: [] };
+      return {
+        value: { url: text(ntfy.url), topic: text(ntfy.topic), priority_down: ntfy.priority, priority_up: ntfy.priority_up, ...token },
+        notes: [],
+      };
     }
     case "telegram": {
       const chat = doc();
-      return { value: { chat_id: chat.id, ...(chat.thread_id === null || chat.thread_id === undefined ? {} : { thread_id: chat.thread_id }) },
-        notes: ["hcd sends through the bot of its TELEGRAM_BOT_TOKEN: it must be the bot this chat added"] };
+      return {
+        value: { chat_id: chat.id, ...(chat.thread_id === null || chat.thread_id === undefined ? {} : { thread_id: chat.thread_id }) },
+        notes: ["hcd sends through the bot of its TELEGRAM_BOT_TOKEN: it must be the bot this chat added"],
+      };
     }
-    case "pd": return { value: { service_key: stored.startsWith("{") ? text(doc().service_key) : stored }, notes: [] };
+    case "pd":
+      return { value: { service_key: stored.startsWith("{") ? text(doc().service_key) : stored }, notes: [] };
     case "po": {
       const [userKey, priority, priorityUp] = stored.split("|");
       return { value: { user_key: userKey, priority: Number(priority), priority_up: Number(priorityUp ?? priority) }, notes: [] };
     }
-    case "pushbullet": return { value: { token: stored }, notes: [] };
-    case "matrix": return { value: { room_id: stored }, notes: [] };
-    case "apprise": return { value: { url: stored }, notes: [] };
+    case "pushbullet":
+      return { value: { token: stored }, notes: [] };
+    case "matrix":
+      return { value: { room_id: stored }, notes: [] };
+    case "apprise":
+      return { value: { url: stored }, notes: [] };
     case "gotify": {
       const gotify = doc();
       return { value: { url: text(gotify.url), token: text(gotify.token) }, notes: [] };
     }
     case "zulip": {
       const z = doc();
-      return { value: { bot_email: z.bot_email, api_key: z.api_key, site: z.site, mtype: z.mtype, to: z.to, topic: z.topic ?? "" }, notes: [] };
+      return {
+        value: { bot_email: z.bot_email, api_key: z.api_key, site: z.site, mtype: z.mtype, to: z.to, topic: z.topic ?? "" },
+        notes: [],
+      };
     }
     case "opsgenie": {
       const o = doc();
@@ -83,18 +98,29 @@ function mapped(kind: string, stored: string): ChannelMapping {
       const sh = doc();
       return { value: { cmd_down: throughShell(text(sh.cmd_down ?? "")), cmd_up: throughShell(text(sh.cmd_up ?? "")) }, notes: [] };
     }
-    case "sms": case "whatsapp": {
+    case "sms":
+    case "whatsapp": {
       const phone = doc();
       return { value: { phone: text(phone.value), notify_down: phone.down !== false, notify_up: phone.up !== false }, notes: [] };
     }
-    case "call": return { value: { phone: text(doc().value) }, notes: [] };
+    case "call":
+      return { value: { phone: text(doc().value) }, notes: [] };
     case "signal": {
       const phone = doc();
       return { value: { value: text(phone.value), up: phone.up !== false, down: phone.down !== false }, notes: [] };
     }
     case "github":
       return { notes: ["Healthchecks posts through its GitHub App installation, which hcd cannot use: it needs a token given"] };
-    case "group": return { value: { channels: stored.split(",").map((code) => uuidOf(code.trim())).filter((id) => id !== null) }, notes: [] };
+    case "group":
+      return {
+        value: {
+          channels: stored
+            .split(",")
+            .map((code) => uuidOf(code.trim()))
+            .filter((id) => id !== null),
+        },
+        notes: [],
+      };
     default:
       if (URL_KINDS.has(kind)) return { value: stored, notes: [] };
       return { notes: [] }; // a kind hcd may not know: it says so when the stub is added

@@ -33,14 +33,24 @@ export class ImportUsageError extends Error {}
 export type ImportTarget = { readonly url: string | null; readonly token: () => string; readonly settings: () => Settings };
 
 /** Runs `hcd import healthchecks` with its options; returns the exit status. */
-export async function importCommand(words: readonly string[], options: Readonly<Record<string, string | undefined>>,
-  env: Readonly<Record<string, string | undefined>>, target: ImportTarget): Promise<number> {
-  if (words[0] !== "healthchecks") throw new ImportUsageError(words.length === 0 ? "import needs a source: import healthchecks ..." : `cannot import from ${words[0]} (only: healthchecks)`);
+export async function importCommand(
+  words: readonly string[],
+  options: Readonly<Record<string, string | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+  target: ImportTarget,
+): Promise<number> {
+  if (words[0] !== "healthchecks")
+    throw new ImportUsageError(
+      words.length === 0 ? "import needs a source: import healthchecks ..." : `cannot import from ${words[0]} (only: healthchecks)`,
+    );
   if (words.length > 1) throw new ImportUsageError(`unexpected argument: ${words[1]}`);
-  const fromApi = options.from !== undefined, fromDb = options.db !== undefined;
+  const fromApi = options.from !== undefined,
+    fromDb = options.db !== undefined;
   if (fromApi === fromDb) throw new ImportUsageError("import healthchecks needs one of --from URL (with --api-key) or --db FILE|URL");
   const only = (allowed: readonly string[]) => {
-    for (const name of IMPORT_OPTIONS) if (options[name] !== undefined && !allowed.includes(name)) throw new ImportUsageError(`--${name} does not go with --${fromApi ? "from" : "db"}`);
+    for (const name of IMPORT_OPTIONS)
+      if (options[name] !== undefined && !allowed.includes(name))
+        throw new ImportUsageError(`--${name} does not go with --${fromApi ? "from" : "db"}`);
   };
   const progress = (line: string) => console.error(`hcd import: ${line}`);
   const dryRun = options["dry-run"] !== undefined;
@@ -49,8 +59,17 @@ export async function importCommand(words: readonly string[], options: Readonly<
   if (fromApi) {
     only(["from", "api-key", "ping-key", "project", "history", "dry-run"]);
     const apiKey = options["api-key"] ?? env.HEALTHCHECKS_API_KEY;
-    if (apiKey === undefined || apiKey === "") throw new ImportUsageError("--from needs --api-key (the project's read-write key), or HEALTHCHECKS_API_KEY");
-    read = () => readApi({ from: options.from!, apiKey, pingKey: options["ping-key"] ?? null, project: options.project ?? null, history: options.history !== undefined, progress });
+    if (apiKey === undefined || apiKey === "")
+      throw new ImportUsageError("--from needs --api-key (the project's read-write key), or HEALTHCHECKS_API_KEY");
+    read = () =>
+      readApi({
+        from: options.from!,
+        apiKey,
+        pingKey: options["ping-key"] ?? null,
+        project: options.project ?? null,
+        history: options.history !== undefined,
+        progress,
+      });
   } else {
     only(["db", "secret-key", "dry-run"]);
     const secretKey = options["secret-key"] ?? env.HEALTHCHECKS_SECRET_KEY ?? null;
@@ -67,7 +86,9 @@ export async function importCommand(words: readonly string[], options: Readonly<
     admin = target.url !== null ? httpAdmin(target.url, target.token()) : await inProcessAdmin(target.settings());
     const summary = await applySource(source, admin, { dryRun, progress });
     console.log(JSON.stringify(summary, null, 2));
-    progress(`${dryRun ? "dry run, nothing changed: " : ""}${summary.projects} projects, ${summary.checks} checks, ${summary.channels} integrations, ${summary.users} users, ${summary.pings} pings, ${summary.flips} flips; ${summary.skipped.length} skipped`);
+    progress(
+      `${dryRun ? "dry run, nothing changed: " : ""}${summary.projects} projects, ${summary.checks} checks, ${summary.channels} integrations, ${summary.users} users, ${summary.pings} pings, ${summary.flips} flips; ${summary.skipped.length} skipped`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof SourceError || error instanceof ImportError || error instanceof RowError) {

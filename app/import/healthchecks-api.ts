@@ -20,8 +20,26 @@ export type ApiImportOptions = {
 
 /** The settings a check brings, by the API's field names (hcd's own alerting fields too, from another hcd). */
 const SETTINGS = [
-  "name", "slug", "tags", "desc", "grace", "timeout", "schedule", "tz", "manual_resume", "methods", "start_kw", "success_kw", "failure_kw",
-  "filter_subject", "filter_body", "filter_http_body", "filter_default_fail", "failure_threshold", "reminder_interval", "max_duration",
+  "name",
+  "slug",
+  "tags",
+  "desc",
+  "grace",
+  "timeout",
+  "schedule",
+  "tz",
+  "manual_resume",
+  "methods",
+  "start_kw",
+  "success_kw",
+  "failure_kw",
+  "filter_subject",
+  "filter_body",
+  "filter_http_body",
+  "filter_default_fail",
+  "failure_threshold",
+  "reminder_interval",
+  "max_duration",
 ] as const;
 
 export async function readApi(options: ApiImportOptions): Promise<Source> {
@@ -45,8 +63,14 @@ export async function readApi(options: ApiImportOptions): Promise<Source> {
     ...(options.pingKey === null ? {} : { ping_key: options.pingKey }),
   };
   const project: SourceProject = {
-    name: create.name as string, id: options.project ?? derivedId(api.base, options.apiKey), findByChecks: options.project === null,
-    mustExist: options.project !== null, create, channels, checks, members: [],
+    name: create.name as string,
+    id: options.project ?? derivedId(api.base, options.apiKey),
+    findByChecks: options.project === null,
+    mustExist: options.project !== null,
+    create,
+    channels,
+    checks,
+    members: [],
   };
   return { projects: [project], users: [], skipped };
 }
@@ -56,7 +80,8 @@ async function checkList(api: SourceApi): Promise<{ version: number; checks: unk
   for (const version of [3, 2, 1]) {
     const answer = await api.getJson(`/api/v${version}/checks/`);
     if (answer.status === 404) continue;
-    if (answer.status === 401 || answer.status === 403) throw new SourceError(`the source refused the API key (${answer.status} ${errorOf(answer.json)}): give the project's read-write key`);
+    if (answer.status === 401 || answer.status === 403)
+      throw new SourceError(`the source refused the API key (${answer.status} ${errorOf(answer.json)}): give the project's read-write key`);
     if (answer.status !== 200) throw new SourceError(`GET /api/v${version}/checks/ answered ${answer.status}`);
     const checks = (answer.json as { checks?: unknown } | undefined)?.checks;
     if (!Array.isArray(checks)) throw new SourceError(`GET /api/v${version}/checks/ did not answer a check list`);
@@ -72,7 +97,11 @@ async function channelsOf(api: SourceApi, version: number, skipped: Skipped[]): 
   const answer = await api.getJson(`/api/v${version}/channels/`);
   const list = (answer.json as { channels?: unknown } | undefined)?.channels;
   if (answer.status !== 200 || !Array.isArray(list)) {
-    skipped.push({ kind: "channel", name: "all", reason: `GET /api/v${version}/channels/ answered ${answer.status}: no integration was brought over` });
+    skipped.push({
+      kind: "channel",
+      name: "all",
+      reason: `GET /api/v${version}/channels/ answered ${answer.status}: no integration was brought over`,
+    });
     return [];
   }
   const channels: SourceChannel[] = [];
@@ -80,12 +109,24 @@ async function channelsOf(api: SourceApi, version: number, skipped: Skipped[]): 
     const { id, name, kind } = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
     const code = uuidOf(id);
     if (code === null || typeof kind !== "string" || typeof name !== "string") {
-      skipped.push({ kind: "channel", name: String(typeof name === "string" ? name : id).slice(0, 100), reason: "the API listed it without a uuid, kind or name" });
+      skipped.push({
+        kind: "channel",
+        name: String(typeof name === "string" ? name : id).slice(0, 100),
+        reason: "the API listed it without a uuid, kind or name",
+      });
       continue;
     }
     const label = `${kind.slice(0, 20)} "${name.slice(0, 100)}"`;
-    if (Object.hasOwn(REMOVED_KINDS, kind)) { skipped.push({ kind: "channel", name: label, reason: REMOVED_KINDS[kind] }); continue; }
-    channels.push({ id: code, kind, name: [...name].slice(0, 100).join(""), notes: ["the API does not show its settings: it needs them given in hcd"] });
+    if (Object.hasOwn(REMOVED_KINDS, kind)) {
+      skipped.push({ kind: "channel", name: label, reason: REMOVED_KINDS[kind] });
+      continue;
+    }
+    channels.push({
+      id: code,
+      kind,
+      name: [...name].slice(0, 100).join(""),
+      notes: ["the API does not show its settings: it needs them given in hcd"],
+    });
   }
   return channels;
 }
@@ -105,7 +146,8 @@ async function checkOf(api: SourceApi, version: number, item: unknown, history: 
   const label = name === "" ? uuid : name;
   const body: Record<string, unknown> = {};
   for (const field of SETTINGS) if (Object.hasOwn(json, field) && json[field] !== null) body[field] = json[field];
-  if (!Object.hasOwn(json, "success_kw") && typeof json.subject === "string") { // older versions: the subject filter
+  if (!Object.hasOwn(json, "success_kw") && typeof json.subject === "string") {
+    // older versions: the subject filter
     body.subject = json.subject;
     if (typeof json.subject_fail === "string") body.subject_fail = json.subject_fail;
   }
@@ -136,10 +178,16 @@ async function checkOf(api: SourceApi, version: number, item: unknown, history: 
     body.last_start = open?.date ?? new Date().toISOString();
     body.last_start_rid = open?.rid ?? null;
   }
-  const precise = (listed ?? []).find((ping) => (ping.type === "success" || ping.type === "fail") && typeof body.last_ping === "string" && Math.abs(Date.parse(ping.date) - Date.parse(body.last_ping)) < 1000);
+  const precise = (listed ?? []).find(
+    (ping) =>
+      (ping.type === "success" || ping.type === "fail") &&
+      typeof body.last_ping === "string" &&
+      Math.abs(Date.parse(ping.date) - Date.parse(body.last_ping)) < 1000,
+  );
   if (precise !== undefined) body.last_ping = precise.date;
   // the API shows whole seconds (0 for a run under one): the ping that ended the run has it to the microsecond
-  if (precise !== undefined && typeof precise.duration === "number" && typeof json.last_duration === "number") body.last_duration = precise.duration;
+  if (precise !== undefined && typeof precise.duration === "number" && typeof json.last_duration === "number")
+    body.last_duration = precise.duration;
   if (history) {
     const flips = await flipsOf(api, version, uuid);
     if (typeof flips === "string") notes.push(flips);
@@ -155,7 +203,10 @@ type PingJson = { n: number; date: string; type: string; rid: string | null; [fi
 async function pingList(api: SourceApi, version: number, uuid: string): Promise<PingJson[]> {
   const answer = await api.getJson(`/api/v${version}/checks/${uuid}/pings/`);
   const list = (answer.json as { pings?: unknown } | undefined)?.pings;
-  if (answer.status !== 200 || !Array.isArray(list)) throw new SourceError(`GET /api/v${version}/checks/${uuid}/pings/ answered ${answer.status}${Array.isArray(list) ? "" : " without a ping list"}`);
+  if (answer.status !== 200 || !Array.isArray(list))
+    throw new SourceError(
+      `GET /api/v${version}/checks/${uuid}/pings/ answered ${answer.status}${Array.isArray(list) ? "" : " without a ping list"}`,
+    );
   return list.flatMap((item): PingJson[] => {
     const p = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
     if (typeof p.n !== "number" || !Number.isSafeInteger(p.n) || p.n < 1 || typeof p.date !== "string") return [];
@@ -178,10 +229,15 @@ async function flipsOf(api: SourceApi, version: number, uuid: string): Promise<R
   // Healthchecks answers {"flips": [...]}, hcd a bare list
   const list = Array.isArray(answer.json) ? answer.json : (answer.json as { flips?: unknown } | undefined)?.flips;
   if (answer.status !== 200 || !Array.isArray(list)) return `its flips could not be read (GET .../flips/ answered ${answer.status})`;
-  const flips = list.flatMap((item) => {
-    const f = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
-    return typeof f.timestamp === "string" && (f.up === 0 || f.up === 1) ? [{ timestamp: f.timestamp, to: f.up === 1 ? "up" : "down" }] : [];
-  }).reverse().slice(-1000);
+  const flips = list
+    .flatMap((item) => {
+      const f = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+      return typeof f.timestamp === "string" && (f.up === 0 || f.up === 1)
+        ? [{ timestamp: f.timestamp, to: f.up === 1 ? "up" : "down" }]
+        : [];
+    })
+    .reverse()
+    .slice(-1000);
   let from = "new";
   return flips.map((flip) => {
     const made = { timestamp: flip.timestamp, from, to: flip.to, reason: "" };
@@ -202,10 +258,16 @@ function pingsWithBodies(api: SourceApi, version: number, uuid: string, listed: 
         else if (answer.status !== 404) throw new SourceError(`GET the body of ping ${ping.n} answered ${answer.status}`);
       }
       pings.push({
-        n: ping.n, date: ping.date, type: ping.type, rid: ping.rid,
-        scheme: typeof ping.scheme === "string" ? ping.scheme : "http", method: typeof ping.method === "string" ? ping.method : "",
-        remote_addr: typeof ping.remote_addr === "string" ? ping.remote_addr : "", ua: typeof ping.ua === "string" ? ping.ua : "",
-        exitstatus: null, body_base64: body,
+        n: ping.n,
+        date: ping.date,
+        type: ping.type,
+        rid: ping.rid,
+        scheme: typeof ping.scheme === "string" ? ping.scheme : "http",
+        method: typeof ping.method === "string" ? ping.method : "",
+        remote_addr: typeof ping.remote_addr === "string" ? ping.remote_addr : "",
+        ua: typeof ping.ua === "string" ? ping.ua : "",
+        exitstatus: null,
+        body_base64: body,
       });
     }
     return pings;

@@ -26,7 +26,9 @@ export async function openReferenceDb(target: string): Promise<ReferenceDb> {
 async function openSqlite(path: string): Promise<ReferenceDb> {
   const size = statSync(path).size; // a missing file: ENOENT, with its path
   if (size > SQLITE_MAX_BYTES) {
-    throw new Error(`${path} is ${Math.round(size / 1024 / 1024)} MiB: more than the ${SQLITE_MAX_BYTES / 1024 / 1024} MiB read into memory; prune its pings (manage.py prunepings) or load it into PostgreSQL (pgloader) and import from there`);
+    throw new Error(
+      `${path} is ${Math.round(size / 1024 / 1024)} MiB: more than the ${SQLITE_MAX_BYTES / 1024 / 1024} MiB read into memory; prune its pings (manage.py prunepings) or load it into PostgreSQL (pgloader) and import from there`,
+    );
   }
   const SQL = await initSqlJs();
   const db = new SQL.Database(readFileSync(path));
@@ -59,9 +61,12 @@ const TIMESTAMP_WITHOUT_ZONE = 1114;
 
 async function openPostgres(url: string): Promise<ReferenceDb> {
   // a timestamp without a zone (a converted database) is UTC, as Django wrote it: kept as text, read as UTC
-  const builtIn = (oid: number, format?: "text" | "binary"): ((text: string) => unknown) => pg.types.getTypeParser(oid, format) as (text: string) => unknown;
-  const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => oid === TIMESTAMP_WITHOUT_ZONE ? (text: string) => text
-    : builtIn(oid, format)) as typeof pg.types.getTypeParser };
+  const builtIn = (oid: number, format?: "text" | "binary"): ((text: string) => unknown) =>
+    pg.types.getTypeParser(oid, format) as (text: string) => unknown;
+  const types = {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === TIMESTAMP_WITHOUT_ZONE ? (text: string) => text : builtIn(oid, format)) as typeof pg.types.getTypeParser,
+  };
   const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 30_000, query_timeout: 300_000 });
   client.on("error", () => {}); // a connection lost between queries fails the next query, with its error
   const label = redacted(url);
@@ -78,8 +83,14 @@ async function openPostgres(url: string): Promise<ReferenceDb> {
   return {
     label,
     query,
-    columns: async (table) => new Set((await query("SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = current_schema()", [table]))
-      .map((row) => String(row.column_name))),
+    columns: async (table) =>
+      new Set(
+        (
+          await query("SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = current_schema()", [
+            table,
+          ])
+        ).map((row) => String(row.column_name)),
+      ),
     close: () => client.end(),
   };
 }

@@ -64,7 +64,8 @@ export function instantAt(row: Row, column: string): number | null {
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number);
   const local = Date.UTC(year, month - 1, day, hour, minute, second, Math.floor(Number(`0.${m[7] ?? "0"}`) * 1000));
   const back = new Date(local);
-  if (back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) throw new RowError(`${column} is not a date and time`);
+  if (back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59)
+    throw new RowError(`${column} is not a date and time`);
   const zone = m[8];
   if (zone === undefined || zone === "Z") return local;
   const digits = zone.slice(1).replace(":", "");
@@ -85,7 +86,9 @@ export function durationAt(row: Row, column: string): number | null {
       return n;
     };
     if (part("years") !== 0 || part("months") !== 0) throw new RowError(`${column} is a duration in months or years`);
-    return Math.round(((part("days") * 24 + part("hours")) * 60 + part("minutes")) * 60_000 + part("seconds") * 1000 + part("milliseconds"));
+    return Math.round(
+      ((part("days") * 24 + part("hours")) * 60 + part("minutes")) * 60_000 + part("seconds") * 1000 + part("milliseconds"),
+    );
   }
   const micros = integerAt(row, column, null);
   if (micros === null || micros < 0) throw new RowError(`${column} is not a duration`);

@@ -41,20 +41,28 @@ export class SourceApi {
         res = await this.#fetch(`${this.base}${path}`);
       } catch (error) {
         if (error instanceof SourceError) throw error;
-        if (attempt < RETRIES) { await sleep(1000 * 2 ** attempt); continue; }
+        if (attempt < RETRIES) {
+          await sleep(1000 * 2 ** attempt);
+          continue;
+        }
         throw new SourceError(`GET ${this.base}${path} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
       if (res.status === 429) {
         const waitMs = retryAfterMs(res.headers.get("retry-after"), this.#options.maxWaitMs ?? 300_000);
         await res.body?.cancel();
         this.#waitedMs += waitMs;
-        if (this.#waitedMs > (this.#options.maxTotalWaitMs ?? 3_600_000)) throw new SourceError(`GET ${path}: still rate limited (429) after waiting ${Math.round(this.#waitedMs / 1000)} s in all`);
+        if (this.#waitedMs > (this.#options.maxTotalWaitMs ?? 3_600_000))
+          throw new SourceError(`GET ${path}: still rate limited (429) after waiting ${Math.round(this.#waitedMs / 1000)} s in all`);
         this.#options.progress(`source rate limit (429): waiting ${Math.ceil(waitMs / 1000)} s before GET ${path} again`);
         await sleep(waitMs);
         attempt = -1; // a wait the source asked for is not a failure
         continue;
       }
-      if (res.status >= 500 && attempt < RETRIES) { await res.body?.cancel(); await sleep(1000 * 2 ** attempt); continue; }
+      if (res.status >= 500 && attempt < RETRIES) {
+        await res.body?.cancel();
+        await sleep(1000 * 2 ** attempt);
+        continue;
+      }
       return { status: res.status, ...(await readBounded(res, maxBytes)) };
     }
   }
@@ -63,12 +71,17 @@ export class SourceApi {
   async #fetch(url: string): Promise<Response> {
     let target = new URL(url);
     for (let hops = 0; ; hops++) {
-      const res = await fetch(target, { headers: { "x-api-key": this.#options.apiKey, accept: "application/json" }, signal: AbortSignal.timeout(REQUEST_MS), redirect: "manual" });
+      const res = await fetch(target, {
+        headers: { "x-api-key": this.#options.apiKey, accept: "application/json" },
+        signal: AbortSignal.timeout(REQUEST_MS),
+        redirect: "manual",
+      });
       const location = res.headers.get("location");
       if (res.status < 300 || res.status >= 400 || location === null) return res;
       await res.body?.cancel();
       const next = new URL(location, target);
-      if (next.origin !== target.origin || hops >= 5) throw new SourceError(`GET ${target.pathname} redirects to ${next.origin}${next.pathname}: give that as --from`);
+      if (next.origin !== target.origin || hops >= 5)
+        throw new SourceError(`GET ${target.pathname} redirects to ${next.origin}${next.pathname}: give that as --from`);
       target = next;
     }
   }
@@ -94,7 +107,8 @@ export function baseOf(from: string): string {
     throw new SourceError(`--from ${JSON.stringify(from)} is not a URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new SourceError(`--from must be an http(s) URL`);
-  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") throw new SourceError("--from takes the site's URL only (no credentials, query or fragment)");
+  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "")
+    throw new SourceError("--from takes the site's URL only (no credentials, query or fragment)");
   const path = url.pathname.replace(/\/+$/, "").replace(/\/api(\/v[123])?$/, "");
   return `${url.origin}${path}`;
 }

@@ -71,7 +71,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined, sso: Boolean(config.oidc) });
 
   const newSession = (user: User, at: Millis) => newUserSession(deps, user, at);
-  const openSession = async (user: User, at: Millis, next = "/") => redirect(nextPage(next), { "set-cookie": (await newSession(user, at)).cookie });
+  const openSession = async (user: User, at: Millis, next = "/") =>
+    redirect(nextPage(next), { "set-cookie": (await newSession(user, at)).cookie });
   /** After a change that ended every session of the user (a new generation): this browser's ends too, and a new one takes its place. */
   const reopened = async (found: ReturnType<typeof requireUser>) => {
     sessions.close(found.session.id);
@@ -88,7 +89,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const attempt = await limits.attempt(signInKeys(email, address), now); // counted before the password is checked
     if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
     const user = await accounts.signIn(email, form.get("password") ?? "");
-    if (user === null) { // the same answer for an email without an account
+    if (user === null) {
+      // the same answer for an email without an account
       await recordAccountEvent(ctx, "account.sign_in_failed", { email, id: accounts.userIdOfEmail(email) }, `by password from ${address}`);
       return htmlResponse(signIn("Wrong email or password."), 401);
     }
@@ -114,7 +116,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const address = deps.clientAddressOf(event);
     const attempt = await limits.attempt(signInKeys(waiting.email, address), now); // the same counts as passwords
     if (attempt === null) return htmlResponse(signIn(TOO_MANY), 429);
-    if (!await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now)) {
+    if (!(await accounts.checkSecondFactor(waiting.userId, form.get("code") ?? "", now))) {
       await recordAccountEvent(ctx, "account.sign_in_failed", { email: waiting.email, id: waiting.userId }, `by code from ${address}`);
       return htmlResponse(codePage({ pending: id, error: "Wrong code.", next: nextPage(form.get("next")) }), 401);
     }
@@ -138,15 +140,38 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     return { ...found, viewer };
   };
 
-  const accountHtml = async (found: ReturnType<typeof requireUser>, opts: { notice: string | null; error?: string | null; passwordError?: string | null; emailError?: string; deleteError?: string; recoveryCodes?: string[]; secret?: string }) => {
+  const accountHtml = async (
+    found: ReturnType<typeof requireUser>,
+    opts: {
+      notice: string | null;
+      error?: string | null;
+      passwordError?: string | null;
+      emailError?: string;
+      deleteError?: string;
+      recoveryCodes?: string[];
+      secret?: string;
+    },
+  ) => {
     const { session, user, viewer } = found;
-    const rows = liveSessionsOf(user.id)
-      .map((s) => ({ handle: sessionHandle(s), openedAt: s.openedAt ?? null, current: s.id === session.id }));
+    const rows = liveSessionsOf(user.id).map((s) => ({
+      handle: sessionHandle(s),
+      openedAt: s.openedAt ?? null,
+      current: s.id === session.id,
+    }));
     const fresh = opts.secret === undefined ? newSecret(user.email) : { secret: opts.secret, uri: secretUri(user.email, opts.secret) };
-    const secondFactor = accounts.hasSecondFactor(user.id) ? { on: true as const } : { on: false as const, ...fresh, qr: await qrSvg(fresh.uri) };
+    const secondFactor = accounts.hasSecondFactor(user.id)
+      ? { on: true as const }
+      : { on: false as const, ...fresh, qr: await qrSvg(fresh.uri) };
     const stored = accounts.storedUser(user.id);
-    const reports = { choice: stored === null ? "off" as const : reportChoiceOf(stored), mailOn: sendUserMail !== undefined };
-    return accountPage(viewer, { email: user.email, sessions: rows, secondFactor, hasPassword: accounts.hasPassword(user.id), reports, ...opts });
+    const reports = { choice: stored === null ? ("off" as const) : reportChoiceOf(stored), mailOn: sendUserMail !== undefined };
+    return accountPage(viewer, {
+      email: user.email,
+      sessions: rows,
+      secondFactor,
+      hasPassword: accounts.hasPassword(user.id),
+      reports,
+      ...opts,
+    });
   };
 
   route("GET", "/account", async (event) => {
@@ -157,7 +182,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   const accountForm = async (event: H3Event) => {
     const found = requireUser(event);
     const form = await formOf(event);
-    if (!csrfMatches(found.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    if (!csrfMatches(found.session, form.get("csrf")))
+      throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
     return { found, form };
   };
   /**
@@ -171,7 +197,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     }
     const attempt = await limits.attempt(signInKeys(found.user.email, deps.clientAddressOf(event)), now);
     if (attempt === null) return TOO_MANY;
-    if (!await accounts.passwordMatches(found.user.id, password)) return "The password is wrong.";
+    if (!(await accounts.passwordMatches(found.user.id, password))) return "The password is wrong.";
     await attempt.succeeded();
     return null;
   };
@@ -182,22 +208,31 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const secret = form.get("secret") ?? "";
     if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw httpError(400, "the secret is not one this page made: reload the page");
     const refused = await proven(event, found, form.get("password") ?? "");
-    if (refused !== null) return htmlResponse(await accountHtml(found, { notice: null, error: refused, secret }), refused === TOO_MANY ? 429 : 400);
+    if (refused !== null)
+      return htmlResponse(await accountHtml(found, { notice: null, error: refused, secret }), refused === TOO_MANY ? 429 : 400);
     const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
     if (!enabled.ok) return htmlResponse(await accountHtml(found, { notice: null, error: sentenceOf(enabled.failure), secret }), 400);
     await recordAccountEvent(ctx, "account.second_factor_on", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
-    return htmlResponse(await accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }), 200, { "set-cookie": next.cookie });
+    return htmlResponse(
+      await accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }),
+      200,
+      { "set-cookie": next.cookie },
+    );
   });
   route("POST", "/account/second-factor/off", async (event) => {
     const { found, form } = await accountForm(event);
-    if (!await accounts.checkSecondFactor(found.user.id, form.get("code") ?? "", realClock.now())) {
+    if (!(await accounts.checkSecondFactor(found.user.id, form.get("code") ?? "", realClock.now()))) {
       return htmlResponse(await accountHtml(found, { notice: null, error: "Wrong code: the second factor stays on." }), 400);
     }
     await accounts.disableSecondFactor(found.user.id);
     await recordAccountEvent(ctx, "account.second_factor_off", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
-    return htmlResponse(await accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
+    return htmlResponse(
+      await accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }),
+      200,
+      { "set-cookie": next.cookie },
+    );
   });
   // a new password, with the current one: every other session of the user ends
   route("POST", "/account/password", async (event) => {
@@ -210,31 +245,44 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (!changed.ok) return htmlResponse(await accountHtml(found, { notice: null, passwordError: sentenceOf(changed.failure) }), 400);
     await recordAccountEvent(ctx, "account.password_changed", found.user, `from ${deps.clientAddressOf(event)}`);
     const next = await reopened(found);
-    return htmlResponse(await accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, { "set-cookie": next.cookie });
+    return htmlResponse(await accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, {
+      "set-cookie": next.cookie,
+    });
   });
 
   // a new email, with the password (a single sign-on user's email is the identity provider's): unique, every
   // other session ends, and the old address is told when hcd sends mail
   route("POST", "/account/email", async (event) => {
     const { found, form } = await accountForm(event);
-    const refusedAs = async (error: string, status = 400) => htmlResponse(await accountHtml(found, { notice: null, emailError: error }), status);
-    if (accounts.storedUser(found.user.id)?.sso === true) return refusedAs("Your account signs in through single sign-on: its email is the identity provider's.");
+    const refusedAs = async (error: string, status = 400) =>
+      htmlResponse(await accountHtml(found, { notice: null, emailError: error }), status);
+    if (accounts.storedUser(found.user.id)?.sso === true)
+      return refusedAs("Your account signs in through single sign-on: its email is the identity provider's.");
     const refused = await proven(event, found, form.get("password") ?? "");
     if (refused !== null) return refusedAs(refused, refused === TOO_MANY ? 429 : 400);
     const changed = await accounts.changeEmail(found.user.id, form.get("email"));
     if (!changed.ok) return refusedAs(sentenceOf(changed.failure));
     const user = accounts.userById(found.user.id) ?? found.user;
     await recordAccountEvent(ctx, "account.email_changed", user, `from ${changed.value.email}, from ${deps.clientAddressOf(event)}`);
-    void sendUserMail?.(changed.value.email, "Your hcd email was changed", `The email of your hcd account (${config.siteRoot}) is now ${user.email}.\n\nIf you did not change it, ask your hcd administrator to look into it.\n`).catch(() => false);
+    void sendUserMail?.(
+      changed.value.email,
+      "Your hcd email was changed",
+      `The email of your hcd account (${config.siteRoot}) is now ${user.email}.\n\nIf you did not change it, ask your hcd administrator to look into it.\n`,
+    ).catch(() => false);
     const next = await reopened({ ...found, user, viewer: { ...found.viewer, user: { email: user.email, role: null } } });
-    return htmlResponse(await accountHtml(next.found, { notice: `Your email is now ${user.email}. Every other session has been signed out.` }), 200, { "set-cookie": next.cookie });
+    return htmlResponse(
+      await accountHtml(next.found, { notice: `Your email is now ${user.email}. Every other session has been signed out.` }),
+      200,
+      { "set-cookie": next.cookie },
+    );
   });
 
   // deleting one's own account, with the password: refused while they are a project's only owner; every
   // session ends, and each project they had a role in records their leaving
   route("POST", "/account/delete", async (event) => {
     const { found, form } = await accountForm(event);
-    const refusedAs = async (error: string, status = 400) => htmlResponse(await accountHtml(found, { notice: null, deleteError: error }), status);
+    const refusedAs = async (error: string, status = 400) =>
+      htmlResponse(await accountHtml(found, { notice: null, deleteError: error }), status);
     const refused = await proven(event, found, form.get("password") ?? "");
     if (refused !== null) return refusedAs(refused, refused === TOO_MANY ? 429 : 400);
     const live = liveSessionsOf(found.user.id);
@@ -242,14 +290,23 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (outcome === null) throw new SignInNeeded(); // removed meanwhile
     if ("lastOwnerOf" in outcome) {
       const names = outcome.lastOwnerOf.map((id) => ctx.deps.pool.listProjects().find((p) => p.id === id)?.name ?? id);
-      return refusedAs(`You are the only owner of ${names.map((n) => JSON.stringify(n)).join(", ")}: make another member owner first (on the project's Members page), or ask an admin to delete the project.`);
+      return refusedAs(
+        `You are the only owner of ${names.map((n) => JSON.stringify(n)).join(", ")}: make another member owner first (on the project's Members page), or ask an admin to delete the project.`,
+      );
     }
     const at = ctx.deps.clock.now();
     await recordAccountEvent(ctx, "account.deleted", found.user, `from ${deps.clientAddressOf(event)}`);
     for (const { projectId } of outcome.removed) {
-      await recordChange(ctx.deps.audit, { projectId, actor: { kind: "user", email: found.user.email }, action: "member.removed", target: auditTarget.member(found.user, null), at });
+      await recordChange(ctx.deps.audit, {
+        projectId,
+        actor: { kind: "user", email: found.user.email },
+        action: "member.removed",
+        target: auditTarget.member(found.user, null),
+        at,
+      });
     }
-    for (const session of [found.session, ...live]) { // here and on every node now (the others' also end on their next request)
+    for (const session of [found.session, ...live]) {
+      // here and on every node now (the others' also end on their next request)
       sessions.close(session.id);
       await deps.unshare(session.id);
     }
@@ -260,7 +317,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   route("POST", "/account/reports", async (event) => {
     const { found, form } = await accountForm(event);
     const choice = REPORT_CHOICES.find((c) => c === form.get("reports"));
-    if (choice === undefined) return htmlResponse(await accountHtml(found, { notice: null, error: "Email reports must be off, weekly or monthly." }), 400);
+    if (choice === undefined)
+      return htmlResponse(await accountHtml(found, { notice: null, error: "Email reports must be off, weekly or monthly." }), 400);
     await accounts.updateUser(found.user.id, (user) => withReports(user, choice, ctx.deps.clock.now())); // hcd's clock: the periods a report covers
     return htmlResponse(await accountHtml(found, { notice: choice === "off" ? "Email reports are off." : `Email reports: ${choice}.` }));
   });
@@ -268,7 +326,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   route("POST", "/account/sessions/signout", async (event) => {
     const { session, user } = requireUser(event);
     const form = await formOf(event);
-    if (!csrfMatches(session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    if (!csrfMatches(session, form.get("csrf")))
+      throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
     const ended = liveSessionsOf(user.id).find((s) => sessionHandle(s) === form.get("session"));
     if (ended === undefined) throw httpError(404, "no such session (it may have ended already)");
     sessions.close(ended.id);
@@ -289,15 +348,22 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (sendUserMail === undefined) return htmlResponse(errorPage(null, 404, "Password reset by email is off: SMTP_URL is not set."), 404);
     const email = ((await formOf(event)).get("email") ?? "").trim().toLowerCase();
     const address = deps.clientAddressOf(event);
-    const keys = [{ key: `reset-address:${address}`, limit: SIGN_IN_FAILURES }, { key: `reset-account:${email}`, limit: SIGN_IN_FAILURES }];
+    const keys = [
+      { key: `reset-address:${address}`, limit: SIGN_IN_FAILURES },
+      { key: `reset-account:${email}`, limit: SIGN_IN_FAILURES },
+    ];
     const now = realClock.now();
-    if (await limits.attempt(keys, now) === null) return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429); // every request counts
+    if ((await limits.attempt(keys, now)) === null)
+      return htmlResponse(resetPage({ notice: null, error: "Too many reset requests: wait 15 minutes and try again." }), 429); // every request counts
     void (async () => {
       const started = await accounts.startReset(email, now);
       if (started === null) return;
       const link = `${config.siteRoot}/invite/${started.token}`;
-      const sent = await sendUserMail(started.user.email, "Choose a new password for hcd",
-        `Open this link to choose a new password (valid for one hour, once):\n\n${link}\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n`);
+      const sent = await sendUserMail(
+        started.user.email,
+        "Choose a new password for hcd",
+        `Open this link to choose a new password (valid for one hour, once):\n\n${link}\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n`,
+      );
       if (!sent) log.warn({ user: started.user.id }, "password reset email not sent");
     })().catch((error: unknown) => log.warn({ err: error }, "password reset failed"));
     return htmlResponse(resetPage({ notice: RESET_SENT, error: null }));

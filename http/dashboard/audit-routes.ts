@@ -23,7 +23,11 @@ export function auditActorOf(access: Access): AuditActor {
 }
 
 /** Records a change made through the dashboard, after it succeeded. */
-export function recordDashboardChange(ctx: Pick<DashboardContext, "deps">, access: Access, change: { projectId: string; action: AuditAction; target: string; at: Millis }): Promise<void> {
+export function recordDashboardChange(
+  ctx: Pick<DashboardContext, "deps">,
+  access: Access,
+  change: { projectId: string; action: AuditAction; target: string; at: Millis },
+): Promise<void> {
   return recordChange(ctx.deps.audit, { ...change, actor: auditActorOf(access) });
 }
 
@@ -31,9 +35,21 @@ export function recordDashboardChange(ctx: Pick<DashboardContext, "deps">, acces
  * Records an event of an account in the instance's log: `who` is the user (their email; `id` null for an
  * email no user has, named "unknown email" as the actor) or the admin token; `how` says by what and from where.
  */
-export function recordAccountEvent(ctx: Pick<DashboardContext, "deps">, action: AuditAction, who: { email: string; id: string | null } | "admin", how: string): Promise<void> {
-  const actor: AuditActor = who === "admin" ? { kind: "admin" } : who.id === null ? { kind: "system", name: "unknown email" } : { kind: "user", email: who.email };
-  return recordChange(ctx.deps.audit, { projectId: INSTANCE_LOG, actor, action, target: who === "admin" ? `admin token ${how}` : auditTarget.account(who, how), at: ctx.deps.clock.now() });
+export function recordAccountEvent(
+  ctx: Pick<DashboardContext, "deps">,
+  action: AuditAction,
+  who: { email: string; id: string | null } | "admin",
+  how: string,
+): Promise<void> {
+  const actor: AuditActor =
+    who === "admin" ? { kind: "admin" } : who.id === null ? { kind: "system", name: "unknown email" } : { kind: "user", email: who.email };
+  return recordChange(ctx.deps.audit, {
+    projectId: INSTANCE_LOG,
+    actor,
+    action,
+    target: who === "admin" ? `admin token ${how}` : auditTarget.account(who, how),
+    at: ctx.deps.clock.now(),
+  });
 }
 
 /** Registers the audit log page: /projects/<id>/audit[?before=<cursor>]. */
@@ -46,9 +62,11 @@ export function auditPageRoutes(ctx: DashboardContext): void {
     // never the read-only key, which is made to be shared with dashboards
     permit(access, "audit.view", { keys: true, refusal: "the read-only key does not read the audit log" });
     const query = unwrap(auditQueryOf(event.url.searchParams));
-    const page = await deps.audit?.page(project.id, query) ?? { events: [], next: null };
+    const page = (await deps.audit?.page(project.id, query)) ?? { events: [], next: null };
     // a check's uuid is its ping URL: who may not see ping URLs reads its unique_key in its place
-    const rows = seesPingUrls(access.viewer) ? page.events : page.events.map((row) => ({ ...row, target: row.target.replace(UUIDS, (uuid) => uniqueKeyOf(uuid.toLowerCase())) }));
+    const rows = seesPingUrls(access.viewer)
+      ? page.events
+      : page.events.map((row) => ({ ...row, target: row.target.replace(UUIDS, (uuid) => uniqueKeyOf(uuid.toLowerCase())) }));
     return htmlResponse(auditPage(access.viewer, { project, rows, next: page.next, first: query.before === null }));
   });
 }

@@ -21,40 +21,74 @@ export const SCHEDULE_KINDS = ["simple", "cron", "oncalendar"] as const;
 export type ScheduleFormKind = (typeof SCHEDULE_KINDS)[number];
 
 /** The add/edit form's values, as typed (numbers stay text until the API's rules read them; period and grace with their units). */
-export type CheckFormValues = FilterValues & RunRuleValues & {
-  readonly name: string; readonly slug: string; readonly tags: string; readonly desc: string;
-  readonly kind: ScheduleFormKind; readonly timeout: string; readonly timeout_unit: DurationUnit; readonly grace: string; readonly grace_unit: DurationUnit;
-  readonly schedule: string; readonly tz: string;
-  readonly failure_threshold: string; readonly reminder_interval: string; readonly muted_until: string;
-  readonly max_duration: string;
-  /** The chosen dependencies' uuids, comma-separated (the API's depends_on). */
-  readonly depends_on: string;
-  /** An Uptime Kuma push monitor's token ("" = none). */
-  readonly push_token: string;
-};
+export type CheckFormValues = FilterValues &
+  RunRuleValues & {
+    readonly name: string;
+    readonly slug: string;
+    readonly tags: string;
+    readonly desc: string;
+    readonly kind: ScheduleFormKind;
+    readonly timeout: string;
+    readonly timeout_unit: DurationUnit;
+    readonly grace: string;
+    readonly grace_unit: DurationUnit;
+    readonly schedule: string;
+    readonly tz: string;
+    readonly failure_threshold: string;
+    readonly reminder_interval: string;
+    readonly muted_until: string;
+    readonly max_duration: string;
+    /** The chosen dependencies' uuids, comma-separated (the API's depends_on). */
+    readonly depends_on: string;
+    /** An Uptime Kuma push monitor's token ("" = none). */
+    readonly push_token: string;
+  };
 
 /** A simulation of the form's settings over the check's logged pings (null window: no pings logged). */
 export type WhatIf = {
-  readonly windowMs: Millis | null; readonly downCount: number; readonly downtimeMs: Millis;
+  readonly windowMs: Millis | null;
+  readonly downCount: number;
+  readonly downtimeMs: Millis;
   /** Down changes whose notification the project's maintenance windows would have held (0 when none). */
   readonly heldCount: number;
-}
+};
 
 /** A check the form may name as a dependency: the project's other checks. */
 export type DependencyChoice = { readonly uuid: string; readonly name: string };
 
 /** The form's fields that show their own error (the others' errors go above the form). */
-const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set(["name", "slug", "tags", "timeout", "schedule", "tz", "grace", "failure_threshold",
-  "reminder_interval", "muted_until", "max_duration", "depends_on", "methods", "start_kw", "success_kw", "failure_kw", "push_token", "min_duration",
-  "max_runs_per_period", "escalation"]);
+const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set([
+  "name",
+  "slug",
+  "tags",
+  "timeout",
+  "schedule",
+  "tz",
+  "grace",
+  "failure_threshold",
+  "reminder_interval",
+  "muted_until",
+  "max_duration",
+  "depends_on",
+  "methods",
+  "start_kw",
+  "success_kw",
+  "failure_kw",
+  "push_token",
+  "min_duration",
+  "max_runs_per_period",
+  "escalation",
+]);
 
 /** "With these settings, the last 3 days would have gone down 2 times, for 5 hours." */
 function whatIfText(whatIf: WhatIf): string {
   if (whatIf.windowMs === null) return "No pings are logged yet: there is no history to try these settings on.";
   const times = whatIf.downCount === 1 ? "once" : `${whatIf.downCount} times`;
   const downtime = whatIf.downCount === 0 ? "" : `, for ${durationText(whatIf.downtimeMs)}`;
-  const held = whatIf.heldCount === 0 ? ""
-    : ` Maintenance windows would have held ${whatIf.heldCount === 1 ? "one of its down notifications" : `${whatIf.heldCount} of its down notifications`}.`;
+  const held =
+    whatIf.heldCount === 0
+      ? ""
+      : ` Maintenance windows would have held ${whatIf.heldCount === 1 ? "one of its down notifications" : `${whatIf.heldCount} of its down notifications`}.`;
   return `With these settings, the last ${durationText(whatIf.windowMs)} would have gone down ${times}${downtime}.${held}`;
 }
 
@@ -71,9 +105,20 @@ function simplePeriodText(v: CheckFormValues): string {
 function zonedTimeHtml(at: Millis, tz: string): Html {
   let local: string | null = null;
   try {
-    const parts = Object.fromEntries(new Intl.DateTimeFormat("en-GB", {
-      timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
-    }).formatToParts(at).map((p) => [p.type, p.value]));
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat("en-GB", {
+        timeZone: tz,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        hourCycle: "h23",
+      })
+        .formatToParts(at)
+        .map((p) => [p.type, p.value]),
+    );
     local = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${tz}`;
   } catch {
     // not a zone Intl knows: the UTC time alone
@@ -85,19 +130,28 @@ function zonedTimeHtml(at: Millis, tz: string): Html {
  * The form's page. Its first button is a hidden Save: Enter in a field submits the form with the first
  * submit button, which would otherwise be the period's first quick pick.
  */
-export function checkFormPage(viewer: Viewer, opts: {
-  project: Project; action: string; title: string; values: CheckFormValues; error: string | null; preview: readonly Millis[];
-  whatIf?: WhatIf | null;
-  previewAsked?: boolean;
-  /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
-  errorField?: string | null;
-  /** The project's other checks, by name: the choices of depends_on. */
-  dependencies: readonly DependencyChoice[];
-  /** The project's integrations: the choices of each escalation step. */
-  channels: readonly Pick<Channel, "id" | "name" | "kind">[];
-}): string {
+export function checkFormPage(
+  viewer: Viewer,
+  opts: {
+    project: Project;
+    action: string;
+    title: string;
+    values: CheckFormValues;
+    error: string | null;
+    preview: readonly Millis[];
+    whatIf?: WhatIf | null;
+    previewAsked?: boolean;
+    /** The field the error is about (shown next to it instead of above the form); null or absent = none. */
+    errorField?: string | null;
+    /** The project's other checks, by name: the choices of depends_on. */
+    dependencies: readonly DependencyChoice[];
+    /** The project's integrations: the choices of each escalation step. */
+    channels: readonly Pick<Channel, "id" | "name" | "kind">[];
+  },
+): string {
   const v = opts.values;
-  const fieldError = (id: string) => (opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}" role="alert">${opts.error}</p>` : "");
+  const fieldError = (id: string) =>
+    opts.errorField === id && opts.error !== null ? html`<p class="field-error" id="e-${id}" role="alert">${opts.error}</p>` : "";
   const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
   const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
     html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;

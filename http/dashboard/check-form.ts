@@ -13,14 +13,35 @@ import type { ChecksFilter } from "./checks-list.ts";
 import { STATUS_WORDS } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
-  created: "Check created.", saved: "Changes saved.", pause: "Check paused.", resume: "Check resumed.", ping: "Success ping sent.",
+  created: "Check created.",
+  saved: "Changes saved.",
+  pause: "Check paused.",
+  resume: "Check resumed.",
+  ping: "Success ping sent.",
   "ping-keyword": "Success ping sent, with one of the check's success keywords as its body (its body filter is on).",
   acknowledge: "Outage acknowledged.",
 };
 
 export const EMPTY_FORM: CheckFormValues = {
-  name: "", slug: "", tags: "", desc: "", kind: "simple", timeout: "1", timeout_unit: "days", grace: "1", grace_unit: "hours", schedule: "", tz: "UTC",
-  failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0", depends_on: "", push_token: "", ...EMPTY_FILTERS, ...EMPTY_RUN_RULES,
+  name: "",
+  slug: "",
+  tags: "",
+  desc: "",
+  kind: "simple",
+  timeout: "1",
+  timeout_unit: "days",
+  grace: "1",
+  grace_unit: "hours",
+  schedule: "",
+  tz: "UTC",
+  failure_threshold: "1",
+  reminder_interval: "0",
+  muted_until: "",
+  max_duration: "0",
+  depends_on: "",
+  push_token: "",
+  ...EMPTY_FILTERS,
+  ...EMPTY_RUN_RULES,
 };
 
 /** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
@@ -32,12 +53,23 @@ export function formValuesOf(form: URLSearchParams): CheckFormValues {
   const get = (name: string) => form.get(name) ?? "";
   return {
     // a textarea sends its line breaks as CR LF whatever it was given: the API's clients write LF
-    name: get("name"), slug: get("slug"), tags: get("tags"), desc: get("desc").replace(/\r\n/g, "\n"),
+    name: get("name"),
+    slug: get("slug"),
+    tags: get("tags"),
+    desc: get("desc").replace(/\r\n/g, "\n"),
     kind: get("kind") === "cron" ? "cron" : get("kind") === "oncalendar" ? "oncalendar" : "simple",
-    timeout: get("timeout").trim(), timeout_unit: unitOf(get("timeout_unit")), grace: get("grace").trim(), grace_unit: unitOf(get("grace_unit")),
-    schedule: get("schedule"), tz: get("tz").trim(), ...filterValuesOf(form),
-    failure_threshold: get("failure_threshold").trim(), reminder_interval: get("reminder_interval").trim(), muted_until: get("muted_until").trim(),
-    max_duration: get("max_duration").trim(), depends_on: form.getAll("depends_on").join(","), // one value per chosen check
+    timeout: get("timeout").trim(),
+    timeout_unit: unitOf(get("timeout_unit")),
+    grace: get("grace").trim(),
+    grace_unit: unitOf(get("grace_unit")),
+    schedule: get("schedule"),
+    tz: get("tz").trim(),
+    ...filterValuesOf(form),
+    failure_threshold: get("failure_threshold").trim(),
+    reminder_interval: get("reminder_interval").trim(),
+    muted_until: get("muted_until").trim(),
+    max_duration: get("max_duration").trim(),
+    depends_on: form.getAll("depends_on").join(","), // one value per chosen check
     push_token: get("push_token").trim(),
     ...runRuleValuesOf(form),
   };
@@ -50,12 +82,21 @@ export function keepStoredDesc(values: CheckFormValues, check: Check): CheckForm
 
 export function formValuesOfCheck(check: Check): CheckFormValues {
   return {
-    name: check.name, slug: check.slug, tags: check.tags, desc: check.desc, kind: check.kind === "simple" ? "simple" : guessKind(check.schedule),
-    ...durationValues("timeout", Math.floor(check.timeoutMs / 1000)), ...durationValues("grace", Math.floor(check.graceMs / 1000)),
-    schedule: check.schedule, tz: check.tz, ...filterValuesOfCheck(check),
-    failure_threshold: String(check.failureThreshold ?? 1), reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
+    name: check.name,
+    slug: check.slug,
+    tags: check.tags,
+    desc: check.desc,
+    kind: check.kind === "simple" ? "simple" : guessKind(check.schedule),
+    ...durationValues("timeout", Math.floor(check.timeoutMs / 1000)),
+    ...durationValues("grace", Math.floor(check.graceMs / 1000)),
+    schedule: check.schedule,
+    tz: check.tz,
+    ...filterValuesOfCheck(check),
+    failure_threshold: String(check.failureThreshold ?? 1),
+    reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
     muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
-    max_duration: String(Math.floor((check.maxDurationMs ?? 0) / 1000)), depends_on: (check.dependsOn ?? []).join(","),
+    max_duration: String(Math.floor((check.maxDurationMs ?? 0) / 1000)),
+    depends_on: (check.dependsOn ?? []).join(","),
     push_token: check.pushToken ?? "",
     ...runRuleValuesOfCheck(check),
   };
@@ -76,7 +117,13 @@ export function withPreset(values: CheckFormValues, form: URLSearchParams): Chec
 /** Returns the API request body the form stands for: the API's own rules then judge it, with its error texts. */
 export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
   const number = (text: string) => (/^-?\d+$/.test(text) ? Number(text) : text); // not a number: the API says so
-  const body: Record<string, unknown> = { name: values.name, slug: values.slug, tags: values.tags, desc: values.desc, ...filterBodyOf(values) };
+  const body: Record<string, unknown> = {
+    name: values.name,
+    slug: values.slug,
+    tags: values.tags,
+    desc: values.desc,
+    ...filterBodyOf(values),
+  };
   if (values.kind === "simple") {
     if (values.timeout !== "") body.timeout = secondsOf(values.timeout, values.timeout_unit);
   } else {
@@ -128,6 +175,8 @@ export function sortChecks(checks: Check[], sort: ChecksFilter["sort"], wordOf: 
     // each check's rank once, not twice per comparison
     const ranked = checks.map((check) => ({ check, rank: STATUS_WORDS.indexOf(wordOf(check)) }));
     ranked.sort((a, b) => a.rank - b.rank || byName(a.check, b.check));
-    ranked.forEach(({ check }, i) => { checks[i] = check; });
+    ranked.forEach(({ check }, i) => {
+      checks[i] = check;
+    });
   }
 }

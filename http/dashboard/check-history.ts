@@ -22,8 +22,12 @@ type CheckEvent =
   | { readonly kind: "sent"; readonly at: Millis; readonly sent: SentNotice };
 
 const FLIP_REASON_TEXT = {
-  timeout: "no ping in time", fail: "failure signal", duration: "run took too long", too_fast: "run finished too fast",
-  overlap: "runs overlapped", too_often: "ran too often",
+  timeout: "no ping in time",
+  fail: "failure signal",
+  duration: "run took too long",
+  too_fast: "run finished too fast",
+  overlap: "runs overlapped",
+  too_often: "ran too often",
 } as const;
 
 /** The page of events a request asks for: `?events=<n>`, 1 when absent; anything but a whole number from 1 is a 400. */
@@ -40,7 +44,12 @@ export function eventsPageOf(search: URLSearchParams): number {
  * first (it happened as the ping was judged), its notifications before it, and pings of one instant keep
  * their log order (by n).
  */
-function eventsOf(flips: readonly Flip[], pings: readonly LoggedPing[], notices: readonly OutboxEntry[], sent: readonly SentNotice[]): CheckEvent[] {
+function eventsOf(
+  flips: readonly Flip[],
+  pings: readonly LoggedPing[],
+  notices: readonly OutboxEntry[],
+  sent: readonly SentNotice[],
+): CheckEvent[] {
   const events: CheckEvent[] = [
     ...sent.map((notice) => ({ kind: "sent" as const, at: notice.sentAt, sent: notice })),
     ...notices.map((entry) => ({ kind: "notice" as const, at: entry.flip.at, entry })),
@@ -48,7 +57,8 @@ function eventsOf(flips: readonly Flip[], pings: readonly LoggedPing[], notices:
     ...pings.map((logged) => ({ kind: "ping" as const, at: logged.ping.at, logged })),
   ];
   // at one instant: a flip's notifications, then the flip, then the pings
-  const order = (e: CheckEvent) => (e.kind === "notice" || e.kind === "sent" ? Number.MAX_SAFE_INTEGER : e.kind === "flip" ? Number.MAX_SAFE_INTEGER - 1 : e.logged.ping.n);
+  const order = (e: CheckEvent) =>
+    e.kind === "notice" || e.kind === "sent" ? Number.MAX_SAFE_INTEGER : e.kind === "flip" ? Number.MAX_SAFE_INTEGER - 1 : e.logged.ping.n;
   return events.sort((a, b) => b.at - a.at || order(b) - order(a));
 }
 
@@ -68,10 +78,15 @@ export function eventsSection(opts: {
   const shown = events.slice(first, first + EVENTS_PER_PAGE);
   const hasOlder = first + EVENTS_PER_PAGE < events.length;
   const nav = html`<nav class="events-nav" aria-label="Events pages">${opts.page > 1 ? html`<a href="${opts.base}">Newest</a> ` : ""}${hasOlder ? html`<a href="${opts.base}?events=${opts.page + 1}">Older events</a>` : ""}</nav>`;
-  const range = shown.length === 0 ? "no events on this page" : `events ${first + 1}–${first + shown.length} of ${events.length}, newest first`;
+  const range =
+    shown.length === 0 ? "no events on this page" : `events ${first + 1}–${first + shown.length} of ${events.length}, newest first`;
   return html`<p class="hint">${range}</p>
-${shown.length === 0 ? "" : html`<table class="list events"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Source</th><th scope="col">User agent</th><th scope="col">Duration</th><th scope="col">Body</th></tr></thead>
-<tbody>${shown.map((event) => (event.kind === "flip" ? flipRow(event.flip, opts.statusBadge) : event.kind === "ping" ? pingRow(event.logged, opts.base) : event.kind === "sent" ? sentRow(event.sent) : noticeRow(event.entry)))}</tbody></table>`}
+${
+  shown.length === 0
+    ? ""
+    : html`<table class="list events"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Source</th><th scope="col">User agent</th><th scope="col">Duration</th><th scope="col">Body</th></tr></thead>
+<tbody>${shown.map((event) => (event.kind === "flip" ? flipRow(event.flip, opts.statusBadge) : event.kind === "ping" ? pingRow(event.logged, opts.base) : event.kind === "sent" ? sentRow(event.sent) : noticeRow(event.entry)))}</tbody></table>`
+}
 ${nav}`;
 }
 
@@ -82,7 +97,8 @@ function flipRow(flip: Flip, statusBadge: (word: Flip["to"]) => Html): Html {
 
 /** What the run rules noted of a ping (CONTRACT "Alerting, third part"). */
 const NOTE_TEXT = {
-  overlap: "overlap: another run was still going", too_fast: "too fast: the run was shorter than the check's min_duration",
+  overlap: "overlap: another run was still going",
+  too_fast: "too fast: the run was shorter than the check's min_duration",
   too_often: "too often: more runs in this period than the check's max_runs_per_period",
 } as const;
 
@@ -105,9 +121,11 @@ function noticeWhat(notice: Pick<OutboxEntry, "reminder" | "escalation" | "faile
 
 function noticeRow(entry: OutboxEntry): Html {
   const what = noticeWhat(entry, entry.flip.to);
-  const state = hasGivenUp(entry) ? `delivery failed, given up after ${entry.attempts} attempts`
-    : entry.lastError === null ? "waiting to be sent"
-    : html`delivery failed (${entry.attempts === 1 ? "1 attempt" : `${entry.attempts} attempts`}), next try ${timeHtml(entry.nextAttemptAt)}`;
+  const state = hasGivenUp(entry)
+    ? `delivery failed, given up after ${entry.attempts} attempts`
+    : entry.lastError === null
+      ? "waiting to be sent"
+      : html`delivery failed (${entry.attempts === 1 ? "1 attempt" : `${entry.attempts} attempts`}), next try ${timeHtml(entry.nextAttemptAt)}`;
   return html`<tr class="notice${entry.lastError === null ? "" : " notice-error"}"><td>${timeHtml(entry.flip.at)}</td>
 <td colspan="5">${what} via ${entry.channel.name === "" ? entry.channel.kind : entry.channel.name}: ${state}${entry.lastError === null ? "" : html`: <span class="error-text">${entry.lastError}</span>`}</td></tr>`;
 }

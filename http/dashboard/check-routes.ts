@@ -45,7 +45,8 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const eventsPage = eventsPageOf(event.url.searchParams);
     const flips = unwrap(await pool.listFlips(project.id, { uuid: check.uuid }, {}));
     let pings = null;
-    if (!access.viewer.readonly) { // as the API: the ping log needs the read-write key
+    if (!access.viewer.readonly) {
+      // as the API: the ping log needs the read-write key
       const log = unwrap(await pool.listPings(project.id, check.uuid));
       pings = log.pings.map((ping, i) => ({ ping, durationMs: log.durationsMs[i] ?? null }));
     }
@@ -60,7 +61,27 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const channelNames = new Map(channels.map((c) => [c.id, c.name === "" ? c.kind : `${c.name} (${c.kind})`]));
     const channelNameOf = (id: string) => channelNames.get(id);
     const unknown = await pool.unknownTime(project.id);
-    return livePageResponse(event, checkPage(access.viewer, { project, check, ref, at: clock.now(), siteRoot: config.siteRoot, flips, pings, notice, integrations, nameOf, channelNameOf, eventsPage, notices, sent, pingEmail, unknown }));
+    return livePageResponse(
+      event,
+      checkPage(access.viewer, {
+        project,
+        check,
+        ref,
+        at: clock.now(),
+        siteRoot: config.siteRoot,
+        flips,
+        pings,
+        notice,
+        integrations,
+        nameOf,
+        channelNameOf,
+        eventsPage,
+        notices,
+        sent,
+        pingEmail,
+        unknown,
+      }),
+    );
   });
 
   // one integration on or off for this check: the API's "channels" field, as a list of ids
@@ -79,7 +100,11 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     return redirect(`/checks/${ref}?done=saved`);
   });
 
-  const action = (name: string, recorded: AuditAction, act: (projectId: string, uuid: string, at: Millis, event: H3Event) => Promise<void>) =>
+  const action = (
+    name: string,
+    recorded: AuditAction,
+    act: (projectId: string, uuid: string, at: Millis, event: H3Event) => Promise<void>,
+  ) =>
     route("POST", `/checks/:ref/${name}`, async (event) => {
       const access = requireAccess(event);
       const { project, check } = await checkFor(access, param(event, "ref"));
@@ -89,10 +114,18 @@ export function checkPageRoutes(ctx: DashboardContext): void {
       await recordDashboardChange(ctx, access, { projectId: project.id, action: recorded, target: auditTarget.check(check), at });
       return redirect(name === "delete" ? `/projects/${project.id}/checks?done=delete` : `/checks/${check.uuid}?done=${name}`);
     });
-  action("pause", "check.paused", async (projectId, uuid, at) => { unwrap(await pool.pauseCheck(projectId, uuid, at)); });
-  action("resume", "check.resumed", async (projectId, uuid, at) => { unwrap(await pool.resumeCheck(projectId, uuid, at)); });
-  action("delete", "check.deleted", async (projectId, uuid, at) => { unwrap(await pool.deleteCheck(projectId, uuid, at)); });
-  action("acknowledge", "check.acknowledged", async (projectId, uuid, at) => { unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at)); });
+  action("pause", "check.paused", async (projectId, uuid, at) => {
+    unwrap(await pool.pauseCheck(projectId, uuid, at));
+  });
+  action("resume", "check.resumed", async (projectId, uuid, at) => {
+    unwrap(await pool.resumeCheck(projectId, uuid, at));
+  });
+  action("delete", "check.deleted", async (projectId, uuid, at) => {
+    unwrap(await pool.deleteCheck(projectId, uuid, at));
+  });
+  action("acknowledge", "check.acknowledged", async (projectId, uuid, at) => {
+    unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at));
+  });
   // a success, whatever the check's filters (ping-now.ts); the notice says what was sent
   route("POST", "/checks/:ref/ping", async (event) => {
     const access = requireAccess(event);
@@ -101,11 +134,20 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const plan = pingNowPlan(check);
     if (!plan.ok) throw httpError(400, plan.error);
     const node = event.runtime?.node?.req;
-    unwrap(await pool.ping(project.id, {
-      target: { uuid: check.uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
-      remoteAddr: remoteAddress(event.req.headers.get("x-forwarded-for") ?? undefined, node?.socket?.remoteAddress ?? event.req.ip),
-      ua: "hcd dashboard (Ping now)", rid: null, body: plan.body, at: clock.now(),
-    }));
+    unwrap(
+      await pool.ping(project.id, {
+        target: { uuid: check.uuid },
+        signal: "success",
+        exitStatus: null,
+        method: "POST",
+        scheme: "http",
+        remoteAddr: remoteAddress(event.req.headers.get("x-forwarded-for") ?? undefined, node?.socket?.remoteAddress ?? event.req.ip),
+        ua: "hcd dashboard (Ping now)",
+        rid: null,
+        body: plan.body,
+        at: clock.now(),
+      }),
+    );
     return redirect(`/checks/${check.uuid}?done=${plan.done}`);
   });
 
@@ -120,7 +162,15 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const { project, check, ref } = await checkFor(access, param(event, "ref"));
     if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
-    return htmlResponse(await formHtml(access.viewer, project, { values: formValuesOfCheck(check), error: null, action: `/checks/${ref}/edit`, title: `Edit ${check.name}`, uuid: check.uuid }));
+    return htmlResponse(
+      await formHtml(access.viewer, project, {
+        values: formValuesOfCheck(check),
+        error: null,
+        action: `/checks/${ref}/edit`,
+        title: `Edit ${check.name}`,
+        uuid: check.uuid,
+      }),
+    );
   });
 
   route("POST", "/checks/:ref/edit", async (event) => {
@@ -135,12 +185,26 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), check);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
-    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true, whatIf: await whatIfOf(project, check, values) }));
+    if (form.get("action") === "preview")
+      return htmlResponse(
+        await formHtml(access.viewer, project, {
+          ...page,
+          error: null,
+          previewAsked: true,
+          whatIf: await whatIfOf(project, check, values),
+        }),
+      );
     // the shard judges depends_on (a cycle, another project's check): its 400 is the form's, next to the field
     const at = clock.now();
     const updated = await pool.updateCheck(project.id, check.uuid, request.value.spec, at);
-    if (!updated.ok && updated.failure.code === "invalid") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: updated.failure }), 400);
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "check.updated", target: auditTarget.check(unwrap(updated)), at });
+    if (!updated.ok && updated.failure.code === "invalid")
+      return htmlResponse(await formHtml(access.viewer, project, { ...page, error: updated.failure }), 400);
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "check.updated",
+      target: auditTarget.check(unwrap(updated)),
+      at,
+    });
     return redirect(`/checks/${ref}?done=saved`);
   });
 
@@ -154,7 +218,11 @@ export function checkPageRoutes(ctx: DashboardContext): void {
     // always text, never rendered: the stored bytes as text/plain in a sandbox
     return new HTTPResponse(body as BodyInit, {
       status: 200,
-      headers: { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", "content-security-policy": "sandbox; default-src 'none'" },
+      headers: {
+        ...SECURITY_HEADERS,
+        "content-type": "text/plain; charset=utf-8",
+        "content-security-policy": "sandbox; default-src 'none'",
+      },
     });
   });
 }

@@ -55,7 +55,21 @@ export function checksListRoutes(ctx: DashboardContext): void {
     const etag = rowsEtag({ version, variant, untilAt });
     const memo = rowMemo.render(`${project.id}/${variant}`, { render: etag, client: clientEtag });
     const names = new Map(all.map((c) => [c.uuid, c.name]));
-    return { project, checks: rows, paging, tags, filter, at, down, nameOf: (uuid: string) => names.get(uuid), wordOf, refOf: (c: Check) => refFor(access.viewer, c), etag, untilAt, memo };
+    return {
+      project,
+      checks: rows,
+      paging,
+      tags,
+      filter,
+      at,
+      down,
+      nameOf: (uuid: string) => names.get(uuid),
+      wordOf,
+      refOf: (c: Check) => refFor(access.viewer, c),
+      etag,
+      untilAt,
+      memo,
+    };
   };
 
   route("GET", "/projects/:project/checks", async (event) => {

@@ -21,11 +21,16 @@ import { documentOf, projectNav } from "./page-frame.ts";
  */
 function statusWordUntil(check: Check, at: Millis): { word: StatusWord; untilAt: Millis } {
   let untilAt = Infinity;
-  const consider = (instant: Millis) => { if (instant > at && instant < untilAt) untilAt = instant; };
+  const consider = (instant: Millis) => {
+    if (instant > at && instant < untilAt) untilAt = instant;
+  };
   if (check.lastStartAt !== null) consider(check.lastStartAt + check.graceMs);
   if (check.status === "up") {
     const graceAt = graceStartAt(check, { withStarted: false });
-    if (graceAt !== null) { consider(graceAt); consider(graceAt + check.graceMs); }
+    if (graceAt !== null) {
+      consider(graceAt);
+      consider(graceAt + check.graceMs);
+    }
   }
   return { word: statusWordOf(check, at), untilAt };
 }
@@ -57,10 +62,12 @@ export function rowStateOf(check: Check, at: Millis): { readonly word: StatusWor
   return state;
 }
 
-
 /** The checks page's filters, as read from its query string. */
 export type ChecksFilter = {
-  readonly q: string; readonly status: string; readonly tag: string; readonly sort: "status" | "name" | "last_ping";
+  readonly q: string;
+  readonly status: string;
+  readonly tag: string;
+  readonly sort: "status" | "name" | "last_ping";
   /** The page of the list asked for, from 1 (PAGE_SIZE rows a page). */
   readonly page: number;
 };
@@ -105,7 +112,8 @@ export type ChecksPage = {
 
 export function checksPage(viewer: Viewer, data: ChecksPage): string {
   const { filter } = data;
-  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+  const option = (value: string, label: string, selected: string) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
   return documentOf({
     title: `Checks · ${data.project.name}`,
     viewer,
@@ -149,7 +157,8 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
   const head = html`<tbody id="check-rows" data-down="${data.down}" data-etag="${data.etag}" data-now="${data.at}">`.text;
   const full = [head];
   const changed = memo.clientHolds ? [head] : null;
-  let part: Html[] = [], changedPart: string[] = [];
+  let part: Html[] = [],
+    changedPart: string[] = [];
   const endPart = () => {
     full.push(memo.part(part));
     changed?.push(changedPart.join(""));
@@ -169,7 +178,10 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
   memo.done();
   const { q, status, tag } = data.filter;
   // an empty project says how to begin; a filter that finds nothing says so
-  const none = q === "" && status === "" && tag === "" ? `No checks yet. "Add check" makes the first one (a member or above), or create one through the API with the project's key.` : "No checks match.";
+  const none =
+    q === "" && status === "" && tag === ""
+      ? `No checks yet. "Add check" makes the first one (a member or above), or create one through the API with the project's key.`
+      : "No checks match.";
   const tail = (data.checks.length === 0 ? `<tr><td colspan="6">${none}</td></tr>` : pagerRow(data.filter, data.paging)) + "</tbody>";
   full.push(tail);
   changed?.push(tail);
@@ -198,7 +210,8 @@ function pagerRow(filter: ChecksFilter, paging: Paging): string {
   };
   const last = Math.min(paging.first + PAGE_SIZE, paging.total);
   return html`<tr class="pager"><td colspan="6"><nav aria-label="Pages of checks"><span class="shown">Checks ${paging.first + 1}–${last} of ${paging.total}</span>
-${paging.page > 1 ? link(paging.page - 1, "Previous", "prev") : ""} ${paging.page < paging.pages ? link(paging.page + 1, "Next", "next") : ""}</nav></td></tr>`.text;
+${paging.page > 1 ? link(paging.page - 1, "Previous", "prev") : ""} ${paging.page < paging.pages ? link(paging.page + 1, "Next", "next") : ""}</nav></td></tr>`
+    .text;
 }
 
 /** One row of the checks table. Everything it shows comes from its arguments: the check record, and what rowKey lists. */
@@ -226,5 +239,9 @@ function rowKey(word: StatusWord, ref: string, marks: readonly Mark[]): string {
 }
 
 /** Renders every row (no memo: the full page's first render of a table without one). */
-const NO_MEMO: RowMemoRender = { clientHolds: false, row: (_id, _record, _key, render) => ({ html: render(), reused: false }), part: joinRows, done: () => {} };
-
+const NO_MEMO: RowMemoRender = {
+  clientHolds: false,
+  row: (_id, _record, _key, render) => ({ html: render(), reused: false }),
+  part: joinRows,
+  done: () => {},
+};

@@ -18,8 +18,12 @@ export type Access = { readonly session: Session; readonly viewer: Viewer; reado
 
 /** What a render of the check form needs besides the project: `uuid` is the edited check (not its own dependency). */
 export type CheckForm = {
-  readonly values: CheckFormValues; readonly error: Failure | null; readonly action: string; readonly title: string;
-  readonly whatIf?: WhatIf | null; readonly uuid?: string;
+  readonly values: CheckFormValues;
+  readonly error: Failure | null;
+  readonly action: string;
+  readonly title: string;
+  readonly whatIf?: WhatIf | null;
+  readonly uuid?: string;
   /** "Preview" was pressed: a simple period, which has no timetable to list, says how it works instead. */
   readonly previewAsked?: boolean;
 };

@@ -11,9 +11,14 @@ const UNIT_SECONDS: Record<DurationUnit, number> = { seconds: 1, minutes: 60, ho
 
 /** The reference's quick picks of its period and grace sliders, in seconds, with their words. */
 export const DURATION_PRESETS: readonly { readonly seconds: number; readonly label: string }[] = [
-  { seconds: 60, label: "1 minute" }, { seconds: 300, label: "5 minutes" }, { seconds: 1800, label: "30 minutes" },
-  { seconds: 3600, label: "1 hour" }, { seconds: 43200, label: "12 hours" }, { seconds: 86400, label: "1 day" },
-  { seconds: 604800, label: "1 week" }, { seconds: 2592000, label: "30 days" },
+  { seconds: 60, label: "1 minute" },
+  { seconds: 300, label: "5 minutes" },
+  { seconds: 1800, label: "30 minutes" },
+  { seconds: 3600, label: "1 hour" },
+  { seconds: 43200, label: "12 hours" },
+  { seconds: 86400, label: "1 day" },
+  { seconds: 604800, label: "1 week" },
+  { seconds: 2592000, label: "30 days" },
 ];
 
 /** Returns the unit named by a form's select; anything else is seconds (the exact reading of a typed number). */
@@ -49,15 +54,21 @@ export function amountText(amount: string, unit: DurationUnit): string {
  * server answers with the form filled in (no script needed); the page's script fills it in place.
  */
 export function durationInputs(opts: {
-  readonly id: "timeout" | "grace"; readonly label: string; readonly amount: string; readonly unit: DurationUnit; readonly invalid: Html | string;
+  readonly id: "timeout" | "grace";
+  readonly label: string;
+  readonly amount: string;
+  readonly unit: DurationUnit;
+  readonly invalid: Html | string;
 }): Html {
   const { id } = opts;
   return html`<div class="duration" data-duration="${id}"><label for="f-${id}">${opts.label}</label>
 <span class="duration-inputs"><input id="f-${id}" name="${id}" value="${opts.amount}" inputmode="decimal" size="6"${opts.invalid}>
 <label class="visually-hidden" for="f-${id}_unit">${opts.label}: unit</label><select id="f-${id}_unit" name="${id}_unit">
 ${DURATION_UNITS.map((unit) => html`<option value="${unit}"${unit === opts.unit ? html` selected` : ""}>${unit}</option>`)}</select></span>
-<span class="presets" role="group" aria-label="${opts.label}: quick picks">${DURATION_PRESETS.map((preset) =>
-    html`<button type="submit" class="preset" name="preset" value="${id}:${preset.seconds}" formnovalidate aria-label="${opts.label}: ${preset.label}">${preset.label}</button>`)}</span></div>`;
+<span class="presets" role="group" aria-label="${opts.label}: quick picks">${DURATION_PRESETS.map(
+    (preset) =>
+      html`<button type="submit" class="preset" name="preset" value="${id}:${preset.seconds}" formnovalidate aria-label="${opts.label}: ${preset.label}">${preset.label}</button>`,
+  )}</span></div>`;
 }
 
 /** Returns the field and seconds of a pressed quick pick ("grace:3600"), or null when none was pressed (or it is not one of ours). */

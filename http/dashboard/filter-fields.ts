@@ -7,31 +7,55 @@ import { html } from "./html.ts";
 
 /** The filtering inputs as typed: methods "" or "POST", keywords as text, each flag "1" when ticked, "" when not. */
 export type FilterValues = {
-  readonly methods: string; readonly start_kw: string; readonly success_kw: string; readonly failure_kw: string;
-  readonly filter_http_body: string; readonly filter_subject: string; readonly filter_body: string; readonly filter_default_fail: string;
+  readonly methods: string;
+  readonly start_kw: string;
+  readonly success_kw: string;
+  readonly failure_kw: string;
+  readonly filter_http_body: string;
+  readonly filter_subject: string;
+  readonly filter_body: string;
+  readonly filter_default_fail: string;
 };
 
 const FLAGS = ["filter_http_body", "filter_subject", "filter_body", "filter_default_fail"] as const;
 const KEYWORDS = ["start_kw", "success_kw", "failure_kw"] as const;
 
 export const EMPTY_FILTERS: FilterValues = {
-  methods: "", start_kw: "", success_kw: "", failure_kw: "", filter_http_body: "", filter_subject: "", filter_body: "", filter_default_fail: "",
+  methods: "",
+  start_kw: "",
+  success_kw: "",
+  failure_kw: "",
+  filter_http_body: "",
+  filter_subject: "",
+  filter_body: "",
+  filter_default_fail: "",
 };
 
 /** The filtering inputs a form sent (an unticked checkbox sends nothing: off). */
 export function filterValuesOf(form: URLSearchParams): FilterValues {
-  const flag = (name: string) => (form.get(name) ?? "") === "" ? "" : "1";
+  const flag = (name: string) => ((form.get(name) ?? "") === "" ? "" : "1");
   return {
-    methods: form.get("methods") ?? "", start_kw: form.get("start_kw") ?? "", success_kw: form.get("success_kw") ?? "", failure_kw: form.get("failure_kw") ?? "",
-    filter_http_body: flag("filter_http_body"), filter_subject: flag("filter_subject"), filter_body: flag("filter_body"), filter_default_fail: flag("filter_default_fail"),
+    methods: form.get("methods") ?? "",
+    start_kw: form.get("start_kw") ?? "",
+    success_kw: form.get("success_kw") ?? "",
+    failure_kw: form.get("failure_kw") ?? "",
+    filter_http_body: flag("filter_http_body"),
+    filter_subject: flag("filter_subject"),
+    filter_body: flag("filter_body"),
+    filter_default_fail: flag("filter_default_fail"),
   };
 }
 
 export function filterValuesOfCheck(check: Check): FilterValues {
   const flag = (on: boolean) => (on ? "1" : "");
   return {
-    methods: check.methods, start_kw: check.startKw, success_kw: check.successKw, failure_kw: check.failureKw,
-    filter_http_body: flag(check.filterHttpBody), filter_subject: flag(check.filterSubject), filter_body: flag(check.filterBody),
+    methods: check.methods,
+    start_kw: check.startKw,
+    success_kw: check.successKw,
+    failure_kw: check.failureKw,
+    filter_http_body: flag(check.filterHttpBody),
+    filter_subject: flag(check.filterSubject),
+    filter_body: flag(check.filterBody),
     filter_default_fail: flag(check.filterDefaultFail),
   };
 }
@@ -45,11 +69,14 @@ export function filterBodyOf(values: FilterValues): Record<string, unknown> {
 }
 
 /** The filtering fieldset; `field` renders one labelled text input with its error, `invalid` marks a control invalid. */
-export function filterFieldset(values: FilterValues, opts: {
-  readonly field: (id: (typeof KEYWORDS)[number], label: string) => Html;
-  readonly invalid: (id: string) => Html | string;
-  readonly fieldError: (id: string) => Html | string;
-}): Html {
+export function filterFieldset(
+  values: FilterValues,
+  opts: {
+    readonly field: (id: (typeof KEYWORDS)[number], label: string) => Html;
+    readonly invalid: (id: string) => Html | string;
+    readonly fieldError: (id: string) => Html | string;
+  },
+): Html {
   const box = (name: (typeof FLAGS)[number], label: string) =>
     html`<label class="check"><input type="checkbox" id="f-${name}" name="${name}" value="1"${values[name] === "1" ? html` checked` : ""}> ${label}</label>`;
   return html`<fieldset class="filter-rules"><legend>Filtering rules</legend>

@@ -36,7 +36,8 @@ const TEXT_RULES: Record<string, { label: string; maxChars: number; pattern?: st
   success_kw: { label: "Success keywords", maxChars: LIMITS.keywordsMaxChars },
   failure_kw: { label: "Failure keywords", maxChars: LIMITS.keywordsMaxChars },
   schedule: {
-    label: "The schedule", maxChars: LIMITS.scheduleMaxChars,
+    label: "The schedule",
+    maxChars: LIMITS.scheduleMaxChars,
     pattern: "The schedule must be a cron expression of 5 fields (like 0 3 * * *) or an OnCalendar expression (like Mon *-*-* 03:00:00).",
   },
 };
@@ -52,11 +53,13 @@ export function plainFormError(failure: Failure, project: Pick<Project, "checkLi
   const text = TEXT_RULES[failure.field];
   if (text !== undefined) {
     if (failure.reason === "is too long") return `${text.label} must be at most ${text.maxChars} characters.`;
-    if (text.pattern !== undefined && (failure.reason === "does not match pattern" || failure.reason.startsWith("is not a valid"))) return text.pattern;
+    if (text.pattern !== undefined && (failure.reason === "does not match pattern" || failure.reason.startsWith("is not a valid")))
+      return text.pattern;
   }
   if (failure.field === "depends_on") return `Depends on: ${failure.reason}.`;
   if (failure.field === "push_token") {
-    return failure.reason === "is taken by another check" ? "Push token: another check has this token (a token pings one check)."
+    return failure.reason === "is taken by another check"
+      ? "Push token: another check has this token (a token pings one check)."
       : "Push token must be 10 to 128 letters, digits, - or _ (Uptime Kuma's are 32 letters and digits), or empty.";
   }
   if (failure.field === "escalation") {

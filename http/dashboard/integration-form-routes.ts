@@ -32,9 +32,12 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     if (kind === "email") return (config.smtpUrl ?? null) === null ? "SMTP_URL is not set on this server" : null;
     return isServiceKind(kind) ? serviceKinds.unavailable(kind) : null;
   };
-  const mayAdd = (access: Access, kind: ChannelKind) => !(isServiceKind(kind) && serviceKinds.operatorOnly(kind)) || mayConfigureOperatorKinds(access);
-  const fieldsOf = (kind: ChannelKind): readonly KindFormField[] => isServiceKind(kind) ? serviceKinds.form(kind) : OWN_FORMS[kind].fields;
-  const manager = (access: Access) => permit(access, "integrations.change", { keys: false, refusal: "only the admin token adds or edits integrations" });
+  const mayAdd = (access: Access, kind: ChannelKind) =>
+    !(isServiceKind(kind) && serviceKinds.operatorOnly(kind)) || mayConfigureOperatorKinds(access);
+  const fieldsOf = (kind: ChannelKind): readonly KindFormField[] =>
+    isServiceKind(kind) ? serviceKinds.form(kind) : OWN_FORMS[kind].fields;
+  const manager = (access: Access) =>
+    permit(access, "integrations.change", { keys: false, refusal: "only the admin token adds or edits integrations" });
   const kindOf = (event: H3Event): ChannelKind => {
     const kind = CHANNEL_KINDS.find((k) => k === param(event, "kind"));
     if (kind === undefined) throw httpError(404, "no such kind of integration");
@@ -42,22 +45,46 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
   };
 
   /** The kind's page with its form: adding (`editing` null) or editing a channel. */
-  const formPage = async (access: Access, project: Project, kind: ChannelKind, editing: Channel | null,
-    state: { values: Record<string, unknown>; name: string; newChecks: boolean; everyFailure: boolean; errors: Errors }, status = 200) => {
+  const formPage = async (
+    access: Access,
+    project: Project,
+    kind: ChannelKind,
+    editing: Channel | null,
+    state: { values: Record<string, unknown>; name: string; newChecks: boolean; everyFailure: boolean; errors: Errors },
+    status = 200,
+  ) => {
     const base = `/projects/${project.id}/integrations`;
     const members = kind === "group" ? (await pool.listChannels(project.id)).filter((c) => c.kind !== "group") : undefined;
-    const form = kindFormHtml({ action: editing === null ? `${base}/add/${kind}` : `${base}/${editing.id}/edit`, csrf: access.viewer.csrf, kind,
-      fields: fieldsOf(kind), editing: editing !== null, members, submit: "Save integration", ...state });
+    const form = kindFormHtml({
+      action: editing === null ? `${base}/add/${kind}` : `${base}/${editing.id}/edit`,
+      csrf: access.viewer.csrf,
+      kind,
+      fields: fieldsOf(kind),
+      editing: editing !== null,
+      members,
+      submit: "Save integration",
+      ...state,
+    });
     return htmlResponse(kindPage(access.viewer, { project, kind, form, editing }), status);
   };
 
   /** A failure of the admin API's checks, next to the field it names. */
   const errorsOf = (kind: ChannelKind, failure: Failure | string): Errors => {
     const text = typeof failure === "string" ? failure : reasonOf(failure);
-    const field = typeof failure === "string" ? /^value\.(\w+)/.exec(failure)?.[1] ?? "" : failure.code === "invalid" ? failure.field : "";
+    const field =
+      typeof failure === "string" ? (/^value\.(\w+)/.exec(failure)?.[1] ?? "") : failure.code === "invalid" ? failure.field : "";
     const fields = fieldsOf(kind);
-    const named = field.startsWith("value.") ? field.slice("value.".length) : field === "value" ? fields[0]?.name ?? "" : field === "name" ? "name" : "";
-    const plain = text.replace(/^json validation error: /, "").replace(/^value\.\w+:? /, "").replace(/^value /, "");
+    const named = field.startsWith("value.")
+      ? field.slice("value.".length)
+      : field === "value"
+        ? (fields[0]?.name ?? "")
+        : field === "name"
+          ? "name"
+          : "";
+    const plain = text
+      .replace(/^json validation error: /, "")
+      .replace(/^value\.\w+:? /, "")
+      .replace(/^value /, "");
     return named !== "" && (named === "name" || fields.some((f) => f.name === named)) ? { [named]: plain } : { "": plain };
   };
 
@@ -67,7 +94,10 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     manager(access);
     const mine = CHANNEL_KINDS.filter((kind) => mayAdd(access, kind));
     const offered = mine.filter((kind) => unavailable(kind) === null);
-    const off = mine.flatMap((kind) => { const why = unavailable(kind); return why === null ? [] : [[kind, why] as const]; });
+    const off = mine.flatMap((kind) => {
+      const why = unavailable(kind);
+      return why === null ? [] : [[kind, why] as const];
+    });
     return htmlResponse(addIntegrationPage(access.viewer, { project, kinds: offered, unavailable: off }));
   });
 
@@ -91,7 +121,8 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     const fields = fieldsOf(kind);
     let values = valueOfFields(form, fields);
     const again = (errors: Errors) => formPage(access, project, kind, editing, { values, name, newChecks, everyFailure, errors }, 400);
-    if (editing !== null) { // a secret left empty keeps the stored one, unless the destination changed
+    if (editing !== null) {
+      // a secret left empty keeps the stored one, unless the destination changed
       const value = editing.value;
       const stored = "fields" in value ? value.fields : isServiceKind(kind) ? {} : OWN_FORMS[kind].storedOf(value);
       const kept = keptSecrets(values, fields, stored);
@@ -104,12 +135,23 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     const prepared = await preparedInput(input.value, serviceKinds);
     if (!prepared.ok) return again(errorsOf(kind, prepared.failure));
     const channels = await pool.listChannels(project.id);
-    const loop = groupProblem(prepared.value, channels.filter((c) => c.id !== editing?.id));
+    const loop = groupProblem(
+      prepared.value,
+      channels.filter((c) => c.id !== editing?.id),
+    );
     if (loop !== null) return again(errorsOf(kind, loop));
     const at = clock.now();
-    const saved = editing === null ? await pool.addChannel(project.id, prepared.value, at) : await pool.updateChannel(project.id, editing.id, prepared.value, at);
+    const saved =
+      editing === null
+        ? await pool.addChannel(project.id, prepared.value, at)
+        : await pool.updateChannel(project.id, editing.id, prepared.value, at);
     if (!saved.ok) return again(errorsOf(kind, saved.failure));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: editing === null ? "channel.added" : "channel.updated", target: auditTarget.channel(saved.value), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: editing === null ? "channel.added" : "channel.updated",
+      target: auditTarget.channel(saved.value),
+      at,
+    });
     return redirect(`/projects/${project.id}/integrations?${editing === null ? `added=${saved.value.id}` : "done=saved"}`);
   };
 
@@ -137,7 +179,13 @@ export function integrationFormRoutes(ctx: DashboardContext, opts: { operatorOnl
     const channel = await editable(access, project, param(event, "channel"));
     const value = channel.value;
     const values = "fields" in value ? { ...value.fields } : isServiceKind(channel.kind) ? {} : OWN_FORMS[channel.kind].storedOf(value);
-    return formPage(access, project, channel.kind, channel, { values, name: channel.name, newChecks: channel.newChecks !== false, everyFailure: channel.everyFailure === true, errors: {} });
+    return formPage(access, project, channel.kind, channel, {
+      values,
+      name: channel.name,
+      newChecks: channel.newChecks !== false,
+      everyFailure: channel.everyFailure === true,
+      errors: {},
+    });
   });
 
   route("POST", "/projects/:project/integrations/:channel/edit", async (event) => {

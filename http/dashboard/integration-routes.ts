@@ -31,7 +31,11 @@ export function integrationRoutes(ctx: DashboardContext): void {
   /** Each session's last "Test" result, until the page it was redirected to shows it. */
   const testResults = new BoundedMap<string, { channelId: string; error: string | null }>(1_000);
   const integrationsHtml = async (access: Access, project: Project, shown: Shown) => {
-    const [channels, outbox, checks] = await Promise.all([pool.listChannels(project.id), pool.listOutbox(), pool.listChecks(project.id, { tags: [] })]);
+    const [channels, outbox, checks] = await Promise.all([
+      pool.listChannels(project.id),
+      pool.listOutbox(),
+      pool.listChecks(project.id, { tags: [] }),
+    ]);
     const entries = outbox.filter((entry) => entry.projectId === project.id);
     const states = presentChannelStates(channels, entries).channels;
     const last = await lastDeliveries(deps, project, channels, checks, entries);
@@ -43,9 +47,17 @@ export function integrationRoutes(ctx: DashboardContext): void {
       checks: checks.filter((c) => c.channels.includes(channel.id)),
       last: last.get(channel.id) ?? null,
     }));
-    const canEdit = (channel: Channel) => allows(access, "integrations.change", { keys: false }) && (!operatorOnly(channel) || mayConfigureOperatorKinds(access));
-    return integrationsPage(access.viewer, { project, rows, canAdd: allows(access, "integrations.change", { keys: false }),
-      canRemove: allows(access, "integrations.change", { keys: true }), canEdit, serviceKinds: deps.serviceKinds, ...shown });
+    const canEdit = (channel: Channel) =>
+      allows(access, "integrations.change", { keys: false }) && (!operatorOnly(channel) || mayConfigureOperatorKinds(access));
+    return integrationsPage(access.viewer, {
+      project,
+      rows,
+      canAdd: allows(access, "integrations.change", { keys: false }),
+      canRemove: allows(access, "integrations.change", { keys: true }),
+      canEdit,
+      serviceKinds: deps.serviceKinds,
+      ...shown,
+    });
   };
 
   route("GET", "/projects/:project/integrations", async (event) => {
@@ -54,13 +66,19 @@ export function integrationRoutes(ctx: DashboardContext): void {
     if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: integrations are not shown`); // as GET /api/v3/channels/
     const channels = await pool.listChannels(project.id);
     const result = testResults.get(access.session.id);
-    const channel = result === undefined || result.channelId !== event.url.searchParams.get("tested") ? undefined : channels.find((c) => c.id === result.channelId);
+    const channel =
+      result === undefined || result.channelId !== event.url.searchParams.get("tested")
+        ? undefined
+        : channels.find((c) => c.id === result.channelId);
     testResults.delete(access.session.id);
     const done = event.url.searchParams.get("done");
     const notice = done === "removed" ? "Integration removed." : done === "saved" ? "Integration saved." : null;
     const added = channels.find((c) => c.id === event.url.searchParams.get("added"));
     const tested = channel === undefined || result === undefined ? undefined : { channel, error: result.error };
-    return livePageResponse(event, await integrationsHtml(access, project, { notice, added: tested === undefined ? added : undefined, tested }));
+    return livePageResponse(
+      event,
+      await integrationsHtml(access, project, { notice, added: tested === undefined ? added : undefined, tested }),
+    );
   });
 
   route("POST", "/projects/:project/integrations/:channel/test", async (event) => {
@@ -94,7 +112,12 @@ export function integrationRoutes(ctx: DashboardContext): void {
     permit(access, "integrations.change", { keys: true, refusal: `${readonlyWho(access.viewer)}: changes are not allowed` });
     const at = clock.now();
     const removed = unwrap(await pool.removeChannel(project.id, param(event, "channel"), at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.removed", target: auditTarget.channel(removed), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "channel.removed",
+      target: auditTarget.channel(removed),
+      at,
+    });
     return redirect(`/projects/${project.id}/integrations?done=removed`);
   });
 
@@ -109,10 +132,15 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const kind = SERVICE_KINDS.find((k) => k === values.kind);
     if (kind !== undefined) permitKind(access, kind, deps.serviceKinds.operatorOnly(kind));
     // a kind's own form: its inputs are the value's fields
-    let value: unknown = form.get("form") === "fields" && kind !== undefined ? valueOfFields(form, deps.serviceKinds.form(kind)) : values.value.trim();
+    let value: unknown =
+      form.get("form") === "fields" && kind !== undefined ? valueOfFields(form, deps.serviceKinds.form(kind)) : values.value.trim();
     // as the CLI's --value: JSON when it starts with { or ", else a plain string
     if (typeof value === "string" && (value.startsWith("{") || value.startsWith('"'))) {
-      try { value = JSON.parse(value); } catch { return failed("json validation error: value is not valid JSON"); }
+      try {
+        value = JSON.parse(value);
+      } catch {
+        return failed("json validation error: value is not valid JSON");
+      }
     }
     const input = channelInputOf({ kind: values.kind, name: values.name, value }, deps.serviceKinds);
     if (!input.ok) return failed(reasonOf(input.failure));
@@ -123,7 +151,12 @@ export function integrationRoutes(ctx: DashboardContext): void {
     const at = clock.now();
     const added = await pool.addChannel(project.id, prepared.value, at);
     if (!added.ok) return failed(reasonOf(added.failure));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "channel.added", target: auditTarget.channel(added.value), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "channel.added",
+      target: auditTarget.channel(added.value),
+      at,
+    });
     return redirect(`/projects/${project.id}/integrations?added=${added.value.id}`);
   });
   integrationFormRoutes(ctx, { operatorOnly });

@@ -25,9 +25,14 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
   const limits = new SignInLimits(deps.signInStore);
   const projectName = (grant: StoredGrant) => ctx.deps.pool.listProjects().find((p) => p.id === grant.projectId)?.name ?? grant.projectId;
   /** Records the role a link gave, in its project, by the user who used it. */
-  const recordGrant = (user: User, grant: StoredGrant) => recordChange(ctx.deps.audit, {
-    projectId: grant.projectId, actor: { kind: "user", email: user.email }, action: "member.accepted", target: auditTarget.member(user, grant.role), at: ctx.deps.clock.now(),
-  });
+  const recordGrant = (user: User, grant: StoredGrant) =>
+    recordChange(ctx.deps.audit, {
+      projectId: grant.projectId,
+      actor: { kind: "user", email: user.email },
+      action: "member.accepted",
+      target: auditTarget.member(user, grant.role),
+      at: ctx.deps.clock.now(),
+    });
   /** The link of the request, what it may do, and whether its user is the one signed in. */
   const linkOf = (event: H3Event) => {
     const token = param(event, "token");
@@ -35,16 +40,28 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
     const signedIn = deps.signedInUser(event);
     return { token, link, signedIn: link !== null && signedIn?.user.id === link.user.id ? signedIn : null };
   };
-  const grantHtml = (found: NonNullable<ReturnType<typeof linkOf>["link"]>, grant: StoredGrant, signedIn: ReturnType<typeof linkOf>["signedIn"]) =>
-    grantPage(signedIn === null ? null : { csrf: signedIn.session.csrf, readonly: true, admin: false, user: { email: signedIn.user.email, role: null } }, {
-      email: found.user.email, role: grant.role, project: projectName(grant),
-      state: signedIn !== null ? "accept" : accounts.hasJoined(found.user.id) ? "sign-in" : "not-set-up",
-    });
+  const grantHtml = (
+    found: NonNullable<ReturnType<typeof linkOf>["link"]>,
+    grant: StoredGrant,
+    signedIn: ReturnType<typeof linkOf>["signedIn"],
+  ) =>
+    grantPage(
+      signedIn === null
+        ? null
+        : { csrf: signedIn.session.csrf, readonly: true, admin: false, user: { email: signedIn.user.email, role: null } },
+      {
+        email: found.user.email,
+        role: grant.role,
+        project: projectName(grant),
+        state: signedIn !== null ? "accept" : accounts.hasJoined(found.user.id) ? "sign-in" : "not-set-up",
+      },
+    );
 
   route("GET", "/invite/:token", async (event) => {
     const { link, signedIn } = linkOf(event);
     if (link === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
-    if (link.grant !== null && (link.kind === "grant-only" || signedIn !== null)) return htmlResponse(grantHtml(link, link.grant, signedIn));
+    if (link.grant !== null && (link.kind === "grant-only" || signedIn !== null))
+      return htmlResponse(grantHtml(link, link.grant, signedIn));
     return htmlResponse(invitePage({ email: link.user.email, error: null, code: accounts.hasSecondFactor(link.user.id) }));
   });
 
@@ -53,8 +70,10 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
     const now = realClock.now();
     if (link === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
     const form = await formOf(event);
-    if (link.grant !== null && signedIn !== null) { // its user, signed in, accepts the role
-      if (!csrfMatches(signedIn.session, form.get("csrf"))) return htmlResponse(errorPage(null, 403, "the form's security token is missing or stale: reload the page and try again"), 403);
+    if (link.grant !== null && signedIn !== null) {
+      // its user, signed in, accepts the role
+      if (!csrfMatches(signedIn.session, form.get("csrf")))
+        return htmlResponse(errorPage(null, 403, "the form's security token is missing or stale: reload the page and try again"), 403);
       const grant = await accounts.acceptGrant(token, signedIn.user.id, now);
       if (grant === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
       await recordGrant(signedIn.user, grant);
@@ -66,11 +85,17 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
     const again = (error: string, status: number) => htmlResponse(invitePage({ email: link.user.email, error, code }), status);
     const problem = passwordProblem(password);
     if (problem !== null) return again(problem, 400);
-    if (code) { // the second factor is not only as strong as the mailbox: its code first, counted as a sign-in's
+    if (code) {
+      // the second factor is not only as strong as the mailbox: its code first, counted as a sign-in's
       const attempt = await limits.attempt(signInKeys(link.user.email, deps.clientAddressOf(event)), now);
       if (attempt === null) return again("Too many failed sign-ins: wait 15 minutes and try again.", 429);
-      if (!await accounts.checkSecondFactor(link.user.id, form.get("code") ?? "", now)) {
-        await recordAccountEvent(ctx, "account.sign_in_failed", link.user, `by code on a password link from ${deps.clientAddressOf(event)}`);
+      if (!(await accounts.checkSecondFactor(link.user.id, form.get("code") ?? "", now))) {
+        await recordAccountEvent(
+          ctx,
+          "account.sign_in_failed",
+          link.user,
+          `by code on a password link from ${deps.clientAddressOf(event)}`,
+        );
         return again("Wrong code: the password is unchanged.", 401);
       }
       await attempt.succeeded();

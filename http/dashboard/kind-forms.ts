@@ -38,13 +38,15 @@ function fieldInput(view: KindFormView, field: KindFormField): Html {
   const required = field.required && !(view.editing && secret) ? html` required` : "";
   let control: Html;
   if (field.input === "bool") {
-    const on = current === undefined ? !view.editing : current === true || (current !== false && Number(current) !== 0 && current !== "false");
+    const on =
+      current === undefined ? !view.editing : current === true || (current !== false && Number(current) !== 0 && current !== "false");
     control = html`<input id="${id}" name="${name}" type="checkbox"${on ? html` checked` : ""}${described}>`;
   } else if (field.input === "select") {
     control = html`<select id="${id}" name="${name}"${described}>${(field.options ?? []).map(([value, label]) => html`<option value="${value}"${value === shown ? html` selected` : ""}>${label}</option>`)}</select>`;
   } else if (field.input === "textarea") {
     control = html`<textarea id="${id}" name="${name}" rows="3"${described}>${shown}</textarea>`;
-  } else if (field.name === "channels" && view.members !== undefined) { // a group: its members picked from the project's integrations
+  } else if (field.name === "channels" && view.members !== undefined) {
+    // a group: its members picked from the project's integrations
     const picked = new Set(shown.split(",").filter((member) => member !== ""));
     control = html`<fieldset id="${id}"${described}>${view.members.map((member) => html`<label class="choice"><input type="checkbox" name="${name}" value="${member.id}"${picked.has(member.id) ? html` checked` : ""}> ${member.name === "" ? "(unnamed)" : member.name} (${member.kind})</label>`)}</fieldset>`;
   } else if (secret && field.input === "secret" && field.name.startsWith("headers_")) {
@@ -53,7 +55,8 @@ function fieldInput(view: KindFormView, field: KindFormField): Html {
     const type = secret ? "password" : field.input === "number" ? "number" : "text";
     control = html`<input id="${id}" name="${name}" type="${type}" value="${secret ? "" : shown}"${required} autocomplete="off"${described}>`;
   }
-  const hint = view.editing && secret ? `${field.hint === undefined ? "" : `${field.hint}; `}leave empty to keep the stored one` : field.hint;
+  const hint =
+    view.editing && secret ? `${field.hint === undefined ? "" : `${field.hint}; `}leave empty to keep the stored one` : field.hint;
   return html`<div class="field"><label for="${id}">${field.label}</label>${control}${hint === undefined ? "" : html`<span class="hint">${hint}</span>`}${error === undefined ? "" : html`<span class="error field-error" id="${id}-error">${error}</span>`}</div>`;
 }
 
@@ -74,14 +77,26 @@ ${view.fields.map((field) => fieldInput(view, field))}
  * unless a target field (where the message and its secrets go: a server URL, a site) changed: a stored
  * secret never follows a new destination, so then each secret must be typed again (`problem` names it).
  */
-export function keptSecrets(value: Record<string, unknown>, fields: readonly KindFormField[], stored: ServiceFields): { value: Record<string, unknown> } | { problem: string; field: string } {
+export function keptSecrets(
+  value: Record<string, unknown>,
+  fields: readonly KindFormField[],
+  stored: ServiceFields,
+): { value: Record<string, unknown> } | { problem: string; field: string } {
   const kept = { ...value };
   const isEmpty = (name: string) => valueText(value[name]) === "";
-  const moved = fields.find((field) => field.target === true && !(field.input === "secret" && isEmpty(field.name))
-    && valueText(value[field.name]) !== String(stored[field.name] ?? ""));
+  const moved = fields.find(
+    (field) =>
+      field.target === true &&
+      !(field.input === "secret" && isEmpty(field.name)) &&
+      valueText(value[field.name]) !== String(stored[field.name] ?? ""),
+  );
   for (const field of fields) {
     if (field.input !== "secret" || !isEmpty(field.name) || stored[field.name] === undefined || stored[field.name] === "") continue;
-    if (moved !== undefined) return { field: field.name, problem: `type the ${field.label} again: the ${moved.label} changed, and a stored secret is never sent to a new destination` };
+    if (moved !== undefined)
+      return {
+        field: field.name,
+        problem: `type the ${field.label} again: the ${moved.label} changed, and a stored secret is never sent to a new destination`,
+      };
     kept[field.name] = stored[field.name];
   }
   return { value: kept };
@@ -94,7 +109,11 @@ export function valueOfFields(form: URLSearchParams, fields: readonly KindFormFi
     const raw = (form.get(`f.${field.name}`) ?? "").trim();
     if (field.input === "bool") value[field.name] = raw !== "";
     else if (field.input === "list") {
-      const items = form.getAll(`f.${field.name}`).flatMap((item) => item.split(",")).map((item) => item.trim()).filter((item) => item !== "");
+      const items = form
+        .getAll(`f.${field.name}`)
+        .flatMap((item) => item.split(","))
+        .map((item) => item.trim())
+        .filter((item) => item !== "");
       if (items.length > 0 || field.required) value[field.name] = items;
     } else if (raw === "" && !field.required && field.input !== "secret") continue;
     else if (field.input === "number" && /^-?\d+$/.test(raw)) value[field.name] = Number(raw);

@@ -31,20 +31,29 @@ export function maintenanceSection(viewer: Viewer, opts: { project: Project; at:
 ${viewer.admin ? html`<td><a class="button danger" href="${base}/${window.id}/delete">Delete</a></td>` : ""}</tr>`;
   };
   const v = form.values;
-  const fieldError = (id: string) => (form.errorField === id && form.error !== null ? html`<p class="field-error" id="e-m-${id}" role="alert">${form.error}</p>` : "");
+  const fieldError = (id: string) =>
+    form.errorField === id && form.error !== null ? html`<p class="field-error" id="e-m-${id}" role="alert">${form.error}</p>` : "";
   const field = (id: keyof MaintenanceFormValues, label: string, placeholder: string) =>
     html`<label for="f-m-${id}">${label}</label><input id="f-m-${id}" name="${id}" value="${v[id]}" placeholder="${placeholder}"${form.errorField === id ? html` aria-invalid="true" aria-describedby="e-m-${id}"` : ""}>${fieldError(id)}`;
   return html`<section class="maintenance"><h2>Recurring maintenance</h2>
 <p>Each time a window's schedule fires, the project's notifications are muted for its duration; monitoring continues, and a check still down at the end is notified once.</p>
-${windows.length === 0 ? html`<p class="none">No recurring maintenance windows.</p>` : html`<table class="list maintenance-windows"><thead><tr><th scope="col">Name</th><th scope="col">Schedule</th><th scope="col">Duration</th><th scope="col">When</th>${viewer.admin ? html`<th scope="col"></th>` : ""}</tr></thead>
-<tbody>${windows.map(row)}</tbody></table>`}
-${!viewer.admin ? "" : html`${form.error === null || form.errorField !== null ? "" : html`<p class="error" role="alert">${form.error}</p>`}
+${
+  windows.length === 0
+    ? html`<p class="none">No recurring maintenance windows.</p>`
+    : html`<table class="list maintenance-windows"><thead><tr><th scope="col">Name</th><th scope="col">Schedule</th><th scope="col">Duration</th><th scope="col">When</th>${viewer.admin ? html`<th scope="col"></th>` : ""}</tr></thead>
+<tbody>${windows.map(row)}</tbody></table>`
+}
+${
+  !viewer.admin
+    ? ""
+    : html`${form.error === null || form.errorField !== null ? "" : html`<p class="error" role="alert">${form.error}</p>`}
 <form method="post" action="${base}" class="check-form maintenance-form">${csrfField(viewer)}
 ${field("name", "Window name", "Nightly backup")}
 ${field("schedule", "Cron or OnCalendar expression of its start", "0 2 * * *")}
 ${field("tz", "Time zone", "UTC")}
 ${field("duration", "Duration in seconds (60-604800)", "3600")}
-<button type="submit">Add maintenance window</button></form>`}
+<button type="submit">Add maintenance window</button></form>`
+}
 </section>`;
 }
 

@@ -27,16 +27,29 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
     const project = projectFor(access, param(event, "project"));
     const form = await writeForm(event, access); // refuses read-only viewers and stale forms
     onlyAdmin(access);
-    const values = { name: form.get("name") ?? "", schedule: form.get("schedule") ?? "", tz: (form.get("tz") ?? "").trim(), duration: (form.get("duration") ?? "").trim() };
+    const values = {
+      name: form.get("name") ?? "",
+      schedule: form.get("schedule") ?? "",
+      tz: (form.get("tz") ?? "").trim(),
+      duration: (form.get("duration") ?? "").trim(),
+    };
     const duration = /^\d+$/.test(values.duration) ? Number(values.duration) : values.duration; // not a number: the API says so
     const input = maintenanceInputOf({ name: values.name, schedule: values.schedule, tz: values.tz === "" ? "UTC" : values.tz, duration });
     if (!input.ok) {
       const errorField = input.failure.code === "invalid" ? input.failure.field : null;
-      return htmlResponse(await settingsHtml(access, project, { mute: null, maintenance: { values, error: reasonOf(input.failure), errorField } }), 400);
+      return htmlResponse(
+        await settingsHtml(access, project, { mute: null, maintenance: { values, error: reasonOf(input.failure), errorField } }),
+        400,
+      );
     }
     const at = clock.now();
     const window = unwrap(await pool.addMaintenance(project.id, input.value, at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "maintenance.added", target: auditTarget.maintenance(window), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "maintenance.added",
+      target: auditTarget.maintenance(window),
+      at,
+    });
     return redirect(`/projects/${project.id}/settings`);
   });
 
@@ -63,7 +76,12 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
     const { window } = windowFor(project, param(event, "window"));
     const at = clock.now();
     unwrap(await pool.removeMaintenance(project.id, window.id, at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "maintenance.removed", target: auditTarget.maintenance(window), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "maintenance.removed",
+      target: auditTarget.maintenance(window),
+      at,
+    });
     return redirect(`/projects/${project.id}/settings`);
   });
 }

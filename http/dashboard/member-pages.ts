@@ -13,7 +13,13 @@ import { csrfField, documentOf, projectNav } from "./page-frame.ts";
 export type MemberRow = { readonly id: string; readonly email: string; readonly role: Role };
 /** An invitation just made, shown once to the one who made it. */
 /** An invitation just made; `setsPassword` false: the email's account exists but is not set up, and the link gives the role once it signs in. */
-export type Invited = { readonly email: string; readonly role: Role; readonly link: string; readonly mail: InvitationMail; readonly setsPassword: boolean };
+export type Invited = {
+  readonly email: string;
+  readonly role: Role;
+  readonly link: string;
+  readonly mail: InvitationMail;
+  readonly setsPassword: boolean;
+};
 
 const MAIL_WORDS: Record<InvitationMail, string> = {
   sent: "It was sent to that email; you may also give the link yourself.",
@@ -22,17 +28,30 @@ const MAIL_WORDS: Record<InvitationMail, string> = {
 };
 
 /** The members page; `assignable`: the roles the viewer may give (and take), empty for none. */
-export function membersPage(viewer: Viewer, opts: {
-  project: Project; members: readonly MemberRow[]; invites: readonly PendingInvite[]; invited: Invited | null; assignable: readonly Role[]; error: string | null;
-}): string {
+export function membersPage(
+  viewer: Viewer,
+  opts: {
+    project: Project;
+    members: readonly MemberRow[];
+    invites: readonly PendingInvite[];
+    invited: Invited | null;
+    assignable: readonly Role[];
+    error: string | null;
+  },
+): string {
   const base = `/projects/${opts.project.id}/members`;
-  const options = (selected: Role | null) => opts.assignable.map((role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`);
+  const options = (selected: Role | null) =>
+    opts.assignable.map((role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`);
   const rows = opts.members.map((m) => {
     const mayChange = opts.assignable.includes(m.role);
-    return html`<tr><td>${m.email}</td><td>${m.role}</td><td>${!mayChange ? "" : html`<form method="post" action="${base}" class="inline">${csrfField(viewer)}
+    return html`<tr><td>${m.email}</td><td>${m.role}</td><td>${
+      !mayChange
+        ? ""
+        : html`<form method="post" action="${base}" class="inline">${csrfField(viewer)}
 <input type="hidden" name="email" value="${m.email}"><label class="visually-hidden" for="role-${m.id}">Role of ${m.email}</label>
 <select id="role-${m.id}" name="role">${options(m.role)}</select> <button type="submit" aria-label="Save the role of ${m.email}">Save role</button></form>
-<form method="post" action="${base}/${m.id}/remove" class="inline">${csrfField(viewer)}<button type="submit" class="danger" aria-label="Remove ${m.email}">Remove</button></form>`}</td></tr>`;
+<form method="post" action="${base}/${m.id}/remove" class="inline">${csrfField(viewer)}<button type="submit" class="danger" aria-label="Remove ${m.email}">Remove</button></form>`
+    }</td></tr>`;
   });
   return documentOf({
     title: `Members · ${opts.project.name}`,
@@ -40,19 +59,33 @@ export function membersPage(viewer: Viewer, opts: {
     nav: projectNav(opts.project, viewer),
     body: html`<h1>Members</h1>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-${opts.invited === null ? "" : html`<div class="notice" role="status"><p>Invitation for ${opts.invited.email} (${opts.invited.role}): ${opts.invited.setsPassword
-    ? "this link sets a password once, within 7 days."
-    : "this email was invited by someone else and has not set up its account yet: this link gives the role, within 7 days, once that account signs in."} ${MAIL_WORDS[opts.invited.mail]}</p>
-<p><input class="invite-link" aria-label="Invitation link" readonly value="${opts.invited.link}"></p></div>`}
+${
+  opts.invited === null
+    ? ""
+    : html`<div class="notice" role="status"><p>Invitation for ${opts.invited.email} (${opts.invited.role}): ${
+        opts.invited.setsPassword
+          ? "this link sets a password once, within 7 days."
+          : "this email was invited by someone else and has not set up its account yet: this link gives the role, within 7 days, once that account signs in."
+      } ${MAIL_WORDS[opts.invited.mail]}</p>
+<p><input class="invite-link" aria-label="Invitation link" readonly value="${opts.invited.link}"></p></div>`
+}
 ${opts.members.length === 0 ? html`<p class="none">No members.</p>` : html`<table class="list members"><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table>`}
-${opts.assignable.length === 0 ? "" : html`<h2>Add a member</h2>
+${
+  opts.assignable.length === 0
+    ? ""
+    : html`<h2>Add a member</h2>
 <form method="post" action="${base}" class="row">${csrfField(viewer)}
 <label for="member-email">Email</label><input id="member-email" name="email" type="email" required>
 <label for="member-role">Role</label><select id="member-role" name="role">${options(null)}</select>
 <button type="submit">Add member</button></form>
-<p class="hint">An email no user has gets an invitation: a link, shown here once (and sent to the email when the server can send mail), that sets a password within 7 days and then gives the role.</p>`}
-${opts.invites.length === 0 ? "" : html`<h2>Invitations not used yet</h2>
+<p class="hint">An email no user has gets an invitation: a link, shown here once (and sent to the email when the server can send mail), that sets a password within 7 days and then gives the role.</p>`
+}
+${
+  opts.invites.length === 0
+    ? ""
+    : html`<h2>Invitations not used yet</h2>
 <table class="list invites"><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th></tr></thead><tbody>
-${opts.invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${exactText(i.expiresAt)}</td></tr>`)}</tbody></table>`}`,
+${opts.invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${exactText(i.expiresAt)}</td></tr>`)}</tbody></table>`
+}`,
   });
 }

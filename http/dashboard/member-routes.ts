@@ -31,7 +31,8 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     return ROLES.filter((target) => mayAssign(role, target));
   };
   const viewable = (access: Access): void => {
-    if (access.caller !== "admin" && access.user === undefined) throw httpError(403, "API keys do not manage members: sign in with the admin token or as a user");
+    if (access.caller !== "admin" && access.user === undefined)
+      throw httpError(403, "API keys do not manage members: sign in with the admin token or as a user");
   };
   const membersHtml = (access: Access, project: Project, error: string | null, invited: Invited | null = null) => {
     const members = accounts.listUsers().flatMap((user) => {
@@ -45,8 +46,12 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
   const mayChange = (access: Access, from: Role | null, to: Role | null): void => {
     const assignable = assignableBy(access);
     if ((from !== null && !assignable.includes(from)) || (to !== null && !assignable.includes(to))) {
-      throw httpError(403, access.user === undefined ? "only the admin token and users manage members"
-        : `the role ${access.user.role} in this project does not allow giving or taking that role`);
+      throw httpError(
+        403,
+        access.user === undefined
+          ? "only the admin token and users manage members"
+          : `the role ${access.user.role} in this project does not allow giving or taking that role`,
+      );
     }
   };
 
@@ -67,13 +72,16 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const email = (form.get("email") ?? "").trim().toLowerCase();
     const user = accounts.listUsers().find((u) => u.email === email);
     const now = systemClock.now(); // real time: an invitation lasts 7 real days, whatever CLOCK says
-    if (user === undefined || !accounts.hasJoined(user.id)) { // a new email, or one invited before who has not joined yet
+    if (user === undefined || !accounts.hasJoined(user.id)) {
+      // a new email, or one invited before who has not joined yet
       mayChange(access, null, role);
       const grant = { projectId: project.id, role };
       // the invitation is this inviter's, for this project: its link sets a password only for an account it
       // brings into being (host/invitations.ts), else it gives this role alone once that account signs in
       const inviter = access.caller === "admin" ? "admin" : `${project.id} ${access.user?.id ?? ""}`;
-      let invitee = user, token: string | null, setsPassword = true;
+      let invitee = user,
+        token: string | null,
+        setsPassword = true;
       if (invitee === undefined) {
         const made = await accounts.createUser({ email }, now, grant, inviter);
         if (!made.ok) return htmlResponse(membersHtml(access, project, `The email is not valid: ${reasonOf(made.failure)}.`), 400);
@@ -84,7 +92,12 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
         setsPassword = again?.setsPassword ?? true;
       }
       if (token === null) throw httpError(404, "user not found"); // removed meanwhile
-      await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.invited", target: auditTarget.member(invitee, role), at: ctx.deps.clock.now() });
+      await recordDashboardChange(ctx, access, {
+        projectId: project.id,
+        action: "member.invited",
+        target: auditTarget.member(invitee, role),
+        at: ctx.deps.clock.now(),
+      });
       const link = `${config.siteRoot}/invite/${token}`;
       const mail = await mailInvitation(sendUserMail, { to: email, link, role: `${role} of the project ${project.name}` });
       return htmlResponse(membersHtml(access, project, null, { email, role, link, mail, setsPassword }));
@@ -93,7 +106,12 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const set = await accounts.setRole(project.id, user.id, role);
     if (set === "no_user") throw httpError(404, "user not found"); // removed meanwhile
     if (set === "last_owner") return htmlResponse(membersHtml(access, project, `${lastOwnerError(user.email)}.`), 400);
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.role_set", target: auditTarget.member(user, role), at: ctx.deps.clock.now() });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "member.role_set",
+      target: auditTarget.member(user, role),
+      at: ctx.deps.clock.now(),
+    });
     return redirect(`/projects/${project.id}/members`);
   });
 
@@ -109,8 +127,15 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const removed = accounts.userById(userId);
     const outcome = await accounts.removeMember(project.id, userId);
     if (outcome === "not_member") throw httpError(404, "member not found");
-    if (outcome === "last_owner") return htmlResponse(membersHtml(access, project, `${lastOwnerError(removed?.email ?? "This member")}.`), 400);
-    if (removed !== null) await recordDashboardChange(ctx, access, { projectId: project.id, action: "member.removed", target: auditTarget.member(removed, null), at: ctx.deps.clock.now() });
+    if (outcome === "last_owner")
+      return htmlResponse(membersHtml(access, project, `${lastOwnerError(removed?.email ?? "This member")}.`), 400);
+    if (removed !== null)
+      await recordDashboardChange(ctx, access, {
+        projectId: project.id,
+        action: "member.removed",
+        target: auditTarget.member(removed, null),
+        at: ctx.deps.clock.now(),
+      });
     return redirect(`/projects/${project.id}/members`);
   });
 }

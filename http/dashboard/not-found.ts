@@ -12,6 +12,7 @@ export function isDashboardPath(pathname: string): boolean {
 /** The dashboard's error page saying that nothing is at this address, with a way back. */
 export function notFoundPage(): HTTPResponse {
   return new HTTPResponse(errorPage(null, 404, "There is no page at this address."), {
-    status: 404, headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" },
+    status: 404,
+    headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" },
   });
 }

@@ -31,7 +31,8 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
   const { accounts, realClock, secureCookie } = deps;
   const oidc = new OidcClient(settings, `${ctx.deps.config.siteRoot}/signin/oidc/callback`);
   const started = deps.signInStore; // by state: in memory, or shared by a cluster's nodes
-  const stateCookie = (value: string, maxAgeMs: Millis) => // Lax: it must come back with the provider's redirect
+  const stateCookie = (value: string, maxAgeMs: Millis) =>
+    // Lax: it must come back with the provider's redirect
     `${STATE_COOKIE}=${value}; Path=/signin/oidc; HttpOnly; SameSite=Lax; Max-Age=${Math.floor(maxAgeMs / 1000)}${secureCookie ? "; Secure" : ""}`;
   const refused = (status: 400 | 403 | 502, message: string) =>
     htmlResponse(errorPage(null, status, message), status, { "set-cookie": stateCookie("", 0) });
@@ -47,7 +48,9 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
       return refused(502, "The identity provider can't be reached: try again later.");
     }
     await started.putSsoStart({ ...start, expiresAt: realClock.now() + START_MS });
-    return htmlResponse(continuePage("Continue to your identity provider", start.url), 200, { "set-cookie": stateCookie(start.state, START_MS) });
+    return htmlResponse(continuePage("Continue to your identity provider", start.url), 200, {
+      "set-cookie": stateCookie(start.state, START_MS),
+    });
   });
 
   route("GET", "/signin/oidc/callback", async (event) => {
@@ -69,11 +72,18 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
     const found = await accounts.userOfEmail(email.email, settings.newUsers, now); // made on first sign-in when OIDC_DEFAULT_ROLE says so
     if (found === null) return refused(403, "No account has this email address: ask an administrator to invite you.");
     const { user, granted } = found;
-    if (granted !== null) { // OIDC_DEFAULT_ROLE gave a role: recorded in its project
-      await recordChange(ctx.deps.audit, { projectId: granted.projectId, actor: { kind: "system", name: "OIDC_DEFAULT_ROLE" }, action: "member.role_set",
-        target: auditTarget.member(user, granted.role), at: ctx.deps.clock.now() });
+    if (granted !== null) {
+      // OIDC_DEFAULT_ROLE gave a role: recorded in its project
+      await recordChange(ctx.deps.audit, {
+        projectId: granted.projectId,
+        actor: { kind: "system", name: "OIDC_DEFAULT_ROLE" },
+        action: "member.role_set",
+        target: auditTarget.member(user, granted.role),
+        at: ctx.deps.clock.now(),
+      });
     }
-    if (accounts.hasSecondFactor(user.id)) { // the user turned on hcd's own second factor: asked here too, as after a password
+    if (accounts.hasSecondFactor(user.id)) {
+      // the user turned on hcd's own second factor: asked here too, as after a password
       const id = randomBytes(32).toString("base64url");
       await deps.signInStore.putPending(id, { userId: user.id, email: user.email, expiresAt: now + 5 * MINUTE });
       return htmlResponse(codePage({ pending: id, error: null }), 200, { "set-cookie": stateCookie("", 0) });
@@ -90,5 +100,9 @@ export function oidcRoutes(ctx: DashboardContext, deps: AccountRouteDeps, settin
 
 /** A page that moves on to `url` at once (and a link, should the browser not). */
 function continuePage(title: string, url: string): string {
-  return documentOf({ title, viewer: null, body: html`<meta http-equiv="refresh" content="0;url=${url}"><p><a href="${url}">${title}</a></p>` });
+  return documentOf({
+    title,
+    viewer: null,
+    body: html`<meta http-equiv="refresh" content="0;url=${url}"><p><a href="${url}">${title}</a></p>`,
+  });
 }

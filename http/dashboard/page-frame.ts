@@ -11,13 +11,17 @@ export function readonlyWho(viewer: Viewer): string {
 
 /** Who is looking: what to render for them. */
 export type Viewer = {
-  readonly csrf: string; readonly readonly: boolean; readonly admin: boolean;
+  readonly csrf: string;
+  readonly readonly: boolean;
+  readonly admin: boolean;
   /**
    * A user signed in by email: shown in the header with their role; what engine/roles.ts keeps from their
    * role: `hideKeys` the API keys, `hidePingUrls` the check uuids and the ping key, `hideAudit` the audit log.
    */
-  readonly user?: { readonly email: string; readonly role: string | null }; readonly hideKeys?: boolean;
-  readonly hidePingUrls?: boolean; readonly hideAudit?: boolean;
+  readonly user?: { readonly email: string; readonly role: string | null };
+  readonly hideKeys?: boolean;
+  readonly hidePingUrls?: boolean;
+  readonly hideAudit?: boolean;
 };
 
 /** True when the viewer reads the audit log: users as engine/roles.ts's audit.view says, the admin token, a read-write key (not a read-only key). */
@@ -29,7 +33,9 @@ export function seesAudit(viewer: Viewer): boolean {
 export function documentOf(opts: { title: string; viewer: Viewer | null; body: Html; nav?: Html; down?: number }): string {
   const { title, viewer } = opts;
   const shown = opts.down ? `(${opts.down} down) ${title} · hcd` : `${title} · hcd`;
-  return "<!doctype html>\n" + html`<html lang="en"><head><meta charset="utf-8">
+  return (
+    "<!doctype html>\n" +
+    html`<html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${shown}</title>
 <link rel="stylesheet" href="/static/dashboard.css">
@@ -38,11 +44,16 @@ export function documentOf(opts: { title: string; viewer: Viewer | null; body: H
 </head><body data-title="${title} · hcd">
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="top"><a class="brand" href="/">hcd</a>${opts.nav ?? ""}
-${viewer === null ? "" : html`<span class="who">${viewer.admin && (viewer.user === undefined || viewer.user.role === "instance admin") ? html`<a href="/users">Users</a> ` : ""}${viewer.user !== undefined ? html`${viewer.user.email}${viewer.user.role === null ? "" : ` (${viewer.user.role})`} <a href="/account">Account</a>` : viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
-<form method="post" action="/signout" class="inline">${csrfField(viewer)}<button type="submit">Sign out</button></form>`}
+${
+  viewer === null
+    ? ""
+    : html`<span class="who">${viewer.admin && (viewer.user === undefined || viewer.user.role === "instance admin") ? html`<a href="/users">Users</a> ` : ""}${viewer.user !== undefined ? html`${viewer.user.email}${viewer.user.role === null ? "" : ` (${viewer.user.role})`} <a href="/account">Account</a>` : viewer.admin ? "admin" : viewer.readonly ? "read-only key" : "project key"}</span>
+<form method="post" action="/signout" class="inline">${csrfField(viewer)}<button type="submit">Sign out</button></form>`
+}
 </header>
 <main id="main" tabindex="-1">${opts.body}</main>
-</body></html>`.text;
+</body></html>`.text
+  );
 }
 
 export function csrfField(viewer: Viewer): Html {

@@ -30,7 +30,12 @@ export type StatusWord = (typeof STATUS_WORDS)[number];
 // As character references (✖ ! ▶ ✔ ○ ‖): a page of only Latin-1 text stays a one-byte string, which
 // encodes to UTF-8 several times faster than a two-byte one (a 1,000-row table is some 360 kB)
 const ICONS: Record<StatusWord, Html> = {
-  down: raw("&#10006;"), grace: raw("!"), started: raw("&#9654;"), up: raw("&#10004;"), new: raw("&#9675;"), paused: raw("&#8214;"),
+  down: raw("&#10006;"),
+  grace: raw("!"),
+  started: raw("&#9654;"),
+  up: raw("&#10004;"),
+  new: raw("&#9675;"),
+  paused: raw("&#8214;"),
 };
 
 /** Returns the status word of a check at `at`: the API's status, or "started" while a run is open. */
@@ -45,23 +50,33 @@ export function statusBadge(word: StatusWord): Html {
 }
 
 /** The three limit fields, filled with `values` (the create form's and the Manage page's). */
-export function limitFields(values: { readonly checkLimit: string; readonly pingLogLimit: string; readonly pingBodyLimit: string }, prefix: string): Html {
+export function limitFields(
+  values: { readonly checkLimit: string; readonly pingLogLimit: string; readonly pingBodyLimit: string },
+  prefix: string,
+): Html {
   return html`<label for="${prefix}-check-limit">Check limit</label><input id="${prefix}-check-limit" name="check_limit" type="number" min="0" max="1000000" required value="${values.checkLimit}">
 <label for="${prefix}-ping-log-limit">Pings kept per check</label><input id="${prefix}-ping-log-limit" name="ping_log_limit" type="number" min="1" max="1000000" required value="${values.pingLogLimit}">
 <label for="${prefix}-ping-body-limit">Ping body limit (bytes)</label><input id="${prefix}-ping-body-limit" name="ping_body_limit" type="number" min="0" max="10000000" required value="${values.pingBodyLimit}">`;
 }
 
 /** The sign-in page; `reset`: a "Forgot your password?" link (only when SMTP_URL is set). */
-export function signInPage(error: string | null, opts: { reset?: boolean; sso?: boolean; next?: string; firstAdmin?: string } = {}): string {
+export function signInPage(
+  error: string | null,
+  opts: { reset?: boolean; sso?: boolean; next?: string; firstAdmin?: string } = {},
+): string {
   const next = opts.next === undefined || opts.next === "/" ? "" : html`<input type="hidden" name="next" value="${opts.next}">`;
   return documentOf({
     title: "Sign in",
     viewer: null,
     body: html`<section class="card narrow"><h1>Sign in</h1>
 ${error === null ? "" : html`<p class="error" role="alert">${error}</p>`}
-${opts.firstAdmin === undefined ? "" : html`<div class="notice" id="first-admin"><p>No users yet. On the server, make the first instance admin:</p>
+${
+  opts.firstAdmin === undefined
+    ? ""
+    : html`<div class="notice" id="first-admin"><p>No users yet. On the server, make the first instance admin:</p>
 <pre><code>echo "$PASSWORD" | npx hcd user create --url ${opts.firstAdmin} --email you@example.org --admin</code></pre>
-<p>(the admin token is read from <code>ADMIN_TOKEN</code> or <code>DATA_DIR/admin-token</code>; without a password on standard input it prints an invitation link). Then sign in below with that email and password. Until then the admin token from the server's log opens every project.</p></div>`}
+<p>(the admin token is read from <code>ADMIN_TOKEN</code> or <code>DATA_DIR/admin-token</code>; without a password on standard input it prints an invitation link). Then sign in below with that email and password. Until then the admin token from the server's log opens every project.</p></div>`
+}
 <form method="post" action="/signin">${next}
 <label for="key">Admin token or API key</label>
 <input id="key" name="key" type="password" autocomplete="current-password" required autofocus>
@@ -84,15 +99,21 @@ ${opts.sso === true ? html`<form method="post" action="/signin/oidc">${next}<but
 }
 
 export function errorPage(viewer: Viewer | null, status: number, message: string): string {
-  return documentOf({ title: `Error ${status}`, viewer, body: html`<h1>Error ${status}</h1><p role="alert">${message}</p><p><a href="/">Back</a></p>` });
+  return documentOf({
+    title: `Error ${status}`,
+    viewer,
+    body: html`<h1>Error ${status}</h1><p role="alert">${message}</p><p><a href="/">Back</a></p>`,
+  });
 }
 
 export type ProjectSummary = { readonly project: Project; readonly checks: number; readonly down: number };
 
 export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[], error: string | null): string {
-  const rows = projects.map(({ project, checks, down }) => html`<tr>
+  const rows = projects.map(
+    ({ project, checks, down }) => html`<tr>
 <td><a href="/projects/${project.id}/checks">${project.name}</a></td><td>${checks}</td>
-<td>${down > 0 ? statusBadge("down") : ""} ${down}</td></tr>`);
+<td>${down > 0 ? statusBadge("down") : ""} ${down}</td></tr>`,
+  );
   const totalDown = projects.reduce((sum, p) => sum + p.down, 0);
   return documentOf({
     title: "Projects",
@@ -102,12 +123,16 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
 <div id="live-projects" data-live><table class="list"><thead><tr><th scope="col">Project</th><th scope="col">Checks</th><th scope="col">Down</th></tr></thead>
 <tbody>${rows}</tbody></table>
 ${projects.length === 0 ? html`<p>No projects yet.</p>` : ""}</div>
-${!viewer.admin ? "" : html`<h2>Create a project</h2>
+${
+  !viewer.admin
+    ? ""
+    : html`<h2>Create a project</h2>
 ${error === null ? "" : html`<p class="error" id="e-project-name" role="alert">${error}</p>`}
 <form method="post" action="/projects" class="row">${csrfField(viewer)}
 <label for="project-name">Name</label><input id="project-name" name="name" required maxlength="100"${error === null ? "" : html` aria-invalid="true" aria-describedby="e-project-name"`}>
 ${limitFields({ checkLimit: String(DASHBOARD_CHECK_LIMIT), pingLogLimit: String(LIMITS.defaultPingLogLimit), pingBodyLimit: String(LIMITS.defaultPingBodyLimit) }, "new")}
-<button type="submit">Create project</button></form>`}`,
+<button type="submit">Create project</button></form>`
+}`,
   });
 }
 
@@ -117,7 +142,8 @@ export function tagsOf(tags: string): string[] {
 
 /** Every tag of `checks`, each once, sorted (a tags string that many checks share is split once). */
 export function tagsOfAll(checks: readonly Check[]): string[] {
-  const seen = new Set<string>(), tags = new Set<string>();
+  const seen = new Set<string>(),
+    tags = new Set<string>();
   for (const check of checks) {
     if (seen.has(check.tags)) continue;
     seen.add(check.tags);
@@ -166,16 +192,23 @@ export function statusSentence(check: Check, flips: readonly Flip[], at: Millis)
   const since = flips[0]?.at;
   switch (word) {
     // pings can be logged while it is new: a failure below failure_threshold, pings before a pause and resume
-    case "new": return check.nPings === 0 ? "no ping received yet" : `waiting for a success ping (${check.nPings === 1 ? "1 ping" : `${check.nPings} pings`} logged; the period starts with the next success)`;
-    case "paused": return since === undefined ? "" : html`since ${timeHtml(since)}`;
-    case "started": return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
+    case "new":
+      return check.nPings === 0
+        ? "no ping received yet"
+        : `waiting for a success ping (${check.nPings === 1 ? "1 ping" : `${check.nPings} pings`} logged; the period starts with the next success)`;
+    case "paused":
+      return since === undefined ? "" : html`since ${timeHtml(since)}`;
+    case "started":
+      return `running for ${durationText(at - (check.lastStartAt ?? at))}`;
     case "grace": {
       const down = downAt(check);
       const last = check.lastPingAt === null ? "no ping yet" : `the last ping was ${agoText(check.lastPingAt, at)}`;
       return down === null ? `late: ${last}` : html`late: ${last}; down at ${timeHtml(down)} unless a ping comes first`;
     }
-    case "down": return since !== undefined && flips[0].to === "down" ? html`since ${timeHtml(since)}` : "";
-    case "up": return check.lastPingAt === null ? "" : `last ping ${agoText(check.lastPingAt, at)}`;
+    case "down":
+      return since !== undefined && flips[0].to === "down" ? html`since ${timeHtml(since)}` : "";
+    case "up":
+      return check.lastPingAt === null ? "" : `last ping ${agoText(check.lastPingAt, at)}`;
   }
 }
 
@@ -192,7 +225,9 @@ export function checkPage(viewer: Viewer, data: CheckPage): string {
   const slugUrl = check.slug === "" ? null : `${data.siteRoot}/ping/${project.pingKey}/${check.slug}`;
   const snippet = (url: string, by: string) => html`<div class="copy"><code>curl -fsS -m 10 --retry 5 -o /dev/null ${url}</code>
 <button type="button" data-copy="curl -fsS -m 10 --retry 5 -o /dev/null ${url}" aria-label="Copy the curl command (by ${by})">Copy</button></div>`;
-  const controls = viewer.readonly ? "" : html`<div class="controls">
+  const controls = viewer.readonly
+    ? ""
+    : html`<div class="controls">
 ${word === "paused" ? button(viewer, `${base}/resume`, "Resume") : button(viewer, `${base}/pause`, "Pause")}
 ${button(viewer, `${base}/ping`, "Ping now")}
 ${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `${base}/acknowledge`, "Acknowledge") : ""}
@@ -208,11 +243,15 @@ ${word === "down" && check.alert?.acknowledged === undefined ? button(viewer, `$
 ${projectMuteLine(project, data.at)}
 ${controls}</div>
 <section><h2>How to ping</h2>
-${!seesPingUrls(viewer) ? html`<p>Ping URLs are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`
+${
+  !seesPingUrls(viewer)
+    ? html`<p>Ping URLs are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>`
+    : html`
 <p>By uuid: <code class="ping-url">${uuidUrl}</code></p>${snippet(uuidUrl, "uuid")}
 ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</code></p>${snippet(slugUrl, "slug")}`}
 <p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>
-${usageExamplesHtml(uuidUrl, data.pingEmail)}`}
+${usageExamplesHtml(uuidUrl, data.pingEmail)}`
+}
 ${checkBadgeHtml(check, data.siteRoot)}
 </section>
 <section id="live-details" data-live><h2>Details</h2><dl>
@@ -242,9 +281,13 @@ function alertingText(check: Check, at: Millis): Html {
     mutedUntil !== null && mutedUntil > at ? html`muted until ${timeHtml(mutedUntil)}` : "not muted",
     ...((check.maxDurationMs ?? 0) > 0 ? [`a run is down after ${durationText(check.maxDurationMs ?? 0)}`] : []),
     ...((check.minDurationMs ?? 0) > 0 ? [`a run that succeeds in less than ${durationText(check.minDurationMs ?? 0)} is a failure`] : []),
-    ...((check.maxRunsPerPeriod ?? 0) > 0 ? [`more than ${check.maxRunsPerPeriod === 1 ? "one run" : `${check.maxRunsPerPeriod} runs`} in one period is a failure`] : []),
+    ...((check.maxRunsPerPeriod ?? 0) > 0
+      ? [`more than ${check.maxRunsPerPeriod === 1 ? "one run" : `${check.maxRunsPerPeriod} runs`} in one period is a failure`]
+      : []),
     check.alertOnOverlap === true ? "overlapping runs are a failure" : "overlapping runs are noted",
-    ...(check.alert?.acknowledged !== undefined ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`] : []),
+    ...(check.alert?.acknowledged !== undefined
+      ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`]
+      : []),
   ];
   return html`${parts.map((part, i) => (i === 0 ? part : html`; ${part}`))}`;
 }
@@ -259,13 +302,16 @@ function escalationText(check: Check, project: Project, channelNameOf: (id: stri
   if (policy.length === 0) return html`none (${whose})`;
   const names = (ids: readonly string[]) => {
     const known = ids.map(channelNameOf).filter((name) => name !== undefined);
-    return known.length === ids.length ? known.join(", ") : `${ids.length === 1 ? "one more integration" : `${ids.length} more integrations`}`;
+    return known.length === ids.length
+      ? known.join(", ")
+      : `${ids.length === 1 ? "one more integration" : `${ids.length} more integrations`}`;
   };
   const steps = policy.map((step) => `after ${durationText(step.afterMs)} down, also ${names(step.channels)}`).join("; ");
   const alert = check.alert;
   const reached = alert?.escalated ?? 0;
   const state = reached > 0 ? html`; this outage reached step ${reached} of ${policy.length}` : "";
-  const next = alert?.escalateAt === undefined ? "" : html`; the next step comes ${timeHtml(alert.escalateAt)} unless the outage is acknowledged`;
+  const next =
+    alert?.escalateAt === undefined ? "" : html`; the next step comes ${timeHtml(alert.escalateAt)} unless the outage is acknowledged`;
   return html`${steps}; unless the outage is acknowledged (${whose})${state}${next}`;
 }
 
@@ -274,7 +320,8 @@ function filteringText(check: Check): string {
   if (check.methods === "POST") parts.push("only POST requests count");
   if (check.filterHttpBody) parts.push("HTTP bodies are classified by keywords");
   if (check.filterSubject || check.filterBody) parts.push("emails are classified by keywords");
-  if (check.startKw || check.successKw || check.failureKw) parts.push(`start: "${check.startKw}", success: "${check.successKw}", failure: "${check.failureKw}"`);
+  if (check.startKw || check.successKw || check.failureKw)
+    parts.push(`start: "${check.startKw}", success: "${check.successKw}", failure: "${check.failureKw}"`);
   if (check.manualResume) parts.push("stays down until resumed by hand");
   return parts.length === 0 ? "none: every ping counts as its URL says" : parts.join("; ");
 }
@@ -297,7 +344,8 @@ function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis, createdAt:
     const until = flips[i + 1]?.at ?? at;
     for (const month of months) {
       if (flip.at >= month.startAt && flip.at < month.endAt) month.incidents++;
-      const from = Math.max(flip.at, month.startAt), to = Math.min(until, month.endAt);
+      const from = Math.max(flip.at, month.startAt),
+        to = Math.min(until, month.endAt);
       if (to > from) month.downMs += to - from - unknownWithin(from, to, unknown);
     }
   });
@@ -317,22 +365,29 @@ export function deletePage(viewer: Viewer, opts: { project: Project; check: Chec
   });
 }
 
-export function settingsPage(viewer: Viewer, opts: {
-  project: Project; badges: Record<string, Record<string, string>>; at: Millis; mute: { error: string | null; until: string } | null;
-  /** The recurring maintenance windows' section (maintenance-pages.ts). */
-  maintenance: Html;
-  /** The project's escalation policy's section (project-escalation.ts). */
-  escalation: Html;
-  /** A line saying what the last action did ("Maintenance mute saved."); none on a plain visit. */
-  notice?: string | null;
-  /** What the project's management page offers this viewer (permits.ts manageOffer): the link says so. */
-  manage: ManageOffer;
-}): string {
+export function settingsPage(
+  viewer: Viewer,
+  opts: {
+    project: Project;
+    badges: Record<string, Record<string, string>>;
+    at: Millis;
+    mute: { error: string | null; until: string } | null;
+    /** The recurring maintenance windows' section (maintenance-pages.ts). */
+    maintenance: Html;
+    /** The project's escalation policy's section (project-escalation.ts). */
+    escalation: Html;
+    /** A line saying what the last action did ("Maintenance mute saved."); none on a plain visit. */
+    notice?: string | null;
+    /** What the project's management page offers this viewer (permits.ts manageOffer): the link says so. */
+    manage: ManageOffer;
+  },
+): string {
   const { project } = opts;
   const mutedUntil = project.mutedUntilAt ?? null;
   const muted = mutedUntil !== null && mutedUntil > opts.at;
   const mute = opts.mute ?? { error: null, until: mutedUntil === null ? "" : new Date(mutedUntil).toISOString() };
-  const secret = (label: string, value: string) => html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}" aria-label="Copy the ${label.toLowerCase()}">Copy</button></div></details>`;
+  const secret = (label: string, value: string) =>
+    html`<details><summary>${label}</summary><div class="copy"><code>${value}</code><button type="button" data-copy="${value}" aria-label="Copy the ${label.toLowerCase()}">Copy</button></div></details>`;
   return documentOf({
     title: `Settings · ${project.name}`,
     viewer,
@@ -342,11 +397,15 @@ ${viewer.readonly || viewer.hideKeys === true ? html`<p>API keys are not shown t
 ${seesPingUrls(viewer) ? secret("Ping key", project.pingKey) : ""}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>
-${!viewer.admin ? "" : html`${mute.error === null ? "" : html`<p class="error" role="alert">${mute.error}</p>`}
+${
+  !viewer.admin
+    ? ""
+    : html`${mute.error === null ? "" : html`<p class="error" role="alert">${mute.error}</p>`}
 <form method="post" action="/projects/${project.id}/mute" class="check-form">${csrfField(viewer)}
 <label for="f-mute-until">Mute the project's notifications until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)</label>
 <input id="f-mute-until" name="until" value="${mute.until}" placeholder="2026-01-01T00:00:00Z">
-<button type="submit">Save mute</button></form>`}
+<button type="submit">Save mute</button></form>`
+}
 ${opts.maintenance}
 ${opts.escalation}
 <h2>Reports</h2>
@@ -356,8 +415,13 @@ ${opts.escalation}
 <a class="button" href="/projects/${project.id}/downtime.csv?by=day">by day</a></p>
 <p class="hint">The same through the API: <code>GET /api/v3/downtime.csv?by=month&amp;from=2026-01-01&amp;to=2026-04-01</code>. Monthly or weekly email reports: on your account page.</p>
 <h2>Badges</h2><table class="list"><thead><tr><th scope="col">Tag</th><th scope="col">Preview</th><th scope="col">URLs</th></tr></thead><tbody>
-${Object.entries(opts.badges).map(([tag, urls]) => html`<tr><td>${tag === "*" ? "all checks" : tag}</td><td><img src="${new URL(urls.svg3).pathname}" alt="badge of ${tag}"></td>
-<td><ul class="urls">${Object.entries(urls).map(([kind, url]) => html`<li>${kind}: <code>${url}</code></li>`)}</ul></td></tr>`)}
+${Object.entries(opts.badges).map(
+  ([
+    tag,
+    urls,
+  ]) => html`<tr><td>${tag === "*" ? "all checks" : tag}</td><td><img src="${new URL(urls.svg3).pathname}" alt="badge of ${tag}"></td>
+<td><ul class="urls">${Object.entries(urls).map(([kind, url]) => html`<li>${kind}: <code>${url}</code></li>`)}</ul></td></tr>`,
+)}
 </tbody></table>`,
   });
 }

@@ -26,7 +26,10 @@ export function mayConfigureOperatorKinds(access: Access): boolean {
 /** Throws 403 unless the session may configure a kind that only the operator configures (`kind`, when it is one). */
 export function permitKind(access: Access, kind: string, operatorOnly: boolean): void {
   if (operatorOnly && !mayConfigureOperatorKinds(access)) {
-    throw httpError(403, `only the operator (an instance admin or the admin token) adds, edits or tests ${kind} integrations: they run programs or reach any host from this server`);
+    throw httpError(
+      403,
+      `only the operator (an instance admin or the admin token) adds, edits or tests ${kind} integrations: they run programs or reach any host from this server`,
+    );
   }
 }
 
@@ -35,7 +38,11 @@ export type ManageOffer = { readonly project: boolean; readonly keys: boolean; r
 
 /** `limits`: the project's check, ping-log and body limits, which the admin token and instance admins alone change. */
 export function manageOffer(access: Access): ManageOffer {
-  return { project: allows(access, "project.change", { keys: false }), keys: allows(access, "keys.change", { keys: false }), limits: access.caller === "admin" };
+  return {
+    project: allows(access, "project.change", { keys: false }),
+    keys: allows(access, "keys.change", { keys: false }),
+    limits: access.caller === "admin",
+  };
 }
 
 /** Throws 403 unless the session may do `action`; `refusal` is what an API key is told. */

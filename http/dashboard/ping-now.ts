@@ -11,9 +11,16 @@ export type PingNowPlan =
 export function pingNowPlan(check: Check): PingNowPlan {
   if (!check.filterHttpBody) return { ok: true, body: null, done: "ping" };
   // a keyword that also matches a failure keyword would be read as a failure (failure keywords come first)
-  const keyword = check.successKw.split(",").map((k) => k.trim()).find((k) => k !== "" && !matchKeywords(k, check.failureKw));
+  const keyword = check.successKw
+    .split(",")
+    .map((k) => k.trim())
+    .find((k) => k !== "" && !matchKeywords(k, check.failureKw));
   if (keyword === undefined) {
-    return { ok: false, error: "This check reads its pings' bodies for keywords and has no success keyword, so a ping from here cannot count as a success: add one under \"Success keywords\" in the check's Edit form (Filtering rules), or ping from the job itself." };
+    return {
+      ok: false,
+      error:
+        "This check reads its pings' bodies for keywords and has no success keyword, so a ping from here cannot count as a success: add one under \"Success keywords\" in the check's Edit form (Filtering rules), or ping from the job itself.",
+    };
   }
   return { ok: true, body: new TextEncoder().encode(keyword), done: "ping-keyword" };
 }

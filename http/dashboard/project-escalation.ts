@@ -16,20 +16,39 @@ import { csrfField } from "./page-frame.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 /** The form's steps as typed: each step's `after` as text and its integrations' ids. */
-export type ProjectEscalationForm = { readonly steps: readonly { readonly after: string; readonly channels: readonly string[] }[]; readonly error: string | null };
+export type ProjectEscalationForm = {
+  readonly steps: readonly { readonly after: string; readonly channels: readonly string[] }[];
+  readonly error: string | null;
+};
 
-type SettingsHtml = (access: Access, project: Project, opts: { mute: null; escalation?: ProjectEscalationForm; notice?: string | null }) => Promise<string>;
+type SettingsHtml = (
+  access: Access,
+  project: Project,
+  opts: { mute: null; escalation?: ProjectEscalationForm; notice?: string | null },
+) => Promise<string>;
 
 /** The form as the project's policy fills it. */
 export function projectEscalationForm(project: Project): ProjectEscalationForm {
   const steps = project.escalation ?? [];
-  return { steps: [0, 1].map((i) => ({ after: steps[i] === undefined ? "" : String(Math.floor(steps[i].afterMs / 1000)), channels: steps[i]?.channels ?? [] })), error: null };
+  return {
+    steps: [0, 1].map((i) => ({
+      after: steps[i] === undefined ? "" : String(Math.floor(steps[i].afterMs / 1000)),
+      channels: steps[i]?.channels ?? [],
+    })),
+    error: null,
+  };
 }
 
 /** The settings page's section: the policy's steps, a form for those who may change it. */
-export function projectEscalationSection(viewer: Viewer, opts: {
-  readonly project: Project; readonly channels: readonly Pick<Channel, "id" | "name" | "kind">[]; readonly form: ProjectEscalationForm; readonly editable: boolean;
-}): Html {
+export function projectEscalationSection(
+  viewer: Viewer,
+  opts: {
+    readonly project: Project;
+    readonly channels: readonly Pick<Channel, "id" | "name" | "kind">[];
+    readonly form: ProjectEscalationForm;
+    readonly editable: boolean;
+  },
+): Html {
   const { form } = opts;
   const invalid = form.error === null ? "" : html` aria-invalid="true" aria-describedby="e-project-escalation"`;
   const step = (n: 0 | 1) => {
@@ -42,15 +61,26 @@ ${opts.channels.map((c) => html`<option value="${c.id}"${chosen.has(c.id) ? html
   };
   const current = opts.project.escalation ?? [];
   const names = new Map(opts.channels.map((c) => [c.id, c.name === "" ? c.kind : c.name]));
-  const words = current.length === 0 ? "None: an outage notifies its check's integrations only."
-    : current.map((s, i) => `Step ${i + 1}: after ${s.afterMs / 1000} seconds down, also ${s.channels.map((id) => names.get(id) ?? "an integration").join(", ")}`).join("; ") + "; unless the outage is acknowledged.";
+  const words =
+    current.length === 0
+      ? "None: an outage notifies its check's integrations only."
+      : current
+          .map(
+            (s, i) =>
+              `Step ${i + 1}: after ${s.afterMs / 1000} seconds down, also ${s.channels.map((id) => names.get(id) ?? "an integration").join(", ")}`,
+          )
+          .join("; ") + "; unless the outage is acknowledged.";
   return html`<h2>Escalation policy</h2>
 <p class="project-escalation">${words}</p>
 <p class="hint">The checks without an escalation policy of their own follow this one.</p>
-${!opts.editable ? "" : html`${form.error === null ? "" : html`<p class="error" id="e-project-escalation" role="alert">${form.error}</p>`}
+${
+  !opts.editable
+    ? ""
+    : html`${form.error === null ? "" : html`<p class="error" id="e-project-escalation" role="alert">${form.error}</p>`}
 <form method="post" action="/projects/${opts.project.id}/escalation" class="check-form">${csrfField(viewer)}
 ${step(0)}${step(1)}
-<button type="submit">Save escalation policy</button></form>`}`;
+<button type="submit">Save escalation policy</button></form>`
+}`;
 }
 
 /** Registers the policy's action; `settingsHtml` renders the settings page (with a rejected form). */
@@ -61,17 +91,35 @@ export function projectEscalationRoutes(ctx: DashboardContext, settingsHtml: Set
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     const form = await writeForm(event, access);
-    permit(access, "integrations.change", { keys: false, refusal: "only the admin token, or a project's manager or owner, sets its escalation policy" });
+    permit(access, "integrations.change", {
+      keys: false,
+      refusal: "only the admin token, or a project's manager or owner, sets its escalation policy",
+    });
     const typed = [1, 2].map((n) => ({ after: (form.get(`step_${n}_after`) ?? "").trim(), channels: form.getAll(`step_${n}_channels`) }));
-    const asked = typed.filter((s) => s.after !== "" || s.channels.length > 0)
+    const asked = typed
+      .filter((s) => s.after !== "" || s.channels.length > 0)
       .map((s) => ({ after: /^\d+$/.test(s.after) ? Number(s.after) : s.after, channels: s.channels.join(",") }));
     const steps = escalationOf(asked);
     const at = clock.now();
     const changed = steps.ok ? await pool.changeProject(project.id, { kind: "setEscalation", steps: steps.value ?? [] }, at) : steps;
     if (!changed.ok) {
-      return htmlResponse(await settingsHtml(access, project, { mute: null, escalation: { steps: typed, error: `Escalation: ${changed.failure.code === "invalid" ? changed.failure.reason : reasonOf(changed.failure)}.` } }), 400);
+      return htmlResponse(
+        await settingsHtml(access, project, {
+          mute: null,
+          escalation: {
+            steps: typed,
+            error: `Escalation: ${changed.failure.code === "invalid" ? changed.failure.reason : reasonOf(changed.failure)}.`,
+          },
+        }),
+        400,
+      );
     }
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.escalation_set", target: auditTarget.project(unwrap(changed)), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "project.escalation_set",
+      target: auditTarget.project(unwrap(changed)),
+      at,
+    });
     return redirect(`/projects/${project.id}/settings?done=escalation`);
   });
 }

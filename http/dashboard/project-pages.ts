@@ -20,28 +20,49 @@ function keyRow(viewer: Viewer, project: Project, label: string, kind: "read-wri
 }
 
 /** The limits form as typed, with the admin API's error when it was refused. */
-export type LimitsForm = { readonly checkLimit: string; readonly pingLogLimit: string; readonly pingBodyLimit: string; readonly error: string | null };
+export type LimitsForm = {
+  readonly checkLimit: string;
+  readonly pingLogLimit: string;
+  readonly pingBodyLimit: string;
+  readonly error: string | null;
+};
 
-export function projectManagePage(viewer: Viewer, opts: { project: Project; rename: RenameForm; done: string | null; may: ManageOffer; limits?: LimitsForm }): string {
+export function projectManagePage(
+  viewer: Viewer,
+  opts: { project: Project; rename: RenameForm; done: string | null; may: ManageOffer; limits?: LimitsForm },
+): string {
   const { project, rename, may } = opts;
-  const limits = opts.limits ?? { checkLimit: String(project.checkLimit), pingLogLimit: String(project.pingLogLimit), pingBodyLimit: String(project.pingBodyLimit), error: null };
+  const limits = opts.limits ?? {
+    checkLimit: String(project.checkLimit),
+    pingLogLimit: String(project.pingLogLimit),
+    pingBodyLimit: String(project.pingBodyLimit),
+    error: null,
+  };
   return documentOf({
     title: `Manage · ${project.name}`,
     viewer,
     nav: projectNav(project, viewer),
     body: html`<h1>Manage the project</h1>
 ${opts.done === null ? "" : html`<p class="notice" role="status">${opts.done}</p>`}
-${!may.project ? "" : html`<h2>Name</h2>
+${
+  !may.project
+    ? ""
+    : html`<h2>Name</h2>
 ${rename.error === null ? "" : html`<p class="error" role="alert">${rename.error}</p>`}
 <form method="post" action="/projects/${project.id}/rename" class="check-form">${csrfField(viewer)}
 <label for="f-project-name">Project name</label><input id="f-project-name" name="name" value="${rename.name}" required maxlength="100">
-<button type="submit">Rename project</button></form>`}
+<button type="submit">Rename project</button></form>`
+}
 <h2>Limits</h2>
-${!may.limits ? html`<p>At most ${project.checkLimit} checks, ${project.pingLogLimit} pings kept per check, ping bodies up to ${project.pingBodyLimit} bytes. An instance admin changes these.</p>` : html`
+${
+  !may.limits
+    ? html`<p>At most ${project.checkLimit} checks, ${project.pingLogLimit} pings kept per check, ping bodies up to ${project.pingBodyLimit} bytes. An instance admin changes these.</p>`
+    : html`
 ${limits.error === null ? "" : html`<p class="error" role="alert">${limits.error}</p>`}
 <form method="post" action="/projects/${project.id}/limits" class="check-form">${csrfField(viewer)}
 ${limitFields(limits, "f")}
-<button type="submit">Save limits</button></form>`}
+<button type="submit">Save limits</button></form>`
+}
 <h2>Keys</h2>
 <p>A key created anew replaces the old one, which stops working at once; a revoked key works no more until one is created.</p>
 <table class="list keys"><tbody>
@@ -49,9 +70,13 @@ ${keyRow(viewer, project, "read-write API key", "read-write", project.apiKey)}
 ${keyRow(viewer, project, "read-only API key", "read-only", project.apiKeyReadonly)}
 <tr><th scope="row">Ping key</th><td><div class="copy"><code>${project.pingKey}</code><button type="button" data-copy="${project.pingKey}" aria-label="Copy the ping key">Copy</button></div></td><td></td></tr>
 </tbody></table>
-${!may.project ? "" : html`<h2>Delete</h2>
+${
+  !may.project
+    ? ""
+    : html`<h2>Delete</h2>
 <p>Deleting the project deletes its checks with their pings, its integrations, status pages and keys.</p>
-<a class="button danger" href="/projects/${project.id}/delete">Delete this project…</a>`}`,
+<a class="button danger" href="/projects/${project.id}/delete">Delete this project…</a>`
+}`,
   });
 }
 

@@ -13,7 +13,10 @@ import { manageOffer, permit } from "./permits.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 const DONE: Readonly<Record<string, string>> = {
-  renamed: "Project renamed.", limits: "Limits saved.", "key-created": "A new key was created; the old one works no more.", "key-revoked": "The key was revoked.",
+  renamed: "Project renamed.",
+  limits: "Limits saved.",
+  "key-created": "A new key was created; the old one works no more.",
+  "key-revoked": "The key was revoked.",
 };
 
 export function projectRoutes(ctx: DashboardContext): void {
@@ -38,7 +41,9 @@ export function projectRoutes(ctx: DashboardContext): void {
     const access = requireAccess(event);
     const project = managedProject(access, param(event, "project"), "keys.change");
     const done = DONE[event.url.searchParams.get("done") ?? ""] ?? null;
-    return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done, may: manageOffer(access) }));
+    return htmlResponse(
+      projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done, may: manageOffer(access) }),
+    );
   });
 
   route("POST", "/projects/:project/rename", async (event) => {
@@ -47,10 +52,24 @@ export function projectRoutes(ctx: DashboardContext): void {
     const project = managedProject(access, param(event, "project"), "project.change");
     const typed = form.get("name") ?? "";
     const name = projectNameOf({ name: typed });
-    if (!name.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: typed, error: reasonOf(name.failure) }, done: null, may: manageOffer(access) }), 400);
+    if (!name.ok)
+      return htmlResponse(
+        projectManagePage(access.viewer, {
+          project,
+          rename: { name: typed, error: reasonOf(name.failure) },
+          done: null,
+          may: manageOffer(access),
+        }),
+        400,
+      );
     const at = clock.now();
     const renamed = unwrap(await pool.changeProject(project.id, { kind: "rename", name: name.value }, at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.renamed", target: auditTarget.project(renamed), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "project.renamed",
+      target: auditTarget.project(renamed),
+      at,
+    });
     return redirect(`/projects/${project.id}/manage?done=renamed`);
   });
 
@@ -59,12 +78,36 @@ export function projectRoutes(ctx: DashboardContext): void {
     const form = await writeForm(event, access);
     const project = projectFor(access, param(event, "project"));
     if (access.caller !== "admin") throw httpError(403, "only an instance admin (or the admin token) changes a project's limits");
-    const typed = { checkLimit: form.get("check_limit") ?? "", pingLogLimit: form.get("ping_log_limit") ?? "", pingBodyLimit: form.get("ping_body_limit") ?? "" };
-    const edit = projectEditOf({ name: project.name, check_limit: numberOf(typed.checkLimit), ping_log_limit: numberOf(typed.pingLogLimit), ping_body_limit: numberOf(typed.pingBodyLimit) });
-    if (!edit.ok) return htmlResponse(projectManagePage(access.viewer, { project, rename: { name: project.name, error: null }, done: null, may: manageOffer(access), limits: { ...typed, error: plainLimitError(edit.failure) } }), 400);
+    const typed = {
+      checkLimit: form.get("check_limit") ?? "",
+      pingLogLimit: form.get("ping_log_limit") ?? "",
+      pingBodyLimit: form.get("ping_body_limit") ?? "",
+    };
+    const edit = projectEditOf({
+      name: project.name,
+      check_limit: numberOf(typed.checkLimit),
+      ping_log_limit: numberOf(typed.pingLogLimit),
+      ping_body_limit: numberOf(typed.pingBodyLimit),
+    });
+    if (!edit.ok)
+      return htmlResponse(
+        projectManagePage(access.viewer, {
+          project,
+          rename: { name: project.name, error: null },
+          done: null,
+          may: manageOffer(access),
+          limits: { ...typed, error: plainLimitError(edit.failure) },
+        }),
+        400,
+      );
     const at = clock.now();
     const changed = unwrap(await pool.changeProject(project.id, { kind: "edit", name: project.name, limits: edit.value.limits }, at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.limits_changed", target: auditTarget.project(changed), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "project.limits_changed",
+      target: auditTarget.project(changed),
+      at,
+    });
     return redirect(`/projects/${project.id}/manage?done=limits`);
   });
 
@@ -74,7 +117,12 @@ export function projectRoutes(ctx: DashboardContext): void {
     const project = managedProject(access, param(event, "project"), "keys.change");
     const at = clock.now();
     unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), newApiKey(), at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "key.created", target: auditTarget.key(param(event, "kind")), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "key.created",
+      target: auditTarget.key(param(event, "kind")),
+      at,
+    });
     return redirect(`/projects/${project.id}/manage?done=key-created`);
   });
 
@@ -84,7 +132,12 @@ export function projectRoutes(ctx: DashboardContext): void {
     const project = managedProject(access, param(event, "project"), "keys.change");
     const at = clock.now();
     unwrap(await setApiKey(pool, project.id, keyOf(param(event, "kind")), "", at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "key.revoked", target: auditTarget.key(param(event, "kind")), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "key.revoked",
+      target: auditTarget.key(param(event, "kind")),
+      at,
+    });
     return redirect(`/projects/${project.id}/manage?done=key-revoked`);
   });
 
@@ -101,7 +154,12 @@ export function projectRoutes(ctx: DashboardContext): void {
     const project = managedProject(access, param(event, "project"), "project.change");
     const at = clock.now();
     unwrap(await deleteProject(pool, project.id, at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "project.deleted", target: auditTarget.project(project), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "project.deleted",
+      target: auditTarget.project(project),
+      at,
+    });
     return redirect("/");
   });
 }
@@ -111,7 +169,11 @@ export function numberOf(text: string): number | string {
   return /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
 }
 
-const LIMIT_NAMES: Readonly<Record<string, string>> = { check_limit: "The check limit", ping_log_limit: "Pings kept per check", ping_body_limit: "The ping body limit" };
+const LIMIT_NAMES: Readonly<Record<string, string>> = {
+  check_limit: "The check limit",
+  ping_log_limit: "Pings kept per check",
+  ping_body_limit: "The ping body limit",
+};
 
 /** A limit's error in the form's words: "The check limit must be from 0 to 1000000." */
 export function plainLimitError(failure: Failure): string {

@@ -30,7 +30,11 @@ export function refuseCrossSite(headers: Headers, siteOrigin: string): void {
   const origin = headers.get("origin");
   if (origin === null || origin === siteOrigin) return; // not a browser form post, or an old browser: the CSRF token still applies
   let host: string | null = null;
-  try { host = new URL(origin).host; } catch { /* "null" or garbage: refused below */ }
+  try {
+    host = new URL(origin).host;
+  } catch {
+    /* "null" or garbage: refused below */
+  }
   if (host === null || host !== headers.get("host")) throw httpError(403, "cross-site request refused");
 }
 
@@ -62,7 +66,10 @@ export function htmlResponse(body: string, status = 200, headers: Record<string,
   // two passes over a body that reaches hundreds of kB (a 1,000-row table). TextEncoder rather than
   // Buffer.from, which sizes its buffer for the worst case first (3 bytes a character) and costs several
   // times more at this size.
-  return new HTTPResponse(UTF8.encode(body), { status, headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8", ...headers } });
+  return new HTTPResponse(UTF8.encode(body), {
+    status,
+    headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8", ...headers },
+  });
 }
 
 /**
@@ -80,7 +87,8 @@ export function htmlPartsResponse(parts: readonly Uint8Array[], status = 200, he
     },
   });
   return new HTTPResponse(body, {
-    status, headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8", "content-length": String(length), ...headers },
+    status,
+    headers: { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8", "content-length": String(length), ...headers },
   });
 }
 

@@ -50,8 +50,21 @@ import { plainFormError } from "./form-errors.ts";
 import { downtimeCsv } from "../downtime-report.ts";
 import { downtimeQueryOf, projectDowntimeRows } from "../downtime-export.ts";
 import {
-  COOKIE, cookieOf, FailureCounter, formOf, htmlResponse, loadAssets, param, redirect, refuseCrossSite, SECURITY_HEADERS,
-  nextPage, sessionCookie, SIGN_IN_FAILURES_PER_MINUTE, SignInNeeded, signInFor,
+  COOKIE,
+  cookieOf,
+  FailureCounter,
+  formOf,
+  htmlResponse,
+  loadAssets,
+  param,
+  redirect,
+  refuseCrossSite,
+  SECURITY_HEADERS,
+  nextPage,
+  sessionCookie,
+  SIGN_IN_FAILURES_PER_MINUTE,
+  SignInNeeded,
+  signInFor,
 } from "./responses.ts";
 import type { Asset } from "./responses.ts";
 import type { Principal } from "./sessions.ts";
@@ -86,7 +99,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     sessions.close(id);
     sharedCopies.delete(id);
   };
-  shared?.onRemoved((key) => { // at once, while the watch of removals runs; it names the session's key, never its id
+  shared?.onRemoved((key) => {
+    // at once, while the watch of removals runs; it names the session's key, never its id
     sessions.closeKey(key);
     for (const [id] of sharedCopies.entries()) if (sessionKeyOf(id) === key) sharedCopies.delete(id);
   });
@@ -142,7 +156,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (session === null) return null;
     if (session.principal.kind === "user") return instanceAdminAccess(event) ?? userAccessOf(event);
     const caller = callerOf(session.principal);
-    if (caller === null) { // the key no longer opens anything, or ADMIN_TOKEN changed
+    if (caller === null) {
+      // the key no longer opens anything, or ADMIN_TOKEN changed
       sessions.close(session.id);
       void unshare(session.id);
       return null;
@@ -164,15 +179,19 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   /** Returns the form of a POST after checking its CSRF token and that the session may write. */
   const writeForm = async (event: H3Event, access: Access): Promise<URLSearchParams> => {
     const form = await formOf(event);
-    if (!csrfMatches(access.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
+    if (!csrfMatches(access.session, form.get("csrf")))
+      throw httpError(403, "the form's security token is missing or stale: reload the page and try again");
     if (access.user !== undefined) permit(access, "checks.change", { keys: true, refusal: "" }); // every form asks at least this
     if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
     return form;
   };
   const projectFor = (access: Access, projectId: string): Project => {
-    const project = access.caller === "admin"
-      ? pool.listProjects().find((p) => p.id === projectId)
-      : access.caller.project.id === projectId ? access.caller.project : undefined;
+    const project =
+      access.caller === "admin"
+        ? pool.listProjects().find((p) => p.id === projectId)
+        : access.caller.project.id === projectId
+          ? access.caller.project
+          : undefined;
     if (project === undefined) throw httpError(404, "project not found");
     return project;
   };
@@ -206,7 +225,10 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
         return await handler(event);
       } catch (error) {
         // a page asked for signed out: sign in, then that page (a link in a notification lands on its check)
-        if (error instanceof SignInNeeded) return method === "GET" ? redirect(signInFor(event.url.pathname + event.url.search)) : htmlResponse(signInPage("Please sign in."), 401);
+        if (error instanceof SignInNeeded)
+          return method === "GET"
+            ? redirect(signInFor(event.url.pathname + event.url.search))
+            : htmlResponse(signInPage("Please sign in."), 401);
         const viewer = accessOf(event)?.viewer ?? null;
         if (HTTPError.isError(error) && !error.unhandled) return htmlResponse(errorPage(viewer, error.status, error.message), error.status);
         opts.report(HTTPError.isError(error) && error.cause instanceof Error ? error.cause : error);
@@ -223,14 +245,22 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const user = signedInUser(event);
     const next = event.url.searchParams.get("next");
     if (next !== null && nextPage(next) !== "/" && (user !== null || accessOf(event) !== null)) return redirect(nextPage(next)); // signed in already
-    if (user !== null && !user.user.admin) { // a user sees the projects they hold a role in (an instance admin, all)
+    if (user !== null && !user.user.admin) {
+      // a user sees the projects they hold a role in (an instance admin, all)
       const viewer = { csrf: user.session.csrf, readonly: true, admin: false, user: { email: user.user.email, role: null } };
       const theirs = new Set(accounts.membershipsOf(user.user.id).map((m) => m.projectId));
       return htmlResponse(await projectsHtml(viewer, null, theirs));
     }
     const access = accessOf(event);
-    if (access === null) return htmlResponse(signInPage(null, { reset: deps.sendUserMail !== undefined, sso: Boolean(config.oidc), next: nextPage(next),
-      ...(accounts.userCount() === 0 ? { firstAdmin: config.siteRoot } : {}) }));
+    if (access === null)
+      return htmlResponse(
+        signInPage(null, {
+          reset: deps.sendUserMail !== undefined,
+          sso: Boolean(config.oidc),
+          next: nextPage(next),
+          ...(accounts.userCount() === 0 ? { firstAdmin: config.siteRoot } : {}),
+        }),
+      );
     if (access.caller !== "admin") return redirect(`/projects/${access.caller.project.id}/checks`);
     return livePageResponse(event, await projectsHtml(access.viewer, null));
   });
@@ -239,10 +269,12 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const projectsHtml = async (viewer: Viewer, error: string | null, only?: ReadonlySet<string>): Promise<string> => {
     const at = clock.now();
     const shown = pool.listProjects().filter((project) => only === undefined || only.has(project.id));
-    const summaries = await Promise.all(shown.map(async (project) => {
-      const checks = await pool.listChecks(project.id, { tags: [] });
-      return { project, checks: checks.length, down: checks.filter((c) => statusWordOf(c, at) === "down").length };
-    }));
+    const summaries = await Promise.all(
+      shown.map(async (project) => {
+        const checks = await pool.listChecks(project.id, { tags: [] });
+        return { project, checks: checks.length, down: checks.filter((c) => statusWordOf(c, at) === "down").length };
+      }),
+    );
     summaries.sort((a, b) => b.down - a.down || a.project.name.localeCompare(b.project.name));
     return projectsPage(viewer, summaries, error);
   };
@@ -295,15 +327,26 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (access.caller !== "admin") throw httpError(403, "only an instance admin (or the admin token) creates projects");
     const name = form.get("name") ?? "";
     // a blank name would make a row and a nav link with nothing to click
-    if (name.trim() === "") return htmlResponse(await projectsHtml(access.viewer, "The name is empty: type a name with at least one letter or digit."), 400);
+    if (name.trim() === "")
+      return htmlResponse(await projectsHtml(access.viewer, "The name is empty: type a name with at least one letter or digit."), 400);
     const limit = (field: string, fallback: number) => (form.get(field) === null ? fallback : numberOf(form.get(field) ?? ""));
-    const input = projectInputOf({ name, check_limit: limit("check_limit", DASHBOARD_CHECK_LIMIT), ping_log_limit: limit("ping_log_limit", LIMITS.defaultPingLogLimit),
-      ping_body_limit: limit("ping_body_limit", LIMITS.defaultPingBodyLimit) });
-    if (!input.ok && input.failure.code === "invalid" && input.failure.field !== "name") return htmlResponse(await projectsHtml(access.viewer, plainLimitError(input.failure)), 400);
+    const input = projectInputOf({
+      name,
+      check_limit: limit("check_limit", DASHBOARD_CHECK_LIMIT),
+      ping_log_limit: limit("ping_log_limit", LIMITS.defaultPingLogLimit),
+      ping_body_limit: limit("ping_body_limit", LIMITS.defaultPingBodyLimit),
+    });
+    if (!input.ok && input.failure.code === "invalid" && input.failure.field !== "name")
+      return htmlResponse(await projectsHtml(access.viewer, plainLimitError(input.failure)), 400);
     if (!input.ok) return htmlResponse(await projectsHtml(access.viewer, reasonOf(input.failure)), 400);
     const at = clock.now();
     const project = await pool.createProject(input.value, at);
-    await recordDashboardChange({ deps }, access, { projectId: project.id, action: "project.created", target: auditTarget.project(project), at });
+    await recordDashboardChange({ deps }, access, {
+      projectId: project.id,
+      action: "project.created",
+      target: auditTarget.project(project),
+      at,
+    });
     return redirect(`/projects/${project.id}/checks`);
   });
 
@@ -313,7 +356,14 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     if (access.viewer.readonly) throw httpError(403, `${readonlyWho(access.viewer)}: changes are not allowed`);
-    return htmlResponse(await formHtml(access.viewer, project, { values: EMPTY_FORM, error: null, action: `/projects/${project.id}/checks/new`, title: "Add check" }));
+    return htmlResponse(
+      await formHtml(access.viewer, project, {
+        values: EMPTY_FORM,
+        error: null,
+        action: `/projects/${project.id}/checks/new`,
+        title: "Add check",
+      }),
+    );
   });
 
   const formHtml = async (viewer: Viewer, project: Project, opts: CheckForm): Promise<string> => {
@@ -322,7 +372,15 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const error = opts.error === null ? null : plainFormError(opts.error, project);
     const errorField = opts.error?.code === "invalid" ? opts.error.field : null;
     const channels = (await pool.listChannels(project.id)).map((c) => ({ id: c.id, name: c.name, kind: c.kind }));
-    return checkFormPage(viewer, { ...opts, error, errorField, dependencies, channels, project, preview: previewOf(opts.values, clock.now()) });
+    return checkFormPage(viewer, {
+      ...opts,
+      error,
+      errorField,
+      dependencies,
+      channels,
+      project,
+      preview: previewOf(opts.values, clock.now()),
+    });
   };
   /** The edit form's settings tried on the check's logged pings: the API's simulate, as one line. */
   const whatIfOf = async (project: Project, check: Check, values: CheckFormValues): Promise<WhatIf> => {
@@ -332,7 +390,12 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (pings.length === 0) return { windowMs: null, downCount: 0, downtimeMs: 0, heldCount: 0 };
     const current = pool.listProjects().find((p) => p.id === project.id) ?? project; // its maintenance windows as they are now
     const result = unwrap(await simulateStoredCheck(deps, current, check, pings, request, untilAt));
-    return { windowMs: untilAt - result.sinceAt, downCount: result.downCount, downtimeMs: result.downtimeMs, heldCount: result.notifications.held };
+    return {
+      windowMs: untilAt - result.sinceAt,
+      downCount: result.downCount,
+      downtimeMs: result.downtimeMs,
+      heldCount: result.notifications.held,
+    };
   };
 
   route("POST", "/projects/:project/checks/new", async (event) => {
@@ -347,29 +410,59 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     if (kindProblem !== null) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: kindProblem }), 400);
     const request = checkRequestOf(checkBodyOf(values), null);
     if (!request.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: request.failure }), 400);
-    if (form.get("action") === "preview") return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true }));
+    if (form.get("action") === "preview")
+      return htmlResponse(await formHtml(access.viewer, project, { ...page, error: null, previewAsked: true }));
     const at = clock.now();
     // a new check gets the project's integrations that are "added to new checks" (the reference: all of them)
     const defaults = (await pool.listChannels(project.id)).filter((c) => c.newChecks !== false).map((c) => c.id);
-    const spec = request.value.spec.channels === undefined && defaults.length > 0 ? { ...request.value.spec, channels: { refs: defaults } } : request.value.spec;
+    const spec =
+      request.value.spec.channels === undefined && defaults.length > 0
+        ? { ...request.value.spec, channels: { refs: defaults } }
+        : request.value.spec;
     const created = await pool.createCheck(project.id, spec, [], at);
     if (!created.ok) return htmlResponse(await formHtml(access.viewer, project, { ...page, error: created.failure }), 400);
-    await recordDashboardChange({ deps }, access, { projectId: project.id, action: "check.created", target: auditTarget.check(created.value.check), at });
+    await recordDashboardChange({ deps }, access, {
+      projectId: project.id,
+      action: "check.created",
+      target: auditTarget.check(created.value.check),
+      at,
+    });
     return redirect(`/checks/${created.value.check.uuid}?done=created`);
   });
 
   /** The settings page with the project as the directory has it now (its maintenance windows just changed, maybe). */
-  const settingsHtml = async (access: Access, stale: Project, opts: {
-    mute: { error: string | null; until: string } | null; maintenance?: MaintenanceForm; escalation?: ProjectEscalationForm; notice?: string | null;
-  }): Promise<string> => {
+  const settingsHtml = async (
+    access: Access,
+    stale: Project,
+    opts: {
+      mute: { error: string | null; until: string } | null;
+      maintenance?: MaintenanceForm;
+      escalation?: ProjectEscalationForm;
+      notice?: string | null;
+    },
+  ): Promise<string> => {
     const project = pool.listProjects().find((p) => p.id === stale.id) ?? stale;
     const checks = await pool.listChecks(project.id, { tags: [] });
     const at = clock.now();
     const form = opts.maintenance ?? { values: EMPTY_MAINTENANCE_FORM, error: null, errorField: null };
     const maintenance = maintenanceSection(access.viewer, { project, at, form });
     const channels = access.viewer.readonly ? [] : await pool.listChannels(project.id);
-    const escalation = projectEscalationSection(access.viewer, { project, channels, form: opts.escalation ?? projectEscalationForm(project), editable: mayChangeEscalation(access) });
-    return settingsPage(access.viewer, { project, badges: presentBadges(project, checks, config).badges, at, mute: opts.mute, maintenance, escalation, notice: opts.notice, manage: manageOffer(access) });
+    const escalation = projectEscalationSection(access.viewer, {
+      project,
+      channels,
+      form: opts.escalation ?? projectEscalationForm(project),
+      editable: mayChangeEscalation(access),
+    });
+    return settingsPage(access.viewer, {
+      project,
+      badges: presentBadges(project, checks, config).badges,
+      at,
+      mute: opts.mute,
+      maintenance,
+      escalation,
+      notice: opts.notice,
+      manage: manageOffer(access),
+    });
   };
 
   route("GET", "/projects/:project/settings", async (event) => {
@@ -387,10 +480,14 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const now = clock.now();
     const query = unwrap(downtimeQueryOf(event.url.searchParams, now));
     const rows = await projectDowntimeRows(pool, project, query, now, access.viewer.readonly);
-    return new HTTPResponse(downtimeCsv(rows, access.viewer.readonly ? "unique_key" : "uuid"), { status: 200, headers: {
-      ...SECURITY_HEADERS, "content-type": "text/csv; charset=utf-8",
-      "content-disposition": `attachment; filename="downtime-${query.unit}-${query.periods[0]?.label ?? "none"}.csv"`,
-    } });
+    return new HTTPResponse(downtimeCsv(rows, access.viewer.readonly ? "unique_key" : "uuid"), {
+      status: 200,
+      headers: {
+        ...SECURITY_HEADERS,
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="downtime-${query.unit}-${query.periods[0]?.label ?? "none"}.csv"`,
+      },
+    });
   });
 
   // the project-wide mute (a maintenance window): the admin API's rules and texts
@@ -406,7 +503,12 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     }
     const at = clock.now();
     unwrap(await pool.muteProject(project.id, untilAt.value, at));
-    await recordDashboardChange({ deps }, access, { projectId: project.id, action: untilAt.value === null ? "project.unmuted" : "project.muted", target: auditTarget.project(project), at });
+    await recordDashboardChange({ deps }, access, {
+      projectId: project.id,
+      action: untilAt.value === null ? "project.unmuted" : "project.muted",
+      target: auditTarget.project(project),
+      at,
+    });
     return redirect(`/projects/${project.id}/settings?done=mute`);
   });
 
@@ -445,4 +547,3 @@ function staticFile(asset: Asset): (event: H3Event) => HTTPResponse {
     return new HTTPResponse(bodies[encoding], { headers: { ...headers, "content-encoding": encoding } });
   };
 }
-

@@ -21,7 +21,10 @@ export type RowsTag = { readonly version: string; readonly variant: string; read
 export function rowsVariant(search: string, readonly: boolean): string {
   const query = new URLSearchParams(search);
   query.sort();
-  return createHash("sha1").update(`${readonly ? "ro" : "rw"}?${query.toString()}`).digest("hex").slice(0, 16);
+  return createHash("sha1")
+    .update(`${readonly ? "ro" : "rw"}?${query.toString()}`)
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /** Returns the ETag header value of a rendering. */

@@ -8,16 +8,26 @@ import { html } from "./html.ts";
 
 /** The inputs as typed: numbers as text, the flag "1" when ticked; each step's integrations as comma-separated ids. */
 export type RunRuleValues = {
-  readonly min_duration: string; readonly max_runs_per_period: string; readonly alert_on_overlap: string;
+  readonly min_duration: string;
+  readonly max_runs_per_period: string;
+  readonly alert_on_overlap: string;
   /** "project": the project's policy (the API's null); "own": the steps below ([] = none). */
   readonly escalation_mode: "project" | "own";
-  readonly escalation_1_after: string; readonly escalation_1_channels: string;
-  readonly escalation_2_after: string; readonly escalation_2_channels: string;
+  readonly escalation_1_after: string;
+  readonly escalation_1_channels: string;
+  readonly escalation_2_after: string;
+  readonly escalation_2_channels: string;
 };
 
 export const EMPTY_RUN_RULES: RunRuleValues = {
-  min_duration: "0", max_runs_per_period: "0", alert_on_overlap: "", escalation_mode: "project",
-  escalation_1_after: "", escalation_1_channels: "", escalation_2_after: "", escalation_2_channels: "",
+  min_duration: "0",
+  max_runs_per_period: "0",
+  alert_on_overlap: "",
+  escalation_mode: "project",
+  escalation_1_after: "",
+  escalation_1_channels: "",
+  escalation_2_after: "",
+  escalation_2_channels: "",
 };
 
 const STEPS = [1, 2] as const;
@@ -26,10 +36,14 @@ const STEPS = [1, 2] as const;
 export function runRuleValuesOf(form: URLSearchParams): RunRuleValues {
   const get = (name: string) => (form.get(name) ?? "").trim();
   return {
-    min_duration: get("min_duration"), max_runs_per_period: get("max_runs_per_period"), alert_on_overlap: get("alert_on_overlap") === "" ? "" : "1",
+    min_duration: get("min_duration"),
+    max_runs_per_period: get("max_runs_per_period"),
+    alert_on_overlap: get("alert_on_overlap") === "" ? "" : "1",
     escalation_mode: get("escalation_mode") === "own" ? "own" : "project",
-    escalation_1_after: get("escalation_1_after"), escalation_1_channels: form.getAll("escalation_1_channels").join(","),
-    escalation_2_after: get("escalation_2_after"), escalation_2_channels: form.getAll("escalation_2_channels").join(","),
+    escalation_1_after: get("escalation_1_after"),
+    escalation_1_channels: form.getAll("escalation_1_channels").join(","),
+    escalation_2_after: get("escalation_2_after"),
+    escalation_2_channels: form.getAll("escalation_2_channels").join(","),
   };
 }
 
@@ -37,10 +51,14 @@ export function runRuleValuesOfCheck(check: Check): RunRuleValues {
   const steps = check.escalation ?? [];
   const after = (i: number) => (steps[i] === undefined ? "" : String(Math.floor(steps[i].afterMs / 1000)));
   return {
-    min_duration: String(Math.floor((check.minDurationMs ?? 0) / 1000)), max_runs_per_period: String(check.maxRunsPerPeriod ?? 0),
-    alert_on_overlap: check.alertOnOverlap === true ? "1" : "", escalation_mode: check.escalation === undefined ? "project" : "own",
-    escalation_1_after: after(0), escalation_1_channels: (steps[0]?.channels ?? []).join(","),
-    escalation_2_after: after(1), escalation_2_channels: (steps[1]?.channels ?? []).join(","),
+    min_duration: String(Math.floor((check.minDurationMs ?? 0) / 1000)),
+    max_runs_per_period: String(check.maxRunsPerPeriod ?? 0),
+    alert_on_overlap: check.alertOnOverlap === true ? "1" : "",
+    escalation_mode: check.escalation === undefined ? "project" : "own",
+    escalation_1_after: after(0),
+    escalation_1_channels: (steps[0]?.channels ?? []).join(","),
+    escalation_2_after: after(1),
+    escalation_2_channels: (steps[1]?.channels ?? []).join(","),
   };
 }
 
@@ -56,7 +74,8 @@ export function runRuleBodyOf(values: RunRuleValues): Record<string, unknown> {
   }
   const steps: Record<string, unknown>[] = [];
   for (const n of STEPS) {
-    const after = values[`escalation_${n}_after`], channels = values[`escalation_${n}_channels`];
+    const after = values[`escalation_${n}_after`],
+      channels = values[`escalation_${n}_channels`];
     if (after === "" && channels === "") continue;
     steps.push({ after: after === "" ? "" : number(after), channels });
   }
@@ -65,18 +84,24 @@ export function runRuleBodyOf(values: RunRuleValues): Record<string, unknown> {
 }
 
 /** The run rules' inputs; `field` renders one labelled text input with its error. */
-export function runRuleInputs(values: RunRuleValues, opts: { readonly field: (id: "min_duration" | "max_runs_per_period", label: string) => Html }): Html {
+export function runRuleInputs(
+  values: RunRuleValues,
+  opts: { readonly field: (id: "min_duration" | "max_runs_per_period", label: string) => Html },
+): Html {
   return html`${opts.field("min_duration", "Down when a run succeeds sooner than N seconds after its start (0 = off)")}
 ${opts.field("max_runs_per_period", "Down when it succeeds more than N times in one period (0 = off)")}
 <label class="check"><input type="checkbox" id="f-alert_on_overlap" name="alert_on_overlap" value="1"${values.alert_on_overlap === "1" ? html` checked` : ""}> Down when runs overlap (a start, or another run's success, while a run is still going; without this, overlaps are only noted)</label>`;
 }
 
 /** The escalation fieldset: the project's policy or the check's own steps, each with its integrations to choose from. */
-export function escalationFieldset(values: RunRuleValues, opts: {
-  readonly channels: readonly Pick<Channel, "id" | "name" | "kind">[];
-  readonly invalid: (id: string) => Html | string;
-  readonly fieldError: (id: string) => Html | string;
-}): Html {
+export function escalationFieldset(
+  values: RunRuleValues,
+  opts: {
+    readonly channels: readonly Pick<Channel, "id" | "name" | "kind">[];
+    readonly invalid: (id: string) => Html | string;
+    readonly fieldError: (id: string) => Html | string;
+  },
+): Html {
   const radio = (mode: RunRuleValues["escalation_mode"], label: string) =>
     html`<label class="radio"><input type="radio" name="escalation_mode" value="${mode}"${values.escalation_mode === mode ? html` checked` : ""}> ${label}</label>`;
   const step = (n: 1 | 2, label: string) => {

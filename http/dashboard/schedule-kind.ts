@@ -13,5 +13,9 @@ export function scheduleKindProblem(values: CheckFormValues, shown: Pick<CheckFo
   if (values.kind !== "simple") return timeZoneProblem(values.tz === "" ? "UTC" : values.tz, shown.tz);
   const typed = values.schedule.trim();
   if (typed === "" || typed === shown.schedule.trim()) return null;
-  return { code: "invalid", field: "schedule", reason: `"${typed}" is typed but "Simple period" is chosen: choose "Cron expression" or "OnCalendar expression" to use it, or empty the field` };
+  return {
+    code: "invalid",
+    field: "schedule",
+    reason: `"${typed}" is typed but "Simple period" is chosen: choose "Cron expression" or "OnCalendar expression" to use it, or empty the field`,
+  };
 }

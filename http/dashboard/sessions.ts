@@ -13,12 +13,15 @@ import { sessionKeyOf } from "../../host/session-key.ts";
  * or a user by email and password (their roles read from host/accounts.ts on each request).
  */
 export type Principal =
-  | { readonly kind: "admin"; readonly tokenHash: string } | { readonly kind: "key"; readonly apiKey: string }
+  | { readonly kind: "admin"; readonly tokenHash: string }
+  | { readonly kind: "key"; readonly apiKey: string }
   | { readonly kind: "user"; readonly userId: string; readonly generation: number };
 
 /** Who is acting, as a record of changes names them: never a secret (a key is named, not shown). */
 export type Actor =
-  | { readonly kind: "admin" } | { readonly kind: "key"; readonly name: string } | { readonly kind: "user"; readonly email: string; readonly id: string };
+  | { readonly kind: "admin" }
+  | { readonly kind: "key"; readonly name: string }
+  | { readonly kind: "user"; readonly email: string; readonly id: string };
 
 export type Session = {
   readonly id: string;
@@ -99,7 +102,8 @@ export function adminTokenHash(token: string): string {
 /** Returns true when the form's CSRF token is the session's (constant-time). */
 export function csrfMatches(session: Session, given: string | null): boolean {
   if (given === null) return false;
-  const a = Buffer.from(session.csrf), b = Buffer.from(given);
+  const a = Buffer.from(session.csrf),
+    b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 

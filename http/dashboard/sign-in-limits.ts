@@ -46,7 +46,8 @@ export class SignInLimits {
    */
   async attempt(keys: readonly LimitKey[], at: Millis): Promise<Attempt | null> {
     const taken: LimitKey[] = [];
-    for (const limit of keys) { // one at a time: a blocked key gives back those taken before it
+    for (const limit of keys) {
+      // one at a time: a blocked key gives back those taken before it
       const stored = await this.#store.editFailures(limit.key, (times) => {
         const kept = recent(times, at);
         return kept.length >= limit.limit ? null : [...kept, at];
@@ -61,10 +62,14 @@ export class SignInLimits {
   }
 
   async #giveBack(keys: readonly LimitKey[], at: Millis): Promise<void> {
-    await Promise.all(keys.map((limit) => this.#store.editFailures(limit.key, (times) => {
-      const i = times.indexOf(at);
-      return i < 0 ? null : [...times.slice(0, i), ...times.slice(i + 1)];
-    })));
+    await Promise.all(
+      keys.map((limit) =>
+        this.#store.editFailures(limit.key, (times) => {
+          const i = times.indexOf(at);
+          return i < 0 ? null : [...times.slice(0, i), ...times.slice(i + 1)];
+        }),
+      ),
+    );
   }
 }
 

@@ -18,9 +18,13 @@ export function statusPageRoutes(ctx: DashboardContext): void {
   const REFUSAL = "only the admin token, or a project's manager or owner, changes status pages";
   const mayChange = (access: Access) => permit(access, "statusPages.change", { keys: false, refusal: REFUSAL });
   const current = (project: Project) => pool.listProjects().find((p) => p.id === project.id) ?? project;
-  const pageHtml = async (access: Access, project: Project, form: StatusPageForm) => statusPagesPage(access.viewer, {
-    project: current(project), checks: await pool.listChecks(project.id, { tags: [] }), form, canChange: allows(access, "statusPages.change", { keys: false }),
-  });
+  const pageHtml = async (access: Access, project: Project, form: StatusPageForm) =>
+    statusPagesPage(access.viewer, {
+      project: current(project),
+      checks: await pool.listChecks(project.id, { tags: [] }),
+      form,
+      canChange: allows(access, "statusPages.change", { keys: false }),
+    });
 
   route("GET", "/projects/:project/status-pages", async (event) => {
     const access = requireAccess(event);
@@ -37,7 +41,12 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     const input = statusPageInputOf({ slug: typed.slug, title: typed.title, checks: typed.checks }, at);
     const added = input.ok ? await addStatusPage(pool, project.id, input.value, at) : input;
     if (!added.ok) return htmlResponse(await pageHtml(access, project, { ...typed, error: sentenceOf(added.failure) }), 400);
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "status_page.created", target: auditTarget.statusPage(typed.slug), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "status_page.created",
+      target: auditTarget.statusPage(typed.slug),
+      at,
+    });
     return redirect(`/projects/${project.id}/status-pages`);
   });
 
@@ -61,7 +70,12 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     mayChange(access);
     const at = clock.now();
     unwrap(await removeStatusPage(pool, project.id, param(event, "slug"), at));
-    await recordDashboardChange(ctx, access, { projectId: project.id, action: "status_page.deleted", target: auditTarget.statusPage(param(event, "slug")), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "status_page.deleted",
+      target: auditTarget.statusPage(param(event, "slug")),
+      at,
+    });
     return redirect(`/projects/${project.id}/status-pages`);
   });
 }

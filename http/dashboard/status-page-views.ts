@@ -8,13 +8,19 @@ import type { Viewer } from "./page-frame.ts";
 import { button, csrfField, documentOf, projectNav } from "./page-frame.ts";
 
 /** The add form as typed: what to show again with the admin API's error when it is refused. */
-export type StatusPageForm = { readonly slug: string; readonly title: string; readonly checks: readonly string[]; readonly error: string | null };
+export type StatusPageForm = {
+  readonly slug: string;
+  readonly title: string;
+  readonly checks: readonly string[];
+  readonly error: string | null;
+};
 
 export const EMPTY_STATUS_PAGE_FORM: StatusPageForm = { slug: "", title: "", checks: [], error: null };
 
 function addForm(viewer: Viewer, project: Project, checks: readonly Check[], form: StatusPageForm): Html {
   if (checks.length === 0) return html`<p class="none">Add a check first: a status page shows chosen checks of the project.</p>`;
-  const box = (check: Check) => html`<li><label><input type="checkbox" name="check" value="${check.uuid}"${form.checks.includes(check.uuid) ? " checked" : ""}> ${check.name === "" ? "(unnamed)" : check.name}</label></li>`;
+  const box = (check: Check) =>
+    html`<li><label><input type="checkbox" name="check" value="${check.uuid}"${form.checks.includes(check.uuid) ? " checked" : ""}> ${check.name === "" ? "(unnamed)" : check.name}</label></li>`;
   return html`<h2>New status page</h2>
 ${form.error === null ? "" : html`<p class="error" role="alert">${form.error}</p>`}
 <form method="post" action="/projects/${project.id}/status-pages" class="check-form status-page-form">${csrfField(viewer)}
@@ -26,7 +32,10 @@ ${form.error === null ? "" : html`<p class="error" role="alert">${form.error}</p
 }
 
 /** `canChange`: the session may create and delete status pages (the admin token, a manager or an owner). */
-export function statusPagesPage(viewer: Viewer, opts: { project: Project; checks: readonly Check[]; form: StatusPageForm; canChange: boolean }): string {
+export function statusPagesPage(
+  viewer: Viewer,
+  opts: { project: Project; checks: readonly Check[]; form: StatusPageForm; canChange: boolean },
+): string {
   const { project, checks, form, canChange } = opts;
   const pages = project.statusPages ?? [];
   const row = (page: StatusPage) => html`<tr data-slug="${page.slug}"><td>${page.title}</td>
@@ -38,8 +47,12 @@ ${canChange ? html`<td><a class="button danger" href="/projects/${project.id}/st
     nav: projectNav(project, viewer),
     body: html`<h1>Status pages</h1>
 <p>A status page shows chosen checks of this project to anyone with its address, without signing in: each check's name, status and uptime over 90 days, and the incidents.</p>
-${pages.length === 0 ? html`<p class="none">No status pages yet.</p>` : html`<table class="list status-pages"><thead><tr><th scope="col">Title</th><th scope="col">Public page</th><th scope="col">Checks</th>${canChange ? html`<th scope="col"></th>` : ""}</tr></thead>
-<tbody>${pages.map(row)}</tbody></table>`}
+${
+  pages.length === 0
+    ? html`<p class="none">No status pages yet.</p>`
+    : html`<table class="list status-pages"><thead><tr><th scope="col">Title</th><th scope="col">Public page</th><th scope="col">Checks</th>${canChange ? html`<th scope="col"></th>` : ""}</tr></thead>
+<tbody>${pages.map(row)}</tbody></table>`
+}
 ${canChange ? addForm(viewer, project, checks, form) : html`<p>Only the admin token, and a project's managers and owners, create and delete status pages.</p>`}`,
   });
 }

@@ -7,22 +7,40 @@ import { html } from "./html.ts";
 /** The snippets for `pingUrl`, in the order shown; email only when the check has an address (inbound SMTP on). */
 export function usageSnippets(pingUrl: string, email: string | null): readonly { readonly name: string; readonly code: string }[] {
   const snippets = [
-    { name: "Crontab", code: `# m h dom mon dow command\n8 6 * * * /home/user/backup.sh && curl -fsS -m 10 --retry 5 -o /dev/null ${pingUrl}` },
-    { name: "Bash", code: `# using curl (10 second timeout, retry up to 5 times):\ncurl -m 10 --retry 5 ${pingUrl}\n\n# using wget (10 second timeout, retry up to 5 times):\nwget ${pingUrl} -T 10 -t 5 -O /dev/null` },
-    { name: "Python", code: `import socket\nimport urllib.request\n\ntry:\n    urllib.request.urlopen("${pingUrl}", timeout=10)\nexcept socket.error as e:\n    # Log ping failure here...\n    print("Ping failed: %s" % e)` },
-    { name: "Node.js", code: `// Node 18 or later: fetch is built in\nfetch("${pingUrl}", { signal: AbortSignal.timeout(10_000) })\n  .catch((err) => console.error("Ping failed: " + err));` },
+    {
+      name: "Crontab",
+      code: `# m h dom mon dow command\n8 6 * * * /home/user/backup.sh && curl -fsS -m 10 --retry 5 -o /dev/null ${pingUrl}`,
+    },
+    {
+      name: "Bash",
+      code: `# using curl (10 second timeout, retry up to 5 times):\ncurl -m 10 --retry 5 ${pingUrl}\n\n# using wget (10 second timeout, retry up to 5 times):\nwget ${pingUrl} -T 10 -t 5 -O /dev/null`,
+    },
+    {
+      name: "Python",
+      code: `import socket\nimport urllib.request\n\ntry:\n    urllib.request.urlopen("${pingUrl}", timeout=10)\nexcept socket.error as e:\n    # Log ping failure here...\n    print("Ping failed: %s" % e)`,
+    },
+    {
+      name: "Node.js",
+      code: `// Node 18 or later: fetch is built in\nfetch("${pingUrl}", { signal: AbortSignal.timeout(10_000) })\n  .catch((err) => console.error("Ping failed: " + err));`,
+    },
     { name: "PowerShell", code: `# a ping with a 10 second timeout:\nInvoke-RestMethod -Uri ${pingUrl} -TimeoutSec 10` },
   ];
-  if (email !== null) snippets.push({ name: "Email", code: `As an alternative to HTTP requests, you can also report "liveness"\nby sending email messages to:\n\n${email}` });
+  if (email !== null)
+    snippets.push({
+      name: "Email",
+      code: `As an alternative to HTTP requests, you can also report "liveness"\nby sending email messages to:\n\n${email}`,
+    });
   return snippets;
 }
 
 /** One collapsed block per snippet: no script needed (the page's CSP allows none inline). */
 export function usageExamplesHtml(pingUrl: string, email: string | null): Html {
   return html`<div class="usage-examples"><h3>Usage examples</h3>
-${usageSnippets(pingUrl, email).map(({ name, code }) => html`<details class="usage"><summary>${name}</summary><pre><code>${code}</code></pre>
+${usageSnippets(pingUrl, email).map(
+  ({ name, code }) => html`<details class="usage"><summary>${name}</summary><pre><code>${code}</code></pre>
 <button type="button" data-copy="${code}">Copy ${name} example</button></details>
-`)}</div>`;
+`,
+)}</div>`;
 }
 
 /** The check's own badge (the API's badge_url: /b/2/<badge key>.svg, up or down), shown and its URL to copy. */

@@ -13,7 +13,13 @@ import { COOKIE, cookieOf, param } from "./responses.ts";
 import type { SessionStore } from "./sessions.ts";
 
 /** The helpers of users' requests, over the dashboard's sessions. */
-export function userAccess(deps: { pool: Pool; accounts: Accounts; sessions: SessionStore; realClock: Clock; unshare: (id: string) => Promise<void> }) {
+export function userAccess(deps: {
+  pool: Pool;
+  accounts: Accounts;
+  sessions: SessionStore;
+  realClock: Clock;
+  unshare: (id: string) => Promise<void>;
+}) {
   const { pool, accounts, sessions, realClock, unshare } = deps;
   // a user's request is about one project: the one its URL names, or the project of the check it names
   const projectOfRequest = new WeakMap<H3Event, string>();
@@ -56,10 +62,21 @@ export function userAccess(deps: { pool: Pool; accounts: Accounts; sessions: Ses
     const project = role === null ? undefined : pool.listProjects().find((p) => p.id === projectId);
     if (role === null || project === undefined) return null;
     const readonly = !mayDo(role, "checks.change");
-    return { session, caller: { project, readonly }, user: { id: user.id, email: user.email, role },
+    return {
+      session,
+      caller: { project, readonly },
+      user: { id: user.id, email: user.email, role },
       // `admin`: the project's own controls (mute, maintenance windows), which an owner may use
-      viewer: { csrf: session.csrf, readonly, admin: mayDo(role, "project.change"), user: { email: user.email, role },
-        hideKeys: !mayDo(role, "keys.view"), hidePingUrls: !mayDo(role, "checks.pingUrls"), hideAudit: !mayDo(role, "audit.view") } };
+      viewer: {
+        csrf: session.csrf,
+        readonly,
+        admin: mayDo(role, "project.change"),
+        user: { email: user.email, role },
+        hideKeys: !mayDo(role, "keys.view"),
+        hidePingUrls: !mayDo(role, "checks.pingUrls"),
+        hideAudit: !mayDo(role, "audit.view"),
+      },
+    };
   };
   /**
    * An instance admin's access: all that the admin token's is (caller "admin"), in every project whether or
@@ -69,8 +86,12 @@ export function userAccess(deps: { pool: Pool; accounts: Accounts; sessions: Ses
     const found = signedInUser(event);
     if (found === null || !found.user.admin) return null;
     const { session, user } = found;
-    return { session, caller: "admin", user: { id: user.id, email: user.email, role: "owner", admin: true },
-      viewer: { csrf: session.csrf, readonly: false, admin: true, user: { email: user.email, role: "instance admin" } } };
+    return {
+      session,
+      caller: "admin",
+      user: { id: user.id, email: user.email, role: "owner", admin: true },
+      viewer: { csrf: session.csrf, readonly: false, admin: true, user: { email: user.email, role: "instance admin" } },
+    };
   };
   return { resolveProject, signedInUser, userAccessOf, instanceAdminAccess };
 }

@@ -24,7 +24,13 @@ export function userAdminRoutes(ctx: DashboardContext, accounts: Accounts): void
     if (access.caller !== "admin") throw httpError(403, "only an instance admin (or the admin token) manages users");
   };
   const page = (access: Access, error: string | null, invited: Invited | null = null) =>
-    usersPage(access.viewer, { users: accounts.listUsers(), self: access.user?.id ?? null, error, invited, projectsOf: (id) => accounts.membershipsOf(id).length });
+    usersPage(access.viewer, {
+      users: accounts.listUsers(),
+      self: access.user?.id ?? null,
+      error,
+      invited,
+      projectsOf: (id) => accounts.membershipsOf(id).length,
+    });
   const userOf = (id: string): User => {
     const user = accounts.userById(id);
     if (user === null) throw httpError(404, "user not found");
@@ -46,7 +52,12 @@ export function userAdminRoutes(ctx: DashboardContext, accounts: Accounts): void
     const made = await accounts.createUser({ email, admin }, systemClock.now()); // real time: an invitation lasts 7 real days
     if (!made.ok) return htmlResponse(page(access, `The user was not added: ${reasonOf(made.failure)}.`), 400);
     const { user, inviteToken } = made.value;
-    await recordDashboardChange(ctx, access, { projectId: INSTANCE_LOG, action: "user.created", target: auditTarget.account(user, `invited${admin ? " as an instance admin" : ""}`), at: ctx.deps.clock.now() });
+    await recordDashboardChange(ctx, access, {
+      projectId: INSTANCE_LOG,
+      action: "user.created",
+      target: auditTarget.account(user, `invited${admin ? " as an instance admin" : ""}`),
+      at: ctx.deps.clock.now(),
+    });
     const link = `${config.siteRoot}/invite/${inviteToken ?? ""}`;
     const mail = await mailInvitation(sendUserMail, { to: user.email, link, role: admin ? "as an instance admin" : null });
     return htmlResponse(page(access, null, { email: user.email, link, mail }));
@@ -58,10 +69,16 @@ export function userAdminRoutes(ctx: DashboardContext, accounts: Accounts): void
     const form = await writeForm(event, access);
     const user = userOf(param(event, "user"));
     const admin = form.get("admin") === "1";
-    if (!admin && user.id === access.user?.id) return htmlResponse(page(access, "You cannot take your own instance admin away: another admin (or the admin token) can."), 400);
+    if (!admin && user.id === access.user?.id)
+      return htmlResponse(page(access, "You cannot take your own instance admin away: another admin (or the admin token) can."), 400);
     await accounts.setAdmin(user.id, admin);
     if (admin !== user.admin) {
-      await recordDashboardChange(ctx, access, { projectId: INSTANCE_LOG, action: admin ? "user.admin_granted" : "user.admin_revoked", target: auditTarget.account(user, ""), at: ctx.deps.clock.now() });
+      await recordDashboardChange(ctx, access, {
+        projectId: INSTANCE_LOG,
+        action: admin ? "user.admin_granted" : "user.admin_revoked",
+        target: auditTarget.account(user, ""),
+        at: ctx.deps.clock.now(),
+      });
     }
     return redirect("/users");
   });
@@ -77,8 +94,14 @@ export function userAdminRoutes(ctx: DashboardContext, accounts: Accounts): void
     if (outcome === null || !("removed" in outcome)) throw httpError(404, "user not found");
     const { removed } = outcome;
     const at = ctx.deps.clock.now();
-    await recordDashboardChange(ctx, access, { projectId: INSTANCE_LOG, action: "user.deleted", target: auditTarget.account(user, ""), at });
-    for (const { projectId } of removed) await recordDashboardChange(ctx, access, { projectId, action: "member.removed", target: auditTarget.member(user, null), at });
+    await recordDashboardChange(ctx, access, {
+      projectId: INSTANCE_LOG,
+      action: "user.deleted",
+      target: auditTarget.account(user, ""),
+      at,
+    });
+    for (const { projectId } of removed)
+      await recordDashboardChange(ctx, access, { projectId, action: "member.removed", target: auditTarget.member(user, null), at });
     return redirect("/users");
   });
 }
@@ -90,20 +113,33 @@ const MAIL_WORDS: Record<InvitationMail, string> = {
 };
 
 /** The users page: each user with their projects and whether they are an instance admin, and the forms. */
-export function usersPage(viewer: Viewer, opts: {
-  users: readonly User[]; self: string | null; error: string | null; invited: Invited | null; projectsOf: (id: string) => number;
-}): string {
-  const rows = opts.users.map((u) => html`<tr><td>${u.email}</td><td>${u.admin ? "yes" : "no"}</td><td>${opts.projectsOf(u.id)}</td><td>
+export function usersPage(
+  viewer: Viewer,
+  opts: {
+    users: readonly User[];
+    self: string | null;
+    error: string | null;
+    invited: Invited | null;
+    projectsOf: (id: string) => number;
+  },
+): string {
+  const rows = opts.users.map(
+    (u) => html`<tr><td>${u.email}</td><td>${u.admin ? "yes" : "no"}</td><td>${opts.projectsOf(u.id)}</td><td>
 ${u.id === opts.self && u.admin ? "" : html`<form method="post" action="/users/${u.id}/admin" class="inline">${csrfField(viewer)}<input type="hidden" name="admin" value="${u.admin ? "0" : "1"}"><button type="submit" aria-label="${u.admin ? "Take instance admin from" : "Make instance admin:"} ${u.email}">${u.admin ? "Take admin away" : "Make admin"}</button></form>`}
-${u.id === opts.self ? "" : html`<form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(viewer)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`}</td></tr>`);
+${u.id === opts.self ? "" : html`<form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(viewer)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`}</td></tr>`,
+  );
   return documentOf({
     title: "Users",
     viewer,
     body: html`<h1>Users</h1>
 <p>An instance admin does everything the admin token does: projects, users, roles, limits, every integration kind.</p>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-${opts.invited === null ? "" : html`<div class="notice" role="status"><p>Invitation for ${opts.invited.email} (valid 7 days, once). ${MAIL_WORDS[opts.invited.mail]}</p>
-<p><label for="invite-link">Invitation link</label> <input id="invite-link" readonly value="${opts.invited.link}" size="60"></p></div>`}
+${
+  opts.invited === null
+    ? ""
+    : html`<div class="notice" role="status"><p>Invitation for ${opts.invited.email} (valid 7 days, once). ${MAIL_WORDS[opts.invited.mail]}</p>
+<p><label for="invite-link">Invitation link</label> <input id="invite-link" readonly value="${opts.invited.link}" size="60"></p></div>`
+}
 <table class="list"><thead><tr><th scope="col">Email</th><th scope="col">Instance admin</th><th scope="col">Projects</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody></table>
 ${opts.users.length === 0 ? html`<p>No users yet.</p>` : ""}

@@ -42,55 +42,67 @@ export function adminCheckRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
     if (ref === "" || !isSlug(ref)) throw httpError(404, "check not found (name it by its uuid or its slug)");
     const matches = await pool.listChecks(projectId, { slug: ref, tags: [] });
     if (matches.length === 0) throw httpError(404, "check not found");
-    if (matches.length > 1) throw httpError(409, `ambiguous slug: ${matches.length} checks of the project have it; name the check by its uuid`);
+    if (matches.length > 1)
+      throw httpError(409, `ambiguous slug: ${matches.length} checks of the project have it; name the check by its uuid`);
     return matches[0];
   };
 
-  endpoint(app, "/admin/v1/projects/:id/checks", {
-    GET: async (event) => {
-      const project = projectOf(event);
-      const document = await pool.listChecksJson(project.id, checkQueryOf(event.url.searchParams), view(clock.now()));
-      return { status: 200, body: document, contentType: "application/json" };
+  endpoint(
+    app,
+    "/admin/v1/projects/:id/checks",
+    {
+      GET: async (event) => {
+        const project = projectOf(event);
+        const document = await pool.listChecksJson(project.id, checkQueryOf(event.url.searchParams), view(clock.now()));
+        return { status: 200, body: document, contentType: "application/json" };
+      },
+      POST: async (event) => {
+        const project = projectOf(event);
+        const body = await jsonBody(event);
+        const uuid = Object.hasOwn(body, "uuid") ? body.uuid : undefined;
+        if (uuid !== undefined && (typeof uuid !== "string" || !isUuid(uuid)))
+          throw httpError(400, "json validation error: uuid is not a lower-case uuid");
+        const request = unwrap(checkRequestOf(body, null));
+        const at = clock.now();
+        const { check, created } = unwrap(await pool.createCheck(project.id, request.spec, request.unique, at, uuid));
+        await record(project.id, created ? "check.created" : "check.updated", check, at);
+        return json(presentCheck(check, view(at)), created ? 201 : 200);
+      },
     },
-    POST: async (event) => {
-      const project = projectOf(event);
-      const body = await jsonBody(event);
-      const uuid = Object.hasOwn(body, "uuid") ? body.uuid : undefined;
-      if (uuid !== undefined && (typeof uuid !== "string" || !isUuid(uuid))) throw httpError(400, "json validation error: uuid is not a lower-case uuid");
-      const request = unwrap(checkRequestOf(body, null));
-      const at = clock.now();
-      const { check, created } = unwrap(await pool.createCheck(project.id, request.spec, request.unique, at, uuid));
-      await record(project.id, created ? "check.created" : "check.updated", check, at);
-      return json(presentCheck(check, view(at)), created ? 201 : 200);
-    },
-  }, options);
+    options,
+  );
 
-  endpoint(app, "/admin/v1/projects/:id/checks/:uuid", {
-    PUT: importedCheckPut(deps), // a check brought over whole (http/routes/admin-import.ts)
-    GET: async (event) => {
-      const project = projectOf(event);
-      return json(presentCheck(await checkOf(project.id, event), view(clock.now())));
+  endpoint(
+    app,
+    "/admin/v1/projects/:id/checks/:uuid",
+    {
+      PUT: importedCheckPut(deps), // a check brought over whole (http/routes/admin-import.ts)
+      GET: async (event) => {
+        const project = projectOf(event);
+        return json(presentCheck(await checkOf(project.id, event), view(clock.now())));
+      },
+      // an edit, as POST /api/v3/checks/<uuid> makes one: the same body, the fields sent change
+      POST: async (event) => {
+        const project = projectOf(event);
+        const stored = await checkOf(project.id, event); // 404 before a bad body's 400, as the API decides
+        const body = await jsonBody(event);
+        if (Object.hasOwn(body, "uuid") && body.uuid !== stored.uuid) throw httpError(400, "json validation error: uuid cannot change");
+        const request = unwrap(checkRequestOf(body, stored));
+        if (request.unique.length > 0) throw httpError(400, "json validation error: unique applies to a create only");
+        const at = clock.now();
+        const check = unwrap(await pool.updateCheck(project.id, stored.uuid, request.spec, at));
+        await record(project.id, "check.updated", check, at);
+        return json(presentCheck(check, view(at)));
+      },
+      DELETE: async (event) => {
+        const project = projectOf(event);
+        const stored = await checkOf(project.id, event);
+        const at = clock.now();
+        const check = unwrap(await pool.deleteCheck(project.id, stored.uuid, at));
+        await record(project.id, "check.deleted", check, at);
+        return json(presentCheck({ ...check, channels: [] }, view(at)));
+      },
     },
-    // an edit, as POST /api/v3/checks/<uuid> makes one: the same body, the fields sent change
-    POST: async (event) => {
-      const project = projectOf(event);
-      const stored = await checkOf(project.id, event); // 404 before a bad body's 400, as the API decides
-      const body = await jsonBody(event);
-      if (Object.hasOwn(body, "uuid") && body.uuid !== stored.uuid) throw httpError(400, "json validation error: uuid cannot change");
-      const request = unwrap(checkRequestOf(body, stored));
-      if (request.unique.length > 0) throw httpError(400, "json validation error: unique applies to a create only");
-      const at = clock.now();
-      const check = unwrap(await pool.updateCheck(project.id, stored.uuid, request.spec, at));
-      await record(project.id, "check.updated", check, at);
-      return json(presentCheck(check, view(at)));
-    },
-    DELETE: async (event) => {
-      const project = projectOf(event);
-      const stored = await checkOf(project.id, event);
-      const at = clock.now();
-      const check = unwrap(await pool.deleteCheck(project.id, stored.uuid, at));
-      await record(project.id, "check.deleted", check, at);
-      return json(presentCheck({ ...check, channels: [] }, view(at)));
-    },
-  }, options);
+    options,
+  );
 }

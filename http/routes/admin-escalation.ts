@@ -13,21 +13,32 @@ import { auditTarget, recordChange } from "../../host/audit.ts";
 
 export function adminEscalationRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
   const { pool, clock, config } = deps;
-  endpoint(app, "/admin/v1/projects/:id/escalation", {
-    GET: async (event) => {
-      authorizeAdmin(event.req.headers, config.adminToken);
-      return json({ escalation: presentEscalation(projectOfUrl(deps, event).escalation ?? [], false) });
+  endpoint(
+    app,
+    "/admin/v1/projects/:id/escalation",
+    {
+      GET: async (event) => {
+        authorizeAdmin(event.req.headers, config.adminToken);
+        return json({ escalation: presentEscalation(projectOfUrl(deps, event).escalation ?? [], false) });
+      },
+      PUT: async (event) => {
+        authorizeAdmin(event.req.headers, config.adminToken);
+        const project = projectOfUrl(deps, event);
+        const body = await jsonBody(event);
+        if (!Object.hasOwn(body, "escalation")) throw httpError(400, "escalation: a list of steps ([] = none) is required");
+        const steps = unwrap(escalationOf(body.escalation));
+        const at = clock.now();
+        const changed = unwrap(await pool.changeProject(project.id, { kind: "setEscalation", steps: steps ?? [] }, at));
+        await recordChange(deps.audit, {
+          projectId: project.id,
+          actor: { kind: "admin" },
+          action: "project.escalation_set",
+          target: auditTarget.project(changed),
+          at,
+        });
+        return json({ escalation: presentEscalation(changed.escalation ?? [], false) });
+      },
     },
-    PUT: async (event) => {
-      authorizeAdmin(event.req.headers, config.adminToken);
-      const project = projectOfUrl(deps, event);
-      const body = await jsonBody(event);
-      if (!Object.hasOwn(body, "escalation")) throw httpError(400, "escalation: a list of steps ([] = none) is required");
-      const steps = unwrap(escalationOf(body.escalation));
-      const at = clock.now();
-      const changed = unwrap(await pool.changeProject(project.id, { kind: "setEscalation", steps: steps ?? [] }, at));
-      await recordChange(deps.audit, { projectId: project.id, actor: { kind: "admin" }, action: "project.escalation_set", target: auditTarget.project(changed), at });
-      return json({ escalation: presentEscalation(changed.escalation ?? [], false) });
-    },
-  }, { report: opts.report, cors: false });
+    { report: opts.report, cors: false },
+  );
 }

@@ -25,39 +25,49 @@ export function adminImportRoutes(app: H3, deps: AppDeps, opts: { report: ErrorR
   const uuidOf = (event: H3Event) => event.context.params?.uuid ?? "";
 
   // Which project holds a check: how an import finds where an earlier run put a source's checks.
-  endpoint(app, "/admin/v1/checks/:uuid", {
-    GET: async (event) => {
-      admin(event);
-      const uuid = uuidOf(event);
-      await pool.catchUp();
-      const project = isUuid(uuid) ? pool.projectOfCheck(uuid) : null;
-      if (project === null) throw httpError(404, "check not found");
-      return json({ uuid, project: project.id });
+  endpoint(
+    app,
+    "/admin/v1/checks/:uuid",
+    {
+      GET: async (event) => {
+        admin(event);
+        const uuid = uuidOf(event);
+        await pool.catchUp();
+        const project = isUuid(uuid) ? pool.projectOfCheck(uuid) : null;
+        if (project === null) throw httpError(404, "check not found");
+        return json({ uuid, project: project.id });
+      },
     },
-  }, options);
+    options,
+  );
 
   // PUT /admin/v1/projects/<id>/checks/<uuid> (a check put whole) is served with the path's other methods
   // by http/routes/admin-checks.ts: importedCheckPut below.
 
   // Past pings of a check, numbered as they were (at most its n_pings); those its log already holds are
   // left out, and so are those older than its log keeps. "added": how many were logged.
-  endpoint(app, "/admin/v1/projects/:id/checks/:uuid/pings", {
-    POST: async (event) => {
-      admin(event);
-      const projectId = projectIdOf(deps, event);
-      const at = clock.now();
-      const { pings, dryRun } = unwrap(pingsImportOf(await jsonBody(event, IMPORT_BODY_BYTES), at));
-      const listed = unwrap(await pool.listPings(projectId, uuidOf(event)));
-      const keep = deps.pool.listProjects().find((p) => p.id === projectId)?.pingLogLimit ?? 0;
-      const logged = new Set(listed.pings.map((ping) => ping.n));
-      // the log keeps a check's newest `keep` pings: those below them would only be trimmed again
-      const newest = [...logged, ...pings.map((ping) => ping.record.n)].sort((a, b) => b - a);
-      const floor = newest.length > keep ? newest[keep - 1] : 0;
-      const missing = pings.filter((ping) => !logged.has(ping.record.n) && ping.record.n >= floor);
-      if (dryRun || missing.length === 0) return json({ added: missing.length, ...(dryRun ? { dry_run: true } : {}) });
-      return json({ added: unwrap(await pool.importPings(projectId, uuidOf(event), missing, at)) });
+  endpoint(
+    app,
+    "/admin/v1/projects/:id/checks/:uuid/pings",
+    {
+      POST: async (event) => {
+        admin(event);
+        const projectId = projectIdOf(deps, event);
+        const at = clock.now();
+        const { pings, dryRun } = unwrap(pingsImportOf(await jsonBody(event, IMPORT_BODY_BYTES), at));
+        const listed = unwrap(await pool.listPings(projectId, uuidOf(event)));
+        const keep = deps.pool.listProjects().find((p) => p.id === projectId)?.pingLogLimit ?? 0;
+        const logged = new Set(listed.pings.map((ping) => ping.n));
+        // the log keeps a check's newest `keep` pings: those below them would only be trimmed again
+        const newest = [...logged, ...pings.map((ping) => ping.record.n)].sort((a, b) => b - a);
+        const floor = newest.length > keep ? newest[keep - 1] : 0;
+        const missing = pings.filter((ping) => !logged.has(ping.record.n) && ping.record.n >= floor);
+        if (dryRun || missing.length === 0) return json({ added: missing.length, ...(dryRun ? { dry_run: true } : {}) });
+        return json({ added: unwrap(await pool.importPings(projectId, uuidOf(event), missing, at)) });
+      },
     },
-  }, options);
+    options,
+  );
 }
 
 /**
@@ -76,7 +86,14 @@ export function importedCheckPut(deps: AppDeps): Handler {
     const imported = await pool.importCheck(projectId, check, at);
     if (!imported.ok && imported.failure.code === "forbidden") throw httpError(409, "another project has a check with this uuid");
     const { check: stored, result } = unwrap(imported);
-    if (result !== "unchanged") await recordChange(deps.audit, { projectId, actor: { kind: "admin" }, action: "check.imported", target: auditTarget.check(stored), at });
+    if (result !== "unchanged")
+      await recordChange(deps.audit, {
+        projectId,
+        actor: { kind: "admin" },
+        action: "check.imported",
+        target: auditTarget.check(stored),
+        at,
+      });
     return json({ uuid: stored.uuid, result }, result === "created" ? 201 : 200);
   };
 }
@@ -96,6 +113,13 @@ async function dryRunResult(pool: Pool, projectId: string, check: CheckImport): 
 function channelIdsOf(channels: readonly Channel[], refs: CheckSpec["channels"]): string[] | undefined {
   if (refs === undefined) return undefined;
   if ("all" in refs) return channels.map((c) => c.id).sort();
-  const ids = refs.refs.flatMap((ref) => channels.find((c) => c.id === ref)?.id ?? channels.filter((c) => c.name === ref).map((c) => c.id).slice(0, 1));
+  const ids = refs.refs.flatMap(
+    (ref) =>
+      channels.find((c) => c.id === ref)?.id ??
+      channels
+        .filter((c) => c.name === ref)
+        .map((c) => c.id)
+        .slice(0, 1),
+  );
   return [...new Set(ids)].sort();
 }

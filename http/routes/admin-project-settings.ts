@@ -23,44 +23,65 @@ export function adminProjectSettingsRoutes(app: H3, deps: AppDeps, opts: { repor
     return projectOfUrl(deps, event);
   };
   const keyOf = (event: H3Event) => {
-    const key = Object.hasOwn(API_KEY_KINDS, event.context.params?.kind ?? "") ? API_KEY_KINDS[event.context.params?.kind ?? ""] : undefined;
+    const key = Object.hasOwn(API_KEY_KINDS, event.context.params?.kind ?? "")
+      ? API_KEY_KINDS[event.context.params?.kind ?? ""]
+      : undefined;
     if (key === undefined) throw httpError(404, "no such key: read-write or read-only");
     return key;
   };
 
-  endpoint(app, "/admin/v1/projects/:id", {
-    GET: async (event) => json(presentProject(projectOf(event))),
-    PUT: async (event) => {
-      const project = projectOf(event);
-      const { name, limits } = unwrap(projectEditOf(await jsonBody(event)));
-      const at = clock.now();
-      const changed = unwrap(await pool.changeProject(project.id, { kind: "edit", name, limits }, at));
-      if (changed.name !== project.name) await record(project.id, "project.renamed", auditTarget.project(changed), at);
-      if (changed.checkLimit !== project.checkLimit || changed.pingLogLimit !== project.pingLogLimit || changed.pingBodyLimit !== project.pingBodyLimit) {
-        await record(project.id, "project.limits_changed", auditTarget.project(changed), at);
-      }
-      return json(presentProject(changed));
+  endpoint(
+    app,
+    "/admin/v1/projects/:id",
+    {
+      GET: async (event) => json(presentProject(projectOf(event))),
+      PUT: async (event) => {
+        const project = projectOf(event);
+        const { name, limits } = unwrap(projectEditOf(await jsonBody(event)));
+        const at = clock.now();
+        const changed = unwrap(await pool.changeProject(project.id, { kind: "edit", name, limits }, at));
+        if (changed.name !== project.name) await record(project.id, "project.renamed", auditTarget.project(changed), at);
+        if (
+          changed.checkLimit !== project.checkLimit ||
+          changed.pingLogLimit !== project.pingLogLimit ||
+          changed.pingBodyLimit !== project.pingBodyLimit
+        ) {
+          await record(project.id, "project.limits_changed", auditTarget.project(changed), at);
+        }
+        return json(presentProject(changed));
+      },
+      DELETE: async (event) => {
+        const project = projectOf(event),
+          at = clock.now();
+        unwrap(await deleteProject(pool, project.id, at));
+        await record(project.id, "project.deleted", auditTarget.project(project), at);
+        return json(null, 204);
+      },
     },
-    DELETE: async (event) => {
-      const project = projectOf(event), at = clock.now();
-      unwrap(await deleteProject(pool, project.id, at));
-      await record(project.id, "project.deleted", auditTarget.project(project), at);
-      return json(null, 204);
-    },
-  }, options);
+    options,
+  );
 
-  endpoint(app, "/admin/v1/projects/:id/keys/:kind", {
-    POST: async (event) => {
-      const project = projectOf(event), kind = event.context.params?.kind ?? "", at = clock.now();
-      const changed = unwrap(await setApiKey(pool, project.id, keyOf(event), newApiKey(), at));
-      await record(project.id, "key.created", auditTarget.key(kind), at);
-      return json(presentProject(changed));
+  endpoint(
+    app,
+    "/admin/v1/projects/:id/keys/:kind",
+    {
+      POST: async (event) => {
+        const project = projectOf(event),
+          kind = event.context.params?.kind ?? "",
+          at = clock.now();
+        const changed = unwrap(await setApiKey(pool, project.id, keyOf(event), newApiKey(), at));
+        await record(project.id, "key.created", auditTarget.key(kind), at);
+        return json(presentProject(changed));
+      },
+      DELETE: async (event) => {
+        const project = projectOf(event),
+          kind = event.context.params?.kind ?? "",
+          at = clock.now();
+        unwrap(await setApiKey(pool, project.id, keyOf(event), "", at));
+        await record(project.id, "key.revoked", auditTarget.key(kind), at);
+        return json(null, 204);
+      },
     },
-    DELETE: async (event) => {
-      const project = projectOf(event), kind = event.context.params?.kind ?? "", at = clock.now();
-      unwrap(await setApiKey(pool, project.id, keyOf(event), "", at));
-      await record(project.id, "key.revoked", auditTarget.key(kind), at);
-      return json(null, 204);
-    },
-  }, options);
+    options,
+  );
 }

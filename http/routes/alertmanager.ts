@@ -27,7 +27,12 @@ const MAX_ALERTS = 1_000;
 type Alert = { readonly status: "firing" | "resolved"; readonly labels: Readonly<Record<string, string>>; readonly raw: unknown };
 
 /** What one alert did: the check's slug, and whether it was pinged, created, not found or refused. */
-type AlertResult = { readonly slug: string; readonly signal: PingSignal; readonly result: "ok" | "created" | "not_found" | "refused"; readonly error?: string };
+type AlertResult = {
+  readonly slug: string;
+  readonly signal: PingSignal;
+  readonly result: "ok" | "created" | "not_found" | "refused";
+  readonly error?: string;
+};
 
 export function alertmanagerRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
   const { pool, clock } = deps;
@@ -47,35 +52,60 @@ export function alertmanagerRoutes(app: H3, deps: AppDeps, opts: { report: Error
     return json({ alerts: results });
   };
 
-  async function pingFor(alert: Alert, project: Project, pingKey: string, create: boolean, event: H3Event, at: Millis): Promise<AlertResult> {
+  async function pingFor(
+    alert: Alert,
+    project: Project,
+    pingKey: string,
+    create: boolean,
+    event: H3Event,
+    at: Millis,
+  ): Promise<AlertResult> {
     const named = alert.labels.hcd_check ?? slugify(alert.labels.alertname ?? "");
     const firing = firingSignalOf(alert.labels.hcd_signal);
     if (firing === null) return { slug: named, signal: "log", result: "refused", error: "hcd_signal must be success, fail, start or log" };
     const signal: PingSignal = alert.status === "firing" ? firing : firing === "fail" ? "success" : "log";
-    if (!isSlug(named) || named === "") return { slug: named, signal, result: "refused", error: "the check's slug must be lower-case letters, digits, _ and -" };
+    if (!isSlug(named) || named === "")
+      return { slug: named, signal, result: "refused", error: "the check's slug must be lower-case letters, digits, _ and -" };
     const body = new TextEncoder().encode(JSON.stringify(alert.raw)).subarray(0, project.pingBodyLimit);
     const outcome = await pool.ping(project.id, {
-      target: { pingKey, slug: named, create }, signal, exitStatus: null, method: "POST",
+      target: { pingKey, slug: named, create },
+      signal,
+      exitStatus: null,
+      method: "POST",
       scheme: event.req.headers.get("x-forwarded-proto") ?? "http",
       remoteAddr: remoteAddress(event.req.headers.get("x-forwarded-for") ?? undefined, remoteOf(event)),
-      ua: event.req.headers.get("user-agent") ?? "", rid: null, body: body.length === 0 ? null : body, at,
+      ua: event.req.headers.get("user-agent") ?? "",
+      rid: null,
+      body: body.length === 0 ? null : body,
+      at,
     });
     if (outcome.ok) return { slug: named, signal, result: outcome.value.created ? "created" : "ok" };
     if (outcome.failure.code === "not_found") return { slug: named, signal, result: "not_found" };
     return { slug: named, signal, result: "refused", error: pingFailureOf(outcome.failure)[1] };
   }
 
-  endpoint(app, "/api/alertmanager/:key", {
-    POST: (event) => receive(event, event.context.params?.key ?? ""),
-  }, { report: opts.report, cors: false });
-  endpoint(app, "/api/alertmanager", {
-    POST: (event) => {
-      const auth = event.req.headers.get("authorization") ?? "";
-      const match = /^Bearer (\S+)$/i.exec(auth);
-      if (match === null) throw httpError(401, "the project's ping key is needed: in the URL (/api/alertmanager/<ping key>) or as Authorization: Bearer");
-      return receive(event, match[1]);
+  endpoint(
+    app,
+    "/api/alertmanager/:key",
+    {
+      POST: (event) => receive(event, event.context.params?.key ?? ""),
     },
-  }, { report: opts.report, cors: false });
+    { report: opts.report, cors: false },
+  );
+  endpoint(
+    app,
+    "/api/alertmanager",
+    {
+      POST: (event) => {
+        const auth = event.req.headers.get("authorization") ?? "";
+        const match = /^Bearer (\S+)$/i.exec(auth);
+        if (match === null)
+          throw httpError(401, "the project's ping key is needed: in the URL (/api/alertmanager/<ping key>) or as Authorization: Bearer");
+        return receive(event, match[1]);
+      },
+    },
+    { report: opts.report, cors: false },
+  );
 }
 
 /** The signal a firing alert sends: the label hcd_signal's, success when absent; null when the label names none. */
@@ -96,10 +126,16 @@ function alertsOf(bytes: Uint8Array): Alert[] {
   if (!Array.isArray(list)) throw httpError(400, "alerts: an Alertmanager webhook payload has a list of alerts");
   if (list.length > MAX_ALERTS) throw httpError(400, `alerts: at most ${MAX_ALERTS} a payload`);
   return (list as unknown[]).map((item, i) => {
-    const alert = typeof item === "object" && item !== null ? item as { status?: unknown; labels?: unknown } : null;
+    const alert = typeof item === "object" && item !== null ? (item as { status?: unknown; labels?: unknown }) : null;
     const labels = alert?.labels;
-    if (alert === null || (alert.status !== "firing" && alert.status !== "resolved")) throw httpError(400, `alerts[${i}].status must be firing or resolved`);
-    if (typeof labels !== "object" || labels === null || Array.isArray(labels) || !Object.values(labels).every((v) => typeof v === "string")) {
+    if (alert === null || (alert.status !== "firing" && alert.status !== "resolved"))
+      throw httpError(400, `alerts[${i}].status must be firing or resolved`);
+    if (
+      typeof labels !== "object" ||
+      labels === null ||
+      Array.isArray(labels) ||
+      !Object.values(labels).every((v) => typeof v === "string")
+    ) {
       throw httpError(400, `alerts[${i}].labels must be an object of strings`);
     }
     return { status: alert.status, labels: labels as Record<string, string>, raw: item };

@@ -41,7 +41,9 @@ export function badgeRoutes(app: H3, deps: AppDeps): void {
   const secret = deps.config.badgeSecret;
   app.all("/badge/:badgeKey/:signature/:file", (event) => {
     const params = event.context.params ?? {};
-    return answerBadge(event, () => projectBadge(pool, secret, parseProjectBadge(params.badgeKey, params.signature, params.file), clock.now()));
+    return answerBadge(event, () =>
+      projectBadge(pool, secret, parseProjectBadge(params.badgeKey, params.signature, params.file), clock.now()),
+    );
   });
   app.all("/badge/:badgeKey/:file", (event) => {
     const params = event.context.params ?? {};
@@ -57,7 +59,11 @@ export function badgeRoutes(app: H3, deps: AppDeps): void {
  * Returns the project badge a URL asks for, or null when the URL matches no badge route
  * (`signature` null: the `*` form, whose last segment is `<sig>.<fmt>`). Path segments arrive percent-encoded.
  */
-export function parseProjectBadge(badgeKey: string | undefined, signature: string | null, file: string | undefined): ProjectBadgeRequest | null {
+export function parseProjectBadge(
+  badgeKey: string | undefined,
+  signature: string | null,
+  file: string | undefined,
+): ProjectBadgeRequest | null {
   if (badgeKey === undefined || file === undefined || !SLUG.test(badgeKey)) return null;
   const dot = file.lastIndexOf(".");
   if (dot <= 0) return null;
@@ -91,7 +97,10 @@ async function projectBadge(pool: Pool, secret: string, request: ProjectBadgeReq
   if (project === null || !signatureMatches(secret, project.badgeKey, request.tag, request.signature)) return null;
   const all = request.tag === "*";
   const checks = await pool.listChecks(project.id, { tags: all ? [] : [request.tag] });
-  const summary = badgeJson(checks.map((check) => statusAt(check, at)), statesOfSignature(request.signature));
+  const summary = badgeJson(
+    checks.map((check) => statusAt(check, at)),
+    statesOfSignature(request.signature),
+  );
   return { format: request.format, label: all ? DEFAULT_BADGE_LABEL : request.tag, summary };
 }
 
@@ -110,19 +119,27 @@ async function answerBadge(event: H3Event, render: () => Promise<Rendered | null
   const method = event.req.method;
   if (method === "OPTIONS") return new HTTPResponse(null, { status: 204, headers: BASE_HEADERS });
   if (method !== "GET" && method !== "HEAD") {
-    return new HTTPResponse("method not allowed", { status: 405, headers: { ...BASE_HEADERS, allow: "GET, HEAD, OPTIONS", "content-type": "text/plain; charset=utf-8" } });
+    return new HTTPResponse("method not allowed", {
+      status: 405,
+      headers: { ...BASE_HEADERS, allow: "GET, HEAD, OPTIONS", "content-type": "text/plain; charset=utf-8" },
+    });
   }
   const badge = await render();
-  if (badge === null) return new HTTPResponse("not found", { status: 404, headers: { ...BASE_HEADERS, "content-type": "text/plain; charset=utf-8" } });
+  if (badge === null)
+    return new HTTPResponse("not found", { status: 404, headers: { ...BASE_HEADERS, "content-type": "text/plain; charset=utf-8" } });
   return new HTTPResponse(body(badge), { status: 200, headers: { ...BASE_HEADERS, "content-type": CONTENT_TYPES[badge.format] } });
 }
 
 function body({ format, label, summary }: Rendered): string {
   switch (format) {
-    case "svg": return badgeSvg(label, summary.status);
-    case "json": return JSON.stringify(summary);
-    case "shields": return JSON.stringify(badgeShields(label, summary.status));
-    default: return assertNever(format);
+    case "svg":
+      return badgeSvg(label, summary.status);
+    case "json":
+      return JSON.stringify(summary);
+    case "shields":
+      return JSON.stringify(badgeShields(label, summary.status));
+    default:
+      return assertNever(format);
   }
 }
 

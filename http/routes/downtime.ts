@@ -12,17 +12,27 @@ import { downtimeCsv } from "../downtime-report.ts";
 import { downtimeQueryOf, projectDowntimeRows } from "../downtime-export.ts";
 import { apiPath, inVersions } from "../versioned-routes.ts";
 
-export function downtimeRoutes(app: H3, deps: AppDeps, opts: {
-  readonly report: ErrorReporter; readonly callerOf: (event: H3Event, body: JsonObject | null, write: boolean) => Promise<Caller>;
-}): void {
+export function downtimeRoutes(
+  app: H3,
+  deps: AppDeps,
+  opts: {
+    readonly report: ErrorReporter;
+    readonly callerOf: (event: H3Event, body: JsonObject | null, write: boolean) => Promise<Caller>;
+  },
+): void {
   const { pool, clock } = deps;
-  endpoint(app, apiPath("/downtime.csv"), {
-    GET: async (event) => {
-      const now = clock.now();
-      const { project, readonly } = await opts.callerOf(event, null, false);
-      const query = unwrap(downtimeQueryOf(event.url.searchParams, now));
-      const rows = await projectDowntimeRows(pool, project, query, now, readonly);
-      return { status: 200, body: downtimeCsv(rows, readonly ? "unique_key" : "uuid"), contentType: "text/csv; charset=utf-8" };
+  endpoint(
+    app,
+    apiPath("/downtime.csv"),
+    {
+      GET: async (event) => {
+        const now = clock.now();
+        const { project, readonly } = await opts.callerOf(event, null, false);
+        const query = unwrap(downtimeQueryOf(event.url.searchParams, now));
+        const rows = await projectDowntimeRows(pool, project, query, now, readonly);
+        return { status: 200, body: downtimeCsv(rows, readonly ? "unique_key" : "uuid"), contentType: "text/csv; charset=utf-8" };
+      },
     },
-  }, { report: opts.report, cors: true, accepts: inVersions() });
+    { report: opts.report, cors: true, accepts: inVersions() },
+  );
 }

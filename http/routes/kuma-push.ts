@@ -36,16 +36,26 @@ export function pushQueryOf(params: URLSearchParams): PushQuery {
 }
 
 /** Answers one push: the status and Kuma's JSON. */
-export async function answerPush(token: string, event: { method: string; query: URLSearchParams; header(name: string): string | undefined; socketAddress: string | undefined },
-  ctx: { pool: Pool; at: Millis }): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function answerPush(
+  token: string,
+  event: { method: string; query: URLSearchParams; header(name: string): string | undefined; socketAddress: string | undefined },
+  ctx: { pool: Pool; at: Millis },
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const query = pushQueryOf(event.query);
   if (!query.pingValid) return { status: 404, body: { ok: false, msg: BAD_PING } };
   const found = isPushToken(token) ? await lookUp(ctx.pool, () => ctx.pool.checkByPushToken(token)) : null;
   if (found === null) return { status: 404, body: { ok: false, msg: NOT_FOUND } };
   const outcome = await ctx.pool.ping(found.project.id, {
-    target: { uuid: found.uuid }, signal: query.up ? "success" : "fail", exitStatus: null, method: event.method,
-    scheme: event.header("x-forwarded-proto") ?? "http", remoteAddr: remoteAddress(event.header("x-forwarded-for"), event.socketAddress),
-    ua: event.header("user-agent") ?? "", rid: null, body: query.msg === null ? null : Buffer.from(query.msg, "utf8"), at: ctx.at,
+    target: { uuid: found.uuid },
+    signal: query.up ? "success" : "fail",
+    exitStatus: null,
+    method: event.method,
+    scheme: event.header("x-forwarded-proto") ?? "http",
+    remoteAddr: remoteAddress(event.header("x-forwarded-for"), event.socketAddress),
+    ua: event.header("user-agent") ?? "",
+    rid: null,
+    body: query.msg === null ? null : Buffer.from(query.msg, "utf8"),
+    at: ctx.at,
   });
   if (!outcome.ok) {
     const [status] = pingFailureOf(outcome.failure);
@@ -60,19 +70,32 @@ export function kumaPushRoutes(app: H3, deps: Pick<AppDeps, "pool" | "clock">): 
   app.all("/api/push/:token", async (event: H3Event) => {
     const node = event.runtime?.node?.req;
     const header = (name: string) => {
-      const value = node !== undefined ? node.headers[name] : event.req.headers.get(name) ?? undefined;
+      const value = node !== undefined ? node.headers[name] : (event.req.headers.get(name) ?? undefined);
       return Array.isArray(value) ? value.join(", ") : value;
     };
     let answer: { status: number; body: Record<string, unknown> };
     try {
-      answer = await answerPush(event.context.params?.token ?? "", {
-        method: event.req.method, query: event.url.searchParams, header, socketAddress: node !== undefined ? node.socket?.remoteAddress : event.req.ip,
-      }, { pool, at: clock.now() });
+      answer = await answerPush(
+        event.context.params?.token ?? "",
+        {
+          method: event.req.method,
+          query: event.url.searchParams,
+          header,
+          socketAddress: node !== undefined ? node.socket?.remoteAddress : event.req.ip,
+        },
+        { pool, at: clock.now() },
+      );
     } catch (error) {
       const unavailable = isServiceUnavailable(error) || isStoreUnavailable(error); // not stored: not acknowledged
       if (!unavailable) log.error({ err: error }, "unexpected error on a push");
-      answer = { status: unavailable ? 503 : 500, body: { ok: false, msg: unavailable ? "service unavailable, try again" : "internal error" } };
+      answer = {
+        status: unavailable ? 503 : 500,
+        body: { ok: false, msg: unavailable ? "service unavailable, try again" : "internal error" },
+      };
     }
-    return new HTTPResponse(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+    return new HTTPResponse(JSON.stringify(answer.body), {
+      status: answer.status,
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+    });
   });
 }

@@ -22,7 +22,13 @@ import { auditTarget, recordChange } from "../../host/audit.ts";
 /** What a ping URL names: its check (by uuid or ping key + slug), the signal and the exit status (not yet range-checked). */
 export type PingPath =
   | { readonly by: "uuid"; readonly uuid: string; readonly signal: PingSignal; readonly exitStatus: number | null }
-  | { readonly by: "slug"; readonly pingKey: string; readonly slug: string; readonly signal: PingSignal; readonly exitStatus: number | null };
+  | {
+      readonly by: "slug";
+      readonly pingKey: string;
+      readonly slug: string;
+      readonly signal: PingSignal;
+      readonly exitStatus: number | null;
+    };
 
 const DIGITS = /^[0-9]+$/;
 const UPPER = /[A-Z]/;
@@ -76,7 +82,7 @@ export function parsePingQuery(search: string): PingQuery {
  * address; an IPv4 address with a port loses the port (reference views.ping).
  */
 export function remoteAddress(forwardedFor: string | undefined, socketAddress: string | undefined): string {
-  let address = forwardedFor !== undefined ? forwardedFor.split(",")[0] : socketAddress ?? "";
+  let address = forwardedFor !== undefined ? forwardedFor.split(",")[0] : (socketAddress ?? "");
   if (forwardedFor === undefined && address.startsWith("::ffff:")) address = address.slice(7); // IPv4-mapped socket address
   if (address.includes(".") && address.includes(":")) address = address.split(":")[0];
   return address;
@@ -96,9 +102,15 @@ export type PingRequest = {
 /** A ping's answer: status, text and headers; the objects are shared between requests, never mutated. */
 export type PingAnswer = { readonly status: number; readonly text: string; readonly headers: Readonly<Record<string, string>> };
 
-const errorAnswer = (status: number, text: string): PingAnswer => ({ status, text, headers: {
-  "content-type": TEXT, "cache-control": NEVER_CACHE, "content-length": String(Buffer.byteLength(text)),
-} });
+const errorAnswer = (status: number, text: string): PingAnswer => ({
+  status,
+  text,
+  headers: {
+    "content-type": TEXT,
+    "cache-control": NEVER_CACHE,
+    "content-length": String(Buffer.byteLength(text)),
+  },
+});
 const ANSWERS = {
   notFound: errorAnswer(404, "not found"),
   badUrl: errorAnswer(400, "invalid url format"),
@@ -115,10 +127,17 @@ function successAnswer(status: 200 | 201, limit: number): PingAnswer {
   let found = successAnswers.get(key);
   if (found === undefined) {
     const text = status === 200 ? "OK" : "Created";
-    found = { status, text, headers: {
-      "content-type": TEXT, "cache-control": NEVER_CACHE, "access-control-allow-origin": "*", "ping-body-limit": String(limit),
-      "content-length": String(text.length),
-    } };
+    found = {
+      status,
+      text,
+      headers: {
+        "content-type": TEXT,
+        "cache-control": NEVER_CACHE,
+        "access-control-allow-origin": "*",
+        "ping-body-limit": String(limit),
+        "content-length": String(text.length),
+      },
+    };
     successAnswers.set(key, found);
   }
   return found;
@@ -159,18 +178,32 @@ export async function answerPing(request: PingRequest, ctx: { pool: Pool; at: Mi
     return badExit ? ANSWERS.badUrl : ANSWERS.badRid;
   }
 
-  const forwardedFor = request.header("x-forwarded-for"), ua = request.header("user-agent");
+  const forwardedFor = request.header("x-forwarded-for"),
+    ua = request.header("user-agent");
   // filter_http_body searches the first 10 kB whatever ping_body_limit keeps (it may be 0); the shard cuts both
   const body = await request.readBody(Math.max(project.pingBodyLimit, KEYWORD_BODY_BYTES));
   const outcome = await pool.ping(project.id, {
-    target, signal: path.signal, exitStatus: path.exitStatus, method: request.method,
-    scheme: request.header("x-forwarded-proto") ?? "http", remoteAddr: remoteAddress(forwardedFor, request.socketAddress),
-    ua: ua ?? "", rid: query.rid ?? null, body, at, // the shard cuts the user agent to LIMITS.uaMaxChars
+    target,
+    signal: path.signal,
+    exitStatus: path.exitStatus,
+    method: request.method,
+    scheme: request.header("x-forwarded-proto") ?? "http",
+    remoteAddr: remoteAddress(forwardedFor, request.socketAddress),
+    ua: ua ?? "",
+    rid: query.rid ?? null,
+    body,
+    at, // the shard cuts the user agent to LIMITS.uaMaxChars
   });
   if (!outcome.ok) return failureAnswer(outcome.failure);
-  if (outcome.value.created && path.by === "slug") { // a new check is a change, whoever made it: recorded before the 201
-    await recordChange(ctx.audit, { projectId: project.id, actor: { kind: "system", name: "ping by slug (?create=1)" }, action: "check.created",
-      target: auditTarget.check({ name: path.slug, uuid: outcome.value.checkUuid }), at });
+  if (outcome.value.created && path.by === "slug") {
+    // a new check is a change, whoever made it: recorded before the 201
+    await recordChange(ctx.audit, {
+      projectId: project.id,
+      actor: { kind: "system", name: "ping by slug (?create=1)" },
+      action: "check.created",
+      target: auditTarget.check({ name: path.slug, uuid: outcome.value.checkUuid }),
+      at,
+    });
   }
   return successAnswer(outcome.value.created ? 201 : 200, project.pingBodyLimit);
 }
@@ -195,8 +228,10 @@ export function pingRoutes(app: H3, deps: AppDeps): void {
  * request to the caller (false). The hot path skips h3's web Request and Response: measured here,
  * h3 costs about 30% of a bare server's requests/s; the routing and answers are the same code.
  */
-export function pingListener(deps: Pick<AppDeps, "pool" | "clock" | "audit">,
-  observe?: (pathname: string, status: number, seconds: number) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function pingListener(
+  deps: Pick<AppDeps, "pool" | "clock" | "audit">,
+  observe?: (pathname: string, status: number, seconds: number) => void,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { pool, clock } = deps;
   return (req, res) => {
     const url = req.url ?? "";
@@ -212,17 +247,20 @@ export function pingListener(deps: Pick<AppDeps, "pool" | "clock" | "audit">,
       socketAddress: req.socket.remoteAddress,
       readBody: (limit) => readNodeBodyCut(req, limit),
     };
-    answerPing(request, { pool, at, audit: deps.audit }).catch((error: unknown) => {
-      if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
-      if (isServiceUnavailable(error)) return ANSWERS.unavailable; // cluster mode: not replicated, not acknowledged
-      if (!isStoreUnavailable(error)) log.error({ err: error }, "unexpected error on a ping"); // logged once per episode by its shard
-      return ANSWERS.internal;
-    }).then((answer) => {
-      if (res.destroyed) return;
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.text);
-      observe?.(request.pathname, answer.status, (performance.now() - arrivedAt) / 1000);
-    }).catch((error: unknown) => log.error({ err: error }, "answering a ping failed"));
+    answerPing(request, { pool, at, audit: deps.audit })
+      .catch((error: unknown) => {
+        if (error instanceof HTTPError && error.status === 400) return ANSWERS.incomplete;
+        if (isServiceUnavailable(error)) return ANSWERS.unavailable; // cluster mode: not replicated, not acknowledged
+        if (!isStoreUnavailable(error)) log.error({ err: error }, "unexpected error on a ping"); // logged once per episode by its shard
+        return ANSWERS.internal;
+      })
+      .then((answer) => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.text);
+        observe?.(request.pathname, answer.status, (performance.now() - arrivedAt) / 1000);
+      })
+      .catch((error: unknown) => log.error({ err: error }, "answering a ping failed"));
     return true;
   };
 }
@@ -243,4 +281,3 @@ function webPingRequest(event: H3Event): PingRequest {
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
-

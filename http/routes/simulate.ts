@@ -24,19 +24,24 @@ export type SimulateRouteOptions = {
 /** Registers POST /api/v3/checks/<uuid>/simulate. */
 export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOptions): void {
   const { pool, clock } = deps;
-  endpoint(app, apiPath("/checks/:id/simulate"), {
-    POST: async (event) => {
-      const untilAt = clock.now();
-      const uuid = event.context.params?.id ?? "";
-      const body = unwrap(parseJsonObject(await readBodyBytes(event.req)));
-      const { project } = await opts.callerOf(event, body, false);
-      // an unknown or foreign check answers 404 / 403 before a bad body's 400, as update does
-      const { check, pings } = unwrap(await pool.listPings(project.id, uuid));
-      const request = unwrap(simulationRequestOf(body));
-      const result = unwrap(await simulateStoredCheck(deps, project, check, pings, request, untilAt));
-      return json(presentSimulation(result));
+  endpoint(
+    app,
+    apiPath("/checks/:id/simulate"),
+    {
+      POST: async (event) => {
+        const untilAt = clock.now();
+        const uuid = event.context.params?.id ?? "";
+        const body = unwrap(parseJsonObject(await readBodyBytes(event.req)));
+        const { project } = await opts.callerOf(event, body, false);
+        // an unknown or foreign check answers 404 / 403 before a bad body's 400, as update does
+        const { check, pings } = unwrap(await pool.listPings(project.id, uuid));
+        const request = unwrap(simulationRequestOf(body));
+        const result = unwrap(await simulateStoredCheck(deps, project, check, pings, request, untilAt));
+        return json(presentSimulation(result));
+      },
     },
-  }, { report: opts.report, cors: true, accepts: inVersions((p) => isUuid(p.id ?? "")) });
+    { report: opts.report, cors: true, accepts: inVersions((p) => isUuid(p.id ?? "")) },
+  );
 }
 
 /**
@@ -44,7 +49,9 @@ export function simulateRoutes(app: H3, deps: AppDeps, opts: SimulateRouteOption
  * notifications an integration would have received under the project's maintenance windows.
  */
 export function presentSimulation(result: Simulation): {
-  flips: { timestamp: string | null; up: 0 | 1 }[]; down_count: number; downtime_seconds: number;
+  flips: { timestamp: string | null; up: 0 | 1 }[];
+  down_count: number;
+  downtime_seconds: number;
   notifications: { down: number; up: number; reminders: number; held: number; escalations: number };
 } {
   return {

@@ -19,7 +19,10 @@ export function statusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
   // each view's bodies, plain and gzipped (a page of 50 checks is some 200 kB of bars, 10 kB gzipped), made once
   type Bodies = { readonly plain: Uint8Array; readonly gzip: Uint8Array };
   const rendered = new WeakMap<StatusView, { html: Bodies; json: Bodies }>();
-  const bodiesOf = (text: string): Bodies => { const plain = UTF8.encode(text); return { plain, gzip: gzipSync(plain) }; };
+  const bodiesOf = (text: string): Bodies => {
+    const plain = UTF8.encode(text);
+    return { plain, gzip: gzipSync(plain) };
+  };
   const bytesOf = (view: StatusView) => {
     let bytes = rendered.get(view);
     if (bytes === undefined) {
@@ -38,13 +41,21 @@ export function statusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
     if (found === null) {
       return asJson
         ? jsonResponse({ error: "status page not found" }, 404)
-        : new HTTPResponse("<!doctype html>\n<title>Not found</title><h1>No such status page</h1>", { status: 404, headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": "default-src 'none'" } });
+        : new HTTPResponse("<!doctype html>\n<title>Not found</title><h1>No such status page</h1>", {
+            status: 404,
+            headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": "default-src 'none'" },
+          });
     }
     try {
       const bytes = bytesOf(await views.viewOf(found.project, found.page));
       const gzip = /\bgzip\b/.test(event.req.headers.get("accept-encoding") ?? "");
       const bodies = asJson ? bytes.json : bytes.html;
-      const headers: Record<string, string> = { "cache-control": cache, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", vary: "accept-encoding" };
+      const headers: Record<string, string> = {
+        "cache-control": cache,
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        vary: "accept-encoding",
+      };
       if (gzip) headers["content-encoding"] = "gzip";
       const kind: Record<string, string> = asJson
         ? { "content-type": "application/json", "access-control-allow-origin": "*" }
@@ -52,7 +63,10 @@ export function statusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
       return new HTTPResponse((gzip ? bodies.gzip : bodies.plain) as BodyInit, { headers: { ...headers, ...kind } });
     } catch (error) {
       opts.report(error);
-      return new HTTPResponse("status page unavailable, try again", { status: 503, headers: { "content-type": "text/plain; charset=utf-8", "retry-after": "5" } });
+      return new HTTPResponse("status page unavailable, try again", {
+        status: 503,
+        headers: { "content-type": "text/plain; charset=utf-8", "retry-after": "5" },
+      });
     }
   });
 }

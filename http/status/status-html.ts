@@ -29,7 +29,18 @@ const timeText = (at: Millis) => new Date(at).toISOString().slice(0, 16).replace
 
 /** A day's bar: its class by how much of the day was up (a day known only as unknown: striped), and its date, share and unknown time on hover. */
 function bar(percent: number | null, unknownMs: Millis, dayAt: Millis): Html {
-  const cls = percent === null ? (unknownMs > 0 ? "unknown" : "none") : percent >= 100 ? "full" : percent >= 99 ? "most" : percent >= 90 ? "some" : "low";
+  const cls =
+    percent === null
+      ? unknownMs > 0
+        ? "unknown"
+        : "none"
+      : percent >= 100
+        ? "full"
+        : percent >= 99
+          ? "most"
+          : percent >= 90
+            ? "some"
+            : "low";
   const share = percent === null ? (unknownMs > 0 ? "unknown" : "no data") : `${percent}% up`;
   return html`<span class="${cls}" title="${dayText(dayAt)}: ${share}${percent !== null && unknownMs > 0 ? `, ${durationText(unknownMs)} unknown` : ""}"></span>`;
 }
@@ -43,18 +54,26 @@ ${check.unknownMs === 0 ? "" : html`<p class="unknown-note">Unknown for ${durati
 }
 
 export function statusPageHtml(view: StatusView): string {
-  const incidents = view.incidents.length === 0
-    ? html`<p>No incidents in the last 90 days.</p>`
-    : html`<table><thead><tr><th scope="col">Check</th><th scope="col">Down from</th><th scope="col">Up again</th></tr></thead><tbody>
+  const incidents =
+    view.incidents.length === 0
+      ? html`<p>No incidents in the last 90 days.</p>`
+      : html`<table><thead><tr><th scope="col">Check</th><th scope="col">Down from</th><th scope="col">Up again</th></tr></thead><tbody>
 ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.startedAt)}</td><td>${i.endedAt === null ? "ongoing" : timeText(i.endedAt)}</td></tr>`)}</tbody></table>`;
-  return "<!doctype html>\n" + html`<html lang="en"><head><meta charset="utf-8">
+  return (
+    "<!doctype html>\n" +
+    html`<html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${view.title}</title><style>${raw(STYLE)}</style></head>
 <body><main><h1>${view.title}</h1>
 ${view.checks.map((check) => checkBlock(check, view.firstDayAt))}
 <h2>Incidents</h2>${incidents}
-${view.unknown.length === 0 ? "" : html`<h2>Unknown time</h2><p>The monitor itself was not watching in these stretches (not running, or moving its work between servers): the checks' status then is unknown, and the uptime figures leave that time out.</p>
+${
+  view.unknown.length === 0
+    ? ""
+    : html`<h2>Unknown time</h2><p>The monitor itself was not watching in these stretches (not running, or moving its work between servers): the checks' status then is unknown, and the uptime figures leave that time out.</p>
 <table><thead><tr><th scope="col">Not watched from</th><th scope="col">to</th><th scope="col">for</th></tr></thead><tbody>
-${view.unknown.map((u) => html`<tr class="unknown-stretch"><td>${timeText(u.fromAt)}</td><td>${timeText(u.toAt)}</td><td>${durationText(u.toAt - u.fromAt)}</td></tr>`)}</tbody></table>`}
-<footer>As of ${timeText(view.at)}.</footer></main></body></html>`.text;
+${view.unknown.map((u) => html`<tr class="unknown-stretch"><td>${timeText(u.fromAt)}</td><td>${timeText(u.toAt)}</td><td>${durationText(u.toAt - u.fromAt)}</td></tr>`)}</tbody></table>`
+}
+<footer>As of ${timeText(view.at)}.</footer></main></body></html>`.text
+  );
 }

@@ -36,5 +36,11 @@ export function removeStatusPage(pool: Pool, projectId: string, slug: string, at
 
 /** A page as the admin API lists it (CONTRACT "Status pages"): its fields and where it is shown. */
 export function presentStatusPage(page: StatusPage, siteRoot: string): Record<string, unknown> {
-  return { slug: page.slug, title: page.title, checks: [...page.checks], url: `${siteRoot}/status/${page.slug}`, created: isoSeconds(page.createdAt) };
+  return {
+    slug: page.slug,
+    title: page.title,
+    checks: [...page.checks],
+    url: `${siteRoot}/status/${page.slug}`,
+    created: isoSeconds(page.createdAt),
+  };
 }

@@ -15,13 +15,20 @@ export const STATUS_CACHE_MS = 5_000;
 
 /** One check on the page: its name and status word, never its uuid, keys or pings; its unknown time (hcd not watching) apart. */
 export type StatusCheck = {
-  readonly name: string; readonly status: string; readonly uptimePercent: number; readonly days: readonly (number | null)[];
-  readonly unknownMs: Millis; readonly unknownDays: readonly Millis[];
+  readonly name: string;
+  readonly status: string;
+  readonly uptimePercent: number;
+  readonly days: readonly (number | null)[];
+  readonly unknownMs: Millis;
+  readonly unknownDays: readonly Millis[];
 };
 export type StatusIncident = { readonly check: string; readonly startedAt: Millis; readonly endedAt: Millis | null };
 export type StatusView = {
-  readonly title: string; readonly at: Millis; readonly firstDayAt: Millis;
-  readonly checks: readonly StatusCheck[]; readonly incidents: readonly StatusIncident[];
+  readonly title: string;
+  readonly at: Millis;
+  readonly firstDayAt: Millis;
+  readonly checks: readonly StatusCheck[];
+  readonly incidents: readonly StatusIncident[];
   /** The stretches hcd did not watch the project's checks in the window, newest first. */
   readonly unknown: readonly Downtime[];
 };
@@ -29,7 +36,8 @@ export type StatusView = {
 type Entry = { readonly page: StatusPage; readonly until: Millis; readonly view: Promise<StatusView> };
 
 /** The same page as kept (a page deleted and made again under its slug is another: the kept view goes). */
-const samePage = (a: StatusPage, b: StatusPage) => a.createdAt === b.createdAt && a.title === b.title && a.checks.join() === b.checks.join();
+const samePage = (a: StatusPage, b: StatusPage) =>
+  a.createdAt === b.createdAt && a.title === b.title && a.checks.join() === b.checks.join();
 
 export class StatusViews {
   readonly #pool: Pool;
@@ -48,27 +56,37 @@ export class StatusViews {
     if (kept !== undefined && samePage(kept.page, page) && now < kept.until) return kept.view;
     const view = this.#compute(project, page, now);
     this.#entries.set(page.slug, { page, until: now + STATUS_CACHE_MS, view });
-    view.catch(() => { if (this.#entries.get(page.slug)?.view === view) this.#entries.delete(page.slug); }); // a failure is not kept
+    view.catch(() => {
+      if (this.#entries.get(page.slug)?.view === view) this.#entries.delete(page.slug);
+    }); // a failure is not kept
     return view;
   }
 
   async #compute(project: Project, page: StatusPage, now: Millis): Promise<StatusView> {
     const firstDayAt = Math.floor(now / DAY) * DAY - (UPTIME_DAYS - 1) * DAY;
     // the checks first: a partition serves them only once its time without an owner is stored, so it is read after
-    const read = await Promise.all(page.checks.map(async (uuid) => {
-      const found = await this.#pool.getCheck(project.id, { uuid });
-      if (!found.ok) return null; // deleted since the page was made: left out
-      const flips = await this.#pool.listFlips(project.id, { uuid }, { fromAt: Math.max(firstDayAt, found.value.createdAt) });
-      return { check: found.value, flips: flips.ok ? flips.value : [] };
-    }));
+    const read = await Promise.all(
+      page.checks.map(async (uuid) => {
+        const found = await this.#pool.getCheck(project.id, { uuid });
+        if (!found.ok) return null; // deleted since the page was made: left out
+        const flips = await this.#pool.listFlips(project.id, { uuid }, { fromAt: Math.max(firstDayAt, found.value.createdAt) });
+        return { check: found.value, flips: flips.ok ? flips.value : [] };
+      }),
+    );
     const unknown = (await this.#pool.unknownTime(project.id)).filter((stretch) => stretch.toAt > firstDayAt && stretch.fromAt < now);
     const shown = read.map((item) => {
       if (item === null) return null;
       const { check, flips } = item;
       const uptime = uptimeOf({ flips, status: check.status, createdAt: check.createdAt, now, unknown });
       return {
-        check: { name: check.name === "" ? "(unnamed)" : check.name, status: statusAt(check, now), uptimePercent: uptime.percent, days: uptime.days,
-          unknownMs: uptime.unknownMs, unknownDays: uptime.unknownDays },
+        check: {
+          name: check.name === "" ? "(unnamed)" : check.name,
+          status: statusAt(check, now),
+          uptimePercent: uptime.percent,
+          days: uptime.days,
+          unknownMs: uptime.unknownMs,
+          unknownDays: uptime.unknownDays,
+        },
         incidents: uptime.incidents,
       };
     });
@@ -77,7 +95,8 @@ export class StatusViews {
     for (const item of shown) {
       if (item === null) continue;
       checks.push(item.check);
-      for (const incident of item.incidents) incidents.push({ check: item.check.name, startedAt: incident.startedAt, endedAt: incident.endedAt });
+      for (const incident of item.incidents)
+        incidents.push({ check: item.check.name, startedAt: incident.startedAt, endedAt: incident.endedAt });
     }
     incidents.sort((a, b) => b.startedAt - a.startedAt); // newest first
     return { title: page.title, at: now, firstDayAt, checks, incidents, unknown: [...unknown].reverse() };
@@ -88,7 +107,12 @@ export class StatusViews {
 export function statusJson(view: StatusView): Record<string, unknown> {
   return {
     title: view.title,
-    checks: view.checks.map((c) => ({ name: c.name, status: c.status, uptime_90d: c.uptimePercent, unknown_90d: Math.round(c.unknownMs / 1000) })),
+    checks: view.checks.map((c) => ({
+      name: c.name,
+      status: c.status,
+      uptime_90d: c.uptimePercent,
+      unknown_90d: Math.round(c.unknownMs / 1000),
+    })),
     incidents: view.incidents.map((i) => ({ check: i.check, started: isoSeconds(i.startedAt), ended: isoSeconds(i.endedAt) })),
     // hcd's own time away: the checks' status is not known then (neither up nor down)
     unknown: view.unknown.map((u) => ({ from: isoSeconds(u.fromAt), to: isoSeconds(u.toAt) })),

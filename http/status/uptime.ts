@@ -29,7 +29,13 @@ export type Uptime = {
 const percentOf = (down: Millis, watched: Millis) => (watched === 0 ? 100 : Math.round(((watched - down) / watched) * 10_000) / 100);
 
 /** Uptime over the UPTIME_DAYS UTC days ending with today (the one holding `now`), from the check's creation on. */
-export function uptimeOf(opts: { flips: readonly Flip[]; status: Status; createdAt: Millis; now: Millis; unknown?: readonly Downtime[] }): Uptime {
+export function uptimeOf(opts: {
+  flips: readonly Flip[];
+  status: Status;
+  createdAt: Millis;
+  now: Millis;
+  unknown?: readonly Downtime[];
+}): Uptime {
   const { flips, status, createdAt, now } = opts;
   const unknown = opts.unknown ?? [];
   const firstDayAt = Math.floor(now / DAY) * DAY - (UPTIME_DAYS - 1) * DAY;
@@ -37,9 +43,12 @@ export function uptimeOf(opts: { flips: readonly Flip[]; status: Status; created
   const { periods, last } = periodsOf(flips, status, fromAt, now);
   const watched = (p: { status: Status }) => p.status !== "new" && p.status !== "paused";
   const sum = (dayFrom: Millis, dayTo: Millis) => {
-    let watchedMs = 0, downMs = 0, unknownMs = 0;
+    let watchedMs = 0,
+      downMs = 0,
+      unknownMs = 0;
     for (const p of periods) {
-      const from = Math.max(p.from, dayFrom), to = Math.min(p.to, dayTo);
+      const from = Math.max(p.from, dayFrom),
+        to = Math.min(p.to, dayTo);
       if (to <= from || !watched(p)) continue;
       const notKnown = unknownWithin(from, to, unknown);
       unknownMs += notKnown;
@@ -59,6 +68,13 @@ export function uptimeOf(opts: { flips: readonly Flip[]; status: Status; created
     else incidents.push({ startedAt: p.from, endedAt: p.to });
   }
   // a check still down now has an incident that has not ended (one back up at this very instant has)
-  if (last === "down" && incidents.length > 0) incidents[incidents.length - 1] = { startedAt: incidents[incidents.length - 1].startedAt, endedAt: null };
-  return { percent: percentOf(total.downMs, total.watchedMs), days, unknownDays: perDay.map((day) => day.unknownMs), unknownMs: total.unknownMs, incidents };
+  if (last === "down" && incidents.length > 0)
+    incidents[incidents.length - 1] = { startedAt: incidents[incidents.length - 1].startedAt, endedAt: null };
+  return {
+    percent: percentOf(total.downMs, total.watchedMs),
+    days,
+    unknownDays: perDay.map((day) => day.unknownMs),
+    unknownMs: total.unknownMs,
+    incidents,
+  };
 }

@@ -15,7 +15,7 @@ export const apprise: ServiceKindModule = {
   form: [{ name: "url", label: "Apprise URL", input: "secret", required: true }],
   secretFields: ["url"],
   operatorOnly: true,
-  enabled: (settings) => settings.appriseEnabled ? null : "apprise notifications are off on this server (APPRISE_ENABLED)",
+  enabled: (settings) => (settings.appriseEnabled ? null : "apprise notifications are off on this server (APPRISE_ENABLED)"),
   parse(value) {
     const url = isObject(value) ? value.url : value;
     if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(url) || url.length > 2048) {
@@ -27,6 +27,12 @@ export const apprise: ServiceKindModule = {
     if (!settings.appriseEnabled) throw new Error("APPRISE_ENABLED is not true on this server");
     const type = m.direction === "up" ? "success" : "failure";
     // "--" ends the options: the URL is never read as one
-    return [{ kind: "command", argv: ["apprise", "--title", m.title, "--body", body(m), "--notification-type", type, "--", String(fields.url)], env: {} }];
+    return [
+      {
+        kind: "command",
+        argv: ["apprise", "--title", m.title, "--body", body(m), "--notification-type", type, "--", String(fields.url)],
+        env: {},
+      },
+    ];
   },
 };

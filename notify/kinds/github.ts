@@ -14,8 +14,11 @@ function body(m: ServiceMessage): string {
 
 export const github: ServiceKindModule = {
   help: '{"repo": "owner/name", "token": "a token that may create issues", "labels"?: "bug,monitoring"}: an issue per down',
-  form: [{ name: "repo", label: "Repository", input: "text", required: true, hint: "owner/name", target: true }, { name: "token", label: "Token", input: "secret", required: true },
-    { name: "labels", label: "Labels", input: "text", required: false, hint: "comma-separated" }],
+  form: [
+    { name: "repo", label: "Repository", input: "text", required: true, hint: "owner/name", target: true },
+    { name: "token", label: "Token", input: "secret", required: true },
+    { name: "labels", label: "Labels", input: "text", required: false, hint: "comma-separated" },
+  ],
   secretFields: ["token"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with repo and token");
@@ -24,14 +27,34 @@ export const github: ServiceKindModule = {
     if (!token.ok) return token;
     const labels = value.labels ?? "";
     if (typeof labels !== "string" || labels.length > 500) return invalid("value.labels", "must be a comma-separated string");
-    return ok({ repo: value.repo, token: token.value, labels: labels.split(",").map((l) => l.trim()).filter((l) => l !== "").join(",") });
+    return ok({
+      repo: value.repo,
+      token: token.value,
+      labels: labels
+        .split(",")
+        .map((l) => l.trim())
+        .filter((l) => l !== "")
+        .join(","),
+    });
   },
   render(fields, m, settings) {
     if (m.direction !== "down" || m.reminder) return [];
-    const labels = String(fields.labels).split(",").filter((l) => l !== "");
-    return [jsonRequest(`${settings.githubApiUrl}/repos/${String(fields.repo)}/issues`, { title: m.title, body: body(m), labels }, {
-      headers: { Authorization: `Bearer ${String(fields.token)}`, Accept: "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28" },
-      operatorEndpoint: true,
-    })];
+    const labels = String(fields.labels)
+      .split(",")
+      .filter((l) => l !== "");
+    return [
+      jsonRequest(
+        `${settings.githubApiUrl}/repos/${String(fields.repo)}/issues`,
+        { title: m.title, body: body(m), labels },
+        {
+          headers: {
+            Authorization: `Bearer ${String(fields.token)}`,
+            Accept: "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+          },
+          operatorEndpoint: true,
+        },
+      ),
+    ];
   },
 };

@@ -11,15 +11,20 @@ export const googlechat: ServiceKindModule = {
   secretFields: ["url"],
   parse: parseUrlValue,
   render(fields, m) {
-    const lines = [m.direction === "up" ? `🟢 The check <b>${e(m.name)}</b> is now <b>UP</b>.`
-      : `🔴 The check <b>${e(m.name)}</b> is ${m.reminder ? "still " : ""}<b>DOWN</b>.`];
+    const lines = [
+      m.direction === "up"
+        ? `🟢 The check <b>${e(m.name)}</b> is now <b>UP</b>.`
+        : `🔴 The check <b>${e(m.name)}</b> is ${m.reminder ? "still " : ""}<b>DOWN</b>.`,
+    ];
     if (m.statusLine !== null) lines.push(e(m.statusLine));
     const widgets: JsonValue[] = [{ textParagraph: { text: lines.join("\n") } }];
     for (const [label, value] of m.details) widgets.push({ decoratedText: { topLabel: label, text: e(value) } });
     widgets.push({ buttonList: { buttons: [{ text: `View in ${m.siteName}`, type: "FILLED", onClick: { openLink: { url: m.link } } }] } });
-    return [jsonRequest(String(fields.url), {
-      text: `${m.title}.`,
-      cardsV2: [{ cardId: m.incidentKey, card: { sections: [{ collapsible: true, uncollapsibleWidgetsCount: 1, widgets }] } }],
-    })];
+    return [
+      jsonRequest(String(fields.url), {
+        text: `${m.title}.`,
+        cardsV2: [{ cardId: m.incidentKey, card: { sections: [{ collapsible: true, uncollapsibleWidgetsCount: 1, widgets }] } }],
+      }),
+    ];
   },
 };

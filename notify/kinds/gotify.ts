@@ -9,7 +9,9 @@ const mdText = (text: string) => text.replace(/[[\]\\*_`]/g, (c) => `\\${c}`);
 
 function markdown(m: ServiceMessage): string {
   const who = `The check [${mdText(m.name)}](${m.link})`;
-  const lines = [m.direction === "up" ? `🟢 ${who} is now **UP**.` : `🔴 ${who} is ${m.reminder ? "still " : ""}**DOWN**${inlineReason(m)}.`];
+  const lines = [
+    m.direction === "up" ? `🟢 ${who} is now **UP**.` : `🔴 ${who} is ${m.reminder ? "still " : ""}**DOWN**${inlineReason(m)}.`,
+  ];
   const after = lineAfterHeadline(m);
   if (after !== null) lines.push("", after);
   lines.push("", ...m.details.map(([label, value]) => `**${label}:** ${mdText(value)}  `));
@@ -18,9 +20,12 @@ function markdown(m: ServiceMessage): string {
 
 export const gotify: ServiceKindModule = {
   help: '{"url": "https://gotify.example.com", "token": "...", "priority": 5, "priority_up": 5}: an application token; priority 0 sends nothing',
-  form: [{ name: "url", label: "Server URL", input: "text", required: true, target: true }, { name: "token", label: "Application token", input: "secret", required: true },
+  form: [
+    { name: "url", label: "Server URL", input: "text", required: true, target: true },
+    { name: "token", label: "Application token", input: "secret", required: true },
     { name: "priority", label: "Priority when down", input: "number", required: false, hint: "0 to 10, default 5; 0 sends nothing" },
-    { name: "priority_up", label: "Priority when up", input: "number", required: false }],
+    { name: "priority_up", label: "Priority when up", input: "number", required: false },
+  ],
   secretFields: ["token"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with url and token");
@@ -36,9 +41,17 @@ export const gotify: ServiceKindModule = {
   render(fields, m) {
     const priority = Number(m.direction === "up" ? fields.priority_up : fields.priority);
     if (priority === 0) return [];
-    return [jsonRequest(`${String(fields.url)}/message`, {
-      title: m.title, message: markdown(m), priority,
-      extras: { "client::display": { contentType: "text/markdown" }, "client::notification": { click: { url: m.link } } },
-    }, { headers: { "X-Gotify-Key": String(fields.token) } })];
+    return [
+      jsonRequest(
+        `${String(fields.url)}/message`,
+        {
+          title: m.title,
+          message: markdown(m),
+          priority,
+          extras: { "client::display": { contentType: "text/markdown" }, "client::notification": { click: { url: m.link } } },
+        },
+        { headers: { "X-Gotify-Key": String(fields.token) } },
+      ),
+    ];
   },
 };

@@ -14,7 +14,9 @@ const MAX_MEMBERS = 50;
 
 /** The ids a group's value names. */
 export function memberIds(fields: Readonly<Record<string, unknown>>): string[] {
-  return valueText(fields.channels).split(",").filter((id) => id !== "");
+  return valueText(fields.channels)
+    .split(",")
+    .filter((id) => id !== "");
 }
 
 /** The channels of `projectChannels` a group sends to: those it names, never a group (no loops). */
@@ -32,12 +34,25 @@ export function memberEntry(entry: OutboxEntry, member: Channel): OutboxEntry {
 
 export const group: ServiceKindModule = {
   help: '{"channels": ["<channel id>", ...]}: other integrations of this project (not groups) that each get the notification',
-  form: [{ name: "channels", label: "Channel ids", input: "list", required: true, hint: "comma-separated ids of this project's integrations" }],
+  form: [
+    { name: "channels", label: "Channel ids", input: "list", required: true, hint: "comma-separated ids of this project's integrations" },
+  ],
   secretFields: [],
   parse(value) {
     const list = isObject(value) ? value.channels : value;
-    const ids = typeof list === "string" ? list.split(",").map((id) => id.trim()).filter((id) => id !== "") : list;
-    if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_MEMBERS || !ids.every((id) => typeof id === "string" && UUID.test(id))) {
+    const ids =
+      typeof list === "string"
+        ? list
+            .split(",")
+            .map((id) => id.trim())
+            .filter((id) => id !== "")
+        : list;
+    if (
+      !Array.isArray(ids) ||
+      ids.length === 0 ||
+      ids.length > MAX_MEMBERS ||
+      !ids.every((id) => typeof id === "string" && UUID.test(id))
+    ) {
       return invalid("value.channels", `must be a list of 1 to ${MAX_MEMBERS} channel ids`);
     }
     return ok({ channels: [...new Set(ids as string[])].join(",") });

@@ -37,7 +37,11 @@ export type ServiceMessage = {
 };
 
 /** A setup request (ServiceKindModule.setup): the field it is about (named in any problem) and how its answer reads. */
-export type SetupCall = { readonly request: HttpRequest; readonly field: string; read(status: number, body: string): Outcome<ServiceFields> };
+export type SetupCall = {
+  readonly request: HttpRequest;
+  readonly field: string;
+  read(status: number, body: string): Outcome<ServiceFields>;
+};
 
 /** A provider's refusal as the delivery state shows it, and whether retrying can help. */
 export type Refusal = { readonly error: string; readonly permanent: boolean };
@@ -68,7 +72,11 @@ export type ServiceKindModule = {
   /** Fields whose values are secrets: never shown, and cut out of any error text. */
   readonly secretFields: readonly string[];
   /** The requests to make, in order, or one command (none: this direction sends nothing); throws when the server lacks a setting. */
-  render(fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): readonly HttpRequest[] | readonly [CommandRun] | readonly [JsonRpcCall];
+  render(
+    fields: ServiceFields,
+    message: ServiceMessage,
+    settings: ServiceSettings,
+  ): readonly HttpRequest[] | readonly [CommandRun] | readonly [JsonRpcCall];
   /**
    * Runs a program or reaches any host on the server's behalf, past the private-address rule (shell,
    * apprise): only the operator adds, edits or tests it (http/dashboard/permits.ts mayConfigureOperatorKinds).
@@ -108,9 +116,19 @@ export function jsonField(body: string, ...path: string[]): string | null {
 }
 
 /** A JSON POST (or PUT) with the reference's serialiser's headers. */
-export function jsonRequest(url: string, payload: JsonValue, opts: { method?: "POST" | "PUT"; headers?: Record<string, string>; operatorEndpoint?: boolean } = {}): HttpRequest {
-  return { kind: "http", method: opts.method ?? "POST", url, headers: { "Content-Type": "application/json", ...opts.headers },
-    body: pyJson(payload), operatorEndpoint: opts.operatorEndpoint ?? false };
+export function jsonRequest(
+  url: string,
+  payload: JsonValue,
+  opts: { method?: "POST" | "PUT"; headers?: Record<string, string>; operatorEndpoint?: boolean } = {},
+): HttpRequest {
+  return {
+    kind: "http",
+    method: opts.method ?? "POST",
+    url,
+    headers: { "Content-Type": "application/json", ...opts.headers },
+    body: pyJson(payload),
+    operatorEndpoint: opts.operatorEndpoint ?? false,
+  };
 }
 
 /** An application/x-www-form-urlencoded POST. */
@@ -155,7 +173,9 @@ export function stringField(value: Record<string, unknown>, field: string, max =
 export function intField(value: Record<string, unknown>, field: string, min: number, max: number, fallback: number): Outcome<number> {
   if (!Object.hasOwn(value, field)) return ok(fallback);
   const v = value[field];
-  return typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? ok(v) : invalid(`value.${field}`, `must be an integer from ${min} to ${max}`);
+  return typeof v === "number" && Number.isInteger(v) && v >= min && v <= max
+    ? ok(v)
+    : invalid(`value.${field}`, `must be an integer from ${min} to ${max}`);
 }
 
 /** " (reason)" after a status change's DOWN, as the reference's headlines have it; "" otherwise. */

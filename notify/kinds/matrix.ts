@@ -18,7 +18,9 @@ function plain(m: ServiceMessage): string {
 
 function formatted(m: ServiceMessage): string {
   const who = `The check <a href="${e(m.link)}">${e(m.name)}</a>`;
-  const lines = [m.direction === "up" ? `🟢 ${who} is <b>UP</b>.` : `🔴 ${who} is ${m.reminder ? "still " : ""}<b>DOWN</b>${e(inlineReason(m))}.`];
+  const lines = [
+    m.direction === "up" ? `🟢 ${who} is <b>UP</b>.` : `🔴 ${who} is ${m.reminder ? "still " : ""}<b>DOWN</b>${e(inlineReason(m))}.`,
+  ];
   const after = lineAfterHeadline(m);
   if (after !== null) lines.push(e(after));
   lines.push("", ...m.details.map(([label, value]) => `<b>${e(label)}:</b> ${e(value)}`));
@@ -38,10 +40,17 @@ function joinCall(fields: ServiceFields, settings: ServiceSettings): SetupCall |
   const room = String(fields.room_id);
   if (room.startsWith("!")) return null;
   const url = `${required(settings, "matrixHomeserver")}/_matrix/client/v3/join/${encodeURIComponent(room)}`;
-  const request: HttpRequest = { kind: "http", method: "POST", url, headers: { Authorization: `Bearer ${required(settings, "matrixAccessToken")}` },
-    body: null, operatorEndpoint: true };
+  const request: HttpRequest = {
+    kind: "http",
+    method: "POST",
+    url,
+    headers: { Authorization: `Bearer ${required(settings, "matrixAccessToken")}` },
+    body: null,
+    operatorEndpoint: true,
+  };
   return {
-    request, field: "value.room_id",
+    request,
+    field: "value.room_id",
     read(status, body) {
       if (JOIN_ERRORS[status] !== undefined) return invalid("value.room_id", JOIN_ERRORS[status]);
       const id = status >= 200 && status < 300 ? jsonField(body, "room_id") : null;
@@ -63,14 +72,22 @@ export const matrix: ServiceKindModule = {
     if (typeof room !== "string" || !/^[!#][^:\s]+:[^\s]+$/.test(room) || room.length > 255) {
       return invalid("value.room_id", 'must be a room id ("!id:server") or alias ("#name:server")');
     }
-    return ok({ room_id: room, ...(isObject(value) && typeof value.alias === "string" && room.startsWith("!") ? { alias: value.alias.slice(0, 255) } : {}) });
+    return ok({
+      room_id: room,
+      ...(isObject(value) && typeof value.alias === "string" && room.startsWith("!") ? { alias: value.alias.slice(0, 255) } : {}),
+    });
   },
   setup: joinCall,
   render(fields, m, settings) {
     const server = required(settings, "matrixHomeserver");
     const token = required(settings, "matrixAccessToken");
     const url = `${server}/_matrix/client/v3/rooms/${encodeURIComponent(String(fields.room_id))}/send/m.room.message/${m.idempotencyKey}`;
-    return [jsonRequest(url, { msgtype: "m.text", body: plain(m), format: "org.matrix.custom.html", formatted_body: formatted(m) },
-      { method: "PUT", headers: { Authorization: `Bearer ${token}` }, operatorEndpoint: true })];
+    return [
+      jsonRequest(
+        url,
+        { msgtype: "m.text", body: plain(m), format: "org.matrix.custom.html", formatted_body: formatted(m) },
+        { method: "PUT", headers: { Authorization: `Bearer ${token}` }, operatorEndpoint: true },
+      ),
+    ];
   },
 };

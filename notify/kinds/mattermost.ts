@@ -15,13 +15,21 @@ export const mattermost: ServiceKindModule = {
     if (m.desc) fieldList.push({ title: "Description", value: m.desc });
     for (const [title, value] of m.details) fieldList.push({ title, value, short: true });
     if (m.body !== null && !m.body.includes("```")) fieldList.push({ title: "Last Ping Body", value: `\`\`\`\n${m.body}\n\`\`\`` });
-    return [jsonRequest(String(fields.url), {
-      username: m.siteName,
-      attachments: [{
-        color: m.direction === "up" ? "good" : "danger", fallback: `The check "${m.name}" ${state}.`,
-        mrkdwn_in: ["fields"], title: `\u201c${m.name}\u201d ${state}.`, title_link: m.link,
-        text: m.statusLine, fields: fieldList,
-      }],
-    })];
+    return [
+      jsonRequest(String(fields.url), {
+        username: m.siteName,
+        attachments: [
+          {
+            color: m.direction === "up" ? "good" : "danger",
+            fallback: `The check "${m.name}" ${state}.`,
+            mrkdwn_in: ["fields"],
+            title: `\u201c${m.name}\u201d ${state}.`,
+            title_link: m.link,
+            text: m.statusLine,
+            fields: fieldList,
+          },
+        ],
+      }),
+    ];
   },
 };

@@ -22,12 +22,26 @@ export function serviceMessageOf(facts: Facts, entryId: string): ServiceMessage 
   details.push(["Total Pings", String(ping?.n ?? 0)], ["Last Ping", lastPing]);
   return {
     // an escalation step or a failure while down reads as a reminder does ("still DOWN"), its line says which
-    direction: facts.direction, reminder: isStillDown(facts), name: facts.name, title: `${facts.name} ${isWord(facts)}`,
-    statusLine: statusLine(facts), reason: facts.reminder === null && facts.escalation === null ? facts.reason : "", link: cloakedUrl(check, opts.siteRoot),
-    detailsUrl: `${opts.siteRoot}/checks/${check.uuid}/details/`, incidentKey: uniqueKeyOf(check.uuid),
-    idempotencyKey: createHash("sha1").update(entryId).digest("hex"), desc: check.desc, projectName: facts.projectName, tags,
-    check: { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags }, at: isoSeconds(facts.at),
-    details, totalPings: ping?.n ?? 0, lastPing,
-    lastPingAgo: ping === null ? null : formatAgo(ping.at, facts.at), body: cutBody(facts.body, 1000), siteName: opts.siteName,
+    direction: facts.direction,
+    reminder: isStillDown(facts),
+    name: facts.name,
+    title: `${facts.name} ${isWord(facts)}`,
+    statusLine: statusLine(facts),
+    reason: facts.reminder === null && facts.escalation === null ? facts.reason : "",
+    link: cloakedUrl(check, opts.siteRoot),
+    detailsUrl: `${opts.siteRoot}/checks/${check.uuid}/details/`,
+    incidentKey: uniqueKeyOf(check.uuid),
+    idempotencyKey: createHash("sha1").update(entryId).digest("hex"),
+    desc: check.desc,
+    projectName: facts.projectName,
+    tags,
+    check: { uuid: check.uuid, name: check.name, slug: check.slug, tags: check.tags },
+    at: isoSeconds(facts.at),
+    details,
+    totalPings: ping?.n ?? 0,
+    lastPing,
+    lastPingAgo: ping === null ? null : formatAgo(ping.at, facts.at),
+    body: cutBody(facts.body, 1000),
+    siteName: opts.siteName,
   };
 }

@@ -8,7 +8,10 @@ const REGIONS: Record<string, string> = { us: "https://api.opsgenie.com", eu: "h
 
 export const opsgenie: ServiceKindModule = {
   help: '{"key": "...", "region": "us"}: an API integration key; region "us" or "eu"',
-  form: [{ name: "key", label: "API key", input: "secret", required: true }, { name: "region", label: "Region", input: "text", required: false, hint: "us or eu", target: true }],
+  form: [
+    { name: "key", label: "API key", input: "secret", required: true },
+    { name: "region", label: "Region", input: "text", required: false, hint: "us or eu", target: true },
+  ],
   secretFields: ["key"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with key and region");
@@ -26,11 +29,14 @@ export const opsgenie: ServiceKindModule = {
       return [jsonRequest(`${base}/v2/alerts/${m.incidentKey}/close?identifierType=alias`, payload, { headers, operatorEndpoint: true })];
     }
     const details: Record<string, string | number> = { Project: m.projectName, "Total pings": m.totalPings, "Last ping": m.lastPing };
-    for (const [label, value] of m.details) if (["Period", "Schedule", "Time Zone"].includes(label)) details[label === "Time Zone" ? "Time zone" : label] = value;
+    for (const [label, value] of m.details)
+      if (["Period", "Schedule", "Time Zone"].includes(label)) details[label === "Time Zone" ? "Time zone" : label] = value;
     details["Full details"] = m.link;
     Object.assign(payload, {
       message: `The check "${m.name}" is ${m.reminder ? "still " : ""}DOWN${m.reason ? ` (${m.reason})` : ""}.`,
-      description: m.desc, tags: [...m.tags], details,
+      description: m.desc,
+      tags: [...m.tags],
+      details,
     });
     return [jsonRequest(`${base}/v2/alerts`, payload, { headers, operatorEndpoint: true })];
   },

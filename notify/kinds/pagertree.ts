@@ -11,9 +11,16 @@ export const pagertree: ServiceKindModule = {
   render(fields, m) {
     const title = `${m.title}${inlineReason(m)}`;
     const last = m.direction === "down" && m.lastPingAgo !== null ? `\nLast ping was ${m.lastPingAgo}.` : "";
-    return [jsonRequest(String(fields.url), {
-      incident_key: m.incidentKey, event_type: m.direction === "down" ? "trigger" : "resolve", title,
-      description: `${title}.${last}`, client: m.siteName, client_url: m.link, tags: m.tags.join(" "),
-    })];
+    return [
+      jsonRequest(String(fields.url), {
+        incident_key: m.incidentKey,
+        event_type: m.direction === "down" ? "trigger" : "resolve",
+        title,
+        description: `${title}.${last}`,
+        client: m.siteName,
+        client_url: m.link,
+        tags: m.tags.join(" "),
+      }),
+    ];
   },
 };

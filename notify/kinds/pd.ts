@@ -16,13 +16,26 @@ export const pd: ServiceKindModule = {
     const details: Record<string, string | number> = { Project: m.projectName, "Total pings": m.totalPings, "Last ping": m.lastPing };
     if (m.desc) details.Description = m.desc;
     if (m.tags.length > 0) details.Tags = m.tags.join(", ");
-    for (const [label, value] of m.details) if (["Period", "Schedule", "Time Zone"].includes(label)) details[label === "Time Zone" ? "Time zone" : label] = value;
-    const description = m.direction === "up" ? `${m.name} received a ping and is now UP`
-      : `${m.name} is ${m.reminder ? "still " : ""}DOWN${m.reason ? ` (${m.reason})` : ""}.`;
-    return [jsonRequest(settings.pagerdutyEventsUrl, {
-      service_key: String(fields.service_key), incident_key: m.incidentKey,
-      event_type: m.direction === "down" ? "trigger" : "resolve", description,
-      client: m.siteName, client_url: m.detailsUrl, details,
-    }, { operatorEndpoint: true })];
+    for (const [label, value] of m.details)
+      if (["Period", "Schedule", "Time Zone"].includes(label)) details[label === "Time Zone" ? "Time zone" : label] = value;
+    const description =
+      m.direction === "up"
+        ? `${m.name} received a ping and is now UP`
+        : `${m.name} is ${m.reminder ? "still " : ""}DOWN${m.reason ? ` (${m.reason})` : ""}.`;
+    return [
+      jsonRequest(
+        settings.pagerdutyEventsUrl,
+        {
+          service_key: String(fields.service_key),
+          incident_key: m.incidentKey,
+          event_type: m.direction === "down" ? "trigger" : "resolve",
+          description,
+          client: m.siteName,
+          client_url: m.detailsUrl,
+          details,
+        },
+        { operatorEndpoint: true },
+      ),
+    ];
   },
 };

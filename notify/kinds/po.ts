@@ -19,9 +19,17 @@ function text(m: ServiceMessage): string {
 
 export const po: ServiceKindModule = {
   help: '{"user_key": "...", "priority": 0, "priority_up": 0}: priorities -2 to 2 (2 = emergency, repeated until acknowledged; -3 = send nothing), the "up" one defaults to "priority"',
-  form: [{ name: "user_key", label: "User key", input: "secret", required: true },
-    { name: "priority", label: "Priority when down", input: "number", required: false, hint: "-2 to 2; 2 repeats until acknowledged; -3 sends nothing" },
-    { name: "priority_up", label: "Priority when up", input: "number", required: false }],
+  form: [
+    { name: "user_key", label: "User key", input: "secret", required: true },
+    {
+      name: "priority",
+      label: "Priority when down",
+      input: "number",
+      required: false,
+      hint: "-2 to 2; 2 repeats until acknowledged; -3 sends nothing",
+    },
+    { name: "priority_up", label: "Priority when up", input: "number", required: false },
+  ],
   needs: ["pushoverApiToken"],
   secretFields: ["user_key"],
   parse(value) {
@@ -44,15 +52,23 @@ export const po: ServiceKindModule = {
     }
     const title = `${m.direction === "up" ? "🟢" : "🔴"} ${m.title}`;
     const payload: Record<string, string | number> = {
-      token, user: String(fields.user_key), message: text(m), title, html: 1, priority,
-      tags: m.incidentKey, url: m.link, url_title: `View on ${m.siteName}`,
+      token,
+      user: String(fields.user_key),
+      message: text(m),
+      title,
+      html: 1,
+      priority,
+      tags: m.incidentKey,
+      url: m.link,
+      url_title: `View on ${m.siteName}`,
     };
     if (priority === 2) Object.assign(payload, { retry: EMERGENCY_RETRY_S, expire: EMERGENCY_EXPIRE_S });
     requests.push(formRequest(`${settings.pushoverApiUrl}/1/messages.json`, payload, true));
     return requests;
   },
   refusal(status, body): Refusal {
-    if (status === 400 && jsonField(body, "user") === "invalid") return { error: "Received status code 400 (invalid user)", permanent: true };
+    if (status === 400 && jsonField(body, "user") === "invalid")
+      return { error: "Received status code 400 (invalid user)", permanent: true };
     return defaultRefusal(status, null);
   },
 };

@@ -15,7 +15,12 @@ export const pushbullet: ServiceKindModule = {
   render(fields, m, settings) {
     const after = lineAfterHeadline(m);
     const body = `The check "${m.name}" is ${m.reminder ? "still " : ""}${m.direction.toUpperCase()}${inlineReason(m)}.${after === null ? "" : `\n${after}`}\n${m.link}`;
-    return [jsonRequest(`${settings.pushbulletApiUrl}/v2/pushes`, { type: "note", title: m.siteName, body },
-      { headers: { "Access-Token": String(fields.token) }, operatorEndpoint: true })];
+    return [
+      jsonRequest(
+        `${settings.pushbulletApiUrl}/v2/pushes`,
+        { type: "note", title: m.siteName, body },
+        { headers: { "Access-Token": String(fields.token) }, operatorEndpoint: true },
+      ),
+    ];
   },
 };

@@ -14,9 +14,14 @@ export const rocketchat: ServiceKindModule = {
     const text = `[${m.name}](${m.link}) is ${m.reminder ? "still " : ""}${m.direction.toUpperCase()}${inlineReason(m)}.${after === null ? "" : `\n${after}`}`;
     const fieldList: JsonValue[] = [];
     if (m.desc) fieldList.push({ title: "Description", value: m.desc });
-    for (const [title, value] of m.details) fieldList.push({ title, value: title === "Schedule" ? value.replaceAll("*", "\\*") : value, short: true });
-    return [jsonRequest(String(fields.url), {
-      alias: m.siteName, text, attachments: [{ color: m.direction === "up" ? "#5cb85c" : "#d9534f", fields: fieldList }],
-    })];
+    for (const [title, value] of m.details)
+      fieldList.push({ title, value: title === "Schedule" ? value.replaceAll("*", "\\*") : value, short: true });
+    return [
+      jsonRequest(String(fields.url), {
+        alias: m.siteName,
+        text,
+        attachments: [{ color: m.direction === "up" ? "#5cb85c" : "#d9534f", fields: fieldList }],
+      }),
+    ];
   },
 };

@@ -12,7 +12,12 @@ import { invalid, ok } from "../../engine/outcome.ts";
 import { sendHttp } from "../send.ts";
 
 /** What to send for a service kind's message; null = nothing in this direction. */
-export function renderService(kind: ServiceKind, fields: ServiceFields, message: ServiceMessage, settings: ServiceSettings): Delivery | null {
+export function renderService(
+  kind: ServiceKind,
+  fields: ServiceFields,
+  message: ServiceMessage,
+  settings: ServiceSettings,
+): Delivery | null {
   const requests = SERVICE_KIND_MODULES[kind].render(fields, message, settings);
   if (requests.length === 0) return null;
   const [first] = requests;
@@ -36,7 +41,11 @@ export function maskSecrets(text: string, kind: ServiceKind, fields: ServiceFiel
 }
 
 /** Checks a service kind's value as the admin API and the dashboard receive it; a kind this server does not offer is refused. */
-export function parseServiceValue(kind: ServiceKind, value: unknown, settings: ServiceSettings = DEFAULT_SERVICE_SETTINGS): Outcome<ServiceFields> {
+export function parseServiceValue(
+  kind: ServiceKind,
+  value: unknown,
+  settings: ServiceSettings = DEFAULT_SERVICE_SETTINGS,
+): Outcome<ServiceFields> {
   const module = SERVICE_KIND_MODULES[kind];
   const off = module.enabled?.(settings) ?? null;
   return off === null ? module.parse(value) : invalid("kind", off);
@@ -46,16 +55,22 @@ export function parseServiceValue(kind: ServiceKind, value: unknown, settings: S
  * Completes a checked value with what its kind asks its provider once, when the integration is added or
  * edited (a Matrix room alias resolved to its room id); a refusal or an unreachable server names the field.
  */
-export async function prepareServiceValue(kind: ServiceKind, fields: ServiceFields, settings: ServiceSettings): Promise<Outcome<ServiceFields>> {
+export async function prepareServiceValue(
+  kind: ServiceKind,
+  fields: ServiceFields,
+  settings: ServiceSettings,
+): Promise<Outcome<ServiceFields>> {
   let call;
   try {
     call = SERVICE_KIND_MODULES[kind].setup?.(fields, settings) ?? null;
-  } catch (error) { // a setting the server lacks
+  } catch (error) {
+    // a setting the server lacks
     return invalid("kind", error instanceof Error ? error.message : String(error));
   }
   if (call === null) return ok(fields);
   const result = await sendHttp(call.request, { timeoutMs: SETUP_TIMEOUT_MS, maxResponseBytes: 64 * 1024, allowPrivateIps: false });
-  if (result.status === null) return invalid(call.field, maskSecrets(`could not be checked: ${result.ok ? "no answer" : result.error}`, kind, fields, settings));
+  if (result.status === null)
+    return invalid(call.field, maskSecrets(`could not be checked: ${result.ok ? "no answer" : result.error}`, kind, fields, settings));
   return call.read(result.status, result.responseBody ?? "");
 }
 
@@ -69,7 +84,8 @@ export function serviceHelp(kind: ServiceKind): string {
 /** The kinds as the HTTP edge receives them (AppDeps.serviceKinds), with this server's settings. */
 export function serviceKindsOf(settings: ServiceSettings) {
   return {
-    parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings), help: serviceHelp,
+    parse: (kind: ServiceKind, value: unknown) => parseServiceValue(kind, value, settings),
+    help: serviceHelp,
     form: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].form,
     operatorOnly: (kind: ServiceKind) => SERVICE_KIND_MODULES[kind].operatorOnly === true,
     unavailable: (kind: ServiceKind) => {

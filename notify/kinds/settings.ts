@@ -57,7 +57,9 @@ const NAMES: Record<TextSetting, [name: string, fallback: string | null, secret:
 
 /** The switches, off unless set to true (true/false, 1/0, yes/no, on/off). */
 const FLAGS: Record<Exclude<keyof ServiceSettings, TextSetting>, string> = {
-  shellEnabled: "SHELL_ENABLED", appriseEnabled: "APPRISE_ENABLED", twilioUseWhatsapp: "TWILIO_USE_WHATSAPP",
+  shellEnabled: "SHELL_ENABLED",
+  appriseEnabled: "APPRISE_ENABLED",
+  twilioUseWhatsapp: "TWILIO_USE_WHATSAPP",
 };
 
 /** The settings with nothing set: the real services, no tokens, every switch off. */
@@ -87,7 +89,9 @@ export function serviceSettingsOf(read: (name: string) => string | undefined): {
 }
 
 /** The environment names of the secret settings (each may also be given as `<NAME>_FILE`, app/secret-files.ts). */
-export const SECRET_SERVICE_SETTINGS: readonly string[] = Object.values(NAMES).filter(([, , secret]) => secret).map(([name]) => name);
+export const SECRET_SERVICE_SETTINGS: readonly string[] = Object.values(NAMES)
+  .filter(([, , secret]) => secret)
+  .map(([name]) => name);
 
 /** The secret settings' values that are set, to be cut out of any error text. */
 export function settingSecrets(settings: ServiceSettings): string[] {

@@ -21,13 +21,15 @@ export function splitArguments(line: string): Outcome<string[]> {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quote === "'") {
-      if (c === "'") quote = null; else current += c;
+      if (c === "'") quote = null;
+      else current += c;
     } else if (c === "\\") {
       const next = line[++i];
       if (next === undefined) return invalid("value", "ends with a lone backslash");
       current = (current ?? "") + (quote === '"' && !'"\\$`'.includes(next) ? `\\${next}` : next);
     } else if (quote === '"') {
-      if (c === '"') quote = null; else current += c;
+      if (c === '"') quote = null;
+      else current += c;
     } else if (c === "'" || c === '"') {
       quote = c;
       current ??= "";
@@ -49,14 +51,22 @@ const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"]);
 
 function commandOf(value: Record<string, unknown>, field: "cmd_down" | "cmd_up"): Outcome<string> {
   const cmd = value[field] ?? "";
-  if (typeof cmd !== "string" || cmd.length > CMD_MAX) return invalid(`value.${field}`, `must be a string of at most ${CMD_MAX} characters`);
+  if (typeof cmd !== "string" || cmd.length > CMD_MAX)
+    return invalid(`value.${field}`, `must be a string of at most ${CMD_MAX} characters`);
   const args = splitArguments(cmd);
   if (!args.ok) return invalid(`value.${field}`, args.failure.code === "invalid" ? args.failure.reason : "is not a command");
-  if (args.value.length > 0 && args.value[0].includes("$")) return invalid(`value.${field}`, "must start with the program to run, not a placeholder");
+  if (args.value.length > 0 && args.value[0].includes("$"))
+    return invalid(`value.${field}`, "must start with the program to run, not a placeholder");
   // placeholders are never replaced in the command: outside a shell's script they would reach the program as written
   const program = (args.value[0] ?? "").split("/").pop() ?? "";
   if (!SHELLS.has(program) && args.value.slice(1).some((arg) => /\$[A-Z]/.test(arg))) {
-    return invalid(`value.${field}`, `passes a placeholder to ${program}, which would get it as written: the check's facts are environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...); read them in a script, e.g. /bin/sh -c '${args.value.join(" ").replaceAll("'", "").replace(/\$([A-Z][A-Z0-9]*)/g, '"$$$1"')}'`);
+    return invalid(
+      `value.${field}`,
+      `passes a placeholder to ${program}, which would get it as written: the check's facts are environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...); read them in a script, e.g. /bin/sh -c '${args.value
+        .join(" ")
+        .replaceAll("'", "")
+        .replace(/\$([A-Z][A-Z0-9]*)/g, '"$$$1"')}'`,
+    );
   }
   return ok(cmd.trim());
 }
@@ -64,16 +74,26 @@ function commandOf(value: Record<string, unknown>, field: "cmd_down" | "cmd_up")
 /** The facts as environment variables (the reference's placeholders without their "$"). */
 function variables(m: ServiceMessage): [key: string, value: string][] {
   const tags = m.check.tags.split(" ").filter((tag) => tag !== "");
-  return [["CODE", m.check.uuid], ["STATUS", m.direction], ["NOW", m.at], ["NAME", m.check.name], ["SLUG", m.check.slug],
-    ["TAGS", m.check.tags], ...tags.map((tag, i): [string, string] => [`TAG${i + 1}`, tag])];
+  return [
+    ["CODE", m.check.uuid],
+    ["STATUS", m.direction],
+    ["NOW", m.at],
+    ["NAME", m.check.name],
+    ["SLUG", m.check.slug],
+    ["TAGS", m.check.tags],
+    ...tags.map((tag, i): [string, string] => [`TAG${i + 1}`, tag]),
+  ];
 }
 
 export const shell: ServiceKindModule = {
   help: '{"cmd_down": "/bin/sh -c \'page-oncall \\"$NAME is $STATUS\\"\'", "cmd_up": ""}: run as written, without a shell of its own; the check\'s facts are environment variables (NAME, CODE, STATUS, NOW, SLUG, TAGS, TAG1...); an empty command does nothing (only with SHELL_ENABLED=true, added by the operator)',
-  form: [{ name: "cmd_down", label: "Command when down", input: "text", required: false }, { name: "cmd_up", label: "Command when up", input: "text", required: false }],
+  form: [
+    { name: "cmd_down", label: "Command when down", input: "text", required: false },
+    { name: "cmd_up", label: "Command when up", input: "text", required: false },
+  ],
   secretFields: [],
   operatorOnly: true,
-  enabled: (settings) => settings.shellEnabled ? null : "shell notifications are off on this server (SHELL_ENABLED)",
+  enabled: (settings) => (settings.shellEnabled ? null : "shell notifications are off on this server (SHELL_ENABLED)"),
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with cmd_down and cmd_up");
     const down = commandOf(value, "cmd_down");

@@ -22,13 +22,28 @@ class Styled {
 /** The reference's signal_message, as text and styles; a reminder is hcd's own "still DOWN". */
 export function signalText(m: ServiceMessage): Styled {
   const out = new Styled().add("The check ").add(m.name, "BOLD");
-  if (m.direction === "up") out.add(" is now ").add("UP", "BOLD").add(".").add(m.statusLine === null ? "" : ` ${m.statusLine}`);
-  else if (m.reminder) out.add(" is still ").add("DOWN", "BOLD").add(".").add(m.statusLine === null ? "" : ` ${m.statusLine}`);
-  else out.add(" is ").add("DOWN", "BOLD").add(m.reason === "" ? "." : ` (${m.reason}).`);
+  if (m.direction === "up")
+    out
+      .add(" is now ")
+      .add("UP", "BOLD")
+      .add(".")
+      .add(m.statusLine === null ? "" : ` ${m.statusLine}`);
+  else if (m.reminder)
+    out
+      .add(" is still ")
+      .add("DOWN", "BOLD")
+      .add(".")
+      .add(m.statusLine === null ? "" : ` ${m.statusLine}`);
+  else
+    out
+      .add(" is ")
+      .add("DOWN", "BOLD")
+      .add(m.reason === "" ? "." : ` (${m.reason}).`);
   out.add("\n");
   for (const [label, value] of m.details) {
     out.add("\n").add(`${label}:`, "BOLD").add(" ");
-    if (label === "Schedule") out.add(value, "MONOSPACE"); else out.add(value);
+    if (label === "Schedule") out.add(value, "MONOSPACE");
+    else out.add(value);
   }
   return out;
 }
@@ -44,25 +59,42 @@ function recipientOf(raw: unknown): string | null {
 /** Reads signal-cli's error reply (a JSON-RPC line) as the reference does. */
 function refusal(_status: number, body: string): Refusal {
   let reply: { error?: { code?: unknown; data?: { response?: { results?: { type?: unknown; token?: unknown }[] } } } };
-  try { reply = JSON.parse(body) as typeof reply; } catch { return { error: "signal-cli call failed (unexpected response)", permanent: false }; }
+  try {
+    reply = JSON.parse(body) as typeof reply;
+  } catch {
+    return { error: "signal-cli call failed (unexpected response)", permanent: false };
+  }
   for (const result of reply.error?.data?.response?.results ?? []) {
     if (result.type === "UNREGISTERED_FAILURE") return { error: "Recipient not found", permanent: true };
     // Signal wants a captcha solved on the sending account before it sends more: the operator's task, then a retry works
-    if (result.type === "RATE_LIMIT_FAILURE" && typeof result.token === "string") return { error: "CAPTCHA proof required", permanent: false };
+    if (result.type === "RATE_LIMIT_FAILURE" && typeof result.token === "string")
+      return { error: "CAPTCHA proof required", permanent: false };
   }
   return { error: `signal-cli call failed (${valueText(reply.error?.code ?? "unknown")})`, permanent: false };
 }
 
 export const signal: ServiceKindModule = {
   help: '{"value": "+15551234567" (or a username, "name.01"), "up": true, "down": true}: sent by the operator\'s signal-cli (SIGNAL_CLI_SOCKET)',
-  form: [{ name: "value", label: "Phone number or username", input: "text", required: true, hint: "+15551234567, or a Signal username such as alice.01", target: true },
-    { name: "down", label: "When down", input: "bool", required: false }, { name: "up", label: "When up", input: "bool", required: false }],
+  form: [
+    {
+      name: "value",
+      label: "Phone number or username",
+      input: "text",
+      required: true,
+      hint: "+15551234567, or a Signal username such as alice.01",
+      target: true,
+    },
+    { name: "down", label: "When down", input: "bool", required: false },
+    { name: "up", label: "When up", input: "bool", required: false },
+  ],
   secretFields: [],
-  enabled: (settings) => settings.signalCliSocket === null ? "signal notifications are off on this server (SIGNAL_CLI_SOCKET is not set)" : null,
+  enabled: (settings) =>
+    settings.signalCliSocket === null ? "signal notifications are off on this server (SIGNAL_CLI_SOCKET is not set)" : null,
   parse(value) {
     const v = isObject(value) ? value : { value };
     const recipient = recipientOf(v.value);
-    if (recipient === null) return invalid("value.value", 'must be a phone number in international form ("+15551234567") or a Signal username ("name.01")');
+    if (recipient === null)
+      return invalid("value.value", 'must be a phone number in international form ("+15551234567") or a Signal username ("name.01")');
     const flags: Record<string, number> = {};
     for (const field of ["down", "up"] as const) {
       const flag = v[field] ?? true;

@@ -32,8 +32,11 @@ function parsePhone(value: unknown, directions: boolean): Outcome<ServiceFields>
 
 function refusal(status: number, body: string): Refusal {
   try {
-    if (status === 400 && (JSON.parse(body) as { code?: unknown }).code === INVALID_NUMBER) return { error: "Invalid phone number", permanent: true };
-  } catch { /* not JSON: the status alone */ }
+    if (status === 400 && (JSON.parse(body) as { code?: unknown }).code === INVALID_NUMBER)
+      return { error: "Invalid phone number", permanent: true };
+  } catch {
+    /* not JSON: the status alone */
+  }
   return defaultRefusal(status);
 }
 
@@ -52,8 +55,11 @@ function text(m: ServiceMessage): string {
 const wanted = (fields: ServiceFields, m: ServiceMessage) => Number(m.direction === "up" ? fields.notify_up : fields.notify_down) !== 0;
 
 const PHONE: FormField = { name: "phone", label: "Phone number", input: "text", required: true, hint: "+15551234567" };
-const DIRECTIONS: readonly FormField[] = [PHONE, { name: "notify_down", label: "When down", input: "bool", required: false },
-  { name: "notify_up", label: "When up", input: "bool", required: false }];
+const DIRECTIONS: readonly FormField[] = [
+  PHONE,
+  { name: "notify_down", label: "When down", input: "bool", required: false },
+  { name: "notify_up", label: "When up", input: "bool", required: false },
+];
 
 export const sms: ServiceKindModule = {
   help: '{"phone": "+15551234567", "notify_down"?: true, "notify_up"?: true}',
@@ -61,13 +67,22 @@ export const sms: ServiceKindModule = {
   secretFields: [],
   needs: ["twilioAccount", "twilioAuth", "twilioFrom"],
   parse: (value) => parsePhone(value, true),
-  render: (fields, m, settings) => wanted(fields, m)
-    ? [post(settings, "Messages", { To: String(fields.phone), From: required(settings, "twilioFrom"), Body: text(m) })] : [],
+  render: (fields, m, settings) =>
+    wanted(fields, m)
+      ? [post(settings, "Messages", { To: String(fields.phone), From: required(settings, "twilioFrom"), Body: text(m) })]
+      : [],
   refusal,
 };
 
 /** What WhatsApp needs of the server: Twilio's account, a WhatsApp sender, its Messaging Service and two approved templates. */
-const WHATSAPP_SETTINGS = ["twilioAccount", "twilioAuth", "twilioFrom", "twilioMessagingServiceSid", "whatsappDownContentSid", "whatsappUpContentSid"] as const;
+const WHATSAPP_SETTINGS = [
+  "twilioAccount",
+  "twilioAuth",
+  "twilioFrom",
+  "twilioMessagingServiceSid",
+  "whatsappDownContentSid",
+  "whatsappUpContentSid",
+] as const;
 
 export const whatsapp: ServiceKindModule = {
   help: '{"phone": "+15551234567", "notify_down"?: true, "notify_up"?: true}: the approved message templates of WHATSAPP_DOWN_CONTENT_SID / WHATSAPP_UP_CONTENT_SID with the check\'s name',
@@ -81,13 +96,18 @@ export const whatsapp: ServiceKindModule = {
   parse: (value) => parsePhone(value, true),
   // WhatsApp refuses free text a business starts outside a 24-hour window: the reference sends an approved
   // template (Twilio's Content API) whose one variable is the check's name; a reminder is a down
-  render: (fields, m, settings) => wanted(fields, m)
-    ? [post(settings, "Messages", {
-      To: `whatsapp:${String(fields.phone)}`, From: `whatsapp:${required(settings, "twilioFrom")}`,
-      MessagingServiceSid: required(settings, "twilioMessagingServiceSid"),
-      ContentSid: required(settings, m.direction === "up" ? "whatsappUpContentSid" : "whatsappDownContentSid"),
-      ContentVariables: pyJson({ 1: m.name }),
-    })] : [],
+  render: (fields, m, settings) =>
+    wanted(fields, m)
+      ? [
+          post(settings, "Messages", {
+            To: `whatsapp:${String(fields.phone)}`,
+            From: `whatsapp:${required(settings, "twilioFrom")}`,
+            MessagingServiceSid: required(settings, "twilioMessagingServiceSid"),
+            ContentSid: required(settings, m.direction === "up" ? "whatsappUpContentSid" : "whatsappDownContentSid"),
+            ContentVariables: pyJson({ 1: m.name }),
+          }),
+        ]
+      : [],
   refusal,
 };
 
@@ -100,8 +120,13 @@ export const call: ServiceKindModule = {
   render(fields, m, settings) {
     if (m.direction !== "down") return [];
     const say = `Hello! A message from ${m.siteName}: The check "${m.name}" is ${m.reminder ? "still " : ""}down.`;
-    return [post(settings, "Calls", { To: String(fields.phone), From: required(settings, "twilioFrom"),
-      Twiml: `<Response><Say>${escapeHtml(say)}</Say></Response>` })];
+    return [
+      post(settings, "Calls", {
+        To: String(fields.phone),
+        From: required(settings, "twilioFrom"),
+        Twiml: `<Response><Say>${escapeHtml(say)}</Say></Response>`,
+      }),
+    ];
   },
   refusal,
 };

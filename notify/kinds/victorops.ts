@@ -9,9 +9,14 @@ export const victorops: ServiceKindModule = {
   secretFields: ["url"],
   parse: parseUrlValue,
   render(fields, m) {
-    return [jsonRequest(String(fields.url), {
-      entity_id: m.incidentKey, message_type: m.direction === "down" ? "CRITICAL" : "RECOVERY", entity_display_name: m.name,
-      state_message: `${m.title}${inlineReason(m)}.`, monitoring_tool: m.siteName,
-    })];
+    return [
+      jsonRequest(String(fields.url), {
+        entity_id: m.incidentKey,
+        message_type: m.direction === "down" ? "CRITICAL" : "RECOVERY",
+        entity_display_name: m.name,
+        state_message: `${m.title}${inlineReason(m)}.`,
+        monitoring_tool: m.siteName,
+      }),
+    ];
   },
 };

@@ -6,10 +6,14 @@ import { defaultRefusal, formRequest, inlineReason, isHttpUrl, isObject, jsonFie
 
 export const zulip: ServiceKindModule = {
   help: '{"bot_email": "alerts-bot@org.zulipchat.com", "api_key": "...", "site": "https://org.zulipchat.com", "mtype": "stream" or "private", "to": "a stream, or a user", "topic": optional}',
-  form: [{ name: "bot_email", label: "Bot email", input: "text", required: true, target: true }, { name: "api_key", label: "Bot API key", input: "secret", required: true },
+  form: [
+    { name: "bot_email", label: "Bot email", input: "text", required: true, target: true },
+    { name: "api_key", label: "Bot API key", input: "secret", required: true },
     { name: "site", label: "Site", input: "text", required: false, hint: "default: the bot's domain", target: true },
-    { name: "mtype", label: "Send to", input: "text", required: true, hint: "stream or private" }, { name: "to", label: "Stream or user", input: "text", required: true },
-    { name: "topic", label: "Topic", input: "text", required: false }],
+    { name: "mtype", label: "Send to", input: "text", required: true, hint: "stream or private" },
+    { name: "to", label: "Stream or user", input: "text", required: true },
+    { name: "topic", label: "Topic", input: "text", required: false },
+  ],
   secretFields: ["api_key"],
   parse(value) {
     if (!isObject(value)) return invalid("value", "must be an object with bot_email, api_key, site, mtype and to");
@@ -33,10 +37,16 @@ export const zulip: ServiceKindModule = {
     if (after !== null) lines.push(after);
     if (m.desc) lines.push("", "---", "**Description**", m.desc);
     const to = String(fields.to);
-    const request = formRequest(`${String(fields.site)}/api/v1/messages`, {
-      type: String(fields.mtype), to: fields.mtype === "private" && /^\d+$/.test(to) ? `[${to}]` : to,
-      topic: String(fields.topic) || m.title, content: lines.join("\n"),
-    }, false);
+    const request = formRequest(
+      `${String(fields.site)}/api/v1/messages`,
+      {
+        type: String(fields.mtype),
+        to: fields.mtype === "private" && /^\d+$/.test(to) ? `[${to}]` : to,
+        topic: String(fields.topic) || m.title,
+        content: lines.join("\n"),
+      },
+      false,
+    );
     const auth = Buffer.from(`${String(fields.bot_email)}:${String(fields.api_key)}`).toString("base64");
     return [{ ...request, headers: { ...request.headers, Authorization: `Basic ${auth}` } }];
   },

@@ -34,10 +34,20 @@ ${HEADER}
 
 test("the newest run of each scenario, its figures with a target first, three at most; the machine of each run", () => {
   const runs = runsOf(log);
-  assert.equal(runs.map((run) => run.at), ["2026-11-20 10:00", "2026-11-22 10:00"], "dated sections only");
+  assert.equal(
+    runs.map((run) => run.at),
+    ["2026-11-20 10:00", "2026-11-22 10:00"],
+    "dated sections only",
+  );
   const summary = summaryOf(runs);
-  assert.equal(summary.rows.map(({ cells }) => `${cells[0]} ${cells[1]} ${cells[2]}`), ["pings peak 150 req/s", "pings a 1", "pings b 2", "store restore 1 s"]);
-  assert.equal(summary.runs.map((run) => run.machine), ["nproc 2 · old machine", "nproc 2 · new machine"]);
+  assert.equal(
+    summary.rows.map(({ cells }) => `${cells[0]} ${cells[1]} ${cells[2]}`),
+    ["pings peak 150 req/s", "pings a 1", "pings b 2", "store restore 1 s"],
+  );
+  assert.equal(
+    summary.runs.map((run) => run.machine),
+    ["nproc 2 · old machine", "nproc 2 · new machine"],
+  );
 });
 
 test.run();

@@ -27,13 +27,19 @@ class HeldHistory implements PartitionHistoryStore {
   #release = () => {};
   #heldRecords = 0;
   #recordHeld = () => {};
-  readonly firstHeld = new Promise<void>((resolve) => { this.#recordHeld = resolve; });
+  readonly firstHeld = new Promise<void>((resolve) => {
+    this.#recordHeld = resolve;
+  });
   #segmentsCalled = () => {};
   /** Resolves when held pings are first given to be stored. */
-  readonly segmentsCalled = new Promise<void>((resolve) => { this.#segmentsCalled = resolve; });
+  readonly segmentsCalled = new Promise<void>((resolve) => {
+    this.#segmentsCalled = resolve;
+  });
 
   hold(): void {
-    this.#held = new Promise((resolve) => { this.#release = resolve; });
+    this.#held = new Promise((resolve) => {
+      this.#release = resolve;
+    });
   }
   release(): void {
     this.#held = null;
@@ -55,7 +61,8 @@ class HeldHistory implements PartitionHistoryStore {
       this.#recordHeld();
       await this.#held;
     }
-    for (const [checkUuid, pings] of held) this.#pings.set(checkUuid, [...(this.#pings.get(checkUuid) ?? []), ...pings.map((ping) => ping.record)]);
+    for (const [checkUuid, pings] of held)
+      this.#pings.set(checkUuid, [...(this.#pings.get(checkUuid) ?? []), ...pings.map((ping) => ping.record)]);
     this.#flips.push(...flips);
     this.#last = position;
   }
@@ -83,14 +90,25 @@ test("a ping is answered before its history is stored; it is listed from memory,
     const history = new HeldHistory();
     let owned: TestOwner | null = null;
     try {
-      owned = await partitionOwner(nc, PARTITION, { openHistory: async () => history, notifications: { enqueue: async () => {} }, directory });
+      owned = await partitionOwner(nc, PARTITION, {
+        openHistory: async () => history,
+        notifications: { enqueue: async () => {} },
+        directory,
+      });
       const { host, replica } = owned;
       const owner = await newProject(host);
       const uuid = await newCheck(host, owner);
 
       history.hold();
-      const answered = await within(host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + SECOND, "rid-1")] }), 20_000, "the ping's answer waited for its history");
-      assert.equal(answered.map((r) => r.ok), [true]);
+      const answered = await within(
+        host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + SECOND, "rid-1")] }),
+        20_000,
+        "the ping's answer waited for its history",
+      );
+      assert.equal(
+        answered.map((r) => r.ok),
+        [true],
+      );
       const list = async () => {
         const page = await host.apply({ kind: "listPings", projectId: owner.id, uuid, pingLogLimit: 100 });
         assert.ok(page.ok);
@@ -105,7 +123,11 @@ test("a ping is answered before its history is stored; it is listed from memory,
       assert.equal(await list(), [1], "still listed while its segment is on its way");
       history.release();
       assert.ok((await snapshot).saved);
-      assert.equal((await history.pings(uuid, 100)).map((p) => p.n), [1], "stored in the history by the snapshot");
+      assert.equal(
+        (await history.pings(uuid, 100)).map((p) => p.n),
+        [1],
+        "stored in the history by the snapshot",
+      );
       assert.equal(await list(), [1], "listed once, from the history");
     } finally {
       owned?.replica.abandon();
@@ -121,17 +143,31 @@ test("an up flip's notification names when the check went down, though the down 
     const history = new HeldHistory();
     const queued: OutboxEntry[] = [];
     let markUpQueued = () => {};
-    const upQueued = new Promise<void>((resolve) => { markUpQueued = resolve; });
+    const upQueued = new Promise<void>((resolve) => {
+      markUpQueued = resolve;
+    });
     let owned: TestOwner | null = null;
     try {
       owned = await partitionOwner(nc, PARTITION, {
         openHistory: async () => history,
-        notifications: { enqueue: async (entries) => { queued.push(...entries); if (entries.some((e) => e.flip.to === "up")) markUpQueued(); } },
+        notifications: {
+          enqueue: async (entries) => {
+            queued.push(...entries);
+            if (entries.some((e) => e.flip.to === "up")) markUpQueued();
+          },
+        },
         directory,
       });
       const { host } = owned;
       const owner = await newProject(host);
-      const channel = { id: "00000000-0000-4000-8000-0000000000c1", projectId: owner.id, name: "ops", kind: "email" as const, value: { kind: "email" as const, address: "ops@example.com" }, createdAt: T0 };
+      const channel = {
+        id: "00000000-0000-4000-8000-0000000000c1",
+        projectId: owner.id,
+        name: "ops",
+        kind: "email" as const,
+        value: { kind: "email" as const, address: "ops@example.com" },
+        createdAt: T0,
+      };
       await host.apply({ kind: "addChannel", channel, at: T0 });
       const uuid = await newCheck(host, owner, { timeoutMs: 60 * SECOND, channels: { all: true } });
       await host.apply({ kind: "pingBatch", pings: [pingCommand(uuid, T0 + SECOND)] });

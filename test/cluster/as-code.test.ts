@@ -26,11 +26,21 @@ test("export through one node, apply through the other: no change; a file's chec
       }
 
       const more = join(dir.path, "more.yaml");
-      writeFileSync(more, [
-        "projects:", "  - name: moved", "    channels:", "      - {name: mail, kind: email, value: ops@example.com}", "    checks:",
-        `      - {uuid: ${UUIDS[0]}, slug: first, channels: [mail]}`, `      - {uuid: ${UUIDS[1]}, slug: second, schedule: '0 3 * * *', depends_on: [first]}`,
-        "    status_pages:", "      - {slug: moved-page, title: Moved, checks: [first, second]}", "",
-      ].join("\n"));
+      writeFileSync(
+        more,
+        [
+          "projects:",
+          "  - name: moved",
+          "    channels:",
+          "      - {name: mail, kind: email, value: ops@example.com}",
+          "    checks:",
+          `      - {uuid: ${UUIDS[0]}, slug: first, channels: [mail]}`,
+          `      - {uuid: ${UUIDS[1]}, slug: second, schedule: '0 3 * * *', depends_on: [first]}`,
+          "    status_pages:",
+          "      - {slug: moved-page, title: Moved, checks: [first, second]}",
+          "",
+        ].join("\n"),
+      );
       const applied = await hcdIn(["apply", "-f", more, ...remote(a)]);
       assert.is(applied.status, 0, applied.stderr + applied.stdout);
       assert.match(applied.stdout, /Applied 5 changes\./);

@@ -22,14 +22,25 @@ test("an episode logs its first failure and its end; the failures between are on
   const episodes = new FailureEpisodes((level, fields, message) => lines.push({ level, fields, message }));
   for (let i = 0; i < 3; i++) episodes.failed("snapshot", "partition 4", new Error("no stream"));
   episodes.failed("advance", "partition 1", new Error("timeout"));
-  assert.equal(lines.map((l) => [l.level, l.fields.work, l.fields.subject]), [["warn", "snapshot", "partition 4"], ["warn", "advance", "partition 1"]]);
+  assert.equal(
+    lines.map((l) => [l.level, l.fields.work, l.fields.subject]),
+    [
+      ["warn", "snapshot", "partition 4"],
+      ["warn", "advance", "partition 1"],
+    ],
+  );
   assert.equal(episodes.counts(), {
-    takeover: { failures: 0, failing: 0, streak: 0 }, snapshot: { failures: 3, failing: 1, streak: 3 }, advance: { failures: 1, failing: 1, streak: 1 },
+    takeover: { failures: 0, failing: 0, streak: 0 },
+    snapshot: { failures: 3, failing: 1, streak: 3 },
+    advance: { failures: 1, failing: 1, streak: 1 },
     ownership_round: { failures: 0, failing: 0, streak: 0 },
   });
   episodes.succeeded("snapshot", "partition 4");
   episodes.succeeded("snapshot", "partition 4"); // no episode: nothing to say
-  assert.equal(lines.slice(2).map((l) => [l.level, l.fields.work, l.fields.failures]), [["info", "snapshot", 3]]);
+  assert.equal(
+    lines.slice(2).map((l) => [l.level, l.fields.work, l.fields.failures]),
+    [["info", "snapshot", 3]],
+  );
   assert.equal(episodes.counts().snapshot, { failures: 3, failing: 0, streak: 0 });
   // a new episode is logged again
   episodes.failed("snapshot", "partition 4", new Error("no stream"));
@@ -47,7 +58,11 @@ test("a partition whose takeover keeps failing is counted as failing, logged onc
     const failures = new FailureEpisodes((level, fields, message) => lines.push({ level, fields, message }));
     let failing = true;
     const node = await PartitionNode.open({
-      connection: nc, node: "a", partitionCount: 1, replicas: 1, failures,
+      connection: nc,
+      node: "a",
+      partitionCount: 1,
+      replicas: 1,
+      failures,
       catchUp: async (_partition, _replica, now) => {
         if (failing) throw new Error("the intake stream did not answer");
         return now;
@@ -58,17 +73,24 @@ test("a partition whose takeover keeps failing is counted as failing, logged onc
       await until("three failed takeovers", () => failures.counts().takeover.failures >= 3, 30_000);
       assert.is(node.replica(0), null, "not served while its takeover fails");
       assert.equal(failures.counts().takeover.failing, 1);
-      assert.equal(lines.map((l) => [l.level, l.fields.work, l.fields.subject]), [["warn", "takeover", "partition 0"]], "logged once");
+      assert.equal(
+        lines.map((l) => [l.level, l.fields.work, l.fields.subject]),
+        [["warn", "takeover", "partition 0"]],
+        "logged once",
+      );
       failing = false;
       await until("the partition served", () => node.replica(0) !== null, 30_000);
       assert.equal(failures.counts().takeover.failing, 0);
-      assert.equal(lines.slice(1).map((l) => [l.level, l.fields.work]), [["info", "takeover"]], "its end logged");
+      assert.equal(
+        lines.slice(1).map((l) => [l.level, l.fields.work]),
+        [["info", "takeover"]],
+        "its end logged",
+      );
     } finally {
       await node.stop();
     }
   });
 });
-
 
 test("a node whose snapshots fail logs the first and counts every one in /metrics", async () => {
   await withNatsServer("snapshot failures counted in /metrics", async (connect) => {
@@ -77,7 +99,13 @@ test("a node whose snapshots fail logs the first and counts every one in /metric
     const failures = new FailureEpisodes((level, fields, message) => lines.push({ level, fields, message }));
     const notifications = await NotificationQueue.open({ connection: nc, replicas: 1 });
     const node = await createClusterPool({
-      connection: nc, node: "a", replicas: 1, partitionCount: 1, notifications, failures, snapshotEvery: 1,
+      connection: nc,
+      node: "a",
+      replicas: 1,
+      partitionCount: 1,
+      notifications,
+      failures,
+      snapshotEvery: 1,
       openHistory: (partition) => PartitionHistory.open({ connection: nc, partition, replicas: 1 }),
     });
     try {
@@ -91,7 +119,11 @@ test("a node whose snapshots fail logs the first and counts every one in /metric
       const counts = failures.counts().snapshot;
       assert.ok(counts.failures >= ATTEMPTS, `${counts.failures} failures counted`);
       assert.is(counts.failing, 1);
-      assert.equal(lines.filter((l) => l.fields.work === "snapshot").map((l) => l.level), ["warn"], "logged once");
+      assert.equal(
+        lines.filter((l) => l.fields.work === "snapshot").map((l) => l.level),
+        ["warn"],
+        "logged once",
+      );
 
       const { body } = await createMetrics(node.pool, systemClock, failures).exposition();
       assert.is(sample(body, 'hcd_cluster_background_failures_total{work="snapshot"}'), counts.failures);

@@ -34,7 +34,9 @@ function freezable(kv: KV): { kv: KV; freeze(): void } {
   const watch = async (options: Parameters<KV["watch"]>[0]) => {
     const real = await kv.watch(options);
     let silent = false;
-    frozen = () => { silent = true; };
+    frozen = () => {
+      silent = true;
+    };
     const silenced = {
       async *[Symbol.asyncIterator]() {
         for await (const entry of real) if (!silent) yield entry;
@@ -43,7 +45,10 @@ function freezable(kv: KV): { kv: KV; freeze(): void } {
     };
     return silenced as unknown as typeof real;
   };
-  return { kv: new Proxy(kv, { get: (target, name) => (name === "watch" ? watch : Reflect.get(target, name, target)) }), freeze: () => frozen?.() };
+  return {
+    kv: new Proxy(kv, { get: (target, name) => (name === "watch" ? watch : Reflect.get(target, name, target)) }),
+    freeze: () => frozen?.(),
+  };
 }
 
 test("a watch gone silent is started again after its last revision, and follows the writes after", async () => {
@@ -53,7 +58,11 @@ test("a watch gone silent is started again after its last revision, and follows 
     const { kv, freeze } = freezable(bucket);
     const seen: string[] = [];
     await bucket.put("k.1", new TextEncoder().encode("one"));
-    const follower = await BucketFollower.start(kv, { key: "k.*", onEntry: (entry) => seen.push(`${entry.key}@${entry.revision}`), checkEveryMs: 200 });
+    const follower = await BucketFollower.start(kv, {
+      key: "k.*",
+      onEntry: (entry) => seen.push(`${entry.key}@${entry.revision}`),
+      checkEveryMs: 200,
+    });
     try {
       await until("the present value", () => seen.length === 1, 20_000);
       freeze();
@@ -102,9 +111,12 @@ test("a sign-out reaches a node whose watch of the sessions lost its consumer", 
 test("a removed user reaches a node whose watch of the accounts lost its consumer", async () => {
   await withNatsServer("an accounts watch whose consumer is lost", async (connect) => {
     const [ncA, ncB] = [await connect(), await connect()];
-    const [storeA, storeB] = await Promise.all([ncA, ncB].map((nc) => openReplicatedAccounts({ connection: nc, replicas: 1, bucket: "test-accounts" })));
+    const [storeA, storeB] = await Promise.all(
+      [ncA, ncB].map((nc) => openReplicatedAccounts({ connection: nc, replicas: 1, bucket: "test-accounts" })),
+    );
     try {
-      const a = new Accounts(storeA), b = new Accounts(storeB);
+      const a = new Accounts(storeA),
+        b = new Accounts(storeB);
       const made = await a.createUser({ email: "ann@example.org" }, Date.UTC(2026, 0, 15));
       assert.ok(made.ok);
       const id = made.value.user.id;

@@ -3,7 +3,18 @@
 // every id has one token, keys outside the layout refused, and values decoded or refused.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { checkKey, decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject, idToken, parseKey, partitionFilters, projectKey, tokenId } from "../../cluster/directory-keys.ts";
+import {
+  checkKey,
+  decodeBadgeKey,
+  decodeProject,
+  encodeBadgeKey,
+  encodeProject,
+  idToken,
+  parseKey,
+  partitionFilters,
+  projectKey,
+  tokenId,
+} from "../../cluster/directory-keys.ts";
 import type { Project } from "../../engine/model.ts";
 
 const P = "6c3ad4d6-6a5b-4c44-9d5e-3c1f6f1b2a10";
@@ -37,8 +48,19 @@ test("keys outside the layout are refused", () => {
 });
 
 test("values: a project's record whole, a check's badge key; anything else is refused", () => {
-  const project: Project = { id: P, name: "n", apiKey: "k1", apiKeyReadonly: "k2", pingKey: "pk", badgeKey: C,
-    checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, createdAt: 1_700_000_000_000, mutedUntilAt: null };
+  const project: Project = {
+    id: P,
+    name: "n",
+    apiKey: "k1",
+    apiKeyReadonly: "k2",
+    pingKey: "pk",
+    badgeKey: C,
+    checkLimit: 20,
+    pingLogLimit: 100,
+    pingBodyLimit: 10_000,
+    createdAt: 1_700_000_000_000,
+    mutedUntilAt: null,
+  };
   assert.equal(decodeProject(encodeProject(project)), project);
   const { mutedUntilAt: _, ...unmuted } = project;
   assert.equal(decodeProject(encodeProject(unmuted)), unmuted);

@@ -22,7 +22,12 @@ test("writes acknowledged later than the first ack timeout are each stored once 
     const relay = await faultRelay({ host: target.hostname, port: Number(target.port) });
     const slowConnection = await connect({ servers: [relay.url], maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     try {
-      const writer = await DirectoryReplica.open({ connection: slowConnection, replicas: 1, ackTimeoutMs: FIRST_ACK_TIMEOUT_MS, retryForMs: 20_000 });
+      const writer = await DirectoryReplica.open({
+        connection: slowConnection,
+        replicas: 1,
+        ackTimeoutMs: FIRST_ACK_TIMEOUT_MS,
+        retryForMs: 20_000,
+      });
       relay.slow(HOLD_MS);
       const projects = Array.from({ length: PROJECTS }, (_, i) => project({ name: `slow ${i}` }));
       const revision = await writer.publish({ projects, checks: [], deletedChecks: [] });

@@ -9,7 +9,14 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { PartitionRecord, PartitionSnapshot, SnapshotHead } from "../../cluster/partition-codec.ts";
-import { decodeRecord, decodeSnapshot, decodeSnapshotHead, encodeRecord, encodeSnapshot, encodeSnapshotHead } from "../../cluster/partition-codec.ts";
+import {
+  decodeRecord,
+  decodeSnapshot,
+  decodeSnapshotHead,
+  encodeRecord,
+  encodeSnapshot,
+  encodeSnapshotHead,
+} from "../../cluster/partition-codec.ts";
 import { decodeEntry, encodeEntry } from "../../cluster/notification-stream.ts";
 import { decodeLease, encodeLease } from "../../cluster/leases.ts";
 import { decodeFlip, decodePings, encodeDeletedMessage, encodeFlipMessage, encodeSegmentMessage } from "../../cluster/history-codec.ts";
@@ -19,7 +26,21 @@ import type { Reply } from "../../cluster/partition-rpc.ts";
 import type { HostRequest } from "../../host/shard-requests.ts";
 import { unpack } from "msgpackr";
 import { decodeBadgeKey, decodeProject, encodeBadgeKey, encodeProject } from "../../cluster/directory-keys.ts";
-import { AT, BODY, CHANNEL, CHECK, CHECK_UUID, DOWN_FLIP, fromHex, OUTBOX_ENTRY, PING_COMMAND, PING_RECORD, PROJECT, PROJECT_ID, toHex } from "../golden-values.ts";
+import {
+  AT,
+  BODY,
+  CHANNEL,
+  CHECK,
+  CHECK_UUID,
+  DOWN_FLIP,
+  fromHex,
+  OUTBOX_ENTRY,
+  PING_COMMAND,
+  PING_RECORD,
+  PROJECT,
+  PROJECT_ID,
+  toHex,
+} from "../golden-values.ts";
 
 /** Asserts that `bytes` are the hex written in the test. */
 function same(bytes: Uint8Array, hex: string, what: string): void {
@@ -69,7 +90,11 @@ test("a partition's record of a new check, with the uuid and badge key it hands 
 });
 
 test("a partition snapshot: [2, at, [[project, channels, checks], ...], intake position]", () => {
-  const snapshot: PartitionSnapshot = { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [CHECK] }], intake: 4321 };
+  const snapshot: PartitionSnapshot = {
+    at: AT + 60_000,
+    projects: [{ project: PROJECT, channels: [CHANNEL], checks: [CHECK] }],
+    intake: 4321,
+  };
   const hex = `
     9402cb4279b76db92600009193d472409aa26964a46e616d65a66170694b6579ae6170694b6579526561646f6e6c79a7
     70696e674b6579a862616467654b6579aa636865636b4c696d6974ac70696e674c6f674c696d6974ad70696e67426f64
@@ -129,7 +154,11 @@ test("a partition snapshot written before the run rules and escalation reads bac
     cb4279b76db9260000c0c0c0d40000d40000d40000d40000d40000d40000d40000cd10e1
   `;
   const { minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
-  assert.equal(decodeSnapshot(fromHex(hex)), { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }], intake: 4321 });
+  assert.equal(decodeSnapshot(fromHex(hex)), {
+    at: AT + 60_000,
+    projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }],
+    intake: 4321,
+  });
 });
 
 test("a partition snapshot written before push tokens and the run rules reads back with neither", () => {
@@ -160,7 +189,11 @@ test("a partition snapshot written before push tokens and the run rules reads ba
     c0c0d40000d40000d40000d40000d40000d40000cd10e1
   `;
   const { pushToken: _p, minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
-  assert.equal(decodeSnapshot(fromHex(hex)), { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }], intake: 4321 });
+  assert.equal(decodeSnapshot(fromHex(hex)), {
+    at: AT + 60_000,
+    projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }],
+    intake: 4321,
+  });
 });
 
 test("a partition snapshot written before the intake stream reads back at intake position 0", () => {
@@ -190,7 +223,11 @@ test("a partition snapshot written before the intake stream reads back at intake
     c0c0d40000d40000d40000d40000d40000d40000
   `;
   const { pushToken: _p, minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK; // written before push tokens too
-  assert.equal(decodeSnapshot(fromHex(hex)), { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }], intake: 0 });
+  assert.equal(decodeSnapshot(fromHex(hex)), {
+    at: AT + 60_000,
+    projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }],
+    intake: 0,
+  });
 });
 
 test("a partition snapshot written before max_duration and depends_on reads back with them unset", () => {
@@ -219,8 +256,21 @@ test("a partition snapshot written before max_duration and depends_on reads back
     c2a0a0a0a0c2c2c2c291d92430613062306330642d306530662d346131622d386332642d336534663561366237633864
     cb4279b76daa800000a275700101cb4279b76db9260000c0c0c0d40000d40000d40000d40000
   `;
-  const { maxDurationMs: _m, dependsOn: _d, pushToken: _p, minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
-  assert.equal(decodeSnapshot(fromHex(hex)), { at: AT + 60_000, projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }], intake: 0 });
+  const {
+    maxDurationMs: _m,
+    dependsOn: _d,
+    pushToken: _p,
+    minDurationMs: _n,
+    alertOnOverlap: _o,
+    maxRunsPerPeriod: _r,
+    escalation: _e,
+    ...before
+  } = CHECK;
+  assert.equal(decodeSnapshot(fromHex(hex)), {
+    at: AT + 60_000,
+    projects: [{ project: PROJECT, channels: [CHANNEL], checks: [before] }],
+    intake: 0,
+  });
 });
 
 test("a snapshot head: [3, log sequence, first chunk, chunks, bytes]", () => {
@@ -288,8 +338,18 @@ test("a partition's history: a segment [4, records, bodies], a ping as stored be
     2e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030302d343030302d383030302d30303030
     3030303030303032000292c4026f6bc0
   `;
-  same(encodeSegmentMessage([{ record: PING_RECORD, body: BODY }, { record: second, body: null }]), segmentHex, "segment message");
-  assert.equal(decodePings(fromHex(segmentHex)), [{ record: PING_RECORD, body: BODY }, { record: second, body: null }]);
+  same(
+    encodeSegmentMessage([
+      { record: PING_RECORD, body: BODY },
+      { record: second, body: null },
+    ]),
+    segmentHex,
+    "segment message",
+  );
+  assert.equal(decodePings(fromHex(segmentHex)), [
+    { record: PING_RECORD, body: BODY },
+    { record: second, body: null },
+  ]);
   // no longer written, still read: a stream outlives the build that wrote it
   const pingHex = `
     9301d472409aa16ea26174a46b696e64a6736368656d65aa72656d6f746541646472a66d6574686f64a27561a3726964
@@ -370,14 +430,24 @@ test("an intake message: [1, [[partition, its pings as [[project id, the ping], 
   `;
   same(encodeIntake([[5, PROJECT_ID, PING_COMMAND]]), hex, "intake message");
   const decoded = decodeIntake(fromHex(hex), () => true);
-  assert.equal(decoded.map(([partition, projectId, ping]) => [partition, projectId, { ...ping, body: ping.body && new Uint8Array(ping.body) }]), [[5, PROJECT_ID, PING_COMMAND]]);
-  assert.equal(decodeIntake(fromHex(hex), (partition) => partition !== 5), [], "a partition not wanted is not decoded");
+  assert.equal(
+    decoded.map(([partition, projectId, ping]) => [partition, projectId, { ...ping, body: ping.body && new Uint8Array(ping.body) }]),
+    [[5, PROJECT_ID, PING_COMMAND]],
+  );
+  assert.equal(
+    decodeIntake(fromHex(hex), (partition) => partition !== 5),
+    [],
+    "a partition not wanted is not decoded",
+  );
   // the client may hand the next message in the same buffer: nothing decoded may be a view into it
   const reused = fromHex(hex);
   const kept = decodeIntake(reused, () => true);
   reused.fill(0);
   assert.equal(kept, [[5, PROJECT_ID, PING_COMMAND]], "what was decoded is unchanged once the message's buffer is overwritten");
-  assert.throws(() => decodeIntake(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 }), () => true), /not an intake message/);
+  assert.throws(
+    () => decodeIntake(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 }), () => true),
+    /not an intake message/,
+  );
 });
 
 test.run();

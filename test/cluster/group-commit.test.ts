@@ -23,15 +23,22 @@ type Connect = Parameters<Parameters<typeof withNatsServer>[1]>[0];
 async function projectWithCheck(replica: PartitionReplica): Promise<Check> {
   const owner = project({ id: newId(), createdAt: T0 });
   await replica.submit({ kind: "createProject", project: owner, at: T0 });
-  const { result } = await replica.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "batched", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
+  const { result } = await replica.submit({
+    kind: "createCheck",
+    projectId: owner.id,
+    spec: { name: "batched", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND },
+    unique: [],
+    at: T0,
+  });
   assert.ok(result.ok);
   return result.value.check;
 }
 
-const nPings = (replica: PartitionReplica, check: Check) => replica.read((shard) => {
-  const found = shard.getCheck(check.projectId, check.uuid);
-  return found.ok ? found.value.nPings : -1;
-});
+const nPings = (replica: PartitionReplica, check: Check) =>
+  replica.read((shard) => {
+    const found = shard.getCheck(check.projectId, check.uuid);
+    return found.ok ? found.value.nPings : -1;
+  });
 
 /** Each log message's record ids and the rids of the pings in it, in log order (fence markers skipped). */
 async function logMessages(connect: Connect): Promise<{ id: number; rids: string[] }[]> {
@@ -54,7 +61,10 @@ test("commands appended together are one log message; a new owner replays its re
     const check = await projectWithCheck(a);
     const sent = rids(20, "one");
     const answers = await a.submitAll(sent.map((rid, i) => pingOf(check.uuid, T0 + (i + 1) * SECOND, rid)));
-    assert.equal(answers.map((answer) => answer.result.ok), sent.map(() => true));
+    assert.equal(
+      answers.map((answer) => answer.result.ok),
+      sent.map(() => true),
+    );
     assert.is(new Set(answers.map((answer) => answer.position)).size, 1, "every ping at its message's position");
     assert.is(nPings(a, check), 20);
     const pingMessages = (await logMessages(connect)).filter((m) => m.rids.length > 0);
@@ -84,8 +94,14 @@ test("a batch larger than maxMessageBytes goes as several messages, in order, ea
     const pingMessages = (await logMessages(connect)).filter((m) => m.rids.length > 0);
     const perMessage = Math.floor(1_000 / recordBytes);
     assert.ok(perMessage >= 2 && perMessage < 12, `${recordBytes} bytes a record`);
-    assert.equal(pingMessages.map((m) => m.rids.length), [...Array.from({ length: Math.floor(12 / perMessage) }, () => perMessage), ...(12 % perMessage > 0 ? [12 % perMessage] : [])]);
-    assert.equal(pingMessages.flatMap((m) => m.rids), sent);
+    assert.equal(
+      pingMessages.map((m) => m.rids.length),
+      [...Array.from({ length: Math.floor(12 / perMessage) }, () => perMessage), ...(12 % perMessage > 0 ? [12 % perMessage] : [])],
+    );
+    assert.equal(
+      pingMessages.flatMap((m) => m.rids),
+      sent,
+    );
     a.abandon();
     const b = await PartitionReplica.open(options);
     await b.takeOver(T0 + 30 * SECOND);
@@ -131,12 +147,22 @@ test("a log written one record per message (before batches) replays, and batches
   await withNatsServer("an old log replayed", async (connect) => {
     const nc = await connect();
     const owner = project({ id: newId(), createdAt: T0 });
-    const uuid = newId(), badge = newId();
+    const uuid = newId(),
+      badge = newId();
     const old = await JetStreamLog.open({ connection: nc, partition: PARTITION, replicas: 1 });
     await old.fence();
     await old.append([
       encodeRecord({ command: { kind: "createProject", project: owner, at: T0 }, ids: [] }),
-      encodeRecord({ command: { kind: "createCheck", projectId: owner.id, spec: { name: "old", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 }, ids: [uuid, badge] }),
+      encodeRecord({
+        command: {
+          kind: "createCheck",
+          projectId: owner.id,
+          spec: { name: "old", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND },
+          unique: [],
+          at: T0,
+        },
+        ids: [uuid, badge],
+      }),
       encodeRecord({ command: pingOf(uuid, T0 + SECOND, "old-1"), ids: [] }),
       encodeRecord({ command: pingOf(uuid, T0 + 2 * SECOND, "old-2"), ids: [] }),
     ]);
@@ -148,7 +174,10 @@ test("a log written one record per message (before batches) replays, and batches
     assert.is(check.value.nPings, 2);
     await replica.submitAll([pingOf(uuid, T0 + 11 * SECOND, "new-1"), pingOf(uuid, T0 + 12 * SECOND, "new-2")]);
     assert.is(nPings(replica, check.value), 4);
-    assert.equal((await logMessages(connect)).filter((m) => m.rids.length > 0).map((m) => m.rids), [["old-1"], ["old-2"], ["new-1", "new-2"]]);
+    assert.equal(
+      (await logMessages(connect)).filter((m) => m.rids.length > 0).map((m) => m.rids),
+      [["old-1"], ["old-2"], ["new-1", "new-2"]],
+    );
   });
 });
 
@@ -157,7 +186,9 @@ test("a batch message whose history the previous owner stored in part: the next 
     const nc = await connect();
     const historyOfA = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
     let markPartial = () => {};
-    const partial = new Promise<void>((resolve) => { markPartial = resolve; });
+    const partial = new Promise<void>((resolve) => {
+      markPartial = resolve;
+    });
     // A stops after the history of the batch's first two records: the rest of its records' never comes
     const effectsOfA = async ({ position, index, command, changes }: AppliedRecord) => {
       if (command.kind === "ping" && index >= 2) {
@@ -166,26 +197,41 @@ test("a batch message whose history the previous owner stored in part: the next 
       }
       await historyOfA.record(position, changes, index);
     };
-    const options = (effects: PartitionReplicaOptions["effects"], history: PartitionHistory): PartitionReplicaOptions =>
-      ({ connection: nc, partition: PARTITION, replicas: 1, newId, effects, recordedUpTo: () => history.lastRecorded() });
+    const options = (effects: PartitionReplicaOptions["effects"], history: PartitionHistory): PartitionReplicaOptions => ({
+      connection: nc,
+      partition: PARTITION,
+      replicas: 1,
+      newId,
+      effects,
+      recordedUpTo: () => history.lastRecorded(),
+    });
     const a = await PartitionReplica.open(options(effectsOfA, historyOfA));
     await a.takeOver(T0);
     const check = await projectWithCheck(a);
     // failure, success, failure, ...: every ping of the batch flips the check
     const sent = rids(5, "part").map((rid, i) => {
       const ping = pingOf(check.uuid, T0 + (i + 1) * SECOND, rid);
-      return { ...ping, ping: { ...ping.ping, signal: i % 2 === 0 ? "fail" as const : "success" as const } };
+      return { ...ping, ping: { ...ping.ping, signal: i % 2 === 0 ? ("fail" as const) : ("success" as const) } };
     });
     a.submitAll(sent).catch(() => {});
     await partial;
     a.abandon();
 
     const historyOfB = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
-    const b = await PartitionReplica.open(options((applied) => historyOfB.record(applied.position, applied.changes, applied.index), historyOfB));
+    const b = await PartitionReplica.open(
+      options((applied) => historyOfB.record(applied.position, applied.changes, applied.index), historyOfB),
+    );
     await b.takeOver(T0 + 30 * SECOND);
     const stored = await historyOfB.flips(check.uuid, {});
-    assert.equal(stored.map((f) => f.n), [5, 4, 3, 2, 1], "every flip of the batch in the history, once");
-    assert.equal(stored.map((f) => f.at).reverse(), sent.map((command) => command.ping.at));
+    assert.equal(
+      stored.map((f) => f.n),
+      [5, 4, 3, 2, 1],
+      "every flip of the batch in the history, once",
+    );
+    assert.equal(
+      stored.map((f) => f.at).reverse(),
+      sent.map((command) => command.ping.at),
+    );
     assert.equal(stored.map((f) => f.to).reverse(), ["down", "up", "down", "up", "down"]);
   });
 });

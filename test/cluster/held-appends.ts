@@ -11,13 +11,28 @@ import { startNatsCluster } from "../stress/nats-cluster.ts";
 export const T0 = 1_800_000_000_000;
 export const SECOND = 1_000;
 
-export const pingOf = (uuid: string, at: number, rid: string | null = null): ShardCommand & { kind: "ping" } =>
-  ({ kind: "ping", ping: pingCommand(uuid, at, rid) });
-export const pingCommand = (uuid: string, at: number, rid: string | null = null): PingCommand =>
-  ({ target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "test", rid, body: null, at });
+export const pingOf = (uuid: string, at: number, rid: string | null = null): ShardCommand & { kind: "ping" } => ({
+  kind: "ping",
+  ping: pingCommand(uuid, at, rid),
+});
+export const pingCommand = (uuid: string, at: number, rid: string | null = null): PingCommand => ({
+  target: { uuid },
+  signal: "success",
+  exitStatus: null,
+  method: "GET",
+  scheme: "http",
+  remoteAddr: "127.0.0.1",
+  ua: "test",
+  rid,
+  body: null,
+  at,
+});
 
 /** Runs `run` against one fresh nats-server (JetStream); false when nats-server is not installed. */
-export async function withNatsServer(purpose: string, run: (connect: (servers?: string[]) => Promise<NatsConnection>, urls: string[]) => Promise<void>): Promise<boolean> {
+export async function withNatsServer(
+  purpose: string,
+  run: (connect: (servers?: string[]) => Promise<NatsConnection>, urls: string[]) => Promise<void>,
+): Promise<boolean> {
   if (!haveProgram("nats-server", purpose)) return false;
   const cluster = await startNatsCluster({ size: 1 });
   const connections: NatsConnection[] = [];
@@ -30,7 +45,8 @@ export async function withNatsServer(purpose: string, run: (connect: (servers?: 
   } catch (error) {
     // a server that died under the test (nats-server 2.9.10 has crashed alone: docs/cluster.md, NATS server notes) says why
     const gone = cluster.servers.filter((server) => !server.running());
-    if (gone.length > 0 && error instanceof Error) error.message += `\n(nats-server ${gone.map((s) => s.name).join(", ")} exited:)\n${gone.map((s) => s.output().slice(-4_000)).join("\n")}`;
+    if (gone.length > 0 && error instanceof Error)
+      error.message += `\n(nats-server ${gone.map((s) => s.name).join(", ")} exited:)\n${gone.map((s) => s.output().slice(-4_000)).join("\n")}`;
     throw error;
   } finally {
     await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
@@ -56,9 +72,12 @@ export type HeldAppends = {
  */
 export function heldAppends(nc: NatsConnection, subjectPrefix = "hcd.log."): HeldAppends {
   let holding = false;
-  let gate: Promise<void> = Promise.resolve(), open = () => {};
+  let gate: Promise<void> = Promise.resolve(),
+    open = () => {};
   let markHeld = () => {};
-  let held = new Promise<void>((resolve) => { markHeld = resolve; });
+  let held = new Promise<void>((resolve) => {
+    markHeld = resolve;
+  });
   const connection = answeredLate(nc, async (subject, options) => {
     if (holding && subject.startsWith(subjectPrefix) && !options?.headers?.has("Hcd-Fence")) {
       markHeld();
@@ -69,8 +88,12 @@ export function heldAppends(nc: NatsConnection, subjectPrefix = "hcd.log."): Hel
     connection,
     hold() {
       holding = true;
-      gate = new Promise((resolve) => { open = resolve; });
-      held = new Promise((resolve) => { markHeld = resolve; });
+      gate = new Promise((resolve) => {
+        open = resolve;
+      });
+      held = new Promise((resolve) => {
+        markHeld = resolve;
+      });
     },
     firstHeld: () => held,
     release() {
@@ -86,7 +109,10 @@ export function heldAppends(nc: NatsConnection, subjectPrefix = "hcd.log."): Hel
  * answer to a message published with a reply subject (cluster/reply-inbox.ts) is dropped, so its request
  * times out. The message itself is delivered at once.
  */
-export function answeredLate(nc: NatsConnection, after: (subject: string, options: Partial<RequestOptions> | undefined) => Promise<void>): NatsConnection {
+export function answeredLate(
+  nc: NatsConnection,
+  after: (subject: string, options: Partial<RequestOptions> | undefined) => Promise<void>,
+): NatsConnection {
   return new Proxy(nc, {
     get(target, property) {
       if (property === "request") {
@@ -106,7 +132,10 @@ export function answeredLate(nc: NatsConnection, after: (subject: string, option
             max: 1,
             callback: (error, answer) => {
               if (error !== null) return;
-              after(subject, options).then(() => target.publish(reply, answer.data, { headers: answer.headers }), () => {});
+              after(subject, options).then(
+                () => target.publish(reply, answer.data, { headers: answer.headers }),
+                () => {},
+              );
             },
           });
           target.publish(subject, data, { ...options, reply: relay });
@@ -122,8 +151,13 @@ export function answeredLate(nc: NatsConnection, after: (subject: string, option
 export function unhandledRejections(): { readonly seen: unknown[]; first(): Promise<unknown>; stop(): void } {
   const seen: unknown[] = [];
   let markFirst: (error: unknown) => void = () => {};
-  const first = new Promise<unknown>((resolve) => { markFirst = resolve; });
-  const listener = (error: unknown) => { seen.push(error); markFirst(error); };
+  const first = new Promise<unknown>((resolve) => {
+    markFirst = resolve;
+  });
+  const listener = (error: unknown) => {
+    seen.push(error);
+    markFirst(error);
+  };
   process.on("unhandledRejection", listener);
   return { seen, first: () => first, stop: () => process.off("unhandledRejection", listener) };
 }

@@ -19,11 +19,16 @@ test("pings held by an owner that is gone: the next owner lists them all, once, 
     const directory = await DirectoryReplica.open({ connection: nc, replicas: 1 });
     const owners: TestOwner[] = [];
     const ownerOn = async (at: number) => {
-      const owned = await partitionOwner(nc, PARTITION, {
-        openHistory: () => PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 }),
-        notifications: { enqueue: async () => {} },
-        directory,
-      }, at);
+      const owned = await partitionOwner(
+        nc,
+        PARTITION,
+        {
+          openHistory: () => PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 }),
+          notifications: { enqueue: async () => {} },
+          directory,
+        },
+        at,
+      );
       owners.push(owned);
       return owned;
     };
@@ -45,14 +50,22 @@ test("pings held by an owner that is gone: the next owner lists them all, once, 
       assert.ok((await first.replica.snapshot()).saved);
       for (let n = 4; n <= 5; n++) await ping(first.host, n);
       assert.equal(await listed(first.host), [5, 4, 3, 2, 1]);
-      assert.equal((await history.pings(uuid, 100)).map((p) => p.n), [3, 2, 1], "the history has what the snapshot stored");
+      assert.equal(
+        (await history.pings(uuid, 100)).map((p) => p.n),
+        [3, 2, 1],
+        "the history has what the snapshot stored",
+      );
 
       first.replica.abandon(); // the node is gone; its held pings 4 and 5 with it
       const second = await ownerOn(T0 + 5_500); // after ping 5, before ping 6: a takeover judges up to its instant
       assert.equal(await listed(second.host), [5, 4, 3, 2, 1], "4 and 5 held again by the replay");
       await ping(second.host, 6);
       assert.ok((await second.replica.snapshot()).saved);
-      assert.equal((await history.pings(uuid, 100)).map((p) => p.n), [6, 5, 4, 3, 2, 1], "stored by the next snapshot");
+      assert.equal(
+        (await history.pings(uuid, 100)).map((p) => p.n),
+        [6, 5, 4, 3, 2, 1],
+        "stored by the next snapshot",
+      );
       assert.equal(await listed(second.host), [6, 5, 4, 3, 2, 1]);
     } finally {
       for (const { replica } of owners) replica.abandon();
@@ -67,7 +80,9 @@ test("an owner holding more bytes of pings than it may stores them before the ne
     const directory = await DirectoryReplica.open({ connection: nc, replicas: 1 });
     let owned: TestOwner | null = null;
     let markStored = (_: number[]) => {};
-    const stored = new Promise<number[]>((resolve) => { markStored = resolve; });
+    const stored = new Promise<number[]>((resolve) => {
+      markStored = resolve;
+    });
     const deps: Omit<PartitionHostDeps, "replica"> = {
       openHistory: async () => {
         const history = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
@@ -95,7 +110,10 @@ test("an owner holding more bytes of pings than it may stores them before the ne
       }
       // the second ping's record passed 10,000 bytes held: its effects store both, without a snapshot
       assert.equal(await stored, [1, 2]);
-      assert.equal((await history.pings(uuid, 10)).map((p) => p.n), [2, 1]);
+      assert.equal(
+        (await history.pings(uuid, 10)).map((p) => p.n),
+        [2, 1],
+      );
       assert.is(replica.snapshotSequence, 0, "no snapshot was stored");
       assert.is((await history.pingBody(uuid, 2))?.length, 6_000);
     } finally {

@@ -19,10 +19,15 @@ const PARTITION = 5;
 /** Refused: LONG's flips; stored: A's and B's (the stream's limit counts the headers too). */
 const SMALL_MESSAGES = 1_024;
 
-const flipOf = (checkUuid: string, n: number): Flip => flip({ checkUuid, n, at: T0 + n * 1_000, from: n % 2 === 1 ? "up" : "down", to: n % 2 === 1 ? "down" : "up" });
+const flipOf = (checkUuid: string, n: number): Flip =>
+  flip({ checkUuid, n, at: T0 + n * 1_000, from: n % 2 === 1 ? "up" : "down", to: n % 2 === 1 ? "down" : "up" });
 const flips = (...written: Flip[]) => ({ flips: written, deletedChecks: [] });
 const numbers = (listed: readonly Flip[]) => listed.map((f) => f.n);
-const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
+const errorOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
 
 test("records of one turn stored as one chain: all of them, in order, and read back", async () => {
   await withNatsServer("the history's chained records", async (connect) => {
@@ -30,7 +35,10 @@ test("records of one turn stored as one chain: all of them, in order, and read b
     // 30 records in one turn, 2 flips each (A and B); none awaited before the last is handed over
     const stored = Array.from({ length: 30 }, (_, i) => history.record(i + 1, flips(flipOf(A, i + 1), flipOf(B, i + 1))));
     await Promise.all(stored);
-    assert.equal(numbers(await history.flips(A, {})), Array.from({ length: 30 }, (_, i) => 30 - i));
+    assert.equal(
+      numbers(await history.flips(A, {})),
+      Array.from({ length: 30 }, (_, i) => 30 - i),
+    );
     assert.equal(numbers(await history.flips(B, { fromAt: T0 + 26_000 })), [30, 29, 28, 27, 26]);
     assert.is(await history.lastRecorded(), 30);
   });

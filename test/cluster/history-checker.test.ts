@@ -16,9 +16,17 @@ function good(): History {
     checks: [
       { uuid: "c1", sent: ["r1", "r2", "r3"], acked: ["r1", "r2"], log: ["r1", "r2", "r3"], nPings: 3, flips: [{ at: T, up: true }] },
       { uuid: "c2", sent: ["r4", "r5"], acked: ["r4"], log: ["r4"], nPings: 1, flips: [{ at: T + S, up: true }] },
-      { uuid: "starved", sent: ["r6"], acked: ["r6"], log: ["r6"], nPings: 1, flips: [{ at: T + 60 * S, up: false }], starved: { dueFrom: T + 60 * S - 20, dueTo: T + 60 * S + 30 } },
+      {
+        uuid: "starved",
+        sent: ["r6"],
+        acked: ["r6"],
+        log: ["r6"],
+        nPings: 1,
+        flips: [{ at: T + 60 * S, up: false }],
+        starved: { dueFrom: T + 60 * S - 20, dueTo: T + 60 * S + 30 },
+      },
     ],
-    dumps: [{ project: "p1", byNode: { a: "{\n \"x\": 1\n}", b: "{\n \"x\": 1\n}" } }],
+    dumps: [{ project: "p1", byNode: { a: '{\n "x": 1\n}', b: '{\n "x": 1\n}' } }],
     dueToleranceMs: 1_000,
   };
 }
@@ -57,24 +65,38 @@ test("n_pings other than the log's count is reported", () => {
 
 test("nodes answering different dumps of a project disagree", () => {
   const history = good();
-  const differing = { ...history, dumps: [{ project: "p1", byNode: { a: "{\n \"x\": 1\n}", b: "{\n \"x\": 1\n}", c: "{\n \"x\": 2\n}" } }] };
+  const differing = { ...history, dumps: [{ project: "p1", byNode: { a: '{\n "x": 1\n}', b: '{\n "x": 1\n}', c: '{\n "x": 2\n}' } }] };
   const violations = violationsOf(differing);
-  assert.equal(violations.map((v) => `${v.kind} ${v.subject}`), ["disagree project p1"]);
+  assert.equal(
+    violations.map((v) => `${v.kind} ${v.subject}`),
+    ["disagree project p1"],
+  );
   assert.match(violations[0].detail, /node c differs from node a: line 2/);
 });
 
 test("flips out of time order are reported", () => {
-  const flips = [{ at: T + 5 * S, up: true }, { at: T + 2 * S, up: false }, { at: T + 9 * S, up: true }];
+  const flips = [
+    { at: T + 5 * S, up: true },
+    { at: T + 2 * S, up: false },
+    { at: T + 9 * S, up: true },
+  ];
   assert.ok(kinds(withCheck("c1", () => ({ flips }))).includes("flip-order check c1"));
 });
 
 test("two flips in a row to the same state are reported", () => {
-  const flips = [{ at: T, up: true }, { at: T + S, up: true }];
+  const flips = [
+    { at: T, up: true },
+    { at: T + S, up: true },
+  ];
   assert.equal(kinds(withCheck("c2", () => ({ flips }))), ["flip-not-alternating check c2"]);
 });
 
 test("a check pinged on time that went down is a false down", () => {
-  const flips = [{ at: T, up: true }, { at: T + 30 * S, up: false }, { at: T + 31 * S, up: true }];
+  const flips = [
+    { at: T, up: true },
+    { at: T + 30 * S, up: false },
+    { at: T + 31 * S, up: true },
+  ];
   assert.equal(kinds(withCheck("c1", () => ({ flips }))), ["false-down check c1"]);
 });
 
@@ -85,7 +107,11 @@ test("a starved check must go down once, at its due time within the tolerance", 
   // the API's whole seconds: a second either side of the window is on time
   assert.equal(kinds(withCheck("starved", () => ({ flips: [{ at: T + 59 * S, up: false }] }))), []);
   assert.equal(kinds(withCheck("starved", () => ({ flips: [{ at: T + 61 * S, up: false }] }))), []);
-  const twice = [{ at: T + 60 * S, up: false }, { at: T + 70 * S, up: true }, { at: T + 80 * S, up: false }];
+  const twice = [
+    { at: T + 60 * S, up: false },
+    { at: T + 70 * S, up: true },
+    { at: T + 80 * S, up: false },
+  ];
   assert.equal(kinds(withCheck("starved", () => ({ flips: twice }))), ["false-down check starved"]);
 });
 

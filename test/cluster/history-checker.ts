@@ -34,8 +34,16 @@ export type History = {
 };
 
 export type ViolationKind =
-  | "lost" | "duplicate" | "unknown-rid" | "count" | "disagree" | "flip-order" | "flip-not-alternating"
-  | "false-down" | "missed-down" | "down-off-time";
+  | "lost"
+  | "duplicate"
+  | "unknown-rid"
+  | "count"
+  | "disagree"
+  | "flip-order"
+  | "flip-not-alternating"
+  | "false-down"
+  | "missed-down"
+  | "down-off-time";
 
 export type Violation = { readonly kind: ViolationKind; readonly subject: string; readonly detail: string };
 
@@ -51,9 +59,18 @@ export function violationsOf(history: History): Violation[] {
     const lost = check.acked.filter((rid) => !logged.has(rid));
     if (lost.length > 0) report("lost", subject, `${lost.length} acknowledged ping(s) not in the log: ${lost.slice(0, 5).join(", ")}`);
     const twice = [...logged].filter(([, n]) => n > 1);
-    if (twice.length > 0) report("duplicate", subject, `rid(s) in the log more than once: ${twice.slice(0, 5).map(([rid, n]) => `${rid} ×${n}`).join(", ")}`);
+    if (twice.length > 0)
+      report(
+        "duplicate",
+        subject,
+        `rid(s) in the log more than once: ${twice
+          .slice(0, 5)
+          .map(([rid, n]) => `${rid} ×${n}`)
+          .join(", ")}`,
+      );
     const unknown = [...logged.keys()].filter((rid) => !sent.has(rid));
-    if (unknown.length > 0) report("unknown-rid", subject, `rid(s) in the log that were never sent to this check: ${unknown.slice(0, 5).join(", ")}`);
+    if (unknown.length > 0)
+      report("unknown-rid", subject, `rid(s) in the log that were never sent to this check: ${unknown.slice(0, 5).join(", ")}`);
     if (check.nPings !== check.log.length) report("count", subject, `n_pings ${check.nPings}, but the log holds ${check.log.length}`);
     flipViolations(check, history.dueToleranceMs, (kind, detail) => report(kind, subject, detail));
   }
@@ -70,8 +87,13 @@ export function violationsOf(history: History): Violation[] {
 function flipViolations(check: CheckHistory, toleranceMs: number, report: (kind: ViolationKind, detail: string) => void): void {
   const { flips } = check;
   for (let i = 1; i < flips.length; i++) {
-    if (flips[i].at < flips[i - 1].at) report("flip-order", `flip ${i} at ${iso(flips[i].at)} before flip ${i - 1} at ${iso(flips[i - 1].at)}`);
-    if (flips[i].up === flips[i - 1].up) report("flip-not-alternating", `flips ${i - 1} and ${i} both ${flips[i].up ? "up" : "down"} (${iso(flips[i - 1].at)}, ${iso(flips[i].at)})`);
+    if (flips[i].at < flips[i - 1].at)
+      report("flip-order", `flip ${i} at ${iso(flips[i].at)} before flip ${i - 1} at ${iso(flips[i - 1].at)}`);
+    if (flips[i].up === flips[i - 1].up)
+      report(
+        "flip-not-alternating",
+        `flips ${i - 1} and ${i} both ${flips[i].up ? "up" : "down"} (${iso(flips[i - 1].at)}, ${iso(flips[i].at)})`,
+      );
   }
   const downs = flips.filter((f) => !f.up);
   if (check.starved === undefined) {
@@ -79,18 +101,23 @@ function flipViolations(check: CheckHistory, toleranceMs: number, report: (kind:
     return;
   }
   const { dueFrom, dueTo } = check.starved;
-  if (downs.length === 0) { report("missed-down", `starved, due between ${iso(dueFrom)} and ${iso(dueTo)}, never went down`); return; }
+  if (downs.length === 0) {
+    report("missed-down", `starved, due between ${iso(dueFrom)} and ${iso(dueTo)}, never went down`);
+    return;
+  }
   const first = downs[0].at;
   if (first < dueFrom - toleranceMs || first > dueTo + toleranceMs) {
     report("down-off-time", `down at ${iso(first)}, due between ${iso(dueFrom)} and ${iso(dueTo)} (±${toleranceMs} ms)`);
   }
-  if (downs.length > 1) report("false-down", `starved checks go down once, yet down ${downs.length} times: ${downs.map((f) => iso(f.at)).join(", ")}`);
+  if (downs.length > 1)
+    report("false-down", `starved checks go down once, yet down ${downs.length} times: ${downs.map((f) => iso(f.at)).join(", ")}`);
 }
 
 /** The first differing line of two texts with its number, or null when they are equal. */
 function firstDifference(a: string, b: string): string | null {
   if (a === b) return null;
-  const left = a.split("\n"), right = b.split("\n");
+  const left = a.split("\n"),
+    right = b.split("\n");
   let i = 0;
   while (i < left.length && i < right.length && left[i] === right[i]) i++;
   return `line ${i + 1}: ${JSON.stringify(left[i] ?? "<end>").slice(0, 200)} against ${JSON.stringify(right[i] ?? "<end>").slice(0, 200)}`;

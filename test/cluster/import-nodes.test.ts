@@ -34,15 +34,30 @@ if (FIXTURE !== null) {
         const run = await hcdImport(["--db", file, "--secret-key", keys.secret_key, "--url", a.url, "--token", TOKEN], {});
         assert.is(run.status, 0, run.stderr);
         assert.equal(counts(run.summary), { projects: 2, checks: 19, channels: 0, users: 3, pings: 35, flips: 22 });
-        assert.equal(counts((await hcdImport(["--db", file, "--secret-key", keys.secret_key, "--url", b.url, "--token", TOKEN], {})).summary),
-          { projects: 0, checks: 0, channels: 0, users: 0, pings: 0, flips: 0 }, "the other node finds it all");
+        assert.equal(
+          counts((await hcdImport(["--db", file, "--secret-key", keys.secret_key, "--url", b.url, "--token", TOKEN], {})).summary),
+          { projects: 0, checks: 0, channels: 0, users: 0, pings: 0, flips: 0 },
+          "the other node finds it all",
+        );
         // the fixture's checks name integrations this copy has not: their channels differ; everything else is compared
-        const ignoringChannels = (text: string) => text.split("\n").filter((line) => line !== "" && !/: channels /.test(line)).join("\n");
+        const ignoringChannels = (text: string) =>
+          text
+            .split("\n")
+            .filter((line) => line !== "" && !/: channels /.test(line))
+            .join("\n");
         assert.is(ignoringChannels(await differencesFromRecordings(FIXTURE, "p1", b.url, p1.api_key_rw, { history: true })), "");
         assert.is(ignoringChannels(await differencesFromRecordings(FIXTURE, "p2", b.url, p2.api_key_rw, { history: true })), "");
         assert.is((await fetch(`${b.url}/ping/${p1.ping_key}/cert-renewal`)).status, 200);
-        assert.is((await fetch(`${b.url}/api/v3/checks/`, { headers: { "x-api-key": p2.api_key_ro } })).status, 200, "project 2's plain read-only key");
-        const signedIn = await fetch(`${b.url}/signin/password`, { method: "POST", body: new URLSearchParams({ email: "bob@example.org", password: keys.users[1].password }), redirect: "manual" });
+        assert.is(
+          (await fetch(`${b.url}/api/v3/checks/`, { headers: { "x-api-key": p2.api_key_ro } })).status,
+          200,
+          "project 2's plain read-only key",
+        );
+        const signedIn = await fetch(`${b.url}/signin/password`, {
+          method: "POST",
+          body: new URLSearchParams({ email: "bob@example.org", password: keys.users[1].password }),
+          redirect: "manual",
+        });
         assert.is(signedIn.status, 303);
       });
     } finally {

@@ -24,13 +24,25 @@ test("a reader whose consumer was deleted by hand reads on from where it was, ea
     const replica = await PartitionReplica.open({ connection: ncOwner, partition: PARTITION, replicas: 1 });
     await replica.takeOver(T0);
     let owner = project({ createdAt: T0 });
-    for (let i = 0; partitionOf(owner.id, PARTITIONS) !== PARTITION; i++) owner = project({ id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, createdAt: T0 });
+    for (let i = 0; partitionOf(owner.id, PARTITIONS) !== PARTITION; i++)
+      owner = project({ id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, createdAt: T0 });
     await replica.submit({ kind: "createProject", project: owner, at: T0 });
-    const created = await replica.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "nightly", timeoutMs: 86_400 * SECOND }, unique: [], at: T0 });
+    const created = await replica.submit({
+      kind: "createCheck",
+      projectId: owner.id,
+      spec: { name: "nightly", timeoutMs: 86_400 * SECOND },
+      unique: [],
+      at: T0,
+    });
     assert.ok(created.result.ok);
     const uuid = created.result.value.check.uuid;
-    const nPings = () => replica.read((shard) => { const found = shard.getCheck(owner.id, uuid); return found.ok ? found.value.nPings : -1; });
-    const send = (from: number, count: number) => Promise.all(Array.from({ length: count }, (_, i) => front.send(PARTITION, owner.id, pingCommand(uuid, T0 + (from + i) * SECOND))));
+    const nPings = () =>
+      replica.read((shard) => {
+        const found = shard.getCheck(owner.id, uuid);
+        return found.ok ? found.value.nPings : -1;
+      });
+    const send = (from: number, count: number) =>
+      Promise.all(Array.from({ length: count }, (_, i) => front.send(PARTITION, owner.id, pingCommand(uuid, T0 + (from + i) * SECOND))));
 
     const follower = new IntakeFollower({ connection: ncOwner, lingerMs: 5, checkEveryMs: 500 });
     try {

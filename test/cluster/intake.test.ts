@@ -36,7 +36,13 @@ async function ownerWithCheck(connection: NatsConnection, partition: number) {
   await replica.takeOver(T0);
   const owner = projectIn(partition);
   await replica.submit({ kind: "createProject", project: owner, at: T0 });
-  const created = await replica.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "nightly", timeoutMs: 86_400 * SECOND }, unique: [], at: T0 });
+  const created = await replica.submit({
+    kind: "createCheck",
+    projectId: owner.id,
+    spec: { name: "nightly", timeoutMs: 86_400 * SECOND },
+    unique: [],
+    at: T0,
+  });
   assert.ok(created.result.ok);
   return { replica, owner, uuid: created.result.value.check.uuid };
 }
@@ -45,11 +51,13 @@ async function ownerWithCheck(connection: NatsConnection, partition: number) {
  * A takeover's catch-up as a node makes it (cluster-pool.ts): `follower` joined at the log's mark, every
  * ping up to the stream position `upTo` applied, then judged up to the takeover's instant.
  */
-const catchUpThrough = (follower: IntakeFollower, partition: number, upTo: number): TakeoverCatchUp => async (replica, now) => {
-  follower.join(partition, replica.intakeMark, replica);
-  await follower.reached(partition, upTo);
-  return now;
-};
+const catchUpThrough =
+  (follower: IntakeFollower, partition: number, upTo: number): TakeoverCatchUp =>
+  async (replica, now) => {
+    follower.join(partition, replica.intakeMark, replica);
+    await follower.reached(partition, upTo);
+    return now;
+  };
 
 /** The owner with a check on `partition` of `connection` given up, and one ping for the check answered by `front` while nobody owns it. */
 async function abandonedWithPing(connection: NatsConnection, front: IntakePublisher, partition: number, at: Millis) {
@@ -60,12 +68,18 @@ async function abandonedWithPing(connection: NatsConnection, front: IntakePublis
 }
 
 /** A node's watermarks on the test's clock, publishing every 20 ms, quiet after 2 s. */
-const watermarksOf = (connection: NatsConnection, node: string, clock: () => Millis,
-  state: Pick<ConstructorParameters<typeof PingWatermarks>[0], "unansweredSince" | "storedUpTo" | "floors">) =>
-  new PingWatermarks({ connection, node, partitionCount: PARTITIONS, clock, publishEveryMs: 20, staleAfterMs: 2 * SECOND, ...state });
+const watermarksOf = (
+  connection: NatsConnection,
+  node: string,
+  clock: () => Millis,
+  state: Pick<ConstructorParameters<typeof PingWatermarks>[0], "unansweredSince" | "storedUpTo" | "floors">,
+) => new PingWatermarks({ connection, node, partitionCount: PARTITIONS, clock, publishEveryMs: 20, staleAfterMs: 2 * SECOND, ...state });
 
 const nPingsOf = (replica: PartitionReplica, projectId: string, uuid: string) =>
-  replica.read((shard) => { const found = shard.getCheck(projectId, uuid); return found.ok ? found.value.nPings : -1; });
+  replica.read((shard) => {
+    const found = shard.getCheck(projectId, uuid);
+    return found.ok ? found.value.nPings : -1;
+  });
 
 test("answered pings reach their partition's log once: across a takeover, and while no node owned the partition", async () => {
   await withNatsServer("intake pings across a takeover", async (connect) => {
@@ -76,10 +90,15 @@ test("answered pings reach their partition's log once: across a takeover, and wh
     const followerA = new IntakeFollower({ connection: ncA, lingerMs: 5 });
     followerA.join(2, a.replica.intakeMark, a.replica);
     const other = projectIn(1); // a partition nobody reads here: its pings share the messages and are skipped
-    const send = (n: number, from: number) => Promise.all(Array.from({ length: n }, (_, i) => Promise.all([
-      front.send(2, a.owner.id, pingCommand(a.uuid, T0 + (from + i) * SECOND)),
-      front.send(1, other.id, pingCommand("00000000-0000-4000-8000-00000000aaaa", T0 + (from + i) * SECOND)),
-    ])));
+    const send = (n: number, from: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          Promise.all([
+            front.send(2, a.owner.id, pingCommand(a.uuid, T0 + (from + i) * SECOND)),
+            front.send(1, other.id, pingCommand("00000000-0000-4000-8000-00000000aaaa", T0 + (from + i) * SECOND)),
+          ]),
+        ),
+      );
 
     await send(20, 1);
     await followerA.reached(2, front.storedUpTo);
@@ -144,10 +163,23 @@ test("a takeover whose catch-up fails writes nothing more until taken over again
     const a = await abandonedWithPing(nc, front, 1, T0 + 50 * SECOND);
 
     const b = await PartitionReplica.open({ connection: nc, partition: 1, replicas: 1 });
-    const failing = b.takeOver(T0 + 60 * SECOND, null, async () => { throw new Error("the intake stream did not answer"); });
-    assert.match(String(await failing.then(() => "taken over", (error: unknown) => error)), /did not answer/);
+    const failing = b.takeOver(T0 + 60 * SECOND, null, async () => {
+      throw new Error("the intake stream did not answer");
+    });
+    assert.match(
+      String(
+        await failing.then(
+          () => "taken over",
+          (error: unknown) => error,
+        ),
+      ),
+      /did not answer/,
+    );
     assert.is(b.state, "stale", "not the writer after a failed catch-up");
-    const refused = await b.submit({ kind: "advance", at: T0 + 61 * SECOND }).then(() => null, (error: unknown) => error);
+    const refused = await b.submit({ kind: "advance", at: T0 + 61 * SECOND }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.instance(refused, NotOwnerError, "a command is refused, not appended");
 
     const follower = new IntakeFollower({ connection: nc, lingerMs: 5 });
@@ -167,10 +199,16 @@ test("a node taking a partition over applies the pings answered while nobody own
   await withNatsServer("intake pings through a node's takeover", async (connect) => {
     const [ncA, ncB, ncFront] = [await connect(), await connect(), await connect()];
     const notifications = await NotificationQueue.open({ connection: ncFront, replicas: 1 });
-    const nodeOn = (connection: NatsConnection, name: string) => createClusterPool({
-      connection, node: name, replicas: 1, partitionCount: 2, notifications, advanceEveryMs: 100,
-      openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: 1 }),
-    });
+    const nodeOn = (connection: NatsConnection, name: string) =>
+      createClusterPool({
+        connection,
+        node: name,
+        replicas: 1,
+        partitionCount: 2,
+        notifications,
+        advanceEveryMs: 100,
+        openHistory: (partition) => PartitionHistory.open({ connection, partition, replicas: 1 }),
+      });
     const a = await nodeOn(ncA, "a");
     let projectId: string, uuid: string;
     try {
@@ -204,12 +242,16 @@ test("a partition joining behind the reader's position makes it go back: the joi
     const nc = await connect();
     await openIntakeStream(nc, 1);
     const front = new IntakePublisher({ connection: nc, connected: () => true });
-    const first = await ownerWithCheck(nc, 1), second = await ownerWithCheck(nc, 3);
+    const first = await ownerWithCheck(nc, 1),
+      second = await ownerWithCheck(nc, 3);
     const follower = new IntakeFollower({ connection: nc, lingerMs: 5 });
     try {
       follower.join(1, 0, first.replica);
       for (let i = 1; i <= 6; i++) {
-        await Promise.all([front.send(1, first.owner.id, pingCommand(first.uuid, T0 + i * SECOND)), front.send(3, second.owner.id, pingCommand(second.uuid, T0 + i * SECOND))]);
+        await Promise.all([
+          front.send(1, first.owner.id, pingCommand(first.uuid, T0 + i * SECOND)),
+          front.send(3, second.owner.id, pingCommand(second.uuid, T0 + i * SECOND)),
+        ]);
       }
       await follower.reached(1, front.storedUpTo);
       assert.is(follower.received, front.storedUpTo, "the reader is at the stream's end");
@@ -265,9 +307,16 @@ test("an acknowledged ping that reaches its owner after deadlines past its stamp
     await a.replica.submitIntake([{ seq: 7, ping: pingCommand(a.uuid, T0 + 100 * SECOND) }]);
     assert.is(nPingsOf(a.replica, a.owner.id, a.uuid), 1);
     const applied = a.replica.applied;
-    assert.equal(await a.replica.submitIntake([{ seq: 7, ping: pingCommand(a.uuid, T0 + 300 * SECOND) }]), [], "position 7 is in the log already");
+    assert.equal(
+      await a.replica.submitIntake([{ seq: 7, ping: pingCommand(a.uuid, T0 + 300 * SECOND) }]),
+      [],
+      "position 7 is in the log already",
+    );
     assert.is(a.replica.applied, applied, "nothing appended");
-    await a.replica.submitIntake([{ seq: 6, ping: pingCommand(a.uuid, T0 + 300 * SECOND) }, { seq: 9, ping: pingCommand(a.uuid, T0 + 301 * SECOND) }]);
+    await a.replica.submitIntake([
+      { seq: 6, ping: pingCommand(a.uuid, T0 + 300 * SECOND) },
+      { seq: 9, ping: pingCommand(a.uuid, T0 + 301 * SECOND) },
+    ]);
     assert.is(nPingsOf(a.replica, a.owner.id, a.uuid), 2, "of positions 6 and 9, only 9 is new");
     assert.is(a.replica.intakeMark, 9);
   });
@@ -277,12 +326,22 @@ test("an owner judges only up to what the nodes answered and it has read: a node
   await withNatsServer("watermarks with intake positions", async (connect) => {
     const now: Millis = T0;
     const stored = { a: 0, b: 0 };
-    const floors: Record<"a" | "b", [number, number][]> = { a: [[0, 5], [1, 7]], b: [[2, 3]] };
+    const floors: Record<"a" | "b", [number, number][]> = {
+      a: [
+        [0, 5],
+        [1, 7],
+      ],
+      b: [[2, 3]],
+    };
     const unanswered = { a: new Map<number, Millis>(), b: new Map<number, Millis>() };
-    const start = (node: "a" | "b", connection: NatsConnection) => watermarksOf(connection, node, () => now, {
-      unansweredSince: (partition) => unanswered[node].get(partition) ?? null, storedUpTo: () => stored[node], floors: () => floors[node],
-    });
-    const a = start("a", await connect()), b = start("b", await connect());
+    const start = (node: "a" | "b", connection: NatsConnection) =>
+      watermarksOf(connection, node, () => now, {
+        unansweredSince: (partition) => unanswered[node].get(partition) ?? null,
+        storedUpTo: () => stored[node],
+        floors: () => floors[node],
+      });
+    const a = start("a", await connect()),
+      b = start("b", await connect());
     try {
       await until("a hears from b", () => a.heardFrom(now).includes("b"));
       assert.is(a.judgeUpTo(2, now, 0), now - 1);
@@ -302,7 +361,10 @@ test("an owner judges only up to what the nodes answered and it has read: a node
       unanswered.a.set(2, T0 + 1);
       assert.is(a.judgeUpTo(2, now, 12), now - 1, "a ping stamped after now holds nothing");
 
-      floors.b = [[2, 3], [3, 4]];
+      floors.b = [
+        [2, 3],
+        [3, 4],
+      ];
       await until("every partition's floor known", () => a.floor(now) !== null);
       assert.is(a.floor(now), 3, "the lowest of the partitions' floors");
     } finally {
@@ -317,7 +379,8 @@ test("a node gone quiet holds nobody back once the pings it said it answered are
     let now: Millis = T0;
     const start = (node: string, stored: number, connection: NatsConnection) =>
       watermarksOf(connection, node, () => now, { unansweredSince: () => null, storedUpTo: () => stored, floors: () => [] });
-    const a = start("a", 0, await connect()), b = start("b", 10, await connect());
+    const a = start("a", 0, await connect()),
+      b = start("b", 10, await connect());
     try {
       await until("a hears b's position", () => a.newestSeq() === 10);
       b.close(); // killed: its last word says it answered pings up to position 10
@@ -337,7 +400,13 @@ test("a node's pool answers pings from the stream, a read after them sees them, 
     const nc = await connect();
     const notifications = await NotificationQueue.open({ connection: nc, replicas: 1 });
     const node = await createClusterPool({
-      connection: nc, node: "a", replicas: 1, partitionCount: 2, notifications, intakePurgeEveryMs: 200, advanceEveryMs: 100,
+      connection: nc,
+      node: "a",
+      replicas: 1,
+      partitionCount: 2,
+      notifications,
+      intakePurgeEveryMs: 200,
+      advanceEveryMs: 100,
       openHistory: (partition) => PartitionHistory.open({ connection: nc, partition, replicas: 1 }),
     });
     try {
@@ -358,7 +427,11 @@ test("a node's pool answers pings from the stream, a read after them sees them, 
       const jsm = await managerOf(nc);
       const stored = (await jsm.streams.info(INTAKE_STREAM)).state.last_seq;
       assert.ok(stored >= 1);
-      await until("the stream purged up to what both logs hold", async () => (await jsm.streams.info(INTAKE_STREAM)).state.first_seq > stored, 30_000);
+      await until(
+        "the stream purged up to what both logs hold",
+        async () => (await jsm.streams.info(INTAKE_STREAM)).state.first_seq > stored,
+        30_000,
+      );
     } finally {
       await node.close();
       await notifications.close();

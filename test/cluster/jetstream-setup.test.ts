@@ -25,7 +25,8 @@ test("a create whose stream is not found (another node creating it meanwhile) is
   let calls = 0;
   const result = await retriedWhileSettling(async () => {
     calls += 1;
-    if (calls === 1) throw new JetStreamApiError({ code: 404, err_code: JetStreamApiCodes.StreamNotFound, description: "stream not found" });
+    if (calls === 1)
+      throw new JetStreamApiError({ code: 404, err_code: JetStreamApiCodes.StreamNotFound, description: "stream not found" });
     return "opened";
   });
   assert.equal([result, calls], ["opened", 2]);
@@ -33,14 +34,20 @@ test("a create whose stream is not found (another node creating it meanwhile) is
 
 test("it gives up after the attempts it was given, with the last error", async () => {
   let calls = 0;
-  const error = await retriedWhileSettling(async () => { calls += 1; throw new TimeoutError(); }, 4).catch((e: Error) => e);
+  const error = await retriedWhileSettling(async () => {
+    calls += 1;
+    throw new TimeoutError();
+  }, 4).catch((e: Error) => e);
   assert.equal([error.name, calls], ["TimeoutError", 4]);
 });
 
 test("any other error is thrown at once", async () => {
   let calls = 0;
   const refused = Object.assign(new Error("stream name already in use with a different configuration"), { code: "400" });
-  const error = await retriedWhileSettling(async () => { calls += 1; throw refused; }).catch((e: Error) => e);
+  const error = await retriedWhileSettling(async () => {
+    calls += 1;
+    throw refused;
+  }).catch((e: Error) => e);
   assert.equal([error, calls], [refused, 1]);
 });
 

@@ -15,7 +15,8 @@ const text = (s: string) => new TextEncoder().encode(s);
 async function strictRead(log: JetStreamLog, from: number): Promise<unknown> {
   const read: string[] = [];
   try {
-    for await (const { position, bytes } of log.readFrom(from, { strict: true })) read.push(`${position}:${new TextDecoder().decode(bytes)}`);
+    for await (const { position, bytes } of log.readFrom(from, { strict: true }))
+      read.push(`${position}:${new TextDecoder().decode(bytes)}`);
     return read;
   } catch (error) {
     return error;
@@ -49,7 +50,13 @@ test("a strict read goes by the records the leader holds: all of them whatever s
     assert.equal(await writer.append([text("a"), text("b"), text("c")]), [2, 3, 4]);
 
     // info says the log holds 4 onwards; the leader holds 1 onwards: every record from 2 is read
-    const astray = await JetStreamLog.open({ connection: infoAnswered(nc, (state) => { state.first_seq = 4; }), partition: 4, replicas: 1 });
+    const astray = await JetStreamLog.open({
+      connection: infoAnswered(nc, (state) => {
+        state.first_seq = 4;
+      }),
+      partition: 4,
+      replicas: 1,
+    });
     assert.equal(await strictRead(astray, 2), ["2:a", "3:b", "4:c"]);
 
     // the records below 4 let go: a strict read from 2 is refused, from 4 reads on
@@ -64,7 +71,9 @@ test("the intake stream's last position is the leader's, whatever stream info sa
   await withNatsServer("the intake stream's end", async (connect) => {
     const nc = await connect();
     await openIntakeStream(nc, 1);
-    const behind = infoAnswered(nc, (state) => { state.last_seq = 0; });
+    const behind = infoAnswered(nc, (state) => {
+      state.last_seq = 0;
+    });
     assert.is(await intakeEndOf(await managerOf(behind)), 0, "nothing stored yet");
     const publisher = new IntakePublisher({ connection: nc, connected: () => true });
     for (let i = 0; i < 3; i++) await publisher.send(0, "p", pingCommand("u", T0 + i));

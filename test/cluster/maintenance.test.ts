@@ -27,14 +27,27 @@ test("a window added through one node is listed by it at once and by the other; 
   try {
     nats = await startConfiguredNats({ dir: dir.path, config: "" });
     for (const id of ["a", "b"]) {
-      nodes.push(await startServer({ dataDir: "", env: {
-        DATA_DIR: `${dir.path}/node-${id}`, ADMIN_TOKEN: TOKEN, NATS_URL: `nats://${nats.address}`, NODE_ID: id,
-        CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1", LOG_FORMAT: "text", METRICS_TOKEN: SCRAPER,
-      } }));
+      nodes.push(
+        await startServer({
+          dataDir: "",
+          env: {
+            DATA_DIR: `${dir.path}/node-${id}`,
+            ADMIN_TOKEN: TOKEN,
+            NATS_URL: `nats://${nats.address}`,
+            NODE_ID: id,
+            CLUSTER_PARTITIONS: "4",
+            CLUSTER_REPLICAS: "1",
+            LOG_FORMAT: "text",
+            METRICS_TOKEN: SCRAPER,
+          },
+        }),
+      );
     }
     const [a, b] = nodes;
     const list = async (node: RealServer, projectId: string) =>
-      (await ok<{ maintenance: WindowJson[] }>(call(node.url, "GET", `/admin/v1/projects/${projectId}/maintenance`, { headers: admin }))).maintenance.map((w) => w.name);
+      (
+        await ok<{ maintenance: WindowJson[] }>(call(node.url, "GET", `/admin/v1/projects/${projectId}/maintenance`, { headers: admin }))
+      ).maintenance.map((w) => w.name);
     /** Lists until `expected` shows on `node` (a failure deadline: the other node's directory follows the bucket). */
     const eventually = async (node: RealServer, projectId: string, expected: string[]) => {
       const failAt = Date.now() + 15_000;
@@ -50,7 +63,12 @@ test("a window added through one node is listed by it at once and by the other; 
       const project = await ok<{ id: string }>(call(a.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: `p${i}` } }));
       await eventually(b, project.id, []); // the project is known to b
       const [asked, other] = i % 2 === 0 ? [a, b] : [b, a];
-      const window = await ok<WindowJson>(call(asked.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin, body: { name: `nightly ${i}`, schedule: "0 2 * * *", tz: "Europe/Riga", duration: 3600 } }));
+      const window = await ok<WindowJson>(
+        call(asked.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, {
+          headers: admin,
+          body: { name: `nightly ${i}`, schedule: "0 2 * * *", tz: "Europe/Riga", duration: 3600 },
+        }),
+      );
       assert.equal(await list(asked, project.id), [`nightly ${i}`], "the asking node lists the window in its answer's wake");
       await eventually(other, project.id, [`nightly ${i}`]);
       const removed = await call(other.url, "DELETE", `/admin/v1/projects/${project.id}/maintenance/${window.id}`, { headers: admin });
@@ -60,7 +78,12 @@ test("a window added through one node is listed by it at once and by the other; 
     }
     // a window on now (every minute, for an hour): each node's metrics count its project once
     const muted = await ok<{ id: string }>(call(a.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "in maintenance" } }));
-    await ok(call(a.url, "POST", `/admin/v1/projects/${muted.id}/maintenance`, { headers: admin, body: { name: "always", schedule: "* * * * *", tz: "UTC", duration: 3600 } }));
+    await ok(
+      call(a.url, "POST", `/admin/v1/projects/${muted.id}/maintenance`, {
+        headers: admin,
+        body: { name: "always", schedule: "* * * * *", tz: "UTC", duration: 3600 },
+      }),
+    );
     const inMaintenance = async (node: RealServer) => {
       const text = await (await fetch(`${node.url}/metrics`, { headers: { authorization: `Bearer ${SCRAPER}` } })).text();
       const line = text.split("\n").find((l) => l.startsWith("hcd_projects_in_maintenance "));

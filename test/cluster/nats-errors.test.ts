@@ -7,14 +7,33 @@ import { jetstream, jetstreamManager, AckPolicy } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { retriedWhileSettling } from "../../cluster/jetstream-setup.ts";
-import { consumerNotFound, credentialsRefused, jetStreamCode, noResponders, streamNotFound, subjectsOverlap, timedOut, unanswered, wrongLastSequence } from "../../cluster/nats-errors.ts";
+import {
+  consumerNotFound,
+  credentialsRefused,
+  jetStreamCode,
+  noResponders,
+  streamNotFound,
+  subjectsOverlap,
+  timedOut,
+  unanswered,
+  wrongLastSequence,
+} from "../../cluster/nats-errors.ts";
 import { connect } from "@nats-io/transport-node";
 import { tempDir } from "../helpers.ts";
 import { haveProgram } from "../ops/extras.ts";
 import { withNatsServer } from "./held-appends.ts";
 import { startConfiguredNats } from "./nats-trust-setup.ts";
 
-const RECOGNISERS = { noResponders, timedOut, unanswered, wrongLastSequence, streamNotFound, subjectsOverlap, consumerNotFound, credentialsRefused };
+const RECOGNISERS = {
+  noResponders,
+  timedOut,
+  unanswered,
+  wrongLastSequence,
+  streamNotFound,
+  subjectsOverlap,
+  consumerNotFound,
+  credentialsRefused,
+};
 type Name = keyof typeof RECOGNISERS;
 
 /** The names of the recognisers that say yes to `error`, in RECOGNISERS' order. */
@@ -24,7 +43,10 @@ function recognisedAs(error: unknown): Name[] {
 
 /** What `run` rejects with; fails the test when it resolves. */
 async function failureOf(what: string, run: () => Promise<unknown>): Promise<unknown> {
-  const outcome = await run().then(() => ({ resolved: true as const }), (error: unknown) => ({ resolved: false as const, error }));
+  const outcome = await run().then(
+    () => ({ resolved: true as const }),
+    (error: unknown) => ({ resolved: false as const, error }),
+  );
   if (outcome.resolved) assert.unreachable(`${what}: resolved, expected a failure`);
   return outcome.resolved ? undefined : outcome.error;
 }
@@ -36,10 +58,16 @@ async function stream(nc: NatsConnection, name: string, subjects: string[]): Pro
 test("core requests: nobody subscribed is no responders, a subscriber that never answers is a timeout", async () => {
   await withNatsServer("the client's request errors", async (connect) => {
     const nc = await connect();
-    assert.equal(recognisedAs(await failureOf("a request nobody hears", () => nc.request("nobody.here", "x", { timeout: 2_000 }))), ["noResponders", "unanswered"]);
+    assert.equal(recognisedAs(await failureOf("a request nobody hears", () => nc.request("nobody.here", "x", { timeout: 2_000 }))), [
+      "noResponders",
+      "unanswered",
+    ]);
     nc.subscribe("silent.one", { callback: () => {} });
     await nc.flush();
-    assert.equal(recognisedAs(await failureOf("a request nobody answers", () => nc.request("silent.one", "x", { timeout: 200 }))), ["timedOut", "unanswered"]);
+    assert.equal(recognisedAs(await failureOf("a request nobody answers", () => nc.request("silent.one", "x", { timeout: 200 }))), [
+      "timedOut",
+      "unanswered",
+    ]);
   });
 });
 
@@ -48,7 +76,10 @@ test("JetStream: a publish no stream takes is no responders; a JetStream request
     const nc = await connect();
     const js = jetstream(nc, { timeout: 2_000 });
     // no stream listens on the subject: what a stream without a leader gives while one is elected
-    assert.equal(recognisedAs(await failureOf("a publish to no stream", () => js.publish("no.stream.here", "x"))), ["noResponders", "unanswered"]);
+    assert.equal(recognisedAs(await failureOf("a publish to no stream", () => js.publish("no.stream.here", "x"))), [
+      "noResponders",
+      "unanswered",
+    ]);
     // a JetStream API prefix nobody serves, with a subscriber that hears and never answers
     nc.subscribe("$SILENT.API.>", { callback: () => {} });
     await nc.flush();
@@ -61,12 +92,15 @@ test("JetStream's refusals: wrong last sequence (stream-wide and per subject), n
   await withNatsServer("JetStream's API errors", async (connect) => {
     const nc = await connect();
     await stream(nc, "ERRS", ["errs.>"]);
-    const js = jetstream(nc), jsm = await jetstreamManager(nc);
+    const js = jetstream(nc),
+      jsm = await jetstreamManager(nc);
     const first = await js.publish("errs.a", "1", { expect: { lastSequence: 0 } });
     assert.is(first.seq, 1);
     const stale = await failureOf("a publish at a stale sequence", () => js.publish("errs.a", "2", { expect: { lastSequence: 0 } }));
     assert.equal([recognisedAs(stale), jetStreamCode(stale)], [["wrongLastSequence"], 10071]);
-    const staleSubject = await failureOf("a publish at a stale subject sequence", () => js.publish("errs.a", "2", { expect: { lastSubjectSequence: 0 } }));
+    const staleSubject = await failureOf("a publish at a stale subject sequence", () =>
+      js.publish("errs.a", "2", { expect: { lastSubjectSequence: 0 } }),
+    );
     assert.equal([recognisedAs(staleSubject), jetStreamCode(staleSubject)], [["wrongLastSequence"], 10071]);
     const noStream = await failureOf("info of a stream never made", () => jsm.streams.info("NEVER_MADE"));
     assert.equal([recognisedAs(noStream), jetStreamCode(noStream)], [["streamNotFound"], 10059]);
@@ -79,7 +113,15 @@ test("JetStream's refusals: wrong last sequence (stream-wide and per subject), n
     const overlap = await failureOf("a stream over another's subjects", () => jsm.streams.add({ name: "OVER", subjects: ["errs.a"] }));
     assert.equal([recognisedAs(overlap), jetStreamCode(overlap)], [["subjectsOverlap"], 10065]);
     let creates = 0;
-    assert.is(await failureOf("a create refused", () => retriedWhileSettling(() => { creates += 1; return jsm.streams.add({ name: "ERRS", subjects: ["other.>"] }); })).then(() => creates), 1);
+    assert.is(
+      await failureOf("a create refused", () =>
+        retriedWhileSettling(() => {
+          creates += 1;
+          return jsm.streams.add({ name: "ERRS", subjects: ["other.>"] });
+        }),
+      ).then(() => creates),
+      1,
+    );
     await jsm.consumers.add("ERRS", { durable_name: "c", ack_policy: AckPolicy.None });
     assert.is((await jsm.consumers.info("ERRS", "c")).name, "c", "a consumer that exists is found");
   });
@@ -110,7 +152,9 @@ test("a server that refuses the credentials: refused, neither unanswered nor any
   const dir = tempDir("hcd-nats-errors-");
   const nats = await startConfiguredNats({ dir: dir.path, config: `authorization { users = [ { user: hcd, password: "right" } ] }` });
   try {
-    const refused = await failureOf("a wrong password", () => connect({ servers: [nats.address], user: "hcd", pass: "wrong", reconnect: false }));
+    const refused = await failureOf("a wrong password", () =>
+      connect({ servers: [nats.address], user: "hcd", pass: "wrong", reconnect: false }),
+    );
     assert.equal(recognisedAs(refused), ["credentialsRefused"]);
     const none = await failureOf("no credentials", () => connect({ servers: [nats.address], reconnect: false }));
     assert.equal(recognisedAs(none), ["credentialsRefused"]);

@@ -33,7 +33,11 @@ function replaced(text: string, from: string, to: string): string {
 type Slot = { name: string; client: number; route: number; monitor: number };
 
 /** The example for server `slot` of `slots` on this machine's loopback, with these certificates and passwords. */
-function exampleFor(slot: Slot, slots: readonly Slot[], options: { dir: string; certs: { ca: string; cert: string; key: string }; hcdPassword: string; routePassword: string }): string {
+function exampleFor(
+  slot: Slot,
+  slots: readonly Slot[],
+  options: { dir: string; certs: { ca: string; cert: string; key: string }; hcdPassword: string; routePassword: string },
+): string {
   let config = EXAMPLE;
   if (NATS_MINOR < 10) config = replaced(config, "  sync_interval: always\n", "");
   config = replaced(config, "server_name: n1", `server_name: ${slot.name}`);
@@ -54,7 +58,7 @@ async function metaLeader(slot: Slot, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const jsz = await (await fetch(`http://127.0.0.1:${slot.monitor}/jsz`)).json() as { meta_cluster?: { leader?: string } };
+      const jsz = (await (await fetch(`http://127.0.0.1:${slot.monitor}/jsz`)).json()) as { meta_cluster?: { leader?: string } };
       if (jsz.meta_cluster?.leader) return;
     } catch {
       // not listening yet
@@ -65,7 +69,7 @@ async function metaLeader(slot: Slot, timeoutMs = 20_000): Promise<void> {
 }
 
 async function routesOf(slot: Slot): Promise<string[]> {
-  const routez = await (await fetch(`http://127.0.0.1:${slot.monitor}/routez`)).json() as { routes?: { remote_id: string }[] };
+  const routez = (await (await fetch(`http://127.0.0.1:${slot.monitor}/routez`)).json()) as { routes?: { remote_id: string }[] };
   return (routez.routes ?? []).map((route) => route.remote_id);
 }
 
@@ -76,27 +80,52 @@ test("the example's three servers route over TLS with the route password; a node
   try {
     const certs = makeCertificates(dir.path, "cluster");
     const strangerCerts = makeCertificates(dir.path, "stranger");
-    const hcdPassword = randomBytes(16).toString("hex"), routePassword = randomBytes(16).toString("hex");
+    const hcdPassword = randomBytes(16).toString("hex"),
+      routePassword = randomBytes(16).toString("hex");
     const slots: Slot[] = [];
-    for (const name of ["n1", "n2", "n3"]) slots.push({ name, client: await closedPort(), route: await closedPort(), monitor: await closedPort() });
+    for (const name of ["n1", "n2", "n3"])
+      slots.push({ name, client: await closedPort(), route: await closedPort(), monitor: await closedPort() });
     for (const slot of slots) {
-      servers.push(await startConfiguredNats({ dir: dir.path, port: slot.client, whole: true, config: exampleFor(slot, slots, { dir: dir.path, certs, hcdPassword, routePassword }) }));
+      servers.push(
+        await startConfiguredNats({
+          dir: dir.path,
+          port: slot.client,
+          whole: true,
+          config: exampleFor(slot, slots, { dir: dir.path, certs, hcdPassword, routePassword }),
+        }),
+      );
     }
     for (const slot of slots) await metaLeader(slot);
     const routed = await routesOf(slots[0]);
 
     // a client without the password is refused (over TLS: the server offers nothing else)
-    const anonymous = await connect({ servers: [`127.0.0.1:${slots[0].client}`], tls: { ca: readFileSync(certs.ca, "utf8") } })
-      .then(async (nc) => { await nc.close(); return null; }, (error: unknown) => (credentialsRefused(error) ? "refused" : String(error)));
+    const anonymous = await connect({ servers: [`127.0.0.1:${slots[0].client}`], tls: { ca: readFileSync(certs.ca, "utf8") } }).then(
+      async (nc) => {
+        await nc.close();
+        return null;
+      },
+      (error: unknown) => (credentialsRefused(error) ? "refused" : String(error)),
+    );
     assert.is(anonymous, "refused");
 
-    const node = await startServer({ dataDir: `${dir.path}/node`, env: {
-      NATS_URL: slots.map((slot) => `tls://hcd:${hcdPassword}@127.0.0.1:${slot.client}`).join(","), NATS_TLS_CA: certs.ca,
-      ADMIN_TOKEN: TOKEN, NODE_ID: "n1", CLUSTER_PARTITIONS: "2", CLUSTER_REPLICAS: "3",
-    } });
+    const node = await startServer({
+      dataDir: `${dir.path}/node`,
+      env: {
+        NATS_URL: slots.map((slot) => `tls://hcd:${hcdPassword}@127.0.0.1:${slot.client}`).join(","),
+        NATS_TLS_CA: certs.ca,
+        ADMIN_TOKEN: TOKEN,
+        NODE_ID: "n1",
+        CLUSTER_PARTITIONS: "2",
+        CLUSTER_REPLICAS: "3",
+      },
+    });
     try {
-      const project = await ok<{ api_key: string }>(call(node.url, "POST", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` }, body: { name: "p" } }));
-      const check = await ok<{ uuid: string }>(call(node.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c", timeout: 3600, grace: 3600 } }));
+      const project = await ok<{ api_key: string }>(
+        call(node.url, "POST", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` }, body: { name: "p" } }),
+      );
+      const check = await ok<{ uuid: string }>(
+        call(node.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c", timeout: 3600, grace: 3600 } }),
+      );
       assert.equal(await call(node.url, "GET", `/ping/${check.uuid}`).then((a) => [a.status, a.text]), [200, "OK"]);
     } finally {
       assert.is(await stopServer(node), 0, node.output());
@@ -107,12 +136,22 @@ test("the example's three servers route over TLS with the route password; a node
     // routes to n2 and n3 only
     const strangers: [string, { ca: string; cert: string; key: string }, string, RegExp][] = [
       ["x1", certs, "not-the-route-password", /authentication error - User "route"/],
-      ["x2", { ...strangerCerts, ca: certs.ca }, routePassword, /TLS route handshake error: (x509: certificate signed by unknown authority|tls: client didn't provide a certificate)/],
+      [
+        "x2",
+        { ...strangerCerts, ca: certs.ca },
+        routePassword,
+        /TLS route handshake error: (x509: certificate signed by unknown authority|tls: client didn't provide a certificate)/,
+      ],
     ];
     for (const [name, strangerCerts, password, refusal] of strangers) {
       const slot = { name, client: await closedPort(), route: await closedPort(), monitor: await closedPort() };
       // its routes: n1, and itself in the places of n2 and n3
-      const config = exampleFor(slot, [slots[0], { ...slot, name: "n2" }, { ...slot, name: "n3" }], { dir: dir.path, certs: strangerCerts, hcdPassword, routePassword: password });
+      const config = exampleFor(slot, [slots[0], { ...slot, name: "n2" }, { ...slot, name: "n3" }], {
+        dir: dir.path,
+        certs: strangerCerts,
+        hcdPassword,
+        routePassword: password,
+      });
       servers.push(await startConfiguredNats({ dir: dir.path, port: slot.client, whole: true, config }));
       await servers[0].said(refusal);
     }

@@ -27,34 +27,52 @@ export type ConfiguredNats = {
  * once it says "Server is ready". `port` starts it on a port chosen before (a server a node waited for);
  * `whole`: the configuration has its own listen and JetStream lines, and `port` is its listen port.
  */
-export async function startConfiguredNats(options: { dir: string; config: string; port?: number; whole?: boolean }): Promise<ConfiguredNats> {
-  const port = options.port ?? await closedPort();
+export async function startConfiguredNats(options: {
+  dir: string;
+  config: string;
+  port?: number;
+  whole?: boolean;
+}): Promise<ConfiguredNats> {
+  const port = options.port ?? (await closedPort());
   const file = join(options.dir, `nats-${port}.conf`);
-  const write = (config: string) => writeFileSync(file, options.whole === true ? config
-    : `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(options.dir, `js-${port}`)}" }\n${config}\n`);
+  const write = (config: string) =>
+    writeFileSync(
+      file,
+      options.whole === true
+        ? config
+        : `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(options.dir, `js-${port}`)}" }\n${config}\n`,
+    );
   write(options.config);
   const child: ChildProcess = spawn("nats-server", ["-c", file], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const said = (text: string | RegExp, from: number, timeoutMs = 15_000) => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`nats-server did not say ${text} within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    const look = () => {
-      if (typeof text === "string" ? output.indexOf(text, from) === -1 : !text.test(output.slice(from))) return;
-      child.stdout!.off("data", look);
-      child.stderr!.off("data", look);
-      clearTimeout(timer);
-      resolve();
-    };
-    child.stdout!.on("data", look);
-    child.stderr!.on("data", look);
-    void exited.then(() => reject(new Error(`nats-server exited before "${text}":\n${output}`)));
-    look();
+  const said = (text: string | RegExp, from: number, timeoutMs = 15_000) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`nats-server did not say ${text} within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+      const look = () => {
+        if (typeof text === "string" ? output.indexOf(text, from) === -1 : !text.test(output.slice(from))) return;
+        child.stdout!.off("data", look);
+        child.stderr!.off("data", look);
+        clearTimeout(timer);
+        resolve();
+      };
+      child.stdout!.on("data", look);
+      child.stderr!.on("data", look);
+      void exited.then(() => reject(new Error(`nats-server exited before "${text}":\n${output}`)));
+      look();
+    });
+  child.stdout!.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
   });
-  child.stdout!.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr!.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   await said("Server is ready", 0);
   return {
-    port, address: `127.0.0.1:${port}`, output: () => output, said: (pattern, timeoutMs) => said(pattern, 0, timeoutMs),
+    port,
+    address: `127.0.0.1:${port}`,
+    output: () => output,
+    said: (pattern, timeoutMs) => said(pattern, 0, timeoutMs),
     reload: async (config) => {
       write(config);
       const from = output.length;
@@ -76,7 +94,23 @@ export function makeCertificates(dir: string, name = "test"): { ca: string; cert
   const steps = [
     ["req", "-x509", ...ec, "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2", "-subj", `/CN=hcd ${name} CA`],
     ["req", ...ec, "-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost"],
-    ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out", path("server.pem"), "-days", "2", "-extfile", path("san.ext")],
+    [
+      "x509",
+      "-req",
+      "-in",
+      path("server.csr"),
+      "-CA",
+      path("ca.pem"),
+      "-CAkey",
+      path("ca.key"),
+      "-CAcreateserial",
+      "-out",
+      path("server.pem"),
+      "-days",
+      "2",
+      "-extfile",
+      path("san.ext"),
+    ],
   ];
   for (const args of steps) {
     const run = spawnSync("openssl", args, { encoding: "utf8" });
@@ -91,15 +125,35 @@ export function makeCertificates(dir: string, name = "test"): { ca: string; cert
  * writes a credentials file for a new user of that account, `strangerCreds` one for a user of an account
  * the server has never seen.
  */
-export async function makeOperator(): Promise<{ config: string; creds: (path: string) => Promise<void>; strangerCreds: (path: string) => Promise<void> }> {
-  const operator = createOperator(), account = createAccount(), system = createAccount();
-  const unlimited = { subs: -1, conn: -1, leaf: -1, imports: -1, exports: -1, data: -1, payload: -1, wildcards: true,
-    mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 };
+export async function makeOperator(): Promise<{
+  config: string;
+  creds: (path: string) => Promise<void>;
+  strangerCreds: (path: string) => Promise<void>;
+}> {
+  const operator = createOperator(),
+    account = createAccount(),
+    system = createAccount();
+  const unlimited = {
+    subs: -1,
+    conn: -1,
+    leaf: -1,
+    imports: -1,
+    exports: -1,
+    data: -1,
+    payload: -1,
+    wildcards: true,
+    mem_storage: -1,
+    disk_storage: -1,
+    streams: -1,
+    consumer: -1,
+  };
   const accountJwt = await encodeAccount("hcd", account, { limits: unlimited }, { signer: operator });
   const systemJwt = await encodeAccount("SYS", system, {}, { signer: operator });
   const operatorJwt = await encodeOperator("test", operator, { system_account: system.getPublicKey() });
   const config = [
-    `operator: ${operatorJwt}`, `system_account: ${system.getPublicKey()}`, "resolver: MEMORY",
+    `operator: ${operatorJwt}`,
+    `system_account: ${system.getPublicKey()}`,
+    "resolver: MEMORY",
     `resolver_preload: {\n  ${account.getPublicKey()}: ${accountJwt}\n  ${system.getPublicKey()}: ${systemJwt}\n}`,
   ].join("\n");
   const writeCreds = async (path: string, issuer: ReturnType<typeof createAccount>) => {
@@ -131,17 +185,18 @@ export function spawnNode(env: Record<string, string>): SpawnedNode {
   child.stderr.on("data", collect);
   return {
     output: () => output,
-    said: (pattern) => new Promise((resolve, reject) => {
-      const watch = () => {
-        const match = pattern.exec(output);
-        if (match === null) return;
-        watchers.delete(watch);
-        resolve(match);
-      };
-      watchers.add(watch);
-      watch();
-      void exited.then((code) => reject(new Error(`exited with ${code} before ${pattern}:\n${output}`)));
-    }),
+    said: (pattern) =>
+      new Promise((resolve, reject) => {
+        const watch = () => {
+          const match = pattern.exec(output);
+          if (match === null) return;
+          watchers.delete(watch);
+          resolve(match);
+        };
+        watchers.add(watch);
+        watch();
+        void exited.then((code) => reject(new Error(`exited with ${code} before ${pattern}:\n${output}`)));
+      }),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       return exited;
@@ -154,8 +209,12 @@ export function runNodeUntilExit(env: Record<string, string>, timeoutMs = 15_000
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
-    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-    child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.once("exit", (code) => {
       clearTimeout(timer);

@@ -22,13 +22,25 @@ test.after(() => dir.remove());
 let nodes = 0;
 /** A node's environment: two partitions on the one server, its own DATA_DIR. */
 function nodeEnv(env: Record<string, string>): Record<string, string> {
-  return { DATA_DIR: `${dir.path}/node-${++nodes}`, ADMIN_TOKEN: TOKEN, CLUSTER_PARTITIONS: "2", CLUSTER_REPLICAS: "1", NODE_ID: "n1", LOG_FORMAT: "text", ...env };
+  return {
+    DATA_DIR: `${dir.path}/node-${++nodes}`,
+    ADMIN_TOKEN: TOKEN,
+    CLUSTER_PARTITIONS: "2",
+    CLUSTER_REPLICAS: "1",
+    NODE_ID: "n1",
+    LOG_FORMAT: "text",
+    ...env,
+  };
 }
 
 /** A project, a check and a ping through the node: the ping answered OK and counted. */
 async function servesAPing(url: string): Promise<void> {
-  const project = await ok<{ api_key: string }>(call(url, "POST", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` }, body: { name: "p" } }));
-  const check = await ok<{ uuid: string }>(call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c", timeout: 3600, grace: 3600 } }));
+  const project = await ok<{ api_key: string }>(
+    call(url, "POST", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` }, body: { name: "p" } }),
+  );
+  const check = await ok<{ uuid: string }>(
+    call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c", timeout: 3600, grace: 3600 } }),
+  );
   const ping = await call(url, "GET", `/ping/${check.uuid}`);
   assert.equal([ping.status, ping.text], [200, "OK"]);
   const read = await ok<{ n_pings: number }>(call(url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }));
@@ -39,7 +51,10 @@ test("user and password: the right ones join and serve; the password is never pr
   if (!HAVE_NATS) return;
   const nats = await startConfiguredNats({ dir: dir.path, config: USERS });
   try {
-    const node = await startServer({ dataDir: "", env: nodeEnv({ NATS_URL: `nats://hcd:${encodeURIComponent(PASSWORD)}@${nats.address}` }) });
+    const node = await startServer({
+      dataDir: "",
+      env: nodeEnv({ NATS_URL: `nats://hcd:${encodeURIComponent(PASSWORD)}@${nats.address}` }),
+    });
     try {
       await servesAPing(node.url);
       assert.ok(node.output().includes(`"natsPassword":"[masked]"`), "the configuration is printed, the password masked");
@@ -82,7 +97,9 @@ test("a credentials file (user JWT and seed of the operator's account) joins; a 
   const operator = await makeOperator();
   const nats = await startConfiguredNats({ dir: dir.path, config: operator.config });
   try {
-    const creds = `${dir.path}/node.creds`, stranger = `${dir.path}/stranger.creds`, bad = `${dir.path}/bad.creds`;
+    const creds = `${dir.path}/node.creds`,
+      stranger = `${dir.path}/stranger.creds`,
+      bad = `${dir.path}/bad.creds`;
     await operator.creds(creds);
     await operator.strangerCreds(stranger);
     writeFileSync(bad, "not a credentials file\n");
@@ -114,7 +131,10 @@ test("TLS: a node verifies the server against NATS_TLS_CA and joins; without tha
   if (!HAVE_NATS || !HAVE_OPENSSL) return;
   const certs = makeCertificates(dir.path, "right");
   const other = makeCertificates(dir.path, "other");
-  const nats = await startConfiguredNats({ dir: dir.path, config: `tls { cert_file: "${certs.cert}", key_file: "${certs.key}" }\n${USERS}` });
+  const nats = await startConfiguredNats({
+    dir: dir.path,
+    config: `tls { cert_file: "${certs.cert}", key_file: "${certs.key}" }\n${USERS}`,
+  });
   const url = `tls://hcd:${encodeURIComponent(PASSWORD)}@${nats.address}`;
   try {
     const node = await startServer({ dataDir: "", env: nodeEnv({ NATS_URL: url, NATS_TLS_CA: certs.ca }) });
@@ -172,8 +192,13 @@ test("with several servers, a refusal by one that is up is not hidden behind one
   try {
     const down = await closedPort();
     // the client tries the servers in order and reports the last one's error: here the down one's
-    const error = await connectAtStart({ servers: [nats.address, `127.0.0.1:${down}`], noRandomize: true, user: "hcd", pass: "wrong", maxReconnectAttempts: -1 }, 3_000)
-      .then(() => null, (e: unknown) => e);
+    const error = await connectAtStart(
+      { servers: [nats.address, `127.0.0.1:${down}`], noRandomize: true, user: "hcd", pass: "wrong", maxReconnectAttempts: -1 },
+      3_000,
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.instance(error, NatsTrustError);
     assert.match((error as Error).message, /Authorization Violation/);
   } finally {
@@ -185,7 +210,10 @@ test("credentials revoked while a node runs: it exits 1 naming the error", async
   if (!HAVE_NATS) return;
   const nats = await startConfiguredNats({ dir: dir.path, config: USERS });
   try {
-    const node = await startServer({ dataDir: "", env: nodeEnv({ NATS_URL: `nats://hcd:${encodeURIComponent(PASSWORD)}@${nats.address}` }) });
+    const node = await startServer({
+      dataDir: "",
+      env: nodeEnv({ NATS_URL: `nats://hcd:${encodeURIComponent(PASSWORD)}@${nats.address}` }),
+    });
     await nats.reload(`authorization { users = [ { user: hcd, password: "another" } ] }`);
     const guard = setTimeout(() => node.child.kill("SIGKILL"), 15_000); // a node that stays fails the test, not the run
     const { code } = await node.exited;

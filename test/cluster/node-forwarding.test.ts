@@ -12,7 +12,7 @@ import { noResponders } from "../../cluster/nats-errors.ts";
 import type { HostRequest } from "../../host/shard-requests.ts";
 import { withNatsServer } from "./held-appends.ts";
 
-const BATCH = (n: number): HostRequest => ({ kind: "pingBatch", pings: Array.from({ length: n }, () => ({})) } as unknown as HostRequest);
+const BATCH = (n: number): HostRequest => ({ kind: "pingBatch", pings: Array.from({ length: n }, () => ({})) }) as unknown as HostRequest;
 
 /** What the stand-in host answers to a batch of `size` pings: one result a ping, naming the partition. */
 const RESULTS = (partition: number, size: number) => Array.from({ length: size }, () => ({ ok: true, value: { partition } }));
@@ -33,7 +33,11 @@ function host(partition: number) {
 /** Counts the messages published on `subject` (as the server routes them), from a connection of its own. */
 async function countOn(connection: NatsConnection, subject: string): Promise<() => number> {
   let count = 0;
-  connection.subscribe(subject, { callback: () => { count += 1; } });
+  connection.subscribe(subject, {
+    callback: () => {
+      count += 1;
+    },
+  });
   await connection.flush();
   return () => count;
 }
@@ -41,13 +45,18 @@ async function countOn(connection: NatsConnection, subject: string): Promise<() 
 test("the batches of one turn for one node go as one request, and each partition gets its own answer", async () => {
   await withNatsServer("ping batches forwarded per node", async (connect) => {
     const [owner, asker, spy] = [await connect(), await connect(), await connect()];
-    const p1 = host(1), p2 = host(2);
+    const p1 = host(1),
+      p2 = host(2);
     serveNode(owner, "b", (partition) => (partition === 1 ? p1.host : partition === 2 ? p2.host : null));
     await owner.flush();
     const requests = await countOn(spy, nodeSubject("b"));
 
     const forwarder = new NodeForwarder(asker);
-    const answers = await Promise.all([forwarder.send("b", 1, BATCH(3)), forwarder.send("b", 2, BATCH(5)), forwarder.send("b", 7, BATCH(2))]);
+    const answers = await Promise.all([
+      forwarder.send("b", 1, BATCH(3)),
+      forwarder.send("b", 2, BATCH(5)),
+      forwarder.send("b", 7, BATCH(2)),
+    ]);
     assert.equal(answers[0], { ok: true, value: RESULTS(1, 3) });
     assert.equal(answers[1], { ok: true, value: RESULTS(2, 5) });
     assert.is(answers[2].ok, false, "partition 7 is not served by b");
@@ -68,7 +77,8 @@ test("a batch sent to a node that does not serve its partition reaches the owner
   await withNatsServer("a forwarded batch whose leaseholder is out of date", async (connect) => {
     const [stale, current, asker, spy] = [await connect(), await connect(), await connect(), await connect()];
     const PARTITION = 4;
-    const owner = host(PARTITION), wrong = host(PARTITION);
+    const owner = host(PARTITION),
+      wrong = host(PARTITION);
     serveNode(stale, "stale", () => null); // held the lease once, serves nothing now
     serveNode(current, "current", (partition) => (partition === PARTITION ? owner.host : null));
     servePartition(current, PARTITION, owner.host);
@@ -77,8 +87,13 @@ test("a batch sent to a node that does not serve its partition reaches the owner
     const forwarder = new NodeForwarder(asker);
     let leaseholder = "stale";
     const handle = new PartitionHandle({
-      connection: asker, partition: PARTITION, local: () => null, connected: () => true, directorySynced: async () => {},
-      requestTimeoutMs: 3_000, retryForMs: 10_000,
+      connection: asker,
+      partition: PARTITION,
+      local: () => null,
+      connected: () => true,
+      directorySynced: async () => {},
+      requestTimeoutMs: 3_000,
+      retryForMs: 10_000,
       forward: { leaseholder: () => leaseholder, send: (node, request) => forwarder.send(node, PARTITION, request) },
     });
 
@@ -97,7 +112,10 @@ test("a batch sent to a node that does not serve its partition reaches the owner
 
     // a leaseholder gone (no subscriber): no responders, sent again through the partition's subject
     leaseholder = "gone";
-    const refused = await forwarder.send("gone", PARTITION, BATCH(1)).then(() => null, (error: unknown) => error);
+    const refused = await forwarder.send("gone", PARTITION, BATCH(1)).then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.ok(noResponders(refused), `no responders, not ${String(refused)}`);
     assert.equal(await handle.apply(BATCH(6)), RESULTS(PARTITION, 6));
     assert.is(owner.applied.length, 3);

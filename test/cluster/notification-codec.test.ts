@@ -9,7 +9,10 @@ import { outboxEntry } from "../notify/memory-outbox.ts";
 
 test("an entry with a whole check, a last ping and its body decodes to what was encoded", () => {
   const entry = outboxEntry({
-    check: check({ name: "Nightly ü", tags: "a b", status: "down" }), lastPing: ping({ n: 7 }), attempts: 2, nextAttemptAt: 40_000,
+    check: check({ name: "Nightly ü", tags: "a b", status: "down" }),
+    lastPing: ping({ n: 7 }),
+    attempts: 2,
+    nextAttemptAt: 40_000,
     extras: { lastPingBody: new Uint8Array([0, 1, 2, 255]), projectName: "Ops", downSinceAt: 1_000 },
   });
   const decoded = decodeEntry(encodeEntry(entry));

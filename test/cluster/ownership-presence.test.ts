@@ -15,7 +15,8 @@ const PARTITIONS = 6;
 test("owners whose presence watches lost their consumers see a third node join within seconds and give it its share", async () => {
   await withNatsServer("a presence watch whose consumer is lost", async (connect) => {
     const nc = await connect();
-    const open = (node: string) => Ownership.open({ connection: nc, node, partitionCount: PARTITIONS, replicas: 1, leaseMs: 2_000, renewEveryMs: 500 });
+    const open = (node: string) =>
+      Ownership.open({ connection: nc, node, partitionCount: PARTITIONS, replicas: 1, leaseMs: 2_000, renewEveryMs: 500 });
     const [a, b] = [await open("a"), await open("b")];
     const owners = [a, b];
     try {

@@ -20,7 +20,12 @@ function losingAnswers(nc: NatsConnection): { connection: NatsConnection; loseNe
       throw new TimeoutError();
     }
   });
-  return { connection, loseNextAnswer: () => { lose = true; } };
+  return {
+    connection,
+    loseNextAnswer: () => {
+      lose = true;
+    },
+  };
 }
 
 test("a renewal that landed although its answer was lost keeps the partition, at the write's revision", async () => {
@@ -29,19 +34,37 @@ test("a renewal that landed although its answer was lost keeps the partition, at
     const lossy = losingAnswers(nc);
     const events: string[] = [];
     const ownership = await Ownership.open({
-      connection: lossy.connection, node: "a", partitionCount: 1, replicas: 1, leaseMs: 60_000, renewEveryMs: 30_000,
-      onGained: (partition, revision) => events.push(`gained ${partition} at ${revision}`), onLost: (partition) => events.push(`lost ${partition}`),
+      connection: lossy.connection,
+      node: "a",
+      partitionCount: 1,
+      replicas: 1,
+      leaseMs: 60_000,
+      renewEveryMs: 30_000,
+      onGained: (partition, revision) => events.push(`gained ${partition} at ${revision}`),
+      onLost: (partition) => events.push(`lost ${partition}`),
     });
-    const leaseRevision = async () => (await (await managerOf(nc)).streams.getMessage("KV_hcd-owner-0", { last_by_subj: LEASE_SUBJECT }))?.seq ?? 0;
+    const leaseRevision = async () =>
+      (await (await managerOf(nc)).streams.getMessage("KV_hcd-owner-0", { last_by_subj: LEASE_SUBJECT }))?.seq ?? 0;
     const claimed = await ownership.round();
-    assert.equal(claimed.done.map((s) => s.kind), ["claim"]);
+    assert.equal(
+      claimed.done.map((s) => s.kind),
+      ["claim"],
+    );
     const claimedAt = await leaseRevision();
     lossy.loseNextAnswer();
     const renewal = await ownership.round();
-    assert.equal(renewal.errors.map((e) => e.step.kind), ["renew"], "the renewal's answer was lost");
+    assert.equal(
+      renewal.errors.map((e) => e.step.kind),
+      ["renew"],
+      "the renewal's answer was lost",
+    );
     assert.ok((await leaseRevision()) > claimedAt, "the renewal landed");
     const next = await ownership.round();
-    assert.equal(next.done.map((s) => s.kind), ["renew"], "renewed at the revision the lost answer would have given");
+    assert.equal(
+      next.done.map((s) => s.kind),
+      ["renew"],
+      "renewed at the revision the lost answer would have given",
+    );
     assert.equal(events, [`gained 0 at ${claimedAt}`], "never lost, never gained again");
     assert.is(await ownership.confirm(0), await leaseRevision(), "held at the revision of its last renewal");
     await ownership.stop();

@@ -19,7 +19,13 @@ test("a takeover replays max_duration, depends_on and an acknowledgement; the ne
     const owner = project({ id: newId(), createdAt: T0 });
     await a.submit({ kind: "createProject", project: owner, at: T0 });
     const create = async (name: string, spec: Record<string, unknown>) => {
-      const { result } = await a.submit({ kind: "createCheck", projectId: owner.id, spec: { name, timeoutMs: MINUTE, graceMs: MINUTE, ...spec }, unique: [], at: T0 });
+      const { result } = await a.submit({
+        kind: "createCheck",
+        projectId: owner.id,
+        spec: { name, timeoutMs: MINUTE, graceMs: MINUTE, ...spec },
+        unique: [],
+        at: T0,
+      });
       assert.ok(result.ok, name);
       return result.value.check.uuid;
     };
@@ -47,7 +53,10 @@ test("a takeover replays max_duration, depends_on and an acknowledgement; the ne
     const released = b.read((shard) => shard.getCheck(owner.id, job));
     assert.ok(released.ok);
     assert.is(released.value.alert?.heldBy, undefined, "released once its dependency is up");
-    assert.equal(up.changes.flips.map((f) => [f.checkUuid, f.to]), [[db, "up"]]);
+    assert.equal(
+      up.changes.flips.map((f) => [f.checkUuid, f.to]),
+      [[db, "up"]],
+    );
   });
 });
 
@@ -58,14 +67,39 @@ test("an escalation step planned by one owner is fired once by the next, and nev
     const owner = project({ id: newId(), createdAt: T0 });
     await a.submit({ kind: "createProject", project: owner, at: T0 });
     for (const name of ["ops", "pager"]) {
-      await a.submit({ kind: "addChannel", channel: { id: name, projectId: owner.id, name, kind: "email", value: { kind: "email", address: `${name}@example.com` }, createdAt: T0 }, at: T0 });
+      await a.submit({
+        kind: "addChannel",
+        channel: {
+          id: name,
+          projectId: owner.id,
+          name,
+          kind: "email",
+          value: { kind: "email", address: `${name}@example.com` },
+          createdAt: T0,
+        },
+        at: T0,
+      });
     }
-    const { result } = await a.submit({ kind: "createCheck", projectId: owner.id, unique: [], at: T0,
-      spec: { name: "job", timeoutMs: MINUTE, graceMs: MINUTE, channels: { refs: ["ops"] }, escalation: [{ afterMs: 15 * MINUTE, channels: { refs: ["pager"] } }] } });
+    const { result } = await a.submit({
+      kind: "createCheck",
+      projectId: owner.id,
+      unique: [],
+      at: T0,
+      spec: {
+        name: "job",
+        timeoutMs: MINUTE,
+        graceMs: MINUTE,
+        channels: { refs: ["ops"] },
+        escalation: [{ afterMs: 15 * MINUTE, channels: { refs: ["pager"] } }],
+      },
+    });
     assert.ok(result.ok);
     const uuid = result.value.check.uuid;
     const down = await a.submit({ ...pingOf(uuid, T0 + SECOND), ping: { ...pingOf(uuid, T0 + SECOND).ping, signal: "fail" } });
-    assert.equal(down.changes.outbox.map((e) => e.channel.id), ["ops"]);
+    assert.equal(
+      down.changes.outbox.map((e) => e.channel.id),
+      ["ops"],
+    );
     await a.advance(T0 + 10 * MINUTE); // the step is due at T0 + 15 min 1 s: not yet
     a.abandon();
 
@@ -73,14 +107,21 @@ test("an escalation step planned by one owner is fired once by the next, and nev
     await b.takeOver(T0 + 10 * MINUTE);
     assert.equal((await b.advance(T0 + 15 * MINUTE)).changes.outbox, []);
     const step = await b.advance(T0 + 20 * MINUTE);
-    assert.equal(step.changes.outbox.map((e) => [e.channel.id, e.escalation, e.flip.at]), [["pager", 1, T0 + 15 * MINUTE + SECOND]]);
+    assert.equal(
+      step.changes.outbox.map((e) => [e.channel.id, e.escalation, e.flip.at]),
+      [["pager", 1, T0 + 15 * MINUTE + SECOND]],
+    );
     b.abandon();
 
     const c = await PartitionReplica.open({ connection: await connect(), partition: PARTITION + 1, replicas: 1, newId });
     const report = await c.takeOver(T0 + 30 * MINUTE);
     assert.equal(report.flips, []);
     assert.equal((await c.advance(T0 + 60 * MINUTE)).changes.outbox, [], "not sent again");
-    assert.is(c.read((shard) => shard.getCheck(owner.id, uuid)).ok && c.read((shard) => shard.listChecks(owner.id, { tags: [] })[0].alert?.escalated), 1);
+    assert.is(
+      c.read((shard) => shard.getCheck(owner.id, uuid)).ok &&
+        c.read((shard) => shard.listChecks(owner.id, { tags: [] })[0].alert?.escalated),
+      1,
+    );
   });
 });
 

@@ -7,7 +7,15 @@ import type { ShardCommand } from "../../engine/commands.ts";
 import { Shard } from "../../engine/shard.ts";
 import type { PartitionRecord } from "../../cluster/partition-codec.ts";
 import {
-  decodeMessage, decodeRecord, decodeSnapshot, decodeSnapshotHead, encodeMessage, encodeRecord, encodeSnapshot, encodeSnapshotHead, loadSnapshot,
+  decodeMessage,
+  decodeRecord,
+  decodeSnapshot,
+  decodeSnapshotHead,
+  encodeMessage,
+  encodeRecord,
+  encodeSnapshot,
+  encodeSnapshotHead,
+  loadSnapshot,
   snapshotOf,
 } from "../../cluster/partition-codec.ts";
 import { channel, project } from "../helpers.ts";
@@ -23,14 +31,38 @@ const alpha = channel({ id: "00000000-0000-4000-8000-000000000001", projectId: o
 
 const ping = (at: number, body: Uint8Array | null = null): ShardCommand => ({
   kind: "ping",
-  ping: { target: { uuid: CHECK_UUID }, signal: "success", exitStatus: null, method: "POST", scheme: "http", remoteAddr: "127.0.0.1", ua: "curl", rid: null, body, at },
+  ping: {
+    target: { uuid: CHECK_UUID },
+    signal: "success",
+    exitStatus: null,
+    method: "POST",
+    scheme: "http",
+    remoteAddr: "127.0.0.1",
+    ua: "curl",
+    rid: null,
+    body,
+    at,
+  },
 });
 
 /** A shard whose ids come from the records applied to it, as a partition replica's does. */
 function recordShard(now: number): { shard: Shard; apply: (record: PartitionRecord) => void } {
   let ids: string[] = [];
-  const shard = new Shard({ now, newId: () => { const id = ids.shift(); if (id === undefined) throw new Error("no id left"); return id; } });
-  return { shard, apply: (record) => { ids = [...record.ids]; shard.apply(record.command); } };
+  const shard = new Shard({
+    now,
+    newId: () => {
+      const id = ids.shift();
+      if (id === undefined) throw new Error("no id left");
+      return id;
+    },
+  });
+  return {
+    shard,
+    apply: (record) => {
+      ids = [...record.ids];
+      shard.apply(record.command);
+    },
+  };
 }
 
 const history: PartitionRecord[] = [
@@ -38,7 +70,13 @@ const history: PartitionRecord[] = [
   { command: { kind: "addChannel", channel: zeta, at: T0 }, ids: [] },
   { command: { kind: "addChannel", channel: alpha, at: T0 }, ids: [] },
   {
-    command: { kind: "createCheck", projectId: owner.id, spec: { name: "backup", timeoutMs: 60 * SECOND, graceMs: 30 * SECOND, channels: { all: true } }, unique: [], at: T0 },
+    command: {
+      kind: "createCheck",
+      projectId: owner.id,
+      spec: { name: "backup", timeoutMs: 60 * SECOND, graceMs: 30 * SECOND, channels: { all: true } },
+      unique: [],
+      at: T0,
+    },
     ids: [CHECK_UUID, BADGE_KEY],
   },
   { command: ping(T0 + 10 * SECOND, new Uint8Array([1, 2, 3])), ids: [] },
@@ -63,7 +101,10 @@ test("a log message holds one record as a command message, several as a batch me
   reused.fill(0); // the client may hand the next message in the same buffer: nothing decoded may be a view into it
   assert.equal(kept, history, "what was decoded is unchanged once the message's buffer is overwritten");
   assert.throws(() => decodeRecord(batch), /not a partition command record/);
-  assert.throws(() => decodeMessage(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 })), /not a partition command record/);
+  assert.throws(
+    () => decodeMessage(encodeSnapshotHead({ logSequence: 1, firstChunk: 1, chunks: 1, bytes: 1 })),
+    /not a partition command record/,
+  );
 });
 
 test("each kind of message refuses to be read as another", () => {
@@ -78,10 +119,19 @@ test("a decoded snapshot holds the projects, channels in creation order, and che
   for (const record of history) original.apply(record);
   const decoded = decodeSnapshot(encodeSnapshot(snapshotOf(original.shard, T0 + 10 * SECOND, 0)));
   assert.is(decoded.at, T0 + 10 * SECOND);
-  assert.equal(decoded.projects.map((p) => p.project), [owner]);
-  assert.equal(decoded.projects[0].channels.map((c) => c.name), ["zeta", "alpha"]);
+  assert.equal(
+    decoded.projects.map((p) => p.project),
+    [owner],
+  );
+  assert.equal(
+    decoded.projects[0].channels.map((c) => c.name),
+    ["zeta", "alpha"],
+  );
   const [stored] = decoded.projects[0].checks;
-  assert.equal([stored.uuid, stored.badgeKey, stored.status, stored.nPings, stored.lastPingAt], [CHECK_UUID, BADGE_KEY, "up", 1, T0 + 10 * SECOND]);
+  assert.equal(
+    [stored.uuid, stored.badgeKey, stored.status, stored.nPings, stored.lastPingAt],
+    [CHECK_UUID, BADGE_KEY, "up", 1, T0 + 10 * SECOND],
+  );
 });
 
 test("a shard loaded from a decoded snapshot, given the same later commands, flips as the original: down at the due time", () => {
@@ -102,7 +152,8 @@ test("a shard loaded from a decoded snapshot, given the same later commands, fli
     { checkUuid: CHECK_UUID, n: 3, at: T0 + 600 * SECOND, from: "down", to: "up", reason: "", notify: true },
   ];
   for (const replica of [original, copy]) {
-    const flips = [], notified = [];
+    const flips = [],
+      notified = [];
     for (const record of later) {
       replica.apply(record);
       const changes = replica.shard.takeChanges();

@@ -26,8 +26,10 @@ test("the first node's count is kept: unset takes it, the same is accepted, anot
     assert.is(await clusterPartitionCount(a, 1, null), 16, "a new cluster, nothing configured: the default");
     assert.is(await clusterPartitionCount(b, 1, null), 16);
     assert.is(await clusterPartitionCount(b, 1, 16), 16);
-    assert.is(await refusal(clusterPartitionCount(b, 1, 64)),
-      "CLUSTER_PARTITIONS=64, but this cluster has 16 partitions, fixed when it first started: set CLUSTER_PARTITIONS=16 or leave it unset");
+    assert.is(
+      await refusal(clusterPartitionCount(b, 1, 64)),
+      "CLUSTER_PARTITIONS=64, but this cluster has 16 partitions, fixed when it first started: set CLUSTER_PARTITIONS=16 or leave it unset",
+    );
   });
 });
 
@@ -37,9 +39,10 @@ test("two nodes starting at once with different counts: one count is kept, the o
     const [fromA, fromB] = await Promise.all([refusal(clusterPartitionCount(a, 1, 8)), refusal(clusterPartitionCount(b, 1, 32))]);
     const outcomes = [fromA, fromB].sort();
     assert.ok(
-      (fromA === "counted 8" && /^CLUSTER_PARTITIONS=32, but this cluster has 8 partitions/.test(fromB))
-        || (fromB === "counted 32" && /^CLUSTER_PARTITIONS=8, but this cluster has 32 partitions/.test(fromA)),
-      `one wins, the other is refused: ${JSON.stringify(outcomes)}`);
+      (fromA === "counted 8" && /^CLUSTER_PARTITIONS=32, but this cluster has 8 partitions/.test(fromB)) ||
+        (fromB === "counted 32" && /^CLUSTER_PARTITIONS=8, but this cluster has 32 partitions/.test(fromA)),
+      `one wins, the other is refused: ${JSON.stringify(outcomes)}`,
+    );
     const kept = fromA === "counted 8" ? 8 : 32;
     assert.is(await clusterPartitionCount(a, 1, null), kept);
   });
@@ -61,8 +64,13 @@ test("an hcd node configured with another count than its cluster's exits 1 namin
   const dir = tempDir("hcd-partition-count-");
   const nats = await startConfiguredNats({ dir: dir.path, config: "" });
   const env = (node: string, partitions?: string) => ({
-    DATA_DIR: `${dir.path}/${node}`, NATS_URL: `nats://${nats.address}`, NODE_ID: node, ADMIN_TOKEN: "partition-count-admin-token-0123",
-    CLUSTER_REPLICAS: "1", LOG_FORMAT: "text", ...(partitions === undefined ? {} : { CLUSTER_PARTITIONS: partitions }),
+    DATA_DIR: `${dir.path}/${node}`,
+    NATS_URL: `nats://${nats.address}`,
+    NODE_ID: node,
+    ADMIN_TOKEN: "partition-count-admin-token-0123",
+    CLUSTER_REPLICAS: "1",
+    LOG_FORMAT: "text",
+    ...(partitions === undefined ? {} : { CLUSTER_PARTITIONS: partitions }),
   });
   try {
     const first = await startServer({ dataDir: "", env: env("a", "6") });

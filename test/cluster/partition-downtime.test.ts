@@ -18,9 +18,22 @@ test("the next owner holds a check due while the partition had no owner, until i
     await a.takeOver(T0);
     const owner = project({ id: newId(), createdAt: T0 });
     await a.submit({ kind: "createProject", project: owner, at: T0 });
-    const channel = { id: newId(), projectId: owner.id, name: "ops", kind: "email" as const, value: { kind: "email" as const, address: "ops@example.com" }, createdAt: T0 };
+    const channel = {
+      id: newId(),
+      projectId: owner.id,
+      name: "ops",
+      kind: "email" as const,
+      value: { kind: "email" as const, address: "ops@example.com" },
+      createdAt: T0,
+    };
     await a.submit({ kind: "addChannel", channel, at: T0 });
-    const { result } = await a.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "job", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND, channels: { all: true } }, unique: [], at: T0 });
+    const { result } = await a.submit({
+      kind: "createCheck",
+      projectId: owner.id,
+      spec: { name: "job", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND, channels: { all: true } },
+      unique: [],
+      at: T0,
+    });
     assert.ok(result.ok);
     const uuid = result.value.check.uuid;
     await a.submit(pingOf(uuid, T0 + SECOND)); // due at T0 + 121 s
@@ -32,8 +45,14 @@ test("the next owner holds a check due while the partition had no owner, until i
     assert.equal([report.held, report.flips], [1, []], "nothing judged at the takeover");
     assert.equal((await b.advance(takeoverAt + 60 * SECOND - 1)).changes.flips, []);
     const down = await b.advance(takeoverAt + 60 * SECOND);
-    assert.equal(down.changes.flips.map((f) => [f.checkUuid, f.to, f.at]), [[uuid, "down", takeoverAt + 60 * SECOND]]);
-    assert.equal(down.changes.outbox.map((entry) => entry.downtime), [{ fromAt: T0 + 5 * SECOND, toAt: takeoverAt }]);
+    assert.equal(
+      down.changes.flips.map((f) => [f.checkUuid, f.to, f.at]),
+      [[uuid, "down", takeoverAt + 60 * SECOND]],
+    );
+    assert.equal(
+      down.changes.outbox.map((entry) => entry.downtime),
+      [{ fromAt: T0 + 5 * SECOND, toAt: takeoverAt }],
+    );
   });
 });
 
@@ -43,7 +62,13 @@ test("a partition whose owner handed it over while serving holds nothing that it
     await a.takeOver(T0);
     const owner = project({ id: newId(), createdAt: T0 });
     await a.submit({ kind: "createProject", project: owner, at: T0 });
-    const { result } = await a.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "job", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
+    const { result } = await a.submit({
+      kind: "createCheck",
+      projectId: owner.id,
+      spec: { name: "job", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND },
+      unique: [],
+      at: T0,
+    });
     assert.ok(result.ok);
     await a.submit(pingOf(result.value.check.uuid, T0 + SECOND));
     await a.advance(T0 + 200 * SECOND); // A judged its deadline (T0 + 121 s): down

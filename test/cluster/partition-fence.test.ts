@@ -10,7 +10,9 @@ import { encodeLease, newLease } from "../../cluster/leases.ts";
 import { PartitionNode } from "../../cluster/partition-node.ts";
 import { withNatsServer } from "./held-appends.ts";
 
-const LEASE_STREAM = "KV_hcd-owner-0", LEASE_SUBJECT = "$KV.hcd-owner-0.owner", LOG_STREAM = "HCD_LOG_0";
+const LEASE_STREAM = "KV_hcd-owner-0",
+  LEASE_SUBJECT = "$KV.hcd-owner-0.owner",
+  LOG_STREAM = "HCD_LOG_0";
 // one round in the test's time: the lease's revision is the claim's
 const ROUNDS = { leaseMs: 60_000, renewEveryMs: 30_000, advanceEveryMs: 60_000 };
 
@@ -22,8 +24,17 @@ test("the fence marker names the node and the lease revision it was taken under"
   await withNatsServer("a fence that names its lease", async (connect) => {
     const nc = await connect();
     let markTakenOver = () => {};
-    const takenOver = new Promise<void>((resolve) => { markTakenOver = resolve; });
-    const node = await PartitionNode.open({ connection: nc, node: "a", partitionCount: 1, replicas: 1, ...ROUNDS, onTakeover: () => markTakenOver() });
+    const takenOver = new Promise<void>((resolve) => {
+      markTakenOver = resolve;
+    });
+    const node = await PartitionNode.open({
+      connection: nc,
+      node: "a",
+      partitionCount: 1,
+      replicas: 1,
+      ...ROUNDS,
+      onTakeover: () => markTakenOver(),
+    });
     node.start();
     try {
       await takenOver;
@@ -40,12 +51,22 @@ test("a node whose lease another wrote after its claim does not fence the log", 
   await withNatsServer("a stale owner kept from fencing", async (connect) => {
     const nc = await connect();
     let markLost = () => {};
-    const lost = new Promise<void>((resolve) => { markLost = resolve; });
+    const lost = new Promise<void>((resolve) => {
+      markLost = resolve;
+    });
     const node = await PartitionNode.open({
-      connection: nc, node: "a", partitionCount: 1, replicas: 1, leaseMs: 3_000, renewEveryMs: 1_000, advanceEveryMs: 60_000,
+      connection: nc,
+      node: "a",
+      partitionCount: 1,
+      replicas: 1,
+      leaseMs: 3_000,
+      renewEveryMs: 1_000,
+      advanceEveryMs: 60_000,
       // between the claim and the takeover, node b claims the partition (a's lease ran out by b's clock)
       prepare: async () => {
-        await jetstream(nc).publish(LEASE_SUBJECT, encodeLease(newLease("b", Date.now(), 60_000)), { expect: { lastSequence: await leaseRevision(nc) } });
+        await jetstream(nc).publish(LEASE_SUBJECT, encodeLease(newLease("b", Date.now(), 60_000)), {
+          expect: { lastSequence: await leaseRevision(nc) },
+        });
         return {};
       },
       onLost: () => markLost(),

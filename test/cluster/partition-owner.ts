@@ -12,7 +12,12 @@ import { SECOND, T0 } from "./held-appends.ts";
 export type TestOwner = { readonly host: PartitionHost; readonly replica: PartitionReplica };
 
 /** `partition` served on `nc` by a host with `deps`, its replica taken over at `at`. */
-export async function partitionOwner(nc: NatsConnection, partition: number, deps: Omit<PartitionHostDeps, "replica">, at = T0): Promise<TestOwner> {
+export async function partitionOwner(
+  nc: NatsConnection,
+  partition: number,
+  deps: Omit<PartitionHostDeps, "replica">,
+  at = T0,
+): Promise<TestOwner> {
   let replica: PartitionReplica | null = null;
   const host = new PartitionHost(partition, { ...deps, replica: () => (replica?.state === "owner" ? replica : null) });
   replica = await PartitionReplica.open({ connection: nc, partition, replicas: 1, ...host.replicaOptions() });
@@ -29,7 +34,13 @@ export async function newProject(host: PartitionHost, fields: Partial<Project> =
 
 /** A new check in `owner` (an hour's timeout unless `spec` says otherwise); its uuid. */
 export async function newCheck(host: PartitionHost, owner: Project, spec: Partial<CheckSpec> = {}): Promise<string> {
-  const created = await host.apply({ kind: "createCheck", projectId: owner.id, spec: { name: "c", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND, ...spec }, unique: [], at: T0 });
+  const created = await host.apply({
+    kind: "createCheck",
+    projectId: owner.id,
+    spec: { name: "c", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND, ...spec },
+    unique: [],
+    at: T0,
+  });
   assert.ok(created.ok);
   return created.value.check.uuid;
 }

@@ -20,35 +20,55 @@ async function projectWithChecks(replica: PartitionReplica, count: number, timeo
   await replica.submit({ kind: "createProject", project: owner, at: T0 });
   const checks: Check[] = [];
   for (let i = 1; i <= count; i++) {
-    const { result } = await replica.submit({ kind: "createCheck", projectId: owner.id, spec: { name: `check ${i}`, timeoutMs: timeoutS * SECOND, graceMs: 30 * SECOND }, unique: [], at: T0 });
+    const { result } = await replica.submit({
+      kind: "createCheck",
+      projectId: owner.id,
+      spec: { name: `check ${i}`, timeoutMs: timeoutS * SECOND, graceMs: 30 * SECOND },
+      unique: [],
+      at: T0,
+    });
     assert.ok(result.ok);
     checks.push(result.value.check);
   }
   return checks;
 }
 
-const nPings = (replica: PartitionReplica, check: Check) => replica.read((shard) => {
-  const found = shard.getCheck(check.projectId, check.uuid);
-  return found.ok ? found.value.nPings : -1;
-});
+const nPings = (replica: PartitionReplica, check: Check) =>
+  replica.read((shard) => {
+    const found = shard.getCheck(check.projectId, check.uuid);
+    return found.ok ? found.value.nPings : -1;
+  });
 
 test("a takeover on the same node while an append waits for its PubAcks: the batch is refused, not applied twice, the takeover completes", async () => {
   await withNatsServer("a re-takeover during an append in flight", async (connect) => {
     const slow = heldAppends(await connect());
     const replayedPings: number[] = [];
-    const onApplied = (applied: AppliedRecord) => { if (applied.replayed && applied.command.kind === "ping") replayedPings.push(applied.position); };
+    const onApplied = (applied: AppliedRecord) => {
+      if (applied.replayed && applied.command.kind === "ping") replayedPings.push(applied.position);
+    };
     let markReplayed = () => {};
-    const replayed = new Promise<void>((resolve) => { markReplayed = resolve; });
+    const replayed = new Promise<void>((resolve) => {
+      markReplayed = resolve;
+    });
     const replica = await PartitionReplica.open({
-      connection: slow.connection, partition: PARTITION, replicas: 1, newId,
-      onApplied: (applied) => { onApplied(applied); if (replayedPings.length > 0) markReplayed(); },
+      connection: slow.connection,
+      partition: PARTITION,
+      replicas: 1,
+      newId,
+      onApplied: (applied) => {
+        onApplied(applied);
+        if (replayedPings.length > 0) markReplayed();
+      },
     });
     await replica.takeOver(T0);
     const [check] = await projectWithChecks(replica, 1);
     const rejections = unhandledRejections();
     try {
       slow.hold();
-      const submitted = replica.submit(pingOf(check.uuid, T0 + SECOND)).then(() => "applied", (error: Error) => error.name);
+      const submitted = replica.submit(pingOf(check.uuid, T0 + SECOND)).then(
+        () => "applied",
+        (error: Error) => error.name,
+      );
       await slow.firstHeld(); // the ping is in the log; its PubAck waits
       replica.abandon(); // the lease was lost (a renewal that timed out but landed) ...
       const takeover = replica.takeOver(T0 + 2 * SECOND); // ... and gained again in the same round
@@ -82,7 +102,10 @@ test("a partition given up (no takeover here) while an append waits: the batch i
     await replica.takeOver(T0);
     const [check] = await projectWithChecks(replica, 1);
     slow.hold();
-    const submitted = replica.submit(pingOf(check.uuid, T0 + SECOND)).then(() => "applied", (error: Error) => error.name);
+    const submitted = replica.submit(pingOf(check.uuid, T0 + SECOND)).then(
+      () => "applied",
+      (error: Error) => error.name,
+    );
     await slow.firstHeld();
     replica.abandon(); // released to a node that joined: its record is in the log before that node's fence
     slow.release();
@@ -98,7 +121,9 @@ test("a record whose flips the previous owner stored in part: the next owner sto
     const nc = await connect();
     const historyOfA = await PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 });
     let markPartial = () => {};
-    const partial = new Promise<void>((resolve) => { markPartial = resolve; });
+    const partial = new Promise<void>((resolve) => {
+      markPartial = resolve;
+    });
     // A is killed between the history messages of its advance: only the first flip is stored
     const effectsOfA = async ({ position, command, changes }: AppliedRecord) => {
       if (command.kind === "advance" && changes.flips.length === 3) {
@@ -108,8 +133,14 @@ test("a record whose flips the previous owner stored in part: the next owner sto
       }
       await historyOfA.record(position, changes);
     };
-    const options = (effects: PartitionReplicaOptions["effects"], history: PartitionHistory): PartitionReplicaOptions =>
-      ({ connection: nc, partition: PARTITION, replicas: 1, newId, effects, recordedUpTo: () => history.lastRecorded() });
+    const options = (effects: PartitionReplicaOptions["effects"], history: PartitionHistory): PartitionReplicaOptions => ({
+      connection: nc,
+      partition: PARTITION,
+      replicas: 1,
+      newId,
+      effects,
+      recordedUpTo: () => history.lastRecorded(),
+    });
     const a = await PartitionReplica.open(options(effectsOfA, historyOfA));
     await a.takeOver(T0);
     const checks = await projectWithChecks(a, 3);
@@ -124,7 +155,11 @@ test("a record whose flips the previous owner stored in part: the next owner sto
     await b.takeOver(T0 + 201 * SECOND);
     for (const [i, check] of checks.entries()) {
       const flips: Flip[] = await historyOfB.flips(check.uuid, {});
-      assert.equal(flips.map((f) => f.to), ["down", "up"], `check ${i + 1}: flips in the history`);
+      assert.equal(
+        flips.map((f) => f.to),
+        ["down", "up"],
+        `check ${i + 1}: flips in the history`,
+      );
       assert.is(b.read((shard) => shard.getCheck(check.projectId, check.uuid)).ok, true);
     }
   });

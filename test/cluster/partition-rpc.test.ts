@@ -20,14 +20,26 @@ const REQUEST: HostRequest = { kind: "probe" };
 /** A host that no longer owns the partition: every request refused, as PartitionHost does then. */
 function formerOwner() {
   const seen: HostRequest[] = [];
-  const host = { partition: PARTITION, applyAfter: async (request: HostRequest) => { seen.push(request); throw new NotOwnerError("not served here"); } };
+  const host = {
+    partition: PARTITION,
+    applyAfter: async (request: HostRequest) => {
+      seen.push(request);
+      throw new NotOwnerError("not served here");
+    },
+  };
   return { host: host as unknown as PartitionHost, seen };
 }
 
 /** The new owner: applies (counts) every request it is given. */
 function owner() {
   const applied: HostRequest[] = [];
-  const host = { partition: PARTITION, applyAfter: async (request: HostRequest) => { applied.push(request); return "applied"; } };
+  const host = {
+    partition: PARTITION,
+    applyAfter: async (request: HostRequest) => {
+      applied.push(request);
+      return "applied";
+    },
+  };
   return { host: host as unknown as PartitionHost, applied };
 }
 
@@ -38,29 +50,49 @@ async function holdableRelay(target: string) {
   let holding = false;
   const server = createServer((client) => {
     const upstream = tcpConnect(Number(port), hostname);
-    for (const s of [client, upstream]) s.on("error", () => { client.destroy(); upstream.destroy(); });
+    for (const s of [client, upstream])
+      s.on("error", () => {
+        client.destroy();
+        upstream.destroy();
+      });
     client.pipe(upstream);
-    upstream.on("data", (bytes: Buffer) => { if (holding) held.push({ client, bytes }); else client.write(bytes); });
+    upstream.on("data", (bytes: Buffer) => {
+      if (holding) held.push({ client, bytes });
+      else client.write(bytes);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `nats://127.0.0.1:${(server.address() as { port: number }).port}`,
-    hold: () => { holding = true; },
-    release: () => { holding = false; for (const { client, bytes } of held.splice(0)) client.write(bytes); },
+    hold: () => {
+      holding = true;
+    },
+    release: () => {
+      holding = false;
+      for (const { client, bytes } of held.splice(0)) client.write(bytes);
+    },
     /** What the server has sent the client and the relay holds, as text (the NATS protocol's lines). */
     heldText: () => Buffer.concat(held.map((h) => h.bytes)).toString("latin1"),
     close: () => server.close(),
   };
 }
 
-const handleOn = (connection: NatsConnection) => new PartitionHandle({
-  connection, partition: PARTITION, local: () => null, connected: () => true, directorySynced: async () => {}, requestTimeoutMs: 3_000, retryForMs: 10_000,
-});
+const handleOn = (connection: NatsConnection) =>
+  new PartitionHandle({
+    connection,
+    partition: PARTITION,
+    local: () => null,
+    connected: () => true,
+    directorySynced: async () => {},
+    requestTimeoutMs: 3_000,
+    retryForMs: 10_000,
+  });
 
 test("old and new owner both subscribed: each request reaches one of them, so a change is applied once", async () => {
   await withNatsServer("partition requests during a handover", async (connect) => {
     const [oldNode, newNode, asker] = [await connect(), await connect(), await connect()];
-    const old = formerOwner(), current = owner();
+    const old = formerOwner(),
+      current = owner();
     servePartition(oldNode, PARTITION, old.host);
     servePartition(newNode, PARTITION, current.host);
     await Promise.all([oldNode.flush(), newNode.flush()]); // both subscriptions known to the server
@@ -69,7 +101,11 @@ test("old and new owner both subscribed: each request reaches one of them, so a 
     for (let i = 0; i < answers; i++) await asker.request(rpcSubject(PARTITION), encodeRequest(REQUEST), { timeout: 3_000 });
     // everything the server delivered to either node has been handled once their flushes come back
     await Promise.all([oldNode.flush(), newNode.flush()]);
-    assert.is(old.seen.length + current.applied.length, answers, `deliveries: ${old.seen.length} to the old owner, ${current.applied.length} to the new`);
+    assert.is(
+      old.seen.length + current.applied.length,
+      answers,
+      `deliveries: ${old.seen.length} to the old owner, ${current.applied.length} to the new`,
+    );
 
     // through the handle every node uses: answered by the new owner, applied there once
     const before = current.applied.length;
@@ -84,12 +120,18 @@ test("a request already on its way to an owner that stops serving is still answe
     try {
       // the old owner reaches the server through the relay, whose hold stands for the request being in flight
       const [oldNode, newNode, asker] = [await connect([relay.url]), await connect(), await connect()];
-      const old = formerOwner(), current = owner();
+      const old = formerOwner(),
+        current = owner();
       const subscription = servePartition(oldNode, PARTITION, old.host);
       await oldNode.flush();
 
       relay.hold();
-      const answer = handleOn(asker).apply({ kind: "pauseCheck" } as HostRequest).then((value) => ({ value }), (error: Error) => ({ error: error.name }));
+      const answer = handleOn(asker)
+        .apply({ kind: "pauseCheck" } as HostRequest)
+        .then(
+          (value) => ({ value }),
+          (error: Error) => ({ error: error.name }),
+        );
       // the server has routed the request to the old owner (held on its way): the unsubscription below comes after it
       await until("the request is on its way to the old owner", () => relay.heldText().includes("MSG "));
       stopServingPartition(subscription);

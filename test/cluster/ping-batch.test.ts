@@ -27,23 +27,39 @@ test("a ping batch given up between its append and its answer, then sent again: 
     let replica: PartitionReplica | null = null;
     const host = new PartitionHost(PARTITION, {
       openHistory: () => PartitionHistory.open({ connection: nc, partition: PARTITION, replicas: 1 }),
-      notifications, directory,
+      notifications,
+      directory,
       replica: () => (replica?.state === "owner" ? replica : null),
     });
     const r = await PartitionReplica.open({ connection: slow.connection, partition: PARTITION, replicas: 1, ...host.replicaOptions() });
     replica = r;
-    const handle = new PartitionHandle({ connection: nc, partition: PARTITION, local: () => host, connected: () => true, directorySynced: () => directory.synced() });
+    const handle = new PartitionHandle({
+      connection: nc,
+      partition: PARTITION,
+      local: () => host,
+      connected: () => true,
+      directorySynced: () => directory.synced(),
+    });
     try {
       await r.takeOver(T0);
       const owner = project({ createdAt: T0 });
       await handle.apply({ kind: "createProject", project: owner, at: T0 });
-      const created = await handle.apply({ kind: "createCheck", projectId: owner.id, spec: { name: "batch", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
+      const created = await handle.apply({
+        kind: "createCheck",
+        projectId: owner.id,
+        spec: { name: "batch", timeoutMs: 3_600 * SECOND, graceMs: 60 * SECOND },
+        unique: [],
+        at: T0,
+      });
       assert.ok(created.ok);
       const check = created.value.check;
 
       slow.hold();
       const pings = Array.from({ length: PINGS }, (_, i) => pingCommand(check.uuid, T0 + (i + 1) * SECOND, `rid-${i}`));
-      const answer = handle.apply({ kind: "pingBatch", pings }).then(() => "acknowledged", (error: Error) => error.name);
+      const answer = handle.apply({ kind: "pingBatch", pings }).then(
+        () => "acknowledged",
+        (error: Error) => error.name,
+      );
       await slow.firstHeld(); // (the first of) the batch is in the log; its PubAck waits
       r.abandon();
       slow.release();
@@ -57,7 +73,11 @@ test("a ping batch given up between its append and its answer, then sent again: 
       }
       const counted = r.read((shard) => shard.getCheck(owner.id, check.uuid));
       assert.ok(counted.ok);
-      assert.equal(logged.sort(), pings.map((p) => p.rid ?? ""), `each ping in the log once (answered: ${answered})`);
+      assert.equal(
+        logged.sort(),
+        pings.map((p) => p.rid ?? ""),
+        `each ping in the log once (answered: ${answered})`,
+      );
       assert.is(counted.value.nPings, PINGS, "n_pings");
       // not acknowledged as a whole unless every ping was stored: a refused batch was stored whole
       assert.ok(answered === "acknowledged" || answered === "ServiceUnavailableError", answered);

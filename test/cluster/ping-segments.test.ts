@@ -21,10 +21,15 @@ const PARTITION = 6;
 
 const write = (n: number, body: Uint8Array | null = null): PingWrite => historyPing(PROJECT, A, n, T0, body);
 const held = (from: number, to: number, bodies: ReadonlyMap<number, Uint8Array> = new Map()): Map<string, HeldPing[]> =>
-  new Map([[A, Array.from({ length: to - from + 1 }, (_, i) => {
-    const ping = write(from + i, bodies.get(from + i) ?? null);
-    return { record: ping.record, body: ping.body };
-  })]]);
+  new Map([
+    [
+      A,
+      Array.from({ length: to - from + 1 }, (_, i) => {
+        const ping = write(from + i, bodies.get(from + i) ?? null);
+        return { record: ping.record, body: ping.body };
+      }),
+    ],
+  ]);
 const range = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => from - i);
 
 /** Stores ping n as a message of its own, [1, record, body], as the history stored pings before segments. */
@@ -35,7 +40,10 @@ async function storeAsBefore(nc: NatsConnection, n: number): Promise<void> {
   await jetstream(nc).publish(`hcd.hist.${PARTITION}.ping.${A}`, wirePackr.pack([1, ping.record, ping.body]), { headers: h });
 }
 
-async function messagesOf(history: PartitionHistory, connect: () => ReturnType<Parameters<Parameters<typeof withNatsServer>[1]>[0]>): Promise<number> {
+async function messagesOf(
+  history: PartitionHistory,
+  connect: () => ReturnType<Parameters<Parameters<typeof withNatsServer>[1]>[0]>,
+): Promise<number> {
   const jsm = await managerOf(await connect());
   const info = await jsm.streams.info(history.stream, { subjects_filter: ">" });
   return info.state.subjects?.[`hcd.hist.${PARTITION}.ping.${A}`] ?? 0;
@@ -50,9 +58,19 @@ test("segments: many pings a message, read with pings stored a message each; bod
     await history.storeSegments(10, held(4, 300, new Map([[150, body]])));
     assert.is(await messagesOf(history, connect), 3 + 2, "297 pings in two segments (250 and 47) after the 3 single messages");
 
-    assert.equal((await history.pings(A, 1000)).map((p) => p.n), range(300, 1));
-    assert.equal((await history.pings(A, 10)).map((p) => p.n), range(300, 291));
-    assert.equal((await history.pings(A, 60)).map((p) => p.n), range(300, 241), "the newest 60 span both segments");
+    assert.equal(
+      (await history.pings(A, 1000)).map((p) => p.n),
+      range(300, 1),
+    );
+    assert.equal(
+      (await history.pings(A, 10)).map((p) => p.n),
+      range(300, 291),
+    );
+    assert.equal(
+      (await history.pings(A, 60)).map((p) => p.n),
+      range(300, 241),
+      "the newest 60 span both segments",
+    );
     assert.equal(new TextDecoder().decode((await history.pingBody(A, 150))!), "ping 150's body");
     assert.is(await history.pingBody(A, 151), null, "a ping without a body");
     assert.is(await history.pingBody(A, 301), null, "no such ping yet");
@@ -60,8 +78,15 @@ test("segments: many pings a message, read with pings stored a message each; bod
 
     // a new owner's replay holds pings from its snapshot on, some of them stored already
     await history.storeSegments(20, held(250, 320));
-    assert.equal((await history.pings(A, 100)).map((p) => p.n), range(320, 221), "each ping once");
-    assert.equal((await history.pings(A, 1000)).map((p) => p.n), range(320, 1));
+    assert.equal(
+      (await history.pings(A, 100)).map((p) => p.n),
+      range(320, 221),
+      "each ping once",
+    );
+    assert.equal(
+      (await history.pings(A, 1000)).map((p) => p.n),
+      range(320, 1),
+    );
   });
 });
 

@@ -35,7 +35,10 @@ test("taken pings stay listed until released; a later take carries only newer on
 
 test("at most the newest 1,000 of a check are held; a deleted check's are dropped; bytes count bodies", () => {
   const tail = new PingTail();
-  tail.apply(Array.from({ length: 1_005 }, (_, i) => write(A, i + 1)), []);
+  tail.apply(
+    Array.from({ length: 1_005 }, (_, i) => write(A, i + 1)),
+    [],
+  );
   assert.equal(numbers(tail.newest(A, 2_000)).length, 1_000);
   assert.is(tail.newest(A, 2_000).at(-1)?.record.n, 6);
   const before = tail.bytes;

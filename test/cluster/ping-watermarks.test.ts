@@ -18,13 +18,21 @@ test("an owner judges a partition only up to just before the earliest ping anoth
     let now: Millis = T0;
     const clock = () => now;
     const unanswered = { a: new Map<number, Millis>(), b: new Map<number, Millis>() };
-    const start = (node: "a" | "b", connection: NatsConnection) => new PingWatermarks({
-      connection, node, partitionCount: PARTITIONS, clock, publishEveryMs: 20, staleAfterMs: 2 * SECOND,
-      unansweredSince: (partition) => unanswered[node].get(partition) ?? null,
-      storedUpTo: () => 0, floors: () => [],
-    });
+    const start = (node: "a" | "b", connection: NatsConnection) =>
+      new PingWatermarks({
+        connection,
+        node,
+        partitionCount: PARTITIONS,
+        clock,
+        publishEveryMs: 20,
+        staleAfterMs: 2 * SECOND,
+        unansweredSince: (partition) => unanswered[node].get(partition) ?? null,
+        storedUpTo: () => 0,
+        floors: () => [],
+      });
     const [connectionA, connectionB] = [await connect(), await connect()];
-    const a = start("a", connectionA), b = start("b", connectionB);
+    const a = start("a", connectionA),
+      b = start("b", connectionB);
     try {
       await until("a hears from b", () => a.heardFrom(now).includes("b"));
       assert.is(a.judgeUpTo(2, now, 0), now - 1, "nothing on its way: up to just before now (a ping stamped now is later)");
@@ -64,11 +72,18 @@ test("an owner judges a partition only up to just before the earliest ping anoth
 
 test("an owner's own watermark is its state now once its answered pings are handed, else its newest publication they are handed up to", async () => {
   await withNatsServer("an owner's own watermark", async (connect) => {
-    let now: Millis = T0, stored = 0;
+    let now: Millis = T0,
+      stored = 0;
     // publishes once, at the start (T0, nothing answered): every later judgement sees that one publication
     const alone = new PingWatermarks({
-      connection: await connect(), node: "a", partitionCount: PARTITIONS, clock: () => now, publishEveryMs: 3_600 * SECOND,
-      unansweredSince: () => null, storedUpTo: () => stored, floors: () => [],
+      connection: await connect(),
+      node: "a",
+      partitionCount: PARTITIONS,
+      clock: () => now,
+      publishEveryMs: 3_600 * SECOND,
+      unansweredSince: () => null,
+      storedUpTo: () => stored,
+      floors: () => [],
     });
     try {
       now = T0 + 10 * SECOND;
@@ -88,18 +103,33 @@ test("an owner refuses a ping stamped at or before the deadlines it has judged, 
     await replica.takeOver(T0);
     const owner = project({ createdAt: T0 });
     await replica.submit({ kind: "createProject", project: owner, at: T0 });
-    const created = await replica.submit({ kind: "createCheck", projectId: owner.id, spec: { name: "late", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND }, unique: [], at: T0 });
+    const created = await replica.submit({
+      kind: "createCheck",
+      projectId: owner.id,
+      spec: { name: "late", timeoutMs: 60 * SECOND, graceMs: 60 * SECOND },
+      unique: [],
+      at: T0,
+    });
     assert.ok(created.result.ok);
     const check = created.result.value.check;
-    const nPings = () => replica.read((shard) => { const found = shard.getCheck(owner.id, check.uuid); return found.ok ? found.value.nPings : -1; });
+    const nPings = () =>
+      replica.read((shard) => {
+        const found = shard.getCheck(owner.id, check.uuid);
+        return found.ok ? found.value.nPings : -1;
+      });
 
     await replica.submit(pingOf(check.uuid, T0 + SECOND)); // before any judgement: taken
     await replica.advance(T0 + 200 * SECOND); // due at T0 + 121 s: down
     const applied = replica.applied;
-    const late = await replica.submitAll([pingOf(check.uuid, T0 + 300 * SECOND), pingOf(check.uuid, T0 + 100 * SECOND)])
-      .then(() => "taken", (error: Error) => error.name);
+    const late = await replica.submitAll([pingOf(check.uuid, T0 + 300 * SECOND), pingOf(check.uuid, T0 + 100 * SECOND)]).then(
+      () => "taken",
+      (error: Error) => error.name,
+    );
     assert.is(late, "LatePingError", "a batch with a ping stamped before the judged deadline is refused");
-    const atTheEdge = await replica.submit(pingOf(check.uuid, T0 + 200 * SECOND)).then(() => "taken", (error: Error) => error.name);
+    const atTheEdge = await replica.submit(pingOf(check.uuid, T0 + 200 * SECOND)).then(
+      () => "taken",
+      (error: Error) => error.name,
+    );
     assert.is(atTheEdge, "LatePingError", "stamped at the instant judged: refused too");
     assert.is(replica.applied, applied, "nothing of the refused batches appended");
     assert.is(nPings(), 1);
@@ -114,25 +144,48 @@ test("an owner's timer judges a partition's deadlines only as far as judgeUpTo a
     let holdAt: Millis | null = null; // while set, judgeUpTo answers it (a ping stamped after it is on its way)
     const asked: Millis[] = []; // the instants the timer asked about while held
     let markTakenOver = () => {};
-    const takenOver = new Promise<void>((resolve) => { markTakenOver = resolve; });
+    const takenOver = new Promise<void>((resolve) => {
+      markTakenOver = resolve;
+    });
     const node = await PartitionNode.open({
-      connection: await connect(), node: "a", partitionCount: 1, replicas: 1, leaseMs: 60_000, renewEveryMs: 30_000, advanceEveryMs: 20,
-      judgeUpTo: (_partition, now) => { if (holdAt === null) return now - 1; asked.push(now); return holdAt; },
+      connection: await connect(),
+      node: "a",
+      partitionCount: 1,
+      replicas: 1,
+      leaseMs: 60_000,
+      renewEveryMs: 30_000,
+      advanceEveryMs: 20,
+      judgeUpTo: (_partition, now) => {
+        if (holdAt === null) return now - 1;
+        asked.push(now);
+        return holdAt;
+      },
       onTakeover: () => markTakenOver(),
     });
     node.start();
     try {
       await takenOver;
       await until("served", () => node.ready().includes(0));
-      const start = Date.now(), owner = project({ createdAt: start });
+      const start = Date.now(),
+        owner = project({ createdAt: start });
       await node.submit(owner.id, { kind: "createProject", project: owner, at: start });
       // the engine takes a one-second timeout and grace (the API's lower limits are the HTTP layer's)
-      const created = await node.submit(owner.id, { kind: "createCheck", projectId: owner.id, spec: { name: "due soon", timeoutMs: SECOND, graceMs: SECOND }, unique: [], at: start });
+      const created = await node.submit(owner.id, {
+        kind: "createCheck",
+        projectId: owner.id,
+        spec: { name: "due soon", timeoutMs: SECOND, graceMs: SECOND },
+        unique: [],
+        at: start,
+      });
       assert.ok(created.result.ok);
       const uuid = created.result.value.check.uuid;
       holdAt = start; // a ping stamped just after this is still on its way
       await node.submit(owner.id, pingOf(uuid, start + 1)); // due at start + 2,001 ms
-      const status = () => node.read(owner.id, (shard) => { const found = shard.getCheck(owner.id, uuid); return found.ok ? found.value.status : "gone"; });
+      const status = () =>
+        node.read(owner.id, (shard) => {
+          const found = shard.getCheck(owner.id, uuid);
+          return found.ok ? found.value.status : "gone";
+        });
 
       await until("the timer asks twice about an instant past the deadline", () => asked.filter((at) => at > start + 2_500).length >= 2);
       assert.is(status(), "up", "not judged past the held instant");

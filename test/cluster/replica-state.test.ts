@@ -20,10 +20,12 @@ test("a replica starts idle, in generation 0, not given up", () => {
 });
 
 test("a takeover starts from any state: idle, the next generation, given up no more", () => {
-  check(STATES.flatMap((state): Row[] => [
-    [at(state), { kind: "takeoverStarted" }, at("idle", 4)],
-    [at(state, 3, true), { kind: "takeoverStarted" }, at("idle", 4)],
-  ]));
+  check(
+    STATES.flatMap((state): Row[] => [
+      [at(state), { kind: "takeoverStarted" }, at("idle", 4)],
+      [at(state, 3, true), { kind: "takeoverStarted" }, at("idle", 4)],
+    ]),
+  );
 });
 
 test("its replay done, the replica writes, unless it was given up meanwhile", () => {

@@ -13,7 +13,11 @@ import { withNatsServer } from "./held-appends.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (data: Uint8Array) => new TextDecoder().decode(data);
-const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
+const errorOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
 
 test("answered, no responders, timed out (a late answer dropped), a PubAck and a refused publish, a closed connection", async () => {
   await withNatsServer("the reply inbox", async (connect) => {
@@ -21,15 +25,29 @@ test("answered, no responders, timed out (a late answer dropped), a PubAck and a
     const nc = await connect();
     const inbox = replyInboxOf(nc);
     assert.is(replyInboxOf(nc), inbox, "one per connection");
-    server.subscribe("echo", { callback: (_, message) => { message.respond(bytes(`echo ${text(message.data)}`)); } });
+    server.subscribe("echo", {
+      callback: (_, message) => {
+        message.respond(bytes(`echo ${text(message.data)}`));
+      },
+    });
     let held: Msg | null = null;
     let markHeld = () => {};
-    const heldOne = new Promise<void>((resolve) => { markHeld = resolve; });
-    server.subscribe("slow", { callback: (_, message) => { held = message; markHeld(); } });
+    const heldOne = new Promise<void>((resolve) => {
+      markHeld = resolve;
+    });
+    server.subscribe("slow", {
+      callback: (_, message) => {
+        held = message;
+        markHeld();
+      },
+    });
     await server.flush();
 
     const answers = await Promise.all(["a", "b", "c"].map((t) => inbox.request("echo", bytes(t), { timeoutMs: 5_000 })));
-    assert.equal(answers.map((m) => text(m.data)), ["echo a", "echo b", "echo c"]);
+    assert.equal(
+      answers.map((m) => text(m.data)),
+      ["echo a", "echo b", "echo c"],
+    );
 
     const nobody = await errorOf(inbox.request("nobody.listens", bytes("x"), { timeoutMs: 5_000 }));
     assert.ok(noResponders(nobody), `no responders: ${String(nobody)}`);
@@ -39,7 +57,11 @@ test("answered, no responders, timed out (a late answer dropped), a PubAck and a
     const late = await slow;
     assert.ok(timedOut(late), `timed out: ${String(late)}`);
     held!.respond(bytes("too late"));
-    assert.is(text((await inbox.request("echo", bytes("after"), { timeoutMs: 5_000 })).data), "echo after", "the late answer went to no one");
+    assert.is(
+      text((await inbox.request("echo", bytes("after"), { timeoutMs: 5_000 })).data),
+      "echo after",
+      "the late answer went to no one",
+    );
 
     const jsm = await managerOf(server);
     await jsm.streams.add({ name: "INBOX_TEST", subjects: ["inbox.test"] });
@@ -52,7 +74,7 @@ test("answered, no responders, timed out (a late answer dropped), a PubAck and a
 
     const pending = errorOf(inbox.request("slow", bytes("y"), { timeoutMs: 60_000 }));
     await nc.close();
-    assert.is((await pending as Error | null)?.name, "ClosedConnectionError");
+    assert.is(((await pending) as Error | null)?.name, "ClosedConnectionError");
   });
 });
 

@@ -36,15 +36,20 @@ test("a password reset and a password change on node a end the user's sessions o
       const set = await postForm(a.url, new URL(link).pathname, { password: "carol's second password" });
       assert.is(set.status, 303, set.text.slice(0, 300));
       assert.is(await accountStatus(a, onA), 303, "node a's session of the old password ended");
-      await until("node b's session of the old password ended on node b", async () => await accountStatus(b, onB) === 303);
+      await until("node b's session of the old password ended on node b", async () => (await accountStatus(b, onB)) === 303);
       assert.is(await accountStatus(a, onB), 303, "and node a does not adopt it");
 
       // a password change, through node a
       const fresh = (await signInUser(b, "carol@corp.example", "carol's second password")).cookie;
       assert.is(await accountStatus(b, fresh), 200);
-      const changed = await postForm(a.url, "/account/password", { csrf: await csrfOf(a.url, set.cookie), current: "carol's second password", password: "carol's third password" }, { cookie: set.cookie });
+      const changed = await postForm(
+        a.url,
+        "/account/password",
+        { csrf: await csrfOf(a.url, set.cookie), current: "carol's second password", password: "carol's third password" },
+        { cookie: set.cookie },
+      );
       assert.is(changed.status, 200, changed.text.slice(0, 300));
-      await until("node b's session ended after the change on node a", async () => await accountStatus(b, fresh) === 303);
+      await until("node b's session ended after the change on node a", async () => (await accountStatus(b, fresh)) === 303);
       assert.is(await accountStatus(b, changed.cookie), 200, "the browser that changed it goes on, on either node");
     });
   } finally {
@@ -56,8 +61,15 @@ test("an admin-token session ends when the nodes restart with a new ADMIN_TOKEN"
   if (!haveProgram("nats-server", "admin sessions across a token change")) return;
   const nats = await startNatsCluster({ size: 1 });
   const dirs = [tempDir(), tempDir()];
-  const start = (token: string) => Promise.all(dirs.map((dir, i) => startServer({ dataDir: dir.path,
-    env: { ADMIN_TOKEN: token, NATS_URL: nats.urls.join(","), NODE_ID: `node-${i}`, CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1" } })));
+  const start = (token: string) =>
+    Promise.all(
+      dirs.map((dir, i) =>
+        startServer({
+          dataDir: dir.path,
+          env: { ADMIN_TOKEN: token, NATS_URL: nats.urls.join(","), NODE_ID: `node-${i}`, CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1" },
+        }),
+      ),
+    );
   let nodes: RealServer[] = [];
   try {
     nodes = await start(TOKEN);
@@ -67,7 +79,11 @@ test("an admin-token session ends when the nodes restart with a new ADMIN_TOKEN"
     for (const node of nodes) assert.is(await stopServer(node), 0, node.output());
     const NEW = "the-rotated-admin-token-9876543210";
     nodes = await start(NEW);
-    assert.is((await call(nodes[0].url, "GET", "/admin/v1/projects", { headers: admin })).status, 401, "the old token is refused by the API");
+    assert.is(
+      (await call(nodes[0].url, "GET", "/admin/v1/projects", { headers: admin })).status,
+      401,
+      "the old token is refused by the API",
+    );
     for (const node of nodes) {
       const home = await getPage(node.url, "/", cookie);
       assert.not.match(home.text, /action="\/signout"/, "the old session is not signed in");
@@ -75,8 +91,13 @@ test("an admin-token session ends when the nodes restart with a new ADMIN_TOKEN"
       const made = await postForm(node.url, "/projects", { csrf: "anything", name: "After" }, { cookie });
       assert.is(made.status, 401, made.text.slice(0, 300));
     }
-    const projects = await ok<{ projects: { name: string }[] }>(call(nodes[0].url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${NEW}` } }));
-    assert.equal(projects.projects.map((p) => p.name), ["Before"]);
+    const projects = await ok<{ projects: { name: string }[] }>(
+      call(nodes[0].url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${NEW}` } }),
+    );
+    assert.equal(
+      projects.projects.map((p) => p.name),
+      ["Before"],
+    );
     const fresh = await signInKey(nodes[0].url, NEW);
     assert.match((await getPage(nodes[1].url, "/", fresh)).text, /action="\/signout"/, "a session of the new token works");
   } finally {

@@ -15,9 +15,15 @@ const AT = Date.UTC(2026, 0, 15);
 
 test("failures counted on two nodes at once add up to one limit; a pending sign-in is seen by the other node", async () => {
   const ran = await withNatsServer("the sign-in bucket", async (connect) => {
-    const [storeA, storeB] = await Promise.all([connect(), connect()].map(async (nc) => openSignInBucket({ connection: await nc, replicas: 1, bucket: "test-signin" })));
-    const a = new SignInLimits(storeA), b = new SignInLimits(storeB);
-    const keys = [{ key: "pair:ann@example.org 10.0.0.7", limit: SIGN_IN_FAILURES }, { key: "account:ann@example.org", limit: 100 }];
+    const [storeA, storeB] = await Promise.all(
+      [connect(), connect()].map(async (nc) => openSignInBucket({ connection: await nc, replicas: 1, bucket: "test-signin" })),
+    );
+    const a = new SignInLimits(storeA),
+      b = new SignInLimits(storeB);
+    const keys = [
+      { key: "pair:ann@example.org 10.0.0.7", limit: SIGN_IN_FAILURES },
+      { key: "account:ann@example.org", limit: 100 },
+    ];
     // twice the limit through the two nodes, all at once: no more attempts than the limit get a place, and
     // every place taken is stored (none lost to a concurrent write)
     const burst = await Promise.all(Array.from({ length: 2 * SIGN_IN_FAILURES }, (_, i) => (i % 2 === 0 ? a : b).attempt(keys, AT + i)));
@@ -30,9 +36,13 @@ test("failures counted on two nodes at once add up to one limit; a pending sign-
     }
     // one at a time until refused: the limit exactly, across both nodes
     let more = 0;
-    while (await (more % 2 === 0 ? b : a).attempt(keys, AT + 1_000 + more) !== null) more++;
+    while ((await (more % 2 === 0 ? b : a).attempt(keys, AT + 1_000 + more)) !== null) more++;
     assert.is(granted.length + more, SIGN_IN_FAILURES);
-    assert.is(await a.attempt([{ key: "pair:ann@example.org 10.0.0.7", limit: SIGN_IN_FAILURES }], AT + 60_000), null, "the pair alone is blocked on the other node");
+    assert.is(
+      await a.attempt([{ key: "pair:ann@example.org 10.0.0.7", limit: SIGN_IN_FAILURES }], AT + 60_000),
+      null,
+      "the pair alone is blocked on the other node",
+    );
     // a success gives its place back
     const other = [{ key: "pair:bo@example.org 10.0.0.8", limit: SIGN_IN_FAILURES }];
     const won = await b.attempt(other, AT + 60_000);
@@ -54,7 +64,11 @@ test("failures counted on two nodes at once add up to one limit; a pending sign-
     const start = { url: "https://idp.example/authorize", state, nonce: "n", codeVerifier: "v", expiresAt: AT + 600_000 };
     await storeA.putSsoStart(start);
     const taken = await Promise.all([storeA.takeSsoStart(state), storeB.takeSsoStart(state)]);
-    assert.equal(taken.filter((t) => t !== null), [start], "taken by exactly one node");
+    assert.equal(
+      taken.filter((t) => t !== null),
+      [start],
+      "taken by exactly one node",
+    );
     assert.is(await storeB.takeSsoStart(state), null, "and never again");
     assert.is(await storeB.takeSsoStart("o.*"), null, "a wildcard is not a state");
   });

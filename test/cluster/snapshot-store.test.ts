@@ -37,7 +37,8 @@ test("a snapshot replaced while it is read: the reader reads the newer one", asy
     assert.equal((await writer.save(10, { at: T0, projects: [], intake: 0 })).saved, true);
     let replaced = false;
     const reader = await SnapshotStore.open({
-      partition: 0, replicas: 1,
+      partition: 0,
+      replicas: 1,
       // the reader's first chunk get waits for a newer snapshot, whose save lets the older chunks go
       connection: askedAfter(nc, "$JS.API.STREAM.MSG.GET.HCD_SNAP_0", async (payload) => {
         if (replaced || typeof (payload as { seq?: unknown }).seq !== "number") return;

@@ -33,28 +33,54 @@ test("a page through one node is served by both; a new key and a deleted project
   try {
     nats = await startConfiguredNats({ dir: dir.path, config: "" });
     for (const id of ["a", "b"]) {
-      nodes.push(await startServer({ dataDir: "", env: {
-        DATA_DIR: `${dir.path}/node-${id}`, ADMIN_TOKEN: TOKEN, NATS_URL: `nats://${nats.address}`, NODE_ID: id,
-        CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1", LOG_FORMAT: "text",
-      } }));
+      nodes.push(
+        await startServer({
+          dataDir: "",
+          env: {
+            DATA_DIR: `${dir.path}/node-${id}`,
+            ADMIN_TOKEN: TOKEN,
+            NATS_URL: `nats://${nats.address}`,
+            NODE_ID: id,
+            CLUSTER_PARTITIONS: "4",
+            CLUSTER_REPLICAS: "1",
+            LOG_FORMAT: "text",
+          },
+        }),
+      );
     }
     const [a, b] = nodes;
     const page = async (node: RealServer, slug: string) => {
       const res = await fetch(`${node.url}/status/${slug}.json`);
-      return res.status === 200 ? (await res.json() as { checks: { name: string }[] }).checks.map((c) => c.name) : res.status;
+      return res.status === 200 ? ((await res.json()) as { checks: { name: string }[] }).checks.map((c) => c.name) : res.status;
     };
-    const status = async (node: RealServer, key: string) => (await fetch(`${node.url}/api/v3/checks/`, { headers: { "x-api-key": key } })).status;
-    for (let i = 0; i < 4; i++) { // several projects: their partitions are spread over the two nodes
+    const status = async (node: RealServer, key: string) =>
+      (await fetch(`${node.url}/api/v3/checks/`, { headers: { "x-api-key": key } })).status;
+    for (let i = 0; i < 4; i++) {
+      // several projects: their partitions are spread over the two nodes
       const [asked, other] = i % 2 === 0 ? [a, b] : [b, a];
-      const project = await ok<{ id: string; api_key: string }>(call(asked.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: `p${i}` } }));
-      const check = await ok<{ uuid: string }>(call(asked.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `job ${i}` } }));
-      await ok(call(asked.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: `page-${i}`, title: "T", checks: [check.uuid] } }));
+      const project = await ok<{ id: string; api_key: string }>(
+        call(asked.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: `p${i}` } }),
+      );
+      const check = await ok<{ uuid: string }>(
+        call(asked.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `job ${i}` } }),
+      );
+      await ok(
+        call(asked.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+          headers: admin,
+          body: { slug: `page-${i}`, title: "T", checks: [check.uuid] },
+        }),
+      );
       assert.equal(await page(asked, `page-${i}`), [`job ${i}`], "the asking node serves the page in its answer's wake");
       await eventually("the other node's page", () => page(other, `page-${i}`), [`job ${i}`]);
-      const dup = await call(other.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: `page-${i}`, title: "T", checks: [check.uuid] } });
+      const dup = await call(other.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: `page-${i}`, title: "T", checks: [check.uuid] },
+      });
       assert.is(dup.status, 409, "a slug is taken on every node");
 
-      const fresh = await ok<{ api_key: string }>(call(other.url, "POST", `/admin/v1/projects/${project.id}/keys/read-write`, { headers: admin }));
+      const fresh = await ok<{ api_key: string }>(
+        call(other.url, "POST", `/admin/v1/projects/${project.id}/keys/read-write`, { headers: admin }),
+      );
       assert.is(await status(other, project.api_key), 401);
       await eventually("the old key on the asking node", () => status(asked, project.api_key), 401);
       await eventually("the new key on the asking node", () => status(asked, fresh.api_key), 200);
@@ -64,7 +90,11 @@ test("a page through one node is served by both; a new key and a deleted project
       assert.is(await page(asked, `page-${i}`), 404);
       await eventually("the deleted project's page on the other node", () => page(other, `page-${i}`), 404);
       await eventually("the deleted project's key on the other node", () => status(other, fresh.api_key), 401);
-      await eventually("the deleted project on the other node", async () => (await call(other.url, "GET", `/admin/v1/projects/${project.id}`, { headers: admin })).status, 404);
+      await eventually(
+        "the deleted project on the other node",
+        async () => (await call(other.url, "GET", `/admin/v1/projects/${project.id}`, { headers: admin })).status,
+        404,
+      );
     }
   } finally {
     for (const node of nodes) assert.is(await stopServer(node), 0);

@@ -8,14 +8,23 @@ import type { RealServer } from "../security/real-server.ts";
 import { startServer, stopServer } from "../security/real-server.ts";
 
 /** Runs `run` with nodes a and b (each started with `env` beside the cluster's settings), then stops them; skips loudly without nats-server. */
-export async function withTwoNodes(purpose: string, env: Record<string, string>, run: (a: RealServer, b: RealServer) => Promise<void>): Promise<void> {
+export async function withTwoNodes(
+  purpose: string,
+  env: Record<string, string>,
+  run: (a: RealServer, b: RealServer) => Promise<void>,
+): Promise<void> {
   if (!haveProgram("nats-server", purpose)) return;
   const nats = await startNatsCluster({ size: 1 });
   const dirs = [tempDir(), tempDir()];
   const nodes: RealServer[] = [];
   try {
     for (const [i, dir] of dirs.entries()) {
-      nodes.push(await startServer({ dataDir: dir.path, env: { ...env, NATS_URL: nats.urls.join(","), NODE_ID: `node-${i}`, CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1" } }));
+      nodes.push(
+        await startServer({
+          dataDir: dir.path,
+          env: { ...env, NATS_URL: nats.urls.join(","), NODE_ID: `node-${i}`, CLUSTER_PARTITIONS: "4", CLUSTER_REPLICAS: "1" },
+        }),
+      );
     }
     await run(nodes[0], nodes[1]);
   } finally {
@@ -24,4 +33,3 @@ export async function withTwoNodes(purpose: string, env: Record<string, string>,
     for (const dir of dirs) dir.remove();
   }
 }
-

@@ -24,20 +24,37 @@ test("a killed node's partitions, taken over by another, show the time without a
   let nats: ConfiguredNats | null = null;
   const nodes: RealServer[] = [];
   const start = async (id: string) => {
-    const node = await startServer({ dataDir: "", env: {
-      DATA_DIR: `${dir.path}/node-${id}`, ADMIN_TOKEN: TOKEN, NATS_URL: `nats://${nats!.address}`, NODE_ID: id,
-      CLUSTER_PARTITIONS: "2", CLUSTER_REPLICAS: "1", LOG_FORMAT: "text",
-    } });
+    const node = await startServer({
+      dataDir: "",
+      env: {
+        DATA_DIR: `${dir.path}/node-${id}`,
+        ADMIN_TOKEN: TOKEN,
+        NATS_URL: `nats://${nats!.address}`,
+        NODE_ID: id,
+        CLUSTER_PARTITIONS: "2",
+        CLUSTER_REPLICAS: "1",
+        LOG_FORMAT: "text",
+      },
+    });
     nodes.push(node);
     return node;
   };
   try {
     nats = await startConfiguredNats({ dir: dir.path, config: "" });
     const a = await start("a");
-    const project = await ok<{ id: string; api_key: string }>(call(a.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "ops" } }));
-    const check = await ok<{ uuid: string }>(call(a.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "job", timeout: 86_400 } }));
+    const project = await ok<{ id: string; api_key: string }>(
+      call(a.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "ops" } }),
+    );
+    const check = await ok<{ uuid: string }>(
+      call(a.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "job", timeout: 86_400 } }),
+    );
     assert.is((await call(a.url, "GET", `/ping/${check.uuid}`)).status, 200);
-    await ok(call(a.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: "ops", title: "Ops", checks: [check.uuid] } }));
+    await ok(
+      call(a.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "ops", title: "Ops", checks: [check.uuid] },
+      }),
+    );
     assert.equal((await ok<StatusJson>(call(a.url, "GET", "/status/ops.json"))).unknown, []);
     a.child.kill("SIGKILL");
     await a.exited;
@@ -61,7 +78,11 @@ test("a killed node's partitions, taken over by another, show the time without a
     const page = await fetch(`${b.url}/status/ops`).then((res) => res.text());
     assert.match(page, "<h2>Unknown time</h2>");
     const metrics = await call(b.url, "GET", "/metrics", { headers: admin });
-    assert.match(metrics.text, /^hcd_unknown_time_stretches [12]$/m, "one stretch a partition at most, merged across them when they overlap");
+    assert.match(
+      metrics.text,
+      /^hcd_unknown_time_stretches [12]$/m,
+      "one stretch a partition at most, merged across them when they overlap",
+    );
   } finally {
     for (const node of nodes) await stopServer(node);
     await nats?.stop();

@@ -16,10 +16,23 @@ test("the next owner of a partition holds a channel as its last edit left it", a
     await a.takeOver(T0);
     const owner = project({ id: newId(), createdAt: T0 });
     await a.submit({ kind: "createProject", project: owner, at: T0 });
-    const channel = { id: newId(), projectId: owner.id, name: "ops", kind: "email" as const, value: { kind: "email" as const, address: "old@example.com" }, createdAt: T0 };
+    const channel = {
+      id: newId(),
+      projectId: owner.id,
+      name: "ops",
+      kind: "email" as const,
+      value: { kind: "email" as const, address: "old@example.com" },
+      createdAt: T0,
+    };
     await a.submit({ kind: "addChannel", channel, at: T0 });
-    const { result } = await a.submit({ kind: "updateChannel", projectId: owner.id, channelId: channel.id, name: "oncall",
-      value: { kind: "email", address: "new@example.com" }, at: T0 + 1_000 });
+    const { result } = await a.submit({
+      kind: "updateChannel",
+      projectId: owner.id,
+      channelId: channel.id,
+      name: "oncall",
+      value: { kind: "email", address: "new@example.com" },
+      at: T0 + 1_000,
+    });
     assert.ok(result.ok);
     a.abandon();
 

@@ -12,7 +12,15 @@ import { browserRig, whenChromium } from "./browser-harness.ts";
 
 const TOKEN = "alerting-dashboard-admin-token-0123456789";
 
-type CheckJson = { uuid: string; name: string; status: string; max_duration: number; depends_on: string; held_by?: string; acknowledged: boolean };
+type CheckJson = {
+  uuid: string;
+  name: string;
+  status: string;
+  max_duration: number;
+  depends_on: string;
+  held_by?: string;
+  acknowledged: boolean;
+};
 type WindowJson = { id: string; name: string; schedule: string; tz: string; duration: number };
 
 await whenChromium("dashboard alerting browser tests", browserTests);
@@ -44,7 +52,9 @@ async function browserTests(): Promise<void> {
   };
   const api = <T>(method: string, path: string, body?: unknown) => ok<T>(call(server.url, method, path, { key: project.api_key, body }));
   const checkOf = (uuid: string) => api<CheckJson>("GET", `/api/v3/checks/${uuid}`);
-  const windows = async () => (await ok<{ maintenance: WindowJson[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin }))).maintenance;
+  const windows = async () =>
+    (await ok<{ maintenance: WindowJson[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin })))
+      .maintenance;
 
   let database: CheckJson;
   let backup: CheckJson;
@@ -60,7 +70,10 @@ async function browserTests(): Promise<void> {
     assert.equal(choices, ["Database", "Mail relay"], "the project's other checks by name, not the check itself");
     await rw.locator("#f-max_duration").fill("30");
     await rw.getByRole("button", { name: "Save" }).click();
-    await rw.locator("#e-max_duration").getByText("The run time limit must be 0 (off), or between 1 minute and 7 days (60 to 604800 seconds).").waitFor();
+    await rw
+      .locator("#e-max_duration")
+      .getByText("The run time limit must be 0 (off), or between 1 minute and 7 days (60 to 604800 seconds).")
+      .waitFor();
     assert.is(await rw.locator("#f-max_duration").getAttribute("aria-invalid"), "true");
     assert.is((await checkOf(backup.uuid)).max_duration, 0, "nothing was saved");
     await rw.locator("#f-max_duration").fill("900");
@@ -82,7 +95,7 @@ async function browserTests(): Promise<void> {
     assert.is((await checkOf(database.uuid)).depends_on, "", "the cycle was refused");
   });
 
-  test("a held check shows \"held by <dependency>\" on the checks table and its page, then \"acknowledged\"", async () => {
+  test('a held check shows "held by <dependency>" on the checks table and its page, then "acknowledged"', async () => {
     for (const check of [database, backup]) await call(server.url, "GET", `/ping/${check.uuid}`);
     await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 180 } }));
     const held = await checkOf(backup.uuid);
@@ -113,7 +126,10 @@ async function browserTests(): Promise<void> {
     await adminPage.getByLabel("Time zone").fill("Europe/Riga");
     await adminPage.getByLabel("Duration in seconds (60-604800)").fill("7200");
     await adminPage.getByRole("button", { name: "Add maintenance window" }).click();
-    await adminPage.locator("#e-m-schedule").getByText("json validation error: schedule is required and must be a valid cron or OnCalendar expression").waitFor();
+    await adminPage
+      .locator("#e-m-schedule")
+      .getByText("json validation error: schedule is required and must be a valid cron or OnCalendar expression")
+      .waitFor();
     assert.equal(await windows(), [], "nothing was added");
     assert.is(await adminPage.getByLabel("Window name").inputValue(), "Nightly backup", "what was typed stays");
     await adminPage.getByLabel("Cron or OnCalendar expression of its start").fill("*-*-* 02:00:00");
@@ -121,25 +137,31 @@ async function browserTests(): Promise<void> {
     await adminPage.locator(".maintenance-windows").getByText("Nightly backup").waitFor();
     const added = await windows();
     assert.is(added.length, 1);
-    assert.equal({ ...added[0], id: "" }, { id: "", name: "Nightly backup", schedule: "*-*-* 02:00:00", tz: "Europe/Riga", duration: 7200 });
-    assert.match(await adminPage.locator(".maintenance-windows tbody tr").textContent() ?? "", /2 hours/);
+    assert.equal(
+      { ...added[0], id: "" },
+      { id: "", name: "Nightly backup", schedule: "*-*-* 02:00:00", tz: "Europe/Riga", duration: 7200 },
+    );
+    assert.match((await adminPage.locator(".maintenance-windows tbody tr").textContent()) ?? "", /2 hours/);
   });
 
   test("a read-only key, and a project key, see the windows but no control, and the server refuses their writes", async () => {
     const ro = await signedIn(project.api_key_readonly);
     const [window] = await windows();
-    for (const page of [ro, rw]) { // only the admin token changes windows, as only it mutes a project
+    for (const page of [ro, rw]) {
+      // only the admin token changes windows, as only it mutes a project
       await page.goto(`${server.url}/projects/${project.id}/settings`);
       await page.locator(".maintenance-windows").getByText("Nightly backup").waitFor();
       assert.is(await page.getByRole("button", { name: "Add maintenance window" }).count(), 0);
       assert.is(await page.locator(".maintenance-windows").getByRole("link", { name: "Delete" }).count(), 0);
       const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
       const csrf = await page.locator("input[name=csrf]").first().inputValue(); // the sign-out form's
-      const post = (path: string, form: Record<string, string>) => fetch(server.url + path, {
-        method: "POST", redirect: "manual",
-        headers: { cookie, origin: server.url, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ csrf, ...form }),
-      });
+      const post = (path: string, form: Record<string, string>) =>
+        fetch(server.url + path, {
+          method: "POST",
+          redirect: "manual",
+          headers: { cookie, origin: server.url, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ csrf, ...form }),
+        });
       const add = await post(`/projects/${project.id}/maintenance`, { name: "sneaky", schedule: "0 * * * *", tz: "UTC", duration: "600" });
       assert.is(add.status, 403);
       const remove = await post(`/projects/${project.id}/maintenance/${window.id}/delete`, {});
@@ -147,7 +169,11 @@ async function browserTests(): Promise<void> {
       const confirm = await fetch(`${server.url}/projects/${project.id}/maintenance/${window.id}/delete`, { headers: { cookie } });
       assert.is(confirm.status, 403);
     }
-    assert.equal((await windows()).map((w) => w.name), ["Nightly backup"], "nothing added, nothing removed");
+    assert.equal(
+      (await windows()).map((w) => w.name),
+      ["Nightly backup"],
+      "nothing added, nothing removed",
+    );
   });
 
   test("deleting a window asks first; Cancel keeps it, Delete for good removes it", async () => {
@@ -173,11 +199,26 @@ async function browserTests(): Promise<void> {
       await rw.getByRole("button", { name: "Preview: next pings and what these settings would have done" }).click();
       return rw.locator(".what-if").textContent();
     };
-    assert.is(await preview(), "With these settings, the last 3 minutes would have gone down once, for 1 minute.", "no window: nothing held");
+    assert.is(
+      await preview(),
+      "With these settings, the last 3 minutes would have gone down once, for 1 minute.",
+      "no window: nothing held",
+    );
     // a window on all the time (each minute, for an hour): the same history's down notification is held
-    const window = await ok<WindowJson>(call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin, body: { name: "always", schedule: "* * * * *", tz: "UTC", duration: 3600 } }));
-    assert.is(await preview(), "With these settings, the last 3 minutes would have gone down once, for 1 minute. Maintenance windows would have held one of its down notifications.");
-    assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/maintenance/${window.id}`, { headers: admin })).status, 204);
+    const window = await ok<WindowJson>(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, {
+        headers: admin,
+        body: { name: "always", schedule: "* * * * *", tz: "UTC", duration: 3600 },
+      }),
+    );
+    assert.is(
+      await preview(),
+      "With these settings, the last 3 minutes would have gone down once, for 1 minute. Maintenance windows would have held one of its down notifications.",
+    );
+    assert.is(
+      (await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/maintenance/${window.id}`, { headers: admin })).status,
+      204,
+    );
   });
 
   test.run();

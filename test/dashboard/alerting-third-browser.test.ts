@@ -15,8 +15,14 @@ const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "alerting-third-dashboard-admin-token-0123456789";
 
 type CheckJson = {
-  uuid: string; name: string; status: string; min_duration: number; max_runs_per_period: number; alert_on_overlap: boolean;
-  escalation: { after: number; channels: string }[] | null; escalated: number;
+  uuid: string;
+  name: string;
+  status: string;
+  min_duration: number;
+  max_runs_per_period: number;
+  alert_on_overlap: boolean;
+  escalation: { after: number; channels: string }[] | null;
+  escalated: number;
 };
 
 if (!existsSync(CHROMIUM)) {
@@ -95,8 +101,14 @@ async function browserTests(): Promise<void> {
     await rw.getByText("Changes saved.").waitFor();
     const saved = await checkOf(job.uuid);
     assert.equal([saved.min_duration, saved.max_runs_per_period, saved.alert_on_overlap], [60, 1, true]);
-    await rw.locator(".alerting").getByText(/a run that succeeds in less than 1 minute is a failure/).waitFor();
-    await rw.locator(".alerting").getByText(/overlapping runs are a failure/).waitFor();
+    await rw
+      .locator(".alerting")
+      .getByText(/a run that succeeds in less than 1 minute is a failure/)
+      .waitFor();
+    await rw
+      .locator(".alerting")
+      .getByText(/overlapping runs are a failure/)
+      .waitFor();
     await rw.goto(`${server.url}/checks/${job.uuid}/edit`);
     assert.is(await rw.getByLabel(/Down when runs overlap/).isChecked(), true, "the saved flag is shown again");
     await rw.getByLabel(/Down when runs overlap/).uncheck();
@@ -119,10 +131,22 @@ async function browserTests(): Promise<void> {
     await rw.getByLabel("Escalation step 2: after N seconds down and not acknowledged (60 and more)").fill("3600");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.getByText("Changes saved.").waitFor();
-    assert.equal((await checkOf(job.uuid)).escalation, [{ after: 900, channels: boss.id }, { after: 3600, channels: pager.id }]);
-    await rw.locator(".escalation").getByText(/after 15 minutes down, also boss \(email\); after 1 hour down, also pager \(email\); unless the outage is acknowledged \(this check's own policy\)/).waitFor();
+    assert.equal((await checkOf(job.uuid)).escalation, [
+      { after: 900, channels: boss.id },
+      { after: 3600, channels: pager.id },
+    ]);
+    await rw
+      .locator(".escalation")
+      .getByText(
+        /after 15 minutes down, also boss \(email\); after 1 hour down, also pager \(email\); unless the outage is acknowledged \(this check's own policy\)/,
+      )
+      .waitFor();
     await rw.goto(`${server.url}/checks/${job.uuid}/edit`);
-    assert.equal(await rw.locator("#f-escalation_1_channels option:checked").allTextContents(), ["boss (email)"], "the saved choice is shown again");
+    assert.equal(
+      await rw.locator("#f-escalation_1_channels option:checked").allTextContents(),
+      ["boss (email)"],
+      "the saved choice is shown again",
+    );
   });
 
   test("once the virtual clock passes a step, the check page says the outage reached it and shows the mark", async () => {
@@ -131,10 +155,13 @@ async function browserTests(): Promise<void> {
     assert.is((await checkOf(job.uuid)).escalated, 1);
     await rw.goto(`${server.url}/checks/${job.uuid}`);
     await rw.locator(".state .mark-escalated").getByText("escalated (step 1)").waitFor();
-    await rw.locator(".escalation").getByText(/this outage reached step 1 of 2; the next step comes/).waitFor();
+    await rw
+      .locator(".escalation")
+      .getByText(/this outage reached step 1 of 2; the next step comes/)
+      .waitFor();
     await rw.getByRole("button", { name: "Acknowledge" }).click();
     await rw.getByText("Outage acknowledged.").waitFor();
-    assert.not.match(await rw.locator(".escalation").textContent() ?? "", "the next step comes", "acknowledged: no next step");
+    assert.not.match((await rw.locator(".escalation").textContent()) ?? "", "the next step comes", "acknowledged: no next step");
   });
 
   test("choosing the project's policy again sends escalation null", async () => {
@@ -145,7 +172,7 @@ async function browserTests(): Promise<void> {
     assert.is((await checkOf(job.uuid)).escalation, null);
   });
 
-  test("an integration's form sets \"Notify on every failure\" (every_failure), shown again when edited", async () => {
+  test('an integration\'s form sets "Notify on every failure" (every_failure), shown again when edited', async () => {
     const adminPage = await signedIn(TOKEN);
     await adminPage.goto(`${server.url}/projects/${project.id}/integrations/add/webhook`);
     await adminPage.getByLabel("Name", { exact: true }).fill("every hook");
@@ -154,8 +181,12 @@ async function browserTests(): Promise<void> {
     await adminPage.getByLabel("Notify on every failure").check();
     await adminPage.getByRole("button", { name: "Save integration" }).click();
     await adminPage.getByText("Integration “every hook” added.").waitFor();
-    const listed = async () => (await ok<{ channels: { name: string; every_failure: boolean; id: string }[] }>(
-      call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }))).channels.find((c) => c.name === "every hook");
+    const listed = async () =>
+      (
+        await ok<{ channels: { name: string; every_failure: boolean; id: string }[] }>(
+          call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }),
+        )
+      ).channels.find((c) => c.name === "every hook");
     const saved = await listed();
     assert.is(saved?.every_failure, true);
     await adminPage.getByText("notified on every failure").waitFor();
@@ -180,7 +211,8 @@ async function browserTests(): Promise<void> {
     await adminPage.getByRole("button", { name: "Save integration" }).click();
     await adminPage.getByText("Integration “am” added.").waitFor();
     const listed = await ok<{ channels: { id: string; name: string; kind: string }[] }>(
-      call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }),
+    );
     const saved = listed.channels.find((c) => c.name === "am");
     assert.is(saved?.kind, "alertmanager");
     // the stored value as the edit form shows it again: the URL without its slash, one label a line

@@ -36,7 +36,9 @@ await whenChromium("audit log browser tests", async () => {
   });
 
   test("a Pause on the dashboard is on top of the Audit log, the name as text; Older pages back", async () => {
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: XSS_NAME } }));
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: XSS_NAME } }),
+    );
     const page = await signedInPage(browser, server.url, project.api_key, messages);
     await page.goto(`${server.url}/checks/${check.uuid}`);
     await page.getByRole("button", { name: "Pause" }).click();
@@ -58,7 +60,10 @@ await whenChromium("audit log browser tests", async () => {
     assert.equal(await cells(0), ["admin token", "project.created", `project "Ops" ${project.id}`]);
     assert.is(await rows.count(), 1);
     assert.is(await page.getByRole("link", { name: "Older" }).count(), 0, "the last page has no Older link");
-    assert.equal(messages.filter((m) => m.includes("xss")), []);
+    assert.equal(
+      messages.filter((m) => m.includes("xss")),
+      [],
+    );
   });
 
   test.run();

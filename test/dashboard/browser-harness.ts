@@ -64,15 +64,22 @@ const LIVE_REFRESH_MS = 5_000;
  * its pages' 5 s live refreshes come that often instead (a test of what a refresh shows, not of its
  * period); other timers keep theirs. Not for tests that measure a layout a refresh may swap under them.
  */
-export async function newContext(browser: Browser, options: BrowserContextOptions & { liveRefreshMs?: number } = {}): Promise<BrowserContext> {
+export async function newContext(
+  browser: Browser,
+  options: BrowserContextOptions & { liveRefreshMs?: number } = {},
+): Promise<BrowserContext> {
   const { liveRefreshMs, ...contextOptions } = options;
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, ...contextOptions });
   context.setDefaultTimeout(10_000);
   if (liveRefreshMs !== undefined) {
-    await context.addInitScript(([every, period]) => {
-      const setTimeoutOf = window.setTimeout.bind(window);
-      window.setTimeout = ((handler: TimerHandler, ms?: number, ...rest: unknown[]) => setTimeoutOf(handler, ms === period ? every : ms, ...rest)) as typeof window.setTimeout;
-    }, [liveRefreshMs, LIVE_REFRESH_MS] as const);
+    await context.addInitScript(
+      ([every, period]) => {
+        const setTimeoutOf = window.setTimeout.bind(window);
+        window.setTimeout = ((handler: TimerHandler, ms?: number, ...rest: unknown[]) =>
+          setTimeoutOf(handler, ms === period ? every : ms, ...rest)) as typeof window.setTimeout;
+      },
+      [liveRefreshMs, LIVE_REFRESH_MS] as const,
+    );
   }
   return context;
 }
@@ -104,7 +111,10 @@ export async function launchChromium(): Promise<Browser> {
 export async function signedInPage(browser: Browser, url: string, key: string, messages: string[]): Promise<Page> {
   const page = await (await newContext(browser)).newPage();
   page.on("console", (message) => messages.push(`console: ${message.text()}`));
-  page.on("dialog", (dialog) => { messages.push(`dialog: ${dialog.message()}`); void dialog.dismiss(); });
+  page.on("dialog", (dialog) => {
+    messages.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
   await signIn(page, url, key);
   return page;
 }

@@ -34,8 +34,13 @@ async function browserTests(): Promise<void> {
   };
 
   test.after(() => receiver.close());
-  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
-    TELEGRAM_BOT_TOKEN: "5:edit-bot", TELEGRAM_API_URL: `${receiver.url}/tg`, PUSHBULLET_API_URL: `${receiver.url}/pb` });
+  const { rig } = browserRig({
+    ADMIN_TOKEN: TOKEN,
+    INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+    TELEGRAM_BOT_TOKEN: "5:edit-bot",
+    TELEGRAM_API_URL: `${receiver.url}/tg`,
+    PUSHBULLET_API_URL: `${receiver.url}/pb`,
+  });
   test.before(async () => {
     ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
@@ -50,7 +55,6 @@ async function browserTests(): Promise<void> {
     await page.getByRole("button", { name: "Sign out" }).waitFor();
   });
 
-
   test("Edit changes a telegram integration's chat id, and its Test goes to the new chat with the server's bot token", async () => {
     await page.goto(`${server.url}/projects/${project.id}/integrations`);
     await page.getByRole("link", { name: "Edit ops chat" }).click();
@@ -58,7 +62,10 @@ async function browserTests(): Promise<void> {
     assert.is(await chat.inputValue(), "1111");
     await chat.fill("not a chat");
     await page.getByRole("button", { name: "Save integration" }).click();
-    await page.locator("#k-chat_id-error").getByText(/must be a chat id/).waitFor(); // next to its field
+    await page
+      .locator("#k-chat_id-error")
+      .getByText(/must be a chat id/)
+      .waitFor(); // next to its field
     await page.getByLabel("Chat id").fill("2222");
     await page.getByRole("button", { name: "Save integration" }).click();
     await page.getByRole("button", { name: "Test ops chat" }).click();

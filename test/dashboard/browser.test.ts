@@ -18,7 +18,17 @@ const TOKEN = "dashboard-test-admin-token-0123456789";
 const SHOTS = fileURLToPath(new URL("../../../screenshots/dashboard/", import.meta.url));
 const XSS_NAME = `<img src=x onerror="console.log('xss-fired');alert('xss')">`;
 
-type CheckJson = { uuid: string; name: string; slug: string; tags: string; status: string; timeout?: number; grace: number; n_pings: number; desc: string };
+type CheckJson = {
+  uuid: string;
+  name: string;
+  slug: string;
+  tags: string;
+  status: string;
+  timeout?: number;
+  grace: number;
+  n_pings: number;
+  desc: string;
+};
 
 await whenChromium("dashboard browser tests", browserTests);
 
@@ -35,8 +45,14 @@ async function browserTests(): Promise<void> {
   let wake = () => {};
   const receiver = createServer((req, res) => {
     let body = "";
-    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
-    req.on("end", () => { res.end("ok"); received.push(body); wake(); });
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    req.on("end", () => {
+      res.end("ok");
+      received.push(body);
+      wake();
+    });
   });
   const waitForBody = async (match: (json: { name?: string; status?: string }) => boolean): Promise<{ name?: string; status?: string }> => {
     const failAt = Date.now() + 15_000; // a failure deadline, not a wait that makes the test pass
@@ -44,7 +60,10 @@ async function browserTests(): Promise<void> {
       const found = received.map((b) => JSON.parse(b) as { name?: string; status?: string }).find(match);
       if (found) return found;
       if (Date.now() > failAt) throw new Error(`no matching notification; received: ${received.join(" | ")}`);
-      await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, 1_000); });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 1_000);
+      });
     }
   };
   const receiverUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -54,9 +73,16 @@ async function browserTests(): Promise<void> {
     receiver.listen(0, "127.0.0.1");
     await new Promise((resolve) => receiver.once("listening", resolve));
   });
-  test.after(() => { receiver.close(); });
-  const { rig } = browserRig(() => ({ ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
-    TELEGRAM_BOT_TOKEN: "1:browser-bot", TELEGRAM_API_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tg` }));
+  test.after(() => {
+    receiver.close();
+  });
+  const { rig } = browserRig(() => ({
+    ADMIN_TOKEN: TOKEN,
+    CLOCK: "virtual",
+    INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+    TELEGRAM_BOT_TOKEN: "1:browser-bot",
+    TELEGRAM_API_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tg`,
+  }));
   test.before(async () => {
     ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
@@ -71,7 +97,10 @@ async function browserTests(): Promise<void> {
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
     page.on("console", (message) => messages.push(`console: ${message.text()}`));
-    page.on("dialog", (dialog) => { messages.push(`dialog: ${dialog.message()}`); void dialog.dismiss(); });
+    page.on("dialog", (dialog) => {
+      messages.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
     await page.goto(server.url + "/");
     await page.getByLabel("Admin token or API key").fill(key);
     await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click();
@@ -79,7 +108,8 @@ async function browserTests(): Promise<void> {
     return page;
   };
   const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage });
-  const api = <T>(method: string, path: string, body?: unknown, key = project.api_key) => ok<T>(call(server.url, method, path, { key, body }));
+  const api = <T>(method: string, path: string, body?: unknown, key = project.api_key) =>
+    ok<T>(call(server.url, method, path, { key, body }));
   const checkBySlug = async (slug: string): Promise<CheckJson | undefined> =>
     (await api<{ checks: CheckJson[] }>("GET", `/api/v3/checks/?slug=${slug}`)).checks[0];
   /** Returns the CSRF token rendered into the page's forms. */
@@ -118,7 +148,11 @@ async function browserTests(): Promise<void> {
   });
 
   test("the session cookie is HttpOnly and SameSite=Strict; the key is in no URL", async () => {
-    const response = await fetch(`${server.url}/signin`, { method: "POST", body: new URLSearchParams({ key: project.api_key }), redirect: "manual" });
+    const response = await fetch(`${server.url}/signin`, {
+      method: "POST",
+      body: new URLSearchParams({ key: project.api_key }),
+      redirect: "manual",
+    });
     assert.is(response.status, 303);
     const cookie = response.headers.get("set-cookie") ?? "";
     assert.match(cookie, /HttpOnly/);
@@ -226,17 +260,27 @@ async function browserTests(): Promise<void> {
     await rw.getByLabel("Down after this many failures in a row (1-100)").fill("3");
     await rw.getByLabel(/^Reminder every N seconds/).fill("60");
     await rw.getByRole("button", { name: "Save" }).click();
-    await rw.locator("#e-reminder_interval").getByText("The reminder interval must be 0 (none), or between 5 minutes and 365 days").waitFor();
+    await rw
+      .locator("#e-reminder_interval")
+      .getByText("The reminder interval must be 0 (none), or between 5 minutes and 365 days")
+      .waitFor();
     await rw.getByLabel(/^Reminder every N seconds/).fill("3600");
     await rw.getByLabel(/^Muted until/).fill("next tuesday");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.locator("#e-muted_until").getByText("Muted until must be a date and time like 2026-01-01T00:00:00Z").waitFor();
     const unchanged = await api<AlertingJson>("GET", `/api/v3/checks/${uuid}`);
-    assert.equal([unchanged.failure_threshold, unchanged.reminder_interval, unchanged.muted_until], [1, 0, null], "a refused form changes nothing");
+    assert.equal(
+      [unchanged.failure_threshold, unchanged.reminder_interval, unchanged.muted_until],
+      [1, 0, null],
+      "a refused form changes nothing",
+    );
     await rw.getByLabel(/^Muted until/).fill("2099-01-02T03:04:05Z");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.getByText("Changes saved.").waitFor();
-    await rw.locator(".alerting").getByText("down after 3 failures in a row; a reminder every 1 hour while down; muted until 2099-01-02 03:04:05 UTC").waitFor();
+    await rw
+      .locator(".alerting")
+      .getByText("down after 3 failures in a row; a reminder every 1 hour while down; muted until 2099-01-02 03:04:05 UTC")
+      .waitFor();
     const saved = await api<AlertingJson>("GET", `/api/v3/checks/${uuid}`);
     assert.is(saved.failure_threshold, 3);
     assert.is(saved.reminder_interval, 3600);
@@ -258,7 +302,9 @@ async function browserTests(): Promise<void> {
 
   test("the admin mutes the project on its settings page with the admin API's rules; the admin API then shows it", async () => {
     const mutedUntil = async () => {
-      const { projects } = await ok<{ projects: (ProjectJson & { muted_until: string | null })[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: admin }));
+      const { projects } = await ok<{ projects: (ProjectJson & { muted_until: string | null })[] }>(
+        call(server.url, "GET", "/admin/v1/projects", { headers: admin }),
+      );
       return projects.find((p) => p.id === project.id)?.muted_until;
     };
     const label = /^Mute the project's notifications until/;
@@ -267,24 +313,33 @@ async function browserTests(): Promise<void> {
     await adminPage.getByLabel(label).fill("2099-02-30T00:00:00Z");
     await adminPage.getByRole("button", { name: "Save mute" }).click();
     await adminPage.getByText("json validation error: until is not an ISO 8601 date and time, or null").waitFor();
-    const apiError = await call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: admin, body: { until: "2099-02-30T00:00:00Z" } });
-    assert.is(JSON.parse(apiError.text).error, "json validation error: until is not an ISO 8601 date and time, or null", "the same text as the admin API");
+    const apiError = await call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, {
+      headers: admin,
+      body: { until: "2099-02-30T00:00:00Z" },
+    });
+    assert.is(
+      JSON.parse(apiError.text).error,
+      "json validation error: until is not an ISO 8601 date and time, or null",
+      "the same text as the admin API",
+    );
     assert.is(await mutedUntil(), null, "a refused form changes nothing");
     await adminPage.getByLabel(label).fill("2099-03-04T05:06:07Z");
     await adminPage.getByRole("button", { name: "Save mute" }).click();
     await adminPage.getByText("Notifications of every check are muted until 2099-03-04 05:06:07 UTC; monitoring continues.").waitFor();
-    assert.is(Date.parse(await mutedUntil() ?? ""), Date.UTC(2099, 2, 4, 5, 6, 7));
+    assert.is(Date.parse((await mutedUntil()) ?? ""), Date.UTC(2099, 2, 4, 5, 6, 7));
     await shot(adminPage, "settings-mute", false);
     // a project key sees the mute but gets no form, and the server refuses its POST
     await rw.goto(`${server.url}/projects/${project.id}/settings`);
     await rw.getByText("Notifications of every check are muted until 2099-03-04 05:06:07 UTC; monitoring continues.").waitFor();
     assert.is(await rw.getByRole("button", { name: "Save mute" }).count(), 0);
     const refused = await fetch(`${server.url}/projects/${project.id}/mute`, {
-      method: "POST", headers: { cookie: await cookieHeader(rw), "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ csrf: await csrfOf(rw), until: "" }), redirect: "manual",
+      method: "POST",
+      headers: { cookie: await cookieHeader(rw), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: await csrfOf(rw), until: "" }),
+      redirect: "manual",
     });
     assert.is(refused.status, 403);
-    assert.is(Date.parse(await mutedUntil() ?? ""), Date.UTC(2099, 2, 4, 5, 6, 7), "still muted");
+    assert.is(Date.parse((await mutedUntil()) ?? ""), Date.UTC(2099, 2, 4, 5, 6, 7), "still muted");
     // emptying the field unmutes (the later tests need notifications)
     await adminPage.getByLabel(label).fill("");
     await adminPage.getByRole("button", { name: "Save mute" }).click();
@@ -299,7 +354,10 @@ async function browserTests(): Promise<void> {
     await rw.getByText("<i>agent</i>").waitFor(); // the user agent, literally
     await shot(rw, "check");
     await shot(rw, "check-top", false);
-    await rw.getByRole("link", { name: /^body \(/ }).first().click();
+    await rw
+      .getByRole("link", { name: /^body \(/ })
+      .first()
+      .click();
     assert.is(await rw.locator("body").innerText(), body);
     assert.is(await rw.locator("#bold").count(), 0);
   });
@@ -309,7 +367,8 @@ async function browserTests(): Promise<void> {
     await page.goto(`${server.url}/projects/${project.id}/integrations`);
     await page.getByRole("link", { name: "Add an integration" }).click();
     // kinds this server cannot send are not offered: no SMTP_URL, no shell, no Twilio account
-    for (const absent of ["Email", "Shell command", "SMS"]) assert.is(await page.locator("ul.kinds").getByRole("link", { name: absent, exact: true }).count(), 0, absent);
+    for (const absent of ["Email", "Shell command", "SMS"])
+      assert.is(await page.locator("ul.kinds").getByRole("link", { name: absent, exact: true }).count(), 0, absent);
     await page.locator("ul.kinds").getByRole("link", { name: "Webhook", exact: true }).click();
     await page.getByRole("heading", { name: "Add Webhook" }).waitFor();
     await page.getByLabel("Name", { exact: true }).fill("local hook");
@@ -317,7 +376,10 @@ async function browserTests(): Promise<void> {
     await page.getByLabel("Body when down").fill("$JSON");
     await page.getByRole("button", { name: "Save integration" }).click();
     // the error next to its field, the other values kept
-    await page.locator("#k-url_down-error").getByText(/http\(s\) URL/).waitFor();
+    await page
+      .locator("#k-url_down-error")
+      .getByText(/http\(s\) URL/)
+      .waitFor();
     assert.is(await page.getByLabel("Body when down").inputValue(), "$JSON");
     await page.getByLabel("URL when down").fill(receiverUrl());
     await page.getByLabel("Headers when down").fill("Content-Type: application/json");
@@ -361,12 +423,15 @@ async function browserTests(): Promise<void> {
     await page.getByLabel("Name", { exact: true }).fill("ops chat");
     await page.getByLabel("Chat id").fill("not a chat");
     await page.getByRole("button", { name: "Save integration" }).click();
-    await page.locator("#k-chat_id-error").getByText(/must be a chat id/).waitFor();
+    await page
+      .locator("#k-chat_id-error")
+      .getByText(/must be a chat id/)
+      .waitFor();
     await page.getByLabel("Chat id").fill("12345");
     await page.getByRole("button", { name: "Save integration" }).click();
     await page.getByRole("button", { name: "Send test notification ops chat" }).click();
     await page.getByText("Test notification sent through ops chat: accepted.").waitFor();
-    const sent = await waitForBody((json) => (json as { chat_id?: number }).chat_id === 12345) as { text?: string };
+    const sent = (await waitForBody((json) => (json as { chat_id?: number }).chat_id === 12345)) as { text?: string };
     assert.match(sent.text ?? "", /^🔴 The check <a href="[^"]+">TEST<\/a> is <b>DOWN<\/b>/);
     // ntfy: server, topic, a token for a protected topic, priorities as choices
     await page.goto(`${server.url}/projects/${project.id}/integrations/add/ntfy`);
@@ -378,12 +443,20 @@ async function browserTests(): Promise<void> {
     await page.getByRole("button", { name: "Save integration" }).click();
     await page.getByRole("button", { name: "Send test notification phones" }).click();
     await page.getByText("Test notification sent through phones: accepted.").waitFor();
-    const published = await waitForBody((json) => (json as { topic?: string }).topic === "ops-alerts") as { priority?: number };
+    const published = (await waitForBody((json) => (json as { topic?: string }).topic === "ops-alerts")) as { priority?: number };
     assert.is(published.priority, 5);
     // its edit page shows what is stored, but not the token
     await page.getByRole("link", { name: "Edit phones" }).click();
-    assert.equal([await page.getByLabel("Topic").inputValue(), await page.getByLabel("Priority when down").inputValue(),
-      await page.getByLabel("Priority when up").inputValue(), await page.getByLabel("Access token").inputValue()], ["ops-alerts", "5", "3", ""], "the up priority as the form first held it: the reference's 3");
+    assert.equal(
+      [
+        await page.getByLabel("Topic").inputValue(),
+        await page.getByLabel("Priority when down").inputValue(),
+        await page.getByLabel("Priority when up").inputValue(),
+        await page.getByLabel("Access token").inputValue(),
+      ],
+      ["ops-alerts", "5", "3", ""],
+      "the up priority as the form first held it: the reference's 3",
+    );
     assert.not.match(await page.content(), "tk_browser_secret");
     await shot(page, "integration-edit");
   });
@@ -396,19 +469,28 @@ async function browserTests(): Promise<void> {
     assert.is(target.channels, dead.id);
     await rw.goto(`${server.url}/projects/${project.id}/integrations`);
     const cookie = await cookieHeader(rw);
-    const post = (form: Record<string, string>) => fetch(`${server.url}/projects/${project.id}/integrations/${dead.id}/remove`, {
-      method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form), redirect: "manual",
-    });
+    const post = (form: Record<string, string>) =>
+      fetch(`${server.url}/projects/${project.id}/integrations/${dead.id}/remove`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form),
+        redirect: "manual",
+      });
     assert.is((await post({ csrf: "forged" })).status, 403, "a forged CSRF token is refused");
     const readOnly = await signedIn(project.api_key_readonly);
     const refused = await fetch(`${server.url}/projects/${project.id}/integrations/${dead.id}/remove`, {
-      method: "POST", headers: { cookie: await cookieHeader(readOnly), "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ csrf: await csrfOf(readOnly) }), redirect: "manual",
+      method: "POST",
+      headers: { cookie: await cookieHeader(readOnly), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: await csrfOf(readOnly) }),
+      redirect: "manual",
     });
     assert.is(refused.status, 403, "a read-only session may not remove");
     await readOnly.getByRole("button", { name: "Sign out" }).click();
     await readOnly.getByLabel("Admin token or API key").waitFor();
-    assert.ok((await api<{ channels: { id: string }[] }>("GET", "/api/v3/channels/")).channels.some((c) => c.id === dead.id), "still there");
+    assert.ok(
+      (await api<{ channels: { id: string }[] }>("GET", "/api/v3/channels/")).channels.some((c) => c.id === dead.id),
+      "still there",
+    );
     await rw.getByRole("link", { name: "Remove dead hook" }).click();
     await rw.getByRole("heading", { name: /Remove the webhook integration “dead hook”\?/ }).waitFor();
     await rw.getByText("1 check will stop notifying it.").waitFor();
@@ -418,7 +500,10 @@ async function browserTests(): Promise<void> {
     await rw.getByRole("cell", { name: "local hook", exact: true }).waitFor();
     assert.is(await rw.getByRole("cell", { name: "dead hook", exact: true }).count(), 0);
     const after = await api<{ channels: { id: string }[] }>("GET", "/api/v3/channels/");
-    assert.not.ok(after.channels.some((c) => c.id === dead.id), "the API no longer lists it");
+    assert.not.ok(
+      after.channels.some((c) => c.id === dead.id),
+      "the API no longer lists it",
+    );
     assert.is((await api<{ channels: string }>("GET", `/api/v3/checks/${target.uuid}`)).channels, "", "nor does its check");
     const gone = await ok<unknown>(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
     assert.not.ok(JSON.stringify(gone).includes(dead.id));
@@ -430,7 +515,9 @@ async function browserTests(): Promise<void> {
     const row = rw.getByRole("row", { name: /Nightly backup/ });
     await row.getByText("up", { exact: true }).waitFor();
     assert.not.match(await rw.title(), /down/);
-    await rw.evaluate(() => { (window as unknown as { stayed: boolean }).stayed = true; }); // gone if the page reloads
+    await rw.evaluate(() => {
+      (window as unknown as { stayed: boolean }).stayed = true;
+    }); // gone if the page reloads
     // nothing changes meanwhile: the script's refresh sends the rows' ETag and gets a 304
     const unchanged = await rw.waitForResponse((r) => r.url().includes("/checks/rows") && r.status() === 304, { timeout: 10_000 });
     assert.ok((await unchanged.request().allHeaders())["if-none-match"]?.startsWith('W/"'));
@@ -441,7 +528,10 @@ async function browserTests(): Promise<void> {
     assert.ok(await rw.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), "updated without a reload");
     // the unchanged row came as a placeholder; the page shows the row it had in its place
     assert.match(await (await refreshed).text(), /<tr data-keep="[^"]+"><\/tr>/);
-    await rw.getByRole("row", { name: /Hourly sync/ }).getByText("new", { exact: true }).waitFor();
+    await rw
+      .getByRole("row", { name: /Hourly sync/ })
+      .getByText("new", { exact: true })
+      .waitFor();
     assert.is(await rw.locator("tr[data-keep]").count(), 0);
     const sent = await waitForBody((json) => json.name === "Nightly backup (db1)");
     assert.is(sent.name, "Nightly backup (db1)", "the integration turned on in the dashboard was notified");
@@ -450,7 +540,9 @@ async function browserTests(): Promise<void> {
     // chromium's own accessibility tree (not this library's reading of the markup) still has a table of
     // rows, column headers and cells, although the stylesheet lays its rows out as flex rows
     const cdp = await rw.context().newCDPSession(rw);
-    const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string } }[] };
+    const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as {
+      nodes: { ignored: boolean; role?: { value: string }; name?: { value: string } }[];
+    };
     const named = (role: string) => nodes.filter((n) => !n.ignored && n.role?.value === role).map((n) => n.name?.value ?? "");
     assert.is(named("table").length, 1);
     assert.equal(named("columnheader"), ["Status", "Name", "Tags", "Period / schedule", "Last ping", "Last duration"]);
@@ -466,15 +558,24 @@ async function browserTests(): Promise<void> {
   });
 
   test("a check named like markup runs nothing and shows its name literally", async () => {
-    const made = await api<CheckJson>("POST", "/api/v3/checks/", { name: XSS_NAME, tags: "<script>t</script>", desc: "<svg onload=alert(1)>", slug: "xss" });
+    const made = await api<CheckJson>("POST", "/api/v3/checks/", {
+      name: XSS_NAME,
+      tags: "<script>t</script>",
+      desc: "<svg onload=alert(1)>",
+      slug: "xss",
+    });
     const page = rw;
     await page.goto(`${server.url}/projects/${project.id}/checks`);
     await page.getByRole("cell", { name: XSS_NAME }).waitFor();
     // wait for one auto-refresh (the rows are replaced) so the refreshed markup is checked too: a ping
     // changes the project, so the next refresh brings the rows instead of a 304
-    await page.evaluate(() => { document.getElementById("check-rows")?.setAttribute("data-old", "1"); });
+    await page.evaluate(() => {
+      document.getElementById("check-rows")?.setAttribute("data-old", "1");
+    });
     assert.is((await fetch(`${server.url}/ping/${made.uuid}`)).status, 200);
-    await page.waitForFunction(() => document.getElementById("check-rows")?.getAttribute("data-old") === null, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.getElementById("check-rows")?.getAttribute("data-old") === null, undefined, {
+      timeout: 10_000,
+    });
     assert.is(await page.locator("img[src=x]").count(), 0);
     await page.getByRole("link", { name: XSS_NAME }).click();
     await page.getByRole("heading", { name: XSS_NAME }).waitFor();
@@ -483,21 +584,32 @@ async function browserTests(): Promise<void> {
     await page.evaluate(() => console.log("marker-after-xss-page"));
     await page.waitForFunction(() => true);
     assert.ok(messages.includes("console: marker-after-xss-page"), "console messages are collected");
-    assert.equal(messages.filter((m) => /xss/.test(m) && !/marker/.test(m)), [], "no script of the check's name ran");
+    assert.equal(
+      messages.filter((m) => /xss/.test(m) && !/marker/.test(m)),
+      [],
+      "no script of the check's name ran",
+    );
     await api("DELETE", `/api/v3/checks/${made.uuid}`);
   });
 
   test("a POST without the session's CSRF token is refused", async () => {
     await rw.goto(`${server.url}/checks/${uuid}`);
     const cookie = await cookieHeader(rw);
-    const post = (form: Record<string, string>) => fetch(`${server.url}/checks/${uuid}/pause`, {
-      method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form), redirect: "manual",
-    });
+    const post = (form: Record<string, string>) =>
+      fetch(`${server.url}/checks/${uuid}/pause`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form),
+        redirect: "manual",
+      });
     assert.is((await post({})).status, 403);
     assert.is((await post({ csrf: "forged" })).status, 403);
     assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, "down", "nothing changed");
     const crossSite = await fetch(`${server.url}/signin`, {
-      method: "POST", headers: { origin: "http://evil.example" }, body: new URLSearchParams({ key: project.api_key }), redirect: "manual",
+      method: "POST",
+      headers: { origin: "http://evil.example" },
+      body: new URLSearchParams({ key: project.api_key }),
+      redirect: "manual",
     });
     assert.is(crossSite.status, 403, "a sign-in posted from another site is refused");
     assert.is(crossSite.headers.get("set-cookie"), null);
@@ -514,15 +626,21 @@ async function browserTests(): Promise<void> {
     await page.getByRole("heading", { name: "Nightly backup (db1)" }).waitFor();
     await shot(page, "check-read-only");
     for (const name of ["Pause", "Resume", "Ping now", "Edit", "Delete"]) {
-      assert.is(await page.getByRole("button", { name, exact: true }).count() + await page.getByRole("link", { name, exact: true }).count(), 0, name);
+      assert.is(
+        (await page.getByRole("button", { name, exact: true }).count()) + (await page.getByRole("link", { name, exact: true }).count()),
+        0,
+        name,
+      );
     }
     assert.not.ok((await page.content()).includes(uuid), "the uuid (a ping capability) is not shown");
     const before = (await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status;
     const cookie = await cookieHeader(page);
     const ref = page.url().split("/checks/")[1];
     const refused = await fetch(`${server.url}/checks/${ref}/pause`, {
-      method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ csrf: await csrfOf(page) }), redirect: "manual",
+      method: "POST",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: await csrfOf(page) }),
+      redirect: "manual",
     });
     assert.is(refused.status, 403);
     assert.is((await api<CheckJson>("GET", `/api/v3/checks/${uuid}`)).status, before);
@@ -533,7 +651,11 @@ async function browserTests(): Promise<void> {
     await page.getByLabel("Admin token or API key").waitFor();
     const after = await fetch(`${server.url}/projects/${project.id}/checks`, { headers: { cookie }, redirect: "manual" });
     assert.is(after.status, 303);
-    assert.is(after.headers.get("location"), `/?next=${encodeURIComponent(`/projects/${project.id}/checks`)}`, "the sign-in page, then back");
+    assert.is(
+      after.headers.get("location"),
+      `/?next=${encodeURIComponent(`/projects/${project.id}/checks`)}`,
+      "the sign-in page, then back",
+    );
   });
 
   test("a project key cannot open another project or its checks", async () => {
@@ -596,7 +718,10 @@ async function browserTests(): Promise<void> {
     await rw.locator("#f-grace_unit").selectOption("seconds");
     assert.is(await preview(), "With these settings, the last 2 hours would have gone down 0 times.");
     // the API's simulate says the same of the same settings
-    const simulated = await api<{ down_count: number; downtime_seconds: number }>("POST", `/api/v3/checks/${made.uuid}/simulate`, { timeout: 3600, grace: 60 });
+    const simulated = await api<{ down_count: number; downtime_seconds: number }>("POST", `/api/v3/checks/${made.uuid}/simulate`, {
+      timeout: 3600,
+      grace: 60,
+    });
     assert.equal([simulated.down_count, simulated.downtime_seconds], [1, 3540]);
     // the API's rules: a bad value is refused with its text, and a preview saves nothing
     await rw.locator("#f-grace").fill("5");
@@ -607,7 +732,8 @@ async function browserTests(): Promise<void> {
 
   // last: it blocks this address's sign-ins for the rest of the minute
   test("sign-in attempts are rate limited per address", async () => {
-    const attempt = (key: string) => fetch(`${server.url}/signin`, { method: "POST", body: new URLSearchParams({ key }), redirect: "manual" });
+    const attempt = (key: string) =>
+      fetch(`${server.url}/signin`, { method: "POST", body: new URLSearchParams({ key }), redirect: "manual" });
     // at most 10 failures a minute (one earlier test failed once already, in this or the last minute)
     const statuses: number[] = [];
     for (let i = 0; i < 11 && !statuses.includes(429); i++) statuses.push((await attempt(`wrong-${i}`)).status);

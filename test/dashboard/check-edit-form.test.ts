@@ -14,9 +14,20 @@ import { session } from "./form-session.ts";
 const TOKEN = "check-edit-form-admin-token-0123456789";
 
 type CheckJson = {
-  uuid: string; name: string; timeout?: number; grace: number; schedule?: string; tz?: string;
-  methods: string; start_kw: string; success_kw: string; failure_kw: string;
-  filter_http_body: boolean; filter_subject: boolean; filter_body: boolean; filter_default_fail: boolean;
+  uuid: string;
+  name: string;
+  timeout?: number;
+  grace: number;
+  schedule?: string;
+  tz?: string;
+  methods: string;
+  start_kw: string;
+  success_kw: string;
+  failure_kw: string;
+  filter_http_body: boolean;
+  filter_subject: boolean;
+  filter_body: boolean;
+  filter_default_fail: boolean;
 };
 
 await whenChromium("check edit form browser tests", async () => {
@@ -26,7 +37,8 @@ await whenChromium("check edit form browser tests", async () => {
   let project: ProjectJson;
   const url = () => rig().server.url;
   const api = <T>(method: string, path: string, body?: unknown) => ok<T>(call(url(), method, path, { key: project.api_key, body }));
-  const byName = async (name: string) => (await api<{ checks: (CheckJson & { ping_url: string })[] }>("GET", "/api/v3/checks/")).checks.find((c) => c.name === name);
+  const byName = async (name: string) =>
+    (await api<{ checks: (CheckJson & { ping_url: string })[] }>("GET", "/api/v3/checks/")).checks.find((c) => c.name === name);
   const uuidOf = (check: { ping_url: string } | undefined) => check?.ping_url.split("/").pop() ?? "";
   const newForm = async (on: Page, name: string) => {
     await on.goto(`${url()}/projects/${project.id}/checks/new`);
@@ -54,7 +66,11 @@ await whenChromium("check edit form browser tests", async () => {
     assert.equal([made?.timeout, made?.grace], [7200, 90]);
     await page.goto(`${url()}/checks/${uuidOf(made)}/edit`);
     assert.equal([await page.locator("#f-timeout").inputValue(), await page.locator("#f-timeout_unit").inputValue()], ["2", "hours"]);
-    assert.equal([await page.locator("#f-grace").inputValue(), await page.locator("#f-grace_unit").inputValue()], ["90", "seconds"], "not a whole number of minutes: seconds");
+    assert.equal(
+      [await page.locator("#f-grace").inputValue(), await page.locator("#f-grace_unit").inputValue()],
+      ["90", "seconds"],
+      "not a whole number of minutes: seconds",
+    );
   });
 
   test("a period below the minimum names the limit next to the field, in words and seconds", async () => {
@@ -62,14 +78,23 @@ await whenChromium("check edit form browser tests", async () => {
     await page.locator("#f-timeout").fill("30");
     await page.locator("#f-timeout_unit").selectOption("seconds");
     await page.getByRole("button", { name: "Save" }).click();
-    assert.is(await page.locator("#e-timeout").textContent(), "Period must be a number between 1 minute and 365 days (60 to 31536000 seconds).");
-    assert.equal([await page.locator("#f-timeout").inputValue(), await page.locator("#f-timeout_unit").inputValue()], ["30", "seconds"], "the typed value is kept");
+    assert.is(
+      await page.locator("#e-timeout").textContent(),
+      "Period must be a number between 1 minute and 365 days (60 to 31536000 seconds).",
+    );
+    assert.equal(
+      [await page.locator("#f-timeout").inputValue(), await page.locator("#f-timeout_unit").inputValue()],
+      ["30", "seconds"],
+      "the typed value is kept",
+    );
     assert.is(await byName("too short"), undefined, "nothing was created");
   });
 
   test("a quick pick fills its number and unit in place (script on)", async () => {
     await newForm(page, "picked");
-    await page.evaluate(() => { document.body.dataset.marker = "loaded once"; }); // gone if the page were loaded again
+    await page.evaluate(() => {
+      document.body.dataset.marker = "loaded once";
+    }); // gone if the page were loaded again
     await page.getByRole("button", { name: "Period: 5 minutes" }).click();
     await page.getByRole("button", { name: "Grace time: 1 hour" }).click();
     assert.is(await page.evaluate(() => document.body.dataset.marker), "loaded once", "the same page: nothing was sent");
@@ -104,15 +129,30 @@ await whenChromium("check edit form browser tests", async () => {
     for (const on of [page, bare]) {
       await newForm(on, "kinds");
       const shown = async () => ({
-        period: await on.locator("#f-timeout").isVisible(), expression: await on.locator("#f-schedule").isVisible(), tz: await on.locator("#f-tz").isVisible(),
-        cronHint: await on.locator(".hint.kind-cron").isVisible(), onCalendarHint: await on.locator(".hint.kind-oncalendar").isVisible(),
+        period: await on.locator("#f-timeout").isVisible(),
+        expression: await on.locator("#f-schedule").isVisible(),
+        tz: await on.locator("#f-tz").isVisible(),
+        cronHint: await on.locator(".hint.kind-cron").isVisible(),
+        onCalendarHint: await on.locator(".hint.kind-oncalendar").isVisible(),
         grace: await on.locator("#f-grace").isVisible(),
       });
-      assert.equal(await shown(), { period: true, expression: false, tz: false, cronHint: false, onCalendarHint: false, grace: true }, "simple");
+      assert.equal(
+        await shown(),
+        { period: true, expression: false, tz: false, cronHint: false, onCalendarHint: false, grace: true },
+        "simple",
+      );
       await on.getByRole("radio", { name: "Cron expression" }).check();
-      assert.equal(await shown(), { period: false, expression: true, tz: true, cronHint: true, onCalendarHint: false, grace: true }, "cron");
+      assert.equal(
+        await shown(),
+        { period: false, expression: true, tz: true, cronHint: true, onCalendarHint: false, grace: true },
+        "cron",
+      );
       await on.getByRole("radio", { name: "OnCalendar expression" }).check();
-      assert.equal(await shown(), { period: false, expression: true, tz: true, cronHint: false, onCalendarHint: true, grace: true }, "OnCalendar");
+      assert.equal(
+        await shown(),
+        { period: false, expression: true, tz: true, cronHint: false, onCalendarHint: true, grace: true },
+        "OnCalendar",
+      );
     }
   });
 
@@ -132,8 +172,21 @@ await whenChromium("check edit form browser tests", async () => {
 
   test("the server takes only the picker's names for a new zone, and keeps one the check already has (the API takes more)", async () => {
     const form = await session(url(), project.api_key);
-    const fields = { name: "legacy", kind: "cron", schedule: "0 3 * * *", timeout: "1", timeout_unit: "days", grace: "1", grace_unit: "hours", action: "save" };
-    assert.is((await api<unknown>("POST", "/api/v3/checks/", { name: "api zone", schedule: "0 3 * * *", tz: "Etc/GMT+5" }) as { tz: string }).tz, "Etc/GMT+5", "the API takes it");
+    const fields = {
+      name: "legacy",
+      kind: "cron",
+      schedule: "0 3 * * *",
+      timeout: "1",
+      timeout_unit: "days",
+      grace: "1",
+      grace_unit: "hours",
+      action: "save",
+    };
+    assert.is(
+      ((await api<unknown>("POST", "/api/v3/checks/", { name: "api zone", schedule: "0 3 * * *", tz: "Etc/GMT+5" })) as { tz: string }).tz,
+      "Etc/GMT+5",
+      "the API takes it",
+    );
     const refused = await form.post(`/projects/${project.id}/checks/new`, { ...fields, tz: "Etc/GMT+5" });
     assert.is(refused.status, 400);
     assert.match(refused.text, "Time zone must be an IANA time zone name, like UTC, Europe/Riga or America/New_York.");
@@ -169,7 +222,11 @@ await whenChromium("check edit form browser tests", async () => {
     await page.locator("#f-grace").fill("15");
     await page.locator("#f-grace_unit").selectOption("minutes");
     await page.getByRole("button", { name: "Preview the next pings" }).click();
-    await page.getByText("Simple period: after each ping the next one is expected within 2 hours, then 15 minutes of grace before the check is down.").waitFor();
+    await page
+      .getByText(
+        "Simple period: after each ping the next one is expected within 2 hours, then 15 minutes of grace before the check is down.",
+      )
+      .waitFor();
   });
 
   test("the filtering rules are edited in the form and saved as the API's fields", async () => {
@@ -186,8 +243,18 @@ await whenChromium("check edit form browser tests", async () => {
     await page.getByText("Changes saved.").waitFor();
     const saved = await byName("filtered");
     assert.equal(
-      [saved?.methods, saved?.success_kw, saved?.failure_kw, saved?.start_kw, saved?.filter_http_body, saved?.filter_subject, saved?.filter_body, saved?.filter_default_fail],
-      ["POST", "done,ok", "ERROR", "begin", true, true, false, true]);
+      [
+        saved?.methods,
+        saved?.success_kw,
+        saved?.failure_kw,
+        saved?.start_kw,
+        saved?.filter_http_body,
+        saved?.filter_subject,
+        saved?.filter_body,
+        saved?.filter_default_fail,
+      ],
+      ["POST", "done,ok", "ERROR", "begin", true, true, false, true],
+    );
     // the form shows them back, and unticking turns them off
     await page.goto(`${url()}/checks/${uuidOf(check)}/edit`);
     assert.is(await page.getByLabel("Success keywords").inputValue(), "done,ok");
@@ -209,7 +276,15 @@ await whenChromium("check edit form browser tests", async () => {
     assert.is(await page.locator("#f-failure_kw").getAttribute("aria-invalid"), "true");
     assert.is((await byName("long words"))?.failure_kw, "");
     const form = await session(url(), project.api_key);
-    const methods = await form.post(`/checks/${uuidOf(check)}/edit`, { name: "long words", kind: "simple", timeout: "1", timeout_unit: "hours", grace: "1", grace_unit: "hours", methods: "PUT" });
+    const methods = await form.post(`/checks/${uuidOf(check)}/edit`, {
+      name: "long words",
+      kind: "simple",
+      timeout: "1",
+      timeout_unit: "hours",
+      grace: "1",
+      grace_unit: "hours",
+      methods: "PUT",
+    });
     assert.is(methods.status, 400);
     assert.match(methods.text, "Which HTTP requests count must be HEAD, GET and POST, or only POST.");
   });

@@ -20,11 +20,15 @@ await whenChromium("check notifications browser tests", async () => {
   const url = () => rig().server.url;
   const admin = { authorization: `Bearer ${TOKEN}` };
   const api = <T>(method: string, path: string, body?: unknown) => ok<T>(call(url(), method, path, { key: project.api_key, body }));
-  const sentRows = (uuid: string) => page.goto(`${url()}/checks/${uuid}`).then(() => page.locator("#live-events tr.notice-sent").allInnerTexts());
+  const sentRows = (uuid: string) =>
+    page.goto(`${url()}/checks/${uuid}`).then(() => page.locator("#live-events tr.notice-sent").allInnerTexts());
   /** The check page's sent rows once there are `count` of them (the page refreshes itself every few seconds). */
   const sentRowsWhen = async (uuid: string, count: number) => {
     await page.goto(`${url()}/checks/${uuid}`);
-    await page.locator("#live-events tr.notice-sent").nth(count - 1).waitFor({ timeout: 30_000 });
+    await page
+      .locator("#live-events tr.notice-sent")
+      .nth(count - 1)
+      .waitFor({ timeout: 30_000 });
     return page.locator("#live-events tr.notice-sent td:nth-child(2)").allInnerTexts();
   };
 
@@ -41,7 +45,12 @@ await whenChromium("check notifications browser tests", async () => {
   });
 
   test("a down, its reminder and the recovery each show as sent, newest first, once the receiver has them", async () => {
-    const check = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "alerting", timeout: 3600, reminder_interval: 300, channels: "*" });
+    const check = await api<{ ping_url: string }>("POST", "/api/v3/checks/", {
+      name: "alerting",
+      timeout: 3600,
+      reminder_interval: 300,
+      channels: "*",
+    });
     const uuid = check.ping_url.split("/").pop() ?? "";
     assert.equal(await sentRows(uuid), [], "nothing sent yet");
     const down = receiver.nextRequest();
@@ -55,14 +64,19 @@ await whenChromium("check notifications browser tests", async () => {
     const up = receiver.nextRequest();
     assert.is((await call(url(), "POST", `/ping/${uuid}`)).status, 200);
     assert.match((await up).body, '"status": "up"');
-    assert.equal(await sentRowsWhen(uuid, 3),
-      ['notification of "up" sent via local hook', "reminder 1 sent via local hook", 'notification of "down" sent via local hook']);
+    assert.equal(await sentRowsWhen(uuid, 3), [
+      'notification of "up" sent via local hook',
+      "reminder 1 sent via local hook",
+      'notification of "down" sent via local hook',
+    ]);
   });
 
   test("a read-only key sees no notifications in the events", async () => {
     const readonly = await (await newContext(rig().browser)).newPage();
     await signIn(readonly, url(), project.api_key_readonly);
-    const { checks } = await ok<{ checks: { name: string; unique_key: string }[] }>(call(url(), "GET", "/api/v3/checks/", { key: project.api_key_readonly }));
+    const { checks } = await ok<{ checks: { name: string; unique_key: string }[] }>(
+      call(url(), "GET", "/api/v3/checks/", { key: project.api_key_readonly }),
+    );
     const check = checks.find((c) => c.name === "alerting");
     assert.ok(check);
     await readonly.goto(`${url()}/checks/${check.unique_key}`);

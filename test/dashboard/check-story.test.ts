@@ -13,15 +13,22 @@ const TOKEN = "check-story-admin-token-0123456789";
 const PINGS = 60; // with the first success's flip (new -> up): 61 events, a page of 50 and one of 11
 
 await whenChromium("check story browser tests", async () => {
-  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, SMTP_PORT: "0", EMAIL_DOMAIN: "story.example.org", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" }); // inbound SMTP on: the check has an email address
+  const { rig } = browserRig({
+    ADMIN_TOKEN: TOKEN,
+    SMTP_PORT: "0",
+    EMAIL_DOMAIN: "story.example.org",
+    INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+  }); // inbound SMTP on: the check has an email address
   let page: Page;
   let project: ProjectJson;
   let check: { uuid: string; ping_url: string; badge_url: string; ping_email: string };
   const url = () => rig().server.url;
   const api = <T>(method: string, path: string, body?: unknown) => ok<T>(call(url(), method, path, { key: project.api_key, body }));
   /** The ping numbers of the body links in the events table shown, top to bottom. */
-  const bodyLinksShown = async () => (await page.locator("#live-events a[href*='/pings/']").evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? "")))
-    .map((href) => Number(/\/pings\/(\d+)\/body$/.exec(href)?.[1]));
+  const bodyLinksShown = async () =>
+    (await page.locator("#live-events a[href*='/pings/']").evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? ""))).map(
+      (href) => Number(/\/pings\/(\d+)\/body$/.exec(href)?.[1]),
+    );
   const countdown = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => from - i);
 
   test.before(async () => {
@@ -83,7 +90,10 @@ await whenChromium("check story browser tests", async () => {
     const response = await badge;
     assert.is(response.status(), 200);
     assert.is(response.headers()["content-type"], "image/svg+xml");
-    assert.ok(await page.locator(".check-badge img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), "the image is drawn");
+    assert.ok(
+      await page.locator(".check-badge img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+      "the image is drawn",
+    );
     assert.is(await page.getByRole("button", { name: "Copy badge URL" }).getAttribute("data-copy"), check.badge_url);
   });
 
@@ -94,7 +104,11 @@ await whenChromium("check story browser tests", async () => {
     await page.goto(`${url()}/checks/${alerting.uuid}`);
     const failed = page.locator("#live-events tr.notice-error");
     await failed.waitFor({ timeout: 30_000 }); // the page refreshes itself until the first attempt has failed
-    assert.match(await failed.innerText(), /notification of "down" via dead hook: delivery failed \(\d+ attempts?\), next try \d{4}-\d\d-\d\d [\d:]+ \S+: \S/, "the state and the error");
+    assert.match(
+      await failed.innerText(),
+      /notification of "down" via dead hook: delivery failed \(\d+ attempts?\), next try \d{4}-\d\d-\d\d [\d:]+ \S+: \S/,
+      "the state and the error",
+    );
   });
 
   // last: its ping moves every page of events by one
@@ -107,7 +121,7 @@ await whenChromium("check story browser tests", async () => {
     await firstRow.locator("a[href$='/pings/10/body']").waitFor();
     const time = firstRow.locator("time");
     assert.match(await time.innerText(), /GMT\+5:30|IST/, "the viewer's zone");
-    assert.match(await time.getAttribute("title") ?? "", / UTC$/, "UTC on hover");
+    assert.match((await time.getAttribute("title")) ?? "", / UTC$/, "UTC on hover");
     assert.is((await call(url(), "POST", `/ping/${check.uuid}`, { body: "one more" })).status, 200);
     await firstRow.locator("a[href$='/pings/11/body']").waitFor(); // the 51st newest event now: page 2's first
     assert.match(await firstRow.locator("time").innerText(), /GMT\+5:30|IST/, "a refreshed row's time in the viewer's zone too");

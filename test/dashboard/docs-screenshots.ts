@@ -14,15 +14,25 @@ const TOKEN = "screenshots-admin-token-0123456789abcdef";
 const admin = { authorization: `Bearer ${TOKEN}` };
 
 const dir = tempDir();
-const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+const server = await startServer({
+  dataDir: dir.path,
+  env: { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" },
+});
 const browser = await launchChromium();
 try {
   mkdirSync(OUT, { recursive: true });
   const project = await createProject(server, TOKEN, { name: "Backups and reports" });
   const key = project.api_key;
   await addChannel(server, TOKEN, project.id, { kind: "email", name: "On-call", value: "oncall@example.com" });
-  const create = (body: Record<string, unknown>) => ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key, body: { channels: "*", ...body } }));
-  const nightly = await create({ name: "nightly-backup", tags: "prod db", timeout: 86_400, grace: 3_600, desc: "pg_dump of the main database to object storage" });
+  const create = (body: Record<string, unknown>) =>
+    ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key, body: { channels: "*", ...body } }));
+  const nightly = await create({
+    name: "nightly-backup",
+    tags: "prod db",
+    timeout: 86_400,
+    grace: 3_600,
+    desc: "pg_dump of the main database to object storage",
+  });
   const reports = await create({ name: "weekly-report", schedule: "0 6 * * 1", tz: "Europe/Berlin", grace: 3_600 });
   const sync = await create({ name: "inventory-sync", timeout: 300, grace: 120, tags: "prod" });
   const cleanup = await create({ name: "tmp-cleanup", timeout: 3_600, grace: 600 });
@@ -34,10 +44,18 @@ try {
   await ok(call(server.url, "POST", `/api/v3/checks/${cleanup.uuid}/pause`, { key }));
   await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 600 } }));
   await call(server.url, "POST", `/ping/${nightly.uuid}`, {});
-  await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin,
-    body: { slug: "backups", title: "Backups", checks: [nightly.uuid, reports.uuid, sync.uuid] } }));
-  await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin,
-    body: { name: "Database upgrade", schedule: "0 2 * * 0", tz: "UTC", duration: 7_200 } }));
+  await ok(
+    call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+      headers: admin,
+      body: { slug: "backups", title: "Backups", checks: [nightly.uuid, reports.uuid, sync.uuid] },
+    }),
+  );
+  await ok(
+    call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, {
+      headers: admin,
+      body: { name: "Database upgrade", schedule: "0 2 * * 0", tz: "UTC", duration: 7_200 },
+    }),
+  );
 
   const page = await (await newContext(browser, { viewport: { width: 1100, height: 760 } })).newPage();
   const shot = async (name: string, path: string, prepare?: (page: Page) => Promise<void>) => {

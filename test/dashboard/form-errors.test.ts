@@ -28,10 +28,25 @@ await whenChromium("dashboard form error browser tests", async () => {
     ["a period that is no number", "timeout", "ten", "Period must be a number between 1 minute and 365 days (60 to 31536000 seconds)."],
     ["a grace time above a year", "grace", "9000", "Grace time must be a number between 1 minute and 365 days (60 to 31536000 seconds)."],
     ["a threshold of 0", "failure_threshold", "0", "Failures in a row must be a whole number from 1 to 100."],
-    ["a reminder every minute", "reminder_interval", "60", "The reminder interval must be 0 (none), or between 5 minutes and 365 days (300 to 31536000 seconds)."],
-    ["a run time limit of 30 seconds", "max_duration", "30", "The run time limit must be 0 (off), or between 1 minute and 7 days (60 to 604800 seconds)."],
+    [
+      "a reminder every minute",
+      "reminder_interval",
+      "60",
+      "The reminder interval must be 0 (none), or between 5 minutes and 365 days (300 to 31536000 seconds).",
+    ],
+    [
+      "a run time limit of 30 seconds",
+      "max_duration",
+      "30",
+      "The run time limit must be 0 (off), or between 1 minute and 7 days (60 to 604800 seconds).",
+    ],
     ["a name of 101 letters", "name", "n".repeat(101), "Name must be at most 100 characters."],
-    ["a mute until 'next tuesday'", "muted_until", "next tuesday", "Muted until must be a date and time like 2026-01-01T00:00:00Z (ISO 8601; UTC unless an offset is given), or empty."],
+    [
+      "a mute until 'next tuesday'",
+      "muted_until",
+      "next tuesday",
+      "Muted until must be a date and time like 2026-01-01T00:00:00Z (ISO 8601; UTC unless an offset is given), or empty.",
+    ],
   ];
   for (const [what, field, value, words] of rows) {
     test(`${what}: '${words}' next to the field, which is marked invalid`, async () => {
@@ -50,13 +65,20 @@ await whenChromium("dashboard form error browser tests", async () => {
     await page.getByRole("radio", { name: "Cron expression" }).check();
     await page.locator("#f-schedule").fill("every night");
     await page.getByRole("button", { name: "Save" }).click();
-    assert.is(await page.locator("#e-schedule").textContent(),
-      "The schedule must be a cron expression of 5 fields (like 0 3 * * *) or an OnCalendar expression (like Mon *-*-* 03:00:00).");
+    assert.is(
+      await page.locator("#e-schedule").textContent(),
+      "The schedule must be a cron expression of 5 fields (like 0 3 * * *) or an OnCalendar expression (like Mon *-*-* 03:00:00).",
+    );
     await page.locator("#f-schedule").fill("0 3 * * *");
     // the picker offers no such zone: a crafted request, as a page changed by hand would send
-    await page.locator("#f-tz").evaluate((select: HTMLSelectElement) => { select.add(new Option("Mars/Olympus", "Mars/Olympus", true, true)); });
+    await page.locator("#f-tz").evaluate((select: HTMLSelectElement) => {
+      select.add(new Option("Mars/Olympus", "Mars/Olympus", true, true));
+    });
     await page.getByRole("button", { name: "Save" }).click();
-    assert.is(await page.locator("#e-tz").textContent(), "Time zone must be an IANA time zone name, like UTC, Europe/Riga or America/New_York.");
+    assert.is(
+      await page.locator("#e-tz").textContent(),
+      "Time zone must be an IANA time zone name, like UTC, Europe/Riga or America/New_York.",
+    );
   });
 
   test("a project at its check limit says what the limit is and how to go on", async () => {
@@ -64,7 +86,11 @@ await whenChromium("dashboard form error browser tests", async () => {
     await page.goto(`${url()}/projects/${project.id}/checks/new`);
     await page.getByLabel("Name").fill("one too many");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.getByText("This project has reached its limit of 1 check: delete a check first, or ask an instance admin to raise the check limit (on the project's Manage page).").waitFor();
+    await page
+      .getByText(
+        "This project has reached its limit of 1 check: delete a check first, or ask an instance admin to raise the check limit (on the project's Manage page).",
+      )
+      .waitFor();
     const { checks } = await ok<{ checks: unknown[] }>(call(url(), "GET", "/api/v3/checks/", { key: project.api_key }));
     assert.is(checks.length, 1, "nothing more was made");
   });

@@ -8,10 +8,20 @@ const S = 1000;
 
 test("agoText reads the largest whole unit", () => {
   const cases: [number, string][] = [
-    [0, "just now"], [4_999, "just now"], [5 * S, "5 seconds ago"], [59_999, "59 seconds ago"],
-    [60 * S, "1 minute ago"], [119 * S, "1 minute ago"], [120 * S, "2 minutes ago"], [3_599 * S, "59 minutes ago"],
-    [3_600 * S, "1 hour ago"], [7_199 * S, "1 hour ago"], [86_399 * S, "23 hours ago"],
-    [86_400 * S, "1 day ago"], [(2 * 86_400 + 5 * 3_600) * S, "2 days ago"], [400 * 86_400 * S, "400 days ago"],
+    [0, "just now"],
+    [4_999, "just now"],
+    [5 * S, "5 seconds ago"],
+    [59_999, "59 seconds ago"],
+    [60 * S, "1 minute ago"],
+    [119 * S, "1 minute ago"],
+    [120 * S, "2 minutes ago"],
+    [3_599 * S, "59 minutes ago"],
+    [3_600 * S, "1 hour ago"],
+    [7_199 * S, "1 hour ago"],
+    [86_399 * S, "23 hours ago"],
+    [86_400 * S, "1 day ago"],
+    [(2 * 86_400 + 5 * 3_600) * S, "2 days ago"],
+    [400 * 86_400 * S, "400 days ago"],
   ];
   for (const [ms, text] of cases) assert.is(agoText(AT - ms, AT), text, `${ms} ms`);
 });

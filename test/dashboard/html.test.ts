@@ -9,10 +9,12 @@ test("every interpolation is escaped; fragments built by html are kept; lists ar
   const name = `<img src=x onerror="alert('x')">&`;
   assert.is(escapeHtml(name), "&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;");
   const inner = html`<b>${name}</b>`;
-  assert.is(html`<p title="${name}">${inner}${[name, 1]}${null}${false}</p>`.text,
+  assert.is(
+    html`<p title="${name}">${inner}${[name, 1]}${null}${false}</p>`.text,
     `<p title="&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;">` +
-    `<b>&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;</b>` +
-    `&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;1</p>`);
+      `<b>&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;</b>` +
+      `&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;1</p>`,
+  );
 });
 
 test("a session lives while used within its idle time, and ends when closed or idle too long", () => {

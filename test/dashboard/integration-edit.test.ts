@@ -14,8 +14,16 @@ const TOKEN = "integration-edit-admin-token-0123456789";
 test("the edit form keeps secrets out and in, refuses bad input, and only an admin session with its token edits", async () => {
   const receiver = await httpReceiver();
   const dir = tempDir();
-  const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
-    PUSHBULLET_API_URL: `${receiver.url}/pb`, TELEGRAM_BOT_TOKEN: "9:edit-bot", TELEGRAM_API_URL: `${receiver.url}/tg` } });
+  const server = await startServer({
+    dataDir: dir.path,
+    env: {
+      ADMIN_TOKEN: TOKEN,
+      INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+      PUSHBULLET_API_URL: `${receiver.url}/pb`,
+      TELEGRAM_BOT_TOKEN: "9:edit-bot",
+      TELEGRAM_API_URL: `${receiver.url}/tg`,
+    },
+  });
   try {
     const project = await createProject(server, TOKEN, { name: "ops" });
     const pb = await addChannel(server, TOKEN, project.id, { kind: "pushbullet", name: "phone", value: { token: "pushbullet-secret-1" } });
@@ -50,12 +58,32 @@ test("the edit form keeps secrets out and in, refuses bad input, and only an adm
     const hookForm = (await admin.page(`${base}/${hook.id}/edit`)).text;
     assert.not.match(hookForm, "hook-secret-path");
     assert.match(hookForm, /<textarea id="k-body_down" name="f.body_down" rows="3">\$JSON<\/textarea>/);
-    const keep = { "f.url_down": "", "f.method_down": "POST", "f.body_down": "$JSON", "f.headers_down": "", "f.url_up": "", "f.method_up": "POST", "f.body_up": "$JSON", "f.headers_up": "" };
+    const keep = {
+      "f.url_down": "",
+      "f.method_down": "POST",
+      "f.body_down": "$JSON",
+      "f.headers_down": "",
+      "f.url_up": "",
+      "f.method_up": "POST",
+      "f.body_up": "$JSON",
+      "f.headers_up": "",
+    };
     assert.is((await admin.post(`${base}/${hook.id}/edit`, { form: "fields", name: "hook 2", ...keep })).status, 303);
     await admin.post(`${base}/${hook.id}/test`, {});
-    assert.ok(receiver.requests.some((r) => r.path === "/hook-secret-path"), "the kept URL");
+    assert.ok(
+      receiver.requests.some((r) => r.path === "/hook-secret-path"),
+      "the kept URL",
+    );
     assert.match((await admin.page(base)).text, "hook 2");
-    const badHook = await admin.post(`${base}/${hook.id}/edit`, { form: "fields", name: "hook 3", ...keep, "f.url_down": "not a url", "f.headers_down": "Content-Type: application/json", "f.url_up": `${receiver.url}/up`, "f.headers_up": "Content-Type: application/json" });
+    const badHook = await admin.post(`${base}/${hook.id}/edit`, {
+      form: "fields",
+      name: "hook 3",
+      ...keep,
+      "f.url_down": "not a url",
+      "f.headers_down": "Content-Type: application/json",
+      "f.url_up": `${receiver.url}/up`,
+      "f.headers_up": "Content-Type: application/json",
+    });
     assert.equal([badHook.status, /id="k-url_down-error">[^<]*http\(s\) URL/.test(badHook.text)], [400, true], badHook.text);
 
     const bad = await admin.post(`${base}/${chat.id}/edit`, { form: "fields", name: "chat", "f.chat_id": "not a chat" });
@@ -67,7 +95,10 @@ test("the edit form keeps secrets out and in, refuses bad input, and only an adm
     ];
     for (const key of [project.api_key, project.api_key_readonly]) {
       const keyed = await session(server.url, key);
-      refusals.push([await keyed.page(`${base}/${chat.id}/edit`), 403], [await keyed.post(`${base}/${chat.id}/edit`, { form: "fields", name: "x", "f.chat_id": "222" }), 403]);
+      refusals.push(
+        [await keyed.page(`${base}/${chat.id}/edit`), 403],
+        [await keyed.post(`${base}/${chat.id}/edit`, { form: "fields", name: "x", "f.chat_id": "222" }), 403],
+      );
       assert.not.match((await keyed.page(base)).text, `${chat.id}/edit`);
     }
     for (const [answer, status] of refusals) assert.is(answer.status, status, answer.text.slice(0, 200));

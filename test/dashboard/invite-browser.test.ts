@@ -20,8 +20,12 @@ await whenChromium("invitation browser tests", async () => {
   test.before(async () => {
     const { server } = rig();
     project = await createProject(server, TOKEN, { name: "Ops" });
-    const manager = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "mgr@example.org", password: PASSWORD } }));
-    await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${manager.id}`, { headers: admin, body: { role: "manager" } }));
+    const manager = await ok<{ id: string }>(
+      call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "mgr@example.org", password: PASSWORD } }),
+    );
+    await ok(
+      call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${manager.id}`, { headers: admin, body: { role: "manager" } }),
+    );
   });
   test.after.each(async () => {
     for (const context of contexts.splice(0)) await context.close();
@@ -42,23 +46,23 @@ await whenChromium("invitation browser tests", async () => {
     await managerPage.getByRole("button", { name: "Add member" }).click();
     const link = await managerPage.getByLabel("Invitation link").inputValue();
     assert.match(link, /\/invite\/[\w-]{43}$/);
-    assert.match(await managerPage.getByRole("status").textContent() ?? "", /SMTP_URL is not set/);
-    assert.match(await managerPage.locator("table.invites").textContent() ?? "", /newcomer@example\.org\s*member/);
+    assert.match((await managerPage.getByRole("status").textContent()) ?? "", /SMTP_URL is not set/);
+    assert.match((await managerPage.locator("table.invites").textContent()) ?? "", /newcomer@example\.org\s*member/);
 
     const invited = await freshPage();
     await invited.goto(link);
-    assert.match(await invited.locator("h1").textContent() ?? "", /Choose a password/);
+    assert.match((await invited.locator("h1").textContent()) ?? "", /Choose a password/);
     await invited.getByLabel("Password").fill(PASSWORD);
     await invited.getByRole("button", { name: "Set password" }).click();
     await invited.getByRole("link", { name: "Account" }).waitFor();
-    assert.match(await invited.locator("header .who").textContent() ?? "", /newcomer@example\.org/);
+    assert.match((await invited.locator("header .who").textContent()) ?? "", /newcomer@example\.org/);
     await invited.goto(`${new URL(link).origin}/projects/${project.id}/members`); // the link's host (SITE_ROOT), where the session cookie is
-    assert.match(await invited.locator("table.members").textContent() ?? "", /newcomer@example\.org\s*member/);
+    assert.match((await invited.locator("table.members").textContent()) ?? "", /newcomer@example\.org\s*member/);
 
     const again = await freshPage();
     const answer = await again.goto(link);
     assert.is(answer?.status(), 404);
-    assert.match(await again.locator("body").textContent() ?? "", /unknown, used or expired/);
+    assert.match((await again.locator("body").textContent()) ?? "", /unknown, used or expired/);
   });
 
   test.run();

@@ -22,7 +22,9 @@ await whenChromium("dashboard live page browser tests", async () => {
 
   test.before(async () => {
     project = await createProject(rig().server, TOKEN, { name: "Ops" });
-    uuid = (await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", timeout: 3600 } }))).uuid;
+    uuid = (
+      await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", timeout: 3600 } }))
+    ).uuid;
     context = await newContext(rig().browser, { liveRefreshMs: 500 }); // what a refresh shows, ten times as often
     page = await context.newPage();
     await signIn(page, url(), TOKEN);
@@ -31,23 +33,36 @@ await whenChromium("dashboard live page browser tests", async () => {
   /** Opens `path` and marks the document, so that a test can tell that what it sees came without a reload. */
   const open = async (path: string) => {
     await page.goto(url() + path);
-    await page.evaluate(() => { document.documentElement.dataset.loadedOnce = "yes"; });
+    await page.evaluate(() => {
+      document.documentElement.dataset.loadedOnce = "yes";
+    });
   };
-  const notReloaded = async () => assert.is(await page.evaluate(() => document.documentElement.dataset.loadedOnce), "yes", "the page was not reloaded");
+  const notReloaded = async () =>
+    assert.is(await page.evaluate(() => document.documentElement.dataset.loadedOnce), "yes", "the page was not reloaded");
 
   /** A page, what changes it from outside, and what then shows on it. */
-  const pages: { name: string; path: () => string; change: (n: number) => Promise<void>; shows: (n: number) => ReturnType<Page["locator"]> }[] = [
+  const pages: {
+    name: string;
+    path: () => string;
+    change: (n: number) => Promise<void>;
+    shows: (n: number) => ReturnType<Page["locator"]>;
+  }[] = [
     {
       name: "the projects list",
       path: () => "/",
-      change: async (n) => { await createProject(rig().server, TOKEN, { name: `made elsewhere ${n}` }); },
+      change: async (n) => {
+        await createProject(rig().server, TOKEN, { name: `made elsewhere ${n}` });
+      },
       shows: (n) => page.getByRole("link", { name: `made elsewhere ${n}` }),
     },
     {
       name: "a check's page",
       path: () => `/checks/${uuid}`,
       change: async (n) => {
-        const answer = await call(url(), "POST", `/api/v3/checks/${uuid}`, { key: project.api_key, body: { desc: `changed elsewhere ${n}` } });
+        const answer = await call(url(), "POST", `/api/v3/checks/${uuid}`, {
+          key: project.api_key,
+          body: { desc: `changed elsewhere ${n}` },
+        });
         assert.is(answer.status, 200);
         assert.is((await call(url(), "GET", `/ping/${uuid}`)).status, 200);
       },
@@ -56,7 +71,9 @@ await whenChromium("dashboard live page browser tests", async () => {
     {
       name: "the integrations page",
       path: () => `/projects/${project.id}/integrations`,
-      change: async (n) => { await addChannel(rig().server, TOKEN, project.id, { kind: "email", name: `hook ${n}`, value: `ops${n}@example.com` }); },
+      change: async (n) => {
+        await addChannel(rig().server, TOKEN, project.id, { kind: "email", name: `hook ${n}`, value: `ops${n}@example.com` });
+      },
       shows: (n) => page.getByRole("cell", { name: `hook ${n}`, exact: true }),
     },
   ];
@@ -99,7 +116,9 @@ await whenChromium("dashboard live page browser tests", async () => {
   }
 
   test("a check's page shows its status as it changes (new, then up after a ping) without a reload", async () => {
-    const fresh = (await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "fresh one" } }))).uuid;
+    const fresh = (
+      await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "fresh one" } }))
+    ).uuid;
     await open(`/checks/${fresh}`);
     assert.is(await page.locator("#live-state .word").textContent(), "new");
     assert.is((await call(url(), "GET", `/ping/${fresh}`)).status, 200);
@@ -117,7 +136,8 @@ await whenChromium("dashboard live page browser tests", async () => {
   });
 
   test("an open check page says the page no longer exists when the check is deleted elsewhere", async () => {
-    const doomed = (await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "doomed" } }))).uuid;
+    const doomed = (await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "doomed" } })))
+      .uuid;
     await open(`/checks/${doomed}`);
     assert.is((await call(url(), "DELETE", `/api/v3/checks/${doomed}`, { key: project.api_key })).status, 200);
     await page.getByText("This page no longer exists (deleted?).").waitFor();

@@ -27,7 +27,11 @@ export type OidcProviderRig = {
 export async function startOidcProvider(people: Record<string, Person>): Promise<OidcProviderRig> {
   let provider: Provider | undefined;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (provider === undefined) { res.statusCode = 503; res.end(); return; }
+    if (provider === undefined) {
+      res.statusCode = 503;
+      res.end();
+      return;
+    }
     void provider.callback()(req, res); // Koa answers its own errors
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -36,7 +40,15 @@ export async function startOidcProvider(people: Record<string, Person>): Promise
     issuer,
     configure(site, clientId, clientSecret) {
       provider = new Provider(issuer, {
-        clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [`${site}/signin/oidc/callback`], response_types: ["code"], grant_types: ["authorization_code"] }],
+        clients: [
+          {
+            client_id: clientId,
+            client_secret: clientSecret,
+            redirect_uris: [`${site}/signin/oidc/callback`],
+            response_types: ["code"],
+            grant_types: ["authorization_code"],
+          },
+        ],
         pkce: { required: () => true },
         conformIdTokenClaims: false, // the email claims in the ID token, unless a person says userinfo only
         claims: { openid: ["sub"], email: ["email", "email_verified"] },
@@ -52,7 +64,11 @@ export async function startOidcProvider(people: Record<string, Person>): Promise
         features: { devInteractions: { enabled: true } },
       });
     },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -64,17 +80,28 @@ export type SsoRig = { readonly provider: OidcProviderRig; readonly server: Real
  * a password) for each of `users`; test.after stops both and fails on errors in hcd's output or the client
  * secret in it.
  */
-export function ssoRig(people: Record<string, Person>, opts: { token: string; clientSecret: string; users: readonly string[] }): () => SsoRig {
+export function ssoRig(
+  people: Record<string, Person>,
+  opts: { token: string; clientSecret: string; users: readonly string[] },
+): () => SsoRig {
   const dir = tempDir();
   let provider: OidcProviderRig | undefined;
   let rig: SsoRig | undefined;
   test.before(async () => {
     provider = await startOidcProvider(people); // its port first (hcd needs OIDC_ISSUER), its client once hcd's callback URL is known
-    const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: opts.token, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: opts.clientSecret } });
+    const server = await startServer({
+      dataDir: dir.path,
+      env: { ADMIN_TOKEN: opts.token, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: opts.clientSecret },
+    });
     rig = { provider, server, site: `http://localhost:${server.port}` };
     provider.configure(rig.site, "hcd", opts.clientSecret);
     for (const email of opts.users) {
-      await ok(call(server.url, "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${opts.token}` }, body: { email, password: "a long enough password" } }));
+      await ok(
+        call(server.url, "POST", "/admin/v1/users", {
+          headers: { authorization: `Bearer ${opts.token}` },
+          body: { email, password: "a long enough password" },
+        }),
+      );
     }
   });
   test.after(async () => {
@@ -101,7 +128,10 @@ export async function startSignIn(hcdUrl: string): Promise<StartedSignIn> {
   const page = await response.text();
   if (response.status !== 200) throw new Error(`POST /signin/oidc: ${response.status} ${page}`);
   const providerUrl = /content="0;url=([^"]+)"/.exec(page)?.[1]?.replaceAll("&amp;", "&");
-  const stateCookie = response.headers.getSetCookie().find((c) => c.startsWith("hcd_oidc="))?.split(";")[0];
+  const stateCookie = response.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("hcd_oidc="))
+    ?.split(";")[0];
   if (providerUrl === undefined || stateCookie === undefined) throw new Error(`no provider URL or state cookie in:\n${page}`);
   return { providerUrl, stateCookie };
 }

@@ -54,7 +54,9 @@ await whenChromium("dashboard polish browser tests", async () => {
   test("Copy where the browser has no clipboard says to copy by hand and selects the command", async () => {
     const uuid = await createCheck({ name: "copy without clipboard" });
     const context = await newContext(rig().browser);
-    await context.addInitScript(() => { Object.defineProperty(Navigator.prototype, "clipboard", { get: () => undefined, configurable: true }); });
+    await context.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, "clipboard", { get: () => undefined, configurable: true });
+    });
     const bare = await context.newPage();
     await signIn(bare, url(), TOKEN);
     await bare.goto(`${url()}/checks/${uuid}`);
@@ -95,24 +97,44 @@ await whenChromium("dashboard polish browser tests", async () => {
     const phone = await context.newPage();
     await signIn(phone, url(), TOKEN);
     await phone.goto(`${url()}/checks/${uuid}`);
-    const lefts = (selector: string) => phone.locator(selector).evaluateAll((cells) =>
-      cells.filter((c) => getComputedStyle(c).display !== "none").map((c) => Math.round(c.getBoundingClientRect().left)));
+    const lefts = (selector: string) =>
+      phone
+        .locator(selector)
+        .evaluateAll((cells) =>
+          cells.filter((c) => getComputedStyle(c).display !== "none").map((c) => Math.round(c.getBoundingClientRect().left)),
+        );
     const heads = await lefts("table.events thead th");
     const cells = await lefts("table.events tr.ping >> nth=0 >> td");
     assert.equal(heads, cells, "each visible header starts where its column's cells do");
     assert.ok(heads.length >= 4, "the table still shows its columns");
-    const words = async () => phone.locator("table.list :is(th, td, button, a)").evaluateAll((all, count) => all
-      // a word shown (not one for screen readers only, which sits in a 1-pixel box)
-      .filter((el) => /^\S+$/.test(el.textContent?.trim() ?? "") && getComputedStyle(el).display !== "none" && el.querySelector(".visually-hidden") === null)
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the page's side: the counting function comes over as its source
-      .map((el) => [el.textContent?.trim(), new Function("cell", `return (${count})(cell)`)(el)]), linesOfWord.toString());
+    const words = async () =>
+      phone.locator("table.list :is(th, td, button, a)").evaluateAll(
+        (all, count) =>
+          all
+            // a word shown (not one for screen readers only, which sits in a 1-pixel box)
+            .filter(
+              (el) =>
+                /^\S+$/.test(el.textContent?.trim() ?? "") &&
+                getComputedStyle(el).display !== "none" &&
+                el.querySelector(".visually-hidden") === null,
+            )
+            // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the page's side: the counting function comes over as its source
+            .map((el) => [el.textContent?.trim(), new Function("cell", `return (${count})(cell)`)(el)]),
+        linesOfWord.toString(),
+      );
     const broken = (found: unknown[][]) => found.filter(([, lines]) => lines !== 1);
     const eventWords = await words();
-    assert.ok(eventWords.some(([word]) => word === "success"), "the kind column was looked at");
+    assert.ok(
+      eventWords.some(([word]) => word === "success"),
+      "the kind column was looked at",
+    );
     assert.equal(broken(eventWords), [], "no word of the events table is broken");
     await phone.goto(`${url()}/projects/${project.id}/integrations`);
     const integrationWords = await words();
-    assert.ok(integrationWords.some(([word]) => word === "Remove"), "the buttons were looked at");
+    assert.ok(
+      integrationWords.some(([word]) => word === "Remove"),
+      "the buttons were looked at",
+    );
     assert.equal(broken(integrationWords), [], "no word of the integrations table is broken");
     await context.close();
   });
@@ -146,7 +168,11 @@ await whenChromium("dashboard polish browser tests", async () => {
   /** The names the browser gives the page's Copy buttons (every <details> opened, so that none is hidden). */
   const copyButtonNames = async (path: string): Promise<{ names: string[]; buttons: number }> => {
     await page.goto(`${url()}${path}`);
-    await page.evaluate(() => document.querySelectorAll("details").forEach((d) => { d.open = true; }));
+    await page.evaluate(() =>
+      document.querySelectorAll("details").forEach((d) => {
+        d.open = true;
+      }),
+    );
     const snapshot = await page.locator("main").ariaSnapshot();
     const names = [...snapshot.matchAll(/- button "([^"]*)"/g)].map((m) => m[1]).filter((name) => /^copy/i.test(name));
     return { names, buttons: await page.locator("main button[data-copy]").count() };

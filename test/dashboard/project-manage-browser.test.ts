@@ -40,14 +40,20 @@ async function browserTests(): Promise<void> {
     await page.getByRole("button", { name: "Rename project" }).click();
     await page.getByRole("status").getByText("Project renamed.").waitFor();
     assert.is(await page.getByRole("navigation", { name: "Project" }).getByRole("link").first().innerText(), "Ops <renamed>");
-    const projects = JSON.parse((await call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` } })).text) as { projects: { name: string }[] };
-    assert.equal(projects.projects.map((p) => p.name), ["Ops <renamed>", "Kept"]);
+    const projects = JSON.parse(
+      (await call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` } })).text,
+    ) as { projects: { name: string }[] };
+    assert.equal(
+      projects.projects.map((p) => p.name),
+      ["Ops <renamed>", "Kept"],
+    );
     assert.is(await page.getByRole("button", { name: "Copy the ping key" }).getAttribute("data-copy"), project.ping_key);
 
     assert.is(await apiStatus(project.api_key), 200);
     await page.getByRole("button", { name: "Create a new read-write API key" }).click();
     await page.getByRole("status").getByText("A new key was created; the old one works no more.").waitFor();
-    const fresh = await page.getByRole("button", { name: "Copy the read-write API key", includeHidden: true }).getAttribute("data-copy") ?? "";
+    const fresh =
+      (await page.getByRole("button", { name: "Copy the read-write API key", includeHidden: true }).getAttribute("data-copy")) ?? "";
     assert.ok(fresh.length >= 32 && fresh !== project.api_key);
     assert.is(await apiStatus(project.api_key), 401);
     assert.is(await apiStatus(fresh), 200);
@@ -62,7 +68,8 @@ async function browserTests(): Promise<void> {
 
   test("delete the project after a confirmation: gone from the list, its key refused", async () => {
     await page.goto(`${server.url}/projects/${project.id}/manage`);
-    const key = await page.getByRole("button", { name: "Copy the read-write API key", includeHidden: true }).getAttribute("data-copy") ?? "";
+    const key =
+      (await page.getByRole("button", { name: "Copy the read-write API key", includeHidden: true }).getAttribute("data-copy")) ?? "";
     assert.is(await apiStatus(key), 200);
     await page.getByRole("link", { name: "Delete this project…" }).click();
     await page.getByRole("heading", { name: "Delete the project “Ops <renamed>”?" }).waitFor();

@@ -65,7 +65,9 @@ async function browserTests(): Promise<void> {
   };
 
   test("a user chooses monthly email reports on their account page, and off again", async () => {
-    const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "ann@example.com", password: PASSWORD } }));
+    const user = await ok<{ id: string }>(
+      call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "ann@example.com", password: PASSWORD } }),
+    );
     await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "member" } }));
     const page = await newPage();
     await page.goto(server.url + "/");
@@ -91,18 +93,24 @@ async function browserTests(): Promise<void> {
 
   test("the settings page sets the project's escalation policy and downloads the downtime CSV", async () => {
     const pager = await addChannel(server, TOKEN, project.id, { kind: "email", name: "pager", value: "pager@example.com" });
-    await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "Nightly, \"backup\"" } }));
+    await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: 'Nightly, "backup"' } }));
     const page = await newPage();
     await page.goto(server.url + "/");
     await page.getByLabel("Admin token or API key").fill(TOKEN);
     await page.locator("form[action='/signin']").getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     await page.goto(`${server.url}/projects/${project.id}/settings`);
-    const policy = () => ok<{ escalation: { after: number; channels: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/escalation`, { headers: admin }));
+    const policy = () =>
+      ok<{ escalation: { after: number; channels: string }[] }>(
+        call(server.url, "GET", `/admin/v1/projects/${project.id}/escalation`, { headers: admin }),
+      );
     await page.getByLabel("Project escalation step 1: after N seconds down and not acknowledged (60 and more)").fill("30");
     await page.getByLabel("Project escalation step 1: also notify").selectOption({ label: "pager (email)" });
     await page.getByRole("button", { name: "Save escalation policy" }).click();
-    await page.locator("#e-project-escalation").getByText(/step 1: after is too small/).waitFor();
+    await page
+      .locator("#e-project-escalation")
+      .getByText(/step 1: after is too small/)
+      .waitFor();
     assert.equal(await policy(), { escalation: [] }, "nothing was saved");
     await page.getByLabel("Project escalation step 1: after N seconds down and not acknowledged (60 and more)").fill("900");
     await page.getByRole("button", { name: "Save escalation policy" }).click();

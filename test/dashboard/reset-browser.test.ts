@@ -10,17 +10,21 @@ import { call, ok } from "../security/real-server.ts";
 import { browserRig, newContext, signInWithPassword, whenChromium } from "./browser-harness.ts";
 
 const TOKEN = "reset-browser-admin-token-0123456789";
-const OLD = "the old password", NEW = "the new password";
+const OLD = "the old password",
+  NEW = "the new password";
 
 await whenChromium("password reset browser tests", async () => {
   let smtp: Awaited<ReturnType<typeof smtpReceiver>>;
   const env: Record<string, string> = { ADMIN_TOKEN: TOKEN };
-  test.before(async () => { // before the rig's own: hcd starts with SMTP_URL naming this receiver
+  test.before(async () => {
+    // before the rig's own: hcd starts with SMTP_URL naming this receiver
     smtp = await smtpReceiver();
     env.SMTP_URL = smtp.url;
   });
   const { rig } = browserRig(env);
-  test.after(async () => { await smtp?.close(); });
+  test.after(async () => {
+    await smtp?.close();
+  });
   const contexts: BrowserContext[] = [];
   test.after.each(async () => {
     for (const context of contexts.splice(0)) await context.close();
@@ -49,7 +53,12 @@ await whenChromium("password reset browser tests", async () => {
 
   test("a reset link by email sets a new password in the browser, once; the old password and its sessions end", async () => {
     const { server } = rig();
-    await ok(call(server.url, "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${TOKEN}` }, body: { email: "ann@example.org", password: OLD } }));
+    await ok(
+      call(server.url, "POST", "/admin/v1/users", {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: { email: "ann@example.org", password: OLD },
+      }),
+    );
     const before = await freshPage();
     await signInWithPassword(before, server.url, "ann@example.org", OLD); // a session of the old password
 
@@ -71,7 +80,7 @@ await whenChromium("password reset browser tests", async () => {
     await page.getByLabel("Password").fill(NEW);
     await page.getByRole("button", { name: "Set password" }).click();
     await page.getByRole("link", { name: "Account" }).waitFor();
-    assert.match(await page.locator("header .who").textContent() ?? "", /ann@example\.org/);
+    assert.match((await page.locator("header .who").textContent()) ?? "", /ann@example\.org/);
 
     await before.goto(`${server.url}/account`);
     await before.locator("form[action='/signin/password']").waitFor(); // the old password's session has ended
@@ -86,7 +95,7 @@ await whenChromium("password reset browser tests", async () => {
     const again = await freshPage();
     const answer = await again.goto(link);
     assert.is(answer?.status(), 404);
-    assert.match(await again.locator("body").textContent() ?? "", /unknown, used or expired/);
+    assert.match((await again.locator("body").textContent()) ?? "", /unknown, used or expired/);
     assert.is(await again.getByRole("button", { name: "Set password" }).count(), 0);
   });
 
@@ -100,7 +109,10 @@ await whenChromium("password reset browser tests", async () => {
     await page.getByLabel("Email").fill("ann@example.org"); // a known email after it: its mail marks that the first request is done
     await page.getByRole("button", { name: "Send reset link" }).click();
     await mailNumber(2);
-    assert.equal(smtp.mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")), ["ann@example.org", "ann@example.org"]);
+    assert.equal(
+      smtp.mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")),
+      ["ann@example.org", "ann@example.org"],
+    );
   });
 
   test.run();

@@ -37,7 +37,6 @@ async function browserTests(): Promise<void> {
     await signIn(page, TOKEN);
   });
 
-
   test("an open checks list shows 'Signed out' when the session ends in another tab, and clears it after signing in again", async () => {
     await page.goto(`${server.url}/projects/${project.id}/checks`);
     const banner = page.locator("#connection-banner");
@@ -72,7 +71,14 @@ async function browserTests(): Promise<void> {
     (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }))).status;
 
   test("'Ping now' on a check that reads bodies for keywords (empty body a failure) sends a success: the check is up and the notice says how", async () => {
-    const uuid = await createCheck({ name: "filtered", methods: "POST", filter_http_body: true, success_kw: "DONE", failure_kw: "ERROR", filter_default_fail: true });
+    const uuid = await createCheck({
+      name: "filtered",
+      methods: "POST",
+      filter_http_body: true,
+      success_kw: "DONE",
+      failure_kw: "ERROR",
+      filter_default_fail: true,
+    });
     await page.goto(`${server.url}/checks/${uuid}`);
     await page.getByRole("button", { name: "Ping now" }).click();
     await page.getByText("Success ping sent, with one of the check's success keywords as its body").waitFor();
@@ -98,7 +104,10 @@ async function browserTests(): Promise<void> {
     assert.is(await page.locator("#f-schedule").getAttribute("aria-invalid"), "true");
     assert.is(await page.getByLabel("Name").inputValue(), "nightly cron");
     const checks = await ok<{ checks: { name: string }[] }>(call(server.url, "GET", "/api/v3/checks/", { key: project.api_key }));
-    assert.not.ok(checks.checks.some((c) => c.name === "nightly cron"), "nothing was created");
+    assert.not.ok(
+      checks.checks.some((c) => c.name === "nightly cron"),
+      "nothing was created",
+    );
     await page.getByRole("radio", { name: "Cron expression" }).check();
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Check created.").waitFor();
@@ -116,7 +125,9 @@ async function browserTests(): Promise<void> {
 
   test("a project name of spaces only is refused next to the field and no project is made", async () => {
     await page.goto(`${server.url}/`);
-    const projectCount = async () => (await ok<{ projects: unknown[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` } }))).projects.length;
+    const projectCount = async () =>
+      (await ok<{ projects: unknown[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${TOKEN}` } })))
+        .projects.length;
     const before = await projectCount();
     await page.getByLabel("Name").fill("   ");
     await page.getByRole("button", { name: "Create project" }).click();

@@ -23,19 +23,28 @@ await whenChromium("roles browser tests", async () => {
   const contexts: BrowserContext[] = [];
   const url = () => rig().server.url;
   const adminGet = <T>(path: string) => ok<T>(call(url(), "GET", path, { headers: admin }));
-  const members = async () => (await adminGet<{ members: Member[] }>(`/admin/v1/projects/${project.id}/members`)).members
-    .map((m) => `${m.email} ${m.role}`).sort();
-  const channelNames = async () => (await adminGet<{ channels: { name: string }[] }>(`/admin/v1/projects/${project.id}/channels`)).channels.map((c) => c.name).sort();
+  const members = async () =>
+    (await adminGet<{ members: Member[] }>(`/admin/v1/projects/${project.id}/members`)).members.map((m) => `${m.email} ${m.role}`).sort();
+  const channelNames = async () =>
+    (await adminGet<{ channels: { name: string }[] }>(`/admin/v1/projects/${project.id}/channels`)).channels.map((c) => c.name).sort();
   const mutedUntil = async () => (await adminGet<{ muted_until: string | null }>(`/admin/v1/projects/${project.id}`)).muted_until;
   const projectNow = () => adminGet<ProjectJson>(`/admin/v1/projects/${project.id}`);
 
   test.before(async () => {
     const { server } = rig();
     project = await createProject(server, TOKEN, { name: "Ops" });
-    for (const name of ["Hook", "Spare hook"]) await addChannel(server, TOKEN, project.id, { kind: "webhook", name, value: "http://127.0.0.1:9/hook" });
+    for (const name of ["Hook", "Spare hook"])
+      await addChannel(server, TOKEN, project.id, { kind: "webhook", name, value: "http://127.0.0.1:9/hook" });
     await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "Nightly backup" } }));
-    for (const [email, role] of [["mgr@example.org", "manager"], ["own@example.org", "owner"], ["boss@example.org", "owner"], ["dev@example.org", "member"]]) {
-      const made = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
+    for (const [email, role] of [
+      ["mgr@example.org", "manager"],
+      ["own@example.org", "owner"],
+      ["boss@example.org", "owner"],
+      ["dev@example.org", "member"],
+    ]) {
+      const made = await ok<{ id: string }>(
+        call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }),
+      );
       await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${made.id}`, { headers: admin, body: { role } }));
       ids[email] = made.id;
     }
@@ -95,7 +104,11 @@ await whenChromium("roles browser tests", async () => {
     assert.is((await fetch(`${url()}/status/managed.json`)).status, 200);
 
     await page.goto(`${url()}/projects/${project.id}/members`);
-    assert.equal(await page.locator("#member-role option").allTextContents(), ["readonly", "member", "manager"], "no owner among the roles a manager gives");
+    assert.equal(
+      await page.locator("#member-role option").allTextContents(),
+      ["readonly", "member", "manager"],
+      "no owner among the roles a manager gives",
+    );
     for (const owner of ["own@example.org", "boss@example.org"]) {
       assert.is(await page.getByRole("button", { name: `Save the role of ${owner}` }).count(), 0, owner);
       assert.is(await page.getByRole("button", { name: `Remove ${owner}` }).count(), 0, owner);
@@ -121,7 +134,10 @@ await whenChromium("roles browser tests", async () => {
     assert.is(await mutedUntil(), null);
     refusedAs(await forge(page, `/projects/${project.id}/delete`, {}), "manager");
     refusedAs(await forge(page, `/projects/${project.id}/rename`, { name: "Taken over" }), "manager");
-    assert.equal((await adminGet<{ projects: { id: string; name: string }[] }>("/admin/v1/projects")).projects.map((p) => [p.id, p.name]), [[project.id, "Ops"]]);
+    assert.equal(
+      (await adminGet<{ projects: { id: string; name: string }[] }>("/admin/v1/projects")).projects.map((p) => [p.id, p.name]),
+      [[project.id, "Ops"]],
+    );
   });
 
   test("an owner is shown and may use the mute, an owner's role, and the project's name, keys and deletion", async () => {

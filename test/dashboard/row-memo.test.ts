@@ -12,7 +12,11 @@ const RECORD = {}; // one check record, unchanged
 function renderAll(memo: RowMemo, table: string, rows: Record<string, string>, records: Record<string, object> = {}): string[] {
   const built: string[] = [];
   const render = memo.render(table, { render: "etag", client: null });
-  for (const [id, key] of Object.entries(rows)) render.row(id, records[id] ?? RECORD, key, () => { built.push(id); return raw(`<tr>${id} ${key}</tr>`); });
+  for (const [id, key] of Object.entries(rows))
+    render.row(id, records[id] ?? RECORD, key, () => {
+      built.push(id);
+      return raw(`<tr>${id} ${key}</tr>`);
+    });
   render.done();
   return built;
 }
@@ -42,7 +46,10 @@ function renderParts(memo: RowMemo, table: string, rows: Record<string, string>,
   let part: Html[] = [];
   for (const [id, key] of Object.entries(rows)) {
     part.push(render.row(id, RECORD, key, () => raw(`<tr>${id} ${key}</tr>`)).html);
-    if (part.length === size) { parts.push(render.part(part)); part = []; }
+    if (part.length === size) {
+      parts.push(render.part(part));
+      part = [];
+    }
   }
   if (part.length > 0) parts.push(render.part(part));
   render.done();

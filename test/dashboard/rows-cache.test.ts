@@ -8,7 +8,12 @@ import { COALESCE_MS, RowsCache } from "../../http/dashboard/rows-cache.ts";
 function cacheAt(startMs = 10_000) {
   let now = startMs;
   const cache = new RowsCache(() => now);
-  return { cache, advance: (ms: number) => { now += ms; } };
+  return {
+    cache,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 const render = (etag: string, untilAt = Infinity) => ({ parts: [`<tbody>${etag}</tbody>`], etag, untilAt });
@@ -43,7 +48,10 @@ test("a newer render replaces the table's; at most 32 tables are kept, the oldes
   cache.keep("p/v", render('W/"a"'));
   cache.keep("p/v", render('W/"b"'));
   assert.is(cache.shared("p/v", 0, null)?.etag, 'W/"b"');
-  for (let i = 0; i < 32; i++) { advance(1); cache.keep(`t${i}`, render(`W/"t${i}"`)); }
+  for (let i = 0; i < 32; i++) {
+    advance(1);
+    cache.keep(`t${i}`, render(`W/"t${i}"`));
+  }
   assert.is(cache.shared("p/v", 0, null), null, "pushed out by 32 younger tables");
   assert.is(cache.shared("t0", 0, null)?.etag, 'W/"t0"');
   assert.is(cache.shared("t31", 0, null)?.etag, 'W/"t31"');

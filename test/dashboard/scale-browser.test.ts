@@ -26,7 +26,11 @@ await whenChromium("dashboard scale browser tests", async () => {
     await addChannel(rig().server, TOKEN, project.id, { kind: "webhook", name: "scalehook", value: "http://127.0.0.1:9/hook" });
     for (let i = 0; i < CHECKS; i += 16) {
       const batch = Array.from({ length: Math.min(16, CHECKS - i) }, (_, k) => i + k);
-      const made = await Promise.all(batch.map((n) => ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: name(n), channels: "*" } }))));
+      const made = await Promise.all(
+        batch.map((n) =>
+          ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: name(n), channels: "*" } })),
+        ),
+      );
       uuids.push(...made.map((m) => m.uuid));
     }
     page = await (await newContext(rig().browser)).newPage();
@@ -40,11 +44,17 @@ await whenChromium("dashboard scale browser tests", async () => {
     assert.ok(text.length < 200, `the cell stays small: ${text.length} characters`);
     assert.match(text, "320 checks");
     // the name and kind columns keep their words on one line each (one line box of text), not a letter a line
-    const lines = await page.locator("#live-integrations tbody tr").first().locator("td").evaluateAll((cells) => cells.slice(0, 2).map((cell) => {
-      const range = document.createRange();
-      range.selectNodeContents(cell);
-      return range.getClientRects().length;
-    }));
+    const lines = await page
+      .locator("#live-integrations tbody tr")
+      .first()
+      .locator("td")
+      .evaluateAll((cells) =>
+        cells.slice(0, 2).map((cell) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          return range.getClientRects().length;
+        }),
+      );
     assert.equal(lines, [1, 1]);
     await cell.getByText("320 checks").click();
     await cell.getByText("and 315 more").waitFor();
@@ -55,22 +65,31 @@ await whenChromium("dashboard scale browser tests", async () => {
 
   test("the list shows 100 rows a page; Next and Previous move through it, keeping the sort; the search finds past the first page", async () => {
     await page.goto(`${url()}/projects/${project.id}/checks?sort=name`);
-    assert.equal(await shownNames(), Array.from({ length: 100 }, (_, i) => name(i)));
+    assert.equal(
+      await shownNames(),
+      Array.from({ length: 100 }, (_, i) => name(i)),
+    );
     await page.getByText("Checks 1–100 of 320").waitFor();
     await page.getByRole("link", { name: "Next" }).click();
     await page.getByText("Checks 101–200 of 320").waitFor();
-    assert.equal(await shownNames(), Array.from({ length: 100 }, (_, i) => name(100 + i)));
+    assert.equal(
+      await shownNames(),
+      Array.from({ length: 100 }, (_, i) => name(100 + i)),
+    );
     assert.match(page.url(), /sort=name&page=2$/);
     await page.getByRole("link", { name: "Previous" }).click();
     await page.getByText("Checks 1–100 of 320").waitFor();
     await page.getByLabel("Search").fill("job-31");
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL(/q=job-31/);
-    assert.equal((await shownNames()).sort(), Array.from({ length: 10 }, (_, i) => name(310 + i)));
+    assert.equal(
+      (await shownNames()).sort(),
+      Array.from({ length: 10 }, (_, i) => name(310 + i)),
+    );
     assert.is(await page.locator("tr.pager").count(), 0, "one page: no pager");
   });
 
-  test("an idle open list: its refreshes answer 304 while its \"... ago\" moves on in the browser", async () => {
+  test('an idle open list: its refreshes answer 304 while its "... ago" moves on in the browser', async () => {
     // a project of its own, with no integration: nothing but time changes after its one ping
     const quiet = await createProject(rig().server, TOKEN, { name: "Quiet" });
     const { uuid } = await ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: quiet.api_key, body: { name: "nightly" } }));
@@ -81,13 +100,19 @@ await whenChromium("dashboard scale browser tests", async () => {
     // the ping's commit moves the project's version once more, within half a second: from a 304 on, nothing changes
     await page.waitForResponse((r) => r.url().includes("/checks/rows") && r.status() === 304);
     const rowsAnswers: number[] = [];
-    const onResponse = (response: Response) => { if (response.url().includes("/checks/rows")) rowsAnswers.push(response.status()); };
+    const onResponse = (response: Response) => {
+      if (response.url().includes("/checks/rows")) rowsAnswers.push(response.status());
+    };
     page.on("response", onResponse);
     await ok(call(url(), "POST", "/admin/v1/clock", { headers: admin, body: { advance: 600 } }));
     await ago.getByText("10 minutes ago").waitFor({ timeout: 15_000 });
     page.off("response", onResponse);
     assert.ok(rowsAnswers.length > 0, "a refresh brought the server's new instant");
-    assert.equal(rowsAnswers.filter((status) => status !== 304), [], `no rows downloaded: ${rowsAnswers.join(", ")}`);
+    assert.equal(
+      rowsAnswers.filter((status) => status !== 304),
+      [],
+      `no rows downloaded: ${rowsAnswers.join(", ")}`,
+    );
     assert.match((await ago.getAttribute("title")) ?? "", / UTC$/, "the exact time on hover");
   });
 

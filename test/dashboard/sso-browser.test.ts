@@ -50,7 +50,10 @@ await whenChromium("SSO browser tests", async () => {
     assert.ok((await page.locator("header .who").textContent())?.includes("ann@example.com"), "signed in as ann@example.com");
   });
 
-  for (const [login, status, words] of [["bob", 403, "not verified"], ["cat", 403, "No account has this email"]] as const) {
+  for (const [login, status, words] of [
+    ["bob", 403, "not verified"],
+    ["cat", 403, "No account has this email"],
+  ] as const) {
     test(`${login === "bob" ? "an unverified email" : "an email without an account"} is refused with a plain page and no session`, async () => {
       const page = await freshPage();
       const answered = page.waitForResponse((r) => r.url().startsWith(`${site}/signin/oidc/callback`));
@@ -58,7 +61,10 @@ await whenChromium("SSO browser tests", async () => {
       const answer = await answered;
       assert.is(answer.status(), status);
       assert.match(await answer.text(), words);
-      assert.not.ok((await answer.headersArray()).some((h) => h.name.toLowerCase() === "set-cookie" && h.value.startsWith("hcd_session=")), "no session cookie");
+      assert.not.ok(
+        (await answer.headersArray()).some((h) => h.name.toLowerCase() === "set-cookie" && h.value.startsWith("hcd_session=")),
+        "no session cookie",
+      );
       await page.goto(site + "/");
       await page.getByRole("button", { name: "Sign in with SSO" }).waitFor(); // still signed out
     });

@@ -15,10 +15,17 @@ const UNKNOWN = /This sign-in is unknown, already used or expired/;
 const UNVERIFIED = /could not be verified/;
 
 await whenChromium("SSO tampered callback browser tests", async () => {
-  const sso = ssoRig({ ann: { email: "ann@example.com", email_verified: true } }, { token: TOKEN, clientSecret: CLIENT_SECRET, users: ["ann@example.com"] });
+  const sso = ssoRig(
+    { ann: { email: "ann@example.com", email_verified: true } },
+    { token: TOKEN, clientSecret: CLIENT_SECRET, users: ["ann@example.com"] },
+  );
   let browser: Browser;
-  test.before(async () => { browser = await launchChromium(); });
-  test.after(async () => { await browser?.close(); });
+  test.before(async () => {
+    browser = await launchChromium();
+  });
+  test.after(async () => {
+    await browser?.close();
+  });
   const contexts: BrowserContext[] = [];
   test.after.each(async () => {
     for (const context of contexts.splice(0)) await context.close();
@@ -40,7 +47,9 @@ await whenChromium("SSO tampered callback browser tests", async () => {
    */
   const heldCallback = async (page: Page, login: string): Promise<URL> => {
     let held: (url: URL) => void = () => {};
-    const reached = new Promise<URL>((resolve) => { held = resolve; });
+    const reached = new Promise<URL>((resolve) => {
+      held = resolve;
+    });
     const atProvider = (url: URL) => url.origin === sso().provider.issuer;
     await page.route(atProvider, async (route) => {
       let at = new URL(route.request().url());
@@ -61,7 +70,12 @@ await whenChromium("SSO tampered callback browser tests", async () => {
     });
     await clickThroughProvider(page, login);
     let timer: NodeJS.Timeout | undefined;
-    const url = await Promise.race([reached, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("no redirect back to hcd within 10 s")), 10_000); })]);
+    const url = await Promise.race([
+      reached,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("no redirect back to hcd within 10 s")), 10_000);
+      }),
+    ]);
     clearTimeout(timer);
     await page.unroute(atProvider);
     return url;
@@ -70,9 +84,15 @@ await whenChromium("SSO tampered callback browser tests", async () => {
   const refused = async (page: Page, url: URL | string, words: RegExp) => {
     const answer = await page.goto(String(url));
     assert.is(answer?.status(), 400);
-    assert.match(await page.locator("body").textContent() ?? "", words);
-    assert.not.ok((await answer?.headersArray() ?? []).some((h) => h.name.toLowerCase() === "set-cookie" && /^hcd_session=[^;]/.test(h.value)), "no session cookie set");
-    assert.not.ok((await page.context().cookies()).some((c) => c.name === "hcd_session" && c.value !== ""), "no session in the browser");
+    assert.match((await page.locator("body").textContent()) ?? "", words);
+    assert.not.ok(
+      ((await answer?.headersArray()) ?? []).some((h) => h.name.toLowerCase() === "set-cookie" && /^hcd_session=[^;]/.test(h.value)),
+      "no session cookie set",
+    );
+    assert.not.ok(
+      (await page.context().cookies()).some((c) => c.name === "hcd_session" && c.value !== ""),
+      "no session in the browser",
+    );
     await page.goto(sso().site + "/");
     await page.getByRole("button", { name: "Sign in with SSO" }).waitFor(); // still signed out
   };
@@ -83,7 +103,7 @@ await whenChromium("SSO tampered callback browser tests", async () => {
     const answer = await page.goto(callback.href);
     assert.is(answer?.status(), 200);
     await page.getByRole("link", { name: "Account" }).waitFor();
-    assert.match(await page.locator("header .who").textContent() ?? "", /ann@example\.com/);
+    assert.match((await page.locator("header .who").textContent()) ?? "", /ann@example\.com/);
   });
 
   test("a callback whose state was changed on its way to hcd is refused in the browser that started the sign-in", async () => {
@@ -114,7 +134,7 @@ await whenChromium("SSO tampered callback browser tests", async () => {
     await refused(await freshPage(), used, UNKNOWN);
     const again = await page.goto(used);
     assert.is(again?.status(), 400);
-    assert.match(await page.locator("body").textContent() ?? "", UNKNOWN);
+    assert.match((await page.locator("body").textContent()) ?? "", UNKNOWN);
   });
 
   test.run();

@@ -25,11 +25,19 @@ async function browserTests(): Promise<void> {
   test.before(async () => {
     ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
-    for (const name of ["<b>db</b> backup", "private job"]) checks.push(await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } })));
+    for (const name of ["<b>db</b> backup", "private job"])
+      checks.push(await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } })));
     assert.is((await fetch(`${server.url}/ping/${checks[0].uuid}`)).status, 200);
     const other = await createProject(server, TOKEN, { name: "Other" });
-    const theirs = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: other.api_key, body: { name: "theirs" } }));
-    await ok(call(server.url, "POST", `/admin/v1/projects/${other.id}/status-pages`, { headers: admin, body: { slug: "taken", title: "T", checks: [theirs.uuid] } }));
+    const theirs = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: other.api_key, body: { name: "theirs" } }),
+    );
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${other.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "taken", title: "T", checks: [theirs.uuid] },
+      }),
+    );
     page = await (await newContext(browser)).newPage();
     await signIn(page, server.url, TOKEN);
   });
@@ -43,7 +51,7 @@ async function browserTests(): Promise<void> {
     await page.getByLabel("<b>db</b> backup").check();
     await page.getByRole("button", { name: "Create status page" }).click();
     await page.getByRole("alert").getByText("Slug is already taken.").waitFor();
-    assert.not.match(await page.getByRole("alert").textContent() ?? "", "json validation error", "plain words, not the API's");
+    assert.not.match((await page.getByRole("alert").textContent()) ?? "", "json validation error", "plain words, not the API's");
     assert.ok(await page.getByLabel("<b>db</b> backup").isChecked(), "the ticked check stays ticked");
     await page.getByLabel(/Address/).fill("ops");
     await page.getByRole("button", { name: "Create status page" }).click();
@@ -64,18 +72,29 @@ async function browserTests(): Promise<void> {
   });
 
   test("a project key sees the list but no form, and the server refuses its create", async () => {
-    await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: "listed", title: "Listed page", checks: [checks[0].uuid] } }));
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "listed", title: "Listed page", checks: [checks[0].uuid] },
+      }),
+    );
     const keyPage = await (await newContext(browser)).newPage();
     await signIn(keyPage, server.url, project.api_key);
     await keyPage.goto(`${server.url}/projects/${project.id}/status-pages`);
     await keyPage.getByRole("link", { name: "/status/listed" }).waitFor();
     await keyPage.getByText("Only the admin token, and a project's managers and owners, create and delete status pages.").waitFor();
     assert.is(await keyPage.getByRole("button", { name: "Create status page" }).count(), 0);
-    const status = await keyPage.evaluate(async ({ id, uuid }) => {
-      const csrf = (document.querySelector("input[name=csrf]") as HTMLInputElement).value;
-      const res = await fetch(`/projects/${id}/status-pages`, { method: "POST", body: new URLSearchParams({ csrf, slug: "by-key", title: "By key", check: uuid }) });
-      return res.status;
-    }, { id: project.id, uuid: checks[0].uuid });
+    const status = await keyPage.evaluate(
+      async ({ id, uuid }) => {
+        const csrf = (document.querySelector("input[name=csrf]") as HTMLInputElement).value;
+        const res = await fetch(`/projects/${id}/status-pages`, {
+          method: "POST",
+          body: new URLSearchParams({ csrf, slug: "by-key", title: "By key", check: uuid }),
+        });
+        return res.status;
+      },
+      { id: project.id, uuid: checks[0].uuid },
+    );
     assert.is(status, 403);
     assert.is((await fetch(`${server.url}/status/by-key.json`)).status, 404);
     await keyPage.context().close();

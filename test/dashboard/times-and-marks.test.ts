@@ -32,8 +32,12 @@ await whenChromium("dashboard times and marks browser tests", async () => {
   });
 
   /** Every <time> under `selector`: its text, its title (hover) and its instant. */
-  const timesIn = (selector: string) => page.locator(`${selector} time`).evaluateAll((all) =>
-    all.map((t) => ({ text: t.textContent ?? "", title: t.getAttribute("title") ?? "", at: t.getAttribute("datetime") ?? "" })));
+  const timesIn = (selector: string) =>
+    page
+      .locator(`${selector} time`)
+      .evaluateAll((all) =>
+        all.map((t) => ({ text: t.textContent ?? "", title: t.getAttribute("title") ?? "", at: t.getAttribute("datetime") ?? "" })),
+      );
   /** A <time> shows its instant in New York's zone ("2026-11-27 08:00:00 EST"), and the same instant in UTC as its title. */
   const checkTime = (time: { text: string; title: string; at: string }) => {
     const atSecond = Math.floor(Date.parse(time.at) / 1000) * 1000; // the texts show whole seconds
@@ -80,14 +84,20 @@ await whenChromium("dashboard times and marks browser tests", async () => {
     await ping(uuid);
     const lastPingAt = Date.parse((await api<{ last_ping: string }>("GET", `/api/v3/checks/${uuid}`)).last_ping);
     await page.goto(`${url()}/checks/${uuid}`);
-    await page.evaluate(() => { document.documentElement.dataset.loadedOnce = "yes"; });
+    await page.evaluate(() => {
+      document.documentElement.dataset.loadedOnce = "yes";
+    });
     assert.is(await page.locator("#live-state .word").textContent(), "up");
     await ok(call(url(), "POST", "/admin/v1/clock", { headers: admin, body: { advance: 90 } }));
     await page.locator("#live-state .word", { hasText: "grace" }).waitFor();
     await page.locator("#status-text").getByText("unless a ping comes first").waitFor();
     const [due] = await timesIn("#status-text");
     checkTime(due);
-    assert.is(Math.floor(Date.parse(due.at) / 1000) * 1000, lastPingAt + 120_000, "down at: the last ping (the API gives whole seconds), plus the period, plus the grace");
+    assert.is(
+      Math.floor(Date.parse(due.at) / 1000) * 1000,
+      lastPingAt + 120_000,
+      "down at: the last ping (the API gives whole seconds), plus the period, plus the grace",
+    );
     await ok(call(url(), "POST", "/admin/v1/clock", { headers: admin, body: { advance: 60 } }));
     await page.locator("#live-state .word", { hasText: "down" }).waitFor();
     assert.is(await page.evaluate(() => document.documentElement.dataset.loadedOnce), "yes", "the page was not reloaded");
@@ -96,7 +106,10 @@ await whenChromium("dashboard times and marks browser tests", async () => {
   /** The marks of the check named `name`, in its row of the checks list and on its page. */
   const marksOf = async (name: string, uuid: string) => {
     await page.goto(`${url()}/projects/${project.id}/checks`);
-    const row = await page.locator("#check-rows tr", { has: page.getByRole("link", { name, exact: true }) }).locator(".mark").allTextContents();
+    const row = await page
+      .locator("#check-rows tr", { has: page.getByRole("link", { name, exact: true }) })
+      .locator(".mark")
+      .allTextContents();
     await page.goto(`${url()}/checks/${uuid}`);
     const own = await page.locator("#live-state .state .mark").allTextContents();
     return { row, own };
@@ -126,7 +139,7 @@ await whenChromium("dashboard times and marks browser tests", async () => {
   test("a check's 'muted' mark leaves the open checks list by itself when its mute ends", async () => {
     // a project of its own: no other row whose "... ago" would make the table change anyway
     const quiet = await createProject(rig().server, TOKEN, { name: "Quiet" });
-    const until = new Date(await now() + 120_000).toISOString();
+    const until = new Date((await now()) + 120_000).toISOString();
     await ok(call(url(), "POST", "/api/v3/checks/", { key: quiet.api_key, body: { name: "briefly quiet", muted_until: until } }));
     await page.goto(`${url()}/projects/${quiet.id}/checks`);
     const row = page.locator("#check-rows tr", { has: page.getByRole("link", { name: "briefly quiet", exact: true }) });

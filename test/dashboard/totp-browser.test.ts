@@ -10,7 +10,8 @@ import { stepNow, totp } from "../totp-codes.ts";
 import { browserRig, newContext, signInWithPassword, whenChromium } from "./browser-harness.ts";
 
 const TOKEN = "totp-browser-admin-token-0123456789";
-const EMAIL = "tf@example.org", PASSWORD = "password then code";
+const EMAIL = "tf@example.org",
+  PASSWORD = "password then code";
 
 await whenChromium("second factor browser tests", async () => {
   const { rig } = browserRig({ ADMIN_TOKEN: TOKEN });
@@ -18,7 +19,9 @@ await whenChromium("second factor browser tests", async () => {
   let page: Page;
   const url = () => rig().server.url;
   test.before(async () => {
-    await ok(call(url(), "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${TOKEN}` }, body: { email: EMAIL, password: PASSWORD } }));
+    await ok(
+      call(url(), "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${TOKEN}` }, body: { email: EMAIL, password: PASSWORD } }),
+    );
     context = await newContext(rig().browser);
     page = await context.newPage();
   });
@@ -49,19 +52,29 @@ await whenChromium("second factor browser tests", async () => {
   };
   const signedIn = async () => {
     await page.getByRole("link", { name: "Account" }).waitFor();
-    assert.match(await page.locator("header .who").textContent() ?? "", EMAIL);
+    assert.match((await page.locator("header .who").textContent()) ?? "", EMAIL);
     assert.ok(await hasSession());
   };
 
-  let secret = "", enabledStep = 0, recovery: string[] = [];
+  let secret = "",
+    enabledStep = 0,
+    recovery: string[] = [];
   test("turned on from the account page with the code of the secret it shows; recovery codes shown once", async () => {
     await signInWithPassword(page, url(), EMAIL, PASSWORD);
     const blocked: string[] = [];
-    page.on("console", (message) => { if (/Content Security Policy/i.test(message.text())) blocked.push(message.text()); });
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
     await page.getByRole("link", { name: "Account" }).click();
     secret = (await page.locator("code.totp-secret").textContent()) ?? "";
-    const qr = await page.getByRole("img", { name: /QR image/ }).locator("svg").boundingBox();
-    assert.ok(qr !== null && qr.width >= 150 && qr.height === qr.width, `the QR code drawn square and large enough to scan: ${JSON.stringify(qr)}`);
+    const qr = await page
+      .getByRole("img", { name: /QR image/ })
+      .locator("svg")
+      .boundingBox();
+    assert.ok(
+      qr !== null && qr.width >= 150 && qr.height === qr.width,
+      `the QR code drawn square and large enough to scan: ${JSON.stringify(qr)}`,
+    );
     assert.equal(blocked, [], "nothing on the page blocked by its Content-Security-Policy");
     assert.match(secret, /^[A-Z2-7]{16,}$/);
     assert.is(await page.getByRole("link", { name: new RegExp(`^otpauth://totp/.*secret=${secret}`) }).count(), 1, "the link for a phone");
@@ -85,7 +98,10 @@ await whenChromium("second factor browser tests", async () => {
   test("while on, the session and the password cannot put another secret in its place (turning it off needs a code)", async () => {
     const csrf = await page.locator("input[name='csrf']").first().inputValue();
     const other = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"; // a secret of someone else's choosing, with its own valid code
-    const answer = await page.request.post(`${url()}/account/second-factor/on`, { form: { csrf, secret: other, code: totp(other, stepNow()), password: PASSWORD }, maxRedirects: 0 });
+    const answer = await page.request.post(`${url()}/account/second-factor/on`, {
+      form: { csrf, secret: other, code: totp(other, stepNow()), password: PASSWORD },
+      maxRedirects: 0,
+    });
     assert.is(answer.status(), 400);
     assert.match(await answer.text(), "already on");
     // the next tests sign in with the codes of the first secret and its recovery codes: they still hold

@@ -25,7 +25,9 @@ async function browserTests(): Promise<void> {
 
   /** Makes a user with `role` in the project through the admin API. */
   const user = async (email: string, role: string) => {
-    const made = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
+    const made = await ok<{ id: string }>(
+      call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }),
+    );
     await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${made.id}`, { headers: admin, body: { role } }));
   };
   /** A fresh browser profile signed in through the Email and Password fields. */
@@ -47,7 +49,9 @@ async function browserTests(): Promise<void> {
     ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
     await createProject(server, TOKEN, { name: "Other team" });
-    checkUuid = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "Nightly backup" } }))).uuid;
+    checkUuid = (
+      await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "Nightly backup" } }))
+    ).uuid;
     channelId = (await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "Hook", value: "http://127.0.0.1:9/hook" })).id;
     await ok(call(server.url, "POST", "/api/v3/checks/" + checkUuid, { key: project.api_key, body: { channels: "*" } }));
   });
@@ -78,7 +82,11 @@ async function browserTests(): Promise<void> {
     await page.getByRole("link", { name: "Nightly backup" }).click();
     await page.getByRole("heading", { name: "Nightly backup" }).waitFor();
     for (const name of ["Pause", "Delete", "Edit", "Ping now"]) {
-      assert.is(await page.getByRole("button", { name }).count() + await page.getByRole("link", { name, exact: true }).count(), 0, name);
+      assert.is(
+        (await page.getByRole("button", { name }).count()) + (await page.getByRole("link", { name, exact: true }).count()),
+        0,
+        name,
+      );
     }
     assert.not.match(page.url(), new RegExp(checkUuid), "a readonly user's links name no check uuid");
   });
@@ -94,8 +102,13 @@ async function browserTests(): Promise<void> {
     assert.is(await page.getByRole("link", { name: "Remove Hook" }).count(), 0, "no control the role does not allow");
     await page.goto(`${server.url}/projects/${project.id}/integrations/${channelId}/remove`);
     await page.getByText("the role member in this project does not allow this").waitFor();
-    const { channels } = await ok<{ channels: { id: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
-    assert.equal(channels.map((c) => c.id), [channelId]);
+    const { channels } = await ok<{ channels: { id: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }),
+    );
+    assert.equal(
+      channels.map((c) => c.id),
+      [channelId],
+    );
   });
 
   test("a session signed out on the account page of another browser ends", async () => {
@@ -105,7 +118,10 @@ async function browserTests(): Promise<void> {
     await second.getByRole("link", { name: "Account" }).click();
     const rows = second.locator("table.sessions tbody tr");
     assert.is(await rows.count(), 2);
-    await rows.filter({ hasNotText: "this browser" }).getByRole("button", { name: /Sign out/ }).click();
+    await rows
+      .filter({ hasNotText: "this browser" })
+      .getByRole("button", { name: /Sign out/ })
+      .click();
     await second.getByText("Session signed out.").waitFor();
     assert.is(await rows.count(), 1);
     await first.goto(`${server.url}/projects/${project.id}/checks`);

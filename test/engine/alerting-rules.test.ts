@@ -9,7 +9,14 @@ import { HOUR, MINUTE } from "../../engine/model.ts";
 import { check, flip } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 5, 1);
-const outage = (over: Partial<AlertState> = {}): AlertState => ({ failures: 0, downSinceAt: T0, dueAt: T0 + HOUR, held: false, reminders: 0, ...over });
+const outage = (over: Partial<AlertState> = {}): AlertState => ({
+  failures: 0,
+  downSinceAt: T0,
+  dueAt: T0 + HOUR,
+  held: false,
+  reminders: 0,
+  ...over,
+});
 
 test("onNoticeDue: nothing planned → nothing changes and nothing is sent", () => {
   const given = check({ status: "down" });
@@ -20,16 +27,24 @@ test("onNoticeDue: nothing planned → nothing changes and nothing is sent", () 
 
 test("onNoticeDue: a check no longer down forgets the notice and sends nothing", () => {
   const given = check({ status: "up", reminderIntervalMs: HOUR, alert: outage({ failures: 1, held: true }) });
-  assert.equal(onNoticeDue(given, T0 + HOUR, null),
-    { check: { ...given, alert: { failures: 1, downSinceAt: T0, dueAt: null, held: false, reminders: 0 } }, notice: null });
+  assert.equal(onNoticeDue(given, T0 + HOUR, null), {
+    check: { ...given, alert: { failures: 1, downSinceAt: T0, dueAt: null, held: false, reminders: 0 } },
+    notice: null,
+  });
 });
 
 test("onNoticeDue: inside a mute a held down notification waits for the mute's end; a reminder is skipped to one interval after it", () => {
   const muteEndAt = T0 + 3 * HOUR;
   const held = check({ status: "down", reminderIntervalMs: HOUR, alert: outage({ held: true }) });
-  assert.equal(onNoticeDue(held, T0 + HOUR, muteEndAt), { check: { ...held, alert: outage({ dueAt: muteEndAt, held: true }) }, notice: null });
+  assert.equal(onNoticeDue(held, T0 + HOUR, muteEndAt), {
+    check: { ...held, alert: outage({ dueAt: muteEndAt, held: true }) },
+    notice: null,
+  });
   const notified = check({ status: "down", reminderIntervalMs: HOUR, alert: outage() });
-  assert.equal(onNoticeDue(notified, T0 + HOUR, muteEndAt), { check: { ...notified, alert: outage({ dueAt: muteEndAt + HOUR }) }, notice: null });
+  assert.equal(onNoticeDue(notified, T0 + HOUR, muteEndAt), {
+    check: { ...notified, alert: outage({ dueAt: muteEndAt + HOUR }) },
+    notice: null,
+  });
 });
 
 test("replanNotices: a check that is not down has nothing to plan, muted or not", () => {
@@ -63,10 +78,19 @@ test("settleFlips: an up flip ends the outage: nothing planned, nothing kept but
 });
 
 test("settleFlips: a down flip records when the outage started, also without reminders or a mute when failures are counted", () => {
-  const counted = check({ status: "up", failureThreshold: 3, alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 } });
+  const counted = check({
+    status: "up",
+    failureThreshold: 3,
+    alert: { failures: 1, downSinceAt: null, dueAt: null, held: false, reminders: 0 },
+  });
   const down = flip({ checkUuid: counted.uuid, from: "up", to: "down", at: T0 + HOUR, notify: true });
-  assert.equal(settleFlips(check({ ...counted, status: "down" }), [down], null).check.alert,
-    { failures: 1, downSinceAt: T0 + HOUR, dueAt: null, held: false, reminders: 0 });
+  assert.equal(settleFlips(check({ ...counted, status: "down" }), [down], null).check.alert, {
+    failures: 1,
+    downSinceAt: T0 + HOUR,
+    dueAt: null,
+    held: false,
+    reminders: 0,
+  });
 });
 
 test.run();

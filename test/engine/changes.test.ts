@@ -19,10 +19,33 @@ test("isEmpty: no list holds anything; a flag alone is nothing to write", () => 
 });
 
 test("noticeCheckOf keeps exactly what a notification shows of the check", () => {
-  const whole = check({ name: "nightly", slug: "nightly", tags: "db", desc: "backup", kind: "cron", timeoutMs: HOUR,
-    schedule: "0 2 * * *", tz: "Europe/Riga", nPings: 7, createdAt: 5, status: "down", lastPingAt: 9 });
-  assert.equal(noticeCheckOf(whole), { uuid: whole.uuid, name: "nightly", slug: "nightly", tags: "db", desc: "backup", kind: "cron",
-    timeoutMs: HOUR, schedule: "0 2 * * *", tz: "Europe/Riga", nPings: 7, createdAt: 5 });
+  const whole = check({
+    name: "nightly",
+    slug: "nightly",
+    tags: "db",
+    desc: "backup",
+    kind: "cron",
+    timeoutMs: HOUR,
+    schedule: "0 2 * * *",
+    tz: "Europe/Riga",
+    nPings: 7,
+    createdAt: 5,
+    status: "down",
+    lastPingAt: 9,
+  });
+  assert.equal(noticeCheckOf(whole), {
+    uuid: whole.uuid,
+    name: "nightly",
+    slug: "nightly",
+    tags: "db",
+    desc: "backup",
+    kind: "cron",
+    timeoutMs: HOUR,
+    schedule: "0 2 * * *",
+    tz: "Europe/Riga",
+    nPings: 7,
+    createdAt: 5,
+  });
 });
 
 /** The outbox entries of a check with a reminder interval: its down notification, then its first reminder. */
@@ -45,7 +68,15 @@ test("sentNoticeOf: the entry's id, check, flip and channel without its value; t
   const channel = { id: "ch", name: "ops", kind: "email" };
   assert.equal(sentNoticeOf(down, sentAt), { id: down.id, checkUuid: down.check.uuid, sentAt, flipAt: T0 + MINUTE, to: "down", channel });
   assert.not.ok("reminder" in sentNoticeOf(down, sentAt), "no reminder key on a flip's notice");
-  assert.equal(sentNoticeOf(reminder, sentAt), { id: reminder.id, checkUuid: reminder.check.uuid, sentAt, flipAt: reminder.flip.at, to: "down", reminder: 1, channel });
+  assert.equal(sentNoticeOf(reminder, sentAt), {
+    id: reminder.id,
+    checkUuid: reminder.check.uuid,
+    sentAt,
+    flipAt: reminder.flip.at,
+    to: "down",
+    reminder: 1,
+    channel,
+  });
 });
 
 test("hasGivenUp: only an entry set to GAVE_UP_AT", () => {

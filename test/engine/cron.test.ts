@@ -10,8 +10,14 @@ import { series } from "./schedule-series.ts";
 const next = (expr: string, from: string, n: number, tz = "UTC") => series(expr, tz, from, n);
 
 test("days in a month: leap years every 4, not every 100, again every 400", () => {
-  assert.equal([2023, 2024, 1900, 2000, 2100].map((y) => daysInMonth(y, 2)), [28, 29, 28, 29, 28]);
-  assert.equal([1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((m) => daysInMonth(2024, m)), [31, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]);
+  assert.equal(
+    [2023, 2024, 1900, 2000, 2100].map((y) => daysInMonth(y, 2)),
+    [28, 29, 28, 29, 28],
+  );
+  assert.equal(
+    [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((m) => daysInMonth(2024, m)),
+    [31, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31],
+  );
 });
 
 test("a next-allowed table: values out of range are left out", () => {
@@ -19,22 +25,53 @@ test("a next-allowed table: values out of range are left out", () => {
 });
 
 test("a step over a list steps the sorted values; over a single value it runs on to the last", () => {
-  assert.equal([...stepTerm(new Set([9, 1, 5, 7]), 2, 59)].sort((a, b) => a - b), [1, 7]);
+  assert.equal(
+    [...stepTerm(new Set([9, 1, 5, 7]), 2, 59)].sort((a, b) => a - b),
+    [1, 7],
+  );
   assert.equal([...stepTerm(new Set([50]), 4, 59)], [50, 54, 58]);
 });
 
 const refused: [why: string, expr: string][] = [
-  ["six fields", "0 9 * * * *"], ["four fields", "0 9 * *"], ["minute 60", "60 * * * *"], ["hour 24", "0 24 * * *"],
-  ["day 0", "0 0 0 * *"], ["day 32", "0 0 32 * *"], ["month 0", "0 0 1 0 *"], ["month 13", "0 0 1 13 *"], ["weekday 8", "0 0 * * 8"],
-  ["a letter after digits", "0 1x * * *"], ["a letter before digits", "0 x1 * * *"], ["a step of 0", "*/0 * * * *"],
-  ["a range backwards", "0 0 * * 5-1"], ["a month name as a weekday", "0 0 * * JAN"], ["a weekday name as a month", "0 0 * MON *"],
-  ["a name as an hour", "0 JAN * * *"], ["# outside the weekday field", "0 0 1#2 * *"], ["#0", "0 0 * * MON#0"], ["#6", "0 0 * * MON#6"],
-  ["L as an hour", "0 L * * *"], ["LW as a month", "0 0 1 LW *"], ["L as a minute", "L * * * *"],
-  ["30 February", "0 0 30 2 *"], ["31 in 30-day months", "0 0 31 4,6,9,11 *"], ["31 February and April", "0 0 31 2,4 *"],
+  ["six fields", "0 9 * * * *"],
+  ["four fields", "0 9 * *"],
+  ["minute 60", "60 * * * *"],
+  ["hour 24", "0 24 * * *"],
+  ["day 0", "0 0 0 * *"],
+  ["day 32", "0 0 32 * *"],
+  ["month 0", "0 0 1 0 *"],
+  ["month 13", "0 0 1 13 *"],
+  ["weekday 8", "0 0 * * 8"],
+  ["a letter after digits", "0 1x * * *"],
+  ["a letter before digits", "0 x1 * * *"],
+  ["a step of 0", "*/0 * * * *"],
+  ["a range backwards", "0 0 * * 5-1"],
+  ["a month name as a weekday", "0 0 * * JAN"],
+  ["a weekday name as a month", "0 0 * MON *"],
+  ["a name as an hour", "0 JAN * * *"],
+  ["# outside the weekday field", "0 0 1#2 * *"],
+  ["#0", "0 0 * * MON#0"],
+  ["#6", "0 0 * * MON#6"],
+  ["L as an hour", "0 L * * *"],
+  ["LW as a month", "0 0 1 LW *"],
+  ["L as a minute", "L * * * *"],
+  ["30 February", "0 0 30 2 *"],
+  ["31 in 30-day months", "0 0 31 4,6,9,11 *"],
+  ["31 February and April", "0 0 31 2,4 *"],
 ];
 for (const [why, expr] of refused) test(`refused: ${why} (${expr})`, () => assert.is(parseCron(expr), null));
 
-const accepted = ["0 0 30 4 *", "0 0 29 2 *", "0 0 31 1,2 *", " 0 9 * * * ", "0  9\t* *  *", "0 0 * * 05L", "0 0 * * MON#1", "0 0 * * 1#5", "0 0 L/2 * *"];
+const accepted = [
+  "0 0 30 4 *",
+  "0 0 29 2 *",
+  "0 0 31 1,2 *",
+  " 0 9 * * * ",
+  "0  9\t* *  *",
+  "0 0 * * 05L",
+  "0 0 * * MON#1",
+  "0 0 * * 1#5",
+  "0 0 L/2 * *",
+];
 for (const expr of accepted) test(`accepted: ${JSON.stringify(expr)}`, () => assert.is.not(parseCron(expr), null));
 
 test("every month name is its number, in any case", () => {
@@ -70,7 +107,11 @@ test("a step after L or LW keeps the single last day", () => {
 
 test("an hour field starting with * follows UTC ticks in a repeated hour; a fixed one keeps the first", () => {
   // Riga, 27 October 2024: 04:00 EEST goes back to 03:00 EET (local 03:00 is 00:00Z, then again 01:00Z)
-  assert.equal(next("0 */3 * * *", "2024-10-26T22:00Z", 3, "Europe/Riga"), ["2024-10-27T00:00:00Z", "2024-10-27T01:00:00Z", "2024-10-27T04:00:00Z"]);
+  assert.equal(next("0 */3 * * *", "2024-10-26T22:00Z", 3, "Europe/Riga"), [
+    "2024-10-27T00:00:00Z",
+    "2024-10-27T01:00:00Z",
+    "2024-10-27T04:00:00Z",
+  ]);
   assert.equal(next("0 0,3,6 * * *", "2024-10-26T22:00Z", 2, "Europe/Riga"), ["2024-10-27T00:00:00Z", "2024-10-27T04:00:00Z"]);
 });
 

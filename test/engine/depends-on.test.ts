@@ -18,9 +18,15 @@ const min = (at: Millis) => (at - T0) / MINUTE;
 function setUp(specs: Record<string, CheckSpec> = {}) {
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   const uuids: Record<string, string> = {};
-  for (const [project, names] of [["p", ["db", "web", "api"]], ["q", ["other"]]] as const) {
+  for (const [project, names] of [
+    ["p", ["db", "web", "api"]],
+    ["q", ["other"]],
+  ] as const) {
     shard.createProject(scenarioProject(project), T0);
-    shard.addChannel({ id: `c-${project}`, projectId: project, name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, T0);
+    shard.addChannel(
+      { id: `c-${project}`, projectId: project, name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 },
+      T0,
+    );
     for (const name of names) {
       const made = shard.createCheck(project, { name, timeoutMs: DAY, graceMs: HOUR, channels: { all: true }, ...specs[name] }, [], T0);
       if (!made.ok) throw new Error(`create ${name}: ${JSON.stringify(made.failure)}`);
@@ -30,17 +36,21 @@ function setUp(specs: Record<string, CheckSpec> = {}) {
   shard.takeChanges();
   const names = new Map(Object.entries(uuids).map(([name, uuid]) => [uuid, name]));
   /** What integrations heard since the last call: "web down@10", "web reminder 1@70", "web down (released)@90", "db up@80". */
-  const heard = (changes: Changes = shard.takeChanges()) => changes.outbox.map((entry) => {
-    const what = entry.reminder !== undefined ? `reminder ${entry.reminder}` : entry.id.endsWith("-m") ? "down (released)" : entry.flip.to;
-    return `${names.get(entry.flip.checkUuid)} ${what}@${min(entry.flip.at)}`;
-  });
-  const ping = (name: string, minute: number, signal: PingSignal) => assert.ok(shard.ping(pingOf({ uuid: uuids[name] }, T0 + minute * MINUTE, { signal })).ok);
+  const heard = (changes: Changes = shard.takeChanges()) =>
+    changes.outbox.map((entry) => {
+      const what =
+        entry.reminder !== undefined ? `reminder ${entry.reminder}` : entry.id.endsWith("-m") ? "down (released)" : entry.flip.to;
+      return `${names.get(entry.flip.checkUuid)} ${what}@${min(entry.flip.at)}`;
+    });
+  const ping = (name: string, minute: number, signal: PingSignal) =>
+    assert.ok(shard.ping(pingOf({ uuid: uuids[name] }, T0 + minute * MINUTE, { signal })).ok);
   const get = (name: string): Check => {
     const found = shard.getCheck(name === "other" ? "q" : "p", uuids[name]);
     if (!found.ok) throw new Error("no check");
     return found.value;
   };
-  const update = (name: string, spec: CheckSpec, minute = 0) => shard.updateCheck(name === "other" ? "q" : "p", uuids[name], spec, T0 + minute * MINUTE);
+  const update = (name: string, spec: CheckSpec, minute = 0) =>
+    shard.updateCheck(name === "other" ? "q" : "p", uuids[name], spec, T0 + minute * MINUTE);
   return { shard, uuids, heard, ping, get, update };
 }
 
@@ -176,7 +186,10 @@ test("refused: the check itself, a cycle (direct or longer), another project's c
     assert.ok(!refused.ok && refused.failure.code === "invalid" && refused.failure.field === "depends_on", `${name} → ${dependsOn}`);
     if (!refused.ok && refused.failure.code === "invalid") assert.match(refused.failure.reason, reason);
   }
-  assert.equal([t.get("web").dependsOn, t.get("db").dependsOn, t.get("api").dependsOn, t.get("web").name], [[t.uuids.db], [t.uuids.api], undefined, "web"]);
+  assert.equal(
+    [t.get("web").dependsOn, t.get("db").dependsOn, t.get("api").dependsOn, t.get("web").name],
+    [[t.uuids.db], [t.uuids.api], undefined, "web"],
+  );
   const created = t.shard.createCheck("p", { name: "new", dependsOn: [t.uuids.other] }, [], T0);
   assert.ok(!created.ok && created.failure.code === "invalid");
 });
@@ -190,7 +203,11 @@ test("a check loaded with depends_on (a restart) is held and released by its dep
   const snapshot = t.shard.snapshot();
   const again = new Shard({ newId: sequentialIds(), now: T0 + 30 * MINUTE });
   for (const project of snapshot.projects) {
-    again.load(project, snapshot.channels.filter((c) => c.projectId === project.id), snapshot.checks.filter((c) => c.projectId === project.id));
+    again.load(
+      project,
+      snapshot.channels.filter((c) => c.projectId === project.id),
+      snapshot.checks.filter((c) => c.projectId === project.id),
+    );
   }
   again.ping(pingOf({ uuid: t.uuids.db }, T0 + 40 * MINUTE));
   assert.equal(t.heard(again.takeChanges()), ["db up@40", "web down (released)@40"]);

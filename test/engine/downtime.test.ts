@@ -19,7 +19,10 @@ const DOWNTIME = { fromAt: T0 + SECOND, toAt: T0 + 151 * SECOND };
 function shardWithChecks(names: readonly string[]): { shard: Shard; uuids: string[] } {
   const shard = new Shard({ newId: sequentialIds(), now: T0 - MINUTE });
   shard.createProject(scenarioProject("p"), T0 - MINUTE);
-  shard.addChannel({ id: "ch", projectId: "p", name: "ops", kind: "email", value: { kind: "email", address: "ops@example.com" }, createdAt: T0 - MINUTE }, T0 - MINUTE);
+  shard.addChannel(
+    { id: "ch", projectId: "p", name: "ops", kind: "email", value: { kind: "email", address: "ops@example.com" }, createdAt: T0 - MINUTE },
+    T0 - MINUTE,
+  );
   const uuids = names.map((name) => {
     const made = shard.createCheck("p", { name, timeoutMs: MINUTE, graceMs: MINUTE, channels: { all: true } }, [], T0 - MINUTE);
     if (!made.ok) throw new Error("no check");
@@ -37,7 +40,10 @@ function checkOf(shard: Shard, uuid: string) {
 }
 
 test("a deadline that fell in hcd's downtime waits for the grace since hcd came back; a ping then keeps the check up", () => {
-  const { shard, uuids: [pinged, silent] } = shardWithChecks(["pinged", "silent"]);
+  const {
+    shard,
+    uuids: [pinged, silent],
+  } = shardWithChecks(["pinged", "silent"]);
   const held = shard.apply({ kind: "holdForDowntime", downtime: DOWNTIME, at: DOWNTIME.toAt });
   assert.is(held, 2);
   shard.apply({ kind: "advance", at: DOWNTIME.toAt });
@@ -45,16 +51,26 @@ test("a deadline that fell in hcd's downtime waits for the grace since hcd came 
   assert.is(statusAt(checkOf(shard, pinged), DOWNTIME.toAt + 30 * SECOND), "grace");
   shard.apply({ kind: "ping", ping: pingOf({ uuid: pinged }, DOWNTIME.toAt + 25 * SECOND) });
   shard.apply({ kind: "advance", at: DOWNTIME.toAt + MINUTE - 1 });
-  assert.equal(shard.takeChanges().flips.filter((f) => f.to === "down"), [], "not before the grace since the restart");
+  assert.equal(
+    shard.takeChanges().flips.filter((f) => f.to === "down"),
+    [],
+    "not before the grace since the restart",
+  );
   shard.apply({ kind: "advance", at: DOWNTIME.toAt + MINUTE });
   const changes = shard.takeChanges();
-  assert.equal(changes.flips.map((f) => [f.checkUuid, f.to, f.at]), [[silent, "down", DOWNTIME.toAt + MINUTE]]);
+  assert.equal(
+    changes.flips.map((f) => [f.checkUuid, f.to, f.at]),
+    [[silent, "down", DOWNTIME.toAt + MINUTE]],
+  );
   assert.is(checkOf(shard, pinged).status, "up");
   // the pinged check's deadlines count from its ping again: 60 s + 60 s after it, not held any more
   assert.is(checkOf(shard, pinged).alert, undefined, "the ping ended the hold");
   shard.apply({ kind: "advance", at: DOWNTIME.toAt + 25 * SECOND + 2 * MINUTE });
   const later = shard.takeChanges();
-  assert.equal(later.flips.map((f) => [f.checkUuid, f.at]), [[pinged, DOWNTIME.toAt + 25 * SECOND + 2 * MINUTE]]);
+  assert.equal(
+    later.flips.map((f) => [f.checkUuid, f.at]),
+    [[pinged, DOWNTIME.toAt + 25 * SECOND + 2 * MINUTE]],
+  );
   assert.is(later.outbox[0].downtime, undefined, "a later outage of the pinged check is its own");
   // the silent check's down notification names the downtime; the pinged one's later one does not
   const [entry] = changes.outbox;
@@ -65,7 +81,10 @@ test("a deadline that fell in hcd's downtime waits for the grace since hcd came 
 });
 
 test("a downtime holds only the checks whose deadline fell inside it", () => {
-  const { shard, uuids: [early, inside, late, down] } = shardWithChecks(["early", "inside", "late", "down"]);
+  const {
+    shard,
+    uuids: [early, inside, late, down],
+  } = shardWithChecks(["early", "inside", "late", "down"]);
   shard.apply({ kind: "ping", ping: pingOf({ uuid: late }, T0 + 100 * SECOND) }); // due at T0 + 220 s: after the downtime
   shard.apply({ kind: "ping", ping: pingOf({ uuid: down }, T0 + 100 * SECOND, { signal: "fail" }) });
   shard.takeChanges();
@@ -81,12 +100,21 @@ test("a downtime holds only the checks whose deadline fell inside it", () => {
 });
 
 test("a command stamped before the last one applied is applied at that instant: no ping or flip runs backwards", () => {
-  const { shard, uuids: [uuid] } = shardWithChecks(["late ping"]);
+  const {
+    shard,
+    uuids: [uuid],
+  } = shardWithChecks(["late ping"]);
   const dueAt = LAST_PING_AT + 2 * MINUTE;
   shard.apply({ kind: "advance", at: dueAt + 10 });
   shard.apply({ kind: "ping", ping: pingOf({ uuid }, dueAt - 5) }); // acknowledged before the deadline, applied after it
   const { flips, pings } = shard.takeChanges();
-  assert.equal(flips.map((f) => [f.to, f.at]), [["down", dueAt], ["up", dueAt + 10]]);
+  assert.equal(
+    flips.map((f) => [f.to, f.at]),
+    [
+      ["down", dueAt],
+      ["up", dueAt + 10],
+    ],
+  );
   assert.is(pings[0].record.at, dueAt + 10);
   assert.is(checkOf(shard, uuid).lastPingAt, dueAt + 10);
 });
@@ -102,37 +130,64 @@ test("a settings change that moves a deadline into the past makes the check due 
   shard.apply({ kind: "updateCheck", projectId: "p", uuid, spec: { graceMs: MINUTE }, at: T0 + MINUTE + 2 }); // the run's grace ended at T0 + 60 s
   shard.apply({ kind: "advance", at: T0 + 2 * MINUTE });
   const { flips, pings } = shard.takeChanges();
-  assert.equal(pings.map((p) => [p.record.kind, p.record.at]), [["start", T0], ["ign", T0 + MINUTE + 1]]);
-  assert.equal(flips.map((f) => [f.from, f.to, f.at]), [["new", "down", T0 + MINUTE + 2]]);
+  assert.equal(
+    pings.map((p) => [p.record.kind, p.record.at]),
+    [
+      ["start", T0],
+      ["ign", T0 + MINUTE + 1],
+    ],
+  );
+  assert.equal(
+    flips.map((f) => [f.from, f.to, f.at]),
+    [["new", "down", T0 + MINUTE + 2]],
+  );
 });
 
 test("a shard that loads checks does not apply a command before their last events (a clock behind after a restart)", () => {
-  const { shard, uuids: [uuid] } = shardWithChecks(["restored"]);
+  const {
+    shard,
+    uuids: [uuid],
+  } = shardWithChecks(["restored"]);
   const restored = new Shard({ newId: sequentialIds(), now: T0 });
   restored.load(scenarioProject("p"), [], [checkOf(shard, uuid)]);
   restored.apply({ kind: "ping", ping: pingOf({ uuid }, LAST_PING_AT - MINUTE) });
-  assert.equal(restored.takeChanges().pings.map((p) => p.record.at), [LAST_PING_AT]);
+  assert.equal(
+    restored.takeChanges().pings.map((p) => p.record.at),
+    [LAST_PING_AT],
+  );
 });
 
 test("a loaded check whose last event is a start (which leaves last_ping alone) bounds a later command as well", () => {
-  const { shard, uuids: [uuid] } = shardWithChecks(["started"]);
+  const {
+    shard,
+    uuids: [uuid],
+  } = shardWithChecks(["started"]);
   shard.apply({ kind: "ping", ping: pingOf({ uuid }, LAST_PING_AT + 10 * SECOND, { signal: "start" }) });
   const stored = checkOf(shard, uuid);
   assert.is(stored.lastPingAt, LAST_PING_AT, "a start leaves last_ping as it was");
   const restored = new Shard({ newId: sequentialIds(), now: T0 });
   restored.load(scenarioProject("p"), [], [stored]);
   restored.apply({ kind: "ping", ping: pingOf({ uuid }, LAST_PING_AT + 5 * SECOND) });
-  assert.equal(restored.takeChanges().pings.map((p) => p.record.at), [LAST_PING_AT + 10 * SECOND]);
+  assert.equal(
+    restored.takeChanges().pings.map((p) => p.record.at),
+    [LAST_PING_AT + 10 * SECOND],
+  );
 });
 
 test("a loaded check with no open run and no outage bounds a later command by its last ping only", () => {
-  const { shard, uuids: [uuid] } = shardWithChecks(["idle"]);
+  const {
+    shard,
+    uuids: [uuid],
+  } = shardWithChecks(["idle"]);
   const stored = checkOf(shard, uuid);
   assert.is(stored.lastStartAt, null);
   const restored = new Shard({ newId: sequentialIds(), now: T0 });
   restored.load(scenarioProject("p"), [], [stored]);
   restored.apply({ kind: "ping", ping: pingOf({ uuid }, LAST_PING_AT + 5 * SECOND) });
-  assert.equal(restored.takeChanges().pings.map((p) => p.record.at), [LAST_PING_AT + 5 * SECOND]);
+  assert.equal(
+    restored.takeChanges().pings.map((p) => p.record.at),
+    [LAST_PING_AT + 5 * SECOND],
+  );
   assert.is(checkOf(restored, uuid).lastPingAt, LAST_PING_AT + 5 * SECOND);
 });
 

@@ -16,7 +16,14 @@ const T0 = Date.UTC(2026, 5, 1);
 const at = (minute: number): Millis => T0 + minute * MINUTE;
 const min = (instant: Millis) => (instant - T0) / MINUTE;
 
-const channel = (id: string): Channel => ({ id, projectId: "p", name: id, kind: "email", value: { kind: "email", address: `${id}@example.com` }, createdAt: T0 });
+const channel = (id: string): Channel => ({
+  id,
+  projectId: "p",
+  name: id,
+  kind: "email",
+  value: { kind: "email", address: `${id}@example.com` },
+  createdAt: T0,
+});
 const POLICY: CheckSpec["escalation"] = [
   { afterMs: 15 * MINUTE, channels: { refs: ["second"] } },
   { afterMs: 60 * MINUTE, channels: { refs: ["third"] } },
@@ -85,10 +92,19 @@ test("one millisecond before a step is due nothing is sent; at its instant it is
 
 test("acknowledging stops the escalation: before the first step, none is sent; after it, no further one", () => {
   const early = setUp();
-  assert.equal(outage(early.shard, early.uuid, 180, (m) => { if (m === 10) early.shard.acknowledgeCheck("p", early.uuid, "api", at(10)); }), ["1 first down"]);
+  assert.equal(
+    outage(early.shard, early.uuid, 180, (m) => {
+      if (m === 10) early.shard.acknowledgeCheck("p", early.uuid, "api", at(10));
+    }),
+    ["1 first down"],
+  );
   const late = setUp();
-  assert.equal(outage(late.shard, late.uuid, 180, (m) => { if (m === 30) late.shard.acknowledgeCheck("p", late.uuid, "api", at(30)); }),
-    ["1 first down", "16 second e1"]);
+  assert.equal(
+    outage(late.shard, late.uuid, 180, (m) => {
+      if (m === 30) late.shard.acknowledgeCheck("p", late.uuid, "api", at(30));
+    }),
+    ["1 first down", "16 second e1"],
+  );
 });
 
 test("the integrations an escalation reached hear of the recovery; those it did not reach do not", () => {
@@ -146,7 +162,10 @@ test("a dependency that is down holds the escalation; released, the steps due by
   assert.equal(sent(shard.takeChanges().outbox), [], "held: no down notification, no step");
   shard.ping(pingOf({ uuid: parent }, at(71), { signal: "success" }));
   shard.advance(at(71)); // the steps due are the wheel's, as a reminder: fired by the next advance, stamped at the release
-  assert.equal(sent(shard.takeChanges().outbox).filter((line) => / e\d$/.test(line)), ["71 second e1", "71 third e2"]);
+  assert.equal(
+    sent(shard.takeChanges().outbox).filter((line) => / e\d$/.test(line)),
+    ["71 second e1", "71 third e2"],
+  );
 });
 
 test("a shard loaded from the stored checks sends a step due after the load once, and one sent before it never again", () => {
@@ -174,7 +193,9 @@ test("a policy naming an unknown integration is refused with the field escalatio
   const { shard, uuid } = setUp();
   const refused = shard.updateCheck("p", uuid, { escalation: [{ afterMs: MINUTE, channels: { refs: ["nope"] } }] }, T0);
   assert.equal(refused.ok ? null : refused.failure, { code: "invalid", field: "escalation", reason: "invalid channel identifier: nope" });
-  assert.ok(shard.changeProject("p", { kind: "setEscalation", steps: [{ afterMs: MINUTE, channels: { refs: ["second", "third"] } }] }, T0).ok);
+  assert.ok(
+    shard.changeProject("p", { kind: "setEscalation", steps: [{ afterMs: MINUTE, channels: { refs: ["second", "third"] } }] }, T0).ok,
+  );
   shard.removeChannel("p", "second", T0);
   const check = shard.listChecks("p", { tags: [] })[0];
   assert.equal(check.escalation, [{ afterMs: 60 * MINUTE, channels: ["third"] }]);
@@ -205,7 +226,12 @@ test("a policy given to a check that is up, acknowledged or held plans nothing; 
   shard2.ping(pingOf({ uuid: parent }, at(0), { signal: "fail" }));
   shard2.ping(pingOf({ uuid: child.value.check.uuid }, at(1), { signal: "fail" }));
   shard2.updateCheck("p", child.value.check.uuid, { escalation: POLICY }, at(2));
-  assert.is(shard2.getCheck("p", child.value.check.uuid).ok && shard2.listChecks("p", { tags: [] }).find((c) => c.uuid === child.value.check.uuid)?.alert?.escalateAt, undefined, "held: nothing planned");
+  assert.is(
+    shard2.getCheck("p", child.value.check.uuid).ok &&
+      shard2.listChecks("p", { tags: [] }).find((c) => c.uuid === child.value.check.uuid)?.alert?.escalateAt,
+    undefined,
+    "held: nothing planned",
+  );
 });
 
 test("an integration both assigned to the check and in a step hears of the recovery once", () => {
@@ -221,29 +247,53 @@ const down = (alert: Partial<NonNullable<import("../../engine/model.ts").Check["
   if (!check.ok) throw new Error("no check");
   return { ...check.value, status, alert: { failures: 0, downSinceAt: at(1), dueAt: null, held: false, reminders: 0, ...alert } };
 };
-const STEPS = [{ afterMs: 15 * MINUTE, channels: ["second"] }, { afterMs: 60 * MINUTE, channels: ["third"] }];
+const STEPS = [
+  { afterMs: 15 * MINUTE, channels: ["second"] },
+  { afterMs: 60 * MINUTE, channels: ["third"] },
+];
 
 test("planEscalation: the same plan is the same check; a plan that ends leaves no key behind", () => {
   const planned = down({ escalateAt: at(16) });
   assert.is(planEscalation(planned, STEPS, at(2)), planned, "nothing to change: the check itself");
   const over = planEscalation(down({ escalateAt: at(16), escalated: 2 }), STEPS, at(70));
-  assert.equal(over.alert, { failures: 0, downSinceAt: at(1), dueAt: null, held: false, reminders: 0, escalated: 2 }, "past the last step: no escalateAt at all");
+  assert.equal(
+    over.alert,
+    { failures: 0, downSinceAt: at(1), dueAt: null, held: false, reminders: 0, escalated: 2 },
+    "past the last step: no escalateAt at all",
+  );
   assert.equal(planEscalation(down({}, "up"), STEPS, at(2)).alert?.escalateAt, undefined);
   assert.equal(planEscalation(down({ acknowledged: { at: at(2), by: "api" } }), STEPS, at(2)).alert?.escalateAt, undefined);
   assert.equal(planEscalation(down({ heldBy: "x" }), STEPS, at(2)).alert?.escalateAt, undefined);
 });
 
 test("onEscalationDue: nothing reached for a check no longer down, acknowledged or held; every step due at once after a long wait", () => {
-  for (const [alert, status] of [[{ escalateAt: at(16) }, "up"], [{ escalateAt: at(16), acknowledged: { at: at(2), by: "api" } }, "down"],
-    [{ escalateAt: at(16), heldBy: "x" }, "down"]] as const) {
+  for (const [alert, status] of [
+    [{ escalateAt: at(16) }, "up"],
+    [{ escalateAt: at(16), acknowledged: { at: at(2), by: "api" } }, "down"],
+    [{ escalateAt: at(16), heldBy: "x" }, "down"],
+  ] as const) {
     const due = onEscalationDue(down(alert, status), STEPS, at(16), null);
     assert.equal([due.reached, due.check.alert?.escalateAt, due.check.alert?.escalated], [[], undefined, undefined], JSON.stringify(alert));
   }
   const late = onEscalationDue(down({ escalateAt: at(16) }), STEPS, at(120), null);
-  assert.equal([late.reached, late.check.alert?.escalated, late.check.alert?.escalateAt], [[{ level: 1, channels: ["second"] }, { level: 2, channels: ["third"] }], 2, undefined]);
+  assert.equal(
+    [late.reached, late.check.alert?.escalated, late.check.alert?.escalateAt],
+    [
+      [
+        { level: 1, channels: ["second"] },
+        { level: 2, channels: ["third"] },
+      ],
+      2,
+      undefined,
+    ],
+  );
   const muted = onEscalationDue(down({ escalateAt: at(16) }), STEPS, at(16), at(40));
   assert.equal([muted.reached, muted.check.alert?.escalateAt], [[], at(40)], "muted: it waits for the mute's end");
-  assert.equal(escalatedChannels({ ...down({ escalated: 2 }), channels: ["second"] }, STEPS), ["third"], "the check's own channels are not escalated to");
+  assert.equal(
+    escalatedChannels({ ...down({ escalated: 2 }), channels: ["second"] }, STEPS),
+    ["third"],
+    "the check's own channels are not escalated to",
+  );
 });
 
 test.run();

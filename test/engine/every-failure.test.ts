@@ -14,7 +14,12 @@ const T0 = Date.UTC(2026, 5, 1);
 const at = (minute: number): Millis => T0 + minute * MINUTE;
 
 const email = (id: string, everyFailure: boolean): Channel => ({
-  id, projectId: "p", name: id, kind: "email", value: { kind: "email", address: `${id}@example.com` }, createdAt: T0,
+  id,
+  projectId: "p",
+  name: id,
+  kind: "email",
+  value: { kind: "email", address: `${id}@example.com` },
+  createdAt: T0,
   ...(everyFailure ? { everyFailure: true } : {}),
 });
 
@@ -36,16 +41,22 @@ function run(spec: CheckSpec, pings: readonly [number, PingSignal][], shard?: Sh
     assert.ok(set.shard.ping(pingOf({ uuid: set.uuid }, at(minute), { signal })).ok);
     out.push(...set.shard.takeChanges().outbox);
   }
-  return out.map((e) => `${(e.flip.at - T0) / MINUTE} ${e.channel.id} ${e.flip.to}${e.failedAgain === undefined ? "" : ` again ${e.failedAgain} ${e.flip.reason}`}`);
+  return out.map(
+    (e) =>
+      `${(e.flip.at - T0) / MINUTE} ${e.channel.id} ${e.flip.to}${e.failedAgain === undefined ? "" : ` again ${e.failedAgain} ${e.flip.reason}`}`,
+  );
 }
 
 test("a failure that finds the check down reaches only the integrations with every_failure", () => {
-  assert.equal(run({}, [[1, "fail"], [2, "fail"], [3, "fail"], [4, "success"]]), [
-    "1 every down", "1 changes down",
-    "2 every down again 2 fail",
-    "3 every down again 3 fail",
-    "4 every up", "4 changes up",
-  ]);
+  assert.equal(
+    run({}, [
+      [1, "fail"],
+      [2, "fail"],
+      [3, "fail"],
+      [4, "success"],
+    ]),
+    ["1 every down", "1 changes down", "2 every down again 2 fail", "3 every down again 3 fail", "4 every up", "4 changes up"],
+  );
 });
 
 test("a failure entry has an id of its own (its ping's number) and the outage's start", () => {
@@ -60,8 +71,15 @@ test("a failure entry has an id of its own (its ping's number) and the outage's 
 });
 
 test("failures below failure_threshold do not notify: the threshold decides when an outage begins", () => {
-  assert.equal(run({ failureThreshold: 3 }, [[1, "fail"], [2, "fail"], [3, "fail"], [4, "fail"]]),
-    ["3 every down", "3 changes down", "4 every down again 4 fail"]);
+  assert.equal(
+    run({ failureThreshold: 3 }, [
+      [1, "fail"],
+      [2, "fail"],
+      [3, "fail"],
+      [4, "fail"],
+    ]),
+    ["3 every down", "3 changes down", "4 every down again 4 fail"],
+  );
 });
 
 test("a run rule's failure while down names the rule and its facts", () => {
@@ -70,11 +88,20 @@ test("a run rule's failure while down names the rule and its facts", () => {
   shard.ping(pingOf({ uuid }, at(2), { signal: "start" }));
   shard.ping(pingOf({ uuid }, at(2) + 5 * SECOND, { signal: "success" }));
   const entries = shard.takeChanges().outbox.filter((e) => e.failedAgain !== undefined);
-  assert.equal(entries.map((e) => [e.channel.id, e.flip.reason, e.run]), [["every", "too_fast", { rule: "too_fast", durationMs: 5 * SECOND, minDurationMs: 60 * SECOND }]]);
+  assert.equal(
+    entries.map((e) => [e.channel.id, e.flip.reason, e.run]),
+    [["every", "too_fast", { rule: "too_fast", durationMs: 5 * SECOND, minDurationMs: 60 * SECOND }]],
+  );
 });
 
 test("a mute holds the failures; so does a dependency that is down", () => {
-  assert.equal(run({ mutedUntilAt: at(60) }, [[1, "fail"], [2, "fail"]]), []);
+  assert.equal(
+    run({ mutedUntilAt: at(60) }, [
+      [1, "fail"],
+      [2, "fail"],
+    ]),
+    [],
+  );
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   const parent = setUp({}, shard);
   const child = shard.createCheck("p", { timeoutMs: DAY, channels: { all: true }, dependsOn: [parent.uuid] }, [], T0);
@@ -92,7 +119,10 @@ test("an acknowledged outage still hears of every failure (acknowledging stops r
   shard.acknowledgeCheck("p", uuid, "api", at(2));
   shard.takeChanges();
   shard.ping(pingOf({ uuid }, at(3), { signal: "fail" }));
-  assert.equal(shard.takeChanges().outbox.map((e) => e.channel.id), ["every"]);
+  assert.equal(
+    shard.takeChanges().outbox.map((e) => e.channel.id),
+    ["every"],
+  );
 });
 
 test.run();

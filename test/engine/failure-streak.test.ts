@@ -18,7 +18,11 @@ test("a failure under threshold 1 still counts once the threshold is raised to 2
   shard.apply({ kind: "pauseCheck", projectId: "p", uuid, at: T0 + 3 });
   shard.apply({ kind: "ping", ping: pingOf({ uuid }, T0 + 4, { signal: "fail" }) }); // the second in a row: down again
   const flips = shard.takeChanges().flips.map((f) => [f.from, f.to, f.at]);
-  assert.equal(flips, [["new", "down", T0 + 1], ["down", "paused", T0 + 3], ["paused", "down", T0 + 4]]);
+  assert.equal(flips, [
+    ["new", "down", T0 + 1],
+    ["down", "paused", T0 + 3],
+    ["paused", "down", T0 + 4],
+  ]);
 });
 
 test("a success between failures starts the count over", () => {
@@ -27,8 +31,16 @@ test("a success between failures starts the count over", () => {
   const made = shard.createCheck("p", { failureThreshold: 2 }, [], T0);
   if (!made.ok) throw new Error("no check");
   const uuid = made.value.check.uuid;
-  for (const [signal, at] of [["fail", 1], ["success", 2], ["fail", 3]] as const) shard.apply({ kind: "ping", ping: pingOf({ uuid }, T0 + at, { signal }) });
-  assert.equal(shard.takeChanges().flips.map((f) => [f.to, f.at]), [["up", T0 + 2]]);
+  for (const [signal, at] of [
+    ["fail", 1],
+    ["success", 2],
+    ["fail", 3],
+  ] as const)
+    shard.apply({ kind: "ping", ping: pingOf({ uuid }, T0 + at, { signal }) });
+  assert.equal(
+    shard.takeChanges().flips.map((f) => [f.to, f.at]),
+    [["up", T0 + 2]],
+  );
 });
 
 test.run();

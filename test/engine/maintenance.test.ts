@@ -19,7 +19,8 @@ const NIGHTLY: MaintenanceWindow = { id: "w1", name: "nightly", schedule: "0 2 *
 /** What integrations heard: "down@01:00", "reminder 1@01:10", "down (window ended)@04:00". */
 function heard(changes: Changes, format = hhmm): string[] {
   return changes.outbox.map((entry) => {
-    const what = entry.reminder !== undefined ? `reminder ${entry.reminder}` : entry.id.endsWith("-m") ? "down (window ended)" : entry.flip.to;
+    const what =
+      entry.reminder !== undefined ? `reminder ${entry.reminder}` : entry.id.endsWith("-m") ? "down (window ended)" : entry.flip.to;
     return `${what}@${format(entry.flip.at)}`;
   });
 }
@@ -27,7 +28,10 @@ function heard(changes: Changes, format = hhmm): string[] {
 function setUp(spec: CheckSpec, windows: readonly MaintenanceWindow[], startAt = DAY1) {
   const shard = new Shard({ newId: sequentialIds(), now: startAt });
   shard.createProject(scenarioProject("p"), startAt);
-  shard.addChannel({ id: "c", projectId: "p", name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: startAt }, startAt);
+  shard.addChannel(
+    { id: "c", projectId: "p", name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: startAt },
+    startAt,
+  );
   for (const window of windows) assert.ok(shard.apply({ kind: "addMaintenance", projectId: "p", window, at: startAt }).ok);
   const made = shard.createCheck("p", { timeoutMs: DAY, graceMs: HOUR, channels: { all: true }, ...spec }, [], startAt);
   if (!made.ok) throw new Error("create failed");
@@ -105,8 +109,10 @@ test("the window recurs: the next night mutes again; removing the window ends it
   assert.ok(t2.shard.apply({ kind: "removeMaintenance", projectId: "p", windowId: "w1", at: at("03:00", DAY1 + DAY) }).ok);
   t2.notes.push(...heard(t2.shard.takeChanges()));
   assert.equal(t2.notes, ["down (window ended)@03:00"]);
-  assert.equal(t2.shard.apply({ kind: "removeMaintenance", projectId: "p", windowId: "w1", at: at("03:01", DAY1 + DAY) }),
-    { ok: false, failure: { code: "not_found", what: "maintenance window" } });
+  assert.equal(t2.shard.apply({ kind: "removeMaintenance", projectId: "p", windowId: "w1", at: at("03:01", DAY1 + DAY) }), {
+    ok: false,
+    failure: { code: "not_found", what: "maintenance window" },
+  });
 });
 
 test("DST: a window at 02:00 Europe/Riga for 4 hours, on the night the clocks go forward and the night after", () => {
@@ -145,7 +151,11 @@ test("a loaded project (a restart) keeps its windows: the next start is armed, a
 test("several windows: the mute at an instant ends with the latest of those running; the next start is the earliest", () => {
   const early: MaintenanceWindow = { ...NIGHTLY, id: "w2", schedule: "30 1 * * *", durationMs: 3 * HOUR }; // 01:30-04:30
   const short: MaintenanceWindow = { ...NIGHTLY, id: "w3", schedule: "0 3 * * *", durationMs: 15 * MINUTE }; // 03:00-03:15
-  for (const windows of [[NIGHTLY, early, short], [short, early, NIGHTLY], [early, NIGHTLY]]) {
+  for (const windows of [
+    [NIGHTLY, early, short],
+    [short, early, NIGHTLY],
+    [early, NIGHTLY],
+  ]) {
     const order = windows.map((w) => w.id).join(",");
     assert.is(hhmm(maintenanceEndAt(windows, at("03:05"))!), "04:30", order);
     assert.is(hhmm(maintenanceEndAt(windows, at("02:00"))!), "04:30", order);
@@ -171,7 +181,10 @@ test("a window that starts every minute and lasts an hour: the mute at an instan
 
 test("a window whose schedule never fires again mutes nothing and hides no other window's start", () => {
   const never: MaintenanceWindow = { ...NIGHTLY, id: "w9", schedule: "0 0 30 2 *" }; // February 30th
-  for (const windows of [[never, NIGHTLY], [NIGHTLY, never]]) {
+  for (const windows of [
+    [never, NIGHTLY],
+    [NIGHTLY, never],
+  ]) {
     assert.is(hhmm(nextMaintenanceAt(windows, at("00:00"))!), "02:00");
     assert.is(hhmm(maintenanceEndAt(windows, at("03:00"))!), "04:00");
   }

@@ -36,7 +36,8 @@ function setUp(spec: CheckSpec) {
 /** Runs the events; returns the flips ("down@190 duration") and the outbox entries, in order. */
 function run(spec: CheckSpec, events: readonly Event[]): { flips: string[]; outbox: OutboxEntry[]; shard: Shard; uuid: string } {
   const { shard, uuid } = setUp(spec);
-  const flips: string[] = [], outbox: OutboxEntry[] = [];
+  const flips: string[] = [],
+    outbox: OutboxEntry[] = [];
   for (const [minute, what, rid] of events) {
     const at = T0 + minute * MINUTE;
     if (what === "advance") shard.advance(at);
@@ -51,16 +52,34 @@ function run(spec: CheckSpec, events: readonly Event[]): { flips: string[]; outb
 const MAX_3H = { maxDurationMs: 3 * HOUR };
 
 test("off (0): the reference's rule, a run is bounded by the grace", () => {
-  assert.equal(run({ maxDurationMs: 0 }, [[1, "success"], [10, "start"], [10 * 60, "advance"]]).flips, ["up@1", "down@70 timeout"]);
+  assert.equal(
+    run({ maxDurationMs: 0 }, [
+      [1, "success"],
+      [10, "start"],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["up@1", "down@70 timeout"],
+  );
 });
 
 test("on: a run longer than the grace stays up until max_duration has passed since its start, then goes down", () => {
-  const { flips, shard, uuid } = run(MAX_3H, [[1, "success"], [10, "start"], [100, "advance"]]);
+  const { flips, shard, uuid } = run(MAX_3H, [
+    [1, "success"],
+    [10, "start"],
+    [100, "advance"],
+  ]);
   assert.equal(flips, ["up@1"]);
   const check = shard.getCheck("p", uuid);
   assert.ok(check.ok);
   if (check.ok) assert.is(statusAt(check.value, T0 + 100 * MINUTE), "up", "a running check within max_duration is up, not grace");
-  assert.equal(run(MAX_3H, [[1, "success"], [10, "start"], [10 * 60, "advance"]]).flips, ["up@1", "down@190 duration"]);
+  assert.equal(
+    run(MAX_3H, [
+      [1, "success"],
+      [10, "start"],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["up@1", "down@190 duration"],
+  );
 });
 
 test("edge: one millisecond before start + max_duration nothing happens; at that instant the check goes down", () => {
@@ -69,43 +88,127 @@ test("edge: one millisecond before start + max_duration nothing happens; at that
   shard.advance(T0 + 190 * MINUTE - 1);
   assert.equal(shard.takeChanges().flips, []);
   shard.advance(T0 + 190 * MINUTE);
-  assert.equal(shard.takeChanges().flips.map((f) => [f.to, min(f.at), f.reason]), [["down", 190, "duration"]]);
+  assert.equal(
+    shard.takeChanges().flips.map((f) => [f.to, min(f.at), f.reason]),
+    [["down", 190, "duration"]],
+  );
 });
 
 test("a max_duration shorter than the grace bounds the run too (independent of grace)", () => {
-  assert.equal(run({ maxDurationMs: 30 * MINUTE }, [[1, "success"], [10, "start"], [10 * 60, "advance"]]).flips, ["up@1", "down@40 duration"]);
+  assert.equal(
+    run({ maxDurationMs: 30 * MINUTE }, [
+      [1, "success"],
+      [10, "start"],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["up@1", "down@40 duration"],
+  );
 });
 
 test("a run that outlives the check's period is judged by max_duration alone; the period rule returns after it ends", () => {
   // timeout 1 h, grace 10 min: without a run, down 70 min after the last ping
   const spec = { timeoutMs: HOUR, graceMs: 10 * MINUTE, maxDurationMs: 3 * HOUR };
-  assert.equal(run(spec, [[0, "success"], [50, "start"], [229, "advance"]]).flips, ["up@0"]);
-  assert.equal(run(spec, [[0, "success"], [50, "start"], [230, "advance"]]).flips, ["up@0", "down@230 duration"]);
-  assert.equal(run(spec, [[0, "success"], [50, "start"], [200, "success"], [269, "advance"]]).flips, ["up@0"]);
-  assert.equal(run(spec, [[0, "success"], [50, "start"], [200, "success"], [400, "advance"]]).flips, ["up@0", "down@270 timeout"]);
+  assert.equal(
+    run(spec, [
+      [0, "success"],
+      [50, "start"],
+      [229, "advance"],
+    ]).flips,
+    ["up@0"],
+  );
+  assert.equal(
+    run(spec, [
+      [0, "success"],
+      [50, "start"],
+      [230, "advance"],
+    ]).flips,
+    ["up@0", "down@230 duration"],
+  );
+  assert.equal(
+    run(spec, [
+      [0, "success"],
+      [50, "start"],
+      [200, "success"],
+      [269, "advance"],
+    ]).flips,
+    ["up@0"],
+  );
+  assert.equal(
+    run(spec, [
+      [0, "success"],
+      [50, "start"],
+      [200, "success"],
+      [400, "advance"],
+    ]).flips,
+    ["up@0", "down@270 timeout"],
+  );
 });
 
 test("rid: the run's own success ends it; another run's success leaves it open and its limit stands", () => {
-  assert.equal(run(MAX_3H, [[1, "success"], [10, "start", RID_A], [100, "success", RID_A], [10 * 60, "advance"]]).flips, ["up@1"]);
-  assert.equal(run(MAX_3H, [[1, "success"], [10, "start", RID_A], [100, "success", RID_B], [10 * 60, "advance"]]).flips,
-    ["up@1", "down@190 duration"]);
+  assert.equal(
+    run(MAX_3H, [
+      [1, "success"],
+      [10, "start", RID_A],
+      [100, "success", RID_A],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["up@1"],
+  );
+  assert.equal(
+    run(MAX_3H, [
+      [1, "success"],
+      [10, "start", RID_A],
+      [100, "success", RID_B],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["up@1", "down@190 duration"],
+  );
   // a failure ends any run: down for the failure, not again for the run
-  assert.equal(run(MAX_3H, [[1, "success"], [10, "start", RID_A], [100, "fail", RID_B], [10 * 60, "advance"]]).flips, ["up@1", "down@100 fail"]);
+  assert.equal(
+    run(MAX_3H, [
+      [1, "success"],
+      [10, "start", RID_A],
+      [100, "fail", RID_B],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["up@1", "down@100 fail"],
+  );
 });
 
 test("a new start restarts the limit; a start on a never-pinged check is limited too", () => {
-  assert.equal(run(MAX_3H, [[1, "success"], [10, "start"], [120, "start"], [10 * 60, "advance"]]).flips, ["up@1", "down@300 duration"]);
-  assert.equal(run({ maxDurationMs: HOUR }, [[5, "start"], [10 * 60, "advance"]]).flips, ["down@65 duration"]);
+  assert.equal(
+    run(MAX_3H, [
+      [1, "success"],
+      [10, "start"],
+      [120, "start"],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["up@1", "down@300 duration"],
+  );
+  assert.equal(
+    run({ maxDurationMs: HOUR }, [
+      [5, "start"],
+      [10 * 60, "advance"],
+    ]).flips,
+    ["down@65 duration"],
+  );
 });
 
 test("the down notification says the run is taking too long and when it started; a missed ping's does not", () => {
-  const { outbox } = run(MAX_3H, [[1, "success"], [10, "start"], [10 * 60, "advance"]]);
+  const { outbox } = run(MAX_3H, [
+    [1, "success"],
+    [10, "start"],
+    [10 * 60, "advance"],
+  ]);
   assert.is(outbox.length, 1);
   assert.is(outbox[0].runStartedAt, T0 + 10 * MINUTE);
   assert.is("downtime" in outbox[0], false, "no downtime, not even undefined");
   const mail = render(outbox[0], { siteRoot: "http://hcd.example", siteName: "hcd" }) as EmailMessage;
   assert.match(mail.text, "the run is taking too long: started at 2026-06-01T00:10:00+00:00");
-  const missed = run(MAX_3H, [[1, "success"], [3 * 24 * 60, "advance"]]).outbox;
+  const missed = run(MAX_3H, [
+    [1, "success"],
+    [3 * 24 * 60, "advance"],
+  ]).outbox;
   assert.is(missed[0].runStartedAt, undefined);
   assert.not.match((render(missed[0], { siteRoot: "http://hcd.example", siteName: "hcd" }) as EmailMessage).text, "taking too long");
 });
@@ -115,7 +218,15 @@ test("simulate takes max_duration: the same log gives the grace's flips without 
   const found = shard.getCheck("p", uuid);
   if (!found.ok) throw new Error("no check");
   const project = shard.projects()[0];
-  const logged = (minute: number, kind: "start" | "success") => ({ at: T0 + minute * MINUTE, kind, scheme: "http", method: "GET", rid: null, exitStatus: null, body: null });
+  const logged = (minute: number, kind: "start" | "success") => ({
+    at: T0 + minute * MINUTE,
+    kind,
+    scheme: "http",
+    method: "GET",
+    rid: null,
+    exitStatus: null,
+    body: null,
+  });
   const pings = [logged(1, "success"), logged(10, "start"), logged(250, "success")];
   const base = { check: found.value, project, pings, pauses: [], sinceAt: T0, untilAt: T0 + 300 * MINUTE };
   const flipsOf = (maxDurationMs: number) => {
@@ -131,15 +242,32 @@ test("simulate takes max_duration: the same log gives the grace's flips without 
 test("replay: a scenario's check with max_duration goes down for its run, and the notification carries the run's start", () => {
   const events: ReplayEvent[] = [];
   const ping = (signal: PingSignal) => ({ signal, exitStatus: null, rid: null, method: "GET", body: null });
-  replay({ startAt: T0, project: { name: "p", checkLimit: 5, pingLogLimit: 10, pingBodyLimit: 100 }, commands: [
-    { at: T0, command: "channel", channel: { kind: "email", name: "ops", value: { kind: "email", address: "ops@example.com" } } },
-    { at: T0, command: "create", check: "job", spec: { timeoutMs: DAY, graceMs: HOUR, maxDurationMs: 2 * HOUR, channels: { all: true } } },
-    { at: T0 + MINUTE, command: "ping", check: "job", ping: ping("success") },
-    { at: T0 + 10 * MINUTE, command: "ping", check: "job", ping: ping("start") },
-    { at: T0 + 10 * HOUR, command: "advance" },
-  ] }, (event) => events.push(event));
-  const seen = events.map((e) => e.event === "flip" ? `flip ${e.flip.to}@${min(e.flip.at)} ${e.flip.reason}`
-    : e.event === "notification" ? `notification started@${min(e.entry.runStartedAt ?? 0)}` : "refused");
+  replay(
+    {
+      startAt: T0,
+      project: { name: "p", checkLimit: 5, pingLogLimit: 10, pingBodyLimit: 100 },
+      commands: [
+        { at: T0, command: "channel", channel: { kind: "email", name: "ops", value: { kind: "email", address: "ops@example.com" } } },
+        {
+          at: T0,
+          command: "create",
+          check: "job",
+          spec: { timeoutMs: DAY, graceMs: HOUR, maxDurationMs: 2 * HOUR, channels: { all: true } },
+        },
+        { at: T0 + MINUTE, command: "ping", check: "job", ping: ping("success") },
+        { at: T0 + 10 * MINUTE, command: "ping", check: "job", ping: ping("start") },
+        { at: T0 + 10 * HOUR, command: "advance" },
+      ],
+    },
+    (event) => events.push(event),
+  );
+  const seen = events.map((e) =>
+    e.event === "flip"
+      ? `flip ${e.flip.to}@${min(e.flip.at)} ${e.flip.reason}`
+      : e.event === "notification"
+        ? `notification started@${min(e.entry.runStartedAt ?? 0)}`
+        : "refused",
+  );
   assert.equal(seen, ["flip up@1 ", "flip down@130 duration", "notification started@10"]);
 });
 

@@ -8,14 +8,23 @@ const UUID = "0a1b2c3d-0000-4000-8000-000000000001";
 
 test("an outbox entry's id: the flip time padded to 15 digits, the check, the flip n padded to 9, the channel and the notice", () => {
   assert.is(outboxEntryId(1_780_000_000_000, UUID, 7, "ch", null), `001780000000000-${UUID}-000000007-ch`);
-  assert.is(outboxEntryId(1_780_000_000_000, UUID, 7, "ch", 0), `001780000000000-${UUID}-000000007-ch-m`, "a mute's held down notification");
+  assert.is(
+    outboxEntryId(1_780_000_000_000, UUID, 7, "ch", 0),
+    `001780000000000-${UUID}-000000007-ch-m`,
+    "a mute's held down notification",
+  );
   assert.is(outboxEntryId(1_780_000_000_000, UUID, 7, "ch", 3), `001780000000000-${UUID}-000000007-ch-r3`, "the third reminder");
   assert.is(outboxEntryId(5, UUID, 12, "other", null), `000000000000005-${UUID}-000000012-other`, "another instant after the first");
   assert.is(outboxEntryId(1_780_000_000_000, UUID, 8, "ch", null), `001780000000000-${UUID}-000000008-ch`, "back to the first instant");
 });
 
 test("ids sort by flip time, then check, then flip", () => {
-  const ids = [[20, "b", 1], [3, "z", 9], [20, "a", 2], [100, "a", 1]].map(([at, uuid, n]) => outboxEntryId(at as number, uuid as string, n as number, "ch", null));
+  const ids = [
+    [20, "b", 1],
+    [3, "z", 9],
+    [20, "a", 2],
+    [100, "a", 1],
+  ].map(([at, uuid, n]) => outboxEntryId(at as number, uuid as string, n as number, "ch", null));
   assert.equal([...ids].sort(), [ids[1], ids[2], ids[0], ids[3]]);
 });
 
@@ -27,7 +36,10 @@ test("tags: split on spaces, trimmed, empties dropped", () => {
 });
 
 test("assertNever throws and names the value", () => {
-  assert.throws(() => assertNever("surprise" as never), (error: Error) => error.message === 'unexpected value: "surprise"');
+  assert.throws(
+    () => assertNever("surprise" as never),
+    (error: Error) => error.message === 'unexpected value: "surprise"',
+  );
 });
 
 test.run();

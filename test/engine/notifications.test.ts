@@ -13,13 +13,29 @@ import { tempDir, pingThrough } from "../helpers.ts";
 const T0 = Date.UTC(2026, 4, 1, 12);
 
 function options(dataDir: string, smtpUrl: string | null = null): PoolOptions {
-  return { dataDir, shards: 1, durability: "commit", startAt: T0, clock: "virtual",
-    notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl, fromAddress: "hcd@hcd.test" } };
+  return {
+    dataDir,
+    shards: 1,
+    durability: "commit",
+    startAt: T0,
+    clock: "virtual",
+    notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl, fromAddress: "hcd@hcd.test" },
+  };
 }
 
 function ping(uuid: string, at: number, signal: PingCommand["signal"] = "success"): PingCommand {
-  return { target: { uuid }, signal, exitStatus: null, method: "POST", scheme: "http", remoteAddr: "10.1.2.3",
-    ua: "curl/8", rid: null, body: new TextEncoder().encode("backup log line"), at };
+  return {
+    target: { uuid },
+    signal,
+    exitStatus: null,
+    method: "POST",
+    scheme: "http",
+    remoteAddr: "10.1.2.3",
+    ua: "curl/8",
+    rid: null,
+    body: new TextEncoder().encode("backup log line"),
+    at,
+  };
 }
 
 /** Resolves once `count` items are there; fails after `ms` of real time. */
@@ -45,10 +61,28 @@ async function outboxWhen(pool: Pool, ready: (entries: Awaited<ReturnType<Pool["
 
 async function setUp(pool: Pool, webhook: string) {
   const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
-  const channel = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: false, spec: {
-    method_down: "POST", url_down: `${webhook}/down?name=$NAME`, body_down: "$NAME is $STATUS: $BODY", headers_down: { "X-Check": "$CODE" },
-    method_up: "GET", url_up: `${webhook}/up/$NAME`, body_up: "", headers_up: {},
-  } } }, T0);
+  const channel = await pool.addChannel(
+    project.id,
+    {
+      kind: "webhook",
+      name: "hook",
+      value: {
+        kind: "webhook",
+        json: false,
+        spec: {
+          method_down: "POST",
+          url_down: `${webhook}/down?name=$NAME`,
+          body_down: "$NAME is $STATUS: $BODY",
+          headers_down: { "X-Check": "$CODE" },
+          method_up: "GET",
+          url_up: `${webhook}/up/$NAME`,
+          body_up: "",
+          headers_up: {},
+        },
+      },
+    },
+    T0,
+  );
   assert.ok(channel.ok);
   const made = await pool.createCheck(project.id, { name: "db backup", timeoutMs: DAY, graceMs: HOUR, channels: { all: true } }, [], T0);
   if (!made.ok) throw new Error("create failed");
@@ -68,14 +102,20 @@ test("a check going down and up on the virtual clock makes exactly one request p
     await pool.advance(T0 + 3 * DAY); // down at its deadline
     await pingThrough(pool, ping(uuid, T0 + 3 * DAY + MINUTE)); // and up again
     const [down, up] = await until(receiver.requests, 2);
-    assert.equal([down.method, down.path, down.body, down.headers["x-check"]],
-      ["POST", "/down?name=db%20backup", "db backup is down: backup log line", uuid]);
+    assert.equal(
+      [down.method, down.path, down.body, down.headers["x-check"]],
+      ["POST", "/down?name=db%20backup", "db backup is down: backup log line", uuid],
+    );
     assert.equal([up.method, up.path], ["GET", "/up/db%20backup"]);
     // the marker: a third flip's request comes after any repeat of the first two on this channel
     await pingThrough(pool, ping(uuid, T0 + 3 * DAY + 2 * MINUTE, "fail"));
     await until(receiver.requests, 3);
     await outboxWhen(pool, (entries) => entries.length === 0);
-    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/up/db%20backup", "/down?name=db%20backup"], "exactly once each");
+    assert.equal(
+      receiver.requests.map((r) => r.path),
+      ["/down?name=db%20backup", "/up/db%20backup", "/down?name=db%20backup"],
+      "exactly once each",
+    );
   } finally {
     await pool.close();
     await receiver.close();
@@ -104,7 +144,10 @@ test("a receiver answering 500 gets a retry after the backoff, and a restart in 
     await pingThrough(pool, ping(uuid, T0 + 7 * MINUTE)); // the marker: an up flip, delivered after the retried down
     await until(receiver.requests, 3);
     await outboxWhen(pool, (entries) => entries.length === 0);
-    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/down?name=db%20backup", "/up/db%20backup"]);
+    assert.equal(
+      receiver.requests.map((r) => r.path),
+      ["/down?name=db%20backup", "/down?name=db%20backup", "/up/db%20backup"],
+    );
   } finally {
     await pool.close();
     await receiver.close();
@@ -126,7 +169,7 @@ test("an email integration sends a mail naming the check and its new status over
     const [mail] = await until(smtp.mails, 1);
     assert.match(mail.subject ?? "", /nightly/);
     assert.match(mail.subject ?? "", /DOWN/i);
-    assert.is((mail.to && !Array.isArray(mail.to) ? mail.to.text : ""), "oncall@example.com");
+    assert.is(mail.to && !Array.isArray(mail.to) ? mail.to.text : "", "oncall@example.com");
     assert.ok((mail.text ?? "").length > 0 && typeof mail.html === "string");
   } finally {
     await pool.close();
@@ -144,14 +187,21 @@ test("with several shards each notification is delivered by one shard only, retr
     await pingThrough(pool, ping(uuid, T0 + MINUTE, "fail"));
     await until(receiver.requests, 1);
     const pending = await outboxWhen(pool, (entries) => entries.some((e) => e.attempts > 0)); // the failure is recorded
-    assert.equal(pending.map((e) => e.attempts), [1], "listed once, not once per shard");
+    assert.equal(
+      pending.map((e) => e.attempts),
+      [1],
+      "listed once, not once per shard",
+    );
     await pool.advance(T0 + HOUR);
     await until(receiver.requests, 2);
     await pingThrough(pool, ping(uuid, T0 + HOUR + MINUTE)); // the marker: an up flip, delivered after the retry
     await until(receiver.requests, 3);
     await outboxWhen(pool, (entries) => entries.length === 0);
-    assert.equal(receiver.requests.map((r) => r.path), ["/down?name=db%20backup", "/down?name=db%20backup", "/up/db%20backup"],
-      "one first attempt, one retry, then the marker");
+    assert.equal(
+      receiver.requests.map((r) => r.path),
+      ["/down?name=db%20backup", "/down?name=db%20backup", "/up/db%20backup"],
+      "one first attempt, one retry, then the marker",
+    );
   } finally {
     await pool.close();
     await receiver.close();

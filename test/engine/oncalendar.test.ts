@@ -30,11 +30,25 @@ test("two-digit years: below 70 in this century, from 70 in the last", () => {
 });
 
 const refused: [why: string, line: string][] = [
-  ["minute 60", "12:60"], ["hour 24", "24:00"], ["second 60", "12:00:60"], ["month 13", "*-13-01"], ["month 0", "*-00-01"],
-  ["day 0", "*-01-00"], ["day 32", "*-01-32"], ["year 1969", "1969-01-01"], ["year 2200", "2200-01-01"],
-  ["a letter after digits", "12:0x"], ["a letter before digits", "x2:00"], ["a step of 0", "*:0/0"],
-  ["a backwards range", "*-01-05..03"], ["two weekday parts", "Mon Tue 12:00"], ["a date of four parts", "2024-01-01-01"],
-  ["a time of one part", "Mon 12"], ["~29", "*-02~29"], ["an unknown weekday", "Mo 12:00"], ["a weekday step", "Mon/2 12:00"],
+  ["minute 60", "12:60"],
+  ["hour 24", "24:00"],
+  ["second 60", "12:00:60"],
+  ["month 13", "*-13-01"],
+  ["month 0", "*-00-01"],
+  ["day 0", "*-01-00"],
+  ["day 32", "*-01-32"],
+  ["year 1969", "1969-01-01"],
+  ["year 2200", "2200-01-01"],
+  ["a letter after digits", "12:0x"],
+  ["a letter before digits", "x2:00"],
+  ["a step of 0", "*:0/0"],
+  ["a backwards range", "*-01-05..03"],
+  ["two weekday parts", "Mon Tue 12:00"],
+  ["a date of four parts", "2024-01-01-01"],
+  ["a time of one part", "Mon 12"],
+  ["~29", "*-02~29"],
+  ["an unknown weekday", "Mo 12:00"],
+  ["a weekday step", "Mon/2 12:00"],
 ];
 for (const [why, line] of refused) test(`refused: ${why} (${line})`, () => assert.is(parseOnCalendarLine(line), null));
 

@@ -10,11 +10,26 @@ import { HOUR, MINUTE } from "../../engine/model.ts";
 import { pingOf, scenarioProject, sequentialIds } from "../../bench/scenarios.ts";
 
 const T0 = Date.UTC(2026, 5, 1);
-const NO_WEBHOOK: WebhookSpec = { method_down: "GET", url_down: "", body_down: "", headers_down: {},
-  method_up: "GET", url_up: "", body_up: "", headers_up: {} };
+const NO_WEBHOOK: WebhookSpec = {
+  method_down: "GET",
+  url_down: "",
+  body_down: "",
+  headers_down: {},
+  method_up: "GET",
+  url_up: "",
+  body_up: "",
+  headers_up: {},
+};
 
 function webhook(id: string, spec: Partial<WebhookSpec>, json = false): Channel {
-  return { id, projectId: "p", name: id, kind: "webhook", value: { kind: "webhook", spec: { ...NO_WEBHOOK, ...spec }, json }, createdAt: T0 };
+  return {
+    id,
+    projectId: "p",
+    name: id,
+    kind: "webhook",
+    value: { kind: "webhook", spec: { ...NO_WEBHOOK, ...spec }, json },
+    createdAt: T0,
+  };
 }
 
 const CHANNELS: Channel[] = [
@@ -29,8 +44,12 @@ test("down and reminder entries: the whole check only for channels that send its
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   shard.createProject(scenarioProject("p"), T0);
   for (const channel of CHANNELS) shard.addChannel(channel, T0);
-  const made = shard.createCheck("p", { name: "nightly", tags: "db prod", timeoutMs: HOUR, graceMs: MINUTE,
-    reminderIntervalMs: HOUR, channels: { all: true } }, [], T0);
+  const made = shard.createCheck(
+    "p",
+    { name: "nightly", tags: "db prod", timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } },
+    [],
+    T0,
+  );
   if (!made.ok) throw new Error("create failed");
   const uuid = made.value.check.uuid;
   shard.takeChanges();
@@ -38,16 +57,27 @@ test("down and reminder entries: the whole check only for channels that send its
   const down = shard.takeChanges();
   shard.advance(T0 + 1_000 + HOUR);
   const reminder = shard.takeChanges();
-  for (const [what, changes, reminders] of [["down", down, undefined], ["reminder", reminder, 1]] as const) {
+  for (const [what, changes, reminders] of [
+    ["down", down, undefined],
+    ["reminder", reminder, 1],
+  ] as const) {
     const stored = changes.checks[changes.checks.length - 1];
     assert.is(stored.status, "down", what);
-    assert.equal(changes.outbox.map((e) => e.channel.id), CHANNELS.map((c) => c.id), `${what}: one entry a channel, in the project's order`);
+    assert.equal(
+      changes.outbox.map((e) => e.channel.id),
+      CHANNELS.map((c) => c.id),
+      `${what}: one entry a channel, in the project's order`,
+    );
     for (const entry of changes.outbox) {
       assert.is(entry.reminder, reminders, `${what} ${entry.channel.id}`);
       const wantWhole = entry.channel.id === "json" || entry.channel.id === "json-in-header";
       assert.is(isWholeCheck(entry.check), wantWhole, `${what} ${entry.channel.id}`);
       assert.equal(entry.check, wantWhole ? stored : noticeCheckOf(stored), `${what} ${entry.channel.id}`);
-      assert.equal(entry.channel, noticeChannelOf(CHANNELS.find((c) => c.id === entry.channel.id) ?? CHANNELS[0]), `${what} ${entry.channel.id}`);
+      assert.equal(
+        entry.channel,
+        noticeChannelOf(CHANNELS.find((c) => c.id === entry.channel.id) ?? CHANNELS[0]),
+        `${what} ${entry.channel.id}`,
+      );
     }
   }
 });

@@ -29,8 +29,18 @@ function written(extra: Partial<PingCommand>, project = { pingLogLimit: 7, pingB
 test("the record names the ping's number, instant, kind and request; the log keeps the project's count", () => {
   const rid = "0a1b2c3d-0000-4000-8000-000000000001";
   const write = written({ signal: "fail", exitStatus: 3, method: "POST", scheme: "https", remoteAddr: "192.0.2.9", ua: "curl/8", rid });
-  assert.equal(write.record, { n: 2, at: T0 + 2 * MINUTE, kind: "fail", scheme: "https", remoteAddr: "192.0.2.9", method: "POST",
-    ua: "curl/8", rid, exitStatus: 3, bodySize: 0 });
+  assert.equal(write.record, {
+    n: 2,
+    at: T0 + 2 * MINUTE,
+    kind: "fail",
+    scheme: "https",
+    remoteAddr: "192.0.2.9",
+    method: "POST",
+    ua: "curl/8",
+    rid,
+    exitStatus: 3,
+    bodySize: 0,
+  });
   assert.is(write.keep, 7);
   assert.is(write.body, null);
 });
@@ -64,7 +74,10 @@ test("a ping without a body is classified as one with an empty body: no keyword 
   const uuid = made.value.check.uuid;
   shard.ping(pingOf({ uuid }, T0 + MINUTE, { body: null }));
   shard.ping(pingOf({ uuid }, T0 + 2 * MINUTE, { body: bytes("Stryker was here!") }));
-  assert.equal(shard.takeChanges().pings.map((p) => p.record.kind), ["ign", "fail"]);
+  assert.equal(
+    shard.takeChanges().pings.map((p) => p.record.kind),
+    ["ign", "fail"],
+  );
 });
 
 test.run();

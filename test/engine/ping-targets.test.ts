@@ -65,17 +65,72 @@ test("an unknown slug with create makes the check: named by its slug, every chan
   const check = shard.getCheck("p", nthId(3));
   assert.ok(check.ok);
   if (!check.ok) return;
-  assert.equal([check.value.name, check.value.slug, check.value.channels, check.value.createdAt], ["nightly", "nightly", ["ch-a", "ch-b"], T0 + MINUTE]);
+  assert.equal(
+    [check.value.name, check.value.slug, check.value.channels, check.value.createdAt],
+    ["nightly", "nightly", ["ch-a", "ch-b"], T0 + MINUTE],
+  );
   assert.equal([check.value.status, check.value.nPings], ["up", 1]);
   // the rest is a new check's defaults (the API's): every ping counts, a cron schedule of every minute unused
-  const { tags, desc, kind, schedule, tz, manualResume, methods, startKw, successKw, failureKw, filterSubject, filterBody, filterHttpBody, filterDefaultFail } = check.value;
-  assert.equal({ tags, desc, kind, schedule, tz, manualResume, methods, startKw, successKw, failureKw, filterSubject, filterBody, filterHttpBody, filterDefaultFail },
-    { tags: "", desc: "", kind: "simple", schedule: "* * * * *", tz: "UTC", manualResume: false, methods: "", startKw: "", successKw: "", failureKw: "",
-      filterSubject: false, filterBody: false, filterHttpBody: false, filterDefaultFail: false });
+  const {
+    tags,
+    desc,
+    kind,
+    schedule,
+    tz,
+    manualResume,
+    methods,
+    startKw,
+    successKw,
+    failureKw,
+    filterSubject,
+    filterBody,
+    filterHttpBody,
+    filterDefaultFail,
+  } = check.value;
+  assert.equal(
+    {
+      tags,
+      desc,
+      kind,
+      schedule,
+      tz,
+      manualResume,
+      methods,
+      startKw,
+      successKw,
+      failureKw,
+      filterSubject,
+      filterBody,
+      filterHttpBody,
+      filterDefaultFail,
+    },
+    {
+      tags: "",
+      desc: "",
+      kind: "simple",
+      schedule: "* * * * *",
+      tz: "UTC",
+      manualResume: false,
+      methods: "",
+      startKw: "",
+      successKw: "",
+      failureKw: "",
+      filterSubject: false,
+      filterBody: false,
+      filterHttpBody: false,
+      filterDefaultFail: false,
+    },
+  );
   assert.equal([check.value.timeoutMs, check.value.graceMs], [86_400_000, 3_600_000]);
   const changes = shard.takeChanges();
-  assert.equal(changes.pings.map((p) => [p.checkUuid, p.record.n]), [[nthId(3), 1]]);
-  assert.equal(changes.checks.map((c) => [c.uuid, c.slug, c.nPings]), [[nthId(3), "nightly", 1]]);
+  assert.equal(
+    changes.pings.map((p) => [p.checkUuid, p.record.n]),
+    [[nthId(3), 1]],
+  );
+  assert.equal(
+    changes.checks.map((c) => [c.uuid, c.slug, c.nPings]),
+    [[nthId(3), "nightly", 1]],
+  );
   const again = shard.ping(pingOf(bySlug("nightly", true), T0 + 2 * MINUTE));
   assert.equal(again.ok && again.value, { checkUuid: nthId(3), created: false, badgeKey: nthId(4) });
 });

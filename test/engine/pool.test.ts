@@ -10,16 +10,36 @@ import { tempDir, pingThrough } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 type Make = (options: PoolOptions) => Promise<Pool>;
-const IMPLEMENTATIONS: [string, Make][] = [["in-process", createInProcessPool], ["workers", createWorkerPool]];
+const IMPLEMENTATIONS: [string, Make][] = [
+  ["in-process", createInProcessPool],
+  ["workers", createWorkerPool],
+];
 
 function options(dataDir: string, shards = 2): PoolOptions {
-  return { dataDir, shards, durability: "commit", startAt: T0, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } };
+  return {
+    dataDir,
+    shards,
+    durability: "commit",
+    startAt: T0,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  };
 }
 
 function ping(target: PingTarget, at: number, extra: Partial<PingCommand> = {}): PingCommand {
-  return { target, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1",
-    ua: "test", rid: null, body: null, at, ...extra };
+  return {
+    target,
+    signal: "success",
+    exitStatus: null,
+    method: "GET",
+    scheme: "http",
+    remoteAddr: "127.0.0.1",
+    ua: "test",
+    rid: null,
+    body: null,
+    at,
+    ...extra,
+  };
 }
 
 const projectInput = { name: "p", checkLimit: 3, pingLogLimit: 5, pingBodyLimit: 100 };
@@ -68,7 +88,10 @@ for (const [name, make] of IMPLEMENTATIONS) {
 
       pool = await make({ ...options(dir.path), startAt: T0 + 3 * DAY });
       const flips = await pool.listFlips(project.id, { uuid }, {});
-      assert.equal(flips.ok && flips.value.map((f) => [f.at, f.to, f.reason]), [[T0 + 2 * HOUR, "down", "timeout"], [T0, "up", ""]]);
+      assert.equal(flips.ok && flips.value.map((f) => [f.at, f.to, f.reason]), [
+        [T0 + 2 * HOUR, "down", "timeout"],
+        [T0, "up", ""],
+      ]);
       await pool.close();
     } finally {
       dir.remove();
@@ -82,9 +105,10 @@ for (const [name, make] of IMPLEMENTATIONS) {
       const project = await pool.createProject({ ...projectInput, checkLimit: 20 }, T0);
       for (let i = 0; i < 12; i++) await pool.createCheck(project.id, { name: `job ${i} ✓`, tags: i % 2 ? "a" : "b" }, [], T0);
       const view = { at: T0 + MINUTE, siteRoot: "http://localhost", readonly: false, emailDomain: null };
-      const expected = async (at: number) => JSON.stringify({
-        checks: (await pool.listChecks(project.id, { tags: [] })).map((check) => presentCheck(check, { ...view, at })),
-      });
+      const expected = async (at: number) =>
+        JSON.stringify({
+          checks: (await pool.listChecks(project.id, { tags: [] })).map((check) => presentCheck(check, { ...view, at })),
+        });
       const listed = async (at: number) => new TextDecoder().decode(await pool.listChecksJson(project.id, { tags: [] }, { ...view, at }));
       assert.is(await listed(T0 + MINUTE), await expected(T0 + MINUTE));
       const first = (await pool.listChecks(project.id, { tags: [] }))[0];
@@ -134,7 +158,9 @@ for (const [name, make] of IMPLEMENTATIONS) {
       assert.is(second.ok, true); // over the limit of 1, within twice the limit
       const third = await pingThrough(pool, ping({ ...target, slug: "third", create: true }, T0));
       assert.is(third.ok, false);
-      await pool.createCheck(p.id, { slug: "nightly" }, [], T0).then((r) => assert.equal(r, { ok: false, failure: { code: "check_limit" } }));
+      await pool
+        .createCheck(p.id, { slug: "nightly" }, [], T0)
+        .then((r) => assert.equal(r, { ok: false, failure: { code: "check_limit" } }));
       const again = await pingThrough(pool, ping(target, T0 + 1));
       assert.is(again.ok && again.value.created, false);
     } finally {
@@ -159,8 +185,13 @@ for (const [name, make] of IMPLEMENTATIONS) {
           pool = await make(options(dir.path));
         }
         const listed = await pool.listPings(p.id, uuid);
-        assert.equal(listed.ok && listed.value.pings.map((r) => r.n), Array.from({ length: Math.min(n, 8) }, (_, i) => n - i), `after ping ${n}`);
-        const oldest = await pool.pingBody(p.id, uuid, Math.max(1, n - 7)), gone = await pool.pingBody(p.id, uuid, n - 8);
+        assert.equal(
+          listed.ok && listed.value.pings.map((r) => r.n),
+          Array.from({ length: Math.min(n, 8) }, (_, i) => n - i),
+          `after ping ${n}`,
+        );
+        const oldest = await pool.pingBody(p.id, uuid, Math.max(1, n - 7)),
+          gone = await pool.pingBody(p.id, uuid, n - 8);
         assert.is(oldest.ok && new TextDecoder().decode(oldest.value), `run ${Math.max(1, n - 7)}`, `after ping ${n}`);
         assert.is(gone.ok, false, `after ping ${n}: the body of ${n - 8}`);
       }
@@ -178,7 +209,9 @@ for (const [name, make] of IMPLEMENTATIONS) {
       const created = await pool.createCheck(p.id, {}, [], T0);
       if (!created.ok) throw new Error("create failed");
       const uuid = created.value.check.uuid;
-      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => pingThrough(pool, ping({ uuid }, T0 + i, { body: new TextEncoder().encode(`run ${i}`) }))));
+      const results = await Promise.all(
+        Array.from({ length: 300 }, (_, i) => pingThrough(pool, ping({ uuid }, T0 + i, { body: new TextEncoder().encode(`run ${i}`) }))),
+      );
       assert.ok(results.every((r) => r.ok));
       const listed = await pool.listPings(p.id, uuid);
       assert.is(listed.ok && listed.value.pings.length, 300);

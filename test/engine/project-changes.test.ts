@@ -8,7 +8,8 @@ import type { MaintenanceWindow, Project, StatusPage } from "../../engine/model.
 import type { Outcome } from "../../engine/outcome.ts";
 import { project } from "../helpers.ts";
 
-const OWN = "own-check", FOREIGN = "foreign-check";
+const OWN = "own-check",
+  FOREIGN = "foreign-check";
 const owns = (uuid: string) => uuid === OWN;
 const page = (slug: string, checks: string[] = [OWN]): StatusPage => ({ slug, title: slug.toUpperCase(), checks, createdAt: 5 });
 const WINDOW: MaintenanceWindow = { id: "w1", name: "nightly", schedule: "0 2 * * *", tz: "UTC", durationMs: 3_600_000, createdAt: 5 };
@@ -31,10 +32,20 @@ test("status pages: added after the others; a taken slug and another project's c
   const before = project({ id: "p" });
   const one = applied(before, { kind: "addStatusPage", page: page("a") });
   const two = applied(one, { kind: "addStatusPage", page: page("b", []) });
-  assert.equal(two.statusPages?.map((p) => p.slug), ["a", "b"]);
-  assert.equal(failureOf(applyProjectChange(two, { kind: "addStatusPage", page: page("a", []) }, owns)), { code: "invalid", field: "slug", reason: "is already taken" });
-  assert.equal(failureOf(applyProjectChange(two, { kind: "addStatusPage", page: page("c", [OWN, FOREIGN]) }, owns)),
-    { code: "invalid", field: "checks", reason: `has a check that is not in this project: ${FOREIGN}` });
+  assert.equal(
+    two.statusPages?.map((p) => p.slug),
+    ["a", "b"],
+  );
+  assert.equal(failureOf(applyProjectChange(two, { kind: "addStatusPage", page: page("a", []) }, owns)), {
+    code: "invalid",
+    field: "slug",
+    reason: "is already taken",
+  });
+  assert.equal(failureOf(applyProjectChange(two, { kind: "addStatusPage", page: page("c", [OWN, FOREIGN]) }, owns)), {
+    code: "invalid",
+    field: "checks",
+    reason: `has a check that is not in this project: ${FOREIGN}`,
+  });
 });
 
 test("removing a status page keeps the others; removing the last leaves none; an unknown slug is not_found", () => {
@@ -42,8 +53,14 @@ test("removing a status page keeps the others; removing the last leaves none; an
   assert.equal(applied(two, { kind: "removeStatusPage", slug: "a" }).statusPages, [page("b")]);
   const last = applied(project({ id: "p", statusPages: [page("a")] }), { kind: "removeStatusPage", slug: "a" });
   assert.ok(!("statusPages" in last) || last.statusPages === undefined, "no empty list left");
-  assert.equal(failureOf(applyProjectChange(two, { kind: "removeStatusPage", slug: "z" }, owns)), { code: "not_found", what: "status page" });
-  assert.equal(failureOf(applyProjectChange(project({ id: "p" }), { kind: "removeStatusPage", slug: "a" }, owns)), { code: "not_found", what: "status page" });
+  assert.equal(failureOf(applyProjectChange(two, { kind: "removeStatusPage", slug: "z" }, owns)), {
+    code: "not_found",
+    what: "status page",
+  });
+  assert.equal(failureOf(applyProjectChange(project({ id: "p" }), { kind: "removeStatusPage", slug: "a" }, owns)), {
+    code: "not_found",
+    what: "status page",
+  });
 });
 
 test("delete empties every key, drops pages and windows, keeps the rest, and a deleted project takes no change", () => {
@@ -51,8 +68,14 @@ test("delete empties every key, drops pages and windows, keeps the rest, and a d
   const deleted = applied(before, { kind: "delete", at: 99 });
   const { statusPages: _pages, maintenance: _windows, ...kept } = before;
   assert.equal(deleted, { ...kept, apiKey: "", apiKeyReadonly: "", pingKey: "", deletedAt: 99 });
-  assert.equal(Object.keys(deleted).filter((k) => k === "statusPages" || k === "maintenance"), []);
-  for (const change of [{ kind: "rename", name: "x" }, { kind: "delete", at: 100 }] as const) {
+  assert.equal(
+    Object.keys(deleted).filter((k) => k === "statusPages" || k === "maintenance"),
+    [],
+  );
+  for (const change of [
+    { kind: "rename", name: "x" },
+    { kind: "delete", at: 100 },
+  ] as const) {
     assert.equal(failureOf(applyProjectChange(deleted, change, owns)), { code: "not_found", what: "project" }, change.kind);
   }
 });

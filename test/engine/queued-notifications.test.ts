@@ -15,7 +15,12 @@ function setUp(): { shard: Shard; uuid: string } {
   const shard = new Shard({ newId: sequentialIds(), now: T0 });
   shard.createProject(scenarioProject("p", { name: "Backups" }), T0);
   shard.addChannel(channel({ id: "ch", projectId: "p", name: "ops" }), T0);
-  const made = shard.createCheck("p", { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } }, [], T0);
+  const made = shard.createCheck(
+    "p",
+    { name: "nightly", timeoutMs: HOUR, graceMs: MINUTE, reminderIntervalMs: HOUR, channels: { all: true } },
+    [],
+    T0,
+  );
   if (!made.ok) throw new Error(JSON.stringify(made.failure));
   shard.takeChanges();
   return { shard, uuid: made.value.check.uuid };
@@ -31,8 +36,17 @@ test("a failure ping's down notification: the ping and its body, the project's n
   shard.ping(pingOf({ uuid }, T0 + MINUTE, { signal: "fail", method: "POST", body: new TextEncoder().encode("disk full") }));
   const { outbox, flips, pings } = shard.takeChanges();
   assert.is(outbox.length, 1);
-  assert.equal(rest(outbox[0]), { projectId: "p", flip: flips[0], lastPing: pings[0].record, lastPingBody: new TextEncoder().encode("disk full"),
-    projectName: "Backups", downSinceAt: null, attempts: 0, nextAttemptAt: T0 + MINUTE, lastError: null });
+  assert.equal(rest(outbox[0]), {
+    projectId: "p",
+    flip: flips[0],
+    lastPing: pings[0].record,
+    lastPingBody: new TextEncoder().encode("disk full"),
+    projectName: "Backups",
+    downSinceAt: null,
+    attempts: 0,
+    nextAttemptAt: T0 + MINUTE,
+    lastError: null,
+  });
   assert.equal([flips[0].to, flips[0].at], ["down", T0 + MINUTE]);
 });
 
@@ -43,10 +57,18 @@ test("a reminder: a down-to-down flip of its own instant, the outage's start, no
   shard.advance(T0 + MINUTE + HOUR);
   const { outbox, checks } = shard.takeChanges();
   assert.is(outbox.length, 1);
-  assert.equal(rest(outbox[0]), { projectId: "p",
+  assert.equal(rest(outbox[0]), {
+    projectId: "p",
     flip: { checkUuid: uuid, n: down.flips[0].n, at: T0 + MINUTE + HOUR, from: "down", to: "down", reason: "", notify: true },
-    lastPing: null, lastPingBody: null, projectName: "Backups", downSinceAt: T0 + MINUTE, attempts: 0, nextAttemptAt: T0 + MINUTE + HOUR,
-    lastError: null, reminder: 1 });
+    lastPing: null,
+    lastPingBody: null,
+    projectName: "Backups",
+    downSinceAt: T0 + MINUTE,
+    attempts: 0,
+    nextAttemptAt: T0 + MINUTE + HOUR,
+    lastError: null,
+    reminder: 1,
+  });
   assert.is(checks[0].nFlips, down.flips[0].n);
 });
 
@@ -56,7 +78,10 @@ test("a run still open past its grace (no max_duration): a timeout, whose notifi
   shard.takeChanges();
   shard.advance(T0 + HOUR); // before its first reminder
   const { outbox, flips } = shard.takeChanges();
-  assert.equal(flips.map((f) => [f.to, f.reason]), [["down", "timeout"]]);
+  assert.equal(
+    flips.map((f) => [f.to, f.reason]),
+    [["down", "timeout"]],
+  );
   assert.is(outbox.length, 1);
   assert.equal(["runStartedAt" in outbox[0], "downtime" in outbox[0], "reminder" in outbox[0]], [false, false, false]);
 });
@@ -70,7 +95,10 @@ test("a run that took too long while hcd was not running: the down notification 
   assert.is(shard.holdForDowntime(downtime, downtime.toAt), 1);
   shard.advance(T0 + 2 * HOUR); // judged a grace (1 min) after the downtime's end
   const { outbox, flips } = shard.takeChanges();
-  assert.equal(flips.map((f) => [f.to, f.reason, f.at]), [["down", "duration", T0 + 51 * MINUTE]]);
+  assert.equal(
+    flips.map((f) => [f.to, f.reason, f.at]),
+    [["down", "duration", T0 + 51 * MINUTE]],
+  );
   assert.equal([outbox[0].downtime, outbox[0].runStartedAt], [downtime, T0 + 10 * MINUTE]);
 });
 

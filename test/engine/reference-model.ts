@@ -9,12 +9,21 @@ import { DAY, HOUR, MINUTE, SECOND } from "../../engine/model.ts";
 
 export const T0 = Date.UTC(2026, 0, 1);
 export const RIDS = ["6a1b7c38-4d2e-4f10-9a3b-0c5d6e7f8091", "0f9e8d7c-6b5a-4938-8271-605f4e3d2c1b"] as const;
-const SUCCESS_KW = "ok, fine", FAILURE_KW = "bad", START_KW = "go";
+const SUCCESS_KW = "ok, fine",
+  FAILURE_KW = "bad",
+  START_KW = "go";
 
 /** One step of a history: a ping, a settings change, a pause or resume, or the clock moving on. */
 export type Step =
-  | { readonly kind: "ping"; readonly check: number; readonly signal: PingSignal; readonly exitStatus: number | null;
-      readonly rid: string | null; readonly method: "GET" | "POST"; readonly body: string }
+  | {
+      readonly kind: "ping";
+      readonly check: number;
+      readonly signal: PingSignal;
+      readonly exitStatus: number | null;
+      readonly rid: string | null;
+      readonly method: "GET" | "POST";
+      readonly body: string;
+    }
   | { readonly kind: "update"; readonly check: number; readonly spec: CheckSpec }
   | { readonly kind: "pause" | "resume"; readonly check: number }
   | { readonly kind: "mute"; readonly check: number; readonly forMs: Millis | null } // muted_until = now + forMs; null clears it
@@ -25,8 +34,17 @@ export type ModelFlip = readonly [at: Millis, from: ModelStatus, to: ModelStatus
 type ModelStatus = "new" | "up" | "down" | "paused";
 
 type Settings = {
-  timeoutMs: Millis; graceMs: Millis; cron: string | null; tz: string; methods: "" | "POST"; manualResume: boolean;
-  successKw: string; failureKw: string; startKw: string; filterHttpBody: boolean; filterDefaultFail: boolean;
+  timeoutMs: Millis;
+  graceMs: Millis;
+  cron: string | null;
+  tz: string;
+  methods: "" | "POST";
+  manualResume: boolean;
+  successKw: string;
+  failureKw: string;
+  startKw: string;
+  filterHttpBody: boolean;
+  filterDefaultFail: boolean;
   failureThreshold: number;
   minDurationMs: Millis; // 0 = off
   alertOnOverlap: boolean;
@@ -78,11 +96,40 @@ export class ReferenceModel {
 
   constructor(specs: readonly CheckSpec[]) {
     this.checks = specs.map((spec) => {
-      const settings: Settings = { timeoutMs: DAY, graceMs: HOUR, cron: null, tz: "UTC", methods: "", manualResume: false,
-        successKw: "", failureKw: "", startKw: "", filterHttpBody: false, filterDefaultFail: false, failureThreshold: 1,
-        minDurationMs: 0, alertOnOverlap: false, maxRunsPerPeriod: 0 };
-      const check: ModelCheck = { settings, status: "new", nPings: 0, lastPingAt: null, lastStartAt: null, lastStartRid: null,
-        failures: 0, period: null, notes: [], lastEventAt: T0, heldUntilDowntimeEnd: null, flips: [], mutedUntilAt: null, downHeld: false, notices: [] };
+      const settings: Settings = {
+        timeoutMs: DAY,
+        graceMs: HOUR,
+        cron: null,
+        tz: "UTC",
+        methods: "",
+        manualResume: false,
+        successKw: "",
+        failureKw: "",
+        startKw: "",
+        filterHttpBody: false,
+        filterDefaultFail: false,
+        failureThreshold: 1,
+        minDurationMs: 0,
+        alertOnOverlap: false,
+        maxRunsPerPeriod: 0,
+      };
+      const check: ModelCheck = {
+        settings,
+        status: "new",
+        nPings: 0,
+        lastPingAt: null,
+        lastStartAt: null,
+        lastStartRid: null,
+        failures: 0,
+        period: null,
+        notes: [],
+        lastEventAt: T0,
+        heldUntilDowntimeEnd: null,
+        flips: [],
+        mutedUntilAt: null,
+        downHeld: false,
+        notices: [],
+      };
       update(check, spec);
       return check;
     });
@@ -98,19 +145,24 @@ export class ReferenceModel {
     const check = this.checks[step.check];
     this.#catchUp(check); // deadlines due before a command are applied first, each at its own time
     switch (step.kind) {
-      case "ping": ping(check, step, this.now); return true;
+      case "ping":
+        ping(check, step, this.now);
+        return true;
       case "update":
         update(check, step.spec);
         this.#catchUp(check, this.now); // a deadline the change moved into the past falls due at the change
         return true;
       case "pause":
         if (check.status === "paused") return true; // a no-op, no flip
-        check.lastStartAt = null; check.lastStartRid = null;
+        check.lastStartAt = null;
+        check.lastStartRid = null;
         flip(check, "paused", this.now, "");
         return true;
       case "resume":
         if (check.status !== "paused") return false; // 409 not_paused
-        check.lastPingAt = null; check.lastStartAt = null; check.lastStartRid = null;
+        check.lastPingAt = null;
+        check.lastStartAt = null;
+        check.lastStartRid = null;
         flip(check, "new", this.now, "");
         return true;
       case "mute":
@@ -184,7 +236,8 @@ function expectedAt(check: ModelCheck): Millis | null {
 /** going_down_after(): the grace start counting an open run (unless down), plus grace, no earlier than a downtime's hold; null = never. */
 function goingDownAfter(check: ModelCheck): Millis | null {
   let startAt = expectedAt(check);
-  if (check.lastStartAt !== null && check.status !== "down") startAt = startAt === null ? check.lastStartAt : Math.min(startAt, check.lastStartAt);
+  if (check.lastStartAt !== null && check.status !== "down")
+    startAt = startAt === null ? check.lastStartAt : Math.min(startAt, check.lastStartAt);
   if (startAt === null) return null;
   const heldUntil = heldUntilAt(check);
   return heldUntil === null ? startAt + check.settings.graceMs : Math.max(startAt + check.settings.graceMs, heldUntil);
@@ -243,7 +296,8 @@ function ping(check: ModelCheck, step: Extract<Step, { kind: "ping" }>, at: Mill
   check.lastEventAt = Math.max(check.lastEventAt, at);
   if (kind === "start") {
     const overlap = check.lastStartAt !== null;
-    check.lastStartAt = at; check.lastStartRid = step.rid;
+    check.lastStartAt = at;
+    check.lastStartRid = step.rid;
     check.notes.push(overlap ? "overlap" : null);
     if (overlap && s.alertOnOverlap) failure(check, at, "overlap");
     return;
@@ -269,9 +323,14 @@ function ping(check: ModelCheck, step: Extract<Step, { kind: "ping" }>, at: Mill
   check.heldUntilDowntimeEnd = null; // the deadlines count from this signal again
   check.lastPingAt = at;
   if (check.lastStartAt !== null && (check.lastStartRid === step.rid || kind === "fail" || step.rid === null)) {
-    check.lastStartAt = null; check.lastStartRid = null;
+    check.lastStartAt = null;
+    check.lastStartRid = null;
   }
-  if (kind === "success" && rule === null) { check.failures = 0; flip(check, "up", at, ""); return; }
+  if (kind === "success" && rule === null) {
+    check.failures = 0;
+    flip(check, "up", at, "");
+    return;
+  }
   failure(check, at, rule ?? "fail");
 }
 
@@ -311,23 +370,26 @@ function update(check: ModelCheck, spec: CheckSpec): void {
 // ---- histories (fast-check arbitraries) ----
 
 /** A settings change: any subset of the fields the model knows, in engine units. */
-export const specArb: fc.Arbitrary<CheckSpec> = fc.record({
-  timeoutMs: fc.constantFrom(MINUTE, 5 * MINUTE, HOUR, DAY),
-  graceMs: fc.constantFrom(MINUTE, 10 * MINUTE, HOUR),
-  schedule: fc.constantFrom("*/5 * * * *", "*/15 * * * *", "0 * * * *", "30 * * * *"),
-  tz: fc.constantFrom("UTC", "Asia/Kolkata", "Asia/Kathmandu"),
-  methods: fc.constantFrom("" as const, "POST" as const),
-  manualResume: fc.boolean(),
-  successKw: fc.constantFrom("", SUCCESS_KW),
-  failureKw: fc.constantFrom("", FAILURE_KW),
-  startKw: fc.constantFrom("", START_KW),
-  filterHttpBody: fc.boolean(),
-  filterDefaultFail: fc.boolean(),
-  failureThreshold: fc.integer({ min: 1, max: 3 }),
-  minDurationMs: fc.constantFrom(0, 30 * SECOND, 2 * MINUTE, HOUR),
-  alertOnOverlap: fc.boolean(),
-  maxRunsPerPeriod: fc.constantFrom(0, 1, 2),
-}, { requiredKeys: [] });
+export const specArb: fc.Arbitrary<CheckSpec> = fc.record(
+  {
+    timeoutMs: fc.constantFrom(MINUTE, 5 * MINUTE, HOUR, DAY),
+    graceMs: fc.constantFrom(MINUTE, 10 * MINUTE, HOUR),
+    schedule: fc.constantFrom("*/5 * * * *", "*/15 * * * *", "0 * * * *", "30 * * * *"),
+    tz: fc.constantFrom("UTC", "Asia/Kolkata", "Asia/Kathmandu"),
+    methods: fc.constantFrom("" as const, "POST" as const),
+    manualResume: fc.boolean(),
+    successKw: fc.constantFrom("", SUCCESS_KW),
+    failureKw: fc.constantFrom("", FAILURE_KW),
+    startKw: fc.constantFrom("", START_KW),
+    filterHttpBody: fc.boolean(),
+    filterDefaultFail: fc.boolean(),
+    failureThreshold: fc.integer({ min: 1, max: 3 }),
+    minDurationMs: fc.constantFrom(0, 30 * SECOND, 2 * MINUTE, HOUR),
+    alertOnOverlap: fc.boolean(),
+    maxRunsPerPeriod: fc.constantFrom(0, 1, 2),
+  },
+  { requiredKeys: [] },
+);
 
 const bodyArb = fc.constantFrom("", "all ok", "  fine ", "bad run", "go", "bad but ok", "okay go", "nothing", "Bad OK");
 
@@ -335,12 +397,25 @@ const bodyArb = fc.constantFrom("", "all ok", "  fine ", "bad run", "go", "bad b
 export function stepArb(checks: number): fc.Arbitrary<Step> {
   const check = fc.integer({ min: 0, max: checks - 1 });
   return fc.oneof(
-    { weight: 6, arbitrary: fc.record({ kind: fc.constant("ping" as const), check,
-      signal: fc.constantFrom<PingSignal>("success", "start", "fail", "log"),
-      exitStatus: fc.option(fc.oneof(fc.constantFrom(0, 1, 255), fc.integer({ min: 0, max: 255 })), { freq: 3 }),
-      rid: fc.constantFrom(null, ...RIDS), method: fc.constantFrom("GET" as const, "POST" as const), body: bodyArb }) },
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant("advance" as const),
-      ms: fc.oneof(fc.integer({ min: 0, max: 3 * MINUTE }), fc.integer({ min: HOUR, max: 3 * DAY })) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        kind: fc.constant("ping" as const),
+        check,
+        signal: fc.constantFrom<PingSignal>("success", "start", "fail", "log"),
+        exitStatus: fc.option(fc.oneof(fc.constantFrom(0, 1, 255), fc.integer({ min: 0, max: 255 })), { freq: 3 }),
+        rid: fc.constantFrom(null, ...RIDS),
+        method: fc.constantFrom("GET" as const, "POST" as const),
+        body: bodyArb,
+      }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant("advance" as const),
+        ms: fc.oneof(fc.integer({ min: 0, max: 3 * MINUTE }), fc.integer({ min: HOUR, max: 3 * DAY })),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("update" as const), check, spec: specArb }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("pause" as const, "resume" as const), check }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("mute" as const), check, forMs: fc.constantFrom(null, MINUTE, HOUR, DAY) }) },

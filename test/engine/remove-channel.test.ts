@@ -19,7 +19,13 @@ function setUp(): { shard: Shard; both: string; only: string } {
   shard.apply({ kind: "addChannel", channel: kept, at: T0 });
   shard.apply({ kind: "addChannel", channel: gone, at: T0 });
   const made = (name: string, refs: string[]) => {
-    const result = shard.apply({ kind: "createCheck", projectId: "p", spec: { name, timeoutMs: HOUR, graceMs: MINUTE, channels: { refs } }, unique: [], at: T0 });
+    const result = shard.apply({
+      kind: "createCheck",
+      projectId: "p",
+      spec: { name, timeoutMs: HOUR, graceMs: MINUTE, channels: { refs } },
+      unique: [],
+      at: T0,
+    });
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
     return result.value.check.uuid;
   };
@@ -34,13 +40,22 @@ test("a removed channel leaves the project and every check's list, and the chang
   const removed = shard.apply({ kind: "removeChannel", projectId: "p", channelId: "ch-gone", at: T0 + MINUTE });
   assert.ok(removed.ok);
   assert.is(removed.ok && removed.value.name, "gone");
-  assert.equal(shard.channels("p").map((c) => c.id), ["ch-kept"]);
-  const channelsOf = (uuid: string) => { const got = shard.getCheck("p", uuid); return got.ok ? got.value.channels : null; };
+  assert.equal(
+    shard.channels("p").map((c) => c.id),
+    ["ch-kept"],
+  );
+  const channelsOf = (uuid: string) => {
+    const got = shard.getCheck("p", uuid);
+    return got.ok ? got.value.channels : null;
+  };
   assert.equal(channelsOf(both), ["ch-kept"]);
   assert.equal(channelsOf(only), []);
   const changes = shard.takeChanges();
   assert.equal(changes.deletedChannels, [{ projectId: "p", id: "ch-gone" }]);
-  assert.equal(changes.checks.map((c) => [c.name, c.channels]).sort(), [["both", ["ch-kept"]], ["only", []]]);
+  assert.equal(changes.checks.map((c) => [c.name, c.channels]).sort(), [
+    ["both", ["ch-kept"]],
+    ["only", []],
+  ]);
   assert.is(changes.statusOnly, undefined, "not a deadline-only change");
 });
 
@@ -51,12 +66,31 @@ test("flips after the removal notify only the channels left", () => {
   shard.apply({ kind: "advance", at: T0 + 2 * HOUR }); // both checks miss their deadline (new → down needs a ping first)
   const pinged = shard.takeChanges();
   assert.is(pinged.outbox.length, 0, "new checks never went up: nothing to notify yet");
-  for (const uuid of shard.checkUuids("p")) shard.apply({ kind: "ping", ping: { target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "", ua: "", rid: null, body: null, at: T0 + 2 * HOUR } });
+  for (const uuid of shard.checkUuids("p"))
+    shard.apply({
+      kind: "ping",
+      ping: {
+        target: { uuid },
+        signal: "success",
+        exitStatus: null,
+        method: "GET",
+        scheme: "http",
+        remoteAddr: "",
+        ua: "",
+        rid: null,
+        body: null,
+        at: T0 + 2 * HOUR,
+      },
+    });
   shard.takeChanges();
   shard.apply({ kind: "advance", at: T0 + 4 * HOUR });
   const flipped = shard.takeChanges();
   assert.is(flipped.flips.filter((f) => f.to === "down").length, 2);
-  assert.equal(flipped.outbox.map((e) => e.channel.id), ["ch-kept"], "only the check that still has a channel notifies, and only it");
+  assert.equal(
+    flipped.outbox.map((e) => e.channel.id),
+    ["ch-kept"],
+    "only the check that still has a channel notifies, and only it",
+  );
 });
 
 test("an unknown channel or project is not_found and changes nothing", () => {
@@ -87,8 +121,14 @@ test("the same commands on a fresh shard give the same state (replays and scenar
     return shard.snapshot();
   };
   const first = run();
-  assert.equal(first.channels.map((c) => c.id), ["ch-kept"]);
-  assert.equal(first.checks.map((c) => c.channels), [["ch-kept"]]);
+  assert.equal(
+    first.channels.map((c) => c.id),
+    ["ch-kept"],
+  );
+  assert.equal(
+    first.checks.map((c) => c.channels),
+    [["ch-kept"]],
+  );
   assert.equal(run(), first);
 });
 

@@ -50,8 +50,17 @@ test("a higher role may do everything a lower one may", () => {
 });
 
 test("roles are read from their exact names only", () => {
-  assert.equal(["readonly", "member", "manager", "owner", "Owner", "admin", "", 3, null].map(roleOf),
-    ["readonly", "member", "manager", "owner", null, null, null, null, null]);
+  assert.equal(["readonly", "member", "manager", "owner", "Owner", "admin", "", 3, null].map(roleOf), [
+    "readonly",
+    "member",
+    "manager",
+    "owner",
+    null,
+    null,
+    null,
+    null,
+    null,
+  ]);
 });
 
 test.run();

@@ -23,7 +23,11 @@ test("an OnCalendar expression of several lines: the earliest of its lines, each
   const from = Date.parse("2024-01-01T00:00Z");
   // 09:00 in Riga (07:00Z in winter) comes before 08:00 in the check's zone, UTC
   assert.is(nextAfter("08:00\n09:00 Europe/Riga", "UTC", from), Date.parse("2024-01-01T07:00Z"));
-  assert.is(nextAfter("08:00\n09:00 Europe/Riga", "Asia/Tokyo", from), Date.parse("2024-01-01T07:00Z"), "08:00 Tokyo was 23:00Z the day before");
+  assert.is(
+    nextAfter("08:00\n09:00 Europe/Riga", "Asia/Tokyo", from),
+    Date.parse("2024-01-01T07:00Z"),
+    "08:00 Tokyo was 23:00Z the day before",
+  );
   assert.is(nextAfter("08:00\n", "UTC", from), Date.parse("2024-01-01T08:00Z"), "a line break at the end");
   assert.is(nextAfter("\n08:00", "UTC", from), Date.parse("2024-01-01T08:00Z"), "a line break at the start");
 });

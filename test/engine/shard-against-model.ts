@@ -22,7 +22,13 @@ export const historyArb = fc.record({
 });
 
 /** What the engine recorded of each check so far, to check the invariants against, and what its channel heard. */
-type Recorded = { lastEventAt: Millis; flips: [Millis, string, string, string][]; pingNs: number[]; notes: (string | null)[]; notices: string[] };
+type Recorded = {
+  lastEventAt: Millis;
+  flips: [Millis, string, string, string][];
+  pingNs: number[];
+  notes: (string | null)[];
+  notices: string[];
+};
 
 /** Throws (an assertion error) at the first step where the shard and the model disagree. */
 export function runOnShard(specs: readonly CheckSpec[], steps: readonly Step[]): void {
@@ -62,16 +68,29 @@ function earliestDeadline(shard: Shard, uuids: readonly string[]): Millis | null
 
 function applyToShard(shard: Shard, step: Step, uuids: readonly string[], at: Millis): boolean {
   switch (step.kind) {
-    case "advance": shard.advance(at); return true;
+    case "advance":
+      shard.advance(at);
+      return true;
     case "ping": {
       const body = step.method === "POST" && step.body !== "" ? new TextEncoder().encode(step.body) : null;
-      return shard.ping(pingOf({ uuid: uuids[step.check] }, at, { signal: step.signal, exitStatus: step.exitStatus,
-        rid: step.rid, method: step.method, body })).ok;
+      return shard.ping(
+        pingOf({ uuid: uuids[step.check] }, at, {
+          signal: step.signal,
+          exitStatus: step.exitStatus,
+          rid: step.rid,
+          method: step.method,
+          body,
+        }),
+      ).ok;
     }
-    case "update": return shard.updateCheck("p", uuids[step.check], step.spec, at).ok;
-    case "pause": return shard.pauseCheck("p", uuids[step.check], at).ok;
-    case "resume": return shard.resumeCheck("p", uuids[step.check], at).ok;
-    case "mute": return shard.updateCheck("p", uuids[step.check], { mutedUntilAt: step.forMs === null ? null : at + step.forMs }, at).ok;
+    case "update":
+      return shard.updateCheck("p", uuids[step.check], step.spec, at).ok;
+    case "pause":
+      return shard.pauseCheck("p", uuids[step.check], at).ok;
+    case "resume":
+      return shard.resumeCheck("p", uuids[step.check], at).ok;
+    case "mute":
+      return shard.updateCheck("p", uuids[step.check], { mutedUntilAt: step.forMs === null ? null : at + step.forMs }, at).ok;
   }
 }
 
@@ -83,7 +102,10 @@ function record(shard: Shard, uuids: readonly string[], recorded: Recorded[], wh
   // flips first: a deadline is applied before the command that noticed it
   for (const f of changes.flips) {
     const seen = recorded[uuids.indexOf(f.checkUuid)];
-    assert.ok(f.at >= seen.lastEventAt, `${where}: flip ${f.from}→${f.to} at T0+${f.at - T0} stamped before the check's last recorded event (T0+${seen.lastEventAt - T0})`);
+    assert.ok(
+      f.at >= seen.lastEventAt,
+      `${where}: flip ${f.from}→${f.to} at T0+${f.at - T0} stamped before the check's last recorded event (T0+${seen.lastEventAt - T0})`,
+    );
     assert.is(f.n, seen.flips.length + 1, `${where}: flips numbered in order`);
     seen.flips.push([f.at, f.from, f.to, f.reason]);
     seen.lastEventAt = Math.max(seen.lastEventAt, f.at);
@@ -104,13 +126,18 @@ function record(shard: Shard, uuids: readonly string[], recorded: Recorded[], wh
 function compare(shard: Shard, uuid: string, model: ReferenceModel, index: number, seen: Recorded, where: string): void {
   const found = shard.getCheck("p", uuid);
   if (!found.ok) throw new Error(`${where}: check gone`);
-  const check = found.value, want = model.checks[index];
+  const check = found.value,
+    want = model.checks[index];
   assert.equal(seen.flips, want.flips, `${where}: flips`);
   assert.equal(seen.notices, want.notices, `${where}: notifications heard`);
   assert.is(check.status, want.status, `${where}: stored status`);
   assert.is(statusAt(check, model.now), model.apiStatus(index), `${where}: status at now`);
   assert.is(check.nPings, want.nPings, `${where}: n_pings`);
-  assert.equal(seen.pingNs, Array.from({ length: want.nPings }, (_, n) => n + 1), `${where}: each ping logged once, numbered by n_pings`);
+  assert.equal(
+    seen.pingNs,
+    Array.from({ length: want.nPings }, (_, n) => n + 1),
+    `${where}: each ping logged once, numbered by n_pings`,
+  );
   assert.is(check.lastPingAt, want.lastPingAt, `${where}: last_ping`);
   assert.is(check.lastStartAt, want.lastStartAt, `${where}: the open run`);
   assert.equal(seen.notes, want.notes, `${where}: each ping's note (overlap, too fast, too often)`);

@@ -18,7 +18,10 @@ function setUp(): Shard {
   shard.createProject(scenarioProject("p", { checkLimit: 2 }), T0);
   shard.createProject(scenarioProject("q"), T0);
   shard.addChannel(channel({ id: "ch", projectId: "p", name: "ops" }), T0);
-  for (const [project, name] of [["p", "db"], ["q", "other"]]) {
+  for (const [project, name] of [
+    ["p", "db"],
+    ["q", "other"],
+  ]) {
     const made = shard.createCheck(project, { name, timeoutMs: HOUR, graceMs: MINUTE }, [], T0);
     if (!made.ok) throw new Error(JSON.stringify(made.failure));
   }
@@ -29,7 +32,11 @@ const failure = (outcome: Outcome<unknown>) => (outcome.ok ? "ok" : outcome.fail
 /** Asserts that nothing was changed since the last take. */
 function nothingChanged(shard: Shard, what: string): void {
   const changes = shard.takeChanges();
-  assert.equal([changes.projects, changes.channels, changes.checks, changes.deletedChecks, changes.deletedChannels], [[], [], [], [], []], what);
+  assert.equal(
+    [changes.projects, changes.channels, changes.checks, changes.deletedChecks, changes.deletedChannels],
+    [[], [], [], [], []],
+    what,
+  );
 }
 
 test("every command on a project this shard does not have: not_found project, nothing changed", () => {
@@ -65,7 +72,10 @@ test("a check of another project is forbidden to read and to change; an unknown 
 test("pause, resume, acknowledge and delete: an unknown check is not_found, another project's is forbidden; nothing changed", () => {
   const shard = setUp();
   const at = T0 + MINUTE;
-  for (const [uuid, expected] of [[nthId(99), { code: "not_found", what: "check" }], [nthId(3), { code: "forbidden" }]] as const) {
+  for (const [uuid, expected] of [
+    [nthId(99), { code: "not_found", what: "check" }],
+    [nthId(3), { code: "forbidden" }],
+  ] as const) {
     const answers = {
       pause: shard.pauseCheck("p", uuid, at),
       resume: shard.resumeCheck("p", uuid, at),
@@ -94,14 +104,22 @@ test("the channel's kind cannot change; its name and value can", () => {
   const shard = setUp();
   const slack = shard.updateChannel("p", "ch", { name: "ops", value: { kind: "slack", url: "https://hooks.example/x" } }, T0 + MINUTE);
   assert.equal(failure(slack), { code: "invalid", field: "kind", reason: "cannot change (the integration is email)" });
-  assert.equal(failure(shard.updateChannel("p", "nope", { name: "n", value: { kind: "email", address: "a@b.c" } }, T0 + MINUTE)), { code: "not_found", what: "channel" });
+  assert.equal(failure(shard.updateChannel("p", "nope", { name: "n", value: { kind: "email", address: "a@b.c" } }, T0 + MINUTE)), {
+    code: "not_found",
+    what: "channel",
+  });
   nothingChanged(shard, "after the refusals");
 });
 
 test("unique creation updates the first match instead; the API stops at the check limit exactly", () => {
   const shard = setUp();
   const again = shard.createCheck("p", { name: "db", desc: "the database", channels: { refs: ["ops"] } }, ["name"], T0 + MINUTE);
-  assert.equal(again.ok && [again.value.created, again.value.check.uuid, again.value.check.desc, again.value.check.channels], [false, nthId(1), "the database", ["ch"]]);
+  assert.equal(again.ok && [again.value.created, again.value.check.uuid, again.value.check.desc, again.value.check.channels], [
+    false,
+    nthId(1),
+    "the database",
+    ["ch"],
+  ]);
   const second = shard.createCheck("p", { name: "web" }, ["name"], T0 + MINUTE);
   assert.equal(second.ok && [second.value.created, second.value.check.name], [true, "web"]);
   assert.equal(failure(shard.createCheck("p", { name: "third" }, [], T0 + MINUTE)), { code: "check_limit" });
@@ -120,7 +138,11 @@ test("unique creation that would make the matched check depend on itself is refu
 
 test("routes() names every check with its project and badge key", () => {
   const shard = setUp();
-  const checks = [nthId(1), nthId(3)].map((uuid) => { const found = shard.getCheck(uuid === nthId(1) ? "p" : "q", uuid); if (!found.ok) throw new Error("no check"); return found.value; });
+  const checks = [nthId(1), nthId(3)].map((uuid) => {
+    const found = shard.getCheck(uuid === nthId(1) ? "p" : "q", uuid);
+    if (!found.ok) throw new Error("no check");
+    return found.value;
+  });
   assert.equal([...shard.routes()].sort(), checks.map((c) => [c.uuid, c.projectId, c.badgeKey]).sort());
   assert.is(new Set(checks.map((c) => c.badgeKey)).size, 2, "two distinct badge keys");
 });
@@ -134,7 +156,10 @@ test("a status page may show only the project's own checks; a rename through app
   assert.equal(failure(shard.changeProject("p", page([nthId(1)]), T0 + MINUTE)), "ok");
   const renamed = shard.apply({ kind: "changeProject", projectId: "p", change: { kind: "rename", name: "Production" }, at: T0 + MINUTE });
   assert.is(renamed.ok && renamed.value.name, "Production");
-  assert.equal(shard.takeChanges().projects.map((p) => p.name), ["p", "Production"]);
+  assert.equal(
+    shard.takeChanges().projects.map((p) => p.name),
+    ["p", "Production"],
+  );
   assert.is(shard.projects().find((p) => p.id === "p")?.name, "Production");
 });
 

@@ -19,7 +19,8 @@ const NIGHTLY: MaintenanceWindow = { id: "w1", name: "nightly", schedule: "0 2 *
 /** What integrations heard: "down@01:00", "reminder 1@02:30", "down (window ended)@04:00". */
 function heard(changes: Changes): string[] {
   return changes.outbox.map((entry) => {
-    const what = entry.reminder !== undefined ? `reminder ${entry.reminder}` : entry.id.endsWith("-m") ? "down (window ended)" : entry.flip.to;
+    const what =
+      entry.reminder !== undefined ? `reminder ${entry.reminder}` : entry.id.endsWith("-m") ? "down (window ended)" : entry.flip.to;
     return `${what}@${hhmm(entry.flip.at)}`;
   });
 }
@@ -71,7 +72,10 @@ test("a command that applies deadlines found due leaves the wheel at the next on
   assert.is(shard.nextDueAt(), at("01:01"));
   // refused (the check is not paused), but the deadline it found due at 01:01 is applied first
   assert.not.ok(shard.resumeCheck("p", uuid, at("05:00")).ok);
-  assert.equal(shard.takeChanges().flips.map((f) => [hhmm(f.at), f.to]), [["01:01", "down"]]);
+  assert.equal(
+    shard.takeChanges().flips.map((f) => [hhmm(f.at), f.to]),
+    [["01:01", "down"]],
+  );
   assert.is(shard.nextDueAt(), null, "down with no reminders: nothing left to fire");
 });
 

@@ -7,7 +7,8 @@ import { ShardState } from "../../engine/shard-state.ts";
 import type { Check, CheckSpec } from "../../engine/model.ts";
 import { channel, check, project } from "../helpers.ts";
 
-const P = "00000000-0000-4000-8000-00000000000p", Q = "00000000-0000-4000-8000-00000000000q";
+const P = "00000000-0000-4000-8000-00000000000p",
+  Q = "00000000-0000-4000-8000-00000000000q";
 
 function stateWith(...checks: Check[]): ShardState {
   const state = new ShardState();
@@ -27,7 +28,10 @@ test("a project is found by id and by ping key; unknown ones are not", () => {
   assert.is(state.projectByPingKey(`pk-${Q}`)?.id, Q);
   assert.is(state.project("nope"), undefined);
   assert.is(state.projectByPingKey("nope"), undefined);
-  assert.equal(state.projects().map((p) => p.id), [P, Q]);
+  assert.equal(
+    state.projects().map((p) => p.id),
+    [P, Q],
+  );
 });
 
 test("a new project has no channels and no checks", () => {
@@ -39,7 +43,8 @@ test("a new project has no channels and no checks", () => {
 });
 
 test("a project stored again (changed) keeps its channels and its checks", () => {
-  const c = check({ projectId: P }), ch = channel({ projectId: P });
+  const c = check({ projectId: P }),
+    ch = channel({ projectId: P });
   const state = stateWith(c);
   state.addChannel(ch);
   state.putProject(project({ id: P, name: "renamed" }));
@@ -64,14 +69,22 @@ test("a ping key that changed, or was cleared by a deletion, names the project n
 
 test("channels: added in creation order; to an unknown project refused and kept nowhere", () => {
   const state = stateWith();
-  const a = channel({ projectId: P, name: "a" }), b = channel({ projectId: P, name: "b" }), stray = channel({ projectId: "unknown" });
+  const a = channel({ projectId: P, name: "a" }),
+    b = channel({ projectId: P, name: "b" }),
+    stray = channel({ projectId: "unknown" });
   assert.is(state.addChannel(a), true);
   assert.is(state.addChannel(b), true);
   assert.is(state.addChannel(stray), false);
   assert.equal(state.channels(P), [a, b]);
   assert.equal(state.channels("unknown"), []);
   assert.equal(state.channels(Q), []);
-  assert.equal(state.snapshot().channels.map((c) => c.id).sort(), [a.id, b.id].sort());
+  assert.equal(
+    state
+      .snapshot()
+      .channels.map((c) => c.id)
+      .sort(),
+    [a.id, b.id].sort(),
+  );
 });
 
 test("setChannels keeps its own copy of the list", () => {
@@ -102,7 +115,8 @@ test("replaceChannel: in its place, the first one too; false for an unknown proj
   const state = stateWith();
   const [a, b] = [channel({ projectId: P, name: "a" }), channel({ projectId: P, name: "b" })];
   state.setChannels(P, [a, b]);
-  const a2 = { ...a, name: "a2" }, b2 = { ...b, name: "b2" };
+  const a2 = { ...a, name: "a2" },
+    b2 = { ...b, name: "b2" };
   assert.is(state.replaceChannel(a2), true);
   assert.is(state.replaceChannel(b2), true);
   assert.equal(state.channels(P), [a2, b2]);
@@ -114,8 +128,11 @@ test("replaceChannel: in its place, the first one too; false for an unknown proj
 test("channel references: all, by id or by name (an id first), each exactly one, sorted without repeats", () => {
   const state = stateWith();
   const ids = ["00000000-0000-4000-8000-0000000000c3", "00000000-0000-4000-8000-0000000000c1", "00000000-0000-4000-8000-0000000000c2"];
-  const [x, y, z] = [channel({ id: ids[0], projectId: P, name: "ops" }), channel({ id: ids[1], projectId: P, name: "dev" }),
-    channel({ id: ids[2], projectId: P, name: "dev" })];
+  const [x, y, z] = [
+    channel({ id: ids[0], projectId: P, name: "ops" }),
+    channel({ id: ids[1], projectId: P, name: "dev" }),
+    channel({ id: ids[2], projectId: P, name: "dev" }),
+  ];
   state.setChannels(P, [x, y, z]);
   state.setChannels(Q, [channel({ projectId: Q, name: "ops" })]);
   assert.equal(state.resolveChannels(P, undefined), { ok: true, value: undefined });
@@ -123,9 +140,18 @@ test("channel references: all, by id or by name (an id first), each exactly one,
   assert.equal(state.resolveChannels(P, { refs: ["ops"] }), { ok: true, value: [ids[0]] });
   assert.equal(state.resolveChannels(P, { refs: [ids[0], ids[2], "ops"] }), { ok: true, value: [ids[2], ids[0]] });
   assert.equal(state.resolveChannels(P, { refs: [] }), { ok: true, value: [] });
-  assert.equal(state.resolveChannels(P, { refs: ["ops", ""] }), { ok: false, failure: { code: "invalid", field: "channels", reason: "empty channel identifier" } });
-  assert.equal(state.resolveChannels(P, { refs: ["nope"] }), { ok: false, failure: { code: "invalid", field: "channels", reason: "invalid channel identifier: nope" } });
-  assert.equal(state.resolveChannels(P, { refs: ["dev"] }), { ok: false, failure: { code: "invalid", field: "channels", reason: "non-unique channel identifier: dev" } });
+  assert.equal(state.resolveChannels(P, { refs: ["ops", ""] }), {
+    ok: false,
+    failure: { code: "invalid", field: "channels", reason: "empty channel identifier" },
+  });
+  assert.equal(state.resolveChannels(P, { refs: ["nope"] }), {
+    ok: false,
+    failure: { code: "invalid", field: "channels", reason: "invalid channel identifier: nope" },
+  });
+  assert.equal(state.resolveChannels(P, { refs: ["dev"] }), {
+    ok: false,
+    failure: { code: "invalid", field: "channels", reason: "non-unique channel identifier: dev" },
+  });
   // a channel named like another's id: the id wins
   const named = channel({ projectId: P, name: ids[1] });
   state.addChannel(named);
@@ -137,7 +163,8 @@ test("channel references: all, by id or by name (an id first), each exactly one,
 // ---- checks ----
 
 test("checks: stored by uuid and project; stored again when changed, counted once", () => {
-  const a = check({ projectId: P }), b = check({ projectId: Q });
+  const a = check({ projectId: P }),
+    b = check({ projectId: Q });
   const state = stateWith(a, b);
   assert.is(state.checkCount, 2);
   assert.is(state.checkCountOf(P), 1);
@@ -160,7 +187,8 @@ test("a check of a project not stored yet is indexed under it", () => {
 });
 
 test("deleteCheck removes it from every index; an unknown project or uuid is no error", () => {
-  const a = check({ projectId: P }), b = check({ projectId: P });
+  const a = check({ projectId: P }),
+    b = check({ projectId: P });
   const state = stateWith(a, b);
   state.deleteCheck(P, a.uuid);
   state.deleteCheck("unknown", b.uuid + "x");
@@ -182,8 +210,11 @@ test("listing: oldest first, equal creation instants by uuid, whatever the order
 });
 
 test("listing by slug: exactly that slug, the empty one too", () => {
-  const [a, b, c] = [check({ projectId: P, slug: "backup", createdAt: 1 }), check({ projectId: P, slug: "backup-2", createdAt: 2 }),
-    check({ projectId: P, slug: "", createdAt: 3 })];
+  const [a, b, c] = [
+    check({ projectId: P, slug: "backup", createdAt: 1 }),
+    check({ projectId: P, slug: "backup-2", createdAt: 2 }),
+    check({ projectId: P, slug: "", createdAt: 3 }),
+  ];
   const state = stateWith(a, b, c, check({ projectId: Q, slug: "backup" }));
   assert.equal(uuids(state.listChecks(P, { slug: "backup", tags: [] })), [a.uuid]);
   assert.equal(uuids(state.listChecks(P, { slug: "", tags: [] })), [c.uuid]);
@@ -192,8 +223,12 @@ test("listing by slug: exactly that slug, the empty one too", () => {
 });
 
 test("listing by tags: each tag asked for must be carried, whole", () => {
-  const [ab, a, abc, none] = [check({ projectId: P, tags: "a  b", createdAt: 1 }), check({ projectId: P, tags: "a", createdAt: 2 }),
-    check({ projectId: P, tags: "abc", createdAt: 3 }), check({ projectId: P, tags: "", createdAt: 4 })];
+  const [ab, a, abc, none] = [
+    check({ projectId: P, tags: "a  b", createdAt: 1 }),
+    check({ projectId: P, tags: "a", createdAt: 2 }),
+    check({ projectId: P, tags: "abc", createdAt: 3 }),
+    check({ projectId: P, tags: "", createdAt: 4 }),
+  ];
   const state = stateWith(ab, a, abc, none);
   assert.equal(uuids(state.listChecks(P, { tags: ["a"] })), uuids([ab, a]));
   assert.equal(uuids(state.listChecks(P, { tags: ["b", "a"] })), [ab.uuid]);
@@ -209,13 +244,20 @@ const FIELDS = [
   { field: "name", check: { name: "n1" }, other: { name: "n2" }, spec: { name: "n2" } as CheckSpec, neither: { name: "n3" } as CheckSpec },
   { field: "slug", check: { slug: "s1" }, other: { slug: "s2" }, spec: { slug: "s2" }, neither: { slug: "s3" } },
   { field: "tags", check: { tags: "t1" }, other: { tags: "t2" }, spec: { tags: "t2" }, neither: { tags: "t1 t2" } },
-  { field: "timeout", check: { timeoutMs: 60_000 }, other: { timeoutMs: 120_000 }, spec: { timeoutMs: 120_000 }, neither: { timeoutMs: 180_000 } },
+  {
+    field: "timeout",
+    check: { timeoutMs: 60_000 },
+    other: { timeoutMs: 120_000 },
+    spec: { timeoutMs: 120_000 },
+    neither: { timeoutMs: 180_000 },
+  },
   { field: "grace", check: { graceMs: 60_000 }, other: { graceMs: 120_000 }, spec: { graceMs: 120_000 }, neither: { graceMs: 180_000 } },
 ] as const;
 
 for (const f of FIELDS) {
   test(`unique on ${f.field}: the check equal on it; none when it differs or the spec lacks it`, () => {
-    const first = check({ projectId: P, createdAt: 1, ...f.check }), second = check({ projectId: P, createdAt: 2, ...f.other });
+    const first = check({ projectId: P, createdAt: 1, ...f.check }),
+      second = check({ projectId: P, createdAt: 2, ...f.other });
     const state = stateWith(first, second, check({ projectId: Q, ...f.other }));
     assert.is(state.findUnique(P, f.spec, [f.field])?.uuid, second.uuid);
     assert.is(state.findUnique(P, f.neither, [f.field]), null);
@@ -226,7 +268,8 @@ for (const f of FIELDS) {
 }
 
 test("unique matching: every field must match, the oldest match wins, no fields match nothing", () => {
-  const old = check({ projectId: P, name: "db", slug: "db", createdAt: 1 }), young = check({ projectId: P, name: "db", slug: "db", createdAt: 2 });
+  const old = check({ projectId: P, name: "db", slug: "db", createdAt: 1 }),
+    young = check({ projectId: P, name: "db", slug: "db", createdAt: 2 });
   const other = check({ projectId: P, name: "db", slug: "web", createdAt: 0 });
   const state = stateWith(young, other, old);
   assert.is(state.findUnique(P, { name: "db", slug: "db" }, ["name", "slug"])?.uuid, old.uuid);
@@ -239,8 +282,15 @@ test("unique matching: every field must match, the oldest match wins, no fields 
 // ---- routes, snapshot, compaction ----
 
 test("routes: uuid, project and badge key of every check", () => {
-  const a = check({ projectId: P }), b = check({ projectId: Q });
-  assert.equal([...stateWith(a, b).routes()].sort(), [[a.uuid, P, a.badgeKey], [b.uuid, Q, b.badgeKey]].sort());
+  const a = check({ projectId: P }),
+    b = check({ projectId: Q });
+  assert.equal(
+    [...stateWith(a, b).routes()].sort(),
+    [
+      [a.uuid, P, a.badgeKey],
+      [b.uuid, Q, b.badgeKey],
+    ].sort(),
+  );
 });
 
 test("the snapshot: projects, channels and checks each sorted by id, whatever the order they came in", () => {
@@ -249,18 +299,41 @@ test("the snapshot: projects, channels and checks each sorted by id, whatever th
   for (const hex of ["b2", "a1", "c3"]) state.putProject(project({ id: id(hex) }));
   state.setChannels(id("b2"), [channel({ id: id("f6"), projectId: id("b2") }), channel({ id: id("d4"), projectId: id("b2") })]);
   state.setChannels(id("a1"), [channel({ id: id("e5"), projectId: id("a1") })]);
-  for (const [hex, p] of [["99", "c3"], ["11", "a1"], ["55", "b2"], ["33", "a1"]]) state.putCheck(check({ uuid: id(hex), projectId: id(p) }));
+  for (const [hex, p] of [
+    ["99", "c3"],
+    ["11", "a1"],
+    ["55", "b2"],
+    ["33", "a1"],
+  ])
+    state.putCheck(check({ uuid: id(hex), projectId: id(p) }));
   const snapshot = state.snapshot();
-  assert.equal(snapshot.projects.map((p) => p.id), [id("a1"), id("b2"), id("c3")]);
-  assert.equal(snapshot.channels.map((c) => c.id), [id("d4"), id("e5"), id("f6")]);
-  assert.equal(snapshot.checks.map((c) => c.uuid), [id("11"), id("33"), id("55"), id("99")]);
+  assert.equal(
+    snapshot.projects.map((p) => p.id),
+    [id("a1"), id("b2"), id("c3")],
+  );
+  assert.equal(
+    snapshot.channels.map((c) => c.id),
+    [id("d4"), id("e5"), id("f6")],
+  );
+  assert.equal(
+    snapshot.checks.map((c) => c.uuid),
+    [id("11"), id("33"), id("55"), id("99")],
+  );
 });
 
 test("compact returns an equal check, an open run's rid and channels included", () => {
   const state = new ShardState();
   const long = "x".repeat(100);
-  for (const c of [check({ projectId: P, name: "a name of more than thirteen", tags: long, lastStartRid: "0f0f0f0f-0000-4000-8000-000000000001", channels: ["c2", "c1"] }),
-    check({ projectId: P, lastStartRid: null, channels: [] })]) {
+  for (const c of [
+    check({
+      projectId: P,
+      name: "a name of more than thirteen",
+      tags: long,
+      lastStartRid: "0f0f0f0f-0000-4000-8000-000000000001",
+      channels: ["c2", "c1"],
+    }),
+    check({ projectId: P, lastStartRid: null, channels: [] }),
+  ]) {
     assert.equal(state.compact(c), c);
     assert.equal(state.compact(c), c, "twice: the shared strings found again");
   }

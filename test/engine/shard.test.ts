@@ -41,7 +41,14 @@ test("changes of deadlines alone say so (the journal then stores each check's st
   shard.advance(T0 + 2 * HOUR);
   const flipped = shard.takeChanges();
   assert.is(flipped.statusOnly, true);
-  assert.equal(flipped.checks.map((c) => [c.status, c.nFlips]), [["down", 2], ["down", 2], ["down", 2]]);
+  assert.equal(
+    flipped.checks.map((c) => [c.status, c.nFlips]),
+    [
+      ["down", 2],
+      ["down", 2],
+      ["down", 2],
+    ],
+  );
   shard.ping(ping(uuids[0], T0 + 3 * HOUR));
   shard.advance(T0 + 6 * HOUR); // uuids[0] goes down again, in the same changes as its ping
   const mixed = shard.takeChanges();
@@ -56,7 +63,10 @@ test("an advance short of the deadline changes nothing; the deadline itself is i
   shard.advance(T0 + HOUR + MINUTE - 1);
   assert.equal(shard.takeChanges().flips, []);
   shard.advance(T0 + HOUR + MINUTE);
-  assert.equal(shard.takeChanges().flips.map((f) => f.at), [T0 + HOUR + MINUTE]);
+  assert.equal(
+    shard.takeChanges().flips.map((f) => f.at),
+    [T0 + HOUR + MINUTE],
+  );
 });
 
 test("a ping after an unnoticed deadline first records the down flip at the deadline, then the up flip", () => {
@@ -64,7 +74,13 @@ test("a ping after an unnoticed deadline first records the down flip at the dead
   shard.ping(ping(uuids[0], T0));
   shard.takeChanges();
   shard.ping(ping(uuids[0], T0 + 5 * HOUR)); // no advance in between
-  assert.equal(shard.takeChanges().flips.map((f) => [f.at, f.from, f.to]), [[T0 + HOUR + MINUTE, "up", "down"], [T0 + 5 * HOUR, "down", "up"]]);
+  assert.equal(
+    shard.takeChanges().flips.map((f) => [f.at, f.from, f.to]),
+    [
+      [T0 + HOUR + MINUTE, "up", "down"],
+      [T0 + 5 * HOUR, "down", "up"],
+    ],
+  );
 });
 
 test("a batch of pings to one check hands over that check's last state once", () => {
@@ -72,7 +88,10 @@ test("a batch of pings to one check hands over that check's last state once", ()
   for (let i = 0; i < 50; i++) shard.ping(ping(uuids[0], T0 + i));
   const changes = shard.takeChanges();
   assert.is(changes.pings.length, 50);
-  assert.equal(changes.checks.map((c) => c.nPings), [50]);
+  assert.equal(
+    changes.checks.map((c) => c.nPings),
+    [50],
+  );
 });
 
 test("a run that outlived its grace goes down at start + grace even when the check was new", () => {
@@ -80,7 +99,10 @@ test("a run that outlived its grace goes down at start + grace even when the che
   shard.ping(ping(uuids[0], T0, { signal: "start" }));
   shard.takeChanges();
   shard.advance(T0 + HOUR);
-  assert.equal(shard.takeChanges().flips.map((f) => [f.at, f.from, f.to]), [[T0 + MINUTE, "new", "down"]]);
+  assert.equal(
+    shard.takeChanges().flips.map((f) => [f.at, f.from, f.to]),
+    [[T0 + MINUTE, "new", "down"]],
+  );
 });
 
 test("loading checks keeps every field as stored (shared strings are an in-memory detail)", () => {
@@ -89,7 +111,11 @@ test("loading checks keeps every field as stored (shared strings are an in-memor
   shard.updateCheck("p", uuids[1], { schedule: "0 * * * *", tz: "Europe/Riga", tags: "db prod", channels: undefined }, T0);
   const before = shard.snapshot();
   const reloaded = new Shard({ newId: sequentialIds(), now: T0 });
-  reloaded.load(before.projects[0], before.channels, before.checks.map((c) => structuredClone(c)));
+  reloaded.load(
+    before.projects[0],
+    before.channels,
+    before.checks.map((c) => structuredClone(c)),
+  );
   assert.equal(reloaded.snapshot(), before);
   const [a, b] = reloaded.snapshot().checks;
   assert.ok(a.channels === b.channels, "empty channel lists are one shared array");

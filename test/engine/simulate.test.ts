@@ -8,15 +8,45 @@ import { simulate, simulatedSpec } from "../../engine/simulate.ts";
 import { check, project } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 5, 1);
-const logged = (at: number, extra: Partial<LoggedPing> = {}): LoggedPing =>
-  ({ at, kind: "success", scheme: "http", method: "GET", rid: null, exitStatus: null, body: null, ...extra });
+const logged = (at: number, extra: Partial<LoggedPing> = {}): LoggedPing => ({
+  at,
+  kind: "success",
+  scheme: "http",
+  method: "GET",
+  rid: null,
+  exitStatus: null,
+  body: null,
+  ...extra,
+});
 
 test("the simulated spec keeps the check's rules and takes the candidate period as an update would", () => {
-  const cron = check({ kind: "cron", schedule: "0 3 * * *", tz: "Europe/Riga", timeoutMs: HOUR, graceMs: 5 * MINUTE,
-    filterHttpBody: true, successKw: "OK", methods: "POST", manualResume: true });
-  const rules = { manualResume: true, methods: "POST", startKw: "", successKw: "OK", failureKw: "", filterSubject: false,
-    filterBody: false, filterHttpBody: true, filterDefaultFail: false, failureThreshold: 1, maxDurationMs: 0,
-    minDurationMs: 0, alertOnOverlap: false, maxRunsPerPeriod: 0 };
+  const cron = check({
+    kind: "cron",
+    schedule: "0 3 * * *",
+    tz: "Europe/Riga",
+    timeoutMs: HOUR,
+    graceMs: 5 * MINUTE,
+    filterHttpBody: true,
+    successKw: "OK",
+    methods: "POST",
+    manualResume: true,
+  });
+  const rules = {
+    manualResume: true,
+    methods: "POST",
+    startKw: "",
+    successKw: "OK",
+    failureKw: "",
+    filterSubject: false,
+    filterBody: false,
+    filterHttpBody: true,
+    filterDefaultFail: false,
+    failureThreshold: 1,
+    maxDurationMs: 0,
+    minDurationMs: 0,
+    alertOnOverlap: false,
+    maxRunsPerPeriod: 0,
+  };
   assert.equal(simulatedSpec(cron, {}), { schedule: "0 3 * * *", graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
   // a timeout alone turns it into a simple check; a tz alone keeps the schedule
   assert.equal(simulatedSpec(cron, { timeoutMs: 2 * HOUR }), { timeoutMs: 2 * HOUR, graceMs: 5 * MINUTE, tz: "Europe/Riga", ...rules });
@@ -35,7 +65,13 @@ test("the simulated spec keeps the check's rules and takes the candidate period 
 
 const base = (extra: Partial<SimulationInput>): SimulationInput => ({
   check: check({ timeoutMs: HOUR, graceMs: MINUTE, status: "down", nPings: 99, lastPingAt: T0 - HOUR }),
-  project: project(), pings: [], pauses: [], settings: {}, sinceAt: T0, untilAt: T0 + 10 * HOUR, ...extra,
+  project: project(),
+  pings: [],
+  pauses: [],
+  settings: {},
+  sinceAt: T0,
+  untilAt: T0 + 10 * HOUR,
+  ...extra,
 });
 
 test("a run that outlives its grace goes down at start + grace; an exit status 2 is a failure", () => {
@@ -63,7 +99,10 @@ test("entries outside [since, until] are left out; the live check's state is not
   const result = simulate(base({ pings }));
   assert.ok(result.ok);
   // starts new at since (although the live check is down), first ping up, down at 1 h + 1 h + 1 min, open until 10 h
-  assert.equal(result.value.flips, [{ at: T0 + HOUR, up: 1 }, { at: T0 + 2 * HOUR + MINUTE, up: 0 }]);
+  assert.equal(result.value.flips, [
+    { at: T0 + HOUR, up: 1 },
+    { at: T0 + 2 * HOUR + MINUTE, up: 0 },
+  ]);
   assert.is(result.value.downtimeMs, 10 * HOUR - (2 * HOUR + MINUTE));
   assert.is(result.value.downtimeMs % SECOND, 0);
 });
@@ -71,18 +110,32 @@ test("entries outside [since, until] are left out; the live check's state is not
 test("a ping exactly at until is replayed, one exactly at since too", () => {
   const result = simulate(base({ pings: [logged(T0), logged(T0 + 10 * HOUR)] }));
   assert.ok(result.ok);
-  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + HOUR + MINUTE, up: 0 }, { at: T0 + 10 * HOUR, up: 1 }]);
+  assert.equal(result.value.flips, [
+    { at: T0, up: 1 },
+    { at: T0 + HOUR + MINUTE, up: 0 },
+    { at: T0 + 10 * HOUR, up: 1 },
+  ]);
 });
 
 test("pauses and resumes inside [since, until] are replayed at their instants; those outside are not", () => {
   // pinged at 0, paused at 30 min (no down at 1 h 1 min), resumed at 3 h (new: no deadline), pinged at 5 h
   const pings = [logged(T0), logged(T0 + 5 * HOUR)];
-  const pauses = [{ at: T0 - HOUR, paused: true }, { at: T0 + 30 * MINUTE, paused: true }, { at: T0 + 3 * HOUR, paused: false }, { at: T0 + 11 * HOUR, paused: true }];
+  const pauses = [
+    { at: T0 - HOUR, paused: true },
+    { at: T0 + 30 * MINUTE, paused: true },
+    { at: T0 + 3 * HOUR, paused: false },
+    { at: T0 + 11 * HOUR, paused: true },
+  ];
   const result = simulate(base({ pings, pauses: [...pauses].reverse() }));
   assert.ok(result.ok);
   // the pause and the resume (to new) are flips of their own, shown as not up
-  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + 30 * MINUTE, up: 0 }, { at: T0 + 3 * HOUR, up: 0 },
-    { at: T0 + 5 * HOUR, up: 1 }, { at: T0 + 6 * HOUR + MINUTE, up: 0 }]);
+  assert.equal(result.value.flips, [
+    { at: T0, up: 1 },
+    { at: T0 + 30 * MINUTE, up: 0 },
+    { at: T0 + 3 * HOUR, up: 0 },
+    { at: T0 + 5 * HOUR, up: 1 },
+    { at: T0 + 6 * HOUR + MINUTE, up: 0 },
+  ]);
   assert.is(result.value.downCount, 1, "a pause is no down flip");
   // without the pauses: down at 1 h 1 min
   const plain = simulate(base({ pings }));
@@ -91,23 +144,46 @@ test("pauses and resumes inside [since, until] are replayed at their instants; t
 });
 
 test("a logged ignored ping is replayed as a log entry: it neither starts nor ends a period", () => {
-  const result = simulate(base({ pings: [logged(T0), logged(T0 + 50 * MINUTE, { kind: "ign" }), logged(T0 + 90 * MINUTE, { kind: "ign" })] }));
+  const result = simulate(
+    base({ pings: [logged(T0), logged(T0 + 50 * MINUTE, { kind: "ign" }), logged(T0 + 90 * MINUTE, { kind: "ign" })] }),
+  );
   assert.ok(result.ok);
-  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + HOUR + MINUTE, up: 0 }]);
+  assert.equal(result.value.flips, [
+    { at: T0, up: 1 },
+    { at: T0 + HOUR + MINUTE, up: 0 },
+  ]);
 });
 
 test("email pings are classified again by the check's subject keywords", () => {
   const mail = (subject: string) => logged(0, { scheme: "email", method: "email", email: { subject, text: "" } });
-  const pings = [{ ...mail("backup OK"), at: T0 }, { ...mail("backup FAILED"), at: T0 + 10 * MINUTE }, { ...mail("backup OK"), at: T0 + 20 * MINUTE }];
+  const pings = [
+    { ...mail("backup OK"), at: T0 },
+    { ...mail("backup FAILED"), at: T0 + 10 * MINUTE },
+    { ...mail("backup OK"), at: T0 + 20 * MINUTE },
+  ];
   const filtering = check({ timeoutMs: HOUR, graceMs: MINUTE, filterSubject: true, successKw: "OK", failureKw: "FAILED" });
   const result = simulate(base({ check: filtering, pings }));
   assert.ok(result.ok);
-  assert.equal(result.value.flips, [{ at: T0, up: 1 }, { at: T0 + 10 * MINUTE, up: 0 }, { at: T0 + 20 * MINUTE, up: 1 }, { at: T0 + 80 * MINUTE + MINUTE, up: 0 }]);
+  assert.equal(result.value.flips, [
+    { at: T0, up: 1 },
+    { at: T0 + 10 * MINUTE, up: 0 },
+    { at: T0 + 20 * MINUTE, up: 1 },
+    { at: T0 + 80 * MINUTE + MINUTE, up: 0 },
+  ]);
 });
 
 test("a history replayed under the project's maintenance windows: the notifications sent, and the down ones the windows held", () => {
   // hourly pings, 1 min grace; windows at 02:00 and 08:00 UTC for 2 hours each
-  const maintenance = [{ id: "11111111-2222-4333-8444-555555555555", name: "twice a day", schedule: "0 2,8 * * *", tz: "UTC", durationMs: 2 * HOUR, createdAt: T0 - HOUR }];
+  const maintenance = [
+    {
+      id: "11111111-2222-4333-8444-555555555555",
+      name: "twice a day",
+      schedule: "0 2,8 * * *",
+      tz: "UTC",
+      durationMs: 2 * HOUR,
+      createdAt: T0 - HOUR,
+    },
+  ];
   const at = (h: number, m = 0) => T0 + h * HOUR + m * MINUTE;
   const pings = [at(0), at(1, 30), at(5), at(7), at(8, 30)].map((t) => logged(t));
   const input = base({ check: check({ timeoutMs: HOUR, graceMs: MINUTE }), pings, sinceAt: T0, untilAt: at(10, 30) });
@@ -126,11 +202,25 @@ test("a history replayed under the project's maintenance windows: the notificati
 });
 
 test("the check's reminder interval: reminders while down, none inside a window", () => {
-  const maintenance = [{ id: "11111111-2222-4333-8444-555555555555", name: "night", schedule: "0 2 * * *", tz: "UTC", durationMs: 2 * HOUR, createdAt: T0 - HOUR }];
+  const maintenance = [
+    {
+      id: "11111111-2222-4333-8444-555555555555",
+      name: "night",
+      schedule: "0 2 * * *",
+      tz: "UTC",
+      durationMs: 2 * HOUR,
+      createdAt: T0 - HOUR,
+    },
+  ];
   // down at 00:31 (30 min period, 1 min grace), never pinged again; without windows, reminders every hour from
   // 01:31 to 05:31; with them, 01:31, then the one due at 02:31 falls inside the window (02:00-04:00) and is
   // skipped (the outage was notified: never again as new), and reminders resume an hour after its end: 05:00, 06:00
-  const input = base({ check: check({ timeoutMs: 30 * MINUTE, graceMs: MINUTE, reminderIntervalMs: HOUR }), pings: [logged(T0)], sinceAt: T0, untilAt: T0 + 6 * HOUR + 30 * MINUTE });
+  const input = base({
+    check: check({ timeoutMs: 30 * MINUTE, graceMs: MINUTE, reminderIntervalMs: HOUR }),
+    pings: [logged(T0)],
+    sinceAt: T0,
+    untilAt: T0 + 6 * HOUR + 30 * MINUTE,
+  });
   const plain = simulate(input);
   assert.ok(plain.ok);
   assert.equal(plain.value.notifications, { down: 1, up: 0, reminders: 5, held: 0, escalations: 0 }); // 01:31 ... 05:31

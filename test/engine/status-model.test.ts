@@ -25,30 +25,41 @@ test("the model's own schedule rule agrees with hand-worked instants", () => {
 });
 
 test("a Shard agrees with the reference model on every step of 300 random histories", () => {
-  fc.assert(fc.property(historyArb, ({ specs, steps }) => runOnShard(specs, steps)), { seed: SEED, numRuns: 300 });
+  fc.assert(
+    fc.property(historyArb, ({ specs, steps }) => runOnShard(specs, steps)),
+    { seed: SEED, numRuns: 300 },
+  );
 });
 
 // Histories the model found, shrunk by fast-check, where hcd broke the contract (both fixed since): they
 // stay as fixed cases.
 const foundBugs: [name: string, history: { specs: CheckSpec[]; steps: Step[] }][] = [
-  ["a failure counted under failure_threshold 1 still counts when the threshold is raised mid-streak", {
-    specs: [{}, {}],
-    steps: [
-      { kind: "ping", check: 1, signal: "success", exitStatus: 1, rid: null, method: "GET", body: "" },
-      { kind: "update", check: 1, spec: { failureThreshold: 2 } },
-      { kind: "pause", check: 1 },
-      { kind: "ping", check: 1, signal: "fail", exitStatus: null, rid: null, method: "GET", body: "" },
-    ] }],
-  ["a deadline a settings change made already past is stamped at the change, not before an ignored ping recorded since", {
-    specs: [{}, {}],
-    steps: [
-      { kind: "update", check: 0, spec: { methods: "POST" } },
-      { kind: "ping", check: 0, signal: "start", exitStatus: null, rid: null, method: "POST", body: "" },
-      { kind: "advance", ms: 60_001 },
-      { kind: "ping", check: 0, signal: "success", exitStatus: null, rid: null, method: "GET", body: "" }, // ignored: GET
-      { kind: "update", check: 0, spec: { graceMs: 60_000 } },
-      { kind: "advance", ms: 3_600_000 },
-    ] }],
+  [
+    "a failure counted under failure_threshold 1 still counts when the threshold is raised mid-streak",
+    {
+      specs: [{}, {}],
+      steps: [
+        { kind: "ping", check: 1, signal: "success", exitStatus: 1, rid: null, method: "GET", body: "" },
+        { kind: "update", check: 1, spec: { failureThreshold: 2 } },
+        { kind: "pause", check: 1 },
+        { kind: "ping", check: 1, signal: "fail", exitStatus: null, rid: null, method: "GET", body: "" },
+      ],
+    },
+  ],
+  [
+    "a deadline a settings change made already past is stamped at the change, not before an ignored ping recorded since",
+    {
+      specs: [{}, {}],
+      steps: [
+        { kind: "update", check: 0, spec: { methods: "POST" } },
+        { kind: "ping", check: 0, signal: "start", exitStatus: null, rid: null, method: "POST", body: "" },
+        { kind: "advance", ms: 60_001 },
+        { kind: "ping", check: 0, signal: "success", exitStatus: null, rid: null, method: "GET", body: "" }, // ignored: GET
+        { kind: "update", check: 0, spec: { graceMs: 60_000 } },
+        { kind: "advance", ms: 3_600_000 },
+      ],
+    },
+  ],
 ];
 for (const [name, { specs, steps }] of foundBugs) {
   test(`found and fixed: ${name}`, () => runOnShard(specs, steps));

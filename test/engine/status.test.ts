@@ -82,8 +82,14 @@ for (const [name, given, want] of downs) {
 }
 
 test("downAt is exactly the first instant statusAt says down", () => {
-  const checks = [up(), up({ lastStartAt: 30 }), up({ lastStartAt: DAY + 30 }), check({ lastStartAt: 5 }),
-    check({ status: "paused", lastStartAt: 5 }), up({ graceMs: MINUTE, timeoutMs: 2 * MINUTE })];
+  const checks = [
+    up(),
+    up({ lastStartAt: 30 }),
+    up({ lastStartAt: DAY + 30 }),
+    check({ lastStartAt: 5 }),
+    check({ status: "paused", lastStartAt: 5 }),
+    up({ graceMs: MINUTE, timeoutMs: 2 * MINUTE }),
+  ];
   for (const given of checks) {
     const deadline = downAt(given);
     if (deadline === null) throw new Error("expected a deadline");

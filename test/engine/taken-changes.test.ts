@@ -16,11 +16,17 @@ function setUp(reminderIntervalMs?: number): { shard: Shard; a: string; b: strin
   shard.createProject(scenarioProject("p"), T0);
   shard.addChannel(channel({ id: "ch", projectId: "p", name: "ops" }), T0);
   const made = (name: string) => {
-    const result = shard.createCheck("p", { name, timeoutMs: HOUR, graceMs: MINUTE, channels: { refs: ["ops"] }, reminderIntervalMs }, [], T0);
+    const result = shard.createCheck(
+      "p",
+      { name, timeoutMs: HOUR, graceMs: MINUTE, channels: { refs: ["ops"] }, reminderIntervalMs },
+      [],
+      T0,
+    );
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
     return result.value.check.uuid;
   };
-  const a = made("a"), b = made("b");
+  const a = made("a"),
+    b = made("b");
   shard.takeChanges();
   return { shard, a, b };
 }
@@ -35,14 +41,30 @@ test("nothing since the last take: nothing to store and no flag", () => {
 
 test("many pings of a check: its last state once, in the order the checks were first changed", () => {
   const { shard, a, b } = setUp();
-  for (const [uuid, minute] of [[a, 1], [b, 2], [a, 3], [a, 4]] as const) shard.ping(pingOf({ uuid }, T0 + minute * MINUTE));
+  for (const [uuid, minute] of [
+    [a, 1],
+    [b, 2],
+    [a, 3],
+    [a, 4],
+  ] as const)
+    shard.ping(pingOf({ uuid }, T0 + minute * MINUTE));
   const changes = shard.takeChanges();
-  assert.equal(changes.checks.map((c) => [c.name, c.nPings, c.lastPingAt]), [["a", 3, T0 + 4 * MINUTE], ["b", 1, T0 + 2 * MINUTE]]);
+  assert.equal(
+    changes.checks.map((c) => [c.name, c.nPings, c.lastPingAt]),
+    [
+      ["a", 3, T0 + 4 * MINUTE],
+      ["b", 1, T0 + 2 * MINUTE],
+    ],
+  );
   assert.is(changes.pings.length, 4);
   assert.equal(flags(changes), [undefined, true, undefined]);
   shard.ping(pingOf({ uuid: a }, T0 + 5 * MINUTE));
   shard.ping(pingOf({ uuid: a }, T0 + 6 * MINUTE));
-  assert.equal(shard.takeChanges().checks.map((c) => c.nPings), [5], "two pings of one check: one state");
+  assert.equal(
+    shard.takeChanges().checks.map((c) => c.nPings),
+    [5],
+    "two pings of one check: one state",
+  );
 });
 
 test("a settings change among pings: no flag (the whole record is stored)", () => {
@@ -51,7 +73,10 @@ test("a settings change among pings: no flag (the whole record is stored)", () =
   shard.updateCheck("p", b, { name: "b renamed" }, T0 + 2 * MINUTE);
   shard.ping(pingOf({ uuid: a }, T0 + 3 * MINUTE));
   const changes = shard.takeChanges();
-  assert.equal(changes.checks.map((c) => c.name), ["a", "b renamed"]);
+  assert.equal(
+    changes.checks.map((c) => c.name),
+    ["a", "b renamed"],
+  );
   assert.equal(flags(changes), [undefined, undefined, undefined]);
 });
 
@@ -62,8 +87,17 @@ test("a deadline's flip and a reminder in one take: state fields only, neither o
   shard.takeChanges();
   shard.advance(T0 + 2 * HOUR - MINUTE); // before a's second reminder
   const changes = shard.takeChanges();
-  assert.equal(changes.flips.map((f) => [f.to, f.at]), [["down", T0 + HOUR + 31 * MINUTE]]);
-  assert.equal(changes.outbox.map((e) => [e.reminder ?? e.flip.to, e.flip.at]), [[1, T0 + HOUR], ["down", T0 + HOUR + 31 * MINUTE]]);
+  assert.equal(
+    changes.flips.map((f) => [f.to, f.at]),
+    [["down", T0 + HOUR + 31 * MINUTE]],
+  );
+  assert.equal(
+    changes.outbox.map((e) => [e.reminder ?? e.flip.to, e.flip.at]),
+    [
+      [1, T0 + HOUR],
+      ["down", T0 + HOUR + 31 * MINUTE],
+    ],
+  );
   assert.equal(flags(changes), [undefined, true, undefined]);
 });
 
@@ -74,8 +108,14 @@ test("a deadline's flip that starts an outage's reminders, alone in a take: not 
   shard.takeChanges();
   shard.advance(T0 + HOUR + 2 * MINUTE); // a down at T0 + 1 h 1 min; its first reminder an hour later
   const changes = shard.takeChanges();
-  assert.equal(changes.flips.map((f) => [f.to, f.at]), [["down", T0 + HOUR + MINUTE]]);
-  assert.equal(changes.checks.map((c) => [c.name, c.alert?.dueAt]), [["a", T0 + 2 * HOUR + MINUTE]]);
+  assert.equal(
+    changes.flips.map((f) => [f.to, f.at]),
+    [["down", T0 + HOUR + MINUTE]],
+  );
+  assert.equal(
+    changes.checks.map((c) => [c.name, c.alert?.dueAt]),
+    [["a", T0 + 2 * HOUR + MINUTE]],
+  );
   assert.equal(flags(changes), [undefined, true, undefined]);
 });
 

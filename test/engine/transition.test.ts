@@ -17,25 +17,70 @@ const FIRST_FAILURE = { failures: 1, downSinceAt: null, dueAt: null, held: false
 // Check.ping table, success/fail side: [name, given, kind, rid, fields expected afterwards]; every given
 // check is up with no flip yet, so a success keeps it up and a fail flips it down (its first flip)
 const completions: [string, Check, PingKind, string | null, Partial<Check>][] = [
-  ["success without a run sets last ping and no duration", check({ status: "up", lastDurationMs: 5 }), "success", null,
-    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
-  ["success pairs with a start when both rids are missing", running(null), "success", null,
-    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null }],
-  ["success pairs with a start of the same rid", running(A), "success", A,
-    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null }],
-  ["success with a different rid leaves the run open", running(A), "success", B,
-    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: A }],
-  ["success with a rid leaves a rid-less run open", running(null), "success", A,
-    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: null }],
-  ["success without a rid closes a run that has one, without duration", running(A), "success", null,
-    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null }],
+  [
+    "success without a run sets last ping and no duration",
+    check({ status: "up", lastDurationMs: 5 }),
+    "success",
+    null,
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null },
+  ],
+  [
+    "success pairs with a start when both rids are missing",
+    running(null),
+    "success",
+    null,
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null },
+  ],
+  [
+    "success pairs with a start of the same rid",
+    running(A),
+    "success",
+    A,
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null },
+  ],
+  [
+    "success with a different rid leaves the run open",
+    running(A),
+    "success",
+    B,
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: A },
+  ],
+  [
+    "success with a rid leaves a rid-less run open",
+    running(null),
+    "success",
+    A,
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: AT - MINUTE, lastStartRid: null },
+  ],
+  [
+    "success without a rid closes a run that has one, without duration",
+    running(A),
+    "success",
+    null,
+    { status: "up", nFlips: 0, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null },
+  ],
   // a failure is counted under any threshold (engine/alerting.ts countFailure)
-  ["fail pairs with a start of the same rid", running(A), "fail", A,
-    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null, alert: FIRST_FAILURE }],
-  ["fail with a different rid closes the run without duration", running(A), "fail", B,
-    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null, alert: FIRST_FAILURE }],
-  ["fail without a run sets last ping", check({ status: "up", lastPingAt: 0 }), "fail", null,
-    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, alert: FIRST_FAILURE }],
+  [
+    "fail pairs with a start of the same rid",
+    running(A),
+    "fail",
+    A,
+    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: MINUTE, lastStartAt: null, lastStartRid: null, alert: FIRST_FAILURE },
+  ],
+  [
+    "fail with a different rid closes the run without duration",
+    running(A),
+    "fail",
+    B,
+    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, lastStartRid: null, alert: FIRST_FAILURE },
+  ],
+  [
+    "fail without a run sets last ping",
+    check({ status: "up", lastPingAt: 0 }),
+    "fail",
+    null,
+    { status: "down", nFlips: 1, lastPingAt: AT, lastDurationMs: null, lastStartAt: null, alert: FIRST_FAILURE },
+  ],
 ];
 for (const [name, given, kind, rid, want] of completions) {
   test(name, () => {
@@ -45,11 +90,21 @@ for (const [name, given, kind, rid, want] of completions) {
 }
 
 const others: [string, Check, PingKind, string | null, Partial<Check>][] = [
-  ["start opens a run without touching status or last ping", check({ status: "up", lastPingAt: 0 }), "start", A,
-    { lastStartAt: AT, lastStartRid: A }],
+  [
+    "start opens a run without touching status or last ping",
+    check({ status: "up", lastPingAt: 0 }),
+    "start",
+    A,
+    { lastStartAt: AT, lastStartRid: A },
+  ],
   ["start overwrites an open run (noted as an overlap)", running(A), "start", B, { lastStartAt: AT, lastStartRid: B }],
-  ["start on a down check keeps it down but opens a run", check({ status: "down", lastPingAt: 0 }), "start", null,
-    { lastStartAt: AT, lastStartRid: null }],
+  [
+    "start on a down check keeps it down but opens a run",
+    check({ status: "down", lastPingAt: 0 }),
+    "start",
+    null,
+    { lastStartAt: AT, lastStartRid: null },
+  ],
   ["start on a paused check keeps it paused", check({ status: "paused" }), "start", null, { lastStartAt: AT }],
   ["start on a new check keeps it new", check(), "start", null, { lastStartAt: AT }],
   ["log only counts", running(A, { lastDurationMs: 3 }), "log", A, {}],
@@ -57,13 +112,16 @@ const others: [string, Check, PingKind, string | null, Partial<Check>][] = [
 ];
 for (const [name, given, kind, rid, want] of others) {
   const note = kind === "start" && given.lastStartAt !== null ? { note: "overlap" } : {};
-  test(name, () => assert.equal(onPing(given, kind, rid, AT), { check: { ...given, nPings: given.nPings + 1, ...want }, flips: [], ...note }));
+  test(name, () =>
+    assert.equal(onPing(given, kind, rid, AT), { check: { ...given, nPings: given.nPings + 1, ...want }, flips: [], ...note }),
+  );
 }
 
 test("every ping kind counts once", () => {
-  for (const kind of PING_KINDS) for (const status of STATUSES) {
-    assert.is(onPing(check({ status, nPings: 41 }), kind, null, AT).check.nPings, 42, `${kind} on ${status}`);
-  }
+  for (const kind of PING_KINDS)
+    for (const status of STATUSES) {
+      assert.is(onPing(check({ status, nPings: 41 }), kind, null, AT).check.nPings, 42, `${kind} on ${status}`);
+    }
 });
 
 // [stored status, ping kind, expected flip (to, reason, notify) or null]
@@ -117,14 +175,24 @@ for (const status of ["new", "up", "down"] as const) {
 
 test("resume of a paused check makes it new and clears last ping and the run", () => {
   const given = check({ status: "paused", lastPingAt: 7, lastStartAt: 9, lastStartRid: A, nFlips: 2, nPings: 3, lastDurationMs: 11 });
-  assert.equal(onResume(given, AT), { ok: true, value: {
-    check: { ...given, status: "new", lastPingAt: null, lastStartAt: null, lastStartRid: null, nFlips: 3 },
-    flips: [{ checkUuid: given.uuid, n: 3, at: AT, from: "paused", to: "new", reason: "", notify: false }],
-  } });
+  assert.equal(onResume(given, AT), {
+    ok: true,
+    value: {
+      check: { ...given, status: "new", lastPingAt: null, lastStartAt: null, lastStartRid: null, nFlips: 3 },
+      flips: [{ checkUuid: given.uuid, n: 3, at: AT, from: "paused", to: "new", reason: "", notify: false }],
+    },
+  });
 });
 
-const deadlineFlip = (given: Check, at: Millis): Flip =>
-  ({ checkUuid: given.uuid, n: given.nFlips + 1, at, from: given.status, to: "down", reason: "timeout", notify: true });
+const deadlineFlip = (given: Check, at: Millis): Flip => ({
+  checkUuid: given.uuid,
+  n: given.nFlips + 1,
+  at,
+  from: given.status,
+  to: "down",
+  reason: "timeout",
+  notify: true,
+});
 
 // [name, given, noticed at, flip time or null]
 const deadlines: [string, Check, Millis, Millis | null][] = [
@@ -191,8 +259,21 @@ test("spec: neither schedule nor timeout keeps the kind", () => {
 
 test("spec: sent fields replace, absent fields stay, state never changes", () => {
   const given = check({ name: "a", slug: "a", tags: "x", status: "up", nPings: 9, lastPingAt: 4, lastStartAt: 5, nFlips: 2 });
-  const spec = { name: "b", tags: "y z", desc: "d", graceMs: MINUTE, manualResume: true, methods: "POST", startKw: "go",
-    successKw: "ok", failureKw: "err", filterSubject: true, filterBody: true, filterHttpBody: true, filterDefaultFail: true } as const;
+  const spec = {
+    name: "b",
+    tags: "y z",
+    desc: "d",
+    graceMs: MINUTE,
+    manualResume: true,
+    methods: "POST",
+    startKw: "go",
+    successKw: "ok",
+    failureKw: "err",
+    filterSubject: true,
+    filterBody: true,
+    filterHttpBody: true,
+    filterDefaultFail: true,
+  } as const;
   assert.equal(applySpec(given, spec), { ...given, ...spec });
   assert.equal(applySpec(given, {}), given);
 });
@@ -215,7 +296,10 @@ test("a success that leaves an older run open is due at once: its down flip is n
   assert.is(up.status, "up");
   assert.is(downAt(up), HOUR); // the old run outlived its grace long ago
   const step = onDeadline(up, HOUR);
-  assert.equal(step.flips.map((f) => [f.at, f.from, f.to]), [[5 * HOUR, "up", "down"]]);
+  assert.equal(
+    step.flips.map((f) => [f.at, f.from, f.to]),
+    [[5 * HOUR, "up", "down"]],
+  );
 });
 
 test.run();

@@ -5,8 +5,22 @@ import * as assert from "uvu/assert";
 import { canonicalZone, utcYear } from "../../engine/zones.ts";
 
 test("a zone of every area is known by its own name", () => {
-  for (const zone of ["Africa/Abidjan", "Africa/Windhoek", "America/Yakutat", "Antarctica/Casey", "Arctic/Longyearbyen", "Asia/Yerevan",
-    "Atlantic/Azores", "Australia/Perth", "Etc/GMT-14", "Europe/Zurich", "GMT", "Indian/Maldives", "Pacific/Auckland", "Pacific/Wallis"]) {
+  for (const zone of [
+    "Africa/Abidjan",
+    "Africa/Windhoek",
+    "America/Yakutat",
+    "Antarctica/Casey",
+    "Arctic/Longyearbyen",
+    "Asia/Yerevan",
+    "Atlantic/Azores",
+    "Australia/Perth",
+    "Etc/GMT-14",
+    "Europe/Zurich",
+    "GMT",
+    "Indian/Maldives",
+    "Pacific/Auckland",
+    "Pacific/Wallis",
+  ]) {
     assert.is(canonicalZone(zone), zone);
   }
 });

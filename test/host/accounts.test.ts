@@ -30,14 +30,26 @@ test("an invitation with a role gives it when used within 7 days, once; an expir
   const late = await accounts.createUser({ email: "late@example.org" }, AT, grant);
   const prompt = await accounts.createUser({ email: "prompt@example.org" }, AT, grant);
   assert.ok(late.ok && prompt.ok);
-  assert.equal(accounts.pendingInvites("p1", AT).map((i) => [i.email, i.role]), [["late@example.org", "manager"], ["prompt@example.org", "manager"]]);
+  assert.equal(
+    accounts.pendingInvites("p1", AT).map((i) => [i.email, i.role]),
+    [
+      ["late@example.org", "manager"],
+      ["prompt@example.org", "manager"],
+    ],
+  );
   assert.equal(accounts.pendingInvites("p1", AT + WEEK), [], "expired invitations are not pending");
-  assert.equal(await accounts.acceptInvite(late.value.inviteToken ?? "", PASSWORD, AT + WEEK), { ok: false, failure: { code: "not_found", what: "invitation" } });
+  assert.equal(await accounts.acceptInvite(late.value.inviteToken ?? "", PASSWORD, AT + WEEK), {
+    ok: false,
+    failure: { code: "not_found", what: "invitation" },
+  });
   assert.is(accounts.roleIn(late.value.user.id, "p1"), null);
   const used = await accounts.acceptInvite(prompt.value.inviteToken ?? "", PASSWORD, AT + WEEK - 1);
   assert.ok(used.ok);
   assert.is(accounts.roleIn(prompt.value.user.id, "p1"), "manager");
-  assert.equal(await accounts.acceptInvite(prompt.value.inviteToken ?? "", "another long password", AT + WEEK - 1), { ok: false, failure: { code: "not_found", what: "invitation" } });
+  assert.equal(await accounts.acceptInvite(prompt.value.inviteToken ?? "", "another long password", AT + WEEK - 1), {
+    ok: false,
+    failure: { code: "not_found", what: "invitation" },
+  });
 });
 
 test("the password is kept as an scrypt hash with N=2^15, r=8, p=1 that verifies only the password", async () => {

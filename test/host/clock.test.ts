@@ -13,13 +13,19 @@ const wallOf = (instants: number[]) => () => {
 
 test("a system clock stepped back within a run: the clock stands still until it catches up", () => {
   const clock = monotonicClock(null, wallOf([1_000, 5_000, 2_000, 4_999, 5_001, 3_000]));
-  assert.equal([1, 2, 3, 4, 5, 6].map(() => clock.now()), [1_000, 5_000, 5_000, 5_000, 5_001, 5_001]);
+  assert.equal(
+    [1, 2, 3, 4, 5, 6].map(() => clock.now()),
+    [1_000, 5_000, 5_000, 5_000, 5_001, 5_001],
+  );
   assert.is(clock.kind, "real");
 });
 
 test("behind the previous run's mark: nothing before the mark, then the system clock once past it", () => {
   const clock = monotonicClock(10_000, wallOf([4_000, 9_999, 10_000, 12_000]));
-  assert.equal([1, 2, 3, 4].map(() => clock.now()), [10_000, 10_000, 10_000, 12_000]);
+  assert.equal(
+    [1, 2, 3, 4].map(() => clock.now()),
+    [10_000, 10_000, 10_000, 12_000],
+  );
 });
 
 test("without a mark the first instant is the system clock's own", () => {

@@ -24,17 +24,38 @@ async function setUp() {
   const dir = tempDir();
   const hosts: ShardHost[] = [];
   for (const index of [0, 1]) {
-    hosts.push(await ShardHost.open({ dataDir: dir.path, durability: "flush", index, count: 2, startAt: T0, newId: randomUUID, applyMissedDeadlines: true }));
+    hosts.push(
+      await ShardHost.open({
+        dataDir: dir.path,
+        durability: "flush",
+        index,
+        count: 2,
+        startAt: T0,
+        newId: randomUUID,
+        applyMissedDeadlines: true,
+      }),
+    );
   }
   const owned: { projectId: string; uuid: string }[] = [];
   for (let n = 0; owned[0] === undefined || owned[1] === undefined; n++) {
     if (n > 100) throw new Error("no project for each shard");
-    const projectId = `p${n}`, index = shardOf(projectId, 2);
+    const projectId = `p${n}`,
+      index = shardOf(projectId, 2);
     if (owned[index] !== undefined) continue;
     const host = hosts[index];
     await host.apply({ kind: "createProject", project: scenarioProject(projectId), at: T0 });
-    await host.apply({ kind: "addChannel", channel: { id: `ch-${projectId}`, projectId, name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, at: T0 });
-    const made = await host.apply({ kind: "createCheck", projectId, spec: { name: "c", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } }, unique: [], at: T0 });
+    await host.apply({
+      kind: "addChannel",
+      channel: { id: `ch-${projectId}`, projectId, name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 },
+      at: T0,
+    });
+    const made = await host.apply({
+      kind: "createCheck",
+      projectId,
+      spec: { name: "c", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } },
+      unique: [],
+      at: T0,
+    });
     if (!made.ok) throw new Error("no check");
     owned[index] = { projectId, uuid: made.value.check.uuid };
   }
@@ -47,12 +68,24 @@ async function setUp() {
 }
 
 test("a commit wakes the deliverer only when it queued notifications, and counts its flips", async () => {
-  const { hosts: [host, other], owned, end } = await setUp();
+  const {
+    hosts: [host, other],
+    owned,
+    end,
+  } = await setUp();
   const mine = owned[0];
   try {
     const woken: number[] = [];
-    host.onOutbox = (at) => { woken.push(at); };
-    const renamed = await host.apply({ kind: "updateCheck", projectId: mine.projectId, uuid: mine.uuid, spec: { name: "renamed" }, at: T0 + MINUTE });
+    host.onOutbox = (at) => {
+      woken.push(at);
+    };
+    const renamed = await host.apply({
+      kind: "updateCheck",
+      projectId: mine.projectId,
+      uuid: mine.uuid,
+      spec: { name: "renamed" },
+      at: T0 + MINUTE,
+    });
     assert.ok(renamed.ok);
     assert.equal(woken, [], "nothing to deliver: not woken");
     assert.equal(host.counters.flips, {});
@@ -61,7 +94,10 @@ test("a commit wakes the deliverer only when it queued notifications, and counts
     assert.equal(woken, [T0 + 2 * MINUTE], "the down notification is waiting: woken once, at the commit's instant");
     assert.equal(host.counters.flips, { down: 1 });
     // a host with no deliverer to wake (onOutbox unset) commits its notifications all the same
-    const [theirs] = await other.apply({ kind: "pingBatch", pings: [pingOf({ uuid: owned[1].uuid }, T0 + 2 * MINUTE, { signal: "fail" })] });
+    const [theirs] = await other.apply({
+      kind: "pingBatch",
+      pings: [pingOf({ uuid: owned[1].uuid }, T0 + 2 * MINUTE, { signal: "fail" })],
+    });
     assert.ok(theirs.ok);
   } finally {
     await end();
@@ -69,9 +105,14 @@ test("a commit wakes the deliverer only when it queued notifications, and counts
 });
 
 test("each commit's duration is observed once, and is no longer than the request that made it took", async () => {
-  const { hosts: [host], owned: [mine], end } = await setUp();
+  const {
+    hosts: [host],
+    owned: [mine],
+    end,
+  } = await setUp();
   try {
-    const before = host.counters.commitSeconds.count, sumBefore = host.counters.commitSeconds.sum;
+    const before = host.counters.commitSeconds.count,
+      sumBefore = host.counters.commitSeconds.sum;
     const startedAt = performance.now();
     await host.apply({ kind: "updateCheck", projectId: mine.projectId, uuid: mine.uuid, spec: { name: "renamed" }, at: T0 + MINUTE });
     const tookSeconds = (performance.now() - startedAt) / 1000;
@@ -79,7 +120,13 @@ test("each commit's duration is observed once, and is no longer than the request
     const observed = host.counters.commitSeconds.sum - sumBefore;
     assert.ok(observed >= 0 && observed <= tookSeconds, `observed ${observed} s, the request took ${tookSeconds} s`);
     // a command that changes nothing (the check is not down) writes no commit
-    const refused = await host.apply({ kind: "acknowledgeCheck", projectId: mine.projectId, uuid: mine.uuid, by: "ops", at: T0 + 2 * MINUTE });
+    const refused = await host.apply({
+      kind: "acknowledgeCheck",
+      projectId: mine.projectId,
+      uuid: mine.uuid,
+      by: "ops",
+      at: T0 + 2 * MINUTE,
+    });
     assert.not.ok(refused.ok);
     assert.is(host.counters.commitSeconds.count, before + 1, "no commit for no change");
   } finally {
@@ -88,15 +135,25 @@ test("each commit's duration is observed once, and is no longer than the request
 });
 
 test("a commit that takes a second or more is logged as slow, with its duration and its pings", async () => {
-  const { hosts: [host], owned: [mine], end } = await setUp();
+  const {
+    hosts: [host],
+    owned: [mine],
+    end,
+  } = await setUp();
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; });
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  };
   const store = host.store() as unknown as { commit: (record: unknown) => Promise<void> };
   try {
     // the store's own commit, after a wait of 1.1 s (a disk that stalls)
     const commit = store.commit.bind(store);
-    store.commit = async (record) => { await new Promise((resolve) => setTimeout(resolve, 1_100)); await commit(record); };
+    store.commit = async (record) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await commit(record);
+    };
     const startedAt = performance.now();
     const [answer] = await host.apply({ kind: "pingBatch", pings: [pingOf({ uuid: mine.uuid }, T0 + MINUTE)] });
     const tookSeconds = (performance.now() - startedAt) / 1000;
@@ -114,15 +171,27 @@ test("a commit that takes a second or more is logged as slow, with its duration 
 });
 
 test("the rebuild after a failed commit loads this shard's projects only, and changes refused meanwhile are counted", async () => {
-  const { dir, hosts: [host, other], owned: [mine, theirs], end } = await setUp();
+  const {
+    dir,
+    hosts: [host, other],
+    owned: [mine, theirs],
+    end,
+  } = await setUp();
   await other.checkpoint(); // the other shard's project is in the store's tables, where a rebuild reads
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; });
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  };
   try {
     setWriteFault(join(dir, LOG_DIR), "EIO");
-    const refused = await host.apply({ kind: "updateCheck", projectId: mine.projectId, uuid: mine.uuid, spec: { name: "lost" }, at: T0 + MINUTE })
-      .then(() => null, (error: unknown) => error);
+    const refused = await host
+      .apply({ kind: "updateCheck", projectId: mine.projectId, uuid: mine.uuid, spec: { name: "lost" }, at: T0 + MINUTE })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     assert.ok(refused !== null, "the failed commit is refused");
     assert.is(host.counters.commitFailures, 1);
     // rebuilt from the store once that commit returned: this shard's check as stored, the other shard's not here
@@ -132,8 +201,12 @@ test("the rebuild after a failed commit loads this shard's projects only, and ch
     assert.not.ok(notMine.ok, "the other shard's check is not loaded here");
     // two more changes while commits fail: refused without a write, and counted
     for (const name of ["x", "y"]) {
-      const again = await host.apply({ kind: "updateCheck", projectId: mine.projectId, uuid: mine.uuid, spec: { name }, at: T0 + 2 * MINUTE })
-        .then(() => null, (error: unknown) => error);
+      const again = await host
+        .apply({ kind: "updateCheck", projectId: mine.projectId, uuid: mine.uuid, spec: { name }, at: T0 + 2 * MINUTE })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
       assert.ok(again !== null, "refused while commits fail");
     }
     setWriteFault(join(dir, LOG_DIR), null);
@@ -142,7 +215,10 @@ test("the rebuild after a failed commit loads this shard's projects only, and ch
       if (Date.now() > giveUpAt) assert.unreachable(`writes never accepted again: ${lines.join("")}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.match(lines.find((l) => l.includes("the store accepts writes again"))!, /\(2 changes refused meanwhile\)/);
+    assert.match(
+      lines.find((l) => l.includes("the store accepts writes again"))!,
+      /\(2 changes refused meanwhile\)/,
+    );
   } finally {
     process.stderr.write = write;
     await end();

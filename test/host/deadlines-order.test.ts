@@ -23,16 +23,26 @@ function heldClock(at: number): Clock & { at: number } {
 
 async function poolOn(dataDir: string, clock: Clock | null, mark: ClockMark | null): Promise<ShardedPool> {
   const options: PoolOptions = {
-    dataDir, shards: 2, durability: "flush", startAt: clock?.now() ?? T0, clock: clock === null ? "virtual" : "real",
-    clockNow: clock ?? undefined, mark, notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: `smtp://127.0.0.1:${await closedPort()}` },
+    dataDir,
+    shards: 2,
+    durability: "flush",
+    startAt: clock?.now() ?? T0,
+    clock: clock === null ? "virtual" : "real",
+    clockNow: clock ?? undefined,
+    mark,
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: `smtp://127.0.0.1:${await closedPort()}` },
   };
-  return await createInProcessPool(options) as ShardedPool;
+  return (await createInProcessPool(options)) as ShardedPool;
 }
 
 /** A project with an email channel and a check of timeout and grace 60 s, pinged at `at`. */
 async function pingedCheck(pool: Pool, at: number): Promise<{ projectId: string; uuid: string }> {
   const project = await pool.createProject({ name: "p", checkLimit: 10, pingLogLimit: 100, pingBodyLimit: 100 }, at);
-  const channel = await pool.addChannel(project.id, { name: "ops", kind: "email", value: { kind: "email", address: "ops@example.com" } }, at);
+  const channel = await pool.addChannel(
+    project.id,
+    { name: "ops", kind: "email", value: { kind: "email", address: "ops@example.com" } },
+    at,
+  );
   if (!channel.ok) throw new Error("no channel");
   const created = await pool.createCheck(project.id, { name: "job", timeoutMs: MINUTE, graceMs: MINUTE, channels: { all: true } }, [], at);
   if (!created.ok) throw new Error("no check");
@@ -61,7 +71,10 @@ test("a ping stamped before a deadline, still being written when the deadline is
     // once the ping is in, the next judgement goes up to now, and the check's new deadline counts from the ping
     assert.is(await pool.judgeDeadlines(dueAt + 10), dueAt + 10);
     await pool.judgeDeadlines(dueAt - 5 + 2 * MINUTE);
-    assert.equal(await flipsOf(pool, projectId, uuid), [["up", T0], ["down", dueAt - 5 + 2 * MINUTE]]);
+    assert.equal(await flipsOf(pool, projectId, uuid), [
+      ["up", T0],
+      ["down", dueAt - 5 + 2 * MINUTE],
+    ]);
   } finally {
     await pool.close();
     dir.remove();
@@ -89,7 +102,10 @@ test("after a downtime, a check due in it waits for its grace since the restart;
       await after.judgeDeadlines(T0 + 151 * SECOND + MINUTE - 1);
       assert.equal(await flipsOf(after, projectId, uuid), [["up", T0]], "nothing before its grace since the restart");
       await after.judgeDeadlines(T0 + 151 * SECOND + MINUTE);
-      assert.equal(await flipsOf(after, projectId, uuid), [["up", T0], ["down", T0 + 211 * SECOND]]);
+      assert.equal(await flipsOf(after, projectId, uuid), [
+        ["up", T0],
+        ["down", T0 + 211 * SECOND],
+      ]);
       const [entry] = await after.listOutbox();
       assert.equal(entry.downtime, { fromAt: T0 + SECOND, toAt: T0 + 151 * SECOND });
     } finally {
@@ -111,7 +127,10 @@ test("without a mark (a first start, or a store from before marks) missed deadli
     clock.at = T0 + 151 * SECOND;
     const after = await poolOn(dir.path, clock, null);
     try {
-      assert.equal(await flipsOf(after, projectId, uuid), [["up", T0], ["down", T0 + 120 * SECOND]]);
+      assert.equal(await flipsOf(after, projectId, uuid), [
+        ["up", T0],
+        ["down", T0 + 120 * SECOND],
+      ]);
     } finally {
       await after.close();
     }

@@ -18,13 +18,29 @@ const T0 = Date.UTC(2026, 0, 1);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function options(dataDir: string): PoolOptions {
-  return { dataDir, shards: 1, durability: "flush", startAt: T0 + DAY, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } };
+  return {
+    dataDir,
+    shards: 1,
+    durability: "flush",
+    startAt: T0 + DAY,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  };
 }
 
 function ping(uuid: string, rid: string, at: number): PingCommand {
-  return { target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
-    ua: "cron", rid, body: null, at };
+  return {
+    target: { uuid },
+    signal: "success",
+    exitStatus: null,
+    method: "GET",
+    scheme: "http",
+    remoteAddr: "10.0.0.1",
+    ua: "cron",
+    rid,
+    body: null,
+    at,
+  };
 }
 
 async function acknowledge(pool: Pool, projectId: string, uuid: string, count: number, from: number): Promise<string[]> {
@@ -44,9 +60,16 @@ async function logOf(pool: Pool, projectId: string, uuid: string): Promise<{ rid
 }
 
 /** The error `promise` rejects with, or null when it resolves. */
-const rejection = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
 
-for (const [name, make] of [["in-process", createInProcessPool], ["workers", createWorkerPool]] as const) {
+for (const [name, make] of [
+  ["in-process", createInProcessPool],
+  ["workers", createWorkerPool],
+] as const) {
   test(`${name}: a failed checkpoint keeps every commit in the log; the next one applies them and a restart has them`, async () => {
     const dir = tempDir();
     let pool: Pool | null = null;

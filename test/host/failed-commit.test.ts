@@ -27,13 +27,29 @@ const T0 = Date.UTC(2026, 0, 1);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function options(dataDir: string): PoolOptions {
-  return { dataDir, shards: 1, durability: "flush", startAt: T0 + DAY, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } };
+  return {
+    dataDir,
+    shards: 1,
+    durability: "flush",
+    startAt: T0 + DAY,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  };
 }
 
 function ping(uuid: string, rid: string, at: number): PingCommand {
-  return { target: { uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http", remoteAddr: "10.0.0.1",
-    ua: "cron", rid, body: new TextEncoder().encode(`run ${rid}`), at };
+  return {
+    target: { uuid },
+    signal: "success",
+    exitStatus: null,
+    method: "POST",
+    scheme: "http",
+    remoteAddr: "10.0.0.1",
+    ua: "cron",
+    rid,
+    body: new TextEncoder().encode(`run ${rid}`),
+    at,
+  };
 }
 
 async function projectWithCheck(pool: Pool): Promise<{ project: Project; uuid: string }> {
@@ -94,7 +110,10 @@ async function refused(promise: Promise<unknown>, what: string): Promise<void> {
 
 const intakeFiles = (dataDir: string) => readdirSync(join(dataDir, INTAKE_DIR)).filter((f) => f.endsWith(".log"));
 
-for (const [name, make] of [["in-process", createInProcessPool], ["workers", createWorkerPool]] as const) {
+for (const [name, make] of [
+  ["in-process", createInProcessPool],
+  ["workers", createWorkerPool],
+] as const) {
   for (const code of ["ENOSPC", "EIO"] as const satisfies readonly FaultCode[]) {
     test(`${name}, ${code}: a failed commit refuses its change and keeps the acknowledged pings through the rebuild, the probe's commit, the intake log letting go and a restart`, async () => {
       const dir = tempDir();
@@ -111,8 +130,11 @@ for (const [name, make] of [["in-process", createInProcessPool], ["workers", cre
         // the rename goes to the shard after the pings waiting for it: its commit holds both, and fails
         await refused(pool.updateCheck(project.id, uuid, { name: "renamed" }, T0 + 20 * MINUTE), "the rename");
         await refused(pool.probe(), "the probe");
-        assert.equal(await checkOf(pool, project.id, uuid), { nPings: 5, name: "nightly" },
-          "the shard shows the acknowledged pings and not the refused rename");
+        assert.equal(
+          await checkOf(pool, project.id, uuid),
+          { nPings: 5, name: "nightly" },
+          "the shard shows the acknowledged pings and not the refused rename",
+        );
         await refused(pool.createCheck(project.id, { name: "second" }, [], T0 + 21 * MINUTE), "a new check");
         // pings acknowledged from the intake log are applied while commits fail
         const meanwhile = await acknowledge(pool, project.id, uuid, 2, T0 + 30 * MINUTE);
@@ -183,11 +205,18 @@ test("in-process: a reader that saw a change before its commit failed is told to
     // turn of the event loop): wait for it in microtasks only, so that the read comes before the write
     for (let i = 0; i < 1_000 && (await pool.projectVersion(project.id)) === first.version; i++);
     const during = await pool.checksSince(project.id, first.version);
-    assert.equal(during.checks.map((c) => c.name), ["renamed"], "the reader saw the change before its commit");
+    assert.equal(
+      during.checks.map((c) => c.name),
+      ["renamed"],
+      "the reader saw the change before its commit",
+    );
     await refused(rename, "the rename");
     const after = await pool.checksSince(project.id, during.version);
     assert.ok(after.whole, "a version from before the rebuild is not taken as current");
-    assert.equal(after.checks.map((c) => c.name), ["nightly"]);
+    assert.equal(
+      after.checks.map((c) => c.name),
+      ["nightly"],
+    );
   } finally {
     setWriteFault(logDir, null);
     await pool?.close().catch(() => {});

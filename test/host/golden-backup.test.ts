@@ -25,7 +25,8 @@ test("a backup archive's bytes: mark, header length, header, files, checksum", a
     writeFileSync(join(dir.path, "data.mdb"), "tables");
     writeFileSync(join(dir.path, "badge-secret"), "s3");
     const chunks: Buffer[] = [];
-    for await (const chunk of packArchive(dir.path, ["data.mdb", "badge-secret"], new Date(Date.UTC(2026, 0, 1)))) chunks.push(chunk as Buffer);
+    for await (const chunk of packArchive(dir.path, ["data.mdb", "badge-secret"], new Date(Date.UTC(2026, 0, 1))))
+      chunks.push(chunk as Buffer);
     assert.is(toHex(Buffer.concat(chunks)), toHex(ARCHIVE));
   } finally {
     dir.remove();

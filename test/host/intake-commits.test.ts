@@ -29,29 +29,54 @@ function batchOf(first: number, pings: readonly (readonly [string, PingCommand])
   const bytes = new Uint8Array(records.reduce((n, r) => n + r.length, 0));
   const ends: number[] = [];
   let end = 0;
-  for (const record of records) { bytes.set(record, end); end += record.length; ends.push(end); }
+  for (const record of records) {
+    bytes.set(record, end);
+    end += record.length;
+    ends.push(end);
+  }
   return { positions: pings.map((_, i) => first + i), ends, bytes };
 }
 
 /** A project with a check notifying an email channel, made on `host`. */
 async function projectWithCheck(host: ShardHost, projectId: string): Promise<string> {
   await host.apply({ kind: "createProject", project: scenarioProject(projectId), at: T0 });
-  await host.apply({ kind: "addChannel", channel: { id: `ch-${projectId}`, projectId, name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 }, at: T0 });
-  const made = await host.apply({ kind: "createCheck", projectId, spec: { name: "c", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } }, unique: [], at: T0 });
+  await host.apply({
+    kind: "addChannel",
+    channel: { id: `ch-${projectId}`, projectId, name: "", kind: "email", value: { kind: "email", address: "a@b.c" }, createdAt: T0 },
+    at: T0,
+  });
+  const made = await host.apply({
+    kind: "createCheck",
+    projectId,
+    spec: { name: "c", timeoutMs: HOUR, graceMs: MINUTE, channels: { all: true } },
+    unique: [],
+    at: T0,
+  });
   if (!made.ok) throw new Error("no check");
   return made.value.check.uuid;
 }
 
 async function setUp(extra: Partial<ShardHostOptions> = {}) {
   const dir = tempDir();
-  const options = { dataDir: dir.path, durability: "flush", index: 0, count: 1, startAt: T0, newId: randomUUID, applyMissedDeadlines: false, ...extra } as const;
+  const options = {
+    dataDir: dir.path,
+    durability: "flush",
+    index: 0,
+    count: 1,
+    startAt: T0,
+    newId: randomUUID,
+    applyMissedDeadlines: false,
+    ...extra,
+  } as const;
   const host = await ShardHost.open(options);
   const projectId = "p0";
   const uuid = await projectWithCheck(host, projectId);
   const commits = () => host.counters.commitSeconds.count;
   const base = commits();
   const woken: number[] = [];
-  host.onOutbox = (at) => { woken.push(at); };
+  host.onOutbox = (at) => {
+    woken.push(at);
+  };
   /** Resolves once `n` commits were made since the set-up (fails after a long wait). */
   const commitsReach = (n: number) => until(`${n} commits`, () => commits() - base >= n);
   const nPings = async () => {
@@ -69,7 +94,14 @@ async function setUp(extra: Partial<ShardHostOptions> = {}) {
 test("pings that queue no notification are committed within the intake delay, with no other request", async () => {
   const { host, projectId, uuid, commits, commitsReach, end } = await setUp({ intakeCommitMs: 20 });
   try {
-    await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(1, [[projectId, pingOf({ uuid }, T0 + MINUTE)], [projectId, pingOf({ uuid }, T0 + 2 * MINUTE)]]) });
+    await host.apply({
+      kind: "intakePings",
+      writer: WRITER,
+      batch: batchOf(1, [
+        [projectId, pingOf({ uuid }, T0 + MINUTE)],
+        [projectId, pingOf({ uuid }, T0 + 2 * MINUTE)],
+      ]),
+    });
     await commitsReach(1);
     const page = await host.apply({ kind: "listPings", projectId, uuid, pingLogLimit: 100 });
     assert.ok(page.ok);
@@ -85,7 +117,11 @@ test("a batch that queues a notification is committed at once, even after a batc
   const { host, projectId, uuid, commitsReach, woken, end } = await setUp({ intakeCommitMs: HOUR });
   try {
     await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(1, [[projectId, pingOf({ uuid }, T0 + MINUTE)]]) });
-    await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(2, [[projectId, pingOf({ uuid }, T0 + 2 * MINUTE, { signal: "fail" })]]) });
+    await host.apply({
+      kind: "intakePings",
+      writer: WRITER,
+      batch: batchOf(2, [[projectId, pingOf({ uuid }, T0 + 2 * MINUTE, { signal: "fail" })]]),
+    });
     await commitsReach(1);
     assert.equal(woken, [T0 + 2 * MINUTE], "the deliverer is woken at the failing ping's time");
     // a notifying batch, then at once one that notifies nothing: the commit set to come at once stays so
@@ -117,13 +153,28 @@ test("an applied intake ping moves the check's version; a ping of a check gone c
   const { host, projectId, uuid, nPings, end } = await setUp({ intakeCommitMs: HOUR });
   try {
     const before = (await host.apply({ kind: "checksSince", projectId, since: null })).version; // from now on readers may ask what changed since
-    await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(1, [[projectId, pingOf({ uuid: randomUUID() }, T0 + MINUTE)]]) });
+    await host.apply({
+      kind: "intakePings",
+      writer: WRITER,
+      batch: batchOf(1, [[projectId, pingOf({ uuid: randomUUID() }, T0 + MINUTE)]]),
+    });
     assert.is(await host.apply({ kind: "projectVersion", projectId }), before, "no check of the project changed");
-    await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(2, [[projectId, pingOf({ uuid: randomUUID() }, T0 + MINUTE)], [projectId, pingOf({ uuid }, T0 + 2 * MINUTE)]]) });
+    await host.apply({
+      kind: "intakePings",
+      writer: WRITER,
+      batch: batchOf(2, [
+        [projectId, pingOf({ uuid: randomUUID() }, T0 + MINUTE)],
+        [projectId, pingOf({ uuid }, T0 + 2 * MINUTE)],
+      ]),
+    });
     assert.is.not(await host.apply({ kind: "projectVersion", projectId }), before, "the pinged check changed");
     const since = await host.apply({ kind: "checksSince", projectId, since: before });
     assert.is(since.whole, false);
-    assert.equal(since.checks.map((c) => c.uuid), [uuid], "readers asking since the old version see the check");
+    assert.equal(
+      since.checks.map((c) => c.uuid),
+      [uuid],
+      "readers asking since the old version see the check",
+    );
     assert.is(await nPings(), 1, "the ping after the one of a check gone was applied");
   } finally {
     await end();
@@ -137,7 +188,11 @@ test("batches coming one after another do not put off the commit of the first pa
     const giveUpAt = Date.now() + 10_000;
     for (let position = 1; commits() === 0; position++) {
       if (Date.now() > giveUpAt) assert.unreachable("no commit while batches kept coming");
-      await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(position, [[projectId, pingOf({ uuid }, T0 + position * 1000)]]) });
+      await host.apply({
+        kind: "intakePings",
+        writer: WRITER,
+        batch: batchOf(position, [[projectId, pingOf({ uuid }, T0 + position * 1000)]]),
+      });
       await sleep(5);
     }
   } finally {
@@ -149,7 +204,10 @@ test("a backup may begin while commits fail when no intake ping waits: holding c
   const { dir, host, projectId, uuid, end } = await setUp({ intakeCommitMs: HOUR });
   try {
     setWriteFault(join(dir, LOG_DIR), "EIO");
-    const failed = await host.apply({ kind: "updateCheck", projectId, uuid, spec: { name: "renamed" }, at: T0 + MINUTE }).then(() => null, (e: unknown) => e);
+    const failed = await host.apply({ kind: "updateCheck", projectId, uuid, spec: { name: "renamed" }, at: T0 + MINUTE }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(isStoreUnavailable(failed), "the commit fails: commits are failing from now on");
     await host.apply({ kind: "holdCheckpoints" });
     await host.apply({ kind: "releaseCheckpoints" });
@@ -163,10 +221,16 @@ test("while commits fail a read answers from the store and commits no intake pin
   const { dir, host, projectId, uuid, end } = await setUp({ intakeCommitMs: HOUR });
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; });
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  };
   try {
     setWriteFault(join(dir, LOG_DIR), "EIO");
-    const failed = await host.apply({ kind: "updateCheck", projectId, uuid, spec: { name: "renamed" }, at: T0 + MINUTE }).then(() => null, (e: unknown) => e);
+    const failed = await host.apply({ kind: "updateCheck", projectId, uuid, spec: { name: "renamed" }, at: T0 + MINUTE }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(isStoreUnavailable(failed), "the commit fails: commits are failing from now on");
     await host.apply({ kind: "intakePings", writer: WRITER, batch: batchOf(1, [[projectId, pingOf({ uuid }, T0 + 2 * MINUTE)]]) });
     const page = await host.apply({ kind: "listPings", projectId, uuid, pingLogLimit: 100 });
@@ -175,7 +239,10 @@ test("while commits fail a read answers from the store and commits no intake pin
     assert.is(await host.apply({ kind: "commitIntake", writer: WRITER }), 1, "the ping handed over is not in the shard's log yet");
     setWriteFault(join(dir, LOG_DIR), null);
     await until("writes accepted again", () => lines.some((l) => l.includes("the store accepts writes again")), 20_000);
-    assert.match(lines.find((l) => l.includes("the store accepts writes again"))!, /\(0 changes refused meanwhile\)/);
+    assert.match(
+      lines.find((l) => l.includes("the store accepts writes again"))!,
+      /\(0 changes refused meanwhile\)/,
+    );
   } finally {
     process.stderr.write = write;
     setWriteFault(join(dir, LOG_DIR), null);

@@ -27,7 +27,13 @@ function projectOf(index: number, count: number): string {
 
 async function withCheck(host: ShardHost, projectId: string): Promise<string> {
   await host.apply({ kind: "createProject", project: scenarioProject(projectId), at: T0 });
-  const made = await host.apply({ kind: "createCheck", projectId, spec: { name: "c", timeoutMs: HOUR, graceMs: MINUTE }, unique: [], at: T0 });
+  const made = await host.apply({
+    kind: "createCheck",
+    projectId,
+    spec: { name: "c", timeoutMs: HOUR, graceMs: MINUTE },
+    unique: [],
+    at: T0,
+  });
   if (!made.ok) throw new Error("no check");
   return made.value.check.uuid;
 }
@@ -49,16 +55,24 @@ async function nPings(host: ShardHost, projectId: string, uuid: string): Promise
 test("a replay applies this shard's pings only, and a second replay none of those the first committed", async () => {
   const dir = tempDir();
   try {
-    const mine = projectOf(0, 2), theirs = projectOf(1, 2);
+    const mine = projectOf(0, 2),
+      theirs = projectOf(1, 2);
     let host = await openHost(dir.path, 0, 2);
     const uuid = await withCheck(host, mine);
     await host.close();
-    const positions = await writeIntake(dir.path, [[intakeShard(0, 2), mine, pingOf({ uuid }, T0 + MINUTE)], [intakeShard(1, 2), theirs, pingOf({ uuid: randomUUID() }, T0 + 2 * MINUTE)]]);
+    const positions = await writeIntake(dir.path, [
+      [intakeShard(0, 2), mine, pingOf({ uuid }, T0 + MINUTE)],
+      [intakeShard(1, 2), theirs, pingOf({ uuid: randomUUID() }, T0 + 2 * MINUTE)],
+    ]);
 
     host = await openHost(dir.path, 0, 2, [WRITER]);
     assert.is(await nPings(host, mine, uuid), 1);
     await host.checkpoint();
-    assert.is(host.store().intakeMark(WRITER, intakeShard(0, 2)), positions[0], "the mark reaches this shard's ping, not the other shard's after it");
+    assert.is(
+      host.store().intakeMark(WRITER, intakeShard(0, 2)),
+      positions[0],
+      "the mark reaches this shard's ping, not the other shard's after it",
+    );
     await host.close();
 
     host = await openHost(dir.path, 0, 2, [WRITER]);
@@ -76,7 +90,10 @@ test("a ping at exactly the mark this shard committed under its own name is not 
     let host = await openHost(dir.path, 0, 1);
     const uuid = await withCheck(host, projectId);
     await host.close();
-    await writeIntake(dir.path, [[intakeShard(1, 2), projectId, pingOf({ uuid }, T0 + MINUTE)], [intakeShard(1, 2), projectId, pingOf({ uuid }, T0 + 2 * MINUTE)]]);
+    await writeIntake(dir.path, [
+      [intakeShard(1, 2), projectId, pingOf({ uuid }, T0 + MINUTE)],
+      [intakeShard(1, 2), projectId, pingOf({ uuid }, T0 + 2 * MINUTE)],
+    ]);
 
     host = await openHost(dir.path, 0, 1, [WRITER]);
     assert.is(await nPings(host, projectId, uuid), 2, "both pings replayed");

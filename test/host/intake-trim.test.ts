@@ -14,12 +14,22 @@ import { tempDir } from "../helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
-const options = (dataDir: string): PoolOptions => ({ dataDir, shards: 2, durability: "flush", startAt: T0, clock: "virtual", intakeTrimEveryMs: 20,
-  notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
+const options = (dataDir: string): PoolOptions => ({
+  dataDir,
+  shards: 2,
+  durability: "flush",
+  startAt: T0,
+  clock: "virtual",
+  intakeTrimEveryMs: 20,
+  notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+});
 
 /** The numbers of the intake segments on disk, lowest first. */
-const segments = (dataDir: string) => readdirSync(join(dataDir, INTAKE_DIR)).filter((f) => f.endsWith(".log"))
-  .map((f) => Number(/_(\d+)\.log$/.exec(f)?.[1] ?? -1)).sort((a, b) => a - b);
+const segments = (dataDir: string) =>
+  readdirSync(join(dataDir, INTAKE_DIR))
+    .filter((f) => f.endsWith(".log"))
+    .map((f) => Number(/_(\d+)\.log$/.exec(f)?.[1] ?? -1))
+    .sort((a, b) => a - b);
 
 test("older intake segments go once every shard has committed them; every acknowledged ping is kept", async () => {
   const dir = tempDir();
@@ -32,8 +42,18 @@ test("older intake segments go once every shard has committed them; every acknow
     let sent = 0;
     const ping = async () => {
       sent += 1;
-      await pool.ping(project.id, { target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
-        ua: "job", rid: null, body: null, at: T0 + sent * MINUTE });
+      await pool.ping(project.id, {
+        target: { uuid },
+        signal: "success",
+        exitStatus: null,
+        method: "GET",
+        scheme: "http",
+        remoteAddr: "10.0.0.1",
+        ua: "job",
+        rid: null,
+        body: null,
+        at: T0 + sent * MINUTE,
+      });
     };
     // pings keep coming; the segments roll at each trim and the older ones must go: the first is gone
     // while a fifth is written
@@ -81,8 +101,19 @@ test("a trim keeps the segment of an acknowledged ping still waiting for its sha
       if (!made.ok) throw new Error("no check");
       checkIn[shard] = { projectId: project.id, uuid: made.value.check.uuid };
     }
-    const ping = (to: { projectId: string; uuid: string }, at: number) => pool.ping(to.projectId, { target: { uuid: to.uuid }, signal: "success",
-      exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1", ua: "job", rid: null, body: null, at });
+    const ping = (to: { projectId: string; uuid: string }, at: number) =>
+      pool.ping(to.projectId, {
+        target: { uuid: to.uuid },
+        signal: "success",
+        exitStatus: null,
+        method: "GET",
+        scheme: "http",
+        remoteAddr: "10.0.0.1",
+        ua: "job",
+        rid: null,
+        body: null,
+        at,
+      });
     // the ping to shard 0 is acknowledged and waits (no other request goes to shard 0 from here on)
     const waitingAt = T0 + MINUTE;
     await ping(checkIn[0], waitingAt);

@@ -25,11 +25,18 @@ test("no intake segment goes while a shard has not committed its pings; a crash 
   const dir = tempDir("hcd-intake-trunc-");
   let driver = await started(dir.path, T0);
   try {
-    const { projectId, uuids } = await driver.request<{ projectId: string; uuids: string[] }>({ op: "setup", specs: [{ name: "c", timeoutMs: DAY, graceMs: HOUR }], at: T0 });
+    const { projectId, uuids } = await driver.request<{ projectId: string; uuids: string[] }>({
+      op: "setup",
+      specs: [{ name: "c", timeoutMs: DAY, graceMs: HOUR }],
+      at: T0,
+    });
     let sent = 0;
     const send = async () => {
       sent += 1;
-      assert.ok(await driver.request<boolean>({ op: "step", step: ping(), at: T0 + sent * MINUTE, projectId, uuids }), `ping ${sent} acknowledged`);
+      assert.ok(
+        await driver.request<boolean>({ op: "step", step: ping(), at: T0 + sent * MINUTE, projectId, uuids }),
+        `ping ${sent} acknowledged`,
+      );
     };
     await send(); // committed by its shard as usual
     await driver.request({ op: "read", projectId, uuids }); // a read makes the shard commit it first
@@ -61,7 +68,11 @@ test("no intake segment goes while a shard has not committed its pings; a crash 
     driver = await started(dir.path, T0 + (sent + 1) * MINUTE);
     const [read] = await driver.request<DriverRead[]>({ op: "read", projectId, uuids });
     assert.is(read.check.nPings, sent, "every acknowledged ping counted after the crash");
-    assert.equal(read.pings.map((p) => p.at), Array.from({ length: sent }, (_, i) => T0 + (i + 1) * MINUTE), "and logged once, in order");
+    assert.equal(
+      read.pings.map((p) => p.at),
+      Array.from({ length: sent }, (_, i) => T0 + (i + 1) * MINUTE),
+      "and logged once, in order",
+    );
     await driver.request({ op: "close" });
     await driver.exited;
   } finally {

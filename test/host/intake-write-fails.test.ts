@@ -22,15 +22,31 @@ const TOKEN = "intake-fault-admin-token-0123456789ab";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function ping(uuid: string, at: number): PingCommand {
-  return { target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
-    ua: "cron", rid: null, body: null, at };
+  return {
+    target: { uuid },
+    signal: "success",
+    exitStatus: null,
+    method: "GET",
+    scheme: "http",
+    remoteAddr: "10.0.0.1",
+    ua: "cron",
+    rid: null,
+    body: null,
+    at,
+  };
 }
 
 test("in-process: a failed intake write rejects the ping, which the check never counts; pings are taken again once writes succeed", async () => {
   const dir = tempDir();
   const intakeDir = join(dir.path, INTAKE_DIR);
-  const pool = await createInProcessPool({ dataDir: dir.path, shards: 2, durability: "flush", startAt: T0 + DAY, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
+  const pool = await createInProcessPool({
+    dataDir: dir.path,
+    shards: 2,
+    durability: "flush",
+    startAt: T0 + DAY,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  });
   try {
     const project = await pool.createProject({ name: "p", checkLimit: 10, pingLogLimit: 100, pingBodyLimit: 100 }, T0);
     const created = await pool.createCheck(project.id, { name: "c", timeoutMs: HOUR, graceMs: MINUTE }, [], T0);
@@ -40,17 +56,31 @@ test("in-process: a failed intake write rejects the ping, which the check never 
 
     setWriteFault(intakeDir, "EIO");
     for (let i = 0; i < 3; i++) {
-      const error = await pool.ping(project.id, ping(uuid, T0 + (2 + i) * MINUTE)).then(() => null, (e: unknown) => e);
+      const error = await pool.ping(project.id, ping(uuid, T0 + (2 + i) * MINUTE)).then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.ok(isStoreUnavailable(error), `ping ${i} refused, not ${String(error)}`);
     }
-    assert.ok(isStoreUnavailable(await pool.probe().then(() => null, (e: unknown) => e)), "the probe fails while the intake log fails");
+    assert.ok(
+      isStoreUnavailable(
+        await pool.probe().then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      ),
+      "the probe fails while the intake log fails",
+    );
     const during = await pool.getCheck(project.id, { uuid });
     assert.is(during.ok && during.value.nPings, 1, "no refused ping is counted");
 
     setWriteFault(intakeDir, null);
     let probed: unknown = "not yet";
     for (let i = 0; i < 300 && probed !== null; i++) {
-      probed = await pool.probe().then(() => null, (e: unknown) => e);
+      probed = await pool.probe().then(
+        () => null,
+        (e: unknown) => e,
+      );
       if (probed !== null) await sleep(100);
     }
     assert.is(probed, null, "the probe succeeds once the intake log takes writes");

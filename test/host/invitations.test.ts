@@ -16,7 +16,10 @@ test("a second inviter's link sets no password; the first link gives its own rol
   const second = await accounts.inviteAgain(user.id, { projectId: "A", role: "readonly" }, AT, "A mallory");
   assert.equal(second?.setsPassword, false);
   assert.is(accounts.link(second?.token ?? "", AT)?.kind, "grant-only");
-  assert.equal(await accounts.acceptInvite(second?.token ?? "", PASSWORD, AT), { ok: false, failure: { code: "not_found", what: "invitation" } });
+  assert.equal(await accounts.acceptInvite(second?.token ?? "", PASSWORD, AT), {
+    ok: false,
+    failure: { code: "not_found", what: "invitation" },
+  });
   assert.is(accounts.hasPassword(user.id), false);
   assert.is(await accounts.acceptGrant(second?.token ?? "", "someone else", AT), null, "only its own user accepts it");
   const first = await accounts.acceptInvite(made.value.inviteToken ?? "", PASSWORD, AT);
@@ -66,7 +69,10 @@ test("a reset sets the password, gives no role, ends the sessions; other project
   assert.is(done.value.grant, null);
   assert.is(accounts.roleIn(id, "A"), null);
   assert.is(accounts.sessionGeneration(id), 1);
-  assert.equal(accounts.pendingInvites("A", AT).map((i) => i.email), ["y@example.org"]);
+  assert.equal(
+    accounts.pendingInvites("A", AT).map((i) => i.email),
+    ["y@example.org"],
+  );
 });
 
 test.run();

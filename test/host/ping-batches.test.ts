@@ -15,14 +15,20 @@ function heldShard() {
   const batches: { pings: readonly PingCommand[]; answer: () => void }[] = [];
   let arrived = () => {};
   const handle: ShardHandle = {
-    apply: ((request: HostRequest) => new Promise<Outcome<ShardPingResult>[]>((resolve) => {
-      if (request.kind !== "pingBatch") throw new Error(`unexpected ${request.kind}`);
-      const results: Outcome<ShardPingResult>[] = request.pings.map((p) => ok({ checkUuid: "uuid" in p.target ? p.target.uuid : "", created: false } as ShardPingResult));
-      batches.push({ pings: request.pings, answer: () => resolve(results) });
-      arrived();
-    })) as unknown as ShardHandle["apply"],
+    apply: ((request: HostRequest) =>
+      new Promise<Outcome<ShardPingResult>[]>((resolve) => {
+        if (request.kind !== "pingBatch") throw new Error(`unexpected ${request.kind}`);
+        const results: Outcome<ShardPingResult>[] = request.pings.map((p) =>
+          ok({ checkUuid: "uuid" in p.target ? p.target.uuid : "", created: false } as ShardPingResult),
+        );
+        batches.push({ pings: request.pings, answer: () => resolve(results) });
+        arrived();
+      })) as unknown as ShardHandle["apply"],
   };
-  const nextBatch = () => new Promise<void>((resolve) => { arrived = resolve; });
+  const nextBatch = () =>
+    new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
   return { handle, batches, nextBatch };
 }
 

@@ -24,10 +24,28 @@ const notify = { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: n
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-const ping = (uuid: string, at: number): PingCommand => ({ target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http",
-  remoteAddr: "10.0.0.1", ua: "cron", rid: null, body: null, at });
+const ping = (uuid: string, at: number): PingCommand => ({
+  target: { uuid },
+  signal: "success",
+  exitStatus: null,
+  method: "GET",
+  scheme: "http",
+  remoteAddr: "10.0.0.1",
+  ua: "cron",
+  rid: null,
+  body: null,
+  at,
+});
 
-type Setup = { dir: string; host: ShardHost; intake: PingIntake; projectId: string; uuid: string; nPings: () => Promise<number>; end: () => Promise<void> };
+type Setup = {
+  dir: string;
+  host: ShardHost;
+  intake: PingIntake;
+  projectId: string;
+  uuid: string;
+  nPings: () => Promise<number>;
+  end: () => Promise<void>;
+};
 
 /** One shard host with a project and a check, and an intake in front of it (its trim never runs here). */
 async function setUp(): Promise<Setup> {
@@ -37,9 +55,19 @@ async function setUp(): Promise<Setup> {
   const made = await pool.createCheck(project.id, { name: "c", timeoutMs: DAY, graceMs: HOUR }, [], T0);
   if (!made.ok) throw new Error("no check");
   await pool.close();
-  const host = await openShardHost({ dataDir: dir.path, durability: "flush", index: 0, count: 1, startAt: T0, clock: "virtual", notify, passive: true });
+  const host = await openShardHost({
+    dataDir: dir.path,
+    durability: "flush",
+    index: 0,
+    count: 1,
+    startAt: T0,
+    clock: "virtual",
+    notify,
+    passive: true,
+  });
   const intake = new PingIntake(dir.path, "flush", [{ apply: (request) => host.apply(request) }], { trimEveryMs: HOUR });
-  const uuid = made.value.check.uuid, projectId = project.id;
+  const uuid = made.value.check.uuid,
+    projectId = project.id;
   // read from the host itself: the intake's handles would hand it the waiting pings first
   const nPings = async () => {
     const check = await host.apply({ kind: "getCheck", projectId, ref: { uuid } });
@@ -104,15 +132,24 @@ test("an acknowledged ping reaches its shard with no other request to it (the ha
 });
 
 /** The intake log's segments on disk, with their sizes and the times they were last written (changed by any write). */
-const intakeFiles = (dir: string) => readdirSync(join(dir, INTAKE_DIR)).filter((f) => f.endsWith(".log"))
-  .map((f) => { const s = statSync(join(dir, INTAKE_DIR, f), { bigint: true }); return `${f} ${s.size} ${s.mtimeNs}`; }).join("\n");
+const intakeFiles = (dir: string) =>
+  readdirSync(join(dir, INTAKE_DIR))
+    .filter((f) => f.endsWith(".log"))
+    .map((f) => {
+      const s = statSync(join(dir, INTAKE_DIR, f), { bigint: true });
+      return `${f} ${s.size} ${s.mtimeNs}`;
+    })
+    .join("\n");
 
 test("while intake writes fail a probe tries a real write and fails; once they succeed a probe ends the episode", async () => {
   const { dir, intake, projectId, uuid, end } = await setUp();
   try {
     await intake.send(0, projectId, ping(uuid, T0 + MINUTE));
     setWriteFault(join(dir, INTAKE_DIR), "EIO");
-    const refused = await intake.send(0, projectId, ping(uuid, T0 + 2 * MINUTE)).then(() => null, (e: unknown) => e);
+    const refused = await intake.send(0, projectId, ping(uuid, T0 + 2 * MINUTE)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(isStoreUnavailable(refused), "the ping is refused");
     assert.ok(intake.failing);
     // probes are refused without a write until the retry delay passed; then one writes (the fault writes
@@ -121,7 +158,10 @@ test("while intake writes fail a probe tries a real write and fails; once they s
     const giveUpAt = Date.now() + 10_000;
     while (intakeFiles(dir) === before) {
       if (Date.now() > giveUpAt) assert.unreachable("no probe tried a write");
-      const probed = await intake.probe().then(() => null, (e: unknown) => e);
+      const probed = await intake.probe().then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.ok(isStoreUnavailable(probed), `a probe fails while the log fails, not ${String(probed)}`);
       await sleep(50);
     }
@@ -131,7 +171,10 @@ test("while intake writes fail a probe tries a real write and fails; once they s
     let probed: unknown = "not yet";
     while (probed !== null) {
       if (Date.now() > giveUpAt + 20_000) assert.unreachable(`the probe never succeeded: ${inspect(probed)}`);
-      probed = await intake.probe().then(() => null, (e: unknown) => e);
+      probed = await intake.probe().then(
+        () => null,
+        (e: unknown) => e,
+      );
       if (probed !== null) await sleep(50);
     }
     assert.not.ok(intake.failing, "a successful probe ends the episode");
@@ -144,14 +187,20 @@ test("once intake writes succeed again the first acknowledged ping ends the epis
   const { dir, intake, projectId, uuid, end } = await setUp();
   try {
     setWriteFault(join(dir, INTAKE_DIR), "ENOSPC");
-    const refused = await intake.send(0, projectId, ping(uuid, T0 + MINUTE)).then(() => null, (e: unknown) => e);
+    const refused = await intake.send(0, projectId, ping(uuid, T0 + MINUTE)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(isStoreUnavailable(refused), "the ping is refused");
     setWriteFault(join(dir, INTAKE_DIR), null);
     // pings are refused without a write until the retry delay passed
     const giveUpAt = Date.now() + 10_000;
     for (let n = 2; ; n++) {
       if (Date.now() > giveUpAt) assert.unreachable("no ping was taken again");
-      const sent = await intake.send(0, projectId, ping(uuid, T0 + n * MINUTE)).then(() => null, (e: unknown) => e);
+      const sent = await intake.send(0, projectId, ping(uuid, T0 + n * MINUTE)).then(
+        () => null,
+        (e: unknown) => e,
+      );
       if (sent === null) break;
       assert.ok(isStoreUnavailable(sent), inspect(sent));
       await sleep(50);

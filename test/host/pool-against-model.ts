@@ -22,7 +22,8 @@ const CHECKS = 2;
 
 type PingStep = Extract<Step, { kind: "ping" }>;
 /** A clean stop or a crash, and how long hcd then stays down (0: it starts again at once). */
-export type RestartStep = Step
+export type RestartStep =
+  | Step
   | { readonly kind: "restart"; readonly gapMs: number }
   | { readonly kind: "crash"; readonly inFlight: PingStep | null; readonly delayMs: number; readonly gapMs: number };
 
@@ -34,11 +35,22 @@ export function restartHistoryArb(maxSteps: number) {
   const ping = stepArb(CHECKS).filter((s): s is PingStep => s.kind === "ping");
   return fc.record({
     specs: fc.array(specArb, { minLength: CHECKS, maxLength: CHECKS }),
-    steps: fc.array(fc.oneof(
-      { weight: 5, arbitrary: stepArb(CHECKS) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant("restart" as const), gapMs: gapArb }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant("crash" as const), inFlight: fc.option(ping, { freq: 2 }), delayMs: fc.integer({ min: 0, max: 15 }), gapMs: gapArb }) },
-    ), { maxLength: maxSteps, size: "max" }),
+    steps: fc.array(
+      fc.oneof(
+        { weight: 5, arbitrary: stepArb(CHECKS) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant("restart" as const), gapMs: gapArb }) },
+        {
+          weight: 2,
+          arbitrary: fc.record({
+            kind: fc.constant("crash" as const),
+            inFlight: fc.option(ping, { freq: 2 }),
+            delayMs: fc.integer({ min: 0, max: 15 }),
+            gapMs: gapArb,
+          }),
+        },
+      ),
+      { maxLength: maxSteps, size: "max" },
+    ),
   });
 }
 
@@ -53,7 +65,9 @@ export class Driver {
 
   constructor(dataDir: string, startAt: number) {
     this.#child = fork(DRIVER, [dataDir, String(startAt)], { serialization: "advanced", stdio: ["ignore", "ignore", "pipe", "ipc"] });
-    this.#child.stderr?.on("data", (chunk: Buffer) => { this.#stderr += chunk.toString(); });
+    this.#child.stderr?.on("data", (chunk: Buffer) => {
+      this.#stderr += chunk.toString();
+    });
     this.exited = new Promise((resolve) => this.#child.once("exit", () => resolve()));
     this.ready = new Promise((resolve, reject) => {
       this.#child.on("message", (message: { ready?: true; id?: number; value?: unknown; error?: string }) => {
@@ -105,7 +119,8 @@ export async function runOnPool(specs: readonly CheckSpec[], steps: readonly Res
           await driver.request({ op: "close" });
           await driver.exited;
         } else {
-          const inFlight = step.inFlight === null ? null : driver.request({ op: "step", step: step.inFlight, at: model.now, projectId, uuids });
+          const inFlight =
+            step.inFlight === null ? null : driver.request({ op: "step", step: step.inFlight, at: model.now, projectId, uuids });
           inFlight?.catch(() => {}); // no answer: the process is gone
           if (step.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
           await driver.crash();
@@ -127,17 +142,30 @@ export async function runOnPool(specs: readonly CheckSpec[], steps: readonly Res
       if (steps[i + 1]?.kind === "crash") continue;
       const now = model.now;
       for (const [index, read] of (await reads(driver, projectId, uuids)).entries()) {
-        const want = model.checks[index], { check } = read, at = `${where}, check ${index}`;
+        const want = model.checks[index],
+          { check } = read,
+          at = `${where}, check ${index}`;
         const flips = [...read.flips].reverse().map((f) => [f.at, f.from, f.to, f.reason]);
         assert.equal(flips, want.flips, `${at}: flips`);
-        assert.ok(flips.every((f, k) => k === 0 || f[0] >= flips[k - 1][0]), `${at}: flips in time order`);
+        assert.ok(
+          flips.every((f, k) => k === 0 || f[0] >= flips[k - 1][0]),
+          `${at}: flips in time order`,
+        );
         assert.is(check.status, want.status, `${at}: stored status`);
         assert.is(statusAt(check, now), model.apiStatus(index), `${at}: status at now`);
         assert.is(check.nPings, want.nPings, `${at}: n_pings`);
-        assert.equal(read.pings.map((p) => p.n), Array.from({ length: want.nPings }, (_, n) => n + 1), `${at}: each acknowledged ping logged once`);
+        assert.equal(
+          read.pings.map((p) => p.n),
+          Array.from({ length: want.nPings }, (_, n) => n + 1),
+          `${at}: each acknowledged ping logged once`,
+        );
         assert.is(check.lastPingAt, want.lastPingAt, `${at}: last_ping`);
         assert.is(check.lastStartAt, want.lastStartAt, `${at}: the open run`);
-        assert.equal(read.pings.map((p) => p.note ?? null), want.notes, `${at}: each ping's note (overlap, too fast, too often), kept across restarts`);
+        assert.equal(
+          read.pings.map((p) => p.note ?? null),
+          want.notes,
+          `${at}: each ping's note (overlap, too fast, too often), kept across restarts`,
+        );
       }
     }
     await driver.request({ op: "close" });

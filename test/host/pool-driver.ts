@@ -12,7 +12,14 @@ import type { Step } from "../engine/reference-model.ts";
 /** What the parent may ask. */
 export type DriverRequest =
   | { readonly id: number; readonly op: "setup"; readonly specs: readonly CheckSpec[]; readonly at: Millis }
-  | { readonly id: number; readonly op: "step"; readonly step: Step; readonly at: Millis; readonly projectId: string; readonly uuids: readonly string[] }
+  | {
+      readonly id: number;
+      readonly op: "step";
+      readonly step: Step;
+      readonly at: Millis;
+      readonly projectId: string;
+      readonly uuids: readonly string[];
+    }
   | { readonly id: number; readonly op: "read"; readonly projectId: string; readonly uuids: readonly string[] }
   | { readonly id: number; readonly op: "close" };
 
@@ -22,10 +29,17 @@ export type DriverRead = { readonly check: Check; readonly flips: readonly Flip[
 const [dataDir, startAt] = [process.argv[2], Number(process.argv[3])];
 // judged as a real clock's run (its mark kept in DATA_DIR/clock: a start later than the mark is hcd's own
 // downtime), on a clock that stands at startAt: every instant comes with the parent's requests
-const pool: Pool = await createInProcessPool({ dataDir, shards: 2, durability: "flush", startAt, clock: "real",
-  clockNow: new VirtualClock(startAt), mark: ClockMark.open(dataDir, "real"),
+const pool: Pool = await createInProcessPool({
+  dataDir,
+  shards: 2,
+  durability: "flush",
+  startAt,
+  clock: "real",
+  clockNow: new VirtualClock(startAt),
+  mark: ClockMark.open(dataDir, "real"),
   intakeTrimEveryMs: 20, // the intake log lets go of committed segments between steps, so crashes meet it
-  notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
+  notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+});
 const send = (message: unknown) => process.send?.(message);
 
 async function handle(request: DriverRequest): Promise<unknown> {
@@ -40,7 +54,8 @@ async function handle(request: DriverRequest): Promise<unknown> {
       }
       return { projectId: project.id, uuids };
     }
-    case "step": return applyStep(request);
+    case "step":
+      return applyStep(request);
     case "read": {
       const reads: DriverRead[] = [];
       for (const uuid of request.uuids) {
@@ -60,24 +75,43 @@ async function handle(request: DriverRequest): Promise<unknown> {
 /** Applies one step of a history; true when accepted (a resume of a check not paused is not). */
 async function applyStep({ step, at, projectId, uuids }: Extract<DriverRequest, { op: "step" }>): Promise<boolean> {
   switch (step.kind) {
-    case "advance": await pool.advance(at); return true;
+    case "advance":
+      await pool.advance(at);
+      return true;
     case "ping": {
       const body = step.method === "POST" && step.body !== "" ? new TextEncoder().encode(step.body) : null;
-      const answer = await pool.ping(projectId, { target: { uuid: uuids[step.check] }, signal: step.signal, exitStatus: step.exitStatus,
-        method: step.method, scheme: "http", remoteAddr: "10.0.0.1", ua: "model", rid: step.rid, body, at });
+      const answer = await pool.ping(projectId, {
+        target: { uuid: uuids[step.check] },
+        signal: step.signal,
+        exitStatus: step.exitStatus,
+        method: step.method,
+        scheme: "http",
+        remoteAddr: "10.0.0.1",
+        ua: "model",
+        rid: step.rid,
+        body,
+        at,
+      });
       return answer.ok;
     }
-    case "update": return (await pool.updateCheck(projectId, uuids[step.check], step.spec, at)).ok;
-    case "pause": return (await pool.pauseCheck(projectId, uuids[step.check], at)).ok;
-    case "resume": return (await pool.resumeCheck(projectId, uuids[step.check], at)).ok;
-    case "mute": return (await pool.updateCheck(projectId, uuids[step.check], { mutedUntilAt: step.forMs === null ? null : at + step.forMs }, at)).ok;
+    case "update":
+      return (await pool.updateCheck(projectId, uuids[step.check], step.spec, at)).ok;
+    case "pause":
+      return (await pool.pauseCheck(projectId, uuids[step.check], at)).ok;
+    case "resume":
+      return (await pool.resumeCheck(projectId, uuids[step.check], at)).ok;
+    case "mute":
+      return (await pool.updateCheck(projectId, uuids[step.check], { mutedUntilAt: step.forMs === null ? null : at + step.forMs }, at)).ok;
   }
 }
 
 process.on("message", (request: DriverRequest) => {
-  handle(request).then((value) => {
-    send({ id: request.id, value });
-    if (request.op === "close") process.disconnect();
-  }, (error: unknown) => send({ id: request.id, error: String(error instanceof Error ? error.stack : error) }));
+  handle(request).then(
+    (value) => {
+      send({ id: request.id, value });
+      if (request.op === "close") process.disconnect();
+    },
+    (error: unknown) => send({ id: request.id, error: String(error instanceof Error ? error.stack : error) }),
+  );
 });
 send({ ready: true });

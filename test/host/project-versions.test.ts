@@ -8,8 +8,10 @@ import { noChanges } from "../../engine/changes.ts";
 import type { Check } from "../../engine/model.ts";
 import { ProjectVersions } from "../../host/project-versions.ts";
 
-const touched = (...checks: [projectId: string, uuid: string][]): Changes =>
-  ({ ...noChanges(), checks: checks.map(([projectId, uuid]) => ({ projectId, uuid }) as Check) });
+const touched = (...checks: [projectId: string, uuid: string][]): Changes => ({
+  ...noChanges(),
+  checks: checks.map(([projectId, uuid]) => ({ projectId, uuid }) as Check),
+});
 const deleted = (projectId: string, uuid: string): Changes => ({ ...noChanges(), deletedChecks: [{ projectId, uuid }] });
 
 test("a watched project: the checks changed and deleted after a version, and none after the current one", () => {

@@ -8,7 +8,10 @@ import fc from "fast-check";
 import { restartHistoryArb, runOnPool } from "./pool-against-model.ts";
 
 test("a pool restarted and crashed at random points, at once or after a gap, agrees with the reference model on 6 random histories", async () => {
-  await fc.assert(fc.asyncProperty(restartHistoryArb(16), ({ specs, steps }) => runOnPool(specs, steps)), { seed: 20_261_127, numRuns: 6, endOnFailure: true });
+  await fc.assert(
+    fc.asyncProperty(restartHistoryArb(16), ({ specs, steps }) => runOnPool(specs, steps)),
+    { seed: 20_261_127, numRuns: 6, endOnFailure: true },
+  );
 });
 
 test.run();

@@ -25,7 +25,10 @@ function shardWithTwoProjects(): { shard: Shard; mine: string; theirs: string } 
 
 test("a ping's body exists while the ping is among the newest ping_log_limit", () => {
   const seven = check({ nPings: 7 });
-  assert.equal([0, 1, 2, 3, 4, 5, 7, 8].map((n) => pingKept(seven, n, 5)), [false, false, false, true, true, true, true, true]);
+  assert.equal(
+    [0, 1, 2, 3, 4, 5, 7, 8].map((n) => pingKept(seven, n, 5)),
+    [false, false, false, true, true, true, true, true],
+  );
 });
 
 test("unique_key finds a check of the caller's project only", () => {

@@ -32,16 +32,37 @@ test("each change through the admin API and API v1, v2, v3 is recorded with its 
     const p = `project "Ops" ${project.id}`;
     const key = project.api_key;
     const channel = await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "hook", value: "http://127.0.0.1:9/x" });
-    await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/channels/${channel.id}`, { headers: admin, body: { name: "hook 2", value: "http://127.0.0.1:9/y" } }));
-    await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: admin, body: { until: "2099-01-01T00:00:00Z" } }));
+    await ok(
+      call(server.url, "PUT", `/admin/v1/projects/${project.id}/channels/${channel.id}`, {
+        headers: admin,
+        body: { name: "hook 2", value: "http://127.0.0.1:9/y" },
+      }),
+    );
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: admin, body: { until: "2099-01-01T00:00:00Z" } }),
+    );
     await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: admin, body: { until: null } }));
-    await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/escalation`, { headers: admin, body: { escalation: [{ after: 600, channels: "hook 2" }] } }));
-    const window = await ok<{ id: string }>(call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`,
-      { headers: admin, body: { name: "nightly", schedule: "0 3 * * *", tz: "UTC", duration: 3600 } }));
-    assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/maintenance/${window.id}`, { headers: admin })).status, 204);
+    await ok(
+      call(server.url, "PUT", `/admin/v1/projects/${project.id}/escalation`, {
+        headers: admin,
+        body: { escalation: [{ after: 600, channels: "hook 2" }] },
+      }),
+    );
+    const window = await ok<{ id: string }>(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, {
+        headers: admin,
+        body: { name: "nightly", schedule: "0 3 * * *", tz: "UTC", duration: 3600 },
+      }),
+    );
+    assert.is(
+      (await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/maintenance/${window.id}`, { headers: admin })).status,
+      204,
+    );
     await ok(call(server.url, "DELETE", `/admin/v1/projects/${project.id}/channels/${channel.id}`, { headers: admin }));
 
-    const job = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key, body: { name: "job", timeout: 60, grace: 60 } }));
+    const job = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key, body: { name: "job", timeout: 60, grace: 60 } }),
+    );
     const old = await ok<{ update_url: string }>(call(server.url, "POST", "/api/v1/checks/", { key, body: { name: "old" } }));
     const oldUuid = old.update_url.split("/").pop() ?? "";
     await ok(call(server.url, "POST", `/api/v2/checks/${oldUuid}`, { key, body: { name: "older" } }));
@@ -55,9 +76,20 @@ test("each change through the admin API and API v1, v2, v3 is recorded with its 
     // refused changes: invalid, read-only key, wrong token, not down
     assert.is((await call(server.url, "POST", `/api/v3/checks/${job.uuid}`, { key, body: { timeout: 1 } })).status, 400);
     assert.is((await call(server.url, "POST", `/api/v3/checks/${job.uuid}/pause`, { key: project.api_key_readonly })).status, 401);
-    assert.is((await call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, { headers: { authorization: "Bearer wrong" }, body: { until: null } })).status, 401);
+    assert.is(
+      (
+        await call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, {
+          headers: { authorization: "Bearer wrong" },
+          body: { until: null },
+        })
+      ).status,
+      401,
+    );
     assert.is((await call(server.url, "POST", `/api/v3/checks/${job.uuid}/acknowledge`, { key })).status, 409);
-    assert.is((await call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin, body: { name: "x" } })).status, 400);
+    assert.is(
+      (await call(server.url, "POST", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin, body: { name: "x" } })).status,
+      400,
+    );
     await advance(server, 600); // the job goes down, so it can be acknowledged
     const acknowledged = await call(server.url, "POST", `/api/v3/checks/${job.uuid}/acknowledge`, { key });
     assert.is(acknowledged.status, 200, acknowledged.text);
@@ -100,12 +132,19 @@ test("pages newest first with limit and before; bad values are a 400, an unknown
   const server = await startServer({ dataDir: dir.path, env });
   try {
     const project = await createProject(server, TOKEN, { name: "paged" });
-    for (const name of ["a", "b", "c", "d"]) await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } }));
+    for (const name of ["a", "b", "c", "d"])
+      await ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } }));
     const first = await audit(server, project.id, "?limit=2");
-    assert.equal(first.events.map((e) => e.target.split(" ")[1]), ['"d"', '"c"']);
+    assert.equal(
+      first.events.map((e) => e.target.split(" ")[1]),
+      ['"d"', '"c"'],
+    );
     assert.type(first.next, "string");
     const second = await audit(server, project.id, `?limit=2&before=${first.next}`);
-    assert.equal(second.events.map((e) => e.target.split(" ")[1]), ['"b"', '"a"']);
+    assert.equal(
+      second.events.map((e) => e.target.split(" ")[1]),
+      ['"b"', '"a"'],
+    );
     const third = await audit(server, project.id, `?limit=2&before=${second.next}`);
     assert.equal(shown(third), [`admin token | project.created | project "paged" ${project.id}`]);
     assert.is(third.next, null);
@@ -125,7 +164,9 @@ test("pages newest first with limit and before; bad values are a 400, an unknown
 
 test("the log survives a restart and is in a backup (of a running server and of a stopped DATA_DIR): a server on the restored directory lists the same events", async () => {
   const dir = tempDir();
-  const original = join(dir.path, "original"), restored = join(dir.path, "restored"), file = join(dir.path, "hcd.backup");
+  const original = join(dir.path, "original"),
+    restored = join(dir.path, "restored"),
+    file = join(dir.path, "hcd.backup");
   let server = await startServer({ dataDir: original, env });
   try {
     const project = await createProject(server, TOKEN, { name: "kept" });
@@ -146,13 +187,20 @@ test("the log survives a restart and is in a backup (of a running server and of 
     server = await startServer({ dataDir: restored, env });
     assert.equal(await audit(server, project.id), all, "the restored directory has every event");
     // a backup of a stopped DATA_DIR has them too
-    const offline = join(dir.path, "offline.backup"), again = join(dir.path, "again");
-    const stopped = spawnSync(process.execPath, [HCD, "backup", "--out", offline], { encoding: "utf8", env: { ...process.env, DATA_DIR: original } });
+    const offline = join(dir.path, "offline.backup"),
+      again = join(dir.path, "again");
+    const stopped = spawnSync(process.execPath, [HCD, "backup", "--out", offline], {
+      encoding: "utf8",
+      env: { ...process.env, DATA_DIR: original },
+    });
     assert.is(stopped.status, 0, stopped.stderr);
     const trail = AuditTrail.open(original); // each backup is in the instance's log of the directory it copied
     const taken = (await trail.page(INSTANCE_LOG, { limit: 50, before: null })).events.map((e) => `${e.actor} | ${e.action}`);
     await trail.close();
-    assert.equal(taken.filter((line) => line.endsWith("backup.created")), ["hcd backup | backup.created", "admin token | backup.created"]);
+    assert.equal(
+      taken.filter((line) => line.endsWith("backup.created")),
+      ["hcd backup | backup.created", "admin token | backup.created"],
+    );
     assert.is(spawnSync(process.execPath, [HCD, "restore", "--in", offline, "--data-dir", again], { encoding: "utf8" }).status, 0);
     assert.is(await stopServer(server), 0, server.output());
     server = await startServer({ dataDir: again, env });
@@ -171,7 +219,11 @@ test("a project keeps at most AUDIT_MAX_EVENTS events of each actor's each actio
     const create = (name: string) => ok(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } }));
     for (const name of ["a", "b", "c", "d"]) await create(name);
     const names = async () => (await audit(server, project.id)).events.map((e) => e.target.split(" ")[1]);
-    assert.equal(await names(), ['"d"', '"c"', '"b"', '"bounded"'], "the key's oldest check.created went; the admin token's project.created stays");
+    assert.equal(
+      await names(),
+      ['"d"', '"c"', '"b"', '"bounded"'],
+      "the key's oldest check.created went; the admin token's project.created stays",
+    );
     await advance(server, 86_400);
     await create("e");
     assert.equal(await names(), ['"e"', '"d"', '"c"', '"bounded"']);

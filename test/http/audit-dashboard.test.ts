@@ -9,8 +9,20 @@ import { session } from "../dashboard/form-session.ts";
 
 const TOKEN = "audit-dashboard-admin-token-0123456789";
 const admin = { authorization: `Bearer ${TOKEN}` };
-const CHECK_FORM = { slug: "", tags: "", desc: "", kind: "simple", timeout: "60", grace: "60", schedule: "", tz: "UTC",
-  failure_threshold: "1", reminder_interval: "0", muted_until: "", max_duration: "0" };
+const CHECK_FORM = {
+  slug: "",
+  tags: "",
+  desc: "",
+  kind: "simple",
+  timeout: "60",
+  grace: "60",
+  schedule: "",
+  tz: "UTC",
+  failure_threshold: "1",
+  reminder_interval: "0",
+  muted_until: "",
+  max_duration: "0",
+};
 type Page = { events: { at: string; actor: string; action: string; target: string }[]; next: string | null };
 
 test("each change through the dashboard is recorded with the session's actor; Ping now, views and refused forms are not", async () => {
@@ -29,12 +41,16 @@ test("each change through the dashboard is recorded with the session's actor; Pi
     redirected(made);
     const madeId = /\/projects\/([^/]+)\/checks/.exec(made.location ?? "")?.[1] ?? "";
     redirected(await root.post(`${base}/integrations`, { kind: "webhook", name: "hook", value: "http://127.0.0.1:9/x" }));
-    const { channels: [channel] } = await ok<{ channels: { id: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
+    const {
+      channels: [channel],
+    } = await ok<{ channels: { id: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin }));
     redirected(await root.post(`${base}/integrations/${channel.id}/edit`, { name: "hook 2", value: "http://127.0.0.1:9/y" }));
     redirected(await root.post(`${base}/mute`, { until: "2099-01-01T00:00:00Z" }));
     redirected(await root.post(`${base}/mute`, { until: "" }));
     redirected(await root.post(`${base}/maintenance`, { name: "nightly", schedule: "0 3 * * *", tz: "UTC", duration: "3600" }));
-    const { maintenance } = await ok<{ maintenance: { id: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin }));
+    const { maintenance } = await ok<{ maintenance: { id: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/maintenance`, { headers: admin }),
+    );
     redirected(await root.post(`${base}/maintenance/${maintenance[0].id}/delete`, {}));
 
     // the read-write key's changes

@@ -19,19 +19,32 @@ test("project changes through the admin API and a user's dashboard change are re
     const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "job" } }));
 
     // a member signed in by email pauses the check on the dashboard
-    const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "ann@example.org", password: PASSWORD } }));
+    const user = await ok<{ id: string }>(
+      call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "ann@example.org", password: PASSWORD } }),
+    );
     await ok(call(server.url, "PUT", `${base}/members/${user.id}`, { headers: admin, body: { role: "member" } }));
-    const signedIn = await fetch(`${server.url}/signin/password`, { method: "POST", body: new URLSearchParams({ email: "ann@example.org", password: PASSWORD }), redirect: "manual" });
+    const signedIn = await fetch(`${server.url}/signin/password`, {
+      method: "POST",
+      body: new URLSearchParams({ email: "ann@example.org", password: PASSWORD }),
+      redirect: "manual",
+    });
     const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0];
     const page = await (await fetch(`${server.url}/projects/${project.id}/checks`, { headers: { cookie } })).text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
-    const paused = await fetch(`${server.url}/checks/${check.uuid}/pause`, { method: "POST", body: new URLSearchParams({ csrf }), redirect: "manual", headers: { cookie } });
+    const paused = await fetch(`${server.url}/checks/${check.uuid}/pause`, {
+      method: "POST",
+      body: new URLSearchParams({ csrf }),
+      redirect: "manual",
+      headers: { cookie },
+    });
     assert.is(paused.status, 303, "paused by the member");
 
     await ok(call(server.url, "PUT", base, { headers: admin, body: { name: "Operations" } }));
     await ok(call(server.url, "POST", `${base}/keys/read-only`, { headers: admin }));
     assert.is((await call(server.url, "DELETE", `${base}/keys/read-only`, { headers: admin })).status, 204);
-    await ok(call(server.url, "POST", `${base}/status-pages`, { headers: admin, body: { slug: "ops", title: "Ops", checks: [check.uuid] } }));
+    await ok(
+      call(server.url, "POST", `${base}/status-pages`, { headers: admin, body: { slug: "ops", title: "Ops", checks: [check.uuid] } }),
+    );
     assert.is((await call(server.url, "DELETE", `${base}/status-pages/ops`, { headers: admin })).status, 204);
     const { events } = await ok<{ events: Event[] }>(call(server.url, "GET", `${base}/audit?limit=500`, { headers: admin }));
     assert.equal(events.map((e) => `${e.actor} | ${e.action} | ${e.target}`).reverse(), [

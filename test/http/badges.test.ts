@@ -49,7 +49,11 @@ test("the SVG badge is 20 px high, each box 10 px wider than its text, centres p
   assert.ok(odd.includes('<text x="33.0" y="14">down</text>'));
 });
 
-const colours: [BadgeStatus, string][] = [["up", "#4c1"], ["late", "#fe7d37"], ["down", "#e05d44"]];
+const colours: [BadgeStatus, string][] = [
+  ["up", "#4c1"],
+  ["late", "#fe7d37"],
+  ["down", "#e05d44"],
+];
 for (const [status, colour] of colours) {
   test(`the ${status} SVG badge is well-formed and coloured ${colour}`, () => {
     const svg = badgeSvg("db-backup", status);
@@ -118,11 +122,21 @@ test("only the first 8 characters of a signature are compared; -2 on a 10-charac
 
 test("project badge URLs: tag decoded twice, format after the last dot, * form without a tag", () => {
   assert.equal(parseProjectBadge("key", "abcdefgh-2", "db.svg"), { badgeKey: "key", signature: "abcdefgh-2", tag: "db", format: "svg" });
-  assert.equal(parseProjectBadge("key", "abcdefgh", "db%2540dc1.json"), { badgeKey: "key", signature: "abcdefgh", tag: "db@dc1", format: "json" });
+  assert.equal(parseProjectBadge("key", "abcdefgh", "db%2540dc1.json"), {
+    badgeKey: "key",
+    signature: "abcdefgh",
+    tag: "db@dc1",
+    format: "json",
+  });
   assert.equal(parseProjectBadge("key", "abcdefgh", "db%40dc1.json")?.tag, "db@dc1");
   assert.equal(parseProjectBadge("key", "abcdefgh", "v1.2.shields")?.tag, "v1.2");
   assert.equal(parseProjectBadge("key", "abcdefgh", "100%25.svg")?.tag, "100%");
-  assert.equal(parseProjectBadge("key", null, "abcdefgh-2.shields"), { badgeKey: "key", signature: "abcdefgh-2", tag: "*", format: "shields" });
+  assert.equal(parseProjectBadge("key", null, "abcdefgh-2.shields"), {
+    badgeKey: "key",
+    signature: "abcdefgh-2",
+    tag: "*",
+    format: "shields",
+  });
   assert.is(parseProjectBadge("key", null, "abcdefgh"), null);
   assert.is(parseProjectBadge("key", "abc", ".svg"), null);
   assert.is(parseProjectBadge("key", "ab.c", "db.svg"), null);
@@ -147,27 +161,42 @@ type Harness = Routes & {
 };
 
 async function withHarness(body: (h: Harness) => Promise<void>): Promise<void> {
-  await withRoutes(badgeRoutes, async (routes) => {
-    const { pool, project } = routes;
-    const newCheck = async (spec: { name?: string; tags?: string }, state: "new" | "up" | "down" | "paused") => {
-      const created = await pool.createCheck(project.id, { ...spec, timeoutMs: MINUTE }, [], T0);
-      if (!created.ok) throw new Error(`createCheck failed: ${JSON.stringify(created.failure)}`);
-      const uuid = created.value.check.uuid;
-      if (state === "up" || state === "down") {
-        const pinged = await pingThrough(pool, pingCommand(uuid, state === "up" ? "success" : "fail"));
-        if (!pinged.ok) throw new Error("ping failed");
-      }
-      if (state === "paused") await pool.pauseCheck(project.id, uuid, T0);
-      const got = await pool.getCheck(project.id, { uuid });
-      if (!got.ok) throw new Error("getCheck failed");
-      return got.value;
-    };
-    await body({ ...routes, newCheck });
-  }, { startAt: T0 });
+  await withRoutes(
+    badgeRoutes,
+    async (routes) => {
+      const { pool, project } = routes;
+      const newCheck = async (spec: { name?: string; tags?: string }, state: "new" | "up" | "down" | "paused") => {
+        const created = await pool.createCheck(project.id, { ...spec, timeoutMs: MINUTE }, [], T0);
+        if (!created.ok) throw new Error(`createCheck failed: ${JSON.stringify(created.failure)}`);
+        const uuid = created.value.check.uuid;
+        if (state === "up" || state === "down") {
+          const pinged = await pingThrough(pool, pingCommand(uuid, state === "up" ? "success" : "fail"));
+          if (!pinged.ok) throw new Error("ping failed");
+        }
+        if (state === "paused") await pool.pauseCheck(project.id, uuid, T0);
+        const got = await pool.getCheck(project.id, { uuid });
+        if (!got.ok) throw new Error("getCheck failed");
+        return got.value;
+      };
+      await body({ ...routes, newCheck });
+    },
+    { startAt: T0 },
+  );
 }
 
 function pingCommand(uuid: string, signal: "success" | "fail"): PingCommand {
-  return { target: { uuid }, signal, exitStatus: null, method: "GET", scheme: "http", remoteAddr: "", ua: "", rid: null, body: null, at: T0 };
+  return {
+    target: { uuid },
+    signal,
+    exitStatus: null,
+    method: "GET",
+    scheme: "http",
+    remoteAddr: "",
+    ua: "",
+    rid: null,
+    body: null,
+    at: T0,
+  };
 }
 
 /** Returns the URL of a project badge the way the API lists it (tag quoted, then encoded again). */
@@ -188,124 +217,157 @@ async function json(app: H3, path: string): Promise<unknown> {
   return JSON.parse(answer.text);
 }
 
-test("a tag badge counts the checks carrying that exact tag; 3 states show grace as late, 2 as up", () => withHarness(async ({ app, clock, project, newCheck }) => {
-  await newCheck({ tags: "db prod" }, "up");
-  await newCheck({ tags: "db" }, "new");
-  await newCheck({ tags: "dbx" }, "down"); // "db" doesn't match "dbx"
-  clock.advance(2 * MINUTE); // the up check is now in its grace period
-  assert.equal(await json(app, badgeUrl(project, "db", { format: "json", states: 3 })), { status: "late", total: 2, grace: 1, down: 0 });
-  assert.equal(await json(app, badgeUrl(project, "db", { format: "json", states: 2 })), { status: "up", total: 2, grace: 1, down: 0 });
-  assert.equal(await json(app, badgeUrl(project, "db", { format: "shields", states: 3 })),
-    { schemaVersion: 1, label: "db", message: "late", color: "important" });
-  assert.equal(await json(app, badgeUrl(project, "prod", { format: "shields", states: 2 })),
-    { schemaVersion: 1, label: "prod", message: "up", color: "success" });
-  assert.equal(await json(app, badgeUrl(project, "nothing", { format: "json", states: 3 })), { status: "up", total: 0, grace: 0, down: 0 });
-}));
+test("a tag badge counts the checks carrying that exact tag; 3 states show grace as late, 2 as up", () =>
+  withHarness(async ({ app, clock, project, newCheck }) => {
+    await newCheck({ tags: "db prod" }, "up");
+    await newCheck({ tags: "db" }, "new");
+    await newCheck({ tags: "dbx" }, "down"); // "db" doesn't match "dbx"
+    clock.advance(2 * MINUTE); // the up check is now in its grace period
+    assert.equal(await json(app, badgeUrl(project, "db", { format: "json", states: 3 })), { status: "late", total: 2, grace: 1, down: 0 });
+    assert.equal(await json(app, badgeUrl(project, "db", { format: "json", states: 2 })), { status: "up", total: 2, grace: 1, down: 0 });
+    assert.equal(await json(app, badgeUrl(project, "db", { format: "shields", states: 3 })), {
+      schemaVersion: 1,
+      label: "db",
+      message: "late",
+      color: "important",
+    });
+    assert.equal(await json(app, badgeUrl(project, "prod", { format: "shields", states: 2 })), {
+      schemaVersion: 1,
+      label: "prod",
+      message: "up",
+      color: "success",
+    });
+    assert.equal(await json(app, badgeUrl(project, "nothing", { format: "json", states: 3 })), {
+      status: "up",
+      total: 0,
+      grace: 0,
+      down: 0,
+    });
+  }));
 
-test("the * badge covers every check, labelled hcd; one down check makes it down", () => withHarness(async ({ app, clock, project, newCheck }) => {
-  await newCheck({ tags: "db" }, "up");
-  await newCheck({}, "paused");
-  await newCheck({ tags: "web" }, "down");
-  assert.equal(await json(app, badgeUrl(project, "*", { format: "json", states: 3 })), { status: "down", total: 3, grace: 0, down: 1 });
-  assert.equal(await json(app, badgeUrl(project, "*", { format: "shields", states: 2 })),
-    { schemaVersion: 1, label: "hcd", message: "down", color: "critical" });
-  clock.advance(2 * DAY); // past timeout and grace: the up check is down as well
-  assert.equal(await json(app, badgeUrl(project, "db", { format: "json", states: 2 })), { status: "down", total: 1, grace: 0, down: 1 });
-}));
+test("the * badge covers every check, labelled hcd; one down check makes it down", () =>
+  withHarness(async ({ app, clock, project, newCheck }) => {
+    await newCheck({ tags: "db" }, "up");
+    await newCheck({}, "paused");
+    await newCheck({ tags: "web" }, "down");
+    assert.equal(await json(app, badgeUrl(project, "*", { format: "json", states: 3 })), { status: "down", total: 3, grace: 0, down: 1 });
+    assert.equal(await json(app, badgeUrl(project, "*", { format: "shields", states: 2 })), {
+      schemaVersion: 1,
+      label: "hcd",
+      message: "down",
+      color: "critical",
+    });
+    clock.advance(2 * DAY); // past timeout and grace: the up check is down as well
+    assert.equal(await json(app, badgeUrl(project, "db", { format: "json", states: 2 })), { status: "down", total: 1, grace: 0, down: 1 });
+  }));
 
-test("the SVG badge is served as image/svg+xml with CORS and never-cache headers", () => withHarness(async ({ app, project, newCheck }) => {
-  await newCheck({ tags: "db" }, "up");
-  const answer = await get(app, badgeUrl(project, "db", { format: "svg", states: 2 }));
-  assert.is(answer.status, 200);
-  assert.is(answer.headers.get("content-type"), "image/svg+xml");
-  assert.is(answer.headers.get("access-control-allow-origin"), "*");
-  assert.is(answer.headers.get("cache-control"), "max-age=0, no-cache, no-store, must-revalidate, private");
-  assert.is(answer.text, badgeSvg("db", "up"));
-  assertWellFormed(answer.text);
-  assert.is((await get(app, badgeUrl(project, "*", { format: "svg", states: 3 }))).text, badgeSvg("hcd", "up"));
-}));
+test("the SVG badge is served as image/svg+xml with CORS and never-cache headers", () =>
+  withHarness(async ({ app, project, newCheck }) => {
+    await newCheck({ tags: "db" }, "up");
+    const answer = await get(app, badgeUrl(project, "db", { format: "svg", states: 2 }));
+    assert.is(answer.status, 200);
+    assert.is(answer.headers.get("content-type"), "image/svg+xml");
+    assert.is(answer.headers.get("access-control-allow-origin"), "*");
+    assert.is(answer.headers.get("cache-control"), "max-age=0, no-cache, no-store, must-revalidate, private");
+    assert.is(answer.text, badgeSvg("db", "up"));
+    assertWellFormed(answer.text);
+    assert.is((await get(app, badgeUrl(project, "*", { format: "svg", states: 3 }))).text, badgeSvg("hcd", "up"));
+  }));
 
-test("a tag with characters that need quoting is found through its double-encoded URL", () => withHarness(async ({ app, project, newCheck }) => {
-  await newCheck({ tags: "db@dc1" }, "down");
-  const url = badgeUrl(project, "db@dc1", { format: "json", states: 3 });
-  assert.ok(url.includes("/db%2540dc1.json"));
-  assert.equal(await json(app, url), { status: "down", total: 1, grace: 0, down: 1 });
-}));
+test("a tag with characters that need quoting is found through its double-encoded URL", () =>
+  withHarness(async ({ app, project, newCheck }) => {
+    await newCheck({ tags: "db@dc1" }, "down");
+    const url = badgeUrl(project, "db@dc1", { format: "json", states: 3 });
+    assert.ok(url.includes("/db%2540dc1.json"));
+    assert.equal(await json(app, url), { status: "down", total: 1, grace: 0, down: 1 });
+  }));
 
-test("a wrong signature, an unknown key or format gives 404", () => withHarness(async ({ app, project, newCheck }) => {
-  await newCheck({ tags: "db" }, "up");
-  const good = badgeUrl(project, "db", { format: "svg", states: 3 });
-  const sig = badgeSignature(BADGE_SECRET, project.badgeKey, "db");
-  const bad = [
-    `/badge/${project.badgeKey}/AAAAAAAA/db.svg`,
-    `/badge/${project.badgeKey}/${badgeSignature(BADGE_SECRET, project.badgeKey, "web")}/db.svg`, // another tag's signature
-    `/badge/${project.badgeKey}/${sig}/db.png`,
-    `/badge/${project.badgeKey}/${sig}.svg`, // the tag's signature is not the * one
-    `/badge/nokey/${sig}/db.svg`,
-    `/badge/${project.badgeKey}/${sig}/db`,
-    `/badge/${project.badgeKey}/${badgeSignature(BADGE_SECRET, project.badgeKey, "*")}.txt`,
-  ];
-  assert.is((await get(app, good)).status, 200);
-  for (const path of bad) {
-    const answer = await get(app, path);
-    assert.equal([path, answer.status, answer.headers.get("access-control-allow-origin")], [path, 404, "*"]);
-  }
-}));
-
-test("OPTIONS answers 204 with CORS; HEAD is a GET without a body; other methods 405", () => withHarness(async ({ app, project, newCheck }) => {
-  const check = await newCheck({ tags: "db" }, "up");
-  for (const path of [badgeUrl(project, "db", { format: "svg", states: 3 }), `/b/2/${check.badgeKey}.svg`]) {
-    const options = await get(app, path, "OPTIONS");
-    assert.equal([options.status, options.text], [204, ""]);
-    assert.is(options.headers.get("access-control-allow-origin"), "*");
-    assert.is(options.headers.get("access-control-allow-methods"), "GET, HEAD, OPTIONS");
-    const head = await get(app, path, "HEAD");
-    assert.equal([head.status, head.text, head.headers.get("content-type")], [200, "", "image/svg+xml"]);
-    for (const method of ["POST", "PUT", "DELETE"]) {
-      const answer = await get(app, path, method);
-      assert.equal([method, answer.status, answer.headers.get("allow")], [method, 405, "GET, HEAD, OPTIONS"]);
+test("a wrong signature, an unknown key or format gives 404", () =>
+  withHarness(async ({ app, project, newCheck }) => {
+    await newCheck({ tags: "db" }, "up");
+    const good = badgeUrl(project, "db", { format: "svg", states: 3 });
+    const sig = badgeSignature(BADGE_SECRET, project.badgeKey, "db");
+    const bad = [
+      `/badge/${project.badgeKey}/AAAAAAAA/db.svg`,
+      `/badge/${project.badgeKey}/${badgeSignature(BADGE_SECRET, project.badgeKey, "web")}/db.svg`, // another tag's signature
+      `/badge/${project.badgeKey}/${sig}/db.png`,
+      `/badge/${project.badgeKey}/${sig}.svg`, // the tag's signature is not the * one
+      `/badge/nokey/${sig}/db.svg`,
+      `/badge/${project.badgeKey}/${sig}/db`,
+      `/badge/${project.badgeKey}/${badgeSignature(BADGE_SECRET, project.badgeKey, "*")}.txt`,
+    ];
+    assert.is((await get(app, good)).status, 200);
+    for (const path of bad) {
+      const answer = await get(app, path);
+      assert.equal([path, answer.status, answer.headers.get("access-control-allow-origin")], [path, 404, "*"]);
     }
-  }
-}));
+  }));
 
-test("a check badge shows one check: label = name (or uuid), grace late only with 3 states", () => withHarness(async ({ app, clock, newCheck }) => {
-  const named = await newCheck({ name: "Nightly backup" }, "up");
-  const unnamed = await newCheck({}, "down");
-  clock.advance(2 * MINUTE);
-  assert.equal(await json(app, `/b/3/${named.badgeKey}.json`), { status: "late", total: 1, grace: 1, down: 0 });
-  assert.equal(await json(app, `/b/2/${named.badgeKey}.json`), { status: "up", total: 1, grace: 1, down: 0 });
-  assert.equal(await json(app, `/b/3/${named.badgeKey}.shields`),
-    { schemaVersion: 1, label: "Nightly backup", message: "late", color: "important" });
-  assert.equal(await json(app, `/b/2/${unnamed.badgeKey}.shields`),
-    { schemaVersion: 1, label: unnamed.uuid, message: "down", color: "critical" });
-  const svg = await get(app, `/b/2/${named.badgeKey}.svg`);
-  assert.equal([svg.status, svg.text], [200, badgeSvg("Nightly backup", "up")]);
-  assert.is((await get(app, `/b/2/${named.uuid}.svg`)).status, 404); // the uuid is not the badge key
-  assert.is((await get(app, `/b/2/${named.badgeKey}.gif`)).status, 404);
-  assert.is((await get(app, `/b/x/${named.badgeKey}.svg`)).status, 404);
-}));
+test("OPTIONS answers 204 with CORS; HEAD is a GET without a body; other methods 405", () =>
+  withHarness(async ({ app, project, newCheck }) => {
+    const check = await newCheck({ tags: "db" }, "up");
+    for (const path of [badgeUrl(project, "db", { format: "svg", states: 3 }), `/b/2/${check.badgeKey}.svg`]) {
+      const options = await get(app, path, "OPTIONS");
+      assert.equal([options.status, options.text], [204, ""]);
+      assert.is(options.headers.get("access-control-allow-origin"), "*");
+      assert.is(options.headers.get("access-control-allow-methods"), "GET, HEAD, OPTIONS");
+      const head = await get(app, path, "HEAD");
+      assert.equal([head.status, head.text, head.headers.get("content-type")], [200, "", "image/svg+xml"]);
+      for (const method of ["POST", "PUT", "DELETE"]) {
+        const answer = await get(app, path, method);
+        assert.equal([method, answer.status, answer.headers.get("allow")], [method, 405, "GET, HEAD, OPTIONS"]);
+      }
+    }
+  }));
 
-test("a badge URL can't be forged from a published one: the old scheme (HMAC keyed by the URL's own badge key) gets 404", () => withApi(async (api) => {
-  await api.create({ name: "a", tags: "db" });
-  await api.create({ name: "b", tags: "web" });
-  const listed = (await api.call("GET", "/api/v3/badges/")).json as { badges: Record<string, Record<string, string>> };
-  const published = new URL(listed.badges.db.json3); // e.g. in a public README
-  const genuine = await api.app.request(published.pathname);
-  assert.is(genuine.status, 200, published.pathname);
-  const badgeKey = published.pathname.split("/")[2];
-  const oldWay = (tag: string) => createHmac("sha256", badgeKey).update(tag).digest("base64url").slice(0, 8);
-  const forged = [
-    `/badge/${badgeKey}/${oldWay("web")}/web.json`, // another tag
-    `/badge/${badgeKey}/${oldWay("*")}.json`, // every check of the project
-    `/badge/${badgeKey}/${oldWay("*")}-2.svg`,
-    `/badge/${badgeKey}/${oldWay("db")}/db.json`, // even the published tag
-    published.pathname.replace("/db.json", "/web.json"), // a genuine signature on another tag
-  ];
-  for (const path of forged) assert.equal([path, (await api.app.request(path)).status], [path, 404]);
-  for (const url of [listed.badges.web.json3, listed.badges["*"].svg]) {
-    assert.is((await api.app.request(new URL(url).pathname)).status, 200, "the listed URLs of the other badges work");
-  }
-}));
+test("a check badge shows one check: label = name (or uuid), grace late only with 3 states", () =>
+  withHarness(async ({ app, clock, newCheck }) => {
+    const named = await newCheck({ name: "Nightly backup" }, "up");
+    const unnamed = await newCheck({}, "down");
+    clock.advance(2 * MINUTE);
+    assert.equal(await json(app, `/b/3/${named.badgeKey}.json`), { status: "late", total: 1, grace: 1, down: 0 });
+    assert.equal(await json(app, `/b/2/${named.badgeKey}.json`), { status: "up", total: 1, grace: 1, down: 0 });
+    assert.equal(await json(app, `/b/3/${named.badgeKey}.shields`), {
+      schemaVersion: 1,
+      label: "Nightly backup",
+      message: "late",
+      color: "important",
+    });
+    assert.equal(await json(app, `/b/2/${unnamed.badgeKey}.shields`), {
+      schemaVersion: 1,
+      label: unnamed.uuid,
+      message: "down",
+      color: "critical",
+    });
+    const svg = await get(app, `/b/2/${named.badgeKey}.svg`);
+    assert.equal([svg.status, svg.text], [200, badgeSvg("Nightly backup", "up")]);
+    assert.is((await get(app, `/b/2/${named.uuid}.svg`)).status, 404); // the uuid is not the badge key
+    assert.is((await get(app, `/b/2/${named.badgeKey}.gif`)).status, 404);
+    assert.is((await get(app, `/b/x/${named.badgeKey}.svg`)).status, 404);
+  }));
+
+test("a badge URL can't be forged from a published one: the old scheme (HMAC keyed by the URL's own badge key) gets 404", () =>
+  withApi(async (api) => {
+    await api.create({ name: "a", tags: "db" });
+    await api.create({ name: "b", tags: "web" });
+    const listed = (await api.call("GET", "/api/v3/badges/")).json as { badges: Record<string, Record<string, string>> };
+    const published = new URL(listed.badges.db.json3); // e.g. in a public README
+    const genuine = await api.app.request(published.pathname);
+    assert.is(genuine.status, 200, published.pathname);
+    const badgeKey = published.pathname.split("/")[2];
+    const oldWay = (tag: string) => createHmac("sha256", badgeKey).update(tag).digest("base64url").slice(0, 8);
+    const forged = [
+      `/badge/${badgeKey}/${oldWay("web")}/web.json`, // another tag
+      `/badge/${badgeKey}/${oldWay("*")}.json`, // every check of the project
+      `/badge/${badgeKey}/${oldWay("*")}-2.svg`,
+      `/badge/${badgeKey}/${oldWay("db")}/db.json`, // even the published tag
+      published.pathname.replace("/db.json", "/web.json"), // a genuine signature on another tag
+    ];
+    for (const path of forged) assert.equal([path, (await api.app.request(path)).status], [path, 404]);
+    for (const url of [listed.badges.web.json3, listed.badges["*"].svg]) {
+      assert.is((await api.app.request(new URL(url).pathname)).status, 200, "the listed URLs of the other badges work");
+    }
+  }));
 
 /** Fails unless every tag in `xml` is closed in order (a small check, enough for the badge's shape). */
 function assertWellFormed(xml: string): void {

@@ -33,7 +33,10 @@ each("pause, resume, and resume of a check that is not paused (409)", async (api
   await api.ping(check.uuid as string);
   const paused = await api.call("POST", `${api.root}/checks/${check.uuid}/pause`, { raw: "" });
   assert.is(paused.status, 200);
-  assert.equal([(paused.json as Json).status, (paused.json as Json).next_ping, (paused.json as Json).last_ping], ["paused", null, "2026-01-15T12:00:00+00:00"]);
+  assert.equal(
+    [(paused.json as Json).status, (paused.json as Json).next_ping, (paused.json as Json).last_ping],
+    ["paused", null, "2026-01-15T12:00:00+00:00"],
+  );
   assert.is((await api.call("POST", `${api.root}/checks/${check.uuid}/pause`, { body: null })).status, 200, "null body on pause");
   const resumed = await api.call("POST", `${api.root}/checks/${check.uuid}/resume`, { body: null });
   assert.is(resumed.status, 200);
@@ -44,17 +47,27 @@ each("pause, resume, and resume of a check that is not paused (409)", async (api
   assert.is((await api.call("POST", `${api.root}/checks/${check.uuid}/pause`, { raw: "[]" })).status, 400);
   assert.is((await api.call("POST", `${api.root}/checks/00000000-0000-4000-8000-000000000000/pause`)).status, 404);
   assert.is((await api.call("POST", `${api.root}/checks/00000000-0000-4000-8000-000000000000/resume`)).status, 404);
-  assert.is((await api.call("POST", `${api.root}/checks/${check.uuid}/pause`, { key: null, body: { api_key: api.project.apiKey } })).status, 200);
+  assert.is(
+    (await api.call("POST", `${api.root}/checks/${check.uuid}/pause`, { key: null, body: { api_key: api.project.apiKey } })).status,
+    200,
+  );
 });
 
-each("delete answers the check as it was (channels \"\"), then every endpoint says 404", async (api) => {
+each('delete answers the check as it was (channels ""), then every endpoint says 404', async (api) => {
   const channel = await addChannel(api, "email", "ops", "ops@example.com");
   const check = await api.create({ name: "gone", channels: "*" });
   assert.is(check.channels, channel);
   const res = await api.call("DELETE", `${api.root}/checks/${check.uuid}`);
   assert.is(res.status, 200);
   assert.equal(res.json, { ...check, channels: "" });
-  for (const [method, path] of [["GET", ""], ["POST", ""], ["DELETE", ""], ["POST", "/pause"], ["GET", "/pings/"], ["GET", "/flips/"]]) {
+  for (const [method, path] of [
+    ["GET", ""],
+    ["POST", ""],
+    ["DELETE", ""],
+    ["POST", "/pause"],
+    ["GET", "/pings/"],
+    ["GET", "/flips/"],
+  ]) {
     assert.is((await api.call(method, `${api.root}/checks/${check.uuid}${path}`)).status, 404, `${method} ${path}`);
   }
   assert.is((await api.call("DELETE", `${api.root}/checks/00000000-0000-4000-8000-000000000000`)).status, 404);
@@ -71,10 +84,29 @@ each("pings are listed newest first with their fields, and bodies are served as 
   assert.is(res.status, 200);
   const pings = (res.json as { pings: Json[] }).pings;
   assert.equal(pings, [
-    { type: "success", date: "2026-01-15T12:00:01.234000+00:00", n: 2, scheme: "http", remote_addr: "192.0.2.1", method: "POST",
-      ua: "curl/8", rid, body_url: `${SITE}${api.root}/checks/${uuid}/pings/2/body`, duration: 1.23 },
-    { type: "start", date: "2026-01-15T12:00:00+00:00", n: 1, scheme: "http", remote_addr: "10.0.0.1", method: "POST",
-      ua: "agent", rid, body_url: null },
+    {
+      type: "success",
+      date: "2026-01-15T12:00:01.234000+00:00",
+      n: 2,
+      scheme: "http",
+      remote_addr: "192.0.2.1",
+      method: "POST",
+      ua: "curl/8",
+      rid,
+      body_url: `${SITE}${api.root}/checks/${uuid}/pings/2/body`,
+      duration: 1.23,
+    },
+    {
+      type: "start",
+      date: "2026-01-15T12:00:00+00:00",
+      n: 1,
+      scheme: "http",
+      remote_addr: "10.0.0.1",
+      method: "POST",
+      ua: "agent",
+      rid,
+      body_url: null,
+    },
   ]);
   const body = await api.call("GET", `${api.root}/checks/${uuid}/pings/2/body`);
   assert.is(body.status, 200);
@@ -104,17 +136,27 @@ each("flips: a bare array, newest first, up only for changes to up; filters by s
     { timestamp: "2026-01-15T12:00:00+00:00", up: 1 },
   ]);
   const t0 = T0 / 1000;
-  assert.is((await flips(`?start=${t0 + 600}`) as unknown[]).length, 2);
-  assert.is((await flips(`?end=${t0 + 600}`) as unknown[]).length, 1);
-  assert.is((await flips(`?start=${t0}&end=${t0 + 1}`) as unknown[]).length, 1);
-  assert.is((await flips("?seconds=601") as unknown[]).length, 2);
-  assert.is((await flips("?seconds=0") as unknown[]).length, 3);
-  assert.is((await flips("?seconds=") as unknown[]).length, 3);
-  assert.is((await flips("?end=0") as unknown[]).length, 0);
+  assert.is(((await flips(`?start=${t0 + 600}`)) as unknown[]).length, 2);
+  assert.is(((await flips(`?end=${t0 + 600}`)) as unknown[]).length, 1);
+  assert.is(((await flips(`?start=${t0}&end=${t0 + 1}`)) as unknown[]).length, 1);
+  assert.is(((await flips("?seconds=601")) as unknown[]).length, 2);
+  assert.is(((await flips("?seconds=0")) as unknown[]).length, 3);
+  assert.is(((await flips("?seconds=")) as unknown[]).length, 3);
+  assert.is(((await flips("?end=0")) as unknown[]).length, 0);
   assert.equal(await flips(`?start=${t0 + 3600}`), []);
   const byKey = await api.call("GET", `${api.root}/checks/${uniqueKeyOf(uuid)}/flips/`, { key: api.project.apiKeyReadonly });
   assert.is((byKey.json as unknown[]).length, 3);
-  for (const query of ["?start=", "?end=", "?start=abc", "?start=-1", "?start=10000000001", "?seconds=1.5", "?seconds=-5", "?seconds=31536001", "?end=1.5"]) {
+  for (const query of [
+    "?start=",
+    "?end=",
+    "?start=abc",
+    "?start=-1",
+    "?start=10000000001",
+    "?seconds=1.5",
+    "?seconds=-5",
+    "?seconds=31536001",
+    "?end=1.5",
+  ]) {
     const res = await api.call("GET", `${api.root}/checks/${uuid}/flips/${query}`);
     assert.is(res.status, 400, query);
     assert.type((res.json as Json).error, "string", query);
@@ -123,7 +165,7 @@ each("flips: a bare array, newest first, up only for changes to up; filters by s
   assert.is((await api.call("GET", `${api.root}/checks/${uniqueKeyOf("00000000-0000-4000-8000-000000000000")}/flips/`)).status, 404);
 });
 
-each("channels: listed as {id, name, kind}; assigned by *, ids or names; \"\" unassigns", async (api) => {
+each('channels: listed as {id, name, kind}; assigned by *, ids or names; "" unassigns', async (api) => {
   const email = await addChannel(api, "email", "ops", "ops@example.com");
   const hook = await addChannel(api, "webhook", "hook", "https://example.com/hook");
   const dup1 = await addChannel(api, "slack", "dup", "https://hooks.slack.com/services/x");
@@ -131,7 +173,10 @@ each("channels: listed as {id, name, kind}; assigned by *, ids or names; \"\" un
   const list = await api.call("GET", `${api.root}/channels/`);
   assert.is(list.status, 200);
   const channels = (list.json as { channels: Json[] }).channels;
-  assert.equal(channels.map((c) => Object.keys(c).sort()), channels.map(() => ["id", "kind", "name"]));
+  assert.equal(
+    channels.map((c) => Object.keys(c).sort()),
+    channels.map(() => ["id", "kind", "name"]),
+  );
   assert.equal(channels.map((c) => `${c.name}:${c.kind}`).sort(), ["dup:discord", "dup:slack", "hook:webhook", "ops:email"]);
   const all = await api.create({ channels: "*" });
   assert.equal((all.channels as string).split(",").length, 4);
@@ -154,7 +199,7 @@ each("channels: listed as {id, name, kind}; assigned by *, ids or names; \"\" un
   assert.is(foreign.status, 400, "another project's channel never matches");
 });
 
-each("badges: \"*\" plus every tag, six signed URLs each", async (api) => {
+each('badges: "*" plus every tag, six signed URLs each', async (api) => {
   await api.create({ tags: "prod  db" });
   await api.create({ tags: "db web" });
   const res = await api.call("GET", `${api.root}/badges/`);
@@ -177,15 +222,26 @@ each("status answers 200 without a key", async (api) => {
 });
 
 let probeFails = false;
-each("status answers 500 when the store probe fails", async (api) => {
-  probeFails = true;
-  const res = await api.call("GET", `${api.root}/status/`, { key: null });
-  probeFails = false;
-  assert.is(res.status, 500);
-  assert.type((res.json as Json).error, "string");
-  assert.is(api.unexpected.length, 1, "the probe failure is reported");
-  api.unexpected.length = 0;
-}, { pool: (pool) => ({ ...bindAll(pool), probe: async () => { if (probeFails) throw new Error("disk gone"); } }) });
+each(
+  "status answers 500 when the store probe fails",
+  async (api) => {
+    probeFails = true;
+    const res = await api.call("GET", `${api.root}/status/`, { key: null });
+    probeFails = false;
+    assert.is(res.status, 500);
+    assert.type((res.json as Json).error, "string");
+    assert.is(api.unexpected.length, 1, "the probe failure is reported");
+    api.unexpected.length = 0;
+  },
+  {
+    pool: (pool) => ({
+      ...bindAll(pool),
+      probe: async () => {
+        if (probeFails) throw new Error("disk gone");
+      },
+    }),
+  },
+);
 
 each("CORS on every API answer, OPTIONS preflight without a key, 405 JSON for other methods", async (api) => {
   const check = await api.create();
@@ -195,7 +251,11 @@ each("CORS on every API answer, OPTIONS preflight without a key, 405 JSON for ot
   assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /X-Api-Key/);
   assert.is(preflight.headers.get("access-control-allow-methods"), "GET, POST, DELETE, OPTIONS");
   assert.is(preflight.headers.get("access-control-max-age"), "600");
-  for (const [method, path, key] of [["GET", `${api.root}/checks/`, undefined], ["GET", `${api.root}/checks/`, null], ["GET", `${api.root}/channels`, undefined]] as const) {
+  for (const [method, path, key] of [
+    ["GET", `${api.root}/checks/`, undefined],
+    ["GET", `${api.root}/checks/`, null],
+    ["GET", `${api.root}/channels`, undefined],
+  ] as const) {
     const res = await api.call(method, path, { key });
     assert.is(res.headers.get("access-control-allow-origin"), "*", `${method} ${path} ${key}`);
   }
@@ -213,7 +273,15 @@ each("CORS on every API answer, OPTIONS preflight without a key, 405 JSON for ot
 each("every path answers with and without its trailing slash", async (api) => {
   const check = await api.create();
   const uuid = check.uuid as string;
-  for (const path of [`${api.root}/checks`, `${api.root}/checks/${uuid}`, `${api.root}/checks/${uuid}/pings`, `${api.root}/checks/${uuid}/flips`, `${api.root}/channels`, `${api.root}/badges`, `${api.root}/status`]) {
+  for (const path of [
+    `${api.root}/checks`,
+    `${api.root}/checks/${uuid}`,
+    `${api.root}/checks/${uuid}/pings`,
+    `${api.root}/checks/${uuid}/flips`,
+    `${api.root}/channels`,
+    `${api.root}/badges`,
+    `${api.root}/status`,
+  ]) {
     assert.is((await api.call("GET", path)).status, 200, path);
     assert.is((await api.call("GET", `${path}/`)).status, 200, `${path}/`);
   }
@@ -235,17 +303,21 @@ each("a body over 64 KiB answers 413 with a JSON error", async (api) => {
   assert.type((res.json as Json).error, "string");
 });
 
-each("the rate limit answers 429 past the per-minute limit of a key, and resets the next minute", async (api) => {
-  const limited = async () => (await api.call("GET", `${api.root}/checks/`)).status;
-  assert.equal([await limited(), await limited(), await limited()], [200, 200, 429]);
-  const res = await api.call("GET", `${api.root}/checks/`);
-  assert.type((res.json as Json).error, "string");
-  assert.ok(Number(res.headers.get("retry-after")) >= 1);
-  const other = await api.call("GET", `${api.root}/checks/`, { key: api.project.apiKeyReadonly });
-  assert.is(other.status, 200, "another key has its own budget");
-  api.clock.advance(MINUTE);
-  assert.is(await limited(), 200);
-}, { apiRateLimit: 2 });
+each(
+  "the rate limit answers 429 past the per-minute limit of a key, and resets the next minute",
+  async (api) => {
+    const limited = async () => (await api.call("GET", `${api.root}/checks/`)).status;
+    assert.equal([await limited(), await limited(), await limited()], [200, 200, 429]);
+    const res = await api.call("GET", `${api.root}/checks/`);
+    assert.type((res.json as Json).error, "string");
+    assert.ok(Number(res.headers.get("retry-after")) >= 1);
+    const other = await api.call("GET", `${api.root}/checks/`, { key: api.project.apiKeyReadonly });
+    assert.is(other.status, 200, "another key has its own budget");
+    api.clock.advance(MINUTE);
+    assert.is(await limited(), 200);
+  },
+  { apiRateLimit: 2 },
+);
 
 /** Returns the pool's methods bound to it, so a test can replace one. */
 function bindAll<T extends object>(target: T): T {

@@ -8,10 +8,40 @@ import type { Api, ApiOptions } from "./harness.ts";
 import { SITE, testEachVersion } from "./harness.ts";
 
 const COMMON = [
-  "name", "slug", "tags", "desc", "grace", "n_pings", "status", "started", "last_ping", "next_ping", "manual_resume",
-  "methods", "subject", "subject_fail", "start_kw", "success_kw", "failure_kw", "filter_subject", "filter_body",
-  "filter_http_body", "filter_default_fail", "badge_url", "failure_threshold", "reminder_interval", "muted_until",
-  "max_duration", "acknowledged", "depends_on", "held_by", "min_duration", "alert_on_overlap", "max_runs_per_period", "escalation", "escalated",
+  "name",
+  "slug",
+  "tags",
+  "desc",
+  "grace",
+  "n_pings",
+  "status",
+  "started",
+  "last_ping",
+  "next_ping",
+  "manual_resume",
+  "methods",
+  "subject",
+  "subject_fail",
+  "start_kw",
+  "success_kw",
+  "failure_kw",
+  "filter_subject",
+  "filter_body",
+  "filter_http_body",
+  "filter_default_fail",
+  "badge_url",
+  "failure_threshold",
+  "reminder_interval",
+  "muted_until",
+  "max_duration",
+  "acknowledged",
+  "depends_on",
+  "held_by",
+  "min_duration",
+  "alert_on_overlap",
+  "max_runs_per_period",
+  "escalation",
+  "escalated",
 ];
 const READ_WRITE = ["uuid", "ping_url", "update_url", "pause_url", "resume_url", "channels"];
 const sorted = (keys: string[]) => [...keys].sort();
@@ -26,13 +56,47 @@ each("create answers 201 with the defaults and the 37 fields of a simple check",
   const uuid = check.uuid as string;
   // v1 and v2: the name sets the slug
   assert.equal(check, {
-    name: "Backups", slug: api.version === 3 ? "" : "backups", tags: "", desc: "", grace: 3600, n_pings: 0, status: "new", started: false,
-    last_ping: null, next_ping: null, manual_resume: false, methods: "", subject: "", subject_fail: "",
-    start_kw: "", success_kw: "", failure_kw: "", filter_subject: false, filter_body: false, filter_http_body: false,
-    filter_default_fail: false, badge_url: check.badge_url, failure_threshold: 1, reminder_interval: 0, muted_until: null, max_duration: 0, acknowledged: false, depends_on: "", held_by: null,
-    min_duration: 0, alert_on_overlap: false, max_runs_per_period: 0, escalation: null, escalated: 0,
-    uuid, ping_url: `${SITE}/ping/${uuid}`, update_url: `${SITE}${api.root}/checks/${uuid}`, pause_url: `${SITE}${api.root}/checks/${uuid}/pause`,
-    resume_url: `${SITE}${api.root}/checks/${uuid}/resume`, channels: "", timeout: 86400,
+    name: "Backups",
+    slug: api.version === 3 ? "" : "backups",
+    tags: "",
+    desc: "",
+    grace: 3600,
+    n_pings: 0,
+    status: "new",
+    started: false,
+    last_ping: null,
+    next_ping: null,
+    manual_resume: false,
+    methods: "",
+    subject: "",
+    subject_fail: "",
+    start_kw: "",
+    success_kw: "",
+    failure_kw: "",
+    filter_subject: false,
+    filter_body: false,
+    filter_http_body: false,
+    filter_default_fail: false,
+    badge_url: check.badge_url,
+    failure_threshold: 1,
+    reminder_interval: 0,
+    muted_until: null,
+    max_duration: 0,
+    acknowledged: false,
+    depends_on: "",
+    held_by: null,
+    min_duration: 0,
+    alert_on_overlap: false,
+    max_runs_per_period: 0,
+    escalation: null,
+    escalated: 0,
+    uuid,
+    ping_url: `${SITE}/ping/${uuid}`,
+    update_url: `${SITE}${api.root}/checks/${uuid}`,
+    pause_url: `${SITE}${api.root}/checks/${uuid}/pause`,
+    resume_url: `${SITE}${api.root}/checks/${uuid}/resume`,
+    channels: "",
+    timeout: 86400,
   });
   assert.match(check.badge_url as string, new RegExp(`^${SITE}/b/2/[0-9a-f-]{36}\\.svg$`));
   assert.ok(!(check.badge_url as string).includes(uuid), "the badge key is not the uuid");
@@ -41,19 +105,66 @@ each("create answers 201 with the defaults and the 37 fields of a simple check",
 
 each("create stores every field it is given", async (api) => {
   const check = await api.create({
-    name: "n", slug: "my-slug_1", tags: "prod db", desc: "d", timeout: 120, grace: 60, manual_resume: true, methods: "POST",
-    start_kw: "go", success_kw: "ok,done", failure_kw: "ERR", filter_subject: true, filter_body: true, filter_http_body: true,
+    name: "n",
+    slug: "my-slug_1",
+    tags: "prod db",
+    desc: "d",
+    timeout: 120,
+    grace: 60,
+    manual_resume: true,
+    methods: "POST",
+    start_kw: "go",
+    success_kw: "ok,done",
+    failure_kw: "ERR",
+    filter_subject: true,
+    filter_body: true,
+    filter_http_body: true,
     filter_default_fail: true,
   });
   assert.equal(
     { ...check, uuid: 0, ping_url: 0, update_url: 0, pause_url: 0, resume_url: 0, badge_url: 0 },
     {
-      name: "n", slug: "my-slug_1", tags: "prod db", desc: "d", grace: 60, n_pings: 0, status: "new", started: false,
-      last_ping: null, next_ping: null, manual_resume: true, methods: "POST", subject: "ok,done", subject_fail: "ERR",
-      start_kw: "go", success_kw: "ok,done", failure_kw: "ERR", filter_subject: true, filter_body: true,
-      filter_http_body: true, filter_default_fail: true, channels: "", timeout: 120,
-      failure_threshold: 1, reminder_interval: 0, muted_until: null, max_duration: 0, acknowledged: false, depends_on: "", held_by: null,
-      min_duration: 0, alert_on_overlap: false, max_runs_per_period: 0, escalation: null, escalated: 0, uuid: 0, ping_url: 0, update_url: 0, pause_url: 0, resume_url: 0, badge_url: 0,
+      name: "n",
+      slug: "my-slug_1",
+      tags: "prod db",
+      desc: "d",
+      grace: 60,
+      n_pings: 0,
+      status: "new",
+      started: false,
+      last_ping: null,
+      next_ping: null,
+      manual_resume: true,
+      methods: "POST",
+      subject: "ok,done",
+      subject_fail: "ERR",
+      start_kw: "go",
+      success_kw: "ok,done",
+      failure_kw: "ERR",
+      filter_subject: true,
+      filter_body: true,
+      filter_http_body: true,
+      filter_default_fail: true,
+      channels: "",
+      timeout: 120,
+      failure_threshold: 1,
+      reminder_interval: 0,
+      muted_until: null,
+      max_duration: 0,
+      acknowledged: false,
+      depends_on: "",
+      held_by: null,
+      min_duration: 0,
+      alert_on_overlap: false,
+      max_runs_per_period: 0,
+      escalation: null,
+      escalated: 0,
+      uuid: 0,
+      ping_url: 0,
+      update_url: 0,
+      pause_url: 0,
+      resume_url: 0,
+      badge_url: 0,
     },
   );
   const got = await api.call("GET", `${api.root}/checks/${check.uuid}`);
@@ -62,7 +173,8 @@ each("create stores every field it is given", async (api) => {
 
 each("the body is JSON whatever the Content-Type (curl --data), and api_key may travel in it", async (api) => {
   const res = await api.call("POST", `${api.root}/checks/`, {
-    key: null, raw: JSON.stringify({ api_key: api.project.apiKey, name: "curl" }),
+    key: null,
+    raw: JSON.stringify({ api_key: api.project.apiKey, name: "curl" }),
     headers: { "content-type": "application/x-www-form-urlencoded" },
   });
   assert.is(res.status, 201, res.text);
@@ -108,9 +220,14 @@ each("a read-only key reads checks without the sensitive fields, and is refused 
   assert.is((await api.call("GET", `${api.root}/checks/${check.uuid}/flips/`, { key: ro })).status, 200);
   assert.is((await api.call("GET", `${api.root}/badges/`, { key: ro })).status, 200);
   const writes: [string, string][] = [
-    ["POST", `${api.root}/checks/`], ["POST", `${api.root}/checks/${check.uuid}`], ["DELETE", `${api.root}/checks/${check.uuid}`],
-    ["POST", `${api.root}/checks/${check.uuid}/pause`], ["POST", `${api.root}/checks/${check.uuid}/resume`],
-    ["GET", `${api.root}/checks/${check.uuid}/pings/`], ["GET", `${api.root}/checks/${check.uuid}/pings/1/body`], ["GET", `${api.root}/channels/`],
+    ["POST", `${api.root}/checks/`],
+    ["POST", `${api.root}/checks/${check.uuid}`],
+    ["DELETE", `${api.root}/checks/${check.uuid}`],
+    ["POST", `${api.root}/checks/${check.uuid}/pause`],
+    ["POST", `${api.root}/checks/${check.uuid}/resume`],
+    ["GET", `${api.root}/checks/${check.uuid}/pings/`],
+    ["GET", `${api.root}/checks/${check.uuid}/pings/1/body`],
+    ["GET", `${api.root}/channels/`],
   ];
   for (const [method, path] of writes) {
     assert.is((await api.call(method, path, { key: ro, body: method === "POST" ? {} : undefined })).status, 401, `${method} ${path}`);
@@ -120,7 +237,7 @@ each("a read-only key reads checks without the sensitive fields, and is refused 
 });
 
 each("unparsable or non-object bodies answer 400 before the key is looked at", async (api) => {
-  for (const raw of ["{", "[]", "123", "\"x\"", "null", "true", "name=foo", "\xff"]) {
+  for (const raw of ["{", "[]", "123", '"x"', "null", "true", "name=foo", "\xff"]) {
     const res = await api.call("POST", `${api.root}/checks/`, { key: null, raw });
     assert.is(res.status, 400, raw);
     assert.type((res.json as Json).error, "string");
@@ -229,7 +346,10 @@ each("a schedule makes a cron check (schedule and tz, no timeout) and wins over 
 
 each("the deprecated subject fields set the keywords and filter_subject", async (api) => {
   const check = await api.create({ subject: "SUCCESS", subject_fail: "FAIL" });
-  assert.equal([check.success_kw, check.failure_kw, check.filter_subject, check.subject, check.subject_fail], ["SUCCESS", "FAIL", true, "SUCCESS", "FAIL"]);
+  assert.equal(
+    [check.success_kw, check.failure_kw, check.filter_subject, check.subject, check.subject_fail],
+    ["SUCCESS", "FAIL", true, "SUCCESS", "FAIL"],
+  );
   const cleared = await api.call("POST", `${api.root}/checks/${check.uuid}`, { body: { subject: "" } });
   assert.equal([(cleared.json as Json).success_kw, (cleared.json as Json).filter_subject], ["", true]); // failure_kw still set
   const off = await api.call("POST", `${api.root}/checks/${check.uuid}`, { body: { subject_fail: "" } });
@@ -296,7 +416,14 @@ each("get: unknown 404, another project's check 403, upper-case uuid 404, foreig
   assert.type((notFound.json as Json).error, "string");
   // an unknown check with a wrong key: the key is checked first
   assert.is((await api.call("GET", `${api.root}/checks/00000000-0000-4000-8000-000000000000`, { key: "bad" })).status, 401);
-  for (const [method, path] of [["POST", ""], ["DELETE", ""], ["POST", "/pause"], ["POST", "/resume"], ["GET", "/pings/"], ["GET", "/flips/"]]) {
+  for (const [method, path] of [
+    ["POST", ""],
+    ["DELETE", ""],
+    ["POST", "/pause"],
+    ["POST", "/resume"],
+    ["GET", "/pings/"],
+    ["GET", "/flips/"],
+  ]) {
     const res = await api.call(method, `${api.root}/checks/${theirUuid}${path}`, { body: method === "POST" ? {} : undefined });
     assert.is(res.status, 403, `${method} ${path}`);
   }

@@ -19,31 +19,42 @@ async function cli(argv: string[], env: Record<string, string>): Promise<{ statu
   try {
     const status = await runCli(argv, env);
     let json: unknown = null;
-    try { json = JSON.parse(printed.join("\n")); } catch { json = null; }
+    try {
+      json = JSON.parse(printed.join("\n"));
+    } catch {
+      json = null;
+    }
     return { status, json };
   } finally {
     [console.log, console.error] = [log, error];
   }
 }
 
-test("with --url: mute and clear through the admin API, shown in the project list", () => withServedApi(async (api, url) => {
-  const remote = ["--url", url, "--token", ADMIN_TOKEN];
-  const muted = await cli(["project", "mute", "--project", api.project.id, "--until", "2026-01-16T06:00:00Z", ...remote], {});
-  assert.equal(muted, { status: 0, json: { muted_until: "2026-01-16T06:00:00+00:00" } });
-  const listed = (await api.admin("GET", "/admin/v1/projects")).json as { projects: Json[] };
-  assert.is(listed.projects.find((p) => p.id === api.project.id)?.muted_until, "2026-01-16T06:00:00+00:00");
-  const cleared = await cli(["project", "mute", "--project", api.project.id, "--clear", ...remote], {});
-  assert.equal(cleared, { status: 0, json: { muted_until: null } });
-  const bad = await cli(["project", "mute", "--project", api.project.id, "--until", "soon", ...remote], {});
-  assert.is(bad.status, 1);
-  assert.type((bad.json as Json).error, "string");
-}));
+test("with --url: mute and clear through the admin API, shown in the project list", () =>
+  withServedApi(async (api, url) => {
+    const remote = ["--url", url, "--token", ADMIN_TOKEN];
+    const muted = await cli(["project", "mute", "--project", api.project.id, "--until", "2026-01-16T06:00:00Z", ...remote], {});
+    assert.equal(muted, { status: 0, json: { muted_until: "2026-01-16T06:00:00+00:00" } });
+    const listed = (await api.admin("GET", "/admin/v1/projects")).json as { projects: Json[] };
+    assert.is(listed.projects.find((p) => p.id === api.project.id)?.muted_until, "2026-01-16T06:00:00+00:00");
+    const cleared = await cli(["project", "mute", "--project", api.project.id, "--clear", ...remote], {});
+    assert.equal(cleared, { status: 0, json: { muted_until: null } });
+    const bad = await cli(["project", "mute", "--project", api.project.id, "--until", "soon", ...remote], {});
+    assert.is(bad.status, 1);
+    assert.type((bad.json as Json).error, "string");
+  }));
 
 test("on a stopped server's DATA_DIR: the mute is stored and a restart shows it; usage errors exit 2", async () => {
   const dir = tempDir();
   try {
-    const options = { dataDir: dir.path, shards: 2, durability: "commit" as const, startAt: T0, clock: "virtual" as const,
-      notify: { siteRoot: "http://hc.test", allowPrivateIps: true, smtpUrl: null } };
+    const options = {
+      dataDir: dir.path,
+      shards: 2,
+      durability: "commit" as const,
+      startAt: T0,
+      clock: "virtual" as const,
+      notify: { siteRoot: "http://hc.test", allowPrivateIps: true, smtpUrl: null },
+    };
     const pool = await createInProcessPool(options);
     const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 100 }, T0);
     await pool.close();
@@ -57,7 +68,11 @@ test("on a stopped server's DATA_DIR: the mute is stored and a restart shows it;
       await reopened.close();
     }
     assert.is((await cli(["project", "mute", "--project", project.id], env)).status, 2, "neither --until nor --clear");
-    assert.is((await cli(["project", "mute", "--project", project.id, "--clear", "--until", "2030-01-01T00:00:00Z"], env)).status, 2, "both");
+    assert.is(
+      (await cli(["project", "mute", "--project", project.id, "--clear", "--until", "2030-01-01T00:00:00Z"], env)).status,
+      2,
+      "both",
+    );
     assert.is((await cli(["project", "mute", "--until", "2030-01-01T00:00:00Z"], env)).status, 2, "no --project");
     const unknown = await cli(["project", "mute", "--project", "00000000-0000-4000-8000-000000000000", "--clear"], env);
     assert.is(unknown.status, 1);

@@ -14,7 +14,11 @@ test("without trusted proxies the socket's address counts and X-Forwarded-For is
 
 test("from a trusted proxy, the rightmost hop that is not a trusted proxy counts", () => {
   assert.is(clientAddress("10.0.0.1", "203.0.113.9", proxies), "203.0.113.9");
-  assert.is(clientAddress("10.0.0.1", "198.51.100.1, 203.0.113.9, 192.168.4.4", proxies), "203.0.113.9", "a client-written first hop is not believed");
+  assert.is(
+    clientAddress("10.0.0.1", "198.51.100.1, 203.0.113.9, 192.168.4.4", proxies),
+    "203.0.113.9",
+    "a client-written first hop is not believed",
+  );
   assert.is(clientAddress("::ffff:10.0.0.1", " 203.0.113.9 ", proxies), "203.0.113.9");
   assert.is(clientAddress("10.0.0.1", "192.168.1.1, 192.168.1.2", proxies), "192.168.1.1", "every hop a proxy: the farthest");
   assert.is(clientAddress("10.0.0.1", null, proxies), "10.0.0.1", "no header: the proxy itself");
@@ -35,7 +39,10 @@ test("TRUSTED_PROXIES takes addresses and CIDR ranges, and names a bad entry", (
   assert.match(proxyEntryProblem("10.0.0.0/33") ?? "", /prefix length/);
   assert.equal(readSettings({ TRUSTED_PROXIES: " 127.0.0.1 , 10.0.0.0/8" }).trustedProxies, ["127.0.0.1", "10.0.0.0/8"]);
   assert.equal(readSettings({}).trustedProxies, []);
-  assert.throws(() => readSettings({ TRUSTED_PROXIES: "127.0.0.1,nope" }), (error: unknown) => error instanceof ConfigError && /TRUSTED_PROXIES=nope/.test(error.message));
+  assert.throws(
+    () => readSettings({ TRUSTED_PROXIES: "127.0.0.1,nope" }),
+    (error: unknown) => error instanceof ConfigError && /TRUSTED_PROXIES=nope/.test(error.message),
+  );
 });
 
 test.run();

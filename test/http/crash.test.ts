@@ -27,7 +27,10 @@ async function start(dataDir: string): Promise<Server> {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
@@ -45,14 +48,22 @@ async function crashOnce(round: number): Promise<{ acknowledged: number }> {
   const dir = tempDir();
   try {
     const first = await start(dir.path);
-    const project = await json<{ api_key: string }>(await fetch(`${first.url}/admin/v1/projects`, {
-      method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ name: `crash ${round}`, ping_log_limit: 1000 }),
-    }));
+    const project = await json<{ api_key: string }>(
+      await fetch(`${first.url}/admin/v1/projects`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ name: `crash ${round}`, ping_log_limit: 1000 }),
+      }),
+    );
     const uuids: string[] = [];
     for (let i = 0; i < CHECKS; i++) {
-      const check = await json<{ uuid: string }>(await fetch(`${first.url}/api/v3/checks/`, {
-        method: "POST", headers: { "x-api-key": project.api_key }, body: JSON.stringify({ name: `c${i}` }),
-      }));
+      const check = await json<{ uuid: string }>(
+        await fetch(`${first.url}/api/v3/checks/`, {
+          method: "POST",
+          headers: { "x-api-key": project.api_key },
+          body: JSON.stringify({ name: `c${i}` }),
+        }),
+      );
       uuids.push(check.uuid);
     }
 
@@ -85,15 +96,22 @@ async function crashOnce(round: number): Promise<{ acknowledged: number }> {
     try {
       let total = 0;
       for (const uuid of uuids) {
-        const check = await json<{ n_pings: number }>(await fetch(`${second.url}/api/v3/checks/${uuid}`, { headers: { "x-api-key": project.api_key } }));
+        const check = await json<{ n_pings: number }>(
+          await fetch(`${second.url}/api/v3/checks/${uuid}`, { headers: { "x-api-key": project.api_key } }),
+        );
         const { pings } = await json<{ pings: { n: number; rid: string | null }[] }>(
-          await fetch(`${second.url}/api/v3/checks/${uuid}/pings/`, { headers: { "x-api-key": project.api_key } }));
+          await fetch(`${second.url}/api/v3/checks/${uuid}/pings/`, { headers: { "x-api-key": project.api_key } }),
+        );
         const stored = new Set(pings.map((p) => p.rid));
         const lost = [...(acknowledged.get(uuid) ?? [])].filter((rid) => !stored.has(rid));
         assert.equal(lost, [], `acknowledged pings lost for ${uuid}`);
         assert.is(stored.size, pings.length, `each ping stored once (a restart applies no ping twice) for ${uuid}`);
         assert.is(pings[0]?.n ?? 0, check.n_pings, "n_pings equals the newest log entry");
-        assert.equal(pings.map((p) => p.n), Array.from({ length: pings.length }, (_, i) => check.n_pings - i), "no gaps in the log");
+        assert.equal(
+          pings.map((p) => p.n),
+          Array.from({ length: pings.length }, (_, i) => check.n_pings - i),
+          "no gaps in the log",
+        );
         total += acknowledged.get(uuid)?.size ?? 0;
       }
       return { acknowledged: total };

@@ -32,9 +32,15 @@ test.before(async () => {
   server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, API_RATE_LIMIT: "0" } });
   project = await createProject(server, TOKEN, { name: "Ops" });
   const base = `/admin/v1/projects/${project.id}`;
-  const adminPost = (path: string, body: Record<string, unknown>) => ok<Record<string, unknown>>(call(server.url, "POST", path, { headers: admin, body }));
-  checkId = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup", channels: "*" } }))).uuid;
-  const newCheck = async (name: string) => (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } }))).uuid;
+  const adminPost = (path: string, body: Record<string, unknown>) =>
+    ok<Record<string, unknown>>(call(server.url, "POST", path, { headers: admin, body }));
+  checkId = (
+    await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup", channels: "*" } }),
+    )
+  ).uuid;
+  const newCheck = async (name: string) =>
+    (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name } }))).uuid;
   const failing = await newCheck("nightly"); // down: its page has "Acknowledge"
   const paused = await newCheck("weekly"); // paused: its page has "Resume"
   await call(server.url, "GET", `/ping/${checkId}`);
@@ -43,7 +49,10 @@ test.before(async () => {
   await adminPost(`${base}/channels`, { name: "hook", kind: "webhook", value: "http://127.0.0.1:9/hook" });
   await adminPost(`${base}/maintenance`, { name: "nightly backup", schedule: "0 3 * * *", tz: "UTC", duration: 3600 });
   await adminPost(`${base}/status-pages`, { slug: "ops", title: "Ops status", checks: [checkId] });
-  for (const [email, role] of [[OWNER, "owner"], ["member@example.org", "member"]]) {
+  for (const [email, role] of [
+    [OWNER, "owner"],
+    ["member@example.org", "member"],
+  ]) {
     const user = await adminPost("/admin/v1/users", { email, password: PASSWORD });
     await ok(call(server.url, "PUT", `${base}/members/${String(user.id)}`, { headers: admin, body: { role } }));
   }
@@ -57,7 +66,12 @@ test.after(async () => {
 
 /** Posts a form body (fields in order, repeated names kept) with a cookie; never follows a redirect. */
 async function post(url: string, fields: readonly [string, string][], cookie: string, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: "POST", body: new URLSearchParams(fields.map(([k, v]) => [k, v])), redirect: "manual", headers: { cookie, ...headers } });
+  const response = await fetch(url, {
+    method: "POST",
+    body: new URLSearchParams(fields.map(([k, v]) => [k, v])),
+    redirect: "manual",
+    headers: { cookie, ...headers },
+  });
   return { status: response.status, text: await response.text(), setCookie: response.headers.get("set-cookie") ?? "" };
 }
 /** Signs in with a form of the sign-in page; returns the session cookie (name=value) and its pages' CSRF token. */
@@ -76,9 +90,17 @@ async function signIn(path: string, fields: Record<string, string>): Promise<{ c
 function filled(form: FoundForm): [string, string][] {
   const secret = form.fields.find(([name]) => name === "secret")?.[1];
   const typed: Record<string, string> = {
-    name: "forged", title: "Forged", slug: "forged", email: "forged@example.org", value: "http://127.0.0.1:9/forged",
-    schedule: "0 4 * * *", until: "2100-01-01T00:00", "f.url": "http://127.0.0.1:9/forged", code: secret === undefined ? "" : generateSync({ secret }),
-    current: PASSWORD, password: form.action.endsWith("/account/password") ? "a forged new password" : PASSWORD,
+    name: "forged",
+    title: "Forged",
+    slug: "forged",
+    email: "forged@example.org",
+    value: "http://127.0.0.1:9/forged",
+    schedule: "0 4 * * *",
+    until: "2100-01-01T00:00",
+    "f.url": "http://127.0.0.1:9/forged",
+    code: secret === undefined ? "" : generateSync({ secret }),
+    current: PASSWORD,
+    password: form.action.endsWith("/account/password") ? "a forged new password" : PASSWORD,
   };
   return form.fields.map(([name, value]) => [name, value === "" && Object.hasOwn(typed, name) ? typed[name] : value]);
 }
@@ -89,7 +111,10 @@ const routeOf = (action: string) =>
 function distinct(forms: readonly FoundForm[]): FoundForm[] {
   const seen = new Map<string, FoundForm>();
   for (const form of forms) {
-    const key = JSON.stringify([form.action, form.fields.map(([name, value]) => name === "csrf" ? name : [name, name === "kind" ? value : ""])]);
+    const key = JSON.stringify([
+      form.action,
+      form.fields.map(([name, value]) => (name === "csrf" ? name : [name, name === "kind" ? value : ""])),
+    ]);
     if (!seen.has(key)) seen.set(key, form);
   }
   return [...seen.values()];
@@ -103,12 +128,18 @@ async function everything(): Promise<string> {
   const accountForms = formsAndLinks(account, `${server.url}/account`).forms.map((form) => new URL(form.action).pathname);
   const home = await fetch(`${server.url}/`, { headers: { cookie: signedIn.admin.cookie }, redirect: "manual" });
   return JSON.stringify({
-    api: await dumpProject(server.url, project), projects: await adminGet("/admin/v1/projects"), users: await adminGet("/admin/v1/users"),
-    project: await adminGet(base), members: await adminGet(`${base}/members`), maintenance: await adminGet(`${base}/maintenance`),
-    statusPages: await adminGet(`${base}/status-pages`), audit: await adminGet(`${base}/audit`),
+    api: await dumpProject(server.url, project),
+    projects: await adminGet("/admin/v1/projects"),
+    users: await adminGet("/admin/v1/users"),
+    project: await adminGet(base),
+    members: await adminGet(`${base}/members`),
+    maintenance: await adminGet(`${base}/maintenance`),
+    statusPages: await adminGet(`${base}/status-pages`),
+    audit: await adminGet(`${base}/audit`),
     // the owner's sessions and second factor; the admin token's session still open
     ownerSessions: accountForms.filter((path) => path === "/account/sessions/signout").length,
-    secondFactorOn: accountForms.includes("/account/second-factor/off"), adminSignedIn: home.status === 200 && (await home.text()).includes('action="/signout"'),
+    secondFactorOn: accountForms.includes("/account/second-factor/off"),
+    adminSignedIn: home.status === 200 && (await home.text()).includes('action="/signout"'),
   });
 }
 
@@ -122,10 +153,15 @@ async function assertForgedRefused(forms: readonly FoundForm[], cookie: string, 
   const wrong: string[] = [];
   for (const form of forms) {
     const fields = filled(form).filter(([name]) => name !== "csrf");
-    const variants: [string, [string, string][]][] = [["no", fields], ["an empty", [["csrf", ""], ...fields]], ["another session's", [["csrf", otherToken], ...fields]]];
+    const variants: [string, [string, string][]][] = [
+      ["no", fields],
+      ["an empty", [["csrf", ""], ...fields]],
+      ["another session's", [["csrf", otherToken], ...fields]],
+    ];
     for (const [label, body] of variants) {
       const answer = await post(form.action, body, cookie);
-      if (answer.status !== 403 || !answer.text.includes("security token")) wrong.push(`${label} token: ${form.action} ${JSON.stringify(body)} -> ${answer.status} ${answer.text.slice(0, 120)}`);
+      if (answer.status !== 403 || !answer.text.includes("security token"))
+        wrong.push(`${label} token: ${form.action} ${JSON.stringify(body)} -> ${answer.status} ${answer.text.slice(0, 120)}`);
     }
   }
   const after = await everything().catch((error: unknown) => `unreadable: ${String(error)}`);
@@ -135,21 +171,66 @@ async function assertForgedRefused(forms: readonly FoundForm[], cookie: string, 
 
 /** The dashboard's POST routes behind a session that the admin token's pages have forms for. */
 const ADMIN_ROUTES = [
-  "/signout", "/projects", "/projects/:id/checks/new", "/projects/:id/mute", "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete",
-  "/projects/:id/integrations/add/webhook", "/projects/:id/integrations/:id/edit", "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test",
-  "/projects/:id/status-pages", "/projects/:id/status-pages/ops/delete", "/projects/:id/members", "/projects/:id/members/:id/remove",
-  "/projects/:id/rename", "/projects/:id/keys/read-write", "/projects/:id/keys/read-write/revoke", "/projects/:id/keys/read-only",
-  "/projects/:id/keys/read-only/revoke", "/projects/:id/delete", "/checks/:id/edit", "/checks/:id/delete", "/checks/:id/pause",
-  "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge", "/checks/:id/integrations",
+  "/signout",
+  "/projects",
+  "/projects/:id/checks/new",
+  "/projects/:id/mute",
+  "/projects/:id/maintenance",
+  "/projects/:id/maintenance/:id/delete",
+  "/projects/:id/integrations/add/webhook",
+  "/projects/:id/integrations/:id/edit",
+  "/projects/:id/integrations/:id/remove",
+  "/projects/:id/integrations/:id/test",
+  "/projects/:id/status-pages",
+  "/projects/:id/status-pages/ops/delete",
+  "/projects/:id/members",
+  "/projects/:id/members/:id/remove",
+  "/projects/:id/rename",
+  "/projects/:id/keys/read-write",
+  "/projects/:id/keys/read-write/revoke",
+  "/projects/:id/keys/read-only",
+  "/projects/:id/keys/read-only/revoke",
+  "/projects/:id/delete",
+  "/checks/:id/edit",
+  "/checks/:id/delete",
+  "/checks/:id/pause",
+  "/checks/:id/resume",
+  "/checks/:id/ping",
+  "/checks/:id/acknowledge",
+  "/checks/:id/integrations",
 ];
 /** Those an owner's pages have: the project's check, integration, member, status page, mute and management forms, and the account's. */
 const OWNER_ROUTES = [
-  "/projects/:id/status-pages", "/projects/:id/status-pages/ops/delete", "/projects/:id/rename", "/projects/:id/keys/read-write",
-  "/projects/:id/keys/read-write/revoke", "/projects/:id/keys/read-only", "/projects/:id/keys/read-only/revoke", "/projects/:id/delete",
-  "/signout", "/account/sessions/signout", "/account/second-factor/on", "/account/password", "/account/email", "/account/delete", "/projects/:id/checks/new", "/projects/:id/mute",
-  "/projects/:id/maintenance", "/projects/:id/maintenance/:id/delete", "/projects/:id/integrations/add/webhook", "/projects/:id/integrations/:id/edit",
-  "/projects/:id/integrations/:id/remove", "/projects/:id/integrations/:id/test", "/projects/:id/members", "/projects/:id/members/:id/remove",
-  "/checks/:id/edit", "/checks/:id/delete", "/checks/:id/pause", "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge",
+  "/projects/:id/status-pages",
+  "/projects/:id/status-pages/ops/delete",
+  "/projects/:id/rename",
+  "/projects/:id/keys/read-write",
+  "/projects/:id/keys/read-write/revoke",
+  "/projects/:id/keys/read-only",
+  "/projects/:id/keys/read-only/revoke",
+  "/projects/:id/delete",
+  "/signout",
+  "/account/sessions/signout",
+  "/account/second-factor/on",
+  "/account/password",
+  "/account/email",
+  "/account/delete",
+  "/projects/:id/checks/new",
+  "/projects/:id/mute",
+  "/projects/:id/maintenance",
+  "/projects/:id/maintenance/:id/delete",
+  "/projects/:id/integrations/add/webhook",
+  "/projects/:id/integrations/:id/edit",
+  "/projects/:id/integrations/:id/remove",
+  "/projects/:id/integrations/:id/test",
+  "/projects/:id/members",
+  "/projects/:id/members/:id/remove",
+  "/checks/:id/edit",
+  "/checks/:id/delete",
+  "/checks/:id/pause",
+  "/checks/:id/resume",
+  "/checks/:id/ping",
+  "/checks/:id/acknowledge",
   "/checks/:id/integrations",
 ];
 
@@ -157,10 +238,19 @@ const OWNER_ROUTES = [
  * Crawls the pages of a session, checks that the crawl found at least the forms of `routes` and the
  * number of distinct actions and forms given, and posts each form forged (`assertForgedRefused`).
  */
-async function crawlAndForge(session: { cookie: string }, otherToken: string, routes: readonly string[], least: { actions: number; forms: number }): Promise<FoundForm[]> {
+async function crawlAndForge(
+  session: { cookie: string },
+  otherToken: string,
+  routes: readonly string[],
+  least: { actions: number; forms: number },
+): Promise<FoundForm[]> {
   const { pages, forms } = await crawlForms(server.url, session.cookie);
   const found = new Set(forms.map((form) => routeOf(form.action)));
-  assert.equal(routes.filter((route) => !found.has(route)), [], `the crawl of ${pages.length} pages found every form`);
+  assert.equal(
+    routes.filter((route) => !found.has(route)),
+    [],
+    `the crawl of ${pages.length} pages found every form`,
+  );
   const actions = new Set(forms.map((form) => form.action));
   assert.ok(actions.size >= least.actions, `${actions.size} distinct form actions`);
   const posted = distinct(forms);
@@ -176,7 +266,10 @@ test("every form of the admin token's pages refuses a post without the session's
   const pause = forms.find((form) => form.action === `${server.url}/checks/${checkId}/pause`);
   assert.ok(pause);
   assert.is((await post(pause.action, [["csrf", signedIn.admin.csrf]], signedIn.admin.cookie)).status, 303);
-  assert.is((await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${checkId}`, { key: project.api_key }))).status, "paused");
+  assert.is(
+    (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${checkId}`, { key: project.api_key }))).status,
+    "paused",
+  );
 });
 
 test("every form of an owner's pages, the account's too, refuses a post without the session's CSRF token, and nothing changes", async () => {
@@ -200,9 +293,19 @@ test("with the second factor on, the account page's turn-off form refuses a post
   assert.is(off.length, 1, "the account page has the turn-off form");
   // a right code, of the next time step (the turn-on took this one's): were the token not looked at, it would turn it off
   const code = generateSync({ secret: ownerSecret, epoch: Math.floor(Date.now() / 1000) + 30 });
-  const withCode = off.map((form) => ({ ...form, fields: [...form.fields.filter(([name]) => name !== "code"), ["code", code] as [string, string]] }));
+  const withCode = off.map((form) => ({
+    ...form,
+    fields: [...form.fields.filter(([name]) => name !== "code"), ["code", code] as [string, string]],
+  }));
   await assertForgedRefused(withCode, signedIn.owner.cookie, signedIn.admin.csrf);
-  const again = await post(`${server.url}/signin/password`, [["email", OWNER], ["password", PASSWORD]], "");
+  const again = await post(
+    `${server.url}/signin/password`,
+    [
+      ["email", OWNER],
+      ["password", PASSWORD],
+    ],
+    "",
+  );
   assert.is(again.status, 200, "the password alone no longer signs in");
   assert.match(again.text, /name="pending"/);
   // the same form and code with the session's own token is taken: the refusals above were the token's
@@ -219,14 +322,22 @@ test("a post from another site's page is refused even with the right token; so a
   const { forms } = await crawlForms(server.url, signedIn.admin.cookie);
   const rename = forms.find((form) => routeOf(form.action) === "/projects/:id/rename");
   assert.ok(rename);
-  const renamed = await post(rename.action, [...filled(rename).filter(([name]) => name !== "name"), ["name", "Forged"]], signedIn.admin.cookie, evil);
+  const renamed = await post(
+    rename.action,
+    [...filled(rename).filter(([name]) => name !== "name"), ["name", "Forged"]],
+    signedIn.admin.cookie,
+    evil,
+  );
   assert.is(renamed.status, 403, renamed.text);
   assert.match(renamed.text, /cross-site request refused/);
   assert.is(await everything(), before, "nothing changed");
 
   const signInPage = await crawlForms(server.url, "");
   const typed: Record<string, string> = { key: TOKEN, email: OWNER.replace("owner", "member"), password: PASSWORD };
-  const signIns = signInPage.forms.map((form) => ({ ...form, fields: form.fields.map(([name, value]): [string, string] => [name, typed[name] ?? value]) }));
+  const signIns = signInPage.forms.map((form) => ({
+    ...form,
+    fields: form.fields.map(([name, value]): [string, string] => [name, typed[name] ?? value]),
+  }));
   assert.equal(signIns.map((form) => routeOf(form.action)).sort(), ["/signin", "/signin/password"], "the sign-in page's forms");
   for (const form of signIns) {
     const refused = await post(form.action, form.fields, "", evil);
@@ -241,11 +352,19 @@ test("a post from another site's page is refused even with the right token; so a
 test("every form of a project API key's pages refuses a post without the session's CSRF token, and nothing changes", async () => {
   const key = await signIn("/signin", { key: project.api_key });
   const routes = [
-    "/signout", "/projects/:id/checks/new", "/projects/:id/integrations/:id/test", "/projects/:id/integrations/:id/remove", "/checks/:id/edit",
-    "/checks/:id/delete", "/checks/:id/pause", "/checks/:id/resume", "/checks/:id/ping", "/checks/:id/acknowledge", "/checks/:id/integrations",
+    "/signout",
+    "/projects/:id/checks/new",
+    "/projects/:id/integrations/:id/test",
+    "/projects/:id/integrations/:id/remove",
+    "/checks/:id/edit",
+    "/checks/:id/delete",
+    "/checks/:id/pause",
+    "/checks/:id/resume",
+    "/checks/:id/ping",
+    "/checks/:id/acknowledge",
+    "/checks/:id/integrations",
   ];
   await crawlAndForge(key, signedIn.admin.csrf, routes, { actions: 15, forms: 18 });
 });
 
 test.run();
-

@@ -14,10 +14,23 @@ import { session } from "../dashboard/form-session.ts";
 const MARCH = Date.UTC(2026, 2, 1); // a Sunday
 
 test("periods: whole UTC days, weeks from Monday and months, meeting the range", () => {
-  assert.equal(periodsBetween("month", MARCH + 5 * DAY, Date.UTC(2026, 4, 2)).map((p) => p.label), ["2026-03", "2026-04", "2026-05"]);
+  assert.equal(
+    periodsBetween("month", MARCH + 5 * DAY, Date.UTC(2026, 4, 2)).map((p) => p.label),
+    ["2026-03", "2026-04", "2026-05"],
+  );
   const weeks = periodsBetween("week", MARCH, MARCH + 8 * DAY);
-  assert.equal(weeks.map((p) => [p.label, p.endAt - p.startAt]), [["2026-02-23", 7 * DAY], ["2026-03-02", 7 * DAY]], "the week holding Sunday 1 March began on Monday 23 February");
-  assert.equal(periodsBetween("day", MARCH + HOUR, MARCH + DAY + HOUR).map((p) => p.label), ["2026-03-01", "2026-03-02"]);
+  assert.equal(
+    weeks.map((p) => [p.label, p.endAt - p.startAt]),
+    [
+      ["2026-02-23", 7 * DAY],
+      ["2026-03-02", 7 * DAY],
+    ],
+    "the week holding Sunday 1 March began on Monday 23 February",
+  );
+  assert.equal(
+    periodsBetween("day", MARCH + HOUR, MARCH + DAY + HOUR).map((p) => p.label),
+    ["2026-03-01", "2026-03-02"],
+  );
 });
 
 test("a check's incidents, downtime and unknown time per day, from its flips", () => {
@@ -40,56 +53,77 @@ test("a check's incidents, downtime and unknown time per day, from its flips", (
 
 test("CSV: a header, one row per check and period, RFC 4180 quoting, and no cell read as a formula", () => {
   const row = { period: "2026-03", id: "u", incidents: 2, downMs: 90_000, unknownMs: 1_500, watchedMs: 900_000 };
-  const csv = downtimeCsv([
-    { ...row, check: "plain" }, { ...row, check: 'say "hi", then\nbye' }, { ...row, check: "=HYPERLINK(\"x\")", watchedMs: 0, downMs: 0 }, { ...row, check: "-1+2" },
-  ], "unique_key");
-  assert.is(csv, [
-    "period,check,unique_key,incidents,downtime_seconds,unknown_seconds,uptime_percent",
-    "2026-03,plain,u,2,90,2,90",
-    '2026-03,"say ""hi"", then\nbye",u,2,90,2,90',
-    `2026-03,"'=HYPERLINK(""x"")",u,2,0,2,`,
-    "2026-03,'-1+2,u,2,90,2,90",
-  ].join("\r\n") + "\r\n");
+  const csv = downtimeCsv(
+    [
+      { ...row, check: "plain" },
+      { ...row, check: 'say "hi", then\nbye' },
+      { ...row, check: '=HYPERLINK("x")', watchedMs: 0, downMs: 0 },
+      { ...row, check: "-1+2" },
+    ],
+    "unique_key",
+  );
+  assert.is(
+    csv,
+    [
+      "period,check,unique_key,incidents,downtime_seconds,unknown_seconds,uptime_percent",
+      "2026-03,plain,u,2,90,2,90",
+      '2026-03,"say ""hi"", then\nbye",u,2,90,2,90',
+      `2026-03,"'=HYPERLINK(""x"")",u,2,0,2,`,
+      "2026-03,'-1+2,u,2,90,2,90",
+    ].join("\r\n") + "\r\n",
+  );
 });
 
-test("GET /api/v3/downtime.csv: by month by default; a read-only key sees unique keys; bad parameters are a 400", () => withApi(async (api) => {
-  const backup = await api.create({ name: "backup", timeout: 3600, grace: 60 });
-  await api.ping(String(backup.uuid));
-  api.clock.advance(2 * HOUR); // down at T0 + 1 h 1 min
-  await api.pool.advance(api.clock.now());
-  const res = await api.call("GET", "/api/v3/downtime.csv");
-  assert.is(res.status, 200, res.text);
-  assert.is(res.headers.get("content-type"), "text/csv; charset=utf-8");
-  const down = 2 * HOUR - HOUR - MINUTE;
-  const pct = Math.round(((2 * HOUR - down) / (2 * HOUR)) * 10_000) / 100;
-  assert.is(res.text, [
-    "period,check,uuid,incidents,downtime_seconds,unknown_seconds,uptime_percent",
-    `2025-11,backup,${String(backup.uuid)},0,0,0,`, `2025-12,backup,${String(backup.uuid)},0,0,0,`,
-    `2026-01,backup,${backup.uuid},1,${down / 1000},0,${pct}`,
-  ].join("\r\n") + "\r\n");
-  const ro = await api.call("GET", "/api/v3/downtime.csv?by=day&from=2026-01-15&to=2026-01-16", { key: api.project.apiKeyReadonly });
-  assert.is(ro.text, `period,check,unique_key,incidents,downtime_seconds,unknown_seconds,uptime_percent\r\n2026-01-15,backup,${uniqueKeyOf(String(backup.uuid))},1,${down / 1000},0,${pct}\r\n`);
-  assert.is((await api.call("GET", "/api/v1/downtime.csv")).status, 200, "every version");
-  for (const query of ["by=year", "from=2026-13-01", "from=yesterday", "from=2026-01-10&to=2026-01-09", "by=day&from=2020-01-01"]) {
-    const bad = await api.call("GET", `/api/v3/downtime.csv?${query}`);
-    assert.is(bad.status, 400, query);
-    assert.type((bad.json as { error: string }).error, "string");
-  }
-  assert.is((await api.call("GET", "/api/v3/downtime.csv", { key: null })).status, 401);
-}));
+test("GET /api/v3/downtime.csv: by month by default; a read-only key sees unique keys; bad parameters are a 400", () =>
+  withApi(async (api) => {
+    const backup = await api.create({ name: "backup", timeout: 3600, grace: 60 });
+    await api.ping(String(backup.uuid));
+    api.clock.advance(2 * HOUR); // down at T0 + 1 h 1 min
+    await api.pool.advance(api.clock.now());
+    const res = await api.call("GET", "/api/v3/downtime.csv");
+    assert.is(res.status, 200, res.text);
+    assert.is(res.headers.get("content-type"), "text/csv; charset=utf-8");
+    const down = 2 * HOUR - HOUR - MINUTE;
+    const pct = Math.round(((2 * HOUR - down) / (2 * HOUR)) * 10_000) / 100;
+    assert.is(
+      res.text,
+      [
+        "period,check,uuid,incidents,downtime_seconds,unknown_seconds,uptime_percent",
+        `2025-11,backup,${String(backup.uuid)},0,0,0,`,
+        `2025-12,backup,${String(backup.uuid)},0,0,0,`,
+        `2026-01,backup,${backup.uuid},1,${down / 1000},0,${pct}`,
+      ].join("\r\n") + "\r\n",
+    );
+    const ro = await api.call("GET", "/api/v3/downtime.csv?by=day&from=2026-01-15&to=2026-01-16", { key: api.project.apiKeyReadonly });
+    assert.is(
+      ro.text,
+      `period,check,unique_key,incidents,downtime_seconds,unknown_seconds,uptime_percent\r\n2026-01-15,backup,${uniqueKeyOf(String(backup.uuid))},1,${down / 1000},0,${pct}\r\n`,
+    );
+    assert.is((await api.call("GET", "/api/v1/downtime.csv")).status, 200, "every version");
+    for (const query of ["by=year", "from=2026-13-01", "from=yesterday", "from=2026-01-10&to=2026-01-09", "by=day&from=2020-01-01"]) {
+      const bad = await api.call("GET", `/api/v3/downtime.csv?${query}`);
+      assert.is(bad.status, 400, query);
+      assert.type((bad.json as { error: string }).error, "string");
+    }
+    assert.is((await api.call("GET", "/api/v3/downtime.csv", { key: null })).status, 401);
+  }));
 
-test("the dashboard's settings page links the download, which answers the same CSV as an attachment", () => withServedApi(async (api, url) => {
-  await api.create({ name: "job" });
-  const dashboard = await session(url, api.project.apiKey);
-  const settings = await dashboard.page(`/projects/${api.project.id}/settings`);
-  assert.match(settings.text, `href="/projects/${api.project.id}/downtime.csv?by=month"`);
-  const cookie = (await fetch(`${url}/signin`, { method: "POST", body: new URLSearchParams({ key: api.project.apiKey }), redirect: "manual" })).headers.get("set-cookie")?.split(";")[0] ?? "";
-  const csv = await fetch(`${url}/projects/${api.project.id}/downtime.csv?by=week`, { headers: { cookie } });
-  assert.is(csv.status, 200);
-  assert.match(csv.headers.get("content-disposition") ?? "", /^attachment; filename="downtime-week-\d{4}-\d{2}-\d{2}\.csv"$/);
-  const text = await csv.text();
-  assert.ok(text.startsWith("period,check,uuid,"), text);
-  assert.is(text.split("\r\n").length - 2, 12, "12 weeks of the one check");
-}));
+test("the dashboard's settings page links the download, which answers the same CSV as an attachment", () =>
+  withServedApi(async (api, url) => {
+    await api.create({ name: "job" });
+    const dashboard = await session(url, api.project.apiKey);
+    const settings = await dashboard.page(`/projects/${api.project.id}/settings`);
+    assert.match(settings.text, `href="/projects/${api.project.id}/downtime.csv?by=month"`);
+    const cookie =
+      (await fetch(`${url}/signin`, { method: "POST", body: new URLSearchParams({ key: api.project.apiKey }), redirect: "manual" })).headers
+        .get("set-cookie")
+        ?.split(";")[0] ?? "";
+    const csv = await fetch(`${url}/projects/${api.project.id}/downtime.csv?by=week`, { headers: { cookie } });
+    assert.is(csv.status, 200);
+    assert.match(csv.headers.get("content-disposition") ?? "", /^attachment; filename="downtime-week-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const text = await csv.text();
+    assert.ok(text.startsWith("period,check,uuid,"), text);
+    assert.is(text.split("\r\n").length - 2, 12, "12 weeks of the one check");
+  }));
 
 test.run();

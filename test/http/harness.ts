@@ -53,7 +53,10 @@ export type Api = {
 };
 
 export type ApiOptions = {
-  apiRateLimit?: number; rateClock?: Clock; clock?: "virtual" | "real"; pool?: (pool: Pool) => Pool;
+  apiRateLimit?: number;
+  rateClock?: Clock;
+  clock?: "virtual" | "real";
+  pool?: (pool: Pool) => Pool;
   /** The dashboard's session and sign-in clock (default: the real clock). */
   sessionClock?: Clock;
   /** Number of shards of the in-process pool (default 2). */
@@ -68,19 +71,41 @@ export type ApiOptions = {
 export async function withApi(body: (api: Api) => Promise<void>, options: ApiOptions = {}): Promise<void> {
   const dir = tempDir();
   const realPool = await createInProcessPool({
-    dataDir: dir.path, shards: options.shards ?? 2, durability: "commit", startAt: T0, clock: "virtual",
+    dataDir: dir.path,
+    shards: options.shards ?? 2,
+    durability: "commit",
+    startAt: T0,
+    clock: "virtual",
     notify: { siteRoot: SITE, allowPrivateIps: true, smtpUrl: null },
   });
   const pool = options.pool ? options.pool(realPool) : realPool;
   try {
     const clock = new VirtualClock(T0);
-    const settings = readSettings({ DATA_DIR: dir.path, SITE_ROOT: SITE, API_RATE_LIMIT: String(options.apiRateLimit ?? 0), ...options.env });
+    const settings = readSettings({
+      DATA_DIR: dir.path,
+      SITE_ROOT: SITE,
+      API_RATE_LIMIT: String(options.apiRateLimit ?? 0),
+      ...options.env,
+    });
     const config = finishConfig(settings, { adminToken: ADMIN_TOKEN, badgeSecret: BADGE_SECRET, boundPort: 8000 });
     const unexpected: unknown[] = [];
     const appClock: Clock = options.clock === "real" ? { kind: "real", now: () => clock.now() } : clock;
-    const app = createApp({ pool, clock: appClock, config, readMail, sendTestNotification: testNotifierOf(config, pool), serviceKinds: serviceKindsOf(config.services) }, { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock, sessionClock: options.sessionClock });
+    const app = createApp(
+      {
+        pool,
+        clock: appClock,
+        config,
+        readMail,
+        sendTestNotification: testNotifierOf(config, pool),
+        serviceKinds: serviceKindsOf(config.services),
+      },
+      { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock, sessionClock: options.sessionClock },
+    );
     const newProject = (overrides: Partial<{ checkLimit: number; name: string }> = {}) =>
-      pool.createProject({ name: overrides.name ?? "test", checkLimit: overrides.checkLimit ?? 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, clock.now());
+      pool.createProject(
+        { name: overrides.name ?? "test", checkLimit: overrides.checkLimit ?? 20, pingLogLimit: 100, pingBodyLimit: 10_000 },
+        clock.now(),
+      );
     const project = await newProject();
     const call = async (method: string, path: string, c: Call = {}): Promise<Answer> => {
       const headers: Record<string, string> = { ...c.headers };
@@ -91,7 +116,11 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
         requestBody = JSON.stringify(c.body);
         headers["content-type"] ??= "application/json";
       }
-      const res = await app.request(path, { method, headers, body: typeof requestBody === "string" || requestBody === undefined ? requestBody : new Uint8Array(requestBody) });
+      const res = await app.request(path, {
+        method,
+        headers,
+        body: typeof requestBody === "string" || requestBody === undefined ? requestBody : new Uint8Array(requestBody),
+      });
       const text = await res.text();
       let json: unknown;
       try {
@@ -104,7 +133,16 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
     const version = options.version ?? 3;
     const root = `/api/v${version}`;
     const api: Api = {
-      app, pool, clock, config, project, version, root, unexpected, newProject, call,
+      app,
+      pool,
+      clock,
+      config,
+      project,
+      version,
+      root,
+      unexpected,
+      newProject,
+      call,
       admin: (method, path, b) => call(method, path, { key: null, body: b, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
       create: async (b = {}) => {
         const res = await call("POST", `${root}/checks/`, { body: b });
@@ -113,8 +151,17 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
       },
       ping: async (uuid, overrides = {}) => {
         const outcome = await pool.ping(pool.projectOfCheck(uuid)?.id ?? "", {
-          target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "10.0.0.1",
-          ua: "curl/8", rid: null, body: null, at: clock.now(), ...overrides,
+          target: { uuid },
+          signal: "success",
+          exitStatus: null,
+          method: "GET",
+          scheme: "http",
+          remoteAddr: "10.0.0.1",
+          ua: "curl/8",
+          rid: null,
+          body: null,
+          at: clock.now(),
+          ...overrides,
         });
         assert.ok(outcome.ok, `ping failed: ${JSON.stringify(outcome)}`);
       },
@@ -142,18 +189,46 @@ export type Routes = { app: H3; pool: Pool; clock: VirtualClock; config: Config;
  * Runs `body` against a bare app with only the routes `register` adds (the ping or the badge routes),
  * one project (`projectInput` overrides its limits), at `startAt`; fails on any unhandled error.
  */
-export async function withRoutes(register: (app: H3, deps: AppDeps) => void, body: (routes: Routes) => Promise<void>,
-  options: { startAt: Millis; projectInput?: { pingBodyLimit?: number } }): Promise<void> {
+export async function withRoutes(
+  register: (app: H3, deps: AppDeps) => void,
+  body: (routes: Routes) => Promise<void>,
+  options: { startAt: Millis; projectInput?: { pingBodyLimit?: number } },
+): Promise<void> {
   const dir = tempDir();
-  const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: options.startAt, clock: "virtual",
-    notify: { siteRoot: "http://localhost:8000", allowPrivateIps: true, smtpUrl: null } });
+  const pool = await createInProcessPool({
+    dataDir: dir.path,
+    shards: 1,
+    durability: "commit",
+    startAt: options.startAt,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost:8000", allowPrivateIps: true, smtpUrl: null },
+  });
   try {
     const clock = new VirtualClock(options.startAt);
-    const config = finishConfig(readSettings({ DATA_DIR: dir.path }), { adminToken: "t".repeat(32), badgeSecret: BADGE_SECRET, boundPort: 8000 });
+    const config = finishConfig(readSettings({ DATA_DIR: dir.path }), {
+      adminToken: "t".repeat(32),
+      badgeSecret: BADGE_SECRET,
+      boundPort: 8000,
+    });
     const unexpected: unknown[] = [];
-    const app = new H3({ silent: true, onError: (error: HTTPError) => { if (error.unhandled) unexpected.push(error.cause ?? error); } });
-    register(app, { pool, clock, config, readMail, sendTestNotification: testNotifierOf(config, pool), serviceKinds: serviceKindsOf(config.services) });
-    const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, ...options.projectInput }, options.startAt);
+    const app = new H3({
+      silent: true,
+      onError: (error: HTTPError) => {
+        if (error.unhandled) unexpected.push(error.cause ?? error);
+      },
+    });
+    register(app, {
+      pool,
+      clock,
+      config,
+      readMail,
+      sendTestNotification: testNotifierOf(config, pool),
+      serviceKinds: serviceKindsOf(config.services),
+    });
+    const project = await pool.createProject(
+      { name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000, ...options.projectInput },
+      options.startAt,
+    );
     await body({ app, pool, clock, config, project, unexpected });
     assert.equal(unexpected, [], "no unhandled errors");
   } finally {
@@ -164,8 +239,13 @@ export async function withRoutes(register: (app: H3, deps: AppDeps) => void, bod
 
 /** The process's test notification, with the test configuration's options. */
 function testNotifierOf(config: Config, pool: Pool): SendTestNotification {
-  const options = { siteRoot: config.siteRoot, allowPrivateIps: config.allowPrivateIps, smtpUrl: config.smtpUrl, services: config.services,
-    channels: (projectId: string) => pool.listChannels(projectId) };
+  const options = {
+    siteRoot: config.siteRoot,
+    allowPrivateIps: config.allowPrivateIps,
+    smtpUrl: config.smtpUrl,
+    services: config.services,
+    channels: (projectId: string) => pool.listChannels(projectId),
+  };
   return (project, channel, at) => sendTestNotification(project, channel, at, options);
 }
 

@@ -48,24 +48,38 @@ async function signedIn(base: string, email: string, role: string) {
   return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "" };
 }
 const membersOf = async (base: string, projectId: string) =>
-  (await ok<{ members: { email: string; role: string }[] }>(call(base, "GET", `/admin/v1/projects/${projectId}/members`, { headers: admin }))).members;
+  (
+    await ok<{ members: { email: string; role: string }[] }>(
+      call(base, "GET", `/admin/v1/projects/${projectId}/members`, { headers: admin }),
+    )
+  ).members;
 
 test("a manager's invitation: the link is shown and emailed, sets a password once and gives the role; the second use is refused", async () => {
   const manager = await signedIn(server.url, "mgr@example.org", "manager");
-  const invited = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "New@Example.org", role: "member" }, manager.cookie);
+  const invited = await post(
+    `${server.url}/projects/${project.id}/members`,
+    { csrf: manager.csrf, email: "New@Example.org", role: "member" },
+    manager.cookie,
+  );
   assert.is(invited.status, 200, invited.text);
   const shown = LINK.exec(invited.text)?.[0] ?? "";
   assert.ok(shown !== "", "the link is on the inviter's page");
   assert.match(invited.text, /It was sent to that email/);
   // hcd answers once the SMTP server has taken the message, which the receiver records before taking it
-  assert.equal(smtp.mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")), ["new@example.org"]);
+  assert.equal(
+    smtp.mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")),
+    ["new@example.org"],
+  );
   const mailed = LINK.exec(smtp.mails[0].text ?? "")?.[0] ?? "";
   assert.is(mailed, shown, "the email carries the same link");
   assert.match(smtp.mails[0].text ?? "", /member of the project Ops/);
 
   const members = await get(`${server.url}/projects/${project.id}/members`, manager.cookie);
   assert.match(members.text, /Invitations not used yet[\s\S]*new@example\.org<\/td><td>member/);
-  assert.not.ok((await membersOf(server.url, project.id)).some((m) => m.email === "new@example.org"), "no role before the link is used");
+  assert.not.ok(
+    (await membersOf(server.url, project.id)).some((m) => m.email === "new@example.org"),
+    "no role before the link is used",
+  );
 
   const path = new URL(mailed).pathname;
   assert.match((await get(server.url + path)).text, /new@example\.org/);
@@ -79,50 +93,93 @@ test("a manager's invitation: the link is shown and emailed, sets a password onc
   assert.is(again.status, 404);
   assert.match(again.text, /unknown, used or expired/);
   assert.is((await get(server.url + path)).status, 404);
-  assert.is((await post(`${server.url}/signin/password`, { email: "new@example.org", password: "another long password" })).status, 401, "the second use set nothing");
+  assert.is(
+    (await post(`${server.url}/signin/password`, { email: "new@example.org", password: "another long password" })).status,
+    401,
+    "the second use set nothing",
+  );
   assert.not.match((await get(`${server.url}/projects/${project.id}/members`, manager.cookie)).text, /Invitations not used yet/);
 });
 
 test("inviting an email again before it joined makes a new link in place of the inviter's older one, and gives no role", async () => {
   const manager = await signedIn(server.url, "mgr3@example.org", "manager");
   const invite = async (role: string) => {
-    const answer = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "twice@example.org", role }, manager.cookie);
+    const answer = await post(
+      `${server.url}/projects/${project.id}/members`,
+      { csrf: manager.csrf, email: "twice@example.org", role },
+      manager.cookie,
+    );
     assert.is(answer.status, 200, answer.text);
     return new URL(LINK.exec(answer.text)?.[0] ?? "http://x/").pathname;
   };
   const first = await invite("readonly");
   const second = await invite("member");
   assert.is.not(second, first);
-  assert.not.ok((await membersOf(server.url, project.id)).some((m) => m.email === "twice@example.org"), "no role before a link is used");
+  assert.not.ok(
+    (await membersOf(server.url, project.id)).some((m) => m.email === "twice@example.org"),
+    "no role before a link is used",
+  );
   assert.is((await post(server.url + second, { password: PASSWORD })).status, 303);
-  assert.equal((await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role), ["member"], "the newest invitation's role");
+  assert.equal(
+    (await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role),
+    ["member"],
+    "the newest invitation's role",
+  );
   assert.is((await post(server.url + first, { password: "another long password" })).status, 404, "the older link was replaced");
-  const joined = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "twice@example.org", role: "readonly" }, manager.cookie);
+  const joined = await post(
+    `${server.url}/projects/${project.id}/members`,
+    { csrf: manager.csrf, email: "twice@example.org", role: "readonly" },
+    manager.cookie,
+  );
   assert.is(joined.status, 303, "once joined, the form changes the role at once");
-  assert.equal((await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role), ["readonly"]);
-  const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }));
-  assert.equal(events.filter((e) => e.target.includes("twice@example.org")).map((e) => [e.actor, e.action, / as (\w+)$/.exec(e.target)?.[1]]), [
-    ["mgr3@example.org", "member.role_set", "readonly"], ["twice@example.org", "member.accepted", "member"], ["mgr3@example.org", "member.invited", "member"],
-    ["mgr3@example.org", "member.invited", "readonly"],
-  ], "the audit log, newest first");
+  assert.equal(
+    (await membersOf(server.url, project.id)).filter((m) => m.email === "twice@example.org").map((m) => m.role),
+    ["readonly"],
+  );
+  const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }),
+  );
+  assert.equal(
+    events.filter((e) => e.target.includes("twice@example.org")).map((e) => [e.actor, e.action, / as (\w+)$/.exec(e.target)?.[1]]),
+    [
+      ["mgr3@example.org", "member.role_set", "readonly"],
+      ["twice@example.org", "member.accepted", "member"],
+      ["mgr3@example.org", "member.invited", "member"],
+      ["mgr3@example.org", "member.invited", "readonly"],
+    ],
+    "the audit log, newest first",
+  );
 });
 
 test("an invitation to a role the inviter may not give is refused: no user, no email", async () => {
   const manager = await signedIn(server.url, "mgr2@example.org", "manager");
   const mailsBefore = smtp.mails.length;
-  const refused = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "would-be-owner@example.org", role: "owner" }, manager.cookie);
+  const refused = await post(
+    `${server.url}/projects/${project.id}/members`,
+    { csrf: manager.csrf, email: "would-be-owner@example.org", role: "owner" },
+    manager.cookie,
+  );
   assert.is(refused.status, 403);
   const users = await ok<{ users: { email: string }[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
   assert.not.ok(users.users.some((u) => u.email === "would-be-owner@example.org"));
   // a later invitation's email is the next one the receiver holds: none came for the refused one
-  const ok2 = await post(`${server.url}/projects/${project.id}/members`, { csrf: manager.csrf, email: "reader@example.org", role: "readonly" }, manager.cookie);
+  const ok2 = await post(
+    `${server.url}/projects/${project.id}/members`,
+    { csrf: manager.csrf, email: "reader@example.org", role: "readonly" },
+    manager.cookie,
+  );
   assert.is(ok2.status, 200);
-  assert.equal(smtp.mails.slice(mailsBefore).map((m) => (m.to && "text" in m.to ? m.to.text : "")), ["reader@example.org"]);
+  assert.equal(
+    smtp.mails.slice(mailsBefore).map((m) => (m.to && "text" in m.to ? m.to.text : "")),
+    ["reader@example.org"],
+  );
 });
 
 test("an invitation made through the admin API is emailed too, with the link the answer carries", async () => {
   const before = smtp.mails.length;
-  const made = await ok<{ invite_url: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "api@example.org" } }));
+  const made = await ok<{ invite_url: string }>(
+    call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "api@example.org" } }),
+  );
   const failAt = Date.now() + 10_000; // a failure deadline: the mail must come (it is sent after the answer)
   while (smtp.mails.length === before) {
     if (Date.now() > failAt) throw new Error("no invitation mail within 10 s");

@@ -11,12 +11,16 @@ import { tempDir } from "../helpers.ts";
 const MAIN = fileURLToPath(new URL("../../app/main.js", import.meta.url));
 const BIN = fileURLToPath(new URL("../../../bin/hcd.mjs", import.meta.url));
 const TOKEN = "main-test-admin-token-0123456789";
-const RELEASE = (JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8")) as { version: string }).version;
+const RELEASE = (JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8")) as { version: string })
+  .version;
 
 type Server = { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> };
 
 async function start(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", SHARDS: "2", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, PORT: "0", SHARDS: "2", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -50,7 +54,10 @@ test("starts, serves the API, exits 0 on SIGTERM, and a restart restores project
     const created = await fetch(`${first.url}/admin/v1/projects`, { method: "POST", headers: admin, body: JSON.stringify({ name: "p" }) });
     assert.is(created.status, 201);
     const project = (await created.json()) as { api_key: string };
-    const check = await fetch(`${first.url}/api/v3/checks/`, { method: "POST", body: JSON.stringify({ api_key: project.api_key, name: "kept", timeout: 60, grace: 60 }) });
+    const check = await fetch(`${first.url}/api/v3/checks/`, {
+      method: "POST",
+      body: JSON.stringify({ api_key: project.api_key, name: "kept", timeout: 60, grace: 60 }),
+    });
     assert.is(check.status, 201);
     const { uuid, ping_url } = (await check.json()) as { uuid: string; ping_url: string };
     assert.is(ping_url, `${first.url.replace("127.0.0.1", "localhost")}/ping/${uuid}`, "SITE_ROOT defaults to the port actually bound");
@@ -89,7 +96,11 @@ test("hcd --version prints package.json's version, which CHANGELOG.md's newest r
 });
 
 test("invalid configuration exits 1 with a message naming the variable", () => {
-  const run = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: "99999", DURABILITY: "sometimes" }, encoding: "utf8", timeout: 20_000 });
+  const run = spawnSync(process.execPath, [MAIN], {
+    env: { ...process.env, PORT: "99999", DURABILITY: "sometimes" },
+    encoding: "utf8",
+    timeout: 20_000,
+  });
   assert.is(run.status, 1);
   assert.match(run.stderr, /PORT/);
   assert.match(run.stderr, /DURABILITY/);
@@ -108,7 +119,11 @@ test("a secret from <NAME>_FILE: the server takes the admin token from its file;
       assert.is(await stop(server), 0);
     }
     for (const env of [{ ADMIN_TOKEN: TOKEN, ADMIN_TOKEN_FILE: file }, { ADMIN_TOKEN_FILE: join(dir.path, "no-such-file") }]) {
-      const run = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", DATA_DIR: join(dir.path, "data"), ...env }, encoding: "utf8", timeout: 20_000 });
+      const run = spawnSync(process.execPath, [MAIN], {
+        env: { ...process.env, PORT: "0", DATA_DIR: join(dir.path, "data"), ...env },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
       assert.is(run.status, 1, run.stdout + run.stderr);
       assert.match(run.stderr, /ADMIN_TOKEN_FILE/);
       assert.not.match(run.stderr + run.stdout, new RegExp(TOKEN), "the token is never printed");
@@ -122,7 +137,11 @@ test("a corrupt store exits 1 at start with a message naming the file", () => {
   const dir = tempDir();
   try {
     writeFileSync(join(dir.path, "data.mdb"), "this is not an LMDB file, but long enough to have a header");
-    const run = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", DATA_DIR: dir.path, ADMIN_TOKEN: TOKEN }, encoding: "utf8", timeout: 20_000 });
+    const run = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, PORT: "0", DATA_DIR: dir.path, ADMIN_TOKEN: TOKEN },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     assert.is(run.status, 1, run.stderr);
     assert.match(run.stderr, /data\.mdb is not an LMDB data file/);
   } finally {
@@ -151,7 +170,8 @@ test("the first start generates and prints the admin token and stores it in DATA
 test("hcd --help lists every command; commands on DATA_DIR print the admin API's JSON", () => {
   const dir = tempDir();
   try {
-    const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dir.path }, encoding: "utf8", timeout: 30_000 });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dir.path }, encoding: "utf8", timeout: 30_000 });
     const help = cli("--help");
     assert.is(help.status, 0);
     for (const command of ["project create", "project list", "channel add", "prune"]) assert.ok(help.stdout.includes(command), command);
@@ -159,11 +179,25 @@ test("hcd --help lists every command; commands on DATA_DIR print the admin API's
     assert.is(created.status, 0, created.stderr);
     const project = JSON.parse(created.stdout) as { id: string; name: string; check_limit: number; api_key: string };
     assert.equal([project.name, project.check_limit], ["from-cli", 3]);
-    const channel = cli("channel", "add", "--project", project.id, "--kind", "ntfy", "--value", '{"url":"https://ntfy.sh","topic":"t"}', "--name", "n");
+    const channel = cli(
+      "channel",
+      "add",
+      "--project",
+      project.id,
+      "--kind",
+      "ntfy",
+      "--value",
+      '{"url":"https://ntfy.sh","topic":"t"}',
+      "--name",
+      "n",
+    );
     assert.is(channel.status, 0, channel.stderr);
     assert.equal(Object.keys(JSON.parse(channel.stdout)).sort(), ["id", "kind", "name"]);
     const list = JSON.parse(cli("project", "list").stdout) as { projects: { id: string }[] };
-    assert.equal(list.projects.map((p) => p.id), [project.id]);
+    assert.equal(
+      list.projects.map((p) => p.id),
+      [project.id],
+    );
     const refused = cli("channel", "add", "--project", project.id, "--kind", "email", "--value", "nope");
     assert.is(refused.status, 1);
     assert.type(JSON.parse(refused.stdout).error, "string");

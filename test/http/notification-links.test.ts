@@ -20,16 +20,35 @@ const SETTINGS = { ...settingsAt(PROVIDER), signalCliSocket: "/run/signal-cli/so
 
 /** A value of each kind as the admin API takes it; a kind missing here fails the test (its links would go unchecked). */
 const VALUES: Record<ChannelKind, unknown> = {
-  email: "ops@example.org", webhook: { url_down: `${PROVIDER}/hook?name=$NAME`, body_down: "$NAME is $STATUS", method_down: "POST" },
-  slack: `${PROVIDER}/slack`, discord: `${PROVIDER}/discord`, ntfy: { url: PROVIDER, topic: "ops" },
-  telegram: { chat_id: "-100123" }, msteamsw: `${PROVIDER}/teams`, pd: { service_key: "pd-key" }, po: { user_key: "po-user" },
-  gotify: { url: PROVIDER, token: "t" }, matrix: { room_id: "!room:example.org" }, googlechat: { url: `${PROVIDER}/chat` },
-  opsgenie: { key: "og-key" }, mattermost: { url: `${PROVIDER}/mm` }, rocketchat: `${PROVIDER}/rc`,
-  zulip: { bot_email: "bot@org.example", api_key: "k", site: PROVIDER, mtype: "stream", to: "ops" }, pushbullet: { token: "pb" },
-  victorops: `${PROVIDER}/vo`, pagertree: `${PROVIDER}/pt`, spike: { url: `${PROVIDER}/spike` }, shell: { cmd_down: `/bin/sh -c 'true "$NAME"'`, cmd_up: "/bin/true" },
-  github: { repo: "acme/ops", token: "gh" }, trello: { list_id: "0123456789abcdef01234567", token: "tr" }, sms: { phone: "+15551234567" },
-  whatsapp: { phone: "+15551234567" }, call: { phone: "+15551234567" }, apprise: { url: "json://provider.test/x" },
-  signal: { value: "+15551234567", up: true, down: true }, alertmanager: { url: PROVIDER, labels: "team=ops" },
+  email: "ops@example.org",
+  webhook: { url_down: `${PROVIDER}/hook?name=$NAME`, body_down: "$NAME is $STATUS", method_down: "POST" },
+  slack: `${PROVIDER}/slack`,
+  discord: `${PROVIDER}/discord`,
+  ntfy: { url: PROVIDER, topic: "ops" },
+  telegram: { chat_id: "-100123" },
+  msteamsw: `${PROVIDER}/teams`,
+  pd: { service_key: "pd-key" },
+  po: { user_key: "po-user" },
+  gotify: { url: PROVIDER, token: "t" },
+  matrix: { room_id: "!room:example.org" },
+  googlechat: { url: `${PROVIDER}/chat` },
+  opsgenie: { key: "og-key" },
+  mattermost: { url: `${PROVIDER}/mm` },
+  rocketchat: `${PROVIDER}/rc`,
+  zulip: { bot_email: "bot@org.example", api_key: "k", site: PROVIDER, mtype: "stream", to: "ops" },
+  pushbullet: { token: "pb" },
+  victorops: `${PROVIDER}/vo`,
+  pagertree: `${PROVIDER}/pt`,
+  spike: { url: `${PROVIDER}/spike` },
+  shell: { cmd_down: `/bin/sh -c 'true "$NAME"'`, cmd_up: "/bin/true" },
+  github: { repo: "acme/ops", token: "gh" },
+  trello: { list_id: "0123456789abcdef01234567", token: "tr" },
+  sms: { phone: "+15551234567" },
+  whatsapp: { phone: "+15551234567" },
+  call: { phone: "+15551234567" },
+  apprise: { url: "json://provider.test/x" },
+  signal: { value: "+15551234567", up: true, down: true },
+  alertmanager: { url: PROVIDER, labels: "team=ops" },
   group: null, // a group sends its members' messages: every other kind here
 };
 
@@ -48,7 +67,11 @@ function textsOf(delivery: Delivery): string[] {
   return requests.flatMap((r) => {
     const body = r.body ?? "";
     const decoded: string[] = [];
-    try { decoded.push(JSON.stringify(JSON.parse(body))); } catch { decoded.push(...new URLSearchParams(body).values()); }
+    try {
+      decoded.push(JSON.stringify(JSON.parse(body)));
+    } catch {
+      decoded.push(...new URLSearchParams(body).values());
+    }
     return [r.url, ...Object.values(r.headers), body, ...decoded];
   });
 }
@@ -60,8 +83,18 @@ function siteLinks(texts: readonly string[]): string[] {
 }
 
 function entriesOf(channel: Channel, check: Check): OutboxEntry[] {
-  const base = { projectId: check.projectId, check: entryCheckOf(channel, check), channel: noticeChannelOf(channel), lastPing: null,
-    lastPingBody: null, projectName: "Ops", downSinceAt: check.createdAt, attempts: 0, nextAttemptAt: check.createdAt, lastError: null };
+  const base = {
+    projectId: check.projectId,
+    check: entryCheckOf(channel, check),
+    channel: noticeChannelOf(channel),
+    lastPing: null,
+    lastPingBody: null,
+    projectName: "Ops",
+    downSinceAt: check.createdAt,
+    attempts: 0,
+    nextAttemptAt: check.createdAt,
+    lastError: null,
+  };
   const flip = { checkUuid: check.uuid, n: 1, at: check.createdAt + HOUR, reason: "timeout" as const, notify: true };
   return [
     { ...base, id: "down", flip: { ...flip, from: "up", to: "down" } },
@@ -70,13 +103,24 @@ function entriesOf(channel: Channel, check: Check): OutboxEntry[] {
   ];
 }
 
-type Browser = { get(url: string): Promise<{ status: number; location: string | null; text: string; type: string }>; cookie: string | null };
+type Browser = {
+  get(url: string): Promise<{ status: number; location: string | null; text: string; type: string }>;
+  cookie: string | null;
+};
 
 function browser(cookie: string | null): Browser {
-  return { cookie, async get(url) {
-    const res = await fetch(url, { redirect: "manual", headers: cookie === null ? {} : { cookie } });
-    return { status: res.status, location: res.headers.get("location"), text: await res.text(), type: res.headers.get("content-type") ?? "" };
-  } };
+  return {
+    cookie,
+    async get(url) {
+      const res = await fetch(url, { redirect: "manual", headers: cookie === null ? {} : { cookie } });
+      return {
+        status: res.status,
+        location: res.headers.get("location"),
+        text: await res.text(),
+        type: res.headers.get("content-type") ?? "",
+      };
+    },
+  };
 }
 
 /** Follows redirects from `url` (at most 5) and returns the final answer and the path it was at. */
@@ -123,15 +167,18 @@ test("every link of every kind's message opens the check, signed in or through t
       assert.ok(input.ok, `${kind}: ${JSON.stringify(input)}`);
       if (!input.ok) continue;
       const channel: Channel = { id: `c-${kind}`, projectId: api.project.id, createdAt: check.createdAt, ...input.value };
-      const links = siteLinks(entriesOf(channel, check).flatMap((entry) => {
-        const delivery = render(entry, { siteRoot: SITE, siteName: "hcd", services: SETTINGS });
-        return delivery === null ? [] : textsOf(delivery);
-      }));
+      const links = siteLinks(
+        entriesOf(channel, check).flatMap((entry) => {
+          const delivery = render(entry, { siteRoot: SITE, siteName: "hcd", services: SETTINGS });
+          return delivery === null ? [] : textsOf(delivery);
+        }),
+      );
       followed.set(kind, links);
       for (const link of links) {
         const url = link.replace(SITE, base);
         const path = url.slice(base.length);
-        if (path.startsWith("/static/")) { // an icon: an image anyone may fetch
+        if (path.startsWith("/static/")) {
+          // an icon: an image anyone may fetch
           const icon = await open(base, browser(null), url);
           assert.equal([icon.status, icon.type], [200, "image/png"], `${kind}: ${link}`);
           continue;
@@ -155,9 +202,15 @@ test("every link of every kind's message opens the check, signed in or through t
       }
     }
     const withoutLinks = [...followed].filter(([, links]) => links.length === 0).map(([kind]) => kind);
-    assert.equal(withoutLinks.sort(), [...WITHOUT_LINKS].filter((kind) => kind !== "group").sort(), "the kinds whose messages carry no link");
+    assert.equal(
+      withoutLinks.sort(),
+      [...WITHOUT_LINKS].filter((kind) => kind !== "group").sort(),
+      "the kinds whose messages carry no link",
+    );
     // the links seen: the check's link, PagerDuty's details page and the Slack/Discord icon
-    const all = new Set([...followed.values()].flat().map((link) => link.replace(/\/cloaked\/[0-9a-f]{40}\//, "/cloaked/KEY/").replace(uuid, "UUID")));
+    const all = new Set(
+      [...followed.values()].flat().map((link) => link.replace(/\/cloaked\/[0-9a-f]{40}\//, "/cloaked/KEY/").replace(uuid, "UUID")),
+    );
     assert.equal([...all].sort(), [`${SITE}/checks/UUID/details/`, `${SITE}/cloaked/KEY/`, `${SITE}/static/img/logo.png`]);
   });
 });

@@ -9,7 +9,8 @@ import { call, ok, startServer, stopServer } from "../security/real-server.ts";
 
 const TOKEN = "password-reset-admin-token-0123456789";
 const admin = { authorization: `Bearer ${TOKEN}` };
-const OLD = "the old password", NEW = "the new password";
+const OLD = "the old password",
+  NEW = "the new password";
 
 async function form(url: string, path: string, fields: Record<string, string>, cookie = "") {
   const response = await fetch(url + path, { method: "POST", body: new URLSearchParams(fields), redirect: "manual", headers: { cookie } });
@@ -36,12 +37,19 @@ test("a reset link by email sets a new password once and ends the old sessions; 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     // the known email's mail has come, and the unknown one's request was made before it: none for it
-    assert.equal(smtp.mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")), ["ann@example.org"]);
+    assert.equal(
+      smtp.mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")),
+      ["ann@example.org"],
+    );
     const link = /https?:\/\/\S+\/invite\/[\w-]{43}/.exec(smtp.mails[0].text ?? "")?.[0] ?? "";
     assert.ok(link !== "", smtp.mails[0].text);
     const path = new URL(link).pathname;
 
-    assert.is((await form(server.url, "/signin/password", { email: "ann@example.org", password: OLD })).status, 303, "the old password holds until the link is used");
+    assert.is(
+      (await form(server.url, "/signin/password", { email: "ann@example.org", password: OLD })).status,
+      303,
+      "the old password holds until the link is used",
+    );
     const set = await form(server.url, path, { password: NEW });
     assert.is(set.status, 303);
     assert.is((await form(server.url, path, { password: "yet another password" })).status, 404, "once");

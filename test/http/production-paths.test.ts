@@ -24,7 +24,9 @@ test("a check's down and up reach a webhook from the worker-thread pool, exactly
       const label = String.fromCharCode(97 + (i % 26)) + String(i);
       const project = await createProject(server, TOKEN, { name: `project-${label}` });
       await webhookTo(server, TOKEN, project.id, receiver.url);
-      const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `job-${label}`, channels: "*" } }));
+      const check = await ok<{ uuid: string }>(
+        call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `job-${label}`, channels: "*" } }),
+      );
       assert.is((await call(server.url, "POST", `/ping/${check.uuid}/fail`)).status, 200);
       await requestsUntil(receiver.requests, 2 * names.length + 1, 20_000);
       // the marker: the up flip's request must come after any repeat of the down on this channel
@@ -33,8 +35,10 @@ test("a check's down and up reach a webhook from the worker-thread pool, exactly
       names.push(`job-${label}`);
       shards.add(shardOf(project.id, 2));
     }
-    assert.equal(receiver.requests.map((r) => `${r.method} ${r.path} ${r.body}`),
-      names.flatMap((name) => [`POST /down/${name} ${name} is down`, `POST /up/${name} ${name} is up`]));
+    assert.equal(
+      receiver.requests.map((r) => `${r.method} ${r.path} ${r.body}`),
+      names.flatMap((name) => [`POST /down/${name} ${name} is down`, `POST /up/${name} ${name} is up`]),
+    );
   } finally {
     assert.is(await stopServer(server), 0, server.output());
     await receiver.close();
@@ -51,14 +55,27 @@ test("the SMTP listener of the real process turns a mail into a ping the API sho
     assert.ok(start !== null && Number(start[2]) > 0, `a start line naming the SMTP port:\n${server.output()}`);
     assert.is(start?.[3], "mail.hcd.test");
     const project = await createProject(server, TOKEN, { name: "mail" });
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly" } }));
-    const sent = await transport.sendMail({ from: "cron@example.com", to: `${check.uuid}@mail.hcd.test`, subject: "backup done", text: "all good" });
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly" } }),
+    );
+    const sent = await transport.sendMail({
+      from: "cron@example.com",
+      to: `${check.uuid}@mail.hcd.test`,
+      subject: "backup done",
+      text: "all good",
+    });
     assert.equal(sent.rejected, []);
     // the listener answers 250 once the ping is committed: the API shows it at once
     const { pings } = await ok<{ pings: { type: string; scheme: string; n: number }[] }>(
-      call(server.url, "GET", `/api/v3/checks/${check.uuid}/pings/`, { key: project.api_key }));
-    assert.equal(pings.map((p) => [p.n, p.type, p.scheme]), [[1, "success", "email"]]);
-    const shown = await ok<{ status: string; n_pings: number }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }));
+      call(server.url, "GET", `/api/v3/checks/${check.uuid}/pings/`, { key: project.api_key }),
+    );
+    assert.equal(
+      pings.map((p) => [p.n, p.type, p.scheme]),
+      [[1, "success", "email"]],
+    );
+    const shown = await ok<{ status: string; n_pings: number }>(
+      call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }),
+    );
     assert.equal([shown.status, shown.n_pings], ["up", 1]);
   } finally {
     transport.close();

@@ -20,10 +20,31 @@ const T0 = Date.UTC(2026, 5, 1, 12);
 
 /** Opens the store in `dir` with the app served on loopback while `body` runs, then closes both. */
 async function served(dir: string, body: (url: string, pool: Pool) => Promise<void>): Promise<void> {
-  const pool = await createInProcessPool({ dataDir: dir, shards: 2, durability: "commit", startAt: T0, clock: "virtual", notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null } });
-  const config = finishConfig(readSettings({ DATA_DIR: dir, SITE_ROOT: "http://hcd.test" }), { adminToken: ADMIN_TOKEN, badgeSecret: BADGE_SECRET, boundPort: 8000 });
+  const pool = await createInProcessPool({
+    dataDir: dir,
+    shards: 2,
+    durability: "commit",
+    startAt: T0,
+    clock: "virtual",
+    notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null },
+  });
+  const config = finishConfig(readSettings({ DATA_DIR: dir, SITE_ROOT: "http://hcd.test" }), {
+    adminToken: ADMIN_TOKEN,
+    badgeSecret: BADGE_SECRET,
+    boundPort: 8000,
+  });
   const unexpected: unknown[] = [];
-  const app = createApp({ pool, clock: new VirtualClock(T0), config, readMail, sendTestNotification: async () => null, serviceKinds: serviceKindsOf(config.services) }, { report: (e) => unexpected.push(e) });
+  const app = createApp(
+    {
+      pool,
+      clock: new VirtualClock(T0),
+      config,
+      readMail,
+      sendTestNotification: async () => null,
+      serviceKinds: serviceKindsOf(config.services),
+    },
+    { report: (e) => unexpected.push(e) },
+  );
   const server = createServer(toNodeHandler(app));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
@@ -38,9 +59,12 @@ async function served(dir: string, body: (url: string, pool: Pool) => Promise<vo
   }
 }
 
-const admin = (url: string, method: string, path: string, body?: unknown) => fetch(url + path, {
-  method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
-});
+const admin = (url: string, method: string, path: string, body?: unknown) =>
+  fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 test("restart: a page added before it is listed and served after it; one removed before it stays removed", async () => {
   const dir = tempDir();
@@ -57,11 +81,21 @@ test("restart: a page added before it is listed and served after it; one removed
       assert.is((await admin(url, "DELETE", `${path}/gone`)).status, 204);
     });
     await served(dir.path, async (url) => {
-      const listed = await (await admin(url, "GET", `/admin/v1/projects/${projectId}/status-pages`)).json() as { status_pages: { slug: string }[] };
-      assert.equal(listed.status_pages.map((p) => p.slug), ["kept"]);
+      const listed = (await (await admin(url, "GET", `/admin/v1/projects/${projectId}/status-pages`)).json()) as {
+        status_pages: { slug: string }[];
+      };
+      assert.equal(
+        listed.status_pages.map((p) => p.slug),
+        ["kept"],
+      );
       const page = await fetch(`${url}/status/kept.json`);
       assert.is(page.status, 200);
-      assert.equal(await page.json(), { title: "Kept page", checks: [{ name: "nightly backup", status: "new", uptime_90d: 100, unknown_90d: 0 }], incidents: [], unknown: [] });
+      assert.equal(await page.json(), {
+        title: "Kept page",
+        checks: [{ name: "nightly backup", status: "new", uptime_90d: 100, unknown_90d: 0 }],
+        incidents: [],
+        unknown: [],
+      });
       assert.is((await fetch(`${url}/status/gone`)).status, 404);
     });
   } finally {
@@ -78,15 +112,18 @@ test("restart: a new name, a key created anew and a revoked one, and a deleted p
       const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
       const doomed = await pool.createProject({ name: "doomed", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, T0);
       assert.is((await admin(url, "PUT", `/admin/v1/projects/${project.id}`, { name: "Ops renamed" })).status, 200);
-      const fresh = await (await admin(url, "POST", `/admin/v1/projects/${project.id}/keys/read-write`)).json() as { api_key: string };
+      const fresh = (await (await admin(url, "POST", `/admin/v1/projects/${project.id}/keys/read-write`)).json()) as { api_key: string };
       assert.is((await admin(url, "DELETE", `/admin/v1/projects/${project.id}/keys/read-only`)).status, 204);
       assert.is((await admin(url, "DELETE", `/admin/v1/projects/${doomed.id}`)).status, 204);
       kept = { id: project.id, oldKey: project.apiKey, newKey: fresh.api_key, readonlyKey: project.apiKeyReadonly };
       gone = { id: doomed.id, apiKey: doomed.apiKey };
     });
     await served(dir.path, async (url) => {
-      const listed = await (await admin(url, "GET", "/admin/v1/projects")).json() as { projects: { id: string; name: string }[] };
-      assert.equal(listed.projects.map((p) => [p.id, p.name]), [[kept.id, "Ops renamed"]]);
+      const listed = (await (await admin(url, "GET", "/admin/v1/projects")).json()) as { projects: { id: string; name: string }[] };
+      assert.equal(
+        listed.projects.map((p) => [p.id, p.name]),
+        [[kept.id, "Ops renamed"]],
+      );
       const checks = (key: string) => fetch(`${url}/api/v3/checks/`, { headers: { "x-api-key": key } });
       assert.is((await checks(kept.newKey)).status, 200);
       assert.is((await checks(kept.oldKey)).status, 401);

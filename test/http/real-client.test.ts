@@ -37,30 +37,48 @@ test("healthchecks-io-client creates, lists, pauses and deletes a check on hcd, 
 
     const created = await client.createCheck({ name: "Nightly Café backup", tags: "prod db", timeout: 3600, grace: 120 });
     const uuid = created.uuid as string;
-    assert.equal([created.name, created.slug, created.status, created.timeout], ["Nightly Café backup", "nightly-cafe-backup", "new", 3600]);
+    assert.equal(
+      [created.name, created.slug, created.status, created.timeout],
+      ["Nightly Café backup", "nightly-cafe-backup", "new", 3600],
+    );
     assert.is(new URL(String(created.update_url)).pathname, `/api/v1/checks/${uuid}`);
     await client.createCheck({ name: "other", tags: "dev" });
 
     assert.equal((await client.getChecks()).checks.map((c) => c.name).sort(), ["Nightly Café backup", "other"]);
-    assert.equal((await client.getChecks(["prod", "db"])).checks.map((c) => c.uuid), [uuid]);
+    assert.equal(
+      (await client.getChecks(["prod", "db"])).checks.map((c) => c.uuid),
+      [uuid],
+    );
 
     await new HealthChecksPingClient({ uuid, baseUrl: `${server.url}/ping` }).start();
     const running = await client.getCheck(uuid);
     assert.equal([running.status, running.started], ["started", true]); // v1's status of a running check
-    assert.equal((await client.listPings(uuid)).pings.map((p) => p.type), ["start"]);
+    assert.equal(
+      (await client.listPings(uuid)).pings.map((p) => p.type),
+      ["start"],
+    );
 
     const paused = await client.pauseCheck(uuid);
     assert.equal([paused.status, paused.started], ["paused", false]);
     assert.is((await client.getCheck(uuid)).status, "paused");
-    const flips = await client.listFlips(uuid) as Json[];
-    assert.equal(flips.map((flip) => flip.up), [0]); // the pause
+    const flips = (await client.listFlips(uuid)) as Json[];
+    assert.equal(
+      flips.map((flip) => flip.up),
+      [0],
+    ); // the pause
     assert.match(String(flips[0].timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     assert.equal((await client.getIntegrations()).channels, []);
 
     const deleted = await client.deleteCheck(uuid);
     assert.is(deleted.uuid, uuid);
-    assert.equal((await client.getChecks()).checks.map((c) => c.name), ["other"]);
-    const gone = await client.getCheck(uuid).then(() => null, (error: { statusCode?: number }) => error);
+    assert.equal(
+      (await client.getChecks()).checks.map((c) => c.name),
+      ["other"],
+    );
+    const gone = await client.getCheck(uuid).then(
+      () => null,
+      (error: { statusCode?: number }) => error,
+    );
     assert.is(gone?.statusCode, 404);
   } finally {
     assert.is(await stopServer(server), 0);

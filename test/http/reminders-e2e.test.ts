@@ -27,7 +27,9 @@ async function clockNow(server: RealServer): Promise<number> {
 }
 
 async function advance(server: RealServer, seconds: number): Promise<number> {
-  return Date.parse((await ok<{ now: string }>(call(server.url, "POST", "/admin/v1/clock", { headers: ADMIN, body: { advance: seconds } }))).now);
+  return Date.parse(
+    (await ok<{ now: string }>(call(server.url, "POST", "/admin/v1/clock", { headers: ADMIN, body: { advance: seconds } }))).now,
+  );
 }
 
 /** Resolves once `list` has `count` items; fails after 15 s of real time. */
@@ -46,25 +48,50 @@ async function webhookReceiver() {
   const receiver = await httpReceiver((request) => {
     if (hanging) return "hang";
     const url = new URL(request.path, "http://x");
-    answered.push({ path: url.pathname, status: url.searchParams.get("s") ?? "", reminder: url.searchParams.get("r") ?? "",
-      now: url.searchParams.get("now") ?? "" });
+    answered.push({
+      path: url.pathname,
+      status: url.searchParams.get("s") ?? "",
+      reminder: url.searchParams.get("r") ?? "",
+      now: url.searchParams.get("now") ?? "",
+    });
     return { status: 200 };
   });
-  return { receiver, answered, hang: (on: boolean) => { hanging = on; } };
+  return {
+    receiver,
+    answered,
+    hang: (on: boolean) => {
+      hanging = on;
+    },
+  };
 }
 
 async function setUp(server: RealServer, webhook: string, check: Record<string, unknown>) {
   const project = await createProject(server, TOKEN, { name: "ops" });
   const query = "s=$STATUS&r=$REMINDER&now=$NOW";
-  await addChannel(server, TOKEN, project.id, { kind: "webhook", value: {
-    method_down: "GET", url_down: `${webhook}/down?${query}`, method_up: "GET", url_up: `${webhook}/up?${query}`,
-  } });
-  const made = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key,
-    body: { name: "job", timeout: 3600, grace: 60, channels: "*", ...check } }));
+  await addChannel(server, TOKEN, project.id, {
+    kind: "webhook",
+    value: {
+      method_down: "GET",
+      url_down: `${webhook}/down?${query}`,
+      method_up: "GET",
+      url_up: `${webhook}/up?${query}`,
+    },
+  });
+  const made = await ok<{ uuid: string }>(
+    call(server.url, "POST", "/api/v3/checks/", {
+      key: project.api_key,
+      body: { name: "job", timeout: 3600, grace: 60, channels: "*", ...check },
+    }),
+  );
   return { project, uuid: made.uuid };
 }
 
-const down = (at: number, reminder: 0 | 1): Heard => ({ path: "/down", status: "down", reminder: String(reminder), now: isoSeconds(at) ?? "" });
+const down = (at: number, reminder: 0 | 1): Heard => ({
+  path: "/down",
+  status: "down",
+  reminder: String(reminder),
+  now: isoSeconds(at) ?? "",
+});
 const up = (at: number): Heard => ({ path: "/up", status: "up", reminder: "0", now: isoSeconds(at) ?? "" });
 
 test("threshold and project mute in the real server: down on the 2nd failure; a mute after it pages nothing again, reminders resume after it", async () => {
@@ -79,8 +106,12 @@ test("threshold and project mute in the real server: down on the 2nd failure; a 
     await advance(server, 10);
     await pingOk(server, `/ping/${uuid}/fail`); // the 2nd: down
     await until(answered, 1, "notifications");
-    const muted = await ok<{ muted_until: string }>(call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`,
-      { headers: ADMIN, body: { until: new Date(t0 + 1500 * S).toISOString() } }));
+    const muted = await ok<{ muted_until: string }>(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/mute`, {
+        headers: ADMIN,
+        body: { until: new Date(t0 + 1500 * S).toISOString() },
+      }),
+    );
     assert.is(muted.muted_until, isoSeconds(t0 + 1500 * S));
     // t0 + 1500: the reminder due at t0 + 610 fell inside the mute and is skipped; the outage was notified
     // before the mute, so its end sends no second down: the next reminder is one interval after it
@@ -88,7 +119,9 @@ test("threshold and project mute in the real server: down on the 2nd failure; a 
     await advance(server, 600);
     await until(answered, 2, "notifications");
     assert.equal(answered, [down(t0 + 10 * S, 0), down(t0 + 2100 * S, 1)]);
-    const check = await ok<{ status: string; failure_threshold: number }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }));
+    const check = await ok<{ status: string; failure_threshold: number }>(
+      call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }),
+    );
     assert.equal([check.status, check.failure_threshold], ["down", 2]);
   } finally {
     await stopServer(server);
@@ -131,8 +164,13 @@ test("reminders are neither duplicated nor lost across a SIGKILL and a restart",
     const downAgainAt = await clockNow(server);
     await until(answered, 7, "notifications");
     assert.equal(answered, [
-      down(t0, 0), down(t0 + 300 * S, 1), down(t0 + 600 * S, 1), down(t0 + 900 * S, 1), down(t0 + 1200 * S, 1),
-      up(upAt), down(downAgainAt, 0),
+      down(t0, 0),
+      down(t0 + 300 * S, 1),
+      down(t0 + 600 * S, 1),
+      down(t0 + 900 * S, 1),
+      down(t0 + 1200 * S, 1),
+      up(upAt),
+      down(downAgainAt, 0),
     ]);
     const check = await ok<{ reminder_interval: number }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }));
     assert.is(check.reminder_interval, 300, "stored and restored");

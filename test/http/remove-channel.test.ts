@@ -14,7 +14,10 @@ const ADMIN = { authorization: `Bearer ${TOKEN}` };
 type Server = { child: ChildProcess; url: string; exited: Promise<unknown> };
 
 async function start(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", SHARDS: "2", DATA_DIR: dataDir, ADMIN_TOKEN: TOKEN, CLOCK: "virtual" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, PORT: "0", SHARDS: "2", DATA_DIR: dataDir, ADMIN_TOKEN: TOKEN, CLOCK: "virtual" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -30,7 +33,12 @@ async function start(dataDir: string): Promise<Server> {
   return { child, url, exited };
 }
 
-async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
@@ -42,7 +50,8 @@ test("DELETE an integration: gone from the check and the list, 404 after, API ke
     const project = (await call(`${server.url}/admin/v1/projects`, "POST", ADMIN, { name: "ops" })).json;
     const channels = `${server.url}/admin/v1/projects/${String(project.id)}/channels`;
     const add = (name: string) => call(channels, "POST", ADMIN, { kind: "webhook", name, value: "http://127.0.0.1:9/hook" });
-    const kept = (await add("kept")).json, gone = (await add("gone")).json;
+    const kept = (await add("kept")).json,
+      gone = (await add("gone")).json;
     const rw = { "x-api-key": String(project.api_key) };
     const created = await call(`${server.url}/api/v3/checks/`, "POST", rw, { name: "backup", channels: "*" });
     assert.is(created.status, 201);
@@ -69,7 +78,10 @@ test("DELETE an integration: gone from the check and the list, 404 after, API ke
     server = await start(dir.path);
     assert.is((await call(`${server.url}/api/v3/checks/${String(created.json.uuid)}`, "GET", rw)).json.channels, String(kept.id));
     const listed = (await call(channels.replace(/^http:\/\/[^/]+/, server.url), "GET", ADMIN)).json.channels as { id: string }[];
-    assert.equal(listed.map((c) => c.id), [kept.id]);
+    assert.equal(
+      listed.map((c) => c.id),
+      [kept.id],
+    );
   } finally {
     server.child.kill("SIGTERM");
     await server.exited;

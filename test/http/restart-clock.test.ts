@@ -32,7 +32,9 @@ test("CLOCK=virtual resumes after a restart from where it stood: a later ping is
   try {
     const project = await createProject(server, TOKEN, { name: "virtual" });
     const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "job" } }));
-    const { now } = await ok<{ now: string }>(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 30 * 86_400 } }));
+    const { now } = await ok<{ now: string }>(
+      call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 30 * 86_400 } }),
+    );
     assert.is((await call(server.url, "GET", `/ping/${check.uuid}`)).status, 200);
     assert.is(await stopServer(server), 0, server.output());
 
@@ -72,7 +74,10 @@ test("a start after a downtime logs it once, with its length", async () => {
   writeRealMark(dir.path, Date.now() - 600_000);
   const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "real" } });
   try {
-    const lines = server.output().split("\n").filter((line) => line.includes("was not running"));
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes("was not running"));
     assert.is(lines.length, 1, server.output());
     assert.match(lines[0], /hcd was not running for 60\d s: 0 check\(s\)/);
   } finally {

@@ -7,7 +7,14 @@ import type { Pool } from "../../host/pool-api.ts";
 
 /** A one-shard pool on the virtual clock starting at `startAt`, durable at each commit. */
 export function virtualPoolOptions(dataDir: string, startAt: Millis): PoolOptions {
-  return { dataDir, shards: 1, durability: "commit", startAt, clock: "virtual", notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null } };
+  return {
+    dataDir,
+    shards: 1,
+    durability: "commit",
+    startAt,
+    clock: "virtual",
+    notify: { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null },
+  };
 }
 
 /** Resolves once `list` has `count` items; fails after 5 s of real time. */
@@ -22,10 +29,28 @@ export async function untilCount<T>(list: T[], count: number): Promise<void> {
 /** A project named "ops" whose one webhook channel GETs `downUrl` and `upUrl` (placeholders allowed). */
 export async function projectWithWebhook(pool: Pool, at: Millis, urls: { down: string; up: string }) {
   const project = await pool.createProject({ name: "ops", checkLimit: 10, pingLogLimit: 10, pingBodyLimit: 1000 }, at);
-  const hook = await pool.addChannel(project.id, { kind: "webhook", name: "hook", value: { kind: "webhook", json: false, spec: {
-    method_down: "GET", url_down: urls.down, body_down: "", headers_down: {},
-    method_up: "GET", url_up: urls.up, body_up: "", headers_up: {},
-  } } }, at);
+  const hook = await pool.addChannel(
+    project.id,
+    {
+      kind: "webhook",
+      name: "hook",
+      value: {
+        kind: "webhook",
+        json: false,
+        spec: {
+          method_down: "GET",
+          url_down: urls.down,
+          body_down: "",
+          headers_down: {},
+          method_up: "GET",
+          url_up: urls.up,
+          body_up: "",
+          headers_up: {},
+        },
+      },
+    },
+    at,
+  );
   if (!hook.ok) throw new Error("the webhook channel was refused");
   return { project, hook: hook.value };
 }

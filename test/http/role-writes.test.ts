@@ -21,9 +21,16 @@ let channelId = "";
 test.before(async () => {
   server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
   project = await createProject(server, TOKEN, { name: "Ops" });
-  checkId = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup" } }))).uuid;
-  channelId = (await ok<{ id: string }>(call(server.url, "POST", `/admin/v1/projects/${project.id}/channels`, { headers: admin,
-    body: { name: "hook", kind: "webhook", value: "http://127.0.0.1:9/hook" } }))).id;
+  checkId = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup" } })))
+    .uuid;
+  channelId = (
+    await ok<{ id: string }>(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/channels`, {
+        headers: admin,
+        body: { name: "hook", kind: "webhook", value: "http://127.0.0.1:9/hook" },
+      }),
+    )
+  ).id;
 });
 test.after(async () => {
   if (server) assert.is(await stopServer(server), 0, server.output());
@@ -31,12 +38,19 @@ test.after(async () => {
 });
 
 async function post(path: string, fields: Record<string, string>, cookie = "") {
-  const response = await fetch(server.url + path, { method: "POST", body: new URLSearchParams(fields), redirect: "manual", headers: { cookie } });
+  const response = await fetch(server.url + path, {
+    method: "POST",
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+    headers: { cookie },
+  });
   return { status: response.status, text: await response.text(), cookie: (response.headers.get("set-cookie") ?? "").split(";")[0] };
 }
 /** A new user with `role` in the project, signed in: their id, session cookie and the CSRF token of their pages. */
 async function signedIn(email: string, role: string) {
-  const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
+  const user = await ok<{ id: string }>(
+    call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }),
+  );
   await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role } }));
   const { cookie } = await post("/signin/password", { email, password: PASSWORD });
   const page = await fetch(`${server.url}/projects/${project.id}/checks`, { headers: { cookie } });
@@ -48,8 +62,12 @@ async function everything(): Promise<string> {
   const adminGet = (path: string) => ok(call(server.url, "GET", path, { headers: admin }));
   const base = `/admin/v1/projects/${project.id}`;
   return JSON.stringify({
-    api: await dumpProject(server.url, project), project: await adminGet(base), members: await adminGet(`${base}/members`),
-    maintenance: await adminGet(`${base}/maintenance`), statusPages: await adminGet(`${base}/status-pages`), audit: await adminGet(`${base}/audit`),
+    api: await dumpProject(server.url, project),
+    project: await adminGet(base),
+    members: await adminGet(`${base}/members`),
+    maintenance: await adminGet(`${base}/maintenance`),
+    statusPages: await adminGet(`${base}/status-pages`),
+    audit: await adminGet(`${base}/audit`),
   });
 }
 
@@ -84,32 +102,57 @@ test("a readonly member's posts to every write form are refused and change nothi
   const answers = [];
   for (const [path, fields] of writes) answers.push([path, (await post(path, { csrf: reader.csrf, ...fields }, reader.cookie)).status]);
   assert.is(await everything(), before, "nothing changed");
-  assert.equal(answers, writes.map(([path]) => [path, 403]), "every write refused with 403");
+  assert.equal(
+    answers,
+    writes.map(([path]) => [path, 403]),
+    "every write refused with 403",
+  );
   const users = await ok<{ users: { email: string }[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
-  assert.not.ok(users.users.some((u) => u.email === "friend@example.org"), "no user invited");
+  assert.not.ok(
+    users.users.some((u) => u.email === "friend@example.org"),
+    "no user invited",
+  );
 });
 
 test("a member removed, or lowered to readonly, while signed in is refused on the session's next write", async () => {
-  const check = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly" } }))).uuid;
-  const paused = async () => (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check}`, { key: project.api_key }))).status === "paused";
+  const check = (
+    await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly" } }))
+  ).uuid;
+  const paused = async () =>
+    (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check}`, { key: project.api_key }))).status === "paused";
   const lowered = await signedIn("lowered@example.org", "member");
   const removed = await signedIn("removed@example.org", "member");
   assert.is((await post(`/checks/${check}/pause`, { csrf: lowered.csrf }, lowered.cookie)).status, 303, "a member may pause");
   assert.ok(await paused());
-  await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${lowered.id}`, { headers: admin, body: { role: "readonly" } }));
+  await ok(
+    call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${lowered.id}`, { headers: admin, body: { role: "readonly" } }),
+  );
   assert.is((await post(`/checks/${check}/resume`, { csrf: lowered.csrf }, lowered.cookie)).status, 403);
   assert.ok(await paused(), "still paused");
 
   assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/members/${removed.id}`, { headers: admin })).status, 204);
-  assert.is((await post(`/checks/${check}/resume`, { csrf: removed.csrf }, removed.cookie)).status, 404, "the project is not theirs any more");
+  assert.is(
+    (await post(`/checks/${check}/resume`, { csrf: removed.csrf }, removed.cookie)).status,
+    404,
+    "the project is not theirs any more",
+  );
   assert.is((await post(`/projects/${project.id}/rename`, { csrf: removed.csrf, name: "Gone" }, removed.cookie)).status, 404);
   assert.ok(await paused(), "still paused");
   assert.is((await ok<{ name: string }>(call(server.url, "GET", `/admin/v1/projects/${project.id}`, { headers: admin }))).name, "Ops");
-  const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }));
-  assert.equal(events.filter((e) => e.action.startsWith("member.")).slice(0, 2).map((e) => [e.actor, e.action, e.target]), [
-    ["admin token", "member.removed", `user "removed@example.org" ${removed.id}`],
-    ["admin token", "member.role_set", `user "lowered@example.org" ${lowered.id} as readonly`],
-  ], "the role changes are in the audit log, newest first");
+  const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }),
+  );
+  assert.equal(
+    events
+      .filter((e) => e.action.startsWith("member."))
+      .slice(0, 2)
+      .map((e) => [e.actor, e.action, e.target]),
+    [
+      ["admin token", "member.removed", `user "removed@example.org" ${removed.id}`],
+      ["admin token", "member.role_set", `user "lowered@example.org" ${lowered.id} as readonly`],
+    ],
+    "the role changes are in the audit log, newest first",
+  );
 });
 
 test.run();

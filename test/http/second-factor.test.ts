@@ -14,20 +14,34 @@ test("a second factor turned on is asked after the password; no code twice, reco
   const dir = tempDir();
   const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
   const post = async (path: string, fields: Record<string, string>, cookie = "") => {
-    const response = await fetch(server.url + path, { method: "POST", body: new URLSearchParams(fields), redirect: "manual", headers: { cookie } });
+    const response = await fetch(server.url + path, {
+      method: "POST",
+      body: new URLSearchParams(fields),
+      redirect: "manual",
+      headers: { cookie },
+    });
     return { status: response.status, text: await response.text(), cookie: (response.headers.get("set-cookie") ?? "").split(";")[0] };
   };
   const password = () => post("/signin/password", { email: "tf@example.org", password: PASSWORD });
   const pendingOf = (page: string) => /name="pending" value="([^"]+)"/.exec(page)?.[1] ?? "";
   try {
-    await ok(call(server.url, "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${TOKEN}` }, body: { email: "tf@example.org", password: PASSWORD } }));
+    await ok(
+      call(server.url, "POST", "/admin/v1/users", {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: { email: "tf@example.org", password: PASSWORD },
+      }),
+    );
     const { cookie } = await password();
     const account = await (await fetch(server.url + "/account", { headers: { cookie } })).text();
     const secret = /class="totp-secret">([A-Z2-7]+)</.exec(account)?.[1] ?? "";
     const csrf = /name="csrf" value="([^"]+)"/.exec(account)?.[1] ?? "";
     assert.ok(secret.length >= 16, account);
 
-    assert.is((await post("/account/second-factor/on", { csrf, secret, code: totp(secret, stepNow() - 20), password: PASSWORD }, cookie)).status, 400, "a code of ten minutes ago");
+    assert.is(
+      (await post("/account/second-factor/on", { csrf, secret, code: totp(secret, stepNow() - 20), password: PASSWORD }, cookie)).status,
+      400,
+      "a code of ten minutes ago",
+    );
     const enabledAt = stepNow();
     const on = await post("/account/second-factor/on", { csrf, secret, code: totp(secret, enabledAt), password: PASSWORD }, cookie);
     assert.is(on.status, 200, on.text);
@@ -48,7 +62,11 @@ test("a second factor turned on is asked after the password; no code twice, reco
 
     const again = pendingOf((await password()).text);
     assert.is((await post("/signin/code", { pending: again, code: recovery[3] })).status, 303);
-    assert.is((await post("/signin/code", { pending: pendingOf((await password()).text), code: recovery[3] })).status, 401, "a recovery code once");
+    assert.is(
+      (await post("/signin/code", { pending: pendingOf((await password()).text), code: recovery[3] })).status,
+      401,
+      "a recovery code once",
+    );
 
     const page = await (await fetch(server.url + "/account", { headers: { cookie: signedIn.cookie } })).text();
     const csrf2 = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";

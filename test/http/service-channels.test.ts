@@ -8,7 +8,17 @@ import { withApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
 
-const SECRETS = ["github-secret-1", "trello-secret-1", "zulip-secret-1", "pushbullet-secret-1", "pd-secret-key-1", "po-secret-user-1", "gotify-secret-1", "opsgenie-secret-1", "hooks.example/secret-path-1"];
+const SECRETS = [
+  "github-secret-1",
+  "trello-secret-1",
+  "zulip-secret-1",
+  "pushbullet-secret-1",
+  "pd-secret-key-1",
+  "po-secret-user-1",
+  "gotify-secret-1",
+  "opsgenie-secret-1",
+  "hooks.example/secret-path-1",
+];
 
 const VALID: [kind: string, value: unknown][] = [
   ["telegram", { chat_id: -1001234 }],
@@ -64,33 +74,49 @@ const INVALID: [kind: string, value: unknown, field: string][] = [
 ];
 
 /** The settings that offer the kinds a server offers only when set up for them (whatsapp, signal). */
-const OFFERED = { TWILIO_USE_WHATSAPP: "true", TWILIO_ACCOUNT: "AC1", TWILIO_AUTH: "tw", TWILIO_FROM: "+15550001111",
-  TWILIO_MESSAGING_SERVICE_SID: "MG1", WHATSAPP_DOWN_CONTENT_SID: "HX1", WHATSAPP_UP_CONTENT_SID: "HX2", SIGNAL_CLI_SOCKET: "/run/signal-cli/socket" };
+const OFFERED = {
+  TWILIO_USE_WHATSAPP: "true",
+  TWILIO_ACCOUNT: "AC1",
+  TWILIO_AUTH: "tw",
+  TWILIO_FROM: "+15550001111",
+  TWILIO_MESSAGING_SERVICE_SID: "MG1",
+  WHATSAPP_DOWN_CONTENT_SID: "HX1",
+  WHATSAPP_UP_CONTENT_SID: "HX2",
+  SIGNAL_CLI_SOCKET: "/run/signal-cli/socket",
+};
 
-test("admin API: each kind's value is accepted (201) and /api/v3/channels/ lists the reference's kind names, no secret anywhere", () => withApi(async (api) => {
-  const path = `/admin/v1/projects/${api.project.id}/channels`;
-  for (const [kind, value] of VALID) {
-    const res = await api.admin("POST", path, { kind, value, name: `${kind}-ch` });
-    assert.is(res.status, 201, `${kind}: ${res.text}`);
-    assert.equal([(res.json as Json).kind, (res.json as Json).name], [kind, `${kind}-ch`]);
-  }
-  const listed = await api.call("GET", "/api/v3/channels/");
-  assert.equal(((listed.json as { channels: Json[] }).channels).map((c) => c.kind).sort(), VALID.map(([kind]) => kind).sort());
-  const states = await api.admin("GET", path);
-  for (const text of [listed.text, states.text]) {
-    for (const secret of SECRETS) assert.not.ok(text.includes(secret), `${secret} shown`);
-  }
-}, { env: OFFERED }));
+test("admin API: each kind's value is accepted (201) and /api/v3/channels/ lists the reference's kind names, no secret anywhere", () =>
+  withApi(
+    async (api) => {
+      const path = `/admin/v1/projects/${api.project.id}/channels`;
+      for (const [kind, value] of VALID) {
+        const res = await api.admin("POST", path, { kind, value, name: `${kind}-ch` });
+        assert.is(res.status, 201, `${kind}: ${res.text}`);
+        assert.equal([(res.json as Json).kind, (res.json as Json).name], [kind, `${kind}-ch`]);
+      }
+      const listed = await api.call("GET", "/api/v3/channels/");
+      assert.equal((listed.json as { channels: Json[] }).channels.map((c) => c.kind).sort(), VALID.map(([kind]) => kind).sort());
+      const states = await api.admin("GET", path);
+      for (const text of [listed.text, states.text]) {
+        for (const secret of SECRETS) assert.not.ok(text.includes(secret), `${secret} shown`);
+      }
+    },
+    { env: OFFERED },
+  ));
 
-test("admin API: an invalid value answers 400 with an error naming its field, and adds nothing", () => withApi(async (api) => {
-  for (const [kind, value, field] of INVALID) {
-    const res = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind, value });
-    assert.is(res.status, 400, `${kind} ${JSON.stringify(value)}`);
-    const error = (res.json as Json).error;
-    assert.ok(typeof error === "string" && error.includes(field), `${kind}: ${String(error)}`);
-  }
-  assert.equal((await api.call("GET", "/api/v3/channels/")).json, { channels: [] });
-}, { env: OFFERED }));
+test("admin API: an invalid value answers 400 with an error naming its field, and adds nothing", () =>
+  withApi(
+    async (api) => {
+      for (const [kind, value, field] of INVALID) {
+        const res = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind, value });
+        assert.is(res.status, 400, `${kind} ${JSON.stringify(value)}`);
+        const error = (res.json as Json).error;
+        assert.ok(typeof error === "string" && error.includes(field), `${kind}: ${String(error)}`);
+      }
+      assert.equal((await api.call("GET", "/api/v3/channels/")).json, { channels: [] });
+    },
+    { env: OFFERED },
+  ));
 
 test("admin API: shell is refused unless SHELL_ENABLED=true, and then takes its commands", async () => {
   const value = { cmd_down: `/bin/sh -c '/usr/local/bin/page-oncall "$NAME"'`, cmd_up: "" };
@@ -99,13 +125,19 @@ test("admin API: shell is refused unless SHELL_ENABLED=true, and then takes its 
     assert.is(res.status, 400);
     assert.match(String((res.json as Json).error), /SHELL_ENABLED/);
   });
-  await withApi(async (api) => {
-    const res = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "shell", value });
-    assert.is(res.status, 201, res.text);
-    const piped = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "shell", value: { cmd_down: "alert | mail" } });
-    assert.is(piped.status, 400);
-    assert.match(String((piped.json as Json).error), /value\.cmd_down/);
-  }, { env: { SHELL_ENABLED: "true" } });
+  await withApi(
+    async (api) => {
+      const res = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, { kind: "shell", value });
+      assert.is(res.status, 201, res.text);
+      const piped = await api.admin("POST", `/admin/v1/projects/${api.project.id}/channels`, {
+        kind: "shell",
+        value: { cmd_down: "alert | mail" },
+      });
+      assert.is(piped.status, 400);
+      assert.match(String((piped.json as Json).error), /value\.cmd_down/);
+    },
+    { env: { SHELL_ENABLED: "true" } },
+  );
 });
 
 test("hcd channel add takes a kind's JSON value on a DATA_DIR, and refuses a bad one", async () => {
@@ -118,7 +150,8 @@ test("hcd channel add takes a kind's JSON value on a DATA_DIR, and refuses a bad
     const env = { DATA_DIR: dir.path };
     assert.is(await runCli(["project", "create", "--name", "ops"], env), 0);
     const project = JSON.parse(printed.splice(0).join("\n")) as Json;
-    const add = (value: string) => runCli(["channel", "add", "--project", String(project.id), "--kind", "po", "--value", value, "--name", "phone"], env);
+    const add = (value: string) =>
+      runCli(["channel", "add", "--project", String(project.id), "--kind", "po", "--value", value, "--name", "phone"], env);
     assert.is(await add('{"user_key": "u-1", "priority": 1}'), 0);
     const added = JSON.parse(printed.splice(0).join("\n")) as Json;
     assert.equal([added.kind, added.name, typeof added.id], ["po", "phone", "string"]);
@@ -126,7 +159,10 @@ test("hcd channel add takes a kind's JSON value on a DATA_DIR, and refuses a bad
     assert.ok(printed.splice(0).join("\n").includes("value.priority"));
     assert.is(await runCli(["channel", "list", "--project", String(project.id)], env), 0);
     const listed = JSON.parse(printed.splice(0).join("\n")) as { channels: Json[] };
-    assert.equal(listed.channels.map((c) => [c.id, c.kind]), [[added.id, "po"]]);
+    assert.equal(
+      listed.channels.map((c) => [c.id, c.kind]),
+      [[added.id, "po"]],
+    );
   } finally {
     [console.log, console.error] = [log, error];
     dir.remove();

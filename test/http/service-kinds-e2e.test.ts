@@ -13,8 +13,15 @@ const TOKEN = "service-kinds-e2e-admin-token-0123456789";
 test("a group's down reaches its telegram (bot token and API URL from the environment) and webhook members", async () => {
   const receiver = await httpReceiver();
   const dir = tempDir();
-  const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
-    TELEGRAM_BOT_TOKEN: "42:e2e-bot-token", TELEGRAM_API_URL: `${receiver.url}/telegram/` } });
+  const server = await startServer({
+    dataDir: dir.path,
+    env: {
+      ADMIN_TOKEN: TOKEN,
+      INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+      TELEGRAM_BOT_TOKEN: "42:e2e-bot-token",
+      TELEGRAM_API_URL: `${receiver.url}/telegram/`,
+    },
+  });
   try {
     const project = await createProject(server, TOKEN, { name: "ops" });
     const hook = await webhookTo(server, TOKEN, project.id, receiver.url);
@@ -23,12 +30,17 @@ test("a group's down reaches its telegram (bot token and API URL from the enviro
     const path = `/admin/v1/projects/${project.id}/channels`;
     const headers = { authorization: `Bearer ${TOKEN}` };
     const nested = await call(server.url, "POST", path, { headers, body: { kind: "group", value: { channels: [group.id] } } });
-    const stranger = await call(server.url, "POST", path, { headers, body: { kind: "group", value: { channels: ["00000000-0000-4000-8000-000000000000"] } } });
+    const stranger = await call(server.url, "POST", path, {
+      headers,
+      body: { kind: "group", value: { channels: ["00000000-0000-4000-8000-000000000000"] } },
+    });
     assert.equal([nested.status, stranger.status], [400, 400]);
     assert.match(nested.text, /a group cannot contain a group/);
     assert.match(stranger.text, /is not a channel of this project/);
 
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", channels: group.id } }));
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", channels: group.id } }),
+    );
     assert.is((await call(server.url, "POST", `/ping/${check.uuid}/fail`)).status, 200);
     const requests = await requestsUntil(receiver.requests, 2, 20_000);
     const byPath = new Map(requests.map((r) => [r.path, r]));

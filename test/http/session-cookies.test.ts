@@ -31,11 +31,17 @@ let plain: Site;
 let https: Site;
 
 test.before(async () => {
-  for (const [i, siteRoot] of [[0, null], [1, "https://hcd.example.org"]] as const) {
+  for (const [i, siteRoot] of [
+    [0, null],
+    [1, "https://hcd.example.org"],
+  ] as const) {
     const provider = await startOidcProvider({ sso: { email: "sso@example.org", email_verified: true } });
     providers.push(provider);
     const oidc = { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET };
-    const server = await startServer({ dataDir: dirs[i].path, env: { ADMIN_TOKEN: TOKEN, ...oidc, ...(siteRoot === null ? {} : { SITE_ROOT: siteRoot }) } });
+    const server = await startServer({
+      dataDir: dirs[i].path,
+      env: { ADMIN_TOKEN: TOKEN, ...oidc, ...(siteRoot === null ? {} : { SITE_ROOT: siteRoot }) },
+    });
     const site = siteRoot ?? `http://localhost:${server.port}`; // SITE_ROOT's default
     provider.configure(site, "hcd", CLIENT_SECRET);
     if (i === 0) plain = await prepare(server, site);
@@ -50,12 +56,27 @@ test.after(async () => {
 
 type Answer = { status: number; text: string; location: string; setCookies: string[] };
 async function post(server: RealServer, path: string, fields: [string, string][], cookie = ""): Promise<Answer> {
-  const response = await fetch(server.url + path, { method: "POST", body: new URLSearchParams(fields), redirect: "manual", headers: { cookie } });
-  return { status: response.status, text: await response.text(), location: response.headers.get("location") ?? "", setCookies: response.headers.getSetCookie() };
+  const response = await fetch(server.url + path, {
+    method: "POST",
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+    headers: { cookie },
+  });
+  return {
+    status: response.status,
+    text: await response.text(),
+    location: response.headers.get("location") ?? "",
+    setCookies: response.headers.getSetCookie(),
+  };
 }
 async function get(server: RealServer, path: string, cookie: string): Promise<Answer> {
   const response = await fetch(server.url + path, { redirect: "manual", headers: { cookie } });
-  return { status: response.status, text: await response.text(), location: response.headers.get("location") ?? "", setCookies: response.headers.getSetCookie() };
+  return {
+    status: response.status,
+    text: await response.text(),
+    location: response.headers.get("location") ?? "",
+    setCookies: response.headers.getSetCookie(),
+  };
 }
 /** The fields of the first form posting to `action` on a page (htmlparser2, through the crawl's parser). */
 function formFields(html: string, action: string): [string, string][] {
@@ -67,13 +88,25 @@ function formFields(html: string, action: string): [string, string][] {
 async function prepare(server: RealServer, site: string): Promise<Site> {
   const project = await createProject(server, TOKEN, { name: "Ops" });
   for (const email of ["ann@example.org", "tf@example.org", "mallory@example.org", "sso@example.org"]) {
-    const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
+    const user = await ok<{ id: string }>(
+      call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }),
+    );
     await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "owner" } }));
   }
-  const cookie = cookieOf(await post(server, "/signin/password", [["email", "tf@example.org"], ["password", PASSWORD]]));
+  const cookie = cookieOf(
+    await post(server, "/signin/password", [
+      ["email", "tf@example.org"],
+      ["password", PASSWORD],
+    ]),
+  );
   const fields = formFields((await get(server, "/account", cookie)).text, "/account/second-factor/on");
   const secret = fields.find(([name]) => name === "secret")?.[1] ?? "";
-  const on = await post(server, "/account/second-factor/on", [...fields.filter(([name]) => name !== "code" && name !== "password"), ["code", generateSync({ secret })], ["password", PASSWORD]], cookie);
+  const on = await post(
+    server,
+    "/account/second-factor/on",
+    [...fields.filter(([name]) => name !== "code" && name !== "password"), ["code", generateSync({ secret })], ["password", PASSWORD]],
+    cookie,
+  );
   assert.is(on.status, 200, on.text);
   const recoveryCodes = [...on.text.matchAll(/<li><code>([0-9a-f-]{19})<\/code><\/li>/g)].map((m) => m[1]);
   assert.is(recoveryCodes.length, 10, on.text);
@@ -88,32 +121,66 @@ function cookieOf(answer: Answer): string {
 }
 /** A Set-Cookie header's attributes, names lower-cased (a flag's value is ""). */
 function attributesOf(setCookie: string): Map<string, string> {
-  return new Map(setCookie.split(";").slice(1).map((part) => {
-    const eq = part.indexOf("=");
-    return eq === -1 ? [part.trim().toLowerCase(), ""] : [part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim()];
-  }));
+  return new Map(
+    setCookie
+      .split(";")
+      .slice(1)
+      .map((part) => {
+        const eq = part.indexOf("=");
+        return eq === -1 ? [part.trim().toLowerCase(), ""] : [part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim()];
+      }),
+  );
 }
 
 /** Each way of signing in, given the Cookie header the client sends with it: the answer that sets the session. */
 const SIGN_INS: Record<string, (site: Site, cookie: string) => Promise<Answer>> = {
   "admin token": (site, cookie) => post(site.server, "/signin", [["key", TOKEN]], cookie),
   "API key": (site, cookie) => post(site.server, "/signin", [["key", site.project.api_key]], cookie),
-  "password": (site, cookie) => post(site.server, "/signin/password", [["email", "ann@example.org"], ["password", PASSWORD]], cookie),
+  password: (site, cookie) =>
+    post(
+      site.server,
+      "/signin/password",
+      [
+        ["email", "ann@example.org"],
+        ["password", PASSWORD],
+      ],
+      cookie,
+    ),
   "password and second factor": async (site, cookie) => {
-    const first = await post(site.server, "/signin/password", [["email", "tf@example.org"], ["password", PASSWORD]], cookie);
+    const first = await post(
+      site.server,
+      "/signin/password",
+      [
+        ["email", "tf@example.org"],
+        ["password", PASSWORD],
+      ],
+      cookie,
+    );
     assert.is(first.status, 200, first.text);
-    assert.equal(first.setCookies.filter((c) => c.startsWith(`${COOKIE}=`)), [], "no session before the second factor");
+    assert.equal(
+      first.setCookies.filter((c) => c.startsWith(`${COOKIE}=`)),
+      [],
+      "no session before the second factor",
+    );
     const code = site.recoveryCodes.shift() ?? "";
-    return post(site.server, "/signin/code", [...formFields(first.text, "/signin/code").filter(([name]) => name !== "code"), ["code", code]], cookie);
+    return post(
+      site.server,
+      "/signin/code",
+      [...formFields(first.text, "/signin/code").filter(([name]) => name !== "code"), ["code", code]],
+      cookie,
+    );
   },
-  "SSO": async (site, cookie) => {
+  SSO: async (site, cookie) => {
     const started = await startSignIn(site.server.url);
     const back = await throughProvider(started.providerUrl, "sso"); // an address at SITE_ROOT, which is this process
     assert.is(back.origin, new URL(site.site).origin);
-    const response = await fetch(site.server.url + back.pathname + back.search, { redirect: "manual", headers: { cookie: [started.stateCookie, cookie].filter((c) => c !== "").join("; ") } });
+    const response = await fetch(site.server.url + back.pathname + back.search, {
+      redirect: "manual",
+      headers: { cookie: [started.stateCookie, cookie].filter((c) => c !== "").join("; ") },
+    });
     return { status: response.status, text: await response.text(), location: "", setCookies: response.headers.getSetCookie() };
   },
-  "invitation": async (site, cookie) => {
+  invitation: async (site, cookie) => {
     const email = `invited-${site.invites++}@example.org`;
     const made = await ok<{ invite_url: string }>(call(site.server.url, "POST", "/admin/v1/users", { headers: admin, body: { email } }));
     return post(site.server, new URL(made.invite_url).pathname, [["password", PASSWORD]], cookie);
@@ -131,11 +198,14 @@ async function whoIs(site: Site, cookie: string): Promise<string> {
   return `unknown: ${home.status} ${home.location}`;
 }
 const WHO: Record<string, string> = {
-  "admin token": "admin token", "API key": "API key", "password": "user ann@example.org", "password and second factor": "user tf@example.org",
-  "SSO": "user sso@example.org",
+  "admin token": "admin token",
+  "API key": "API key",
+  password: "user ann@example.org",
+  "password and second factor": "user tf@example.org",
+  SSO: "user sso@example.org",
 };
 /** The status of a sign-in's answer: a redirect home, but a page after SSO (see http/dashboard/oidc-routes.ts). */
-const signedInStatus = (way: string) => way === "SSO" ? 200 : 303;
+const signedInStatus = (way: string) => (way === "SSO" ? 200 : 303);
 
 /** Every Set-Cookie of the session cookie a site answers with: each sign-in, and each sign-out (that clears it). */
 async function everySessionCookie(site: Site): Promise<[string, string][]> {
@@ -173,7 +243,8 @@ function problemsOf(label: string, setCookie: string, secure: boolean): string[]
   if (attributes.has("secure") !== secure) problems.push(secure ? "not Secure" : "Secure on plain http");
   if (attributes.has("domain")) problems.push("a Domain, so sent to other hosts too");
   if (clearing && (attributes.get("max-age") !== "0" || setCookie.split(";")[0] !== `${COOKIE}=`)) problems.push("not cleared");
-  if (!clearing && attributes.get("max-age") !== String(12 * 3600)) problems.push(`Max-Age=${attributes.get("max-age")}, not the 12 h idle lifetime`);
+  if (!clearing && attributes.get("max-age") !== String(12 * 3600))
+    problems.push(`Max-Age=${attributes.get("max-age")}, not the 12 h idle lifetime`);
   return problems.map((problem) => `${label}: ${problem} (${setCookie})`);
 }
 
@@ -195,26 +266,40 @@ async function stateCookieProblems(site: Site, secure: boolean): Promise<string[
 test("on plain http every session cookie set is HttpOnly, SameSite=Strict, for the whole site and not Secure", async () => {
   const cookies = await everySessionCookie(plain);
   assert.is(cookies.length, 8, "six sign-ins and two sign-outs");
-  assert.equal(cookies.flatMap(([label, setCookie]) => problemsOf(label, setCookie, false)), []);
+  assert.equal(
+    cookies.flatMap(([label, setCookie]) => problemsOf(label, setCookie, false)),
+    [],
+  );
   assert.equal(await stateCookieProblems(plain, false), []);
 });
 
 test("with an https:// SITE_ROOT every session cookie set is also Secure", async () => {
   const cookies = await everySessionCookie(https);
   assert.is(cookies.length, 8, "six sign-ins and two sign-outs");
-  assert.equal(cookies.flatMap(([label, setCookie]) => problemsOf(label, setCookie, true)), []);
+  assert.equal(
+    cookies.flatMap(([label, setCookie]) => problemsOf(label, setCookie, true)),
+    [],
+  );
   assert.equal(await stateCookieProblems(https, true), []);
 });
 
 test("a session id sent before signing in is never the one after it, whichever way, and opens no more than before", async () => {
   const site = plain;
   // the ids planted: one of a session of the planter's own, and one made up
-  const mallory = cookieOf(await post(site.server, "/signin/password", [["email", "mallory@example.org"], ["password", PASSWORD]]));
+  const mallory = cookieOf(
+    await post(site.server, "/signin/password", [
+      ["email", "mallory@example.org"],
+      ["password", PASSWORD],
+    ]),
+  );
   assert.is(await whoIs(site, mallory), "user mallory@example.org");
   const madeUp = `${COOKIE}=${"f".repeat(43)}`;
   assert.is(await whoIs(site, madeUp), "nobody");
   for (const [way, signIn] of Object.entries(SIGN_INS)) {
-    for (const [planted, was] of [[mallory, "user mallory@example.org"], [madeUp, "nobody"]]) {
+    for (const [planted, was] of [
+      [mallory, "user mallory@example.org"],
+      [madeUp, "nobody"],
+    ]) {
       const answer = await signIn(site, planted);
       assert.is(answer.status, signedInStatus(way), `${way}: ${answer.text.slice(0, 300)}`);
       const after = cookieOf(answer);

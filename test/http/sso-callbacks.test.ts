@@ -12,17 +12,26 @@ const CLIENT_SECRET = "sso-callbacks-client-secret-0123456789";
 const UNKNOWN = /This sign-in is unknown, already used or expired/;
 const UNVERIFIED = /could not be verified/;
 
-const sso = ssoRig({
-  ann: { email: "ann@example.com", email_verified: true },
-  mallory: { email: "mallory@example.com", email_verified: true },
-}, { token: TOKEN, clientSecret: CLIENT_SECRET, users: ["ann@example.com", "mallory@example.com"] });
+const sso = ssoRig(
+  {
+    ann: { email: "ann@example.com", email_verified: true },
+    mallory: { email: "mallory@example.com", email_verified: true },
+  },
+  { token: TOKEN, clientSecret: CLIENT_SECRET, users: ["ann@example.com", "mallory@example.com"] },
+);
 let server: RealServer;
-test.before(() => { ({ server } = sso()); });
+test.before(() => {
+  ({ server } = sso());
+});
 
 /** Opens a callback URL in a browser whose cookies are `cookie`: the status, the page and the session cookie set, if any. */
 async function callback(url: URL | string, cookie: string | null) {
   const response = await fetch(url, { redirect: "manual", headers: cookie === null ? {} : { cookie } });
-  const session = response.headers.getSetCookie().find((c) => /^hcd_session=[^;]/.test(c))?.split(";")[0] ?? null;
+  const session =
+    response.headers
+      .getSetCookie()
+      .find((c) => /^hcd_session=[^;]/.test(c))
+      ?.split(";")[0] ?? null;
   return { status: response.status, page: await response.text(), session };
 }
 

@@ -21,14 +21,17 @@ async function withSso(body: (api: Api, clock: { now: Millis }) => Promise<void>
   provider.configure(SITE, "hcd", CLIENT_SECRET);
   const clock = { now: Date.now() };
   try {
-    await withApi(async (api) => {
-      const made = await api.admin("POST", "/admin/v1/users", { email: "ann@example.com", password: "a long enough password" });
-      assert.is(made.status, 201, made.text);
-      await body(api, clock);
-    }, {
-      sessionClock: { kind: "real", now: () => clock.now },
-      env: { SITE_ROOT: SITE, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET, ADMIN_TOKEN },
-    });
+    await withApi(
+      async (api) => {
+        const made = await api.admin("POST", "/admin/v1/users", { email: "ann@example.com", password: "a long enough password" });
+        assert.is(made.status, 201, made.text);
+        await body(api, clock);
+      },
+      {
+        sessionClock: { kind: "real", now: () => clock.now },
+        env: { SITE_ROOT: SITE, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET, ADMIN_TOKEN },
+      },
+    );
   } finally {
     await provider.close();
   }
@@ -39,7 +42,10 @@ async function startedSignIn(api: Api): Promise<{ callback: string; cookie: stri
   const started = await api.call("POST", "/signin/oidc", { key: null });
   assert.is(started.status, 200, started.text);
   const providerUrl = /content="0;url=([^"]+)"/.exec(started.text)?.[1]?.replaceAll("&amp;", "&");
-  const cookie = started.headers.getSetCookie().find((c) => c.startsWith("hcd_oidc="))?.split(";")[0];
+  const cookie = started.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("hcd_oidc="))
+    ?.split(";")[0];
   assert.ok(providerUrl !== undefined && cookie !== undefined, started.text);
   const back = await throughProvider(providerUrl, "ann");
   assert.is(back.origin, SITE);

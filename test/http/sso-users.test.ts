@@ -33,13 +33,25 @@ test.before(async () => {
   const first = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
   try {
     projectId = (await ok<{ id: string }>(call(first.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "ops" } }))).id;
-    await ok(call(first.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "ida@example.com", password: "a long enough password" } }));
+    await ok(
+      call(first.url, "POST", "/admin/v1/users", {
+        headers: admin,
+        body: { email: "ida@example.com", password: "a long enough password" },
+      }),
+    );
   } finally {
     await stopServer(first);
   }
-  server = await startServer({ dataDir: dir.path, env: {
-    ADMIN_TOKEN: TOKEN, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: CLIENT_SECRET, OIDC_DEFAULT_ROLE: `member:${projectId}`,
-  } });
+  server = await startServer({
+    dataDir: dir.path,
+    env: {
+      ADMIN_TOKEN: TOKEN,
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: "hcd",
+      OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      OIDC_DEFAULT_ROLE: `member:${projectId}`,
+    },
+  });
   provider.configure(`http://localhost:${server.port}`, "hcd", CLIENT_SECRET);
 });
 
@@ -59,35 +71,59 @@ async function ssoSignIn(login: string) {
   const url = await throughProvider(started.providerUrl, login);
   const response = await fetch(url, { redirect: "manual", headers: { cookie: started.stateCookie } });
   const page = await response.text();
-  const session = response.headers.getSetCookie().find((c) => /^hcd_session=[^;]/.test(c))?.split(";")[0];
+  const session = response.headers
+    .getSetCookie()
+    .find((c) => /^hcd_session=[^;]/.test(c))
+    ?.split(";")[0];
   if (session === undefined) return { status: response.status, page, email: null };
   const account = await fetch(`${server.url}/account`, { redirect: "manual", headers: { cookie: session } });
   return { status: response.status, page, email: /[\w.]+@example\.com/.exec(await account.text())?.[0] ?? null };
 }
 
-const users = async () => (await ok<{ users: { id: string; email: string }[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }))).users;
-const members = async () => (await ok<{ members: { email: string; role: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${projectId}/members`, { headers: admin }))).members;
+const users = async () =>
+  (await ok<{ users: { id: string; email: string }[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }))).users;
+const members = async () =>
+  (
+    await ok<{ members: { email: string; role: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${projectId}/members`, { headers: admin }),
+    )
+  ).members;
 
 test("a first sign-in with a verified email makes its user, member of the default project; the next finds the same user", async () => {
   const first = await ssoSignIn("dan");
   assert.is(first.status, 200, first.page);
   assert.is(first.email, "dan@example.com");
-  assert.equal((await members()).map((m) => [m.email, m.role]), [["dan@example.com", "member"]]);
-  const audit = await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${projectId}/audit`, { headers: admin }));
-  assert.ok(audit.events.some((e) => e.actor === "OIDC_DEFAULT_ROLE" && e.action === "member.role_set" && /"dan@example\.com" .* as member$/.test(e.target)),
-    `the role OIDC_DEFAULT_ROLE gave is recorded: ${JSON.stringify(audit.events)}`);
+  assert.equal(
+    (await members()).map((m) => [m.email, m.role]),
+    [["dan@example.com", "member"]],
+  );
+  const audit = await ok<{ events: { actor: string; action: string; target: string }[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${projectId}/audit`, { headers: admin }),
+  );
+  assert.ok(
+    audit.events.some(
+      (e) => e.actor === "OIDC_DEFAULT_ROLE" && e.action === "member.role_set" && /"dan@example\.com" .* as member$/.test(e.target),
+    ),
+    `the role OIDC_DEFAULT_ROLE gave is recorded: ${JSON.stringify(audit.events)}`,
+  );
   const again = await ssoSignIn("dan");
   assert.is(again.email, "dan@example.com");
   assert.equal((await users()).filter((u) => u.email === "dan@example.com").length, 1, "one user, not two");
 });
 
 test("an unverified email makes nobody and signs in nobody, from the ID token or from userinfo", async () => {
-  for (const [login, email] of [["eve", "eve@example.com"], ["gus", "gus@example.com"]]) {
+  for (const [login, email] of [
+    ["eve", "eve@example.com"],
+    ["gus", "gus@example.com"],
+  ]) {
     const answer = await ssoSignIn(login);
     assert.is(answer.status, 403, login);
     assert.match(answer.page, /not verified/);
     assert.is(answer.email, null);
-    assert.not.ok((await users()).some((u) => u.email === email), `no user ${email}`);
+    assert.not.ok(
+      (await users()).some((u) => u.email === email),
+      `no user ${email}`,
+    );
   }
 });
 
@@ -106,14 +142,22 @@ test("a user who turned on hcd's own second factor is asked its code after the p
   const cookie = (await signInUser(server, "ida@example.com", password)).cookie;
   const secret = /class="totp-secret">([A-Z2-7]+)</.exec((await getPage(server.url, "/account", cookie)).text)?.[1] ?? "";
   const step = stepNow();
-  const on = await postForm(server.url, "/account/second-factor/on", { csrf: await csrfOf(server.url, cookie), secret, code: totp(secret, step), password }, { cookie });
+  const on = await postForm(
+    server.url,
+    "/account/second-factor/on",
+    { csrf: await csrfOf(server.url, cookie), secret, code: totp(secret, step), password },
+    { cookie },
+  );
   assert.is(on.status, 200, on.text.slice(0, 300));
   const sso = await ssoSignIn("ida");
   assert.is(sso.status, 200, sso.page);
   assert.is(sso.email, null, "no session from the provider alone");
   const pending = /name="pending" value="([^"]+)"/.exec(sso.page)?.[1] ?? "";
   assert.ok(pending !== "", sso.page);
-  assert.is((await postForm(server.url, "/signin/code", { pending, code: "000000" === totp(secret, step + 1) ? "111111" : "000000" })).status, 401);
+  assert.is(
+    (await postForm(server.url, "/signin/code", { pending, code: "000000" === totp(secret, step + 1) ? "111111" : "000000" })).status,
+    401,
+  );
   const signedIn = await postForm(server.url, "/signin/code", { pending, code: totp(secret, step + 1) });
   assert.is(signedIn.status, 303, signedIn.text.slice(0, 300));
   assert.match((await getPage(server.url, "/account", signedIn.cookie)).text, /ida@example\.com/);

@@ -8,14 +8,24 @@ import { ADMIN_TOKEN, T0, withServedApi } from "./harness.ts";
 
 type Json = Record<string, unknown>;
 
-async function send(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; text: string; json: unknown; headers: Headers }> {
+async function send(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; text: string; json: unknown; headers: Headers }> {
   const res = await fetch(url + path, {
-    method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, text, json, headers: res.headers };
 }
 
@@ -30,118 +40,178 @@ async function twoChecks(api: Api): Promise<{ a: string; b: string }> {
   return { a, b };
 }
 
-test("admin API: POST 201, GET lists, DELETE 204 then 404; an API key is not the admin", () => withServedApi(async (api, url) => {
-  const { a, b } = await twoChecks(api);
-  const path = `/admin/v1/projects/${api.project.id}/status-pages`;
-  const made = await send(url, "POST", path, { slug: "acme", title: "Acme services", checks: [a, b] });
-  assert.is(made.status, 201, made.text);
-  assert.equal(made.json, { slug: "acme", title: "Acme services", checks: [a, b], url: "http://hc.test/status/acme", created: "2026-01-15T12:00:00+00:00" });
-  assert.equal(((await send(url, "GET", path)).json as { status_pages: Json[] }).status_pages.map((p) => p.slug), ["acme"]);
-  const byKey = await fetch(url + path, { method: "POST", headers: { "x-api-key": api.project.apiKey, "content-type": "application/json" }, body: JSON.stringify({ slug: "x", title: "x", checks: [a] }) });
-  assert.is(byKey.status, 401);
-  const removed = await send(url, "DELETE", `${path}/acme`);
-  assert.equal([removed.status, removed.text], [204, ""]);
-  assert.is((await send(url, "DELETE", `${path}/acme`)).status, 404);
-  assert.equal((await send(url, "GET", path)).json, { status_pages: [] });
-  assert.is((await fetch(`${url}/status/acme.json`)).status, 404, "a removed page is gone at once");
-}));
+test("admin API: POST 201, GET lists, DELETE 204 then 404; an API key is not the admin", () =>
+  withServedApi(async (api, url) => {
+    const { a, b } = await twoChecks(api);
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    const made = await send(url, "POST", path, { slug: "acme", title: "Acme services", checks: [a, b] });
+    assert.is(made.status, 201, made.text);
+    assert.equal(made.json, {
+      slug: "acme",
+      title: "Acme services",
+      checks: [a, b],
+      url: "http://hc.test/status/acme",
+      created: "2026-01-15T12:00:00+00:00",
+    });
+    assert.equal(
+      ((await send(url, "GET", path)).json as { status_pages: Json[] }).status_pages.map((p) => p.slug),
+      ["acme"],
+    );
+    const byKey = await fetch(url + path, {
+      method: "POST",
+      headers: { "x-api-key": api.project.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ slug: "x", title: "x", checks: [a] }),
+    });
+    assert.is(byKey.status, 401);
+    const removed = await send(url, "DELETE", `${path}/acme`);
+    assert.equal([removed.status, removed.text], [204, ""]);
+    assert.is((await send(url, "DELETE", `${path}/acme`)).status, 404);
+    assert.equal((await send(url, "GET", path)).json, { status_pages: [] });
+    assert.is((await fetch(`${url}/status/acme.json`)).status, 404, "a removed page is gone at once");
+  }));
 
-test("admin API: bad input is a 400 with an error (a taken slug 409) and adds nothing", () => withServedApi(async (api, url) => {
-  const { a } = await twoChecks(api);
-  const other = await api.newProject({ name: "other" });
-  const theirs = await api.call("POST", `${api.root}/checks/`, { key: other.apiKey, body: { name: "theirs" } });
-  const foreign = String((theirs.json as Json).ping_url).split("/").at(-1);
-  const path = `/admin/v1/projects/${api.project.id}/status-pages`;
-  assert.is((await send(url, "POST", path, { slug: "taken", title: "T", checks: [a] })).status, 201);
-  const good = { slug: "fine", title: "T", checks: [a] };
-  const bad: Json[] = [
-    { ...good, slug: "Upper" }, { ...good, slug: "-dash" }, { ...good, slug: "has space" }, { ...good, slug: "a.json" }, { ...good, slug: "x".repeat(65) },
-    { ...good, slug: 5 }, { title: "T", checks: [a] }, { ...good, title: "" }, { ...good, title: "   " }, { ...good, title: "x".repeat(101) },
-    { ...good, checks: [] }, { ...good, checks: "all" }, { ...good, checks: ["not-a-uuid"] }, { ...good, checks: [a, a] },
-    { ...good, checks: ["00000000-0000-4000-8000-000000000000"] }, { ...good, checks: [foreign] },
-  ];
-  for (const body of bad) {
-    const answer = await send(url, "POST", path, body);
-    assert.is(answer.status, 400, `${JSON.stringify(body)}: ${answer.text}`);
-    assert.type((answer.json as Json).error, "string");
-  }
-  assert.is((await send(url, "POST", path, "[1]")).status, 400);
-  const taken = await send(url, "POST", path, { ...good, slug: "taken" });
-  assert.equal([taken.status, taken.json], [409, { error: "json validation error: slug is already taken" }]);
-  const otherProject = await send(url, "POST", `/admin/v1/projects/${other.id}/status-pages`, { slug: "taken", title: "T", checks: [foreign] });
-  assert.is(otherProject.status, 409, "a slug is unique over every project");
-  assert.equal(((await send(url, "GET", path)).json as { status_pages: Json[] }).status_pages.map((p) => p.slug), ["taken"]);
-  assert.is((await send(url, "GET", "/admin/v1/projects/00000000-0000-4000-8000-000000000000/status-pages")).status, 404);
-}));
-
-test("public page: names, status words, 90-day uptime and incidents from the flips; nothing secret; text escaped", () => withServedApi(async (api, url) => {
-  const { a, b } = await twoChecks(api);
-  await api.ping(a, { body: new TextEncoder().encode("SECRET-BODY-TEXT") });
-  await api.ping(b);
-  await advance(url, 7200); // b down at T0+1860, a down at T0+3660
-  await api.ping(a); // a up again at T0+7200
-  await advance(url, 3600);
-  await api.ping(a); // now T0+10800
-  assert.is((await send(url, "POST", `/admin/v1/projects/${api.project.id}/status-pages`, { slug: "acme", title: "Acme & <b>co</b>", checks: [a, b] })).status, 201);
-
-  const res = await fetch(`${url}/status/acme.json`);
-  assert.is(res.status, 200);
-  const doc = await res.json() as Json;
-  const iso = (s: number) => new Date(T0 + s * 1000).toISOString().replace(".000Z", "+00:00");
-  const pct = (down: number) => Math.round(((10_800 - down) / 10_800) * 10_000) / 100;
-  assert.equal(doc, {
-    title: "Acme & <b>co</b>",
-    checks: [
-      { name: "<script>alert(1)</script> backup", status: "up", uptime_90d: pct(7200 - 3660), unknown_90d: 0 },
-      { name: "mailer", status: "down", uptime_90d: pct(10_800 - 1860), unknown_90d: 0 },
-    ],
-    incidents: [
-      { check: "<script>alert(1)</script> backup", started: iso(3660), ended: iso(7200) },
-      { check: "mailer", started: iso(1860), ended: null },
-    ],
-    unknown: [],
-  });
-
-  const page = await fetch(`${url}/status/acme`);
-  assert.is(page.status, 200);
-  assert.match(page.headers.get("content-type") ?? "", /text\/html/);
-  const body = await page.text();
-  assert.ok(body.includes("&lt;script&gt;alert(1)&lt;/script&gt; backup"), "the name shows as text");
-  assert.not.ok(body.includes("<script>"), "no markup from a name");
-  assert.ok(body.includes("<h1>Acme &amp; &lt;b&gt;co&lt;/b&gt;</h1>"));
-  assert.match(body, />up</);
-  assert.match(body, />down</);
-  assert.ok(body.includes(`${pct(7200 - 3660)}%`) && body.includes(`${pct(10_800 - 1860)}%`));
-  const bars = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/<span /g)].length);
-  assert.equal(bars, [90, 90], "90 daily bars per check");
-  assert.ok(body.includes("ongoing"));
-  const project = api.project;
-  for (const text of [await (await fetch(`${url}/status/acme.json`)).text(), body]) {
-    for (const secret of [a, b, project.id, project.apiKey, project.apiKeyReadonly, project.pingKey, project.badgeKey, "/ping/", "SECRET-BODY-TEXT"]) {
-      assert.not.ok(text.includes(secret), `the page shows ${secret}`);
+test("admin API: bad input is a 400 with an error (a taken slug 409) and adds nothing", () =>
+  withServedApi(async (api, url) => {
+    const { a } = await twoChecks(api);
+    const other = await api.newProject({ name: "other" });
+    const theirs = await api.call("POST", `${api.root}/checks/`, { key: other.apiKey, body: { name: "theirs" } });
+    const foreign = String((theirs.json as Json).ping_url)
+      .split("/")
+      .at(-1);
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    assert.is((await send(url, "POST", path, { slug: "taken", title: "T", checks: [a] })).status, 201);
+    const good = { slug: "fine", title: "T", checks: [a] };
+    const bad: Json[] = [
+      { ...good, slug: "Upper" },
+      { ...good, slug: "-dash" },
+      { ...good, slug: "has space" },
+      { ...good, slug: "a.json" },
+      { ...good, slug: "x".repeat(65) },
+      { ...good, slug: 5 },
+      { title: "T", checks: [a] },
+      { ...good, title: "" },
+      { ...good, title: "   " },
+      { ...good, title: "x".repeat(101) },
+      { ...good, checks: [] },
+      { ...good, checks: "all" },
+      { ...good, checks: ["not-a-uuid"] },
+      { ...good, checks: [a, a] },
+      { ...good, checks: ["00000000-0000-4000-8000-000000000000"] },
+      { ...good, checks: [foreign] },
+    ];
+    for (const body of bad) {
+      const answer = await send(url, "POST", path, body);
+      assert.is(answer.status, 400, `${JSON.stringify(body)}: ${answer.text}`);
+      assert.type((answer.json as Json).error, "string");
     }
-  }
-  const zipped = await fetch(`${url}/status/acme`, { headers: { "accept-encoding": "gzip" } });
-  assert.is(zipped.headers.get("content-encoding"), "gzip");
-  assert.is(await zipped.text(), body, "the same page, gzipped");
-  assert.is((await fetch(`${url}/status/acme`, { headers: { "accept-encoding": "identity" } })).headers.get("content-encoding"), null);
-  assert.is((await fetch(`${url}/status/nope`)).status, 404);
-  assert.equal(await (await fetch(`${url}/status/nope.json`)).json(), { error: "status page not found" });
-}));
+    assert.is((await send(url, "POST", path, "[1]")).status, 400);
+    const taken = await send(url, "POST", path, { ...good, slug: "taken" });
+    assert.equal([taken.status, taken.json], [409, { error: "json validation error: slug is already taken" }]);
+    const otherProject = await send(url, "POST", `/admin/v1/projects/${other.id}/status-pages`, {
+      slug: "taken",
+      title: "T",
+      checks: [foreign],
+    });
+    assert.is(otherProject.status, 409, "a slug is unique over every project");
+    assert.equal(
+      ((await send(url, "GET", path)).json as { status_pages: Json[] }).status_pages.map((p) => p.slug),
+      ["taken"],
+    );
+    assert.is((await send(url, "GET", "/admin/v1/projects/00000000-0000-4000-8000-000000000000/status-pages")).status, 404);
+  }));
 
-test("public page: a view is kept for 5 s, then worked out again", () => withServedApi(async (api, url) => {
-  const { a } = await twoChecks(api);
-  await api.ping(a);
-  assert.is((await send(url, "POST", `/admin/v1/projects/${api.project.id}/status-pages`, { slug: "kept", title: "K", checks: [a] })).status, 201);
-  const statusOf = async () => ((await (await fetch(`${url}/status/kept.json`)).json()) as { checks: Json[] }).checks[0].status;
-  assert.is(await statusOf(), "up");
-  assert.is((await fetch(`${url}/status/kept`)).headers.get("cache-control"), "public, max-age=5");
-  await api.ping(a, { signal: "fail" });
-  assert.is(await statusOf(), "up", "the view of a moment ago is served");
-  await advance(url, 4);
-  assert.is(await statusOf(), "up", "still within 5 s");
-  await advance(url, 1);
-  assert.is(await statusOf(), "down", "worked out again after 5 s");
-}));
+test("public page: names, status words, 90-day uptime and incidents from the flips; nothing secret; text escaped", () =>
+  withServedApi(async (api, url) => {
+    const { a, b } = await twoChecks(api);
+    await api.ping(a, { body: new TextEncoder().encode("SECRET-BODY-TEXT") });
+    await api.ping(b);
+    await advance(url, 7200); // b down at T0+1860, a down at T0+3660
+    await api.ping(a); // a up again at T0+7200
+    await advance(url, 3600);
+    await api.ping(a); // now T0+10800
+    assert.is(
+      (
+        await send(url, "POST", `/admin/v1/projects/${api.project.id}/status-pages`, {
+          slug: "acme",
+          title: "Acme & <b>co</b>",
+          checks: [a, b],
+        })
+      ).status,
+      201,
+    );
+
+    const res = await fetch(`${url}/status/acme.json`);
+    assert.is(res.status, 200);
+    const doc = (await res.json()) as Json;
+    const iso = (s: number) => new Date(T0 + s * 1000).toISOString().replace(".000Z", "+00:00");
+    const pct = (down: number) => Math.round(((10_800 - down) / 10_800) * 10_000) / 100;
+    assert.equal(doc, {
+      title: "Acme & <b>co</b>",
+      checks: [
+        { name: "<script>alert(1)</script> backup", status: "up", uptime_90d: pct(7200 - 3660), unknown_90d: 0 },
+        { name: "mailer", status: "down", uptime_90d: pct(10_800 - 1860), unknown_90d: 0 },
+      ],
+      incidents: [
+        { check: "<script>alert(1)</script> backup", started: iso(3660), ended: iso(7200) },
+        { check: "mailer", started: iso(1860), ended: null },
+      ],
+      unknown: [],
+    });
+
+    const page = await fetch(`${url}/status/acme`);
+    assert.is(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /text\/html/);
+    const body = await page.text();
+    assert.ok(body.includes("&lt;script&gt;alert(1)&lt;/script&gt; backup"), "the name shows as text");
+    assert.not.ok(body.includes("<script>"), "no markup from a name");
+    assert.ok(body.includes("<h1>Acme &amp; &lt;b&gt;co&lt;/b&gt;</h1>"));
+    assert.match(body, />up</);
+    assert.match(body, />down</);
+    assert.ok(body.includes(`${pct(7200 - 3660)}%`) && body.includes(`${pct(10_800 - 1860)}%`));
+    const bars = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/<span /g)].length);
+    assert.equal(bars, [90, 90], "90 daily bars per check");
+    assert.ok(body.includes("ongoing"));
+    const project = api.project;
+    for (const text of [await (await fetch(`${url}/status/acme.json`)).text(), body]) {
+      for (const secret of [
+        a,
+        b,
+        project.id,
+        project.apiKey,
+        project.apiKeyReadonly,
+        project.pingKey,
+        project.badgeKey,
+        "/ping/",
+        "SECRET-BODY-TEXT",
+      ]) {
+        assert.not.ok(text.includes(secret), `the page shows ${secret}`);
+      }
+    }
+    const zipped = await fetch(`${url}/status/acme`, { headers: { "accept-encoding": "gzip" } });
+    assert.is(zipped.headers.get("content-encoding"), "gzip");
+    assert.is(await zipped.text(), body, "the same page, gzipped");
+    assert.is((await fetch(`${url}/status/acme`, { headers: { "accept-encoding": "identity" } })).headers.get("content-encoding"), null);
+    assert.is((await fetch(`${url}/status/nope`)).status, 404);
+    assert.equal(await (await fetch(`${url}/status/nope.json`)).json(), { error: "status page not found" });
+  }));
+
+test("public page: a view is kept for 5 s, then worked out again", () =>
+  withServedApi(async (api, url) => {
+    const { a } = await twoChecks(api);
+    await api.ping(a);
+    assert.is(
+      (await send(url, "POST", `/admin/v1/projects/${api.project.id}/status-pages`, { slug: "kept", title: "K", checks: [a] })).status,
+      201,
+    );
+    const statusOf = async () => ((await (await fetch(`${url}/status/kept.json`)).json()) as { checks: Json[] }).checks[0].status;
+    assert.is(await statusOf(), "up");
+    assert.is((await fetch(`${url}/status/kept`)).headers.get("cache-control"), "public, max-age=5");
+    await api.ping(a, { signal: "fail" });
+    assert.is(await statusOf(), "up", "the view of a moment ago is served");
+    await advance(url, 4);
+    assert.is(await statusOf(), "up", "still within 5 s");
+    await advance(url, 1);
+    assert.is(await statusOf(), "down", "worked out again after 5 s");
+  }));
 
 test.run();

@@ -26,24 +26,69 @@ const enc = (text: string) => new TextEncoder().encode(text);
 // ---- config ----
 
 const REAL_SERVICES = {
-  telegramBotToken: null, telegramApiUrl: "https://api.telegram.org",
+  telegramBotToken: null,
+  telegramApiUrl: "https://api.telegram.org",
   pagerdutyEventsUrl: "https://events.pagerduty.com/generic/2010-04-15/create_event.json",
-  pushoverApiToken: null, pushoverApiUrl: "https://api.pushover.net", opsgenieApiUrl: null, matrixHomeserver: null, matrixAccessToken: null,
-  pushbulletApiUrl: "https://api.pushbullet.com", shellEnabled: false, appriseEnabled: false, twilioAccount: null, twilioAuth: null, twilioFrom: null,
-  twilioApiUrl: "https://api.twilio.com", githubApiUrl: "https://api.github.com", trelloAppKey: null, trelloApiUrl: "https://api.trello.com",
-  twilioMessagingServiceSid: null, whatsappDownContentSid: null, whatsappUpContentSid: null, signalCliSocket: null, twilioUseWhatsapp: false,
+  pushoverApiToken: null,
+  pushoverApiUrl: "https://api.pushover.net",
+  opsgenieApiUrl: null,
+  matrixHomeserver: null,
+  matrixAccessToken: null,
+  pushbulletApiUrl: "https://api.pushbullet.com",
+  shellEnabled: false,
+  appriseEnabled: false,
+  twilioAccount: null,
+  twilioAuth: null,
+  twilioFrom: null,
+  twilioApiUrl: "https://api.twilio.com",
+  githubApiUrl: "https://api.github.com",
+  trelloAppKey: null,
+  trelloApiUrl: "https://api.trello.com",
+  twilioMessagingServiceSid: null,
+  whatsappDownContentSid: null,
+  whatsappUpContentSid: null,
+  signalCliSocket: null,
+  twilioUseWhatsapp: false,
 };
 
 test("config: defaults", () => {
   const s = readSettings({});
-  assert.equal({ ...s, shards: 0 }, {
-    port: 8000, host: "127.0.0.1", dataDir: "./data", siteRoot: null, adminToken: null, badgeSecret: null, shards: 0, smtpPort: null,
-    emailDomain: "localhost", smtpUrl: null, defaultFromEmail: "hcd@localhost", allowPrivateIps: false, services: REAL_SERVICES, durability: "flush", clock: "real", apiRateLimit: 100,
-    maxConnections: 4096,
-    metricsToken: null, logFormat: "text", logLevel: "info", accessLog: false, trustedProxies: [], cluster: null, auditMaxAgeDays: 90, auditMaxEvents: 10_000, oidc: null,
-  });
+  assert.equal(
+    { ...s, shards: 0 },
+    {
+      port: 8000,
+      host: "127.0.0.1",
+      dataDir: "./data",
+      siteRoot: null,
+      adminToken: null,
+      badgeSecret: null,
+      shards: 0,
+      smtpPort: null,
+      emailDomain: "localhost",
+      smtpUrl: null,
+      defaultFromEmail: "hcd@localhost",
+      allowPrivateIps: false,
+      services: REAL_SERVICES,
+      durability: "flush",
+      clock: "real",
+      apiRateLimit: 100,
+      maxConnections: 4096,
+      metricsToken: null,
+      logFormat: "text",
+      logLevel: "info",
+      accessLog: false,
+      trustedProxies: [],
+      cluster: null,
+      auditMaxAgeDays: 90,
+      auditMaxEvents: 10_000,
+      oidc: null,
+    },
+  );
   assert.ok(s.shards >= 1);
-  assert.is(finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot, "http://localhost:41234");
+  assert.is(
+    finishConfig(readSettings({ PORT: "0" }), { adminToken: "t", badgeSecret: "s", boundPort: 41234 }).siteRoot,
+    "http://localhost:41234",
+  );
 });
 
 test("config: the API rate limit is off by default under CLOCK=virtual, and can still be set there", () => {
@@ -54,21 +99,66 @@ test("config: the API rate limit is off by default under CLOCK=virtual, and can 
 
 test("config: every variable is read", () => {
   const s = readSettings({
-    PORT: "9000", HOST: "0.0.0.0", DATA_DIR: "/tmp/x", SITE_ROOT: "https://hc.example.com/", ADMIN_TOKEN: "0123456789abcdef",
-    SHARDS: "3", SMTP_PORT: "2525", EMAIL_DOMAIN: "hc.example.com", SMTP_URL: "smtp://u:p@mail:587", DEFAULT_FROM_EMAIL: "alerts@hc.example.com",
-    INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", DURABILITY: "commit", CLOCK: "virtual", API_RATE_LIMIT: "0",
+    PORT: "9000",
+    HOST: "0.0.0.0",
+    DATA_DIR: "/tmp/x",
+    SITE_ROOT: "https://hc.example.com/",
+    ADMIN_TOKEN: "0123456789abcdef",
+    SHARDS: "3",
+    SMTP_PORT: "2525",
+    EMAIL_DOMAIN: "hc.example.com",
+    SMTP_URL: "smtp://u:p@mail:587",
+    DEFAULT_FROM_EMAIL: "alerts@hc.example.com",
+    INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+    DURABILITY: "commit",
+    CLOCK: "virtual",
+    API_RATE_LIMIT: "0",
     MAX_CONNECTIONS: "500",
-    METRICS_TOKEN: "scraper-token", LOG_FORMAT: "JSON", LOG_LEVEL: "warn", LOG_ACCESS: "yes", TRUSTED_PROXIES: "10.0.0.0/8, ::1",
-    AUDIT_MAX_AGE_DAYS: "30", AUDIT_MAX_EVENTS: "500",
-    OIDC_ISSUER: "https://login.example.com/", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: "s3cret", OIDC_DEFAULT_ROLE: "readonly:0b5e-project",
+    METRICS_TOKEN: "scraper-token",
+    LOG_FORMAT: "JSON",
+    LOG_LEVEL: "warn",
+    LOG_ACCESS: "yes",
+    TRUSTED_PROXIES: "10.0.0.0/8, ::1",
+    AUDIT_MAX_AGE_DAYS: "30",
+    AUDIT_MAX_EVENTS: "500",
+    OIDC_ISSUER: "https://login.example.com/",
+    OIDC_CLIENT_ID: "hcd",
+    OIDC_CLIENT_SECRET: "s3cret",
+    OIDC_DEFAULT_ROLE: "readonly:0b5e-project",
     BADGE_SECRET: "b".repeat(32),
   });
   assert.equal(s, {
-    port: 9000, host: "0.0.0.0", dataDir: "/tmp/x", siteRoot: "https://hc.example.com", adminToken: "0123456789abcdef", badgeSecret: "b".repeat(32),
-    shards: 3, smtpPort: 2525, emailDomain: "hc.example.com", smtpUrl: "smtp://u:p@mail:587", defaultFromEmail: "alerts@hc.example.com", allowPrivateIps: true,
-    services: REAL_SERVICES, durability: "commit", clock: "virtual", apiRateLimit: 0, maxConnections: 500,
-    metricsToken: "scraper-token", logFormat: "json", logLevel: "warn", accessLog: true, trustedProxies: ["10.0.0.0/8", "::1"], cluster: null, auditMaxAgeDays: 30, auditMaxEvents: 500,
-    oidc: { issuer: "https://login.example.com/", clientId: "hcd", clientSecret: "s3cret", newUsers: { grant: { role: "readonly", projectId: "0b5e-project" } } },
+    port: 9000,
+    host: "0.0.0.0",
+    dataDir: "/tmp/x",
+    siteRoot: "https://hc.example.com",
+    adminToken: "0123456789abcdef",
+    badgeSecret: "b".repeat(32),
+    shards: 3,
+    smtpPort: 2525,
+    emailDomain: "hc.example.com",
+    smtpUrl: "smtp://u:p@mail:587",
+    defaultFromEmail: "alerts@hc.example.com",
+    allowPrivateIps: true,
+    services: REAL_SERVICES,
+    durability: "commit",
+    clock: "virtual",
+    apiRateLimit: 0,
+    maxConnections: 500,
+    metricsToken: "scraper-token",
+    logFormat: "json",
+    logLevel: "warn",
+    accessLog: true,
+    trustedProxies: ["10.0.0.0/8", "::1"],
+    cluster: null,
+    auditMaxAgeDays: 30,
+    auditMaxEvents: 500,
+    oidc: {
+      issuer: "https://login.example.com/",
+      clientId: "hcd",
+      clientSecret: "s3cret",
+      newUsers: { grant: { role: "readonly", projectId: "0b5e-project" } },
+    },
   });
 });
 
@@ -78,55 +168,137 @@ test("config: OIDC_DEFAULT_ROLE is none or <role>:<project id>, only with the th
   assert.equal(readSettings({ ...sso, OIDC_DEFAULT_ROLE: "none" }).oidc?.newUsers, { grant: null });
   assert.equal(readSettings({ ...sso, OIDC_DEFAULT_ROLE: "owner:p1" }).oidc?.newUsers, { grant: { role: "owner", projectId: "p1" } });
   for (const bad of ["member", "admin:p1", "member:", "member:a b"]) {
-    assert.throws(() => readSettings({ ...sso, OIDC_DEFAULT_ROLE: bad }), new RegExp(`OIDC_DEFAULT_ROLE=${bad}: expected none or <role>:<project id>`), bad);
+    assert.throws(
+      () => readSettings({ ...sso, OIDC_DEFAULT_ROLE: bad }),
+      new RegExp(`OIDC_DEFAULT_ROLE=${bad}: expected none or <role>:<project id>`),
+      bad,
+    );
   }
   assert.throws(() => readSettings({ OIDC_DEFAULT_ROLE: "none" }), /OIDC_DEFAULT_ROLE: only with OIDC_ISSUER/);
 });
 
 test("config: the notification kinds' endpoints and tokens are read, URLs without a trailing slash; a bad URL is named", () => {
-  assert.equal(readSettings({
-    TELEGRAM_BOT_TOKEN: "1:tg", TELEGRAM_API_URL: "http://proxy:8080/tg/", PAGERDUTY_EVENTS_URL: "http://proxy/pd",
-    PUSHOVER_API_TOKEN: "po", PUSHOVER_API_URL: "http://proxy/po", OPSGENIE_API_URL: "http://proxy/og",
-    MATRIX_HOMESERVER: "https://matrix.example.org/", MATRIX_ACCESS_TOKEN: "mx", PUSHBULLET_API_URL: "http://proxy/pb", SHELL_ENABLED: "yes",
-    TWILIO_ACCOUNT: "AC1", TWILIO_AUTH: "tw", TWILIO_FROM: "+1555", TWILIO_API_URL: "http://proxy/tw/", GITHUB_API_URL: "http://proxy/gh",
-    TRELLO_APP_KEY: "tk", TRELLO_API_URL: "http://proxy/tr", TWILIO_USE_WHATSAPP: "true", TWILIO_MESSAGING_SERVICE_SID: "MG1",
-    WHATSAPP_DOWN_CONTENT_SID: "HX1", WHATSAPP_UP_CONTENT_SID: "HX2", SIGNAL_CLI_SOCKET: "/run/signal-cli/socket",
-  }).services, {
-    telegramBotToken: "1:tg", telegramApiUrl: "http://proxy:8080/tg", pagerdutyEventsUrl: "http://proxy/pd",
-    pushoverApiToken: "po", pushoverApiUrl: "http://proxy/po", opsgenieApiUrl: "http://proxy/og",
-    matrixHomeserver: "https://matrix.example.org", matrixAccessToken: "mx", pushbulletApiUrl: "http://proxy/pb", shellEnabled: true, appriseEnabled: false,
-    twilioAccount: "AC1", twilioAuth: "tw", twilioFrom: "+1555", twilioApiUrl: "http://proxy/tw", githubApiUrl: "http://proxy/gh",
-    trelloAppKey: "tk", trelloApiUrl: "http://proxy/tr", twilioMessagingServiceSid: "MG1", whatsappDownContentSid: "HX1",
-    whatsappUpContentSid: "HX2", signalCliSocket: "/run/signal-cli/socket", twilioUseWhatsapp: true,
-  });
+  assert.equal(
+    readSettings({
+      TELEGRAM_BOT_TOKEN: "1:tg",
+      TELEGRAM_API_URL: "http://proxy:8080/tg/",
+      PAGERDUTY_EVENTS_URL: "http://proxy/pd",
+      PUSHOVER_API_TOKEN: "po",
+      PUSHOVER_API_URL: "http://proxy/po",
+      OPSGENIE_API_URL: "http://proxy/og",
+      MATRIX_HOMESERVER: "https://matrix.example.org/",
+      MATRIX_ACCESS_TOKEN: "mx",
+      PUSHBULLET_API_URL: "http://proxy/pb",
+      SHELL_ENABLED: "yes",
+      TWILIO_ACCOUNT: "AC1",
+      TWILIO_AUTH: "tw",
+      TWILIO_FROM: "+1555",
+      TWILIO_API_URL: "http://proxy/tw/",
+      GITHUB_API_URL: "http://proxy/gh",
+      TRELLO_APP_KEY: "tk",
+      TRELLO_API_URL: "http://proxy/tr",
+      TWILIO_USE_WHATSAPP: "true",
+      TWILIO_MESSAGING_SERVICE_SID: "MG1",
+      WHATSAPP_DOWN_CONTENT_SID: "HX1",
+      WHATSAPP_UP_CONTENT_SID: "HX2",
+      SIGNAL_CLI_SOCKET: "/run/signal-cli/socket",
+    }).services,
+    {
+      telegramBotToken: "1:tg",
+      telegramApiUrl: "http://proxy:8080/tg",
+      pagerdutyEventsUrl: "http://proxy/pd",
+      pushoverApiToken: "po",
+      pushoverApiUrl: "http://proxy/po",
+      opsgenieApiUrl: "http://proxy/og",
+      matrixHomeserver: "https://matrix.example.org",
+      matrixAccessToken: "mx",
+      pushbulletApiUrl: "http://proxy/pb",
+      shellEnabled: true,
+      appriseEnabled: false,
+      twilioAccount: "AC1",
+      twilioAuth: "tw",
+      twilioFrom: "+1555",
+      twilioApiUrl: "http://proxy/tw",
+      githubApiUrl: "http://proxy/gh",
+      trelloAppKey: "tk",
+      trelloApiUrl: "http://proxy/tr",
+      twilioMessagingServiceSid: "MG1",
+      whatsappDownContentSid: "HX1",
+      whatsappUpContentSid: "HX2",
+      signalCliSocket: "/run/signal-cli/socket",
+      twilioUseWhatsapp: true,
+    },
+  );
   assert.throws(() => readSettings({ SHELL_ENABLED: "maybe" }), /SHELL_ENABLED: expected true or false/);
   assert.throws(() => readSettings({ TELEGRAM_API_URL: "api.telegram.org" }), /TELEGRAM_API_URL: expected an http\(s\) URL/);
 });
 
 test("config: NATS_URL turns on cluster mode, with NODE_ID and the shared settings", () => {
-  const s = readSettings({ NATS_URL: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", NODE_ID: "node-2", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_PARTITIONS: "16", CLUSTER_REPLICAS: "1", CLUSTER_SNAPSHOT_EVERY: "500" });
-  assert.equal(s.cluster, { natsUrls: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"], natsUser: null, natsPassword: null, natsToken: null,
-    natsCreds: null, natsTls: false, natsTlsCa: null, nodeId: "node-2", partitions: 16, replicas: 1, snapshotEvery: 500 });
+  const s = readSettings({
+    NATS_URL: "nats://10.0.0.1:4222, nats://10.0.0.2:4222",
+    NODE_ID: "node-2",
+    ADMIN_TOKEN: "0123456789abcdef",
+    CLUSTER_PARTITIONS: "16",
+    CLUSTER_REPLICAS: "1",
+    CLUSTER_SNAPSHOT_EVERY: "500",
+  });
+  assert.equal(s.cluster, {
+    natsUrls: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"],
+    natsUser: null,
+    natsPassword: null,
+    natsToken: null,
+    natsCreds: null,
+    natsTls: false,
+    natsTlsCa: null,
+    nodeId: "node-2",
+    partitions: 16,
+    replicas: 1,
+    snapshotEvery: 500,
+  });
   assert.is(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.snapshotEvery, 10_000);
-  assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_SNAPSHOT_EVERY: "10" }), /CLUSTER_SNAPSHOT_EVERY/);
-  assert.equal(readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.partitions, null, "unset: the cluster's stored count is taken (cluster/partition-count.ts)");
+  assert.throws(
+    () => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", CLUSTER_SNAPSHOT_EVERY: "10" }),
+    /CLUSTER_SNAPSHOT_EVERY/,
+  );
+  assert.equal(
+    readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef" }).cluster?.partitions,
+    null,
+    "unset: the cluster's stored count is taken (cluster/partition-count.ts)",
+  );
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222" }), /ADMIN_TOKEN: required with NATS_URL/);
   assert.throws(() => readSettings({ NATS_URL: "http://a", ADMIN_TOKEN: "0123456789abcdef" }), /NATS_URL: expected/);
   assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", NODE_ID: "a b" }), /NODE_ID=a b/);
-  assert.throws(() => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", CLOCK: "virtual" }), /CLOCK=virtual: not available/);
+  assert.throws(
+    () => readSettings({ NATS_URL: "nats://a:4222", ADMIN_TOKEN: "0123456789abcdef", CLOCK: "virtual" }),
+    /CLOCK=virtual: not available/,
+  );
 });
 
 test("config: NATS credentials leave the URLs (decoded), a token, a credentials file, TLS and its CA", () => {
   const token = { ADMIN_TOKEN: "0123456789abcdef" };
-  const withPassword = readSettings({ ...token, NATS_URL: "tls://hcd:p%40ss%3Aw%2Frd@[::1]:4222,tls://hcd:p%40ss%3Aw%2Frd@nats-2", NATS_TLS_CA: "/etc/hcd/ca.pem" }).cluster!;
-  assert.equal([withPassword.natsUrls, withPassword.natsUser, withPassword.natsPassword, withPassword.natsTls, withPassword.natsTlsCa],
-    [["tls://[::1]:4222", "tls://nats-2"], "hcd", "p@ss:w/rd", true, "/etc/hcd/ca.pem"]);
-  assert.equal(natsAccessOf(withPassword), { urls: ["tls://[::1]:4222", "tls://nats-2"], credentials: { kind: "password", user: "hcd", password: "p@ss:w/rd" }, tls: { caFile: "/etc/hcd/ca.pem" } });
+  const withPassword = readSettings({
+    ...token,
+    NATS_URL: "tls://hcd:p%40ss%3Aw%2Frd@[::1]:4222,tls://hcd:p%40ss%3Aw%2Frd@nats-2",
+    NATS_TLS_CA: "/etc/hcd/ca.pem",
+  }).cluster!;
+  assert.equal(
+    [withPassword.natsUrls, withPassword.natsUser, withPassword.natsPassword, withPassword.natsTls, withPassword.natsTlsCa],
+    [["tls://[::1]:4222", "tls://nats-2"], "hcd", "p@ss:w/rd", true, "/etc/hcd/ca.pem"],
+  );
+  assert.equal(natsAccessOf(withPassword), {
+    urls: ["tls://[::1]:4222", "tls://nats-2"],
+    credentials: { kind: "password", user: "hcd", password: "p@ss:w/rd" },
+    tls: { caFile: "/etc/hcd/ca.pem" },
+  });
   const withToken = readSettings({ ...token, NATS_URL: "nats://t0ken@a:4222,nats://b:4222" }).cluster!;
   assert.equal([withToken.natsUrls, withToken.natsUser, withToken.natsToken], [["nats://a:4222", "nats://b:4222"], null, "t0ken"]);
   assert.equal(natsAccessOf(withToken).credentials, { kind: "token", token: "t0ken" });
   const withCreds = readSettings({ ...token, NATS_URL: "nats://a:4222", NATS_CREDS: "/etc/hcd/node.creds" }).cluster!;
-  assert.equal(natsAccessOf(withCreds), { urls: ["nats://a:4222"], credentials: { kind: "creds", file: "/etc/hcd/node.creds" }, tls: null });
+  assert.equal(natsAccessOf(withCreds), {
+    urls: ["nats://a:4222"],
+    credentials: { kind: "creds", file: "/etc/hcd/node.creds" },
+    tls: null,
+  });
   const refused: [Record<string, string>, RegExp][] = [
     [{ NATS_URL: "nats://u:one@a:4222,nats://u:two@b:4222" }, /NATS_URL: every URL that carries credentials must carry the same/],
     [{ NATS_URL: "tls://a:4222,nats://b:4222" }, /NATS_URL: either every URL is tls:\/\/ or none/],
@@ -137,22 +309,51 @@ test("config: NATS credentials leave the URLs (decoded), a token, a credentials 
     [{ NATS_CREDS: "/node.creds" }, /NATS_CREDS: only with NATS_URL/],
   ];
   for (const [env, expected] of refused) {
-    const error = (() => { try { readSettings({ ...token, ...env }); return null; } catch (e) { return e as Error; } })();
+    const error = (() => {
+      try {
+        readSettings({ ...token, ...env });
+        return null;
+      } catch (e) {
+        return e as Error;
+      }
+    })();
     assert.instance(error, ConfigError, JSON.stringify(env));
     assert.match(error!.message, expected);
-    for (const secret of ["u:one", "u:two", "u:50%", "u:p@"]) assert.not.ok(error!.message.includes(secret), `no credentials in: ${error!.message}`);
+    for (const secret of ["u:one", "u:two", "u:50%", "u:p@"])
+      assert.not.ok(error!.message.includes(secret), `no credentials in: ${error!.message}`);
   }
 });
 
 test("config: invalid values fail with one message naming each of them", () => {
   try {
-    readSettings({ PORT: "http", SHARDS: "0", DURABILITY: "maybe", CLOCK: "fast", INTEGRATIONS_ALLOW_PRIVATE_IPS: "sure", SITE_ROOT: "localhost", API_RATE_LIMIT: "-1",
-      LOG_FORMAT: "xml", LOG_LEVEL: "loud", LOG_ACCESS: "maybe" });
+    readSettings({
+      PORT: "http",
+      SHARDS: "0",
+      DURABILITY: "maybe",
+      CLOCK: "fast",
+      INTEGRATIONS_ALLOW_PRIVATE_IPS: "sure",
+      SITE_ROOT: "localhost",
+      API_RATE_LIMIT: "-1",
+      LOG_FORMAT: "xml",
+      LOG_LEVEL: "loud",
+      LOG_ACCESS: "maybe",
+    });
     assert.unreachable("should have thrown");
   } catch (error) {
     assert.instance(error, ConfigError);
     const message = (error as Error).message;
-    for (const name of ["PORT", "SHARDS", "DURABILITY", "CLOCK", "INTEGRATIONS_ALLOW_PRIVATE_IPS", "SITE_ROOT", "API_RATE_LIMIT", "LOG_FORMAT", "LOG_LEVEL", "LOG_ACCESS"]) {
+    for (const name of [
+      "PORT",
+      "SHARDS",
+      "DURABILITY",
+      "CLOCK",
+      "INTEGRATIONS_ALLOW_PRIVATE_IPS",
+      "SITE_ROOT",
+      "API_RATE_LIMIT",
+      "LOG_FORMAT",
+      "LOG_LEVEL",
+      "LOG_ACCESS",
+    ]) {
       assert.ok(message.includes(name), `${name} in ${message}`);
     }
   }
@@ -166,7 +367,10 @@ test("config: the admin token is generated once, stored, and read back", () => {
     assert.ok(first.generated);
     assert.ok(first.token.length >= 32);
     assert.equal(loadAdminToken(settings), { token: first.token, generated: false });
-    assert.equal(loadAdminToken(readSettings({ DATA_DIR: dir.path, ADMIN_TOKEN: "from-the-environment" })), { token: "from-the-environment", generated: false });
+    assert.equal(loadAdminToken(readSettings({ DATA_DIR: dir.path, ADMIN_TOKEN: "from-the-environment" })), {
+      token: "from-the-environment",
+      generated: false,
+    });
   } finally {
     dir.remove();
   }
@@ -212,7 +416,10 @@ const FROM_FILES: Record<string, [value: string, read: (s: ReturnType<typeof rea
   METRICS_TOKEN: ["scraper-token-from-a-file", (s) => s.metricsToken],
   OIDC_CLIENT_SECRET: ["oidc-secret-from-a-file", (s) => s.oidc?.clientSecret],
   BADGE_SECRET: ["badge-secret-from-a-file-0123456789abcdef", (s) => s.badgeSecret],
-  NATS_URL: ["nats://hcd:nats-pass@nats-1:4222", (s) => s.cluster?.natsPassword === "nats-pass" ? "nats://hcd:nats-pass@nats-1:4222" : s.cluster],
+  NATS_URL: [
+    "nats://hcd:nats-pass@nats-1:4222",
+    (s) => (s.cluster?.natsPassword === "nats-pass" ? "nats://hcd:nats-pass@nats-1:4222" : s.cluster),
+  ],
   TELEGRAM_BOT_TOKEN: ["123:telegram-from-a-file", (s) => s.services.telegramBotToken],
   PUSHOVER_API_TOKEN: ["pushover-from-a-file", (s) => s.services.pushoverApiToken],
   MATRIX_ACCESS_TOKEN: ["matrix-from-a-file", (s) => s.services.matrixAccessToken],
@@ -244,12 +451,23 @@ test("config: <NAME> and <NAME>_FILE both set, a file that can't be read, an emp
     writeFileSync(join(dir.path, "empty"), "\n");
     writeFileSync(join(dir.path, "token"), "file-value-0123456789");
     mkdirSync(join(dir.path, "a-directory"));
-    const attempt = () => withSecretFiles({
-      ADMIN_TOKEN: "env-value-0123456789", ADMIN_TOKEN_FILE: join(dir.path, "token"),
-      SMTP_URL_FILE: join(dir.path, "missing"), METRICS_TOKEN_FILE: join(dir.path, "a-directory"), TWILIO_AUTH_FILE: join(dir.path, "empty"),
-    });
+    const attempt = () =>
+      withSecretFiles({
+        ADMIN_TOKEN: "env-value-0123456789",
+        ADMIN_TOKEN_FILE: join(dir.path, "token"),
+        SMTP_URL_FILE: join(dir.path, "missing"),
+        METRICS_TOKEN_FILE: join(dir.path, "a-directory"),
+        TWILIO_AUTH_FILE: join(dir.path, "empty"),
+      });
     assert.throws(attempt, (error: Error) => error instanceof ConfigError);
-    const message = (() => { try { attempt(); return ""; } catch (error) { return (error as Error).message; } })();
+    const message = (() => {
+      try {
+        attempt();
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
     assert.match(message, /ADMIN_TOKEN and ADMIN_TOKEN_FILE are both set/);
     assert.match(message, /SMTP_URL_FILE=\S+missing: cannot read it \(ENOENT\)/);
     assert.match(message, /METRICS_TOKEN_FILE=\S+a-directory: cannot read it \(EISDIR\)/);
@@ -289,20 +507,32 @@ test("input: bodies over the limit are refused with 413", async () => {
 
 test("input: seconds become ms, and only the fields sent appear in the spec", () => {
   const result = checkRequestOf({ name: "n", timeout: 60, grace: 31536000, manual_resume: false, methods: "POST", api_key: "k" }, null);
-  assert.equal(result, ok({ spec: { name: "n", timeoutMs: 60 * SECOND, graceMs: 31536000 * SECOND, manualResume: false, methods: "POST" }, unique: [] }));
+  assert.equal(
+    result,
+    ok({ spec: { name: "n", timeoutMs: 60 * SECOND, graceMs: 31536000 * SECOND, manualResume: false, methods: "POST" }, unique: [] }),
+  );
   assert.equal(checkRequestOf({}, null), ok({ spec: {}, unique: [] }));
 });
 
 test("input: unique is a de-duplicated list of allowed names", () => {
-  assert.equal(checkRequestOf({ unique: ["name", "slug", "name", "tags", "timeout", "grace"] }, null), ok({ spec: {}, unique: ["name", "slug", "tags", "timeout", "grace"] }));
+  assert.equal(
+    checkRequestOf({ unique: ["name", "slug", "name", "tags", "timeout", "grace"] }, null),
+    ok({ spec: {}, unique: ["name", "slug", "tags", "timeout", "grace"] }),
+  );
   assert.equal(checkRequestOf({ unique: [] }, null), ok({ spec: {}, unique: [] }));
 });
 
 test("input: deprecated subject fields map onto the keywords, starting from the stored ones", () => {
   const stored = { successKw: "", failureKw: "F" };
   assert.equal(checkRequestOf({ subject: "" }, stored), ok({ spec: { successKw: "", filterSubject: true }, unique: [] }));
-  assert.equal(checkRequestOf({ subject: "", subject_fail: "" }, stored), ok({ spec: { successKw: "", failureKw: "", filterSubject: false }, unique: [] }));
-  assert.equal(checkRequestOf({ subject: "S", success_kw: "X", filter_subject: false }, null), ok({ spec: { successKw: "X", filterSubject: false }, unique: [] }));
+  assert.equal(
+    checkRequestOf({ subject: "", subject_fail: "" }, stored),
+    ok({ spec: { successKw: "", failureKw: "", filterSubject: false }, unique: [] }),
+  );
+  assert.equal(
+    checkRequestOf({ subject: "S", success_kw: "X", filter_subject: false }, null),
+    ok({ spec: { successKw: "X", filterSubject: false }, unique: [] }),
+  );
 });
 
 test("input: the first invalid field decides the error, and nothing is returned for a partly valid request", () => {
@@ -310,7 +540,7 @@ test("input: the first invalid field decides the error, and nothing is returned 
   assert.equal(result, fail({ code: "invalid", field: "grace", reason: "is too small" }));
 });
 
-test("input: channels are \"*\", \"\" or a comma list without trimming; empty items are refused", () => {
+test('input: channels are "*", "" or a comma list without trimming; empty items are refused', () => {
   assert.equal(channelsOf("*"), ok({ all: true }));
   assert.equal(channelsOf(""), ok({ refs: [] }));
   assert.equal(channelsOf("a, b,a"), ok({ refs: ["a", " b"] }));
@@ -340,7 +570,18 @@ test("input: flip filters follow the reference's quirks", () => {
     ["start=10000000000", ok({ fromAt: 10_000_000_000 * SECOND })],
   ];
   for (const [query, want] of rows) assert.equal(flipQueryOf(new URLSearchParams(query), at), want, query);
-  for (const query of ["start=", "end=", "start=x", "start=1.0", "start=-1", "end=10000000001", "seconds=1.5", "seconds=-1", "seconds=31536001", "seconds=a"]) {
+  for (const query of [
+    "start=",
+    "end=",
+    "start=x",
+    "start=1.0",
+    "start=-1",
+    "end=10000000001",
+    "seconds=1.5",
+    "seconds=-1",
+    "seconds=31536001",
+    "seconds=a",
+  ]) {
     assert.not.ok(flipQueryOf(new URLSearchParams(query), at).ok, query);
   }
 });
@@ -361,13 +602,31 @@ test("present: timestamps to the second with +00:00; ping dates with microsecond
 
 test("present: a check's fields, unique_key, last_duration and the cron form", () => {
   const uuid = "6b2bd2fe-7b43-4a8c-a2d2-3f0e0d7b5a44";
-  const base = check({ uuid, badgeKey: "bk", status: "up", nPings: 3, lastPingAt: 0, lastDurationMs: 2_500, graceMs: 90 * SECOND, timeoutMs: 120 * SECOND });
+  const base = check({
+    uuid,
+    badgeKey: "bk",
+    status: "up",
+    nPings: 3,
+    lastPingAt: 0,
+    lastDurationMs: 2_500,
+    graceMs: 90 * SECOND,
+    timeoutMs: 120 * SECOND,
+  });
   const ro = presentCheck(base, { at: 1, siteRoot: "https://s", readonly: true });
   // unique_key: sha1 of "6b2bd2fe7b434a8c" (the reference's Check.unique_key)
   assert.is(ro.unique_key, "314d563989883c3f3f15b47cdacf62efd03e1b71");
-  assert.equal([ro.uuid, ro.ping_url, ro.channels, ro.last_duration, ro.grace, ro.timeout, ro.badge_url], [undefined, undefined, undefined, 2, 90, 120, "https://s/b/2/bk.svg"]);
-  const cron = presentCheck({ ...base, kind: "cron", schedule: "0 * * * *", tz: "Europe/Riga", lastDurationMs: 0, channels: ["b", "a"] }, { at: 1, siteRoot: "https://s", readonly: false });
-  assert.equal([cron.timeout, cron.schedule, cron.tz, cron.last_duration, cron.channels], [undefined, "0 * * * *", "Europe/Riga", undefined, "a,b"]);
+  assert.equal(
+    [ro.uuid, ro.ping_url, ro.channels, ro.last_duration, ro.grace, ro.timeout, ro.badge_url],
+    [undefined, undefined, undefined, 2, 90, 120, "https://s/b/2/bk.svg"],
+  );
+  const cron = presentCheck(
+    { ...base, kind: "cron", schedule: "0 * * * *", tz: "Europe/Riga", lastDurationMs: 0, channels: ["b", "a"] },
+    { at: 1, siteRoot: "https://s", readonly: false },
+  );
+  assert.equal(
+    [cron.timeout, cron.schedule, cron.tz, cron.last_duration, cron.channels],
+    [undefined, "0 * * * *", "Europe/Riga", undefined, "a,b"],
+  );
   assert.is(cron.ping_url, `https://s/ping/${uuid}`);
 });
 
@@ -423,7 +682,11 @@ test("auth: the admin token must match exactly", () => {
   authorizeAdmin(h("Bearer secret-token"), "secret-token");
   authorizeAdmin(h("bearer secret-token"), "secret-token");
   for (const header of ["Bearer secret-toke", "Bearer secret-token2", "secret-token", "Bearer ", ""]) {
-    assert.throws(() => authorizeAdmin(h(header), "secret-token"), (e: unknown) => HTTPError.isError(e) && e.status === 401, header);
+    assert.throws(
+      () => authorizeAdmin(h(header), "secret-token"),
+      (e: unknown) => HTTPError.isError(e) && e.status === 401,
+      header,
+    );
   }
 });
 
@@ -431,12 +694,20 @@ test("auth: the admin token must match exactly", () => {
 
 test("errors: every failure code has its status", () => {
   const rows: [Failure, number][] = [
-    [{ code: "unauthorized" }, 401], [{ code: "forbidden" }, 403], [{ code: "check_limit" }, 403], [{ code: "not_found" }, 404],
-    [{ code: "not_paused" }, 409], [{ code: "ambiguous_slug" }, 409], [{ code: "invalid", field: "f", reason: "r" }, 400],
+    [{ code: "unauthorized" }, 401],
+    [{ code: "forbidden" }, 403],
+    [{ code: "check_limit" }, 403],
+    [{ code: "not_found" }, 404],
+    [{ code: "not_paused" }, 409],
+    [{ code: "ambiguous_slug" }, 409],
+    [{ code: "invalid", field: "f", reason: "r" }, 400],
   ];
   for (const [failure, status] of rows) assert.is(statusOf(failure), status, failure.code);
   assert.is(unwrap(ok(5)), 5);
-  assert.throws(() => unwrap(fail({ code: "not_paused" })), (e: unknown) => HTTPError.isError(e) && e.status === 409);
+  assert.throws(
+    () => unwrap(fail({ code: "not_paused" })),
+    (e: unknown) => HTTPError.isError(e) && e.status === 409,
+  );
 });
 
 test("errors: unexpected errors become 500 internal error and are reported; HTTP errors keep their message", async () => {
@@ -446,7 +717,10 @@ test("errors: unexpected errors become 500 internal error and are reported; HTTP
   assert.equal(JSON.parse(boom.body as string), { error: "internal error" });
   assert.is(boom.headers.get("content-type"), "application/json");
   assert.is(reported.length, 1);
-  const known = renderError(new HTTPError({ status: 409, message: "check is not paused" }), { report: (e) => reported.push(e), headers: { "x-a": "1" } });
+  const known = renderError(new HTTPError({ status: 409, message: "check is not paused" }), {
+    report: (e) => reported.push(e),
+    headers: { "x-a": "1" },
+  });
   assert.equal([known.status, JSON.parse(known.body as string), known.headers.get("x-a")], [409, { error: "check is not paused" }, "1"]);
   assert.is(reported.length, 1);
 });

@@ -20,8 +20,12 @@ test("PUT an integration: 200 with the new name, the next down goes to the new U
     const hook = await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "old", value: `${receiver.url}/old` });
     const path = `/admin/v1/projects/${project.id}/channels/${hook.id}`;
     const put = (body: unknown, h: Record<string, string> = headers, at = path) => call(server.url, "PUT", at, { headers: h, body });
-    const listed = async () => (await ok<{ channels: { id: string; name: string; kind: string }[] }>(
-      call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers }))).channels.map((c) => [c.id, c.name, c.kind]);
+    const listed = async () =>
+      (
+        await ok<{ channels: { id: string; name: string; kind: string }[] }>(
+          call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers }),
+        )
+      ).channels.map((c) => [c.id, c.name, c.kind]);
 
     const refusals = [
       [await put({ value: "not a url" }), 400, /value/],
@@ -29,7 +33,15 @@ test("PUT an integration: 200 with the new name, the next down goes to the new U
       [await put({ name: "x" }), 400, /value/],
       [await put({ kind: "email", value: "a@example.com" }), 400, /kind/],
       [await put("[1]"), 400, /./],
-      [await put({ value: `${receiver.url}/x` }, headers, `/admin/v1/projects/${project.id}/channels/00000000-0000-4000-8000-000000000000`), 404, /channel not found/],
+      [
+        await put(
+          { value: `${receiver.url}/x` },
+          headers,
+          `/admin/v1/projects/${project.id}/channels/00000000-0000-4000-8000-000000000000`,
+        ),
+        404,
+        /channel not found/,
+      ],
       [await put({ value: `${receiver.url}/x` }, headers, `/admin/v1/projects/nope/channels/${hook.id}`), 404, /project not found/],
       [await put({ value: `${receiver.url}/x` }, { authorization: `Bearer ${project.api_key}` }), 401, /./],
       [await put({ value: `${receiver.url}/x` }, { authorization: `Bearer ${project.api_key_readonly}` }), 401, /./],
@@ -48,7 +60,9 @@ test("PUT an integration: 200 with the new name, the next down goes to the new U
     assert.equal(JSON.parse(renamedOnly.text).name, "new", "an absent name keeps the stored one");
     assert.equal(await listed(), [[hook.id, "new", "webhook"]]);
 
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", channels: hook.id } }));
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", channels: hook.id } }),
+    );
     assert.is((await call(server.url, "POST", `/ping/${check.uuid}/fail`)).status, 200);
     const [sent] = await requestsUntil(receiver.requests, 1, 20_000);
     assert.equal([sent.method, sent.path], ["POST", "/new"]);

@@ -30,8 +30,17 @@ const createUser = (body: Record<string, unknown>) => call(server.url, "POST", "
 const setRole = (userId: string, role: unknown, projectId = project.id) =>
   call(server.url, "PUT", `/admin/v1/projects/${projectId}/members/${userId}`, { headers: admin, body: { role } });
 /** Posts a dashboard form; returns the answer with the session cookie it set, if any. */
-async function post(path: string, fields: Record<string, string>, cookie = ""): Promise<{ status: number; text: string; cookie: string; setCookie: string }> {
-  const response = await fetch(server.url + path, { method: "POST", body: new URLSearchParams(fields), redirect: "manual", headers: { cookie } });
+async function post(
+  path: string,
+  fields: Record<string, string>,
+  cookie = "",
+): Promise<{ status: number; text: string; cookie: string; setCookie: string }> {
+  const response = await fetch(server.url + path, {
+    method: "POST",
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+    headers: { cookie },
+  });
   const set = response.headers.get("set-cookie") ?? "";
   return { status: response.status, text: await response.text(), cookie: set.split(";")[0], setCookie: set };
 }
@@ -44,11 +53,17 @@ const signIn = (email: string, password: string) => post("/signin/password", { e
 function signInFrom(localAddress: string, email: string, password: string): Promise<{ status: number; text: string }> {
   const body = new URLSearchParams({ email, password }).toString();
   return new Promise((resolve, reject) => {
-    const req = request(`${server.url}/signin/password`, { method: "POST", localAddress, headers: { "content-type": "application/x-www-form-urlencoded" } }, (res) => {
-      let text = "";
-      res.on("data", (chunk: Buffer) => { text += chunk.toString(); });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      `${server.url}/signin/password`,
+      { method: "POST", localAddress, headers: { "content-type": "application/x-www-form-urlencoded" } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -118,8 +133,13 @@ test("roles: set, checked, listed and taken away", async () => {
   assert.is((await setRole(user.id, null)).status, 400);
   assert.is((await setRole("no-such-user", "member")).status, 404);
   assert.is((await setRole(user.id, "member", "no-such-project")).status, 404);
-  const members = await ok<{ members: { id: string; role: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }));
-  assert.equal(members.members.filter((m) => m.id === user.id).map((m) => m.role), ["manager"]);
+  const members = await ok<{ members: { id: string; role: string }[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }),
+  );
+  assert.equal(
+    members.members.filter((m) => m.id === user.id).map((m) => m.role),
+    ["manager"],
+  );
   assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin })).status, 204);
   assert.is((await call(server.url, "DELETE", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin })).status, 404);
 });
@@ -153,18 +173,30 @@ test("the dashboard enforces each role on its forms", async () => {
   const manager = await as("ma@example.org", "manager");
   const pause = (s: { cookie: string; csrf: string }) => post(`/checks/${check.uuid}/pause`, { csrf: s.csrf }, s.cookie);
   const addIntegration = (s: { cookie: string; csrf: string }) =>
-    post(`/projects/${project.id}/integrations`, { csrf: s.csrf, kind: "webhook", name: "hook", value: "http://127.0.0.1:9/hook" }, s.cookie);
+    post(
+      `/projects/${project.id}/integrations`,
+      { csrf: s.csrf, kind: "webhook", name: "hook", value: "http://127.0.0.1:9/hook" },
+      s.cookie,
+    );
   assert.is((await pause(readonly)).status, 403);
-  assert.is((await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).status, "new", "refused: unchanged");
+  assert.is(
+    (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).status,
+    "new",
+    "refused: unchanged",
+  );
   assert.is((await pause(member)).status, 303);
-  assert.is((await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).status, "paused");
+  assert.is(
+    (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).status,
+    "paused",
+  );
   const refused = await addIntegration(member);
   assert.is(refused.status, 403);
   assert.match(refused.text, /the role member in this project does not allow this/);
   assert.equal(await ok(call(server.url, "GET", `/admin/v1/projects/${project.id}/channels`, { headers: admin })), { channels: [] });
   assert.is((await addIntegration(manager)).status, 303);
   const owner = await as("ow@example.org", "owner");
-  const mute = (s: { cookie: string; csrf: string }) => post(`/projects/${project.id}/mute`, { csrf: s.csrf, until: "2100-01-01T00:00:00Z" }, s.cookie);
+  const mute = (s: { cookie: string; csrf: string }) =>
+    post(`/projects/${project.id}/mute`, { csrf: s.csrf, until: "2100-01-01T00:00:00Z" }, s.cookie);
   assert.is((await mute(manager)).status, 403, "the project itself is the owner's");
   assert.is((await mute(owner)).status, 303);
   const settings = (s: { cookie: string }) => get(`/projects/${project.id}/settings`, s.cookie);
@@ -185,9 +217,14 @@ test("members page: a manager gives and takes roles below owner only, a member c
   };
   const manager = await session("mgr@example.org", "manager");
   const member = await session("mbr@example.org", "member");
-  const roleOfUser = async (id: string) => (await ok<{ members: { id: string; role: string }[] }>(
-    call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }))).members.find((m) => m.id === id)?.role ?? null;
-  const give = (s: { cookie: string; csrf: string }, email: string, role: string) => post(`/projects/${project.id}/members`, { csrf: s.csrf, email, role }, s.cookie);
+  const roleOfUser = async (id: string) =>
+    (
+      await ok<{ members: { id: string; role: string }[] }>(
+        call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }),
+      )
+    ).members.find((m) => m.id === id)?.role ?? null;
+  const give = (s: { cookie: string; csrf: string }, email: string, role: string) =>
+    post(`/projects/${project.id}/members`, { csrf: s.csrf, email, role }, s.cookie);
   assert.match(manager.page, /Add member/);
   assert.match(member.page, /boss@example\.org/, "a member sees who is in the project");
   assert.not.match(member.page, /Add member|Save role/);
@@ -200,7 +237,11 @@ test("members page: a manager gives and takes roles below owner only, a member c
   assert.is((await post(`/projects/${project.id}/members/${owner.id}/remove`, { csrf: manager.csrf }, manager.cookie)).status, 403);
   assert.is(await roleOfUser(owner.id), "owner");
   assert.is((await give(manager, "not an email", "member")).status, 400);
-  assert.match((await give(manager, "nobody@example.org", "member")).text, /Invitation for nobody@example\.org/, "a new email gets an invitation");
+  assert.match(
+    (await give(manager, "nobody@example.org", "member")).text,
+    /Invitation for nobody@example\.org/,
+    "a new email gets an invitation",
+  );
   assert.is((await post(`/projects/${project.id}/members/${newcomer.id}/remove`, { csrf: manager.csrf }, manager.cookie)).status, 303);
   assert.is(await roleOfUser(newcomer.id), null);
   const key = await post("/signin", { key: project.api_key });

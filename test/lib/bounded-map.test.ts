@@ -15,7 +15,14 @@ test("setting a key again makes it the newest; get leaves the order, touch moves
   const map = new BoundedMap<string, number>(3);
   map.set("a", 1).set("b", 2).set("c", 3);
   map.set("a", 10);
-  assert.equal([...map.entries()], [["b", 2], ["c", 3], ["a", 10]]);
+  assert.equal(
+    [...map.entries()],
+    [
+      ["b", 2],
+      ["c", 3],
+      ["a", 10],
+    ],
+  );
   assert.is(map.get("b"), 2);
   assert.equal([...map.keys()], ["b", "c", "a"], "get changes nothing");
   assert.is(map.touch("b"), 2);

@@ -24,7 +24,10 @@ const reader = startMailReader();
 test.after(() => reader.close());
 
 type World = {
-  pool: Pool; clock: VirtualClock; project: Project; port: number;
+  pool: Pool;
+  clock: VirtualClock;
+  project: Project;
+  port: number;
   newCheck(spec?: CheckSpec): Promise<Check>;
   send(mail: { to: string[]; subject?: string; text?: string; html?: string; raw?: string | Buffer }): Promise<SentInfo>;
   pings(uuid: string): Promise<PingRecord[]>;
@@ -38,10 +41,17 @@ type SentInfo = { accepted: string[]; rejected: string[]; response: string };
 async function withListener(body: (world: World) => Promise<void>, pingBodyLimit = 10_000): Promise<void> {
   const dir = tempDir();
   const clock = new VirtualClock(T0);
-  const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: T0,
-    clock: "virtual", notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
+  const pool = await createInProcessPool({
+    dataDir: dir.path,
+    shards: 1,
+    durability: "commit",
+    startAt: T0,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  });
   const failing = new Set<string>();
-  const listenerPool: MailPool = { // the real pool, but a ping can be made to fail once
+  const listenerPool: MailPool = {
+    // the real pool, but a ping can be made to fail once
     projectOfCheck: (uuid) => pool.projectOfCheck(uuid),
     projectByPingKey: (key) => pool.projectByPingKey(key),
     catchUp: () => pool.catchUp(),
@@ -51,12 +61,23 @@ async function withListener(body: (world: World) => Promise<void>, pingBodyLimit
       return pool.ping(projectId, command);
     },
   };
-  const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool: listenerPool, clock, maxMessageBytes: MAX_BYTES });
+  const listener = await startInboundSmtp({
+    reader,
+    port: 0,
+    host: "127.0.0.1",
+    domain: DOMAIN,
+    pool: listenerPool,
+    clock,
+    maxMessageBytes: MAX_BYTES,
+  });
   const transport = createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
   try {
     const project = await pool.createProject({ name: "mail", checkLimit: 20, pingLogLimit: 100, pingBodyLimit }, T0);
     await body({
-      pool, clock, project, port: listener.port,
+      pool,
+      clock,
+      project,
+      port: listener.port,
       async newCheck(spec = {}) {
         const created = await pool.createCheck(project.id, spec, [], T0);
         if (!created.ok) throw new Error(`createCheck: ${created.failure.code}`);
@@ -104,9 +125,18 @@ async function dialogue(port: number, commands: string[]): Promise<string[]> {
   let buffered = "";
   let failure: Error | null = null;
   let wake = () => {};
-  socket.on("data", (data: string) => { buffered += data; wake(); });
-  socket.on("error", (error) => { failure = error; wake(); });
-  socket.on("close", () => { failure ??= new Error("connection closed"); wake(); });
+  socket.on("data", (data: string) => {
+    buffered += data;
+    wake();
+  });
+  socket.on("error", (error) => {
+    failure = error;
+    wake();
+  });
+  socket.on("close", () => {
+    failure ??= new Error("connection closed");
+    wake();
+  });
   const nextReply = async (): Promise<string> => {
     for (;;) {
       const end = /^\d{3} .*\r\n/m.exec(buffered); // a reply's last line has a space after the code
@@ -116,7 +146,9 @@ async function dialogue(port: number, commands: string[]): Promise<string[]> {
         return reply.trimEnd();
       }
       if (failure !== null) throw failure;
-      await new Promise<void>((resolve) => { wake = resolve; });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     }
   };
   const replies: string[] = [];
@@ -139,10 +171,21 @@ test("a mail to <uuid>@domain is a success ping recorded as the reference record
     const info = await send({ to: [`${uuid}@${DOMAIN}`], subject: "Backup report", text: "All good" });
     assert.match(info.response, /^250 /);
     const [ping] = await pings(uuid);
-    assert.equal({ ...ping, bodySize: 0 }, {
-      n: 1, at: T0 + MINUTE, kind: "success", scheme: "email", remoteAddr: "127.0.0.1", method: "",
-      ua: `Email from ${SENDER}`, rid: null, exitStatus: null, bodySize: 0,
-    });
+    assert.equal(
+      { ...ping, bodySize: 0 },
+      {
+        n: 1,
+        at: T0 + MINUTE,
+        kind: "success",
+        scheme: "email",
+        remoteAddr: "127.0.0.1",
+        method: "",
+        ua: `Email from ${SENDER}`,
+        rid: null,
+        exitStatus: null,
+        bodySize: 0,
+      },
+    );
     assert.is((await check(uuid)).status, "up");
     const body = await pool.pingBody(project.id, uuid, 1);
     const text = body.ok ? new TextDecoder().decode(body.value) : "";
@@ -152,21 +195,63 @@ test("a mail to <uuid>@domain is a success ping recorded as the reference record
   });
 });
 
-const keywordRows: [name: string, spec: CheckSpec, mail: { subject: string; text?: string; html?: string }, kind: string, status: string][] = [
-  ["a failure keyword in the subject (filter_subject) is a fail ping",
-    { filterSubject: true, failureKw: "FAILED", successKw: "OK" }, { subject: "Backup FAILED", text: "OK" }, "fail", "down"],
-  ["a failure keyword beats a success keyword",
-    { filterSubject: true, failureKw: "FAILED", successKw: "Backup" }, { subject: "Backup FAILED" }, "fail", "down"],
-  ["filter_body searches the body, not the subject",
-    { filterBody: true, failureKw: "FAILED", successKw: "finished" }, { subject: "FAILED?", text: "job finished" }, "success", "up"],
-  ["filter_body searches an HTML body as text",
-    { filterBody: true, failureKw: "ERROR" }, { subject: "report", html: "<p><b>ERR</b>OR in step 2</p>" }, "fail", "down"],
+const keywordRows: [
+  name: string,
+  spec: CheckSpec,
+  mail: { subject: string; text?: string; html?: string },
+  kind: string,
+  status: string,
+][] = [
+  [
+    "a failure keyword in the subject (filter_subject) is a fail ping",
+    { filterSubject: true, failureKw: "FAILED", successKw: "OK" },
+    { subject: "Backup FAILED", text: "OK" },
+    "fail",
+    "down",
+  ],
+  [
+    "a failure keyword beats a success keyword",
+    { filterSubject: true, failureKw: "FAILED", successKw: "Backup" },
+    { subject: "Backup FAILED" },
+    "fail",
+    "down",
+  ],
+  [
+    "filter_body searches the body, not the subject",
+    { filterBody: true, failureKw: "FAILED", successKw: "finished" },
+    { subject: "FAILED?", text: "job finished" },
+    "success",
+    "up",
+  ],
+  [
+    "filter_body searches an HTML body as text",
+    { filterBody: true, failureKw: "ERROR" },
+    { subject: "report", html: "<p><b>ERR</b>OR in step 2</p>" },
+    "fail",
+    "down",
+  ],
   ["no keyword matching is ignored", { filterSubject: true, successKw: "done" }, { subject: "hello" }, "ign", "new"],
-  ["no keyword matching with filter_default_fail is a fail ping",
-    { filterSubject: true, successKw: "done", filterDefaultFail: true }, { subject: "hello" }, "fail", "down"],
-  ["a start keyword is a start ping", { filterSubject: true, startKw: "begins", successKw: "ends" }, { subject: "backup begins" }, "start", "new"],
-  ["keywords don't apply without filter_subject or filter_body",
-    { failureKw: "FAILED", filterHttpBody: true }, { subject: "FAILED", text: "FAILED" }, "success", "up"],
+  [
+    "no keyword matching with filter_default_fail is a fail ping",
+    { filterSubject: true, successKw: "done", filterDefaultFail: true },
+    { subject: "hello" },
+    "fail",
+    "down",
+  ],
+  [
+    "a start keyword is a start ping",
+    { filterSubject: true, startKw: "begins", successKw: "ends" },
+    { subject: "backup begins" },
+    "start",
+    "new",
+  ],
+  [
+    "keywords don't apply without filter_subject or filter_body",
+    { failureKw: "FAILED", filterHttpBody: true },
+    { subject: "FAILED", text: "FAILED" },
+    "success",
+    "up",
+  ],
 ];
 for (const [name, spec, mail, kind, status] of keywordRows) {
   test(name, async () => {
@@ -174,7 +259,10 @@ for (const [name, spec, mail, kind, status] of keywordRows) {
       const { uuid } = await newCheck(spec);
       await send({ to: [`${uuid}@${DOMAIN}`], ...mail });
       const recorded = await pings(uuid);
-      assert.equal(recorded.map((p) => [p.kind, p.scheme]), [[kind, "email"]]);
+      assert.equal(
+        recorded.map((p) => [p.kind, p.scheme]),
+        [[kind, "email"]],
+      );
       const after = await check(uuid);
       assert.is(after.status, status);
       if (kind === "start") assert.is(after.lastStartAt, T0);
@@ -188,7 +276,10 @@ test("<ping-key>+<slug>@domain pings the check with that slug; the domain's case
     const target = await newCheck({ slug: "nightly-db" });
     const info = await send({ to: [`${project.pingKey}+nightly-db@HC.Test`], subject: "s", text: "t" });
     assert.equal(info.rejected, []);
-    assert.equal((await pings(target.uuid)).map((p) => p.kind), ["success"]);
+    assert.equal(
+      (await pings(target.uuid)).map((p) => p.kind),
+      ["success"],
+    );
     assert.equal(await pings(other.uuid), []);
   });
 });
@@ -256,13 +347,20 @@ test("SIZE is advertised, STARTTLS and AUTH are not, and an oversized DATA witho
   await withListener(async ({ port, newCheck, pings }) => {
     const { uuid } = await newCheck();
     const replies = await dialogue(port, [
-      "EHLO client.test", `MAIL FROM:<${SENDER}>`, `RCPT TO:<${uuid}@${DOMAIN}>`, "DATA",
-      `Subject: big\r\n\r\n${"y".repeat(MAX_BYTES)}\r\n.`, "QUIT",
+      "EHLO client.test",
+      `MAIL FROM:<${SENDER}>`,
+      `RCPT TO:<${uuid}@${DOMAIN}>`,
+      "DATA",
+      `Subject: big\r\n\r\n${"y".repeat(MAX_BYTES)}\r\n.`,
+      "QUIT",
     ]);
     const ehlo = replies[1];
     assert.ok(ehlo.includes(`SIZE ${MAX_BYTES}`), ehlo);
     assert.not.ok(/STARTTLS|AUTH/.test(ehlo), ehlo);
-    assert.equal(replies.slice(2).map((reply) => reply.slice(0, 3)), ["250", "250", "354", "552", "221"]);
+    assert.equal(
+      replies.slice(2).map((reply) => reply.slice(0, 3)),
+      ["250", "250", "354", "552", "221"],
+    );
     assert.equal(await pings(uuid), []);
   });
 });
@@ -271,7 +369,7 @@ test("a malformed message doesn't crash the listener, which keeps serving", asyn
   await withListener(async ({ port, newCheck, send, pings }) => {
     const { uuid } = await newCheck({ filterBody: true, successKw: "fine" });
     const garbage = [
-      "Content-Type: multipart/mixed; boundary=\"never-closed\"",
+      'Content-Type: multipart/mixed; boundary="never-closed"',
       "Content-Transfer-Encoding: base64",
       "Subject: =?x-unknown?Q?=ZZ=?=",
       "",
@@ -289,9 +387,20 @@ test("a malformed message doesn't crash the listener, which keeps serving", asyn
     ].join("\r\n");
     const tooManyParts = `Content-Type: multipart/mixed; boundary="b"\r\n\r\n${"--b\r\n\r\nx\r\n".repeat(1001)}--b--`;
     const replies = await dialogue(port, [
-      "EHLO client.test", `MAIL FROM:<${SENDER}>`, `RCPT TO:<${uuid}@${DOMAIN}>`, "DATA", `${garbage}\r\n.`,
-      "MAIL FROM:<>", `RCPT TO:<${uuid}@${DOMAIN}>`, "DATA", `${tooManyParts}\r\n.`,
-      "MAIL FROM:<>", `RCPT TO:<${uuid}@${DOMAIN}>`, "DATA", "\r\n.", "QUIT",
+      "EHLO client.test",
+      `MAIL FROM:<${SENDER}>`,
+      `RCPT TO:<${uuid}@${DOMAIN}>`,
+      "DATA",
+      `${garbage}\r\n.`,
+      "MAIL FROM:<>",
+      `RCPT TO:<${uuid}@${DOMAIN}>`,
+      "DATA",
+      `${tooManyParts}\r\n.`,
+      "MAIL FROM:<>",
+      `RCPT TO:<${uuid}@${DOMAIN}>`,
+      "DATA",
+      "\r\n.",
+      "QUIT",
     ]);
     assert.ok(/^(250|550) /.test(replies[5]), replies[5]); // mailparser makes what it can of it: stored
     assert.match(replies[9], /^550 5\.6\.0 /); // past the parser's limits: refused for good
@@ -316,14 +425,27 @@ test("the stored body is cut to the project's ping_body_limit", async () => {
   }, 100);
 });
 
-const stubProject: Project = { id: "p", name: "p", apiKey: "", apiKeyReadonly: "", pingKey: "k", badgeKey: "",
-  checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10, createdAt: T0 };
+const stubProject: Project = {
+  id: "p",
+  name: "p",
+  apiKey: "",
+  apiKeyReadonly: "",
+  pingKey: "k",
+  badgeKey: "",
+  checkLimit: 20,
+  pingLogLimit: 100,
+  pingBodyLimit: 10,
+  createdAt: T0,
+};
 
 test("the command carries the decoded mail and a body of its own, cut to the limit", async () => {
   const commands: PingCommand[] = [];
   const projectIds: string[] = [];
   const pool: MailPool = {
-    projectOfCheck: () => stubProject, projectByPingKey: () => null, catchUp: async () => {}, listChecks: async () => [],
+    projectOfCheck: () => stubProject,
+    projectByPingKey: () => null,
+    catchUp: async () => {},
+    listChecks: async () => [],
     ping: async (projectId, command) => {
       projectIds.push(projectId);
       commands.push(command);
@@ -336,7 +458,10 @@ test("the command carries the decoded mail and a body of its own, cut to the lim
     const to = `00000000-0000-4000-8000-000000000001@${DOMAIN}`;
     await transport.sendMail({ envelope: { from: SENDER, to: [to] }, raw: "Subject: Hello\r\n\r\nWorld\r\n" });
     const [{ body, email, target }] = commands;
-    assert.equal({ target, email }, { target: { uuid: "00000000-0000-4000-8000-000000000001" }, email: { subject: "Hello", text: "World\n" } });
+    assert.equal(
+      { target, email },
+      { target: { uuid: "00000000-0000-4000-8000-000000000001" }, email: { subject: "Hello", text: "World\n" } },
+    );
     assert.equal(projectIds, ["p"], "the project resolved at RCPT goes along with the ping");
     assert.equal([body?.length, body?.buffer.byteLength], [10, 10]); // not a view of the whole message
     assert.equal(new TextDecoder().decode(body ?? new Uint8Array()), "Subject: H");
@@ -347,25 +472,36 @@ test("the command carries the decoded mail and a body of its own, cut to the lim
 });
 
 test("past maxClients a new connection hears 421 and is closed; a freed slot serves again", async () => {
-  const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool: failingPool(stubProject),
-    clock: new VirtualClock(T0), maxClients: 2 });
-  const greeting = (socket: Socket) => new Promise<string>((resolve) => {
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (data: string) => {
-      text += data;
-      if (text.includes("\r\n")) resolve(text.trimEnd());
-    });
-    socket.on("close", () => resolve(text.trimEnd()));
-    socket.on("error", () => {});
+  const listener = await startInboundSmtp({
+    reader,
+    port: 0,
+    host: "127.0.0.1",
+    domain: DOMAIN,
+    pool: failingPool(stubProject),
+    clock: new VirtualClock(T0),
+    maxClients: 2,
   });
+  const greeting = (socket: Socket) =>
+    new Promise<string>((resolve) => {
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (data: string) => {
+        text += data;
+        if (text.includes("\r\n")) resolve(text.trimEnd());
+      });
+      socket.on("close", () => resolve(text.trimEnd()));
+      socket.on("error", () => {});
+    });
   const open = async () => {
     const socket = connect(listener.port, "127.0.0.1");
     return { socket, first: await greeting(socket) };
   };
   const held = [await open(), await open()];
   try {
-    assert.equal(held.map((h) => h.first.slice(0, 4)), ["220 ", "220 "]);
+    assert.equal(
+      held.map((h) => h.first.slice(0, 4)),
+      ["220 ", "220 "],
+    );
     const third = await open();
     assert.match(third.first, /^421 .*Too many connected clients/);
     await new Promise<void>((resolve) => (third.socket.closed ? resolve() : third.socket.once("close", () => resolve())));
@@ -387,7 +523,8 @@ test("past maxClients a new connection hears 421 and is closed; a freed slot ser
 
 test("a 451 for a later recipient: the sender's retry of the whole message pings only the recipients not yet pinged", async () => {
   await withListener(async ({ newCheck, send, pings, failNextPing }) => {
-    const a = await newCheck({ name: "first" }), b = await newCheck({ name: "second" });
+    const a = await newCheck({ name: "first" }),
+      b = await newCheck({ name: "second" });
     const to = [`${a.uuid}@${DOMAIN}`, `${b.uuid}@${DOMAIN}`];
     const counts = async () => [(await pings(a.uuid)).length, (await pings(b.uuid)).length];
     const raw = `From: ${SENDER}\r\nSubject: nightly\r\nMessage-ID: <run-1@example.com>\r\n\r\ndone\r\n`;
@@ -418,8 +555,15 @@ const failingPool = (project: Project): MailPool => ({
 
 test("a pool failure is answered 451 (try again later) and the listener keeps serving", async () => {
   const errors: unknown[] = [];
-  const listener = await startInboundSmtp({ reader, port: 0, host: "127.0.0.1", domain: DOMAIN, pool: failingPool(stubProject),
-    clock: new VirtualClock(T0), onError: (error) => errors.push(error) });
+  const listener = await startInboundSmtp({
+    reader,
+    port: 0,
+    host: "127.0.0.1",
+    domain: DOMAIN,
+    pool: failingPool(stubProject),
+    clock: new VirtualClock(T0),
+    onError: (error) => errors.push(error),
+  });
   const transport = createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
   try {
     const to = `00000000-0000-4000-8000-000000000001@${DOMAIN}`;
@@ -427,7 +571,10 @@ test("a pool failure is answered 451 (try again later) and the listener keeps se
       const error = await refusal(transport.sendMail({ envelope: { from: SENDER, to: [to] }, raw: "Subject: s\r\n\r\nbody\r\n" }));
       assert.is(error.responseCode, 451);
     }
-    assert.equal(errors.map((e) => (e as Error).message), ["disk full", "disk full"]);
+    assert.equal(
+      errors.map((e) => (e as Error).message),
+      ["disk full", "disk full"],
+    );
   } finally {
     transport.close();
     await listener.close();

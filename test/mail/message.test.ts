@@ -10,14 +10,16 @@ test("a plain message gives its subject and body", async () => {
 });
 
 test("an encoded subject and a quoted-printable body are decoded", async () => {
-  const raw = bytes([
-    "Subject: =?UTF-8?B?U2F1dmVnYXJkZSByw6l1c3NpZQ==?=",
-    "Content-Type: text/plain; charset=utf-8",
-    "Content-Transfer-Encoding: quoted-printable",
-    "",
-    "Termin=C3=A9 sans erreur",
-    "",
-  ].join("\n"));
+  const raw = bytes(
+    [
+      "Subject: =?UTF-8?B?U2F1dmVnYXJkZSByw6l1c3NpZQ==?=",
+      "Content-Type: text/plain; charset=utf-8",
+      "Content-Transfer-Encoding: quoted-printable",
+      "",
+      "Termin=C3=A9 sans erreur",
+      "",
+    ].join("\n"),
+  );
   assert.equal(await readMail(raw), { subject: "Sauvegarde réussie", text: "Terminé sans erreur\n" });
 });
 
@@ -27,21 +29,23 @@ test("an HTML-only message is searched as text", async () => {
 });
 
 test("plain and HTML alternatives are both searched, plain first, as the reference joins them", async () => {
-  const raw = bytes([
-    "Subject: s",
-    'Content-Type: multipart/alternative; boundary="marker"',
-    "",
-    "--marker",
-    "Content-Type: text/plain",
-    "",
-    "plain words",
-    "--marker",
-    "Content-Type: text/html",
-    "",
-    "<p>html&nbsp;words</p>",
-    "--marker--",
-    "",
-  ].join("\n"));
+  const raw = bytes(
+    [
+      "Subject: s",
+      'Content-Type: multipart/alternative; boundary="marker"',
+      "",
+      "--marker",
+      "Content-Type: text/plain",
+      "",
+      "plain words",
+      "--marker",
+      "Content-Type: text/html",
+      "",
+      "<p>html&nbsp;words</p>",
+      "--marker--",
+      "",
+    ].join("\n"),
+  );
   assert.equal(await readMail(raw), { subject: "s", text: "plain words\nhtml words" });
 });
 
@@ -58,7 +62,10 @@ test("garbage bytes don't throw", async () => {
 test("a message past the parser's limits is rejected", async () => {
   const parts = "--b\n\nx\n".repeat(1001); // more than 1000 MIME parts
   const raw = bytes(`Content-Type: multipart/mixed; boundary="b"\n\n${parts}--b--\n`);
-  await readMail(raw).then(() => assert.unreachable("parsed"), (error: Error) => assert.match(error.message, /child nodes/));
+  await readMail(raw).then(
+    () => assert.unreachable("parsed"),
+    (error: Error) => assert.match(error.message, /child nodes/),
+  );
 });
 
 test.run();

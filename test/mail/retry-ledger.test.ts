@@ -5,7 +5,10 @@ import { RetryLedger } from "../../mail/retry-ledger.ts";
 test("remembers which checks a message pinged until it is forgotten", () => {
   const ledger = new RetryLedger(10);
   ledger.remember("m1", ["a", "b"]);
-  assert.equal([ledger.pinged("m1", "a"), ledger.pinged("m1", "b"), ledger.pinged("m1", "c"), ledger.pinged("m2", "a")], [true, true, false, false]);
+  assert.equal(
+    [ledger.pinged("m1", "a"), ledger.pinged("m1", "b"), ledger.pinged("m1", "c"), ledger.pinged("m2", "a")],
+    [true, true, false, false],
+  );
   ledger.remember("m1", ["b", "c"]); // a second partial try adds only what is new
   assert.equal([ledger.pinged("m1", "c"), ledger.size], [true, 3]);
   ledger.forget("m1");

@@ -25,8 +25,15 @@ function shardWith(spec: CheckSpec, channels: readonly Channel[]) {
   return { shard, uuid: made.value.check.uuid };
 }
 
-const email = (id: string, everyFailure = false): Channel => ({ id, projectId: "p", name: id, kind: "email",
-  value: { kind: "email", address: `${id}@example.com` }, createdAt: T0, ...(everyFailure ? { everyFailure } : {}) });
+const email = (id: string, everyFailure = false): Channel => ({
+  id,
+  projectId: "p",
+  name: id,
+  kind: "email",
+  value: { kind: "email", address: `${id}@example.com` },
+  createdAt: T0,
+  ...(everyFailure ? { everyFailure } : {}),
+});
 const mail = (entry: OutboxEntry) => render(entry, OPTS) as EmailMessage;
 
 test("a run that finished too fast: the reason names its duration and the minimum", () => {
@@ -42,15 +49,24 @@ test("a run too often and an overlap say what was seen", () => {
   const often = shardWith({ maxRunsPerPeriod: 1 }, [email("ops")]);
   often.shard.ping(pingOf({ uuid: often.uuid }, T0, {}));
   often.shard.ping(pingOf({ uuid: often.uuid }, T0 + MINUTE, {}));
-  assert.match(mail(often.shard.takeChanges().outbox[0]).text, "Reason: it ran too often: 2 successful runs in one period, at most 1 expected.");
+  assert.match(
+    mail(often.shard.takeChanges().outbox[0]).text,
+    "Reason: it ran too often: 2 successful runs in one period, at most 1 expected.",
+  );
   const overlap = shardWith({ alertOnOverlap: true }, [email("ops")]);
   overlap.shard.ping(pingOf({ uuid: overlap.uuid }, T0, { signal: "start" }));
   overlap.shard.ping(pingOf({ uuid: overlap.uuid }, T0 + MINUTE, { signal: "start" }));
-  assert.match(mail(overlap.shard.takeChanges().outbox[0]).text, "Reason: runs overlapped: a run started at 2026-06-01T00:00:00+00:00 was still going.");
+  assert.match(
+    mail(overlap.shard.takeChanges().outbox[0]).text,
+    "Reason: runs overlapped: a run started at 2026-06-01T00:00:00+00:00 was still going.",
+  );
 });
 
 test("an escalation step: 'Escalated' in the subject, still DOWN, down since and not acknowledged", () => {
-  const { shard, uuid } = shardWith({ channels: { refs: ["ops"] }, escalation: [{ afterMs: 15 * MINUTE, channels: { refs: ["boss"] } }] }, [email("ops"), email("boss")]);
+  const { shard, uuid } = shardWith({ channels: { refs: ["ops"] }, escalation: [{ afterMs: 15 * MINUTE, channels: { refs: ["boss"] } }] }, [
+    email("ops"),
+    email("boss"),
+  ]);
   shard.ping(pingOf({ uuid }, T0, { signal: "fail" }));
   shard.advance(T0 + 15 * MINUTE);
   const entries = shard.takeChanges().outbox;
@@ -61,7 +77,10 @@ test("an escalation step: 'Escalated' in the subject, still DOWN, down since and
   assert.is(message.subject, "Escalated: DOWN | backup");
   assert.match(message.text, 'The check "backup" is still down.');
   assert.match(message.text, "Escalated (step 1): down since 2026-06-01T00:00:00+00:00 (15 minutes, 0 seconds), and not acknowledged.");
-  const slack = render({ ...step, channel: { ...step.channel, kind: "slack", value: { kind: "slack", url: "https://hooks.example/x" } } }, OPTS);
+  const slack = render(
+    { ...step, channel: { ...step.channel, kind: "slack", value: { kind: "slack", url: "https://hooks.example/x" } } },
+    OPTS,
+  );
   assert.match(JSON.stringify(slack), "is still DOWN");
   assert.match(JSON.stringify(slack), "Escalated (step 1)");
 });

@@ -6,12 +6,30 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { parseServiceValue } from "../../notify/kinds/service.ts";
 import { httpReceiver } from "./receivers.ts";
-import { closeOutboxes, delivererOf, DOWN_AT, entryOf, LINK, REASON, REMINDER_AT, serviceChannel, settingsAt, UNIQUE_KEY, UP_AT } from "./service-kinds-fixture.ts";
+import {
+  closeOutboxes,
+  delivererOf,
+  DOWN_AT,
+  entryOf,
+  LINK,
+  REASON,
+  REMINDER_AT,
+  serviceChannel,
+  settingsAt,
+  UNIQUE_KEY,
+  UP_AT,
+} from "./service-kinds-fixture.ts";
 import type { Direction } from "./service-kinds-fixture.ts";
 
 test.after.each(closeOutboxes);
 
-type Alert = { labels: Record<string, string>; annotations: Record<string, string>; startsAt: string; endsAt: string; generatorURL: string };
+type Alert = {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  startsAt: string;
+  endsAt: string;
+  generatorURL: string;
+};
 const YEAR_MS = 365 * 86_400_000;
 
 async function posted(value: Record<string, unknown>, direction: Direction) {
@@ -35,7 +53,15 @@ test("a down posts one firing alert: hcd's labels, the integration's, the reason
   assert.is(request.headers.authorization, undefined, "no token, no Authorization");
   assert.is(alerts.length, 1);
   const [alert] = alerts;
-  assert.equal(alert.labels, { severity: "critical", team: "ops", env: "prod", alertname: "CheckDown", check: "Backup", check_id: UNIQUE_KEY, project: "Ops" });
+  assert.equal(alert.labels, {
+    severity: "critical",
+    team: "ops",
+    env: "prod",
+    alertname: "CheckDown",
+    check: "Backup",
+    check_id: UNIQUE_KEY,
+    project: "Ops",
+  });
   assert.is(alert.annotations.summary, "Backup is DOWN");
   assert.ok(alert.annotations.description.includes(REASON), alert.annotations.description);
   assert.match(alert.annotations.last_ping, /^Success, .* ago$/);
@@ -51,7 +77,11 @@ test("a reminder fires the same alert again; an up ends it at the recovery, whic
   assert.is(reminder.alerts[0].labels.alertname, "CheckDown");
   assert.ok(Date.parse(reminder.alerts[0].endsAt) > reminder.at, "still firing");
   const up = await posted({}, "up");
-  assert.equal(up.alerts[0].labels, { severity: "critical", alertname: "CheckDown", check: "Backup", check_id: UNIQUE_KEY, project: "Ops" }, "the same labels: the same alert");
+  assert.equal(
+    up.alerts[0].labels,
+    { severity: "critical", alertname: "CheckDown", check: "Backup", check_id: UNIQUE_KEY, project: "Ops" },
+    "the same labels: the same alert",
+  );
   assert.is(up.alerts[0].annotations.summary, "Backup is UP");
   assert.is(Date.parse(up.alerts[0].endsAt), up.at, "ended now: resolved");
 });
@@ -82,7 +112,11 @@ test("the values the admin API refuses, each naming its field", () => {
   assert.match(refused({ url: "http://am", token: "a b" }), "value.token");
   assert.match(refused({ url: "http://am", token: "x".repeat(501) }), "value.token");
   const kept = parseServiceValue("alertmanager", { url: "http://am:9093/", labels: "team=ops, env=prod" }, settings);
-  assert.equal(kept.ok ? kept.value : null, { url: "http://am:9093", labels: "team=ops\nenv=prod" }, "stored as one label a line, no trailing slash");
+  assert.equal(
+    kept.ok ? kept.value : null,
+    { url: "http://am:9093", labels: "team=ops\nenv=prod" },
+    "stored as one label a line, no trailing slash",
+  );
 });
 
 test.run();

@@ -15,13 +15,19 @@ test("a down and an up reach a json:// target through the apprise command: title
   const rx = await httpReceiver();
   try {
     const ch = serviceChannel("apprise", { url: `json://127.0.0.1:${rx.port}/apprise-hook` });
-    const down = entryOf(ch, "down"), up = entryOf(ch, "up");
+    const down = entryOf(ch, "down"),
+      up = entryOf(ch, "up");
     const { outbox, deliverer } = await delivererOf([down, up], rx.url, { timeoutMs: 20_000 });
     await deliverer.deliverDue(UP_AT);
     assert.equal(outbox.all(), []);
     const posted = rx.requests.map((r) => [r.method, r.path, JSON.parse(r.body)]);
-    assert.equal(posted.map(([method, path, body]) => [method, path, body.title, body.type]),
-      [["POST", "/apprise-hook", "Backup is DOWN", "failure"], ["POST", "/apprise-hook", "Backup is UP", "success"]]);
+    assert.equal(
+      posted.map(([method, path, body]) => [method, path, body.title, body.type]),
+      [
+        ["POST", "/apprise-hook", "Backup is DOWN", "failure"],
+        ["POST", "/apprise-hook", "Backup is UP", "success"],
+      ],
+    );
     const message = posted[0][2].message as string;
     assert.ok(message.startsWith(`Reason: ${REASON}.\nProject: Ops\n`) && message.endsWith(`\n${LINK}`), message);
   } finally {
@@ -45,7 +51,11 @@ test("a target that refuses makes the command fail: the entry is retried with th
 
 test("values: refused without APPRISE_ENABLED; a value that is not an Apprise URL names its field", () => {
   const off = parseServiceValue("apprise", { url: "json://example.com/x" });
-  assert.equal(off.ok ? null : off.failure, { code: "invalid", field: "kind", reason: "apprise notifications are off on this server (APPRISE_ENABLED)" });
+  assert.equal(off.ok ? null : off.failure, {
+    code: "invalid",
+    field: "kind",
+    reason: "apprise notifications are off on this server (APPRISE_ENABLED)",
+  });
   const on = parseServiceValue("apprise", "--config=/etc/passwd", settingsAt("http://127.0.0.1"));
   assert.equal(on.ok ? null : on.failure, { code: "invalid", field: "value", reason: "must be an Apprise URL (scheme://...)" });
 });

@@ -25,13 +25,27 @@ test.after.each(async () => {
 });
 
 function deliverer(outbox: StoreOutbox, options: Partial<DelivererOptions> = {}): Deliverer {
-  return new Deliverer({ outbox, siteRoot: "http://hcd.test", allowPrivateIps: true, fromAddress: "hcd@hcd.test",
-    timeoutMs: 2_000, ...options });
+  return new Deliverer({
+    outbox,
+    siteRoot: "http://hcd.test",
+    allowPrivateIps: true,
+    fromAddress: "hcd@hcd.test",
+    timeoutMs: 2_000,
+    ...options,
+  });
 }
 
 function webhook(urlDown: string, urlUp = urlDown): Channel {
-  const spec: WebhookSpec = { method_down: "POST", url_down: urlDown, body_down: "$STATUS $NAME_JSON", headers_down: {},
-    method_up: "POST", url_up: urlUp, body_up: "$STATUS $NAME_JSON", headers_up: {} };
+  const spec: WebhookSpec = {
+    method_down: "POST",
+    url_down: urlDown,
+    body_down: "$STATUS $NAME_JSON",
+    headers_down: {},
+    method_up: "POST",
+    url_up: urlUp,
+    body_up: "$STATUS $NAME_JSON",
+    headers_up: {},
+  };
   return channel({ kind: "webhook", value: { kind: "webhook", spec, json: false } });
 }
 
@@ -60,7 +74,10 @@ test("webhook, slack, discord and ntfy entries reach a real receiver rendered, t
     assert.equal([hook?.path, hook?.body], ["/hook/down?name=Nightly%20%C3%BC", 'down "Nightly \\u00fc"']);
     for (const path of ["/slack-hook", "/discord-hook/slack"]) {
       const payload = JSON.parse(byPath.get(path)?.body ?? "");
-      assert.equal([payload.username, payload.attachments[0].title, payload.attachments[0].color], ["hcd", "\u201cNightly \u00fc\u201d is DOWN.", "danger"]);
+      assert.equal(
+        [payload.username, payload.attachments[0].title, payload.attachments[0].color],
+        ["hcd", "\u201cNightly \u00fc\u201d is DOWN.", "danger"],
+      );
     }
     const ntfy = JSON.parse(byPath.get("/")?.body ?? "");
     assert.equal([ntfy.topic, ntfy.priority, ntfy.title, ntfy.tags], ["ops", 4, "Nightly \u00fc is DOWN", ["red_circle"]]);
@@ -92,8 +109,10 @@ test("without SMTP_URL an email entry stays with a clear lastError and a retry t
   const e = outboxEntry();
   const outbox = await storeOutbox([e]);
   await deliverer(outbox).deliverDue(0);
-  assert.equal([one(outbox, e).attempts, one(outbox, e).lastError, one(outbox, e).nextAttemptAt],
-    [1, "Email is not configured: SMTP_URL is not set", 10_000]);
+  assert.equal(
+    [one(outbox, e).attempts, one(outbox, e).lastError, one(outbox, e).nextAttemptAt],
+    [1, "Email is not configured: SMTP_URL is not set", 10_000],
+  );
 });
 
 test("a receiver answering 500 then 200 gets its retry at the backoff time, then the entry is gone", async () => {
@@ -103,7 +122,10 @@ test("a receiver answering 500 then 200 gets its retry at the backoff time, then
     const outbox = await storeOutbox([e]);
     const d = deliverer(outbox);
     await d.deliverDue(0);
-    assert.equal([one(outbox, e).attempts, one(outbox, e).nextAttemptAt, one(outbox, e).lastError], [1, 10_000, "Received status code 500"]);
+    assert.equal(
+      [one(outbox, e).attempts, one(outbox, e).nextAttemptAt, one(outbox, e).lastError],
+      [1, 10_000, "Received status code 500"],
+    );
     await d.deliverDue(9_999);
     assert.is(rx.requests.length, 1);
     await d.deliverDue(10_000);
@@ -171,14 +193,19 @@ test("a hanging receiver times out without delaying another channel or the next 
     const outbox = await storeOutbox([slow, quick]);
     const d = deliverer(outbox, { timeoutMs: 3_000 });
     let firstDone = false;
-    const first = d.deliverDue(0).then(() => { firstDone = true; });
+    const first = d.deliverDue(0).then(() => {
+      firstDone = true;
+    });
     await fast.nextRequest();
     // a later call while the hanging send is in flight delivers new work and skips the busy queue
     const later = outboxEntry({ check: check({ status: "down" }), channel: webhook(`${fast.url}/later`) });
     await outbox.add(later);
     await d.deliverDue(1);
-    assert.equal([firstDone, one(outbox, slow).attempts, outbox.get(later.id), hang.requests.length], [false, 0, null, 1],
-      "the fast receiver or the second call waited for the hanging send");
+    assert.equal(
+      [firstDone, one(outbox, slow).attempts, outbox.get(later.id), hang.requests.length],
+      [false, 0, null, 1],
+      "the fast receiver or the second call waited for the hanging send",
+    );
     await first;
     assert.equal([outbox.get(quick.id), one(outbox, slow).lastError, one(outbox, slow).attempts], [null, "Connection timed out", 1]);
   } finally {
@@ -213,7 +240,10 @@ test("one check's flips reach a channel in flip order; a failing earlier flip ho
     await d.deliverDue(1_000);
     assert.equal([rx.requests.length, one(outbox, up).nextAttemptAt, one(outbox, up).attempts], [1, 10_000, 0]);
     await d.deliverDue(10_000);
-    assert.equal(rx.requests.map((r) => r.path), ["/down", "/down", "/up"]);
+    assert.equal(
+      rx.requests.map((r) => r.path),
+      ["/down", "/down", "/up"],
+    );
     assert.is(outbox.all().length, 0);
   } finally {
     await rx.close();
@@ -225,11 +255,17 @@ test("entries due together in one call are sent in flip order, one after another
   try {
     const c = check({ name: "c", status: "down" });
     const ch = webhook(`${rx.url}/$STATUS`);
-    const flips = [{ n: 3, at: 2_000, from: "up" as const, to: "down" as const }, { n: 1, at: 0, from: "up" as const, to: "down" as const },
-      { n: 2, at: 1_000, from: "down" as const, to: "up" as const, reason: "" as const }];
+    const flips = [
+      { n: 3, at: 2_000, from: "up" as const, to: "down" as const },
+      { n: 1, at: 0, from: "up" as const, to: "down" as const },
+      { n: 2, at: 1_000, from: "down" as const, to: "up" as const, reason: "" as const },
+    ];
     const outbox = await storeOutbox(flips.map((f) => outboxEntry({ check: c, channel: ch, flip: f })));
     await deliverer(outbox).deliverDue(5_000);
-    assert.equal(rx.requests.map((r) => r.path), ["/down", "/up", "/down"]);
+    assert.equal(
+      rx.requests.map((r) => r.path),
+      ["/down", "/up", "/down"],
+    );
   } finally {
     await rx.close();
   }
@@ -269,11 +305,22 @@ test("at least once: when the store cannot delete a delivered entry, the call fa
     const e = outboxEntry({ channel: webhook(rx.url) });
     const outbox = await storeOutbox([e]);
     let failDelete = true;
-    const flaky = { outboxDue: outbox.outboxDue.bind(outbox), outboxUpdate: outbox.outboxUpdate.bind(outbox),
-      outboxDelete: async (id: string) => { if (failDelete) { failDelete = false; throw new Error("disk full"); } await outbox.outboxDelete(id); } };
+    const flaky = {
+      outboxDue: outbox.outboxDue.bind(outbox),
+      outboxUpdate: outbox.outboxUpdate.bind(outbox),
+      outboxDelete: async (id: string) => {
+        if (failDelete) {
+          failDelete = false;
+          throw new Error("disk full");
+        }
+        await outbox.outboxDelete(id);
+      },
+    };
     const d = new Deliverer({ outbox: flaky, siteRoot: "http://hcd.test", allowPrivateIps: true, fromAddress: "hcd@hcd.test" });
     let thrown: unknown = null;
-    await d.deliverDue(0).catch((error: unknown) => { thrown = error; });
+    await d.deliverDue(0).catch((error: unknown) => {
+      thrown = error;
+    });
     assert.ok(thrown instanceof AggregateError);
     await d.deliverDue(0);
     assert.equal([rx.requests.length, outbox.all().length], [2, 0]);
@@ -293,13 +340,26 @@ function checkOnShard(index: number, count: number) {
 test("a shard delivers only its own projects' entries, even behind a full batch of another shard's older ones", async () => {
   const rx = await httpReceiver();
   try {
-    const theirs = Array.from({ length: 3 }, (_, i) => outboxEntry({ check: checkOnShard(1, 2), channel: webhook(`${rx.url}/theirs`), flip: { at: i } }));
+    const theirs = Array.from({ length: 3 }, (_, i) =>
+      outboxEntry({ check: checkOnShard(1, 2), channel: webhook(`${rx.url}/theirs`), flip: { at: i } }),
+    );
     const ours = outboxEntry({ check: checkOnShard(0, 2), channel: webhook(`${rx.url}/ours`), flip: { at: 100 } });
     const outbox = await storeOutbox([...theirs, ours], { index: 0, count: 2 });
-    assert.equal(outbox.all().map((e) => e.id), [...theirs, ours].map((e) => e.id), "the other shard's entries are older (first in key order)");
+    assert.equal(
+      outbox.all().map((e) => e.id),
+      [...theirs, ours].map((e) => e.id),
+      "the other shard's entries are older (first in key order)",
+    );
     await deliverer(outbox, { batchSize: theirs.length }).deliverDue(1_000);
-    assert.equal(rx.requests.map((r) => r.path), ["/ours"]);
-    assert.equal(outbox.all().map((e) => [e.id, e.attempts]), theirs.map((e) => [e.id, 0]), "the other shard's entries are left to it");
+    assert.equal(
+      rx.requests.map((r) => r.path),
+      ["/ours"],
+    );
+    assert.equal(
+      outbox.all().map((e) => [e.id, e.attempts]),
+      theirs.map((e) => [e.id, 0]),
+      "the other shard's entries are left to it",
+    );
   } finally {
     await rx.close();
   }

@@ -24,20 +24,37 @@ async function until(what: string, done: () => boolean): Promise<void> {
 test("every mail hcd sends comes From DEFAULT_FROM_EMAIL", async () => {
   const smtp = await smtpReceiver();
   const dir = tempDir();
-  const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, SMTP_URL: smtp.url, DEFAULT_FROM_EMAIL: FROM, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+  const server = await startServer({
+    dataDir: dir.path,
+    env: { ADMIN_TOKEN: TOKEN, SMTP_URL: smtp.url, DEFAULT_FROM_EMAIL: FROM, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" },
+  });
   try {
     const subjects = () => smtp.mails.map((m) => m.subject ?? "");
     // an invitation
     await ok(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "new@corp.example" } }));
     await until("invitation", () => subjects().includes("Your invitation to hcd"));
     // a password reset
-    await ok(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "old@corp.example", password: "an old long password" } }));
+    await ok(
+      call(server.url, "POST", "/admin/v1/users", {
+        headers: admin,
+        body: { email: "old@corp.example", password: "an old long password" },
+      }),
+    );
     assert.ok([200, 303].includes((await postForm(server.url, "/reset", { email: "old@corp.example" })).status));
     await until("reset mail", () => smtp.mails.length >= 2);
     // an alert: an email integration on a check that fails
-    const project = await ok<{ id: string; api_key: string }>(call(server.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "Mail" } }));
-    await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/channels`, { headers: admin, body: { kind: "email", name: "ops", value: "ops@corp.example" } }));
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", channels: "*" } }));
+    const project = await ok<{ id: string; api_key: string }>(
+      call(server.url, "POST", "/admin/v1/projects", { headers: admin, body: { name: "Mail" } }),
+    );
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/channels`, {
+        headers: admin,
+        body: { kind: "email", name: "ops", value: "ops@corp.example" },
+      }),
+    );
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly", channels: "*" } }),
+    );
     await call(server.url, "GET", `/ping/${check.uuid}/fail`);
     await until("alert", () => subjects().some((s) => s.startsWith("DOWN")));
     assert.ok(smtp.mails.length >= 3);
@@ -52,7 +69,11 @@ test("every mail hcd sends comes From DEFAULT_FROM_EMAIL", async () => {
 test("a DEFAULT_FROM_EMAIL that is not an address stops the start with its name", () => {
   const dir = tempDir();
   try {
-    const run = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: "0", DATA_DIR: dir.path, DEFAULT_FROM_EMAIL: "not an address" }, encoding: "utf8", timeout: 20_000 });
+    const run = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, PORT: "0", DATA_DIR: dir.path, DEFAULT_FROM_EMAIL: "not an address" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     assert.is.not(run.status, 0);
     assert.match(run.stdout + run.stderr, "DEFAULT_FROM_EMAIL=not an address: expected an email address");
   } finally {

@@ -24,7 +24,7 @@ function project(base: string) {
   const outer = serviceChannel("group", { channels: [telegram.id, gotify.id, inner.id] });
   const innerLoop: Channel = { ...inner, value: { kind: "group", fields: { channels: outer.id } } }; // as if it named the outer group
   const channels: readonly Channel[] = [telegram, gotify, outer, innerLoop];
-  return { outer, channels, lookup: async (projectId: string) => projectId === "p" ? channels : [] };
+  return { outer, channels, lookup: async (projectId: string) => (projectId === "p" ? channels : []) };
 }
 
 test("a group's entry reaches every member (a group among them is skipped: no loop), then leaves the outbox", async () => {
@@ -42,13 +42,18 @@ test("a group's entry reaches every member (a group among them is skipped: no lo
 
 test("a member that fails for now is retried alone; a member that got it is not sent it again", async () => {
   let gotifyCalls = 0;
-  const rx = await httpReceiver((request): Answer => request.path.startsWith("/gotify") && gotifyCalls++ === 0 ? { status: 503 } : { status: 200 });
+  const rx = await httpReceiver((request): Answer =>
+    request.path.startsWith("/gotify") && gotifyCalls++ === 0 ? { status: 503 } : { status: 200 },
+  );
   try {
     const { outer, lookup } = project(rx.url);
     const entry = entryOf(outer, "down");
     const { outbox, deliverer } = await delivererOf([entry], rx.url, { channels: lookup, baseBackoffMs: 1_000 });
     await deliverer.deliverDue(DOWN_AT);
-    assert.equal([outbox.get(entry.id)?.lastError, outbox.get(entry.id)?.nextAttemptAt], ["phone: Received status code 503", DOWN_AT + 1_000]);
+    assert.equal(
+      [outbox.get(entry.id)?.lastError, outbox.get(entry.id)?.nextAttemptAt],
+      ["phone: Received status code 503", DOWN_AT + 1_000],
+    );
     await deliverer.deliverDue(DOWN_AT + 1_000);
     assert.equal(rx.requests.map((r) => r.path.split("/")[1]).sort(), ["gotify", "gotify", "tg"]);
     assert.equal(outbox.all(), []);
@@ -58,7 +63,7 @@ test("a member that fails for now is retried alone; a member that got it is not 
 });
 
 test("a member's permanent refusal gives the group's entry up with that member's error; without a lookup it is given up", async () => {
-  const rx = await httpReceiver((request): Answer => request.path.startsWith("/gotify") ? { status: 401 } : { status: 200 });
+  const rx = await httpReceiver((request): Answer => (request.path.startsWith("/gotify") ? { status: 401 } : { status: 200 }));
   try {
     const { outer, lookup } = project(rx.url);
     const entry = entryOf(outer, "down");
@@ -77,7 +82,7 @@ test("a member's permanent refusal gives the group's entry up with that member's
 });
 
 test("Test through a group sends the sample to each member and names a failing one", async () => {
-  const rx = await httpReceiver((request): Answer => request.path.startsWith("/gotify") ? { status: 500 } : { status: 200 });
+  const rx = await httpReceiver((request): Answer => (request.path.startsWith("/gotify") ? { status: 500 } : { status: 200 }));
   try {
     const { outer, channels, lookup } = project(rx.url);
     const proj = projectOf({ id: "p", name: "Ops" });
@@ -94,13 +99,37 @@ test("Test through a group sends the sample to each member and names a failing o
 /** A shard whose check "nightly" notifies only a group of a JSON webhook (the URL form) and a $JSON webhook. */
 function shardWithGroup(base: string) {
   const t0 = DOWN_AT - HOUR;
-  const spec = { method_down: "POST", url_down: "", body_down: "", headers_down: {}, method_up: "POST", url_up: "", body_up: "", headers_up: {} };
-  const jsonHook = channel({ id: "11111111-1111-4111-8111-111111111111", projectId: "p", name: "json hook", kind: "webhook",
-    value: { kind: "webhook", spec: { ...spec, url_down: `${base}/json`, url_up: `${base}/json` }, json: true } });
-  const templated = channel({ id: "22222222-2222-4222-8222-222222222222", projectId: "p", name: "templated", kind: "webhook",
-    value: { kind: "webhook", spec: { ...spec, url_down: `${base}/templated`, body_down: "$JSON" }, json: false } });
-  const grp = channel({ id: "33333333-3333-4333-8333-333333333333", projectId: "p", name: "everyone", kind: "group",
-    value: { kind: "group", fields: { channels: `${jsonHook.id},${templated.id}` } } });
+  const spec = {
+    method_down: "POST",
+    url_down: "",
+    body_down: "",
+    headers_down: {},
+    method_up: "POST",
+    url_up: "",
+    body_up: "",
+    headers_up: {},
+  };
+  const jsonHook = channel({
+    id: "11111111-1111-4111-8111-111111111111",
+    projectId: "p",
+    name: "json hook",
+    kind: "webhook",
+    value: { kind: "webhook", spec: { ...spec, url_down: `${base}/json`, url_up: `${base}/json` }, json: true },
+  });
+  const templated = channel({
+    id: "22222222-2222-4222-8222-222222222222",
+    projectId: "p",
+    name: "templated",
+    kind: "webhook",
+    value: { kind: "webhook", spec: { ...spec, url_down: `${base}/templated`, body_down: "$JSON" }, json: false },
+  });
+  const grp = channel({
+    id: "33333333-3333-4333-8333-333333333333",
+    projectId: "p",
+    name: "everyone",
+    kind: "group",
+    value: { kind: "group", fields: { channels: `${jsonHook.id},${templated.id}` } },
+  });
   const channels = [jsonHook, templated, grp];
   const shard = new Shard({ newId: sequentialIds(), now: t0 });
   shard.createProject(scenarioProject("p"), t0);
@@ -134,7 +163,10 @@ test("Test through a group whose members send the check's JSON takes the real pa
     const { grp, lookup } = shardWithGroup(rx.url);
     const opts = { siteRoot: "http://hcd.test", allowPrivateIps: true, smtpUrl: null, services: settingsAt(rx.url), channels: lookup };
     assert.is(await sendTestNotification(projectOf({ id: "p", name: "Ops" }), grp, DOWN_AT, opts), null);
-    assert.equal(rx.requests.map((r) => [r.path, (JSON.parse(r.body) as { name: string }).name]).sort(), [["/json", "TEST"], ["/templated", "TEST"]]);
+    assert.equal(rx.requests.map((r) => [r.path, (JSON.parse(r.body) as { name: string }).name]).sort(), [
+      ["/json", "TEST"],
+      ["/templated", "TEST"],
+    ]);
   } finally {
     await rx.close();
   }

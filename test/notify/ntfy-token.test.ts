@@ -27,7 +27,10 @@ test("a token goes as a bearer token to the ntfy server; without one no Authoriz
     await deliverer.deliverDue(DOWN_AT);
     assert.equal(outbox.all(), []);
     const byTopic = Object.fromEntries(rx.requests.map((r) => [(JSON.parse(r.body) as { topic: string }).topic, r]));
-    assert.equal([byTopic.ops?.method, byTopic.ops?.path, byTopic.ops?.headers.authorization], ["POST", "/", "Bearer tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2"]);
+    assert.equal(
+      [byTopic.ops?.method, byTopic.ops?.path, byTopic.ops?.headers.authorization],
+      ["POST", "/", "Bearer tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2"],
+    );
     assert.is(byTopic.public?.headers.authorization, undefined);
   } finally {
     await rx.close();

@@ -11,16 +11,22 @@ export type Captured = { method: string; path: string; headers: IncomingHttpHead
 export type Answer = { status: number; body?: string; headers?: Record<string, string> } | "hang";
 
 /** A started HTTP receiver on 127.0.0.1; `answer` decides each reply ("hang" = never reply), at once or when its promise resolves. */
-export async function httpReceiver(answer: (request: Captured, index: number) => Answer | Promise<Answer> = () => ({ status: 200 }),
-  host = "127.0.0.1") {
+export async function httpReceiver(
+  answer: (request: Captured, index: number) => Answer | Promise<Answer> = () => ({ status: 200 }),
+  host = "127.0.0.1",
+) {
   const requests: Captured[] = [];
   const waiters: ((request: Captured) => void)[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const captured = { method: req.method ?? "", path: req.url ?? "", headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8") };
+      const captured = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       requests.push(captured);
       const reply = answer(captured, requests.length - 1);
       waiters.splice(0).forEach((wake) => wake(captured));
@@ -36,10 +42,16 @@ export async function httpReceiver(answer: (request: Captured, index: number) =>
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${host}:${port}`, port, requests,
+    url: `http://${host}:${port}`,
+    port,
+    requests,
     /** Resolves with the next request this receiver gets. */
     nextRequest: () => new Promise<Captured>((resolve) => waiters.push(resolve)),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -47,15 +59,24 @@ export async function httpReceiver(answer: (request: Captured, index: number) =>
 export async function smtpReceiver() {
   const mails: ParsedMail[] = [];
   const server = new SMTPServer({
-    authOptional: true, disabledCommands: ["STARTTLS", "AUTH"], logger: false,
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
     onData(stream, _session, callback) {
-      simpleParser(stream).then((mail) => { mails.push(mail); callback(); }, (error: Error) => callback(error));
+      simpleParser(stream).then(
+        (mail) => {
+          mails.push(mail);
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
     },
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`, mails,
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

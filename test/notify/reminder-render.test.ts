@@ -15,8 +15,12 @@ const REMINDER_AT = DOWN_AT + 2 * HOUR;
 const LINE = "Still down since 2020-01-01T01:00:00+00:00 (2 hours, 0 minutes), 2 reminders so far.";
 
 function reminderOf(ch: Channel, n = 2): Delivery | null {
-  const entry = outboxEntry({ check: check({ name: "Backup", status: "down" }), channel: ch,
-    flip: { at: REMINDER_AT, from: "down", to: "down", reason: "" }, extras: { downSinceAt: DOWN_AT } });
+  const entry = outboxEntry({
+    check: check({ name: "Backup", status: "down" }),
+    channel: ch,
+    flip: { at: REMINDER_AT, from: "down", to: "down", reason: "" },
+    extras: { downSinceAt: DOWN_AT },
+  });
   return render({ ...entry, reminder: n }, SITE);
 }
 
@@ -24,12 +28,27 @@ function downOf(ch: Channel): Delivery | null {
   return render(outboxEntry({ check: check({ name: "Backup", status: "down" }), channel: ch, flip: { at: DOWN_AT } }), SITE);
 }
 
-const hook = channel({ kind: "webhook", value: { kind: "webhook", json: false, spec: {
-  method_down: "POST", url_down: "http://h.example/$STATUS/$REMINDER", body_down: "$STATUS $REMINDER $NOW", headers_down: {},
-  method_up: "GET", url_up: "http://h.example/up/$REMINDER", body_up: "", headers_up: {} } } });
+const hook = channel({
+  kind: "webhook",
+  value: {
+    kind: "webhook",
+    json: false,
+    spec: {
+      method_down: "POST",
+      url_down: "http://h.example/$STATUS/$REMINDER",
+      body_down: "$STATUS $REMINDER $NOW",
+      headers_down: {},
+      method_up: "GET",
+      url_up: "http://h.example/up/$REMINDER",
+      body_up: "",
+      headers_up: {},
+    },
+  },
+});
 
 test("webhook: a reminder is $STATUS=down with $REMINDER=1; a status change has $REMINDER=0", () => {
-  const reminder = reminderOf(hook), down = downOf(hook);
+  const reminder = reminderOf(hook),
+    down = downOf(hook);
   assert.ok(reminder?.kind === "http" && down?.kind === "http");
   assert.equal([reminder.url, reminder.body], ["http://h.example/down/1", "down 1 2020-01-01T03:00:00+00:00"]);
   assert.equal([down.url, down.body], ["http://h.example/down/0", "down 0 2020-01-01T01:00:00+00:00"]);
@@ -45,7 +64,9 @@ test("slack and discord: the title says still DOWN and the text the outage's sta
 });
 
 test("ntfy: the title says still DOWN and the message starts with the reminder line", () => {
-  const sent = reminderOf(channel({ kind: "ntfy", value: { kind: "ntfy", spec: { url: "https://ntfy.example", topic: "t", priority_down: 5, priority_up: 3 } } }));
+  const sent = reminderOf(
+    channel({ kind: "ntfy", value: { kind: "ntfy", spec: { url: "https://ntfy.example", topic: "t", priority_down: 5, priority_up: 3 } } }),
+  );
   assert.ok(sent?.kind === "http");
   const payload = JSON.parse(sent.body ?? "") as { title: string; message: string };
   assert.is(payload.title, "Backup is still DOWN");
@@ -67,8 +88,16 @@ test("email: a Reminder subject, and the text and HTML say still down since when
 test("a reminder whose outage start is unknown says so without a date", () => {
   const entry = outboxEntry({ channel: hook, flip: { at: REMINDER_AT, from: "down", to: "down", reason: "" } });
   const sent = render({ ...entry, reminder: 3 }, SITE);
-  const slack = render({ ...outboxEntry({ channel: channel({ kind: "slack", value: { kind: "slack", url: "https://chat.example/h" } }),
-    flip: { at: REMINDER_AT, from: "down", to: "down", reason: "" } }), reminder: 3 }, SITE);
+  const slack = render(
+    {
+      ...outboxEntry({
+        channel: channel({ kind: "slack", value: { kind: "slack", url: "https://chat.example/h" } }),
+        flip: { at: REMINDER_AT, from: "down", to: "down", reason: "" },
+      }),
+      reminder: 3,
+    },
+    SITE,
+  );
   assert.ok(sent?.kind === "http" && slack?.kind === "http");
   assert.is(sent.url, "http://h.example/down/1");
   assert.is((JSON.parse(slack.body ?? "") as { attachments: { text: string }[] }).attachments[0].text, "Still down, 3 reminders so far.");
@@ -76,8 +105,23 @@ test("a reminder whose outage start is unknown says so without a date", () => {
 
 test("the JSON webhook's check representation carries the alerting fields", () => {
   const c = check({ name: "Backup", status: "down", failureThreshold: 3, reminderIntervalMs: 2 * HOUR, mutedUntilAt: DOWN_AT });
-  const ch = channel({ kind: "webhook", value: { kind: "webhook", json: true, spec: { method_down: "POST", url_down: "http://h.example/j",
-    body_down: "", headers_down: {}, method_up: "POST", url_up: "", body_up: "", headers_up: {} } } });
+  const ch = channel({
+    kind: "webhook",
+    value: {
+      kind: "webhook",
+      json: true,
+      spec: {
+        method_down: "POST",
+        url_down: "http://h.example/j",
+        body_down: "",
+        headers_down: {},
+        method_up: "POST",
+        url_up: "",
+        body_up: "",
+        headers_up: {},
+      },
+    },
+  });
   const sent = render({ ...outboxEntry({ check: c, channel: ch, flip: { at: REMINDER_AT } }), reminder: 1 }, SITE);
   assert.ok(sent?.kind === "http");
   const json = JSON.parse(sent.body ?? "") as Record<string, unknown>;

@@ -29,7 +29,9 @@ async function smtp() {
   const mails: ParsedMail[] = [];
   const state = { refusing: false, refused: 0 };
   const server = new SMTPServer({
-    authOptional: true, disabledCommands: ["STARTTLS", "AUTH"], logger: false,
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
     onData(stream, _session, callback) {
       if (state.refusing) {
         state.refused++;
@@ -37,11 +39,22 @@ async function smtp() {
         stream.on("end", () => callback(Object.assign(new Error("mailbox busy"), { responseCode: 451 })));
         return;
       }
-      simpleParser(stream).then((mail) => { mails.push(mail); callback(); }, (error: Error) => callback(error));
+      simpleParser(stream).then(
+        (mail) => {
+          mails.push(mail);
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
     },
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, mails, state, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,
+    mails,
+    state,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 type Rig = { pool: Pool; dir: ReturnType<typeof tempDir>; userId: string; projectId: string; clock: { at: Millis } };
@@ -50,9 +63,18 @@ type Rig = { pool: Pool; dir: ReturnType<typeof tempDir>; userId: string; projec
 async function rig(): Promise<Rig> {
   const dir = tempDir();
   const clock = { at: JAN_10 };
-  const pool = await createInProcessPool({ dataDir: dir.path, shards: 1, durability: "commit", startAt: Date.UTC(2025, 11, 1), clock: "virtual",
-    notify: { siteRoot: "http://hcd.example", allowPrivateIps: true, smtpUrl: null } });
-  const project = await pool.createProject({ name: "Ops", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000 }, Date.UTC(2025, 11, 1));
+  const pool = await createInProcessPool({
+    dataDir: dir.path,
+    shards: 1,
+    durability: "commit",
+    startAt: Date.UTC(2025, 11, 1),
+    clock: "virtual",
+    notify: { siteRoot: "http://hcd.example", allowPrivateIps: true, smtpUrl: null },
+  });
+  const project = await pool.createProject(
+    { name: "Ops", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 10_000 },
+    Date.UTC(2025, 11, 1),
+  );
   const steady = await pool.createCheck(project.id, { name: "steady", timeoutMs: 365 * DAY, graceMs: HOUR }, [], Date.UTC(2025, 11, 1));
   const flaky = await pool.createCheck(project.id, { name: "flaky", timeoutMs: 365 * DAY, graceMs: HOUR }, [], Date.UTC(2025, 11, 1));
   if (!steady.ok || !flaky.ok) throw new Error("create failed");
@@ -69,8 +91,14 @@ async function rig(): Promise<Rig> {
 }
 
 function scheduler(r: Rig, url: string, node = "local"): ReportScheduler {
-  return new ReportScheduler({ accounts: Accounts.open(r.dir.path), pool: r.pool, now: () => r.clock.at, node, siteRoot: "http://hcd.example",
-    send: (message) => sendEmail(message, { smtpUrl: url, from: "hcd@localhost", timeoutMs: 10_000 }) });
+  return new ReportScheduler({
+    accounts: Accounts.open(r.dir.path),
+    pool: r.pool,
+    now: () => r.clock.at,
+    node,
+    siteRoot: "http://hcd.example",
+    send: (message) => sendEmail(message, { smtpUrl: url, from: "hcd@localhost", timeoutMs: 10_000 }),
+  });
 }
 
 test("the schedule: the first report covers the first month to end after the choice; a claim of another node holds until stale", () => {
@@ -80,12 +108,20 @@ test("the schedule: the first report covers the first month to end after the cho
   assert.equal(monthly.reports, { every: "monthly", doneUpTo: "2025-12" });
   assert.is(dueReport(monthly, FEB_1 - 1), null, "January is not over");
   assert.equal(dueReport(monthly, FEB_1)?.label, "2026-01");
-  assert.equal(withReports(user, "weekly", JAN_10)?.reports, { every: "weekly", doneUpTo: "2025-12-29" }, "Saturday the 10th: the last week to end began on Monday December 29th");
+  assert.equal(
+    withReports(user, "weekly", JAN_10)?.reports,
+    { every: "weekly", doneUpTo: "2025-12-29" },
+    "Saturday the 10th: the last week to end began on Monday December 29th",
+  );
   const period = reportPeriodAt("monthly", FEB_1);
   const theirs = claimed(monthly, period, "b", FEB_1);
   if (theirs === null) throw new Error("not claimed");
   assert.is(claimed(theirs, period, "a", FEB_1 + CLAIM_STALE_MS - 1), null, "another node's fresh claim holds");
-  assert.equal(claimed(theirs, period, "a", FEB_1 + CLAIM_STALE_MS)?.reports?.claim, { period: "2026-01", by: "a", at: FEB_1 + CLAIM_STALE_MS }, "a stale one is taken over");
+  assert.equal(
+    claimed(theirs, period, "a", FEB_1 + CLAIM_STALE_MS)?.reports?.claim,
+    { period: "2026-01", by: "a", at: FEB_1 + CLAIM_STALE_MS },
+    "a stale one is taken over",
+  );
   assert.ok(claimed(theirs, period, "b", FEB_1 + 1) !== null, "a node's own claim is its to send again");
   assert.is(withReports(monthly, "monthly", FEB_1), null, "the same choice changes nothing");
   assert.equal(withReports(monthly, "off", FEB_1), user);
@@ -106,7 +142,10 @@ test("one report a month, with the reference's summary and each check's downtime
     assert.is(mail.subject, "Monthly Report");
     assert.is(mail.to && !Array.isArray(mail.to) ? mail.to.text : "", "ann@example.com");
     assert.is(mail.messageId, `<report-${r.userId}-2026-01@hcd.example>`);
-    assert.ok(mail.headerLines.some((h) => h.line === "List-Unsubscribe: <http://hcd.example/account>"), "List-Unsubscribe names the account page");
+    assert.ok(
+      mail.headerLines.some((h) => h.line === "List-Unsubscribe: <http://hcd.example/account>"),
+      "List-Unsubscribe names the account page",
+    );
     const text = mail.text ?? "";
 
     assert.match(text, "In January, 1 check had 1 downtime event.");
@@ -135,7 +174,10 @@ test("a report claimed and not marked done (a crash in between) is sent once mor
     server.state.refusing = false;
     assert.is(await restarted.tick(), 1);
     assert.is(await scheduler(r, server.url).tick(), 0);
-    assert.equal(server.mails.map((m) => m.messageId), [`<report-${r.userId}-2026-01@hcd.example>`]);
+    assert.equal(
+      server.mails.map((m) => m.messageId),
+      [`<report-${r.userId}-2026-01@hcd.example>`],
+    );
   } finally {
     await server.close();
     await r.pool.close();
@@ -148,7 +190,9 @@ test("another node's fresh claim is left to it; once stale this node sends the r
   const server = await smtp();
   try {
     r.clock.at = FEB_1 + MINUTE;
-    await Accounts.open(r.dir.path).updateUser(r.userId, (u) => claimed(u, reportPeriodAt("monthly", r.clock.at), "other-node", r.clock.at));
+    await Accounts.open(r.dir.path).updateUser(r.userId, (u) =>
+      claimed(u, reportPeriodAt("monthly", r.clock.at), "other-node", r.clock.at),
+    );
     assert.is(await scheduler(r, server.url, "this-node").tick(), 0);
     r.clock.at += CLAIM_STALE_MS;
     assert.is(await scheduler(r, server.url, "this-node").tick(), 1);

@@ -19,12 +19,19 @@ test("200, 201, 202 and 204 succeed; the body, headers and default User-Agent ar
   const statuses = [200, 201, 202, 204];
   const rx = await httpReceiver((_req, i) => ({ status: statuses[i], body: i === 0 ? '{"room_id": "!a:b"}' : "" }));
   try {
-    for (const [i, status] of statuses.entries()) { // the answer's body is kept (a kind's setup call reads it)
-      assert.equal(await sendHttp(post(`${rx.url}/p?q=1`, "héllo", { "X-A": "b" }), ALLOW), { ok: true, status, responseBody: i === 0 ? '{"room_id": "!a:b"}' : "" });
+    for (const [i, status] of statuses.entries()) {
+      // the answer's body is kept (a kind's setup call reads it)
+      assert.equal(await sendHttp(post(`${rx.url}/p?q=1`, "héllo", { "X-A": "b" }), ALLOW), {
+        ok: true,
+        status,
+        responseBody: i === 0 ? '{"room_id": "!a:b"}' : "",
+      });
     }
     const first = rx.requests[0];
-    assert.equal([first.method, first.path, first.body, first.headers["x-a"], first.headers["user-agent"], first.headers["content-length"]],
-      ["POST", "/p?q=1", "héllo", "b", "healthchecks.io", "6"]);
+    assert.equal(
+      [first.method, first.path, first.body, first.headers["x-a"], first.headers["user-agent"], first.headers["content-length"]],
+      ["POST", "/p?q=1", "héllo", "b", "healthchecks.io", "6"],
+    );
   } finally {
     await rx.close();
   }
@@ -40,13 +47,15 @@ test("a caller's User-Agent wins over the default", async () => {
   }
 });
 
-test("any other status fails with \"Received status code N\" and keeps the answer's start", async () => {
+test('any other status fails with "Received status code N" and keeps the answer\'s start', async () => {
   const rx = await httpReceiver(() => ({ status: 400, body: "invalid_token" + "x".repeat(5000) }));
   try {
     const result = await sendHttp(post(rx.url), ALLOW);
     if (result.ok) throw new Error("expected a failure");
-    assert.equal([result.error, result.permanent, result.status, result.responseBody.length],
-      ["Received status code 400", false, 400, 1024]);
+    assert.equal(
+      [result.error, result.permanent, result.status, result.responseBody.length],
+      ["Received status code 400", false, 400, 1024],
+    );
     assert.ok(result.responseBody.startsWith("invalid_token"));
   } finally {
     await rx.close();
@@ -61,11 +70,25 @@ test("redirects: a POST answered 302 continues as GET, 307 keeps method and body
     return { status: code, headers: { Location: left > 1 ? `/r${code}-${left - 1}` : "/done" } };
   });
   try {
-    assert.equal(await sendHttp(post(`${rx.url}/r302-1`, "x", { "Content-Type": "text/plain" }), ALLOW), { ok: true, status: 200, responseBody: "" });
-    assert.equal([rx.requests[1].method, rx.requests[1].path, rx.requests[1].body, rx.requests[1].headers["content-type"]],
-      ["GET", "/done", "", undefined]);
+    assert.equal(await sendHttp(post(`${rx.url}/r302-1`, "x", { "Content-Type": "text/plain" }), ALLOW), {
+      ok: true,
+      status: 200,
+      responseBody: "",
+    });
+    assert.equal(
+      [rx.requests[1].method, rx.requests[1].path, rx.requests[1].body, rx.requests[1].headers["content-type"]],
+      ["GET", "/done", "", undefined],
+    );
     assert.equal(await sendHttp(post(`${rx.url}/r307-3`, "kept"), ALLOW), { ok: true, status: 200, responseBody: "" });
-    assert.equal(rx.requests.slice(2).map((r) => [r.method, r.body]), [["POST", "kept"], ["POST", "kept"], ["POST", "kept"], ["POST", "kept"]]);
+    assert.equal(
+      rx.requests.slice(2).map((r) => [r.method, r.body]),
+      [
+        ["POST", "kept"],
+        ["POST", "kept"],
+        ["POST", "kept"],
+        ["POST", "kept"],
+      ],
+    );
     const tooMany = await sendHttp(post(`${rx.url}/r301-4`), ALLOW);
     assert.equal([tooMany.ok, !tooMany.ok && tooMany.error], [false, "Too many redirects"]);
   } finally {
@@ -99,7 +122,7 @@ test("a redirect to a refused address is refused: every hop is checked", async (
   }
 });
 
-test("a receiver that never answers times out with \"Connection timed out\"", async () => {
+test('a receiver that never answers times out with "Connection timed out"', async () => {
   const rx = await httpReceiver(() => "hang");
   try {
     const started = performance.now();
@@ -130,8 +153,10 @@ test("sendEmail delivers a multipart message through SMTP_URL; no SMTP_URL is a 
     const message = { kind: "email" as const, to: "ops@example.com", subject: "DOWN | Café", text: "plain ü", html: "<p>html ü</p>" };
     assert.equal(await sendEmail(message, { smtpUrl: smtp.url, from: "hcd@alerts.example", timeoutMs: 2_000 }), { ok: true, status: null });
     const mail = smtp.mails[0];
-    assert.equal([mail.subject, mail.text, mail.html, mail.from?.text, mail.to && "text" in mail.to ? mail.to.text : ""],
-      ["DOWN | Café", "plain ü", "<p>html ü</p>", "hcd@alerts.example", "ops@example.com"]);
+    assert.equal(
+      [mail.subject, mail.text, mail.html, mail.from?.text, mail.to && "text" in mail.to ? mail.to.text : ""],
+      ["DOWN | Café", "plain ü", "<p>html ü</p>", "hcd@alerts.example", "ops@example.com"],
+    );
     assert.match(mail.messageId ?? "", /@alerts\.example>$/);
     const none = await sendEmail(message, { smtpUrl: undefined, from: "hcd@alerts.example", timeoutMs: 2_000 });
     assert.equal([none.ok, !none.ok && none.error], [false, "Email is not configured: SMTP_URL is not set"]);

@@ -14,48 +14,103 @@ test.after.each(closeOutboxes);
 
 /** Each kind's value (URLs under the receiver at `base`) and the refusal its provider documents for a bad key or target. */
 const KINDS: { kind: ServiceKind; value: (base: string) => unknown; refusal: Answer & { status: number }; error: string }[] = [
-  { kind: "telegram", value: () => ({ chat_id: 42 }), refusal: { status: 400, body: '{"ok": false, "error_code": 400, "description": "Bad Request: chat not found"}' },
-    error: 'Received status code 400 with a message: "Bad Request: chat not found"' },
+  {
+    kind: "telegram",
+    value: () => ({ chat_id: 42 }),
+    refusal: { status: 400, body: '{"ok": false, "error_code": 400, "description": "Bad Request: chat not found"}' },
+    error: 'Received status code 400 with a message: "Bad Request: chat not found"',
+  },
   { kind: "msteamsw", value: (base) => `${base}/teams`, refusal: { status: 404 }, error: "Received status code 404" },
-  { kind: "pd", value: () => ({ service_key: "k" }), refusal: { status: 400, body: '{"status": "invalid event", "errors": ["Service key is the wrong length"]}' },
-    error: "Received status code 400" },
-  { kind: "po", value: () => ({ user_key: "u", priority: 0 }), refusal: { status: 400, body: '{"user": "invalid", "errors": ["user identifier is invalid"], "status": 0}' },
-    error: "Received status code 400 (invalid user)" },
-  { kind: "gotify", value: (base) => ({ url: base, token: "t" }), refusal: { status: 401, body: '{"error": "Unauthorized", "errorCode": 401}' },
-    error: "Received status code 401" },
-  { kind: "matrix", value: () => ({ room_id: "!r:example.org" }), refusal: { status: 403, body: '{"errcode": "M_FORBIDDEN"}' }, error: "Received status code 403" },
+  {
+    kind: "pd",
+    value: () => ({ service_key: "k" }),
+    refusal: { status: 400, body: '{"status": "invalid event", "errors": ["Service key is the wrong length"]}' },
+    error: "Received status code 400",
+  },
+  {
+    kind: "po",
+    value: () => ({ user_key: "u", priority: 0 }),
+    refusal: { status: 400, body: '{"user": "invalid", "errors": ["user identifier is invalid"], "status": 0}' },
+    error: "Received status code 400 (invalid user)",
+  },
+  {
+    kind: "gotify",
+    value: (base) => ({ url: base, token: "t" }),
+    refusal: { status: 401, body: '{"error": "Unauthorized", "errorCode": 401}' },
+    error: "Received status code 401",
+  },
+  {
+    kind: "matrix",
+    value: () => ({ room_id: "!r:example.org" }),
+    refusal: { status: 403, body: '{"errcode": "M_FORBIDDEN"}' },
+    error: "Received status code 403",
+  },
   { kind: "googlechat", value: (base) => `${base}/chat`, refusal: { status: 400, body: "{}" }, error: "Received status code 400" },
-  { kind: "opsgenie", value: () => ({ key: "k" }), refusal: { status: 422, body: '{"message": "Key format is not valid!", "took": 0.001}' },
-    error: 'Received status code 422 with a message: "Key format is not valid!"' },
-  { kind: "mattermost", value: (base) => `${base}/mm`, refusal: { status: 400, body: '{"id": "web.incoming_webhook.invalid.app_error"}' },
-    error: "Received status code 400" },
+  {
+    kind: "opsgenie",
+    value: () => ({ key: "k" }),
+    refusal: { status: 422, body: '{"message": "Key format is not valid!", "took": 0.001}' },
+    error: 'Received status code 422 with a message: "Key format is not valid!"',
+  },
+  {
+    kind: "mattermost",
+    value: (base) => `${base}/mm`,
+    refusal: { status: 400, body: '{"id": "web.incoming_webhook.invalid.app_error"}' },
+    error: "Received status code 400",
+  },
   { kind: "rocketchat", value: (base) => `${base}/rc`, refusal: { status: 404 }, error: "Received status code 404" },
-  { kind: "zulip", value: (base) => ({ bot_email: "b@o.example", api_key: "k", site: base, mtype: "stream", to: "ops" }),
+  {
+    kind: "zulip",
+    value: (base) => ({ bot_email: "b@o.example", api_key: "k", site: base, mtype: "stream", to: "ops" }),
     refusal: { status: 401, body: '{"result": "error", "msg": "Invalid API key", "code": "INVALID_API_KEY"}' },
-    error: 'Received status code 401 with a message: "Invalid API key"' },
-  { kind: "pushbullet", value: () => "k", refusal: { status: 401, body: '{"error": {"code": "invalid_access_token"}}' }, error: "Received status code 401" },
+    error: 'Received status code 401 with a message: "Invalid API key"',
+  },
+  {
+    kind: "pushbullet",
+    value: () => "k",
+    refusal: { status: 401, body: '{"error": {"code": "invalid_access_token"}}' },
+    error: "Received status code 401",
+  },
   { kind: "victorops", value: (base) => `${base}/vo`, refusal: { status: 404 }, error: "Received status code 404" },
   { kind: "pagertree", value: (base) => `${base}/pt`, refusal: { status: 404 }, error: "Received status code 404" },
   { kind: "spike", value: (base) => `${base}/sp`, refusal: { status: 400 }, error: "Received status code 400" },
-  { kind: "sms", value: () => "+15551234567", refusal: { status: 400, body: '{"code": 21211, "message": "The To number is not valid", "status": 400}' },
-    error: "Invalid phone number" },
+  {
+    kind: "sms",
+    value: () => "+15551234567",
+    refusal: { status: 400, body: '{"code": 21211, "message": "The To number is not valid", "status": 400}' },
+    error: "Invalid phone number",
+  },
   { kind: "whatsapp", value: () => "+15551234567", refusal: { status: 401, body: '{"code": 20003}' }, error: "Received status code 401" },
   { kind: "call", value: () => "+15551234567", refusal: { status: 400, body: '{"code": 21211}' }, error: "Invalid phone number" },
-  { kind: "github", value: () => ({ repo: "a/b", token: "t" }), refusal: { status: 410, body: '{"message": "Issues are disabled for this repo"}' },
-    error: "Received status code 410" },
-  { kind: "trello", value: () => ({ list_id: "0123456789abcdef01234567", token: "t" }), refusal: { status: 401, body: "invalid token" },
-    error: "Received status code 401" },
+  {
+    kind: "github",
+    value: () => ({ repo: "a/b", token: "t" }),
+    refusal: { status: 410, body: '{"message": "Issues are disabled for this repo"}' },
+    error: "Received status code 410",
+  },
+  {
+    kind: "trello",
+    value: () => ({ list_id: "0123456789abcdef01234567", token: "t" }),
+    refusal: { status: 401, body: "invalid token" },
+    error: "Received status code 401",
+  },
 ];
 
 test("every kind: a 429 is retried no sooner than its Retry-After, then delivered", async () => {
   for (const { kind, value } of KINDS) {
-    const rx = await httpReceiver((_request, index) => index === 0 ? { status: 429, headers: { "Retry-After": "120" } } : { status: 200 });
+    const rx = await httpReceiver((_request, index) =>
+      index === 0 ? { status: 429, headers: { "Retry-After": "120" } } : { status: 200 },
+    );
     try {
       const entry = entryOf(serviceChannel(kind, value(rx.url)), "down");
       const { outbox, deliverer } = await delivererOf([entry], rx.url, { baseBackoffMs: 1_000 });
       await deliverer.deliverDue(DOWN_AT);
       const waiting = outbox.get(entry.id);
-      assert.equal([waiting?.attempts, waiting?.lastError, waiting?.nextAttemptAt], [1, "Received status code 429", DOWN_AT + 120_000], kind);
+      assert.equal(
+        [waiting?.attempts, waiting?.lastError, waiting?.nextAttemptAt],
+        [1, "Received status code 429", DOWN_AT + 120_000],
+        kind,
+      );
       await deliverer.deliverDue(DOWN_AT + 119_999); // not due yet: this call finds nothing to send
       assert.is(rx.requests.length, 1, kind);
       await deliverer.deliverDue(DOWN_AT + 120_000);
@@ -99,9 +154,11 @@ test("every kind: a permanent 4xx is given up at once with the provider's error 
 });
 
 test("a provider's error that repeats a token is stored with the token masked", async () => {
-  const rx = await httpReceiver((request) => request.path.startsWith("/tg/")
-    ? { status: 401, body: JSON.stringify({ description: `Unauthorized: bot${BOT_TOKEN} is unknown` }) }
-    : { status: 401, body: JSON.stringify({ message: "key opsgenie-key-secret-value was revoked" }) });
+  const rx = await httpReceiver((request) =>
+    request.path.startsWith("/tg/")
+      ? { status: 401, body: JSON.stringify({ description: `Unauthorized: bot${BOT_TOKEN} is unknown` }) }
+      : { status: 401, body: JSON.stringify({ message: "key opsgenie-key-secret-value was revoked" }) },
+  );
   try {
     const telegram = entryOf(serviceChannel("telegram", { chat_id: 1 }), "down");
     const opsgenie = entryOf(serviceChannel("opsgenie", { key: "opsgenie-key-secret-value" }), "down");
@@ -121,8 +178,14 @@ test("private addresses: a user's URL is refused, the operator's endpoint settin
     const telegram = entryOf(serviceChannel("telegram", { chat_id: 1 }), "down");
     const { outbox, deliverer } = await delivererOf([gotify, telegram], rx.url, { allowPrivateIps: false });
     await deliverer.deliverDue(DOWN_AT);
-    assert.equal(rx.requests.map((r) => r.path), [`/tg/bot${BOT_TOKEN}/sendMessage`]);
-    assert.equal(outbox.all().map((e) => [e.channel.kind, e.lastError]), [["gotify", "Connections to private IP addresses are not allowed"]]);
+    assert.equal(
+      rx.requests.map((r) => r.path),
+      [`/tg/bot${BOT_TOKEN}/sendMessage`],
+    );
+    assert.equal(
+      outbox.all().map((e) => [e.channel.kind, e.lastError]),
+      [["gotify", "Connections to private IP addresses are not allowed"]],
+    );
   } finally {
     await rx.close();
   }

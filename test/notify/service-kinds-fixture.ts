@@ -33,13 +33,29 @@ export type Direction = "down" | "up" | "reminder";
 /** The server's settings with every fixed endpoint under the receiver at `base`. */
 export function settingsAt(base: string): ServiceSettings {
   return {
-    telegramBotToken: BOT_TOKEN, telegramApiUrl: `${base}/tg`, pagerdutyEventsUrl: `${base}/pd/create_event.json`,
-    pushoverApiToken: PUSHOVER_TOKEN, pushoverApiUrl: `${base}/po`, opsgenieApiUrl: `${base}/og`,
-    matrixHomeserver: `${base}/mx`, matrixAccessToken: MATRIX_TOKEN, pushbulletApiUrl: `${base}/pb`, shellEnabled: true, appriseEnabled: true,
-    twilioAccount: "AC123", twilioAuth: TWILIO_AUTH, twilioFrom: "+15550001111", twilioApiUrl: `${base}/tw`,
-    twilioUseWhatsapp: true, twilioMessagingServiceSid: "MG0123456789abcdef0123456789abcdef", whatsappDownContentSid: "HXdown0123456789abcdef0123456789ab",
-    whatsappUpContentSid: "HXup000123456789abcdef0123456789ab", signalCliSocket: "/run/signal-cli/socket",
-    githubApiUrl: `${base}/gh`, trelloAppKey: TRELLO_KEY, trelloApiUrl: `${base}/tr`,
+    telegramBotToken: BOT_TOKEN,
+    telegramApiUrl: `${base}/tg`,
+    pagerdutyEventsUrl: `${base}/pd/create_event.json`,
+    pushoverApiToken: PUSHOVER_TOKEN,
+    pushoverApiUrl: `${base}/po`,
+    opsgenieApiUrl: `${base}/og`,
+    matrixHomeserver: `${base}/mx`,
+    matrixAccessToken: MATRIX_TOKEN,
+    pushbulletApiUrl: `${base}/pb`,
+    shellEnabled: true,
+    appriseEnabled: true,
+    twilioAccount: "AC123",
+    twilioAuth: TWILIO_AUTH,
+    twilioFrom: "+15550001111",
+    twilioApiUrl: `${base}/tw`,
+    twilioUseWhatsapp: true,
+    twilioMessagingServiceSid: "MG0123456789abcdef0123456789abcdef",
+    whatsappDownContentSid: "HXdown0123456789abcdef0123456789ab",
+    whatsappUpContentSid: "HXup000123456789abcdef0123456789ab",
+    signalCliSocket: "/run/signal-cli/socket",
+    githubApiUrl: `${base}/gh`,
+    trelloAppKey: TRELLO_KEY,
+    trelloApiUrl: `${base}/tr`,
   };
 }
 
@@ -56,8 +72,15 @@ export function entryOf(ch: Channel, direction: Direction): OutboxEntry & EntryE
   const lastPing = ping({ n: 7, at: DOWN_AT - 5 * MINUTE, kind: "success" });
   const extras = { projectName: "Ops", downSinceAt: DOWN_AT };
   if (direction === "down") return outboxEntry({ check: c, channel: ch, lastPing, extras, flip: { at: DOWN_AT, n: 2 } });
-  if (direction === "up") return outboxEntry({ check: c, channel: ch, lastPing, extras, flip: { at: UP_AT, n: 3, from: "down", to: "up", reason: "" } });
-  const entry = outboxEntry({ check: c, channel: ch, lastPing, extras, flip: { at: REMINDER_AT, n: 2, from: "down", to: "down", reason: "" } });
+  if (direction === "up")
+    return outboxEntry({ check: c, channel: ch, lastPing, extras, flip: { at: UP_AT, n: 3, from: "down", to: "up", reason: "" } });
+  const entry = outboxEntry({
+    check: c,
+    channel: ch,
+    lastPing,
+    extras,
+    flip: { at: REMINDER_AT, n: 2, from: "down", to: "down", reason: "" },
+  });
   return { ...entry, reminder: 2 };
 }
 
@@ -67,8 +90,15 @@ const opened: StoreOutbox[] = [];
 export async function delivererOf(entries: readonly OutboxEntry[], base: string, options: Partial<DelivererOptions> = {}) {
   const outbox = await StoreOutbox.open(entries);
   opened.push(outbox);
-  const deliverer = new Deliverer({ outbox, siteRoot: "http://hcd.test", allowPrivateIps: true, fromAddress: "hcd@hcd.test",
-    timeoutMs: 2_000, services: settingsAt(base), ...options });
+  const deliverer = new Deliverer({
+    outbox,
+    siteRoot: "http://hcd.test",
+    allowPrivateIps: true,
+    fromAddress: "hcd@hcd.test",
+    timeoutMs: 2_000,
+    services: settingsAt(base),
+    ...options,
+  });
   return { outbox, deliverer };
 }
 

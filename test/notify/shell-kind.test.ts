@@ -18,12 +18,15 @@ const dir = tempDir("hcd-shell-");
 test.after(() => dir.remove());
 // a program that writes its arguments and the facts in its environment to the file named by its first argument
 const RECORDER = join(dir.path, "record.mjs");
-writeFileSync(RECORDER, `import { writeFileSync } from "node:fs";
+writeFileSync(
+  RECORDER,
+  `import { writeFileSync } from "node:fs";
 const [out, ...args] = process.argv.slice(2);
 const env = Object.fromEntries(["NAME", "CODE", "STATUS", "NOW", "SLUG", "TAGS", "TAG1", "TAG2", "ADMIN_TOKEN"].map((k) => [k, process.env[k] ?? null]));
 writeFileSync(out, JSON.stringify({ args, env }));
 process.exit(Number(process.env.EXIT_WITH ?? 0));
-`);
+`,
+);
 const NODE = `'${process.execPath}'`;
 const NAME = "Backup; touch pwned $(id) `id` | tee x";
 
@@ -40,12 +43,21 @@ test("a down runs the command as written, the check's facts in its environment o
   assert.equal(outbox.all(), []);
   const recorded = JSON.parse(readFileSync(out, "utf8"));
   assert.equal(recorded.args, ["down: the check", "--tags"]);
-  assert.equal(recorded.env, { NAME, CODE: "5c3e8a1e-0000-4000-8000-000000000001", STATUS: "down", NOW: "2020-01-01T01:00:00+00:00",
-    SLUG: "backup", TAGS: "db nightly", TAG1: "db", TAG2: "nightly", ADMIN_TOKEN: null });
+  assert.equal(recorded.env, {
+    NAME,
+    CODE: "5c3e8a1e-0000-4000-8000-000000000001",
+    STATUS: "down",
+    NOW: "2020-01-01T01:00:00+00:00",
+    SLUG: "backup",
+    TAGS: "db nightly",
+    TAG1: "db",
+    TAG2: "nightly",
+    ADMIN_TOKEN: null,
+  });
   assert.not.ok(existsSync(join(process.cwd(), "pwned")), "the name's shell syntax ran");
 });
 
-test("a sh -c script reads a member's check name as data: quoted \"$NAME\" is the name, never code", async () => {
+test('a sh -c script reads a member\'s check name as data: quoted "$NAME" is the name, never code', async () => {
   const out = join(dir.path, "script.txt");
   const name = `x"; touch '${join(dir.path, "injected")}'; echo "`;
   const entry = { ...shellEntry({ cmd_down: `/bin/sh -c 'printf "%s|%s" "$NAME" "$STATUS" > ${out}'` }, "down") };
@@ -73,14 +85,17 @@ test("a non-zero exit status is retried; a missing program is given up; with SHE
   const missing = shellEntry({ cmd_down: "/nonexistent/hcd-alert now" }, "down");
   const { outbox, deliverer } = await delivererOf([failing, missing], "http://127.0.0.1:9", { baseBackoffMs: 1_000 });
   await deliverer.deliverDue(DOWN_AT);
-  const retried = outbox.get(failing.id), gone = outbox.get(missing.id);
+  const retried = outbox.get(failing.id),
+    gone = outbox.get(missing.id);
   assert.equal([retried?.lastError, retried?.nextAttemptAt], ["Command returned exit code 3", DOWN_AT + 1_000]);
   assert.ok(gone !== null && hasGivenUp(gone));
   assert.is(gone?.lastError, "Command not found: /nonexistent/hcd-alert");
 
   const out = join(dir.path, "off.json");
   const off = shellEntry({ cmd_down: `${NODE} ${RECORDER} ${out}` }, "down");
-  const disabled = await delivererOf([off], "http://127.0.0.1:9", { services: { ...settingsAt("http://127.0.0.1:9"), shellEnabled: false } });
+  const disabled = await delivererOf([off], "http://127.0.0.1:9", {
+    services: { ...settingsAt("http://127.0.0.1:9"), shellEnabled: false },
+  });
   await disabled.deliverer.deliverDue(DOWN_AT);
   assert.is(disabled.outbox.get(off.id)?.lastError, "Cannot build the message: Error: SHELL_ENABLED is not true on this server");
   assert.not.ok(existsSync(out));
@@ -88,15 +103,28 @@ test("a non-zero exit status is retried; a missing program is given up; with SHE
 
 test("values: refused without SHELL_ENABLED, and a command a shell would be needed for is refused with the field named", () => {
   const off = parseServiceValue("shell", { cmd_down: "/bin/true" });
-  assert.equal(off.ok ? null : off.failure, { code: "invalid", field: "kind", reason: "shell notifications are off on this server (SHELL_ENABLED)" });
+  assert.equal(off.ok ? null : off.failure, {
+    code: "invalid",
+    field: "kind",
+    reason: "shell notifications are off on this server (SHELL_ENABLED)",
+  });
   const on = { ...settingsAt("http://x"), shellEnabled: true };
-  for (const [value, field] of [[{ cmd_down: "a | b" }, "value.cmd_down"], [{ cmd_up: "$NAME x" }, "value.cmd_up"], [{ cmd_down: "'open" }, "value.cmd_down"],
-    [{ cmd_down: "", cmd_up: "" }, "value"], [{ cmd_down: 5 }, "value.cmd_down"],
-    [{ cmd_down: "/usr/local/bin/page-oncall $NAME" }, "value.cmd_down"], [{ cmd_up: '/bin/notify "$NAME is up"' }, "value.cmd_up"]] as const) {
+  for (const [value, field] of [
+    [{ cmd_down: "a | b" }, "value.cmd_down"],
+    [{ cmd_up: "$NAME x" }, "value.cmd_up"],
+    [{ cmd_down: "'open" }, "value.cmd_down"],
+    [{ cmd_down: "", cmd_up: "" }, "value"],
+    [{ cmd_down: 5 }, "value.cmd_down"],
+    [{ cmd_down: "/usr/local/bin/page-oncall $NAME" }, "value.cmd_down"],
+    [{ cmd_up: '/bin/notify "$NAME is up"' }, "value.cmd_up"],
+  ] as const) {
     const parsed = parseServiceValue("shell", value, on);
     assert.is(parsed.ok ? null : parsed.failure.code === "invalid" && parsed.failure.field, field, JSON.stringify(value));
   }
-  assert.equal(parseServiceValue("shell", { cmd_down: " /bin/alert  'a b' ", cmd_up: "" }, on), { ok: true, value: { cmd_down: "/bin/alert  'a b'", cmd_up: "" } });
+  assert.equal(parseServiceValue("shell", { cmd_down: " /bin/alert  'a b' ", cmd_up: "" }, on), {
+    ok: true,
+    value: { cmd_down: "/bin/alert  'a b'", cmd_up: "" },
+  });
   // a shell's script reads the facts from its environment: accepted
   assert.ok(parseServiceValue("shell", { cmd_down: `/bin/sh -c 'page-oncall "$NAME"'` }, on).ok);
   assert.equal(splitArguments(`a 'b c' "d \\"e\\" $X" f\\ g ''`), { ok: true, value: ["a", "b c", 'd "e" $X', "f g", ""] });

@@ -22,11 +22,25 @@ type Reply = (request: Request) => string[]; // the lines to answer with
 const success: Reply = (request) => [
   JSON.stringify({ jsonrpc: "2.0", method: "receive", params: { envelope: {} } }), // a notification: no id, skipped
   JSON.stringify({ jsonrpc: "2.0", result: {}, id: "another call" }), // another call's reply: skipped
-  JSON.stringify({ jsonrpc: "2.0", result: { timestamp: 1, results: [{ recipientAddress: { number: request.params.recipient[0] }, type: "SUCCESS" }] }, id: request.id }),
+  JSON.stringify({
+    jsonrpc: "2.0",
+    result: { timestamp: 1, results: [{ recipientAddress: { number: request.params.recipient[0] }, type: "SUCCESS" }] },
+    id: request.id,
+  }),
 ];
-const failure = (type: string, extra: Record<string, unknown> = {}): Reply => (request) => [JSON.stringify({ jsonrpc: "2.0",
-  error: { code: -1, message: "Failed to send message", data: { response: { results: [{ recipientAddress: { number: "+15551234567" }, type, ...extra }] } } },
-  id: request.id })];
+const failure =
+  (type: string, extra: Record<string, unknown> = {}): Reply =>
+  (request) => [
+    JSON.stringify({
+      jsonrpc: "2.0",
+      error: {
+        code: -1,
+        message: "Failed to send message",
+        data: { response: { results: [{ recipientAddress: { number: "+15551234567" }, type, ...extra }] } },
+      },
+      id: request.id,
+    }),
+  ];
 
 /** A stand-in signal-cli daemon on a UNIX socket: each connection's request line is kept and answered by `reply`. */
 async function daemon(reply: Reply): Promise<{ path: string; requests: Request[]; close(): Promise<void> }> {
@@ -41,7 +55,11 @@ async function daemon(reply: Reply): Promise<{ path: string; requests: Request[]
       if (newline < 0) return;
       const request = JSON.parse(buffered.slice(0, newline)) as Request;
       requests.push(request);
-      socket.end(reply(request).map((line) => `${line}\n`).join(""));
+      socket.end(
+        reply(request)
+          .map((line) => `${line}\n`)
+          .join(""),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));
@@ -54,7 +72,10 @@ function signalChannel(value: unknown) {
 
 async function deliver(path: string, value: unknown, direction: "down" | "up" = "down") {
   const entry = entryOf(signalChannel(value), direction);
-  const { outbox, deliverer } = await delivererOf([entry], "http://127.0.0.1:9", { services: { ...settingsAt("http://127.0.0.1:9"), signalCliSocket: path }, baseBackoffMs: 1_000 });
+  const { outbox, deliverer } = await delivererOf([entry], "http://127.0.0.1:9", {
+    services: { ...settingsAt("http://127.0.0.1:9"), signalCliSocket: path },
+    baseBackoffMs: 1_000,
+  });
   await deliverer.deliverDue(direction === "down" ? DOWN_AT : UP_AT);
   return outbox.get(entry.id);
 }
@@ -94,7 +115,11 @@ test("signal-cli's errors: an unregistered recipient is given up, a rate limit's
   const cases: [Reply, string, boolean][] = [
     [failure("UNREGISTERED_FAILURE"), "Recipient not found", true],
     [failure("RATE_LIMIT_FAILURE", { token: "fddc87d7-572a-4559-9081-b41e3bc25254" }), "CAPTCHA proof required", false],
-    [(request) => [JSON.stringify({ jsonrpc: "2.0", error: { code: 123, foo: "foobar" }, id: request.id })], "signal-cli call failed (123)", false],
+    [
+      (request) => [JSON.stringify({ jsonrpc: "2.0", error: { code: 123, foo: "foobar" }, id: request.id })],
+      "signal-cli call failed (123)",
+      false,
+    ],
     [() => ["surprise"], "signal-cli call failed (unexpected response)", false],
   ];
   for (const [reply, error, givenUp] of cases) {
@@ -114,11 +139,21 @@ test("signal-cli's errors: an unregistered recipient is given up, a rate limit's
 
 test("values: the reference's recipient rules, at least one direction, and offered only with SIGNAL_CLI_SOCKET", () => {
   const on = { ...settingsAt("http://x"), signalCliSocket: "/run/signal-cli/socket" };
-  assert.equal(parseServiceValue("signal", "+15551234567", { ...settingsAt("http://x"), signalCliSocket: null }),
-    { ok: false, failure: { code: "invalid", field: "kind", reason: "signal notifications are off on this server (SIGNAL_CLI_SOCKET is not set)" } });
-  assert.equal(parseServiceValue("signal", { value: "+1 555 123", up: false }, on), { ok: true, value: { value: "+1555123", down: 1, up: 0 } });
-  for (const [value, field] of [["1555", "value.value"], ["+1234", "value.value"], ["ab.1", "value.value"], [{ value: "+15551234567", up: false, down: false }, "value.down"],
-    [{ value: "+15551234567", up: "yes" }, "value.up"]] as const) {
+  assert.equal(parseServiceValue("signal", "+15551234567", { ...settingsAt("http://x"), signalCliSocket: null }), {
+    ok: false,
+    failure: { code: "invalid", field: "kind", reason: "signal notifications are off on this server (SIGNAL_CLI_SOCKET is not set)" },
+  });
+  assert.equal(parseServiceValue("signal", { value: "+1 555 123", up: false }, on), {
+    ok: true,
+    value: { value: "+1555123", down: 1, up: 0 },
+  });
+  for (const [value, field] of [
+    ["1555", "value.value"],
+    ["+1234", "value.value"],
+    ["ab.1", "value.value"],
+    [{ value: "+15551234567", up: false, down: false }, "value.down"],
+    [{ value: "+15551234567", up: "yes" }, "value.up"],
+  ] as const) {
     const parsed = parseServiceValue("signal", value, on);
     assert.is(parsed.ok ? null : parsed.failure.code === "invalid" && parsed.failure.field, field, JSON.stringify(value));
   }

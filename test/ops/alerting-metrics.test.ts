@@ -12,7 +12,6 @@ import { haveProgram } from "./extras.ts";
 const ADMIN = "admin-token-alerting-metrics-0123456789";
 const SCRAPER = "scraper-token-alerting-0123456789";
 
-
 const FIGURES = ["hcd_checks_acknowledged", "hcd_checks_held", "hcd_projects_in_maintenance", "hcd_run_too_long_total"] as const;
 
 test("/metrics counts acknowledged and held checks, projects in a maintenance window and runs that took too long", async () => {
@@ -30,17 +29,32 @@ test("/metrics counts acknowledged and held checks, projects in a maintenance wi
     const quiet: ProjectJson = await createProject(server, ADMIN, { name: "quiet" });
     const api = <T>(method: string, path: string, body?: unknown) => ok<T>(call(server.url, method, path, { key: project.api_key, body }));
     const database = await api<{ uuid: string }>("POST", "/api/v3/checks/", { name: "database", timeout: 60, grace: 60 });
-    const child = await api<{ uuid: string }>("POST", "/api/v3/checks/", { name: "report", timeout: 60, grace: 60, depends_on: database.uuid });
+    const child = await api<{ uuid: string }>("POST", "/api/v3/checks/", {
+      name: "report",
+      timeout: 60,
+      grace: 60,
+      depends_on: database.uuid,
+    });
     const job = await api<{ uuid: string }>("POST", "/api/v3/checks/", { name: "long job", timeout: 3600, grace: 3600, max_duration: 60 });
     for (const uuid of [database.uuid, child.uuid]) await call(server.url, "GET", `/ping/${uuid}`);
     await call(server.url, "GET", `/ping/${job.uuid}/start`);
     // a window of the other project that starts daily at the next full hour, for two hours: off now, on in an hour
     const { now } = await ok<{ now: string }>(call(server.url, "GET", "/admin/v1/clock", { headers: admin }));
     const nextHour = (new Date(now).getUTCHours() + 1) % 24;
-    await ok(call(server.url, "POST", `/admin/v1/projects/${quiet.id}/maintenance`, { headers: admin, body: { name: "nightly", schedule: `0 ${nextHour} * * *`, tz: "UTC", duration: 7200 } }));
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${quiet.id}/maintenance`, {
+        headers: admin,
+        body: { name: "nightly", schedule: `0 ${nextHour} * * *`, tz: "UTC", duration: 7200 },
+      }),
+    );
 
     const before = await scrape();
-    assert.equal(figures(before), { hcd_checks_acknowledged: 0, hcd_checks_held: 0, hcd_projects_in_maintenance: 0, hcd_run_too_long_total: 0 });
+    assert.equal(figures(before), {
+      hcd_checks_acknowledged: 0,
+      hcd_checks_held: 0,
+      hcd_projects_in_maintenance: 0,
+      hcd_run_too_long_total: 0,
+    });
 
     await ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: 3600 } }));
     const held = await api<{ status: string; held_by: string | null }>("GET", `/api/v3/checks/${child.uuid}`);
@@ -49,7 +63,12 @@ test("/metrics counts acknowledged and held checks, projects in a maintenance wi
     await api("POST", `/api/v3/checks/${child.uuid}/acknowledge`);
 
     const after = await scrape();
-    assert.equal(figures(after), { hcd_checks_acknowledged: 1, hcd_checks_held: 1, hcd_projects_in_maintenance: 1, hcd_run_too_long_total: 1 });
+    assert.equal(figures(after), {
+      hcd_checks_acknowledged: 1,
+      hcd_checks_held: 1,
+      hcd_projects_in_maintenance: 1,
+      hcd_run_too_long_total: 1,
+    });
     assert.is(sample(after, 'hcd_flips_total{to="down"}'), 3, "three checks went down; one of them for a run that took too long");
 
     // the database comes back: the report is held no more; a ping ends the acknowledged outage

@@ -25,12 +25,21 @@ test("a check down is a firing alert in a real Alertmanager, with its labels, an
   try {
     // the alerts go nowhere from Alertmanager: the test reads them from its API
     am = await startAlertmanager(dir.path, "route:\n  receiver: none\nreceivers:\n  - name: none\n");
-    server = await startServer({ dataDir: `${dir.path}/hcd`, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", SITE_ROOT: SITE } });
+    server = await startServer({
+      dataDir: `${dir.path}/hcd`,
+      env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", SITE_ROOT: SITE },
+    });
     const url = server.url;
     const project = await createProject(server, TOKEN, { name: "Ops" });
-    await ok(call(url, "POST", `/admin/v1/projects/${project.id}/channels`, { headers: { authorization: `Bearer ${TOKEN}` },
-      body: { kind: "alertmanager", name: "Alertmanager", value: { url: am.url, labels: "team=ops" } } }));
-    const check = await ok<{ uuid: string }>(call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup", timeout: 3600, channels: "*" } }));
+    await ok(
+      call(url, "POST", `/admin/v1/projects/${project.id}/channels`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: { kind: "alertmanager", name: "Alertmanager", value: { url: am.url, labels: "team=ops" } },
+      }),
+    );
+    const check = await ok<{ uuid: string }>(
+      call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup", timeout: 3600, channels: "*" } }),
+    );
     const key = uniqueKeyOf(check.uuid);
     const mine = [`check_id="${key}"`];
     const listed = async (want: (alerts: AmAlert[]) => boolean, what: string): Promise<AmAlert[]> => {
@@ -46,7 +55,14 @@ test("a check down is a firing alert in a real Alertmanager, with its labels, an
     assert.is((await call(url, "POST", `/ping/${check.uuid}/fail`)).status, 200);
     const [alert] = await listed((alerts) => alerts.length === 1, "the check's alert");
     assert.is(alert.status.state, "active");
-    assert.equal(alert.labels, { alertname: "CheckDown", check: "backup", check_id: key, project: "Ops", severity: "critical", team: "ops" });
+    assert.equal(alert.labels, {
+      alertname: "CheckDown",
+      check: "backup",
+      check_id: key,
+      project: "Ops",
+      severity: "critical",
+      team: "ops",
+    });
     assert.is(alert.annotations.summary, "backup is DOWN");
     assert.match(alert.annotations.description, "received a failure signal");
     assert.is(alert.generatorURL, `${SITE}/cloaked/${key}/`, "generatorURL: the check's link");

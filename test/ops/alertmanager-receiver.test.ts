@@ -27,7 +27,9 @@ test("a real Alertmanager's Watchdog keeps its check up, and its silence makes i
     const project = await createProject(server, TOKEN, { name: "Prometheus" });
     const url = server.url;
     // the one line of Alertmanager configuration: the receiver's URL
-    am = await startAlertmanager(dir.path, `route:
+    am = await startAlertmanager(
+      dir.path,
+      `route:
   receiver: hcd
   group_by: ['alertname']
   group_wait: 0s
@@ -38,7 +40,8 @@ receivers:
     webhook_configs:
       - url: ${url}/api/alertmanager/${project.ping_key}?create=1
         send_resolved: true
-`);
+`,
+    );
     const checkNamed = async (slug: string): Promise<CheckJson | null> => {
       const list = await ok<{ checks: CheckJson[] }>(call(url, "GET", `/api/v3/checks/?slug=${slug}`, { key: project.api_key }));
       return list.checks[0] ?? null;
@@ -49,7 +52,8 @@ receivers:
       for (;;) {
         const check = await checkNamed(slug);
         if (check !== null && check.n_pings > pings && check.status === status) return check;
-        if (Date.now() > failAt) assert.unreachable(`${slug}: ${JSON.stringify(check)}, not ${status} after ${pings} pings\n${am?.output()}`);
+        if (Date.now() > failAt)
+          assert.unreachable(`${slug}: ${JSON.stringify(check)}, not ${status} after ${pings} pings\n${am?.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
@@ -57,7 +61,9 @@ receivers:
     await am.post([{ labels: { alertname: "Watchdog", severity: "none" }, annotations: { summary: "always firing" }, endsAt: far }]);
     const watchdog = await pinged("watchdog", 0, "up");
     assert.is(watchdog.name, "watchdog", "created by the first delivery (?create=1), named by the alert's name");
-    const pings = await ok<{ pings: { type: string; method: string; body?: string }[] }>(call(url, "GET", `/api/v3/checks/${watchdog.uuid}/pings/`, { key: project.api_key }));
+    const pings = await ok<{ pings: { type: string; method: string; body?: string }[] }>(
+      call(url, "GET", `/api/v3/checks/${watchdog.uuid}/pings/`, { key: project.api_key }),
+    );
     assert.equal([pings.pings[0].type, pings.pings[0].method], ["success", "POST"]);
     await pinged("watchdog", watchdog.n_pings, "up"); // Alertmanager repeats it: each repeat is a ping
 

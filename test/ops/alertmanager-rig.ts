@@ -21,8 +21,12 @@ export type Alertmanager = {
 };
 
 export type AmAlert = {
-  readonly labels: Record<string, string>; readonly annotations: Record<string, string>; readonly generatorURL?: string;
-  readonly startsAt: string; readonly endsAt: string; readonly status: { readonly state: string };
+  readonly labels: Record<string, string>;
+  readonly annotations: Record<string, string>;
+  readonly generatorURL?: string;
+  readonly startsAt: string;
+  readonly endsAt: string;
+  readonly status: { readonly state: string };
 };
 
 /** Starts Alertmanager with `config` (YAML) under `dir`; resolves once it is ready (20 s at most). */
@@ -30,16 +34,31 @@ export async function startAlertmanager(dir: string, config: string): Promise<Al
   const port = await closedPort();
   mkdirSync(join(dir, "am-data"), { recursive: true });
   writeFileSync(join(dir, "am.yml"), config);
-  const child: ChildProcess = spawn(ALERTMANAGER, [`--config.file=${join(dir, "am.yml")}`, `--storage.path=${join(dir, "am-data")}`,
-    `--web.listen-address=127.0.0.1:${port}`, "--cluster.listen-address="], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(
+    ALERTMANAGER,
+    [
+      `--config.file=${join(dir, "am.yml")}`,
+      `--storage.path=${join(dir, "am-data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--cluster.listen-address=",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr?.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const failAt = Date.now() + 20_000;
   for (;;) {
-    const ready = await fetch(`${url}/-/ready`).then((res) => res.status === 200, () => false);
+    const ready = await fetch(`${url}/-/ready`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > failAt || child.exitCode !== null) {
       child.kill("SIGKILL");
@@ -51,13 +70,17 @@ export async function startAlertmanager(dir: string, config: string): Promise<Al
     url,
     output: () => output,
     async post(alerts) {
-      const res = await fetch(`${url}/api/v2/alerts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(alerts) });
+      const res = await fetch(`${url}/api/v2/alerts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(alerts),
+      });
       if (res.status !== 200) throw new Error(`Alertmanager refused the alerts: ${res.status} ${await res.text()}`);
     },
     async alerts(filter = []) {
       const query = filter.map((f) => `filter=${encodeURIComponent(f)}`).join("&");
       const res = await fetch(`${url}/api/v2/alerts${query === "" ? "" : `?${query}`}`);
-      return await res.json() as AmAlert[];
+      return (await res.json()) as AmAlert[];
     },
     async kill() {
       child.kill("SIGKILL");

@@ -45,7 +45,10 @@ test("the export writes the run rules, each escalation policy by channel names, 
   assert.equal(project.escalation, [{ after: 1_800, channels: ["mail"] }], "the project's policy");
   const simple = checkOf(project, rich.checks.simple);
   assert.equal([simple.min_duration, simple.alert_on_overlap, simple.max_runs_per_period], [60, true, 3]);
-  assert.equal(simple.escalation, [{ after: 600, channels: ["slack"] }, { after: 3_600, channels: ["pagerduty", "sms"] }]);
+  assert.equal(simple.escalation, [
+    { after: 600, channels: ["slack"] },
+    { after: 3_600, channels: ["pagerduty", "sms"] },
+  ]);
   assert.equal(checkOf(project, rich.checks.bare).escalation, [], "its own policy of no step");
   const cron = checkOf(project, rich.checks.cron);
   for (const field of ["escalation", "min_duration", "alert_on_overlap", "max_runs_per_period"]) {
@@ -57,7 +60,10 @@ test("the export writes the run rules, each escalation policy by channel names, 
 
 test("a changed file plans exactly those changes, makes them through the admin API, and then matches", async () => {
   const project = await exportedProject();
-  project.escalation = [{ after: 900, channels: ["telegram"] }, { after: 7_200, channels: ["mail", "zulip"] }];
+  project.escalation = [
+    { after: 900, channels: ["telegram"] },
+    { after: 7_200, channels: ["mail", "zulip"] },
+  ];
   const simple = checkOf(project, rich.checks.simple);
   Object.assign(simple, { min_duration: 120, alert_on_overlap: false, escalation: [{ after: 300, channels: ["sms"] }] });
   delete simple.max_runs_per_period; // back to the default: off
@@ -70,30 +76,46 @@ test("a changed file plans exactly those changes, makes them through the admin A
 
   const dry = await hcdIn(["apply", "-f", file, "--dry-run", ...remote(server)]);
   assert.is(dry.status, 0, dry.stderr);
-  assert.equal(dry.stdout.split("\n").filter((l) => /^ {2}[+~-] /.test(l)), [
-    '  ~ update channel "slack" (slack) in project "rich": every_failure false → true',
-    '  ~ update channel "ntfy" (ntfy) in project "rich": every_failure true → false',
-    '  ~ update project "rich": escalation',
-    '  ~ update check "nightly-backup" in project "rich": min_duration 60 → 120; alert_on_overlap true → false; max_runs_per_period 3 → 0; escalation',
-    '  ~ update check "hourly-sync" in project "rich": max_runs_per_period 0 → 1; escalation',
-    `  ~ update check ${JSON.stringify(rich.checks.bare)} in project "rich": escalation`,
-  ]);
+  assert.equal(
+    dry.stdout.split("\n").filter((l) => /^ {2}[+~-] /.test(l)),
+    [
+      '  ~ update channel "slack" (slack) in project "rich": every_failure false → true',
+      '  ~ update channel "ntfy" (ntfy) in project "rich": every_failure true → false',
+      '  ~ update project "rich": escalation',
+      '  ~ update check "nightly-backup" in project "rich": min_duration 60 → 120; alert_on_overlap true → false; max_runs_per_period 3 → 0; escalation',
+      '  ~ update check "hourly-sync" in project "rich": max_runs_per_period 0 → 1; escalation',
+      `  ~ update check ${JSON.stringify(rich.checks.bare)} in project "rich": escalation`,
+    ],
+  );
 
   const applied = await hcdIn(["apply", "-f", file, ...remote(server)]);
   assert.is(applied.status, 0, applied.stderr + applied.stdout);
   const base = `/admin/v1/projects/${rich.project.id}`;
   const ids = rich.channels;
-  const sorted = (...names: string[]) => names.map((n) => ids[n]).sort().join(",");
-  assert.equal((await adminCall<Json>(server, "GET", `${base}/escalation`)).escalation,
-    [{ after: 900, channels: sorted("telegram") }, { after: 7_200, channels: sorted("mail", "zulip") }]);
+  const sorted = (...names: string[]) =>
+    names
+      .map((n) => ids[n])
+      .sort()
+      .join(",");
+  assert.equal((await adminCall<Json>(server, "GET", `${base}/escalation`)).escalation, [
+    { after: 900, channels: sorted("telegram") },
+    { after: 7_200, channels: sorted("mail", "zulip") },
+  ]);
   const nightly = await adminCall<Json>(server, "GET", `${base}/checks/${rich.checks.simple}`);
-  assert.equal([nightly.min_duration, nightly.alert_on_overlap, nightly.max_runs_per_period, nightly.escalation],
-    [120, false, 0, [{ after: 300, channels: sorted("sms") }]]);
+  assert.equal(
+    [nightly.min_duration, nightly.alert_on_overlap, nightly.max_runs_per_period, nightly.escalation],
+    [120, false, 0, [{ after: 300, channels: sorted("sms") }]],
+  );
   const hourly = await adminCall<Json>(server, "GET", `${base}/checks/${rich.checks.cron}`);
   assert.equal([hourly.max_runs_per_period, hourly.escalation], [1, []]);
   assert.is((await adminCall<Json>(server, "GET", `${base}/checks/${rich.checks.bare}`)).escalation, null, "the project's policy again");
-  assert.equal([(await adminCall<Json>(server, "GET", `${base}/channels/${ids.ntfy}`)).every_failure,
-    (await adminCall<Json>(server, "GET", `${base}/channels/${ids.slack}`)).every_failure], [false, true]);
+  assert.equal(
+    [
+      (await adminCall<Json>(server, "GET", `${base}/channels/${ids.ntfy}`)).every_failure,
+      (await adminCall<Json>(server, "GET", `${base}/channels/${ids.slack}`)).every_failure,
+    ],
+    [false, true],
+  );
 
   const again = await hcdIn(["apply", "-f", file, ...remote(server)]);
   assert.equal([again.status, again.stdout.trim()], [0, "No changes: hcd matches the file."]);
@@ -105,35 +127,43 @@ test("a changed file plans exactly those changes, makes them through the admin A
 test("escalation steps naming no channel, or that the server refuses, are refused with their paths; nothing changes", async () => {
   const before = await everything(server);
   const cases: [string[], RegExp[]][] = [
-    [[ // the schema's rules
-      "projects:",
-      "  - name: p",
-      "    checks:",
-      "      - {slug: b, escalation: [{after: 30, channels: [m]}], min_duration: -1, max_runs_per_period: 5000, alert_on_overlap: 1}",
-      "      - {slug: c, escalation: [{after: 60, channels: [m]}, {after: 120, channels: [m]}, {after: 180, channels: [m]}]}",
-      "      - {slug: d, escalation: [{after: 60, channels: []}]}",
-    ], [
-      /bad\.yaml:4: projects\[0\]\.checks\[0\]\.escalation\[0\]\.after: must be >= 60/,
-      /bad\.yaml:4: projects\[0\]\.checks\[0\]\.min_duration: must be >= 0/,
-      /bad\.yaml:4: projects\[0\]\.checks\[0\]\.max_runs_per_period: must be <= 1000/,
-      /bad\.yaml:4: projects\[0\]\.checks\[0\]\.alert_on_overlap: must be boolean/,
-      /bad\.yaml:5: projects\[0\]\.checks\[1\]\.escalation: must NOT have more than 2 items/,
-      /bad\.yaml:6: projects\[0\]\.checks\[2\]\.escalation\[0\]\.channels: must NOT have fewer than 1 items/,
-    ]],
-    [[ // the server's rules and the file's references
-      "projects:",
-      "  - name: p",
-      "    escalation: [{after: 600, channels: [m]}, {after: 300, channels: [m]}]",
-      "    channels:",
-      "      - {name: m, kind: email, value: a@b.c, every_failure: true}",
-      "    checks:",
-      "      - {slug: a, escalation: [{after: 600, channels: [nope]}]}",
-      "      - {slug: b, escalation: [{after: 600, channels: [m]}, {after: 600, channels: [m]}]}",
-    ], [
-      /bad\.yaml:3: projects\[0\]\.escalation: step 2: after must be later than the step before/,
-      /bad\.yaml:7: projects\[0\]\.checks\[0\]\.escalation\[0\]\.channels\[0\]: names no channel of this project: nope/,
-      /bad\.yaml:8: projects\[0\]\.checks\[1\]\.escalation: step 2: after must be later than the step before/,
-    ]],
+    [
+      [
+        // the schema's rules
+        "projects:",
+        "  - name: p",
+        "    checks:",
+        "      - {slug: b, escalation: [{after: 30, channels: [m]}], min_duration: -1, max_runs_per_period: 5000, alert_on_overlap: 1}",
+        "      - {slug: c, escalation: [{after: 60, channels: [m]}, {after: 120, channels: [m]}, {after: 180, channels: [m]}]}",
+        "      - {slug: d, escalation: [{after: 60, channels: []}]}",
+      ],
+      [
+        /bad\.yaml:4: projects\[0\]\.checks\[0\]\.escalation\[0\]\.after: must be >= 60/,
+        /bad\.yaml:4: projects\[0\]\.checks\[0\]\.min_duration: must be >= 0/,
+        /bad\.yaml:4: projects\[0\]\.checks\[0\]\.max_runs_per_period: must be <= 1000/,
+        /bad\.yaml:4: projects\[0\]\.checks\[0\]\.alert_on_overlap: must be boolean/,
+        /bad\.yaml:5: projects\[0\]\.checks\[1\]\.escalation: must NOT have more than 2 items/,
+        /bad\.yaml:6: projects\[0\]\.checks\[2\]\.escalation\[0\]\.channels: must NOT have fewer than 1 items/,
+      ],
+    ],
+    [
+      [
+        // the server's rules and the file's references
+        "projects:",
+        "  - name: p",
+        "    escalation: [{after: 600, channels: [m]}, {after: 300, channels: [m]}]",
+        "    channels:",
+        "      - {name: m, kind: email, value: a@b.c, every_failure: true}",
+        "    checks:",
+        "      - {slug: a, escalation: [{after: 600, channels: [nope]}]}",
+        "      - {slug: b, escalation: [{after: 600, channels: [m]}, {after: 600, channels: [m]}]}",
+      ],
+      [
+        /bad\.yaml:3: projects\[0\]\.escalation: step 2: after must be later than the step before/,
+        /bad\.yaml:7: projects\[0\]\.checks\[0\]\.escalation\[0\]\.channels\[0\]: names no channel of this project: nope/,
+        /bad\.yaml:8: projects\[0\]\.checks\[1\]\.escalation: step 2: after must be later than the step before/,
+      ],
+    ],
   ];
   for (const [lines, expected] of cases) {
     const file = join(dir.path, "bad.yaml");

@@ -22,9 +22,14 @@ export function hcd(args: readonly string[], env: Record<string, string> = {}, i
     delete base.DATA_DIR;
     delete base.HCD_URL;
     const child = spawn(process.execPath, [HCD, ...args], { env: { ...base, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "", stderr = "";
-    child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
+    let stdout = "",
+      stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.stdin.end(input ?? "");
     child.once("exit", (status) => resolve({ status, stdout, stderr }));
   });
@@ -35,11 +40,19 @@ export function hcd(args: readonly string[], env: Record<string, string> = {}, i
  * output captured: the same code as the child process without a process start per call.
  */
 export async function hcdIn(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const [log, error, write] = [console.log, console.error, process.stdout.write];
-  console.log = (...parts: unknown[]) => { out.push(parts.join(" ") + "\n"); };
-  console.error = (...parts: unknown[]) => { err.push(parts.join(" ") + "\n"); };
-  process.stdout.write = ((chunk: string | Uint8Array) => { out.push(String(chunk)); return true; });
+  console.log = (...parts: unknown[]) => {
+    out.push(parts.join(" ") + "\n");
+  };
+  console.error = (...parts: unknown[]) => {
+    err.push(parts.join(" ") + "\n");
+  };
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    out.push(String(chunk));
+    return true;
+  };
   try {
     return { status: await runCli(args, env), stdout: out.join(""), stderr: err.join("") };
   } finally {
@@ -76,48 +89,112 @@ export type Rich = { project: ProjectJson; checks: Record<string, string>; chann
 export async function richProject(server: RealServer): Promise<Rich> {
   const project = await createProject(server, ADMIN, { name: "rich", check_limit: 50, ping_log_limit: 200, ping_body_limit: 20_000 });
   const channels: Record<string, string> = {};
-  const add = async (name: string, kind: string, value: unknown) => { channels[name] = (await addChannel(server, ADMIN, project.id, { name, kind, value })).id; };
+  const add = async (name: string, kind: string, value: unknown) => {
+    channels[name] = (await addChannel(server, ADMIN, project.id, { name, kind, value })).id;
+  };
   await add("mail", "email", "ops@example.com");
   await add("hook object", "webhook", {
-    method_down: "POST", url_down: RICH_SECRETS.HCD_RICH_HOOK_OBJECT_URL_DOWN, body_down: '{"check": "$NAME", "raw": "${not a variable}"}',
+    method_down: "POST",
+    url_down: RICH_SECRETS.HCD_RICH_HOOK_OBJECT_URL_DOWN,
+    body_down: '{"check": "$NAME", "raw": "${not a variable}"}',
     headers_down: { Authorization: RICH_SECRETS.HCD_RICH_HOOK_OBJECT_AUTHORIZATION_HEADER_DOWN, "Content-Type": "application/json" },
-    method_up: "GET", url_up: RICH_SECRETS.HCD_RICH_HOOK_OBJECT_URL_UP,
+    method_up: "GET",
+    url_up: RICH_SECRETS.HCD_RICH_HOOK_OBJECT_URL_UP,
   });
   await add("hook json", "webhook", RICH_SECRETS.HCD_RICH_HOOK_JSON_URL);
   await add("slack", "slack", RICH_SECRETS.HCD_RICH_SLACK_URL);
-  channels.discord = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`,
-    { name: "discord", kind: "discord", value: RICH_SECRETS.HCD_RICH_DISCORD_URL, new_checks: false })).id; // not added to new checks
-  channels.ntfy = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, { name: "ntfy", kind: "ntfy",
-    value: { url: "https://ntfy.example.com", topic: "ops-alerts", priority_down: 5, priority_up: 2 }, every_failure: true })).id; // told of every failure
+  channels.discord = (
+    await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, {
+      name: "discord",
+      kind: "discord",
+      value: RICH_SECRETS.HCD_RICH_DISCORD_URL,
+      new_checks: false,
+    })
+  ).id; // not added to new checks
+  channels.ntfy = (
+    await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, {
+      name: "ntfy",
+      kind: "ntfy",
+      value: { url: "https://ntfy.example.com", topic: "ops-alerts", priority_down: 5, priority_up: 2 },
+      every_failure: true,
+    })
+  ).id; // told of every failure
   await add("pagerduty", "pd", { service_key: RICH_SECRETS.HCD_RICH_PAGERDUTY_SERVICE_KEY });
   await add("gotify", "gotify", { url: "https://gotify.example.com", token: RICH_SECRETS.HCD_RICH_GOTIFY_TOKEN, priority: 8 });
-  await add("zulip", "zulip", { bot_email: "bot@zulip.example.com", api_key: RICH_SECRETS.HCD_RICH_ZULIP_API_KEY, mtype: "stream", to: "ops", topic: "alerts" });
+  await add("zulip", "zulip", {
+    bot_email: "bot@zulip.example.com",
+    api_key: RICH_SECRETS.HCD_RICH_ZULIP_API_KEY,
+    mtype: "stream",
+    to: "ops",
+    topic: "alerts",
+  });
   await add("telegram", "telegram", { chat_id: "-1001234" });
   await add("sms", "sms", { phone: "+15551234567", notify_up: false });
   await add("shell", "shell", { cmd_down: "/bin/sh -c 'logger down \"$NAME\"'", cmd_up: "" });
   await add("everyone", "group", { channels: [channels.mail, channels.slack] });
   // a stub brought over without its settings (an import's): the file knows only that it needs them
-  channels["old pager"] = (await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, { name: "old pager", kind: "pd", needs_settings: true })).id;
+  channels["old pager"] = (
+    await adminCall<{ id: string }>(server, "POST", `/admin/v1/projects/${project.id}/channels`, {
+      name: "old pager",
+      kind: "pd",
+      needs_settings: true,
+    })
+  ).id;
 
   const checks: Record<string, string> = {};
   const create = async (key: string, body: Json) => {
     checks[key] = (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body }))).uuid;
   };
   await create("simple", {
-    name: "Nightly backup", slug: "nightly-backup", tags: "prod db", desc: "Dumps the database.\nSee the runbook.", timeout: 86_400, grace: 1_800,
-    channels: `${channels.mail},${channels.everyone}`, failure_threshold: 2, reminder_interval: 3_600, max_duration: 7_200,
-    min_duration: 60, alert_on_overlap: true, max_runs_per_period: 3,
-    escalation: [{ after: 600, channels: channels.slack }, { after: 3_600, channels: `${channels.pagerduty},${channels.sms}` }],
+    name: "Nightly backup",
+    slug: "nightly-backup",
+    tags: "prod db",
+    desc: "Dumps the database.\nSee the runbook.",
+    timeout: 86_400,
+    grace: 1_800,
+    channels: `${channels.mail},${channels.everyone}`,
+    failure_threshold: 2,
+    reminder_interval: 3_600,
+    max_duration: 7_200,
+    min_duration: 60,
+    alert_on_overlap: true,
+    max_runs_per_period: 3,
+    escalation: [
+      { after: 600, channels: channels.slack },
+      { after: 3_600, channels: `${channels.pagerduty},${channels.sms}` },
+    ],
   });
-  await create("cron", { name: "Hourly sync", slug: "hourly-sync", schedule: "5 * * * 1-5", tz: "Europe/Riga", grace: 300, methods: "POST",
-    manual_resume: true, channels: `${channels.slack},${channels["hook object"]}`, depends_on: checks.simple });
-  await create("oncalendar", { name: "Weekly report", slug: "weekly-report", schedule: "Mon *-*-* 06:30:00\nFri *-*-* 18:00", tz: "America/New_York",
-    start_kw: "begin", success_kw: "SUCCESS,done", failure_kw: "ERROR", filter_subject: true, filter_body: true, filter_http_body: true, filter_default_fail: true,
-    muted_until: "2031-02-03T04:05:06Z" });
+  await create("cron", {
+    name: "Hourly sync",
+    slug: "hourly-sync",
+    schedule: "5 * * * 1-5",
+    tz: "Europe/Riga",
+    grace: 300,
+    methods: "POST",
+    manual_resume: true,
+    channels: `${channels.slack},${channels["hook object"]}`,
+    depends_on: checks.simple,
+  });
+  await create("oncalendar", {
+    name: "Weekly report",
+    slug: "weekly-report",
+    schedule: "Mon *-*-* 06:30:00\nFri *-*-* 18:00",
+    tz: "America/New_York",
+    start_kw: "begin",
+    success_kw: "SUCCESS,done",
+    failure_kw: "ERROR",
+    filter_subject: true,
+    filter_body: true,
+    filter_http_body: true,
+    filter_default_fail: true,
+    muted_until: "2031-02-03T04:05:06Z",
+  });
   await create("bare", { name: "", escalation: [] }); // no name, no slug: known by its uuid alone; no escalation, not the project's
   await create("utc cron", { name: "utc", slug: "utc-cron", schedule: "*/15 * * * *", channels: "*" });
 
-  await adminCall(server, "PUT", `/admin/v1/projects/${project.id}/escalation`, { escalation: [{ after: 1_800, channels: channels.mail }] });
+  await adminCall(server, "PUT", `/admin/v1/projects/${project.id}/escalation`, {
+    escalation: [{ after: 1_800, channels: channels.mail }],
+  });
 
   const pages = (body: Json) => adminCall(server, "POST", `/admin/v1/projects/${project.id}/status-pages`, body);
   await pages({ slug: "rich-public", title: "Public services", checks: [checks.cron, checks.simple] });
@@ -138,8 +215,12 @@ export async function everything(server: RealServer): Promise<string> {
     const values = [];
     for (const channel of channels) values.push(await adminCall(server, "GET", `${base}/channels/${String(channel.id)}`));
     all.push({
-      project, channels: values, escalation: await adminCall(server, "GET", `${base}/escalation`), checks: await adminCall(server, "GET", `${base}/checks`),
-      pages: await adminCall(server, "GET", `${base}/status-pages`), windows: await adminCall(server, "GET", `${base}/maintenance`),
+      project,
+      channels: values,
+      escalation: await adminCall(server, "GET", `${base}/escalation`),
+      checks: await adminCall(server, "GET", `${base}/checks`),
+      pages: await adminCall(server, "GET", `${base}/status-pages`),
+      windows: await adminCall(server, "GET", `${base}/maintenance`),
     });
   }
   return JSON.stringify(all, null, 1);

@@ -74,7 +74,11 @@ test("the export applied to an empty hcd (a stopped DATA_DIR) makes the same pro
   const target = join(dir.path, "target");
   const first = await hcdIn(["apply", "-f", file], { ...RICH_SECRETS, DATA_DIR: target, SHELL_ENABLED: "true" });
   assert.is(first.status, 0, first.stderr + first.stdout);
-  assert.match(first.stdout, /Plan: 24 to create, 1 to change, 0 to delete\./, "1 project, 14 channels, 5 checks, 2 pages, 2 windows; the project's escalation policy");
+  assert.match(
+    first.stdout,
+    /Plan: 24 to create, 1 to change, 0 to delete\./,
+    "1 project, 14 channels, 5 checks, 2 pages, 2 windows; the project's escalation policy",
+  );
   assert.match(first.stdout, /^updated the escalation policy of project "rich"$/m);
   assert.equal(first.stdout.split("\n").filter((l) => l.startsWith("created ")).length, 24);
   assert.match(first.stdout, /\+ create channel "old pager" \(pd\) in project "rich": needs its settings/);
@@ -86,9 +90,14 @@ test("the export applied to an empty hcd (a stopped DATA_DIR) makes the same pro
     const again = await hcdIn(["export", "--include-secrets", ...remote(moved)]);
     const original = await hcdIn(["export", "--include-secrets", ...remote(server)]);
     assert.equal(portable(again.stdout), portable(original.stdout), "the same project, checks, channels (values too), pages and windows");
-    for (const uuid of Object.values(rich.checks)) assert.is((await fetch(`${moved.url}/ping/${uuid}`)).status, 200, `ping URL ${uuid} works after the move`);
+    for (const uuid of Object.values(rich.checks))
+      assert.is((await fetch(`${moved.url}/ping/${uuid}`)).status, 200, `ping URL ${uuid} works after the move`);
     const { projects } = await adminCall<{ projects: Json[] }>(moved, "GET", "/admin/v1/projects");
-    assert.equal(projects.map((p) => [p.id, p.name, p.check_limit, p.ping_log_limit, p.ping_body_limit]), [[rich.project.id, "rich", 50, 200, 20_000]], "made with its id");
+    assert.equal(
+      projects.map((p) => [p.id, p.name, p.check_limit, p.ping_log_limit, p.ping_body_limit]),
+      [[rich.project.id, "rich", 50, 200, 20_000]],
+      "made with its id",
+    );
     const { channels } = await adminCall<{ channels: Json[] }>(moved, "GET", `/admin/v1/projects/${rich.project.id}/channels`);
     assert.equal(channels.map((c) => c.id).sort(), Object.values(rich.channels).sort(), "channels made with their ids");
     assert.equal(channels.find((c) => c.id === rich.channels["old pager"])?.needs_settings, true, "a stub stays a stub");

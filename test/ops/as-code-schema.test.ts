@@ -12,7 +12,10 @@ const root = new URL("../../../", import.meta.url);
 
 test("docs/hcd-apply.schema.json is the schema hcd checks files with", () => {
   const published = readFileSync(new URL("docs/hcd-apply.schema.json", root), "utf8");
-  assert.ok(published === schemaText(), "docs/hcd-apply.schema.json is out of date: run `node bin/hcd.mjs schema > docs/hcd-apply.schema.json`");
+  assert.ok(
+    published === schemaText(),
+    "docs/hcd-apply.schema.json is out of date: run `node bin/hcd.mjs schema > docs/hcd-apply.schema.json`",
+  );
   const ajv = new Ajv({ strict: false, validateSchema: true });
   assert.ok(ajv.validateSchema(JSON.parse(published)), JSON.stringify(ajv.errors));
 });

@@ -22,9 +22,14 @@ type Json = Record<string, unknown>;
 function hcd(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [HCD, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "", stderr = "";
-    child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
+    let stdout = "",
+      stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.once("exit", (status) => resolve({ status, stdout, stderr }));
   });
 }
@@ -38,7 +43,9 @@ const api = (server: RealServer, project: ProjectJson) => ({
 
 test("a backup taken under load restores every acknowledged ping, status, flip and deadline", async () => {
   const dir = tempDir();
-  const original = join(dir.path, "original"), restored = join(dir.path, "restored"), file = join(dir.path, "hcd.backup");
+  const original = join(dir.path, "original"),
+    restored = join(dir.path, "restored"),
+    file = join(dir.path, "hcd.backup");
   const env = { ADMIN_TOKEN: ADMIN, CLOCK: "virtual", SITE_ROOT: "http://hc.test" }; // URLs must not name the port
   let server = await startServer({ dataDir: original, env });
   try {
@@ -52,7 +59,11 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
       const up = (await a.create({ name: "up", timeout: 3600, grace: 600 })).uuid as string;
       const down = (await a.create({ name: "down" })).uuid as string;
       const paused = (await a.create({ name: "paused" })).uuid as string;
-      for (const [path, status] of [[up, 200], [down, 200], [`${down}/fail`, 200]] as const) {
+      for (const [path, status] of [
+        [up, 200],
+        [down, 200],
+        [`${down}/fail`, 200],
+      ] as const) {
         assert.is((await fetch(`${server.url}/ping/${path}`)).status, status);
       }
       assert.is((await call(server.url, "POST", `/api/v3/checks/${paused}/pause`, { key: project.api_key })).status, 200);
@@ -61,7 +72,8 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
 
     // the load: 8 clients pinging the loaded checks, each ping named by its user agent
     const acked: { uuid: string; ua: string; at: number }[] = [];
-    let stop = false, sent = 0;
+    let stop = false,
+      sent = 0;
     const targets = projects.flatMap((p) => p.loaded);
     const client = async () => {
       while (!stop) {
@@ -73,7 +85,9 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
       }
     };
     const clients = Array.from({ length: 8 }, client);
-    const waitAcked = async (count: number) => { while (acked.length < count) await new Promise((r) => setTimeout(r, 5)); };
+    const waitAcked = async (count: number) => {
+      while (acked.length < count) await new Promise((r) => setTimeout(r, 5));
+    };
     await waitAcked(200);
     const backupBegan = performance.now();
     const backup = await hcd(["backup", "--out", file, "--url", server.url, "--token", ADMIN]);
@@ -89,7 +103,8 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
     // the untouched checks as the original server shows them
     const expected = new Map<string, { check: Json; flips: Json[] }>();
     for (const { project, still } of projects) {
-      for (const uuid of Object.values(still)) expected.set(uuid, { check: await api(server, project).check(uuid), flips: await api(server, project).flips(uuid) });
+      for (const uuid of Object.values(still))
+        expected.set(uuid, { check: await api(server, project).check(uuid), flips: await api(server, project).flips(uuid) });
     }
     assert.is(await stopServer(server), 0);
 
@@ -126,20 +141,28 @@ test("a backup taken under load restores every acknowledged ping, status, flip a
       assert.is(Date.parse(String(flips[0].timestamp)), dueAt);
       assert.is((await a.check(still.up)).status, "down");
     }
-    console.log(`backup under load: ${before.length} pings acknowledged before it, ${ackedDuringBackup} during it, ${readFileSync(file).length} bytes`);
+    console.log(
+      `backup under load: ${before.length} pings acknowledged before it, ${ackedDuringBackup} during it, ${readFileSync(file).length} bytes`,
+    );
   } finally {
     await stopServer(server);
     dir.remove();
   }
 });
 
-
 test("restore refuses a truncated or corrupt file and leaves the directory empty; backup works on a stopped DATA_DIR", async () => {
   const dir = tempDir();
-  const data = join(dir.path, "data"), file = join(dir.path, "b");
+  const data = join(dir.path, "data"),
+    file = join(dir.path, "b");
   try {
-    const pool = await createInProcessPool({ dataDir: data, shards: 2, durability: "commit", startAt: Date.now(), clock: "virtual",
-      notify: { siteRoot: "http://hc.test", allowPrivateIps: false, smtpUrl: null } });
+    const pool = await createInProcessPool({
+      dataDir: data,
+      shards: 2,
+      durability: "commit",
+      startAt: Date.now(),
+      clock: "virtual",
+      notify: { siteRoot: "http://hc.test", allowPrivateIps: false, smtpUrl: null },
+    });
     const project = await pool.createProject({ name: "p", checkLimit: 20, pingLogLimit: 100, pingBodyLimit: 100 }, Date.now());
     assert.ok((await pool.createCheck(project.id, { name: "c" }, [], Date.now())).ok);
     await pool.close();
@@ -150,27 +173,49 @@ test("restore refuses a truncated or corrupt file and leaves the directory empty
     const cases: [string, Buffer, string][] = [
       ["truncated", whole.subarray(0, whole.length - 1000), "is truncated"],
       ["headless", whole.subarray(0, 20), "is truncated"],
-      ["flipped", Buffer.concat([whole.subarray(0, 5000), Buffer.from([whole[5000] ^ 0xff]), whole.subarray(5001)]), "checksum does not match"],
+      [
+        "flipped",
+        Buffer.concat([whole.subarray(0, 5000), Buffer.from([whole[5000] ^ 0xff]), whole.subarray(5001)]),
+        "checksum does not match",
+      ],
       ["foreign", Buffer.from("PK\u0003\u0004 not a backup at all"), "is not an hcd backup"],
     ];
     for (const [name, bytes, reason] of cases) {
-      const bad = join(dir.path, `${name}.backup`), target = join(dir.path, `into-${name}`);
+      const bad = join(dir.path, `${name}.backup`),
+        target = join(dir.path, `into-${name}`);
       writeFileSync(bad, bytes);
       const res = await hcdHere(["restore", "--in", bad, "--data-dir", target], {});
       assert.is(res.status, 1, name);
       assert.match(res.stderr, reason, name);
       let left: string[] = [];
-      try { left = readdirSync(target); } catch { /* never created */ }
+      try {
+        left = readdirSync(target);
+      } catch {
+        /* never created */
+      }
       assert.equal(left, [], `${name}: nothing left behind`);
     }
     // the good one restores the same project and check
     const restored = join(dir.path, "restored");
     assert.is((await hcdHere(["restore", "--in", file, "--data-dir", restored], {})).status, 0);
-    const again = await createInProcessPool({ dataDir: restored, shards: 1, durability: "commit", startAt: Date.now(), clock: "virtual", passive: true,
-      notify: { siteRoot: "http://hc.test", allowPrivateIps: false, smtpUrl: null } });
+    const again = await createInProcessPool({
+      dataDir: restored,
+      shards: 1,
+      durability: "commit",
+      startAt: Date.now(),
+      clock: "virtual",
+      passive: true,
+      notify: { siteRoot: "http://hc.test", allowPrivateIps: false, smtpUrl: null },
+    });
     try {
-      assert.equal(again.listProjects().map((p) => [p.id, p.apiKey]), [[project.id, project.apiKey]]);
-      assert.equal((await again.listChecks(project.id, { tags: [] })).map((c) => c.name), ["c"]);
+      assert.equal(
+        again.listProjects().map((p) => [p.id, p.apiKey]),
+        [[project.id, project.apiKey]],
+      );
+      assert.equal(
+        (await again.listChecks(project.id, { tags: [] })).map((c) => c.name),
+        ["c"],
+      );
     } finally {
       await again.close();
     }
@@ -195,11 +240,20 @@ test("backups need the admin token and POST; a client that leaves mid-backup lea
     assert.equal(readdirSync(dir.path).sort(), ["data"], "no file written");
 
     const abort = new AbortController();
-    const res = await fetch(`${server.url}/admin/v1/backup`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` }, signal: abort.signal });
+    const res = await fetch(`${server.url}/admin/v1/backup`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}` },
+      signal: abort.signal,
+    });
     assert.is(res.status, 200);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const first = await reader.read();
-    assert.equal(Buffer.from(first.value ?? []).subarray(0, 11).toString(), "HCDBACKUP1\n");
+    assert.equal(
+      Buffer.from(first.value ?? [])
+        .subarray(0, 11)
+        .toString(),
+      "HCDBACKUP1\n",
+    );
     abort.abort();
     // the scratch directory goes once the server notices; wait for it (bounded)
     const scratch = () => readdirSync(data).filter((name) => name.startsWith(".backup-"));
@@ -209,7 +263,11 @@ test("backups need the admin token and POST; a client that leaves mid-backup lea
     const again = await hcd(["backup", "--out", file, "--url", server.url, "--token", ADMIN]);
     assert.is(again.status, 0, again.stderr);
     assert.equal(scratch(), []);
-    assert.equal(readdirSync(dir.path).filter((name) => name.includes(".partial")), [], "no partial file left");
+    assert.equal(
+      readdirSync(dir.path).filter((name) => name.includes(".partial")),
+      [],
+      "no partial file left",
+    );
   } finally {
     await stopServer(server);
     dir.remove();

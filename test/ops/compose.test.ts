@@ -21,15 +21,31 @@ const FILES = ["compose.yaml", "contrib/compose/cluster.yaml"];
 const PLACEHOLDER = "hcd-test-value"; // what a required ${NAME:?...} is given here (letters first, as the files ask)
 
 type Service = {
-  image?: string; build?: string | { context: string }; environment?: Record<string, unknown> | string[]; volumes?: string[]; ports?: string[];
+  image?: string;
+  build?: string | { context: string };
+  environment?: Record<string, unknown> | string[];
+  volumes?: string[];
+  ports?: string[];
   healthcheck?: { test: string[]; interval?: string; timeout?: string; start_period?: string; retries?: number };
-  secrets?: string[]; configs?: { source: string; target: string }[]; networks?: string[]; depends_on?: Record<string, { condition: string }>; command?: string[];
+  secrets?: string[];
+  configs?: { source: string; target: string }[];
+  networks?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  command?: string[];
 };
-type Compose = { services: Record<string, Service>; volumes?: Record<string, unknown>; secrets?: Record<string, { file: string }>; configs?: Record<string, { file: string }>; networks?: Record<string, unknown> };
+type Compose = {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file: string }>;
+  configs?: Record<string, { file: string }>;
+  networks?: Record<string, unknown>;
+};
 
 /** Compose's interpolation: ${NAME}, ${NAME:-default}, ${NAME:?error} (a placeholder stands for what the user's .env gives). */
 function interpolated(text: string): string {
-  return text.replace(/\$\{([A-Z_][A-Z0-9_]*)(?::([-?])([^}]*))?\}/g, (_all, _name: string, kind?: string, rest?: string) => kind === "-" ? rest ?? "" : PLACEHOLDER);
+  return text.replace(/\$\{([A-Z_][A-Z0-9_]*)(?::([-?])([^}]*))?\}/g, (_all, _name: string, kind?: string, rest?: string) =>
+    kind === "-" ? (rest ?? "") : PLACEHOLDER,
+  );
 }
 
 function load(file: string): Compose {
@@ -40,7 +56,8 @@ function load(file: string): Compose {
 
 function envOf(service: Service): Record<string, string> {
   const env = service.environment ?? {};
-  if (Array.isArray(env)) return Object.fromEntries(env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]));
+  if (Array.isArray(env))
+    return Object.fromEntries(env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]));
   return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)]));
 }
 
@@ -61,7 +78,14 @@ function namesRead(env: Record<string, string>): Set<string> {
   const read = new Set<string>();
   for (const name of SECRET_SETTINGS) if (`${name}_FILE` in env) read.add(`${name}_FILE`);
   const resolved = withSecretFiles(env, (path) => `secret-from-${path.replace(/\W/g, "-")}-0123456789abcdef0123456789`);
-  readSettings(new Proxy(resolved, { get: (target, name) => { if (typeof name === "string") read.add(name); return target[name as string]; } }));
+  readSettings(
+    new Proxy(resolved, {
+      get: (target, name) => {
+        if (typeof name === "string") read.add(name);
+        return target[name as string];
+      },
+    }),
+  );
   return read;
 }
 
@@ -95,12 +119,24 @@ for (const file of FILES) {
       if (isHcd(service)) {
         assert.is(service.image, `hcd:${RELEASE}`, `${where}: tagged with the release`);
         const context = typeof service.build === "string" ? service.build : service.build?.context;
-        assert.ok(context !== undefined && existsSync(join(base, context, "Dockerfile")), `${where}: builds from a context holding the Dockerfile`);
-        assert.ok((service.volumes ?? []).some((volume) => volume.endsWith(":/data")), `${where}: a volume at /data (DATA_DIR)`);
-        assert.equal(service.healthcheck?.test, ["CMD", ...JSON.parse(imageCheck[1]) as string[]], `${where}: the image's own healthcheck`);
+        assert.ok(
+          context !== undefined && existsSync(join(base, context, "Dockerfile")),
+          `${where}: builds from a context holding the Dockerfile`,
+        );
+        assert.ok(
+          (service.volumes ?? []).some((volume) => volume.endsWith(":/data")),
+          `${where}: a volume at /data (DATA_DIR)`,
+        );
+        assert.equal(
+          service.healthcheck?.test,
+          ["CMD", ...(JSON.parse(imageCheck[1]) as string[])],
+          `${where}: the image's own healthcheck`,
+        );
       } else {
         // sync_interval is 2.10's; 2.10.20-2.10.22 could lose a whole stream after a crash
-        const [major, minor, patch] = (/^nats:(\d+)\.(\d+)(?:\.(\d+))?/.exec(service.image) ?? []).slice(1).map((part) => part === undefined ? undefined : Number(part));
+        const [major, minor, patch] = (/^nats:(\d+)\.(\d+)(?:\.(\d+))?/.exec(service.image) ?? [])
+          .slice(1)
+          .map((part) => (part === undefined ? undefined : Number(part)));
         const recent = major !== undefined && (major > 2 || minor! > 10 || (minor === 10 && patch !== undefined && patch >= 23));
         assert.ok(recent, `${where}: nats-server 2.10.23 or newer, its tag saying so: ${service.image}`);
       }
@@ -109,23 +145,34 @@ for (const file of FILES) {
         assert.is(extra.length, 0, `${where}: volume ${volume}`);
         assert.ok(target !== undefined && isAbsolute(target), `${where}: volume ${volume} mounts at an absolute path`);
         assert.ok(mode === undefined || ["ro", "rw"].includes(mode), `${where}: volume ${volume}'s mode`);
-        if (source.startsWith(".") || source.startsWith("/")) assert.ok(existsSync(join(base, source)), `${where}: bind source ${source} exists`);
+        if (source.startsWith(".") || source.startsWith("/"))
+          assert.ok(existsSync(join(base, source)), `${where}: bind source ${source} exists`);
         else assert.ok(compose.volumes !== undefined && source in compose.volumes, `${where}: named volume ${source} is declared`);
       }
-      for (const secret of service.secrets ?? []) assert.ok(compose.secrets?.[secret] !== undefined, `${where}: secret ${secret} is declared`);
+      for (const secret of service.secrets ?? [])
+        assert.ok(compose.secrets?.[secret] !== undefined, `${where}: secret ${secret} is declared`);
       for (const config of service.configs ?? []) {
         const declared = compose.configs?.[config.source];
-        assert.ok(declared !== undefined && existsSync(join(base, declared.file)), `${where}: config ${config.source} is declared and its file exists`);
+        assert.ok(
+          declared !== undefined && existsSync(join(base, declared.file)),
+          `${where}: config ${config.source} is declared and its file exists`,
+        );
       }
-      for (const network of service.networks ?? []) assert.ok(compose.networks !== undefined && network in compose.networks, `${where}: network ${network}`);
+      for (const network of service.networks ?? [])
+        assert.ok(compose.networks !== undefined && network in compose.networks, `${where}: network ${network}`);
       for (const [other, { condition }] of Object.entries(service.depends_on ?? {})) {
         assert.ok(other in compose.services, `${where}: depends on ${other}, a service of the file`);
-        if (condition === "service_healthy") assert.ok(compose.services[other].healthcheck !== undefined, `${where}: waits for ${other}'s health, which it checks`);
+        if (condition === "service_healthy")
+          assert.ok(compose.services[other].healthcheck !== undefined, `${where}: waits for ${other}'s health, which it checks`);
       }
       const check = service.healthcheck;
       assert.ok(check !== undefined, `${where}: a healthcheck`);
-      assert.ok(Array.isArray(check.test) && ["CMD", "CMD-SHELL"].includes(check.test[0]) && check.test.length > 1, `${where}: healthcheck test ${JSON.stringify(check.test)}`);
-      for (const duration of [check.interval, check.timeout, check.start_period]) assert.ok(duration === undefined || /^(\d+(ms|s|m|h))+$/.test(duration), `${where}: duration ${duration}`);
+      assert.ok(
+        Array.isArray(check.test) && ["CMD", "CMD-SHELL"].includes(check.test[0]) && check.test.length > 1,
+        `${where}: healthcheck test ${JSON.stringify(check.test)}`,
+      );
+      for (const duration of [check.interval, check.timeout, check.start_period])
+        assert.ok(duration === undefined || /^(\d+(ms|s|m|h))+$/.test(duration), `${where}: duration ${duration}`);
       assert.ok(check.retries === undefined || (Number.isInteger(check.retries) && check.retries > 0), `${where}: retries`);
     }
   });
@@ -140,14 +187,22 @@ test("cluster.yaml's NATS servers: every variable set is one nats.conf refers to
   const compose = load("contrib/compose/cluster.yaml");
   const conf = readFileSync(join(ROOT, "contrib/compose/nats.conf"), "utf8");
   const referred = new Set([...conf.replace(/#.*$/gm, "").matchAll(/\$([A-Z_][A-Z0-9_]*)/g)].map(([, name]) => name));
-  assert.match(conf.replace(/#.*$/gm, ""), /jetstream\s*\{[^}]*\bsync_interval:\s*always\b[^}]*\}/, "sync_interval: always in the jetstream block");
+  assert.match(
+    conf.replace(/#.*$/gm, ""),
+    /jetstream\s*\{[^}]*\bsync_interval:\s*always\b[^}]*\}/,
+    "sync_interval: always in the jetstream block",
+  );
   const servers = Object.entries(compose.services).filter(([, service]) => !isHcd(service));
   assert.is(servers.length, 3, "three NATS servers");
   for (const [name, service] of servers) {
     const env = envOf(service);
     assert.equal(new Set(Object.keys(env)), referred, `${name}: the variables nats.conf refers to`);
     assert.is(env.NATS_SERVER_NAME, name);
-    for (const [, other] of servers.entries()) assert.ok(Object.values(env).includes(`nats-route://route:${env.NATS_ROUTE_PASSWORD}@${other[0]}:6222`), `${name}: a route to ${other[0]}`);
+    for (const [, other] of servers.entries())
+      assert.ok(
+        Object.values(env).includes(`nats-route://route:${env.NATS_ROUTE_PASSWORD}@${other[0]}:6222`),
+        `${name}: a route to ${other[0]}`,
+      );
   }
   // the hcd nodes reach every server with the clients' password, and each has its own NODE_ID
   const nodes = Object.entries(compose.services).filter(([, service]) => isHcd(service));
@@ -155,7 +210,11 @@ test("cluster.yaml's NATS servers: every variable set is one nats.conf refers to
   assert.is(new Set(nodes.map(([, service]) => envOf(service).NODE_ID)).size, 3);
   for (const [name, service] of nodes) {
     const settings = readSettings(withSecretFiles(envOf(service), () => "admin-token-from-a-secret-0123456789"));
-    assert.equal(settings.cluster?.natsUrls, servers.map(([server]) => `nats://${server}:4222`), `${name}: every server`);
+    assert.equal(
+      settings.cluster?.natsUrls,
+      servers.map(([server]) => `nats://${server}:4222`),
+      `${name}: every server`,
+    );
     assert.is(settings.cluster?.natsPassword, envOf(servers[0][1]).HCD_NATS_PASSWORD, `${name}: the password the servers take`);
   }
 });
@@ -176,9 +235,15 @@ test("cluster.yaml's nats.conf is a valid nats-server configuration with the ser
     writeFileSync(join(dir.path, "nats.conf"), conf.replace("store_dir: /data", `store_dir: ${join(dir.path, "store")}`));
     const compose = load("contrib/compose/cluster.yaml");
     const env = envOf(compose.services["nats-1"]);
-    const checked = spawnSync("nats-server", ["-c", join(dir.path, "nats.conf"), "-t"], { env: { ...process.env, ...env }, encoding: "utf8" });
+    const checked = spawnSync("nats-server", ["-c", join(dir.path, "nats.conf"), "-t"], {
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+    });
     assert.is(checked.status, 0, checked.stdout + checked.stderr);
-    const missing = spawnSync("nats-server", ["-c", join(dir.path, "nats.conf"), "-t"], { env: { PATH: process.env.PATH }, encoding: "utf8" });
+    const missing = spawnSync("nats-server", ["-c", join(dir.path, "nats.conf"), "-t"], {
+      env: { PATH: process.env.PATH },
+      encoding: "utf8",
+    });
     assert.is.not(missing.status, 0, "without the compose file's variables the configuration is refused (they are what it reads)");
   } finally {
     dir.remove();

@@ -41,24 +41,37 @@ function contender(dataDir: string): { child: ChildProcess; said: Promise<string
 /** Starts `count` contenders, lets them all go at once, and returns what each said (all still holding). */
 async function race(dataDir: string, count: number): Promise<{ answers: string[]; children: ChildProcess[] }> {
   const runners = Array.from({ length: count }, () => contender(dataDir));
-  await Promise.all(runners.map(({ child }) => new Promise<void>((resolve) => {
-    let seen = "";
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes("ready")) { child.stdout!.off("data", onData); resolve(); }
-    };
-    child.stdout!.on("data", onData);
-  })));
+  await Promise.all(
+    runners.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          let seen = "";
+          const onData = (chunk: Buffer) => {
+            seen += chunk.toString();
+            if (seen.includes("ready")) {
+              child.stdout!.off("data", onData);
+              resolve();
+            }
+          };
+          child.stdout!.on("data", onData);
+        }),
+    ),
+  );
   for (const { child } of runners) child.stdin!.write("go\n");
   return { answers: await Promise.all(runners.map(({ said }) => said)), children: runners.map(({ child }) => child) };
 }
 
 async function ended(children: ChildProcess[]): Promise<void> {
-  await Promise.all(children.map((child) => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.stdin!.end();
-  })));
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once("exit", () => resolve());
+          child.stdin!.end();
+        }),
+    ),
+  );
 }
 
 test("racing starts on a fresh DATA_DIR and on one whose holder was killed: exactly one takes it each time", async () => {
@@ -95,14 +108,20 @@ test("a second server on a DATA_DIR in use exits 1 with 'in use'; the first serv
 
     const listed = await admin(first, "GET", "/admin/v1/projects"); // the first one is unaffected
     assert.is(listed.status, 200);
-    assert.equal((listed.json as { projects: { name: string }[] }).projects.map((p) => p.name), ["kept"]);
+    assert.equal(
+      (listed.json as { projects: { name: string }[] }).projects.map((p) => p.name),
+      ["kept"],
+    );
 
     first.child.kill("SIGKILL");
     await first.exited;
     const third = await startServer(dir.path);
     try {
       const after = await admin(third, "GET", "/admin/v1/projects");
-      assert.equal((after.json as { projects: { name: string }[] }).projects.map((p) => p.name), ["kept"]);
+      assert.equal(
+        (after.json as { projects: { name: string }[] }).projects.map((p) => p.name),
+        ["kept"],
+      );
     } finally {
       await stopServer(third);
     }

@@ -15,17 +15,48 @@ const admin = { authorization: `Bearer ${TOKEN}` };
 
 test("a step reaches its integration once the virtual clock passes it, not again after a restart; acknowledging stops the next", async () => {
   const dir = tempDir();
-  const ops = await httpReceiver(), pager = await httpReceiver(), lead = await httpReceiver();
+  const ops = await httpReceiver(),
+    pager = await httpReceiver(),
+    lead = await httpReceiver();
   const env = { ADMIN_TOKEN: TOKEN, CLOCK: "virtual", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" };
   let server: RealServer = await startServer({ dataDir: dir.path, env });
   try {
     const project = await createProject(server, TOKEN, { name: "Ops" });
     const ids: Record<string, string> = {};
-    for (const [name, receiver] of [["ops", ops], ["pager", pager], ["lead", lead]] as const) {
-      ids[name] = (await addChannel(server, TOKEN, project.id, { kind: "webhook", name, value: { method_down: "POST", url_down: `${receiver.url}/${name}`, body_down: "$NAME is $STATUS", method_up: "POST", url_up: `${receiver.url}/${name}-up`, body_up: "$NAME is $STATUS" } })).id;
+    for (const [name, receiver] of [
+      ["ops", ops],
+      ["pager", pager],
+      ["lead", lead],
+    ] as const) {
+      ids[name] = (
+        await addChannel(server, TOKEN, project.id, {
+          kind: "webhook",
+          name,
+          value: {
+            method_down: "POST",
+            url_down: `${receiver.url}/${name}`,
+            body_down: "$NAME is $STATUS",
+            method_up: "POST",
+            url_up: `${receiver.url}/${name}-up`,
+            body_up: "$NAME is $STATUS",
+          },
+        })
+      ).id;
     }
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: {
-      name: "backup", timeout: 3600, channels: "ops", escalation: [{ after: 900, channels: "pager" }, { after: 3600, channels: "lead" }] } }));
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", {
+        key: project.api_key,
+        body: {
+          name: "backup",
+          timeout: 3600,
+          channels: "ops",
+          escalation: [
+            { after: 900, channels: "pager" },
+            { after: 3600, channels: "lead" },
+          ],
+        },
+      }),
+    );
     const advance = (seconds: number) => ok(call(server.url, "POST", "/admin/v1/clock", { headers: admin, body: { advance: seconds } }));
     const opsDown = ops.nextRequest();
     assert.is((await call(server.url, "GET", `/ping/${check.uuid}/fail`)).status, 200);
@@ -39,7 +70,10 @@ test("a step reaches its integration once the virtual clock passes it, not again
     assert.is(await stopServer(server), 0);
     server = await startServer({ dataDir: dir.path, env });
     await advance(60);
-    assert.equal((await ok<{ escalated: number }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).escalated, 1);
+    assert.equal(
+      (await ok<{ escalated: number }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).escalated,
+      1,
+    );
     await ok(call(server.url, "POST", `/api/v3/checks/${check.uuid}/acknowledge`, { key: project.api_key }));
     await advance(3600); // past the second step: acknowledged, it does not come
     const after = await ok<{ escalated: number }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }));
@@ -51,10 +85,17 @@ test("a step reaches its integration once the virtual clock passes it, not again
     assert.is((await pagerUp).path, "/pager-up", "the integration the step reached hears of the recovery");
     // a channel's notifications go out in the order of their flips: a step sent again after the restart
     // would have reached the pager before the recovery
-    assert.equal(pager.requests.map((r) => r.path), ["/pager", "/pager-up"]);
+    assert.equal(
+      pager.requests.map((r) => r.path),
+      ["/pager", "/pager-up"],
+    );
     // the recoveries just delivered may still be leaving the outbox: only the lead's entries count
     const outbox = await ok<{ outbox: { channel: string }[] }>(call(server.url, "GET", "/admin/v1/outbox", { headers: admin }));
-    assert.equal([lead.requests, outbox.outbox.filter((entry) => entry.channel === ids.lead)], [[], []], "nothing was ever queued for the second step");
+    assert.equal(
+      [lead.requests, outbox.outbox.filter((entry) => entry.channel === ids.lead)],
+      [[], []],
+      "nothing was ever queued for the second step",
+    );
   } finally {
     await stopServer(server);
     for (const receiver of [ops, pager, lead]) await receiver.close();

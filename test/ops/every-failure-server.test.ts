@@ -12,28 +12,54 @@ const TOKEN = "every-failure-server-admin-token-0123456789";
 
 test("the integration with every_failure hears of each failure while down; the other of the changes only", async () => {
   const dir = tempDir();
-  const every = await httpReceiver(), changes = await httpReceiver();
+  const every = await httpReceiver(),
+    changes = await httpReceiver();
   const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
   try {
     const project = await createProject(server, TOKEN, { name: "Ops" });
-    const hook = (receiver: typeof every, name: string, everyFailure: boolean) => ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/channels`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-      body: { kind: "webhook", name, every_failure: everyFailure, value: { method_down: "POST", url_down: `${receiver.url}/down`, body_down: "$NAME $STATUS",
-        method_up: "POST", url_up: `${receiver.url}/up`, body_up: "$NAME $STATUS" } } }));
+    const hook = (receiver: typeof every, name: string, everyFailure: boolean) =>
+      ok(
+        call(server.url, "POST", `/admin/v1/projects/${project.id}/channels`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: {
+            kind: "webhook",
+            name,
+            every_failure: everyFailure,
+            value: {
+              method_down: "POST",
+              url_down: `${receiver.url}/down`,
+              body_down: "$NAME $STATUS",
+              method_up: "POST",
+              url_up: `${receiver.url}/up`,
+              body_up: "$NAME $STATUS",
+            },
+          },
+        }),
+      );
     await hook(every, "every", true);
     await hook(changes, "changes", false);
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "sync", timeout: 3600, channels: "*" } }));
-    const firstEvery = every.nextRequest(), firstChanges = changes.nextRequest();
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "sync", timeout: 3600, channels: "*" } }),
+    );
+    const firstEvery = every.nextRequest(),
+      firstChanges = changes.nextRequest();
     await call(server.url, "POST", `/ping/${check.uuid}/fail`);
     assert.equal([(await firstEvery).path, (await firstChanges).path], ["/down", "/down"]);
     const again = every.nextRequest();
     await call(server.url, "POST", `/ping/${check.uuid}/fail`);
     assert.equal([(await again).path, (await again).body], ["/down", "sync down"], "the second failure, while down");
-    const upEvery = every.nextRequest(), upChanges = changes.nextRequest();
+    const upEvery = every.nextRequest(),
+      upChanges = changes.nextRequest();
     await call(server.url, "POST", `/ping/${check.uuid}`);
     await Promise.all([upEvery, upChanges]);
-    assert.equal(every.requests.map((r) => r.path), ["/down", "/down", "/up"]);
-    assert.equal(changes.requests.map((r) => r.path), ["/down", "/up"]);
+    assert.equal(
+      every.requests.map((r) => r.path),
+      ["/down", "/down", "/up"],
+    );
+    assert.equal(
+      changes.requests.map((r) => r.path),
+      ["/down", "/up"],
+    );
   } finally {
     assert.is(await stopServer(server), 0);
     await every.close();

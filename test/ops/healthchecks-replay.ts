@@ -44,8 +44,12 @@ export async function startReplay(dir: string, options: ReplayOptions = {}): Pro
   const tooMany = new Map<string, number>();
   let release = () => {};
   let arrived = () => {};
-  const held = new Promise<void>((resolve) => { arrived = resolve; });
-  const releasing = new Promise<void>((resolve) => { release = resolve; });
+  const held = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const releasing = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   let holding = options.hold;
 
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
@@ -77,12 +81,21 @@ export async function startReplay(dir: string, options: ReplayOptions = {}): Pro
     const body = readFileSync(join(dir, "api", found.file));
     res.writeHead(found.status, { "content-type": found.file.endsWith(".json") ? "application/json" : "text/plain" }).end(body);
   };
-  const server = createServer((req, res) => { void answer(req, res); });
+  const server = createServer((req, res) => {
+    void answer(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`, requests, held, release,
-    close: () => { release(); server.closeAllConnections(); return new Promise((resolve) => server.close(() => resolve())); },
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    held,
+    release,
+    close: () => {
+      release();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

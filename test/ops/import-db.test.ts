@@ -25,11 +25,15 @@ const WHOLE = { projects: 2, checks: 19, channels: 10, users: 3, pings: 35, flip
 
 async function get(server: RealServer, path: string, key: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${server.url}${path}`, { headers: { "x-api-key": key } });
-  return { status: res.status, json: await res.json().catch(() => ({})) as Record<string, unknown> };
+  return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
 }
 
 async function signIn(server: RealServer, email: string, password: string): Promise<number> {
-  const res = await fetch(`${server.url}/signin/password`, { method: "POST", body: new URLSearchParams({ email, password }), redirect: "manual" });
+  const res = await fetch(`${server.url}/signin/password`, {
+    method: "POST",
+    body: new URLSearchParams({ email, password }),
+    redirect: "manual",
+  });
   await res.text();
   return res.status;
 }
@@ -49,7 +53,8 @@ async function projectList(env: Record<string, string>): Promise<unknown> {
 
 /** Mutes every project until 2100 on the stopped DATA_DIR: the fixture's overdue checks notify nobody while tested. */
 async function muteAll(env: Record<string, string>, keys: FixtureKeys): Promise<void> {
-  for (const project of keys.projects) assert.is((await hcdHere(["project", "mute", "--project", project.code, "--until", "2100-01-01T00:00:00Z"], env)).status, 0);
+  for (const project of keys.projects)
+    assert.is((await hcdHere(["project", "mute", "--project", project.code, "--until", "2100-01-01T00:00:00Z"], env)).status, 0);
 }
 
 if (FIXTURE !== null) {
@@ -70,9 +75,16 @@ if (FIXTURE !== null) {
       assert.equal(counts(made.summary), WHOLE);
       const reasons = made.summary!.skipped.map((s) => `${s.kind} ${s.name}: ${s.reason}`).join("\n");
       assert.match(reasons, /user alice@example\.org: a superuser there/);
-      assert.match(reasons, /channel email "": its "no up notifications" choice is not kept/, "project 2's email integration sends no up notifications there");
-      assert.equal(counts((await hcdImport(["--db", db, "--secret-key", keys.secret_key], env)).summary),
-        { projects: 0, checks: 0, channels: 0, users: 0, pings: 0, flips: 0 }, "a second run creates nothing");
+      assert.match(
+        reasons,
+        /channel email "": its "no up notifications" choice is not kept/,
+        "project 2's email integration sends no up notifications there",
+      );
+      assert.equal(
+        counts((await hcdImport(["--db", db, "--secret-key", keys.secret_key], env)).summary),
+        { projects: 0, checks: 0, channels: 0, users: 0, pings: 0, flips: 0 },
+        "a second run creates nothing",
+      );
       await muteAll(env, keys);
 
       server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, SITE_ROOT: "http://127.0.0.1:18300" } });
@@ -82,9 +94,16 @@ if (FIXTURE !== null) {
       // the old keys: hashed ones (with the SECRET_KEY) and project 2's legacy plain read-only key
       const readOnly = await get(server, "/api/v3/checks/", p1.api_key_ro);
       assert.is(readOnly.status, 200);
-      assert.ok((readOnly.json.checks as Record<string, unknown>[]).every((c) => c.uuid === undefined && typeof c.unique_key === "string"), "read-only answers");
+      assert.ok(
+        (readOnly.json.checks as Record<string, unknown>[]).every((c) => c.uuid === undefined && typeof c.unique_key === "string"),
+        "read-only answers",
+      );
       assert.is((await get(server, "/api/v3/checks/", p2.api_key_ro)).status, 200);
-      assert.is((await get(server, "/api/v3/checks/", `${p1.api_key_rw.slice(0, 12)}${"x".repeat(20)}`)).status, 401, "a key with the right prefix and a wrong rest");
+      assert.is(
+        (await get(server, "/api/v3/checks/", `${p1.api_key_rw.slice(0, 12)}${"x".repeat(20)}`)).status,
+        401,
+        "a key with the right prefix and a wrong rest",
+      );
       assert.is((await get(server, "/api/v3/checks/", p2.api_key_rw)).status, 200);
 
       // the ping URLs the cron jobs have: by uuid, and by the project's ping key and slug
@@ -107,8 +126,14 @@ if (FIXTURE !== null) {
         assert.is(await signIn(server, user.email, "not the password"), 401, user.email);
         assert.is(await signIn(server, user.email, user.password), 303, user.email);
       }
-      const stored = JSON.parse(readFileSync(join(dir.path, "accounts.json"), "utf8")) as { users: { email: string; passwordHash: string }[] };
-      assert.equal(stored.users.map((u) => u.passwordHash.split("$")[0]), ["scrypt", "scrypt", "scrypt"], "replaced by hcd's own");
+      const stored = JSON.parse(readFileSync(join(dir.path, "accounts.json"), "utf8")) as {
+        users: { email: string; passwordHash: string }[];
+      };
+      assert.equal(
+        stored.users.map((u) => u.passwordHash.split("$")[0]),
+        ["scrypt", "scrypt", "scrypt"],
+        "replaced by hcd's own",
+      );
       assert.is(await signIn(server, "alice@example.org", keys.users[0].password), 303, "and signs in with it");
       const roles = async (project: string) => {
         const res = await fetch(`${server!.url}/admin/v1/projects/${project}/members`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -118,10 +143,16 @@ if (FIXTURE !== null) {
       assert.equal(await roles(p2.code), ["alice@example.org manager", "bob@example.org owner"]);
 
       // integrations with their settings, under their old ids
-      const channels = await fetch(`${server.url}/admin/v1/projects/${p1.code}/channels`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      const listedChannels = ((await channels.json()) as { channels: { id: string; kind: string; name: string; needs_settings: boolean }[] }).channels;
-      assert.equal(listedChannels.map((c) => `${c.id} ${c.kind} ${c.name} ${c.needs_settings}`).sort(),
-        p1.channels.map((c) => `${c.code} ${c.kind} ${c.name} false`).sort());
+      const channels = await fetch(`${server.url}/admin/v1/projects/${p1.code}/channels`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      const listedChannels = (
+        (await channels.json()) as { channels: { id: string; kind: string; name: string; needs_settings: boolean }[] }
+      ).channels;
+      assert.equal(
+        listedChannels.map((c) => `${c.id} ${c.kind} ${c.name} ${c.needs_settings}`).sort(),
+        p1.channels.map((c) => `${c.code} ${c.kind} ${c.name} false`).sort(),
+      );
     } finally {
       if (server !== null) assert.is(await stopServer(server), 0, server.output());
       dir.remove();
@@ -146,19 +177,34 @@ if (FIXTURE !== null) {
       const server = await startServer({ dataDir: env.DATA_DIR, env: { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
       try {
         const flaky = p1.checks.find((c) => c.slug === "flaky-job")!;
-        const sink = JSON.parse(readFileSync(join(FIXTURE, "webhook_sink.json"), "utf8")) as { method: string; path: string; headers: Record<string, string>; body: string }[];
-        const [down, up] = [sink.find((r) => r.path === `/hooks/down?check=${flaky.uuid}`)!, sink.find((r) => r.path === `/hooks/up/${flaky.uuid}`)!];
+        const sink = JSON.parse(readFileSync(join(FIXTURE, "webhook_sink.json"), "utf8")) as {
+          method: string;
+          path: string;
+          headers: Record<string, string>;
+          body: string;
+        }[];
+        const [down, up] = [
+          sink.find((r) => r.path === `/hooks/down?check=${flaky.uuid}`)!,
+          sink.find((r) => r.path === `/hooks/up/${flaky.uuid}`)!,
+        ];
         // Flaky job (every 5 minutes, 2 of grace) is long overdue: hcd sends its down
         await until("Flaky job's down notification", () => receiver.requests.some((r) => r.path === down.path));
         const sent = receiver.requests.find((r) => r.path === down.path)!;
-        assert.equal([sent.method, sent.headers["content-type"], sent.headers["x-auth-token"]], [down.method, down.headers["Content-Type"], down.headers["X-Auth-Token"]]);
+        assert.equal(
+          [sent.method, sent.headers["content-type"], sent.headers["x-auth-token"]],
+          [down.method, down.headers["Content-Type"], down.headers["X-Auth-Token"]],
+        );
         const fields = (body: string) => Object.keys(JSON.parse(body.replace(/"body": ".*"}$/s, '"body": ""}')) as object);
         assert.equal(fields(sent.body), fields(down.body), "the body template");
         assert.match(sent.body, /^\{"check": "Flaky job", "status": "down", "tags": "staging", "at": "/);
         assert.is((await fetch(`${server.url}/ping/${flaky.uuid}`)).status, 200);
         await until("Flaky job's up notification", () => receiver.requests.some((r) => r.path === up.path));
         const back = receiver.requests.find((r) => r.path === up.path)!;
-        assert.equal([back.method, back.headers["x-auth-token"], back.body], [up.method, up.headers["X-Auth-Token"], up.body], "exactly as Healthchecks sent it");
+        assert.equal(
+          [back.method, back.headers["x-auth-token"], back.body],
+          [up.method, up.headers["X-Auth-Token"], up.body],
+          "exactly as Healthchecks sent it",
+        );
       } finally {
         assert.is(await stopServer(server), 0, server.output());
       }
@@ -191,12 +237,18 @@ if (FIXTURE !== null) {
       copy.run("UPDATE api_check SET timeout = 'a week' WHERE name = 'Log shipper'");
       copy.run("UPDATE api_check SET status = 'exploded' WHERE name = 'Legacy cron box'");
       copy.run("UPDATE api_check SET last_ping = '2999-01-01 00:00:00' WHERE name = 'Long running job'");
-      copy.run(`UPDATE api_ping SET body_raw = zeroblob(20000000) WHERE n = 4 AND owner_id = (SELECT id FROM api_check WHERE code = '${hex(backup.uuid)}')`);
+      copy.run(
+        `UPDATE api_ping SET body_raw = zeroblob(20000000) WHERE n = 4 AND owner_id = (SELECT id FROM api_check WHERE code = '${hex(backup.uuid)}')`,
+      );
       copy.run(`UPDATE api_flip SET new_status = 'sideways' WHERE owner_id = (SELECT id FROM api_check WHERE code = '${hex(flaky.uuid)}')`);
       copy.run("UPDATE api_channel SET value = '{not json' WHERE kind = 'webhook' AND name = 'Incident webhook'");
       copy.run("UPDATE api_channel SET kind = 'msteams' WHERE kind = 'ntfy'");
-      copy.run("UPDATE auth_user SET password = 'argon2$argon2id$v=19$m=102400,t=2,p=8$c29tZXNhbHQ$aGFzaA' WHERE email = 'bob@example.org'");
-      copy.run("UPDATE auth_user SET password = 'pbkdf2_sha256$999999999999$salt$AuCmOKil3h++TdxswCVWuyilcXG8tfwAjiYzJXcZ6jI=' WHERE email = 'carol@example.org'");
+      copy.run(
+        "UPDATE auth_user SET password = 'argon2$argon2id$v=19$m=102400,t=2,p=8$c29tZXNhbHQ$aGFzaA' WHERE email = 'bob@example.org'",
+      );
+      copy.run(
+        "UPDATE auth_user SET password = 'pbkdf2_sha256$999999999999$salt$AuCmOKil3h++TdxswCVWuyilcXG8tfwAjiYzJXcZ6jI=' WHERE email = 'carol@example.org'",
+      );
       const file = join(dir.path, "hostile.sqlite3");
       writeFileSync(file, copy.export());
       copy.close();

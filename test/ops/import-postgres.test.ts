@@ -21,21 +21,40 @@ import { counts, hcdImport } from "./import-run.ts";
 const TOKEN = "import-pg-admin-token-0123456789";
 /** Debian's PostgreSQL programs, the newest version installed (/usr/lib/postgresql/<version>/bin). */
 const BIN = (() => {
-  const versions = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql").filter((v) => /^\d+$/.test(v)).sort((x, y) => Number(y) - Number(x)) : [];
+  const versions = existsSync("/usr/lib/postgresql")
+    ? readdirSync("/usr/lib/postgresql")
+        .filter((v) => /^\d+$/.test(v))
+        .sort((x, y) => Number(y) - Number(x))
+    : [];
   return `/usr/lib/postgresql/${versions[0] ?? "15"}/bin`;
 })();
 const FIXTURE = requireFixture("the PostgreSQL import");
 const WHOLE = { projects: 2, checks: 19, channels: 10, users: 3, pings: 35, flips: 22 };
 /** The tables the import reads, in an order their references allow. */
-const TABLES = ["auth_user", "accounts_profile", "accounts_credential", "accounts_project", "accounts_member", "api_check", "api_channel", "api_channel_checks", "api_ping", "api_flip"];
+const TABLES = [
+  "auth_user",
+  "accounts_profile",
+  "accounts_credential",
+  "accounts_project",
+  "accounts_member",
+  "api_check",
+  "api_channel",
+  "api_channel_checks",
+  "api_ping",
+  "api_flip",
+];
 /** Django's DurationFields (bigint microseconds on SQLite, interval on PostgreSQL); its UUIDFields are char(32) there and uuid here, GenericIPAddressFields char(39) and inet. */
 const DURATIONS = new Set(["timeout", "grace", "last_duration", "nag_period", "last_notify_duration"]);
 
-const extras = FIXTURE !== null && haveProgram(`${BIN}/initdb`, "the PostgreSQL import (Debian's postgresql)") && haveProgram("pgloader", "the PostgreSQL import (Debian's pgloader)");
+const extras =
+  FIXTURE !== null &&
+  haveProgram(`${BIN}/initdb`, "the PostgreSQL import (Debian's postgresql)") &&
+  haveProgram("pgloader", "the PostgreSQL import (Debian's pgloader)");
 
 /** Runs a program (as the postgres user when we are root: PostgreSQL refuses to run as root); throws with its output on failure. */
 function run(program: string, args: string[], asPostgres: boolean): string {
-  const [command, argv] = asPostgres && process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", program, ...args]] : [program, args];
+  const [command, argv] =
+    asPostgres && process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", program, ...args]] : [program, args];
   const result = spawnSync(command, argv, { encoding: "utf8", timeout: 300_000 });
   if (result.status !== 0) throw new Error(`${program} ${args.join(" ")}: ${result.status}\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
@@ -49,10 +68,25 @@ async function recreate(url: string, sqlite: string): Promise<void> {
   await client.connect();
   try {
     for (const table of TABLES) {
-      const columns = source.exec(`PRAGMA table_info("${table}")`)[0].values.map(([, name, type]) => ({ name: String(name), type: String(type).toLowerCase() }));
-      const typeOf = (c: { name: string; type: string }) => c.name === "id" ? "integer PRIMARY KEY"
-        : c.type === "char(32)" ? "uuid" : c.type === "char(39)" ? "inet" : c.type === "bigint" && DURATIONS.has(c.name) ? "interval" : c.type === "datetime" ? "timestamptz"
-        : c.type === "bool" ? "boolean" : c.type === "blob" ? "bytea" : c.type;
+      const columns = source
+        .exec(`PRAGMA table_info("${table}")`)[0]
+        .values.map(([, name, type]) => ({ name: String(name), type: String(type).toLowerCase() }));
+      const typeOf = (c: { name: string; type: string }) =>
+        c.name === "id"
+          ? "integer PRIMARY KEY"
+          : c.type === "char(32)"
+            ? "uuid"
+            : c.type === "char(39)"
+              ? "inet"
+              : c.type === "bigint" && DURATIONS.has(c.name)
+                ? "interval"
+                : c.type === "datetime"
+                  ? "timestamptz"
+                  : c.type === "bool"
+                    ? "boolean"
+                    : c.type === "blob"
+                      ? "bytea"
+                      : c.type;
       await client.query(`CREATE TABLE "${table}" (${columns.map((c) => `"${c.name}" ${typeOf(c)}`).join(", ")})`);
       const rows = source.exec(`SELECT * FROM "${table}"`)[0]?.values ?? [];
       for (const row of rows) {
@@ -86,7 +120,20 @@ if (FIXTURE !== null && extras) {
     let server: RealServer | null = null;
     try {
       run(`${BIN}/initdb`, ["-D", data, "-A", "trust", "-U", "hc", "--no-sync"], true);
-      run(`${BIN}/pg_ctl`, ["-D", data, "-w", "-l", join(dir.path, "pg.log"), "-o", `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c timezone=UTC -c fsync=off`, "start"], true);
+      run(
+        `${BIN}/pg_ctl`,
+        [
+          "-D",
+          data,
+          "-w",
+          "-l",
+          join(dir.path, "pg.log"),
+          "-o",
+          `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c timezone=UTC -c fsync=off`,
+          "start",
+        ],
+        true,
+      );
       started = true;
       const base = `postgresql://hc@127.0.0.1:${port}`;
       const client = new pg.Client({ connectionString: `${base}/postgres` });
@@ -110,20 +157,35 @@ if (FIXTURE !== null && extras) {
       const fromDjango = await hcdImport(["--db", `${base}/django`, "--secret-key", keys.secret_key, ...remote], {});
       assert.is(fromDjango.status, 0, fromDjango.stderr);
       assert.equal(counts(fromDjango.summary), WHOLE);
-      assert.equal(counts((await hcdImport(["--db", `${base}/django`, "--secret-key", keys.secret_key, ...remote], {})).summary),
-        { projects: 0, checks: 0, channels: 0, users: 0, pings: 0, flips: 0 });
+      assert.equal(counts((await hcdImport(["--db", `${base}/django`, "--secret-key", keys.secret_key, ...remote], {})).summary), {
+        projects: 0,
+        checks: 0,
+        channels: 0,
+        users: 0,
+        pings: 0,
+        flips: 0,
+      });
       for (const project of keys.projects) {
-        const muted = await fetch(`${server.url}/admin/v1/projects/${project.code}/mute`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: '{"until": "2100-01-01T00:00:00Z"}' });
+        const muted = await fetch(`${server.url}/admin/v1/projects/${project.code}/mute`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: '{"until": "2100-01-01T00:00:00Z"}',
+        });
         assert.is(muted.status, 200);
       }
       assert.is(await differencesFromRecordings(FIXTURE, "p1", server.url, p1.api_key_rw, { history: true }), "");
       assert.is(await differencesFromRecordings(FIXTURE, "p2", server.url, p2.api_key_rw, { history: true }), "");
-      const signedIn = await fetch(`${server.url}/signin/password`, { method: "POST", body: new URLSearchParams({ email: "carol@example.org", password: keys.users[2].password }), redirect: "manual" });
+      const signedIn = await fetch(`${server.url}/signin/password`, {
+        method: "POST",
+        body: new URLSearchParams({ email: "carol@example.org", password: keys.users[2].password }),
+        redirect: "manual",
+      });
       assert.is(signedIn.status, 303);
       assert.is(await stopServer(server), 0, server.output());
       server = null;
 
-      for (const project of keys.projects) assert.is((await hcdHere(["project", "mute", "--project", project.code, "--until", "2100-01-01T00:00:00Z"], loaded)).status, 0);
+      for (const project of keys.projects)
+        assert.is((await hcdHere(["project", "mute", "--project", project.code, "--until", "2100-01-01T00:00:00Z"], loaded)).status, 0);
       server = await startServer({ dataDir: loaded.DATA_DIR, env: { ADMIN_TOKEN: TOKEN, SITE_ROOT: "http://127.0.0.1:18300" } });
       assert.is(await differencesFromRecordings(FIXTURE, "p1", server.url, p1.api_key_rw, { history: true }), "");
       assert.is(await differencesFromRecordings(FIXTURE, "p2", server.url, p2.api_key_rw, { history: true }), "");

@@ -15,12 +15,18 @@ import { counts, hcdImport } from "./import-run.ts";
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 test("a redirect to another origin is refused before the key goes there; one within the origin is followed", async () => {
   const keys: (string | undefined)[] = [];
-  const elsewhere = await listen((req, res) => { keys.push(req.headers["x-api-key"] as string | undefined); res.end('{"checks": []}'); });
+  const elsewhere = await listen((req, res) => {
+    keys.push(req.headers["x-api-key"] as string | undefined);
+    res.end('{"checks": []}');
+  });
   const source = await listen((req, res) => {
     if (req.url === "/api/v3/checks/") res.writeHead(302, { location: "/moved/" }).end();
     else if (req.url === "/moved/") res.writeHead(301, { location: `${elsewhere.url}/api/v3/checks/` }).end();
@@ -28,7 +34,10 @@ test("a redirect to another origin is refused before the key goes there; one wit
   });
   try {
     const api = new SourceApi({ from: source.url, apiKey: "hcw_secretsecretsecretsecret00", progress: () => {} });
-    const refused = await api.get("/api/v3/checks/").then(() => null, (error: unknown) => error);
+    const refused = await api.get("/api/v3/checks/").then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.instance(refused, SourceError);
     assert.match(String((refused as Error).message), /redirects to http:\/\/127\.0\.0\.1:\d+\/api\/v3\/checks\/: give that as --from/);
     assert.equal(keys, [], "the other origin never heard the key");
@@ -67,7 +76,10 @@ if (FIXTURE !== null) {
       assert.is(await runCli(["project", "create", "--name", "Ops", "--check-limit", "50"], env), 0);
       console.log = log;
       const project = (JSON.parse(printed.join("\n")) as { id: string }).id;
-      const unknown = await hcdImport(["--from", replay.url, "--api-key", p1.api_key_rw, "--project", "00000000-0000-4000-8000-000000000000"], env);
+      const unknown = await hcdImport(
+        ["--from", replay.url, "--api-key", p1.api_key_rw, "--project", "00000000-0000-4000-8000-000000000000"],
+        env,
+      );
       assert.equal([unknown.status, unknown.summary], [1, null]);
       assert.match(unknown.stderr, /hcd has no project 00000000-0000-4000-8000-000000000000/);
       const run = await hcdImport(["--from", replay.url, "--api-key", p1.api_key_rw, "--project", project], env);

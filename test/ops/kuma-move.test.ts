@@ -66,23 +66,41 @@ test("the page's recipe brings every push monitor of a Kuma database over; pushe
     const ran = spawnSync("sh", ["-e", "-c", recipe ?? ""], { cwd: dir.path, encoding: "utf8" });
     assert.is(ran.status, 0, ran.stderr);
     const file = join(dir.path, "kuma.json");
-    assert.equal(JSON.parse(readFileSync(file, "utf8")), { projects: [{ name: "Uptime Kuma", checks: [
-      { slug: "kuma-2", name: "nightly backup", push_token: "Zq3kT9pXw2LmN8vB4cR7yH1dF6gJ0sAe", timeout: 86_400, grace: 1_800, desc: "the database dump" },
-      { slug: "kuma-3", name: "heartbeat", push_token: "aB3dE5gH7j", timeout: 60, grace: 60, desc: "" },
-    ] }] });
+    assert.equal(JSON.parse(readFileSync(file, "utf8")), {
+      projects: [
+        {
+          name: "Uptime Kuma",
+          checks: [
+            {
+              slug: "kuma-2",
+              name: "nightly backup",
+              push_token: "Zq3kT9pXw2LmN8vB4cR7yH1dF6gJ0sAe",
+              timeout: 86_400,
+              grace: 1_800,
+              desc: "the database dump",
+            },
+            { slug: "kuma-3", name: "heartbeat", push_token: "aB3dE5gH7j", timeout: 60, grace: 60, desc: "" },
+          ],
+        },
+      ],
+    });
 
     const applied = await hcdIn(["apply", "-f", file, ...remote(server)]);
     assert.is(applied.status, 0, applied.stderr + applied.stdout);
     assert.match(applied.stdout, /Applied 3 changes\./);
     assert.equal((await hcdIn(["apply", "-f", file, ...remote(server)])).stdout.trim(), "No changes: hcd matches the file.");
-    const { projects } = await ok<{ projects: { name: string; api_key: string }[] }>(call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${ADMIN}` } }));
+    const { projects } = await ok<{ projects: { name: string; api_key: string }[] }>(
+      call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${ADMIN}` } }),
+    );
     const key = projects.find((p) => p.name === "Uptime Kuma")?.api_key ?? "";
     for (const token of ["Zq3kT9pXw2LmN8vB4cR7yH1dF6gJ0sAe", "aB3dE5gH7j"]) {
       assert.equal(await (await fetch(`${server.url}/api/push/${token}?status=up&msg=OK&ping=`)).json(), { ok: true }, token);
     }
     const { checks } = await ok<{ checks: Json[] }>(call(server.url, "GET", "/api/v3/checks/", { key }));
-    assert.equal(checks.map((c) => [c.slug, c.status, c.n_pings, c.timeout, c.grace]).sort(),
-      [["kuma-2", "up", 1, 86_400, 1_800], ["kuma-3", "up", 1, 60, 60]]);
+    assert.equal(checks.map((c) => [c.slug, c.status, c.n_pings, c.timeout, c.grace]).sort(), [
+      ["kuma-2", "up", 1, 86_400, 1_800],
+      ["kuma-3", "up", 1, 60, 60],
+    ]);
   } finally {
     assert.is(await stopServer(server), 0, server.output());
     dir.remove();

@@ -64,7 +64,8 @@ test("answers as Kuma's push endpoint: {\"ok\":true} for up and down, any method
   for (const path of ["QwErTyUiOpAsDfGhJkLzXcVbNm012345?status=up", "short", `${TOKEN}x`, `${TOKEN.toLowerCase()}`]) {
     assert.equal(await push(path), { status: 404, type: "application/json; charset=utf-8", json: NOT_FOUND }, path);
   }
-  for (const ping of ["-1", "100000000001", "1e12"]) assert.equal(await push(`${TOKEN}?ping=${ping}`), { status: 404, type: "application/json; charset=utf-8", json: BAD_PING }, ping);
+  for (const ping of ["-1", "100000000001", "1e12"])
+    assert.equal(await push(`${TOKEN}?ping=${ping}`), { status: 404, type: "application/json; charset=utf-8", json: BAD_PING }, ping);
   for (const ping of ["abc", "0", "100000000000"]) assert.equal((await push(`${TOKEN}?ping=${ping}`)).json, { ok: true }, ping);
   assert.is((await check(uuid)).n_pings, Number(before) + 3, "a refused push records nothing");
 });
@@ -75,10 +76,18 @@ test("push_token: validated, unique over every project, shown to read-write keys
   assert.is(made.push_token, OLD_TOKEN);
   for (const bad of ["short", "has space in it", "x".repeat(129), 12345678901, "ÄÖÜäöüßÄÖÜ"]) {
     const refused = await api("POST", "/api/v3/checks/", { name: "bad", push_token: bad });
-    assert.equal([refused.status, JSON.parse(refused.text).error], [400, "json validation error: push_token must be 10 to 128 letters, digits, '-' or '_' (an Uptime Kuma push token), or null"], String(bad));
+    assert.equal(
+      [refused.status, JSON.parse(refused.text).error],
+      [400, "json validation error: push_token must be 10 to 128 letters, digits, '-' or '_' (an Uptime Kuma push token), or null"],
+      String(bad),
+    );
   }
   const taken = await api("POST", "/api/v3/checks/", { name: "thief", push_token: OLD_TOKEN }, other.api_key);
-  assert.equal([taken.status, JSON.parse(taken.text).error], [400, "json validation error: push_token is taken by another check"], "taken in another project");
+  assert.equal(
+    [taken.status, JSON.parse(taken.text).error],
+    [400, "json validation error: push_token is taken by another check"],
+    "taken in another project",
+  );
   const readonly = await ok<Json>(api("GET", `/api/v3/checks/${made.uuid as string}`, undefined, project.api_key_readonly));
   assert.not.ok("push_token" in readonly, "a read-only key never sees a token: it pings the check");
   assert.not.ok("push_token" in (await ok<Json>(api("POST", "/api/v3/checks/", { name: "none" }))), "a check without one shows none");
@@ -90,15 +99,37 @@ test("push_token: validated, unique over every project, shown to read-write keys
   const cleared = await ok<Json>(api("POST", `/api/v3/checks/${made.uuid as string}`, { push_token: null }));
   assert.not.ok("push_token" in cleared);
   assert.equal((await push(moved)).json, NOT_FOUND);
-  assert.is((await ok<Json>(api("POST", "/api/v3/checks/", { name: "reuse", push_token: moved }, other.api_key))).push_token, moved, "a freed token may be given again");
-  await ok(call(server.url, "DELETE", `/api/v3/checks/${(await ok<{ checks: Json[] }>(api("GET", "/api/v3/checks/", undefined, other.api_key))).checks.find((c) => c.name === "reuse")?.uuid as string}`, { key: other.api_key }));
+  assert.is(
+    (await ok<Json>(api("POST", "/api/v3/checks/", { name: "reuse", push_token: moved }, other.api_key))).push_token,
+    moved,
+    "a freed token may be given again",
+  );
+  await ok(
+    call(
+      server.url,
+      "DELETE",
+      `/api/v3/checks/${(await ok<{ checks: Json[] }>(api("GET", "/api/v3/checks/", undefined, other.api_key))).checks.find((c) => c.name === "reuse")?.uuid as string}`,
+      { key: other.api_key },
+    ),
+  );
   assert.equal((await push(moved)).json, NOT_FOUND, "a deleted check's token names nothing");
 });
 
 test("the dashboard's check form sets, shows and clears the token; a taken one is an error next to the field", async () => {
   const form = await session(server.url, project.api_key);
-  const fields = { name: "from the form", kind: "simple", timeout: "1", timeout_unit: "hours", grace: "1", grace_unit: "hours", tz: "UTC",
-    failure_threshold: "1", reminder_interval: "0", max_duration: "0", action: "save" };
+  const fields = {
+    name: "from the form",
+    kind: "simple",
+    timeout: "1",
+    timeout_unit: "hours",
+    grace: "1",
+    grace_unit: "hours",
+    tz: "UTC",
+    failure_threshold: "1",
+    reminder_interval: "0",
+    max_duration: "0",
+    action: "save",
+  };
   const token = "FormTokenFormToken01";
   const saved = await form.post(`/projects/${project.id}/checks/new`, { ...fields, push_token: token });
   assert.is(saved.status, 303, saved.text.slice(0, 300));
@@ -108,7 +139,10 @@ test("the dashboard's check form sets, shows and clears the token; a taken one i
   assert.match((await form.page(`/checks/${uuid}/edit`)).text, new RegExp(`name="push_token" value="${token}"`));
   const refused = await form.post(`/projects/${project.id}/checks/new`, { ...fields, name: "second", push_token: token });
   assert.is(refused.status, 400);
-  assert.match(refused.text, /<p class="field-error" id="e-push_token" role="alert">Push token: another check has this token \(a token pings one check\)\.<\/p>/);
+  assert.match(
+    refused.text,
+    /<p class="field-error" id="e-push_token" role="alert">Push token: another check has this token \(a token pings one check\)\.<\/p>/,
+  );
   const emptied = await form.post(`/checks/${uuid}/edit`, { ...fields, push_token: "" });
   assert.is(emptied.status, 303);
   assert.not.ok("push_token" in (await check(uuid)));
@@ -126,18 +160,26 @@ test("a push answered is stored: none lost to kill -9, and tokens route again af
   assert.is((await check(uuid)).status, "down");
 });
 
-test("a push the store cannot take is not acknowledged: 503 {\"ok\":false}, not counted; answered again once it can", async () => {
+test('a push the store cannot take is not acknowledged: 503 {"ok":false}, not counted; answered again once it can', async () => {
   const faulty = tempDir();
   const data = join(faulty.path, "data");
   const node = await startServer({ dataDir: data, env: { ...SERVER_ENV, NODE_ENV: "test" } }); // NODE_ENV=test arms persistence/write-faults.ts
   try {
     const mine = await adminCall<{ api_key: string }>(node, "POST", "/admin/v1/projects", { name: "faulty" });
     const token = "FaultyDiskToken0123";
-    const uuid = (await ok<Json>(call(node.url, "POST", "/api/v3/checks/", { key: mine.api_key, body: { name: "f", push_token: token } }))).uuid as string;
-    const pushTo = async () => { const res = await fetch(`${node.url}/api/push/${token}?status=up`); return { status: res.status, json: await res.json() as Json }; };
+    const uuid = (await ok<Json>(call(node.url, "POST", "/api/v3/checks/", { key: mine.api_key, body: { name: "f", push_token: token } })))
+      .uuid as string;
+    const pushTo = async () => {
+      const res = await fetch(`${node.url}/api/push/${token}?status=up`);
+      return { status: res.status, json: (await res.json()) as Json };
+    };
     assert.equal(await pushTo(), { status: 200, json: { ok: true } });
     setWriteFault(join(data, INTAKE_DIR), "ENOSPC");
-    assert.equal(await pushTo(), { status: 503, json: { ok: false, msg: "service unavailable, try again" } }, "the intake log refused it: no {ok: true}");
+    assert.equal(
+      await pushTo(),
+      { status: 503, json: { ok: false, msg: "service unavailable, try again" } },
+      "the intake log refused it: no {ok: true}",
+    );
     setWriteFault(join(data, INTAKE_DIR), null);
     await until("the intake log takes writes again", async () => (await pushTo()).status === 200, 30_000);
     const checked = await ok<Json>(call(node.url, "GET", `/api/v3/checks/${uuid}`, { key: mine.api_key }));

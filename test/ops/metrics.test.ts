@@ -13,24 +13,44 @@ import { pingKindOf, routeOf } from "../../http/metrics.ts";
 const ADMIN = "admin-token-metrics-test-0123456789";
 const SCRAPER = "scraper-token-0123456789";
 
-
 test("/metrics counts pings, flips, notifications and API requests, and passes promtool", async () => {
   const hooks: string[] = [];
   const receiver = createServer((req, res) => {
     req.resume();
-    req.on("end", () => { hooks.push(req.url ?? ""); res.end("ok"); });
+    req.on("end", () => {
+      hooks.push(req.url ?? "");
+      res.end("ok");
+    });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const dir = tempDir();
-  const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: ADMIN, METRICS_TOKEN: SCRAPER, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+  const server = await startServer({
+    dataDir: dir.path,
+    env: { ADMIN_TOKEN: ADMIN, METRICS_TOKEN: SCRAPER, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" },
+  });
   try {
     const admin = { authorization: `Bearer ${ADMIN}` };
-    const project = await (await fetch(`${server.url}/admin/v1/projects`, { method: "POST", headers: admin, body: JSON.stringify({ name: "m" }) })).json() as Record<string, string>;
+    const project = (await (
+      await fetch(`${server.url}/admin/v1/projects`, { method: "POST", headers: admin, body: JSON.stringify({ name: "m" }) })
+    ).json()) as Record<string, string>;
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/down`;
-    assert.is((await fetch(`${server.url}/admin/v1/projects/${project.id}/channels`, { method: "POST", headers: admin, body: JSON.stringify({ kind: "webhook", value: hook }) })).status, 201);
-    const created = await fetch(`${server.url}/api/v3/checks/`, { method: "POST", headers: { "x-api-key": project.api_key }, body: JSON.stringify({ name: "c", channels: "*" }) });
+    assert.is(
+      (
+        await fetch(`${server.url}/admin/v1/projects/${project.id}/channels`, {
+          method: "POST",
+          headers: admin,
+          body: JSON.stringify({ kind: "webhook", value: hook }),
+        })
+      ).status,
+      201,
+    );
+    const created = await fetch(`${server.url}/api/v3/checks/`, {
+      method: "POST",
+      headers: { "x-api-key": project.api_key },
+      body: JSON.stringify({ name: "c", channels: "*" }),
+    });
     assert.is(created.status, 201);
-    const check = await created.json() as Record<string, string>;
+    const check = (await created.json()) as Record<string, string>;
     const ping = async (suffix: string, status: number) => assert.is((await fetch(`${server.url}/ping/${suffix}`)).status, status);
     for (let i = 0; i < 3; i++) await ping(check.uuid, 200);
     await ping(`${check.uuid}/start`, 200);
@@ -64,7 +84,12 @@ test("/metrics counts pings, flips, notifications and API requests, and passes p
     assert.is(sample(text, 'hcd_checks{status="down"}'), 1);
     assert.is(sample(text, 'hcd_checks{status="up"}'), 0);
     assert.is(sample(text, "hcd_outbox_pending"), 0);
-    for (const failures of ["hcd_commit_failures_total", "hcd_checkpoint_failures_total", "hcd_write_probe_failures_total", "hcd_rebuild_failures_total"]) {
+    for (const failures of [
+      "hcd_commit_failures_total",
+      "hcd_checkpoint_failures_total",
+      "hcd_write_probe_failures_total",
+      "hcd_rebuild_failures_total",
+    ]) {
       assert.is(sample(text, failures), 0, failures);
     }
     assert.is(sample(text, 'hcd_http_requests_total{route="/api/v3/checks/",status="201"}'), 1);
@@ -91,7 +116,10 @@ test("/metrics counts pings, flips, notifications and API requests, and passes p
 test("route labels replace ids, numbers and unknown words, so untrusted paths cannot grow the series", () => {
   assert.is(routeOf("/api/v3/checks/"), "/api/v3/checks/");
   assert.is(routeOf("/api/v3/checks/6421613d-5093-47dc-94df-68ab592a0ac3/pings/12/body"), "/api/v3/checks/:id/pings/:n/body");
-  assert.is(routeOf("/projects/6421613d-5093-47dc-94df-68ab592a0ac3/metrics/AbCdEf0123456789AbCdEf0123456789"), "/projects/:id/metrics/:key");
+  assert.is(
+    routeOf("/projects/6421613d-5093-47dc-94df-68ab592a0ac3/metrics/AbCdEf0123456789AbCdEf0123456789"),
+    "/projects/:id/metrics/:key",
+  );
   assert.is(routeOf("/wp-admin/setup.php"), "/:key/:key");
   assert.is(routeOf("/a/b/c/d/e/f/g/h"), "other");
   const seen = new Set(Array.from({ length: 1000 }, (_, i) => routeOf(`/api/v3/word${i}/${i}x`)));

@@ -22,8 +22,14 @@ const T0 = Date.UTC(2026, 0, 1);
 const HEADER = 16;
 
 function options(dataDir: string): PoolOptions {
-  return { dataDir, shards: 1, durability: "flush", startAt: T0 + DAY, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } };
+  return {
+    dataDir,
+    shards: 1,
+    durability: "flush",
+    startAt: T0 + DAY,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  };
 }
 
 /** A project with one check, stored and closed; then `count` pings of it left in an intake log as a killed front end leaves it. Returns the ids and the intake file. */
@@ -38,8 +44,18 @@ async function storeWithIntake(dataDir: string, count: number): Promise<{ projec
   const writer = randomUUID();
   const log = openIntakeLog(dataDir, writer, true);
   for (const [i, rid] of rids.entries()) {
-    const command: PingCommand = { target: { uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http",
-      remoteAddr: "10.0.0.1", ua: "test", rid, body: new TextEncoder().encode(`run ${i}`), at: T0 + (i + 1) * MINUTE };
+    const command: PingCommand = {
+      target: { uuid },
+      signal: "success",
+      exitStatus: null,
+      method: "POST",
+      scheme: "http",
+      remoteAddr: "10.0.0.1",
+      ua: "test",
+      rid,
+      body: new TextEncoder().encode(`run ${i}`),
+      at: T0 + (i + 1) * MINUTE,
+    };
     await log.append([encodeIntake({ shard: intakeShard(0, 1), projectId: project.id, command })]);
   }
   await log.close(0); // every file kept, as a kill leaves them
@@ -65,7 +81,8 @@ async function rids(pool: Pool, projectId: string, uuid: string): Promise<string
 
 /** Runs the CLI in this process; returns its exit status and what it printed. */
 async function hcdHere(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const out: string[] = [], errors: string[] = [];
+  const out: string[] = [],
+    errors: string[] = [];
   const [log, error] = [console.log, console.error];
   console.log = (text: string) => out.push(text);
   console.error = (text: string) => errors.push(text);
@@ -94,7 +111,9 @@ test("a byte flipped mid-segment: the server refuses to start naming file and of
 
     const repair = await hcdHere(["repair", "--data-dir", dir.path]);
     assert.is(repair.status, 0, repair.stderr);
-    const report = JSON.parse(repair.stdout) as { damaged: { file: string; offset: number; bytes: number; records_lost: number; records_kept: number; moved_to: string }[] };
+    const report = JSON.parse(repair.stdout) as {
+      damaged: { file: string; offset: number; bytes: number; records_lost: number; records_kept: number; moved_to: string }[];
+    };
     assert.is(report.damaged.length, 1);
     const [moved] = report.damaged;
     assert.equal([moved.file, moved.offset, moved.bytes, moved.records_lost, moved.records_kept], [file, offset, size - offset, 11, 9]);
@@ -121,13 +140,17 @@ test("a segment that does not read (a directory in its place): opening refuses i
     const name = segmentName("1-1-0", randomUUID(), 1);
     const path = join(dir.path, "log", name);
     mkdirSync(path);
-    const error = await createInProcessPool(options(dir.path)).then(() => null, (e: unknown) => e as Error);
+    const error = await createInProcessPool(options(dir.path)).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     assert.ok(error !== null, "opening must refuse it");
     assert.ok(error.message.includes(path) && error.message.includes("EISDIR"), error.message);
 
     const repair = await hcdHere(["repair", "--data-dir", dir.path]);
     assert.is(repair.status, 0, repair.stderr);
-    const [moved] = (JSON.parse(repair.stdout) as { damaged: { file: string; offset: null; records_lost: null; moved_to: string }[] }).damaged;
+    const [moved] = (JSON.parse(repair.stdout) as { damaged: { file: string; offset: null; records_lost: null; moved_to: string }[] })
+      .damaged;
     assert.equal([moved.file, moved.offset, moved.records_lost], [path, null, null]);
     assert.not.ok(existsSync(path));
     assert.ok(statSync(moved.moved_to).isDirectory());
@@ -160,7 +183,10 @@ test("a command log whose records that don't read are all in the tables opens; t
 
     const stranger = join(dir.path, "log", segmentName("1-1-0", randomUUID(), 1));
     writeFileSync(stranger, spare);
-    const error = await openStore(dir.path, { durability: "commit" }).then(() => null, (e: unknown) => e as Error);
+    const error = await openStore(dir.path, { durability: "commit" }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     assert.ok(error?.message.includes(`${stranger} is damaged at offset 0`), error?.message ?? "opened");
   } finally {
     await crashed.close();

@@ -37,8 +37,17 @@ test("systemd-analyze verify accepts contrib/hcd.service without a warning", () 
 
 test("the unit is hardened", () => {
   const text = readFileSync(UNIT, "utf8");
-  for (const line of ["User=hcd", "StateDirectory=hcd", "Environment=DATA_DIR=/var/lib/hcd", "NoNewPrivileges=yes", "ProtectSystem=strict",
-    "ProtectHome=yes", "PrivateTmp=yes", "CapabilityBoundingSet=", "KillSignal=SIGTERM"]) {
+  for (const line of [
+    "User=hcd",
+    "StateDirectory=hcd",
+    "Environment=DATA_DIR=/var/lib/hcd",
+    "NoNewPrivileges=yes",
+    "ProtectSystem=strict",
+    "ProtectHome=yes",
+    "PrivateTmp=yes",
+    "CapabilityBoundingSet=",
+    "KillSignal=SIGTERM",
+  ]) {
     assert.ok(text.split("\n").includes(line), `missing ${line}`);
   }
 });

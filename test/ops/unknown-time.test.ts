@@ -20,9 +20,16 @@ test("a stop and a start record the time between as unknown, shown in words on t
   let server: RealServer = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
   try {
     const project = await createProject(server, TOKEN, { name: "Ops" });
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup", timeout: 86_400, grace: 3600 } }));
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "backup", timeout: 86_400, grace: 3600 } }),
+    );
     assert.is((await call(server.url, "GET", `/ping/${check.uuid}`)).status, 200);
-    await ok(call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin, body: { slug: "ops", title: "Ops", checks: [check.uuid] } }));
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "ops", title: "Ops", checks: [check.uuid] },
+      }),
+    );
     const before = await ok<StatusJson>(call(server.url, "GET", "/status/ops.json"));
     assert.equal(before.unknown, []);
     const flipsBefore = await ok(call(server.url, "GET", `/api/v3/checks/${check.uuid}/flips/`, { key: project.api_key }));
@@ -41,8 +48,10 @@ test("a stop and a start record the time between as unknown, shown in words on t
     // the check's share of the stretch: the part after its first ping (before it, it was new: not watched)
     // and surely all between the stop and the start; the instants are shown to the second, lengths rounded
     const unknownS = after.checks[0].unknown_90d;
-    assert.ok(unknownS <= gap + 1 && unknownS >= Math.floor((startingAt - stoppedAt) / 1000) - 1,
-      `the check's unknown time ${unknownS} s lies between the stop and start's ${(startingAt - stoppedAt) / 1000} s and the stretch's ${gap} s`);
+    assert.ok(
+      unknownS <= gap + 1 && unknownS >= Math.floor((startingAt - stoppedAt) / 1000) - 1,
+      `the check's unknown time ${unknownS} s lies between the stop and start's ${(startingAt - stoppedAt) / 1000} s and the stretch's ${gap} s`,
+    );
     assert.is(after.checks[0].uptime_90d, 100, "unknown time is not downtime");
     const page = await fetch(`${server.url}/status/ops`).then((res) => res.text());
     assert.match(page, "<h2>Unknown time</h2>");

@@ -16,12 +16,24 @@ const TOKEN = "user-create-admin-token-0123456789";
 const PASSWORD = "the first admin's password";
 
 /** Runs `hcd` as a child process; `stdin`: what is piped to it (null: nothing, as from /dev/null). */
-function hcd(args: string[], env: Record<string, string>, stdin: string | null): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function hcd(
+  args: string[],
+  env: Record<string, string>,
+  stdin: string | null,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: [stdin === null ? "ignore" : "pipe", "pipe", "pipe"] });
-    let stdout = "", stderr = "";
-    child.stdout?.on("data", (c: Buffer) => { stdout += c.toString(); });
-    child.stderr?.on("data", (c: Buffer) => { stderr += c.toString(); });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: [stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    let stdout = "",
+      stderr = "";
+    child.stdout?.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr?.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.on("error", reject);
     child.on("exit", (status) => resolve({ status, stdout, stderr }));
     if (stdin !== null) child.stdin?.end(stdin);
@@ -54,7 +66,11 @@ test("the first admin is made by the CLI, through a running server and on a stop
       const second = JSON.parse(invited.stdout) as { admin: boolean; invite_url?: string };
       assert.is(second.admin, false);
       assert.match(second.invite_url ?? "", /\/invite\/[\w-]{43}$/);
-      assert.is((await hcd(["user", "create", "--url", server.url, "--email", "short@corp.example"], env, "short\n")).status, 1, "a short password is refused");
+      assert.is(
+        (await hcd(["user", "create", "--url", server.url, "--email", "short@corp.example"], env, "short\n")).status,
+        1,
+        "a short password is refused",
+      );
     } finally {
       assert.is(await stopServer(server), 0, server.output());
     }
@@ -78,7 +94,10 @@ test("the first admin is made by the CLI, through a running server and on a stop
 test("user create takes no password argument and needs --email", async () => {
   const dir = tempDir();
   try {
-    assert.is((await hcd(["user", "create", "--email", "x@corp.example", "--password", "given on the line"], { DATA_DIR: dir.path }, null)).status, 2);
+    assert.is(
+      (await hcd(["user", "create", "--email", "x@corp.example", "--password", "given on the line"], { DATA_DIR: dir.path }, null)).status,
+      2,
+    );
     assert.is((await hcd(["user", "create", "--admin"], { DATA_DIR: dir.path }, null)).status, 2);
   } finally {
     dir.remove();

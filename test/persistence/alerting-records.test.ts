@@ -36,7 +36,10 @@ test("a check and project stored without the alerting fields load as they were a
       const shard = new Shard({ newId: () => "id", now: T0 });
       shard.load(reopened.loadProjects()[0], [], [loaded]);
       shard.ping(pingOf({ uuid: loaded.uuid }, T0 + 1, { signal: "fail" }));
-      assert.equal(shard.takeChanges().flips.map((f) => f.to), ["down"]);
+      assert.equal(
+        shard.takeChanges().flips.map((f) => f.to),
+        ["down"],
+      );
     } finally {
       await reopened.close();
     }
@@ -49,8 +52,14 @@ test("the fields and the alerting state survive the tables, and a project's mute
   const dir = tempDir();
   try {
     const owner = project({ id: "p-new", mutedUntilAt: T0 + HOUR });
-    const alerting: Check = check({ projectId: owner.id, status: "down", failureThreshold: 3, reminderIntervalMs: HOUR,
-      mutedUntilAt: null, alert: { failures: 4, downSinceAt: T0, dueAt: T0 + HOUR, held: true, reminders: 2 } });
+    const alerting: Check = check({
+      projectId: owner.id,
+      status: "down",
+      failureThreshold: 3,
+      reminderIntervalMs: HOUR,
+      mutedUntilAt: null,
+      alert: { failures: 4, downSinceAt: T0, dueAt: T0 + HOUR, held: true, reminders: 2 },
+    });
     const store = await openStore(dir.path, { durability: "commit" });
     await store.commit({ ...none, projects: [owner], checks: [alerting] });
     await store.close();
@@ -67,10 +76,17 @@ test("the fields and the alerting state survive the tables, and a project's mute
 });
 
 test("a journal record keeps the alerting state, and a status patch applies to it unchanged", () => {
-  const alerting: Check = check({ status: "up", reminderIntervalMs: HOUR, alert: { failures: 2, downSinceAt: null, dueAt: null, held: false, reminders: 0 } });
+  const alerting: Check = check({
+    status: "up",
+    reminderIntervalMs: HOUR,
+    alert: { failures: 2, downSinceAt: null, dueAt: null, held: false, reminders: 0 },
+  });
   const whole = decodeJournal(encodeJournal({ ...none, checks: [alerting] }), () => undefined);
   assert.equal(whole.checks, [alerting]);
-  const patched = decodeJournal(encodeJournal({ ...none, checks: [{ ...alerting, status: "down", nFlips: 1 }], statusOnly: true }), () => alerting);
+  const patched = decodeJournal(
+    encodeJournal({ ...none, checks: [{ ...alerting, status: "down", nFlips: 1 }], statusOnly: true }),
+    () => alerting,
+  );
   assert.equal(patched.checks, [{ ...alerting, status: "down", nFlips: 1 }]);
 });
 

@@ -133,7 +133,9 @@ if ("why" in mounted) {
     assert.is(await stopServer(running), 0);
     server = await startServer({ dataDir, env: { ADMIN_TOKEN: TOKEN, SHARDS: "1" } });
     const restarted = server;
-    const { pings } = await ok<{ pings: { n: number; rid: string }[] }>(call(restarted.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key }));
+    const { pings } = await ok<{ pings: { n: number; rid: string }[] }>(
+      call(restarted.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key }),
+    );
     assert.equal(pings.map((p) => p.rid).sort(), [...acknowledged].sort());
     const check = await ok<{ n_pings: number }>(call(restarted.url, "GET", `/api/v3/checks/${uuid}`, { key }));
     assert.is(check.n_pings, acknowledged.length);

@@ -33,12 +33,25 @@ function openFilesIn(pid: number, dir: string): { path: string; flags: number }[
 async function withServer(durability: "flush" | "commit", look: (pid: number, dataDir: string, synced: string[]) => void): Promise<void> {
   const dir = tempDir();
   const notes = join(dir.path, "..", `${dir.path.split("/").pop()}-syncs`);
-  const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, DURABILITY: durability, NODE_ENV: "test", HCD_SYNC_NOTES: notes } });
+  const server = await startServer({
+    dataDir: dir.path,
+    env: { ADMIN_TOKEN: TOKEN, DURABILITY: durability, NODE_ENV: "test", HCD_SYNC_NOTES: notes },
+  });
   try {
     const project = await createProject(server, TOKEN, { name: `durability-${durability}` });
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly" } }));
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "nightly" } }),
+    );
     for (let i = 0; i < 3; i++) assert.is((await call(server.url, "GET", `/ping/${check.uuid}`)).status, 200);
-    look(server.pid, dir.path, existsSync(notes) ? readFileSync(notes, "utf8").split("\n").filter((line) => line !== "") : []);
+    look(
+      server.pid,
+      dir.path,
+      existsSync(notes)
+        ? readFileSync(notes, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
+    );
   } finally {
     assert.is(await stopServer(server), 0, server.output());
     dir.remove();
@@ -51,7 +64,8 @@ test("DURABILITY=flush: every open log segment has O_DSYNC, and each log's direc
     for (const log of [LOG_DIR, INTAKE_DIR]) {
       const files = openFilesIn(pid, join(dataDir, log));
       assert.ok(files.length > 0, `open files in ${log}`);
-      for (const file of files) assert.ok((file.flags & constants.O_DSYNC) !== 0, `${file.path} open without O_DSYNC (flags ${file.flags.toString(8)})`);
+      for (const file of files)
+        assert.ok((file.flags & constants.O_DSYNC) !== 0, `${file.path} open without O_DSYNC (flags ${file.flags.toString(8)})`);
       assert.ok(synced.includes(join(dataDir, log)), `${log} synced: ${JSON.stringify(synced)}`);
     }
   });

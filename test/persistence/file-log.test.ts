@@ -29,7 +29,10 @@ test("appends resolve with growing positions and read back in order, from any po
     assert.equal(await second, [3]);
     assert.equal(await log.append([bytes("d")]), [4]);
     assert.equal(texts(await collect(log.readFrom(1))), ["a", "b", "c", "d"]);
-    assert.equal((await collect(log.readFrom(3))).map((r) => r.position), [3, 4]);
+    assert.equal(
+      (await collect(log.readFrom(3))).map((r) => r.position),
+      [3, 4],
+    );
     assert.is(segmentFiles(dir.path).length, 1);
     assert.ok(await log.close(5), "all below 5: removed");
     assert.equal(readdirSync(dir.path), []);
@@ -45,7 +48,11 @@ test("the reader stops at a torn tail, a corrupt frame, or a frame whose positio
   const corrupt = Buffer.from(whole);
   corrupt[frame(1, bytes("one")).length + 17] ^= 0xff; // a byte of the second record
   assert.equal(texts(unframe(corrupt)), ["one"]);
-  assert.equal(texts(unframe(Buffer.concat([frame(5, bytes("new")), frame(3, bytes("stale"))]))), ["new"], "an older frame after a newer one");
+  assert.equal(
+    texts(unframe(Buffer.concat([frame(5, bytes("new")), frame(3, bytes("stale"))]))),
+    ["new"],
+    "an older frame after a newer one",
+  );
   assert.equal(texts(unframe(Buffer.concat([frame(1, bytes("x")), Buffer.alloc(40)]))), ["x"], "zeros after the end");
 });
 
@@ -60,10 +67,16 @@ test("a new segment starts after roll(); truncateBelow removes the older ones th
     await log.append([bytes("4")]);
     assert.is(segmentFiles(dir.path).length, 3);
     await log.truncateBelow(3); // the first segment (1, 2) only
-    assert.equal(segmentFiles(dir.path).map((s) => s.segment), [2, 3]);
+    assert.equal(
+      segmentFiles(dir.path).map((s) => s.segment),
+      [2, 3],
+    );
     assert.equal(texts(await collect(log.readFrom(0))), ["3", "4"]);
     await log.truncateBelow(100); // the current segment stays
-    assert.equal(segmentFiles(dir.path).map((s) => s.segment), [3]);
+    assert.equal(
+      segmentFiles(dir.path).map((s) => s.segment),
+      [3],
+    );
     assert.is(await log.close(4), false, "4 is not below 4: kept");
     assert.equal(texts(readSegments(dir.path, segmentFiles(dir.path))), ["4"]);
   } finally {
@@ -80,9 +93,13 @@ test("a segment the tables hold becomes the spare, the next segment is written o
     log.roll();
     await log.append([bytes("d")]);
     const [first] = segmentFiles(dir.path);
-    const firstInode = statSync(join(dir.path, first.name)).ino, firstSize = statSync(join(dir.path, first.name)).size;
+    const firstInode = statSync(join(dir.path, first.name)).ino,
+      firstSize = statSync(join(dir.path, first.name)).size;
     await log.truncateBelow(4); // the first segment (1-3) is held by the tables
-    assert.equal(segmentFiles(dir.path).map((s) => s.segment), [2]);
+    assert.equal(
+      segmentFiles(dir.path).map((s) => s.segment),
+      [2],
+    );
     const [spare] = spareFiles(dir.path);
     assert.ok(spare !== undefined, "the segment that went is the spare");
     assert.is(statSync(join(dir.path, spare.name)).ino, firstInode);
@@ -92,7 +109,10 @@ test("a segment the tables hold becomes the spare, the next segment is written o
     assert.equal(await log.append([bytes("e")]), [5]);
     assert.equal(spareFiles(dir.path), [], "the spare became the next segment");
     const files = segmentFiles(dir.path);
-    assert.equal(files.map((s) => s.segment), [2, 3]);
+    assert.equal(
+      files.map((s) => s.segment),
+      [2, 3],
+    );
     const third = join(dir.path, files[1].name);
     assert.is(statSync(third).ino, firstInode, "written over the spare");
     assert.is(statSync(third).size, firstSize, "in its existing size: the old records are still behind the new one");
@@ -118,10 +138,15 @@ test("an open replays every log; it removes a crashed process's files once the t
   const dir = tempDir();
   try {
     const owner = project();
-    const crashedCheck = check({ projectId: owner.id, name: "crashed" }), liveCheck = check({ projectId: owner.id, name: "live" });
+    const crashedCheck = check({ projectId: owner.id, name: "crashed" }),
+      liveCheck = check({ projectId: owner.id, name: "live" });
     const crashed = await openStore(dir.path, { durability: "flush" });
-    await crashed.commit({ ...noChanges(), projects: [owner], checks: [crashedCheck],
-      pings: [{ projectId: owner.id, checkUuid: crashedCheck.uuid, record: ping({ n: 1 }), body: null, keep: 10 }] });
+    await crashed.commit({
+      ...noChanges(),
+      projects: [owner],
+      checks: [crashedCheck],
+      pings: [{ projectId: owner.id, checkUuid: crashedCheck.uuid, record: ping({ n: 1 }), body: null, keep: 10 }],
+    });
     // no close (a kill -9): its file is named as a process that is gone
     const logDir = join(dir.path, "log");
     const [file] = segmentFiles(logDir);
@@ -131,11 +156,24 @@ test("an open replays every log; it removes a crashed process's files once the t
     const live = await openStore(dir.path, { durability: "flush" });
     await live.commit({ ...noChanges(), checks: [liveCheck] }); // a running writer of this process
     const reopened = await openStore(dir.path, { durability: "flush" });
-    assert.equal(reopened.loadChecks(owner.id).map((c) => c.name).sort(), ["crashed", "live"]);
-    assert.equal(reopened.pingPage(crashedCheck.uuid, 5).map((r) => r.n), [1]);
+    assert.equal(
+      reopened
+        .loadChecks(owner.id)
+        .map((c) => c.name)
+        .sort(),
+      ["crashed", "live"],
+    );
+    assert.equal(
+      reopened.pingPage(crashedCheck.uuid, 5).map((r) => r.n),
+      [1],
+    );
     await reopened.close();
     const left = segmentFiles(logDir);
-    assert.equal(left.map((s) => s.identity), [ownIdentity()], "the crashed file went, the live writer's stayed");
+    assert.equal(
+      left.map((s) => s.identity),
+      [ownIdentity()],
+      "the crashed file went, the live writer's stayed",
+    );
     assert.is(existsSync(crashedSpare), false, "the crashed writer's spare went with its log");
     assert.ok(readFileSync(join(logDir, left[0].name)).length > 0);
     await live.close();
@@ -149,7 +187,8 @@ test("a log file with garbage after its last whole frame (a torn write) is repla
   const dir = tempDir();
   try {
     const owner = project();
-    const a = check({ projectId: owner.id, name: "a" }), b = check({ projectId: owner.id, name: "b" });
+    const a = check({ projectId: owner.id, name: "a" }),
+      b = check({ projectId: owner.id, name: "b" });
     const store = await openStore(dir.path, { durability: "flush" });
     await store.commit({ ...noChanges(), projects: [owner], checks: [a] });
     await store.commit({ ...noChanges(), checks: [b] });
@@ -160,7 +199,10 @@ test("a log file with garbage after its last whole frame (a torn write) is repla
     truncateSync(path, size - 3); // the second commit's frame, cut short
     writeFileSync(join(logDir, file.name.replace(file.identity, "0-0-0")), readFileSync(path));
     const reopened = await openStore(dir.path, { durability: "flush" });
-    assert.equal(reopened.loadChecks(owner.id).map((c) => c.name), ["a"]);
+    assert.equal(
+      reopened.loadChecks(owner.id).map((c) => c.name),
+      ["a"],
+    );
     await reopened.close();
     await store.close().catch(() => {});
   } finally {

@@ -13,7 +13,19 @@ import { decodeIntake, encodeIntake } from "../../persistence/intake.ts";
 import { decodeJournal, encodeJournal, encodeProbe } from "../../persistence/journal-codec.ts";
 import type { Changes } from "../../engine/changes.ts";
 import type { Check } from "../../engine/model.ts";
-import { BODY, CHECK, DOWN_FLIP, FLIP, fromHex, INTAKE_ENTRY, OUTBOX_ENTRY, PING_WRITE, PROJECT, CHANNEL, toHex } from "../golden-values.ts";
+import {
+  BODY,
+  CHECK,
+  DOWN_FLIP,
+  FLIP,
+  fromHex,
+  INTAKE_ENTRY,
+  OUTBOX_ENTRY,
+  PING_WRITE,
+  PROJECT,
+  CHANNEL,
+  toHex,
+} from "../golden-values.ts";
 
 /** Asserts that `bytes` are the hex written in the test. */
 function same(bytes: Uint8Array, hex: string, what: string): void {
@@ -28,7 +40,16 @@ function plain<T>(value: T): T {
   return value;
 }
 
-const none = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
+const none = {
+  projects: [],
+  channels: [],
+  checks: [],
+  deletedChecks: [],
+  deletedChannels: [],
+  pings: [],
+  flips: [],
+  outbox: [],
+} satisfies Changes;
 
 test("a file log frame: [length u32 LE][crc32 u32 LE][position f64 LE][record]", () => {
   // length 3, crc32 of the position and the record, position 7.0, the record 01 02 03
@@ -45,8 +66,11 @@ test("a log segment's file name: <process identity>_<writer>_<segment, 6 digits 
   assert.is(segmentName("4242-1767225600-0a1b2c", "5e1f-77", 1_234_567), "4242-1767225600-0a1b2c_5e1f-77_1234567.log");
   const dir = tempDir();
   try {
-    for (const name of ["4242-1767225600-0a1b2c_5e1f-77_000007.log", "4242-1767225600-0a1b2c_5e1f-77_spare.log", "write-fault"]) writeFileSync(join(dir.path, name), "");
-    assert.equal(segmentFiles(dir.path), [{ name: "4242-1767225600-0a1b2c_5e1f-77_000007.log", identity: "4242-1767225600-0a1b2c", writer: "5e1f-77", segment: 7 }]);
+    for (const name of ["4242-1767225600-0a1b2c_5e1f-77_000007.log", "4242-1767225600-0a1b2c_5e1f-77_spare.log", "write-fault"])
+      writeFileSync(join(dir.path, name), "");
+    assert.equal(segmentFiles(dir.path), [
+      { name: "4242-1767225600-0a1b2c_5e1f-77_000007.log", identity: "4242-1767225600-0a1b2c", writer: "5e1f-77", segment: 7 },
+    ]);
     assert.not.ok(isSegmentName("4242-1767225600-0a1b2c_5e1f-77_7.log"), "fewer than 6 digits");
   } finally {
     dir.remove();
@@ -67,8 +91,15 @@ test("an intake record: msgpack [shard, projectId, the ping command]", () => {
 });
 
 test("a journal record of whole changes: a project, a channel, a check, a ping with its body, a flip and an intake mark", () => {
-  const changes: Changes = { ...none, projects: [PROJECT], channels: [CHANNEL], checks: [CHECK], pings: [PING_WRITE], flips: [FLIP],
-    intake: [{ writer: "3f2a", shard: "1/2", position: 41 }] };
+  const changes: Changes = {
+    ...none,
+    projects: [PROJECT],
+    channels: [CHANNEL],
+    checks: [CHECK],
+    pings: [PING_WRITE],
+    flips: [FLIP],
+    intake: [{ writer: "3f2a", shard: "1/2", position: 41 }],
+  };
   const hex = `
     d4724096a870726f6a65637473a86368616e6e656c73a6636865636b73a570696e6773a5666c697073a6696e74616b65
     91d472419aa26964a46e616d65a66170694b6579ae6170694b6579526561646f6e6c79a770696e674b6579a862616467
@@ -233,7 +264,16 @@ test("a journal record written before max_duration and depends_on reads back wit
     a433663261a3312f3229
   `;
   const decoded = plain(decodeJournal(fromHex(hex), () => undefined));
-  const { maxDurationMs: _m, dependsOn: _d, pushToken: _p, minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
+  const {
+    maxDurationMs: _m,
+    dependsOn: _d,
+    pushToken: _p,
+    minDurationMs: _n,
+    alertOnOverlap: _o,
+    maxRunsPerPeriod: _r,
+    escalation: _e,
+    ...before
+  } = CHECK;
   assert.equal(decoded.checks, [before]);
   assert.equal(decoded.projects, [PROJECT]);
 });
@@ -266,7 +306,9 @@ test("a journal record of a deadline: the check as a status patch, its flip and 
   `;
   same(encodeJournal(changes), hex, "status-only record");
   // the patch is applied to the check's last committed state
-  const decoded = plain(decodeJournal(fromHex(hex), (projectId, uuid) => (projectId === CHECK.projectId && uuid === CHECK.uuid ? CHECK : undefined)));
+  const decoded = plain(
+    decodeJournal(fromHex(hex), (projectId, uuid) => (projectId === CHECK.projectId && uuid === CHECK.uuid ? CHECK : undefined)),
+  );
   assert.equal(decoded, { ...none, checks: [down], flips: [DOWN_FLIP], outbox: [OUTBOX_ENTRY] });
 });
 
@@ -283,7 +325,9 @@ test("a journal record of a ping: the check as a state patch and the ping as a r
     6465663031323334353637a275700101cb4279b76db9260000c0c0c0
   `;
   same(encodeJournal(changes), hex, "state-only record");
-  const decoded = plain(decodeJournal(fromHex(hex), (projectId, uuid) => (projectId === CHECK.projectId && uuid === CHECK.uuid ? before : undefined)));
+  const decoded = plain(
+    decodeJournal(fromHex(hex), (projectId, uuid) => (projectId === CHECK.projectId && uuid === CHECK.uuid ? before : undefined)),
+  );
   const { alert: _none, ...patched } = CHECK; // a state patch carries the alerting state only when there is one
   assert.equal(decoded, { ...none, checks: [patched], pings: [PING_WRITE], flips: [FLIP] });
 });
@@ -291,7 +335,10 @@ test("a journal record of a ping: the check as a state patch and the ping as a r
 test("a probe record: padding of the size asked, which a replay applies as nothing", () => {
   const hex = "d4724091a770616464696e67c40400000000";
   same(encodeProbe(4), hex, "probe");
-  assert.equal(decodeJournal(fromHex(hex), () => undefined), none);
+  assert.equal(
+    decodeJournal(fromHex(hex), () => undefined),
+    none,
+  );
 });
 
 test.run();

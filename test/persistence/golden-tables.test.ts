@@ -9,7 +9,21 @@ import type { Key } from "lmdb";
 import { open } from "lmdb";
 import { openStore } from "../../persistence/store.ts";
 import type { Changes } from "../../engine/changes.ts";
-import { BODY, CHANNEL, CHECK, CHECK_UUID, DOWN_FLIP, FLIP, fromHex, OUTBOX_ENTRY, PING_RECORD, PING_WRITE, PROJECT, PROJECT_ID, toHex } from "../golden-values.ts";
+import {
+  BODY,
+  CHANNEL,
+  CHECK,
+  CHECK_UUID,
+  DOWN_FLIP,
+  FLIP,
+  fromHex,
+  OUTBOX_ENTRY,
+  PING_RECORD,
+  PING_WRITE,
+  PROJECT,
+  PROJECT_ID,
+  toHex,
+} from "../golden-values.ts";
 import { tempDir } from "../helpers.ts";
 
 const STRUCTURES = Symbol.for("structures"); // where lmdb-js keeps a table's shared structures
@@ -17,38 +31,65 @@ const TABLES = ["projects", "channels", "checks", "pings", "bodies", "flips", "o
 
 /** [table, key, value] of every entry the fixed values leave in the tables (meta: the schema version, msgpack 2). */
 const ENTRIES: [table: string, key: Key, hex: string][] = [
-  ["projects", "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", `
+  [
+    "projects",
+    "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9",
+    `
       40d92430663165326433632d346235612d343937382d383639352d613462336332643165306639a74261636b757073bf
       72772d6b65792d303132333435363738396162636465663031323334353637bf726f2d6b65792d303132333435363738
       396162636465663031323334353637b870696e676b65792d30313233343536373839616263646566aa62616467652d30
       31323314cc64cd2710cb4279b76daa800000
-    `],
-  ["channels", ["0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","0a0b0c0d-0e0f-4a1b-8c2d-3e4f5a6b7c8d"], `
+    `,
+  ],
+  [
+    "channels",
+    ["0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", "0a0b0c0d-0e0f-4a1b-8c2d-3e4f5a6b7c8d"],
+    `
       40d92430613062306330642d306530662d346131622d386332642d336534663561366237633864d92430663165326433
       632d346235612d343937382d383639352d613462336332643165306639a36f7073a5656d61696c41a5656d61696caf6f
       7073406578616d706c652e636f6dcb4279b76daa800000
-    `],
-  ["checks", ["0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","c0ffee00-1234-4567-89ab-cdef01234567"], `
+    `,
+  ],
+  [
+    "checks",
+    ["0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", "c0ffee00-1234-4567-89ab-cdef01234567"],
+    `
       40d92463306666656530302d313233342d343536372d383961622d636465663031323334353637d92430663165326433
       632d346235612d343937382d383639352d613462336332643165306639d92462346436653030302d303030302d343030
       302d383030302d303030303030303030303031a76e696768746c79a76e696768746c79a770726f64206462a0a673696d
       706c65ce05265c00ce0036ee80a92a202a202a202a202aa3555443c2a0a0a0a0c2c2c2c291d92430613062306330642d
       306530662d346131622d386332642d336534663561366237633864cb4279b76daa800000a275700101cb4279b76db926
       0000c0c0c0d40000d40000d40000d40000d40000d40000d40000d40000d40000d40000d40000
-    `],
-  ["pings", ["c0ffee00-1234-4567-89ab-cdef01234567",1], `
+    `,
+  ],
+  [
+    "pings",
+    ["c0ffee00-1234-4567-89ab-cdef01234567", 1],
+    `
       924001cb4279b76db9260000a773756363657373a56874747073a93139322e302e322e37a4504f5354aa6375726c2f38
       2e352e30d92430626164633064652d303030302d343030302d383030302d3030303030303030303030320002c4026f6b
-    `],
-  ["flips", ["c0ffee00-1234-4567-89ab-cdef01234567",1767225660000,1], `
+    `,
+  ],
+  [
+    "flips",
+    ["c0ffee00-1234-4567-89ab-cdef01234567", 1767225660000, 1],
+    `
       40d92463306666656530302d313233342d343536372d383961622d63646566303132333435363701cb4279b76db92600
       00a36e6577a27570a0c2
-    `],
-  ["flips", ["c0ffee00-1234-4567-89ab-cdef01234567",1767315660000,2], `
+    `,
+  ],
+  [
+    "flips",
+    ["c0ffee00-1234-4567-89ab-cdef01234567", 1767315660000, 2],
+    `
       40d92463306666656530302d313233342d343536372d383961622d63646566303132333435363702cb4279b7c38dce00
       00a27570a4646f776ea0c3
-    `],
-  ["outbox", "001767315660000-c0ffee00-1234-4567-89ab-cdef01234567-2-0a0b0c0d-0e0f-4a1b-8c2d-3e4f5a6b7c8d", `
+    `,
+  ],
+  [
+    "outbox",
+    "001767315660000-c0ffee00-1234-4567-89ab-cdef01234567-2-0a0b0c0d-0e0f-4a1b-8c2d-3e4f5a6b7c8d",
+    `
       40d95b3030313736373331353636303030302d63306666656530302d313233342d343536372d383961622d6364656630
       313233343536372d322d30613062306330642d306530662d346131622d386332642d336534663561366237633864d924
       30663165326433632d346235612d343937382d383639352d61346233633264316530663941d92463306666656530302d
@@ -59,7 +100,8 @@ const ENTRIES: [table: string, key: Key, hex: string][] = [
       6d61696c44a5656d61696caf6f7073406578616d706c652e636f6d4501cb4279b76db9260000a773756363657373a568
       74747073a93139322e302e322e37a4504f5354aa6375726c2f382e352e30d92430626164633064652d303030302d3430
       30302d383030302d3030303030303030303030320002c4026f6ba74261636b757073c000cb4279b7c38dce0000c0
-    `],
+    `,
+  ],
   ["meta", "schema", "02"],
 ];
 
@@ -101,7 +143,16 @@ const SHARED: Record<string, string> = {
   `,
 };
 
-const none = { projects: [], channels: [], checks: [], deletedChecks: [], deletedChannels: [], pings: [], flips: [], outbox: [] } satisfies Changes;
+const none = {
+  projects: [],
+  channels: [],
+  checks: [],
+  deletedChecks: [],
+  deletedChannels: [],
+  pings: [],
+  flips: [],
+  outbox: [],
+} satisfies Changes;
 
 /** Plain Uint8Arrays for Buffers (msgpack decodes bytes as Buffers; the values hold Uint8Arrays). */
 function plain<T>(value: T): T {
@@ -115,7 +166,15 @@ test("a fresh store writes exactly these bytes for the fixed values", async () =
   const dir = tempDir();
   try {
     const store = await openStore(dir.path, { durability: "flush" });
-    await store.commit({ ...none, projects: [PROJECT], channels: [CHANNEL], checks: [CHECK], pings: [PING_WRITE], flips: [FLIP, DOWN_FLIP], outbox: [OUTBOX_ENTRY] });
+    await store.commit({
+      ...none,
+      projects: [PROJECT],
+      channels: [CHANNEL],
+      checks: [CHECK],
+      pings: [PING_WRITE],
+      flips: [FLIP, DOWN_FLIP],
+      outbox: [OUTBOX_ENTRY],
+    });
     await store.checkpoint();
     await store.close();
     const env = open(dir.path, { maxDbs: 16, readOnly: true });
@@ -131,7 +190,10 @@ test("a fresh store writes exactly these bytes for the fixed values", async () =
         const structures = db.get(STRUCTURES);
         if (structures !== undefined) shared[name] = toHex(structures);
       }
-      assert.equal(found, ENTRIES.map(([name, key, hex]) => [name, key, toHex(fromHex(hex))]));
+      assert.equal(
+        found,
+        ENTRIES.map(([name, key, hex]) => [name, key, toHex(fromHex(hex))]),
+      );
       assert.equal(shared, Object.fromEntries(Object.entries(SHARED).map(([name, hex]) => [name, toHex(fromHex(hex))])));
     } finally {
       await env.close();
@@ -290,7 +352,16 @@ test("a check stored before max_duration and depends_on reads back with them uns
     await env.close();
     const store = await openStore(dir.path, { durability: "flush" });
     try {
-      const { maxDurationMs: _m, dependsOn: _d, pushToken: _p, minDurationMs: _n, alertOnOverlap: _o, maxRunsPerPeriod: _r, escalation: _e, ...before } = CHECK;
+      const {
+        maxDurationMs: _m,
+        dependsOn: _d,
+        pushToken: _p,
+        minDurationMs: _n,
+        alertOnOverlap: _o,
+        maxRunsPerPeriod: _r,
+        escalation: _e,
+        ...before
+      } = CHECK;
       assert.equal(store.loadChecks(PROJECT_ID), [before]);
     } finally {
       await store.close();

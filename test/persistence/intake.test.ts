@@ -21,20 +21,44 @@ import { tempDir } from "../helpers.ts";
 const T0 = Date.UTC(2026, 0, 1);
 
 function options(dataDir: string, shards: number): PoolOptions {
-  return { dataDir, shards, durability: "flush", startAt: T0 + DAY, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } };
+  return {
+    dataDir,
+    shards,
+    durability: "flush",
+    startAt: T0 + DAY,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  };
 }
 
 function ping(uuid: string, rid: string, at: number): PingCommand {
-  return { target: { uuid }, signal: "success", exitStatus: null, method: "POST", scheme: "http", remoteAddr: "10.0.0.1",
-    ua: "crashed-front-end", rid, body: new TextEncoder().encode(`run ${rid}`), at };
+  return {
+    target: { uuid },
+    signal: "success",
+    exitStatus: null,
+    method: "POST",
+    scheme: "http",
+    remoteAddr: "10.0.0.1",
+    ua: "crashed-front-end",
+    rid,
+    body: new TextEncoder().encode(`run ${rid}`),
+    at,
+  };
 }
 
 /** Writes an intake log as a front end that crashed left it: `rids` pinged in order, routed for `shards` shards. */
-async function leaveIntake(dataDir: string, writer: string, projectId: string, uuid: string, rids: readonly string[], shards: number): Promise<void> {
+async function leaveIntake(
+  dataDir: string,
+  writer: string,
+  projectId: string,
+  uuid: string,
+  rids: readonly string[],
+  shards: number,
+): Promise<void> {
   const log = openIntakeLog(dataDir, writer, true);
   const shard = intakeShard(shardOf(projectId, shards), shards);
-  for (const [i, rid] of rids.entries()) await log.append([encodeIntake({ shard, projectId, command: ping(uuid, rid, T0 + (i + 1) * MINUTE) })]);
+  for (const [i, rid] of rids.entries())
+    await log.append([encodeIntake({ shard, projectId, command: ping(uuid, rid, T0 + (i + 1) * MINUTE) })]);
   await log.close(0); // keeps every file, as a kill would
 }
 
@@ -46,7 +70,11 @@ async function projectWithCheck(pool: Pool): Promise<{ project: Project; uuid: s
   return { project, uuid: created.value.check.uuid };
 }
 
-async function pingsOf(pool: Pool, projectId: string, uuid: string): Promise<{ nPings: number; rids: (string | null)[]; bodies: string[] }> {
+async function pingsOf(
+  pool: Pool,
+  projectId: string,
+  uuid: string,
+): Promise<{ nPings: number; rids: (string | null)[]; bodies: string[] }> {
   const page = await pool.listPings(projectId, uuid);
   if (!page.ok) throw new Error("no ping log");
   const bodies: string[] = [];
@@ -57,7 +85,10 @@ async function pingsOf(pool: Pool, projectId: string, uuid: string): Promise<{ n
   return { nPings: page.value.check.nPings, rids: page.value.pings.map((p) => p.rid).reverse(), bodies: bodies.reverse() };
 }
 
-for (const [name, make] of [["in-process", createInProcessPool], ["workers", createWorkerPool]] as const) {
+for (const [name, make] of [
+  ["in-process", createInProcessPool],
+  ["workers", createWorkerPool],
+] as const) {
   test(`${name}: a crashed front end's intake pings are applied at start, once, past the shards' marks, with SHARDS changed`, async () => {
     const dir = tempDir();
     try {
@@ -72,11 +103,21 @@ for (const [name, make] of [["in-process", createInProcessPool], ["workers", cre
       const replayed = await pingsOf(pool, project.id, uuid);
       assert.is(replayed.nPings, 3);
       assert.equal(replayed.rids, first);
-      assert.equal(replayed.bodies, first.map((rid) => `run ${rid}`));
+      assert.equal(
+        replayed.bodies,
+        first.map((rid) => `run ${rid}`),
+      );
       // the last ping at T0+3min with a timeout of an hour and a minute's grace: down at T0+64min, applied at start (T0+1 day)
       const flips = await pool.listFlips(project.id, { uuid }, {});
-      assert.equal(flips.ok && flips.value.map((f) => [f.at, f.to]), [[T0 + 3 * MINUTE + HOUR + MINUTE, "down"], [T0 + MINUTE, "up"]]);
-      assert.equal(readdirSync(join(dir.path, INTAKE_DIR)).filter((f) => f.includes(writer)), [], "the replayed intake log is gone");
+      assert.equal(flips.ok && flips.value.map((f) => [f.at, f.to]), [
+        [T0 + 3 * MINUTE + HOUR + MINUTE, "down"],
+        [T0 + MINUTE, "up"],
+      ]);
+      assert.equal(
+        readdirSync(join(dir.path, INTAKE_DIR)).filter((f) => f.includes(writer)),
+        [],
+        "the replayed intake log is gone",
+      );
       await pool.close();
 
       // The same writer's log again, as if its files had outlived the replay, with two more pings: the
@@ -125,11 +166,17 @@ test("an intake log of another process that still runs is left alone; once that 
   const dir = tempDir();
   // a live process and its identity, as its files would carry it
   const identityModule = fileURLToPath(new URL("../../persistence/process-identity.js", import.meta.url));
-  const other = spawn(process.execPath, ["--input-type=module", "-e",
-    `import { ownIdentity } from ${JSON.stringify(identityModule)}; console.log(ownIdentity()); setInterval(() => {}, 1000);`],
-    { stdio: ["ignore", "pipe", "inherit"] });
+  const other = spawn(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `import { ownIdentity } from ${JSON.stringify(identityModule)}; console.log(ownIdentity()); setInterval(() => {}, 1000);`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   try {
-    const [line] = await once(other.stdout, "data") as [Buffer];
+    const [line] = (await once(other.stdout, "data")) as [Buffer];
     const identity = line.toString().trim();
     let pool = await createInProcessPool(options(dir.path, 1));
     const { project, uuid } = await projectWithCheck(pool);
@@ -137,7 +184,10 @@ test("an intake log of another process that still runs is left alone; once that 
 
     const name = segmentName(identity, randomUUID(), 1);
     const shard = intakeShard(0, 1);
-    writeFileSync(join(dir.path, INTAKE_DIR, name), frame(1, encodeIntake({ shard, projectId: project.id, command: ping(uuid, randomUUID(), T0 + MINUTE) })));
+    writeFileSync(
+      join(dir.path, INTAKE_DIR, name),
+      frame(1, encodeIntake({ shard, projectId: project.id, command: ping(uuid, randomUUID(), T0 + MINUTE) })),
+    );
     pool = await createInProcessPool(options(dir.path, 1));
     assert.is((await pingsOf(pool, project.id, uuid)).nPings, 0, "a running writer's pings are not applied");
     await pool.close();

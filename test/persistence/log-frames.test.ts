@@ -26,7 +26,10 @@ test("no damage: a failed group's leftover bytes behind the shorter group writte
   const next = frame(5, bytes("c"));
   const file = Buffer.concat([...frames(1, ["one", "two"]), next, failed.subarray(next.length)]);
   const read = readFrames(file);
-  assert.equal(read.records.map((r) => r.position), [1, 2, 5]);
+  assert.equal(
+    read.records.map((r) => r.position),
+    [1, 2, 5],
+  );
   assert.equal(read.damage, null, "the frame of position 4 left behind does not follow 5");
 });
 

@@ -39,7 +39,8 @@ test("a corrupt data file gives an Error, not a crash", async () => {
 test("a folder that can't be written gives an Error", async () => {
   const dir = tempDir();
   let path = join(dir.path, "locked", "store");
-  if (process.getuid?.() === 0) path = "/proc/hcd-store"; // root ignores file modes; /proc refuses new folders to anyone
+  if (process.getuid?.() === 0)
+    path = "/proc/hcd-store"; // root ignores file modes; /proc refuses new folders to anyone
   else {
     mkdirSync(join(dir.path, "locked"), { mode: 0o500 });
   }

@@ -11,14 +11,34 @@ import { channel, check, flip, ping, tempDir } from "../helpers.ts";
 const none: Changes = { projects: [], channels: [], checks: [], deletedChecks: [], pings: [], flips: [], outbox: [] };
 
 function entry(id: string, shape: "whole" | "notice"): OutboxEntry {
-  const owner = check({ name: "nightly", tags: "db", status: "down", nPings: 4, lastPingAt: 900, alert: { failures: 1, downSinceAt: 900, dueAt: 3_600_900, held: false, reminders: 0 } });
-  return { id, projectId: owner.projectId, check: shape === "whole" ? owner : noticeCheckOf(owner), flip: flip({ checkUuid: owner.uuid, at: 1000, to: "down" }),
-    channel: channel(), lastPing: ping(), lastPingBody: null, projectName: "p", downSinceAt: null, attempts: 0, nextAttemptAt: 1000, lastError: null };
+  const owner = check({
+    name: "nightly",
+    tags: "db",
+    status: "down",
+    nPings: 4,
+    lastPingAt: 900,
+    alert: { failures: 1, downSinceAt: 900, dueAt: 3_600_900, held: false, reminders: 0 },
+  });
+  return {
+    id,
+    projectId: owner.projectId,
+    check: shape === "whole" ? owner : noticeCheckOf(owner),
+    flip: flip({ checkUuid: owner.uuid, at: 1000, to: "down" }),
+    channel: channel(),
+    lastPing: ping(),
+    lastPingBody: null,
+    projectName: "p",
+    downSinceAt: null,
+    attempts: 0,
+    nextAttemptAt: 1000,
+    lastError: null,
+  };
 }
 
 test("an entry with the whole check (older stores) and one with its NoticeCheck both read back as written", async () => {
   const dir = tempDir();
-  const old = entry("000000000001000-a", "whole"), lean = entry("000000000001000-b", "notice");
+  const old = entry("000000000001000-a", "whole"),
+    lean = entry("000000000001000-b", "notice");
   try {
     const store = await openStore(dir.path, { durability: "commit" });
     await store.commit({ ...none, outbox: [old, lean] });
@@ -29,7 +49,10 @@ test("an entry with the whole check (older stores) and one with its NoticeCheck 
     const read = reopened.outboxAll();
     await reopened.close();
     assert.equal(read, [old, lean]);
-    assert.equal(read.map((e) => isWholeCheck(e.check)), [true, false]);
+    assert.equal(
+      read.map((e) => isWholeCheck(e.check)),
+      [true, false],
+    );
   } finally {
     dir.remove();
   }

@@ -53,7 +53,9 @@ test("killed after the removal was acknowledged (journal only), the restart repl
     await new Promise<void>((resolve, reject) => {
       const child = spawn(process.execPath, [writerFile, dir.path], { stdio: ["ignore", "pipe", "inherit"] });
       child.stdout.setEncoding("utf8");
-      child.stdout.on("data", (chunk: string) => { if (chunk.includes("acknowledged")) child.kill("SIGKILL"); });
+      child.stdout.on("data", (chunk: string) => {
+        if (chunk.includes("acknowledged")) child.kill("SIGKILL");
+      });
       child.once("error", reject);
       child.once("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`writer exited: ${code}`))));
     });

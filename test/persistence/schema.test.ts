@@ -20,10 +20,17 @@ function pingWrite(owner: Check, n: number, body: Uint8Array | null, keep = 100)
 }
 
 /** Opens the tables of `dir` as lmdb does for the store, runs `work`, closes. */
-async function withRawTables<T>(dir: string, work: (t: { pings: ReturnType<typeof openDb>; bodies: ReturnType<typeof openDb>; meta: ReturnType<typeof openDb> }) => Promise<T>): Promise<T> {
+async function withRawTables<T>(
+  dir: string,
+  work: (t: { pings: ReturnType<typeof openDb>; bodies: ReturnType<typeof openDb>; meta: ReturnType<typeof openDb> }) => Promise<T>,
+): Promise<T> {
   const env = open<unknown, Key>(dir, { maxDbs: 16 });
   try {
-    return await work({ pings: openDb(env, "pings", { sharedStructuresKey: STRUCTURES }), bodies: openDb(env, "bodies", { encoding: "binary" }), meta: openDb(env, "meta", {}) });
+    return await work({
+      pings: openDb(env, "pings", { sharedStructuresKey: STRUCTURES }),
+      bodies: openDb(env, "bodies", { encoding: "binary" }),
+      meta: openDb(env, "meta", {}),
+    });
   } finally {
     await env.close();
   }
@@ -49,20 +56,29 @@ test("a store of schema 1 reads its pings and bodies, is upgraded to 2, and trim
       await t.meta.put("schema", 1);
     });
     store = await openStore(dir.path, { durability: "commit" });
-    assert.equal(store.pingPage(c.uuid, 10).map((r) => r.n), [6, 5, 4, 3, 2, 1]);
+    assert.equal(
+      store.pingPage(c.uuid, 10).map((r) => r.n),
+      [6, 5, 4, 3, 2, 1],
+    );
     assert.equal(store.pingBody(c.uuid, 5), new Uint8Array([5]));
     assert.is(store.pingBody(c.uuid, 3), null);
     assert.equal(store.newestPing(c.uuid, 6)?.body, new Uint8Array([6]));
     // new pings go into the log's entries; a keep of 4 (slack 1) trims the old ones with their bodies
     await store.commit(changes({ checks: [{ ...c, nPings: 7 }], pings: [pingWrite(c, 7, new Uint8Array([7, 7]), 4)] }));
     await store.checkpoint();
-    assert.equal(store.pingPage(c.uuid, 10).map((r) => r.n), [7, 6, 5, 4]);
+    assert.equal(
+      store.pingPage(c.uuid, 10).map((r) => r.n),
+      [7, 6, 5, 4],
+    );
     assert.equal(store.pingBody(c.uuid, 7), new Uint8Array([7, 7]));
     assert.equal(store.pingBody(c.uuid, 4), new Uint8Array([4]));
     await store.close();
     await withRawTables(dir.path, async (t) => {
       assert.is(t.meta.get("schema"), 2);
-      assert.equal(Array.from(t.bodies.getKeys({ start: [c.uuid], end: [c.uuid + "\u0001"] })).map((k) => (k as [string, number])[1]), [4, 5, 6]);
+      assert.equal(
+        Array.from(t.bodies.getKeys({ start: [c.uuid], end: [c.uuid + "\u0001"] })).map((k) => (k as [string, number])[1]),
+        [4, 5, 6],
+      );
     });
   } finally {
     dir.remove();
@@ -74,8 +90,16 @@ test("a store of a schema this build doesn't read is refused, naming both", asyn
   try {
     const store = await openStore(dir.path, { durability: "commit" });
     await store.close();
-    await withRawTables(dir.path, async (t) => { await t.meta.put("schema", 3); });
-    const refused = await openStore(dir.path, { durability: "commit" }).then(async (s) => { await s.close(); return "opened"; }, (error: Error) => error.message);
+    await withRawTables(dir.path, async (t) => {
+      await t.meta.put("schema", 3);
+    });
+    const refused = await openStore(dir.path, { durability: "commit" }).then(
+      async (s) => {
+        await s.close();
+        return "opened";
+      },
+      (error: Error) => error.message,
+    );
     assert.match(refused, /schema version 3, this build reads 1 and 2/);
   } finally {
     dir.remove();
@@ -91,7 +115,13 @@ test("a ping's body lives in its log entry: the bodies table stays empty", async
     await store.checkpoint();
     assert.equal(store.pingBody(c.uuid, 1), new Uint8Array([1]));
     assert.is(store.pingBody(c.uuid, 2), null);
-    assert.equal(store.pingPage(c.uuid, 10).map((r) => [r.n, r.bodySize]), [[2, 0], [1, 1]]);
+    assert.equal(
+      store.pingPage(c.uuid, 10).map((r) => [r.n, r.bodySize]),
+      [
+        [2, 0],
+        [1, 1],
+      ],
+    );
     await store.close();
     await withRawTables(dir.path, async (t) => {
       assert.is(Array.from(t.bodies.getKeys({})).length, 0);

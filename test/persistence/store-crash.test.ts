@@ -13,7 +13,8 @@ function writeThenKill(dir: string, durability: Durability, acks: number): Promi
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [writerFile, dir, durability], { stdio: ["ignore", "pipe", "inherit"] });
     const acked = new Map<number, number>();
-    let count = 0, rest = "";
+    let count = 0,
+      rest = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => {
       const lines = (rest + chunk).split("\n");
@@ -33,7 +34,8 @@ function writeThenKill(dir: string, durability: Durability, acks: number): Promi
 for (const durability of ["commit", "flush"] as const) {
   test(`after SIGKILL mid-loop (durability ${durability}) every acknowledged ping is there and nPings matches the log`, async () => {
     const dir = tempDir();
-    for (let round = 0; round < 3; round++) { // crash, restart from what was stored, crash again
+    for (let round = 0; round < 3; round++) {
+      // crash, restart from what was stored, crash again
       const acked = await writeThenKill(dir.path, durability, 400);
       const store = await openStore(dir.path, { durability });
       try {
@@ -44,7 +46,13 @@ for (const durability of ["commit", "flush"] as const) {
           const [newest] = store.pingPage(c.uuid, 1);
           assert.is(newest.n, c.nPings, `${c.uuid}: nPings agrees with the newest ping`);
           assert.ok(c.nPings >= (acked.get(index) ?? 0), `${c.uuid}: acknowledged ${acked.get(index)} is present`);
-          assert.equal(store.pingPage(c.uuid, 1_000_000).map((r) => r.n).reverse(), Array.from({ length: c.nPings }, (_, i) => i + 1));
+          assert.equal(
+            store
+              .pingPage(c.uuid, 1_000_000)
+              .map((r) => r.n)
+              .reverse(),
+            Array.from({ length: c.nPings }, (_, i) => i + 1),
+          );
           assert.equal(store.pingBody(c.uuid, c.nPings), new Uint8Array(200).fill(c.nPings % 256));
         }
       } finally {

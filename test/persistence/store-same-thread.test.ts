@@ -14,7 +14,8 @@ test("two stores in one thread never deadlock: one checkpoints while the other o
   try {
     const out = await new Promise<string>((resolve, reject) => {
       execFile(process.execPath, [fixture, dir.path], { timeout: 60_000, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`fixture failed (${error.signal === "SIGKILL" ? "hung, killed after 60 s" : error.message}): ${stderr}`));
+        if (error)
+          reject(new Error(`fixture failed (${error.signal === "SIGKILL" ? "hung, killed after 60 s" : error.message}): ${stderr}`));
         else resolve(stdout);
       });
     });

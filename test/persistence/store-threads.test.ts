@@ -26,14 +26,24 @@ test("two worker threads commit to one env at once, and a third opener reads bot
       runWriter({ dir: dir.path, projectId: "pa", commits, kind: "webhook" }),
       runWriter({ dir: dir.path, projectId: "pb", commits, kind: "ntfy" }),
     ]);
-    assert.equal(reader.loadProjects().map((p) => p.id), ["pa", "pb"]);
-    for (const [projectId, kind] of [["pa", "webhook"], ["pb", "ntfy"]]) {
+    assert.equal(
+      reader.loadProjects().map((p) => p.id),
+      ["pa", "pb"],
+    );
+    for (const [projectId, kind] of [
+      ["pa", "webhook"],
+      ["pb", "ntfy"],
+    ]) {
       const checks = reader.loadChecks(projectId);
       assert.is(checks.length, commits);
       const channels = reader.loadChannels(projectId);
       assert.is(channels.length, commits);
       assert.ok(channels.every((c) => c.kind === kind && c.value.kind === kind));
-      for (const c of checks) assert.equal(reader.pingPage(c.uuid, 5).map((r) => r.n), [1]);
+      for (const c of checks)
+        assert.equal(
+          reader.pingPage(c.uuid, 5).map((r) => r.n),
+          [1],
+        );
     }
     assert.equal(reader.pingBody("pb-check-7", 1), new Uint8Array([7]));
   } finally {

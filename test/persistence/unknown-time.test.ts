@@ -18,7 +18,10 @@ test("stretches recorded are read back after a reopen, oldest first", () => {
     assert.equal(file.spans(), []);
     file.record({ fromAt: T0 + HOUR, toAt: T0 + 2 * HOUR });
     file.record({ fromAt: T0 + 5 * HOUR, toAt: T0 + 6 * HOUR });
-    assert.equal(UnknownTimeFile.open(dir.path).spans(), [{ fromAt: T0 + HOUR, toAt: T0 + 2 * HOUR }, { fromAt: T0 + 5 * HOUR, toAt: T0 + 6 * HOUR }]);
+    assert.equal(UnknownTimeFile.open(dir.path).spans(), [
+      { fromAt: T0 + HOUR, toAt: T0 + 2 * HOUR },
+      { fromAt: T0 + 5 * HOUR, toAt: T0 + 6 * HOUR },
+    ]);
     assert.is(statSync(join(dir.path, "unknown-time")).size, 32, "two records of 16 bytes");
     assert.is(statSync(join(dir.path, "unknown-time")).mode & 0o777, 0o600);
   } finally {
@@ -34,7 +37,10 @@ test("a torn last record is dropped, and what follows is recorded whole", () => 
     const file = UnknownTimeFile.open(dir.path);
     assert.equal(file.spans(), [{ fromAt: T0, toAt: T0 + MINUTE }]);
     file.record({ fromAt: T0 + HOUR, toAt: T0 + 2 * HOUR });
-    assert.equal(UnknownTimeFile.open(dir.path).spans(), [{ fromAt: T0, toAt: T0 + MINUTE }, { fromAt: T0 + HOUR, toAt: T0 + 2 * HOUR }]);
+    assert.equal(UnknownTimeFile.open(dir.path).spans(), [
+      { fromAt: T0, toAt: T0 + MINUTE },
+      { fromAt: T0 + HOUR, toAt: T0 + 2 * HOUR },
+    ]);
     assert.is(readFileSync(join(dir.path, "unknown-time")).length, 32);
   } finally {
     dir.remove();
@@ -42,8 +48,20 @@ test("a torn last record is dropped, and what follows is recorded whole", () => 
 });
 
 test("overlapping stretches are one, touching ones stay apart; an empty one is not recorded; old ones are let go", () => {
-  assert.equal(mergeSpans([{ fromAt: 5, toAt: 9 }, { fromAt: 1, toAt: 4 }, { fromAt: 3, toAt: 6 }, { fromAt: 20, toAt: 21 }, { fromAt: 9, toAt: 10 }]),
-    [{ fromAt: 1, toAt: 9 }, { fromAt: 9, toAt: 10 }, { fromAt: 20, toAt: 21 }]);
+  assert.equal(
+    mergeSpans([
+      { fromAt: 5, toAt: 9 },
+      { fromAt: 1, toAt: 4 },
+      { fromAt: 3, toAt: 6 },
+      { fromAt: 20, toAt: 21 },
+      { fromAt: 9, toAt: 10 },
+    ]),
+    [
+      { fromAt: 1, toAt: 9 },
+      { fromAt: 9, toAt: 10 },
+      { fromAt: 20, toAt: 21 },
+    ],
+  );
   const dir = tempDir();
   try {
     const file = UnknownTimeFile.open(dir.path);

@@ -36,7 +36,12 @@ test("a first start under umask 022 makes DATA_DIR 0700 and every file in it 060
   try {
     const token = /generated an admin token \(stored in .*\): (\S+)/.exec(server.output())?.[1] ?? "";
     const bearer = { authorization: `Bearer ${token}` };
-    await ok(call(server.url, "POST", "/admin/v1/users", { headers: bearer, body: { email: "x@corp.example", password: "correct horse battery staple" } }));
+    await ok(
+      call(server.url, "POST", "/admin/v1/users", {
+        headers: bearer,
+        body: { email: "x@corp.example", password: "correct horse battery staple" },
+      }),
+    );
     const project = await createProject(server, token, { name: "P" });
     const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c" } }));
     assert.is((await call(server.url, "POST", `/ping/${check.uuid}`, { body: "a body" })).status, 200);
@@ -49,7 +54,10 @@ test("a first start under umask 022 makes DATA_DIR 0700 and every file in it 060
   }
   const listing = modes(dataDir);
   for (const name of ["/accounts.json", "/data.mdb", "/audit/data.mdb", "/admin-token"]) {
-    assert.ok(listing.some((line) => line.endsWith(` ${name}`)), `${name} is there: ${listing.join("\n")}`);
+    assert.ok(
+      listing.some((line) => line.endsWith(` ${name}`)),
+      `${name} is there: ${listing.join("\n")}`,
+    );
   }
   assert.equal(wider(listing), [], listing.join("\n"));
   root.remove();
@@ -59,10 +67,16 @@ test("the CLI on a stopped DATA_DIR it creates (hcd project create, no --url) ma
   process.umask(0o022);
   const root = tempDir();
   const dataDir = join(root.path, "cli", "data"); // neither exists yet
-  const made = spawnSync(process.execPath, [HCD, "project", "create", "--name", "P"], { encoding: "utf8", env: { ...process.env, DATA_DIR: dataDir } });
+  const made = spawnSync(process.execPath, [HCD, "project", "create", "--name", "P"], {
+    encoding: "utf8",
+    env: { ...process.env, DATA_DIR: dataDir },
+  });
   assert.is(made.status, 0, made.stderr);
   const listing = modes(dataDir);
-  assert.ok(listing.some((line) => line.endsWith(" /data.mdb")), listing.join("\n"));
+  assert.ok(
+    listing.some((line) => line.endsWith(" /data.mdb")),
+    listing.join("\n"),
+  );
   assert.equal(wider(listing), [], listing.join("\n"));
   root.remove();
 });
@@ -71,7 +85,12 @@ test("a DATA_DIR left readable by others is tightened at start, with one log lin
   const root = tempDir();
   const dataDir = join(root.path, "data");
   let server = await startServer({ dataDir, env: { ADMIN_TOKEN: TOKEN } });
-  await ok(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "y@corp.example", password: "correct horse battery staple" } }));
+  await ok(
+    call(server.url, "POST", "/admin/v1/users", {
+      headers: admin,
+      body: { email: "y@corp.example", password: "correct horse battery staple" },
+    }),
+  );
   await createProject(server, TOKEN, { name: "Q" });
   assert.is(await stopServer(server), 0, server.output());
   assert.not.match(server.output(), /tightened/, "nothing to tighten after a start of this version");
@@ -90,7 +109,10 @@ test("a DATA_DIR left readable by others is tightened at start, with one log lin
   } finally {
     assert.is(await stopServer(server), 0, server.output());
   }
-  const lines = server.output().split("\n").filter((line) => /tightened/.test(line));
+  const lines = server
+    .output()
+    .split("\n")
+    .filter((line) => /tightened/.test(line));
   assert.is(lines.length, 1, server.output());
   assert.match(lines[0], new RegExp(`paths=${before}\\b`));
   assert.equal(wider(modes(dataDir)), [], modes(dataDir).join("\n"));

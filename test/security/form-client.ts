@@ -6,24 +6,43 @@ import type { RealServer } from "./real-server.ts";
 export type FormAnswer = { status: number; text: string; cookie: string; location: string | null };
 
 /** POSTs `fields` as a form to `path`, from `from` (a loopback address; default 127.0.0.1), with `cookie` and `headers`. */
-export function postForm(url: string, path: string, fields: Record<string, string>, opts: { from?: string; cookie?: string; headers?: Record<string, string> } = {}): Promise<FormAnswer> {
+export function postForm(
+  url: string,
+  path: string,
+  fields: Record<string, string>,
+  opts: { from?: string; cookie?: string; headers?: Record<string, string> } = {},
+): Promise<FormAnswer> {
   const body = new URLSearchParams(fields).toString();
   const target = new URL(path, url);
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: target.hostname, port: target.port, path: target.pathname + target.search, method: "POST", localAddress: opts.from,
-      agent: false, // a fresh connection each, so the address is this request's
-      headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), ...(opts.cookie ? { cookie: opts.cookie } : {}), ...opts.headers },
-    }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => { text += chunk; });
-      res.on("end", () => {
-        const setCookie = res.headers["set-cookie"] ?? [];
-        const session = setCookie.map((c) => c.split(";")[0]).find((c) => c.startsWith("hcd_session=")) ?? "";
-        resolve({ status: res.statusCode ?? 0, text, cookie: session, location: res.headers.location ?? null });
-      });
-    });
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: "POST",
+        localAddress: opts.from,
+        agent: false, // a fresh connection each, so the address is this request's
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "content-length": Buffer.byteLength(body),
+          ...(opts.cookie ? { cookie: opts.cookie } : {}),
+          ...opts.headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => {
+          const setCookie = res.headers["set-cookie"] ?? [];
+          const session = setCookie.map((c) => c.split(";")[0]).find((c) => c.startsWith("hcd_session=")) ?? "";
+          resolve({ status: res.statusCode ?? 0, text, cookie: session, location: res.headers.location ?? null });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

@@ -6,7 +6,19 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
 import type { Populated, RawAnswer, RealServer } from "./real-server.ts";
-import { abortedIn, call, createProject, dumpDiff, dumpProject, ok, populate, rawRequest, startServer, stopServer, troubleIn } from "./real-server.ts";
+import {
+  abortedIn,
+  call,
+  createProject,
+  dumpDiff,
+  dumpProject,
+  ok,
+  populate,
+  rawRequest,
+  startServer,
+  stopServer,
+  troubleIn,
+} from "./real-server.ts";
 
 const TOKEN = "hostile-input-admin-token-0123456789";
 const dir = tempDir();
@@ -24,7 +36,10 @@ function note(what: string, status: number | null): number | null {
 
 async function send(method: string, path: string, opts: { key?: string; headers?: Record<string, string>; body?: unknown } = {}) {
   const answer = await call(server.url, method, path, opts);
-  note(`${method} ${path} ${typeof opts.body === "string" ? opts.body.slice(0, 60) : JSON.stringify(opts.body ?? "").slice(0, 60)}`, answer.status);
+  note(
+    `${method} ${path} ${typeof opts.body === "string" ? opts.body.slice(0, 60) : JSON.stringify(opts.body ?? "").slice(0, 60)}`,
+    answer.status,
+  );
   return answer;
 }
 
@@ -59,9 +74,32 @@ test("malformed, truncated and non-object JSON bodies answer 400 JSON on every J
   const { api_key: key } = target.project;
   const uuid = target.checks[0].uuid;
   const bodies = [
-    "{", "}", "[", '{"name": "x', '{"name": "x"', '{"name": "x"}}', '{"name": }', "{'name': 'x'}", '{"name": "x",}',
-    "nul", "tru", "NaN", "Infinity", "undefined", "[]", "123", '"text"', "true", "name=foo&timeout=60",
-    '{"name": "\\ud800"', '{"timeout": 1e999', "\uFEFF{}x", '{"a":1}{"b":2}', "\0", '{"name":"a\0b"}', "{" + " ".repeat(5000),
+    "{",
+    "}",
+    "[",
+    '{"name": "x',
+    '{"name": "x"',
+    '{"name": "x"}}',
+    '{"name": }',
+    "{'name': 'x'}",
+    '{"name": "x",}',
+    "nul",
+    "tru",
+    "NaN",
+    "Infinity",
+    "undefined",
+    "[]",
+    "123",
+    '"text"',
+    "true",
+    "name=foo&timeout=60",
+    '{"name": "\\ud800"',
+    '{"timeout": 1e999',
+    "\uFEFF{}x",
+    '{"a":1}{"b":2}',
+    "\0",
+    '{"name":"a\0b"}',
+    "{" + " ".repeat(5000),
   ];
   const endpoints: [string, string, Record<string, string>][] = [
     ["POST", "/api/v3/checks/", { "x-api-key": key }],
@@ -84,7 +122,11 @@ test("malformed, truncated and non-object JSON bodies answer 400 JSON on every J
 });
 
 test("invalid UTF-8 bodies answer 400", async () => {
-  for (const bytes of [[0xff, 0xfe, 0x7b, 0x7d], [0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d], [0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x3a, 0x31, 0x7d]]) {
+  for (const bytes of [
+    [0xff, 0xfe, 0x7b, 0x7d],
+    [0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d],
+    [0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x3a, 0x31, 0x7d],
+  ]) {
     const answer = await send("POST", "/api/v3/checks/", { key: target.project.api_key, body: new Uint8Array(bytes) });
     assert.is(answer.status, 400, answer.text);
   }
@@ -139,17 +181,38 @@ test("a wrong type, null or out-of-range value in any create/update field answer
 
 test("admin inputs of the wrong type answer 400", async () => {
   const headers = { authorization: `Bearer ${TOKEN}` };
-  for (const body of [{}, { name: null }, { name: 1 }, { name: "x".repeat(101) }, { name: "p", check_limit: "5" }, { name: "p", check_limit: -1 },
-    { name: "p", ping_log_limit: 0 }, { name: "p", ping_body_limit: 1.5 }, { name: "p", ping_body_limit: 1e300 }]) {
+  for (const body of [
+    {},
+    { name: null },
+    { name: 1 },
+    { name: "x".repeat(101) },
+    { name: "p", check_limit: "5" },
+    { name: "p", check_limit: -1 },
+    { name: "p", ping_log_limit: 0 },
+    { name: "p", ping_body_limit: 1.5 },
+    { name: "p", ping_body_limit: 1e300 },
+  ]) {
     const answer = await send("POST", "/admin/v1/projects", { headers, body });
     assert.is(answer.status, 400, `${JSON.stringify(body)} → ${answer.status} ${answer.text}`);
   }
   const channels = `/admin/v1/projects/${target.project.id}/channels`;
-  for (const body of [{}, { kind: "sms", value: "x" }, { kind: null }, { kind: "email", value: null }, { kind: "email", value: "not-an-address" },
-    { kind: "email", value: ["a@b.c"] }, { kind: "webhook", value: "file:///etc/passwd" }, { kind: "webhook", value: { url_down: "javascript:alert(1)" } },
-    { kind: "webhook", value: { url_down: "http://x/", headers_down: { "bad header": "v" } } }, { kind: "webhook", value: { url_down: "http://x/", headers_down: { h: 1 } } },
-    { kind: "webhook", value: { url_down: "http://x/", method_down: "TRACE" } }, { kind: "ntfy", value: { url: "http://x", topic: "a/b" } },
-    { kind: "ntfy", value: { url: "http://x", topic: "t", priority_down: 9 } }, { kind: "slack", value: 5 }, { kind: "email", name: 5, value: "a@b.c" }]) {
+  for (const body of [
+    {},
+    { kind: "sms", value: "x" },
+    { kind: null },
+    { kind: "email", value: null },
+    { kind: "email", value: "not-an-address" },
+    { kind: "email", value: ["a@b.c"] },
+    { kind: "webhook", value: "file:///etc/passwd" },
+    { kind: "webhook", value: { url_down: "javascript:alert(1)" } },
+    { kind: "webhook", value: { url_down: "http://x/", headers_down: { "bad header": "v" } } },
+    { kind: "webhook", value: { url_down: "http://x/", headers_down: { h: 1 } } },
+    { kind: "webhook", value: { url_down: "http://x/", method_down: "TRACE" } },
+    { kind: "ntfy", value: { url: "http://x", topic: "a/b" } },
+    { kind: "ntfy", value: { url: "http://x", topic: "t", priority_down: 9 } },
+    { kind: "slack", value: 5 },
+    { kind: "email", name: 5, value: "a@b.c" },
+  ]) {
     const answer = await send("POST", channels, { headers, body });
     assert.is(answer.status, 400, `${JSON.stringify(body)} → ${answer.status} ${answer.text}`);
   }
@@ -157,7 +220,10 @@ test("admin inputs of the wrong type answer 400", async () => {
     assert.is((await send("POST", "/admin/v1/clock", { headers, body })).status, 400, JSON.stringify(body));
   }
   assert.is((await send("POST", "/admin/v1/prune", { headers, body: { before: "yesterday" } })).status, 400);
-  assert.is((await send("POST", "/admin/v1/projects/not-a-project/channels", { headers, body: { kind: "email", value: "a@b.c" } })).status, 404);
+  assert.is(
+    (await send("POST", "/admin/v1/projects/not-a-project/channels", { headers, body: { kind: "email", value: "a@b.c" } })).status,
+    404,
+  );
   await unchanged("nothing changed");
 });
 
@@ -193,7 +259,10 @@ test("oversized headers and URLs answer 431 or 414-like 4xx; the server stays up
     http(`GET /api/v3/checks/?${"tag=a&".repeat(4_000)}`, [`X-Api-Key: ${key}`]),
     http(`GET /ping/${target.checks[0].uuid}/${"x".repeat(30_000)}`),
     http(`GET /${"a".repeat(100_000)}`),
-    http("GET /api/v3/checks/", Array.from({ length: 3_000 }, (_, i) => `X-H${i}: v`)),
+    http(
+      "GET /api/v3/checks/",
+      Array.from({ length: 3_000 }, (_, i) => `X-H${i}: v`),
+    ),
     http("GET /api/v3/checks/", [`X-Api-Key: ${"k".repeat(15_000)}`]),
   ]) {
     const answer = await raw(request);
@@ -243,7 +312,10 @@ test("malformed HTTP: bad request lines, invalid UTF-8, NUL bytes, smuggling hea
   ];
   for (const request of requests) {
     const answer = await raw(request);
-    assert.ok(answer.status === null || (answer.status >= 200 && answer.status < 500), `${JSON.stringify(request.slice(0, 60))} → ${answer.status}`);
+    assert.ok(
+      answer.status === null || (answer.status >= 200 && answer.status < 500),
+      `${JSON.stringify(request.slice(0, 60))} → ${answer.status}`,
+    );
   }
   await unchanged("nothing changed");
 });
@@ -292,7 +364,10 @@ test("path tricks: dot segments, encoded slashes, upper-case uuids, double slash
   ];
   for (const [request, allowed] of cases) {
     const answer = await raw(request);
-    assert.ok(answer.status !== null && allowed.includes(answer.status), `${JSON.stringify(request.split("\r\n")[0])} → ${answer.status}, expected ${allowed.join("/")}`);
+    assert.ok(
+      answer.status !== null && allowed.includes(answer.status),
+      `${JSON.stringify(request.split("\r\n")[0])} → ${answer.status}, expected ${allowed.join("/")}`,
+    );
   }
   await unchanged("nothing changed");
 });
@@ -303,25 +378,54 @@ test("every HTTP method on every route: no 5xx; unsupported methods 405; without
   const { api_key: key, api_key_readonly: ro } = target.project;
   const [c0] = target.checks;
   const routes = [
-    "/api/v3/checks/", `/api/v3/checks/${c0.uuid}`, `/api/v3/checks/${c0.unique_key}`, `/api/v3/checks/${c0.uuid}/pause`,
-    `/api/v3/checks/${c0.uuid}/resume`, `/api/v3/checks/${c0.uuid}/pings/`, `/api/v3/checks/${c0.uuid}/pings/1/body`,
-    `/api/v3/checks/${c0.uuid}/flips/`, `/api/v3/checks/${c0.unique_key}/flips/`, "/api/v3/channels/", "/api/v3/badges/", "/api/v3/status/",
-    "/admin/v1/projects", `/admin/v1/projects/${target.project.id}/channels`, "/admin/v1/clock", "/admin/v1/prune",
-    new URL(c0.badge_url).pathname, "/badge/x/y/z.svg", "/", "/nope",
+    "/api/v3/checks/",
+    `/api/v3/checks/${c0.uuid}`,
+    `/api/v3/checks/${c0.unique_key}`,
+    `/api/v3/checks/${c0.uuid}/pause`,
+    `/api/v3/checks/${c0.uuid}/resume`,
+    `/api/v3/checks/${c0.uuid}/pings/`,
+    `/api/v3/checks/${c0.uuid}/pings/1/body`,
+    `/api/v3/checks/${c0.uuid}/flips/`,
+    `/api/v3/checks/${c0.unique_key}/flips/`,
+    "/api/v3/channels/",
+    "/api/v3/badges/",
+    "/api/v3/status/",
+    "/admin/v1/projects",
+    `/admin/v1/projects/${target.project.id}/channels`,
+    "/admin/v1/clock",
+    "/admin/v1/prune",
+    new URL(c0.badge_url).pathname,
+    "/badge/x/y/z.svg",
+    "/",
+    "/nope",
   ];
   // Which methods each route serves (the spec and CONTRACT.md), written here rather than read from the server.
   const served = new Map<string, string[]>([
-    ["/api/v3/checks/", ["GET", "POST"]], [`/api/v3/checks/${c0.uuid}`, ["GET", "POST", "DELETE"]],
-    [`/api/v3/checks/${c0.unique_key}`, ["GET"]], [`/api/v3/checks/${c0.uuid}/pause`, ["POST"]],
-    [`/api/v3/checks/${c0.uuid}/resume`, ["POST"]], [`/api/v3/checks/${c0.uuid}/pings/`, ["GET"]],
-    [`/api/v3/checks/${c0.uuid}/pings/1/body`, ["GET"]], [`/api/v3/checks/${c0.uuid}/flips/`, ["GET"]],
-    [`/api/v3/checks/${c0.unique_key}/flips/`, ["GET"]], ["/api/v3/channels/", ["GET"]], ["/api/v3/badges/", ["GET"]],
-    ["/admin/v1/projects", ["GET", "POST"]], [`/admin/v1/projects/${target.project.id}/channels`, ["GET", "POST"]],
-    ["/admin/v1/clock", ["GET", "POST"]], ["/admin/v1/prune", ["POST"]],
+    ["/api/v3/checks/", ["GET", "POST"]],
+    [`/api/v3/checks/${c0.uuid}`, ["GET", "POST", "DELETE"]],
+    [`/api/v3/checks/${c0.unique_key}`, ["GET"]],
+    [`/api/v3/checks/${c0.uuid}/pause`, ["POST"]],
+    [`/api/v3/checks/${c0.uuid}/resume`, ["POST"]],
+    [`/api/v3/checks/${c0.uuid}/pings/`, ["GET"]],
+    [`/api/v3/checks/${c0.uuid}/pings/1/body`, ["GET"]],
+    [`/api/v3/checks/${c0.uuid}/flips/`, ["GET"]],
+    [`/api/v3/checks/${c0.unique_key}/flips/`, ["GET"]],
+    ["/api/v3/channels/", ["GET"]],
+    ["/api/v3/badges/", ["GET"]],
+    ["/admin/v1/projects", ["GET", "POST"]],
+    [`/admin/v1/projects/${target.project.id}/channels`, ["GET", "POST"]],
+    ["/admin/v1/clock", ["GET", "POST"]],
+    ["/admin/v1/prune", ["POST"]],
   ]);
   // read-only keys read checks, flips and badges; channels and ping logs need the read-write key (spec)
-  const readOnlyReads = new Set(["/api/v3/checks/", `/api/v3/checks/${c0.uuid}`, `/api/v3/checks/${c0.unique_key}`,
-    `/api/v3/checks/${c0.uuid}/flips/`, `/api/v3/checks/${c0.unique_key}/flips/`, "/api/v3/badges/"]);
+  const readOnlyReads = new Set([
+    "/api/v3/checks/",
+    `/api/v3/checks/${c0.uuid}`,
+    `/api/v3/checks/${c0.unique_key}`,
+    `/api/v3/checks/${c0.uuid}/flips/`,
+    `/api/v3/checks/${c0.unique_key}/flips/`,
+    "/api/v3/badges/",
+  ]);
   const badge = new URL(c0.badge_url).pathname;
   /** The one status a request must get; `as` is the key it carries. */
   const expected = (method: string, path: string, as: "none" | "ro" | "rw"): number => {
@@ -344,7 +448,11 @@ test("every HTTP method on every route: no 5xx; unsupported methods 405; without
   for (const path of routes) {
     for (const method of METHODS) {
       // no key, the read-only key, and the read-write key for methods no route handles: none may change anything
-      for (const [as, headers] of [["none", {}], ["ro", { "x-api-key": ro }], ...(["POST", "DELETE"].includes(method) ? [] : [["rw", { "x-api-key": key }]])] as ["none" | "ro" | "rw", Record<string, string>][]) {
+      for (const [as, headers] of [
+        ["none", {}],
+        ["ro", { "x-api-key": ro }],
+        ...(["POST", "DELETE"].includes(method) ? [] : [["rw", { "x-api-key": key }]]),
+      ] as ["none" | "ro" | "rw", Record<string, string>][]) {
         const request = http(`${method} ${path}`, [...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "Content-Length: 0"]);
         const answer = await raw(request);
         assert.is(answer.status, expected(method, path, as), `${method} ${path} with ${as} key → ${answer.status}`);
@@ -357,26 +465,42 @@ test("every HTTP method on every route: no 5xx; unsupported methods 405; without
 
 test("every HTTP method is a ping on ping routes, on a project of its own; bodies with NUL bytes and invalid UTF-8 are stored as sent", async () => {
   const scratch = await createProject(server, TOKEN, { name: "scratch" });
-  const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: scratch.api_key, body: { name: "pinged", slug: "pinged" } }));
+  const check = await ok<{ uuid: string }>(
+    call(server.url, "POST", "/api/v3/checks/", { key: scratch.api_key, body: { name: "pinged", slug: "pinged" } }),
+  );
   let pings = 0;
   for (const method of METHODS.filter((m) => m !== "HEAD")) {
-    for (const path of [`/ping/${check.uuid}`, `/ping/${check.uuid}/log`, `/ping/${scratch.ping_key}/pinged/start`, `/ping/${scratch.ping_key}/pinged/0`]) {
+    for (const path of [
+      `/ping/${check.uuid}`,
+      `/ping/${check.uuid}/log`,
+      `/ping/${scratch.ping_key}/pinged/start`,
+      `/ping/${scratch.ping_key}/pinged/0`,
+    ]) {
       const answer = await raw(http(`${method} ${path}`, ["Content-Length: 0"]));
       assert.is(answer.status, 200, `${method} ${path} → ${answer.status}`);
       pings += 1;
     }
   }
-  const odd = await raw(http(`GET /ping/${check.uuid}`, ["X-Forwarded-For: \xff\xfe,,", "User-Agent: \xff\x80\x00", "X-Forwarded-Proto: \xff"]));
+  const odd = await raw(
+    http(`GET /ping/${check.uuid}`, ["X-Forwarded-For: \xff\xfe,,", "User-Agent: \xff\x80\x00", "X-Forwarded-Proto: \xff"]),
+  );
   assert.ok(odd.status === 200 || odd.status === 400, `${odd.status}`);
   if (odd.status === 200) pings += 1;
   const body = Buffer.from([0x00, 0xff, 0xfe, 0x41, 0x00, 0xc3, 0x28, 0x0a]);
-  const sent = await raw(Buffer.concat([Buffer.from(http(`POST /ping/${check.uuid}/log`, [`Content-Length: ${body.length}`]), "latin1"), body]));
+  const sent = await raw(
+    Buffer.concat([Buffer.from(http(`POST /ping/${check.uuid}/log`, [`Content-Length: ${body.length}`]), "latin1"), body]),
+  );
   assert.is(sent.status, 200);
   pings += 1;
-  const listed = await ok<{ pings: { n: number; body_url: string | null }[] }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}/pings/`, { key: scratch.api_key }));
+  const listed = await ok<{ pings: { n: number; body_url: string | null }[] }>(
+    call(server.url, "GET", `/api/v3/checks/${check.uuid}/pings/`, { key: scratch.api_key }),
+  );
   assert.is(listed.pings[0].n, pings);
   // valid JSON with a NUL and a lone surrogate in strings round-trips
-  const named = await send("POST", `/api/v3/checks/${check.uuid}`, { key: scratch.api_key, body: '{"name": "a\\u0000b", "desc": "\\ud800 \\u202e"}' });
+  const named = await send("POST", `/api/v3/checks/${check.uuid}`, {
+    key: scratch.api_key,
+    body: '{"name": "a\\u0000b", "desc": "\\ud800 \\u202e"}',
+  });
   assert.is(named.status, 200, named.text);
   const got = await ok<{ name: string; desc: string }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: scratch.api_key }));
   assert.is(got.name, "a\u0000b");
@@ -384,7 +508,9 @@ test("every HTTP method is a ping on ping routes, on a project of its own; bodie
 });
 
 test("afterwards: no 5xx anywhere, no unexpected error in the server output, the server alive and serving", async () => {
-  console.log(`  hostile input: ${seen.requests} requests, ${seen.fiveHundreds.length} 5xx, ${abortedIn(server.output())} "Error: aborted" log lines (clients gone mid-body)`);
+  console.log(
+    `  hostile input: ${seen.requests} requests, ${seen.fiveHundreds.length} 5xx, ${abortedIn(server.output())} "Error: aborted" log lines (clients gone mid-body)`,
+  );
   assert.equal(seen.fiveHundreds, []);
   assert.ok(server.alive(), "the server is still running");
   assert.is((await call(server.url, "GET", "/api/v3/status/")).status, 200);

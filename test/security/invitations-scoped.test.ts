@@ -41,14 +41,24 @@ async function invite(project: ProjectJson, cookie: string, email: string, role:
 }
 /** A user with a password and `role` in `project`, signed in. */
 async function member(email: string, project: ProjectJson, role: string): Promise<string> {
-  const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: `${email} password` } }));
+  const user = await ok<{ id: string }>(
+    call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: `${email} password` } }),
+  );
   await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role } }));
   return (await signInUser(server, email, `${email} password`)).cookie;
 }
 const roleIn = async (project: ProjectJson, email: string) =>
-  (await ok<{ members: { email: string; role: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }))).members.find((m) => m.email === email)?.role ?? null;
+  (
+    await ok<{ members: { email: string; role: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/members`, { headers: admin }),
+    )
+  ).members.find((m) => m.email === email)?.role ?? null;
 const auditOf = async (project: ProjectJson) =>
-  (await ok<{ events: { actor: string; action: string; target: string }[] }>(call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }))).events;
+  (
+    await ok<{ events: { actor: string; action: string; target: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }),
+    )
+  ).events;
 
 test("a manager of A can't take over an invitation pending in B: their link sets no password and gives nothing of B", async () => {
   const owed = await invite(b, adminCookie, "victim@corp.example", "owner"); // the admin invites the victim to B as owner
@@ -75,8 +85,13 @@ test("a manager of A can't take over an invitation pending in B: their link sets
   assert.is(await roleIn(a, "victim@corp.example"), "readonly");
   assert.is((await getPage(server.url, `/projects/${b.id}/settings`, mallory)).status, 404, "mallory has nothing of B");
   // each project's audit log names the role its link gave, by the victim
-  assert.ok((await auditOf(b)).some((e) => e.action === "member.accepted" && e.actor === "victim@corp.example" && /as owner$/.test(e.target)), JSON.stringify(await auditOf(b)));
-  assert.ok((await auditOf(a)).some((e) => e.action === "member.accepted" && e.actor === "victim@corp.example" && /as readonly$/.test(e.target)));
+  assert.ok(
+    (await auditOf(b)).some((e) => e.action === "member.accepted" && e.actor === "victim@corp.example" && /as owner$/.test(e.target)),
+    JSON.stringify(await auditOf(b)),
+  );
+  assert.ok(
+    (await auditOf(a)).some((e) => e.action === "member.accepted" && e.actor === "victim@corp.example" && /as readonly$/.test(e.target)),
+  );
 });
 
 test("in the other order: A's inviter sets up the account their invitation made, and still can't take B's later invitation", async () => {

@@ -29,7 +29,14 @@ test.after(async () => {
 });
 
 type Access = "read" | "write" | "open";
-type Endpoint = { name: string; method: string; path: string; access: Access; target: "uuid" | "unique_key" | "none"; body?: Record<string, unknown> };
+type Endpoint = {
+  name: string;
+  method: string;
+  path: string;
+  access: Access;
+  target: "uuid" | "unique_key" | "none";
+  body?: Record<string, unknown>;
+};
 
 /** Every /api/v3 endpoint, aimed at the victim's checks where it takes one. */
 function endpoints(): Endpoint[] {
@@ -39,7 +46,14 @@ function endpoints(): Endpoint[] {
     { name: "create check", method: "POST", path: "/api/v3/checks/", access: "write", target: "none", body: { name: "intruder" } },
     { name: "get check", method: "GET", path: `/api/v3/checks/${c1.uuid}`, access: "read", target: "uuid" },
     { name: "get check by unique_key", method: "GET", path: `/api/v3/checks/${c1.unique_key}`, access: "read", target: "unique_key" },
-    { name: "update check", method: "POST", path: `/api/v3/checks/${c1.uuid}`, access: "write", target: "uuid", body: { name: "hijacked" } },
+    {
+      name: "update check",
+      method: "POST",
+      path: `/api/v3/checks/${c1.uuid}`,
+      access: "write",
+      target: "uuid",
+      body: { name: "hijacked" },
+    },
     { name: "delete check", method: "DELETE", path: `/api/v3/checks/${c0.uuid}`, access: "write", target: "uuid" },
     { name: "pause check", method: "POST", path: `/api/v3/checks/${c1.uuid}/pause`, access: "write", target: "uuid" },
     { name: "resume check", method: "POST", path: `/api/v3/checks/${c3.uuid}/resume`, access: "write", target: "uuid" },
@@ -53,7 +67,10 @@ function endpoints(): Endpoint[] {
   ];
 }
 
-async function send(endpoint: Endpoint, opts: { headers?: Record<string, string>; body?: Record<string, unknown>; query?: string }): Promise<Answer> {
+async function send(
+  endpoint: Endpoint,
+  opts: { headers?: Record<string, string>; body?: Record<string, unknown>; query?: string },
+): Promise<Answer> {
   calls += 1;
   const body = endpoint.method === "POST" ? { ...endpoint.body, ...opts.body } : undefined;
   return call(server.url, endpoint.method, endpoint.path + (opts.query ?? ""), { headers: opts.headers, body });
@@ -68,7 +85,11 @@ function assertNoLeak(answer: Answer, what: string): void {
 
 function assertJsonError(answer: Answer, what: string): void {
   let parsed: unknown;
-  try { parsed = JSON.parse(answer.text); } catch { assert.unreachable(`${what}: not JSON: ${answer.text}`); }
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    assert.unreachable(`${what}: not JSON: ${answer.text}`);
+  }
   assert.type((parsed as { error: unknown }).error, "string", what);
 }
 
@@ -92,8 +113,16 @@ test("another project's read-write key: 403 on the victim's uuids, 404 on its un
 test("another project's read-only key: 401 on write endpoints, 403/404 on the victim's checks", async () => {
   for (const endpoint of endpoints()) {
     const answer = await send(endpoint, { headers: { "x-api-key": attacker.project.api_key_readonly } });
-    const want = endpoint.access === "open" ? 200 : endpoint.access === "write" ? 401
-      : endpoint.target === "uuid" ? 403 : endpoint.target === "unique_key" ? 404 : 200;
+    const want =
+      endpoint.access === "open"
+        ? 200
+        : endpoint.access === "write"
+          ? 401
+          : endpoint.target === "uuid"
+            ? 403
+            : endpoint.target === "unique_key"
+              ? 404
+              : 200;
     assert.is(answer.status, want, `${endpoint.name}: ${answer.status} ${answer.text}`);
     if (want >= 400) assertJsonError(answer, endpoint.name);
     assertNoLeak(answer, endpoint.name);
@@ -102,7 +131,10 @@ test("another project's read-only key: 401 on write endpoints, 403/404 on the vi
 
 test("the project's own read-only key on write endpoints: 401 (reference: not 403), and no write happens", async () => {
   for (const endpoint of endpoints().filter((e) => e.access === "write")) {
-    for (const opts of [{ headers: { "x-api-key": victim.project.api_key_readonly } }, { body: { api_key: victim.project.api_key_readonly } }]) {
+    for (const opts of [
+      { headers: { "x-api-key": victim.project.api_key_readonly } },
+      { body: { api_key: victim.project.api_key_readonly } },
+    ]) {
       if (opts.body && endpoint.method !== "POST") continue;
       const answer = await send(endpoint, opts);
       assert.is(answer.status, 401, `${endpoint.name}: ${answer.status} ${answer.text}`);
@@ -172,7 +204,10 @@ test("another project's ping key never reaches the victim's checks, even with cr
   assert.is(created.status, 201, "auto-provisioned in the attacker's own project");
   const badge = await call(server.url, "GET", new URL(victim.checks[1].badge_url).pathname.replace(/\.svg$/, ".json"));
   assert.is(badge.status, 200, "a check badge is public by design");
-  assertNoLeak({ ...badge, text: badge.text.replace(victim.checks[1].name, "") }, "badge (beyond the check's name, which it shows by design)");
+  assertNoLeak(
+    { ...badge, text: badge.text.replace(victim.checks[1].name, "") },
+    "badge (beyond the check's name, which it shows by design)",
+  );
 });
 
 test("the victim project is unchanged, the server logged no unexpected error", async () => {

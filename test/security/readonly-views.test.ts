@@ -20,7 +20,13 @@ const dir = tempDir();
 let server: RealServer;
 let project: ProjectJson;
 const uuids: string[] = [];
-const cookies: Record<"readonly" | "member" | "manager" | "readOnlyKey" | "readWriteKey", string> = { readonly: "", member: "", manager: "", readOnlyKey: "", readWriteKey: "" };
+const cookies: Record<"readonly" | "member" | "manager" | "readOnlyKey" | "readWriteKey", string> = {
+  readonly: "",
+  member: "",
+  manager: "",
+  readOnlyKey: "",
+  readWriteKey: "",
+};
 
 test.before(async () => {
   server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN } });
@@ -32,7 +38,9 @@ test.before(async () => {
     await ok(call(server.url, "POST", `/api/v3/checks/${uuid}/pause`, { key: project.api_key })); // events in the audit log
   }
   for (const role of ["readonly", "member", "manager"] as const) {
-    const user = await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: `${role}@corp.example`, password: PASSWORD } }));
+    const user = await ok<{ id: string }>(
+      call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: `${role}@corp.example`, password: PASSWORD } }),
+    );
     await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role } }));
     cookies[role] = (await signInUser(server, `${role}@corp.example`, PASSWORD)).cookie;
   }
@@ -48,7 +56,10 @@ for (const viewer of ["readonly", "readOnlyKey"] as const) {
   test(`${viewer}: no page it reaches shows a check uuid or the ping key`, async () => {
     const { pages } = await crawlForms(server.url, cookies[viewer]);
     const visited = [...pages, `${server.url}/projects/${project.id}/checks/rows`, `${server.url}/projects/${project.id}/audit`];
-    assert.ok(pages.some((page) => page.includes(`/checks/${uniqueKeyOf(uuids[0])}`)), `the crawl reached a check's page: ${pages.join(" ")}`);
+    assert.ok(
+      pages.some((page) => page.includes(`/checks/${uniqueKeyOf(uuids[0])}`)),
+      `the crawl reached a check's page: ${pages.join(" ")}`,
+    );
     const leaks: string[] = [];
     for (const url of visited) {
       const { text } = await getPage(server.url, new URL(url).pathname, cookies[viewer]);
@@ -63,13 +74,17 @@ test("a readonly user reads the audit log, with the emails and each check's uniq
   assert.is(audit.status, 200);
   assert.match(audit.text, `check &quot;nightly&quot; ${uniqueKeyOf(uuids[0])}`);
   assert.not.match(audit.text, uuids[0]);
-  assert.match((await getPage(server.url, `/projects/${project.id}/checks`, cookies.readonly)).text, `/projects/${project.id}/audit`, "the nav links it");
+  assert.match(
+    (await getPage(server.url, `/projects/${project.id}/checks`, cookies.readonly)).text,
+    `/projects/${project.id}/audit`,
+    "the nav links it",
+  );
 });
 
 test("the read-only key does not read the audit log; the read-write key and the admin token do, with uuids", async () => {
   const refused = await getPage(server.url, `/projects/${project.id}/audit`, cookies.readOnlyKey);
   assert.is(refused.status, 403);
-  assert.not.match((await getPage(server.url, `/projects/${project.id}/checks`, cookies.readOnlyKey)).text, "/audit\"", "no link to it");
+  assert.not.match((await getPage(server.url, `/projects/${project.id}/checks`, cookies.readOnlyKey)).text, '/audit"', "no link to it");
   const readWrite = await getPage(server.url, `/projects/${project.id}/audit`, cookies.readWriteKey);
   assert.is(readWrite.status, 200);
   assert.match(readWrite.text, uuids[0]);

@@ -31,7 +31,9 @@ export type StartOptions = {
 
 /** The servers this process started and has not seen exit: killed when it exits, so a test that failed leaves none behind. */
 const started = new Set<ChildProcess>();
-process.once("exit", () => { for (const child of started) child.kill("SIGKILL"); });
+process.once("exit", () => {
+  for (const child of started) child.kill("SIGKILL");
+});
 
 /**
  * Starts the server and resolves once it prints its "listening on" line, or rejects once it exits before:
@@ -44,8 +46,15 @@ export async function startServer(options: StartOptions): Promise<RealServer> {
   let output = "";
   let running = true;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => { running = false; started.delete(child); resolve({ code, signal }); }));
-  const collect = (chunk: Buffer) => { output += chunk.toString(); };
+    child.once("exit", (code, signal) => {
+      running = false;
+      started.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   const url = await new Promise<string>((resolve, reject) => {
@@ -58,7 +67,13 @@ export async function startServer(options: StartOptions): Promise<RealServer> {
     void exited.then(({ code }) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
   });
   return {
-    child, pid: child.pid ?? -1, url, port: Number(new URL(url).port), output: () => output, exited, alive: () => running,
+    child,
+    pid: child.pid ?? -1,
+    url,
+    port: Number(new URL(url).port),
+    output: () => output,
+    exited,
+    alive: () => running,
   };
 }
 
@@ -89,13 +104,22 @@ export function memoryKb(pid: number): { rss: number; anon: number; file: number
 export type Answer = { status: number; text: string; headers: Headers };
 
 /** Sends one request with fetch; `body` objects are sent as JSON. */
-export async function call(url: string, method: string, path: string, opts: { key?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  opts: { key?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key !== undefined) headers["x-api-key"] = opts.key;
-  const body: BodyInit | undefined = opts.body === undefined ? undefined
-    : typeof opts.body === "string" ? opts.body
-    : opts.body instanceof Uint8Array ? new Blob([new Uint8Array(opts.body)])
-    : JSON.stringify(opts.body);
+  const body: BodyInit | undefined =
+    opts.body === undefined
+      ? undefined
+      : typeof opts.body === "string"
+        ? opts.body
+        : opts.body instanceof Uint8Array
+          ? new Blob([new Uint8Array(opts.body)])
+          : JSON.stringify(opts.body);
   const response = await fetch(url + path, { method, headers, body });
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
@@ -108,8 +132,14 @@ export async function ok<T>(answer: Promise<Answer>): Promise<T> {
 }
 
 export type ProjectJson = {
-  id: string; name: string; api_key: string; api_key_readonly: string; ping_key: string;
-  check_limit: number; ping_log_limit: number; ping_body_limit: number;
+  id: string;
+  name: string;
+  api_key: string;
+  api_key_readonly: string;
+  ping_key: string;
+  check_limit: number;
+  ping_log_limit: number;
+  ping_body_limit: number;
 };
 
 /** Creates a project through the admin API. */
@@ -118,7 +148,12 @@ export function createProject(server: RealServer, token: string, body: Record<st
 }
 
 /** Adds a channel to a project through the admin API. */
-export function addChannel(server: RealServer, token: string, projectId: string, body: Record<string, unknown>): Promise<{ id: string; name: string; kind: string }> {
+export function addChannel(
+  server: RealServer,
+  token: string,
+  projectId: string,
+  body: Record<string, unknown>,
+): Promise<{ id: string; name: string; kind: string }> {
   return ok(call(server.url, "POST", `/admin/v1/projects/${projectId}/channels`, { headers: { authorization: `Bearer ${token}` }, body }));
 }
 
@@ -140,12 +175,20 @@ export async function populate(server: RealServer, token: string, label: string)
   ];
   const key = project.api_key;
   const checks: Populated["checks"] = [];
-  for (const [i, extra] of [{}, { channels: "*", tags: `t-${label} prod` }, { slug: `slug-${label}`, tags: `t-${label}` }, { schedule: "*/5 * * * *", tz: "Europe/Riga" }].entries()) {
-    const made = await ok<{ uuid: string; name: string; badge_url: string }>(call(server.url, "POST", "/api/v3/checks/", { key, body: { name: `check-${label}-${i}`, desc: `desc-${label}`, ...extra } }));
+  for (const [i, extra] of [
+    {},
+    { channels: "*", tags: `t-${label} prod` },
+    { slug: `slug-${label}`, tags: `t-${label}` },
+    { schedule: "*/5 * * * *", tz: "Europe/Riga" },
+  ].entries()) {
+    const made = await ok<{ uuid: string; name: string; badge_url: string }>(
+      call(server.url, "POST", "/api/v3/checks/", { key, body: { name: `check-${label}-${i}`, desc: `desc-${label}`, ...extra } }),
+    );
     const ro = await ok<{ unique_key: string }>(call(server.url, "GET", `/api/v3/checks/${made.uuid}`, { key: project.api_key_readonly }));
     checks.push({ uuid: made.uuid, name: made.name, unique_key: ro.unique_key, badge_url: made.badge_url });
   }
-  const ping = (path: string, body?: string) => call(server.url, body === undefined ? "GET" : "POST", path, { body, headers: { "user-agent": `ua-${label}` } });
+  const ping = (path: string, body?: string) =>
+    call(server.url, body === undefined ? "GET" : "POST", path, { body, headers: { "user-agent": `ua-${label}` } });
   await ping(`/ping/${checks[1].uuid}/start`);
   await ping(`/ping/${checks[1].uuid}`, `body-${label}-success`);
   await ping(`/ping/${checks[2].uuid}/fail`, `body-${label}-fail`);
@@ -153,9 +196,18 @@ export async function populate(server: RealServer, token: string, label: string)
   await ping(`/ping/${checks[3].uuid}`);
   await ok(call(server.url, "POST", `/api/v3/checks/${checks[3].uuid}/pause`, { key }));
   const secrets = [
-    project.id, project.name, project.api_key, project.api_key_readonly, project.ping_key,
+    project.id,
+    project.name,
+    project.api_key,
+    project.api_key_readonly,
+    project.ping_key,
     ...checks.flatMap((c) => [c.uuid, c.name, c.unique_key, c.badge_url.split("/").pop()?.split(".")[0] ?? c.uuid]),
-    ...channels.flatMap((c) => [c.id, c.name]), `desc-${label}`, `slug-${label}`, `t-${label}`, `body-${label}`, `ua-${label}`,
+    ...channels.flatMap((c) => [c.id, c.name]),
+    `desc-${label}`,
+    `slug-${label}`,
+    `t-${label}`,
+    `body-${label}`,
+    `ua-${label}`,
   ];
   return { project, checks, channels, secrets };
 }
@@ -175,7 +227,9 @@ export async function dumpProject(url: string, project: Pick<ProjectJson, "api_k
     const uuid = String(check.uuid);
     const { pings } = await get<{ pings: { n: number; body_url: string | null }[] }>(`/api/v3/checks/${uuid}/pings/`);
     const bodies = [];
-    for (const ping of pings) if (ping.body_url !== null) bodies.push([ping.n, (await call(url, "GET", new URL(ping.body_url).pathname, { key: project.api_key })).text]);
+    for (const ping of pings)
+      if (ping.body_url !== null)
+        bodies.push([ping.n, (await call(url, "GET", new URL(ping.body_url).pathname, { key: project.api_key })).text]);
     details.push({ check, single: await get(`/api/v3/checks/${uuid}`), pings, bodies, flips: await get(`/api/v3/checks/${uuid}/flips/`) });
   }
   const channels = await get("/api/v3/channels/");
@@ -194,7 +248,11 @@ export type RawAnswer = {
 };
 
 /** Writes `request` on a fresh TCP connection and collects what comes back until close, reset or `timeoutMs`. */
-export function rawRequest(port: number, request: string | Buffer | readonly (string | Buffer)[], opts: { timeoutMs?: number; gapMs?: number } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  request: string | Buffer | readonly (string | Buffer)[],
+  opts: { timeoutMs?: number; gapMs?: number } = {},
+): Promise<RawAnswer> {
   const started = Date.now();
   return new Promise((resolve) => {
     const socket = connect({ port, host: "127.0.0.1" });
@@ -209,10 +267,15 @@ export function rawRequest(port: number, request: string | Buffer | readonly (st
       resolve({ status: match ? Number(match[1]) : null, raw, ended, ms: Date.now() - started });
     };
     const timer = setTimeout(() => finish("timeout"), opts.timeoutMs ?? 5_000);
-    socket.on("data", (chunk) => { raw += chunk.toString("latin1"); });
+    socket.on("data", (chunk) => {
+      raw += chunk.toString("latin1");
+    });
     socket.on("end", () => finish("closed"));
     socket.on("close", () => finish("closed"));
-    socket.on("error", (error) => { if (process.env.RAW_DEBUG) console.log("raw error", error); finish(raw === "" ? "reset" : "closed"); });
+    socket.on("error", (error) => {
+      if (process.env.RAW_DEBUG) console.log("raw error", error);
+      finish(raw === "" ? "reset" : "closed");
+    });
     socket.on("connect", () => {
       const parts = typeof request === "string" || Buffer.isBuffer(request) ? [request] : request;
       const send = async () => {
@@ -235,7 +298,8 @@ export { seeded } from "../../bench/scenarios.ts"; // the same mulberry32 genera
  * "unexpected error: Error: aborted" (see `abortedIn`).
  */
 export function troubleIn(output: string): string[] {
-  return output.split("\n")
+  return output
+    .split("\n")
     .filter((line) => /unexpected error|crashed|shutdown failed|Uncaught|ERR_|TypeError|RangeError/.test(line))
     .filter((line) => !/unexpected error: Error: aborted$/.test(line));
 }
@@ -248,7 +312,8 @@ export function abortedIn(output: string): number {
 /** Returns "" when two dumps are equal, else the first differing lines with their context (for assertion messages). */
 export function dumpDiff(expected: string, actual: string): string {
   if (expected === actual) return "";
-  const a = expected.split("\n"), b = actual.split("\n");
+  const a = expected.split("\n"),
+    b = actual.split("\n");
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const from = Math.max(0, i - 12);

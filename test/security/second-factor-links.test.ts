@@ -17,11 +17,21 @@ test("a reset link of a user with the second factor on asks for its code; withou
   const dir = tempDir();
   const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, SMTP_URL: smtp.url } });
   try {
-    await ok(call(server.url, "POST", "/admin/v1/users", { headers: { authorization: `Bearer ${TOKEN}` }, body: { email: "tf@corp.example", password: PASSWORD } }));
+    await ok(
+      call(server.url, "POST", "/admin/v1/users", {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: { email: "tf@corp.example", password: PASSWORD },
+      }),
+    );
     const cookie = (await signInUser(server, "tf@corp.example", PASSWORD)).cookie;
     const secret = /class="totp-secret">([A-Z2-7]+)</.exec((await getPage(server.url, "/account", cookie)).text)?.[1] ?? "";
     const step = stepNow();
-    const on = await postForm(server.url, "/account/second-factor/on", { csrf: await csrfOf(server.url, cookie), secret, code: totp(secret, step), password: PASSWORD }, { cookie });
+    const on = await postForm(
+      server.url,
+      "/account/second-factor/on",
+      { csrf: await csrfOf(server.url, cookie), secret, code: totp(secret, step), password: PASSWORD },
+      { cookie },
+    );
     assert.is(on.status, 200, on.text.slice(0, 300));
     const recovery = [...on.text.matchAll(/<li><code>([0-9a-f-]{19})<\/code><\/li>/g)].map((m) => m[1]);
 

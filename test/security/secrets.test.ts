@@ -73,7 +73,9 @@ test("API keys, the admin token, badge signatures, CSRF tokens and password hash
 async function exercise(server: RealServer, token: string): Promise<void> {
   const bearer = { authorization: `Bearer ${token}` };
   assert.is((await call(server.url, "GET", "/admin/v1/projects", { headers: bearer })).status, 200);
-  const project = (JSON.parse((await call(server.url, "POST", "/admin/v1/projects", { headers: bearer, body: { name: "p" } })).text)) as ProjectJson;
+  const project = JSON.parse(
+    (await call(server.url, "POST", "/admin/v1/projects", { headers: bearer, body: { name: "p" } })).text,
+  ) as ProjectJson;
   const attempts: [string, string, { headers?: Record<string, string>; body?: unknown }][] = [
     ["GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${token}x` } }],
     ["GET", "/admin/v1/projects", { headers: { authorization: token } }],
@@ -96,9 +98,17 @@ async function exercise(server: RealServer, token: string): Promise<void> {
     assert.ok(answer.status < 500, `${method} ${path} → ${answer.status}`);
   }
   // malformed HTTP carrying the token, and clients that go away mid-body
-  await rawRequest(server.port, `GET /admin/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\0\r\n\r\n`, { timeoutMs: 500 });
-  await rawRequest(server.port, `POST /admin/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 100\r\n\r\n{"name": "${token}`, { timeoutMs: 300 });
-  await rawRequest(server.port, `POST /ping/${token} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${token}\r\nContent-Length: 100\r\n\r\n${token}`, { timeoutMs: 300 });
+  await rawRequest(server.port, `GET /admin/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\0\r\n\r\n`, {
+    timeoutMs: 500,
+  });
+  await rawRequest(
+    server.port,
+    `POST /admin/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 100\r\n\r\n{"name": "${token}`,
+    { timeoutMs: 300 },
+  );
+  await rawRequest(server.port, `POST /ping/${token} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${token}\r\nContent-Length: 100\r\n\r\n${token}`, {
+    timeoutMs: 300,
+  });
   // no wait here: the callers check the output only after the process has exited, and a graceful stop
   // handles (and would log) these cut connections before it exits
 }
@@ -127,7 +137,10 @@ test("a generated admin token appears once, in the line announcing it; a restart
     assert.match(token, /^[A-Za-z0-9_-]{43}$/, "32 random bytes, base64url");
     await exercise(first, token);
     assert.is(await stopServer(first), 0);
-    const lines = first.output().split("\n").filter((line) => line.includes(token));
+    const lines = first
+      .output()
+      .split("\n")
+      .filter((line) => line.includes(token));
     assert.is(lines.length, 1, first.output());
     assert.match(lines[0], /^hcd: generated an admin token/);
     assert.is(occurrences(first.output(), token), 1);
@@ -148,13 +161,20 @@ test("a generated admin token appears once, in the line announcing it; a restart
  */
 function secretSettings(): Record<string, string> {
   const marked = (name: string) => `SECRET-${name}-value`;
-  const services = settingSecrets(serviceSettingsOf((name) => (name.endsWith("_URL") || name === "MATRIX_HOMESERVER" ? undefined : marked(name))).settings);
+  const services = settingSecrets(
+    serviceSettingsOf((name) => (name.endsWith("_URL") || name === "MATRIX_HOMESERVER" ? undefined : marked(name))).settings,
+  );
   const serviceNames = services.map((value) => /^SECRET-(.+)-value$/.exec(value)?.[1] ?? "");
   const env: Record<string, string> = Object.fromEntries(serviceNames.map((name) => [name, marked(name)]));
   return {
-    ...env, MATRIX_HOMESERVER: "https://matrix.example.org", ADMIN_TOKEN: marked("ADMIN_TOKEN"), METRICS_TOKEN: marked("METRICS_TOKEN"),
+    ...env,
+    MATRIX_HOMESERVER: "https://matrix.example.org",
+    ADMIN_TOKEN: marked("ADMIN_TOKEN"),
+    METRICS_TOKEN: marked("METRICS_TOKEN"),
     SMTP_URL: `smtp://mailer:${marked("SMTP_PASSWORD")}@127.0.0.1:9`,
-    OIDC_ISSUER: "http://127.0.0.1:9/issuer", OIDC_CLIENT_ID: "hcd", OIDC_CLIENT_SECRET: marked("OIDC_CLIENT_SECRET"),
+    OIDC_ISSUER: "http://127.0.0.1:9/issuer",
+    OIDC_CLIENT_ID: "hcd",
+    OIDC_CLIENT_SECRET: marked("OIDC_CLIENT_SECRET"),
   };
 }
 
@@ -162,17 +182,25 @@ for (const format of ["text", "json"]) {
   test(`no secret setting (service tokens included) is in the start log (LOG_FORMAT=${format})`, async () => {
     const dir = tempDir();
     const env = secretSettings();
-    assert.ok(["TELEGRAM_BOT_TOKEN", "TWILIO_AUTH", "MATRIX_ACCESS_TOKEN", "PUSHOVER_API_TOKEN", "TRELLO_APP_KEY"].every((name) => name in env), Object.keys(env).join(" "));
+    assert.ok(
+      ["TELEGRAM_BOT_TOKEN", "TWILIO_AUTH", "MATRIX_ACCESS_TOKEN", "PUSHOVER_API_TOKEN", "TRELLO_APP_KEY"].every((name) => name in env),
+      Object.keys(env).join(" "),
+    );
     const server = await startServer({ dataDir: dir.path, env: { ...env, LOG_FORMAT: format } });
     try {
-      assert.is((await call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } })).status, 200);
+      assert.is(
+        (await call(server.url, "GET", "/admin/v1/projects", { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } })).status,
+        200,
+      );
     } finally {
       assert.is(await stopServer(server), 0);
       dir.remove();
     }
     assert.match(server.output(), /listening on/, "the start line was captured");
     assert.match(server.output(), /telegramBotToken/, "the start line lists the service settings");
-    const leaked = Object.values(env).flatMap((value) => [...value.matchAll(/SECRET-[A-Z_]+-value/g)].map((m) => m[0])).filter((secret) => server.output().includes(secret));
+    const leaked = Object.values(env)
+      .flatMap((value) => [...value.matchAll(/SECRET-[A-Z_]+-value/g)].map((m) => m[0]))
+      .filter((secret) => server.output().includes(secret));
     assert.equal(leaked, [], server.output());
   });
 }

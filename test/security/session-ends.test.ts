@@ -30,25 +30,42 @@ test.after(async () => {
 async function twoSessions(): Promise<{ email: string; mine: string; other: string }> {
   const email = `s${++users}@corp.example`;
   await ok(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email, password: PASSWORD } }));
-  const mine = (await signInUser(server, email, PASSWORD)).cookie, other = (await signInUser(server, email, PASSWORD)).cookie;
+  const mine = (await signInUser(server, email, PASSWORD)).cookie,
+    other = (await signInUser(server, email, PASSWORD)).cookie;
   assert.ok(mine !== "" && other !== "" && mine !== other);
   return { email, mine, other };
 }
 const accountStatus = async (cookie: string) => (await getPage(server.url, "/account", cookie)).status;
-const secretOf = async (cookie: string) => /class="totp-secret">([A-Z2-7]+)</.exec((await getPage(server.url, "/account", cookie)).text)?.[1] ?? "";
+const secretOf = async (cookie: string) =>
+  /class="totp-secret">([A-Z2-7]+)</.exec((await getPage(server.url, "/account", cookie)).text)?.[1] ?? "";
 
 test("turning the second factor on asks for the password, and ends every other session of the user", async () => {
   const { mine, other } = await twoSessions();
   const secret = await secretOf(mine);
   const csrf = await csrfOf(server.url, mine);
   const step = stepNow();
-  const withoutPassword = await postForm(server.url, "/account/second-factor/on", { csrf, secret, code: totp(secret, step) }, { cookie: mine });
+  const withoutPassword = await postForm(
+    server.url,
+    "/account/second-factor/on",
+    { csrf, secret, code: totp(secret, step) },
+    { cookie: mine },
+  );
   assert.is(withoutPassword.status, 400, "the session alone does not turn it on");
-  const wrongPassword = await postForm(server.url, "/account/second-factor/on", { csrf, secret, code: totp(secret, step), password: "not the password" }, { cookie: mine });
+  const wrongPassword = await postForm(
+    server.url,
+    "/account/second-factor/on",
+    { csrf, secret, code: totp(secret, step), password: "not the password" },
+    { cookie: mine },
+  );
   assert.is(wrongPassword.status, 400);
   assert.match(wrongPassword.text, /The password is wrong/);
   assert.match((await getPage(server.url, "/account", mine)).text, /Off\. To turn it on/, "still off");
-  const on = await postForm(server.url, "/account/second-factor/on", { csrf, secret, code: totp(secret, step), password: PASSWORD }, { cookie: mine });
+  const on = await postForm(
+    server.url,
+    "/account/second-factor/on",
+    { csrf, secret, code: totp(secret, step), password: PASSWORD },
+    { cookie: mine },
+  );
   assert.is(on.status, 200, on.text.slice(0, 400));
   assert.match(on.text, /recovery codes/);
   assert.is(await accountStatus(other), 303, "the other session has ended");
@@ -61,14 +78,24 @@ test("turning the second factor off ends every other session of the user", async
   const { email, mine } = await twoSessions();
   const secret = await secretOf(mine);
   const step = stepNow();
-  const on = await postForm(server.url, "/account/second-factor/on", { csrf: await csrfOf(server.url, mine), secret, code: totp(secret, step), password: PASSWORD }, { cookie: mine });
+  const on = await postForm(
+    server.url,
+    "/account/second-factor/on",
+    { csrf: await csrfOf(server.url, mine), secret, code: totp(secret, step), password: PASSWORD },
+    { cookie: mine },
+  );
   assert.is(on.status, 200);
   const recovery = [...on.text.matchAll(/<li><code>([0-9a-f-]{19})<\/code><\/li>/g)].map((m) => m[1]);
   // another session, opened with the code
   const pending = /name="pending" value="([^"]+)"/.exec((await signInUser(server, email, PASSWORD)).text)?.[1] ?? "";
   const other = (await postForm(server.url, "/signin/code", { pending, code: recovery[0] })).cookie;
   assert.is(await accountStatus(other), 200);
-  const off = await postForm(server.url, "/account/second-factor/off", { csrf: await csrfOf(server.url, on.cookie), code: recovery[1] }, { cookie: on.cookie });
+  const off = await postForm(
+    server.url,
+    "/account/second-factor/off",
+    { csrf: await csrfOf(server.url, on.cookie), code: recovery[1] },
+    { cookie: on.cookie },
+  );
   assert.is(off.status, 200, off.text.slice(0, 400));
   assert.match(off.text, /The second factor is off/);
   assert.is(await accountStatus(other), 303, "the other session has ended");
@@ -78,13 +105,23 @@ test("turning the second factor off ends every other session of the user", async
 test("changing the password needs the current one and ends every other session of the user", async () => {
   const { email, mine, other } = await twoSessions();
   const csrf = await csrfOf(server.url, mine);
-  const wrong = await postForm(server.url, "/account/password", { csrf, current: "not the password", password: "a brand new password" }, { cookie: mine });
+  const wrong = await postForm(
+    server.url,
+    "/account/password",
+    { csrf, current: "not the password", password: "a brand new password" },
+    { cookie: mine },
+  );
   assert.is(wrong.status, 400);
   assert.match(wrong.text, /The current password is wrong\./);
   assert.is(await accountStatus(other), 200, "nothing ended");
   const short = await postForm(server.url, "/account/password", { csrf, current: PASSWORD, password: "short" }, { cookie: mine });
   assert.is(short.status, 400);
-  const changed = await postForm(server.url, "/account/password", { csrf, current: PASSWORD, password: "a brand new password" }, { cookie: mine });
+  const changed = await postForm(
+    server.url,
+    "/account/password",
+    { csrf, current: PASSWORD, password: "a brand new password" },
+    { cookie: mine },
+  );
   assert.is(changed.status, 200, changed.text.slice(0, 400));
   assert.match(changed.text, /Password changed/);
   assert.is(await accountStatus(other), 303, "the other session has ended");

@@ -25,7 +25,11 @@ test("a session goes on after a restart; sign-out, removal and a new password en
   try {
     const users: Record<string, string> = {};
     for (const name of ["stays", "leaves", "removed", "changes"]) {
-      users[name] = (await ok<{ id: string }>(call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: `${name}@corp.example`, password: PASSWORD } }))).id;
+      users[name] = (
+        await ok<{ id: string }>(
+          call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: `${name}@corp.example`, password: PASSWORD } }),
+        )
+      ).id;
     }
     const cookie: Record<string, string> = {};
     for (const name of Object.keys(users)) cookie[name] = (await signInUser(server, `${name}@corp.example`, PASSWORD)).cookie;
@@ -57,7 +61,17 @@ test("a session goes on after a restart; sign-out, removal and a new password en
 
     // after the restart: a new password ends the user's other session, also across the next restart
     assert.ok(await signedIn(server, other));
-    const changed = await postForm(server.url, "/account/password", { csrf: await csrfOf(server.url, cookie.changes), current: PASSWORD, password: "a new long password", confirm: "a new long password" }, { cookie: cookie.changes });
+    const changed = await postForm(
+      server.url,
+      "/account/password",
+      {
+        csrf: await csrfOf(server.url, cookie.changes),
+        current: PASSWORD,
+        password: "a new long password",
+        confirm: "a new long password",
+      },
+      { cookie: cookie.changes },
+    );
     assert.ok(changed.status === 303 || changed.status === 200, `${changed.status} ${changed.text.slice(0, 200)}`);
     assert.not.ok(await signedIn(server, other), "the other session ended");
     assert.is(await stopServer(server), 0, server.output());

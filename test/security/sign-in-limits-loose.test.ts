@@ -35,7 +35,9 @@ async function newUser(): Promise<string> {
 test("more loosely per email: 100 failures from ten addresses block every address for that email", async () => {
   const email = await newUser();
   for (let a = 0; a < 10; a++) {
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => signInUser(server, email, `spread guess ${a}-${i}`, `127.0.2.${a + 1}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => signInUser(server, email, `spread guess ${a}-${i}`, `127.0.2.${a + 1}`)),
+    );
     assert.equal(statusCounts(answers), { 401: 10 }, `address ${a}`);
   }
   assert.is((await signInUser(server, email, PASSWORD, "127.0.2.100")).status, 429);
@@ -46,10 +48,14 @@ test("more loosely per email: 100 failures from ten addresses block every addres
 test("more loosely per address: 100 failures of one address over many emails block it for any email, not others", async () => {
   const limits = new SignInLimits(new MemorySignInStore());
   const at = Date.UTC(2026, 0, 15);
-  for (let i = 0; i < SIGN_IN_FAILURES_LOOSE; i++) assert.ok(await limits.attempt(signInKeys(`sprayed${i}@corp.example`, "10.0.0.1"), at + i), `attempt ${i}`);
+  for (let i = 0; i < SIGN_IN_FAILURES_LOOSE; i++)
+    assert.ok(await limits.attempt(signInKeys(`sprayed${i}@corp.example`, "10.0.0.1"), at + i), `attempt ${i}`);
   assert.is(await limits.attempt(signInKeys("victim@corp.example", "10.0.0.1"), at + 200), null, "that address, any email");
   assert.ok(await limits.attempt(signInKeys("victim@corp.example", "10.0.0.2"), at + 200), "another address");
-  assert.ok(await limits.attempt(signInKeys("victim@corp.example", "10.0.0.1"), at + 15 * 60_000 + 1), "the oldest failures 15 minutes old");
+  assert.ok(
+    await limits.attempt(signInKeys("victim@corp.example", "10.0.0.1"), at + 15 * 60_000 + 1),
+    "the oldest failures 15 minutes old",
+  );
 });
 
 test.run();

@@ -56,7 +56,8 @@ test("behind a trusted reverse proxy the client's address counts, not the proxy'
   const email = await newUser();
   const viaProxy = (password: string, client: string, proxy = "127.0.0.9") =>
     postForm(server.url, "/signin/password", { email, password }, { from: proxy, headers: { "x-forwarded-for": `${client}, 127.0.1.7` } });
-  for (let i = 0; i < 10; i++) assert.is((await viaProxy(`wrong ${i}`, "203.0.113.5", i % 2 === 0 ? "127.0.0.9" : "127.0.1.7")).status, 401);
+  for (let i = 0; i < 10; i++)
+    assert.is((await viaProxy(`wrong ${i}`, "203.0.113.5", i % 2 === 0 ? "127.0.0.9" : "127.0.1.7")).status, 401);
   assert.is((await viaProxy(PASSWORD, "203.0.113.5")).status, 429, "the client behind the proxy is blocked");
   assert.is((await viaProxy(PASSWORD, "203.0.113.6")).status, 303, "another client behind the same proxy is not");
   // not a trusted proxy: its X-Forwarded-For is the client's own text, and its own address is what counts

@@ -43,7 +43,9 @@ const SNAPSHOT_EVERY = 200;
 
 export async function startCheckerCluster(options: { token: string; partitions: number; siteRoot: string }): Promise<CheckerCluster> {
   const nats = await startNatsCluster({ size: 3, noAdvertise: true });
-  const relays = await Promise.all(NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => faultRelay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))));
+  const relays = await Promise.all(
+    NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => faultRelay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))),
+  );
   const dirs = NODES.map(() => tempDir("hcd-checker-node-"));
   const current: RealServer[] = [];
   const started: { name: string; server: RealServer; expected: boolean }[] = [];
@@ -52,32 +54,50 @@ export async function startCheckerCluster(options: { token: string; partitions: 
   const watcher: NatsConnection = await connect({ servers: nats.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
 
   const start = async (i: number) => {
-    const server = await startServer({ dataDir: dirs[i].path, env: {
-      NATS_URL: relays[i].map((r) => r.url).join(","), NODE_ID: NODES[i], ADMIN_TOKEN: options.token, SITE_ROOT: options.siteRoot,
-      CLUSTER_PARTITIONS: String(options.partitions), CLUSTER_REPLICAS: "3", API_RATE_LIMIT: "0", LOG_LEVEL: "info", LOG_FORMAT: "json",
-      // snapshots every few hundred records: the held pings are stored in the history, and the log let go,
-      // many times in a run, under the faults as well
-      CLUSTER_SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
-    } });
+    const server = await startServer({
+      dataDir: dirs[i].path,
+      env: {
+        NATS_URL: relays[i].map((r) => r.url).join(","),
+        NODE_ID: NODES[i],
+        ADMIN_TOKEN: options.token,
+        SITE_ROOT: options.siteRoot,
+        CLUSTER_PARTITIONS: String(options.partitions),
+        CLUSTER_REPLICAS: "3",
+        API_RATE_LIMIT: "0",
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+        // snapshots every few hundred records: the held pings are stored in the history, and the log let go,
+        // many times in a run, under the faults as well
+        CLUSTER_SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
+      },
+    });
     const entry = { name: NODES[i], server, expected: false };
     started.push(entry);
     current[i] = server;
     void server.exited.then(({ code, signal }) => {
-      if (!entry.expected && !closing) unexpected.push(`node ${entry.name} (pid ${server.pid}) exited on its own: code ${code}, signal ${signal}`);
+      if (!entry.expected && !closing)
+        unexpected.push(`node ${entry.name} (pid ${server.pid}) exited on its own: code ${code}, signal ${signal}`);
     });
     return server;
   };
   for (let i = 0; i < NODES.length; i++) await start(i);
 
   return {
-    nats, relays, start,
+    nats,
+    relays,
+    start,
     node: (i) => current[i],
     ownerOf: async (partition) => {
-      const message = await (await managerOf(watcher)).streams.getMessage(`KV_hcd-owner-${partition}`, { last_by_subj: `$KV.hcd-owner-${partition}.owner` });
-      return message === null ? null : decodeLease(message.data)?.node ?? null;
+      const message = await (
+        await managerOf(watcher)
+      ).streams.getMessage(`KV_hcd-owner-${partition}`, { last_by_subj: `$KV.hcd-owner-${partition}.owner` });
+      return message === null ? null : (decodeLease(message.data)?.node ?? null);
     },
     unexpectedExits: () => [...unexpected],
-    expectExit: (i) => { const entry = [...started].reverse().find((s) => s.server === current[i]); if (entry) entry.expected = true; },
+    expectExit: (i) => {
+      const entry = [...started].reverse().find((s) => s.server === current[i]);
+      if (entry) entry.expected = true;
+    },
     reportLogs: () => reportLogs(started),
     close: async () => {
       closing = true;
@@ -100,7 +120,12 @@ function reportLogs(started: { name: string; server: RealServer }[]): void {
     console.log(`---- node ${name} (process ${i}, pid ${server.pid}), whole log in ${file}:`);
     for (const line of server.output().split("\n")) {
       let entry: { time?: string; msg?: string; [field: string]: unknown };
-      try { entry = JSON.parse(line); } catch { if (line.trim() !== "") console.log(`  ${line.slice(0, 300)}`); continue; }
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        if (line.trim() !== "") console.log(`  ${line.slice(0, 300)}`);
+        continue;
+      }
       if (!/^cluster:/.test(entry.msg ?? "") && !/error|fail/i.test(entry.msg ?? "")) continue;
       const { time, msg, level: _level, pid: _pid, ...fields } = entry;
       console.log(`  ${time} ${msg} ${JSON.stringify(fields).slice(0, 300)}`);

@@ -67,7 +67,10 @@ async function checkerRun(seed: number): Promise<void> {
       for (let c = 0; c < 3; c++) checks.push(await createCheck(url((p + c + 1) % 3), project, `check-${p}-${c}`, 3600));
     }
     // starved: a run started and never finished goes down at its start plus its grace
-    const starved = [await createCheck(url(1), projects[0], "starved-0", GRACE_MS / 1000), await createCheck(url(2), projects[2], "starved-2", GRACE_MS / 1000)];
+    const starved = [
+      await createCheck(url(1), projects[0], "starved-0", GRACE_MS / 1000),
+      await createCheck(url(2), projects[2], "starved-2", GRACE_MS / 1000),
+    ];
     for (const check of starved) {
       const rid = randomUUID();
       check.sent.push(rid);
@@ -88,31 +91,41 @@ async function checkerRun(seed: number): Promise<void> {
       if (!server.alive()) return -1;
       const rid = randomUUID();
       check.sent.push(rid);
-      const status = await fetch(`${server.url}/ping/${check.uuid}?rid=${rid}`, { signal: AbortSignal.timeout(PING_TIMEOUT_MS) })
-        .then(async (r) => { await r.arrayBuffer(); return r.status; }, () => 0);
+      const status = await fetch(`${server.url}/ping/${check.uuid}?rid=${rid}`, { signal: AbortSignal.timeout(PING_TIMEOUT_MS) }).then(
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        },
+        () => 0,
+      );
       statuses.set(`${NODES[node]} ${status}`, (statuses.get(`${NODES[node]} ${status}`) ?? 0) + 1);
       if (status === 200) check.acked.push(rid);
       return status;
     };
     loadRunning = true;
     let turn = 0;
-    load = Promise.all([0, 1, 2, 3].map(async (w) => {
-      while (loadRunning) {
-        const n = turn++;
-        const project = projects[(n + w) % projects.length];
-        const burst = checks.filter((c) => c.project === project && c.sent.length < MAX_PINGS);
-        const answers = await Promise.all(burst.map((check) => ping(check, n % 3)));
-        if (answers.length === 0 || answers.includes(-1)) await pause(50);
-        await pause(40);
-      }
-    }));
+    load = Promise.all(
+      [0, 1, 2, 3].map(async (w) => {
+        while (loadRunning) {
+          const n = turn++;
+          const project = projects[(n + w) % projects.length];
+          const burst = checks.filter((c) => c.project === project && c.sent.length < MAX_PINGS);
+          const answers = await Promise.all(burst.map((check) => ping(check, n % 3)));
+          if (answers.length === 0 || answers.includes(-1)) await pause(50);
+          await pause(40);
+        }
+      }),
+    );
 
     // the faults, one round after another, as long as they end before the quiet time
     const rounds = faultSchedule(seed, { partitions: partitions.length, leaseMs: LEASE_MS });
     rounds.forEach((round, i) => console.log(`  round ${i + 1}: ${describeRound(round)}`));
     const ran: string[] = [];
     for (const [i, round] of rounds.entries()) {
-      if (Date.now() + round.afterMs + round.fault.holdMs + 5_000 > faultsUntil) { ran.push(`round ${i + 1} left out: no time before the quiet`); continue; }
+      if (Date.now() + round.afterMs + round.fault.holdMs + 5_000 > faultsUntil) {
+        ran.push(`round ${i + 1} left out: no time before the quiet`);
+        continue;
+      }
       await pause(round.afterMs);
       const started = Date.now();
       const what = await inject(cluster, round, partitions);
@@ -125,20 +138,35 @@ async function checkerRun(seed: number): Promise<void> {
     for (let node = 0; node < 3; node++) {
       for (const project of projects) {
         const check = checks.find((c) => c.project === project)!;
-        await waitFor(async () => ((await ping(check, node)) === 200 ? true : undefined), 120_000, `node ${NODES[node]} acknowledging pings of ${project.name}`);
+        await waitFor(
+          async () => ((await ping(check, node)) === 200 ? true : undefined),
+          120_000,
+          `node ${NODES[node]} acknowledging pings of ${project.name}`,
+        );
       }
     }
     const healedAt = Date.now();
-    console.log(`  healed ${healedAt - healStarted} ms after the last round, ${Math.round((starved[0].starved!.dueFrom - healedAt) / 1000)} s before the starved checks' due time`);
-    assert.ok(healedAt < starved[0].starved!.dueFrom - LEASE_MS, "the cluster healed too late for the starved checks' due time to fall with an owner serving");
+    console.log(
+      `  healed ${healedAt - healStarted} ms after the last round, ${Math.round((starved[0].starved!.dueFrom - healedAt) / 1000)} s before the starved checks' due time`,
+    );
+    assert.ok(
+      healedAt < starved[0].starved!.dueFrom - LEASE_MS,
+      "the cluster healed too late for the starved checks' due time to fall with an owner serving",
+    );
 
     // the starved checks' down flips: the due time passed, then seen by a node
     while (Date.now() < Math.max(...starved.map((c) => c.starved!.dueTo)) + 2 * DUE_TOLERANCE_MS) await pause(250);
     for (const check of starved) {
-      await waitFor(async () => {
-        const flips = await ok<{ up: number }[]>(call(url(0), "GET", `/api/v3/checks/${check.uuid}/flips/`, { key: check.project.api_key }));
-        return flips.some((f) => f.up === 0) || undefined;
-      }, 30_000, `starved check ${check.uuid} down`);
+      await waitFor(
+        async () => {
+          const flips = await ok<{ up: number }[]>(
+            call(url(0), "GET", `/api/v3/checks/${check.uuid}/flips/`, { key: check.project.api_key }),
+          );
+          return flips.some((f) => f.up === 0) || undefined;
+        },
+        30_000,
+        `starved check ${check.uuid} down`,
+      );
     }
     loadRunning = false;
     await load;
@@ -150,18 +178,41 @@ async function checkerRun(seed: number): Promise<void> {
       const byNode: Record<string, string> = {};
       for (let node = 0; node < 3; node++) byNode[NODES[node]] = await dumpProject(url(node), project);
       dumps.push({ project: project.name, byNode });
-      const { details } = JSON.parse(byNode.a) as { details: { check: { uuid: string; n_pings: number }; pings: { rid?: string | null }[]; flips: { timestamp: string; up: number }[] }[] };
+      const { details } = JSON.parse(byNode.a) as {
+        details: {
+          check: { uuid: string; n_pings: number };
+          pings: { rid?: string | null }[];
+          flips: { timestamp: string; up: number }[];
+        }[];
+      };
       for (const { check, pings, flips } of details) {
-        read.set(check.uuid, { log: pings.map((p) => p.rid ?? null), nPings: check.n_pings, flips: flips.map((f) => ({ at: Date.parse(f.timestamp), up: f.up === 1 })) });
+        read.set(check.uuid, {
+          log: pings.map((p) => p.rid ?? null),
+          nPings: check.n_pings,
+          flips: flips.map((f) => ({ at: Date.parse(f.timestamp), up: f.up === 1 })),
+        });
       }
     }
-    const histories: CheckHistory[] = [...checks, ...starved].map((c) => ({ uuid: c.uuid, sent: c.sent, acked: c.acked, starved: c.starved, ...read.get(c.uuid)! }));
+    const histories: CheckHistory[] = [...checks, ...starved].map((c) => ({
+      uuid: c.uuid,
+      sent: c.sent,
+      acked: c.acked,
+      starved: c.starved,
+      ...read.get(c.uuid)!,
+    }));
     const violations = violationsOf({ checks: histories, dumps, dueToleranceMs: DUE_TOLERANCE_MS });
-    const acked = histories.reduce((n, c) => n + c.acked.length, 0), sent = histories.reduce((n, c) => n + c.sent.length, 0);
-    console.log(`  seed ${seed}: ${acked} of ${sent} pings acknowledged, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${violations.length} violation(s)`);
+    const acked = histories.reduce((n, c) => n + c.acked.length, 0),
+      sent = histories.reduce((n, c) => n + c.sent.length, 0);
+    console.log(
+      `  seed ${seed}: ${acked} of ${sent} pings acknowledged, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${violations.length} violation(s)`,
+    );
     for (const v of violations) console.log(`  VIOLATION ${v.kind} ${v.subject}: ${v.detail}`);
     assert.equal(cluster.unexpectedExits(), [], "every node exit was one the test caused");
-    assert.equal(violations.map((v) => `${v.kind} ${v.subject}`), [], `seed ${seed}: violations`);
+    assert.equal(
+      violations.map((v) => `${v.kind} ${v.subject}`),
+      [],
+      `seed ${seed}: violations`,
+    );
     assert.ok(acked >= 200, `only ${acked} pings acknowledged`); // the load ran, so the checker had something to judge
   } catch (error) {
     console.log(`  seed ${seed} failed; replay with HCD_CHECKER_SEED=${seed}`);
@@ -175,7 +226,9 @@ async function checkerRun(seed: number): Promise<void> {
 }
 
 async function createCheck(url: string, project: ProjectJson, name: string, graceSeconds: number): Promise<Check> {
-  const made = await ok<{ uuid: string }>(call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name, timeout: 3600, grace: graceSeconds } }));
+  const made = await ok<{ uuid: string }>(
+    call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name, timeout: 3600, grace: graceSeconds } }),
+  );
   return { uuid: made.uuid, project, sent: [], acked: [] };
 }
 
@@ -195,7 +248,11 @@ async function inject(cluster: CheckerCluster, round: Round, partitions: readonl
     case "stop-owner": {
       const partition = partitions[fault.partition];
       // just after another fault the partition may be between owners: its next one is paused
-      const owner = await waitFor(async () => (await cluster.ownerOf(partition)) ?? undefined, LEASE_MS, `an owner of partition ${partition}`).catch(() => null);
+      const owner = await waitFor(
+        async () => (await cluster.ownerOf(partition)) ?? undefined,
+        LEASE_MS,
+        `an owner of partition ${partition}`,
+      ).catch(() => null);
       const index = NODES.indexOf(owner as (typeof NODES)[number]);
       if (index < 0) return `partition ${partition} had no owner to pause`;
       const server = cluster.node(index);

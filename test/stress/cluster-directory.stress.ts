@@ -34,14 +34,24 @@ const PARTITIONS = 8;
 const MANY = 10_000;
 
 type Connect = (first: number, options?: { only?: boolean }) => Promise<NatsConnection>;
-type Lookups = Pick<Pool, "authenticate" | "projectByPingKey" | "projectOfCheck" | "projectByBadgeKey" | "checkByBadgeKey" | "listProjects">;
+type Lookups = Pick<
+  Pool,
+  "authenticate" | "projectByPingKey" | "projectOfCheck" | "projectByBadgeKey" | "checkByBadgeKey" | "listProjects"
+>;
 
 let cluster: NatsCluster;
 const connections: NatsConnection[] = [];
 const connection: Connect = async (first, options = {}) => {
   // each node talks to its own server first, as nodes on different machines would (only to it: cut off with it)
   const servers = options.only ? [cluster.urls[first]] : [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
-  const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 2_000, ignoreClusterUpdates: options.only === true });
+  const nc = await connect({
+    servers,
+    noRandomize: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    pingInterval: 2_000,
+    ignoreClusterUpdates: options.only === true,
+  });
   connections.push(nc);
   return nc;
 };
@@ -62,8 +72,14 @@ function replicaOn(nc: NatsConnection, bucket: string): Promise<DirectoryReplica
 
 /** The single-node pool every answer is compared with. */
 async function referencePool(dir: string): Promise<Pool> {
-  return createInProcessPool({ dataDir: dir, shards: 2, durability: "commit", startAt: T0, clock: "virtual",
-    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null } });
+  return createInProcessPool({
+    dataDir: dir,
+    shards: 2,
+    durability: "commit",
+    startAt: T0,
+    clock: "virtual",
+    notify: { siteRoot: "http://localhost", allowPrivateIps: true, smtpUrl: null },
+  });
 }
 
 /** Everything a lookup may be asked: every key and uuid ever made (deleted ones too), and strings that name nothing. */
@@ -102,7 +118,10 @@ function lookups(dir: Lookups, probes: Probes, sample = 1) {
 function assertSameAnswers(pool: Pool, watchers: readonly DirectoryReplica[], probes: Probes, what: string, sample = 1): void {
   const expected = lookups(pool, probes, sample);
   const found = (list: unknown[]) => list.filter((answer) => answer !== null).length;
-  assert.ok(found(expected.authenticate) > 0 && found(expected.projectOfCheck) > 0 && found(expected.checkByBadgeKey) > 0, `${what}: the reference knows something`);
+  assert.ok(
+    found(expected.authenticate) > 0 && found(expected.projectOfCheck) > 0 && found(expected.checkByBadgeKey) > 0,
+    `${what}: the reference knows something`,
+  );
   for (const [i, watcher] of watchers.entries()) assert.equal(lookups(watcher, probes, sample), expected, `${what}: watcher ${i + 1}`);
 }
 
@@ -110,10 +129,23 @@ const changes = (part: Partial<DirectoryChanges>): DirectoryChanges => ({ projec
 
 /** Pings that create checks by slug (batched by the pool, so thousands are quick); returns the created checks. */
 async function createBySlug(pool: Pool, project: Project, slugs: string[], at: number): Promise<Check[]> {
-  const results = await Promise.all(slugs.map((slug) => {
-    const target: PingTarget = { pingKey: project.pingKey, slug, create: true };
-    return pool.ping(project.id, { target, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "test", rid: null, body: null, at });
-  }));
+  const results = await Promise.all(
+    slugs.map((slug) => {
+      const target: PingTarget = { pingKey: project.pingKey, slug, create: true };
+      return pool.ping(project.id, {
+        target,
+        signal: "success",
+        exitStatus: null,
+        method: "GET",
+        scheme: "http",
+        remoteAddr: "127.0.0.1",
+        ua: "test",
+        rid: null,
+        body: null,
+        at,
+      });
+    }),
+  );
   const created = new Set(results.map((r) => (r.ok && r.value.created ? r.value.checkUuid : null)));
   assert.is(created.size - (created.has(null) ? 1 : 0), slugs.length, "every slug ping created its check");
   return (await pool.listChecks(project.id, { tags: [] })).filter((check) => created.has(check.uuid));
@@ -127,10 +159,7 @@ test("two watchers answer every lookup as the single-node directory; creations, 
   const bucket = "dir-a";
   try {
     const writer = await replicaOn(await connection(0), bucket);
-    const watchers = [
-      await replicaOn(await connection(1), bucket),
-      await replicaOn(await connection(2, { only: true }), bucket),
-    ];
+    const watchers = [await replicaOn(await connection(1), bucket), await replicaOn(await connection(2, { only: true }), bucket)];
     const caughtUp = (revision: number) => Promise.all(watchers.map((w) => w.caughtUpTo(revision)));
 
     // projects, checks made through the API and by slug pings, one after another as their commits would be
@@ -169,7 +198,10 @@ test("two watchers answer every lookup as the single-node directory; creations, 
 
     // deletions: every check of one project and two of another
     const gone: { projectId: string; uuid: string }[] = [];
-    for (const [project, count] of [[projects[2], 8], [projects[3], 2]] as const) {
+    for (const [project, count] of [
+      [projects[2], 8],
+      [projects[3], 2],
+    ] as const) {
       for (const check of (await pool.listChecks(project.id, { tags: [] })).slice(0, count)) {
         assert.ok((await pool.deleteCheck(project.id, check.uuid, T0 + 300)).ok);
         gone.push({ projectId: project.id, uuid: check.uuid });
@@ -182,10 +214,15 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     if (!brief.ok) return;
     probes.check(brief.value.check);
     assert.ok((await pool.deleteCheck(projects[3].id, brief.value.check.uuid, T0 + 311)).ok);
-    revision = await writer.publish(changes({ checks: [brief.value.check], deletedChecks: [{ projectId: projects[3].id, uuid: brief.value.check.uuid }] }));
+    revision = await writer.publish(
+      changes({ checks: [brief.value.check], deletedChecks: [{ projectId: projects[3].id, uuid: brief.value.check.uuid }] }),
+    );
     await caughtUp(revision);
     assertSameAnswers(pool, watchers, probes, "after deletions");
-    assert.ok(gone.every(({ uuid }) => watchers.every((w) => w.projectOfCheck(uuid) === null)), "deleted checks route nowhere");
+    assert.ok(
+      gone.every(({ uuid }) => watchers.every((w) => w.projectOfCheck(uuid) === null)),
+      "deleted checks route nowhere",
+    );
 
     // reconcile: a write lost between a commit and its publish (a key deleted behind the writer's back) and
     // a stray key (a check the partition no longer holds) are both put right from the partition's state
@@ -200,9 +237,12 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     assert.is(watchers[0].projectOfCheck(lost.uuid), null, "the lost write is missing before the reconcile");
     assert.is(watchers[0].projectOfCheck(stray)?.id, lostProject.id, "the stray key is there before the reconcile");
     probes.uuids.push(stray);
-    const ofPartition = projects.filter((p) => partitionOf(p.id, PARTITIONS) === partition).map((p) => (p.id === muted.value.id ? muted.value : p));
+    const ofPartition = projects
+      .filter((p) => partitionOf(p.id, PARTITIONS) === partition)
+      .map((p) => (p.id === muted.value.id ? muted.value : p));
     const routes: [string, string, string][] = [];
-    for (const project of ofPartition) for (const check of await pool.listChecks(project.id, { tags: [] })) routes.push([check.uuid, project.id, check.badgeKey]);
+    for (const project of ofPartition)
+      for (const check of await pool.listChecks(project.id, { tags: [] })) routes.push([check.uuid, project.id, check.badgeKey]);
     const reconciled = await writer.reconcile(partition, ofPartition, routes);
     assert.equal({ put: reconciled.put, deleted: reconciled.deleted }, { put: 1, deleted: 1 }, "only what differed was written");
     await caughtUp(reconciled.revision);
@@ -222,7 +262,9 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     const downAt = Date.now();
     await cluster.restart(2);
     await watchers[1].caughtUpTo(revision, 60_000);
-    console.log(`  a watcher cut off with its server caught up ${((Date.now() - downAt) / 1000).toFixed(1)} s after the server's restart began (watch restarted ${watchers[1].stats().restarts - restartsBefore} times)`);
+    console.log(
+      `  a watcher cut off with its server caught up ${((Date.now() - downAt) / 1000).toFixed(1)} s after the server's restart began (watch restarted ${watchers[1].stats().restarts - restartsBefore} times)`,
+    );
     assertSameAnswers(pool, watchers, probes, "after a server's loss and return");
 
     // the bucket's leader stopped: writes still go through (R3), both watchers and a new one read them
@@ -237,18 +279,27 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     revision = await writer.publish(changes({ checks: duringLoss }));
     assert.ok((await pool.deleteCheck(projects[3].id, duringLoss[0].uuid, T0 + 501)).ok);
     revision = await writer.publish(changes({ deletedChecks: [{ projectId: projects[3].id, uuid: duringLoss[0].uuid }] }));
-    console.log(`  with the bucket's leader (${cluster.servers[leader].name}) stopped, writes acknowledged ${((Date.now() - started) / 1000).toFixed(1)} s after its loss`);
+    console.log(
+      `  with the bucket's leader (${cluster.servers[leader].name}) stopped, writes acknowledged ${((Date.now() - started) / 1000).toFixed(1)} s after its loss`,
+    );
     const live = watchers.filter((_, i) => !(i === 1 && leader === 2)); // watcher 2 is cut off when its own server is the one stopped
     const seconds = (list: number[]) => list.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(", ");
-    const followedMs = await Promise.all(live.map(async (w) => { await w.caughtUpTo(revision, 60_000); return Date.now() - started; }));
+    const followedMs = await Promise.all(
+      live.map(async (w) => {
+        await w.caughtUpTo(revision, 60_000);
+        return Date.now() - started;
+      }),
+    );
     const late = await replicaOn(await connection((leader + 1) % 3), bucket);
     const lateMs = Date.now() - started;
     assertSameAnswers(pool, [...live, late], probes, "with the bucket's leader stopped");
     await cluster.restart(leader);
     const restartMs = Date.now() - started;
     await Promise.all(watchers.map((w) => w.caughtUpTo(revision, 60_000)));
-    console.log(`  ... after the loss: watchers on other servers had those writes ${seconds(followedMs)} (watch restarted ${live.map((w) => w.stats().restarts - restartsBefore2[watchers.indexOf(w)]).join(", ")} times); `
-      + `a new watcher had read the bucket ${seconds([lateMs])}; the server was back ${seconds([restartMs])}, every watcher caught up ${seconds([Date.now() - started])}`);
+    console.log(
+      `  ... after the loss: watchers on other servers had those writes ${seconds(followedMs)} (watch restarted ${live.map((w) => w.stats().restarts - restartsBefore2[watchers.indexOf(w)]).join(", ")} times); ` +
+        `a new watcher had read the bucket ${seconds([lateMs])}; the server was back ${seconds([restartMs])}, every watcher caught up ${seconds([Date.now() - started])}`,
+    );
     assertSameAnswers(pool, watchers, probes, "after the leader's return");
 
     // the whole of NATS down and back: every connection comes back, the watches start again, nothing is missed
@@ -260,9 +311,13 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     for (const check of afterOutage) probes.check(check);
     const outageGone = (await pool.listChecks(projects[4].id, { tags: [] }))[1];
     assert.ok((await pool.deleteCheck(projects[4].id, outageGone.uuid, T0 + 601)).ok);
-    revision = await writer.publish(changes({ checks: afterOutage, deletedChecks: [{ projectId: projects[4].id, uuid: outageGone.uuid }] }));
+    revision = await writer.publish(
+      changes({ checks: afterOutage, deletedChecks: [{ projectId: projects[4].id, uuid: outageGone.uuid }] }),
+    );
     await Promise.all([...watchers, late].map((w) => w.caughtUpTo(revision, 60_000)));
-    console.log(`  the whole of NATS stopped and started again: back after ${seconds([backMs])}; written to and followed by every watcher ${seconds([Date.now() - outageAt])} after the stop`);
+    console.log(
+      `  the whole of NATS stopped and started again: back after ${seconds([backMs])}; written to and followed by every watcher ${seconds([Date.now() - outageAt])} after the stop`,
+    );
     assertSameAnswers(pool, [...watchers, late], probes, "after NATS was down and back");
 
     // every watch's consumer lost while the connections stay up (as when its server dies): the stalled
@@ -270,7 +325,11 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     const jsm = await managerOf(await connection(0));
     // after NATS came back a watch may still be between consumers: wait until each of the four has one
     let consumers = await jsm.consumers.list(`KV_${bucket}`).next();
-    for (const until = Date.now() + 30_000; consumers.length < 4 && Date.now() < until; consumers = await jsm.consumers.list(`KV_${bucket}`).next()) {
+    for (
+      const until = Date.now() + 30_000;
+      consumers.length < 4 && Date.now() < until;
+      consumers = await jsm.consumers.list(`KV_${bucket}`).next()
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     assert.ok(consumers.length >= 4, `the watches' consumers: ${consumers.length}`);
@@ -285,7 +344,10 @@ test("two watchers answer every lookup as the single-node directory; creations, 
     for (const check of unwatched) probes.check(check);
     revision = await writer.publish(changes({ checks: unwatched }));
     await Promise.all([...watchers, late].map((w) => w.caughtUpTo(revision, 60_000)));
-    assert.ok([...watchers, late].every((w, i) => w.stats().restarts > restartsBefore3[i]), "each watch was started again");
+    assert.ok(
+      [...watchers, late].every((w, i) => w.stats().restarts > restartsBefore3[i]),
+      "each watch was started again",
+    );
     assertSameAnswers(pool, [...watchers, late], probes, "after the consumers were lost");
 
     // entries outside the layout (another program's key, a value that is not a project) are left alone
@@ -319,7 +381,9 @@ test(`a watcher started after ${MANY.toLocaleString("en")} checks were written c
       probes.project(project);
       await writer.publish(changes({ projects: [project] }));
     }
-    let madeMs = 0, publishMs = 0, revision = 0;
+    let madeMs = 0,
+      publishMs = 0,
+      revision = 0;
     for (const [i, project] of projects.entries()) {
       const slugs = Array.from({ length: MANY / projects.length }, (_, n) => `job-${i}-${n}`);
       for (let from = 0; from < slugs.length; from += 500) {
@@ -343,9 +407,11 @@ test(`a watcher started after ${MANY.toLocaleString("en")} checks were written c
     const catchUpMs = Date.now() - started;
     assert.ok(late.stats().revision >= revision);
     assert.is(late.checkCount, MANY - deleted.length);
-    console.log(`  ${MANY} checks (4 projects) published in ${(publishMs / 1000).toFixed(2)} s (${Math.round(MANY / (publishMs / 1000))} puts/s, pipelined); `
-      + `made by the reference pool in ${(madeMs / 1000).toFixed(2)} s; a watcher started afterwards caught up in ${catchUpMs} ms `
-      + `(${late.stats().applied} entries applied, ${deleted.length} of them deletion markers)`);
+    console.log(
+      `  ${MANY} checks (4 projects) published in ${(publishMs / 1000).toFixed(2)} s (${Math.round(MANY / (publishMs / 1000))} puts/s, pipelined); ` +
+        `made by the reference pool in ${(madeMs / 1000).toFixed(2)} s; a watcher started afterwards caught up in ${catchUpMs} ms ` +
+        `(${late.stats().applied} entries applied, ${deleted.length} of them deletion markers)`,
+    );
     assertSameAnswers(pool, [late], probes, "the late watcher");
     for (const replica of [writer, late]) await replica.close();
   } finally {

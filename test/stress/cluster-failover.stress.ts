@@ -36,7 +36,8 @@ const TOKEN = "cluster-failover-admin-token-0123456789";
 const PARTITIONS = 8;
 const SITE_ROOT = "http://hcd.cluster.test";
 const NODES = ["a", "b", "c"] as const;
-const PROJECTS = 6, CHECKS_PER_PROJECT = 3;
+const PROJECTS = 6,
+  CHECKS_PER_PROJECT = 3;
 const MAX_PINGS = 950; // per check: its log (1,000) holds every one
 
 test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowledged ping lost, deadlines at their due time", async () => {
@@ -44,16 +45,29 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
   const nats = await startNatsCluster({ size: 3, noAdvertise: true }); // a node reaches NATS only through its relays
   const receiver = await httpReceiver(() => ({ status: 200 }));
   // each node's relays to the three servers, its own server first (as nodes on different machines would)
-  const relays = await Promise.all(NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => faultRelay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))));
+  const relays = await Promise.all(
+    NODES.map((_, i) => Promise.all([0, 1, 2].map((k) => faultRelay({ host: "127.0.0.1", port: nats.servers[(i + k) % 3].clientPort })))),
+  );
   const dirs = NODES.map(() => tempDir("hcd-cluster-node-"));
   const servers = new Map<string, RealServer>();
   const started: { name: string; server: RealServer }[] = []; // every process started, a killed one's output too
   const natsUrlOf = (i: number) => relays[i].map((r) => r.url).join(",");
   const start = async (i: number) => {
-    const server = await startServer({ dataDir: dirs[i].path, env: {
-      NATS_URL: natsUrlOf(i), NODE_ID: NODES[i], ADMIN_TOKEN: TOKEN, SITE_ROOT, CLUSTER_PARTITIONS: String(PARTITIONS),
-      CLUSTER_REPLICAS: "3", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true", API_RATE_LIMIT: "0", LOG_LEVEL: "info", LOG_FORMAT: "json",
-    } });
+    const server = await startServer({
+      dataDir: dirs[i].path,
+      env: {
+        NATS_URL: natsUrlOf(i),
+        NODE_ID: NODES[i],
+        ADMIN_TOKEN: TOKEN,
+        SITE_ROOT,
+        CLUSTER_PARTITIONS: String(PARTITIONS),
+        CLUSTER_REPLICAS: "3",
+        INTEGRATIONS_ALLOW_PRIVATE_IPS: "true",
+        API_RATE_LIMIT: "0",
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+      },
+    });
     servers.set(NODES[i], server);
     started.push({ name: NODES[i], server });
     return server;
@@ -64,15 +78,21 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     for (let i = 0; i < NODES.length; i++) await start(i);
     const nodeUrl = (name: string) => servers.get(name)!.url;
     const ownerOf = async (p: number) => {
-      const message = await (await managerOf(watcher)).streams.getMessage(`KV_hcd-owner-${p}`, { last_by_subj: `$KV.hcd-owner-${p}.owner` });
-      return message === null ? null : decodeLease(message.data)?.node ?? null;
+      const message = await (
+        await managerOf(watcher)
+      ).streams.getMessage(`KV_hcd-owner-${p}`, { last_by_subj: `$KV.hcd-owner-${p}.owner` });
+      return message === null ? null : (decodeLease(message.data)?.node ?? null);
     };
     // the set-up's writes wait until the partitions are shared out: one that reaches a node just as it hands
     // its partition to a node joining may time out (a 503, as docs/cluster.md says), and the set-up is not what is tested
-    await waitFor(async () => {
-      const owners = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => ownerOf(p)));
-      return NODES.every((node) => owners.filter((o) => o === node).length >= Math.floor(PARTITIONS / NODES.length)) ? true : undefined;
-    }, 60_000, "the partitions shared out over the three nodes");
+    await waitFor(
+      async () => {
+        const owners = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => ownerOf(p)));
+        return NODES.every((node) => owners.filter((o) => o === node).length >= Math.floor(PARTITIONS / NODES.length)) ? true : undefined;
+      },
+      60_000,
+      "the partitions shared out over the three nodes",
+    );
     const anyUrl = () => [...servers.values()].find((s) => s.alive())!.url;
 
     // projects over several partitions, three checks each, every project notifying the receiver
@@ -81,23 +101,41 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     for (let p = 0; p < PROJECTS; p++) {
       const server = servers.get(NODES[p % 3])!;
       const project = await createProject(server, TOKEN, { name: `project-${p}`, ping_log_limit: 1000 });
-      await addChannel(server, TOKEN, project.id, { kind: "webhook", name: "hook", value: {
-        method_down: "GET", url_down: `${receiver.url}/down/$CODE`, method_up: "GET", url_up: `${receiver.url}/up/$CODE`,
-      } });
+      await addChannel(server, TOKEN, project.id, {
+        kind: "webhook",
+        name: "hook",
+        value: {
+          method_down: "GET",
+          url_down: `${receiver.url}/down/$CODE`,
+          method_up: "GET",
+          url_up: `${receiver.url}/up/$CODE`,
+        },
+      });
       projects.push(project);
       for (let c = 0; c < CHECKS_PER_PROJECT; c++) {
         // created through another node than the project: the directory is every node's
-        const made = await ok<{ uuid: string }>(call(nodeUrl(NODES[(p + c + 1) % 3]), "POST", "/api/v3/checks/",
-          { key: project.api_key, body: { name: `check-${p}-${c}`, timeout: 3600, grace: 3600, channels: "*" } }));
+        const made = await ok<{ uuid: string }>(
+          call(nodeUrl(NODES[(p + c + 1) % 3]), "POST", "/api/v3/checks/", {
+            key: project.api_key,
+            body: { name: `check-${p}-${c}`, timeout: 3600, grace: 3600, channels: "*" },
+          }),
+        );
         checks.push({ uuid: made.uuid, project });
       }
     }
     // the deadline check: timeout and grace at their minimum, so it is down 120 s after its ping
     const deadlineProject = projects[0];
-    const deadline = await ok<{ uuid: string }>(call(nodeUrl("b"), "POST", "/api/v3/checks/",
-      { key: deadlineProject.api_key, body: { name: "deadline", timeout: 60, grace: 60, channels: "*" } }));
+    const deadline = await ok<{ uuid: string }>(
+      call(nodeUrl("b"), "POST", "/api/v3/checks/", {
+        key: deadlineProject.api_key,
+        body: { name: "deadline", timeout: 60, grace: 60, channels: "*" },
+      }),
+    );
     assert.is((await call(nodeUrl("c"), "GET", `/ping/${deadline.uuid}`)).status, 200);
-    const pingedAt = Date.parse((await ok<{ last_ping: string }>(call(nodeUrl("a"), "GET", `/api/v3/checks/${deadline.uuid}`, { key: deadlineProject.api_key }))).last_ping);
+    const pingedAt = Date.parse(
+      (await ok<{ last_ping: string }>(call(nodeUrl("a"), "GET", `/api/v3/checks/${deadline.uuid}`, { key: deadlineProject.api_key })))
+        .last_ping,
+    );
     const dueAt = pingedAt + 120_000;
 
     // ping load: every ping a fresh rid; acknowledged ones are remembered by check
@@ -113,11 +151,20 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
         const check = checks[(sent + w) % checks.length];
         const node = NODES[sent++ % 3];
         const server = servers.get(node);
-        if (server === undefined || !server.alive()) { await new Promise((r) => setTimeout(r, 20)); continue; }
-        if ((attempts.get(check.uuid) ?? 0) >= MAX_PINGS) { await new Promise((r) => setTimeout(r, 20)); continue; } // its log is full
+        if (server === undefined || !server.alive()) {
+          await new Promise((r) => setTimeout(r, 20));
+          continue;
+        }
+        if ((attempts.get(check.uuid) ?? 0) >= MAX_PINGS) {
+          await new Promise((r) => setTimeout(r, 20));
+          continue;
+        } // its log is full
         const rid = randomUUID();
         attempts.set(check.uuid, (attempts.get(check.uuid) ?? 0) + 1);
-        const status = await call(server.url, "GET", `/ping/${check.uuid}?rid=${rid}`).then((a) => a.status, () => 0);
+        const status = await call(server.url, "GET", `/ping/${check.uuid}?rid=${rid}`).then(
+          (a) => a.status,
+          () => 0,
+        );
         statuses.set(`${node} ${status}`, (statuses.get(`${node} ${status}`) ?? 0) + 1);
         if (status === 200) {
           acked.get(check.uuid)!.add(rid);
@@ -133,7 +180,8 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     const partition = partitionOf(deadlineProject.id, PARTITIONS);
     // the JetStream cluster takes a while to elect new leaders for every stream after a server's loss (seen
     // here: 15-25 s for one bucket; a partition's takeover waits on several streams): generous bounds
-    const acksWhile = (during: string) => waitFor(() => ((phaseAcks.get(during) ?? 0) >= 30 ? true : undefined), 150_000, `30 pings acknowledged while ${during}`);
+    const acksWhile = (during: string) =>
+      waitFor(() => ((phaseAcks.get(during) ?? 0) >= 30 ? true : undefined), 150_000, `30 pings acknowledged while ${during}`);
     const victim = await ownerOf(partition);
     assert.ok(victim !== null && NODES.includes(victim as never), `partition ${partition} owned by ${victim}`);
     const victimIndex = NODES.indexOf(victim as (typeof NODES)[number]);
@@ -145,15 +193,28 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     phase = "node killed";
 
     // the check goes down at its due time, and the receiver hears of it
-    const down = await waitFor(() => receiver.requests.find((r) => r.path === `/down/${deadline.uuid}`), 90_000, "the deadline check's down notification");
+    const down = await waitFor(
+      () => receiver.requests.find((r) => r.path === `/down/${deadline.uuid}`),
+      90_000,
+      "the deadline check's down notification",
+    );
     assert.ok(down !== undefined);
     // the notification may be delivered (by any node) a moment before the flip is stored in the history
     // that the API reads: both are effects of the same record, the notification's queued first
-    const downFlip = await waitFor(async () => {
-      const flips = await ok<{ timestamp: string; up: number }[]>(call(anyUrl(), "GET", `/api/v3/checks/${deadline.uuid}/flips/`, { key: deadlineProject.api_key }));
-      return flips.find((f) => f.up === 0);
-    }, 30_000, "the down flip in the API");
-    assert.ok(Math.abs(Date.parse(downFlip.timestamp) - dueAt) <= 1_000, `down at ${downFlip.timestamp}, due ${new Date(dueAt).toISOString()}`);
+    const downFlip = await waitFor(
+      async () => {
+        const flips = await ok<{ timestamp: string; up: number }[]>(
+          call(anyUrl(), "GET", `/api/v3/checks/${deadline.uuid}/flips/`, { key: deadlineProject.api_key }),
+        );
+        return flips.find((f) => f.up === 0);
+      },
+      30_000,
+      "the down flip in the API",
+    );
+    assert.ok(
+      Math.abs(Date.parse(downFlip.timestamp) - dueAt) <= 1_000,
+      `down at ${downFlip.timestamp}, due ${new Date(dueAt).toISOString()}`,
+    );
     await acksWhile(phase); // the two nodes left serve every partition
 
     // 2. one NATS server lost
@@ -165,22 +226,35 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     await nats.restart(0);
     await start(victimIndex);
     for (const node of NODES) {
-      await waitFor(async () => (await call(nodeUrl(node), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 120_000, `node ${node} acknowledging again`);
+      await waitFor(
+        async () => (await call(nodeUrl(node), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined,
+        120_000,
+        `node ${node} acknowledging again`,
+      );
     }
     phase = "restored";
     await acksWhile(phase);
 
     // 4. a node cut off: its pings are answered 503, never acknowledged, while the others go on; then back
-    const cutIndex = (victimIndex + 1) % 3, cut = NODES[cutIndex];
+    const cutIndex = (victimIndex + 1) % 3,
+      cut = NODES[cutIndex];
     await Promise.all(relays[cutIndex].map((r) => r.cut()));
     phase = "node cut off";
-    await waitFor(async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 503 || undefined, 30_000, "a 503 from the cut-off node");
+    await waitFor(
+      async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 503 || undefined,
+      30_000,
+      "a 503 from the cut-off node",
+    );
     for (let i = 0; i < 5; i++) assert.is((await call(nodeUrl(cut), "GET", `/ping/${checks[i % checks.length].uuid}`)).status, 503);
     await acksWhile(phase); // the other nodes go on acknowledging
 
     await Promise.all(relays[cutIndex].map((r) => r.restore()));
     phase = "reconnected";
-    await waitFor(async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined, 120_000, `node ${cut} acknowledging again`);
+    await waitFor(
+      async () => (await call(nodeUrl(cut), "GET", `/ping/${checks[0].uuid}`)).status === 200 || undefined,
+      120_000,
+      `node ${cut} acknowledging again`,
+    );
     await acksWhile(phase);
     loadRunning = false;
     await load;
@@ -189,10 +263,15 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     // owner again: after these faults a partition's stream may take a while to elect a leader, during which
     // its reads answer 503 (the time it took is printed below; availability is asserted by the phases above)
     const settledFrom = Date.now();
-    const answered = async <T>(path: string, key: string) => waitFor(async () => {
-      const answer = await call(anyUrl(), "GET", path, { key });
-      return answer.status === 200 ? JSON.parse(answer.text) as T : undefined;
-    }, 180_000, `${path} answered again`);
+    const answered = async <T>(path: string, key: string) =>
+      waitFor(
+        async () => {
+          const answer = await call(anyUrl(), "GET", path, { key });
+          return answer.status === 200 ? (JSON.parse(answer.text) as T) : undefined;
+        },
+        180_000,
+        `${path} answered again`,
+      );
     for (const { uuid, project } of checks) {
       const { pings } = await answered<{ pings: { n: number; rid?: string | null }[] }>(`/api/v3/checks/${uuid}/pings/`, project.api_key);
       const logged = new Set(pings.map((p) => p.rid));
@@ -220,8 +299,12 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
       assert.is(dumps[2], dumps[0], `project ${project.name}: node c differs from a`);
     }
     // a dashboard session opened on one node is known on the others; a sign-out on one ends it on all
-    const form = (body: Record<string, string>, cookie?: string) => ({ method: "POST", redirect: "manual" as const,
-      headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) }, body: new URLSearchParams(body).toString() });
+    const form = (body: Record<string, string>, cookie?: string) => ({
+      method: "POST",
+      redirect: "manual" as const,
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) },
+      body: new URLSearchParams(body).toString(),
+    });
     const signIn = await fetch(`${nodeUrl("a")}/signin`, form({ key: TOKEN }));
     assert.is(signIn.status, 303);
     const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
@@ -239,7 +322,9 @@ test("three nodes: a node killed, a NATS server lost, a node cut off; no acknowl
     await waitFor(async () => (signInForm(await page("a")) ? true : undefined), 30_000, "node a ending the session signed out on node b");
     await waitFor(async () => (signInForm(await page("c")) ? true : undefined), 30_000, "node c ending it too");
 
-    console.log(`  cluster failover: ${total} pings acknowledged, statuses ${JSON.stringify(Object.fromEntries(statuses))}, by phase ${JSON.stringify(Object.fromEntries(phaseAcks))}; ${victim} killed ${Math.round((dueAt - killedAt) / 1000)} s before the due time; every partition read again ${Math.round((readsAt - settledFrom) / 1000)} s after the load ended`);
+    console.log(
+      `  cluster failover: ${total} pings acknowledged, statuses ${JSON.stringify(Object.fromEntries(statuses))}, by phase ${JSON.stringify(Object.fromEntries(phaseAcks))}; ${victim} killed ${Math.round((dueAt - killedAt) / 1000)} s before the due time; every partition read again ${Math.round((readsAt - settledFrom) / 1000)} s after the load ended`,
+    );
   } catch (error) {
     reportLogs(started);
     throw error;
@@ -267,7 +352,12 @@ function reportLogs(started: { name: string; server: RealServer }[]): void {
     console.log(`---- node ${name} (process ${i}), whole log in ${file}:`);
     for (const line of server.output().split("\n")) {
       let entry: { time?: string; msg?: string; [field: string]: unknown };
-      try { entry = JSON.parse(line); } catch { if (line.trim() !== "") console.log(`  ${line.slice(0, 300)}`); continue; }
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        if (line.trim() !== "") console.log(`  ${line.slice(0, 300)}`);
+        continue;
+      }
       if (!/^cluster:/.test(entry.msg ?? "") && !/error/i.test(entry.msg ?? "")) continue;
       const { time, msg, level: _level, pid: _pid, ...fields } = entry;
       console.log(`  ${time} ${msg} ${JSON.stringify(fields).slice(0, 400)}`);

@@ -36,13 +36,28 @@ function pingWrite(checkUuid: string, n: number): PingWrite {
  * Stores what a record at `position` changed as its owner does: its flips and deleted checks as a record,
  * its pings as segments (an owner holds them until a snapshot stores them at the last record's position).
  */
-function store(history: PartitionHistory, position: number, changes: { pings: readonly PingWrite[]; flips: readonly Flip[]; deletedChecks: readonly { projectId: string; uuid: string }[] }): Promise<unknown> {
+function store(
+  history: PartitionHistory,
+  position: number,
+  changes: { pings: readonly PingWrite[]; flips: readonly Flip[]; deletedChecks: readonly { projectId: string; uuid: string }[] },
+): Promise<unknown> {
   const held = new Map<string, HeldPing[]>();
-  for (const ping of changes.pings) held.set(ping.checkUuid, [...(held.get(ping.checkUuid) ?? []), { record: ping.record, body: ping.body }]);
-  return Promise.all([history.record(position, { flips: [...changes.flips], deletedChecks: [...changes.deletedChecks] }), history.storeSegments(position, held)]);
+  for (const ping of changes.pings)
+    held.set(ping.checkUuid, [...(held.get(ping.checkUuid) ?? []), { record: ping.record, body: ping.body }]);
+  return Promise.all([
+    history.record(position, { flips: [...changes.flips], deletedChecks: [...changes.deletedChecks] }),
+    history.storeSegments(position, held),
+  ]);
 }
-const flipOf = (checkUuid: string, n: number): Flip =>
-  ({ checkUuid, n, at: T0 + n * MINUTE, from: n % 2 === 0 ? "down" : "up", to: n % 2 === 0 ? "up" : "down", reason: n % 2 === 0 ? "" : "timeout", notify: true });
+const flipOf = (checkUuid: string, n: number): Flip => ({
+  checkUuid,
+  n,
+  at: T0 + n * MINUTE,
+  from: n % 2 === 0 ? "down" : "up",
+  to: n % 2 === 0 ? "up" : "down",
+  reason: n % 2 === 0 ? "" : "timeout",
+  notify: true,
+});
 
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
@@ -62,7 +77,9 @@ test("records are stored pipelined and read back; a check keeps the segments hol
 
     // A: 1,200 pings in 120 records of 10 (a segment each) and a flip every 20 records (6); B: 5 pings and 2 flips, in record 121.
     // Every record is sent before the first is acknowledged.
-    const PINGS = 1_200, PER_RECORD = 10, RECORDS = PINGS / PER_RECORD;
+    const PINGS = 1_200,
+      PER_RECORD = 10,
+      RECORDS = PINGS / PER_RECORD;
     const recordAt = (position: number) => ({
       pings: range((position - 1) * PER_RECORD + 1, position * PER_RECORD).map((n) => pingWrite(A, n)),
       flips: position % 20 === 0 ? [flipOf(A, position / 20)] : [],
@@ -93,9 +110,18 @@ test("records are stored pipelined and read back; a check keeps the segments hol
     assert.is(await history.pingBody(A, PINGS + 7), null);
     assert.equal(await history.pingBody(B, 0 + 7 - 7 + 5), null); // B's ping 5 has none
     // flips: newest first, fromAt inclusive, toAt exclusive
-    assert.equal((await history.flips(A, {})).map((f) => f.n), [6, 5, 4, 3, 2, 1]);
-    assert.equal((await history.flips(A, { fromAt: T0 + 2 * MINUTE, toAt: T0 + 5 * MINUTE })).map((f) => f.n), [4, 3, 2]);
-    assert.equal((await history.flips(A, { fromAt: T0 + 6 * MINUTE })).map((f) => f.n), [6]);
+    assert.equal(
+      (await history.flips(A, {})).map((f) => f.n),
+      [6, 5, 4, 3, 2, 1],
+    );
+    assert.equal(
+      (await history.flips(A, { fromAt: T0 + 2 * MINUTE, toAt: T0 + 5 * MINUTE })).map((f) => f.n),
+      [4, 3, 2],
+    );
+    assert.equal(
+      (await history.flips(A, { fromAt: T0 + 6 * MINUTE })).map((f) => f.n),
+      [6],
+    );
     assert.equal(await history.flips(B, {}), [flipOf(B, 2), flipOf(B, 1)]);
     assert.equal(await history.flipNumber(A, 3), flipOf(A, 3));
     assert.equal(await history.flipNumber(A, 6), flipOf(A, 6));
@@ -106,12 +132,21 @@ test("records are stored pipelined and read back; a check keeps the segments hol
     await Promise.all([store(history, RECORDS, recordAt(RECORDS)), store(history, RECORDS + 1, bRecord)]);
     assert.equal(ns(await history.pings(A, 20)), range(PINGS, PINGS - 19));
     assert.equal(ns(await history.pings(B, 10)), [5, 4, 3, 2, 1]);
-    assert.equal((await history.flips(A, {})).map((f) => f.n), [6, 5, 4, 3, 2, 1]);
+    assert.equal(
+      (await history.flips(A, {})).map((f) => f.n),
+      [6, 5, 4, 3, 2, 1],
+    );
     assert.is((await history.flips(B, {})).length, 2);
     assert.is(await history.lastRecorded(), RECORDS + 1);
 
     // read times (medians of 5), before B goes
-    const reads: Record<string, number[]> = { "pings(A, 1000)": [], "pings(A, 100)": [], "pings(A, 10)": [], "pingBody(A, 1001)": [], "flips(A)": [] };
+    const reads: Record<string, number[]> = {
+      "pings(A, 1000)": [],
+      "pings(A, 100)": [],
+      "pings(A, 10)": [],
+      "pingBody(A, 1001)": [],
+      "flips(A)": [],
+    };
     for (let i = 0; i < 5; i++) {
       reads["pings(A, 1000)"].push((await timed(() => history.pings(A, 1_000))).ms);
       reads["pings(A, 100)"].push((await timed(() => history.pings(A, 100))).ms);
@@ -146,8 +181,12 @@ test("records are stored pipelined and read back; a check keeps the segments hol
     assert.equal(ns(await other.pings(B, 2)), [6, 5]);
     assert.equal(await other.flipNumber(B, 1), flipOf(B, 1));
 
-    console.log(`  stored ${PINGS + 5} pings and ${6 + 2} flips in ${RECORDS + 1} records, pipelined: ${storeMs.toFixed(0)} ms; reads (median of 5): ` +
-      Object.entries(reads).map(([what, ms]) => `${what} ${median(ms).toFixed(1)} ms`).join(", "));
+    console.log(
+      `  stored ${PINGS + 5} pings and ${6 + 2} flips in ${RECORDS + 1} records, pipelined: ${storeMs.toFixed(0)} ms; reads (median of 5): ` +
+        Object.entries(reads)
+          .map(([what, ms]) => `${what} ${median(ms).toFixed(1)} ms`)
+          .join(", "),
+    );
   });
 });
 
@@ -159,12 +198,25 @@ test("when no consumer can be made, reads go by message gets and answer the same
     // consumer a read asks for is refused (as a cluster without a meta leader refuses it)
     const jsm = await managerOf(nc);
     const stream = "HCD_HIST_11";
-    await eventually(() => jsm.streams.add({ name: stream, subjects: ["hcd.hist.11.>"], num_replicas: 3, max_consumers: 1, max_msgs_per_subject: 1_000 }));
+    await eventually(() =>
+      jsm.streams.add({ name: stream, subjects: ["hcd.hist.11.>"], num_replicas: 3, max_consumers: 1, max_msgs_per_subject: 1_000 }),
+    );
     await jsm.consumers.add(stream, { durable_name: "taken", ack_policy: AckPolicy.None });
     const history = await PartitionHistory.open({ connection: nc, partition: 11, replicas: 3 });
     assert.is(history.stream, stream);
-    await Promise.all(range(1, 30).map((position) => store(history, position, { pings: [pingWrite(A, position)], flips: position % 10 === 0 ? [flipOf(A, position / 10)] : [], deletedChecks: [] })));
-    const refused = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None }).then(() => null, (error: unknown) => error);
+    await Promise.all(
+      range(1, 30).map((position) =>
+        store(history, position, {
+          pings: [pingWrite(A, position)],
+          flips: position % 10 === 0 ? [flipOf(A, position / 10)] : [],
+          deletedChecks: [],
+        }),
+      ),
+    );
+    const refused = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.ok(refused !== null, "a second consumer is refused");
 
     assert.equal(ns(await history.pings(A, 10)), range(30, 21));
@@ -172,7 +224,10 @@ test("when no consumer can be made, reads go by message gets and answer the same
     assert.equal(await history.pingBody(A, 28), bodyOf(28));
     assert.equal(await history.pingBody(A, 7), bodyOf(7));
     assert.is(await history.pingBody(A, 8), null);
-    assert.equal((await history.flips(A, {})).map((f) => f.n), [3, 2, 1]);
+    assert.equal(
+      (await history.flips(A, {})).map((f) => f.n),
+      [3, 2, 1],
+    );
     assert.equal(await history.flipNumber(A, 2), flipOf(A, 2));
   });
 });
@@ -181,7 +236,9 @@ test("after the SIGKILL of the server leading the stream, lastRecorded() and rea
   if (!HAVE_NATS) return;
   await withNatsCluster(async (cluster, connection) => {
     const writer = await PartitionHistory.open({ connection: await connection(0), partition: 3, replicas: 3 });
-    await Promise.all(range(1, 50).map((position) => store(writer, position, { pings: [pingWrite(A, position)], flips: [], deletedChecks: [] })));
+    await Promise.all(
+      range(1, 50).map((position) => store(writer, position, { pings: [pingWrite(A, position)], flips: [], deletedChecks: [] })),
+    );
     const jsm = await managerOf(await connection(0));
     const leaderName = (await jsm.streams.info(writer.stream)).cluster?.leader;
     const leader = cluster.servers.findIndex((s) => s.name === leaderName);
@@ -189,7 +246,9 @@ test("after the SIGKILL of the server leading the stream, lastRecorded() and rea
     await cluster.stop(leader, "SIGKILL");
 
     const started = performance.now();
-    const reader = await eventually(async () => PartitionHistory.open({ connection: await connection((leader + 1) % 3), partition: 3, replicas: 3 }));
+    const reader = await eventually(async () =>
+      PartitionHistory.open({ connection: await connection((leader + 1) % 3), partition: 3, replicas: 3 }),
+    );
     assert.is(await eventually(() => reader.lastRecorded()), 50);
     const answeredMs = performance.now() - started;
     assert.equal(ns(await eventually(() => reader.pings(A, 5))), [50, 49, 48, 47, 46]);
@@ -206,16 +265,28 @@ test("after the SIGKILL of the server leading the stream, lastRecorded() and rea
 test("what is stored is the start of what was sent: after a lost message the later ones are refused, and so is every later record; opened again, a replay from lastRecorded() stores the rest once and in order", async () => {
   if (!HAVE_NATS) return;
   await withNatsCluster(async (cluster, connection) => {
-    const pingsAt = (position: number, ...more: PingWrite[]) => ({ pings: [pingWrite(A, position), ...more], flips: [], deletedChecks: [] });
-    const open = async (first: number) => PartitionHistory.open({ connection: await connection(first), partition: 4, replicas: 3, ackTimeoutMs: 1_000 });
-    const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
+    const pingsAt = (position: number, ...more: PingWrite[]) => ({
+      pings: [pingWrite(A, position), ...more],
+      flips: [],
+      deletedChecks: [],
+    });
+    const open = async (first: number) =>
+      PartitionHistory.open({ connection: await connection(first), partition: 4, replicas: 3, ackTimeoutMs: 1_000 });
+    const errorOf = (promise: Promise<unknown>) =>
+      promise.then(
+        () => null,
+        (error: unknown) => error,
+      );
     const writer = await open(0);
     await Promise.all(range(1, 20).map((position) => store(writer, position, pingsAt(position))));
 
     // a message lost in the middle of a pipeline (here one the client refuses to send: a segment of 2 MB,
     // over the servers' 1 MB payload limit): the messages sent after it, of its unit and the next, are refused
     const tooLarge: PingWrite = { ...pingWrite(B, 1), body: new Uint8Array(2_000_000) };
-    const [lost, next] = await Promise.all([errorOf(store(writer, 21, pingsAt(21, tooLarge, pingWrite(B, 2)))), errorOf(store(writer, 22, pingsAt(22)))]);
+    const [lost, next] = await Promise.all([
+      errorOf(store(writer, 21, pingsAt(21, tooLarge, pingWrite(B, 2)))),
+      errorOf(store(writer, 22, pingsAt(22))),
+    ]);
     assert.instance(lost, Error);
     assert.instance(next, Error);
     // the chain's messages before the refused one went without a PubAck: they may be stored just after the refusal
@@ -249,8 +320,10 @@ test("what is stored is the start of what was sent: after a lost message the lat
     const reader = await PartitionHistory.open({ connection: await connection(2), partition: 4, replicas: 3 });
     assert.equal(ns(await eventually(() => reader.pings(A, 100))), range(25, 1));
     assert.is(await reader.lastRecorded(), 25);
-    console.log(`  a lost message: ${(lost as Error).message.slice(0, 60)}; the next record: ${(next as Error).message.slice(0, 60)}; ` +
-      `without a quorum: ${(failure as Error).message.slice(0, 60)}, replayed from ${replayedFrom}`);
+    console.log(
+      `  a lost message: ${(lost as Error).message.slice(0, 60)}; the next record: ${(next as Error).message.slice(0, 60)}; ` +
+        `without a quorum: ${(failure as Error).message.slice(0, 60)}, replayed from ${replayedFrom}`,
+    );
   });
 });
 

@@ -88,19 +88,33 @@ test("acknowledged appends survive the SIGKILL of the stream leader and read bac
     // reach the end the leader knows (a request that times out while its routes come up is retried)
     const read = await eventually(async () => {
       const throughReturned = await connect({ servers: [cluster.servers[leader].url] });
-      return readAll(await JetStreamLog.open({ connection: throughReturned, partition: 7, replicas: 3 })).finally(() => throughReturned.close());
+      return readAll(await JetStreamLog.open({ connection: throughReturned, partition: 7, replicas: 3 })).finally(() =>
+        throughReturned.close(),
+      );
     });
     const positions = read.map((r) => r.position);
-    assert.ok(positions.every((p, i) => i === 0 || p > positions[i - 1]), "positions strictly increase");
+    assert.ok(
+      positions.every((p, i) => i === 0 || p > positions[i - 1]),
+      "positions strictly increase",
+    );
     const stored = new Map(read.map((r) => [r.position, r.text]));
     const lost = acknowledged.filter((a) => stored.get(a.position) !== a.text);
-    const summary = () => `${lost.length} of ${acknowledged.length} acknowledged records not at their position (first ${JSON.stringify(lost[0])}, stored there: ${stored.get(lost[0]?.position)}); read ${read.length}, positions ${positions[0]}..${positions.at(-1)}`;
+    const summary = () =>
+      `${lost.length} of ${acknowledged.length} acknowledged records not at their position (first ${JSON.stringify(lost[0])}, stored there: ${stored.get(lost[0]?.position)}); read ${read.length}, positions ${positions[0]}..${positions.at(-1)}`;
     assert.is(lost.length, 0, summary());
     assert.is(acknowledged.length, 20 * 50);
     // acknowledged records are in append order: batch by batch, record by record
-    const order = acknowledged.slice().sort((a, b) => a.position - b.position).map((a) => a.text);
-    assert.equal(order, acknowledged.map((a) => a.text));
-    console.log(`  ${acknowledged.length} acknowledged, ${read.length} stored (resent after a refusal: ${refused} batches), leader ${cluster.servers[leader].name} → ${cluster.servers[newLeader].name}`);
+    const order = acknowledged
+      .slice()
+      .sort((a, b) => a.position - b.position)
+      .map((a) => a.text);
+    assert.equal(
+      order,
+      acknowledged.map((a) => a.text),
+    );
+    console.log(
+      `  ${acknowledged.length} acknowledged, ${read.length} stored (resent after a refusal: ${refused} batches), leader ${cluster.servers[leader].name} → ${cluster.servers[newLeader].name}`,
+    );
   });
 });
 
@@ -114,12 +128,27 @@ test("a deposed writer's append is refused (fencing on the expected last sequenc
     const current = await JetStreamLog.open({ connection: await connection(), partition: 1, replicas: 3 });
     assert.is(await current.fence(), 4, "the new writer's marker follows the old writer's records");
     // before the new writer has appended anything, the old one is already refused
-    assert.instance(await old.append([encode("a3")]).then(() => null, (error: unknown) => error), FencedError);
+    assert.instance(
+      await old.append([encode("a3")]).then(
+        () => null,
+        (error: unknown) => error,
+      ),
+      FencedError,
+    );
     assert.is(old.fenced, false);
     assert.equal(await current.append([encode("b1")]), [5]);
     // a whole pipelined batch from the deposed writer is refused too, once it fences no more
-    assert.instance(await old.append([encode("a4"), encode("a5")]).then(() => null, (error: unknown) => error), FencedError);
-    assert.equal((await readAll(current)).map((r) => r.text), ["a1", "a2", "b1"]);
+    assert.instance(
+      await old.append([encode("a4"), encode("a5")]).then(
+        () => null,
+        (error: unknown) => error,
+      ),
+      FencedError,
+    );
+    assert.equal(
+      (await readAll(current)).map((r) => r.text),
+      ["a1", "a2", "b1"],
+    );
   });
 });
 
@@ -134,7 +163,9 @@ test("with two of three servers down an append rejects instead of resolving, and
     const others = [0, 1, 2].filter((i) => i !== survivor);
     await Promise.all(others.map((i) => cluster.stop(i, "SIGTERM")));
     let outcome = "resolved";
-    await log.append([encode("no quorum")]).catch((error: Error) => { outcome = `rejected: ${error.message}`; });
+    await log.append([encode("no quorum")]).catch((error: Error) => {
+      outcome = `rejected: ${error.message}`;
+    });
     assert.match(outcome, /^rejected/, "an append without a quorum must not resolve");
     assert.is(log.fenced, false);
     console.log(`  no quorum: ${outcome}`);
@@ -156,11 +187,20 @@ test("truncateBelow lets the records below a position go; later ones stay and ap
     const positions = await log.append(Array.from({ length: 100 }, (_, i) => encode(`r${i}`)));
     await log.truncateBelow(positions[60]);
     const kept = await readAll(log);
-    assert.equal(kept.map((r) => r.text), Array.from({ length: 40 }, (_, i) => `r${i + 60}`));
+    assert.equal(
+      kept.map((r) => r.text),
+      Array.from({ length: 40 }, (_, i) => `r${i + 60}`),
+    );
     assert.is(kept[0].position, positions[60]);
-    assert.equal((await readAll(log, positions[90])).map((r) => r.text), Array.from({ length: 10 }, (_, i) => `r${i + 90}`));
+    assert.equal(
+      (await readAll(log, positions[90])).map((r) => r.text),
+      Array.from({ length: 10 }, (_, i) => `r${i + 90}`),
+    );
     assert.equal(await log.append([encode("next")]), [positions[99] + 1]);
-    assert.equal((await readAll(log, positions[99] + 1)).map((r) => r.text), ["next"]);
+    assert.equal(
+      (await readAll(log, positions[99] + 1)).map((r) => r.text),
+      ["next"],
+    );
   });
 });
 

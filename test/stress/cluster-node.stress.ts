@@ -41,29 +41,58 @@ test("a frozen node's partitions are taken over by another, which judges a deadl
       const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
       connections.push(nc);
       const node = await PartitionNode.open({
-        connection: nc, node: name, partitionCount: PARTITIONS, replicas: 3,
+        connection: nc,
+        node: name,
+        partitionCount: PARTITIONS,
+        replicas: 3,
         replica: { snapshotEvery: 1_000, onApplied: (applied) => flips.push(...applied.changes.flips) },
-        onTakeover: (partition, report) => { tookOver.set(`${name} ${partition}`, { at: Date.now(), held: report.held }); },
+        onTakeover: (partition, report) => {
+          tookOver.set(`${name} ${partition}`, { at: Date.now(), held: report.held });
+        },
       });
       nodes.push(node);
       return node;
     };
-    const flipsOfX: Flip[] = [], flipsOfY: Flip[] = [];
+    const flipsOfX: Flip[] = [],
+      flipsOfY: Flip[] = [];
     const x = await open("x", 0, flipsOfX);
     x.start();
     await until(() => x.ready().length === PARTITIONS, "x owns and has taken over every partition");
 
     const owner = project({ id: "00000000-0000-4000-8000-0000000000bb", createdAt: Date.now() });
     const y = await open("y", 1, flipsOfY);
-    const refused = await y.submit(owner.id, { kind: "createProject", project: owner, at: owner.createdAt }).then(() => null, (error: unknown) => error);
+    const refused = await y.submit(owner.id, { kind: "createProject", project: owner, at: owner.createdAt }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.instance(refused, NotOwnerError, "y refuses a partition it does not own");
 
     await x.submit(owner.id, { kind: "createProject", project: owner, at: owner.createdAt });
-    const { result } = await x.submit(owner.id, { kind: "createCheck", projectId: owner.id, spec: { name: "job", timeoutMs: 2_000, graceMs: 1_000 }, unique: [], at: Date.now() });
+    const { result } = await x.submit(owner.id, {
+      kind: "createCheck",
+      projectId: owner.id,
+      spec: { name: "job", timeoutMs: 2_000, graceMs: 1_000 },
+      unique: [],
+      at: Date.now(),
+    });
     assert.ok(result.ok);
     const uuid = result.value.check.uuid;
     const pingAt = Date.now();
-    await x.submit(owner.id, { kind: "ping", ping: { target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "", rid: null, body: null, at: pingAt } });
+    await x.submit(owner.id, {
+      kind: "ping",
+      ping: {
+        target: { uuid },
+        signal: "success",
+        exitStatus: null,
+        method: "GET",
+        scheme: "http",
+        remoteAddr: "127.0.0.1",
+        ua: "",
+        rid: null,
+        body: null,
+        at: pingAt,
+      },
+    });
     const dueAt = pingAt + 3_000;
 
     x.pause(); // frozen: no renewals, no advances, nothing released
@@ -79,16 +108,27 @@ test("a frozen node's partitions are taken over by another, which judges a deadl
     const takeover = tookOver.get(`y ${partition}`);
     assert.is(takeover?.held, 1, "y held the check that fell due while the partition had no owner");
     // the takeover's instant is between x's freeze and the end of y's takeover; the flip a grace (1 s) after it
-    assert.ok(dueAt < frozenAt + 3_000 && down[0].at - 1_000 >= frozenAt && down[0].at - 1_000 <= takeover!.at,
-      `down at ping + ${down[0].at - pingAt} ms, not a grace after the takeover (froze at ping + ${frozenAt - pingAt}, took over by ping + ${takeover!.at - pingAt})`);
-    assert.equal(flipsOfX.filter((f) => f.checkUuid === uuid && f.to === "down"), [], "x, frozen, never flipped it");
+    assert.ok(
+      dueAt < frozenAt + 3_000 && down[0].at - 1_000 >= frozenAt && down[0].at - 1_000 <= takeover!.at,
+      `down at ping + ${down[0].at - pingAt} ms, not a grace after the takeover (froze at ping + ${frozenAt - pingAt}, took over by ping + ${takeover!.at - pingAt})`,
+    );
+    assert.equal(
+      flipsOfX.filter((f) => f.checkUuid === uuid && f.to === "down"),
+      [],
+      "x, frozen, never flipped it",
+    );
     const check = y.read(owner.id, (shard) => shard.getCheck(owner.id, uuid));
     assert.ok(check.ok);
     assert.equal([check.value.status, check.value.nPings], ["down", 1]);
 
-    const late = await x.submit(owner.id, { kind: "advance", at: Date.now() }).then(() => null, (error: unknown) => error);
+    const late = await x.submit(owner.id, { kind: "advance", at: Date.now() }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.ok(late instanceof Error, "x's commands are refused once its leases ran out");
-    console.log(`  partition ${partition} taken over by y ${tookMs} ms after x froze; down flip at ping + ${down[0].at - pingAt} ms; x refused with ${(late).name}`);
+    console.log(
+      `  partition ${partition} taken over by y ${tookMs} ms after x froze; down flip at ping + ${down[0].at - pingAt} ms; x refused with ${late.name}`,
+    );
   } finally {
     for (const node of nodes) node.pause();
     await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
@@ -106,9 +146,14 @@ test("a partition whose lease lapsed for a moment during its takeover is taken o
     // renewals would look): its 6 s leases are then within the 0.5 s margin of running out, so the node stops
     // counting itself owner and gives that takeover up. Its next round renews the leases, still its own, and
     // announces no new gain: the partitions must be taken over again all the same.
-    let jump = 0, jumped = 0;
+    let jump = 0,
+      jumped = 0;
     node = await PartitionNode.open({
-      connection: nc, node: "x", partitionCount: PARTITIONS, replicas: 3, clock: () => Date.now() + jump,
+      connection: nc,
+      node: "x",
+      partitionCount: PARTITIONS,
+      replicas: 3,
+      clock: () => Date.now() + jump,
       prepare: async () => {
         if (jumped++ === 0) jump = 5_700;
         return {};
@@ -119,7 +164,10 @@ test("a partition whose lease lapsed for a moment during its takeover is taken o
     assert.is(jumped, PARTITIONS, "each partition's replica was opened once");
     const owner = project({ id: "00000000-0000-4000-8000-0000000000cc", createdAt: Date.now() });
     await node.submit(owner.id, { kind: "createProject", project: owner, at: owner.createdAt });
-    assert.ok(node.read(owner.id, (shard) => shard.projects().some((p) => p.id === owner.id)), "the partition takes commands again");
+    assert.ok(
+      node.read(owner.id, (shard) => shard.projects().some((p) => p.id === owner.id)),
+      "the partition takes commands again",
+    );
   } finally {
     node?.pause();
     await nc.close().catch(() => {});

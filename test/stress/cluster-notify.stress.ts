@@ -64,8 +64,16 @@ async function queue(nc: NatsConnection, own: ReturnType<typeof names>): Promise
 }
 
 function webhook(url: string): Channel {
-  const spec: WebhookSpec = { method_down: "POST", url_down: `${url}/down/$NAME`, body_down: "$STATUS $NAME_JSON", headers_down: {},
-    method_up: "POST", url_up: `${url}/up/$NAME`, body_up: "$STATUS $NAME_JSON", headers_up: {} };
+  const spec: WebhookSpec = {
+    method_down: "POST",
+    url_down: `${url}/down/$NAME`,
+    body_down: "$STATUS $NAME_JSON",
+    headers_down: {},
+    method_up: "POST",
+    url_up: `${url}/up/$NAME`,
+    body_up: "$STATUS $NAME_JSON",
+    headers_up: {},
+  };
   return channel({ kind: "webhook", value: { kind: "webhook", spec, json: false } });
 }
 
@@ -106,7 +114,10 @@ test("entries enqueued reach the webhook once each; an entry enqueued twice, bef
     await q.enqueue([batch[0]]); // the same entry again
     await q.enqueue(batch); // and the whole batch again, in one pipelined call
     assert.equal(await storedMessages(nc, own.stream), { messages: 5, lastSeq: 5 });
-    assert.equal((await q.pending()).map((e) => e.id), batch.map((e) => e.id).sort());
+    assert.equal(
+      (await q.pending()).map((e) => e.id),
+      batch.map((e) => e.id).sort(),
+    );
 
     q.startDelivering(DELIVERY, () => Date.now());
     await until("five deliveries", () => rx.requests.length >= 5);
@@ -116,7 +127,11 @@ test("entries enqueued reach the webhook once each; an entry enqueued twice, bef
     // after the delivery: the first entry again, then its check's up flip on the same channel; the up is sent
     // after anything earlier of its check and channel, so once it is in, a second down would be too
     const [first] = batch;
-    const up = outboxEntry({ check: first.check as ReturnType<typeof check>, channel: ch, flip: { at: 1_000, n: 2, from: "down", to: "up" } });
+    const up = outboxEntry({
+      check: first.check as ReturnType<typeof check>,
+      channel: ch,
+      flip: { at: 1_000, n: 2, from: "down", to: "up" },
+    });
     await q.enqueue([first]);
     await q.enqueue([up]);
     await until("the up flip", () => count(rx.requests, "/up/c-0") === 1);
@@ -132,7 +147,9 @@ test("entries enqueued reach the webhook once each; an entry enqueued twice, bef
 test("a receiver answering 500 gets retries with backoff and then the entry is sent; pending() shows its attempts and last error meanwhile", async () => {
   if (!HAVE_NATS) return;
   let releaseSecond: (answer: Answer) => void = () => {};
-  const secondAnswer = new Promise<Answer>((resolve) => { releaseSecond = resolve; });
+  const secondAnswer = new Promise<Answer>((resolve) => {
+    releaseSecond = resolve;
+  });
   const rx = await httpReceiver((_request, i) => (i === 0 ? { status: 500 } : i === 1 ? secondAnswer : { status: 200 }));
   try {
     const own = names();
@@ -140,13 +157,19 @@ test("a receiver answering 500 gets retries with backoff and then the entry is s
     const [entry] = entries(1, webhook(rx.url));
     await q.enqueue([entry]);
     const before = await q.pending();
-    assert.equal(before.map((e) => [e.id, e.attempts, e.lastError]), [[entry.id, 0, null]]);
+    assert.equal(
+      before.map((e) => [e.id, e.attempts, e.lastError]),
+      [[entry.id, 0, null]],
+    );
 
     const results: DeliveryResult[] = [];
     q.startDelivering({ ...DELIVERY, onResult: (_e, result) => results.push(result) }, () => Date.now());
     await until("the first retry", () => rx.requests.length === 2); // the receiver holds its answer
     const waiting = await q.pending();
-    assert.equal(waiting.map((e) => [e.id, e.attempts, e.lastError]), [[entry.id, 1, "Received status code 500"]]);
+    assert.equal(
+      waiting.map((e) => [e.id, e.attempts, e.lastError]),
+      [[entry.id, 1, "Received status code 500"]],
+    );
     assert.ok(waiting[0].nextAttemptAt > 0, "a retry time was set");
     releaseSecond({ status: 500 });
     await until("the delivery", () => results.includes("sent"));
@@ -187,7 +210,11 @@ test("a down whose send fails holds back its check's up on the same channel: the
     const q = await queue(await connection(0), own);
     const ch = webhook(rx.url);
     const [down] = entries(1, ch);
-    const up = outboxEntry({ check: down.check as ReturnType<typeof check>, channel: ch, flip: { at: 1_000, n: 2, from: "down", to: "up" } });
+    const up = outboxEntry({
+      check: down.check as ReturnType<typeof check>,
+      channel: ch,
+      flip: { at: 1_000, n: 2, from: "down", to: "up" },
+    });
     await q.enqueue([down, up]);
     q.startDelivering(DELIVERY, () => Date.now());
     await until("the up flip", () => count(rx.requests, "/up/c-0") === 1);
@@ -200,16 +227,26 @@ test("a down whose send fails holds back its check's up on the same channel: the
 test("an entry a node holds longer than the ack wait (its send hangs, the next one waits for the slot) is not handed to another node", async () => {
   if (!HAVE_NATS) return;
   let releaseFirst: (answer: Answer) => void = () => {};
-  const firstAnswer = new Promise<Answer>((resolve) => { releaseFirst = resolve; });
+  const firstAnswer = new Promise<Answer>((resolve) => {
+    releaseFirst = resolve;
+  });
   const rx = await httpReceiver((_request, i) => (i === 0 ? firstAnswer : { status: 200 }));
   try {
     const own = names();
     const ncA = await connection(0);
-    const a = await queue(ncA, own), b = await queue(await connection(1), own);
+    const a = await queue(ncA, own),
+      b = await queue(await connection(1), own);
     await a.enqueue(entries(2, webhook(rx.url)));
     const sentBy = { a: [] as string[], b: [] as string[] };
-    const node = (name: "a" | "b") => ({ ...DELIVERY, timeoutMs: ACK_WAIT_MS * 2, batchSize: 2, concurrency: 1,
-      onResult: (entry: OutboxEntry, result: DeliveryResult) => { if (result === "sent") sentBy[name].push(entry.check.name); } });
+    const node = (name: "a" | "b") => ({
+      ...DELIVERY,
+      timeoutMs: ACK_WAIT_MS * 2,
+      batchSize: 2,
+      concurrency: 1,
+      onResult: (entry: OutboxEntry, result: DeliveryResult) => {
+        if (result === "sent") sentBy[name].push(entry.check.name);
+      },
+    });
     a.startDelivering(node("a"), () => Date.now()); // takes both entries, sends one at a time
     await until("node a's first send", () => rx.requests.length === 1);
     b.startDelivering(node("b"), () => Date.now());
@@ -229,7 +266,9 @@ test("an entry a node holds longer than the ack wait (its send hangs, the next o
 });
 
 /** Enqueues 1,000 entries and delivers them with `nodes` nodes; asserts each arrived exactly once; returns the times. */
-async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; listMs: number; deliverMs: number; pendingMs: number; sent: number[] }> {
+async function deliverThousand(
+  nodes: 1 | 2,
+): Promise<{ enqueueMs: number; listMs: number; deliverMs: number; pendingMs: number; sent: number[] }> {
   const rx = await httpReceiver();
   try {
     const own = names();
@@ -245,19 +284,38 @@ async function deliverThousand(nodes: 1 | 2): Promise<{ enqueueMs: number; listM
     const listMs = performance.now() - listStart;
     const sent = qs.map(() => 0);
     const deliverStart = performance.now();
-    qs.forEach((q, i) => q.startDelivering({ ...DELIVERY, onResult: (_e, result) => { if (result === "sent") sent[i] += 1; } }, () => Date.now()));
+    qs.forEach((q, i) =>
+      q.startDelivering(
+        {
+          ...DELIVERY,
+          onResult: (_e, result) => {
+            if (result === "sent") sent[i] += 1;
+          },
+        },
+        () => Date.now(),
+      ),
+    );
     await until("1,000 deliveries", () => sent.reduce((x, y) => x + y) >= 1_000, 180_000);
     const deliverMs = performance.now() - deliverStart;
     const consumer = async () => (await managerOf(ncA)).consumers.info(own.stream, own.consumer);
-    await until("nothing left to deliver", async () => { const c = await consumer(); return c.num_ack_pending === 0 && c.num_pending === 0; });
+    await until("nothing left to deliver", async () => {
+      const c = await consumer();
+      return c.num_ack_pending === 0 && c.num_pending === 0;
+    });
     const pendingStart = performance.now();
     assert.equal(await qs[0].pending(), []);
     const pendingMs = performance.now() - pendingStart;
     const perPath = new Map<string, number>();
     for (const r of rx.requests) perPath.set(r.path, (perPath.get(r.path) ?? 0) + 1);
     assert.is(perPath.size, 1_000);
-    assert.equal([...perPath.values()].filter((n) => n !== 1), []);
-    assert.is(sent.reduce((x, y) => x + y), 1_000);
+    assert.equal(
+      [...perPath.values()].filter((n) => n !== 1),
+      [],
+    );
+    assert.is(
+      sent.reduce((x, y) => x + y),
+      1_000,
+    );
     await Promise.all(qs.map((q) => q.close()));
     return { enqueueMs, listMs, deliverMs, pendingMs, sent };
   } finally {
@@ -286,12 +344,20 @@ async function deliverThousandSingleNode(): Promise<number> {
 test("1,000 entries, delivered by one node and by two: each exactly once when nothing fails (figures printed beside the single-node deliverer's)", async () => {
   if (!HAVE_NATS) return;
   for (let round = 1; round <= 2; round++) {
-    console.log(`figures, round ${round}: single-node deliverer (LMDB outbox) delivered 1,000 in ${(await deliverThousandSingleNode()).toFixed(0)} ms`);
+    console.log(
+      `figures, round ${round}: single-node deliverer (LMDB outbox) delivered 1,000 in ${(await deliverThousandSingleNode()).toFixed(0)} ms`,
+    );
     for (const nodes of [1, 2] as const) {
       const { enqueueMs, listMs, deliverMs, pendingMs, sent } = await deliverThousand(nodes);
-      if (nodes === 2) assert.ok(sent.every((n) => n > 0), `both nodes delivered (${sent.join(", ")})`);
-      console.log(`figures, round ${round}, ${nodes} node(s): enqueue 1,000 (R3, pipelined) ${enqueueMs.toFixed(0)} ms; pending() of 1,000 ${listMs.toFixed(0)} ms; delivered in ` +
-        `${deliverMs.toFixed(0)} ms (${sent.join(" + ")}); pending() of the emptied queue ${pendingMs.toFixed(0)} ms`);
+      if (nodes === 2)
+        assert.ok(
+          sent.every((n) => n > 0),
+          `both nodes delivered (${sent.join(", ")})`,
+        );
+      console.log(
+        `figures, round ${round}, ${nodes} node(s): enqueue 1,000 (R3, pipelined) ${enqueueMs.toFixed(0)} ms; pending() of 1,000 ${listMs.toFixed(0)} ms; delivered in ` +
+          `${deliverMs.toFixed(0)} ms (${sent.join(" + ")}); pending() of the emptied queue ${pendingMs.toFixed(0)} ms`,
+      );
     }
   }
 });
@@ -299,16 +365,25 @@ test("1,000 entries, delivered by one node and by two: each exactly once when no
 test("close() lets the send in flight finish, hands what it had not started to the other node, and leaves the connection open", async () => {
   if (!HAVE_NATS) return;
   let releaseFirst: (answer: Answer) => void = () => {};
-  const firstAnswer = new Promise<Answer>((resolve) => { releaseFirst = resolve; });
+  const firstAnswer = new Promise<Answer>((resolve) => {
+    releaseFirst = resolve;
+  });
   const rx = await httpReceiver((_request, i) => (i === 0 ? firstAnswer : { status: 200 }));
   try {
     const own = names();
     const ncA = await connection(0);
-    const a = await queue(ncA, own), b = await queue(await connection(1), own);
+    const a = await queue(ncA, own),
+      b = await queue(await connection(1), own);
     await a.enqueue(entries(2, webhook(rx.url)));
     const sentBy = { a: [] as string[], b: [] as string[] };
-    const node = (name: "a" | "b") => ({ ...DELIVERY, batchSize: 2, concurrency: 1,
-      onResult: (entry: OutboxEntry, result: DeliveryResult) => { if (result === "sent") sentBy[name].push(entry.check.name); } });
+    const node = (name: "a" | "b") => ({
+      ...DELIVERY,
+      batchSize: 2,
+      concurrency: 1,
+      onResult: (entry: OutboxEntry, result: DeliveryResult) => {
+        if (result === "sent") sentBy[name].push(entry.check.name);
+      },
+    });
     a.startDelivering(node("a"), () => Date.now()); // takes both entries, sends one at a time
     await until("node a's first send", () => rx.requests.length === 1);
     const closing = a.close();
@@ -343,12 +418,21 @@ test("the stream's leader killed: enqueue gets through the election, a replay of
     const after = Array.from({ length: 20 }, (_, i) => outboxEntry({ check: check({ name: `d-${i}`, status: "down" }), channel: ch }));
     await node.enqueue(before);
     let sent = 0;
-    node.startDelivering({ ...DELIVERY, onResult: (_e, result) => { if (result === "sent") sent += 1; } }, () => Date.now());
+    node.startDelivering(
+      {
+        ...DELIVERY,
+        onResult: (_e, result) => {
+          if (result === "sent") sent += 1;
+        },
+      },
+      () => Date.now(),
+    );
     await until("the first 20 deliveries", () => sent === 20);
 
     await cluster!.stop(leader, "SIGKILL");
     // what a takeover does: the entries it replays (already delivered) and new ones, sent again until acknowledged
-    const deadline = Date.now() + 120_000, start = performance.now();
+    const deadline = Date.now() + 120_000,
+      start = performance.now();
     let attempts = 0;
     for (;;) {
       try {
@@ -360,17 +444,26 @@ test("the stream's leader killed: enqueue gets through the election, a replay of
         if (Date.now() > deadline) throw error;
       }
     }
-    console.log(`figures: 40 entries enqueued across the stream leader's loss in ${(performance.now() - start).toFixed(0)} ms, ${attempts} call(s)`);
+    console.log(
+      `figures: 40 entries enqueued across the stream leader's loss in ${(performance.now() - start).toFixed(0)} ms, ${attempts} call(s)`,
+    );
     await until("the next 20 deliveries", () => sent >= 40, 120_000);
     const jsm = await managerOf(await connection((leader + 1) % 3));
-    await until("nothing left to deliver", async () => {
-      const c = await jsm.consumers.info(own.stream, own.consumer).catch(() => null);
-      return c !== null && c.num_ack_pending === 0 && c.num_pending === 0;
-    }, 120_000);
+    await until(
+      "nothing left to deliver",
+      async () => {
+        const c = await jsm.consumers.info(own.stream, own.consumer).catch(() => null);
+        return c !== null && c.num_ack_pending === 0 && c.num_pending === 0;
+      },
+      120_000,
+    );
     const perPath = new Map<string, number>();
     for (const r of rx.requests) perPath.set(r.path, (perPath.get(r.path) ?? 0) + 1);
     assert.is(perPath.size, 40);
-    assert.equal([...perPath].filter(([, n]) => n !== 1), []);
+    assert.equal(
+      [...perPath].filter(([, n]) => n !== 1),
+      [],
+    );
     assert.is(sent, 40);
   } finally {
     await rx.close();
@@ -387,10 +480,12 @@ test("two nodes share the queue; one node's connection closed while it holds ent
   const failedPaths: string[] = [];
   const rx = await httpReceiver((request) => {
     if (!holding) return { status: 200 };
-    return new Promise<Answer>((resolve) => held.push((answer) => {
-      if (answer !== "hang" && answer.status === 500) failedPaths.push(request.path);
-      resolve(answer);
-    }));
+    return new Promise<Answer>((resolve) =>
+      held.push((answer) => {
+        if (answer !== "hang" && answer.status === 500) failedPaths.push(request.path);
+        resolve(answer);
+      }),
+    );
   });
   try {
     const own = names();
@@ -402,7 +497,9 @@ test("two nodes share the queue; one node's connection closed while it holds ent
     const failedBy = { a: 0, b: 0 };
     // each node takes at most 2 entries at once and sends at most 2 at once: 4 requests held means both are busy
     const node = (name: "a" | "b") => ({
-      ...DELIVERY, batchSize: 2, concurrency: 2,
+      ...DELIVERY,
+      batchSize: 2,
+      concurrency: 2,
       onResult: (entry: OutboxEntry, result: DeliveryResult) => {
         if (result === "sent") sentBy[name].add(entry.check.name);
         if (result === "failed") failedBy[name] += 1;

@@ -32,7 +32,13 @@ async function withCluster(run: (cluster: NatsCluster, connection: Connect) => P
       // each owner talks to its own server first, as nodes on different machines would (only to it: cut off with it)
       const servers = options.only ? [cluster.urls[first]] : [...cluster.urls.slice(first), ...cluster.urls.slice(0, first)];
       // ignoreClusterUpdates: otherwise the client learns the other servers' addresses and is never cut off
-      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, ignoreClusterUpdates: options.only === true });
+      const nc = await connect({
+        servers,
+        noRandomize: true,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        ignoreClusterUpdates: options.only === true,
+      });
       connections.push(nc);
       return nc;
     });
@@ -57,7 +63,12 @@ function sampleOwnership(owners: readonly Ownership[]): { stop(): { samples: num
     }
     samples += 1;
   }, 50);
-  return { stop: () => { clearInterval(timer); return { samples, doubled }; } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return { samples, doubled };
+    },
+  };
 }
 
 async function waitFor(what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -74,19 +85,28 @@ test("a node that stops renewing loses all its partitions to the others within 1
     // the bucket's history as it happens, from a connection of its own
     const observer = await connection(0);
     const held: { node: string; partition: number; revision: number }[] = [];
-    const owners = await Promise.all(["n1", "n2", "n3"].map(async (node, i) => Ownership.open({
-      connection: await connection(i), node, partitionCount: PARTITIONS, replicas: 3, // the default leases: 6 s, renewed every 2 s
-      onGained: (partition, revision) => held.push({ node, partition, revision }),
-    })));
+    const owners = await Promise.all(
+      ["n1", "n2", "n3"].map(async (node, i) =>
+        Ownership.open({
+          connection: await connection(i),
+          node,
+          partitionCount: PARTITIONS,
+          replicas: 3, // the default leases: 6 s, renewed every 2 s
+          onGained: (partition, revision) => held.push({ node, partition, revision }),
+        }),
+      ),
+    );
     const history: { partition: number; revision: number; lease: Lease | null }[] = [];
     const buckets = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => new Kvm(observer).open(leaseBucket("hcd-owner", p))));
-    const watches = await Promise.all(buckets.map(async (kv, partition) => {
-      const watch = await kv.watch({ key: LEASE_KEY });
-      void (async () => {
-        for await (const entry of watch) history.push({ partition, revision: entry.revision, lease: decodeLease(entry.value) });
-      })();
-      return watch;
-    }));
+    const watches = await Promise.all(
+      buckets.map(async (kv, partition) => {
+        const watch = await kv.watch({ key: LEASE_KEY });
+        void (async () => {
+          for await (const entry of watch) history.push({ partition, revision: entry.revision, lease: decodeLease(entry.value) });
+        })();
+        return watch;
+      }),
+    );
 
     let released: number[];
     const sampler = sampleOwnership(owners);
@@ -94,7 +114,11 @@ test("a node that stops renewing loses all its partitions to the others within 1
     try {
       for (const owner of owners) owner.start();
       const ownedByAll = (list: Ownership[]) => new Set(list.flatMap((o) => o.owned())).size === PARTITIONS;
-      await waitFor("all partitions owned, each owner with some", () => ownedByAll(owners) && owners.every((o) => o.owned().length >= 3), 30_000);
+      await waitFor(
+        "all partitions owned, each owner with some",
+        () => ownedByAll(owners) && owners.every((o) => o.owned().length >= 3),
+        30_000,
+      );
       const before = owners.map((o) => o.owned());
       console.log(`  shares: ${owners.map((o, i) => `${o.node}=${before[i].join(",")}`).join("  ")}`);
 
@@ -104,10 +128,15 @@ test("a node that stops renewing loses all its partitions to the others within 1
       const pausedAt = Date.now();
       await waitFor("the two others own all partitions", () => ownedByAll([a, b]), 15_000);
       const tookMs = Date.now() - pausedAt;
-      console.log(`  ${c.node} stopped renewing; its partitions ${orphaned.join(",")} owned by the others ${(tookMs / 1000).toFixed(1)} s later`);
+      console.log(
+        `  ${c.node} stopped renewing; its partitions ${orphaned.join(",")} owned by the others ${(tookMs / 1000).toFixed(1)} s later`,
+      );
       assert.ok(tookMs <= 15_000);
       assert.equal(c.owned(), [], "the paused owner no longer counts itself owner");
-      assert.ok(orphaned.every((p) => a.owns(p) !== b.owns(p)), "each orphaned partition has exactly one new owner");
+      assert.ok(
+        orphaned.every((p) => a.owns(p) !== b.owns(p)),
+        "each orphaned partition has exactly one new owner",
+      );
 
       // a node that stops cleanly releases its partitions: the last one takes them without waiting for leases to run out
       const releasedByA = a.owned();
@@ -117,7 +146,11 @@ test("a node that stops renewing loses all its partitions to the others within 1
       released = releasedByA;
       // a positive marker that the history has caught up: the latest revision of every partition is in it
       const latest = await Promise.all(buckets.map(async (kv) => (await kv.get(LEASE_KEY))!.revision));
-      await waitFor("history has the latest revisions", () => latest.every((rev, p) => history.some((h) => h.partition === p && h.revision === rev)), 5_000);
+      await waitFor(
+        "history has the latest revisions",
+        () => latest.every((rev, p) => history.some((h) => h.partition === p && h.revision === rev)),
+        5_000,
+      );
     } finally {
       sampled = sampler.stop();
       for (const watch of watches) watch.stop();
@@ -132,18 +165,28 @@ test("a node that stops renewing loses all its partitions to the others within 1
     }
     // consecutive leases of a partition by different nodes do not overlap: the next was written after the previous ran out
     for (let p = 0; p < PARTITIONS; p++) {
-      const leases = history.filter((e) => e.partition === p).sort((x, y) => x.revision - y.revision).map((e) => e.lease);
+      const leases = history
+        .filter((e) => e.partition === p)
+        .sort((x, y) => x.revision - y.revision)
+        .map((e) => e.lease);
       for (let i = 1; i < leases.length; i++) {
-        const previous = leases[i - 1], next = leases[i];
+        const previous = leases[i - 1],
+          next = leases[i];
         if (previous && next && previous.node !== next.node) {
-          assert.ok(next.writtenAt >= previous.expiresAt, `partition ${p}: ${next.node} claimed at ${next.writtenAt}, ${previous.node}'s lease ran to ${previous.expiresAt}`);
+          assert.ok(
+            next.writtenAt >= previous.expiresAt,
+            `partition ${p}: ${next.node} claimed at ${next.writtenAt}, ${previous.node}'s lease ran to ${previous.expiresAt}`,
+          );
         }
       }
     }
     assert.ok(held.length >= PARTITIONS + 4 + released.length, "the orphaned and the released partitions were gained a second time");
     // each released partition went from n1 through "released" to n2, with no lease in between
     for (const p of released) {
-      const owners = history.filter((e) => e.partition === p).sort((x, y) => x.revision - y.revision).map((e) => e.lease?.node ?? "released");
+      const owners = history
+        .filter((e) => e.partition === p)
+        .sort((x, y) => x.revision - y.revision)
+        .map((e) => e.lease?.node ?? "released");
       const lastA = owners.lastIndexOf("n1");
       assert.equal(owners.slice(lastA, lastA + 3), ["n1", "released", "n2"], `partition ${p}: ${owners.join(" → ")}`);
     }
@@ -154,9 +197,16 @@ test("an owner cut off from NATS stops counting itself owner, the others take ov
   if (!HAVE_NATS) return;
   await withCluster(async (cluster, connection) => {
     // each owner reaches NATS only through its own server; n3's loss cuts off owner n3 (the other two keep a quorum)
-    const owners = await Promise.all(["n1", "n2", "n3"].map(async (node, i) => Ownership.open({
-      connection: await connection(i, { only: true }), node, partitionCount: PARTITIONS, replicas: 3,
-    })));
+    const owners = await Promise.all(
+      ["n1", "n2", "n3"].map(async (node, i) =>
+        Ownership.open({
+          connection: await connection(i, { only: true }),
+          node,
+          partitionCount: PARTITIONS,
+          replicas: 3,
+        }),
+      ),
+    );
     const sampler = sampleOwnership(owners);
     let result: { samples: number; doubled: string[] };
     try {
@@ -168,7 +218,9 @@ test("an owner cut off from NATS stops counting itself owner, the others take ov
       const cutAt = Date.now();
       await waitFor("the cut-off owner counts itself owner of nothing", () => c.owned().length === 0, 15_000);
       await waitFor("the two others own every partition", () => new Set([...a.owned(), ...b.owned()]).size === PARTITIONS, 15_000);
-      console.log(`  n3 cut off: its partitions ${cutOff.join(",")} owned by the others ${((Date.now() - cutAt) / 1000).toFixed(1)} s later`);
+      console.log(
+        `  n3 cut off: its partitions ${cutOff.join(",")} owned by the others ${((Date.now() - cutAt) / 1000).toFixed(1)} s later`,
+      );
       await cluster.restart(2);
       // back in touch: the others release what they hold above a third, and n3 claims it
       await waitFor("every owner has its share again", () => owners.every((o) => o.owned().length === PARTITIONS / 3), 30_000);
@@ -201,7 +253,10 @@ test("two claimants racing for the same expired lease: exactly one wins, the oth
       assert.is(winners.length, 1, `round ${round}: ${winners.length} winners`);
       const loser = winners[0] === a ? rb : ra;
       const winner = winners[0] === a ? ra : rb;
-      assert.equal(winner.done.map((s) => s.kind), ["claim"]);
+      assert.equal(
+        winner.done.map((s) => s.kind),
+        ["claim"],
+      );
       // the loser either read the winner's lease (nothing to do) or lost the compare-and-set
       assert.ok(loser.conflicts.length === 1 || loser.steps.length === 0, JSON.stringify(loser));
       assert.is((await kv.get(LEASE_KEY))!.revision, winners[0].revisionOf(0));

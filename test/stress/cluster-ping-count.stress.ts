@@ -13,7 +13,8 @@ import { startNatsCluster } from "./nats-cluster.ts";
 
 const HAVE_NATS = haveProgram("nats-server", "a cluster node's ping count");
 const TOKEN = "cluster-ping-count-admin-token-012345";
-const PINGS = 600, AT_ONCE = 60;
+const PINGS = 600,
+  AT_ONCE = 60;
 
 test("a cluster node counts each of many concurrent pings once", async () => {
   if (!HAVE_NATS) return;
@@ -21,9 +22,17 @@ test("a cluster node counts each of many concurrent pings once", async () => {
   const dir = tempDir("hcd-cluster-count-");
   let server: RealServer | null = null;
   try {
-    server = await startServer({ dataDir: dir.path, env: {
-      NATS_URL: nats.urls.join(","), NODE_ID: "a", ADMIN_TOKEN: TOKEN, CLUSTER_PARTITIONS: "2", CLUSTER_REPLICAS: "1", API_RATE_LIMIT: "0",
-    } });
+    server = await startServer({
+      dataDir: dir.path,
+      env: {
+        NATS_URL: nats.urls.join(","),
+        NODE_ID: "a",
+        ADMIN_TOKEN: TOKEN,
+        CLUSTER_PARTITIONS: "2",
+        CLUSTER_REPLICAS: "1",
+        API_RATE_LIMIT: "0",
+      },
+    });
     const url = server.url;
     const project = await createProject(server, TOKEN, { name: "count", ping_log_limit: 1000 });
     const { uuid } = await ok<{ uuid: string }>(call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "c" } }));
@@ -32,9 +41,13 @@ test("a cluster node counts each of many concurrent pings once", async () => {
     for (let round = 0; round < PINGS / AT_ONCE; round++) {
       const rids = Array.from({ length: AT_ONCE }, () => randomUUID());
       sent.push(...rids);
-      statuses.push(...await Promise.all(rids.map((rid) => call(url, "GET", `/ping/${uuid}?rid=${rid}`).then((a) => a.status))));
+      statuses.push(...(await Promise.all(rids.map((rid) => call(url, "GET", `/ping/${uuid}?rid=${rid}`).then((a) => a.status)))));
     }
-    assert.equal(statuses.filter((s) => s !== 200), [], "every ping acknowledged");
+    assert.equal(
+      statuses.filter((s) => s !== 200),
+      [],
+      "every ping acknowledged",
+    );
     const check = await ok<{ n_pings: number }>(call(url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }));
     assert.is(check.n_pings, PINGS, "n_pings counts each ping once");
     const { pings } = await ok<{ pings: { rid: string }[] }>(call(url, "GET", `/api/v3/checks/${uuid}/pings/`, { key: project.api_key }));

@@ -26,7 +26,8 @@ const HAVE_NATS = haveProgram("nats-server", "cluster partition takeover on a Je
 const PARTITION = 5;
 const T0 = 1_800_000_000_000;
 const SECOND = 1_000;
-const WAVES = 12, PER_WAVE = 25; // pings before A stops, in concurrent waves
+const WAVES = 12,
+  PER_WAVE = 25; // pings before A stops, in concurrent waves
 
 /**
  * Retries `attempt` until it resolves (a positive marker: the cluster answers again), for at most
@@ -53,8 +54,18 @@ async function eventually<T>(attempt: () => Promise<T>, options: { timeoutMs?: n
 }
 
 const ONE_AT_A_TIME = { unansweredMs: Infinity };
-const pingCommand = (uuid: string, at: number): PingCommand =>
-  ({ target: { uuid }, signal: "success", exitStatus: null, method: "GET", scheme: "http", remoteAddr: "127.0.0.1", ua: "stress", rid: null, body: null, at });
+const pingCommand = (uuid: string, at: number): PingCommand => ({
+  target: { uuid },
+  signal: "success",
+  exitStatus: null,
+  method: "GET",
+  scheme: "http",
+  remoteAddr: "127.0.0.1",
+  ua: "stress",
+  rid: null,
+  body: null,
+  at,
+});
 const pingOf = (uuid: string, at: number): ShardCommand => ({ kind: "ping", ping: pingCommand(uuid, at) });
 
 test("a replica taking over a killed owner's partition has every acknowledged command, fences the old owner out and flips missed deadlines at their due times", async () => {
@@ -62,7 +73,11 @@ test("a replica taking over a killed owner's partition has every acknowledged co
   await withNatsCluster(async (cluster, connection) => {
     let ids = 0;
     const options = (nc: NatsConnection): PartitionReplicaOptions => ({
-      connection: nc, partition: PARTITION, replicas: 3, snapshotEvery: 100, ackTimeoutMs: 5_000,
+      connection: nc,
+      partition: PARTITION,
+      replicas: 3,
+      snapshotEvery: 100,
+      ackTimeoutMs: 5_000,
       newId: () => `00000000-0000-4000-8000-${(++ids).toString(16).padStart(12, "0")}`,
     });
     const a = await eventually(async () => PartitionReplica.open(options(await connection(0))));
@@ -86,7 +101,13 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     const owner = project({ id: "00000000-0000-4000-8000-0000000000aa", createdAt: T0 });
     await submitA({ kind: "createProject", project: owner, at: T0 });
     const created = async (name: string, timeoutS: number, graceS: number): Promise<Check> => {
-      const { result } = await submitA({ kind: "createCheck", projectId: owner.id, spec: { name, timeoutMs: timeoutS * SECOND, graceMs: graceS * SECOND }, unique: [], at: T0 });
+      const { result } = await submitA({
+        kind: "createCheck",
+        projectId: owner.id,
+        spec: { name, timeoutMs: timeoutS * SECOND, graceMs: graceS * SECOND },
+        unique: [],
+        at: T0,
+      });
       assert.ok(result.ok, name);
       return result.value.check;
     };
@@ -95,7 +116,10 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     // lapsing: last ping at T0+10 s, timeout 60 s, grace 30 s: down at T0+100 s
     await submitA(pingOf(lapsing.uuid, T0 + 10 * SECOND));
     // a check created by a ping to its slug: its ids travel in the record, so B's copy has the same uuid
-    const auto = await submitA({ kind: "ping", ping: { ...pingCommand(lapsing.uuid, T0 + 11 * SECOND), target: { pingKey: owner.pingKey, slug: "auto", create: true } } });
+    const auto = await submitA({
+      kind: "ping",
+      ping: { ...pingCommand(lapsing.uuid, T0 + 11 * SECOND), target: { pingKey: owner.pingKey, slug: "auto", create: true } },
+    });
     assert.ok(auto.result.ok && auto.result.value.created);
     const autoUuid = auto.result.value.checkUuid;
 
@@ -104,7 +128,10 @@ test("a replica taking over a killed owner's partition has every acknowledged co
       const at = T0 + 20 * SECOND + wave * 3 * SECOND;
       const answers = await Promise.allSettled(Array.from({ length: PER_WAVE }, () => a.submit(pingOf(steady.uuid, at))));
       acknowledged += answers.filter((r) => r.status === "fulfilled").length;
-      if (a.state === "stale") { refused += 1; await eventually(() => a.takeOver(at), ONE_AT_A_TIME); }
+      if (a.state === "stale") {
+        refused += 1;
+        await eventually(() => a.takeOver(at), ONE_AT_A_TIME);
+      }
       if (wave === 7) await eventually(() => a.snapshot()); // one asked for, besides those every 100 records
     }
     await eventually(() => a.advance(T0 + 60 * SECOND)); // A's timer: nothing due yet
@@ -142,17 +169,27 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     const heldAdvance = await eventually(() => b.advance(takeoverAt + 30 * SECOND - 1));
     assert.equal(heldAdvance.changes.flips, []);
     const downAdvance = await eventually(() => b.advance(takeoverAt + 30 * SECOND));
-    assert.equal(downAdvance.changes.flips, [{ checkUuid: lapsing.uuid, n: 2, at: takeoverAt + 30 * SECOND, from: "up", to: "down", reason: "timeout", notify: true }]);
+    assert.equal(downAdvance.changes.flips, [
+      { checkUuid: lapsing.uuid, n: 2, at: takeoverAt + 30 * SECOND, from: "up", to: "down", reason: "timeout", notify: true },
+    ]);
     const stateOfB = b.read((shard) => shard.snapshot());
     const downSince = { failures: 0, downSinceAt: takeoverAt + 30 * SECOND, dueAt: null, held: false, reminders: 0 };
-    const expected = stateOfA.checks.map((c) => (c.uuid === lapsing.uuid ? { ...c, status: "down" as const, nFlips: c.nFlips + 1, alert: downSince } : c));
+    const expected = stateOfA.checks.map((c) =>
+      c.uuid === lapsing.uuid ? { ...c, status: "down" as const, nFlips: c.nFlips + 1, alert: downSince } : c,
+    );
     assert.equal(stateOfB.projects, stateOfA.projects);
     assert.equal(stateOfB.channels, stateOfA.channels);
     assert.equal(stateOfB.checks, expected, "B's checks are A's, the lapsed one down");
-    assert.ok(stateOfB.checks.some((c) => c.slug === "auto" && c.uuid === autoUuid), "the auto-created check has the same uuid on B");
+    assert.ok(
+      stateOfB.checks.some((c) => c.slug === "auto" && c.uuid === autoUuid),
+      "the auto-created check has the same uuid on B",
+    );
 
     // A wakes up and appends: refused on the fence, and nothing of it reaches B
-    const late = await a.submit(pingOf(steady.uuid, takeoverAt + 30 * SECOND)).then(() => null, (error: unknown) => error);
+    const late = await a.submit(pingOf(steady.uuid, takeoverAt + 30 * SECOND)).then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.instance(late, FencedError);
     assert.is(a.state, "deposed");
     const afterLate = await eventually(() => b.submit(pingOf(steady.uuid, takeoverAt + 31 * SECOND)));
@@ -165,19 +202,40 @@ test("a replica taking over a killed owner's partition has every acknowledged co
     // B snapshots; A's older state can't replace it (a deposed owner's snapshot is skipped)
     const saved = await eventually(() => b.snapshot());
     assert.ok(saved.saved, "B's snapshot is stored");
-    const store = await eventually(async () => SnapshotStore.open({ connection: await connection(leader), partition: PARTITION, replicas: 3 }));
-    const stale = await eventually(() => store.save(a.applied, snapshotOf(b.read((shard) => shard), T0, 0)));
+    const store = await eventually(async () =>
+      SnapshotStore.open({ connection: await connection(leader), partition: PARTITION, replicas: 3 }),
+    );
+    const stale = await eventually(() =>
+      store.save(
+        a.applied,
+        snapshotOf(
+          b.read((shard) => shard),
+          T0,
+          0,
+        ),
+      ),
+    );
     assert.equal(stale, { saved: false, newer: afterLate.position });
     assert.is((await eventually(() => store.load()))?.logSequence, afterLate.position);
 
     // the log below B's snapshot is gone: a strict read from there is refused, not shortened
     const log = await eventually(async () => JetStreamLog.open({ connection: await connection(2), partition: PARTITION, replicas: 3 }));
-    const read = async () => { for await (const record of log.readFrom(1, { strict: true })) void record; };
-    assert.instance(await read().then(() => null, (error: unknown) => error), TruncatedError);
+    const read = async () => {
+      for await (const record of log.readFrom(1, { strict: true })) void record;
+    };
+    assert.instance(
+      await read().then(
+        () => null,
+        (error: unknown) => error,
+      ),
+      TruncatedError,
+    );
 
-    console.log(`  acknowledged pings ${acknowledged} (refused and retried ${refused}), A applied to ${a.applied}, A's snapshot at ${snapshotByA}; ` +
-      `B: snapshot ${report.snapshotSequence} (${report.snapshotBytes} bytes), fence at ${report.fencedAt}, replayed ${report.replayed}, ` +
-      `restarts ${report.restarts}, log leader ${leaderName} killed before it; flips at takeover ${report.flips.map((f) => `${f.from}→${f.to}@T0+${(f.at - T0) / SECOND}s`).join(", ")}; B's snapshot at ${afterLate.position}`);
+    console.log(
+      `  acknowledged pings ${acknowledged} (refused and retried ${refused}), A applied to ${a.applied}, A's snapshot at ${snapshotByA}; ` +
+        `B: snapshot ${report.snapshotSequence} (${report.snapshotBytes} bytes), fence at ${report.fencedAt}, replayed ${report.replayed}, ` +
+        `restarts ${report.restarts}, log leader ${leaderName} killed before it; flips at takeover ${report.flips.map((f) => `${f.from}→${f.to}@T0+${(f.at - T0) / SECOND}s`).join(", ")}; B's snapshot at ${afterLate.position}`,
+    );
   });
 });
 
@@ -187,12 +245,16 @@ test("a snapshot larger than a chunk is stored in 256 kB chunks and reads back w
     const store = await eventually(async () => SnapshotStore.open({ connection: await connection(0), partition: 2, replicas: 3 }));
     const owner = project({ id: "00000000-0000-4000-8000-0000000000cc", createdAt: T0 });
     // 700 checks with a 1,000-character description each: about 1 MB of body
-    const checks = Array.from({ length: 700 }, (_, i) => check({ projectId: owner.id, uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, desc: "d".repeat(1_000) }));
+    const checks = Array.from({ length: 700 }, (_, i) =>
+      check({ projectId: owner.id, uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, desc: "d".repeat(1_000) }),
+    );
     const snapshot = { at: T0, projects: [{ project: owner, channels: [], checks }], intake: 0 };
     const saved = await eventually(() => store.save(40, snapshot));
     assert.ok(saved.saved && saved.head.chunks >= 3, `stored in ${saved.saved ? saved.head.chunks : 0} chunks`);
     assert.ok(saved.saved && saved.head.bytes > 700_000);
-    const loaded = await eventually(async () => (await SnapshotStore.open({ connection: await connection(1), partition: 2, replicas: 3 })).load());
+    const loaded = await eventually(async () =>
+      (await SnapshotStore.open({ connection: await connection(1), partition: 2, replicas: 3 })).load(),
+    );
     assert.is(loaded?.logSequence, 40);
     assert.equal(loaded?.snapshot, snapshot);
     assert.equal(await eventually(() => store.save(39, { at: T0, projects: [], intake: 0 })), { saved: false, newer: 40 });

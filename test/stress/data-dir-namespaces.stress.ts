@@ -46,7 +46,13 @@ test("a second server from another PID namespace exits 1 with 'in use'; the firs
   const first = await startServer(dir.path);
   try {
     const project = (await admin(first, "POST", "/admin/v1/projects", { name: "p" })).json as { api_key: string };
-    const check = await (await fetch(`${first.url}/api/v3/checks/`, { method: "POST", headers: { "x-api-key": project.api_key }, body: JSON.stringify({ name: "c" }) })).json() as { uuid: string };
+    const check = (await (
+      await fetch(`${first.url}/api/v3/checks/`, {
+        method: "POST",
+        headers: { "x-api-key": project.api_key },
+        body: JSON.stringify({ name: "c" }),
+      })
+    ).json()) as { uuid: string };
     await pings(first, check.uuid, 20); // in the first one's intake log, which a second one must not replay or remove
 
     const second = await startRefused(dir.path, UNSHARE);

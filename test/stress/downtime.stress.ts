@@ -22,8 +22,10 @@ test("a restart after 150 s sends no false down; the silent check goes down a gr
   try {
     const project = await createProject(server, TOKEN, { name: "downtime" });
     await addChannel(server, TOKEN, project.id, { kind: "slack", name: "chat", value: `${receiver.url}/chat` });
-    const create = (name: string) => ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/",
-      { key: project.api_key, body: { name, timeout: 60, grace: 60, channels: "*" } }));
+    const create = (name: string) =>
+      ok<{ uuid: string }>(
+        call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name, timeout: 60, grace: 60, channels: "*" } }),
+      );
     const [job, silent] = [await create("job"), await create("silent")];
     for (const check of [job, silent]) assert.is((await call(server.url, "GET", `/ping/${check.uuid}`)).status, 200);
     const pingedAt = Date.now();
@@ -34,7 +36,8 @@ test("a restart after 150 s sends no false down; the silent check goes down a gr
     server = await startServer({ dataDir: dir.path, env: ENV });
     const restartedAt = Date.now();
     assert.match(server.output(), /hcd was not running for 1[45]\d s: 2 check\(s\)/, server.output());
-    const status = async (uuid: string) => (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }))).status;
+    const status = async (uuid: string) =>
+      (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }))).status;
     assert.equal([await status(job.uuid), await status(silent.uuid)], ["grace", "grace"], "late, not down, on the restart");
 
     await sleep(restartedAt + 25_000 - Date.now()); // the job's next run gets through
@@ -43,7 +46,9 @@ test("a restart after 150 s sends no false down; the silent check goes down a gr
     // the marker: the silent check's down comes a grace after the restart; nothing came before it
     const [down] = await requestsUntil(receiver.requests, 1, 90_000);
     const downAfterRestartMs = Date.now() - restartedAt;
-    console.log(`  stopped ${((restartedAt - stoppedAt) / 1000).toFixed(1)} s; silent check down ${(downAfterRestartMs / 1000).toFixed(1)} s after the restart`);
+    console.log(
+      `  stopped ${((restartedAt - stoppedAt) / 1000).toFixed(1)} s; silent check down ${(downAfterRestartMs / 1000).toFixed(1)} s after the restart`,
+    );
     assert.ok(downAfterRestartMs >= 60_000, `down ${downAfterRestartMs} ms after the restart, before its grace`);
     assert.match(down.body, /silent/);
     assert.match(down.body, /hcd was not running from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00 to /);

@@ -26,33 +26,45 @@ export async function faultRelay(target: { host: string; port: number }): Promis
     });
   });
   // a Transform passes its chunks one at a time: holding each keeps the byte order of the stream
-  const delayed = () => new Transform({
-    transform(chunk, _encoding, done) {
-      if (delayMs === 0) done(null, chunk);
-      else setTimeout(() => done(null, chunk), delayMs);
-    },
-  });
-  const open = () => new Promise<void>((resolve) => {
-    server = createServer((client) => {
-      const upstream = tcpConnect(target.port, target.host);
-      for (const s of [client, upstream]) { sockets.add(s); s.once("close", () => sockets.delete(s)); s.on("error", () => s.destroy()); }
-      // either side closing ends the other: a relay never keeps half a connection open
-      client.once("close", () => upstream.destroy());
-      upstream.once("close", () => client.destroy());
-      client.pipe(delayed()).pipe(upstream);
-      upstream.pipe(delayed()).pipe(client);
+  const delayed = () =>
+    new Transform({
+      transform(chunk, _encoding, done) {
+        if (delayMs === 0) done(null, chunk);
+        else setTimeout(() => done(null, chunk), delayMs);
+      },
     });
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = tcpConnect(target.port, target.host);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.once("close", () => sockets.delete(s));
+          s.on("error", () => s.destroy());
+        }
+        // either side closing ends the other: a relay never keeps half a connection open
+        client.once("close", () => upstream.destroy());
+        upstream.once("close", () => client.destroy());
+        client.pipe(delayed()).pipe(upstream);
+        upstream.pipe(delayed()).pipe(client);
+      });
+      server.listen(port, "127.0.0.1", () => resolve());
+    });
   await open();
   return {
     url: `nats://127.0.0.1:${port}`,
-    cut: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server!.close(() => resolve());
-    }),
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server!.close(() => resolve());
+      }),
     restore: open,
-    slow: (ms) => { delayMs = ms; },
-    close: () => { for (const s of sockets) s.destroy(); server?.close(); },
+    slow: (ms) => {
+      delayMs = ms;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server?.close();
+    },
   };
 }

@@ -29,7 +29,8 @@ export function faultSchedule(seed: number, options: { partitions: number; lease
   const between = (low: number, high: number) => Math.round(low + random() * (high - low));
   const pick = () => Math.floor(random() * 3);
   const kinds: Fault["kind"][] = [...FAULT_KINDS];
-  for (let i = kinds.length - 1; i > 0; i--) { // Fisher-Yates
+  for (let i = kinds.length - 1; i > 0; i--) {
+    // Fisher-Yates
     const j = Math.floor(random() * (i + 1));
     [kinds[i], kinds[j]] = [kinds[j], kinds[i]];
   }
@@ -39,13 +40,18 @@ export function faultSchedule(seed: number, options: { partitions: number; lease
 
   function faultOf(kind: Fault["kind"]): Fault {
     switch (kind) {
-      case "kill-node": return { kind, node: pick(), holdMs: between(500, 3_000) };
-      case "stop-owner": return { kind, partition: Math.floor(random() * options.partitions), holdMs: options.leaseMs + between(1_000, 3_000) };
-      case "kill-nats": return { kind, server: pick(), holdMs: between(500, 3_000) };
-      case "cut-relay": return { kind, node: pick(), holdMs: between(1_500, 4_000) };
+      case "kill-node":
+        return { kind, node: pick(), holdMs: between(500, 3_000) };
+      case "stop-owner":
+        return { kind, partition: Math.floor(random() * options.partitions), holdMs: options.leaseMs + between(1_000, 3_000) };
+      case "kill-nats":
+        return { kind, server: pick(), holdMs: between(500, 3_000) };
+      case "cut-relay":
+        return { kind, node: pick(), holdMs: between(1_500, 4_000) };
       // up to 1.5 s a chunk: past the 1 s a lease renewal waits for its answer, so a renewal can time out
       // at the node and still land (the trigger of a re-takeover while an append is in flight)
-      case "slow-relay": return { kind, node: pick(), delayMs: between(50, 1_500), holdMs: between(3_000, 6_000) };
+      case "slow-relay":
+        return { kind, node: pick(), delayMs: between(50, 1_500), holdMs: between(3_000, 6_000) };
     }
   }
 }
@@ -53,7 +59,12 @@ export function faultSchedule(seed: number, options: { partitions: number; lease
 /** One line per round, for the run's output. */
 export function describeRound(round: Round): string {
   const { fault } = round;
-  const target = "node" in fault ? `node ${fault.node}` : "server" in fault ? `nats-server ${fault.server}` : `owner of the run's partition #${fault.partition}`;
+  const target =
+    "node" in fault
+      ? `node ${fault.node}`
+      : "server" in fault
+        ? `nats-server ${fault.server}`
+        : `owner of the run's partition #${fault.partition}`;
   const delay = fault.kind === "slow-relay" ? `, ${fault.delayMs} ms per chunk` : "";
   return `after ${round.afterMs} ms: ${fault.kind} ${target} for ${fault.holdMs} ms${delay}`;
 }

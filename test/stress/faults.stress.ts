@@ -21,7 +21,9 @@ async function setUp(server: RealServer): Promise<{ apiKey: string; uuids: strin
   const project = await createProject(server, TOKEN, { name: "load", ping_log_limit: 1000, check_limit: 100 });
   const uuids: string[] = [];
   for (let i = 0; i < CHECKS; i++) {
-    uuids.push((await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `c${i}` } }))).uuid);
+    uuids.push(
+      (await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `c${i}` } }))).uuid,
+    );
   }
   return { apiKey: project.api_key, uuids };
 }
@@ -36,7 +38,12 @@ async function untilAnswered(answered: () => number, count: number): Promise<voi
 }
 
 /** Restarts on the same DATA_DIR and returns the acknowledged pings that are missing. */
-async function afterRestart(dataDir: string, apiKey: string, tally: PingTally, cutTally?: PingTally): Promise<{ lost: string[]; acknowledged: number; processedButCut: string[] }> {
+async function afterRestart(
+  dataDir: string,
+  apiKey: string,
+  tally: PingTally,
+  cutTally?: PingTally,
+): Promise<{ lost: string[]; acknowledged: number; processedButCut: string[] }> {
   const again = await startServer({ dataDir, env: { ADMIN_TOKEN: TOKEN } });
   try {
     const { lost, acknowledged } = await lostPings(again.url, apiKey, tally);
@@ -50,7 +57,11 @@ for (const fault of ["throw", "exit", "terminate"] as const) {
   test(`a shard worker that fails (${fault}) under load stops the process with exit 70 and a message; no acknowledged ping is lost`, async () => {
     const dir = tempDir();
     try {
-      const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, HCD_TEST_FAULT: fault }, nodeArgs: ["--import", HOOK] });
+      const server = await startServer({
+        dataDir: dir.path,
+        env: { ADMIN_TOKEN: TOKEN, HCD_TEST_FAULT: fault },
+        nodeArgs: ["--import", HOOK],
+      });
       const { apiKey, uuids } = await setUp(server);
       const tally = newTally(uuids);
       let stopped = false;
@@ -59,7 +70,12 @@ for (const fault of ["throw", "exit", "terminate"] as const) {
       const faultAt = Date.now();
       server.child.kill("SIGUSR2");
       let deadline: NodeJS.Timeout | undefined;
-      const exit = await Promise.race([server.exited, new Promise<null>((resolve) => { deadline = setTimeout(() => resolve(null), 120_000); })]); // a failure deadline
+      const exit = await Promise.race([
+        server.exited,
+        new Promise<null>((resolve) => {
+          deadline = setTimeout(() => resolve(null), 120_000);
+        }),
+      ]); // a failure deadline
       clearTimeout(deadline);
       stopped = true;
       await load;
@@ -68,7 +84,9 @@ for (const fault of ["throw", "exit", "terminate"] as const) {
       const message = fault === "throw" ? /hcd: shard 0 crashed: injected fault/ : /hcd: shard 0 crashed: exited with code \d/;
       assert.match(server.output(), message);
       const { lost, acknowledged } = await afterRestart(dir.path, apiKey, tally);
-      console.log(`  worker fault "${fault}": exit 70 after ${Date.now() - faultAt} ms; ${acknowledged} pings acknowledged, ${lost.length} lost after restart; ${tally.reset} requests cut by the exit`);
+      console.log(
+        `  worker fault "${fault}": exit 70 after ${Date.now() - faultAt} ms; ${acknowledged} pings acknowledged, ${lost.length} lost after restart; ${tally.reset} requests cut by the exit`,
+      );
       assert.ok(acknowledged >= 50, `the load was real: ${acknowledged}`);
       assert.equal(lost, []);
     } finally {
@@ -99,12 +117,25 @@ test("SIGTERM mid-load: exit 0, every started request answered, every acknowledg
     assert.is(code, 0, server.output());
     const fresh500 = [...fresh.statuses].filter(([s]) => s >= 500);
     const kept500 = [...kept.statuses].filter(([s]) => s >= 500);
-    const { lost, acknowledged, processedButCut: cutAfterStart } = await afterRestart(dir.path, apiKey,
-      { ...fresh, acknowledged: new Map([...fresh.acknowledged].map(([u, r]) => [u, new Set([...r, ...(kept.acknowledged.get(u) ?? [])])])) }, fresh);
-    console.log(`  SIGTERM under load: ${before} pings answered before the signal, ${fresh.answered + kept.answered} in all; ` +
-      `fresh connections: ${fresh.answered} answered, ${fresh.refused} refused, ${fresh.reset} reset (${cutAfterStart.length} of them processed); ` +
-      `kept-alive: ${kept.answered} answered, ${kept.refused} refused, ${kept.reset} reset; ` +
-      `${acknowledged} acknowledged, ${lost.length} lost after restart; shutdown took ${shutdownMs} ms`);
+    const {
+      lost,
+      acknowledged,
+      processedButCut: cutAfterStart,
+    } = await afterRestart(
+      dir.path,
+      apiKey,
+      {
+        ...fresh,
+        acknowledged: new Map([...fresh.acknowledged].map(([u, r]) => [u, new Set([...r, ...(kept.acknowledged.get(u) ?? [])])])),
+      },
+      fresh,
+    );
+    console.log(
+      `  SIGTERM under load: ${before} pings answered before the signal, ${fresh.answered + kept.answered} in all; ` +
+        `fresh connections: ${fresh.answered} answered, ${fresh.refused} refused, ${fresh.reset} reset (${cutAfterStart.length} of them processed); ` +
+        `kept-alive: ${kept.answered} answered, ${kept.refused} refused, ${kept.reset} reset; ` +
+        `${acknowledged} acknowledged, ${lost.length} lost after restart; shutdown took ${shutdownMs} ms`,
+    );
     // kept-alive resets are the HTTP/1.1 race of a request sent on a connection the server closes as idle;
     // they are reported, not asserted (reported as an open gap)
     assert.ok(before >= 100, `the load was real: ${before}`);

@@ -15,9 +15,17 @@ const HOST_CAS = "/usr/local/share/ca-certificates"; // a proxy's CA the host tr
 const BASE_KEY_LABEL = "org.hcd.test-base"; // marks a base image made here, with the key of its recipe
 // as Debian's official slim images: no manuals, info pages, translations or docs (copyright files kept),
 // and dpkg without an fsync per file (their "apt speedup": an image layer is written whole or not at all)
-const SLIM = ["path-exclude=/usr/share/doc/*", "path-include=/usr/share/doc/*/copyright", "path-exclude=/usr/share/man/*",
-  "path-exclude=/usr/share/groff/*", "path-exclude=/usr/share/info/*", "path-exclude=/usr/share/lintian/*",
-  "path-exclude=/usr/share/linda/*", "path-exclude=/usr/share/locale/*", "force-unsafe-io"];
+const SLIM = [
+  "path-exclude=/usr/share/doc/*",
+  "path-include=/usr/share/doc/*/copyright",
+  "path-exclude=/usr/share/man/*",
+  "path-exclude=/usr/share/groff/*",
+  "path-exclude=/usr/share/info/*",
+  "path-exclude=/usr/share/lintian/*",
+  "path-exclude=/usr/share/linda/*",
+  "path-exclude=/usr/share/locale/*",
+  "force-unsafe-io",
+];
 const APT = ['Acquire::Languages "none"']; // no translated package descriptions fetched
 export const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy"];
 
@@ -25,7 +33,9 @@ export const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PR
 export function run(program: string, args: readonly string[], options: { input?: string } = {}): string {
   const result = spawnSync(program, args, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, input: options.input });
   if (result.status !== 0) {
-    throw new Error(`${program} ${args.join(" ")} failed (${result.error?.message ?? `status ${result.status}`}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`);
+    throw new Error(
+      `${program} ${args.join(" ")} failed (${result.error?.message ?? `status ${result.status}`}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`,
+    );
   }
   return result.stdout;
 }
@@ -35,10 +45,16 @@ export function runAsync(program: string, args: readonly string[]): Promise<stri
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
-    child.stdout.on("data", (chunk: Buffer) => { out += chunk.toString(); });
-    child.stderr.on("data", (chunk: Buffer) => { out += chunk.toString(); });
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
     child.once("error", reject);
-    child.once("close", (status) => status === 0 ? resolve(out) : reject(new Error(`${program} ${args.join(" ")} exited ${status}:\n${out.slice(-6000)}`)));
+    child.once("close", (status) =>
+      status === 0 ? resolve(out) : reject(new Error(`${program} ${args.join(" ")} exited ${status}:\n${out.slice(-6000)}`)),
+    );
   });
 }
 
@@ -49,7 +65,11 @@ function cacheDir(): string {
 }
 
 function hostCas(): string[] {
-  return existsSync(HOST_CAS) ? readdirSync(HOST_CAS).filter((name) => name.endsWith(".crt")).sort() : [];
+  return existsSync(HOST_CAS)
+    ? readdirSync(HOST_CAS)
+        .filter((name) => name.endsWith(".crt"))
+        .sort()
+    : [];
 }
 
 /** The key of today's base image: the day (Debian's security updates) and everything the recipe holds. */
@@ -65,7 +85,11 @@ function baseKey(): string {
  */
 export async function ensureBaseImage(): Promise<"kept" | "imported" | "made"> {
   const key = baseKey();
-  const present = spawnSync("buildah", ["inspect", "--type", "image", "--format", `{{index .Docker.Config.Labels "${BASE_KEY_LABEL}"}}`, BASE_IMAGE], { encoding: "utf8" });
+  const present = spawnSync(
+    "buildah",
+    ["inspect", "--type", "image", "--format", `{{index .Docker.Config.Labels "${BASE_KEY_LABEL}"}}`, BASE_IMAGE],
+    { encoding: "utf8" },
+  );
   if (present.status === 0 && present.stdout.trim() === key) return "kept";
   const tarball = join(cacheDir(), `debian-trixie-slim-${key}.tar`);
   let how: "imported" | "made" = "imported";
@@ -74,14 +98,34 @@ export async function ensureBaseImage(): Promise<"kept" | "imported" | "made"> {
     const partial = `${tarball}.partial`;
     const cas = hostCas().map((name) => join(HOST_CAS, name));
     const customize = cas.length === 0 ? [] : [`--customize-hook=mkdir -p "$1${HOST_CAS}" && cp ${cas.join(" ")} "$1${HOST_CAS}/"`];
-    await runAsync("mmdebstrap", ["--variant=minbase", "--mode=root", "--format=tar", ...SLIM.map((option) => `--dpkgopt=${option}`), ...APT.map((option) => `--aptopt=${option}`), ...customize, "trixie", partial, MIRROR]);
+    await runAsync("mmdebstrap", [
+      "--variant=minbase",
+      "--mode=root",
+      "--format=tar",
+      ...SLIM.map((option) => `--dpkgopt=${option}`),
+      ...APT.map((option) => `--aptopt=${option}`),
+      ...customize,
+      "trixie",
+      partial,
+      MIRROR,
+    ]);
     renameSync(partial, tarball);
-    for (const old of readdirSync(cacheDir())) if (old.startsWith("debian-trixie-slim-") && join(cacheDir(), old) !== tarball) rmSync(join(cacheDir(), old), { force: true });
+    for (const old of readdirSync(cacheDir()))
+      if (old.startsWith("debian-trixie-slim-") && join(cacheDir(), old) !== tarball) rmSync(join(cacheDir(), old), { force: true });
   }
   const container = run("buildah", ["from", "scratch"]).trim();
   try {
     run("buildah", ["add", container, tarball, "/"]);
-    run("buildah", ["config", "--env", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "--cmd", "bash", "--label", `${BASE_KEY_LABEL}=${key}`, container]);
+    run("buildah", [
+      "config",
+      "--env",
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      "--cmd",
+      "bash",
+      "--label",
+      `${BASE_KEY_LABEL}=${key}`,
+      container,
+    ]);
     run("buildah", ["commit", "--quiet", container, BASE_IMAGE]);
   } finally {
     spawnSync("buildah", ["rm", container]);
@@ -99,8 +143,15 @@ export async function buildImage(context: string, tag: string): Promise<number> 
 
 /** The image's Docker configuration (User, Env, Cmd, WorkingDir, Volumes, Healthcheck, Labels, StopSignal). */
 export type ImageConfig = {
-  User: string; Env: string[]; Cmd: string[]; WorkingDir: string; Volumes: Record<string, unknown> | null;
-  Healthcheck?: { Test: string[] }; Labels: Record<string, string> | null; StopSignal?: string; ExposedPorts?: Record<string, unknown>;
+  User: string;
+  Env: string[];
+  Cmd: string[];
+  WorkingDir: string;
+  Volumes: Record<string, unknown> | null;
+  Healthcheck?: { Test: string[] };
+  Labels: Record<string, string> | null;
+  StopSignal?: string;
+  ExposedPorts?: Record<string, unknown>;
 };
 
 export function imageConfig(tag: string): ImageConfig {
@@ -117,7 +168,13 @@ export function imageSize(tag: string): string {
 export function mountImage(tag: string): { rootfs: string; remove(): void } {
   const container = run("buildah", ["from", "--pull=never", tag]).trim();
   const rootfs = run("buildah", ["mount", container]).trim();
-  return { rootfs, remove: () => { spawnSync("buildah", ["umount", container]); spawnSync("buildah", ["rm", container]); } };
+  return {
+    rootfs,
+    remove: () => {
+      spawnSync("buildah", ["umount", container]);
+      spawnSync("buildah", ["rm", container]);
+    },
+  };
 }
 
 /** A fresh volume for /data, owned by the image's user as Docker makes a new named volume from the image's /data. */
@@ -134,7 +191,10 @@ export type Contained = { readonly child: ChildProcess; readonly exited: Promise
  * the host's /dev, `volume` at /data, chrooted into `rootfs` as `user` ("uid:gid") in `workdir`, with
  * exactly `env` (the image's, with the test's overrides).
  */
-export function runContained(rootfs: string, opts: { user: string; workdir: string; env: Record<string, string>; volume: string; command: readonly string[] }): Contained {
+export function runContained(
+  rootfs: string,
+  opts: { user: string; workdir: string; env: Record<string, string>; volume: string; command: readonly string[] },
+): Contained {
   const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
   const env = Object.entries(opts.env).map(([name, value]) => quote(`${name}=${value}`));
   const script = [
@@ -142,10 +202,16 @@ export function runContained(rootfs: string, opts: { user: string; workdir: stri
     `mount --rbind /dev ${quote(`${rootfs}/dev`)}`,
     `exec chroot --userspec=${opts.user} ${quote(rootfs)} /usr/bin/env -i --chdir=${quote(opts.workdir)} ${env.join(" ")} ${opts.command.map(quote).join(" ")}`,
   ].join(" && ");
-  const child = spawn("unshare", ["--pid", "--fork", "--mount", `--mount-proc=${rootfs}/proc`, "--kill-child", "sh", "-c", script], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("unshare", ["--pid", "--fork", "--mount", `--mount-proc=${rootfs}/proc`, "--kill-child", "sh", "-c", script], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, exited, output: () => output };
 }
@@ -158,6 +224,8 @@ export function containedPid(contained: Contained): number {
 
 /** The real, effective, saved and file-system uids of a host process (/proc/<pid>/status). */
 export function uidsOf(pid: number): number[] {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("Uid:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("Uid:"));
   return (line ?? "").slice(4).trim().split(/\s+/).map(Number);
 }

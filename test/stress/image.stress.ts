@@ -13,18 +13,33 @@ import { closedPort, tempDir } from "../helpers.ts";
 import { haveProgram } from "../ops/extras.ts";
 import { startServer, stopServer } from "../ops/server-process.ts";
 import type { ImageConfig } from "./image-rig.ts";
-import { buildImage, containedPid, ensureBaseImage, freshVolume, imageConfig, imageSize, mountImage, PROXY_VARIABLES, run, runContained, uidsOf } from "./image-rig.ts";
+import {
+  buildImage,
+  containedPid,
+  ensureBaseImage,
+  freshVolume,
+  imageConfig,
+  imageSize,
+  mountImage,
+  PROXY_VARIABLES,
+  run,
+  runContained,
+  uidsOf,
+} from "./image-rig.ts";
 import type { Contained } from "./image-rig.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const RELEASE = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const TAG = `localhost/hcd:${RELEASE}`;
-const READY = ["buildah", "mmdebstrap", "unshare", "chroot"].every((program) => haveProgram(program, "the container image's build and run"));
+const READY = ["buildah", "mmdebstrap", "unshare", "chroot"].every((program) =>
+  haveProgram(program, "the container image's build and run"),
+);
 
 let config: ImageConfig;
 let image: { rootfs: string; remove(): void } | null = null;
 
-const envOf = (config: ImageConfig): Record<string, string> => Object.fromEntries(config.Env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]));
+const envOf = (config: ImageConfig): Record<string, string> =>
+  Object.fromEntries(config.Env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]));
 
 test("builds from the Dockerfile on debian:trixie-slim; its user, environment, volume, command, healthcheck and labels are the contract's", async () => {
   if (!READY) return;
@@ -57,7 +72,8 @@ test("the final image: Debian's Node.js 20.19 or newer; no compiler, no npm, no 
   const [major, minor] = version.slice(1).split(".").map(Number);
   assert.ok(major > 20 || (major === 20 && minor >= 19), `node ${version}`);
   for (const tool of ["cc", "c++", "gcc", "g++", "clang", "make", "npm", "python3"]) {
-    for (const dir of ["usr/bin", "usr/local/bin", "bin"]) assert.not.ok(existsSync(join(rootfs, dir, tool)), `${dir}/${tool} is in the final image`);
+    for (const dir of ["usr/bin", "usr/local/bin", "bin"])
+      assert.not.ok(existsSync(join(rootfs, dir, tool)), `${dir}/${tool} is in the final image`);
   }
   assert.not.ok(existsSync(join(rootfs, "app/node_modules/typescript")), "dev dependencies stay in the build stage");
   assert.not.ok(existsSync(join(rootfs, "app/dist/test")), "no tests in the image");
@@ -69,21 +85,41 @@ test("the final image: Debian's Node.js 20.19 or newer; no compiler, no npm, no 
 /** Starts the image's command on `volume`; resolves with its URL once it prints "listening on", and the seconds that took. */
 async function startContained(volume: string, port: number): Promise<{ server: Contained; url: string; seconds: number }> {
   const started = performance.now();
-  const server = runContained(image!.rootfs, { user: config.User, workdir: config.WorkingDir, volume, command: config.Cmd, env: { ...envOf(config), HOST: "127.0.0.1", PORT: String(port) } });
+  const server = runContained(image!.rootfs, {
+    user: config.User,
+    workdir: config.WorkingDir,
+    volume,
+    command: config.Cmd,
+    env: { ...envOf(config), HOST: "127.0.0.1", PORT: String(port) },
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening on" line in 60 s:\n${server.output()}`)), 60_000);
     const poll = setInterval(() => {
       const match = /listening on (http:\/\/\S+)/.exec(server.output());
-      if (match) { clearTimeout(timer); clearInterval(poll); resolve(match[1]); }
+      if (match) {
+        clearTimeout(timer);
+        clearInterval(poll);
+        resolve(match[1]);
+      }
     }, 10);
-    void server.exited.then((code) => { clearTimeout(timer); clearInterval(poll); reject(new Error(`exited with ${code}:\n${server.output()}`)); });
+    void server.exited.then((code) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      reject(new Error(`exited with ${code}:\n${server.output()}`));
+    });
   });
   return { server, url, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Runs the image's HEALTHCHECK command as declared, in the container's environment; resolves with its exit status. */
 async function healthcheck(volume: string, port: number): Promise<number | null> {
-  const probe = runContained(image!.rootfs, { user: config.User, workdir: config.WorkingDir, volume, command: config.Healthcheck!.Test.slice(1), env: { ...envOf(config), HOST: "127.0.0.1", PORT: String(port) } });
+  const probe = runContained(image!.rootfs, {
+    user: config.User,
+    workdir: config.WorkingDir,
+    volume,
+    command: config.Healthcheck!.Test.slice(1),
+    env: { ...envOf(config), HOST: "127.0.0.1", PORT: String(port) },
+  });
   return probe.exited;
 }
 
@@ -110,8 +146,14 @@ test("runs as its user on a fresh /data: status, a ping, its HEALTHCHECK; SIGTER
     assert.is(await healthcheck(volume, port), 0, "the HEALTHCHECK command passes against the running server");
 
     const admin = { authorization: `Bearer ${token}` };
-    const project = await (await fetch(`${first.url}/admin/v1/projects`, { method: "POST", headers: admin, body: JSON.stringify({ name: "image" }) })).json() as { api_key: string };
-    const created = await fetch(`${first.url}/api/v3/checks/`, { method: "POST", headers: { "x-api-key": project.api_key }, body: JSON.stringify({ name: "kept", timeout: 3600, grace: 60 }) });
+    const project = (await (
+      await fetch(`${first.url}/admin/v1/projects`, { method: "POST", headers: admin, body: JSON.stringify({ name: "image" }) })
+    ).json()) as { api_key: string };
+    const created = await fetch(`${first.url}/api/v3/checks/`, {
+      method: "POST",
+      headers: { "x-api-key": project.api_key },
+      body: JSON.stringify({ name: "kept", timeout: 3600, grace: 60 }),
+    });
     assert.is(created.status, 201);
     const { uuid } = (await created.json()) as { uuid: string };
     const ping = await fetch(`${first.url}/ping/${uuid}`, { method: "POST", body: "from inside the image" });
@@ -149,7 +191,9 @@ test("runs as its user on a fresh /data: status, a ping, its HEALTHCHECK; SIGTER
       const local = await startServer(baseline.path);
       const localSeconds = (performance.now() - started) / 1000;
       await stopServer(local);
-      console.log(`start to "listening on": image ${first.seconds.toFixed(2)} s on a fresh /data, ${second.seconds.toFixed(2)} s again; this checkout's node dist/app/main.js ${localSeconds.toFixed(2)} s`);
+      console.log(
+        `start to "listening on": image ${first.seconds.toFixed(2)} s on a fresh /data, ${second.seconds.toFixed(2)} s again; this checkout's node dist/app/main.js ${localSeconds.toFixed(2)} s`,
+      );
     } finally {
       baseline.remove();
     }

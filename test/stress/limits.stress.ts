@@ -43,7 +43,8 @@ async function pingLatencies(count: number): Promise<number[]> {
   return latencies;
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 /**
  * Asserts that `during` (ping latencies while something ran) are no slower than pings without it, the slower
@@ -51,9 +52,15 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
  * server held by what ran would be many times slower; a busy machine's spread stays within these).
  */
 function noSlowerThan(during: number[], before: number[], after: number[], what: string): void {
-  for (const [p, factor] of [[0.5, 3], [0.9, 4]] as const) {
+  for (const [p, factor] of [
+    [0.5, 3],
+    [0.9, 4],
+  ] as const) {
     const reference = Math.max(percentile(before, p), percentile(after, p));
-    assert.ok(percentile(during, p) <= factor * reference, `${what}: ${p * 100}th percentile ${percentile(during, p).toFixed(1)} ms against ${reference.toFixed(1)} ms without`);
+    assert.ok(
+      percentile(during, p) <= factor * reference,
+      `${what}: ${p * 100}th percentile ${percentile(during, p).toFixed(1)} ms against ${reference.toFixed(1)} ms without`,
+    );
   }
 }
 
@@ -72,8 +79,12 @@ test("slow clients dribbling headers byte by byte are cut by the headers timeout
   const started = Date.now();
   const sockets = await Promise.all(Array.from({ length: SLOW }, () => openSocket()));
   sockets.forEach((socket, i) => {
-    socket.on("data", (chunk) => { answers[i] += chunk.toString("latin1"); });
-    socket.on("close", () => { cutAt[i] = Date.now() - started; });
+    socket.on("data", (chunk) => {
+      answers[i] += chunk.toString("latin1");
+    });
+    socket.on("close", () => {
+      cutAt[i] = Date.now() - started;
+    });
     socket.on("error", () => {});
   });
   const text = `GET /ping/${uuid} HTTP/1.1\r\nHost: x\r\n` + "X-Slow: y\r\n".repeat(200);
@@ -91,12 +102,17 @@ test("slow clients dribbling headers byte by byte are cut by the headers timeout
   for (const socket of sockets) socket.destroy();
   const after = await pingLatencies(100);
   const cut = cutAt.filter((at): at is number => at !== null);
-  console.log(`  slow clients: ${cut.length}/${SLOW} cut after ${Math.min(...cut)}–${Math.max(...cut)} ms; ` +
-    `200 pings meanwhile: p50 ${percentile(latencies, 0.5).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
+  console.log(
+    `  slow clients: ${cut.length}/${SLOW} cut after ${Math.min(...cut)}–${Math.max(...cut)} ms; ` +
+      `200 pings meanwhile: p50 ${percentile(latencies, 0.5).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
+  );
   assert.is(cut.length, SLOW, "every slow client was cut");
   // by the headers timeout (10 s), not the request timeout (60 s), while they were still sending
   assert.ok(Math.max(...cut) < 60_000, `cut before the request timeout: ${Math.max(...cut)} ms`);
-  assert.ok(answers.every((a) => a === "" || a.startsWith("HTTP/1.1 408")), "cut with 408 Request Timeout");
+  assert.ok(
+    answers.every((a) => a === "" || a.startsWith("HTTP/1.1 408")),
+    "cut with 408 Request Timeout",
+  );
   noSlowerThan(latencies, before, after, "pings while slow clients dribbled");
 });
 
@@ -104,27 +120,40 @@ test("500 idle connections and 500 idle kept-alive connections do not starve pin
   const before = await pingLatencies(100);
   const idle = await Promise.all(Array.from({ length: 500 }, () => openSocket()));
   const keptAlive = await Promise.all(Array.from({ length: 500 }, () => openSocket()));
-  await Promise.all(keptAlive.map((socket) => new Promise<void>((resolve) => {
-    socket.once("data", () => resolve());
-    socket.write(`GET /api/v3/status/ HTTP/1.1\r\nHost: x\r\n\r\n`);
-  })));
+  await Promise.all(
+    keptAlive.map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          socket.once("data", () => resolve());
+          socket.write(`GET /api/v3/status/ HTTP/1.1\r\nHost: x\r\n\r\n`);
+        }),
+    ),
+  );
   for (const socket of [...idle, ...keptAlive]) socket.on("error", () => {});
   const latencies = await pingLatencies(300);
   const concurrent = await Promise.all(Array.from({ length: 100 }, () => freshRequest(server.url, "POST", `/ping/${uuid}`, "x")));
   const open = [...idle, ...keptAlive].filter((s) => !s.destroyed).length;
   for (const socket of [...idle, ...keptAlive]) socket.destroy();
   const after = await pingLatencies(100);
-  console.log(`  1000 idle connections (${open} still open during the pings): 300 pings p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
-    `p99 ${percentile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; 100 concurrent pings all answered`);
+  console.log(
+    `  1000 idle connections (${open} still open during the pings): 300 pings p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
+      `p99 ${percentile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; 100 concurrent pings all answered`,
+  );
   assert.ok(concurrent.every((o) => "status" in o && o.status === 200));
   noSlowerThan(latencies, before, after, "pings beside 1000 idle connections");
 });
 
 /** Streams `totalBytes` in 64 kB chunks as a chunked request body; samples the server's RSS meanwhile. */
-function streamBody(path: string, totalBytes: number, opts: { chunked: boolean }): Promise<{ status: number; body: string; ms: number; peakKb: number }> {
+function streamBody(
+  path: string,
+  totalBytes: number,
+  opts: { chunked: boolean },
+): Promise<{ status: number; body: string; ms: number; peakKb: number }> {
   const chunk = Buffer.alloc(64 * 1024, "a");
   let peakKb = rssKb(server.pid);
-  const sampler = setInterval(() => { peakKb = Math.max(peakKb, rssKb(server.pid)); }, 25);
+  const sampler = setInterval(() => {
+    peakKb = Math.max(peakKb, rssKb(server.pid));
+  }, 25);
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { "x-api-key": apiKey, "content-type": "application/json" };
@@ -132,13 +161,18 @@ function streamBody(path: string, totalBytes: number, opts: { chunked: boolean }
     const req = request(server.url + path, { method: "POST", headers, agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
-      res.on("data", (c: string) => { body += c; });
+      res.on("data", (c: string) => {
+        body += c;
+      });
       res.on("end", () => {
         clearInterval(sampler);
         resolve({ status: res.statusCode ?? 0, body, ms: Date.now() - started, peakKb });
       });
     });
-    req.on("error", (error) => { clearInterval(sampler); reject(error); });
+    req.on("error", (error) => {
+      clearInterval(sampler);
+      reject(error);
+    });
     let sent = 0;
     const pump = () => {
       while (sent < totalBytes) {
@@ -156,26 +190,40 @@ test("50 MB and 200 MB ping bodies stream through with bounded memory and only t
   const MB = 1024 * 1024;
   await pingLatencies(20); // warm up
   const startKb = rssKb(server.pid);
-  for (const [size, chunked] of [[50 * MB, true], [50 * MB, false], [200 * MB, false]] as const) {
+  for (const [size, chunked] of [
+    [50 * MB, true],
+    [50 * MB, false],
+    [200 * MB, false],
+  ] as const) {
     const result = await streamBody(`/ping/${uuid}/log`, size, { chunked });
     const growthMb = (result.peakKb - startKb) / 1024;
-    console.log(`  ${size / MB} MB ping body (${chunked ? "chunked" : "content-length"}): ${result.status} in ${result.ms} ms; RSS ${(startKb / 1024).toFixed(0)} MB → peak ${(result.peakKb / 1024).toFixed(0)} MB (+${growthMb.toFixed(1)} MB)`);
+    console.log(
+      `  ${size / MB} MB ping body (${chunked ? "chunked" : "content-length"}): ${result.status} in ${result.ms} ms; RSS ${(startKb / 1024).toFixed(0)} MB → peak ${(result.peakKb / 1024).toFixed(0)} MB (+${growthMb.toFixed(1)} MB)`,
+    );
     assert.is(result.status, 200, result.body);
     // Discarded chunks are freed only when V8 collects their wrappers, which it forces once external
     // memory has grown by about 64 MB, so RSS lags by up to that much whatever the body's size. A
     // buffered 200 MB body would add at least 200 MB: a bound under half of that shows streaming.
     assert.ok(growthMb < 96, `the body was not buffered: +${growthMb.toFixed(1)} MB of ${size / MB} MB`);
   }
-  const { pings } = await ok<{ pings: { n: number; body_url: string | null }[] }>(call(server.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key: apiKey }));
+  const { pings } = await ok<{ pings: { n: number; body_url: string | null }[] }>(
+    call(server.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key: apiKey }),
+  );
   const stored = await call(server.url, "GET", new URL(pings[0].body_url ?? "").pathname, { key: apiKey });
   assert.is(stored.text.length, 10_000, "cut to ping_body_limit (default 10 000 bytes)");
 });
 
 /** Sends a POST with a body of `totalBytes` on a raw socket, writing until the server answers or closes; returns what came back. */
-function uploadRaw(path: string, totalBytes: number, opts: { chunked: boolean }): Promise<{ status: number | null; body: string; ms: number; sentBytes: number; peakKb: number }> {
+function uploadRaw(
+  path: string,
+  totalBytes: number,
+  opts: { chunked: boolean },
+): Promise<{ status: number | null; body: string; ms: number; sentBytes: number; peakKb: number }> {
   const chunk = Buffer.alloc(64 * 1024, "a");
   let peakKb = rssKb(server.pid);
-  const sampler = setInterval(() => { peakKb = Math.max(peakKb, rssKb(server.pid)); }, 25);
+  const sampler = setInterval(() => {
+    peakKb = Math.max(peakKb, rssKb(server.pid));
+  }, 25);
   const started = Date.now();
   return new Promise((resolve) => {
     const socket = connect({ port: server.port, host: "127.0.0.1" });
@@ -188,7 +236,13 @@ function uploadRaw(path: string, totalBytes: number, opts: { chunked: boolean })
       clearInterval(sampler);
       socket.destroy();
       const status = /^HTTP\/1\.1 (\d{3})/.exec(received);
-      resolve({ status: status ? Number(status[1]) : null, body: received.split("\r\n\r\n").slice(1).join("\r\n\r\n"), ms: Date.now() - started, sentBytes: sent, peakKb });
+      resolve({
+        status: status ? Number(status[1]) : null,
+        body: received.split("\r\n\r\n").slice(1).join("\r\n\r\n"),
+        ms: Date.now() - started,
+        sentBytes: sent,
+        peakKb,
+      });
     };
     socket.on("data", (data) => {
       received += data.toString("latin1");
@@ -202,7 +256,9 @@ function uploadRaw(path: string, totalBytes: number, opts: { chunked: boolean })
       while (!done && sent < totalBytes) {
         const part = chunk.subarray(0, Math.min(chunk.length, totalBytes - sent));
         sent += part.length;
-        const wrote = opts.chunked ? socket.write(Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from("\r\n")])) : socket.write(part);
+        const wrote = opts.chunked
+          ? socket.write(Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from("\r\n")]))
+          : socket.write(part);
         if (!wrote) return void socket.once("drain", pump);
       }
       if (!done && opts.chunked) socket.write("0\r\n\r\n");
@@ -214,10 +270,17 @@ function uploadRaw(path: string, totalBytes: number, opts: { chunked: boolean })
 test("API bodies over the 64 kB limit answer 413 JSON, declared or streamed, without buffering them", async () => {
   const MB = 1024 * 1024;
   const startKb = rssKb(server.pid);
-  for (const [bytes, chunked] of [[65 * 1024, false], [65 * 1024, true], [50 * MB, false], [50 * MB, true]] as const) {
+  for (const [bytes, chunked] of [
+    [65 * 1024, false],
+    [65 * 1024, true],
+    [50 * MB, false],
+    [50 * MB, true],
+  ] as const) {
     const result = await uploadRaw("/api/v3/checks/", bytes, { chunked });
-    console.log(`  API body of ${(bytes / 1024).toFixed(0)} kB (${chunked ? "chunked" : "declared"}): ${result.status} after ${(result.sentBytes / 1024).toFixed(0)} kB sent, ${result.ms} ms; ` +
-      `server RSS ${(startKb / 1024).toFixed(0)} MB → peak ${(result.peakKb / 1024).toFixed(0)} MB`);
+    console.log(
+      `  API body of ${(bytes / 1024).toFixed(0)} kB (${chunked ? "chunked" : "declared"}): ${result.status} after ${(result.sentBytes / 1024).toFixed(0)} kB sent, ${result.ms} ms; ` +
+        `server RSS ${(startKb / 1024).toFixed(0)} MB → peak ${(result.peakKb / 1024).toFixed(0)} MB`,
+    );
     if (result.status === null) {
       // What this is: the server answers 413 and closes at once, with the rest of the body unread (it must
       // not read 50 MB it will refuse). A client still sending then gets a TCP reset, which may discard

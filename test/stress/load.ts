@@ -10,16 +10,30 @@ export type Outcome = { status: number; body: string } | { error: "refused" | "r
 /** Sends one request on a fresh connection (no keep-alive) and says how it ended. */
 export function freshRequest(url: string, method: string, path: string, body?: string): Promise<Outcome> {
   return new Promise((resolve) => {
-    const req = request(url + path, { method, agent: false, headers: body === undefined ? {} : { "content-length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => { text += chunk; });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      res.on("error", (error: NodeJS.ErrnoException) => resolve({ error: "reset", code: error.code ?? error.message }));
-    });
+    const req = request(
+      url + path,
+      { method, agent: false, headers: body === undefined ? {} : { "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on("error", (error: NodeJS.ErrnoException) => resolve({ error: "reset", code: error.code ?? error.message }));
+      },
+    );
     req.on("error", (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message;
-      resolve({ error: code === "ECONNREFUSED" ? "refused" : code === "ECONNRESET" || code === "EPIPE" || /hang up/.test(error.message) ? "reset" : "other", code });
+      resolve({
+        error:
+          code === "ECONNREFUSED"
+            ? "refused"
+            : code === "ECONNRESET" || code === "EPIPE" || /hang up/.test(error.message)
+              ? "reset"
+              : "other",
+        code,
+      });
     });
     req.end(body);
   });
@@ -33,7 +47,10 @@ export async function keptAliveRequest(url: string, method: string, path: string
   } catch (error) {
     const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
     const code = cause?.code ?? cause?.message ?? String(error);
-    return { error: code === "ECONNREFUSED" ? "refused" : /ECONNRESET|EPIPE|other side closed|UND_ERR_SOCKET/.test(code) ? "reset" : "other", code };
+    return {
+      error: code === "ECONNREFUSED" ? "refused" : /ECONNRESET|EPIPE|other side closed|UND_ERR_SOCKET/.test(code) ? "reset" : "other",
+      code,
+    };
   }
 }
 
@@ -50,37 +67,50 @@ export type PingTally = {
 };
 
 export function newTally(uuids: readonly string[]): PingTally {
-  return { acknowledged: new Map(uuids.map((u) => [u, new Set()])), answered: 0, refused: 0, reset: 0,
-    cut: new Map(uuids.map((u) => [u, new Set()])), other: [], statuses: new Map() };
+  return {
+    acknowledged: new Map(uuids.map((u) => [u, new Set()])),
+    answered: 0,
+    refused: 0,
+    reset: 0,
+    cut: new Map(uuids.map((u) => [u, new Set()])),
+    other: [],
+    statuses: new Map(),
+  };
 }
 
 /** Runs `clients` pingers until `stop()` is true or the server refuses; every ping has its own rid. */
 export async function pingUntil(opts: {
-  url: string; uuids: readonly string[]; clients: number; tally: PingTally; stop: () => boolean;
+  url: string;
+  uuids: readonly string[];
+  clients: number;
+  tally: PingTally;
+  stop: () => boolean;
   send?: typeof freshRequest;
 }): Promise<void> {
   const send = opts.send ?? freshRequest;
-  await Promise.all(Array.from({ length: opts.clients }, async (_, client) => {
-    for (let i = 0; !opts.stop(); i++) {
-      const uuid = opts.uuids[(client + i) % opts.uuids.length];
-      const rid = randomUUID();
-      const outcome = await send(opts.url, "POST", `/ping/${uuid}?rid=${rid}`, `client ${client} ping ${i}`);
-      if ("status" in outcome) {
-        opts.tally.answered += 1;
-        opts.tally.statuses.set(outcome.status, (opts.tally.statuses.get(outcome.status) ?? 0) + 1);
-        if (outcome.status === 200 && outcome.body === "OK") opts.tally.acknowledged.get(uuid)?.add(rid);
-      } else if (outcome.error === "refused") {
-        opts.tally.refused += 1;
-        return; // the server stopped listening: this client is done
-      } else if (outcome.error === "reset") {
-        opts.tally.reset += 1;
-        opts.tally.cut.get(uuid)?.add(rid);
-      } else {
-        opts.tally.other.push(outcome.code);
-        return;
+  await Promise.all(
+    Array.from({ length: opts.clients }, async (_, client) => {
+      for (let i = 0; !opts.stop(); i++) {
+        const uuid = opts.uuids[(client + i) % opts.uuids.length];
+        const rid = randomUUID();
+        const outcome = await send(opts.url, "POST", `/ping/${uuid}?rid=${rid}`, `client ${client} ping ${i}`);
+        if ("status" in outcome) {
+          opts.tally.answered += 1;
+          opts.tally.statuses.set(outcome.status, (opts.tally.statuses.get(outcome.status) ?? 0) + 1);
+          if (outcome.status === 200 && outcome.body === "OK") opts.tally.acknowledged.get(uuid)?.add(rid);
+        } else if (outcome.error === "refused") {
+          opts.tally.refused += 1;
+          return; // the server stopped listening: this client is done
+        } else if (outcome.error === "reset") {
+          opts.tally.reset += 1;
+          opts.tally.cut.get(uuid)?.add(rid);
+        } else {
+          opts.tally.other.push(outcome.code);
+          return;
+        }
       }
-    }
-  }));
+    }),
+  );
 }
 
 /**

@@ -51,7 +51,8 @@ test(`pings keep answering while a ${HOSTILE_BYTES / 1024} kB hostile HTML mail 
   const smtpPort = Number(/smtp listening on \S+:(\d+)/.exec(server.output())?.[1]);
   assert.ok(smtpPort > 0, server.output());
   const project = await createProject(server, TOKEN, { name: "mail-html" });
-  const create = (body: Record<string, unknown>) => ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body }));
+  const create = (body: Record<string, unknown>) =>
+    ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body }));
   // the mail's check only counts a success when the keyword was found in the HTML part's text
   const mailCheck = await create({ name: "by mail", filter_body: true, success_kw: "PASSED", filter_default_fail: true });
   const pingCheck = await create({ name: "by http" });
@@ -87,14 +88,25 @@ test(`pings keep answering while a ${HOSTILE_BYTES / 1024} kB hostile HTML mail 
   const after = await pingLatencies(server.url, pingCheck.uuid, 100);
   const reference = Math.max(p99(before), p99(after));
 
-  const mailPings = await ok<{ pings: { type: string; scheme: string }[] }>(call(server.url, "GET", `/api/v3/checks/${mailCheck.uuid}/pings/`, { key: project.api_key }));
-  assert.equal(mailPings.pings.map((p) => [p.type, p.scheme]), [["success", "email"]], "the keyword was found in the HTML text");
+  const mailPings = await ok<{ pings: { type: string; scheme: string }[] }>(
+    call(server.url, "GET", `/api/v3/checks/${mailCheck.uuid}/pings/`, { key: project.api_key }),
+  );
+  assert.equal(
+    mailPings.pings.map((p) => [p.type, p.scheme]),
+    [["success", "email"]],
+    "the keyword was found in the HTML text",
+  );
   const sorted = [...latencies].sort((a, b) => a - b);
   const worst = sorted[sorted.length - 1];
-  console.log(`mail of ${html.length} bytes of HTML answered in ${mailMs.toFixed(0)} ms; ${latencies.length} pings meanwhile, `
-    + `median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, worst ${worst.toFixed(1)} ms; without the mail p99 ${reference.toFixed(1)} ms`);
+  console.log(
+    `mail of ${html.length} bytes of HTML answered in ${mailMs.toFixed(0)} ms; ${latencies.length} pings meanwhile, ` +
+      `median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, worst ${worst.toFixed(1)} ms; without the mail p99 ${reference.toFixed(1)} ms`,
+  );
   assert.ok(latencies.length >= 1, "pings were sent while the mail was processed");
-  assert.ok(worst <= STALL_FACTOR * reference, `worst ping latency ${worst.toFixed(1)} ms against ${reference.toFixed(1)} ms without the mail`);
+  assert.ok(
+    worst <= STALL_FACTOR * reference,
+    `worst ping latency ${worst.toFixed(1)} ms against ${reference.toFixed(1)} ms without the mail`,
+  );
   assert.equal(troubleIn(server.output()), []);
 });
 

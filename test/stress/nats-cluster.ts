@@ -35,8 +35,14 @@ export type NatsCluster = {
 };
 
 type Slot = {
-  name: string; clientPort: number; routePort: number; monitorPort: number; storeDir: string;
-  child: ChildProcess | null; exited: Promise<void> | null; log: string[];
+  name: string;
+  clientPort: number;
+  routePort: number;
+  monitorPort: number;
+  storeDir: string;
+  child: ChildProcess | null;
+  exited: Promise<void> | null;
+  log: string[];
 };
 
 /** How long a start waits for a meta leader: generous, as elections are slow on a busy machine. */
@@ -44,7 +50,9 @@ const READY_TIMEOUT_MS = 120_000;
 
 /** The servers this process started and has not seen exit: killed when it exits, so a test that failed leaves none behind. */
 const launched = new Set<ChildProcess>();
-process.once("exit", () => { for (const child of launched) child.kill("SIGKILL"); });
+process.once("exit", () => {
+  for (const child of launched) child.kill("SIGKILL");
+});
 
 /**
  * Starts `size` servers (1 or 3) and resolves when JetStream is ready on each.
@@ -73,7 +81,10 @@ const handedOut = new Set<number>();
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = netConnect({ host: "127.0.0.1", port });
-    socket.once("connect", () => { socket.destroy(); resolve(true); });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once("error", () => resolve(false));
   });
 }
@@ -104,14 +115,32 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
   const slots: Slot[] = [];
   for (let i = 0; i < size; i++) {
     slots.push({
-      name: `n${i + 1}`, clientPort: await freePort(), routePort: await freePort(), monitorPort: await freePort(),
-      storeDir: `${dir.path}/n${i + 1}`, child: null, exited: null, log: [],
+      name: `n${i + 1}`,
+      clientPort: await freePort(),
+      routePort: await freePort(),
+      monitorPort: await freePort(),
+      storeDir: `${dir.path}/n${i + 1}`,
+      child: null,
+      exited: null,
+      log: [],
     });
   }
   const routes = slots.map((s) => `nats://127.0.0.1:${s.routePort}`).join(",");
 
   const launch = (slot: Slot) => {
-    const args = ["-a", "127.0.0.1", "-p", String(slot.clientPort), "-m", String(slot.monitorPort), "-n", slot.name, "-js", "-sd", slot.storeDir];
+    const args = [
+      "-a",
+      "127.0.0.1",
+      "-p",
+      String(slot.clientPort),
+      "-m",
+      String(slot.monitorPort),
+      "-n",
+      slot.name,
+      "-js",
+      "-sd",
+      slot.storeDir,
+    ];
     if (size > 1) args.push("--cluster_name", "hcd", "--cluster", `nats://127.0.0.1:${slot.routePort}`, "--routes", routes);
     if (noAdvertise) args.push("--no_advertise=true");
     const env = goMaxProcs === undefined ? process.env : { ...process.env, GOMAXPROCS: String(goMaxProcs) };
@@ -141,7 +170,9 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
    */
   const metaLeader = async (slot: Slot): Promise<string | null> => {
     try {
-      const varz = (await (await fetch(`http://127.0.0.1:${slot.monitorPort}/varz`, { signal: AbortSignal.timeout(1_000) })).json()) as { port?: number };
+      const varz = (await (await fetch(`http://127.0.0.1:${slot.monitorPort}/varz`, { signal: AbortSignal.timeout(1_000) })).json()) as {
+        port?: number;
+      };
       if (varz.port !== slot.clientPort) return null;
       const response = await fetch(`http://127.0.0.1:${slot.monitorPort}/jsz`, { signal: AbortSignal.timeout(1_000) });
       const jsz = (await response.json()) as { meta_cluster?: { leader?: string }; config?: unknown };
@@ -159,12 +190,14 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
           const output = slot.log.join("");
           throw new (/address already in use/.test(output) ? PortTakenError : Error)(`nats-server ${slot.name} exited:\n${output}`);
         }
-        if (Date.now() > until) throw new Error(`nats-server ${slot.name}: no JetStream meta leader after ${timeoutMs} ms:\n${slot.log.join("")}`);
+        if (Date.now() > until)
+          throw new Error(`nats-server ${slot.name}: no JetStream meta leader after ${timeoutMs} ms:\n${slot.log.join("")}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
   };
-  const running = (slot: Slot) => slot.child !== null && slot.child.pid !== undefined && slot.child.exitCode === null && slot.child.signalCode === null;
+  const running = (slot: Slot) =>
+    slot.child !== null && slot.child.pid !== undefined && slot.child.exitCode === null && slot.child.signalCode === null;
 
   const stop = async (index: number, signal: "SIGTERM" | "SIGKILL" = "SIGTERM") => {
     const slot = slots[index];
@@ -179,8 +212,13 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
   for (const slot of slots) launch(slot);
   const cluster: NatsCluster = {
     servers: slots.map((slot) => ({
-      name: slot.name, clientPort: slot.clientPort, url: `nats://127.0.0.1:${slot.clientPort}`, monitorUrl: `http://127.0.0.1:${slot.monitorPort}`,
-      running: () => running(slot), pid: () => (running(slot) ? slot.child!.pid ?? null : null), output: () => slot.log.join(""),
+      name: slot.name,
+      clientPort: slot.clientPort,
+      url: `nats://127.0.0.1:${slot.clientPort}`,
+      monitorUrl: `http://127.0.0.1:${slot.monitorPort}`,
+      running: () => running(slot),
+      pid: () => (running(slot) ? (slot.child!.pid ?? null) : null),
+      output: () => slot.log.join(""),
     })),
     urls: slots.map((s) => `nats://127.0.0.1:${s.clientPort}`),
     stop,
@@ -210,7 +248,9 @@ async function startOnce(size: 1 | 3, noAdvertise: boolean, goMaxProcs: number |
  * connection talks to server `first` first (as nodes on different machines talk to their own server) and
  * reconnects for ever. Every connection and the cluster are closed afterwards.
  */
-export async function withNatsCluster(run: (cluster: NatsCluster, connection: (first: number) => Promise<NatsConnection>) => Promise<void>): Promise<void> {
+export async function withNatsCluster(
+  run: (cluster: NatsCluster, connection: (first: number) => Promise<NatsConnection>) => Promise<void>,
+): Promise<void> {
   const cluster = await startNatsCluster({ size: 3 });
   const connections: NatsConnection[] = [];
   let closed = false;

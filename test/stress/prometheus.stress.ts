@@ -21,29 +21,55 @@ test("a real Prometheus scrapes /metrics and the reference endpoint", async () =
   let log = "";
   try {
     const admin = { authorization: `Bearer ${ADMIN}` };
-    const project = await (await fetch(`${server.url}/admin/v1/projects`, { method: "POST", headers: admin, body: JSON.stringify({ name: "p" }) })).json() as Record<string, string>;
+    const project = (await (
+      await fetch(`${server.url}/admin/v1/projects`, { method: "POST", headers: admin, body: JSON.stringify({ name: "p" }) })
+    ).json()) as Record<string, string>;
     for (const name of ["one", "two"]) {
-      const res = await fetch(`${server.url}/api/v3/checks/`, { method: "POST", headers: { "x-api-key": project.api_key }, body: JSON.stringify({ name }) });
+      const res = await fetch(`${server.url}/api/v3/checks/`, {
+        method: "POST",
+        headers: { "x-api-key": project.api_key },
+        body: JSON.stringify({ name }),
+      });
       assert.is(res.status, 201);
-      const check = await res.json() as Record<string, string>;
+      const check = (await res.json()) as Record<string, string>;
       assert.is((await fetch(`${server.url}/ping/${check.uuid}`)).status, 200);
     }
     const target = new URL(server.url).host;
     const config = join(dir.path, "prometheus.yml");
-    writeFileSync(config, [
-      "global:", "  scrape_interval: 1s", "  scrape_timeout: 1s",
-      "scrape_configs:",
-      "  - job_name: hcd", "    metrics_path: /metrics", "    authorization:", `      credentials: ${SCRAPER}`,
-      "    static_configs:", `      - targets: ["${target}"]`,
-      "  - job_name: healthchecks", `    metrics_path: /projects/${project.id}/metrics/`, "    authorization:", `      credentials: ${project.api_key_readonly}`,
-      "    static_configs:", `      - targets: ["${target}"]`,
-      "",
-    ].join("\n"));
+    writeFileSync(
+      config,
+      [
+        "global:",
+        "  scrape_interval: 1s",
+        "  scrape_timeout: 1s",
+        "scrape_configs:",
+        "  - job_name: hcd",
+        "    metrics_path: /metrics",
+        "    authorization:",
+        `      credentials: ${SCRAPER}`,
+        "    static_configs:",
+        `      - targets: ["${target}"]`,
+        "  - job_name: healthchecks",
+        `    metrics_path: /projects/${project.id}/metrics/`,
+        "    authorization:",
+        `      credentials: ${project.api_key_readonly}`,
+        "    static_configs:",
+        `      - targets: ["${target}"]`,
+        "",
+      ].join("\n"),
+    );
     const port = await closedPort();
-    prometheus = spawn("prometheus", [`--config.file=${config}`, `--storage.tsdb.path=${join(dir.path, "tsdb")}`,
-      `--web.listen-address=127.0.0.1:${port}`], { stdio: ["ignore", "pipe", "pipe"] });
-    prometheus.stdout?.on("data", (chunk: Buffer) => { log += chunk.toString(); });
-    prometheus.stderr?.on("data", (chunk: Buffer) => { log += chunk.toString(); });
+    prometheus = spawn(
+      "prometheus",
+      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir.path, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    prometheus.stdout?.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+    });
+    prometheus.stderr?.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+    });
 
     // Prometheus answers queries once it has started; poll until both series arrived (60 s at most)
     const query = async (promql: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> => {
@@ -55,7 +81,8 @@ test("a real Prometheus scrapes /metrics and the reference endpoint", async () =
         return [];
       }
     };
-    let pings: Awaited<ReturnType<typeof query>> = [], total: Awaited<ReturnType<typeof query>> = [];
+    let pings: Awaited<ReturnType<typeof query>> = [],
+      total: Awaited<ReturnType<typeof query>> = [];
     for (let tries = 0; tries < 120 && (pings.length === 0 || total.length === 0); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       pings = await query('hcd_pings_total{kind="success",outcome="ok"}');

@@ -13,13 +13,21 @@ const TOKEN = "real-clock-admin-token-0123456789abcdef";
 test("timeout 60 s + grace 60 s on the real clock: down within 120-135 s of the ping, one webhook request", async () => {
   const receiver = await httpReceiver();
   const dir = tempDir();
-  const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, CLOCK: "real", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" } });
+  const server = await startServer({
+    dataDir: dir.path,
+    env: { ADMIN_TOKEN: TOKEN, CLOCK: "real", INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" },
+  });
   try {
     const project = await createProject(server, TOKEN, { name: "real clock" });
     await webhookTo(server, TOKEN, project.id, receiver.url);
-    const check = await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/",
-      { key: project.api_key, body: { name: "nightly", timeout: 60, grace: 60, channels: "*" } }));
-    const status = async () => (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).status;
+    const check = await ok<{ uuid: string }>(
+      call(server.url, "POST", "/api/v3/checks/", {
+        key: project.api_key,
+        body: { name: "nightly", timeout: 60, grace: 60, channels: "*" },
+      }),
+    );
+    const status = async () =>
+      (await ok<{ status: string }>(call(server.url, "GET", `/api/v3/checks/${check.uuid}`, { key: project.api_key }))).status;
     const pingedAt = Date.now(); // taken before the ping: the deadline is at least 120 s after it
     assert.is((await call(server.url, "GET", `/ping/${check.uuid}`)).status, 200);
     assert.is(await status(), "up");
@@ -32,7 +40,11 @@ test("timeout 60 s + grace 60 s on the real clock: down within 120-135 s of the 
     // the marker: the up flip's request comes after any repeat of the down on this channel
     assert.is((await call(server.url, "GET", `/ping/${check.uuid}`)).status, 200);
     await requestsUntil(receiver.requests, 2, 20_000);
-    assert.equal(receiver.requests.map((r) => r.path), ["/down/nightly", "/up/nightly"], "exactly one down");
+    assert.equal(
+      receiver.requests.map((r) => r.path),
+      ["/down/nightly", "/up/nightly"],
+      "exactly one down",
+    );
   } finally {
     assert.is(await stopServer(server), 0, server.output());
     await receiver.close();

@@ -15,7 +15,8 @@ import { call, createProject, ok, startServer, stopServer, troubleIn } from "../
 import { freshRequest, sleep } from "./load.ts";
 
 const TOKEN = "slow-clients-stress-admin-token-0123";
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 function openSocket(port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -31,14 +32,25 @@ function watch(socket: Socket): Watched {
   const watched: Watched = { socket, answer: "", closed: false };
   socket.removeAllListeners("error");
   socket.on("error", () => {});
-  socket.on("data", (chunk) => { watched.answer += chunk.toString("latin1"); });
-  socket.on("close", () => { watched.closed = true; });
+  socket.on("data", (chunk) => {
+    watched.answer += chunk.toString("latin1");
+  });
+  socket.on("close", () => {
+    watched.closed = true;
+  });
   return watched;
 }
 
 /** Pings `count` times in sequence on fresh connections (fewer once `until` says so), each with its own rid; returns the latencies (ms) and the rids answered 200. */
-async function pings(server: RealServer, uuid: string, count: number, until: () => boolean = () => false): Promise<{ latencies: number[]; acknowledged: string[]; failures: string[] }> {
-  const latencies: number[] = [], acknowledged: string[] = [], failures: string[] = [];
+async function pings(
+  server: RealServer,
+  uuid: string,
+  count: number,
+  until: () => boolean = () => false,
+): Promise<{ latencies: number[]; acknowledged: string[]; failures: string[] }> {
+  const latencies: number[] = [],
+    acknowledged: string[] = [],
+    failures: string[] = [];
   for (let i = 0; i < count && !until(); i++) {
     const rid = randomUUID();
     const started = performance.now();
@@ -89,24 +101,38 @@ test("500 slow and idle connections: pings stay fast and are all stored, and eve
 
     const at = (values: number[], p: number) => percentile(values, p);
     const reference = (p: number) => Math.max(at(before.latencies, p), at(after.latencies, p));
-    console.log(`  pings alone: p50 ${reference(0.5).toFixed(1)} ms, p90 ${reference(0.9).toFixed(1)} ms (the slower of before and after); ` +
-      `${loaded.latencies.length} pings with all 500 slow connections open: p50 ${at(loaded.latencies, 0.5).toFixed(1)} ms, ` +
-      `p90 ${at(loaded.latencies, 0.9).toFixed(1)} ms, p99 ${at(loaded.latencies, 0.99).toFixed(1)} ms, max ${Math.max(...loaded.latencies).toFixed(1)} ms`);
+    console.log(
+      `  pings alone: p50 ${reference(0.5).toFixed(1)} ms, p90 ${reference(0.9).toFixed(1)} ms (the slower of before and after); ` +
+        `${loaded.latencies.length} pings with all 500 slow connections open: p50 ${at(loaded.latencies, 0.5).toFixed(1)} ms, ` +
+        `p90 ${at(loaded.latencies, 0.9).toFixed(1)} ms, p99 ${at(loaded.latencies, 0.99).toFixed(1)} ms, max ${Math.max(...loaded.latencies).toFixed(1)} ms`,
+    );
     assert.equal([...before.failures, ...loaded.failures, ...after.failures], [], "every ping was answered 200");
     assert.ok(loaded.latencies.length >= 100, `${loaded.latencies.length} pings while every slow connection was open (at least 100)`);
     // a server that handled the slow connections in its request path would be many times slower; the
     // baseline's spread on a busy machine stays within these factors (absolute figures: bench/)
-    assert.ok(at(loaded.latencies, 0.5) <= 3 * reference(0.5), `median ${at(loaded.latencies, 0.5).toFixed(1)} ms against ${reference(0.5).toFixed(1)} ms alone`);
-    assert.ok(at(loaded.latencies, 0.9) <= 4 * reference(0.9), `90th percentile ${at(loaded.latencies, 0.9).toFixed(1)} ms against ${reference(0.9).toFixed(1)} ms alone`);
+    assert.ok(
+      at(loaded.latencies, 0.5) <= 3 * reference(0.5),
+      `median ${at(loaded.latencies, 0.5).toFixed(1)} ms against ${reference(0.5).toFixed(1)} ms alone`,
+    );
+    assert.ok(
+      at(loaded.latencies, 0.9) <= 4 * reference(0.9),
+      `90th percentile ${at(loaded.latencies, 0.9).toFixed(1)} ms against ${reference(0.9).toFixed(1)} ms alone`,
+    );
     assert.equal(all.filter((w) => !w.closed).length, 0, "the server dropped every slow connection");
     const answers = new Set(all.map((w) => w.answer.split("\r\n")[0]));
-    assert.ok([...answers].every((a) => a === "" || a === "HTTP/1.1 408 Request Timeout"), [...answers].join(", "));
+    assert.ok(
+      [...answers].every((a) => a === "" || a === "HTTP/1.1 408 Request Timeout"),
+      [...answers].join(", "),
+    );
 
     // nothing lost: every acknowledged ping is in the log, and nothing else was counted
     const acknowledged = [...before.acknowledged, ...loaded.acknowledged, ...after.acknowledged];
     const { pings: log } = await ok<{ pings: { rid: string }[] }>(call(server.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key }));
     const logged = new Set(log.map((p) => p.rid)); // the newest 1,000: every ping made while the slow connections were open
-    assert.ok(loaded.acknowledged.every((rid) => logged.has(rid)), "every ping acknowledged meanwhile is in the log");
+    assert.ok(
+      loaded.acknowledged.every((rid) => logged.has(rid)),
+      "every ping acknowledged meanwhile is in the log",
+    );
     const check = await ok<{ n_pings: number }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key }));
     assert.is(check.n_pings, 50 + acknowledged.length, "no trickled body became a ping");
     assert.equal(troubleIn(server.output()), [], server.output());
@@ -121,10 +147,15 @@ test("past MAX_CONNECTIONS a new connection is closed, and idle kept-alive conne
   const server = await startServer({ dataDir: dir.path, env: { ADMIN_TOKEN: TOKEN, MAX_CONNECTIONS: "100" } });
   try {
     const keptAlive = (await Promise.all(Array.from({ length: 100 }, () => openSocket(server.port)))).map(watch);
-    await Promise.all(keptAlive.map((w) => new Promise<void>((resolve) => {
-      w.socket.once("data", () => resolve());
-      w.socket.write("GET /api/v3/status/ HTTP/1.1\r\nHost: x\r\n\r\n");
-    })));
+    await Promise.all(
+      keptAlive.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            w.socket.once("data", () => resolve());
+            w.socket.write("GET /api/v3/status/ HTTP/1.1\r\nHost: x\r\n\r\n");
+          }),
+      ),
+    );
     const refused = await freshRequest(server.url, "GET", "/api/v3/status/");
     assert.ok("error" in refused, `the connection past the cap was closed: ${JSON.stringify(refused)}`);
     // the refusal closed the idle kept-alive connections: wait for that, then new clients are served

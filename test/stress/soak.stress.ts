@@ -34,12 +34,22 @@ test(`soak for ${SECONDS} s at ${PINGS_PER_SECOND} pings/s and ${API_PER_SECOND}
       // pinged checks leave "paused" on their next ping; these get no pings, so pause → resume is always 200
       const pausable: string[] = [];
       for (let i = 0; i < 4; i++) {
-        pausable.push((await ok<{ uuid: string }>(call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `pausable ${i}` } }))).uuid);
+        pausable.push(
+          (
+            await ok<{ uuid: string }>(
+              call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `pausable ${i}` } }),
+            )
+          ).uuid,
+        );
       }
       projects.push({ project, uuids, pausable });
     }
 
-    let inFlight = 0, sent = 0, pings = 0, apiCalls = 0, skipped = 0;
+    let inFlight = 0,
+      sent = 0,
+      pings = 0,
+      apiCalls = 0,
+      skipped = 0;
     const errors: string[] = [];
     const latencies: number[] = [];
     const random = () => Math.random();
@@ -47,17 +57,24 @@ test(`soak for ${SECONDS} s at ${PINGS_PER_SECOND} pings/s and ${API_PER_SECOND}
 
     /** Sends one request if under the in-flight cap; `expected` lists the statuses that are not errors. */
     const fire = (what: string, run: () => Promise<{ status: number }>, expected: readonly number[]) => {
-      if (inFlight >= MAX_IN_FLIGHT) { skipped += 1; return; }
+      if (inFlight >= MAX_IN_FLIGHT) {
+        skipped += 1;
+        return;
+      }
       inFlight += 1;
       sent += 1;
       const started = performance.now();
-      run().then(
-        ({ status }) => {
-          latencies.push(performance.now() - started);
-          if (!expected.includes(status)) errors.push(`${status} ${what}`);
-        },
-        (error: unknown) => errors.push(`network error ${what}: ${String((error as { cause?: unknown }).cause ?? error)}`),
-      ).finally(() => { inFlight -= 1; });
+      run()
+        .then(
+          ({ status }) => {
+            latencies.push(performance.now() - started);
+            if (!expected.includes(status)) errors.push(`${status} ${what}`);
+          },
+          (error: unknown) => errors.push(`network error ${what}: ${String((error as { cause?: unknown }).cause ?? error)}`),
+        )
+        .finally(() => {
+          inFlight -= 1;
+        });
     };
     const ping = () => {
       const { uuids } = pick(projects);
@@ -65,7 +82,11 @@ test(`soak for ${SECONDS} s at ${PINGS_PER_SECOND} pings/s and ${API_PER_SECOND}
       const suffix = pick(["", "", "", "/start", "/fail", "/log", "/0"]);
       const body = random() < 0.5 ? undefined : "log line ".repeat(Math.floor(random() * 200));
       pings += 1;
-      fire(`ping ${suffix}`, () => call(server.url, body === undefined ? "GET" : "POST", `/ping/${uuid}${suffix}?rid=${randomUUID()}`, { body }), [200]);
+      fire(
+        `ping ${suffix}`,
+        () => call(server.url, body === undefined ? "GET" : "POST", `/ping/${uuid}${suffix}?rid=${randomUUID()}`, { body }),
+        [200],
+      );
     };
     const scratch: string[] = []; // checks created during the soak, deleted again
     const pausing = new Set<string>();
@@ -75,40 +96,67 @@ test(`soak for ${SECONDS} s at ${PINGS_PER_SECOND} pings/s and ${API_PER_SECOND}
       const uuid = pick(uuids);
       apiCalls += 1;
       switch (Math.floor(random() * 9)) {
-        case 0: return fire("list", () => call(server.url, "GET", "/api/v3/checks/?tag=short", { key }), [200]);
-        case 1: return fire("get", () => call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key_readonly }), [200]);
-        case 2: return fire("pings", () => call(server.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key }), [200]);
-        case 3: return fire("flips", () => call(server.url, "GET", `/api/v3/checks/${uuid}/flips/?seconds=3600`, { key }), [200]);
-        case 4: return fire("update", () => call(server.url, "POST", `/api/v3/checks/${uuid}`, { key, body: { desc: `at ${Date.now()}` } }), [200]);
-        case 5: return fire("badges", () => call(server.url, "GET", "/api/v3/badges/", { key }), [200]);
+        case 0:
+          return fire("list", () => call(server.url, "GET", "/api/v3/checks/?tag=short", { key }), [200]);
+        case 1:
+          return fire("get", () => call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key_readonly }), [200]);
+        case 2:
+          return fire("pings", () => call(server.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key }), [200]);
+        case 3:
+          return fire("flips", () => call(server.url, "GET", `/api/v3/checks/${uuid}/flips/?seconds=3600`, { key }), [200]);
+        case 4:
+          return fire(
+            "update",
+            () => call(server.url, "POST", `/api/v3/checks/${uuid}`, { key, body: { desc: `at ${Date.now()}` } }),
+            [200],
+          );
+        case 5:
+          return fire("badges", () => call(server.url, "GET", "/api/v3/badges/", { key }), [200]);
         case 6: {
           if (scratch.length > 20) {
             const victim = scratch.shift() ?? "";
-            return fire("delete", () => call(server.url, "DELETE", `/api/v3/checks/${victim}`, { key: projects[0].project.api_key }), [200]);
+            return fire(
+              "delete",
+              () => call(server.url, "DELETE", `/api/v3/checks/${victim}`, { key: projects[0].project.api_key }),
+              [200],
+            );
           }
-          return fire("create", async () => {
-            const answer = await call(server.url, "POST", "/api/v3/checks/", { key: projects[0].project.api_key, body: { name: "scratch", timeout: 3600 } });
-            if (answer.status === 201) scratch.push((JSON.parse(answer.text) as { uuid: string }).uuid);
-            return answer;
-          }, [201]);
+          return fire(
+            "create",
+            async () => {
+              const answer = await call(server.url, "POST", "/api/v3/checks/", {
+                key: projects[0].project.api_key,
+                body: { name: "scratch", timeout: 3600 },
+              });
+              if (answer.status === 201) scratch.push((JSON.parse(answer.text) as { uuid: string }).uuid);
+              return answer;
+            },
+            [201],
+          );
         }
-        case 7: { // pause then resume a check nobody pings, one sequence per check at a time
+        case 7: {
+          // pause then resume a check nobody pings, one sequence per check at a time
           const free = pick(projects).pausable.filter((u) => !pausing.has(u));
           const target = free[0];
           if (target === undefined) return;
           const owner = projects.find((x) => x.pausable.includes(target))?.project.api_key ?? key;
-          return fire("pause+resume", async () => {
-            pausing.add(target); // runs at once when fired (not when skipped at the cap)
-            try {
-              const paused = await call(server.url, "POST", `/api/v3/checks/${target}/pause`, { key: owner });
-              if (paused.status !== 200) return paused;
-              return await call(server.url, "POST", `/api/v3/checks/${target}/resume`, { key: owner });
-            } finally {
-              pausing.delete(target);
-            }
-          }, [200]);
+          return fire(
+            "pause+resume",
+            async () => {
+              pausing.add(target); // runs at once when fired (not when skipped at the cap)
+              try {
+                const paused = await call(server.url, "POST", `/api/v3/checks/${target}/pause`, { key: owner });
+                if (paused.status !== 200) return paused;
+                return await call(server.url, "POST", `/api/v3/checks/${target}/resume`, { key: owner });
+              } finally {
+                pausing.delete(target);
+              }
+            },
+            [200],
+          );
         }
-        default: return fire("status", () => call(server.url, "GET", "/api/v3/status/"), [200]);
+        default:
+          return fire("status", () => call(server.url, "GET", "/api/v3/status/"), [200]);
       }
     };
 
@@ -116,7 +164,8 @@ test(`soak for ${SECONDS} s at ${PINGS_PER_SECOND} pings/s and ${API_PER_SECOND}
     const samples: { at: number; rssMb: number; anonMb: number }[] = [];
     const started = Date.now();
     let start: { rss: number; anon: number; file: number } | null = null;
-    let pingCredit = 0, apiCredit = 0;
+    let pingCredit = 0,
+      apiCredit = 0;
     for (let tick = 0; Date.now() - started < SECONDS * 1000; tick++) {
       pingCredit += (PINGS_PER_SECOND * TICK_MS) / 1000;
       apiCredit += (API_PER_SECOND * TICK_MS) / 1000;
@@ -125,7 +174,11 @@ test(`soak for ${SECONDS} s at ${PINGS_PER_SECOND} pings/s and ${API_PER_SECOND}
       if (start === null && Date.now() - started >= WARMUP_SECONDS * 1000) start = memoryKb(server.pid);
       if (tick % Math.round(5000 / TICK_MS) === 0) {
         const now = memoryKb(server.pid);
-        samples.push({ at: Math.round((Date.now() - started) / 1000), rssMb: Math.round(now.rss / 1024), anonMb: Math.round(now.anon / 1024) });
+        samples.push({
+          at: Math.round((Date.now() - started) / 1000),
+          rssMb: Math.round(now.rss / 1024),
+          anonMb: Math.round(now.anon / 1024),
+        });
       }
       const next = started + (tick + 1) * TICK_MS;
       await sleep(Math.max(0, next - Date.now()));
@@ -139,10 +192,12 @@ test(`soak for ${SECONDS} s at ${PINGS_PER_SECOND} pings/s and ${API_PER_SECOND}
     const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
     const drift = (kb: number) => `${kb >= 0 ? "+" : ""}${(kb / 1024).toFixed(1)} MB`;
     const driftMb = (end.rss - from.rss) / 1024;
-    console.log(`  soak: ${elapsed.toFixed(0)} s, ${sent} requests (${pings} pings, ${apiCalls} API calls, ${skipped} skipped at the in-flight cap), ` +
-      `${(sent / elapsed).toFixed(0)} req/s; ${errors.length} error answers; latency p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; ` +
-      `RSS after ${WARMUP_SECONDS.toFixed(0)} s warm-up ${mb(from.rss)} → end ${mb(end.rss)} (drift ${drift(end.rss - from.rss)}: ` +
-      `anonymous ${mb(from.anon)} → ${mb(end.anon)} ${drift(end.anon - from.anon)}, file-backed/LMDB ${mb(from.file)} → ${mb(end.file)} ${drift(end.file - from.file)})`);
+    console.log(
+      `  soak: ${elapsed.toFixed(0)} s, ${sent} requests (${pings} pings, ${apiCalls} API calls, ${skipped} skipped at the in-flight cap), ` +
+        `${(sent / elapsed).toFixed(0)} req/s; ${errors.length} error answers; latency p50 ${p(0.5)} ms, p99 ${p(0.99)} ms; ` +
+        `RSS after ${WARMUP_SECONDS.toFixed(0)} s warm-up ${mb(from.rss)} → end ${mb(end.rss)} (drift ${drift(end.rss - from.rss)}: ` +
+        `anonymous ${mb(from.anon)} → ${mb(end.anon)} ${drift(end.anon - from.anon)}, file-backed/LMDB ${mb(from.file)} → ${mb(end.file)} ${drift(end.file - from.file)})`,
+    );
     console.log(`  RSS samples (s: total/anonymous MB): ${samples.map((s) => `${s.at}: ${s.rssMb}/${s.anonMb}`).join(", ")}`);
     assert.equal(errors.slice(0, 20), [], `${errors.length} errors`);
     // heaps must not grow; mapped LMDB pages grow with the store until ping logs reach their limits, so the

@@ -9,8 +9,10 @@ const SEED = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
 const SECONDS = Number(process.env.MODEL_SECONDS ?? 60);
 
 test(`a Shard agrees with the reference model on random histories for ${SECONDS} s (seed ${SEED})`, () => {
-  const details = fc.check(fc.property(historyArb, ({ specs, steps }) => runOnShard(specs, steps)),
-    { seed: SEED, numRuns: 10_000_000, interruptAfterTimeLimit: SECONDS * 1000, markInterruptAsFailure: false });
+  const details = fc.check(
+    fc.property(historyArb, ({ specs, steps }) => runOnShard(specs, steps)),
+    { seed: SEED, numRuns: 10_000_000, interruptAfterTimeLimit: SECONDS * 1000, markInterruptAsFailure: false },
+  );
   if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? "failed");
   if (details.numRuns < 1000) throw new Error(`only ${details.numRuns} histories in ${SECONDS} s: too few to mean much`);
   console.log(`  ${details.numRuns} histories agreed with the model (seed ${SEED})`);

@@ -35,7 +35,10 @@ if (threads.isMainThread) {
   channel.unref();
   channel.onmessage = (event: unknown) => {
     const kind = (event as { data?: { kind?: string } }).data?.kind;
-    if (kind === "throw") setImmediate(() => { throw new Error("injected fault: uncaught error in a shard worker"); });
+    if (kind === "throw")
+      setImmediate(() => {
+        throw new Error("injected fault: uncaught error in a shard worker");
+      });
     if (kind === "exit") process.exit(3);
   };
 }

@@ -18,7 +18,12 @@ import type { PingTally } from "./load.ts";
 
 const TOKEN = "write-faults-stress-admin-token-01234";
 const CHECKS = 24;
-const CYCLES: [dir: string, code: FaultCode][] = [[LOG_DIR, "EIO"], [INTAKE_DIR, "ENOSPC"], [LOG_DIR, "ENOSPC"], [INTAKE_DIR, "EIO"]];
+const CYCLES: [dir: string, code: FaultCode][] = [
+  [LOG_DIR, "EIO"],
+  [INTAKE_DIR, "ENOSPC"],
+  [LOG_DIR, "ENOSPC"],
+  [INTAKE_DIR, "EIO"],
+];
 
 const acknowledged = (tally: PingTally) => [...tally.acknowledged.values()].reduce((sum, rids) => sum + rids.size, 0);
 
@@ -39,7 +44,10 @@ test("log and intake writes failing in turn under load, then a kill while the sh
     const url = server.url;
     const project = await createProject(server, TOKEN, { name: "faults", ping_log_limit: 1000, check_limit: 100 });
     const uuids: string[] = [];
-    for (let i = 0; i < CHECKS; i++) uuids.push((await ok<{ uuid: string }>(call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `c${i}` } }))).uuid);
+    for (let i = 0; i < CHECKS; i++)
+      uuids.push(
+        (await ok<{ uuid: string }>(call(url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: `c${i}` } }))).uuid,
+      );
     const status = async () => (await call(url, "GET", "/api/v3/status/")).status;
     const tally = newTally(uuids);
     let stopped = false;
@@ -48,7 +56,8 @@ test("log and intake writes failing in turn under load, then a kill while the sh
     const refusedDuring: Record<string, number> = {};
     for (const [target, code] of CYCLES) {
       const faultDir = join(dir.path, target);
-      const answeredBefore = tally.answered, refusedBefore = tally.statuses.get(500) ?? 0;
+      const answeredBefore = tally.answered,
+        refusedBefore = tally.statuses.get(500) ?? 0;
       setWriteFault(faultDir, code);
       await until(`status 500 with ${target} failing (${code})`, 20_000, async () => (await status()) === 500);
       await until("100 pings answered during the fault", 20_000, () => tally.answered >= answeredBefore + 100);
@@ -73,16 +82,28 @@ test("log and intake writes failing in turn under load, then a kill while the sh
     const { lost, acknowledged: total } = await lostPings(server.url, project.api_key, tally);
     const miscounted: string[] = [];
     for (const uuid of uuids) {
-      const { pings } = await ok<{ pings: { rid: string }[] }>(call(server.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key: project.api_key }));
+      const { pings } = await ok<{ pings: { rid: string }[] }>(
+        call(server.url, "GET", `/api/v3/checks/${uuid}/pings/`, { key: project.api_key }),
+      );
       const check = await ok<{ n_pings: number }>(call(server.url, "GET", `/api/v3/checks/${uuid}`, { key: project.api_key }));
-      if (new Set(pings.map((p) => p.rid)).size !== pings.length || check.n_pings !== pings.length) miscounted.push(`${uuid}: n_pings ${check.n_pings}, log ${pings.length}`);
+      if (new Set(pings.map((p) => p.rid)).size !== pings.length || check.n_pings !== pings.length)
+        miscounted.push(`${uuid}: n_pings ${check.n_pings}, log ${pings.length}`);
     }
-    console.log(`  write faults under load: ${tally.answered} pings answered, ${total} acknowledged, statuses ${JSON.stringify(Object.fromEntries(tally.statuses))}; ` +
-      `refused during each fault ${JSON.stringify(refusedDuring)}; ${lost.length} lost after the kill and restart`);
+    console.log(
+      `  write faults under load: ${tally.answered} pings answered, ${total} acknowledged, statuses ${JSON.stringify(Object.fromEntries(tally.statuses))}; ` +
+        `refused during each fault ${JSON.stringify(refusedDuring)}; ${lost.length} lost after the kill and restart`,
+    );
     assert.equal(lost, [], "every acknowledged ping is in its check's log");
     assert.equal(miscounted, [], "each ping counted once");
-    assert.ok(refusedDuring[`${INTAKE_DIR} ENOSPC`] > 0 && refusedDuring[`${INTAKE_DIR} EIO`] > 0, "pings were refused while the intake log failed");
-    assert.equal([...tally.statuses.keys()].filter((s) => s !== 200 && s !== 500), [], "only 200 and 500");
+    assert.ok(
+      refusedDuring[`${INTAKE_DIR} ENOSPC`] > 0 && refusedDuring[`${INTAKE_DIR} EIO`] > 0,
+      "pings were refused while the intake log failed",
+    );
+    assert.equal(
+      [...tally.statuses.keys()].filter((s) => s !== 200 && s !== 500),
+      [],
+      "only 200 and 500",
+    );
   } finally {
     if (server?.alive()) await stopServer(server);
     dir.remove();

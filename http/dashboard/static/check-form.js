@@ -3,7 +3,11 @@
 "use strict";
 
 (function () {
-  const UNITS = [["days", 86400], ["hours", 3600], ["minutes", 60]];
+  const UNITS = [
+    ["days", 86400],
+    ["hours", 3600],
+    ["minutes", 60],
+  ];
 
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button.preset");

@@ -11,7 +11,10 @@
   /** Shows `text` (with a sign-in link when `signIn`) in the page's one connection banner; null removes it. */
   function connectionBanner(text, signIn) {
     let banner = document.getElementById("connection-banner");
-    if (text === null) { banner?.remove(); return; }
+    if (text === null) {
+      banner?.remove();
+      return;
+    }
     if (banner === null) {
       banner = document.createElement("p");
       banner.id = "connection-banner";
@@ -50,20 +53,28 @@
       clearTimeout(timer);
       timer = setTimeout(tick, document.hidden ? HIDDEN_MS : everyMs);
     }
-    document.addEventListener("visibilitychange", () => { if (!document.hidden) tick(); });
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden) tick();
+    });
     timer = setTimeout(tick, everyMs);
   }
 
   /** The outcome a refresh's answer says before its body is read; null: a page to read. */
   function answerOutcome(response, expectedPath) {
     // a session that ended is sent to the sign-in page (a redirect) or refused
-    if (response.redirected || new URL(response.url).pathname !== expectedPath || response.status === 401 || response.status === 403) return "signed-out";
+    if (response.redirected || new URL(response.url).pathname !== expectedPath || response.status === 401 || response.status === 403)
+      return "signed-out";
     if (response.status === 404) return "gone";
     if (response.status !== 304 && !response.ok) throw new Error(`status ${response.status}`);
     return null;
   }
 
-  const UNITS = [["day", 86400000], ["hour", 3600000], ["minute", 60000], ["second", 1000]];
+  const UNITS = [
+    ["day", 86400000],
+    ["hour", 3600000],
+    ["minute", 60000],
+    ["second", 1000],
+  ];
 
   /** How long before `at` the instant `then` was, as the server words it (format.ts agoText): "just now", "3 minutes ago". */
   function agoText(then, at) {
@@ -164,7 +175,14 @@
   /** Each <time datetime> under `root` in the viewer's time zone; its title keeps the UTC time the server wrote. */
   function localTimes(root) {
     const format = new Intl.DateTimeFormat(undefined, {
-      year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short",
     });
     for (const time of root.querySelectorAll("time[datetime]:not(.ago)")) {
       const date = new Date(time.getAttribute("datetime"));
@@ -192,7 +210,10 @@
         const code = button.parentElement?.querySelector("code");
         if (code) window.getSelection()?.selectAllChildren(code);
       };
-      if (!navigator.clipboard) { byHand(); return; }
+      if (!navigator.clipboard) {
+        byHand();
+        return;
+      }
       navigator.clipboard.writeText(button.dataset.copy).then(() => {
         say("Copied");
         setTimeout(() => say(label), 1500);
