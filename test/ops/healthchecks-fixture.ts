@@ -34,11 +34,12 @@ export type FixtureKeys = {
   projects: FixtureProject[];
 };
 
-/** The fixture's folder: shared/fixtures/healthchecks in the repository's folder or one above it; null when absent. */
+/** The fixture's folder: test/fixtures/healthchecks in the repository (a copy), else shared/fixtures/healthchecks beside it; null when absent. */
 export function fixtureDir(): string | null {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    const found = join(dir, "shared", "fixtures", "healthchecks");
-    if (existsSync(join(found, "keys.json"))) return found;
+    for (const found of [join(dir, "test", "fixtures", "healthchecks"), join(dir, "shared", "fixtures", "healthchecks")]) {
+      if (existsSync(join(found, "keys.json"))) return found;
+    }
   }
   return null;
 }
