@@ -42,7 +42,7 @@ test("API keys (192 bits) and ping keys (128 bits) are base64url, unique over 15
 test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), never Math.random", () => {
   const pool = source("host/pool.ts");
   // a project's keys are new random ones, unless brought over whole from Healthchecks (kept)
-  assert.match(pool, /apiKey: kept\.apiKey \?\? secret\(24\), apiKeyReadonly: kept\.apiKeyReadonly \?\? secret\(24\)/);
+  assert.match(pool, /apiKey: kept\.apiKey \?\? secret\(24\),\s*apiKeyReadonly: kept\.apiKeyReadonly \?\? secret\(24\)/);
   assert.match(pool, /pingKey: kept\.pingKey \?\? secret\(16\)/);
   assert.match(pool, /function secret\(bytes: number\): string \{\s*return randomBytes\(bytes\)\.toString\("base64url"\);/);
   assert.match(pool, /badgeKey: kept\.badgeKey \?\? randomUUID\(\)/);
