@@ -614,33 +614,19 @@ export class Shard {
     const step = onPing(check, kind, command.rid, command.at);
     const stored = storedBody(command.body, project.pingBodyLimit);
     const note = step.note ?? null;
-    const record: PingRecord =
-      note === null
-        ? {
-            n: step.check.nPings,
-            at: command.at,
-            kind,
-            scheme: command.scheme,
-            remoteAddr: command.remoteAddr,
-            method: command.method,
-            ua: command.ua.slice(0, LIMITS.uaMaxChars),
-            rid: command.rid,
-            exitStatus: command.exitStatus,
-            bodySize: stored?.length ?? 0,
-          }
-        : {
-            n: step.check.nPings,
-            at: command.at,
-            kind,
-            scheme: command.scheme,
-            remoteAddr: command.remoteAddr,
-            method: command.method,
-            ua: command.ua.slice(0, LIMITS.uaMaxChars),
-            rid: command.rid,
-            exitStatus: command.exitStatus,
-            bodySize: stored?.length ?? 0,
-            note,
-          };
+    const plain: PingRecord = {
+      n: step.check.nPings,
+      at: command.at,
+      kind,
+      scheme: command.scheme,
+      remoteAddr: command.remoteAddr,
+      method: command.method,
+      ua: command.ua.slice(0, LIMITS.uaMaxChars),
+      rid: command.rid,
+      exitStatus: command.exitStatus,
+      bodySize: stored?.length ?? 0,
+    };
+    const record: PingRecord = note === null ? plain : { ...plain, note }; // a note is rare: no "note" key on most records
     const write: PingWrite = { projectId: check.projectId, checkUuid: check.uuid, record, body: stored, keep: project.pingLogLimit };
     this.#changes.pings.push(write);
     const after = this.#apply(step, { record, body: write.body });

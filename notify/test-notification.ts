@@ -2,7 +2,7 @@
 // test message is), sent at once through the deliverer's own path for one entry, without touching the
 // outbox. Returns the outcome to show.
 import type { Channel, Check, Millis, Project } from "../engine/model.ts";
-import { LIMITS } from "../engine/model.ts";
+import { checkWith, freshCheck } from "../engine/model.ts";
 import { randomUUID } from "node:crypto";
 import type { OutboxEntry } from "../engine/changes.ts";
 import { entryCheckOf, noticeChannelOf } from "../engine/changes.ts";
@@ -62,36 +62,6 @@ export async function sendTestNotification(project: Project, channel: Channel, a
 }
 
 function sampleCheck(project: Project, at: Millis): Check {
-  return {
-    uuid: SAMPLE_UUID,
-    projectId: project.id,
-    badgeKey: SAMPLE_UUID,
-    name: "TEST",
-    slug: "test",
-    tags: "",
-    desc: "",
-    kind: "simple",
-    timeoutMs: LIMITS.defaultTimeoutMs,
-    graceMs: LIMITS.defaultGraceMs,
-    schedule: "* * * * *",
-    tz: "UTC",
-    manualResume: false,
-    methods: "",
-    startKw: "",
-    successKw: "",
-    failureKw: "",
-    filterSubject: false,
-    filterBody: false,
-    filterHttpBody: false,
-    filterDefaultFail: false,
-    channels: [],
-    createdAt: at,
-    status: "down",
-    nPings: 0,
-    nFlips: 1,
-    lastPingAt: null,
-    lastStartAt: null,
-    lastStartRid: null,
-    lastDurationMs: null,
-  };
+  const fresh = freshCheck({ uuid: SAMPLE_UUID, badgeKey: SAMPLE_UUID, projectId: project.id }, at);
+  return checkWith(fresh, { name: "TEST", slug: "test", status: "down", nFlips: 1 });
 }

@@ -290,36 +290,21 @@ function decodeNoticeRow(row: NoticeRow, check: Check, channels: readonly Outbox
     nPings,
     createdAt: check.createdAt,
   };
-  return reminder === 0
-    ? {
-        id,
-        projectId: check.projectId,
-        check: shown,
-        flip,
-        channel,
-        lastPing,
-        lastPingBody,
-        projectName,
-        downSinceAt,
-        attempts: 0,
-        nextAttemptAt: at,
-        lastError: null,
-      }
-    : {
-        id,
-        projectId: check.projectId,
-        check: shown,
-        flip,
-        channel,
-        lastPing,
-        lastPingBody,
-        projectName,
-        downSinceAt,
-        attempts: 0,
-        nextAttemptAt: at,
-        lastError: null,
-        reminder,
-      };
+  const entry: OutboxEntry = {
+    id,
+    projectId: check.projectId,
+    check: shown,
+    flip,
+    channel,
+    lastPing,
+    lastPingBody,
+    projectName,
+    downSinceAt,
+    attempts: 0,
+    nextAttemptAt: at,
+    lastError: null,
+  };
+  return reminder === 0 ? entry : { ...entry, reminder }; // a flip's notification has no "reminder" key
 }
 
 /**
