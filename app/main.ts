@@ -9,10 +9,7 @@ import { monotonicClock, systemClock, VirtualClock } from "../host/clock.ts";
 import { ClockMark } from "../persistence/clock-mark.ts";
 import type { Pool } from "../host/pool-api.ts";
 import { createWorkerPool } from "./pools.ts";
-import { startClusterNode } from "./cluster-start.ts";
 import type { ClusterConnection } from "../cluster/connect.ts";
-import { connectCluster } from "../cluster/connect.ts";
-import { startInboundSmtp } from "../mail/inbound.ts";
 import type { InboundSmtp } from "../mail/inbound.ts";
 import { startMailReader } from "../mail/mail-reader.ts";
 import { sendTestNotification } from "../notify/test-notification.ts";
@@ -73,6 +70,7 @@ async function main(): Promise<void> {
   let cluster: ClusterConnection | null = null;
   if (settings.cluster !== null) {
     try {
+      const { connectCluster } = await import("../cluster/connect.ts"); // NATS is loaded by cluster nodes only
       cluster = await connectCluster({
         access: natsAccessOf(settings.cluster),
         node: settings.cluster.nodeId,
@@ -158,7 +156,9 @@ async function main(): Promise<void> {
         accounts: clusterAccounts,
         audit: clusterAudit,
         signIn: signInStore,
-      } = await startClusterNode(
+      } = await (
+        await import("./cluster-start.ts")
+      ).startClusterNode(
         settings.cluster,
         cluster,
         {
@@ -262,6 +262,7 @@ async function main(): Promise<void> {
   let smtp: InboundSmtp | null = null;
   if (config.smtpPort !== null) {
     try {
+      const { startInboundSmtp } = await import("../mail/inbound.ts"); // smtp-server only where SMTP_PORT is set
       smtp = await startInboundSmtp({
         port: config.smtpPort,
         host: config.host,

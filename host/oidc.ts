@@ -2,7 +2,7 @@
 // after a failure), the authorization URL with PKCE, state and nonce, and the code exchange that checks
 // all three and the ID token, then asks the userinfo endpoint for the email when the ID token has none.
 // Which user the claims name is decided by verifiedEmailOf, pure.
-import * as client from "openid-client";
+import type * as OpenId from "openid-client";
 import type { Role } from "../engine/roles.ts";
 
 /**
@@ -22,10 +22,13 @@ export type OidcSettings = {
 /** One started sign-in: the URL to send the browser to and what its callback is checked against. */
 export type OidcStart = { readonly url: string; readonly state: string; readonly nonce: string; readonly codeVerifier: string };
 
+/** openid-client, loaded on the first single sign-on rather than by every start. */
+const openIdClient = (): Promise<typeof OpenId> => import("openid-client");
+
 export class OidcClient {
   readonly #settings: OidcSettings;
   readonly #redirectUri: string;
-  #config: Promise<client.Configuration> | null = null;
+  #config: Promise<OpenId.Configuration> | null = null;
 
   constructor(settings: OidcSettings, redirectUri: string) {
     this.#settings = settings;
@@ -35,6 +38,7 @@ export class OidcClient {
   /** A new sign-in: fresh state, nonce and PKCE verifier (kept by the caller, never sent but as a hash). */
   async start(): Promise<OidcStart> {
     const config = await this.#discovered();
+    const client = await openIdClient();
     const codeVerifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -56,6 +60,7 @@ export class OidcClient {
    */
   async finish(callbackUrl: URL, started: OidcStart): Promise<Record<string, unknown>> {
     const config = await this.#discovered();
+    const client = await openIdClient();
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: started.codeVerifier,
       expectedState: started.state,
@@ -68,16 +73,18 @@ export class OidcClient {
     return { ...claims, email: info.email, email_verified: info.email_verified };
   }
 
-  #discovered(): Promise<client.Configuration> {
+  #discovered(): Promise<OpenId.Configuration> {
     if (this.#config === null) {
       const { issuer, clientId, clientSecret } = this.#settings;
       const insecure = isLoopbackHttp(issuer); // plain http only to a provider on this machine (config refuses others)
-      this.#config = client.discovery(
-        new URL(issuer),
-        clientId,
-        clientSecret,
-        undefined,
-        insecure ? { execute: [client.allowInsecureRequests] } : undefined,
+      this.#config = openIdClient().then((client) =>
+        client.discovery(
+          new URL(issuer),
+          clientId,
+          clientSecret,
+          undefined,
+          insecure ? { execute: [client.allowInsecureRequests] } : undefined,
+        ),
       );
       this.#config.catch(() => {
         this.#config = null;

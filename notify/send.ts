@@ -5,7 +5,6 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import * as http from "node:http";
 import * as https from "node:https";
 import { isIP } from "node:net";
-import nodemailer from "nodemailer";
 import { isPrivateAddress } from "./private-ip.ts";
 import type { CommandRun, EmailMessage, HttpMethod, HttpRequest, HttpSequence, JsonRpcCall, SendResult } from "./delivery.ts";
 import { runCommand } from "./command.ts";
@@ -250,6 +249,7 @@ export async function sendEmail(message: EmailMessage, opts: EmailOptions): Prom
   if (opts.smtpUrl === undefined || opts.smtpUrl === "") {
     return { ok: false, error: "Email is not configured: SMTP_URL is not set", permanent: false, status: null, responseBody: "" };
   }
+  const { default: nodemailer } = await import("nodemailer"); // loaded on the first mail, not by every shard at start
   const transporter = nodemailer.createTransport({
     url: opts.smtpUrl,
     connectionTimeout: opts.timeoutMs,

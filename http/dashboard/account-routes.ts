@@ -11,7 +11,6 @@ import type { Millis } from "../../engine/model.ts";
 import { httpError, sentenceOf } from "../errors.ts";
 import { accountPage, codePage, resetPage } from "./account-pages.ts";
 import { newSecret, secretUri } from "../../host/second-factor.ts";
-import QRCode from "qrcode";
 import { randomBytes } from "node:crypto";
 import { MINUTE } from "../../engine/model.ts";
 import { log } from "../../host/log.ts";
@@ -27,7 +26,8 @@ import { auditTarget, recordChange } from "../../host/audit.ts";
 import type { SignInStore } from "../../host/sign-in-store.ts";
 
 /** The otpauth:// URI as a QR code for an authenticator app to scan: an inline SVG (no request, no script, no inline style). */
-function qrSvg(uri: string): Promise<string> {
+async function qrSvg(uri: string): Promise<string> {
+  const { default: QRCode } = await import("qrcode"); // loaded when a second factor is set up, not at start
   return QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2, width: 200 });
 }
 
