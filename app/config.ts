@@ -15,6 +15,7 @@ import { serviceSettingsOf } from "../notify/kinds/settings.ts";
 import type { OidcNewUsers, OidcSettings } from "../host/oidc.ts";
 import { roleOf, ROLES } from "../engine/roles.ts";
 import { isLoopbackHttp } from "../host/oidc.ts";
+import { DEFAULT_PASSWORD_HASH_N } from "../host/passwords.ts";
 import { VERSION } from "./version.ts";
 
 export const CLOCK_KINDS = ["real", "virtual"] as const;
@@ -33,6 +34,8 @@ export type Settings = {
   readonly adminToken: string | null;
   readonly badgeSecret: string | null; // BADGE_SECRET; null: DATA_DIR/badge-secret (a cluster: the cluster's own)
   readonly shards: number;
+  /** PASSWORD_HASH_N: scrypt's cost for new password hashes (host/passwords.ts); lower than the default only for a test instance. */
+  readonly passwordHashN: number;
   readonly smtpPort: number | null;
   readonly emailDomain: string;
   readonly smtpUrl: string | null;
@@ -166,6 +169,12 @@ export function readSettings(env: Env): Settings {
     }
     return Number(raw);
   };
+  const powerOfTwo = (name: string, fallback: number, min: number, max: number): number => {
+    const n = integer(name, fallback, min, max);
+    if (Number.isInteger(Math.log2(n))) return n;
+    problems.push(`${name}=${n}: expected a power of two (like ${fallback})`);
+    return fallback;
+  };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const raw = value(name);
     if (raw === undefined) return fallback;
@@ -234,6 +243,7 @@ export function readSettings(env: Env): Settings {
     adminToken,
     badgeSecret,
     shards: integer("SHARDS", availableParallelism(), 1, 256),
+    passwordHashN: powerOfTwo("PASSWORD_HASH_N", DEFAULT_PASSWORD_HASH_N, 2 ** 10, 2 ** 20),
     smtpPort,
     emailDomain,
     smtpUrl,

@@ -2,6 +2,7 @@
 // with DATA_DIR's users and audit log, so a CLI command without --url validates and answers as the running
 // server would. The pool applies no deadlines and sends no notifications (passive): the server does that
 // when it next starts. Commands carry the real time.
+import { setPasswordHashN } from "../host/passwords.ts";
 import { randomBytes } from "node:crypto";
 import { systemClock } from "../host/clock.ts";
 import { Accounts } from "../host/accounts.ts";
@@ -22,6 +23,7 @@ export type InProcessAdmin = { readonly token: string; fetch(request: Request): 
 export async function openInProcessAdmin(settings: Settings): Promise<InProcessAdmin> {
   const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
   const lock = lockDataDir(settings.dataDir); // a server running on it refuses this, and this it
+  setPasswordHashN(settings.passwordHashN); // `hcd user create` hashes as the server would
   const pool = await createInProcessPool({
     dataDir: settings.dataDir,
     shards: 1,

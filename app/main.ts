@@ -19,6 +19,7 @@ import type { MailReader } from "../mail/mail-reader.ts";
 import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
+import { DEFAULT_PASSWORD_HASH_N, setPasswordHashN } from "../host/passwords.ts";
 import { createApp } from "../http/app.ts";
 import { Accounts } from "../host/accounts.ts";
 import { SessionFile } from "../persistence/session-file.ts";
@@ -43,6 +44,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function main(): Promise<void> {
   const settings = readSettings(withSecretFiles(process.env));
+  setPasswordHashN(settings.passwordHashN);
+  if (settings.passwordHashN < DEFAULT_PASSWORD_HASH_N)
+    log.warn(
+      { passwordHashN: settings.passwordHashN },
+      "PASSWORD_HASH_N is below the default: new passwords are cheaper to guess (test instances only)",
+    );
   // DATA_DIR is the owner's alone: everything this process (and its worker threads) creates is 0600/0700,
   // and what an older version or a hand left wider is tightened now, said in one line
   process.umask(OWNER_ONLY_UMASK);

@@ -12,7 +12,7 @@ import type { Role } from "../engine/roles.ts";
 import { lastOwnedBy, leavesNoOwner } from "../engine/roles.ts";
 import type { AccountsDocument, StoredGrant, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
-import { DECOY_HASH, djangoHashProblem, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { decoyHash, djangoHashProblem, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
 import type { InviterKey, LinkKind } from "./invitations.ts";
 import { hasJoined, linkOf, setsPassword, withGrantAccepted, withPasswordSet } from "./invitations.ts";
@@ -227,7 +227,7 @@ export class Accounts {
     const email = emailOf(emailText);
     const user = email === null ? undefined : this.#document.users.find((u) => u.email === email);
     const stored = user?.passwordHash ?? null;
-    const matches = await verifyPassword(password, stored ?? DECOY_HASH);
+    const matches = await verifyPassword(password, stored ?? decoyHash());
     if (!matches || user === undefined || stored === null) return null;
     if (isDjangoHash(stored)) {
       // brought over from Healthchecks: replaced by hcd's own now that the password is known
@@ -306,7 +306,7 @@ export class Accounts {
   /** Returns true when `password` is the user's (used before a change that asks for it again). */
   async passwordMatches(userId: string, password: string): Promise<boolean> {
     const hash = this.#document.users.find((u) => u.id === userId)?.passwordHash ?? null;
-    return verifyPassword(password, hash ?? DECOY_HASH).then((matches) => matches && hash !== null);
+    return verifyPassword(password, hash ?? decoyHash()).then((matches) => matches && hash !== null);
   }
 
   /** True when the user has turned the second factor on: a password alone then opens no session. */

@@ -5,7 +5,7 @@ import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Accounts } from "../../host/accounts.ts";
-import { verifyPassword } from "../../host/passwords.ts";
+import { DEFAULT_PASSWORD_HASH_N, decoyHash, hashPassword, setPasswordHashN, verifyPassword } from "../../host/passwords.ts";
 import { tempDir } from "../helpers.ts";
 
 const AT = Date.UTC(2026, 0, 15);
@@ -95,3 +95,20 @@ test("users and roles read back from the file are the ones written", async () =>
 });
 
 test.run();
+
+test("PASSWORD_HASH_N sets the cost of new hashes and of the decoy; a hash made at another cost still verifies", async () => {
+  const strong = await hashPassword("correct horse battery");
+  assert.match(strong, /^scrypt\$32768\$8\$1\$/);
+  assert.match(decoyHash(), /^scrypt\$32768\$/);
+  setPasswordHashN(1024);
+  try {
+    const cheap = await hashPassword("correct horse battery");
+    assert.match(cheap, /^scrypt\$1024\$8\$1\$/);
+    assert.match(decoyHash(), /^scrypt\$1024\$/, "an unknown email costs what a known one does");
+    assert.ok(await verifyPassword("correct horse battery", strong), "the older, stronger hash still verifies");
+    assert.ok(await verifyPassword("correct horse battery", cheap));
+    assert.not.ok(await verifyPassword("correct horse battering", cheap));
+  } finally {
+    setPasswordHashN(DEFAULT_PASSWORD_HASH_N);
+  }
+});

@@ -63,6 +63,7 @@ test("config: defaults", () => {
       adminToken: null,
       badgeSecret: null,
       shards: 0,
+      passwordHashN: 32768,
       smtpPort: null,
       emailDomain: "localhost",
       smtpUrl: null,
@@ -105,6 +106,7 @@ test("config: every variable is read", () => {
     SITE_ROOT: "https://hc.example.com/",
     ADMIN_TOKEN: "0123456789abcdef",
     SHARDS: "3",
+    PASSWORD_HASH_N: "4096",
     SMTP_PORT: "2525",
     EMAIL_DOMAIN: "hc.example.com",
     SMTP_URL: "smtp://u:p@mail:587",
@@ -135,6 +137,7 @@ test("config: every variable is read", () => {
     adminToken: "0123456789abcdef",
     badgeSecret: "b".repeat(32),
     shards: 3,
+    passwordHashN: 4096,
     smtpPort: 2525,
     emailDomain: "hc.example.com",
     smtpUrl: "smtp://u:p@mail:587",
@@ -322,6 +325,17 @@ test("config: NATS credentials leave the URLs (decoded), a token, a credentials 
     for (const secret of ["u:one", "u:two", "u:50%", "u:p@"])
       assert.not.ok(error!.message.includes(secret), `no credentials in: ${error!.message}`);
   }
+});
+
+test("config: PASSWORD_HASH_N is OWASP's 32768 unless set, a power of two from 1024 to 1048576", () => {
+  assert.is(readSettings({}).passwordHashN, 32768);
+  assert.is(readSettings({ PASSWORD_HASH_N: "1024" }).passwordHashN, 1024);
+  for (const raw of ["1000", "512", "2097152", "cheap"])
+    assert.throws(
+      () => readSettings({ PASSWORD_HASH_N: raw }),
+      (e: Error) => e.message.includes(`PASSWORD_HASH_N=`),
+      raw,
+    );
 });
 
 test("config: invalid values fail with one message naming each of them", () => {

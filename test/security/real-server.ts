@@ -40,7 +40,8 @@ process.once("exit", () => {
  * no deadline of its own (a start is slow on a busy machine); the test runner's timeout bounds one that never comes.
  */
 export async function startServer(options: StartOptions): Promise<RealServer> {
-  const env = { ...process.env, PORT: "0", SHARDS: "2", DATA_DIR: options.dataDir, ...options.env };
+  // PASSWORD_HASH_N: a cheap scrypt for the passwords tests make (a test of the cost sets its own)
+  const env = { ...process.env, PORT: "0", SHARDS: "2", PASSWORD_HASH_N: "1024", DATA_DIR: options.dataDir, ...options.env };
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], { env, stdio: ["ignore", "pipe", "pipe"] });
   started.add(child);
   let output = "";
