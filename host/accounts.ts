@@ -16,6 +16,8 @@ import { decoyHash, djangoHashProblem, hashPassword, isDjangoHash, MIN_PASSWORD_
 import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
 import type { InviterKey, LinkKind } from "./invitations.ts";
 import { hasJoined, linkOf, setsPassword, withGrantAccepted, withPasswordSet } from "./invitations.ts";
+import type { EmailRefusal } from "./email-change.ts";
+import { EMAIL_CHANGE_MS, emailChangeWaiting, withEmail, withEmailChangeAsked, withEmailChangeFollowed } from "./email-change.ts";
 
 /** How long an invitation link opens its account (CONTRACT: 7 days). */
 export const INVITE_MS = 7 * DAY;
@@ -278,24 +280,51 @@ export class Accounts {
   }
 
   /**
-   * Gives the user a new email (unique among users, as every email is) and ends every session of theirs (a
-   * new generation); the caller proves the password first. Returns the user as they were (the old email).
+   * Gives the user a new email at once (unique among users, as every email is) and ends every session of
+   * theirs (a new generation); the caller proves the password first. Returns the user as they were (the old email).
    */
   async changeEmail(userId: string, next: unknown): Promise<Outcome<User>> {
     const email = emailOf(next);
     if (email === null) return invalid("email", "the new email is not an email address");
-    let before: StoredUser | undefined,
-      taken = false;
+    let outcome = "no_user" as ReturnType<typeof withEmail>;
     await this.#change((d) => {
-      before = d.users.find((u) => u.id === userId);
-      taken = d.users.some((u) => u.email === email && u.id !== userId);
-      return before === undefined || taken || before.email === email
-        ? null
-        : { ...d, users: d.users.map((u) => (u === before ? { ...u, email, sessionGeneration: (u.sessionGeneration ?? 0) + 1 } : u)) };
+      outcome = withEmail(d, userId, email);
+      return typeof outcome === "string" ? null : outcome.document;
     });
-    if (before === undefined) return fail({ code: "not_found", what: "user" });
-    if (taken) return invalid("email", "another user has this email");
-    return before.email === email ? invalid("email", "this is your email already") : ok(userOf(before));
+    return typeof outcome === "string" ? emailRefused(outcome) : ok(userOf(outcome.before));
+  }
+
+  /**
+   * A one-use link's token (only its hash is kept) that gives the user `next` as their email when followed
+   * within EMAIL_CHANGE_MS (host/email-change.ts), in place of any change of theirs still waiting; the
+   * caller proves the password first and mails the link to `next` alone.
+   */
+  async askEmailChange(userId: string, next: unknown, at: Millis): Promise<Outcome<{ token: string; email: string }>> {
+    const email = emailOf(next);
+    if (email === null) return invalid("email", "the new email is not an email address");
+    const token = randomBytes(32).toString("base64url");
+    let outcome = "no_user" as AccountsDocument | EmailRefusal;
+    await this.#change((d) => {
+      outcome = withEmailChangeAsked(d, { userId, email, tokenHash: sha256(token), at, expiresAt: at + EMAIL_CHANGE_MS });
+      return typeof outcome === "string" ? null : outcome;
+    });
+    return typeof outcome === "string" ? emailRefused(outcome) : ok({ token, email });
+  }
+
+  /** Follows an email change's link: the user as they were (their sessions end) and their new email; refused when the link is not one (any longer), or the address is another user's by now. */
+  async followEmailChange(token: string, at: Millis): Promise<Outcome<{ before: User; email: string }>> {
+    let outcome = null as ReturnType<typeof withEmailChangeFollowed>;
+    await this.#change((d) => {
+      outcome = withEmailChangeFollowed(d, sha256(token), at);
+      return outcome === null || outcome === "taken" ? null : outcome.document;
+    });
+    if (outcome === null) return fail({ code: "not_found", what: "invitation" });
+    return outcome === "taken" ? emailRefused("taken") : ok({ before: userOf(outcome.before), email: outcome.email });
+  }
+
+  /** The user's email change waiting for its link (the new address, and until when), or null. */
+  emailChangeWaiting(userId: string, at: Millis): { email: string; expiresAt: Millis } | null {
+    return emailChangeWaiting(this.#document, userId, at);
   }
 
   /** True when the user has a password (not a single sign-on user, nor one whose invitation is still unused). */
@@ -356,10 +385,12 @@ export class Accounts {
     return accepted;
   }
 
-  /** What an unused, unexpired link's token opens: its user, what it may do (host/invitations.ts) and the role it gives; null when nothing. */
-  link(token: string, at: Millis): { user: User; kind: LinkKind; grant: StoredGrant | null } | null {
+  /** What an unused, unexpired link's token opens: its user, what it may do (host/invitations.ts), the role it gives and the email it makes theirs; null when nothing. */
+  link(token: string, at: Millis): { user: User; kind: LinkKind; grant: StoredGrant | null; newEmail: string | null } | null {
     const link = linkOf(this.#document, sha256(token), at);
-    return link === null ? null : { user: userOf(link.user), kind: link.kind, grant: link.invite.grant ?? null };
+    return link === null
+      ? null
+      : { user: userOf(link.user), kind: link.kind, grant: link.invite.grant ?? null, newEmail: link.invite.newEmail ?? null };
   }
 
   /** True once the user has a password or has signed in through the identity provider (host/invitations.ts). */
@@ -509,6 +540,11 @@ export class Accounts {
   async #change(edit: (document: AccountsDocument) => AccountsDocument | null): Promise<void> {
     this.#document = await this.#store.change(edit);
   }
+}
+
+function emailRefused(why: EmailRefusal): Outcome<never> {
+  if (why === "no_user") return fail({ code: "not_found", what: "user" });
+  return invalid("email", why === "taken" ? "another user has this email" : "this is your email already");
 }
 
 function userOf(user: StoredUser): User {

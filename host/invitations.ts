@@ -11,8 +11,8 @@ import type { AccountsDocument, StoredGrant, StoredInvite, StoredUser } from "..
 /** Who made an invitation: "admin" (the admin token), or "<project id> <user id>" (a project's member). */
 export type InviterKey = string;
 
-/** What a link is: a password reset; an invitation that sets the password; one that gives its role to the user signed in. */
-export type LinkKind = "reset" | "sets-password" | "grant-only";
+/** What a link is: a password reset; an invitation that sets the password; one that gives its role to the user signed in; an email change's confirmation (host/email-change.ts), which sets nothing else. */
+export type LinkKind = "reset" | "sets-password" | "grant-only" | "email";
 
 /** An unused, unexpired link: its record, its user and what it may do now. */
 export type Link = { readonly invite: StoredInvite; readonly user: StoredUser; readonly kind: LinkKind };
@@ -28,7 +28,13 @@ export function linkOf(d: AccountsDocument, tokenHash: string, at: Millis): Link
   const user = invite === undefined ? undefined : d.users.find((u) => u.id === invite.userId);
   if (invite === undefined || user === undefined) return null;
   const kind: LinkKind =
-    invite.grant === undefined ? "reset" : invite.setsPassword !== false && !hasJoined(user) ? "sets-password" : "grant-only"; // an older record without the flag: as it was made
+    invite.newEmail !== undefined
+      ? "email"
+      : invite.grant === undefined
+        ? "reset"
+        : invite.setsPassword !== false && !hasJoined(user)
+          ? "sets-password"
+          : "grant-only"; // an older record without the flag: as it was made
   return { invite, user, kind };
 }
 
@@ -39,8 +45,9 @@ export function setsPassword(user: StoredUser, inviter: InviterKey): boolean {
 
 /**
  * The document with the password of a reset's or a "sets-password" invitation's user set (their sessions
- * ended: a new generation), the invitation's role given, that link and the user's resets used up; null when
- * the link is not (any longer) one that sets a password.
+ * ended: a new generation), the invitation's role given, that link and the user's resets and pending email
+ * change used up (the mailbox of the address in force wins); null when the link is not (any longer) one that
+ * sets a password.
  */
 export function withPasswordSet(
   d: AccountsDocument,
@@ -49,7 +56,7 @@ export function withPasswordSet(
   at: Millis,
 ): { document: AccountsDocument; link: Link } | null {
   const link = linkOf(d, tokenHash, at); // again on the newest document: it may have been used meanwhile
-  if (link === null || link.kind === "grant-only") return null;
+  if (link === null || (link.kind !== "reset" && link.kind !== "sets-password")) return null;
   const { user, invite } = link;
   const users = d.users.map((u) => (u === user ? { ...u, passwordHash, sessionGeneration: (u.sessionGeneration ?? 0) + 1 } : u));
   const invites = d.invites.filter((i) => i !== invite && i.expiresAt > at && !(i.userId === user.id && i.grant === undefined));

@@ -43,7 +43,7 @@ export type StoredReports = {
 };
 export type StoredSecondFactor = { readonly secret: string; readonly lastStep: number; readonly recoveryHashes: readonly string[] };
 /**
- * An invitation (or a reset, without a grant): only the SHA-256 of its token is kept, so the file does not
+ * An invitation (or, without a grant, a reset or an email change's confirmation): only the SHA-256 of its token is kept, so the file does not
  * open accounts; `grant`: the role its use gives; `setsPassword`: false when its link only gives the role to
  * the user signed in (host/invitations.ts; absent in older records: true).
  */
@@ -55,6 +55,8 @@ export type StoredInvite = {
   readonly setsPassword?: boolean;
   /** Who made it ("admin", or "<project id> <user id>"): their new invitation of the same user to the same project replaces it. */
   readonly invitedBy?: string;
+  /** An email change waiting for its link to be followed (host/email-change.ts): the address the link went to, the user's once it is. */
+  readonly newEmail?: string;
 };
 export type StoredGrant = { readonly projectId: string; readonly role: Role };
 export type StoredMember = { readonly projectId: string; readonly userId: string; readonly role: Role };

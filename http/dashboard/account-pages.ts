@@ -25,6 +25,8 @@ export function accountPage(
   viewer: Viewer,
   opts: {
     email: string;
+    /** The user's email change waiting for the link mailed to the new address, if any. */
+    emailWaiting?: { readonly email: string; readonly expiresAt: Millis } | null;
     sessions: readonly SessionRow[];
     notice: string | null;
     hasPassword: boolean;
@@ -56,10 +58,15 @@ ${opts.notice === null ? "" : html`<p class="notice" role="status">${opts.notice
 <table class="list sessions"><thead><tr><th scope="col">Signed in at</th><th scope="col"></th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table>
 <h2>Email</h2>
 ${opts.emailError === undefined ? "" : html`<p class="error" role="alert">${opts.emailError}</p>`}
+${opts.emailWaiting == null ? "" : html`<p class="pending-email">${opts.emailWaiting.email} becomes your email once the link mailed to it is opened (until ${isoSeconds(opts.emailWaiting.expiresAt)}).</p>`}
 <form method="post" action="/account/email">${csrfField(viewer)}
 <label for="new-email">New email</label><input id="new-email" name="email" type="email" autocomplete="email" required>
 ${passwordField("email-password", "Password, to confirm the new email")}
-<button type="submit">Change email</button></form><p class="hint">You sign in with the new email from now on; every other session of your account is signed out.</p>
+<button type="submit">Change email</button></form><p class="hint">${
+      opts.reports.mailOn
+        ? "A link goes to the new email: it becomes yours once the link is opened (within one hour), and every other session of your account is then signed out."
+        : "You sign in with the new email from now on; every other session of your account is signed out."
+    }</p>
 ${
   opts.hasPassword
     ? html`<h2>Password</h2>
@@ -129,6 +136,27 @@ ${
 }
 <button type="submit">Set password</button>
 </form></section>`,
+  });
+}
+
+/** The page an email change's link opens: the change to confirm (a button, so a mail scanner that opens links changes nothing), or why it was refused. */
+export function emailChangePage(opts: { from: string; to: string; error: string | null }): string {
+  return documentOf({
+    title: "Confirm your new email",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Confirm your new email</h1>
+${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+<p>The hcd account <strong>${opts.from}</strong> is to have the email <strong>${opts.to}</strong>. You sign in with it from then on, and every session of the account is signed out.</p>
+<form method="post"><button type="submit">Confirm new email</button></form></section>`,
+  });
+}
+
+/** The page once an email change took effect in a browser not signed in as its user. */
+export function emailChangedPage(email: string): string {
+  return documentOf({
+    title: "Email changed",
+    viewer: null,
+    body: html`<section class="card narrow"><h1>Email changed</h1><p role="status">Your email is now <strong>${email}</strong>. Every session of your account has been signed out: <a href="/">sign in</a> with the new email.</p></section>`,
   });
 }
 

@@ -58,6 +58,16 @@ export async function newUserSession(deps: AccountRouteDeps, user: User, at: Mil
   return { session, cookie: sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: deps.secureCookie }) };
 }
 
+/** Tells the user's old address (when hcd sends mail) that their email is now `next`. */
+export function tellOldAddress(ctx: DashboardContext, old: string, next: string): void {
+  const { sendUserMail, config } = ctx.deps;
+  void sendUserMail?.(
+    old,
+    "Your hcd email was changed",
+    `The email of your hcd account (${config.siteRoot}) is now ${next}.\n\nIf you did not change it, ask your hcd administrator to look into it.\n`,
+  ).catch(() => false);
+}
+
 /** Registers the routes of users' sign-in, account page, password reset. */
 export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): void {
   const { route } = ctx;
@@ -166,6 +176,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const reports = { choice: stored === null ? ("off" as const) : reportChoiceOf(stored), mailOn: sendUserMail !== undefined };
     return accountPage(viewer, {
       email: user.email,
+      emailWaiting: accounts.emailChangeWaiting(user.id, realClock.now()),
       sessions: rows,
       secondFactor,
       hasPassword: accounts.hasPassword(user.id),
@@ -175,8 +186,15 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   };
 
   route("GET", "/account", async (event) => {
-    const notice = event.url.searchParams.get("done") === "signout" ? "Session signed out." : null;
-    return htmlResponse(await accountHtml(requireUser(event), { notice }));
+    const found = requireUser(event);
+    const done = event.url.searchParams.get("done");
+    const notice =
+      done === "signout"
+        ? "Session signed out."
+        : done === "email"
+          ? `Your email is now ${found.user.email}. Every other session has been signed out.`
+          : null;
+    return htmlResponse(await accountHtml(found, { notice }));
   });
 
   const accountForm = async (event: H3Event) => {
@@ -250,8 +268,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     });
   });
 
-  // a new email, with the password (a single sign-on user's email is the identity provider's): unique, every
-  // other session ends, and the old address is told when hcd sends mail
+  // a new email, with the password (a single sign-on user's email is the identity provider's), one no other
+  // user has: when hcd sends mail, it takes effect once the link mailed to it is followed (invite-routes.ts);
+  // else at once. Then every other session ends, and the old address is told.
   route("POST", "/account/email", async (event) => {
     const { found, form } = await accountForm(event);
     const refusedAs = async (error: string, status = 400) =>
@@ -260,15 +279,33 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       return refusedAs("Your account signs in through single sign-on: its email is the identity provider's.");
     const refused = await proven(event, found, form.get("password") ?? "");
     if (refused !== null) return refusedAs(refused, refused === TOO_MANY ? 429 : 400);
+    if (sendUserMail !== undefined) {
+      const now = realClock.now();
+      // each mail goes to an address the user names: 10 in 15 minutes
+      if ((await limits.attempt([{ key: `email-change:${found.user.id}`, limit: SIGN_IN_FAILURES }], now)) === null)
+        return refusedAs("Too many email changes asked: wait 15 minutes and try again.", 429);
+      const asked = await accounts.askEmailChange(found.user.id, form.get("email"), now);
+      if (!asked.ok) return refusedAs(sentenceOf(asked.failure));
+      const { email, token } = asked.value;
+      const sent = await sendUserMail(
+        email,
+        "Confirm your new email for hcd",
+        `The hcd account ${found.user.email} (${config.siteRoot}) asked to have this address as its email.\n\nOpen this link to confirm it (valid for one hour, once):\n\n${config.siteRoot}/invite/${token}\n\nIf you did not ask for it, ignore this message: nothing changes.\n`,
+      ).catch(() => false);
+      if (!sent) {
+        log.warn({ user: found.user.id }, "email change confirmation not sent");
+        return refusedAs(`The link could not be sent to ${email}: check the address, or try again later.`, 502);
+      }
+      return htmlResponse(
+        await accountHtml(found, {
+          notice: `A link to confirm ${email} is on its way to that address. Your email stays ${found.user.email} until the link is opened.`,
+        }),
+      );
+    }
     const changed = await accounts.changeEmail(found.user.id, form.get("email"));
     if (!changed.ok) return refusedAs(sentenceOf(changed.failure));
     const user = accounts.userById(found.user.id) ?? found.user;
     await recordAccountEvent(ctx, "account.email_changed", user, `from ${changed.value.email}, from ${deps.clientAddressOf(event)}`);
-    void sendUserMail?.(
-      changed.value.email,
-      "Your hcd email was changed",
-      `The email of your hcd account (${config.siteRoot}) is now ${user.email}.\n\nIf you did not change it, ask your hcd administrator to look into it.\n`,
-    ).catch(() => false);
     const next = await reopened({ ...found, user, viewer: { ...found.viewer, user: { email: user.email, role: null } } });
     return htmlResponse(
       await accountHtml(next.found, { notice: `Your email is now ${user.email}. Every other session has been signed out.` }),

@@ -1,14 +1,15 @@
-// The links of invitations and password resets (/invite/<token>), as host/invitations.ts rules: a reset, or
-// an invitation that made its account, sets the password (asking the second factor's code first when the
-// user has it on) and gives only its own role; any other invitation gives its role to its user signed in,
-// who accepts it. A role given is recorded in its project's audit log.
+// The links of invitations, password resets and email changes (/invite/<token>), as host/invitations.ts rules:
+// a reset, or an invitation that made its account, sets the password (asking the second factor's code first
+// when the user has it on) and gives only its own role; any other invitation gives its role to its user
+// signed in, who accepts it; an email change's link makes the new email the user's (host/email-change.ts),
+// by a button. A role given is recorded in its project's audit log.
 import type { H3Event } from "h3";
 import { auditTarget, recordChange } from "../../host/audit.ts";
 import { passwordProblem } from "../../host/accounts.ts";
 import type { Grant as StoredGrant, User } from "../../host/accounts.ts";
 import type { AccountRouteDeps } from "./account-routes.ts";
-import { newUserSession } from "./account-routes.ts";
-import { grantPage, invitePage } from "./account-pages.ts";
+import { newUserSession, tellOldAddress } from "./account-routes.ts";
+import { emailChangedPage, emailChangePage, grantPage, invitePage } from "./account-pages.ts";
 import type { DashboardContext } from "./context.ts";
 import { errorPage } from "./pages.ts";
 import { formOf, htmlResponse, param, redirect } from "./responses.ts";
@@ -16,7 +17,7 @@ import { csrfMatches } from "./sessions.ts";
 import { SignInLimits, signInKeys } from "./sign-in-limits.ts";
 import { recordAccountEvent } from "./audit-routes.ts";
 
-const NO_INVITATION = "This invitation link is unknown, used or expired: ask for a new one.";
+const NO_INVITATION = "This link is unknown, used or expired: ask for a new one.";
 
 /** Registers GET and POST /invite/<token>. */
 export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): void {
@@ -57,9 +58,38 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
       },
     );
 
+  /** Makes an email change's new address the user's: every session of theirs ends; this browser, when signed in as them, gets a new one. */
+  const followEmailChange = async (
+    event: H3Event,
+    token: string,
+    link: NonNullable<ReturnType<typeof linkOf>["link"]> & { newEmail: string },
+    signedIn: ReturnType<typeof linkOf>["signedIn"],
+  ) => {
+    const followed = await accounts.followEmailChange(token, realClock.now());
+    if (!followed.ok && followed.failure.code === "not_found") return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    if (!followed.ok) {
+      const error = "Another user has this email by now: nothing was changed. Ask for the change again with another email.";
+      return htmlResponse(emailChangePage({ from: link.user.email, to: link.newEmail, error }), 409);
+    }
+    const { before, email } = followed.value;
+    const user = accounts.userById(before.id) ?? { ...before, email };
+    await recordAccountEvent(
+      ctx,
+      "account.email_changed",
+      user,
+      `from ${before.email}, by an emailed confirmation link from ${deps.clientAddressOf(event)}`,
+    );
+    tellOldAddress(ctx, before.email, email);
+    if (signedIn === null) return htmlResponse(emailChangedPage(email));
+    deps.sessions.close(signedIn.session.id);
+    await deps.unshare(signedIn.session.id);
+    return redirect("/account?done=email", { "set-cookie": (await newUserSession(deps, user, realClock.now())).cookie });
+  };
+
   route("GET", "/invite/:token", async (event) => {
     const { link, signedIn } = linkOf(event);
     if (link === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    if (link.newEmail !== null) return htmlResponse(emailChangePage({ from: link.user.email, to: link.newEmail, error: null }));
     if (link.grant !== null && (link.kind === "grant-only" || signedIn !== null))
       return htmlResponse(grantHtml(link, link.grant, signedIn));
     return htmlResponse(invitePage({ email: link.user.email, error: null, code: accounts.hasSecondFactor(link.user.id) }));
@@ -69,6 +99,7 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
     const { token, link, signedIn } = linkOf(event);
     const now = realClock.now();
     if (link === null) return htmlResponse(errorPage(null, 404, NO_INVITATION), 404);
+    if (link.newEmail !== null) return followEmailChange(event, token, { ...link, newEmail: link.newEmail }, signedIn);
     const form = await formOf(event);
     if (link.grant !== null && signedIn !== null) {
       // its user, signed in, accepts the role

@@ -1,5 +1,6 @@
 // Accounts on a real DATA_DIR: invitations last 7 days to the millisecond (and give their role only then), passwords are stored as scrypt
-// hashes with their parameters (never as given), and the file read back holds the same users and roles.
+// hashes with their parameters (never as given), the file read back holds the same users and roles, and an email
+// change's link sets no password (a reset through the old address voids it).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
@@ -92,6 +93,26 @@ test("users and roles read back from the file are the ones written", async () =>
   } finally {
     dir.remove();
   }
+});
+
+test("an email change's link sets no password, and a password reset voids the change waiting", async () => {
+  const accounts = Accounts.open(null);
+  const made = await accounts.createUser({ email: "c@example.org", password: PASSWORD }, AT);
+  assert.ok(made.ok);
+  const id = made.value.user.id;
+  const asked = await accounts.askEmailChange(id, "c.new@example.org", AT);
+  assert.ok(asked.ok);
+  assert.is(accounts.link(asked.value.token, AT)?.kind, "email");
+  assert.equal(await accounts.acceptInvite(asked.value.token, "a password of the new mailbox", AT), {
+    ok: false,
+    failure: { code: "not_found", what: "invitation" },
+  });
+  assert.ok(await accounts.signIn("c@example.org", PASSWORD), "the password is unchanged");
+  const reset = await accounts.startReset("c@example.org", AT);
+  assert.ok(reset !== null && (await accounts.acceptInvite(reset.token, "a password of the old mailbox", AT)).ok);
+  assert.is(accounts.emailChangeWaiting(id, AT), null);
+  assert.equal(await accounts.followEmailChange(asked.value.token, AT), { ok: false, failure: { code: "not_found", what: "invitation" } });
+  assert.is(accounts.userById(id)?.email, "c@example.org");
 });
 
 test.run();

@@ -65,6 +65,8 @@ export type ApiOptions = {
   env?: Record<string, string>;
   /** The API version of `api.root` and `api.create` (default 3). */
   version?: ApiVersion;
+  /** How the dashboard mails a user (as app/main.ts makes it from SMTP_URL); default none, as without SMTP_URL. */
+  sendUserMail?: AppDeps["sendUserMail"];
 };
 
 /** Runs `body` against a fresh app and store; fails on any unexpected (500) error the app reported. */
@@ -98,6 +100,7 @@ export async function withApi(body: (api: Api) => Promise<void>, options: ApiOpt
         readMail,
         sendTestNotification: testNotifierOf(config, pool),
         serviceKinds: serviceKindsOf(config.services),
+        sendUserMail: options.sendUserMail,
       },
       { report: (e) => unexpected.push(e), rateClock: options.rateClock ?? clock, sessionClock: options.sessionClock },
     );
