@@ -1,12 +1,15 @@
 // Users in a real browser (Debian's chromium driven by playwright-core) against a real hcd process on
-// loopback: sign-in with the Email and Password fields, a readonly user who is shown no controls, a
-// member refused a manager's action (removing an integration), and a session signed out from the
-// account page of another browser.
+// loopback and a real SMTP receiver: sign-in with the Email and Password fields, a readonly user who is
+// shown no controls, a member refused a manager's action (removing an integration), a session signed out
+// from the account page of another browser; a person's own profile (a new email by the link mailed to it,
+// a new password, deleting the account); an instance admin's /users page (make admin, remove) and a
+// project's Limits form.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
 import { addChannel, call, createProject, ok } from "../security/real-server.ts";
+import { smtpReceiver } from "../notify/receivers.ts";
 import { browserRig, whenChromium } from "./browser-harness.ts";
 
 const TOKEN = "users-browser-admin-token-0123456789";
@@ -44,7 +47,17 @@ async function browserTests(): Promise<void> {
     return page;
   };
 
-  const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" });
+  let smtp: Awaited<ReturnType<typeof smtpReceiver>>;
+  const env: Record<string, string> = { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" };
+  test.before(async () => {
+    // before the rig's own: hcd starts with SMTP_URL naming this receiver
+    smtp = await smtpReceiver();
+    env.SMTP_URL = smtp.url;
+  });
+  const { rig } = browserRig(env);
+  test.after(async () => {
+    await smtp?.close();
+  });
   test.before(async () => {
     ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
@@ -128,6 +141,74 @@ async function browserTests(): Promise<void> {
     await first.locator("form[action='/signin/password']").waitFor(); // sent back to the sign-in page
     await second.goto(`${server.url}/projects/${project.id}/checks`);
     await second.getByRole("link", { name: "Nightly backup" }).waitFor();
+  });
+
+  test("a person changes their email by the link mailed to it, then their password, then deletes their account", async () => {
+    await user("pat@example.org", "member");
+    const page = await signedIn("pat@example.org");
+    await page.getByRole("link", { name: "Account" }).click();
+    await page.getByLabel("New email", { exact: true }).fill("pat.new@example.org");
+    await page.getByLabel("Password, to confirm the new email").fill(PASSWORD);
+    await page.getByRole("button", { name: "Change email" }).click();
+    await page.getByText("A link to confirm pat.new@example.org is on its way to that address.").waitFor();
+    assert.is(await page.getByText("Signed in as pat@example.org.").count(), 1, "not changed before the link is opened");
+    const failAt = Date.now() + 10_000; // a failure deadline: the mail must come
+    const sentTo = (m: (typeof smtp.mails)[number]) => (m.to && "text" in m.to ? m.to.text : "") === "pat.new@example.org";
+    while (!smtp.mails.some(sentTo)) {
+      if (Date.now() > failAt) throw new Error("no confirmation mail within 10 s");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const link = /https?:\/\/\S+\/invite\/[\w-]{43}/.exec(smtp.mails.find(sentTo)?.text ?? "")?.[0] ?? "";
+    await page.goto(server.url + new URL(link).pathname); // SITE_ROOT names localhost, the browser signed in at server.url
+    await page.getByRole("button", { name: "Confirm new email" }).click();
+    await page.getByText("Your email is now pat.new@example.org. Every other session has been signed out.").waitFor();
+    await page.getByText("Signed in as pat.new@example.org.").waitFor();
+
+    await page.getByLabel("Current password").fill(PASSWORD);
+    await page.getByLabel("New password", { exact: true }).fill("pat's second password");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Password changed.").waitFor();
+
+    await page.getByLabel("Password, to confirm the deletion").fill("pat's second password"); // the new one: the old is refused
+    await page.getByRole("button", { name: "Delete my account" }).click();
+    await page.locator("form[action='/signin/password']").waitFor(); // signed out, on the sign-in page
+    const { users } = await ok<{ users: { email: string }[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
+    assert.not.ok(
+      users.some((u) => u.email.startsWith("pat")),
+      JSON.stringify(users.map((u) => u.email)),
+    );
+  });
+
+  test("an instance admin makes a user admin and removes another on /users, and sets a project's limits", async () => {
+    await ok(
+      call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "boss@example.org", password: PASSWORD, admin: true } }),
+    );
+    const page = await signedIn("boss@example.org");
+    await page.goto(`${server.url}/users`);
+    await page.getByRole("button", { name: "Make instance admin: member@example.org" }).click();
+    await page.getByRole("button", { name: "Take instance admin from member@example.org" }).waitFor();
+    await page.getByRole("button", { name: "Remove two@example.org" }).click();
+    await page.getByRole("button", { name: "Remove reader@example.org" }).waitFor(); // the page again
+    assert.is(await page.getByRole("cell", { name: "two@example.org" }).count(), 0);
+    const { users } = await ok<{ users: { email: string; admin: boolean }[] }>(
+      call(server.url, "GET", "/admin/v1/users", { headers: admin }),
+    );
+    assert.equal(
+      users.filter((u) => ["member@example.org", "two@example.org"].includes(u.email)).map((u) => [u.email, u.admin]),
+      [["member@example.org", true]],
+    );
+
+    await page.goto(`${server.url}/projects/${project.id}/manage`);
+    await page.getByLabel("Check limit").fill("250");
+    await page.getByLabel("Pings kept per check").fill("400");
+    await page.getByLabel("Ping body limit (bytes)").fill("30000");
+    await page.getByRole("button", { name: "Save limits" }).click();
+    await page.getByText("Limits saved.").waitFor();
+    const { projects } = await ok<{ projects: { id: string; check_limit: number; ping_log_limit: number; ping_body_limit: number }[] }>(
+      call(server.url, "GET", "/admin/v1/projects", { headers: admin }),
+    );
+    const saved = projects.find((p) => p.id === project.id);
+    assert.equal([saved?.check_limit, saved?.ping_log_limit, saved?.ping_body_limit], [250, 400, 30000]);
   });
 
   test.run();
