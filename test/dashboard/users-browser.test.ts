@@ -33,13 +33,13 @@ async function browserTests(): Promise<void> {
     );
     await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${made.id}`, { headers: admin, body: { role } }));
   };
-  /** A fresh browser profile signed in through the Email and Password fields. */
-  const signedIn = async (email: string): Promise<Page> => {
+  /** A fresh browser profile signed in through the Email and Password fields, on `path` (a page asked for signed out: the sign-in page, then that page). */
+  const signedIn = async (email: string, path = "/"): Promise<Page> => {
     const context = await browser.newContext();
     contexts.push(context);
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
-    await page.goto(server.url + "/");
+    await page.goto(server.url + path);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.locator("form[action='/signin/password']").getByRole("button", { name: "Sign in" }).click();
@@ -145,8 +145,7 @@ async function browserTests(): Promise<void> {
 
   test("a person changes their email by the link mailed to it, then their password, then deletes their account", async () => {
     await user("pat@example.org", "member");
-    const page = await signedIn("pat@example.org");
-    await page.getByRole("link", { name: "Account" }).click();
+    const page = await signedIn("pat@example.org", "/account");
     await page.getByLabel("New email", { exact: true }).fill("pat.new@example.org");
     await page.getByLabel("Password, to confirm the new email").fill(PASSWORD);
     await page.getByRole("button", { name: "Change email" }).click();
@@ -183,8 +182,7 @@ async function browserTests(): Promise<void> {
     await ok(
       call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "boss@example.org", password: PASSWORD, admin: true } }),
     );
-    const page = await signedIn("boss@example.org");
-    await page.goto(`${server.url}/users`);
+    const page = await signedIn("boss@example.org", "/users");
     await page.getByRole("button", { name: "Make instance admin: member@example.org" }).click();
     await page.getByRole("button", { name: "Take instance admin from member@example.org" }).waitFor();
     await page.getByRole("button", { name: "Remove two@example.org" }).click();
