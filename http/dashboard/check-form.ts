@@ -10,7 +10,7 @@ import { EMPTY_RUN_RULES, runRuleBodyOf, runRuleValuesOf, runRuleValuesOfCheck }
 import type { StatusWord } from "./pages.ts";
 import type { Viewer } from "./page-frame.ts";
 import type { ChecksFilter } from "./checks-list.ts";
-import { STATUS_WORDS } from "./pages.ts";
+import { STATUS_WORDS, tagsOf } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
   created: "Check created.",
@@ -154,16 +154,39 @@ export function previewOf(values: CheckFormValues, at: Millis): Millis[] {
   return next;
 }
 
+/** Tags one filter may ask for at once: more are dropped (each costs a pass over the project's checks). */
+const MAX_FILTER_TAGS = 20;
+
 export function filterOf(params: URLSearchParams): ChecksFilter {
   const status = params.get("status") ?? "";
   const sort = params.get("sort");
   return {
     q: params.get("q") ?? "",
     status: (STATUS_WORDS as readonly string[]).includes(status) ? status : "",
-    tag: params.get("tag") ?? "",
+    // every tag asked for, each once (a check shows only when it has them all); empty ones are the form's "any"
+    tags: [...new Set(params.getAll("tag").filter((t) => t !== ""))].slice(0, MAX_FILTER_TAGS),
     sort: sort === "name" || sort === "last_ping" ? sort : "status",
     page: /^[1-9][0-9]{0,6}$/.test(params.get("page") ?? "") ? Number(params.get("page")) : 1, // anything else: the first page
   };
+}
+
+/**
+ * Whether `check` (its status word `word`) is one the filter keeps: every tag of the filter among its
+ * tags, its status when one is asked, and the search text within its name, slug, one of its tags, or (not
+ * for read-only viewers, who are never shown it) its uuid.
+ */
+export function keptByFilter(check: Check, word: StatusWord, filter: ChecksFilter, readonly: boolean): boolean {
+  const tags = filter.tags.length === 0 && filter.q === "" ? [] : tagsOf(check.tags);
+  if (!filter.tags.every((t) => tags.includes(t))) return false;
+  if (filter.status !== "" && word !== filter.status) return false;
+  const q = filter.q.trim().toLowerCase();
+  if (q === "") return true;
+  return (
+    check.name.toLowerCase().includes(q) ||
+    check.slug.includes(q) ||
+    tags.some((t) => t.toLowerCase().includes(q)) ||
+    (!readonly && check.uuid.includes(q))
+  );
 }
 
 /** Down first (then late, started, up, new, paused), then by name; or by name; or most recent ping first. */
