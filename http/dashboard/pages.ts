@@ -252,7 +252,7 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 <p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>
 ${usageExamplesHtml(uuidUrl, data.pingEmail)}`
 }
-${checkBadgeHtml(check, data.siteRoot)}
+${checkBadgeHtml(check, data.siteRoot, word)}
 </section>
 <section id="live-details" data-live><h2>Details</h2><dl>
 <dt>Schedule</dt><dd>${scheduleText(check)}</dd>
