@@ -340,7 +340,7 @@ export type AlertState = {
 /** A period of max_runs_per_period: it lasts until `endAt` (exclusive) and has seen `runs` success signals. */
 export type RunPeriod = { readonly endAt: Millis; readonly runs: number };
 
-/** Who acknowledged an outage, and when ("api" for the management API, "dashboard" for the dashboard). */
+/** Who acknowledged an outage, and when: "api" for the management API; from the dashboard, who as the audit log names them (a user's email, "admin token", a key's session; "dashboard" in older records). */
 export type Acknowledgement = { readonly at: Millis; readonly by: string };
 
 /**

@@ -270,6 +270,13 @@ ${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Inte
   });
 }
 
+/** Who acknowledged an outage, in words: the API's and older dashboard records name the surface, newer ones the person or key. */
+function acknowledgedBy(by: string): string {
+  if (by === "api") return "through the API";
+  if (by === "dashboard") return "in the dashboard";
+  return `by ${by}`;
+}
+
 /** The check's alerting fields in words: threshold, reminders, mute, max duration, an acknowledged outage. */
 function alertingText(check: Check, at: Millis): Html {
   const threshold = check.failureThreshold ?? 1;
@@ -286,7 +293,7 @@ function alertingText(check: Check, at: Millis): Html {
       : []),
     check.alertOnOverlap === true ? "overlapping runs are a failure" : "overlapping runs are noted",
     ...(check.alert?.acknowledged !== undefined
-      ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`]
+      ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} ${acknowledgedBy(check.alert.acknowledged.by)}`]
       : []),
   ];
   return html`${parts.map((part, i) => (i === 0 ? part : html`; ${part}`))}`;

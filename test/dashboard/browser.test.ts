@@ -245,7 +245,7 @@ async function browserTests(): Promise<void> {
     await rw.goto(`${server.url}/checks/${made.uuid}`);
     await rw.getByRole("button", { name: "Acknowledge" }).click();
     await rw.getByText("Outage acknowledged.").waitFor();
-    await rw.getByText(/outage acknowledged .* \(dashboard\)/).waitFor();
+    await rw.getByText(/outage acknowledged .* by API key \(read-write\)/).waitFor(); // who: the session's key
     assert.is(await rw.getByRole("button", { name: "Acknowledge" }).count(), 0, "not twice");
     assert.is((await api<{ acknowledged: boolean }>("GET", `/api/v3/checks/${made.uuid}`)).acknowledged, true);
     await api("DELETE", `/api/v3/checks/${made.uuid}`);

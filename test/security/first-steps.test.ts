@@ -1,7 +1,7 @@
 // Small dashboard words on a real server over HTTP: an empty project's checks page says how to add the
 // first check (a filter that finds nothing still says "No checks match."), and "Ping now" on a check that
 // reads bodies without a success keyword points at the Edit form's field, not at the API; a readonly user's
-// refusals name their role, not a "read-only key" they never had.
+// refusals name their role, not a "read-only key" they never had; an acknowledged outage names who did it.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
@@ -72,6 +72,28 @@ test("a readonly user is refused by their role, not told about keys", async () =
     "read-only key: integrations are not shown",
     "a read-only key's session is still told so",
   );
+});
+
+test("an outage acknowledged in the dashboard names who acknowledged it", async () => {
+  const project = await createProject(server, TOKEN, { name: "Acknowledged" });
+  const admin = { authorization: `Bearer ${TOKEN}` };
+  const user = await ok<{ id: string }>(
+    call(server.url, "POST", "/admin/v1/users", {
+      headers: admin,
+      body: { email: "oncall@corp.example", password: "an on-call long password" },
+    }),
+  );
+  await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "member" } }));
+  const check = await ok<{ uuid: string }>(
+    call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "failing" } }),
+  );
+  assert.is((await call(server.url, "GET", `/ping/${check.uuid}/fail`)).status, 200);
+  const cookie = (await signInUser(server, "oncall@corp.example", "an on-call long password")).cookie;
+  const csrf = await csrfOf(server.url, cookie, `/projects/${project.id}/checks`);
+  const acknowledged = await postForm(server.url, `/checks/${check.uuid}/acknowledge`, { csrf }, { cookie });
+  assert.is(acknowledged.status, 303, acknowledged.text.slice(0, 300));
+  const page = await getPage(server.url, `/checks/${check.uuid}`, cookie);
+  assert.match(page.text, /outage acknowledged <time[^>]*>[^<]*<\/time> by oncall@corp\.example/);
 });
 
 test.run();
