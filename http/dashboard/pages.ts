@@ -335,16 +335,19 @@ function filteringText(check: Check): string {
 
 /**
  * Incidents (flips to down), total downtime and unknown time (hcd not watching: neither up nor down, left
- * out of the downtime) in each of the last 3 calendar months (UTC).
+ * out of the downtime) in each of the last 3 calendar months (UTC) the check existed in.
  */
 function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis, createdAt: Millis, unknown: readonly Downtime[]): Html {
   const now = new Date(at);
-  const months = [0, 1, 2].map((back) => {
-    const startAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1);
-    const endAt = Math.min(at, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
-    const unknownMs = unknownWithin(Math.max(startAt, createdAt), endAt, unknown);
-    return { label: new Date(startAt).toISOString().slice(0, 7), startAt, endAt, incidents: 0, downMs: 0, unknownMs };
-  });
+  const monthEndAt = (back: number) => Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1);
+  const months = [0, 1, 2]
+    .filter((back) => back === 0 || monthEndAt(back) > createdAt)
+    .map((back) => {
+      const startAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1);
+      const endAt = Math.min(at, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
+      const unknownMs = unknownWithin(Math.max(startAt, createdAt), endAt, unknown);
+      return { label: new Date(startAt).toISOString().slice(0, 7), startAt, endAt, incidents: 0, downMs: 0, unknownMs };
+    });
   const flips = [...flipsNewestFirst].reverse();
   flips.forEach((flip, i) => {
     if (flip.to !== "down") return;

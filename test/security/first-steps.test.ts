@@ -1,7 +1,8 @@
 // Small dashboard words on a real server over HTTP: an empty project's checks page says how to add the
 // first check (a filter that finds nothing still says "No checks match."), and "Ping now" on a check that
 // reads bodies without a success keyword points at the Edit form's field, not at the API; a readonly user's
-// refusals name their role, not a "read-only key" they never had; an acknowledged outage names who did it.
+// refusals name their role, not a "read-only key" they never had; an acknowledged outage names who did it,
+// and the downtime table lists no month before the check existed.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
@@ -74,7 +75,7 @@ test("a readonly user is refused by their role, not told about keys", async () =
   );
 });
 
-test("an outage acknowledged in the dashboard names who acknowledged it", async () => {
+test("an outage acknowledged in the dashboard names who acknowledged it; the downtime table starts at the check's month", async () => {
   const project = await createProject(server, TOKEN, { name: "Acknowledged" });
   const admin = { authorization: `Bearer ${TOKEN}` };
   const user = await ok<{ id: string }>(
@@ -93,6 +94,9 @@ test("an outage acknowledged in the dashboard names who acknowledged it", async 
   const acknowledged = await postForm(server.url, `/checks/${check.uuid}/acknowledge`, { csrf }, { cookie });
   assert.is(acknowledged.status, 303, acknowledged.text.slice(0, 300));
   const page = await getPage(server.url, `/checks/${check.uuid}`, cookie);
+  const months = /<table class="list downtime">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page.text)?.[1] ?? "";
+  assert.is((months.match(/<tr>/g) ?? []).length, 1, `a check made this month: its month alone in the downtime table\n${months}`);
+  assert.match(months, /<td>1<\/td>/, "its one incident");
   assert.match(page.text, /outage acknowledged <time[^>]*>[^<]*<\/time> by oncall@corp\.example/);
 });
 
