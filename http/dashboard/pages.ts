@@ -375,6 +375,17 @@ export function deletePage(viewer: Viewer, opts: { project: Project; check: Chec
   });
 }
 
+/**
+ * Why the API keys are not shown, and, to a role that sees the ping key, how a script makes and pings its
+ * checks without them (?create=1 on a URL by slug).
+ */
+function keysHidden(viewer: Viewer): Html {
+  if (viewer.user === undefined) return html`<p>API keys are not shown to read-only keys.</p>`;
+  if (!seesPingUrls(viewer)) return html`<p>API keys are not shown to your role.</p>`;
+  return html`<p>API keys are shown to managers and owners: a read-write key also opens a session that adds and removes integrations.</p>
+<p class="hint">A script makes and pings its own checks with the ping key below: <code>/ping/&lt;ping key&gt;/&lt;slug&gt;?create=1</code> creates the check on its first ping.</p>`;
+}
+
 export function settingsPage(
   viewer: Viewer,
   opts: {
@@ -403,7 +414,7 @@ export function settingsPage(
     viewer,
     nav: projectNav(project, viewer),
     body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${opts.manage.keys ? html`<p><a href="/projects/${project.id}/manage">${opts.manage.project ? "Rename, create or revoke keys, delete the project" : "Create or revoke keys"}</a></p>` : ""}<h2>API keys</h2>
-${viewer.readonly || viewer.hideKeys === true ? html`<p>API keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}`}
+${viewer.readonly || viewer.hideKeys === true ? keysHidden(viewer) : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}`}
 ${seesPingUrls(viewer) ? secret("Ping key", project.pingKey) : ""}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>

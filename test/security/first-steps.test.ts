@@ -2,7 +2,8 @@
 // first check (a filter that finds nothing still says "No checks match."), and "Ping now" on a check that
 // reads bodies without a success keyword points at the Edit form's field, not at the API; a readonly user's
 // refusals name their role, not a "read-only key" they never had; an acknowledged outage names who did it,
-// and the downtime table lists no month before the check existed.
+// and the downtime table lists no month before the check existed; a member is told how a script makes checks
+// with the ping key (API keys are a manager's).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
@@ -75,7 +76,7 @@ test("a readonly user is refused by their role, not told about keys", async () =
   );
 });
 
-test("an outage acknowledged in the dashboard names who acknowledged it; the downtime table starts at the check's month", async () => {
+test("a member's view: an outage they acknowledge names them, the downtime table starts at the check's month, Settings say how a script makes checks without an API key", async () => {
   const project = await createProject(server, TOKEN, { name: "Acknowledged" });
   const admin = { authorization: `Bearer ${TOKEN}` };
   const user = await ok<{ id: string }>(
@@ -97,6 +98,13 @@ test("an outage acknowledged in the dashboard names who acknowledged it; the dow
   const months = /<table class="list downtime">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page.text)?.[1] ?? "";
   assert.is((months.match(/<tr>/g) ?? []).length, 1, `a check made this month: its month alone in the downtime table\n${months}`);
   assert.match(months, /<td>1<\/td>/, "its one incident");
+  // the member sees no API key (a manager's), and is told how a script makes checks with the ping key they see
+  const settings = await getPage(server.url, `/projects/${project.id}/settings`, cookie);
+  assert.not.match(settings.text, project.api_key);
+  assert.match(settings.text, project.ping_key);
+  assert.match(settings.text, "<code>/ping/&lt;ping key&gt;/&lt;slug&gt;?create=1</code> creates the check on its first ping");
+  const made = await call(server.url, "GET", `/ping/${project.ping_key}/scripted?create=1`);
+  assert.is(made.status, 201, "as the page says: the check is made by its first ping");
   assert.match(page.text, /outage acknowledged <time[^>]*>[^<]*<\/time> by oncall@corp\.example/);
 });
 
