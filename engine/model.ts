@@ -97,6 +97,8 @@ export type HashedApiKeys = { readonly secretKey: string; readonly apiKey: strin
 export type StatusPage = {
   readonly slug: string; // unique over every project
   readonly title: string;
+  /** A few lines under the title (plain text, line breaks kept); absent = none. */
+  readonly description?: string;
   readonly checks: readonly string[]; // check uuids of the project, in the order shown
   readonly createdAt: Millis;
 };

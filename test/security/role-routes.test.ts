@@ -103,6 +103,11 @@ const ROWS: Row[] = [
     action: "statusPages.change",
     fields: (m) => ({ slug: `new-${m.slug}`, title: "Added", check: m.check }),
   },
+  {
+    route: "/projects/:project/status-pages/:slug/edit",
+    action: "statusPages.change",
+    fields: (m) => ({ title: "Edited", description: "edited", check: m.check }),
+  },
   { route: "/projects/:project/status-pages/:slug/delete", action: "statusPages.change" },
   { route: "/projects/:project/mute", action: "project.change", fields: () => ({ until: "2100-01-01T00:00:00Z" }) },
   {
