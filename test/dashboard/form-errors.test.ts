@@ -60,7 +60,7 @@ await whenChromium("dashboard form error browser tests", async () => {
     });
   }
 
-  test("a bad cron expression and an unknown time zone say what a good one looks like", async () => {
+  test("a bad cron expression and an unknown time zone say what a good one looks like; a cron field out of range is named", async () => {
     await page.goto(`${url()}/projects/${project.id}/checks/new`);
     await page.getByRole("radio", { name: "Cron expression" }).check();
     await page.locator("#f-schedule").fill("every night");
@@ -68,6 +68,12 @@ await whenChromium("dashboard form error browser tests", async () => {
     assert.is(
       await page.locator("#e-schedule").textContent(),
       "The schedule must be a cron expression of 5 fields (like 0 3 * * *) or an OnCalendar expression (like Mon *-*-* 03:00:00).",
+    );
+    await page.locator("#f-schedule").fill("61 * * * *");
+    await page.getByRole("button", { name: "Save" }).click();
+    assert.is(
+      await page.locator("#e-schedule").textContent(),
+      "The cron expression's minute field is wrong: 61 is out of range 0-59. Its five fields are minute (0-59), hour (0-23), day of month (1-31), month (1-12) and day of week (0-7, 0 and 7 are Sunday).",
     );
     await page.locator("#f-schedule").fill("0 3 * * *");
     // the picker offers no such zone: a crafted request, as a page changed by hand would send
