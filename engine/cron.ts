@@ -77,7 +77,7 @@ const nthDow = (dow: number, nth: number) => 200 + dow * 10 + nth;
 class CronError extends Error {}
 
 function digits(text: string): number {
-  if (!/^[0-9]+$/.test(text)) throw new CronError();
+  if (!/^[0-9]+$/.test(text)) throw new CronError(text === "" ? "a number is missing" : `"${text}" is not a number`);
   return Number(text);
 }
 
@@ -86,7 +86,7 @@ function value(field: Field, text: string): number {
   if (field === "dow" && DAY_NAMES.includes(text)) return DAY_NAMES.indexOf(text);
   const n = digits(text);
   const [min, max] = RANGES[field];
-  if (n < min || n > max) throw new CronError();
+  if (n < min || n > max) throw new CronError(`${n} is out of range ${min}-${max}`);
   return n;
 }
 
@@ -97,19 +97,19 @@ function items(field: Field, text: string): Set<number> {
   if (text.includes(",")) return new Set(text.split(",").flatMap((term) => [...items(field, term)]));
   if (field === "dow" && text.includes("L")) {
     const dow = text.slice(0, -1);
-    if (!/^[0-9]+$/.test(dow)) throw new CronError(); // `FRIL` is not accepted, `5L` is
+    if (!/^[0-9]+$/.test(dow)) throw new CronError(`"${text}" is not a weekday number followed by L`); // `FRIL` is not accepted, `5L` is
     return new Set([lastDow(value(field, dow) % 7)]);
   }
   if (field === "dow" && text.includes("#")) {
     const at = text.indexOf("#");
     const nth = digits(text.slice(at + 1));
-    if (nth < 1 || nth > 5) throw new CronError();
+    if (nth < 1 || nth > 5) throw new CronError(`#${nth} is out of range 1-5`);
     return new Set([nthDow(value(field, text.slice(0, at)) % 7, nth)]);
   }
   if (text.includes("/")) {
     const at = text.indexOf("/");
     const step = digits(text.slice(at + 1));
-    if (step === 0) throw new CronError();
+    if (step === 0) throw new CronError("a step of 0");
     const base = items(field, text.slice(0, at));
     if (base.size === 1 && (base.has(LAST_DAY) || base.has(LAST_WEEKDAY))) return base;
     return stepTerm(base, step, max); // `5/15` = 5,20,35,50 (and `5-5/15` too)
@@ -118,7 +118,7 @@ function items(field: Field, text: string): Set<number> {
     const at = text.indexOf("-");
     const start = value(field, text.slice(0, at));
     const end = value(field, text.slice(at + 1));
-    if (end < start) throw new CronError();
+    if (end < start) throw new CronError(`the range ${start}-${end} runs backwards`);
     return new Set(rangeOf(start, end));
   }
   if (field === "day" && text === "LW") return new Set([LAST_WEEKDAY]);
@@ -130,6 +130,28 @@ function lastWeekdayOf(year: number, month: number): number {
   const last = daysInMonth(year, month);
   const dow = weekdayOf(year, month, last);
   return dow === 0 ? last - 2 : dow === 6 ? last - 1 : last;
+}
+
+/** What the fields are called in words, in their order. */
+const FIELD_NAMES: Record<Field, string> = { minute: "minute", hour: "hour", day: "day of month", month: "month", dow: "day of week" };
+
+/**
+ * Says what is wrong with a 5-field cron expression, naming its field (minute, "61 is out of range
+ * 0-59"); null when its fields parse (the expression may still never run: parseCron and the validation
+ * judge that) or when it does not have 5 fields.
+ */
+export function cronFieldProblem(expr: string): { readonly field: string; readonly problem: string } | null {
+  const parts = expr.toUpperCase().trim().split(/\s+/);
+  if (parts.length !== 5) return null;
+  for (const [i, field] of FIELDS.entries()) {
+    try {
+      items(field, parts[i]);
+    } catch (error) {
+      if (error instanceof CronError) return { field: FIELD_NAMES[field], problem: error.message || `"${parts[i]}" is not valid` };
+      throw error;
+    }
+  }
+  return null;
 }
 
 /** Returns the parsed schedule of a 5-field cron expression, or null when cronsim would reject it. */

@@ -97,6 +97,8 @@ export type HashedApiKeys = { readonly secretKey: string; readonly apiKey: strin
 export type StatusPage = {
   readonly slug: string; // unique over every project
   readonly title: string;
+  /** A few lines under the title (plain text, line breaks kept); absent = none. */
+  readonly description?: string;
   readonly checks: readonly string[]; // check uuids of the project, in the order shown
   readonly createdAt: Millis;
 };
@@ -340,7 +342,7 @@ export type AlertState = {
 /** A period of max_runs_per_period: it lasts until `endAt` (exclusive) and has seen `runs` success signals. */
 export type RunPeriod = { readonly endAt: Millis; readonly runs: number };
 
-/** Who acknowledged an outage, and when ("api" for the management API, "dashboard" for the dashboard). */
+/** Who acknowledged an outage, and when: "api" for the management API; from the dashboard, who as the audit log names them (a user's email, "admin token", a key's session; "dashboard" in older records). */
 export type Acknowledgement = { readonly at: Millis; readonly by: string };
 
 /**

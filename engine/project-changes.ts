@@ -53,7 +53,10 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       if (held === undefined) return fail({ code: "not_found", what: "status page" });
       const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
       if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
-      const updated: StatusPage = { ...change.page, createdAt: held.createdAt };
+      // an edit that names no description keeps the page's (an empty one takes it away)
+      const description = change.page.description === undefined ? held.description : change.page.description;
+      const { description: _given, ...page } = change.page;
+      const updated: StatusPage = { ...page, ...(description ? { description } : {}), createdAt: held.createdAt };
       return ok({ ...project, statusPages: pages.map((page) => (page === held ? updated : page)) });
     }
     case "removeStatusPage": {

@@ -29,7 +29,7 @@ export type User = { readonly id: string; readonly email: string; readonly admin
 /** The role an invitation (or OIDC_DEFAULT_ROLE) gives in a project. */
 export type Grant = StoredGrant;
 /** An invitation not used yet that gives a role in a project. */
-export type PendingInvite = { readonly email: string; readonly role: Role; readonly expiresAt: Millis };
+export type PendingInvite = { readonly userId: string; readonly email: string; readonly role: Role; readonly expiresAt: Millis };
 export type NewUser = { readonly user: User; readonly inviteToken: string | null };
 
 /** Where the document is kept. `change` applies `edit` to the newest document and stores the result (null: nothing to store); resolves with the document now stored. */
@@ -438,8 +438,19 @@ export class Accounts {
       const user = invite.grant?.projectId === projectId && invite.expiresAt > at ? this.userById(invite.userId) : null;
       return user === null || invite.grant === undefined
         ? []
-        : [{ email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
+        : [{ userId: user.id, email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
     });
+  }
+
+  /** Withdraws every unused invitation of `userId` to `projectId`: their links no longer give its role (the account stays); false when there was none. */
+  async cancelInvites(projectId: string, userId: string): Promise<boolean> {
+    const withdrawn = (i: StoredInvite) => i.userId === userId && i.grant?.projectId === projectId;
+    let found = false;
+    await this.#change((d) => {
+      found = d.invites.some(withdrawn);
+      return found ? { ...d, invites: d.invites.filter((i) => !withdrawn(i)) } : null;
+    });
+    return found;
   }
 
   /**

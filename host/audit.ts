@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS = [
   "status_page.updated",
   "status_page.deleted",
   "member.invited",
+  "member.invitation_cancelled",
   "member.accepted",
   "member.role_set",
   "member.removed",

@@ -1,9 +1,10 @@
 // The pictures of the documentation: the README shows the dashboard, every picture a page shows is a
 // tracked file (test/docs-links.test.ts checks it for every page), and every screenshot that
-// `npm run screenshots` makes in docs/screenshots/ is shown on some page.
+// `npm run screenshots` makes in docs/screenshots/ is shown on some page, and no two are the same picture.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { docFiles, links, ROOT } from "./docs-files.ts";
 
@@ -25,6 +26,21 @@ test("every screenshot in docs/screenshots/ is shown on a page", () => {
   assert.ok(made.length >= 10, `found ${made.length} screenshots`);
   assert.equal(
     made.filter((name) => !shown.has(`docs/screenshots/${name}`)),
+    [],
+  );
+});
+
+test("no two screenshots are the same picture (a page that sent the script elsewhere would be)", () => {
+  const dir = join(ROOT, "docs", "screenshots");
+  const byContent = new Map<string, string[]>();
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".png"))) {
+    const digest = createHash("sha256")
+      .update(readFileSync(join(dir, name)))
+      .digest("hex");
+    byContent.set(digest, [...(byContent.get(digest) ?? []), name]);
+  }
+  assert.equal(
+    [...byContent.values()].filter((names) => names.length > 1),
     [],
   );
 });

@@ -7,9 +7,9 @@ import { durationText } from "./format.ts";
 import type { DurationUnit } from "./duration-field.ts";
 import { amountText, durationInputs, secondsOf } from "./duration-field.ts";
 import type { FilterValues } from "./filter-fields.ts";
-import { filterFieldset } from "./filter-fields.ts";
+import { EMPTY_FILTERS, filterFieldset } from "./filter-fields.ts";
 import type { RunRuleValues } from "./run-rule-fields.ts";
-import { escalationFieldset, runRuleInputs } from "./run-rule-fields.ts";
+import { EMPTY_RUN_RULES, escalationFieldset, runRuleInputs } from "./run-rule-fields.ts";
 import type { Html, Value } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./page-frame.ts";
@@ -36,8 +36,10 @@ export type CheckFormValues = FilterValues &
     readonly tz: string;
     readonly failure_threshold: string;
     readonly reminder_interval: string;
+    readonly reminder_interval_unit: DurationUnit;
     readonly muted_until: string;
     readonly max_duration: string;
+    readonly max_duration_unit: DurationUnit;
     /** The chosen dependencies' uuids, comma-separated (the API's depends_on). */
     readonly depends_on: string;
     /** An Uptime Kuma push monitor's token ("" = none). */
@@ -55,6 +57,32 @@ export type WhatIf = {
 
 /** A check the form may name as a dependency: the project's other checks. */
 export type DependencyChoice = { readonly uuid: string; readonly name: string };
+
+/** The alerting fields' values of a new check: the section is folded while a form holds these. */
+export const ALERTING_DEFAULTS = {
+  failure_threshold: "1",
+  reminder_interval: "0",
+  muted_until: "",
+  max_duration: "0",
+  depends_on: "",
+  min_duration: EMPTY_RUN_RULES.min_duration,
+  max_runs_per_period: EMPTY_RUN_RULES.max_runs_per_period,
+  alert_on_overlap: EMPTY_RUN_RULES.alert_on_overlap,
+} as const satisfies Partial<CheckFormValues>;
+
+/** Whether every field of `defaults` holds its default in `values` (an amount of 0 is 0 whatever its unit). */
+function holdsDefaults(values: CheckFormValues, defaults: Partial<CheckFormValues>): boolean {
+  return Object.entries(defaults).every(([key, value]) => values[key as keyof CheckFormValues] === value);
+}
+
+/**
+ * A section of the form folded under its title while its fields hold their defaults (`folded`), so the
+ * form shows what was set; the fields are still sent. Open when something in it is set or wrong.
+ */
+function section(cls: string, title: string, foldedWords: string, folded: boolean, body: Html): Html {
+  return html`<details class="form-section ${cls}"${folded ? "" : html` open`}><summary>${title}${folded ? html` <span class="hint">(${foldedWords})</span>` : ""}</summary>
+${body}</details>`;
+}
 
 /** The form's fields that show their own error (the others' errors go above the form). */
 const FIELDS_WITH_ERRORS: ReadonlySet<string> = new Set([
@@ -155,9 +183,12 @@ export function checkFormPage(
   const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
   const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
     html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;
-  const duration = (id: "timeout" | "grace", label: string) =>
-    html`${durationInputs({ id, label, amount: v[id], unit: v[`${id}_unit`], invalid: invalidMark(id) })}${fieldError(id)}`;
+  const duration = (id: "timeout" | "grace" | "reminder_interval" | "max_duration", label: string) =>
+    html`${durationInputs({ id, label, amount: v[id], unit: v[`${id}_unit`], invalid: invalidMark(id), presets: id === "timeout" || id === "grace" })}${fieldError(id)}`;
   const chosen = new Set(v.depends_on.split(",").filter((uuid) => uuid !== ""));
+  const erred = (keys: readonly string[]) => opts.errorField != null && keys.includes(opts.errorField);
+  const alertingFolded = holdsDefaults(v, ALERTING_DEFAULTS) && !erred(Object.keys(ALERTING_DEFAULTS));
+  const filteringFolded = holdsDefaults(v, EMPTY_FILTERS) && !erred(Object.keys(EMPTY_FILTERS));
   const radio = (kind: ScheduleFormKind, label: string) =>
     html`<label class="radio"><input type="radio" name="kind" value="${kind}"${v.kind === kind ? html` checked` : ""}> ${label}</label>`;
   return documentOf({
@@ -178,17 +209,29 @@ ${v.desc}</textarea>
 <p class="hint kind-oncalendar">systemd's OnCalendar: for example <code>Mon *-*-* 03:00:00</code> is every Monday at 03:00; several lines are several timetables.</p>
 <label for="f-tz">Time zone</label>${timeZoneSelect({ chosen: v.tz === "" ? "UTC" : v.tz, invalid: invalidMark("tz") })}${fieldError("tz")}</div>
 ${duration("grace", "Grace time")}</fieldset>
-<fieldset><legend>Alerting</legend>
+${section(
+  "alerting",
+  "Alerting",
+  "as by default: down at the first failure, no reminders, not muted, no run limits, no dependencies",
+  alertingFolded,
+  html`<fieldset><legend>Alerting</legend>
 ${field("failure_threshold", "Down after this many failures in a row (1-100)", html` inputmode="numeric"`)}
-${field("reminder_interval", "Reminder every N seconds while down (0 = none, or 300 and more)", html` inputmode="numeric"`)}
+${duration("reminder_interval", "Reminder while down, every (0 = none, or 5 minutes and more)")}
 ${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}
-${field("max_duration", "Down when a started run has not finished after N seconds (0 = off, or 60-604800)", html` inputmode="numeric"`)}
+${duration("max_duration", "Down when a started run has not finished after (0 = off, or 1 minute to 7 days)")}
 ${runRuleInputs(v, { field: (id, label) => field(id, label, html` inputmode="numeric"`) })}
 <label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
-${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>
+${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>`,
+)}
 ${escalationFieldset(v, { channels: opts.channels, invalid: invalidMark, fieldError })}
-${filterFieldset(v, { field: (id, label) => field(id, label), invalid: invalidMark, fieldError })}
+${section(
+  "filtering",
+  "Filtering rules",
+  "none: every ping counts as its URL says",
+  filteringFolded,
+  filterFieldset(v, { field: (id, label) => field(id, label), invalid: invalidMark, fieldError }),
+)}
 <fieldset><legend>Uptime Kuma</legend>
 ${field("push_token", "Push token: Kuma's push URL /api/push/<token> pings this check (empty = none)", html` autocomplete="off" spellcheck="false" pattern="[A-Za-z0-9_\-]{10,128}"`)}</fieldset>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}

@@ -4,13 +4,15 @@ import type { Check, Millis } from "../../engine/model.ts";
 import { guessKind, nextAfter } from "../../engine/schedule.ts";
 import { uniqueKeyOf } from "../../host/unique-key.ts";
 import type { CheckFormValues } from "./check-form-page.ts";
+import { ALERTING_DEFAULTS } from "./check-form-page.ts";
+import type { DurationUnit } from "./duration-field.ts";
 import { presetOf, secondsOf, splitSeconds, unitOf } from "./duration-field.ts";
 import { EMPTY_FILTERS, filterBodyOf, filterValuesOf, filterValuesOfCheck } from "./filter-fields.ts";
 import { EMPTY_RUN_RULES, runRuleBodyOf, runRuleValuesOf, runRuleValuesOfCheck } from "./run-rule-fields.ts";
 import type { StatusWord } from "./pages.ts";
 import type { Viewer } from "./page-frame.ts";
 import type { ChecksFilter } from "./checks-list.ts";
-import { STATUS_WORDS } from "./pages.ts";
+import { STATUS_WORDS, tagsOf } from "./pages.ts";
 
 export const NOTICES: Record<string, string> = {
   created: "Check created.",
@@ -34,14 +36,12 @@ export const EMPTY_FORM: CheckFormValues = {
   grace_unit: "hours",
   schedule: "",
   tz: "UTC",
-  failure_threshold: "1",
-  reminder_interval: "0",
-  muted_until: "",
-  max_duration: "0",
-  depends_on: "",
+  reminder_interval_unit: "hours",
+  max_duration_unit: "minutes",
   push_token: "",
   ...EMPTY_FILTERS,
   ...EMPTY_RUN_RULES,
+  ...ALERTING_DEFAULTS,
 };
 
 /** Returns how a viewer's URLs name a check: uuid, or unique_key for read-only keys (the uuid is a ping capability). */
@@ -67,8 +67,10 @@ export function formValuesOf(form: URLSearchParams): CheckFormValues {
     ...filterValuesOf(form),
     failure_threshold: get("failure_threshold").trim(),
     reminder_interval: get("reminder_interval").trim(),
+    reminder_interval_unit: unitOf(get("reminder_interval_unit")),
     muted_until: get("muted_until").trim(),
     max_duration: get("max_duration").trim(),
+    max_duration_unit: unitOf(get("max_duration_unit")),
     depends_on: form.getAll("depends_on").join(","), // one value per chosen check
     push_token: get("push_token").trim(),
     ...runRuleValuesOf(form),
@@ -93,18 +95,22 @@ export function formValuesOfCheck(check: Check): CheckFormValues {
     tz: check.tz,
     ...filterValuesOfCheck(check),
     failure_threshold: String(check.failureThreshold ?? 1),
-    reminder_interval: String(Math.floor((check.reminderIntervalMs ?? 0) / 1000)),
+    ...durationValues("reminder_interval", Math.floor((check.reminderIntervalMs ?? 0) / 1000), EMPTY_FORM.reminder_interval_unit),
     muted_until: check.mutedUntilAt == null ? "" : new Date(check.mutedUntilAt).toISOString(),
-    max_duration: String(Math.floor((check.maxDurationMs ?? 0) / 1000)),
+    ...durationValues("max_duration", Math.floor((check.maxDurationMs ?? 0) / 1000), EMPTY_FORM.max_duration_unit),
     depends_on: (check.dependsOn ?? []).join(","),
     push_token: check.pushToken ?? "",
     ...runRuleValuesOfCheck(check),
   };
 }
 
-/** A period or grace in seconds as the form's amount and unit. */
-function durationValues<F extends "timeout" | "grace">(field: F, seconds: number) {
-  const { amount, unit } = splitSeconds(seconds);
+/** A duration field's seconds as the form's amount and unit (0 in `zeroUnit`). */
+function durationValues<F extends "timeout" | "grace" | "reminder_interval" | "max_duration">(
+  field: F,
+  seconds: number,
+  zeroUnit?: DurationUnit,
+) {
+  const { amount, unit } = splitSeconds(seconds, zeroUnit);
   return { [field]: amount, [`${field}_unit`]: unit } as Record<F, string> & Record<`${F}_unit`, ReturnType<typeof unitOf>>;
 }
 
@@ -132,8 +138,8 @@ export function checkBodyOf(values: CheckFormValues): Record<string, unknown> {
   }
   if (values.grace !== "") body.grace = secondsOf(values.grace, values.grace_unit);
   if (values.failure_threshold !== "") body.failure_threshold = number(values.failure_threshold);
-  if (values.reminder_interval !== "") body.reminder_interval = number(values.reminder_interval);
-  if (values.max_duration !== "") body.max_duration = number(values.max_duration);
+  if (values.reminder_interval !== "") body.reminder_interval = secondsOf(values.reminder_interval, values.reminder_interval_unit);
+  if (values.max_duration !== "") body.max_duration = secondsOf(values.max_duration, values.max_duration_unit);
   body.depends_on = values.depends_on; // no check chosen: no dependency
   body.muted_until = values.muted_until === "" ? null : values.muted_until; // an emptied field unmutes
   body.push_token = values.push_token === "" ? null : values.push_token; // an emptied field takes the token away
@@ -154,16 +160,39 @@ export function previewOf(values: CheckFormValues, at: Millis): Millis[] {
   return next;
 }
 
+/** Tags one filter may ask for at once: more are dropped (each costs a pass over the project's checks). */
+const MAX_FILTER_TAGS = 20;
+
 export function filterOf(params: URLSearchParams): ChecksFilter {
   const status = params.get("status") ?? "";
   const sort = params.get("sort");
   return {
     q: params.get("q") ?? "",
     status: (STATUS_WORDS as readonly string[]).includes(status) ? status : "",
-    tag: params.get("tag") ?? "",
+    // every tag asked for, each once (a check shows only when it has them all); empty ones are the form's "any"
+    tags: [...new Set(params.getAll("tag").filter((t) => t !== ""))].slice(0, MAX_FILTER_TAGS),
     sort: sort === "name" || sort === "last_ping" ? sort : "status",
     page: /^[1-9][0-9]{0,6}$/.test(params.get("page") ?? "") ? Number(params.get("page")) : 1, // anything else: the first page
   };
+}
+
+/**
+ * Whether `check` (its status word `word`) is one the filter keeps: every tag of the filter among its
+ * tags, its status when one is asked, and the search text within its name, slug, one of its tags, or (not
+ * for read-only viewers, who are never shown it) its uuid.
+ */
+export function keptByFilter(check: Check, word: StatusWord, filter: ChecksFilter, readonly: boolean): boolean {
+  const tags = filter.tags.length === 0 && filter.q === "" ? [] : tagsOf(check.tags);
+  if (!filter.tags.every((t) => tags.includes(t))) return false;
+  if (filter.status !== "" && word !== filter.status) return false;
+  const q = filter.q.trim().toLowerCase();
+  if (q === "") return true;
+  return (
+    check.name.toLowerCase().includes(q) ||
+    check.slug.includes(q) ||
+    tags.some((t) => t.toLowerCase().includes(q)) ||
+    (!readonly && check.uuid.includes(q))
+  );
 }
 
 /** Down first (then late, started, up, new, paused), then by name; or by name; or most recent ping first. */

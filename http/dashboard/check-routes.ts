@@ -8,9 +8,9 @@ import { checkRequestOf, isUniqueKey, pingNumberOf } from "../input.ts";
 import { remoteAddress } from "../routes/pings.ts";
 import { checkBodyOf, formValuesOf, formValuesOfCheck, keepStoredDesc, NOTICES, refFor, withPreset } from "./check-form.ts";
 import type { AuditAction } from "../../host/audit.ts";
-import { recordDashboardChange } from "./audit-routes.ts";
-import { auditTarget } from "../../host/audit.ts";
-import type { DashboardContext } from "./context.ts";
+import { auditActorOf, recordDashboardChange } from "./audit-routes.ts";
+import { actorName, auditTarget } from "../../host/audit.ts";
+import type { Access, DashboardContext } from "./context.ts";
 import { checkIntegrations } from "./integration-pages.ts";
 import { checkPage, deletePage } from "./pages.ts";
 import { readonlyWho } from "./page-frame.ts";
@@ -103,14 +103,14 @@ export function checkPageRoutes(ctx: DashboardContext): void {
   const action = (
     name: string,
     recorded: AuditAction,
-    act: (projectId: string, uuid: string, at: Millis, event: H3Event) => Promise<void>,
+    act: (projectId: string, uuid: string, at: Millis, access: Access) => Promise<void>,
   ) =>
     route("POST", `/checks/:ref/${name}`, async (event) => {
       const access = requireAccess(event);
       const { project, check } = await checkFor(access, param(event, "ref"));
       await writeForm(event, access);
       const at = clock.now();
-      await act(project.id, check.uuid, at, event);
+      await act(project.id, check.uuid, at, access);
       await recordDashboardChange(ctx, access, { projectId: project.id, action: recorded, target: auditTarget.check(check), at });
       return redirect(name === "delete" ? `/projects/${project.id}/checks?done=delete` : `/checks/${check.uuid}?done=${name}`);
     });
@@ -123,8 +123,9 @@ export function checkPageRoutes(ctx: DashboardContext): void {
   action("delete", "check.deleted", async (projectId, uuid, at) => {
     unwrap(await pool.deleteCheck(projectId, uuid, at));
   });
-  action("acknowledge", "check.acknowledged", async (projectId, uuid, at) => {
-    unwrap(await pool.acknowledgeCheck(projectId, uuid, "dashboard", at));
+  // who acknowledged, as the audit log names them: the user's email, "admin token", or the key's session
+  action("acknowledge", "check.acknowledged", async (projectId, uuid, at, access) => {
+    unwrap(await pool.acknowledgeCheck(projectId, uuid, actorName(auditActorOf(access)), at));
   });
   // a success, whatever the check's filters (ping-now.ts); the notice says what was sent
   route("POST", "/checks/:ref/ping", async (event) => {

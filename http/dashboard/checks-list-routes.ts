@@ -5,10 +5,10 @@
 import { performance } from "node:perf_hooks";
 import type { HTTPResponse } from "h3";
 import type { Check, Project } from "../../engine/model.ts";
-import { refFor, filterOf, sortChecks } from "./check-form.ts";
+import { refFor, filterOf, keptByFilter, sortChecks } from "./check-form.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import type { StatusWord } from "./pages.ts";
-import { statusWordOf, tagsOf, tagsOfAll } from "./pages.ts";
+import { statusWordOf, tagsOfAll } from "./pages.ts";
 import { checkRowsParts, checksPage, pageOf, rowStateOf } from "./checks-list.ts";
 import { freshEtag, rowsEtag, rowsVariant } from "./rows-etag.ts";
 import { RowsCache } from "./rows-cache.ts";
@@ -43,11 +43,7 @@ export function checksListRoutes(ctx: DashboardContext): void {
     }
     const wordOf = (c: Check): StatusWord => words.get(c) ?? statusWordOf(c, at);
     const tags = tagsOfAll(all);
-    const q = filter.q.trim().toLowerCase();
-    const shown = all
-      .filter((c) => filter.tag === "" || tagsOf(c.tags).includes(filter.tag))
-      .filter((c) => filter.status === "" || wordOf(c) === filter.status)
-      .filter((c) => q === "" || c.name.toLowerCase().includes(q) || c.slug.includes(q) || (!access.viewer.readonly && c.uuid.includes(q)));
+    const shown = all.filter((c) => keptByFilter(c, wordOf(c), filter, access.viewer.readonly));
     sortChecks(shown, filter.sort, wordOf);
     const { rows, paging } = pageOf(shown, filter.page);
     const down = all.filter((c) => wordOf(c) === "down").length;

@@ -66,7 +66,8 @@ export function rowStateOf(check: Check, at: Millis): { readonly word: StatusWor
 export type ChecksFilter = {
   readonly q: string;
   readonly status: string;
-  readonly tag: string;
+  /** The tags a check must all have to show; none: any. */
+  readonly tags: readonly string[];
   readonly sort: "status" | "name" | "last_ping";
   /** The page of the list asked for, from 1 (PAGE_SIZE rows a page). */
   readonly page: number;
@@ -111,9 +112,6 @@ export type ChecksPage = {
 };
 
 export function checksPage(viewer: Viewer, data: ChecksPage): string {
-  const { filter } = data;
-  const option = (value: string, label: string, selected: string) =>
-    html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
   return documentOf({
     title: `Checks · ${data.project.name}`,
     viewer,
@@ -122,17 +120,48 @@ export function checksPage(viewer: Viewer, data: ChecksPage): string {
     body: html`${data.notice == null ? "" : html`<p class="notice" role="status">${data.notice}</p>`}<div class="heading"><h1>Checks</h1>
 ${viewer.readonly ? "" : html`<a class="button" href="/projects/${data.project.id}/checks/new">Add check</a>`}</div>
 ${projectMuteLine(data.project, data.at)}
-<form method="get" class="filters" role="search">
-<label for="q">Search</label><input id="q" name="q" value="${filter.q}" placeholder="name, slug or uuid">
-<label for="status">Status</label><select id="status" name="status">${option("", "any", filter.status)}${STATUS_WORDS.map((w) => option(w, w, filter.status))}</select>
-<label for="tag">Tag</label><select id="tag" name="tag">${option("", "any", filter.tag)}${data.tags.map((t) => option(t, t, filter.tag))}</select>
-<label for="sort">Sort</label><select id="sort" name="sort">${option("status", "down first", filter.sort)}${option("name", "name", filter.sort)}${option("last_ping", "last ping", filter.sort)}</select>
-<button type="submit">Filter</button></form>
+${filterForm(data.filter, data.tags)}
 <table class="list checks" data-refresh="/projects/${data.project.id}/checks/rows">
 <thead><tr><th scope="col">Status</th><th scope="col">Name</th><th scope="col">Tags</th><th scope="col">Period / schedule</th><th scope="col">Last ping</th><th scope="col">Last duration</th></tr></thead>
 ${checkRows(data)}
 </table>`,
   });
+}
+
+/**
+ * The filter form: search, status, the tags chosen (each with a link that drops it, and a hidden field
+ * that keeps it on submit), a select that adds one more, and the sort. Each label and its field stay on one
+ * line together. The page's script filters as one types or picks (dashboard.js); Filter submits without it.
+ */
+function filterForm(filter: ChecksFilter, tags: readonly string[]): Html {
+  const option = (value: string, label: string, selected: string) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+  const chosen = filter.tags.map(
+    (t) =>
+      html`<span class="tag chosen">${t} <a href="?${filterQuery(filter, { tags: filter.tags.filter((o) => o !== t) })}" aria-label="Stop filtering by tag ${t}">×</a><input type="hidden" name="tag" value="${t}"></span> `,
+  );
+  const more = tags.filter((t) => !filter.tags.includes(t));
+  return html`<form method="get" class="filters" role="search">
+<span class="field"><label for="q">Search</label><input id="q" name="q" type="search" value="${filter.q}" placeholder="name, slug, tag or uuid"></span>
+<span class="field"><label for="status">Status</label><select id="status" name="status">${option("", "any", filter.status)}${STATUS_WORDS.map((w) => option(w, w, filter.status))}</select></span>
+<span class="field">${
+    more.length === 0 && filter.tags.length > 0
+      ? html`<span class="label">Tags</span>${chosen}`
+      : html`<label for="tag">${filter.tags.length === 0 ? "Tag" : "Tags"}</label>${chosen}<select id="tag" name="tag">${option("", filter.tags.length === 0 ? "any" : "add a tag…", "")}${more.map((t) => option(t, t, ""))}</select>`
+  }</span>
+<span class="field"><label for="sort">Sort</label><select id="sort" name="sort">${option("status", "down first", filter.sort)}${option("name", "name", filter.sort)}${option("last_ping", "last ping", filter.sort)}</select></span>
+<button type="submit">Filter</button></form>`;
+}
+
+/** The query string of the list filtered by `filter` with `change` made to it, from its first page. */
+function filterQuery(filter: ChecksFilter, change: Partial<ChecksFilter> = {}): string {
+  const { q, status, tags, sort } = { ...filter, ...change };
+  const query = new URLSearchParams();
+  if (q !== "") query.set("q", q);
+  if (status !== "") query.set("status", status);
+  for (const tag of tags) query.append("tag", tag);
+  if (sort !== "status") query.set("sort", sort);
+  return query.toString();
 }
 
 /** The table body alone, every row in full. */
@@ -153,6 +182,17 @@ const ROWS_PER_PART = 64;
  */
 export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; readonly changed: string[] | null } {
   const memo = data.memo ?? NO_MEMO;
+  // a row's tag adds itself to the filter: the link of each tag made once per render (the memo is kept per
+  // filter, rowsVariant, so a reused row's links are this filter's too)
+  const tagLinks = new Map<string, Html | null>();
+  const tagLink = (tag: string): Html | null => {
+    let link = tagLinks.get(tag);
+    if (link === undefined) {
+      link = data.filter.tags.includes(tag) ? null : html`?${filterQuery(data.filter, { tags: [...data.filter.tags, tag] })}`;
+      tagLinks.set(tag, link);
+    }
+    return link;
+  };
   // data-now: the server's instant of this render, from which the page's script words "... ago"
   const head = html`<tbody id="check-rows" data-down="${data.down}" data-etag="${data.etag}" data-now="${data.at}">`.text;
   const full = [head];
@@ -169,20 +209,21 @@ export function checkRowsParts(data: CheckRowsData): { readonly full: string[]; 
     const word = data.wordOf(check);
     const ref = data.refOf(check);
     const marks = checkMarksOf(check, { at: data.at, nameOf: data.nameOf });
-    const row = memo.row(check.uuid, check, rowKey(word, ref, marks), () => checkRow(check, word, ref, marks));
+    const row = memo.row(check.uuid, check, rowKey(word, ref, marks), () => checkRow(check, { word, ref, marks, tagLink }));
     part.push(row.html);
     if (changed !== null) changedPart.push(row.reused ? keptRow(ref) : row.html.text);
     if (part.length === ROWS_PER_PART) endPart();
   }
   if (part.length > 0) endPart();
   memo.done();
-  const { q, status, tag } = data.filter;
+  const { q, status, tags } = data.filter;
   // an empty project says how to begin; a filter that finds nothing says so
   const none =
-    q === "" && status === "" && tag === ""
+    q === "" && status === "" && tags.length === 0
       ? `No checks yet. "Add check" makes the first one (a member or above), or create one through the API with the project's key.`
       : "No checks match.";
-  const tail = (data.checks.length === 0 ? `<tr><td colspan="6">${none}</td></tr>` : pagerRow(data.filter, data.paging)) + "</tbody>";
+  const tail =
+    (data.checks.length === 0 ? `<tr class="none"><td colspan="6">${none}</td></tr>` : pagerRow(data.filter, data.paging)) + "</tbody>";
   full.push(tail);
   changed?.push(tail);
   return { full, changed };
@@ -202,11 +243,8 @@ type CheckRowsData = Pick<ChecksPage, "checks" | "paging" | "filter" | "at" | "d
 function pagerRow(filter: ChecksFilter, paging: Paging): string {
   if (paging.pages === 1) return "";
   const link = (page: number, label: string, rel: string) => {
-    const query = new URLSearchParams();
-    for (const key of ["q", "status", "tag"] as const) if (filter[key] !== "") query.set(key, filter[key]);
-    if (filter.sort !== "status") query.set("sort", filter.sort);
-    query.set("page", String(page));
-    return html`<a rel="${rel}" href="?${query.toString()}">${label}</a>`;
+    const query = filterQuery(filter);
+    return html`<a rel="${rel}" href="?${query === "" ? "" : `${query}&`}page=${page}">${label}</a>`;
   };
   const last = Math.min(paging.first + PAGE_SIZE, paging.total);
   return html`<tr class="pager"><td colspan="6"><nav aria-label="Pages of checks"><span class="shown">Checks ${paging.first + 1}–${last} of ${paging.total}</span>
@@ -214,14 +252,27 @@ ${paging.page > 1 ? link(paging.page - 1, "Previous", "prev") : ""} ${paging.pag
     .text;
 }
 
-/** One row of the checks table. Everything it shows comes from its arguments: the check record, and what rowKey lists. */
-function checkRow(check: Check, word: StatusWord, ref: string, marks: readonly Mark[]): Html {
+/** What a row shows besides its check record: what rowKey lists, and the link of each tag (null: a tag the filter has). */
+type RowParts = { word: StatusWord; ref: string; marks: readonly Mark[]; tagLink: (tag: string) => Html | null };
+
+/**
+ * One row of the checks table. Everything it shows comes from its arguments: the check record, what
+ * rowKey lists, and the filter its tags' links add to (the same for every render of one row memo).
+ */
+function checkRow(check: Check, { word, ref, marks, tagLink }: RowParts): Html {
   return html`<tr class="row-${word}" data-ref="${ref}"><td>${statusBadge(word)}${marksHtml(marks)}</td>
 <td><a href="/checks/${ref}">${check.name === "" ? "(unnamed)" : check.name}</a>${check.slug === "" ? "" : html`<br><small class="slug">${check.slug}</small>`}</td>
-<td>${tagsOf(check.tags).map((t) => html`<span class="tag">${t}</span> `)}</td>
+<td>${tagsOf(check.tags).map((t) => tagHtml(t, tagLink(t)))}</td>
 <td>${scheduleText(check)}</td>
 <td>${check.lastPingAt === null ? "never" : lastPingHtml(check.lastPingAt)}</td>
 <td>${check.lastDurationMs === null || check.lastDurationMs <= 0 ? "" : durationText(check.lastDurationMs)}</td></tr>`;
+}
+
+/** A row's tag: a link adding it to the filter (`href`), or, when the filter has it already, plain. */
+function tagHtml(tag: string, href: Html | null): Html {
+  return href === null
+    ? html`<span class="tag">${tag}</span> `
+    : html`<a class="tag" href="${href}" title="Show only checks tagged ${tag} too">${tag}</a> `;
 }
 
 /**

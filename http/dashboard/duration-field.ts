@@ -1,5 +1,6 @@
-// The check form's period and grace as a number and a unit (minutes, hours, days; seconds only for a
-// stored value that is not a whole number of minutes), with the reference's quick picks. The API still
+// A duration field of the dashboard's forms as a number and a unit (minutes, hours, days; seconds for a
+// stored value that is not a whole number of minutes): the check's period and grace, with the reference's
+// quick picks, its reminder interval and run time limit, a maintenance window's length. The API still
 // receives seconds: the form multiplies, and the API's rules judge the result.
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
@@ -26,8 +27,12 @@ export function unitOf(text: string): DurationUnit {
   return (DURATION_UNITS as readonly string[]).includes(text) ? (text as DurationUnit) : "seconds";
 }
 
-/** Returns seconds as a number in the largest unit that holds them whole: 3600 → 1 hours, 90 → 90 seconds. */
-export function splitSeconds(seconds: number): { readonly amount: string; readonly unit: DurationUnit } {
+/** Returns seconds as a number in the largest unit that holds them whole: 3600 → 1 hours, 90 → 90 seconds; 0 in `zeroUnit`. */
+export function splitSeconds(
+  seconds: number,
+  zeroUnit: DurationUnit = "seconds",
+): { readonly amount: string; readonly unit: DurationUnit } {
+  if (seconds === 0) return { amount: "0", unit: zeroUnit };
   for (const unit of ["days", "hours", "minutes"] as const) {
     if (seconds > 0 && seconds % UNIT_SECONDS[unit] === 0) return { amount: String(seconds / UNIT_SECONDS[unit]), unit };
   }
@@ -50,25 +55,33 @@ export function amountText(amount: string, unit: DurationUnit): string {
 }
 
 /**
- * One duration's inputs: the number, its unit, and the quick picks. Each pick is a submit button the
- * server answers with the form filled in (no script needed); the page's script fills it in place.
+ * One duration's inputs: the number, its unit, and for period and grace the quick picks. Each pick is a
+ * submit button the server answers with the form filled in (no script needed); the page's script fills
+ * it in place. `idPrefix`: the inputs' ids are `${idPrefix}${id}` and `${idPrefix}${id}_unit`.
  */
 export function durationInputs(opts: {
-  readonly id: "timeout" | "grace";
+  readonly id: string;
   readonly label: string;
   readonly amount: string;
   readonly unit: DurationUnit;
   readonly invalid: Html | string;
+  readonly presets?: boolean;
+  readonly idPrefix?: string;
 }): Html {
   const { id } = opts;
-  return html`<div class="duration" data-duration="${id}"><label for="f-${id}">${opts.label}</label>
-<span class="duration-inputs"><input id="f-${id}" name="${id}" value="${opts.amount}" inputmode="decimal" size="6"${opts.invalid}>
-<label class="visually-hidden" for="f-${id}_unit">${opts.label}: unit</label><select id="f-${id}_unit" name="${id}_unit">
+  const f = opts.idPrefix ?? "f-";
+  const presets =
+    opts.presets === false
+      ? ""
+      : html`<span class="presets" role="group" aria-label="${opts.label}: quick picks">${DURATION_PRESETS.map(
+          (preset) =>
+            html`<button type="submit" class="preset" name="preset" value="${id}:${preset.seconds}" formnovalidate aria-label="${opts.label}: ${preset.label}">${preset.label}</button>`,
+        )}</span>`;
+  return html`<div class="duration" data-duration="${id}"><label for="${f}${id}">${opts.label}</label>
+<span class="duration-inputs"><input id="${f}${id}" name="${id}" value="${opts.amount}" inputmode="decimal" size="6"${opts.invalid}>
+<label class="visually-hidden" for="${f}${id}_unit">${opts.label}: unit</label><select id="${f}${id}_unit" name="${id}_unit">
 ${DURATION_UNITS.map((unit) => html`<option value="${unit}"${unit === opts.unit ? html` selected` : ""}>${unit}</option>`)}</select></span>
-<span class="presets" role="group" aria-label="${opts.label}: quick picks">${DURATION_PRESETS.map(
-    (preset) =>
-      html`<button type="submit" class="preset" name="preset" value="${id}:${preset.seconds}" formnovalidate aria-label="${opts.label}: ${preset.label}">${preset.label}</button>`,
-  )}</span></div>`;
+${presets}</div>`;
 }
 
 /** Returns the field and seconds of a pressed quick pick ("grace:3600"), or null when none was pressed (or it is not one of ours). */

@@ -6,6 +6,7 @@ import { LIMITS, SECOND } from "../../engine/model.ts";
 import type { Failure } from "../../engine/outcome.ts";
 import { reasonOf } from "../errors.ts";
 import { durationText } from "./format.ts";
+import { cronFieldProblem } from "../../engine/cron.ts";
 
 /** "between 1 minute and 365 days (60 to 31536000 seconds)": a range of a field typed in seconds. */
 function secondsRange(minMs: Millis, maxMs: Millis): string {
@@ -42,12 +43,20 @@ const TEXT_RULES: Record<string, { label: string; maxChars: number; pattern?: st
   },
 };
 
-/** The check form's error about `failure`, in plain words that name the limit; the API's own text for what the form does not know. */
-export function plainFormError(failure: Failure, project: Pick<Project, "checkLimit">): string {
+/**
+ * The check form's error about `failure`, in plain words that name the limit; the API's own text for what
+ * the form does not know. `typed`: the schedule as typed, for a cron expression's field that is wrong.
+ */
+export function plainFormError(failure: Failure, project: Pick<Project, "checkLimit">, typed?: { readonly schedule: string }): string {
   if (failure.code === "check_limit") {
     return `This project has reached its limit of ${project.checkLimit} check${project.checkLimit === 1 ? "" : "s"}: delete a check first, or ask an instance admin to raise the check limit (on the project's Manage page).`;
   }
   if (failure.code !== "invalid") return reasonOf(failure);
+  if (failure.field === "schedule" && typed !== undefined && failure.reason.startsWith("is not a valid")) {
+    const wrong = cronFieldProblem(typed.schedule); // five fields: a cron expression, one of whose fields is wrong
+    if (wrong !== null)
+      return `The cron expression's ${wrong.field} field is wrong: ${wrong.problem}. Its five fields are minute (0-59), hour (0-23), day of month (1-31), month (1-12) and day of week (0-7, 0 and 7 are Sunday).`;
+  }
   const rule = RULES[failure.field];
   if (rule !== undefined) return rule;
   const text = TEXT_RULES[failure.field];

@@ -4,6 +4,8 @@
 import { maintenanceEndAt, nextMaintenanceAt } from "../../engine/maintenance.ts";
 import type { MaintenanceWindow, Millis, Project } from "../../engine/model.ts";
 import { durationText } from "./format.ts";
+import type { DurationUnit } from "./duration-field.ts";
+import { durationInputs } from "./duration-field.ts";
 import { timeHtml } from "./time-html.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
@@ -11,9 +13,15 @@ import type { Viewer } from "./page-frame.ts";
 import { button, csrfField, documentOf, projectNav } from "./page-frame.ts";
 
 /** The add form's fields as typed (the duration stays text until the admin API's rules read it). */
-export type MaintenanceFormValues = { readonly name: string; readonly schedule: string; readonly tz: string; readonly duration: string };
+export type MaintenanceFormValues = {
+  readonly name: string;
+  readonly schedule: string;
+  readonly tz: string;
+  readonly duration: string;
+  readonly duration_unit: DurationUnit;
+};
 
-export const EMPTY_MAINTENANCE_FORM: MaintenanceFormValues = { name: "", schedule: "", tz: "UTC", duration: "3600" };
+export const EMPTY_MAINTENANCE_FORM: MaintenanceFormValues = { name: "", schedule: "", tz: "UTC", duration: "1", duration_unit: "hours" };
 
 /** The add form's state: what was typed, and the admin API's error with the field it is about. */
 export type MaintenanceForm = { readonly values: MaintenanceFormValues; readonly error: string | null; readonly errorField: string | null };
@@ -33,7 +41,8 @@ ${viewer.admin ? html`<td><a class="button danger" href="${base}/${window.id}/de
   const v = form.values;
   const fieldError = (id: string) =>
     form.errorField === id && form.error !== null ? html`<p class="field-error" id="e-m-${id}" role="alert">${form.error}</p>` : "";
-  const field = (id: keyof MaintenanceFormValues, label: string, placeholder: string) =>
+  const invalid = (id: string) => (form.errorField === id ? html` aria-invalid="true" aria-describedby="e-m-${id}"` : "");
+  const field = (id: "name" | "schedule" | "tz", label: string, placeholder: string) =>
     html`<label for="f-m-${id}">${label}</label><input id="f-m-${id}" name="${id}" value="${v[id]}" placeholder="${placeholder}"${form.errorField === id ? html` aria-invalid="true" aria-describedby="e-m-${id}"` : ""}>${fieldError(id)}`;
   return html`<section class="maintenance"><h2>Recurring maintenance</h2>
 <p>Each time a window's schedule fires, the project's notifications are muted for its duration; monitoring continues, and a check still down at the end is notified once.</p>
@@ -51,7 +60,7 @@ ${
 ${field("name", "Window name", "Nightly backup")}
 ${field("schedule", "Cron or OnCalendar expression of its start", "0 2 * * *")}
 ${field("tz", "Time zone", "UTC")}
-${field("duration", "Duration in seconds (60-604800)", "3600")}
+${durationInputs({ id: "duration", idPrefix: "f-m-", label: "Duration (1 minute to 7 days)", amount: v.duration, unit: v.duration_unit, invalid: invalid("duration"), presets: false })}${fieldError("duration")}
 <button type="submit">Add maintenance window</button></form>`
 }
 </section>`;

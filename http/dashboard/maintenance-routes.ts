@@ -2,6 +2,9 @@
 // admin API's rules and texts (http/admin-input.ts) and the same pool calls. Only the admin token may.
 import { readonlyWho } from "./page-frame.ts";
 import type { Project } from "../../engine/model.ts";
+import { LIMITS, SECOND } from "../../engine/model.ts";
+import { durationText } from "./format.ts";
+import { secondsOf, unitOf } from "./duration-field.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { maintenanceInputOf } from "../admin-input.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
@@ -13,6 +16,9 @@ import { maintenanceDeletePage } from "./maintenance-pages.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
 type SettingsHtml = (access: Access, project: Project, opts: { mute: null; maintenance?: MaintenanceForm }) => Promise<string>;
+
+/** A window's duration rule as the form types it (a number and a unit). */
+const DURATION_RULE = `The duration must be a number between ${durationText(LIMITS.maintenanceMinMs)} and ${durationText(LIMITS.maintenanceMaxMs)} (${LIMITS.maintenanceMinMs / SECOND} to ${LIMITS.maintenanceMaxMs / SECOND} seconds).`;
 
 /** Registers the maintenance windows' actions; `settingsHtml` renders the settings page (with a rejected form). */
 export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsHtml): void {
@@ -32,15 +38,15 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
       schedule: form.get("schedule") ?? "",
       tz: (form.get("tz") ?? "").trim(),
       duration: (form.get("duration") ?? "").trim(),
+      duration_unit: unitOf(form.get("duration_unit") ?? ""),
     };
-    const duration = /^\d+$/.test(values.duration) ? Number(values.duration) : values.duration; // not a number: the API says so
+    const duration = secondsOf(values.duration, values.duration_unit); // not a number: the API says so
     const input = maintenanceInputOf({ name: values.name, schedule: values.schedule, tz: values.tz === "" ? "UTC" : values.tz, duration });
     if (!input.ok) {
       const errorField = input.failure.code === "invalid" ? input.failure.field : null;
-      return htmlResponse(
-        await settingsHtml(access, project, { mute: null, maintenance: { values, error: reasonOf(input.failure), errorField } }),
-        400,
-      );
+      // the duration's rule in the form's words (its units), not the API's seconds
+      const error = errorField === "duration" ? DURATION_RULE : reasonOf(input.failure);
+      return htmlResponse(await settingsHtml(access, project, { mute: null, maintenance: { values, error, errorField } }), 400);
     }
     const at = clock.now();
     const window = unwrap(await pool.addMaintenance(project.id, input.value, at));

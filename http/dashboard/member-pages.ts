@@ -1,6 +1,6 @@
 // A project's members page: each user holding a role in the project, the invitations not used yet, and
 // for those who may change them (the admin token, managers below owner, owners) the forms that add or
-// invite one, change a role and remove one; an invitation just made shows its link once.
+// invite one, change a role, remove one and cancel an invitation; an invitation just made shows its link once.
 import type { Project } from "../../engine/model.ts";
 import type { Role } from "../../engine/roles.ts";
 import type { PendingInvite } from "../../host/accounts.ts";
@@ -37,6 +37,8 @@ export function membersPage(
     invited: Invited | null;
     assignable: readonly Role[];
     error: string | null;
+    /** What the last action did ("Invitation cancelled: ..."); null on a plain visit. */
+    notice?: string | null;
   },
 ): string {
   const base = `/projects/${opts.project.id}/members`;
@@ -59,6 +61,7 @@ export function membersPage(
     nav: projectNav(opts.project, viewer),
     body: html`<h1>Members</h1>
 ${opts.error === null ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
+${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}
 ${
   opts.invited === null
     ? ""
@@ -84,8 +87,15 @@ ${
   opts.invites.length === 0
     ? ""
     : html`<h2>Invitations not used yet</h2>
-<table class="list invites"><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th></tr></thead><tbody>
-${opts.invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${exactText(i.expiresAt)}</td></tr>`)}</tbody></table>`
+<table class="list invites"><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th><th scope="col"></th></tr></thead><tbody>
+${opts.invites.map(
+  (i) =>
+    html`<tr><td>${i.email}</td><td>${i.role}</td><td>${exactText(i.expiresAt)}</td><td>${
+      opts.assignable.includes(i.role)
+        ? html`<form method="post" action="/projects/${opts.project.id}/invitations/${i.userId}/cancel" class="inline">${csrfField(viewer)}<button type="submit" class="danger" aria-label="Cancel the invitation of ${i.email}">Cancel</button></form>`
+        : ""
+    }</td></tr>`,
+)}</tbody></table>`
 }`,
   });
 }

@@ -2,8 +2,8 @@
 // engine/roles.ts allows (managers below owner, owners any role; the admin token any), never leaving a
 // project that has an owner with none. An email no user has
 // gets an invitation: a one-use link, valid 7 days, that sets the new user's password and gives the role;
-// shown to the inviter on the page (never in a URL) and sent to the email when SMTP_URL is set. API keys
-// do not manage members.
+// shown to the inviter on the page (never in a URL) and sent to the email when SMTP_URL is set; one not
+// used yet may be cancelled. API keys do not manage members.
 import type { Accounts } from "../../host/accounts.ts";
 import { systemClock } from "../../host/clock.ts";
 import { mailInvitation } from "../invitation-mail.ts";
@@ -34,13 +34,19 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     if (access.caller !== "admin" && access.user === undefined)
       throw httpError(403, "API keys do not manage members: sign in with the admin token or as a user");
   };
-  const membersHtml = (access: Access, project: Project, error: string | null, invited: Invited | null = null) => {
+  const membersHtml = (
+    access: Access,
+    project: Project,
+    error: string | null,
+    invited: Invited | null = null,
+    notice: string | null = null,
+  ) => {
     const members = accounts.listUsers().flatMap((user) => {
       const role = accounts.roleIn(user.id, project.id);
       return role === null ? [] : [{ ...user, role }];
     });
     const invites = accounts.pendingInvites(project.id, systemClock.now());
-    return membersPage(access.viewer, { project, members, invites, invited, assignable: assignableBy(access), error });
+    return membersPage(access.viewer, { project, members, invites, invited, assignable: assignableBy(access), error, notice });
   };
   /** Throws 403 unless the session may take `from` (the member's role now, if any) and give `to`. */
   const mayChange = (access: Access, from: Role | null, to: Role | null): void => {
@@ -59,7 +65,8 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
     viewable(access);
-    return htmlResponse(membersHtml(access, project, null));
+    const notice = event.url.searchParams.get("done") === "cancelled" ? "Invitation cancelled: its link no longer works." : null;
+    return htmlResponse(membersHtml(access, project, null, null, notice));
   });
 
   route("POST", "/projects/:project/members", async (event) => {
@@ -113,6 +120,26 @@ export function memberRoutes(ctx: DashboardContext, accounts: Accounts): void {
       at: ctx.deps.clock.now(),
     });
     return redirect(`/projects/${project.id}/members`);
+  });
+
+  // an invitation not used yet, withdrawn: by whoever may take the role it gives (managers below owner)
+  route("POST", "/projects/:project/invitations/:user/cancel", async (event) => {
+    const access = requireAccess(event);
+    const project = projectFor(access, param(event, "project"));
+    viewable(access);
+    await writeForm(event, access);
+    const userId = param(event, "user");
+    const invites = accounts.pendingInvites(project.id, systemClock.now()).filter((i) => i.userId === userId);
+    if (invites.length === 0) throw httpError(404, "invitation not found (used, expired or cancelled already)");
+    for (const invite of invites) mayChange(access, invite.role, null);
+    if (!(await accounts.cancelInvites(project.id, userId))) throw httpError(404, "invitation not found (used meanwhile)");
+    await recordDashboardChange(ctx, access, {
+      projectId: project.id,
+      action: "member.invitation_cancelled",
+      target: auditTarget.member({ email: invites[0].email, id: userId }, invites[0].role),
+      at: ctx.deps.clock.now(),
+    });
+    return redirect(`/projects/${project.id}/members?done=cancelled`);
   });
 
   route("POST", "/projects/:project/members/:user/remove", async (event) => {

@@ -252,7 +252,7 @@ ${slugUrl === null ? "" : html`<p>By slug: <code class="ping-url">${slugUrl}</co
 <p class="hint">Append <code>/start</code>, <code>/fail</code>, <code>/log</code> or <code>/&lt;exit status&gt;</code> to the URL.</p>
 ${usageExamplesHtml(uuidUrl, data.pingEmail)}`
 }
-${checkBadgeHtml(check, data.siteRoot)}
+${checkBadgeHtml(check, data.siteRoot, word)}
 </section>
 <section id="live-details" data-live><h2>Details</h2><dl>
 <dt>Schedule</dt><dd>${scheduleText(check)}</dd>
@@ -268,6 +268,13 @@ ${viewer.readonly ? "" : html`<section id="live-integrations" data-live><h2>Inte
 <section id="live-downtime" data-live><h2>Downtime, last 3 months</h2>${downtimeTable(data.flips, data.at, check.createdAt, data.unknown ?? [])}</section>
 <section id="live-events" data-live><h2>Events</h2>${eventsSection({ flips: data.flips, pings: data.pings, notices: data.notices, sent: data.sent, page: data.eventsPage, base, statusBadge })}</section>`,
   });
+}
+
+/** Who acknowledged an outage, in words: the API's and older dashboard records name the surface, newer ones the person or key. */
+function acknowledgedBy(by: string): string {
+  if (by === "api") return "through the API";
+  if (by === "dashboard") return "in the dashboard";
+  return `by ${by}`;
 }
 
 /** The check's alerting fields in words: threshold, reminders, mute, max duration, an acknowledged outage. */
@@ -286,7 +293,7 @@ function alertingText(check: Check, at: Millis): Html {
       : []),
     check.alertOnOverlap === true ? "overlapping runs are a failure" : "overlapping runs are noted",
     ...(check.alert?.acknowledged !== undefined
-      ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} (${check.alert.acknowledged.by})`]
+      ? [html`outage acknowledged ${timeHtml(check.alert.acknowledged.at)} ${acknowledgedBy(check.alert.acknowledged.by)}`]
       : []),
   ];
   return html`${parts.map((part, i) => (i === 0 ? part : html`; ${part}`))}`;
@@ -328,16 +335,19 @@ function filteringText(check: Check): string {
 
 /**
  * Incidents (flips to down), total downtime and unknown time (hcd not watching: neither up nor down, left
- * out of the downtime) in each of the last 3 calendar months (UTC).
+ * out of the downtime) in each of the last 3 calendar months (UTC) the check existed in.
  */
 function downtimeTable(flipsNewestFirst: readonly Flip[], at: Millis, createdAt: Millis, unknown: readonly Downtime[]): Html {
   const now = new Date(at);
-  const months = [0, 1, 2].map((back) => {
-    const startAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1);
-    const endAt = Math.min(at, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
-    const unknownMs = unknownWithin(Math.max(startAt, createdAt), endAt, unknown);
-    return { label: new Date(startAt).toISOString().slice(0, 7), startAt, endAt, incidents: 0, downMs: 0, unknownMs };
-  });
+  const monthEndAt = (back: number) => Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1);
+  const months = [0, 1, 2]
+    .filter((back) => back === 0 || monthEndAt(back) > createdAt)
+    .map((back) => {
+      const startAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1);
+      const endAt = Math.min(at, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
+      const unknownMs = unknownWithin(Math.max(startAt, createdAt), endAt, unknown);
+      return { label: new Date(startAt).toISOString().slice(0, 7), startAt, endAt, incidents: 0, downMs: 0, unknownMs };
+    });
   const flips = [...flipsNewestFirst].reverse();
   flips.forEach((flip, i) => {
     if (flip.to !== "down") return;
@@ -363,6 +373,17 @@ export function deletePage(viewer: Viewer, opts: { project: Project; check: Chec
     body: html`<h1>Delete “${opts.check.name}”?</h1><p>The check and its whole log are removed; this cannot be undone.</p>
 <div class="controls">${button(viewer, `/checks/${opts.ref}/delete`, "Delete for good", "danger")} <a class="button" href="/checks/${opts.ref}">Cancel</a></div>`,
   });
+}
+
+/**
+ * Why the API keys are not shown, and, to a role that sees the ping key, how a script makes and pings its
+ * checks without them (?create=1 on a URL by slug).
+ */
+function keysHidden(viewer: Viewer): Html {
+  if (viewer.user === undefined) return html`<p>API keys are not shown to read-only keys.</p>`;
+  if (!seesPingUrls(viewer)) return html`<p>API keys are not shown to your role.</p>`;
+  return html`<p>API keys are shown to managers and owners: a read-write key also opens a session that adds and removes integrations.</p>
+<p class="hint">A script makes and pings its own checks with the ping key below: <code>/ping/&lt;ping key&gt;/&lt;slug&gt;?create=1</code> creates the check on its first ping.</p>`;
 }
 
 export function settingsPage(
@@ -393,7 +414,7 @@ export function settingsPage(
     viewer,
     nav: projectNav(project, viewer),
     body: html`${opts.notice == null ? "" : html`<p class="notice" role="status">${opts.notice}</p>`}<h1>Settings</h1>${opts.manage.keys ? html`<p><a href="/projects/${project.id}/manage">${opts.manage.project ? "Rename, create or revoke keys, delete the project" : "Create or revoke keys"}</a></p>` : ""}<h2>API keys</h2>
-${viewer.readonly || viewer.hideKeys === true ? html`<p>API keys are not shown to ${viewer.user !== undefined ? "your role" : "read-only keys"}.</p>` : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}`}
+${viewer.readonly || viewer.hideKeys === true ? keysHidden(viewer) : html`${secret("Read-write API key", project.apiKey)}${secret("Read-only API key", project.apiKeyReadonly)}`}
 ${seesPingUrls(viewer) ? secret("Ping key", project.pingKey) : ""}
 <h2>Maintenance mute</h2>
 <p class="project-mute">${muted ? html`Notifications of every check are muted until ${timeHtml(mutedUntil)}; monitoring continues.` : "Notifications are not muted."}</p>

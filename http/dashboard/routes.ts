@@ -369,7 +369,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const formHtml = async (viewer: Viewer, project: Project, opts: CheckForm): Promise<string> => {
     const others = (await pool.listChecks(project.id, { tags: [] })).filter((c) => c.uuid !== opts.uuid);
     const dependencies = others.map((c) => ({ uuid: c.uuid, name: c.name })).sort((a, b) => a.name.localeCompare(b.name));
-    const error = opts.error === null ? null : plainFormError(opts.error, project);
+    const error = opts.error === null ? null : plainFormError(opts.error, project, opts.values);
     const errorField = opts.error?.code === "invalid" ? opts.error.field : null;
     const channels = (await pool.listChannels(project.id)).map((c) => ({ id: c.id, name: c.name, kind: c.kind }));
     return checkFormPage(viewer, {

@@ -43,11 +43,16 @@ ${usageSnippets(pingUrl, email).map(
 )}</div>`;
 }
 
-/** The check's own badge (the API's badge_url: /b/2/<badge key>.svg, up or down), shown and its URL to copy. */
-export function checkBadgeHtml(check: Check, siteRoot: string): Html {
+/**
+ * The check's own badge (the API's badge_url: /b/2/<badge key>.svg, up or down), shown and its URL to copy.
+ * The image follows the page's live refresh: its element is swapped with the status, and its address
+ * carries the status word (`word`), which the badge route ignores, so that a changed status is a new
+ * address the browser loads rather than the image it holds already.
+ */
+export function checkBadgeHtml(check: Check, siteRoot: string, word: string): Html {
   const path = `/b/2/${check.badgeKey}.svg`;
   const url = `${siteRoot}${path}`;
   return html`<div class="check-badge"><h3>Badge</h3>
-<p><img src="${path}" alt="status badge of this check"></p>
+<p id="live-badge" data-live><img src="${path}?status=${word}" alt="status badge of this check"></p>
 <div class="copy"><code>${url}</code><button type="button" data-copy="${url}">Copy badge URL</button></div></div>`;
 }

@@ -1,6 +1,7 @@
-// The public status page as HTML: the title, each check's name, status word, uptime over 90 days and a bar
-// per day, and the incidents. It stands alone (no dashboard script, its style inline under a CSP hash) and
-// shows only what the JSON shows: no uuid, key, ping URL or body.
+// The public status page as HTML: the title and description, each check's name, status word, uptime over
+// 90 days (or since it was made) and a bar per day, and the incidents; it loads itself again every minute
+// (a meta refresh). It stands alone (no script, its style inline under a CSP hash) and shows only what the
+// JSON shows and the description: no uuid, key, ping URL or body.
 import { createHash } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { DAY } from "../../engine/model.ts";
@@ -16,19 +17,27 @@ main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margi
 .word{font-weight:600}.up{color:#00703c}.down{color:#b32d2e}.grace{color:#8a6100}.new,.paused{color:#50575e}
 .bars{display:flex;gap:1px;height:2rem;margin:.5rem 0 .2rem}.bars span{flex:1;border-radius:1px;background:#c3c4c7}
 .bars .full{background:#2e9e5b}.bars .most{background:#9bc53d}.bars .some{background:#e0a526}.bars .low{background:#c9372c}
-.bars .unknown{background:repeating-linear-gradient(45deg,#c3c4c7 0 3px,#f0f0f1 3px 6px)}.unknown-note{color:#50575e;font-size:.85rem}
-.legend{display:flex;justify-content:space-between;color:#50575e;font-size:.85rem}
+.bars .before{background:#ececed}.bars .unknown{background:repeating-linear-gradient(45deg,#c3c4c7 0 3px,#f0f0f1 3px 6px)}.unknown-note{color:#50575e;font-size:.85rem}
+.legend{display:flex;justify-content:space-between;color:#50575e;font-size:.85rem}.description{white-space:pre-wrap;margin:0 0 1rem}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #dcdcde}
 footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}`;
 
 /** The Content-Security-Policy of the page: its one inline style by hash, nothing else from anywhere. */
 export const STATUS_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
+/** How often an open page loads itself again (a wall screen stays current; a meta refresh needs no script). */
+const REFRESH_SECONDS = 60;
+
 const dayText = (at: Millis) => new Date(at).toISOString().slice(0, 10);
 const timeText = (at: Millis) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
-/** A day's bar: its class by how much of the day was up (a day known only as unknown: striped), and its date, share and unknown time on hover. */
-function bar(percent: number | null, unknownMs: Millis, dayAt: Millis): Html {
+/**
+ * A day's bar: its class by how much of the day was up (a day known only as unknown: striped; a day before
+ * the check existed: faint), and its date, share and unknown time on hover.
+ */
+function bar(percent: number | null, unknownMs: Millis, dayAt: Millis, sinceAt: Millis | null): Html {
+  if (sinceAt !== null && dayAt + DAY <= sinceAt)
+    return html`<span class="before" title="${dayText(dayAt)}: before this check existed"></span>`;
   const cls =
     percent === null
       ? unknownMs > 0
@@ -47,8 +56,8 @@ function bar(percent: number | null, unknownMs: Millis, dayAt: Millis): Html {
 
 function checkBlock(check: StatusCheck, firstDayAt: Millis): Html {
   return html`<section class="check"><div class="head"><span class="name">${check.name}</span>
-<span><span class="word ${check.status}">${check.status}</span> · <span class="uptime">${check.uptimePercent}%</span> uptime over 90 days</span></div>
-<div class="bars" role="img" aria-label="Uptime per day over the last 90 days">${check.days.map((percent, i) => bar(percent, check.unknownDays[i], firstDayAt + i * DAY))}</div>
+<span><span class="word ${check.status}">${check.status}</span> · <span class="uptime">${check.uptimePercent}%</span> uptime ${check.sinceAt === null ? "over 90 days" : `since ${timeText(check.sinceAt)}`}</span></div>
+<div class="bars" role="img" aria-label="Uptime per day over the last 90 days">${check.days.map((percent, i) => bar(percent, check.unknownDays[i], firstDayAt + i * DAY, check.sinceAt))}</div>
 <div class="legend"><span>90 days ago</span><span>today</span></div>
 ${check.unknownMs === 0 ? "" : html`<p class="unknown-note">Unknown for ${durationText(check.unknownMs)}: the monitor was not watching then, so that time counts as neither up nor down.</p>`}</section>`;
 }
@@ -63,8 +72,10 @@ ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.started
     "<!doctype html>\n" +
     html`<html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${REFRESH_SECONDS}">
 <title>${view.title}</title><style>${raw(STYLE)}</style></head>
 <body><main><h1>${view.title}</h1>
+${view.description === "" ? "" : html`<p class="description">${view.description}</p>`}
 ${view.checks.map((check) => checkBlock(check, view.firstDayAt))}
 <h2>Incidents</h2>${incidents}
 ${
@@ -74,6 +85,6 @@ ${
 <table><thead><tr><th scope="col">Not watched from</th><th scope="col">to</th><th scope="col">for</th></tr></thead><tbody>
 ${view.unknown.map((u) => html`<tr class="unknown-stretch"><td>${timeText(u.fromAt)}</td><td>${timeText(u.toAt)}</td><td>${durationText(u.toAt - u.fromAt)}</td></tr>`)}</tbody></table>`
 }
-<footer>As of ${timeText(view.at)}.</footer></main></body></html>`.text
+<footer>As of ${timeText(view.at)}; this page loads itself again every minute.</footer></main></body></html>`.text
   );
 }

@@ -10,18 +10,26 @@ import type { JsonObject } from "../body.ts";
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const SLUG_RULE = "must be 1-64 lower-case letters, digits or '-', starting with a letter or digit";
 export const MAX_STATUS_CHECKS = 100;
+/** The longest description of a page, in characters. */
+export const MAX_STATUS_DESCRIPTION = 2_000;
 
 export function isStatusSlug(text: string): boolean {
   return SLUG.test(text);
 }
 
-/** The page a body describes: `slug`, `title`, `checks` (uuids, no repeats). Which project owns the checks is the shard's to judge. */
+/**
+ * The page a body describes: `slug`, `title`, `checks` (uuids, no repeats) and, when given, `description`
+ * (text; "" takes it away on an edit, absent keeps it). Which project owns the checks is the shard's to judge.
+ */
 export function statusPageInputOf(body: JsonObject, at: Millis): Outcome<StatusPage> {
-  const { slug, title, checks } = body;
+  const { slug, title, checks, description } = body;
   if (typeof slug !== "string") return invalid("slug", "is required and must be a string");
   if (!isStatusSlug(slug)) return invalid("slug", SLUG_RULE);
   if (typeof title !== "string" || title.trim() === "") return invalid("title", "is required and must be a non-empty string");
   if ([...title].length > LIMITS.nameMaxChars) return invalid("title", `is too long (at most ${LIMITS.nameMaxChars} characters)`);
+  if (description !== undefined && typeof description !== "string") return invalid("description", "must be a string");
+  if (description !== undefined && [...description].length > MAX_STATUS_DESCRIPTION)
+    return invalid("description", `is too long (at most ${MAX_STATUS_DESCRIPTION} characters)`);
   if (!Array.isArray(checks) || checks.length === 0) return invalid("checks", "is required and must be a non-empty list of check uuids");
   if (checks.length > MAX_STATUS_CHECKS) return invalid("checks", `has more than ${MAX_STATUS_CHECKS} checks`);
   const uuids: string[] = [];
@@ -30,5 +38,6 @@ export function statusPageInputOf(body: JsonObject, at: Millis): Outcome<StatusP
     if (uuids.includes(uuid)) return invalid("checks", `names ${uuid} twice`);
     uuids.push(uuid);
   }
-  return ok({ slug, title: title.trim(), checks: uuids, createdAt: at });
+  const text = description?.replace(/\r\n?/g, "\n").trim();
+  return ok({ slug, title: title.trim(), ...(text === undefined ? {} : { description: text }), checks: uuids, createdAt: at });
 }

@@ -21,10 +21,13 @@ export type StatusCheck = {
   readonly days: readonly (number | null)[];
   readonly unknownMs: Millis;
   readonly unknownDays: readonly Millis[];
+  /** When the check was made, if within the window: its uptime counts from then, and the days before show no bar of it. */
+  readonly sinceAt: Millis | null;
 };
 export type StatusIncident = { readonly check: string; readonly startedAt: Millis; readonly endedAt: Millis | null };
 export type StatusView = {
   readonly title: string;
+  readonly description: string;
   readonly at: Millis;
   readonly firstDayAt: Millis;
   readonly checks: readonly StatusCheck[];
@@ -37,7 +40,7 @@ type Entry = { readonly page: StatusPage; readonly until: Millis; readonly view:
 
 /** The same page as kept (a page deleted and made again under its slug is another: the kept view goes). */
 const samePage = (a: StatusPage, b: StatusPage) =>
-  a.createdAt === b.createdAt && a.title === b.title && a.checks.join() === b.checks.join();
+  a.createdAt === b.createdAt && a.title === b.title && a.description === b.description && a.checks.join() === b.checks.join();
 
 export class StatusViews {
   readonly #pool: Pool;
@@ -86,6 +89,7 @@ export class StatusViews {
           days: uptime.days,
           unknownMs: uptime.unknownMs,
           unknownDays: uptime.unknownDays,
+          sinceAt: check.createdAt > firstDayAt ? check.createdAt : null,
         },
         incidents: uptime.incidents,
       };
@@ -99,7 +103,15 @@ export class StatusViews {
         incidents.push({ check: item.check.name, startedAt: incident.startedAt, endedAt: incident.endedAt });
     }
     incidents.sort((a, b) => b.startedAt - a.startedAt); // newest first
-    return { title: page.title, at: now, firstDayAt, checks, incidents, unknown: [...unknown].reverse() };
+    return {
+      title: page.title,
+      description: page.description ?? "",
+      at: now,
+      firstDayAt,
+      checks,
+      incidents,
+      unknown: [...unknown].reverse(),
+    };
   }
 }
 

@@ -1,6 +1,6 @@
 // The dashboard's alerting, second part, in a real browser (Debian's chromium driven by playwright-core)
-// against a real hcd process with CLOCK=virtual: max_duration and depends_on in the edit form (with
-// errors next to their field), the "held by" and "acknowledged" marks on the checks table and a check's
+// against a real hcd process with CLOCK=virtual: max_duration (a number and a unit) and depends_on in the
+// edit form (with errors next to their field), the "held by" and "acknowledged" marks on the checks table and a check's
 // page, and the settings page's recurring maintenance windows (add, delete after a confirmation, nothing
 // to change for a read-only key, whose writes the server refuses). Every change is verified through the APIs.
 import { test } from "uvu";
@@ -68,7 +68,9 @@ async function browserTests(): Promise<void> {
     await rw.goto(`${server.url}/checks/${backup.uuid}/edit`);
     const choices = await rw.locator("#f-depends_on option").allTextContents();
     assert.equal(choices, ["Database", "Mail relay"], "the project's other checks by name, not the check itself");
+    await rw.locator("details.alerting > summary").click(); // folded while at its defaults
     await rw.locator("#f-max_duration").fill("30");
+    await rw.locator("#f-max_duration_unit").selectOption("seconds");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw
       .locator("#e-max_duration")
@@ -76,7 +78,9 @@ async function browserTests(): Promise<void> {
       .waitFor();
     assert.is(await rw.locator("#f-max_duration").getAttribute("aria-invalid"), "true");
     assert.is((await checkOf(backup.uuid)).max_duration, 0, "nothing was saved");
-    await rw.locator("#f-max_duration").fill("900");
+    assert.is(await rw.locator("#f-max_duration_unit").inputValue(), "seconds", "the unit typed stays");
+    await rw.locator("#f-max_duration").fill("15");
+    await rw.locator("#f-max_duration_unit").selectOption("minutes");
     await rw.locator("#f-depends_on").selectOption({ label: "Database" });
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.getByText("Changes saved.").waitFor();
@@ -85,10 +89,16 @@ async function browserTests(): Promise<void> {
     assert.is(saved.depends_on, database.uuid);
     await rw.goto(`${server.url}/checks/${backup.uuid}/edit`);
     assert.equal(await rw.locator("#f-depends_on option:checked").allTextContents(), ["Database"], "the saved choice is shown again");
+    assert.equal(
+      [await rw.locator("#f-max_duration").inputValue(), await rw.locator("#f-max_duration_unit").inputValue()],
+      ["15", "minutes"],
+      "900 seconds shown in the largest whole unit",
+    );
   });
 
   test("a cycle in depends_on is the form's error, next to the field, and nothing changes", async () => {
     await rw.goto(`${server.url}/checks/${database.uuid}/edit`);
+    await rw.locator("details.alerting > summary").click();
     await rw.locator("#f-depends_on").selectOption({ label: "Backup job" });
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.locator("#e-depends_on").waitFor();
@@ -124,7 +134,8 @@ async function browserTests(): Promise<void> {
     await adminPage.getByLabel("Window name").fill("Nightly backup");
     await adminPage.getByLabel("Cron or OnCalendar expression of its start").fill("every night");
     await adminPage.getByLabel("Time zone").fill("Europe/Riga");
-    await adminPage.getByLabel("Duration in seconds (60-604800)").fill("7200");
+    await adminPage.getByLabel("Duration (1 minute to 7 days)", { exact: true }).fill("2");
+    await adminPage.getByLabel("Duration (1 minute to 7 days): unit").selectOption("hours");
     await adminPage.getByRole("button", { name: "Add maintenance window" }).click();
     await adminPage
       .locator("#e-m-schedule")

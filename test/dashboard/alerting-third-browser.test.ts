@@ -89,6 +89,7 @@ async function browserTests(): Promise<void> {
     job = await api<CheckJson>("POST", "/api/v3/checks/", { name: "Nightly export", timeout: 3600, grace: 600, channels: "pager" });
     rw = await signedIn(project.api_key);
     await rw.goto(`${server.url}/checks/${job.uuid}/edit`);
+    await rw.locator("details.alerting > summary").click(); // folded while at its defaults
     await rw.getByLabel("Down when a run succeeds sooner than N seconds after its start (0 = off)").fill("-5");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.locator("#e-min_duration").getByText("The shortest run must be 0 (off), or a whole number of seconds up to 604800.").waitFor();

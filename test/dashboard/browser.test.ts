@@ -245,7 +245,7 @@ async function browserTests(): Promise<void> {
     await rw.goto(`${server.url}/checks/${made.uuid}`);
     await rw.getByRole("button", { name: "Acknowledge" }).click();
     await rw.getByText("Outage acknowledged.").waitFor();
-    await rw.getByText(/outage acknowledged .* \(dashboard\)/).waitFor();
+    await rw.getByText(/outage acknowledged .* by API key \(read-write\)/).waitFor(); // who: the session's key
     assert.is(await rw.getByRole("button", { name: "Acknowledge" }).count(), 0, "not twice");
     assert.is((await api<{ acknowledged: boolean }>("GET", `/api/v3/checks/${made.uuid}`)).acknowledged, true);
     await api("DELETE", `/api/v3/checks/${made.uuid}`);
@@ -254,17 +254,21 @@ async function browserTests(): Promise<void> {
   test("the alerting fields are edited through the form with the API's rules; the API then shows them", async () => {
     type AlertingJson = { failure_threshold: number; reminder_interval: number; muted_until: string | null };
     await rw.goto(`${server.url}/checks/${uuid}/edit`);
+    await rw.locator("details.alerting > summary").click(); // folded while at its defaults
     await rw.getByLabel("Down after this many failures in a row (1-100)").fill("101");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.locator("#e-failure_threshold").getByText("Failures in a row must be a whole number from 1 to 100.").waitFor();
     await rw.getByLabel("Down after this many failures in a row (1-100)").fill("3");
-    await rw.getByLabel(/^Reminder every N seconds/).fill("60");
+    const reminder = rw.getByLabel(/^Reminder while down, every/);
+    await reminder.first().fill("60");
+    await rw.locator("#f-reminder_interval_unit").selectOption("seconds");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw
       .locator("#e-reminder_interval")
       .getByText("The reminder interval must be 0 (none), or between 5 minutes and 365 days")
       .waitFor();
-    await rw.getByLabel(/^Reminder every N seconds/).fill("3600");
+    await reminder.first().fill("1");
+    await rw.locator("#f-reminder_interval_unit").selectOption("hours");
     await rw.getByLabel(/^Muted until/).fill("next tuesday");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.locator("#e-muted_until").getByText("Muted until must be a date and time like 2026-01-01T00:00:00Z").waitFor();
@@ -289,10 +293,10 @@ async function browserTests(): Promise<void> {
     // the edit form shows the saved values; emptying the mute unmutes, the other fields go back to their defaults
     await rw.getByRole("link", { name: "Edit" }).click();
     assert.is(await rw.getByLabel("Down after this many failures in a row (1-100)").inputValue(), "3");
-    assert.is(await rw.getByLabel(/^Reminder every N seconds/).inputValue(), "3600");
+    assert.equal([await reminder.first().inputValue(), await rw.locator("#f-reminder_interval_unit").inputValue()], ["1", "hours"]);
     assert.is(Date.parse(await rw.getByLabel(/^Muted until/).inputValue()), Date.UTC(2099, 0, 2, 3, 4, 5));
     await rw.getByLabel("Down after this many failures in a row (1-100)").fill("1");
-    await rw.getByLabel(/^Reminder every N seconds/).fill("0");
+    await reminder.first().fill("0");
     await rw.getByLabel(/^Muted until/).fill("");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.getByText("Changes saved.").waitFor();

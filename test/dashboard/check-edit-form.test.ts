@@ -1,7 +1,8 @@
 // The check form without the API, in a real browser (Debian's chromium driven by playwright-core) against a
 // real hcd process: period and grace as a number and a unit with the reference's quick picks (with and
 // without script), only the chosen schedule kind's inputs, the time-zone picker (its names and the
-// server's refusal of others), a preview for every kind, and the filtering rules. Every save is verified
+// server's refusal of others), a preview for every kind, and the filtering rules (folded while they hold
+// their defaults, as the alerting fields are). Every save is verified
 // through the API.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -232,6 +233,13 @@ await whenChromium("check edit form browser tests", async () => {
   test("the filtering rules are edited in the form and saved as the API's fields", async () => {
     const check = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "filtered", timeout: 3600 });
     await page.goto(`${url()}/checks/${uuidOf(check)}/edit`);
+    // no rules yet: the section is folded under its title, which says so; the title unfolds it
+    const filtering = page.locator("details.filtering");
+    assert.is(await filtering.getAttribute("open"), null);
+    assert.is(await filtering.locator("summary").innerText(), "Filtering rules (none: every ping counts as its URL says)");
+    assert.ok(await page.locator("details.alerting:not([open])").isVisible(), "the alerting section too, at its defaults");
+    assert.not.ok(await page.getByLabel("Success keywords").isVisible());
+    await filtering.locator("summary").click();
     await page.getByLabel("Which HTTP requests count as pings").selectOption("POST");
     await page.getByLabel("Success keywords").fill("done,ok");
     await page.getByLabel("Failure keywords").fill("ERROR");
@@ -255,8 +263,9 @@ await whenChromium("check edit form browser tests", async () => {
       ],
       ["POST", "done,ok", "ERROR", "begin", true, true, false, true],
     );
-    // the form shows them back, and unticking turns them off
+    // the form shows them back, unfolded, and unticking turns them off
     await page.goto(`${url()}/checks/${uuidOf(check)}/edit`);
+    assert.is(await filtering.getAttribute("open"), "");
     assert.is(await page.getByLabel("Success keywords").inputValue(), "done,ok");
     assert.ok(await page.getByLabel("the email subject").isChecked());
     await page.getByLabel("the email subject").uncheck();
@@ -270,6 +279,7 @@ await whenChromium("check edit form browser tests", async () => {
   test("a keyword list over its limit is refused next to its field in plain words, nothing changed", async () => {
     const check = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "long words", timeout: 3600 });
     await page.goto(`${url()}/checks/${uuidOf(check)}/edit`);
+    await page.locator("details.filtering > summary").click(); // folded at its defaults
     await page.getByLabel("Failure keywords").fill("x".repeat(201));
     await page.getByRole("button", { name: "Save" }).click();
     assert.is(await page.locator("#e-failure_kw").textContent(), "Failure keywords must be at most 200 characters.");

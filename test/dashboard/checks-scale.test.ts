@@ -56,6 +56,34 @@ test("a page holds 100 rows, in order; the pager says which and links to the pag
     assert.is(pagerIn(searched), "", "one page: no pager");
   }));
 
+test("the search looks at tags too; several tags keep the checks that have them all; a row's tag links to the filter with it added", () =>
+  withApi(async (api) => {
+    const { get, base } = await bigProject(api);
+    const byTag = await (await get(`${base}?q=EVE&sort=name&page=2`)).text();
+    assert.equal(namesIn(byTag), range(200, 250, 2), "the tag even, whatever the case typed");
+    assert.match(pagerIn(byTag), "Checks 101–125 of 125");
+    const both = await (await get(`${base}?tag=even&tag=odd`)).text();
+    assert.equal(namesIn(both), [], "no check is both");
+    assert.match(both, `<tr class="none"><td colspan="6">No checks match.</td></tr>`);
+    const again = await (await get(`${base}?tag=even&tag=&tag=even&sort=name`)).text();
+    assert.equal(namesIn(again), range(0, 200, 2), "a tag twice counts once; an empty one is the form's any");
+    // in the filter: a hidden field per chosen tag, a link that drops it; the select offers the others
+    assert.match(again, `<input type="hidden" name="tag" value="even">`);
+    assert.match(again, `<a href="?sort=name" aria-label="Stop filtering by tag even">×</a>`);
+    assert.match(
+      again,
+      /<select id="tag" name="tag"><option value="" selected>add a tag…<\/option><option value="odd">odd<\/option><\/select>/,
+    );
+    // the rows: a tag the filter has is plain; another is a link to the filter with it added
+    assert.match(again, `<span class="tag">even</span>`);
+    assert.not.match(again, `class="tag" href`);
+    const plain = await (await get(`${base}?q=job-00&sort=last_ping`)).text();
+    assert.match(plain, `<a class="tag" href="?q=job-00&amp;tag=even&amp;sort=last_ping"`);
+    assert.match(plain, `<a class="tag" href="?q=job-00&amp;tag=odd&amp;sort=last_ping"`);
+    const rows = await (await get(`${base}/rows?tag=odd`)).text();
+    assert.match(rows, `<span class="tag">odd</span>`, "the refresh's rows alike");
+  }));
+
 const decoders = { br: brotliDecompressSync, gzip: gunzipSync } as const;
 
 test("the checks page and its rows come compressed as Accept-Encoding asks, with Vary; the same HTML once decoded", () =>

@@ -1,17 +1,19 @@
 // `npm run screenshots`: the pictures of every dashboard page in docs/screenshots/ (shown in docs/dashboard-and-teams.md),
 // taken in Chromium from a real hcd with a small example project: checks up, late, down, paused and new,
-// an integration, a maintenance window and a status page. Each picture is the visible part of
+// an integration, a maintenance window and a status page; the account page as a member signed in with
+// email and password. Each picture is the visible part of
 // the page at 1100x760 (the phone one at 390x760), so the files stay small.
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
 import { addChannel, call, createProject, ok, startServer, stopServer } from "../security/real-server.ts";
-import { launchChromium, newContext, signIn } from "./browser-harness.ts";
+import { launchChromium, newContext, signIn, signInWithPassword } from "./browser-harness.ts";
 
 const OUT = fileURLToPath(new URL("../../../docs/screenshots/", import.meta.url));
 const TOKEN = "screenshots-admin-token-0123456789abcdef";
 const admin = { authorization: `Bearer ${TOKEN}` };
+const PASSWORD = "screenshots-member-password";
 
 const dir = tempDir();
 const server = await startServer({
@@ -78,9 +80,18 @@ try {
   await shot("members", `${p}/members`);
   await shot("audit", `${p}/audit`);
   await shot("status-pages", `${p}/status-pages`);
-  await shot("account", "/account");
   await shot("status-page", "/status/backups");
   await shot("not-found", "/no/such/page");
+  // the account page is a person's (the admin token has none): a member who signs in with email and password
+  const member = await ok<{ id: string }>(
+    call(server.url, "POST", "/admin/v1/users", { headers: admin, body: { email: "dana@example.com", password: PASSWORD } }),
+  );
+  await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${member.id}`, { headers: admin, body: { role: "member" } }));
+  const person = await (await newContext(browser, { viewport: { width: 1100, height: 760 } })).newPage();
+  await signInWithPassword(person, server.url, "dana@example.com", PASSWORD);
+  await person.goto(server.url + "/account");
+  await person.screenshot({ path: `${OUT}account.png` });
+  console.log("docs/screenshots/account.png  /account (signed in as a member)");
   const phone = await (await newContext(browser, { viewport: { width: 390, height: 760 }, isMobile: true })).newPage();
   await signIn(phone, server.url, TOKEN);
   await phone.goto(server.url + `${p}/checks`);

@@ -126,6 +126,25 @@ await whenChromium("dashboard live page browser tests", async () => {
     await notReloaded();
   });
 
+  test("a check's badge image follows its status without a reload (up, then down after a failure)", async () => {
+    const made = await ok<{ uuid: string; badge_url: string }>(
+      call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "badged" } }),
+    );
+    // the badge's width is its words' ("badged" and "up" or "down"): the server's own image of each state
+    const badgeWidth = async () => Number(/width="(\d+)"/.exec((await call(url(), "GET", new URL(made.badge_url).pathname)).text)?.[1]);
+    const upWidth = await badgeWidth();
+    await open(`/checks/${made.uuid}`);
+    const shownWidth = () => page.locator(".check-badge img").evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : -1));
+    await page.waitForFunction((width) => document.querySelector<HTMLImageElement>(".check-badge img")?.naturalWidth === width, upWidth);
+    assert.is((await call(url(), "GET", `/ping/${made.uuid}/fail`)).status, 200);
+    await page.locator("#live-state .word", { hasText: "down" }).waitFor();
+    const downWidth = await badgeWidth();
+    assert.ok(downWidth > upWidth, `the down badge (${downWidth} px) is wider than the up one (${upWidth} px)`);
+    await page.waitForFunction((width) => document.querySelector<HTMLImageElement>(".check-badge img")?.naturalWidth === width, downWidth);
+    assert.is(await shownWidth(), downWidth);
+    await notReloaded();
+  });
+
   test("an open page that shows nothing new is answered 304 with no body, from its first refresh on", async () => {
     const target = url() + `/projects/${project.id}/integrations`;
     await open(`/projects/${project.id}/integrations`);

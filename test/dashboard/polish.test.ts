@@ -1,7 +1,8 @@
 // Rough edges of the dashboard fixed, in a real browser (Debian's chromium driven by playwright-core)
 // against a real hcd process on loopback: a description saved unchanged stays byte for byte as stored;
 // Copy works, or says to copy by hand and selects the text where the browser has no clipboard; a phone's
-// events table keeps its header over its cells and breaks no word mid-letter; removing an integration and
+// events table keeps its header over its cells and breaks no word mid-letter, and no page is wider than
+// the phone (the header's links wrap, tables scroll in their own box); removing an integration and
 // saving the project mute say so; an unknown address gets the dashboard's 404 page; the first Tab reaches a
 // skip link, and every Copy button has a name of its own.
 import { test } from "uvu";
@@ -89,7 +90,7 @@ await whenChromium("dashboard polish browser tests", async () => {
     return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
   };
 
-  test("on a phone the events table's header stands over its own cells, and no single word in it or in integrations breaks mid-letter", async () => {
+  test("on a phone no page is wider than the screen, the events table's header stands over its own cells, and no single word in it or in integrations breaks mid-letter", async () => {
     const uuid = await createCheck({ name: "phone" });
     assert.is((await call(url(), "POST", `/ping/${uuid}`, { body: "done" })).status, 200);
     await addChannel(rig().server, TOKEN, project.id, { kind: "webhook", name: "webhook", value: "http://127.0.0.1:9/hook" });
@@ -97,6 +98,7 @@ await whenChromium("dashboard polish browser tests", async () => {
     const phone = await context.newPage();
     await signIn(phone, url(), TOKEN);
     await phone.goto(`${url()}/checks/${uuid}`);
+    await notWiderThanTheScreen(phone, "a check's page");
     const lefts = (selector: string) =>
       phone
         .locator(selector)
@@ -136,8 +138,32 @@ await whenChromium("dashboard polish browser tests", async () => {
       "the buttons were looked at",
     );
     assert.equal(broken(integrationWords), [], "no word of the integrations table is broken");
+    await notWiderThanTheScreen(phone, "the integrations page");
+    await phone.goto(`${url()}/projects/${project.id}/checks`);
+    await notWiderThanTheScreen(phone, "the checks list");
+    // each label of the filter form on the line of its field
+    const apart = await phone.locator("form.filters label").evaluateAll((labels) =>
+      labels
+        .map((label) => [label, document.getElementById(label.getAttribute("for") ?? "")] as const)
+        .filter(([label, field]) => field === null || Math.abs(label.getBoundingClientRect().top - field.getBoundingClientRect().top) > 12)
+        .map(([label]) => label.textContent),
+    );
+    assert.equal(apart, [], "labels away from their fields");
     await context.close();
   });
+
+  /** Fails unless `phone`'s page scrolls no sideways and every header link is within the screen. */
+  const notWiderThanTheScreen = async (phone: Page, what: string) => {
+    const { scroll, screen, outside } = await phone.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      screen: document.documentElement.clientWidth,
+      outside: [...document.querySelectorAll("header a")]
+        .filter((a) => a.getBoundingClientRect().right > document.documentElement.clientWidth)
+        .map((a) => a.textContent),
+    }));
+    assert.ok(scroll <= screen, `${what}: ${scroll} px wide on a ${screen} px screen`);
+    assert.equal(outside, [], `${what}: header links off the screen`);
+  };
 
   test("removing an integration ends on the integrations page with 'Integration removed.'", async () => {
     await addChannel(rig().server, TOKEN, project.id, { kind: "email", name: "short-lived", value: "gone@example.com" });

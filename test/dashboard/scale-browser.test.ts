@@ -1,7 +1,7 @@
 // A project of many checks in a real browser (Debian's chromium driven by playwright-core) against a real
 // hcd process on loopback with CLOCK=virtual: an integration assigned to every check says "320 checks"
-// instead of listing every name; the checks list shows 100 rows a page with Next and Previous, and its
-// search still works; an idle open list is answered 304 while its "... ago" moves on in the browser.
+// instead of listing every name; the checks list shows 100 rows a page with Next and Previous, filters by
+// several tags (a row's tag adds itself) and by search as one types; an idle open list is answered 304 while its "... ago" moves on in the browser.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Page, Response } from "playwright-core";
@@ -12,6 +12,13 @@ import { browserRig, newContext, signIn, whenChromium } from "./browser-harness.
 const TOKEN = "scale-browser-admin-token-0123456789";
 const CHECKS = 320;
 const name = (i: number) => `job-${String(i).padStart(3, "0")}`;
+/** Check i's tags: even or odd, three for a multiple of 3, staging for the last 20. */
+const tagsOfJob = (i: number) =>
+  [i % 2 === 0 ? "even" : "odd", i % 3 === 0 ? "three" : "", i >= 300 ? "staging" : ""].filter((t) => t !== "").join(" ");
+const jobs = (keep: (i: number) => boolean) =>
+  Array.from({ length: CHECKS }, (_, i) => i)
+    .filter(keep)
+    .map(name);
 
 await whenChromium("dashboard scale browser tests", async () => {
   const { rig } = browserRig({ ADMIN_TOKEN: TOKEN, CLOCK: "virtual" });
@@ -28,7 +35,9 @@ await whenChromium("dashboard scale browser tests", async () => {
       const batch = Array.from({ length: Math.min(16, CHECKS - i) }, (_, k) => i + k);
       const made = await Promise.all(
         batch.map((n) =>
-          ok<{ uuid: string }>(call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: name(n), channels: "*" } })),
+          ok<{ uuid: string }>(
+            call(url(), "POST", "/api/v3/checks/", { key: project.api_key, body: { name: name(n), tags: tagsOfJob(n), channels: "*" } }),
+          ),
         ),
       );
       uuids.push(...made.map((m) => m.uuid));
@@ -62,8 +71,14 @@ await whenChromium("dashboard scale browser tests", async () => {
   });
 
   const shownNames = () => page.locator("#check-rows tr[data-ref] td:nth-child(2) a").allTextContents();
+  /** The widths of the pager's or the empty list's one cell and of the table. */
+  const widths = () =>
+    page.locator("table.checks").evaluate((table) => {
+      const cell = table.querySelector("tr.pager td, tr.none td");
+      return [Math.round(cell?.getBoundingClientRect().width ?? 0), Math.round(table.getBoundingClientRect().width)];
+    });
 
-  test("the list shows 100 rows a page; Next and Previous move through it, keeping the sort; the search finds past the first page", async () => {
+  test("the list shows 100 rows a page; Next and Previous move through it, keeping the sort; the pager spans the table", async () => {
     await page.goto(`${url()}/projects/${project.id}/checks?sort=name`);
     assert.equal(
       await shownNames(),
@@ -79,14 +94,61 @@ await whenChromium("dashboard scale browser tests", async () => {
     assert.match(page.url(), /sort=name&page=2$/);
     await page.getByRole("link", { name: "Previous" }).click();
     await page.getByText("Checks 1–100 of 320").waitFor();
-    await page.getByLabel("Search").fill("job-31");
-    await page.getByRole("button", { name: "Filter" }).click();
-    await page.waitForURL(/q=job-31/);
+    // the pager's one cell spans the table, not the first column's 120 px
+    const [pagerWidth, tableWidth] = await widths();
+    assert.ok(pagerWidth > tableWidth * 0.95, `the pager's cell ${pagerWidth} px of the table's ${tableWidth} px`);
+  });
+
+  test("filtering at scale: a row's tag adds itself to the filter, several tags at once, the search finds tags and filters as one types", async () => {
+    await page.goto(`${url()}/projects/${project.id}/checks?sort=name`);
+    await page.locator("#check-rows tr[data-ref]").first().getByRole("link", { name: "even", exact: true }).click();
+    await page.getByText("Checks 1–100 of 160").waitFor();
+    assert.match(page.url(), /\?tag=even&sort=name$/);
+    await page.locator("#check-rows tr[data-ref]").first().getByRole("link", { name: "three", exact: true }).click();
+    await page.waitForURL(/\?tag=even&tag=three&sort=name$/);
     assert.equal(
-      (await shownNames()).sort(),
-      Array.from({ length: 10 }, (_, i) => name(310 + i)),
+      await shownNames(),
+      jobs((i) => i % 6 === 0),
+      "both tags",
     );
     assert.is(await page.locator("tr.pager").count(), 0, "one page: no pager");
+    // the select adds a third; a chosen tag's × drops it
+    await page.getByLabel("Tags").selectOption("staging");
+    await page.waitForURL(/tag=staging/);
+    assert.equal(
+      await shownNames(),
+      jobs((i) => i % 6 === 0 && i >= 300),
+    );
+    await page.getByRole("link", { name: "Stop filtering by tag even" }).click();
+    await page.waitForURL(/\?tag=three&tag=staging&sort=name$/);
+    assert.equal(
+      await shownNames(),
+      jobs((i) => i % 3 === 0 && i >= 300),
+    );
+    await page.getByRole("link", { name: "Stop filtering by tag three" }).click();
+    await page.getByRole("link", { name: "Stop filtering by tag staging" }).click();
+    await page.getByText("Checks 1–100 of 320").waitFor();
+    // typing filters without Filter and without leaving the page; the search finds a tag
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    await page.getByLabel("Search").fill("stag");
+    await page.waitForURL(/\?q=stag&sort=name$/);
+    await page.waitForFunction(() => document.querySelectorAll("#check-rows tr[data-ref]").length === 20);
+    assert.equal(
+      await shownNames(),
+      jobs((i) => i >= 300),
+    );
+    await page.getByLabel("Search").fill("job-31");
+    await page.waitForFunction(() => document.querySelectorAll("#check-rows tr[data-ref]").length === 10);
+    assert.equal(
+      await shownNames(),
+      jobs((i) => i >= 310 && i < 320),
+    );
+    await page.getByLabel("Status").selectOption("paused");
+    await page.locator("tr.none").getByText("No checks match.").waitFor();
+    assert.match(page.url(), /\?q=job-31&status=paused&sort=name$/);
+    assert.ok(await page.evaluate(() => "sameDocument" in window), "the page was never left");
+    const [noneWidth, tableWidth] = await widths();
+    assert.ok(noneWidth > tableWidth * 0.95, `the "No checks match." cell ${noneWidth} px of the table's ${tableWidth} px`);
   });
 
   test('an idle open list: its refreshes answer 304 while its "... ago" moves on in the browser', async () => {

@@ -1,7 +1,8 @@
 // Status pages made from the dashboard in a real browser (Debian's chromium driven by playwright-core)
 // against a real hcd process on loopback: the admin opens a project's "Status pages", is told a taken
 // address next to the form, creates a page with one of two checks ticked, follows its link to the public
-// page (the ticked check's name as text, its status word), and deletes it after a confirmation.
+// page (the ticked check's name as text, its status word), and deletes it after a confirmation; edits a
+// page's title, description and checks.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Browser, Page } from "playwright-core";
@@ -71,6 +72,39 @@ async function browserTests(): Promise<void> {
     assert.is((await fetch(`${server.url}/status/ops`)).status, 404);
   });
 
+  test("edit a status page: its title, description and checks change, its address stays, and the public page follows", async () => {
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "edited", title: "Before", checks: [checks[0].uuid] },
+      }),
+    );
+    await page.goto(`${server.url}/projects/${project.id}/status-pages`);
+    await page.getByRole("link", { name: "Edit Before" }).click();
+    assert.ok(await page.getByLabel("<b>db</b> backup").isChecked(), "the page's checks come ticked");
+    await page.getByLabel("Title").fill("After");
+    await page.getByLabel(/^Description/).fill("Maintenance on Sunday\n<i>mail</i> may be late");
+    await page.getByLabel("<b>db</b> backup").uncheck();
+    await page.getByRole("button", { name: "Save status page" }).click();
+    await page
+      .getByRole("alert")
+      .getByText(/Checks/)
+      .waitFor(); // none ticked: refused next to the form, nothing changed
+    assert.is(await page.getByLabel("Title").inputValue(), "After", "what was typed stays");
+    await page.getByLabel("private job").check();
+    await page.getByRole("button", { name: "Save status page" }).click();
+    await page.getByText("Status page saved.").waitFor();
+    await page.getByRole("link", { name: "/status/edited" }).click();
+    await page.getByRole("heading", { name: "After" }).waitFor();
+    assert.is(await page.locator(".description").innerText(), "Maintenance on Sunday\n<i>mail</i> may be late");
+    const text = await page.locator("main").innerText();
+    assert.ok(text.includes("private job") && !text.includes("db</b> backup"), text);
+    const audit = await ok<{ events: { action: string; target: string }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }),
+    );
+    assert.equal(audit.events[0], { ...audit.events[0], action: "status_page.updated", target: 'status page "edited"' });
+  });
+
   test("a project key sees the list but no form, and the server refuses its create", async () => {
     await ok(
       call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
@@ -82,7 +116,7 @@ async function browserTests(): Promise<void> {
     await signIn(keyPage, server.url, project.api_key);
     await keyPage.goto(`${server.url}/projects/${project.id}/status-pages`);
     await keyPage.getByRole("link", { name: "/status/listed" }).waitFor();
-    await keyPage.getByText("Only the admin token, and a project's managers and owners, create and delete status pages.").waitFor();
+    await keyPage.getByText("Only the admin token, and a project's managers and owners, create, edit and delete status pages.").waitFor();
     assert.is(await keyPage.getByRole("button", { name: "Create status page" }).count(), 0);
     const status = await keyPage.evaluate(
       async ({ id, uuid }) => {

@@ -3,7 +3,7 @@
 // keep to the wall clock across a time change. The broader rows are in schedule.test.ts.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { daysInMonth, nextTable, parseCron, stepTerm } from "../../engine/cron.ts";
+import { cronFieldProblem, daysInMonth, nextTable, parseCron, stepTerm } from "../../engine/cron.ts";
 import { series } from "./schedule-series.ts";
 
 /** The next `n` occurrences after `from` (UTC unless a zone is given), as ISO strings. */
@@ -73,6 +73,27 @@ const accepted = [
   "0 0 L/2 * *",
 ];
 for (const expr of accepted) test(`accepted: ${JSON.stringify(expr)}`, () => assert.is.not(parseCron(expr), null));
+
+test("a wrong field is named with what is wrong with it; an expression every field of which parses has none", () => {
+  const cases: [string, [string, string] | null][] = [
+    ["61 * * * *", ["minute", "61 is out of range 0-59"]],
+    ["0 24 * * *", ["hour", "24 is out of range 0-23"]],
+    ["0 3 0 * *", ["day of month", "0 is out of range 1-31"]],
+    ["0 3 * 13 *", ["month", "13 is out of range 1-12"]],
+    ["0 3 * * 8", ["day of week", "8 is out of range 0-7"]],
+    ["*/0 * * * *", ["minute", "a step of 0"]],
+    ["0 5-1 * * *", ["hour", "the range 5-1 runs backwards"]],
+    ["0 3 * * MON#6", ["day of week", "#6 is out of range 1-5"]],
+    ["0 3 * * *", null],
+    ["0 3 31 2 *", null], // every field parses: that it never runs is the validation's to say
+    ["0 3 * *", null], // not five fields: not a cron expression to name a field of
+  ];
+  for (const [expr, want] of cases) {
+    const got = cronFieldProblem(expr);
+    assert.equal(got === null ? null : [got.field, got.problem], want, expr);
+    if (want !== null) assert.is(parseCron(expr), null, `${expr} is refused by the parser too`);
+  }
+});
 
 test("every month name is its number, in any case", () => {
   const names = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];

@@ -1,8 +1,8 @@
 // Invitations from a project's members page against a real hcd process and a real SMTP receiver on
 // loopback: a manager invites a new email with a role; the link is shown to the manager and arrives by
 // email; it sets a password once, opens a session and gives the role; a second use is refused; a role the
-// manager may not give invites nobody; the admin API's invitations are emailed too. Without SMTP_URL the
-// link is still shown.
+// manager may not give invites nobody; one not used yet can be cancelled; the admin API's invitations are
+// emailed too. Without SMTP_URL the link is still shown.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
@@ -148,6 +148,45 @@ test("inviting an email again before it joined makes a new link in place of the 
       ["mgr3@example.org", "member.invited", "readonly"],
     ],
     "the audit log, newest first",
+  );
+});
+
+test("a manager cancels an invitation not used yet: its link no longer works, the audit log says who; an owner's invitation is the owner's to cancel", async () => {
+  const manager = await signedIn(server.url, "mgr4@example.org", "manager");
+  const owner = await signedIn(server.url, "owner4@example.org", "owner");
+  const invite = async (who: { cookie: string; csrf: string }, email: string, role: string) => {
+    const answer = await post(`${server.url}/projects/${project.id}/members`, { csrf: who.csrf, email, role }, who.cookie);
+    assert.is(answer.status, 200, answer.text);
+    return new URL(LINK.exec(answer.text)?.[0] ?? "http://x/").pathname;
+  };
+  const link = await invite(manager, "typo@exmaple.org", "member");
+  await invite(owner, "next-owner@example.org", "owner");
+  const users = await ok<{ users: { id: string; email: string }[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
+  const idOf = (email: string) => users.users.find((u) => u.email === email)?.id ?? "";
+  const page = (await get(`${server.url}/projects/${project.id}/members`, manager.cookie)).text;
+  assert.match(page, `aria-label="Cancel the invitation of typo@exmaple.org"`);
+  assert.not.match(page, `aria-label="Cancel the invitation of next-owner@example.org"`, "a manager does not take the owner role");
+  const cancel = (who: { cookie: string; csrf: string }, email: string) =>
+    post(`${server.url}/projects/${project.id}/invitations/${idOf(email)}/cancel`, { csrf: who.csrf }, who.cookie);
+  assert.is((await cancel(manager, "next-owner@example.org")).status, 403);
+  const cancelled = await cancel(manager, "typo@exmaple.org");
+  assert.is(cancelled.status, 303, cancelled.text);
+  const after = await get(`${server.url}/projects/${project.id}/members?done=cancelled`, manager.cookie);
+  assert.match(after.text, "Invitation cancelled: its link no longer works.");
+  assert.not.match(after.text, "typo@exmaple.org");
+  assert.is((await get(server.url + link)).status, 404, "the link opens nothing");
+  assert.is((await post(server.url + link, { password: PASSWORD })).status, 404, "nor sets a password");
+  assert.is((await cancel(manager, "typo@exmaple.org")).status, 404, "cancelled already");
+  assert.is((await cancel(owner, "next-owner@example.org")).status, 303);
+  const { events } = await ok<{ events: { actor: string; action: string; target: string }[] }>(
+    call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }),
+  );
+  assert.equal(
+    events.filter((e) => e.action === "member.invitation_cancelled").map((e) => [e.actor, e.target]),
+    [
+      ["owner4@example.org", `user "next-owner@example.org" ${idOf("next-owner@example.org")} as owner`],
+      ["mgr4@example.org", `user "typo@exmaple.org" ${idOf("typo@exmaple.org")} as member`],
+    ],
   );
 });
 

@@ -170,6 +170,12 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
     assert.ok(body.includes(`${pct(7200 - 3660)}%`) && body.includes(`${pct(10_800 - 1860)}%`));
     const bars = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/<span /g)].length);
     assert.equal(bars, [90, 90], "90 daily bars per check");
+    // checks made today (T0): their uptime counts from then, and the 89 days before show as before they existed
+    assert.equal(body.match(/uptime since 2026-01-15 12:00 UTC/g)?.length, 2);
+    assert.not.match(body, "uptime over 90 days");
+    const before = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/class="before"/g)].length);
+    assert.equal(before, [89, 89], "each check's days before it was made");
+    assert.match(body, `<meta http-equiv="refresh" content="60">`, "a wall screen loads the page again by itself");
     assert.ok(body.includes("ongoing"));
     const project = api.project;
     for (const text of [await (await fetch(`${url}/status/acme.json`)).text(), body]) {
@@ -193,6 +199,25 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
     assert.is((await fetch(`${url}/status/acme`, { headers: { "accept-encoding": "identity" } })).headers.get("content-encoding"), null);
     assert.is((await fetch(`${url}/status/nope`)).status, 404);
     assert.equal(await (await fetch(`${url}/status/nope.json`)).json(), { error: "status page not found" });
+  }));
+
+test("a page's description: set by an edit (shown as text, line breaks kept), kept by an edit that names none, taken away by an empty one", () =>
+  withServedApi(async (api, url) => {
+    const { a, b } = await twoChecks(api);
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    assert.is((await send(url, "POST", path, { slug: "desc", title: "Desc", checks: [a] })).status, 201);
+    const put = (body: Json) => send(url, "PUT", `${path}/desc`, body);
+    const shown = async () => /<p class="description">([\s\S]*?)<\/p>/.exec(await (await fetch(`${url}/status/desc`)).text())?.[1] ?? null;
+    const set = await put({ title: "Desc", checks: [a, b], description: "Planned work on Sunday\r\n<b>mail</b> may lag" });
+    assert.is(set.status, 200, set.text);
+    assert.is((set.json as Json).description, "Planned work on Sunday\n<b>mail</b> may lag");
+    assert.is(await shown(), "Planned work on Sunday\n&lt;b&gt;mail&lt;/b&gt; may lag");
+    assert.is((await put({ title: "Renamed", checks: [b] })).status, 200);
+    assert.is(await shown(), "Planned work on Sunday\n&lt;b&gt;mail&lt;/b&gt; may lag", "kept");
+    assert.is((await put({ title: "Renamed", checks: [b], description: "x".repeat(2001) })).status, 400);
+    const cleared = await put({ title: "Renamed", checks: [b], description: "" });
+    assert.is((cleared.json as Json).description, undefined);
+    assert.is(await shown(), null);
   }));
 
 test("public page: a view is kept for 5 s, then worked out again", () =>

@@ -1,7 +1,9 @@
 // Small dashboard words on a real server over HTTP: an empty project's checks page says how to add the
 // first check (a filter that finds nothing still says "No checks match."), and "Ping now" on a check that
 // reads bodies without a success keyword points at the Edit form's field, not at the API; a readonly user's
-// refusals name their role, not a "read-only key" they never had.
+// refusals name their role, not a "read-only key" they never had; an acknowledged outage names who did it,
+// and the downtime table lists no month before the check existed; a member is told how a script makes checks
+// with the ping key (API keys are a manager's).
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { tempDir } from "../helpers.ts";
@@ -72,6 +74,38 @@ test("a readonly user is refused by their role, not told about keys", async () =
     "read-only key: integrations are not shown",
     "a read-only key's session is still told so",
   );
+});
+
+test("a member's view: an outage they acknowledge names them, the downtime table starts at the check's month, Settings say how a script makes checks without an API key", async () => {
+  const project = await createProject(server, TOKEN, { name: "Acknowledged" });
+  const admin = { authorization: `Bearer ${TOKEN}` };
+  const user = await ok<{ id: string }>(
+    call(server.url, "POST", "/admin/v1/users", {
+      headers: admin,
+      body: { email: "oncall@corp.example", password: "an on-call long password" },
+    }),
+  );
+  await ok(call(server.url, "PUT", `/admin/v1/projects/${project.id}/members/${user.id}`, { headers: admin, body: { role: "member" } }));
+  const check = await ok<{ uuid: string }>(
+    call(server.url, "POST", "/api/v3/checks/", { key: project.api_key, body: { name: "failing" } }),
+  );
+  assert.is((await call(server.url, "GET", `/ping/${check.uuid}/fail`)).status, 200);
+  const cookie = (await signInUser(server, "oncall@corp.example", "an on-call long password")).cookie;
+  const csrf = await csrfOf(server.url, cookie, `/projects/${project.id}/checks`);
+  const acknowledged = await postForm(server.url, `/checks/${check.uuid}/acknowledge`, { csrf }, { cookie });
+  assert.is(acknowledged.status, 303, acknowledged.text.slice(0, 300));
+  const page = await getPage(server.url, `/checks/${check.uuid}`, cookie);
+  const months = /<table class="list downtime">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page.text)?.[1] ?? "";
+  assert.is((months.match(/<tr>/g) ?? []).length, 1, `a check made this month: its month alone in the downtime table\n${months}`);
+  assert.match(months, /<td>1<\/td>/, "its one incident");
+  // the member sees no API key (a manager's), and is told how a script makes checks with the ping key they see
+  const settings = await getPage(server.url, `/projects/${project.id}/settings`, cookie);
+  assert.not.match(settings.text, project.api_key);
+  assert.match(settings.text, project.ping_key);
+  assert.match(settings.text, "<code>/ping/&lt;ping key&gt;/&lt;slug&gt;?create=1</code> creates the check on its first ping");
+  const made = await call(server.url, "GET", `/ping/${project.ping_key}/scripted?create=1`);
+  assert.is(made.status, 201, "as the page says: the check is made by its first ping");
+  assert.match(page.text, /outage acknowledged <time[^>]*>[^<]*<\/time> by oncall@corp\.example/);
 });
 
 test.run();

@@ -27,6 +27,8 @@ type Made = {
   window: string;
   slug: string;
   target: string;
+  /** A user invited to the project as readonly who has not joined yet. */
+  invitee: string;
 };
 /** A dashboard write route: the action of engine/roles.ts it is checked against, or why roles do not apply; the form it posts. */
 type Row = {
@@ -95,10 +97,16 @@ const ROWS: Row[] = [
     fields: () => ({ email: "newowner@corp.example", role: "owner" }),
   },
   { route: "/projects/:project/members/:user/remove", action: "members.change" },
+  { route: "/projects/:project/invitations/:user/cancel", action: "members.change" },
   {
     route: "/projects/:project/status-pages",
     action: "statusPages.change",
     fields: (m) => ({ slug: `new-${m.slug}`, title: "Added", check: m.check }),
+  },
+  {
+    route: "/projects/:project/status-pages/:slug/edit",
+    action: "statusPages.change",
+    fields: (m) => ({ title: "Edited", description: "edited", check: m.check }),
   },
   { route: "/projects/:project/status-pages/:slug/delete", action: "statusPages.change" },
   { route: "/projects/:project/mute", action: "project.change", fields: () => ({ until: "2100-01-01T00:00:00Z" }) },
@@ -258,8 +266,20 @@ async function fresh(): Promise<Made> {
     )
   ).id;
   await ok(call(server.url, "PUT", `${base}/members/${target}`, { headers: admin, body: { role: "readonly" } }));
-  return { project, check, down, paused, channel, window, slug, target };
+  adminSession ||= await signInKey(server.url, TOKEN);
+  const inviteeEmail = `invitee-${slug}@corp.example`;
+  const invited = await postForm(
+    server.url,
+    `/projects/${project.id}/members`,
+    { csrf: await csrfOf(server.url, adminSession, "/"), email: inviteeEmail, role: "readonly" },
+    { cookie: adminSession },
+  );
+  assert.is(invited.status, 200, invited.text.slice(0, 200));
+  const { users } = await ok<{ users: { id: string; email: string }[] }>(call(server.url, "GET", "/admin/v1/users", { headers: admin }));
+  const invitee = users.find((u) => u.email === inviteeEmail)?.id ?? "";
+  return { project, check, down, paused, channel, window, slug, target, invitee };
 }
+let adminSession = "";
 function pathOf(route: string, made: Made): string {
   const ref = route.endsWith("/acknowledge") ? made.down : route.endsWith("/resume") ? made.paused : made.check;
   return route
@@ -268,7 +288,7 @@ function pathOf(route: string, made: Made): string {
     .replace(":channel", made.channel)
     .replace(":window", made.window)
     .replace(":slug", made.slug)
-    .replace(":user", made.target)
+    .replace(":user", route.includes("/invitations/") ? made.invitee : made.target)
     .replace(":kind", route.includes("/add/") ? "slack" : "read-write");
 }
 const below = (role: Role): Role | null => (ROLES.indexOf(role) === 0 ? null : ROLES[ROLES.indexOf(role) - 1]);
@@ -369,7 +389,7 @@ test("no admin API route takes an API key or a dashboard session", async () => {
       .replace(":channel", made.channel)
       .replace(":window", made.window)
       .replace(":slug", made.slug)
-      .replace(":user", made.target)
+      .replace(":user", route.includes("/invitations/") ? made.invitee : made.target)
       .replace(":kind", "read-write");
     for (const method of ["GET", "POST", "PUT", "DELETE"]) {
       for (const [who, headers] of [

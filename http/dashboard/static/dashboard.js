@@ -1,5 +1,6 @@
 // hcd dashboard: every page that shows state keeps itself fresh without reloading: the checks table asks
-// for its changed rows every few seconds (and words its "... ago" itself, from the server's clock), and other pages ask for themselves and swap their elements
+// for its changed rows every few seconds (and words its "... ago" itself, from the server's clock; its
+// filter applies as one types), and other pages ask for themselves and swap their elements
 // marked data-live. When a refresh finds the session ended or the server away, a banner says so (and
 // goes when it answers again). Also: times in the viewer's time zone, the down count in the title, and
 // Copy buttons. Served by hcd itself; the pages have no inline script.
@@ -57,6 +58,7 @@
       if (!document.hidden) tick();
     });
     timer = setTimeout(tick, everyMs);
+    return tick;
   }
 
   /** The outcome a refresh's answer says before its body is read; null: a page to read. */
@@ -102,12 +104,14 @@
     let offsetMs = Number(document.getElementById("check-rows")?.dataset.now ?? Date.now()) - Date.now();
     const serverNow = () => Date.now() + offsetMs;
     relativeTimes(table, serverNow());
-    keepFresh(async () => {
+    const now = keepFresh(async () => {
       const outcome = await rows();
       relativeTimes(table, serverNow()); // an idle page's "... ago" moves on without a download
       return outcome;
     }, 3000);
+    filterAsTyped(now);
     async function rows() {
+      const search = window.location.search; // an answer for a filter changed meanwhile is dropped
       // the rows' ETag: the server answers 304 (no body, next to no work) while they would not change
       const etag = document.getElementById("check-rows")?.dataset.etag;
       const headers = etag ? { accept: "text/html", "if-none-match": etag } : { accept: "text/html" };
@@ -120,7 +124,9 @@
         await response.arrayBuffer(); // empty, but read: until then the browser counts the request as still loading
         return "ok";
       }
-      const parsed = new DOMParser().parseFromString(`<table>${await response.text()}</table>`, "text/html");
+      const text = await response.text();
+      if (window.location.search !== search) return "ok";
+      const parsed = new DOMParser().parseFromString(`<table>${text}</table>`, "text/html");
       const fresh = parsed.getElementById("check-rows");
       const current = document.getElementById("check-rows");
       if (fresh === null || current === null) return "ok";
@@ -142,6 +148,35 @@
       document.title = (down > 0 ? `(${down} down) ` : "") + document.body.dataset.title;
       return "ok";
     }
+  }
+
+  /**
+   * The checks list filters as one types in its search box or picks a status or sort: the page's address
+   * takes the form's values (from the first page) and the rows are asked for at once (`now`). Picking a
+   * tag submits the form, whose chosen tags are drawn by the server.
+   */
+  function filterAsTyped(now) {
+    const form = document.querySelector("form.filters");
+    if (form === null) return;
+    let timer = null;
+    const apply = () => {
+      const query = new URLSearchParams();
+      for (const [name, value] of new FormData(form)) if (typeof value === "string" && value !== "") query.append(name, value);
+      if (query.get("sort") === "status") query.delete("sort"); // the default, as the server's links leave it out
+      const search = query.toString() === "" ? "" : `?${query}`;
+      if (search === window.location.search) return;
+      history.replaceState(null, "", window.location.pathname + search);
+      now();
+    };
+    form.addEventListener("input", (event) => {
+      if (event.target.name !== "q") return;
+      clearTimeout(timer);
+      timer = setTimeout(apply, 300);
+    });
+    form.addEventListener("change", (event) => {
+      if (event.target.name === "tag") form.requestSubmit();
+      else if (event.target.tagName === "SELECT") apply();
+    });
   }
 
   /** Asks for the page itself (304 while unchanged) and puts each fresh data-live element in place of the shown one of its id. */
