@@ -217,6 +217,11 @@ async function everySessionCookie(site: Site): Promise<[string, string][]> {
     cookies[way] = cookieOf(answer);
     found.push([`sign-in: ${way}`, answer.setCookies.find((c) => c.startsWith(`${COOKIE}=`)) ?? ""]);
   }
+  for (const way of ["admin token", "API key"]) {
+    // no account behind these sessions: /account sends them home, not to a sign-in that sends them back (a loop)
+    const account = await get(site.server, "/account", cookies[way]);
+    assert.equal([account.status, account.location], [303, "/"], `${way}: /account`);
+  }
   const home = await get(site.server, "/", cookies["admin token"]);
   const signout = await post(site.server, "/signout", formFields(home.text, "/signout"), cookies["admin token"]);
   assert.is(signout.status, 303, signout.text);
