@@ -328,13 +328,13 @@ async function main(): Promise<void> {
   });
   const layout =
     config.cluster !== null ? `cluster node ${config.cluster.nodeId}, ${cluster?.partitionCount} partitions` : `${config.shards} shards`;
+  if (accounts.userCount() === 0) log.info(firstAdminHint(config.siteRoot)); // before "listening", which a supervisor or a test waits for
   // every secret masked at any depth: the NATS password and token, the OIDC client secret, the service tokens
   log.info(
     { config: maskedConfig(config) },
     `listening on ${urlOf(config.host, boundPort)} (site root ${config.siteRoot}, ${layout}, clock ${config.clock})`,
   );
   reports?.start();
-  if (accounts.userCount() === 0) log.info(firstAdminHint(config.siteRoot));
 }
 
 /** What the first start's log (and the sign-in page of an instance with no users) says: how to make the first instance admin. */
