@@ -142,6 +142,17 @@ export function createMetrics(pool: Pool, clock: Clock, background?: FailureEpis
     family("hcd_shard_queue_depth", "Pings waiting for their shard's batch in flight, by shard.", "gauge", () =>
       stats.queued.map((value, shard) => ({ labels: { shard: String(shard) }, value })),
     ),
+    family(
+      "hcd_shard_heap_bytes",
+      "Each shard thread's own V8 heap (the nodejs_heap_* metrics cover the main thread only): used, reserved (total) and held outside it (external).",
+      "gauge",
+      () =>
+        stats.shards.flatMap((s, shard) => [
+          { labels: { shard: String(shard), kind: "used" }, value: s.heap.usedBytes },
+          { labels: { shard: String(shard), kind: "total" }, value: s.heap.totalBytes },
+          { labels: { shard: String(shard), kind: "external" }, value: s.heap.externalBytes },
+        ]),
+    ),
     histogramFamily("hcd_commit_duration_seconds", "Seconds a shard's commit took to become durable.", () =>
       stats.shards.map((s) => s.commitSeconds),
     ),

@@ -100,6 +100,12 @@ test("/metrics counts pings, flips, notifications and API requests, and passes p
     assert.ok((sample(text, 'hcd_commit_duration_seconds_bucket{le="+Inf"}') ?? 0) >= 1);
     assert.ok(sample(text, "process_cpu_user_seconds_total") !== undefined, "process metrics");
     assert.ok(sample(text, "nodejs_heap_size_used_bytes") !== undefined, "Node.js metrics");
+    // each shard thread's own heap (the nodejs_heap_* figures are the main thread's)
+    for (const shard of ["0", "1"]) {
+      const used = sample(text, `hcd_shard_heap_bytes{shard="${shard}",kind="used"}`) ?? 0;
+      const total = sample(text, `hcd_shard_heap_bytes{shard="${shard}",kind="total"}`) ?? 0;
+      assert.ok(used > 1_000_000 && used <= total, `shard ${shard}'s heap: ${used} used of ${total}`);
+    }
     assert.not.ok(text.includes(project.api_key) || text.includes(ADMIN), "no secret in the exposition");
 
     if (haveProgram("promtool", "checking the exposition with promtool")) {
