@@ -514,8 +514,11 @@ export class ShardedPool implements Pool {
   async #owned(projectId: string, ref: CheckRef): Promise<Outcome<true>> {
     if (!("uuid" in ref)) return ok(true);
     const owner = await lookUp(this, () => this.#directory.projectIdOfCheck(ref.uuid) ?? null);
-    if (owner === null) return fail({ code: "not_found", what: "check" });
-    return owner === projectId ? ok(true) : fail({ code: "forbidden" });
+    if (owner !== null) return owner === projectId ? ok(true) : fail({ code: "forbidden" });
+    // A check a slug ping just made: its shard lists it from the moment it applied the ping, and the
+    // directory learns its uuid from the ping's answer, after the commit. The project's shard knows it.
+    const made = await this.#shardFor(projectId).apply({ kind: "getCheck", projectId, ref });
+    return made.ok ? ok(true) : fail({ code: "not_found", what: "check" });
   }
 }
 
