@@ -78,6 +78,14 @@ const testsOf = {
   // the shard's state: its own test, then the Shard's, which reads and writes it
   "engine/shard-state.ts": ["test/engine/shard-state", ...SHARD],
   "engine/shard.ts": SHARD,
+  // the Shard's parts: each reached through the Shard, so its tests are the Shard's
+  "engine/shard-core.ts": SHARD,
+  "engine/shard-checks.ts": SHARD,
+  "engine/shard-pings.ts": SHARD,
+  "engine/shard-projects.ts": SHARD,
+  "engine/shard-maintenance.ts": SHARD,
+  "engine/shard-notices.ts": SHARD,
+  "engine/pending-changes.ts": SHARD,
   "engine/simulate.ts": ["test/engine/simulate", "test/http/alerting-third"],
   "engine/status.ts": ["test/engine/status", "test/engine/transition", "test/engine/downtime", "test/engine/max-duration"],
   "engine/transition.ts": [

@@ -198,4 +198,20 @@ test("an OnCalendar window starting every 10 seconds: the mute ends a duration a
   assert.is(maintenanceEndAt([tenSeconds], at("10:00") + 30_000), at("10:01") + 30_000, "at a start");
 });
 
+test("a window's start plans a down check's next reminder for after the window, night after night: the shard does not wake inside it", () => {
+  const t = setUp({ reminderIntervalMs: 45 * MINUTE }, [NIGHTLY]);
+  const DAY2 = DAY1 + DAY;
+  t.step(at("00:30"), "success");
+  t.step(at("01:00"), "fail");
+  t.step(at("01:59"), "advance");
+  assert.is(t.shard.nextDueAt(), at("02:00"), "the window's start (the reminder after 01:45 would be at 02:30)");
+  t.step(at("02:00"), "advance");
+  assert.is(t.shard.nextDueAt(), at("04:45"), "one interval after the window's end");
+  t.step(at("01:59", DAY2), "advance");
+  assert.is(t.shard.nextDueAt(), at("02:00", DAY2), "the next night's start is armed");
+  t.step(at("02:00", DAY2), "advance");
+  assert.is(t.shard.nextDueAt(), at("04:45", DAY2));
+  assert.equal(t.notes.slice(0, 3), ["down@01:00", "reminder 1@01:45", "reminder 2@04:45"]);
+});
+
 test.run();
