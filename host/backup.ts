@@ -1,11 +1,12 @@
 // A backup as a stream of the archive format (host/backup-archive.ts): the pool writes a consistent, compacted
-// copy of the store into a temporary directory beside the data, which is streamed and then removed.
+// copy of the store (copyStore) into a temporary directory beside the data, which is streamed and then removed.
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import type { Pool } from "./pool-api.ts";
 import { AUDIT_FILE, BADGE_SECRET_FILE, packArchive, storeFiles } from "./backup-archive.ts";
 import type { AuditTrail } from "./audit.ts";
+import type { ShardHandle } from "./shard-requests.ts";
 import { ACCOUNTS_FILE } from "../persistence/accounts-file.ts";
 import { UNKNOWN_TIME_FILE } from "../persistence/unknown-time.ts";
 
@@ -40,5 +41,24 @@ export async function backupStream(
   } catch (error) {
     remove();
     throw error;
+  }
+}
+
+/**
+ * Copies the shards' store into `dir` as one consistent copy: every shard stops checkpointing (pings still
+ * commit to its log) while the first copies the files; each that stopped starts again, whatever happened.
+ */
+export async function copyStore(shards: readonly ShardHandle[], dir: string): Promise<void> {
+  const held = shards.map(() => false);
+  try {
+    await Promise.all(
+      shards.map(async (s, i) => {
+        await s.apply({ kind: "holdCheckpoints" });
+        held[i] = true;
+      }),
+    );
+    await shards[0].apply({ kind: "copyStore", dir });
+  } finally {
+    await Promise.all(shards.filter((_, i) => held[i]).map((s) => s.apply({ kind: "releaseCheckpoints" })));
   }
 }

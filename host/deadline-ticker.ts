@@ -1,5 +1,5 @@
 // Deadlines of every shard, judged from the front end's thread once a second, each shard up to its
-// watermark: the earliest stamp of a ping for it not yet on its way (ShardedPool.watermarkOf). A ping
+// watermark: the earliest stamp of a ping for it not yet on its way (PoolDeadlines.watermarkOf). A ping
 // acknowledged before a deadline therefore always reaches its shard before the deadline is judged, by
 // the order of messages, not by a delay. The instant every shard has judged up to is kept in the clock
 // mark, which tells the next start since when hcd was not running.

@@ -1,7 +1,6 @@
 // The pool: routes each request to the shard owning its project, with the directory on the main thread
 // (its lookups: directory-lookups.ts) and pings batched per shard (ping-batches.ts). It checks that a
 // check belongs to the caller's project before a shard sees it.
-import { randomBytes, randomUUID } from "node:crypto";
 import type {
   Channel,
   Check,
@@ -18,6 +17,7 @@ import type { ProjectChange } from "../engine/project-changes.ts";
 import type { CheckImport, ImportedPing, ImportResult } from "../engine/check-import.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
+import type { ShardCommand } from "../engine/commands.ts";
 import { lookUp } from "./pool-api.ts";
 import type {
   Caller,
@@ -38,32 +38,28 @@ import type { CheckView } from "./check-json.ts";
 import { shardOf } from "./routing.ts";
 import { DirectoryLookups } from "./directory-lookups.ts";
 import { PingBatches } from "./ping-batches.ts";
-import type { PingIntake } from "./ping-intake.ts";
 import type { ShardHandle } from "./shard-requests.ts";
 import type { ClockMark } from "../persistence/clock-mark.ts";
 import type { Clock } from "./clock.ts";
-import type { DeadlineTicker } from "./deadline-ticker.ts";
-import { startDeadlineTicker } from "./deadline-ticker.ts";
+import { newChannel, newMaintenanceWindow, newProject } from "./new-records.ts";
+import type { PingAcknowledger } from "./pool-deadlines.ts";
+import { PoolDeadlines } from "./pool-deadlines.ts";
+import { PushTokenClaims } from "./push-token-claims.ts";
+import { copyStore } from "./backup.ts";
 
-/**
- * Where pings by check uuid are acknowledged before their shard applies them: this process's intake log
- * (ping-intake.ts), or in cluster mode the cluster's intake stream (cluster/intake-stream.ts).
- */
-export type PingAcknowledger = Pick<PingIntake, "send" | "drain" | "earliestUnhandedAt" | "probe" | "close">;
+export type { PingAcknowledger };
 
 export class ShardedPool implements Pool {
   readonly #shards: ShardHandle[];
   readonly #onClose: () => Promise<void>;
   readonly #pings: PingBatches;
   #intake: PingAcknowledger | null = null;
-  #mark: ClockMark | null = null;
-  #ticker: DeadlineTicker | null = null;
+  readonly #deadlines: PoolDeadlines;
   #closed = false;
   #lastBackup: Promise<void> = Promise.resolve();
 
   readonly #directory: DirectoryLookups;
-  /** Push tokens of creates and updates on their way (#withPushToken). */
-  readonly #pushTokensHeld = new Set<string>();
+  readonly #pushTokens: PushTokenClaims;
   // none recorded until the start-up says where they are (a passive pool, the CLI on a stopped DATA_DIR: none)
   #unknownTime: (projectId: string | null) => Promise<readonly Downtime[]> = async () => [];
 
@@ -73,6 +69,8 @@ export class ShardedPool implements Pool {
     this.#shards = shards;
     this.#onClose = onClose;
     this.#pings = new PingBatches(shards);
+    this.#deadlines = new PoolDeadlines(shards, this.#pings, () => this.#intake);
+    this.#pushTokens = new PushTokenClaims(directory);
   }
 
   /** Acknowledges pings by check uuid from `intake` (ping-intake.ts) rather than after their shard's commit. */
@@ -129,79 +127,52 @@ export class ShardedPool implements Pool {
   // ---- admin ----
 
   async createProject(input: ProjectInput, at: Millis): Promise<Project> {
-    const kept = input.kept ?? {};
-    const project: Project = {
-      id: kept.id ?? randomUUID(),
-      name: input.name,
-      apiKey: kept.apiKey ?? secret(24),
-      apiKeyReadonly: kept.apiKeyReadonly ?? secret(24),
-      pingKey: kept.pingKey ?? secret(16),
-      badgeKey: kept.badgeKey ?? randomUUID(),
-      checkLimit: input.checkLimit,
-      pingLogLimit: input.pingLogLimit,
-      pingBodyLimit: input.pingBodyLimit,
-      createdAt: at,
-      ...(kept.hashedApiKeys === undefined ? {} : { hashedApiKeys: kept.hashedApiKeys }),
-    };
+    const project = newProject(input, at);
     const stored = await this.#shardFor(project.id).apply({ kind: "createProject", project, at });
     this.#directory.learnProjects([stored]);
     return stored;
   }
 
   async muteProject(projectId: string, untilAt: Millis | null, at: Millis): Promise<Outcome<Project>> {
-    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    const muted = await this.#shardFor(projectId).apply({ kind: "muteProject", projectId, untilAt, at });
-    if (muted.ok) this.#directory.learnProjects([muted.value]);
-    return muted;
+    return this.#changeOf(projectId, { kind: "muteProject", projectId, untilAt, at });
   }
 
   async changeProject(projectId: string, change: ProjectChange, at: Millis): Promise<Outcome<Project>> {
-    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    const changed = await this.#shardFor(projectId).apply({ kind: "changeProject", projectId, change, at });
-    if (changed.ok) this.#directory.learnProjects([changed.value]);
-    return changed;
+    return this.#changeOf(projectId, { kind: "changeProject", projectId, change, at });
   }
 
   async addMaintenance(projectId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>> {
-    if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    const window: MaintenanceWindow = { id: randomUUID(), ...input, createdAt: at };
-    const added = await this.#shardFor(projectId).apply({ kind: "addMaintenance", projectId, window, at });
-    if (!added.ok) return added;
-    this.#directory.learnProjects([added.value]);
-    return ok(window);
+    const window = newMaintenanceWindow(input, at);
+    const added = await this.#changeOf(projectId, { kind: "addMaintenance", projectId, window, at });
+    return added.ok ? ok(window) : added;
   }
 
   async updateMaintenance(projectId: string, windowId: string, input: MaintenanceInput, at: Millis): Promise<Outcome<MaintenanceWindow>> {
     const held = this.#directory.projectById(projectId)?.maintenance?.find((w) => w.id === windowId);
     if (held === undefined) return fail({ code: "not_found", what: "maintenance window" });
     const window: MaintenanceWindow = { ...input, id: windowId, createdAt: held.createdAt };
-    const replaced = await this.#shardFor(projectId).apply({ kind: "addMaintenance", projectId, window, at });
-    if (!replaced.ok) return replaced;
-    this.#directory.learnProjects([replaced.value]);
-    return ok(window);
+    const replaced = await this.#changeOf(projectId, { kind: "addMaintenance", projectId, window, at });
+    return replaced.ok ? ok(window) : replaced;
   }
 
   async removeMaintenance(projectId: string, windowId: string, at: Millis): Promise<Outcome<Project>> {
+    return this.#changeOf(projectId, { kind: "removeMaintenance", projectId, windowId, at });
+  }
+
+  /** Applies a change of a project the directory knows (not_found otherwise), and has the directory learn the changed project. */
+  async #changeOf(
+    projectId: string,
+    command: Extract<ShardCommand, { kind: "muteProject" | "changeProject" | "addMaintenance" | "removeMaintenance" }>,
+  ): Promise<Outcome<Project>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    const removed = await this.#shardFor(projectId).apply({ kind: "removeMaintenance", projectId, windowId, at });
-    if (removed.ok) this.#directory.learnProjects([removed.value]);
-    return removed;
+    const changed = await this.#shardFor(projectId).apply(command);
+    if (changed.ok) this.#directory.learnProjects([changed.value]);
+    return changed;
   }
 
   async addChannel(projectId: string, input: ChannelInput, at: Millis): Promise<Outcome<Channel>> {
     if (this.#directory.projectById(projectId) === null) return fail({ code: "not_found", what: "project" });
-    const channel: Channel = {
-      id: input.id ?? randomUUID(),
-      projectId,
-      name: input.name,
-      kind: input.kind,
-      value: input.value,
-      createdAt: at,
-      ...(input.needsSettings === true ? { needsSettings: true } : {}),
-      ...(input.newChecks === false ? { newChecks: false } : {}),
-      ...(input.everyFailure === true ? { everyFailure: true } : {}),
-    };
-    return this.#shardFor(projectId).apply({ kind: "addChannel", channel, at });
+    return this.#shardFor(projectId).apply({ kind: "addChannel", channel: newChannel(projectId, input, at), at });
   }
 
   async removeChannel(projectId: string, channelId: string, at: Millis): Promise<Outcome<Channel>> {
@@ -260,7 +231,7 @@ export class ShardedPool implements Pool {
     // a uuid is unique over every project, which no shard alone can judge
     if (uuid !== undefined && (await lookUp(this, () => this.#directory.projectOfCheck(uuid))) !== null)
       return invalid("uuid", "is taken by another check");
-    return this.#withPushToken(spec, null, async () => {
+    return this.#pushTokens.run(spec, null, async () => {
       const command = { kind: "createCheck", projectId, spec, unique, at } as const;
       const result = await this.#shardFor(projectId).apply(uuid === undefined ? command : { ...command, uuid });
       if (result.ok) {
@@ -274,31 +245,11 @@ export class ShardedPool implements Pool {
   async updateCheck(projectId: string, uuid: string, spec: CheckSpec, at: Millis): Promise<Outcome<Check>> {
     const owned = await this.#owned(projectId, { uuid });
     if (!owned.ok) return owned;
-    return this.#withPushToken(spec, uuid, async () => {
+    return this.#pushTokens.run(spec, uuid, async () => {
       const result = await this.#shardFor(projectId).apply({ kind: "updateCheck", projectId, uuid, spec, at });
       if (result.ok) this.#directory.setPushToken(uuid, result.value.pushToken);
       return result;
     });
-  }
-
-  /**
-   * Runs a create or an update whose spec may give a push token: a token is unique over every project,
-   * which no shard alone can judge, so it is held here from the check until the change is answered (two
-   * requests for one token at once: the second is refused); invalid when another check (not `uuid`) has it.
-   */
-  async #withPushToken<T>(spec: CheckSpec, uuid: string | null, change: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    const token = spec.pushToken;
-    if (token === undefined || token === null) return change();
-    await this.#directory.catchUp(); // cluster mode: a token another node just gave
-    const holder = this.#directory.pushTokenHolder(token);
-    if ((holder !== undefined && holder !== uuid) || this.#pushTokensHeld.has(token))
-      return invalid("push_token", "is taken by another check");
-    this.#pushTokensHeld.add(token);
-    try {
-      return await change();
-    } finally {
-      this.#pushTokensHeld.delete(token);
-    }
   }
 
   async importCheck(projectId: string, check: CheckImport, at: Millis): Promise<Outcome<{ check: Check; result: ImportResult }>> {
@@ -389,70 +340,34 @@ export class ShardedPool implements Pool {
     return ok({ checkUuid, created });
   }
 
-  // ---- time and maintenance ----
+  // ---- time (pool-deadlines.ts) and maintenance ----
 
-  async advance(now: Millis): Promise<void> {
-    await this.#intake?.drain(); // every ping stamped so far reaches its shard before the deadlines after it
-    await Promise.all(this.#shards.map((s) => s.apply({ kind: "advance", at: now })));
-    this.#mark?.record(now);
+  advance(now: Millis): Promise<void> {
+    return this.#deadlines.advance(now);
   }
 
-  /**
-   * Keeps in `mark` how far deadlines were judged, and with `clock` (a real one) judges them every second
-   * from now on (host/deadline-ticker.ts), until the pool closes.
-   */
+  /** Keeps in `mark` how far deadlines were judged, and with `clock` (a real one) judges them every second until the pool closes. */
   judgeFromNowOn(mark: ClockMark | null, clock: Clock | null): void {
-    this.#mark = mark;
-    if (clock !== null) this.#ticker = startDeadlineTicker(this, clock, mark);
+    this.#deadlines.judgeFromNowOn(mark, clock);
   }
 
-  /**
-   * Judges each shard's deadlines up to its watermark (see watermarkOf), then checkpoints the shards that
-   * are due; returns the instant every shard has judged up to. The deadline ticker's call.
-   */
-  async judgeDeadlines(now: Millis): Promise<Millis> {
-    const judged = await Promise.all(
-      this.#shards.map(async (s, index) => {
-        const at = this.watermarkOf(index, now);
-        await s.apply({ kind: "tick", at });
-        return at;
-      }),
-    );
-    return Math.min(...judged);
+  judgeDeadlines(now: Millis): Promise<Millis> {
+    return this.#deadlines.judgeDeadlines(now);
   }
 
-  /**
-   * Returns how far shard `index` may judge deadlines at `now`: up to just before the earliest stamp of a
-   * ping for it that is not yet on its way (its intake write has not returned, or it waits for the batch
-   * in flight), else up to `now`. Every ping stamped earlier has been sent to the shard already, and the
-   * shard takes its messages in order, so it applies them before judging the deadlines they bear on.
-   */
+  /** How far shard `index` may judge deadlines at `now`: just before the earliest stamp of a ping for it still on its way. */
   watermarkOf(index: number, now: Millis): Millis {
-    const writing = this.#intake?.earliestUnhandedAt(index) ?? null;
-    const waiting = this.#pings.earliestWaitingAt(index);
-    return Math.min(now, writing === null ? now : writing - 1, waiting === null ? now : waiting - 1);
+    return this.#deadlines.watermarkOf(index, now);
   }
 
-  /**
-   * Returns the earliest stamp of this process's pings for shard `index` not yet answered (waiting or in
-   * flight), or null. In cluster mode the shard is a partition another node may own; that owner must not
-   * judge deadlines past a ping still on its way to it (cluster/ping-watermarks.ts).
-   */
+  /** The earliest stamp of this process's pings for shard `index` not yet answered, or null. */
   earliestUnansweredPingAt(index: number): Millis | null {
-    const batched = this.#pings.earliestUnansweredAt(index),
-      acknowledging = this.#intake?.earliestUnhandedAt(index) ?? null;
-    return batched === null ? acknowledging : acknowledging === null ? batched : Math.min(batched, acknowledging);
+    return this.#deadlines.earliestUnansweredPingAt(index);
   }
 
-  /**
-   * Starts judging deadlines after a start-up: with `downtime` (hcd was not running then), the checks
-   * whose deadline fell in it are held first (engine/alerting.ts holdForDowntime); then every deadline
-   * due by `at` is applied. Returns how many checks the downtime holds.
-   */
-  async resumeAfter(downtime: Downtime | null, at: Millis): Promise<number> {
-    const held = downtime === null ? [0] : await Promise.all(this.#shards.map((s) => s.apply({ kind: "holdForDowntime", downtime, at })));
-    await this.advance(at);
-    return held.reduce((a, b) => a + b, 0);
+  /** Holds the checks whose deadline fell in `downtime` (if any), then applies every deadline due by `at`; returns how many it holds. */
+  resumeAfter(downtime: Downtime | null, at: Millis): Promise<number> {
+    return this.#deadlines.resumeAfter(downtime, at);
   }
 
   async probe(): Promise<void> {
@@ -471,21 +386,7 @@ export class ShardedPool implements Pool {
   }
 
   backup(dir: string): Promise<void> {
-    const run = this.#lastBackup.then(async () => {
-      const held = this.#shards.map(() => false);
-      try {
-        // every shard stops checkpointing (pings still commit to the log), then one copies the files
-        await Promise.all(
-          this.#shards.map(async (s, i) => {
-            await s.apply({ kind: "holdCheckpoints" });
-            held[i] = true;
-          }),
-        );
-        await this.#shards[0].apply({ kind: "copyStore", dir });
-      } finally {
-        await Promise.all(this.#shards.filter((_, i) => held[i]).map((s) => s.apply({ kind: "releaseCheckpoints" })));
-      }
-    });
+    const run = this.#lastBackup.then(() => copyStore(this.#shards, dir));
     this.#lastBackup = run.catch(() => undefined); // one backup at a time
     return run;
   }
@@ -497,7 +398,7 @@ export class ShardedPool implements Pool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#ticker?.stop();
+    await this.#deadlines.stop();
     this.#pings.flush();
     await this.#intake?.close(); // after the shards commit what it handed them
     await Promise.all(this.#shards.map((s) => s.apply({ kind: "close" })));
@@ -520,9 +421,4 @@ export class ShardedPool implements Pool {
     const made = await this.#shardFor(projectId).apply({ kind: "getCheck", projectId, ref });
     return made.ok ? ok(true) : fail({ code: "not_found", what: "check" });
   }
-}
-
-/** Returns a random URL-safe secret of `bytes` random bytes (CSPRNG). */
-function secret(bytes: number): string {
-  return randomBytes(bytes).toString("base64url");
 }

@@ -103,7 +103,7 @@ test("there are sources to check", () => {
   assert.ok(files.includes("engine/shard.ts"));
   const seen = imports("host/pool.ts");
   assert.ok(
-    seen.some((i) => i.spec === "node:crypto" && !i.typeOnly),
+    seen.some((i) => i.spec === "./pool-deadlines.ts" && !i.typeOnly),
     "value imports are seen",
   );
   assert.ok(

@@ -40,7 +40,7 @@ test("API keys (192 bits) and ping keys (128 bits) are base64url, unique over 15
 });
 
 test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), never Math.random", () => {
-  const pool = source("host/pool.ts");
+  const pool = source("host/new-records.ts");
   // a project's keys are new random ones, unless brought over whole from Healthchecks (kept)
   assert.match(pool, /apiKey: kept\.apiKey \?\? secret\(24\),\s*apiKeyReadonly: kept\.apiKeyReadonly \?\? secret\(24\)/);
   assert.match(pool, /pingKey: kept\.pingKey \?\? secret\(16\)/);
@@ -48,7 +48,14 @@ test("keys, ids and tokens come from node:crypto (randomBytes, randomUUID), neve
   assert.match(pool, /badgeKey: kept\.badgeKey \?\? randomUUID\(\)/);
   // the admin token and the badge secret
   assert.match(source("app/config.ts"), /const secret = randomBytes\(32\)\.toString\("base64url"\);/);
-  for (const file of ["host/pool.ts", "host/project-keys.ts", "app/config.ts", "http/auth.ts", "app/shard-setup.ts"]) {
+  for (const file of [
+    "host/pool.ts",
+    "host/new-records.ts",
+    "host/project-keys.ts",
+    "app/config.ts",
+    "http/auth.ts",
+    "app/shard-setup.ts",
+  ]) {
     assert.not.match(source(file), /Math\.random/, file);
   }
 });
