@@ -39,6 +39,22 @@ const SHARD = [
   "test/engine/every-failure",
   "test/replay",
 ];
+// the shard host's tests: its intake, commits and rebuilds
+const SHARD_HOST = [
+  "test/host/commit-effects",
+  "test/host/intake-truncation",
+  "test/host/deadlines-order",
+  "test/host/failed-commit",
+  "test/host/failed-checkpoint",
+  "test/host/rebuild-failures",
+  "test/host/intake-write-fails",
+  "test/persistence/intake",
+  "test/persistence/disk-full",
+  "test/host/restarts-model",
+  "test/engine/pool",
+  "test/host/intake-commits",
+  "test/host/intake-replay",
+];
 const testsOf = {
   "engine/alerting.ts": [
     "test/engine/alerting",
@@ -110,21 +126,9 @@ const testsOf = {
     "test/engine/pool",
   ],
   // the intake, commit and rebuild code (`npm run mutate:host` narrows it to those lines)
-  "host/shard-host.ts": [
-    "test/host/commit-effects",
-    "test/host/intake-truncation",
-    "test/host/deadlines-order",
-    "test/host/failed-commit",
-    "test/host/failed-checkpoint",
-    "test/host/rebuild-failures",
-    "test/host/intake-write-fails",
-    "test/persistence/intake",
-    "test/persistence/disk-full",
-    "test/host/restarts-model",
-    "test/engine/pool",
-    "test/host/intake-commits",
-    "test/host/intake-replay",
-  ],
+  "host/shard-host.ts": SHARD_HOST,
+  // the pings taken from the intake logs
+  "host/shard-intake.ts": SHARD_HOST,
 };
 // the cluster's partition replica and history: tests on one real nats-server each (a few seconds a file)
 const REPLICA = [
@@ -173,9 +177,9 @@ function linesOf(file, from, to) {
   if (start < 1 || end < start) throw new Error(`stryker.config.mjs: ${from} .. ${to} not found in ${file}`);
   return `${file}:${start}-${end}`;
 }
-// of the shard host, its intake (pings handed over by the intake log), commit and rebuild code only
+// of the shard host, its batches of pings, commit and rebuild code only (its intake: host/shard-intake.ts)
 const hostParts = [
-  linesOf("host/shard-host.ts", "  async #pingBatch(", "  #getCheck(projectId"),
+  linesOf("host/shard-host.ts", "  async #pingBatch(", "  #probe(): void {"),
   linesOf("host/shard-host.ts", "  async #commitAfter<T>(", "  #withLogDetails(changes"),
 ];
 const allOf = {

@@ -2,40 +2,32 @@
 // applied to the shard at once, and its promise resolves only when what it changed is committed.
 // Runs inside a worker thread (production) or in-process (tests) with the same code.
 import type { Durability } from "../persistence/open.ts";
-import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
+import type { Changes, OutboxEntry } from "../engine/changes.ts";
 import { isEmpty } from "../engine/changes.ts";
 import { downSinceFlipNumber, withDownSince } from "../engine/down-since.ts";
-import { pingDurations } from "../engine/durations.ts";
 import type { ShardPingResult } from "../engine/commands.ts";
-import type { Channel, Check, Flip, Millis } from "../engine/model.ts";
+import type { Channel, Flip, Millis } from "../engine/model.ts";
 import { assertNever } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
-import { fail, ok } from "../engine/outcome.ts";
 import { Shard } from "../engine/shard.ts";
-import type { CheckRef, FlipQuery, PingCommand } from "./pool-api.ts";
+import type { PingCommand } from "./pool-api.ts";
 import { openStore, Store } from "../persistence/store.ts";
-import { decodeIntake, intakeShard, readIntake } from "../persistence/intake.ts";
-import { IntakeLedger } from "./intake-ledger.ts";
-import { checkByRef, checksSince, figuresAt, pingKept, pingsListed } from "./shard-reads.ts";
+import { ShardIntake } from "./shard-intake.ts";
+import { checkByRef, checksSince, figuresAt } from "./shard-reads.ts";
+import { flipsOf, outboxFigures, pingBody, pingPage, sentNotices } from "./store-reads.ts";
 import { PresentedChecks } from "./presented-checks.ts";
 import { ProjectVersions } from "./project-versions.ts";
 import { shardOf } from "./routing.ts";
 import { packChecks } from "./check-directory.ts";
-import { hasGivenUp } from "../engine/changes.ts";
 import type { ShardStats } from "./shard-stats.ts";
 import { countFlip, heapFigures, newShardCounters, observe } from "./shard-stats.ts";
 import { log } from "./log.ts";
 import { RetriedFailure } from "./retried-failure.ts";
 import { CommitEpisode } from "./commit-episode.ts";
-import type { HostRequest, HostResultOf, IntakeBatch, PingPage, ShardDirectory } from "./shard-requests.ts";
+import type { HostRequest, HostResultOf, ShardDirectory } from "./shard-requests.ts";
 import { isStoreUnavailable, WriteFailures } from "./write-failures.ts";
 
 const SLOW_COMMIT_SECONDS = 1; // a commit is one small log append and a disk sync: 1 s means trouble
-
-// Pings the front end acknowledged from its intake log reach this shard's own log with its next commit,
-// at most this long after they were applied (sooner when a deadline or an API change commits first, or
-// when they raise a notification). What is not committed yet is replayed from the intake log after a crash.
-const INTAKE_COMMIT_MS = 500;
 
 export type ShardHostOptions = {
   readonly dataDir: string;
@@ -48,7 +40,7 @@ export type ShardHostOptions = {
   readonly applyMissedDeadlines: boolean;
   /** Intake logs of front ends gone (a crash): their pings past this shard's marks are applied at open. */
   readonly intakeLeft?: readonly string[];
-  /** How long applied intake pings may wait for a commit (INTAKE_COMMIT_MS unless given). */
+  /** How long applied intake pings may wait for a commit (shard-intake.ts INTAKE_COMMIT_MS unless given). */
   readonly intakeCommitMs?: number;
 };
 
@@ -66,8 +58,7 @@ export class ShardHost {
   /** What /metrics reads of this shard (counted here, read on scrape). */
   readonly counters = newShardCounters();
   #releaseCheckpoints: (() => void) | null = null;
-  readonly #intake: IntakeLedger; // intake pings applied here, until a commit of this shard holds them
-  #intakeCommit: ReturnType<typeof setTimeout> | null = null;
+  readonly #intake: ShardIntake; // pings acknowledged from the front ends' intake logs
   readonly #rebuilds: RetriedFailure; // a rebuild that fails is retried by every probe: logged once per episode
   readonly #ticks: { readonly deadlines: RetriedFailure; readonly checkpoint: RetriedFailure }; // the same for the ticker's work
   /** Called after a commit that queued notifications (the deliverer hooks in here). */
@@ -85,14 +76,24 @@ export class ShardHost {
     };
     this.#lastAt = startAt;
     this.#owns = owns;
-    this.#intake = new IntakeLedger(intakeShard(options.index, options.count));
+    this.#intake = new ShardIntake({
+      index: options.index,
+      count: options.count,
+      dataDir: options.dataDir,
+      commitMs: options.intakeCommitMs,
+      apply: (projectId, command) => this.#applyIntake(projectId, command),
+      pendingNotifications: () => this.#shard.pendingNotifications(),
+      commit: () => this.#commitAfter(this.#lastAt, () => undefined),
+      failing: () => this.#episode.failing,
+      markOf: (writer, shard) => this.#store.intakeMark(writer, shard),
+    });
     this.#episode = new CommitEpisode({
       rebuild: () => this.#rebuild(),
       mayTry: (bytes) => this.#writes.mayTry(bytes),
       probeWrite: (bytes) => this.#store.probeWrite(bytes),
       recovered: () => {
         this.#writes.succeeded("commit");
-        if (this.#intake.pending) this.#commitIntakeSoon(0);
+        if (this.#intake.ledger.pending) this.#intake.commitSoon(0);
       },
       probeFailed: (error) => {
         this.counters.probeFailures++;
@@ -118,9 +119,9 @@ export class ShardHost {
       options,
     );
     // acknowledged pings a crash left in intake logs, before the deadlines that passed since
-    host.#replayIntake(options.intakeLeft ?? []);
+    host.#intake.replay(options.intakeLeft ?? []);
     if (options.applyMissedDeadlines) await host.advance(options.startAt);
-    else if (host.#intake.pending) await host.#commitAfter(options.startAt, () => undefined);
+    else if (host.#intake.ledger.pending) await host.#commitAfter(options.startAt, () => undefined);
     return host;
   }
 
@@ -167,9 +168,10 @@ export class ShardHost {
       case "pingBatch":
         return this.#pingBatch(r.pings);
       case "intakePings":
-        return this.#intakePings(r.writer, r.batch);
+        observe(this.counters.groupSize, r.batch.positions.length);
+        return this.#intake.receive(r.writer, r.batch);
       case "commitIntake":
-        return this.#commitIntakeOf(r.writer);
+        return this.#intake.firstUnlogged(r.writer);
       case "advance":
         return this.advance(r.at);
       case "tick":
@@ -187,19 +189,19 @@ export class ShardHost {
       case "listChecksJson":
         return this.#presented.listJson(this.#shard.listChecks(r.projectId, r.query), r.view);
       case "getCheck":
-        return this.#getCheck(r.projectId, r.ref);
+        return checkByRef(this.#shard, r.projectId, r.ref);
       // the ping log and flips are read from the store: what intake pings wrote must be in it first
       case "listPings":
-        await this.#logIntake();
-        return this.#listPings(r.projectId, r.uuid, r.pingLogLimit);
+        await this.#intake.log();
+        return pingPage(this.#shard, this.#store, r.projectId, r.uuid, r.pingLogLimit);
       case "pingBody":
-        await this.#logIntake();
-        return this.#pingBody(r.projectId, r.uuid, r.n, r.pingLogLimit);
+        await this.#intake.log();
+        return pingBody(this.#shard, this.#store, r.projectId, r.uuid, r.n, r.pingLogLimit);
       case "listFlips":
-        await this.#logIntake();
-        return this.#listFlips(r.projectId, r.ref, r.query);
+        await this.#intake.log();
+        return flipsOf(this.#shard, this.#store, r.projectId, r.ref, r.query);
       case "listSent":
-        return this.#listSent(r.projectId, r.uuid);
+        return sentNotices(this.#shard, this.#store, r.projectId, r.uuid);
       case "probe":
         return this.#probe();
       case "pruneFlips":
@@ -209,7 +211,7 @@ export class ShardHost {
       case "stats":
         return this.#stats(r.at);
       case "holdCheckpoints":
-        await this.#commitIntake(); // a backup holds every ping acknowledged before it began
+        await this.#intake.commit(); // a backup holds every ping acknowledged before it began
         this.#releaseCheckpoints = await this.#store.holdCheckpoints();
         return;
       case "releaseCheckpoints":
@@ -259,109 +261,11 @@ export class ShardHost {
     return this.#commitAfter(at, () => pings.map((ping) => this.#shard.apply({ kind: "ping", ping })));
   }
 
-  /**
-   * Applies pings the front end has made durable in its intake log (and acknowledged): nothing is refused
-   * here, not even while commits fail. Their changes go with the next commit, at the latest after
-   * INTAKE_COMMIT_MS; at once when they queued notifications.
-   */
-  #intakePings(writer: string, { positions, ends, bytes }: IntakeBatch): void {
-    observe(this.counters.groupSize, positions.length);
-    for (let i = 0, start = 0; i < positions.length; start = ends[i++]) {
-      const { projectId, command } = decodeIntake(bytes.subarray(start, ends[i]));
-      this.#applyIntake(writer, positions[i], projectId, command);
-    }
-    if (this.#shard.pendingNotifications() > 0) this.#commitIntakeSoon(0);
-    else this.#commitIntakeSoon(this.#options.intakeCommitMs ?? INTAKE_COMMIT_MS);
-  }
-
-  #applyIntake(writer: string, position: number, projectId: string, command: PingCommand): void {
+  /** Applies one ping acknowledged from an intake log (a check deleted since the front end looked: nothing to do). */
+  #applyIntake(projectId: string, command: PingCommand): void {
     this.#lastAt = Math.max(this.#lastAt, command.at);
-    const applied = this.#shard.apply({ kind: "ping", ping: command }); // a check deleted since the front end looked: nothing to do
+    const applied = this.#shard.apply({ kind: "ping", ping: command });
     if (applied.ok) this.#versions.noteCheck(projectId, applied.value.checkUuid); // readers see it from now on
-    this.#intake.applied(writer, position, command);
-  }
-
-  /** Applies the pings of intake logs `writers` (front ends gone) routed to this shard that its commits do not hold yet. */
-  #replayIntake(writers: readonly string[]): void {
-    const { index, count, dataDir } = this.#options;
-    const mine = intakeShard(index, count);
-    for (const writer of writers) {
-      // a ping went to the shard of its time: SHARDS may have changed since, so either shard's mark may hold it
-      const marks = new Map<string, number>();
-      const markOf = (shard: string) => marks.get(shard) ?? marks.set(shard, this.#store.intakeMark(writer, shard)).get(shard)!;
-      for (const { position, entry } of readIntake(dataDir, writer)) {
-        if (shardOf(entry.projectId, count) !== index) continue;
-        if (position <= markOf(entry.shard) || position <= markOf(mine)) continue;
-        this.#applyIntake(writer, position, entry.projectId, entry.command);
-      }
-    }
-  }
-
-  /** Commits the intake pings applied so far within `ms` (unless a commit is already set to come sooner). */
-  #commitIntakeSoon(ms: number): void {
-    if (this.#intakeCommit !== null) {
-      if (ms > 0) return;
-      clearTimeout(this.#intakeCommit);
-    }
-    this.#intakeCommit = setTimeout(() => {
-      this.#intakeCommit = null;
-      void this.#logIntake(); // a failure starts the probe, which commits them later
-    }, ms);
-    this.#intakeCommit.unref();
-  }
-
-  /**
-   * Commits the intake pings applied so far before a read of the store (the ping log, flips, the outbox):
-   * unless commits are failing, when the read shows what the store holds.
-   */
-  async #logIntake(): Promise<void> {
-    if (this.#intake.pending && !this.#episode.failing) await this.#commitIntake().catch(() => {});
-  }
-
-  /** Commits what the intake pings applied so far changed, if a commit has not already. */
-  async #commitIntake(): Promise<void> {
-    if (this.#intakeCommit !== null) clearTimeout(this.#intakeCommit);
-    this.#intakeCommit = null;
-    if (this.#intake.pending) await this.#commitAfter(this.#lastAt, () => undefined);
-  }
-
-  /**
-   * Commits the intake pings applied so far (unless commits are failing), then returns the first position
-   * of intake log `writer` this shard's log does not hold yet, or null when it holds every one handed to it.
-   */
-  async #commitIntakeOf(writer: string): Promise<number | null> {
-    await this.#logIntake();
-    return this.#intake.firstUnlogged(writer);
-  }
-
-  #getCheck(projectId: string, ref: CheckRef): Outcome<Check> {
-    return checkByRef(this.#shard, projectId, ref);
-  }
-
-  #listPings(projectId: string, uuid: string, pingLogLimit: number): Outcome<PingPage> {
-    const found = this.#shard.getCheck(projectId, uuid);
-    if (!found.ok) return found;
-    const pings = this.#store.pingPage(uuid, pingsListed(pingLogLimit));
-    return ok({ check: found.value, pings, durationsMs: pingDurations(pings) });
-  }
-
-  #pingBody(projectId: string, uuid: string, n: number, pingLogLimit: number): Outcome<Uint8Array> {
-    const found = this.#shard.getCheck(projectId, uuid);
-    if (!found.ok) return found;
-    if (!pingKept(found.value, n, pingLogLimit)) return fail({ code: "not_found", what: "ping" });
-    const body = this.#store.pingBody(uuid, n);
-    return body && body.length > 0 ? ok(body) : fail({ code: "not_found", what: "ping body" });
-  }
-
-  #listSent(projectId: string, uuid: string): Outcome<SentNotice[]> {
-    const found = this.#getCheck(projectId, { uuid });
-    return found.ok ? ok(this.#store.sentNotices(uuid)) : found;
-  }
-
-  #listFlips(projectId: string, ref: CheckRef, query: FlipQuery): Outcome<Flip[]> {
-    const found = this.#getCheck(projectId, ref);
-    if (!found.ok) return found;
-    return ok(this.#store.flips(found.value.uuid, query));
   }
 
   /** Throws while store writes fail (an episode of failures), or when the store can't be read. */
@@ -373,26 +277,18 @@ export class ShardHost {
   /** Returns this shard's counters and its checks by status at `at`, its outbox and log backlog (for /metrics). */
   async #stats(at: Millis): Promise<ShardStats> {
     const { checks, alerting } = await figuresAt(this.#shard, at);
-    let outboxPending = 0,
-      outboxGivenUp = 0;
-    for (const entry of this.#store.outboxAll()) {
-      if (!this.#owns(entry)) continue;
-      if (hasGivenUp(entry)) outboxGivenUp++;
-      else outboxPending++;
-    }
     return {
       ...this.counters,
       checks,
       alerting,
-      outboxPending,
-      outboxGivenUp,
+      ...outboxFigures(this.#store, this.#owns),
       journalPending: this.#store.journaledCommits(),
       heap: heapFigures(),
     };
   }
 
   async #outbox(): Promise<OutboxEntry[]> {
-    await this.#logIntake();
+    await this.#intake.log();
     await this.checkpoint();
     return this.#store.outboxAll().filter(this.#owns);
   }
@@ -427,8 +323,8 @@ export class ShardHost {
 
   async close(): Promise<void> {
     // the intake pings applied here go to this shard's log; if that fails, the intake log keeps them for a restart
-    await this.#logIntake();
-    if (this.#intakeCommit !== null) clearTimeout(this.#intakeCommit);
+    await this.#intake.log();
+    this.#intake.stop();
     this.#episode.stop();
     for (const closer of this.#closers.splice(0)) await closer();
     await this.#store.close();
@@ -447,7 +343,7 @@ export class ShardHost {
     const result = command();
     const taken = this.#shard.takeChanges();
     this.#versions.note(taken); // readers see the shard's state from now on, committed or not
-    const marks = this.#intake.takeMarks(); // the intake pings applied before this take are in it
+    const marks = this.#intake.ledger.takeMarks(); // the intake pings applied before this take are in it
     const changes = marks.length === 0 ? taken : { ...taken, intake: marks };
     if (!isEmpty(changes)) {
       const record = this.#withLogDetails(changes);
@@ -465,7 +361,7 @@ export class ShardHost {
       } finally {
         this.#episode.settled();
       }
-      this.#intake.logged(marks);
+      this.#intake.ledger.logged(marks);
       const seconds = (performance.now() - startedAt) / 1000;
       observe(this.counters.commitSeconds, seconds);
       if (seconds >= SLOW_COMMIT_SECONDS)
@@ -485,7 +381,7 @@ export class ShardHost {
         shard.load(project, channels, checks);
       }
       // acknowledged from an intake log, not yet in this shard's log: applied again, committed later
-      for (const command of this.#intake.commands()) shard.apply({ kind: "ping", ping: command });
+      for (const command of this.#intake.ledger.commands()) shard.apply({ kind: "ping", ping: command });
       this.#shard = shard;
       this.#versions.reset();
       this.#rebuilds.succeeded();
