@@ -9,20 +9,10 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Changes, OutboxEntry, SentNotice } from "../engine/changes.ts";
 import { FileLog, segmentFiles, segmentName, syncDir } from "./file-log.ts";
-import {
-  applyChanges,
-  bulkWrites,
-  ChangesMerger,
-  checkpointedSeq,
-  dropMark,
-  intakeMark,
-  issueBulk,
-  keyProblem,
-  markCheckpointed,
-  splitChanges,
-} from "./journal.ts";
+import { dropMark, intakeMark, keyProblem } from "./journal.ts";
 import { encodeJournal, encodeProbe } from "./journal-codec.ts";
-import type { BulkWrite } from "./journal.ts";
+import { Checkpoints } from "./checkpoints.ts";
+import type { Journaled } from "./checkpoints.ts";
 import type { Channel, Check, Flip, Millis, PingRecord, Project } from "../engine/model.ts";
 import { flipNumbered, flipsOf, pruneFlips } from "./flip-log.ts";
 import { LogOverlay } from "./log-overlay.ts";
@@ -32,45 +22,9 @@ import { pingBody, pingNumbered, pingPage } from "./ping-log.ts";
 import { recordDelivered, sentNotices } from "./sent-log.ts";
 import { loadChannels, loadChecks, loadDurable, loadProjects } from "./snapshots.ts";
 import type { Tables } from "./tables.ts";
-import { FAULTS_ARMED, failIfInjected } from "./write-faults.ts";
 import { LOG_DIR, makeDir, observed, openTables, READABLE_SCHEMAS, SCHEMA_VERSION } from "./open.ts";
 import type { Durability, Leftovers, StoreOptions } from "./open.ts";
 
-// A checkpoint runs once this much is in the log, or its oldest commit is this old. Each checkpoint
-// rewrites a page or more of every check it touches (checks and ping logs are keyed by check, so pages
-// are scattered): the more pings of each check it carries, the fewer bytes each ping costs. Measured at
-// 1,000 checks: at most 2,000 pings a checkpoint wrote 4-9 kB a ping to the tables; 25,000 write a
-// few hundred bytes. The bounds keep a restart's replay short (well under a second) and the commits held
-// in memory until then bounded (tens of MB at most).
-const CHECKPOINT_COMMITS = 25_000;
-const CHECKPOINT_PINGS = 25_000;
-const CHECKPOINT_LOG_BYTES = 32 * 1024 * 1024;
-const CHECKPOINT_AGE_MS = 60_000;
-// A checkpoint runs in the shard's thread, between the pings it serves, so it works in slices and lets
-// the event loop run between them: commits are merged (and, once in the tables, dropped from the overlay
-// of what reads see) CHECKPOINT_COMMIT_SLICE at a time, and writes encoded
-// CHECKPOINT_ENCODE_SLICE at a time; only issuing a batch's encoded writes to LMDB (a few microseconds
-// each) is done at once. Done at once, merging and encoding 25,000 pings held the thread 530-610 ms, and
-// every ping that came meanwhile waited: at a steady 200 pings/s, the slowest answer of 70 s (one
-// checkpoint) took 348-376 ms, against 122-149 ms in slices of 500 (2 runs each, alternated). Slices of
-// 100 rather than 500 (4 runs each, alternated, `node dist/bench/tail.bench.js`): the slowest answer
-// 135 → 95 ms and p99.9 93 → 59 ms (medians); p99 unchanged within the noise (18.1 and 17.2 ms).
-// Checks and pings per batch (transaction) of a checkpoint: every checkpoint of up to CHECKPOINT_PINGS
-// pings of a few thousand checks is one, as more transactions write more (batches of 500 wrote 1.35-1.6x
-// the bytes per ping of one, same-run medians); a bigger one (a restore of many checks, a burst of flips)
-// is cut so that the writes LMDB holds for one transaction stay bounded (tens of MB).
-const CHECKPOINT_BATCH = 50_000;
-const CHECKPOINT_COMMIT_SLICE = 100;
-const CHECKPOINT_ENCODE_SLICE = 100;
-// The checkpoints of the stores of one thread (an in-process pool's shards) run one after another: two
-// stores' LMDB batches in flight at once in one thread waited for each other forever (an in-process
-// pool of two shards never closed after 10,000 checks were created and 100 deleted).
-let checkpointsOfThisThread: Promise<unknown> = Promise.resolve();
-
-/** Resolves in a later turn of the event loop, after the I/O waiting now (pings) is served. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 /** Opens (creating if missing, unless readOnly) the store in `dir`; rejects with an Error naming the path and the cause. */
 export async function openStore(dir: string, options: StoreOptions): Promise<Store> {
   tolerateLmdbBatchRejections(); // a failed write must not end the thread: its callers are told
@@ -91,19 +45,10 @@ export class Store {
   readonly #cleanup: Promise<void>;
   readonly #writer = randomUUID(); // names this Store's log and its mark in the tables: several threads write one dir
   readonly #log: FileLog;
-  #checkpointed = 0; // the seq of the last commit the tables hold
   #writing: Journaled[] = []; // log appends not yet resolved: a failed one must never reach the tables
-  #pending: Journaled[] = []; // journaled (durable), waiting for a checkpoint
-  #applying: Journaled[][] = []; // taken by checkpoints still writing them: readers see them here
-  #pendingPings = 0;
-  #pendingBytes = 0;
-  #pendingSince: number | null = null; // performance.now() of the oldest pending commit
-  #checkpointFailed = false; // the last one failed: what it took is pending again, retry soon
   readonly #overlay = new LogOverlay(); // what readers see of the commits not yet in the tables
-  #lastCheckpoint: Promise<void> = Promise.resolve();
+  readonly #checkpoints: Checkpoints;
   #lastWrite: Promise<void> = Promise.resolve(); // settles after every log append before it
-  #held: Promise<void> | null = null; // while set, checkpoints wait (a backup is copying the files)
-  #afterHold: Promise<void> | null = null;
   /** Hears how long each checkpoint took, in seconds (for /metrics). */
   onCheckpoint: ((seconds: number) => void) | null = null;
 
@@ -113,6 +58,15 @@ export class Store {
     this.#durability = options.durability;
     this.#readOnly = options.readOnly ?? false;
     this.#log = new FileLog(join(dir, LOG_DIR), this.#writer, { sync: options.durability === "flush" });
+    this.#checkpoints = new Checkpoints({
+      dir,
+      tables,
+      writer: this.#writer,
+      durability: options.durability,
+      log: this.#log,
+      overlay: this.#overlay,
+      onCheckpoint: (seconds) => this.onCheckpoint?.(seconds),
+    });
     // what the replay applied from crashed writers' logs goes once the tables are on disk: a write of
     // our own, flushed, syncs every commit before it
     const { logFiles, legacyJournal } = leftovers;
@@ -172,15 +126,7 @@ export class Store {
       ([seq]) => {
         journaled.seq = seq;
         this.#unwrite(journaled);
-        this.#pending.push(journaled);
-        this.#pendingPings += changes.pings.length;
-        this.#pendingBytes += record.length;
-        this.#pendingSince ??= performance.now();
-        const full =
-          this.#pending.length >= CHECKPOINT_COMMITS ||
-          this.#pendingPings >= CHECKPOINT_PINGS ||
-          this.#pendingBytes >= CHECKPOINT_LOG_BYTES;
-        if (full) void this.checkpoint().catch(() => {});
+        this.#checkpoints.logged(journaled, record.length);
       },
       (error: unknown) => {
         this.#unwrite(journaled);
@@ -208,99 +154,15 @@ export class Store {
    * commit failed after its changes were applied in memory).
    */
   loadDurable(accept: (projectId: string) => boolean): { project: Project; channels: Channel[]; checks: Check[] }[] {
-    return loadDurable(
-      this.#tables,
-      [...this.#applying.flat(), ...this.#pending].map((j) => j.changes),
-      accept,
-    );
+    return loadDurable(this.#tables, this.#checkpoints.unapplied(), accept);
   }
 
   /**
    * Applies every commit logged so far to the tables, then drops them from the log; resolves when the
-   * tables show them. Reads of the outbox call this first. The upserts, pings, trims and flips as one
-   * batch of asynchronous writes (LMDB's write thread applies them while the shard's event loop runs on;
-   * more than one past CHECKPOINT_BATCH), then the outbox, the deletions and the mark in one transaction.
-   * Few transactions rather than many small ones: each transaction rewrites every page it touches, and
-   * pages it shares with the next one are written again (measured at 1,000 checks of 100 pings, 12
-   * pings a check: transactions of 1,000 pings wrote 5.3-9.5 kB a ping, one transaction 2.2-3.8 kB).
+   * tables show them (checkpoints.ts). Reads of the outbox call this first.
    */
   checkpoint(): Promise<void> {
-    if (this.#held !== null)
-      return (this.#afterHold ??= this.#held.then(() => {
-        this.#afterHold = null;
-        return this.checkpoint();
-      }));
-    const taken = this.#pending.splice(0); // commits logged before this call
-    this.#pendingPings = 0;
-    this.#pendingBytes = 0;
-    this.#pendingSince = null;
-    this.#checkpointFailed = false;
-    if (taken.length === 0) return this.#lastCheckpoint;
-    this.#log.roll(); // later commits go to a new segment, so that the ones holding `taken` can go
-    this.#applying.push(taken);
-    const settled = () => {
-      this.#applying = this.#applying.filter((list) => list !== taken);
-    };
-    const inTables = async () => {
-      settled();
-      for (let i = 0; i < taken.length; i += CHECKPOINT_COMMIT_SLICE) {
-        if (i > 0) await nextTurn();
-        this.#overlay.remove(taken.slice(i, i + CHECKPOINT_COMMIT_SLICE).map((t) => t.changes));
-      }
-    };
-    const tables = this.#tables,
-      writer = this.#writer;
-    const lastSeq = taken[taken.length - 1].seq;
-    const startedAt = performance.now();
-    // Another thread's replay may have applied some already (a shard that opened while we wrote).
-    // Applying them again is harmless, except an outbox entry delivered meanwhile, which would come
-    // back: the last transaction checks each entry against the mark inside it.
-    const outboxSeq = new Map(taken.flatMap((t) => t.changes.outbox.map((e) => [e.id, t.seq] as const)));
-    const applied = Promise.all([this.#lastCheckpoint, checkpointsOfThisThread])
-      .then(async () => {
-        if (FAULTS_ARMED) failIfInjected(this.#dir);
-        const merger = new ChangesMerger();
-        for (let i = 0; i < taken.length; i++) {
-          merger.add(taken[i].changes);
-          if ((i + 1) % CHECKPOINT_COMMIT_SLICE === 0) await nextTurn();
-        }
-        const { bulk, rest } = splitChanges(merger.result(), CHECKPOINT_BATCH);
-        for (const piece of bulk) {
-          const writes: BulkWrite[] = [];
-          for (const write of bulkWrites(tables, piece)) {
-            if (writes.push(write) % CHECKPOINT_ENCODE_SLICE === 0) await nextTurn();
-          }
-          await observed(tables.env.batch(() => issueBulk(writes)));
-        }
-        await observed(
-          tables.env.childTransaction(() => {
-            const doneNow = checkpointedSeq(tables, writer);
-            applyChanges(tables, { ...rest, outbox: rest.outbox.filter((e) => (outboxSeq.get(e.id) ?? 0) > doneNow) });
-            markCheckpointed(tables, writer, lastSeq);
-          }),
-        );
-      })
-      .then(
-        async () => {
-          await inTables();
-          this.onCheckpoint?.((performance.now() - startedAt) / 1000);
-          // the tables hold them now; once that is on disk they may leave the log (a record left behind by
-          // a crash here is skipped by its mark)
-          if (this.#durability === "flush") await tables.env.flushed;
-          this.#checkpointed = Math.max(this.#checkpointed, lastSeq);
-          await this.#log.truncateBelow(lastSeq + 1).catch(() => undefined);
-        },
-        (error: unknown) => {
-          settled();
-          this.#pending.unshift(...taken); // still journaled: the next checkpoint (or a restart) applies them
-          this.#pendingSince ??= performance.now();
-          this.#checkpointFailed = true;
-          throw error;
-        },
-      );
-    this.#lastCheckpoint = applied.catch(() => undefined); // a later checkpoint doesn't inherit this failure
-    checkpointsOfThisThread = this.#lastCheckpoint;
-    return applied;
+    return this.#checkpoints.run();
   }
 
   // ---- reads: the tables plus what is logged but not yet in them (the overlay, by check), so that a
@@ -357,17 +219,8 @@ export class Store {
    * and the tables change only by outbox deliveries. A backup holds every store of the dir this way,
    * so that its copies of the logs and the tables fit together (see copyTo).
    */
-  async holdCheckpoints(): Promise<() => void> {
-    if (this.#held !== null) throw new Error("checkpoints are already held");
-    let release = () => {};
-    this.#held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await this.#lastCheckpoint;
-    return () => {
-      this.#held = null;
-      release();
-    };
+  holdCheckpoints(): Promise<() => void> {
+    return this.#checkpoints.hold();
   }
 
   /**
@@ -400,8 +253,7 @@ export class Store {
 
   /** Returns true when a checkpoint should run although none filled up: the oldest commit in the log is old enough, or the last checkpoint failed. */
   checkpointDue(): boolean {
-    if (this.#pending.length === 0) return false;
-    return this.#checkpointFailed || performance.now() - (this.#pendingSince ?? Infinity) >= CHECKPOINT_AGE_MS;
+    return this.#checkpoints.due();
   }
 
   /** Returns true when commits not yet in the tables queued notifications (the outbox's readers need a checkpoint first). */
@@ -411,7 +263,7 @@ export class Store {
 
   /** Returns how many commits are in the log and not yet applied to the tables. */
   journaledCommits(): number {
-    return this.#pending.length + this.#applying.reduce((sum, list) => sum + list.length, 0);
+    return this.#checkpoints.count();
   }
 
   /** Removes a commit from those being written (appends resolve in order: it is nearly always the first). */
@@ -475,7 +327,7 @@ export class Store {
     await this.#cleanup;
     if (!this.#readOnly) {
       // the log goes when the tables hold all of it; then its mark has nothing left to guard
-      if (await this.#log.close(this.#checkpointed + 1)) await observed(dropMark(this.#tables, this.#writer));
+      if (await this.#log.close(this.#checkpoints.checkpointed + 1)) await observed(dropMark(this.#tables, this.#writer));
     }
     await this.#tables.env.close();
   }
@@ -485,9 +337,6 @@ export class Store {
     if (this.#durability === "flush") await env.flushed;
   }
 }
-
-/** A commit in the log (seq: its position there, 0 while being written) and what it changed. */
-type Journaled = { seq: number; readonly changes: Changes };
 
 /** The process identity of a backup's log copies: no running process has it (see process-identity.ts). */
 const COPIED_IDENTITY = "0-0-0";
