@@ -3,33 +3,42 @@
 // is a function of the newest document, stored before it is answered: in DATA_DIR/accounts.json
 // (persistence/accounts-file.ts) on a single node, in a replicated KV bucket in a cluster
 // (cluster/replicated-accounts.ts), where a change that lost a race is made again on the winner's document.
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Millis } from "../engine/model.ts";
-import { DAY, HOUR } from "../engine/model.ts";
 import type { Outcome } from "../engine/outcome.ts";
 import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Role } from "../engine/roles.ts";
 import { lastOwnedBy, leavesNoOwner } from "../engine/roles.ts";
 import type { AccountsDocument, StoredGrant, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
-import { decoyHash, djangoHashProblem, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
-import { codeStep, newRecoveryCodes, useRecoveryCode } from "./second-factor.ts";
-import type { InviterKey, LinkKind } from "./invitations.ts";
-import { hasJoined, linkOf, setsPassword, withGrantAccepted, withPasswordSet } from "./invitations.ts";
+import { decoyHash, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { codeStep, newRecoveryCodes, withCodeUsed, withSecondFactorOff, withSecondFactorOn } from "./second-factor.ts";
+import type { NewUserInput } from "./account-input.ts";
+import { emailOf, isPassword, newUserOf } from "./account-input.ts";
+import type { InviterKey, LinkKind, PendingInvite } from "./invitations.ts";
+import {
+  hasJoined,
+  linkOf,
+  newAccountInvite,
+  newLinkToken,
+  pendingInvitesOf,
+  tokenHashOf,
+  withGrantAccepted,
+  withInviteAgain,
+  withPasswordSet,
+  withReset,
+} from "./invitations.ts";
 import type { EmailRefusal } from "./email-change.ts";
 import { EMAIL_CHANGE_MS, emailChangeWaiting, withEmail, withEmailChangeAsked, withEmailChangeFollowed } from "./email-change.ts";
 
-/** How long an invitation link opens its account (CONTRACT: 7 days). */
-export const INVITE_MS = 7 * DAY;
-/** How long a password reset link sent by email sets a new password. */
-export const RESET_MS = HOUR;
+export { INVITE_MS, RESET_MS } from "./invitations.ts";
+export { passwordProblem } from "./account-input.ts";
+export type { PendingInvite };
 
 /** A user as the admin API shows them; `admin`: an instance admin (does in the dashboard all that the admin token does). */
 export type User = { readonly id: string; readonly email: string; readonly admin: boolean };
 /** The role an invitation (or OIDC_DEFAULT_ROLE) gives in a project. */
 export type Grant = StoredGrant;
-/** An invitation not used yet that gives a role in a project. */
-export type PendingInvite = { readonly userId: string; readonly email: string; readonly role: Role; readonly expiresAt: Millis };
 export type NewUser = { readonly user: User; readonly inviteToken: string | null };
 
 /** Where the document is kept. `change` applies `edit` to the newest document and stores the result (null: nothing to store); resolves with the document now stored. */
@@ -89,61 +98,28 @@ export class Accounts {
    * sets one within 7 days and then gives `grant`'s role, if any (`inviter` made the invitation); or, brought
    * over from Healthchecks, with its Django password hash (`passwordHash`; null: none and no invitation).
    */
-  async createUser(
-    input: { email: unknown; password?: unknown; passwordHash?: unknown; admin?: unknown },
-    at: Millis,
-    grant?: StoredGrant,
-    inviter: InviterKey = "admin",
-  ): Promise<Outcome<NewUser>> {
-    const email = emailOf(input.email);
-    if (email === null) return invalid("email", "email must be an email address");
-    if (input.password !== undefined && !isPassword(input.password))
-      return invalid("password", `password must be a string of ${MIN_PASSWORD_LENGTH} or more characters`);
-    if (input.password !== undefined && input.passwordHash !== undefined)
-      return invalid("password_hash", "password_hash and password cannot be given together");
-    // a user brought over from Healthchecks keeps its Django hash until the next sign-in replaces it
-    // (null: none, and no invitation either: they sign in through SSO or set a password by a reset)
-    if (
-      input.passwordHash !== undefined &&
-      input.passwordHash !== null &&
-      (typeof input.passwordHash !== "string" || !isDjangoHash(input.passwordHash))
-    ) {
-      return invalid(
-        "password_hash",
-        typeof input.passwordHash === "string" ? `is ${djangoHashProblem(input.passwordHash) ?? "not kept"}` : "is not a string or null",
-      );
-    }
-    if (input.admin !== undefined && typeof input.admin !== "boolean") return invalid("admin", "admin must be true or false");
+  async createUser(input: NewUserInput, at: Millis, grant?: StoredGrant, inviter: InviterKey = "admin"): Promise<Outcome<NewUser>> {
+    const checked = newUserOf(input);
+    if (!checked.ok) return checked;
+    const { email, password, admin } = checked.value;
     const passwordHash =
-      input.passwordHash !== undefined ? input.passwordHash : input.password === undefined ? null : await hashPassword(input.password);
-    const inviteToken = passwordHash === null && input.passwordHash === undefined ? randomBytes(32).toString("base64url") : null;
+      checked.value.passwordHash !== undefined ? checked.value.passwordHash : password === undefined ? null : await hashPassword(password);
+    const link = passwordHash === null && checked.value.passwordHash === undefined ? newLinkToken() : null;
     const user: StoredUser = {
       id: randomUUID(),
       email,
       passwordHash,
       createdAt: at,
-      ...(inviteToken !== null ? { openedBy: inviter } : {}),
-      ...(input.admin === true ? { admin: true } : {}),
+      ...(link !== null ? { openedBy: inviter } : {}),
+      ...(admin ? { admin: true } : {}),
     };
-    const invites: StoredInvite[] =
-      inviteToken === null
-        ? []
-        : [
-            {
-              tokenHash: sha256(inviteToken),
-              userId: user.id,
-              expiresAt: at + INVITE_MS,
-              setsPassword: true,
-              invitedBy: inviter,
-              ...(grant === undefined ? {} : { grant }),
-            },
-          ];
+    const invites: StoredInvite[] = link === null ? [] : [newAccountInvite(user.id, link.tokenHash, at, inviter, grant)];
     let taken = false;
     await this.#change((d) => {
       taken = d.users.some((u) => u.email === email);
       return taken ? null : { ...d, users: [...d.users, user], invites: [...d.invites, ...invites] };
     });
-    return taken ? invalid("email", "a user with this email exists") : ok({ user: userOf(user), inviteToken });
+    return taken ? invalid("email", "a user with this email exists") : ok({ user: userOf(user), inviteToken: link?.token ?? null });
   }
 
   /**
@@ -245,15 +221,12 @@ export class Accounts {
    */
   async startReset(emailText: string, at: Millis): Promise<{ user: User; token: string } | null> {
     const email = emailOf(emailText);
-    const token = randomBytes(32).toString("base64url");
+    const { token, tokenHash } = newLinkToken();
     let user: StoredUser | undefined;
     await this.#change((d) => {
-      user = d.users.find((u) => u.email === email);
-      if (user === undefined) return null;
-      return {
-        ...d,
-        invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash: sha256(token), userId: user.id, expiresAt: at + RESET_MS }],
-      };
+      const reset = withReset(d, email, tokenHash, at);
+      user = reset?.user;
+      return reset?.document ?? null;
     });
     return user === undefined ? null : { user: userOf(user), token };
   }
@@ -302,10 +275,10 @@ export class Accounts {
   async askEmailChange(userId: string, next: unknown, at: Millis): Promise<Outcome<{ token: string; email: string }>> {
     const email = emailOf(next);
     if (email === null) return invalid("email", "the new email is not an email address");
-    const token = randomBytes(32).toString("base64url");
+    const { token, tokenHash } = newLinkToken();
     let outcome = "no_user" as AccountsDocument | EmailRefusal;
     await this.#change((d) => {
-      outcome = withEmailChangeAsked(d, { userId, email, tokenHash: sha256(token), at, expiresAt: at + EMAIL_CHANGE_MS });
+      outcome = withEmailChangeAsked(d, { userId, email, tokenHash, at, expiresAt: at + EMAIL_CHANGE_MS });
       return typeof outcome === "string" ? null : outcome;
     });
     return typeof outcome === "string" ? emailRefused(outcome) : ok({ token, email });
@@ -315,7 +288,7 @@ export class Accounts {
   async followEmailChange(token: string, at: Millis): Promise<Outcome<{ before: User; email: string }>> {
     let outcome = null as ReturnType<typeof withEmailChangeFollowed>;
     await this.#change((d) => {
-      outcome = withEmailChangeFollowed(d, sha256(token), at);
+      outcome = withEmailChangeFollowed(d, tokenHashOf(token), at);
       return outcome === null || outcome === "taken" ? null : outcome.document;
     });
     if (outcome === null) return fail({ code: "not_found", what: "invitation" });
@@ -348,20 +321,18 @@ export class Accounts {
     const step = await codeStep(secret, code.replace(/\s+/g, ""), { at, afterStep: null }); // "123 456", as many apps show it
     if (step === null) return invalid("code", "the code is not the app's current one: check the phone's clock and try the next code");
     const { codes, hashes } = newRecoveryCodes();
-    // on already: a new secret would replace the one that turning off asks a code of, with the session alone
     let onAlready = false;
     const found = await this.#editUser(userId, (u) => {
-      onAlready = (u.secondFactor ?? null) !== null;
-      return onAlready
-        ? null
-        : { ...u, secondFactor: { secret, lastStep: step, recoveryHashes: hashes }, sessionGeneration: (u.sessionGeneration ?? 0) + 1 };
+      const on = withSecondFactorOn(u, { secret, lastStep: step, recoveryHashes: hashes });
+      onAlready = on === null;
+      return on;
     });
     if (onAlready) return invalid("code", "the second factor is already on: turn it off first to use a new secret");
     return found ? ok(codes) : fail({ code: "not_found", what: "user" });
   }
 
   async disableSecondFactor(userId: string): Promise<void> {
-    await this.#editUser(userId, (u) => ({ ...u, secondFactor: null, sessionGeneration: (u.sessionGeneration ?? 0) + 1 }));
+    await this.#editUser(userId, withSecondFactorOff);
   }
 
   /** Returns true when `code` is the user's current TOTP code (never one already used) or one of their unused recovery codes, which it uses up. */
@@ -371,23 +342,16 @@ export class Accounts {
     const step = await codeStep(factor.secret, code.replace(/\s+/g, ""), { at, afterStep: factor.lastStep });
     let accepted = false;
     await this.#editUser(userId, (u) => {
-      const current = u.secondFactor ?? null;
-      if (current === null) return null;
-      if (step !== null && step > current.lastStep) {
-        // again on the newest document: another sign-in may have used it
-        accepted = true;
-        return { ...u, secondFactor: { ...current, lastStep: step } };
-      }
-      const used = step === null ? useRecoveryCode(current, code) : null;
+      const used = withCodeUsed(u, step, code); // again on the newest document: another sign-in may have used it
       accepted = used !== null;
-      return used === null ? null : { ...u, secondFactor: used };
+      return used;
     });
     return accepted;
   }
 
   /** What an unused, unexpired link's token opens: its user, what it may do (host/invitations.ts), the role it gives and the email it makes theirs; null when nothing. */
   link(token: string, at: Millis): { user: User; kind: LinkKind; grant: StoredGrant | null; newEmail: string | null } | null {
-    const link = linkOf(this.#document, sha256(token), at);
+    const link = linkOf(this.#document, tokenHashOf(token), at);
     return link === null
       ? null
       : { user: userOf(link.user), kind: link.kind, grant: link.invite.grant ?? null, newEmail: link.invite.newEmail ?? null };
@@ -411,35 +375,19 @@ export class Accounts {
     at: Millis,
     inviter: InviterKey,
   ): Promise<{ token: string; setsPassword: boolean } | null> {
-    const token = randomBytes(32).toString("base64url");
+    const { token, tokenHash } = newLinkToken();
     let made: { token: string; setsPassword: boolean } | null = null;
     await this.#change((d) => {
-      const user = d.users.find((u) => u.id === userId);
-      if (user === undefined) return null;
-      made = { token, setsPassword: setsPassword(user, inviter) };
-      const invite: StoredInvite = {
-        tokenHash: sha256(token),
-        userId,
-        expiresAt: at + INVITE_MS,
-        grant,
-        setsPassword: made.setsPassword,
-        invitedBy: inviter,
-      };
-      // the inviter's own older invitation of this user to this project is replaced (its link no longer works); others' stay
-      const replaced = (i: StoredInvite) => i.userId === userId && i.grant?.projectId === grant.projectId && i.invitedBy === inviter;
-      return { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at && !replaced(i)), invite] };
+      const invited = withInviteAgain(d, { userId, grant, tokenHash, at, inviter });
+      made = invited === null ? null : { token, setsPassword: invited.setsPassword };
+      return invited?.document ?? null;
     });
     return made;
   }
 
   /** The invitations to `projectId` not used yet and not expired at `at`, oldest first. */
   pendingInvites(projectId: string, at: Millis): PendingInvite[] {
-    return this.#document.invites.flatMap((invite) => {
-      const user = invite.grant?.projectId === projectId && invite.expiresAt > at ? this.userById(invite.userId) : null;
-      return user === null || invite.grant === undefined
-        ? []
-        : [{ userId: user.id, email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
-    });
+    return pendingInvitesOf(this.#document, projectId, at);
   }
 
   /** Withdraws every unused invitation of `userId` to `projectId`: their links no longer give its role (the account stays); false when there was none. */
@@ -462,7 +410,7 @@ export class Accounts {
     const passwordHash = await hashPassword(password);
     let set: { user: User; grant: StoredGrant | null } | null = null;
     await this.#change((d) => {
-      const done = withPasswordSet(d, sha256(token), passwordHash, at);
+      const done = withPasswordSet(d, tokenHashOf(token), passwordHash, at);
       set = done === null ? null : { user: userOf(done.link.user), grant: done.link.invite.grant ?? null };
       return done?.document ?? null;
     });
@@ -473,7 +421,7 @@ export class Accounts {
   async acceptGrant(token: string, userId: string, at: Millis): Promise<StoredGrant | null> {
     let grant: StoredGrant | null = null;
     await this.#change((d) => {
-      const done = withGrantAccepted(d, sha256(token), userId, at);
+      const done = withGrantAccepted(d, tokenHashOf(token), userId, at);
       grant = done?.grant ?? null;
       return done?.document ?? null;
     });
@@ -560,24 +508,4 @@ function emailRefused(why: EmailRefusal): Outcome<never> {
 
 function userOf(user: StoredUser): User {
   return { id: user.id, email: user.email, admin: user.admin === true };
-}
-
-/** The email as kept (trimmed, lowercased), or null when it is not one. */
-function emailOf(text: unknown): string | null {
-  if (typeof text !== "string") return null;
-  const email = text.trim().toLowerCase();
-  return email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email) ? email : null;
-}
-
-/** Why `value` can't be a password (too short, too long), or null. */
-export function passwordProblem(value: unknown): string | null {
-  return isPassword(value) ? null : `The password must be ${MIN_PASSWORD_LENGTH} or more characters.`;
-}
-
-function isPassword(value: unknown): value is string {
-  return typeof value === "string" && [...value].length >= MIN_PASSWORD_LENGTH && value.length <= 1024;
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }

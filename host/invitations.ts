@@ -4,9 +4,20 @@
 // a password reset, which goes to the email alone; any other invitation gives its role to a user who opens
 // the link signed in as that user. So a link shown to an inviter never sets the password of an account
 // someone else invited (nor one that has a password), and never hands over another project's role.
+import { createHash, randomBytes } from "node:crypto";
 import { leavesNoOwner } from "../engine/roles.ts";
+import type { Role } from "../engine/roles.ts";
 import type { Millis } from "../engine/model.ts";
+import { DAY, HOUR } from "../engine/model.ts";
 import type { AccountsDocument, StoredGrant, StoredInvite, StoredUser } from "../persistence/accounts-file.ts";
+
+/** How long an invitation link opens its account (CONTRACT: 7 days). */
+export const INVITE_MS = 7 * DAY;
+/** How long a password reset link sent by email sets a new password. */
+export const RESET_MS = HOUR;
+
+/** An invitation not used yet that gives a role in a project. */
+export type PendingInvite = { readonly userId: string; readonly email: string; readonly role: Role; readonly expiresAt: Millis };
 
 /** Who made an invitation: "admin" (the admin token), or "<project id> <user id>" (a project's member). */
 export type InviterKey = string;
@@ -81,4 +92,77 @@ function withRole(d: AccountsDocument, userId: string, grant: StoredGrant | unde
   if (grant === undefined || leavesNoOwner(d.members, grant.projectId, userId, grant.role)) return d;
   const others = d.members.filter((m) => !(m.projectId === grant.projectId && m.userId === userId));
   return { ...d, members: [...others, { projectId: grant.projectId, userId, role: grant.role }] };
+}
+
+/** A new link's token (shown once, in the link) and the hash of it that is kept. */
+export function newLinkToken(): { token: string; tokenHash: string } {
+  const token = randomBytes(32).toString("base64url");
+  return { token, tokenHash: tokenHashOf(token) };
+}
+
+/** The hash a link's token is kept as (and looked up by). */
+export function tokenHashOf(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** The invitation of a new account that has no password: it sets one within INVITE_MS, then gives `grant`'s role, if any. */
+export function newAccountInvite(userId: string, tokenHash: string, at: Millis, inviter: InviterKey, grant?: StoredGrant): StoredInvite {
+  return {
+    tokenHash,
+    userId,
+    expiresAt: at + INVITE_MS,
+    setsPassword: true,
+    invitedBy: inviter,
+    ...(grant === undefined ? {} : { grant }),
+  };
+}
+
+/** The document with a password reset link for the user with `email` (expired links dropped), and that user; null when no user has it. */
+export function withReset(
+  d: AccountsDocument,
+  email: string | null,
+  tokenHash: string,
+  at: Millis,
+): { document: AccountsDocument; user: StoredUser } | null {
+  const user = d.users.find((u) => u.email === email);
+  if (user === undefined) return null;
+  return {
+    document: { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at), { tokenHash, userId: user.id, expiresAt: at + RESET_MS }] },
+    user,
+  };
+}
+
+/**
+ * The document with a new invitation of user `userId` giving `grant`'s role within INVITE_MS, in place of the
+ * inviter's older one to the same project (others' stay); whether its link sets the password (setsPassword);
+ * null when there is no such user.
+ */
+export function withInviteAgain(
+  d: AccountsDocument,
+  invite: {
+    readonly userId: string;
+    readonly grant: StoredGrant;
+    readonly tokenHash: string;
+    readonly at: Millis;
+    readonly inviter: InviterKey;
+  },
+): { document: AccountsDocument; setsPassword: boolean } | null {
+  const { userId, grant, tokenHash, at, inviter } = invite;
+  const user = d.users.find((u) => u.id === userId);
+  if (user === undefined) return null;
+  const sets = setsPassword(user, inviter);
+  const made: StoredInvite = { tokenHash, userId, expiresAt: at + INVITE_MS, grant, setsPassword: sets, invitedBy: inviter };
+  // the inviter's own older invitation of this user to this project is replaced (its link no longer works); others' stay
+  const replaced = (i: StoredInvite) => i.userId === userId && i.grant?.projectId === grant.projectId && i.invitedBy === inviter;
+  return { document: { ...d, invites: [...d.invites.filter((i) => i.expiresAt > at && !replaced(i)), made] }, setsPassword: sets };
+}
+
+/** The invitations to `projectId` not used yet and not expired at `at`, oldest first. */
+export function pendingInvitesOf(d: AccountsDocument, projectId: string, at: Millis): PendingInvite[] {
+  return d.invites.flatMap((invite) => {
+    const user = invite.grant?.projectId === projectId && invite.expiresAt > at ? d.users.find((u) => u.id === invite.userId) : undefined;
+    return user === undefined || invite.grant === undefined
+      ? []
+      : [{ userId: user.id, email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
+  });
 }

@@ -1,9 +1,9 @@
 // The TOTP second factor (RFC 6238, as authenticator apps compute it) with otplib, and its recovery codes:
-// the rules only; host/accounts.ts stores what they return.
+// the rules, and the user records they make; host/accounts.ts stores what they return.
 import { randomBytes, createHash } from "node:crypto";
 import { generateSecret, generateURI, verify } from "otplib";
 import type { Millis } from "../engine/model.ts";
-import type { StoredSecondFactor } from "../persistence/accounts-file.ts";
+import type { StoredSecondFactor, StoredUser } from "../persistence/accounts-file.ts";
 
 /** Recovery codes made when the second factor is turned on, each usable once instead of a code. */
 export const RECOVERY_CODES = 10;
@@ -46,6 +46,30 @@ export function useRecoveryCode(factor: StoredSecondFactor, code: string): Store
   const hash = recoveryHash(code);
   if (!factor.recoveryHashes.includes(hash)) return null;
   return { ...factor, recoveryHashes: factor.recoveryHashes.filter((h) => h !== hash) };
+}
+
+/** The user with the second factor on (`factor`), every session ended (a new generation); null when it is on already. */
+export function withSecondFactorOn(user: StoredUser, factor: StoredSecondFactor): StoredUser | null {
+  // on already: a new secret would replace the one that turning off asks a code of, with the session alone
+  if ((user.secondFactor ?? null) !== null) return null;
+  return { ...user, secondFactor: factor, sessionGeneration: (user.sessionGeneration ?? 0) + 1 };
+}
+
+/** The user with the second factor off, every session ended (a new generation). */
+export function withSecondFactorOff(user: StoredUser): StoredUser {
+  return { ...user, secondFactor: null, sessionGeneration: (user.sessionGeneration ?? 0) + 1 };
+}
+
+/**
+ * The user once `code` is accepted: `step` (the code's time step, null when it is no current code) later than
+ * the last one used, else `code` one of the unused recovery codes, which it uses up; null when it is neither.
+ */
+export function withCodeUsed(user: StoredUser, step: number | null, code: string): StoredUser | null {
+  const current = user.secondFactor ?? null;
+  if (current === null) return null;
+  if (step !== null && step > current.lastStep) return { ...user, secondFactor: { ...current, lastStep: step } };
+  const used = step === null ? useRecoveryCode(current, code) : null;
+  return used === null ? null : { ...user, secondFactor: used };
 }
 
 function recoveryHash(code: string): string {
