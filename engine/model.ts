@@ -1,7 +1,15 @@
 // The records the engine owns. Instants are epoch milliseconds (`...At`), durations milliseconds
-// (`...Ms`). Records are readonly and replaced, never mutated.
+// (`...Ms`). Records are readonly and replaced, never mutated. A project's channels are in channels.ts,
+// what a client sets on a check in check-spec.ts; both are exported from here too.
+import type { Millis } from "./units.ts";
+import { HOUR, SECOND } from "./units.ts";
 
-export type Millis = number;
+export type { Millis } from "./units.ts";
+export { DAY, HOUR, MINUTE, SECOND } from "./units.ts";
+export type { Channel, ChannelKind, ChannelValue, NtfySpec, ServiceFields, ServiceKind, WebhookSpec } from "./channels.ts";
+export { CHANNEL_KINDS, SERVICE_KINDS } from "./channels.ts";
+export type { CheckSpec, EscalationSpecStep, UniqueField } from "./check-spec.ts";
+export { UNIQUE_FIELDS } from "./check-spec.ts";
 
 /** Stored statuses; "grace" is derived on read by `statusAt` and never stored. */
 export const STATUSES = ["new", "up", "down", "paused"] as const;
@@ -17,41 +25,6 @@ export type PingSignal = (typeof PING_SIGNALS)[number];
 
 export const CHECK_KINDS = ["simple", "cron", "oncalendar"] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
-
-/**
- * Kinds beyond the first five: each is one module of notify/kinds/ that checks its value and renders its
- * message (CONTRACT "Notification kinds"); the engine stores their values as given.
- */
-export const SERVICE_KINDS = [
-  "telegram",
-  "msteamsw",
-  "pd",
-  "po",
-  "gotify",
-  "matrix",
-  "googlechat",
-  "opsgenie",
-  "mattermost",
-  "rocketchat",
-  "zulip",
-  "pushbullet",
-  "victorops",
-  "pagertree",
-  "spike",
-  "shell",
-  "github",
-  "trello",
-  "sms",
-  "whatsapp",
-  "call",
-  "apprise",
-  "group",
-  "signal",
-  "alertmanager",
-] as const;
-export type ServiceKind = (typeof SERVICE_KINDS)[number];
-export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "ntfy", ...SERVICE_KINDS] as const;
-export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
 /**
  * "duration": an open run outlived the check's max_duration; "too_fast": a run ended in success sooner than
@@ -111,53 +84,6 @@ export type MaintenanceWindow = {
   readonly tz: string;
   readonly durationMs: Millis;
   readonly createdAt: Millis;
-};
-
-/** Webhook channel value: the reference's per-direction request. An empty URL = no request. */
-export type WebhookSpec = {
-  readonly method_down: string;
-  readonly url_down: string;
-  readonly body_down: string;
-  readonly headers_down: Readonly<Record<string, string>>;
-  readonly method_up: string;
-  readonly url_up: string;
-  readonly body_up: string;
-  readonly headers_up: Readonly<Record<string, string>>;
-};
-/** An ntfy channel; `token`: an access token for a protected topic or server (absent: none). */
-export type NtfySpec = {
-  readonly url: string;
-  readonly topic: string;
-  readonly priority_down: number;
-  readonly priority_up: number;
-  readonly token?: string;
-};
-
-/** A channel's value, normalised at creation: email address, webhook spec, chat webhook URL, ntfy spec. */
-export type ChannelValue =
-  | { readonly kind: "email"; readonly address: string }
-  | { readonly kind: "webhook"; readonly spec: WebhookSpec; readonly json: boolean } // json: POST the check's JSON (URL form)
-  | { readonly kind: "slack"; readonly url: string }
-  | { readonly kind: "discord"; readonly url: string }
-  | { readonly kind: "ntfy"; readonly spec: NtfySpec }
-  | { readonly kind: ServiceKind; readonly fields: ServiceFields };
-
-/** A service kind's value: the fields the reference keeps per channel (CONTRACT "Notification kinds"). */
-export type ServiceFields = Readonly<Record<string, string | number | null>>;
-
-export type Channel = {
-  readonly id: string; // uuid
-  readonly projectId: string;
-  readonly name: string;
-  readonly kind: ChannelKind;
-  readonly value: ChannelValue;
-  readonly createdAt: Millis;
-  /** Imported without its settings (a stub of its kind's empty value): nothing is sent until they are given; absent = has them. */
-  readonly needsSettings?: true;
-  /** Whether new checks (the dashboard's "Add check", a ping's auto-created check) get this integration; absent = true. */
-  readonly newChecks?: boolean;
-  /** Notified of every failure signal of its checks, not only of the change to down (`every_failure`); absent = not. */
-  readonly everyFailure?: boolean;
 };
 
 /**
@@ -386,11 +312,6 @@ export type Flip = {
   readonly notify: boolean; // whether integrations hear of it (not for new→up, paused→up, pause, resume)
 };
 
-export const SECOND: Millis = 1000;
-export const MINUTE: Millis = 60 * SECOND;
-export const HOUR: Millis = 60 * MINUTE;
-export const DAY: Millis = 24 * HOUR;
-
 /** Defaults and limits from the spec (section 4.2, 8) and the contract. */
 export const LIMITS = {
   timeoutMinMs: 60 * SECOND,
@@ -422,49 +343,6 @@ export const LIMITS = {
   escalationAfterMinMs: 60 * SECOND,
   escalationAfterMaxMs: 604_800 * SECOND,
 } as const;
-
-/** The fields of a check a client may set (create/update), already validated, in engine units. */
-export type CheckSpec = {
-  readonly name?: string;
-  readonly slug?: string;
-  readonly tags?: string;
-  readonly desc?: string;
-  readonly timeoutMs?: Millis;
-  readonly graceMs?: Millis;
-  readonly schedule?: string; // non-empty; decides kind (cron/oncalendar) on write
-  readonly tz?: string; // canonical zone name
-  readonly manualResume?: boolean;
-  readonly methods?: "" | "POST";
-  readonly startKw?: string;
-  readonly successKw?: string;
-  readonly failureKw?: string;
-  readonly filterSubject?: boolean;
-  readonly filterBody?: boolean;
-  readonly filterHttpBody?: boolean;
-  readonly filterDefaultFail?: boolean;
-  readonly failureThreshold?: number;
-  readonly reminderIntervalMs?: Millis; // 0 = off
-  readonly mutedUntilAt?: Millis | null;
-  readonly maxDurationMs?: Millis; // 0 = off
-  readonly dependsOn?: readonly string[]; // check uuids, validated by the shard (same project, no cycle); [] = none
-  readonly pushToken?: string | null; // null = none; unique over every project, which the pool judges
-  readonly minDurationMs?: Millis; // 0 = off
-  readonly alertOnOverlap?: boolean;
-  readonly maxRunsPerPeriod?: number; // 0 = off
-  /** Steps with channel references (ids or names), resolved by the shard; [] = none; null = the project's policy. */
-  readonly escalation?: readonly EscalationSpecStep[] | null;
-  /** "*" = all channels; otherwise ids or names, resolved by the shard; [] = none. */
-  readonly channels?: { readonly all: true } | { readonly refs: readonly string[] };
-};
-
-/** An escalation step as a client gives it: its channels by id or name, resolved by the shard. */
-export type EscalationSpecStep = {
-  readonly afterMs: Millis;
-  readonly channels: { readonly all: true } | { readonly refs: readonly string[] };
-};
-
-export const UNIQUE_FIELDS = ["name", "slug", "tags", "timeout", "grace"] as const;
-export type UniqueField = (typeof UNIQUE_FIELDS)[number];
 
 /**
  * Returns an outbox entry's id: the zero-padded flip time, check uuid, flip n and channel id, then for a
