@@ -1,194 +1,23 @@
-// The plan's changes of one project's sections (plan.ts): channels, checks, status pages, maintenance
-// windows. Each file entry is compared with its match here through the values the server would store (a
-// channel's value through the server's own parser), so that a file exported from hcd plans no change.
-import type { ServiceKind } from "../../engine/model.ts";
-import { SERVICE_KINDS } from "../../engine/model.ts";
+// The plan's changes of one project's checks, status pages and maintenance windows (plan.ts; its channels:
+// plan-channels.ts). Each file entry is compared with its match here through the values the server would
+// store, so that a file exported from hcd plans no change.
 import { canonicalZone } from "../../engine/zones.ts";
-import { channelInputOf } from "../../http/admin-input.ts";
-import { presentChannelValue } from "../../http/present.ts";
-import { SERVICE_KIND_MODULES } from "../../notify/kinds/index.ts";
 import { call } from "./admin-client.ts";
-import type { CheckSettings, FileChannel, FileCheck } from "./document.ts";
+import type { CheckSettings, FileCheck } from "./document.ts";
 import { CHECK_SETTING_NAMES, settingsOfFile } from "./document.ts";
 import type { LiveCheck } from "./live-state.ts";
 import { escalationOfLive, idsOf, settingsOfLive } from "./live-state.ts";
 import type { Change, Ids, ProjectContext } from "./plan-model.ts";
-import { matchEntries, PHASE } from "./plan-model.ts";
+import { dropped, matchEntries, PHASE } from "./plan-model.ts";
+import type { CheckTarget } from "./plan-check-refs.ts";
+import { checkKey, checkTarget, checkUuidAtRun } from "./plan-check-refs.ts";
 import type { ChannelTarget } from "./plan-channel-refs.ts";
 import { channelIdAtRun, channelKey, channelTarget, escalationTargets, sameSet, sameSteps, stepIdsAtRun } from "./plan-channel-refs.ts";
-import { channelBody, checkBody, maintenanceBody, statusPageBody } from "./requests.ts";
+import { checkBody, maintenanceBody, statusPageBody } from "./requests.ts";
 
 const enc = encodeURIComponent;
 
-// ---- channels ----
-
-/** A channel's value as the server would store and show it, or null when the server's parser refuses it. */
-function storedValue(kind: string, value: unknown): unknown {
-  const parsed = channelInputOf({ kind, name: "", value }, { parse: (k: ServiceKind, v: unknown) => SERVICE_KIND_MODULES[k].parse(v) });
-  if (!parsed.ok) return null;
-  const form = (SERVICE_KINDS as readonly string[]).includes(kind) ? SERVICE_KIND_MODULES[kind as ServiceKind].form : [];
-  return presentChannelValue(parsed.value.value, form);
-}
-
-export function channelChanges(context: ProjectContext): Change[] {
-  const { file, live, label: projectLabel, ids } = context;
-  if (file.channels === undefined) return [];
-  const liveChannels = live?.channels ?? [];
-  const { matched, left } = matchEntries(
-    file.channels,
-    liveChannels,
-    (c) => c.id,
-    (c) => c.id,
-    (c) => c.name,
-    (c) => c.name,
-  );
-  for (const [entry, found] of matched) if (found !== null) ids.channels.set(entry, found.id);
-  const changes: Change[] = [];
-  const membersOf = (entry: FileChannel, where: string) =>
-    ((entry.value as { channels?: string[] }).channels ?? [])
-      .map((ref) => channelTarget(context, ref, where))
-      .filter((t): t is ChannelTarget => t !== null);
-  for (const entry of file.channels) {
-    const found = matched.get(entry) ?? null;
-    const group = entry.kind === "group";
-    const label = `channel ${JSON.stringify(entry.name)} (${entry.kind}) in ${projectLabel}`;
-    const members = group ? membersOf(entry, label) : [];
-    const body = (runIds: Ids) => channelBody(entry, group ? members.map((m) => channelIdAtRun(runIds, m)) : null);
-    if (found === null) {
-      // made with the file's id when it has one: the next run (here or on the hcd it came from) matches it by id
-      const request = (runIds: Ids) => (entry.id === undefined ? body(runIds) : { ...body(runIds), id: entry.id });
-      changes.push({
-        verb: "create",
-        what: "channel",
-        label,
-        details: entry.needs_settings === true ? ["needs its settings"] : [],
-        phase: group ? PHASE.group : PHASE.channel,
-        run: async (client, runIds) => {
-          const made = (await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/channels`, request(runIds))) as {
-            id: string;
-          };
-          runIds.channels.set(entry, made.id);
-          return `created ${label} (id ${made.id})`;
-        },
-      });
-      continue;
-    }
-    if (found.kind !== entry.kind) {
-      context.problems.push(
-        `${label}: it is a ${found.kind} channel here, and a channel keeps its kind; give the file's entry another name (and --prune the old one)`,
-      );
-      continue;
-    }
-    const details: string[] = [];
-    if (found.name !== entry.name) details.push(`name ${JSON.stringify(found.name)} → ${JSON.stringify(entry.name)}`);
-    if ((found.new_checks ?? true) !== (entry.new_checks ?? true))
-      details.push(`new_checks ${found.new_checks ?? true} → ${entry.new_checks ?? true}`);
-    if ((found.every_failure ?? false) !== (entry.every_failure ?? false))
-      details.push(`every_failure ${found.every_failure ?? false} → ${entry.every_failure ?? false}`);
-    // a file that does not know the settings (needs_settings) leaves them as they are here
-    const valueDiffers =
-      entry.needs_settings === true
-        ? false
-        : group
-          ? !sameSet(
-              members.map((m) => channelKey(context, m)),
-              idsOf((found.value as { channels?: unknown } | undefined)?.channels),
-            )
-          : found.needs_settings === true || JSON.stringify(storedValue(entry.kind, entry.value)) !== JSON.stringify(found.value);
-    if (valueDiffers) details.push(group ? "members" : "value"); // a value's text is never shown: it may hold a secret
-    if (details.length === 0) continue;
-    if (entry.needs_settings === true && found.needs_settings === true) {
-      context.problems.push(`${label}: it needs its settings here and the file has none: give it a value to rename it`);
-      continue;
-    }
-    // a rename of an entry without settings keeps the value here
-    const edit = (runIds: Ids) =>
-      entry.needs_settings === true
-        ? { name: entry.name, new_checks: entry.new_checks ?? true, every_failure: entry.every_failure ?? false, value: found.value }
-        : body(runIds);
-    changes.push({
-      verb: "update",
-      what: "channel",
-      label,
-      details,
-      phase: group ? PHASE.groupUpdate : PHASE.channelUpdate,
-      run: async (client, runIds) => {
-        await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/channels/${enc(found.id)}`, edit(runIds));
-        return `updated ${label}`;
-      },
-    });
-  }
-  for (const channel of left)
-    changes.push(
-      ...dropped(
-        context,
-        "channel",
-        `channel ${JSON.stringify(channel.name)} (${channel.kind})`,
-        channel.kind === "group" ? PHASE.groupDelete : PHASE.channelDelete,
-        `channels/${enc(channel.id)}`,
-      ),
-    );
-  return changes;
-}
-
-/** A live entry the file does not name: deleted with --prune, else listed as kept. */
-function dropped(context: ProjectContext, what: string, name: string, phase: number, path: string): Change[] {
-  const label = `${name} in ${context.label}`;
-  if (!context.prune) {
-    context.unmanaged.push(label);
-    return [];
-  }
-  return [
-    {
-      verb: "delete",
-      what,
-      label,
-      details: [],
-      phase,
-      run: async (client) => {
-        await call(client, "DELETE", `/admin/v1/projects/${enc(context.projectId())}/${path}`);
-        return `deleted ${label}`;
-      },
-    },
-  ];
-}
-
 // ---- checks ----
-
-/** Where a file names a check: its entry in the file, or a check here (a section not managed). */
-type CheckTarget = { readonly entry: FileCheck } | { readonly uuid: string };
-
-function checkTarget(context: ProjectContext, ref: string, where: string): CheckTarget | null {
-  const { file, live } = context;
-  if (file.checks !== undefined) {
-    const entry = file.checks.find((c) => c.uuid === ref) ?? file.checks.find((c) => c.slug === ref && c.slug !== "");
-    if (entry !== undefined) return { entry };
-  } else {
-    const byUuid = (live?.checks ?? []).find((c) => c.uuid === ref);
-    if (byUuid !== undefined) return { uuid: byUuid.uuid };
-    const bySlug = (live?.checks ?? []).filter((c) => c.slug === ref && ref !== "");
-    if (bySlug.length === 1) return { uuid: bySlug[0].uuid };
-    if (bySlug.length > 1) {
-      context.problems.push(
-        `${where}: ${bySlug.length} checks of ${context.label} have the slug ${JSON.stringify(ref)}; name it by its uuid`,
-      );
-      return null;
-    }
-  }
-  context.problems.push(`${where}: ${context.label} has no check ${JSON.stringify(ref)}`);
-  return null;
-}
-
-function checkKey(context: ProjectContext, target: CheckTarget): string {
-  if ("uuid" in target) return target.uuid;
-  return context.ids.checks.get(target.entry) ?? target.entry.uuid ?? `new:${context.file.checks?.indexOf(target.entry)}`;
-}
-function checkUuidAtRun(ids: Ids, target: CheckTarget): string {
-  if ("uuid" in target) return target.uuid;
-  const uuid = ids.checks.get(target.entry);
-  if (uuid === undefined) throw new Error(`check ${JSON.stringify(target.entry.slug ?? "")} was not created`);
-  return uuid;
-}
 
 function checkName(check: { uuid?: string; slug?: string; name?: string }): string {
   return JSON.stringify(

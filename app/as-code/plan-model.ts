@@ -1,6 +1,8 @@
-// The plan's shapes (plan.ts makes it, plan-entries.ts the changes of each section, apply.ts carries it
-// out): a change, the ids learnt while applying, a project's context, the phases' order, and matching.
+// The plan's shapes (plan.ts makes it, plan-channels.ts and plan-entries.ts the changes of each section,
+// apply.ts carries it out): a change, the ids learnt while applying, a project's context, the phases' order,
+// matching, and what becomes of a live entry the file does not name.
 import type { AdminClient } from "./admin-client.ts";
+import { call } from "./admin-client.ts";
 import type { FileChannel, FileCheck, FileProject } from "./document.ts";
 import type { LiveProjectState } from "./live-state.ts";
 
@@ -103,4 +105,26 @@ export function matchEntries<F, L>(
     if (found !== undefined) taken.add(found);
   }
   return { matched, left: live.filter((l) => !taken.has(l)) };
+}
+
+/** A live entry the file does not name: deleted with --prune, else listed as kept. */
+export function dropped(context: ProjectContext, what: string, name: string, phase: number, path: string): Change[] {
+  const label = `${name} in ${context.label}`;
+  if (!context.prune) {
+    context.unmanaged.push(label);
+    return [];
+  }
+  return [
+    {
+      verb: "delete",
+      what,
+      label,
+      details: [],
+      phase,
+      run: async (client) => {
+        await call(client, "DELETE", `/admin/v1/projects/${encodeURIComponent(context.projectId())}/${path}`);
+        return `deleted ${label}`;
+      },
+    },
+  ];
 }
