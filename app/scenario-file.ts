@@ -10,7 +10,8 @@ import type { JsonObject } from "../http/body.ts";
 import { channelInputOf, maintenanceInputOf, projectInputOf } from "../http/admin-input.ts";
 import { serviceKindsOf } from "../notify/kinds/service.ts";
 import { DEFAULT_SERVICE_SETTINGS } from "../notify/kinds/settings.ts";
-import { checkRequestOf, escalationOf } from "../http/input.ts";
+import { checkRequestOf } from "../http/input.ts";
+import { escalationOf } from "../http/alerting-input.ts";
 import { isUuid } from "../engine/ids.ts";
 
 /** A scenario as JSON: what `hcd replay FILE` reads and bench/scenarios.ts writes. */

@@ -9,7 +9,7 @@ import { validateSchedule } from "../engine/schedule.ts";
 import { canonicalZone } from "../engine/zones.ts";
 import type { JsonObject } from "./body.ts";
 import type { ServiceKinds } from "./deps.ts";
-import { isoInstantOf } from "./input.ts";
+import { isoInstantOf } from "./field-input.ts";
 import { isUuid } from "../engine/ids.ts";
 
 /** Returns the project to create from an admin request body; invalid → 400 outcome. */

@@ -11,7 +11,9 @@ import type { Outcome } from "../engine/outcome.ts";
 import { invalid, ok } from "../engine/outcome.ts";
 import type { KeptProjectIds } from "../host/pool-api.ts";
 import type { JsonObject } from "./body.ts";
-import { checkRequestOf, isoInstantOf } from "./input.ts";
+import { checkRequestOf } from "./input.ts";
+import { isoInstantOf } from "./field-input.ts";
+import { IMPORTED_SETTINGS } from "./check-fields.ts";
 
 /** How many pings one request may bring (more: another request). */
 export const MAX_IMPORTED_PINGS = 1_000;
@@ -77,31 +79,6 @@ function hashedKeysOf(value: unknown): Outcome<HashedApiKeys> {
   return ok({ secretKey, apiKey: apiKey.value, apiKeyReadonly: apiKeyReadonly.value });
 }
 
-/** The settings fields of an imported check, as the Management API takes them. */
-const SETTINGS_FIELDS = [
-  "name",
-  "slug",
-  "tags",
-  "desc",
-  "timeout",
-  "grace",
-  "schedule",
-  "tz",
-  "manual_resume",
-  "methods",
-  "start_kw",
-  "success_kw",
-  "failure_kw",
-  "filter_subject",
-  "filter_body",
-  "filter_http_body",
-  "filter_default_fail",
-  "channels",
-  "failure_threshold",
-  "reminder_interval",
-  "max_duration",
-] as const;
-
 /**
  * The check of PUT /admin/v1/projects/<id>/checks/<uuid> at `at`: its settings as the API takes them, "badge_key", its state ("status",
  * "n_pings", "last_ping", "last_start", "last_start_rid", "last_duration" in seconds, "created") and "flips" ([{"timestamp", "from",
@@ -110,7 +87,7 @@ const SETTINGS_FIELDS = [
 export function checkImportOf(uuid: string, body: JsonObject, at: Millis): Outcome<{ check: CheckImport; dryRun: boolean }> {
   if (!isUuid(uuid)) return invalid("uuid", "must be a lower-case uuid");
   const settings: Record<string, unknown> = {};
-  for (const field of SETTINGS_FIELDS) if (Object.hasOwn(body, field)) settings[field] = body[field];
+  for (const field of [...IMPORTED_SETTINGS, "channels"]) if (Object.hasOwn(body, field)) settings[field] = body[field];
   const request = checkRequestOf(settings, null);
   if (!request.ok) return request;
   const badgeKey = body.badge_key ?? uuid;

@@ -1,6 +1,6 @@
 // The file `hcd apply` reads and `hcd export` writes, as typed data once it has passed the schema
 // (file-schema.ts): what each entry holds, and the defaults of a check's settings that are left out.
-import { isoInstantOf } from "../../http/input.ts";
+import { isoInstantOf } from "../../http/field-input.ts";
 
 export type FileChannel = {
   readonly id?: string;

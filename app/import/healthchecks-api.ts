@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { REMOVED_KINDS, uuidOf } from "./channel-values.ts";
 import type { Progress, Skipped, Source, SourceChannel, SourceCheck, SourcePing, SourceProject } from "./model.ts";
 import { MAX_BODY_BYTES, SourceApi, SourceError } from "./source-api.ts";
+import { IMPORTED_SETTINGS } from "../../http/check-fields.ts";
 
 export type ApiImportOptions = {
   readonly from: string;
@@ -17,30 +18,6 @@ export type ApiImportOptions = {
   readonly progress: Progress;
   readonly maxWaitMs?: number;
 };
-
-/** The settings a check brings, by the API's field names (hcd's own alerting fields too, from another hcd). */
-const SETTINGS = [
-  "name",
-  "slug",
-  "tags",
-  "desc",
-  "grace",
-  "timeout",
-  "schedule",
-  "tz",
-  "manual_resume",
-  "methods",
-  "start_kw",
-  "success_kw",
-  "failure_kw",
-  "filter_subject",
-  "filter_body",
-  "filter_http_body",
-  "filter_default_fail",
-  "failure_threshold",
-  "reminder_interval",
-  "max_duration",
-] as const;
 
 export async function readApi(options: ApiImportOptions): Promise<Source> {
   const api = new SourceApi({ from: options.from, apiKey: options.apiKey, progress: options.progress, maxWaitMs: options.maxWaitMs });
@@ -145,7 +122,7 @@ async function checkOf(api: SourceApi, version: number, item: unknown, history: 
   }
   const label = name === "" ? uuid : name;
   const body: Record<string, unknown> = {};
-  for (const field of SETTINGS) if (Object.hasOwn(json, field) && json[field] !== null) body[field] = json[field];
+  for (const field of IMPORTED_SETTINGS) if (Object.hasOwn(json, field) && json[field] !== null) body[field] = json[field]; // hcd's own alerting fields too, from another hcd
   if (!Object.hasOwn(json, "success_kw") && typeof json.subject === "string") {
     // older versions: the subject filter
     body.subject = json.subject;

@@ -4,7 +4,7 @@
 // and up (the steps name integrations, which are a manager's), and the admin token.
 import type { Channel, Project } from "../../engine/model.ts";
 import { reasonOf, unwrap } from "../errors.ts";
-import { escalationOf } from "../input.ts";
+import { escalationOf } from "../alerting-input.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
 import type { Access, DashboardContext } from "./context.ts";

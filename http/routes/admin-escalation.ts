@@ -8,7 +8,7 @@ import { jsonBody, projectOfUrl } from "./admin-params.ts";
 import type { ErrorReporter } from "../errors.ts";
 import { httpError, unwrap } from "../errors.ts";
 import { presentEscalation } from "../present.ts";
-import { escalationOf } from "../input.ts";
+import { escalationOf } from "../alerting-input.ts";
 import { auditTarget, recordChange } from "../../host/audit.ts";
 
 export function adminEscalationRoutes(app: H3, deps: AppDeps, opts: { report: ErrorReporter }): void {
