@@ -17,7 +17,7 @@ import { log } from "../../host/log.ts";
 import type { DashboardContext } from "./context.ts";
 import { errorPage, signInPage } from "./pages.ts";
 import type { Viewer } from "./page-frame.ts";
-import { COOKIE, cookieOf, formOf, htmlResponse, nextPage, redirect, sessionCookie, SignInNeeded } from "./responses.ts";
+import { endSessionCookie, formOf, htmlResponse, nextPage, redirect, sessionIdOf, setSessionCookie, SignInNeeded } from "./responses.ts";
 import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SIGN_IN_FAILURES, SignInLimits, signInKeys } from "./sign-in-limits.ts";
@@ -51,11 +51,12 @@ export type AccountRouteDeps = {
   readonly clientAddressOf: (event: H3Event) => string;
 };
 
-/** A new session of the user (always a new id: no session fixation), under their current session generation, shared with the other nodes; and its cookie. */
-export async function newUserSession(deps: AccountRouteDeps, user: User, at: Millis): Promise<{ session: Session; cookie: string }> {
+/** A new session of the user (always a new id: no session fixation), under their current session generation, shared with the other nodes, its cookie set on the answer to `event`. */
+export async function newUserSession(event: H3Event, deps: AccountRouteDeps, user: User, at: Millis): Promise<Session> {
   const session = deps.sessions.open({ kind: "user", userId: user.id, generation: deps.accounts.sessionGeneration(user.id) ?? 0 }, at);
   await deps.share(session, at);
-  return { session, cookie: sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: deps.secureCookie }) };
+  setSessionCookie(event, session.id, { maxAgeMs: SESSION_IDLE_MS, secure: deps.secureCookie });
+  return session;
 }
 
 /** Tells the user's old address (when hcd sends mail) that their email is now `next`. */
@@ -80,15 +81,16 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   const TOO_MANY = "Too many failed sign-ins: wait 15 minutes and try again.";
   const signIn = (error: string) => signInPage(error, { reset: sendUserMail !== undefined, sso: Boolean(config.oidc) });
 
-  const newSession = (user: User, at: Millis) => newUserSession(deps, user, at);
-  const openSession = async (user: User, at: Millis, next = "/") =>
-    redirect(nextPage(next), { "set-cookie": (await newSession(user, at)).cookie });
+  const openSession = async (event: H3Event, user: User, at: Millis, next = "/") => {
+    await newUserSession(event, deps, user, at);
+    return redirect(nextPage(next));
+  };
   /** After a change that ended every session of the user (a new generation): this browser's ends too, and a new one takes its place. */
-  const reopened = async (found: ReturnType<typeof requireUser>) => {
+  const reopened = async (event: H3Event, found: ReturnType<typeof requireUser>) => {
     sessions.close(found.session.id);
     await deps.unshare(found.session.id);
-    const { session, cookie } = await newSession(found.user, realClock.now());
-    return { found: { ...found, session, viewer: { ...found.viewer, csrf: session.csrf } }, cookie };
+    const session = await newUserSession(event, deps, found.user, realClock.now());
+    return { found: { ...found, session, viewer: { ...found.viewer, csrf: session.csrf } } };
   };
 
   route("POST", "/signin/password", async (event) => {
@@ -111,7 +113,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       return htmlResponse(codePage({ pending: id, error: null, next: nextPage(form.get("next")) }));
     }
     await recordAccountEvent(ctx, "account.signed_in", user, `by password from ${address}`);
-    return openSession(user, now, nextPage(form.get("next")));
+    return openSession(event, user, now, nextPage(form.get("next")));
   });
 
   route("POST", "/signin/code", async (event) => {
@@ -135,7 +137,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const user = accounts.userById(waiting.userId);
     if (user === null) return htmlResponse(signIn("Wrong email or password."), 401);
     await recordAccountEvent(ctx, "account.signed_in", user, `by a second factor's code from ${address}`);
-    return openSession(user, now, nextPage(form.get("next")));
+    return openSession(event, user, now, nextPage(form.get("next")));
   });
 
   /** The user's sessions this node holds that are still in force (those of an older generation end on their next request). */
@@ -187,8 +189,7 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
 
   route("GET", "/account", async (event) => {
     // the admin token's or a key's session has no account: its projects, not a sign-in that sends it back here
-    if (deps.signedInUser(event) === null && sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now()) !== null)
-      return redirect("/");
+    if (deps.signedInUser(event) === null && sessions.find(sessionIdOf(event), realClock.now()) !== null) return redirect("/");
     const found = requireUser(event);
     const done = event.url.searchParams.get("done");
     const notice =
@@ -234,11 +235,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     const enabled = await accounts.enableSecondFactor(found.user.id, secret, form.get("code") ?? "", realClock.now());
     if (!enabled.ok) return htmlResponse(await accountHtml(found, { notice: null, error: sentenceOf(enabled.failure), secret }), 400);
     await recordAccountEvent(ctx, "account.second_factor_on", found.user, `from ${deps.clientAddressOf(event)}`);
-    const next = await reopened(found);
+    const next = await reopened(event, found);
     return htmlResponse(
       await accountHtml(next.found, { notice: "Every other session has been signed out.", recoveryCodes: enabled.value }),
-      200,
-      { "set-cookie": next.cookie },
     );
   });
   route("POST", "/account/second-factor/off", async (event) => {
@@ -248,12 +247,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     }
     await accounts.disableSecondFactor(found.user.id);
     await recordAccountEvent(ctx, "account.second_factor_off", found.user, `from ${deps.clientAddressOf(event)}`);
-    const next = await reopened(found);
-    return htmlResponse(
-      await accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }),
-      200,
-      { "set-cookie": next.cookie },
-    );
+    const next = await reopened(event, found);
+    return htmlResponse(await accountHtml(next.found, { notice: "The second factor is off. Every other session has been signed out." }));
   });
   // a new password, with the current one: every other session of the user ends
   route("POST", "/account/password", async (event) => {
@@ -265,10 +260,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (!guessed) await attempt.succeeded(); // only a wrong current password stays counted
     if (!changed.ok) return htmlResponse(await accountHtml(found, { notice: null, passwordError: sentenceOf(changed.failure) }), 400);
     await recordAccountEvent(ctx, "account.password_changed", found.user, `from ${deps.clientAddressOf(event)}`);
-    const next = await reopened(found);
-    return htmlResponse(await accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }), 200, {
-      "set-cookie": next.cookie,
-    });
+    const next = await reopened(event, found);
+    return htmlResponse(await accountHtml(next.found, { notice: "Password changed. Every other session has been signed out." }));
   });
 
   // a new email, with the password (a single sign-on user's email is the identity provider's), one no other
@@ -309,11 +302,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (!changed.ok) return refusedAs(sentenceOf(changed.failure));
     const user = accounts.userById(found.user.id) ?? found.user;
     await recordAccountEvent(ctx, "account.email_changed", user, `from ${changed.value.email}, from ${deps.clientAddressOf(event)}`);
-    const next = await reopened({ ...found, user, viewer: { ...found.viewer, user: { email: user.email, role: null } } });
+    const next = await reopened(event, { ...found, user, viewer: { ...found.viewer, user: { email: user.email, role: null } } });
     return htmlResponse(
       await accountHtml(next.found, { notice: `Your email is now ${user.email}. Every other session has been signed out.` }),
-      200,
-      { "set-cookie": next.cookie },
     );
   });
 
@@ -350,7 +341,8 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
       sessions.close(session.id);
       await deps.unshare(session.id);
     }
-    return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
+    endSessionCookie(event, secureCookie);
+    return redirect("/");
   });
 
   // the user's email reports: off, weekly or monthly (host/report-claims.ts)
@@ -372,8 +364,9 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
     if (ended === undefined) throw httpError(404, "no such session (it may have ended already)");
     sessions.close(ended.id);
     await deps.unshare(ended.id);
-    if (ended.id === session.id) return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
-    return redirect("/account?done=signout");
+    if (ended.id !== session.id) return redirect("/account?done=signout");
+    endSessionCookie(event, secureCookie);
+    return redirect("/");
   });
 
   // Password reset, only when SMTP_URL is set: the link goes to the user's email and nowhere else. The

@@ -83,7 +83,8 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
     if (signedIn === null) return htmlResponse(emailChangedPage(email));
     deps.sessions.close(signedIn.session.id);
     await deps.unshare(signedIn.session.id);
-    return redirect("/account?done=email", { "set-cookie": (await newUserSession(deps, user, realClock.now())).cookie });
+    await newUserSession(event, deps, user, realClock.now());
+    return redirect("/account?done=email");
   };
 
   route("GET", "/invite/:token", async (event) => {
@@ -136,6 +137,7 @@ export function inviteRoutes(ctx: DashboardContext, deps: AccountRouteDeps): voi
     const how = `${link.kind === "reset" ? "by an emailed reset link" : "by an invitation link"} from ${deps.clientAddressOf(event)}`;
     await recordAccountEvent(ctx, link.kind === "reset" ? "account.password_reset" : "account.joined", accepted.value.user, how);
     if (accepted.value.grant !== null) await recordGrant(accepted.value.user, accepted.value.grant);
-    return redirect("/", { "set-cookie": (await newUserSession(deps, accepted.value.user, now)).cookie });
+    await newUserSession(event, deps, accepted.value.user, now);
+    return redirect("/");
   });
 }

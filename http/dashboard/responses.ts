@@ -1,8 +1,8 @@
-// The dashboard's HTTP plumbing: security headers on every answer, the session cookie, HTML answers and
+// The dashboard's HTTP plumbing: security headers on every answer, the session cookie (h3's cookie helpers), HTML answers and
 // redirects, form bodies, the cross-site check, the sign-in failure counter and the static assets.
 import { existsSync, readFileSync } from "node:fs";
 import type { H3Event } from "h3";
-import { HTTPResponse } from "h3";
+import { deleteCookie, getCookie, HTTPResponse, setCookie } from "h3";
 import type { Millis } from "../../engine/model.ts";
 import { httpError } from "../errors.ts";
 import { readBodyBytes } from "../body.ts";
@@ -46,17 +46,24 @@ export async function formOf(event: H3Event): Promise<URLSearchParams> {
   return new URLSearchParams(new TextDecoder().decode(await readBodyBytes(event.req)));
 }
 
-/** Returns the value of one cookie of a Cookie header, or null. */
-export function cookieOf(header: string | null, name: string): string | null {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
+/** The session cookie's attributes: the whole site, never read by scripts nor sent with another site's request; Secure under an https:// SITE_ROOT. */
+function sessionCookieAttributes(secure: boolean) {
+  return { path: "/", httpOnly: true, sameSite: "strict", secure } as const;
 }
 
-export function sessionCookie(value: string, opts: { maxAgeMs: Millis; secure: boolean }): string {
-  return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(opts.maxAgeMs / 1000)}${opts.secure ? "; Secure" : ""}`;
+/** The session id the request's cookie names, or null. */
+export function sessionIdOf(event: H3Event): string | null {
+  return getCookie(event, COOKIE) ?? null;
+}
+
+/** Sets the answer's session cookie to session `id`, kept by the browser for `maxAgeMs`. */
+export function setSessionCookie(event: H3Event, id: string, opts: { maxAgeMs: Millis; secure: boolean }): void {
+  setCookie(event, COOKIE, id, { ...sessionCookieAttributes(opts.secure), maxAge: Math.floor(opts.maxAgeMs / 1000) });
+}
+
+/** Has the browser drop its session cookie (a sign-out). */
+export function endSessionCookie(event: H3Event, secure: boolean): void {
+  deleteCookie(event, COOKIE, sessionCookieAttributes(secure));
 }
 
 const UTF8 = new TextEncoder();

@@ -37,8 +37,7 @@ import type { Encoding } from "./compression.ts";
 import { compressedResponse, compressNow, encodingFor, MIN_BYTES } from "./compression.ts";
 import { plainFormError } from "./form-errors.ts";
 import {
-  COOKIE,
-  cookieOf,
+  sessionIdOf,
   formOf,
   htmlResponse,
   loadAssets,
@@ -84,7 +83,7 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
   const { resolveProject, signedInUser, userAccessOf, instanceAdminAccess } = userAccess({ pool, accounts, sessions, realClock, unshare });
   const keys = keyPrincipals(pool, config.adminToken);
   const accessOf = (event: H3Event): Access | null => {
-    const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
+    const session = sessions.find(sessionIdOf(event), realClock.now());
     if (session === null) return null;
     if (session.principal.kind === "user") return instanceAdminAccess(event) ?? userAccessOf(event);
     const caller = keys.callerOf(session.principal);
@@ -147,8 +146,8 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
     const answer = async (event: H3Event) => {
       try {
         if (method === "POST") refuseCrossSite(event.req.headers, siteOrigin);
-        await sharing.sync(cookieOf(event.req.headers.get("cookie"), COOKIE));
-        const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
+        await sharing.sync(sessionIdOf(event));
+        const session = sessions.find(sessionIdOf(event), realClock.now());
         if (session?.principal.kind === "user") await resolveProject(event, session.principal.userId);
         return await handler(event);
       } catch (error) {

@@ -16,14 +16,14 @@ import { DASHBOARD_CHECK_LIMIT, projectsPage, signInPage, statusWordOf } from ".
 import { numberOf, plainLimitError } from "./project-routes.ts";
 import { livePageResponse } from "./live-page.ts";
 import {
-  COOKIE,
-  cookieOf,
   FailureCounter,
   formOf,
   htmlResponse,
   nextPage,
   redirect,
-  sessionCookie,
+  endSessionCookie,
+  sessionIdOf,
+  setSessionCookie,
   SIGN_IN_FAILURES_PER_MINUTE,
   SignInNeeded,
 } from "./responses.ts";
@@ -125,18 +125,20 @@ export function signInRoutes(
     const session = sessions.open(principal, now);
     await deps.share(session, now);
     if (principal.kind === "admin") await recordAccountEvent({ deps: app }, "account.signed_in", "admin", `from ${address}`);
-    return redirect(next, { "set-cookie": sessionCookie(session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie }) });
+    setSessionCookie(event, session.id, { maxAgeMs: SESSION_IDLE_MS, secure: secureCookie });
+    return redirect(next);
   });
 
   route("POST", "/signout", async (event) => {
-    const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
+    const session = sessions.find(sessionIdOf(event), realClock.now());
     if (session === null) throw new SignInNeeded();
     const access = { session }; // any session signs out, a user's on a page of no project too
     const form = await formOf(event);
     if (!csrfMatches(access.session, form.get("csrf"))) throw httpError(403, "the form's security token is missing or stale");
     sessions.close(access.session.id);
     await deps.unshare(access.session.id);
-    return redirect("/", { "set-cookie": sessionCookie("", { maxAgeMs: 0, secure: secureCookie }) });
+    endSessionCookie(event, secureCookie);
+    return redirect("/");
   });
 
   route("POST", "/projects", async (event) => {

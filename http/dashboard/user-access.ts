@@ -9,7 +9,7 @@ import { isUuid } from "../../engine/ids.ts";
 import { mayDo } from "../../engine/roles.ts";
 import { isUniqueKey } from "../input.ts";
 import type { Access } from "./context.ts";
-import { COOKIE, cookieOf, param } from "./responses.ts";
+import { param, sessionIdOf } from "./responses.ts";
 import type { SessionStore } from "./sessions.ts";
 
 /** The helpers of users' requests, over the dashboard's sessions. */
@@ -42,7 +42,7 @@ export function userAccess(deps: {
    * user's session ends here.
    */
   const signedInUser = (event: H3Event) => {
-    const session = sessions.find(cookieOf(event.req.headers.get("cookie"), COOKIE), realClock.now());
+    const session = sessions.find(sessionIdOf(event), realClock.now());
     if (session === null || session.principal.kind !== "user") return null;
     const user = accounts.userById(session.principal.userId);
     if (user === null || accounts.sessionGeneration(user.id) !== (session.principal.generation ?? 0)) {

@@ -2,7 +2,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { escapeHtml, html } from "../../http/dashboard/html.ts";
-import { cookieOf } from "../../http/dashboard/responses.ts";
+import { mockEvent } from "h3";
+import { sessionIdOf } from "../../http/dashboard/responses.ts";
 import { csrfMatches, SESSION_IDLE_MS, SessionStore } from "../../http/dashboard/sessions.ts";
 
 test("every interpolation is escaped; fragments built by html are kept; lists are joined", () => {
@@ -53,10 +54,11 @@ test("the CSRF token must match exactly", () => {
   assert.ok(session.csrf.length >= 40 && session.id !== session.csrf);
 });
 
-test("cookieOf finds one cookie among several", () => {
-  assert.is(cookieOf("a=1; hcd_session=abc; b=2", "hcd_session"), "abc");
-  assert.is(cookieOf("xhcd_session=abc", "hcd_session"), null);
-  assert.is(cookieOf(null, "hcd_session"), null);
+test("sessionIdOf finds the session cookie among several, and no other", () => {
+  const withCookie = (cookie: string | null) => mockEvent("http://hcd.test/", cookie === null ? {} : { headers: { cookie } });
+  assert.is(sessionIdOf(withCookie("a=1; hcd_session=abc; b=2")), "abc");
+  assert.is(sessionIdOf(withCookie("xhcd_session=abc")), null);
+  assert.is(sessionIdOf(withCookie(null)), null);
 });
 
 test.run();
