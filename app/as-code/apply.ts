@@ -1,7 +1,7 @@
 // `hcd apply`: the plan (plan.ts) shown whole, then (unless a dry run) carried out one change after another
 // through the admin API, each printed once it is made. The first change the server refuses stops the run:
 // what was applied and what was not is said, and a run again plans only what is still missing.
-import type { AdminClient } from "./admin-client.ts";
+import type { AdminClient } from "../admin-client.ts";
 import type { HcdFile } from "./document.ts";
 import { makePlan } from "./plan.ts";
 import type { Change, Plan } from "./plan-model.ts";

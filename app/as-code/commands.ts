@@ -2,8 +2,8 @@
 // through a running server, else a stopped DATA_DIR), reading the file, and the exit status.
 import { readFileSync } from "node:fs";
 import type { Settings } from "../config.ts";
-import type { AdminClient } from "./admin-client.ts";
-import { AdminError, dataDirAdminClient, httpAdminClient } from "./admin-client.ts";
+import type { AdminClient } from "../admin-client.ts";
+import { AdminError, dataDirAdminClient, httpAdminClient } from "../admin-client.ts";
 import { applyFile } from "./apply.ts";
 import { exportText, ExportError } from "./export.ts";
 import { schemaText } from "./file-schema.ts";

@@ -5,7 +5,7 @@
 // `${NAME}` placeholders that apply reads from the environment, unless `includeSecrets`.
 import { Document } from "yaml";
 import type { Scalar } from "yaml";
-import type { AdminClient } from "./admin-client.ts";
+import type { AdminClient } from "../admin-client.ts";
 import type { CheckSettings } from "./document.ts";
 import { CHECK_DEFAULTS, CHECK_SETTING_NAMES } from "./document.ts";
 import type { LiveChannel, LiveCheck, LiveProjectState } from "./live-state.ts";

@@ -1,8 +1,8 @@
 // What hcd holds now, read through the admin API (never the store): projects with their channels (values
 // included), checks, status pages and maintenance windows, in the shapes the API answers. `hcd export`
 // writes it out; `hcd apply` compares the file with it.
-import type { AdminClient } from "./admin-client.ts";
-import { call } from "./admin-client.ts";
+import type { AdminClient } from "../admin-client.ts";
+import { call } from "../admin-client.ts";
 import type { CheckSettings } from "./document.ts";
 import { isoSecond, tagList } from "./document.ts";
 

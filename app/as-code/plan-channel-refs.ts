@@ -1,7 +1,7 @@
 // How a project's entries in an apply file name its channels (by name, or by id), resolved against the
 // file's channels or, for a section the file does not manage, the channels here; and the escalation
 // policies built on them: a check's own (plan-entries.ts) and its project's, planned here.
-import { call } from "./admin-client.ts";
+import { call } from "../admin-client.ts";
 import type { FileChannel, FileEscalationStep } from "./document.ts";
 import type { LiveEscalationStep } from "./live-state.ts";
 import { idsOf } from "./live-state.ts";

@@ -5,7 +5,7 @@ import { SERVICE_KINDS } from "../../engine/model.ts";
 import { channelInputOf } from "../../http/admin-input.ts";
 import { presentChannelValue } from "../../http/present.ts";
 import { SERVICE_KIND_MODULES } from "../../notify/kinds/index.ts";
-import { call } from "./admin-client.ts";
+import { call } from "../admin-client.ts";
 import type { FileChannel } from "./document.ts";
 import { idsOf } from "./live-state.ts";
 import type { Change, Ids, ProjectContext } from "./plan-model.ts";

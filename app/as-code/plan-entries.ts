@@ -2,7 +2,7 @@
 // plan-channels.ts). Each file entry is compared with its match here through the values the server would
 // store, so that a file exported from hcd plans no change.
 import { canonicalZone } from "../../engine/zones.ts";
-import { call } from "./admin-client.ts";
+import { call } from "../admin-client.ts";
 import type { CheckSettings, FileCheck } from "./document.ts";
 import { CHECK_SETTING_NAMES, settingsOfFile } from "./document.ts";
 import type { LiveCheck } from "./live-state.ts";

@@ -1,8 +1,8 @@
 // The plan's shapes (plan.ts makes it, plan-channels.ts and plan-entries.ts the changes of each section,
 // apply.ts carries it out): a change, the ids learnt while applying, a project's context, the phases' order,
 // matching, and what becomes of a live entry the file does not name.
-import type { AdminClient } from "./admin-client.ts";
-import { call } from "./admin-client.ts";
+import type { AdminClient } from "../admin-client.ts";
+import { call } from "../admin-client.ts";
 import type { FileChannel, FileCheck, FileProject } from "./document.ts";
 import type { LiveProjectState } from "./live-state.ts";
 

@@ -4,8 +4,8 @@
 // for checks); a section the file leaves out is not managed. Deletions only with `prune`. Nothing here
 // changes anything: the plan is shown whole before the first change (apply.ts).
 import type { FileProject, HcdFile } from "./document.ts";
-import type { AdminClient } from "./admin-client.ts";
-import { call } from "./admin-client.ts";
+import type { AdminClient } from "../admin-client.ts";
+import { call } from "../admin-client.ts";
 import type { LiveProject, LiveProjectState, LiveStatusPage } from "./live-state.ts";
 import { listProjects, readProject } from "./live-state.ts";
 import { checkChanges, maintenanceChanges, statusPageChanges } from "./plan-entries.ts";

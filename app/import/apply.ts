@@ -3,7 +3,7 @@
 // and flips in one request; its past pings after), then users and their roles. Whatever is there already
 // is kept (a check takes the source's settings), so a second run creates nothing new and a run cut short
 // is completed by the next. With dryRun nothing is written: the server answers what each step would do.
-import type { AdminAnswer, AdminClient } from "./admin-client.ts";
+import type { AdminAnswer, AdminClient } from "../admin-client.ts";
 import type { Progress, Source, SourceChannel, SourceCheck, SourcePing, SourceProject, SourceUser, Summary } from "./model.ts";
 import { emptySummary } from "./model.ts";
 
@@ -45,7 +45,7 @@ async function placeProject(project: SourceProject, admin: AdminClient, summary:
   let id = project.id;
   if (project.findByChecks) {
     for (const check of project.checks) {
-      const found = await admin.call("GET", `/admin/v1/checks/${check.uuid}`);
+      const found = await admin.request("GET", `/admin/v1/checks/${check.uuid}`);
       if (found.status === 200) {
         id = stringField(found, "project");
         break;
@@ -53,7 +53,7 @@ async function placeProject(project: SourceProject, admin: AdminClient, summary:
       expect(found, [404], `GET /admin/v1/checks/${check.uuid}`);
     }
   }
-  const existing = await admin.call("GET", `/admin/v1/projects/${id}`);
+  const existing = await admin.request("GET", `/admin/v1/projects/${id}`);
   if (existing.status === 200) {
     const pingKey = project.create.ping_key;
     if (typeof pingKey === "string" && pingKey !== stringField(existing, "ping_key")) {
@@ -70,7 +70,7 @@ async function placeProject(project: SourceProject, admin: AdminClient, summary:
   summary.projects++;
   const limit = typeof project.create.ping_log_limit === "number" ? project.create.ping_log_limit : 100;
   if (options.dryRun) return { id, exists: false, pingLogLimit: limit, made: true };
-  const made = await admin.call("POST", "/admin/v1/projects", { ...project.create, id });
+  const made = await admin.request("POST", "/admin/v1/projects", { ...project.create, id });
   if (made.status === 409 && /API key/.test(errorOf(made))) {
     // the source's key is another hcd project's: this one gets new keys
     summary.skipped.push({
@@ -79,7 +79,7 @@ async function placeProject(project: SourceProject, admin: AdminClient, summary:
       reason: `its API keys are another hcd project's: it gets new ones (${errorOf(made)})`,
     });
     const { api_key: _rw, api_key_readonly: _ro, hashed_api_keys: _hashed, ...rest } = project.create;
-    expect(await admin.call("POST", "/admin/v1/projects", { ...rest, id }), [201], "POST /admin/v1/projects");
+    expect(await admin.request("POST", "/admin/v1/projects", { ...rest, id }), [201], "POST /admin/v1/projects");
   } else {
     expect(made, [201], "POST /admin/v1/projects");
   }
@@ -96,7 +96,7 @@ async function importChannels(
 ): Promise<Set<string>> {
   const there = new Set<string>();
   if (state.exists) {
-    const listed = await admin.call("GET", `/admin/v1/projects/${state.id}/channels`);
+    const listed = await admin.request("GET", `/admin/v1/projects/${state.id}/channels`);
     if (listed.status === 200) for (const channel of arrayField(listed, "channels")) there.add(String((channel as { id?: unknown }).id));
     else if (!options.dryRun) expect(listed, [200], `GET /admin/v1/projects/${state.id}/channels`);
   }
@@ -122,7 +122,7 @@ async function importChannels(
     }
     const path = `/admin/v1/projects/${state.id}/channels`;
     const base = { id: channel.id, kind: channel.kind, name: channel.name };
-    let made = await admin.call("POST", path, value === undefined ? { ...base, needs_settings: true } : { ...base, value });
+    let made = await admin.request("POST", path, value === undefined ? { ...base, needs_settings: true } : { ...base, value });
     if (made.status === 400 && value !== undefined && !/^json validation error: kind /.test(errorOf(made))) {
       // hcd refuses its settings (a kind this server does not offer, a value it does not take): a stub keeps its assignments
       summary.skipped.push({
@@ -130,7 +130,7 @@ async function importChannels(
         name: label,
         reason: `its settings are not kept (${errorOf(made)}): it needs them given again`,
       });
-      made = await admin.call("POST", path, { ...base, needs_settings: true });
+      made = await admin.request("POST", path, { ...base, needs_settings: true });
     }
     if (made.status === 400) {
       summary.skipped.push({
@@ -174,7 +174,7 @@ async function importCheck(
     result = "created";
   } else {
     const path = `/admin/v1/projects/${state.id}/checks/${check.uuid}`;
-    const put = await admin.call("PUT", path, options.dryRun ? { ...body, dry_run: true } : body);
+    const put = await admin.request("PUT", path, options.dryRun ? { ...body, dry_run: true } : body);
     if (put.status === 400 || put.status === 403 || put.status === 409) {
       summary.skipped.push({ kind: "check", name, reason: errorOf(put) });
       options.progress(`check ${nth} "${name}": skipped (${errorOf(put)})`);
@@ -220,7 +220,7 @@ async function importPings(
   let added = 0;
   for (const batch of batchesOf(pings)) {
     const path = `/admin/v1/projects/${state.id}/checks/${check.uuid}/pings`;
-    const posted = await admin.call("POST", path, options.dryRun ? { pings: batch, dry_run: true } : { pings: batch });
+    const posted = await admin.request("POST", path, options.dryRun ? { pings: batch, dry_run: true } : { pings: batch });
     if (posted.status === 400) {
       summary.skipped.push({ kind: "pings", name, reason: errorOf(posted) });
       continue;
@@ -259,7 +259,7 @@ async function importUsers(
   options: ApplyOptions,
 ): Promise<void> {
   if (users.length === 0 && placed.every(({ project }) => project.members.length === 0)) return;
-  const listed = await admin.call("GET", "/admin/v1/users");
+  const listed = await admin.request("GET", "/admin/v1/users");
   expect(listed, [200], "GET /admin/v1/users");
   const ids = new Map<string, string>();
   for (const user of arrayField(listed, "users")) {
@@ -275,7 +275,7 @@ async function importUsers(
       ids.set(email, "");
       continue;
     }
-    const made = await admin.call("POST", "/admin/v1/users", { email: user.email, password_hash: user.passwordHash });
+    const made = await admin.request("POST", "/admin/v1/users", { email: user.email, password_hash: user.passwordHash });
     if (made.status === 400) {
       summary.skipped.push({ kind: "user", name: user.email, reason: errorOf(made) });
       continue;
@@ -287,7 +287,7 @@ async function importUsers(
   for (const { project, state } of placed) {
     const roles = new Map<string, string>();
     if (state.exists) {
-      const members = await admin.call("GET", `/admin/v1/projects/${state.id}/members`);
+      const members = await admin.request("GET", `/admin/v1/projects/${state.id}/members`);
       if (members.status === 200) {
         for (const member of arrayField(members, "members")) {
           const { id, role } = member as { id?: unknown; role?: unknown };
@@ -303,7 +303,7 @@ async function importUsers(
       changed.add(email);
       if (options.dryRun) continue;
       expect(
-        await admin.call("PUT", `/admin/v1/projects/${state.id}/members/${id}`, { role: member.role }),
+        await admin.request("PUT", `/admin/v1/projects/${state.id}/members/${id}`, { role: member.role }),
         [200],
         "PUT /admin/v1/projects/<id>/members/<user>",
       );

@@ -2,8 +2,8 @@
 // admin API of a running server (--url) or of a stopped DATA_DIR; progress on stderr, the summary as JSON
 // on stdout (CONTRACT "Moving in"). Exit status: 0 done (skipped items are listed), 1 failed, 2 usage.
 import type { Settings } from "../config.ts";
-import type { AdminClient } from "./admin-client.ts";
-import { httpAdmin, inProcessAdmin } from "./admin-client.ts";
+import type { AdminClient } from "../admin-client.ts";
+import { dataDirAdminClient, httpAdminClient } from "../admin-client.ts";
 import { applySource, ImportError } from "./apply.ts";
 import { readApi } from "./healthchecks-api.ts";
 import { readDatabase } from "./healthchecks-db.ts";
@@ -83,7 +83,7 @@ export async function importCommand(
   let admin: AdminClient | null = null;
   try {
     const source = await read();
-    admin = target.url !== null ? httpAdmin(target.url, target.token()) : await inProcessAdmin(target.settings());
+    admin = target.url !== null ? httpAdminClient(target.url, target.token()) : await dataDirAdminClient(target.settings());
     const summary = await applySource(source, admin, { dryRun, progress });
     console.log(JSON.stringify(summary, null, 2));
     progress(

@@ -1,16 +1,19 @@
-// The admin API as `hcd export` and `hcd apply` call it, many requests in one run: over HTTP to a running
-// server (--url, a cluster node too), or in-process on a stopped DATA_DIR through the same app
-// (app/in-process-admin.ts, opened once), so both ways validate, answer and record alike.
-import type { Settings } from "../config.ts";
-import { openInProcessAdmin } from "../in-process-admin.ts";
+// The admin API as the CLI's commands call it (`hcd export`, `hcd apply`, `hcd import`), many requests in
+// one run: over HTTP to a running server (--url, a cluster node too), or in-process on a stopped DATA_DIR
+// through the same app (app/in-process-admin.ts), so both ways validate, answer and record alike.
+import type { Settings } from "./config.ts";
+import { openInProcessAdmin } from "./in-process-admin.ts";
 
 export type AdminAnswer = { readonly status: number; readonly json: unknown };
 
 export type AdminClient = {
-  /** Sends one admin request; answers its status and JSON (a body that is not JSON as {"error": text}). */
+  /** Sends one admin request; answers its status and JSON (a body that is not JSON as {"error": text}); rejects only when the server cannot be reached. */
   request(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<AdminAnswer>;
   close(): Promise<void>;
 };
+
+/** How long one admin request may take: an imported check's pings with their bodies are the largest. */
+const REQUEST_MS = 120_000;
 
 /** An admin answer that is not 2xx, as an error naming the request and the server's reason. */
 export class AdminError extends Error {
@@ -31,9 +34,21 @@ export async function call(client: AdminClient, method: "GET" | "POST" | "PUT" |
 
 /** The admin API of the server at `url` with its admin token. */
 export function httpAdminClient(url: string, token: string): AdminClient {
-  const base = url.endsWith("/") ? url : url + "/";
+  const base = url.endsWith("/") ? url : `${url}/`;
   return {
-    request: async (method, path, body) => answerOf(await fetch(new URL(path.replace(/^\//, ""), base), init(method, token, body))),
+    request: async (method, path, body) => {
+      const target = new URL(path.replace(/^\//, ""), base);
+      let res: Response;
+      try {
+        res = await fetch(target, { ...init(method, token, body), signal: AbortSignal.timeout(REQUEST_MS) });
+      } catch (error) {
+        throw new Error(
+          `hcd at ${target.origin} did not answer ${method} ${path}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+      return answerOf(res);
+    },
     close: async () => {},
   };
 }
@@ -66,10 +81,9 @@ function init(method: string, token: string, body: unknown): RequestInit {
 
 async function answerOf(res: Response): Promise<AdminAnswer> {
   const text = await res.text();
-  if (text === "") return { status: res.status, json: null };
   try {
-    return { status: res.status, json: JSON.parse(text) };
+    return { status: res.status, json: text === "" ? null : JSON.parse(text) };
   } catch {
-    return { status: res.status, json: { error: text } };
+    return { status: res.status, json: { error: text.slice(0, 500) } }; // a proxy's error page: its start names it
   }
 }
