@@ -1,28 +1,19 @@
 // The directory (projects and their keys, each check's uuid → project and badge key) in a replicated KV
 // bucket, watched by every node into the single-node directory's classes so any node answers lookups.
-import { randomUUID } from "node:crypto";
-import { jetstream } from "@nats-io/jetstream";
-import type { JetStreamClient, JetStreamPublishOptions } from "@nats-io/jetstream";
 import type { KV, KvWatchEntry } from "@nats-io/kv";
-import { headers } from "@nats-io/nats-core";
 import type { NatsConnection, QueuedIterator, Status } from "@nats-io/nats-core";
-import type { Changes } from "../engine/changes.ts";
 import type { Project } from "../engine/model.ts";
 import { DirectoryLookups } from "../host/directory-lookups.ts";
 import { watchStalled } from "./bucket-follower.ts";
-import {
-  checkKey,
-  decodeCheckValue,
-  decodeProject,
-  encodeCheckValue,
-  encodeProject,
-  parseKey,
-  partitionFilters,
-  projectKey,
-} from "./directory-keys.ts";
+import { decodeCheckValue, decodeProject, parseKey } from "./directory-keys.ts";
 import { openBucket } from "./jetstream-setup.ts";
+import type { CheckPushToken, CheckRoute, DirectoryChanges, Write } from "./directory-writes.ts";
+import { DirectoryWrites } from "./directory-writes.ts";
+
+export type { CheckPushToken, CheckRoute, DirectoryChanges } from "./directory-writes.ts";
+export { NOTHING_PUBLISHED } from "./directory-writes.ts";
 import { resendUnanswered } from "./resend.ts";
-import { DEFAULT_PARTITION_COUNT, partitionOf } from "./partitions.ts";
+import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 
 export type DirectoryReplicaOptions = {
   connection: NatsConnection;
@@ -41,15 +32,6 @@ export type DirectoryReplicaOptions = {
   stallCheckMs?: number;
 };
 
-/** What publish() takes of a shard's Changes. */
-export type DirectoryChanges = Pick<Changes, "projects" | "checks" | "deletedChecks" | "statusOnly" | "stateOnly" | "alertOnly">;
-
-/** A check's route: [uuid, project id, badge key] (Shard.routes() yields these). */
-export type CheckRoute = readonly [string, string, string];
-
-/** A check's push token: [uuid, token] (Shard.pushTokens() yields these). */
-export type CheckPushToken = readonly [string, string];
-
 /** What the copy has applied, for tests and metrics. */
 export type DirectoryStats = {
   /** The last bucket revision applied. */
@@ -62,19 +44,11 @@ export type DirectoryStats = {
 };
 
 type Waiter = { readonly revision: number; readonly settle: (error?: Error) => void };
-type Write = { readonly key: string; readonly value: Uint8Array | null }; // null: delete
-
-const KV_OPERATION = "KV-Operation";
-const PUBLISH_CONCURRENCY = 512;
-
-/** What publish() answers for changes that write no key: the caller has nothing to wait for. */
-export const NOTHING_PUBLISHED: Promise<number> = Promise.resolve(0);
 
 /**
- * Writers: a partition's owner publishes what a committed change did to projects and checks (pings,
- * deadlines and alerting write nothing); a new owner, or one that may have lost a publish, reconciles the
- * partition: its keys become exactly its state. One writer's publishes go one after another, each sent
- * again under the same message id while unanswered.
+ * Writers (directory-writes.ts): a partition's owner publishes what a committed change did to projects and
+ * checks (pings, deadlines and alerting write nothing); a new owner, or one that may have lost a publish,
+ * reconciles the partition: its keys become exactly its state.
  * Readers: the watch starts with every key's last value and follows each change in revision order; it
  * starts again after the last revision applied when the connection comes back, when it ends, or when it
  * stalls behind the bucket (watchStalled). synced() waits until the copy holds what the bucket held.
@@ -82,12 +56,9 @@ export const NOTHING_PUBLISHED: Promise<number> = Promise.resolve(0);
  */
 export class DirectoryReplica extends DirectoryLookups {
   readonly bucket: string;
-  readonly #js: JetStreamClient;
   readonly #kv: KV;
   readonly #connection: NatsConnection;
-  readonly #partitionCount: number;
-  readonly #ackTimeoutMs: number;
-  readonly #retryForMs: number;
+  readonly #writes: DirectoryWrites;
   readonly #stallCheckMs: number;
   #stallTimer: NodeJS.Timeout | null = null;
   /** At the last stall check: the revision applied, and the bucket's last revision. */
@@ -101,9 +72,6 @@ export class DirectoryReplica extends DirectoryLookups {
   #watching: Promise<void> = Promise.resolve();
   #status: AsyncIterable<Status> | null = null;
   #waiters: Waiter[] = [];
-  /** The last revision this node wrote (its copy holds its own writes once it has applied this far). */
-  #written = 0;
-  #writing: Promise<unknown> = Promise.resolve();
   #catchingUp: Promise<void> | null = null;
 
   private constructor(kv: KV, options: DirectoryReplicaOptions, bucket: string) {
@@ -111,10 +79,17 @@ export class DirectoryReplica extends DirectoryLookups {
     this.bucket = bucket;
     this.#kv = kv;
     this.#connection = options.connection;
-    this.#js = jetstream(options.connection);
-    this.#partitionCount = options.partitionCount ?? DEFAULT_PARTITION_COUNT;
-    this.#ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
-    this.#retryForMs = options.retryForMs ?? 30_000;
+    this.#writes = new DirectoryWrites(
+      {
+        connection: options.connection,
+        kv,
+        bucket,
+        partitionCount: options.partitionCount ?? DEFAULT_PARTITION_COUNT,
+        ackTimeoutMs: options.ackTimeoutMs ?? 5_000,
+        retryForMs: options.retryForMs ?? 30_000,
+      },
+      { revision: () => this.#revision, holds: (write, projects) => this.#holds(write, projects), synced: () => this.synced() },
+    );
     this.#stallCheckMs = options.stallCheckMs ?? 2_000;
   }
 
@@ -199,64 +174,19 @@ export class DirectoryReplica extends DirectoryLookups {
 
   // ---- writing (the partition's owner) ----
 
-  /**
-   * Writes what a committed change did to the directory: its projects put, its new or changed checks put
-   * (none when the checks changed only in state), its deleted checks deleted. Resolves with the last
-   * revision written (0: nothing to write) once every write is acknowledged; rejects when one could not be.
-   */
+  /** Writes what a committed change did to the directory (directory-writes.ts); resolves with the last revision written. */
   publish(changes: DirectoryChanges): Promise<number> {
-    const writes = new Map<string, Write>(); // by key: the last write of a key wins, deletions after upserts (as the store applies them)
-    for (const project of changes.projects) {
-      writes.set(projectKey(this.#partition(project.id), project.id), {
-        key: projectKey(this.#partition(project.id), project.id),
-        value: encodeProject(project),
-      });
-    }
-    const stateOnly = changes.statusOnly === true || changes.stateOnly === true || changes.alertOnly === true;
-    if (!stateOnly) {
-      for (const check of changes.checks) {
-        const key = checkKey(this.#partition(check.projectId), check.projectId, check.uuid);
-        writes.set(key, { key, value: encodeCheckValue(check.badgeKey, check.pushToken) });
-      }
-    }
-    for (const { projectId, uuid } of changes.deletedChecks) {
-      const key = checkKey(this.#partition(projectId), projectId, uuid);
-      writes.set(key, { key, value: null });
-    }
-    if (writes.size === 0) return NOTHING_PUBLISHED; // a change of a check's state only (a ping): nothing to wait for
-    return this.#enqueue(() => this.#write([...writes.values()], changes));
+    return this.#writes.publish(changes);
   }
 
-  /**
-   * Makes the bucket's keys of `partition` exactly these projects and checks (a new owner's state after its
-   * takeover): puts what differs and deletes the keys of projects and checks it no longer holds. Resolves
-   * with how many keys were put and deleted, and the last revision written.
-   */
+  /** Makes the bucket's keys of `partition` exactly these projects and checks (a new owner's, after its takeover). */
   reconcile(
     partition: number,
     projects: readonly Project[],
     checks: Iterable<CheckRoute>,
     pushTokens: Iterable<CheckPushToken> = [],
   ): Promise<{ put: number; deleted: number; revision: number }> {
-    return this.#enqueue(async () => {
-      await this.synced(); // the copy now holds the bucket's values: a put it already holds is left out
-      const wanted: Write[] = [];
-      for (const project of projects) wanted.push({ key: projectKey(partition, project.id), value: encodeProject(project) });
-      const tokens = new Map(pushTokens);
-      for (const [uuid, projectId, badgeKey] of checks)
-        wanted.push({ key: checkKey(partition, projectId, uuid), value: encodeCheckValue(badgeKey, tokens.get(uuid)) });
-      const filters = partitionFilters(partition);
-      const present = new Set<string>(); // the bucket's live keys of the partition
-      for (const filter of [filters.projects, filters.checks]) {
-        for await (const key of await this.#kv.keys(filter)) present.add(key);
-      }
-      const byId = new Map(projects.map((p) => [p.id, p]));
-      const puts = wanted.filter((write) => !(present.has(write.key) && this.#holds(write, byId)));
-      const kept = new Set(wanted.map((write) => write.key));
-      const deletes: Write[] = [...present].filter((key) => !kept.has(key)).map((key) => ({ key, value: null }));
-      const revision = await this.#send([...puts, ...deletes]);
-      return { put: puts.length, deleted: deletes.length, revision };
-    });
+    return this.#writes.reconcile(partition, projects, checks, pushTokens);
   }
 
   /** Stops watching (the connection is the caller's). Writes in flight still finish. */
@@ -268,29 +198,10 @@ export class DirectoryReplica extends DirectoryLookups {
     this.#watch?.stop();
     (this.#status as Partial<QueuedIterator<Status>> | null)?.stop?.(); // the client's iterator has stop()
     await this.#watching;
-    await this.#writing.catch(() => {});
+    await this.#writes.settled();
   }
 
   // ---- internals ----
-
-  #partition(projectId: string): number {
-    return partitionOf(projectId, this.#partitionCount);
-  }
-
-  #enqueue<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.#writing.then(run, run);
-    this.#writing = result.catch(() => {});
-    return result;
-  }
-
-  /** Writes a publish's keys, leaving out puts the copy shows are in the bucket already. */
-  async #write(writes: Write[], changes: DirectoryChanges): Promise<number> {
-    // the copy is the bucket's state only once it has applied this node's own last write
-    const current = this.#revision >= this.#written;
-    const byId = new Map(changes.projects.map((p) => [p.id, p]));
-    const needed = writes.filter((write) => !(current && write.value !== null && this.#holds(write, byId)));
-    return this.#send(needed);
-  }
 
   /** True when the copy holds exactly what `write` (a put; projects by id) would write. */
   #holds(write: Write, projects: ReadonlyMap<string, Project>): boolean {
@@ -308,31 +219,6 @@ export class DirectoryReplica extends DirectoryLookups {
       this.checks.checkOfBadge(value.badgeKey) === key.uuid &&
       (value.pushToken === undefined ? this.pushTokenOf(key.uuid) === undefined : this.pushTokenHolder(value.pushToken) === key.uuid)
     );
-  }
-
-  /** Sends the writes (pipelined, each sent again while unanswered); resolves with the highest revision written. */
-  async #send(writes: readonly Write[]): Promise<number> {
-    let revision = 0;
-    for (let from = 0; from < writes.length; from += PUBLISH_CONCURRENCY) {
-      const acks = await Promise.all(writes.slice(from, from + PUBLISH_CONCURRENCY).map((write) => this.#sendOne(write)));
-      for (const seq of acks) revision = Math.max(revision, seq);
-    }
-    return revision;
-  }
-
-  async #sendOne(write: Write): Promise<number> {
-    const msgID = randomUUID(); // the same id on every attempt: a resent write the stream already holds is stored once
-    const subject = `$KV.${this.bucket}.${write.key}`;
-    const options: Partial<JetStreamPublishOptions> = { msgID };
-    if (write.value === null) {
-      options.headers = headers();
-      options.headers.set(KV_OPERATION, "DEL");
-    }
-    const publish = async (timeout: number) =>
-      (await this.#js.publish(subject, write.value ?? new Uint8Array(0), { ...options, timeout })).seq;
-    const seq = await resendUnanswered(publish, { timeoutMs: this.#ackTimeoutMs, forMs: this.#retryForMs });
-    this.#written = Math.max(this.#written, seq); // each acknowledged write, even when another of its publish fails
-    return seq;
   }
 
   #start(): void {
