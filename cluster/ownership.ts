@@ -6,10 +6,9 @@ import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { BucketFollower } from "./bucket-follower.ts";
 import { managerOf, openBucket } from "./jetstream-setup.ts";
-import { wrongLastSequence } from "./nats-errors.ts";
+import { LeaseBuckets, LEASE_BUCKET, leaseBucket, presenceKey } from "./lease-buckets.ts";
 import type { Lease, LeaseKey, Presence, Step } from "./leases.ts";
 import {
-  decodeLease,
   decodePresence,
   encodeLease,
   encodePresence,
@@ -69,7 +68,7 @@ export class Ownership {
   readonly node: string;
   readonly partitionCount: number;
   readonly #js: JetStreamClient;
-  readonly #jsm: JetStreamManager;
+  readonly #leaseBuckets: LeaseBuckets;
   readonly #nodes: KV;
   readonly #requestTimeoutMs: number;
   readonly #bucket: string;
@@ -100,7 +99,7 @@ export class Ownership {
     options: OwnershipOptions,
   ) {
     this.#js = stores.js;
-    this.#jsm = stores.jsm;
+    this.#leaseBuckets = new LeaseBuckets(stores.js, stores.jsm, options.bucket ?? LEASE_BUCKET, stores.requestTimeoutMs);
     this.#nodes = stores.nodes;
     this.#requestTimeoutMs = stores.requestTimeoutMs;
     this.#bucket = options.bucket ?? LEASE_BUCKET;
@@ -216,7 +215,7 @@ export class Ownership {
   async confirm(partition: number): Promise<number | null> {
     const held = this.#held.get(partition);
     if (held === undefined || !leaseHeld(held, this.#clock(), this.#skewMarginMs)) return null;
-    const key = await this.#lastEntry(partition);
+    const key = await this.#leaseBuckets.lastEntry(partition);
     return key !== null && key.revision === held.revision && key.lease?.node === this.node ? held.revision : null;
   }
 
@@ -250,7 +249,9 @@ export class Ownership {
     // a lost server); a watch that falls behind makes others look gone: this node then aims at a larger
     // share, but can still only claim partitions that are free or whose leases ran out
     const live = takers(this.#presence.values(), this.node, presence.handingOff, now);
-    const read = await Promise.all(Array.from({ length: this.partitionCount }, (_, p) => this.#read(p).catch(noted(`read ${p}`))));
+    const read = await Promise.all(
+      Array.from({ length: this.partitionCount }, (_, p) => this.#leaseBuckets.read(p).catch(noted(`read ${p}`))),
+    );
     const keys = read.map((key, partition): LeaseKey | null => {
       const held = this.#held.get(partition);
       if (key === null) {
@@ -299,12 +300,12 @@ export class Ownership {
     if (step.kind === "release") {
       this.#lose(step.partition); // stop owning before anyone can see the partition free
       this.#leases.delete(step.partition);
-      return (await this.#write(step.partition, null, step.revision)) !== null;
+      return (await this.#leaseBuckets.write(step.partition, null, step.revision)) !== null;
     }
     const lease = newLease(this.node, now, this.#leaseMs);
     let revision: number | null;
     try {
-      revision = await this.#write(step.partition, lease, step.revision);
+      revision = await this.#leaseBuckets.write(step.partition, lease, step.revision);
     } catch (error) {
       this.#unanswered.set(step.partition, lease); // it may have landed (a timeout): the next round reads which
       throw error;
@@ -320,52 +321,8 @@ export class Ownership {
     return true;
   }
 
-  /** Writes a lease (or a release) at `revision`: the new revision, or null when the compare-and-set failed; other errors (no quorum, timeouts) throw. */
-  async #write(partition: number, lease: Lease | null, revision: number): Promise<number | null> {
-    try {
-      const ack = await this.#js.publish(leaseSubject(this.#bucket, partition), encodeLease(lease), {
-        expect: { lastSequence: revision },
-        timeout: this.#requestTimeoutMs,
-      });
-      return ack.seq;
-    } catch (error) {
-      if (wrongLastSequence(error)) return null;
-      throw error;
-    }
-  }
-
   #lose(partition: number): void {
     if (this.#held.delete(partition)) this.#onLost(partition);
-  }
-
-  async #read(partition: number): Promise<LeaseKey> {
-    let entry = await this.#lastEntry(partition);
-    if (entry === null) {
-      // a lease never written: write "released" once so that every claim is a CAS on a revision. Two nodes
-      // doing this at once both write "released" (harmless), and the message id makes the second a duplicate.
-      await this.#js
-        .publish(leaseSubject(this.#bucket, partition), encodeLease(null), {
-          msgID: `${leaseBucket(this.#bucket, partition)}-first`,
-          expect: { lastSubjectSequence: 0 },
-          timeout: this.#requestTimeoutMs,
-        })
-        .catch((error: unknown) => {
-          if (!wrongLastSequence(error)) throw error;
-        });
-      entry = await this.#lastEntry(partition);
-      if (entry === null) throw new Error(`${leaseBucket(this.#bucket, partition)}: no lease after the first write`);
-    }
-    return entry;
-  }
-
-  /** The lease's last revision, asked of its bucket's stream leader (a message get); null when never written. */
-  async #lastEntry(partition: number): Promise<LeaseKey | null> {
-    const message = await this.#jsm.streams.getMessage(`KV_${leaseBucket(this.#bucket, partition)}`, {
-      last_by_subj: leaseSubject(this.#bucket, partition),
-    });
-    if (message === null) return null;
-    const deleted = message.header?.get("KV-Operation"); // DEL or PURGE: never written by hcd, read as released
-    return { revision: message.seq, lease: deleted ? null : decodeLease(message.data) };
   }
 
   #handsOff(partition: number, now: number): boolean {
@@ -391,17 +348,3 @@ export class Ownership {
     return this.#presenceFollower?.restarts ?? 0;
   }
 }
-
-/** The one key of a partition's lease bucket. */
-export const LEASE_KEY = "owner";
-/** The lease buckets' name unless a test names its own: partition p's bucket is `${LEASE_BUCKET}-${p}`. */
-export const LEASE_BUCKET = "hcd-owner";
-export const leaseBucket = (bucket: string, partition: number) => `${bucket}-${partition}`;
-/** The partition whose lease bucket is kept in JetStream stream `stream`, or null for any other stream. */
-export function leasedPartitionOf(stream: string, bucket: string): number | null {
-  const prefix = `KV_${leaseBucket(bucket, 0).slice(0, -1)}`; // "KV_<bucket>-"
-  const rest = stream.startsWith(prefix) ? stream.slice(prefix.length) : "";
-  return /^\d+$/.test(rest) ? Number(rest) : null;
-}
-const leaseSubject = (bucket: string, partition: number) => `$KV.${leaseBucket(bucket, partition)}.${LEASE_KEY}`;
-export const presenceKey = (node: string) => `node.${node}`;

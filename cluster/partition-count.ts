@@ -2,7 +2,7 @@
 // node configured with another does not start (it would place projects in other partitions).
 import type { NatsConnection } from "@nats-io/nats-core";
 import { managerOf } from "./jetstream-setup.ts";
-import { LEASE_BUCKET, leasedPartitionOf } from "./ownership.ts";
+import { LEASE_BUCKET, leasedPartitionOf } from "./lease-buckets.ts";
 import { DEFAULT_PARTITION_COUNT } from "./partitions.ts";
 import { sharedValue } from "./shared-secret.ts";
 
