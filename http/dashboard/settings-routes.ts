@@ -15,7 +15,7 @@ import { EMPTY_MAINTENANCE_FORM, maintenanceSection } from "./maintenance-pages.
 import { maintenanceRoutes } from "./maintenance-routes.ts";
 import type { ProjectEscalationForm } from "./project-escalation.ts";
 import { mayChangeEscalation, projectEscalationForm, projectEscalationRoutes, projectEscalationSection } from "./project-escalation.ts";
-import { settingsPage } from "./pages.ts";
+import { settingsPage } from "./settings-page.ts";
 import { manageOffer, permit } from "./permits.ts";
 import { htmlResponse, param, redirect, SECURITY_HEADERS } from "./responses.ts";
 
