@@ -15,15 +15,17 @@ import { lockDataDir } from "../persistence/data-dir-lock.ts";
 import { loadBadgeSecret } from "./config.ts";
 import type { Settings } from "./config.ts";
 import { createInProcessPool } from "./pools.ts";
+import type { Pool } from "../host/pool-api.ts";
 
 /** The admin API on DATA_DIR: `fetch` takes requests with `token` as their bearer token; `close` stores everything and lets DATA_DIR go. */
 export type InProcessAdmin = { readonly token: string; fetch(request: Request): Promise<Response>; close(): Promise<void> };
 
-/** Opens DATA_DIR (refused while a server runs on it) and serves the admin API on it in this process. */
-export async function openInProcessAdmin(settings: Settings): Promise<InProcessAdmin> {
-  const siteRoot = settings.siteRoot ?? `http://localhost:${settings.port}`;
-  const lock = lockDataDir(settings.dataDir); // a server running on it refuses this, and this it
-  setPasswordHashN(settings.passwordHashN); // `hcd user create` hashes as the server would
+/** A stopped server's DATA_DIR opened in this process: locked (a server running on it refuses this, and this it), its store through a passive in-process pool, its audit log. */
+export type StoppedDataDir = { readonly pool: Pool; readonly audit: AuditTrail; close(): Promise<void> };
+
+/** Opens the stopped DATA_DIR: no deadlines are applied and nothing is sent (the server does that when it next starts). */
+export async function openStoppedDataDir(settings: Settings): Promise<StoppedDataDir> {
+  const lock = lockDataDir(settings.dataDir);
   const pool = await createInProcessPool({
     dataDir: settings.dataDir,
     shards: 1,
@@ -31,12 +33,37 @@ export async function openInProcessAdmin(settings: Settings): Promise<InProcessA
     clock: "virtual",
     startAt: Date.now(),
     passive: true,
-    notify: { siteRoot, allowPrivateIps: settings.allowPrivateIps, smtpUrl: settings.smtpUrl, fromAddress: settings.defaultFromEmail },
+    notify: {
+      siteRoot: siteRootOf(settings),
+      allowPrivateIps: settings.allowPrivateIps,
+      smtpUrl: settings.smtpUrl,
+      fromAddress: settings.defaultFromEmail,
+    },
   }).catch((error: unknown) => {
     lock.release();
     throw error;
   });
   const audit = AuditTrail.open(settings.dataDir, { maxAgeDays: settings.auditMaxAgeDays, maxEvents: settings.auditMaxEvents });
+  return {
+    pool,
+    audit,
+    close: async () => {
+      try {
+        await pool.close();
+        await audit.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+/** Opens DATA_DIR (refused while a server runs on it) and serves the admin API on it in this process. */
+export async function openInProcessAdmin(settings: Settings): Promise<InProcessAdmin> {
+  const siteRoot = siteRootOf(settings);
+  setPasswordHashN(settings.passwordHashN); // `hcd user create` hashes as the server would
+  const stopped = await openStoppedDataDir(settings);
+  const { pool, audit } = stopped;
   const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
   const notifyOptions = {
     siteRoot,
@@ -68,13 +95,10 @@ export async function openInProcessAdmin(settings: Settings): Promise<InProcessA
   return {
     token,
     fetch: async (request) => app.fetch(request),
-    close: async () => {
-      try {
-        await pool.close();
-        await audit.close();
-      } finally {
-        lock.release();
-      }
-    },
+    close: () => stopped.close(),
   };
+}
+
+function siteRootOf(settings: Settings): string {
+  return settings.siteRoot ?? `http://localhost:${settings.port}`;
 }
