@@ -7,10 +7,11 @@
 // validate and answer alike.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import type { JsonObject } from "../http/body.ts";
 import { ConfigError, readSettings } from "./config.ts";
-import { openInProcessAdmin } from "./in-process-admin.ts";
+import { dataDirAdminClient, httpAdminClient } from "./admin-client.ts";
+import type { Args } from "./cli-args.ts";
+import { allowedOptions, argsOf, UsageError } from "./cli-args.ts";
+import { operationOf, passwordOfStdin, runOperation } from "./cli-admin.ts";
 import type { Settings } from "./config.ts";
 import { VERSION } from "./version.ts";
 import { withSecretFiles } from "./secret-files.ts";
@@ -18,7 +19,7 @@ import { REPLAY_HELP, runReplay } from "./cli-replay.ts";
 import { backupCommand, restoreCommand } from "./cli-backup.ts";
 import { runSimulate, SIMULATE_HELP } from "./cli-simulate.ts";
 import { repairCommand } from "./cli-repair.ts";
-import { IMPORT_FLAGS, IMPORT_HELP, IMPORT_OPTIONS, importCommand, ImportUsageError } from "./import/cli-import.ts";
+import { IMPORT_HELP, importCommand, ImportUsageError } from "./import/cli-import.ts";
 import { applyCommand, AS_CODE_HELP, exportCommand, schemaCommand } from "./as-code/commands.ts";
 
 const HELP = `hcd: admin commands for the hcd monitoring service
@@ -64,247 +65,6 @@ Where the data is:
   without --url  DATA_DIR (default ./data) is opened directly: only while the server is stopped
 
 Every command prints the admin API's JSON. Exit status: 0 ok, 1 refused or failed, 2 usage error.`;
-
-type Args = { readonly words: readonly string[]; readonly options: Readonly<Record<string, string | undefined>> };
-
-class UsageError extends Error {}
-
-/** Options every command takes: where the data is. */
-const COMMON_OPTIONS = ["url", "token"] as const;
-
-/** Each command's own options; a misspelt or foreign option is a usage error, never ignored. */
-const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  "project create": ["name", "check-limit", "ping-log-limit", "ping-body-limit"],
-  "project list": [],
-  "project mute": ["project", "until", "clear"],
-  "user create": ["email", "admin"],
-  "user list": [],
-  "channel add": ["project", "kind", "value", "name"],
-  "channel update": ["project", "channel", "value", "name"],
-  "channel list": ["project"],
-  outbox: [],
-  prune: ["before"],
-  simulate: [
-    "check",
-    "timeout",
-    "grace",
-    "schedule",
-    "tz",
-    "failure-threshold",
-    "max-duration",
-    "min-duration",
-    "max-runs-per-period",
-    "alert-on-overlap",
-    "since",
-    "key",
-  ],
-  replay: [],
-  backup: ["out"],
-  restore: ["in", "data-dir"],
-  repair: ["data-dir"],
-  import: IMPORT_OPTIONS,
-  export: ["project", "include-secrets"],
-  apply: ["file", "dry-run", "prune"],
-  schema: [],
-};
-
-/** Options that take no value. */
-const FLAGS = new Set<string>(["admin", "clear", "include-secrets", "dry-run", "prune", ...IMPORT_FLAGS]);
-
-/** Options with a one-letter form. */
-const SHORT: Readonly<Record<string, string>> = { file: "f" };
-
-/** Returns the command words and options of argv (node:util's parseArgs, strict). */
-function argsOf(argv: readonly string[]): Args | "help" {
-  const known = new Set<string>([...COMMON_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat()]);
-  const options = Object.fromEntries(
-    [...known].map((name) => [
-      name,
-      { type: FLAGS.has(name) ? ("boolean" as const) : ("string" as const), ...(SHORT[name] ? { short: SHORT[name] } : {}) },
-    ]),
-  );
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { ...options, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  if (parsed.values.help === true) return "help";
-  // a flag given reads as "" (present), like an option with a value; absent stays undefined
-  const values = Object.fromEntries(
-    Object.entries(parsed.values)
-      .filter(([name]) => name !== "help")
-      .map(([name, value]) => [name, value === true ? "" : value === false ? undefined : value]),
-  );
-  return { words: parsed.positionals, options: values };
-}
-
-/** Refuses any option given that `command` does not take. */
-function allowedOptions(command: string, args: Args): void {
-  const allowed = COMMAND_OPTIONS[command] ?? [];
-  for (const [name, value] of Object.entries(args.options)) {
-    if (value !== undefined && !allowed.includes(name) && !(COMMON_OPTIONS as readonly string[]).includes(name)) {
-      throw new UsageError(`${command} takes no --${name}`);
-    }
-  }
-}
-
-/** One admin operation: the admin API request that performs it. */
-type Operation = {
-  readonly method: "GET" | "POST" | "PUT";
-  readonly path: string;
-  readonly body?: JsonObject;
-  readonly passwordFromStdin?: boolean;
-};
-
-function operationOf(args: Args): Operation {
-  const [noun, verb, ...rest] = args.words;
-  const command = [noun, verb].filter((w) => w !== undefined).join(" ");
-  const allowed = COMMAND_OPTIONS[command];
-  if (
-    allowed === undefined ||
-    ["simulate", "replay", "backup", "restore", "repair", "import", "export", "apply", "schema"].includes(command)
-  ) {
-    throw new UsageError(command === "" ? "no command given" : `unknown command: ${command}`);
-  }
-  if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
-  allowedOptions(command, args);
-  const opt = (name: string) => args.options[name];
-  const int = (name: string): number | undefined => {
-    const raw = opt(name);
-    if (raw === undefined) return undefined;
-    if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a non-negative integer`);
-    return Number(raw);
-  };
-  const project = () => {
-    const id = opt("project");
-    if (id === undefined) throw new UsageError(`${command} needs --project`);
-    return `/admin/v1/projects/${encodeURIComponent(id)}/channels`;
-  };
-  switch (command) {
-    case "project create": {
-      const body: Record<string, unknown> = { name: opt("name") };
-      for (const [flag, field] of [
-        ["check-limit", "check_limit"],
-        ["ping-log-limit", "ping_log_limit"],
-        ["ping-body-limit", "ping_body_limit"],
-      ]) {
-        const value = int(flag);
-        if (value !== undefined) body[field] = value;
-      }
-      if (body.name === undefined) throw new UsageError("project create needs --name");
-      return { method: "POST", path: "/admin/v1/projects", body };
-    }
-    case "project list":
-      return { method: "GET", path: "/admin/v1/projects" };
-    case "project mute": {
-      const id = opt("project");
-      const until = opt("until");
-      if (id === undefined || (until === undefined) === (args.options.clear === undefined)) {
-        throw new UsageError("project mute needs --project and one of --until or --clear");
-      }
-      return { method: "POST", path: `/admin/v1/projects/${encodeURIComponent(id)}/mute`, body: { until: until ?? null } };
-    }
-    case "user create": {
-      if (opt("email") === undefined) throw new UsageError("user create needs --email");
-      return {
-        method: "POST",
-        path: "/admin/v1/users",
-        body: { email: opt("email"), admin: args.options.admin !== undefined },
-        passwordFromStdin: true,
-      };
-    }
-    case "user list":
-      return { method: "GET", path: "/admin/v1/users" };
-    case "channel add": {
-      const raw = opt("value");
-      if (opt("kind") === undefined || raw === undefined) throw new UsageError("channel add needs --project, --kind and --value");
-      const body: Record<string, unknown> = { kind: opt("kind"), value: valueOf(raw) };
-      if (opt("name") !== undefined) body.name = opt("name");
-      return { method: "POST", path: project(), body };
-    }
-    case "channel update": {
-      const channel = opt("channel");
-      const raw = opt("value");
-      if (channel === undefined || raw === undefined) throw new UsageError("channel update needs --project, --channel and --value");
-      const body: Record<string, unknown> = { value: valueOf(raw) };
-      if (opt("name") !== undefined) body.name = opt("name");
-      return { method: "PUT", path: `${project()}/${encodeURIComponent(channel)}`, body };
-    }
-    case "channel list":
-      return { method: "GET", path: project() };
-    case "outbox":
-      return { method: "GET", path: "/admin/v1/outbox" };
-    default: {
-      // prune
-      const body: Record<string, unknown> = {};
-      if (opt("before") !== undefined) body.before = opt("before");
-      return { method: "POST", path: "/admin/v1/prune", body };
-    }
-  }
-}
-
-/**
- * The password piped to standard input (its one trailing line end dropped), or null when standard input is
- * a terminal or empty (then the user gets an invitation link). Never an argument: arguments are visible to
- * every user of the machine in the process list.
- */
-async function passwordOfStdin(): Promise<string | null> {
-  if (process.stdin.isTTY === true) return null;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/\r?\n$/, "");
-  return text === "" ? null : text;
-}
-
-/** A --value that parses as a JSON object or string is taken as JSON; anything else is the string itself. */
-function valueOf(raw: string): unknown {
-  if (!/^\s*[{"]/.test(raw)) return raw;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
-
-/** Answers an operation through the running server's admin API. */
-async function overHttp(op: Operation, url: string, token: string): Promise<{ status: number; json: unknown }> {
-  return answerOf(await fetch(new URL(op.path, url.endsWith("/") ? url : url + "/"), requestInit(op, token)));
-}
-
-/** Answers an operation on a stopped server's DATA_DIR: the same admin API, served in-process (app/in-process-admin.ts). */
-async function direct(op: Operation, settings: Settings): Promise<{ status: number; json: unknown }> {
-  const admin = await openInProcessAdmin(settings);
-  try {
-    return answerOf(await admin.fetch(new Request(new URL(op.path, "http://localhost/"), requestInit(op, admin.token))));
-  } finally {
-    await admin.close();
-  }
-}
-
-function requestInit(op: Operation, token: string): RequestInit {
-  return {
-    method: op.method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: op.body === undefined ? undefined : JSON.stringify(op.body),
-  };
-}
-
-async function answerOf(res: Response): Promise<{ status: number; json: unknown }> {
-  const text = await res.text();
-  try {
-    return { status: res.status, json: JSON.parse(text) };
-  } catch {
-    return { status: res.status, json: { error: text } };
-  }
-}
 
 function adminTokenOf(args: Args, settings: Settings): string {
   const token = args.options.token ?? settings.adminToken;
@@ -397,7 +157,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     const op = password === null ? parsed : { ...parsed, body: { ...parsed.body, password } };
     const settings = readSettings(withSecretFiles(env));
     const url = args.options.url ?? env.HCD_URL;
-    const answer = url ? await overHttp(op, url, adminTokenOf(args, settings)) : await direct(op, settings);
+    const answer = await runOperation(op, url ? httpAdminClient(url, adminTokenOf(args, settings)) : await dataDirAdminClient(settings));
     console.log(JSON.stringify(answer.json, null, 2));
     return answer.status < 400 ? 0 : 1;
   } catch (error) {
