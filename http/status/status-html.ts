@@ -1,4 +1,4 @@
-// The public status page as HTML: the title and description, each check's name, status word, uptime over
+// The public status page as HTML: the title, the overall line and description, each check's name, status word, uptime over
 // 90 days (or since it was made) and a bar per day, and the incidents; it loads itself again every minute
 // (a meta refresh). It stands alone (no script, its style inline under a CSP hash) and shows only what the
 // JSON shows and the description: no uuid, key, ping URL or body.
@@ -9,6 +9,7 @@ import type { Html } from "../dashboard/html.ts";
 import { durationText } from "../dashboard/format.ts";
 import { html, raw } from "../dashboard/html.ts";
 import type { StatusCheck, StatusView } from "./status-view.ts";
+import { overallOf, overallText } from "./overall.ts";
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2327;background:#f6f7f7}
 main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margin:.2rem 0 1rem}
@@ -20,7 +21,9 @@ main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margi
 .bars .before{background:#ececed}.bars .unknown{background:repeating-linear-gradient(45deg,#c3c4c7 0 3px,#f0f0f1 3px 6px)}.unknown-note{color:#50575e;font-size:.85rem}
 .legend{display:flex;justify-content:space-between;color:#50575e;font-size:.85rem}.description{white-space:pre-wrap;margin:0 0 1rem}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #dcdcde}
-footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}`;
+footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}
+.overall{font-weight:600;font-size:1.1rem;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem;color:#fff}
+.overall.operational{background:#00703c}.overall.late{background:#8a6100}.overall.partial_outage{background:#c9372c}.overall.major_outage{background:#8c1c1c}`;
 
 /** The Content-Security-Policy of the page: its one inline style by hash, nothing else from anywhere. */
 export const STATUS_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
@@ -62,6 +65,12 @@ function checkBlock(check: StatusCheck, firstDayAt: Millis): Html {
 ${check.unknownMs === 0 ? "" : html`<p class="unknown-note">Unknown for ${durationText(check.unknownMs)}: the monitor was not watching then, so that time counts as neither up nor down.</p>`}</section>`;
 }
 
+/** The line at the top: every check fine, or how many are late or down; its colour by state (a class, under the style's hash). */
+function overallLine(view: StatusView): Html {
+  const overall = overallOf(view.checks.map((c) => c.status));
+  return html`<p class="overall ${overall.state}" role="status">${overallText(overall)}</p>`;
+}
+
 export function statusPageHtml(view: StatusView): string {
   const incidents =
     view.incidents.length === 0
@@ -75,6 +84,7 @@ ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.started
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}">
 <title>${view.title}</title><style>${raw(STYLE)}</style></head>
 <body><main><h1>${view.title}</h1>
+${overallLine(view)}
 ${view.description === "" ? "" : html`<p class="description">${view.description}</p>`}
 ${view.checks.map((check) => checkBlock(check, view.firstDayAt))}
 <h2>Incidents</h2>${incidents}

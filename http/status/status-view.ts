@@ -9,6 +9,7 @@ import type { Pool } from "../../host/pool-api.ts";
 import { BoundedMap } from "../../lib/bounded-map.ts";
 import { isoSeconds } from "../../lib/iso-dates.ts";
 import { UPTIME_DAYS, uptimeOf } from "./uptime.ts";
+import { overallOf } from "./overall.ts";
 
 /** How long a worked-out page is served as it is (docs/dashboard-and-teams.md, "Status pages", says so). */
 export const STATUS_CACHE_MS = 5_000;
@@ -117,8 +118,11 @@ export class StatusViews {
 
 /** The view as GET /status/<slug>.json answers it (CONTRACT "Status pages"). */
 export function statusJson(view: StatusView): Record<string, unknown> {
+  const overall = overallOf(view.checks.map((c) => c.status));
   return {
     title: view.title,
+    // the page as a whole: "operational", "late" (some in grace), "partial_outage" or "major_outage" (every check down)
+    overall: { status: overall.state, down: overall.down, late: overall.late, total: overall.total },
     checks: view.checks.map((c) => ({
       name: c.name,
       status: c.status,

@@ -147,6 +147,7 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
     const pct = (down: number) => Math.round(((10_800 - down) / 10_800) * 10_000) / 100;
     assert.equal(doc, {
       title: "Acme & <b>co</b>",
+      overall: { status: "partial_outage", down: 1, late: 0, total: 2 },
       checks: [
         { name: "<script>alert(1)</script> backup", status: "up", uptime_90d: pct(7200 - 3660), unknown_90d: 0 },
         { name: "mailer", status: "down", uptime_90d: pct(10_800 - 1860), unknown_90d: 0 },
@@ -218,6 +219,42 @@ test("a page's description: set by an edit (shown as text, line breaks kept), ke
     const cleared = await put({ title: "Renamed", checks: [b], description: "" });
     assert.is((cleared.json as Json).description, undefined);
     assert.is(await shown(), null);
+  }));
+
+test("the overall line: operational while none is down or late (new and paused count as fine), then late, partial and major outage", () =>
+  withServedApi(async (api, url) => {
+    const make = async (name: string) => String((await api.create({ name, timeout: 3600, grace: 600 })).uuid);
+    const [a, b, fresh, paused] = [await make("a"), await make("b"), await make("fresh"), await make("paused")];
+    await api.ping(a);
+    await api.ping(b);
+    assert.is((await api.call("POST", `${api.root}/checks/${paused}/pause`, { key: api.project.apiKey })).status, 200);
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    assert.is((await send(url, "POST", path, { slug: "all", title: "All", checks: [a, b, fresh, paused] })).status, 201);
+    assert.is((await send(url, "POST", path, { slug: "one", title: "One", checks: [b] })).status, 201);
+    const seen = async (slug: string) => {
+      const doc = (await (await fetch(`${url}/status/${slug}.json`)).json()) as Json;
+      const line = /<p class="overall ([a-z_]+)" role="status">([^<]*)<\/p>/.exec(await (await fetch(`${url}/status/${slug}`)).text());
+      return { json: doc.overall, line: line === null ? null : [line[1], line[2]] };
+    };
+    assert.equal(await seen("all"), {
+      json: { status: "operational", down: 0, late: 0, total: 4 },
+      line: ["operational", "All systems operational"],
+    });
+    await advance(url, 3660); // a and b in grace
+    assert.equal(await seen("all"), {
+      json: { status: "late", down: 0, late: 2, total: 4 },
+      line: ["late", "Delayed: 2 of 4 checks late (not down yet)"],
+    });
+    await api.ping(a);
+    await advance(url, 600); // b down
+    assert.equal(await seen("all"), {
+      json: { status: "partial_outage", down: 1, late: 0, total: 4 },
+      line: ["partial_outage", "Partial outage: 1 of 4 checks down"],
+    });
+    assert.equal(await seen("one"), {
+      json: { status: "major_outage", down: 1, late: 0, total: 1 },
+      line: ["major_outage", "Major outage: the check is down"],
+    });
   }));
 
 test("public page: a view is kept for 5 s, then worked out again", () =>
