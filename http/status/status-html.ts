@@ -1,13 +1,14 @@
-// The public status page as HTML: the title, the overall line and description, each check's name, status word, uptime over
-// 90 days (or since it was made) and a bar per day, and the incidents; it loads itself again every minute
-// (a meta refresh). It stands alone (no script, its style inline under a CSP hash) and shows only what the
-// JSON shows and the description: no uuid, key, ping URL or body.
+// The public status page as HTML: the title, the overall line, the description, each check's name, status
+// word, 90-day uptime (or since it was made) with a bar per day, and the incidents; it loads itself again
+// every minute (a meta refresh). Its style is inline under a CSP hash, its one script the dashboard's (times
+// in the viewer's zone); it shows only what the JSON shows and the description: no uuid, key, ping URL or body.
 import { createHash } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { DAY } from "../../engine/model.ts";
 import type { Html } from "../dashboard/html.ts";
 import { durationText } from "../dashboard/format.ts";
 import { html, raw } from "../dashboard/html.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
 import type { StatusCheck, StatusView } from "./status-view.ts";
 import { overallOf, overallText } from "./overall.ts";
 
@@ -25,14 +26,20 @@ footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}
 .overall{font-weight:600;font-size:1.1rem;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem;color:#fff}
 .overall.operational{background:#00703c}.overall.late{background:#8a6100}.overall.partial_outage{background:#c9372c}.overall.major_outage{background:#8c1c1c}`;
 
-/** The Content-Security-Policy of the page: its one inline style by hash, nothing else from anywhere. */
-export const STATUS_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+/** The Content-Security-Policy of the page: its one inline style by hash, hcd's own scripts, nothing else from anywhere. */
+export const STATUS_PAGE_CSP = `default-src 'none'; script-src 'self'; style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /** How often an open page loads itself again (a wall screen stays current; a meta refresh needs no script). */
 const REFRESH_SECONDS = 60;
 
 const dayText = (at: Millis) => new Date(at).toISOString().slice(0, 10);
-const timeText = (at: Millis) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+/**
+ * An instant as UTC text in a <time datetime>: the dashboard's script (the one script the page loads, under
+ * its CSP's script-src 'self') words it in the viewer's time zone, the UTC text staying on hover; without
+ * script the UTC text stays.
+ */
+const timeText = (at: Millis) =>
+  html`<time datetime="${isoSeconds(at)}">${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC</time>`;
 
 /**
  * A day's bar: its class by how much of the day was up (a day known only as unknown: striped; a day before
@@ -59,7 +66,7 @@ function bar(percent: number | null, unknownMs: Millis, dayAt: Millis, sinceAt: 
 
 function checkBlock(check: StatusCheck, firstDayAt: Millis): Html {
   return html`<section class="check"><div class="head"><span class="name">${check.name}</span>
-<span><span class="word ${check.status}">${check.status}</span> · <span class="uptime">${check.uptimePercent}%</span> uptime ${check.sinceAt === null ? "over 90 days" : `since ${timeText(check.sinceAt)}`}</span></div>
+<span><span class="word ${check.status}">${check.status}</span> · <span class="uptime">${check.uptimePercent}%</span> uptime ${check.sinceAt === null ? "over 90 days" : html`since ${timeText(check.sinceAt)}`}</span></div>
 <div class="bars" role="img" aria-label="Uptime per day over the last 90 days">${check.days.map((percent, i) => bar(percent, check.unknownDays[i], firstDayAt + i * DAY, check.sinceAt))}</div>
 <div class="legend"><span>90 days ago</span><span>today</span></div>
 ${check.unknownMs === 0 ? "" : html`<p class="unknown-note">Unknown for ${durationText(check.unknownMs)}: the monitor was not watching then, so that time counts as neither up nor down.</p>`}</section>`;
@@ -82,7 +89,7 @@ ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.started
     html`<html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}">
-<title>${view.title}</title><style>${raw(STYLE)}</style></head>
+<title>${view.title}</title><style>${raw(STYLE)}</style><script src="/static/dashboard.js" defer></script></head>
 <body><main><h1>${view.title}</h1>
 ${overallLine(view)}
 ${view.description === "" ? "" : html`<p class="description">${view.description}</p>`}

@@ -105,6 +105,43 @@ async function browserTests(): Promise<void> {
     assert.equal(audit.events[0], { ...audit.events[0], action: "status_page.updated", target: 'status page "edited"' });
   });
 
+  test("the public page's times in the viewer's time zone by the dashboard's script under the page's CSP; without script, UTC", async () => {
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "zoned", title: "Zoned", checks: [checks[0].uuid] },
+      }),
+    );
+    const times = (viewer: Page) =>
+      viewer
+        .locator("time[datetime]")
+        .evaluateAll((all) =>
+          all.map((t) => ({ at: t.getAttribute("datetime") ?? "", text: t.textContent ?? "", title: t.getAttribute("title") ?? "" })),
+        );
+    // Kolkata is UTC+05:30 all year: its minutes differ from UTC's, so a time left in UTC cannot pass
+    const local = await (await newContext(browser, { timezoneId: "Asia/Kolkata" })).newPage();
+    const refused: string[] = [];
+    local.on("console", (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+    });
+    await local.goto(`${server.url}/status/zoned`);
+    await local.getByRole("heading", { name: "Zoned" }).waitFor();
+    await local.waitForFunction(() => [...document.querySelectorAll("time[datetime]")].every((t) => !t.textContent?.endsWith("UTC")));
+    const shown = await times(local);
+    assert.ok(shown.length >= 2, "the check's start and the page's time"); // "uptime since" and "As of"
+    for (const { at, text, title } of shown) {
+      const inKolkata = new Date(Date.parse(at) + 5.5 * 3600_000).toISOString(); // written in UTC's form, read as Kolkata's wall time
+      assert.is(text, `${inKolkata.slice(0, 10)} ${inKolkata.slice(11, 19)} GMT+5:30`);
+      assert.is(title, `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`, "the UTC time on hover");
+    }
+    assert.equal(refused, [], "the page's CSP lets its script run");
+    await local.context().close();
+    const noScript = await (await newContext(browser, { timezoneId: "Asia/Kolkata", javaScriptEnabled: false })).newPage();
+    await noScript.goto(`${server.url}/status/zoned`);
+    for (const { at, text } of await times(noScript)) assert.is(text, `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`);
+    await noScript.context().close();
+  });
+
   test("a project key sees the list but no form, and the server refuses its create", async () => {
     await ok(
       call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {

@@ -172,7 +172,7 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
     const bars = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/<span /g)].length);
     assert.equal(bars, [90, 90], "90 daily bars per check");
     // checks made today (T0): their uptime counts from then, and the 89 days before show as before they existed
-    assert.equal(body.match(/uptime since 2026-01-15 12:00 UTC/g)?.length, 2);
+    assert.equal(body.match(/uptime since <time datetime="2026-01-15T12:00:00\+00:00">2026-01-15 12:00 UTC<\/time>/g)?.length, 2);
     assert.not.match(body, "uptime over 90 days");
     const before = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/class="before"/g)].length);
     assert.equal(before, [89, 89], "each check's days before it was made");
