@@ -52,7 +52,16 @@ export type FileCheck = {
 /** A step of an escalation policy: after so many seconds down and not acknowledged, these channels (names or ids) too. */
 export type FileEscalationStep = { readonly after: number; readonly channels: readonly string[] };
 
-export type FileStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
+export type FileStatusPage = {
+  readonly slug: string;
+  readonly title: string;
+  /** Absent: the server's is left as it is ("" takes it away). */
+  readonly description?: string;
+  readonly checks: readonly string[];
+  /** Headings over some of `checks`, each check in one at most; absent: the server's are left as they are ([] takes them away). */
+  readonly groups?: readonly FileStatusGroup[];
+};
+export type FileStatusGroup = { readonly name: string; readonly checks: readonly string[] };
 
 export type FileMaintenance = {
   readonly id?: string;

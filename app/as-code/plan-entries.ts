@@ -1,6 +1,6 @@
-// The plan's changes of one project's sections (plan.ts): channels, checks, status pages, maintenance
-// windows. Each file entry is compared with its match here through the values the server would store (a
-// channel's value through the server's own parser), so that a file exported from hcd plans no change.
+// The plan's changes of one project's sections (plan.ts): channels, checks, maintenance windows (status pages:
+// plan-status-pages.ts). Each file entry is compared with its match here through the values the server would
+// store (a channel's value through the server's own parser), so that a file exported from hcd plans no change.
 import type { ServiceKind } from "../../engine/model.ts";
 import { SERVICE_KINDS } from "../../engine/model.ts";
 import { canonicalZone } from "../../engine/zones.ts";
@@ -16,7 +16,7 @@ import type { Change, Ids, ProjectContext } from "./plan-model.ts";
 import { matchEntries, PHASE } from "./plan-model.ts";
 import type { ChannelTarget } from "./plan-channel-refs.ts";
 import { channelIdAtRun, channelKey, channelTarget, escalationTargets, sameSet, sameSteps, stepIdsAtRun } from "./plan-channel-refs.ts";
-import { channelBody, checkBody, maintenanceBody, statusPageBody } from "./requests.ts";
+import { channelBody, checkBody, maintenanceBody } from "./requests.ts";
 
 const enc = encodeURIComponent;
 
@@ -132,7 +132,7 @@ export function channelChanges(context: ProjectContext): Change[] {
 }
 
 /** A live entry the file does not name: deleted with --prune, else listed as kept. */
-function dropped(context: ProjectContext, what: string, name: string, phase: number, path: string): Change[] {
+export function dropped(context: ProjectContext, what: string, name: string, phase: number, path: string): Change[] {
   const label = `${name} in ${context.label}`;
   if (!context.prune) {
     context.unmanaged.push(label);
@@ -156,9 +156,9 @@ function dropped(context: ProjectContext, what: string, name: string, phase: num
 // ---- checks ----
 
 /** Where a file names a check: its entry in the file, or a check here (a section not managed). */
-type CheckTarget = { readonly entry: FileCheck } | { readonly uuid: string };
+export type CheckTarget = { readonly entry: FileCheck } | { readonly uuid: string };
 
-function checkTarget(context: ProjectContext, ref: string, where: string): CheckTarget | null {
+export function checkTarget(context: ProjectContext, ref: string, where: string): CheckTarget | null {
   const { file, live } = context;
   if (file.checks !== undefined) {
     const entry = file.checks.find((c) => c.uuid === ref) ?? file.checks.find((c) => c.slug === ref && c.slug !== "");
@@ -179,11 +179,11 @@ function checkTarget(context: ProjectContext, ref: string, where: string): Check
   return null;
 }
 
-function checkKey(context: ProjectContext, target: CheckTarget): string {
+export function checkKey(context: ProjectContext, target: CheckTarget): string {
   if ("uuid" in target) return target.uuid;
   return context.ids.checks.get(target.entry) ?? target.entry.uuid ?? `new:${context.file.checks?.indexOf(target.entry)}`;
 }
-function checkUuidAtRun(ids: Ids, target: CheckTarget): string {
+export function checkUuidAtRun(ids: Ids, target: CheckTarget): string {
   if ("uuid" in target) return target.uuid;
   const uuid = ids.checks.get(target.entry);
   if (uuid === undefined) throw new Error(`check ${JSON.stringify(target.entry.slug ?? "")} was not created`);
@@ -324,65 +324,6 @@ function settingDetails(have: CheckSettings, want: CheckSettings): string[] {
     details.push(from === null || to === null || name === "push_token" ? name : `${name} ${from} → ${to}`);
   }
   return details;
-}
-
-// ---- status pages ----
-
-export function statusPageChanges(context: ProjectContext): Change[] {
-  const { file, live, label: projectLabel } = context;
-  if (file.status_pages === undefined) return [];
-  const livePages = live?.statusPages ?? [];
-  const changes: Change[] = [];
-  const named = new Set(file.status_pages.map((p) => p.slug));
-  for (const page of livePages.filter((p) => !named.has(p.slug))) {
-    changes.push(
-      ...dropped(context, "status page", `status page ${JSON.stringify(page.slug)}`, PHASE.pageDelete, `status-pages/${enc(page.slug)}`),
-    );
-  }
-  for (const page of file.status_pages) {
-    const label = `status page ${JSON.stringify(page.slug)} in ${projectLabel}`;
-    const targets = page.checks.map((ref) => checkTarget(context, ref, label)).filter((t): t is CheckTarget => t !== null);
-    const body = (runIds: Ids) =>
-      statusPageBody(
-        page,
-        targets.map((t) => checkUuidAtRun(runIds, t)),
-      );
-    const found = livePages.find((p) => p.slug === page.slug);
-    if (found === undefined) {
-      const owner = context.slugs.get(page.slug);
-      if (owner !== undefined && owner !== live?.project.id)
-        context.problems.push(`${label}: the slug is taken by a page of project ${owner}`);
-      changes.push({
-        verb: "create",
-        what: "status page",
-        label,
-        details: [],
-        phase: PHASE.page,
-        run: async (client, runIds) => {
-          await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/status-pages`, body(runIds));
-          return `created ${label}`;
-        },
-      });
-      continue;
-    }
-    const details: string[] = [];
-    if (found.title !== page.title.trim()) details.push(`title ${JSON.stringify(found.title)} → ${JSON.stringify(page.title.trim())}`);
-    if (JSON.stringify(targets.map((t) => checkKey(context, t))) !== JSON.stringify(found.checks)) details.push("checks");
-    if (details.length === 0) continue;
-    changes.push({
-      verb: "update",
-      what: "status page",
-      label,
-      details,
-      phase: PHASE.page,
-      run: async (client, runIds) => {
-        const { title, checks } = body(runIds);
-        await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/status-pages/${enc(page.slug)}`, { title, checks });
-        return `updated ${label}`;
-      },
-    });
-  }
-  return changes;
 }
 
 // ---- maintenance windows ----

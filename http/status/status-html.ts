@@ -22,7 +22,7 @@ main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margi
 .bars .before{background:#ececed}.bars .unknown{background:repeating-linear-gradient(45deg,#c3c4c7 0 3px,#f0f0f1 3px 6px)}.unknown-note{color:#50575e;font-size:.85rem}
 .legend{display:flex;justify-content:space-between;color:#50575e;font-size:.85rem}.description{white-space:pre-wrap;margin:0 0 1rem}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #dcdcde}
-footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}
+footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}h2.group{font-size:1.15rem;margin:1.4rem 0 .6rem}
 .overall{font-weight:600;font-size:1.1rem;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem;color:#fff}
 .overall.operational{background:#00703c}.overall.late{background:#8a6100}.overall.partial_outage{background:#c9372c}.overall.major_outage{background:#8c1c1c}`;
 
@@ -93,7 +93,7 @@ ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.started
 <body><main><h1>${view.title}</h1>
 ${overallLine(view)}
 ${view.description === "" ? "" : html`<p class="description">${view.description}</p>`}
-${view.checks.map((check) => checkBlock(check, view.firstDayAt))}
+${view.checks.map((check, i) => html`${check.group !== null && check.group !== view.checks[i - 1]?.group ? html`<h2 class="group">${check.group}</h2>` : ""}${checkBlock(check, view.firstDayAt)}`)}
 <h2>Incidents</h2>${incidents}
 ${
   view.unknown.length === 0

@@ -24,6 +24,8 @@ export type StatusCheck = {
   readonly unknownDays: readonly Millis[];
   /** When the check was made, if within the window: its uptime counts from then, and the days before show no bar of it. */
   readonly sinceAt: Millis | null;
+  /** The heading it is shown under; null: ungrouped (those come first). */
+  readonly group: string | null;
 };
 export type StatusIncident = { readonly check: string; readonly startedAt: Millis; readonly endedAt: Millis | null };
 export type StatusView = {
@@ -41,7 +43,21 @@ type Entry = { readonly page: StatusPage; readonly until: Millis; readonly view:
 
 /** The same page as kept (a page deleted and made again under its slug is another: the kept view goes). */
 const samePage = (a: StatusPage, b: StatusPage) =>
-  a.createdAt === b.createdAt && a.title === b.title && a.description === b.description && a.checks.join() === b.checks.join();
+  a.createdAt === b.createdAt &&
+  a.title === b.title &&
+  a.description === b.description &&
+  a.checks.join() === b.checks.join() &&
+  JSON.stringify(a.groups ?? []) === JSON.stringify(b.groups ?? []);
+
+/** The page's checks in the order shown, each with its group: the ungrouped ones in the page's order, then each group's. */
+function shownOrder(page: StatusPage): { uuid: string; group: string | null }[] {
+  const groups = page.groups ?? [];
+  const grouped = new Set(groups.flatMap((g) => g.checks));
+  return [
+    ...page.checks.filter((uuid) => !grouped.has(uuid)).map((uuid) => ({ uuid, group: null })),
+    ...groups.flatMap((g) => g.checks.map((uuid) => ({ uuid, group: g.name }))),
+  ];
+}
 
 export class StatusViews {
   readonly #pool: Pool;
@@ -70,17 +86,17 @@ export class StatusViews {
     const firstDayAt = Math.floor(now / DAY) * DAY - (UPTIME_DAYS - 1) * DAY;
     // the checks first: a partition serves them only once its time without an owner is stored, so it is read after
     const read = await Promise.all(
-      page.checks.map(async (uuid) => {
+      shownOrder(page).map(async ({ uuid, group }) => {
         const found = await this.#pool.getCheck(project.id, { uuid });
         if (!found.ok) return null; // deleted since the page was made: left out
         const flips = await this.#pool.listFlips(project.id, { uuid }, { fromAt: Math.max(firstDayAt, found.value.createdAt) });
-        return { check: found.value, flips: flips.ok ? flips.value : [] };
+        return { check: found.value, flips: flips.ok ? flips.value : [], group };
       }),
     );
     const unknown = (await this.#pool.unknownTime(project.id)).filter((stretch) => stretch.toAt > firstDayAt && stretch.fromAt < now);
     const shown = read.map((item) => {
       if (item === null) return null;
-      const { check, flips } = item;
+      const { check, flips, group } = item;
       const uptime = uptimeOf({ flips, status: check.status, createdAt: check.createdAt, now, unknown });
       return {
         check: {
@@ -91,6 +107,7 @@ export class StatusViews {
           unknownMs: uptime.unknownMs,
           unknownDays: uptime.unknownDays,
           sinceAt: check.createdAt > firstDayAt ? check.createdAt : null,
+          group,
         },
         incidents: uptime.incidents,
       };
@@ -128,6 +145,7 @@ export function statusJson(view: StatusView): Record<string, unknown> {
       status: c.status,
       uptime_90d: c.uptimePercent,
       unknown_90d: Math.round(c.unknownMs / 1000),
+      ...(c.group === null ? {} : { group: c.group }), // the heading it is shown under, when grouped
     })),
     incidents: view.incidents.map((i) => ({ check: i.check, started: isoSeconds(i.startedAt), ended: isoSeconds(i.endedAt) })),
     // hcd's own time away: the checks' status is not known then (neither up nor down)

@@ -49,11 +49,11 @@ async function browserTests(): Promise<void> {
     await page.getByText("No status pages yet.").waitFor();
     await page.getByLabel("Title").fill("Ops status");
     await page.getByLabel(/Address/).fill("taken");
-    await page.getByLabel("<b>db</b> backup").check();
+    await page.getByLabel("<b>db</b> backup", { exact: true }).check();
     await page.getByRole("button", { name: "Create status page" }).click();
     await page.getByRole("alert").getByText("Slug is already taken.").waitFor();
     assert.not.match((await page.getByRole("alert").textContent()) ?? "", "json validation error", "plain words, not the API's");
-    assert.ok(await page.getByLabel("<b>db</b> backup").isChecked(), "the ticked check stays ticked");
+    assert.ok(await page.getByLabel("<b>db</b> backup", { exact: true }).isChecked(), "the ticked check stays ticked");
     await page.getByLabel(/Address/).fill("ops");
     await page.getByRole("button", { name: "Create status page" }).click();
     await page.getByRole("link", { name: "/status/ops" }).click();
@@ -63,6 +63,13 @@ async function browserTests(): Promise<void> {
     assert.match(text, /\bup\b/);
     assert.not.ok(text.includes("private job"), "an unticked check is not shown");
     assert.is(await page.locator(".bars").first().locator("span").count(), 90);
+    const overall = page.getByRole("status");
+    assert.is(await overall.innerText(), "All systems operational");
+    assert.is(
+      await overall.evaluate((el) => getComputedStyle(el).backgroundColor),
+      "rgb(0, 112, 60)",
+      "styled by its state under the page's CSP",
+    );
 
     await page.goto(`${server.url}/projects/${project.id}/status-pages`);
     await page.getByRole("link", { name: "Delete Ops status" }).click();
@@ -81,17 +88,17 @@ async function browserTests(): Promise<void> {
     );
     await page.goto(`${server.url}/projects/${project.id}/status-pages`);
     await page.getByRole("link", { name: "Edit Before" }).click();
-    assert.ok(await page.getByLabel("<b>db</b> backup").isChecked(), "the page's checks come ticked");
+    assert.ok(await page.getByLabel("<b>db</b> backup", { exact: true }).isChecked(), "the page's checks come ticked");
     await page.getByLabel("Title").fill("After");
     await page.getByLabel(/^Description/).fill("Maintenance on Sunday\n<i>mail</i> may be late");
-    await page.getByLabel("<b>db</b> backup").uncheck();
+    await page.getByLabel("<b>db</b> backup", { exact: true }).uncheck();
     await page.getByRole("button", { name: "Save status page" }).click();
     await page
       .getByRole("alert")
       .getByText(/Checks/)
       .waitFor(); // none ticked: refused next to the form, nothing changed
     assert.is(await page.getByLabel("Title").inputValue(), "After", "what was typed stays");
-    await page.getByLabel("private job").check();
+    await page.getByLabel("private job", { exact: true }).check();
     await page.getByRole("button", { name: "Save status page" }).click();
     await page.getByText("Status page saved.").waitFor();
     await page.getByRole("link", { name: "/status/edited" }).click();
@@ -103,6 +110,29 @@ async function browserTests(): Promise<void> {
       call(server.url, "GET", `/admin/v1/projects/${project.id}/audit`, { headers: admin }),
     );
     assert.equal(audit.events[0], { ...audit.events[0], action: "status_page.updated", target: 'status page "edited"' });
+  });
+
+  test("group checks under headings in the edit form: the public page shows them after the ungrouped, the form shows them again", async () => {
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "grouped", title: "Grouped", checks: checks.map((c) => c.uuid) },
+      }),
+    );
+    await page.goto(`${server.url}/projects/${project.id}/status-pages/grouped/edit`);
+    await page.getByLabel("Group of <b>db</b> backup").fill("Data <stores>");
+    await page.getByRole("button", { name: "Save status page" }).click();
+    await page.getByText("Status page saved.").waitFor();
+    await page.goto(`${server.url}/status/grouped`);
+    const order = await page.locator("h2.group, .check .name").allInnerTexts();
+    assert.equal(order, ["private job", "Data <stores>", "<b>db</b> backup"]);
+    await page.goto(`${server.url}/projects/${project.id}/status-pages/grouped/edit`);
+    assert.is(await page.getByLabel("Group of <b>db</b> backup").inputValue(), "Data <stores>");
+    assert.is(await page.getByLabel("Group of private job").inputValue(), "");
+    const listed = await ok<{ status_pages: { slug: string; groups?: unknown }[] }>(
+      call(server.url, "GET", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin }),
+    );
+    assert.equal(listed.status_pages.find((p) => p.slug === "grouped")?.groups, [{ name: "Data <stores>", checks: [checks[0].uuid] }]);
   });
 
   test("the public page's times in the viewer's time zone by the dashboard's script under the page's CSP; without script, UTC", async () => {

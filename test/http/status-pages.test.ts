@@ -257,6 +257,78 @@ test("the overall line: operational while none is down or late (new and paused c
     });
   }));
 
+test("groups: headings over chosen checks (the others first), in JSON as each check's group; kept by an edit naming none, pruned to the page's checks, taken away by []; bad groups refused", () =>
+  withServedApi(async (api, url) => {
+    const make = async (name: string) => String((await api.create({ name, timeout: 3600, grace: 60 })).uuid);
+    const [web, api1, db, solo] = [await make("web"), await make("api"), await make("db"), await make("solo")];
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    const groups = [
+      { name: "Storage", checks: [db] },
+      { name: "Front <end>", checks: [api1, web] },
+    ];
+    const made = await send(url, "POST", path, { slug: "grp", title: "G", checks: [web, api1, db, solo], groups });
+    assert.is(made.status, 201, made.text);
+    assert.equal((made.json as Json).groups, groups);
+    const shown = async () => {
+      const body = await (await fetch(`${url}/status/grp`)).text();
+      const order = [...body.matchAll(/<h2 class="group">([^<]*)<\/h2>|<span class="name">([^<]*)<\/span>/g)].map((m) => m[1] ?? m[2]);
+      const doc = (await (await fetch(`${url}/status/grp.json`)).json()) as { checks: Json[] };
+      return { order, json: doc.checks.map((c) => [c.name, c.group ?? null]) };
+    };
+    assert.equal(await shown(), {
+      order: ["solo", "Storage", "db", "Front &lt;end&gt;", "api", "web"],
+      json: [
+        ["solo", null],
+        ["db", "Storage"],
+        ["api", "Front <end>"],
+        ["web", "Front <end>"],
+      ],
+    });
+    const put = (body: Json) => send(url, "PUT", `${path}/grp`, { title: "G", ...body });
+    assert.equal((await put({ checks: [web, db, solo] })).json, {
+      ...(made.json as Json),
+      checks: [web, db, solo],
+      groups: [
+        { name: "Storage", checks: [db] },
+        { name: "Front <end>", checks: [web] },
+      ],
+    });
+    await advance(url, 5);
+    assert.equal((await shown()).order, ["solo", "Storage", "db", "Front &lt;end&gt;", "web"], "kept, without the check taken off");
+    assert.is(((await put({ checks: [solo, db], groups: [] })).json as Json).groups, undefined);
+    await advance(url, 5);
+    assert.equal((await shown()).order, ["solo", "db"], "no headings once groups are taken away");
+
+    const good = { slug: "g2", title: "G", checks: [web, db] };
+    const bad: unknown[] = [
+      "Storage",
+      [{ name: "S", checks: [solo] }], // not one of the page's checks
+      [{ name: "S", checks: ["00000000-0000-4000-8000-000000000000"] }],
+      [{ name: "", checks: [web] }],
+      [{ name: "x".repeat(101), checks: [web] }],
+      [{ name: "S", checks: [] }],
+      [{ name: "S", checks: [web, web] }],
+      [
+        { name: "S", checks: [web] },
+        { name: "T", checks: [web] },
+      ],
+      [
+        { name: "S", checks: [web] },
+        { name: "S", checks: [db] },
+      ],
+      [{ name: "S", checks: [web], colour: "red" }],
+      [null],
+      Array.from({ length: 21 }, (_, i) => ({ name: `g${i}`, checks: [i === 0 ? web : db] })),
+    ];
+    for (const groups of bad) {
+      const answer = await send(url, "POST", path, { ...good, groups });
+      assert.is(answer.status, 400, `${JSON.stringify(groups)}: ${answer.text}`);
+      assert.match(String((answer.json as Json).error), "groups");
+      if (Array.isArray(groups) && groups.length === 21) assert.match(String((answer.json as Json).error), "more than 20 groups");
+    }
+    assert.is((await send(url, "GET", `${path}`)).text.includes('"g2"'), false, "nothing added");
+  }));
+
 test("public page: a view is kept for 5 s, then worked out again", () =>
   withServedApi(async (api, url) => {
     const { a } = await twoChecks(api);
