@@ -102,6 +102,8 @@ export type StatusPage = {
   readonly checks: readonly string[]; // check uuids of the project, in the order shown
   /** Headings over some of `checks` (each in one group at most), in the order shown; the others come first, ungrouped. */
   readonly groups?: readonly StatusGroup[];
+  /** An https address of an image shown above the title (the viewer's browser loads it, hcd never does); absent = none. */
+  readonly logo?: string;
   readonly createdAt: Millis;
 };
 

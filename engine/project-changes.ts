@@ -45,8 +45,8 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       if (pages.some((page) => page.slug === change.page.slug)) return invalid("slug", "is already taken");
       const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
       if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
-      const { groups, ...page } = change.page;
-      return ok({ ...project, statusPages: [...pages, groups?.length ? { ...page, groups } : page] });
+      const { groups, logo, ...page } = change.page;
+      return ok({ ...project, statusPages: [...pages, { ...page, ...(groups?.length ? { groups } : {}), ...(logo ? { logo } : {}) }] });
     }
     case "updateStatusPage": {
       const pages = project.statusPages ?? [];
@@ -54,15 +54,17 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       if (held === undefined) return fail({ code: "not_found", what: "status page" });
       const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
       if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
-      // an edit that names no description keeps the page's (an empty one takes it away); the same for groups,
-      // whose kept checks are those still on the page
+      // an edit that names no description keeps the page's (an empty one takes it away); the same for the
+      // logo and the groups, whose kept checks are those still on the page
       const description = change.page.description === undefined ? held.description : change.page.description;
       const groups = change.page.groups ?? keptGroups(held.groups ?? [], change.page.checks);
-      const { description: _given, groups: _groups, ...page } = change.page;
+      const logo = change.page.logo === undefined ? held.logo : change.page.logo;
+      const { description: _given, groups: _groups, logo: _logo, ...page } = change.page;
       const updated: StatusPage = {
         ...page,
         ...(description ? { description } : {}),
         ...(groups.length > 0 ? { groups } : {}),
+        ...(logo ? { logo } : {}),
         createdAt: held.createdAt,
       };
       return ok({ ...project, statusPages: pages.map((page) => (page === held ? updated : page)) });

@@ -57,6 +57,8 @@ export type FileStatusPage = {
   readonly title: string;
   /** Absent: the server's is left as it is ("" takes it away). */
   readonly description?: string;
+  /** An https address of an image above the title; absent: the server's is left as it is ("" takes it away). */
+  readonly logo?: string;
   readonly checks: readonly string[];
   /** Headings over some of `checks`, each check in one at most; absent: the server's are left as they are ([] takes them away). */
   readonly groups?: readonly FileStatusGroup[];

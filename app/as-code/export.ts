@@ -111,6 +111,7 @@ function projectEntry(state: LiveProjectState, secret: SecretNamer, includeSecre
     slug: page.slug,
     title: page.title,
     ...(page.description === undefined ? {} : { description: page.description }),
+    ...(page.logo === undefined ? {} : { logo: page.logo }),
     checks: page.checks.map(checkRef),
     ...(page.groups === undefined ? {} : { groups: page.groups.map((g) => ({ name: g.name, checks: g.checks.map(checkRef) })) }),
   }));

@@ -5,7 +5,7 @@
 import { CHANNEL_KINDS, LIMITS } from "../../engine/model.ts";
 import type { ServiceKind } from "../../engine/model.ts";
 import { SERVICE_KIND_MODULES } from "../../notify/kinds/index.ts";
-import { MAX_STATUS_CHECKS, MAX_STATUS_DESCRIPTION, MAX_STATUS_GROUPS } from "../../http/status/status-page-input.ts";
+import { MAX_LOGO_URL, MAX_STATUS_CHECKS, MAX_STATUS_DESCRIPTION, MAX_STATUS_GROUPS } from "../../http/status/status-page-input.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -241,6 +241,12 @@ const STATUS_PAGE: Schema = {
       type: "string",
       maxLength: MAX_STATUS_DESCRIPTION,
       description: 'a few lines under the title (plain text); not written: the server\'s is kept, "": none',
+    },
+    logo: {
+      type: "string",
+      maxLength: MAX_LOGO_URL,
+      description:
+        "an https address of an image shown above the title (visitors' browsers load it; hcd never does); not written: the server's is kept, \"\": none",
     },
     checks: {
       type: "array",

@@ -29,6 +29,7 @@ export type LiveStatusPage = {
   readonly slug: string;
   readonly title: string;
   readonly description?: string;
+  readonly logo?: string;
   readonly checks: readonly string[];
   readonly groups?: readonly { readonly name: string; readonly checks: readonly string[] }[];
 };

@@ -1,6 +1,6 @@
 // The plan's changes of one project's status pages (plan.ts): each file page against the server's page of
-// its slug: its title, checks and, when the file names them, its description and groups (a file without
-// them leaves the server's as they are), through the values the server would store.
+// its slug: its title, checks and, when the file names them, its description, logo and groups (a file
+// without them leaves the server's as they are), through the values the server would store.
 import { call } from "./admin-client.ts";
 import type { FileStatusPage } from "./document.ts";
 import type { Change, Ids, ProjectContext } from "./plan-model.ts";
@@ -13,6 +13,8 @@ const enc = encodeURIComponent;
 
 /** A description as the server stores it (line breaks as \n, trimmed). */
 const storedDescription = (text: string) => text.replace(/\r\n?/g, "\n").trim();
+/** A logo address as the server stores it (as the URL parser writes it; read-file.ts refused one it cannot read). */
+const storedLogo = (text: string) => (URL.canParse(text) ? new URL(text).href : text);
 
 export function statusPageChanges(context: ProjectContext): Change[] {
   const { file, live, label: projectLabel } = context;
@@ -59,6 +61,7 @@ export function statusPageChanges(context: ProjectContext): Change[] {
     if (found.title !== page.title.trim()) details.push(`title ${JSON.stringify(found.title)} → ${JSON.stringify(page.title.trim())}`);
     if (JSON.stringify(targets.map((t) => checkKey(context, t))) !== JSON.stringify(found.checks)) details.push("checks");
     if (page.description !== undefined && storedDescription(page.description) !== (found.description ?? "")) details.push("description");
+    if (page.logo !== undefined && storedLogo(page.logo) !== (found.logo ?? "")) details.push("logo");
     const groupKeys = groups?.map((g) => ({ name: g.name, checks: g.targets.map((t) => checkKey(context, t)) }));
     if (groupKeys !== undefined && JSON.stringify(groupKeys) !== JSON.stringify(found.groups ?? [])) details.push("groups");
     if (details.length === 0) continue;

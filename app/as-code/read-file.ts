@@ -311,6 +311,7 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
         slug: page.slug,
         title: page.title,
         description: page.description,
+        logo: page.logo,
         checks: [...new Set(page.checks)].map(standIn),
         groups: page.groups?.map((g) => ({ name: g.name, checks: g.checks.map(standIn) })),
       },

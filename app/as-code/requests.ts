@@ -62,7 +62,7 @@ export function maintenanceBody(window: FileMaintenance): Record<string, unknown
   return { name: window.name, schedule: window.schedule, tz: window.tz ?? "UTC", duration: window.duration };
 }
 
-/** `checks` and `groups`: with the uuids the page's references name; the description and groups only when the file names them. */
+/** `checks` and `groups`: with the uuids the page's references name; the description, logo and groups only when the file names them. */
 export function statusPageBody(
   page: FileStatusPage,
   checks: readonly string[],
@@ -72,6 +72,7 @@ export function statusPageBody(
     slug: page.slug,
     title: page.title,
     ...(page.description === undefined ? {} : { description: page.description }),
+    ...(page.logo === undefined ? {} : { logo: page.logo }),
     checks: [...checks],
     ...(groups === undefined ? {} : { groups }),
   };

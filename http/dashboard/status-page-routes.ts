@@ -19,7 +19,8 @@ function typedOf(form: URLSearchParams, slug: string) {
   const groups = Object.fromEntries(
     [...form.entries()].filter(([name]) => name.startsWith("group-")).map(([name, value]) => [name.slice("group-".length), value.trim()]),
   );
-  return { slug, title: form.get("title") ?? "", description: form.get("description") ?? "", checks, groups };
+  const text = (name: string) => form.get(name) ?? "";
+  return { slug, title: text("title"), description: text("description"), logo: text("logo").trim(), checks, groups };
 }
 
 /**
@@ -51,6 +52,7 @@ const bodyOf = (typed: ReturnType<typeof typedOf>, held: readonly StatusGroup[])
   slug: typed.slug,
   title: typed.title,
   description: typed.description,
+  logo: typed.logo,
   checks: typed.checks,
   groups: groupsOfForm(typed, held),
 });

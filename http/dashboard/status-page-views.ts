@@ -1,6 +1,6 @@
 // A project's public status pages in the dashboard: the list with a link to each public page, the add and
-// edit form (title, description, a checkbox and a group per check) and the delete confirmation. The admin token and a
-// project's managers and owners change them; other viewers see the list alone.
+// edit form (title, description, logo, a checkbox and a group per check) and the delete confirmation. The
+// admin token and a project's managers and owners change them; other viewers see the list alone.
 import type { Check, Project, StatusPage } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
@@ -12,18 +12,28 @@ export type StatusPageForm = {
   readonly slug: string;
   readonly title: string;
   readonly description: string;
+  readonly logo: string;
   readonly checks: readonly string[];
   /** The group typed beside each check (uuid → heading); none or "": ungrouped. */
   readonly groups: Readonly<Record<string, string>>;
   readonly error: string | null;
 };
 
-export const EMPTY_STATUS_PAGE_FORM: StatusPageForm = { slug: "", title: "", description: "", checks: [], groups: {}, error: null };
+export const EMPTY_STATUS_PAGE_FORM: StatusPageForm = {
+  slug: "",
+  title: "",
+  description: "",
+  logo: "",
+  checks: [],
+  groups: {},
+  error: null,
+};
 
 /** A page's form as its stored values fill it (the edit form's first showing). */
 export function formOfPage(page: StatusPage): StatusPageForm {
   const groups = Object.fromEntries((page.groups ?? []).flatMap((g) => g.checks.map((uuid) => [uuid, g.name])));
-  return { slug: page.slug, title: page.title, description: page.description ?? "", checks: page.checks, groups, error: null };
+  const { slug, title, checks } = page;
+  return { slug, title, description: page.description ?? "", logo: page.logo ?? "", checks, groups, error: null };
 }
 
 /** The add form, or with `editing` the form of that page (its address stays: no slug field). */
@@ -41,6 +51,8 @@ ${form.error === null ? "" : html`<p class="error" role="alert">${form.error}</p
 <label for="f-sp-title">Title</label><input id="f-sp-title" name="title" value="${form.title}" placeholder="Acme services" required>
 <label for="f-sp-description">Description (optional: a few lines shown first, as plain text)</label>
 <textarea id="f-sp-description" name="description" rows="3" maxlength="2000">${form.description}</textarea>
+<label for="f-sp-logo">Logo (optional: the https address of an image shown at the top; visitors' browsers load it from there)</label>
+<input id="f-sp-logo" name="logo" type="url" value="${form.logo}" placeholder="https://example.com/logo.png" maxlength="500" pattern="https://.+">
 ${
   editing === null
     ? html`<label for="f-sp-slug">Address: /status/ followed by (lower-case letters, digits and '-')</label>

@@ -1,7 +1,8 @@
-// The public status page as HTML: the title, the overall line, the description, each check's name, status
-// word, 90-day uptime (or since it was made) with a bar per day, and the incidents; it loads itself again
-// every minute (a meta refresh). Its style is inline under a CSP hash, its one script the dashboard's (times
-// in the viewer's zone); it shows only what the JSON shows and the description: no uuid, key, ping URL or body.
+// The public status page as HTML: the logo, title, overall line and description, each check's name (under
+// its group's heading), status word, 90-day uptime (or since it was made) with a bar per day, and the
+// incidents; it loads itself again every minute (a meta refresh). Its style is inline under a CSP hash, its
+// one script the dashboard's (times in the viewer's zone); it shows only what the JSON shows and the
+// description: no uuid, key, ping URL or body.
 import { createHash } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { DAY } from "../../engine/model.ts";
@@ -23,11 +24,21 @@ main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margi
 .legend{display:flex;justify-content:space-between;color:#50575e;font-size:.85rem}.description{white-space:pre-wrap;margin:0 0 1rem}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #dcdcde}
 footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}h2.group{font-size:1.15rem;margin:1.4rem 0 .6rem}
+.logo{display:block;max-height:4rem;max-width:16rem;margin:0 0 .5rem}
 .overall{font-weight:600;font-size:1.1rem;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem;color:#fff}
 .overall.operational{background:#00703c}.overall.late{background:#8a6100}.overall.partial_outage{background:#c9372c}.overall.major_outage{background:#8c1c1c}`;
 
-/** The Content-Security-Policy of the page: its one inline style by hash, hcd's own scripts, nothing else from anywhere. */
-export const STATUS_PAGE_CSP = `default-src 'none'; script-src 'self'; style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
+
+/**
+ * The Content-Security-Policy of a page: its one inline style by hash, hcd's own scripts and, when it has a
+ * logo, images from the logo's origin alone (an https origin as the URL parser writes it: no quote,
+ * space, comma or semicolon); nothing else from anywhere.
+ */
+export function statusPageCsp(view: StatusView): string {
+  const images = view.logo === null ? "" : `img-src ${new URL(view.logo).origin}; `;
+  return `default-src 'none'; script-src 'self'; style-src 'sha256-${STYLE_HASH}'; ${images}base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
 
 /** How often an open page loads itself again (a wall screen stays current; a meta refresh needs no script). */
 const REFRESH_SECONDS = 60;
@@ -90,7 +101,7 @@ ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.started
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}">
 <title>${view.title}</title><style>${raw(STYLE)}</style><script src="/static/dashboard.js" defer></script></head>
-<body><main><h1>${view.title}</h1>
+<body><main>${view.logo === null ? "" : html`<img class="logo" src="${view.logo}" alt="" referrerpolicy="no-referrer">`}<h1>${view.title}</h1>
 ${overallLine(view)}
 ${view.description === "" ? "" : html`<p class="description">${view.description}</p>`}
 ${view.checks.map((check, i) => html`${check.group !== null && check.group !== view.checks[i - 1]?.group ? html`<h2 class="group">${check.group}</h2>` : ""}${checkBlock(check, view.firstDayAt)}`)}

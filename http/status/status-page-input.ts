@@ -12,6 +12,8 @@ export const SLUG_RULE = "must be 1-64 lower-case letters, digits or '-', starti
 export const MAX_STATUS_CHECKS = 100;
 /** The longest description of a page, in characters. */
 export const MAX_STATUS_DESCRIPTION = 2_000;
+/** The longest logo address, in characters. */
+export const MAX_LOGO_URL = 500;
 /** The most groups (headings) on a page. */
 export const MAX_STATUS_GROUPS = 20;
 
@@ -21,7 +23,8 @@ export function isStatusSlug(text: string): boolean {
 
 /**
  * The page a body describes: `slug`, `title`, `checks` (uuids, no repeats) and, when given, `description`
- * (text; "" takes it away on an edit, absent keeps it) and `groups` ([] takes them away, absent keeps them).
+ * (text; "" takes it away on an edit, absent keeps it), `logo` (likewise) and `groups` ([] takes them away,
+ * absent keeps them).
  * Which project owns the checks is the shard's to judge.
  */
 export function statusPageInputOf(body: JsonObject, at: Millis): Outcome<StatusPage> {
@@ -43,6 +46,8 @@ export function statusPageInputOf(body: JsonObject, at: Millis): Outcome<StatusP
   }
   const grouped = groupsOf(body.groups, uuids);
   if (!grouped.ok) return grouped;
+  const logo = logoOf(body.logo);
+  if (!logo.ok) return logo;
   const text = description?.replace(/\r\n?/g, "\n").trim();
   return ok({
     slug,
@@ -50,8 +55,30 @@ export function statusPageInputOf(body: JsonObject, at: Millis): Outcome<StatusP
     ...(text === undefined ? {} : { description: text }),
     checks: uuids,
     ...(grouped.value === undefined ? {} : { groups: grouped.value }),
+    ...(logo.value === undefined ? {} : { logo: logo.value }),
     createdAt: at,
   });
+}
+
+/**
+ * `logo` as given: absent (an edit keeps the page's), "" (none), or an https address without user name or
+ * password, at most MAX_LOGO_URL characters, as the URL parser writes it. hcd never fetches it: the viewer's
+ * browser does, allowed by the page's CSP for that origin alone (status-html.ts).
+ */
+function logoOf(given: unknown): Outcome<string | undefined> {
+  if (given === undefined || given === "") return ok(given);
+  if (typeof given !== "string") return invalid("logo", "must be a string: an https address of an image");
+  if (given.length > MAX_LOGO_URL) return invalid("logo", `is too long (at most ${MAX_LOGO_URL} characters)`);
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    return invalid("logo", "must be an https address of an image (like https://example.com/logo.png)");
+  }
+  if (url.protocol !== "https:") return invalid("logo", "must be an https address (https://...): the page is shown over https");
+  if (url.username !== "" || url.password !== "") return invalid("logo", "must not hold a user name or password");
+  if (url.hostname === "") return invalid("logo", "must name a host");
+  return ok(url.href);
 }
 
 /**

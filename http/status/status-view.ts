@@ -31,6 +31,8 @@ export type StatusIncident = { readonly check: string; readonly startedAt: Milli
 export type StatusView = {
   readonly title: string;
   readonly description: string;
+  /** The page's logo address (https), or null. */
+  readonly logo: string | null;
   readonly at: Millis;
   readonly firstDayAt: Millis;
   readonly checks: readonly StatusCheck[];
@@ -46,6 +48,7 @@ const samePage = (a: StatusPage, b: StatusPage) =>
   a.createdAt === b.createdAt &&
   a.title === b.title &&
   a.description === b.description &&
+  a.logo === b.logo &&
   a.checks.join() === b.checks.join() &&
   JSON.stringify(a.groups ?? []) === JSON.stringify(b.groups ?? []);
 
@@ -124,6 +127,7 @@ export class StatusViews {
     return {
       title: page.title,
       description: page.description ?? "",
+      logo: page.logo ?? null,
       at: now,
       firstDayAt,
       checks,
@@ -140,6 +144,7 @@ export function statusJson(view: StatusView): Record<string, unknown> {
     title: view.title,
     // the page as a whole: "operational", "late" (some in grace), "partial_outage" or "major_outage" (every check down)
     overall: { status: overall.state, down: overall.down, late: overall.late, total: overall.total },
+    ...(view.logo === null ? {} : { logo: view.logo }),
     checks: view.checks.map((c) => ({
       name: c.name,
       status: c.status,

@@ -3,6 +3,7 @@
 // address next to the form, creates a page with one of two checks ticked, follows its link to the public
 // page (the ticked check's name as text, its status word), and deletes it after a confirmation; edits a
 // page's title, description and checks.
+import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Browser, Page } from "playwright-core";
@@ -133,6 +134,38 @@ async function browserTests(): Promise<void> {
       call(server.url, "GET", `/admin/v1/projects/${project.id}/status-pages`, { headers: admin }),
     );
     assert.equal(listed.status_pages.find((p) => p.slug === "grouped")?.groups, [{ name: "Data <stores>", checks: [checks[0].uuid] }]);
+  });
+
+  test("a logo set in the edit form shows on the public page, loaded by the browser under the page's CSP", async () => {
+    await ok(
+      call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
+        headers: admin,
+        body: { slug: "branded", title: "Branded", checks: [checks[0].uuid] },
+      }),
+    );
+    await page.goto(`${server.url}/projects/${project.id}/status-pages/branded/edit`);
+    await page.getByLabel(/^Logo/).fill("https://logo.test/brand/acme.png");
+    await page.getByRole("button", { name: "Save status page" }).click();
+    await page.getByText("Status page saved.").waitFor();
+    const viewer = await (await newContext(browser)).newPage();
+    const png = readFileSync(new URL("../../../http/dashboard/static/img/logo.png", import.meta.url));
+    const asked: string[] = [];
+    // the image's host, answered inside the browser (after the CSP let the request go)
+    await viewer.context().route("https://logo.test/**", (route) => {
+      asked.push(route.request().url());
+      return route.fulfill({ status: 200, contentType: "image/png", body: png });
+    });
+    const refused: string[] = [];
+    viewer.on("console", (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+    });
+    await viewer.goto(`${server.url}/status/branded`);
+    const logo = viewer.locator("img.logo");
+    await viewer.waitForFunction(() => (document.querySelector("img.logo") as HTMLImageElement | null)?.complete === true);
+    assert.ok((await logo.evaluate((img) => (img as HTMLImageElement).naturalWidth)) > 0, `loaded: ${refused.join(" ")}`);
+    assert.equal(asked, ["https://logo.test/brand/acme.png"]);
+    assert.equal(refused, []);
+    await viewer.context().close();
   });
 
   test("the public page's times in the viewer's time zone by the dashboard's script under the page's CSP; without script, UTC", async () => {

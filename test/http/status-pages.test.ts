@@ -329,6 +329,51 @@ test("groups: headings over chosen checks (the others first), in JSON as each ch
     assert.is((await send(url, "GET", `${path}`)).text.includes('"g2"'), false, "nothing added");
   }));
 
+test('a logo: an https address shown as an image, its origin alone allowed by the page\'s CSP; kept by an edit naming none, taken away by ""; others refused', () =>
+  withServedApi(async (api, url) => {
+    const { a } = await twoChecks(api);
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    const logo = "https://cdn.example.com:8443/brand/logo.png?v=2&s=1";
+    const made = await send(url, "POST", path, { slug: "logo", title: "L", checks: [a], logo });
+    assert.is(made.status, 201, made.text);
+    assert.is((made.json as Json).logo, logo);
+    const shown = async () => {
+      const res = await fetch(`${url}/status/logo`);
+      const img = /<img class="logo" src="([^"]*)"[^>]*>/.exec(await res.text());
+      const json = (await (await fetch(`${url}/status/logo.json`)).json()) as Json;
+      return { img: img?.[1] ?? null, csp: res.headers.get("content-security-policy") ?? "", json: json.logo };
+    };
+    const first = await shown();
+    assert.equal([first.img, first.json], [logo.replace("&", "&amp;"), logo]);
+    assert.match(first.csp, /(^|; )img-src https:\/\/cdn\.example\.com:8443; /);
+    assert.is(first.csp.match(/img-src/g)?.length, 1);
+    assert.is((await send(url, "PUT", `${path}/logo`, { title: "L2", checks: [a] })).status, 200);
+    await advance(url, 5);
+    assert.is((await shown()).img, first.img, "kept by an edit that names none");
+    assert.is(((await send(url, "PUT", `${path}/logo`, { title: "L2", checks: [a], logo: "" })).json as Json).logo, undefined);
+    await advance(url, 5);
+    const gone = await shown();
+    assert.equal([gone.img, gone.json], [null, undefined]);
+    assert.not.match(gone.csp, "img-src", "no image allowed from anywhere without a logo");
+
+    for (const bad of [
+      "http://cdn.example.com/logo.png",
+      "javascript:alert(1)",
+      "data:image/png;base64,iVBORw0KGgo=",
+      "https://user:secret@cdn.example.com/logo.png",
+      "//cdn.example.com/logo.png",
+      "logo.png",
+      `https://cdn.example.com/${"x".repeat(500)}.png`,
+      5,
+      { url: logo },
+    ]) {
+      const answer = await send(url, "POST", path, { slug: "bad-logo", title: "B", checks: [a], logo: bad });
+      assert.is(answer.status, 400, `${JSON.stringify(bad)}: ${answer.text}`);
+      assert.match(String((answer.json as Json).error), "logo");
+    }
+    assert.is((await fetch(`${url}/status/bad-logo.json`)).status, 404);
+  }));
+
 test("public page: a view is kept for 5 s, then worked out again", () =>
   withServedApi(async (api, url) => {
     const { a } = await twoChecks(api);

@@ -201,6 +201,7 @@ export async function richProject(server: RealServer): Promise<Rich> {
     slug: "rich-public",
     title: "Public services",
     description: "Nightly work first\nthen the rest",
+    logo: "https://cdn.example.com/rich.png",
     checks: [checks.cron, checks.simple],
     groups: [{ name: "Nightly", checks: [checks.cron] }],
   });

@@ -95,10 +95,10 @@ test("the export applied to an empty hcd (a stopped DATA_DIR) makes the same pro
         ({ created: _created, ...page }) => page,
       );
     const pages = await pagesOf(moved);
-    assert.equal(pages, await pagesOf(server), "pages with their description and groups");
+    assert.equal(pages, await pagesOf(server), "pages with their description, logo and groups");
     assert.equal(
-      [pages[0].description, pages[0].groups],
-      ["Nightly work first\nthen the rest", [{ name: "Nightly", checks: [rich.checks.cron] }]],
+      [pages[0].description, pages[0].logo, pages[0].groups],
+      ["Nightly work first\nthen the rest", "https://cdn.example.com/rich.png", [{ name: "Nightly", checks: [rich.checks.cron] }]],
     );
     for (const uuid of Object.values(rich.checks))
       assert.is((await fetch(`${moved.url}/ping/${uuid}`)).status, 200, `ping URL ${uuid} works after the move`);
