@@ -73,8 +73,15 @@ export type StatusPage = {
   /** A few lines under the title (plain text, line breaks kept); absent = none. */
   readonly description?: string;
   readonly checks: readonly string[]; // check uuids of the project, in the order shown
+  /** Headings over some of `checks` (each in one group at most), in the order shown; the others come first, ungrouped. */
+  readonly groups?: readonly StatusGroup[];
+  /** An https address of an image shown above the title (the viewer's browser loads it, hcd never does); absent = none. */
+  readonly logo?: string;
   readonly createdAt: Millis;
 };
+
+/** A heading on a status page and its checks (uuids among the page's `checks`), in the order shown. */
+export type StatusGroup = { readonly name: string; readonly checks: readonly string[] };
 
 /** A recurring maintenance window: each time `schedule` fires in `tz`, the project is muted for `durationMs`. */
 export type MaintenanceWindow = {

@@ -1,7 +1,7 @@
 // Changes to a project record alone, which touch none of its checks' states: a new name, a key created or
 // revoked, a status page added, edited or removed. One pure function applies each, so the shard, replays and the
 // cluster's replicas agree on the result.
-import type { EscalationSpecStep, Millis, Project, StatusPage } from "./model.ts";
+import type { EscalationSpecStep, Millis, Project, StatusGroup, StatusPage } from "./model.ts";
 import type { Outcome } from "./outcome.ts";
 import { fail, invalid, ok } from "./outcome.ts";
 
@@ -45,7 +45,8 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       if (pages.some((page) => page.slug === change.page.slug)) return invalid("slug", "is already taken");
       const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
       if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
-      return ok({ ...project, statusPages: [...pages, change.page] });
+      const { groups, logo, ...page } = change.page;
+      return ok({ ...project, statusPages: [...pages, { ...page, ...(groups?.length ? { groups } : {}), ...(logo ? { logo } : {}) }] });
     }
     case "updateStatusPage": {
       const pages = project.statusPages ?? [];
@@ -53,10 +54,19 @@ export function applyProjectChange(project: Project, change: ProjectChange, owns
       if (held === undefined) return fail({ code: "not_found", what: "status page" });
       const foreign = change.page.checks.find((uuid) => !ownsCheck(uuid));
       if (foreign !== undefined) return invalid("checks", `has a check that is not in this project: ${foreign}`);
-      // an edit that names no description keeps the page's (an empty one takes it away)
+      // an edit that names no description keeps the page's (an empty one takes it away); the same for the
+      // logo and the groups, whose kept checks are those still on the page
       const description = change.page.description === undefined ? held.description : change.page.description;
-      const { description: _given, ...page } = change.page;
-      const updated: StatusPage = { ...page, ...(description ? { description } : {}), createdAt: held.createdAt };
+      const groups = change.page.groups ?? keptGroups(held.groups ?? [], change.page.checks);
+      const logo = change.page.logo === undefined ? held.logo : change.page.logo;
+      const { description: _given, groups: _groups, logo: _logo, ...page } = change.page;
+      const updated: StatusPage = {
+        ...page,
+        ...(description ? { description } : {}),
+        ...(groups.length > 0 ? { groups } : {}),
+        ...(logo ? { logo } : {}),
+        createdAt: held.createdAt,
+      };
       return ok({ ...project, statusPages: pages.map((page) => (page === held ? updated : page)) });
     }
     case "removeStatusPage": {
@@ -81,4 +91,11 @@ function withoutHashedKey(project: Project, key: ApiKeyKind): Project {
   const left = { ...hashed, [key]: null };
   const { hashedApiKeys: _dropped, ...rest } = project;
   return left.apiKey === null && left.apiKeyReadonly === null ? rest : { ...rest, hashedApiKeys: left };
+}
+
+/** A page's groups with only the checks still on it; a group left empty goes. */
+function keptGroups(groups: readonly StatusGroup[], checks: readonly string[]): StatusGroup[] {
+  return groups
+    .map((group) => ({ name: group.name, checks: group.checks.filter((uuid) => checks.includes(uuid)) }))
+    .filter((group) => group.checks.length > 0);
 }

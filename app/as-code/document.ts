@@ -52,7 +52,18 @@ export type FileCheck = {
 /** A step of an escalation policy: after so many seconds down and not acknowledged, these channels (names or ids) too. */
 export type FileEscalationStep = { readonly after: number; readonly channels: readonly string[] };
 
-export type FileStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
+export type FileStatusPage = {
+  readonly slug: string;
+  readonly title: string;
+  /** Absent: the server's is left as it is ("" takes it away). */
+  readonly description?: string;
+  /** An https address of an image above the title; absent: the server's is left as it is ("" takes it away). */
+  readonly logo?: string;
+  readonly checks: readonly string[];
+  /** Headings over some of `checks`, each check in one at most; absent: the server's are left as they are ([] takes them away). */
+  readonly groups?: readonly FileStatusGroup[];
+};
+export type FileStatusGroup = { readonly name: string; readonly checks: readonly string[] };
 
 export type FileMaintenance = {
   readonly id?: string;

@@ -107,7 +107,14 @@ function projectEntry(state: LiveProjectState, secret: SecretNamer, includeSecre
     ),
   );
   entry.checks = state.checks.map((check) => checkEntry(check, channelRef, checkRef));
-  entry.status_pages = state.statusPages.map((page) => ({ slug: page.slug, title: page.title, checks: page.checks.map(checkRef) }));
+  entry.status_pages = state.statusPages.map((page) => ({
+    slug: page.slug,
+    title: page.title,
+    ...(page.description === undefined ? {} : { description: page.description }),
+    ...(page.logo === undefined ? {} : { logo: page.logo }),
+    checks: page.checks.map(checkRef),
+    ...(page.groups === undefined ? {} : { groups: page.groups.map((g) => ({ name: g.name, checks: g.checks.map(checkRef) })) }),
+  }));
   entry.maintenance = state.maintenance.map((w) => ({ id: w.id, name: w.name, schedule: w.schedule, tz: w.tz, duration: w.duration }));
   return entry;
 }

@@ -5,6 +5,7 @@
 import { CHANNEL_KINDS, LIMITS } from "../../engine/model.ts";
 import type { ServiceKind } from "../../engine/model.ts";
 import { SERVICE_KIND_MODULES } from "../../notify/kinds/index.ts";
+import { MAX_LOGO_URL, MAX_STATUS_CHECKS, MAX_STATUS_DESCRIPTION, MAX_STATUS_GROUPS } from "../../http/status/status-page-input.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -236,12 +237,42 @@ const STATUS_PAGE: Schema = {
   properties: {
     slug: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{0,63}$", description: "its address: /status/<slug>, unique on the server" },
     title: { type: "string", minLength: 1, maxLength: LIMITS.nameMaxChars },
+    description: {
+      type: "string",
+      maxLength: MAX_STATUS_DESCRIPTION,
+      description: 'a few lines under the title (plain text); not written: the server\'s is kept, "": none',
+    },
+    logo: {
+      type: "string",
+      maxLength: MAX_LOGO_URL,
+      description:
+        "an https address of an image shown above the title (visitors' browsers load it; hcd never does); not written: the server's is kept, \"\": none",
+    },
     checks: {
       type: "array",
       minItems: 1,
-      maxItems: 100,
+      maxItems: MAX_STATUS_CHECKS,
       items: { type: "string" },
       description: "uuids or slugs of checks of this file's project, in the order shown",
+    },
+    groups: {
+      type: "array",
+      maxItems: MAX_STATUS_GROUPS,
+      description: "headings over some of the page's checks (shown after the ungrouped ones); not written: the server's are kept, []: none",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["name", "checks"],
+        properties: {
+          name: { type: "string", minLength: 1, maxLength: LIMITS.nameMaxChars },
+          checks: {
+            type: "array",
+            minItems: 1,
+            items: { type: "string" },
+            description: "some of the page's checks, each in one group at most",
+          },
+        },
+      },
     },
   },
 };

@@ -25,7 +25,14 @@ export type LiveChannel = {
 };
 /** A check as the admin API shows it (host/check-json.ts, read-write view). */
 export type LiveCheck = Readonly<Record<string, unknown>> & { readonly uuid: string; readonly slug: string; readonly name: string };
-export type LiveStatusPage = { readonly slug: string; readonly title: string; readonly checks: readonly string[] };
+export type LiveStatusPage = {
+  readonly slug: string;
+  readonly title: string;
+  readonly description?: string;
+  readonly logo?: string;
+  readonly checks: readonly string[];
+  readonly groups?: readonly { readonly name: string; readonly checks: readonly string[] }[];
+};
 /** A step of an escalation policy as the API shows it: `channels` the ids, comma-separated. */
 export type LiveEscalationStep = { readonly after: number; readonly channels: string };
 export type LiveMaintenance = {

@@ -1,5 +1,5 @@
-// The plan's changes of one project's checks, status pages and maintenance windows (plan.ts; its channels:
-// plan-channels.ts). Each file entry is compared with its match here through the values the server would
+// The plan's changes of one project's checks and maintenance windows (plan.ts; its channels:
+// plan-channels.ts, its status pages: plan-status-pages.ts). Each file entry is compared with its match here through the values the server would
 // store, so that a file exported from hcd plans no change.
 import { canonicalZone } from "../../engine/zones.ts";
 import { call } from "../admin-client.ts";
@@ -13,7 +13,7 @@ import type { CheckTarget } from "./plan-check-refs.ts";
 import { checkKey, checkTarget, checkUuidAtRun } from "./plan-check-refs.ts";
 import type { ChannelTarget } from "./plan-channel-refs.ts";
 import { channelIdAtRun, channelKey, channelTarget, escalationTargets, sameSet, sameSteps, stepIdsAtRun } from "./plan-channel-refs.ts";
-import { checkBody, maintenanceBody, statusPageBody } from "./requests.ts";
+import { checkBody, maintenanceBody } from "./requests.ts";
 
 const enc = encodeURIComponent;
 
@@ -153,65 +153,6 @@ function settingDetails(have: CheckSettings, want: CheckSettings): string[] {
     details.push(from === null || to === null || name === "push_token" ? name : `${name} ${from} → ${to}`);
   }
   return details;
-}
-
-// ---- status pages ----
-
-export function statusPageChanges(context: ProjectContext): Change[] {
-  const { file, live, label: projectLabel } = context;
-  if (file.status_pages === undefined) return [];
-  const livePages = live?.statusPages ?? [];
-  const changes: Change[] = [];
-  const named = new Set(file.status_pages.map((p) => p.slug));
-  for (const page of livePages.filter((p) => !named.has(p.slug))) {
-    changes.push(
-      ...dropped(context, "status page", `status page ${JSON.stringify(page.slug)}`, PHASE.pageDelete, `status-pages/${enc(page.slug)}`),
-    );
-  }
-  for (const page of file.status_pages) {
-    const label = `status page ${JSON.stringify(page.slug)} in ${projectLabel}`;
-    const targets = page.checks.map((ref) => checkTarget(context, ref, label)).filter((t): t is CheckTarget => t !== null);
-    const body = (runIds: Ids) =>
-      statusPageBody(
-        page,
-        targets.map((t) => checkUuidAtRun(runIds, t)),
-      );
-    const found = livePages.find((p) => p.slug === page.slug);
-    if (found === undefined) {
-      const owner = context.slugs.get(page.slug);
-      if (owner !== undefined && owner !== live?.project.id)
-        context.problems.push(`${label}: the slug is taken by a page of project ${owner}`);
-      changes.push({
-        verb: "create",
-        what: "status page",
-        label,
-        details: [],
-        phase: PHASE.page,
-        run: async (client, runIds) => {
-          await call(client, "POST", `/admin/v1/projects/${enc(context.projectId())}/status-pages`, body(runIds));
-          return `created ${label}`;
-        },
-      });
-      continue;
-    }
-    const details: string[] = [];
-    if (found.title !== page.title.trim()) details.push(`title ${JSON.stringify(found.title)} → ${JSON.stringify(page.title.trim())}`);
-    if (JSON.stringify(targets.map((t) => checkKey(context, t))) !== JSON.stringify(found.checks)) details.push("checks");
-    if (details.length === 0) continue;
-    changes.push({
-      verb: "update",
-      what: "status page",
-      label,
-      details,
-      phase: PHASE.page,
-      run: async (client, runIds) => {
-        const { title, checks } = body(runIds);
-        await call(client, "PUT", `/admin/v1/projects/${enc(context.projectId())}/status-pages/${enc(page.slug)}`, { title, checks });
-        return `updated ${label}`;
-      },
-    });
-  }
-  return changes;
 }
 
 // ---- maintenance windows ----

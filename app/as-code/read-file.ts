@@ -301,12 +301,28 @@ function projectProblems(project: FileProject, base: FilePath, at: (path: FilePa
   (project.status_pages ?? []).forEach((page, i) => {
     const path = [...base, "status_pages", i];
     if (project.checks !== undefined) page.checks.forEach((ref, j) => resolve(ref, [...path, "checks", j]));
+    // the server's rules over stand-in uuids, one per reference: a group's check not among the page's is refused as there
+    const standIns = new Map<string, string>();
+    const standIn = (ref: string) => {
+      if (!standIns.has(ref)) standIns.set(ref, `00000000-0000-4000-8000-${String(standIns.size).padStart(12, "0")}`);
+      return standIns.get(ref) ?? "";
+    };
     const input = statusPageInputOf(
-      { slug: page.slug, title: page.title, checks: page.checks.map(() => "00000000-0000-4000-8000-000000000000") },
+      {
+        slug: page.slug,
+        title: page.title,
+        description: page.description,
+        logo: page.logo,
+        checks: [...new Set(page.checks)].map(standIn),
+        groups: page.groups?.map((g) => ({ name: g.name, checks: g.checks.map(standIn) })),
+      },
       0,
     );
     if (!input.ok && input.failure.code === "invalid" && input.failure.field !== "checks")
-      at([...path, input.failure.field], reasonText(input.failure));
+      at(
+        [...path, input.failure.field],
+        [...standIns].reduce((text, [ref, uuid]) => text.replaceAll(uuid, ref), reasonText(input.failure)),
+      );
     if (new Set(page.checks).size !== page.checks.length) at([...path, "checks"], "names a check twice");
   });
 

@@ -62,7 +62,18 @@ export function maintenanceBody(window: FileMaintenance): Record<string, unknown
   return { name: window.name, schedule: window.schedule, tz: window.tz ?? "UTC", duration: window.duration };
 }
 
-/** `checks`: the uuids the page's references name. */
-export function statusPageBody(page: FileStatusPage, checks: readonly string[]): Record<string, unknown> {
-  return { slug: page.slug, title: page.title, checks: [...checks] };
+/** `checks` and `groups`: with the uuids the page's references name; the description, logo and groups only when the file names them. */
+export function statusPageBody(
+  page: FileStatusPage,
+  checks: readonly string[],
+  groups: readonly { name: string; checks: readonly string[] }[] | undefined,
+): Record<string, unknown> {
+  return {
+    slug: page.slug,
+    title: page.title,
+    ...(page.description === undefined ? {} : { description: page.description }),
+    ...(page.logo === undefined ? {} : { logo: page.logo }),
+    checks: [...checks],
+    ...(groups === undefined ? {} : { groups }),
+  };
 }

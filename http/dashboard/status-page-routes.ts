@@ -1,6 +1,6 @@
-// The dashboard's status pages of a project: list, create and edit (title, description, a checkbox per
-// check) and delete with a confirmation, through the admin API's rules and texts (http/status/) and the same pool calls.
-import type { Project } from "../../engine/model.ts";
+// The dashboard's status pages of a project: list, create and edit (title, description, a checkbox and a
+// group per check) and delete with a confirmation, through the admin API's rules and texts (http/status/) and the same pool calls.
+import type { Project, StatusGroup } from "../../engine/model.ts";
 import { httpError, sentenceOf, unwrap } from "../errors.ts";
 import { statusPageInputOf } from "../status/status-page-input.ts";
 import { addStatusPage, removeStatusPage, updateStatusPage } from "../status/status-pages.ts";
@@ -14,8 +14,48 @@ import { htmlResponse, param, redirect } from "./responses.ts";
 
 /** The form's fields as typed (the slug: the one typed, or on an edit the page's own). */
 function typedOf(form: URLSearchParams, slug: string) {
-  return { slug, title: form.get("title") ?? "", description: form.get("description") ?? "", checks: form.getAll("check") };
+  const checks = form.getAll("check");
+  // every check's typed group, ticked or not (a refused form shows them again); only the ticked ones count
+  const groups = Object.fromEntries(
+    [...form.entries()].filter(([name]) => name.startsWith("group-")).map(([name, value]) => [name.slice("group-".length), value.trim()]),
+  );
+  const text = (name: string) => form.get(name) ?? "";
+  return { slug, title: text("title"), description: text("description"), logo: text("logo").trim(), checks, groups };
 }
+
+/**
+ * The groups of the typed form as the admin API takes them: each group typed beside ticked checks, in the
+ * page's order of its groups (`held`), new ones after in the form's order; a group's checks likewise.
+ */
+function groupsOfForm(typed: { checks: readonly string[]; groups: Readonly<Record<string, string>> }, held: readonly StatusGroup[]) {
+  const rank = <T>(list: readonly T[], item: T) => (list.includes(item) ? list.indexOf(item) : list.length);
+  const names = [...new Set(typed.checks.map((uuid) => typed.groups[uuid]).filter((name) => name !== undefined && name !== ""))];
+  const heldNames = held.map((g) => g.name);
+  return names
+    .map((name, i) => ({ name, i }))
+    .sort((a, b) => rank(heldNames, a.name) - rank(heldNames, b.name) || a.i - b.i)
+    .map(({ name }) => {
+      const heldChecks = held.find((g) => g.name === name)?.checks ?? [];
+      const checks = typed.checks.filter((uuid) => typed.groups[uuid] === name);
+      return {
+        name,
+        checks: checks
+          .map((uuid, i) => ({ uuid, i }))
+          .sort((a, b) => rank(heldChecks, a.uuid) - rank(heldChecks, b.uuid) || a.i - b.i)
+          .map((c) => c.uuid),
+      };
+    });
+}
+
+/** The admin API's body for the typed form. */
+const bodyOf = (typed: ReturnType<typeof typedOf>, held: readonly StatusGroup[]) => ({
+  slug: typed.slug,
+  title: typed.title,
+  description: typed.description,
+  logo: typed.logo,
+  checks: typed.checks,
+  groups: groupsOfForm(typed, held),
+});
 
 export function statusPageRoutes(ctx: DashboardContext): void {
   const { deps, route, requireAccess, writeForm, projectFor } = ctx;
@@ -45,7 +85,7 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     mayChange(access);
     const typed = typedOf(form, (form.get("slug") ?? "").trim());
     const at = clock.now();
-    const input = statusPageInputOf({ slug: typed.slug, title: typed.title, description: typed.description, checks: typed.checks }, at);
+    const input = statusPageInputOf(bodyOf(typed, []), at);
     const added = input.ok ? await addStatusPage(pool, project.id, input.value, at) : input;
     if (!added.ok) return htmlResponse(await pageHtml(access, project, { ...typed, error: sentenceOf(added.failure) }), 400);
     await recordDashboardChange(ctx, access, {
@@ -72,7 +112,7 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     return htmlResponse(statusPageEditPage(access.viewer, { ...found, checks, form: formOfPage(found.page) }));
   });
 
-  // an edit: the title, the description and the checks, through the admin API's rules; the address stays
+  // an edit: the title, the description, the checks and their groups, through the admin API's rules; the address stays
   route("POST", "/projects/:project/status-pages/:slug/edit", async (event) => {
     const access = requireAccess(event);
     const project = projectFor(access, param(event, "project"));
@@ -81,7 +121,7 @@ export function statusPageRoutes(ctx: DashboardContext): void {
     const found = pageFor(project, param(event, "slug"));
     const typed = typedOf(form, found.page.slug);
     const at = clock.now();
-    const input = statusPageInputOf({ slug: typed.slug, title: typed.title, description: typed.description, checks: typed.checks }, at);
+    const input = statusPageInputOf(bodyOf(typed, found.page.groups ?? []), at);
     const saved = input.ok ? await updateStatusPage(pool, project.id, input.value, at) : input;
     if (!saved.ok) {
       const checks = await pool.listChecks(project.id, { tags: [] });

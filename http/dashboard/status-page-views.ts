@@ -1,6 +1,6 @@
 // A project's public status pages in the dashboard: the list with a link to each public page, the add and
-// edit form (title, description, a checkbox per check) and the delete confirmation. The admin token and a
-// project's managers and owners change them; other viewers see the list alone.
+// edit form (title, description, logo, a checkbox and a group per check) and the delete confirmation. The
+// admin token and a project's managers and owners change them; other viewers see the list alone.
 import type { Check, Project, StatusPage } from "../../engine/model.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
@@ -12,22 +12,38 @@ export type StatusPageForm = {
   readonly slug: string;
   readonly title: string;
   readonly description: string;
+  readonly logo: string;
   readonly checks: readonly string[];
+  /** The group typed beside each check (uuid → heading); none or "": ungrouped. */
+  readonly groups: Readonly<Record<string, string>>;
   readonly error: string | null;
 };
 
-export const EMPTY_STATUS_PAGE_FORM: StatusPageForm = { slug: "", title: "", description: "", checks: [], error: null };
+export const EMPTY_STATUS_PAGE_FORM: StatusPageForm = {
+  slug: "",
+  title: "",
+  description: "",
+  logo: "",
+  checks: [],
+  groups: {},
+  error: null,
+};
 
 /** A page's form as its stored values fill it (the edit form's first showing). */
 export function formOfPage(page: StatusPage): StatusPageForm {
-  return { slug: page.slug, title: page.title, description: page.description ?? "", checks: page.checks, error: null };
+  const groups = Object.fromEntries((page.groups ?? []).flatMap((g) => g.checks.map((uuid) => [uuid, g.name])));
+  const { slug, title, checks } = page;
+  return { slug, title, description: page.description ?? "", logo: page.logo ?? "", checks, groups, error: null };
 }
 
 /** The add form, or with `editing` the form of that page (its address stays: no slug field). */
 function pageForm(viewer: Viewer, project: Project, checks: readonly Check[], form: StatusPageForm, editing: StatusPage | null): Html {
   if (checks.length === 0) return html`<p class="none">Add a check first: a status page shows chosen checks of the project.</p>`;
+  const nameOf = (check: Check) => (check.name === "" ? "(unnamed)" : check.name);
   const box = (check: Check) =>
-    html`<li><label><input type="checkbox" name="check" value="${check.uuid}"${form.checks.includes(check.uuid) ? " checked" : ""}> ${check.name === "" ? "(unnamed)" : check.name}</label></li>`;
+    html`<li><label><input type="checkbox" name="check" value="${check.uuid}"${form.checks.includes(check.uuid) ? " checked" : ""}> ${nameOf(check)}</label>
+<input class="group" name="group-${check.uuid}" value="${form.groups[check.uuid] ?? ""}" list="sp-group-names" maxlength="100" placeholder="group (optional)" aria-label="Group of ${nameOf(check)}"></li>`;
+  const names = [...new Set(Object.values(form.groups).filter((name) => name.trim() !== ""))];
   const action = editing === null ? `/projects/${project.id}/status-pages` : `/projects/${project.id}/status-pages/${editing.slug}/edit`;
   return html`${editing === null ? html`<h2>New status page</h2>` : ""}
 ${form.error === null ? "" : html`<p class="error" role="alert">${form.error}</p>`}
@@ -35,13 +51,17 @@ ${form.error === null ? "" : html`<p class="error" role="alert">${form.error}</p
 <label for="f-sp-title">Title</label><input id="f-sp-title" name="title" value="${form.title}" placeholder="Acme services" required>
 <label for="f-sp-description">Description (optional: a few lines shown first, as plain text)</label>
 <textarea id="f-sp-description" name="description" rows="3" maxlength="2000">${form.description}</textarea>
+<label for="f-sp-logo">Logo (optional: the https address of an image shown at the top; visitors' browsers load it from there)</label>
+<input id="f-sp-logo" name="logo" type="url" value="${form.logo}" placeholder="https://example.com/logo.png" maxlength="500" pattern="https://.+">
 ${
   editing === null
     ? html`<label for="f-sp-slug">Address: /status/ followed by (lower-case letters, digits and '-')</label>
 <input id="f-sp-slug" name="slug" value="${form.slug}" placeholder="acme" required pattern="[a-z0-9][a-z0-9\\-]{0,63}">`
     : html`<p>Address: <a href="/status/${editing.slug}">/status/${editing.slug}</a> (it stays; to move the page, add one and delete this one)</p>`
 }
-<fieldset><legend>Checks shown (their names and status only: no ping URL, key or body)</legend><ul class="choices">${checks.map(box)}</ul></fieldset>
+<fieldset><legend>Checks shown (their names and status only: no ping URL, key or body)</legend>
+<p class="hint">A group's name beside checks shows them under that heading, after the ungrouped ones.</p>
+<ul class="choices">${checks.map(box)}</ul><datalist id="sp-group-names">${names.map((name) => html`<option value="${name}">`)}</datalist></fieldset>
 <button type="submit">${editing === null ? "Create status page" : "Save status page"}</button>${
     editing === null ? "" : html` <a class="button" href="/projects/${project.id}/status-pages">Cancel</a>`
   }</form>`;

@@ -6,7 +6,7 @@ import { HTTPResponse } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { jsonResponse } from "../response.ts";
 import type { ErrorReporter } from "../errors.ts";
-import { STATUS_PAGE_CSP, statusPageHtml } from "./status-html.ts";
+import { statusPageCsp, statusPageHtml } from "./status-html.ts";
 import { statusPageOf } from "./status-pages.ts";
 import type { StatusView } from "./status-view.ts";
 import { STATUS_CACHE_MS, StatusViews, statusJson } from "./status-view.ts";
@@ -18,7 +18,7 @@ export function statusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
   const views = new StatusViews(deps.pool, deps.clock);
   // each view's bodies, plain and gzipped (a page of 50 checks is some 200 kB of bars, 10 kB gzipped), made once
   type Bodies = { readonly plain: Uint8Array; readonly gzip: Uint8Array };
-  const rendered = new WeakMap<StatusView, { html: Bodies; json: Bodies }>();
+  const rendered = new WeakMap<StatusView, { html: Bodies; json: Bodies; csp: string }>();
   const bodiesOf = (text: string): Bodies => {
     const plain = UTF8.encode(text);
     return { plain, gzip: gzipSync(plain) };
@@ -26,7 +26,7 @@ export function statusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
   const bytesOf = (view: StatusView) => {
     let bytes = rendered.get(view);
     if (bytes === undefined) {
-      bytes = { html: bodiesOf(statusPageHtml(view)), json: bodiesOf(JSON.stringify(statusJson(view))) };
+      bytes = { html: bodiesOf(statusPageHtml(view)), json: bodiesOf(JSON.stringify(statusJson(view))), csp: statusPageCsp(view) };
       rendered.set(view, bytes);
     }
     return bytes;
@@ -59,7 +59,7 @@ export function statusPageRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRe
       if (gzip) headers["content-encoding"] = "gzip";
       const kind: Record<string, string> = asJson
         ? { "content-type": "application/json", "access-control-allow-origin": "*" }
-        : { "content-type": "text/html; charset=utf-8", "content-security-policy": STATUS_PAGE_CSP };
+        : { "content-type": "text/html; charset=utf-8", "content-security-policy": bytes.csp };
       return new HTTPResponse((gzip ? bodies.gzip : bodies.plain) as BodyInit, { headers: { ...headers, ...kind } });
     } catch (error) {
       opts.report(error);

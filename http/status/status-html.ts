@@ -1,14 +1,17 @@
-// The public status page as HTML: the title and description, each check's name, status word, uptime over
-// 90 days (or since it was made) and a bar per day, and the incidents; it loads itself again every minute
-// (a meta refresh). It stands alone (no script, its style inline under a CSP hash) and shows only what the
-// JSON shows and the description: no uuid, key, ping URL or body.
+// The public status page as HTML: the logo, title, overall line and description, each check's name (under
+// its group's heading), status word, 90-day uptime (or since it was made) with a bar per day, and the
+// incidents; it loads itself again every minute (a meta refresh). Its style is inline under a CSP hash, its
+// one script the dashboard's (times in the viewer's zone); it shows only what the JSON shows and the
+// description: no uuid, key, ping URL or body.
 import { createHash } from "node:crypto";
 import type { Millis } from "../../engine/model.ts";
 import { DAY } from "../../engine/model.ts";
 import type { Html } from "../dashboard/html.ts";
 import { durationText } from "../dashboard/format.ts";
 import { html, raw } from "../dashboard/html.ts";
+import { isoSeconds } from "../../lib/iso-dates.ts";
 import type { StatusCheck, StatusView } from "./status-view.ts";
+import { overallOf, overallText } from "./overall.ts";
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2327;background:#f6f7f7}
 main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margin:.2rem 0 1rem}
@@ -20,16 +23,34 @@ main{max-width:52rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.6rem;margi
 .bars .before{background:#ececed}.bars .unknown{background:repeating-linear-gradient(45deg,#c3c4c7 0 3px,#f0f0f1 3px 6px)}.unknown-note{color:#50575e;font-size:.85rem}
 .legend{display:flex;justify-content:space-between;color:#50575e;font-size:.85rem}.description{white-space:pre-wrap;margin:0 0 1rem}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #dcdcde}
-footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}`;
+footer{color:#50575e;font-size:.85rem;margin-top:1.5rem}h2.group{font-size:1.15rem;margin:1.4rem 0 .6rem}
+.logo{display:block;max-height:4rem;max-width:16rem;margin:0 0 .5rem}
+.overall{font-weight:600;font-size:1.1rem;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem;color:#fff}
+.overall.operational{background:#00703c}.overall.late{background:#8a6100}.overall.partial_outage{background:#c9372c}.overall.major_outage{background:#8c1c1c}`;
 
-/** The Content-Security-Policy of the page: its one inline style by hash, nothing else from anywhere. */
-export const STATUS_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
+
+/**
+ * The Content-Security-Policy of a page: its one inline style by hash, hcd's own scripts and, when it has a
+ * logo, images from the logo's origin alone (an https origin as the URL parser writes it: no quote,
+ * space, comma or semicolon); nothing else from anywhere.
+ */
+export function statusPageCsp(view: StatusView): string {
+  const images = view.logo === null ? "" : `img-src ${new URL(view.logo).origin}; `;
+  return `default-src 'none'; script-src 'self'; style-src 'sha256-${STYLE_HASH}'; ${images}base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
 
 /** How often an open page loads itself again (a wall screen stays current; a meta refresh needs no script). */
 const REFRESH_SECONDS = 60;
 
 const dayText = (at: Millis) => new Date(at).toISOString().slice(0, 10);
-const timeText = (at: Millis) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+/**
+ * An instant as UTC text in a <time datetime>: the dashboard's script (the one script the page loads, under
+ * its CSP's script-src 'self') words it in the viewer's time zone, the UTC text staying on hover; without
+ * script the UTC text stays.
+ */
+const timeText = (at: Millis) =>
+  html`<time datetime="${isoSeconds(at)}">${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC</time>`;
 
 /**
  * A day's bar: its class by how much of the day was up (a day known only as unknown: striped; a day before
@@ -56,10 +77,16 @@ function bar(percent: number | null, unknownMs: Millis, dayAt: Millis, sinceAt: 
 
 function checkBlock(check: StatusCheck, firstDayAt: Millis): Html {
   return html`<section class="check"><div class="head"><span class="name">${check.name}</span>
-<span><span class="word ${check.status}">${check.status}</span> · <span class="uptime">${check.uptimePercent}%</span> uptime ${check.sinceAt === null ? "over 90 days" : `since ${timeText(check.sinceAt)}`}</span></div>
+<span><span class="word ${check.status}">${check.status}</span> · <span class="uptime">${check.uptimePercent}%</span> uptime ${check.sinceAt === null ? "over 90 days" : html`since ${timeText(check.sinceAt)}`}</span></div>
 <div class="bars" role="img" aria-label="Uptime per day over the last 90 days">${check.days.map((percent, i) => bar(percent, check.unknownDays[i], firstDayAt + i * DAY, check.sinceAt))}</div>
 <div class="legend"><span>90 days ago</span><span>today</span></div>
 ${check.unknownMs === 0 ? "" : html`<p class="unknown-note">Unknown for ${durationText(check.unknownMs)}: the monitor was not watching then, so that time counts as neither up nor down.</p>`}</section>`;
+}
+
+/** The line at the top: every check fine, or how many are late or down; its colour by state (a class, under the style's hash). */
+function overallLine(view: StatusView): Html {
+  const overall = overallOf(view.checks.map((c) => c.status));
+  return html`<p class="overall ${overall.state}" role="status">${overallText(overall)}</p>`;
 }
 
 export function statusPageHtml(view: StatusView): string {
@@ -73,10 +100,11 @@ ${view.incidents.map((i) => html`<tr><td>${i.check}</td><td>${timeText(i.started
     html`<html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}">
-<title>${view.title}</title><style>${raw(STYLE)}</style></head>
-<body><main><h1>${view.title}</h1>
+<title>${view.title}</title><style>${raw(STYLE)}</style><script src="/static/dashboard.js" defer></script></head>
+<body><main>${view.logo === null ? "" : html`<img class="logo" src="${view.logo}" alt="" referrerpolicy="no-referrer">`}<h1>${view.title}</h1>
+${overallLine(view)}
 ${view.description === "" ? "" : html`<p class="description">${view.description}</p>`}
-${view.checks.map((check) => checkBlock(check, view.firstDayAt))}
+${view.checks.map((check, i) => html`${check.group !== null && check.group !== view.checks[i - 1]?.group ? html`<h2 class="group">${check.group}</h2>` : ""}${checkBlock(check, view.firstDayAt)}`)}
 <h2>Incidents</h2>${incidents}
 ${
   view.unknown.length === 0

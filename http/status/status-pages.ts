@@ -25,7 +25,7 @@ export async function addStatusPage(pool: Pool, projectId: string, page: StatusP
   return pool.changeProject(projectId, { kind: "addStatusPage", page }, at);
 }
 
-/** Gives the page of `page.slug` a new title, list of checks and (when given) description; not_found when the project has no such page. */
+/** Gives the page of `page.slug` a new title, list of checks and (when given) description, logo and groups; not_found when the project has no such page. */
 export function updateStatusPage(pool: Pool, projectId: string, page: StatusPage, at: Millis): Promise<Outcome<Project>> {
   return pool.changeProject(projectId, { kind: "updateStatusPage", page }, at);
 }
@@ -40,7 +40,9 @@ export function presentStatusPage(page: StatusPage, siteRoot: string): Record<st
     slug: page.slug,
     title: page.title,
     ...(page.description ? { description: page.description } : {}), // only when the page has one
+    ...(page.logo ? { logo: page.logo } : {}),
     checks: [...page.checks],
+    ...(page.groups?.length ? { groups: page.groups.map((g) => ({ name: g.name, checks: [...g.checks] })) } : {}), // only when it has some
     url: `${siteRoot}/status/${page.slug}`,
     created: isoSeconds(page.createdAt),
   };

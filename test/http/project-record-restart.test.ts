@@ -92,6 +92,7 @@ test("restart: a page added before it is listed and served after it; one removed
       assert.is(page.status, 200);
       assert.equal(await page.json(), {
         title: "Kept page",
+        overall: { status: "operational", down: 0, late: 0, total: 1 },
         checks: [{ name: "nightly backup", status: "new", uptime_90d: 100, unknown_90d: 0 }],
         incidents: [],
         unknown: [],

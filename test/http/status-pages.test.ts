@@ -147,6 +147,7 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
     const pct = (down: number) => Math.round(((10_800 - down) / 10_800) * 10_000) / 100;
     assert.equal(doc, {
       title: "Acme & <b>co</b>",
+      overall: { status: "partial_outage", down: 1, late: 0, total: 2 },
       checks: [
         { name: "<script>alert(1)</script> backup", status: "up", uptime_90d: pct(7200 - 3660), unknown_90d: 0 },
         { name: "mailer", status: "down", uptime_90d: pct(10_800 - 1860), unknown_90d: 0 },
@@ -171,7 +172,7 @@ test("public page: names, status words, 90-day uptime and incidents from the fli
     const bars = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/<span /g)].length);
     assert.equal(bars, [90, 90], "90 daily bars per check");
     // checks made today (T0): their uptime counts from then, and the 89 days before show as before they existed
-    assert.equal(body.match(/uptime since 2026-01-15 12:00 UTC/g)?.length, 2);
+    assert.equal(body.match(/uptime since <time datetime="2026-01-15T12:00:00\+00:00">2026-01-15 12:00 UTC<\/time>/g)?.length, 2);
     assert.not.match(body, "uptime over 90 days");
     const before = [...body.matchAll(/<div class="bars"[^>]*>(.*?)<\/div>/gs)].map((m) => [...m[1].matchAll(/class="before"/g)].length);
     assert.equal(before, [89, 89], "each check's days before it was made");
@@ -218,6 +219,159 @@ test("a page's description: set by an edit (shown as text, line breaks kept), ke
     const cleared = await put({ title: "Renamed", checks: [b], description: "" });
     assert.is((cleared.json as Json).description, undefined);
     assert.is(await shown(), null);
+  }));
+
+test("the overall line: operational while none is down or late (new and paused count as fine), then late, partial and major outage", () =>
+  withServedApi(async (api, url) => {
+    const make = async (name: string) => String((await api.create({ name, timeout: 3600, grace: 600 })).uuid);
+    const [a, b, fresh, paused] = [await make("a"), await make("b"), await make("fresh"), await make("paused")];
+    await api.ping(a);
+    await api.ping(b);
+    assert.is((await api.call("POST", `${api.root}/checks/${paused}/pause`, { key: api.project.apiKey })).status, 200);
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    assert.is((await send(url, "POST", path, { slug: "all", title: "All", checks: [a, b, fresh, paused] })).status, 201);
+    assert.is((await send(url, "POST", path, { slug: "one", title: "One", checks: [b] })).status, 201);
+    const seen = async (slug: string) => {
+      const doc = (await (await fetch(`${url}/status/${slug}.json`)).json()) as Json;
+      const line = /<p class="overall ([a-z_]+)" role="status">([^<]*)<\/p>/.exec(await (await fetch(`${url}/status/${slug}`)).text());
+      return { json: doc.overall, line: line === null ? null : [line[1], line[2]] };
+    };
+    assert.equal(await seen("all"), {
+      json: { status: "operational", down: 0, late: 0, total: 4 },
+      line: ["operational", "All systems operational"],
+    });
+    await advance(url, 3660); // a and b in grace
+    assert.equal(await seen("all"), {
+      json: { status: "late", down: 0, late: 2, total: 4 },
+      line: ["late", "Delayed: 2 of 4 checks late (not down yet)"],
+    });
+    await api.ping(a);
+    await advance(url, 600); // b down
+    assert.equal(await seen("all"), {
+      json: { status: "partial_outage", down: 1, late: 0, total: 4 },
+      line: ["partial_outage", "Partial outage: 1 of 4 checks down"],
+    });
+    assert.equal(await seen("one"), {
+      json: { status: "major_outage", down: 1, late: 0, total: 1 },
+      line: ["major_outage", "Major outage: the check is down"],
+    });
+  }));
+
+test("groups: headings over chosen checks (the others first), in JSON as each check's group; kept by an edit naming none, pruned to the page's checks, taken away by []; bad groups refused", () =>
+  withServedApi(async (api, url) => {
+    const make = async (name: string) => String((await api.create({ name, timeout: 3600, grace: 60 })).uuid);
+    const [web, api1, db, solo] = [await make("web"), await make("api"), await make("db"), await make("solo")];
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    const groups = [
+      { name: "Storage", checks: [db] },
+      { name: "Front <end>", checks: [api1, web] },
+    ];
+    const made = await send(url, "POST", path, { slug: "grp", title: "G", checks: [web, api1, db, solo], groups });
+    assert.is(made.status, 201, made.text);
+    assert.equal((made.json as Json).groups, groups);
+    const shown = async () => {
+      const body = await (await fetch(`${url}/status/grp`)).text();
+      const order = [...body.matchAll(/<h2 class="group">([^<]*)<\/h2>|<span class="name">([^<]*)<\/span>/g)].map((m) => m[1] ?? m[2]);
+      const doc = (await (await fetch(`${url}/status/grp.json`)).json()) as { checks: Json[] };
+      return { order, json: doc.checks.map((c) => [c.name, c.group ?? null]) };
+    };
+    assert.equal(await shown(), {
+      order: ["solo", "Storage", "db", "Front &lt;end&gt;", "api", "web"],
+      json: [
+        ["solo", null],
+        ["db", "Storage"],
+        ["api", "Front <end>"],
+        ["web", "Front <end>"],
+      ],
+    });
+    const put = (body: Json) => send(url, "PUT", `${path}/grp`, { title: "G", ...body });
+    assert.equal((await put({ checks: [web, db, solo] })).json, {
+      ...(made.json as Json),
+      checks: [web, db, solo],
+      groups: [
+        { name: "Storage", checks: [db] },
+        { name: "Front <end>", checks: [web] },
+      ],
+    });
+    await advance(url, 5);
+    assert.equal((await shown()).order, ["solo", "Storage", "db", "Front &lt;end&gt;", "web"], "kept, without the check taken off");
+    assert.is(((await put({ checks: [solo, db], groups: [] })).json as Json).groups, undefined);
+    await advance(url, 5);
+    assert.equal((await shown()).order, ["solo", "db"], "no headings once groups are taken away");
+
+    const good = { slug: "g2", title: "G", checks: [web, db] };
+    const bad: unknown[] = [
+      "Storage",
+      [{ name: "S", checks: [solo] }], // not one of the page's checks
+      [{ name: "S", checks: ["00000000-0000-4000-8000-000000000000"] }],
+      [{ name: "", checks: [web] }],
+      [{ name: "x".repeat(101), checks: [web] }],
+      [{ name: "S", checks: [] }],
+      [{ name: "S", checks: [web, web] }],
+      [
+        { name: "S", checks: [web] },
+        { name: "T", checks: [web] },
+      ],
+      [
+        { name: "S", checks: [web] },
+        { name: "S", checks: [db] },
+      ],
+      [{ name: "S", checks: [web], colour: "red" }],
+      [null],
+      Array.from({ length: 21 }, (_, i) => ({ name: `g${i}`, checks: [i === 0 ? web : db] })),
+    ];
+    for (const groups of bad) {
+      const answer = await send(url, "POST", path, { ...good, groups });
+      assert.is(answer.status, 400, `${JSON.stringify(groups)}: ${answer.text}`);
+      assert.match(String((answer.json as Json).error), "groups");
+      if (Array.isArray(groups) && groups.length === 21) assert.match(String((answer.json as Json).error), "more than 20 groups");
+    }
+    assert.is((await send(url, "GET", `${path}`)).text.includes('"g2"'), false, "nothing added");
+  }));
+
+test('a logo: an https address shown as an image, its origin alone allowed by the page\'s CSP; kept by an edit naming none, taken away by ""; others refused', () =>
+  withServedApi(async (api, url) => {
+    const { a } = await twoChecks(api);
+    const path = `/admin/v1/projects/${api.project.id}/status-pages`;
+    const logo = "https://cdn.example.com:8443/brand/logo.png?v=2&s=1";
+    const made = await send(url, "POST", path, { slug: "logo", title: "L", checks: [a], logo });
+    assert.is(made.status, 201, made.text);
+    assert.is((made.json as Json).logo, logo);
+    const shown = async () => {
+      const res = await fetch(`${url}/status/logo`);
+      const img = /<img class="logo" src="([^"]*)"[^>]*>/.exec(await res.text());
+      const json = (await (await fetch(`${url}/status/logo.json`)).json()) as Json;
+      return { img: img?.[1] ?? null, csp: res.headers.get("content-security-policy") ?? "", json: json.logo };
+    };
+    const first = await shown();
+    assert.equal([first.img, first.json], [logo.replace("&", "&amp;"), logo]);
+    assert.match(first.csp, /(^|; )img-src https:\/\/cdn\.example\.com:8443; /);
+    assert.is(first.csp.match(/img-src/g)?.length, 1);
+    assert.is((await send(url, "PUT", `${path}/logo`, { title: "L2", checks: [a] })).status, 200);
+    await advance(url, 5);
+    assert.is((await shown()).img, first.img, "kept by an edit that names none");
+    assert.is(((await send(url, "PUT", `${path}/logo`, { title: "L2", checks: [a], logo: "" })).json as Json).logo, undefined);
+    await advance(url, 5);
+    const gone = await shown();
+    assert.equal([gone.img, gone.json], [null, undefined]);
+    assert.not.match(gone.csp, "img-src", "no image allowed from anywhere without a logo");
+
+    for (const bad of [
+      "http://cdn.example.com/logo.png",
+      "javascript:alert(1)",
+      "data:image/png;base64,iVBORw0KGgo=",
+      "https://user:secret@cdn.example.com/logo.png",
+      "//cdn.example.com/logo.png",
+      "logo.png",
+      `https://cdn.example.com/${"x".repeat(500)}.png`,
+      5,
+      { url: logo },
+    ]) {
+      const answer = await send(url, "POST", path, { slug: "bad-logo", title: "B", checks: [a], logo: bad });
+      assert.is(answer.status, 400, `${JSON.stringify(bad)}: ${answer.text}`);
+      assert.match(String((answer.json as Json).error), "logo");
+    }
+    assert.is((await fetch(`${url}/status/bad-logo.json`)).status, 404);
   }));
 
 test("public page: a view is kept for 5 s, then worked out again", () =>

@@ -272,6 +272,72 @@ test("a run that fails half-way says what was applied and what not; once the cau
   assert.equal((await hcdIn(["apply", "-f", file, ...remote(server)])).stdout.trim(), "No changes: hcd matches the file.");
 });
 
+test("a status page's description, logo and groups: made, changed and taken away by a file; a file without them (an older one) keeps them; a group's check not on the page is refused by name", async () => {
+  const file = join(dir.path, "pages.yaml");
+  const write = (page: string[]) =>
+    writeFileSync(
+      file,
+      ["projects:", "  - name: pages", "    checks:", "      - {slug: web}", "      - {slug: db}", "    status_pages:", ...page, ""].join(
+        "\n",
+      ),
+    );
+  const pageOf = async () => {
+    const { projects } = await adminCall<{ projects: Json[] }>(server, "GET", "/admin/v1/projects");
+    const id = String(projects.find((p) => p.name === "pages")?.id);
+    const uuids = Object.fromEntries(
+      (await adminCall<{ checks: Json[] }>(server, "GET", `/admin/v1/projects/${id}/checks`)).checks.map((c) => [c.slug, c.uuid]),
+    );
+    const page = (await adminCall<{ status_pages: Json[] }>(server, "GET", `/admin/v1/projects/${id}/status-pages`)).status_pages[0];
+    const name = (uuid: unknown) => Object.keys(uuids).find((slug) => uuids[slug] === uuid);
+    const groups = page.groups as { name: string; checks: string[] }[] | undefined;
+    return { description: page.description, logo: page.logo, groups: groups?.map((g) => [g.name, g.checks.map(name)]) };
+  };
+  const plan = async () => (await hcdIn(["apply", "-f", file, ...remote(server)])).stdout.split("\n").filter((l) => /^ {2}[+~-] /.test(l));
+
+  write([
+    "      - slug: pg",
+    "        title: P",
+    '        description: "Two\\nlines"',
+    "        logo: https://cdn.example.com/pg.png",
+    "        checks: [web, db]",
+    "        groups: [{name: Storage, checks: [db]}]",
+  ]);
+  assert.equal(await plan(), [
+    '  + create project "pages"',
+    '  + create check "web" in project "pages"',
+    '  + create check "db" in project "pages"',
+    '  + create status page "pg" in project "pages"',
+  ]);
+  assert.equal(await pageOf(), { description: "Two\nlines", logo: "https://cdn.example.com/pg.png", groups: [["Storage", ["db"]]] });
+
+  write(["      - {slug: pg, title: P, checks: [web, db]}"]); // as files were written before pages had them
+  assert.equal(await plan(), [], "an older file changes neither");
+  assert.equal(await pageOf(), { description: "Two\nlines", logo: "https://cdn.example.com/pg.png", groups: [["Storage", ["db"]]] });
+
+  write(["      - {slug: pg, title: P, checks: [web, db], groups: [{name: Front, checks: [web]}, {name: Storage, checks: [db]}]}"]);
+  assert.equal(await plan(), ['  ~ update status page "pg" in project "pages": groups']);
+  assert.equal(await pageOf(), {
+    description: "Two\nlines",
+    logo: "https://cdn.example.com/pg.png",
+    groups: [
+      ["Front", ["web"]],
+      ["Storage", ["db"]],
+    ],
+  });
+
+  write(["      - {slug: pg, title: P, description: '', logo: '', checks: [web, db], groups: []}"]);
+  assert.equal(await plan(), ['  ~ update status page "pg" in project "pages": description; logo; groups']);
+  assert.equal(await pageOf(), { description: undefined, logo: undefined, groups: undefined });
+  assert.equal((await hcdIn(["apply", "-f", file, ...remote(server)])).stdout.trim(), "No changes: hcd matches the file.");
+
+  write(["      - {slug: pg, title: P, checks: [web], groups: [{name: Storage, checks: [db]}]}"]);
+  const before = await everything(server);
+  const refused = await hcdIn(["apply", "-f", file, ...remote(server)]);
+  assert.is(refused.status, 1);
+  assert.match(refused.stderr, /status_pages\[0\]\.groups: group "Storage" names "db", which is not one of the page's checks/);
+  assert.is(await everything(server), before);
+});
+
 test("without --url on a DATA_DIR a server is running on, apply is refused and changes nothing", async () => {
   const file = join(dir.path, "one.yaml");
   writeFileSync(file, "projects:\n  - name: one\n");

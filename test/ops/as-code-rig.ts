@@ -197,7 +197,14 @@ export async function richProject(server: RealServer): Promise<Rich> {
   });
 
   const pages = (body: Json) => adminCall(server, "POST", `/admin/v1/projects/${project.id}/status-pages`, body);
-  await pages({ slug: "rich-public", title: "Public services", checks: [checks.cron, checks.simple] });
+  await pages({
+    slug: "rich-public",
+    title: "Public services",
+    description: "Nightly work first\nthen the rest",
+    logo: "https://cdn.example.com/rich.png",
+    checks: [checks.cron, checks.simple],
+    groups: [{ name: "Nightly", checks: [checks.cron] }],
+  });
   await pages({ slug: "rich-internal", title: "Internal", checks: [checks.bare] });
   const windows = (body: Json) => adminCall(server, "POST", `/admin/v1/projects/${project.id}/maintenance`, body);
   await windows({ name: "patch night", schedule: "0 2 * * 2", tz: "Europe/Berlin", duration: 7_200 });

@@ -90,6 +90,16 @@ test("the export applied to an empty hcd (a stopped DATA_DIR) makes the same pro
     const again = await hcdIn(["export", "--include-secrets", ...remote(moved)]);
     const original = await hcdIn(["export", "--include-secrets", ...remote(server)]);
     assert.equal(portable(again.stdout), portable(original.stdout), "the same project, checks, channels (values too), pages and windows");
+    const pagesOf = async (at: RealServer) =>
+      (await adminCall<{ status_pages: Json[] }>(at, "GET", `/admin/v1/projects/${rich.project.id}/status-pages`)).status_pages.map(
+        ({ created: _created, ...page }) => page,
+      );
+    const pages = await pagesOf(moved);
+    assert.equal(pages, await pagesOf(server), "pages with their description, logo and groups");
+    assert.equal(
+      [pages[0].description, pages[0].logo, pages[0].groups],
+      ["Nightly work first\nthen the rest", "https://cdn.example.com/rich.png", [{ name: "Nightly", checks: [rich.checks.cron] }]],
+    );
     for (const uuid of Object.values(rich.checks))
       assert.is((await fetch(`${moved.url}/ping/${uuid}`)).status, 200, `ping URL ${uuid} works after the move`);
     const { projects } = await adminCall<{ projects: Json[] }>(moved, "GET", "/admin/v1/projects");
