@@ -49,7 +49,16 @@ try {
   await ok(
     call(server.url, "POST", `/admin/v1/projects/${project.id}/status-pages`, {
       headers: admin,
-      body: { slug: "backups", title: "Backups", checks: [nightly.uuid, reports.uuid, sync.uuid] },
+      body: {
+        slug: "backups",
+        title: "Backups",
+        description: "Nightly database dumps and the jobs that feed the weekly report.",
+        checks: [nightly.uuid, reports.uuid, sync.uuid],
+        groups: [
+          { name: "Databases", checks: [nightly.uuid] },
+          { name: "Reports", checks: [reports.uuid, sync.uuid] },
+        ],
+      },
     }),
   );
   await ok(
