@@ -7,6 +7,7 @@ import type { Failure } from "../../engine/outcome.ts";
 import { reasonOf } from "../errors.ts";
 import { durationText } from "./format.ts";
 import { cronFieldProblem } from "../../engine/cron.ts";
+import { TIME_ZONE_RULE } from "./time-zones.ts";
 
 /** "between 1 minute and 365 days (60 to 31536000 seconds)": a range of a field typed in seconds. */
 function secondsRange(minMs: Millis, maxMs: Millis): string {
@@ -25,7 +26,7 @@ const RULES: Record<string, string> = {
   min_duration: `The shortest run must be 0 (off), or a whole number of seconds up to ${LIMITS.minDurationMaxMs / SECOND}.`,
   max_runs_per_period: `The most runs in one period must be 0 (off), or a whole number up to ${LIMITS.maxRunsPerPeriodMax}.`,
   muted_until: "Muted until must be a date and time like 2026-01-01T00:00:00Z (ISO 8601; UTC unless an offset is given), or empty.",
-  tz: "Time zone must be an IANA time zone name, like UTC, Europe/Riga or America/New_York.",
+  tz: TIME_ZONE_RULE,
 };
 
 /** What a too-long or badly formed text field must be. */
