@@ -1,7 +1,7 @@
 // The add/edit form of a check: name and description, the schedule (a simple period in minutes, hours or
 // days with quick picks; or a cron or OnCalendar expression with its time zone: only the chosen kind's
-// inputs show, by CSS alone), alerting, filtering rules, and the preview of every kind. Errors are shown
-// next to their field.
+// inputs show, by CSS alone) with its preview of every kind, alerting, filtering rules, and on the edit form
+// what the settings would have done. Errors are shown next to their field.
 import type { Channel, Millis, Project } from "../../engine/model.ts";
 import { durationText } from "./format.ts";
 import type { DurationUnit } from "./duration-field.ts";
@@ -155,6 +155,18 @@ function zonedTimeHtml(at: Millis, tz: string): Html {
 }
 
 /**
+ * The schedule's preview, inside its fieldset where the schedule is typed: its button (the answer opens at
+ * the list, so it shows without scrolling and without script) and the next expected pings, or what a
+ * simple period means.
+ */
+function schedulePreview(v: CheckFormValues, opts: { readonly action: string; readonly preview: readonly Millis[]; readonly previewAsked?: boolean }): Html {
+  return html`<div class="schedule-preview" id="schedule-preview">
+<button type="submit" name="action" value="preview" formaction="${opts.action}#schedule-preview">Preview the next pings</button>
+${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}
+${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}</div>`;
+}
+
+/**
  * The form's page. Its first button is a hidden Save: Enter in a field submits the form with the first
  * submit button, which would otherwise be the period's first quick pick.
  */
@@ -208,7 +220,8 @@ ${v.desc}</textarea>
 <p class="hint kind-cron">Five fields: minute, hour, day of month, month, day of week; for example <code>0 3 * * *</code> is every day at 03:00.</p>
 <p class="hint kind-oncalendar">systemd's OnCalendar: for example <code>Mon *-*-* 03:00:00</code> is every Monday at 03:00; several lines are several timetables.</p>
 <label for="f-tz">Time zone</label>${timeZoneSelect({ chosen: v.tz === "" ? "UTC" : v.tz, invalid: invalidMark("tz") })}${fieldError("tz")}</div>
-${duration("grace", "Grace time")}</fieldset>
+${duration("grace", "Grace time")}
+${schedulePreview(v, opts)}</fieldset>
 ${section(
   "alerting",
   "Alerting",
@@ -234,11 +247,9 @@ ${section(
 )}
 <fieldset><legend>Uptime Kuma</legend>
 ${field("push_token", "Push token: Kuma's push URL /api/push/<token> pings this check (empty = none)", html` autocomplete="off" spellcheck="false" pattern="[A-Za-z0-9_\-]{10,128}"`)}</fieldset>
-${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}
-${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
 ${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
 <button type="submit" name="action" value="save">Save</button>
-<button type="submit" name="action" value="preview">${opts.action.endsWith("/edit") ? "Preview: next pings and what these settings would have done" : "Preview the next pings"}</button>
+${opts.action.endsWith("/edit") ? html`<button type="submit" name="action" value="preview">Preview: next pings and what these settings would have done</button>` : ""}
 </form><script src="/static/check-form.js" defer></script>`,
   });
 }

@@ -1,9 +1,8 @@
 // The check form without the API, in a real browser (Debian's chromium driven by playwright-core) against a
 // real hcd process: period and grace as a number and a unit with the reference's quick picks (with and
 // without script), only the chosen schedule kind's inputs, the time-zone picker (its names and the
-// server's refusal of others), a preview for every kind, and the filtering rules (folded while they hold
-// their defaults, as the alerting fields are). Every save is verified
-// through the API.
+// server's refusal of others), a preview for every kind next to the schedule, and the filtering rules
+// (folded while they hold their defaults, as the alerting fields are). Every save is verified through the API.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Page } from "playwright-core";
@@ -228,6 +227,28 @@ await whenChromium("check edit form browser tests", async () => {
         "Simple period: after each ping the next one is expected within 2 hours, then 15 minutes of grace before the check is down.",
       )
       .waitFor();
+  });
+
+  test("the preview shows in the schedule's fieldset, above alerting and filtering, and the page opens at it (script on and off)", async () => {
+    for (const on of [page, bare]) {
+      await newForm(on, "previewed near");
+      await on.getByRole("radio", { name: "Cron expression" }).check();
+      await on.locator("#f-schedule").fill("0 3 * * *");
+      await on.locator("fieldset.schedule").getByRole("button", { name: "Preview the next pings" }).click();
+      const list = on.locator("fieldset.schedule li.next");
+      await list.first().waitFor();
+      assert.is(await list.count(), 5, "the list is in the schedule's fieldset");
+      const listBox = await on.locator("fieldset.schedule .schedule-preview ul").boundingBox();
+      const alertingBox = await on.locator("details.alerting").boundingBox();
+      assert.ok(listBox !== null && alertingBox !== null);
+      assert.ok(listBox.y + listBox.height <= alertingBox.y, "above the alerting section (and so above filtering)");
+      const viewport = on.viewportSize()?.height ?? 0;
+      assert.ok(listBox.y >= 0 && listBox.y + listBox.height <= viewport, `in sight without scrolling: ${listBox.y} in ${viewport}`);
+      assert.is(await on.locator("#f-schedule").inputValue(), "0 3 * * *", "what was typed stays");
+      await newForm(on, "simple previewed near");
+      await on.locator("fieldset.schedule").getByRole("button", { name: "Preview the next pings" }).click();
+      await on.locator("fieldset.schedule p.next").getByText("Simple period: after each ping").waitFor();
+    }
   });
 
   test("the filtering rules are edited in the form and saved as the API's fields", async () => {
