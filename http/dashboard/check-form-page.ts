@@ -3,6 +3,7 @@
 // inputs show, by CSS alone) with its preview of every kind, alerting, filtering rules, and on the edit form
 // what the settings would have done. Errors are shown next to their field.
 import type { Channel, Millis, Project } from "../../engine/model.ts";
+import { LIMITS } from "../../engine/model.ts";
 import { durationText } from "./format.ts";
 import type { DurationUnit } from "./duration-field.ts";
 import { amountText, durationInputs, secondsOf } from "./duration-field.ts";
@@ -209,7 +210,7 @@ export function checkFormPage(
     nav: projectNav(opts.project, viewer),
     body: html`<h1>${opts.title}</h1>
 ${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-<form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
+<form method="post" action="${opts.action}" class="check-form"${opts.action.endsWith("/edit") ? "" : html` data-suggest-slug="${LIMITS.slugMaxChars}"`}>${csrfField(viewer)}
 <button type="submit" name="action" value="save" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>
 ${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
 <label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">

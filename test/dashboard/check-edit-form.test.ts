@@ -2,7 +2,8 @@
 // real hcd process: period and grace as a number and a unit with the reference's quick picks (with and
 // without script), only the chosen schedule kind's inputs, the time-zone picker (its names and the
 // server's refusal of others), a preview for every kind next to the schedule, and the filtering rules
-// (folded while they hold their defaults, as the alerting fields are). Every save is verified through the API.
+// (folded while they hold their defaults, as the alerting fields are), and the slug suggested from the name.
+// Every save is verified through the API.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Page } from "playwright-core";
@@ -249,6 +250,35 @@ await whenChromium("check edit form browser tests", async () => {
       await on.locator("fieldset.schedule").getByRole("button", { name: "Preview the next pings" }).click();
       await on.locator("fieldset.schedule p.next").getByText("Simple period: after each ping").waitFor();
     }
+  });
+
+  test("the add form suggests the slug from the name as the reference slugifies it, never over a slug typed by hand", async () => {
+    await page.goto(`${url()}/projects/${project.id}/checks/new`);
+    const name = page.getByLabel("Name");
+    const slug = page.locator("#f-slug");
+    await name.pressSequentially("Nightly DB backup (prod) — Ünïcode");
+    assert.is(await slug.inputValue(), "nightly-db-backup-prod-unicode", "lower case, punctuation gone, spaces to -, accents off");
+    await name.press("Backspace");
+    assert.is(await slug.inputValue(), "nightly-db-backup-prod-unicod", "the suggestion follows the name");
+    await slug.fill("my-own");
+    await name.press("End"); // back in the name, typing on at its end
+    await name.pressSequentially("e 2");
+    assert.is(await slug.inputValue(), "my-own", "a slug typed by hand stays");
+    await slug.fill("");
+    await name.fill("Nightly DB backup (prod) — Ünïcode");
+    assert.is(await slug.inputValue(), "nightly-db-backup-prod-unicode", "an emptied slug takes the suggestion again");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Check created.").waitFor();
+    const made = await api<{ checks: { name: string; slug: string }[] }>("GET", "/api/v3/checks/");
+    assert.equal(
+      made.checks.filter((c) => c.name.startsWith("Nightly")).map((c) => [c.name, c.slug]),
+      [["Nightly DB backup (prod) — Ünïcode", "nightly-db-backup-prod-unicode"]],
+    );
+    // the edit form leaves an existing check's slug alone, empty or not
+    const bare = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "no slug", timeout: 3600 });
+    await page.goto(`${url()}/checks/${uuidOf(bare)}/edit`);
+    await name.pressSequentially(" renamed");
+    assert.is(await slug.inputValue(), "", "no suggestion on the edit form");
   });
 
   test("the filtering rules are edited in the form and saved as the API's fields", async () => {
