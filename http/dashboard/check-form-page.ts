@@ -196,7 +196,7 @@ export function checkFormPage(
   const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
   const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
     html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;
-  const duration = (id: "timeout" | "grace" | "reminder_interval" | "max_duration", label: string) =>
+  const duration = (id: "timeout" | "grace" | "reminder_interval" | "max_duration" | "min_duration", label: string) =>
     html`${durationInputs({ id, label, amount: v[id], unit: v[`${id}_unit`], invalid: invalidMark(id), presets: id === "timeout" || id === "grace" })}${fieldError(id)}`;
   const chosen = new Set(v.depends_on.split(",").filter((uuid) => uuid !== ""));
   const erred = (keys: readonly string[]) => opts.errorField != null && keys.includes(opts.errorField);
@@ -233,7 +233,7 @@ ${field("failure_threshold", "Down after this many failures in a row (1-100)", h
 ${duration("reminder_interval", "Reminder while down, every (0 = none, or 5 minutes and more)")}
 ${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}
 ${duration("max_duration", "Down when a started run has not finished after (0 = off, or 1 minute to 7 days)")}
-${runRuleInputs(v, { field: (id, label) => field(id, label, html` inputmode="numeric"`) })}
+${runRuleInputs(v, { field: (id, label) => field(id, label, html` inputmode="numeric"`), duration })}
 <label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
 ${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>`,

@@ -2,13 +2,13 @@
 // real hcd process: period and grace as a number and a unit with the reference's quick picks (with and
 // without script), only the chosen schedule kind's inputs, the time-zone picker (its names and the
 // server's refusal of others), a preview for every kind next to the schedule, and the filtering rules
-// (folded while they hold their defaults, as the alerting fields are), and the slug suggested from the name.
-// Every save is verified through the API.
+// (folded while they hold their defaults, as the alerting fields are), the slug suggested from the name, and
+// durations sent without a unit read as seconds. Every save is verified through the API.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Page } from "playwright-core";
 import type { ProjectJson } from "../security/real-server.ts";
-import { call, createProject, ok } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok } from "../security/real-server.ts";
 import { browserRig, newContext, signIn, whenChromium } from "./browser-harness.ts";
 import { session } from "./form-session.ts";
 
@@ -348,6 +348,42 @@ await whenChromium("check edit form browser tests", async () => {
     });
     assert.is(methods.status, 400);
     assert.match(methods.text, "Which HTTP requests count must be HEAD, GET and POST, or only POST.");
+  });
+
+  test("min_duration and an escalation step's after sent without a unit read as seconds, as the reminder interval's do", async () => {
+    const ops = await addChannel(rig().server, TOKEN, project.id, { kind: "email", name: "ops", value: "ops@example.com" });
+    const check = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "unitless", timeout: 3600 });
+    const form = await session(url(), project.api_key);
+    const fields = { name: "unitless", kind: "simple", timeout: "1", timeout_unit: "hours", grace: "1", grace_unit: "hours" };
+    const saved = await form.post(`/checks/${uuidOf(check)}/edit`, {
+      ...fields,
+      min_duration: "90",
+      reminder_interval: "600",
+      escalation_mode: "own",
+      escalation_1_after: "120",
+      escalation_1_channels: ops.id,
+    });
+    assert.is(saved.status, 303, saved.text.slice(0, 300));
+    const shown = await api<{ min_duration: number; reminder_interval: number; escalation: unknown }>(
+      "GET",
+      `/api/v3/checks/${uuidOf(check)}`,
+    );
+    assert.equal(
+      [shown.min_duration, shown.reminder_interval, shown.escalation],
+      [90, 600, [{ after: 120, channels: ops.id }]],
+    );
+    const withUnits = await form.post(`/checks/${uuidOf(check)}/edit`, {
+      ...fields,
+      min_duration: "2",
+      min_duration_unit: "minutes",
+      escalation_mode: "own",
+      escalation_1_after: "1.5",
+      escalation_1_after_unit: "hours",
+      escalation_1_channels: ops.id,
+    });
+    assert.is(withUnits.status, 303, withUnits.text.slice(0, 300));
+    const again = await api<{ min_duration: number; escalation: unknown }>("GET", `/api/v3/checks/${uuidOf(check)}`);
+    assert.equal([again.min_duration, again.escalation], [120, [{ after: 5400, channels: ops.id }]]);
   });
 
   test.run();
