@@ -160,7 +160,10 @@ function zonedTimeHtml(at: Millis, tz: string): Html {
  * the list, so it shows without scrolling and without script) and the next expected pings, or what a
  * simple period means.
  */
-function schedulePreview(v: CheckFormValues, opts: { readonly action: string; readonly preview: readonly Millis[]; readonly previewAsked?: boolean }): Html {
+function schedulePreview(
+  v: CheckFormValues,
+  opts: { readonly action: string; readonly preview: readonly Millis[]; readonly previewAsked?: boolean },
+): Html {
   return html`<div class="schedule-preview" id="schedule-preview">
 <button type="submit" name="action" value="preview" formaction="${opts.action}#schedule-preview">Preview the next pings</button>
 ${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}

@@ -77,7 +77,10 @@ export function plainFormError(failure: Failure, project: Pick<Project, "checkLi
     const after = failure.reason
       .replace("channels is not a non-empty string", "choose the integrations it notifies")
       .replace("after is not an integer", "type after how long it comes (a whole number of seconds in all)")
-      .replace(/after is too (small \(60 and more\)|large)/, `it must come ${secondsRange(LIMITS.escalationAfterMinMs, LIMITS.escalationAfterMaxMs)}`);
+      .replace(
+        /after is too (small \(60 and more\)|large)/,
+        `it must come ${secondsRange(LIMITS.escalationAfterMinMs, LIMITS.escalationAfterMaxMs)}`,
+      );
     return `Escalation: ${after}.`;
   }
   // a sentence of its own (the schedule kind's), or a field this form has no words for

@@ -37,7 +37,8 @@ export function projectEscalationForm(project: Project): ProjectEscalationForm {
   return {
     steps: [0, 1].map((i) => {
       // in the largest unit that holds it whole; an absent step is empty, in minutes
-      const { amount, unit } = steps[i] === undefined ? { amount: "", unit: "minutes" as const } : splitSeconds(Math.floor(steps[i].afterMs / 1000));
+      const { amount, unit } =
+        steps[i] === undefined ? { amount: "", unit: "minutes" as const } : splitSeconds(Math.floor(steps[i].afterMs / 1000));
       return { after: amount, unit, channels: steps[i]?.channels ?? [] };
     }),
     error: null,

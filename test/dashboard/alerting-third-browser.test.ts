@@ -133,8 +133,10 @@ async function browserTests(): Promise<void> {
     await rw.goto(`${server.url}/checks/${job.uuid}/edit`);
     assert.is(await rw.getByLabel("The project's escalation policy").isChecked(), true, "a new check follows its project");
     await rw.getByLabel("This check's own steps (none filled in: no escalation)").check();
-    const after = (n: number) => rw.getByLabel(`Escalation step ${n}: after this long down and not acknowledged (1 minute and more)`, { exact: true });
-    const afterUnit = (n: number) => rw.getByLabel(`Escalation step ${n}: after this long down and not acknowledged (1 minute and more): unit`);
+    const after = (n: number) =>
+      rw.getByLabel(`Escalation step ${n}: after this long down and not acknowledged (1 minute and more)`, { exact: true });
+    const afterUnit = (n: number) =>
+      rw.getByLabel(`Escalation step ${n}: after this long down and not acknowledged (1 minute and more): unit`);
     assert.equal([await afterUnit(1).inputValue(), await afterUnit(2).inputValue()], ["minutes", "minutes"]);
     await after(1).fill("30");
     await afterUnit(1).selectOption("seconds");

@@ -368,10 +368,7 @@ await whenChromium("check edit form browser tests", async () => {
       "GET",
       `/api/v3/checks/${uuidOf(check)}`,
     );
-    assert.equal(
-      [shown.min_duration, shown.reminder_interval, shown.escalation],
-      [90, 600, [{ after: 120, channels: ops.id }]],
-    );
+    assert.equal([shown.min_duration, shown.reminder_interval, shown.escalation], [90, 600, [{ after: 120, channels: ops.id }]]);
     const withUnits = await form.post(`/checks/${uuidOf(check)}/edit`, {
       ...fields,
       min_duration: "2",

@@ -104,7 +104,9 @@ async function browserTests(): Promise<void> {
       ok<{ escalation: { after: number; channels: string }[] }>(
         call(server.url, "GET", `/admin/v1/projects/${project.id}/escalation`, { headers: admin }),
       );
-    const after = page.getByLabel("Project escalation step 1: after this long down and not acknowledged (1 minute and more)", { exact: true });
+    const after = page.getByLabel("Project escalation step 1: after this long down and not acknowledged (1 minute and more)", {
+      exact: true,
+    });
     const unit = page.getByLabel("Project escalation step 1: after this long down and not acknowledged (1 minute and more): unit");
     assert.is(await unit.inputValue(), "minutes", "a number and a unit, as on the check form");
     await after.fill("30");
@@ -122,7 +124,10 @@ async function browserTests(): Promise<void> {
     await page.getByRole("button", { name: "Save escalation policy" }).click();
     await page.getByText("Escalation policy saved.").waitFor();
     assert.equal(await policy(), { escalation: [{ after: 900, channels: pager.id }] });
-    await page.locator(".project-escalation").getByText("Step 1: after 15 minutes down, also pager; unless the outage is acknowledged.").waitFor();
+    await page
+      .locator(".project-escalation")
+      .getByText("Step 1: after 15 minutes down, also pager; unless the outage is acknowledged.")
+      .waitFor();
     assert.equal([await after.inputValue(), await unit.inputValue()], ["15", "minutes"], "shown again in the largest whole unit");
 
     const download = page.waitForEvent("download");
