@@ -1,8 +1,9 @@
 // The add/edit form of a check: name and description, the schedule (a simple period in minutes, hours or
 // days with quick picks; or a cron or OnCalendar expression with its time zone: only the chosen kind's
-// inputs show, by CSS alone), alerting, filtering rules, and the preview of every kind. Errors are shown
-// next to their field.
+// inputs show, by CSS alone) with its preview of every kind, alerting, filtering rules, and on the edit form
+// what the settings would have done. Errors are shown next to their field.
 import type { Channel, Millis, Project } from "../../engine/model.ts";
+import { LIMITS } from "../../engine/model.ts";
 import { durationText } from "./format.ts";
 import type { DurationUnit } from "./duration-field.ts";
 import { amountText, durationInputs, secondsOf } from "./duration-field.ts";
@@ -155,6 +156,21 @@ function zonedTimeHtml(at: Millis, tz: string): Html {
 }
 
 /**
+ * The schedule's preview, inside its fieldset where the schedule is typed: its button (the answer opens at
+ * the list, so it shows without scrolling and without script) and the next expected pings, or what a
+ * simple period means.
+ */
+function schedulePreview(
+  v: CheckFormValues,
+  opts: { readonly action: string; readonly preview: readonly Millis[]; readonly previewAsked?: boolean },
+): Html {
+  return html`<div class="schedule-preview" id="schedule-preview">
+<button type="submit" name="action" value="preview" formaction="${opts.action}#schedule-preview">Preview the next pings</button>
+${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}
+${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}</div>`;
+}
+
+/**
  * The form's page. Its first button is a hidden Save: Enter in a field submits the form with the first
  * submit button, which would otherwise be the period's first quick pick.
  */
@@ -183,7 +199,7 @@ export function checkFormPage(
   const invalidMark = (id: string) => (opts.errorField === id ? html` aria-invalid="true" aria-describedby="e-${id}"` : "");
   const field = (id: keyof CheckFormValues, label: string, extra: Value = "") =>
     html`<label for="f-${id}">${label}</label><input id="f-${id}" name="${id}" value="${v[id]}"${extra}${invalidMark(id)}>${fieldError(id)}`;
-  const duration = (id: "timeout" | "grace" | "reminder_interval" | "max_duration", label: string) =>
+  const duration = (id: "timeout" | "grace" | "reminder_interval" | "max_duration" | "min_duration", label: string) =>
     html`${durationInputs({ id, label, amount: v[id], unit: v[`${id}_unit`], invalid: invalidMark(id), presets: id === "timeout" || id === "grace" })}${fieldError(id)}`;
   const chosen = new Set(v.depends_on.split(",").filter((uuid) => uuid !== ""));
   const erred = (keys: readonly string[]) => opts.errorField != null && keys.includes(opts.errorField);
@@ -197,7 +213,7 @@ export function checkFormPage(
     nav: projectNav(opts.project, viewer),
     body: html`<h1>${opts.title}</h1>
 ${opts.error === null || FIELDS_WITH_ERRORS.has(opts.errorField ?? "") ? "" : html`<p class="error" role="alert">${opts.error}</p>`}
-<form method="post" action="${opts.action}" class="check-form">${csrfField(viewer)}
+<form method="post" action="${opts.action}" class="check-form"${opts.action.endsWith("/edit") ? "" : html` data-suggest-slug="${LIMITS.slugMaxChars}"`}>${csrfField(viewer)}
 <button type="submit" name="action" value="save" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>
 ${field("name", "Name")}${field("slug", "Slug (lower-case letters, digits, _ and -)", html` pattern="[a-z0-9_\\-]*" title="lower-case letters, digits, _ and -"`)}${field("tags", "Tags (separated by spaces)")}
 <label for="f-desc">Description</label><textarea id="f-desc" name="desc" rows="3">
@@ -208,7 +224,8 @@ ${v.desc}</textarea>
 <p class="hint kind-cron">Five fields: minute, hour, day of month, month, day of week; for example <code>0 3 * * *</code> is every day at 03:00.</p>
 <p class="hint kind-oncalendar">systemd's OnCalendar: for example <code>Mon *-*-* 03:00:00</code> is every Monday at 03:00; several lines are several timetables.</p>
 <label for="f-tz">Time zone</label>${timeZoneSelect({ chosen: v.tz === "" ? "UTC" : v.tz, invalid: invalidMark("tz") })}${fieldError("tz")}</div>
-${duration("grace", "Grace time")}</fieldset>
+${duration("grace", "Grace time")}
+${schedulePreview(v, opts)}</fieldset>
 ${section(
   "alerting",
   "Alerting",
@@ -219,7 +236,7 @@ ${field("failure_threshold", "Down after this many failures in a row (1-100)", h
 ${duration("reminder_interval", "Reminder while down, every (0 = none, or 5 minutes and more)")}
 ${field("muted_until", "Muted until (ISO 8601 date and time, UTC unless an offset is given; empty = not muted)", html` placeholder="2026-01-01T00:00:00Z"`)}
 ${duration("max_duration", "Down when a started run has not finished after (0 = off, or 1 minute to 7 days)")}
-${runRuleInputs(v, { field: (id, label) => field(id, label, html` inputmode="numeric"`) })}
+${runRuleInputs(v, { field: (id, label) => field(id, label, html` inputmode="numeric"`), duration })}
 <label for="f-depends_on">Depends on (while one of these is down, this check's notifications wait; several allowed)</label>
 <select id="f-depends_on" name="depends_on" multiple size="${Math.min(Math.max(opts.dependencies.length, 2), 8)}"${invalidMark("depends_on")}>
 ${opts.dependencies.map((c) => html`<option value="${c.uuid}"${chosen.has(c.uuid) ? html` selected` : ""}>${c.name === "" ? "(unnamed)" : c.name}</option>`)}</select>${fieldError("depends_on")}</fieldset>`,
@@ -234,11 +251,9 @@ ${section(
 )}
 <fieldset><legend>Uptime Kuma</legend>
 ${field("push_token", "Push token: Kuma's push URL /api/push/<token> pings this check (empty = none)", html` autocomplete="off" spellcheck="false" pattern="[A-Za-z0-9_\-]{10,128}"`)}</fieldset>
-${opts.preview.length === 0 ? "" : html`<p>Next expected pings:</p><ul>${opts.preview.map((at) => html`<li class="next">${zonedTimeHtml(at, v.tz || "UTC")}</li>`)}</ul>`}
-${opts.previewAsked === true && v.kind === "simple" ? html`<p class="next" role="status">${simplePeriodText(v)}</p>` : ""}
 ${opts.whatIf == null ? "" : html`<p class="what-if" role="status">${whatIfText(opts.whatIf)}</p>`}
 <button type="submit" name="action" value="save">Save</button>
-<button type="submit" name="action" value="preview">${opts.action.endsWith("/edit") ? "Preview: next pings and what these settings would have done" : "Preview the next pings"}</button>
+${opts.action.endsWith("/edit") ? html`<button type="submit" name="action" value="preview">Preview: next pings and what these settings would have done</button>` : ""}
 </form><script src="/static/check-form.js" defer></script>`,
   });
 }

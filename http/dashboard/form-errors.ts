@@ -7,6 +7,7 @@ import type { Failure } from "../../engine/outcome.ts";
 import { reasonOf } from "../errors.ts";
 import { durationText } from "./format.ts";
 import { cronFieldProblem } from "../../engine/cron.ts";
+import { TIME_ZONE_RULE } from "./time-zones.ts";
 
 /** "between 1 minute and 365 days (60 to 31536000 seconds)": a range of a field typed in seconds. */
 function secondsRange(minMs: Millis, maxMs: Millis): string {
@@ -22,10 +23,10 @@ const RULES: Record<string, string> = {
   failure_threshold: `Failures in a row must be a whole number from ${LIMITS.failureThresholdMin} to ${LIMITS.failureThresholdMax}.`,
   reminder_interval: `The reminder interval must be 0 (none), or ${secondsRange(LIMITS.reminderIntervalMinMs, LIMITS.reminderIntervalMaxMs)}.`,
   max_duration: `The run time limit must be 0 (off), or ${secondsRange(LIMITS.maxDurationMinMs, LIMITS.maxDurationMaxMs)}.`,
-  min_duration: `The shortest run must be 0 (off), or a whole number of seconds up to ${LIMITS.minDurationMaxMs / SECOND}.`,
+  min_duration: `The shortest run must be 0 (off), or up to ${durationText(LIMITS.minDurationMaxMs)} (a whole number of seconds, at most ${LIMITS.minDurationMaxMs / SECOND}).`,
   max_runs_per_period: `The most runs in one period must be 0 (off), or a whole number up to ${LIMITS.maxRunsPerPeriodMax}.`,
   muted_until: "Muted until must be a date and time like 2026-01-01T00:00:00Z (ISO 8601; UTC unless an offset is given), or empty.",
-  tz: "Time zone must be an IANA time zone name, like UTC, Europe/Riga or America/New_York.",
+  tz: TIME_ZONE_RULE,
 };
 
 /** What a too-long or badly formed text field must be. */
@@ -72,7 +73,15 @@ export function plainFormError(failure: Failure, project: Pick<Project, "checkLi
       : "Push token must be 10 to 128 letters, digits, - or _ (Uptime Kuma's are 32 letters and digits), or empty.";
   }
   if (failure.field === "escalation") {
-    return `Escalation: ${failure.reason.replace("channels is not a non-empty string", "choose the integrations it notifies").replace("after is not an integer", "type after how many seconds it comes")}.`;
+    // each step's after is typed as a number and a unit: its limits in words and in seconds
+    const after = failure.reason
+      .replace("channels is not a non-empty string", "choose the integrations it notifies")
+      .replace("after is not an integer", "type after how long it comes (a whole number of seconds in all)")
+      .replace(
+        /after is too (small \(60 and more\)|large)/,
+        `it must come ${secondsRange(LIMITS.escalationAfterMinMs, LIMITS.escalationAfterMaxMs)}`,
+      );
+    return `Escalation: ${after}.`;
   }
   // a sentence of its own (the schedule kind's), or a field this form has no words for
   return failure.reason.startsWith("is ") ? reasonOf(failure) : failure.reason;

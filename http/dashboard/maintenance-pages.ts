@@ -7,6 +7,7 @@ import { durationText } from "./format.ts";
 import type { DurationUnit } from "./duration-field.ts";
 import { durationInputs } from "./duration-field.ts";
 import { timeHtml } from "./time-html.ts";
+import { timeZoneSelect } from "./time-zones.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./page-frame.ts";
@@ -42,8 +43,8 @@ ${viewer.admin ? html`<td><a class="button danger" href="${base}/${window.id}/de
   const fieldError = (id: string) =>
     form.errorField === id && form.error !== null ? html`<p class="field-error" id="e-m-${id}" role="alert">${form.error}</p>` : "";
   const invalid = (id: string) => (form.errorField === id ? html` aria-invalid="true" aria-describedby="e-m-${id}"` : "");
-  const field = (id: "name" | "schedule" | "tz", label: string, placeholder: string) =>
-    html`<label for="f-m-${id}">${label}</label><input id="f-m-${id}" name="${id}" value="${v[id]}" placeholder="${placeholder}"${form.errorField === id ? html` aria-invalid="true" aria-describedby="e-m-${id}"` : ""}>${fieldError(id)}`;
+  const field = (id: "name" | "schedule", label: string, placeholder: string) =>
+    html`<label for="f-m-${id}">${label}</label><input id="f-m-${id}" name="${id}" value="${v[id]}" placeholder="${placeholder}"${invalid(id)}>${fieldError(id)}`;
   return html`<section class="maintenance"><h2>Recurring maintenance</h2>
 <p>Each time a window's schedule fires, the project's notifications are muted for its duration; monitoring continues, and a check still down at the end is notified once.</p>
 ${
@@ -59,7 +60,7 @@ ${
 <form method="post" action="${base}" class="check-form maintenance-form">${csrfField(viewer)}
 ${field("name", "Window name", "Nightly backup")}
 ${field("schedule", "Cron or OnCalendar expression of its start", "0 2 * * *")}
-${field("tz", "Time zone", "UTC")}
+<label for="f-m-tz">Time zone</label>${timeZoneSelect({ chosen: v.tz === "" ? "UTC" : v.tz, invalid: invalid("tz"), idPrefix: "f-m-" })}${fieldError("tz")}
 ${durationInputs({ id: "duration", idPrefix: "f-m-", label: "Duration (1 minute to 7 days)", amount: v.duration, unit: v.duration_unit, invalid: invalid("duration"), presets: false })}${fieldError("duration")}
 <button type="submit">Add maintenance window</button></form>`
 }

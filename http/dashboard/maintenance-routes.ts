@@ -5,6 +5,7 @@ import type { Project } from "../../engine/model.ts";
 import { LIMITS, SECOND } from "../../engine/model.ts";
 import { durationText } from "./format.ts";
 import { secondsOf, unitOf } from "./duration-field.ts";
+import { TIME_ZONE_RULE } from "./time-zones.ts";
 import { httpError, reasonOf, unwrap } from "../errors.ts";
 import { maintenanceInputOf } from "../admin-input.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
@@ -44,8 +45,8 @@ export function maintenanceRoutes(ctx: DashboardContext, settingsHtml: SettingsH
     const input = maintenanceInputOf({ name: values.name, schedule: values.schedule, tz: values.tz === "" ? "UTC" : values.tz, duration });
     if (!input.ok) {
       const errorField = input.failure.code === "invalid" ? input.failure.field : null;
-      // the duration's rule in the form's words (its units), not the API's seconds
-      const error = errorField === "duration" ? DURATION_RULE : reasonOf(input.failure);
+      // the duration's rule in the form's words (its units), not the API's seconds; the zone's as the check form says it
+      const error = errorField === "duration" ? DURATION_RULE : errorField === "tz" ? TIME_ZONE_RULE : reasonOf(input.failure);
       return htmlResponse(await settingsHtml(access, project, { mute: null, maintenance: { values, error, errorField } }), 400);
     }
     const at = clock.now();

@@ -1,23 +1,27 @@
 // The settings page's escalation policy of the project (CONTRACT "Alerting, third part"): the steps its
-// checks without a policy of their own follow, each an `after` in seconds and integrations to notify,
-// through the admin API's rules and texts (http/input.ts escalationOf) and the same pool call. A manager
-// and up (the steps name integrations, which are a manager's), and the admin token.
+// checks without a policy of their own follow, each an `after` (a number and a unit, sent as seconds) and
+// integrations to notify, through the admin API's rules (http/input.ts escalationOf), said as the check
+// form says them, and the same pool call. A manager and up (the steps name integrations), and the admin token.
 import type { Channel, Project } from "../../engine/model.ts";
-import { reasonOf, unwrap } from "../errors.ts";
+import { unwrap } from "../errors.ts";
 import { escalationOf } from "../alerting-input.ts";
 import { recordDashboardChange } from "./audit-routes.ts";
 import { auditTarget } from "../../host/audit.ts";
 import type { Access, DashboardContext } from "./context.ts";
 import { allows, permit } from "./permits.ts";
+import type { DurationUnit } from "./duration-field.ts";
+import { durationInputs, secondsOf, splitSeconds, unitOf } from "./duration-field.ts";
+import { durationText } from "./format.ts";
+import { plainFormError } from "./form-errors.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./page-frame.ts";
 import { csrfField } from "./page-frame.ts";
 import { htmlResponse, param, redirect } from "./responses.ts";
 
-/** The form's steps as typed: each step's `after` as text and its integrations' ids. */
+/** The form's steps as typed: each step's `after` as text with its unit, and its integrations' ids. */
 export type ProjectEscalationForm = {
-  readonly steps: readonly { readonly after: string; readonly channels: readonly string[] }[];
+  readonly steps: readonly { readonly after: string; readonly unit: DurationUnit; readonly channels: readonly string[] }[];
   readonly error: string | null;
 };
 
@@ -31,10 +35,12 @@ type SettingsHtml = (
 export function projectEscalationForm(project: Project): ProjectEscalationForm {
   const steps = project.escalation ?? [];
   return {
-    steps: [0, 1].map((i) => ({
-      after: steps[i] === undefined ? "" : String(Math.floor(steps[i].afterMs / 1000)),
-      channels: steps[i]?.channels ?? [],
-    })),
+    steps: [0, 1].map((i) => {
+      // in the largest unit that holds it whole; an absent step is empty, in minutes
+      const { amount, unit } =
+        steps[i] === undefined ? { amount: "", unit: "minutes" as const } : splitSeconds(Math.floor(steps[i].afterMs / 1000));
+      return { after: amount, unit, channels: steps[i]?.channels ?? [] };
+    }),
     error: null,
   };
 }
@@ -53,8 +59,15 @@ export function projectEscalationSection(
   const invalid = form.error === null ? "" : html` aria-invalid="true" aria-describedby="e-project-escalation"`;
   const step = (n: 0 | 1) => {
     const chosen = new Set(form.steps[n]?.channels ?? []);
-    return html`<div class="escalation-step"><label for="f-pe-${n + 1}-after">Project escalation step ${n + 1}: after N seconds down and not acknowledged (60 and more)</label>
-<input id="f-pe-${n + 1}-after" name="step_${n + 1}_after" inputmode="numeric" value="${form.steps[n]?.after ?? ""}"${invalid}>
+    return html`<div class="escalation-step">${durationInputs({
+      id: `step_${n + 1}_after`,
+      idPrefix: "f-pe-",
+      label: `Project escalation step ${n + 1}: after this long down and not acknowledged (1 minute and more)`,
+      amount: form.steps[n]?.after ?? "",
+      unit: form.steps[n]?.unit ?? "minutes",
+      invalid,
+      presets: false,
+    })}
 <label for="f-pe-${n + 1}-channels">Project escalation step ${n + 1}: also notify</label>
 <select id="f-pe-${n + 1}-channels" name="step_${n + 1}_channels" multiple size="${Math.min(Math.max(opts.channels.length, 2), 6)}">
 ${opts.channels.map((c) => html`<option value="${c.id}"${chosen.has(c.id) ? html` selected` : ""}>${c.name === "" ? c.kind : `${c.name} (${c.kind})`}</option>`)}</select></div>`;
@@ -67,7 +80,7 @@ ${opts.channels.map((c) => html`<option value="${c.id}"${chosen.has(c.id) ? html
       : current
           .map(
             (s, i) =>
-              `Step ${i + 1}: after ${s.afterMs / 1000} seconds down, also ${s.channels.map((id) => names.get(id) ?? "an integration").join(", ")}`,
+              `Step ${i + 1}: after ${durationText(s.afterMs)} down, also ${s.channels.map((id) => names.get(id) ?? "an integration").join(", ")}`,
           )
           .join("; ") + "; unless the outage is acknowledged.";
   return html`<h2>Escalation policy</h2>
@@ -95,10 +108,14 @@ export function projectEscalationRoutes(ctx: DashboardContext, settingsHtml: Set
       keys: false,
       refusal: "only the admin token, or a project's manager or owner, sets its escalation policy",
     });
-    const typed = [1, 2].map((n) => ({ after: (form.get(`step_${n}_after`) ?? "").trim(), channels: form.getAll(`step_${n}_channels`) }));
+    const typed = [1, 2].map((n) => ({
+      after: (form.get(`step_${n}_after`) ?? "").trim(),
+      unit: unitOf(form.get(`step_${n}_after_unit`) ?? ""), // none sent: seconds, as the API counts
+      channels: form.getAll(`step_${n}_channels`),
+    }));
     const asked = typed
       .filter((s) => s.after !== "" || s.channels.length > 0)
-      .map((s) => ({ after: /^\d+$/.test(s.after) ? Number(s.after) : s.after, channels: s.channels.join(",") }));
+      .map((s) => ({ after: secondsOf(s.after, s.unit), channels: s.channels.join(",") }));
     const steps = escalationOf(asked);
     const at = clock.now();
     const changed = steps.ok ? await pool.changeProject(project.id, { kind: "setEscalation", steps: steps.value ?? [] }, at) : steps;
@@ -106,10 +123,7 @@ export function projectEscalationRoutes(ctx: DashboardContext, settingsHtml: Set
       return htmlResponse(
         await settingsHtml(access, project, {
           mute: null,
-          escalation: {
-            steps: typed,
-            error: `Escalation: ${changed.failure.code === "invalid" ? changed.failure.reason : reasonOf(changed.failure)}.`,
-          },
+          escalation: { steps: typed, error: plainFormError(changed.failure, project) },
         }),
         400,
       );

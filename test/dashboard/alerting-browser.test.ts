@@ -1,8 +1,9 @@
 // The dashboard's alerting, second part, in a real browser (Debian's chromium driven by playwright-core)
 // against a real hcd process with CLOCK=virtual: max_duration (a number and a unit) and depends_on in the
 // edit form (with errors next to their field), the "held by" and "acknowledged" marks on the checks table and a check's
-// page, and the settings page's recurring maintenance windows (add, delete after a confirmation, nothing
-// to change for a read-only key, whose writes the server refuses). Every change is verified through the APIs.
+// page, and the settings page's recurring maintenance windows (add, with the check form's time-zone picker;
+// delete after a confirmation; nothing to change for a read-only key, whose writes the server refuses).
+// Every change is verified through the APIs.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -133,7 +134,14 @@ async function browserTests(): Promise<void> {
     await adminPage.getByText("No recurring maintenance windows.").waitFor();
     await adminPage.getByLabel("Window name").fill("Nightly backup");
     await adminPage.getByLabel("Cron or OnCalendar expression of its start").fill("every night");
-    await adminPage.getByLabel("Time zone").fill("Europe/Riga");
+    const zone = adminPage.locator(".maintenance-form").getByLabel("Time zone");
+    assert.equal(
+      await zone.locator("option").allTextContents(),
+      ["UTC", ...Intl.supportedValuesOf("timeZone")],
+      "the check form's picker: every IANA name, UTC first",
+    );
+    assert.is(await zone.inputValue(), "UTC", "chosen by default");
+    await zone.selectOption("Europe/Riga");
     await adminPage.getByLabel("Duration (1 minute to 7 days)", { exact: true }).fill("2");
     await adminPage.getByLabel("Duration (1 minute to 7 days): unit").selectOption("hours");
     await adminPage.getByRole("button", { name: "Add maintenance window" }).click();
@@ -143,7 +151,21 @@ async function browserTests(): Promise<void> {
       .waitFor();
     assert.equal(await windows(), [], "nothing was added");
     assert.is(await adminPage.getByLabel("Window name").inputValue(), "Nightly backup", "what was typed stays");
+    assert.is(await zone.inputValue(), "Europe/Riga", "and the zone picked");
     await adminPage.getByLabel("Cron or OnCalendar expression of its start").fill("*-*-* 02:00:00");
+    // the picker offers no such zone: a crafted request, as a page changed by hand would send
+    await zone.evaluate((select: HTMLSelectElement) => {
+      select.add(new Option("Mars/Olympus", "Mars/Olympus", true, true));
+    });
+    await adminPage.getByRole("button", { name: "Add maintenance window" }).click();
+    assert.is(
+      await adminPage.locator("#e-m-tz").textContent(),
+      "Time zone must be an IANA time zone name, like UTC, Europe/Riga or America/New_York.",
+    );
+    assert.is(await zone.getAttribute("aria-invalid"), "true");
+    assert.is(await zone.inputValue(), "Mars/Olympus", "the refused zone is shown as sent");
+    assert.equal(await windows(), [], "nothing was added");
+    await zone.selectOption("Europe/Riga");
     await adminPage.getByRole("button", { name: "Add maintenance window" }).click();
     await adminPage.locator(".maintenance-windows").getByText("Nightly backup").waitFor();
     const added = await windows();

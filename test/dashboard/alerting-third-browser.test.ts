@@ -1,6 +1,7 @@
 // The dashboard's alerting, third part, in a real browser (Debian's chromium driven by playwright-core)
 // against a real hcd process with CLOCK=virtual: min_duration, max_runs_per_period and alert_on_overlap in
 // the edit form, the check's own escalation steps (each with its integrations) or its project's policy,
+// min_duration and each step's `after` as a number and a unit,
 // errors next to their field, and the check page's escalation line and mark once the virtual clock has
 // moved past a step. Every change is verified through the API.
 import { test } from "uvu";
@@ -90,27 +91,37 @@ async function browserTests(): Promise<void> {
     rw = await signedIn(project.api_key);
     await rw.goto(`${server.url}/checks/${job.uuid}/edit`);
     await rw.locator("details.alerting > summary").click(); // folded while at its defaults
-    await rw.getByLabel("Down when a run succeeds sooner than N seconds after its start (0 = off)").fill("-5");
+    const shortest = rw.getByLabel("Down when a run succeeds sooner than this after its start (0 = off)", { exact: true });
+    const shortestUnit = rw.getByLabel("Down when a run succeeds sooner than this after its start (0 = off): unit");
+    assert.is(await shortestUnit.inputValue(), "minutes", "a number and a unit, as the reminder interval");
+    await shortest.fill("8");
+    await shortestUnit.selectOption("days");
     await rw.getByRole("button", { name: "Save" }).click();
-    await rw.locator("#e-min_duration").getByText("The shortest run must be 0 (off), or a whole number of seconds up to 604800.").waitFor();
+    await rw
+      .locator("#e-min_duration")
+      .getByText("The shortest run must be 0 (off), or up to 7 days (a whole number of seconds, at most 604800).")
+      .waitFor();
     assert.is(await rw.locator("#f-min_duration").getAttribute("aria-invalid"), "true");
+    assert.equal([await shortest.inputValue(), await shortestUnit.inputValue()], ["8", "days"], "what was typed stays");
     assert.is((await checkOf(job.uuid)).min_duration, 0, "nothing was saved");
-    await rw.getByLabel("Down when a run succeeds sooner than N seconds after its start (0 = off)").fill("60");
+    await shortest.fill("1.5");
+    await shortestUnit.selectOption("minutes");
     await rw.getByLabel("Down when it succeeds more than N times in one period (0 = off)").fill("1");
     await rw.getByLabel(/Down when runs overlap/).check();
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.getByText("Changes saved.").waitFor();
     const saved = await checkOf(job.uuid);
-    assert.equal([saved.min_duration, saved.max_runs_per_period, saved.alert_on_overlap], [60, 1, true]);
+    assert.equal([saved.min_duration, saved.max_runs_per_period, saved.alert_on_overlap], [90, 1, true], "1.5 minutes sent as 90 seconds");
     await rw
       .locator(".alerting")
-      .getByText(/a run that succeeds in less than 1 minute is a failure/)
+      .getByText(/a run that succeeds in less than 1 minute 30 seconds is a failure/)
       .waitFor();
     await rw
       .locator(".alerting")
       .getByText(/overlapping runs are a failure/)
       .waitFor();
     await rw.goto(`${server.url}/checks/${job.uuid}/edit`);
+    assert.equal([await shortest.inputValue(), await shortestUnit.inputValue()], ["90", "seconds"], "not whole minutes: seconds");
     assert.is(await rw.getByLabel(/Down when runs overlap/).isChecked(), true, "the saved flag is shown again");
     await rw.getByLabel(/Down when runs overlap/).uncheck();
     await rw.getByRole("button", { name: "Save" }).click();
@@ -122,14 +133,29 @@ async function browserTests(): Promise<void> {
     await rw.goto(`${server.url}/checks/${job.uuid}/edit`);
     assert.is(await rw.getByLabel("The project's escalation policy").isChecked(), true, "a new check follows its project");
     await rw.getByLabel("This check's own steps (none filled in: no escalation)").check();
-    await rw.getByLabel("Escalation step 1: after N seconds down and not acknowledged (60 and more)").fill("900");
+    const after = (n: number) =>
+      rw.getByLabel(`Escalation step ${n}: after this long down and not acknowledged (1 minute and more)`, { exact: true });
+    const afterUnit = (n: number) =>
+      rw.getByLabel(`Escalation step ${n}: after this long down and not acknowledged (1 minute and more): unit`);
+    assert.equal([await afterUnit(1).inputValue(), await afterUnit(2).inputValue()], ["minutes", "minutes"]);
+    await after(1).fill("30");
+    await afterUnit(1).selectOption("seconds");
     await rw.getByLabel("Escalation step 1: also notify").selectOption({ label: "boss (email)" });
-    await rw.getByLabel("Escalation step 2: after N seconds down and not acknowledged (60 and more)").fill("600");
+    await rw.getByRole("button", { name: "Save" }).click();
+    await rw
+      .locator("#e-escalation")
+      .getByText("Escalation: step 1: it must come between 1 minute and 7 days (60 to 604800 seconds).")
+      .waitFor();
+    await after(1).fill("15");
+    await afterUnit(1).selectOption("minutes");
+    await after(2).fill("10");
     await rw.getByLabel("Escalation step 2: also notify").selectOption({ label: "pager (email)" });
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.locator("#e-escalation").getByText("Escalation: step 2: after must be later than the step before.").waitFor();
     assert.is((await checkOf(job.uuid)).escalation, null, "nothing was saved");
-    await rw.getByLabel("Escalation step 2: after N seconds down and not acknowledged (60 and more)").fill("3600");
+    assert.equal([await after(2).inputValue(), await afterUnit(2).inputValue()], ["10", "minutes"], "what was typed stays");
+    await after(2).fill("1");
+    await afterUnit(2).selectOption("hours");
     await rw.getByRole("button", { name: "Save" }).click();
     await rw.getByText("Changes saved.").waitFor();
     assert.equal((await checkOf(job.uuid)).escalation, [
@@ -147,6 +173,11 @@ async function browserTests(): Promise<void> {
       await rw.locator("#f-escalation_1_channels option:checked").allTextContents(),
       ["boss (email)"],
       "the saved choice is shown again",
+    );
+    assert.equal(
+      [await after(1).inputValue(), await afterUnit(1).inputValue(), await after(2).inputValue(), await afterUnit(2).inputValue()],
+      ["15", "minutes", "1", "hours"],
+      "each in the largest whole unit",
     );
   });
 

@@ -1,14 +1,14 @@
 // The check form without the API, in a real browser (Debian's chromium driven by playwright-core) against a
 // real hcd process: period and grace as a number and a unit with the reference's quick picks (with and
 // without script), only the chosen schedule kind's inputs, the time-zone picker (its names and the
-// server's refusal of others), a preview for every kind, and the filtering rules (folded while they hold
-// their defaults, as the alerting fields are). Every save is verified
-// through the API.
+// server's refusal of others), a preview for every kind next to the schedule, and the filtering rules
+// (folded while they hold their defaults, as the alerting fields are), the slug suggested from the name, and
+// durations sent without a unit read as seconds. Every save is verified through the API.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Page } from "playwright-core";
 import type { ProjectJson } from "../security/real-server.ts";
-import { call, createProject, ok } from "../security/real-server.ts";
+import { addChannel, call, createProject, ok } from "../security/real-server.ts";
 import { browserRig, newContext, signIn, whenChromium } from "./browser-harness.ts";
 import { session } from "./form-session.ts";
 
@@ -230,6 +230,57 @@ await whenChromium("check edit form browser tests", async () => {
       .waitFor();
   });
 
+  test("the preview shows in the schedule's fieldset, above alerting and filtering, and the page opens at it (script on and off)", async () => {
+    for (const on of [page, bare]) {
+      await newForm(on, "previewed near");
+      await on.getByRole("radio", { name: "Cron expression" }).check();
+      await on.locator("#f-schedule").fill("0 3 * * *");
+      await on.locator("fieldset.schedule").getByRole("button", { name: "Preview the next pings" }).click();
+      const list = on.locator("fieldset.schedule li.next");
+      await list.first().waitFor();
+      assert.is(await list.count(), 5, "the list is in the schedule's fieldset");
+      const listBox = await on.locator("fieldset.schedule .schedule-preview ul").boundingBox();
+      const alertingBox = await on.locator("details.alerting").boundingBox();
+      assert.ok(listBox !== null && alertingBox !== null);
+      assert.ok(listBox.y + listBox.height <= alertingBox.y, "above the alerting section (and so above filtering)");
+      const viewport = on.viewportSize()?.height ?? 0;
+      assert.ok(listBox.y >= 0 && listBox.y + listBox.height <= viewport, `in sight without scrolling: ${listBox.y} in ${viewport}`);
+      assert.is(await on.locator("#f-schedule").inputValue(), "0 3 * * *", "what was typed stays");
+      await newForm(on, "simple previewed near");
+      await on.locator("fieldset.schedule").getByRole("button", { name: "Preview the next pings" }).click();
+      await on.locator("fieldset.schedule p.next").getByText("Simple period: after each ping").waitFor();
+    }
+  });
+
+  test("the add form suggests the slug from the name as the reference slugifies it, never over a slug typed by hand", async () => {
+    await page.goto(`${url()}/projects/${project.id}/checks/new`);
+    const name = page.getByLabel("Name");
+    const slug = page.locator("#f-slug");
+    await name.pressSequentially("Nightly DB backup (prod) — Ünïcode");
+    assert.is(await slug.inputValue(), "nightly-db-backup-prod-unicode", "lower case, punctuation gone, spaces to -, accents off");
+    await name.press("Backspace");
+    assert.is(await slug.inputValue(), "nightly-db-backup-prod-unicod", "the suggestion follows the name");
+    await slug.fill("my-own");
+    await name.press("End"); // back in the name, typing on at its end
+    await name.pressSequentially("e 2");
+    assert.is(await slug.inputValue(), "my-own", "a slug typed by hand stays");
+    await slug.fill("");
+    await name.fill("Nightly DB backup (prod) — Ünïcode");
+    assert.is(await slug.inputValue(), "nightly-db-backup-prod-unicode", "an emptied slug takes the suggestion again");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Check created.").waitFor();
+    const made = await api<{ checks: { name: string; slug: string }[] }>("GET", "/api/v3/checks/");
+    assert.equal(
+      made.checks.filter((c) => c.name.startsWith("Nightly")).map((c) => [c.name, c.slug]),
+      [["Nightly DB backup (prod) — Ünïcode", "nightly-db-backup-prod-unicode"]],
+    );
+    // the edit form leaves an existing check's slug alone, empty or not
+    const bare = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "no slug", timeout: 3600 });
+    await page.goto(`${url()}/checks/${uuidOf(bare)}/edit`);
+    await name.pressSequentially(" renamed");
+    assert.is(await slug.inputValue(), "", "no suggestion on the edit form");
+  });
+
   test("the filtering rules are edited in the form and saved as the API's fields", async () => {
     const check = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "filtered", timeout: 3600 });
     await page.goto(`${url()}/checks/${uuidOf(check)}/edit`);
@@ -297,6 +348,39 @@ await whenChromium("check edit form browser tests", async () => {
     });
     assert.is(methods.status, 400);
     assert.match(methods.text, "Which HTTP requests count must be HEAD, GET and POST, or only POST.");
+  });
+
+  test("min_duration and an escalation step's after sent without a unit read as seconds, as the reminder interval's do", async () => {
+    const ops = await addChannel(rig().server, TOKEN, project.id, { kind: "email", name: "ops", value: "ops@example.com" });
+    const check = await api<{ ping_url: string }>("POST", "/api/v3/checks/", { name: "unitless", timeout: 3600 });
+    const form = await session(url(), project.api_key);
+    const fields = { name: "unitless", kind: "simple", timeout: "1", timeout_unit: "hours", grace: "1", grace_unit: "hours" };
+    const saved = await form.post(`/checks/${uuidOf(check)}/edit`, {
+      ...fields,
+      min_duration: "90",
+      reminder_interval: "600",
+      escalation_mode: "own",
+      escalation_1_after: "120",
+      escalation_1_channels: ops.id,
+    });
+    assert.is(saved.status, 303, saved.text.slice(0, 300));
+    const shown = await api<{ min_duration: number; reminder_interval: number; escalation: unknown }>(
+      "GET",
+      `/api/v3/checks/${uuidOf(check)}`,
+    );
+    assert.equal([shown.min_duration, shown.reminder_interval, shown.escalation], [90, 600, [{ after: 120, channels: ops.id }]]);
+    const withUnits = await form.post(`/checks/${uuidOf(check)}/edit`, {
+      ...fields,
+      min_duration: "2",
+      min_duration_unit: "minutes",
+      escalation_mode: "own",
+      escalation_1_after: "1.5",
+      escalation_1_after_unit: "hours",
+      escalation_1_channels: ops.id,
+    });
+    assert.is(withUnits.status, 303, withUnits.text.slice(0, 300));
+    const again = await api<{ min_duration: number; escalation: unknown }>("GET", `/api/v3/checks/${uuidOf(check)}`);
+    assert.equal([again.min_duration, again.escalation], [120, [{ after: 5400, channels: ops.id }]]);
   });
 
   test.run();

@@ -2,7 +2,7 @@
 // against a real hcd process (CONTRACT "Alerting, third part"): a user signed in by email chooses monthly
 // reports on their account page (kept, shown again, and through the admin API), then off again; the
 // project's settings page downloads the downtime CSV; and the project's escalation policy is set on its
-// settings page. Every change is verified through the admin API.
+// settings page (each step's after a number and a unit). Every change is verified through the admin API.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, readFileSync } from "node:fs";
@@ -104,18 +104,31 @@ async function browserTests(): Promise<void> {
       ok<{ escalation: { after: number; channels: string }[] }>(
         call(server.url, "GET", `/admin/v1/projects/${project.id}/escalation`, { headers: admin }),
       );
-    await page.getByLabel("Project escalation step 1: after N seconds down and not acknowledged (60 and more)").fill("30");
+    const after = page.getByLabel("Project escalation step 1: after this long down and not acknowledged (1 minute and more)", {
+      exact: true,
+    });
+    const unit = page.getByLabel("Project escalation step 1: after this long down and not acknowledged (1 minute and more): unit");
+    assert.is(await unit.inputValue(), "minutes", "a number and a unit, as on the check form");
+    await after.fill("30");
+    await unit.selectOption("seconds");
     await page.getByLabel("Project escalation step 1: also notify").selectOption({ label: "pager (email)" });
     await page.getByRole("button", { name: "Save escalation policy" }).click();
     await page
       .locator("#e-project-escalation")
-      .getByText(/step 1: after is too small/)
+      .getByText("Escalation: step 1: it must come between 1 minute and 7 days (60 to 604800 seconds).")
       .waitFor();
     assert.equal(await policy(), { escalation: [] }, "nothing was saved");
-    await page.getByLabel("Project escalation step 1: after N seconds down and not acknowledged (60 and more)").fill("900");
+    assert.equal([await after.inputValue(), await unit.inputValue()], ["30", "seconds"], "what was typed stays");
+    await after.fill("15");
+    await unit.selectOption("minutes");
     await page.getByRole("button", { name: "Save escalation policy" }).click();
     await page.getByText("Escalation policy saved.").waitFor();
     assert.equal(await policy(), { escalation: [{ after: 900, channels: pager.id }] });
+    await page
+      .locator(".project-escalation")
+      .getByText("Step 1: after 15 minutes down, also pager; unless the outage is acknowledged.")
+      .waitFor();
+    assert.equal([await after.inputValue(), await unit.inputValue()], ["15", "minutes"], "shown again in the largest whole unit");
 
     const download = page.waitForEvent("download");
     await page.getByRole("link", { name: "by month" }).click();
