@@ -98,7 +98,7 @@ await whenChromium("roles browser tests", async () => {
     await page.goto(`${url()}/projects/${project.id}/status-pages`);
     await page.getByLabel("Title").fill("Managed page");
     await page.getByLabel(/Address/).fill("managed");
-    await page.getByLabel("Nightly backup").check();
+    await page.getByRole("checkbox", { name: "Nightly backup" }).check();
     await page.getByRole("button", { name: "Create status page" }).click();
     await page.getByRole("link", { name: "/status/managed" }).waitFor();
     assert.is((await fetch(`${url()}/status/managed.json`)).status, 200);
