@@ -34,12 +34,12 @@ export function withEmail(
 export function withEmailChangeAsked(
   d: AccountsDocument,
   change: { userId: string; email: string; tokenHash: string; at: Millis; expiresAt: Millis },
-): AccountsDocument | EmailRefusal {
+): { document: AccountsDocument } | EmailRefusal {
   const checked = withEmail(d, change.userId, change.email);
   if (typeof checked === "string") return checked;
   const waiting: StoredInvite = { tokenHash: change.tokenHash, userId: change.userId, expiresAt: change.expiresAt, newEmail: change.email };
   const kept = d.invites.filter((i) => i.expiresAt > change.at && !(i.userId === change.userId && i.newEmail !== undefined));
-  return { ...d, invites: [...kept, waiting] };
+  return { document: { ...d, invites: [...kept, waiting] } };
 }
 
 /**

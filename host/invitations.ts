@@ -166,3 +166,9 @@ export function pendingInvitesOf(d: AccountsDocument, projectId: string, at: Mil
       : [{ userId: user.id, email: user.email, role: invite.grant.role, expiresAt: invite.expiresAt }];
   });
 }
+
+/** The document without the unused invitations of `userId` to `projectId` (their links no longer give its role; the account stays); null when there was none. */
+export function withInvitesCancelled(d: AccountsDocument, projectId: string, userId: string): { document: AccountsDocument } | null {
+  const withdrawn = (i: StoredInvite) => i.userId === userId && i.grant?.projectId === projectId;
+  return d.invites.some(withdrawn) ? { document: { ...d, invites: d.invites.filter((i) => !withdrawn(i)) } } : null;
+}
