@@ -12,6 +12,7 @@ import { openSignInBucket } from "../cluster/sign-in-bucket.ts";
 import { openSentStream } from "../cluster/sent-stream.ts";
 import type { SignInStore } from "../host/sign-in-store.ts";
 import { AuditTrail, storedLimits } from "../host/audit.ts";
+import type { AccountsOptions } from "../host/accounts.ts";
 import { Accounts } from "../host/accounts.ts";
 import { SESSION_IDLE_MS } from "../http/dashboard/sessions.ts";
 import { PartitionHistory } from "../cluster/partition-history.ts";
@@ -36,6 +37,7 @@ export async function startClusterNode(
   connected: ClusterConnection,
   notify: NotifySettings,
   auditLimits: { maxAgeDays: number; maxEvents: number },
+  accountsOptions: AccountsOptions,
 ): Promise<{
   pool: Pool;
   sessions: DashboardSessions;
@@ -91,5 +93,5 @@ export async function startClusterNode(
     },
     Date.now,
   );
-  return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore), audit, signIn };
+  return { pool: node.pool, sessions, failures: node.failures, accounts: new Accounts(accountsStore, accountsOptions), audit, signIn };
 }

@@ -2,7 +2,6 @@
 // with DATA_DIR's users and audit log, so a CLI command without --url validates and answers as the running
 // server would. The pool applies no deadlines and sends no notifications (passive): the server does that
 // when it next starts. Commands carry the real time.
-import { setPasswordHashN } from "../host/passwords.ts";
 import { randomBytes } from "node:crypto";
 import { systemClock } from "../host/clock.ts";
 import { Accounts } from "../host/accounts.ts";
@@ -61,7 +60,6 @@ export async function openStoppedDataDir(settings: Settings): Promise<StoppedDat
 /** Opens DATA_DIR (refused while a server runs on it) and serves the admin API on it in this process. */
 export async function openInProcessAdmin(settings: Settings): Promise<InProcessAdmin> {
   const siteRoot = siteRootOf(settings);
-  setPasswordHashN(settings.passwordHashN); // `hcd user create` hashes as the server would
   const stopped = await openStoppedDataDir(settings);
   const { pool, audit } = stopped;
   const token = randomBytes(32).toString("base64url"); // this call's own: nothing else reaches the app
@@ -79,7 +77,7 @@ export async function openInProcessAdmin(settings: Settings): Promise<InProcessA
     readMail,
     serviceKinds: serviceKindsOf(settings.services),
     audit,
-    accounts: Accounts.open(settings.dataDir),
+    accounts: Accounts.open(settings.dataDir, { passwordHashN: settings.passwordHashN }), // `hcd user create` hashes as the server would
     sendTestNotification: (project, channel, at) => sendTestNotification(project, channel, at, notifyOptions),
     config: {
       siteRoot,

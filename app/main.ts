@@ -19,7 +19,7 @@ import type { MailReader } from "../mail/mail-reader.ts";
 import type { FailureEpisodes } from "../host/failure-episodes.ts";
 import { createMetrics, routeOf } from "../http/metrics.ts";
 import { log, maskedConfig } from "../host/log.ts";
-import { DEFAULT_PASSWORD_HASH_N, setPasswordHashN } from "../host/passwords.ts";
+import { DEFAULT_PASSWORD_HASH_N } from "../host/passwords.ts";
 import { createApp } from "../http/app.ts";
 import { Accounts } from "../host/accounts.ts";
 import { SessionFile } from "../persistence/session-file.ts";
@@ -44,7 +44,6 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function main(): Promise<void> {
   const settings = readSettings(withSecretFiles(process.env));
-  setPasswordHashN(settings.passwordHashN);
   if (settings.passwordHashN < DEFAULT_PASSWORD_HASH_N)
     log.warn(
       { passwordHashN: settings.passwordHashN },
@@ -176,6 +175,7 @@ async function main(): Promise<void> {
           services: config.services,
         },
         { maxAgeDays: config.auditMaxAgeDays, maxEvents: config.auditMaxEvents },
+        { passwordHashN: settings.passwordHashN },
       ));
     } else
       pool = await createWorkerPool({
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     channels: (projectId: string) => pool.listChannels(projectId),
   };
   const metrics = createMetrics(pool, clock, backgroundFailures);
-  const accounts = clusterAccounts ?? Accounts.open(config.dataDir); // single node: DATA_DIR/accounts.json
+  const accounts = clusterAccounts ?? Accounts.open(config.dataDir, { passwordHashN: settings.passwordHashN }); // single node: DATA_DIR/accounts.json
   sharedSessions ??= new SessionFile<SharedSession>(config.dataDir, SESSION_IDLE_MS); // single node: DATA_DIR/sessions.json, so a restart signs nobody out
   const smtpUrl = config.smtpUrl;
   const sendUserMail =

@@ -22,7 +22,7 @@ import {
   withPasswordSet,
 } from "./invitations.ts";
 import { membershipsOf, roleOf, withoutMember, withRoleSet } from "./memberships.ts";
-import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords.ts";
+import { MIN_PASSWORD_LENGTH } from "./passwords.ts";
 
 /** Users' invitations and roles in projects: what Accounts answers about them. */
 export class AccountMemberships extends AccountsDocumentHolder {
@@ -73,7 +73,7 @@ export class AccountMemberships extends AccountsDocumentHolder {
    */
   async acceptInvite(token: string, password: unknown, at: Millis): Promise<Outcome<{ user: User; grant: StoredGrant | null }>> {
     if (!isPassword(password)) return invalid("password", `password must be ${MIN_PASSWORD_LENGTH} or more characters`);
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await this.hash(password);
     const done = await this.apply((d) => withPasswordSet(d, tokenHashOf(token), passwordHash, at));
     return done === null
       ? fail({ code: "not_found", what: "invitation" })

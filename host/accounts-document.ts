@@ -1,6 +1,7 @@
 // The accounts document as Accounts (host/accounts.ts) holds it: a copy in memory, read at once; every change
 // a rule over the newest document (host/user-records.ts and its neighbours), stored before it is answered.
 import type { AccountsDocument, StoredUser } from "../persistence/accounts-file.ts";
+import { decoyHash, DEFAULT_PASSWORD_HASH_N, hashPassword } from "./passwords.ts";
 import { withUserEdited } from "./user-records.ts";
 
 /** A user as the admin API shows them; `admin`: an instance admin (does in the dashboard all that the admin token does). */
@@ -17,13 +18,18 @@ export type AccountsStore = {
 /** What a rule over the document answers: with a `document`, the one to store (null: nothing); a refusal (a string) or null stores nothing. */
 export type Edited = { readonly document: AccountsDocument | null } | string | null;
 
+/** `passwordHashN`: scrypt's cost for the password hashes made (PASSWORD_HASH_N; the default unless a test instance lowers it). */
+export type AccountsOptions = { readonly passwordHashN?: number };
+
 /** Holds the newest accounts document and applies rules to it; host/account-memberships.ts and host/accounts.ts build on it. */
 export class AccountsDocumentHolder {
   readonly #store: AccountsStore;
+  readonly #passwordHashN: number;
   #document: AccountsDocument;
 
-  constructor(store: AccountsStore) {
+  constructor(store: AccountsStore, options: AccountsOptions = {}) {
     this.#store = store;
+    this.#passwordHashN = options.passwordHashN ?? DEFAULT_PASSWORD_HASH_N;
     this.#document = store.initial;
     store.onStored?.((document) => {
       this.#document = document;
@@ -33,6 +39,16 @@ export class AccountsDocumentHolder {
   /** The newest document this node knows (its own last change, or another node's heard since). */
   protected get document(): AccountsDocument {
     return this.#document;
+  }
+
+  /** `password`'s stored form, at this instance's cost. */
+  protected hash(password: string): Promise<string> {
+    return hashPassword(password, this.#passwordHashN);
+  }
+
+  /** The hash an unknown email's password is checked against, at the same cost as a user's, so both answers take as long. */
+  protected decoy(): string {
+    return decoyHash(this.#passwordHashN);
   }
 
   /** The stored record of a user (its email reports' state among the rest), or null. */

@@ -11,7 +11,7 @@ import { fail, invalid, ok } from "../engine/outcome.ts";
 import type { Role } from "../engine/roles.ts";
 import type { StoredGrant, StoredInvite, StoredMember, StoredUser } from "../persistence/accounts-file.ts";
 import { AccountsFile, EMPTY_ACCOUNTS } from "../persistence/accounts-file.ts";
-import { decoyHash, hashPassword, isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { isDjangoHash, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { codeStep, newRecoveryCodes, withCodeUsed, withSecondFactorOff, withSecondFactorOn } from "./second-factor.ts";
 import type { NewUserInput } from "./account-input.ts";
 import { emailOf, isPassword, newUserOf } from "./account-input.ts";
@@ -20,14 +20,14 @@ import { newAccountInvite, newLinkToken, tokenHashOf, withReset } from "./invita
 import type { EmailRefusal } from "./email-change.ts";
 import { EMAIL_CHANGE_MS, emailChangeWaiting, withEmail, withEmailChangeAsked, withEmailChangeFollowed } from "./email-change.ts";
 import { withoutUser, withSingleSignOn, withUserAdded } from "./user-records.ts";
-import type { AccountsStore, User } from "./accounts-document.ts";
+import type { AccountsOptions, AccountsStore, User } from "./accounts-document.ts";
 import { userOf } from "./accounts-document.ts";
 import { AccountMemberships } from "./account-memberships.ts";
 
 export { INVITE_MS, RESET_MS } from "./invitations.ts";
 export { passwordProblem } from "./account-input.ts";
 export type { PendingInvite };
-export type { AccountsStore, User };
+export type { AccountsOptions, AccountsStore, User };
 
 /** The role an invitation (or OIDC_DEFAULT_ROLE) gives in a project. */
 export type Grant = StoredGrant;
@@ -35,19 +35,22 @@ export type NewUser = { readonly user: User; readonly inviteToken: string | null
 
 export class Accounts extends AccountMemberships {
   /** The accounts kept in `dataDir` (read now), or, without one, in memory only (tests of the HTTP edge). */
-  static open(dataDir: string | null): Accounts {
+  static open(dataDir: string | null, options: AccountsOptions = {}): Accounts {
     const file = dataDir === null ? null : new AccountsFile(dataDir);
     let current = file?.load() ?? EMPTY_ACCOUNTS;
-    return new Accounts({
-      initial: current,
-      change: async (edit) => {
-        const next = edit(current);
-        if (next === null) return current;
-        file?.save(next); // on disk before anyone is answered; a failed write leaves the document as it was
-        current = next;
-        return next;
+    return new Accounts(
+      {
+        initial: current,
+        change: async (edit) => {
+          const next = edit(current);
+          if (next === null) return current;
+          file?.save(next); // on disk before anyone is answered; a failed write leaves the document as it was
+          current = next;
+          return next;
+        },
       },
-    });
+      options,
+    );
   }
 
   /** Every user, oldest first. */
@@ -76,7 +79,7 @@ export class Accounts extends AccountMemberships {
     if (!checked.ok) return checked;
     const { email, password, admin } = checked.value;
     const passwordHash =
-      checked.value.passwordHash !== undefined ? checked.value.passwordHash : password === undefined ? null : await hashPassword(password);
+      checked.value.passwordHash !== undefined ? checked.value.passwordHash : password === undefined ? null : await this.hash(password);
     const link = passwordHash === null && checked.value.passwordHash === undefined ? newLinkToken() : null;
     const user: StoredUser = {
       id: randomUUID(),
@@ -148,11 +151,11 @@ export class Accounts extends AccountMemberships {
     const email = emailOf(emailText);
     const user = email === null ? undefined : this.document.users.find((u) => u.email === email);
     const stored = user?.passwordHash ?? null;
-    const matches = await verifyPassword(password, stored ?? decoyHash());
+    const matches = await verifyPassword(password, stored ?? this.decoy());
     if (!matches || user === undefined || stored === null) return null;
     if (isDjangoHash(stored)) {
       // brought over from Healthchecks: replaced by hcd's own now that the password is known
-      const replaced = await hashPassword(password);
+      const replaced = await this.hash(password);
       await this.editUser(user.id, (u) => (u.passwordHash === stored ? { ...u, passwordHash: replaced } : null));
     }
     return userOf(user);
@@ -184,7 +187,7 @@ export class Accounts extends AccountMemberships {
     if (stored === null) return fail({ code: "not_found", what: "user" });
     if (stored.passwordHash === null || !(await verifyPassword(current, stored.passwordHash)))
       return invalid("current", "the current password is wrong");
-    const passwordHash = await hashPassword(next);
+    const passwordHash = await this.hash(next);
     const found = await this.editUser(userId, (u) => ({ ...u, passwordHash, sessionGeneration: (u.sessionGeneration ?? 0) + 1 }));
     return found !== null ? ok(userOf(stored)) : fail({ code: "not_found", what: "user" });
   }
@@ -233,7 +236,7 @@ export class Accounts extends AccountMemberships {
   /** Returns true when `password` is the user's (used before a change that asks for it again). */
   async passwordMatches(userId: string, password: string): Promise<boolean> {
     const hash = this.storedUser(userId)?.passwordHash ?? null;
-    return verifyPassword(password, hash ?? decoyHash()).then((matches) => matches && hash !== null);
+    return verifyPassword(password, hash ?? this.decoy()).then((matches) => matches && hash !== null);
   }
 
   /** True when the user has turned the second factor on: a password alone then opens no session. */

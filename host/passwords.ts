@@ -1,5 +1,5 @@
 // Passwords hashed with scrypt from node:crypto (no native package to build or download): N = 2^15
-// (PASSWORD_HASH_N may lower it for a test instance), r = 8, p = 1 (OWASP's minimum for scrypt), a 16-byte random salt and a 32-byte key, which takes
+// (Accounts' cost, PASSWORD_HASH_N, may lower it for a test instance), r = 8, p = 1 (OWASP's minimum for scrypt), a 16-byte random salt and a 32-byte key, which takes
 // 32 MiB and some tens of milliseconds a hash, off the event loop (libuv's thread pool). Stored as
 // "scrypt$N$r$p$salt$key" (base64url), so a later change of parameters still verifies older hashes.
 // Users brought over from Healthchecks keep their Django hash ("pbkdf2_sha256$iterations$salt$hash",
@@ -8,12 +8,7 @@ import { pbkdf2, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 /** OWASP's minimum cost for scrypt, the default; a lower one is for test instances (PASSWORD_HASH_N). */
 export const DEFAULT_PASSWORD_HASH_N = 2 ** 15;
-const PARAMS = { N: DEFAULT_PASSWORD_HASH_N, r: 8, p: 1 };
-
-/** Sets the scrypt cost N of the hashes made from now on (a power of two); older hashes keep theirs. */
-export function setPasswordHashN(n: number): void {
-  PARAMS.N = n;
-}
+const PARAMS = { r: 8, p: 1 };
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 const MAX_MEMORY = 64 * 1024 * 1024; // 128 · N · r = 32 MiB, above Node's default limit of exactly that
@@ -21,11 +16,11 @@ const MAX_MEMORY = 64 * 1024 * 1024; // 128 · N · r = 32 MiB, above Node's def
 /** The least length of a password (CONTRACT "Users, roles and sign-in"). */
 export const MIN_PASSWORD_LENGTH = 12;
 
-/** Returns the stored form of `password`: parameters, salt and key. */
-export async function hashPassword(password: string): Promise<string> {
+/** Returns the stored form of `password` hashed at scrypt cost `n` (a power of two): parameters, salt and key. */
+export async function hashPassword(password: string, n: number): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, { ...PARAMS, keyBytes: KEY_BYTES });
-  return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("base64url"), key.toString("base64url")].join("$");
+  const key = await derive(password, salt, { N: n, ...PARAMS, keyBytes: KEY_BYTES });
+  return ["scrypt", n, PARAMS.r, PARAMS.p, salt.toString("base64url"), key.toString("base64url")].join("$");
 }
 
 /** Returns true when `password` is the one `stored` was made from (constant-time compare); false for a malformed hash. */
@@ -43,9 +38,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** A hash of no password at the current cost, verified against when an email has no account, so both answers take as long. */
-export function decoyHash(): string {
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
+/** A hash of no password at cost `n`, verified against when an email has no account, so both answers take as long. */
+export function decoyHash(n: number): string {
+  return `scrypt$${n}$${PARAMS.r}$${PARAMS.p}$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
 }
 
 function derive(password: string, salt: Buffer, opts: { N: number; r: number; p: number; keyBytes: number }): Promise<Buffer> {

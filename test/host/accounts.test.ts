@@ -6,7 +6,7 @@ import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Accounts } from "../../host/accounts.ts";
-import { DEFAULT_PASSWORD_HASH_N, decoyHash, hashPassword, setPasswordHashN, verifyPassword } from "../../host/passwords.ts";
+import { decoyHash, verifyPassword } from "../../host/passwords.ts";
 import { tempDir } from "../helpers.ts";
 
 const AT = Date.UTC(2026, 0, 15);
@@ -115,21 +115,38 @@ test("an email change's link sets no password, and a password reset voids the ch
   assert.is(accounts.userById(id)?.email, "c@example.org");
 });
 
-test.run();
+test("PASSWORD_HASH_N: an Accounts' cost makes every hash it stores and its decoy; a hash made at another cost still verifies", async () => {
+  const strong = Accounts.open(null);
+  const cheap = Accounts.open(null, { passwordHashN: 1024 });
+  const made = await strong.createUser({ email: "h@example.org", password: PASSWORD }, AT);
+  const invited = await cheap.createUser({ email: "h@example.org" }, AT);
+  assert.ok(made.ok && invited.ok);
+  const strongHash = strong.storedUser(made.value.user.id)?.passwordHash ?? "";
+  assert.match(strongHash, /^scrypt\$32768\$8\$1\$/);
+  assert.ok((await cheap.acceptInvite(invited.value.inviteToken ?? "", PASSWORD, AT)).ok);
+  const id = invited.value.user.id;
+  assert.match(cheap.storedUser(id)?.passwordHash ?? "", /^scrypt\$1024\$8\$1\$/, "an invitation's password");
+  assert.ok((await cheap.changePassword(id, PASSWORD, "a changed password")).ok);
+  assert.match(cheap.storedUser(id)?.passwordHash ?? "", /^scrypt\$1024\$8\$1\$/, "a changed password");
+  assert.ok(await verifyPassword(PASSWORD, strongHash), "the stronger hash verifies whatever the cost of new ones");
+  assert.not.ok(await verifyPassword("twelve chars?", strongHash));
+  assert.match(decoyHash(1024), /^scrypt\$1024\$8\$1\$/);
 
-test("PASSWORD_HASH_N sets the cost of new hashes and of the decoy; a hash made at another cost still verifies", async () => {
-  const strong = await hashPassword("correct horse battery");
-  assert.match(strong, /^scrypt\$32768\$8\$1\$/);
-  assert.match(decoyHash(), /^scrypt\$32768\$/);
-  setPasswordHashN(1024);
-  try {
-    const cheap = await hashPassword("correct horse battery");
-    assert.match(cheap, /^scrypt\$1024\$8\$1\$/);
-    assert.match(decoyHash(), /^scrypt\$1024\$/, "an unknown email costs what a known one does");
-    assert.ok(await verifyPassword("correct horse battery", strong), "the older, stronger hash still verifies");
-    assert.ok(await verifyPassword("correct horse battery", cheap));
-    assert.not.ok(await verifyPassword("correct horse battering", cheap));
-  } finally {
-    setPasswordHashN(DEFAULT_PASSWORD_HASH_N);
+  // an unknown email costs what a known one's wrong password does at this instance's cost (a decoy at the
+  // default cost would take some 32 times longer): medians of interleaved rounds, a ratio to that baseline
+  const elapsed = async (email: string) => {
+    const start = performance.now();
+    assert.is(await cheap.signIn(email, "a wrong password"), null);
+    return performance.now() - start;
+  };
+  const known: number[] = [],
+    unknown: number[] = [];
+  for (let round = 0; round < 15; round++) {
+    known.push(await elapsed("h@example.org"));
+    unknown.push(await elapsed("nobody@example.org"));
   }
+  const median = (times: number[]) => times.sort((a, b) => a - b)[times.length >> 1];
+  assert.ok(median(unknown) < 8 * median(known), `unknown email ${median(unknown).toFixed(1)} ms, known ${median(known).toFixed(1)} ms`);
 });
+
+test.run();

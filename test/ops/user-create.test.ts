@@ -42,7 +42,7 @@ function hcd(
 
 test("the first admin is made by the CLI, through a running server and on a stopped DATA_DIR", async () => {
   const dir = tempDir();
-  const env = { DATA_DIR: dir.path, ADMIN_TOKEN: TOKEN };
+  const env = { DATA_DIR: dir.path, ADMIN_TOKEN: TOKEN, PASSWORD_HASH_N: "1024" };
   try {
     let server = await startServer({ dataDir: dir.path, env });
     try {
@@ -78,7 +78,18 @@ test("the first admin is made by the CLI, through a running server and on a stop
     // on the stopped DATA_DIR, as on a fresh install before the first start
     const offline = await hcd(["user", "create", "--email", "third@corp.example", "--admin"], env, PASSWORD);
     assert.is(offline.status, 0, offline.stderr);
-    assert.ok(!readFileSync(join(dir.path, "accounts.json"), "utf8").includes(PASSWORD), "only the password's hash is kept");
+    const stored = readFileSync(join(dir.path, "accounts.json"), "utf8");
+    assert.ok(!stored.includes(PASSWORD), "only the password's hash is kept");
+    // at the cost PASSWORD_HASH_N gives, by the server and by the CLI on the stopped DATA_DIR alike
+    const costs = (JSON.parse(stored) as { users: { email: string; passwordHash: string | null }[] }).users.map((u) => [
+      u.email,
+      u.passwordHash?.split("$")[1] ?? null,
+    ]);
+    assert.equal(costs, [
+      ["root@corp.example", "1024"],
+      ["second@corp.example", null],
+      ["third@corp.example", "1024"],
+    ]);
     server = await startServer({ dataDir: dir.path, env });
     try {
       assert.not.match(server.output(), "no users yet");
