@@ -17,7 +17,7 @@ import { log } from "../../host/log.ts";
 import type { DashboardContext } from "./context.ts";
 import { errorPage, signInPage } from "./pages.ts";
 import type { Viewer } from "./page-frame.ts";
-import { endSessionCookie, formOf, htmlResponse, nextPage, redirect, sessionIdOf, setSessionCookie, SignInNeeded } from "./responses.ts";
+import { endSessionCookie, formOf, htmlResponse, nextPage, redirect, setSessionCookie, SignInNeeded } from "./responses.ts";
 import type { Session, SessionStore } from "./sessions.ts";
 import { csrfMatches, SESSION_IDLE_MS, sessionHandle } from "./sessions.ts";
 import { SIGN_IN_FAILURES, SignInLimits, signInKeys } from "./sign-in-limits.ts";
@@ -188,8 +188,6 @@ export function accountRoutes(ctx: DashboardContext, deps: AccountRouteDeps): vo
   };
 
   route("GET", "/account", async (event) => {
-    // the admin token's or a key's session has no account: its projects, not a sign-in that sends it back here
-    if (deps.signedInUser(event) === null && sessions.find(sessionIdOf(event), realClock.now()) !== null) return redirect("/");
     const found = requireUser(event);
     const done = event.url.searchParams.get("done");
     const notice =

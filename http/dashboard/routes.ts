@@ -151,7 +151,11 @@ export function dashboardRoutes(app: H3, deps: AppDeps, opts: { report: ErrorRep
         if (session?.principal.kind === "user") await resolveProject(event, session.principal.userId);
         return await handler(event);
       } catch (error) {
-        // a page asked for signed out: sign in, then that page (a link in a notification lands on its check)
+        // a page asked for signed out: sign in, then that page (a link in a notification lands on its check);
+        // asked signed in but not as the page needs (the admin token's or a key's session on a user's page):
+        // home, not to the sign-in page, which sends a signed-in session straight back
+        if (error instanceof SignInNeeded && method === "GET" && (signedInUser(event) !== null || accessOf(event) !== null))
+          return redirect("/");
         if (error instanceof SignInNeeded)
           return method === "GET"
             ? redirect(signInFor(event.url.pathname + event.url.search))
