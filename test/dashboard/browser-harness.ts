@@ -5,6 +5,7 @@ import * as assert from "uvu/assert";
 import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
+import { smtpReceiver } from "../notify/receivers.ts";
 import type { RealServer } from "../security/real-server.ts";
 import { startServer, stopServer, troubleIn } from "../security/real-server.ts";
 
@@ -25,17 +26,27 @@ export async function whenChromium(what: string, tests: () => Promise<void>): Pr
 /** One hcd process and one headless Chromium, started by test.before and stopped by test.after (which fails on errors in the server's output). */
 export type BrowserRig = { readonly server: RealServer; readonly browser: Browser };
 
+/** The SMTP receiver a rig made `withMail` starts (test/notify/receivers.ts): `mails` are the messages hcd sent. */
+export type MailReceiver = Awaited<ReturnType<typeof smtpReceiver>>;
+
 /**
  * The rig of a test file: its server started with `env` (or what `env()` answers in test.before, for
- * settings known only then, like a receiver's port), and one Chromium; a test makes a context of its own.
- * test.after closes both and fails on errors in the server's output or a server that did not exit 0.
+ * settings known only then), and one Chromium; a test makes a context of its own. `withMail`: a real SMTP
+ * receiver is started first and hcd sends its mail there (SMTP_URL); `mail()` returns it. test.after closes
+ * all of them and fails on errors in the server's output or a server that did not exit 0.
  */
-export function browserRig(env: Record<string, string> | (() => Record<string, string>)): { rig: () => BrowserRig } {
+export function browserRig(
+  env: Record<string, string> | (() => Record<string, string>),
+  options: { withMail?: boolean } = {},
+): { rig: () => BrowserRig; mail: () => MailReceiver } {
   const dir = tempDir();
   let server: RealServer | undefined;
   let browser: Browser | undefined;
+  let receiver: MailReceiver | undefined;
   test.before(async () => {
-    server = await startServer({ dataDir: dir.path, env: typeof env === "function" ? env() : env });
+    if (options.withMail === true) receiver = await smtpReceiver();
+    const given = typeof env === "function" ? env() : env;
+    server = await startServer({ dataDir: dir.path, env: receiver === undefined ? given : { ...given, SMTP_URL: receiver.url } });
     browser = await launchChromium();
   });
   test.after(async () => {
@@ -43,6 +54,7 @@ export function browserRig(env: Record<string, string> | (() => Record<string, s
     if (server) {
       const trouble = troubleIn(server.output());
       const code = await stopServer(server);
+      await receiver?.close();
       dir.remove();
       assert.equal(trouble, [], "no unexpected errors in the server's output");
       assert.is(code, 0, `the server exited ${code}:\n${server.output()}`);
@@ -52,6 +64,11 @@ export function browserRig(env: Record<string, string> | (() => Record<string, s
     rig: () => {
       if (server === undefined || browser === undefined) throw new Error("the rig starts in test.before");
       return { server, browser };
+    },
+    mail: () => {
+      if (receiver === undefined)
+        throw new Error(options.withMail === true ? "the rig starts in test.before" : "the rig was made without withMail");
+      return receiver;
     },
   };
 }
@@ -92,9 +109,18 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 
-/** Signs `page` in as a user through the Email and Password fields; resolves once the signed-in page shows "Account". */
-export async function signInWithPassword(page: Page, url: string, email: string, password: string): Promise<void> {
-  await page.goto(url + "/");
+/**
+ * Signs `page` in as a user through the Email and Password fields; resolves once the signed-in page shows
+ * "Account". With `next`, that page is asked for signed out: the sign-in page shows, and then that page.
+ */
+export async function signInWithPassword(
+  page: Page,
+  url: string,
+  email: string,
+  password: string,
+  opts: { next?: string } = {},
+): Promise<void> {
+  await page.goto(url + (opts.next ?? "/"));
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.locator("form[action='/signin/password']").getByRole("button", { name: "Sign in" }).click();

@@ -5,7 +5,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { BrowserContext, Page } from "playwright-core";
-import { smtpReceiver } from "../notify/receivers.ts";
 import { call, ok } from "../security/real-server.ts";
 import { browserRig, newContext, signInWithPassword, whenChromium } from "./browser-harness.ts";
 
@@ -14,17 +13,7 @@ const OLD = "the old password",
   NEW = "the new password";
 
 await whenChromium("password reset browser tests", async () => {
-  let smtp: Awaited<ReturnType<typeof smtpReceiver>>;
-  const env: Record<string, string> = { ADMIN_TOKEN: TOKEN };
-  test.before(async () => {
-    // before the rig's own: hcd starts with SMTP_URL naming this receiver
-    smtp = await smtpReceiver();
-    env.SMTP_URL = smtp.url;
-  });
-  const { rig } = browserRig(env);
-  test.after(async () => {
-    await smtp?.close();
-  });
+  const { rig, mail: smtp } = browserRig({ ADMIN_TOKEN: TOKEN }, { withMail: true });
   const contexts: BrowserContext[] = [];
   test.after.each(async () => {
     for (const context of contexts.splice(0)) await context.close();
@@ -37,11 +26,11 @@ await whenChromium("password reset browser tests", async () => {
   /** Resolves with the text of the `count`th mail received; fails when it has not come within 10 s. */
   const mailNumber = async (count: number): Promise<string> => {
     const failAt = Date.now() + 10_000; // a failure deadline: the mail must come
-    while (smtp.mails.length < count) {
+    while (smtp().mails.length < count) {
       if (Date.now() > failAt) throw new Error(`mail ${count} did not come within 10 s`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    return smtp.mails[count - 1].text ?? "";
+    return smtp().mails[count - 1].text ?? "";
   };
   /** Types an email and a password into the sign-in form and presses "Sign in". */
   const tryPassword = async (page: Page, site: string, password: string) => {
@@ -69,7 +58,8 @@ await whenChromium("password reset browser tests", async () => {
     await page.getByRole("button", { name: "Send reset link" }).click();
     await page.getByRole("status").getByText("If an account has this email, a link to choose a new password is on its way").waitFor();
     const mail = await mailNumber(1);
-    assert.equal(smtp.mails[0].to && "text" in smtp.mails[0].to ? smtp.mails[0].to.text : "", "ann@example.org");
+    const [first] = smtp().mails;
+    assert.equal(first.to && "text" in first.to ? first.to.text : "", "ann@example.org");
     const link = /https?:\/\/\S+\/invite\/[\w-]{43}/.exec(mail)?.[0] ?? "";
     assert.ok(link !== "", mail);
     assert.not.match(page.url(), /invite|token/, "the link is in the mail, not in the page's address");
@@ -110,7 +100,7 @@ await whenChromium("password reset browser tests", async () => {
     await page.getByRole("button", { name: "Send reset link" }).click();
     await mailNumber(2);
     assert.equal(
-      smtp.mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")),
+      smtp().mails.map((m) => (m.to && "text" in m.to ? m.to.text : "")),
       ["ann@example.org", "ann@example.org"],
     );
   });

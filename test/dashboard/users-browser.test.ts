@@ -9,8 +9,8 @@ import * as assert from "uvu/assert";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ProjectJson, RealServer } from "../security/real-server.ts";
 import { addChannel, call, createProject, ok } from "../security/real-server.ts";
-import { smtpReceiver } from "../notify/receivers.ts";
-import { browserRig, whenChromium } from "./browser-harness.ts";
+import type { MailReceiver } from "./browser-harness.ts";
+import { browserRig, signInWithPassword, whenChromium } from "./browser-harness.ts";
 
 const TOKEN = "users-browser-admin-token-0123456789";
 const PASSWORD = "a long enough password";
@@ -39,25 +39,11 @@ async function browserTests(): Promise<void> {
     contexts.push(context);
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
-    await page.goto(server.url + path);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.locator("form[action='/signin/password']").getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("link", { name: "Account" }).waitFor();
+    await signInWithPassword(page, server.url, email, PASSWORD, { next: path });
     return page;
   };
 
-  let smtp: Awaited<ReturnType<typeof smtpReceiver>>;
-  const env: Record<string, string> = { ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" };
-  test.before(async () => {
-    // before the rig's own: hcd starts with SMTP_URL naming this receiver
-    smtp = await smtpReceiver();
-    env.SMTP_URL = smtp.url;
-  });
-  const { rig } = browserRig(env);
-  test.after(async () => {
-    await smtp?.close();
-  });
+  const { rig, mail } = browserRig({ ADMIN_TOKEN: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_IPS: "true" }, { withMail: true });
   test.before(async () => {
     ({ server, browser } = rig());
     project = await createProject(server, TOKEN, { name: "Ops" });
@@ -152,12 +138,12 @@ async function browserTests(): Promise<void> {
     await page.getByText("A link to confirm pat.new@example.org is on its way to that address.").waitFor();
     assert.is(await page.getByText("Signed in as pat@example.org.").count(), 1, "not changed before the link is opened");
     const failAt = Date.now() + 10_000; // a failure deadline: the mail must come
-    const sentTo = (m: (typeof smtp.mails)[number]) => (m.to && "text" in m.to ? m.to.text : "") === "pat.new@example.org";
-    while (!smtp.mails.some(sentTo)) {
+    const sentTo = (m: MailReceiver["mails"][number]) => (m.to && "text" in m.to ? m.to.text : "") === "pat.new@example.org";
+    while (!mail().mails.some(sentTo)) {
       if (Date.now() > failAt) throw new Error("no confirmation mail within 10 s");
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const link = /https?:\/\/\S+\/invite\/[\w-]{43}/.exec(smtp.mails.find(sentTo)?.text ?? "")?.[0] ?? "";
+    const link = /https?:\/\/\S+\/invite\/[\w-]{43}/.exec(mail().mails.find(sentTo)?.text ?? "")?.[0] ?? "";
     await page.goto(server.url + new URL(link).pathname); // SITE_ROOT names localhost, the browser signed in at server.url
     await page.getByRole("button", { name: "Confirm new email" }).click();
     await page.getByText("Your email is now pat.new@example.org. Every other session has been signed out.").waitFor();
