@@ -24,6 +24,9 @@ export const IMPORTED_SETTINGS = [
   "failure_threshold",
   "reminder_interval",
   "max_duration",
+  "min_duration",
+  "alert_on_overlap",
+  "max_runs_per_period",
 ] as const;
 
 /**
@@ -31,14 +34,4 @@ export const IMPORTED_SETTINGS = [
  * and the rest a body may give. Not muted_until and push_token (null is their "none"), nor escalation (null
  * is "the project's policy").
  */
-export const NON_NULL_FIELDS = [
-  ...IMPORTED_SETTINGS,
-  "channels",
-  "unique",
-  "subject",
-  "subject_fail",
-  "depends_on",
-  "min_duration",
-  "alert_on_overlap",
-  "max_runs_per_period",
-] as const;
+export const NON_NULL_FIELDS = [...IMPORTED_SETTINGS, "channels", "unique", "subject", "subject_fail", "depends_on"] as const;

@@ -91,6 +91,14 @@ test("a check put whole: its uuid, settings, state and flips as given; again: un
     assert.is(pinged.status, 200, "its old ping URL answers");
   }));
 
+test("a check put whole from another hcd keeps its run rules: the shortest run, overlapping runs, runs per period", () =>
+  withApi(async (api) => {
+    const rules = { min_duration: 90, alert_on_overlap: true, max_runs_per_period: 2 };
+    assert.is((await put(api, imported(rules))).status, 201);
+    const check = await get(api, `/checks/${UUID}`);
+    assert.equal([check.min_duration, check.alert_on_overlap, check.max_runs_per_period], [90, true, 2]);
+  }));
+
 test("a dry run answers what would happen and changes nothing", () =>
   withApi(async (api) => {
     assert.equal((await put(api, { ...imported(), dry_run: true })).json, { uuid: UUID, result: "created", dry_run: true });
